@@ -1,0 +1,29 @@
+import * as z from 'zod'
+
+const TokenCount = z.number().int().nonnegative()
+
+/** VT Code Usage: all four fields required on read and on write. */
+export const UsageSchema = z.object({
+  input_tokens: TokenCount,
+  cached_input_tokens: TokenCount,
+  cache_creation_tokens: TokenCount,
+  output_tokens: TokenCount,
+})
+export type Usage = z.infer<typeof UsageSchema>
+
+export const ZERO_USAGE: Usage = Object.freeze({
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  cache_creation_tokens: 0,
+  output_tokens: 0,
+})
+
+/** Field-wise addition, as VT Code aggregates usage. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    cache_creation_tokens: a.cache_creation_tokens + b.cache_creation_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+  }
+}

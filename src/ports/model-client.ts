@@ -1,0 +1,46 @@
+import type { HistoryMessage, ToolCall } from '../contract/history-message.ts'
+import type { Usage } from '../contract/usage.ts'
+
+/** A function tool as offered to the model (JSON Schema parameters). */
+export interface ToolDefinition {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
+export type ModelApi = 'chat' | 'responses'
+
+export interface ModelRequest {
+  model: string
+  api: ModelApi
+  messages: HistoryMessage[]
+  tools: ToolDefinition[]
+  maxOutputTokens?: number
+  signal?: AbortSignal
+}
+
+export interface ModelResponse {
+  text: string
+  toolCalls: ToolCall[]
+  /** Normalized: input_tokens is the total prompt count, including cached tokens. */
+  usage: Usage
+  /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
+  stopReason?: string
+  reasoning?: string
+}
+
+/** Incremental view of a streaming response; `completed` is always the last event. */
+export type ModelStreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'reasoning_delta'; text: string }
+  | { type: 'tool_call_delta'; index: number; id?: string; name?: string; argumentsDelta: string }
+  | { type: 'completed'; response: ModelResponse }
+
+export interface ModelClient {
+  /**
+   * Streams one model response. Faults throw TurnlineError: 'model_not_configured',
+   * 'model_error' (with details.status and details.kind: 'context_overflow' | 'rate_limit' |
+   * 'server' | 'auth' | 'bad_request' | 'network'), after the adapter's own retries.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>
+}
