@@ -1,0 +1,109 @@
+/**
+ * In-memory ObjectStore (Web-standard only: runs in Node, workerd and Deno). Every write gets a
+ * fresh etag, even when the bytes are identical. Each operation checks and mutates in one
+ * synchronous step, so conditional writes are atomic within the isolate. Bodies are copied in
+ * and out; callers can never alias stored bytes.
+ */
+import { TurnlineError } from '../../src/errors.ts'
+import type {
+  ListedObject,
+  ListOptions,
+  ListPage,
+  ObjectStore,
+  PutOptions,
+  StoredObject,
+} from '../../src/ports/object-store.ts'
+import { collectPage, compareKeys, planListing } from './key-listing.ts'
+
+interface Entry {
+  body: Uint8Array
+  etag: string
+}
+
+export class MemoryObjectStore implements ObjectStore {
+  readonly #objects = new Map<string, Entry>()
+  readonly #tag = crypto.randomUUID().slice(0, 8)
+  #version = 0
+  /** Sorted key list, rebuilt lazily after a key is added or removed. */
+  #sorted: string[] | undefined
+
+  async get(key: string): Promise<StoredObject | null> {
+    checkKey(key)
+    const entry = this.#objects.get(key)
+    return entry ? { body: entry.body.slice(), etag: entry.etag } : null
+  }
+
+  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
+    checkKey(key)
+    checkPutOptions(key, options)
+    const current = this.#objects.get(key)
+    if (options.ifNoneMatch === '*' && current) {
+      throw new TurnlineError('conflict', `Object already exists: ${key}`, { details: { key } })
+    }
+    if (options.ifMatch !== undefined) {
+      if (!current) {
+        throw new TurnlineError('not_found', `No object to replace: ${key}`, { details: { key } })
+      }
+      if (current.etag !== options.ifMatch) {
+        throw new TurnlineError('conflict', `Object changed since it was read: ${key}`, {
+          details: { key },
+        })
+      }
+    }
+    const etag = `"${this.#tag}-${++this.#version}"`
+    if (!current) this.#sorted = undefined
+    this.#objects.set(key, { body: body.slice(), etag })
+    return { etag }
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
+    const plan = planListing(prefix, options)
+    return collectPage(plan, this.#entriesFrom(plan.after ?? prefix))
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key)
+    if (this.#objects.delete(key)) this.#sorted = undefined
+  }
+
+  /** Number of stored objects (for tests and benchmarks). */
+  get size(): number {
+    return this.#objects.size
+  }
+
+  /** Entries in key order, starting at the first key not before `from`. */
+  *#entriesFrom(from: string): Generator<ListedObject> {
+    this.#sorted ??= [...this.#objects.keys()].sort(compareKeys)
+    const sorted = this.#sorted
+    let low = 0
+    let high = sorted.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (compareKeys(sorted[mid]!, from) < 0) low = mid + 1
+      else high = mid
+    }
+    for (let i = low; i < sorted.length; i++) {
+      const key = sorted[i]!
+      const entry = this.#objects.get(key)
+      if (entry) yield { key, size: entry.body.length }
+    }
+  }
+}
+
+function checkKey(key: string): void {
+  if (key.length === 0) throw new TurnlineError('invalid_input', 'Object key must not be empty')
+}
+
+/** Rejects contradictory conditions (shared by adapters). */
+export function checkPutOptions(key: string, options: PutOptions): void {
+  if (options.ifNoneMatch !== undefined && options.ifMatch !== undefined) {
+    throw new TurnlineError('invalid_input', 'ifNoneMatch and ifMatch are exclusive', {
+      details: { key },
+    })
+  }
+  if (options.ifMatch === '') {
+    throw new TurnlineError('invalid_input', 'ifMatch must be a non-empty etag', {
+      details: { key },
+    })
+  }
+}
