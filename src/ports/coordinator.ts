@@ -37,8 +37,26 @@ export interface EndTurnRequest {
   tenant: string
   /** Highest batch now committed; the stored tip never regresses. */
   tip?: number
-  idempotency?: { key: string; record: IdempotencyRecord; ttlSeconds: number }
+  /** Stored with SET NX: the first outcome wins. `ttlSeconds` defaults to 24 h. */
+  idempotency?: { key: string; record: IdempotencyRecord; ttlSeconds?: number }
 }
+
+/** How long an idempotency record lives when `ttlSeconds` is not given (24 h). */
+export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 86_400
+
+/** A steering follow-up (VT Code `QueuedFollowUpIntent`). */
+export interface QueuedIntent {
+  /** UUIDv4 in practice; any 1–128 characters of `[A-Za-z0-9._:-]`. */
+  id: string
+  text: string
+}
+
+/** VT Code `MAX_QUEUED_FOLLOW_UP_INTENTS`: queued plus in flight (not yet acknowledged). */
+export const DEFAULT_INTENT_CAPACITY = 16
+
+export type EnqueueIntentResult =
+  | { status: 'accepted'; pending: number }
+  | { status: 'full'; capacity: number }
 
 export interface Coordinator {
   beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult>
@@ -48,5 +66,23 @@ export interface Coordinator {
   /** Releases a lease without recording anything (failed or aborted turn). */
   releaseLease(lease: Lease): Promise<void>
   getTip(sessionId: string): Promise<number | null>
+  /** Raises the tip to `batch`; a lower value leaves it unchanged. */
   setTip(sessionId: string, batch: number): Promise<void>
+
+  /**
+   * Appends a steering intent to `intents:<sid>` atomically: never more than `capacity` pending
+   * (default 16). An id already pending is accepted again without a second copy.
+   */
+  enqueueIntent(
+    sessionId: string,
+    intent: QueuedIntent,
+    capacity?: number,
+  ): Promise<EnqueueIntentResult>
+  /** Pending intents (queued and in flight), oldest first. */
+  pendingIntents(sessionId: string): Promise<QueuedIntent[]>
+  /**
+   * Removes exactly the given ids (call after the batch that applied them committed); unknown ids
+   * are ignored. Returns how many were removed.
+   */
+  ackIntents(sessionId: string, ids: readonly string[]): Promise<number>
 }

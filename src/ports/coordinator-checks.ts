@@ -1,0 +1,54 @@
+import { TurnlineError } from '../errors.ts'
+import type { BeginTurnRequest, EndTurnRequest, QueuedIntent } from './coordinator.ts'
+
+/**
+ * Input rules every Coordinator adapter enforces identically, so a bad argument fails the same
+ * way (invalid_input) in memory and in Redis, before any I/O.
+ */
+const INTENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export function checkPositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new TurnlineError('invalid_input', `${name} must be a positive integer`, {
+      details: { [name]: value },
+    })
+  }
+}
+
+export function checkBatch(batch: number): void {
+  if (!Number.isSafeInteger(batch) || batch < 0) {
+    throw new TurnlineError('invalid_input', 'tip must be a non-negative integer', {
+      details: { tip: batch },
+    })
+  }
+}
+
+export function checkIntent(intent: QueuedIntent): void {
+  if (!INTENT_ID.test(intent.id)) {
+    throw new TurnlineError(
+      'invalid_input',
+      'intent id must be 1-128 characters of [A-Za-z0-9._:-]',
+      {
+        details: { id: intent.id },
+      },
+    )
+  }
+  if (typeof intent.text !== 'string') {
+    throw new TurnlineError('invalid_input', 'intent text must be a string')
+  }
+}
+
+export function checkBeginTurn(request: BeginTurnRequest): void {
+  checkPositiveInteger('leaseMs', request.leaseMs)
+}
+
+export function checkEndTurn(request: EndTurnRequest): void {
+  if (request.tip !== undefined) checkBatch(request.tip)
+  const ttl = request.idempotency?.ttlSeconds
+  if (ttl !== undefined) checkPositiveInteger('ttlSeconds', ttl)
+}
+
+/** Tenant-scoped idempotency key; the tenant is escaped so `a:b`+`c` never meets `a`+`b:c`. */
+export function idempotencyKey(tenant: string, key: string): string {
+  return `${encodeURIComponent(tenant)}:${key}`
+}
