@@ -1,0 +1,46 @@
+export interface RetryTiming {
+  /** First backoff step; doubles per attempt. Default 500 ms. */
+  baseDelayMs?: number
+  /** Upper bound of one computed backoff step. Default 8 s. */
+  maxDelayMs?: number
+  /**
+   * Longest server-requested wait (Retry-After) the adapter sits out; a longer request ends the
+   * retries at once and the error carries `retryAfter` for the caller. Default 20 s.
+   */
+  maxRetryAfterMs?: number
+}
+
+export const DEFAULT_RETRY_TIMING: Required<RetryTiming> = {
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 20_000,
+}
+
+/** Exponential backoff with "equal jitter": a uniform pick in [step/2, step]. */
+export function backoffDelayMs(
+  attempt: number,
+  timing: Required<RetryTiming>,
+  random: () => number = Math.random,
+): number {
+  const step = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** attempt)
+  return step / 2 + random() * (step / 2)
+}
+
+/** Resolves after `ms`; rejects with the abort reason as soon as `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
