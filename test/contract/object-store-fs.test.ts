@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+import { describeObjectStore } from './object-store.suite.ts'
+
+const CHILD = new URL('./fs-race-child.ts', import.meta.url).pathname
+const encode = (text: string) => new TextEncoder().encode(text)
+const decode = (body: Uint8Array) => new TextDecoder().decode(body)
+
+async function tempRoot(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'turnline-fs-store-'))
+}
+
+/** Every file under `dir`, relative, sorted. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    },
+  )
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort()
+}
+
+describeObjectStore('fs', async () => {
+  const root = await tempRoot()
+  return {
+    store: new FsObjectStore({ root }),
+    cleanup: async () => {
+      // Nothing may be left in the working folder once all operations have settled.
+      expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+      await rm(root, { recursive: true, force: true })
+    },
+  }
+})
+
+/** Starts `count` children, waits until all are ready, releases them together. */
+async function raceChildren(args: (i: number) => string[], count: number): Promise<unknown[]> {
+  const cwd = new URL('../..', import.meta.url).pathname
+  const runs = Array.from({ length: count }, (_, i) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args(i)], {
+      cwd,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    let output = ''
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8')
+        if (output.startsWith('ready\n')) resolve()
+      })
+    })
+    const done = new Promise<unknown>((resolve, reject) => {
+      child.on('error', reject)
+      child.on('exit', (code) => {
+        const last = output.trim().split('\n').pop() ?? ''
+        if (code === 0) resolve(JSON.parse(last))
+        else reject(new Error(`race child ${i} exited with ${code}: ${output}`))
+      })
+    })
+    return { child, ready, done }
+  })
+  await Promise.race([Promise.all(runs.map((run) => run.ready)), ...runs.map((run) => run.done)])
+  for (const run of runs) run.child.stdin.end('go\n')
+  return Promise.all(runs.map((run) => run.done))
+}
+
+describe('FsObjectStore specifics', () => {
+  let root: string
+  let store: FsObjectStore
+
+  beforeEach(async () => {
+    root = await tempRoot()
+    store = new FsObjectStore({ root })
+  })
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('rejects keys that could escape the root or alias another key', async () => {
+    const bad = [
+      '',
+      '/abs',
+      'a/../b',
+      '..',
+      'a/./b',
+      'a\\b',
+      'a\0b',
+      'a//b',
+      'a/',
+      '.turnline-fs/x',
+    ]
+    for (const key of bad) {
+      await expect(store.get(key), key).rejects.toMatchObject({ code: 'invalid_input' })
+      await expect(store.put(key, encode('x')), key).rejects.toMatchObject({
+        code: 'invalid_input',
+      })
+      await expect(store.delete(key), key).rejects.toMatchObject({ code: 'invalid_input' })
+    }
+    expect((await store.list('../')).objects).toEqual([])
+    expect(await filesUnder(root)).toEqual([])
+  })
+
+  it('stores objects as plain files and prunes empty folders on delete', async () => {
+    await store.put('t/w/.vtcode/sessions/s1/log/0000000001.json', encode('{"batch":1}'))
+    expect(await filesUnder(root)).toEqual(['t/w/.vtcode/sessions/s1/log/0000000001.json'])
+    await store.delete('t/w/.vtcode/sessions/s1/log/0000000001.json')
+    expect(await readdir(root)).toEqual(['.turnline-fs'])
+  })
+
+  it('uses a content hash as etag and rejects folder/object collisions', async () => {
+    const a = await store.put('k', encode('same'))
+    const b = await store.put('k', encode('same'))
+    expect(b.etag).toBe(a.etag)
+    await store.put('dir/child', encode('x'))
+    await expect(store.put('dir', encode('y'))).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(store.put('dir', encode('y'), { ifNoneMatch: '*' })).rejects.toMatchObject({
+      code: 'invalid_input',
+    })
+    await expect(store.put('k/child', encode('z'))).rejects.toMatchObject({ code: 'invalid_input' })
+    expect(await store.get('dir')).toBeNull()
+    expect(await store.get('k/child')).toBeNull()
+    await store.delete('dir')
+    expect(decode((await store.get('dir/child'))!.body)).toBe('x')
+  })
+
+  it('recovers a stale lock left by a dead process, and times out on a live one', async () => {
+    const { etag } = await store.put('m.json', encode('v1'))
+    const dead = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((r) => dead.on('exit', () => r(dead.pid!)))
+    const lock = fsLockPath(store, 'm.json')
+    await writeFile(
+      lock,
+      JSON.stringify({
+        pid: deadPid,
+        host: (await import('node:os')).hostname(),
+        token: 't',
+        at: 0,
+      }),
+    )
+    const old = new Date(Date.now() - 60_000)
+    await utimes(lock, old, old)
+    await store.put('m.json', encode('v2'), { ifMatch: etag })
+    expect(decode((await store.get('m.json'))!.body)).toBe('v2')
+
+    const impatient = new FsObjectStore({ root, lock: { timeoutMs: 200 } })
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: process.pid, host: 'here', token: 'live', at: Date.now() }),
+    )
+    await expect(impatient.put('m.json', encode('v3'))).rejects.toMatchObject({
+      code: 'storage_unavailable',
+      retryable: true,
+    })
+    await rm(lock)
+    await impatient.put('m.json', encode('v3'))
+    expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+  })
+
+  it('lets exactly one of 8 processes win a create-only race', { timeout: 60_000 }, async () => {
+    const results = await raceChildren(
+      (i) => ['create', root, 'race/log/0000000001.json', String(i)],
+      8,
+    )
+    const outcomes = results.map((r) => (r as { outcome: string }).outcome)
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1)
+    expect(outcomes.filter((o) => o === 'conflict')).toHaveLength(7)
+    const winner = outcomes.indexOf('ok')
+    expect(decode((await store.get('race/log/0000000001.json'))!.body)).toBe(`writer ${winner}`)
+    expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+  })
+
+  it('lets exactly one of 8 processes win a compare-and-swap race', {
+    timeout: 60_000,
+  }, async () => {
+    const { etag } = await store.put('race/manifest.json', encode('base'))
+    const results = await raceChildren(
+      (i) => ['cas', root, 'race/manifest.json', String(i), etag],
+      8,
+    )
+    const outcomes = results.map((r) => (r as { outcome: string }).outcome)
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1)
+    expect(outcomes.filter((o) => o === 'conflict')).toHaveLength(7)
+    const winner = outcomes.indexOf('ok')
+    expect(decode((await store.get('race/manifest.json'))!.body)).toBe(`update ${winner}`)
+  })
+
+  it('loses no update when 8 processes increment one counter with CAS', {
+    timeout: 60_000,
+  }, async () => {
+    const results = await raceChildren((i) => ['increment', root, 'counter', String(i), '25'], 8)
+    const conflicts = results.reduce(
+      (sum: number, r) => sum + (r as { conflicts: number }).conflicts,
+      0,
+    )
+    expect(decode((await store.get('counter'))!.body)).toBe('200')
+    expect(conflicts).toBeGreaterThan(0)
+    expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+    expect((await stat(join(root, 'counter'))).size).toBe(3)
+  })
+})
