@@ -1,0 +1,117 @@
+/**
+ * Lua scripts of the Redis Coordinator. Each runs atomically in one EVAL, so every Coordinator
+ * call is one HTTP round trip. Every key a script touches is passed in KEYS (Upstash routes and
+ * locks by KEYS); numbers travel as decimal strings and are written back as the caller sent them,
+ * never reformatted by Lua.
+ *
+ * All scripts are safe to re-send after a lost response: the client retries transport failures,
+ * and a repeated script converges to the same state instead of turning a success into a failure.
+ */
+
+/**
+ * KEYS: lease, tip[, idem]. ARGV: token, leaseMs.
+ * → {'replay', record} | {'acquired', tip|nil} | {'busy', tip|nil, pttl}
+ * A lease already holding this very token is a retry of a request that won: still acquired.
+ */
+export const BEGIN_TURN = `
+if KEYS[3] then
+  local record = redis.call('GET', KEYS[3])
+  if record then return {'replay', record} end
+end
+local tip = redis.call('GET', KEYS[2])
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'acquired', tip} end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {'acquired', tip}
+end
+return {'busy', tip, redis.call('PTTL', KEYS[1])}
+`
+
+/** KEYS: lease. ARGV: token, leaseMs. → 1 renewed | 0 not the holder. */
+export const RENEW_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`
+
+/** KEYS: lease. ARGV: token. → 1 released | 0 not the holder. */
+export const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`
+
+/** Raises the tip at `key` to `batch` (never lowers it); ttl '0' keeps it forever. */
+const RAISE_TIP = `
+local function raise_tip(key, batch, ttl)
+  local current = redis.call('GET', key)
+  if (not current) or tonumber(batch) > tonumber(current) then
+    if ttl == '0' then redis.call('SET', key, batch) else redis.call('SET', key, batch, 'EX', ttl) end
+  elseif ttl ~= '0' then
+    redis.call('EXPIRE', key, ttl)
+  end
+end
+`
+
+/** KEYS: tip. ARGV: batch, tipTtlSeconds. */
+export const SET_TIP = `${RAISE_TIP}
+raise_tip(KEYS[1], ARGV[1], ARGV[2])
+return 1
+`
+
+/**
+ * KEYS: lease, tip[, idem]. ARGV: token, tip|'', tipTtlSeconds, record|'', idemTtlSeconds.
+ * Raises the tip, stores the idempotency record if none exists (first outcome wins), releases
+ * the lease only if the token still holds it. → 1 lease released | 0 it was lost already.
+ */
+export const END_TURN = `${RAISE_TIP}
+if ARGV[2] ~= '' then raise_tip(KEYS[2], ARGV[2], ARGV[3]) end
+if KEYS[3] then redis.call('SET', KEYS[3], ARGV[4], 'NX', 'EX', ARGV[5]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`
+
+/**
+ * Intent entries are list items `1\n<id>\n<text>` (format version 1; ids never contain a line
+ * feed), so a script finds an id by prefix without a JSON library.
+ * KEYS: intents. ARGV: id, entry, capacity. → {'accepted', pending} | {'full', pending}
+ * An id already pending is accepted again without a second copy (safe retries).
+ */
+export const ENQUEUE_INTENT = `
+local items = redis.call('LRANGE', KEYS[1], 0, -1)
+local prefix = '1\\n' .. ARGV[1] .. '\\n'
+for _, item in ipairs(items) do
+  if string.sub(item, 1, #prefix) == prefix then return {'accepted', #items} end
+end
+if #items >= tonumber(ARGV[3]) then return {'full', #items} end
+return {'accepted', redis.call('RPUSH', KEYS[1], ARGV[2])}
+`
+
+/** KEYS: intents. ARGV: ids to remove. → how many entries were removed. */
+export const ACK_INTENTS = `
+local acked = {}
+for i = 1, #ARGV do acked[ARGV[i]] = true end
+local removed = 0
+for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local stop = string.find(item, '\\n', 3, true)
+  if stop and acked[string.sub(item, 3, stop - 1)] then
+    removed = removed + redis.call('LREM', KEYS[1], 1, item)
+  end
+end
+return removed
+`
+
+export const INTENT_ENTRY_VERSION = '1'
+
+export function encodeIntentEntry(id: string, text: string): string {
+  return `${INTENT_ENTRY_VERSION}\n${id}\n${text}`
+}
+
+/** The entry's id and text, or null when it is not a version-1 entry. */
+export function decodeIntentEntry(entry: string): { id: string; text: string } | null {
+  if (!entry.startsWith(`${INTENT_ENTRY_VERSION}\n`)) return null
+  const stop = entry.indexOf('\n', 2)
+  if (stop <= 2) return null
+  return { id: entry.slice(2, stop), text: entry.slice(stop + 1) }
+}

@@ -1,0 +1,280 @@
+import { Redis, type RedisConfigNodejs } from '@upstash/redis'
+import * as z from 'zod'
+import { TurnlineError } from '../../src/errors.ts'
+import { type Ids, randomIds } from '../../src/ports/clock.ts'
+import {
+  type BeginTurnRequest,
+  type BeginTurnResult,
+  type Coordinator,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  DEFAULT_INTENT_CAPACITY,
+  type EndTurnRequest,
+  type EnqueueIntentResult,
+  type IdempotencyRecord,
+  type Lease,
+  type QueuedIntent,
+} from '../../src/ports/coordinator.ts'
+import {
+  checkBatch,
+  checkBeginTurn,
+  checkEndTurn,
+  checkIntent,
+  checkPositiveInteger,
+  idempotencyKey,
+} from '../../src/ports/coordinator-checks.ts'
+import * as scripts from './coordinator-scripts.ts'
+import { toCoordinatorError } from './upstash-errors.ts'
+
+export type UpstashCoordinatorOptions = (
+  | {
+      url: string
+      token: string
+      /** Transport retries of the client (a lost response is safe to resend: see the scripts). */
+      retry?: RedisConfigNodejs['retry']
+      /** Batch calls made in the same tick into one request (the client's default: true). */
+      enableAutoPipelining?: boolean
+    }
+  | {
+      /** A ready client. Request counting wraps it (counts every request it makes). */
+      client: Redis
+    }
+) & {
+  /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
+  namespace?: string
+  ids?: Ids
+  /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
+  tipTtlSeconds?: number
+}
+
+const IdempotencyRecordJson = z.object({
+  v: z.literal(1),
+  sessionId: z.string(),
+  turnId: z.string(),
+  batch: z.number().int().nonnegative(),
+  response: z.string(),
+})
+
+/**
+ * Coordinator on Upstash Redis (REST). Every call is exactly one HTTP request: one Lua script
+ * (EVAL, so no NOSCRIPT fallback round trip) or one plain read. An ordinary turn is `beginTurn`
+ * plus `endTurn`: two round trips.
+ */
+export class UpstashCoordinator implements Coordinator {
+  readonly #redis: Redis
+  readonly #ns: string
+  readonly #ids: Ids
+  readonly #tipTtl: string
+  #requests = 0
+
+  constructor(options: UpstashCoordinatorOptions) {
+    this.#redis =
+      'client' in options
+        ? options.client
+        : new Redis({
+            url: options.url,
+            token: options.token,
+            automaticDeserialization: false,
+            enableTelemetry: false,
+            ...(options.retry === undefined ? {} : { retry: options.retry }),
+            ...(options.enableAutoPipelining === undefined
+              ? {}
+              : { enableAutoPipelining: options.enableAutoPipelining }),
+          })
+    this.#redis.use((request, next) => {
+      this.#requests += 1
+      return next(request)
+    })
+    this.#ns = options.namespace ?? 'turnline:'
+    this.#ids = options.ids ?? randomIds
+    const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
+    if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
+    this.#tipTtl = String(tipTtl)
+  }
+
+  /** HTTP requests sent by this adapter's client so far (each is one round trip). */
+  get requestCount(): number {
+    return this.#requests
+  }
+
+  async beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult> {
+    checkBeginTurn(request)
+    const { sessionId } = request
+    const keys = [this.#key('lease', sessionId), this.#key('tip', sessionId)]
+    if (request.idempotencyKey !== undefined) {
+      keys.push(this.#key('idem', idempotencyKey(request.tenant, request.idempotencyKey)))
+    }
+    const token = this.#ids.token()
+    const reply = await this.#eval('beginTurn', scripts.BEGIN_TURN, keys, [
+      token,
+      String(request.leaseMs),
+    ])
+    const [status, second, third] = asArray(reply, 'beginTurn')
+    if (status === 'replay') return { status, record: parseRecord(second) }
+    const tip = parseTip(second)
+    if (status === 'acquired') return { status, lease: { sessionId, token }, tip }
+    if (status === 'busy') {
+      const pttl = asInteger(third, 'beginTurn')
+      return { status, retryAfterMs: pttl > 0 ? pttl : request.leaseMs, tip }
+    }
+    throw corrupt('beginTurn', reply)
+  }
+
+  async renewLease(lease: Lease, leaseMs: number): Promise<boolean> {
+    checkPositiveInteger('leaseMs', leaseMs)
+    const reply = await this.#eval(
+      'renewLease',
+      scripts.RENEW_LEASE,
+      [this.#key('lease', lease.sessionId)],
+      [lease.token, String(leaseMs)],
+    )
+    return asInteger(reply, 'renewLease') === 1
+  }
+
+  async endTurn(request: EndTurnRequest): Promise<void> {
+    checkEndTurn(request)
+    const { lease, idempotency } = request
+    const keys = [this.#key('lease', lease.sessionId), this.#key('tip', lease.sessionId)]
+    let record = ''
+    if (idempotency !== undefined) {
+      keys.push(this.#key('idem', idempotencyKey(request.tenant, idempotency.key)))
+      record = JSON.stringify({ v: 1, ...pickRecord(idempotency.record) })
+    }
+    const ttl = idempotency?.ttlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS
+    await this.#eval('endTurn', scripts.END_TURN, keys, [
+      lease.token,
+      request.tip === undefined ? '' : String(request.tip),
+      this.#tipTtl,
+      record,
+      String(ttl),
+    ])
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.#eval(
+      'releaseLease',
+      scripts.RELEASE_LEASE,
+      [this.#key('lease', lease.sessionId)],
+      [lease.token],
+    )
+  }
+
+  async getTip(sessionId: string): Promise<number | null> {
+    const reply = await this.#call('getTip', () => this.#redis.get(this.#key('tip', sessionId)))
+    return parseTip(reply)
+  }
+
+  async setTip(sessionId: string, batch: number): Promise<void> {
+    checkBatch(batch)
+    await this.#eval(
+      'setTip',
+      scripts.SET_TIP,
+      [this.#key('tip', sessionId)],
+      [String(batch), this.#tipTtl],
+    )
+  }
+
+  async enqueueIntent(
+    sessionId: string,
+    intent: QueuedIntent,
+    capacity = DEFAULT_INTENT_CAPACITY,
+  ): Promise<EnqueueIntentResult> {
+    checkIntent(intent)
+    checkPositiveInteger('capacity', capacity)
+    const reply = await this.#eval(
+      'enqueueIntent',
+      scripts.ENQUEUE_INTENT,
+      [this.#key('intents', sessionId)],
+      [intent.id, scripts.encodeIntentEntry(intent.id, intent.text), String(capacity)],
+    )
+    const [status, pending] = asArray(reply, 'enqueueIntent')
+    if (status === 'accepted') return { status, pending: asInteger(pending, 'enqueueIntent') }
+    if (status === 'full') return { status, capacity }
+    throw corrupt('enqueueIntent', reply)
+  }
+
+  async pendingIntents(sessionId: string): Promise<QueuedIntent[]> {
+    const reply = await this.#call('pendingIntents', () =>
+      this.#redis.lrange(this.#key('intents', sessionId), 0, -1),
+    )
+    return asArray(reply, 'pendingIntents').map((entry) => {
+      const intent = typeof entry === 'string' ? scripts.decodeIntentEntry(entry) : null
+      if (intent === null) throw corrupt('pendingIntents', entry)
+      return intent
+    })
+  }
+
+  async ackIntents(sessionId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0
+    const reply = await this.#eval(
+      'ackIntents',
+      scripts.ACK_INTENTS,
+      [this.#key('intents', sessionId)],
+      [...ids],
+    )
+    return asInteger(reply, 'ackIntents')
+  }
+
+  #key(kind: 'lease' | 'tip' | 'idem' | 'intents', id: string): string {
+    return `${this.#ns}${kind}:${id}`
+  }
+
+  #eval(operation: string, script: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.#call(operation, () => this.#redis.eval(script, keys, args))
+  }
+
+  async #call(operation: string, run: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await run()
+    } catch (error) {
+      throw toCoordinatorError(error, operation)
+    }
+  }
+}
+
+function pickRecord(record: IdempotencyRecord): IdempotencyRecord {
+  const { sessionId, turnId, batch, response } = record
+  return { sessionId, turnId, batch, response }
+}
+
+/** The record as stored; tolerates a client with automatic deserialization (already parsed). */
+function parseRecord(value: unknown): IdempotencyRecord {
+  let parsed: unknown = value
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value)
+    } catch {
+      throw corrupt('beginTurn', value)
+    }
+  }
+  const result = IdempotencyRecordJson.safeParse(parsed)
+  if (!result.success) throw corrupt('beginTurn', value)
+  const { v: _version, ...record } = result.data
+  return record
+}
+
+function parseTip(value: unknown): number | null {
+  if (value === null || value === undefined) return null
+  const tip = typeof value === 'string' ? Number(value) : value
+  if (typeof tip !== 'number' || !Number.isSafeInteger(tip) || tip < 0) {
+    throw corrupt('tip', value)
+  }
+  return tip
+}
+
+function asArray(value: unknown, operation: string): unknown[] {
+  if (!Array.isArray(value)) throw corrupt(operation, value)
+  return value
+}
+
+function asInteger(value: unknown, operation: string): number {
+  const number = typeof value === 'string' ? Number(value) : value
+  if (typeof number !== 'number' || !Number.isInteger(number)) throw corrupt(operation, value)
+  return number
+}
+
+function corrupt(operation: string, value: unknown): TurnlineError {
+  const shown = JSON.stringify(value) ?? String(value)
+  return new TurnlineError('corrupt_data', `coordinator ${operation}: unexpected reply`, {
+    details: { operation, reply: shown.slice(0, 200) },
+  })
+}
