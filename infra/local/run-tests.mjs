@@ -26,7 +26,7 @@ const vitestArgs = process.argv.slice(2)
 
 let current = null // the step's child process, while one runs
 let services = null
-let stopping = false
+let stopping = null // the shutdown, once begun
 
 function header(text) {
   console.log(`\n━━ ${text} ${'━'.repeat(Math.max(4, 72 - text.length))}`)
@@ -46,14 +46,14 @@ function run(command, args, env = process.env) {
   })
 }
 
-async function shutdown() {
-  if (stopping) return
-  stopping = true
-  if (services) {
+/** Stops the services once; every caller waits for the same stop. */
+function shutdown() {
+  stopping ??= (async () => {
+    if (!services) return
     const stopped = await stopServices(stateFile)
     console.log(stopped.length ? `stopped ${stopped.join(', ')}` : 'services already stopped')
-    services = null
-  }
+  })()
+  return stopping
 }
 
 for (const [signal, code] of [
