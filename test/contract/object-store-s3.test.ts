@@ -1,0 +1,107 @@
+import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
+import { listAll } from '../../src/ports/object-store.ts'
+import { requireServices } from '../support/services.ts'
+import { describeObjectStore } from './object-store.suite.ts'
+
+const services = requireServices()
+const bucket = `turnline-os-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+const client = new S3Client({
+  region: services.s3.region,
+  endpoint: services.s3.endpoint,
+  forcePathStyle: true,
+  credentials: {
+    accessKeyId: services.s3.accessKeyId,
+    secretAccessKey: services.s3.secretAccessKey,
+  },
+})
+let stores = 0
+
+beforeAll(async () => {
+  await client.send(new CreateBucketCommand({ Bucket: bucket }))
+})
+
+afterAll(async () => {
+  const everything = new S3ObjectStore({ bucket, client })
+  for (const { key } of (await listAll(everything, '')).objects) await everything.delete(key)
+  await client.send(new DeleteBucketCommand({ Bucket: bucket }))
+  client.destroy()
+})
+
+/** Each test works under its own prefix of the shared bucket, and empties it afterwards. */
+describeObjectStore('s3 (moto)', async () => {
+  const store = new S3ObjectStore({ bucket, prefix: `t${++stores}`, client })
+  return {
+    store,
+    cleanup: async () => {
+      for (const { key } of (await listAll(store, '')).objects) await store.delete(key)
+    },
+  }
+})
+
+describe('S3ObjectStore specifics', () => {
+  const encode = (text: string) => new TextEncoder().encode(text)
+
+  it('keeps each prefix to itself', async () => {
+    const one = new S3ObjectStore({ bucket, prefix: 'iso/one', client })
+    const two = new S3ObjectStore({ bucket, prefix: 'iso/one-two/', client })
+    await one.put('k', encode('1'))
+    await two.put('k', encode('2'))
+    expect((await one.list('')).objects).toEqual([{ key: 'k', size: 1 }])
+    expect((await two.list('', { delimiter: '/' })).objects).toEqual([{ key: 'k', size: 1 }])
+    const root = new S3ObjectStore({ bucket, client })
+    expect((await root.list('iso/', { delimiter: '/' })).prefixes).toEqual([
+      'iso/one-two/',
+      'iso/one/',
+    ])
+    await one.delete('k')
+    await two.delete('k')
+  })
+
+  it('builds its own client from connection options', async () => {
+    const store = new S3ObjectStore({
+      bucket,
+      prefix: 'own-client',
+      region: services.s3.region,
+      endpoint: services.s3.endpoint,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: services.s3.accessKeyId,
+        secretAccessKey: services.s3.secretAccessKey,
+      },
+    })
+    const { etag } = await store.put('k', encode('v'), { ifNoneMatch: '*' })
+    expect((await store.get('k'))?.etag).toBe(etag)
+    await store.delete('k')
+    store.client.destroy()
+  })
+
+  it('reports a missing bucket as a permanent storage fault', async () => {
+    const store = new S3ObjectStore({ bucket: 'turnline-no-such-bucket', client })
+    await expect(store.put('k', encode('v'))).rejects.toMatchObject({
+      code: 'storage_unavailable',
+      retryable: false,
+    })
+  })
+
+  it('reports an unreachable endpoint as a retryable storage fault', async () => {
+    const offline = new S3Client({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      forcePathStyle: true,
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
+    })
+    const store = new S3ObjectStore({ bucket, client: offline })
+    await expect(store.get('k')).rejects.toMatchObject({
+      code: 'storage_unavailable',
+      retryable: true,
+    })
+    await expect(store.put('k', encode('v'), { ifNoneMatch: '*' })).rejects.toMatchObject({
+      code: 'storage_unavailable',
+      retryable: true,
+    })
+    offline.destroy()
+  })
+})
