@@ -1,5 +1,6 @@
 import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { s3Error } from '../../adapters/s3/s3-errors.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { listAll } from '../../src/ports/object-store.ts'
 import { requireServices } from '../support/services.ts'
@@ -103,5 +104,34 @@ describe('S3ObjectStore specifics', () => {
       retryable: true,
     })
     offline.destroy()
+  })
+
+  it('maps answers moto never gives (409, 5xx, throttling) like AWS documents them', () => {
+    const sdk = (name: string, status: number) =>
+      Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } })
+    const mapped = (error: unknown) => {
+      const { code, retryable } = s3Error(error, 'put', 'k')
+      return { code, retryable }
+    }
+    expect(mapped(sdk('ConditionalRequestConflict', 409))).toEqual({
+      code: 'conflict',
+      retryable: true,
+    })
+    expect(mapped(sdk('PreconditionFailed', 412))).toEqual({ code: 'conflict', retryable: true })
+    expect(mapped(sdk('NoSuchKey', 404))).toEqual({ code: 'not_found', retryable: false })
+    expect(mapped(sdk('InternalError', 500))).toEqual({
+      code: 'storage_unavailable',
+      retryable: true,
+    })
+    expect(mapped(sdk('SlowDown', 503))).toEqual({ code: 'storage_unavailable', retryable: true })
+    expect(mapped(sdk('AccessDenied', 403))).toEqual({
+      code: 'storage_unavailable',
+      retryable: false,
+    })
+    expect(mapped(sdk('KeyTooLongError', 400))).toEqual({ code: 'invalid_input', retryable: false })
+    expect(mapped(Object.assign(new Error('socket'), { code: 'ECONNRESET' }))).toEqual({
+      code: 'storage_unavailable',
+      retryable: true,
+    })
   })
 })
