@@ -67,11 +67,16 @@ function kindForStatus(status: number, code: string | undefined, message: string
   return isContextOverflow(code, message) ? 'context_overflow' : 'bad_request'
 }
 
+const SERVER_CODES = new Set(['server_error', 'internal_error', 'vector_store_timeout'])
+
+/** For errors without an HTTP status: no code or a server code is a server fault. */
 function kindForCode(code: string | undefined, message: string): ModelErrorKind {
   if (isContextOverflow(code, message)) return 'context_overflow'
   if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 'rate_limit'
   if (code === 'invalid_api_key') return 'auth'
-  return 'server'
+  if (code === undefined || SERVER_CODES.has(code)) return 'server'
+  // invalid_prompt, invalid_image, image_content_policy_violation, …: retrying cannot help.
+  return 'bad_request'
 }
 
 function retryableKind(kind: ModelErrorKind, code: string | undefined): boolean {

@@ -181,6 +181,25 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter faults, %s API', (
     expect(mock.requests).toHaveLength(1)
   })
 
+  it('retries a server error reported inside the stream before any event', async () => {
+    mock.enqueue(
+      { api, text: 'lost', streamError: { code: 'server_error', message: 'overloaded' } },
+      { api, text: 'ok' },
+    )
+    const events = await collect(client().stream(request(api)))
+    expect(events.at(-1)).toMatchObject({ type: 'completed', response: { text: 'ok' } })
+    expect(mock.requests).toHaveLength(2)
+  })
+
+  it('reports a context overflow reported inside the stream, without retrying', async () => {
+    const streamError = { code: 'context_length_exceeded', message: 'Input too long' }
+    mock.enqueue({ api, text: 'x', streamError })
+    const error = await failure(client().stream(request(api)))
+    expect(error.details).toMatchObject({ kind: 'context_overflow', status: null })
+    expect(error.message).toContain('Input too long')
+    expect(mock.requests).toHaveLength(1)
+  })
+
   it('stops mid-stream on abort, with the abort reason and no completed event', async () => {
     mock.enqueue({ api, text: 'x'.repeat(200), chunkSize: 1, frameDelayMs: 10 })
     const controller = new AbortController()
@@ -219,6 +238,17 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter faults, %s API', (
       name: 'AbortError',
     })
     expect(mock.requests).toHaveLength(0)
+  })
+})
+
+describe('Responses error event', () => {
+  it('maps a bare error event with a request-side code to bad_request, without retrying', async () => {
+    const streamError = { code: 'invalid_prompt', message: 'Nope', event: 'error' as const }
+    mock.enqueue({ api: 'responses', streamError })
+    const error = await failure(client().stream(request('responses')))
+    expect(error.details).toMatchObject({ kind: 'bad_request', code: 'invalid_prompt' })
+    expect(error.message).toContain('Nope')
+    expect(mock.requests).toHaveLength(1)
   })
 })
 

@@ -42,6 +42,11 @@ export interface MockStep {
   disconnect?: boolean
   /** Drop the connection after this many SSE frames. */
   disconnectAfterFrames?: number
+  /**
+   * A provider error inside a 200 stream, after `afterFrames` frames (default 1): chat sends
+   * `data: {"error":…}`, responses sends `response.failed` (or a bare `error` event).
+   */
+  streamError?: { code: string; message: string; afterFrames?: number; event?: 'error' }
 }
 
 export interface MockRequest {
@@ -84,6 +89,30 @@ function errorReply(step: MockStep, status: number): Response {
     { error: { message, type, param: null, code: step.code ?? null } },
     { status, headers: step.headers ?? {} },
   )
+}
+
+function withStreamError(
+  api: MockApi,
+  frames: string[],
+  reply: ReplyContent,
+  failure: NonNullable<MockStep['streamError']>,
+): string[] {
+  const kept = frames.slice(0, failure.afterFrames ?? 1)
+  const error = { code: failure.code, message: failure.message }
+  if (api === 'chat') {
+    const body = { error: { ...error, type: 'server_error', param: null } }
+    return [...kept, `data: ${JSON.stringify(body)}\n\n`]
+  }
+  const sequence_number = kept.length
+  const payload =
+    failure.event === 'error'
+      ? { type: 'error', sequence_number, ...error, param: null }
+      : {
+          type: 'response.failed',
+          sequence_number,
+          response: { ...responseObject(reply, 'in_progress'), status: 'failed', error },
+        }
+  return [...kept, `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`]
 }
 
 const estimateTokens = (text: string) => Math.ceil(text.length / 4)
@@ -160,7 +189,8 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
       const payload = api === 'chat' ? chatCompletion(reply) : responseObject(reply)
       return Response.json(payload, { status: step.status ?? 200, headers })
     }
-    const frames = api === 'chat' ? chatFrames(reply) : responsesFrames(reply)
+    let frames = api === 'chat' ? chatFrames(reply) : responsesFrames(reply)
+    if (step.streamError) frames = withStreamError(api, frames, reply, step.streamError)
     const encoder = new TextEncoder()
     let sent = 0
     const stream = new ReadableStream<Uint8Array>({
