@@ -1,5 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createOpenAIModelClient } from '../../adapters/openai/openai-model-client.ts'
+import {
+  createOpenAIModelClient,
+  unconfiguredModelClient,
+} from '../../adapters/openai/openai-model-client.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type {
   ModelApi,
@@ -239,5 +242,19 @@ describe('request mapping', () => {
     await collect(client().stream(request('chat', { tools: [] })))
     await collect(client().stream(request('responses', { tools: [] })))
     expect(mock.requests.map((r) => 'tools' in r.body)).toEqual([false, false])
+  })
+})
+
+describe('no model configured', () => {
+  it('refuses to build a client without an API key or a baseURL', () => {
+    expect(() => createOpenAIModelClient({})).toThrow(
+      expect.objectContaining({ code: 'model_not_configured' }),
+    )
+  })
+
+  it('offers a stand-in client whose streams fail with model_not_configured', async () => {
+    const error = await collect(unconfiguredModelClient.stream(request('chat'))).catch((e) => e)
+    expect(error).toMatchObject({ code: 'model_not_configured', retryable: false })
+    expect(String(error.message)).toContain('OPENAI_API_KEY')
   })
 })
