@@ -45,3 +45,24 @@ function encodeFiniteNumber(value: number): string {
   if (!Number.isFinite(value)) throw new RangeError(`not a JSON number: ${value}`)
   return JSON.stringify(value)
 }
+
+/**
+ * Compact JSON object with members written in `keys` order (undefined members omitted), each
+ * encoded by `encodeMember` (plain JSON by default). Members not named in `keys` are dropped.
+ */
+export function encodeOrderedObject(
+  value: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+  encodeMember: (key: string, member: unknown) => string = encodePlainMember,
+): string {
+  const parts: string[] = []
+  for (const key of keys) {
+    const member = value[key]
+    if (member !== undefined) parts.push(`${encodeJsonString(key)}:${encodeMember(key, member)}`)
+  }
+  return `{${parts.join(',')}}`
+}
+
+export function encodePlainMember(_key: string, member: unknown): string {
+  return encodeJsonValue(member as JsonValue)
+}

@@ -2,7 +2,13 @@ import { TurnlineError } from '../errors.ts'
 import { corruptData, describeIssues, invalidShape, parseJsonText } from './corrupt-data.ts'
 import { formatF64 } from './f64-format.ts'
 import { fractionalNumbers, type JsonPath, memberSpan, type NumberLexeme } from './json-scan.ts'
-import { encodeJsonString, encodeJsonValue, type JsonValue } from './json-value.ts'
+import {
+  encodeJsonString,
+  encodeJsonValue,
+  encodeOrderedObject,
+  encodePlainMember,
+  type JsonValue,
+} from './json-value.ts'
 import {
   isThreadEventType,
   isUnknownEvent,
@@ -49,42 +55,27 @@ const USAGE_KEYS = keysOf(UsageSchema)
 const TOKEN_BREAKDOWN_KEYS = keysOf(TokenBreakdownSchema)
 const CHANGE_KEYS = keysOf(FileUpdateChangeSchema)
 
-function encodeFields(
-  value: Fields,
-  keys: readonly string[],
-  encodeMember: (key: string, member: unknown) => string,
-): string {
-  const parts: string[] = []
-  for (const key of keys) {
-    const member = value[key]
-    if (member !== undefined) parts.push(`"${key}":${encodeMember(key, member)}`)
-  }
-  return `{${parts.join(',')}}`
-}
-
-const encodePlain = (_key: string, member: unknown): string => encodeJsonValue(member as JsonValue)
-
 function encodeItemMember(key: string, member: unknown): string {
   if (key === 'changes') {
-    return `[${(member as Fields[]).map((change) => encodeFields(change, CHANGE_KEYS, encodePlain)).join(',')}]`
+    return `[${(member as Fields[]).map((change) => encodeOrderedObject(change, CHANGE_KEYS, encodePlainMember)).join(',')}]`
   }
-  return encodePlain(key, member)
+  return encodePlainMember(key, member)
 }
 
 function encodeEventMember(key: string, member: unknown): string {
   switch (key) {
     case 'usage':
-      return encodeFields(member as Fields, USAGE_KEYS, encodePlain)
+      return encodeOrderedObject(member as Fields, USAGE_KEYS, encodePlainMember)
     case 'token_breakdown':
-      return encodeFields(member as Fields, TOKEN_BREAKDOWN_KEYS, encodePlain)
+      return encodeOrderedObject(member as Fields, TOKEN_BREAKDOWN_KEYS, encodePlainMember)
     case 'total_cost_usd':
       return formatF64(member as number)
     case 'item': {
       const item = member as Fields & { type: ThreadItemType }
-      return encodeFields(item, ITEM_KEYS[item.type], encodeItemMember)
+      return encodeOrderedObject(item, ITEM_KEYS[item.type], encodeItemMember)
     }
     default:
-      return encodePlain(key, member)
+      return encodePlainMember(key, member)
   }
 }
 
@@ -99,7 +90,7 @@ export function serializeEvent(event: ParsedThreadEvent): string {
     )
   }
   const valid: ThreadEvent = checked.data
-  return encodeFields(valid as Fields, EVENT_KEYS[valid.type], encodeEventMember)
+  return encodeOrderedObject(valid as Fields, EVENT_KEYS[valid.type], encodeEventMember)
 }
 
 /** Compact JSON of a versioned event, keeping its schema version. */

@@ -1,0 +1,101 @@
+import * as z from 'zod'
+import { TurnlineError } from '../errors.ts'
+import { decodeStoredText } from './corrupt-data.ts'
+import { HistoryMessageSchema } from './history-message.ts'
+import { fractionalNumbers, type NumberLexeme } from './json-scan.ts'
+import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
+import { parseVersionedValue, serializeVersioned } from './serialize.ts'
+import {
+  CounterSchema,
+  keysOf,
+  Rfc3339Schema,
+  readDocument,
+  requireFormat,
+  requireVersion,
+  validateDocument,
+  validateForWrite,
+} from './stored-document.ts'
+import type { VersionedThreadEvent } from './thread-event.ts'
+
+/**
+ * A commit batch, `log/<n:010d>.json`: the one commit point of a session. Written create-only;
+ * holds the events of the batch (as canonical versioned lines, in order), the transcript delta,
+ * the turn engine's state, the idempotency key and the intent ids applied by the batch.
+ */
+
+export const BATCH_FORMAT = 'turnline.batch'
+export const BATCH_VERSION = 1
+
+export const HistoryDeltaSchema = z.object({
+  /** True when the segment starts over (compaction, context reset) before `append`. */
+  reset: z.boolean().optional(),
+  append: z.array(HistoryMessageSchema),
+})
+export type HistoryDelta = z.infer<typeof HistoryDeltaSchema>
+
+/** Opaque session state owned by the turn engine: any JSON object. */
+export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.string(), z.json())
+
+const BatchFieldsSchema = z.object({
+  format: z.literal(BATCH_FORMAT),
+  version: z.literal(BATCH_VERSION),
+  batch: CounterSchema,
+  /** Seq of the first event of this batch. */
+  first_seq: CounterSchema,
+  /** Validated one by one as versioned events after the rest of the document. */
+  events: z.array(z.unknown()).min(1, 'a batch holds at least one event'),
+  committed_at: Rfc3339Schema,
+  turn_id: z.string().min(1).optional(),
+  idempotency_key: z.string().min(1).optional(),
+  history: HistoryDeltaSchema.optional(),
+  state: EngineStateSchema.optional(),
+  applied_intents: z.array(z.string().min(1)).optional(),
+})
+
+export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {
+  events: VersionedThreadEvent[]
+}
+
+const WHAT = 'batch'
+const KEYS = keysOf(BatchFieldsSchema)
+const WRITE_SCHEMA = BatchFieldsSchema.omit({ events: true })
+
+/** Reads a batch. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export function parseBatch(input: Uint8Array | string): Batch {
+  const text = decodeStoredText(input, WHAT)
+  const doc = readDocument(text, WHAT)
+  requireFormat(doc, 'format', BATCH_FORMAT, WHAT)
+  requireVersion(doc, 'version', [BATCH_VERSION], WHAT)
+  const fields = validateDocument(BatchFieldsSchema, doc, WHAT)
+  const spelled = numbersByEvent(text)
+  const events = fields.events.map((entry, i) =>
+    parseVersionedValue(entry, undefined, spelled.get(i), `${WHAT} ${fields.batch} event ${i}`),
+  )
+  return { ...fields, events }
+}
+
+/** Compact JSON of a batch; each event is written exactly as its events.jsonl line. */
+export function serializeBatch(batch: Batch): string {
+  const valid = validateForWrite(WRITE_SCHEMA, batch, WHAT)
+  if (batch.events.length === 0) {
+    throw new TurnlineError('internal', 'cannot write batch: a batch holds at least one event')
+  }
+  return encodeOrderedObject({ ...valid, events: batch.events }, KEYS, (key, member) =>
+    key === 'events'
+      ? `[${(member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
+      : encodePlainMember(key, member),
+  )
+}
+
+/** Numbers spelled with a fraction, grouped by event index, relative to each versioned entry. */
+function numbersByEvent(text: string): Map<number, NumberLexeme[]> {
+  const grouped = new Map<number, NumberLexeme[]>()
+  for (const { path, lexeme } of fractionalNumbers(text)) {
+    const index = path[1]
+    if (path[0] !== 'events' || typeof index !== 'number') continue
+    const list = grouped.get(index) ?? []
+    list.push({ path: path.slice(2), lexeme })
+    grouped.set(index, list)
+  }
+  return grouped
+}

@@ -1,0 +1,61 @@
+import * as z from 'zod'
+import { EngineStateSchema } from './batch.ts'
+import { HistoryMessageSchema } from './history-message.ts'
+import { encodeOrderedObject } from './json-value.ts'
+import { SessionStatusSchema } from './session-manifest.ts'
+import {
+  CounterSchema,
+  keysOf,
+  Rfc3339Schema,
+  readDocument,
+  requireFormat,
+  requireVersion,
+  validateDocument,
+  validateForWrite,
+} from './stored-document.ts'
+
+/**
+ * A checkpoint, `state/<n:010d>.json`: the folded session state after batch `n`, so rehydration
+ * reads the newest checkpoint plus the batches after it instead of the whole log. Derived data:
+ * a checkpoint that is missing or unreadable can be rebuilt from the batches.
+ */
+
+export const CHECKPOINT_FORMAT = 'turnline.checkpoint'
+export const CHECKPOINT_VERSION = 1
+/** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
+export const MAX_APPLIED_INTENT_IDS = 64
+
+export const CheckpointSchema = z.object({
+  format: z.literal(CHECKPOINT_FORMAT),
+  version: z.literal(CHECKPOINT_VERSION),
+  /** The batch this checkpoint folds through. */
+  batch: CounterSchema,
+  /** Seq the next committed event gets. */
+  next_seq: CounterSchema,
+  turn_count: CounterSchema,
+  status: SessionStatusSchema,
+  /** Transcript of the current request segment only. */
+  history: z.array(HistoryMessageSchema),
+  state: EngineStateSchema.optional(),
+  /** Newest applied intent ids, oldest first. */
+  applied_intents: z.array(z.string().min(1)).max(MAX_APPLIED_INTENT_IDS),
+  created_at: Rfc3339Schema,
+  updated_at: Rfc3339Schema,
+})
+export type Checkpoint = z.infer<typeof CheckpointSchema>
+
+const WHAT = 'checkpoint'
+const KEYS = keysOf(CheckpointSchema)
+
+/** Reads a checkpoint. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export function parseCheckpoint(input: Uint8Array | string): Checkpoint {
+  const doc = readDocument(input, WHAT)
+  requireFormat(doc, 'format', CHECKPOINT_FORMAT, WHAT)
+  requireVersion(doc, 'version', [CHECKPOINT_VERSION], WHAT)
+  return validateDocument(CheckpointSchema, doc, WHAT)
+}
+
+/** Compact JSON of a checkpoint. */
+export function serializeCheckpoint(checkpoint: Checkpoint): string {
+  return encodeOrderedObject(validateForWrite(CheckpointSchema, checkpoint, WHAT), KEYS)
+}

@@ -1,0 +1,80 @@
+import * as z from 'zod'
+import { encodeOrderedObject } from './json-value.ts'
+import {
+  CounterSchema,
+  keysOf,
+  Rfc3339Schema,
+  readDocument,
+  requireVersion,
+  validateDocument,
+  validateForWrite,
+} from './stored-document.ts'
+
+/**
+ * `manifest.json` of a session: VT Code's SessionManifest (its fields first, same names and
+ * meaning, so VT Code can read it) followed by Turnline's fields describing the commit log and
+ * the rolled-up `events.jsonl`. Compact JSON.
+ */
+
+/** VT Code store layout version (`SESSION_STORE_SCHEMA_VERSION`). */
+export const SESSION_STORE_SCHEMA_VERSION = 1
+/** Version of Turnline's manifest fields. */
+export const MANIFEST_FORMAT_VERSION = 1
+
+export const SessionStatusSchema = z.enum(['active', 'completed'])
+export type SessionStatus = z.infer<typeof SessionStatusSchema>
+
+/** The fields VT Code itself reads and writes, in its declaration order. */
+export const VtcodeSessionManifestSchema = z.object({
+  session_id: z.string().min(1),
+  schema_version: z.literal(SESSION_STORE_SCHEMA_VERSION),
+  created_at: Rfc3339Schema,
+  /** Updated on every commit. */
+  updated_at: Rfc3339Schema,
+  /** Completed turns (turn.completed / turn.failed seen). */
+  turn_count: CounterSchema,
+  /** Events retained in events.jsonl. */
+  event_count: CounterSchema,
+  /** `active` from thread.started / turn.started; `completed` only after thread.completed. */
+  status: SessionStatusSchema,
+})
+export type VtcodeSessionManifest = z.infer<typeof VtcodeSessionManifestSchema>
+
+export const SessionManifestSchema = z.object({
+  ...VtcodeSessionManifestSchema.shape,
+  format_version: z.literal(MANIFEST_FORMAT_VERSION),
+  thread_id: z.string().min(1),
+  tenant: z.string().min(1),
+  workspace: z.string().min(1),
+  /** Newest committed batch (`log/<n>.json`) this manifest knows of. */
+  last_batch: CounterSchema,
+  /** Seq of the newest committed event; -1 when none. */
+  last_seq: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER),
+  /** Events rolled into events.jsonl: the seq that follows its last line. */
+  rolled_through: CounterSchema,
+  /** Seq of the first line still in events.jsonl (the event cap cuts old turns); 0 normally. */
+  rolled_head_seq: CounterSchema,
+  /** Newest batch rolled into events.jsonl; -1 when none. */
+  rolled_batch: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER),
+  /** Etag of the events.jsonl this manifest describes. */
+  rollup_etag: z.string().optional(),
+  /** Batch of the newest checkpoint (`state/<n>.json`). */
+  checkpoint_batch: CounterSchema.optional(),
+})
+export type SessionManifest = z.infer<typeof SessionManifestSchema>
+
+const WHAT = 'session manifest'
+const KEYS = keysOf(SessionManifestSchema)
+
+/** Reads manifest.json. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export function parseSessionManifest(input: Uint8Array | string): SessionManifest {
+  const doc = readDocument(input, WHAT)
+  requireVersion(doc, 'schema_version', [SESSION_STORE_SCHEMA_VERSION], WHAT)
+  requireVersion(doc, 'format_version', [MANIFEST_FORMAT_VERSION], WHAT)
+  return validateDocument(SessionManifestSchema, doc, WHAT)
+}
+
+/** Compact JSON of a manifest, VT Code's fields first. */
+export function serializeSessionManifest(manifest: SessionManifest): string {
+  return encodeOrderedObject(validateForWrite(SessionManifestSchema, manifest, WHAT), KEYS)
+}
