@@ -1,0 +1,116 @@
+import type { Batch } from '../contract/batch.ts'
+import { serializeBatch } from '../contract/batch.ts'
+import type { HistoryMessage } from '../contract/history-message.ts'
+import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
+import type { ThreadEvent } from '../contract/thread-event.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { BUFFER_MAX_BYTES, BUFFER_MAX_EVENTS } from './event-buffer.ts'
+import { byteLength, toBytes } from './json-bytes.ts'
+import type { SessionKeys } from './session-ref.ts'
+import type { SessionSnapshot } from './session-snapshot.ts'
+import { foldBatch } from './session-snapshot.ts'
+
+/** Largest single event line accepted (a bounded tool preview fits many times over). */
+export const MAX_EVENT_LINE_BYTES = 1024 * 1024
+
+/** What a writer commits in one batch. */
+export interface CommitInput {
+  events: ThreadEvent[]
+  turnId?: string
+  idempotencyKey?: string
+  history?: { reset?: boolean; append: HistoryMessage[] }
+  state?: Record<string, unknown>
+  appliedIntents?: string[]
+}
+
+/**
+ * Builds the next batch of `snapshot` and writes it create-only: the one commit point.
+ * Losing the race (someone committed that batch number first) throws TurnlineError('conflict')
+ * and writes nothing else. Returns the batch and the snapshot after it.
+ */
+export async function commitBatch(
+  store: ObjectStore,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  input: CommitInput,
+  committedAt: string,
+): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number }> {
+  if (snapshot.status === 'completed') {
+    throw new TurnlineError(
+      'session_completed',
+      `session ${snapshot.ref.sessionId} has completed (thread.completed was recorded); ` +
+        'it accepts no further events',
+    )
+  }
+  validateEvents(input.events)
+  const batch: Batch = {
+    format: 'turnline.batch',
+    version: 1,
+    batch: snapshot.lastBatch + 1,
+    first_seq: snapshot.nextSeq,
+    events: input.events.map((event) => ({ schema_version: EVENT_SCHEMA_VERSION, event })),
+    committed_at: committedAt,
+    ...(input.turnId ? { turn_id: input.turnId } : {}),
+    ...(input.idempotencyKey ? { idempotency_key: input.idempotencyKey } : {}),
+    ...(input.history ? { history: input.history } : {}),
+    ...(input.state ? { state: input.state } : {}),
+    ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
+  }
+  const body = toBytes(serializeBatch(batch))
+  try {
+    await store.put(keys.batch(batch.batch), body, {
+      ifNoneMatch: '*',
+      contentType: 'application/json',
+    })
+  } catch (error) {
+    // A transport retry of our own create-only PUT whose first reply was lost comes back as a
+    // conflict although we won: the stored bytes are then exactly ours.
+    if (
+      !isTurnlineError(error, 'conflict') ||
+      !(await holds(store, keys.batch(batch.batch), body))
+    ) {
+      throw error
+    }
+  }
+  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength }
+}
+
+async function holds(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
+  const stored = await store.get(key)
+  if (!stored || stored.body.byteLength !== body.byteLength) return false
+  return stored.body.every((byte, i) => byte === body[i])
+}
+
+function validateEvents(events: ThreadEvent[]): void {
+  if (events.length === 0) {
+    throw new TurnlineError('invalid_input', 'a batch needs at least one event')
+  }
+  if (events.length > BUFFER_MAX_EVENTS) {
+    throw new TurnlineError(
+      'buffer_overflow',
+      `a batch holds at most ${BUFFER_MAX_EVENTS} events (got ${events.length})`,
+    )
+  }
+  let total = 0
+  events.forEach((event, index) => {
+    const size = byteLength(serializeVersionedLine(event))
+    if (size > MAX_EVENT_LINE_BYTES) {
+      throw new TurnlineError(
+        'payload_too_large',
+        `event ${index} (${event.type}) serializes to ${size} bytes; the limit is ` +
+          `${MAX_EVENT_LINE_BYTES} bytes per event`,
+      )
+    }
+    total += size
+    if (event.type === 'thread.completed' && index !== events.length - 1) {
+      throw new TurnlineError('invalid_input', 'thread.completed must be the last event')
+    }
+  })
+  if (total > BUFFER_MAX_BYTES) {
+    throw new TurnlineError(
+      'buffer_overflow',
+      `a batch holds at most ${BUFFER_MAX_BYTES} bytes of events (got ${total})`,
+    )
+  }
+}

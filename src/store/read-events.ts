@@ -1,0 +1,103 @@
+import type { Batch } from '../contract/batch.ts'
+import { parseVersionedLine } from '../contract/serialize.ts'
+import type { VersionedThreadEvent } from '../contract/thread-event.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { fromBytes } from './json-bytes.ts'
+import { readBatches } from './rehydrate.ts'
+import type { RollupState } from './rollup.ts'
+import type { SessionKeys } from './session-ref.ts'
+
+export interface SequencedEvent {
+  seq: number
+  line: VersionedThreadEvent
+}
+
+export interface EventPage {
+  events: SequencedEvent[]
+  /** Seq to ask for next (= one past the last returned event). */
+  nextSeq: number
+  /** True when the page reaches the last committed event. */
+  complete: boolean
+}
+
+/** Batches fetched at once while paging through the log. */
+const READ_AHEAD = 8
+
+/**
+ * Events with seq ≥ `fromSeq`, at most `limit`, from the rolled events.jsonl when it is the
+ * version the manifest describes and covers `fromSeq`, otherwise from the batches (which
+ * always hold every event). Works during and after rollup: a half-finished rollup only makes
+ * the read fall back to batches.
+ */
+export async function readEvents(
+  store: ObjectStore,
+  keys: SessionKeys,
+  view: { lastBatch: number; nextSeq: number; rollup: RollupState },
+  fromSeq: number,
+  limit: number,
+): Promise<EventPage> {
+  const start = Math.max(0, fromSeq)
+  const events: SequencedEvent[] = []
+  let nextBatch = view.rollup.rolledBatch + 1
+  const wanted = () => {
+    const last = events[events.length - 1]
+    return last ? last.seq + 1 : start
+  }
+
+  const { rollup } = view
+  if (start < rollup.rolledThrough && start >= rollup.headSeq && rollup.etag !== undefined) {
+    const file = await store.get(keys.events)
+    if (file && file.etag === rollup.etag) {
+      const lines = fromBytes(file.body, keys.events).split('\n')
+      for (let i = start - rollup.headSeq; i < lines.length && events.length < limit; i++) {
+        const text = lines[i]
+        if (!text) continue
+        events.push({ seq: rollup.headSeq + i, line: parseVersionedLine(text) })
+      }
+      if (events.length >= limit) return page(wanted(), view)
+    } else {
+      nextBatch = await batchHolding(store, keys, start, view.lastBatch)
+    }
+  } else if (start < rollup.rolledThrough) {
+    nextBatch = await batchHolding(store, keys, start, view.lastBatch)
+  }
+
+  while (nextBatch <= view.lastBatch && events.length < limit) {
+    const count = Math.min(READ_AHEAD, view.lastBatch - nextBatch + 1)
+    const batches = await readBatches(
+      store,
+      keys,
+      Array.from({ length: count }, (_, i) => nextBatch + i),
+    )
+    for (const batch of batches) {
+      batch.events.forEach((line, i) => {
+        const at = batch.first_seq + i
+        if (at >= wanted() && events.length < limit) events.push({ seq: at, line })
+      })
+    }
+    nextBatch += count
+  }
+  return page(wanted(), view)
+
+  function page(nextSeq: number, v: { nextSeq: number }): EventPage {
+    return { events, nextSeq, complete: nextSeq >= v.nextSeq }
+  }
+}
+
+/** Binary search for the batch whose events include `seq` (batches are dense and ordered). */
+async function batchHolding(
+  store: ObjectStore,
+  keys: SessionKeys,
+  seq: number,
+  lastBatch: number,
+): Promise<number> {
+  let lo = 0
+  let hi = lastBatch
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    const [batch] = (await readBatches(store, keys, [mid])) as [Batch]
+    if (batch.first_seq <= seq) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}

@@ -1,0 +1,147 @@
+import type { Batch } from '../contract/batch.ts'
+import { parseBatch } from '../contract/batch.ts'
+import { parseCheckpoint } from '../contract/checkpoint.ts'
+import { parseSessionManifest } from '../contract/session-manifest.ts'
+import { TurnlineError } from '../errors.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from '../ports/object-store.ts'
+import type { SessionKeys, SessionRef } from './session-ref.ts'
+import type { SessionSnapshot } from './session-snapshot.ts'
+import { emptySnapshot, foldBatch, snapshotFromCheckpoint } from './session-snapshot.ts'
+
+/**
+ * Folds a session to its last committed batch: manifest → probe forward for batches beyond
+ * max(manifest, tip hint) → newest checkpoint → the batches after it. Reads O(segment): one
+ * checkpoint plus the few batches since, never the whole log (unless the manifest is missing
+ * and the log must be refolded from batch 0). With a `cached` snapshot it only probes and folds
+ * what was committed after it.
+ */
+export async function rehydrate(
+  store: ObjectStore,
+  keys: SessionKeys,
+  ref: SessionRef,
+  options: { tipHint?: number | null; cached?: SessionSnapshot } = {},
+): Promise<SessionSnapshot> {
+  const { tipHint, cached } = options
+  if (cached) {
+    // Warm path: one LIST tells whether anything was committed since; fold only that.
+    const last = await probeLastBatch(store, keys, Math.max(cached.lastBatch, tipHint ?? -1))
+    let snapshot = cached
+    const numbers = Array.from(
+      { length: last - cached.lastBatch },
+      (_, i) => cached.lastBatch + 1 + i,
+    )
+    for (const batch of await readBatches(store, keys, numbers)) snapshot = fold(snapshot, batch)
+    return snapshot
+  }
+  const stored = await store.get(keys.manifest)
+  const manifest = stored
+    ? { value: parseSessionManifest(stored.body), etag: stored.etag }
+    : undefined
+  if (manifest && manifest.value.session_id !== ref.sessionId) {
+    throw new TurnlineError(
+      'corrupt_data',
+      `manifest at ${keys.manifest} names session ${manifest.value.session_id}`,
+    )
+  }
+  const known = Math.max(manifest?.value.last_batch ?? -1, tipHint ?? -1)
+  const last = await probeLastBatch(store, keys, known)
+  if (last < 0) {
+    throw new TurnlineError('not_found', `session ${ref.sessionId} not found`)
+  }
+
+  let snapshot: SessionSnapshot
+  const checkpointBatch = manifest?.value.checkpoint_batch
+  const checkpoint =
+    checkpointBatch !== undefined && checkpointBatch <= last
+      ? await store.get(keys.checkpoint(checkpointBatch))
+      : null
+  const batchNumbers = (from: number) => Array.from({ length: last - from }, (_, i) => from + 1 + i)
+
+  if (checkpoint && manifest) {
+    snapshot = snapshotFromCheckpoint(
+      ref,
+      manifest.value.thread_id,
+      parseCheckpoint(checkpoint.body),
+      manifest,
+    )
+    for (const batch of await readBatches(store, keys, batchNumbers(snapshot.lastBatch))) {
+      snapshot = fold(snapshot, batch)
+    }
+    return snapshot
+  }
+
+  const batches = await readBatches(store, keys, batchNumbers(-1))
+  const first = batches[0]
+  if (!first) throw new TurnlineError('not_found', `session ${ref.sessionId} not found`)
+  const threadId = manifest?.value.thread_id ?? threadIdOf(first)
+  snapshot = emptySnapshot(
+    ref,
+    threadId,
+    manifest?.value.created_at ?? first.committed_at,
+    manifest,
+  )
+  for (const batch of batches) snapshot = fold(snapshot, batch)
+  return snapshot
+}
+
+/** The highest committed batch number: `known`, or any batch listed after it. */
+export async function probeLastBatch(
+  store: ObjectStore,
+  keys: SessionKeys,
+  known: number,
+): Promise<number> {
+  const page = await listAll(
+    store,
+    keys.logPrefix,
+    known >= 0 ? { startAfter: keys.batch(known) } : {},
+  )
+  let last = known
+  for (const object of page.objects) {
+    const n = keys.batchNumber(object.key)
+    if (n !== undefined && n > last) last = n
+  }
+  return last
+}
+
+/** Reads batches by number, in parallel; every one must exist and parse. */
+export async function readBatches(
+  store: ObjectStore,
+  keys: SessionKeys,
+  numbers: number[],
+): Promise<Batch[]> {
+  return Promise.all(
+    numbers.map(async (n) => {
+      const object = await store.get(keys.batch(n))
+      if (!object) {
+        throw new TurnlineError('corrupt_data', `batch ${n} is missing from ${keys.logPrefix}`)
+      }
+      const batch = parseBatch(object.body)
+      if (batch.batch !== n) {
+        throw new TurnlineError(
+          'corrupt_data',
+          `${keys.batch(n)} claims to be batch ${batch.batch}`,
+        )
+      }
+      return batch
+    }),
+  )
+}
+
+function fold(snapshot: SessionSnapshot, batch: Batch): SessionSnapshot {
+  if (batch.first_seq !== snapshot.nextSeq) {
+    throw new TurnlineError(
+      'corrupt_data',
+      `batch ${batch.batch} starts at seq ${batch.first_seq}, expected ${snapshot.nextSeq}`,
+    )
+  }
+  return foldBatch(snapshot, batch)
+}
+
+function threadIdOf(batch: Batch): string {
+  for (const line of batch.events) {
+    const event = line.event
+    if (event.type === 'thread.started' && 'thread_id' in event) return String(event.thread_id)
+  }
+  throw new TurnlineError('corrupt_data', 'batch 0 does not start the thread (no thread.started)')
+}

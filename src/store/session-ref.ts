@@ -1,0 +1,79 @@
+import { TurnlineError } from '../errors.ts'
+
+/**
+ * Where a session lives: `<prefix>/<tenant>/<workspace>/.vtcode/sessions/<session_id>/`.
+ * Every part is validated, never sanitized silently: a key built from user input must not be
+ * able to reach outside its tenant's folder.
+ */
+export interface SessionRef {
+  tenant: string
+  workspace: string
+  sessionId: string
+}
+
+/** Folder-name characters VT Code keeps when it sanitizes a session directory. */
+const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
+
+export function assertSegment(kind: string, value: string): void {
+  if (!SEGMENT.test(value) || value.includes('..')) {
+    throw new TurnlineError(
+      'invalid_input',
+      `${kind} ${JSON.stringify(value.slice(0, 80))} is not valid: use 1–128 characters from ` +
+        'A-Z a-z 0-9 . _ -, not starting with "." or "-", without "..".',
+      { details: { field: kind } },
+    )
+  }
+}
+
+export function validateRef(ref: SessionRef): SessionRef {
+  assertSegment('tenant', ref.tenant)
+  assertSegment('workspace', ref.workspace)
+  assertSegment('session_id', ref.sessionId)
+  return ref
+}
+
+const pad = (n: number) => String(n).padStart(10, '0')
+
+/** Key builder for one session's objects. */
+export class SessionKeys {
+  readonly root: string
+
+  constructor(prefix: string, ref: SessionRef) {
+    validateRef(ref)
+    this.root = `${workspaceSessionsPrefix(prefix, ref.tenant, ref.workspace)}${ref.sessionId}/`
+  }
+
+  batch(n: number): string {
+    return `${this.root}log/${pad(n)}.json`
+  }
+  get logPrefix(): string {
+    return `${this.root}log/`
+  }
+  checkpoint(n: number): string {
+    return `${this.root}state/${pad(n)}.json`
+  }
+  get manifest(): string {
+    return `${this.root}manifest.json`
+  }
+  get events(): string {
+    return `${this.root}events.jsonl`
+  }
+  get turnIndex(): string {
+    return `${this.root}index/turns.json`
+  }
+
+  /** Batch number of a `log/<n>.json` key, or undefined for anything else. */
+  batchNumber(key: string): number | undefined {
+    if (!key.startsWith(this.logPrefix)) return undefined
+    const match = /^(\d{10})\.json$/.exec(key.slice(this.logPrefix.length))
+    return match ? Number(match[1]) : undefined
+  }
+}
+
+/** `<prefix>/<tenant>/<workspace>/.vtcode/sessions/` (prefix may be empty). */
+export function workspaceSessionsPrefix(prefix: string, tenant: string, workspace: string): string {
+  assertSegment('tenant', tenant)
+  assertSegment('workspace', workspace)
+  const head = prefix.replace(/^\/+|\/+$/g, '')
+  return `${head ? `${head}/` : ''}${tenant}/${workspace}/.vtcode/sessions/`
+}

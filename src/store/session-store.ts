@@ -1,0 +1,248 @@
+import { serializeCheckpoint } from '../contract/checkpoint.ts'
+import type { SessionManifest } from '../contract/session-manifest.ts'
+import { parseSessionManifest } from '../contract/session-manifest.ts'
+import type { ThreadEvent } from '../contract/thread-event.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
+import type { Clock } from '../ports/clock.ts'
+import { systemClock } from '../ports/clock.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from '../ports/object-store.ts'
+import type { CommitInput } from './commit-batch.ts'
+import { commitBatch } from './commit-batch.ts'
+import { toBytes } from './json-bytes.ts'
+import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
+import type { EventPage } from './read-events.ts'
+import { readEvents } from './read-events.ts'
+import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
+import type { RetentionPolicy, RetentionResult } from './retention.ts'
+import { applyRetention } from './retention.ts'
+import { MAX_RETAINED_EVENTS, rollup, rollupDue } from './rollup.ts'
+import type { SessionRef } from './session-ref.ts'
+import { SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
+import type { SessionSnapshot } from './session-snapshot.ts'
+import { checkpointOf, emptySnapshot } from './session-snapshot.ts'
+import { SnapshotCache } from './snapshot-cache.ts'
+
+export interface SessionStoreOptions {
+  store: ObjectStore
+  /** Key prefix in front of every tenant folder ('' for none). */
+  prefix?: string
+  clock?: Clock
+  /** Write a state checkpoint after this many batches (also after every history reset). */
+  checkpointEvery?: number
+  maxRetainedEvents?: number
+  /** Snapshots kept warm per process (0 disables). */
+  cacheSize?: number
+}
+
+export interface CommitResult {
+  snapshot: SessionSnapshot
+  batch: number
+  firstSeq: number
+  /** A failure after the commit point (checkpoint, rollup, manifest): the commit stands and the
+   * next writer or reader repairs it; reported so callers can log it. */
+  maintenanceError?: unknown
+}
+
+/**
+ * The session-log protocol on an ObjectStore: numbered create-only batches are the only commit
+ * point; checkpoints, the rolled-up events.jsonl, the turn index and the manifest follow them.
+ */
+export class SessionStore {
+  readonly objects: ObjectStore
+  private readonly prefix: string
+  private readonly clock: Clock
+  private readonly checkpointEvery: number
+  private readonly maxRetained: number
+  private readonly cache: SnapshotCache
+
+  constructor(options: SessionStoreOptions) {
+    this.objects = options.store
+    this.prefix = options.prefix ?? ''
+    this.clock = options.clock ?? systemClock
+    this.checkpointEvery = options.checkpointEvery ?? 16
+    this.maxRetained = options.maxRetainedEvents ?? MAX_RETAINED_EVENTS
+    this.cache = new SnapshotCache(options.cacheSize ?? 256)
+  }
+
+  keys(ref: SessionRef): SessionKeys {
+    return new SessionKeys(this.prefix, ref)
+  }
+
+  /** Creates a session with its first batch (which must start the thread). */
+  async create(
+    ref: SessionRef,
+    threadId: string,
+    input: CommitInput & { events: [ThreadEvent, ...ThreadEvent[]] },
+  ): Promise<CommitResult> {
+    if (input.events[0].type !== 'thread.started') {
+      throw new TurnlineError('invalid_input', 'a session starts with thread.started')
+    }
+    const now = new Date(this.clock.now()).toISOString()
+    try {
+      return await this.commit(emptySnapshot(ref, threadId, now, undefined), input)
+    } catch (error) {
+      if (isTurnlineError(error, 'conflict')) {
+        throw new TurnlineError('conflict', `session ${ref.sessionId} already exists`)
+      }
+      throw error
+    }
+  }
+
+  /** The session folded to its last committed batch (warm: one LIST). */
+  async open(ref: SessionRef, tipHint?: number | null): Promise<SessionSnapshot> {
+    const keys = this.keys(ref)
+    const cached = this.cache.get(keys.root)
+    const snapshot = await rehydrate(this.objects, keys, ref, {
+      tipHint,
+      ...(cached ? { cached } : {}),
+    })
+    this.cache.set(keys.root, snapshot)
+    return snapshot
+  }
+
+  /** Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first. */
+  async commit(snapshot: SessionSnapshot, input: CommitInput): Promise<CommitResult> {
+    const keys = this.keys(snapshot.ref)
+    const now = new Date(this.clock.now()).toISOString()
+    let committed: Awaited<ReturnType<typeof commitBatch>>
+    try {
+      committed = await commitBatch(this.objects, keys, snapshot, input, now)
+    } catch (error) {
+      if (isTurnlineError(error, 'conflict')) this.cache.delete(keys.root)
+      throw error
+    }
+    const { batch } = committed
+    const force = committed.snapshot.status === 'completed'
+    let next = committed.snapshot
+    let maintenanceError: unknown
+    try {
+      next = await this.maintain(keys, next, Boolean(batch.history?.reset), force)
+    } catch (error) {
+      maintenanceError = error
+    }
+    this.cache.set(keys.root, next)
+    return {
+      snapshot: next,
+      batch: batch.batch,
+      firstSeq: batch.first_seq,
+      ...(maintenanceError ? { maintenanceError } : {}),
+    }
+  }
+
+  /** Checkpoint (every N batches or after a history reset), rollup when due, then manifest. */
+  private async maintain(
+    keys: SessionKeys,
+    snapshot: SessionSnapshot,
+    historyReset: boolean,
+    force: boolean,
+  ): Promise<SessionSnapshot> {
+    let next = snapshot
+    if (next.batchesSinceCheckpoint >= this.checkpointEvery || historyReset) {
+      try {
+        await this.objects.put(
+          keys.checkpoint(next.lastBatch),
+          toBytes(serializeCheckpoint(checkpointOf(next))),
+          { ifNoneMatch: '*', contentType: 'application/json' },
+        )
+      } catch (error) {
+        if (!isTurnlineError(error, 'conflict')) throw error
+      }
+      next = { ...next, checkpointBatch: next.lastBatch, batchesSinceCheckpoint: 0 }
+    }
+    let rolled = rollupStateOf(next.manifest?.value)
+    if (rollupDue(next, rolled, force)) {
+      rolled = (await rollup(this.objects, keys, next, rolled, this.maxRetained)) ?? rolled
+    }
+    const manifest = await syncManifest(this.objects, keys, manifestOf(next, rolled), next.manifest)
+    if (manifest.value.last_batch > next.lastBatch) this.cache.delete(keys.root)
+    return { ...next, manifest }
+  }
+
+  /**
+   * The manifest as of the last committed batch. A manifest that lags the log (a writer
+   * stopped after its commit point) is repaired first, so callers never see it regress.
+   */
+  async manifest(ref: SessionRef, tipHint?: number | null): Promise<SessionManifest> {
+    const keys = this.keys(ref)
+    const stored = await this.objects.get(keys.manifest)
+    if (stored) {
+      const value = parseSessionManifest(stored.body)
+      const last = await probeLastBatch(
+        this.objects,
+        keys,
+        Math.max(value.last_batch, tipHint ?? -1),
+      )
+      if (last === value.last_batch && (value.status === 'active' || value.rolled_batch === last)) {
+        return value
+      }
+    }
+    const snapshot = await this.open(ref, tipHint)
+    const repaired = await this.maintain(keys, snapshot, false, snapshot.status === 'completed')
+    this.cache.set(keys.root, repaired)
+    return repaired.manifest?.value ?? manifestOf(repaired, rollupStateOf(undefined))
+  }
+
+  /** Events with seq ≥ fromSeq (at most `limit`), served during and after rollup. */
+  async readEvents(ref: SessionRef, fromSeq: number, limit = 1000): Promise<EventPage> {
+    const keys = this.keys(ref)
+    const stored = await this.objects.get(keys.manifest)
+    const manifest = stored ? parseSessionManifest(stored.body) : undefined
+    const lastBatch = await probeLastBatch(this.objects, keys, manifest?.last_batch ?? -1)
+    if (lastBatch < 0) throw new TurnlineError('not_found', `session ${ref.sessionId} not found`)
+    let nextSeq = (manifest?.last_seq ?? -1) + 1
+    if (!manifest || lastBatch > manifest.last_batch) {
+      const [last] = await readBatches(this.objects, keys, [lastBatch])
+      nextSeq = last ? last.first_seq + last.events.length : nextSeq
+    }
+    return readEvents(
+      this.objects,
+      keys,
+      { lastBatch, nextSeq, rollup: rollupStateOf(manifest) },
+      fromSeq,
+      limit,
+    )
+  }
+
+  /** Manifests of one workspace's sessions, in key order, paged. */
+  async list(
+    tenant: string,
+    workspace: string,
+    options: { cursor?: string; limit?: number } = {},
+  ): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
+    const root = workspaceSessionsPrefix(this.prefix, tenant, workspace)
+    const page = await this.objects.list(root, {
+      delimiter: '/',
+      limit: options.limit ?? 50,
+      ...(options.cursor ? { cursor: options.cursor } : {}),
+    })
+    const sessions: SessionManifest[] = []
+    for (const folder of page.prefixes) {
+      const object = await this.objects.get(`${folder}manifest.json`)
+      if (!object) continue
+      try {
+        sessions.push(parseSessionManifest(object.body))
+      } catch {
+        // an unreadable manifest is not listed; GET on the session reports why
+      }
+    }
+    return { sessions, ...(page.cursor ? { cursor: page.cursor } : {}) }
+  }
+
+  /** Every key of a session (for tests and tooling). */
+  async keysOf(ref: SessionRef): Promise<string[]> {
+    return (await listAll(this.objects, this.keys(ref).root)).objects.map((o) => o.key)
+  }
+
+  retention(
+    tenant: string,
+    workspace: string,
+    options: { preserve?: string[]; policy?: RetentionPolicy } = {},
+  ): Promise<RetentionResult> {
+    return applyRetention(
+      this.objects,
+      { prefix: this.prefix, tenant, workspace },
+      { now: this.clock.now(), ...options },
+    )
+  }
+}

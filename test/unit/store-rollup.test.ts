@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { parseVersionedLine } from '../../src/contract/serialize.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { parseTurnIndex } from '../../src/contract/turn-index.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
+
+const ref = { tenant: 't1', workspace: 'w1', sessionId: 'session-1' }
+const decode = (b: Uint8Array | undefined) => new TextDecoder().decode(b)
+
+async function grow(sessions: SessionStore, turns: number, from = 1) {
+  const events: ThreadEvent[] = []
+  for (let n = from; n < from + turns; n++) {
+    const e = turnEvents(n, 3)
+    await sessions.commit(await sessions.open(ref), { events: e })
+    events.push(...e)
+  }
+  return events
+}
+
+describe('events.jsonl rollup', () => {
+  it('rewrites geometrically: events.jsonl bytes written stay O(n)', async () => {
+    const inner = new MemoryObjectStore()
+    const rollupWrites: number[] = []
+    const store: ObjectStore = {
+      get: (key) => inner.get(key),
+      list: (prefix, options) => inner.list(prefix, options),
+      delete: (key) => inner.delete(key),
+      put: (key, body, options) => {
+        if (key.endsWith('/events.jsonl')) rollupWrites.push(body.byteLength)
+        return inner.put(key, body, options)
+      },
+    }
+    const sessions = new SessionStore({ store })
+    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    await grow(sessions, 300)
+    await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 300)] })
+    const final = (await inner.get(sessions.keys(ref).events))!.body.byteLength
+    const total = rollupWrites.reduce((a, b) => a + b, 0)
+    // rewrites at least double the file, plus one forced final rollup: at most 3× in the worst case
+    // (rolling up every turn would be ~150× here)
+    expect(total / final).toBeLessThanOrEqual(3)
+    expect(rollupWrites.length).toBeLessThanOrEqual(Math.ceil(Math.log2(1 + 300 * 5)) + 2)
+    const manifest = await sessions.manifest(ref)
+    expect(manifest.rolled_through).toBe(1 + 300 * 5 + 1)
+  })
+
+  it('keeps at most the cap in events.jsonl, cutting whole old turns, and rebases the index', async () => {
+    const store = new MemoryObjectStore()
+    const sessions = new SessionStore({ store, maxRetainedEvents: 40 })
+    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    const events = [threadStarted('thread-1'), ...(await grow(sessions, 30))]
+    const done = threadCompleted('thread-1', 30)
+    await sessions.commit(await sessions.open(ref), { events: [done] })
+    events.push(done)
+
+    const keys = sessions.keys(ref)
+    const text = decode((await store.get(keys.events))?.body)
+    const lines = text.trimEnd().split('\n')
+    expect(lines.length).toBeLessThanOrEqual(40)
+    expect(parseVersionedLine(lines[0]!).event).toEqual({ type: 'turn.started' })
+    const manifest = await sessions.manifest(ref)
+    expect(manifest.event_count).toBe(lines.length)
+    expect(manifest.rolled_head_seq).toBe(events.length - lines.length)
+    expect(lines.map((l) => parseVersionedLine(l).event)).toEqual(
+      events.slice(manifest.rolled_head_seq),
+    )
+
+    const index = parseTurnIndex((await store.get(keys.turnIndex))!.body)
+    const bytes = new TextEncoder().encode(text)
+    for (const entry of index.entries) {
+      const slice = decode(bytes.slice(entry.start_offset, entry.end_offset)).trimEnd().split('\n')
+      expect(slice).toHaveLength(entry.event_count)
+      expect(parseVersionedLine(slice[0]!).event.type).toBe('turn.started')
+      expect(parseVersionedLine(slice[slice.length - 1]!).event.type).toBe('turn.completed')
+    }
+    expect(index.entries[index.entries.length - 1]?.turn_number).toBe(30)
+    // the cut part is still readable from the batches
+    const page = await sessions.readEvents(ref, 0, 10)
+    expect(page.events.map((e) => e.line.event)).toEqual(events.slice(0, 10))
+  })
+
+  it('serves reads from batches while events.jsonl is ahead of the manifest (crash mid-rollup)', async () => {
+    const store = new MemoryObjectStore()
+    const sessions = new SessionStore({ store })
+    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    const events = [threadStarted('thread-1'), ...(await grow(sessions, 10))]
+    // Someone rewrote events.jsonl without recording it in the manifest.
+    const keys = sessions.keys(ref)
+    await store.put(keys.events, new TextEncoder().encode('{"garbage":true}\n'))
+    const fresh = new SessionStore({ store })
+    const page = await fresh.readEvents(ref, 0, 1000)
+    expect(page.events.map((e) => e.line.event)).toEqual(events)
+    // and the next rollup rebuilds the file from the batches
+    const more = await grow(fresh, 20, 11)
+    await fresh.commit(await fresh.open(ref), { events: [threadCompleted('thread-1', 30)] })
+    const lines = decode((await store.get(keys.events))?.body)
+      .trimEnd()
+      .split('\n')
+    expect(lines.map((l) => parseVersionedLine(l).event)).toEqual([
+      ...events,
+      ...more,
+      threadCompleted('thread-1', 30),
+    ])
+  })
+})
