@@ -2,7 +2,7 @@ import * as z from 'zod'
 import { TurnlineError } from '../errors.ts'
 import { decodeStoredText } from './corrupt-data.ts'
 import { HistoryMessageSchema } from './history-message.ts'
-import { fractionalNumbers, type NumberLexeme } from './json-scan.ts'
+import { fractionalNumbers, type NumberLexeme, valueSpan } from './json-scan.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
 import { parseVersionedValue, serializeVersioned } from './serialize.ts'
 import {
@@ -68,9 +68,13 @@ export function parseBatch(input: Uint8Array | string): Batch {
   requireVersion(doc, 'version', [BATCH_VERSION], WHAT)
   const fields = validateDocument(BatchFieldsSchema, doc, WHAT)
   const spelled = numbersByEvent(text)
-  const events = fields.events.map((entry, i) =>
-    parseVersionedValue(entry, undefined, spelled.get(i), `${WHAT} ${fields.batch} event ${i}`),
-  )
+  const events = fields.events.map((entry, i) => {
+    const source = () => {
+      const span = valueSpan(text, ['events', i, 'event'])
+      return span === undefined ? '' : text.slice(span.start, span.end)
+    }
+    return parseVersionedValue(entry, source, spelled.get(i), `${WHAT} ${fields.batch} event ${i}`)
+  })
   return { ...fields, events }
 }
 

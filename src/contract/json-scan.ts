@@ -46,16 +46,17 @@ export function fractionalNumbers(text: string): NumberLexeme[] {
 }
 
 /**
- * Span of the value of member `key` of the top-level object (the last one if repeated, as
- * JSON.parse keeps the last), or undefined when there is no such member.
+ * Span of the value at `path` (e.g. `['events', 3, 'event']`), or undefined when there is none.
+ * For a repeated member the last one wins, as with JSON.parse.
  */
-export function memberSpan(text: string, key: string): TextSpan | undefined {
+export function valueSpan(text: string, path: JsonPath): TextSpan | undefined {
   let span: TextSpan | undefined
   walk(text, (stack, start, end) => {
-    const top = stack[0]
-    if (stack.length === 1 && top !== undefined && !top.isArray && top.key === key) {
-      span = { start, end }
+    if (stack.length !== path.length) return
+    for (let depth = 0; depth < path.length; depth++) {
+      if (stack[depth]?.key !== path[depth]) return
     }
+    span = { start, end }
   })
   return span
 }

@@ -1,7 +1,7 @@
 import { TurnlineError } from '../errors.ts'
 import { corruptData, describeIssues, invalidShape, parseJsonText } from './corrupt-data.ts'
 import { formatF64 } from './f64-format.ts'
-import { fractionalNumbers, type JsonPath, memberSpan, type NumberLexeme } from './json-scan.ts'
+import { fractionalNumbers, type JsonPath, type NumberLexeme, valueSpan } from './json-scan.ts'
 import {
   encodeJsonString,
   encodeJsonValue,
@@ -227,7 +227,7 @@ export function parseVersionedLine(line: string): VersionedThreadEvent {
   const text = lineText(line)
   const value = parseJsonText(text, EVENT_LINE)
   const eventSource = () => {
-    const span = memberSpan(text, 'event')
+    const span = valueSpan(text, ['event'])
     return span === undefined ? '' : text.slice(span.start, span.end)
   }
   return parseVersionedValue(value, eventSource, fractionalNumbers(text), EVENT_LINE)

@@ -164,6 +164,20 @@ describe('corrupt stored documents', () => {
     )
   })
 
+  it('keeps an unknown event inside a batch byte for byte', () => {
+    const future = '{"type":"future.event","ratio":1.50,"keys":{"b":1,"10":2}}'
+    const withUnknown = batchText.replace(
+      '"events":[',
+      `"events":[{"schema_version":"0.12.0","event":${future}},`,
+    )
+    const parsed = parseBatch(withUnknown)
+    expect(parsed.events[0]?.event).toMatchObject({
+      type: 'unknown',
+      original_type: 'future.event',
+    })
+    expect(serializeBatch(parsed)).toBe(withUnknown)
+  })
+
   it('fields are checked: timestamps, counters, null optionals, the applied-intent window', () => {
     failsWith('corrupt_data', () => parseBatch(encode({ ...batch, committed_at: 'yesterday' })))
     failsWith('corrupt_data', () => parseBatch(encode({ ...batch, first_seq: -1 })))
