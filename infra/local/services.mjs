@@ -7,38 +7,28 @@
 //   node infra/local/services.mjs env      print `export TURNLINE_TEST_…=…` lines for a shell
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
-import { spawn } from 'node:child_process'
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import http from 'node:http'
-import net from 'node:net'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import {
+  findExecutable,
+  httpAnswers,
+  isAlive,
+  killGroup,
+  redisPongs,
+  runs,
+  SYSTEM_PATH,
+  startProcess,
+} from './processes.mjs'
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 export const tmpDir = path.join(repoRoot, '.tmp')
 export const devStateFile = path.join(tmpDir, 'services.json')
 export const motoRoot = process.env.TURNLINE_MOTO_ROOT || '/var/cache/turnline/moto-root'
 const S3_DEFAULTS = { region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test' }
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 /** What each recorded pid must be running before we signal it (guards against pid reuse). */
 const COMMAND_MARK = { moto: 'moto_server', redis: 'redis-server' }
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function findExecutable(name) {
-  const dirs = `${process.env.PATH ?? ''}:${SYSTEM_PATH}`.split(':').filter(Boolean)
-  return dirs.map((dir) => path.join(dir, name)).find((file) => existsSync(file)) ?? null
-}
 
 /** Checks that both services can start at all, before starting either. */
 function preflight() {
@@ -62,117 +52,6 @@ function preflight() {
   return { redis, chroot }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function httpAnswers(port) {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', timeout: 1000 }, (res) => {
-      res.resume()
-      resolve(true)
-    })
-    req.on('timeout', () => req.destroy())
-    req.on('error', () => resolve(false))
-  })
-}
-
-function redisPongs(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port })
-    let reply = ''
-    const done = (ok) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.on('connect', () => socket.write('PING\r\n'))
-    socket.on('data', (chunk) => {
-      reply += chunk
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'))
-    })
-    socket.on('error', () => done(false))
-  })
-}
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
-  }
-}
-
-function runs(pid, mark) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(mark)
-  } catch {
-    return false
-  }
-}
-
-async function killGroup(pid) {
-  const signal = (sig) => {
-    try {
-      process.kill(-pid, sig)
-    } catch {
-      try {
-        process.kill(pid, sig)
-      } catch {}
-    }
-  }
-  signal('SIGTERM')
-  for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100)
-  if (isAlive(pid)) signal('SIGKILL')
-  for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100)
-}
-
-function logTail(file) {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n')
-  } catch {
-    return '(no log)'
-  }
-}
-
-/** Starts one service on a free port; retries on another port if the first one was taken. */
-async function startOne({ name, command, args, env, probe, timeoutMs, logFile }) {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort()
-    const log = openSync(logFile, 'w')
-    const child = spawn(command, args(port), { detached: true, stdio: ['ignore', log, log], env })
-    closeSync(log)
-    child.unref()
-    let exit = null
-    child.on('exit', (code, signal) => (exit = signal ?? `exit code ${code}`))
-    child.on('error', (error) => (exit = error.message))
-    const deadline = Date.now() + timeoutMs
-    while (exit === null && Date.now() < deadline) {
-      if (await probe(port)) return { port, pid: child.pid }
-      await sleep(100)
-    }
-    if (child.pid !== undefined) await killGroup(child.pid)
-    const tail = logTail(logFile)
-    if (exit !== null && /address already in use/i.test(tail) && attempt < 3) continue
-    const why = exit === null ? `did not answer within ${timeoutMs / 1000} s` : `exited (${exit})`
-    throw new Error(`${name} on 127.0.0.1:${port} ${why}; log ${logFile}:\n${tail}`)
-  }
-}
-
 /**
  * Starts moto_server and redis-server, waits until both answer, records them in `stateFile`
  * and returns their coordinates. Throws (after stopping whatever did start) when either fails.
@@ -183,17 +62,21 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
   const logDir = path.join(tmpDir, 'logs')
   mkdirSync(logDir, { recursive: true })
   const tag = path.basename(stateFile, '.json')
+  const logs = {
+    moto: path.join(logDir, `${tag}-moto.log`),
+    redis: path.join(logDir, `${tag}-redis.log`),
+  }
   const started = await Promise.allSettled([
-    startOne({
+    startProcess({
       name: 'moto_server',
       command: bin.chroot,
       args: (port) => [motoRoot, 'moto_server', '-H', '127.0.0.1', '-p', String(port)],
       env: { PATH: SYSTEM_PATH, HOME: '/root', LC_ALL: 'C.UTF-8', PYTHONUNBUFFERED: '1' },
       probe: httpAnswers,
       timeoutMs: 30_000,
-      logFile: path.join(logDir, `${tag}-moto.log`),
+      logFile: logs.moto,
     }),
-    startOne({
+    startProcess({
       name: 'redis-server',
       command: bin.redis,
       args: (port) =>
@@ -208,7 +91,7 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
       env: process.env,
       probe: redisPongs,
       timeoutMs: 15_000,
-      logFile: path.join(logDir, `${tag}-redis.log`),
+      logFile: logs.redis,
     }),
   ])
   const [moto, redis] = started
@@ -222,6 +105,7 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
     redis: { url: `redis://127.0.0.1:${redis.value.port}` },
     pids: { moto: moto.value.pid, redis: redis.value.pid },
     owner,
+    logs,
   }
   writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`)
   return info
@@ -243,7 +127,7 @@ export function servicesRunning(info) {
   )
 }
 
-/** Stops the services recorded in `stateFile` and removes it. Returns the names stopped. */
+/** Stops the services recorded in `stateFile`, removes it and their logs. Returns the names stopped. */
 export async function stopServices(stateFile = devStateFile) {
   const info = readState(stateFile)
   const stopped = []
@@ -252,6 +136,7 @@ export async function stopServices(stateFile = devStateFile) {
     await killGroup(pid)
     stopped.push(name)
   }
+  for (const log of Object.values(info?.logs ?? {})) rmSync(log, { force: true })
   rmSync(stateFile, { force: true })
   return stopped
 }

@@ -59,7 +59,8 @@ step "debootstrap trixie into $root (takes a few minutes the first time)"
 if ! debootstrap --variant=minbase --include=python3-moto,python3-flask,python3-flask-cors \
   trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1; then
   # python3-cffi-backend can be left unconfigured by debootstrap; the next steps repair that.
-  step "debootstrap reported an error (log: $root.debootstrap.log); repairing in the chroot"
+  step "debootstrap reported an error (log: $root.debootstrap.log); repairing in the chroot:"
+  tail -n 2 "$root.debootstrap.log" | sed 's/^/    /'
 fi
 [ -x "$root/usr/bin/apt-get" ] || die "debootstrap left no usable system (see $root.debootstrap.log)"
 
