@@ -27,7 +27,7 @@ export interface SessionSnapshot {
   nextSeq: number
   /** Transcript of the current request segment. */
   history: HistoryMessage[]
-  /** Opaque state owned by the turn engine (the newest batch's `state`). */
+  /** Opaque state owned by the turn engine: each batch's `state` is shallow-merged over it. */
   state: Record<string, unknown> | undefined
   /** Newest applied intent ids, oldest first, at most APPLIED_INTENT_WINDOW. */
   appliedIntents: string[]
@@ -61,7 +61,7 @@ export function foldBatch(snapshot: SessionSnapshot, batch: Batch): SessionSnaps
     nextSeq: batch.first_seq + batch.events.length,
     updatedAt: batch.committed_at,
     history,
-    state: batch.state ?? snapshot.state,
+    state: batch.state ? { ...snapshot.state, ...batch.state } : snapshot.state,
     appliedIntents: mergeApplied(snapshot.appliedIntents, batch.applied_intents ?? []),
     batchesSinceCheckpoint: snapshot.batchesSinceCheckpoint + 1,
   }

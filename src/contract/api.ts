@@ -1,0 +1,64 @@
+import * as z from 'zod'
+import type { SessionConfig } from './session-config.ts'
+import type { ThreadEvent } from './thread-event.ts'
+import type { Usage } from './usage.ts'
+
+/** Request and response bodies of the HTTP API (v1). Requests are zod-validated at ingress. */
+
+export const TurnRequestSchema = z.strictObject({
+  /** The user message of this turn; optional when the turn continues (approval, waits). */
+  input: z.string().min(1).max(1_000_000).optional(),
+})
+export type TurnRequest = z.infer<typeof TurnRequestSchema>
+
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/
+
+export type TurnStatus = 'completed' | 'failed' | 'waiting' | 'awaiting_approval' | 'terminal'
+
+export interface TurnResponse {
+  turn_id: string
+  status: TurnStatus
+  /** Bare ThreadEvents committed by this turn, in order. */
+  events: ThreadEvent[]
+  /** Seq the next event of the session will get. */
+  next_seq: number
+  /** Non-fatal notices (budget warnings, pricing unavailable). */
+  warnings?: string[]
+}
+
+export interface CreateSessionResponse {
+  session_id: string
+  thread_id: string
+  status: 'active' | 'completed'
+}
+
+export interface SessionView {
+  session_id: string
+  thread_id: string
+  workspace: string
+  status: 'active' | 'completed'
+  created_at: string
+  updated_at: string
+  turn_count: number
+  event_count: number
+  last_seq: number
+  /** Model requests so far (thread.completed num_turns). */
+  num_turns: number
+  usage: Usage
+  total_cost_usd?: number
+  config: SessionConfig
+}
+
+export const ListSessionsQuerySchema = z.strictObject({
+  workspace: z.string().min(1).max(128).default('default'),
+  status: z.enum(['active', 'completed']).optional(),
+  cursor: z.string().min(1).max(2048).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+})
+export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>
+
+export const EventsQuerySchema = z.strictObject({
+  after: z.coerce.number().int().min(-1).optional(),
+  follow: z.enum(['0', '1', 'true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+})

@@ -1,0 +1,52 @@
+import type {
+  CreateSessionResponse,
+  ListSessionsQuery,
+  SessionView,
+  TurnRequest,
+  TurnResponse,
+} from '../contract/api.ts'
+import type { SessionConfigInput } from '../contract/session-config.ts'
+import type { ThreadEvent } from '../contract/thread-event.ts'
+import type { EventPage } from '../store/read-events.ts'
+
+/** Called for every event of a running turn, in commit order, before it is committed. */
+export type EventListener = (event: ThreadEvent, seq: number) => void
+
+export interface TurnOptions {
+  idempotencyKey?: string
+  /** Live events (SSE). The same events are in the response once committed. */
+  onEvent?: EventListener
+  signal?: AbortSignal
+}
+
+/**
+ * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
+ * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
+ */
+export interface SessionApi {
+  createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
+  listSessions(
+    tenant: string,
+    query: ListSessionsQuery,
+  ): Promise<{ sessions: SessionView[]; cursor?: string }>
+  getSession(tenant: string, sessionId: string): Promise<SessionView>
+  /** Steps one turn: 409 session_busy / session_completed as TurnlineErrors. */
+  stepTurn(
+    tenant: string,
+    sessionId: string,
+    request: TurnRequest,
+    options?: TurnOptions,
+  ): Promise<TurnResponse>
+  /** Ends the session with success (result = last assistant text). */
+  complete(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
+  /** Ends the session as cancelled. */
+  cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
+  /** Events with seq > after (after = -1 → from the start). */
+  readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
+  /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
+  exec(
+    tenant: string,
+    body: SessionConfigInput & { prompt: string },
+    options?: TurnOptions,
+  ): Promise<{ session_id: string; events: ThreadEvent[] }>
+}
