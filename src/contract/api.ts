@@ -32,7 +32,8 @@ export interface CreateSessionResponse {
   status: 'active' | 'completed'
 }
 
-export interface SessionView {
+/** A listed session: what its manifest says. */
+export interface SessionSummary {
   session_id: string
   thread_id: string
   workspace: string
@@ -42,6 +43,9 @@ export interface SessionView {
   turn_count: number
   event_count: number
   last_seq: number
+}
+
+export interface SessionView extends SessionSummary {
   /** Model requests so far (thread.completed num_turns). */
   num_turns: number
   usage: Usage

@@ -1,6 +1,7 @@
 import type {
   CreateSessionResponse,
   ListSessionsQuery,
+  SessionSummary,
   SessionView,
   TurnRequest,
   TurnResponse,
@@ -28,7 +29,7 @@ export interface SessionApi {
   listSessions(
     tenant: string,
     query: ListSessionsQuery,
-  ): Promise<{ sessions: SessionView[]; cursor?: string }>
+  ): Promise<{ sessions: SessionSummary[]; cursor?: string }>
   getSession(tenant: string, sessionId: string): Promise<SessionView>
   /** Steps one turn: 409 session_busy / session_completed as TurnlineErrors. */
   stepTurn(
