@@ -25,7 +25,7 @@ const reportFile = path.join(tmpDir, `vitest-report-${process.pid}.json`)
 const vitestArgs = process.argv.slice(2)
 
 let current = null // the step's child process, while one runs
-let services = null
+let starting = null // the services' start, once begun
 let stopping = null // the shutdown, once begun
 
 function header(text) {
@@ -49,7 +49,8 @@ function run(command, args, env = process.env) {
 /** Stops the services once; every caller waits for the same stop. */
 function shutdown() {
   stopping ??= (async () => {
-    if (!services) return
+    // A signal during the start waits for it, so that nothing started is left running.
+    if (!(await starting?.catch(() => null))) return
     const stopped = await stopServices(stateFile)
     console.log(stopped.length ? `stopped ${stopped.join(', ')}` : 'services already stopped')
   })()
@@ -102,8 +103,10 @@ async function main() {
   }
   const stale = await stopStaleServices()
   if (stale.length > 0) console.log(`stopped services left by an earlier run: ${stale.join(', ')}`)
+  let services
   try {
-    services = await startServices({ stateFile, owner: process.pid })
+    starting = startServices({ stateFile, owner: process.pid })
+    services = await starting
   } catch (error) {
     console.error(`error: ${error.message}`)
     return 1

@@ -99,7 +99,7 @@ export function requireServices(): TestServices {
   throw new Error(
     `S3 emulator and redis-server not running: ${env.join(', ')} unset ${state}. ` +
       'Run the tests with `npm test` (it starts them), or start them with ' +
-      '`npm run services:start` and then export the variables that ' +
-      '`node infra/local/services.mjs env` prints.',
+      '`npm run services:start` (found then through .tmp/services.json), or export the ' +
+      'variables that `node infra/local/services.mjs env` prints.',
   )
 }
