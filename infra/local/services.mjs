@@ -79,15 +79,11 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
     startProcess({
       name: 'redis-server',
       command: bin.redis,
-      args: (port) =>
-        ['--bind', '127.0.0.1', '--port', String(port), '--save', ''].concat([
-          '--appendonly',
-          'no',
-          '--daemonize',
-          'no',
-          '--dir',
-          tmpdir(),
-        ]),
+      // No persistence, no daemon: the process is ours to stop, and nothing outlives it.
+      args: (port) => [
+        ...['--bind', '127.0.0.1', '--port', String(port)],
+        ...['--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', tmpdir()],
+      ],
       env: process.env,
       probe: redisPongs,
       timeoutMs: 15_000,
