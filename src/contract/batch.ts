@@ -45,6 +45,8 @@ const BatchFieldsSchema = z.object({
   /** Validated one by one as versioned events after the rest of the document. */
   events: z.array(z.unknown()).min(1, 'a batch holds at least one event'),
   committed_at: Rfc3339Schema,
+  /** Random id of the commit attempt: tells our own retried PUT from another writer's. */
+  commit_id: z.string().min(1).max(64).optional(),
   turn_id: z.string().min(1).optional(),
   idempotency_key: z.string().min(1).optional(),
   history: HistoryDeltaSchema.optional(),

@@ -51,6 +51,7 @@ export async function commitBatch(
     first_seq: snapshot.nextSeq,
     events: input.events.map((event) => ({ schema_version: EVENT_SCHEMA_VERSION, event })),
     committed_at: committedAt,
+    commit_id: commitId(),
     ...(input.turnId ? { turn_id: input.turnId } : {}),
     ...(input.idempotencyKey ? { idempotency_key: input.idempotencyKey } : {}),
     ...(input.history ? { history: input.history } : {}),
@@ -74,6 +75,11 @@ export async function commitBatch(
     }
   }
   return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength }
+}
+
+function commitId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12))
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
 async function holds(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
