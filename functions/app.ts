@@ -1,0 +1,69 @@
+import { Hono } from 'hono'
+import type { SessionApi } from '../src/core/session-api.ts'
+import { TurnlineError } from '../src/errors.ts'
+import type { AppEnv, RouteContext } from './app-context.ts'
+import { type AuthConfig, createAuthenticator } from './auth.ts'
+import { DEFAULT_FOLLOW, type FollowOptions } from './event-feed.ts'
+import { type ErrorLog, errorResponse } from './http-errors.ts'
+import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
+import { execRoute } from './routes/exec-route.ts'
+import { metaRoutes } from './routes/meta-routes.ts'
+import { sessionRoutes } from './routes/session-routes.ts'
+import { turnRoutes } from './routes/turn-routes.ts'
+
+export interface AppOptions {
+  api: SessionApi
+  auth: AuthConfig
+  limits?: Partial<BodyLimits>
+  follow?: Partial<FollowOptions>
+  /** Structured log sink for faults (5xx); defaults to one JSON line on console.error. */
+  log?: ErrorLog
+  /** Shown in the OpenAPI document and the docs page. */
+  version?: string
+}
+
+export const API_VERSION = '0.1.0'
+
+const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
+
+/**
+ * The Turnline HTTP app (v1). Web-standard only, so the same app runs on Node, Deno, workerd
+ * and Lambda; the runtime entries build its dependencies (functions/deps.ts) and serve it.
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const log = options.log ?? defaultLog
+  const ctx: RouteContext = {
+    api: options.api,
+    limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
+    follow: { ...DEFAULT_FOLLOW, ...options.follow },
+    log,
+  }
+  const authenticate = createAuthenticator(options.auth)
+  const app = new Hono<AppEnv>()
+
+  app.onError((error) => errorResponse(error, log))
+  // Hono hands only Error instances to onError; anything else thrown is caught here.
+  app.use('*', async (c, next) => {
+    try {
+      await next()
+    } catch (error) {
+      c.res = errorResponse(error, log)
+    }
+  })
+  app.notFound((c) =>
+    errorResponse(
+      new TurnlineError('not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`),
+      log,
+    ),
+  )
+
+  app.route('/', metaRoutes(options.version ?? API_VERSION))
+  app.use('/v1/*', async (c, next) => {
+    c.set('tenant', await authenticate(c.req.header('authorization')))
+    await next()
+  })
+  app.route('/v1', sessionRoutes(ctx))
+  app.route('/v1', turnRoutes(ctx))
+  app.route('/v1', execRoute(ctx))
+  return app
+}

@@ -1,0 +1,65 @@
+/** `GET /docs`: a small self-contained page listing the routes (no external assets). */
+
+const ROUTES: [method: string, path: string, text: string][] = [
+  [
+    'POST',
+    '/v1/sessions',
+    'Create a session (body: session config) → 201 {session_id, thread_id, status}',
+  ],
+  ['GET', '/v1/sessions', 'List sessions: ?workspace&status&cursor&limit'],
+  ['GET', '/v1/sessions/{id}', 'One session: status, counters, usage, config'],
+  [
+    'POST',
+    '/v1/sessions/{id}/turns',
+    'Step one turn: {input?}, header Idempotency-Key; JSON, or SSE with Accept: text/event-stream',
+  ],
+  [
+    'GET',
+    '/v1/sessions/{id}/events',
+    'Events: ?after&limit&follow=1; NDJSON {seq, schema_version, event}, or SSE (Last-Event-ID resumes)',
+  ],
+  ['POST', '/v1/sessions/{id}/complete', 'End the session with success'],
+  ['POST', '/v1/sessions/{id}/cancel', 'End the session as cancelled'],
+  [
+    'POST',
+    '/v1/exec',
+    'Exec mode: session config + prompt → bare ThreadEvent NDJSON to thread.completed',
+  ],
+  ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
+  ['GET', '/docs', 'This page'],
+  ['GET', '/healthz', 'Liveness'],
+]
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+export function docsPage(version: string): string {
+  const rows = ROUTES.map(
+    ([method, path, text]) =>
+      `<tr><td class="m">${method}</td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(text)}</td></tr>`,
+  ).join('\n')
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Turnline API</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%}td{border-top:1px solid #ddd;padding:.4rem .6rem;vertical-align:top}
+td.m{font-weight:600;font-family:monospace}code{font-size:14px}
+</style>
+</head>
+<body>
+<h1>Turnline API <small>${escapeHtml(version)}</small></h1>
+<p>The VT Code agent-loop contract (event schema 0.11.0) over HTTP, one turn per call.
+Authenticate with <code>Authorization: Bearer &lt;key&gt;</code> (not needed in single-tenant mode).
+Errors are <code>{"error":{"code","message","details?"}}</code>.
+The full contract is the <a href="/v1/openapi.json">OpenAPI document</a>.</p>
+<table>
+${rows}
+</table>
+</body>
+</html>
+`
+}

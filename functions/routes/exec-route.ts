@@ -1,0 +1,46 @@
+import { Hono } from 'hono'
+import * as z from 'zod'
+import { serializeEvent } from '../../src/contract/serialize.ts'
+import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
+import { bareLine, NDJSON_TYPE, streamHeaders } from '../event-framing.ts'
+import { errorResponse, mapError } from '../http-errors.ts'
+import { liveResponse } from '../live-stream.ts'
+import { rejectQuery } from '../request-input.ts'
+
+/** `POST /v1/exec` body: a session config plus the prompt of its one turn. */
+export const ExecRequestSchema = SessionConfigSchema.extend({
+  prompt: z.string().min(1).max(1_000_000),
+})
+
+/**
+ * Exec mode, like `vtcode exec --json`: creates a session, runs one turn with the prompt,
+ * completes it, and streams bare ThreadEvent lines as they happen, ending at thread.completed.
+ * A fault after the stream started is reported as a VT Code `error` event line.
+ */
+export function execRoute(ctx: RouteContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.post('/exec', async (c) => {
+    rejectQuery(c.req.url)
+    const body = await validBody(c, ctx, ExecRequestSchema)
+    const tenant = c.get('tenant')
+    let streamed = 0
+    return liveResponse({
+      run: (push) =>
+        ctx.api.exec(tenant, body, {
+          onEvent: (event) => {
+            streamed += 1
+            push(bareLine(event))
+          },
+        }),
+      tail: (result) => result.events.slice(streamed).map(bareLine).join(''),
+      failure: (error) => {
+        const { message } = mapError(error, ctx.log).body.error
+        return `${serializeEvent({ type: 'error', message })}\n`
+      },
+      errorResponse: (error) => errorResponse(error, ctx.log),
+      headers: streamHeaders(NDJSON_TYPE),
+    })
+  })
+  return routes
+}

@@ -1,0 +1,26 @@
+import { Hono } from 'hono'
+import type { AppEnv } from '../app-context.ts'
+import { docsPage } from '../docs-page.ts'
+import { JSON_TYPE } from '../event-framing.ts'
+import { openApiJson } from '../openapi.ts'
+
+/** Unauthenticated routes: health, the OpenAPI document and the docs page. */
+export function metaRoutes(version: string): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.get('/healthz', () => Response.json({ status: 'ok' }))
+  routes.get(
+    '/v1/openapi.json',
+    () => new Response(openApiJson(version), { headers: { 'content-type': JSON_TYPE } }),
+  )
+  routes.get(
+    '/docs',
+    () =>
+      new Response(docsPage(version), {
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+        },
+      }),
+  )
+  return routes
+}

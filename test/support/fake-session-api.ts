@@ -1,0 +1,247 @@
+import type {
+  CreateSessionResponse,
+  ListSessionsQuery,
+  SessionView,
+  TurnRequest,
+  TurnResponse,
+} from '../../src/contract/api.ts'
+import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
+import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { ZERO_USAGE } from '../../src/contract/usage.ts'
+import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import { TurnlineError } from '../../src/errors.ts'
+import type { EventPage } from '../../src/store/read-events.ts'
+
+/**
+ * A small in-memory SessionApi for tests of the pure HTTP concerns (routing, validation, error
+ * mapping, auth, framing). It is not the engine: a turn echoes its input as an agent message.
+ * Tenant-scoped like the real one: another tenant's session is not_found.
+ */
+interface FakeSession {
+  tenant: string
+  id: string
+  events: ThreadEvent[]
+  status: 'active' | 'completed'
+  config: ReturnType<typeof SessionConfigSchema.parse>
+  busy: boolean
+  turns: number
+}
+
+const usage = {
+  input_tokens: 3,
+  cached_input_tokens: 1,
+  cache_creation_tokens: 0,
+  output_tokens: 2,
+}
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export class FakeSessionApi implements SessionApi {
+  readonly sessions = new Map<string, FakeSession>()
+  /** Method names called, in order. */
+  readonly calls: string[] = []
+  /** Wait before each live event of a turn (streaming tests). */
+  eventDelayMs = 0
+  /** Thrown by the next call of any method (then cleared). */
+  failNext: unknown
+  /** Thrown by the next turn after its first live event (mid-stream failure). */
+  failMidTurn: unknown
+  private readonly idempotent = new Map<string, TurnResponse>()
+  private counter = 0
+
+  private take(method: string): void {
+    this.calls.push(method)
+    const failure = this.failNext
+    if (failure !== undefined) {
+      this.failNext = undefined
+      throw failure
+    }
+  }
+
+  private find(tenant: string, sessionId: string): FakeSession {
+    const session = this.sessions.get(sessionId)
+    if (!session || session.tenant !== tenant) {
+      throw new TurnlineError('not_found', `session ${sessionId} not found`)
+    }
+    return session
+  }
+
+  async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
+    this.take('createSession')
+    this.counter += 1
+    const id = `session-${this.counter}`
+    const config = SessionConfigSchema.parse(body)
+    this.sessions.set(id, {
+      tenant,
+      id,
+      events: [{ type: 'thread.started', thread_id: id }],
+      status: 'active',
+      config,
+      busy: false,
+      turns: 0,
+    })
+    return { session_id: id, thread_id: id, status: 'active' }
+  }
+
+  async listSessions(tenant: string, query: ListSessionsQuery) {
+    this.take('listSessions')
+    const views = [...this.sessions.values()]
+      .filter((s) => s.tenant === tenant && s.config.workspace === query.workspace)
+      .filter((s) => query.status === undefined || s.status === query.status)
+      .map((s) => this.view(s))
+    return { sessions: views.slice(0, query.limit) }
+  }
+
+  async getSession(tenant: string, sessionId: string): Promise<SessionView> {
+    this.take('getSession')
+    return this.view(this.find(tenant, sessionId))
+  }
+
+  private view(s: FakeSession): SessionView {
+    const now = '2026-01-01T00:00:00Z'
+    return {
+      session_id: s.id,
+      thread_id: s.id,
+      workspace: s.config.workspace,
+      status: s.status,
+      created_at: now,
+      updated_at: now,
+      turn_count: s.turns,
+      event_count: s.events.length,
+      last_seq: s.events.length - 1,
+      num_turns: s.turns,
+      usage: ZERO_USAGE,
+      config: s.config,
+    }
+  }
+
+  /** Appends events one by one, announcing each live; the "commit" is the append. */
+  private async run(s: FakeSession, events: ThreadEvent[], options: TurnOptions): Promise<number> {
+    const first = s.events.length
+    for (const [i, event] of events.entries()) {
+      if (this.eventDelayMs > 0) await delay(this.eventDelayMs)
+      options.onEvent?.(event, first + i)
+      if (i === 0 && this.failMidTurn !== undefined) {
+        const failure = this.failMidTurn
+        this.failMidTurn = undefined
+        throw failure
+      }
+    }
+    s.events.push(...events)
+    return first
+  }
+
+  async stepTurn(
+    tenant: string,
+    sessionId: string,
+    request: TurnRequest,
+    options: TurnOptions = {},
+  ): Promise<TurnResponse> {
+    this.take('stepTurn')
+    const s = this.find(tenant, sessionId)
+    const key = options.idempotencyKey && `${tenant}:${options.idempotencyKey}`
+    const replay = key ? this.idempotent.get(key) : undefined
+    if (replay) return replay
+    if (s.status === 'completed') {
+      throw new TurnlineError('session_completed', `session ${sessionId} is completed`)
+    }
+    if (s.busy) {
+      throw new TurnlineError('session_busy', 'a turn is running', { retryAfter: 2 })
+    }
+    s.busy = true
+    try {
+      const events: ThreadEvent[] = [
+        { type: 'turn.started' },
+        {
+          type: 'item.completed',
+          item: { id: `item_${s.turns}`, type: 'agent_message', text: request.input ?? '' },
+        },
+        { type: 'turn.completed', usage },
+      ]
+      await this.run(s, events, options)
+      s.turns += 1
+      const response: TurnResponse = {
+        turn_id: `turn-${s.turns}`,
+        status: 'completed',
+        events,
+        next_seq: s.events.length,
+      }
+      if (key) this.idempotent.set(key, response)
+      return response
+    } finally {
+      s.busy = false
+    }
+  }
+
+  private async finish(
+    tenant: string,
+    sessionId: string,
+    subtype: 'success' | 'cancelled',
+    options: TurnOptions,
+  ): Promise<TurnResponse> {
+    const s = this.find(tenant, sessionId)
+    if (s.status === 'completed') {
+      throw new TurnlineError('session_completed', `session ${sessionId} is completed`)
+    }
+    const event: ThreadEvent = {
+      type: 'thread.completed',
+      thread_id: s.id,
+      session_id: s.id,
+      subtype,
+      outcome_code: subtype,
+      usage: ZERO_USAGE,
+      num_turns: s.turns,
+    }
+    await this.run(s, [event], options)
+    s.status = 'completed'
+    return {
+      turn_id: `end-${s.id}`,
+      status: 'terminal',
+      events: [event],
+      next_seq: s.events.length,
+    }
+  }
+
+  async complete(tenant: string, sessionId: string, options: TurnOptions = {}) {
+    this.take('complete')
+    return this.finish(tenant, sessionId, 'success', options)
+  }
+
+  async cancel(tenant: string, sessionId: string, options: TurnOptions = {}) {
+    this.take('cancel')
+    return this.finish(tenant, sessionId, 'cancelled', options)
+  }
+
+  async readEvents(
+    tenant: string,
+    sessionId: string,
+    after: number,
+    limit: number,
+  ): Promise<EventPage> {
+    this.take('readEvents')
+    const s = this.find(tenant, sessionId)
+    const start = Math.max(0, after + 1)
+    const slice = s.events.slice(start, start + limit)
+    const events = slice.map((event, i) => ({
+      seq: start + i,
+      line: { schema_version: EVENT_SCHEMA_VERSION, event },
+    }))
+    const nextSeq = start + slice.length
+    return { events, nextSeq, complete: nextSeq >= s.events.length }
+  }
+
+  async exec(
+    tenant: string,
+    body: SessionConfigInput & { prompt: string },
+    options: TurnOptions = {},
+  ): Promise<{ session_id: string; events: ThreadEvent[] }> {
+    const { prompt, ...config } = body
+    const created = await this.createSession(tenant, config)
+    const s = this.find(tenant, created.session_id)
+    const [started] = s.events
+    if (started) options.onEvent?.(started, 0)
+    await this.stepTurn(tenant, s.id, { input: prompt }, options)
+    await this.complete(tenant, s.id, options)
+    return { session_id: s.id, events: [...s.events] }
+  }
+}
