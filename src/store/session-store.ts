@@ -101,8 +101,15 @@ export class SessionStore {
     return snapshot
   }
 
-  /** Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first. */
-  async commit(snapshot: SessionSnapshot, input: CommitInput): Promise<CommitResult> {
+  /**
+   * Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first.
+   * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
+   */
+  async commit(
+    snapshot: SessionSnapshot,
+    input: CommitInput,
+    options: { maintain?: boolean } = {},
+  ): Promise<CommitResult> {
     const keys = this.keys(snapshot.ref)
     const now = new Date(this.clock.now()).toISOString()
     let committed: Awaited<ReturnType<typeof commitBatch>>
@@ -116,10 +123,12 @@ export class SessionStore {
     const force = committed.snapshot.status === 'completed'
     let next = committed.snapshot
     let maintenanceError: unknown
-    try {
-      next = await this.maintain(keys, next, Boolean(batch.history?.reset), force)
-    } catch (error) {
-      maintenanceError = error
+    if (options.maintain !== false || force) {
+      try {
+        next = await this.maintain(keys, next, Boolean(batch.history?.reset), force)
+      } catch (error) {
+        maintenanceError = error
+      }
     }
     this.cache.set(keys.root, next)
     return {
@@ -202,6 +211,21 @@ export class SessionStore {
       fromSeq,
       limit,
     )
+  }
+
+  /** The events of batches `from`..`to` (inclusive), e.g. to answer a retried turn. */
+  async batchEvents(
+    ref: SessionRef,
+    from: number,
+    to: number,
+  ): Promise<{ events: ThreadEvent[]; nextSeq: number }> {
+    const numbers = Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i)
+    const batches = await readBatches(this.objects, this.keys(ref), numbers)
+    const last = batches[batches.length - 1]
+    return {
+      events: batches.flatMap((batch) => batch.events.map((line) => line.event as ThreadEvent)),
+      nextSeq: last ? last.first_seq + last.events.length : 0,
+    }
   }
 
   /** Manifests of one workspace's sessions, in key order, paged. */

@@ -1,0 +1,79 @@
+import * as z from 'zod'
+import { TurnlineError } from '../errors.ts'
+import { SessionConfigSchema } from './session-config.ts'
+import { UsageSchema } from './usage.ts'
+
+/**
+ * The turn engine's state, kept in each batch's `state` (shallow-merged by the store) and in
+ * checkpoints. `config` is written once, by batch 0; later batches carry only what changed.
+ */
+export const ENGINE_STATE_VERSION = 1
+
+const Count = z.number().int().nonnegative()
+
+/** A tool call committed before it ran; resolved (output recorded) before the turn goes on. */
+export const PendingCallSchema = z.object({
+  item_id: z.string(),
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  arguments: z.string(),
+})
+export type PendingCall = z.infer<typeof PendingCallSchema>
+
+/** A turn that committed part of its work and has not ended yet (crash, wait, approval). */
+export const OpenTurnSchema = z.object({
+  turn_id: z.string(),
+  idempotency_key: z.string().optional(),
+  pending_calls: z.array(PendingCallSchema),
+  /** Usage of the turn so far. */
+  usage: UsageSchema,
+  tool_loops: Count,
+})
+export type OpenTurn = z.infer<typeof OpenTurnSchema>
+
+/** Where a finished turn's batches are, so a retried Idempotency-Key can be answered. */
+export const TurnRecordSchema = z.object({
+  key: z.string(),
+  turn_id: z.string(),
+  status: z.enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal']),
+  first_batch: Count,
+  last_batch: Count,
+  warnings: z.array(z.string()).optional(),
+})
+export type TurnRecord = z.infer<typeof TurnRecordSchema>
+export const RECENT_TURN_RECORDS = 16
+
+export const EngineStateSchema = z.object({
+  engine_version: z.literal(ENGINE_STATE_VERSION),
+  config: SessionConfigSchema,
+  usage: UsageSchema,
+  /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
+  model_requests: Count,
+  cost_usd: z.number().nonnegative().optional(),
+  budget_warned: z.boolean(),
+  pricing_warned: z.boolean(),
+  item_counter: Count,
+  turn_counter: Count,
+  last_assistant_text: z.string().optional(),
+  last_stop_reason: z.string().optional(),
+  /** Message of the last turn.failed, cleared by a completed turn. */
+  last_failure: z.string().optional(),
+  open_turn: OpenTurnSchema.nullable().optional(),
+  recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
+})
+export type EngineState = z.infer<typeof EngineStateSchema>
+
+export function parseEngineState(value: unknown): EngineState {
+  const result = EngineStateSchema.safeParse(value)
+  if (result.success) return result.data
+  const versionOk =
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { engine_version?: unknown }).engine_version === ENGINE_STATE_VERSION
+  throw new TurnlineError(
+    versionOk ? 'corrupt_data' : 'unsupported_version',
+    versionOk
+      ? `session engine state is invalid: ${z.prettifyError(result.error)}`
+      : `session engine state has an unknown version (expected ${ENGINE_STATE_VERSION})`,
+  )
+}

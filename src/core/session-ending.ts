@@ -1,0 +1,68 @@
+import type { TurnResponse } from '../contract/api.ts'
+import { parseEngineState } from '../contract/engine-state.ts'
+import { TurnlineError } from '../errors.ts'
+import type { SessionRef } from '../store/session-ref.ts'
+import type { ServiceDeps } from './service-deps.ts'
+import type { TurnOptions } from './session-api.ts'
+import type { Completion } from './thread-completion.ts'
+import { threadCompletedEvent } from './thread-completion.ts'
+import { closeOpenTurn } from './turn-closing.ts'
+import { completedError, replay } from './turn-replay.ts'
+import { TurnWriter } from './turn-writer.ts'
+import { withLease } from './with-lease.ts'
+
+/**
+ * `complete` ends the session with success — or, honestly, error_during_execution when its last
+ * turn failed; `cancel` ends it as cancelled, failing any open turn's unanswered tool calls.
+ * thread.completed is the last event; the commit rolls events.jsonl up completely.
+ */
+export async function endSession(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  mode: 'complete' | 'cancel',
+  options: TurnOptions = {},
+): Promise<TurnResponse> {
+  const key = options.idempotencyKey
+  return withLease(deps, ref, key, async (_lease, snapshot) => {
+    const state = structuredClone(parseEngineState(snapshot.state))
+    const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
+    if (known) return { response: await replay(deps, ref, known), record: known }
+    if (snapshot.status === 'completed') throw completedError(ref)
+    const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
+    const open = state.open_turn ?? undefined
+    if (open) {
+      if (mode === 'complete') {
+        throw new TurnlineError(
+          'conflict',
+          `${open.turn_id} is still open (its tool calls have no result yet): run a turn to finish it, or cancel`,
+        )
+      }
+      closeOpenTurn(writer.dispatcher, writer.history, open, 'cancelled')
+      state.open_turn = null
+    }
+    const completion: Completion =
+      mode === 'cancel'
+        ? { subtype: 'cancelled', outcomeCode: 'cancelled' }
+        : state.last_failure
+          ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
+          : { subtype: 'success', outcomeCode: 'success' }
+    const stopReason =
+      completion.subtype === 'error_during_execution' ? state.last_failure : undefined
+    writer.dispatcher.emit(
+      threadCompletedEvent(snapshot.threadId, ref.sessionId, state, completion, stopReason),
+    )
+    const turnId = open?.turn_id ?? `turn-${state.turn_counter}`
+    const record = writer.remember({ turn_id: turnId, status: 'terminal' })
+    await writer.commit(turnId, true)
+    return {
+      response: {
+        turn_id: turnId,
+        status: 'terminal',
+        events: writer.dispatcher.all(),
+        next_seq: writer.snapshot.nextSeq,
+      },
+      record,
+      tip: writer.snapshot.lastBatch,
+    }
+  })
+}

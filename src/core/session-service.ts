@@ -1,0 +1,195 @@
+import * as z from 'zod'
+import type {
+  CreateSessionResponse,
+  ListSessionsQuery,
+  SessionSummary,
+  SessionView,
+  TurnRequest,
+  TurnResponse,
+} from '../contract/api.ts'
+import type { EngineState } from '../contract/engine-state.ts'
+import { ENGINE_STATE_VERSION, parseEngineState } from '../contract/engine-state.ts'
+import type { SessionConfigInput } from '../contract/session-config.ts'
+import { SessionConfigSchema } from '../contract/session-config.ts'
+import type { SessionManifest } from '../contract/session-manifest.ts'
+import type { ThreadEvent } from '../contract/thread-event.ts'
+import { ZERO_USAGE } from '../contract/usage.ts'
+import { TurnlineError } from '../errors.ts'
+import type { EventPage } from '../store/read-events.ts'
+import { SessionLocator } from '../store/session-locator.ts'
+import { assertToolAllowed } from './http-tool-call.ts'
+import type { ServiceDeps } from './service-deps.ts'
+import type { SessionApi, TurnOptions } from './session-api.ts'
+import { endSession } from './session-ending.ts'
+import { httpToolCatalog } from './tool-catalog.ts'
+import { stepTurn } from './turn-stepper.ts'
+
+/** The turn engine behind the HTTP API: stateless per call, all state in the store. */
+export class SessionService implements SessionApi {
+  private readonly locator: SessionLocator
+  private creates = 0
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly options: { prefix?: string; retentionEvery?: number } = {},
+  ) {
+    this.locator = new SessionLocator(deps.sessions.objects, options.prefix ?? '')
+  }
+
+  async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
+    const config = parseConfig(body)
+    httpToolCatalog(config.tools)
+    for (const tool of config.tools) assertToolAllowed(this.deps.tools, tool)
+    const now = this.deps.clock.now()
+    const sessionId = newSessionId(now, this.deps.ids.token())
+    const ref = { tenant, workspace: config.workspace, sessionId }
+    const state: EngineState = {
+      engine_version: ENGINE_STATE_VERSION,
+      config,
+      usage: { ...ZERO_USAGE },
+      model_requests: 0,
+      budget_warned: false,
+      pricing_warned: false,
+      item_counter: 0,
+      turn_counter: 0,
+      open_turn: null,
+      recent_turns: [],
+    }
+    await this.locator.register(ref, new Date(now).toISOString())
+    await this.deps.sessions.create(ref, sessionId, {
+      events: [{ type: 'thread.started', thread_id: sessionId }],
+      state,
+    })
+    if (++this.creates % (this.options.retentionEvery ?? 25) === 0) {
+      await this.deps.sessions
+        .retention(tenant, config.workspace, { preserve: [sessionId] })
+        .catch((error) =>
+          (this.deps.log ?? console.warn)({ msg: 'retention failed', error: String(error) }),
+        )
+    }
+    return { session_id: sessionId, thread_id: sessionId, status: 'active' }
+  }
+
+  async listSessions(tenant: string, query: ListSessionsQuery) {
+    const page = await this.deps.sessions.list(tenant, query.workspace, {
+      limit: query.limit,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    })
+    const sessions = page.sessions
+      .filter((m) => m.tenant === tenant && (!query.status || m.status === query.status))
+      .map(summary)
+    return { sessions, ...(page.cursor ? { cursor: page.cursor } : {}) }
+  }
+
+  async getSession(tenant: string, sessionId: string): Promise<SessionView> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const snapshot = await this.deps.sessions.open(ref)
+    const state = parseEngineState(snapshot.state)
+    const manifest = snapshot.manifest?.value
+    return {
+      session_id: sessionId,
+      thread_id: snapshot.threadId,
+      workspace: ref.workspace,
+      status: snapshot.status,
+      created_at: snapshot.createdAt,
+      updated_at: snapshot.updatedAt,
+      turn_count: snapshot.turnCount,
+      event_count: snapshot.nextSeq - (manifest?.rolled_head_seq ?? 0),
+      last_seq: snapshot.nextSeq - 1,
+      num_turns: state.model_requests,
+      usage: state.usage,
+      ...(state.cost_usd !== undefined ? { total_cost_usd: state.cost_usd } : {}),
+      config: state.config,
+    }
+  }
+
+  async stepTurn(
+    tenant: string,
+    sessionId: string,
+    request: TurnRequest,
+    options?: TurnOptions,
+  ): Promise<TurnResponse> {
+    return stepTurn(this.deps, await this.locator.locate(tenant, sessionId), request, options)
+  }
+
+  async complete(tenant: string, sessionId: string, options?: TurnOptions) {
+    return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'complete', options)
+  }
+
+  async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
+    return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async readEvents(
+    tenant: string,
+    sessionId: string,
+    after: number,
+    limit: number,
+  ): Promise<EventPage> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    return this.deps.sessions.readEvents(ref, after + 1, limit)
+  }
+
+  async exec(
+    tenant: string,
+    body: SessionConfigInput & { prompt: string },
+    options: TurnOptions = {},
+  ) {
+    const { prompt, ...config } = body
+    if (typeof prompt !== 'string' || prompt.length === 0) {
+      throw new TurnlineError('invalid_input', 'prompt is required', {
+        details: { field: 'prompt' },
+      })
+    }
+    const created = await this.createSession(tenant, config)
+    const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
+    options.onEvent?.(events[0] as ThreadEvent, 0)
+    const turn = await this.stepTurn(tenant, created.session_id, { input: prompt }, options)
+    events.push(...turn.events)
+    if (turn.status !== 'terminal') {
+      const end = await this.complete(tenant, created.session_id, {
+        ...options,
+        idempotencyKey: undefined,
+      })
+      events.push(...end.events)
+    }
+    return { session_id: created.session_id, events }
+  }
+}
+
+function parseConfig(body: SessionConfigInput) {
+  const result = SessionConfigSchema.safeParse(body)
+  if (result.success) return result.data
+  throw new TurnlineError(
+    'invalid_input',
+    `invalid session settings: ${z.prettifyError(result.error)}`,
+    {
+      details: {
+        issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      },
+    },
+  )
+}
+
+function summary(m: SessionManifest): SessionSummary {
+  return {
+    session_id: m.session_id,
+    thread_id: m.thread_id,
+    workspace: m.workspace,
+    status: m.status,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    turn_count: m.turn_count,
+    event_count: m.event_count,
+    last_seq: m.last_seq,
+  }
+}
+
+/** VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<random hex>`. */
+function newSessionId(now: number, token: string): string {
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')
+  return `session-${stamp}-${token.slice(0, 16)}`
+}

@@ -1,0 +1,44 @@
+import { Validator } from '@cfworker/json-schema'
+
+export type ArgumentCheck =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; reason: string }
+
+const validators = new WeakMap<object, Validator>()
+
+/**
+ * Parses the model's raw argument text and validates it against the tool's JSON Schema
+ * (draft 2020-12, no code generation, so it runs in workerd). The reason is written for the
+ * model: it is told exactly what was wrong so it can call again.
+ */
+export function checkArguments(raw: string, schema: Record<string, unknown>): ArgumentCheck {
+  let value: unknown
+  try {
+    value = raw.trim() === '' ? {} : JSON.parse(raw)
+  } catch (error) {
+    return { ok: false, reason: `arguments are not valid JSON: ${(error as Error).message}` }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: 'arguments must be a JSON object' }
+  }
+  let validator = validators.get(schema)
+  if (!validator) {
+    validator = new Validator(
+      schema as ConstructorParameters<typeof Validator>[0],
+      '2020-12',
+      false,
+    )
+    validators.set(schema, validator)
+  }
+  const result = validator.validate(value)
+  if (result.valid) return { ok: true, value: value as Record<string, unknown> }
+  const problems = result.errors
+    .filter((e) => e.error && !e.error.startsWith('Property'))
+    .slice(0, 5)
+    .map((e) => `${e.instanceLocation || '#'}: ${e.error}`)
+  const fallback = result.errors.slice(0, 5).map((e) => `${e.instanceLocation || '#'}: ${e.error}`)
+  return {
+    ok: false,
+    reason: `arguments do not match the tool's schema: ${(problems.length ? problems : fallback).join('; ')}`,
+  }
+}

@@ -1,0 +1,146 @@
+import type { TurnRequest, TurnResponse, TurnStatus } from '../contract/api.ts'
+import type { EngineState, OpenTurn, TurnRecord } from '../contract/engine-state.ts'
+import {
+  parseEngineState,
+  RECENT_TURN_RECORDS,
+  TurnRecordSchema,
+} from '../contract/engine-state.ts'
+import { ZERO_USAGE } from '../contract/usage.ts'
+import { TurnlineError } from '../errors.ts'
+import type { Lease } from '../ports/coordinator.ts'
+import type { SessionRef } from '../store/session-ref.ts'
+import type { SessionSnapshot } from '../store/session-snapshot.ts'
+import { resolveModelSettings } from './model-settings.ts'
+import type { ServiceDeps } from './service-deps.ts'
+import type { TurnOptions } from './session-api.ts'
+import { threadCompletedEvent } from './thread-completion.ts'
+import { httpToolCatalog } from './tool-catalog.ts'
+import { closeOpenTurn } from './turn-closing.ts'
+import type { TurnEnd } from './turn-loop.ts'
+import { runTurnLoop } from './turn-loop.ts'
+import { completedError, replay } from './turn-replay.ts'
+import { TurnWriter } from './turn-writer.ts'
+import { withLease } from './with-lease.ts'
+
+/**
+ * One turn per call: lease → rehydrate → (replay | continue the open turn | start a new one) →
+ * model ↔ tool loop → commit → release with tip and idempotency record. Invocations of
+ * side-effecting tools are committed before the tools run.
+ */
+export async function stepTurn(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  request: TurnRequest,
+  options: TurnOptions = {},
+): Promise<TurnResponse> {
+  const key = options.idempotencyKey
+  return withLease(deps, ref, key, async (lease, snapshot) => {
+    const state = structuredClone(parseEngineState(snapshot.state))
+    if (key) {
+      const record = state.recent_turns.find((r) => r.key === key)
+      if (record) return { response: await replay(deps, ref, record), record }
+    }
+    if (snapshot.status === 'completed') throw completedError(ref)
+    return runTurn(deps, ref, lease, snapshot, state, request, options)
+  })
+}
+
+async function runTurn(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  lease: Lease,
+  start: SessionSnapshot,
+  state: EngineState,
+  request: TurnRequest,
+  options: TurnOptions,
+) {
+  const key = options.idempotencyKey
+  const writer = new TurnWriter(deps, ref, start, state, key, options.onEvent)
+  const { dispatcher, history } = writer
+
+  const previous = state.open_turn ?? undefined
+  let open: OpenTurn
+  if (previous && (request.input === undefined || (key && previous.idempotency_key === key))) {
+    open = previous
+  } else {
+    if (request.input === undefined) {
+      throw new TurnlineError(
+        'invalid_input',
+        'input is required: no turn is waiting to continue',
+        {
+          details: { field: 'input' },
+        },
+      )
+    }
+    if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
+    state.turn_counter += 1
+    open = {
+      turn_id: `turn-${state.turn_counter}`,
+      pending_calls: [],
+      usage: { ...ZERO_USAGE },
+      tool_loops: 0,
+      ...(key ? { idempotency_key: key } : {}),
+    }
+    dispatcher.emit({ type: 'turn.started' })
+    history.push({ role: 'user', content: request.input })
+  }
+
+  const warnings: string[] = []
+  let lastRenew = deps.clock.now()
+  const end: TurnEnd = await runTurnLoop({
+    tenant: ref.tenant,
+    sessionId: ref.sessionId,
+    state,
+    history,
+    open,
+    dispatcher,
+    model: deps.models(ref.tenant),
+    settings: resolveModelSettings(state.config.model, deps.defaults),
+    catalog: httpToolCatalog(state.config.tools),
+    tools: new Map(state.config.tools.map((tool) => [tool.name, tool])),
+    policy: deps.tools,
+    now: () => deps.clock.now(),
+    warnings,
+    ...(options.signal ? { signal: options.signal } : {}),
+    heartbeat: async () => {
+      if (deps.clock.now() - lastRenew < deps.defaults.leaseMs / 3) return
+      lastRenew = deps.clock.now()
+      if (!(await deps.coordinator.renewLease(lease, deps.defaults.leaseMs))) {
+        throw new TurnlineError('conflict', `lost the lease on session ${ref.sessionId}`)
+      }
+    },
+    checkpoint: async () => {
+      state.open_turn = open
+      await writer.commit(open.turn_id, false)
+    },
+  })
+
+  let status: TurnStatus
+  if (end.kind === 'completed') {
+    dispatcher.emit({ type: 'turn.completed', usage: open.usage })
+    delete state.last_failure
+    status = 'completed'
+  } else {
+    dispatcher.emit({ type: 'turn.failed', message: end.message, usage: open.usage })
+    state.last_failure = end.message
+    status = end.kind === 'terminal' ? 'terminal' : 'failed'
+    if (end.kind === 'terminal') {
+      dispatcher.emit(threadCompletedEvent(start.threadId, ref.sessionId, state, end, end.message))
+    }
+  }
+  state.open_turn = null
+  const record = writer.remember({
+    turn_id: open.turn_id,
+    status,
+    ...(warnings.length ? { warnings } : {}),
+  })
+  await writer.commit(open.turn_id, true)
+  const response: TurnResponse = {
+    turn_id: open.turn_id,
+    status,
+    events: dispatcher.all(),
+    next_seq: writer.snapshot.nextSeq,
+    ...(warnings.length ? { warnings } : {}),
+  }
+  return { response, record, tip: writer.snapshot.lastBatch }
+}
