@@ -1,10 +1,6 @@
 import type { TurnRequest, TurnResponse, TurnStatus } from '../contract/api.ts'
-import type { EngineState, OpenTurn, TurnRecord } from '../contract/engine-state.ts'
-import {
-  parseEngineState,
-  RECENT_TURN_RECORDS,
-  TurnRecordSchema,
-} from '../contract/engine-state.ts'
+import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
+import { parseEngineState } from '../contract/engine-state.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
 import { TurnlineError } from '../errors.ts'
 import type { Lease } from '../ports/coordinator.ts'

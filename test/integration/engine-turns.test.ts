@@ -150,7 +150,9 @@ describe('turn engine', () => {
     expect(JSON.stringify(completed[1]?.item)).toContain('/q')
     expect(completed[2]?.item).toMatchObject({ tool_name: 'nope', outcome: 'invalid_tool' })
     expect(receiver.calls).toHaveLength(0)
-    const told = (mock.requests[1]?.body.messages as { role: string; content: string }[]).at(-1)
+    const told = (
+      mock.requests[1]?.body.messages as { role: string; content: string }[] | undefined
+    )?.at(-1)
     expect(told?.role).toBe('tool')
     expect(told?.content).toMatch(/do not match the tool's schema/)
   })
