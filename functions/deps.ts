@@ -1,0 +1,185 @@
+import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
+import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
+import {
+  createOpenAIModelClient,
+  unconfiguredModelClient,
+} from '../adapters/openai/openai-model-client.ts'
+import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
+import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
+import type { ServiceDeps } from '../src/core/service-deps.ts'
+import { randomIds, systemClock } from '../src/ports/clock.ts'
+import type { Coordinator } from '../src/ports/coordinator.ts'
+import type { ModelClient } from '../src/ports/model-client.ts'
+import type { ObjectStore } from '../src/ports/object-store.ts'
+import { SessionStore } from '../src/store/session-store.ts'
+import { type AuthConfig, tenantsOf } from './auth.ts'
+import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
+import type { FollowOptions } from './event-feed.ts'
+import type { BodyLimits } from './read-body.ts'
+import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
+
+/**
+ * The only reader of configuration. Each runtime entry passes its environment record
+ * (`process.env`, `Deno.env.toObject()`, the Worker `env`) and what only it can provide: the
+ * embedded filesystem store exists on Node and Deno, so it is passed in rather than imported
+ * here (a Worker bundle must not pull in `node:fs`).
+ */
+export interface DepsOptions {
+  /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
+  defaultStore?: (dataDir: string) => ObjectStore
+  /** fetch for the model client and HTTP tools (default: the global one). */
+  fetch?: typeof fetch
+  log?: (entry: Record<string, unknown>) => void
+}
+
+export interface Deps {
+  service: ServiceDeps
+  auth: AuthConfig
+  /** HTTP options for createApp. */
+  http: { limits: Partial<BodyLimits>; follow: Partial<FollowOptions> }
+  /** Where the Node entry listens. */
+  server: { port: number; host: string }
+  /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
+  notices: string[]
+  config: EnvConfig
+}
+
+const LOOPBACK_TOOL_HOSTS = ['127.0.0.1', 'localhost', '[::1]']
+
+/** Builds everything the app needs from an environment record; throws ConfigError. */
+export async function createDeps(
+  env: Readonly<Record<string, string | undefined>>,
+  options: DepsOptions = {},
+): Promise<Deps> {
+  const config = parseEnv(env)
+  const notices: string[] = []
+  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
+  const auth: AuthConfig = { keys: config.TURNLINE_API_KEYS ?? [] }
+  const singleTenant = auth.keys.length === 0
+  if (singleTenant) {
+    notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')
+  }
+
+  const store = objectStore(config, options, notices)
+  const coordinator = coordinatorOf(config, notices)
+  const model = modelClient(config, fetchImpl, notices)
+
+  let master = config.TURNLINE_TOOL_SECRET
+  if (master === undefined) {
+    master = randomMasterSecret()
+    notices.push(
+      'TURNLINE_TOOL_SECRET is not set: HTTP tool calls are signed with a random secret made at ' +
+        'startup, so receivers cannot verify signatures across restarts',
+    )
+  }
+  const secretFor = await tenantSecrets(master, tenantsOf(auth))
+
+  const service: ServiceDeps = {
+    sessions: new SessionStore({ store }),
+    coordinator,
+    models: () => model,
+    clock: systemClock,
+    ids: randomIds,
+    tools: {
+      fetch: fetchImpl,
+      allowedHosts: config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : []),
+      secretFor,
+      timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
+      maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
+    },
+    defaults: {
+      ...(config.TURNLINE_MODEL === undefined ? {} : { model: config.TURNLINE_MODEL }),
+      modelApi: config.TURNLINE_MODEL_API,
+      leaseMs: config.TURNLINE_LEASE_MS,
+      idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
+    },
+    ...(options.log ? { log: options.log } : {}),
+  }
+  return {
+    service,
+    auth,
+    http: {
+      limits: { maxBytes: config.TURNLINE_MAX_BODY_BYTES },
+      follow: {
+        maxMs: config.TURNLINE_FOLLOW_MAX_SECONDS * 1000,
+        pollMs: config.TURNLINE_FOLLOW_POLL_MS,
+      },
+    },
+    server: { port: config.PORT, host: config.HOST },
+    notices,
+    config,
+  }
+}
+
+function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {
+  const kind =
+    config.TURNLINE_STORE ??
+    (config.S3_BUCKET !== undefined ? 's3' : options.defaultStore ? 'fs' : undefined)
+  switch (kind) {
+    case 's3': {
+      const bucket = config.S3_BUCKET
+      if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
+      notices.push(
+        `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
+      )
+      return new S3ObjectStore({
+        bucket,
+        ...(config.S3_PREFIX === undefined ? {} : { prefix: config.S3_PREFIX }),
+        ...(config.S3_REGION === undefined ? {} : { region: config.S3_REGION }),
+        ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
+        ...(config.S3_FORCE_PATH_STYLE === undefined
+          ? {}
+          : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
+        ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
+          ? {
+              credentials: {
+                accessKeyId: config.S3_ACCESS_KEY_ID,
+                secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+              },
+            }
+          : {}),
+      })
+    }
+    case 'fs': {
+      if (!options.defaultStore) {
+        throw new ConfigError([
+          'TURNLINE_STORE: fs is not available in this runtime; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
+        ])
+      }
+      notices.push(`sessions in ${config.TURNLINE_DATA_DIR} (filesystem)`)
+      return options.defaultStore(config.TURNLINE_DATA_DIR)
+    }
+    case 'memory':
+      notices.push('TURNLINE_STORE=memory: sessions live in this process and are lost on restart')
+      return new MemoryObjectStore()
+    default:
+      throw new ConfigError([
+        'S3_BUCKET: this runtime has no filesystem store; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
+      ])
+  }
+}
+
+function coordinatorOf(config: EnvConfig, notices: string[]): Coordinator {
+  const url = config.UPSTASH_REDIS_REST_URL
+  const token = config.UPSTASH_REDIS_REST_TOKEN
+  if (url !== undefined && token !== undefined) return new UpstashCoordinator({ url, token })
+  notices.push(
+    'no UPSTASH_REDIS_REST_URL: leases and idempotency records live in this process ' +
+      '(fine for one process; run several instances only with Upstash)',
+  )
+  return new MemoryCoordinator()
+}
+
+function modelClient(config: EnvConfig, fetchImpl: typeof fetch, notices: string[]): ModelClient {
+  if (config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined) {
+    notices.push(
+      'no model configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL) and TURNLINE_MODEL are set',
+    )
+    return unconfiguredModelClient
+  }
+  return createOpenAIModelClient({
+    ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
+    ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
+    fetch: fetchImpl,
+  })
+}

@@ -1,0 +1,141 @@
+import * as z from 'zod'
+import { type ApiKey, parseApiKeys } from './auth.ts'
+
+/**
+ * The environment variables Turnline reads (docs/configuration.md describes each), validated
+ * with zod. An empty value counts as unset. A bad value is a startup error naming the variable.
+ */
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+const text = z.string().trim().min(1)
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
+  .transform((v) => v === '1' || v === 'true' || v === 'yes')
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+)
+const apiKeys = z.string().transform((value, ctx): ApiKey[] => {
+  const parsed = parseApiKeys(value)
+  if (typeof parsed === 'string') {
+    ctx.addIssue({ code: 'custom', message: parsed })
+    return z.NEVER
+  }
+  return parsed
+})
+
+export const EnvSchema = z.object({
+  TURNLINE_API_KEYS: apiKeys.optional(),
+  TURNLINE_DATA_DIR: text.default('./.turnline'),
+  TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
+  TURNLINE_MODEL: text.max(200).optional(),
+  TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
+  OPENAI_API_KEY: text.optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .optional(),
+  S3_REGION: text.optional(),
+  S3_ENDPOINT: httpUrl.optional(),
+  S3_FORCE_PATH_STYLE: flag.optional(),
+  S3_ACCESS_KEY_ID: text.optional(),
+  S3_SECRET_ACCESS_KEY: text.optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._/-]{1,200}$/, 'use A-Z a-z 0-9 . _ / -')
+    .optional(),
+  UPSTASH_REDIS_REST_URL: httpUrl.optional(),
+  UPSTASH_REDIS_REST_TOKEN: text.optional(),
+  TURNLINE_TOOL_ALLOWED_HOSTS: list.optional(),
+  TURNLINE_TOOL_SECRET: text.min(16, 'must be at least 16 characters').optional(),
+  TURNLINE_TOOL_TIMEOUT_MS: integer(100, 300_000).default(30_000),
+  TURNLINE_TOOL_MAX_RESPONSE_BYTES: integer(1024, 16 * 1024 * 1024).default(64 * 1024),
+  TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
+  TURNLINE_IDEMPOTENCY_TTL_SECONDS: integer(60, 30 * 86_400).default(86_400),
+  TURNLINE_MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  TURNLINE_FOLLOW_MAX_SECONDS: integer(1, 86_400).default(300),
+  TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
+  PORT: integer(0, 65_535).default(8787),
+  HOST: text.default('127.0.0.1'),
+})
+
+export type EnvConfig = z.output<typeof EnvSchema>
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host)
+}
+
+/** Variables that only mean something together. */
+function crossChecks(env: EnvConfig): string[] {
+  const problems: string[] = []
+  const s3Extras = [
+    'S3_REGION',
+    'S3_ENDPOINT',
+    'S3_FORCE_PATH_STYLE',
+    'S3_ACCESS_KEY_ID',
+    'S3_SECRET_ACCESS_KEY',
+    'S3_PREFIX',
+  ] as const
+  if (env.S3_BUCKET === undefined) {
+    const stray = s3Extras.filter((name) => env[name] !== undefined)
+    if (stray.length > 0) problems.push(`${stray.join(', ')}: set S3_BUCKET too, or unset them`)
+    if (env.TURNLINE_STORE === 's3') problems.push('TURNLINE_STORE: s3 needs S3_BUCKET')
+  }
+  if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither')
+  }
+  if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
+    problems.push('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither')
+  }
+  const singleTenant = (env.TURNLINE_API_KEYS ?? []).length === 0
+  if (singleTenant && !isLoopbackHost(env.HOST)) {
+    problems.push(
+      `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS the server is ` +
+        'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
+        'Set TURNLINE_API_KEYS to serve other hosts.',
+    )
+  }
+  return problems
+}
+
+/** Reads and validates the environment record; throws ConfigError listing every problem. */
+export function parseEnv(env: Readonly<Record<string, string | undefined>>): EnvConfig {
+  const present: Record<string, string> = {}
+  for (const name of Object.keys(EnvSchema.shape)) {
+    const value = env[name]
+    if (typeof value === 'string' && value.trim() !== '') present[name] = value
+  }
+  const result = EnvSchema.safeParse(present)
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`,
+      ),
+    )
+  }
+  const problems = crossChecks(result.data)
+  if (problems.length > 0) throw new ConfigError(problems)
+  return result.data
+}

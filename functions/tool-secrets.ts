@@ -1,0 +1,43 @@
+import { TurnlineError } from '../src/errors.ts'
+
+/**
+ * Per-tenant signing secrets for session-defined HTTP tools:
+ * `secret(tenant) = hex(HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant))`. A tool receiver given its
+ * tenant's secret verifies calls without ever seeing the deployment secret, and tenants cannot
+ * forge each other's calls. The set of tenants is closed (it comes from TURNLINE_API_KEYS), so
+ * every secret is derived once at startup with WebCrypto and looked up synchronously after.
+ */
+export async function deriveTenantSecret(master: string, tenant: string): Promise<string> {
+  const encoder = new TextEncoder()
+  const key = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(master),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
+  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(tenant))
+  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** A synchronous `secretFor` over secrets derived up front for the given tenants. */
+export async function tenantSecrets(
+  master: string,
+  tenants: readonly string[],
+): Promise<(tenant: string) => string> {
+  const secrets = new Map<string, string>()
+  for (const tenant of tenants) secrets.set(tenant, await deriveTenantSecret(master, tenant))
+  return (tenant) => {
+    const secret = secrets.get(tenant)
+    if (secret === undefined) {
+      throw new TurnlineError('internal', `no tool signing secret for tenant ${tenant}`)
+    }
+    return secret
+  }
+}
+
+/** A random master secret (256 bits, hex) for deployments that configured none. */
+export function randomMasterSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32))
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}

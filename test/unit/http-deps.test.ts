@@ -1,0 +1,166 @@
+import { createHmac } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { unconfiguredModelClient } from '../../adapters/openai/openai-model-client.ts'
+import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
+import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
+import { createDeps } from '../../functions/deps.ts'
+import { ConfigError } from '../../functions/env-config.ts'
+
+const KEYS = 'aaaaaaaaaaaaaaaaaaaa=t1,bbbbbbbbbbbbbbbbbbbb=t2'
+const fsDefault = { defaultStore: (root: string) => new FsObjectStore({ root }) }
+
+async function problems(env: Record<string, string>, options = fsDefault): Promise<string> {
+  const error = await createDeps(env, options).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(ConfigError)
+  return (error as ConfigError).message
+}
+
+describe('createDeps', () => {
+  it('runs embedded with zero configuration: fs store, memory coordinator, no model', async () => {
+    const deps = await createDeps({}, fsDefault)
+    const store = deps.service.sessions.objects
+    expect(store).toBeInstanceOf(FsObjectStore)
+    expect((store as FsObjectStore).root).toBe(join(process.cwd(), '.turnline'))
+    expect(deps.service.coordinator).toBeInstanceOf(MemoryCoordinator)
+    expect(deps.service.models('local')).toBe(unconfiguredModelClient)
+    expect(deps.auth.keys).toEqual([])
+    expect(deps.server).toEqual({ port: 8787, host: '127.0.0.1' })
+    expect(deps.service.tools.allowedHosts).toEqual(['127.0.0.1', 'localhost', '[::1]'])
+    expect(deps.service.defaults).toEqual({
+      modelApi: 'chat',
+      leaseMs: 60_000,
+      idempotencyTtlSeconds: 86_400,
+    })
+    expect(deps.http).toEqual({
+      limits: { maxBytes: 1024 * 1024 },
+      follow: { maxMs: 300_000, pollMs: 1000 },
+    })
+    expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
+    expect(deps.notices.join('\n')).toMatch(/no model configured/)
+    expect(deps.service.tools.secretFor('local')).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('treats empty values as unset', async () => {
+    const deps = await createDeps({ S3_BUCKET: '', PORT: ' ', TURNLINE_API_KEYS: '' }, fsDefault)
+    expect(deps.service.sessions.objects).toBeInstanceOf(FsObjectStore)
+    expect(deps.server.port).toBe(8787)
+  })
+
+  it('uses TURNLINE_DATA_DIR for the embedded store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'turnline-deps-'))
+    try {
+      const deps = await createDeps({ TURNLINE_DATA_DIR: dir }, fsDefault)
+      expect((deps.service.sessions.objects as FsObjectStore).root).toBe(dir)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('needs S3 (or an explicit memory store) where no filesystem default exists', async () => {
+    expect(await problems({}, {} as typeof fsDefault)).toMatch(/S3_BUCKET/)
+    const deps = await createDeps({ TURNLINE_STORE: 'memory' })
+    expect(deps.service.sessions.objects).toBeInstanceOf(MemoryObjectStore)
+  })
+
+  it('builds the S3 store, the Upstash coordinator and the OpenAI client from their variables', async () => {
+    const deps = await createDeps(
+      {
+        S3_BUCKET: 'my-bucket',
+        S3_REGION: 'eu-west-1',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_ACCESS_KEY_ID: 'id',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        S3_PREFIX: 'turnline/prod',
+        UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079',
+        UPSTASH_REDIS_REST_TOKEN: 'token',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+        TURNLINE_MODEL: 'llama3',
+        TURNLINE_MODEL_API: 'responses',
+        TURNLINE_API_KEYS: KEYS,
+        HOST: '0.0.0.0',
+        PORT: '9000',
+      },
+      fsDefault,
+    )
+    const store = deps.service.sessions.objects as S3ObjectStore
+    expect(store).toBeInstanceOf(S3ObjectStore)
+    expect(store.bucket).toBe('my-bucket')
+    expect(await store.client.config.region()).toBe('eu-west-1')
+    expect(store.client.config.forcePathStyle).toBe(true)
+    expect(deps.service.coordinator).toBeInstanceOf(UpstashCoordinator)
+    expect(deps.service.models('t1')).not.toBe(unconfiguredModelClient)
+    expect(deps.service.defaults).toMatchObject({ model: 'llama3', modelApi: 'responses' })
+    expect(deps.server).toEqual({ port: 9000, host: '0.0.0.0' })
+    expect(deps.auth.keys.map((k) => k.tenant)).toEqual(['t1', 't2'])
+    expect(deps.service.tools.allowedHosts).toEqual([])
+  })
+
+  it('derives each tenant secret as hex HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant)', async () => {
+    const master = 'a-deployment-secret-of-some-length'
+    const deps = await createDeps(
+      {
+        TURNLINE_TOOL_SECRET: master,
+        TURNLINE_API_KEYS: KEYS,
+        TURNLINE_TOOL_ALLOWED_HOSTS: 'Tools.Example.com, 127.0.0.1:9999',
+      },
+      fsDefault,
+    )
+    for (const tenant of ['t1', 't2']) {
+      const expected = createHmac('sha256', master).update(tenant).digest('hex')
+      expect(deps.service.tools.secretFor(tenant)).toBe(expected)
+    }
+    expect(deps.service.tools.secretFor('t1')).not.toBe(deps.service.tools.secretFor('t2'))
+    expect(() => deps.service.tools.secretFor('t3')).toThrow(/no tool signing secret/)
+    expect(deps.service.tools.allowedHosts).toEqual(['tools.example.com', '127.0.0.1:9999'])
+    expect(deps.notices.join('\n')).not.toMatch(/TURNLINE_TOOL_SECRET/)
+  })
+
+  it('refuses a non-loopback HOST in single-tenant mode', async () => {
+    expect(await problems({ HOST: '0.0.0.0' })).toMatch(/HOST: 0\.0\.0\.0 is not a loopback/)
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) {
+      expect((await createDeps({ HOST: host }, fsDefault)).server.host).toBe(host)
+    }
+  })
+
+  it('names every bad variable', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'http' }, /PORT: must be a whole number/],
+      [{ PORT: '70000' }, /PORT/],
+      [{ TURNLINE_MODEL_API: 'completions' }, /TURNLINE_MODEL_API/],
+      [{ OPENAI_BASE_URL: 'localhost:11434' }, /OPENAI_BASE_URL: must be an http\(s\) URL/],
+      [{ S3_BUCKET: 'No_Such Bucket' }, /S3_BUCKET: must be a valid S3 bucket name/],
+      [{ S3_REGION: 'eu-west-1' }, /S3_REGION: set S3_BUCKET too/],
+      [{ S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'x' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/],
+      [{ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }, /UPSTASH_REDIS_REST_TOKEN/],
+      [{ TURNLINE_API_KEYS: 'short=t1' }, /TURNLINE_API_KEYS: entry 1/],
+      [{ TURNLINE_TOOL_SECRET: 'short' }, /TURNLINE_TOOL_SECRET: must be at least 16/],
+      [{ S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
+      [{ TURNLINE_STORE: 's3' }, /TURNLINE_STORE: s3 needs S3_BUCKET/],
+      [{ TURNLINE_FOLLOW_MAX_SECONDS: '0' }, /TURNLINE_FOLLOW_MAX_SECONDS/],
+    ]
+    for (const [env, pattern] of cases)
+      expect(await problems(env), JSON.stringify(env)).toMatch(pattern)
+    const both = await problems({ PORT: 'x', TURNLINE_MODEL_API: 'y' })
+    expect(both).toMatch(/PORT/)
+    expect(both).toMatch(/TURNLINE_MODEL_API/)
+  })
+
+  it('never echoes secrets in configuration errors', async () => {
+    const message = await problems({
+      TURNLINE_API_KEYS: 'sk-very-secret-value-123=bad tenant',
+      TURNLINE_TOOL_SECRET: 'tiny',
+    })
+    expect(message).not.toContain('sk-very-secret')
+    expect(message).not.toContain('tiny')
+  })
+})
