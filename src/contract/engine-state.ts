@@ -5,7 +5,8 @@ import { UsageSchema } from './usage.ts'
 
 /**
  * The turn engine's state, kept in each batch's `state` (shallow-merged by the store) and in
- * checkpoints. `config` is written once, by batch 0; later batches carry only what changed.
+ * checkpoints. `config` is written once, by batch 0; later batches carry the rest, with null
+ * for a cleared field (the store merges top-level keys, so an absent key would keep its value).
  */
 export const ENGINE_STATE_VERSION = 1
 
@@ -49,15 +50,15 @@ export const EngineStateSchema = z.object({
   usage: UsageSchema,
   /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
   model_requests: Count,
-  cost_usd: z.number().nonnegative().optional(),
+  cost_usd: z.number().nonnegative().nullish(),
   budget_warned: z.boolean(),
   pricing_warned: z.boolean(),
   item_counter: Count,
   turn_counter: Count,
-  last_assistant_text: z.string().optional(),
-  last_stop_reason: z.string().optional(),
+  last_assistant_text: z.string().nullish(),
+  last_stop_reason: z.string().nullish(),
   /** Message of the last turn.failed, cleared by a completed turn. */
-  last_failure: z.string().optional(),
+  last_failure: z.string().nullish(),
   open_turn: OpenTurnSchema.nullable().optional(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
 })

@@ -10,7 +10,9 @@ export const ModelSettingsSchema = z.strictObject({
   name: z.string().min(1).max(200),
   api: z.enum(['chat', 'responses']).default('chat'),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
-  price: z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() }).optional(),
+  price: z
+    .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
+    .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
 })
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>

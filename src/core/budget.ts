@@ -11,7 +11,7 @@ export function sessionPrice(model: ModelSettings): ModelPrice | undefined {
 
 /** Adds one response's raw cost (VT Code raw_usd: no cache discount) when pricing is known. */
 export function addCost(state: EngineState, usage: Usage, price: ModelPrice | undefined) {
-  return price ? (state.cost_usd ?? 0) + estimateCostUsd(usage, price) : state.cost_usd
+  return price ? (state.cost_usd ?? 0) + estimateCostUsd(usage, price) : (state.cost_usd ?? null)
 }
 
 export type BudgetVerdict =
@@ -26,7 +26,7 @@ export type BudgetVerdict =
 export function checkBudget(state: EngineState): BudgetVerdict {
   const max = state.config.limits.max_budget_usd
   const spent = state.cost_usd
-  if (max === undefined || spent === undefined) return { status: 'ok' }
+  if (max === undefined || spent == null) return { status: 'ok' }
   if (spent > max) return { status: 'exceeded', spent, max }
   const threshold = state.config.limits.budget_warning_threshold
   if (!state.budget_warned && spent >= threshold * max) {

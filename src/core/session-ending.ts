@@ -47,7 +47,9 @@ export async function endSession(
           ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
           : { subtype: 'success', outcomeCode: 'success' }
     const stopReason =
-      completion.subtype === 'error_during_execution' ? state.last_failure : undefined
+      completion.subtype === 'error_during_execution'
+        ? (state.last_failure ?? undefined)
+        : undefined
     writer.dispatcher.emit(
       threadCompletedEvent(snapshot.threadId, ref.sessionId, state, completion, stopReason),
     )

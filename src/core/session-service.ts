@@ -98,7 +98,7 @@ export class SessionService implements SessionApi {
       last_seq: snapshot.nextSeq - 1,
       num_turns: state.model_requests,
       usage: state.usage,
-      ...(state.cost_usd !== undefined ? { total_cost_usd: state.cost_usd } : {}),
+      ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       config: state.config,
     }
   }

@@ -34,7 +34,7 @@ export function threadCompletedEvent(
     ...(success ? { result: state.last_assistant_text ?? '' } : {}),
     ...(reason ? { stop_reason: reason } : {}),
     usage: state.usage,
-    ...(state.cost_usd !== undefined ? { total_cost_usd: state.cost_usd } : {}),
+    ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
     num_turns: state.model_requests,
   }
 }

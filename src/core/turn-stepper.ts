@@ -114,7 +114,7 @@ async function runTurn(
   let status: TurnStatus
   if (end.kind === 'completed') {
     dispatcher.emit({ type: 'turn.completed', usage: open.usage })
-    delete state.last_failure
+    state.last_failure = null
     status = 'completed'
   } else {
     dispatcher.emit({ type: 'turn.failed', message: end.message, usage: open.usage })

@@ -56,7 +56,8 @@ export class TurnWriter {
 
   /** Commits pending events, transcript delta and state (without `config`, written once). */
   async commit(turnId: string, maintain: boolean): Promise<void> {
-    const { config: _config, ...patch } = this.state
+    const { config: _config, ...rest } = this.state
+    const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
     const result = await this.deps.sessions.commit(
       this.current,
       {
