@@ -17,6 +17,30 @@ export function schemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): J
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 export const jsonContent = (schema: Json) => ({ 'application/json': { schema } })
 
+const SUMMARY_FIELDS = [
+  'session_id',
+  'thread_id',
+  'workspace',
+  'status',
+  'created_at',
+  'updated_at',
+  'turn_count',
+  'event_count',
+  'last_seq',
+] as const
+
+const summaryProperties = {
+  session_id: { type: 'string' },
+  thread_id: { type: 'string' },
+  workspace: { type: 'string' },
+  status: { enum: ['active', 'completed'] },
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+  turn_count: { type: 'integer' },
+  event_count: { type: 'integer' },
+  last_seq: { type: 'integer' },
+}
+
 export function components(): Json {
   return {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -61,33 +85,17 @@ export function components(): Json {
           warnings: { type: 'array', items: { type: 'string' } },
         },
       },
+      SessionSummary: {
+        type: 'object',
+        required: [...SUMMARY_FIELDS],
+        properties: summaryProperties,
+      },
       SessionView: {
         type: 'object',
-        required: [
-          'session_id',
-          'thread_id',
-          'workspace',
-          'status',
-          'created_at',
-          'updated_at',
-          'turn_count',
-          'event_count',
-          'last_seq',
-          'num_turns',
-          'usage',
-          'config',
-        ],
+        required: [...SUMMARY_FIELDS, 'num_turns', 'usage', 'config'],
         properties: {
-          session_id: { type: 'string' },
-          thread_id: { type: 'string' },
-          workspace: { type: 'string' },
-          status: { enum: ['active', 'completed'] },
-          created_at: { type: 'string', format: 'date-time' },
-          updated_at: { type: 'string', format: 'date-time' },
-          turn_count: { type: 'integer' },
-          event_count: { type: 'integer' },
-          last_seq: { type: 'integer' },
-          num_turns: { type: 'integer' },
+          ...summaryProperties,
+          num_turns: { type: 'integer', description: 'model requests so far' },
           usage: ref('Usage'),
           total_cost_usd: { type: 'number' },
           config: schemaOf(SessionConfigSchema, 'output'),

@@ -85,7 +85,7 @@ function paths(): Json {
               type: 'object',
               required: ['sessions'],
               properties: {
-                sessions: { type: 'array', items: ref('SessionView') },
+                sessions: { type: 'array', items: ref('SessionSummary') },
                 cursor: { type: 'string' },
               },
             }),
