@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { echoTool, startEngine } from '../support/engine-harness.ts'
+
+let engine: Awaited<ReturnType<typeof startEngine>>
+beforeAll(async () => {
+  engine = await startEngine()
+})
+afterAll(async () => {
+  await engine.close()
+})
+beforeEach(() => {
+  engine.mock.reset()
+  engine.receiver.calls.length = 0
+})
+
+describe('exactly-once turns', () => {
+  it('answers a retried Idempotency-Key with the first outcome, without the model', async () => {
+    const { service, mock } = engine
+    const { session_id } = await service.createSession('t1', {})
+    mock.enqueue({ text: 'only once' })
+    const answers = []
+    for (let i = 0; i < 3; i++) {
+      answers.push(
+        await service.stepTurn('t1', session_id, { input: 'hi' }, { idempotencyKey: 'key-1' }),
+      )
+    }
+    expect(mock.requests).toHaveLength(1)
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[2]).toEqual(answers[0])
+    const page = await service.readEvents('t1', session_id, -1, 100)
+    expect(page.events.filter((e) => e.line.event.type === 'turn.started')).toHaveLength(1)
+  })
+
+  it('still answers from the log when the coordinator forgot the key', async () => {
+    const store = new MemoryObjectStore()
+    const a = await startEngine({ store })
+    try {
+      const { session_id } = await a.service.createSession('t1', {})
+      a.mock.enqueue({ text: 'first' })
+      const first = await a.service.stepTurn(
+        't1',
+        session_id,
+        { input: 'x' },
+        { idempotencyKey: 'k-2' },
+      )
+      // Same store, a brand-new coordinator (Redis flushed) and model server.
+      const b = await startEngine({ store, coordinator: new MemoryCoordinator() })
+      try {
+        const again = await b.service.stepTurn(
+          't1',
+          session_id,
+          { input: 'x' },
+          { idempotencyKey: 'k-2' },
+        )
+        expect(again).toEqual(first)
+        expect(b.mock.requests).toHaveLength(0)
+      } finally {
+        await b.close()
+      }
+    } finally {
+      await a.close()
+    }
+  })
+
+  it('lets one of 10 concurrent turns run; the others get session_busy with a retry hint', async () => {
+    const { service, mock } = engine
+    const { session_id } = await service.createSession('t1', {})
+    mock.enqueue({ text: 'slow', delayMs: 300 })
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => service.stepTurn('t1', session_id, { input: `n${i}` })),
+    )
+    const ok = results.filter((r) => r.status === 'fulfilled')
+    const busy = results.filter((r) => r.status === 'rejected')
+    expect(ok).toHaveLength(1)
+    expect(busy).toHaveLength(9)
+    for (const r of busy) {
+      expect(r.reason).toMatchObject({ code: 'session_busy', retryAfter: expect.any(Number) })
+    }
+    const page = await service.readEvents('t1', session_id, -1, 100)
+    expect(page.events.filter((e) => e.line.event.type === 'turn.started')).toHaveLength(1)
+    expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i))
+  })
+
+  it('never shows a session to another tenant', async () => {
+    const { service } = engine
+    const { session_id } = await service.createSession('t1', {})
+    await expect(service.getSession('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
+    await expect(service.stepTurn('t2', session_id, { input: 'x' })).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    await expect(service.readEvents('t2', session_id, -1, 10)).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    await expect(service.cancel('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
+    expect(
+      (await service.listSessions('t2', { workspace: 'default', limit: 50 })).sessions,
+    ).toEqual([])
+  })
+
+  it('reports a tool call cut off by a crash honestly and never runs it again', async () => {
+    const inner = new MemoryObjectStore()
+    let crash = false
+    const dying: ObjectStore = {
+      get: (k) => inner.get(k),
+      list: (p, o) => inner.list(p, o),
+      delete: (k) => inner.delete(k),
+      put: (k, b, o) => {
+        // the writer dies right after the tool ran: its final batch never lands
+        if (crash && k.includes('/log/0000000002.json')) throw new Error('process killed')
+        return inner.put(k, b, o)
+      },
+    }
+    const a = await startEngine({ store: dying })
+    const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
+    try {
+      const tools = [echoTool(a.receiver.url)]
+      const { session_id } = await a.service.createSession('t1', { tools })
+      a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+      crash = true
+      await expect(
+        a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey: 'k-crash' }),
+      ).rejects.toThrow('process killed')
+      expect(a.receiver.calls).toHaveLength(1)
+
+      // The retry continues the same turn: the cut-off call is reported failed, the model goes on.
+      b.mock.enqueue({ text: 'the lookup was interrupted; stopping' })
+      const retry = await b.service.stepTurn(
+        't1',
+        session_id,
+        { input: 'go' },
+        { idempotencyKey: 'k-crash' },
+      )
+      expect(retry.status).toBe('completed')
+      expect(retry.turn_id).toBe('turn-1')
+      expect(retry.events[0]).toMatchObject({
+        type: 'item.completed',
+        item: { id: 'item_0', type: 'tool_invocation', status: 'failed', outcome: 'error' },
+      })
+      expect(retry.events[2]).toMatchObject({
+        item: {
+          id: 'item_0:output',
+          status: 'failed',
+          output: expect.stringContaining('interrupted'),
+        },
+      })
+      expect(a.receiver.calls).toHaveLength(1)
+      expect(b.receiver.calls).toHaveLength(0)
+      const told = b.mock.requests[0]?.body.messages as { role: string; content: string }[]
+      expect(told.at(-1)).toMatchObject({
+        role: 'tool',
+        content: expect.stringContaining('not run again'),
+      })
+      const page = await b.service.readEvents('t1', session_id, -1, 100)
+      expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i))
+      expect(page.events.filter((e) => e.line.event.type === 'turn.started')).toHaveLength(1)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+})
