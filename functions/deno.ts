@@ -1,6 +1,6 @@
 import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
 import { createDeps } from './deps.ts'
-import { isLoopbackHost } from './env-config.ts'
+import { ConfigError, isLoopbackHost } from './env-config.ts'
 import { serveApp } from './serve-app.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
@@ -20,6 +20,10 @@ type ListenAddr = { transport: string; hostname?: string; port?: number; path?: 
  */
 const deps = await createDeps(Deno.env.toObject(), {
   defaultStore: (root) => new FsObjectStore({ root }),
+}).catch((error: unknown) => {
+  if (!(error instanceof ConfigError)) throw error
+  console.error(`turnline: ${error.message}`)
+  return Deno.exit(1)
 })
 const singleTenant = deps.auth.keys.length === 0
 

@@ -1,0 +1,179 @@
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { echoTool } from '../support/engine-harness.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import type { RuntimeProcess } from '../support/runtime-process.ts'
+import { startToolReceiver } from '../support/tool-receiver.ts'
+
+/**
+ * The smoke scenario every runtime entry must pass, over real HTTP against the runtime's own
+ * process: create a session, a scripted text turn, a turn calling a session-defined HTTP tool
+ * (signed, served by a local receiver), the canonical events as NDJSON, then complete.
+ */
+export type StartRuntime = (vars: Record<string, string>) => Promise<RuntimeProcess>
+
+const TOOL_SECRET = 'runtime-smoke-tool-secret'
+const MODEL = 'gpt-4o-mini'
+
+interface TurnBody {
+  turn_id: string
+  status: string
+  events: ThreadEvent[]
+  next_seq: number
+}
+interface FramedEvent {
+  seq: number
+  schema_version: string
+  event: ThreadEvent
+}
+
+const types = (events: ThreadEvent[]) =>
+  events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type))
+
+export function smokeScenario(name: string, start: StartRuntime): void {
+  describe(`${name}: the app in its real runtime`, () => {
+    let mock: MockOpenAI | undefined
+    let receiver: Awaited<ReturnType<typeof startToolReceiver>> | undefined
+    let runtime: RuntimeProcess | undefined
+
+    beforeAll(async () => {
+      mock = await startMockOpenAI()
+      // The receiver holds only its tenant's secret: HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant).
+      const tenantSecret = createHmac('sha256', TOOL_SECRET).update('local').digest('hex')
+      receiver = await startToolReceiver(tenantSecret)
+      runtime = await start({
+        OPENAI_BASE_URL: mock.baseURL,
+        OPENAI_API_KEY: 'test-key',
+        TURNLINE_MODEL: MODEL,
+        TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+        TURNLINE_TOOL_SECRET: TOOL_SECRET,
+      })
+    })
+    afterAll(async () => {
+      await runtime?.stop()
+      await mock?.close()
+      await receiver?.close()
+    })
+
+    async function call(method: string, path: string, body?: unknown, headers = {}) {
+      if (!runtime) throw new Error(`${name} is not running`)
+      return fetch(`${runtime.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(15_000),
+      })
+    }
+    async function json<T>(response: Response, status: number): Promise<T> {
+      const text = await response.text()
+      if (response.status !== status) {
+        throw new Error(
+          `expected ${status}, got ${response.status}: ${text}\n--- ${name} output ---\n` +
+            (runtime?.output() ?? ''),
+        )
+      }
+      return JSON.parse(text) as T
+    }
+
+    it('creates a session, steps a text turn and a tool turn, serves NDJSON, completes', async () => {
+      if (!mock || !receiver) throw new Error('setup failed')
+      const created = await json<{ session_id: string; thread_id: string; status: string }>(
+        await call('POST', '/v1/sessions', {
+          instructions: 'Be brief.',
+          tools: [echoTool(receiver.url)],
+        }),
+        201,
+      )
+      expect(created.status).toBe('active')
+      const id = created.session_id
+
+      mock.enqueue({ text: 'Hello from the model.', usage: { input_tokens: 12, output_tokens: 5 } })
+      const first = await json<TurnBody>(
+        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Hi' }, { 'idempotency-key': 'a' }),
+        200,
+      )
+      expect(first.status).toBe('completed')
+      expect(types(first.events)).toEqual([
+        'turn.started',
+        'item.started:agent_message',
+        'item.completed:agent_message',
+        'turn.completed',
+      ])
+      expect(first.events[2]).toMatchObject({ item: { text: 'Hello from the model.' } })
+
+      mock.enqueue(
+        {
+          toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"weather"}' }],
+          usage: { input_tokens: 30, output_tokens: 6 },
+        },
+        { text: 'It is sunny.', usage: { input_tokens: 50, output_tokens: 4 } },
+      )
+      const second = await json<TurnBody>(
+        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Weather?' }),
+        200,
+      )
+      expect(second.status).toBe('completed')
+      expect(types(second.events)).toEqual([
+        'turn.started',
+        'item.started:tool_invocation',
+        'item.updated:tool_invocation',
+        'item.completed:tool_invocation',
+        'item.started:tool_output',
+        'item.completed:tool_output',
+        'item.started:agent_message',
+        'item.completed:agent_message',
+        'turn.completed',
+      ])
+      expect(second.events[5]).toMatchObject({
+        item: { type: 'tool_output', output: '{"echo":{"q":"weather"}}', status: 'completed' },
+      })
+      expect(receiver.calls).toHaveLength(1)
+      expect(receiver.calls[0]?.signatureValid).toBe(true)
+      expect(receiver.calls[0]?.body).toMatchObject({
+        tool: 'lookup',
+        arguments: { q: 'weather' },
+        session_id: id,
+      })
+      expect(mock.requests.map((r) => r.body.model)).toEqual([MODEL, MODEL, MODEL])
+
+      const events = await call('GET', `/v1/sessions/${id}/events`)
+      expect(events.status).toBe(200)
+      expect(events.headers.get('content-type')).toMatch(/^application\/x-ndjson/)
+      const lines = (await events.text()).split('\n').filter((line) => line !== '')
+      const framed = lines.map((line) => JSON.parse(line) as FramedEvent)
+      expect(framed.map((f) => f.seq)).toEqual(framed.map((_, i) => i))
+      expect(new Set(framed.map((f) => f.schema_version))).toEqual(new Set(['0.11.0']))
+      expect(framed[0]?.event).toEqual({ type: 'thread.started', thread_id: created.thread_id })
+      expect(framed.map((f) => f.event)).toEqual([
+        framed[0]?.event,
+        ...first.events,
+        ...second.events,
+      ])
+      expect(second.next_seq).toBe(framed.length)
+
+      const done = await json<TurnBody>(await call('POST', `/v1/sessions/${id}/complete`), 200)
+      expect(done.status).toBe('terminal')
+      expect(done.events).toEqual([
+        expect.objectContaining({
+          type: 'thread.completed',
+          subtype: 'success',
+          outcome_code: 'success',
+          result: 'It is sunny.',
+        }),
+      ])
+      const tail = await call('GET', `/v1/sessions/${id}/events?after=${framed.length - 1}`)
+      const rest = (await tail.text())
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as FramedEvent)
+      expect(rest.map((f) => [f.seq, f.event.type])).toEqual([[framed.length, 'thread.completed']])
+
+      const refused = await call('POST', `/v1/sessions/${id}/turns`, { input: 'More?' })
+      expect(await json<{ error: { code: string } }>(refused, 409)).toMatchObject({
+        error: { code: 'session_completed' },
+      })
+      mock.assertDone()
+    })
+  })
+}
