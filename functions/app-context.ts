@@ -29,5 +29,5 @@ export async function validBody<S extends z.ZodType>(
   schema: S,
 ): Promise<z.output<S>> {
   const value = await readJsonBody(c.req.raw, ctx.limits)
-  return parseInput(schema, value ?? {}, 'body')
+  return parseInput(schema, value === undefined ? {} : value, 'body')
 }

@@ -106,8 +106,10 @@ describe('request bodies', () => {
 
     const turn = await rejection(await post(`/v1/sessions/${id}/turns`, '{"input":42}'))
     expect(turn).toMatchObject({ status: 400, field: 'body.input' })
-    const array = await rejection(await post(`/v1/sessions/${id}/turns`, '[1,2]'))
-    expect(array).toMatchObject({ status: 400, field: 'body' })
+    for (const body of ['[1,2]', 'null', '"x"', '0']) {
+      const r = await rejection(await post(`/v1/sessions/${id}/turns`, body))
+      expect(r, body).toMatchObject({ status: 400, field: 'body' })
+    }
     const extra = await rejection(await post(`/v1/sessions/${id}/complete`, '{"force":true}'))
     expect(extra.message).toContain('unknown field "force"')
   })
