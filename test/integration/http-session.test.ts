@@ -1,0 +1,274 @@
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createApp } from '../../functions/app.ts'
+import { createDeps } from '../../functions/deps.ts'
+import { parseVersionedLine, serializeEvent } from '../../src/contract/serialize.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { SessionService } from '../../src/core/session-service.ts'
+import { echoTool } from '../support/engine-harness.ts'
+import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { requireServices } from '../support/services.ts'
+import { parseSse } from '../support/sse-frames.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+import { startToolReceiver } from '../support/tool-receiver.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+
+/**
+ * The app over real HTTP, configured through createDeps like a deployment: S3ObjectStore on moto,
+ * the Upstash coordinator through the REST proxy on redis-server, the OpenAI adapter on the mock
+ * server, and a session-defined HTTP tool served by a receiver that verifies signatures.
+ */
+const services = requireServices()
+const KEY_A = 'key-a-0123456789abcdef'
+const KEY_B = 'key-b-0123456789abcdef'
+const MASTER = 'http-session-master-secret'
+
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let proxy: UpstashProxy
+let mock: MockOpenAI
+let receiver: Awaited<ReturnType<typeof startToolReceiver>>
+let server: RunningServer
+
+beforeAll(async () => {
+  bucket = await createTestBucket(services.s3, 'http')
+  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
+  mock = await startMockOpenAI()
+  receiver = await startToolReceiver(createHmac('sha256', MASTER).update('tenant-a').digest('hex'))
+  const deps = await createDeps({
+    TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
+    S3_BUCKET: bucket.bucket,
+    S3_ENDPOINT: services.s3.endpoint,
+    S3_REGION: services.s3.region,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+    UPSTASH_REDIS_REST_URL: proxy.url,
+    UPSTASH_REDIS_REST_TOKEN: proxy.token,
+    OPENAI_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: 'test',
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_TOOL_SECRET: MASTER,
+    TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+    TURNLINE_FOLLOW_POLL_MS: '50',
+  })
+  const app = createApp({
+    api: new SessionService(deps.service),
+    auth: deps.auth,
+    ...deps.http,
+    log: () => {},
+  })
+  server = await serveApp(app)
+})
+afterAll(async () => {
+  await server?.close()
+  await mock?.close()
+  await receiver?.close()
+  await proxy?.close()
+  await bucket?.destroy()
+})
+beforeEach(() => {
+  mock.reset()
+  receiver.calls.length = 0
+})
+
+function call(
+  key: string,
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+) {
+  return fetch(`${server.url}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...init.headers,
+    },
+  })
+}
+
+async function createSession(body: object = {}): Promise<string> {
+  const res = await call(KEY_A, '/v1/sessions', { method: 'POST', body: JSON.stringify(body) })
+  expect(res.status).toBe(201)
+  return ((await res.json()) as { session_id: string }).session_id
+}
+
+const turn = (id: string, input: string, headers: Record<string, string> = {}) =>
+  call(KEY_A, `/v1/sessions/${id}/turns`, {
+    method: 'POST',
+    body: JSON.stringify({ input }),
+    headers,
+  })
+
+/** The `"events":[…]` text of a TurnResponse JSON, split into the event texts. */
+function eventTexts(json: string): string[] {
+  const events = (JSON.parse(json) as { events: ThreadEvent[] }).events.map((e) =>
+    serializeEvent(e),
+  )
+  expect(json).toContain(`"events":[${events.join(',')}]`)
+  return events
+}
+
+/** The body, and how long before its end the first chunk arrived. */
+async function readTimed(res: Response): Promise<{ text: string; firstChunkLead: number }> {
+  const reader = res.body?.getReader()
+  if (!reader) throw new Error('no body')
+  const decoder = new TextDecoder()
+  let text = ''
+  let first: number | undefined
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    first ??= Date.now()
+    text += decoder.decode(value, { stream: true })
+  }
+  return { text, firstChunkLead: Date.now() - (first ?? Date.now()) }
+}
+
+describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
+  it('runs a multi-turn session with a signed HTTP tool; JSON, SSE, NDJSON and events.jsonl agree', async () => {
+    const id = await createSession({ workspace: 'ws-http', tools: [echoTool(receiver.url)] })
+    const seen: string[] = [`{"type":"thread.started","thread_id":"${id}"}`]
+
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"weather"}' }] },
+      { text: 'It is sunny.' },
+    )
+    const first = await turn(id, 'Weather?')
+    expect(first.status).toBe(200)
+    seen.push(...eventTexts(await first.text()))
+
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_2', name: 'lookup', arguments: '{"q":"wind"}' }], frameDelayMs: 5 },
+      { text: 'Calm, a light breeze from the west.', chunkSize: 3, frameDelayMs: 5, delayMs: 400 },
+    )
+    const second = await turn(id, 'And the wind?', { accept: 'text/event-stream' })
+    expect(second.headers.get('content-type')).toContain('text/event-stream')
+    const { text: streamed, firstChunkLead } = await readTimed(second)
+    // live: the tool events arrived while the second model call was still waiting
+    expect(firstChunkLead).toBeGreaterThan(300)
+    const sse = parseSse(streamed).frames
+    const result = sse.at(-1)
+    expect(result?.event).toBe('turn.result')
+    const live = sse.slice(0, -1)
+    expect(live.map((f) => f.data)).toEqual(eventTexts(result?.data ?? ''))
+    expect(live.map((f) => Number(f.id))).toEqual(live.map((_, i) => seen.length + i))
+    expect(live.map((f) => f.event)).toEqual(
+      live.map((f) => (JSON.parse(f.data) as ThreadEvent).type),
+    )
+    expect(live.some((f) => f.event === 'item.updated')).toBe(true)
+    seen.push(...live.map((f) => f.data))
+
+    const done = await call(KEY_A, `/v1/sessions/${id}/complete`, { method: 'POST' })
+    expect(done.status).toBe(200)
+    seen.push(...eventTexts(await done.text()))
+    expect(JSON.parse(seen.at(-1) ?? '')).toMatchObject({
+      type: 'thread.completed',
+      subtype: 'success',
+      result: 'Calm, a light breeze from the west.',
+      num_turns: 4,
+    })
+    expect(receiver.calls.map((c) => [c.signatureValid, c.body.arguments])).toEqual([
+      [true, { q: 'weather' }],
+      [true, { q: 'wind' }],
+    ])
+    mock.assertDone()
+
+    // events.jsonl in S3: every line valid, the same bytes as every HTTP view
+    const key = `tenant-a/ws-http/.vtcode/sessions/${id}/events.jsonl`
+    const stored = await bucket.store().get(key)
+    const lines = new TextDecoder().decode(stored?.body).split('\n')
+    expect(lines.pop()).toBe('')
+    for (const line of lines) expect(parseVersionedLine(line).schema_version).toBe('0.11.0')
+    expect(lines).toEqual(seen.map((e) => `{"schema_version":"0.11.0","event":${e}}`))
+
+    const ndjson = await (await call(KEY_A, `/v1/sessions/${id}/events`)).text()
+    expect(ndjson).toBe(lines.map((line, seq) => `{"seq":${seq},${line.slice(1)}\n`).join(''))
+
+    const feed = await call(KEY_A, `/v1/sessions/${id}/events?follow=1`, {
+      headers: { accept: 'text/event-stream' },
+    })
+    const frames = parseSse(await feed.text()).frames
+    expect(frames.map((f) => f.data)).toEqual(seen)
+    expect(frames.map((f) => f.id)).toEqual(seen.map((_, i) => String(i)))
+
+    const resumed = await call(KEY_A, `/v1/sessions/${id}/events`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': String(seen.length - 3) },
+    })
+    expect(parseSse(await resumed.text()).frames).toEqual(frames.slice(-2))
+
+    const view = (await (await call(KEY_A, `/v1/sessions/${id}`)).json()) as Record<string, unknown>
+    expect(view).toMatchObject({
+      status: 'completed',
+      last_seq: seen.length - 1,
+      workspace: 'ws-http',
+    })
+  })
+
+  it('lets exactly one of 10 concurrent turns run; the rest get 409 session_busy with Retry-After', async () => {
+    const id = await createSession()
+    mock.enqueue({ text: 'only one', delayMs: 800 })
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => turn(id, `racer ${i}`)),
+    )
+    const statuses = responses.map((r) => r.status).sort()
+    expect(statuses).toEqual([200, ...Array(9).fill(409)])
+    for (const res of responses.filter((r) => r.status === 409)) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(await res.json()).toMatchObject({ error: { code: 'session_busy' } })
+    }
+    const events = (await (await call(KEY_A, `/v1/sessions/${id}/events`)).text())
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { event: ThreadEvent }).event)
+    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+    expect(events.filter((e) => e.type === 'turn.completed')).toHaveLength(1)
+    expect(mock.requests).toHaveLength(1)
+    mock.assertDone()
+  })
+
+  it('answers the same Idempotency-Key three times with identical bytes and one model call', async () => {
+    const id = await createSession()
+    mock.enqueue({ text: 'computed once' })
+    const key = { 'idempotency-key': `retry-${id}` }
+    const bodies: string[] = []
+    for (let i = 0; i < 3; i++) {
+      const res = await turn(id, 'same request', key)
+      expect(res.status).toBe(200)
+      bodies.push(await res.text())
+    }
+    expect(new Set(bodies).size).toBe(1)
+    expect(JSON.parse(bodies[0] ?? '')).toMatchObject({ status: 'completed' })
+    expect(mock.requests).toHaveLength(1)
+    mock.assertDone()
+  })
+
+  it('refuses a turn after thread.completed with 409 session_completed', async () => {
+    const id = await createSession()
+    const cancelled = await call(KEY_A, `/v1/sessions/${id}/cancel`, { method: 'POST', body: '{}' })
+    expect(await cancelled.json()).toMatchObject({ events: [{ subtype: 'cancelled' }] })
+    const res = await turn(id, 'too late')
+    expect(res.status).toBe(409)
+    expect(await res.json()).toMatchObject({ error: { code: 'session_completed' } })
+    expect(mock.requests).toHaveLength(0)
+  })
+
+  it("hides one tenant's session from another tenant's key (404)", async () => {
+    const id = await createSession()
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['GET', '/events'],
+      ['POST', '/turns'],
+      ['POST', '/complete'],
+      ['POST', '/cancel'],
+    ] as const) {
+      const res = await call(KEY_B, `/v1/sessions/${id}${suffix}`, { method })
+      expect(res.status, `${method} ${suffix}`).toBe(404)
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } })
+    }
+    const listed = await call(KEY_B, '/v1/sessions')
+    expect(await listed.json()).toEqual({ sessions: [] })
+    expect((await call(KEY_A, `/v1/sessions/${id}`)).status).toBe(200)
+    expect(mock.requests).toHaveLength(0)
+  })
+})
