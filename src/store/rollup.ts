@@ -1,3 +1,4 @@
+import type { Batch } from '../contract/batch.ts'
 import { serializeVersionedLine } from '../contract/serialize.ts'
 import type { TurnIndex } from '../contract/turn-index.ts'
 import { parseTurnIndex, serializeTurnIndex } from '../contract/turn-index.ts'
@@ -27,14 +28,17 @@ export const EMPTY_ROLLUP: RollupState = { rolledThrough: 0, headSeq: 0, rolledB
 
 /**
  * Geometric rollup: rewrite events.jsonl when the unrolled events are at least as many as the
- * rolled ones, so every event is rewritten O(1) times on average (total bytes written O(n)).
- * `force` (at thread.completed) rolls everything.
+ * rolled ones (and at least MIN_ROLLUP_EVENTS), so every event is rewritten O(1) times on
+ * average (total bytes written O(n)). `force` (at thread.completed) rolls everything.
  */
 export function rollupDue(snapshot: SessionSnapshot, state: RollupState, force: boolean): boolean {
   const unrolled = snapshot.nextSeq - state.rolledThrough
   if (unrolled <= 0) return false
-  return force || unrolled >= Math.max(1, state.rolledThrough - state.headSeq)
+  return force || unrolled >= Math.max(MIN_ROLLUP_EVENTS, state.rolledThrough - state.headSeq)
 }
+
+/** No rollup before this many events are pending (readers use the batches meanwhile). */
+export const MIN_ROLLUP_EVENTS = 64
 
 /**
  * Rewrites events.jsonl (If-Match CAS) and index/turns.json to cover every committed batch up
@@ -48,13 +52,15 @@ export async function rollup(
   snapshot: SessionSnapshot,
   state: RollupState,
   maxRetained = MAX_RETAINED_EVENTS,
+  known: ReadonlyMap<number, Batch> = new Map(),
 ): Promise<RollupState | undefined> {
   const file = await store.get(keys.events)
   const trusted = file ? file.etag === state.etag : state.etag === undefined
   const base = trusted ? state : EMPTY_ROLLUP
   const [oldIndex, batches] = await Promise.all([
     trusted && file ? readIndex(store, keys) : Promise.resolve(undefined),
-    readBatches(
+    readBatchesVia(
+      known,
       store,
       keys,
       Array.from(
@@ -93,6 +99,18 @@ export async function rollup(
     contentType: 'application/json',
   })
   return { rolledThrough: snapshot.nextSeq, headSeq, rolledBatch: snapshot.lastBatch, etag }
+}
+
+/** Batches this process committed itself are taken from memory; the rest are read. */
+async function readBatchesVia(
+  known: ReadonlyMap<number, Batch>,
+  store: ObjectStore,
+  keys: SessionKeys,
+  numbers: number[],
+): Promise<Batch[]> {
+  const missing = numbers.filter((n) => !known.has(n))
+  const read = new Map((await readBatches(store, keys, missing)).map((b) => [b.batch, b]))
+  return numbers.map((n) => (known.get(n) ?? read.get(n)) as Batch)
 }
 
 async function readIndex(store: ObjectStore, keys: SessionKeys): Promise<TurnIndex | undefined> {

@@ -93,6 +93,10 @@ export class SessionStore {
   async open(ref: SessionRef, tipHint?: number | null): Promise<SessionSnapshot> {
     const keys = this.keys(ref)
     const cached = this.cache.get(keys.root)
+    // The coordinator's tip names our cached batch: nothing to probe. If a writer committed
+    // after it and died before recording its tip, our next commit loses the create-only race
+    // (a 409, the cache is dropped) and the retry rehydrates in full: never a wrong answer.
+    if (cached && tipHint != null && tipHint === cached.lastBatch) return cached
     const snapshot = await rehydrate(this.objects, keys, ref, {
       tipHint,
       ...(cached ? { cached } : {}),
@@ -120,6 +124,7 @@ export class SessionStore {
       throw error
     }
     const { batch } = committed
+    this.cache.rememberBatch(keys.root, batch)
     const force = committed.snapshot.status === 'completed'
     let next = committed.snapshot
     let maintenanceError: unknown
@@ -161,7 +166,9 @@ export class SessionStore {
     }
     let rolled = rollupStateOf(next.manifest?.value)
     if (rollupDue(next, rolled, force)) {
-      rolled = (await rollup(this.objects, keys, next, rolled, this.maxRetained)) ?? rolled
+      const known = this.cache.batches(keys.root)
+      rolled = (await rollup(this.objects, keys, next, rolled, this.maxRetained, known)) ?? rolled
+      this.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
     }
     const manifest = await syncManifest(this.objects, keys, manifestOf(next, rolled), next.manifest)
     if (manifest.value.last_batch > next.lastBatch) this.cache.delete(keys.root)
