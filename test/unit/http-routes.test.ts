@@ -51,6 +51,15 @@ describe('routes', () => {
       ]),
     )
 
+    const text = JSON.stringify(doc)
+    const schemas = (doc as unknown as { components: { schemas: Record<string, object> } })
+      .components.schemas
+    const refs = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1])
+    expect(refs.length).toBeGreaterThan(5)
+    for (const name of refs) expect(schemas, String(name)).toHaveProperty(String(name))
+    expect(schemas).toHaveProperty('SessionConfig.properties.tools')
+    expect(schemas).toHaveProperty('ThreadEvent.oneOf')
+
     const docs = await app.request('/docs')
     expect(docs.status).toBe(200)
     expect(docs.headers.get('content-type')).toContain('text/html')
