@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { echoTool } from '../support/engine-harness.ts'
@@ -89,8 +89,9 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       const id = created.session_id
 
       mock.enqueue({ text: 'Hello from the model.', usage: { input_tokens: 12, output_tokens: 5 } })
+      const key = { 'idempotency-key': randomUUID() }
       const first = await json<TurnBody>(
-        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Hi' }, { 'idempotency-key': 'a' }),
+        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Hi' }, key),
         200,
       )
       expect(first.status).toBe('completed')
@@ -101,6 +102,13 @@ export function smokeScenario(name: string, start: StartRuntime): void {
         'turn.completed',
       ])
       expect(first.events[2]).toMatchObject({ item: { text: 'Hello from the model.' } })
+      // A retry with the same key replays the outcome; the model is not asked again.
+      const replay = await json<TurnBody>(
+        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Hi' }, key),
+        200,
+      )
+      expect(replay).toEqual(first)
+      expect(mock.requests).toHaveLength(1)
 
       mock.enqueue(
         {

@@ -1,0 +1,63 @@
+import { join } from 'node:path'
+import { freePort, type RuntimeProcess, startRuntime } from './runtime-process.ts'
+
+const root = new URL('../../', import.meta.url).pathname
+const baseEnv = () => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  NO_COLOR: '1',
+})
+
+/**
+ * `wrangler dev --local` (workerd) on wrangler.toml, offline: configuration arrives as vars only
+ * (the test process's environment does not leak in).
+ */
+export async function startWorkerd(vars: Record<string, string>): Promise<RuntimeProcess> {
+  const [port, inspectorPort] = [await freePort(), await freePort()]
+  return startRuntime({
+    name: 'wrangler dev',
+    command: join(root, 'node_modules/.bin/wrangler'),
+    args: [
+      'dev',
+      '--local',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'log',
+      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+    ],
+    env: { ...baseEnv(), WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+    cwd: root,
+    port,
+    readyTimeoutMs: 30_000,
+  })
+}
+
+/** `deno serve functions/deno.ts` with node_modules' deno; the environment is exactly `vars`. */
+export async function startDeno(vars: Record<string, string>): Promise<RuntimeProcess> {
+  const port = await freePort()
+  return startRuntime({
+    name: 'deno serve',
+    command: join(root, 'node_modules/.bin/deno'),
+    args: [
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--allow-net',
+      '--allow-env',
+      '--allow-read',
+      'functions/deno.ts',
+    ],
+    env: { ...baseEnv(), DENO_NO_UPDATE_CHECK: '1', ...vars },
+    cwd: root,
+    port,
+    readyTimeoutMs: 20_000,
+  })
+}
