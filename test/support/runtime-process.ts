@@ -23,19 +23,33 @@ export interface RuntimeCommand {
 
 const OUTPUT_LIMIT = 64 * 1024
 const STOP_GRACE_MS = 3000
-const running = new Set<ChildProcess>()
+/** Process groups started here and not yet stopped. */
+const running = new Set<number>()
 
-// A crashed or interrupted test run must not leave runtimes behind.
+// A test process that ends without its afterAll must not leave runtimes behind.
 process.once('exit', () => {
-  for (const child of running) killGroup(child, 'SIGKILL')
+  for (const group of running) killGroup(group, 'SIGKILL')
 })
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+function killGroup(group: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-child.pid, signal)
+    process.kill(-group, signal)
   } catch {
     // the group is already gone
+  }
+}
+
+const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null
+
+class StartFailure extends Error {}
+
+/** One GET; undefined when nothing answers (yet), or the answer does not arrive in time. */
+async function probe(url: string): Promise<{ status: number; body: string } | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5000) })
+    return { status: response.status, body: await response.text() }
+  } catch {
+    return undefined
   }
 }
 
@@ -63,7 +77,8 @@ export async function startRuntime(spec: RuntimeCommand): Promise<RuntimeProcess
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  running.add(child)
+  const group = child.pid
+  if (group !== undefined) running.add(group)
   let text = ''
   const collect = (chunk: Buffer) => {
     text = (text + chunk.toString('utf8')).slice(-OUTPUT_LIMIT)
@@ -75,44 +90,49 @@ export async function startRuntime(spec: RuntimeCommand): Promise<RuntimeProcess
     spawnError = error
   })
   const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve()
+    if (!isRunning(child)) resolve()
     else child.once('exit', () => resolve())
   })
-  exited.then(() => running.delete(child))
 
   const stop = async () => {
-    killGroup(child, 'SIGTERM')
-    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), STOP_GRACE_MS)
-    await exited
-    clearTimeout(timer)
+    if (group === undefined) return
+    if (isRunning(child)) {
+      killGroup(group, 'SIGTERM')
+      const timer = setTimeout(() => killGroup(group, 'SIGKILL'), STOP_GRACE_MS)
+      await exited
+      clearTimeout(timer)
+    }
     // Children of the leader (wrangler's workerd) may outlive it: end the group for sure.
-    killGroup(child, 'SIGKILL')
+    killGroup(group, 'SIGKILL')
+    running.delete(group)
   }
 
   const url = `http://127.0.0.1:${spec.port}`
   const deadline = Date.now() + spec.readyTimeoutMs
-  const failure = async (why: string) => {
+  try {
+    for (;;) {
+      if (spawnError) throw new StartFailure(`cannot run it (${spawnError.message})`)
+      if (!isRunning(child)) {
+        throw new StartFailure(`it exited (code ${child.exitCode}, signal ${child.signalCode})`)
+      }
+      if (Date.now() > deadline) {
+        throw new StartFailure(`no answer within ${spec.readyTimeoutMs} ms`)
+      }
+      const answer = await probe(`${url}/healthz`)
+      if (answer?.status === 200) break
+      // It answers, but not healthy (a Worker whose configuration is rejected answers 500).
+      if (answer) throw new StartFailure(`GET /healthz answered ${answer.status}: ${answer.body}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  } catch (error) {
+    // Whatever went wrong, nothing started here outlives the attempt.
     await stop()
-    return new Error(
+    const why = error instanceof StartFailure ? error.message : `the wait failed: ${String(error)}`
+    throw new Error(
       `${spec.name} did not come up: ${why}\n` +
         `command: ${spec.command} ${spec.args.join(' ')}\n` +
         `--- ${spec.name} output ---\n${text || '(none)'}`,
     )
-  }
-  for (;;) {
-    if (spawnError) throw await failure(`cannot run it (${spawnError.message})`)
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw await failure(`it exited (code ${child.exitCode}, signal ${child.signalCode})`)
-    }
-    if (Date.now() > deadline) throw await failure(`no answer within ${spec.readyTimeoutMs} ms`)
-    const answer = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-      async (response) => ({ status: response.status, body: await response.text() }),
-      () => undefined,
-    )
-    if (answer?.status === 200) break
-    // It answers, but not healthy (a Worker whose configuration is rejected answers 500).
-    if (answer) throw await failure(`GET /healthz answered ${answer.status}: ${answer.body}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return { url, output: () => text, stop }
 }
