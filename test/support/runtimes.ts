@@ -10,7 +10,7 @@ const baseEnv = () => ({
 
 /**
  * `wrangler dev --local` (workerd) on wrangler.toml, offline: configuration arrives as vars only
- * (the test process's environment does not leak in).
+ * (neither the test process's environment nor a .dev.vars or .env file leaks in).
  */
 export async function startWorkerd(vars: Record<string, string>): Promise<RuntimeProcess> {
   const [port, inspectorPort] = [await freePort(), await freePort()]
@@ -27,11 +27,19 @@ export async function startWorkerd(vars: Record<string, string>): Promise<Runtim
       '--inspector-port',
       String(inspectorPort),
       '--show-interactive-dev-session=false',
+      // Neither .dev.vars nor .env of a developer's checkout reaches the Worker.
+      '--env-file',
+      '/dev/null',
       '--log-level',
       'log',
       ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
     ],
-    env: { ...baseEnv(), WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
+    env: {
+      ...baseEnv(),
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: 'false',
+    },
     cwd: root,
     port,
     readyTimeoutMs: 30_000,
