@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const root = new URL('../../', import.meta.url).pathname
+
+interface Metafile {
+  outputs: Record<string, { imports: { path: string }[]; inputs: Record<string, unknown> }>
+}
+
+/** The Worker as `wrangler deploy` bundles it (wrangler.toml, alias, minify), without deploying. */
+describe('Worker bundle', () => {
+  let dir = ''
+  let inputs: string[] = []
+  let externals: string[] = []
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'turnline-bundle-'))
+    await promisify(execFile)(
+      join(root, 'node_modules/.bin/wrangler'),
+      ['deploy', '--dry-run', '--outdir', dir, '--metafile'],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          WRANGLER_SEND_METRICS: 'false',
+          CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+        },
+      },
+    )
+    const meta = JSON.parse(await readFile(join(dir, 'bundle-meta.json'), 'utf8')) as Metafile
+    const worker = Object.entries(meta.outputs).find(([name]) => name.endsWith('worker.js'))?.[1]
+    if (!worker) throw new Error(`no worker.js among ${Object.keys(meta.outputs).join(', ')}`)
+    inputs = Object.keys(worker.inputs)
+    externals = worker.imports.map((i) => i.path)
+  })
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('is self-contained: no node: modules, no filesystem adapter', () => {
+    expect(externals).toEqual([])
+    expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
+    expect(inputs).toContain('functions/worker.ts')
+  })
+
+  it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {
+    const xml = inputs.filter((path) => path.includes('@aws-sdk/xml-builder/'))
+    expect(xml).toEqual([expect.stringMatching(/@aws-sdk\/xml-builder\/dist-cjs\/index\.js$/)])
+  })
+})
