@@ -4,12 +4,14 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
+import { parseSse } from '../support/sse-frames.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * The smoke scenario every runtime entry must pass, over real HTTP against the runtime's own
- * process: create a session, a scripted text turn, a turn calling a session-defined HTTP tool
- * (signed, served by a local receiver), the canonical events as NDJSON, then complete.
+ * process: create a session, a scripted text turn and its idempotent replay, a turn calling a
+ * session-defined HTTP tool (signed, served by a local receiver) streamed as SSE, the canonical
+ * events as NDJSON, then complete.
  */
 export type StartRuntime = (vars: Record<string, string>) => Promise<RuntimeProcess>
 
@@ -76,7 +78,7 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       return JSON.parse(text) as T
     }
 
-    it('creates a session, steps a text turn and a tool turn, serves NDJSON, completes', async () => {
+    it('creates a session, steps a text turn and a streamed tool turn, serves NDJSON, completes', async () => {
       if (!mock || !receiver) throw new Error('setup failed')
       const created = await json<{ session_id: string; thread_id: string; status: string }>(
         await call('POST', '/v1/sessions', {
@@ -117,10 +119,24 @@ export function smokeScenario(name: string, start: StartRuntime): void {
         },
         { text: 'It is sunny.', usage: { input_tokens: 50, output_tokens: 4 } },
       )
-      const second = await json<TurnBody>(
-        await call('POST', `/v1/sessions/${id}/turns`, { input: 'Weather?' }),
-        200,
+      // The tool turn streams live (SSE): one frame per event, id = seq, then the result.
+      const streamed = await call(
+        'POST',
+        `/v1/sessions/${id}/turns`,
+        { input: 'Weather?' },
+        { accept: 'text/event-stream' },
       )
+      expect(streamed.status).toBe(200)
+      expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/)
+      const { frames } = parseSse(await streamed.text())
+      const result = frames.at(-1)
+      expect(result?.event).toBe('turn.result')
+      const second = JSON.parse(result?.data ?? '{}') as TurnBody
+      const live = frames.slice(0, -1)
+      expect(live.map((f) => JSON.parse(f.data))).toEqual(second.events)
+      expect(live.map((f) => f.event)).toEqual(second.events.map((e) => e.type))
+      const firstSeq = second.next_seq - second.events.length
+      expect(live.map((f) => Number(f.id))).toEqual(live.map((_, i) => firstSeq + i))
       expect(second.status).toBe('completed')
       expect(types(second.events)).toEqual([
         'turn.started',
