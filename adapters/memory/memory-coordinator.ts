@@ -69,7 +69,8 @@ export class MemoryCoordinator implements Coordinator {
     }
     const token = this.#ids.token()
     this.#leases.set(request.sessionId, { value: token, expiresAt: this.#now() + request.leaseMs })
-    return { status: 'acquired', lease: { sessionId: request.sessionId, token }, tip }
+    const intents = await this.pendingIntents(request.sessionId)
+    return { status: 'acquired', lease: { sessionId: request.sessionId, token }, tip, intents }
   }
 
   async renewLease(lease: Lease, leaseMs: number): Promise<boolean> {
@@ -90,6 +91,8 @@ export class MemoryCoordinator implements Coordinator {
         this.#idempotency.set(key, { value: { ...idem.record }, expiresAt: this.#now() + ttlMs })
       }
     }
+    if (request.ackIntents?.length)
+      await this.ackIntents(request.lease.sessionId, request.ackIntents)
     this.#release(request.lease)
   }
 

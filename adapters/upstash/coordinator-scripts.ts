@@ -9,20 +9,22 @@
  */
 
 /**
- * KEYS: lease, tip[, idem]. ARGV: token, leaseMs.
- * → {'replay', record} | {'acquired', tip|nil} | {'busy', tip|nil, pttl}
+ * KEYS: lease, tip, intents[, idem]. ARGV: token, leaseMs.
+ * → {'replay', record} | {'acquired', tip|nil, {intent entries}} | {'busy', tip|nil, pttl}
  * A lease already holding this very token is a retry of a request that won: still acquired.
  */
 export const BEGIN_TURN = `
-if KEYS[3] then
-  local record = redis.call('GET', KEYS[3])
+if KEYS[4] then
+  local record = redis.call('GET', KEYS[4])
   if record then return {'replay', record} end
 end
 local tip = redis.call('GET', KEYS[2])
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'acquired', tip} end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return {'acquired', tip, redis.call('LRANGE', KEYS[3], 0, -1)}
+end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {'acquired', tip}
+  return {'acquired', tip, redis.call('LRANGE', KEYS[3], 0, -1)}
 end
 return {'busy', tip, redis.call('PTTL', KEYS[1])}
 `
@@ -61,13 +63,23 @@ return 1
 `
 
 /**
- * KEYS: lease, tip[, idem]. ARGV: token, tip|'', tipTtlSeconds, record|'', idemTtlSeconds.
- * Raises the tip, stores the idempotency record if none exists (first outcome wins), releases
- * the lease only if the token still holds it. → 1 lease released | 0 it was lost already.
+ * KEYS: lease, tip, intents[, idem]. ARGV: token, tip|'', tipTtlSeconds, record|'',
+ * idemTtlSeconds, acknowledged intent ids…
+ * Raises the tip, stores the idempotency record if none exists (first outcome wins), removes
+ * the acknowledged intents, releases the lease only if the token still holds it.
+ * → 1 lease released | 0 it was lost already.
  */
 export const END_TURN = `${RAISE_TIP}
 if ARGV[2] ~= '' then raise_tip(KEYS[2], ARGV[2], ARGV[3]) end
-if KEYS[3] then redis.call('SET', KEYS[3], ARGV[4], 'NX', 'EX', ARGV[5]) end
+if KEYS[4] then redis.call('SET', KEYS[4], ARGV[4], 'NX', 'EX', ARGV[5]) end
+if #ARGV > 5 then
+  local acked = {}
+  for i = 6, #ARGV do acked[ARGV[i]] = true end
+  for _, item in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+    local stop = string.find(item, '\\n', 3, true)
+    if stop and acked[string.sub(item, 3, stop - 1)] then redis.call('LREM', KEYS[3], 1, item) end
+  end
+end
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `

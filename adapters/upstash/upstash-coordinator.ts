@@ -99,7 +99,11 @@ export class UpstashCoordinator implements Coordinator {
   async beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult> {
     checkBeginTurn(request)
     const { sessionId } = request
-    const keys = [this.#key('lease', sessionId), this.#key('tip', sessionId)]
+    const keys = [
+      this.#key('lease', sessionId),
+      this.#key('tip', sessionId),
+      this.#key('intents', sessionId),
+    ]
     if (request.idempotencyKey !== undefined) {
       keys.push(this.#key('idem', idempotencyKey(request.tenant, request.idempotencyKey)))
     }
@@ -111,7 +115,14 @@ export class UpstashCoordinator implements Coordinator {
     const [status, second, third] = asArray(reply, 'beginTurn')
     if (status === 'replay') return { status, record: parseRecord(second) }
     const tip = parseTip(second)
-    if (status === 'acquired') return { status, lease: { sessionId, token }, tip }
+    if (status === 'acquired') {
+      return {
+        status,
+        lease: { sessionId, token },
+        tip,
+        intents: decodeIntents(third, 'beginTurn'),
+      }
+    }
     if (status === 'busy') {
       const pttl = asInteger(third, 'beginTurn')
       return { status, retryAfterMs: pttl > 0 ? pttl : request.leaseMs, tip }
@@ -133,7 +144,11 @@ export class UpstashCoordinator implements Coordinator {
   async endTurn(request: EndTurnRequest): Promise<void> {
     checkEndTurn(request)
     const { lease, idempotency } = request
-    const keys = [this.#key('lease', lease.sessionId), this.#key('tip', lease.sessionId)]
+    const keys = [
+      this.#key('lease', lease.sessionId),
+      this.#key('tip', lease.sessionId),
+      this.#key('intents', lease.sessionId),
+    ]
     let record = ''
     if (idempotency !== undefined) {
       keys.push(this.#key('idem', idempotencyKey(request.tenant, idempotency.key)))
@@ -146,6 +161,7 @@ export class UpstashCoordinator implements Coordinator {
       this.#tipTtl,
       record,
       String(ttl),
+      ...(request.ackIntents ?? []),
     ])
   }
 
@@ -196,11 +212,7 @@ export class UpstashCoordinator implements Coordinator {
     const reply = await this.#call('pendingIntents', () =>
       this.#redis.lrange(this.#key('intents', sessionId), 0, -1),
     )
-    return asArray(reply, 'pendingIntents').map((entry) => {
-      const intent = typeof entry === 'string' ? scripts.decodeIntentEntry(entry) : null
-      if (intent === null) throw corrupt('pendingIntents', entry)
-      return intent
-    })
+    return decodeIntents(reply, 'pendingIntents')
   }
 
   async ackIntents(sessionId: string, ids: readonly string[]): Promise<number> {
@@ -276,5 +288,13 @@ function corrupt(operation: string, value: unknown): TurnlineError {
   const shown = JSON.stringify(value) ?? String(value)
   return new TurnlineError('corrupt_data', `coordinator ${operation}: unexpected reply`, {
     details: { operation, reply: shown.slice(0, 200) },
+  })
+}
+
+function decodeIntents(reply: unknown, what: string): QueuedIntent[] {
+  return asArray(reply, what).map((entry) => {
+    const intent = typeof entry === 'string' ? scripts.decodeIntentEntry(entry) : null
+    if (intent === null) throw corrupt(what, entry)
+    return intent
   })
 }

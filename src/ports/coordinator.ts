@@ -1,8 +1,8 @@
 /**
  * Coordinator: hot coordination state (Redis/Upstash in production). Never the only copy of
  * accepted data, except pending intents. Shaped around a turn so an ordinary turn costs two
- * round trips: `beginTurn` (lease + tip + idempotency lookup) and `endTurn` (tip + idempotency
- * record + lease release).
+ * round trips: `beginTurn` (lease + tip + idempotency lookup + pending intents) and `endTurn`
+ * (tip + idempotency record + acknowledged intents + lease release).
  */
 export interface Lease {
   sessionId: string
@@ -28,7 +28,7 @@ export interface BeginTurnRequest {
 }
 
 export type BeginTurnResult =
-  | { status: 'acquired'; lease: Lease; tip: number | null }
+  | { status: 'acquired'; lease: Lease; tip: number | null; intents: QueuedIntent[] }
   | { status: 'busy'; retryAfterMs: number; tip: number | null }
   | { status: 'replay'; record: IdempotencyRecord }
 
@@ -39,6 +39,8 @@ export interface EndTurnRequest {
   tip?: number
   /** Stored with SET NX: the first outcome wins. `ttlSeconds` defaults to 24 h. */
   idempotency?: { key: string; record: IdempotencyRecord; ttlSeconds?: number }
+  /** Intents applied by the committed batches: removed from the pending queue. */
+  ackIntents?: readonly string[]
 }
 
 /** How long an idempotency record lives when `ttlSeconds` is not given (24 h). */

@@ -28,6 +28,24 @@ async function errorCode(promise: Promise<unknown>): Promise<string> {
 
 export function describeCoordinatorIntents(c: () => Coordinator): void {
   describe('intents', () => {
+    it('hands pending intents to beginTurn and acknowledges them in endTurn', async () => {
+      await c().enqueueIntent('s-turn', intent(1, 'same text'))
+      await c().enqueueIntent('s-turn', intent(2, 'same text'))
+      await c().enqueueIntent('s-turn', intent(3))
+      const begin = await c().beginTurn({ sessionId: 's-turn', tenant: 't', leaseMs: 10_000 })
+      if (begin.status !== 'acquired') throw new Error(`expected the lease, got ${begin.status}`)
+      expect(begin.intents).toEqual([intent(1, 'same text'), intent(2, 'same text'), intent(3)])
+      await c().endTurn({
+        lease: begin.lease,
+        tenant: 't',
+        tip: 1,
+        ackIntents: [intent(1).id, intent(2).id],
+      })
+      expect(await c().pendingIntents('s-turn')).toEqual([intent(3)])
+      const next = await c().beginTurn({ sessionId: 's-turn', tenant: 't', leaseMs: 10_000 })
+      expect(next).toMatchObject({ status: 'acquired', tip: 1, intents: [intent(3)] })
+    })
+
     it('the default capacity is 16', () => {
       expect(DEFAULT_INTENT_CAPACITY).toBe(16)
     })
