@@ -1,0 +1,55 @@
+import * as z from 'zod'
+import { PermissionDecisionSchema } from './enums.ts'
+
+/**
+ * Human-in-the-loop tool approval. When the permission policy answers `ask` for a tool call, the
+ * turn stops `awaiting_approval` after emitting `permission.requested{tool_name}` and keeps a
+ * {@link PendingPermission} in its open turn. `POST /v1/sessions/:id/permissions` answers it with
+ * a {@link PermissionResolutionRequest}; the engine records a {@link PermissionResolution} and
+ * emits `permission.resolved{tool_name, decision, wait_ms}`. One call waits at a time.
+ */
+
+const ToolName = z.string().min(1).max(200)
+const EpochMs = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+
+/** A tool call waiting for a human decision (kept in the open turn of the engine state). */
+export const PendingPermissionSchema = z.object({
+  tool_name: ToolName,
+  /** The tool_invocation item id of the waiting call. */
+  item_id: z.string().min(1),
+  /** The model's raw call id. */
+  tool_call_id: z.string().min(1),
+  /** When `permission.requested` was emitted (epoch ms); `wait_ms` is measured from here. */
+  requested_at: EpochMs,
+})
+export type PendingPermission = z.infer<typeof PendingPermissionSchema>
+
+/**
+ * Body of `POST /v1/sessions/:id/permissions`. `tool_name` must name the waiting call's tool.
+ * `message` goes with `followup` only: the user's answer to the model instead of an approval.
+ */
+export const PermissionResolutionRequestSchema = z
+  .strictObject({
+    tool_name: ToolName,
+    decision: PermissionDecisionSchema,
+    message: z.string().min(1).max(100_000).optional(),
+  })
+  .refine((body) => body.message === undefined || body.decision === 'followup', {
+    message: 'message is only accepted with decision "followup"',
+    path: ['message'],
+  })
+export type PermissionResolutionRequest = z.infer<typeof PermissionResolutionRequestSchema>
+
+/** What was decided, and when: the record behind `permission.resolved`. */
+export const PermissionResolutionSchema = z.object({
+  tool_name: ToolName,
+  decision: PermissionDecisionSchema,
+  item_id: z.string().min(1),
+  tool_call_id: z.string().min(1),
+  requested_at: EpochMs,
+  resolved_at: EpochMs,
+  /** Whole milliseconds the call waited (never negative, even if clocks disagree). */
+  wait_ms: EpochMs,
+  message: z.string().optional(),
+})
+export type PermissionResolution = z.infer<typeof PermissionResolutionSchema>

@@ -1,0 +1,112 @@
+import { compileToolPattern, firstMatch, type ToolPattern } from './tool-pattern.ts'
+
+/**
+ * The permission policy of a session (`permissions{allow, deny, mode}`), decided per tool call.
+ * Pattern grammar: see tool-pattern.ts. Order of evaluation:
+ *
+ * 1. a `deny` pattern matches → `deny` (deny always wins over allow);
+ * 2. mode `plan`: read-only tools → `allow`, every other tool → `deny` (allow rules do not lift it;
+ *    mark a tool `read_only` to make it usable while planning);
+ * 3. an `allow` pattern matches → `allow`;
+ * 4. mode `auto` → `allow`; mode `default` → `ask` (a human approves through
+ *    `POST …/permissions`).
+ */
+
+export type PermissionMode = 'default' | 'plan' | 'auto'
+
+export interface PermissionPolicy {
+  allow: readonly string[]
+  deny: readonly string[]
+  mode: PermissionMode
+}
+
+export type PermissionVerdict = 'allow' | 'deny' | 'ask'
+
+export interface ToolTraits {
+  /** The tool only reads (a tool definition's `read_only`); false when unknown. */
+  readOnly: boolean
+}
+
+export interface PermissionEvaluation {
+  decision: PermissionVerdict
+  /** Why, in words fit for the tool_output detail and the model. */
+  reason: string
+  /** What decided: a rule (with the pattern) or the mode. */
+  source: 'deny_rule' | 'allow_rule' | 'mode'
+  rule?: string
+}
+
+interface CompiledPolicy {
+  allow: ToolPattern[]
+  deny: ToolPattern[]
+}
+
+const compiledCache = new WeakMap<PermissionPolicy, CompiledPolicy>()
+
+function compiled(policy: PermissionPolicy): CompiledPolicy {
+  let value = compiledCache.get(policy)
+  if (!value) {
+    value = {
+      allow: policy.allow.map(compileToolPattern),
+      deny: policy.deny.map(compileToolPattern),
+    }
+    compiledCache.set(policy, value)
+  }
+  return value
+}
+
+/** The decision for one tool call, with its reason. */
+export function evaluatePermission(
+  policy: PermissionPolicy,
+  toolName: string,
+  traits: ToolTraits,
+): PermissionEvaluation {
+  const patterns = compiled(policy)
+  const denied = firstMatch(policy.deny, patterns.deny, toolName)
+  if (denied !== undefined) {
+    return {
+      decision: 'deny',
+      source: 'deny_rule',
+      rule: denied,
+      reason: `tool ${toolName} is denied by the permission rule "${denied}"`,
+    }
+  }
+  if (policy.mode === 'plan') {
+    return traits.readOnly
+      ? {
+          decision: 'allow',
+          source: 'mode',
+          reason: `plan mode allows the read-only tool ${toolName}`,
+        }
+      : {
+          decision: 'deny',
+          source: 'mode',
+          reason: `plan mode allows read-only tools only; ${toolName} may change state`,
+        }
+  }
+  const allowed = firstMatch(policy.allow, patterns.allow, toolName)
+  if (allowed !== undefined) {
+    return {
+      decision: 'allow',
+      source: 'allow_rule',
+      rule: allowed,
+      reason: `tool ${toolName} is allowed by the permission rule "${allowed}"`,
+    }
+  }
+  return policy.mode === 'auto'
+    ? { decision: 'allow', source: 'mode', reason: `auto mode allows ${toolName}` }
+    : {
+        decision: 'ask',
+        source: 'mode',
+        reason: `tool ${toolName} is not in the allow list and needs approval`,
+      }
+}
+
+/** `allow`, `deny` or `ask` for one tool call. */
+export function decide(
+  policy: PermissionPolicy,
+  toolName: string,
+  traits: ToolTraits,
+): PermissionVerdict {
+  return evaluatePermission(policy, toolName, traits).decision
+}
