@@ -9,6 +9,7 @@ import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
+import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
 
 export interface AppOptions {
@@ -64,6 +65,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   })
   app.route('/v1', sessionRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
+  app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   return app
 }

@@ -66,3 +66,16 @@ export const EventsQuerySchema = z.strictObject({
   follow: z.enum(['0', '1', 'true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
 })
+
+/** `POST /v1/sessions/:id/intents`: a steering follow-up for the next turn boundary. */
+export const IntentRequestSchema = z.strictObject({
+  text: z.string().min(1).max(100_000),
+})
+export type IntentRequest = z.infer<typeof IntentRequestSchema>
+
+export interface IntentResponse {
+  /** UUIDv4 of the intent; its user message carries it as `intent_id`. */
+  id: string
+  /** Intents now pending (queued and in flight), this one included. */
+  pending: number
+}

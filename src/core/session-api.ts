@@ -1,5 +1,7 @@
 import type {
   CreateSessionResponse,
+  IntentRequest,
+  IntentResponse,
   ListSessionsQuery,
   SessionSummary,
   SessionView,
@@ -42,6 +44,11 @@ export interface SessionApi {
   complete(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Ends the session as cancelled. */
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
+  /**
+   * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
+   * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.
+   */
+  enqueueIntent(tenant: string, sessionId: string, request: IntentRequest): Promise<IntentResponse>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */

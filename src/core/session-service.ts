@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import type {
   CreateSessionResponse,
+  IntentRequest,
   ListSessionsQuery,
   SessionSummary,
   SessionView,
@@ -15,6 +16,7 @@ import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
 import { TurnlineError } from '../errors.ts'
+import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { assertToolAllowed } from './http-tool-call.ts'
@@ -22,7 +24,9 @@ import type { ServiceDeps } from './service-deps.ts'
 import type { SessionApi, TurnOptions } from './session-api.ts'
 import { endSession } from './session-ending.ts'
 import { httpToolCatalog } from './tool-catalog.ts'
+import { completedError } from './turn-replay.ts'
 import { stepTurn } from './turn-stepper.ts'
+import { coordinatorId } from './with-lease.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
 export class SessionService implements SessionApi {
@@ -118,6 +122,26 @@ export class SessionService implements SessionApi {
 
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async enqueueIntent(tenant: string, sessionId: string, request: IntentRequest) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const manifest = await this.deps.sessions.manifest(ref)
+    if (manifest.status === 'completed') throw completedError(ref)
+    const id = this.deps.ids.uuid()
+    const result = await this.deps.coordinator.enqueueIntent(
+      coordinatorId(ref),
+      { id, text: request.text },
+      DEFAULT_INTENT_CAPACITY,
+    )
+    if (result.status === 'full') {
+      throw new TurnlineError(
+        'follow_up_queue_full',
+        `follow-up intent queue is full (capacity ${result.capacity}); retry after the next turn`,
+        { details: { capacity: result.capacity } },
+      )
+    }
+    return { id, pending: result.pending }
   }
 
   async readEvents(

@@ -3,12 +3,13 @@ import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
 import { TurnlineError } from '../errors.ts'
-import type { Lease } from '../ports/coordinator.ts'
+import type { Lease, QueuedIntent } from '../ports/coordinator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionSnapshot } from '../store/session-snapshot.ts'
 import { resolveModelSettings } from './model-settings.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnOptions } from './session-api.ts'
+import { planIntentBoundary } from './steering/intent-boundary.ts'
 import { threadCompletedEvent } from './thread-completion.ts'
 import { httpToolCatalog } from './tool-catalog.ts'
 import { closeOpenTurn } from './turn-closing.ts'
@@ -30,14 +31,14 @@ export async function stepTurn(
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
-  return withLease(deps, ref, key, async (lease, snapshot) => {
+  return withLease(deps, ref, key, async (lease, snapshot, intents) => {
     const state = structuredClone(parseEngineState(snapshot.state))
     if (key) {
       const record = state.recent_turns.find((r) => r.key === key)
       if (record) return { response: await replay(deps, ref, record), record }
     }
     if (snapshot.status === 'completed') throw completedError(ref)
-    return runTurn(deps, ref, lease, snapshot, state, request, options)
+    return runTurn(deps, ref, lease, snapshot, state, request, options, intents)
   })
 }
 
@@ -49,23 +50,28 @@ async function runTurn(
   state: EngineState,
   request: TurnRequest,
   options: TurnOptions,
+  intents: QueuedIntent[],
 ) {
   const key = options.idempotencyKey
   const writer = new TurnWriter(deps, ref, start, state, key, options.onEvent)
   const { dispatcher, history } = writer
+  const boundary = planIntentBoundary({
+    pending: intents,
+    appliedWindow: start.appliedIntents,
+    history,
+  })
+  let ackIntents = boundary.alreadyApplied
 
   const previous = state.open_turn ?? undefined
   let open: OpenTurn
   if (previous && (request.input === undefined || (key && previous.idempotency_key === key))) {
     open = previous
   } else {
-    if (request.input === undefined) {
+    if (request.input === undefined && boundary.apply.length === 0) {
       throw new TurnlineError(
         'invalid_input',
-        'input is required: no turn is waiting to continue',
-        {
-          details: { field: 'input' },
-        },
+        'input is required: no turn is waiting to continue and no follow-up is queued',
+        { details: { field: 'input' } },
       )
     }
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
@@ -78,7 +84,12 @@ async function runTurn(
       ...(key ? { idempotency_key: key } : {}),
     }
     dispatcher.emit({ type: 'turn.started' })
-    history.push({ role: 'user', content: request.input })
+    // Queued follow-ups came in before this request: they go first, in queue order.
+    for (const event of boundary.events) dispatcher.emit(event)
+    history.push(...boundary.messages)
+    writer.markApplied(boundary.appliedIds)
+    ackIntents = boundary.ack
+    if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
 
   const warnings: string[] = []
@@ -138,5 +149,5 @@ async function runTurn(
     next_seq: writer.snapshot.nextSeq,
     ...(warnings.length ? { warnings } : {}),
   }
-  return { response, record, tip: writer.snapshot.lastBatch }
+  return { response, record, tip: writer.snapshot.lastBatch, ackIntents }
 }

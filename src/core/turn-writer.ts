@@ -16,6 +16,7 @@ export class TurnWriter {
   readonly history: HistoryMessage[]
   readonly firstBatch: number
   private committedHistory: number
+  private appliedIntents: string[] = []
   private current: SessionSnapshot
 
   constructor(
@@ -54,6 +55,11 @@ export class TurnWriter {
     return full
   }
 
+  /** Intent ids whose user messages were appended: recorded by the next commit. */
+  markApplied(ids: readonly string[]): void {
+    this.appliedIntents.push(...ids)
+  }
+
   /** Commits pending events, transcript delta and state (without `config`, written once). */
   async commit(turnId: string, maintain: boolean): Promise<void> {
     const { config: _config, ...rest } = this.state
@@ -66,9 +72,11 @@ export class TurnWriter {
         ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
         history: { append: this.history.slice(this.committedHistory) },
         state: patch,
+        ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
       { maintain },
     )
+    this.appliedIntents = []
     this.committedHistory = this.history.length
     this.current = result.snapshot
     if (result.maintenanceError) {

@@ -1,7 +1,7 @@
 import type { TurnResponse } from '../contract/api.ts'
 import type { TurnRecord } from '../contract/engine-state.ts'
 import { TurnlineError } from '../errors.ts'
-import type { Lease } from '../ports/coordinator.ts'
+import type { Lease, QueuedIntent } from '../ports/coordinator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionSnapshot } from '../store/session-snapshot.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -13,6 +13,8 @@ export interface LeasedOutcome {
   record?: TurnRecord
   /** Highest batch committed. */
   tip?: number
+  /** Intents the committed batches applied (or had applied before): removed from the queue. */
+  ackIntents?: string[]
 }
 
 /** The coordinator's key for a session: tenant-scoped. */
@@ -27,7 +29,11 @@ export async function withLease(
   deps: ServiceDeps,
   ref: SessionRef,
   key: string | undefined,
-  work: (lease: Lease, snapshot: SessionSnapshot) => Promise<LeasedOutcome>,
+  work: (
+    lease: Lease,
+    snapshot: SessionSnapshot,
+    intents: QueuedIntent[],
+  ) => Promise<LeasedOutcome>,
 ): Promise<TurnResponse> {
   const id = coordinatorId(ref)
   const begin = await deps.coordinator.beginTurn({
@@ -55,7 +61,7 @@ export async function withLease(
   let outcome: LeasedOutcome
   try {
     const snapshot = await deps.sessions.open(ref, begin.tip)
-    outcome = await work(lease, snapshot)
+    outcome = await work(lease, snapshot, begin.intents)
   } catch (error) {
     await deps.coordinator.releaseLease(lease).catch(() => undefined)
     throw error
@@ -65,6 +71,7 @@ export async function withLease(
       lease,
       tenant: ref.tenant,
       ...(outcome.tip !== undefined ? { tip: outcome.tip } : {}),
+      ...(outcome.ackIntents?.length ? { ackIntents: outcome.ackIntents } : {}),
       ...(key && outcome.record
         ? {
             idempotency: {

@@ -243,6 +243,31 @@ describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
     mock.assertDone()
   })
 
+  it('queues steering intents (202), refuses the 17th (409), applies them next turn', async () => {
+    const id = await createSession()
+    const post = (text: string) =>
+      call(KEY_A, `/v1/sessions/${id}/intents`, { method: 'POST', body: JSON.stringify({ text }) })
+    for (let i = 1; i <= 16; i++) {
+      const res = await post(`follow ${i}`)
+      expect(res.status).toBe(202)
+      expect(await res.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), pending: i })
+    }
+    const full = await post('one too many')
+    expect(full.status).toBe(409)
+    expect(await full.json()).toMatchObject({ error: { code: 'follow_up_queue_full' } })
+    expect((await post('')).status).toBe(400)
+    expect(
+      (await call(KEY_B, `/v1/sessions/${id}/intents`, { method: 'POST', body: '{"text":"x"}' }))
+        .status,
+    ).toBe(404)
+    mock.enqueue({ text: 'all applied' })
+    const res = await turn(id, 'go')
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { events: ThreadEvent[] }
+    expect(body.events.filter((e) => e.type === 'interjected')).toHaveLength(16)
+    expect((await post('room again')).status).toBe(202)
+  })
+
   it('refuses a turn after thread.completed with 409 session_completed', async () => {
     const id = await createSession()
     const cancelled = await call(KEY_A, `/v1/sessions/${id}/cancel`, { method: 'POST', body: '{}' })

@@ -26,6 +26,7 @@ interface FakeSession {
   config: ReturnType<typeof SessionConfigSchema.parse>
   busy: boolean
   turns: number
+  intents?: number
 }
 
 const usage = {
@@ -210,6 +211,15 @@ export class FakeSessionApi implements SessionApi {
   async cancel(tenant: string, sessionId: string, options: TurnOptions = {}) {
     this.take('cancel')
     return this.finish(tenant, sessionId, 'cancelled', options)
+  }
+
+  async enqueueIntent(tenant: string, sessionId: string, request: { text: string }) {
+    this.take('enqueueIntent')
+    const session = this.find(tenant, sessionId)
+    session.intents = (session.intents ?? 0) + 1
+    if (session.intents > 16) throw new TurnlineError('follow_up_queue_full', 'full (capacity 16)')
+    void request
+    return { id: crypto.randomUUID(), pending: session.intents }
   }
 
   async readEvents(
