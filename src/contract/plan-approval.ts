@@ -1,0 +1,34 @@
+import * as z from 'zod'
+import { PLAN_APPROVAL_DECISIONS } from './enums.ts'
+
+/**
+ * Plan approval: a planning turn that produced a plan ends `awaiting_approval` with a
+ * {@link PendingPlanApproval} kept in the engine state; `POST /v1/sessions/:id/plan-approval`
+ * answers it with a {@link PlanApprovalRequest}.
+ */
+
+/** The plan waiting for a decision. */
+export const PendingPlanApprovalSchema = z.object({
+  /** The planning turn that emitted `plan.approval.requested`. */
+  turn_id: z.string().min(1),
+  /** The plan's markdown (the `<proposed_plan>` body). */
+  plan: z.string(),
+  plan_file: z.string().optional(),
+  /** The original task the plan answers (first user message of the planning conversation). */
+  task: z.string().optional(),
+  requested_at: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+})
+export type PendingPlanApproval = z.infer<typeof PendingPlanApprovalSchema>
+
+/** Body of `POST /v1/sessions/:id/plan-approval`. Only the known decisions are accepted. */
+export const PlanApprovalRequestSchema = z
+  .strictObject({
+    decision: z.enum(PLAN_APPROVAL_DECISIONS),
+    /** With `revise`: what to change, given to the model as the next user message. */
+    feedback: z.string().min(1).max(100_000).optional(),
+  })
+  .refine((body) => body.feedback === undefined || body.decision === 'revise', {
+    message: 'feedback is only accepted with decision "revise"',
+    path: ['feedback'],
+  })
+export type PlanApprovalRequest = z.infer<typeof PlanApprovalRequestSchema>
