@@ -57,8 +57,8 @@ export async function rollup(
   const file = await store.get(keys.events)
   const trusted = file ? file.etag === state.etag : state.etag === undefined
   const base = trusted ? state : EMPTY_ROLLUP
-  const [oldIndex, batches] = await Promise.all([
-    trusted && file ? readIndex(store, keys) : Promise.resolve(undefined),
+  const [storedIndex, batches] = await Promise.all([
+    store.get(keys.turnIndex),
     readBatchesVia(
       known,
       store,
@@ -80,6 +80,7 @@ export async function rollup(
   }
   const cut = cutHead(lines, maxRetained)
   const headSeq = base.headSeq + cut.removed
+  const oldIndex = trusted && file && storedIndex ? readIndex(storedIndex.body) : undefined
   const index: TurnIndex = buildTurnIndex(cut.lines, headSeq, oldIndex, endTimes, cut.removedTurns)
   const text = cut.lines.length ? `${cut.lines.join('\n')}\n` : ''
 
@@ -95,9 +96,15 @@ export async function rollup(
     if (isTurnlineError(error, 'conflict', 'not_found')) return undefined
     throw error
   }
-  await store.put(keys.turnIndex, toBytes(serializeTurnIndex(index)), {
-    contentType: 'application/json',
-  })
+  try {
+    // CAS too: a slower rollup must never put back an index older than the file it describes.
+    await store.put(keys.turnIndex, toBytes(serializeTurnIndex(index)), {
+      contentType: 'application/json',
+      ...(storedIndex ? { ifMatch: storedIndex.etag } : { ifNoneMatch: '*' }),
+    })
+  } catch (error) {
+    if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
+  }
   return { rolledThrough: snapshot.nextSeq, headSeq, rolledBatch: snapshot.lastBatch, etag }
 }
 
@@ -113,11 +120,9 @@ async function readBatchesVia(
   return numbers.map((n) => (known.get(n) ?? read.get(n)) as Batch)
 }
 
-async function readIndex(store: ObjectStore, keys: SessionKeys): Promise<TurnIndex | undefined> {
-  const object = await store.get(keys.turnIndex)
-  if (!object) return undefined
+function readIndex(body: Uint8Array): TurnIndex | undefined {
   try {
-    return parseTurnIndex(object.body)
+    return parseTurnIndex(body)
   } catch {
     return undefined // a damaged index is rebuilt; timestamps of old turns fall back
   }
