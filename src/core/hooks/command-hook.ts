@@ -1,0 +1,105 @@
+import type { CommandHook } from '../../contract/hook-config.ts'
+import { bounded, parseHookAnswer } from './hook-answer.ts'
+import type { HookPayload } from './hook-payloads.ts'
+import type { HookAttempt } from './http-hook.ts'
+
+/**
+ * What a command hook needs from a sandbox: run `sh -c <command>` in the project directory with
+ * `stdin` and extra `env`, return its exit code and output. Adapt a SandboxRunner to this; the
+ * runner should stop the command when `signal` aborts (the hook runner stops waiting at the
+ * timeout either way).
+ */
+export type HookCommandRunner = (
+  command: string,
+  options: {
+    stdin: string
+    env: Readonly<Record<string, string>>
+    timeoutMs: number
+    signal: AbortSignal
+  },
+) => Promise<{ exitCode: number; stdout: string; stderr: string }>
+
+/** VT Code's hook environment, with the Claude Code aliases. */
+export function hookEnvironment(payload: HookPayload): Record<string, string> {
+  const env: Record<string, string> = {
+    VT_PROJECT_DIR: payload.cwd,
+    CLAUDE_PROJECT_DIR: payload.cwd,
+    VT_SESSION_ID: payload.session_id,
+    CLAUDE_SESSION_ID: payload.session_id,
+    VT_HOOK_EVENT: payload.hook_event_name,
+  }
+  if (payload.transcript_path !== null) {
+    env.VT_TRANSCRIPT_PATH = payload.transcript_path
+    env.CLAUDE_TRANSCRIPT_PATH = payload.transcript_path
+  }
+  return env
+}
+
+/**
+ * Runs a command hook: exit 0 is success (stdout may carry a JSON answer), exit 2 denies with
+ * stderr as the reason, any other code is a failure. Never throws.
+ */
+export async function runCommandHook(
+  hook: CommandHook,
+  payload: HookPayload,
+  body: string,
+  runner: HookCommandRunner | undefined,
+  signal?: AbortSignal,
+): Promise<HookAttempt> {
+  if (!runner) return { ok: false, answer: {}, error: 'no command runner is configured' }
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(signal?.reason)
+  signal?.addEventListener('abort', onAbort, { once: true })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), hook.timeout_ms)
+  })
+  const cancelled = new Promise<'cancelled'>((resolve) => {
+    if (controller.signal.aborted) resolve('cancelled')
+    controller.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
+  })
+  try {
+    const run = runner(hook.command, {
+      stdin: body,
+      env: hookEnvironment(payload),
+      timeoutMs: hook.timeout_ms,
+      signal: controller.signal,
+    })
+    run.catch(() => {}) // settled later than the timeout: nobody waits for it any more
+    const result = await Promise.race([run, timeout, cancelled])
+    if (result === 'cancelled') return { ok: false, answer: {}, error: 'cancelled' }
+    if (result === 'timeout') {
+      controller.abort(new Error('hook timed out'))
+      return {
+        ok: false,
+        answer: {},
+        timedOut: true,
+        error: `timed out after ${hook.timeout_ms} ms`,
+      }
+    }
+    if (result.exitCode === 0) {
+      return { ok: true, answer: parseHookAnswer(result.stdout), exitCode: 0 }
+    }
+    if (result.exitCode === 2) {
+      const reason = result.stderr.trim() || result.stdout.trim()
+      return {
+        ok: true,
+        answer: { decision: 'deny', ...(reason ? { reason: bounded(reason) } : {}) },
+        exitCode: 2,
+      }
+    }
+    const detail = result.stderr.trim() ? `: ${bounded(result.stderr.trim(), 500)}` : ''
+    return {
+      ok: false,
+      answer: {},
+      exitCode: result.exitCode,
+      error: `exited with code ${result.exitCode}${detail}`,
+    }
+  } catch (error) {
+    if (signal?.aborted) return { ok: false, answer: {}, error: 'cancelled' }
+    return { ok: false, answer: {}, error: `could not run: ${(error as Error).message}` }
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+  }
+}

@@ -1,0 +1,146 @@
+import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
+import { TurnlineError } from '../../errors.ts'
+import { signToolRequest } from '../http-tool-call.ts'
+import type { HttpToolPolicy } from '../service-deps.ts'
+import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
+
+/** The HTTP side of hooks: the same allow-list, tenant secret and fetch as HTTP tools. */
+export type HookHttpPolicy = Pick<HttpToolPolicy, 'fetch' | 'allowedHosts' | 'secretFor'> & {
+  /** Answer bytes read; the rest is ignored (default 64 KiB). */
+  maxResponseBytes?: number
+}
+
+/** One hook run, before it is turned into a result record. */
+export interface HookAttempt {
+  ok: boolean
+  answer: HookAnswer
+  error?: string
+  timedOut?: boolean
+  /** HTTP status of an HTTP hook. */
+  status?: number
+  /** Exit code of a command hook. */
+  exitCode?: number
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
+
+/** True when the URL's host (or host:port) is on the allow-list ('*' allows any). */
+export function hookHostAllowed(allowedHosts: readonly string[], url: string): boolean {
+  const parsed = new URL(url)
+  const host = parsed.host.toLowerCase()
+  const hostname = parsed.hostname.toLowerCase()
+  return allowedHosts.some((h) => h === '*' || h === host || h === hostname)
+}
+
+/** Refuses (400) HTTP hooks whose host is not allow-listed: call at session creation. */
+export function assertHooksAllowed(
+  policy: Pick<HookHttpPolicy, 'allowedHosts'>,
+  hooks: readonly HookConfig[],
+): void {
+  hooks.forEach((hook, index) => {
+    if (hook.type !== 'http' || hookHostAllowed(policy.allowedHosts, hook.url)) return
+    throw new TurnlineError(
+      'invalid_input',
+      `hooks[${index}]: host ${new URL(hook.url).host} is not allowed for HTTP hooks ` +
+        `(allowed: ${policy.allowedHosts.length ? policy.allowedHosts.join(', ') : 'none'}; ` +
+        'set TURNLINE_TOOL_ALLOWED_HOSTS)',
+      { details: { field: 'hooks', index } },
+    )
+  })
+}
+
+export interface HttpHookRequest {
+  tenant: string
+  sessionId: string
+  /** The config event name (`pre_tool_use`, …), sent as `turnline-hook-event`. */
+  event: string
+  /** Epoch ms, for the signed timestamp. */
+  now: number
+  signal?: AbortSignal
+}
+
+/**
+ * POSTs the payload with `turnline-signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` and
+ * `turnline-timestamp` (seconds), no redirects, within the hook's timeout. Never throws.
+ */
+export async function callHttpHook(
+  hook: HttpHook,
+  body: string,
+  request: HttpHookRequest,
+  policy: HookHttpPolicy,
+): Promise<HookAttempt> {
+  try {
+    if (!hookHostAllowed(policy.allowedHosts, hook.url)) {
+      return { ok: false, answer: {}, error: `host ${new URL(hook.url).host} is not allowed` }
+    }
+    const timestamp = String(Math.floor(request.now / 1000))
+    const signature = await signToolRequest(policy.secretFor(request.tenant), timestamp, body)
+    const signals = [
+      AbortSignal.timeout(hook.timeout_ms),
+      ...(request.signal ? [request.signal] : []),
+    ]
+    const response = await policy.fetch(hook.url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.any(signals),
+      headers: {
+        'content-type': 'application/json',
+        'turnline-timestamp': timestamp,
+        'turnline-signature': `v1=${signature}`,
+        'turnline-session': request.sessionId,
+        'turnline-hook-event': request.event,
+      },
+      body,
+    })
+    const text = await readText(response, policy.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
+    if (response.status < 200 || response.status >= 300) {
+      const detail = text.trim() ? `: ${bounded(text.trim(), 500)}` : ''
+      return {
+        ok: false,
+        answer: {},
+        status: response.status,
+        error: `HTTP ${response.status}${detail}`,
+      }
+    }
+    return { ok: true, answer: parseHookAnswer(text), status: response.status }
+  } catch (error) {
+    const name = (error as Error).name
+    if (request.signal?.aborted) return { ok: false, answer: {}, error: 'cancelled' }
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      return {
+        ok: false,
+        answer: {},
+        timedOut: true,
+        error: `timed out after ${hook.timeout_ms} ms`,
+      }
+    }
+    return { ok: false, answer: {}, error: `could not be reached: ${(error as Error).message}` }
+  }
+}
+
+async function readText(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    const room = limit - size
+    if (value.byteLength >= room) {
+      chunks.push(value.slice(0, room))
+      size = limit
+      await reader.cancel()
+      break
+    }
+    chunks.push(value)
+    size += value.byteLength
+  }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return new TextDecoder().decode(bytes)
+}

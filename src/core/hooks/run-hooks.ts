@@ -1,0 +1,150 @@
+import type { HookConfig, HookEvent } from '../../contract/hook-config.ts'
+import { type HookCommandRunner, runCommandHook } from './command-hook.ts'
+import { hookMatches } from './hook-matcher.ts'
+import { type HookPayloads, matcherSubject } from './hook-payloads.ts'
+import { callHttpHook, type HookAttempt, type HookHttpPolicy } from './http-hook.ts'
+
+/**
+ * Runs the hooks of one event. Every matching hook (config order) runs concurrently within its
+ * own timeout; a failing, slow or unreachable hook never throws and never costs the turn — it is
+ * recorded in `results`. Only `pre_tool_use` can be denied, and only by a blocking hook: an HTTP
+ * 2xx JSON `{"decision":"deny","reason":…}` (or the Claude Code–style equivalents), a command's
+ * exit code 2, or — with `fail_closed` — any failure. A non-blocking hook's deny is recorded and
+ * ignored. Rules and examples: docs/hooks.md.
+ */
+
+/** Events whose hooks can stop what they announce. */
+export const DENIABLE_HOOK_EVENTS: ReadonlySet<HookEvent> = new Set<HookEvent>(['pre_tool_use'])
+
+export interface HookRunnerDeps {
+  tenant: string
+  /** Allow-list, tenant signing secret and fetch: pass the service's HttpToolPolicy. */
+  http: HookHttpPolicy
+  /** Runs command hooks in the session's sandbox; without it command hooks fail (recorded). */
+  runCommand?: HookCommandRunner
+  /** Epoch ms (durations, signature timestamp); defaults to Date.now. */
+  now?: () => number
+  /** The turn's cancellation. */
+  signal?: AbortSignal
+}
+
+export interface HookResult {
+  /** Index of the hook in the session's `hooks`. */
+  index: number
+  /** The hook's `name`, else `<event>#<index>`. */
+  name: string
+  type: HookConfig['type']
+  blocking: boolean
+  /** The hook ran and answered (a deny is an answer, so it is ok). */
+  ok: boolean
+  durationMs: number
+  error?: string
+  timedOut?: boolean
+  status?: number
+  exitCode?: number
+  /** The hook answered deny. */
+  decision?: 'deny'
+  reason?: string
+  /** True when this hook's deny (or fail-closed failure) counts. */
+  honoured?: boolean
+}
+
+export interface HookRunOutcome {
+  /** Set when a blocking hook denied a deniable event: the first such hook, in config order. */
+  denied?: { reason: string; hook: string }
+  results: HookResult[]
+}
+
+export async function runHooks<E extends HookEvent>(
+  event: E,
+  payload: HookPayloads[E],
+  hooks: readonly HookConfig[],
+  deps: HookRunnerDeps,
+): Promise<HookRunOutcome> {
+  const now = deps.now ?? Date.now
+  const subject = matcherSubject(payload)
+  const selected = hooks
+    .map((hook, index) => ({ hook, index }))
+    .filter(({ hook }) => hook.event === event && hookMatches(hook.matcher, subject))
+  if (selected.length === 0) return { results: [] }
+  const body = JSON.stringify(payload)
+  const deniable = DENIABLE_HOOK_EVENTS.has(event)
+
+  const results = await Promise.all(
+    selected.map(async ({ hook, index }): Promise<HookResult> => {
+      const started = now()
+      let attempt: HookAttempt
+      try {
+        attempt =
+          hook.type === 'http'
+            ? await callHttpHook(
+                hook,
+                body,
+                {
+                  tenant: deps.tenant,
+                  sessionId: payload.session_id,
+                  event,
+                  now: started,
+                  ...(deps.signal ? { signal: deps.signal } : {}),
+                },
+                deps.http,
+              )
+            : await runCommandHook(hook, payload, body, deps.runCommand, deps.signal)
+      } catch (error) {
+        attempt = { ok: false, answer: {}, error: `hook failed: ${(error as Error).message}` }
+      }
+      return toResult(hook, index, event, attempt, Math.max(0, now() - started), deniable)
+    }),
+  )
+
+  const denier = results.find((result) => result.honoured)
+  if (!denier) return { results }
+  const reason =
+    denier.decision === 'deny'
+      ? (denier.reason ?? `denied by hook ${denier.name}`)
+      : `hook ${denier.name} failed (${denier.error ?? 'unknown error'}) and is fail-closed`
+  return { denied: { reason, hook: denier.name }, results }
+}
+
+function toResult(
+  hook: HookConfig,
+  index: number,
+  event: HookEvent,
+  attempt: HookAttempt,
+  durationMs: number,
+  deniable: boolean,
+): HookResult {
+  const denies = attempt.answer.decision === 'deny'
+  const failedClosed = !attempt.ok && hook.fail_closed
+  return {
+    index,
+    name: hook.name ?? `${event}#${index}`,
+    type: hook.type,
+    blocking: hook.blocking,
+    ok: attempt.ok,
+    durationMs,
+    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+    ...(attempt.timedOut ? { timedOut: true } : {}),
+    ...(attempt.status !== undefined ? { status: attempt.status } : {}),
+    ...(attempt.exitCode !== undefined ? { exitCode: attempt.exitCode } : {}),
+    ...(denies ? { decision: 'deny' as const } : {}),
+    ...(attempt.answer.reason !== undefined ? { reason: attempt.answer.reason } : {}),
+    ...((denies || failedClosed) && deniable ? { honoured: hook.blocking } : {}),
+  }
+}
+
+/** Notices for the turn's warnings: failures, timeouts, and denies that did not count. */
+export function hookWarnings(event: HookEvent, outcome: HookRunOutcome): string[] {
+  const warnings: string[] = []
+  for (const result of outcome.results) {
+    if (!result.ok) {
+      warnings.push(`${event} hook ${result.name} failed: ${result.error ?? 'unknown error'}`)
+    } else if (result.decision === 'deny' && !result.honoured) {
+      warnings.push(
+        `${event} hook ${result.name} answered deny, ignored: ` +
+          (result.blocking ? `${event} cannot be denied` : 'the hook is not blocking'),
+      )
+    }
+  }
+  return warnings
+}

@@ -1,0 +1,89 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface ReceivedHook {
+  path: string
+  raw: string
+  body: Record<string, unknown>
+  headers: Record<string, string | string[] | undefined>
+  signatureValid: boolean
+}
+
+export interface HookReply {
+  status?: number
+  body?: string
+  delayMs?: number
+  headers?: Record<string, string>
+}
+
+/**
+ * A customer's hook endpoint on 127.0.0.1: verifies `turnline-signature` (HMAC-SHA256 of
+ * `<timestamp>.<body>` with the shared secret) and answers 401 when it does not match, records
+ * every delivery, and otherwise answers with `reply(hook)` (default: 200 `{}`).
+ */
+export async function startHookReceiver(secret: string) {
+  const received: ReceivedHook[] = []
+  let reply: (hook: ReceivedHook) => HookReply = () => ({ body: '{}' })
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8')
+      const timestamp = String(req.headers['turnline-timestamp'] ?? '')
+      const given = String(req.headers['turnline-signature'] ?? '').replace(/^v1=/, '')
+      const expected = createHmac('sha256', secret).update(`${timestamp}.${raw}`).digest('hex')
+      const signatureValid =
+        given.length === expected.length &&
+        timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      let body: Record<string, unknown> = {}
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>
+      } catch {
+        // recorded as received; the test decides whether that is a failure
+      }
+      const hook: ReceivedHook = {
+        path: req.url ?? '',
+        raw,
+        body,
+        headers: req.headers,
+        signatureValid,
+      }
+      received.push(hook)
+      const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
+      const timer = setTimeout(() => {
+        if (res.destroyed) return
+        res.writeHead(answer.status ?? 200, {
+          'content-type': 'application/json',
+          ...answer.headers,
+        })
+        res.end(answer.body ?? '')
+      }, answer.delayMs ?? 0)
+      res.on('close', () => clearTimeout(timer))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    host: `127.0.0.1:${port}`,
+    received,
+    setReply(fn: (hook: ReceivedHook) => HookReply) {
+      reply = fn
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** A 127.0.0.1 port with nothing listening (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
