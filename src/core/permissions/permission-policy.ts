@@ -1,4 +1,4 @@
-import { compileToolPattern, firstMatch, type ToolPattern } from './tool-pattern.ts'
+import { compileToolPattern, firstMatch } from './tool-pattern.ts'
 
 /**
  * The permission policy of a session (`permissions{allow, deny, mode}`), decided per tool call.
@@ -36,33 +36,14 @@ export interface PermissionEvaluation {
   rule?: string
 }
 
-interface CompiledPolicy {
-  allow: ToolPattern[]
-  deny: ToolPattern[]
-}
-
-const compiledCache = new WeakMap<PermissionPolicy, CompiledPolicy>()
-
-function compiled(policy: PermissionPolicy): CompiledPolicy {
-  let value = compiledCache.get(policy)
-  if (!value) {
-    value = {
-      allow: policy.allow.map(compileToolPattern),
-      deny: policy.deny.map(compileToolPattern),
-    }
-    compiledCache.set(policy, value)
-  }
-  return value
-}
-
 /** The decision for one tool call, with its reason. */
 export function evaluatePermission(
   policy: PermissionPolicy,
   toolName: string,
   traits: ToolTraits,
 ): PermissionEvaluation {
-  const patterns = compiled(policy)
-  const denied = firstMatch(policy.deny, patterns.deny, toolName)
+  // compiled per call: cheap (≤ 200 patterns), and never stale if the policy changes
+  const denied = firstMatch(policy.deny, policy.deny.map(compileToolPattern), toolName)
   if (denied !== undefined) {
     return {
       decision: 'deny',
@@ -84,7 +65,7 @@ export function evaluatePermission(
           reason: `plan mode allows read-only tools only; ${toolName} may change state`,
         }
   }
-  const allowed = firstMatch(policy.allow, patterns.allow, toolName)
+  const allowed = firstMatch(policy.allow, policy.allow.map(compileToolPattern), toolName)
   if (allowed !== undefined) {
     return {
       decision: 'allow',
