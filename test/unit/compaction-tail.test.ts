@@ -193,7 +193,7 @@ describe('continuity tail', () => {
   it('never leaves an orphaned call or result (property test over generated histories)', () => {
     let previewed = 0
     let trimmed = 0
-    for (let seed = 1; seed <= 600; seed++) {
+    for (let seed = 1; seed <= 400; seed++) {
       const history = messyHistory(seed)
       const target = [200, 2_000, 20_000][seed % 3] as number
       const selection = selectContinuity(history, { countTokens, targetTokens: target })
