@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import * as z from 'zod'
+import type { ExecCapture, ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import { type ExecInfo, ExecSession } from './exec-session.ts'
+import { Refusal } from './refusal.ts'
+import { resolveInside } from './workspace-paths.ts'
+
+export interface Scope {
+  tenant: string
+  sessionId: string
+  /** Real path of the session workspace. */
+  workspace: string
+}
+
+/** Called once per command when it has exited and its output has drained (or the grace ran out). */
+export type ExitListener = (scope: Scope, session: ExecSession) => void
+
+const RecordSchema = z.object({
+  version: z.literal(1),
+  exec_session_id: z.string(),
+  request_id: z.string(),
+  tool_call_id: z.string(),
+  command: z.string(),
+  workdir: z.string(),
+  backend: z.enum(['pipe', 'pty']),
+  spool_path: z.string(),
+  started_at: z.number(),
+  exit_code: z.number().int().optional(),
+  exited_at: z.number().optional(),
+  total_output_bytes: z.number().int().optional(),
+})
+type ExecRecord = z.infer<typeof RecordSchema>
+
+const MAX_RUNNING_PER_WORKSPACE = 32
+
+/**
+ * Every command of every workspace. Starts are idempotent by request id: the claim is a
+ * create-exclusive file under `<root>/.runner-state/<tenant>/<session>/requests/`, so a start
+ * retried — even after the runner restarted — finds the command it began instead of running it
+ * again. A record per command (`exec/<id>.json`) remembers its exit for later lookups.
+ */
+export class ExecRegistry {
+  readonly #live = new Map<string, ExecSession>()
+
+  constructor(
+    private readonly root: string,
+    private readonly onExit: ExitListener,
+  ) {}
+
+  #stateDir(scope: Scope) {
+    return path.join(this.root, '.runner-state', scope.tenant, scope.sessionId)
+  }
+
+  #key(scope: Scope, id: string) {
+    return `${scope.tenant}/${scope.sessionId}/${id}`
+  }
+
+  async start(
+    scope: Scope,
+    body: ExecStartBody,
+  ): Promise<{ session: ExecSession; attached: boolean }> {
+    const dir = this.#stateDir(scope)
+    await mkdir(path.join(dir, 'requests'), { recursive: true })
+    await mkdir(path.join(dir, 'exec'), { recursive: true })
+    const claim = path.join(dir, 'requests', `${body.request_id}.json`)
+    const existing = await this.#attach(scope, claim, body)
+    if (existing) return { session: existing, attached: true }
+
+    const workdir = await resolveInside(scope.workspace, body.workdir ?? '.')
+    const info = await stat(workdir.abs).catch(() => undefined)
+    if (!info?.isDirectory()) {
+      throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
+    }
+    const running = [...this.#live.entries()].filter(
+      ([key, s]) => key.startsWith(`${scope.tenant}/${scope.sessionId}/`) && s.state === 'running',
+    ).length
+    if (running >= MAX_RUNNING_PER_WORKSPACE) {
+      throw new Refusal('conflict', `${running} commands are already running in this workspace`)
+    }
+
+    const id = `run-${randomBytes(12).toString('hex')}`
+    try {
+      await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const raced = await this.#attach(scope, claim, body)
+      if (raced) return { session: raced, attached: true }
+      throw error
+    }
+    const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
+    const spoolAbs = path.join(scope.workspace, ...spoolRel.split('/'))
+    await mkdir(path.dirname(spoolAbs), { recursive: true })
+    const exec: ExecInfo = {
+      id,
+      requestId: body.request_id,
+      toolCallId: body.tool_call_id,
+      command: body.cmd,
+      workdir: workdir.rel,
+      backend: body.tty ? 'pty' : 'pipe',
+      spoolRel,
+      spoolAbs,
+    }
+    const started = Date.now()
+    await this.#saveRecord(scope, exec, started)
+    const session = ExecSession.spawn(exec, {
+      cwd: workdir.abs,
+      env: commandEnv(scope.workspace, workdir.abs, body.tty, id),
+      onSettled: (s) => {
+        void this.#saveRecord(scope, exec, started, s).finally(() => this.onExit(scope, s))
+      },
+    })
+    this.#live.set(this.#key(scope, id), session)
+    return { session, attached: false }
+  }
+
+  async #attach(
+    scope: Scope,
+    claim: string,
+    body: ExecStartBody,
+  ): Promise<ExecSession | undefined> {
+    const text = await readFile(claim, 'utf8').catch(() => undefined)
+    if (text === undefined) return undefined
+    const id = z.object({ exec_session_id: z.string() }).parse(JSON.parse(text)).exec_session_id
+    const session = await this.get(scope, id)
+    if (session.info.command !== body.cmd) {
+      throw new Refusal(
+        'conflict',
+        `request ${body.request_id} already started a different command in ${id}`,
+        { exec_session_id: id },
+      )
+    }
+    return session
+  }
+
+  /** A command of this workspace, live or from its record. */
+  async get(scope: Scope, id: string): Promise<ExecSession> {
+    const live = this.#live.get(this.#key(scope, id))
+    if (live) return live
+    const file = path.join(this.#stateDir(scope), 'exec', `${id}.json`)
+    const text = await readFile(file, 'utf8').catch(() => undefined)
+    if (text === undefined) {
+      throw new Refusal('not_found', `no exec session ${id} in this workspace`, {
+        exec_session_id: id,
+      })
+    }
+    const record = RecordSchema.parse(JSON.parse(text))
+    const spoolAbs = path.join(scope.workspace, ...record.spool_path.split('/'))
+    const total =
+      record.total_output_bytes ??
+      (await stat(spoolAbs)
+        .then((s) => s.size)
+        .catch(() => 0))
+    const session = ExecSession.recorded(
+      {
+        id,
+        requestId: record.request_id,
+        toolCallId: record.tool_call_id,
+        command: record.command,
+        workdir: record.workdir,
+        backend: record.backend,
+        spoolRel: record.spool_path,
+        spoolAbs,
+      },
+      { exitCode: record.exit_code, exitedAt: record.exited_at, total },
+    )
+    this.#live.set(this.#key(scope, id), session)
+    return session
+  }
+
+  async #saveRecord(scope: Scope, exec: ExecInfo, startedAt: number, done?: ExecSession) {
+    const record: ExecRecord = {
+      version: 1,
+      exec_session_id: exec.id,
+      request_id: exec.requestId,
+      tool_call_id: exec.toolCallId,
+      command: exec.command,
+      workdir: exec.workdir,
+      backend: exec.backend,
+      spool_path: exec.spoolRel,
+      started_at: startedAt,
+      ...(done?.exitCode !== undefined
+        ? {
+            exit_code: done.exitCode,
+            exited_at: done.exitedAt ?? Date.now(),
+            total_output_bytes: done.total,
+          }
+        : {}),
+    }
+    const file = path.join(this.#stateDir(scope), 'exec', `${exec.id}.json`)
+    await writeFile(`${file}.tmp`, JSON.stringify(record))
+    await rename(`${file}.tmp`, file)
+  }
+
+  /** Ends every running command (runner shutdown). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((s) => s.kill()))
+  }
+}
+
+/** The capture answer of start, write, poll, wait and close. */
+export function captureBody(
+  session: ExecSession,
+  output: ExecCapture['output'],
+  extra: { attached: boolean; wallTimeMs: number; waitedMs?: number; timedOut?: boolean },
+): ExecCapture {
+  const { info } = session
+  return {
+    exec_session_id: info.id,
+    request_id: info.requestId,
+    tool_call_id: info.toolCallId,
+    command: info.command,
+    workdir: info.workdir,
+    backend: info.backend,
+    state: session.state,
+    ...(session.state === 'exited' && session.exitCode !== undefined
+      ? { exit_code: session.exitCode }
+      : {}),
+    ...(session.state === 'running' && session.pid !== undefined ? { pid: session.pid } : {}),
+    attached: extra.attached,
+    output,
+    total_output_bytes: session.total,
+    spool: { path: info.spoolRel, complete: session.drained },
+    wall_time_ms: Math.max(0, Math.round(extra.wallTimeMs)),
+    ...(extra.waitedMs !== undefined ? { waited_ms: Math.max(0, Math.round(extra.waitedMs)) } : {}),
+    ...(extra.timedOut !== undefined ? { timed_out: extra.timedOut } : {}),
+  }
+}
+
+function commandEnv(workspace: string, cwd: string, tty: boolean, id: string) {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: workspace,
+    PWD: cwd,
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    TERM: tty ? 'xterm-256color' : 'dumb',
+    VTCODE_EXEC_SESSION_ID: id,
+  }
+}

@@ -1,0 +1,252 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
+import { constants } from 'node:os'
+import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import { Refusal } from './refusal.ts'
+
+/** What a running or finished command is, as kept in memory and in its record. */
+export interface ExecInfo {
+  id: string
+  requestId: string
+  toolCallId: string
+  command: string
+  workdir: string
+  backend: 'pipe' | 'pty'
+  spoolRel: string
+  spoolAbs: string
+}
+
+export interface SpawnOptions {
+  cwd: string
+  env: Record<string, string>
+  /** Called once: when all output is in the spool, or `drainGraceMs` after the exit. */
+  onSettled: (session: ExecSession) => void
+  drainGraceMs?: number
+}
+
+/** Milliseconds a wait lingers after the exit for the last output to drain. */
+const DRAIN_LINGER_MS = 200
+const KILL_GRACE_MS = 2000
+
+/**
+ * One command: `sh -c <cmd>` (or under `script` for a PTY) in its own process group, stdout and
+ * stderr appended in arrival order to the spool file, which always holds every byte received.
+ * Captures read ranges back from the spool, so memory stays flat whatever the output size.
+ */
+export class ExecSession {
+  state: 'running' | 'exited' | 'lost' = 'running'
+  exitCode: number | undefined
+  exitedAt: number | undefined
+  total = 0
+  /** Output offset the next capture starts from (unless told otherwise). */
+  cursor = 0
+  /** Every byte of output is in the spool and the file is closed. */
+  drained = false
+  pid: number | undefined
+  #child: ChildProcess | undefined
+  #fd: number | undefined
+  #listeners = new Set<() => void>()
+  #settled = false
+
+  private constructor(readonly info: ExecInfo) {}
+
+  /** A command known only from its record (the runner restarted since). */
+  static recorded(info: ExecInfo, exit: { exitCode?: number; exitedAt?: number; total: number }) {
+    const session = new ExecSession(info)
+    session.state = exit.exitCode === undefined ? 'lost' : 'exited'
+    session.exitCode = exit.exitCode
+    session.exitedAt = exit.exitedAt
+    session.total = exit.total
+    session.drained = true
+    session.#settled = true
+    return session
+  }
+
+  static spawn(info: ExecInfo, options: SpawnOptions): ExecSession {
+    const session = new ExecSession(info)
+    session.#fd = openSync(info.spoolAbs, 'w', 0o600)
+    const [file, args] =
+      info.backend === 'pty'
+        ? ['script', ['-qfec', info.command, '/dev/null']]
+        : ['sh', ['-c', info.command]]
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    session.#child = child
+    session.pid = child.pid
+    const append = (chunk: Buffer) => {
+      if (session.#fd === undefined) return
+      writeSync(session.#fd, chunk)
+      session.total += chunk.byteLength
+      session.#notify()
+    }
+    child.stdout?.on('data', append)
+    child.stderr?.on('data', append)
+    child.stdin?.on('error', () => {})
+    const settle = () => {
+      if (session.#settled) return
+      session.#settled = true
+      options.onSettled(session)
+    }
+    child.once('error', (error) => {
+      append(Buffer.from(`runner: cannot start the command: ${error.message}\n`))
+      session.#exited(127)
+      session.#drain()
+      settle()
+    })
+    child.once('exit', (code, signal) => {
+      const signo = signal ? (constants.signals[signal] ?? 0) : 0
+      session.#exited(code ?? 128 + signo)
+      setTimeout(settle, options.drainGraceMs ?? 2000).unref()
+    })
+    child.once('close', () => {
+      session.#drain()
+      settle()
+    })
+    return session
+  }
+
+  #exited(code: number) {
+    if (this.state !== 'running') return
+    this.state = 'exited'
+    this.exitCode = code
+    this.exitedAt = Date.now()
+    this.#notify()
+  }
+
+  #drain() {
+    if (this.#fd !== undefined) closeSync(this.#fd)
+    this.#fd = undefined
+    this.drained = true
+    this.#notify()
+  }
+
+  #notify() {
+    for (const listener of [...this.#listeners]) listener()
+  }
+
+  /** Resolves when `done()` holds or after `ms`; true when it was `done()`. */
+  #until(done: () => boolean, ms: number): Promise<boolean> {
+    if (done()) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const finish = (value: boolean) => {
+        this.#listeners.delete(check)
+        clearTimeout(timer)
+        resolve(value)
+      }
+      const check = () => {
+        if (done()) finish(true)
+      }
+      const timer = setTimeout(() => finish(done()), ms)
+      this.#listeners.add(check)
+    })
+  }
+
+  /** Blocks until the exit (then briefly for the drain) or `ms`; true when it exited. */
+  async waitExit(ms: number): Promise<boolean> {
+    const exited = await this.#until(() => this.state !== 'running', ms)
+    if (exited && !this.drained) await this.#until(() => this.drained, DRAIN_LINGER_MS)
+    return exited
+  }
+
+  write(chars: string): void {
+    const stdin = this.#child?.stdin
+    if (this.state !== 'running' || !stdin || stdin.destroyed || stdin.writableEnded) {
+      throw new Refusal('conflict', `${this.info.id} does not accept input: its stdin is closed`, {
+        state: this.state,
+      })
+    }
+    const eof = this.info.backend === 'pipe' && chars.endsWith('\u0004')
+    const text = eof ? chars.slice(0, -1) : chars
+    if (text) stdin.write(text)
+    if (eof) stdin.end()
+  }
+
+  /** Ends the process group: SIGTERM, then SIGKILL if it lingers. */
+  async kill(): Promise<void> {
+    if (this.state !== 'running' || this.pid === undefined) return
+    const pid = this.pid
+    const signal = (sig: NodeJS.Signals, groups: number[]) => {
+      for (const group of groups) {
+        try {
+          process.kill(-group, sig)
+        } catch {
+          // already gone
+        }
+      }
+    }
+    // Under `script` the shell leads its own session: ending it lets `script` exit by itself.
+    const shells = this.info.backend === 'pty' ? childPids(pid) : []
+    signal('SIGTERM', shells.length ? shells : [pid])
+    if (!(await this.#until(() => this.state !== 'running', KILL_GRACE_MS))) {
+      signal('SIGKILL', [...shells, pid])
+      await this.#until(() => this.state !== 'running', KILL_GRACE_MS)
+    }
+    await this.#until(() => this.drained, DRAIN_LINGER_MS)
+  }
+
+  /** Output of [from, total): its head and tail, each ≤ maxBytes, cut on UTF-8 boundaries. */
+  capture(maxBytes: number, since?: number): ExecCapture['output'] {
+    const to = this.total
+    const from = Math.min(since ?? this.cursor, to)
+    this.cursor = Math.max(this.cursor, to)
+    const length = to - from
+    if (length === 0) return { from, to, head: '', tail: '', omitted_bytes: 0 }
+    const fd = openSync(this.info.spoolAbs, 'r')
+    try {
+      const read = (offset: number, size: number) => {
+        const buffer = Buffer.alloc(size)
+        const got = readSync(fd, buffer, 0, size, offset)
+        return buffer.subarray(0, got)
+      }
+      if (length <= maxBytes) {
+        return { from, to, head: read(from, length).toString('utf8'), tail: '', omitted_bytes: 0 }
+      }
+      const headBytes = backToBoundary(read(from, maxBytes))
+      const tailSize = Math.min(maxBytes, length - headBytes.byteLength)
+      const tailBytes = forwardToBoundary(read(to - tailSize, tailSize))
+      return {
+        from,
+        to,
+        head: headBytes.toString('utf8'),
+        tail: tailBytes.toString('utf8'),
+        omitted_bytes: length - headBytes.byteLength - tailBytes.byteLength,
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+}
+
+/** Drops an incomplete UTF-8 sequence at the end. */
+function backToBoundary(bytes: Buffer): Buffer {
+  for (let back = 1; back <= Math.min(4, bytes.byteLength); back++) {
+    const byte = bytes[bytes.byteLength - back]!
+    if ((byte & 0xc0) === 0x80) continue
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+    return need > back ? bytes.subarray(0, bytes.byteLength - back) : bytes
+  }
+  return bytes
+}
+
+/** Drops continuation bytes at the start. */
+function forwardToBoundary(bytes: Buffer): Buffer {
+  let at = 0
+  while (at < Math.min(3, bytes.byteLength) && (bytes[at]! & 0xc0) === 0x80) at++
+  return bytes.subarray(at)
+}
+
+/** Direct children of a process (Linux /proc); empty where that is not available. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+  } catch {
+    return []
+  }
+}

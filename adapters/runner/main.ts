@@ -1,0 +1,61 @@
+/**
+ * The reference sandbox runner as a process:
+ *
+ *   TURNLINE_RUNNER_SECRET=… tsx adapters/runner/main.ts --root ./.turnline/runner [--port 8788]
+ *       [--host 127.0.0.1] [--callback-url http://127.0.0.1:8787/v1/runner/callback]
+ *
+ * Flags may also come from TURNLINE_RUNNER_ROOT, TURNLINE_RUNNER_PORT, TURNLINE_RUNNER_HOST and
+ * TURNLINE_RUNNER_CALLBACK_URL; the secret only from the environment (argv is visible to every
+ * user of the machine). Prints one JSON line `{"listening":"<url>"}` on stdout once it accepts
+ * requests; SIGTERM and SIGINT end every running command and exit.
+ */
+import { parseArgs } from 'node:util'
+import { startRunner } from './runner-server.ts'
+
+function fail(message: string): never {
+  process.stderr.write(`runner: ${message}\n`)
+  process.exit(2)
+}
+
+const { values } = parseArgs({
+  options: {
+    root: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'callback-url': { type: 'string' },
+  },
+  strict: true,
+})
+
+const env = process.env
+const root = values.root ?? env.TURNLINE_RUNNER_ROOT
+const secret = env.TURNLINE_RUNNER_SECRET
+const portText = values.port ?? env.TURNLINE_RUNNER_PORT ?? '0'
+const host = values.host ?? env.TURNLINE_RUNNER_HOST ?? '127.0.0.1'
+const callbackUrl = values['callback-url'] ?? env.TURNLINE_RUNNER_CALLBACK_URL
+
+if (!root) fail('set --root or TURNLINE_RUNNER_ROOT (the folder holding the workspaces)')
+if (!secret || secret.length < 16) fail('set TURNLINE_RUNNER_SECRET (at least 16 characters)')
+const port = Number(portText)
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port ${portText}`)
+if (callbackUrl !== undefined && !URL.canParse(callbackUrl))
+  fail(`invalid callback URL ${callbackUrl}`)
+
+const runner = await startRunner({
+  root,
+  secret,
+  port,
+  host,
+  ...(callbackUrl ? { callbackUrl } : {}),
+}).catch((error: Error) => fail(error.message))
+
+process.stdout.write(`${JSON.stringify({ listening: runner.url })}\n`)
+
+let stopping = false
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    void runner.close().then(() => process.exit(0))
+  })
+}

@@ -1,0 +1,211 @@
+import { mkdir, realpath } from 'node:fs/promises'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  MemoryReplayGuard,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyRunnerMessage,
+} from '../../src/core/runner-signature.ts'
+import { ExecRegistry } from './exec-registry.ts'
+import { ExitCallbacks } from './exit-callback.ts'
+import { REFUSAL_STATUS, Refusal } from './refusal.ts'
+import { runnerRoutes } from './runner-routes.ts'
+import { workspaceDir } from './workspace-paths.ts'
+
+export interface RunnerOptions {
+  /** Folder holding one workspace per session: `<root>/<tenant>/<session_id>/`. */
+  root: string
+  /** HMAC secret shared with the client (and used to sign exit callbacks). */
+  secret: string
+  /** Where exit notices are POSTed (e.g. `<api>/v1/runner/callback`); none when absent. */
+  callbackUrl?: string
+  /** 0 (default) picks a free port. */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Structured log sink; default one JSON line per entry on stderr. */
+  log?: (entry: Record<string, unknown>) => void
+  callbackAttempts?: number
+  callbackBackoffMs?: number
+}
+
+export interface RunningRunner {
+  url: string
+  /** Stops accepting requests, ends every running command, stops callback retries. */
+  close(): Promise<void>
+}
+
+const MAX_BODY_BYTES = 2 * 1024 * 1024
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
+/** The reference sandbox runner (protocol: docs/runner-protocol.md), in this process. */
+export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
+  if (options.secret.length < 16)
+    throw new Error('the runner secret must be at least 16 characters')
+  await mkdir(options.root, { recursive: true })
+  const root = await realpath(options.root)
+  const log =
+    options.log ??
+    ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
+  const callbacks = options.callbackUrl
+    ? new ExitCallbacks({
+        url: options.callbackUrl,
+        secret: options.secret,
+        log,
+        ...(options.callbackAttempts ? { attempts: options.callbackAttempts } : {}),
+        ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
+      })
+    : undefined
+  const registry = new ExecRegistry(root, (scope, session) => {
+    if (!callbacks || session.exitCode === undefined) return
+    void callbacks.send({
+      tenant: scope.tenant,
+      session_id: scope.sessionId,
+      exec_session_id: session.info.id,
+      request_id: session.info.requestId,
+      tool_call_id: session.info.toolCallId,
+      exit_code: session.exitCode,
+      total_output_bytes: session.total,
+      spool_path: session.info.spoolRel,
+      spool_complete: session.drained,
+      exited_at: session.exitedAt ?? Date.now(),
+    })
+  })
+  const routes = runnerRoutes(registry)
+  const replay = new MemoryReplayGuard()
+
+  const handle = async (req: IncomingMessage): Promise<unknown> => {
+    const pathname = new URL(req.url ?? '/', 'http://runner').pathname
+    if (pathname === '/healthz' && req.method === 'GET') return { ok: true }
+    const target = routes.get(pathname)
+    if (!target) throw new HttpFailure(404, 'not_found', `no route ${pathname}`)
+    if (req.method !== 'POST') throw new HttpFailure(405, 'method_not_allowed', 'use POST')
+    const raw = await readBody(req)
+    const check = await verifyRunnerMessage({
+      secret: options.secret,
+      body: raw,
+      timestamp: header(req, TIMESTAMP_HEADER),
+      signature: header(req, SIGNATURE_HEADER),
+      nowMs: Date.now(),
+      replay,
+    })
+    if (!check.ok) {
+      throw new HttpFailure(401, 'unauthorized', `request rejected: ${check.message}`, {
+        reason: check.reason,
+      })
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(raw.toString('utf8'))
+    } catch {
+      throw new HttpFailure(400, 'invalid_input', 'body is not JSON')
+    }
+    const parsed = target.schema.safeParse(json)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new HttpFailure(
+        400,
+        'invalid_input',
+        `invalid body: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'rejected'}`,
+      )
+    }
+    const body = parsed.data as { tenant: string; session_id: string }
+    const workspace = await workspaceDir(root, body.tenant, body.session_id)
+    return target.handle(
+      { tenant: body.tenant, sessionId: body.session_id, workspace },
+      body,
+      Date.now(),
+    )
+  }
+
+  const server = createServer((req, res) => {
+    handle(req).then(
+      (body) => send(res, 200, body),
+      (error: unknown) => {
+        if (error instanceof Refusal) {
+          send(res, REFUSAL_STATUS[error.code], errorBody(error.code, error.message, error.details))
+        } else if (error instanceof HttpFailure) {
+          send(res, error.status, errorBody(error.code, error.message, error.details))
+        } else {
+          log({
+            event: 'runner_error',
+            url: req.url,
+            error: String((error as Error)?.stack ?? error),
+          })
+          send(res, 500, errorBody('internal', 'the runner failed to handle the request'))
+        }
+      },
+    )
+  })
+  server.requestTimeout = 0
+  server.headersTimeout = 30_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () => {
+      closing ??= (async () => {
+        callbacks?.cancelAll()
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        await registry.closeAll()
+        server.closeAllConnections()
+        await stopped
+      })()
+      return closing
+    },
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > MAX_BODY_BYTES) {
+        // Keep draining (and discarding) so the 413 can still be answered.
+        chunks.length = 0
+        reject(new HttpFailure(413, 'payload_too_large', `body exceeds ${MAX_BODY_BYTES} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function errorBody(code: string, message: string, details?: Record<string, unknown>) {
+  return { error: { code, message, ...(details ? { details } : {}) } }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  })
+  res.end(text)
+}

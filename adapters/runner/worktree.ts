@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process'
+import { realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { WorktreeResult } from '../../src/contract/runner-protocol.ts'
+import { Refusal } from './refusal.ts'
+
+function git(cwd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['-C', cwd, ...args],
+      { timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd } },
+      (error, stdout, stderr) => resolve({ ok: !error, out: (error ? stderr : stdout).trim() }),
+    )
+  })
+}
+
+/**
+ * Worktree isolation for a sub-agent spec with `isolation = "worktree"`: a git worktree at
+ * `.vtcode/worktrees/<name>` on branch `vtcode/<name>`, so the child's edits stay out of the
+ * parent's working tree until merged. Asking again for the same name returns it unchanged.
+ */
+export async function createWorktree(
+  workspace: string,
+  name: string,
+  ref?: string,
+): Promise<WorktreeResult> {
+  const top = await git(workspace, ['rev-parse', '--show-toplevel'])
+  if (!top.ok || (await realpath(top.out).catch(() => '')) !== workspace) {
+    throw new Refusal(
+      'invalid_input',
+      'worktree isolation needs the workspace to be a git repository (run `git init` and commit ' +
+        'first); the workspace is not the top of one',
+    )
+  }
+  const rel = `.vtcode/worktrees/${name}`
+  const abs = path.join(workspace, '.vtcode', 'worktrees', name)
+  const branch = `vtcode/${name}`
+  if (await stat(abs).catch(() => undefined)) {
+    const list = await git(workspace, ['worktree', 'list', '--porcelain'])
+    const real = await realpath(abs)
+    if (list.ok && list.out.split('\n').includes(`worktree ${real}`)) {
+      return { path: rel, branch, created: false }
+    }
+    throw new Refusal('conflict', `${rel} exists but is not a worktree of this repository`)
+  }
+  const head = await git(workspace, [
+    'rev-parse',
+    '--verify',
+    '--quiet',
+    `${ref ?? 'HEAD'}^{commit}`,
+  ])
+  if (!head.ok) {
+    throw new Refusal(
+      'invalid_input',
+      ref
+        ? `unknown ref ${JSON.stringify(ref)}`
+        : 'the repository has no commit yet to branch from',
+    )
+  }
+  const branchExists = (
+    await git(workspace, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])
+  ).ok
+  const added = branchExists
+    ? await git(workspace, ['worktree', 'add', abs, branch])
+    : await git(workspace, ['worktree', 'add', '-b', branch, abs, head.out])
+  if (!added.ok) throw new Refusal('conflict', `git worktree add failed: ${added.out}`)
+  return { path: rel, branch, created: true }
+}

@@ -1,0 +1,363 @@
+import type * as z from 'zod'
+import {
+  type ExecCapture,
+  ExecCaptureSchema,
+  FileReadResultSchema,
+  FileWriteResultSchema,
+  PatchResultSchema,
+  REFUSAL_CODES,
+  type RefusalCode,
+  RunnerErrorBodySchema,
+  SpoolChunkSchema,
+  WorktreeResultSchema,
+} from '../../src/contract/runner-protocol.ts'
+import { newNonce, signedHeaders } from '../../src/core/runner-signature.ts'
+import { TurnlineError } from '../../src/errors.ts'
+import type {
+  ExecPollRequest,
+  ExecSnapshot,
+  ExecStartRequest,
+  ExecWaitRequest,
+  ExecWriteRequest,
+  RunnerResult,
+  SandboxRunner,
+  SandboxScope,
+} from '../../src/ports/sandbox-runner.ts'
+
+export interface HttpSandboxRunnerOptions {
+  /** Base URL of the runner, e.g. http://127.0.0.1:8788 */
+  url: string
+  secret: string
+  fetch?: typeof fetch
+  now?: () => number
+  /** Allowance per request on top of the time the runner is asked to hold it (default 30 s). */
+  timeoutMs?: number
+  /** Longest single wait request; longer waits are several requests (default 240 s). */
+  maxWaitChunkMs?: number
+  /** Extra attempts of idempotent requests after a transport failure or 5xx (default 2). */
+  retries?: number
+}
+
+interface CallOptions {
+  holdMs?: number
+  idempotent?: boolean
+}
+
+/**
+ * The sandbox runner over HTTP (`docs/runner-protocol.md`), with fetch and WebCrypto only, so it
+ * runs in workerd, Deno and Node. Refusals (4xx with a known code) become typed results;
+ * everything else throws: transport failures and 5xx as retryable 'runner_unavailable', a
+ * rejected signature as non-retryable 'runner_unavailable'.
+ */
+export class HttpSandboxRunner implements SandboxRunner {
+  readonly #base: string
+  readonly #fetch: typeof fetch
+  readonly #now: () => number
+
+  constructor(private readonly options: HttpSandboxRunnerOptions) {
+    this.#base = options.url.replace(/\/+$/, '')
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
+    this.#now = options.now ?? Date.now
+  }
+
+  start(scope: SandboxScope, r: ExecStartRequest): Promise<RunnerResult<ExecSnapshot>> {
+    const body = {
+      request_id: r.requestId,
+      tool_call_id: r.toolCallId,
+      cmd: r.cmd,
+      ...(r.workdir !== undefined ? { workdir: r.workdir } : {}),
+      tty: r.tty,
+      yield_time_ms: r.yieldTimeMs,
+      max_output_bytes: r.maxOutputBytes,
+    }
+    return this.#capture('/v1/exec/start', scope, body, { holdMs: r.yieldTimeMs, idempotent: true })
+  }
+
+  write(scope: SandboxScope, r: ExecWriteRequest): Promise<RunnerResult<ExecSnapshot>> {
+    const body = {
+      exec_session_id: r.execSessionId,
+      chars: r.chars,
+      yield_time_ms: r.yieldTimeMs,
+      max_output_bytes: r.maxOutputBytes,
+    }
+    return this.#capture('/v1/exec/write', scope, body, { holdMs: r.yieldTimeMs })
+  }
+
+  poll(scope: SandboxScope, r: ExecPollRequest): Promise<RunnerResult<ExecSnapshot>> {
+    const body = {
+      exec_session_id: r.execSessionId,
+      yield_time_ms: r.yieldTimeMs,
+      max_output_bytes: r.maxOutputBytes,
+      ...(r.since !== undefined ? { since: r.since } : {}),
+    }
+    return this.#capture('/v1/exec/poll', scope, body, {
+      holdMs: r.yieldTimeMs,
+      idempotent: r.since !== undefined,
+    })
+  }
+
+  /** Long waits are split into requests of at most `maxWaitChunkMs`, capturing from one offset. */
+  async wait(scope: SandboxScope, r: ExecWaitRequest): Promise<RunnerResult<ExecSnapshot>> {
+    const chunk = this.options.maxWaitChunkMs ?? 240_000
+    const began = this.#now()
+    let since = r.since
+    for (;;) {
+      const remaining = Math.max(0, r.timeoutMs - (this.#now() - began))
+      const hold = Math.min(remaining, chunk)
+      const result = await this.#capture(
+        '/v1/exec/wait',
+        scope,
+        {
+          exec_session_id: r.execSessionId,
+          timeout_ms: hold,
+          max_output_bytes: r.maxOutputBytes,
+          ...(since !== undefined ? { since } : {}),
+        },
+        { holdMs: hold, idempotent: since !== undefined },
+      )
+      if (!result.ok) return result
+      since ??= result.value.output.from
+      const waitedMs = this.#now() - began
+      if (result.value.state.status !== 'running' || waitedMs >= r.timeoutMs) {
+        const timedOut = result.value.state.status === 'running'
+        return { ok: true, value: { ...result.value, wait: { waitedMs, timedOut } } }
+      }
+    }
+  }
+
+  close(scope: SandboxScope, execSessionId: string): Promise<RunnerResult<ExecSnapshot>> {
+    return this.#capture(
+      '/v1/exec/close',
+      scope,
+      { exec_session_id: execSessionId },
+      { holdMs: 5000 },
+    )
+  }
+
+  async readSpool(
+    scope: SandboxScope,
+    r: { execSessionId: string; offset: number; length: number },
+  ) {
+    const body = { exec_session_id: r.execSessionId, offset: r.offset, length: r.length }
+    const result = await this.#call('/v1/exec/read-spool', scope, body, SpoolChunkSchema, {
+      idempotent: true,
+    })
+    if (!result.ok) return result
+    const v = result.value
+    const value = {
+      offset: v.offset,
+      bytes: base64Bytes(v.data_base64),
+      totalOutputBytes: v.total_output_bytes,
+      complete: v.complete,
+      eof: v.eof,
+    }
+    return { ok: true as const, value }
+  }
+
+  async readFile(
+    scope: SandboxScope,
+    r: { path: string; startLine?: number; maxLines?: number; maxBytes?: number },
+  ) {
+    const body = {
+      path: r.path,
+      ...(r.startLine !== undefined ? { start_line: r.startLine } : {}),
+      ...(r.maxLines !== undefined ? { max_lines: r.maxLines } : {}),
+      ...(r.maxBytes !== undefined ? { max_bytes: r.maxBytes } : {}),
+    }
+    const result = await this.#call('/v1/files/read', scope, body, FileReadResultSchema, {
+      idempotent: true,
+    })
+    if (!result.ok) return result
+    const v = result.value
+    const value = {
+      path: v.path,
+      content: v.content,
+      size: v.size,
+      startLine: v.start_line,
+      endLine: v.end_line,
+      totalLines: v.total_lines,
+      truncated: v.truncated,
+    }
+    return { ok: true as const, value }
+  }
+
+  writeFile(scope: SandboxScope, r: { path: string; content: string }) {
+    return this.#call('/v1/files/write', scope, r, FileWriteResultSchema, {})
+  }
+
+  applyPatch(scope: SandboxScope, patch: string) {
+    return this.#call('/v1/files/apply-patch', scope, { patch }, PatchResultSchema, {})
+  }
+
+  createWorktree(scope: SandboxScope, r: { name: string; ref?: string }) {
+    return this.#call('/v1/worktrees', scope, r, WorktreeResultSchema, {
+      holdMs: 60_000,
+      idempotent: true,
+    })
+  }
+
+  async #capture(
+    route: string,
+    scope: SandboxScope,
+    body: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<RunnerResult<ExecSnapshot>> {
+    const result = await this.#call(route, scope, body, ExecCaptureSchema, options)
+    return result.ok ? { ok: true, value: snapshot(result.value) } : result
+  }
+
+  async #call<S extends z.ZodType>(
+    route: string,
+    scope: SandboxScope,
+    fields: Record<string, unknown>,
+    schema: S,
+    options: CallOptions,
+  ): Promise<RunnerResult<z.output<S>>> {
+    const attempts = 1 + (options.idempotent ? (this.options.retries ?? 2) : 0)
+    let last: TurnlineError | undefined
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** (attempt - 2)))
+      try {
+        return await this.#once(route, scope, fields, schema, options)
+      } catch (error) {
+        if (!(error instanceof TurnlineError) || !error.retryable) throw error
+        last = error
+      }
+    }
+    throw last
+  }
+
+  async #once<S extends z.ZodType>(
+    route: string,
+    scope: SandboxScope,
+    fields: Record<string, unknown>,
+    schema: S,
+    options: CallOptions,
+  ): Promise<RunnerResult<z.output<S>>> {
+    const text = JSON.stringify({
+      tenant: scope.tenant,
+      session_id: scope.sessionId,
+      nonce: newNonce(),
+      ...fields,
+    })
+    const timeoutMs = (options.holdMs ?? 0) + (this.options.timeoutMs ?? 30_000)
+    let response: Response
+    let answer: string
+    try {
+      response = await this.#fetch(`${this.#base}${route}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/json',
+          ...(await signedHeaders(this.options.secret, text, this.#now())),
+        },
+        body: text,
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      answer = await response.text()
+    } catch (error) {
+      const name = (error as Error).name
+      const why =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? `no answer within ${timeoutMs} ms`
+          : (error as Error).message
+      throw unavailable(`sandbox runner unreachable (${route}): ${why}`, true, { route }, error)
+    }
+    if (response.status >= 200 && response.status < 300) {
+      const parsed = schema.safeParse(safeJson(answer))
+      if (!parsed.success) {
+        throw unavailable(`sandbox runner gave a malformed answer to ${route}`, false, { route })
+      }
+      return { ok: true, value: parsed.data }
+    }
+    const error = RunnerErrorBodySchema.safeParse(safeJson(answer))
+    const code = error.success ? error.data.error.code : undefined
+    const message = error.success ? error.data.error.message : answer.slice(0, 500)
+    if (code && (REFUSAL_CODES as readonly string[]).includes(code) && response.status < 500) {
+      return {
+        ok: false,
+        refusal: {
+          code: code as RefusalCode,
+          message,
+          ...(error.success && error.data.error.details
+            ? { details: error.data.error.details }
+            : {}),
+        },
+      }
+    }
+    const details = { route, status: response.status, ...(code ? { code } : {}) }
+    if (response.status === 401) {
+      throw unavailable(`sandbox runner rejected the request: ${message}`, false, details)
+    }
+    const retryAfter = Number(response.headers.get('retry-after'))
+    throw unavailable(
+      `sandbox runner answered ${response.status} to ${route}: ${message}`,
+      response.status >= 500 || response.status === 429,
+      details,
+      undefined,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    )
+  }
+}
+
+function unavailable(
+  message: string,
+  retryable: boolean,
+  details: Record<string, unknown>,
+  cause?: unknown,
+  retryAfter?: number,
+): TurnlineError {
+  return new TurnlineError('runner_unavailable', message, {
+    retryable,
+    details,
+    ...(cause !== undefined ? { cause } : {}),
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+  })
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function base64Bytes(text: string): Uint8Array {
+  const binary = atob(text)
+  const out = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
+  return out
+}
+
+/** The wire capture in the port's shape. */
+export function snapshot(c: ExecCapture): ExecSnapshot {
+  return {
+    execSessionId: c.exec_session_id,
+    requestId: c.request_id,
+    toolCallId: c.tool_call_id,
+    command: c.command,
+    workdir: c.workdir,
+    backend: c.backend,
+    state:
+      c.state === 'running'
+        ? { status: 'running', ...(c.pid !== undefined ? { pid: c.pid } : {}) }
+        : c.state === 'exited'
+          ? { status: 'exited', exitCode: c.exit_code ?? -1 }
+          : { status: 'lost' },
+    attached: c.attached,
+    output: {
+      from: c.output.from,
+      to: c.output.to,
+      head: c.output.head,
+      tail: c.output.tail,
+      omittedBytes: c.output.omitted_bytes,
+    },
+    totalOutputBytes: c.total_output_bytes,
+    spool: c.spool,
+    wallTimeMs: c.wall_time_ms,
+    ...(c.waited_ms !== undefined
+      ? { wait: { waitedMs: c.waited_ms, timedOut: c.timed_out ?? false } }
+      : {}),
+  }
+}

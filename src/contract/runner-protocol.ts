@@ -1,0 +1,258 @@
+import * as z from 'zod'
+
+/**
+ * Wire bodies of the sandbox runner protocol (`docs/runner-protocol.md`): what the HTTP client
+ * (`adapters/sandbox-http`) sends, what the reference runner (`adapters/runner`) answers, and the
+ * exit callback the runner POSTs back. Every request is signed (see `src/core/runner-signature.ts`)
+ * and carries a random `nonce`, so two identical requests never share a signature.
+ */
+
+/** Tenant and session ids as the API accepts them; they name the runner's workspace folder. */
+const Segment = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'use 1–128 characters from A-Z a-z 0-9 . _ -')
+  .refine((value) => !value.includes('..'), 'must not contain ".."')
+
+export const EXEC_SESSION_ID = /^run-[a-z0-9]{8,64}$/
+export const REQUEST_ID = /^[A-Za-z0-9_-]{8,128}$/
+
+/** Ceiling of a single wait (VT Code's `long_running_command_ceiling_seconds`). */
+export const WAIT_CEILING_MS = 3_600_000
+/** Longest yield of start, write and poll. */
+export const MAX_YIELD_MS = 30_000
+/** Bytes of head and of tail a capture returns at most. */
+export const MAX_CAPTURE_BYTES = 64 * 1024
+/** Largest spool range or file content one request moves. */
+export const MAX_TRANSFER_BYTES = 1024 * 1024
+
+const ExecSessionId = z.string().regex(EXEC_SESSION_ID, 'an exec session id starts with "run-"')
+const CaptureBytes = z.number().int().min(64).max(MAX_CAPTURE_BYTES)
+const Offset = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+
+const Scoped = {
+  tenant: Segment,
+  session_id: Segment,
+  nonce: z.string().min(16).max(128),
+}
+
+export const ExecStartBodySchema = z.strictObject({
+  ...Scoped,
+  request_id: z.string().regex(REQUEST_ID),
+  tool_call_id: z.string().min(1).max(256),
+  cmd: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+  /** Relative to the session workspace; absent = the workspace itself. */
+  workdir: z.string().min(1).max(4096).optional(),
+  tty: z.boolean().default(false),
+  yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
+  max_output_bytes: CaptureBytes,
+})
+export type ExecStartBody = z.infer<typeof ExecStartBodySchema>
+
+export const ExecWriteBodySchema = z.strictObject({
+  ...Scoped,
+  exec_session_id: ExecSessionId,
+  chars: z.string().max(MAX_TRANSFER_BYTES),
+  yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
+  max_output_bytes: CaptureBytes,
+})
+export type ExecWriteBody = z.infer<typeof ExecWriteBodySchema>
+
+export const ExecPollBodySchema = z.strictObject({
+  ...Scoped,
+  exec_session_id: ExecSessionId,
+  yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
+  max_output_bytes: CaptureBytes,
+  /** Capture from this output offset instead of the runner's read cursor. */
+  since: Offset.optional(),
+})
+export type ExecPollBody = z.infer<typeof ExecPollBodySchema>
+
+export const ExecWaitBodySchema = z.strictObject({
+  ...Scoped,
+  exec_session_id: ExecSessionId,
+  /** How long to block for the exit; the deadline never kills the process. */
+  timeout_ms: z.number().int().min(0).max(WAIT_CEILING_MS),
+  max_output_bytes: CaptureBytes,
+  since: Offset.optional(),
+})
+export type ExecWaitBody = z.infer<typeof ExecWaitBodySchema>
+
+export const ExecCloseBodySchema = z.strictObject({
+  ...Scoped,
+  exec_session_id: ExecSessionId,
+  max_output_bytes: CaptureBytes.default(4096),
+})
+export type ExecCloseBody = z.infer<typeof ExecCloseBodySchema>
+
+export const SpoolReadBodySchema = z.strictObject({
+  ...Scoped,
+  exec_session_id: ExecSessionId,
+  offset: Offset,
+  length: z.number().int().min(1).max(MAX_TRANSFER_BYTES),
+})
+export type SpoolReadBody = z.infer<typeof SpoolReadBodySchema>
+
+const WorkspacePath = z.string().min(1).max(4096)
+
+export const FileReadBodySchema = z.strictObject({
+  ...Scoped,
+  path: WorkspacePath,
+  /** 1-based first line. */
+  start_line: z.number().int().min(1).default(1),
+  max_lines: z.number().int().min(1).max(100_000).default(2000),
+  max_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TRANSFER_BYTES)
+    .default(256 * 1024),
+})
+export type FileReadBody = z.infer<typeof FileReadBodySchema>
+
+export const FileWriteBodySchema = z.strictObject({
+  ...Scoped,
+  path: WorkspacePath,
+  content: z.string().max(MAX_TRANSFER_BYTES),
+})
+export type FileWriteBody = z.infer<typeof FileWriteBodySchema>
+
+export const ApplyPatchBodySchema = z.strictObject({
+  ...Scoped,
+  patch: z.string().min(1).max(MAX_TRANSFER_BYTES),
+})
+export type ApplyPatchBody = z.infer<typeof ApplyPatchBodySchema>
+
+export const WorktreeBodySchema = z.strictObject({
+  ...Scoped,
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -'),
+  /** Commit-ish the worktree starts from; absent = HEAD. */
+  ref: z
+    .string()
+    .regex(/^[A-Za-z0-9_./-]{1,200}$/)
+    .refine((value) => !value.startsWith('-'), 'must not start with "-"')
+    .optional(),
+})
+export type WorktreeBody = z.infer<typeof WorktreeBodySchema>
+
+// --- responses -------------------------------------------------------------------------------------
+
+export const ExecCaptureSchema = z.object({
+  exec_session_id: ExecSessionId,
+  request_id: z.string(),
+  tool_call_id: z.string(),
+  command: z.string(),
+  /** Relative to the workspace; "." for the workspace itself. */
+  workdir: z.string(),
+  backend: z.enum(['pipe', 'pty']),
+  /** `lost`: the runner restarted while the command ran; its exit is unknown. */
+  state: z.enum(['running', 'exited', 'lost']),
+  exit_code: z.number().int().optional(),
+  pid: z.number().int().optional(),
+  /** True when a start re-attached to the command its request id already started. */
+  attached: z.boolean(),
+  output: z.object({
+    /** Output offsets of this capture: [from, to). */
+    from: Offset,
+    to: Offset,
+    /** The first bytes of the range (all of it when it fits). */
+    head: z.string(),
+    /** The last bytes of the range when it did not fit in `head`. */
+    tail: z.string(),
+    omitted_bytes: Offset,
+  }),
+  total_output_bytes: Offset,
+  spool: z.object({
+    /** Relative to the workspace. */
+    path: z.string(),
+    /** Every byte of output is in the file and the file is closed. */
+    complete: z.boolean(),
+  }),
+  wall_time_ms: z.number().int().min(0),
+  waited_ms: z.number().int().min(0).optional(),
+  timed_out: z.boolean().optional(),
+})
+export type ExecCapture = z.infer<typeof ExecCaptureSchema>
+
+export const SpoolChunkSchema = z.object({
+  offset: Offset,
+  data_base64: z.string(),
+  total_output_bytes: Offset,
+  complete: z.boolean(),
+  eof: z.boolean(),
+})
+export type SpoolChunkBody = z.infer<typeof SpoolChunkSchema>
+
+export const FileReadResultSchema = z.object({
+  path: z.string(),
+  content: z.string(),
+  size: Offset,
+  start_line: z.number().int().min(1),
+  end_line: z.number().int().min(0),
+  total_lines: z.number().int().min(0),
+  truncated: z.boolean(),
+})
+export type FileReadResult = z.infer<typeof FileReadResultSchema>
+
+export const FileWriteResultSchema = z.object({
+  path: z.string(),
+  kind: z.enum(['add', 'update']),
+  bytes: Offset,
+})
+export type FileWriteResult = z.infer<typeof FileWriteResultSchema>
+
+export const PatchResultSchema = z.object({
+  changes: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'delete', 'update']) })),
+})
+export type PatchResult = z.infer<typeof PatchResultSchema>
+
+export const WorktreeResultSchema = z.object({
+  path: z.string(),
+  branch: z.string(),
+  created: z.boolean(),
+})
+export type WorktreeResult = z.infer<typeof WorktreeResultSchema>
+
+/** Refusals a runner answers with a 4xx; the client turns them into typed results. */
+export const REFUSAL_CODES = [
+  'invalid_input',
+  'path_escape',
+  'not_found',
+  'conflict',
+  'patch_failed',
+  'payload_too_large',
+] as const
+export type RefusalCode = (typeof REFUSAL_CODES)[number]
+
+export const RunnerErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+})
+export type RunnerErrorBody = z.infer<typeof RunnerErrorBodySchema>
+
+// --- the exit callback ------------------------------------------------------------------------------
+
+export const ExecExitCallbackSchema = z.strictObject({
+  type: z.literal('exec.exited'),
+  nonce: z.string().min(16).max(128),
+  tenant: Segment,
+  session_id: Segment,
+  exec_session_id: ExecSessionId,
+  request_id: z.string().regex(REQUEST_ID),
+  tool_call_id: z.string().min(1).max(256),
+  /** The shell's exit status; 128 + n when signal n ended it. */
+  exit_code: z.number().int(),
+  total_output_bytes: Offset,
+  spool_path: z.string(),
+  spool_complete: z.boolean(),
+  /** Epoch milliseconds. */
+  exited_at: z.number().int().min(0),
+  /** 1 on the first delivery, counting up on retries. */
+  attempt: z.number().int().min(1),
+})
+export type ExecExitCallback = z.infer<typeof ExecExitCallbackSchema>

@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+
+const repo = join(import.meta.dirname, '..', '..')
+const tsx = join(repo, 'node_modules/.bin/tsx')
+const running = new Set<number>()
+
+// An interrupted test run must not leave runners behind.
+process.once('exit', () => {
+  for (const group of running) signalGroup(group, 'SIGKILL')
+})
+
+function signalGroup(group: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-group, signal)
+  } catch {
+    // gone already
+  }
+}
+
+export interface RunnerProcess {
+  url: string
+  /** What it printed (stdout and stderr). */
+  output(): string
+  /** SIGTERM (the runner ends its commands), SIGKILL after a grace period. */
+  stop(): Promise<void>
+  /** SIGKILL at once: a crash. Commands it started keep running in their own groups. */
+  crash(): Promise<void>
+}
+
+/** The reference runner as a real process (`tsx adapters/runner/main.ts`) on 127.0.0.1:0. */
+export async function startRunnerProcess(options: {
+  root: string
+  secret: string
+  callbackUrl?: string
+  port?: number
+}): Promise<RunnerProcess> {
+  const args = [
+    'adapters/runner/main.ts',
+    '--root',
+    options.root,
+    '--port',
+    String(options.port ?? 0),
+  ]
+  if (options.callbackUrl) args.push('--callback-url', options.callbackUrl)
+  const child: ChildProcess = spawn(tsx, args, {
+    cwd: repo,
+    env: { ...process.env, TURNLINE_RUNNER_SECRET: options.secret },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const group = child.pid!
+  running.add(group)
+  let text = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8')
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      signalGroup(group, signal)
+      const timer = setTimeout(() => signalGroup(group, 'SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+    }
+    running.delete(group)
+  }
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const match = /\{"listening":"([^"]+)"\}/.exec(text)
+    if (match?.[1])
+      return {
+        url: match[1],
+        output: () => text,
+        stop: () => end('SIGTERM'),
+        crash: () => end('SIGKILL'),
+      }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await end('SIGKILL')
+      throw new Error(`the runner did not start:\n${text}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}

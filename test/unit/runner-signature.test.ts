@@ -1,0 +1,97 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { execRequestId } from '../../src/core/runner-request-id.ts'
+import {
+  MemoryReplayGuard,
+  signedHeaders,
+  signRunnerMessage,
+  verifyRunnerMessage,
+} from '../../src/core/runner-signature.ts'
+
+const secret = 'runner-secret-0123456789'
+const now = 1_800_000_000_000
+
+async function signed(body: string, at = now, key = secret) {
+  const headers = await signedHeaders(key, body, at)
+  return { timestamp: headers['turnline-timestamp'], signature: headers['turnline-signature'] }
+}
+
+describe('runner signatures', () => {
+  it('is HMAC-SHA256 of "<timestamp>.<body>" in hex, as node:crypto computes it', async () => {
+    const body = '{"a":"é"}'
+    const expected = createHmac('sha256', secret).update(`1800000000.${body}`).digest('hex')
+    expect(await signRunnerMessage(secret, '1800000000', body)).toBe(expected)
+    expect(await signed(body)).toEqual({ timestamp: '1800000000', signature: `v1=${expected}` })
+  })
+
+  it('accepts a fresh signature, also with a rotated secret list', async () => {
+    const body = '{"x":1}'
+    const headers = await signed(body)
+    expect(await verifyRunnerMessage({ secret, body, ...headers, nowMs: now + 299_000 })).toEqual({
+      ok: true,
+    })
+    expect(
+      await verifyRunnerMessage({
+        secret: ['old-secret-abcdefgh', secret],
+        body,
+        ...headers,
+        nowMs: now,
+      }),
+    ).toEqual({ ok: true })
+  })
+
+  it.each([
+    ['missing headers', { timestamp: undefined, signature: undefined }, 'missing'],
+    ['a non-numeric timestamp', { timestamp: 'soon' }, 'malformed'],
+    ['a signature of the wrong form', { signature: 'sha256=abc' }, 'malformed'],
+  ])('rejects %s', async (_label, override, reason) => {
+    const body = '{}'
+    const headers = { ...(await signed(body)), ...override }
+    const check = await verifyRunnerMessage({ secret, body, ...headers, nowMs: now })
+    expect(check).toMatchObject({ ok: false, reason })
+  })
+
+  it('rejects an old or future timestamp, another body, another secret', async () => {
+    const body = '{"x":1}'
+    const headers = await signed(body)
+    for (const nowMs of [now + 301_000, now - 301_000]) {
+      expect(await verifyRunnerMessage({ secret, body, ...headers, nowMs })).toMatchObject({
+        ok: false,
+        reason: 'expired',
+      })
+    }
+    expect(
+      await verifyRunnerMessage({ secret, body: '{"x":2}', ...headers, nowMs: now }),
+    ).toMatchObject({ ok: false, reason: 'bad_signature' })
+    expect(
+      await verifyRunnerMessage({ secret: 'another-secret-xyz', body, ...headers, nowMs: now }),
+    ).toMatchObject({ ok: false, reason: 'bad_signature' })
+  })
+
+  it('accepts a signed message once inside the window', async () => {
+    const replay = new MemoryReplayGuard(() => now)
+    const body = '{"nonce":"0123456789abcdef"}'
+    const headers = await signed(body)
+    const check = () => verifyRunnerMessage({ secret, body, ...headers, nowMs: now, replay })
+    expect(await check()).toEqual({ ok: true })
+    expect(await check()).toMatchObject({ ok: false, reason: 'replayed' })
+  })
+})
+
+describe('execRequestId', () => {
+  it('is deterministic per (tenant, session, call, item) and differs otherwise', async () => {
+    const key = { tenant: 't', sessionId: 's', toolCallId: 'call_0', itemId: 'item_3' }
+    const id = await execRequestId(key)
+    expect(id).toMatch(/^req_[0-9a-f]{40}$/)
+    expect(await execRequestId({ ...key })).toBe(id)
+    const others = await Promise.all([
+      execRequestId({ ...key, tenant: 'u' }),
+      execRequestId({ ...key, sessionId: 's2' }),
+      execRequestId({ ...key, toolCallId: 'call_1' }),
+      execRequestId({ ...key, itemId: 'item_7' }),
+      // no ambiguity from separators inside the parts
+      execRequestId({ tenant: 't|s', sessionId: '', toolCallId: 'call_0', itemId: 'item_3' }),
+    ])
+    expect(new Set([id, ...others]).size).toBe(6)
+  })
+})
