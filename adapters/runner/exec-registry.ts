@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
 import type { ExecCapture, ExecStartBody } from '../../src/contract/runner-protocol.ts'
@@ -57,7 +57,30 @@ export class ExecRegistry {
     return `${scope.tenant}/${scope.sessionId}/${id}`
   }
 
+  /** Starts of this process still under way, by request: a concurrent retry joins them. */
+  readonly #starting = new Map<string, Promise<{ session: ExecSession; attached: boolean }>>()
+
   async start(
+    scope: Scope,
+    body: ExecStartBody,
+  ): Promise<{ session: ExecSession; attached: boolean }> {
+    const key = this.#key(scope, body.request_id)
+    const under = this.#starting.get(key)
+    if (under) {
+      const { session } = await under
+      sameCommand(session, body)
+      return { session, attached: true }
+    }
+    const run = this.#start(scope, body)
+    this.#starting.set(key, run)
+    try {
+      return await run
+    } finally {
+      this.#starting.delete(key)
+    }
+  }
+
+  async #start(
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
@@ -81,14 +104,6 @@ export class ExecRegistry {
     }
 
     const id = `run-${randomBytes(12).toString('hex')}`
-    try {
-      await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const raced = await this.#attach(scope, claim, body)
-      if (raced) return { session: raced, attached: true }
-      throw error
-    }
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
     const spoolAbs = path.join(scope.workspace, ...spoolRel.split('/'))
     await mkdir(path.dirname(spoolAbs), { recursive: true })
@@ -103,7 +118,17 @@ export class ExecRegistry {
       spoolAbs,
     }
     const started = Date.now()
+    // The record first, then the claim: whoever holds a claim has its record on disk.
     await this.#saveRecord(scope, exec, started)
+    try {
+      await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
+    } catch (error) {
+      await rm(this.#recordFile(scope, id), { force: true })
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const raced = await this.#attach(scope, claim, body)
+      if (raced) return { session: raced, attached: true }
+      throw error
+    }
     const session = ExecSession.spawn(exec, {
       cwd: workdir.abs,
       env: commandEnv(scope.workspace, workdir.abs, body.tty, id),
@@ -115,6 +140,10 @@ export class ExecRegistry {
     return { session, attached: false }
   }
 
+  #recordFile(scope: Scope, id: string) {
+    return path.join(this.#stateDir(scope), 'exec', `${id}.json`)
+  }
+
   async #attach(
     scope: Scope,
     claim: string,
@@ -124,13 +153,7 @@ export class ExecRegistry {
     if (text === undefined) return undefined
     const id = z.object({ exec_session_id: z.string() }).parse(JSON.parse(text)).exec_session_id
     const session = await this.get(scope, id)
-    if (session.info.command !== body.cmd) {
-      throw new Refusal(
-        'conflict',
-        `request ${body.request_id} already started a different command in ${id}`,
-        { exec_session_id: id },
-      )
-    }
+    sameCommand(session, body)
     return session
   }
 
@@ -138,8 +161,7 @@ export class ExecRegistry {
   async get(scope: Scope, id: string): Promise<ExecSession> {
     const live = this.#live.get(this.#key(scope, id))
     if (live) return live
-    const file = path.join(this.#stateDir(scope), 'exec', `${id}.json`)
-    const text = await readFile(file, 'utf8').catch(() => undefined)
+    const text = await readFile(this.#recordFile(scope, id), 'utf8').catch(() => undefined)
     if (text === undefined) {
       throw new Refusal('not_found', `no exec session ${id} in this workspace`, {
         exec_session_id: id,
@@ -188,7 +210,7 @@ export class ExecRegistry {
           }
         : {}),
     }
-    const file = path.join(this.#stateDir(scope), 'exec', `${exec.id}.json`)
+    const file = this.#recordFile(scope, exec.id)
     await writeFile(`${file}.tmp`, JSON.stringify(record))
     await rename(`${file}.tmp`, file)
   }
@@ -225,6 +247,17 @@ export function captureBody(
     wall_time_ms: Math.max(0, Math.round(extra.wallTimeMs)),
     ...(extra.waitedMs !== undefined ? { waited_ms: Math.max(0, Math.round(extra.waitedMs)) } : {}),
     ...(extra.timedOut !== undefined ? { timed_out: extra.timedOut } : {}),
+  }
+}
+
+/** A request id names one command: a retry with another command is a conflict. */
+function sameCommand(session: ExecSession, body: ExecStartBody): void {
+  if (session.info.command !== body.cmd) {
+    throw new Refusal(
+      'conflict',
+      `request ${body.request_id} already started a different command in ${session.info.id}`,
+      { exec_session_id: session.info.id },
+    )
   }
 }
 

@@ -16,12 +16,12 @@ export interface ReceivedCallback {
 /**
  * A real receiver of the runner's exit notices on 127.0.0.1: verifies them with
  * `readExitCallback` (signature, window, replay) and answers 204, or 401/400. `failFirst` answers
- * 503 to that many valid deliveries first, to exercise the runner's retries.
+ * 503 to the first valid deliveries of every exec session, to exercise the runner's retries.
  */
 export async function startCallbackReceiver(secret: string, options: { failFirst?: number } = {}) {
   const received: ReceivedCallback[] = []
   const replay = new MemoryReplayGuard()
-  let failures = options.failFirst ?? 0
+  const failed = new Map<string, number>()
   const waiters = new Set<() => void>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -38,9 +38,13 @@ export async function startCallbackReceiver(secret: string, options: { failFirst
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
       const check = await readExitCallback({ secret, body, headers, nowMs: Date.now(), replay })
       let status: number = check.ok ? 204 : check.status
-      if (check.ok && failures > 0) {
-        failures--
-        status = 503
+      if (check.ok) {
+        const id = check.callback.exec_session_id
+        const count = failed.get(id) ?? 0
+        if (count < (options.failFirst ?? 0)) {
+          failed.set(id, count + 1)
+          status = 503
+        }
       }
       received.push({
         status,

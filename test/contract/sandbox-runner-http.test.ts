@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { isTurnlineError } from '../../src/errors.ts'
+import type { RunnerResult, SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { startCallbackReceiver } from '../support/callback-receiver.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { sandboxRunnerSuite } from './sandbox-runner.suite.ts'
+
+const secret = 'contract-runner-secret-0123456789'
+let root: string
+let runner: RunnerProcess
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>
+let client: HttpSandboxRunner
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'turnline-runner-'))
+  receiver = await startCallbackReceiver(secret, { failFirst: 1 })
+  runner = await startRunnerProcess({ root, secret, callbackUrl: receiver.url })
+  client = new HttpSandboxRunner({ url: runner.url, secret })
+})
+
+afterAll(async () => {
+  await runner?.stop()
+  await receiver?.close()
+  if (root) await rm(root, { recursive: true, force: true })
+})
+
+function value<T>(result: RunnerResult<T>): T {
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal)}`)
+  return result.value
+}
+
+sandboxRunnerSuite('http client → runner process', () => ({
+  runner: client,
+  root,
+  secret,
+  url: runner.url,
+  receiver,
+}))
+
+describe('exec on a 10 MB command', () => {
+  it('keeps every byte in the spool while captures stay bounded', async () => {
+    const scope: SandboxScope = { tenant: 'acme', sessionId: 'big-output' }
+    const line = '0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxy'
+    const total = 10 * 1024 * 1024
+    const started = value(
+      await client.start(scope, {
+        requestId: 'req_big_output_1',
+        toolCallId: 'call_big',
+        cmd: `yes ${line} | head -c ${total}`,
+        tty: false,
+        yieldTimeMs: 50,
+        maxOutputBytes: 6144,
+      }),
+    )
+    const done = value(
+      await client.wait(scope, {
+        execSessionId: started.execSessionId,
+        timeoutMs: 20_000,
+        maxOutputBytes: 6144,
+        since: 0,
+      }),
+    )
+    expect(done.state).toEqual({ status: 'exited', exitCode: 0 })
+    expect(done.totalOutputBytes).toBe(total)
+    for (const snap of [started, done]) {
+      expect(Buffer.byteLength(snap.output.head)).toBeLessThanOrEqual(6144)
+      expect(Buffer.byteLength(snap.output.tail)).toBeLessThanOrEqual(6144)
+    }
+    expect(done.output).toMatchObject({ from: 0, to: total })
+    expect(Buffer.byteLength(done.output.tail)).toBeGreaterThan(6000)
+    expect(done.output.omittedBytes).toBe(
+      done.output.to -
+        done.output.from -
+        Buffer.byteLength(done.output.head) -
+        Buffer.byteLength(done.output.tail),
+    )
+    expect(done.spool.complete).toBe(true)
+
+    const expected = `${line}\n`.repeat(Math.ceil(total / (line.length + 1))).slice(0, total)
+    const onDisk = await readFile(join(root, 'acme', 'big-output', done.spool.path))
+    expect(onDisk.byteLength).toBe(total)
+    expect(createHash('sha256').update(onDisk).digest('hex')).toBe(
+      createHash('sha256').update(expected).digest('hex'),
+    )
+    expect(done.output.tail).toBe(expected.slice(-Buffer.byteLength(done.output.tail)))
+
+    const end = value(
+      await client.readSpool(scope, {
+        execSessionId: done.execSessionId,
+        offset: total - 100,
+        length: 1000,
+      }),
+    )
+    expect(Buffer.from(end.bytes).toString()).toBe(expected.slice(-100))
+    expect(end).toMatchObject({ totalOutputBytes: total, complete: true, eof: true })
+    const first = value(
+      await client.readSpool(scope, {
+        execSessionId: done.execSessionId,
+        offset: 0,
+        length: 1 << 20,
+      }),
+    )
+    expect(first.bytes.byteLength).toBe(1 << 20)
+    expect(first.eof).toBe(false)
+  })
+})
+
+describe('a start retried after the runner restarted', () => {
+  it('re-attaches from the records on disk and never runs the command again', async () => {
+    const ownRoot = await mkdtemp(join(tmpdir(), 'turnline-runner-restart-'))
+    let own = await startRunnerProcess({ root: ownRoot, secret })
+    try {
+      const scope: SandboxScope = { tenant: 'acme', sessionId: 'restart' }
+      const start = (c: HttpSandboxRunner, requestId: string, cmd: string) =>
+        c.start(scope, {
+          requestId,
+          toolCallId: 'call_r',
+          cmd,
+          tty: false,
+          yieldTimeMs: 100,
+          maxOutputBytes: 4096,
+        })
+      let c = new HttpSandboxRunner({ url: own.url, secret })
+      const finished = value(await start(c, 'req_restart_done', 'echo fin'))
+      value(
+        await c.wait(scope, {
+          execSessionId: finished.execSessionId,
+          timeoutMs: 5000,
+          maxOutputBytes: 4096,
+        }),
+      )
+      const running = value(await start(c, 'req_restart_live', 'echo once >> ran.txt; sleep 1'))
+      expect(running.state.status).toBe('running')
+
+      await own.crash()
+      own = await startRunnerProcess({ root: ownRoot, secret })
+      c = new HttpSandboxRunner({ url: own.url, secret })
+
+      const again = value(await start(c, 'req_restart_done', 'echo fin'))
+      expect(again).toMatchObject({
+        execSessionId: finished.execSessionId,
+        attached: true,
+        state: { status: 'exited', exitCode: 0 },
+        output: { head: 'fin\n' },
+      })
+      const lost = value(await start(c, 'req_restart_live', 'echo once >> ran.txt; sleep 1'))
+      expect(lost).toMatchObject({ execSessionId: running.execSessionId, attached: true })
+      expect(lost.state).toEqual({ status: 'lost' })
+      await new Promise((resolve) => setTimeout(resolve, 1200))
+      expect(await readFile(join(ownRoot, 'acme', 'restart', 'ran.txt'), 'utf8')).toBe('once\n')
+    } finally {
+      await own.stop()
+      await rm(ownRoot, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a runner that is down', () => {
+  it('is runner_unavailable, retryable, for every call', async () => {
+    const gone = await startRunnerProcess({ root, secret })
+    await gone.stop()
+    const down = new HttpSandboxRunner({ url: gone.url, secret, retries: 1 })
+    const scope: SandboxScope = { tenant: 'acme', sessionId: 'down' }
+    const calls = [
+      () =>
+        down.start(scope, {
+          requestId: 'req_down_00001',
+          toolCallId: 'c',
+          cmd: 'true',
+          tty: false,
+          yieldTimeMs: 0,
+          maxOutputBytes: 1024,
+        }),
+      () => down.readFile(scope, { path: 'x' }),
+      () => down.applyPatch(scope, '*** Begin Patch\n*** Delete File: x\n*** End Patch'),
+    ]
+    for (const call of calls) {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(isTurnlineError(error, 'runner_unavailable')).toBe(true)
+      if (isTurnlineError(error)) {
+        expect(error.retryable).toBe(true)
+        expect(error.message).toContain('sandbox runner unreachable')
+      }
+    }
+  })
+})
+
+describe('the spool file of a running command', () => {
+  it('is a readable partial snapshot', async () => {
+    const scope: SandboxScope = { tenant: 'acme', sessionId: 'partial' }
+    const snap = value(
+      await client.start(scope, {
+        requestId: 'req_partial_01',
+        toolCallId: 'c',
+        cmd: 'echo early; sleep 5',
+        tty: false,
+        yieldTimeMs: 300,
+        maxOutputBytes: 1024,
+      }),
+    )
+    expect(snap.spool.complete).toBe(false)
+    const info = await stat(join(root, 'acme', 'partial', snap.spool.path))
+    expect(info.size).toBe(6)
+    value(await client.close(scope, snap.execSessionId))
+  })
+})
