@@ -6,6 +6,7 @@ import { type AuthConfig, createAuthenticator } from './auth.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './event-feed.ts'
 import { type ErrorLog, errorResponse } from './http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
+import { approvalRoutes } from './routes/approval-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
@@ -66,6 +67,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', sessionRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
+  app.route('/v1', approvalRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   return app
 }

@@ -1,5 +1,7 @@
 import * as z from 'zod'
 import { TurnlineError } from '../errors.ts'
+import { PermissionDecisionSchema } from './enums.ts'
+import { PendingPermissionSchema } from './permission-resolution.ts'
 import { SessionConfigSchema } from './session-config.ts'
 import { UsageSchema } from './usage.ts'
 
@@ -26,6 +28,20 @@ export const OpenTurnSchema = z.object({
   turn_id: z.string(),
   idempotency_key: z.string().optional(),
   pending_calls: z.array(PendingCallSchema),
+  /** True from just before the first pending call runs: a crash then interrupted them. */
+  tools_running: z.boolean().default(false),
+  /** The call waiting for a human decision (the turn ended `awaiting_approval`). */
+  pending_permission: PendingPermissionSchema.optional(),
+  /** The decision recorded by `POST …/permissions`, applied when the turn continues. */
+  approval: z
+    .object({
+      item_id: z.string(),
+      decision: PermissionDecisionSchema,
+      message: z.string().optional(),
+    })
+    .optional(),
+  /** A tool still running in the sandbox: what its handler needs to resume the wait. */
+  waiting: z.object({ item_id: z.string(), resume: z.record(z.string(), z.json()) }).optional(),
   /** Usage of the turn so far. */
   usage: UsageSchema,
   tool_loops: Count,
@@ -60,6 +76,8 @@ export const EngineStateSchema = z.object({
   /** Message of the last turn.failed, cleared by a completed turn. */
   last_failure: z.string().nullish(),
   open_turn: OpenTurnSchema.nullable().optional(),
+  /** Permission mode in force when it differs from the config's (plan approval switches it). */
+  permission_mode: z.enum(['default', 'plan', 'auto']).nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
 })
 export type EngineState = z.infer<typeof EngineStateSchema>

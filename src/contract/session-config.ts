@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { HooksSchema } from './hook-config.ts'
 
 /**
  * What a session is created with (`POST /v1/sessions`), validated at the HTTP boundary and
@@ -26,6 +27,8 @@ export const HttpToolSchema = z.strictObject({
   parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
   url: z.url({ protocol: /^https?$/ }),
   timeout_ms: z.number().int().positive().max(300_000).optional(),
+  /** Read-only tools may run in plan mode and are what permission mode `plan` allows. */
+  read_only: z.boolean().default(false),
 })
 export type HttpTool = z.infer<typeof HttpToolSchema>
 
@@ -48,10 +51,16 @@ export const HarnessSchema = z.strictObject({
 })
 export type Harness = z.infer<typeof HarnessSchema>
 
+/**
+ * Tool permissions: `deny` wins over `allow`. Modes: `auto` (the default here: a service has no
+ * one to ask unless the caller wants it) runs every tool not denied; `default` (VT Code's
+ * interactive default) asks — the turn stops `awaiting_approval` — for tools not allowed;
+ * `plan` allows read-only tools only. Pattern grammar: docs/permissions.md.
+ */
 export const PermissionsSchema = z.strictObject({
   allow: z.array(z.string().min(1).max(200)).max(200).default([]),
   deny: z.array(z.string().min(1).max(200)).max(200).default([]),
-  mode: z.enum(['default', 'plan', 'auto']).default('default'),
+  mode: z.enum(['default', 'plan', 'auto']).default('auto'),
 })
 export type Permissions = z.infer<typeof PermissionsSchema>
 
@@ -68,7 +77,7 @@ export const SessionConfigSchema = z.strictObject({
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
-  hooks: z.array(z.record(z.string(), z.unknown())).max(64).default([]),
+  hooks: HooksSchema,
   metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>

@@ -1,7 +1,10 @@
 import type { Clock, Ids } from '../ports/clock.ts'
 import type { Coordinator } from '../ports/coordinator.ts'
 import type { ModelClient } from '../ports/model-client.ts'
+import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionStore } from '../store/session-store.ts'
+import type { HookCommandRunner } from './hooks/command-hook.ts'
+import type { ToolHandler } from './tool-handler.ts'
 
 /** Picks the model client for a session's provider settings (one per deployment is typical). */
 export type ModelResolver = (tenant: string) => ModelClient
@@ -25,6 +28,16 @@ export interface ServiceDefaults {
   /** Lease on a session while a turn runs; renewed during long model calls. */
   leaseMs: number
   idempotencyTtlSeconds: number
+  /** Wall-clock budget of one invocation for tool waits; longer waits end the turn `waiting`. */
+  invocationBudgetMs?: number
+}
+
+/** The sandbox: built-in tools (exec, files) per session and the runner for command hooks. */
+export interface SandboxDeps {
+  tools(ref: SessionRef): ToolHandler[]
+  runCommand?: (ref: SessionRef) => HookCommandRunner
+  /** The session's workspace path as hooks and tools see it. */
+  workspacePath(ref: SessionRef): string
 }
 
 /** Everything the session service needs, built by functions/deps.ts from the environment. */
@@ -36,6 +49,8 @@ export interface ServiceDeps {
   ids: Ids
   tools: HttpToolPolicy
   defaults: ServiceDefaults
+  /** Without it, sessions have only their HTTP tools and command hooks fail (recorded). */
+  sandbox?: SandboxDeps
   /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
   log?: (entry: Record<string, unknown>) => void
 }

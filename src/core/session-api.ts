@@ -8,6 +8,7 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../contract/api.ts'
+import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
@@ -49,6 +50,16 @@ export interface SessionApi {
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.
    */
   enqueueIntent(tenant: string, sessionId: string, request: IntentRequest): Promise<IntentResponse>
+  /**
+   * Records the decision on the tool call a turn stopped for (`awaiting_approval`); answers
+   * status `waiting`: the next turn without input continues the tool loop.
+   */
+  resolvePermission(
+    tenant: string,
+    sessionId: string,
+    request: PermissionResolutionRequest,
+    options?: TurnOptions,
+  ): Promise<TurnResponse>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */

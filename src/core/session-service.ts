@@ -10,6 +10,7 @@ import type {
 } from '../contract/api.ts'
 import type { EngineState } from '../contract/engine-state.ts'
 import { ENGINE_STATE_VERSION, parseEngineState } from '../contract/engine-state.ts'
+import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import { SessionConfigSchema } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
@@ -19,11 +20,14 @@ import { TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { assertHooksAllowed } from './hooks/http-hook.ts'
 import { assertToolAllowed } from './http-tool-call.ts'
+import { recordPermissionDecision } from './permission-decision.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { SessionApi, TurnOptions } from './session-api.ts'
 import { endSession } from './session-ending.ts'
 import { httpToolCatalog } from './tool-catalog.ts'
+import { fireSessionStart } from './turn-hooks.ts'
 import { completedError } from './turn-replay.ts'
 import { stepTurn } from './turn-stepper.ts'
 import { coordinatorId } from './with-lease.ts'
@@ -44,6 +48,7 @@ export class SessionService implements SessionApi {
     const config = parseConfig(body)
     httpToolCatalog(config.tools)
     for (const tool of config.tools) assertToolAllowed(this.deps.tools, tool)
+    assertHooksAllowed(this.deps.tools, config.hooks)
     const now = this.deps.clock.now()
     const sessionId = newSessionId(now, this.deps.ids.token())
     const ref = { tenant, workspace: config.workspace, sessionId }
@@ -64,6 +69,8 @@ export class SessionService implements SessionApi {
       events: [{ type: 'thread.started', thread_id: sessionId }],
       state,
     })
+    const warnings = await fireSessionStart(this.deps, ref, state, 'startup')
+    if (warnings.length) (this.deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
     if (++this.creates % (this.options.retentionEvery ?? 25) === 0) {
       await this.deps.sessions
         .retention(tenant, config.workspace, { preserve: [sessionId] })
@@ -122,6 +129,16 @@ export class SessionService implements SessionApi {
 
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async resolvePermission(
+    tenant: string,
+    sessionId: string,
+    request: PermissionResolutionRequest,
+    options?: TurnOptions,
+  ) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    return recordPermissionDecision(this.deps, ref, request, options)
   }
 
   async enqueueIntent(tenant: string, sessionId: string, request: IntentRequest) {

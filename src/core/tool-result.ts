@@ -23,6 +23,7 @@ export function recordToolResult(
   status: 'completed' | 'failed',
   outcome: ToolOutcomeValue,
   output: string,
+  extra: { exitCode?: number; spoolPath?: string } = {},
 ): void {
   dispatcher.emit({
     type: 'item.completed',
@@ -43,7 +44,16 @@ export function recordToolResult(
     tool_call_id: call.tool_call_id,
   }
   dispatcher.emit({ type: 'item.started', item: { ...base, output: '', status: 'in_progress' } })
-  dispatcher.emit({ type: 'item.completed', item: { ...base, output: preview(output), status } })
+  dispatcher.emit({
+    type: 'item.completed',
+    item: {
+      ...base,
+      ...(extra.spoolPath !== undefined ? { spool_path: extra.spoolPath } : {}),
+      output: preview(output),
+      ...(extra.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
+      status,
+    },
+  })
   history.push({ role: 'tool', tool_call_id: call.tool_call_id, content: output })
 }
 

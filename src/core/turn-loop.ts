@@ -1,50 +1,43 @@
-import type { EngineState, OpenTurn, PendingCall } from '../contract/engine-state.ts'
+import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
-import type { HttpTool, ModelSettings } from '../contract/session-config.ts'
+import type { ModelSettings } from '../contract/session-config.ts'
 import { addUsage } from '../contract/usage.ts'
 import { isTurnlineError } from '../errors.ts'
 import type { ModelClient } from '../ports/model-client.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from './budget.ts'
-import type { EventDispatcher } from './event-dispatcher.ts'
-import { callHttpTool } from './http-tool-call.ts'
 import { runModelStep } from './model-step.ts'
-import type { HttpToolPolicy } from './service-deps.ts'
 import type { Completion } from './thread-completion.ts'
-import { checkArguments } from './tool-arguments.ts'
-import type { CatalogEntry } from './tool-catalog.ts'
-import { INTERRUPTED_OUTPUT, recordToolResult } from './tool-result.ts'
+import type { ToolCallContext } from './tool-calls.ts'
+import { processToolCalls, resolveInterrupted } from './tool-calls.ts'
 
 export interface TurnLoopContext {
-  tenant: string
-  sessionId: string
   /** Mutated in place: usage, counters, cost, last text, open turn. */
   state: EngineState
-  /** The segment transcript (mutated: the loop appends to it). */
-  history: HistoryMessage[]
   open: OpenTurn
-  dispatcher: EventDispatcher
   model: ModelClient
   settings: ModelSettings | undefined
-  catalog: CatalogEntry[]
-  tools: ReadonlyMap<string, HttpTool>
-  policy: HttpToolPolicy
-  now: () => number
-  warnings: string[]
+  /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
+  calls: ToolCallContext
   heartbeat: () => Promise<void>
-  /** Commits what happened so far (invocations before their side effects run). */
-  checkpoint: () => Promise<void>
   signal?: AbortSignal
 }
 
 export type TurnEnd =
   | { kind: 'completed' }
+  | { kind: 'awaiting_approval' }
+  | { kind: 'waiting' }
   | { kind: 'failed'; message: string }
   | ({ kind: 'terminal'; message: string } & Completion)
 
 /** The model ↔ tool loop of one turn, from wherever the open turn stands. */
 export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
-  const { state, open } = ctx
-  if (open.pending_calls.length > 0) resolveInterrupted(ctx)
+  const { state, open, calls } = ctx
+  const { dispatcher, history } = calls
+  if (open.pending_calls.length > 0) {
+    if (open.tools_running && !open.waiting) resolveInterrupted(calls)
+    const end = await processToolCalls(calls)
+    if (end !== 'done') return { kind: end }
+  }
   for (;;) {
     const limits = state.config.limits
     if (limits.max_turns !== undefined && state.model_requests >= limits.max_turns) {
@@ -69,14 +62,14 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     let step: Awaited<ReturnType<typeof runModelStep>>
     try {
       step = await runModelStep({
-        dispatcher: ctx.dispatcher,
-        nextItemId: () => `item_${state.item_counter++}`,
+        dispatcher,
+        nextItemId: calls.nextItemId,
         model: ctx.model,
         request: {
           model: ctx.settings.name,
           api: ctx.settings.api,
-          messages: requestMessages(state, ctx.history),
-          tools: ctx.catalog.map((entry) => entry.definition),
+          messages: requestMessages(state, history),
+          tools: calls.tools.catalog,
           ...(ctx.settings.max_output_tokens
             ? { maxOutputTokens: ctx.settings.max_output_tokens }
             : {}),
@@ -99,11 +92,11 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     state.cost_usd = addCost(state, response.usage, price)
     if (!price && limits.max_budget_usd !== undefined && !state.pricing_warned) {
       state.pricing_warned = true
-      ctx.warnings.push(pricingWarning(ctx.settings.name))
+      calls.warnings.push(pricingWarning(ctx.settings.name))
     }
     if (response.stopReason) state.last_stop_reason = response.stopReason
     if (response.text) state.last_assistant_text = response.text
-    ctx.history.push({
+    history.push({
       role: 'assistant',
       content: response.text,
       ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
@@ -112,7 +105,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const after = checkBudget(state)
     if (after.status === 'warning') {
       state.budget_warned = true
-      ctx.warnings.push(after.message)
+      calls.warnings.push(after.message)
     }
     if (step.tools.length === 0) {
       return after.status === 'exceeded'
@@ -126,9 +119,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       tool_name: call.name,
       arguments: call.arguments,
     }))
-    await ctx.checkpoint()
-    for (const call of open.pending_calls) await runTool(ctx, call)
-    open.pending_calls = []
+    const end = await processToolCalls(calls)
+    if (end !== 'done') return { kind: end }
     if (after.status === 'exceeded') return overBudget(after.spent, after.max)
   }
 }
@@ -157,45 +149,4 @@ function overBudget(spent: number, max: number): TurnEnd {
 function requestMessages(state: EngineState, history: HistoryMessage[]): HistoryMessage[] {
   const instructions = state.config.instructions
   return instructions ? [{ role: 'system', content: instructions }, ...history] : history
-}
-
-/** Runs one committed call and records invocation outcome, output item and tool message. */
-async function runTool(ctx: TurnLoopContext, call: PendingCall): Promise<void> {
-  const tool = ctx.tools.get(call.tool_name)
-  let ok = false
-  let outcome: 'success' | 'error' | 'invalid_tool' = 'invalid_tool'
-  let output: string
-  if (!tool) {
-    output = `unknown tool ${JSON.stringify(call.tool_name)}; available: ${[...ctx.tools.keys()].join(', ') || 'none'}`
-  } else {
-    const check = checkArguments(call.arguments, tool.parameters)
-    if (!check.ok) {
-      output = check.reason
-    } else {
-      const result = await callHttpTool(
-        ctx.policy,
-        {
-          tenant: ctx.tenant,
-          sessionId: ctx.sessionId,
-          toolCallId: call.tool_call_id,
-          now: ctx.now(),
-        },
-        tool,
-        check.value,
-        ctx.signal,
-      )
-      ok = result.ok
-      outcome = result.ok ? 'success' : 'error'
-      output = result.output
-    }
-  }
-  recordToolResult(ctx.dispatcher, ctx.history, call, ok ? 'completed' : 'failed', outcome, output)
-}
-
-/** Calls committed before a crash whose result never was: reported failed, never re-run. */
-function resolveInterrupted(ctx: TurnLoopContext): void {
-  for (const call of ctx.open.pending_calls) {
-    recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'error', INTERRUPTED_OUTPUT)
-  }
-  ctx.open.pending_calls = []
 }

@@ -11,11 +11,12 @@ import type { ServiceDeps } from './service-deps.ts'
 import type { TurnOptions } from './session-api.ts'
 import { planIntentBoundary } from './steering/intent-boundary.ts'
 import { threadCompletedEvent } from './thread-completion.ts'
-import { httpToolCatalog } from './tool-catalog.ts'
 import { closeOpenTurn } from './turn-closing.ts'
+import { fireStop } from './turn-hooks.ts'
 import type { TurnEnd } from './turn-loop.ts'
 import { runTurnLoop } from './turn-loop.ts'
 import { completedError, replay } from './turn-replay.ts'
+import { toolCallContext } from './turn-tools.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
 
@@ -66,6 +67,20 @@ async function runTurn(
   let open: OpenTurn
   if (previous && (request.input === undefined || (key && previous.idempotency_key === key))) {
     open = previous
+    if (open.pending_permission) {
+      throw new TurnlineError(
+        'conflict',
+        `${open.turn_id} is waiting for a decision on tool ${open.pending_permission.tool_name}: ` +
+          'POST /permissions first, or cancel the session',
+      )
+    }
+  } else if (previous && (previous.pending_permission || previous.waiting)) {
+    throw new TurnlineError(
+      'conflict',
+      previous.pending_permission
+        ? `${previous.turn_id} is waiting for a decision on tool ${previous.pending_permission.tool_name}: POST /permissions first, or cancel the session`
+        : `${previous.turn_id} is waiting for a running tool: POST /turns without input to continue it, or cancel the session`,
+    )
   } else {
     if (request.input === undefined && boundary.apply.length === 0) {
       throw new TurnlineError(
@@ -79,6 +94,7 @@ async function runTurn(
     open = {
       turn_id: `turn-${state.turn_counter}`,
       pending_calls: [],
+      tools_running: false,
       usage: { ...ZERO_USAGE },
       tool_loops: 0,
       ...(key ? { idempotency_key: key } : {}),
@@ -94,20 +110,13 @@ async function runTurn(
 
   const warnings: string[] = []
   let lastRenew = deps.clock.now()
+  const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
   const end: TurnEnd = await runTurnLoop({
-    tenant: ref.tenant,
-    sessionId: ref.sessionId,
     state,
-    history,
     open,
-    dispatcher,
     model: deps.models(ref.tenant),
     settings: resolveModelSettings(state.config.model, deps.defaults),
-    catalog: httpToolCatalog(state.config.tools),
-    tools: new Map(state.config.tools.map((tool) => [tool.name, tool])),
-    policy: deps.tools,
-    now: () => deps.clock.now(),
-    warnings,
+    calls,
     ...(options.signal ? { signal: options.signal } : {}),
     heartbeat: async () => {
       if (deps.clock.now() - lastRenew < deps.defaults.leaseMs / 3) return
@@ -116,17 +125,18 @@ async function runTurn(
         throw new TurnlineError('conflict', `lost the lease on session ${ref.sessionId}`)
       }
     },
-    checkpoint: async () => {
-      state.open_turn = open
-      await writer.commit(open.turn_id, false)
-    },
   })
 
   let status: TurnStatus
-  if (end.kind === 'completed') {
+  if (end.kind === 'awaiting_approval' || end.kind === 'waiting') {
+    // The turn stays open: its state is committed and a later call continues it.
+    state.open_turn = open
+    status = end.kind
+  } else if (end.kind === 'completed') {
     dispatcher.emit({ type: 'turn.completed', usage: open.usage })
     state.last_failure = null
     status = 'completed'
+    await fireStop(deps, ref, state, warnings, options.signal)
   } else {
     dispatcher.emit({ type: 'turn.failed', message: end.message, usage: open.usage })
     state.last_failure = end.message
@@ -135,7 +145,7 @@ async function runTurn(
       dispatcher.emit(threadCompletedEvent(start.threadId, ref.sessionId, state, end, end.message))
     }
   }
-  state.open_turn = null
+  if (status !== 'awaiting_approval' && status !== 'waiting') state.open_turn = null
   const record = writer.remember({
     turn_id: open.turn_id,
     status,

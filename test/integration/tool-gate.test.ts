@@ -75,7 +75,7 @@ describe('tool gate: policy, then pre_tool_use hooks', () => {
   })
 
   it('asks a human in default mode, then runs the hooks once approved', async () => {
-    const asked = await gateToolCall(input({}))
+    const asked = await gateToolCall(input({ mode: 'default' }))
     expect(asked).toEqual({
       kind: 'ask',
       event: { type: 'permission.requested', tool_name: 'deploy' },

@@ -213,6 +213,12 @@ export class FakeSessionApi implements SessionApi {
     return this.finish(tenant, sessionId, 'cancelled', options)
   }
 
+  async resolvePermission(tenant: string, sessionId: string): Promise<TurnResponse> {
+    this.take('resolvePermission')
+    this.find(tenant, sessionId)
+    throw new TurnlineError('conflict', 'no tool call is waiting for a permission decision')
+  }
+
   async enqueueIntent(tenant: string, sessionId: string, request: { text: string }) {
     this.take('enqueueIntent')
     const session = this.find(tenant, sessionId)

@@ -68,7 +68,7 @@ describe('tool patterns', () => {
 
 describe('decide', () => {
   it('allows what the allow list names and asks for the rest in default mode', () => {
-    const p = policy({ allow: ['lookup', 'git_*'] })
+    const p = policy({ allow: ['lookup', 'git_*'], mode: 'default' })
     expect(decide(p, 'lookup', mutating)).toBe('allow')
     expect(decide(p, 'git_status', mutating)).toBe('allow')
     expect(decide(p, 'send_email', mutating)).toBe('ask')

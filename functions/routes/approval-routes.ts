@@ -1,0 +1,22 @@
+import { Hono } from 'hono'
+import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
+import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
+import { parseSessionId, rejectQuery } from '../request-input.ts'
+
+/**
+ * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn
+ * that stopped `awaiting_approval`. Answers a TurnResponse (status `waiting`) holding
+ * `permission.resolved`; the next turn without input continues the tool loop.
+ */
+export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.post('/sessions/:id/permissions', async (c) => {
+    const sessionId = parseSessionId(c.req.param('id'))
+    rejectQuery(c.req.url)
+    const body = await validBody(c, ctx, PermissionResolutionRequestSchema)
+    const response = await ctx.api.resolvePermission(c.get('tenant'), sessionId, body)
+    return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+  })
+  return routes
+}

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { echoTool, startEngine, TOOL_SECRET } from '../support/engine-harness.ts'
+import { startHookReceiver } from '../support/hook-receiver.ts'
+
+let engine: Awaited<ReturnType<typeof startEngine>>
+let hooks: Awaited<ReturnType<typeof startHookReceiver>>
+beforeAll(async () => {
+  engine = await startEngine()
+  hooks = await startHookReceiver(TOOL_SECRET)
+})
+afterAll(async () => {
+  await engine.close()
+  await hooks.close()
+})
+beforeEach(() => {
+  engine.mock.reset()
+  engine.receiver.calls.length = 0
+  hooks.received.length = 0
+  hooks.setReply(() => ({ body: '{}' }))
+})
+
+const items = (events: ThreadEvent[]) =>
+  events.flatMap((e) => (e.type === 'item.completed' ? [e.item] : []))
+const call = { id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }
+
+describe('permissions', () => {
+  it('asks, waits awaiting_approval, and continues the same tool loop once allowed', async () => {
+    const { service, mock, receiver } = engine
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      permissions: { mode: 'default' },
+    })
+    mock.enqueue({ toolCalls: [call] })
+    const asked = await service.stepTurn('t1', session_id, { input: 'look it up' })
+    expect(asked.status).toBe('awaiting_approval')
+    expect(asked.events.at(-1)).toEqual({ type: 'permission.requested', tool_name: 'lookup' })
+    expect(receiver.calls).toHaveLength(0)
+    await expect(service.stepTurn('t1', session_id, { input: 'other' })).rejects.toMatchObject({
+      code: 'conflict',
+    })
+    await expect(
+      service.resolvePermission('t1', session_id, { tool_name: 'nope', decision: 'allow' }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+    })
+
+    const resolved = await service.resolvePermission('t1', session_id, {
+      tool_name: 'lookup',
+      decision: 'allow',
+    })
+    expect(resolved.status).toBe('waiting')
+    expect(resolved.events).toEqual([
+      {
+        type: 'permission.resolved',
+        tool_name: 'lookup',
+        decision: 'allow',
+        wait_ms: expect.any(Number),
+      },
+    ])
+    mock.enqueue({ text: 'found it' })
+    const done = await service.stepTurn('t1', session_id, {})
+    expect(done.status).toBe('completed')
+    expect(done.turn_id).toBe(asked.turn_id)
+    expect(items(done.events)[0]).toMatchObject({
+      type: 'tool_invocation',
+      status: 'completed',
+      outcome: 'success',
+    })
+    expect(receiver.calls).toHaveLength(1)
+    await expect(
+      service.resolvePermission('t1', session_id, { tool_name: 'lookup', decision: 'allow' }),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    })
+    const page = await service.readEvents('t1', session_id, -1, 100)
+    expect(page.events.filter((e) => e.line.event.type === 'turn.started')).toHaveLength(1)
+  })
+
+  it('a denied decision yields the permission_rejected items and the model is told', async () => {
+    const { service, mock, receiver } = engine
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      permissions: { mode: 'default' },
+    })
+    mock.enqueue({ toolCalls: [call] })
+    await service.stepTurn('t1', session_id, { input: 'go' })
+    await service.resolvePermission('t1', session_id, { tool_name: 'lookup', decision: 'deny' })
+    mock.enqueue({ text: 'ok, not looking' })
+    const done = await service.stepTurn('t1', session_id, {})
+    const [invocation, output, error] = items(done.events)
+    expect(invocation).toMatchObject({
+      type: 'tool_invocation',
+      status: 'failed',
+      outcome: 'permission_rejected',
+    })
+    expect(output).toMatchObject({ type: 'tool_output', status: 'failed' })
+    expect(error).toMatchObject({ type: 'error' })
+    expect(receiver.calls).toHaveLength(0)
+    const told = (mock.requests.at(-1)?.body.messages as { role: string; content: string }[]).at(-1)
+    expect(told).toMatchObject({
+      role: 'tool',
+      content: expect.stringContaining('Permission denied'),
+    })
+  })
+
+  it('deny wins over allow, and plan mode runs read-only tools only', async () => {
+    const { service, mock, receiver } = engine
+    const denied = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      permissions: { allow: ['*'], deny: ['look*'], mode: 'auto' },
+    })
+    mock.enqueue({ toolCalls: [call] }, { text: 'no' })
+    const turn = await service.stepTurn('t1', denied.session_id, { input: 'go' })
+    expect(items(turn.events)[0]).toMatchObject({ outcome: 'permission_rejected' })
+
+    const readOnly = { ...echoTool(receiver.url), name: 'peek', read_only: true }
+    const plan = await service.createSession('t1', {
+      tools: [echoTool(receiver.url), readOnly],
+      permissions: { mode: 'plan' },
+    })
+    mock.enqueue(
+      { toolCalls: [call, { id: 'c2', name: 'peek', arguments: '{"q":"y"}' }] },
+      { text: 'planned' },
+    )
+    const planned = await service.stepTurn('t1', plan.session_id, { input: 'plan it' })
+    const outcomes = items(planned.events).filter((i) => i.type === 'tool_invocation')
+    expect(outcomes.map((i) => [i.tool_name, i.outcome])).toEqual([
+      ['lookup', 'permission_rejected'],
+      ['peek', 'success'],
+    ])
+    expect(receiver.calls.map((c) => c.body.tool)).toEqual(['peek'])
+  })
+})
+
+describe('hooks', () => {
+  it('a blocking pre_tool_use hook denies (hook_denied); a non-blocking deny is only recorded', async () => {
+    const { service, mock, receiver } = engine
+    hooks.setReply(() => ({ body: JSON.stringify({ decision: 'deny', reason: 'not today' }) }))
+    const blocking = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      hooks: [{ event: 'pre_tool_use', type: 'http', url: hooks.url('/pre'), blocking: true }],
+    })
+    mock.enqueue({ toolCalls: [call] }, { text: 'blocked' })
+    const turn = await service.stepTurn('t1', blocking.session_id, { input: 'go' })
+    expect(items(turn.events)[0]).toMatchObject({ outcome: 'hook_denied', status: 'failed' })
+    expect(receiver.calls).toHaveLength(0)
+    expect(hooks.received[0]?.signatureValid).toBe(true)
+    expect(hooks.received[0]?.body).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'lookup',
+    })
+
+    const advisory = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      hooks: [{ event: 'pre_tool_use', type: 'http', url: hooks.url('/pre') }],
+    })
+    mock.enqueue({ toolCalls: [call] }, { text: 'ran anyway' })
+    const ran = await service.stepTurn('t1', advisory.session_id, { input: 'go' })
+    expect(items(ran.events)[0]).toMatchObject({ outcome: 'success' })
+    expect(ran.warnings?.join(' ')).toMatch(/pre_tool_use/)
+  })
+
+  it('session_start, post_tool_use and stop fire; a slow or dead hook never loses the turn', async () => {
+    const { service, mock, receiver } = engine
+    hooks.setReply((h) => (h.path === '/slow' ? { body: '{}', delayMs: 2000 } : { body: '{}' }))
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      hooks: [
+        { event: 'session_start', type: 'http', url: hooks.url('/start') },
+        { event: 'post_tool_use', type: 'http', url: hooks.url('/post') },
+        { event: 'stop', type: 'http', url: hooks.url('/slow'), timeout_ms: 200 },
+        { event: 'stop', type: 'http', url: 'http://127.0.0.1:9/dead' },
+      ],
+    })
+    mock.enqueue({ toolCalls: [call] }, { text: 'done' })
+    const turn = await service.stepTurn('t1', session_id, { input: 'go' })
+    expect(turn.status).toBe('completed')
+    const paths = hooks.received.map((h) => h.path)
+    expect(paths).toEqual(expect.arrayContaining(['/start', '/post', '/slow']))
+    expect(hooks.received.find((h) => h.path === '/start')?.body).toMatchObject({
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    })
+    expect(hooks.received.find((h) => h.path === '/post')?.body).toMatchObject({
+      hook_event_name: 'PostToolUse',
+    })
+    expect(turn.warnings?.length).toBeGreaterThan(0)
+  })
+})
