@@ -69,10 +69,12 @@ function firstLines(text: string, lines: number, bytes: number): string {
   return cutBytesFromStart(text.split('\n').slice(0, lines).join('\n'), bytes)
 }
 
+/** The last lines (a final newline kept and not counted as a line), within `bytes`. */
 function lastLines(text: string, lines: number, bytes: number): string {
   const all = text.split('\n')
-  if (all.at(-1) === '') all.pop()
-  return cutBytesFromEnd(all.slice(-lines).join('\n'), bytes)
+  const newline = all.at(-1) === ''
+  if (newline) all.pop()
+  return cutBytesFromEnd(`${all.slice(-lines).join('\n')}${newline ? '\n' : ''}`, bytes)
 }
 
 function countLines(text: string): number {

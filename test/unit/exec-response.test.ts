@@ -49,7 +49,7 @@ describe('outputPreview', () => {
     const preview = outputPreview(capture(whole))
     expect(preview.truncated).toBe(true)
     expect(bytes(preview.text)).toBeLessThanOrEqual(6 * 1024)
-    expect(preview.text.split('\n').length).toBeLessThanOrEqual(80)
+    expect(preview.text.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(80)
     expect(preview.text.startsWith('line 0 ')).toBe(true)
     expect(preview.text).toContain('line 4999 ')
     expect(preview.text).toContain(`output truncated: ${bytes(whole)} bytes`)
@@ -59,7 +59,7 @@ describe('outputPreview', () => {
   it('uses head and tail when the runner omitted the middle', () => {
     const preview = outputPreview(capture('first\n', 'last\n', 10_000_000), 1024)
     expect(preview.truncated).toBe(true)
-    expect(preview.text).toMatch(/^first\n\[… output truncated: 10000011 bytes.*\]\nlast$/)
+    expect(preview.text).toMatch(/^first\n\[… output truncated: 10000011 bytes.*\]\nlast\n$/)
   })
 
   it('honours a tiny budget', () => {
