@@ -1,4 +1,3 @@
-import * as z from 'zod'
 import type {
   CreateSessionResponse,
   IntentRequest,
@@ -8,26 +7,20 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../contract/api.ts'
-import type { EngineState } from '../contract/engine-state.ts'
-import { ENGINE_STATE_VERSION, parseEngineState } from '../contract/engine-state.ts'
+import { parseEngineState } from '../contract/engine-state.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
-import { SessionConfigSchema } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
-import { ZERO_USAGE } from '../contract/usage.ts'
 import { TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { assertHooksAllowed } from './hooks/http-hook.ts'
-import { assertToolAllowed } from './http-tool-call.ts'
 import { recordPermissionDecision } from './permission-decision.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { SessionApi, TurnOptions } from './session-api.ts'
+import { parseConfig, startSession } from './session-creation.ts'
 import { endSession } from './session-ending.ts'
-import { httpToolCatalog } from './tool-catalog.ts'
-import { fireSessionStart } from './turn-hooks.ts'
 import { completedError } from './turn-replay.ts'
 import { stepTurn } from './turn-stepper.ts'
 import { coordinatorId } from './with-lease.ts'
@@ -46,31 +39,8 @@ export class SessionService implements SessionApi {
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
     const config = parseConfig(body)
-    httpToolCatalog(config.tools)
-    for (const tool of config.tools) assertToolAllowed(this.deps.tools, tool)
-    assertHooksAllowed(this.deps.tools, config.hooks)
-    const now = this.deps.clock.now()
-    const sessionId = newSessionId(now, this.deps.ids.token())
-    const ref = { tenant, workspace: config.workspace, sessionId }
-    const state: EngineState = {
-      engine_version: ENGINE_STATE_VERSION,
-      config,
-      usage: { ...ZERO_USAGE },
-      model_requests: 0,
-      budget_warned: false,
-      pricing_warned: false,
-      item_counter: 0,
-      turn_counter: 0,
-      open_turn: null,
-      recent_turns: [],
-    }
-    await this.locator.register(ref, new Date(now).toISOString())
-    await this.deps.sessions.create(ref, sessionId, {
-      events: [{ type: 'thread.started', thread_id: sessionId }],
-      state,
-    })
-    const warnings = await fireSessionStart(this.deps, ref, state, 'startup')
-    if (warnings.length) (this.deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
+    const ref = await startSession(this.deps, this.locator, tenant, config, { source: 'startup' })
+    const sessionId = ref.sessionId
     if (++this.creates % (this.options.retentionEvery ?? 25) === 0) {
       await this.deps.sessions
         .retention(tenant, config.workspace, { preserve: [sessionId] })
@@ -198,20 +168,6 @@ export class SessionService implements SessionApi {
   }
 }
 
-function parseConfig(body: SessionConfigInput) {
-  const result = SessionConfigSchema.safeParse(body)
-  if (result.success) return result.data
-  throw new TurnlineError(
-    'invalid_input',
-    `invalid session settings: ${z.prettifyError(result.error)}`,
-    {
-      details: {
-        issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      },
-    },
-  )
-}
-
 function summary(m: SessionManifest): SessionSummary {
   return {
     session_id: m.session_id,
@@ -224,13 +180,4 @@ function summary(m: SessionManifest): SessionSummary {
     event_count: m.event_count,
     last_seq: m.last_seq,
   }
-}
-
-/** VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<random hex>`. */
-function newSessionId(now: number, token: string): string {
-  const stamp = new Date(now)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '')
-  return `session-${stamp}-${token.slice(0, 16)}`
 }
