@@ -1,0 +1,165 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { sandboxToolHandlers } from '../../src/core/sandbox-tool-handlers.ts'
+import type { ToolRunContext, ToolRunResult } from '../../src/core/tool-handler.ts'
+import { ToolRegistry } from '../../src/core/tool-registry.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+
+const secret = 'handlers-runner-secret-0123456789'
+let root: string
+let runner: RunnerProcess
+let registry: ToolRegistry
+let items = 100
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'turnline-handlers-'))
+  runner = await startRunnerProcess({ root, secret })
+  const client = new HttpSandboxRunner({ url: runner.url, secret })
+  registry = new ToolRegistry(sandboxToolHandlers({ runner: client, reserveMs: 0 }))
+})
+
+afterAll(async () => {
+  await runner?.stop()
+  if (root) await rm(root, { recursive: true, force: true })
+})
+
+function context(sessionId: string, remainingMs = 30_000): ToolRunContext {
+  const call = items++
+  return {
+    tenant: 'acme',
+    sessionId,
+    toolCallId: `call_${call}`,
+    itemId: `item_${call}`,
+    now: Date.now,
+    nextItemId: () => `item_${items++}`,
+    remainingMs: () => remainingMs,
+  }
+}
+
+async function run(name: string, args: Record<string, unknown>, ctx: ToolRunContext) {
+  const handler = registry.get(name)
+  if (!handler) throw new Error(`no handler ${name}`)
+  return handler.run(args, ctx)
+}
+
+function done(result: ToolRunResult) {
+  if (result.kind !== 'done') throw new Error(`expected done: ${JSON.stringify(result)}`)
+  return result
+}
+
+describe('sandbox tool handlers', () => {
+  it('offer the five tools in VT Code order, only read_file read-only', () => {
+    expect(registry.catalog.map((d) => d.name)).toEqual([
+      'exec_command',
+      'write_stdin',
+      'apply_patch',
+      'read_file',
+      'write_file',
+    ])
+    expect(registry.names.filter((n) => registry.get(n)?.readOnly)).toEqual(['read_file'])
+  })
+
+  it('a wait beyond the invocation budget is pending, and resume finishes it with the exit code', async () => {
+    const started = done(
+      await run(
+        'exec_command',
+        { cmd: 'sleep 1; echo fin; exit 4', yield_time_ms: 0 },
+        context('h1'),
+      ),
+    )
+    const id = JSON.parse(started.output).session_id as string
+    const handler = registry.get('write_stdin')!
+    const pending = await handler.run(
+      { session_id: id, action: 'wait', wait_timeout_seconds: 300 },
+      context('h1', 1000),
+    )
+    if (pending.kind !== 'pending') throw new Error(JSON.stringify(pending))
+    const stored = JSON.parse(JSON.stringify(pending.resume))
+    await new Promise((resolve) => setTimeout(resolve, 1300))
+    const finished = done(await handler.resume!(stored, context('h1', 1000)))
+    expect(finished).toMatchObject({ ok: true, exitCode: 4 })
+    expect(JSON.parse(finished.output)).toMatchObject({
+      output: 'fin\n',
+      exit_code: 4,
+      wait_deadline_seconds: 300,
+    })
+    expect(done(await handler.resume!({ nonsense: true }, context('h1'))).ok).toBe(false)
+  })
+
+  it('file tools add file_change items; a malformed patch changes nothing and adds none', async () => {
+    const ctx = context('h2')
+    const added = done(await run('write_file', { path: 'notes.md', content: 'a\nb\n' }, ctx))
+    expect(added.events).toEqual([
+      {
+        type: 'item.completed',
+        item: {
+          id: expect.stringMatching(/^item_\d+$/),
+          type: 'file_change',
+          changes: [{ path: 'notes.md', kind: 'add' }],
+          status: 'completed',
+        },
+      },
+    ])
+    const patched = done(
+      await run(
+        'apply_patch',
+        {
+          input:
+            '*** Begin Patch\n*** Update File: notes.md\n@@\n-b\n+B\n*** Add File: more.md\n+m\n*** End Patch',
+        },
+        context('h2'),
+      ),
+    )
+    expect(patched.output).toBe('Success. Updated the following files:\nM notes.md\nA more.md')
+    expect(patched.events?.[0]).toMatchObject({
+      item: {
+        type: 'file_change',
+        changes: [
+          { path: 'notes.md', kind: 'update' },
+          { path: 'more.md', kind: 'add' },
+        ],
+        status: 'completed',
+      },
+    })
+    const malformed = done(
+      await run('apply_patch', { input: '*** Begin Patch\n+x\n*** End Patch' }, context('h2')),
+    )
+    expect(malformed).toMatchObject({ ok: false, output: expect.stringContaining('invalid patch') })
+    expect(malformed.events).toBeUndefined()
+    const mismatch = done(
+      await run(
+        'apply_patch',
+        {
+          input:
+            '*** Begin Patch\n*** Delete File: more.md\n*** Update File: notes.md\n@@\n-zzz\n+y\n*** End Patch',
+        },
+        context('h2'),
+      ),
+    )
+    expect(mismatch.ok).toBe(false)
+    expect(mismatch.output).toContain('nothing was changed')
+    expect(mismatch.events?.[0]).toMatchObject({
+      item: {
+        type: 'file_change',
+        changes: [
+          { path: 'more.md', kind: 'delete' },
+          { path: 'notes.md', kind: 'update' },
+        ],
+        status: 'failed',
+      },
+    })
+    expect(await readFile(join(root, 'acme', 'h2', 'more.md'), 'utf8')).toBe('m\n')
+    const read = done(
+      await run('read_file', { path: 'notes.md', offset: 2, limit: 1 }, context('h2')),
+    )
+    expect(read.output).toBe('B\n')
+    const escape = done(await run('read_file', { path: '../h1/x' }, context('h2')))
+    expect(escape).toMatchObject({
+      ok: false,
+      output: expect.stringContaining('leave the workspace'),
+    })
+  })
+})
