@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import * as z from 'zod'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
 import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
@@ -8,6 +9,7 @@ import { parseSessionId, rejectQuery } from '../request-input.ts'
  * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn
  * that stopped `awaiting_approval`. Answers a TurnResponse (status `waiting`) holding
  * `permission.resolved`; the next turn without input continues the tool loop.
+ * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history.
  */
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -17,6 +19,12 @@ export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
     const body = await validBody(c, ctx, PermissionResolutionRequestSchema)
     const response = await ctx.api.resolvePermission(c.get('tenant'), sessionId, body)
     return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+  })
+  routes.post('/sessions/:id/fork', async (c) => {
+    const sessionId = parseSessionId(c.req.param('id'))
+    rejectQuery(c.req.url)
+    await validBody(c, ctx, z.strictObject({}))
+    return c.json(await ctx.api.fork(c.get('tenant'), sessionId), 201)
   })
   return routes
 }

@@ -60,6 +60,8 @@ export interface SessionApi {
     request: PermissionResolutionRequest,
     options?: TurnOptions,
   ): Promise<TurnResponse>
+  /** A new session seeded with this one's summarized history; the source is untouched. */
+  fork(tenant: string, sessionId: string): Promise<CreateSessionResponse & { forked_from: string }>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */

@@ -21,6 +21,7 @@ import type { ServiceDeps } from './service-deps.ts'
 import type { SessionApi, TurnOptions } from './session-api.ts'
 import { parseConfig, startSession } from './session-creation.ts'
 import { endSession } from './session-ending.ts'
+import { forkSession } from './session-fork.ts'
 import { completedError } from './turn-replay.ts'
 import { stepTurn } from './turn-stepper.ts'
 import { coordinatorId } from './with-lease.ts'
@@ -99,6 +100,10 @@ export class SessionService implements SessionApi {
 
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async fork(tenant: string, sessionId: string) {
+    return forkSession(this.deps, this.locator, await this.locator.locate(tenant, sessionId))
   }
 
   async resolvePermission(

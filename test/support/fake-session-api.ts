@@ -213,6 +213,13 @@ export class FakeSessionApi implements SessionApi {
     return this.finish(tenant, sessionId, 'cancelled', options)
   }
 
+  async fork(tenant: string, sessionId: string) {
+    this.take('fork')
+    const source = this.find(tenant, sessionId)
+    const created = await this.createSession(tenant, source.config)
+    return { ...created, forked_from: sessionId }
+  }
+
   async resolvePermission(tenant: string, sessionId: string): Promise<TurnResponse> {
     this.take('resolvePermission')
     this.find(tenant, sessionId)

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listAll } from '../../src/ports/object-store.ts'
+import { startEngine } from '../support/engine-harness.ts'
+
+let engine: Awaited<ReturnType<typeof startEngine>>
+beforeAll(async () => {
+  engine = await startEngine()
+})
+afterAll(async () => {
+  await engine.close()
+})
+
+async function folder(prefix: string) {
+  const { objects } = await listAll(engine.store, prefix)
+  const out: Record<string, string> = {}
+  for (const { key } of objects)
+    out[key] = new TextDecoder().decode((await engine.store.get(key))?.body)
+  return out
+}
+
+describe('fork', () => {
+  it('seeds a new session with the summarized history and leaves the source byte-identical', async () => {
+    const { service, mock } = engine
+    const { session_id } = await service.createSession('t1', { instructions: 'Be brief.' })
+    mock.enqueue({ text: 'a1' }, { text: 'a2' })
+    await service.stepTurn('t1', session_id, { input: 'first request' })
+    await service.stepTurn('t1', session_id, { input: 'second request' })
+    const root = `t1/default/.vtcode/sessions/${session_id}/`
+    const before = await folder(root)
+
+    mock.enqueue({ text: 'They asked twice; both answered.' })
+    const forked = await service.fork('t1', session_id)
+    expect(forked).toMatchObject({ status: 'active', forked_from: session_id })
+    expect(forked.session_id).not.toBe(session_id)
+    expect(await folder(root)).toEqual(before)
+
+    // The summary call saw the transcript and asked for a summary, with no tools.
+    const summaryCall = mock.requests.at(-1)?.body as {
+      messages: { role: string; content: string }[]
+      tools?: unknown[]
+    }
+    expect(summaryCall.messages.at(-1)?.content).toMatch(/Summarize the conversation/)
+    expect(summaryCall.tools ?? []).toEqual([])
+
+    // The fork's first turn sends: instructions, summary, the newest user messages, the new input.
+    mock.enqueue({ text: 'continuing' })
+    await service.stepTurn('t1', forked.session_id, { input: 'third' })
+    const sent = (mock.requests.at(-1)?.body.messages as { role: string; content: string }[]).map(
+      (m) => `${m.role}:${m.content}`,
+    )
+    expect(sent).toEqual([
+      'system:Be brief.',
+      'system:Previous conversation summary:\nThey asked twice; both answered.',
+      'user:first request',
+      'user:second request',
+      'user:third',
+    ])
+    const view = await service.getSession('t1', forked.session_id)
+    expect(view.num_turns).toBe(1)
+    await expect(service.fork('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
+  })
+})
