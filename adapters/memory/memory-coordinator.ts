@@ -45,6 +45,7 @@ export class MemoryCoordinator implements Coordinator {
   readonly #tipTtlMs: number
   readonly #leases = new Map<string, Expiring<string>>()
   readonly #tips = new Map<string, Expiring<number>>()
+  readonly #cancels = new Map<string, Expiring<boolean>>()
   readonly #idempotency = new Map<string, Expiring<IdempotencyRecord>>()
   readonly #intents = new Map<string, QueuedIntent[]>()
 
@@ -98,6 +99,15 @@ export class MemoryCoordinator implements Coordinator {
 
   async releaseLease(lease: Lease): Promise<void> {
     this.#release(lease)
+  }
+
+  async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
+    checkPositiveInteger('ttlMs', ttlMs)
+    this.#cancels.set(sessionId, { value: true, expiresAt: this.#now() + ttlMs })
+  }
+
+  async cancelRequested(sessionId: string): Promise<boolean> {
+    return this.#live(this.#cancels, sessionId) === true
   }
 
   async getTip(sessionId: string): Promise<number | null> {

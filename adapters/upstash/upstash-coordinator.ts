@@ -174,6 +174,20 @@ export class UpstashCoordinator implements Coordinator {
     )
   }
 
+  async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
+    checkPositiveInteger('ttlMs', ttlMs)
+    await this.#call('requestCancel', () =>
+      this.#redis.set(this.#key('cancel', sessionId), '1', { px: ttlMs }),
+    )
+  }
+
+  async cancelRequested(sessionId: string): Promise<boolean> {
+    const reply = await this.#call('cancelRequested', () =>
+      this.#redis.get(this.#key('cancel', sessionId)),
+    )
+    return reply !== null && reply !== undefined
+  }
+
   async getTip(sessionId: string): Promise<number | null> {
     const reply = await this.#call('getTip', () => this.#redis.get(this.#key('tip', sessionId)))
     return parseTip(reply)
@@ -226,7 +240,7 @@ export class UpstashCoordinator implements Coordinator {
     return asInteger(reply, 'ackIntents')
   }
 
-  #key(kind: 'lease' | 'tip' | 'idem' | 'intents', id: string): string {
+  #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel', id: string): string {
     return `${this.#ns}${kind}:${id}`
   }
 

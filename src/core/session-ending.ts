@@ -1,6 +1,6 @@
 import type { TurnResponse } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
-import { TurnlineError } from '../errors.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnOptions } from './session-api.ts'
@@ -9,12 +9,14 @@ import { threadCompletedEvent } from './thread-completion.ts'
 import { closeOpenTurn } from './turn-closing.ts'
 import { completedError, replay } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
-import { withLease } from './with-lease.ts'
+import { coordinatorId, withLease } from './with-lease.ts'
 
 /**
  * `complete` ends the session with success — or, honestly, error_during_execution when its last
  * turn failed; `cancel` ends it as cancelled, failing any open turn's unanswered tool calls.
- * thread.completed is the last event; the commit rolls events.jsonl up completely.
+ * thread.completed is the last event; the commit rolls events.jsonl up completely. Cancelling
+ * while a turn runs raises the coordinator's cancel flag and answers status `waiting` with no
+ * events: the running turn stops at its next model event and ends the session cancelled.
  */
 export async function endSession(
   deps: ServiceDeps,
@@ -23,6 +25,24 @@ export async function endSession(
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
+  try {
+    return await endLeased(deps, ref, mode, options, key)
+  } catch (error) {
+    if (mode !== 'cancel' || !isTurnlineError(error, 'session_busy')) throw error
+    // A turn is running: ask it to stop. It ends the session cancelled at its next model event.
+    await deps.coordinator.requestCancel(coordinatorId(ref), deps.defaults.leaseMs)
+    const manifest = await deps.sessions.manifest(ref)
+    return { turn_id: 'running', status: 'waiting', events: [], next_seq: manifest.last_seq + 1 }
+  }
+}
+
+function endLeased(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  mode: 'complete' | 'cancel',
+  options: TurnOptions,
+  key: string | undefined,
+): Promise<TurnResponse> {
   return withLease(deps, ref, key, async (_lease, snapshot) => {
     const state = structuredClone(parseEngineState(snapshot.state))
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined

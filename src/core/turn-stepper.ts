@@ -12,6 +12,7 @@ import type { TurnOptions } from './session-api.ts'
 import { planIntentBoundary } from './steering/intent-boundary.ts'
 import { threadCompletedEvent } from './thread-completion.ts'
 import { closeOpenTurn } from './turn-closing.ts'
+import { TurnCancelled, turnHeartbeat } from './turn-heartbeat.ts'
 import { fireStop } from './turn-hooks.ts'
 import type { TurnEnd } from './turn-loop.ts'
 import { runTurnLoop } from './turn-loop.ts'
@@ -109,26 +110,35 @@ async function runTurn(
   }
 
   const warnings: string[] = []
-  let lastRenew = deps.clock.now()
   const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
-  const end: TurnEnd = await runTurnLoop({
-    state,
-    open,
-    model: deps.models(ref.tenant),
-    settings: resolveModelSettings(state.config.model, deps.defaults),
-    calls,
-    ...(options.signal ? { signal: options.signal } : {}),
-    heartbeat: async () => {
-      if (deps.clock.now() - lastRenew < deps.defaults.leaseMs / 3) return
-      lastRenew = deps.clock.now()
-      if (!(await deps.coordinator.renewLease(lease, deps.defaults.leaseMs))) {
-        throw new TurnlineError('conflict', `lost the lease on session ${ref.sessionId}`)
-      }
-    },
-  })
+  let end: TurnEnd | { kind: 'cancelled' }
+  try {
+    end = await runTurnLoop({
+      state,
+      open,
+      model: deps.models(ref.tenant),
+      settings: resolveModelSettings(state.config.model, deps.defaults),
+      calls,
+      ...(options.signal ? { signal: options.signal } : {}),
+      heartbeat: turnHeartbeat(deps, ref, lease),
+    })
+  } catch (error) {
+    if (!(error instanceof TurnCancelled)) throw error
+    end = { kind: 'cancelled' }
+  }
 
   let status: TurnStatus
-  if (end.kind === 'awaiting_approval' || end.kind === 'waiting') {
+  if (end.kind === 'cancelled') {
+    // Ended honestly: open tool calls fail, the turn fails, the session ends cancelled.
+    closeOpenTurn(dispatcher, history, open, 'cancelled')
+    dispatcher.emit(
+      threadCompletedEvent(start.threadId, ref.sessionId, state, {
+        subtype: 'cancelled',
+        outcomeCode: 'cancelled',
+      }),
+    )
+    status = 'terminal'
+  } else if (end.kind === 'awaiting_approval' || end.kind === 'waiting') {
     // The turn stays open: its state is committed and a later call continues it.
     state.open_turn = open
     status = end.kind

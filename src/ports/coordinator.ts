@@ -71,6 +71,11 @@ export interface Coordinator {
   /** Raises the tip to `batch`; a lower value leaves it unchanged. */
   setTip(sessionId: string, batch: number): Promise<void>
 
+  /** Asks the turn running on the session to stop (a flag that lives `ttlMs`). */
+  requestCancel(sessionId: string, ttlMs: number): Promise<void>
+  /** True while a cancellation is requested (the running turn polls it). */
+  cancelRequested(sessionId: string): Promise<boolean>
+
   /**
    * Appends a steering intent to `intents:<sid>` atomically: never more than `capacity` pending
    * (default 16). An id already pending is accepted again without a second copy.

@@ -274,6 +274,17 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
       })
     })
 
+    describe('cancellation', () => {
+      it('raises a cancel flag for the running turn, scoped to the session, until it expires', async () => {
+        expect(await c().cancelRequested('s-cancel')).toBe(false)
+        await c().requestCancel('s-cancel', SHORT_MS)
+        expect(await c().cancelRequested('s-cancel')).toBe(true)
+        expect(await c().cancelRequested('s-other')).toBe(false)
+        await f().advance(EXPIRE_WAIT_MS)
+        expect(await c().cancelRequested('s-cancel')).toBe(false)
+      })
+    })
+
     describeCoordinatorIntents(c)
   })
 }
