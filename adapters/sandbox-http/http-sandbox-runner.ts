@@ -1,13 +1,9 @@
 import type * as z from 'zod'
 import {
-  type ExecCapture,
   ExecCaptureSchema,
   FileReadResultSchema,
   FileWriteResultSchema,
   PatchResultSchema,
-  REFUSAL_CODES,
-  type RefusalCode,
-  RunnerErrorBodySchema,
   SpoolChunkSchema,
   WorktreeResultSchema,
 } from '../../src/contract/runner-protocol.ts'
@@ -23,6 +19,7 @@ import type {
   SandboxRunner,
   SandboxScope,
 } from '../../src/ports/sandbox-runner.ts'
+import { base64Bytes, readAnswer, snapshot, unavailable } from './runner-answer.ts'
 
 export interface HttpSandboxRunnerOptions {
   /** Base URL of the runner, e.g. http://127.0.0.1:8788 */
@@ -263,101 +260,6 @@ export class HttpSandboxRunner implements SandboxRunner {
           : (error as Error).message
       throw unavailable(`sandbox runner unreachable (${route}): ${why}`, true, { route }, error)
     }
-    if (response.status >= 200 && response.status < 300) {
-      const parsed = schema.safeParse(safeJson(answer))
-      if (!parsed.success) {
-        throw unavailable(`sandbox runner gave a malformed answer to ${route}`, false, { route })
-      }
-      return { ok: true, value: parsed.data }
-    }
-    const error = RunnerErrorBodySchema.safeParse(safeJson(answer))
-    const code = error.success ? error.data.error.code : undefined
-    const message = error.success ? error.data.error.message : answer.slice(0, 500)
-    if (code && (REFUSAL_CODES as readonly string[]).includes(code) && response.status < 500) {
-      return {
-        ok: false,
-        refusal: {
-          code: code as RefusalCode,
-          message,
-          ...(error.success && error.data.error.details
-            ? { details: error.data.error.details }
-            : {}),
-        },
-      }
-    }
-    const details = { route, status: response.status, ...(code ? { code } : {}) }
-    if (response.status === 401) {
-      throw unavailable(`sandbox runner rejected the request: ${message}`, false, details)
-    }
-    const retryAfter = Number(response.headers.get('retry-after'))
-    throw unavailable(
-      `sandbox runner answered ${response.status} to ${route}: ${message}`,
-      response.status >= 500 || response.status === 429,
-      details,
-      undefined,
-      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
-    )
-  }
-}
-
-function unavailable(
-  message: string,
-  retryable: boolean,
-  details: Record<string, unknown>,
-  cause?: unknown,
-  retryAfter?: number,
-): TurnlineError {
-  return new TurnlineError('runner_unavailable', message, {
-    retryable,
-    details,
-    ...(cause !== undefined ? { cause } : {}),
-    ...(retryAfter !== undefined ? { retryAfter } : {}),
-  })
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-function base64Bytes(text: string): Uint8Array {
-  const binary = atob(text)
-  const out = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
-  return out
-}
-
-/** The wire capture in the port's shape. */
-export function snapshot(c: ExecCapture): ExecSnapshot {
-  return {
-    execSessionId: c.exec_session_id,
-    requestId: c.request_id,
-    toolCallId: c.tool_call_id,
-    command: c.command,
-    workdir: c.workdir,
-    backend: c.backend,
-    state:
-      c.state === 'running'
-        ? { status: 'running', ...(c.pid !== undefined ? { pid: c.pid } : {}) }
-        : c.state === 'exited'
-          ? { status: 'exited', exitCode: c.exit_code ?? -1 }
-          : { status: 'lost' },
-    attached: c.attached,
-    output: {
-      from: c.output.from,
-      to: c.output.to,
-      head: c.output.head,
-      tail: c.output.tail,
-      omittedBytes: c.output.omitted_bytes,
-    },
-    totalOutputBytes: c.total_output_bytes,
-    spool: c.spool,
-    wallTimeMs: c.wall_time_ms,
-    ...(c.waited_ms !== undefined
-      ? { wait: { waitedMs: c.waited_ms, timedOut: c.timed_out ?? false } }
-      : {}),
+    return readAnswer(route, response, answer, schema)
   }
 }

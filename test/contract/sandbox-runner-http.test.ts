@@ -5,10 +5,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import { isTurnlineError } from '../../src/errors.ts'
-import type { RunnerResult, SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { value } from '../support/runner-results.ts'
 import { sandboxRunnerSuite } from './sandbox-runner.suite.ts'
+import { sandboxRunnerFilesSuite } from './sandbox-runner-files.suite.ts'
 
 const secret = 'contract-runner-secret-0123456789'
 let root: string
@@ -29,18 +31,9 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true })
 })
 
-function value<T>(result: RunnerResult<T>): T {
-  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal)}`)
-  return result.value
-}
-
-sandboxRunnerSuite('http client → runner process', () => ({
-  runner: client,
-  root,
-  secret,
-  url: runner.url,
-  receiver,
-}))
+const underTest = () => ({ runner: client, root, receiver })
+sandboxRunnerSuite('http client → runner process', underTest)
+sandboxRunnerFilesSuite('http client → runner process', underTest)
 
 describe('exec on a 10 MB command', () => {
   it('keeps every byte in the spool while captures stay bounded', async () => {

@@ -1,0 +1,114 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import type { ExecResponse } from '../../src/core/exec-response.ts'
+import {
+  type ExecToolContext,
+  type ExecToolResult,
+  runExecTool,
+} from '../../src/core/exec-tools.ts'
+import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+
+const secret = 'exec-output-runner-secret-012345'
+let root: string
+let runner: RunnerProcess
+let client: HttpSandboxRunner
+let sessions = 0
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'turnline-exec-output-'))
+  runner = await startRunnerProcess({ root, secret })
+  client = new HttpSandboxRunner({ url: runner.url, secret })
+})
+
+afterAll(async () => {
+  await runner?.stop()
+  if (root) await rm(root, { recursive: true, force: true })
+})
+
+function context(scope: SandboxScope): ExecToolContext {
+  sessions += 1
+  return {
+    runner: client,
+    scope,
+    call: { toolCallId: `call_${sessions}`, itemId: `item_${sessions}` },
+    now: Date.now,
+    budgetMs: 30_000,
+  }
+}
+
+const fresh = (): SandboxScope => ({ tenant: 'acme', sessionId: `output-${++sessions}` })
+
+function done(result: ExecToolResult) {
+  if (result.kind !== 'done') throw new Error(`expected done, got ${JSON.stringify(result)}`)
+  return { ...result, response: result.response as ExecResponse }
+}
+
+describe('command output through exec_command and write_stdin', () => {
+  it('10 MB of output: a bounded preview, exact byte count, the whole file in the spool', async () => {
+    const scope = fresh()
+    const total = 10 * 1024 * 1024
+    const first = done(
+      await runExecTool(
+        'exec_command',
+        {
+          cmd: `i=0; while [ $i -lt 2000 ]; do printf '\\033[32mline %05d\\033[0m\\n' $i; i=$((i+1)); done; head -c ${total - 2000 * 20} /dev/zero | tr '\\0' z; echo; echo tail-marker`,
+          yield_time_ms: 30_000,
+        },
+        context(scope),
+      ),
+    )
+    const r = first.response
+    expect(r.is_exited).toBe(true)
+    expect(r.total_output_bytes).toBe(total + 13)
+    expect(Buffer.byteLength(r.output)).toBeLessThanOrEqual(6 * 1024)
+    expect(r.output.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(80)
+    expect(r.output).not.toContain('\u001b')
+    expect(r.output.startsWith('line 00000\nline 00001\n')).toBe(true)
+    expect(r.output.endsWith('tail-marker\n')).toBe(true)
+    expect(r).toMatchObject({
+      truncated: true,
+      output_truncated: true,
+      output_spooled: true,
+      spool_complete: true,
+    })
+    expect(r.spool_path).toBe(`.vtcode/context/tool_outputs/write_stdin_${r.session_id}.txt`)
+    expect(first.spoolPath).toBe(r.spool_path)
+    expect((await stat(join(root, scope.tenant, scope.sessionId, r.spool_path!))).size).toBe(
+      total + 13,
+    )
+  })
+
+  it('withholds the spool path while an exited command still drains, then gives it', async () => {
+    const scope = fresh()
+    const cmd = "head -c 20000 /dev/zero | tr '\\0' a; (sleep 1; echo late) &"
+    const first = done(
+      await runExecTool('exec_command', { cmd, yield_time_ms: 500 }, context(scope)),
+    )
+    expect(first.response).toMatchObject({
+      is_exited: true,
+      exit_code: 0,
+      spool_complete: false,
+      spool_pending: true,
+    })
+    expect(first.response).not.toHaveProperty('spool_path')
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const later = done(
+      await runExecTool(
+        'write_stdin',
+        { session_id: first.response.session_id, action: 'wait' },
+        context(scope),
+      ),
+    )
+    expect(later.response).toMatchObject({
+      output: 'late\n',
+      total_output_bytes: 20005,
+      spool_complete: true,
+      output_spooled: true,
+    })
+    expect(later.response.spool_path).toContain(first.response.session_id)
+  })
+})
