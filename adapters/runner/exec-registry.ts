@@ -34,6 +34,7 @@ const RecordSchema = z.object({
 type ExecRecord = z.infer<typeof RecordSchema>
 
 const MAX_RUNNING_PER_WORKSPACE = 32
+const FORGET_AFTER_MS = 15 * 60_000
 
 /**
  * Every command of every workspace. Starts are idempotent by request id: the claim is a
@@ -134,10 +135,16 @@ export class ExecRegistry {
       env: commandEnv(scope.workspace, workdir.abs, body.tty, id),
       onSettled: (s) => {
         void this.#saveRecord(scope, exec, started, s).finally(() => this.onExit(scope, s))
+        this.#forgetLater(scope, id)
       },
     })
     this.#live.set(this.#key(scope, id), session)
     return { session, attached: false }
+  }
+
+  /** A finished command leaves memory after a while; its record answers for it from then on. */
+  #forgetLater(scope: Scope, id: string) {
+    setTimeout(() => this.#live.delete(this.#key(scope, id)), FORGET_AFTER_MS).unref()
   }
 
   #recordFile(scope: Scope, id: string) {
@@ -188,6 +195,7 @@ export class ExecRegistry {
       { exitCode: record.exit_code, exitedAt: record.exited_at, total },
     )
     this.#live.set(this.#key(scope, id), session)
+    this.#forgetLater(scope, id)
     return session
   }
 
