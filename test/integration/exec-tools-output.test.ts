@@ -95,16 +95,22 @@ describe('command output through exec_command and write_stdin', () => {
       spool_pending: true,
     })
     expect(first.response).not.toHaveProperty('spool_path')
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    const later = done(
-      await runExecTool(
-        'write_stdin',
-        { session_id: first.response.session_id, action: 'wait' },
-        context(scope),
-      ),
-    )
+    // Wait again until the background child has let go of stdout (about a second).
+    let output = ''
+    let later = first
+    for (let round = 0; round < 40 && later.response.spool_complete !== true; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      later = done(
+        await runExecTool(
+          'write_stdin',
+          { session_id: first.response.session_id, action: 'wait' },
+          context(scope),
+        ),
+      )
+      output += later.response.output
+    }
+    expect(output).toBe('late\n')
     expect(later.response).toMatchObject({
-      output: 'late\n',
       total_output_bytes: 20005,
       spool_complete: true,
       output_spooled: true,
