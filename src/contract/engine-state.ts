@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from '../errors.ts'
+import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
 import { SessionConfigSchema } from './session-config.ts'
@@ -60,6 +61,22 @@ export const TurnRecordSchema = z.object({
 export type TurnRecord = z.infer<typeof TurnRecordSchema>
 export const RECENT_TURN_RECORDS = 16
 
+/**
+ * Compaction and context-reset bookkeeping (see docs/compaction.md): the request segment, the
+ * pending flag, the usage anchor, suppression, plus what spans turns here — a turn that ended
+ * blocked after a failed recovery, consecutive stalled turns, and a written context reset
+ * manifest the next turn starts from. Every field is optional: older states parse unchanged.
+ */
+export const EngineCompactionSchema = CompactionStateSchema.extend({
+  /** The last turn ended blocked (recovery did not help): a turn without input retries it. */
+  blocked: z.boolean().optional(),
+  /** Consecutive turns that ended failed (`context_reset_mode: on_stall`). */
+  stall_count: Count.optional(),
+  /** Key of a context reset manifest not yet consumed: the next turn starts from orientation. */
+  reset_manifest: z.string().optional(),
+})
+export type EngineCompaction = z.infer<typeof EngineCompactionSchema>
+
 export const EngineStateSchema = z.object({
   engine_version: z.literal(ENGINE_STATE_VERSION),
   config: SessionConfigSchema,
@@ -79,6 +96,8 @@ export const EngineStateSchema = z.object({
   /** Permission mode in force when it differs from the config's (plan approval switches it). */
   permission_mode: z.enum(['default', 'plan', 'auto']).nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
+  /** Absent in states written before compaction was wired in; null when cleared. */
+  compaction: EngineCompactionSchema.nullish(),
 })
 export type EngineState = z.infer<typeof EngineStateSchema>
 

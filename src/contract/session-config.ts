@@ -15,6 +15,8 @@ export const ModelSettingsSchema = z.strictObject({
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
     .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
+  /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
+  context_window: z.number().int().positive().max(100_000_000).optional(),
 })
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>
 
@@ -46,6 +48,8 @@ export const HarnessSchema = z.strictObject({
   max_context_tokens: z.number().int().positive().default(160_000),
   context_reset_mode: z.enum(['off', 'on_stall', 'on_compaction']).default('off'),
   context_reset_stall_threshold: z.number().int().positive().default(2),
+  /** A model or provider change compacts the history for the new model (trigger model_switch). */
+  compact_on_model_switch: z.boolean().default(true),
   /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
   max_tool_loops: z.number().int().positive().max(1000).default(50),
 })

@@ -3,6 +3,7 @@ import type { Coordinator } from '../ports/coordinator.ts'
 import type { ModelClient } from '../ports/model-client.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionStore } from '../store/session-store.ts'
+import type { TokenizerLoader } from './compaction-meter.ts'
 import type { HookCommandRunner } from './hooks/command-hook.ts'
 import type { ToolHandler } from './tool-handler.ts'
 
@@ -51,6 +52,12 @@ export interface ServiceDeps {
   defaults: ServiceDefaults
   /** Without it, sessions have only their HTTP tools and command hooks fail (recorded). */
   sandbox?: SandboxDeps
+  /**
+   * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
+   * decision. Default: gpt-tokenizer's encoding of the model, imported on first use; a Worker
+   * passes `approximateTokenizer` (a length heuristic) to keep the rank tables out of its bundle.
+   */
+  tokenizer?: TokenizerLoader
   /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
   log?: (entry: Record<string, unknown>) => void
 }

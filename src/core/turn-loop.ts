@@ -2,9 +2,10 @@ import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { ModelSettings } from '../contract/session-config.ts'
 import { addUsage } from '../contract/usage.ts'
-import { isTurnlineError } from '../errors.ts'
+import { isTurnlineError, type TurnlineError } from '../errors.ts'
 import type { ModelClient } from '../ports/model-client.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from './budget.ts'
+import type { TurnCompaction } from './compaction-step.ts'
 import { runModelStep } from './model-step.ts'
 import type { Completion } from './thread-completion.ts'
 import type { ToolCallContext } from './tool-calls.ts'
@@ -19,6 +20,8 @@ export interface TurnLoopContext {
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
+  /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
+  compaction?: TurnCompaction
   signal?: AbortSignal
 }
 
@@ -33,11 +36,13 @@ export type TurnEnd =
 export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
   const { state, open, calls } = ctx
   const { dispatcher, history } = calls
+  const compaction = ctx.compaction
   if (open.pending_calls.length > 0) {
     if (open.tools_running && !open.waiting) resolveInterrupted(calls)
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
   }
+  await compaction?.start()
   for (;;) {
     const limits = state.config.limits
     if (limits.max_turns !== undefined && state.model_requests >= limits.max_turns) {
@@ -59,32 +64,42 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
     }
 
-    let step: Awaited<ReturnType<typeof runModelStep>>
-    try {
-      step = await runModelStep({
+    await compaction?.beforeRequest()
+    const settings = ctx.settings
+    const sent = history.length
+    const send = () =>
+      runModelStep({
         dispatcher,
         nextItemId: calls.nextItemId,
         model: ctx.model,
         request: {
-          model: ctx.settings.name,
-          api: ctx.settings.api,
+          model: settings.name,
+          api: settings.api,
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
-          ...(ctx.settings.max_output_tokens
-            ? { maxOutputTokens: ctx.settings.max_output_tokens }
-            : {}),
+          ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
       })
+    let step: Awaited<ReturnType<typeof runModelStep>>
+    try {
+      step = await send()
     } catch (error) {
-      if (isTurnlineError(error, 'model_error', 'model_not_configured')) {
-        return { kind: 'failed', message: error.message }
+      const failure = modelFailure(error)
+      const verdict =
+        failure.code === 'model_error' && compaction ? await compaction.recover(failure) : 'none'
+      if (verdict === 'none') return { kind: 'failed', message: failure.message }
+      if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
+      try {
+        step = await send()
+      } catch (again) {
+        return blocked(compaction, modelFailure(again))
       }
-      throw error
     }
 
     const { response } = step
+    compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
     state.usage = addUsage(state.usage, response.usage)
     open.usage = addUsage(open.usage, response.usage)
@@ -144,6 +159,16 @@ function overBudget(spent: number, max: number): TurnEnd {
     outcomeCode: 'budget_limit_reached',
     message: `budget limit reached: spent $${spent.toFixed(4)} of $${max}`,
   }
+}
+
+/** A model fault as a TurnlineError; anything else is not ours to handle and is rethrown. */
+function modelFailure(error: unknown): TurnlineError {
+  if (isTurnlineError(error, 'model_error', 'model_not_configured')) return error
+  throw error
+}
+
+function blocked(compaction: TurnCompaction | undefined, error: TurnlineError): TurnEnd {
+  return compaction ? compaction.blocked(error) : { kind: 'failed', message: error.message }
 }
 
 function requestMessages(state: EngineState, history: HistoryMessage[]): HistoryMessage[] {

@@ -6,6 +6,7 @@ import { TurnlineError } from '../errors.ts'
 import type { Lease, QueuedIntent } from '../ports/coordinator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionSnapshot } from '../store/session-snapshot.ts'
+import { TurnCompaction } from './compaction-step.ts'
 import { resolveModelSettings } from './model-settings.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnOptions } from './session-api.ts'
@@ -66,6 +67,8 @@ async function runTurn(
 
   const previous = state.open_turn ?? undefined
   let open: OpenTurn
+  /** Transcript length before a new turn's own messages (a context reset keeps those). */
+  let turnStart: number | undefined
   if (previous && (request.input === undefined || (key && previous.idempotency_key === key))) {
     open = previous
     if (open.pending_permission) {
@@ -83,7 +86,8 @@ async function runTurn(
         : `${previous.turn_id} is waiting for a running tool: POST /turns without input to continue it, or cancel the session`,
     )
   } else {
-    if (request.input === undefined && boundary.apply.length === 0) {
+    // A turn blocked after recovery compaction is retried by a turn without input.
+    if (request.input === undefined && boundary.apply.length === 0 && !state.compaction?.blocked) {
       throw new TurnlineError(
         'invalid_input',
         'input is required: no turn is waiting to continue and no follow-up is queued',
@@ -91,6 +95,7 @@ async function runTurn(
       )
     }
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
+    turnStart = history.length
     state.turn_counter += 1
     open = {
       turn_id: `turn-${state.turn_counter}`,
@@ -111,16 +116,33 @@ async function runTurn(
 
   const warnings: string[] = []
   const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
+  const settings = resolveModelSettings(state.config.model, deps.defaults)
+  const heartbeat = turnHeartbeat(deps, ref, lease)
+  const compaction = new TurnCompaction({
+    deps,
+    ref,
+    threadId: start.threadId,
+    state,
+    open,
+    writer,
+    settings,
+    tools: calls.tools.catalog,
+    warnings,
+    turnStart,
+    heartbeat,
+    signal: options.signal,
+  })
   let end: TurnEnd | { kind: 'cancelled' }
   try {
     end = await runTurnLoop({
       state,
       open,
       model: deps.models(ref.tenant),
-      settings: resolveModelSettings(state.config.model, deps.defaults),
+      settings,
       calls,
+      compaction,
       ...(options.signal ? { signal: options.signal } : {}),
-      heartbeat: turnHeartbeat(deps, ref, lease),
+      heartbeat,
     })
   } catch (error) {
     if (!(error instanceof TurnCancelled)) throw error
@@ -156,6 +178,7 @@ async function runTurn(
     }
   }
   if (status !== 'awaiting_approval' && status !== 'waiting') state.open_turn = null
+  await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
   const record = writer.remember({
     turn_id: open.turn_id,
     status,

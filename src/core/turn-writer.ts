@@ -17,6 +17,8 @@ export class TurnWriter {
   readonly firstBatch: number
   private committedHistory: number
   private appliedIntents: string[] = []
+  /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
+  private historyReset = false
   private current: SessionSnapshot
 
   constructor(
@@ -55,6 +57,15 @@ export class TurnWriter {
     return full
   }
 
+  /** Replaces the transcript in place (compaction, context reset); committed as a reset. */
+  replaceHistory(messages: readonly HistoryMessage[]): void {
+    const next = [...messages]
+    this.history.length = 0
+    for (const message of next) this.history.push(message)
+    this.committedHistory = 0
+    this.historyReset = true
+  }
+
   /** Intent ids whose user messages were appended: recorded by the next commit. */
   markApplied(ids: readonly string[]): void {
     this.appliedIntents.push(...ids)
@@ -70,13 +81,17 @@ export class TurnWriter {
         events: this.dispatcher.take(),
         turnId,
         ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
-        history: { append: this.history.slice(this.committedHistory) },
+        history: {
+          ...(this.historyReset ? { reset: true } : {}),
+          append: this.history.slice(this.committedHistory),
+        },
         state: patch,
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
       { maintain },
     )
     this.appliedIntents = []
+    this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot
     if (result.maintenanceError) {

@@ -1,0 +1,248 @@
+import type { EngineCompaction, EngineState, OpenTurn } from '../contract/engine-state.ts'
+import type { CompactionTrigger } from '../contract/enums.ts'
+import type { HistoryMessage } from '../contract/history-message.ts'
+import type { ModelSettings } from '../contract/session-config.ts'
+import type { ThreadCompactBoundaryEvent } from '../contract/thread-event.ts'
+import { addUsage } from '../contract/usage.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
+import type { ModelRequest, ModelResponse } from '../ports/model-client.ts'
+import type { SessionRef } from '../store/session-ref.ts'
+import { addCost, sessionPrice } from './budget.ts'
+import { buildMemoryEnvelope } from './compaction/build-envelope.ts'
+import {
+  CONTINUITY_TAIL_TARGET_TOKENS,
+  DEFAULT_RETAINED_USER_MESSAGE_TOKENS,
+} from './compaction/continuity-tail.ts'
+import {
+  completeLocalCompaction,
+  envelopePlacementFor,
+  planLocalCompaction,
+} from './compaction/local-compaction.ts'
+import { stripMemoryEnvelope } from './compaction/render-envelope.ts'
+import type { SegmentBasis } from './compaction/request-segment.ts'
+import { compactBoundaryEvent, resolveSegment } from './compaction/request-segment.ts'
+import type { CompactionThresholds } from './compaction/thresholds.ts'
+import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
+import type { ContextMeter } from './compaction-meter.ts'
+import type { EventDispatcher } from './event-dispatcher.ts'
+import { preCompactPayload } from './hooks/hook-payloads.ts'
+import { hookWarnings, runHooks } from './hooks/run-hooks.ts'
+import type { ServiceDeps } from './service-deps.ts'
+import { hookContext, hookDeps } from './turn-tools.ts'
+
+/**
+ * One local compaction (VT Code §4), in this order: plan (strip the old envelope, choose the
+ * continuity tail and retained user messages) → the one summary call (no tools; its usage and
+ * cost count toward the session) → archive the history and write the memory envelope next to it
+ * (both create-only) → `pre_compact` hooks → open the next request segment → replace the
+ * transcript, clear the usage anchor and the pending flag → emit `thread.compact_boundary`.
+ * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
+ * rehydration reads only the new segment.
+ */
+
+export interface CompactionRun {
+  deps: ServiceDeps
+  ref: SessionRef
+  threadId: string
+  /** Mutated: usage, cost, the compaction state. */
+  state: EngineState
+  /** The turn whose usage the summary call adds to, if one is running. */
+  open?: OpenTurn | undefined
+  settings: ModelSettings
+  history: HistoryMessage[]
+  replaceHistory: (messages: readonly HistoryMessage[]) => void
+  dispatcher: EventDispatcher
+  basis: SegmentBasis
+  meter: ContextMeter
+  thresholds: CompactionThresholds | undefined
+  /** The session's applied intent window (merged into the envelope). */
+  appliedIntents: readonly string[]
+  warnings: string[]
+  heartbeat?: (() => Promise<void>) | undefined
+  signal?: AbortSignal | undefined
+}
+
+export interface CompactionRequest {
+  trigger: CompactionTrigger
+  /** Summarize even a history of 10 messages or fewer (manual, model switch, recovery). */
+  force: boolean
+  /** Replaces the summary instruction (manual compaction). */
+  instructions?: string | undefined
+  /** Recovery: messages from here on (the current request and its tool results) stay as they are. */
+  keepFrom?: number | undefined
+}
+
+export type CompactionOutcome =
+  | { kind: 'compacted'; event: ThreadCompactBoundaryEvent }
+  | { kind: 'skipped'; reason: 'too_short' }
+  | { kind: 'failed'; error: TurnlineError }
+
+/** The session's compaction state, created on first use. */
+export function compactionState(state: EngineState): EngineCompaction {
+  state.compaction ??= { pending: false, compactions: 0 }
+  return state.compaction
+}
+
+export async function compactTranscript(
+  run: CompactionRun,
+  request: CompactionRequest,
+): Promise<CompactionOutcome> {
+  const { deps, ref, state } = run
+  const keepFrom = request.keepFrom ?? run.history.length
+  const prefix = run.history.slice(0, keepFrom)
+  const kept = run.history.slice(keepFrom)
+  const counter = await run.meter.counter()
+  const now = deps.clock.now()
+  const hard = run.thresholds?.hard
+  const plan = planLocalCompaction(prefix, {
+    force: request.force,
+    now: new Date(now).toISOString(),
+    instructions: request.instructions,
+    continuity: {
+      countTokens: (message) => counter.countMessage(message),
+      // A tail of 20,000 tokens suits contexts of 80,000 and more; smaller ones keep a quarter.
+      targetTokens: scaled(CONTINUITY_TAIL_TARGET_TOKENS, hard, 4),
+      retainedUserMessageTokens: scaled(DEFAULT_RETAINED_USER_MESSAGE_TOKENS, hard, 8),
+    },
+  })
+  if (plan.kind === 'skip') return { kind: 'skipped', reason: plan.reason }
+
+  let summary: ModelResponse
+  try {
+    summary = await summarize(run, plan.request)
+  } catch (error) {
+    if (isTurnlineError(error, 'model_error', 'model_not_configured')) {
+      return { kind: 'failed', error }
+    }
+    throw error
+  }
+
+  const compaction = compactionState(state)
+  const prior = compaction.memory_envelope_path
+    ? await readMemoryEnvelope(deps.sessions.objects, compaction.memory_envelope_path, (error) =>
+        run.warnings.push(`the previous memory envelope is unreadable: ${String(error)}`),
+      )
+    : undefined
+  const artifacts = await persistCompactionArtifacts(
+    deps.sessions.objects,
+    deps.sessions.keys(ref).root,
+    { sessionId: ref.sessionId, turn: state.turn_counter, now, source: run.history },
+    (historyPath) =>
+      buildMemoryEnvelope({
+        sessionId: ref.sessionId,
+        summary: summary.text.trim() || '(no summary text was returned)',
+        generatedAt: new Date(now).toISOString(),
+        historyArtifactPath: historyPath,
+        prior,
+        pendingIntents: [],
+        appliedIntentIds: run.appliedIntents,
+      }),
+  )
+  const compacted = completeLocalCompaction(
+    plan,
+    summary.text,
+    artifacts.envelope,
+    envelopePlacementFor(request.trigger),
+  )
+  const messages = [...compacted.messages, ...kept]
+  const originalMessageCount = stripMemoryEnvelope(run.history).length
+  const mode = 'local' as const
+
+  const outcome = await runHooks(
+    'pre_compact',
+    preCompactPayload(hookContext(deps, ref), {
+      trigger: request.trigger,
+      mode,
+      originalMessageCount,
+      compactedMessageCount: messages.length,
+      historyArtifactPath: artifacts.historyPath,
+    }),
+    state.config.hooks,
+    hookDeps(deps, ref, run.signal),
+  )
+  run.warnings.push(...hookWarnings('pre_compact', outcome))
+
+  const previous = compaction.segment
+  const { segment } = await resolveSegment(
+    previous,
+    run.basis,
+    request.trigger === 'recovery' ? 'recovery' : 'compaction',
+  )
+  run.replaceHistory(messages)
+  run.meter.clear()
+  compaction.segment = segment
+  compaction.pending = false
+  delete compaction.usage_anchor
+  compaction.compactions += 1
+  compaction.memory_envelope_path = artifacts.envelopePath
+  if (compaction.suppressed !== 'sticky' || request.trigger === 'manual') {
+    delete compaction.suppressed
+    delete compaction.suppressed_turn
+  }
+  const event = compactBoundaryEvent({
+    threadId: run.threadId,
+    trigger: request.trigger,
+    mode,
+    originalMessageCount,
+    compactedMessageCount: messages.length,
+    historyArtifactPath: artifacts.historyPath,
+    previous,
+    next: segment,
+  })
+  run.dispatcher.emit(event)
+  return { kind: 'compacted', event }
+}
+
+function scaled(fixed: number, hard: number | undefined, divisor: number): number {
+  return hard === undefined ? fixed : Math.max(1, Math.min(fixed, Math.floor(hard / divisor)))
+}
+
+/** The one summary call: no tools; usage and cost are the session's (and the open turn's). */
+async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promise<ModelResponse> {
+  const { settings, state } = run
+  const request: ModelRequest = {
+    model: settings.name,
+    api: settings.api,
+    messages,
+    tools: [],
+    ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+    ...(run.signal ? { signal: run.signal } : {}),
+  }
+  let response: ModelResponse | undefined
+  for await (const event of run.deps.models(run.ref.tenant).stream(request)) {
+    if (event.type === 'completed') response = event.response
+    await run.heartbeat?.()
+  }
+  if (!response) {
+    throw new TurnlineError('model_error', 'the summary call ended without a response', {
+      details: { kind: 'server' },
+    })
+  }
+  state.usage = addUsage(state.usage, response.usage)
+  if (run.open) run.open.usage = addUsage(run.open.usage, response.usage)
+  state.cost_usd = addCost(state, response.usage, sessionPrice(settings))
+  return response
+}
+
+/**
+ * VT Code's suppression after a failed automatic compaction: a size or schema failure holds
+ * auto-compaction back for good (a manual compaction lifts it), credit or auth until a model
+ * request succeeds again, anything else for the rest of this turn.
+ */
+export function suppressAfterFailure(state: EngineState, error: TurnlineError): void {
+  const compaction = compactionState(state)
+  const kind = error.details?.kind
+  const code = error.details?.code
+  if (kind === 'context_overflow' || kind === 'bad_request') compaction.suppressed = 'sticky'
+  else if (kind === 'auth' || code === 'insufficient_quota') compaction.suppressed = 'until_success'
+  else {
+    compaction.suppressed = 'turn'
+    compaction.suppressed_turn = state.turn_counter
+  }
+}
+
+export function isSuppressed(state: EngineState): boolean {
+  const compaction = state.compaction
+  if (!compaction?.suppressed) return false
+  return compaction.suppressed !== 'turn' || compaction.suppressed_turn === state.turn_counter
+}
