@@ -7,6 +7,7 @@ import { DEFAULT_FOLLOW, type FollowOptions } from './event-feed.ts'
 import { type ErrorLog, errorResponse } from './http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
+import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
@@ -68,6 +69,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', turnRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', approvalRoutes(ctx))
+  app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   return app
 }

@@ -16,6 +16,9 @@ import type { EventPage } from '../store/read-events.ts'
 /** Called for every event of a running turn, in commit order, before it is committed. */
 export type EventListener = (event: ThreadEvent, seq: number) => void
 
+/** `POST …/compact`: the turn options plus instructions for the summary. */
+export type CompactOptions = TurnOptions & { instructions?: string }
+
 export interface TurnOptions {
   idempotencyKey?: string
   /** Live events (SSE). The same events are in the response once committed. */
@@ -62,6 +65,12 @@ export interface SessionApi {
   ): Promise<TurnResponse>
   /** A new session seeded with this one's summarized history; the source is untouched. */
   fork(tenant: string, sessionId: string): Promise<CreateSessionResponse & { forked_from: string }>
+  /**
+   * Manual compaction (trigger `manual`, always summarizes): the transcript is replaced by the
+   * summary, retained user messages, continuity tail and memory envelope; the response holds
+   * `thread.compact_boundary`. 409 while a turn is open or when there is nothing to compact.
+   */
+  compact(tenant: string, sessionId: string, options?: CompactOptions): Promise<TurnResponse>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */

@@ -16,9 +16,10 @@ import { TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { compactSession } from './manual-compaction.ts'
 import { recordPermissionDecision } from './permission-decision.ts'
 import type { ServiceDeps } from './service-deps.ts'
-import type { SessionApi, TurnOptions } from './session-api.ts'
+import type { CompactOptions, SessionApi, TurnOptions } from './session-api.ts'
 import { parseConfig, startSession } from './session-creation.ts'
 import { endSession } from './session-ending.ts'
 import { forkSession } from './session-fork.ts'
@@ -104,6 +105,12 @@ export class SessionService implements SessionApi {
 
   async fork(tenant: string, sessionId: string) {
     return forkSession(this.deps, this.locator, await this.locator.locate(tenant, sessionId))
+  }
+
+  async compact(tenant: string, sessionId: string, options: CompactOptions = {}) {
+    const { instructions, ...turn } = options
+    const ref = await this.locator.locate(tenant, sessionId)
+    return compactSession(this.deps, ref, instructions ? { instructions } : {}, turn)
   }
 
   async resolvePermission(

@@ -213,6 +213,29 @@ export class FakeSessionApi implements SessionApi {
     return this.finish(tenant, sessionId, 'cancelled', options)
   }
 
+  async compact(tenant: string, sessionId: string): Promise<TurnResponse> {
+    this.take('compact')
+    const s = this.find(tenant, sessionId)
+    if (s.status === 'completed') {
+      throw new TurnlineError('session_completed', `session ${sessionId} is completed`)
+    }
+    const event: ThreadEvent = {
+      type: 'thread.compact_boundary',
+      thread_id: s.id,
+      trigger: 'manual',
+      mode: 'local',
+      original_message_count: s.events.length,
+      compacted_message_count: 1,
+    }
+    await this.run(s, [event], {})
+    return {
+      turn_id: `turn-${s.turns}`,
+      status: 'completed',
+      events: [event],
+      next_seq: s.events.length,
+    }
+  }
+
   async fork(tenant: string, sessionId: string) {
     this.take('fork')
     const source = this.find(tenant, sessionId)

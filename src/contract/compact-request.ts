@@ -1,0 +1,10 @@
+import * as z from 'zod'
+
+/**
+ * `POST /v1/sessions/:id/compact`: a manual compaction. It always summarizes (even a short
+ * transcript); `instructions` replace the default summary instruction.
+ */
+export const CompactRequestSchema = z.strictObject({
+  instructions: z.string().min(1).max(20_000).optional(),
+})
+export type CompactRequest = z.infer<typeof CompactRequestSchema>

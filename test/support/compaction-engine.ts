@@ -1,0 +1,126 @@
+import { expect } from 'vitest'
+import type { EngineState } from '../../src/contract/engine-state.ts'
+import { parseEngineState } from '../../src/contract/engine-state.ts'
+import type { HistoryMessage } from '../../src/contract/history-message.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { SUMMARY_INSTRUCTION } from '../../src/core/compaction/local-compaction.ts'
+import { assertNoOrphans } from '../../src/core/compaction/protocol-groups.ts'
+import type { ServiceDeps } from '../../src/core/service-deps.ts'
+import type { MockOpenAI, MockRequest, MockStep } from './mock-openai.ts'
+
+/** Helpers for the engine compaction tests: scripted agent replies, request transcripts. */
+
+interface ChatMessage {
+  role: string
+  content: string | null
+  tool_call_id?: string
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[]
+}
+
+/** The transcript a chat request carried, as history messages. */
+export function requestTranscript(request: MockRequest): HistoryMessage[] {
+  const messages = (request.body.messages ?? []) as ChatMessage[]
+  return messages.map((m): HistoryMessage => {
+    const content = m.content ?? ''
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id ?? '', content }
+    if (m.role === 'assistant') {
+      const calls = (m.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        arguments: c.function.arguments,
+      }))
+      return { role: 'assistant', content, ...(calls.length ? { tool_calls: calls } : {}) }
+    }
+    return { role: m.role === 'system' ? 'system' : 'user', content }
+  })
+}
+
+export function isSummaryRequest(request: MockRequest): boolean {
+  const first = (request.body.messages as ChatMessage[] | undefined)?.[0]
+  return first?.role === 'system' && first.content === SUMMARY_INSTRUCTION
+}
+
+/** No request the model received had a tool call without its result, or a result without call. */
+export function assertNoOrphansInRequests(requests: readonly MockRequest[]): void {
+  expect(requests.length).toBeGreaterThan(0)
+  for (const [index, request] of requests.entries()) {
+    try {
+      assertNoOrphans(requestTranscript(request))
+    } catch (error) {
+      throw new Error(`request #${index + 1}: ${(error as Error).message}`)
+    }
+  }
+}
+
+export interface AgentScript {
+  /** Agent requests answered so far (summary calls excluded). */
+  readonly served: number
+  readonly summaries: number
+  /** Requests that found the script empty. */
+  readonly unexpected: string[]
+  push(...steps: MockStep[]): void
+}
+
+/**
+ * Answers agent requests from `steps` in order and every summary request with `summary` (or the
+ * next of `summaries` when given), whatever the order they come in.
+ */
+export function scriptAgent(
+  mock: MockOpenAI,
+  steps: MockStep[] = [],
+  options: { summary?: MockStep; summaries?: MockStep[] } = {},
+): AgentScript {
+  const queue = [...steps]
+  const summaries = [...(options.summaries ?? [])]
+  const state = { served: 0, summaries: 0, unexpected: [] as string[] }
+  mock.respond((request) => {
+    if (isSummaryRequest(request)) {
+      state.summaries += 1
+      return (
+        summaries.shift() ??
+        options.summary ?? {
+          text: `Summary ${state.summaries}: the user ran scripted tasks.`,
+          usage: { input_tokens: 200, output_tokens: 40 },
+        }
+      )
+    }
+    const step = queue.shift()
+    if (!step) {
+      state.unexpected.push(`agent request #${state.served + 1} found the script empty`)
+      return { status: 500, code: 'script_exhausted', message: 'script exhausted' }
+    }
+    state.served += 1
+    return step
+  })
+  return {
+    get served() {
+      return state.served
+    },
+    get summaries() {
+      return state.summaries
+    },
+    get unexpected() {
+      return state.unexpected
+    },
+    push: (...more) => {
+      queue.push(...more)
+    },
+  }
+}
+
+/** The committed transcript and engine state, read as the next invocation would. */
+export async function committed(
+  deps: ServiceDeps,
+  tenant: string,
+  sessionId: string,
+): Promise<{ history: HistoryMessage[]; state: EngineState }> {
+  const snapshot = await deps.sessions.open({ tenant, workspace: 'default', sessionId })
+  return { history: snapshot.history, state: parseEngineState(snapshot.state) }
+}
+
+export function boundaries(events: readonly ThreadEvent[]) {
+  return events.filter(
+    (e): e is Extract<ThreadEvent, { type: 'thread.compact_boundary' }> =>
+      e.type === 'thread.compact_boundary',
+  )
+}
