@@ -10,6 +10,7 @@ import { approvalRoutes } from './routes/approval-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
+import { runnerRoutes } from './routes/runner-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
@@ -23,6 +24,8 @@ export interface AppOptions {
   log?: ErrorLog
   /** Shown in the OpenAPI document and the docs page. */
   version?: string
+  /** The sandbox runner's signing secret(s): enables `POST /v1/runner/callback`. */
+  runnerSecret?: string | readonly string[]
 }
 
 export const API_VERSION = '0.1.0'
@@ -61,6 +64,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   )
 
   app.route('/', metaRoutes(options.version ?? API_VERSION))
+  // Signed by the runner instead of a bearer key: mounted before the authentication.
+  if (options.runnerSecret) app.route('/v1', runnerRoutes(ctx, options.runnerSecret))
   app.use('/v1/*', async (c, next) => {
     c.set('tenant', await authenticate(c.req.header('authorization')))
     await next()

@@ -5,7 +5,9 @@ import {
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
+import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
+import { sandboxDeps } from '../src/core/sandbox-deps.ts'
 import type { ServiceDeps } from '../src/core/service-deps.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -29,6 +31,14 @@ export interface DepsOptions {
   defaultStore?: (dataDir: string) => ObjectStore
   /** fetch for the model client and HTTP tools (default: the global one). */
   fetch?: typeof fetch
+  /**
+   * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
+   * runner in-process): its URL and signing secret.
+   */
+  defaultRunner?: (
+    dataDir: string,
+    server: { host: string; port: number },
+  ) => Promise<{ url: string; secret: string }>
   log?: (entry: Record<string, unknown>) => void
 }
 
@@ -36,7 +46,12 @@ export interface Deps {
   service: ServiceDeps
   auth: AuthConfig
   /** HTTP options for createApp. */
-  http: { limits: Partial<BodyLimits>; follow: Partial<FollowOptions> }
+  http: {
+    limits: Partial<BodyLimits>
+    follow: Partial<FollowOptions>
+    /** Enables the signed runner callback route. */
+    runnerSecret?: string
+  }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
   /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
@@ -73,6 +88,7 @@ export async function createDeps(
     )
   }
   const secretFor = await tenantSecrets(master, tenantsOf(auth))
+  const runner = await sandboxRunner(config, options, fetchImpl, notices)
 
   const service: ServiceDeps = {
     sessions: new SessionStore({ store }),
@@ -92,7 +108,9 @@ export async function createDeps(
       modelApi: config.TURNLINE_MODEL_API,
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
+      invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
     },
+    ...(runner ? { sandbox: sandboxDeps(runner.client) } : {}),
     ...(options.log ? { log: options.log } : {}),
   }
   return {
@@ -104,11 +122,41 @@ export async function createDeps(
         maxMs: config.TURNLINE_FOLLOW_MAX_SECONDS * 1000,
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
+      ...(runner ? { runnerSecret: runner.secret } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
     config,
   }
+}
+
+/** The sandbox runner: configured by URL and secret, else the entry's embedded one, else none. */
+async function sandboxRunner(
+  config: EnvConfig,
+  options: DepsOptions,
+  fetchImpl: typeof fetch,
+  notices: string[],
+): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
+  let url = config.TURNLINE_RUNNER_URL
+  let secret = config.TURNLINE_RUNNER_SECRET
+  if (url === undefined && options.defaultRunner) {
+    const embedded = await options.defaultRunner(config.TURNLINE_DATA_DIR, {
+      host: config.HOST,
+      port: config.PORT,
+    })
+    url = embedded.url
+    secret = embedded.secret
+    notices.push(
+      `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
+    )
+  }
+  if (url === undefined || secret === undefined) {
+    notices.push(
+      'no sandbox runner (TURNLINE_RUNNER_URL and TURNLINE_RUNNER_SECRET): sessions have their HTTP tools only',
+    )
+    return undefined
+  }
+  return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
 }
 
 function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {

@@ -54,6 +54,18 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   return value
 }
 
+/** The raw UTF-8 body within the limits (for signed bodies, verified byte for byte). */
+export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  const bytes = await readBytes(request, limits)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw invalid('request body is not valid UTF-8')
+  }
+}
+
 function checkContentType(header: string | null): void {
   if (header === null) {
     throw invalid('missing Content-Type: send "Content-Type: application/json"', 'content-type')

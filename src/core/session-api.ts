@@ -7,6 +7,7 @@ import type {
   SessionView,
   TurnRequest,
   TurnResponse,
+  TurnStatus,
 } from '../contract/api.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
@@ -71,6 +72,14 @@ export interface SessionApi {
    * `thread.compact_boundary`. 409 while a turn is open or when there is nothing to compact.
    */
   compact(tenant: string, sessionId: string, options?: CompactOptions): Promise<TurnResponse>
+  /**
+   * The sandbox runner's (verified) notice that a command exited: continues the turn waiting
+   * on it, if any. `resumed` is false when nothing waits on it or another call already does.
+   */
+  runnerExited(notice: { tenant: string; session_id: string; exec_session_id: string }): Promise<{
+    resumed: boolean
+    status?: TurnStatus
+  }>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */

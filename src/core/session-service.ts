@@ -12,7 +12,7 @@ import type { PermissionResolutionRequest } from '../contract/permission-resolut
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
-import { TurnlineError } from '../errors.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
@@ -111,6 +111,21 @@ export class SessionService implements SessionApi {
     const { instructions, ...turn } = options
     const ref = await this.locator.locate(tenant, sessionId)
     return compactSession(this.deps, ref, instructions ? { instructions } : {}, turn)
+  }
+
+  async runnerExited(notice: { tenant: string; session_id: string; exec_session_id: string }) {
+    const ref = await this.locator.locate(notice.tenant, notice.session_id)
+    const snapshot = await this.deps.sessions.open(ref)
+    const waiting = parseEngineState(snapshot.state).open_turn?.waiting
+    if (waiting?.resume.exec_session_id !== notice.exec_session_id) return { resumed: false }
+    try {
+      const turn = await this.stepTurn(notice.tenant, notice.session_id, {})
+      return { resumed: true, status: turn.status }
+    } catch (error) {
+      // Another invocation is continuing the turn already (a later turn request or a retry).
+      if (isTurnlineError(error, 'session_busy')) return { resumed: false }
+      throw error
+    }
   }
 
   async resolvePermission(

@@ -2,6 +2,7 @@ import type { OpenTurn, PendingCall } from '../contract/engine-state.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { HookConfig } from '../contract/hook-config.ts'
 import type { JsonValue } from '../contract/json-value.ts'
+import { isTurnlineError } from '../errors.ts'
 import type { EventDispatcher } from './event-dispatcher.ts'
 import type { HookContext } from './hooks/hook-payloads.ts'
 import { postToolUsePayload } from './hooks/hook-payloads.ts'
@@ -48,6 +49,10 @@ export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   const { open } = ctx
+  if (open.waiting) {
+    const resumed = await resumeWaiting(ctx)
+    if (resumed !== 'done') return resumed
+  }
   while (open.pending_calls.length > 0) {
     const call = open.pending_calls[0] as PendingCall
     const handler = ctx.tools.get(call.tool_name)
@@ -98,20 +103,8 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
       continue
     }
     ctx.warnings.push(...gate.warnings)
-    if (decided) {
-      // Approved after the turn stopped: the invocation's snapshot marks it running again.
-      ctx.dispatcher.emit({
-        type: 'item.updated',
-        item: {
-          id: call.item_id,
-          type: 'tool_invocation',
-          tool_name: call.tool_name,
-          arguments: parseLoose(call.arguments),
-          tool_call_id: call.tool_call_id,
-          status: 'in_progress',
-        },
-      })
-    }
+    // Approved after the turn stopped: the invocation's snapshot marks it running again.
+    if (decided) ctx.dispatcher.emit(runningSnapshot(call))
     if (!open.tools_running) {
       open.tools_running = true
       await ctx.checkpoint()
@@ -119,12 +112,70 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
     const result = await handler.run(parsed.value, ctx.runContext(call))
     if (result.kind === 'pending') {
       open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+      ctx.dispatcher.emit(runningSnapshot(call))
       return 'waiting'
     }
     await finishCall(ctx, call, result)
   }
   open.tools_running = false
   return 'done'
+}
+
+/** A call whose run was still going when an earlier invocation returned `waiting`. */
+async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
+  const waiting = ctx.open.waiting
+  const call = ctx.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
+  const handler = call && ctx.tools.get(call.tool_name)
+  if (!waiting || !call || !handler?.resume) {
+    delete ctx.open.waiting
+    if (call) {
+      recordToolResult(
+        ctx.dispatcher,
+        ctx.history,
+        call,
+        'failed',
+        'error',
+        'the wait could not be resumed',
+      )
+      ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c !== call)
+    }
+    return 'done'
+  }
+  // The snapshot of the invocation marks the wait going on in this invocation.
+  ctx.dispatcher.emit(runningSnapshot(call))
+  let result: ToolRunResult
+  try {
+    result = await handler.resume(waiting.resume, ctx.runContext(call))
+  } catch (error) {
+    if (!isTurnlineError(error, 'runner_unavailable')) throw error
+    // Honest: the command's fate is unknown, it is not started again, and the model is told.
+    result = {
+      kind: 'done',
+      ok: false,
+      output: `the sandbox runner is unavailable (${error.message}); the command's result is unknown and it was not run again`,
+    }
+  }
+  if (result.kind === 'pending') {
+    ctx.open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+    return 'waiting'
+  }
+  await finishCall(ctx, call, result)
+  return 'done'
+}
+
+/** An `item.updated` snapshot of a call that is (still) running. */
+function runningSnapshot(call: PendingCall) {
+  return {
+    type: 'item.updated' as const,
+    item: {
+      id: call.item_id,
+      type: 'tool_invocation' as const,
+      tool_name: call.tool_name,
+      arguments: parseLoose(call.arguments),
+      tool_call_id: call.tool_call_id,
+      status: 'in_progress' as const,
+    },
+  }
 }
 
 /** Records a finished run (items, transcript) and fires `post_tool_use`. */

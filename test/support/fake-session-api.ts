@@ -243,6 +243,11 @@ export class FakeSessionApi implements SessionApi {
     return { ...created, forked_from: sessionId }
   }
 
+  async runnerExited() {
+    this.take('runnerExited')
+    return { resumed: false }
+  }
+
   async resolvePermission(tenant: string, sessionId: string): Promise<TurnResponse> {
     this.take('resolvePermission')
     this.find(tenant, sessionId)

@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { createApp } from '../../functions/app.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
+import { startEngine } from '../support/engine-harness.ts'
+import { type RunningServer, serveApp } from '../support/http-server.ts'
+import type { MockRequest } from '../support/mock-openai.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+
+/**
+ * A command that outlives one invocation: the turn commits and answers `waiting`; the runner's
+ * signed exit callback continues the same tool loop with the real exit code and output.
+ */
+const SECRET = 'runner-secret-0123456789'
+let engine: Awaited<ReturnType<typeof startEngine>>
+let server: RunningServer
+let runner: RunnerProcess
+let root: string
+
+beforeAll(async () => {
+  engine = await startEngine({ defaults: { invocationBudgetMs: 1500 } })
+  server = await serveApp(
+    createApp({ api: engine.service, auth: { keys: [] }, runnerSecret: SECRET, log: () => {} }),
+  )
+  root = await mkdtemp(join(tmpdir(), 'turnline-sandbox-'))
+  runner = await startRunnerProcess({
+    root,
+    secret: SECRET,
+    callbackUrl: `${server.url}/v1/runner/callback`,
+  })
+  engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
+})
+afterAll(async () => {
+  await runner?.stop()
+  await server?.close()
+  await engine?.close()
+  await rm(root, { recursive: true, force: true })
+})
+
+/** A model that runs a slow command, waits for it, then reports. */
+function scriptedAgent(command: string) {
+  return (request: MockRequest) => {
+    const messages = request.body.messages as { role: string; content: string }[]
+    const last = messages.at(-1)
+    if (last?.role === 'user') {
+      return {
+        toolCalls: [
+          {
+            id: 'c1',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: command, yield_time_ms: 250 }),
+          },
+        ],
+      }
+    }
+    let result: { session_id?: string; is_exited?: boolean; exit_code?: number }
+    try {
+      result = JSON.parse(last?.content ?? '{}')
+    } catch {
+      return { text: `the tool failed: ${last?.content}` }
+    }
+    if (result.is_exited === false) {
+      return {
+        toolCalls: [
+          {
+            id: 'c2',
+            name: 'write_stdin',
+            arguments: JSON.stringify({
+              session_id: result.session_id,
+              action: 'wait',
+              wait_timeout_seconds: 30,
+            }),
+          },
+        ],
+      }
+    }
+    return { text: `exit ${result.exit_code ?? 'unknown'}` }
+  }
+}
+
+async function eventsUntil(sessionId: string, done: (events: ThreadEvent[]) => boolean) {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const page = await engine.service.readEvents('local', sessionId, -1, 1000)
+    const events = page.events.map((e) => e.line.event as ThreadEvent)
+    if (done(events)) return events
+    if (Date.now() > deadline)
+      throw new Error(`timed out; events: ${events.map((e) => e.type).join(',')}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe('waits across invocations', () => {
+  it('returns waiting, then the exit callback completes the turn with the real exit code', async () => {
+    engine.mock.reset()
+    engine.mock.respond(scriptedAgent('sleep 3; echo finished; exit 7'))
+    const { session_id } = await engine.service.createSession('local', {})
+    const first = await engine.service.stepTurn('local', session_id, { input: 'run it' })
+    expect(first.status).toBe('waiting')
+    expect(first.events.map((e) => e.type)).not.toContain('turn.completed')
+
+    const events = await eventsUntil(session_id, (all) =>
+      all.some((e) => e.type === 'turn.completed'),
+    )
+    const outputs = events.flatMap((e) =>
+      e.type === 'item.completed' && e.item.type === 'tool_output' ? [e.item] : [],
+    )
+    const waitResult = JSON.parse(outputs.at(-1)?.output ?? '{}') as {
+      exit_code?: number
+      output?: string
+    }
+    expect(waitResult.exit_code).toBe(7)
+    expect(waitResult.output).toContain('finished')
+    const final = events
+      .filter((e) => e.type === 'item.completed' && e.item.type === 'agent_message')
+      .at(-1)
+    expect(final).toMatchObject({ item: { text: 'exit 7' } })
+    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+  })
+
+  it('a runner killed mid-wait fails the call honestly, without running it again', async () => {
+    engine.mock.reset()
+    engine.mock.respond(scriptedAgent('sleep 30'))
+    const { session_id } = await engine.service.createSession('local', {})
+    expect((await engine.service.stepTurn('local', session_id, { input: 'run it' })).status).toBe(
+      'waiting',
+    )
+    await runner.crash()
+    const next = await engine.service.stepTurn('local', session_id, {})
+    const outputs = next.events.flatMap((e) =>
+      e.type === 'item.completed' && e.item.type === 'tool_output' ? [e.item] : [],
+    )
+    expect(outputs[0]).toMatchObject({
+      status: 'failed',
+      output: expect.stringContaining('unavailable'),
+    })
+    expect(next.events.map((e) => e.type)).toContain('turn.completed')
+    expect(
+      engine.mock.requests.filter((r) => JSON.stringify(r.body).includes('exec_command')).length,
+    ).toBeGreaterThan(0)
+    runner = await startRunnerProcess({
+      root,
+      secret: SECRET,
+      callbackUrl: `${server.url}/v1/runner/callback`,
+    })
+    engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
+  })
+
+  it('refuses unsigned and replayed callbacks', async () => {
+    const unsigned = await fetch(`${server.url}/v1/runner/callback`, { method: 'POST', body: '{}' })
+    expect(unsigned.status).toBe(401)
+  })
+})
