@@ -12,6 +12,7 @@ import { buildMemoryEnvelope } from './compaction/build-envelope.ts'
 import {
   CONTINUITY_TAIL_TARGET_TOKENS,
   DEFAULT_RETAINED_USER_MESSAGE_TOKENS,
+  DEFAULT_RETAINED_USER_MESSAGES,
 } from './compaction/continuity-tail.ts'
 import {
   completeLocalCompaction,
@@ -25,6 +26,7 @@ import type { CompactionThresholds } from './compaction/thresholds.ts'
 import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
 import type { ContextMeter } from './compaction-meter.ts'
 import type { EventDispatcher } from './event-dispatcher.ts'
+import { retainedUserMessages } from './fork/fork-history.ts'
 import { preCompactPayload } from './hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from './hooks/run-hooks.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -94,7 +96,8 @@ export async function compactTranscript(
   const counter = await run.meter.counter()
   const now = deps.clock.now()
   const hard = run.thresholds?.hard
-  const plan = planLocalCompaction(prefix, {
+  const retainedBudget = scaled(DEFAULT_RETAINED_USER_MESSAGE_TOKENS, hard, 8)
+  const planned = planLocalCompaction(prefix, {
     force: request.force,
     now: new Date(now).toISOString(),
     instructions: request.instructions,
@@ -102,10 +105,27 @@ export async function compactTranscript(
       countTokens: (message) => counter.countMessage(message),
       // A tail of 20,000 tokens suits contexts of 80,000 and more; smaller ones keep a quarter.
       targetTokens: scaled(CONTINUITY_TAIL_TARGET_TOKENS, hard, 4),
-      retainedUserMessageTokens: scaled(DEFAULT_RETAINED_USER_MESSAGE_TOKENS, hard, 8),
+      retainedUserMessageTokens: retainedBudget,
     },
   })
-  if (plan.kind === 'skip') return { kind: 'skipped', reason: plan.reason }
+  if (planned.kind === 'skip') return { kind: 'skipped', reason: planned.reason }
+  // Recovery keeps the current request verbatim after the prefix: the prefix needs no tail.
+  const plan =
+    request.keepFrom === undefined
+      ? planned
+      : {
+          ...planned,
+          selection: {
+            ...planned.selection,
+            retainedUsers: retainedUserMessages(
+              planned.source,
+              DEFAULT_RETAINED_USER_MESSAGES,
+              retainedBudget,
+              (text) => counter.countText(text),
+            ),
+            tail: [],
+          },
+        }
 
   let summary: ModelResponse
   try {
