@@ -35,9 +35,14 @@ export function requestTranscript(request: MockRequest): HistoryMessage[] {
   })
 }
 
+/** The summary call: the summary instruction (or a manual one), then the transcript as text. */
 export function isSummaryRequest(request: MockRequest): boolean {
-  const first = (request.body.messages as ChatMessage[] | undefined)?.[0]
-  return first?.role === 'system' && first.content === SUMMARY_INSTRUCTION
+  const [first, second] = (request.body.messages as ChatMessage[] | undefined) ?? []
+  return (
+    first?.role === 'system' &&
+    (first.content === SUMMARY_INSTRUCTION ||
+      (second?.role === 'user' && (second.content ?? '').startsWith('Summary requested at ')))
+  )
 }
 
 /** No request the model received had a tool call without its result, or a result without call. */
