@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { parseContextResetManifest } from '../../src/core/compaction/context-reset.ts'
+import {
+  assertNoOrphansInRequests,
+  boundaries,
+  committed,
+  isSummaryRequest,
+  requestTranscript,
+  scriptAgent,
+} from '../support/compaction-engine.ts'
+import { echoTool, startEngine } from '../support/engine-harness.ts'
+import type { MockStep } from '../support/mock-openai.ts'
+
+/**
+ * `context_reset_mode`: a reset writes the Context Reset Manifest into the session folder and the
+ * next turn starts from orientation artifacts only (the reset banner, the manifest and the last
+ * compaction summary) plus its own input; the manifest is consumed. No event is emitted for it.
+ */
+let engine: Awaited<ReturnType<typeof startEngine>>
+beforeAll(async () => {
+  engine = await startEngine()
+})
+afterAll(async () => {
+  await engine.close()
+})
+beforeEach(() => {
+  engine.mock.reset()
+})
+
+const BAD: MockStep = { status: 400, code: 'invalid_prompt', message: 'the prompt was refused' }
+const lastAgentRequest = () => {
+  const agent = engine.mock.requests.filter((r) => !isSummaryRequest(r))
+  return requestTranscript(agent.at(-1) as (typeof agent)[0])
+}
+const manifestKey = (sid: string) =>
+  `t1/default/.vtcode/sessions/${sid}/tasks/current_context_reset.md`
+
+async function manifestText(sid: string): Promise<string | undefined> {
+  const stored = await engine.store.get(manifestKey(sid))
+  return stored ? new TextDecoder().decode(stored.body) : undefined
+}
+
+describe('context reset', () => {
+  it('on_compaction: the turn after an automatic compaction starts from orientation only', async () => {
+    const { service, mock, receiver, deps } = engine
+    const { session_id: sid } = await service.createSession('t1', {
+      instructions: 'Be brief.',
+      tools: [echoTool(receiver.url)],
+      harness: { max_context_tokens: 2000, context_reset_mode: 'on_compaction' },
+    })
+    const call = (n: number, tokens: number): MockStep => ({
+      toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: `{"q":"item ${n}"}` }],
+      usage: { input_tokens: tokens, output_tokens: 10 },
+    })
+    const script = scriptAgent(mock, [
+      call(1, 300),
+      { text: 'a1', usage: { input_tokens: 400, output_tokens: 5 } },
+      call(2, 500),
+      { text: 'a2', usage: { input_tokens: 600, output_tokens: 5 } },
+      call(3, 700),
+      { text: 'a3', usage: { input_tokens: 1950, output_tokens: 5 } },
+      { text: 'a4' },
+      { text: 'a5' },
+    ])
+    for (let n = 1; n <= 3; n++) await service.stepTurn('t1', sid, { input: `task ${n}` })
+    expect(await manifestText(sid)).toBeUndefined()
+
+    const compacting = await service.stepTurn('t1', sid, { input: 'task 4' })
+    expect(boundaries(compacting.events).map((b) => b.trigger)).toEqual(['auto'])
+    const manifest = parseContextResetManifest((await manifestText(sid)) ?? '')
+    expect(manifest).toMatchObject({ trigger: 'compaction', stall_count: 0 })
+    expect(manifest?.triggered_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    const marked = await committed(deps, 't1', sid)
+    expect(marked.state.compaction?.reset_manifest).toBe(manifestKey(sid))
+    const segment = marked.state.compaction?.segment?.sequence ?? 0
+
+    const fresh = await service.stepTurn('t1', sid, { input: 'task 5' })
+    expect(fresh.status).toBe('completed')
+    expect(fresh.events.map((e) => e.type)).not.toContain('thread.compact_boundary')
+    expect(fresh.events.map((e) => e.type)).not.toContain('context.reset')
+    const sent = lastAgentRequest()
+    expect(sent).toHaveLength(3)
+    expect(sent[0]).toEqual({ role: 'system', content: 'Be brief.' })
+    expect(sent[2]).toEqual({ role: 'user', content: 'task 5' })
+    const orientation = sent[1]?.content ?? ''
+    expect(orientation).toMatch(
+      /^\[Orientation Context\]\n\n### Previous Session Summary\nSummary 1:/,
+    )
+    expect(orientation).toContain('### Context Reset\nThis session starts from a clean context.')
+    expect(orientation).toContain('# Context Reset Manifest')
+    expect(orientation).toContain(' - **Trigger:** compaction')
+    // Consumed: the manifest is gone, the state clear, the segment the next one.
+    expect(await manifestText(sid)).toBeUndefined()
+    const after = await committed(deps, 't1', sid)
+    expect(after.state.compaction?.reset_manifest).toBeUndefined()
+    expect(after.state.compaction?.segment?.sequence).toBe(segment + 1)
+    expect(after.history.map((m) => m.role)).toEqual(['system', 'user', 'assistant'])
+    assertNoOrphansInRequests(mock.requests)
+    expect(script.unexpected).toEqual([])
+  })
+
+  it('on_stall: consecutive failed turns reach the threshold, a completed turn starts over', async () => {
+    const { service, mock, deps } = engine
+    const { session_id: sid } = await service.createSession('t1', {
+      harness: { context_reset_mode: 'on_stall', context_reset_stall_threshold: 2 },
+    })
+    const script = scriptAgent(mock, [{ text: 'ok' }, BAD, { text: 'ok again' }, BAD])
+    await service.stepTurn('t1', sid, { input: 'one' })
+    expect((await service.stepTurn('t1', sid, { input: 'two' })).status).toBe('failed')
+    await service.stepTurn('t1', sid, { input: 'three' })
+    expect((await service.stepTurn('t1', sid, { input: 'four' })).status).toBe('failed')
+    expect(await manifestText(sid)).toBeUndefined()
+    expect((await committed(deps, 't1', sid)).state.compaction?.stall_count).toBe(1)
+
+    script.push(BAD)
+    expect((await service.stepTurn('t1', sid, { input: 'five' })).status).toBe('failed')
+    expect(parseContextResetManifest((await manifestText(sid)) ?? '')).toMatchObject({
+      trigger: 'stall',
+      stall_count: 2,
+    })
+
+    script.push({ text: 'reoriented' })
+    const fresh = await service.stepTurn('t1', sid, { input: 'six' })
+    expect(fresh.status).toBe('completed')
+    const sent = lastAgentRequest()
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user'])
+    expect(sent[0]?.content).toMatch(/^\[Orientation Context\]\n\n### Context Reset\n/)
+    expect(sent[0]?.content).toContain(' - **Stall count:** 2')
+    expect(sent[1]).toEqual({ role: 'user', content: 'six' })
+    expect(await manifestText(sid)).toBeUndefined()
+    expect((await committed(deps, 't1', sid)).state.compaction?.stall_count).toBeUndefined()
+    expect(script.unexpected).toEqual([])
+  })
+
+  it('is off by default: failed turns write no manifest', async () => {
+    const { service, mock } = engine
+    const { session_id: sid } = await service.createSession('t1', {})
+    scriptAgent(mock, [BAD, BAD, BAD])
+    for (const input of ['a', 'b', 'c']) await service.stepTurn('t1', sid, { input })
+    expect(await manifestText(sid)).toBeUndefined()
+  })
+})
