@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type CountingObjectStore,
+  countingObjectStore,
+} from '../../adapters/memory/counting-object-store.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { SessionService } from '../../src/core/session-service.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/ports/object-store.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { assertNoOrphansInRequests, isSummaryRequest } from '../support/compaction-engine.ts'
+import { prose, seededRandom } from '../support/compaction-histories.ts'
+import { startEngine } from '../support/engine-harness.ts'
+
+/**
+ * 500 turns with a 2,000-token context, compacting as it goes (the mock reports usage from the
+ * request size). A cold process — a fresh store client with no cache — rehydrates and compacts
+ * the session reading the manifest, the newest checkpoint and the batches after it: the object
+ * reads (and their bytes) stay flat from turn 100 to turn 500, while the log keeps growing.
+ */
+let engine: Awaited<ReturnType<typeof startEngine>>
+let counting: CountingObjectStore
+beforeAll(async () => {
+  counting = countingObjectStore(new MemoryObjectStore())
+  engine = await startEngine({ store: counting.store })
+})
+afterAll(async () => {
+  await engine.close()
+})
+
+interface ColdRead {
+  get: number
+  list: number
+  bytesRead: number
+  keys: string[]
+}
+
+/** A store that records which keys were read, over the counting store. */
+function recording(inner: ObjectStore, keys: string[]): ObjectStore {
+  return {
+    get: (key) => {
+      keys.push(key)
+      return inner.get(key)
+    },
+    put: (key, body, options) => inner.put(key, body, options),
+    list: (prefix, options) => inner.list(prefix, options),
+    delete: (key) => inner.delete(key),
+  }
+}
+
+async function cold<T>(run: (service: SessionService, sessions: SessionStore) => Promise<T>) {
+  const keys: string[] = []
+  const sessions = new SessionStore({ store: recording(counting.store, keys), cacheSize: 0 })
+  const service = new SessionService({ ...engine.deps, sessions })
+  counting.reset()
+  const value = await run(service, sessions)
+  const { get, list, bytesRead } = counting.snapshot()
+  return { value, read: { get, list, bytesRead, keys } satisfies ColdRead }
+}
+
+describe('a 500-turn session', () => {
+  it('rehydrates and compacts from its current segment only', async () => {
+    const { service, mock } = engine
+    const random = seededRandom(7)
+    const { session_id: sid } = await service.createSession('t1', {
+      instructions: 'Be brief.',
+      harness: { max_context_tokens: 2000 },
+    })
+    const ref = { tenant: 't1', workspace: 'default', sessionId: sid }
+    const root = `t1/default/.vtcode/sessions/${sid}/`
+    let turn = 0
+    mock.respond((request) =>
+      isSummaryRequest(request)
+        ? { text: `Summary at turn ${turn}: ${prose(random, 20)}` }
+        : { text: `done ${turn}: ${prose(random, 30)}` },
+    )
+
+    const measure = async () => {
+      const open = await cold((_, sessions) => sessions.open(ref))
+      const compact = await cold((fresh) => fresh.compact('t1', sid))
+      const log = await listAll(counting.store, `${root}log/`)
+      // Nothing older than the newest checkpoint is read; of the archive only the envelope.
+      const checkpoint = open.read.keys.find((k) => k.startsWith(`${root}state/`)) ?? ''
+      const after = checkpoint.slice(`${root}state/`.length)
+      for (const key of [...open.read.keys, ...compact.read.keys]) {
+        if (key.startsWith(`${root}log/`))
+          expect(key.slice(`${root}log/`.length) > after).toBe(true)
+        if (key.startsWith(`${root}history/`)) expect(key).toMatch(/\.memory\.json$/)
+      }
+      expect(compact.value.events.map((e) => e.type)).toEqual(['thread.compact_boundary'])
+      return {
+        open: open.read,
+        compact: compact.read,
+        logBytes: log.objects.reduce((sum, o) => sum + o.size, 0),
+        logBatches: log.objects.length,
+      }
+    }
+
+    // Measured right after an automatic compaction near turn 100 and near turn 500 (the same
+    // point of the cycle), and once more at the end, wherever the cycle stands.
+    let early: Awaited<ReturnType<typeof measure>> | undefined
+    let late: Awaited<ReturnType<typeof measure>> | undefined
+    let boundaries = 0
+    for (turn = 1; turn <= 500 || !late; turn++) {
+      const result = await service.stepTurn('t1', sid, {
+        input: `task ${turn}: ${prose(random, 30)}`,
+      })
+      expect(result.status).toBe('completed')
+      const compacted = result.events.some((e) => e.type === 'thread.compact_boundary')
+      if (compacted) boundaries += 1
+      if (compacted && turn >= 100 && !early) early = await measure()
+      if (compacted && turn >= 480 && !late) late = await measure()
+      expect(turn).toBeLessThan(600)
+    }
+    const end = await measure()
+    if (!early || !late) throw new Error('not measured')
+    expect(boundaries).toBeGreaterThan(20)
+    expect(late.logBatches).toBeGreaterThan(4 * early.logBatches)
+    // Same point of the cycle: the same reads, about the same bytes, however long the log.
+    expect(late.open.get).toBe(early.open.get)
+    expect(late.open.list).toBe(early.open.list)
+    expect(late.compact.get).toBe(early.compact.get)
+    expect(late.open.bytesRead).toBeLessThan(1.5 * early.open.bytesRead)
+    expect(late.compact.bytesRead).toBeLessThan(1.5 * early.compact.bytesRead)
+    // Anywhere in the cycle: the manifest, one checkpoint and at most 16 batches after it.
+    expect(end.open.get).toBeLessThanOrEqual(18)
+    expect(end.open.bytesRead).toBeLessThan(end.logBytes / 20)
+    console.info(
+      JSON.stringify({
+        turns: turn - 1,
+        boundaries,
+        requests: mock.requests.length,
+        reads: Object.fromEntries(
+          Object.entries({ early, late, end }).map(([name, m]) => [
+            name,
+            {
+              logBatches: m.logBatches,
+              logBytes: m.logBytes,
+              open: { get: m.open.get, list: m.open.list, bytes: m.open.bytesRead },
+              compact: { get: m.compact.get, list: m.compact.list, bytes: m.compact.bytesRead },
+            },
+          ]),
+        ),
+      }),
+    )
+    assertNoOrphansInRequests(mock.requests.filter((r) => !isSummaryRequest(r)).slice(-50))
+  })
+})
