@@ -40,6 +40,8 @@ export interface DepsOptions {
     server: { host: string; port: number },
   ) => Promise<{ url: string; secret: string }>
   log?: (entry: Record<string, unknown>) => void
+  /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
+  tokenizer?: ServiceDeps['tokenizer']
 }
 
 export interface Deps {
@@ -112,6 +114,7 @@ export async function createDeps(
     },
     ...(runner ? { sandbox: sandboxDeps(runner.client) } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
   }
   return {
     service,

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from 'hono'
+import { approximateTokenizer } from '../src/core/compaction/tokenizer.ts'
 import { createDeps } from './deps.ts'
 import { lazyApp } from './serve-app.ts'
 
@@ -27,7 +28,8 @@ export default {
     ctx: ExecutionContext,
   ): Response | Promise<Response> {
     handler ??= lazyApp(
-      () => createDeps(configOf(env)),
+      // The length heuristic: gpt-tokenizer's rank tables are aliased out of the bundle.
+      () => createDeps(configOf(env), { tokenizer: async () => approximateTokenizer }),
       (line) => console.log(line),
     )
     return handler(request, env, ctx)

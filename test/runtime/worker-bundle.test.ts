@@ -47,6 +47,11 @@ describe('Worker bundle', () => {
     expect(inputs).toContain('functions/worker.ts')
   })
 
+  it('leaves gpt-tokenizer out: compaction estimates use the length heuristic', () => {
+    expect(inputs.filter((path) => path.includes('gpt-tokenizer'))).toEqual([])
+    expect(inputs).toContain('functions/worker-encoding.ts')
+  })
+
   it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {
     const xml = inputs.filter((path) => path.includes('@aws-sdk/xml-builder/'))
     expect(xml).toEqual([expect.stringMatching(/@aws-sdk\/xml-builder\/dist-cjs\/index\.js$/)])
