@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { parseBatch } from '../../src/contract/batch.ts'
+import { listAll } from '../../src/ports/object-store.ts'
+import { scriptAgent } from '../support/compaction-engine.ts'
+import { startEngine, TOOL_SECRET } from '../support/engine-harness.ts'
+import { startHookReceiver } from '../support/hook-receiver.ts'
+
+/**
+ * `pre_compact` hooks run before the compaction boundary is recorded, with VT Code's payload;
+ * the matcher compares against the trigger; a failing hook is a warning, never a lost compaction.
+ */
+let engine: Awaited<ReturnType<typeof startEngine>>
+let receiver: Awaited<ReturnType<typeof startHookReceiver>>
+beforeAll(async () => {
+  engine = await startEngine()
+  receiver = await startHookReceiver(TOOL_SECRET)
+})
+afterAll(async () => {
+  await receiver.close()
+  await engine.close()
+})
+beforeEach(() => {
+  engine.mock.reset()
+  receiver.received.length = 0
+  receiver.setReply(() => ({ body: '{}' }))
+})
+
+async function boundariesCommitted(sid: string): Promise<number> {
+  const { objects } = await listAll(engine.store, `t1/default/.vtcode/sessions/${sid}/log/`)
+  let count = 0
+  for (const { key } of objects) {
+    const batch = parseBatch((await engine.store.get(key))?.body ?? new Uint8Array())
+    count += batch.events.filter((l) => l.event.type === 'thread.compact_boundary').length
+  }
+  return count
+}
+
+describe('pre_compact hooks', () => {
+  it('receive the payload before the boundary is committed; the matcher selects the trigger', async () => {
+    const { service, mock } = engine
+    const { session_id: sid } = await service.createSession('t1', {
+      hooks: [
+        { event: 'pre_compact', type: 'http', url: receiver.url('/manual'), matcher: 'manual' },
+        { event: 'pre_compact', type: 'http', url: receiver.url('/auto'), matcher: 'auto' },
+      ],
+    })
+    scriptAgent(mock, [{ text: 'a1' }, { text: 'a2' }])
+    await service.stepTurn('t1', sid, { input: 'q1' })
+    await service.stepTurn('t1', sid, { input: 'q2' })
+
+    receiver.setReply(() => ({ body: '{}', delayMs: 300 }))
+    const compacting = service.compact('t1', sid)
+    while (receiver.received.length === 0) await new Promise((r) => setTimeout(r, 10))
+    expect(await boundariesCommitted(sid)).toBe(0)
+    const response = await compacting
+    expect(await boundariesCommitted(sid)).toBe(1)
+
+    expect(receiver.received.map((h) => h.path)).toEqual(['/manual'])
+    const [boundary] = response.events
+    expect(receiver.received[0]?.body).toEqual({
+      session_id: sid,
+      cwd: 't1/default',
+      hook_event_name: 'PreCompact',
+      transcript_path: `t1/default/.vtcode/sessions/${sid}/events.jsonl`,
+      trigger: 'manual',
+      mode: 'local',
+      original_message_count: 4,
+      compacted_message_count: 6,
+      history_artifact_path:
+        boundary?.type === 'thread.compact_boundary' ? boundary.history_artifact_path : 'missing',
+    })
+    expect(receiver.received[0]?.signatureValid).toBe(true)
+  })
+
+  it('records a failing hook as a warning and compacts anyway', async () => {
+    const { service, mock } = engine
+    const { session_id: sid } = await service.createSession('t1', {
+      hooks: [{ event: 'pre_compact', type: 'http', url: receiver.url('/down') }],
+    })
+    scriptAgent(mock, [{ text: 'a1' }])
+    await service.stepTurn('t1', sid, { input: 'q1' })
+    receiver.setReply(() => ({ status: 500, body: 'down' }))
+    const response = await service.compact('t1', sid)
+    expect(response.events.map((e) => e.type)).toEqual(['thread.compact_boundary'])
+    expect(response.warnings).toEqual([
+      expect.stringMatching(/^pre_compact hook pre_compact#0 failed/),
+    ])
+  })
+})
