@@ -208,6 +208,33 @@ describe('automatic compaction', () => {
     expect(script.unexpected).toEqual([])
   })
 
+  it('holds auto-compaction back after a failed summary call until a manual one succeeds', async () => {
+    const { service, mock, deps } = engine
+    const sid = await newSession()
+    const answer = (n: number, tokens: number) => ({
+      text: `answer ${n}`,
+      usage: { input_tokens: tokens, output_tokens: 5 },
+    })
+    const script = scriptAgent(
+      mock,
+      [1, 2, 3, 4, 5, 6, 7].map((n) => answer(n, n < 5 ? 300 * n : 1950)),
+      { summaries: [{ status: 400, code: 'invalid_prompt', message: 'summary refused' }] },
+    )
+    for (let n = 1; n <= 5; n++) await service.stepTurn('t1', sid, { input: `task ${n}` })
+    const failed = await service.stepTurn('t1', sid, { input: 'task 6' })
+    expect(failed.status).toBe('completed')
+    expect(boundaries(failed.events)).toEqual([])
+    expect(failed.warnings).toEqual([expect.stringMatching(/^automatic compaction failed: /)])
+    expect((await committed(deps, 't1', sid)).state.compaction?.suppressed).toBe('sticky')
+    await service.stepTurn('t1', sid, { input: 'task 7' })
+    expect(script.summaries).toBe(1)
+
+    const manual = await service.compact('t1', sid)
+    expect(boundaries(manual.events).map((b) => b.trigger)).toEqual(['manual'])
+    expect((await committed(deps, 't1', sid)).state.compaction?.suppressed).toBeUndefined()
+    expect(script.unexpected).toEqual([])
+  })
+
   it('leaves the session alone when auto-compaction is disabled', async () => {
     const { service, mock, deps } = engine
     const sid = await newSession({ max_context_tokens: 2000, auto_compaction_enabled: false })
