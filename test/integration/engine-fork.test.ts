@@ -45,9 +45,9 @@ describe('fork', () => {
     // The fork's first turn sends: instructions, summary, the newest user messages, the new input.
     mock.enqueue({ text: 'continuing' })
     await service.stepTurn('t1', forked.session_id, { input: 'third' })
-    const sent = (mock.requests.at(-1)?.body.messages as { role: string; content: string }[]).map(
-      (m) => `${m.role}:${m.content}`,
-    )
+    const sent = (
+      (mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]
+    ).map((m) => `${m.role}:${m.content}`)
     expect(sent).toEqual([
       'system:Be brief.',
       'system:Previous conversation summary:\nThey asked twice; both answered.',

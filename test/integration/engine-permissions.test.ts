@@ -97,7 +97,9 @@ describe('permissions', () => {
     expect(output).toMatchObject({ type: 'tool_output', status: 'failed' })
     expect(error).toMatchObject({ type: 'error' })
     expect(receiver.calls).toHaveLength(0)
-    const told = (mock.requests.at(-1)?.body.messages as { role: string; content: string }[]).at(-1)
+    const told = (
+      (mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]
+    ).at(-1)
     expect(told).toMatchObject({
       role: 'tool',
       content: expect.stringContaining('Permission denied'),

@@ -225,10 +225,10 @@ describe('exec_command and write_stdin', () => {
         message: expect.stringContaining('chars'),
       },
     )
-    const escape = done(
+    const escaped = done(
       await runExecTool('exec_command', { cmd: 'touch escaped', workdir: '../..' }, context(scope)),
     )
-    expect(escape).toMatchObject({
+    expect(escaped).toMatchObject({
       ok: false,
       response: { success: false, error: expect.stringContaining('workspace') },
     })

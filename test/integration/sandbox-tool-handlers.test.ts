@@ -156,8 +156,8 @@ describe('sandbox tool handlers', () => {
       await run('read_file', { path: 'notes.md', offset: 2, limit: 1 }, context('h2')),
     )
     expect(read.output).toBe('B\n')
-    const escape = done(await run('read_file', { path: '../h1/x' }, context('h2')))
-    expect(escape).toMatchObject({
+    const escaped = done(await run('read_file', { path: '../h1/x' }, context('h2')))
+    expect(escaped).toMatchObject({
       ok: false,
       output: expect.stringContaining('leave the workspace'),
     })

@@ -39,6 +39,7 @@ describe('createDeps', () => {
       modelApi: 'chat',
       leaseMs: 60_000,
       idempotencyTtlSeconds: 86_400,
+      invocationBudgetMs: 25_000,
     })
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },
