@@ -1,6 +1,4 @@
 import { Redis, type RedisConfigNodejs } from '@upstash/redis'
-import * as z from 'zod'
-import { TurnlineError } from '../../src/errors.ts'
 import { type Ids, randomIds } from '../../src/ports/clock.ts'
 import {
   type BeginTurnRequest,
@@ -10,7 +8,6 @@ import {
   DEFAULT_INTENT_CAPACITY,
   type EndTurnRequest,
   type EnqueueIntentResult,
-  type IdempotencyRecord,
   type Lease,
   type QueuedIntent,
 } from '../../src/ports/coordinator.ts'
@@ -24,6 +21,15 @@ import {
 } from '../../src/ports/coordinator-checks.ts'
 import * as scripts from './coordinator-scripts.ts'
 import { toCoordinatorError } from './upstash-errors.ts'
+import {
+  asArray,
+  asInteger,
+  corrupt,
+  decodeIntents,
+  parseRecord,
+  parseTip,
+  pickRecord,
+} from './upstash-replies.ts'
 
 export type UpstashCoordinatorOptions = (
   | {
@@ -45,14 +51,6 @@ export type UpstashCoordinatorOptions = (
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
   tipTtlSeconds?: number
 }
-
-const IdempotencyRecordJson = z.object({
-  v: z.literal(1),
-  sessionId: z.string(),
-  turnId: z.string(),
-  batch: z.number().int().nonnegative(),
-  response: z.string(),
-})
 
 /**
  * Coordinator on Upstash Redis (REST). Every call is exactly one HTTP request: one Lua script
@@ -255,60 +253,4 @@ export class UpstashCoordinator implements Coordinator {
       throw toCoordinatorError(error, operation)
     }
   }
-}
-
-function pickRecord(record: IdempotencyRecord): IdempotencyRecord {
-  const { sessionId, turnId, batch, response } = record
-  return { sessionId, turnId, batch, response }
-}
-
-/** The record as stored; tolerates a client with automatic deserialization (already parsed). */
-function parseRecord(value: unknown): IdempotencyRecord {
-  let parsed: unknown = value
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value)
-    } catch {
-      throw corrupt('beginTurn', value)
-    }
-  }
-  const result = IdempotencyRecordJson.safeParse(parsed)
-  if (!result.success) throw corrupt('beginTurn', value)
-  const { v: _version, ...record } = result.data
-  return record
-}
-
-function parseTip(value: unknown): number | null {
-  if (value === null || value === undefined) return null
-  const tip = typeof value === 'string' ? Number(value) : value
-  if (typeof tip !== 'number' || !Number.isSafeInteger(tip) || tip < 0) {
-    throw corrupt('tip', value)
-  }
-  return tip
-}
-
-function asArray(value: unknown, operation: string): unknown[] {
-  if (!Array.isArray(value)) throw corrupt(operation, value)
-  return value
-}
-
-function asInteger(value: unknown, operation: string): number {
-  const number = typeof value === 'string' ? Number(value) : value
-  if (typeof number !== 'number' || !Number.isInteger(number)) throw corrupt(operation, value)
-  return number
-}
-
-function corrupt(operation: string, value: unknown): TurnlineError {
-  const shown = JSON.stringify(value) ?? String(value)
-  return new TurnlineError('corrupt_data', `coordinator ${operation}: unexpected reply`, {
-    details: { operation, reply: shown.slice(0, 200) },
-  })
-}
-
-function decodeIntents(reply: unknown, what: string): QueuedIntent[] {
-  return asArray(reply, what).map((entry) => {
-    const intent = typeof entry === 'string' ? scripts.decodeIntentEntry(entry) : null
-    if (intent === null) throw corrupt(what, entry)
-    return intent
-  })
 }
