@@ -10,7 +10,7 @@ import { listAll } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { assertNoOrphansInRequests, isSummaryRequest } from '../support/compaction-engine.ts'
 import { prose, seededRandom } from '../support/compaction-histories.ts'
-import { startEngine } from '../support/engine-harness.ts'
+import { echoTool, startEngine } from '../support/engine-harness.ts'
 
 /**
  * 500 turns with a 2,000-token context, compacting as it goes (the mock reports usage from the
@@ -65,15 +65,22 @@ describe('a 500-turn session', () => {
     const { session_id: sid } = await service.createSession('t1', {
       instructions: 'Be brief.',
       harness: { max_context_tokens: 2000 },
+      tools: [echoTool(engine.receiver.url)],
     })
     const ref = { tenant: 't1', workspace: 'default', sessionId: sid }
     const root = `t1/default/.vtcode/sessions/${sid}/`
     let turn = 0
-    mock.respond((request) =>
-      isSummaryRequest(request)
-        ? { text: `Summary at turn ${turn}: ${prose(random, 20)}` }
-        : { text: `done ${turn}: ${prose(random, 30)}` },
-    )
+    // Every third turn calls the lookup tool first, so compactions cut across tool groups.
+    mock.respond((request) => {
+      if (isSummaryRequest(request))
+        return { text: `Summary at turn ${turn}: ${prose(random, 20)}` }
+      const messages = request.body.messages as { role: string }[]
+      if (turn % 3 === 0 && messages.at(-1)?.role === 'user') {
+        const args = JSON.stringify({ q: prose(random, 12) })
+        return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
+      }
+      return { text: `done ${turn}: ${prose(random, 30)}` }
+    })
 
     const measure = async () => {
       const open = await cold((_, sessions) => sessions.open(ref))
@@ -108,8 +115,10 @@ describe('a 500-turn session', () => {
       expect(result.status).toBe('completed')
       const compacted = result.events.some((e) => e.type === 'thread.compact_boundary')
       if (compacted) boundaries += 1
-      if (compacted && turn >= 100 && !early) early = await measure()
-      if (compacted && turn >= 480 && !late) late = await measure()
+      // (On a text turn: a tool turn commits one batch more.)
+      const text = turn % 3 !== 0
+      if (compacted && text && turn >= 100 && !early) early = await measure()
+      if (compacted && text && turn >= 480 && !late) late = await measure()
       expect(turn).toBeLessThan(600)
     }
     const end = await measure()
@@ -124,6 +133,7 @@ describe('a 500-turn session', () => {
     expect(late.compact.bytesRead).toBeLessThan(1.5 * early.compact.bytesRead)
     // Anywhere in the cycle: the manifest, one checkpoint and at most 16 batches after it.
     expect(end.open.get).toBeLessThanOrEqual(18)
+    expect(engine.receiver.calls.length).toBeGreaterThan(150)
     expect(end.open.bytesRead).toBeLessThan(end.logBytes / 20)
     console.info(
       JSON.stringify({
