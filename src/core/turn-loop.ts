@@ -66,9 +66,11 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
 
     await compaction?.beforeRequest()
     const settings = ctx.settings
-    const sent = history.length
-    const send = () =>
-      runModelStep({
+    /** Transcript messages the request carried (a recovery retry carries fewer). */
+    let sent = 0
+    const send = () => {
+      sent = history.length
+      return runModelStep({
         dispatcher,
         nextItemId: calls.nextItemId,
         model: ctx.model,
@@ -82,6 +84,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
         },
         heartbeat: ctx.heartbeat,
       })
+    }
     let step: Awaited<ReturnType<typeof runModelStep>>
     try {
       step = await send()

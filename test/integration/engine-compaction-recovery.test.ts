@@ -42,23 +42,26 @@ const types = (events: ThreadEvent[]) =>
   events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type))
 
 /** A session with two earlier turns (a prefix worth compacting), auto-compaction off. */
-async function sessionWithPrefix() {
+async function sessionWithPrefix(turns = 2) {
   const { service, mock, receiver } = engine
   const { session_id } = await service.createSession('t1', {
     instructions: 'Be brief.',
     tools: [echoTool(receiver.url)],
     harness: { auto_compaction_enabled: false },
   })
-  const script = scriptAgent(mock, [{ text: 'a1' }, { text: 'a2' }])
-  await service.stepTurn('t1', session_id, { input: 'first question' })
-  await service.stepTurn('t1', session_id, { input: 'second question' })
+  const questions = ['first question', 'second question', 'third question'].slice(0, turns)
+  const script = scriptAgent(
+    mock,
+    questions.map((_, i) => ({ text: `a${i + 1}` })),
+  )
+  for (const input of questions) await service.stepTurn('t1', session_id, { input })
   return { sid: session_id, script }
 }
 
 describe('recovery compaction', () => {
   it('compacts the older prefix once after a context overflow, then the retry succeeds', async () => {
     const { service, mock, receiver, deps } = engine
-    const { sid, script } = await sessionWithPrefix()
+    const { sid, script } = await sessionWithPrefix(3)
     script.push(lookup('call_r1'), OVERFLOW, { text: 'fixed it' })
     const turn = await service.stepTurn('t1', sid, { input: 'fix the failing test' })
 
@@ -79,7 +82,7 @@ describe('recovery compaction', () => {
     expect(boundary).toMatchObject({
       trigger: 'recovery',
       mode: 'local',
-      original_message_count: 7,
+      original_message_count: 9,
       previous_segment_id: 'segment-00000001',
       new_segment_id: 'segment-00000002',
     })
@@ -99,12 +102,16 @@ describe('recovery compaction', () => {
     expect(retry.slice(3, -3)).toEqual([
       { role: 'user', content: 'first question' },
       { role: 'user', content: 'second question' },
+      { role: 'user', content: 'third question' },
     ])
+    expect(retry.length).toBe(failed.length - 1)
     expect(boundary?.compacted_message_count).toBe(retry.length - 1)
     assertNoOrphansInRequests(mock.requests)
 
     const after = await committed(deps, 't1', sid)
     expect(after.state.compaction?.blocked).toBeUndefined()
+    // The anchor describes the retried (compacted) request, not the rejected one.
+    expect(after.state.compaction?.usage_anchor?.message_count).toBe(retry.length - 1)
     expect(after.history.at(-1)).toEqual({ role: 'assistant', content: 'fixed it' })
     expect(script.unexpected).toEqual([])
   })
