@@ -123,6 +123,9 @@ export class TurnCompaction {
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return
+      if (outcome.kind === 'failed') {
+        this.input.warnings.push(`compaction for the model switch failed: ${outcome.error.message}`)
+      }
     }
     compaction.segment = resolved.segment
     this.clearAnchor()

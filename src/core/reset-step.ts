@@ -47,16 +47,16 @@ export async function recordTurnForReset(
   end: 'completed' | 'failed' | 'other',
 ): Promise<void> {
   const compaction = compactionState(input.state)
-  if (end === 'completed') {
+  const harness = input.state.config.harness
+  if (end === 'completed' || harness.context_reset_mode !== 'on_stall') {
     delete compaction.stall_count
     return
   }
   if (end !== 'failed') return
   const stalls = (compaction.stall_count ?? 0) + 1
   compaction.stall_count = stalls
-  const harness = input.state.config.harness
   const decision = decideContextReset({
-    mode: harness.context_reset_mode === 'on_stall' ? 'on_stall' : 'off',
+    mode: 'on_stall',
     compacted: false,
     stallCount: stalls,
     stallThreshold: harness.context_reset_stall_threshold,

@@ -138,5 +138,8 @@ describe('context reset', () => {
     scriptAgent(mock, [BAD, BAD, BAD])
     for (const input of ['a', 'b', 'c']) await service.stepTurn('t1', sid, { input })
     expect(await manifestText(sid)).toBeUndefined()
+    const { state } = await committed(engine.deps, 't1', sid)
+    expect(state.compaction?.stall_count).toBeUndefined()
+    expect(state.compaction?.reset_manifest).toBeUndefined()
   })
 })
