@@ -131,6 +131,43 @@ function paths(): Json {
         additionalProperties: false,
       }),
     },
+    '/v1/sessions/{id}/compact': {
+      post: {
+        summary: 'Compact the transcript now (trigger manual, always summarizes)',
+        parameters: [
+          idParameter,
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
+            description: 'A retry with the same key returns the first outcome (24 h).',
+          },
+        ],
+        requestBody: {
+          required: false,
+          content: jsonContent({
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              instructions: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 20_000,
+                description: 'Replaces the default summary instruction.',
+              },
+            },
+          }),
+        },
+        responses: {
+          '200': {
+            description: 'status completed; events: the thread.compact_boundary',
+            content: jsonContent(ref('TurnResponse')),
+          },
+          ...errorResponses(400, 401, 404, 409, 413, 500, 502, 503),
+        },
+      },
+    },
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',
