@@ -22,6 +22,11 @@ const ROUTES: [method: string, path: string, text: string][] = [
   ['POST', '/v1/sessions/{id}/cancel', 'End the session as cancelled'],
   [
     'POST',
+    '/v1/sessions/{id}/compact',
+    'Compact the transcript now: {instructions?}, header Idempotency-Key → the compact boundary',
+  ],
+  [
+    'POST',
     '/v1/exec',
     'Exec mode: session config + prompt → bare ThreadEvent NDJSON to thread.completed',
   ],
