@@ -25,6 +25,19 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/sessions/{id}/compact',
     'Compact the transcript now: {instructions?}, header Idempotency-Key → the compact boundary',
   ],
+  ['POST', '/v1/sessions/{id}/intents', 'Queue a steering follow-up {text} → 202 {id, pending}'],
+  [
+    'POST',
+    '/v1/sessions/{id}/permissions',
+    'Answer a tool call waiting for approval: {tool_name, decision, message?}',
+  ],
+  [
+    'POST',
+    '/v1/sessions/{id}/plan-approval',
+    'Answer a waiting plan: {decision, feedback?}; execute / fresh_context run the build turn',
+  ],
+  ['POST', '/v1/sessions/{id}/fork', 'Fork with the summarized history → 201 {session_id, …}'],
+  ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',
     '/v1/exec',

@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../src/contract/api.ts'
 import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
+import { steeringPaths } from './openapi-steering.ts'
 
 /**
  * The OpenAPI 3.1 document of the v1 API. Request bodies, query parameters and the event
@@ -18,14 +19,14 @@ function queryParameters(schema: z.ZodType): Json[] {
   }))
 }
 
-const idParameter = {
+export const idParameter = {
   name: 'id',
   in: 'path',
   required: true,
   schema: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$' },
 }
 
-const errorResponses = (...statuses: number[]): Json =>
+export const errorResponses = (...statuses: number[]): Json =>
   Object.fromEntries(
     statuses.map((status) => [
       String(status),
@@ -168,6 +169,7 @@ function paths(): Json {
         },
       },
     },
+    ...steeringPaths(),
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',

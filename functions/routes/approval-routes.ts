@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import * as z from 'zod'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
+import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
 import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
 import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
 import { parseSessionId, rejectQuery } from '../request-input.ts'
@@ -9,6 +10,8 @@ import { parseSessionId, rejectQuery } from '../request-input.ts'
  * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn
  * that stopped `awaiting_approval`. Answers a TurnResponse (status `waiting`) holding
  * `permission.resolved`; the next turn without input continues the tool loop.
+ * `POST /sessions/:id/plan-approval {decision, feedback?}`: answers a waiting plan (TurnResponse
+ * of the build or planning turn it starts, or of the recorded decision).
  * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history.
  */
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
@@ -20,6 +23,14 @@ export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
     const response = await ctx.api.resolvePermission(c.get('tenant'), sessionId, body)
     return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
   })
+  routes.post('/sessions/:id/plan-approval', async (c) => {
+    const sessionId = parseSessionId(c.req.param('id'))
+    rejectQuery(c.req.url)
+    const body = await validBody(c, ctx, PlanApprovalRequestSchema)
+    const response = await ctx.api.approvePlan(c.get('tenant'), sessionId, body)
+    return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+  })
+
   routes.post('/sessions/:id/fork', async (c) => {
     const sessionId = parseSessionId(c.req.param('id'))
     rejectQuery(c.req.url)

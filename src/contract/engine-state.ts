@@ -3,6 +3,7 @@ import { TurnlineError } from '../errors.ts'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
+import { PendingPlanApprovalSchema } from './plan-approval.ts'
 import { SessionConfigSchema } from './session-config.ts'
 import { UsageSchema } from './usage.ts'
 
@@ -95,6 +96,10 @@ export const EngineStateSchema = z.object({
   open_turn: OpenTurnSchema.nullable().optional(),
   /** Permission mode in force when it differs from the config's (plan approval switches it). */
   permission_mode: z.enum(['default', 'plan', 'auto']).nullish(),
+  /** A plan waiting for `POST …/plan-approval` (plan mode). */
+  plan_approval: PendingPlanApprovalSchema.nullish(),
+  /** The approved plan, preserved across a fresh-context handoff. */
+  approved_plan: z.string().nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),

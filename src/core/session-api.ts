@@ -10,6 +10,7 @@ import type {
   TurnStatus,
 } from '../contract/api.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
+import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
@@ -62,6 +63,16 @@ export interface SessionApi {
     tenant: string,
     sessionId: string,
     request: PermissionResolutionRequest,
+    options?: TurnOptions,
+  ): Promise<TurnResponse>
+  /**
+   * Answers a plan that ended a plan-mode turn `awaiting_approval`: executing decisions run the
+   * build turn at once (`fresh_context` after a context reset); 409 when no plan waits.
+   */
+  approvePlan(
+    tenant: string,
+    sessionId: string,
+    request: PlanApprovalRequest,
     options?: TurnOptions,
   ): Promise<TurnResponse>
   /** A new session seeded with this one's summarized history; the source is untouched. */

@@ -9,6 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
+import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
@@ -18,6 +19,7 @@ import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { compactSession } from './manual-compaction.ts'
 import { recordPermissionDecision } from './permission-decision.ts'
+import { approvePlan } from './plan-approval-step.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { CompactOptions, SessionApi, TurnOptions } from './session-api.ts'
 import { parseConfig, startSession } from './session-creation.ts'
@@ -101,6 +103,15 @@ export class SessionService implements SessionApi {
 
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async approvePlan(
+    tenant: string,
+    sessionId: string,
+    request: PlanApprovalRequest,
+    options?: TurnOptions,
+  ) {
+    return approvePlan(this.deps, await this.locator.locate(tenant, sessionId), request, options)
   }
 
   async fork(tenant: string, sessionId: string) {

@@ -4,6 +4,7 @@ import type { Lease } from '../ports/coordinator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import { TurnCompaction } from './compaction-step.ts'
 import { resolveModelSettings } from './model-settings.ts'
+import { detectPlan } from './plan-detection.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnOptions } from './session-api.ts'
 import { threadCompletedEvent } from './thread-completion.ts'
@@ -88,9 +89,18 @@ export async function driveTurn(input: DriveTurnInput) {
     state.open_turn = open
     status = end.kind
   } else if (end.kind === 'completed') {
+    const planned = detectPlan({
+      state,
+      history,
+      dispatcher,
+      threadId,
+      turnId: open.turn_id,
+      now: deps.clock.now(),
+      harnessItemId: () => `harness-${deps.ids.uuid()}`,
+    })
     dispatcher.emit({ type: 'turn.completed', usage: open.usage })
     state.last_failure = null
-    status = 'completed'
+    status = planned ? 'awaiting_approval' : 'completed'
     await fireStop(deps, ref, state, warnings, options.signal)
   } else {
     dispatcher.emit({ type: 'turn.failed', message: end.message, usage: open.usage })
@@ -100,7 +110,7 @@ export async function driveTurn(input: DriveTurnInput) {
       dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end, end.message))
     }
   }
-  if (status !== 'awaiting_approval' && status !== 'waiting') state.open_turn = null
+  if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
   const record = writer.remember({
     turn_id: open.turn_id,

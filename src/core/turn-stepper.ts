@@ -58,6 +58,12 @@ async function runTurn(
   })
   let ackIntents = boundary.alreadyApplied
 
+  if (state.plan_approval) {
+    throw new TurnlineError(
+      'conflict',
+      `a plan from ${state.plan_approval.turn_id} waits for approval: POST /plan-approval first`,
+    )
+  }
   const previous = state.open_turn ?? undefined
   let open: OpenTurn
   /** Transcript length before a new turn's own messages (a context reset keeps those). */

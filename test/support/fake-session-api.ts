@@ -236,6 +236,12 @@ export class FakeSessionApi implements SessionApi {
     }
   }
 
+  async approvePlan(tenant: string, sessionId: string): Promise<TurnResponse> {
+    this.take('approvePlan')
+    this.find(tenant, sessionId)
+    throw new TurnlineError('conflict', 'no plan is waiting for approval')
+  }
+
   async fork(tenant: string, sessionId: string) {
     this.take('fork')
     const source = this.find(tenant, sessionId)

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { startEngine } from '../support/engine-harness.ts'
+
+let engine: Awaited<ReturnType<typeof startEngine>>
+beforeAll(async () => {
+  engine = await startEngine()
+})
+afterAll(async () => {
+  await engine.close()
+})
+beforeEach(() => engine.mock.reset())
+
+const PLAN = 'Intro.\n<proposed_plan>\n1. Read the code\n2. Fix the bug\n</proposed_plan>'
+const sent = () =>
+  ((engine.mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]).map(
+    (m) => `${m.role}:${m.content.slice(0, 40)}`,
+  )
+
+async function planned() {
+  const { service, mock } = engine
+  const { session_id } = await service.createSession('t1', {
+    instructions: 'You are careful.',
+    permissions: { mode: 'plan' },
+  })
+  mock.enqueue({ text: PLAN })
+  const turn = await service.stepTurn('t1', session_id, { input: 'fix the bug' })
+  return { session_id, turn }
+}
+
+describe('plan mode', () => {
+  it('ends a planning turn awaiting approval with VT Code plan events', async () => {
+    const { session_id, turn } = await planned()
+    expect(turn.status).toBe('awaiting_approval')
+    const types = turn.events.map((e) =>
+      e.type.startsWith('item.')
+        ? `${e.type}:${(e as { item: { type: string } }).item.type}`
+        : e.type,
+    )
+    expect(types.slice(-7)).toEqual([
+      'item.completed:harness',
+      'item.started:plan',
+      'plan.delta',
+      'item.completed:plan',
+      'item.completed:harness',
+      'plan.approval.requested',
+      'turn.completed',
+    ])
+    expect(
+      turn.events.find((e) => e.type === 'item.completed' && e.item.type === 'plan'),
+    ).toMatchObject({
+      item: { id: `${turn.turn_id}-plan`, text: '1. Read the code\n2. Fix the bug' },
+    })
+    await expect(
+      engine.service.stepTurn('t1', session_id, { input: 'go on' }),
+    ).rejects.toMatchObject({ code: 'conflict' })
+  })
+
+  it('execute runs the build turn at once, keeping the transcript', async () => {
+    const { session_id, turn } = await planned()
+    engine.mock.enqueue({ text: 'Built.' })
+    const built = await engine.service.approvePlan('t1', session_id, { decision: 'execute' })
+    expect(built.status).toBe('completed')
+    expect(built.events[1]).toEqual({
+      type: 'plan.approval.resolved',
+      thread_id: session_id,
+      turn_id: built.turn_id,
+      decision: 'execute',
+      automatic: false,
+    })
+    expect(built.turn_id).not.toBe(turn.turn_id)
+    expect(sent()[0]).toBe('system:You are careful.')
+    expect(sent()).toContain('user:fix the bug')
+    await expect(
+      engine.service.approvePlan('t1', session_id, { decision: 'execute' }),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+    })
+  })
+
+  it('fresh_context resets: context.reset fields, and the build turn sees no earlier transcript', async () => {
+    const { session_id } = await planned()
+    engine.mock.enqueue({ text: 'Built from the handoff.' })
+    const built = await engine.service.approvePlan('t1', session_id, { decision: 'fresh_context' })
+    const reset = built.events.find(
+      (e): e is Extract<ThreadEvent, { type: 'context.reset' }> => e.type === 'context.reset',
+    )
+    expect(reset).toEqual({
+      type: 'context.reset',
+      thread_id: session_id,
+      turn_id: built.turn_id,
+      trigger: 'plan_approval',
+      plan_preserved: true,
+      previous_context_usage_percent: expect.any(Number),
+      tool_budget_reset: true,
+    })
+    const messages = sent()
+    expect(messages[0]).toBe('system:You are careful.')
+    expect(messages.slice(1)).toHaveLength(1)
+    expect(messages[1]).toMatch(/^user:## HANDOFF FROM PREVIOUS AGENT/)
+    expect(JSON.stringify(engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
+    const view = await engine.service.getSession('t1', session_id)
+    expect(view.num_turns).toBe(2)
+  })
+
+  it('revise with feedback plans again; cancel only records the decision', async () => {
+    const { session_id } = await planned()
+    engine.mock.enqueue({ text: PLAN.replace('Fix the bug', 'Fix the bug and add a test') })
+    const revised = await engine.service.approvePlan('t1', session_id, {
+      decision: 'revise',
+      feedback: 'add a test',
+    })
+    expect(revised.status).toBe('awaiting_approval')
+    expect(sent().at(-1)).toMatch(/^user:Revise the plan/)
+    const cancelled = await engine.service.approvePlan('t1', session_id, { decision: 'cancel' })
+    expect(cancelled.status).toBe('completed')
+    expect(cancelled.events.map((e) => e.type)).toEqual([
+      'turn.started',
+      'plan.approval.resolved',
+      'turn.completed',
+    ])
+  })
+})
