@@ -40,11 +40,12 @@ function commandHookRunner(runner: SandboxRunner, ref: SessionRef): HookCommandR
     })
     if (!started.ok) throw new Error(`hook command refused: ${started.refusal.message}`)
     const session = started.value.execSessionId
+    // Refused only when the command closed its stdin or exited already: then it did not want it.
     await runner.write(scope, {
       execSessionId: session,
       chars: `${stdin}\u0004`,
       yieldTimeMs: 0,
-      maxOutputBytes: 0,
+      maxOutputBytes: 64,
     })
     const waited = await runner.wait(scope, {
       execSessionId: session,

@@ -1,0 +1,90 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
+import { startEngine } from '../support/engine-harness.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+
+/** Command hooks run through the reference runner: payload on stdin, VT_* variables set. */
+const SECRET = 'runner-secret-hooks-0123'
+let engine: Awaited<ReturnType<typeof startEngine>>
+let runner: RunnerProcess
+let root: string
+
+beforeAll(async () => {
+  engine = await startEngine()
+  root = await mkdtemp(join(tmpdir(), 'turnline-hooks-'))
+  runner = await startRunnerProcess({ root, secret: SECRET })
+  engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
+})
+afterAll(async () => {
+  await runner?.stop()
+  await engine?.close()
+  await rm(root, { recursive: true, force: true })
+})
+
+describe('command hooks through the runner', () => {
+  it('a blocking pre_tool_use command exiting 2 denies; a stop hook gets the payload and VT_* env', async () => {
+    const { service, mock } = engine
+    const { session_id } = await service.createSession('local', {
+      hooks: [
+        {
+          event: 'pre_tool_use',
+          type: 'command',
+          command: 'echo "no writes today" >&2; exit 2',
+          blocking: true,
+          matcher: 'write_file',
+        },
+        {
+          event: 'stop',
+          type: 'command',
+          command: 'cat > stop-payload.json; echo "$VT_HOOK_EVENT $VT_SESSION_ID" > stop-env.txt',
+        },
+      ],
+    })
+    mock.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'w1',
+            name: 'write_file',
+            arguments: JSON.stringify({ path: 'a.txt', content: 'x' }),
+          },
+        ],
+      },
+      { text: 'could not write' },
+    )
+    const turn = await service.stepTurn('local', session_id, { input: 'write a file' })
+    expect(turn.status, JSON.stringify(turn.warnings)).toBe('completed')
+    const invocation = turn.events.find(
+      (e) => e.type === 'item.completed' && e.item.type === 'tool_invocation',
+    )
+    expect(invocation).toMatchObject({
+      item: { tool_name: 'write_file', status: 'failed', outcome: 'hook_denied' },
+    })
+
+    const files = await findFiles(root, ['stop-payload.json', 'stop-env.txt', 'a.txt'])
+    expect(files['a.txt']).toBeUndefined()
+    expect(JSON.parse(files['stop-payload.json'] ?? '{}')).toMatchObject({
+      hook_event_name: 'Stop',
+      session_id,
+      last_assistant_message: 'could not write',
+    })
+    expect(files['stop-env.txt']?.trim()).toBe(`Stop ${session_id}`)
+  })
+})
+
+/** The named files anywhere under the runner root (each session has its own workspace). */
+async function findFiles(dir: string, names: string[]): Promise<Record<string, string>> {
+  const { readdir } = await import('node:fs/promises')
+  const found: Record<string, string> = {}
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  for (const entry of entries) {
+    if (entry.isFile() && names.includes(entry.name)) {
+      found[entry.name] = await readFile(join(entry.parentPath, entry.name), 'utf8')
+    }
+  }
+  return found
+}
