@@ -30,6 +30,7 @@ import { retainedUserMessages } from './fork/fork-history.ts'
 import { preCompactPayload } from './hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from './hooks/run-hooks.ts'
 import type { ServiceDeps } from './service-deps.ts'
+import { fireSessionStart } from './turn-hooks.ts'
 import { hookContext, hookDeps } from './turn-tools.ts'
 
 /**
@@ -210,6 +211,8 @@ export async function compactTranscript(
     next: segment,
   })
   run.dispatcher.emit(event)
+  // VT Code keeps session_start{compact} for compatibility beside pre_compact.
+  run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact')))
   return { kind: 'compacted', event }
 }
 

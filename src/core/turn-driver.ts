@@ -28,6 +28,8 @@ export interface DriveTurnInput {
   /** Transcript length before the new turn's own messages (undefined when continuing). */
   turnStart: number | undefined
   ackIntents: string[]
+  /** Notices gathered before the loop (e.g. session_start hooks of a resumed turn). */
+  warnings?: string[]
 }
 
 /**
@@ -38,7 +40,7 @@ export async function driveTurn(input: DriveTurnInput) {
   const { deps, ref, lease, state, writer, open, options, turnStart, ackIntents } = input
   const { dispatcher, history } = writer
   const { threadId } = input
-  const warnings: string[] = []
+  const warnings: string[] = [...(input.warnings ?? [])]
   const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
   const settings = resolveModelSettings(state.config.model, deps.defaults)
   const heartbeat = turnHeartbeat(deps, ref, lease)

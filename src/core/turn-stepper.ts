@@ -11,6 +11,7 @@ import type { TurnOptions } from './session-api.ts'
 import { planIntentBoundary } from './steering/intent-boundary.ts'
 import { closeOpenTurn } from './turn-closing.ts'
 import { driveTurn } from './turn-driver.ts'
+import { fireSessionStart } from './turn-hooks.ts'
 import { completedError, replay } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
@@ -113,6 +114,8 @@ async function runTurn(
     if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
 
+  // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
+  const warnings = turnStart === undefined ? await fireSessionStart(deps, ref, state, 'resume') : []
   return driveTurn({
     deps,
     ref,
@@ -124,5 +127,6 @@ async function runTurn(
     options,
     turnStart,
     ackIntents,
+    warnings,
   })
 }

@@ -189,4 +189,21 @@ describe('hooks', () => {
     })
     expect(turn.warnings?.length).toBeGreaterThan(0)
   })
+
+  it('session_start fires with source resume when an open turn continues, and compact after a compaction', async () => {
+    const { service, mock, receiver } = engine
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      permissions: { mode: 'default' },
+      hooks: [{ event: 'session_start', type: 'http', url: hooks.url('/start') }],
+    })
+    mock.enqueue({ toolCalls: [call] })
+    await service.stepTurn('t1', session_id, { input: 'go' })
+    await service.resolvePermission('t1', session_id, { tool_name: 'lookup', decision: 'allow' })
+    mock.enqueue({ text: 'done' }, { text: 'a summary of it all' })
+    await service.stepTurn('t1', session_id, {})
+    await service.compact('t1', session_id, {})
+    const sources = hooks.received.filter((h) => h.path === '/start').map((h) => h.body.source)
+    expect(sources).toEqual(['startup', 'resume', 'compact'])
+  })
 })
