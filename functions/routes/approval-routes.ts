@@ -14,6 +14,9 @@ import { parseSessionId, rejectQuery } from '../request-input.ts'
  * of the build or planning turn it starts, or of the recorded decision).
  * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history.
  */
+/** A fork is a sub-agent: `isolation: "worktree"` runs its sandbox in a git worktree. */
+const ForkRequestSchema = z.strictObject({ isolation: z.enum(['none', 'worktree']).optional() })
+
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.post('/sessions/:id/permissions', async (c) => {
@@ -34,8 +37,8 @@ export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   routes.post('/sessions/:id/fork', async (c) => {
     const sessionId = parseSessionId(c.req.param('id'))
     rejectQuery(c.req.url)
-    await validBody(c, ctx, z.strictObject({}))
-    return c.json(await ctx.api.fork(c.get('tenant'), sessionId), 201)
+    const body = await validBody(c, ctx, ForkRequestSchema)
+    return c.json(await ctx.api.fork(c.get('tenant'), sessionId, body), 201)
   })
   return routes
 }

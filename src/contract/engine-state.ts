@@ -100,6 +100,8 @@ export const EngineStateSchema = z.object({
   plan_approval: PendingPlanApprovalSchema.nullish(),
   /** The approved plan, preserved across a fresh-context handoff. */
   approved_plan: z.string().nullish(),
+  /** Sandbox work happens in another workspace's folder (a sub-agent in a git worktree). */
+  sandbox_placement: z.object({ session_id: z.string(), base_dir: z.string() }).nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),

@@ -1,6 +1,8 @@
+import { TurnlineError } from '../errors.ts'
 import type { SandboxRunner } from '../ports/sandbox-runner.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { HookCommandRunner } from './hooks/command-hook.ts'
+import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
 import type { SandboxDeps } from './service-deps.ts'
 
@@ -17,7 +19,27 @@ export function sandboxDeps(
   options: { ceilingSeconds?: number } = {},
 ): SandboxDeps {
   return {
-    tools: () => sandboxToolHandlers({ runner, ...options }),
+    tools: (_ref, placement) =>
+      sandboxToolHandlers({
+        runner: placement ? placedRunner(runner, placement) : runner,
+        ...options,
+      }),
+    isolate: async (ref, name) => {
+      const made = await runner.createWorktree(
+        { tenant: ref.tenant, sessionId: ref.sessionId },
+        { name },
+      )
+      if (!made.ok) {
+        throw new TurnlineError(
+          'invalid_input',
+          `cannot isolate in a worktree: ${made.refusal.message}`,
+          {
+            details: { code: made.refusal.code },
+          },
+        )
+      }
+      return { sessionId: ref.sessionId, baseDir: made.value.path }
+    },
     workspacePath: () => '.',
     runCommand: (ref) => commandHookRunner(runner, ref),
   }

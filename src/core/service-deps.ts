@@ -5,6 +5,7 @@ import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionStore } from '../store/session-store.ts'
 import type { TokenizerLoader } from './compaction-meter.ts'
 import type { HookCommandRunner } from './hooks/command-hook.ts'
+import type { SandboxPlacement } from './placed-runner.ts'
 import type { ToolHandler } from './tool-handler.ts'
 
 /** Picks the model client for a session's provider settings (one per deployment is typical). */
@@ -35,7 +36,10 @@ export interface ServiceDefaults {
 
 /** The sandbox: built-in tools (exec, files) per session and the runner for command hooks. */
 export interface SandboxDeps {
-  tools(ref: SessionRef): ToolHandler[]
+  /** The built-in tools; with a placement they work inside that folder of that workspace. */
+  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
+  /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
+  isolate?(ref: SessionRef, name: string): Promise<SandboxPlacement>
   runCommand?: (ref: SessionRef) => HookCommandRunner
   /** The session's workspace path as hooks and tools see it. */
   workspacePath(ref: SessionRef): string

@@ -76,7 +76,11 @@ export interface SessionApi {
     options?: TurnOptions,
   ): Promise<TurnResponse>
   /** A new session seeded with this one's summarized history; the source is untouched. */
-  fork(tenant: string, sessionId: string): Promise<CreateSessionResponse & { forked_from: string }>
+  fork(
+    tenant: string,
+    sessionId: string,
+    options?: { isolation?: 'none' | 'worktree' },
+  ): Promise<CreateSessionResponse & { forked_from: string }>
   /**
    * Manual compaction (trigger `manual`, always summarizes): the transcript is replaced by the
    * summary, retained user messages, continuity tail and memory envelope; the response holds

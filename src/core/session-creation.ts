@@ -11,6 +11,7 @@ import type { SessionLocator } from '../store/session-locator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import { assertHooksAllowed } from './hooks/http-hook.ts'
 import { assertToolAllowed } from './http-tool-call.ts'
+import type { SandboxPlacement } from './placed-runner.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { httpToolCatalog } from './tool-catalog.ts'
 import { fireSessionStart } from './turn-hooks.ts'
@@ -43,7 +44,7 @@ export async function startSession(
   locator: SessionLocator,
   tenant: string,
   config: SessionConfig,
-  seed: { history?: HistoryMessage[]; source: SessionStartSource },
+  seed: { history?: HistoryMessage[]; source: SessionStartSource; placement?: SandboxPlacement },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
   assertHooksAllowed(deps.tools, config.hooks)
@@ -61,6 +62,14 @@ export async function startSession(
     turn_counter: 0,
     open_turn: null,
     recent_turns: [],
+    ...(seed.placement
+      ? {
+          sandbox_placement: {
+            session_id: seed.placement.sessionId,
+            base_dir: seed.placement.baseDir,
+          },
+        }
+      : {}),
   }
   await locator.register(ref, new Date(now).toISOString())
   await deps.sessions.create(ref, sessionId, {

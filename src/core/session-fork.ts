@@ -10,6 +10,7 @@ import {
   savedSummary,
 } from './fork/fork-history.ts'
 import { resolveModelSettings } from './model-settings.ts'
+import type { SandboxPlacement } from './placed-runner.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { startSession } from './session-creation.ts'
 
@@ -22,14 +23,27 @@ export async function forkSession(
   deps: ServiceDeps,
   locator: SessionLocator,
   source: SessionRef,
+  options: { isolation?: 'none' | 'worktree' } = {},
 ): Promise<CreateSessionResponse & { forked_from: string }> {
   const snapshot = await deps.sessions.open(source)
   const state = parseEngineState(snapshot.state)
   const history = trimIncompleteTail(snapshot.history).messages
   const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
+  let placement: SandboxPlacement | undefined
+  if (options.isolation === 'worktree') {
+    if (!deps.sandbox?.isolate) {
+      throw new TurnlineError(
+        'invalid_input',
+        'isolation "worktree" needs a sandbox runner (TURNLINE_RUNNER_URL)',
+      )
+    }
+    // The sub-agent's mutations stay in its own worktree of the source's workspace until merged.
+    placement = await deps.sandbox.isolate(source, `fork-${deps.ids.token().slice(0, 12)}`)
+  }
   const ref = await startSession(deps, locator, source.tenant, state.config, {
     source: 'fork',
     history: buildSummarizedForkHistory({ history, summary }),
+    ...(placement ? { placement } : {}),
   })
   return {
     session_id: ref.sessionId,

@@ -114,8 +114,13 @@ export class SessionService implements SessionApi {
     return approvePlan(this.deps, await this.locator.locate(tenant, sessionId), request, options)
   }
 
-  async fork(tenant: string, sessionId: string) {
-    return forkSession(this.deps, this.locator, await this.locator.locate(tenant, sessionId))
+  async fork(tenant: string, sessionId: string, options: { isolation?: 'none' | 'worktree' } = {}) {
+    return forkSession(
+      this.deps,
+      this.locator,
+      await this.locator.locate(tenant, sessionId),
+      options,
+    )
   }
 
   async compact(tenant: string, sessionId: string, options: CompactOptions = {}) {

@@ -14,8 +14,13 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
   return new ToolRegistry([
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox?.tools(ref) ?? []),
+    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []),
   ])
+}
+
+function placementOf(state: EngineState) {
+  const placed = state.sandbox_placement
+  return placed ? { sessionId: placed.session_id, baseDir: placed.base_dir } : undefined
 }
 
 export function permissionPolicy(state: EngineState): PermissionPolicy {
