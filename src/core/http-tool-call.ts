@@ -1,5 +1,6 @@
 import type { HttpTool } from '../contract/session-config.ts'
 import { TurnlineError } from '../errors.ts'
+import { readLimited } from './read-limited.ts'
 import type { HttpToolPolicy } from './service-deps.ts'
 
 export interface HttpToolResult {
@@ -96,30 +97,6 @@ export async function callHttpTool(
 }
 
 async function readBounded(response: Response, limit: number): Promise<string> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  let cut = false
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    if (size + value.byteLength > limit) {
-      chunks.push(value.slice(0, limit - size))
-      size = limit
-      cut = true
-      await reader.cancel()
-      break
-    }
-    chunks.push(value)
-    size += value.byteLength
-  }
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  const text = new TextDecoder().decode(bytes)
+  const { text, cut } = await readLimited(response, limit)
   return cut ? `${text}\n[response cut at ${limit} bytes]` : text
 }

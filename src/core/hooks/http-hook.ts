@@ -1,6 +1,7 @@
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
 import { TurnlineError } from '../../errors.ts'
 import { signToolRequest } from '../http-tool-call.ts'
+import { readLimited } from '../read-limited.ts'
 import type { HttpToolPolicy } from '../service-deps.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
 
@@ -119,28 +120,5 @@ export async function callHttpHook(
 }
 
 async function readText(response: Response, limit: number): Promise<string> {
-  if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    const room = limit - size
-    if (value.byteLength >= room) {
-      chunks.push(value.slice(0, room))
-      size = limit
-      await reader.cancel()
-      break
-    }
-    chunks.push(value)
-    size += value.byteLength
-  }
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return new TextDecoder().decode(bytes)
+  return (await readLimited(response, limit)).text
 }

@@ -1,0 +1,31 @@
+/** Reads at most `limit` bytes of a response body (then cancels it) as UTF-8 text. */
+export async function readLimited(
+  response: Response,
+  limit: number,
+): Promise<{ text: string; cut: boolean }> {
+  if (!response.body) return { text: '', cut: false }
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let cut = false
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (size + value.byteLength > limit) {
+      chunks.push(value.slice(0, limit - size))
+      size = limit
+      cut = true
+      await reader.cancel()
+      break
+    }
+    chunks.push(value)
+    size += value.byteLength
+  }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return { text: new TextDecoder().decode(bytes), cut }
+}
