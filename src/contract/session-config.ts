@@ -50,6 +50,11 @@ export const HarnessSchema = z.strictObject({
   context_reset_stall_threshold: z.number().int().positive().default(2),
   /** A model or provider change compacts the history for the new model (trigger model_switch). */
   compact_on_model_switch: z.boolean().default(true),
+  /**
+   * Compaction through the provider (`responses.compact`, mode `provider`) for a model on the
+   * Responses API; off, or on the Chat API, compaction is a local summary.
+   */
+  provider_compaction: z.boolean().default(true),
   /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
   max_tool_loops: z.number().int().positive().max(1000).default(50),
 })
