@@ -34,6 +34,12 @@ export function toChatMessage(message: HistoryMessage): ChatCompletionMessagePar
         })),
       }
     }
+    case 'compaction':
+      throw new ProviderStreamError(
+        'the transcript holds an OpenAI Responses compaction item, which the Chat Completions API cannot read: use a model with api "responses", or compact the session locally first',
+        'unsupported_compaction_item',
+        'bad_request',
+      )
   }
 }
 

@@ -1,7 +1,14 @@
 import OpenAI from 'openai'
-import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
+import type {
+  ModelClient,
+  ModelCompactionRequest,
+  ModelCompactionResult,
+  ModelRequest,
+  ModelStreamEvent,
+} from '../../src/ports/model-client.ts'
 import { streamChat } from './chat-stream.ts'
 import { classifyModelFailure, isUserAbort, modelError } from './model-failure.ts'
+import { compactResponses } from './responses-compact.ts'
 import { streamResponses } from './responses-stream.ts'
 import { backoffDelayMs, DEFAULT_RETRY_TIMING, type RetryTiming, sleep } from './retry-backoff.ts'
 import { modelNotConfiguredError } from './unconfigured-model-client.ts'
@@ -29,7 +36,8 @@ const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const KEYLESS_PLACEHOLDER = 'unused'
 
 /**
- * ModelClient over the `openai` SDK for the Chat Completions and Responses APIs. The adapter
+ * ModelClient over the `openai` SDK for the Chat Completions and Responses APIs, with the
+ * Responses API's `responses.compact` as the provider compaction. The adapter
  * runs its own retry loop (the SDK's is switched off): it retries only 429, 5xx and transport
  * faults, bounds server-requested waits, aborts its backoff with the request signal, and never
  * retries once an event has reached the caller.
@@ -51,6 +59,26 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
   const maxRetries = Math.max(0, options.maxRetries ?? 2)
   const timing = { ...DEFAULT_RETRY_TIMING, ...options.retry }
 
+  /** After a failed attempt: the error to throw, or undefined once the backoff has passed. */
+  async function retryOrThrow(
+    error: unknown,
+    attempt: number,
+    delivered: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (isUserAbort(error, signal)) {
+      signal?.throwIfAborted()
+      throw error
+    }
+    const failure = classifyModelFailure(error)
+    const waitTooLong =
+      failure.retryAfterMs !== undefined && failure.retryAfterMs > timing.maxRetryAfterMs
+    if (delivered || !failure.retryable || waitTooLong || attempt >= maxRetries) {
+      throw modelError(failure, attempt + 1)
+    }
+    await sleep(failure.retryAfterMs ?? backoffDelayMs(attempt, timing), signal)
+  }
+
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const { signal } = request
     for (let attempt = 0; ; attempt++) {
@@ -67,20 +95,22 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         }
         return
       } catch (error) {
-        if (isUserAbort(error, signal)) {
-          signal?.throwIfAborted()
-          throw error
-        }
-        const failure = classifyModelFailure(error)
-        const waitTooLong =
-          failure.retryAfterMs !== undefined && failure.retryAfterMs > timing.maxRetryAfterMs
-        if (delivered || !failure.retryable || waitTooLong || attempt >= maxRetries) {
-          throw modelError(failure, attempt + 1)
-        }
-        await sleep(failure.retryAfterMs ?? backoffDelayMs(attempt, timing), signal)
+        await retryOrThrow(error, attempt, delivered, signal)
       }
     }
   }
 
-  return { stream }
+  async function compact(request: ModelCompactionRequest): Promise<ModelCompactionResult> {
+    const { signal } = request
+    for (let attempt = 0; ; attempt++) {
+      try {
+        signal?.throwIfAborted()
+        return await compactResponses(client, request)
+      } catch (error) {
+        await retryOrThrow(error, attempt, false, signal)
+      }
+    }
+  }
+
+  return { stream, compact }
 }

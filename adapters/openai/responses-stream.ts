@@ -38,6 +38,14 @@ export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
       }
       return items
     }
+    case 'compaction':
+      return [
+        {
+          type: 'compaction',
+          encrypted_content: message.encrypted_content,
+          ...(message.id === undefined ? {} : { id: message.id }),
+        },
+      ]
   }
 }
 

@@ -30,5 +30,17 @@ export const HistoryMessageSchema = z.discriminatedUnion('role', [
     tool_call_id: z.string().min(1),
     content: z.string(),
   }),
+  /**
+   * A provider's opaque compaction item (OpenAI `responses.compact`): the earlier conversation
+   * in encrypted form, sent back as an input item on the same provider's Responses API only.
+   * Everywhere else it counts as a system message without text (`content` stays empty).
+   */
+  z.object({
+    role: z.literal('compaction'),
+    content: z.literal('').default(''),
+    provider: z.literal('openai'),
+    encrypted_content: z.string().min(1),
+    id: z.string().min(1).optional(),
+  }),
 ])
 export type HistoryMessage = z.infer<typeof HistoryMessageSchema>

@@ -3,28 +3,22 @@ import type { CompactionTrigger } from '../contract/enums.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { ModelSettings } from '../contract/session-config.ts'
 import type { ThreadCompactBoundaryEvent } from '../contract/thread-event.ts'
-import { addUsage } from '../contract/usage.ts'
-import { isTurnlineError, TurnlineError } from '../errors.ts'
-import type { ModelRequest, ModelResponse } from '../ports/model-client.ts'
+import type { TurnlineError } from '../errors.ts'
 import type { SessionRef } from '../store/session-ref.ts'
-import { addCost, sessionPrice } from './budget.ts'
 import { buildMemoryEnvelope } from './compaction/build-envelope.ts'
 import {
   CONTINUITY_TAIL_TARGET_TOKENS,
   DEFAULT_RETAINED_USER_MESSAGE_TOKENS,
   DEFAULT_RETAINED_USER_MESSAGES,
 } from './compaction/continuity-tail.ts'
-import {
-  completeLocalCompaction,
-  envelopePlacementFor,
-  planLocalCompaction,
-} from './compaction/local-compaction.ts'
+import { planLocalCompaction } from './compaction/local-compaction.ts'
 import { stripMemoryEnvelope } from './compaction/render-envelope.ts'
 import type { SegmentBasis } from './compaction/request-segment.ts'
 import { compactBoundaryEvent, resolveSegment } from './compaction/request-segment.ts'
 import type { CompactionThresholds } from './compaction/thresholds.ts'
 import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
 import type { ContextMeter } from './compaction-meter.ts'
+import { produceCompaction } from './compaction-modes.ts'
 import type { EventDispatcher } from './event-dispatcher.ts'
 import { retainedUserMessages } from './fork/fork-history.ts'
 import { preCompactPayload } from './hooks/hook-payloads.ts'
@@ -34,10 +28,11 @@ import { fireSessionStart } from './turn-hooks.ts'
 import { hookContext, hookDeps } from './turn-tools.ts'
 
 /**
- * One local compaction (VT Code §4), in this order: plan (strip the old envelope, choose the
- * continuity tail and retained user messages) → the one summary call (no tools; its usage and
- * cost count toward the session) → archive the history and write the memory envelope next to it
- * (both create-only) → `pre_compact` hooks → open the next request segment → replace the
+ * One compaction (VT Code §4), in this order: plan (strip the old envelope, choose the
+ * continuity tail and retained user messages) → the one model call, provider-native
+ * (`responses.compact`, mode `provider`) or a summary without tools (mode `local`), see
+ * compaction-modes.ts; its usage and cost count toward the session → archive the history and
+ * write the memory envelope next to it (both create-only) → `pre_compact` hooks → open the next request segment → replace the
  * transcript, clear the usage anchor and the pending flag → emit `thread.compact_boundary`.
  * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
  * rehydration reads only the new segment.
@@ -128,15 +123,9 @@ export async function compactTranscript(
           },
         }
 
-  let summary: ModelResponse
-  try {
-    summary = await summarize(run, plan.request)
-  } catch (error) {
-    if (isTurnlineError(error, 'model_error', 'model_not_configured')) {
-      return { kind: 'failed', error }
-    }
-    throw error
-  }
+  const produced = await produceCompaction(run, request, plan)
+  if (produced.kind === 'failed') return produced
+  const { product } = produced
 
   const compaction = compactionState(state)
   const prior = compaction.memory_envelope_path
@@ -151,7 +140,7 @@ export async function compactTranscript(
     (historyPath) =>
       buildMemoryEnvelope({
         sessionId: ref.sessionId,
-        summary: summary.text.trim() || '(no summary text was returned)',
+        summary: product.summary,
         generatedAt: new Date(now).toISOString(),
         historyArtifactPath: historyPath,
         prior,
@@ -159,15 +148,9 @@ export async function compactTranscript(
         appliedIntentIds: run.appliedIntents,
       }),
   )
-  const compacted = completeLocalCompaction(
-    plan,
-    summary.text,
-    artifacts.envelope,
-    envelopePlacementFor(request.trigger),
-  )
-  const messages = [...compacted.messages, ...kept]
+  const messages = [...product.complete(artifacts.envelope), ...kept]
   const originalMessageCount = stripMemoryEnvelope(run.history).length
-  const mode = 'local' as const
+  const mode = product.mode
 
   const outcome = await runHooks(
     'pre_compact',
@@ -218,33 +201,6 @@ export async function compactTranscript(
 
 function scaled(fixed: number, hard: number | undefined, divisor: number): number {
   return hard === undefined ? fixed : Math.max(1, Math.min(fixed, Math.floor(hard / divisor)))
-}
-
-/** The one summary call: no tools; usage and cost are the session's (and the open turn's). */
-async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promise<ModelResponse> {
-  const { settings, state } = run
-  const request: ModelRequest = {
-    model: settings.name,
-    api: settings.api,
-    messages,
-    tools: [],
-    ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
-    ...(run.signal ? { signal: run.signal } : {}),
-  }
-  let response: ModelResponse | undefined
-  for await (const event of run.deps.models(run.ref.tenant).stream(request)) {
-    if (event.type === 'completed') response = event.response
-    await run.heartbeat?.()
-  }
-  if (!response) {
-    throw new TurnlineError('model_error', 'the summary call ended without a response', {
-      details: { kind: 'server' },
-    })
-  }
-  state.usage = addUsage(state.usage, response.usage)
-  if (run.open) run.open.usage = addUsage(run.open.usage, response.usage)
-  state.cost_usd = addCost(state, response.usage, sessionPrice(settings))
-  return response
 }
 
 /**

@@ -36,6 +36,24 @@ export type ModelStreamEvent =
   | { type: 'tool_call_delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'completed'; response: ModelResponse }
 
+/** Provider-side compaction of a transcript (OpenAI `responses.compact`). */
+export interface ModelCompactionRequest {
+  model: string
+  messages: HistoryMessage[]
+  /** The session's system prompt, sent beside the transcript. */
+  instructions?: string
+  signal?: AbortSignal
+}
+
+export interface ModelCompactionResult {
+  /**
+   * The compacted transcript as the provider returned it: normally the user messages followed by
+   * one `compaction` item; a provider that answers with a summary only returns no such item.
+   */
+  messages: HistoryMessage[]
+  usage: Usage
+}
+
 export interface ModelClient {
   /**
    * Streams one model response. Faults throw TurnlineError: 'model_not_configured',
@@ -43,4 +61,9 @@ export interface ModelClient {
    * 'server' | 'auth' | 'bad_request' | 'network'), after the adapter's own retries.
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>
+  /**
+   * Compacts a transcript at the provider (Responses API only); absent when the provider has
+   * no such endpoint. Faults throw the same TurnlineErrors as {@link ModelClient.stream}.
+   */
+  compact?(request: ModelCompactionRequest): Promise<ModelCompactionResult>
 }

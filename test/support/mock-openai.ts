@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { type HttpBindings, serve } from '@hono/node-server'
 import { type Context, Hono } from 'hono'
+import { compactedResponse, type MockCompaction } from './mock-openai-compact.ts'
 import {
   chatCompletion,
   chatFrames,
@@ -11,14 +12,18 @@ import {
   responsesFrames,
 } from './mock-openai-frames.ts'
 
+export type { MockCompaction } from './mock-openai-compact.ts'
 export type { MockToolCall, MockUsage } from './mock-openai-frames.ts'
 
-export type MockApi = 'chat' | 'responses'
+/** `compact` is `POST /v1/responses/compact`, answered only by steps meant for it. */
+export type MockApi = 'chat' | 'responses' | 'compact'
 
 /** One scripted reply. Without `status` it is a success; with it, an OpenAI-shaped error. */
 export interface MockStep {
   /** When set, the request must arrive on this API or it counts as unexpected. */
   api?: MockApi
+  /** A `responses/compact` answer; a compact request takes only a step with this or api 'compact'. */
+  compaction?: MockCompaction
   text?: string
   /** Streamed as reasoning summary (responses) or `reasoning_content` (chat, vLLM style). */
   reasoning?: string
@@ -147,8 +152,15 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     const n = requests.length
     let step = queue.shift()
     if (!step && responder) step = await responder(request)
-    if (!step || (step.api !== undefined && step.api !== api)) {
-      const why = step ? `expected the ${step.api} API` : 'the script is exhausted'
+    const forCompact = step?.api === 'compact' || step?.compaction !== undefined
+    if (
+      !step ||
+      (step.api !== undefined && step.api !== api) ||
+      forCompact !== (api === 'compact')
+    ) {
+      const why = !step
+        ? 'the script is exhausted'
+        : `expected the ${step.api ?? (forCompact ? 'compact' : 'chat or responses')} API`
       const message = `mock-openai: unexpected request #${n} to ${c.req.path} (${why})`
       failures.push(message)
       return errorReply({ message, code: 'mock_unexpected_request' }, 500)
@@ -165,6 +177,16 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
       ...call,
       id: call.id ?? `call_mock_${counter}_${i}`,
     }))
+    if (api === 'compact') {
+      const usage =
+        step.usage === undefined
+          ? { input_tokens: estimateTokens(raw), output_tokens: 40 }
+          : step.usage
+      const payload = compactedResponse(step.compaction ?? {}, body, counter, usage)
+      return Response.json(payload, {
+        headers: { 'x-request-id': `req_mock_${counter}`, ...step.headers },
+      })
+    }
     const text = step.text ?? ''
     const output =
       text + (step.reasoning ?? '') + toolCalls.map((t) => t.name + t.arguments).join('')
@@ -223,6 +245,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
 
   app.post('/v1/chat/completions', (c) => handle('chat', c))
   app.post('/v1/responses', (c) => handle('responses', c))
+  app.post('/v1/responses/compact', (c) => handle('compact', c))
   app.all('*', (c) => {
     const message = `mock-openai: unexpected ${c.req.method} ${c.req.path}`
     failures.push(message)

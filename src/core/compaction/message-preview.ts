@@ -36,6 +36,8 @@ function safeCut(text: string, index: number): number {
 }
 
 export function previewMessage(message: HistoryMessage, limits: PreviewLimits): HistoryMessage {
+  // An opaque provider compaction item has no text to bound.
+  if (message.role === 'compaction') return message
   const content = truncateText(message.content, limits.maxChars, limits.archivePath)
   switch (message.role) {
     case 'assistant': {

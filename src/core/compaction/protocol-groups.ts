@@ -76,12 +76,15 @@ export interface ProtocolGroup {
   anchored: boolean
 }
 
-/** Splits at every user message. System messages are left out (they are summarized instead). */
+/**
+ * Splits at every user message. System messages and provider compaction items are left out
+ * (they are summarized instead).
+ */
 export function protocolGroups(history: readonly HistoryMessage[]): ProtocolGroup[] {
   const groups: ProtocolGroup[] = []
   let current: ProtocolGroup | undefined
   history.forEach((message, index) => {
-    if (message.role === 'system') return
+    if (message.role === 'system' || message.role === 'compaction') return
     if (message.role === 'user' || !current) {
       current = { start: index, messages: [], anchored: message.role === 'user' }
       groups.push(current)
