@@ -113,13 +113,16 @@ export class TurnCompaction {
     if (!resolved.opened) return
     const switched = resolved.reasons.includes('model') || resolved.reasons.includes('provider')
     const harness = state.config.harness
+    // A provider compaction item is readable only by its provider: a switch away must compact.
+    const opaque = writer.history.some((message) => message.role === 'compaction')
     if (
       current &&
       switched &&
       turnStart !== undefined &&
-      harness.compact_on_model_switch &&
-      harness.auto_compaction_enabled &&
-      !tooShortToCompact(writer.history, false)
+      (opaque ||
+        (harness.compact_on_model_switch &&
+          harness.auto_compaction_enabled &&
+          !tooShortToCompact(writer.history, false)))
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return
