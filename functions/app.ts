@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import { TurnlineError } from '../src/errors.ts'
 import type { AppEnv, RouteContext } from './app-context.ts'
@@ -14,6 +15,7 @@ import { runnerRoutes } from './routes/runner-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
+import { webhookRoutes } from './routes/webhook-routes.ts'
 
 export interface AppOptions {
   api: SessionApi
@@ -26,6 +28,8 @@ export interface AppOptions {
   version?: string
   /** The sandbox runner's signing secret(s): enables `POST /v1/runner/callback`. */
   runnerSecret?: string | readonly string[]
+  /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
+  webhooks?: Readonly<Record<string, WebhookConfig>>
 }
 
 export const API_VERSION = '0.1.0'
@@ -66,6 +70,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/', metaRoutes(options.version ?? API_VERSION))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) app.route('/v1', runnerRoutes(ctx, options.runnerSecret))
+  // Standard Webhooks signatures instead of a bearer key, likewise.
+  if (options.webhooks) app.route('/v1', webhookRoutes(ctx, options.webhooks))
   app.use('/v1/*', async (c, next) => {
     c.set('tenant', await authenticate(c.req.header('authorization')))
     await next()

@@ -53,6 +53,8 @@ export interface Deps {
     follow: Partial<FollowOptions>
     /** Enables the signed runner callback route. */
     runnerSecret?: string
+    /** Enables `POST /v1/webhooks/:name`. */
+    webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -126,6 +128,7 @@ export async function createDeps(
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
+      ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
     notices,

@@ -40,6 +40,11 @@ const ROUTES: [method: string, path: string, text: string][] = [
   ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',
+    '/v1/webhooks/{name}',
+    'A Standard Webhooks delivery starts an automation run (once per webhook-id)',
+  ],
+  [
+    'POST',
     '/v1/exec',
     'Exec mode: session config + prompt → bare ThreadEvent NDJSON to thread.completed',
   ],

@@ -53,6 +53,18 @@ export function steeringPaths(): Json {
       '{session_id, thread_id, status, forked_from}',
       { type: 'object' },
     ),
+    '/v1/webhooks/{name}': {
+      post: {
+        summary: 'A Standard Webhooks delivery starts an automation run (signature, no bearer key)',
+        security: [],
+        parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: '{session_id, duplicate, turn}' },
+          '401': { description: 'bad, missing or stale signature' },
+          '404': { description: 'no such webhook' },
+        },
+      },
+    },
     '/v1/runner/callback': {
       post: {
         summary: "The sandbox runner's signed exit notice (HMAC, no bearer key)",

@@ -75,6 +75,14 @@ export interface SessionApi {
     request: PlanApprovalRequest,
     options?: TurnOptions,
   ): Promise<TurnResponse>
+  /**
+   * An automation run (a verified webhook delivery): a session with a caller-derived id and its
+   * first turn, exactly once per id.
+   */
+  trigger(
+    tenant: string,
+    request: { sessionId: string; config: SessionConfigInput; input: string },
+  ): Promise<{ session_id: string; duplicate: boolean; turn: TurnResponse }>
   /** A new session seeded with this one's summarized history; the source is untouched. */
   fork(
     tenant: string,

@@ -6,7 +6,7 @@ import type { SessionStartSource } from '../contract/hook-config.ts'
 import type { SessionConfig, SessionConfigInput } from '../contract/session-config.ts'
 import { SessionConfigSchema } from '../contract/session-config.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
-import { TurnlineError } from '../errors.ts'
+import { isTurnlineError, TurnlineError } from '../errors.ts'
 import type { SessionLocator } from '../store/session-locator.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import { assertHooksAllowed } from './hooks/http-hook.ts'
@@ -44,12 +44,18 @@ export async function startSession(
   locator: SessionLocator,
   tenant: string,
   config: SessionConfig,
-  seed: { history?: HistoryMessage[]; source: SessionStartSource; placement?: SandboxPlacement },
+  seed: {
+    history?: HistoryMessage[]
+    source: SessionStartSource
+    placement?: SandboxPlacement
+    /** A caller-chosen id (idempotent starts): creating it twice is a conflict. */
+    sessionId?: string
+  },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
   assertHooksAllowed(deps.tools, config.hooks)
   const now = deps.clock.now()
-  const sessionId = newSessionId(now, deps.ids.token())
+  const sessionId = seed.sessionId ?? newSessionId(now, deps.ids.token())
   const ref = { tenant, workspace: config.workspace, sessionId }
   const state: EngineState = {
     engine_version: ENGINE_STATE_VERSION,
@@ -71,7 +77,12 @@ export async function startSession(
         }
       : {}),
   }
-  await locator.register(ref, new Date(now).toISOString())
+  try {
+    await locator.register(ref, new Date(now).toISOString())
+  } catch (error) {
+    // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
+    if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
+  }
   await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,

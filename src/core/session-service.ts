@@ -17,6 +17,7 @@ import { isTurnlineError, TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { triggerAutomation } from './automation-trigger.ts'
 import { compactSession } from './manual-compaction.ts'
 import { recordPermissionDecision } from './permission-decision.ts'
 import { approvePlan } from './plan-approval-step.ts'
@@ -103,6 +104,13 @@ export class SessionService implements SessionApi {
 
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
+  }
+
+  async trigger(
+    tenant: string,
+    request: { sessionId: string; config: SessionConfigInput; input: string },
+  ) {
+    return triggerAutomation(this.deps, this.locator, tenant, request)
   }
 
   async approvePlan(

@@ -236,6 +236,11 @@ export class FakeSessionApi implements SessionApi {
     }
   }
 
+  async trigger(): Promise<{ session_id: string; duplicate: boolean; turn: TurnResponse }> {
+    this.take('trigger')
+    throw new TurnlineError('internal', 'automation runs are not part of the fake')
+  }
+
   async approvePlan(tenant: string, sessionId: string): Promise<TurnResponse> {
     this.take('approvePlan')
     this.find(tenant, sessionId)

@@ -1,0 +1,92 @@
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../../functions/app.ts'
+import { WebhookConfigSchema } from '../../src/contract/webhook-config.ts'
+import { startEngine } from '../support/engine-harness.ts'
+import { type RunningServer, serveApp } from '../support/http-server.ts'
+
+/** Standard Webhooks deliveries start exactly one automation run each. */
+const RAW_SECRET = Buffer.from('automation-secret-0123456789')
+const SECRET = `whsec_${RAW_SECRET.toString('base64')}`
+let engine: Awaited<ReturnType<typeof startEngine>>
+let server: RunningServer
+
+beforeAll(async () => {
+  engine = await startEngine()
+  const app = createApp({
+    api: engine.service,
+    // keys are configured: the webhook route must not need one
+    auth: { keys: [{ key: 'api-key-0123456789abcdef', tenant: 'acme' }] },
+    webhooks: {
+      triage: WebhookConfigSchema.parse({
+        secret: SECRET,
+        tenant: 'acme',
+        session: { instructions: 'Triage incoming issues.' },
+        prompt: 'New issue event: {{body}}',
+      }),
+    },
+    log: () => {},
+  })
+  server = await serveApp(app)
+})
+afterAll(async () => {
+  await server?.close()
+  await engine?.close()
+})
+
+function deliver(body: string, id: string, options: { timestamp?: number; secret?: Buffer } = {}) {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000))
+  const signature = createHmac('sha256', options.secret ?? RAW_SECRET)
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64')
+  return fetch(`${server.url}/v1/webhooks/triage`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${signature}`,
+    },
+    body,
+  })
+}
+
+describe('POST /v1/webhooks/:name', () => {
+  it('runs one automation turn per delivery, and answers a redelivery from the first run', async () => {
+    engine.mock.reset()
+    engine.mock.enqueue({ text: 'Labelled as bug.' })
+    const body = JSON.stringify({ action: 'opened', title: 'Crash on save' })
+    const first = await deliver(body, 'msg_1')
+    expect(first.status).toBe(200)
+    const run = (await first.json()) as {
+      session_id: string
+      duplicate: boolean
+      turn: { status: string }
+    }
+    expect(run).toMatchObject({ duplicate: false, turn: { status: 'completed' } })
+    const sent = engine.mock.requests[0]?.body.messages as { role: string; content: string }[]
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user'])
+    expect(sent[1]?.content).toBe(`New issue event: ${body}`)
+
+    const again = await deliver(body, 'msg_1')
+    const rerun = (await again.json()) as typeof run
+    expect(rerun).toEqual({ ...run, duplicate: true })
+    expect(engine.mock.requests).toHaveLength(1)
+    const view = await engine.service.getSession('acme', run.session_id)
+    expect(view.turn_count).toBe(1)
+  })
+
+  it('refuses bad signatures, stale timestamps and unknown hooks', async () => {
+    expect(
+      (await deliver('{}', 'msg_2', { secret: Buffer.from('wrong-secret-0123456789') })).status,
+    ).toBe(401)
+    expect(
+      (await deliver('{}', 'msg_3', { timestamp: Math.floor(Date.now() / 1000) - 3600 })).status,
+    ).toBe(401)
+    const unsigned = await fetch(`${server.url}/v1/webhooks/triage`, { method: 'POST', body: '{}' })
+    expect(unsigned.status).toBe(401)
+    const unknown = await fetch(`${server.url}/v1/webhooks/nope`, { method: 'POST', body: '{}' })
+    expect(unknown.status).toBe(404)
+    expect(engine.mock.requests.length).toBeLessThanOrEqual(1)
+  })
+})
