@@ -1,0 +1,47 @@
+import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
+import type { ObjectStore } from '../../ports/object-store.ts'
+import type { SessionKeys } from '../../store/session-ref.ts'
+import { OpenResponsesBridge } from './bridge.ts'
+import { openResponsesStream } from './sse.ts'
+
+export interface OpenResponsesViewOptions {
+  /** Default `resp_<thread id>`, so a rebuilt view keeps its id. */
+  responseId?: string
+  model?: string
+  now?: () => number
+}
+
+/** Key of a session's Open Responses view: `<session root>derived/open-responses.jsonl`. */
+export function openResponsesViewKey(keys: SessionKeys): string {
+  return `${keys.root}derived/open-responses.jsonl`
+}
+
+/** The Open Responses view of a whole thread: every bridged event SSE-framed, then `[DONE]`. */
+export function openResponsesViewText(
+  events: readonly ParsedThreadEvent[],
+  options: OpenResponsesViewOptions = {},
+): string {
+  const threadId = events.find((event) => event.type === 'thread.started')?.thread_id
+  const bridge = new OpenResponsesBridge({
+    responseId: options.responseId ?? `resp_${threadId ?? 'thread'}`,
+    model: options.model ?? '',
+    now: options.now,
+  })
+  return openResponsesStream(events.flatMap((event) => bridge.push(event)))
+}
+
+/**
+ * Writes (replaces) the derived Open Responses view of a session. It is rebuilt from the
+ * thread's events, so a plain PUT is enough: call it after `thread.completed` is committed.
+ */
+export async function writeOpenResponsesView(
+  store: ObjectStore,
+  keys: SessionKeys,
+  events: readonly ParsedThreadEvent[],
+  options: OpenResponsesViewOptions = {},
+): Promise<{ key: string; bytes: number }> {
+  const key = openResponsesViewKey(keys)
+  const body = new TextEncoder().encode(openResponsesViewText(events, options))
+  await store.put(key, body, { contentType: 'text/event-stream; charset=utf-8' })
+  return { key, bytes: body.length }
+}

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest'
+import type { ParsedThreadEvent, ThreadEvent } from '../../src/contract/thread-event.ts'
+import { OpenResponsesBridge, toOpenUsage } from '../../src/core/open-responses/bridge.ts'
+import { openResponsesViewText } from '../../src/core/open-responses/derived-view.ts'
+import type { StreamEvent } from '../../src/core/open-responses/types.ts'
+
+const NOW = () => 1_787_000_000_000
+const golden = (name: string) => `../fixtures/open-responses/${name}`
+
+const usage = {
+  input_tokens: 120,
+  cached_input_tokens: 64,
+  cache_creation_tokens: 0,
+  output_tokens: 30,
+}
+
+/** One tool call and a streamed answer, as the engine records them. */
+const THREAD: ThreadEvent[] = [
+  { type: 'thread.started', thread_id: 'session-1' },
+  { type: 'turn.started' },
+  { type: 'item.started', item: { id: 'item_0', type: 'reasoning', text: 'Look' } },
+  { type: 'item.updated', item: { id: 'item_0', type: 'reasoning', text: 'Look it up.' } },
+  { type: 'item.completed', item: { id: 'item_0', type: 'reasoning', text: 'Look it up.' } },
+  {
+    type: 'item.started',
+    item: {
+      id: 'item_1',
+      type: 'tool_invocation',
+      tool_name: 'lookup',
+      tool_call_id: 'call_a',
+      status: 'in_progress',
+    },
+  },
+  {
+    type: 'item.completed',
+    item: {
+      id: 'item_1',
+      type: 'tool_invocation',
+      tool_name: 'lookup',
+      arguments: { q: 'x' },
+      tool_call_id: 'call_a',
+      status: 'completed',
+      outcome: 'success',
+    },
+  },
+  {
+    type: 'item.started',
+    item: {
+      id: 'item_1:output',
+      type: 'tool_output',
+      call_id: 'item_1',
+      tool_call_id: 'call_a',
+      output: '',
+      status: 'in_progress',
+    },
+  },
+  {
+    type: 'item.completed',
+    item: {
+      id: 'item_1:output',
+      type: 'tool_output',
+      call_id: 'item_1',
+      tool_call_id: 'call_a',
+      output: 'found',
+      exit_code: 0,
+      status: 'completed',
+    },
+  },
+  { type: 'item.started', item: { id: 'item_2', type: 'agent_message', text: 'It i' } },
+  { type: 'item.updated', item: { id: 'item_2', type: 'agent_message', text: 'It is x.' } },
+  { type: 'item.completed', item: { id: 'item_2', type: 'agent_message', text: 'It is x.' } },
+  { type: 'turn.completed', usage },
+  {
+    type: 'thread.completed',
+    thread_id: 'session-1',
+    session_id: 'session-1',
+    subtype: 'success',
+    outcome_code: 'success',
+    result: 'It is x.',
+    usage,
+    num_turns: 2,
+  },
+]
+
+function bridged(events: readonly ParsedThreadEvent[]): StreamEvent[] {
+  const bridge = new OpenResponsesBridge({ responseId: 'resp_1', model: 'gpt-test', now: NOW })
+  return events.flatMap((event) => bridge.push(event))
+}
+
+describe('OpenResponsesBridge', () => {
+  it('bridges a realistic thread exactly as the golden view', async () => {
+    const text = openResponsesViewText(THREAD, { model: 'gpt-test', now: NOW })
+    await expect(text).toMatchFileSnapshot(golden('tool-and-answer.sse'))
+  })
+
+  it('numbers every event densely from 0 and sends only new suffixes', () => {
+    const events = bridged(THREAD)
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+    const deltas = events.flatMap((e) => ('delta' in e ? [e.delta] : []))
+    expect(deltas).toEqual(['Look', ' it up.', 'found', 'It i', 's x.'])
+  })
+
+  it('maps usage, with cached details only when something was cached', () => {
+    expect(toOpenUsage(usage)).toEqual({
+      input_tokens: 120,
+      output_tokens: 30,
+      total_tokens: 150,
+      input_tokens_details: { cached_tokens: 64 },
+    })
+    expect(toOpenUsage({ ...usage, cached_input_tokens: 0 })).toEqual({
+      input_tokens: 120,
+      output_tokens: 30,
+      total_tokens: 150,
+    })
+  })
+
+  it('adds an item implicitly on an update it has not seen, and an atomic message whole', () => {
+    const types = bridged([
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'item.updated', item: { id: 'm', type: 'agent_message', text: 'hi' } },
+      { type: 'item.completed', item: { id: 'n', type: 'agent_message', text: 'yo' } },
+    ]).map((e) => e.type)
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+    ])
+  })
+
+  it('ignores plan deltas, permissions, interjections and unknown events', () => {
+    expect(
+      bridged([
+        { type: 'plan.delta', thread_id: 't', turn_id: 'u', item_id: 'p', delta: 'x' },
+        { type: 'permission.requested', tool_name: 'x' },
+        { type: 'permission.resolved', tool_name: 'x', decision: 'allow', wait_ms: 3 },
+        { type: 'interjected', source: 'queue', image_count: 0, redirect_kind: 'interjection' },
+        { type: 'turn.started' },
+        { type: 'unknown', original_type: 'future.event', source: '{"type":"future.event"}' },
+      ]),
+    ).toEqual([])
+  })
+
+  it('fails the response on turn.failed (model_error) or error (server_error), once', () => {
+    const failed = bridged([
+      { type: 'thread.started', thread_id: 't' },
+      { type: 'turn.failed', message: 'boom' },
+      { type: 'turn.completed', usage },
+      { type: 'error', message: 'late' },
+    ])
+    expect(failed.map((e) => e.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.failed',
+    ])
+    const last = failed[2]
+    expect(last?.type === 'response.failed' && last.response.error).toEqual({
+      code: 'model_error',
+      message: 'boom',
+    })
+    const server = bridged([{ type: 'error', message: 'store down' }]).at(-1)
+    expect(server?.type === 'response.failed' && server.response.error).toEqual({
+      code: 'server_error',
+      message: 'store down',
+    })
+  })
+})
