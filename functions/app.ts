@@ -11,6 +11,7 @@ import { approvalRoutes } from './routes/approval-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
+import { responsesRoute } from './routes/responses-route.ts'
 import { runnerRoutes } from './routes/runner-routes.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
@@ -82,5 +83,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', approvalRoutes(ctx))
   app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
+  app.route('/v1', responsesRoute(ctx))
   return app
 }

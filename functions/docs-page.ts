@@ -48,6 +48,11 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/exec',
     'Exec mode: session config + prompt → bare ThreadEvent NDJSON to thread.completed',
   ],
+  [
+    'POST',
+    '/v1/responses',
+    'Open Responses: {model?, input, instructions?, stream?} → response object or SSE to [DONE]',
+  ],
   ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
   ['GET', '/docs', 'This page'],
   ['GET', '/healthz', 'Liveness'],

@@ -3,6 +3,7 @@ import { TurnRequestSchema } from '../src/contract/api.ts'
 import { SessionConfigSchema } from '../src/contract/session-config.ts'
 import { ThreadEventSchema } from '../src/contract/thread-event.ts'
 import { UsageSchema } from '../src/contract/usage.ts'
+import { ResponsesRequestSchema } from '../src/core/open-responses/request.ts'
 import { ExecRequestSchema } from './routes/exec-route.ts'
 
 /** Component schemas of the OpenAPI document: generated from zod where a schema exists. */
@@ -62,6 +63,7 @@ export function components(): Json {
       },
       SessionConfig: schemaOf(SessionConfigSchema),
       ExecRequest: schemaOf(ExecRequestSchema),
+      ResponsesRequest: schemaOf(ResponsesRequestSchema),
       TurnRequest: schemaOf(TurnRequestSchema),
       ThreadEvent: schemaOf(ThreadEventSchema, 'output'),
       Usage: schemaOf(UsageSchema, 'output'),

@@ -215,6 +215,28 @@ function paths(): Json {
         },
       },
     },
+    '/v1/responses': {
+      post: {
+        summary: 'Open Responses-compatible: one exec session bridged to Open Responses events',
+        requestBody: { required: true, content: jsonContent(ref('ResponsesRequest')) },
+        responses: {
+          '200': {
+            description: 'the response object, or with stream: true the bridged event stream',
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['id', 'object', 'status', 'output'] },
+              },
+              'text/event-stream': {
+                schema: { type: 'string' },
+                description:
+                  'With stream: true or Accept: text/event-stream. `event: <type>`, `data: <event JSON with sequence_number>` per Open Responses event (VT Code-only events as response.custom_event with vtcode.* event types), then `data: [DONE]`.',
+              },
+            },
+          },
+          ...errorResponses(400, 401, 413, 422, 500, 502, 503),
+        },
+      },
+    },
     '/v1/openapi.json': {
       get: {
         summary: 'This document',

@@ -1,0 +1,70 @@
+import { Hono } from 'hono'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
+import { ResponsesRequestSchema, toExecBody } from '../../src/core/open-responses/request.ts'
+import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
+import { TurnlineError } from '../../src/errors.ts'
+import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
+import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../event-framing.ts'
+import { errorResponse, mapError } from '../http-errors.ts'
+import { liveResponse } from '../live-stream.ts'
+import { rejectQuery, wantsEventStream } from '../request-input.ts'
+
+/** Reported as the response's model when the request names none (the deployment's default). */
+const DEFAULT_MODEL_LABEL = 'default'
+
+/**
+ * `POST /v1/responses`, Open Responses-compatible: one exec session (create, one turn,
+ * complete) whose ThreadEvents go through the Open Responses bridge. With `stream: true` or
+ * `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`;
+ * otherwise the answer is the response object. The response id is `resp_<thread id>`, the same
+ * id the session's derived Open Responses view uses.
+ */
+export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.post('/responses', async (c) => {
+    rejectQuery(c.req.url)
+    const request = await validBody(c, ctx, ResponsesRequestSchema)
+    const body = toExecBody(request)
+    const tenant = c.get('tenant')
+    const model = request.model ?? DEFAULT_MODEL_LABEL
+    let bridge: OpenResponsesBridge | undefined
+    const bridged = (event: ThreadEvent) => {
+      bridge ??= new OpenResponsesBridge({
+        responseId: `resp_${event.type === 'thread.started' ? event.thread_id : crypto.randomUUID()}`,
+        model,
+      })
+      return bridge.push(event)
+    }
+
+    if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
+      const result = await ctx.api.exec(tenant, body)
+      for (const event of result.events) bridged(event)
+      if (!bridge) throw new TurnlineError('internal', 'exec returned no events')
+      return new Response(JSON.stringify(bridge.response), {
+        status: 200,
+        headers: { 'content-type': JSON_TYPE },
+      })
+    }
+
+    let streamed = 0
+    const frames = (event: ThreadEvent) => bridged(event).map(openResponsesFrame).join('')
+    return liveResponse({
+      run: (push) =>
+        ctx.api.exec(tenant, body, {
+          onEvent: (event) => {
+            streamed += 1
+            push(frames(event))
+          },
+        }),
+      tail: (result) => result.events.slice(streamed).map(frames).join('') + OPEN_RESPONSES_DONE,
+      failure: (error) => {
+        const { message } = mapError(error, ctx.log).body.error
+        return frames({ type: 'error', message }) + OPEN_RESPONSES_DONE
+      },
+      errorResponse: (error) => errorResponse(error, ctx.log),
+      headers: streamHeaders(SSE_TYPE),
+    })
+  })
+  return routes
+}
