@@ -175,5 +175,13 @@ describe('turn engine', () => {
       outcome_code: 'cancelled',
     })
     expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(2)
+    // the finished thread's Open Responses view is derived next to it
+    const view = new TextDecoder().decode(
+      (await store.get(`t1/default/.vtcode/sessions/${session_id}/derived/open-responses.jsonl`))
+        ?.body,
+    )
+    expect(view).toMatch(/^event: response\.created\n/)
+    expect(view).toContain('vtcode.thread_completed')
+    expect(view.trimEnd().endsWith('data: [DONE]')).toBe(true)
   })
 })
