@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type * as z from 'zod'
+import * as z from 'zod'
 import { createApp } from '../../functions/app.ts'
 import { ExecRequestSchema } from '../../functions/routes/exec-route.ts'
 import {
   EventsQuerySchema,
+  IntentRequestSchema,
   ListSessionsQuerySchema,
   TurnRequestSchema,
 } from '../../src/contract/api.ts'
+import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
+import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
+import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import { ResponsesRequestSchema } from '../../src/core/open-responses/request.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import {
   BAD_ACCEPTS,
@@ -135,6 +140,26 @@ const generators: Record<string, (r: Rng) => Case> = {
       headers,
     }
   },
+  'POST /v1/sessions/:id/intents': (r) => bodyCase(r, 'intents', IntentRequestSchema),
+  'POST /v1/sessions/:id/permissions': (r) =>
+    bodyCase(r, 'permissions', PermissionResolutionRequestSchema),
+  'POST /v1/sessions/:id/plan-approval': (r) =>
+    bodyCase(r, 'plan-approval', PlanApprovalRequestSchema),
+  'POST /v1/sessions/:id/fork': (r) =>
+    bodyCase(r, 'fork', z.strictObject({ isolation: z.enum(['none', 'worktree']).optional() })),
+  'POST /v1/sessions/:id/compact': (r) => bodyCase(r, 'compact', CompactRequestSchema),
+  'POST /v1/responses': (r) => ({
+    method: 'POST',
+    path: '/v1/responses',
+    headers: noise(r, jsonHeaders(r)),
+    body: badBody(r, ResponsesRequestSchema),
+  }),
+  'POST /v1/runner/callback and /v1/webhooks/:name (not configured)': (r) => ({
+    method: 'POST',
+    path: pick(r, ['/v1/runner/callback', '/v1/webhooks/x', `/v1/webhooks/${randomBadId(r)}`]),
+    headers: noise(r, r() < 0.5 ? jsonHeaders(r) : { 'content-type': 'application/json' }),
+    body: randomBrokenBody(r),
+  }),
   'POST /v1/sessions/:id/complete': (r) => endCase(r, 'complete'),
   'POST /v1/sessions/:id/cancel': (r) => endCase(r, 'cancel'),
   'POST /v1/exec': (r) => ({
@@ -165,6 +190,17 @@ const generators: Record<string, (r: Rng) => Case> = {
     },
     body: '{}',
   }),
+}
+
+/** A session route with a body the schema rejects (or a bad id). */
+function bodyCase(r: Rng, action: string, schema: z.ZodType): Case {
+  const badId = r() < 0.3
+  return {
+    method: 'POST',
+    path: `/v1/sessions/${badId ? randomBadId(r) : sessionId}/${action}`,
+    headers: noise(r, jsonHeaders(r)),
+    body: badBody(r, schema),
+  }
 }
 
 function endCase(r: Rng, action: string): Case {
