@@ -2,10 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
 import { startEngine } from '../support/engine-harness.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import type { RunnerProcess } from '../support/runner-process.ts'
+import { attachRunner } from '../support/sandbox-engine.ts'
 
 /** Command hooks run through the reference runner: payload on stdin, VT_* variables set. */
 const SECRET = 'runner-secret-hooks-0123'
@@ -16,8 +15,7 @@ let root: string
 beforeAll(async () => {
   engine = await startEngine()
   root = await mkdtemp(join(tmpdir(), 'turnline-hooks-'))
-  runner = await startRunnerProcess({ root, secret: SECRET })
-  engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
+  runner = await attachRunner(engine, { root, secret: SECRET })
 })
 afterAll(async () => {
   await runner?.stop()

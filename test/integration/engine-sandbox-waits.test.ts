@@ -2,14 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import { createApp } from '../../functions/app.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import type { RunnerProcess } from '../support/runner-process.ts'
+import { attachRunner } from '../support/sandbox-engine.ts'
 
 /**
  * A command that outlives one invocation: the turn commits and answers `waiting`; the runner's
@@ -27,12 +26,11 @@ beforeAll(async () => {
     createApp({ api: engine.service, auth: { keys: [] }, runnerSecret: SECRET, log: () => {} }),
   )
   root = await mkdtemp(join(tmpdir(), 'turnline-sandbox-'))
-  runner = await startRunnerProcess({
+  runner = await attachRunner(engine, {
     root,
     secret: SECRET,
     callbackUrl: `${server.url}/v1/runner/callback`,
   })
-  engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
 })
 afterAll(async () => {
   await runner?.stop()
@@ -142,12 +140,11 @@ describe('waits across invocations', () => {
     expect(
       engine.mock.requests.filter((r) => JSON.stringify(r.body).includes('exec_command')).length,
     ).toBeGreaterThan(0)
-    runner = await startRunnerProcess({
+    runner = await attachRunner(engine, {
       root,
       secret: SECRET,
       callbackUrl: `${server.url}/v1/runner/callback`,
     })
-    engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
   })
 
   it('refuses unsigned and replayed callbacks', async () => {

@@ -3,10 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
 import { startEngine } from '../support/engine-harness.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import type { RunnerProcess } from '../support/runner-process.ts'
+import { attachRunner } from '../support/sandbox-engine.ts'
 
 /** A sub-agent (a fork with isolation "worktree") works in a git worktree of the source. */
 const SECRET = 'runner-secret-worktree-01'
@@ -17,8 +16,7 @@ let root: string
 beforeAll(async () => {
   engine = await startEngine()
   root = await mkdtemp(join(tmpdir(), 'turnline-worktree-'))
-  runner = await startRunnerProcess({ root, secret: SECRET })
-  engine.deps.sandbox = sandboxDeps(new HttpSandboxRunner({ url: runner.url, secret: SECRET }))
+  runner = await attachRunner(engine, { root, secret: SECRET })
 })
 afterAll(async () => {
   await runner?.stop()

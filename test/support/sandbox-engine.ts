@@ -1,0 +1,16 @@
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
+import type { startEngine } from './engine-harness.ts'
+import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
+
+/** Starts the reference runner as a real process and gives the engine its sandbox. */
+export async function attachRunner(
+  engine: Awaited<ReturnType<typeof startEngine>>,
+  options: { root: string; secret: string; callbackUrl?: string },
+): Promise<RunnerProcess> {
+  const runner = await startRunnerProcess(options)
+  engine.deps.sandbox = sandboxDeps(
+    new HttpSandboxRunner({ url: runner.url, secret: options.secret }),
+  )
+  return runner
+}
