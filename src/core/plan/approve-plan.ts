@@ -4,6 +4,7 @@ import { parseEngineState } from '../../contract/engine-state.ts'
 import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
@@ -66,16 +67,7 @@ export async function approvePlan(
       writer.history.push(outcome.message)
     } else {
       writer.dispatcher.emit({ type: 'turn.completed', usage: open.usage })
-      await writer.commit(turnId, true)
-      return {
-        response: {
-          turn_id: turnId,
-          status: 'completed',
-          events: writer.dispatcher.all(),
-          next_seq: writer.snapshot.nextSeq,
-        },
-        tip: writer.snapshot.lastBatch,
-      }
+      return respond(deps, ref, writer, { turnId, status: 'completed', remember: false })
     }
     return driveTurn({
       deps,
