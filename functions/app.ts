@@ -1,7 +1,9 @@
 import { Hono } from 'hono'
 import { TurnlineError } from '../src/contract/errors.ts'
+import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
+import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator } from './http/auth.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
@@ -29,11 +31,23 @@ export interface AppOptions {
   version?: string
   /** The sandbox runner's signing secret(s): enables `POST /v1/runner/callback`. */
   runnerSecret?: string | readonly string[]
+  /**
+   * Remembers accepted runner callbacks by message id. Give the coordinator's
+   * (`coordinatorReplayGuard`) whenever more than one instance serves or the process restarts;
+   * the default remembers them in this process only.
+   */
+  replayGuard?: ReplayGuard
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
 }
 
 export const API_VERSION = '0.1.0'
+
+/** A replay guard for one process (tests, the embedded single-process server). */
+function inProcess(): ReplayGuard {
+  const seen = new MemoryReplayGuard()
+  return { claim: async (id, expiresAtMs) => seen.claim(id, expiresAtMs) }
+}
 
 const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
 
@@ -70,7 +84,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/', metaRoutes(options.version ?? API_VERSION))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
-  if (options.runnerSecret) app.route('/v1', runnerRoutes(ctx, options.runnerSecret))
+  if (options.runnerSecret) {
+    app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))
+  }
   // Standard Webhooks signatures instead of a bearer key, likewise.
   if (options.webhooks) app.route('/v1', webhookRoutes(ctx, options.webhooks))
   app.use('/v1/*', async (c, next) => {

@@ -12,6 +12,7 @@ import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
+import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
 import { type AuthConfig, tenantsOf } from './http/auth.ts'
@@ -52,6 +53,8 @@ export interface Deps {
     follow: Partial<FollowOptions>
     /** Enables the signed runner callback route. */
     runnerSecret?: string
+    /** Accepted runner callbacks, by message id, in the coordinator (all instances). */
+    replayGuard: ReplayGuard
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
   }
@@ -127,6 +130,7 @@ export async function createDeps(
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
+      replayGuard: coordinatorReplayGuard(coordinator, 'runner-callback'),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
     },
     server: { port: config.PORT, host: config.HOST },

@@ -14,6 +14,7 @@ import {
 import {
   checkBatch,
   checkBeginTurn,
+  checkClaimKey,
   checkEndTurn,
   checkIntent,
   checkPositiveInteger,
@@ -48,6 +49,8 @@ export class MemoryCoordinator implements Coordinator {
   readonly #cancels = new Map<string, Expiring<boolean>>()
   readonly #idempotency = new Map<string, Expiring<IdempotencyRecord>>()
   readonly #intents = new Map<string, QueuedIntent[]>()
+  readonly #claims = new Map<string, Expiring<true>>()
+  #claimSweepAt = 0
 
   constructor(options: MemoryCoordinatorOptions = {}) {
     this.#clock = options.clock ?? systemClock
@@ -148,6 +151,25 @@ export class MemoryCoordinator implements Coordinator {
     if (kept.length === 0) this.#intents.delete(sessionId)
     else this.#intents.set(sessionId, kept)
     return queue.length - kept.length
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    checkClaimKey(key)
+    checkPositiveInteger('ttlMs', ttlMs)
+    if (this.#live(this.#claims, key) !== undefined) return false
+    this.#claims.set(key, { value: true, expiresAt: this.#now() + ttlMs })
+    this.#sweepClaims()
+    return true
+  }
+
+  /** Drops expired claims now and then, so a long-lived process does not keep them all. */
+  #sweepClaims(): void {
+    const now = this.#now()
+    if (now < this.#claimSweepAt) return
+    this.#claimSweepAt = now + 10_000
+    for (const [key, entry] of this.#claims) {
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.#claims.delete(key)
+    }
   }
 
   #raiseTip(sessionId: string, batch: number): void {

@@ -114,6 +114,16 @@ end
 return removed
 `
 
+/**
+ * KEYS: claim. ARGV: token, ttlMs. → 1 first claim (or a resend of it) | 0 already claimed.
+ * The random token tells a resend of the winning call (its reply was lost) from a replay.
+ */
+export const CLAIM_ONCE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+return 0
+`
+
 export const INTENT_ENTRY_VERSION = '1'
 
 export function encodeIntentEntry(id: string, text: string): string {

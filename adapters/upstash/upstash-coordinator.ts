@@ -14,6 +14,7 @@ import {
 import {
   checkBatch,
   checkBeginTurn,
+  checkClaimKey,
   checkEndTurn,
   checkIntent,
   checkPositiveInteger,
@@ -238,7 +239,19 @@ export class UpstashCoordinator implements Coordinator {
     return asInteger(reply, 'ackIntents')
   }
 
-  #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel', id: string): string {
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    checkClaimKey(key)
+    checkPositiveInteger('ttlMs', ttlMs)
+    const reply = await this.#eval(
+      'claimOnce',
+      scripts.CLAIM_ONCE,
+      [this.#key('once', key)],
+      [this.#ids.token(), String(ttlMs)],
+    )
+    return asInteger(reply, 'claimOnce') === 1
+  }
+
+  #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel' | 'once', id: string): string {
     return `${this.#ns}${kind}:${id}`
   }
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { readExitCallback } from '../../src/contract/runner-callback.ts'
-import { MemoryReplayGuard } from '../../src/contract/runner-signature.ts'
+import type { ReplayGuard } from '../../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { readBodyText } from '../http/read-body.ts'
 
@@ -8,11 +8,15 @@ import { readBodyText } from '../http/read-body.ts'
  * `POST /v1/runner/callback`: the sandbox runner's signed notice that a command exited (no
  * bearer key: the HMAC signature with the runner secret is the authentication). Unsigned,
  * expired or replayed → 401; malformed → 400; otherwise 202 `{resumed}` once the waiting turn
- * (if any) has been continued.
+ * (if any) has been continued. `replay` remembers accepted message ids: in the coordinator, so
+ * a captured callback is refused on every instance and after a restart.
  */
-export function runnerRoutes(ctx: RouteContext, secret: string | readonly string[]): Hono<AppEnv> {
+export function runnerRoutes(
+  ctx: RouteContext,
+  secret: string | readonly string[],
+  replay: ReplayGuard,
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  const replay = new MemoryReplayGuard()
   routes.post('/runner/callback', async (c) => {
     const body = await readBodyText(c.req.raw, ctx.limits)
     const check = await readExitCallback({
@@ -28,6 +32,7 @@ export function runnerRoutes(ctx: RouteContext, secret: string | readonly string
           error: {
             code: check.status === 401 ? 'unauthorized' : 'invalid_input',
             message: check.message,
+            ...(check.reason ? { details: { reason: check.reason } } : {}),
           },
         },
         check.status,

@@ -38,6 +38,14 @@ export function checkIntent(intent: QueuedIntent): void {
   }
 }
 
+export function checkClaimKey(key: string): void {
+  if (typeof key !== 'string' || key.length < 1 || key.length > 512) {
+    throw new TurnlineError('invalid_input', 'a claim key must be 1-512 characters', {
+      details: { length: typeof key === 'string' ? key.length : null },
+    })
+  }
+}
+
 export function checkBeginTurn(request: BeginTurnRequest): void {
   checkPositiveInteger('leaseMs', request.leaseMs)
 }

@@ -92,4 +92,11 @@ export interface Coordinator {
    * are ignored. Returns how many were removed.
    */
   ackIntents(sessionId: string, ids: readonly string[]): Promise<number>
+
+  /**
+   * Records `key` for `ttlMs` unless it is already recorded: true the first time, false while
+   * the record lives (a replay). A resent call that already won still answers true. Keys are
+   * 1–512 characters; the caller namespaces them (e.g. `runner-callback:<message id>`).
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>
 }

@@ -158,6 +158,18 @@ describe('UpstashCoordinator specifics', () => {
     )
   })
 
+  it('a resent claim whose first attempt won is still won; a replay is not', async () => {
+    const ns = freshNamespace()
+    const ids = { uuid: () => crypto.randomUUID(), token: () => 'same-token-for-a-resend' }
+    const c = coordinator({ namespace: ns, ids })
+    expect(await c.claimOnce('runner-callback:n1', 5_000)).toBe(true)
+    expect(await c.claimOnce('runner-callback:n1', 5_000)).toBe(true)
+    expect(await coordinator({ namespace: ns }).claimOnce('runner-callback:n1', 5_000)).toBe(false)
+    const pttl = await admin.pttl(`${ns}once:runner-callback:n1`)
+    expect(pttl).toBeGreaterThan(0)
+    expect(pttl).toBeLessThanOrEqual(5_000)
+  })
+
   it('a wrong token is a clear, non-retryable coordinator_unavailable', async () => {
     const c = new UpstashCoordinator({
       url: proxy.url,

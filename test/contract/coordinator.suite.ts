@@ -11,6 +11,7 @@ import type {
   IdempotencyRecord,
   Lease,
 } from '../../src/ports/coordinator.ts'
+import { describeCoordinatorClaims } from './coordinator-claims.suite.ts'
 import { describeCoordinatorIntents } from './coordinator-intents.suite.ts'
 
 export interface CoordinatorFixture {
@@ -286,5 +287,6 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
     })
 
     describeCoordinatorIntents(c)
+    describeCoordinatorClaims(c, (ms) => f().advance(ms))
   })
 }

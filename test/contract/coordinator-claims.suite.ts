@@ -1,0 +1,63 @@
+/**
+ * The one-time claims of the Coordinator contract (`claimOnce`, the store behind the replay
+ * guard of signed messages): the first claim of a key wins, every later one loses until the
+ * record expires, whatever the concurrency. Registered inside `describeCoordinator`, with that
+ * suite's fresh coordinator per test.
+ */
+import { describe, expect, it } from 'vitest'
+import { isTurnlineError } from '../../src/contract/errors.ts'
+import type { Coordinator } from '../../src/ports/coordinator.ts'
+import { coordinatorReplayGuard } from '../../src/ports/replay-guard.ts'
+
+async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+    return 'ok'
+  } catch (error) {
+    if (isTurnlineError(error)) return error.code
+    throw error
+  }
+}
+
+export function describeCoordinatorClaims(
+  c: () => Coordinator,
+  advance: (ms: number) => Promise<void>,
+): void {
+  describe('one-time claims', () => {
+    it('the first claim of a key wins, a replay loses, other keys are independent', async () => {
+      expect(await c().claimOnce('runner-callback:nonce-1', 30_000)).toBe(true)
+      expect(await c().claimOnce('runner-callback:nonce-1', 30_000)).toBe(false)
+      expect(await c().claimOnce('runner-callback:nonce-2', 30_000)).toBe(true)
+      expect(await c().claimOnce('other-scope:nonce-1', 30_000)).toBe(true)
+    })
+
+    it('of 10 concurrent claims of one key exactly one wins', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => c().claimOnce('race:nonce', 30_000)),
+      )
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('a claim lives its ttl, then the key can be claimed again', async () => {
+      expect(await c().claimOnce('short:nonce', 150)).toBe(true)
+      expect(await c().claimOnce('short:nonce', 150)).toBe(false)
+      await advance(300)
+      expect(await c().claimOnce('short:nonce', 150)).toBe(true)
+    })
+
+    it('a replay guard on it refuses a message id until the signature window has passed', async () => {
+      const guard = coordinatorReplayGuard(c(), 'runner-callback')
+      const expires = Date.now() + 60_000
+      expect(await guard.claim('nonce:abc', expires)).toBe(true)
+      expect(await guard.claim('nonce:abc', expires)).toBe(false)
+      expect(await c().claimOnce('runner-callback:nonce:abc', 1_000)).toBe(false)
+    })
+
+    it('rejects an empty or overlong key and a non-positive ttl before any I/O', async () => {
+      expect(await errorCode(c().claimOnce('', 1_000))).toBe('invalid_input')
+      expect(await errorCode(c().claimOnce('x'.repeat(513), 1_000))).toBe('invalid_input')
+      expect(await errorCode(c().claimOnce('k', 0))).toBe('invalid_input')
+      expect(await errorCode(c().claimOnce('k', 1.5))).toBe('invalid_input')
+    })
+  })
+}
