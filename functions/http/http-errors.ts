@@ -7,6 +7,8 @@ import { isTurnlineError } from '../../src/contract/errors.ts'
  *
  * - `model_not_configured` → 422: the deployment has no model endpoint (or the session names no
  *   model); retrying unchanged cannot help, so it is not a 5xx that invites retries.
+ * - `idempotency_key_reused` → 422: an Idempotency-Key sent again with a different request (as
+ *   Stripe answers); the first answer is not replayed for it.
  * - `model_error` / `tool_error` → 502: an upstream (the model provider, a tool receiver) failed.
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -18,6 +20,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   session_completed: 409,
   follow_up_queue_full: 409,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   model_not_configured: 422,
   model_error: 502,
   tool_error: 502,

@@ -23,7 +23,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'not_found: no such session for this tenant',
   409: 'session_busy (with Retry-After), session_completed, or conflict',
   413: 'payload_too_large',
-  422: 'model_not_configured',
+  422: 'model_not_configured, or idempotency_key_reused: the key was used with another request',
   500: 'internal fault',
   502: 'model_error or tool_error: an upstream failed',
   503: 'storage, coordinator or runner unavailable; retry later',

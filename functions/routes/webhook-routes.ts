@@ -9,8 +9,9 @@ import { readBodyText } from '../http/read-body.ts'
 /**
  * `POST /v1/webhooks/:name`: a Standard Webhooks delivery (signed with the hook's secret, no
  * bearer key) starts an automation run: a session with the hook's settings and one turn whose
- * input is the hook's prompt with `{{body}}` replaced by the payload. The session id derives
- * from the delivery id, so redeliveries get the first run's answer (`duplicate: true`).
+ * input is the hook's prompt with `{{body}}` replaced by the payload (literally). The session id
+ * and the run's idempotency key derive from the delivery id, so redeliveries get the first run's
+ * answer (`duplicate: true`); the run ends its thread, so retention can prune it.
  */
 export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, WebhookConfig>>) {
   const routes = new Hono<AppEnv>()
@@ -28,13 +29,23 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
     if (!check.ok) throw new TurnlineError('unauthorized', `webhook rejected: ${check.reason}`)
     const run = await ctx.api.trigger(hook.tenant, {
       sessionId: `wh-${name}-${await digest(check.id)}`,
+      deliveryId: check.id,
       config: hook.session,
-      input: hook.prompt.replaceAll('{{body}}', body),
+      input: renderPrompt(hook.prompt, body),
     })
     const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
     return new Response(text, { status: 200, headers: { 'content-type': JSON_TYPE } })
   })
   return routes
+}
+
+/**
+ * The hook's prompt with every `{{body}}` replaced by the payload, literally: a replacer
+ * function, because a replacement string would expand `$'`, `$&`, `` $` `` and `$$` found in
+ * the payload into parts of the template.
+ */
+export function renderPrompt(template: string, body: string): string {
+  return template.replaceAll('{{body}}', () => body)
 }
 
 async function digest(text: string): Promise<string> {

@@ -29,6 +29,8 @@ export type PendingCall = z.infer<typeof PendingCallSchema>
 export const OpenTurnSchema = z.object({
   turn_id: z.string(),
   idempotency_key: z.string().optional(),
+  /** Digest of the request that opened the turn under `idempotency_key` (absent before v0.2). */
+  request_fingerprint: z.string().optional(),
   pending_calls: z.array(PendingCallSchema),
   /** True from just before the first pending call runs: a crash then interrupted them. */
   tools_running: z.boolean().default(false),
@@ -53,6 +55,11 @@ export type OpenTurn = z.infer<typeof OpenTurnSchema>
 /** Where a finished turn's batches are, so a retried Idempotency-Key can be answered. */
 export const TurnRecordSchema = z.object({
   key: z.string(),
+  /**
+   * Digest of the operation and request the key was first used with: the key sent again with a
+   * different request is refused (422), never answered with this turn. Absent in older records.
+   */
+  request_fingerprint: z.string().optional(),
   turn_id: z.string(),
   status: z.enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal']),
   first_batch: Count,
@@ -103,6 +110,11 @@ export const EngineStateSchema = z.object({
   /** Sandbox work happens in another workspace's folder (a sub-agent in a git worktree). */
   sandbox_placement: z.object({ session_id: z.string(), base_dir: z.string() }).nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
+  /**
+   * An automation run: the thread ends (thread.completed) as soon as a turn ends completed or
+   * failed, so the session is closed and retention can prune it.
+   */
+  end_after_turn: z.boolean().nullish(),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),
 })

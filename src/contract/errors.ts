@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'session_busy',
   'session_completed',
   'follow_up_queue_full',
+  'idempotency_key_reused',
   'unauthorized',
   'corrupt_data',
   'unsupported_version',

@@ -87,11 +87,11 @@ export interface SessionApi {
   ): Promise<TurnResponse>
   /**
    * An automation run (a verified webhook delivery): a session with a caller-derived id and its
-   * first turn, exactly once per id.
+   * first turn, exactly once per delivery id; the thread ends with that turn.
    */
   trigger(
     tenant: string,
-    request: { sessionId: string; config: SessionConfigInput; input: string },
+    request: { sessionId: string; deliveryId: string; config: SessionConfigInput; input: string },
   ): Promise<{ session_id: string; duplicate: boolean; turn: TurnResponse }>
   /** A new session seeded with this one's summarized history; the source is untouched. */
   fork(

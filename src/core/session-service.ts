@@ -24,7 +24,7 @@ import { coordinatorId } from './engine/with-lease.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
-import { triggerAutomation } from './session/automation-run.ts'
+import { type AutomationRequest, triggerAutomation } from './session/automation-run.ts'
 import { parseConfig, startSession } from './session/create-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
@@ -110,10 +110,7 @@ export class SessionService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
 
-  async trigger(
-    tenant: string,
-    request: { sessionId: string; config: SessionConfigInput; input: string },
-  ) {
+  async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)
   }
 

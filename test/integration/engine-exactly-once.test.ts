@@ -161,4 +161,45 @@ describe('exactly-once turns', () => {
       await b.close()
     }
   })
+
+  it('refuses to continue a cut-off turn under its key with a different input (422)', async () => {
+    const inner = new MemoryObjectStore()
+    let crash = false
+    const dying: ObjectStore = {
+      get: (k) => inner.get(k),
+      list: (p, o) => inner.list(p, o),
+      delete: (k) => inner.delete(k),
+      put: (k, b, o) => {
+        if (crash && k.includes('/log/0000000002.json')) throw new Error('process killed')
+        return inner.put(k, b, o)
+      },
+    }
+    const a = await startEngine({ store: dying })
+    const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
+    try {
+      const tools = [echoTool(a.receiver.url)]
+      const { session_id } = await a.service.createSession('t1', { tools })
+      a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+      crash = true
+      await expect(
+        a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey: 'k-open' }),
+      ).rejects.toThrow('process killed')
+
+      await expect(
+        b.service.stepTurn('t1', session_id, { input: 'stop' }, { idempotencyKey: 'k-open' }),
+      ).rejects.toMatchObject({ code: 'idempotency_key_reused' })
+      expect(b.mock.requests).toHaveLength(0)
+      b.mock.enqueue({ text: 'done' })
+      const retry = await b.service.stepTurn(
+        't1',
+        session_id,
+        { input: 'go' },
+        { idempotencyKey: 'k-open' },
+      )
+      expect(retry).toMatchObject({ turn_id: 'turn-1', status: 'completed' })
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
 })

@@ -63,7 +63,7 @@ describe('POST /v1/webhooks/:name', () => {
       duplicate: boolean
       turn: { status: string }
     }
-    expect(run).toMatchObject({ duplicate: false, turn: { status: 'completed' } })
+    expect(run).toMatchObject({ duplicate: false, turn: { status: 'terminal' } })
     const sent = engine.mock.requests[0]?.body.messages as { role: string; content: string }[]
     expect(sent.map((m) => m.role)).toEqual(['system', 'user'])
     expect(sent[1]?.content).toBe(`New issue event: ${body}`)

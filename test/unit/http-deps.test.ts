@@ -44,6 +44,7 @@ describe('createDeps', () => {
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },
       follow: { maxMs: 300_000, pollMs: 1000 },
+      replayGuard: { claim: expect.any(Function) },
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
     expect(deps.notices.join('\n')).toMatch(/no model configured/)

@@ -3,6 +3,7 @@ import type { CompactRequest } from '../../contract/compact-request.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { idempotentCall, recordedTurn } from '../engine/idempotency.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
@@ -27,10 +28,10 @@ export async function compactSession(
   request: CompactRequest,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  const key = options.idempotencyKey
-  return withLease(deps, ref, key, async (_lease, snapshot) => {
+  const call = await idempotentCall(options.idempotencyKey, 'compact', request)
+  return withLease(deps, ref, call, async (_lease, snapshot) => {
     const state = structuredClone(parseEngineState(snapshot.state))
-    const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
+    const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
     if (state.open_turn) {
@@ -46,7 +47,7 @@ export async function compactSession(
         'compaction needs one summary call and no model is configured: set OPENAI_API_KEY and TURNLINE_MODEL, or pass "model"',
       )
     }
-    const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
+    const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const warnings: string[] = []
     const outcome = await compactTranscript(
       {

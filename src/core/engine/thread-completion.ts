@@ -38,3 +38,10 @@ export function threadCompletedEvent(
     num_turns: state.model_requests,
   }
 }
+
+/** How `complete` ends a thread: success, or honestly error_during_execution after a failure. */
+export function completionOf(state: EngineState): Completion {
+  return state.last_failure
+    ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
+    : { subtype: 'success', outcomeCode: 'success' }
+}

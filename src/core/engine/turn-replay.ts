@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { TurnRecord } from '../../contract/engine-state.ts'
-import { TurnRecordSchema } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -9,9 +8,8 @@ import type { ServiceDeps } from './service-deps.ts'
 export async function replay(
   deps: ServiceDeps,
   ref: SessionRef,
-  stored: TurnRecord | string,
+  record: TurnRecord,
 ): Promise<TurnResponse> {
-  const record = typeof stored === 'string' ? TurnRecordSchema.parse(JSON.parse(stored)) : stored
   const { events, nextSeq } = await deps.sessions.batchEvents(
     ref,
     record.first_batch,

@@ -5,6 +5,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import type { EventListener } from '../session-api.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
+import type { IdempotentCall } from './idempotency.ts'
 import type { ServiceDeps } from './service-deps.ts'
 
 /**
@@ -26,7 +27,7 @@ export class TurnWriter {
     private readonly ref: SessionRef,
     start: SessionSnapshot,
     readonly state: EngineState,
-    private readonly idempotencyKey: string | undefined,
+    private readonly call: IdempotentCall | undefined,
     listener?: EventListener,
   ) {
     this.current = start
@@ -43,14 +44,16 @@ export class TurnWriter {
   /** The record a retried Idempotency-Key is answered from, kept in state (newest 16). */
   remember(record: Omit<TurnRecord, 'key' | 'first_batch' | 'last_batch'>): TurnRecord {
     const full: TurnRecord = {
-      key: this.idempotencyKey ?? '',
+      key: this.call?.key ?? '',
+      ...(this.call ? { request_fingerprint: this.call.fingerprint } : {}),
       first_batch: this.firstBatch,
       last_batch: this.current.lastBatch + 1,
       ...record,
     }
-    if (this.idempotencyKey) {
+    const key = this.call?.key
+    if (key) {
       this.state.recent_turns = [
-        ...this.state.recent_turns.filter((r) => r.key !== this.idempotencyKey),
+        ...this.state.recent_turns.filter((r) => r.key !== key),
         full,
       ].slice(-RECENT_TURN_RECORDS)
     }
@@ -81,7 +84,7 @@ export class TurnWriter {
       {
         events,
         turnId,
-        ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
+        ...(this.call ? { idempotencyKey: this.call.key } : {}),
         history: {
           ...(this.historyReset ? { reset: true } : {}),
           append: this.history.slice(this.committedHistory),

@@ -4,6 +4,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { coordinatorRecord, type IdempotentCall, sessionScopedKey } from './idempotency.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { replay } from './turn-replay.ts'
 
@@ -22,13 +23,14 @@ export const coordinatorId = (ref: SessionRef) => `${ref.tenant}/${ref.sessionId
 
 /**
  * Runs `work` holding the session's lease (two coordinator round trips in all): a retried
- * Idempotency-Key is answered from its record without the lease; a held lease is
- * 409 session_busy with Retry-After. The lease is released whatever happens.
+ * Idempotency-Key is answered from its record without the lease (422 when the key came with a
+ * different request); a held lease is 409 session_busy with Retry-After. The lease is released
+ * whatever happens.
  */
 export async function withLease(
   deps: ServiceDeps,
   ref: SessionRef,
-  key: string | undefined,
+  call: IdempotentCall | undefined,
   work: (
     lease: Lease,
     snapshot: SessionSnapshot,
@@ -40,17 +42,11 @@ export async function withLease(
     sessionId: id,
     tenant: ref.tenant,
     leaseMs: deps.defaults.leaseMs,
-    ...(key ? { idempotencyKey: key } : {}),
+    ...(call ? { idempotencyKey: sessionScopedKey(ref, call) } : {}),
   })
   if (begin.status === 'replay') {
-    if (begin.record.sessionId !== id) {
-      throw new TurnlineError(
-        'invalid_input',
-        'this Idempotency-Key was already used for another session; use a new key',
-        { details: { field: 'Idempotency-Key' } },
-      )
-    }
-    return replay(deps, ref, begin.record.response)
+    if (!call) throw new TurnlineError('internal', 'the coordinator replayed a call without a key')
+    return replay(deps, ref, coordinatorRecord(begin.record.response, call))
   }
   if (begin.status === 'busy') {
     throw new TurnlineError('session_busy', `session ${ref.sessionId} is running another turn`, {
@@ -72,10 +68,10 @@ export async function withLease(
       tenant: ref.tenant,
       ...(outcome.tip !== undefined ? { tip: outcome.tip } : {}),
       ...(outcome.ackIntents?.length ? { ackIntents: outcome.ackIntents } : {}),
-      ...(key && outcome.record
+      ...(call && outcome.record
         ? {
             idempotency: {
-              key,
+              key: sessionScopedKey(ref, call),
               ttlSeconds: deps.defaults.idempotencyTtlSeconds,
               record: {
                 sessionId: id,

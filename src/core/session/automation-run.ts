@@ -13,16 +13,29 @@ export interface AutomationRun {
   turn: TurnResponse
 }
 
+export interface AutomationRequest {
+  /** Derived from the delivery id by the caller (create-only: a redelivery finds it). */
+  sessionId: string
+  /** The delivery's id (`webhook-id`): its run's idempotency key derives from it. */
+  deliveryId: string
+  config: SessionConfigInput
+  input: string
+}
+
 /**
  * One automation run per delivery, exactly once: the session id is derived from the delivery
- * id, so a redelivery finds the session (create-only) and its first turn (an Idempotency-Key)
- * and answers the same outcome; a delivery that died midway is finished by the next one.
+ * id, so a redelivery finds the session (create-only) and its first turn, whose idempotency key
+ * also derives from the delivery — `delivery/<sha-256 of the id>`, a namespace no caller's
+ * Idempotency-Key can reach (they never contain `/`) — and answers the same outcome; a delivery
+ * that died midway is finished by the next one. The run ends its thread with that turn
+ * (`thread.completed` once the turn completes or fails, also when it finishes later after a
+ * wait), so the session is closed and retention can prune it.
  */
 export async function triggerAutomation(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
-  request: { sessionId: string; config: SessionConfigInput; input: string },
+  request: AutomationRequest,
 ): Promise<AutomationRun> {
   const config = parseConfig(request.config)
   let duplicate = false
@@ -30,6 +43,7 @@ export async function triggerAutomation(
     await startSession(deps, locator, tenant, config, {
       source: 'startup',
       sessionId: request.sessionId,
+      endAfterTurn: true,
     })
   } catch (error) {
     if (!isTurnlineError(error, 'conflict')) throw error
@@ -40,7 +54,13 @@ export async function triggerAutomation(
     deps,
     ref,
     { input: request.input },
-    { idempotencyKey: 'automation-run' },
+    { idempotencyKey: await deliveryKey(request.deliveryId) },
   )
   return { session_id: request.sessionId, duplicate, turn }
+}
+
+async function deliveryKey(deliveryId: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(deliveryId))
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
+  return `delivery/${hex}`
 }

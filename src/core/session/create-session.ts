@@ -37,6 +37,8 @@ export async function startSession(
     placement?: SandboxPlacement
     /** A caller-chosen id (idempotent starts): creating it twice is a conflict. */
     sessionId?: string
+    /** An automation run: the thread ends with the first turn that completes or fails. */
+    endAfterTurn?: boolean
   },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
@@ -55,6 +57,7 @@ export async function startSession(
     turn_counter: 0,
     open_turn: null,
     recent_turns: [],
+    ...(seed.endAfterTurn ? { end_after_turn: true } : {}),
     ...(seed.placement
       ? {
           sandbox_placement: {

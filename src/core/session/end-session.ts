@@ -2,10 +2,11 @@ import type { TurnResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { type IdempotentCall, idempotentCall, recordedTurn } from '../engine/idempotency.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { Completion } from '../engine/thread-completion.ts'
-import { threadCompletedEvent } from '../engine/thread-completion.ts'
+import { completionOf, threadCompletedEvent } from '../engine/thread-completion.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { coordinatorId, withLease } from '../engine/with-lease.ts'
@@ -25,9 +26,9 @@ export async function endSession(
   mode: 'complete' | 'cancel',
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  const key = options.idempotencyKey
+  const call = await idempotentCall(options.idempotencyKey, mode, {})
   try {
-    return await endLeased(deps, ref, mode, options, key)
+    return await endLeased(deps, ref, mode, options, call)
   } catch (error) {
     if (mode !== 'cancel' || !isTurnlineError(error, 'session_busy')) throw error
     // A turn is running: ask it to stop. It ends the session cancelled at its next model event.
@@ -42,14 +43,14 @@ function endLeased(
   ref: SessionRef,
   mode: 'complete' | 'cancel',
   options: TurnOptions,
-  key: string | undefined,
+  call: IdempotentCall | undefined,
 ): Promise<TurnResponse> {
-  return withLease(deps, ref, key, async (_lease, snapshot) => {
+  return withLease(deps, ref, call, async (_lease, snapshot) => {
     const state = structuredClone(parseEngineState(snapshot.state))
-    const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
+    const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
-    const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
+    const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const open = state.open_turn ?? undefined
     if (open) {
       if (mode === 'complete') {
@@ -62,11 +63,7 @@ function endLeased(
       state.open_turn = null
     }
     const completion: Completion =
-      mode === 'cancel'
-        ? { subtype: 'cancelled', outcomeCode: 'cancelled' }
-        : state.last_failure
-          ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
-          : { subtype: 'success', outcomeCode: 'success' }
+      mode === 'cancel' ? { subtype: 'cancelled', outcomeCode: 'cancelled' } : completionOf(state)
     const stopReason =
       completion.subtype === 'error_during_execution'
         ? (state.last_failure ?? undefined)

@@ -5,7 +5,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import { TurnCompaction } from '../compaction/turn-compaction.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
-import { threadCompletedEvent } from '../engine/thread-completion.ts'
+import { completionOf, threadCompletedEvent } from '../engine/thread-completion.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { fireStop } from '../hooks/turn-hooks.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
@@ -115,6 +115,13 @@ export async function driveTurn(input: DriveTurnInput) {
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
+  if (state.end_after_turn && (status === 'completed' || status === 'failed')) {
+    // An automation run ends its thread with its turn, in the same commit.
+    const completion = completionOf(state)
+    const reason = completion.subtype === 'success' ? undefined : (state.last_failure ?? undefined)
+    dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, completion, reason))
+    status = 'terminal'
+  }
   const answer = await respond(deps, ref, writer, {
     turnId: open.turn_id,
     status,

@@ -6,6 +6,12 @@ import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import {
+  assertSameRequest,
+  type IdempotentCall,
+  idempotentCall,
+  recordedTurn,
+} from '../engine/idempotency.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
@@ -27,15 +33,13 @@ export async function stepTurn(
   request: TurnRequest,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  const key = options.idempotencyKey
-  return withLease(deps, ref, key, async (lease, snapshot, intents) => {
+  const call = await idempotentCall(options.idempotencyKey, 'turn', request)
+  return withLease(deps, ref, call, async (lease, snapshot, intents) => {
     const state = structuredClone(parseEngineState(snapshot.state))
-    if (key) {
-      const record = state.recent_turns.find((r) => r.key === key)
-      if (record) return { response: await replay(deps, ref, record), record }
-    }
+    const record = recordedTurn(state, call)
+    if (record) return { response: await replay(deps, ref, record), record }
     if (snapshot.status === 'completed') throw completedError(ref)
-    return runTurn(deps, ref, lease, snapshot, state, request, options, intents)
+    return runTurn(deps, ref, lease, snapshot, state, request, options, intents, call)
   })
 }
 
@@ -48,9 +52,9 @@ async function runTurn(
   request: TurnRequest,
   options: TurnOptions,
   intents: QueuedIntent[],
+  call: IdempotentCall | undefined,
 ) {
-  const key = options.idempotencyKey
-  const writer = new TurnWriter(deps, ref, start, state, key, options.onEvent)
+  const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
   const { dispatcher, history } = writer
   const boundary = planIntentBoundary({
     pending: intents,
@@ -69,7 +73,9 @@ async function runTurn(
   let open: OpenTurn
   /** Transcript length before a new turn's own messages (a context reset keeps those). */
   let turnStart: number | undefined
-  if (previous && (request.input === undefined || (key && previous.idempotency_key === key))) {
+  const retried = call !== undefined && previous?.idempotency_key === call.key
+  if (retried) assertSameRequest(previous?.request_fingerprint, call)
+  if (previous && (request.input === undefined || retried)) {
     open = previous
     if (open.pending_permission) {
       throw new TurnlineError(
@@ -103,7 +109,7 @@ async function runTurn(
       tools_running: false,
       usage: { ...ZERO_USAGE },
       tool_loops: 0,
-      ...(key ? { idempotency_key: key } : {}),
+      ...(call ? { idempotency_key: call.key, request_fingerprint: call.fingerprint } : {}),
     }
     dispatcher.emit({ type: 'turn.started' })
     // Queued follow-ups came in before this request: they go first, in queue order.

@@ -1,0 +1,132 @@
+import { Redis as IORedis } from 'ioredis'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { requireServices } from '../support/services.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+
+/**
+ * Idempotency-Key on S3 + Upstash: a key is scoped to its session, remembers the request it was
+ * first used with (the same key with another request is 422 idempotency_key_reused, never a
+ * silent replay of the first answer), and its records hold across instances and restarts.
+ */
+const services = requireServices()
+const API_KEY = 'api-key-idempotency-0123456789'
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let proxy: UpstashProxy
+let mock: MockOpenAI
+let admin: IORedis
+let env: Record<string, string>
+const instances: AppInstance[] = []
+
+beforeAll(async () => {
+  bucket = await createTestBucket(services.s3, 'idem')
+  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
+  mock = await startMockOpenAI()
+  admin = new IORedis(services.redisUrl)
+  env = deploymentEnv({
+    s3: services.s3,
+    bucket: bucket.bucket,
+    upstash: proxy,
+    modelBaseURL: mock.baseURL,
+    extra: { TURNLINE_API_KEYS: `${API_KEY}=idem-tenant` },
+  })
+})
+afterAll(async () => {
+  for (const instance of instances) await instance.close()
+  admin?.disconnect()
+  await mock?.close()
+  await proxy?.close()
+  await bucket?.destroy()
+})
+beforeEach(() => mock.reset())
+
+async function instance(): Promise<AppInstance> {
+  const started = await startAppInstance(env)
+  instances.push(started)
+  return started
+}
+
+function call(on: AppInstance, path: string, body: unknown, key?: string) {
+  return fetch(`${on.url}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      'content-type': 'application/json',
+      ...(key ? { 'idempotency-key': key } : {}),
+    },
+    body: JSON.stringify(body),
+  })
+}
+
+async function newSession(on: AppInstance): Promise<string> {
+  const res = await call(on, '/v1/sessions', {})
+  expect(res.status).toBe(201)
+  return ((await res.json()) as { session_id: string }).session_id
+}
+
+const turn = (on: AppInstance, id: string, input: string, key?: string) =>
+  call(on, `/v1/sessions/${id}/turns`, { input }, key)
+
+describe('Idempotency-Key', () => {
+  it('refuses the same key with another input (422) and still replays the first answer', async () => {
+    const a = await instance()
+    const id = await newSession(a)
+    mock.enqueue({ text: 'first answer' })
+    const first = await turn(a, id, 'summarize the report', 'k-1')
+    expect(first.status).toBe(200)
+    const firstText = await first.text()
+
+    const reused = await turn(a, id, 'delete everything', 'k-1')
+    expect(reused.status).toBe(422)
+    expect(await reused.json()).toMatchObject({
+      error: { code: 'idempotency_key_reused', details: { field: 'header.idempotency-key' } },
+    })
+    // A turn without input is another request too.
+    expect((await call(a, `/v1/sessions/${id}/turns`, {}, 'k-1')).status).toBe(422)
+    // So is the key on another operation of the session.
+    expect((await call(a, `/v1/sessions/${id}/compact`, {}, 'k-1')).status).toBe(422)
+
+    const retried = await turn(a, id, 'summarize the report', 'k-1')
+    expect(retried.status).toBe(200)
+    expect(await retried.text()).toBe(firstText)
+    expect(mock.requests).toHaveLength(1)
+  })
+
+  it('scopes keys to their session: the same key on two sessions runs two turns', async () => {
+    const a = await instance()
+    const one = await newSession(a)
+    const two = await newSession(a)
+    mock.enqueue({ text: 'for one' }, { text: 'for two' })
+    const first = await turn(a, one, 'hello', 'shared-key')
+    const second = await turn(a, two, 'hello', 'shared-key')
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(JSON.stringify(await second.json())).toContain('for two')
+    expect(mock.requests).toHaveLength(2)
+  })
+
+  it('holds across a restart and another instance, from Redis and from the log', async () => {
+    const a = await instance()
+    const id = await newSession(a)
+    mock.enqueue({ text: 'remembered' })
+    const first = await turn(a, id, 'remember this', 'k-restart')
+    expect(first.status).toBe(200)
+    const firstText = await first.text()
+    await a.close()
+
+    const b = await instance()
+    const replayed = await turn(b, id, 'remember this', 'k-restart')
+    expect(await replayed.text()).toBe(firstText)
+    expect((await turn(b, id, 'something else', 'k-restart')).status).toBe(422)
+
+    // Redis lost the record: the session's own log still knows the key and its request.
+    const removed = await admin.del(`turnline:idem:idem-tenant:${id}/k-restart`)
+    expect(removed).toBe(1)
+    const c = await instance()
+    expect(await (await turn(c, id, 'remember this', 'k-restart')).text()).toBe(firstText)
+    expect((await turn(c, id, 'something else', 'k-restart')).status).toBe(422)
+    expect(mock.requests).toHaveLength(1)
+  })
+})
