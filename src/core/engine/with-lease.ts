@@ -5,6 +5,7 @@ import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import { coordinatorRecord, type IdempotentCall, sessionScopedKey } from './idempotency.ts'
+import { keepLease } from './lease-keeper.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { replay } from './turn-replay.ts'
 
@@ -22,7 +23,8 @@ export interface LeasedOutcome {
 export const coordinatorId = (ref: SessionRef) => `${ref.tenant}/${ref.sessionId}`
 
 /**
- * Runs `work` holding the session's lease (two coordinator round trips in all): a retried
+ * Runs `work` holding the session's lease (two coordinator round trips in all, plus a renewal
+ * every third of the lease's life while the work runs longer): a retried
  * Idempotency-Key is answered from its record without the lease (422 when the key came with a
  * different request); a held lease is 409 session_busy with Retry-After. The lease is released
  * whatever happens.
@@ -54,14 +56,21 @@ export async function withLease(
     })
   }
   const { lease } = begin
+  // Renewed on a timer for as long as this invocation holds it, independent of stream events.
+  const keeper = keepLease(
+    { coordinator: deps.coordinator, leaseMs: deps.defaults.leaseMs, log: deps.log },
+    lease,
+  )
   let outcome: LeasedOutcome
   try {
     const snapshot = await deps.sessions.open(ref, begin.tip)
     outcome = await work(lease, snapshot, begin.intents)
   } catch (error) {
+    keeper.stop()
     await deps.coordinator.releaseLease(lease).catch(() => undefined)
     throw error
   }
+  keeper.stop()
   try {
     await deps.coordinator.endTurn({
       lease,

@@ -1,6 +1,7 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { Lease } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { isLeaseLost } from '../engine/lease-keeper.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { coordinatorId } from '../engine/with-lease.ts'
 
@@ -13,24 +14,22 @@ export class TurnCancelled extends Error {
 }
 
 /**
- * Called between model stream events: keeps the lease alive during long responses (renewed
- * every third of its life) and stops the turn when `POST …/cancel` asked for it.
+ * Called between model stream events: stops the turn when `POST …/cancel` asked for it, or when
+ * the lease was lost (the lease itself is renewed on a timer by `engine/lease-keeper.ts`, also
+ * while no event arrives).
  */
 export function turnHeartbeat(deps: ServiceDeps, ref: SessionRef, lease: Lease) {
-  let lastRenew = deps.clock.now()
   let lastPoll = deps.clock.now()
   return async (): Promise<void> => {
+    if (isLeaseLost(lease)) {
+      throw new TurnlineError('conflict', `lost the lease on session ${ref.sessionId}`)
+    }
     const now = deps.clock.now()
     if (now - lastPoll >= CANCEL_POLL_MS) {
       lastPoll = now
       if (await deps.coordinator.cancelRequested(coordinatorId(ref))) {
         throw new TurnCancelled(`session ${ref.sessionId} was cancelled`)
       }
-    }
-    if (now - lastRenew < deps.defaults.leaseMs / 3) return
-    lastRenew = now
-    if (!(await deps.coordinator.renewLease(lease, deps.defaults.leaseMs))) {
-      throw new TurnlineError('conflict', `lost the lease on session ${ref.sessionId}`)
     }
   }
 }

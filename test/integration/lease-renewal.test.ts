@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { requireServices } from '../support/services.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+
+/**
+ * The lease is renewed on a timer while a turn holds it, also while the model has not sent its
+ * first byte (no stream events at all): a second turn sent after the lease's first lifetime is
+ * refused 409 session_busy, and the first turn completes. Scaled down from the 60 s default:
+ * a 1.5 s lease, a model that answers after 4 s, the second turn at 2.5 s.
+ */
+const services = requireServices()
+const LEASE_MS = 1500
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let proxy: UpstashProxy
+let mock: MockOpenAI
+let app: AppInstance
+
+beforeAll(async () => {
+  bucket = await createTestBucket(services.s3, 'lease')
+  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
+  mock = await startMockOpenAI()
+  app = await startAppInstance(
+    deploymentEnv({
+      s3: services.s3,
+      bucket: bucket.bucket,
+      upstash: proxy,
+      modelBaseURL: mock.baseURL,
+      extra: { TURNLINE_LEASE_MS: String(LEASE_MS) },
+    }),
+  )
+})
+afterAll(async () => {
+  await app?.close()
+  await mock?.close()
+  await proxy?.close()
+  await bucket?.destroy()
+})
+beforeEach(() => mock.reset())
+
+const post = (path: string, body: unknown) =>
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('lease renewal', () => {
+  it('holds the lease while the model is slow to send its first byte', async () => {
+    const created = await post('/v1/sessions', {})
+    const { session_id } = (await created.json()) as { session_id: string }
+    // Headers and first byte only after 4 s (more than twice the lease).
+    mock.enqueue({ text: 'slow but sure', delayMs: 4000 }, { text: 'must not be asked' })
+
+    const first = post(`/v1/sessions/${session_id}/turns`, { input: 'think hard' })
+    await sleep(2500)
+    const second = await post(`/v1/sessions/${session_id}/turns`, { input: 'me too' })
+    expect(second.status).toBe(409)
+    expect(await second.json()).toMatchObject({ error: { code: 'session_busy' } })
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+
+    const answer = await first
+    expect(answer.status).toBe(200)
+    expect(await answer.json()).toMatchObject({ status: 'completed' })
+    expect(mock.requests).toHaveLength(1)
+  })
+})
