@@ -33,6 +33,7 @@ function context(sessionId: string, remainingMs = 30_000): ToolRunContext {
     sessionId,
     toolCallId: `call_${call}`,
     itemId: `item_${call}`,
+    rawArguments: '{}',
     now: Date.now,
     nextItemId: () => `item_${items++}`,
     remainingMs: () => remainingMs,
