@@ -10,11 +10,12 @@ import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
+import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
 import { SessionStore } from '../src/store/session-store.ts'
-import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
+import { ConfigError, type EnvConfig, ioBudgetMs, parseEnv } from './env-config.ts'
 import { type AuthConfig, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
@@ -187,6 +188,7 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
         ...(config.S3_FORCE_PATH_STYLE === undefined
           ? {}
           : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
+        deadline: deadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
         ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
           ? {
               credentials: {
@@ -219,12 +221,24 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
 function coordinatorOf(config: EnvConfig, notices: string[]): Coordinator {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
-  if (url !== undefined && token !== undefined) return new UpstashCoordinator({ url, token })
+  if (url !== undefined && token !== undefined) {
+    return new UpstashCoordinator({
+      url,
+      token,
+      deadline: deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000),
+    })
+  }
   notices.push(
     'no UPSTASH_REDIS_REST_URL: leases and idempotency records live in this process ' +
       '(fine for one process; run several instances only with Upstash)',
   )
   return new MemoryCoordinator()
+}
+
+/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
+function deadline(config: EnvConfig, attemptMs: number): IoDeadline {
+  const budgetMs = ioBudgetMs(config)
+  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
 }
 
 function modelClient(config: EnvConfig, fetchImpl: typeof fetch, notices: string[]): ModelClient {

@@ -89,6 +89,9 @@ export const EnvSchema = z.object({
   TURNLINE_WEBHOOKS: webhooks.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
   TURNLINE_IDEMPOTENCY_TTL_SECONDS: integer(60, 30 * 86_400).default(86_400),
+  TURNLINE_STORAGE_TIMEOUT_MS: integer(50, 120_000).optional(),
+  TURNLINE_COORDINATOR_TIMEOUT_MS: integer(50, 120_000).optional(),
+  TURNLINE_IO_BUDGET_MS: integer(50, 600_000).optional(),
   TURNLINE_MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TURNLINE_FOLLOW_MAX_SECONDS: integer(1, 86_400).default(300),
   TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
@@ -126,6 +129,19 @@ function crossChecks(env: EnvConfig): string[] {
   if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     problems.push('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither')
   }
+  const budget = env.TURNLINE_IO_BUDGET_MS
+  if (budget !== undefined && budget >= env.TURNLINE_LEASE_MS) {
+    problems.push(
+      `TURNLINE_IO_BUDGET_MS: ${budget} must be less than TURNLINE_LEASE_MS (${env.TURNLINE_LEASE_MS}), ` +
+        'so a call that keeps failing ends the turn before its lease could lapse',
+    )
+  }
+  for (const name of ['TURNLINE_STORAGE_TIMEOUT_MS', 'TURNLINE_COORDINATOR_TIMEOUT_MS'] as const) {
+    const timeout = env[name]
+    if (timeout !== undefined && timeout > ioBudgetMs(env)) {
+      problems.push(`${name}: ${timeout} exceeds the call budget of ${ioBudgetMs(env)} ms`)
+    }
+  }
   const singleTenant = (env.TURNLINE_API_KEYS ?? []).length === 0
   if (singleTenant && !isLoopbackHost(env.HOST)) {
     problems.push(
@@ -135,6 +151,11 @@ function crossChecks(env: EnvConfig): string[] {
     )
   }
   return problems
+}
+
+/** How long one storage or coordinator call may keep retrying: set, or min(15 s, half the lease). */
+export function ioBudgetMs(env: EnvConfig): number {
+  return env.TURNLINE_IO_BUDGET_MS ?? Math.min(15_000, Math.floor(env.TURNLINE_LEASE_MS / 2))
 }
 
 /** Reads and validates the environment record; throws ConfigError listing every problem. */

@@ -43,23 +43,34 @@ const NOT_RETRYABLE = new Set([
   'AuthorizationHeaderMalformed',
 ])
 
+/**
+ * The TurnlineError of a failed S3 call. Messages and details never name the key (answers must
+ * not reveal the storage layout); the key goes to the server log through `logDetails`.
+ */
 export function s3Error(error: unknown, action: string, key: string): TurnlineError {
   if (error instanceof TurnlineError) return error
   const failure = describeFailure(error)
-  const details = { key, action, s3Error: failure.name, status: failure.status }
+  const details = { action, s3Error: failure.name, status: failure.status }
+  const logDetails = { key }
   const { name, status } = failure
   if (name === 'PreconditionFailed' || status === 412 || status === 409) {
-    return new TurnlineError('conflict', `Conditional ${action} lost for ${key}`, {
+    return new TurnlineError('conflict', `Conditional ${action} lost: the object changed`, {
       details,
+      logDetails,
       cause: error,
     })
   }
   if (action === 'put' && isMissingObject(error)) {
-    return new TurnlineError('not_found', `No object to replace: ${key}`, { details, cause: error })
+    return new TurnlineError('not_found', 'No object to replace', {
+      details,
+      logDetails,
+      cause: error,
+    })
   }
   if (INVALID_REQUEST.has(name)) {
-    return new TurnlineError('invalid_input', `S3 rejected the ${action} of ${key}: ${name}`, {
+    return new TurnlineError('invalid_input', `S3 rejected the ${action}: ${name}`, {
       details,
+      logDetails,
       cause: error,
     })
   }
@@ -67,8 +78,9 @@ export function s3Error(error: unknown, action: string, key: string): TurnlineEr
     NOT_RETRYABLE.has(name) ||
     (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429)
   const reason = failure.errno ? `${name} (${failure.errno})` : name
-  return new TurnlineError('storage_unavailable', `S3 ${action} failed for ${key}: ${reason}`, {
+  return new TurnlineError('storage_unavailable', `S3 ${action} failed: ${reason}`, {
     details,
+    logDetails,
     cause: error,
     retryable: !permanent,
   })

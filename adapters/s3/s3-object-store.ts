@@ -16,6 +16,12 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import {
+  checkDeadline,
+  DEFAULT_STORAGE_DEADLINE,
+  type IoDeadline,
+  withDeadline,
+} from '../../src/ports/io-deadline.ts'
 import type {
   ListOptions,
   ListPage,
@@ -39,15 +45,25 @@ export interface S3ObjectStoreOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   /** A ready client; when given, region/endpoint/forcePathStyle/credentials are ignored. */
   client?: S3Client
+  /**
+   * Deadline of every call: an attempt is abandoned (aborted) after `attemptMs` and retried
+   * while `budgetMs` lasts, then the call fails `storage_unavailable` (503, Retry-After).
+   * Default 5 s per attempt, 15 s per call.
+   */
+  deadline?: IoDeadline
 }
 
 export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client
   readonly bucket: string
   readonly #base: string
+  /** The deadline of every call. */
+  readonly deadline: IoDeadline
 
   constructor(options: S3ObjectStoreOptions) {
     this.bucket = options.bucket
+    this.deadline = options.deadline ?? DEFAULT_STORAGE_DEADLINE
+    checkDeadline('S3ObjectStore deadline', this.deadline)
     const prefix = options.prefix ?? ''
     this.#base = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`
     this.client =
@@ -62,35 +78,43 @@ export class S3ObjectStore implements ObjectStore {
 
   async get(key: string): Promise<StoredObject | null> {
     const Key = this.#key(key)
-    try {
-      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }))
-      const body = response.Body ? await response.Body.transformToByteArray() : new Uint8Array(0)
-      return { body, etag: requireEtag(response.ETag, 'get', key) }
-    } catch (error) {
-      if (isMissingObject(error)) return null
-      throw s3Error(error, 'get', key)
-    }
+    return this.#call('get', async (abortSignal) => {
+      try {
+        const response = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key }),
+          { abortSignal },
+        )
+        const body = response.Body ? await response.Body.transformToByteArray() : new Uint8Array(0)
+        return { body, etag: requireEtag(response.ETag, 'get', key) }
+      } catch (error) {
+        if (isMissingObject(error)) return null
+        throw s3Error(error, 'get', key)
+      }
+    })
   }
 
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
     const Key = this.#key(key)
     checkPutOptions(key, options)
-    try {
-      const response = await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key,
-          Body: body,
-          ContentLength: body.length,
-          ...(options.contentType ? { ContentType: options.contentType } : {}),
-          ...(options.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
-          ...(options.ifMatch !== undefined ? { IfMatch: options.ifMatch } : {}),
-        }),
-      )
-      return { etag: requireEtag(response.ETag, 'put', key) }
-    } catch (error) {
-      throw s3Error(error, 'put', key)
-    }
+    return this.#call('put', async (abortSignal) => {
+      try {
+        const response = await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key,
+            Body: body,
+            ContentLength: body.length,
+            ...(options.contentType ? { ContentType: options.contentType } : {}),
+            ...(options.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
+            ...(options.ifMatch !== undefined ? { IfMatch: options.ifMatch } : {}),
+          }),
+          { abortSignal },
+        )
+        return { etag: requireEtag(response.ETag, 'put', key) }
+      } catch (error) {
+        throw s3Error(error, 'put', key)
+      }
+    })
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
@@ -102,43 +126,60 @@ export class S3ObjectStore implements ObjectStore {
     }
     const base = this.#base
     const fullPrefix = base + prefix
-    try {
-      const response = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          MaxKeys: Math.min(limit, MAX_LIST_LIMIT),
-          ...(fullPrefix ? { Prefix: fullPrefix } : {}),
-          ...(options.delimiter ? { Delimiter: options.delimiter } : {}),
-          ...(options.cursor
-            ? { ContinuationToken: options.cursor }
-            : options.startAfter !== undefined
-              ? { StartAfter: base + options.startAfter }
-              : {}),
-        }),
-      )
-      const objects = (response.Contents ?? []).flatMap((item) =>
-        item.Key?.startsWith(base)
-          ? [{ key: item.Key.slice(base.length), size: item.Size ?? 0 }]
-          : [],
-      )
-      const prefixes = (response.CommonPrefixes ?? []).flatMap((item) =>
-        item.Prefix?.startsWith(base) ? [item.Prefix.slice(base.length)] : [],
-      )
-      const cursor = response.IsTruncated ? response.NextContinuationToken : undefined
-      return { objects, prefixes, ...(cursor ? { cursor } : {}) }
-    } catch (error) {
-      throw s3Error(error, 'list', prefix)
-    }
+    const command = new ListObjectsV2Command({
+      Bucket: this.bucket,
+      MaxKeys: Math.min(limit, MAX_LIST_LIMIT),
+      ...(fullPrefix ? { Prefix: fullPrefix } : {}),
+      ...(options.delimiter ? { Delimiter: options.delimiter } : {}),
+      ...(options.cursor
+        ? { ContinuationToken: options.cursor }
+        : options.startAfter !== undefined
+          ? { StartAfter: base + options.startAfter }
+          : {}),
+    })
+    return this.#call('list', async (abortSignal) => {
+      try {
+        const response = await this.client.send(command, { abortSignal })
+        const objects = (response.Contents ?? []).flatMap((item) =>
+          item.Key?.startsWith(base)
+            ? [{ key: item.Key.slice(base.length), size: item.Size ?? 0 }]
+            : [],
+        )
+        const prefixes = (response.CommonPrefixes ?? []).flatMap((item) =>
+          item.Prefix?.startsWith(base) ? [item.Prefix.slice(base.length)] : [],
+        )
+        const cursor = response.IsTruncated ? response.NextContinuationToken : undefined
+        return { objects, prefixes, ...(cursor ? { cursor } : {}) }
+      } catch (error) {
+        throw s3Error(error, 'list', prefix)
+      }
+    })
   }
 
   async delete(key: string): Promise<void> {
     const Key = this.#key(key)
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }))
-    } catch (error) {
-      if (isMissingObject(error)) return
-      throw s3Error(error, 'delete', key)
-    }
+    await this.#call('delete', async (abortSignal) => {
+      try {
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }), {
+          abortSignal,
+        })
+      } catch (error) {
+        if (isMissingObject(error)) return
+        throw s3Error(error, 'delete', key)
+      }
+    })
+  }
+
+  #call<T>(operation: string, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline(
+      {
+        deadline: this.deadline,
+        code: 'storage_unavailable',
+        service: 'the session store',
+        operation,
+      },
+      attempt,
+    )
   }
 
   #key(key: string): string {
@@ -149,8 +190,9 @@ export class S3ObjectStore implements ObjectStore {
 
 function requireEtag(etag: string | undefined, action: string, key: string): string {
   if (etag) return etag
-  throw new TurnlineError('storage_unavailable', `S3 ${action} returned no ETag for ${key}`, {
-    details: { key, action },
+  throw new TurnlineError('storage_unavailable', `S3 ${action} returned no ETag`, {
+    details: { action },
+    logDetails: { key },
     retryable: false,
   })
 }

@@ -20,6 +20,12 @@ import {
   checkPositiveInteger,
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
+import {
+  checkDeadline,
+  DEFAULT_COORDINATOR_DEADLINE,
+  type IoDeadline,
+  withDeadline,
+} from '../../src/ports/io-deadline.ts'
 import * as scripts from './coordinator-scripts.ts'
 import { toCoordinatorError } from './upstash-errors.ts'
 import {
@@ -51,6 +57,13 @@ export type UpstashCoordinatorOptions = (
   ids?: Ids
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
   tipTtlSeconds?: number
+  /**
+   * Deadline of every call: an attempt is abandoned after `attemptMs` (a client this adapter
+   * builds also aborts the HTTP request then) and resent while `budgetMs` lasts — every script
+   * is safe to resend — then the call fails `coordinator_unavailable` (503, Retry-After).
+   * Default 3 s per attempt, 15 s per call.
+   */
+  deadline?: IoDeadline
 }
 
 /**
@@ -63,9 +76,14 @@ export class UpstashCoordinator implements Coordinator {
   readonly #ns: string
   readonly #ids: Ids
   readonly #tipTtl: string
+  /** The deadline of every call. */
+  readonly deadline: IoDeadline
   #requests = 0
 
   constructor(options: UpstashCoordinatorOptions) {
+    this.deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
+    checkDeadline('UpstashCoordinator deadline', this.deadline)
+    const attemptMs = this.deadline.attemptMs
     this.#redis =
       'client' in options
         ? options.client
@@ -74,6 +92,8 @@ export class UpstashCoordinator implements Coordinator {
             token: options.token,
             automaticDeserialization: false,
             enableTelemetry: false,
+            // Every HTTP request gets its own timer (a function: called once per request).
+            signal: () => AbortSignal.timeout(attemptMs),
             ...(options.retry === undefined ? {} : { retry: options.retry }),
             ...(options.enableAutoPipelining === undefined
               ? {}
@@ -259,11 +279,22 @@ export class UpstashCoordinator implements Coordinator {
     return this.#call(operation, () => this.#redis.eval(script, keys, args))
   }
 
-  async #call(operation: string, run: () => Promise<unknown>): Promise<unknown> {
-    try {
-      return await run()
-    } catch (error) {
-      throw toCoordinatorError(error, operation)
-    }
+  /** One call under the deadline; a resend repeats exactly the same command. */
+  #call(operation: string, run: () => Promise<unknown>): Promise<unknown> {
+    return withDeadline(
+      {
+        deadline: this.deadline,
+        code: 'coordinator_unavailable',
+        service: 'the coordinator',
+        operation,
+      },
+      async () => {
+        try {
+          return await run()
+        } catch (error) {
+          throw toCoordinatorError(error, operation)
+        }
+      },
+    )
   }
 }

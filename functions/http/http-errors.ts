@@ -110,9 +110,11 @@ export function errorJson(body: ErrorBody): string {
 
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
+    const logDetails = isTurnlineError(error) ? error.logDetails : undefined
     return {
       name: error.name,
       message: error.message,
+      ...(logDetails ? { details: logDetails } : {}),
       ...(error.stack ? { stack: error.stack } : {}),
       ...(error.cause !== undefined ? { cause: String(error.cause) } : {}),
     }

@@ -42,6 +42,11 @@ export interface TurnlineErrorOptions {
   retryable?: boolean
   /** Seconds after which a retry may succeed (surfaced as Retry-After). */
   retryAfter?: number
+  /**
+   * Facts for the server log only, never sent to clients (e.g. the storage key a failing call
+   * touched: responses never name storage keys).
+   */
+  logDetails?: Record<string, unknown>
 }
 
 export class TurnlineError extends Error {
@@ -50,6 +55,7 @@ export class TurnlineError extends Error {
   readonly retryable: boolean
   readonly details: Record<string, unknown> | undefined
   readonly retryAfter: number | undefined
+  readonly logDetails: Record<string, unknown> | undefined
 
   constructor(code: ErrorCode, message: string, options: TurnlineErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -57,6 +63,7 @@ export class TurnlineError extends Error {
     this.retryable = options.retryable ?? RETRYABLE.has(code)
     this.details = options.details
     this.retryAfter = options.retryAfter
+    this.logDetails = options.logDetails
   }
 }
 

@@ -187,11 +187,21 @@ describe('UpstashCoordinator specifics', () => {
   it('an unreachable endpoint is a retryable coordinator_unavailable', async () => {
     const closed = await startUpstashProxy({ redisUrl: requireServices().redisUrl })
     await closed.close()
-    const c = new UpstashCoordinator({ url: closed.url, token: closed.token, retry: false })
+    const c = new UpstashCoordinator({
+      url: closed.url,
+      token: closed.token,
+      retry: false,
+      deadline: { attemptMs: 200, budgetMs: 700 },
+    })
+    const started = Date.now()
     const error = await caught(c.beginTurn({ sessionId: 's1', tenant: 'a', leaseMs: 1_000 }))
     expect(error.code).toBe('coordinator_unavailable')
     expect(error.retryable).toBe(true)
+    expect(error.retryAfter).toBeGreaterThanOrEqual(1)
     expect(error.details).toMatchObject({ reason: 'transport', operation: 'beginTurn' })
+    // Resent within its budget (every script is safe to resend), then given up.
+    expect(error.details?.attempts).toBeGreaterThan(1)
+    expect(Date.now() - started).toBeLessThan(3_000)
   })
 
   it('reports unreadable stored values as corrupt_data', async () => {

@@ -149,12 +149,53 @@ describe('createDeps', () => {
       [{ S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
       [{ TURNLINE_STORE: 's3' }, /TURNLINE_STORE: s3 needs S3_BUCKET/],
       [{ TURNLINE_FOLLOW_MAX_SECONDS: '0' }, /TURNLINE_FOLLOW_MAX_SECONDS/],
+      [
+        { TURNLINE_IO_BUDGET_MS: '60000' },
+        /TURNLINE_IO_BUDGET_MS: 60000 must be less than TURNLINE_LEASE_MS/,
+      ],
+      [
+        { TURNLINE_IO_BUDGET_MS: '2000', TURNLINE_STORAGE_TIMEOUT_MS: '3000' },
+        /TURNLINE_STORAGE_TIMEOUT_MS: 3000 exceeds the call budget of 2000 ms/,
+      ],
+      [{ TURNLINE_LEASE_MS: '4000', TURNLINE_COORDINATOR_TIMEOUT_MS: '2500' }, /exceeds/],
+      [{ TURNLINE_STORAGE_TIMEOUT_MS: '10' }, /TURNLINE_STORAGE_TIMEOUT_MS/],
     ]
     for (const [env, pattern] of cases)
       expect(await problems(env), JSON.stringify(env)).toMatch(pattern)
     const both = await problems({ PORT: 'x', TURNLINE_MODEL_API: 'y' })
     expect(both).toMatch(/PORT/)
     expect(both).toMatch(/TURNLINE_MODEL_API/)
+  })
+
+  it('gives S3 and Upstash calls deadlines: defaults, and scaled to a short lease', async () => {
+    const base = {
+      S3_BUCKET: 'bucket-a',
+      UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1',
+      UPSTASH_REDIS_REST_TOKEN: 'token',
+    }
+    const deadlines = async (env: Record<string, string>) => {
+      const deps = await createDeps({ ...base, ...env })
+      const store = deps.service.sessions.objects
+      const coordinator = deps.service.coordinator
+      if (!(store instanceof S3ObjectStore) || !(coordinator instanceof UpstashCoordinator)) {
+        throw new Error('expected S3 and Upstash')
+      }
+      return { store: store.deadline, coordinator: coordinator.deadline }
+    }
+    expect(await deadlines({})).toEqual({
+      store: { attemptMs: 5_000, budgetMs: 15_000 },
+      coordinator: { attemptMs: 3_000, budgetMs: 15_000 },
+    })
+    expect(await deadlines({ TURNLINE_LEASE_MS: '4000' })).toEqual({
+      store: { attemptMs: 2_000, budgetMs: 2_000 },
+      coordinator: { attemptMs: 2_000, budgetMs: 2_000 },
+    })
+    expect(
+      await deadlines({ TURNLINE_STORAGE_TIMEOUT_MS: '800', TURNLINE_IO_BUDGET_MS: '5000' }),
+    ).toEqual({
+      store: { attemptMs: 800, budgetMs: 5_000 },
+      coordinator: { attemptMs: 3_000, budgetMs: 5_000 },
+    })
   })
 
   it('never echoes secrets in configuration errors', async () => {

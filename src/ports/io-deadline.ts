@@ -1,0 +1,112 @@
+import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+
+/**
+ * Deadlines of the network adapters' calls (S3 storage, the Upstash coordinator): every call
+ * gives up an attempt after `attemptMs`, retries what is safe to retry (timeouts and retryable
+ * unavailability) while `budgetMs` lasts, then fails with a retryable 503 code carrying
+ * Retry-After. So a frozen backend ends the request in bounded time instead of hanging it past
+ * its lease. Every call these adapters make is safe to resend: reads, create-only and If-Match
+ * writes (the session log tells its own resent write from a rival's), and the coordinator's
+ * scripts.
+ */
+export interface IoDeadline {
+  /** Longest one attempt may take before it is abandoned (ms). */
+  attemptMs: number
+  /** Longest one call may take across its attempts (ms); then it fails. */
+  budgetMs: number
+}
+
+export const DEFAULT_STORAGE_DEADLINE: IoDeadline = { attemptMs: 5_000, budgetMs: 15_000 }
+export const DEFAULT_COORDINATOR_DEADLINE: IoDeadline = { attemptMs: 3_000, budgetMs: 15_000 }
+
+export interface DeadlineCall {
+  deadline: IoDeadline
+  /** The code of the final failure (a 503). */
+  code: 'storage_unavailable' | 'coordinator_unavailable'
+  /** Who did not answer, for the message: "the session store", "the coordinator". */
+  service: string
+  operation: string
+}
+
+const TIMED_OUT = Symbol('timed out')
+/**
+ * How much longer than `attemptMs` an attempt is awaited: an adapter that aborts its own request
+ * after `attemptMs` (the Upstash client's per-request signal) gets to do so first, so an
+ * abandoned request is really cancelled rather than left in flight.
+ */
+const GRACE_MS = 25
+
+/**
+ * Runs `attempt` under the call's deadline; it gets a signal that aborts when its time is up.
+ * Each attempt gets `attemptMs`; another starts only while it can end within `budgetMs`.
+ */
+export async function withDeadline<T>(
+  call: DeadlineCall,
+  attempt: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const { attemptMs, budgetMs } = call.deadline
+  const started = Date.now()
+  let attempts = 0
+  let last: unknown = TIMED_OUT
+  for (;;) {
+    attempts += 1
+    const controller = new AbortController()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error(`${call.service} ${call.operation} timed out`))
+        resolve(TIMED_OUT)
+      }, attemptMs + GRACE_MS)
+    })
+    try {
+      const outcome = await Promise.race([attempt(controller.signal), timeout])
+      if (outcome !== TIMED_OUT) return outcome
+      last = TIMED_OUT
+    } catch (error) {
+      if (!isTurnlineError(error, call.code) || !error.retryable) throw error
+      last = error
+    } finally {
+      clearTimeout(timer)
+    }
+    const pause = Math.min(100 * 2 ** (attempts - 1), 1_000)
+    if (Date.now() - started + pause + attemptMs > budgetMs) break
+    await new Promise((resolve) => setTimeout(resolve, pause))
+  }
+  throw giveUp(call, attempts, Date.now() - started, last)
+}
+
+function giveUp(call: DeadlineCall, attempts: number, elapsed: number, last: unknown) {
+  const retryAfter = Math.max(1, Math.ceil(call.deadline.attemptMs / 1000))
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'} in ${elapsed} ms`
+  if (last === TIMED_OUT) {
+    return new TurnlineError(
+      call.code,
+      `${call.service} did not answer ${call.operation} within ${call.deadline.attemptMs} ms ` +
+        `(${tries}); retry later`,
+      {
+        retryable: true,
+        retryAfter,
+        details: { operation: call.operation, reason: 'timeout', attempts },
+      },
+    )
+  }
+  const error = last as TurnlineError
+  return new TurnlineError(call.code, `${error.message} (${tries}); retry later`, {
+    retryable: true,
+    retryAfter: error.retryAfter ?? retryAfter,
+    cause: error,
+    ...(error.details ? { details: { ...error.details, attempts } } : {}),
+  })
+}
+
+/** Checks a deadline's numbers (adapter options). */
+export function checkDeadline(name: string, deadline: IoDeadline): void {
+  const ok = (n: number) => Number.isSafeInteger(n) && n > 0
+  if (!ok(deadline.attemptMs) || !ok(deadline.budgetMs) || deadline.budgetMs < deadline.attemptMs) {
+    throw new TurnlineError(
+      'invalid_input',
+      `${name}: attemptMs and budgetMs must be positive integers, budgetMs at least attemptMs`,
+      { details: { ...deadline } },
+    )
+  }
+}
