@@ -11,13 +11,10 @@ import { TurnlineError } from '../../src/contract/errors.ts'
 export const WORK_DIR = '.turnline-fs'
 
 function invalidKey(key: string, reason: string): TurnlineError {
-  return new TurnlineError(
-    'invalid_input',
-    `Invalid object key (${reason}): ${JSON.stringify(key)}`,
-    {
-      details: { key, reason },
-    },
-  )
+  return new TurnlineError('invalid_input', `Invalid object key (${reason})`, {
+    details: { reason },
+    logDetails: { key },
+  })
 }
 
 /** Validates `key` and returns its file path under `root`. */
@@ -63,15 +60,20 @@ export function errnoOf(error: unknown): string | undefined {
 export function storageError(error: unknown, action: string, key: string): TurnlineError {
   const errno = errnoOf(error)
   if (errno === 'ENAMETOOLONG') {
-    return new TurnlineError('invalid_input', `Object key too long for the filesystem: ${key}`, {
-      details: { key },
+    return new TurnlineError('invalid_input', 'Object key too long for the filesystem', {
+      logDetails: { key },
       cause: error,
     })
   }
-  return new TurnlineError('storage_unavailable', `Filesystem ${action} failed for ${key}`, {
-    details: { key, errno },
-    cause: error,
-  })
+  return new TurnlineError(
+    'storage_unavailable',
+    `Filesystem ${action} failed (${errno ?? 'error'})`,
+    {
+      details: { action, errno },
+      logDetails: { key },
+      cause: error,
+    },
+  )
 }
 
 /** A key cannot be stored because a folder or an object is in the way. */
@@ -82,7 +84,7 @@ export function collisionError(
 ): TurnlineError {
   const message =
     what === 'folder'
-      ? `Object key names a folder of other keys: ${key}`
-      : `A parent of this key is itself an object: ${key}`
-  return new TurnlineError('invalid_input', message, { details: { key }, cause })
+      ? 'Object key names a folder of other keys'
+      : 'A parent of this key is itself an object'
+  return new TurnlineError('invalid_input', message, { logDetails: { key }, cause })
 }

@@ -131,11 +131,11 @@ export class FsObjectStore implements ObjectStore {
   async #expect(path: string, key: string, ifMatch: string): Promise<void> {
     const current = await this.get(key)
     if (current === null) {
-      throw new TurnlineError('not_found', `No object to replace: ${key}`, { details: { key } })
+      throw new TurnlineError('not_found', 'No object to replace', { logDetails: { key } })
     }
     if (current.etag !== ifMatch) {
-      throw new TurnlineError('conflict', `Object changed since it was read: ${key}`, {
-        details: { key, path },
+      throw new TurnlineError('conflict', 'Object changed since it was read', {
+        logDetails: { key, path },
       })
     }
   }
@@ -149,7 +149,7 @@ export class FsObjectStore implements ObjectStore {
         const errno = errnoOf(error)
         if (errno === 'EEXIST' && how === 'link') {
           if (await isDirectory(path)) throw collisionError(key, 'folder', error)
-          throw new TurnlineError('conflict', `Object already exists: ${key}`, { details: { key } })
+          throw new TurnlineError('conflict', 'Object already exists', { logDetails: { key } })
         }
         if (errno === 'EISDIR' || errno === 'ENOTEMPTY' || errno === 'EEXIST') {
           throw collisionError(key, 'folder', error)
@@ -162,8 +162,8 @@ export class FsObjectStore implements ObjectStore {
       if (this.#durable) await syncDir(dirname(path)).catch(() => undefined)
       return
     }
-    throw new TurnlineError('storage_unavailable', `Parent folder kept vanishing: ${key}`, {
-      details: { key },
+    throw new TurnlineError('storage_unavailable', 'Parent folder kept vanishing', {
+      logDetails: { key },
     })
   }
 

@@ -43,15 +43,15 @@ export class MemoryObjectStore implements ObjectStore {
     checkPutOptions(key, options)
     const current = this.#objects.get(key)
     if (options.ifNoneMatch === '*' && current) {
-      throw new TurnlineError('conflict', `Object already exists: ${key}`, { details: { key } })
+      throw new TurnlineError('conflict', 'Object already exists', { logDetails: { key } })
     }
     if (options.ifMatch !== undefined) {
       if (!current) {
-        throw new TurnlineError('not_found', `No object to replace: ${key}`, { details: { key } })
+        throw new TurnlineError('not_found', 'No object to replace', { logDetails: { key } })
       }
       if (current.etag !== options.ifMatch) {
-        throw new TurnlineError('conflict', `Object changed since it was read: ${key}`, {
-          details: { key },
+        throw new TurnlineError('conflict', 'Object changed since it was read', {
+          logDetails: { key },
         })
       }
     }

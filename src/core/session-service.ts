@@ -53,6 +53,7 @@ export class SessionService implements SessionApi {
     if (++this.creates % (this.options.retentionEvery ?? 25) === 0) {
       await this.deps.sessions
         .retention(tenant, config.workspace, { preserve: [sessionId] })
+        .then((result) => this.locator.forget(tenant, result.deleted))
         .catch((error) =>
           (this.deps.log ?? console.warn)({ msg: 'retention failed', error: String(error) }),
         )

@@ -43,7 +43,7 @@ function decodeCursor(cursor: string): { after: string; folded: boolean } {
   const tag = cursor.slice(0, 2)
   if (tag === 'o:') return { after: cursor.slice(2), folded: false }
   if (tag === 'p:') return { after: cursor.slice(2), folded: true }
-  throw new TurnlineError('invalid_input', 'Malformed list cursor', { details: { cursor } })
+  throw new TurnlineError('invalid_input', 'Malformed list cursor', { logDetails: { cursor } })
 }
 
 function laterBound(a: string | undefined, b: string | undefined): string | undefined {
@@ -127,12 +127,12 @@ export async function collectPage(
 export function checkPutOptions(key: string, options: PutOptions): void {
   if (options.ifNoneMatch !== undefined && options.ifMatch !== undefined) {
     throw new TurnlineError('invalid_input', 'ifNoneMatch and ifMatch are exclusive', {
-      details: { key },
+      logDetails: { key },
     })
   }
   if (options.ifMatch === '') {
     throw new TurnlineError('invalid_input', 'ifMatch must be a non-empty etag', {
-      details: { key },
+      logDetails: { key },
     })
   }
 }

@@ -76,7 +76,7 @@ export async function syncManifest(
   }
   throw new TurnlineError(
     'conflict',
-    `manifest ${keys.manifest} kept changing over ${MAX_ATTEMPTS} attempts`,
+    `the session manifest kept changing over ${MAX_ATTEMPTS} attempts`,
   )
 }
 

@@ -48,7 +48,7 @@ export async function readEvents(
   if (start < rollup.rolledThrough && start >= rollup.headSeq && rollup.etag !== undefined) {
     const file = await store.get(keys.events)
     if (file && file.etag === rollup.etag) {
-      const lines = fromBytes(file.body, keys.events).split('\n')
+      const lines = fromBytes(file.body, 'events.jsonl').split('\n')
       for (let i = start - rollup.headSeq; i < lines.length && events.length < limit; i++) {
         const text = lines[i]
         if (!text) continue

@@ -20,12 +20,14 @@ export async function rehydrate(
   store: ObjectStore,
   keys: SessionKeys,
   ref: SessionRef,
-  options: { tipHint?: number | null; cached?: SessionSnapshot } = {},
+  options: { cached?: SessionSnapshot } = {},
 ): Promise<SessionSnapshot> {
-  const { tipHint, cached } = options
+  const { cached } = options
   if (cached) {
     // Warm path: one LIST tells whether anything was committed since; fold only that.
-    const last = await probeLastBatch(store, keys, Math.max(cached.lastBatch, tipHint ?? -1))
+    // Lists from the cached batch itself: a session deleted meanwhile is not_found, never served
+    // from the cache.
+    const last = await probeLastBatch(store, keys, cached.lastBatch)
     let snapshot = cached
     const numbers = Array.from(
       { length: last - cached.lastBatch },
@@ -41,11 +43,10 @@ export async function rehydrate(
   if (manifest && manifest.value.session_id !== ref.sessionId) {
     throw new TurnlineError(
       'corrupt_data',
-      `manifest at ${keys.manifest} names session ${manifest.value.session_id}`,
+      `the manifest of session ${ref.sessionId} names session ${manifest.value.session_id}`,
     )
   }
-  const known = Math.max(manifest?.value.last_batch ?? -1, tipHint ?? -1)
-  const last = await probeLastBatch(store, keys, known)
+  const last = await probeLastBatch(store, keys, manifest?.value.last_batch ?? -1)
   if (last < 0) {
     throw new TurnlineError('not_found', `session ${ref.sessionId} not found`)
   }
@@ -85,7 +86,12 @@ export async function rehydrate(
   return snapshot
 }
 
-/** The highest committed batch number: `known`, or any batch listed after it. */
+/**
+ * The highest committed batch, listing the log from `known`: a batch the store itself says was
+ * committed (a cached snapshot's or the manifest's last batch; -1 for none). `known` must still
+ * be there. A log whose tail is gone belongs to a deleted session (retention deletes a log from
+ * its last batch down), which is not_found; a hole below later batches is corrupt data.
+ */
 export async function probeLastBatch(
   store: ObjectStore,
   keys: SessionKeys,
@@ -94,14 +100,18 @@ export async function probeLastBatch(
   const page = await listAll(
     store,
     keys.logPrefix,
-    known >= 0 ? { startAfter: keys.batch(known) } : {},
+    known >= 1 ? { startAfter: keys.batch(known - 1) } : {},
   )
-  let last = known
+  let last = -1
+  let present = known < 0
   for (const object of page.objects) {
     const n = keys.batchNumber(object.key)
-    if (n !== undefined && n > last) last = n
+    if (n === undefined) continue
+    if (n === known) present = true
+    if (n > last) last = n
   }
-  return last
+  if (!present) throw missingBatch(keys, known, last)
+  return Math.max(last, known)
 }
 
 /** Reads batches by number, in parallel; every one must exist and parse. */
@@ -110,21 +120,36 @@ export async function readBatches(
   keys: SessionKeys,
   numbers: number[],
 ): Promise<Batch[]> {
-  return Promise.all(
-    numbers.map(async (n) => {
-      const object = await store.get(keys.batch(n))
-      if (!object) {
-        throw new TurnlineError('corrupt_data', `batch ${n} is missing from ${keys.logPrefix}`)
-      }
-      const batch = parseBatch(object.body)
-      if (batch.batch !== n) {
-        throw new TurnlineError(
-          'corrupt_data',
-          `${keys.batch(n)} claims to be batch ${batch.batch}`,
-        )
-      }
-      return batch
-    }),
+  const objects = await Promise.all(numbers.map((n) => store.get(keys.batch(n))))
+  const absent = numbers.find((_, i) => !objects[i])
+  if (absent !== undefined) {
+    const page = await listAll(store, keys.logPrefix, { startAfter: keys.batch(absent) })
+    const later = page.objects.some((o) => (keys.batchNumber(o.key) ?? -1) > absent)
+    throw missingBatch(keys, absent, later ? absent + 1 : -1)
+  }
+  return objects.map((object, i) => {
+    const n = numbers[i] as number
+    const batch = parseBatch((object as { body: Uint8Array }).body)
+    if (batch.batch !== n) {
+      throw new TurnlineError(
+        'corrupt_data',
+        `batch ${n} of session ${keys.sessionId} claims to be batch ${batch.batch}`,
+      )
+    }
+    return batch
+  })
+}
+
+/** A committed batch that is not there: the session was deleted, or (a hole) its log is damaged. */
+function missingBatch(keys: SessionKeys, batch: number, highestListed: number): TurnlineError {
+  if (highestListed < batch) {
+    return new TurnlineError('not_found', `session ${keys.sessionId} not found`, {
+      logDetails: { reason: 'log tail missing (deleted by retention?)', batch },
+    })
+  }
+  return new TurnlineError(
+    'corrupt_data',
+    `batch ${batch} of session ${keys.sessionId} is missing while later batches exist`,
   )
 }
 

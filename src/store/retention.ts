@@ -1,7 +1,7 @@
 import { parseSessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from '../ports/object-store.ts'
-import { assertSegment, workspaceSessionsPrefix } from './session-ref.ts'
+import { assertSegment, sessionPointerKey, workspaceSessionsPrefix } from './session-ref.ts'
 
 /** VT Code RetentionPolicy defaults. */
 export interface RetentionPolicy {
@@ -21,7 +21,7 @@ export interface RetentionResult {
  * parseable manifest whose status is not "active" and that are not in `preserve`; anything
  * else (active or current sessions, unparseable manifests, stray files, folders without a
  * manifest) is left untouched. Deletion keys come from the listing of the folder itself,
- * never from ids read inside a manifest.
+ * never from ids read inside a manifest; the session's id pointer goes with it.
  */
 export async function applyRetention(
   store: ObjectStore,
@@ -57,18 +57,39 @@ export async function applyRetention(
   const cutoff = options.now - policy.maxAgeDays * 86_400_000
   for (const candidate of candidates) if (candidate.updatedAt < cutoff) doomed.add(candidate.folder)
 
-  for (const folder of doomed) await deleteFolder(store, folder)
+  for (const folder of doomed) {
+    const sessionId = folder.slice(root.length, -1)
+    await deleteFolder(
+      store,
+      folder,
+      sessionPointerKey(location.prefix, location.tenant, sessionId),
+    )
+  }
   return {
     deleted: [...doomed].map((folder) => folder.slice(root.length, -1)),
     kept: candidates.length - doomed.size,
   }
 }
 
-/** Deletes every object under `folder`, the manifest last (a crash leaves a retryable state). */
-async function deleteFolder(store: ObjectStore, folder: string): Promise<void> {
+/**
+ * Deletes a session: its log first, from the last batch down (from the first deletion on, every
+ * reader finds the log's tail gone and answers not_found, in every process, cached or not), then
+ * its id pointer, then the other objects, the manifest last (a crash midway leaves a closed
+ * session that the next run deletes).
+ */
+async function deleteFolder(store: ObjectStore, folder: string, pointer: string): Promise<void> {
   const { objects } = await listAll(store, folder)
   const manifestKey = `${folder}manifest.json`
-  for (const { key } of objects) if (key !== manifestKey) await store.delete(key)
+  const log = objects
+    .map(({ key }) => key)
+    .filter((key) => key.startsWith(`${folder}log/`))
+    .sort()
+    .reverse()
+  for (const key of log) await store.delete(key)
+  await store.delete(pointer)
+  for (const { key } of objects) {
+    if (key !== manifestKey && !key.startsWith(`${folder}log/`)) await store.delete(key)
+  }
   await store.delete(manifestKey)
 }
 

@@ -70,7 +70,7 @@ export async function rollup(
     ),
   ])
 
-  const lines = trusted && file ? splitLines(fromBytes(file.body, keys.events)) : []
+  const lines = trusted && file ? splitLines(fromBytes(file.body, 'events.jsonl')) : []
   const endTimes = new Map<number, string>()
   for (const batch of batches) {
     batch.events.forEach((line, i) => {

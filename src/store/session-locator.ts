@@ -3,7 +3,7 @@ import { parseSessionPointer, serializeSessionPointer } from '../contract/sessio
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
 import type { SessionRef } from './session-ref.ts'
-import { assertSegment } from './session-ref.ts'
+import { assertSegment, sessionPointerKey } from './session-ref.ts'
 
 /**
  * Finds a session's workspace from its id (tenant-scoped pointer objects, create-only and
@@ -20,10 +20,7 @@ export class SessionLocator {
   ) {}
 
   private key(tenant: string, sessionId: string): string {
-    assertSegment('tenant', tenant)
-    assertSegment('session_id', sessionId)
-    const head = this.prefix.replace(/^\/+|\/+$/g, '')
-    return `${head ? `${head}/` : ''}${tenant}/.turnline/sessions/${sessionId}.json`
+    return sessionPointerKey(this.prefix, tenant, sessionId)
   }
 
   async register(ref: SessionRef, createdAt: string): Promise<void> {
@@ -57,6 +54,11 @@ export class SessionLocator {
     assertSegment('workspace', pointer.workspace)
     this.remember(cacheKey, pointer.workspace)
     return { tenant, workspace: pointer.workspace, sessionId }
+  }
+
+  /** Drops cached pointers of sessions this process deleted (retention). */
+  forget(tenant: string, sessionIds: readonly string[]): void {
+    for (const id of sessionIds) this.cache.delete(`${tenant}/${id}`)
   }
 
   private remember(key: string, workspace: string): void {

@@ -37,10 +37,13 @@ const pad = (n: number) => String(n).padStart(10, '0')
 /** Key builder for one session's objects. */
 export class SessionKeys {
   readonly root: string
+  /** For messages (which name sessions, never storage keys). */
+  readonly sessionId: string
 
   constructor(prefix: string, ref: SessionRef) {
     validateRef(ref)
     this.root = `${workspaceSessionsPrefix(prefix, ref.tenant, ref.workspace)}${ref.sessionId}/`
+    this.sessionId = ref.sessionId
   }
 
   batch(n: number): string {
@@ -76,4 +79,12 @@ export function workspaceSessionsPrefix(prefix: string, tenant: string, workspac
   assertSegment('workspace', workspace)
   const head = prefix.replace(/^\/+|\/+$/g, '')
   return `${head ? `${head}/` : ''}${tenant}/${workspace}/.vtcode/sessions/`
+}
+
+/** `<prefix>/<tenant>/.turnline/sessions/<session_id>.json`: the id → workspace pointer. */
+export function sessionPointerKey(prefix: string, tenant: string, sessionId: string): string {
+  assertSegment('tenant', tenant)
+  assertSegment('session_id', sessionId)
+  const head = prefix.replace(/^\/+|\/+$/g, '')
+  return `${head ? `${head}/` : ''}${tenant}/.turnline/sessions/${sessionId}.json`
 }

@@ -17,6 +17,7 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS, rollup, rollupDue } from './rollup.ts'
+import { encodeListCursor, resumeAfter } from './session-list-cursor.ts'
 import type { SessionRef } from './session-ref.ts'
 import { SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
@@ -96,11 +97,18 @@ export class SessionStore {
     // The coordinator's tip names our cached batch: nothing to probe. If a writer committed
     // after it and died before recording its tip, our next commit loses the create-only race
     // (a 409, the cache is dropped) and the retry rehydrates in full: never a wrong answer.
-    if (cached && tipHint != null && tipHint === cached.lastBatch) return cached
-    const snapshot = await rehydrate(this.objects, keys, ref, {
-      tipHint,
-      ...(cached ? { cached } : {}),
-    })
+    // Only for a session still active: a closed one may have been deleted by retention, which
+    // the listing notices (deleted sessions are not_found, never answered from the cache).
+    if (cached?.status === 'active' && tipHint != null && tipHint === cached.lastBatch) {
+      return cached
+    }
+    let snapshot: SessionSnapshot
+    try {
+      snapshot = await rehydrate(this.objects, keys, ref, cached ? { cached } : {})
+    } catch (error) {
+      if (isTurnlineError(error, 'not_found', 'corrupt_data')) this.cache.delete(keys.root)
+      throw error
+    }
     this.cache.set(keys.root, snapshot)
     return snapshot
   }
@@ -184,11 +192,7 @@ export class SessionStore {
     const stored = await this.objects.get(keys.manifest)
     if (stored) {
       const value = parseSessionManifest(stored.body)
-      const last = await probeLastBatch(
-        this.objects,
-        keys,
-        Math.max(value.last_batch, tipHint ?? -1),
-      )
+      const last = await probeLastBatch(this.objects, keys, value.last_batch)
       if (last === value.last_batch && (value.status === 'active' || value.rolled_batch === last)) {
         return value
       }
@@ -235,7 +239,7 @@ export class SessionStore {
     }
   }
 
-  /** Manifests of one workspace's sessions, in key order, paged. */
+  /** Manifests of one workspace's sessions, in key order, paged by an opaque cursor. */
   async list(
     tenant: string,
     workspace: string,
@@ -245,7 +249,7 @@ export class SessionStore {
     const page = await this.objects.list(root, {
       delimiter: '/',
       limit: options.limit ?? 50,
-      ...(options.cursor ? { cursor: options.cursor } : {}),
+      ...(options.cursor ? { startAfter: resumeAfter(options.cursor, workspace, root) } : {}),
     })
     const sessions: SessionManifest[] = []
     for (const folder of page.prefixes) {
@@ -257,7 +261,8 @@ export class SessionStore {
         // an unreadable manifest is not listed; GET on the session reports why
       }
     }
-    return { sessions, ...(page.cursor ? { cursor: page.cursor } : {}) }
+    const cursor = page.cursor ? encodeListCursor(workspace, page, root) : undefined
+    return { sessions, ...(cursor ? { cursor } : {}) }
   }
 
   /** Every key of a session (for tests and tooling). */
