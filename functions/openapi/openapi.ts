@@ -55,7 +55,7 @@ function paths(): Json {
         parameters: queryParameters(ListSessionsQuerySchema),
         responses: {
           '200': {
-            description: 'one page; pass `cursor` to get the next',
+            description: 'one page; pass the opaque `cursor` back to get the next (400 if forged)',
             content: jsonContent({
               type: 'object',
               required: ['sessions'],
@@ -89,7 +89,9 @@ function paths(): Json {
             in: 'header',
             required: false,
             schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
-            description: 'A retry with the same key returns the first outcome (24 h).',
+            description:
+              'Scoped to the session. A retry with the same key and body returns the first ' +
+              'outcome; the key with another body is 422 idempotency_key_reused.',
           },
         ],
       },
@@ -116,7 +118,9 @@ function paths(): Json {
             in: 'header',
             required: false,
             schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
-            description: 'A retry with the same key returns the first outcome (24 h).',
+            description:
+              'Scoped to the session. A retry with the same key and body returns the first ' +
+              'outcome; the key with another body is 422 idempotency_key_reused.',
           },
         ],
         requestBody: {
@@ -139,7 +143,7 @@ function paths(): Json {
             description: 'status completed; events: the thread.compact_boundary',
             content: jsonContent(ref('TurnResponse')),
           },
-          ...errorResponses(400, 401, 404, 409, 413, 500, 502, 503),
+          ...errorResponses(400, 401, 404, 409, 413, 422, 500, 502, 503),
         },
       },
     },
