@@ -1,8 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import { spawnLaunch } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'
+import type { Launch } from './sandbox-launch.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
 export interface ExecInfo {
@@ -18,7 +20,12 @@ export interface ExecInfo {
 
 export interface SpawnOptions {
   cwd: string
-  env: Record<string, string>
+  /** How to start it (sandboxed or not); its `argv` ends with the command line of `argvOf`. */
+  launch: Launch
+  /** Wall-clock limit: the runner ends the command (and its sandbox) after this long. */
+  timeLimitMs?: number
+  /** Per-process CPU-time limit, named in the note added when SIGXCPU ended the command. */
+  cpuSeconds?: number
   /** Called once: when all output is in the spool, or `drainGraceMs` after the exit. */
   onSettled: (session: ExecSession) => void
   drainGraceMs?: number
@@ -44,6 +51,8 @@ export class ExecSession {
   drained = false
   pid: number | undefined
   #child: ChildProcess | undefined
+  #groupDepth = 0
+  #commandDepth = 0
   #fd: number | undefined
   #listeners = new Set<() => void>()
   #settled = false
@@ -62,19 +71,18 @@ export class ExecSession {
     return session
   }
 
-  static spawn(info: ExecInfo, options: SpawnOptions): ExecSession {
+  /** The program line of a command: `sh -c`, or under `script` in a pseudo-terminal. */
+  static argvOf(command: string, backend: 'pipe' | 'pty'): string[] {
+    return backend === 'pty' ? ['script', '-qfec', command, '/dev/null'] : ['sh', '-c', command]
+  }
+
+  /** Starts a command; `spoolFd` is the spool file, opened for writing (closed here). */
+  static spawn(info: ExecInfo, spoolFd: number, options: SpawnOptions): ExecSession {
     const session = new ExecSession(info)
-    session.#fd = openSync(info.spoolAbs, 'w', 0o600)
-    const [file, args] =
-      info.backend === 'pty'
-        ? ['script', ['-qfec', info.command, '/dev/null']]
-        : ['sh', ['-c', info.command]]
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    session.#fd = spoolFd
+    session.#groupDepth = options.launch.groupDepth
+    session.#commandDepth = options.launch.commandDepth
+    const child = spawnLaunch(options.launch, options.cwd)
     session.#child = child
     session.pid = child.pid
     const append = (chunk: Buffer) => {
@@ -97,9 +105,31 @@ export class ExecSession {
       session.#drain()
       settle()
     })
+    const limit =
+      options.timeLimitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (session.state !== 'running') return
+            append(
+              Buffer.from(
+                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(options.timeLimitMs! / 1000)} s\n`,
+              ),
+            )
+            void session.kill()
+          }, options.timeLimitMs)
+    limit?.unref()
     child.once('exit', (code, signal) => {
+      clearTimeout(limit)
       const signo = signal ? (constants.signals[signal] ?? 0) : 0
-      session.#exited(code ?? 128 + signo)
+      const status = code ?? 128 + signo
+      if (status === 128 + constants.signals.SIGXCPU && options.cpuSeconds !== undefined) {
+        append(
+          Buffer.from(
+            `\n[runner] exit ${status} (SIGXCPU): a process used up the CPU-time limit of ${options.cpuSeconds} s\n`,
+          ),
+        )
+      }
+      session.#exited(status)
       setTimeout(settle, options.drainGraceMs ?? 2000).unref()
     })
     child.once('close', () => {
@@ -178,11 +208,16 @@ export class ExecSession {
         }
       }
     }
-    // Under `script` the shell leads its own session: ending it lets `script` exit by itself.
-    const shells = this.info.backend === 'pty' ? childPids(pid) : []
-    signal('SIGTERM', shells.length ? shells : [pid])
+    // In a sandbox, bwrap's init leads the group of the command (SIGTERM reaches the command,
+    // and init, which ignores it, exits when the command does). Under `script` the shell leads
+    // its own session: ending it lets `script` exit by itself.
+    const group = descendant(pid, this.#groupDepth)
+    const command = descendant(pid, this.#commandDepth)
+    const shells = command !== undefined && this.info.backend === 'pty' ? childPids(command) : []
+    const first = shells.length ? shells : [group ?? pid]
+    signal('SIGTERM', first)
     if (!(await this.#until(() => this.state !== 'running', KILL_GRACE_MS))) {
-      signal('SIGKILL', [...shells, pid])
+      signal('SIGKILL', [...first, pid])
       await this.#until(() => this.state !== 'running', KILL_GRACE_MS)
     }
     await this.#until(() => this.drained, DRAIN_LINGER_MS)
@@ -237,6 +272,13 @@ function forwardToBoundary(bytes: Buffer): Buffer {
   let at = 0
   while (at < Math.min(3, bytes.byteLength) && (bytes[at]! & 0xc0) === 0x80) at++
   return bytes.subarray(at)
+}
+
+/** The first child's first child… `depth` levels below `pid`; undefined when one is missing. */
+function descendant(pid: number, depth: number): number | undefined {
+  let at: number | undefined = pid
+  for (let level = 0; level < depth && at !== undefined; level++) at = childPids(at)[0]
+  return at
 }
 
 /** Direct children of a process (Linux /proc); empty where that is not available. */

@@ -70,7 +70,7 @@ export async function startRunnerProcess(options: {
   }
   const deadline = Date.now() + 20_000
   for (;;) {
-    const match = /\{"listening":"([^"]+)"\}/.exec(text)
+    const match = /\{"listening":"([^"]+)"/.exec(text)
     if (match?.[1])
       return {
         url: match[1],
