@@ -123,7 +123,13 @@ export function spawnLaunch(launch: Launch, cwd: string) {
     cwd,
     env: launch.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe', ...launch.inputs.map(() => 'pipe' as const)],
+    stdio: [
+      'pipe',
+      'pipe',
+      'pipe',
+      ...launch.inputs.map(() => 'pipe' as const),
+      ...(launch.statusFd === undefined ? [] : ['pipe' as const]),
+    ],
     ...(launch.uid !== undefined ? { uid: launch.uid } : {}),
     ...(launch.gid !== undefined ? { gid: launch.gid } : {}),
   })

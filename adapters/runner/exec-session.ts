@@ -53,6 +53,8 @@ export class ExecSession {
   #child: ChildProcess | undefined
   #groupDepth = 0
   #commandDepth = 0
+  /** Host pid of the sandbox's init (bubblewrap reports it): SIGKILL ends the whole sandbox. */
+  #sandboxInit: number | undefined
   #fd: number | undefined
   #listeners = new Set<() => void>()
   #settled = false
@@ -85,6 +87,15 @@ export class ExecSession {
     const child = spawnLaunch(options.launch, options.cwd)
     session.#child = child
     session.pid = child.pid
+    const status =
+      options.launch.statusFd === undefined ? undefined : child.stdio[options.launch.statusFd]
+    let said = ''
+    status?.on('data', (chunk: Buffer) => {
+      said += chunk.toString('utf8')
+      const init = /"child-pid":\s*(\d+)/.exec(said)
+      if (init) session.#sandboxInit = Number(init[1])
+    })
+    status?.on('error', () => {})
     const append = (chunk: Buffer) => {
       if (session.#fd === undefined) return
       writeSync(session.#fd, chunk)
@@ -105,21 +116,22 @@ export class ExecSession {
       session.#drain()
       settle()
     })
+    // The time limit covers the sandbox's whole life, background processes included.
+    const limitMs = options.timeLimitMs
     const limit =
-      options.timeLimitMs === undefined
+      limitMs === undefined
         ? undefined
         : setTimeout(() => {
-            if (session.state !== 'running') return
+            if (session.drained) return
             append(
               Buffer.from(
-                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(options.timeLimitMs! / 1000)} s\n`,
+                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(limitMs / 1000)} s\n`,
               ),
             )
             void session.kill()
-          }, options.timeLimitMs)
+          }, limitMs)
     limit?.unref()
     child.once('exit', (code, signal) => {
-      clearTimeout(limit)
       const signo = signal ? (constants.signals[signal] ?? 0) : 0
       const status = code ?? 128 + signo
       if (status === 128 + constants.signals.SIGXCPU && options.cpuSeconds !== undefined) {
@@ -133,6 +145,7 @@ export class ExecSession {
       setTimeout(settle, options.drainGraceMs ?? 2000).unref()
     })
     child.once('close', () => {
+      clearTimeout(limit)
       session.#drain()
       settle()
     })
@@ -195,9 +208,17 @@ export class ExecSession {
     if (eof) stdin.end()
   }
 
-  /** Ends the process group: SIGTERM, then SIGKILL if it lingers. */
+  /**
+   * Ends the process group: SIGTERM, then SIGKILL if it lingers. In a sandbox, whatever is left
+   * once the command has exited (background processes holding its output) ends with it.
+   */
   async kill(): Promise<void> {
-    if (this.state !== 'running' || this.pid === undefined) return
+    if (this.pid === undefined) return
+    if (this.state !== 'running') {
+      this.#endSandbox()
+      await this.#until(() => this.drained, KILL_GRACE_MS)
+      return
+    }
     const pid = this.pid
     const signal = (sig: NodeJS.Signals, groups: number[]) => {
       for (const group of groups) {
@@ -211,16 +232,31 @@ export class ExecSession {
     // In a sandbox, bwrap's init leads the group of the command (SIGTERM reaches the command,
     // and init, which ignores it, exits when the command does). Under `script` the shell leads
     // its own session: ending it lets `script` exit by itself.
-    const group = descendant(pid, this.#groupDepth)
+    const group = this.#sandboxInit ?? descendant(pid, this.#groupDepth)
     const command = descendant(pid, this.#commandDepth)
     const shells = command !== undefined && this.info.backend === 'pty' ? childPids(command) : []
     const first = shells.length ? shells : [group ?? pid]
     signal('SIGTERM', first)
     if (!(await this.#until(() => this.state !== 'running', KILL_GRACE_MS))) {
       signal('SIGKILL', [...first, pid])
+      this.#endSandbox()
       await this.#until(() => this.state !== 'running', KILL_GRACE_MS)
     }
-    await this.#until(() => this.drained, DRAIN_LINGER_MS)
+    if (!(await this.#until(() => this.drained, DRAIN_LINGER_MS))) {
+      this.#endSandbox()
+      await this.#until(() => this.drained, DRAIN_LINGER_MS)
+    }
+  }
+
+  /** SIGKILL to the sandbox's init: the kernel ends every process of its PID namespace. */
+  #endSandbox(): void {
+    // Its init holds the output pipes until it exits, so before the drain the pid is still it.
+    if (this.drained || this.#sandboxInit === undefined) return
+    try {
+      process.kill(this.#sandboxInit, 'SIGKILL')
+    } catch {
+      // gone already
+    }
   }
 
   /** Output of [from, total): its head and tail, each ≤ maxBytes, cut on UTF-8 boundaries. */

@@ -24,6 +24,8 @@ export interface Launch {
   gid?: number
   /** Written to extra pipes, in order: stdio 3, 4, … (bwrap reads /etc/passwd and /etc/group). */
   inputs: string[]
+  /** A pipe after the inputs where bubblewrap writes its JSON status (the init's host pid). */
+  statusFd?: number
   /**
    * Where the command sits below the spawned process: 0 unsandboxed; under bwrap its init
    * (depth 1) leads the sandbox's session and process group, and the command is its child (2).
@@ -78,6 +80,8 @@ export const ETC_FILES = [
 ]
 
 const MIB = 1024 * 1024
+/** stdio index of bubblewrap's status pipe: after /etc/passwd (3) and /etc/group (4). */
+const STATUS_FD = 5
 
 /** `prlimit … --` in front of a command: the per-process limits. */
 export function limitArgs(
@@ -119,13 +123,15 @@ export function identityFiles(uid: number, gid: number, home: string): [string, 
  * The bubblewrap command line of one command: new user, PID, network (unless allowed), IPC, UTS
  * and cgroup namespaces; a fresh root with the system folders read-only, its own /proc, /dev and
  * /tmp, and the workspace as the only writable host path; no capabilities, no further user
- * namespaces, a new terminal session, and the whole sandbox killed when the runner dies.
+ * namespaces, a new terminal session; its status (the init's pid) on a pipe.
  */
 export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: LaunchSpec): Launch {
   const args = ['--unshare-all', '--unshare-user']
   if (spec.network) args.push('--share-net')
   if (atLeast(host.version, 0, 8)) args.push('--disable-userns')
-  args.push('--die-with-parent', '--new-session', '--hostname', 'sandbox')
+  // Not --die-with-parent: it would end background processes as soon as the command exits
+  // (bwrap's monitor returns then). The runner ends sandboxes itself, through the init's pid.
+  args.push('--new-session', '--hostname', 'sandbox', '--json-status-fd', String(STATUS_FD))
   args.push(...host.systemMounts)
   for (const name of ETC_FILES) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`)
   args.push('--ro-bind-data', '3', '/etc/passwd', '--ro-bind-data', '4', '/etc/group')
@@ -141,6 +147,7 @@ export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: Launch
     env: spec.env,
     ...(host.dropPrivileges ? { uid: host.uid, gid: host.gid } : {}),
     inputs: identityFiles(host.uid, host.gid, spec.workspace),
+    statusFd: STATUS_FD,
     groupDepth: 1,
     commandDepth: 2,
   }

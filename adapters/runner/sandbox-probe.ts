@@ -10,6 +10,14 @@ import type { SandboxSettings } from './sandbox-settings.ts'
 const PROBE_TIMEOUT_MS = 20_000
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
 
+/** No working sandbox while one is required (TURNLINE_SANDBOX=require, or a multi-tenant host). */
+export class SandboxUnavailable extends Error {
+  override readonly name = 'SandboxUnavailable'
+  constructor(readonly reason: string) {
+    super(`no working command sandbox: ${reason}`)
+  }
+}
+
 /** The first executable `name` in `dirs` (default: the runner's PATH, then the standard one). */
 async function which(
   name: string,
@@ -63,7 +71,11 @@ function hint(stderr: string, root: string, uid: number): string {
     )
   }
   if (/Can't find source path|Permission denied/i.test(stderr)) {
-    return ` — the sandbox user (uid ${uid}) must be able to reach ${root}: make each parent folder traversable (chmod o+x) or move the runner root`
+    return (
+      ` — the sandbox user (uid ${uid}) must be able to reach ${root}: let it through each ` +
+      'parent folder (chmod o+x, or setfacl -m u:<uid>:x) or move the runner root ' +
+      '(TURNLINE_DATA_DIR, --root)'
+    ).replace('<uid>', String(uid))
   }
   return ''
 }
@@ -95,9 +107,7 @@ export async function openSandbox(
   // In the system folders, which every sandbox mounts.
   const prlimit = await which('prlimit', COMMAND_PATH.split(':'))
   const fail = (reason: string): CommandSandbox => {
-    if (settings.mode === 'require') {
-      throw new Error(`the command sandbox is required (TURNLINE_SANDBOX=require) but ${reason}`)
-    }
+    if (settings.mode === 'require') throw new SandboxUnavailable(reason)
     return unsandboxed(settings, reason, prlimit)
   }
   if (settings.mode === 'off') return unsandboxed(settings, 'TURNLINE_SANDBOX=off', prlimit)

@@ -4,7 +4,7 @@ import type { SessionRef } from '../store/session-ref.ts'
 import type { HookCommandRunner } from './hooks/command-hook.ts'
 import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
-import type { SandboxDeps } from './service-deps.ts'
+import type { CommandAllowance, SandboxDeps } from './service-deps.ts'
 
 /** Single-quotes a value for `sh`. */
 const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
@@ -19,9 +19,9 @@ export function sandboxDeps(
   options: { ceilingSeconds?: number } = {},
 ): SandboxDeps {
   return {
-    tools: (_ref, placement) =>
+    tools: (_ref, placement, allow) =>
       sandboxToolHandlers({
-        runner: placement ? placedRunner(runner, placement) : runner,
+        runner: allowed(placement ? placedRunner(runner, placement) : runner, allow),
         ...options,
       }),
     isolate: async (ref, name) => {
@@ -41,7 +41,24 @@ export function sandboxDeps(
       return { sessionId: ref.sessionId, baseDir: made.value.path }
     },
     workspacePath: () => '.',
-    runCommand: (ref) => commandHookRunner(runner, ref),
+    runCommand: (ref, allow) => commandHookRunner(allowed(runner, allow), ref),
+  }
+}
+
+/** A runner whose starts carry what the session allows its commands (network). */
+function allowed(runner: SandboxRunner, allow: CommandAllowance | undefined): SandboxRunner {
+  if (!allow?.network) return runner
+  return {
+    start: (scope, request) => runner.start(scope, { ...request, network: true }),
+    write: (scope, request) => runner.write(scope, request),
+    poll: (scope, request) => runner.poll(scope, request),
+    wait: (scope, request) => runner.wait(scope, request),
+    close: (scope, id) => runner.close(scope, id),
+    readSpool: (scope, request) => runner.readSpool(scope, request),
+    readFile: (scope, request) => runner.readFile(scope, request),
+    writeFile: (scope, request) => runner.writeFile(scope, request),
+    applyPatch: (scope, patch) => runner.applyPatch(scope, patch),
+    createWorktree: (scope, request) => runner.createWorktree(scope, request),
   }
 }
 

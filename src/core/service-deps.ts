@@ -34,13 +34,18 @@ export interface ServiceDefaults {
   invocationBudgetMs?: number
 }
 
+/** What a session allows its commands (its `sandbox` settings). */
+export interface CommandAllowance {
+  network: boolean
+}
+
 /** The sandbox: built-in tools (exec, files) per session and the runner for command hooks. */
 export interface SandboxDeps {
   /** The built-in tools; with a placement they work inside that folder of that workspace. */
-  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
+  tools(ref: SessionRef, placement?: SandboxPlacement, allow?: CommandAllowance): ToolHandler[]
   /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
   isolate?(ref: SessionRef, name: string): Promise<SandboxPlacement>
-  runCommand?: (ref: SessionRef) => HookCommandRunner
+  runCommand?: (ref: SessionRef, allow?: CommandAllowance) => HookCommandRunner
   /** The session's workspace path as hooks and tools see it. */
   workspacePath(ref: SessionRef): string
 }

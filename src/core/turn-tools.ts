@@ -2,7 +2,7 @@ import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { HookRunnerDeps } from './hooks/run-hooks.ts'
 import type { PermissionPolicy } from './permissions/permission-policy.ts'
-import type { ServiceDeps } from './service-deps.ts'
+import type { CommandAllowance, ServiceDeps } from './service-deps.ts'
 import type { ToolCallContext } from './tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from './tool-registry.ts'
 import type { TurnWriter } from './turn-writer.ts'
@@ -14,8 +14,13 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
   return new ToolRegistry([
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []),
+    ...(deps.sandbox?.tools(ref, placementOf(state), commandAllowance(state)) ?? []),
   ])
+}
+
+/** What the session lets its commands and command hooks do. */
+export function commandAllowance(state: EngineState): CommandAllowance {
+  return { network: state.config.sandbox?.network ?? false }
 }
 
 function placementOf(state: EngineState) {
@@ -28,8 +33,13 @@ export function permissionPolicy(state: EngineState): PermissionPolicy {
   return { allow, deny, mode: state.permission_mode ?? mode }
 }
 
-export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSignal): HookRunnerDeps {
-  const runCommand = deps.sandbox?.runCommand?.(ref)
+export function hookDeps(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  signal?: AbortSignal,
+): HookRunnerDeps {
+  const runCommand = deps.sandbox?.runCommand?.(ref, commandAllowance(state))
   return {
     tenant: ref.tenant,
     http: deps.tools,
@@ -66,7 +76,7 @@ export function toolCallContext(
     tools: sessionTools(deps, ref, state),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
-    hookDeps: hookDeps(deps, ref, signal),
+    hookDeps: hookDeps(deps, ref, state, signal),
     hookContext: hookContext(deps, ref),
     warnings,
     nextItemId,
