@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
-import { type ApiKey, parseApiKeys } from './auth.ts'
+import { type ApiKey, parseApiKeys } from './http/auth.ts'
 
 /**
  * The environment variables Turnline reads (docs/configuration.md describes each), validated

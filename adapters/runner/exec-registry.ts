@@ -3,7 +3,7 @@ import { constants, openSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
-import type { ExecCapture, ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
@@ -257,35 +257,6 @@ export class ExecRegistry {
   /** Ends every running command (runner shutdown). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#live.values()].map((s) => s.kill()))
-  }
-}
-
-/** The capture answer of start, write, poll, wait and close. */
-export function captureBody(
-  session: ExecSession,
-  output: ExecCapture['output'],
-  extra: { attached: boolean; wallTimeMs: number; waitedMs?: number; timedOut?: boolean },
-): ExecCapture {
-  const { info } = session
-  return {
-    exec_session_id: info.id,
-    request_id: info.requestId,
-    tool_call_id: info.toolCallId,
-    command: info.command,
-    workdir: info.workdir,
-    backend: info.backend,
-    state: session.state,
-    ...(session.state === 'exited' && session.exitCode !== undefined
-      ? { exit_code: session.exitCode }
-      : {}),
-    ...(session.state === 'running' && session.pid !== undefined ? { pid: session.pid } : {}),
-    attached: extra.attached,
-    output,
-    total_output_bytes: session.total,
-    spool: { path: info.spoolRel, complete: session.drained },
-    wall_time_ms: Math.max(0, Math.round(extra.wallTimeMs)),
-    ...(extra.waitedMs !== undefined ? { waited_ms: Math.max(0, Math.round(extra.waitedMs)) } : {}),
-    ...(extra.timedOut !== undefined ? { timed_out: extra.timedOut } : {}),
   }
 }
 

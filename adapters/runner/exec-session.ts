@@ -1,10 +1,12 @@
 import type { ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
+import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
 import { spawnLaunch } from './command-sandbox.ts'
+import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
 import type { Launch } from './sandbox-launch.ts'
+import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
 export interface ExecInfo {
@@ -289,42 +291,5 @@ export class ExecSession {
     } finally {
       closeSync(fd)
     }
-  }
-}
-
-/** Drops an incomplete UTF-8 sequence at the end. */
-function backToBoundary(bytes: Buffer): Buffer {
-  for (let back = 1; back <= Math.min(4, bytes.byteLength); back++) {
-    const byte = bytes[bytes.byteLength - back]!
-    if ((byte & 0xc0) === 0x80) continue
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
-    return need > back ? bytes.subarray(0, bytes.byteLength - back) : bytes
-  }
-  return bytes
-}
-
-/** Drops continuation bytes at the start. */
-function forwardToBoundary(bytes: Buffer): Buffer {
-  let at = 0
-  while (at < Math.min(3, bytes.byteLength) && (bytes[at]! & 0xc0) === 0x80) at++
-  return bytes.subarray(at)
-}
-
-/** The first child's first child… `depth` levels below `pid`; undefined when one is missing. */
-function descendant(pid: number, depth: number): number | undefined {
-  let at: number | undefined = pid
-  for (let level = 0; level < depth && at !== undefined; level++) at = childPids(at)[0]
-  return at
-}
-
-/** Direct children of a process (Linux /proc); empty where that is not available. */
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
   }
 }

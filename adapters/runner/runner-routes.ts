@@ -12,8 +12,9 @@ import {
   SpoolReadBodySchema,
   WorktreeBodySchema,
 } from '../../src/contract/runner-protocol.ts'
+import { captureBody } from './capture-body.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { captureBody, type ExecRegistry, type Scope } from './exec-registry.ts'
+import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'
 import { createWorktree } from './worktree.ts'
 

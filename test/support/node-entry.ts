@@ -25,9 +25,9 @@ export interface NodeEntry {
   stop(): Promise<void>
 }
 
-/** `npm start` (functions/node.ts) as a real process with exactly this environment (+ PATH). */
+/** `npm start` (functions/entries/node.ts) as a real process with exactly this environment (+ PATH). */
 export function startNodeEntry(env: Record<string, string>): NodeEntry {
-  const child = spawn(tsx, ['functions/node.ts'], {
+  const child = spawn(tsx, ['functions/entries/node.ts'], {
     cwd: repo,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
