@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { chmod, chown, lstat } from 'node:fs/promises'
+import { constants } from 'node:os'
 import path from 'node:path'
 import { Refusal } from './refusal.ts'
 import {
@@ -143,6 +144,23 @@ export function spawnLaunch(launch: Launch, cwd: string) {
   return child
 }
 
+/** Calls `found` with the host pid of the sandbox's init once bubblewrap reports it. */
+export function watchSandboxInit(
+  child: ChildProcess,
+  launch: Launch,
+  found: (pid: number) => void,
+): void {
+  const status = launch.statusFd === undefined ? undefined : child.stdio[launch.statusFd]
+  let said = ''
+  status?.on('data', (chunk: Buffer) => {
+    if (said.length > 4096) return
+    said += chunk.toString('utf8')
+    const init = /"child-pid":\s*(\d+)/.exec(said)
+    if (init) found(Number(init[1]))
+  })
+  status?.on('error', () => {})
+}
+
 function runLaunch(
   launch: Launch,
   cwd: string,
@@ -151,6 +169,10 @@ function runLaunch(
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawnLaunch(launch, cwd)
+    let init: number | undefined
+    watchSandboxInit(child, launch, (pid) => {
+      init = pid
+    })
     let stdout = ''
     let stderr = ''
     let timedOut = false
@@ -166,10 +188,17 @@ function runLaunch(
     child.stdin?.end(stdin)
     const timer = setTimeout(() => {
       timedOut = true
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // gone already
+      // The spawned group, and the sandbox's init: SIGKILL to it ends its whole PID namespace.
+      const targets = [
+        ...(child.pid !== undefined ? [-child.pid] : []),
+        ...(init !== undefined ? [init] : []),
+      ]
+      for (const target of targets) {
+        try {
+          process.kill(target, 'SIGKILL')
+        } catch {
+          // gone already
+        }
       }
     }, timeoutMs)
     child.once('error', (error) => {
@@ -178,7 +207,12 @@ function runLaunch(
     })
     child.once('close', (code, signal) => {
       clearTimeout(timer)
-      resolve({ code: code ?? (signal ? 128 + 9 : 1), stdout, stderr, timedOut })
+      resolve({
+        code: code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0),
+        stdout,
+        stderr,
+        timedOut,
+      })
     })
   })
 }

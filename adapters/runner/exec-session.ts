@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
-import { spawnLaunch } from './command-sandbox.ts'
+import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
 import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
 import type { Launch } from './sandbox-launch.ts'
@@ -89,15 +89,9 @@ export class ExecSession {
     const child = spawnLaunch(options.launch, options.cwd)
     session.#child = child
     session.pid = child.pid
-    const status =
-      options.launch.statusFd === undefined ? undefined : child.stdio[options.launch.statusFd]
-    let said = ''
-    status?.on('data', (chunk: Buffer) => {
-      said += chunk.toString('utf8')
-      const init = /"child-pid":\s*(\d+)/.exec(said)
-      if (init) session.#sandboxInit = Number(init[1])
+    watchSandboxInit(child, options.launch, (pid) => {
+      session.#sandboxInit = pid
     })
-    status?.on('error', () => {})
     const append = (chunk: Buffer) => {
       if (session.#fd === undefined) return
       writeSync(session.#fd, chunk)
