@@ -2,7 +2,7 @@
 // `node` (no tsx, no devDependencies at run time).
 //
 //   node infra/build/build.mjs            every target
-//   node infra/build/build.mjs node       dist/node/server.mjs and dist/node/runner.mjs
+//   node infra/build/build.mjs node       dist/node/{server,runner,check}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
@@ -54,6 +54,7 @@ const targets = {
       entryPoints: {
         server: 'functions/node.ts',
         runner: 'adapters/runner/main.ts',
+        check: 'functions/check-deployment.ts',
       },
       packages: 'external',
       outExtension: { '.js': '.mjs' },
