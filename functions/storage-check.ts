@@ -76,6 +76,19 @@ export async function checkStorage(
       },
     },
     {
+      name: 'PUT with If-Match on a missing key is refused',
+      run: async () => {
+        const code = await refusal(store.put(`${key}.missing`, enc.encode('5'), { ifMatch: first }))
+        if (code === 'not_found' || code === 'conflict') return 'refused'
+        await store.delete(`${key}.missing`).catch(() => {})
+        throw new Error(
+          code === null
+            ? 'the store wrote it: a rewrite of a deleted object would recreate it (older MinIO releases do this)'
+            : `expected not_found, got ${code}`,
+        )
+      },
+    },
+    {
       name: 'read back',
       run: async () => {
         const body = (await store.get(key))?.body

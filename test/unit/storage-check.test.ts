@@ -19,7 +19,7 @@ describe('checkStorage', () => {
     const store = new MemoryObjectStore()
     const result = await checkStorage(store, new MemoryCoordinator())
     expect(result.ok).toBe(true)
-    expect(result.lines).toHaveLength(6)
+    expect(result.lines).toHaveLength(7)
     expect(result.lines.every((line) => line.startsWith('ok '))).toBe(true)
     expect((await store.list('')).objects).toEqual([])
   })
@@ -38,6 +38,23 @@ describe('checkStorage', () => {
     const result = await checkStorage(ignoring('ifMatch'), new MemoryCoordinator())
     expect(result.ok).toBe(false)
     expect(result.lines.join('\n')).toMatch(/FAIL {2}PUT with a stale version is refused/)
+  })
+
+  it('fails a store that writes an If-Match PUT of a missing key (older MinIO)', async () => {
+    const base = new MemoryObjectStore()
+    const lenient: ObjectStore = {
+      get: (key) => base.get(key),
+      list: (prefix, options) => base.list(prefix, options),
+      delete: (key) => base.delete(key),
+      put: async (key, body, options = {}) =>
+        (await base.get(key)) === null
+          ? base.put(key, body, { ...options, ifMatch: undefined })
+          : base.put(key, body, options),
+    }
+    const result = await checkStorage(lenient, new MemoryCoordinator())
+    expect(result.ok).toBe(false)
+    expect(result.lines.join('\n')).toMatch(/FAIL {2}PUT with If-Match on a missing key is refused/)
+    expect((await base.list('')).objects).toEqual([])
   })
 
   it('fails when the coordinator cannot give a lease', async () => {
