@@ -21,7 +21,7 @@ async function tsxApi() {
 const tsx = await tsxApi()
 if (tsx) {
   tsx.register()
-  await import('../functions/node.ts')
+  await import('../functions/entries/node.ts')
 } else if (existsSync(built)) {
   process.setSourceMapsEnabled?.(true)
   await import(built)

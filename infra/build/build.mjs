@@ -52,9 +52,9 @@ const targets = {
     options: {
       ...common,
       entryPoints: {
-        server: 'functions/node.ts',
+        server: 'functions/entries/node.ts',
         runner: 'adapters/runner/main.ts',
-        check: 'functions/check-deployment.ts',
+        check: 'functions/entries/check-deployment.ts',
       },
       packages: 'external',
       outExtension: { '.js': '.mjs' },
@@ -64,7 +64,7 @@ const targets = {
     outDir: path.join(dist, 'lambda'),
     options: {
       ...common,
-      entryPoints: { index: 'functions/lambda.ts' },
+      entryPoints: { index: 'functions/entries/lambda.ts' },
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
       minify: true,

@@ -6,7 +6,7 @@ import {
   type RedisTcpCoordinatorOptions,
 } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
-import { isTurnlineError, type TurnlineError } from '../../src/errors.ts'
+import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import { requireServices } from '../support/services.ts'
 import { startUpstashProxy } from '../support/upstash-proxy.ts'
 import { acquired, describeCoordinator, outcome } from './coordinator.suite.ts'

@@ -14,7 +14,7 @@ interface Started {
 }
 
 function start(env: Record<string, string>): Started {
-  const child = spawn(tsx, ['functions/node.ts'], {
+  const child = spawn(tsx, ['functions/entries/node.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

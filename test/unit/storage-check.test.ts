@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
-import { checkStorage } from '../../functions/storage-check.ts'
+import { checkStorage } from '../../functions/entries/storage-check.ts'
 import type { ObjectStore, PutOptions } from '../../src/ports/object-store.ts'
 
 /** An S3-compatible server that accepts the conditional headers and ignores them. */

@@ -1,0 +1,28 @@
+import { streamHandle } from 'hono/aws-lambda'
+import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { SessionService } from '../../src/core/session-service.ts'
+import { createApp } from '../app.ts'
+import { createDeps } from '../deps.ts'
+import { ConfigError } from '../env-config.ts'
+
+/**
+ * AWS Lambda entry (`index.handler` of the bundle that `npm run build:lambda` writes to
+ * dist/lambda). Responses stream (`streamHandle`): SSE turns and followed feeds reach the client
+ * event by event, so the function must be invoked in RESPONSE_STREAM mode (a function URL with
+ * `InvokeMode: RESPONSE_STREAM`, as infra/deploy/lambda/template.yaml sets up). Lambda has no
+ * durable filesystem: configure S3_BUCKET, and Upstash (or REDIS_URL) for coordination across
+ * instances.
+ * docs/deploy/aws-lambda.md has the whole recipe.
+ */
+const deps = await createDeps(process.env, {
+  // REDIS_URL: a Redis the function reaches over TCP (ElastiCache in the function's VPC).
+  redisCoordinator: (url) => new RedisTcpCoordinator({ url }),
+}).catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`turnline: ${error.message}`)
+  throw error
+})
+for (const notice of deps.notices) console.log(`turnline: ${notice}`)
+
+export const handler = streamHandle(
+  createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http }),
+)
