@@ -1,6 +1,7 @@
 import { streamHandle } from 'hono/aws-lambda'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { SessionService } from '../../src/core/session-service.ts'
+import { type SweepResult, sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createApp } from '../app.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
@@ -26,3 +27,25 @@ for (const notice of deps.notices) console.log(`turnline: ${notice}`)
 export const handler = streamHandle(
   createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http }),
 )
+
+/**
+ * `index.retention`, for an EventBridge schedule (the template's RetentionFunction): VT Code's
+ * retention policy over every workspace of every tenant. Short-lived instances never reach the
+ * every-25th-creation pass of a long-running server.
+ */
+export async function retention(): Promise<SweepResult> {
+  const result = await sweepRetention(deps.service.sessions.objects, { now: Date.now() })
+  const deleted = result.deleted.reduce((n, d) => n + d.sessions.length, 0)
+  console.log(
+    JSON.stringify({
+      msg: 'retention sweep',
+      workspaces: result.workspaces,
+      deleted,
+      failed: result.failed,
+    }),
+  )
+  if (result.failed.length > 0) {
+    throw new Error(`retention: ${result.failed.length} workspace(s) failed (see the log line)`)
+  }
+  return result
+}

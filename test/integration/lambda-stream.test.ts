@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionStore } from '../../src/store/session-store.ts'
 import {
   installLambdaGlobals,
   invokeStreaming,
@@ -11,6 +12,7 @@ import {
   type StreamingHandler,
 } from '../support/lambda-runtime.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { threadCompleted, threadStarted } from '../support/sample-events.ts'
 import { requireServices } from '../support/services.ts'
 import { parseSse } from '../support/sse-frames.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
@@ -31,6 +33,7 @@ let bucket: Awaited<ReturnType<typeof createTestBucket>>
 let proxy: UpstashProxy
 let mock: MockOpenAI
 let handler: StreamingHandler
+let retention: () => Promise<{ deleted: { sessions: string[] }[] }>
 
 beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'turnline-lambda-'))
@@ -65,7 +68,9 @@ beforeAll(async () => {
     installLambdaGlobals()
     const loaded = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as {
       handler: unknown
+      retention: typeof retention
     }
+    retention = loaded.retention
     if (!isStreamingHandler(loaded.handler)) {
       throw new Error('index.handler is not wrapped with awslambda.streamifyResponse')
     }
@@ -166,5 +171,20 @@ describe('Lambda bundle (dist/lambda/index.mjs, streamHandle)', () => {
     expect(startedChunk).toBeDefined()
     expect(turn.endedAt - (startedChunk?.at ?? turn.endedAt)).toBeGreaterThan(700)
     expect(turn.chunks.length).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe('Lambda bundle: index.retention (EventBridge schedule)', () => {
+  it('deletes closed sessions past 30 days across the bucket', async () => {
+    const longAgo = Date.now() - 40 * 86_400_000
+    const sessions = new SessionStore({ store: bucket.store(''), clock: { now: () => longAgo } })
+    const ref = { tenant: 'tenant-l', workspace: 'old', sessionId: 'ancient-closed' }
+    await sessions.create(ref, ref.sessionId, { events: [threadStarted(ref.sessionId)] })
+    await sessions.commit(await sessions.open(ref), {
+      events: [threadCompleted(ref.sessionId, 0)],
+    })
+    const result = await retention()
+    expect(result.deleted.flatMap((d) => d.sessions)).toEqual(['ancient-closed'])
+    expect(await sessions.keysOf(ref)).toEqual([])
   })
 })
