@@ -2,7 +2,7 @@
 // `node` (no tsx, no devDependencies at run time).
 //
 //   node infra/build/build.mjs            every target
-//   node infra/build/build.mjs node       dist/node/{server,runner,check}.mjs
+//   node infra/build/build.mjs node       dist/node/{server,runner,check,retention}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
@@ -55,6 +55,7 @@ const targets = {
         server: 'functions/entries/node.ts',
         runner: 'adapters/runner/main.ts',
         check: 'functions/entries/check-deployment.ts',
+        retention: 'functions/entries/retention-cli.ts',
       },
       packages: 'external',
       outExtension: { '.js': '.mjs' },

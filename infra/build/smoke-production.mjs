@@ -7,7 +7,8 @@
 //   4. the runner and the server started from it as in docker-compose.yml (two processes, signed
 //      runner protocol, exit callbacks), on S3 (moto) and plain Redis when the local services are
 //      running, with the Dockerfile's HEALTHCHECK command run against both;
-//   5. `node dist/node/check.mjs --create-bucket` against the same storage;
+//   5. `node dist/node/check.mjs --create-bucket` and `node dist/node/retention.mjs` against the
+//      same storage;
 //   6. in the build copy, `npm ci --omit=dev` and then `npm start` (a clone installed for
 //      production) serve from dist/ as well.
 //
@@ -207,6 +208,16 @@ async function main() {
     )
   }
   console.log('the runner callback route is enabled and refuses unsigned notices')
+  const swept = JSON.parse(
+    execFileSync(process.execPath, ['dist/node/retention.mjs'], {
+      cwd: app,
+      env: { ...process.env, ...storage, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    }).toString(),
+  )
+  if (swept.workspaces < 1 || swept.failed.length > 0 || swept.deleted.length > 0) {
+    throw new Error(`retention.mjs: ${JSON.stringify(swept)}`)
+  }
+  console.log(`retention.mjs swept ${swept.workspaces} workspace(s), deleted nothing young`)
   for (const started of [server, runner]) {
     const code = await stop(started)
     if (code !== 0)
