@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'hono'
-import { approximateTokenizer } from '../../src/core/compaction/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createDeps, type Deps } from '../deps.ts'
 import { lazyApp } from './serve-app.ts'

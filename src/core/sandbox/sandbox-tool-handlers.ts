@@ -1,3 +1,4 @@
+import { PendingWaitSchema } from '../../contract/sandbox-tool-args.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { ToolHandler, ToolRunContext, ToolRunResult } from '../tools/tool-handler.ts'
 import {
@@ -5,7 +6,6 @@ import {
   type ExecToolContext,
   type ExecToolName,
   type ExecToolResult,
-  PendingWaitSchema,
   resumeWait,
   runExecTool,
   WRITE_STDIN_TOOL,

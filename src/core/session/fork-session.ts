@@ -1,12 +1,13 @@
 import type { CreateSessionResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
-import type { SandboxPlacement } from '../sandbox/placed-runner.ts'
+import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { startSession } from './create-session.ts'
 import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './fork-history.ts'
 
@@ -27,14 +28,17 @@ export async function forkSession(
   const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
   let placement: SandboxPlacement | undefined
   if (options.isolation === 'worktree') {
-    if (!deps.sandbox?.isolate) {
+    if (!deps.sandbox) {
       throw new TurnlineError(
         'invalid_input',
         'isolation "worktree" needs a sandbox runner (TURNLINE_RUNNER_URL)',
       )
     }
     // The sub-agent's mutations stay in its own worktree of the source's workspace until merged.
-    placement = await deps.sandbox.isolate(source, `fork-${deps.ids.token().slice(0, 12)}`)
+    placement = await sessionSandbox(deps.sandbox).isolate(
+      source,
+      `fork-${deps.ids.token().slice(0, 12)}`,
+    )
   }
   const ref = await startSession(deps, locator, source.tenant, state.config, {
     source: 'fork',
