@@ -19,9 +19,6 @@ import {
   checkPositiveInteger,
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
-// The Lua scripts and reply readers are plain Redis, shared with the Upstash adapter: both
-// adapters keep the same keys with the same meaning, so they can even share one database.
-import * as scripts from '../upstash/coordinator-scripts.ts'
 import {
   asArray,
   asInteger,
@@ -30,7 +27,10 @@ import {
   parseRecord,
   parseTip,
   pickRecord,
-} from '../upstash/upstash-replies.ts'
+} from '../../src/ports/coordinator-redis-replies.ts'
+// The Lua scripts and reply readers are shared with the Upstash adapter (src/ports): the same
+// keys with the same meaning, so both adapters can serve one database.
+import * as scripts from '../../src/ports/coordinator-redis-scripts.ts'
 import { toRedisTcpError } from './redis-tcp-errors.ts'
 
 export interface RedisTcpCoordinatorOptions {
