@@ -79,6 +79,7 @@ export function toolCallContext(
       sessionId: ref.sessionId,
       toolCallId: call.tool_call_id,
       itemId: call.item_id,
+      rawArguments: call.arguments,
       now: () => deps.clock.now(),
       nextItemId,
       remainingMs: () =>
