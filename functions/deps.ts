@@ -44,6 +44,11 @@ export interface DepsOptions {
     sandbox: SandboxSettings,
   ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
   log?: (entry: Record<string, unknown>) => void
+  /**
+   * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
+   * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
+   */
+  redisCoordinator?: (url: string) => Coordinator
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
 }
@@ -86,7 +91,7 @@ export async function createDeps(
   }
 
   const store = objectStore(config, options, notices)
-  const coordinator = coordinatorOf(config, notices)
+  const coordinator = coordinatorOf(config, options, notices)
   const model = modelClient(config, fetchImpl, notices)
 
   let master = config.TURNLINE_TOOL_SECRET
@@ -242,13 +247,23 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
   }
 }
 
-function coordinatorOf(config: EnvConfig, notices: string[]): Coordinator {
+function coordinatorOf(config: EnvConfig, options: DepsOptions, notices: string[]): Coordinator {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
   if (url !== undefined && token !== undefined) return new UpstashCoordinator({ url, token })
+  if (config.REDIS_URL !== undefined) {
+    if (!options.redisCoordinator) {
+      throw new ConfigError([
+        'REDIS_URL: this runtime has no TCP Redis client; use Upstash (UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN)',
+      ])
+    }
+    const shown = new URL(config.REDIS_URL)
+    notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
+    return options.redisCoordinator(config.REDIS_URL)
+  }
   notices.push(
-    'no UPSTASH_REDIS_REST_URL: leases and idempotency records live in this process ' +
-      '(fine for one process; run several instances only with Upstash)',
+    'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +
+      'process (fine for one process; run several instances only with a shared Redis)',
   )
   return new MemoryCoordinator()
 }

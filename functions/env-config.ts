@@ -80,6 +80,9 @@ export const EnvSchema = z.object({
     .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: text.optional(),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .optional(),
   TURNLINE_TOOL_ALLOWED_HOSTS: list.optional(),
   TURNLINE_TOOL_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   TURNLINE_TOOL_TIMEOUT_MS: integer(100, 300_000).default(30_000),
@@ -128,6 +131,9 @@ function crossChecks(env: EnvConfig): string[] {
   }
   if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     problems.push('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither')
+  }
+  if (env.REDIS_URL !== undefined && env.UPSTASH_REDIS_REST_URL !== undefined) {
+    problems.push('REDIS_URL and UPSTASH_REDIS_REST_URL: choose one coordinator, not both')
   }
   const singleTenant = (env.TURNLINE_API_KEYS ?? []).length === 0
   if (singleTenant && !isLoopbackHost(env.HOST)) {

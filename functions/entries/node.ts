@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { serve } from '@hono/node-server'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { startRunner } from '../../adapters/runner/runner-server.ts'
 import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import { SessionService } from '../../src/core/session-service.ts'
@@ -16,6 +17,7 @@ const SHUTDOWN_GRACE_MS = 5000
 let runner: { close(): Promise<void> } | undefined
 const deps = await createDeps(process.env, {
   defaultStore: (root) => new FsObjectStore({ root }),
+  redisCoordinator: (url) => new RedisTcpCoordinator({ url }),
   // The embedded default: the reference runner in this process, calling back this server.
   defaultRunner: async (dataDir, { host, port }, sandbox) => {
     const secret = randomBytes(24).toString('hex')

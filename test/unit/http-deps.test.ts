@@ -106,6 +106,27 @@ describe('createDeps', () => {
     expect(deps.service.tools.allowedHosts).toEqual([])
   })
 
+  it('uses REDIS_URL through the entry-provided TCP coordinator, and refuses it without one', async () => {
+    const made: string[] = []
+    const deps = await createDeps(
+      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2' },
+      {
+        ...fsDefault,
+        redisCoordinator: (url) => {
+          made.push(url)
+          return new MemoryCoordinator()
+        },
+      },
+    )
+    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2'])
+    const notices = deps.notices.join('\n')
+    expect(notices).toMatch(/coordination in Redis at redis:\/\/10\.0\.0\.5:6380 \(TCP\)/)
+    expect(notices).not.toMatch(/pw/)
+    expect(await problems({ REDIS_URL: 'redis://127.0.0.1:6379' })).toMatch(
+      /REDIS_URL: this runtime has no TCP Redis client/,
+    )
+  })
+
   it('derives each tenant secret as hex HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant)', async () => {
     const master = 'a-deployment-secret-of-some-length'
     const deps = await createDeps(
@@ -148,6 +169,15 @@ describe('createDeps', () => {
       [{ S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
       [{ TURNLINE_STORE: 's3' }, /TURNLINE_STORE: s3 needs S3_BUCKET/],
       [{ TURNLINE_FOLLOW_MAX_SECONDS: '0' }, /TURNLINE_FOLLOW_MAX_SECONDS/],
+      [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL: must be a redis:\/\/ or rediss:\/\//],
+      [
+        {
+          REDIS_URL: 'redis://127.0.0.1:6379',
+          UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1',
+          UPSTASH_REDIS_REST_TOKEN: 't',
+        },
+        /REDIS_URL and UPSTASH_REDIS_REST_URL: choose one/,
+      ],
     ]
     for (const [env, pattern] of cases)
       expect(await problems(env), JSON.stringify(env)).toMatch(pattern)
