@@ -2,6 +2,7 @@ import { handle } from 'hono/aws-lambda'
 import { SessionService } from '../src/core/session-service.ts'
 import { createApp } from './app.ts'
 import { createDeps } from './deps.ts'
+import { logStart } from './start-log.ts'
 
 /**
  * AWS Lambda entry (API Gateway / function URL). Lambda has no durable filesystem: configure
@@ -10,6 +11,7 @@ import { createDeps } from './deps.ts'
  */
 const deps = await createDeps(process.env)
 for (const notice of deps.notices) console.log(`turnline: ${notice}`)
+logStart(deps)
 
 export const handler = handle(
   createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http }),
