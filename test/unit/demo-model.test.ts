@@ -3,8 +3,8 @@ import { createDemoModelClient, DEMO_LABEL } from '../../adapters/demo-model/dem
 import { demoIntent } from '../../adapters/demo-model/demo-prompt-intent.ts'
 import { DEMO_STRING, schemaSample } from '../../adapters/demo-model/schema-sample.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
-import { EXEC_COMMAND_TOOL, WRITE_STDIN_TOOL } from '../../src/core/exec-tool-schemas.ts'
-import { READ_FILE_TOOL, WRITE_FILE_TOOL } from '../../src/core/file-tools.ts'
+import { EXEC_COMMAND_TOOL, WRITE_STDIN_TOOL } from '../../src/core/sandbox/exec-tool-schemas.ts'
+import { READ_FILE_TOOL, WRITE_FILE_TOOL } from '../../src/core/sandbox/file-tools.ts'
 import type { ModelRequest, ModelResponse, ModelStreamEvent } from '../../src/ports/model-client.ts'
 
 const SANDBOX = [EXEC_COMMAND_TOOL, WRITE_STDIN_TOOL, READ_FILE_TOOL, WRITE_FILE_TOOL]

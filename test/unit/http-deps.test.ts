@@ -12,7 +12,7 @@ import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { ConfigError } from '../../functions/env-config.ts'
-import { jsonLines } from '../../functions/request-log.ts'
+import { jsonLines } from '../../functions/http/request-log.ts'
 
 const KEYS = 'aaaaaaaaaaaaaaaaaaaa=t1,bbbbbbbbbbbbbbbbbbbb=t2'
 const fsDefault = { defaultStore: (root: string) => new FsObjectStore({ root }) }

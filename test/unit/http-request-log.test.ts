@@ -6,7 +6,7 @@ import {
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createApp } from '../../functions/app.ts'
-import type { AuthConfig } from '../../functions/auth.ts'
+import type { AuthConfig } from '../../functions/http/auth.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { randomIds, systemClock } from '../../src/ports/clock.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
