@@ -1,11 +1,11 @@
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
-import { DEMO_LABEL, demoReply } from './demo-reply.ts'
+import { DEMO_LABEL, DEMO_MODEL, demoReply } from './demo-reply.ts'
 
 export { DEMO_LABEL } from './demo-reply.ts'
 
 /** Model name sessions get when the deployment runs the demo model and names no other. */
-export const DEMO_MODEL_NAME = 'turnline-demo'
+export const DEMO_MODEL_NAME = DEMO_MODEL
 
 /** Characters per streamed text delta, so the stream looks like one. */
 const CHUNK_CHARS = 24

@@ -5,6 +5,8 @@ import { schemaSample } from './schema-sample.ts'
 
 /** Every answer of the demo model starts with this, so nobody mistakes it for a real model. */
 export const DEMO_LABEL = '[offline demo model]'
+/** Its own model name; other names get an answer that says it stands in for them. */
+export const DEMO_MODEL = 'turnline-demo'
 
 export interface DemoReply {
   text: string
@@ -42,9 +44,13 @@ export function demoReply(request: ModelRequest): DemoReply {
     }
     return call(request, intent.tool, intent.args, reasonFor(intent))
   }
+  const standIn =
+    request.model === DEMO_MODEL
+      ? ''
+      : ` (answering for "${request.model}": no model endpoint is set)`
   return final(
     request,
-    `${DEMO_LABEL} This is Turnline's built-in offline demo model, not a language model. ` +
+    `${DEMO_LABEL} This is Turnline's built-in offline demo model${standIn}, not a language model. ` +
       `You wrote: "${preview(prompt ?? '', 200)}". ${HINT}`,
     'No tool request recognised in the prompt: I answer with what I can do.',
   )

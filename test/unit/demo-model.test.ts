@@ -38,6 +38,11 @@ describe('offline demo model', () => {
     expect(response.stopReason).toBe('stop')
   })
 
+  it('says when it stands in for another model', async () => {
+    const { response } = await run(request([{ role: 'user', content: 'hi' }], { model: 'gpt-4o' }))
+    expect(response.text).toContain('(answering for "gpt-4o": no model endpoint is set)')
+  })
+
   it('is deterministic: the same request gives the same response', async () => {
     const req = request([{ role: 'user', content: 'run `ls -la`' }])
     expect((await run(req)).response).toEqual((await run(req)).response)
