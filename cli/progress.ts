@@ -30,7 +30,7 @@ export class Progress {
   private timer: ReturnType<typeof setInterval> | undefined
   private nextTick = 0
   private readonly started = Date.now()
-  /** What the last `waiting()` was about (a repeated wait prints no new line without a TTY). */
+  /** Item id of the tool the turn waits on (its live line says so; announced once). */
   private waitingOn: string | undefined
 
   private readonly color: boolean
@@ -60,16 +60,16 @@ export class Progress {
     this.line(this.paint('yellow', `warning: ${text}`))
   }
 
-  /** The turn is parked on a running tool (a command's wait): shown until the next event. */
+  /** The turn is parked on a running tool (a command's wait): shown until the tool ends. */
   waiting(): void {
-    const tool = [...this.tools.values()].at(-1)
-    const since = tool?.started ?? Date.now()
-    const what = tool ? describe(tool) : 'a sandbox command'
-    if (!this.out.isTTY && this.waitingOn !== what) {
-      this.line(`… waiting on ${what} (the turn continues when it exits)`)
-    }
-    this.waitingOn = what
-    this.setLive(() => `… waiting on ${what} · ${formatDuration(Date.now() - since)}`, since)
+    const entry = [...this.tools.entries()].at(-1)
+    if (!entry) return
+    const [id, tool] = entry
+    if (this.waitingOn === id) return
+    this.waitingOn = id
+    if (!this.out.isTTY)
+      this.line(`… waiting on ${describe(tool)} (the turn continues when it exits)`)
+    this.showTool(id, tool)
   }
 
   event(event: ParsedThreadEvent): void {
@@ -131,11 +131,17 @@ export class Progress {
         started: known?.started ?? Date.now(),
       }
       this.tools.set(item.id, tool)
-      this.setLive(
-        () => `▸ ${describe(tool)} · ${formatDuration(Date.now() - tool.started)}`,
-        tool.started,
-      )
+      this.showTool(item.id, tool)
     }
+  }
+
+  /** The live line of a running tool: what it does and for how long it has run (or been awaited). */
+  private showTool(id: string, tool: RunningTool): void {
+    const prefix = this.waitingOn === id ? '… waiting on' : '▸'
+    this.setLive(
+      () => `${prefix} ${describe(tool)} · ${formatDuration(Date.now() - tool.started)}`,
+      tool.started,
+    )
   }
 
   private itemDone(item: ThreadItem): string | undefined {
@@ -189,10 +195,7 @@ export class Progress {
       return this.paint('red', `✗ ${describe(tool)} · ${item.outcome}`)
     }
     // It runs now: the live line shows it; without a terminal its ✓/✗ line will say it all.
-    this.setLive(
-      () => `▸ ${describe(tool)} · ${formatDuration(Date.now() - tool.started)}`,
-      tool.started,
-    )
+    this.showTool(item.id, tool)
     return undefined
   }
 
@@ -228,7 +231,7 @@ export class Progress {
 
   private drawLive(): void {
     if (!this.live || !this.out.isTTY) return
-    const width = Math.max(20, (this.out.columns ?? 80) - 1)
+    const width = Math.max(20, (this.out.columns || 80) - 1)
     this.out.write(this.paint('dim', clip(this.live.text(), width)))
     this.drawn = true
   }

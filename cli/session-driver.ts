@@ -6,6 +6,9 @@ import { ApiError, type TurnlineClient } from './turnline-client.ts'
 
 /** Longest pause before asking a busy session again, whatever Retry-After says. */
 const MAX_BUSY_WAIT_MS = 5000
+/** Pauses between looks at a turn that waits on a command: 0.5 s, doubling up to 5 s. */
+const FIRST_WAIT_PAUSE_MS = 500
+const MAX_WAIT_PAUSE_MS = 5000
 /** Cancel requests before giving up on a turn that does not stop (about a minute). */
 const CANCEL_ATTEMPTS = 120
 
@@ -27,11 +30,25 @@ export class SessionDriver {
   /** Runs the turn to its end (not `waiting`); answers how it ended. */
   async run(sessionId: string, input: string | undefined): Promise<TurnStatus> {
     let status = await this.step(sessionId, input === undefined ? {} : { input })
+    let pause = FIRST_WAIT_PAUSE_MS
     while (status === 'waiting' && !this.stopped()) {
       this.progress?.waiting()
+      // A wait longer than one invocation's budget is not blocked on: each continuation looks
+      // once and answers `waiting` again, so the looks are spaced out (and each commits little).
+      await this.pause(pause)
+      pause = Math.min(pause * 2, MAX_WAIT_PAUSE_MS)
+      if (this.stopped()) break
       status = await this.step(sessionId, {})
     }
     return status
+  }
+
+  /** Sleeps, waking early when the run is stopped (Ctrl-C). */
+  private async pause(ms: number): Promise<void> {
+    const until = Date.now() + ms
+    while (Date.now() < until && !this.stopped()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, until - Date.now())))
+    }
   }
 
   /** Ends the session with success (or, honestly, with the failure of its last turn). */

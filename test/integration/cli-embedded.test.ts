@@ -173,10 +173,18 @@ describe('turnline exec, embedded engine, offline demo model', () => {
     expect(mismatch.stderr).toMatch(/--output-schema: the final answer does not match/)
   })
 
-  it('continues a turn through sandbox waits, showing the wait', async () => {
-    const run = await cli(['exec', 'run `sleep 3 && echo woke-up`'], {
+  it('continues a turn through sandbox waits, spaced out, showing the wait', async () => {
+    const file = join(dir, 'wait-events.jsonl')
+    const run = await cli(['exec', '--events', file, 'run `sleep 3 && echo woke-up`'], {
       env: { TURNLINE_INVOCATION_BUDGET_MS: '1000' },
     })
+    // Each continuation of the wait commits an update of the waiting call: a handful, not a
+    // tight loop (looks 0.5 s apart, doubling).
+    const updates = events(await readFile(file, 'utf8')).filter(
+      (e) => e.type === 'item.updated' && e.item?.tool_name === 'write_stdin',
+    )
+    expect(updates.length).toBeGreaterThan(1)
+    expect(updates.length).toBeLessThan(8)
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/^✓ exec_command sleep 3 && echo woke-up · still running/m)
     expect(run.stderr).toMatch(
