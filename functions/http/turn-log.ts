@@ -190,6 +190,7 @@ function bindAll(api: SessionApi): SessionApi {
     compact: (...args) => api.compact(...args),
     runnerExited: (...args) => api.runnerExited(...args),
     readEvents: (...args) => api.readEvents(...args),
+    openResponsesView: (...args) => api.openResponsesView(...args),
     exec: (...args) => api.exec(...args),
   }
 }
