@@ -1,9 +1,5 @@
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
-import {
-  createOpenAIModelClient,
-  unconfiguredModelClient,
-} from '../adapters/openai/openai-model-client.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
@@ -12,13 +8,14 @@ import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
 import { type AuthConfig, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
+import { jsonLines, type LogSink } from './http/request-log.ts'
+import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
 
 /**
@@ -49,6 +46,8 @@ export interface DepsOptions {
    * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
    */
   redisCoordinator?: (url: string) => Coordinator
+  /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
+  requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
 }
@@ -64,6 +63,8 @@ export interface Deps {
     runnerSecret?: string
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
+    /** One structured line per request and per turn (TURNLINE_LOG=json). */
+    requestLog?: LogSink
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -71,6 +72,8 @@ export interface Deps {
   notices: string[]
   /** Startup warnings to print loudly (commands running unsandboxed). */
   warnings: string[]
+  /** The model that answers (provider, default model, endpoint), for the start log. */
+  model: ModelChoice
   config: EnvConfig
 }
 
@@ -92,7 +95,8 @@ export async function createDeps(
 
   const store = objectStore(config, options, notices)
   const coordinator = coordinatorOf(config, options, notices)
-  const model = modelClient(config, fetchImpl, notices)
+  const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
+  notices.push(modelChoice.notice)
 
   let master = config.TURNLINE_TOOL_SECRET
   if (master === undefined) {
@@ -120,7 +124,7 @@ export async function createDeps(
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
     },
     defaults: {
-      ...(config.TURNLINE_MODEL === undefined ? {} : { model: config.TURNLINE_MODEL }),
+      ...(modelChoice.defaultModel === undefined ? {} : { model: modelChoice.defaultModel }),
       modelApi: config.TURNLINE_MODEL_API,
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
@@ -141,10 +145,12 @@ export async function createDeps(
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
+      ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
     warnings,
+    model: modelChoice,
     config,
   }
 }
@@ -266,18 +272,4 @@ function coordinatorOf(config: EnvConfig, options: DepsOptions, notices: string[
       'process (fine for one process; run several instances only with a shared Redis)',
   )
   return new MemoryCoordinator()
-}
-
-function modelClient(config: EnvConfig, fetchImpl: typeof fetch, notices: string[]): ModelClient {
-  if (config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined) {
-    notices.push(
-      'no model configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL) and TURNLINE_MODEL are set',
-    )
-    return unconfiguredModelClient
-  }
-  return createOpenAIModelClient({
-    ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
-    ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
-    fetch: fetchImpl,
-  })
 }

@@ -63,6 +63,7 @@ export const EnvSchema = z.object({
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
   TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
+  TURNLINE_MODEL_PROVIDER: z.enum(['openai', 'demo']).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   S3_BUCKET: z
@@ -96,6 +97,7 @@ export const EnvSchema = z.object({
   TURNLINE_MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TURNLINE_FOLLOW_MAX_SECONDS: integer(1, 86_400).default(300),
   TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
+  TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */

@@ -5,6 +5,7 @@ import { type SweepResult, sweepRetention } from '../../src/store/retention-swee
 import { createApp } from '../app.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
+import { logStart } from './start-log.ts'
 
 /**
  * AWS Lambda entry (`index.handler` of the bundle that `npm run build:lambda` writes to
@@ -23,6 +24,7 @@ const deps = await createDeps(process.env, {
   throw error
 })
 for (const notice of deps.notices) console.log(`turnline: ${notice}`)
+logStart(deps)
 
 export const handler = streamHandle(
   createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http }),

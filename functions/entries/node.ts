@@ -1,47 +1,18 @@
-import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { serve } from '@hono/node-server'
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
-import { startRunner } from '../../adapters/runner/runner-server.ts'
-import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
+import { nodeEmbedded } from './node-embedded.ts'
+import { logStart } from './start-log.ts'
 
 /** Node entry (`npm start`): embedded fs store by default, graceful shutdown on SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5000
 
-let runner: { close(): Promise<void> } | undefined
-const deps = await createDeps(process.env, {
-  defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url) => new RedisTcpCoordinator({ url }),
-  // The embedded default: the reference runner in this process, calling back this server.
-  defaultRunner: async (dataDir, { host, port }, sandbox) => {
-    const secret = randomBytes(24).toString('hex')
-    const started = await startRunner({
-      root: join(dataDir, 'runner'),
-      secret,
-      sandbox,
-      ...(port > 0 ? { callbackUrl: `http://${host}:${port}/v1/runner/callback` } : {}),
-      log: () => {},
-    }).catch((error: unknown) => {
-      if (!(error instanceof SandboxUnavailable)) throw error
-      throw new ConfigError([
-        `TURNLINE_SANDBOX: refusing to start the in-process runner: ${error.message}. ` +
-          'Commands must run sandboxed here (TURNLINE_SANDBOX=require, which TURNLINE_API_KEYS ' +
-          "implies: one tenant's commands must not read this server's secrets or other " +
-          "tenants' data). Install bubblewrap (apt-get install bubblewrap) and allow " +
-          'unprivileged user namespaces, or set TURNLINE_RUNNER_URL and TURNLINE_RUNNER_SECRET ' +
-          'to a runner isolated elsewhere.',
-      ])
-    })
-    runner = started
-    return { url: started.url, secret, sandbox: started.sandbox }
-  },
-}).catch((error: unknown) => {
+// The embedded defaults: fs store, the reference runner in this process calling back this server.
+const embedded = nodeEmbedded({ callbacks: true })
+const deps = await createDeps(process.env, embedded.options).catch((error: unknown) => {
   if (!(error instanceof ConfigError)) throw error
   console.error(`turnline: ${error.message}`)
   process.exit(1)
@@ -57,6 +28,7 @@ const { host, port } = deps.server
 const server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
   const shown = info.family === 'IPv6' ? `[${info.address}]` : info.address
   console.log(`turnline: listening on http://${shown}:${info.port} (docs: /docs)`)
+  logStart(deps, `http://${shown}:${info.port}`)
 })
 server.on('error', (error: NodeJS.ErrnoException) => {
   const why = error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : error.message
@@ -69,7 +41,7 @@ function shutdown(signal: string): void {
   if (stopping) return
   stopping = true
   console.log(`turnline: ${signal}, closing (open streams get ${SHUTDOWN_GRACE_MS} ms)`)
-  void runner?.close()
+  void embedded.close()
   server.close(() => process.exit(0))
   if ('closeIdleConnections' in server) server.closeIdleConnections()
   setTimeout(() => {

@@ -96,6 +96,7 @@ async function main() {
       path.join(repoRoot, 'infra/local/ensure-packages.sh'),
       'redis-server',
       'bubblewrap',
+      'jq',
     ])) !== 0
   ) {
     return 1

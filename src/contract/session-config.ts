@@ -93,6 +93,11 @@ export const SessionConfigSchema = z.strictObject({
   /** A model name, or settings; absent → the deployment default (TURNLINE_MODEL). */
   model: z.union([z.string().min(1).max(200), ModelSettingsSchema]).optional(),
   instructions: z.string().max(200_000).optional(),
+  /**
+   * JSON Schema of the final answer (structured output, like `codex exec --output-schema`): sent
+   * to the provider as a strict JSON-schema response format with every model request.
+   */
+  output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),

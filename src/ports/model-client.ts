@@ -16,6 +16,11 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  /**
+   * JSON Schema the final answer must follow (the session's `output_schema`): sent as the
+   * provider's structured-output format, strict. Tool calls stay possible.
+   */
+  outputSchema?: Record<string, unknown>
   signal?: AbortSignal
 }
 

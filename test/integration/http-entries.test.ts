@@ -64,10 +64,42 @@ describe('Node entry (npm start)', () => {
           body: '{"input":"hi"}',
         },
       )
-      const body = (await turn.json()) as { status: string; events: { message?: string }[] }
-      expect(body.status).toBe('failed')
-      expect(body.events.at(-1)?.message).toMatch(/OPENAI_API_KEY/)
+      // No model configured: the offline demo model answers, labelled as such.
+      const body = (await turn.json()) as {
+        status: string
+        events: { type: string; item?: { type: string; text?: string } }[]
+      }
+      expect(body.status).toBe('completed')
+      const answer = body.events.findLast((e) => e.item?.type === 'agent_message')
+      expect(answer?.item?.text).toMatch(/^\[offline demo model\] /)
       expect(started.output()).toMatch(/single-tenant mode/)
+      expect(started.output()).toMatch(/model: turnline-demo, the built-in OFFLINE DEMO MODEL/)
+      // Operator signals: the start line, one line per request and per turn (JSON on stdout).
+      const lines = started
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines.find((l) => l.msg === 'start')).toMatchObject({
+        model_provider: 'demo',
+        model: 'turnline-demo',
+        base_url: null,
+        url,
+      })
+      expect(lines.find((l) => l.msg === 'turn')).toMatchObject({
+        op: 'turn',
+        tenant: 'local',
+        turn: 'turn-1',
+        status: 'completed',
+        model_calls: 1,
+      })
+      expect(
+        lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status]),
+      ).toEqual([
+        ['GET', '/healthz', 200],
+        ['POST', '/v1/sessions', 201],
+        ['POST', '/v1/sessions/:id/turns', 200],
+      ])
       started.child.kill('SIGTERM')
       expect(await started.exited).toBe(0)
     } finally {

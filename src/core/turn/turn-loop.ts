@@ -24,6 +24,8 @@ export interface TurnLoopContext {
   /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
+  /** Told of every model request made (operator metrics). */
+  onModelCall?: () => void
 }
 
 export type TurnEnd =
@@ -81,6 +83,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -105,6 +108,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const { response } = step
     compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
+    ctx.onModelCall?.()
     state.usage = addUsage(state.usage, response.usage)
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
