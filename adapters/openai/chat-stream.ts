@@ -57,6 +57,8 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

@@ -68,6 +68,8 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

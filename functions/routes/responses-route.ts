@@ -1,7 +1,13 @@
 import { Hono } from 'hono'
+import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
-import { ResponsesRequestSchema, toExecBody } from '../../src/core/open-responses/request.ts'
+import {
+  DEFAULT_MODEL_LABEL,
+  ResponsesRequestSchema,
+  toExecBody,
+} from '../../src/core/open-responses/request.ts'
+import { responseIdOf, responseSettingsOf } from '../../src/core/open-responses/response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
 import { TurnlineError } from '../../src/errors.ts'
 import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
@@ -9,30 +15,35 @@ import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../event-framing.ts'
 import { errorResponse, mapError } from '../http-errors.ts'
 import { liveResponse } from '../live-stream.ts'
 import { rejectQuery, wantsEventStream } from '../request-input.ts'
-
-/** Reported as the response's model when the request names none (the deployment's default). */
-const DEFAULT_MODEL_LABEL = 'default'
+import { readResponse } from './response-read.ts'
 
 /**
  * `POST /v1/responses`, Open Responses-compatible: one exec session (create, one turn,
  * complete) whose ThreadEvents go through the Open Responses bridge. With `stream: true` or
  * `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`;
  * otherwise the answer is the response object. The response id is `resp_<thread id>`, the same
- * id the session's derived Open Responses view uses.
+ * id the session's derived Open Responses view uses; `GET /v1/responses/:id` reads it back
+ * (and resumes its stream).
  */
 export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.post('/responses', async (c) => {
     rejectQuery(c.req.url)
     const request = await validBody(c, ctx, ResponsesRequestSchema)
-    const body = toExecBody(request)
+    const createdAt = Math.floor(Date.now() / 1000)
+    const body = toExecBody(request, createdAt)
+    const { prompt: _prompt, ...config } = body
+    // The settings GET /v1/responses/:id rebuilds from the stored config: the same object.
+    const { settings } = responseSettingsOf(SessionConfigSchema.parse(config), DEFAULT_MODEL_LABEL)
     const tenant = c.get('tenant')
-    const model = request.model ?? DEFAULT_MODEL_LABEL
     let bridge: OpenResponsesBridge | undefined
     const bridged = (event: ThreadEvent) => {
       bridge ??= new OpenResponsesBridge({
-        responseId: `resp_${event.type === 'thread.started' ? event.thread_id : crypto.randomUUID()}`,
-        model,
+        responseId: responseIdOf(
+          event.type === 'thread.started' ? event.thread_id : crypto.randomUUID(),
+        ),
+        settings,
+        createdAt,
       })
       return bridge.push(event)
     }
@@ -66,5 +77,6 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       headers: streamHeaders(SSE_TYPE),
     })
   })
+  routes.get('/responses/:id', (c) => readResponse(c, ctx))
   return routes
 }

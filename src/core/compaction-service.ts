@@ -1,7 +1,6 @@
 import type { EngineCompaction, EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { CompactionTrigger } from '../contract/enums.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
-import type { ModelSettings } from '../contract/session-config.ts'
 import type { ThreadCompactBoundaryEvent } from '../contract/thread-event.ts'
 import type { TurnlineError } from '../errors.ts'
 import type { SessionRef } from '../store/session-ref.ts'
@@ -23,6 +22,7 @@ import type { EventDispatcher } from './event-dispatcher.ts'
 import { retainedUserMessages } from './fork/fork-history.ts'
 import { preCompactPayload } from './hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from './hooks/run-hooks.ts'
+import type { ResolvedModelSettings } from './model-settings.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { fireSessionStart } from './turn-hooks.ts'
 import { hookContext, hookDeps } from './turn-tools.ts'
@@ -46,7 +46,7 @@ export interface CompactionRun {
   state: EngineState
   /** The turn whose usage the summary call adds to, if one is running. */
   open?: OpenTurn | undefined
-  settings: ModelSettings
+  settings: ResolvedModelSettings
   history: HistoryMessage[]
   replaceHistory: (messages: readonly HistoryMessage[]) => void
   dispatcher: EventDispatcher

@@ -1,5 +1,4 @@
 import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
-import type { ModelSettings } from '../contract/session-config.ts'
 import type { TurnlineError } from '../errors.ts'
 import type { ToolDefinition } from '../ports/model-client.ts'
 import type { SessionRef } from '../store/session-ref.ts'
@@ -18,6 +17,7 @@ import {
   suppressAfterFailure,
 } from './compaction-service.ts'
 import { contextWindowOf } from './context-window.ts'
+import type { ResolvedModelSettings } from './model-settings.ts'
 import { applyOrientationReset, recordTurnForReset, resetAfterCompaction } from './reset-step.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnWriter } from './turn-writer.ts'
@@ -39,7 +39,7 @@ export interface TurnCompactionInput {
   state: EngineState
   open: OpenTurn
   writer: TurnWriter
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   tools: readonly ToolDefinition[]
   warnings: string[]
   /** Transcript length before this turn's own messages; undefined when continuing a turn. */
@@ -52,7 +52,7 @@ export type RecoveryVerdict = 'retry' | 'blocked' | 'none'
 
 export function segmentBasis(
   state: EngineState,
-  settings: ModelSettings,
+  settings: ResolvedModelSettings,
   tools: readonly ToolDefinition[],
 ): SegmentBasis {
   const instructions = state.config.instructions ?? ''
@@ -66,7 +66,7 @@ export function segmentBasis(
   }
 }
 
-export function thresholdsFor(state: EngineState, settings: ModelSettings) {
+export function thresholdsFor(state: EngineState, settings: ResolvedModelSettings) {
   const harness = state.config.harness
   return compactionThresholds({
     autoCompactionThresholdTokens: harness.auto_compaction_threshold_tokens,
@@ -75,7 +75,7 @@ export function thresholdsFor(state: EngineState, settings: ModelSettings) {
   })
 }
 
-export function meterFor(deps: ServiceDeps, state: EngineState, settings: ModelSettings) {
+export function meterFor(deps: ServiceDeps, state: EngineState, settings: ResolvedModelSettings) {
   return new ContextMeter(
     deps.tokenizer ?? tokenizerForModel,
     settings.name,

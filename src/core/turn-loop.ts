@@ -1,11 +1,11 @@
 import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
-import type { ModelSettings } from '../contract/session-config.ts'
 import { addUsage } from '../contract/usage.ts'
 import { isTurnlineError, type TurnlineError } from '../errors.ts'
 import type { ModelClient } from '../ports/model-client.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from './budget.ts'
 import type { TurnCompaction } from './compaction-step.ts'
+import type { ResolvedModelSettings } from './model-settings.ts'
 import { runModelStep } from './model-step.ts'
 import type { Completion } from './thread-completion.ts'
 import type { ToolCallContext } from './tool-calls.ts'
@@ -16,7 +16,7 @@ export interface TurnLoopContext {
   state: EngineState
   open: OpenTurn
   model: ModelClient
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
@@ -80,6 +80,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,

@@ -7,6 +7,7 @@ import type { SessionSnapshot } from '../store/session-snapshot.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
 import { resolveModelSettings } from './model-settings.ts'
 import { writeOpenResponsesView } from './open-responses/derived-view.ts'
+import { responseSettingsOf } from './open-responses/response-record.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { EventListener } from './session-api.ts'
 
@@ -123,9 +124,7 @@ export class TurnWriter {
         this.deps.sessions.objects,
         this.deps.sessions.keys(this.ref),
         events,
-        {
-          ...(model ? { model } : {}),
-        },
+        responseSettingsOf(this.state.config, model ?? 'default'),
       )
     } catch (error) {
       ;(this.deps.log ?? console.warn)({

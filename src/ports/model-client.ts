@@ -16,6 +16,9 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
+  temperature?: number
+  topP?: number
   signal?: AbortSignal
 }
 
