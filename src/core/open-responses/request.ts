@@ -30,14 +30,6 @@ const InputMessage = z.strictObject({
 })
 export type InputMessage = z.infer<typeof InputMessage>
 
-const MetadataKey = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine((key) => !key.startsWith(RESERVED_METADATA_PREFIX), {
-    error: `metadata keys starting with "${RESERVED_METADATA_PREFIX}" are reserved`,
-  })
-
 export const ResponsesRequestSchema = z.strictObject({
   /** A model name; absent → the deployment default. */
   model: z.string().min(1).max(200).nullish(),
@@ -50,8 +42,14 @@ export const ResponsesRequestSchema = z.strictObject({
   /** The most tool calls the turn may make (the session's `harness.max_tool_loops`). */
   max_tool_calls: z.number().int().min(1).max(1000).nullish(),
   metadata: z
-    .record(MetadataKey, z.string().max(512))
+    .record(z.string().min(1).max(64), z.string().max(512))
     .refine((value) => Object.keys(value).length <= 16, { error: 'at most 16 metadata keys' })
+    .refine(
+      (value) => !Object.keys(value).some((key) => key.startsWith(RESERVED_METADATA_PREFIX)),
+      {
+        error: `metadata keys starting with "${RESERVED_METADATA_PREFIX}" are reserved`,
+      },
+    )
     .nullish(),
   tools: z
     .array(z.unknown())
