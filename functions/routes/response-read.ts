@@ -1,8 +1,10 @@
 import type { Context } from 'hono'
-import * as z from 'zod'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
-import { DEFAULT_MODEL_LABEL } from '../../src/core/open-responses/request.ts'
+import {
+  DEFAULT_MODEL_LABEL,
+  ResponseReadQuerySchema,
+} from '../../src/core/open-responses/request.ts'
 import {
   responseRecordOf,
   responseSettingsOf,
@@ -15,12 +17,6 @@ import type { AppEnv, RouteContext } from '../app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../event-framing.ts'
 import { errorJson, mapError } from '../http-errors.ts'
 import { parseQuery, parseSessionId, wantsEventStream } from '../request-input.ts'
-
-const ReadQuerySchema = z.strictObject({
-  stream: z.enum(['true', 'false', '1', '0']).optional(),
-  /** Resume: only events with a greater `sequence_number`. */
-  starting_after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
-})
 
 const PAGE = 1000
 const encoder = new TextEncoder()
@@ -36,7 +32,7 @@ const encoder = new TextEncoder()
 export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promise<Response> {
   const responseId = c.req.param('id') ?? ''
   const sessionId = parseSessionId(sessionIdOf(responseId) ?? `invalid:${responseId}`)
-  const query = parseQuery(ReadQuerySchema, c.req.url)
+  const query = parseQuery(ResponseReadQuerySchema, c.req.url)
   const tenant = c.get('tenant')
   const view = await ctx.api.getSession(tenant, sessionId)
   if (!responseRecordOf(view.config)) {

@@ -73,6 +73,13 @@ export const ResponsesRequestSchema = z.strictObject({
 })
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>
 
+/** `GET /v1/responses/:id` query: the stream instead of the object, and where to resume it. */
+export const ResponseReadQuerySchema = z.strictObject({
+  stream: z.enum(['true', 'false', '1', '0']).optional(),
+  /** Resume: only events with a greater `sequence_number`. */
+  starting_after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
+})
+
 /** The model label a response reports when the request names none (the deployment default). */
 export const DEFAULT_MODEL_LABEL = 'default'
 
