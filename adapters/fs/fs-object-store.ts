@@ -27,7 +27,7 @@ import {
   unlink,
 } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListOptions,
   ListPage,

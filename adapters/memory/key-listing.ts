@@ -5,7 +5,7 @@
  * entry returned, so the next page resumes strictly after it (after the whole folded "folder"
  * when that entry was a prefix).
  */
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ListedObject, ListOptions, ListPage } from '../../src/ports/object-store.ts'
 
 export const MAX_LIST_LIMIT = 1000

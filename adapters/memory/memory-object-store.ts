@@ -4,7 +4,7 @@
  * synchronous step, so conditional writes are atomic within the isolate. Bodies are copied in
  * and out; callers can never alias stored bytes.
  */
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListedObject,
   ListOptions,

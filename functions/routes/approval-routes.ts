@@ -2,9 +2,9 @@ import { Hono } from 'hono'
 import * as z from 'zod'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
-import { parseSessionId, rejectQuery } from '../request-input.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { parseSessionId, rejectQuery } from '../http/request-input.ts'
 
 /**
  * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn

@@ -1,22 +1,19 @@
 import type { Context } from 'hono'
-import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { responseRecordOf } from '../../src/contract/open-responses-record.ts'
 import {
   DEFAULT_MODEL_LABEL,
   ResponseReadQuerySchema,
-} from '../../src/core/open-responses/request.ts'
-import {
-  responseRecordOf,
-  responseSettingsOf,
-  sessionIdOf,
-} from '../../src/core/open-responses/response-record.ts'
+} from '../../src/contract/open-responses-request.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
+import { responseSettingsOf, sessionIdOf } from '../../src/core/open-responses/response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
 import type { StreamEvent } from '../../src/core/open-responses/types.ts'
-import { TurnlineError } from '../../src/errors.ts'
-import type { AppEnv, RouteContext } from '../app-context.ts'
-import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../event-framing.ts'
-import { errorJson, mapError } from '../http-errors.ts'
-import { parseQuery, parseSessionId, wantsEventStream } from '../request-input.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { errorJson, mapError } from '../http/http-errors.ts'
+import { parseQuery, parseSessionId, wantsEventStream } from '../http/request-input.ts'
 
 const PAGE = 1000
 const encoder = new TextEncoder()

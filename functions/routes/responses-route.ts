@@ -1,20 +1,20 @@
 import { Hono } from 'hono'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   DEFAULT_MODEL_LABEL,
   ResponsesRequestSchema,
   toExecBody,
-} from '../../src/core/open-responses/request.ts'
+} from '../../src/contract/open-responses-request.ts'
+import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
 import { responseIdOf, responseSettingsOf } from '../../src/core/open-responses/response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
-import { TurnlineError } from '../../src/errors.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../event-framing.ts'
-import { errorResponse, mapError } from '../http-errors.ts'
-import { liveResponse } from '../live-stream.ts'
-import { rejectQuery, wantsEventStream } from '../request-input.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { errorResponse, mapError } from '../http/http-errors.ts'
+import { liveResponse } from '../http/live-stream.ts'
+import { rejectQuery, wantsEventStream } from '../http/request-input.ts'
 import { readResponse } from './response-read.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { RequestSegment } from '../../src/contract/request-segment.ts'
-import type { ToolHandler } from '../../src/core/tool-handler.ts'
+import type { ToolHandler } from '../../src/core/tools/tool-handler.ts'
 import {
   assertNoOrphansInRequests,
   boundaries,

@@ -9,13 +9,13 @@ import {
   TurnRequestSchema,
 } from '../../src/contract/api.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
-import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
-import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import {
   ResponseReadQuerySchema,
   ResponsesRequestSchema,
-} from '../../src/core/open-responses/request.ts'
+} from '../../src/contract/open-responses-request.ts'
+import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
+import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
+import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import {
   BAD_ACCEPTS,

@@ -5,12 +5,12 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../../src/contract/api.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
-import { TurnlineError } from '../../src/errors.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
 
 /**

@@ -1,5 +1,5 @@
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
+import { sandboxDeps } from '../../src/core/sandbox/session-sandbox.ts'
 import type { startEngine } from './engine-harness.ts'
 import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import { resolveModelSettings } from '../../src/core/model-settings.ts'
+import { resolveModelSettings } from '../../src/core/model/model-settings.ts'
 
 const defaults = { model: 'deploy-model', modelApi: 'responses' as const }
 
