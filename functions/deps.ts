@@ -7,8 +7,7 @@ import {
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import type { ServiceDeps } from '../src/core/engine/service-deps.ts'
-import { sandboxDeps } from '../src/core/sandbox/session-sandbox.ts'
+import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
@@ -114,7 +113,7 @@ export async function createDeps(
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
     },
-    ...(runner ? { sandbox: sandboxDeps(runner.client) } : {}),
+    ...(runner ? { sandbox: { runner: runner.client } } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
   }

@@ -35,8 +35,8 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { collectPage, planListing } from '../memory/key-listing.ts'
-import { checkPutOptions } from '../memory/memory-object-store.ts'
+import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
+
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { walkKeys } from './fs-walk.ts'

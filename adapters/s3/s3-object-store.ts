@@ -23,8 +23,8 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { MAX_LIST_LIMIT } from '../memory/key-listing.ts'
-import { checkPutOptions } from '../memory/memory-object-store.ts'
+import { checkPutOptions, MAX_LIST_LIMIT } from '../../src/ports/object-store-listing.ts'
+
 import { isMissingObject, s3Error } from './s3-errors.ts'
 
 export interface S3ObjectStoreOptions {

@@ -1,4 +1,4 @@
-import { approximateTokenizer } from '../../src/core/compaction/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 
 /**
  * Stands in for `gpt-tokenizer/encoding/*` in the Worker bundle (wrangler.toml `[alias]`): the

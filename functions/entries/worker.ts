@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'hono'
-import { approximateTokenizer } from '../../src/core/compaction/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
 import { lazyApp } from './serve-app.ts'
 

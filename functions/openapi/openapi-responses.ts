@@ -1,5 +1,5 @@
 import { ResponseReadQuerySchema } from '../../src/contract/open-responses-request.ts'
-import { errorResponses, queryParameters } from './openapi.ts'
+import { errorResponses, queryParameters } from './openapi-parameters.ts'
 import { type Json, jsonContent, ref } from './openapi-schemas.ts'
 
 const STREAM =

@@ -1,10 +1,10 @@
 import * as z from 'zod'
 import { TurnRequestSchema } from '../../src/contract/api.ts'
 import { ResponsesRequestSchema } from '../../src/contract/open-responses-request.ts'
+import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import { UsageSchema } from '../../src/contract/usage.ts'
-import { ExecRequestSchema } from '../routes/exec-route.ts'
 
 /** Component schemas of the OpenAPI document: generated from zod where a schema exists. */
 

@@ -1,7 +1,7 @@
 import { IntentRequestSchema } from '../../src/contract/api.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
-import { errorResponses, idParameter } from './openapi.ts'
+import { errorResponses, idParameter } from './openapi-parameters.ts'
 import { type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 
 const post = (

@@ -1,15 +1,6 @@
 import type { Context } from 'hono'
-import { TurnlineError } from '../../src/contract/errors.ts'
-import { responseRecordOf } from '../../src/contract/open-responses-record.ts'
-import {
-  DEFAULT_MODEL_LABEL,
-  ResponseReadQuerySchema,
-} from '../../src/contract/open-responses-request.ts'
+import { ResponseReadQuerySchema } from '../../src/contract/open-responses-request.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
-import { responseSettingsOf, sessionIdOf } from '../../src/core/open-responses/response-record.ts'
-import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
-import type { StreamEvent } from '../../src/core/open-responses/types.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorJson, mapError } from '../http/http-errors.ts'
@@ -28,36 +19,26 @@ const encoder = new TextEncoder()
  */
 export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promise<Response> {
   const responseId = c.req.param('id') ?? ''
-  const sessionId = parseSessionId(sessionIdOf(responseId) ?? `invalid:${responseId}`)
+  const sessionId = parseSessionId(
+    responseId.startsWith('resp_') ? responseId.slice(5) : `invalid:${responseId}`,
+  )
   const query = parseQuery(ResponseReadQuerySchema, c.req.url)
   const tenant = c.get('tenant')
-  const view = await ctx.api.getSession(tenant, sessionId)
-  if (!responseRecordOf(view.config)) {
-    throw new TurnlineError('not_found', `no response ${responseId}`, {
-      details: { field: 'path.id' },
-    })
-  }
-  const { settings, createdAt } = responseSettingsOf(view.config, DEFAULT_MODEL_LABEL)
-  const finishedAt = Date.parse(view.updated_at)
-  const bridge = new OpenResponsesBridge({
-    responseId,
-    settings,
-    ...(createdAt === undefined ? {} : { createdAt }),
-    now: () => (view.status === 'completed' ? finishedAt : Date.now()),
-  })
+  const view = await ctx.api.storedResponseView(tenant, sessionId)
   let nextSeq = 0
   let ended = false
-  const readMore = async (): Promise<{ events: StreamEvent[]; complete: boolean }> => {
+  type Bridged = { sequence: number; frame: string }
+  const readMore = async (): Promise<{ events: Bridged[]; complete: boolean }> => {
     const page = await ctx.api.readEvents(tenant, sessionId, nextSeq - 1, PAGE)
     nextSeq = page.nextSeq
     const events = page.events.flatMap((e) => {
       const event = e.line.event as ThreadEvent
       if (event.type === 'thread.completed') ended = true
-      return bridge.push(event)
+      return view.events(event)
     })
     return { events, complete: page.complete }
   }
-  const caughtUp: StreamEvent[] = []
+  const caughtUp: Bridged[] = []
   for (;;) {
     const page = await readMore()
     caughtUp.push(...page.events)
@@ -66,19 +47,19 @@ export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promi
 
   const stream = query.stream === 'true' || query.stream === '1'
   if (!stream && !(query.stream === undefined && wantsEventStream(c.req.header('accept')))) {
-    return new Response(JSON.stringify(bridge.response), {
+    return new Response(JSON.stringify(view.response), {
       status: 200,
       headers: { 'content-type': JSON_TYPE },
     })
   }
   const after = query.starting_after ?? -1
-  const frames = (events: StreamEvent[]) =>
+  const frames = (events: Bridged[]) =>
     events
-      .filter((event) => event.sequence_number > after)
-      .map(openResponsesFrame)
+      .filter((event) => event.sequence > after)
+      .map((event) => event.frame)
       .join('')
   const headers = streamHeaders(SSE_TYPE)
-  if (ended) return new Response(frames(caughtUp) + OPEN_RESPONSES_DONE, { status: 200, headers })
+  if (ended) return new Response(frames(caughtUp) + view.done, { status: 200, headers })
 
   const deadline = Date.now() + ctx.follow.maxMs
   let lastWrite = Date.now()
@@ -104,7 +85,7 @@ export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promi
           const page = await readMore()
           const text = frames(page.events)
           if (ended && page.complete) {
-            write(text + OPEN_RESPONSES_DONE)
+            write(text + view.done)
             return controller.close()
           }
           if (text !== '') return write(text)

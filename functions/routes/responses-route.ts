@@ -1,15 +1,8 @@
 import { Hono } from 'hono'
 import { TurnlineError } from '../../src/contract/errors.ts'
-import {
-  DEFAULT_MODEL_LABEL,
-  ResponsesRequestSchema,
-  toExecBody,
-} from '../../src/contract/open-responses-request.ts'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import { ResponsesRequestSchema, toExecBody } from '../../src/contract/open-responses-request.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
-import { responseIdOf, responseSettingsOf } from '../../src/core/open-responses/response-record.ts'
-import { OPEN_RESPONSES_DONE, openResponsesFrame } from '../../src/core/open-responses/sse.ts'
+
 import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
@@ -21,9 +14,9 @@ import { readResponse } from './response-read.ts'
  * `POST /v1/responses`, Open Responses-compatible: one exec session (create, one turn,
  * complete) whose ThreadEvents go through the Open Responses bridge. With `stream: true` or
  * `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`;
- * otherwise the answer is the response object. The response id is `resp_<thread id>`, the same
- * id the session's derived Open Responses view uses; `GET /v1/responses/:id` reads it back
- * (and resumes its stream).
+ * otherwise the answer is the response object (the view is src/core/open-responses/). The
+ * response id is `resp_<thread id>`, the same id the session's derived Open Responses view uses;
+ * `GET /v1/responses/:id` reads it back (and resumes its stream).
  */
 export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -33,33 +26,22 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
     const createdAt = Math.floor(Date.now() / 1000)
     const body = toExecBody(request, createdAt)
     const { prompt: _prompt, ...config } = body
-    // The settings GET /v1/responses/:id rebuilds from the stored config: the same object.
-    const { settings } = responseSettingsOf(SessionConfigSchema.parse(config), DEFAULT_MODEL_LABEL)
     const tenant = c.get('tenant')
-    let bridge: OpenResponsesBridge | undefined
-    const bridged = (event: ThreadEvent) => {
-      bridge ??= new OpenResponsesBridge({
-        responseId: responseIdOf(
-          event.type === 'thread.started' ? event.thread_id : crypto.randomUUID(),
-        ),
-        settings,
-        createdAt,
-      })
-      return bridge.push(event)
-    }
+    // Built from the config the session stores, so GET /v1/responses/:id answers the same.
+    const view = ctx.api.openResponsesView(config)
 
     if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
       const result = await ctx.api.exec(tenant, body)
-      for (const event of result.events) bridged(event)
-      if (!bridge) throw new TurnlineError('internal', 'exec returned no events')
-      return new Response(JSON.stringify(bridge.response), {
+      for (const event of result.events) view.frames(event)
+      if (!view.response) throw new TurnlineError('internal', 'exec returned no events')
+      return new Response(JSON.stringify(view.response), {
         status: 200,
         headers: { 'content-type': JSON_TYPE },
       })
     }
 
     let streamed = 0
-    const frames = (event: ThreadEvent) => bridged(event).map(openResponsesFrame).join('')
+    const frames = (event: ThreadEvent) => view.frames(event)
     return liveResponse({
       run: (push) =>
         ctx.api.exec(tenant, body, {
@@ -68,10 +50,10 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             push(frames(event))
           },
         }),
-      tail: (result) => result.events.slice(streamed).map(frames).join('') + OPEN_RESPONSES_DONE,
+      tail: (result) => result.events.slice(streamed).map(frames).join('') + view.done,
       failure: (error) => {
         const { message } = mapError(error, ctx.log).body.error
-        return frames({ type: 'error', message }) + OPEN_RESPONSES_DONE
+        return frames({ type: 'error', message }) + view.done
       },
       errorResponse: (error) => errorResponse(error, ctx.log),
       headers: streamHeaders(SSE_TYPE),

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
-import * as z from 'zod'
 import { TurnRequestSchema, type TurnResponse } from '../../src/contract/api.ts'
+import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
 import { type AppContext, type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
 import {
@@ -22,7 +22,6 @@ import {
 } from '../http/request-input.ts'
 
 /** `complete` and `cancel` take no fields; an empty body or `{}` is accepted. */
-const EmptyBodySchema = z.strictObject({})
 
 /**
  * Routes that step a session: `POST /sessions/:id/turns`, `/complete`, `/cancel`. Each answers

@@ -1,4 +1,3 @@
-import type { FileChange } from '../ports/sandbox-runner.ts'
 import type { PatchChunk, PatchOp } from './patch-parser.ts'
 
 /**
@@ -11,6 +10,12 @@ import type { PatchChunk, PatchOp } from './patch-parser.ts'
  * punctuation folded to ASCII. `*** End of File` hunks are tried at the end first. CRLF files keep
  * their line endings; every written file ends with a newline.
  */
+
+/** A file an applied patch added, updated or deleted. */
+export interface FileChange {
+  path: string
+  kind: 'add' | 'delete' | 'update'
+}
 
 export type FileWrite = { path: string; content: string } | { path: string; delete: true }
 

@@ -9,6 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
@@ -21,14 +22,18 @@ import { compactSession } from './compaction/manual-compaction.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
+import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
 import { triggerAutomation } from './session/automation-run.ts'
 import { parseConfig, startSession } from './session/create-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
-import type { CompactOptions, SessionApi, TurnOptions } from './session-api.ts'
+import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
+
+/** What the runtime entries build (functions/deps.ts) to construct the service. */
+export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
 export class SessionService implements SessionApi {
@@ -190,6 +195,22 @@ export class SessionService implements SessionApi {
   ): Promise<EventPage> {
     const ref = await this.locator.locate(tenant, sessionId)
     return this.deps.sessions.readEvents(ref, after + 1, limit)
+  }
+
+  openResponsesView(config: SessionConfigInput): OpenResponsesView {
+    return openResponsesView(parseConfig(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    const session = await this.getSession(tenant, sessionId)
+    if (!responseRecordOf(session.config)) {
+      throw new TurnlineError('not_found', `no response resp_${sessionId}`)
+    }
+    const finishedAt = Date.parse(session.updated_at)
+    return openResponsesView(session.config, {
+      sessionId,
+      now: () => (session.status === 'completed' ? finishedAt : Date.now()),
+    })
   }
 
   async exec(

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { PendingWaitSchema } from '../../src/contract/sandbox-tool-args.ts'
 import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
 import {
   type ExecToolContext,
   type ExecToolResult,
-  PendingWaitSchema,
   resumeWait,
   runExecTool,
 } from '../../src/core/sandbox/exec-tools.ts'

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { createApp } from '../../functions/app.ts'
-import { ExecRequestSchema } from '../../functions/routes/exec-route.ts'
 import {
   EventsQuerySchema,
   IntentRequestSchema,
@@ -15,6 +14,7 @@ import {
 } from '../../src/contract/open-responses-request.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
+import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import {

@@ -10,7 +10,8 @@ import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
-import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
+import type { OpenResponsesView, SessionApi, TurnOptions } from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
 
 /**
@@ -290,6 +291,16 @@ export class FakeSessionApi implements SessionApi {
     }))
     const nextSeq = start + slice.length
     return { events, nextSeq, complete: nextSeq >= s.events.length }
+  }
+
+  /** The real view: it is a pure mapping of the events this fake produces. */
+  openResponsesView(config: SessionConfigInput) {
+    return openResponsesView(SessionConfigSchema.parse(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    this.find(tenant, sessionId)
+    throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
 
   async exec(

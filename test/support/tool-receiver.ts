@@ -9,6 +9,8 @@ export interface ReceivedCall {
     session_id: string
     tool_call_id: string
   }
+  /** The request body exactly as received. */
+  raw: string
   headers: Record<string, string | string[] | undefined>
   signatureValid: boolean
 }
@@ -30,7 +32,12 @@ export async function startToolReceiver(secret: string) {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8')
       const signatureValid = standardWebhookValid(secret, req.headers, raw)
-      const call: ReceivedCall = { body: JSON.parse(raw), headers: req.headers, signatureValid }
+      const call: ReceivedCall = {
+        body: JSON.parse(raw),
+        raw,
+        headers: req.headers,
+        signatureValid,
+      }
       calls.push(call)
       const answer = signatureValid ? reply(call) : { status: 401, body: 'bad signature' }
       setTimeout(() => {

@@ -1,21 +1,14 @@
-import type { EngineCompaction, EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import type { CompactionTrigger } from '../../contract/enums.ts'
+import type { EngineCompaction, EngineState } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
-import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ThreadCompactBoundaryEvent } from '../../contract/thread-event.ts'
-import type { SessionRef } from '../../store/session-ref.ts'
-import type { EventDispatcher } from '../engine/event-dispatcher.ts'
-import type { ServiceDeps } from '../engine/service-deps.ts'
 import { preCompactPayload } from '../hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
-import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { retainedUserMessages } from '../session/fork-history.ts'
 import { hookContext, hookDeps } from '../turn/turn-tools.ts'
 import { buildMemoryEnvelope } from './build-envelope.ts'
 import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
 import { produceCompaction } from './compaction-modes.ts'
-import type { ContextMeter } from './context-meter.ts'
+import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compaction-run.ts'
 import {
   CONTINUITY_TAIL_TARGET_TOKENS,
   DEFAULT_RETAINED_USER_MESSAGE_TOKENS,
@@ -23,9 +16,7 @@ import {
 } from './continuity-tail.ts'
 import { planLocalCompaction } from './local-compaction.ts'
 import { stripMemoryEnvelope } from './render-envelope.ts'
-import type { SegmentBasis } from './segment-boundary.ts'
 import { compactBoundaryEvent, resolveSegment } from './segment-boundary.ts'
-import type { CompactionThresholds } from './thresholds.ts'
 
 /**
  * One compaction (VT Code §4), in this order: plan (strip the old envelope, choose the
@@ -37,43 +28,6 @@ import type { CompactionThresholds } from './thresholds.ts'
  * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
  * rehydration reads only the new segment.
  */
-
-export interface CompactionRun {
-  deps: ServiceDeps
-  ref: SessionRef
-  threadId: string
-  /** Mutated: usage, cost, the compaction state. */
-  state: EngineState
-  /** The turn whose usage the summary call adds to, if one is running. */
-  open?: OpenTurn | undefined
-  settings: ResolvedModelSettings
-  history: HistoryMessage[]
-  replaceHistory: (messages: readonly HistoryMessage[]) => void
-  dispatcher: EventDispatcher
-  basis: SegmentBasis
-  meter: ContextMeter
-  thresholds: CompactionThresholds | undefined
-  /** The session's applied intent window (merged into the envelope). */
-  appliedIntents: readonly string[]
-  warnings: string[]
-  heartbeat?: (() => Promise<void>) | undefined
-  signal?: AbortSignal | undefined
-}
-
-export interface CompactionRequest {
-  trigger: CompactionTrigger
-  /** Summarize even a history of 10 messages or fewer (manual, model switch, recovery). */
-  force: boolean
-  /** Replaces the summary instruction (manual compaction). */
-  instructions?: string | undefined
-  /** Recovery: messages from here on (the current request and its tool results) stay as they are. */
-  keepFrom?: number | undefined
-}
-
-export type CompactionOutcome =
-  | { kind: 'compacted'; event: ThreadCompactBoundaryEvent }
-  | { kind: 'skipped'; reason: 'too_short' }
-  | { kind: 'failed'; error: TurnlineError }
 
 /** The session's compaction state, created on first use. */
 export function compactionState(state: EngineState): EngineCompaction {

@@ -5,7 +5,7 @@ import type { MemoryEnvelope } from '../../contract/memory-envelope.ts'
 import { addUsage, type Usage } from '../../contract/usage.ts'
 import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
-import type { CompactionRequest, CompactionRun } from './compact-transcript.ts'
+import type { CompactionRequest, CompactionRun } from './compaction-run.ts'
 import {
   completeLocalCompaction,
   envelopePlacementFor,

@@ -1,5 +1,6 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
+import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { UsageAnchor } from './token-counter.ts'
 import {
   MESSAGE_OVERHEAD_TOKENS,
@@ -7,10 +8,6 @@ import {
   TOOL_CALL_OVERHEAD_TOKENS,
   TokenCounter,
 } from './token-counter.ts'
-import type { Tokenizer } from './tokenizer.ts'
-
-/** Gives the tokenizer of a model; called only when an estimate needs one. */
-export type TokenizerLoader = (model: string) => Promise<Tokenizer>
 
 export interface RequestPrefix {
   systemPrompt: string | undefined

@@ -3,6 +3,7 @@ import type { CompactRequest } from '../../contract/compact-request.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
@@ -71,22 +72,6 @@ export async function compactSession(
     }
     if (outcome.kind === 'failed') throw outcome.error
     const turnId = `turn-${state.turn_counter}`
-    const record = writer.remember({
-      turn_id: turnId,
-      status: 'completed',
-      ...(warnings.length ? { warnings } : {}),
-    })
-    await writer.commit(turnId, true)
-    return {
-      response: {
-        turn_id: turnId,
-        status: 'completed',
-        events: writer.dispatcher.all(),
-        next_seq: writer.snapshot.nextSeq,
-        ...(warnings.length ? { warnings } : {}),
-      },
-      record,
-      tip: writer.snapshot.lastBatch,
-    }
+    return respond(deps, ref, writer, { turnId, status: 'completed', warnings, remember: true })
   })
 }

@@ -6,13 +6,14 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { contextWindowOf } from '../model/context-window.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
-import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compact-transcript.ts'
+import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
   compactTranscript,
   isSuppressed,
   suppressAfterFailure,
 } from './compact-transcript.ts'
+import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compaction-run.ts'
 import { ContextMeter } from './context-meter.ts'
 import {
   applyOrientationReset,
@@ -24,7 +25,6 @@ import type { SegmentBasis } from './segment-boundary.ts'
 import { openSegment, resolveSegment } from './segment-boundary.ts'
 import type { CompactionThresholds } from './thresholds.ts'
 import { compactionThresholds, decideCompaction } from './thresholds.ts'
-import { tokenizerForModel } from './tokenizer.ts'
 
 /**
  * Compaction inside a turn. `start` (once per invocation): a pending context reset replaces the

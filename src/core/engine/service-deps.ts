@@ -1,12 +1,9 @@
 import type { Clock, Ids } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
-import type { SessionRef } from '../../store/session-ref.ts'
+import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
-import type { TokenizerLoader } from '../compaction/context-meter.ts'
-import type { HookCommandRunner } from '../hooks/command-hook.ts'
-import type { SandboxPlacement } from '../sandbox/placed-runner.ts'
-import type { ToolHandler } from '../tools/tool-handler.ts'
 
 /** Picks the model client for a session's provider settings (one per deployment is typical). */
 export type ModelResolver = (tenant: string) => ModelClient
@@ -34,15 +31,14 @@ export interface ServiceDefaults {
   invocationBudgetMs?: number
 }
 
-/** The sandbox: built-in tools (exec, files) per session and the runner for command hooks. */
-export interface SandboxDeps {
-  /** The built-in tools; with a placement they work inside that folder of that workspace. */
-  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
-  /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
-  isolate?(ref: SessionRef, name: string): Promise<SandboxPlacement>
-  runCommand?: (ref: SessionRef) => HookCommandRunner
-  /** The session's workspace path as hooks and tools see it. */
-  workspacePath(ref: SessionRef): string
+/**
+ * The deployment's sandbox runner: every session's built-in tools (exec_command, write_stdin,
+ * read_file, write_file, apply_patch) and its command hooks run there.
+ */
+export interface SandboxConfig {
+  runner: SandboxRunner
+  /** `long_running_command_ceiling_seconds` (default 3600). */
+  ceilingSeconds?: number
 }
 
 /** Everything the session service needs, built by functions/deps.ts from the environment. */
@@ -55,7 +51,7 @@ export interface ServiceDeps {
   tools: HttpToolPolicy
   defaults: ServiceDefaults
   /** Without it, sessions have only their HTTP tools and command hooks fail (recorded). */
-  sandbox?: SandboxDeps
+  sandbox?: SandboxConfig
   /**
    * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
    * decision. Default: gpt-tokenizer's encoding of the model, imported on first use; a Worker

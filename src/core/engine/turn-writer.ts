@@ -1,12 +1,8 @@
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
-import { resolveModelSettings } from '../model/model-settings.ts'
-import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
-import { responseSettingsOf } from '../open-responses/response-record.ts'
 import type { EventListener } from '../session-api.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -104,33 +100,6 @@ export class TurnWriter {
         msg: 'session maintenance failed; the next writer repairs it',
         session: this.ref.sessionId,
         error: String(result.maintenanceError),
-      })
-    }
-    if (events.some((event) => event.type === 'thread.completed')) await this.writeDerivedViews()
-  }
-
-  /** `derived/open-responses.jsonl` of the finished thread; best effort (it can be rebuilt). */
-  private async writeDerivedViews(): Promise<void> {
-    try {
-      const events: ParsedThreadEvent[] = []
-      for (let from = 0; ; ) {
-        const page = await this.deps.sessions.readEvents(this.ref, from, 5000)
-        events.push(...page.events.map((e) => e.line.event))
-        if (page.complete || page.events.length === 0) break
-        from = page.nextSeq
-      }
-      const model = resolveModelSettings(this.state.config.model, this.deps.defaults)?.name
-      await writeOpenResponsesView(
-        this.deps.sessions.objects,
-        this.deps.sessions.keys(this.ref),
-        events,
-        responseSettingsOf(this.state.config, model ?? 'default'),
-      )
-    } catch (error) {
-      ;(this.deps.log ?? console.warn)({
-        msg: 'writing derived/open-responses.jsonl failed',
-        session: this.ref.sessionId,
-        error: String(error),
       })
     }
   }

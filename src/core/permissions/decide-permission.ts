@@ -2,6 +2,7 @@ import type { TurnResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import type { PermissionResolutionRequest } from '../../contract/permission-resolution.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
@@ -35,15 +36,10 @@ export async function recordPermissionDecision(
       ...(resolved.resolution.message ? { message: resolved.resolution.message } : {}),
     }
     state.open_turn = open
-    await writer.commit(open.turn_id, true)
-    return {
-      response: {
-        turn_id: open.turn_id,
-        status: 'waiting',
-        events: writer.dispatcher.all(),
-        next_seq: writer.snapshot.nextSeq,
-      },
-      tip: writer.snapshot.lastBatch,
-    }
+    return respond(deps, ref, writer, {
+      turnId: open.turn_id,
+      status: 'waiting',
+      remember: false,
+    })
   })
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod'
+import type * as z from 'zod'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 
 /**
@@ -92,42 +92,6 @@ export const WRITE_STDIN_TOOL: ToolDefinition = {
     ],
   },
 }
-
-const Tokens = z.number().int().min(1).max(50_000)
-
-export const ExecCommandArgsSchema = z.object({
-  cmd: z.string().min(1, 'cmd must not be empty'),
-  yield_time_ms: z.number().int().min(0).optional(),
-  max_output_tokens: Tokens.optional(),
-  workdir: z.string().optional(),
-  tty: z.boolean().optional(),
-  sandbox_permissions: z
-    .enum(['use_default', 'with_additional_permissions', 'require_escalated', 'bypass_sandbox'])
-    .optional(),
-  additional_permissions: z
-    .object({
-      fs_read: z.array(z.string()).optional(),
-      fs_write: z.array(z.string()).optional(),
-    })
-    .optional(),
-  justification: z.string().optional(),
-})
-export type ExecCommandArgs = z.infer<typeof ExecCommandArgsSchema>
-
-export const WriteStdinArgsSchema = z
-  .object({
-    session_id: z.string().min(1),
-    action: z.enum(['write', 'poll', 'wait']).optional(),
-    chars: z.string().optional(),
-    yield_time_ms: z.number().int().min(0).optional(),
-    wait_timeout_seconds: z.number().int().min(1).optional(),
-    timeout_seconds: z.number().int().min(1).optional(),
-    max_output_tokens: Tokens.optional(),
-  })
-  .refine((args) => args.chars !== undefined || args.action === 'wait', {
-    message: 'give chars (may be empty), or action "wait"',
-  })
-export type WriteStdinArgs = z.infer<typeof WriteStdinArgsSchema>
 
 export type ParsedArgs<T> = { ok: true; value: T } | { ok: false; message: string }
 

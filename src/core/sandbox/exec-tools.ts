@@ -1,4 +1,8 @@
-import * as z from 'zod'
+import {
+  ExecCommandArgsSchema,
+  type PendingWait,
+  WriteStdinArgsSchema,
+} from '../../contract/sandbox-tool-args.ts'
 import type {
   ExecSnapshot,
   RunnerResult,
@@ -13,13 +17,7 @@ import {
   execResponse,
   previewBytes,
 } from './exec-response.ts'
-import {
-  EXEC_COMMAND_TOOL,
-  ExecCommandArgsSchema,
-  readArgs,
-  WRITE_STDIN_TOOL,
-  WriteStdinArgsSchema,
-} from './exec-tool-schemas.ts'
+import { EXEC_COMMAND_TOOL, readArgs, WRITE_STDIN_TOOL } from './exec-tool-schemas.ts'
 import { execRequestId } from './runner-request-id.ts'
 
 export { EXEC_COMMAND_TOOL, WRITE_STDIN_TOOL }
@@ -40,20 +38,6 @@ export interface ExecToolContext {
   /** `long_running_command_ceiling_seconds` (default 3600). */
   ceilingSeconds?: number
 }
-
-/** A wait that outlasts the invocation: store it, end the turn `waiting`, resume later. */
-export const PendingWaitSchema = z.object({
-  exec_session_id: z.string(),
-  /** Epoch ms at which the wait ends (the command keeps running). */
-  deadline: z.number(),
-  started_at: z.number(),
-  /** The deadline the model asked for, after the ceiling. */
-  requested_seconds: z.number(),
-  /** Output offset the wait's capture starts from. */
-  since: z.number().int().min(0),
-  max_output_tokens: z.number().int().min(1),
-})
-export type PendingWait = z.infer<typeof PendingWaitSchema>
 
 export type ExecToolResult =
   | {

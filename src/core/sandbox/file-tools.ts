@@ -1,5 +1,9 @@
-import * as z from 'zod'
 import { type PatchOp, parsePatch } from '../../contract/patch-parser.ts'
+import {
+  ApplyPatchArgsSchema,
+  ReadFileArgsSchema,
+  WriteFileArgsSchema,
+} from '../../contract/sandbox-tool-args.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { FileChange, SandboxRunner, SandboxScope } from '../../ports/sandbox-runner.ts'
 import { readArgs } from './exec-tool-schemas.ts'
@@ -56,14 +60,6 @@ export const APPLY_PATCH_TOOL: ToolDefinition = {
   },
 }
 
-const ReadArgs = z.object({
-  path: z.string().min(1),
-  offset: z.number().int().min(1).optional(),
-  limit: z.number().int().min(1).max(10_000).optional(),
-})
-const WriteArgs = z.object({ path: z.string().min(1), content: z.string() })
-const PatchArgs = z.object({ input: z.string().min(1) })
-
 export interface FileChangeData {
   changes: FileChange[]
   status: 'completed' | 'failed'
@@ -96,7 +92,7 @@ export async function runFileTool(
 }
 
 async function readFile(rawArgs: unknown, ctx: FileToolContext): Promise<FileToolResult> {
-  const args = readArgs(ReadArgs, rawArgs, 'read_file')
+  const args = readArgs(ReadFileArgsSchema, rawArgs, 'read_file')
   if (!args.ok) return { kind: 'invalid', message: args.message }
   const { path, offset, limit } = args.value
   const result = await ctx.runner.readFile(ctx.scope, {
@@ -120,7 +116,7 @@ async function readFile(rawArgs: unknown, ctx: FileToolContext): Promise<FileToo
 }
 
 async function writeFile(rawArgs: unknown, ctx: FileToolContext): Promise<FileToolResult> {
-  const args = readArgs(WriteArgs, rawArgs, 'write_file')
+  const args = readArgs(WriteFileArgsSchema, rawArgs, 'write_file')
   if (!args.ok) return { kind: 'invalid', message: args.message }
   const result = await ctx.runner.writeFile(ctx.scope, args.value)
   if (!result.ok) return failed(`write_file ${args.value.path}: ${result.refusal.message}`)
@@ -135,7 +131,7 @@ async function writeFile(rawArgs: unknown, ctx: FileToolContext): Promise<FileTo
 
 /** Parsed first, so a malformed patch is refused without touching the runner. */
 async function applyPatch(rawArgs: unknown, ctx: FileToolContext): Promise<FileToolResult> {
-  const args = readArgs(PatchArgs, rawArgs, 'apply_patch')
+  const args = readArgs(ApplyPatchArgsSchema, rawArgs, 'apply_patch')
   if (!args.ok) return { kind: 'invalid', message: args.message }
   const parsed = parsePatch(args.value.input)
   if (!parsed.ok) return failed(`apply_patch: invalid patch: ${parsed.message}`)

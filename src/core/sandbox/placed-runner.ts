@@ -1,18 +1,10 @@
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type {
   FileChange,
   RunnerResult,
   SandboxRunner,
   SandboxScope,
 } from '../../ports/sandbox-runner.ts'
-
-/**
- * Where a session's sandbox work happens: another session's workspace (`sessionId`) under a
- * folder of it (`baseDir`), e.g. a sub-agent in a git worktree `.vtcode/worktrees/<name>`.
- */
-export interface SandboxPlacement {
-  sessionId: string
-  baseDir: string
-}
 
 const PATCH_HEADER = /^(\*\*\* (?:Add File|Update File|Delete File|Move to): )(.+)$/gm
 

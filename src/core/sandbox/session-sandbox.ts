@@ -1,10 +1,23 @@
 import { TurnlineError } from '../../contract/errors.ts'
+import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
-import type { SandboxDeps } from '../engine/service-deps.ts'
-import type { HookCommandRunner } from '../hooks/command-hook.ts'
+import type { SandboxConfig } from '../engine/service-deps.ts'
+import type { ToolHandler } from '../tools/tool-handler.ts'
 import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
+
+/** A session's view of the sandbox: its built-in tools, worktrees and command hooks. */
+export interface SessionSandbox {
+  /** The built-in tools; with a placement they work inside that folder of that workspace. */
+  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
+  /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
+  isolate(ref: SessionRef, name: string): Promise<SandboxPlacement>
+  runCommand(ref: SessionRef): HookCommandRunner
+  /** The session's workspace path as hooks and tools see it. */
+  workspacePath(ref: SessionRef): string
+}
 
 /** Single-quotes a value for `sh`. */
 const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
@@ -14,10 +27,8 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
  * read_file, write_file, apply_patch) and command hooks, run as `sh -c` in the session's
  * workspace with the `VT_*` variables set and the payload on stdin.
  */
-export function sandboxDeps(
-  runner: SandboxRunner,
-  options: { ceilingSeconds?: number } = {},
-): SandboxDeps {
+export function sessionSandbox(config: SandboxConfig): SessionSandbox {
+  const { runner, ...options } = config
   return {
     tools: (_ref, placement) =>
       sandboxToolHandlers({

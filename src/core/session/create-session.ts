@@ -1,36 +1,23 @@
-import * as z from 'zod'
 import type { EngineState } from '../../contract/engine-state.ts'
 import { ENGINE_STATE_VERSION } from '../../contract/engine-state.ts'
-import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { SessionStartSource } from '../../contract/hook-config.ts'
 import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
-import { SessionConfigSchema } from '../../contract/session-config.ts'
+import { readSessionConfig } from '../../contract/session-config.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
-import type { SandboxPlacement } from '../sandbox/placed-runner.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
 import { httpToolCatalog } from '../tools/tool-catalog.ts'
 
 /** Validates a create-session body (400 with every problem named). */
 export function parseConfig(body: SessionConfigInput): SessionConfig {
-  const result = SessionConfigSchema.safeParse(body)
-  if (!result.success) {
-    throw new TurnlineError(
-      'invalid_input',
-      `invalid session settings: ${z.prettifyError(result.error)}`,
-      {
-        details: {
-          issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-        },
-      },
-    )
-  }
-  const config = result.data
+  const config = readSessionConfig(body)
   httpToolCatalog(config.tools)
   return config
 }

@@ -2,6 +2,7 @@ import type { TurnResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import { threadCompletedEvent } from '../engine/thread-completion.ts'
@@ -74,17 +75,6 @@ function endLeased(
       threadCompletedEvent(snapshot.threadId, ref.sessionId, state, completion, stopReason),
     )
     const turnId = open?.turn_id ?? `turn-${state.turn_counter}`
-    const record = writer.remember({ turn_id: turnId, status: 'terminal' })
-    await writer.commit(turnId, true)
-    return {
-      response: {
-        turn_id: turnId,
-        status: 'terminal',
-        events: writer.dispatcher.all(),
-        next_seq: writer.snapshot.nextSeq,
-      },
-      record,
-      tip: writer.snapshot.lastBatch,
-    }
+    return respond(deps, ref, writer, { turnId, status: 'terminal', remember: true })
   })
 }

@@ -1,8 +1,9 @@
-import type { TurnResponse, TurnStatus } from '../../contract/api.ts'
+import type { TurnStatus } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { Lease } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { TurnCompaction } from '../compaction/turn-compaction.ts'
+import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { threadCompletedEvent } from '../engine/thread-completion.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
@@ -109,23 +110,17 @@ export async function driveTurn(input: DriveTurnInput) {
     state.last_failure = end.message
     status = end.kind === 'terminal' ? 'terminal' : 'failed'
     if (end.kind === 'terminal') {
-      dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end, end.message))
+      // A limit: stop_reason keeps the model's last finish reason (the message is in turn.failed).
+      dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end))
     }
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
-  const record = writer.remember({
-    turn_id: open.turn_id,
+  const answer = await respond(deps, ref, writer, {
+    turnId: open.turn_id,
     status,
-    ...(warnings.length ? { warnings } : {}),
+    warnings,
+    remember: true,
   })
-  await writer.commit(open.turn_id, true)
-  const response: TurnResponse = {
-    turn_id: open.turn_id,
-    status,
-    events: dispatcher.all(),
-    next_seq: writer.snapshot.nextSeq,
-    ...(warnings.length ? { warnings } : {}),
-  }
-  return { response, record, tip: writer.snapshot.lastBatch, ackIntents }
+  return { ...answer, ackIntents }
 }

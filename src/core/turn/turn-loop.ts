@@ -8,6 +8,7 @@ import type { Completion } from '../engine/thread-completion.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
+import { normalizeStopReason } from '../model/stop-reason.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
 
@@ -114,7 +115,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       state.pricing_warned = true
       calls.warnings.push(pricingWarning(ctx.settings.name))
     }
-    if (response.stopReason) state.last_stop_reason = response.stopReason
+    if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
     if (response.text) state.last_assistant_text = response.text
     history.push({
       role: 'assistant',

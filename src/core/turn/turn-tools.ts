@@ -4,6 +4,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
+import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 
@@ -14,7 +15,7 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
   return new ToolRegistry([
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []),
+    ...(deps.sandbox ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state)) : []),
   ])
 }
 
@@ -29,7 +30,7 @@ export function permissionPolicy(state: EngineState): PermissionPolicy {
 }
 
 export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSignal): HookRunnerDeps {
-  const runCommand = deps.sandbox?.runCommand?.(ref)
+  const runCommand = deps.sandbox ? sessionSandbox(deps.sandbox).runCommand(ref) : undefined
   return {
     tenant: ref.tenant,
     http: deps.tools,
@@ -42,7 +43,9 @@ export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSigna
 export function hookContext(deps: ServiceDeps, ref: SessionRef) {
   return {
     sessionId: ref.sessionId,
-    cwd: deps.sandbox?.workspacePath(ref) ?? `${ref.tenant}/${ref.workspace}`,
+    cwd: deps.sandbox
+      ? sessionSandbox(deps.sandbox).workspacePath(ref)
+      : `${ref.tenant}/${ref.workspace}`,
     transcriptPath: deps.sessions.keys(ref).events,
   }
 }
@@ -76,6 +79,7 @@ export function toolCallContext(
       sessionId: ref.sessionId,
       toolCallId: call.tool_call_id,
       itemId: call.item_id,
+      rawArguments: call.arguments,
       now: () => deps.clock.now(),
       nextItemId,
       remainingMs: () =>

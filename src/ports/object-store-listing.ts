@@ -1,12 +1,13 @@
 /**
- * Key ordering and list paging shared by the adapters that list keys themselves (memory, fs).
+ * Key ordering, list paging and put-option checks shared by the ObjectStore adapters (list paging
+ * by those that list keys themselves: memory, fs).
  * Keys sort by Unicode code point, which is the UTF-8 byte order S3 uses. A page holds objects
  * and folded prefixes together, in key order, at most `limit` entries; the cursor names the last
  * entry returned, so the next page resumes strictly after it (after the whole folded "folder"
  * when that entry was a prefix).
  */
-import { TurnlineError } from '../../src/contract/errors.ts'
-import type { ListedObject, ListOptions, ListPage } from '../../src/ports/object-store.ts'
+import { TurnlineError } from '../contract/errors.ts'
+import type { ListedObject, ListOptions, ListPage, PutOptions } from './object-store.ts'
 
 export const MAX_LIST_LIMIT = 1000
 
@@ -120,4 +121,18 @@ export async function collectPage(
     }
   }
   return { objects, prefixes }
+}
+
+/** Rejects contradictory conditions (shared by adapters). */
+export function checkPutOptions(key: string, options: PutOptions): void {
+  if (options.ifNoneMatch !== undefined && options.ifMatch !== undefined) {
+    throw new TurnlineError('invalid_input', 'ifNoneMatch and ifMatch are exclusive', {
+      details: { key },
+    })
+  }
+  if (options.ifMatch === '') {
+    throw new TurnlineError('invalid_input', 'ifMatch must be a non-empty etag', {
+      details: { key },
+    })
+  }
 }

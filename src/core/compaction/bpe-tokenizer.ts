@@ -1,17 +1,10 @@
 /**
  * Text → token count, by model. gpt-tokenizer's BPE ranks are large (o200k ≈ 2.7 MB), so an
  * encoding is imported only when first asked for, and only that one encoding (never the
- * all-encodings resolver). Where loading it is not worth it, {@link approximateTokenizer}
- * estimates from the text length.
+ * all-encodings resolver). Where loading it is not worth it, `approximateTokenizer`
+ * (src/ports/tokenizer.ts) estimates from the text length.
  */
-
-export type EncodingName = 'o200k_base' | 'cl100k_base'
-
-export interface Tokenizer {
-  /** `o200k_base`, `cl100k_base`, or `approximate` for the length heuristic. */
-  readonly encoding: EncodingName | 'approximate'
-  count(text: string): number
-}
+import type { EncodingName, Tokenizer } from '../../ports/tokenizer.ts'
 
 /**
  * cl100k for the families that predate gpt-4o (gpt-4, gpt-4-turbo, gpt-3.5, the ada/3 embedding
@@ -59,15 +52,4 @@ export function tokenizerForModel(model: string): Promise<Tokenizer> {
 async function importEncoding(encoding: EncodingName): Promise<EncodingModule> {
   if (encoding === 'cl100k_base') return import('gpt-tokenizer/encoding/cl100k_base')
   return import('gpt-tokenizer/encoding/o200k_base')
-}
-
-/** ≈ 4 characters per token for Latin text, one token per character beyond the BMP-Latin range. */
-export const approximateTokenizer: Tokenizer = {
-  encoding: 'approximate',
-  count(text: string): number {
-    if (text.length === 0) return 0
-    let wide = 0
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x2fff) wide++
-    return Math.ceil((text.length - wide) / 4) + wide
-  },
 }
