@@ -4,6 +4,8 @@ import {
   createOpenAIModelClient,
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
+import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
+import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
@@ -32,12 +34,15 @@ export interface DepsOptions {
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
-   * runner in-process): its URL and signing secret.
+   * runner in-process): its URL, signing secret and what its sandbox probe found. With
+   * `sandbox.mode` `require` (always in multi-tenant mode) it must throw a ConfigError when
+   * there is no working sandbox.
    */
   defaultRunner?: (
     dataDir: string,
     server: { host: string; port: number },
-  ) => Promise<{ url: string; secret: string }>
+    sandbox: SandboxSettings,
+  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
   log?: (entry: Record<string, unknown>) => void
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
@@ -59,6 +64,8 @@ export interface Deps {
   server: { port: number; host: string }
   /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
   notices: string[]
+  /** Startup warnings to print loudly (commands running unsandboxed). */
+  warnings: string[]
   config: EnvConfig
 }
 
@@ -91,7 +98,8 @@ export async function createDeps(
     )
   }
   const secretFor = await tenantSecrets(master, tenantsOf(auth))
-  const runner = await sandboxRunner(config, options, fetchImpl, notices)
+  const warnings: string[] = []
+  const runner = await sandboxRunner(config, options, fetchImpl, notices, warnings)
 
   const service: ServiceDeps = {
     sessions: new SessionStore({ store }),
@@ -131,6 +139,7 @@ export async function createDeps(
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
+    warnings,
     config,
   }
 }
@@ -141,19 +150,40 @@ async function sandboxRunner(
   options: DepsOptions,
   fetchImpl: typeof fetch,
   notices: string[],
+  warnings: string[],
 ): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
   let url = config.TURNLINE_RUNNER_URL
   let secret = config.TURNLINE_RUNNER_SECRET
   if (url === undefined && options.defaultRunner) {
-    const embedded = await options.defaultRunner(config.TURNLINE_DATA_DIR, {
-      host: config.HOST,
-      port: config.PORT,
-    })
+    const settings = sandboxSettingsFrom(config)
+    // Several tenants: their commands run sandboxed or not at all.
+    const multiTenant = (config.TURNLINE_API_KEYS ?? []).length > 0
+    const embedded = await options.defaultRunner(
+      config.TURNLINE_DATA_DIR,
+      { host: config.HOST, port: config.PORT },
+      multiTenant ? { ...settings, mode: 'require' } : settings,
+    )
     url = embedded.url
     secret = embedded.secret
     notices.push(
       `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
     )
+    const status = embedded.sandbox
+    if (status.isolation === 'bwrap') {
+      notices.push(
+        `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
+          `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
+          `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
+          `${status.limits.timeLimitSeconds} s wall clock per command`,
+      )
+    } else {
+      warnings.push(
+        `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
+          "with this server's files, processes and network; a command can read this server's " +
+          'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
+          'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
+      )
+    }
   }
   if (url === undefined || secret === undefined) {
     notices.push(

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 
@@ -94,6 +95,8 @@ export const EnvSchema = z.object({
   TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  ...SandboxEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>
@@ -132,6 +135,13 @@ function crossChecks(env: EnvConfig): string[] {
       `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS the server is ` +
         'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
         'Set TURNLINE_API_KEYS to serve other hosts.',
+    )
+  }
+  if (!singleTenant && env.TURNLINE_SANDBOX === 'off' && env.TURNLINE_RUNNER_URL === undefined) {
+    problems.push(
+      'TURNLINE_SANDBOX: off is refused with TURNLINE_API_KEYS: the in-process runner would run ' +
+        "tenants' commands as this server's user, able to read its secrets and other tenants' " +
+        'data. Leave it unset (or require), or set TURNLINE_RUNNER_URL to a runner isolated elsewhere.',
     )
   }
   return problems

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { serve } from '@hono/node-server'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { startRunner } from '../../adapters/runner/runner-server.ts'
+import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
 import { createDeps } from '../deps.ts'
@@ -16,16 +17,27 @@ let runner: { close(): Promise<void> } | undefined
 const deps = await createDeps(process.env, {
   defaultStore: (root) => new FsObjectStore({ root }),
   // The embedded default: the reference runner in this process, calling back this server.
-  defaultRunner: async (dataDir, { host, port }) => {
+  defaultRunner: async (dataDir, { host, port }, sandbox) => {
     const secret = randomBytes(24).toString('hex')
     const started = await startRunner({
       root: join(dataDir, 'runner'),
       secret,
+      sandbox,
       ...(port > 0 ? { callbackUrl: `http://${host}:${port}/v1/runner/callback` } : {}),
       log: () => {},
+    }).catch((error: unknown) => {
+      if (!(error instanceof SandboxUnavailable)) throw error
+      throw new ConfigError([
+        `TURNLINE_SANDBOX: refusing to start the in-process runner: ${error.message}. ` +
+          'Commands must run sandboxed here (TURNLINE_SANDBOX=require, which TURNLINE_API_KEYS ' +
+          "implies: one tenant's commands must not read this server's secrets or other " +
+          "tenants' data). Install bubblewrap (apt-get install bubblewrap) and allow " +
+          'unprivileged user namespaces, or set TURNLINE_RUNNER_URL and TURNLINE_RUNNER_SECRET ' +
+          'to a runner isolated elsewhere.',
+      ])
     })
     runner = started
-    return { url: started.url, secret }
+    return { url: started.url, secret, sandbox: started.sandbox }
   },
 }).catch((error: unknown) => {
   if (!(error instanceof ConfigError)) throw error
@@ -33,6 +45,10 @@ const deps = await createDeps(process.env, {
   process.exit(1)
 })
 for (const notice of deps.notices) console.log(`turnline: ${notice}`)
+for (const warning of deps.warnings) {
+  const rule = `turnline: ${'!'.repeat(72)}`
+  console.error(`${rule}\nturnline: WARNING: ${warning}\n${rule}`)
+}
 const app = createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http })
 
 const { host, port } = deps.server

@@ -92,8 +92,11 @@ function vitestSummary() {
 async function main() {
   header('local services')
   if (
-    (await run('bash', [path.join(repoRoot, 'infra/local/ensure-packages.sh'), 'redis-server'])) !==
-    0
+    (await run('bash', [
+      path.join(repoRoot, 'infra/local/ensure-packages.sh'),
+      'redis-server',
+      'bubblewrap',
+    ])) !== 0
   ) {
     return 1
   }

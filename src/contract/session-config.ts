@@ -79,6 +79,16 @@ export const PermissionsSchema = z.strictObject({
 })
 export type Permissions = z.infer<typeof PermissionsSchema>
 
+/** What the session's commands may do beyond their workspace (docs/configuration.md). */
+export const SandboxSettingsSchema = z.strictObject({
+  /**
+   * Commands (and command hooks) get network access. Default false: a sandboxed command sees
+   * only its own loopback. The runner's TURNLINE_SANDBOX_NETWORK policy has the last word.
+   */
+  network: z.boolean().default(false),
+})
+export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>
+
 export const SessionConfigSchema = z.strictObject({
   workspace: z
     .string()
@@ -93,6 +103,8 @@ export const SessionConfigSchema = z.strictObject({
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
   hooks: HooksSchema,
+  /** Absent: the defaults (no network). */
+  sandbox: SandboxSettingsSchema.optional(),
   metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>
