@@ -66,6 +66,8 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
             json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
           },
         }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

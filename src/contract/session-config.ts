@@ -10,12 +10,17 @@ const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters fr
 
 export const ModelSettingsSchema = z.strictObject({
   name: z.string().min(1).max(200),
-  api: z.enum(['chat', 'responses']).default('chat'),
+  /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
+  api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
   price: z
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
     .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
+  /** Sampling temperature sent with every model request; absent → the provider's default. */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent with every model request; absent → the provider's default. */
+  top_p: z.number().min(0).max(1).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
 })

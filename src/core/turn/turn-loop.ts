@@ -1,12 +1,12 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -17,7 +17,7 @@ export interface TurnLoopContext {
   state: EngineState
   open: OpenTurn
   model: ModelClient
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
@@ -84,6 +84,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
           ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
