@@ -21,14 +21,6 @@ import {
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
 import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-  withDeadline,
-} from '../../src/ports/io-deadline.ts'
-import * as scripts from './coordinator-scripts.ts'
-import { toCoordinatorError } from './upstash-errors.ts'
-import {
   asArray,
   asInteger,
   corrupt,
@@ -36,7 +28,15 @@ import {
   parseRecord,
   parseTip,
   pickRecord,
-} from './upstash-replies.ts'
+} from '../../src/ports/coordinator-redis-replies.ts'
+import * as scripts from '../../src/ports/coordinator-redis-scripts.ts'
+import {
+  checkDeadline,
+  DEFAULT_COORDINATOR_DEADLINE,
+  type IoDeadline,
+  withDeadline,
+} from '../../src/ports/io-deadline.ts'
+import { toCoordinatorError } from './upstash-errors.ts'
 
 export type UpstashCoordinatorOptions = (
   | {

@@ -6,7 +6,7 @@ import { readBodyText } from '../http/read-body.ts'
 
 /**
  * `POST /v1/runner/callback`: the sandbox runner's signed notice that a command exited (no
- * bearer key: the HMAC signature with the runner secret is the authentication). Unsigned,
+ * bearer key: the Standard Webhooks signature with the runner secret is the authentication). Unsigned,
  * expired or replayed → 401; malformed → 400; otherwise 202 `{resumed}` once the waiting turn
  * (if any) has been continued. `replay` remembers accepted message ids: in the coordinator, so
  * a captured callback is refused on every instance and after a restart.

@@ -1,6 +1,6 @@
 import { type ExecExitCallback, ExecExitCallbackSchema } from './runner-protocol.ts'
 import {
-  REPLAY_WINDOW_SECONDS,
+  ID_HEADER,
   type ReplayGuard,
   SIGNATURE_HEADER,
   type SignatureCheck,
@@ -19,27 +19,27 @@ export type ExitCallbackCheck =
     }
 
 /**
- * Reads the runner's exit notice (`POST /v1/runner/callback`): signature and timestamp window
- * first, then the body, then replay: each message id (the signed body's `nonce`) is accepted
- * once for as long as its signature could pass the window. A replayed or unsigned notice is a
- * 401; a signed one that does not parse is a 400. Receivers deduplicate by `exec_session_id`
- * (a runner's retries carry new nonces).
+ * Reads the runner's exit notice (`POST /v1/runner/callback`): signature, timestamp window and
+ * replay first, then the body. Replay is checked by message id (`webhook-id`) for as long as the
+ * signature could pass the window; give a guard every instance shares (the coordinator's). A
+ * replayed or unsigned notice is a 401; a signed one that does not parse is a 400. Receivers
+ * deduplicate by `exec_session_id` (retries carry new message ids).
  */
 export async function readExitCallback(input: {
   secret: string | readonly string[]
   body: string
   headers: Headers
   nowMs: number
-  /** Keyed by message id; without one, replays inside the window are not detected. */
   replay?: ReplayGuard
 }): Promise<ExitCallbackCheck> {
-  const timestamp = input.headers.get(TIMESTAMP_HEADER)
   const check = await verifyRunnerMessage({
     secret: input.secret,
     body: input.body,
-    timestamp,
+    id: input.headers.get(ID_HEADER),
+    timestamp: input.headers.get(TIMESTAMP_HEADER),
     signature: input.headers.get(SIGNATURE_HEADER),
     nowMs: input.nowMs,
+    ...(input.replay ? { replay: input.replay } : {}),
   })
   if (!check.ok) {
     return {
@@ -62,18 +62,6 @@ export async function readExitCallback(input: {
       ok: false,
       status: 400,
       message: `invalid callback: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'rejected'}`,
-    }
-  }
-  if (input.replay) {
-    // The signature was checked, so the timestamp is unix seconds within the window.
-    const expiresAtMs = (Number(timestamp) + REPLAY_WINDOW_SECONDS) * 1000 + 1000
-    if (!(await input.replay.claim(`nonce:${parsed.data.nonce}`, expiresAtMs))) {
-      return {
-        ok: false,
-        status: 401,
-        message: 'callback rejected: this signed message was already received',
-        reason: 'replayed',
-      }
     }
   }
   return { ok: true, callback: parsed.data }

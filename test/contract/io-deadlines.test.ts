@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
@@ -16,11 +17,13 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * resent write whose first attempt landed (its reply lost) still counts as ours.
  */
 const services = requireServices()
-const DEADLINE: IoDeadline = { attemptMs: 250, budgetMs: 900 }
+const DEADLINE: IoDeadline = { attemptMs: 500, budgetMs: 1800 }
 let bucket: Awaited<ReturnType<typeof createTestBucket>>
 let s3Proxy: FreezableProxy
 let upstash: UpstashProxy
 let redisProxy: FreezableProxy
+let tcpProxy: FreezableProxy
+const tcpCoordinators: RedisTcpCoordinator[] = []
 let prefixes = 0
 
 beforeAll(async () => {
@@ -28,8 +31,11 @@ beforeAll(async () => {
   s3Proxy = await startFreezableProxy(services.s3.endpoint)
   upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
   redisProxy = await startFreezableProxy(upstash.url)
+  tcpProxy = await startFreezableProxy(services.redisUrl)
 })
 afterAll(async () => {
+  for (const c of tcpCoordinators) await c.close()
+  await tcpProxy?.close()
   await s3Proxy?.close()
   await redisProxy?.close()
   await upstash?.close()
@@ -38,9 +44,10 @@ afterAll(async () => {
 beforeEach(() => {
   s3Proxy.thaw()
   redisProxy.thaw()
+  tcpProxy.thaw()
 })
 
-function s3Store(): S3ObjectStore {
+function s3Store(deadline: IoDeadline = DEADLINE): S3ObjectStore {
   return new S3ObjectStore({
     bucket: bucket.bucket,
     prefix: `d${++prefixes}`,
@@ -51,7 +58,7 @@ function s3Store(): S3ObjectStore {
       accessKeyId: services.s3.accessKeyId,
       secretAccessKey: services.s3.secretAccessKey,
     },
-    deadline: DEADLINE,
+    deadline,
   })
 }
 
@@ -105,13 +112,14 @@ describe('S3 deadlines', () => {
     await store.put('k', new Uint8Array([7]))
     s3Proxy.freeze()
     const read = store.get('k')
-    await sleep(400)
+    await sleep(700)
     s3Proxy.thaw()
     expect((await read)?.body).toEqual(new Uint8Array([7]))
   })
 
   it('a resent create-only commit whose first attempt landed is still the commit', async () => {
-    const objects = s3Store()
+    // Roomy attempts: the resend must get its answer in time on a loaded machine.
+    const objects = s3Store({ attemptMs: 1_500, budgetMs: 6_000 })
     const sessions = new SessionStore({ store: objects })
     const ref = { tenant: 't', workspace: 'w', sessionId: 's-resend' }
     s3Proxy.freeze('replies')
@@ -119,7 +127,17 @@ describe('S3 deadlines', () => {
       events: [{ type: 'thread.started', thread_id: 's-resend' }],
       state: { v: 1 },
     })
-    await sleep(400)
+    // The first attempt landed (its answer is held back), so the resend meets 412.
+    await sleep(1_000)
+    const landed = await new S3ObjectStore({
+      bucket: bucket.bucket,
+      prefix: `d${prefixes}`,
+      client: bucket.client,
+    }).list('t/w/.vtcode/sessions/s-resend/log/')
+    expect(landed.objects.map((o) => o.key)).toEqual([
+      't/w/.vtcode/sessions/s-resend/log/0000000000.json',
+    ])
+    await sleep(1_000)
     s3Proxy.thaw()
     const result = await created
     expect(result.batch).toBe(0)
@@ -144,7 +162,7 @@ describe('Upstash deadlines', () => {
     const c = coordinator()
     redisProxy.freeze('replies')
     const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
-    await sleep(400)
+    await sleep(700)
     redisProxy.thaw()
     expect((await begin).status).toBe('acquired')
   })
@@ -153,9 +171,44 @@ describe('Upstash deadlines', () => {
     const c = coordinator()
     redisProxy.freeze('replies')
     const claim = c.claimOnce('runner-callback:lost-reply', 10_000)
-    await sleep(400)
+    await sleep(700)
     redisProxy.thaw()
     expect(await claim).toBe(true)
     expect(await c.claimOnce('runner-callback:lost-reply', 10_000)).toBe(false)
+  })
+})
+
+describe('plain Redis (TCP) deadlines', () => {
+  function tcpCoordinator(): RedisTcpCoordinator {
+    const c = new RedisTcpCoordinator({
+      url: `redis://${new URL(tcpProxy.url).host}`,
+      namespace: `turnline-deadline-tcp:${crypto.randomUUID().slice(0, 8)}:`,
+      deadline: DEADLINE,
+    })
+    tcpCoordinators.push(c)
+    return c
+  }
+
+  it('a frozen Redis fails in bounded time: 503 code, Retry-After', async () => {
+    const c = tcpCoordinator()
+    expect(await c.getTip('warm-up')).toBeNull()
+    tcpProxy.freeze()
+    const { error, ms } = await failure(
+      c.beginTurn({ sessionId: 's1', tenant: 't', leaseMs: 10_000 }),
+    )
+    expect(error.code).toBe('coordinator_unavailable')
+    expect(error.retryable).toBe(true)
+    expect(error.retryAfter).toBeGreaterThanOrEqual(1)
+    expect(ms).toBeLessThan(DEADLINE.budgetMs + 1_000)
+  })
+
+  it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
+    const c = tcpCoordinator()
+    expect(await c.getTip('warm-up')).toBeNull()
+    tcpProxy.freeze('replies')
+    const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
+    await sleep(700)
+    tcpProxy.thaw()
+    expect((await begin).status).toBe('acquired')
   })
 })

@@ -10,7 +10,7 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * A frozen store or coordinator (a real proxy in front of moto_server / the Upstash proxy that
  * stops answering) ends requests in bounded time with 503 and Retry-After, names no storage key,
  * and leaves the session usable once the backend answers again. Deadlines are scaled down
- * through the environment: 300 ms per attempt, 1.2 s per call, a 2 s lease.
+ * through the environment: 1 s per attempt, 2.5 s per call, a 6 s lease.
  */
 const services = requireServices()
 let bucket: Awaited<ReturnType<typeof createTestBucket>>
@@ -33,10 +33,10 @@ beforeAll(async () => {
       upstash: { url: redisProxy.url, token: upstash.token },
       modelBaseURL: mock.baseURL,
       extra: {
-        TURNLINE_STORAGE_TIMEOUT_MS: '300',
-        TURNLINE_COORDINATOR_TIMEOUT_MS: '300',
-        TURNLINE_IO_BUDGET_MS: '1200',
-        TURNLINE_LEASE_MS: '2000',
+        TURNLINE_STORAGE_TIMEOUT_MS: '1000',
+        TURNLINE_COORDINATOR_TIMEOUT_MS: '1000',
+        TURNLINE_IO_BUDGET_MS: '2500',
+        TURNLINE_LEASE_MS: '6000',
       },
     }),
   )
@@ -80,7 +80,7 @@ async function newSession(): Promise<string> {
 async function turnWhenFree(id: string, input: string): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const res = await post(`/v1/sessions/${id}/turns`, { input })
-    if (res.status !== 409 || attempt === 5) return res
+    if (res.status !== 409 || attempt === 8) return res
     await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000)
   }
 }
@@ -97,10 +97,10 @@ async function expect503(res: Response, code: string, started: number) {
 describe('frozen backends', () => {
   it('a store that freezes mid-turn ends the turn 503; the session works once it answers', async () => {
     const id = await newSession()
-    mock.enqueue({ text: 'answered while the store froze', delayMs: 600 })
+    mock.enqueue({ text: 'answered while the store froze', delayMs: 1500 })
     const started = Date.now()
     const turn = post(`/v1/sessions/${id}/turns`, { input: 'go' })
-    await sleep(300) // the turn holds its lease and waits for the model
+    await sleep(1000) // the turn holds its lease and waits for the model
     s3Proxy.freeze()
     await expect503(await turn, 'storage_unavailable', started)
 

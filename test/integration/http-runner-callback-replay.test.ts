@@ -10,7 +10,7 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * A captured signed runner callback is refused (401) everywhere once accepted: by another
  * instance on the same coordinator and by an instance started after a restart, for as long as
  * the signature's window lasts. The replay guard lives in the coordinator (Upstash on
- * redis-server), keyed by the message id (the signed body's nonce).
+ * redis-server), keyed by the message id (`webhook-id`).
  */
 const services = requireServices()
 const SECRET = 'runner-secret-0123456789abcdef'
@@ -46,8 +46,11 @@ async function instance(): Promise<AppInstance> {
   return started
 }
 
-/** A callback signed like the runner signs it (HMAC-SHA256 of "<timestamp>.<body>"). */
-function signedCallback(sessionId: string) {
+/**
+ * A callback signed like the runner signs it (Standard Webhooks: base64 HMAC-SHA256 of
+ * "<id>.<timestamp>.<body>", keyed with the secret's UTF-8 bytes), computed here with node:crypto.
+ */
+function signedCallback(sessionId: string, id = `msg_${randomBytes(16).toString('hex')}`) {
   const body = JSON.stringify({
     type: 'exec.exited',
     nonce: randomBytes(16).toString('hex'),
@@ -64,13 +67,16 @@ function signedCallback(sessionId: string) {
     attempt: 1,
   })
   const timestamp = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', SECRET).update(`${timestamp}.${body}`).digest('hex')
+  const signature = createHmac('sha256', SECRET)
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64')
   return {
     body,
     headers: {
       'content-type': 'application/json',
-      'turnline-timestamp': timestamp,
-      'turnline-signature': `v1=${signature}`,
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${signature}`,
     },
   }
 }
@@ -111,7 +117,7 @@ describe('runner callback replay guard', () => {
     const restarted = await instance()
     expect((await deliver(restarted, captured)).status).toBe(401)
 
-    // A new message (new nonce) for the same session is accepted once.
+    // A new message (a new id) for the same session is accepted once.
     const fresh = signedCallback(sessionId)
     expect((await deliver(restarted, fresh)).status).toBe(202)
     expect((await deliver(b, fresh)).status).toBe(401)
@@ -123,7 +129,10 @@ describe('runner callback replay guard', () => {
     const message = signedCallback(sessionId)
     const forged = {
       ...message,
-      headers: { ...message.headers, 'turnline-signature': `v1=${'0'.repeat(64)}` },
+      headers: {
+        ...message.headers,
+        'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+      },
     }
     const refused = await deliver(a, forged)
     expect(refused.status).toBe(401)

@@ -9,10 +9,10 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * The lease is renewed on a timer while a turn holds it, also while the model has not sent its
  * first byte (no stream events at all): a second turn sent after the lease's first lifetime is
  * refused 409 session_busy, and the first turn completes. Scaled down from the 60 s default:
- * a 1.5 s lease, a model that answers after 4 s, the second turn at 2.5 s.
+ * a 3 s lease, a model that answers after 7 s, the second turn at 4.5 s.
  */
 const services = requireServices()
-const LEASE_MS = 1500
+const LEASE_MS = 3000
 let bucket: Awaited<ReturnType<typeof createTestBucket>>
 let proxy: UpstashProxy
 let mock: MockOpenAI
@@ -52,11 +52,11 @@ describe('lease renewal', () => {
   it('holds the lease while the model is slow to send its first byte', async () => {
     const created = await post('/v1/sessions', {})
     const { session_id } = (await created.json()) as { session_id: string }
-    // Headers and first byte only after 4 s (more than twice the lease).
-    mock.enqueue({ text: 'slow but sure', delayMs: 4000 }, { text: 'must not be asked' })
+    // Headers and first byte only after 7 s (more than twice the lease).
+    mock.enqueue({ text: 'slow but sure', delayMs: 7000 }, { text: 'must not be asked' })
 
     const first = post(`/v1/sessions/${session_id}/turns`, { input: 'think hard' })
-    await sleep(2500)
+    await sleep(4500)
     const second = await post(`/v1/sessions/${session_id}/turns`, { input: 'me too' })
     expect(second.status).toBe(409)
     expect(await second.json()).toMatchObject({ error: { code: 'session_busy' } })
