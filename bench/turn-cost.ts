@@ -1,0 +1,179 @@
+/**
+ * Per-turn cost of the engine next to a raw loop, in one process and interleaved rounds.
+ *
+ * Workload: S sessions × T turns; each turn is one tool call then an answer, i.e. two streamed
+ * Chat Completions requests to a zero-latency mock of the OpenAI API (the test suite's Hono mock)
+ * and one call of a session HTTP tool (`lookup`, POSTed signed to the test suite's receiver on
+ * loopback); state is durable after every step. Variants:
+ *
+ *   raw     the baseline written here: fetch the mock, POST the tool, append a JSON-lines file
+ *           with fsync after each model response (bench/support/raw-loop.ts)
+ *   memory  Turnline in-process (SessionService) on the memory adapters
+ *   fs      Turnline in-process on the fs store (durable: fsync)
+ *   http    Turnline over HTTP (the Hono app on loopback) on the fs store
+ *   s3      Turnline in-process on S3 (moto_server) + Upstash (redis-server through the REST
+ *           proxy); needs `npm run services:start`. Not in the default set.
+ *
+ * Every round runs every variant; within a round, sessions are interleaved (session i of each
+ * variant, in an order rotated per round), so a noisy neighbour hits all variants alike. Prints,
+ * per variant, the medians over rounds of: mean, p50 and p99 ms per turn, turn T ÷ turn 1, the
+ * ratio to the baseline of the same round, bytes kept per session, object requests, coordinator
+ * round trips and fsyncs per turn. Figures, not pass/fail.
+ *
+ *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3]
+ *                              [--variants raw,memory,fs,http] [--dir /tmp] [--warmup 2]
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
+import { rawSession } from './support/raw-loop.ts'
+import {
+  type RoundSample,
+  type RoundStats,
+  report,
+  roundMeans,
+  roundStats,
+} from './support/turn-cost-report.ts'
+import { type Scenario, startScenario } from './support/turn-cost-scenario.ts'
+import {
+  fsVariant,
+  httpVariant,
+  memoryVariant,
+  s3Variant,
+  type Variant,
+} from './support/turnline-variants.ts'
+
+const { values } = parseArgs({
+  options: {
+    sessions: { type: 'string', default: '50' },
+    turns: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '3' },
+    variants: { type: 'string', default: 'raw,memory,fs,http' },
+    dir: { type: 'string', default: tmpdir() },
+    warmup: { type: 'string', default: '2' },
+  },
+})
+const SESSIONS = Number(values.sessions)
+const TURNS = Number(values.turns)
+const ROUNDS = Number(values.rounds)
+const WARMUP = Number(values.warmup)
+
+function rawVariant(scenario: Scenario, dir: string): Variant {
+  let n = 0
+  return {
+    name: 'raw loop (baseline)',
+    async newSession() {
+      const session = await rawSession({
+        dir,
+        id: `raw-${n++}`,
+        baseURL: scenario.mock.baseURL,
+        toolUrl: scenario.toolUrl,
+        toolSecret: scenario.toolSecret,
+      })
+      return { turn: (input) => session.turn(input), bytes: () => session.bytes() }
+    },
+    objectRequests: () => undefined,
+    coordinatorTrips: () => undefined,
+    close: async () => {},
+  }
+}
+
+const BUILDERS: Record<string, (scenario: Scenario, dir: string) => Variant | Promise<Variant>> = {
+  raw: rawVariant,
+  memory: memoryVariant,
+  fs: fsVariant,
+  http: httpVariant,
+  s3: s3Variant,
+}
+
+/** Runs one session of T turns, timing each turn and counting what it cost. */
+async function runSession(variant: Variant, index: number, sample: RoundSample | undefined) {
+  const session = await variant.newSession(index)
+  for (let t = 0; t < TURNS; t++) {
+    const requests = variant.objectRequests()
+    const trips = variant.coordinatorTrips()
+    const syncs = fsyncCount()
+    const started = performance.now()
+    await session.turn(`step ${t + 1}`, `turn-${index}-${t}`)
+    const ms = performance.now() - started
+    if (!sample) continue
+    sample.times.push(ms)
+    sample.byTurn[t]?.push(ms)
+    sample.turns += 1
+    sample.fsyncs += fsyncCount() - syncs
+    const requestsAfter = variant.objectRequests()
+    if (requests !== undefined && requestsAfter !== undefined) {
+      sample.objectRequests = (sample.objectRequests ?? 0) + requestsAfter - requests
+    }
+    const tripsAfter = variant.coordinatorTrips()
+    if (trips !== undefined && tripsAfter !== undefined) {
+      sample.coordinatorTrips = (sample.coordinatorTrips ?? 0) + tripsAfter - trips
+    }
+  }
+  sample?.bytesPerSession.push(await session.bytes())
+}
+
+const emptySample = (): RoundSample => ({
+  times: [],
+  byTurn: Array.from({ length: TURNS }, () => []),
+  bytesPerSession: [],
+  turns: 0,
+  objectRequests: undefined,
+  coordinatorTrips: undefined,
+  fsyncs: 0,
+})
+
+const root = await mkdtemp(join(values.dir, 'turn-cost-'))
+await installFsyncCounter(root)
+const scenario = await startScenario()
+const variants: Variant[] = []
+try {
+  for (const key of values.variants.split(',')) {
+    const build = BUILDERS[key]
+    if (!build)
+      throw new Error(`unknown variant ${key} (known: ${Object.keys(BUILDERS).join(', ')})`)
+    const dir = join(root, key)
+    await mkdir(dir, { recursive: true })
+    variants.push(await build(scenario, dir))
+  }
+  const baseline = variants[0]?.name ?? ''
+  console.log(
+    `turn cost: ${SESSIONS} sessions × ${TURNS} turns × ${ROUNDS} rounds, interleaved; ` +
+      'each turn = 2 streamed chat requests to a zero-latency mock + 1 call of a session HTTP ' +
+      'tool (signed POST to a loopback receiver; the raw loop POSTs the same receiver); ' +
+      `data under ${root}; Node ${process.version}`,
+  )
+  for (const variant of variants) {
+    for (let w = 0; w < WARMUP; w++) await runSession(variant, -1 - w, undefined)
+  }
+  scenario.forget()
+  const rounds: Map<string, RoundStats>[] = []
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = variants.map((_, i) => variants[(i + r) % variants.length] as Variant)
+    const samples = new Map(variants.map((v) => [v.name, emptySample()]))
+    for (let s = 0; s < SESSIONS; s++) {
+      for (const variant of order)
+        await runSession(variant, r * SESSIONS + s, samples.get(variant.name))
+      if (s % 10 === 9) scenario.forget()
+    }
+    const stats = new Map([...samples].map(([name, sample]) => [name, roundStats(sample)]))
+    rounds.push(stats)
+    console.log(
+      `round ${r + 1}/${ROUNDS}: ${variants.map((v) => `${v.name} ${stats.get(v.name)?.mean.toFixed(2)} ms`).join(', ')}`,
+    )
+  }
+  const names = variants.map((v) => v.name)
+  console.log(
+    `\nmedians over ${ROUNDS} rounds (per turn; ratios to "${baseline}" of the same round):`,
+  )
+  console.log(report(names, rounds, baseline))
+  console.log('\nmean per round:')
+  console.log(roundMeans(names, rounds))
+  scenario.forget()
+} finally {
+  for (const variant of variants) await variant.close()
+  await scenario.close()
+  await rm(root, { recursive: true, force: true })
+}
