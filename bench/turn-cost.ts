@@ -20,13 +20,18 @@
  * ratio to the baseline of the same round, bytes kept per session, object requests, coordinator
  * round trips and fsyncs per turn. Figures, not pass/fail.
  *
- *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3]
- *                              [--variants raw,memory,fs,http] [--dir /tmp] [--warmup 2]
+ * `--before <git revision>` also runs every Turnline variant from that revision (extracted with
+ * `git archive` into a temporary folder), so a change is measured against its parent in the
+ * same run; the ratio column then compares each variant with the same round's baseline too.
+ *
+ *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
+ *                              [--variants raw,memory,fs,http] [--before HEAD~1] [--dir /tmp]
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { rawSession } from './support/raw-loop.ts'
 import {
@@ -53,6 +58,7 @@ const { values } = parseArgs({
     variants: { type: 'string', default: 'raw,memory,fs,http' },
     dir: { type: 'string', default: tmpdir() },
     warmup: { type: 'string', default: '2' },
+    before: { type: 'string' },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -80,12 +86,37 @@ function rawVariant(scenario: Scenario, dir: string): Variant {
   }
 }
 
-const BUILDERS: Record<string, (scenario: Scenario, dir: string) => Variant | Promise<Variant>> = {
+type Builder = (scenario: Scenario, dir: string) => Variant | Promise<Variant>
+
+const BUILDERS: Record<string, Builder> = {
   raw: rawVariant,
   memory: memoryVariant,
   fs: fsVariant,
   http: httpVariant,
   s3: s3Variant,
+}
+/** The export of bench/support/turnline-variants.ts behind each Turnline variant. */
+const EXPORTS: Record<string, string> = {
+  memory: 'memoryVariant',
+  fs: 'fsVariant',
+  http: 'httpVariant',
+  s3: 's3Variant',
+}
+
+/** The same variant built from the earlier revision's own code. */
+async function beforeBuilder(tree: BeforeTree, key: string): Promise<Builder | undefined> {
+  const name = EXPORTS[key]
+  if (!name) return undefined
+  const module = (await import(join(tree.root, 'bench/support/turnline-variants.ts'))) as Record<
+    string,
+    Builder | undefined
+  >
+  const build = module[name]
+  if (!build) throw new Error(`${tree.label} has no ${name} in bench/support/turnline-variants.ts`)
+  return async (scenario, dir) => {
+    const variant = await build(scenario, dir)
+    return { ...variant, name: `${variant.name} [${tree.label}]` }
+  }
 }
 
 /** Runs one session of T turns, timing each turn and counting what it cost. */
@@ -93,6 +124,7 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
   const session = await variant.newSession(index)
   for (let t = 0; t < TURNS; t++) {
     const requests = variant.objectRequests()
+    const kinds = variant.objectCounts?.()
     const trips = variant.coordinatorTrips()
     const syncs = fsyncCount()
     const started = performance.now()
@@ -106,6 +138,15 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
     const requestsAfter = variant.objectRequests()
     if (requests !== undefined && requestsAfter !== undefined) {
       sample.objectRequests = (sample.objectRequests ?? 0) + requestsAfter - requests
+    }
+    const kindsAfter = variant.objectCounts?.()
+    if (kinds && kindsAfter) {
+      const add = sample.objectKinds ?? [0, 0, 0]
+      sample.objectKinds = [
+        add[0] + kindsAfter.get - kinds.get,
+        add[1] + kindsAfter.put - kinds.put,
+        add[2] + kindsAfter.list - kinds.list,
+      ]
     }
     const tripsAfter = variant.coordinatorTrips()
     if (trips !== undefined && tripsAfter !== undefined) {
@@ -121,6 +162,7 @@ const emptySample = (): RoundSample => ({
   bytesPerSession: [],
   turns: 0,
   objectRequests: undefined,
+  objectKinds: undefined,
   coordinatorTrips: undefined,
   fsyncs: 0,
 })
@@ -129,14 +171,23 @@ const root = await mkdtemp(join(values.dir, 'turn-cost-'))
 await installFsyncCounter(root)
 const scenario = await startScenario()
 const variants: Variant[] = []
+let tree: BeforeTree | undefined
 try {
+  if (values.before) tree = await checkoutBefore(values.before)
   for (const key of values.variants.split(',')) {
     const build = BUILDERS[key]
-    if (!build)
+    if (!build) {
       throw new Error(`unknown variant ${key} (known: ${Object.keys(BUILDERS).join(', ')})`)
+    }
     const dir = join(root, key)
     await mkdir(dir, { recursive: true })
     variants.push(await build(scenario, dir))
+    const before = tree && (await beforeBuilder(tree, key))
+    if (before) {
+      const beforeDir = join(root, `${key}-before`)
+      await mkdir(beforeDir, { recursive: true })
+      variants.push(await before(scenario, beforeDir))
+    }
   }
   const baseline = variants[0]?.name ?? ''
   console.log(
@@ -175,5 +226,6 @@ try {
 } finally {
   for (const variant of variants) await variant.close()
   await scenario.close()
+  await tree?.remove()
   await rm(root, { recursive: true, force: true })
 }

@@ -10,6 +10,8 @@ export interface RoundSample {
   bytesPerSession: number[]
   turns: number
   objectRequests: number | undefined
+  /** Object requests by kind: GET, PUT, LIST (undefined when not counted). */
+  objectKinds: [number, number, number] | undefined
   coordinatorTrips: number | undefined
   fsyncs: number
 }
@@ -21,6 +23,7 @@ export interface RoundStats {
   growth: number
   bytes: number
   requestsPerTurn: number | undefined
+  kindsPerTurn: [number, number, number] | undefined
   tripsPerTurn: number | undefined
   fsyncsPerTurn: number
 }
@@ -38,6 +41,9 @@ export function roundStats(sample: RoundSample): RoundStats {
     growth: last / first,
     bytes: mean(sample.bytesPerSession),
     requestsPerTurn: per(sample.objectRequests),
+    kindsPerTurn: sample.objectKinds?.map((n) => n / sample.turns) as
+      | [number, number, number]
+      | undefined,
     tripsPerTurn: per(sample.coordinatorTrips),
     fsyncsPerTurn: sample.fsyncs / sample.turns,
   }
@@ -69,6 +75,7 @@ export function report(
     '× base (p50)',
     'KB/session',
     'obj req/turn',
+    'get/put/list',
     'coord/turn',
     'fsync/turn',
   ]
@@ -93,6 +100,7 @@ export function report(
       fixed(ratio((s) => s.p50)),
       fixed(medianOf(all.map((s) => s.bytes / 1024)), 1),
       fixed(medianOf(all.map((s) => s.requestsPerTurn))),
+      [0, 1, 2].map((i) => fixed(medianOf(all.map((s) => s.kindsPerTurn?.[i])))).join('/'),
       fixed(medianOf(all.map((s) => s.tripsPerTurn))),
       fixed(medianOf(all.map((s) => s.fsyncsPerTurn))),
     ]

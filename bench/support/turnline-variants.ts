@@ -41,6 +41,8 @@ export interface Variant {
   newSession(index: number): Promise<BenchSession>
   /** Cumulative object-store requests (undefined: not an object store). */
   objectRequests(): number | undefined
+  /** The same split by kind. */
+  objectCounts?(): { get: number; put: number; list: number; delete: number }
   /** Cumulative coordinator round trips (undefined: none). */
   coordinatorTrips(): number | undefined
   close(): Promise<void>
@@ -137,6 +139,7 @@ export async function inProcessVariant(
       const c = counted.counts
       return c.get + c.put + c.list + c.delete
     },
+    objectCounts: () => ({ ...counted.counts }),
     coordinatorTrips: options.trips ?? coord.calls,
     close: options.close ?? (async () => {}),
   }
@@ -190,6 +193,7 @@ export async function httpVariant(scenario: Scenario, dataDir: string): Promise<
       const c = counted.counts
       return c.get + c.put + c.list + c.delete
     },
+    objectCounts: () => ({ ...counted.counts }),
     coordinatorTrips: coord.calls,
     close: () => server.close(),
   }
