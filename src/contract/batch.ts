@@ -80,15 +80,22 @@ export function parseBatch(input: Uint8Array | string): Batch {
   return { ...fields, events }
 }
 
-/** Compact JSON of a batch; each event is written exactly as its events.jsonl line. */
-export function serializeBatch(batch: Batch): string {
+/**
+ * Compact JSON of a batch; each event is written exactly as its events.jsonl line. `lines`, when
+ * given, are those lines already serialized (one per event, by `serializeVersioned`), written
+ * as they are.
+ */
+export function serializeBatch(batch: Batch, lines?: readonly string[]): string {
   const valid = validateForWrite(WRITE_SCHEMA, batch, WHAT)
   if (batch.events.length === 0) {
     throw new TurnlineError('internal', 'cannot write batch: a batch holds at least one event')
   }
+  if (lines && lines.length !== batch.events.length) {
+    throw new TurnlineError('internal', 'cannot write batch: one serialized line per event')
+  }
   return encodeOrderedObject({ ...valid, events: batch.events }, KEYS, (key, member) =>
     key === 'events'
-      ? `[${(member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
+      ? `[${lines ? lines.join(',') : (member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
       : encodePlainMember(key, member),
   )
 }

@@ -35,9 +35,18 @@ export class EventDispatcher {
 
   /** Events waiting for the next commit; clears the buffer. */
   take(): ThreadEvent[] {
-    const events = this.buffer.pending()
+    return this.takeWithLines().events
+  }
+
+  /**
+   * Events waiting for the next commit with their canonical lines as serialized when they were
+   * dispatched (so the commit writes exactly what listeners saw, without serializing again);
+   * clears the buffer.
+   */
+  takeWithLines(): { events: ThreadEvent[]; lines: string[] } {
+    const { values, lines } = this.buffer.entries()
     this.buffer.clear()
-    return events
+    return { events: values, lines }
   }
 
   get pendingCount(): number {

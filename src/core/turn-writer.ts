@@ -78,11 +78,12 @@ export class TurnWriter {
   async commit(turnId: string, maintain: boolean): Promise<void> {
     const { config: _config, ...rest } = this.state
     const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
-    const events = this.dispatcher.take()
+    const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
       {
         events,
+        lines,
         turnId,
         ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
         history: {
