@@ -17,8 +17,9 @@
  * Every round runs every variant; within a round, sessions are interleaved (session i of each
  * variant, in an order rotated per round), so a noisy neighbour hits all variants alike. Prints,
  * per variant, the medians over rounds of: mean, p50 and p99 ms per turn, turn T ÷ turn 1, the
- * ratio to the baseline of the same round, bytes kept per session, object requests, coordinator
- * round trips and fsyncs per turn. Figures, not pass/fail.
+ * ratio to the baseline of the same round, CPU ms per turn (the whole process: engine, mock,
+ * receiver; far less sensitive to a busy machine than wall time), bytes kept per session, object
+ * requests, coordinator round trips and fsyncs per turn. Figures, not pass/fail.
  *
  * `--before <git revision>` also runs every Turnline variant from that revision (extracted with
  * `git archive` into a temporary folder), so a change is measured against its parent in the
@@ -127,10 +128,13 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
     const kinds = variant.objectCounts?.()
     const trips = variant.coordinatorTrips()
     const syncs = fsyncCount()
+    const cpu = process.cpuUsage()
     const started = performance.now()
     await session.turn(`step ${t + 1}`, `turn-${index}-${t}`)
     const ms = performance.now() - started
+    const used = process.cpuUsage(cpu)
     if (!sample) continue
+    sample.cpu.push((used.user + used.system) / 1000)
     sample.times.push(ms)
     sample.byTurn[t]?.push(ms)
     sample.turns += 1
@@ -158,6 +162,7 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
 
 const emptySample = (): RoundSample => ({
   times: [],
+  cpu: [],
   byTurn: Array.from({ length: TURNS }, () => []),
   bytesPerSession: [],
   turns: 0,

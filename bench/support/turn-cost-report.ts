@@ -5,6 +5,8 @@ import { median, percentile } from './stats.ts'
 export interface RoundSample {
   /** ms per turn, every turn of every session. */
   times: number[]
+  /** CPU ms (user + system) of the whole process per turn. */
+  cpu: number[]
   /** ms per turn by turn index (turn 1 first). */
   byTurn: number[][]
   bytesPerSession: number[]
@@ -21,6 +23,7 @@ export interface RoundStats {
   p50: number
   p99: number
   growth: number
+  cpu: number
   bytes: number
   requestsPerTurn: number | undefined
   kindsPerTurn: [number, number, number] | undefined
@@ -39,6 +42,7 @@ export function roundStats(sample: RoundSample): RoundStats {
     p50: median(sample.times),
     p99: percentile(sample.times, 99),
     growth: last / first,
+    cpu: mean(sample.cpu),
     bytes: mean(sample.bytesPerSession),
     requestsPerTurn: per(sample.objectRequests),
     kindsPerTurn: sample.objectKinds?.map((n) => n / sample.turns) as
@@ -73,6 +77,8 @@ export function report(
     'turn N/1',
     '× base (mean)',
     '× base (p50)',
+    'CPU ms',
+    'CPU × base',
     'KB/session',
     'obj req/turn',
     'get/put/list',
@@ -98,6 +104,8 @@ export function report(
       fixed(medianOf(all.map((s) => s.growth))),
       fixed(ratio((s) => s.mean)),
       fixed(ratio((s) => s.p50)),
+      fixed(medianOf(all.map((s) => s.cpu))),
+      fixed(ratio((s) => s.cpu)),
       fixed(medianOf(all.map((s) => s.bytes / 1024)), 1),
       fixed(medianOf(all.map((s) => s.requestsPerTurn))),
       [0, 1, 2].map((i) => fixed(medianOf(all.map((s) => s.kindsPerTurn?.[i])))).join('/'),
