@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../contract/api.ts'
 import type { CompactRequest } from '../contract/compact-request.ts'
-import { parseEngineState } from '../contract/engine-state.ts'
 import { TurnlineError } from '../errors.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import { compactTranscript } from './compaction-service.ts'
@@ -12,6 +11,7 @@ import { completedError, replay } from './turn-replay.ts'
 import { sessionTools } from './turn-tools.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
+import { writableState } from './writable-state.ts'
 
 /**
  * `POST …/compact`: one local compaction outside a turn (trigger `manual`, always summarizes,
@@ -28,7 +28,7 @@ export async function compactSession(
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
   return withLease(deps, ref, key, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)

@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../contract/api.ts'
-import { parseEngineState } from '../contract/engine-state.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import { resolvePermission } from './permissions/permission-resolution.ts'
@@ -8,6 +7,7 @@ import type { TurnOptions } from './session-api.ts'
 import { completedError } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
+import { writableState } from './writable-state.ts'
 
 /**
  * `POST …/permissions`: records the human decision on the call the turn stopped for
@@ -22,7 +22,7 @@ export async function recordPermissionDecision(
 ): Promise<TurnResponse> {
   return withLease(deps, ref, undefined, async (_lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const open = state.open_turn ?? undefined
     const resolved = resolvePermission(open?.pending_permission, request, deps.clock.now())
     if (!open) throw new Error('unreachable: resolvePermission refuses a missing request')

@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../contract/api.ts'
 import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
-import { parseEngineState } from '../contract/engine-state.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
 import type { SessionRef } from '../store/session-ref.ts'
@@ -11,6 +10,7 @@ import { driveTurn } from './turn-driver.ts'
 import { completedError } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
+import { writableState } from './writable-state.ts'
 
 /**
  * `POST …/plan-approval {decision}`: records `plan.approval.resolved` in a new turn. Executing
@@ -27,7 +27,7 @@ export async function approvePlan(
 ): Promise<TurnResponse> {
   return withLease(deps, ref, undefined, async (lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const pending = state.plan_approval ?? undefined
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
     const turnId = `turn-${state.turn_counter + 1}`

@@ -15,6 +15,7 @@ import type { SandboxPlacement } from './placed-runner.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { httpToolCatalog } from './tool-catalog.ts'
 import { fireSessionStart } from './turn-hooks.ts'
+import { rememberCommittedState } from './writable-state.ts'
 
 /** Validates a create-session body (400 with every problem named). */
 export function parseConfig(body: SessionConfigInput): SessionConfig {
@@ -83,11 +84,12 @@ export async function startSession(
     // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
     if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
   }
-  await deps.sessions.create(ref, sessionId, {
+  const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,
     ...(seed.history?.length ? { history: { append: seed.history } } : {}),
   })
+  rememberCommittedState(created.snapshot.state)
   const warnings = await fireSessionStart(deps, ref, state, seed.source)
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref

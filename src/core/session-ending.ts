@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../contract/api.ts'
-import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../errors.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -10,6 +9,7 @@ import { closeOpenTurn } from './turn-closing.ts'
 import { completedError, replay } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { coordinatorId, withLease } from './with-lease.ts'
+import { writableState } from './writable-state.ts'
 
 /**
  * `complete` ends the session with success — or, honestly, error_during_execution when its last
@@ -44,7 +44,7 @@ function endLeased(
   key: string | undefined,
 ): Promise<TurnResponse> {
   return withLease(deps, ref, key, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)

@@ -1,6 +1,5 @@
 import type { TurnRequest, TurnResponse } from '../contract/api.ts'
 import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
-import { parseEngineState } from '../contract/engine-state.ts'
 import { ZERO_USAGE } from '../contract/usage.ts'
 import { TurnlineError } from '../errors.ts'
 import type { Lease, QueuedIntent } from '../ports/coordinator.ts'
@@ -15,6 +14,7 @@ import { fireSessionStart } from './turn-hooks.ts'
 import { completedError, replay } from './turn-replay.ts'
 import { TurnWriter } from './turn-writer.ts'
 import { withLease } from './with-lease.ts'
+import { writableState } from './writable-state.ts'
 
 /**
  * One turn per call: lease → rehydrate → (replay | continue the open turn | start a new one) →
@@ -29,7 +29,7 @@ export async function stepTurn(
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
   return withLease(deps, ref, key, async (lease, snapshot, intents) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     if (key) {
       const record = state.recent_turns.find((r) => r.key === key)
       if (record) return { response: await replay(deps, ref, record), record }

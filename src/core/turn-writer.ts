@@ -9,6 +9,7 @@ import { resolveModelSettings } from './model-settings.ts'
 import { writeOpenResponsesView } from './open-responses/derived-view.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { EventListener } from './session-api.ts'
+import { rememberCommittedState } from './writable-state.ts'
 
 /**
  * What one invocation writes: the dispatcher of its events, the transcript it extends and the
@@ -90,7 +91,8 @@ export class TurnWriter {
           ...(this.historyReset ? { reset: true } : {}),
           append: this.history.slice(this.committedHistory),
         },
-        state: patch,
+        // A private copy: the cached snapshot must not change with this invocation's state.
+        state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
       { maintain },
@@ -99,6 +101,7 @@ export class TurnWriter {
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot
+    rememberCommittedState(result.snapshot.state)
     if (result.maintenanceError) {
       ;(this.deps.log ?? console.warn)({
         msg: 'session maintenance failed; the next writer repairs it',
