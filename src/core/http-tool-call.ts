@@ -30,17 +30,35 @@ export function assertToolAllowed(
   }
 }
 
+/** Signing keys imported in this process, by secret (a tenant's secret is used call after call). */
+const signingKeys = new Map<string, Promise<CryptoKey>>()
+const SIGNING_KEYS_MAX = 64
+
+function signingKey(secret: string): Promise<CryptoKey> {
+  let key = signingKeys.get(secret)
+  if (key === undefined) {
+    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear()
+    key = crypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    )
+    signingKeys.set(secret, key)
+    key.catch(() => signingKeys.delete(secret))
+  }
+  return key
+}
+
 /** Hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes to verify a call. */
 export async function signToolRequest(secret: string, timestamp: string, body: string) {
-  const enc = new TextEncoder()
-  const key = await crypto.subtle.importKey(
-    'raw',
-    enc.encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
+  const key = await signingKey(secret)
+  const mac = await crypto.subtle.sign(
+    'HMAC',
+    key,
+    new TextEncoder().encode(`${timestamp}.${body}`),
   )
-  const mac = await crypto.subtle.sign('HMAC', key, enc.encode(`${timestamp}.${body}`))
   return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
