@@ -5,6 +5,7 @@ import {
   type ParsedThreadEvent,
   type VersionedThreadEvent,
 } from '../src/contract/thread-event.ts'
+import { emittedTexts } from '../src/core/emitted-texts.ts'
 
 /**
  * Wire framing of events. Event objects are always written by `serializeEvent` (VT Code key
@@ -46,9 +47,13 @@ export function seqOf(response: TurnResponse, index: number): number {
   return response.next_seq - response.events.length + index
 }
 
-/** JSON of a TurnResponse with its events spliced in as canonical text. */
+/**
+ * JSON of a TurnResponse with its events spliced in as canonical text: the text serialized when
+ * they were dispatched (and committed), else serialized here.
+ */
 export function turnResponseJson(response: TurnResponse): string {
-  const events = response.events.map((event) => serializeEvent(event)).join(',')
+  const texts = emittedTexts(response.events) ?? response.events.map((e) => serializeEvent(e))
+  const events = texts.join(',')
   const warnings =
     response.warnings && response.warnings.length > 0
       ? `,"warnings":${JSON.stringify(response.warnings)}`

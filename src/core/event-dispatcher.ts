@@ -1,6 +1,7 @@
 import { serializeVersionedLine } from '../contract/serialize.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import { EventBuffer } from '../store/event-buffer.ts'
+import { rememberEmittedLines } from './emitted-texts.ts'
 import type { EventListener } from './session-api.ts'
 
 /**
@@ -11,6 +12,8 @@ import type { EventListener } from './session-api.ts'
 export class EventDispatcher {
   private readonly buffer = new EventBuffer<ThreadEvent>()
   private readonly emitted: ThreadEvent[] = []
+  /** The canonical line of each emitted event, as serialized at dispatch. */
+  private readonly lines: string[] = []
   private nextSeq: number
 
   constructor(
@@ -21,8 +24,10 @@ export class EventDispatcher {
   }
 
   emit(event: ThreadEvent): void {
-    this.buffer.push(event, serializeVersionedLine(event))
+    const line = serializeVersionedLine(event)
+    this.buffer.push(event, line)
     this.emitted.push(event)
+    this.lines.push(line)
     const seq = this.nextSeq++
     if (this.listener) {
       try {
@@ -55,6 +60,8 @@ export class EventDispatcher {
 
   /** Every event emitted by this invocation, committed or not. */
   all(): ThreadEvent[] {
-    return [...this.emitted]
+    const events = [...this.emitted]
+    rememberEmittedLines(events, this.lines)
+    return events
   }
 }
