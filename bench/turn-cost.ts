@@ -21,9 +21,9 @@
  * receiver; far less sensitive to a busy machine than wall time), bytes kept per session, object
  * requests, coordinator round trips and fsyncs per turn. Figures, not pass/fail.
  *
- * `--before <git revision>` also runs every Turnline variant from that revision (extracted with
- * `git archive` into a temporary folder), so a change is measured against its parent in the
- * same run; the ratio column then compares each variant with the same round's baseline too.
+ * `--before <git revision>[,<revision>…]` also runs every Turnline variant from each of those
+ * revisions (extracted with `git archive` into a temporary folder), so changes are measured
+ * against their parents in the same interleaved run, each against the same round's baseline.
  *
  *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
  *                              [--variants raw,memory,fs,http] [--before HEAD~1] [--dir /tmp]
@@ -176,9 +176,9 @@ const root = await mkdtemp(join(values.dir, 'turn-cost-'))
 await installFsyncCounter(root)
 const scenario = await startScenario()
 const variants: Variant[] = []
-let tree: BeforeTree | undefined
+const trees: BeforeTree[] = []
 try {
-  if (values.before) tree = await checkoutBefore(values.before)
+  for (const revision of values.before?.split(',') ?? []) trees.push(await checkoutBefore(revision))
   for (const key of values.variants.split(',')) {
     const build = BUILDERS[key]
     if (!build) {
@@ -187,9 +187,10 @@ try {
     const dir = join(root, key)
     await mkdir(dir, { recursive: true })
     variants.push(await build(scenario, dir))
-    const before = tree && (await beforeBuilder(tree, key))
-    if (before) {
-      const beforeDir = join(root, `${key}-before`)
+    for (const [i, tree] of trees.entries()) {
+      const before = await beforeBuilder(tree, key)
+      if (!before) continue
+      const beforeDir = join(root, `${key}-before-${i}`)
       await mkdir(beforeDir, { recursive: true })
       variants.push(await before(scenario, beforeDir))
     }
@@ -231,6 +232,6 @@ try {
 } finally {
   for (const variant of variants) await variant.close()
   await scenario.close()
-  await tree?.remove()
+  for (const tree of trees) await tree.remove()
   await rm(root, { recursive: true, force: true })
 }
