@@ -13,6 +13,10 @@
  *   http    Turnline over HTTP (the Hono app on loopback) on the fs store
  *   s3      Turnline in-process on S3 (moto_server) + Upstash (redis-server through the REST
  *           proxy); needs `npm run services:start`. Not in the default set.
+ *   engine  the engine alone: memory adapters, an in-process model that streams what the mock
+ *           streams, an in-process tool (bench/support/engine-alone.ts); no sockets, so its
+ *           figures are the engine's own work. Not in the default set; its ratio to the
+ *           baseline is not a like-for-like comparison.
  *
  * Every round runs every variant; within a round, sessions are interleaved (session i of each
  * variant, in an order rotated per round), so a noisy neighbour hits all variants alike. Prints,
@@ -33,6 +37,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { engineAloneVariant } from './support/engine-alone.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { rawSession } from './support/raw-loop.ts'
 import {
@@ -89,8 +94,11 @@ function rawVariant(scenario: Scenario, dir: string): Variant {
 
 type Builder = (scenario: Scenario, dir: string) => Variant | Promise<Variant>
 
+const here = join(import.meta.dirname, '..')
+
 const BUILDERS: Record<string, Builder> = {
   raw: rawVariant,
+  engine: () => engineAloneVariant(here),
   memory: memoryVariant,
   fs: fsVariant,
   http: httpVariant,
@@ -106,6 +114,7 @@ const EXPORTS: Record<string, string> = {
 
 /** The same variant built from the earlier revision's own code. */
 async function beforeBuilder(tree: BeforeTree, key: string): Promise<Builder | undefined> {
+  if (key === 'engine') return () => engineAloneVariant(tree.root, tree.label)
   const name = EXPORTS[key]
   if (!name) return undefined
   const module = (await import(join(tree.root, 'bench/support/turnline-variants.ts'))) as Record<
