@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import type { TurnResponse } from '../../src/contract/api.ts'
-import type { ServiceDeps } from '../../src/core/service-deps.ts'
+import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import type { ModelClient, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ANSWER, lookupTool, MODEL, TENANT } from './turn-cost-scenario.ts'
 import { type BenchSession, checkTurn, type Variant } from './turnline-variants.ts'

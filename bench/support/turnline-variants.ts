@@ -13,7 +13,7 @@ import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.t
 import { createApp } from '../../functions/app.ts'
 import { createDeps } from '../../functions/deps.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
-import type { ServiceDeps } from '../../src/core/service-deps.ts'
+import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'

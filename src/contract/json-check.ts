@@ -1,4 +1,4 @@
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from './errors.ts'
 
 /**
  * The check `z.record(z.string(), z.json())` makes, without building a parsed copy: `value` is a

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxToolHandlers } from '../../src/core/sandbox-tool-handlers.ts'
-import type { ToolRunContext, ToolRunResult } from '../../src/core/tool-handler.ts'
-import { ToolRegistry } from '../../src/core/tool-registry.ts'
+import { sandboxToolHandlers } from '../../src/core/sandbox/sandbox-tool-handlers.ts'
+import type { ToolRunContext, ToolRunResult } from '../../src/core/tools/tool-handler.ts'
+import { ToolRegistry } from '../../src/core/tools/tool-registry.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 
 const secret = 'handlers-runner-secret-0123456789'
@@ -33,6 +33,7 @@ function context(sessionId: string, remainingMs = 30_000): ToolRunContext {
     sessionId,
     toolCallId: `call_${call}`,
     itemId: `item_${call}`,
+    rawArguments: '{}',
     now: Date.now,
     nextItemId: () => `item_${items++}`,
     remainingMs: () => remainingMs,
@@ -60,6 +61,13 @@ describe('sandbox tool handlers', () => {
       'write_file',
     ])
     expect(registry.names.filter((n) => registry.get(n)?.readOnly)).toEqual(['read_file'])
+  })
+
+  it('a short invocation budget still lets a quick command finish within it', async () => {
+    const quick = done(
+      await run('exec_command', { cmd: 'sleep 0.3; echo quick' }, context('h1', 2000)),
+    )
+    expect(JSON.parse(quick.output)).toMatchObject({ output: 'quick\n', exit_code: 0 })
   })
 
   it('a wait beyond the invocation budget is pending, and resume finishes it with the exit code', async () => {
