@@ -41,7 +41,7 @@ export async function commitBatch(
   snapshot: SessionSnapshot,
   input: CommitInput,
   committedAt: string,
-): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number }> {
+): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number; lines: string[] }> {
   if (snapshot.status === 'completed') {
     throw new TurnlineError(
       'session_completed',
@@ -84,7 +84,7 @@ export async function commitBatch(
       throw error
     }
   }
-  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength }
+  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }
 }
 
 /** 32 hex characters (a v4 UUID's 122 random bits): randomUUID draws from a pooled source. */
