@@ -29,8 +29,12 @@
  * revisions (extracted with `git archive` into a temporary folder), so changes are measured
  * against their parents in the same interleaved run, each against the same round's baseline.
  *
+ * `--tool-calls 0` makes every turn a plain answer (one model request, no tool): what an ordinary
+ * turn without tools costs (revisions given with `--before` need this option too).
+ *
  *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
  *                              [--variants raw,memory,fs,http] [--before HEAD~1] [--dir /tmp]
+ *                              [--tool-calls 1]
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -65,6 +69,7 @@ const { values } = parseArgs({
     dir: { type: 'string', default: tmpdir() },
     warmup: { type: 'string', default: '2' },
     before: { type: 'string' },
+    'tool-calls': { type: 'string', default: '1' },
   },
 })
 const SESSIONS = Number(values.sessions)
@@ -98,7 +103,7 @@ const here = join(import.meta.dirname, '..')
 
 const BUILDERS: Record<string, Builder> = {
   raw: rawVariant,
-  engine: () => engineAloneVariant(here),
+  engine: (scenario) => engineAloneVariant(here, undefined, scenario.callsTool),
   memory: memoryVariant,
   fs: fsVariant,
   http: httpVariant,
@@ -114,7 +119,9 @@ const EXPORTS: Record<string, string> = {
 
 /** The same variant built from the earlier revision's own code. */
 async function beforeBuilder(tree: BeforeTree, key: string): Promise<Builder | undefined> {
-  if (key === 'engine') return () => engineAloneVariant(tree.root, tree.label)
+  if (key === 'engine') {
+    return (scenario) => engineAloneVariant(tree.root, tree.label, scenario.callsTool)
+  }
   const name = EXPORTS[key]
   if (!name) return undefined
   const module = (await import(join(tree.root, 'bench/support/turnline-variants.ts'))) as Record<
@@ -183,7 +190,8 @@ const emptySample = (): RoundSample => ({
 
 const root = await mkdtemp(join(values.dir, 'turn-cost-'))
 await installFsyncCounter(root)
-const scenario = await startScenario()
+const TOOL_CALLS = values['tool-calls'] !== '0'
+const scenario = await startScenario({ callsTool: TOOL_CALLS })
 const variants: Variant[] = []
 const trees: BeforeTree[] = []
 try {
@@ -207,8 +215,10 @@ try {
   const baseline = variants[0]?.name ?? ''
   console.log(
     `turn cost: ${SESSIONS} sessions × ${TURNS} turns × ${ROUNDS} rounds, interleaved; ` +
-      'each turn = 2 streamed chat requests to a zero-latency mock + 1 call of a session HTTP ' +
-      'tool (signed POST to a loopback receiver; the raw loop POSTs the same receiver); ' +
+      (TOOL_CALLS
+        ? 'each turn = 2 streamed chat requests to a zero-latency mock + 1 call of a session ' +
+          'HTTP tool (signed POST to a loopback receiver; the raw loop POSTs the same receiver); '
+        : 'each turn = 1 streamed chat request to a zero-latency mock, answered without a tool call; ') +
       `data under ${root}; Node ${process.version}`,
   )
   for (const variant of variants) {

@@ -22,12 +22,12 @@ const USAGE = {
 }
 
 /** Streams like the mock: a call of `lookup` with the user's text, then the answer. */
-function stubModel(): ModelClient {
+function stubModel(callsTool: boolean): ModelClient {
   let calls = 0
   return {
     async *stream(request): AsyncGenerator<ModelStreamEvent> {
       const last = request.messages[request.messages.length - 1]
-      if (last?.role === 'tool') {
+      if (!callsTool || last?.role === 'tool') {
         for (let i = 0; i < ANSWER.length; i += CHUNK) {
           yield { type: 'text_delta', text: ANSWER.slice(i, i + CHUNK) }
         }
@@ -58,14 +58,18 @@ const echoFetch: typeof fetch = async (_input, init) => {
   })
 }
 
-export async function engineAloneVariant(root: string, label?: string): Promise<Variant> {
+export async function engineAloneVariant(
+  root: string,
+  label: string | undefined,
+  callsTool: boolean,
+): Promise<Variant> {
   const load = (path: string) => import(join(root, path))
   const { SessionService } = await load('src/core/session-service.ts')
   const { SessionStore } = await load('src/store/session-store.ts')
   const { MemoryObjectStore } = await load('adapters/memory/memory-object-store.ts')
   const { MemoryCoordinator } = await load('adapters/memory/memory-coordinator.ts')
   const { randomIds, systemClock } = await load('src/ports/clock.ts')
-  const model = stubModel()
+  const model = stubModel(callsTool)
   const deps: ServiceDeps = {
     sessions: new SessionStore({ store: new MemoryObjectStore() }),
     coordinator: new MemoryCoordinator(),
@@ -100,7 +104,7 @@ export async function engineAloneVariant(root: string, label?: string): Promise<
               idempotencyKey,
             },
           )) as TurnResponse
-          checkTurn(response)
+          checkTurn(response, callsTool)
         },
         bytes: async () => 0,
       }

@@ -40,15 +40,17 @@ export const lookupFunction = {
   },
 }
 
-function reply(messages: unknown): MockStep {
+function reply(messages: unknown, callsTool: boolean): MockStep {
   const list = Array.isArray(messages) ? (messages as { role?: string; content?: unknown }[]) : []
   const last = list[list.length - 1]
-  if (last?.role === 'tool') return { text: ANSWER }
+  if (!callsTool || last?.role === 'tool') return { text: ANSWER }
   const asked = typeof last?.content === 'string' ? last.content : ''
   return { toolCalls: [{ name: 'lookup', arguments: JSON.stringify({ q: asked }) }] }
 }
 
 export interface Scenario {
+  /** Whether each turn calls the tool once before answering (else it only answers). */
+  callsTool: boolean
   mock: MockOpenAI
   toolUrl: string
   toolHost: string
@@ -61,14 +63,17 @@ export interface Scenario {
   close(): Promise<void>
 }
 
-export async function startScenario(): Promise<Scenario> {
+export async function startScenario(options: { callsTool?: boolean } = {}): Promise<Scenario> {
+  const callsTool = options.callsTool ?? true
   const mock = await startMockOpenAI()
-  const responder = (request: { body: Record<string, unknown> }) => reply(request.body.messages)
+  const responder = (request: { body: Record<string, unknown> }) =>
+    reply(request.body.messages, callsTool)
   mock.respond(responder)
   const toolSecret = await deriveTenantSecret(TOOL_MASTER_SECRET, TENANT)
   const receiver = await startToolReceiver(toolSecret)
   let answered = 0
   return {
+    callsTool,
     mock,
     toolUrl: receiver.url,
     toolHost: receiver.host,

@@ -86,12 +86,19 @@ async function benchDeps(
   )
 }
 
-/** Throws unless the turn ran the tool and answered (a bench must not time broken turns). */
-export function checkTurn(response: TurnResponse): void {
-  const ran = response.events.some(
-    (e) =>
-      e.type === 'item.completed' && e.item.type === 'tool_output' && e.item.status === 'completed',
-  )
+/**
+ * Throws unless the turn ran the tool (when the workload calls it) and answered: a bench must
+ * not time broken turns.
+ */
+export function checkTurn(response: TurnResponse, callsTool = true): void {
+  const ran =
+    !callsTool ||
+    response.events.some(
+      (e) =>
+        e.type === 'item.completed' &&
+        e.item.type === 'tool_output' &&
+        e.item.status === 'completed',
+    )
   const answered = response.events.some(
     (e) => e.type === 'item.completed' && e.item.type === 'agent_message' && e.item.text === ANSWER,
   )
@@ -130,7 +137,8 @@ export async function inProcessVariant(
       })
       return {
         async turn(input, idempotencyKey) {
-          checkTurn(await api.stepTurn(TENANT, session_id, { input }, { idempotencyKey }))
+          const response = await api.stepTurn(TENANT, session_id, { input }, { idempotencyKey })
+          checkTurn(response, scenario.callsTool)
         },
         bytes: () => sessionBytes(counted.store, service, session_id),
       }
@@ -184,7 +192,7 @@ export async function httpVariant(scenario: Scenario, dataDir: string): Promise<
             { input },
             { 'idempotency-key': idempotencyKey },
           )
-          checkTurn(answer as TurnResponse)
+          checkTurn(answer as TurnResponse, scenario.callsTool)
         },
         bytes: () => sessionBytes(counted.store, service, id),
       }
