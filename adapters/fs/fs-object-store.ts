@@ -45,7 +45,7 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-
+import { syncNewName } from './fs-durability.ts'
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { walkKeys } from './fs-walk.ts'
@@ -113,7 +113,7 @@ export class FsObjectStore implements ObjectStore {
       }
     } finally {
       // A renamed temp file is gone; a linked one still has its temp name.
-      if (!renamed) await rm(temp, { force: true })
+      if (!renamed) await removeTemp(temp)
     }
     return { etag }
   }
@@ -212,7 +212,7 @@ export class FsObjectStore implements ObjectStore {
         await handle.close()
       }
     } catch (error) {
-      await rm(temp, { force: true })
+      await removeTemp(temp)
       throw storageError(error, 'write', key)
     }
     return temp
@@ -268,31 +268,13 @@ function etagOf(bytes: Uint8Array): string {
   return `"${createHash('sha256').update(bytes).digest('hex')}"`
 }
 
+/** Removes a temp file (one unlink; `rm` would stat it first); a missing one is fine. */
+async function removeTemp(path: string): Promise<void> {
+  await unlink(path).catch((error: unknown) => {
+    if (errnoOf(error) !== 'ENOENT') throw error
+  })
+}
+
 async function isDirectory(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false
-}
-
-/**
- * Makes a new name in `dir` durable: fsyncs `dir`, and when folders were created for it (the
- * topmost being `created`), the parent of each of them too. Best effort, as before: a platform
- * that cannot fsync a folder (EISDIR, EINVAL) is not an error.
- */
-async function syncNewName(dir: string, created: string | undefined): Promise<void> {
-  const folders = [dir]
-  if (created !== undefined) {
-    for (let folder = dir; folder.startsWith(created) && folder !== dirname(folder); ) {
-      folder = dirname(folder)
-      folders.push(folder)
-    }
-  }
-  await Promise.all(folders.map((folder) => syncDir(folder).catch(() => undefined)))
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
 }
