@@ -50,6 +50,7 @@ import {
   report,
   roundMeans,
   roundStats,
+  turnProfile,
 } from './support/turn-cost-report.ts'
 import { type Scenario, startScenario } from './support/turn-cost-scenario.ts'
 import {
@@ -247,6 +248,8 @@ try {
   console.log(report(names, rounds, baseline))
   console.log('\nmean per round:')
   console.log(roundMeans(names, rounds))
+  console.log('\nmedian ms by turn (turn 1 first):')
+  console.log(turnProfile(names, rounds))
   scenario.forget()
 } finally {
   for (const variant of variants) await variant.close()

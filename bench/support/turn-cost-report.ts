@@ -23,6 +23,8 @@ export interface RoundStats {
   p50: number
   p99: number
   growth: number
+  /** Median ms of each turn index (turn 1 first). */
+  turnMedians: number[]
   cpu: number
   bytes: number
   requestsPerTurn: number | undefined
@@ -42,6 +44,7 @@ export function roundStats(sample: RoundSample): RoundStats {
     p50: median(sample.times),
     p99: percentile(sample.times, 99),
     growth: last / first,
+    turnMedians: sample.byTurn.map((times) => median(times)),
     cpu: mean(sample.cpu),
     bytes: mean(sample.bytesPerSession),
     requestsPerTurn: per(sample.objectRequests),
@@ -130,6 +133,20 @@ export function roundMeans(names: string[], rounds: Map<string, RoundStats>[]): 
     .map((name) => {
       const means = rounds.map((round) => fixed(round.get(name)?.mean))
       return `  ${name}: ${means.join(' / ')} ms`
+    })
+    .join('\n')
+}
+
+/** Median ms per turn index, per variant (median over rounds of each round's median). */
+export function turnProfile(names: string[], rounds: Map<string, RoundStats>[]): string {
+  return names
+    .map((name) => {
+      const all = rounds.map((round) => round.get(name)).filter((s): s is RoundStats => !!s)
+      const turns = all[0]?.turnMedians.length ?? 0
+      const cells = Array.from({ length: turns }, (_, t) =>
+        fixed(medianOf(all.map((s) => s.turnMedians[t])), 1),
+      )
+      return `  ${name}: ${cells.join(' ')}`
     })
     .join('\n')
 }
