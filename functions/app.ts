@@ -8,6 +8,7 @@ import { DEFAULT_FOLLOW, type FollowOptions } from './event-feed.ts'
 import { type ErrorLog, errorResponse } from './http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
+import { artifactRoutes } from './routes/artifact-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
@@ -84,5 +85,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
+  app.route('/v1', artifactRoutes(ctx))
   return app
 }

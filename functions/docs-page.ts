@@ -37,6 +37,12 @@ const ROUTES: [method: string, path: string, text: string][] = [
     'Answer a waiting plan: {decision, feedback?}; execute / fresh_context run the build turn',
   ],
   ['POST', '/v1/sessions/{id}/fork', 'Fork with the summarized history → 201 {session_id, …}'],
+  ['GET', '/v1/workspaces/{workspace}/artifacts', "The workspace's durable artifacts (.vtcode/)"],
+  [
+    'GET PUT POST DELETE',
+    '/v1/workspaces/{workspace}/artifacts/{kind}',
+    'Read, replace (documents, handoff; the ledger field by field), append (notes, decisions), delete',
+  ],
   ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',

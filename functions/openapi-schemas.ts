@@ -4,6 +4,7 @@ import { SessionConfigSchema } from '../src/contract/session-config.ts'
 import { ThreadEventSchema } from '../src/contract/thread-event.ts'
 import { UsageSchema } from '../src/contract/usage.ts'
 import { ResponsesRequestSchema } from '../src/core/open-responses/request.ts'
+import { agentSchemas } from './openapi-agents.ts'
 import { ExecRequestSchema } from './routes/exec-route.ts'
 
 /** Component schemas of the OpenAPI document: generated from zod where a schema exists. */
@@ -112,6 +113,7 @@ export function components(): Json {
           event: ref('ThreadEvent'),
         },
       },
+      ...agentSchemas(),
     },
   }
 }

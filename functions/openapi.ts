@@ -1,5 +1,6 @@
 import type * as z from 'zod'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../src/contract/api.ts'
+import { agentPaths } from './openapi-agents.ts'
 import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 import { steeringPaths } from './openapi-steering.ts'
 
@@ -170,6 +171,7 @@ function paths(): Json {
       },
     },
     ...steeringPaths(),
+    ...agentPaths(),
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',

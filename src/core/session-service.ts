@@ -17,6 +17,7 @@ import { isTurnlineError, TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
 import { triggerAutomation } from './automation-trigger.ts'
 import { compactSession } from './manual-compaction.ts'
 import { recordPermissionDecision } from './permission-decision.ts'
@@ -31,15 +32,14 @@ import { stepTurn } from './turn-stepper.ts'
 import { coordinatorId } from './with-lease.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
-export class SessionService implements SessionApi {
-  private readonly locator: SessionLocator
+export class SessionService extends AgentLayerService implements SessionApi {
   private creates = 0
 
   constructor(
-    private readonly deps: ServiceDeps,
+    deps: ServiceDeps,
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
-    this.locator = new SessionLocator(deps.sessions.objects, options.prefix ?? '')
+    super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {

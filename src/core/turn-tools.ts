@@ -1,5 +1,6 @@
 import type { EngineState, OpenTurn } from '../contract/engine-state.ts'
 import type { SessionRef } from '../store/session-ref.ts'
+import { withAgentTools } from './artifacts/workspace-artifacts.ts'
 import type { HookRunnerDeps } from './hooks/run-hooks.ts'
 import type { PermissionPolicy } from './permissions/permission-policy.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -12,10 +13,15 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /** The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured. */
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
-  return new ToolRegistry([
-    ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []),
-  ])
+  return new ToolRegistry(
+    withAgentTools(
+      deps,
+      ref,
+      state,
+      state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+      deps.sandbox?.tools(ref, placementOf(state)) ?? [],
+    ),
+  )
 }
 
 function placementOf(state: EngineState) {

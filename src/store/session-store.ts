@@ -69,6 +69,11 @@ export class SessionStore {
     return new SessionKeys(this.prefix, ref)
   }
 
+  /** `<prefix>/<tenant>/<workspace>/.vtcode/`: the workspace folder sessions and artifacts share. */
+  vtcodeRoot(tenant: string, workspace: string): string {
+    return workspaceSessionsPrefix(this.prefix, tenant, workspace).replace(/sessions\/$/, '')
+  }
+
   /** Creates a session with its first batch (which must start the thread). */
   async create(
     ref: SessionRef,

@@ -12,6 +12,7 @@ import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
 import { TurnlineError } from '../../src/errors.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
+import { FakeAgentLayer } from './fake-agent-layer.ts'
 
 /**
  * A small in-memory SessionApi for tests of the pure HTTP concerns (routing, validation, error
@@ -37,7 +38,7 @@ const usage = {
 }
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export class FakeSessionApi implements SessionApi {
+export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   readonly sessions = new Map<string, FakeSession>()
   /** Method names called, in order. */
   readonly calls: string[] = []

@@ -1,0 +1,136 @@
+import {
+  ARTIFACT_KINDS,
+  DocumentBodySchema,
+  MemoryAppendSchema,
+} from '../src/contract/artifacts.ts'
+import { HandoffRequestSchema } from '../src/contract/handoff.ts'
+import { ProgressUpdateSchema } from '../src/contract/progress-ledger.ts'
+import { errorResponses } from './openapi.ts'
+import { type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
+
+/** Paths and schemas of the agent layer: artifacts, orientation, handoff, verification, loops. */
+
+const workspaceParameter = {
+  name: 'workspace',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$' },
+}
+const kindParameter = {
+  name: 'kind',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', enum: [...ARTIFACT_KINDS] },
+}
+
+export function agentPaths(): Json {
+  return {
+    '/v1/workspaces/{workspace}/artifacts': {
+      get: {
+        summary:
+          "The workspace's durable artifacts: each kind, its .vtcode/ path, whether it exists",
+        parameters: [workspaceParameter],
+        responses: {
+          '200': {
+            description: '{workspace, artifacts:[{kind, path, exists, size?}]}',
+            content: jsonContent({
+              type: 'object',
+              properties: {
+                workspace: { type: 'string' },
+                artifacts: { type: 'array', items: ref('ArtifactEntry') },
+              },
+            }),
+          },
+          ...errorResponses(400, 401, 500, 503),
+        },
+      },
+    },
+    '/v1/workspaces/{workspace}/artifacts/{kind}': {
+      get: {
+        summary: 'One artifact: raw content, parsed value, summary and etag',
+        parameters: [workspaceParameter, kindParameter],
+        responses: {
+          '200': { description: 'the artifact', content: jsonContent(ref('ArtifactView')) },
+          ...errorResponses(400, 401, 404, 500, 503),
+        },
+      },
+      put: {
+        summary:
+          'Replace a document ({content}) or the handoff (a HandoffRequest), or update the progress ledger (fields given replace, others kept); notes, decisions and context_reset are 409',
+        parameters: [
+          workspaceParameter,
+          kindParameter,
+          {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            schema: { type: 'string' },
+            description: 'The etag of a read: replace only that version (else 409).',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: jsonContent({
+            oneOf: [
+              schemaOf(DocumentBodySchema),
+              schemaOf(ProgressUpdateSchema),
+              schemaOf(HandoffRequestSchema),
+            ],
+          }),
+        },
+        responses: {
+          '200': {
+            description: 'the artifact as written',
+            content: jsonContent(ref('ArtifactView')),
+          },
+          ...errorResponses(400, 401, 409, 413, 500, 503),
+        },
+      },
+      post: {
+        summary: 'Append one entry to notes or decisions (append-only loop memory)',
+        parameters: [workspaceParameter, kindParameter],
+        requestBody: { required: true, content: jsonContent(schemaOf(MemoryAppendSchema)) },
+        responses: {
+          '201': {
+            description: 'the file after the append',
+            content: jsonContent(ref('ArtifactView')),
+          },
+          ...errorResponses(400, 401, 409, 413, 500, 503),
+        },
+      },
+      delete: {
+        summary: 'Delete an artifact (deleting a missing one is not an error)',
+        parameters: [workspaceParameter, kindParameter],
+        responses: { '204': { description: 'deleted' }, ...errorResponses(400, 401, 500, 503) },
+      },
+    },
+  }
+}
+
+export function agentSchemas(): Json {
+  return {
+    ArtifactEntry: {
+      type: 'object',
+      required: ['kind', 'path', 'exists'],
+      properties: {
+        kind: { enum: [...ARTIFACT_KINDS] },
+        path: { type: 'string' },
+        exists: { type: 'boolean' },
+        size: { type: 'integer' },
+      },
+    },
+    ArtifactView: {
+      type: 'object',
+      required: ['kind', 'path', 'etag', 'content'],
+      properties: {
+        kind: { enum: [...ARTIFACT_KINDS] },
+        path: { type: 'string' },
+        etag: { type: 'string' },
+        content: { type: 'string' },
+        value: { description: 'the ledger, the handoff document, or the memory entries' },
+        summary: { type: 'string' },
+        warnings: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  }
+}
