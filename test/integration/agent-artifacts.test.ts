@@ -183,7 +183,7 @@ describe('artifact tools', () => {
     const results = outputs(turn.events)
     expect(results.map((o) => o.status)).toEqual(Array(5).fill('completed'))
     expect(results[4]?.output).toContain('use S3 conditional writes')
-    const catalog = (mock.requests[0]?.body.tools as { function: { name: string } }[]).map(
+    const catalog = ((mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
       (t) => t.function.name,
     )
     expect(catalog).toEqual(
