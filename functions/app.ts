@@ -7,6 +7,7 @@ import { type AuthConfig, createAuthenticator } from './auth.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './event-feed.ts'
 import { type ErrorLog, errorResponse } from './http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './read-body.ts'
+import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
 import { artifactRoutes } from './routes/artifact-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
@@ -86,5 +87,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
   app.route('/v1', artifactRoutes(ctx))
+  app.route('/v1', agentSessionRoutes(ctx))
   return app
 }

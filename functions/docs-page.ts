@@ -43,6 +43,16 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/workspaces/{workspace}/artifacts/{kind}',
     'Read, replace (documents, handoff; the ledger field by field), append (notes, decisions), delete',
   ],
+  [
+    'GET',
+    '/v1/sessions/{id}/orientation',
+    'The frozen [Orientation Context]; ?preview=1 builds the current one',
+  ],
+  [
+    'POST',
+    '/v1/sessions/{id}/handoff',
+    "HandoffRequest from the session → the workspace's current handoff; start the next session, end this one",
+  ],
   ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',

@@ -4,8 +4,9 @@ import {
   MemoryAppendSchema,
 } from '../src/contract/artifacts.ts'
 import { HandoffRequestSchema } from '../src/contract/handoff.ts'
+import { HandoffRouteRequestSchema } from '../src/contract/handoff-request.ts'
 import { ProgressUpdateSchema } from '../src/contract/progress-ledger.ts'
-import { errorResponses } from './openapi.ts'
+import { errorResponses, idParameter } from './openapi.ts'
 import { type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 
 /** Paths and schemas of the agent layer: artifacts, orientation, handoff, verification, loops. */
@@ -25,6 +26,56 @@ const kindParameter = {
 
 export function agentPaths(): Json {
   return {
+    '/v1/sessions/{id}/handoff': {
+      post: {
+        summary:
+          "The session's HandoffRequest (state, boundary status, modified files, last test run, open decisions, known issues, next actions, task), stored as the workspace's current handoff; start: true starts the next agent's session with it, end_source: true ends this one handed_off",
+        parameters: [
+          idParameter,
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
+            description: 'A retry with the same key answers the session the first call started.',
+          },
+        ],
+        requestBody: { required: false, content: jsonContent(schemaOf(HandoffRouteRequestSchema)) },
+        responses: {
+          '201': {
+            description: 'a next session was started',
+            content: jsonContent(ref('HandoffResponse')),
+          },
+          '200': {
+            description: 'the handoff (no new session)',
+            content: jsonContent(ref('HandoffResponse')),
+          },
+          ...errorResponses(400, 401, 404, 409, 413, 500, 503),
+        },
+      },
+    },
+    '/v1/sessions/{id}/orientation': {
+      get: {
+        summary:
+          'The [Orientation Context] frozen into the current request segment; ?preview=1 also builds the one a new orient phase would freeze now',
+        parameters: [
+          idParameter,
+          {
+            name: 'preview',
+            in: 'query',
+            required: false,
+            schema: { enum: ['0', '1', 'true', 'false'] },
+          },
+        ],
+        responses: {
+          '200': {
+            description: '{session_id, orientation, pending?, preview?, warnings?}',
+            content: jsonContent(ref('OrientationView')),
+          },
+          ...errorResponses(400, 401, 404, 500, 503),
+        },
+      },
+    },
     '/v1/workspaces/{workspace}/artifacts': {
       get: {
         summary:
@@ -107,8 +158,56 @@ export function agentPaths(): Json {
   }
 }
 
+const frozenOrientation = {
+  type: 'object',
+  required: ['text', 'digest', 'tokens', 'budget', 'reason', 'built_at', 'sections'],
+  properties: {
+    text: { type: 'string' },
+    digest: { type: 'string', description: 'hash16 of text; part of the prefix hash' },
+    tokens: { type: 'integer' },
+    budget: { type: 'integer' },
+    reason: { enum: ['session_start', 'fork', 'handoff', 'context_reset', 'plan_handoff'] },
+    built_at: { type: 'string', format: 'date-time' },
+    sections: { type: 'array', items: { type: 'string' } },
+    trimmed: { type: 'array', items: { type: 'string' } },
+  },
+}
+
 export function agentSchemas(): Json {
   return {
+    HandoffRequest: schemaOf(HandoffRequestSchema, 'output'),
+    HandoffResponse: {
+      type: 'object',
+      required: ['handoff', 'prompt', 'path'],
+      properties: {
+        handoff: ref('HandoffRequest'),
+        prompt: { type: 'string', description: 'rendered: ## HANDOFF FROM PREVIOUS AGENT …' },
+        path: { type: 'string' },
+        session: {
+          type: 'object',
+          properties: {
+            session_id: { type: 'string' },
+            thread_id: { type: 'string' },
+            status: { enum: ['active'] },
+            handed_off_from: { type: 'string' },
+            duplicate: { type: 'boolean' },
+          },
+        },
+        source_completion: ref('TurnResponse'),
+        warnings: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    OrientationView: {
+      type: 'object',
+      required: ['session_id', 'orientation'],
+      properties: {
+        session_id: { type: 'string' },
+        orientation: { oneOf: [frozenOrientation, { type: 'null' }] },
+        pending: { enum: ['session_start', 'fork', 'handoff', 'context_reset', 'plan_handoff'] },
+        preview: frozenOrientation,
+        warnings: { type: 'array', items: { type: 'string' } },
+      },
+    },
     ArtifactEntry: {
       type: 'object',
       required: ['kind', 'path', 'exists'],

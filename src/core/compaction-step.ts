@@ -18,6 +18,8 @@ import {
   suppressAfterFailure,
 } from './compaction-service.ts'
 import { contextWindowOf } from './context-window.ts'
+import { orientIfPending } from './orientation/orient-step.ts'
+import { orientationDigest, systemPrompt } from './orientation/system-prompt.ts'
 import { applyOrientationReset, recordTurnForReset, resetAfterCompaction } from './reset-step.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnWriter } from './turn-writer.ts'
@@ -57,8 +59,9 @@ export function segmentBasis(
 ): SegmentBasis {
   const instructions = state.config.instructions ?? ''
   return {
-    systemPrompt: instructions,
+    systemPrompt: systemPrompt(state),
     instructions,
+    orientationDigest: orientationDigest(state),
     tools,
     model: settings.name,
     provider: `openai:${settings.api}`,
@@ -99,6 +102,14 @@ export class TurnCompaction {
     const compaction = compactionState(state)
     if (turnStart !== undefined) delete compaction.blocked
     if (!settings || !this.meter) return
+    if (turnStart !== undefined && !compaction.reset_manifest) {
+      await orientIfPending({
+        deps: this.input.deps,
+        ref: this.input.ref,
+        state,
+        warnings: this.input.warnings,
+      })
+    }
     const basis = segmentBasis(state, settings, this.input.tools)
     if (compaction.reset_manifest && turnStart !== undefined) {
       await applyOrientationReset(this.input, turnStart, async () => {
@@ -148,7 +159,7 @@ export class TurnCompaction {
         : (
             await this.meter.measure(
               writer.history,
-              { systemPrompt: state.config.instructions, tools: this.input.tools },
+              { systemPrompt: systemPrompt(state), tools: this.input.tools },
               thresholds.soft,
             )
           ).tokens

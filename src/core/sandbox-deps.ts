@@ -42,6 +42,7 @@ export function sandboxDeps(
     },
     workspacePath: () => '.',
     runCommand: (ref) => commandHookRunner(runner, ref),
+    runner,
   }
 }
 

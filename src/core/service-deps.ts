@@ -1,6 +1,7 @@
 import type { Clock, Ids } from '../ports/clock.ts'
 import type { Coordinator } from '../ports/coordinator.ts'
 import type { ModelClient } from '../ports/model-client.ts'
+import type { SandboxRunner } from '../ports/sandbox-runner.ts'
 import type { SessionRef } from '../store/session-ref.ts'
 import type { SessionStore } from '../store/session-store.ts'
 import type { TokenizerLoader } from './compaction-meter.ts'
@@ -43,6 +44,8 @@ export interface SandboxDeps {
   runCommand?: (ref: SessionRef) => HookCommandRunner
   /** The session's workspace path as hooks and tools see it. */
   workspacePath(ref: SessionRef): string
+  /** The runner itself (the orient phase's git log, the verifier's placement). */
+  runner?: SandboxRunner
 }
 
 /** Everything the session service needs, built by functions/deps.ts from the environment. */

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import type { AgentState } from '../contract/agent-state.ts'
 import type { EngineState } from '../contract/engine-state.ts'
 import { ENGINE_STATE_VERSION } from '../contract/engine-state.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
@@ -50,6 +51,8 @@ export async function startSession(
     placement?: SandboxPlacement
     /** A caller-chosen id (idempotent starts): creating it twice is a conflict. */
     sessionId?: string
+    /** Agent-layer state to start with (a handoff, the origin, a verifier role). */
+    agent?: AgentState
   },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
@@ -68,6 +71,17 @@ export async function startSession(
     turn_counter: 0,
     open_turn: null,
     recent_turns: [],
+    // The first new turn orients from the workspace's artifacts (the orient phase).
+    agent: {
+      orient_pending: seed.agent?.handoff
+        ? seed.source === 'fork'
+          ? 'fork'
+          : 'handoff'
+        : seed.source === 'fork'
+          ? 'fork'
+          : 'session_start',
+      ...seed.agent,
+    },
     ...(seed.placement
       ? {
           sandbox_placement: {

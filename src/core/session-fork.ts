@@ -9,6 +9,7 @@ import {
   forkSummaryRequest,
   savedSummary,
 } from './fork/fork-history.ts'
+import { sessionHandoff } from './handoff/handoff-step.ts'
 import { resolveModelSettings } from './model-settings.ts'
 import type { SandboxPlacement } from './placed-runner.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -40,10 +41,20 @@ export async function forkSession(
     // The sub-agent's mutations stay in its own worktree of the source's workspace until merged.
     placement = await deps.sandbox.isolate(source, `fork-${deps.ids.token().slice(0, 12)}`)
   }
+  // The same handoff a `POST …/handoff` derives, shown in the fork's orientation.
+  const handoff = await sessionHandoff({
+    deps,
+    ref: source,
+    state,
+    history,
+    targetAgent: 'fork',
+    warnings: [],
+  })
   const ref = await startSession(deps, locator, source.tenant, state.config, {
     source: 'fork',
     history: buildSummarizedForkHistory({ history, summary }),
     ...(placement ? { placement } : {}),
+    agent: { handoff, origin: { kind: 'fork', session_id: source.sessionId } },
   })
   return {
     session_id: ref.sessionId,

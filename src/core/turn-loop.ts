@@ -7,6 +7,7 @@ import type { ModelClient } from '../ports/model-client.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from './budget.ts'
 import type { TurnCompaction } from './compaction-step.ts'
 import { runModelStep } from './model-step.ts'
+import { systemPrompt } from './orientation/system-prompt.ts'
 import type { Completion } from './thread-completion.ts'
 import type { ToolCallContext } from './tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from './tool-calls.ts'
@@ -175,6 +176,6 @@ function blocked(compaction: TurnCompaction | undefined, error: TurnlineError): 
 }
 
 function requestMessages(state: EngineState, history: HistoryMessage[]): HistoryMessage[] {
-  const instructions = state.config.instructions
-  return instructions ? [{ role: 'system', content: instructions }, ...history] : history
+  const system = systemPrompt(state)
+  return system ? [{ role: 'system', content: system }, ...history] : history
 }

@@ -32,4 +32,10 @@ export class FakeAgentLayer implements AgentLayerApi {
   deleteArtifact(...args: Parameters<AgentLayerApi['deleteArtifact']>) {
     return this.record('deleteArtifact', args) as ReturnType<AgentLayerApi['deleteArtifact']>
   }
+  getOrientation(...args: Parameters<AgentLayerApi['getOrientation']>) {
+    return this.record('getOrientation', args) as ReturnType<AgentLayerApi['getOrientation']>
+  }
+  handoff(...args: Parameters<AgentLayerApi['handoff']>) {
+    return this.record('handoff', args) as ReturnType<AgentLayerApi['handoff']>
+  }
 }

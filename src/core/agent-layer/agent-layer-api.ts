@@ -5,6 +5,8 @@ import type {
   ArtifactWrite,
   MemoryKind,
 } from '../../contract/artifacts.ts'
+import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type { OrientationView } from '../../contract/orientation-view.ts'
 
 /**
  * The agent-engineering face of the service (docs/agent-layer.md): workspace artifacts, the
@@ -30,4 +32,25 @@ export interface AgentLayerApi {
     text: string,
   ): Promise<ArtifactView>
   deleteArtifact(tenant: string, workspace: string, kind: ArtifactKind): Promise<void>
+  /**
+   * The orientation frozen into the session's current request segment (null before its first
+   * turn), the orient phase still pending, and with `preview` the one a new orient phase would
+   * build now (not frozen).
+   */
+  getOrientation(
+    tenant: string,
+    sessionId: string,
+    options?: { preview?: boolean },
+  ): Promise<OrientationView>
+  /**
+   * The session's HandoffRequest, stored as the workspace's current handoff; optionally starts
+   * the next agent's session with it and ends this one (`handed_off`). With an Idempotency-Key,
+   * a retry finds the session the first call started.
+   */
+  handoff(
+    tenant: string,
+    sessionId: string,
+    request: HandoffRouteRequest,
+    options?: { idempotencyKey?: string },
+  ): Promise<HandoffResponse>
 }

@@ -5,6 +5,9 @@ import type {
   ArtifactWrite,
   MemoryKind,
 } from '../../contract/artifacts.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
+import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type { OrientationView } from '../../contract/orientation-view.ts'
 import { TurnlineError } from '../../errors.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment } from '../../store/session-ref.ts'
@@ -16,6 +19,8 @@ import {
   writeArtifact,
 } from '../artifacts/artifact-service.ts'
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
+import { handoffSession } from '../handoff/handoff-step.ts'
+import { buildOrientation } from '../orientation/orient-step.ts'
 import type { ServiceDeps } from '../service-deps.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
@@ -60,5 +65,36 @@ export class AgentLayerService implements AgentLayerApi {
 
   async deleteArtifact(tenant: string, workspace: string, kind: ArtifactKind): Promise<void> {
     await deleteArtifact(this.artifacts(tenant, workspace), kind)
+  }
+
+  async getOrientation(
+    tenant: string,
+    sessionId: string,
+    options: { preview?: boolean } = {},
+  ): Promise<OrientationView> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const snapshot = await this.deps.sessions.open(ref)
+    const state = structuredClone(parseEngineState(snapshot.state))
+    const agent = state.agent ?? {}
+    const view: OrientationView = {
+      session_id: sessionId,
+      orientation: agent.orientation ?? null,
+      ...(agent.orient_pending ? { pending: agent.orient_pending } : {}),
+    }
+    if (!options.preview) return view
+    const warnings: string[] = []
+    const reason = agent.orient_pending ?? 'session_start'
+    const { frozen } = await buildOrientation({ deps: this.deps, ref, state, warnings }, reason)
+    return { ...view, preview: frozen, ...(warnings.length ? { warnings } : {}) }
+  }
+
+  async handoff(
+    tenant: string,
+    sessionId: string,
+    request: HandoffRouteRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<HandoffResponse> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    return handoffSession(this.deps, this.locator, ref, request, options.idempotencyKey)
   }
 }
