@@ -98,7 +98,9 @@ describe('plan mode', () => {
     expect(messages[0]).toBe('system:You are careful.')
     expect(messages.slice(1)).toHaveLength(1)
     expect(messages[1]).toMatch(/^user:## HANDOFF FROM PREVIOUS AGENT/)
-    const directive = (engine.mock.requests.at(-1)?.body.messages as { content: string }[])[1]
+    const directive = (
+      (engine.mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]
+    )[1]
     expect(directive?.content).toContain('### Task Context\nfix the bug\n\nApproved plan:')
     expect(JSON.stringify(engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
     // The handoff protocol's path: the build turn oriented afresh (the directive carries the
