@@ -1,8 +1,13 @@
 import { Hono } from 'hono'
 import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
 import { OrientationQuerySchema } from '../../src/contract/orientation-view.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { parseIdempotencyKey, parseQuery, parseSessionId, rejectQuery } from '../request-input.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import {
+  parseIdempotencyKey,
+  parseQuery,
+  parseSessionId,
+  rejectQuery,
+} from '../http/request-input.ts'
 
 /**
  * The agent layer on one session: its orientation (`GET …/orientation[?preview=1]`), the

@@ -7,9 +7,9 @@ import {
   isMemoryKind,
   MemoryAppendSchema,
 } from '../../src/contract/artifacts.ts'
-import { TurnlineError } from '../../src/errors.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { parseInput, rejectQuery } from '../request-input.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { parseInput, rejectQuery } from '../http/request-input.ts'
 
 /** The workspace-name rule of the store (src/store/session-ref.ts). */
 const WORKSPACE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/

@@ -122,3 +122,15 @@ export function artifactPutSchema(kind: ArtifactKind): z.ZodType | undefined {
   if (kind === 'handoff') return HandoffRequestSchema
   return undefined
 }
+
+/** Arguments of the model's artifact tools (src/core/artifacts/artifact-tools.ts). */
+export const MemoryToolArgsSchema = z.object({ text: z.string().min(1) })
+export const WriteArtifactArgsSchema = z.object({
+  kind: z.enum(DOCUMENT_KINDS),
+  content: z.string().max(MAX_DOCUMENT_BYTES),
+})
+export const ReadArtifactArgsSchema = z.object({ kind: ArtifactKindSchema })
+export const UpdateProgressArgsSchema = ProgressUpdateSchema.omit({
+  stalled: true,
+  git_checkpoint: true,
+})

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
-import { hash16 } from '../../src/core/compaction/request-segment.ts'
+import { hash16 } from '../../src/core/compaction/segment-boundary.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import type { RunnerProcess } from '../support/runner-process.ts'
 import { attachRunner } from '../support/sandbox-engine.ts'
@@ -128,7 +128,7 @@ describe('orient phase', () => {
     const child = await service.fork('local', session_id, { isolation: 'worktree' })
     await service.stepTurn('local', child.session_id, { input: 'go' })
     expect(system(3)).toMatch(
-      /\[Orientation Context\]\n\n### Recent Git Log\n[0-9a-f]{7,} second commit\n[0-9a-f]{7,} first commit$/,
+      /\[Orientation Context\]\n\n### Recent Git Log\n[0-9a-f]{7,} second commit\n[0-9a-f]{7,} first commit\n\n## HANDOFF FROM PREVIOUS AGENT\n/,
     )
     const view = await service.getOrientation('local', child.session_id)
     expect(view.orientation?.reason).toBe('fork')

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxToolHandlers } from '../../src/core/sandbox-tool-handlers.ts'
-import type { ToolRunContext, ToolRunResult } from '../../src/core/tool-handler.ts'
-import { ToolRegistry } from '../../src/core/tool-registry.ts'
+import { sandboxToolHandlers } from '../../src/core/sandbox/sandbox-tool-handlers.ts'
+import type { ToolRunContext, ToolRunResult } from '../../src/core/tools/tool-handler.ts'
+import { ToolRegistry } from '../../src/core/tools/tool-registry.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 
 const secret = 'handlers-runner-secret-0123456789'
@@ -33,6 +33,7 @@ function context(sessionId: string, remainingMs = 30_000): ToolRunContext {
     sessionId,
     toolCallId: `call_${call}`,
     itemId: `item_${call}`,
+    rawArguments: '{}',
     now: Date.now,
     nextItemId: () => `item_${items++}`,
     remainingMs: () => remainingMs,

@@ -1,5 +1,5 @@
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type { AgentLayerApi } from '../../src/core/agent-layer/agent-layer-api.ts'
-import { TurnlineError } from '../../src/errors.ts'
 
 const absent = (what: string) =>
   Promise.reject(new TurnlineError('not_found', `${what} is not in the fake session API`))

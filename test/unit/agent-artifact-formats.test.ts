@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import {
   parseHandoffDocument,
   serializeHandoffDocument,
@@ -15,7 +16,6 @@ import {
   progressSummary,
 } from '../../src/core/artifacts/progress.ts'
 import { markdownSummary } from '../../src/core/orientation/artifact-summaries.ts'
-import { isTurnlineError } from '../../src/errors.ts'
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/agent/${name}`, import.meta.url), 'utf8')

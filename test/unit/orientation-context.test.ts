@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { writeArtifact } from '../../src/core/artifacts/artifact-service.ts'
 import { ArtifactStore } from '../../src/core/artifacts/artifact-store.ts'
-import { openSegment, segmentBoundaryReasons } from '../../src/core/compaction/request-segment.ts'
-import { estimateTokens } from '../../src/core/fork/fork-history.ts'
+import { openSegment, segmentBoundaryReasons } from '../../src/core/compaction/segment-boundary.ts'
 import { gatherOrientation } from '../../src/core/orientation/gather-orientation.ts'
 import { renderOrientation } from '../../src/core/orientation/orientation-context.ts'
+import { estimateTokens } from '../../src/core/session/fork-history.ts'
 
 const NOW = Date.UTC(2026, 0, 1)
 

@@ -6,9 +6,9 @@ import type {
   MemoryKind,
 } from '../../contract/artifacts.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
+import { TurnlineError } from '../../contract/errors.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
-import { TurnlineError } from '../../errors.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment } from '../../store/session-ref.ts'
 import {
@@ -19,9 +19,9 @@ import {
   writeArtifact,
 } from '../artifacts/artifact-service.ts'
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
 import { handoffSession } from '../handoff/handoff-step.ts'
 import { buildOrientation } from '../orientation/orient-step.ts'
-import type { ServiceDeps } from '../service-deps.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
 /** The agent-engineering routes' side of SessionService (which extends it). */

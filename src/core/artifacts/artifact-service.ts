@@ -5,11 +5,11 @@ import type {
   MemoryKind,
 } from '../../contract/artifacts.ts'
 import { isDocumentKind, isMemoryKind } from '../../contract/artifacts.ts'
+import { TurnlineError } from '../../contract/errors.ts'
 import { HandoffRequestSchema } from '../../contract/handoff.ts'
 import { parseHandoffDocument, serializeHandoffDocument } from '../../contract/handoff-document.ts'
 import { parseProgressLedger } from '../../contract/progress-ledger.ts'
-import { TurnlineError } from '../../errors.ts'
-import { parseContextResetManifest } from '../compaction/context-reset.ts'
+import { parseContextResetManifest } from '../compaction/context-reset-policy.ts'
 import {
   DOCUMENT_LABELS,
   markdownSummary,

@@ -1,15 +1,18 @@
-import * as z from 'zod'
+import type * as z from 'zod'
 import {
   ARTIFACT_KINDS,
-  ArtifactKindSchema,
   DOCUMENT_KINDS,
   MAX_DOCUMENT_BYTES,
   MAX_MEMORY_ENTRY_BYTES,
+  MemoryToolArgsSchema,
+  ReadArtifactArgsSchema,
+  UpdateProgressArgsSchema,
+  WriteArtifactArgsSchema,
 } from '../../contract/artifacts.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
 import { BOUNDARY_STATUSES } from '../../contract/handoff.ts'
-import { ProgressUpdateSchema } from '../../contract/progress-ledger.ts'
-import { isTurnlineError } from '../../errors.ts'
-import type { ToolHandler, ToolRunResult } from '../tool-handler.ts'
+import { readArgs } from '../sandbox/exec-tool-schemas.ts'
+import type { ToolHandler, ToolRunResult } from '../tools/tool-handler.ts'
 import { appendMemory, readArtifact, writeArtifact } from './artifact-service.ts'
 import { ArtifactStore } from './artifact-store.ts'
 
@@ -53,11 +56,6 @@ const memoryTool = (name: string, what: string) => ({
   },
 })
 
-const TextArgs = z.object({ text: z.string().min(1) })
-const WriteArgs = z.object({ kind: z.enum(DOCUMENT_KINDS), content: z.string() })
-const ReadArgs = z.object({ kind: ArtifactKindSchema })
-const UpdateArgs = ProgressUpdateSchema.omit({ stalled: true, git_checkpoint: true })
-
 const done = (ok: boolean, output: string): ToolRunResult => ({ kind: 'done', ok, output })
 
 /** A tool failure the model should read (bad input, a missing artifact, a conflict). */
@@ -72,9 +70,9 @@ async function guarded(run: () => Promise<ToolRunResult>): Promise<ToolRunResult
   }
 }
 
-function parsed<S extends z.ZodType>(schema: S, args: unknown): z.output<S> | string {
-  const result = schema.safeParse(args)
-  return result.success ? result.data : z.prettifyError(result.error)
+function parsed<T>(schema: z.ZodType<T>, args: unknown, tool: string): T | string {
+  const result = readArgs(schema, args, tool)
+  return result.ok ? result.value : result.message
 }
 
 export function artifactToolHandlers(store: ArtifactStore, sessionId: string): ToolHandler[] {
@@ -84,7 +82,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
     readOnly: false,
     run: (args, ctx) =>
       guarded(async () => {
-        const input = parsed(TextArgs, args)
+        const input = parsed(MemoryToolArgsSchema, args, name)
         if (typeof input === 'string') return done(false, input)
         const view = await appendMemory(store, kind, input.text, ctx.now())
         return done(true, `appended to ${view.path} (${view.summary ?? 'ok'})`)
@@ -126,7 +124,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       readOnly: false,
       run: (args, ctx) =>
         guarded(async () => {
-          const update = parsed(UpdateArgs, args)
+          const update = parsed(UpdateProgressArgsSchema, args, 'update_progress')
           if (typeof update === 'string') return done(false, update)
           const view = await writeArtifact(
             store,
@@ -156,7 +154,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       readOnly: false,
       run: (args, ctx) =>
         guarded(async () => {
-          const input = parsed(WriteArgs, args)
+          const input = parsed(WriteArtifactArgsSchema, args, 'write_artifact')
           if (typeof input === 'string') return done(false, input)
           const view = await writeArtifact(store, input, { sessionId, now: ctx.now() })
           return done(true, `wrote ${view.path}${view.summary ? ` — ${view.summary}` : ''}`)
@@ -178,7 +176,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       readOnly: true,
       run: (args) =>
         guarded(async () => {
-          const input = parsed(ReadArgs, args)
+          const input = parsed(ReadArtifactArgsSchema, args, 'read_artifact')
           if (typeof input === 'string') return done(false, input)
           const view = await readArtifact(store, input.kind)
           const chars = [...view.content]

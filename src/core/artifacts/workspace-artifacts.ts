@@ -1,6 +1,6 @@
 import type { EngineState } from '../../contract/engine-state.ts'
-import type { ServiceDeps } from '../service-deps.ts'
-import type { ToolHandler } from '../tool-handler.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { ToolHandler } from '../tools/tool-handler.ts'
 import { ArtifactStore } from './artifact-store.ts'
 import { artifactToolHandlers } from './artifact-tools.ts'
 

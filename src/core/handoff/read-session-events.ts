@@ -1,6 +1,6 @@
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
-import type { ServiceDeps } from '../service-deps.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
 
 /** Every event of a session, in seq order (paged through the store). */
 export async function readSessionEvents(

@@ -1,7 +1,7 @@
 import type { HandoffRequest } from '../../contract/handoff.ts'
-import { CONTEXT_RESET_BANNER } from '../compaction/context-reset.ts'
-import { estimateTokens } from '../fork/fork-history.ts'
+import { CONTEXT_RESET_BANNER } from '../compaction/context-reset-policy.ts'
 import { renderHandoffPrompt } from '../plan/handoff-prompt.ts'
+import { estimateTokens } from '../session/fork-history.ts'
 import { truncateText } from './artifact-summaries.ts'
 
 /**
