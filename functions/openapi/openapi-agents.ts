@@ -3,6 +3,7 @@ import {
   DocumentBodySchema,
   MemoryAppendSchema,
 } from '../../src/contract/artifacts.ts'
+import { BUDGET_STATUSES } from '../../src/contract/budget-status.ts'
 import { HandoffRequestSchema } from '../../src/contract/handoff.ts'
 import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
 import { ProgressUpdateSchema } from '../../src/contract/progress-ledger.ts'
@@ -173,8 +174,23 @@ const frozenOrientation = {
   },
 }
 
+const limit = (used: string) => ({
+  type: 'object',
+  properties: { [used]: { type: 'number' }, max: { type: 'number' } },
+})
+
 export function agentSchemas(): Json {
   return {
+    BudgetReport: {
+      type: 'object',
+      required: ['status', 'steps', 'tokens', 'cost_usd'],
+      properties: {
+        status: { enum: [...BUDGET_STATUSES] },
+        steps: limit('used'),
+        tokens: limit('used'),
+        cost_usd: limit('spent'),
+      },
+    },
     HandoffRequest: schemaOf(HandoffRequestSchema, 'output'),
     HandoffResponse: {
       type: 'object',

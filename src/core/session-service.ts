@@ -22,6 +22,7 @@ import { compactSession } from './compaction/manual-compaction.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
+import { sessionBudget } from './guardrails/session-budget.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -90,6 +91,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       usage: state.usage,
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       config: state.config,
+      budget: sessionBudget(state),
     }
   }
 

@@ -115,6 +115,7 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
       num_turns: s.turns,
       usage: ZERO_USAGE,
       config: s.config,
+      budget: { status: 'ok', steps: { used: s.turns }, tokens: { used: 0 }, cost_usd: {} },
     }
   }
 
