@@ -12,6 +12,7 @@ import { approvalRoutes } from './routes/approval-routes.ts'
 import { artifactRoutes } from './routes/artifact-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
+import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { responsesRoute } from './routes/responses-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
@@ -88,5 +89,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', responsesRoute(ctx))
   app.route('/v1', artifactRoutes(ctx))
   app.route('/v1', agentSessionRoutes(ctx))
+  app.route('/v1', loopRoutes(ctx))
   return app
 }

@@ -53,6 +53,17 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/sessions/{id}/handoff',
     "HandoffRequest from the session → the workspace's current handoff; start the next session, end this one",
   ],
+  ['POST', '/v1/loops', 'Create a loop run: {task, session?, budget?} → 201 the loop'],
+  [
+    'GET',
+    '/v1/loops/{id}',
+    'A loop: step index, cumulative tokens and cost, status, budget report',
+  ],
+  [
+    'POST',
+    '/v1/loops/{id}/step',
+    'Run or resume the next step: {input?}; or {control: pause|resume|complete|fail, budget?}',
+  ],
   ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',

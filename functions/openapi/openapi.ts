@@ -1,6 +1,7 @@
 import type * as z from 'zod'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { loopPaths, loopSchemas } from './openapi-loops.ts'
 import { errorResponses, idParameter } from './openapi-parameters.ts'
 import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 import { steeringPaths } from './openapi-steering.ts'
@@ -146,6 +147,7 @@ function paths(): Json {
     },
     ...steeringPaths(),
     ...agentPaths(),
+    ...loopPaths(),
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',
@@ -259,5 +261,5 @@ export function openApiJson(version: string): string {
 /** The shared components plus the agent layer's schemas. */
 function withAgentSchemas(shared: Json): Json {
   const schemas = (shared.schemas ?? {}) as Json
-  return { ...shared, schemas: { ...schemas, ...agentSchemas() } }
+  return { ...shared, schemas: { ...schemas, ...agentSchemas(), ...loopSchemas() } }
 }

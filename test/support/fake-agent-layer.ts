@@ -38,4 +38,13 @@ export class FakeAgentLayer implements AgentLayerApi {
   handoff(...args: Parameters<AgentLayerApi['handoff']>) {
     return this.record('handoff', args) as ReturnType<AgentLayerApi['handoff']>
   }
+  createLoop(...args: Parameters<AgentLayerApi['createLoop']>) {
+    return this.record('createLoop', args) as ReturnType<AgentLayerApi['createLoop']>
+  }
+  getLoop(...args: Parameters<AgentLayerApi['getLoop']>) {
+    return this.record('getLoop', args) as ReturnType<AgentLayerApi['getLoop']>
+  }
+  stepLoop(...args: Parameters<AgentLayerApi['stepLoop']>) {
+    return this.record('stepLoop', args) as ReturnType<AgentLayerApi['stepLoop']>
+  }
 }

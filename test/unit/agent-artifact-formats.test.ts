@@ -5,6 +5,7 @@ import {
   parseHandoffDocument,
   serializeHandoffDocument,
 } from '../../src/contract/handoff-document.ts'
+import { parseLoopState, serializeLoopState } from '../../src/contract/loop-state.ts'
 import { parseProgressLedger, serializeProgressLedger } from '../../src/contract/progress-ledger.ts'
 import { appendEntry, foldEntryText, parseEntries } from '../../src/core/artifacts/loop-memory.ts'
 import {
@@ -38,6 +39,12 @@ describe('stored artifact formats', () => {
       notes: 'form only',
     })
     expect(serializeHandoffDocument(document)).toBe(fixture('current_handoff.json'))
+  })
+
+  it('loop-<id>.json parses and re-serializes byte-identically', () => {
+    const state = parseLoopState(fixture('loop-nightly.json'))
+    expect(state).toMatchObject({ loop_id: 'nightly', step_index: 2, status: 'running' })
+    expect(serializeLoopState(state)).toBe(fixture('loop-nightly.json'))
   })
 
   it('refuses an unknown ledger version and corrupt JSON with typed errors', () => {

@@ -6,6 +6,12 @@ import type {
   MemoryKind,
 } from '../../contract/artifacts.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type {
+  LoopCreateInput,
+  LoopStepRequest,
+  LoopStepResponse,
+  LoopView,
+} from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
 
 /**
@@ -53,4 +59,9 @@ export interface AgentLayerApi {
     request: HandoffRouteRequest,
     options?: { idempotencyKey?: string },
   ): Promise<HandoffResponse>
+  /** A loop run (`.vtcode/state/loop-<id>.json`); 409 when its id is taken. */
+  createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView>
+  getLoop(tenant: string, loopId: string): Promise<LoopView>
+  /** Runs (or resumes) the next step, or applies a control / budget change. */
+  stepLoop(tenant: string, loopId: string, request: LoopStepRequest): Promise<LoopStepResponse>
 }

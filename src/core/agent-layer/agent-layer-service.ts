@@ -8,6 +8,7 @@ import type {
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type { LoopCreateInput, LoopStepRequest, LoopView } from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment } from '../../store/session-ref.ts'
@@ -21,6 +22,7 @@ import {
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { handoffSession } from '../handoff/handoff-step.ts'
+import { createLoop, getLoop, stepLoop } from '../loops/loop-service.ts'
 import { buildOrientation } from '../orientation/orient-step.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
@@ -96,5 +98,17 @@ export class AgentLayerService implements AgentLayerApi {
   ): Promise<HandoffResponse> {
     const ref = await this.locator.locate(tenant, sessionId)
     return handoffSession(this.deps, this.locator, ref, request, options.idempotencyKey)
+  }
+
+  async createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView> {
+    return createLoop(this.deps, tenant, request)
+  }
+
+  async getLoop(tenant: string, loopId: string): Promise<LoopView> {
+    return getLoop(this.deps, tenant, loopId)
+  }
+
+  async stepLoop(tenant: string, loopId: string, request: LoopStepRequest) {
+    return stepLoop(this.deps, this.locator, tenant, loopId, request)
   }
 }

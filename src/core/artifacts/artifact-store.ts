@@ -8,7 +8,7 @@ import { byteLength, fromBytes, toBytes } from '../../store/json-bytes.ts'
 import { appendEntry } from './loop-memory.ts'
 
 /** Attempts of a read-modify-write before a persistent conflict is reported. */
-const CAS_ATTEMPTS = 8
+const CAS_ATTEMPTS = 16
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   json: 'application/json',
@@ -167,8 +167,10 @@ export class ArtifactStore {
         })
         return { text: next, etag }
       } catch (error) {
-        // Someone else wrote in between (or deleted it): read their version and apply again.
+        // Someone else wrote in between (or deleted it): read their version and apply again,
+        // after a short random pause so that racing writers spread out.
         if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
+        await pause(Math.random() * 20 * attempt)
       }
     }
     throw new TurnlineError('conflict', `${key.slice(this.root.length)} kept changing; retry`)
@@ -178,3 +180,5 @@ export class ArtifactStore {
 function dirOf(key: string): string {
   return key.slice(0, key.lastIndexOf('/') + 1)
 }
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
