@@ -78,11 +78,12 @@ describe('loop run state', () => {
     // The second step orients from what the first one left: its note.
     mock.enqueue(answer('fixed test_b'))
     const second = await service.stepLoop('t1', 'nightly', { input: 'Start with test_b.' })
-    const orientation = (mock.requests.at(-1)?.body.messages as { content: string }[])[0]?.content
+    const orientation = ((mock.requests.at(-1)?.body.messages ?? []) as { content: string }[])[0]
+      ?.content
     expect(orientation).toContain('step 0 fixed test_a')
-    expect((mock.requests.at(-1)?.body.messages as { content: string }[]).at(-1)?.content).toBe(
-      'Fix one failing test, then record what you did.\n\nStart with test_b.',
-    )
+    expect(
+      ((mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]).at(-1)?.content,
+    ).toBe('Fix one failing test, then record what you did.\n\nStart with test_b.')
     const cost = 3 * (100 * PRICE.input + 50 * PRICE.output)
     expect(second.loop).toMatchObject({
       step_index: 2,
