@@ -70,6 +70,8 @@ export interface SegmentBasis {
   systemPrompt: string
   /** The session instructions alone. */
   instructions: string
+  /** Digest of the frozen orientation section the system prompt carries, if any. */
+  orientationDigest?: string | undefined
   /** Tool definitions in catalog order (see orderCatalog). */
   tools: readonly ToolDefinition[]
   model: string
@@ -85,6 +87,9 @@ export async function openSegment(sequence: number, basis: SegmentBasis): Promis
     prefix_hash: await prefixHash(basis.systemPrompt),
     ...(catalog !== undefined ? { catalog_hash: catalog } : {}),
     instruction_digest: await hash16(basis.instructions),
+    ...(basis.orientationDigest !== undefined
+      ? { orientation_digest: basis.orientationDigest }
+      : {}),
     model: basis.model,
     provider: basis.provider,
     mode: basis.mode,
@@ -99,6 +104,7 @@ export type SegmentBoundaryReason =
   | 'provider'
   | 'mode'
   | 'instructions'
+  | 'orientation'
   | 'system_prompt'
   | 'tool_catalog'
 
@@ -121,6 +127,7 @@ export function segmentBoundaryReasons(check: SegmentCheck): SegmentBoundaryReas
   if (current.provider !== next.provider) reasons.push('provider')
   if (current.mode !== next.mode) reasons.push('mode')
   if (current.instruction_digest !== next.instruction_digest) reasons.push('instructions')
+  else if (current.orientation_digest !== next.orientation_digest) reasons.push('orientation')
   else if (current.prefix_hash !== next.prefix_hash) reasons.push('system_prompt')
   if (current.catalog_hash !== next.catalog_hash) reasons.push('tool_catalog')
   return reasons

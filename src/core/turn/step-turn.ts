@@ -5,6 +5,7 @@ import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { startsFromHandoff, turnStartMessages } from '../agent-layer/turn-start.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
@@ -87,7 +88,13 @@ async function runTurn(
     )
   } else {
     // A turn blocked after recovery compaction is retried by a turn without input.
-    if (request.input === undefined && boundary.apply.length === 0 && !state.compaction?.blocked) {
+    if (
+      request.input === undefined &&
+      boundary.apply.length === 0 &&
+      !state.compaction?.blocked &&
+      !startsFromHandoff(state) &&
+      !state.agent?.feedback?.length
+    ) {
       throw new TurnlineError(
         'invalid_input',
         'input is required: no turn is waiting to continue and no follow-up is queued',
@@ -96,6 +103,7 @@ async function runTurn(
     }
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
     turnStart = history.length
+    const starting = turnStartMessages(state, request.input !== undefined)
     state.turn_counter += 1
     open = {
       turn_id: `turn-${state.turn_counter}`,
@@ -111,6 +119,7 @@ async function runTurn(
     history.push(...boundary.messages)
     writer.markApplied(boundary.appliedIds)
     ackIntents = boundary.ack
+    history.push(...starting)
     if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
 
