@@ -1,7 +1,9 @@
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
+import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { loopPaths, loopSchemas } from './openapi-loops.ts'
 import { errorResponses, idParameter, queryParameters } from './openapi-parameters.ts'
 import { responsesPaths } from './openapi-responses.ts'
-import { components, type Json, jsonContent, ref } from './openapi-schemas.ts'
+import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 import { steeringPaths } from './openapi-steering.ts'
 
 /**
@@ -138,6 +140,8 @@ function paths(): Json {
       },
     },
     ...steeringPaths(),
+    ...agentPaths(),
+    ...loopPaths(),
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',
@@ -222,7 +226,13 @@ export function openApiJson(version: string): string {
     },
     security: [{ bearer: [] }],
     paths: paths(),
-    components: components(),
+    components: withAgentSchemas(components()),
   })
   return cached
+}
+
+/** The shared components plus the agent layer's schemas. */
+function withAgentSchemas(shared: Json): Json {
+  const schemas = (shared.schemas ?? {}) as Json
+  return { ...shared, schemas: { ...schemas, ...agentSchemas(), ...loopSchemas() } }
 }

@@ -14,6 +14,7 @@ import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
+import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 
 /** Called for every event of a running turn, in commit order, before it is committed. */
 export type EventListener = (event: ThreadEvent, seq: number) => void
@@ -46,7 +47,7 @@ export interface OpenResponsesView {
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
-export interface SessionApi {
+export interface SessionApi extends AgentLayerApi {
   createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,

@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { CompactRequest } from '../../contract/compact-request.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { idempotentCall, recordedTurn } from '../engine/idempotency.ts'
@@ -9,6 +8,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { sessionTools } from '../turn/turn-tools.ts'
@@ -30,7 +30,7 @@ export async function compactSession(
 ): Promise<TurnResponse> {
   const call = await idempotentCall(options.idempotencyKey, 'compact', request)
   return withLease(deps, ref, call, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)

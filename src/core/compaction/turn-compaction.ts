@@ -6,6 +6,8 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { contextWindowOf } from '../model/context-window.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
+import { orientIfPending } from '../orientation/orient-step.ts'
+import { orientationDigest, systemPrompt } from '../orientation/system-prompt.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
@@ -61,8 +63,9 @@ export function segmentBasis(
 ): SegmentBasis {
   const instructions = state.config.instructions ?? ''
   return {
-    systemPrompt: instructions,
+    systemPrompt: systemPrompt(state),
     instructions,
+    orientationDigest: orientationDigest(state),
     tools,
     model: settings.name,
     provider: `openai:${settings.api}`,
@@ -103,6 +106,10 @@ export class TurnCompaction {
     const compaction = compactionState(state)
     if (turnStart !== undefined) delete compaction.blocked
     if (!settings || !this.meter) return
+    if (turnStart !== undefined && !compaction.reset_manifest) {
+      const { deps, ref, warnings } = this.input
+      await orientIfPending({ deps, ref, state, warnings })
+    }
     const basis = segmentBasis(state, settings, this.input.tools)
     if (compaction.reset_manifest && turnStart !== undefined) {
       await applyOrientationReset(this.input, turnStart, async () => {
@@ -152,7 +159,7 @@ export class TurnCompaction {
         : (
             await this.meter.measure(
               writer.history,
-              { systemPrompt: state.config.instructions, tools: this.input.tools },
+              { systemPrompt: systemPrompt(state), tools: this.input.tools },
               thresholds.soft,
             )
           ).tokens

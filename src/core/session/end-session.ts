@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { type IdempotentCall, idempotentCall, recordedTurn } from '../engine/idempotency.ts'
@@ -10,6 +9,7 @@ import { completionOf, threadCompletedEvent } from '../engine/thread-completion.
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { coordinatorId, withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
 
@@ -23,10 +23,14 @@ import { closeOpenTurn } from '../turn/close-turn.ts'
 export async function endSession(
   deps: ServiceDeps,
   ref: SessionRef,
-  mode: 'complete' | 'cancel',
+  mode: EndMode,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  const call = await idempotentCall(options.idempotencyKey, mode, {})
+  const call = await idempotentCall(
+    options.idempotencyKey,
+    typeof mode === 'object' ? 'handoff' : mode,
+    typeof mode === 'object' ? mode : {},
+  )
   try {
     return await endLeased(deps, ref, mode, options, call)
   } catch (error) {
@@ -38,22 +42,25 @@ export async function endSession(
   }
 }
 
+/** `handoff` ends the session as VT Code's HandedOff outcome (error_during_execution). */
+export type EndMode = 'complete' | 'cancel' | { handoff: string }
+
 function endLeased(
   deps: ServiceDeps,
   ref: SessionRef,
-  mode: 'complete' | 'cancel',
+  mode: EndMode,
   options: TurnOptions,
   call: IdempotentCall | undefined,
 ): Promise<TurnResponse> {
   return withLease(deps, ref, call, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
     const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const open = state.open_turn ?? undefined
     if (open) {
-      if (mode === 'complete') {
+      if (mode !== 'cancel') {
         throw new TurnlineError(
           'conflict',
           `${open.turn_id} is still open (its tool calls have no result yet): run a turn to finish it, or cancel`,
@@ -63,11 +70,17 @@ function endLeased(
       state.open_turn = null
     }
     const completion: Completion =
-      mode === 'cancel' ? { subtype: 'cancelled', outcomeCode: 'cancelled' } : completionOf(state)
+      mode === 'cancel'
+        ? { subtype: 'cancelled', outcomeCode: 'cancelled' }
+        : typeof mode === 'object'
+          ? { subtype: 'error_during_execution', outcomeCode: 'handed_off' }
+          : completionOf(state)
     const stopReason =
-      completion.subtype === 'error_during_execution'
-        ? (state.last_failure ?? undefined)
-        : undefined
+      typeof mode === 'object'
+        ? `Task handed off to \`${mode.handoff}\``
+        : completion.subtype === 'error_during_execution'
+          ? (state.last_failure ?? undefined)
+          : undefined
     writer.dispatcher.emit(
       threadCompletedEvent(snapshot.threadId, ref.sessionId, state, completion, stopReason),
     )

@@ -1,11 +1,11 @@
 import type { TurnRequest, TurnResponse } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { startsFromHandoff, turnStartMessages } from '../agent-layer/turn-start.ts'
 import {
   assertSameRequest,
   type IdempotentCall,
@@ -16,6 +16,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from './close-turn.ts'
@@ -35,7 +36,7 @@ export async function stepTurn(
 ): Promise<TurnResponse> {
   const call = await idempotentCall(options.idempotencyKey, 'turn', request)
   return withLease(deps, ref, call, async (lease, snapshot, intents) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const record = recordedTurn(state, call)
     if (record) return { response: await replay(deps, ref, record), record }
     if (snapshot.status === 'completed') throw completedError(ref)
@@ -93,7 +94,13 @@ async function runTurn(
     )
   } else {
     // A turn blocked after recovery compaction is retried by a turn without input.
-    if (request.input === undefined && boundary.apply.length === 0 && !state.compaction?.blocked) {
+    if (
+      request.input === undefined &&
+      boundary.apply.length === 0 &&
+      !state.compaction?.blocked &&
+      !startsFromHandoff(state) &&
+      !state.agent?.feedback?.length
+    ) {
       throw new TurnlineError(
         'invalid_input',
         'input is required: no turn is waiting to continue and no follow-up is queued',
@@ -102,6 +109,7 @@ async function runTurn(
     }
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
     turnStart = history.length
+    const starting = turnStartMessages(state, request.input !== undefined)
     state.turn_counter += 1
     open = {
       turn_id: `turn-${state.turn_counter}`,
@@ -117,6 +125,7 @@ async function runTurn(
     history.push(...boundary.messages)
     writer.markApplied(boundary.appliedIds)
     ackIntents = boundary.ack
+    history.push(...starting)
     if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
 
