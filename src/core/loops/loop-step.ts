@@ -13,8 +13,8 @@ import { stepConfig } from './loop-accounting.ts'
 
 /**
  * One loop step: a fresh session (id `<loop>-step-<n>`, created once) that orients from the
- * workspace's artifacts, runs one turn with the task (Idempotency-Key `loop-step:<session>`) and is
- * completed. Every part is safe to repeat: a step interrupted anywhere is resumed by the next
+ * workspace's artifacts, runs one turn with the task (Idempotency-Key `loop-step/<session>`, a
+ * key no caller can send) and is completed. Every part is safe to repeat: a step interrupted anywhere is resumed by the next
  * call — an existing session is reused, an open turn continued, a finished one completed — and
  * never runs the task twice. All steps share one sandbox workspace (`loop-<id>`), so the
  * working tree carries over from step to step.
@@ -58,7 +58,7 @@ export async function runLoopStep(step: StepInput): Promise<StepOutcome> {
             deps,
             ref,
             { input: prompt },
-            { idempotencyKey: `loop-step:${claim.session_id}` },
+            { idempotencyKey: `loop-step/${claim.session_id}` },
           )
         : undefined
     if (turn && (turn.status === 'waiting' || turn.status === 'awaiting_approval')) {
@@ -66,7 +66,7 @@ export async function runLoopStep(step: StepInput): Promise<StepOutcome> {
     }
     if (turn?.status !== 'terminal') {
       await endSession(deps, ref, 'complete', {
-        idempotencyKey: `loop-complete:${claim.session_id}`,
+        idempotencyKey: `loop-complete/${claim.session_id}`,
       }).catch((error: unknown) => {
         if (!isTurnlineError(error, 'session_completed')) throw error
       })
