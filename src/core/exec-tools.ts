@@ -58,7 +58,7 @@ export type PendingWait = z.infer<typeof PendingWaitSchema>
 export type ExecToolResult =
   | {
       kind: 'done'
-      /** The call did what was asked (a non-zero exit code is still a successful call). */
+      /** The command ran and, once exited, exited 0 (VT Code: a non-zero exit is `failed`). */
       ok: boolean
       response: ExecResponse | ExecFailure
       /** What the model reads: the response as JSON. */
@@ -204,7 +204,7 @@ function finish(
   const response = execResponse(snap, options)
   return {
     kind: 'done',
-    ok: response.success,
+    ok: response.success && (response.exit_code ?? 0) === 0,
     response,
     output: JSON.stringify(response),
     command: commandExecution(snap, response),

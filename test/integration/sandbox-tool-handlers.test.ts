@@ -80,7 +80,8 @@ describe('sandbox tool handlers', () => {
     const stored = JSON.parse(JSON.stringify(pending.resume))
     await new Promise((resolve) => setTimeout(resolve, 1300))
     const finished = done(await handler.resume!(stored, context('h1', 1000)))
-    expect(finished).toMatchObject({ ok: true, exitCode: 4 })
+    // A non-zero exit fails the call (VT Code: status `failed` with the exit code).
+    expect(finished).toMatchObject({ ok: false, exitCode: 4 })
     expect(JSON.parse(finished.output)).toMatchObject({
       output: 'fin\n',
       exit_code: 4,
