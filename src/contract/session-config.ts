@@ -57,6 +57,11 @@ export const HarnessSchema = z.strictObject({
   provider_compaction: z.boolean().default(true),
   /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
   max_tool_loops: z.number().int().positive().max(1000).default(50),
+  /**
+   * Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue,
+   * wait, close) beside exec_command and write_stdin; needs a sandbox runner.
+   */
+  unified_exec: z.boolean().default(false),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 

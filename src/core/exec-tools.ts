@@ -8,6 +8,7 @@ import type {
 import {
   type CommandExecutionData,
   commandExecution,
+  type ExecClosed,
   type ExecFailure,
   type ExecResponse,
   execResponse,
@@ -60,7 +61,7 @@ export type ExecToolResult =
       kind: 'done'
       /** The command ran and, once exited, exited 0 (VT Code: a non-zero exit is `failed`). */
       ok: boolean
-      response: ExecResponse | ExecFailure
+      response: ExecResponse | ExecFailure | ExecClosed
       /** What the model reads: the response as JSON. */
       output: string
       /** For a `command_execution` item; absent when nothing ran. */

@@ -10,11 +10,17 @@ import type { TurnWriter } from './turn-writer.ts'
 /** Default wall-clock budget of one invocation for tool waits (edge platforms cut earlier). */
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
-/** The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured. */
+/**
+ * The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured
+ * (`unified_exec` only with `harness.unified_exec`).
+ */
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
+  const unified = state.config.harness.unified_exec
   return new ToolRegistry([
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []),
+    ...(deps.sandbox?.tools(ref, placementOf(state)) ?? []).filter(
+      (tool) => unified || tool.definition.name !== 'unified_exec',
+    ),
   ])
 }
 
