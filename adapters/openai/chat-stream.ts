@@ -11,6 +11,7 @@ import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
 export function toChatMessage(message: HistoryMessage): ChatCompletionMessageParam {
@@ -57,6 +58,9 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
+    ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
   }
 }
 
@@ -134,6 +138,7 @@ export async function* streamChat(
       usage: normalizeChatUsage(usage),
       stopReason: finishReason,
       ...(reasoning === '' ? {} : { reasoning }),
+      ...reasoningTokensOf(usage?.completion_tokens_details?.reasoning_tokens),
     },
   }
 }

@@ -82,6 +82,8 @@ export const EngineStateSchema = z.object({
   engine_version: z.literal(ENGINE_STATE_VERSION),
   config: SessionConfigSchema,
   usage: UsageSchema,
+  /** Reasoning tokens within usage.output_tokens, as far as the provider reported them. */
+  reasoning_tokens: Count.nullish(),
   /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
   model_requests: Count,
   cost_usd: z.number().nonnegative().nullish(),

@@ -7,9 +7,15 @@ import { HooksSchema } from './hook-config.ts'
  */
 const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -')
 
+/** Reasoning effort (`none` only where the provider has it, e.g. OpenAI's newer models). */
+export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>
+
 export const ModelSettingsSchema = z.strictObject({
-  name: z.string().min(1).max(200),
-  api: z.enum(['chat', 'responses']).default('chat'),
+  /** Absent → the deployment default (TURNLINE_MODEL). */
+  name: z.string().min(1).max(200).optional(),
+  /** Absent → the deployment's TURNLINE_MODEL_API. */
+  api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
   price: z
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
@@ -17,8 +23,22 @@ export const ModelSettingsSchema = z.strictObject({
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
+  /** Sent as `temperature` (both APIs). */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Sent as `top_p` (both APIs). */
+  top_p: z.number().min(0).max(1).optional(),
+  /** Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses). */
+  reasoning_effort: ReasoningEffortSchema.optional(),
+  /**
+   * Responses API only: ask for reasoning summaries (`reasoning.summary`), streamed as
+   * `reasoning` items. Some accounts must be verified by the provider to receive them.
+   */
+  reasoning_summary: z.enum(['auto', 'concise', 'detailed']).optional(),
 })
-export type ModelSettings = z.infer<typeof ModelSettingsSchema>
+/** Model settings as the session gives them (name and api may be left to the deployment). */
+export type ModelSettingsInput = z.infer<typeof ModelSettingsSchema>
+/** Resolved model settings: the name and API are known. */
+export type ModelSettings = ModelSettingsInput & { name: string; api: 'chat' | 'responses' }
 
 /** A session-defined action the model may call; POSTed signed to an allow-listed URL. */
 export const HttpToolSchema = z.strictObject({

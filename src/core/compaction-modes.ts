@@ -12,6 +12,7 @@ import {
 } from './compaction/local-compaction.ts'
 import { completeProviderCompaction, withEnvelope } from './compaction/provider-compaction.ts'
 import type { CompactionRequest, CompactionRun } from './compaction-service.ts'
+import { requestSettings } from './model-settings.ts'
 
 /**
  * The model call of one compaction, in the mode that applies: `provider` (the Responses API's
@@ -105,7 +106,7 @@ async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promis
     api: settings.api,
     messages,
     tools: [],
-    ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+    ...requestSettings(settings),
     ...(run.signal ? { signal: run.signal } : {}),
   }
   let response: ModelResponse | undefined

@@ -9,7 +9,7 @@ import {
   forkSummaryRequest,
   savedSummary,
 } from './fork/fork-history.ts'
-import { resolveModelSettings } from './model-settings.ts'
+import { requestSettings, resolveModelSettings } from './model-settings.ts'
 import type { SandboxPlacement } from './placed-runner.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { startSession } from './session-creation.ts'
@@ -75,6 +75,7 @@ async function summarize(
       ? [{ role: 'system' as const, content: config.instructions }, ...messages]
       : messages,
     tools: [],
+    ...requestSettings(settings),
   }
   for await (const event of deps.models(source.tenant).stream(request)) {
     if (event.type === 'completed') return event.response.text.trim() || '(empty summary)'

@@ -84,6 +84,7 @@ export class SessionService implements SessionApi {
       last_seq: snapshot.nextSeq - 1,
       num_turns: state.model_requests,
       usage: state.usage,
+      ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       config: state.config,
     }

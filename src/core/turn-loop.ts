@@ -6,6 +6,7 @@ import { isTurnlineError, type TurnlineError } from '../errors.ts'
 import type { ModelClient } from '../ports/model-client.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from './budget.ts'
 import type { TurnCompaction } from './compaction-step.ts'
+import { requestSettings } from './model-settings.ts'
 import { runModelStep } from './model-step.ts'
 import type { Completion } from './thread-completion.ts'
 import type { ToolCallContext } from './tool-calls.ts'
@@ -79,7 +80,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           api: settings.api,
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
-          ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...requestSettings(settings),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -105,6 +106,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
     state.usage = addUsage(state.usage, response.usage)
+    if (response.reasoningTokens) {
+      state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
+    }
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)

@@ -16,6 +16,12 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  temperature?: number
+  topP?: number
+  /** `reasoning_effort` (Chat) / `reasoning.effort` (Responses). */
+  reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+  /** Responses API only: `reasoning.summary`. */
+  reasoningSummary?: 'auto' | 'concise' | 'detailed'
   signal?: AbortSignal
 }
 
@@ -27,6 +33,8 @@ export interface ModelResponse {
   /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
   stopReason?: string
   reasoning?: string
+  /** Reasoning tokens within output_tokens, when the provider reports them. */
+  reasoningTokens?: number
 }
 
 /** Incremental view of a streaming response; `completed` is always the last event. */

@@ -51,12 +51,13 @@ function done(result: ToolRunResult) {
 }
 
 describe('sandbox tool handlers', () => {
-  it('offer the five tools in VT Code order, only read_file read-only', () => {
+  it('offer the six tools in VT Code order, only read_file read-only', () => {
     expect(registry.catalog.map((d) => d.name)).toEqual([
       'exec_command',
       'write_stdin',
       'apply_patch',
       'read_file',
+      'unified_exec',
       'write_file',
     ])
     expect(registry.names.filter((n) => registry.get(n)?.readOnly)).toEqual(['read_file'])

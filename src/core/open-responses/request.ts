@@ -1,4 +1,6 @@
 import * as z from 'zod'
+import type { ModelSettingsInput } from '../../contract/session-config.ts'
+import { ModelSettingsSchema } from '../../contract/session-config.ts'
 import { TurnlineError } from '../../errors.ts'
 
 /**
@@ -27,6 +29,16 @@ export const ResponsesRequestSchema = z.strictObject({
   input: z.union([Text.min(1), z.array(InputMessage).min(1).max(256)]),
   instructions: z.string().max(200_000).optional(),
   stream: z.boolean().optional(),
+  /** Sampling settings, as on a session's `model` (OpenAI's ranges). */
+  temperature: ModelSettingsSchema.shape.temperature,
+  top_p: ModelSettingsSchema.shape.top_p,
+  max_output_tokens: ModelSettingsSchema.shape.max_output_tokens,
+  reasoning: z
+    .strictObject({
+      effort: ModelSettingsSchema.shape.reasoning_effort,
+      summary: ModelSettingsSchema.shape.reasoning_summary,
+    })
+    .optional(),
   tools: z
     .array(z.unknown())
     .max(
@@ -48,7 +60,7 @@ const textOf = (message: InputMessage): string =>
  * and developer messages are appended to the instructions.
  */
 export function toExecBody(request: ResponsesRequest): {
-  model?: string
+  model?: string | ModelSettingsInput
   instructions?: string
   prompt: string
 } {
@@ -70,9 +82,31 @@ export function toExecBody(request: ResponsesRequest): {
   ]
     .filter((text) => text !== '')
     .join('\n\n')
+  const model = modelOf(request)
   return {
-    ...(request.model === undefined ? {} : { model: request.model }),
+    ...(model === undefined ? {} : { model }),
     ...(instructions === '' ? {} : { instructions }),
     prompt,
   }
+}
+
+/** The model name, or settings when the request also sets sampling or reasoning. */
+function modelOf(request: ResponsesRequest): string | ModelSettingsInput | undefined {
+  const settings: ModelSettingsInput = {
+    ...(request.model === undefined ? {} : { name: request.model }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.top_p === undefined ? {} : { top_p: request.top_p }),
+    ...(request.max_output_tokens === undefined
+      ? {}
+      : { max_output_tokens: request.max_output_tokens }),
+    ...(request.reasoning?.effort === undefined
+      ? {}
+      : { reasoning_effort: request.reasoning.effort }),
+    ...(request.reasoning?.summary === undefined
+      ? {}
+      : { reasoning_summary: request.reasoning.summary }),
+  }
+  const keys = Object.keys(settings)
+  if (keys.length === 0) return undefined
+  return keys.length === 1 && settings.name !== undefined ? settings.name : settings
 }
