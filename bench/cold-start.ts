@@ -1,5 +1,5 @@
 /**
- * Worker bundle size and cold start. Bundles functions/worker.ts exactly as `wrangler deploy`
+ * Worker bundle size and cold start. Bundles functions/entries/worker.ts exactly as `wrangler deploy`
  * would (wrangler.toml: its alias, minified), prints the raw and gzip size (also unminified), the
  * largest packages in it, then starts bare workerd on the bundle a few times and prints the
  * median time from spawn to the first answer of GET /healthz (process start, compiling every
@@ -131,7 +131,7 @@ const dir = await mkdtemp(join(tmpdir(), 'turnline-cold-'))
 try {
   const plain = await bundle(join(dir, 'plain'), false)
   const minified = await bundle(join(dir, 'min'), true)
-  console.log('Worker bundle (functions/worker.ts, wrangler deploy --dry-run):')
+  console.log('Worker bundle (functions/entries/worker.ts, wrangler deploy --dry-run):')
   console.log(
     `  minified (as wrangler.toml deploys)  ${kb(minified.raw)} raw, ${kb(minified.gzip)} gzip`,
   )

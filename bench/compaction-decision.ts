@@ -9,11 +9,11 @@
  */
 import { parseArgs } from 'node:util'
 import type { HistoryMessage } from '../src/contract/history-message.ts'
+import { loadTokenizer } from '../src/core/compaction/bpe-tokenizer.ts'
 import { selectContinuity } from '../src/core/compaction/continuity-tail.ts'
 import { planLocalCompaction } from '../src/core/compaction/local-compaction.ts'
 import { compactionThresholds, decideCompaction } from '../src/core/compaction/thresholds.ts'
 import { TokenCounter } from '../src/core/compaction/token-counter.ts'
-import { loadTokenizer } from '../src/core/compaction/tokenizer.ts'
 import { seededRandom, turn } from '../test/support/compaction-histories.ts'
 import { median, percentile } from './support/stats.ts'
 

@@ -13,7 +13,7 @@ import { countingObjectStore } from '../adapters/memory/counting-object-store.ts
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import type { ServiceDeps } from '../src/core/service-deps.ts'
+import type { ServiceDeps } from '../src/core/engine/service-deps.ts'
 import { SessionService } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'

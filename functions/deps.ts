@@ -7,17 +7,16 @@ import {
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import { sandboxDeps } from '../src/core/sandbox-deps.ts'
-import type { ServiceDeps } from '../src/core/service-deps.ts'
+import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { SessionStore } from '../src/store/session-store.ts'
-import { type AuthConfig, tenantsOf } from './auth.ts'
 import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
-import type { FollowOptions } from './event-feed.ts'
-import type { BodyLimits } from './read-body.ts'
+import { type AuthConfig, tenantsOf } from './http/auth.ts'
+import type { FollowOptions } from './http/event-feed.ts'
+import type { BodyLimits } from './http/read-body.ts'
 import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
 
 /**
@@ -114,7 +113,7 @@ export async function createDeps(
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
     },
-    ...(runner ? { sandbox: sandboxDeps(runner.client) } : {}),
+    ...(runner ? { sandbox: { runner: runner.client } } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
   }

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
-import { type ApiKey, parseApiKeys } from './auth.ts'
+import { type ApiKey, parseApiKeys } from './http/auth.ts'
 
 /**
  * The environment variables Turnline reads (docs/configuration.md describes each), validated

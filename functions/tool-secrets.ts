@@ -1,4 +1,4 @@
-import { TurnlineError } from '../src/errors.ts'
+import { TurnlineError } from '../src/contract/errors.ts'
 
 /**
  * Per-tenant signing secrets for session-defined HTTP tools:

@@ -5,7 +5,7 @@
  * working folder are rejected with 'invalid_input'.
  */
 import { join } from 'node:path'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 
 /** Working folder at the root (temp files and lock files); never a key. */
 export const WORK_DIR = '.turnline-fs'

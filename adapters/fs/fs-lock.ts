@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import { open, readFile, stat, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import { errnoOf } from './fs-key-path.ts'
 
 export interface LockTimings {

@@ -27,7 +27,7 @@ import {
   unlink,
 } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListOptions,
   ListPage,
@@ -35,8 +35,8 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { collectPage, planListing } from '../memory/key-listing.ts'
-import { checkPutOptions } from '../memory/memory-object-store.ts'
+import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
+
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { walkKeys } from './fs-walk.ts'

@@ -15,7 +15,7 @@ import {
   foldedPrefix,
   isBeforeStart,
   type ListingPlan,
-} from '../memory/key-listing.ts'
+} from '../../src/ports/object-store-listing.ts'
 import { errnoOf, listingBase, storageError, WORK_DIR } from './fs-key-path.ts'
 
 interface Item {

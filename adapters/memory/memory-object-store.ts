@@ -4,7 +4,7 @@
  * synchronous step, so conditional writes are atomic within the isolate. Bodies are copied in
  * and out; callers can never alias stored bytes.
  */
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListedObject,
   ListOptions,
@@ -13,7 +13,12 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { collectPage, compareKeys, planListing } from './key-listing.ts'
+import {
+  checkPutOptions,
+  collectPage,
+  compareKeys,
+  planListing,
+} from '../../src/ports/object-store-listing.ts'
 
 interface Entry {
   body: Uint8Array
@@ -92,18 +97,4 @@ export class MemoryObjectStore implements ObjectStore {
 
 function checkKey(key: string): void {
   if (key.length === 0) throw new TurnlineError('invalid_input', 'Object key must not be empty')
-}
-
-/** Rejects contradictory conditions (shared by adapters). */
-export function checkPutOptions(key: string, options: PutOptions): void {
-  if (options.ifNoneMatch !== undefined && options.ifMatch !== undefined) {
-    throw new TurnlineError('invalid_input', 'ifNoneMatch and ifMatch are exclusive', {
-      details: { key },
-    })
-  }
-  if (options.ifMatch === '') {
-    throw new TurnlineError('invalid_input', 'ifMatch must be a non-empty etag', {
-      details: { key },
-    })
-  }
 }

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 
 export type ModelErrorKind =
   | 'context_overflow'

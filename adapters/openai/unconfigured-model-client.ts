@@ -1,4 +1,4 @@
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ModelClient, ModelStreamEvent } from '../../src/ports/model-client.ts'
 
 /** The error every model call reports when no model endpoint is configured. */

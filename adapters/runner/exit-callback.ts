@@ -1,5 +1,5 @@
 import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
-import { newNonce, signedHeaders } from '../../src/core/runner-signature.ts'
+import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
 
 export interface CallbackOptions {
   url: string

@@ -1,13 +1,13 @@
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { planPatch } from '../../src/contract/patch-apply.ts'
+import { parsePatch } from '../../src/contract/patch-parser.ts'
 import type {
   FileReadBody,
   FileReadResult,
   FileWriteResult,
   PatchResult,
 } from '../../src/contract/runner-protocol.ts'
-import { planPatch } from '../../src/core/patch-apply.ts'
-import { parsePatch } from '../../src/core/patch-parser.ts'
 import { Refusal } from './refusal.ts'
 import { resolveInside, type WorkspacePath } from './workspace-paths.ts'
 

@@ -6,7 +6,7 @@ import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyRunnerMessage,
-} from '../../src/core/runner-signature.ts'
+} from '../../src/contract/runner-signature.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'

@@ -4,7 +4,7 @@
  * throttling and 5xx are 'storage_unavailable' and retryable; configuration faults (no bucket,
  * bad credentials) are 'storage_unavailable' but not retryable.
  */
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 
 interface SdkFailure {
   name: string

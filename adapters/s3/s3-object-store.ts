@@ -15,7 +15,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListOptions,
   ListPage,
@@ -23,8 +23,8 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { MAX_LIST_LIMIT } from '../memory/key-listing.ts'
-import { checkPutOptions } from '../memory/memory-object-store.ts'
+import { checkPutOptions, MAX_LIST_LIMIT } from '../../src/ports/object-store-listing.ts'
+
 import { isMissingObject, s3Error } from './s3-errors.ts'
 
 export interface S3ObjectStoreOptions {

@@ -1,4 +1,5 @@
 import type * as z from 'zod'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   ExecCaptureSchema,
   FileReadResultSchema,
@@ -7,8 +8,7 @@ import {
   SpoolChunkSchema,
   WorktreeResultSchema,
 } from '../../src/contract/runner-protocol.ts'
-import { newNonce, signedHeaders } from '../../src/core/runner-signature.ts'
-import { TurnlineError } from '../../src/errors.ts'
+import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
 import type {
   ExecPollRequest,
   ExecSnapshot,

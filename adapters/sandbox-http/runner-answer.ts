@@ -1,11 +1,11 @@
 import type * as z from 'zod'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   type ExecCapture,
   REFUSAL_CODES,
   type RefusalCode,
   RunnerErrorBodySchema,
 } from '../../src/contract/runner-protocol.ts'
-import { TurnlineError } from '../../src/errors.ts'
 import type { ExecSnapshot, RunnerResult } from '../../src/ports/sandbox-runner.ts'
 
 /**

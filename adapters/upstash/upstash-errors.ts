@@ -1,4 +1,4 @@
-import { isTurnlineError, TurnlineError } from '../../src/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 
 /**
  * Translates what `@upstash/redis` throws into TurnlineErrors. Messages never carry the command

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { TurnlineError } from '../../src/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type { IdempotencyRecord, QueuedIntent } from '../../src/ports/coordinator.ts'
 import * as scripts from './coordinator-scripts.ts'
 

@@ -1,10 +1,10 @@
 import { Hono } from 'hono'
-import * as z from 'zod'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
-import { parseSessionId, rejectQuery } from '../request-input.ts'
+import { ForkRequestSchema } from '../../src/contract/route-bodies.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { parseSessionId, rejectQuery } from '../http/request-input.ts'
 
 /**
  * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn
@@ -15,7 +15,6 @@ import { parseSessionId, rejectQuery } from '../request-input.ts'
  * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history.
  */
 /** A fork is a sub-agent: `isolation: "worktree"` runs its sandbox in a git worktree. */
-const ForkRequestSchema = z.strictObject({ isolation: z.enum(['none', 'worktree']).optional() })
 
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()

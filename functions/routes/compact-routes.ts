@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
-import { parseIdempotencyKey, parseSessionId, rejectQuery } from '../request-input.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { parseIdempotencyKey, parseSessionId, rejectQuery } from '../http/request-input.ts'
 
 /**
  * `POST /sessions/:id/compact {instructions?}`: manual compaction. Answers a TurnResponse

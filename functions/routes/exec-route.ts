@@ -1,17 +1,11 @@
 import { Hono } from 'hono'
-import * as z from 'zod'
+import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { bareLine, NDJSON_TYPE, streamHeaders } from '../event-framing.ts'
-import { errorResponse, mapError } from '../http-errors.ts'
-import { liveResponse } from '../live-stream.ts'
-import { rejectQuery } from '../request-input.ts'
-
-/** `POST /v1/exec` body: a session config plus the prompt of its one turn. */
-export const ExecRequestSchema = SessionConfigSchema.extend({
-  prompt: z.string().min(1).max(1_000_000),
-})
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { errorResponse, mapError } from '../http/http-errors.ts'
+import { liveResponse } from '../http/live-stream.ts'
+import { rejectQuery } from '../http/request-input.ts'
 
 /**
  * Exec mode, like `vtcode exec --json`: creates a session, runs one turn with the prompt,

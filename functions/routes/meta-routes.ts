@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
-import type { AppEnv } from '../app-context.ts'
-import { docsPage } from '../docs-page.ts'
-import { JSON_TYPE } from '../event-framing.ts'
-import { openApiJson } from '../openapi.ts'
+import type { AppEnv } from '../http/app-context.ts'
+import { JSON_TYPE } from '../http/event-framing.ts'
+import { docsPage } from '../openapi/docs-page.ts'
+import { openApiJson } from '../openapi/openapi.ts'
 
 /** Unauthenticated routes: health, the OpenAPI document and the docs page. */
 export function metaRoutes(version: string): Hono<AppEnv> {

@@ -1,16 +1,16 @@
 import { Hono } from 'hono'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { eventFeedResponse } from '../event-feed.ts'
-import { JSON_TYPE } from '../event-framing.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { eventFeedResponse } from '../http/event-feed.ts'
+import { JSON_TYPE } from '../http/event-framing.ts'
 import {
   parseLastEventId,
   parseQuery,
   parseSessionId,
   rejectQuery,
   wantsEventStream,
-} from '../request-input.ts'
+} from '../http/request-input.ts'
 
 const json = (value: unknown, status = 200) =>
   new Response(JSON.stringify(value), { status, headers: { 'content-type': JSON_TYPE } })

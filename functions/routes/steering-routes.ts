@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { IntentRequestSchema } from '../../src/contract/api.ts'
-import { type AppEnv, type RouteContext, validBody } from '../app-context.ts'
-import { parseSessionId, rejectQuery } from '../request-input.ts'
+import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { parseSessionId, rejectQuery } from '../http/request-input.ts'
 
 /**
  * `POST /sessions/:id/intents`: queue a steering follow-up (202 `{id, pending}`), also while a

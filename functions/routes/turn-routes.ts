@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
-import * as z from 'zod'
 import { TurnRequestSchema, type TurnResponse } from '../../src/contract/api.ts'
+import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
-import { type AppContext, type AppEnv, type RouteContext, validBody } from '../app-context.ts'
+import { type AppContext, type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
 import {
   eventFrame,
   JSON_TYPE,
@@ -11,18 +11,17 @@ import {
   sseFrame,
   streamHeaders,
   turnResponseJson,
-} from '../event-framing.ts'
-import { errorJson, errorResponse, mapError } from '../http-errors.ts'
-import { liveResponse } from '../live-stream.ts'
+} from '../http/event-framing.ts'
+import { errorJson, errorResponse, mapError } from '../http/http-errors.ts'
+import { liveResponse } from '../http/live-stream.ts'
 import {
   parseIdempotencyKey,
   parseSessionId,
   rejectQuery,
   wantsEventStream,
-} from '../request-input.ts'
+} from '../http/request-input.ts'
 
 /** `complete` and `cancel` take no fields; an empty body or `{}` is accepted. */
-const EmptyBodySchema = z.strictObject({})
 
 /**
  * Routes that step a session: `POST /sessions/:id/turns`, `/complete`, `/cancel`. Each answers

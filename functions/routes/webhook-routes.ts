@@ -1,10 +1,10 @@
 import { Hono } from 'hono'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
-import { verifyStandardWebhook } from '../../src/core/standard-webhooks.ts'
-import { TurnlineError } from '../../src/errors.ts'
-import type { AppEnv, RouteContext } from '../app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../event-framing.ts'
-import { readBodyText } from '../read-body.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { readBodyText } from '../http/read-body.ts'
 
 /**
  * `POST /v1/webhooks/:name`: a Standard Webhooks delivery (signed with the hook's secret, no

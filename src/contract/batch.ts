@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
 import { decodeStoredText } from './corrupt-data.ts'
+import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema } from './history-message.ts'
 import { fractionalNumbers, type NumberLexeme, valueSpan } from './json-scan.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'

@@ -1,5 +1,5 @@
 import type * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from './errors.ts'
 
 /**
  * Helpers shared by the readers of wire lines and stored objects: every failure becomes a

@@ -1,7 +1,7 @@
 import * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
+import { TurnlineError } from './errors.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
 import { PendingPlanApprovalSchema } from './plan-approval.ts'
 import { SessionConfigSchema } from './session-config.ts'

@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
 import { corruptData, decodeStoredText, invalidShape, parseJsonText } from './corrupt-data.ts'
+import { TurnlineError } from './errors.ts'
 
 /**
  * VT Code's session memory envelope (`SessionMemoryEnvelope`, schema version 3), written next to a

@@ -3,7 +3,7 @@ import * as z from 'zod'
 /**
  * Wire bodies of the sandbox runner protocol (`docs/runner-protocol.md`): what the HTTP client
  * (`adapters/sandbox-http`) sends, what the reference runner (`adapters/runner`) answers, and the
- * exit callback the runner POSTs back. Every request is signed (see `src/core/runner-signature.ts`)
+ * exit callback the runner POSTs back. Every request is signed (see `src/contract/runner-signature.ts`)
  * and carries a random `nonce`, so two identical requests never share a signature.
  */
 

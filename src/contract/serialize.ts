@@ -1,5 +1,5 @@
-import { TurnlineError } from '../errors.ts'
 import { corruptData, describeIssues, invalidShape, parseJsonText } from './corrupt-data.ts'
+import { TurnlineError } from './errors.ts'
 import { formatF64 } from './f64-format.ts'
 import { fractionalNumbers, type JsonPath, type NumberLexeme, valueSpan } from './json-scan.ts'
 import {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
 
 /**
@@ -116,3 +117,20 @@ export const SessionConfigSchema = z.strictObject({
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>
 export type SessionConfig = z.infer<typeof SessionConfigSchema>
+
+/** Validates a create-session body: `invalid_input` (400) naming every problem. */
+export function readSessionConfig(body: unknown): SessionConfig {
+  const result = SessionConfigSchema.safeParse(body)
+  if (!result.success) {
+    throw new TurnlineError(
+      'invalid_input',
+      `invalid session settings: ${z.prettifyError(result.error)}`,
+      {
+        details: {
+          issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        },
+      },
+    )
+  }
+  return result.data
+}

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from './errors.ts'
 
 /**
  * `<prefix>/<tenant>/.turnline/sessions/<session_id>.json`: which workspace folder holds a

@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { TurnlineError } from '../errors.ts'
 import { corruptData, describeIssues, invalidShape, parseStoredObject } from './corrupt-data.ts'
+import { TurnlineError } from './errors.ts'
 
 /**
  * Shared rules of the JSON documents Turnline stores (manifest, turn index, batches,

@@ -28,6 +28,16 @@ export interface TurnOptions {
   signal?: AbortSignal
 }
 
+/** An exec run seen as an Open Responses stream (`POST /v1/responses`), built event by event. */
+export interface OpenResponsesView {
+  /** The SSE frames of the Open Responses events this ThreadEvent maps to (often none). */
+  frames(event: ThreadEvent): string
+  /** The response object as it stands; undefined before the first event. */
+  readonly response: object | undefined
+  /** The stream's terminal frame, `data: [DONE]`. */
+  readonly done: string
+}
+
 /**
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
@@ -105,6 +115,8 @@ export interface SessionApi {
   }>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
+  /** A fresh Open Responses view for an exec run's events; `model` is reported as its model. */
+  openResponsesView(model: string): OpenResponsesView
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

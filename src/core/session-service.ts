@@ -8,27 +8,31 @@ import type {
   TurnResponse,
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
+import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
-import { isTurnlineError, TurnlineError } from '../errors.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { triggerAutomation } from './automation-trigger.ts'
-import { compactSession } from './manual-compaction.ts'
-import { recordPermissionDecision } from './permission-decision.ts'
-import { approvePlan } from './plan-approval-step.ts'
-import type { ServiceDeps } from './service-deps.ts'
-import type { CompactOptions, SessionApi, TurnOptions } from './session-api.ts'
-import { parseConfig, startSession } from './session-creation.ts'
-import { endSession } from './session-ending.ts'
-import { forkSession } from './session-fork.ts'
-import { completedError } from './turn-replay.ts'
-import { stepTurn } from './turn-stepper.ts'
-import { coordinatorId } from './with-lease.ts'
+import { compactSession } from './compaction/manual-compaction.ts'
+import type { ServiceDeps } from './engine/service-deps.ts'
+import { completedError } from './engine/turn-replay.ts'
+import { coordinatorId } from './engine/with-lease.ts'
+import { openResponsesView } from './open-responses/open-responses-view.ts'
+import { recordPermissionDecision } from './permissions/decide-permission.ts'
+import { approvePlan } from './plan/approve-plan.ts'
+import { triggerAutomation } from './session/automation-run.ts'
+import { parseConfig, startSession } from './session/create-session.ts'
+import { endSession } from './session/end-session.ts'
+import { forkSession } from './session/fork-session.ts'
+import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
+import { stepTurn } from './turn/step-turn.ts'
+
+/** What the runtime entries build (functions/deps.ts) to construct the service. */
+export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
 export class SessionService implements SessionApi {
@@ -191,6 +195,10 @@ export class SessionService implements SessionApi {
   ): Promise<EventPage> {
     const ref = await this.locator.locate(tenant, sessionId)
     return this.deps.sessions.readEvents(ref, after + 1, limit)
+  }
+
+  openResponsesView(model: string): OpenResponsesView {
+    return openResponsesView(model)
   }
 
   async exec(

@@ -1,4 +1,4 @@
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from '../contract/errors.ts'
 import type { BeginTurnRequest, EndTurnRequest, QueuedIntent } from './coordinator.ts'
 
 /**

@@ -1,3 +1,4 @@
+import type { FileChange } from '../contract/patch-apply.ts'
 /**
  * The sandbox runner: where a session's commands run and its files live. One workspace folder
  * per (tenant, session); every path is relative to it and confined to it.
@@ -137,10 +138,7 @@ export interface FileWritten {
   bytes: number
 }
 
-export interface FileChange {
-  path: string
-  kind: 'add' | 'delete' | 'update'
-}
+export type { FileChange }
 
 export interface Worktree {
   /** Relative to the workspace: `.vtcode/worktrees/<name>`. */

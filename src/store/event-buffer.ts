@@ -1,4 +1,4 @@
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from '../contract/errors.ts'
 
 /** VT Code's canonical sink bounds: 8192 queued events and a 16 MiB reserved-byte budget. */
 export const BUFFER_MAX_EVENTS = 8192

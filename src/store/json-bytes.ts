@@ -1,4 +1,4 @@
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from '../contract/errors.ts'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true })

@@ -1,6 +1,6 @@
+import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { parseSessionManifest, serializeSessionManifest } from '../contract/session-manifest.ts'
-import { isTurnlineError, TurnlineError } from '../errors.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
 import type { RollupState } from './rollup.ts'

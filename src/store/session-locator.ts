@@ -1,5 +1,5 @@
+import { TurnlineError } from '../contract/errors.ts'
 import { parseSessionPointer, serializeSessionPointer } from '../contract/session-pointer.ts'
-import { TurnlineError } from '../errors.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
 import type { SessionRef } from './session-ref.ts'

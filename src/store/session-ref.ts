@@ -1,4 +1,4 @@
-import { TurnlineError } from '../errors.ts'
+import { TurnlineError } from '../contract/errors.ts'
 
 /**
  * Where a session lives: `<prefix>/<tenant>/<workspace>/.vtcode/sessions/<session_id>/`.

@@ -4,7 +4,7 @@
  * Registered inside `describeCoordinator`, with that suite's fresh coordinator per test.
  */
 import { describe, expect, it } from 'vitest'
-import { isTurnlineError } from '../../src/errors.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import {
   type Coordinator,
   DEFAULT_INTENT_CAPACITY,

@@ -5,7 +5,7 @@ import {
   UpstashCoordinator,
   type UpstashCoordinatorOptions,
 } from '../../adapters/upstash/upstash-coordinator.ts'
-import { isTurnlineError, type TurnlineError } from '../../src/errors.ts'
+import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import { requireServices } from '../support/services.ts'
 import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
 import { acquired, describeCoordinator, outcome } from './coordinator.suite.ts'

@@ -4,7 +4,7 @@
  * against Redis (so expiry tests use short leases).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isTurnlineError } from '../../src/errors.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import type {
   BeginTurnResult,
   Coordinator,

@@ -8,7 +8,7 @@
  */
 import { createInterface } from 'node:readline'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { isTurnlineError } from '../../src/errors.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 
 const [mode, root, key, id, extra] = process.argv.slice(2)
 if (!mode || !root || !key || !id) throw new Error('usage: <mode> <root> <key> <id> [extra]')

@@ -3,7 +3,7 @@ import {
   createOpenAIModelClient,
   type OpenAIModelClientOptions,
 } from '../../adapters/openai/openai-model-client.ts'
-import { isTurnlineError, type TurnlineError } from '../../src/errors.ts'
+import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import type { ModelApi, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 

@@ -2,7 +2,7 @@
  * The ObjectStore contract, run against every adapter. Each test gets a fresh, empty store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { isTurnlineError } from '../../src/errors.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
 
 export interface StoreFixture {

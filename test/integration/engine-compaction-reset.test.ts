@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { parseContextResetManifest } from '../../src/core/compaction/context-reset.ts'
+import { parseContextResetManifest } from '../../src/core/compaction/context-reset-policy.ts'
 import {
   assertNoOrphansInRequests,
   boundaries,

@@ -1,6 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { RequestSegment } from '../../src/contract/request-segment.ts'
-import type { ToolHandler } from '../../src/core/tool-handler.ts'
 import {
   assertNoOrphansInRequests,
   boundaries,
@@ -9,10 +11,12 @@ import {
   scriptAgent,
 } from '../support/compaction-engine.ts'
 import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { attachRunner } from '../support/sandbox-engine.ts'
 
 /**
  * Request segments: ordinary turns only append (same segment, same hashes); a tool catalog change
- * opens the next segment with a new catalog hash and no boundary event; a model switch compacts
+ * (the sandbox's built-in tools
+ * joining) opens the next segment with a new catalog hash and no boundary event; a model switch compacts
  * (trigger `model_switch`) when the history is long enough, else only opens a segment.
  */
 let engine: Awaited<ReturnType<typeof startEngine>>
@@ -27,17 +31,6 @@ beforeEach(() => {
   engine.deps.defaults.model = 'gpt-4o-mini'
   delete engine.deps.sandbox
 })
-
-const builtin: ToolHandler = {
-  definition: {
-    name: 'read_notes',
-    description: 'Read the notes',
-    parameters: { type: 'object', properties: {} },
-  },
-  kind: 'builtin',
-  readOnly: true,
-  run: async () => ({ kind: 'done', ok: true, output: 'no notes' }),
-}
 
 async function segmentOf(sid: string): Promise<RequestSegment | undefined> {
   return (await committed(engine.deps, 't1', sid)).state.compaction?.segment
@@ -57,8 +50,13 @@ describe('request segments', () => {
     await service.stepTurn('t1', sid, { input: 'two' })
     expect(await segmentOf(sid)).toEqual(first)
 
-    deps.sandbox = { tools: () => [builtin], workspacePath: () => '/workspace' }
-    const turn = await service.stepTurn('t1', sid, { input: 'three' })
+    // The sandbox's built-in tools join the catalog (a real runner; no tool is called).
+    const root = await mkdtemp(path.join(tmpdir(), 'turnline-segments-'))
+    const runner = await attachRunner(engine, { root, secret: 'runner-secret-0123456789' })
+    const turn = await service.stepTurn('t1', sid, { input: 'three' }).finally(async () => {
+      await runner.stop()
+      await rm(root, { recursive: true, force: true })
+    })
     expect(boundaries(turn.events)).toEqual([])
     const second = await segmentOf(sid)
     expect(second?.id).toBe('segment-00000002')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Tokenizer } from '../../src/core/compaction/tokenizer.ts'
-import { approximateTokenizer } from '../../src/core/compaction/tokenizer.ts'
+import type { Tokenizer } from '../../src/ports/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { committed, scriptAgent } from '../support/compaction-engine.ts'
 import { startEngine } from '../support/engine-harness.ts'
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import { parseMemoryEnvelope } from '../../src/contract/memory-envelope.ts'
+import { loadTokenizer } from '../../src/core/compaction/bpe-tokenizer.ts'
 import { isMemoryEnvelopeMessage } from '../../src/core/compaction/render-envelope.ts'
 import { TokenCounter } from '../../src/core/compaction/token-counter.ts'
-import { loadTokenizer } from '../../src/core/compaction/tokenizer.ts'
 import {
   assertNoOrphansInRequests,
   boundaries,

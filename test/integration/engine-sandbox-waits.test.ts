@@ -124,9 +124,9 @@ describe('waits across invocations', () => {
     })
     const first = await engine.service.stepTurn('local', session_id, { input: 'run it' })
     expect(first.status).toBe('waiting')
-    const offered = (engine.mock.requests[0]?.body.tools as { function: { name: string } }[]).map(
-      (tool) => tool.function.name,
-    )
+    const offered = (
+      (engine.mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]
+    ).map((tool) => tool.function.name)
     expect(offered.slice(0, 2)).toEqual(['exec_command', 'write_stdin'])
     expect(offered).toContain('unified_exec')
 
@@ -144,9 +144,9 @@ describe('waits across invocations', () => {
     engine.mock.enqueue({ text: 'ok' })
     const plain = await engine.service.createSession('local', {})
     await engine.service.stepTurn('local', plain.session_id, { input: 'hi' })
-    const names = (engine.mock.requests[0]?.body.tools as { function: { name: string } }[]).map(
-      (tool) => tool.function.name,
-    )
+    const names = (
+      (engine.mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]
+    ).map((tool) => tool.function.name)
     expect(names).toContain('write_stdin')
     expect(names).not.toContain('unified_exec')
     engine.mock.assertDone()

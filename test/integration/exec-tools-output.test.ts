@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import type { ExecResponse } from '../../src/core/exec-response.ts'
+import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
 import {
   type ExecToolContext,
   type ExecToolResult,
   runExecTool,
-} from '../../src/core/exec-tools.ts'
+} from '../../src/core/sandbox/exec-tools.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 

@@ -14,7 +14,7 @@ interface Started {
 }
 
 function start(env: Record<string, string>): Started {
-  const child = spawn(tsx, ['functions/node.ts'], {
+  const child = spawn(tsx, ['functions/entries/node.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +96,7 @@ describe('Lambda entry', () => {
     process.env.TURNLINE_API_KEYS = 'lambda-key-0123456789=tenant-l'
     let handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>
     try {
-      ;({ handler } = (await import('../../functions/lambda.ts')) as unknown as {
+      ;({ handler } = (await import('../../functions/entries/lambda.ts')) as unknown as {
         handler: typeof handler
       })
     } finally {

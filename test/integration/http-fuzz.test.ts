@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { createApp } from '../../functions/app.ts'
-import { ExecRequestSchema } from '../../functions/routes/exec-route.ts'
 import {
   EventsQuerySchema,
   IntentRequestSchema,
@@ -9,10 +8,11 @@ import {
   TurnRequestSchema,
 } from '../../src/contract/api.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
+import { ResponsesRequestSchema } from '../../src/contract/open-responses-request.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
+import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import { ResponsesRequestSchema } from '../../src/core/open-responses/request.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import {
   BAD_ACCEPTS,

@@ -3,15 +3,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import type { ExecResponse } from '../../src/core/exec-response.ts'
-import { WRITE_STDIN_TOOL } from '../../src/core/exec-tool-schemas.ts'
-import { type ExecToolContext, type ExecToolResult, resumeWait } from '../../src/core/exec-tools.ts'
-import { sandboxToolHandlers } from '../../src/core/sandbox-tool-handlers.ts'
+import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
+import { WRITE_STDIN_TOOL } from '../../src/core/sandbox/exec-tool-schemas.ts'
+import {
+  type ExecToolContext,
+  type ExecToolResult,
+  resumeWait,
+} from '../../src/core/sandbox/exec-tools.ts'
+import { sandboxToolHandlers } from '../../src/core/sandbox/sandbox-tool-handlers.ts'
 import {
   runUnifiedExec,
   UNIFIED_EXEC_TOOL,
   unifiedExecAction,
-} from '../../src/core/unified-exec-tool.ts'
+} from '../../src/core/sandbox/unified-exec-tool.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { startCallbackReceiver } from '../support/callback-receiver.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'

@@ -44,12 +44,12 @@ describe('Worker bundle', () => {
   it('is self-contained: no node: modules, no filesystem adapter', () => {
     expect(externals).toEqual([])
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
-    expect(inputs).toContain('functions/worker.ts')
+    expect(inputs).toContain('functions/entries/worker.ts')
   })
 
   it('leaves gpt-tokenizer out: compaction estimates use the length heuristic', () => {
     expect(inputs.filter((path) => path.includes('gpt-tokenizer'))).toEqual([])
-    expect(inputs).toContain('functions/worker-encoding.ts')
+    expect(inputs).toContain('functions/entries/worker-encoding.ts')
   })
 
   it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {

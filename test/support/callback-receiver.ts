@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readExitCallback } from '../../src/contract/runner-callback.ts'
 import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
-import { readExitCallback } from '../../src/core/runner-callback.ts'
-import { MemoryReplayGuard } from '../../src/core/runner-signature.ts'
+import { MemoryReplayGuard } from '../../src/contract/runner-signature.ts'
 
 export interface ReceivedCallback {
   status: number

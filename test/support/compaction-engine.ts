@@ -5,7 +5,7 @@ import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SUMMARY_INSTRUCTION } from '../../src/core/compaction/local-compaction.ts'
 import { assertNoOrphans } from '../../src/core/compaction/protocol-groups.ts'
-import type { ServiceDeps } from '../../src/core/service-deps.ts'
+import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import type { MockOpenAI, MockRequest, MockStep } from './mock-openai.ts'
 
 /** Helpers for the engine compaction tests: scripted agent replies, request transcripts. */

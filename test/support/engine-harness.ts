@@ -1,7 +1,7 @@
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createOpenAIModelClient } from '../../adapters/openai/openai-model-client.ts'
-import type { ServiceDefaults, ServiceDeps } from '../../src/core/service-deps.ts'
+import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { randomIds, systemClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'

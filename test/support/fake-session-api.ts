@@ -5,12 +5,13 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../../src/contract/api.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
+import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
 import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
-import { TurnlineError } from '../../src/errors.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
 
 /**
@@ -290,6 +291,11 @@ export class FakeSessionApi implements SessionApi {
     }))
     const nextSeq = start + slice.length
     return { events, nextSeq, complete: nextSeq >= s.events.length }
+  }
+
+  /** The real view: it is a pure mapping of the events this fake produces. */
+  openResponsesView(model: string) {
+    return openResponsesView(model)
   }
 
   async exec(

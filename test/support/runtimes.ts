@@ -46,7 +46,7 @@ export async function startWorkerd(vars: Record<string, string>): Promise<Runtim
   })
 }
 
-/** `deno serve functions/deno.ts` with node_modules' deno; the environment is exactly `vars`. */
+/** `deno serve functions/entries/deno.ts` with node_modules' deno; the environment is exactly `vars`. */
 export async function startDeno(vars: Record<string, string>): Promise<RuntimeProcess> {
   const port = await freePort()
   return startRuntime({
@@ -61,7 +61,7 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimePr
       '--allow-net',
       '--allow-env',
       '--allow-read',
-      'functions/deno.ts',
+      'functions/entries/deno.ts',
     ],
     env: { ...baseEnv(), DENO_NO_UPDATE_CHECK: '1', ...vars },
     cwd: root,

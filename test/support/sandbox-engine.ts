@@ -1,5 +1,4 @@
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
-import { sandboxDeps } from '../../src/core/sandbox-deps.ts'
 import type { startEngine } from './engine-harness.ts'
 import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
 
@@ -9,8 +8,8 @@ export async function attachRunner(
   options: { root: string; secret: string; callbackUrl?: string },
 ): Promise<RunnerProcess> {
   const runner = await startRunnerProcess(options)
-  engine.deps.sandbox = sandboxDeps(
-    new HttpSandboxRunner({ url: runner.url, secret: options.secret }),
-  )
+  engine.deps.sandbox = {
+    runner: new HttpSandboxRunner({ url: runner.url, secret: options.secret }),
+  }
   return runner
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import type { HookCommandRunner } from '../../src/core/hooks/command-hook.ts'
+import type { HookCommandRunner } from '../../src/ports/hook-command-runner.ts'
 
 /**
  * A HookCommandRunner over a real child process: `sh -c <command>` in `cwd`, payload on stdin,

@@ -7,7 +7,7 @@ import {
   parseContextResetManifest,
   parseContextResetMode,
   renderContextResetManifest,
-} from '../../src/core/compaction/context-reset.ts'
+} from '../../src/core/compaction/context-reset-policy.ts'
 
 const fixture = readFileSync(
   new URL('../fixtures/compaction/current_context_reset.md', import.meta.url),

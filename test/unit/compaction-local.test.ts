@@ -17,7 +17,7 @@ import {
   renderMemoryEnvelope,
 } from '../../src/core/compaction/render-envelope.ts'
 import { TokenCounter } from '../../src/core/compaction/token-counter.ts'
-import { approximateTokenizer } from '../../src/core/compaction/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { scriptedHistory } from '../support/compaction-histories.ts'
 
 const counter = new TokenCounter(approximateTokenizer)

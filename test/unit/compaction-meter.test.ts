@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
+import { loadTokenizer } from '../../src/core/compaction/bpe-tokenizer.ts'
+import { ContextMeter, messageBound, utf8Length } from '../../src/core/compaction/context-meter.ts'
 import { TokenCounter } from '../../src/core/compaction/token-counter.ts'
-import { approximateTokenizer, loadTokenizer } from '../../src/core/compaction/tokenizer.ts'
-import { ContextMeter, messageBound, utf8Length } from '../../src/core/compaction-meter.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { seededRandom } from '../support/compaction-histories.ts'
 
 const ALPHABET = [

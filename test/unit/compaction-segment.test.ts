@@ -11,7 +11,7 @@ import {
   resolveSegment,
   type SegmentBasis,
   segmentId,
-} from '../../src/core/compaction/request-segment.ts'
+} from '../../src/core/compaction/segment-boundary.ts'
 import type { ToolDefinition } from '../../src/ports/model-client.ts'
 
 const lookup: ToolDefinition = {

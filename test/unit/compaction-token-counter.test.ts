@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
-import { MESSAGE_OVERHEAD_TOKENS, TokenCounter } from '../../src/core/compaction/token-counter.ts'
 import {
-  approximateTokenizer,
   encodingForModel,
   loadTokenizer,
-  type Tokenizer,
   tokenizerForModel,
-} from '../../src/core/compaction/tokenizer.ts'
+} from '../../src/core/compaction/bpe-tokenizer.ts'
+import { MESSAGE_OVERHEAD_TOKENS, TokenCounter } from '../../src/core/compaction/token-counter.ts'
+import { approximateTokenizer, type Tokenizer } from '../../src/ports/tokenizer.ts'
 import { scriptedHistory } from '../support/compaction-histories.ts'
 
 /** The approximate tokenizer, recording every text it is asked to count. */

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseBatch, serializeBatch } from '../../src/contract/batch.ts'
 import { parseCheckpoint, serializeCheckpoint } from '../../src/contract/checkpoint.ts'
+import { type ErrorCode, isTurnlineError } from '../../src/contract/errors.ts'
 import { parseVersionedLine, serializeVersioned } from '../../src/contract/serialize.ts'
 import {
   parseSessionManifest,
   serializeSessionManifest,
 } from '../../src/contract/session-manifest.ts'
 import { parseTurnIndex, serializeTurnIndex } from '../../src/contract/turn-index.ts'
-import { type ErrorCode, isTurnlineError } from '../../src/errors.ts'
 
 const bytes = (path: string) =>
   new Uint8Array(readFileSync(new URL(`../fixtures/store/${path}`, import.meta.url)))

@@ -7,6 +7,7 @@ import {
   THREAD_COMPLETION_SUBTYPES,
   TOOL_OUTCOMES,
 } from '../../src/contract/enums.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import {
   MAX_EVENT_LINE_BYTES,
   parseEventLine,
@@ -16,7 +17,6 @@ import {
   serializeVersionedLine,
 } from '../../src/contract/serialize.ts'
 import { isUnknownEvent } from '../../src/contract/thread-event.ts'
-import { isTurnlineError } from '../../src/errors.ts'
 
 function corrupt(line: string, parse: (line: string) => unknown = parseEventLine): string {
   try {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseBatch } from '../../src/contract/batch.ts'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
-import { contextWindowOf } from '../../src/core/context-window.ts'
+import { contextWindowOf } from '../../src/core/model/context-window.ts'
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/engine/${name}`, import.meta.url))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ERROR_CODES, isTurnlineError, TurnlineError } from '../../src/errors.ts'
+import { ERROR_CODES, isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 
 describe('TurnlineError', () => {
   it('carries its code, message, details and cause', () => {

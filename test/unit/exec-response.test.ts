@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { outputPreview, plainText } from '../../src/core/exec-output-preview.ts'
-import { execResponse } from '../../src/core/exec-response.ts'
+import { outputPreview, plainText } from '../../src/core/sandbox/exec-output-preview.ts'
+import { execResponse } from '../../src/core/sandbox/exec-response.ts'
 import type { ExecSnapshot, OutputCapture } from '../../src/ports/sandbox-runner.ts'
 
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength

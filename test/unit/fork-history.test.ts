@@ -6,7 +6,7 @@ import {
   RETAINED_USER_TOKENS,
   retainedUserMessages,
   savedSummary,
-} from '../../src/core/fork/fork-history.ts'
+} from '../../src/core/session/fork-history.ts'
 
 const user = (content: string, intent_id?: string): HistoryMessage =>
   intent_id ? { role: 'user', content, intent_id } : { role: 'user', content }

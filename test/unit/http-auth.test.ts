@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
-import { createAuthenticator, parseApiKeys, tenantsOf } from '../../functions/auth.ts'
+import { createAuthenticator, parseApiKeys, tenantsOf } from '../../functions/http/auth.ts'
 import { FakeSessionApi } from '../support/fake-session-api.ts'
 
 const KEY_A = 'key-a-0123456789abcdef'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
-import { TurnlineError } from '../../src/errors.ts'
 import { FakeSessionApi } from '../support/fake-session-api.ts'
 
 const json = { 'content-type': 'application/json' }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
-import { planIntentBoundary } from '../../src/core/steering/intent-boundary.ts'
+import { planIntentBoundary } from '../../src/core/turn/intent-boundary.ts'
 import { APPLIED_INTENT_WINDOW, mergeApplied } from '../../src/store/session-snapshot.ts'
 
 const intent = (id: string, text = `text of ${id}`) => ({ id, text })

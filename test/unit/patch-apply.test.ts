@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { applyChunks, planPatch } from '../../src/core/patch-apply.ts'
-import { parsePatch } from '../../src/core/patch-parser.ts'
+import { applyChunks, planPatch } from '../../src/contract/patch-apply.ts'
+import { parsePatch } from '../../src/contract/patch-parser.ts'
 
 function ops(text: string) {
   const parsed = parsePatch(text)

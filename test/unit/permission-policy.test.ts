@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PendingCall } from '../../src/contract/engine-state.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PermissionsSchema } from '../../src/contract/session-config.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
@@ -9,16 +10,15 @@ import {
   type PermissionPolicy,
 } from '../../src/core/permissions/permission-policy.ts'
 import {
-  requestPermission,
-  resolvePermission,
-} from '../../src/core/permissions/permission-resolution.ts'
-import {
   rejectedToolEvents,
   rejectionDetail,
   rejectionToolMessage,
 } from '../../src/core/permissions/rejected-tool.ts'
+import {
+  requestPermission,
+  resolvePermission,
+} from '../../src/core/permissions/resolve-permission.ts'
 import { compileToolPattern } from '../../src/core/permissions/tool-pattern.ts'
-import { isTurnlineError } from '../../src/errors.ts'
 
 const policy = (input: Partial<PermissionPolicy>): PermissionPolicy =>
   PermissionsSchema.parse(input)

@@ -10,14 +10,14 @@ import {
   contextUsagePercent,
   type FreshContextState,
   PRESERVED_ON_FRESH_CONTEXT,
-} from '../../src/core/plan/context-reset.ts'
+} from '../../src/core/plan/fresh-context.ts'
 import {
   freshContextDirective,
   originalTask,
   planBoundary,
   renderHandoffPrompt,
 } from '../../src/core/plan/handoff-prompt.ts'
-import { resolvePlanApproval } from '../../src/core/plan/plan-approval.ts'
+import { resolvePlanApproval } from '../../src/core/plan/plan-decision.ts'
 import { planReadyEvents } from '../../src/core/plan/plan-events.ts'
 import { extractProposedPlan, ProposedPlanStream } from '../../src/core/plan/proposed-plan.ts'
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../../src/contract/usage.ts'
-import { estimateCostUsd, estimateEffectiveCostUsd, priceFor } from '../../src/core/pricing.ts'
+import {
+  estimateCostUsd,
+  estimateEffectiveCostUsd,
+  priceFor,
+} from '../../src/core/model/pricing.ts'
 
 const usage = (input: number, cached: number, output: number, creation = 0): Usage => ({
   input_tokens: input,

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { execRequestId } from '../../src/core/runner-request-id.ts'
 import {
   MemoryReplayGuard,
   signedHeaders,
   signRunnerMessage,
   verifyRunnerMessage,
-} from '../../src/core/runner-signature.ts'
+} from '../../src/contract/runner-signature.ts'
+import { execRequestId } from '../../src/core/sandbox/runner-request-id.ts'
 
 const secret = 'runner-secret-0123456789'
 const now = 1_800_000_000_000

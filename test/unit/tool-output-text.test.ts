@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { EventDispatcher } from '../../src/core/event-dispatcher.ts'
-import { execResponse } from '../../src/core/exec-response.ts'
-import { toolOutputPayload } from '../../src/core/tool-output-text.ts'
-import { recordToolResult } from '../../src/core/tool-result.ts'
+import { EventDispatcher } from '../../src/core/engine/event-dispatcher.ts'
+import { execResponse } from '../../src/core/sandbox/exec-response.ts'
+import { toolOutputPayload } from '../../src/core/tools/tool-output-text.ts'
+import { recordToolResult } from '../../src/core/tools/tool-result.ts'
 
 const json = (value: unknown) => JSON.stringify(value)
 

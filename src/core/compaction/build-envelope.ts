@@ -1,3 +1,4 @@
+import { TurnlineError } from '../../contract/errors.ts'
 import {
   type GroundedFact,
   MAX_APPLIED_INTENT_IDS,
@@ -7,7 +8,6 @@ import {
   type MemoryEnvelope,
   type QueuedIntent,
 } from '../../contract/memory-envelope.ts'
-import { TurnlineError } from '../../errors.ts'
 
 /**
  * A new memory envelope at a compaction, merged over the previous one as VT Code does: text fields

@@ -1,5 +1,5 @@
+import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import { TurnlineError } from '../../errors.ts'
 
 /**
  * The tool-call protocol every request transcript must keep: an assistant message with tool

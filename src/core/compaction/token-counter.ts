@@ -1,6 +1,7 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
-import { type Tokenizer, tokenizerForModel } from './tokenizer.ts'
+import type { Tokenizer } from '../../ports/tokenizer.ts'
+import { tokenizerForModel } from './bpe-tokenizer.ts'
 
 /**
  * Token accounting for the compaction decision. Each message is tokenized once: counts are cached

@@ -1,23 +1,8 @@
 import type { CommandHook } from '../../contract/hook-config.ts'
+import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
 import { bounded, parseHookAnswer } from './hook-answer.ts'
 import type { HookPayload } from './hook-payloads.ts'
 import type { HookAttempt } from './http-hook.ts'
-
-/**
- * What a command hook needs from a sandbox: run `sh -c <command>` in the project directory with
- * `stdin` and extra `env`, return its exit code and output. Adapt a SandboxRunner to this; the
- * runner should stop the command when `signal` aborts (the hook runner stops waiting at the
- * timeout either way).
- */
-export type HookCommandRunner = (
-  command: string,
-  options: {
-    stdin: string
-    env: Readonly<Record<string, string>>
-    timeoutMs: number
-    signal: AbortSignal
-  },
-) => Promise<{ exitCode: number; stdout: string; stderr: string }>
 
 /** VT Code's hook environment, with the Claude Code aliases. */
 export function hookEnvironment(payload: HookPayload): Record<string, string> {

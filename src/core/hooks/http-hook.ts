@@ -1,8 +1,8 @@
+import { TurnlineError } from '../../contract/errors.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
-import { TurnlineError } from '../../errors.ts'
-import { signToolRequest } from '../http-tool-call.ts'
-import { readLimited } from '../read-limited.ts'
-import type { HttpToolPolicy } from '../service-deps.ts'
+import type { HttpToolPolicy } from '../engine/service-deps.ts'
+import { signToolRequest } from '../tools/http-tool-call.ts'
+import { readLimited } from '../tools/read-limited.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
 
 /** The HTTP side of hooks: the same allow-list, tenant secret and fetch as HTTP tools. */

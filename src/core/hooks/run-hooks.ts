@@ -1,5 +1,6 @@
 import type { HookConfig, HookEvent } from '../../contract/hook-config.ts'
-import { type HookCommandRunner, runCommandHook } from './command-hook.ts'
+import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import { runCommandHook } from './command-hook.ts'
 import { hookMatches } from './hook-matcher.ts'
 import { type HookPayloads, matcherSubject } from './hook-payloads.ts'
 import { callHttpHook, type HookAttempt, type HookHttpPolicy } from './http-hook.ts'

@@ -1,7 +1,7 @@
 import type { PendingCall } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
-import { parseLoose } from '../model-step.ts'
+import { parseLoose } from '../model/model-step.ts'
 
 /** Tool outcomes of a call that was never run because someone said no. */
 export type RejectionOutcome =

@@ -6,10 +6,10 @@ import type { PendingPermission } from '../../contract/permission-resolution.ts'
 import type { PermissionRequestedEvent, ThreadEvent } from '../../contract/thread-event.ts'
 import { type HookContext, preToolUsePayload } from '../hooks/hook-payloads.ts'
 import { type HookResult, type HookRunnerDeps, hookWarnings, runHooks } from '../hooks/run-hooks.ts'
-import { parseLoose } from '../model-step.ts'
+import { parseLoose } from '../model/model-step.ts'
 import { evaluatePermission, type PermissionPolicy } from './permission-policy.ts'
-import { requestPermission } from './permission-resolution.ts'
 import { rejectedToolEvents, rejectionDetail, rejectionToolMessage } from './rejected-tool.ts'
+import { requestPermission } from './resolve-permission.ts'
 
 /**
  * Everything between "the model called a tool" and "run it", in order: the permission policy

@@ -1,0 +1,33 @@
+import type { Context } from 'hono'
+import type * as z from 'zod'
+import type { SessionApi } from '../../src/core/session-api.ts'
+import type { FollowOptions } from './event-feed.ts'
+import type { ErrorLog } from './http-errors.ts'
+import { type BodyLimits, readJsonBody } from './read-body.ts'
+import { parseInput } from './request-input.ts'
+
+/** What every route handler shares. */
+export interface RouteContext {
+  api: SessionApi
+  limits: BodyLimits
+  follow: FollowOptions
+  log: ErrorLog
+}
+
+/** Hono environment of the app: the authenticated tenant is set on every /v1 request. */
+export type AppEnv = { Variables: { tenant: string } }
+
+export type AppContext = Context<AppEnv>
+
+/**
+ * The request body, validated by `schema`. An empty body stands for `{}`, so routes whose
+ * fields are all optional accept a bare POST.
+ */
+export async function validBody<S extends z.ZodType>(
+  c: AppContext,
+  ctx: RouteContext,
+  schema: S,
+): Promise<z.output<S>> {
+  const value = await readJsonBody(c.req.raw, ctx.limits)
+  return parseInput(schema, value === undefined ? {} : value, 'body')
+}

@@ -1,0 +1,73 @@
+import type { TurnResponse } from '../../src/contract/api.ts'
+import { serializeEvent } from '../../src/contract/serialize.ts'
+import {
+  isUnknownEvent,
+  type ParsedThreadEvent,
+  type VersionedThreadEvent,
+} from '../../src/contract/thread-event.ts'
+
+/**
+ * Wire framing of events. Event objects are always written by `serializeEvent` (VT Code key
+ * order, optional fields omitted) and spliced into the surrounding JSON as text, so the event
+ * bytes are identical in every format. Transport metadata (seq) lives only in the framing.
+ */
+
+/** The `type` a client sees: an unknown event keeps its original type string. */
+export function eventType(event: ParsedThreadEvent): string {
+  return isUnknownEvent(event) ? event.original_type : event.type
+}
+
+/** Bare ThreadEvent line (exec stream), newline-terminated. */
+export function bareLine(event: ParsedThreadEvent): string {
+  return `${serializeEvent(event)}\n`
+}
+
+/** NDJSON line of the events feed: `{"seq","schema_version","event"}`, newline-terminated. */
+export function sequencedLine(seq: number, line: VersionedThreadEvent): string {
+  return `{"seq":${seq},"schema_version":${JSON.stringify(line.schema_version)},"event":${serializeEvent(line.event)}}\n`
+}
+
+/** One Server-Sent Events frame. `data` is split on newlines so no frame can be broken. */
+export function sseFrame(frame: { id?: number; event?: string; data: string }): string {
+  let text = ''
+  if (frame.id !== undefined) text += `id: ${frame.id}\n`
+  if (frame.event !== undefined) text += `event: ${frame.event.replace(/[\r\n]/g, ' ')}\n`
+  for (const line of frame.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`
+  return `${text}\n`
+}
+
+/** SSE frame of one event: `id:` = seq, `event:` = its type, `data:` = the bare event. */
+export function eventFrame(seq: number, event: ParsedThreadEvent): string {
+  return sseFrame({ id: seq, event: eventType(event), data: serializeEvent(event) })
+}
+
+/** Seq of each event of a turn response (they are the last `events.length` before next_seq). */
+export function seqOf(response: TurnResponse, index: number): number {
+  return response.next_seq - response.events.length + index
+}
+
+/** JSON of a TurnResponse with its events spliced in as canonical text. */
+export function turnResponseJson(response: TurnResponse): string {
+  const events = response.events.map((event) => serializeEvent(event)).join(',')
+  const warnings =
+    response.warnings && response.warnings.length > 0
+      ? `,"warnings":${JSON.stringify(response.warnings)}`
+      : ''
+  return (
+    `{"turn_id":${JSON.stringify(response.turn_id)},"status":${JSON.stringify(response.status)},` +
+    `"events":[${events}],"next_seq":${response.next_seq}${warnings}}`
+  )
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+export const NDJSON_TYPE = 'application/x-ndjson; charset=utf-8'
+export const SSE_TYPE = 'text/event-stream; charset=utf-8'
+
+/** Headers of a streamed response: no caching, no proxy buffering. */
+export function streamHeaders(contentType: string): Record<string, string> {
+  return {
+    'content-type': contentType,
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  }
+}

@@ -1,0 +1,118 @@
+import type { ErrorCode } from '../../src/contract/errors.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
+
+/**
+ * The one place where error codes become HTTP statuses. Every error body is
+ * `{"error":{"code","message","details?"}}`.
+ *
+ * - `model_not_configured` → 422: the deployment has no model endpoint (or the session names no
+ *   model); retrying unchanged cannot help, so it is not a 5xx that invites retries.
+ * - `model_error` / `tool_error` → 502: an upstream (the model provider, a tool receiver) failed.
+ */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  session_busy: 409,
+  session_completed: 409,
+  follow_up_queue_full: 409,
+  payload_too_large: 413,
+  model_not_configured: 422,
+  model_error: 502,
+  tool_error: 502,
+  storage_unavailable: 503,
+  coordinator_unavailable: 503,
+  runner_unavailable: 503,
+  corrupt_data: 500,
+  unsupported_version: 500,
+  buffer_overflow: 500,
+  event_cap_reached: 500,
+  internal: 500,
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> }
+}
+
+export interface MappedError {
+  status: number
+  body: ErrorBody
+  headers: Record<string, string>
+}
+
+export type ErrorLog = (entry: Record<string, unknown>) => void
+
+const GENERIC_MESSAGE = 'internal error; the server log has the details'
+
+/**
+ * Maps any thrown value to a status, body and headers. TurnlineErrors keep their code and
+ * message; 5xx faults and unknown values are logged with their detail, and unknown values get
+ * a generic message (never a stack trace).
+ */
+export function mapError(error: unknown, log: ErrorLog): MappedError {
+  if (!isTurnlineError(error)) {
+    log({ level: 'error', msg: 'unhandled error', error: describe(error) })
+    return {
+      status: 500,
+      body: { error: { code: 'internal', message: GENERIC_MESSAGE } },
+      headers: {},
+    }
+  }
+  const status = HTTP_STATUS[error.code] ?? 500
+  if (status >= 500) {
+    log({ level: 'error', msg: 'request failed', code: error.code, error: describe(error) })
+  }
+  const headers: Record<string, string> = {}
+  const retryAfter = error.retryAfter ?? (error.code === 'session_busy' ? 1 : undefined)
+  if (
+    retryAfter !== undefined &&
+    Number.isFinite(retryAfter) &&
+    (status === 409 || status === 503)
+  ) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
+  }
+  const body: ErrorBody = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details && Object.keys(error.details).length > 0 ? { details: error.details } : {}),
+    },
+  }
+  return { status, body, headers }
+}
+
+/** The JSON response of a mapped error. */
+export function errorResponse(error: unknown, log: ErrorLog): Response {
+  const mapped = mapError(error, log)
+  return jsonErrorResponse(mapped)
+}
+
+export function jsonErrorResponse(mapped: MappedError): Response {
+  return new Response(errorJson(mapped.body), {
+    status: mapped.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...mapped.headers },
+  })
+}
+
+/** JSON of an error body; details that cannot be serialized are dropped, never fatal. */
+export function errorJson(body: ErrorBody): string {
+  try {
+    return JSON.stringify(body)
+  } catch {
+    const { code, message } = body.error
+    return JSON.stringify({ error: { code, message } })
+  }
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    return {
+      name: error.name,
+      message: error.message,
+      ...(error.stack ? { stack: error.stack } : {}),
+      ...(error.cause !== undefined ? { cause: String(error.cause) } : {}),
+    }
+  }
+  return { value: String(error) }
+}

@@ -1,0 +1,141 @@
+import { TurnlineError } from '../../src/contract/errors.ts'
+
+/** Bounds on a request body: read no more than `maxBytes`, and give up after `timeoutMs`. */
+export interface BodyLimits {
+  maxBytes: number
+  timeoutMs: number
+}
+
+export const DEFAULT_BODY_LIMITS: BodyLimits = { maxBytes: 1024 * 1024, timeoutMs: 30_000 }
+
+/** Deepest JSON nesting accepted; deeper documents are rejected before anything walks them. */
+export const MAX_JSON_DEPTH = 64
+
+const invalid = (message: string, field = 'body') =>
+  new TurnlineError('invalid_input', message, { details: { field } })
+
+const tooLarge = (maxBytes: number) =>
+  new TurnlineError('payload_too_large', `request body exceeds ${maxBytes} bytes`, {
+    details: { max_bytes: maxBytes },
+  })
+
+/**
+ * Reads a JSON request body within the limits, checking in this order: Content-Length against
+ * the cap, the bytes actually received against the cap, Content-Type, UTF-8, JSON syntax and
+ * nesting depth. An empty body yields `undefined` (the route decides whether that is allowed).
+ */
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null) {
+    if (!/^\d{1,15}$/.test(declared.trim())) {
+      throw invalid('Content-Length is not a non-negative integer', 'content-length')
+    }
+    if (Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  }
+  const bytes = await readBytes(request, limits)
+  if (bytes.length === 0) return undefined
+  checkContentType(request.headers.get('content-type'))
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw invalid('request body is not valid UTF-8')
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'syntax error'
+    throw invalid(`request body is not valid JSON: ${reason.slice(0, 200)}`)
+  }
+  if (depthExceeds(value, MAX_JSON_DEPTH)) {
+    throw invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+  }
+  return value
+}
+
+/** The raw UTF-8 body within the limits (for signed bodies, verified byte for byte). */
+export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  const bytes = await readBytes(request, limits)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw invalid('request body is not valid UTF-8')
+  }
+}
+
+function checkContentType(header: string | null): void {
+  if (header === null) {
+    throw invalid('missing Content-Type: send "Content-Type: application/json"', 'content-type')
+  }
+  const [type = '', ...params] = header.split(';').map((part) => part.trim().toLowerCase())
+  const json = type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
+  if (!json) {
+    throw invalid(
+      `Content-Type ${JSON.stringify(header.slice(0, 100))} is not supported: send application/json`,
+      'content-type',
+    )
+  }
+  for (const param of params) {
+    const [name, value = ''] = param.split('=').map((s) => s.trim())
+    if (name === 'charset' && value.replace(/"/g, '') !== 'utf-8') {
+      throw invalid('only charset=utf-8 is supported', 'content-type')
+    }
+  }
+}
+
+async function readBytes(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const body = request.body
+  if (body === null) return new Uint8Array(0)
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(invalid(`request body not received within ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    )
+  })
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), timeout])
+      if (done) break
+      total += value.byteLength
+      if (total > limits.maxBytes) throw tooLarge(limits.maxBytes)
+      chunks.push(value)
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {})
+    if (error instanceof TurnlineError) throw error
+    throw invalid('request body could not be read (the client aborted or sent a broken stream)')
+  } finally {
+    clearTimeout(timer)
+  }
+  if (chunks.length === 1 && chunks[0]) return chunks[0]
+  const bytes = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
+
+/** Iterative depth check (a recursive one could itself overflow the stack). */
+function depthExceeds(root: unknown, max: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }]
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number }
+    if (typeof value !== 'object' || value === null) continue
+    if (depth >= max) return true
+    const children = Array.isArray(value) ? value : Object.values(value)
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, depth: depth + 1 })
+    }
+  }
+  return false
+}

@@ -1,0 +1,141 @@
+import type * as z from 'zod'
+import { IDEMPOTENCY_KEY } from '../../src/contract/api.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+
+/** Validation of everything a request carries besides its body: path, query, headers. */
+
+const MAX_ISSUES = 10
+
+function pathText(path: readonly PropertyKey[], root: string): string {
+  let text = root
+  for (const step of path) {
+    text += typeof step === 'number' ? `[${step}]` : `.${String(step)}`
+  }
+  return text
+}
+
+/** One line per zod issue, naming the field (`body.tools[0].url: Invalid URL`). */
+export function describeIssues(
+  error: z.ZodError,
+  root: string,
+): { message: string; issues: object[] } {
+  const issues = error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const field = pathText(issue.path, root)
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((key) => JSON.stringify(key.slice(0, 80))).join(', ')
+      return { field, message: `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}` }
+    }
+    return { field, message: issue.message }
+  })
+  const more =
+    error.issues.length > MAX_ISSUES ? ` (and ${error.issues.length - MAX_ISSUES} more)` : ''
+  return {
+    message: issues.map((i) => `${i.field}: ${i.message}`).join('; ') + more,
+    issues,
+  }
+}
+
+/** Parses `value` with `schema`, or throws invalid_input naming every bad field. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  root: string,
+): z.output<S> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const { message, issues } = describeIssues(result.error, root)
+  throw new TurnlineError('invalid_input', message, { details: { issues } })
+}
+
+/** The query string as an object; a parameter given twice is an error, not a silent pick. */
+export function queryObject(url: string): Record<string, string> {
+  const params = new URL(url).searchParams
+  const query: Record<string, string> = {}
+  for (const [key, value] of params) {
+    if (Object.hasOwn(query, key)) {
+      throw new TurnlineError(
+        'invalid_input',
+        `query parameter ${JSON.stringify(key.slice(0, 80))} is given more than once`,
+        {
+          details: { field: `query.${key.slice(0, 80)}` },
+        },
+      )
+    }
+    query[key] = value
+  }
+  return query
+}
+
+/** For routes without query parameters: any parameter is an unknown field. */
+export function rejectQuery(url: string): void {
+  const [key] = Object.keys(queryObject(url))
+  if (key !== undefined) {
+    throw new TurnlineError(
+      'invalid_input',
+      `unknown query parameter ${JSON.stringify(key.slice(0, 80))}`,
+      {
+        details: { field: `query.${key.slice(0, 80)}` },
+      },
+    )
+  }
+}
+
+export function parseQuery<S extends z.ZodType>(schema: S, url: string): z.output<S> {
+  return parseInput(schema, queryObject(url), 'query')
+}
+
+/** The store's folder-segment rule (src/store/session-ref.ts). */
+const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
+
+export function parseSessionId(value: string | undefined): string {
+  if (value === undefined || !SESSION_ID.test(value) || value.includes('..')) {
+    throw new TurnlineError(
+      'invalid_input',
+      `session id ${JSON.stringify((value ?? '').slice(0, 80))} is not valid: use 1–128 characters from A-Z a-z 0-9 . _ -, not starting with "." or "-", without ".."`,
+      { details: { field: 'path.id' } },
+    )
+  }
+  return value
+}
+
+export function parseIdempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new TurnlineError(
+      'invalid_input',
+      'Idempotency-Key must be 1–200 characters from A-Z a-z 0-9 . _ : -',
+      { details: { field: 'header.idempotency-key' } },
+    )
+  }
+  return value
+}
+
+/**
+ * True when the client asks for Server-Sent Events: `text/event-stream` is among its Accept
+ * media ranges with a non-zero quality. Anything else gets the route's default format.
+ */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase())
+    if (type !== 'text/event-stream') return false
+    const q = params.find((p) => p.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  })
+}
+
+/** `Last-Event-ID` as a seq, or undefined when absent; anything but a seq is invalid input. */
+export function parseLastEventId(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined
+  const trimmed = value.trim()
+  if (!/^\d{1,15}$/.test(trimmed)) {
+    throw new TurnlineError(
+      'invalid_input',
+      'Last-Event-ID must be an event seq (a non-negative integer)',
+      {
+        details: { field: 'header.last-event-id' },
+      },
+    )
+  }
+  return Number(trimmed)
+}

@@ -1,0 +1,17 @@
+import * as z from 'zod'
+import { SessionConfigSchema } from './session-config.ts'
+
+/** Request bodies of the routes that take no schema of their own elsewhere in the contract. */
+
+/** `POST /v1/exec` body: a session config plus the prompt of its one turn. */
+export const ExecRequestSchema = SessionConfigSchema.extend({
+  prompt: z.string().min(1).max(1_000_000),
+})
+
+/** `POST …/fork` body: `isolation: "worktree"` puts a sub-agent's sandbox in a git worktree. */
+export const ForkRequestSchema = z.strictObject({
+  isolation: z.enum(['none', 'worktree']).optional(),
+})
+
+/** Routes that take no input (`/complete`, `/cancel`): an empty object or no body at all. */
+export const EmptyBodySchema = z.strictObject({})

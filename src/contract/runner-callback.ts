@@ -1,0 +1,50 @@
+import { type ExecExitCallback, ExecExitCallbackSchema } from './runner-protocol.ts'
+import {
+  type ReplayGuard,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyRunnerMessage,
+} from './runner-signature.ts'
+
+export type ExitCallbackCheck =
+  | { ok: true; callback: ExecExitCallback }
+  | { ok: false; status: 400 | 401; message: string }
+
+/**
+ * Reads the runner's exit notice (`POST /v1/runner/callback`): signature, timestamp window and
+ * replay first, then the body. A replayed or unsigned notice is a 401; a signed one that does
+ * not parse is a 400. Receivers deduplicate by `exec_session_id` (retries carry new nonces).
+ */
+export async function readExitCallback(input: {
+  secret: string | readonly string[]
+  body: string
+  headers: Headers
+  nowMs: number
+  replay?: ReplayGuard
+}): Promise<ExitCallbackCheck> {
+  const check = await verifyRunnerMessage({
+    secret: input.secret,
+    body: input.body,
+    timestamp: input.headers.get(TIMESTAMP_HEADER),
+    signature: input.headers.get(SIGNATURE_HEADER),
+    nowMs: input.nowMs,
+    ...(input.replay ? { replay: input.replay } : {}),
+  })
+  if (!check.ok) return { ok: false, status: 401, message: `callback rejected: ${check.message}` }
+  let json: unknown
+  try {
+    json = JSON.parse(input.body)
+  } catch {
+    return { ok: false, status: 400, message: 'callback body is not JSON' }
+  }
+  const parsed = ExecExitCallbackSchema.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    return {
+      ok: false,
+      status: 400,
+      message: `invalid callback: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'rejected'}`,
+    }
+  }
+  return { ok: true, callback: parsed.data }
+}

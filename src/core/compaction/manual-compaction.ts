@@ -1,0 +1,77 @@
+import type { TurnResponse } from '../../contract/api.ts'
+import type { CompactRequest } from '../../contract/compact-request.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
+import { TurnlineError } from '../../contract/errors.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { completedError, replay } from '../engine/turn-replay.ts'
+import { TurnWriter } from '../engine/turn-writer.ts'
+import { withLease } from '../engine/with-lease.ts'
+import { resolveModelSettings } from '../model/model-settings.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { sessionTools } from '../turn/turn-tools.ts'
+import { compactTranscript } from './compact-transcript.ts'
+import { meterFor, segmentBasis, thresholdsFor } from './turn-compaction.ts'
+
+/**
+ * `POST …/compact`: one local compaction outside a turn (trigger `manual`, always summarizes,
+ * optional instructions). Answers a TurnResponse holding the `thread.compact_boundary`; a
+ * retried Idempotency-Key gets the same answer without a second summary call. Refused (409)
+ * while a turn is open — its tool calls refer to the transcript — and when there is nothing to
+ * compact.
+ */
+export async function compactSession(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  request: CompactRequest,
+  options: TurnOptions = {},
+): Promise<TurnResponse> {
+  const key = options.idempotencyKey
+  return withLease(deps, ref, key, async (_lease, snapshot) => {
+    const state = structuredClone(parseEngineState(snapshot.state))
+    const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
+    if (known) return { response: await replay(deps, ref, known), record: known }
+    if (snapshot.status === 'completed') throw completedError(ref)
+    if (state.open_turn) {
+      throw new TurnlineError(
+        'conflict',
+        `${state.open_turn.turn_id} is still open: continue it (POST /turns without input) or cancel before compacting`,
+      )
+    }
+    const settings = resolveModelSettings(state.config.model, deps.defaults)
+    if (!settings) {
+      throw new TurnlineError(
+        'model_not_configured',
+        'compaction needs one summary call and no model is configured: set OPENAI_API_KEY and TURNLINE_MODEL, or pass "model"',
+      )
+    }
+    const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
+    const warnings: string[] = []
+    const outcome = await compactTranscript(
+      {
+        deps,
+        ref,
+        threadId: snapshot.threadId,
+        state,
+        settings,
+        history: writer.history,
+        replaceHistory: (messages) => writer.replaceHistory(messages),
+        dispatcher: writer.dispatcher,
+        basis: segmentBasis(state, settings, sessionTools(deps, ref, state).catalog),
+        meter: meterFor(deps, state, settings),
+        thresholds: thresholdsFor(state, settings),
+        appliedIntents: snapshot.appliedIntents,
+        warnings,
+        signal: options.signal,
+      },
+      { trigger: 'manual', force: true, instructions: request.instructions },
+    )
+    if (outcome.kind === 'skipped') {
+      throw new TurnlineError('conflict', 'nothing to compact: the transcript is empty')
+    }
+    if (outcome.kind === 'failed') throw outcome.error
+    const turnId = `turn-${state.turn_counter}`
+    return respond(deps, ref, writer, { turnId, status: 'completed', warnings, remember: true })
+  })
+}

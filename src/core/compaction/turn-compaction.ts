@@ -1,0 +1,258 @@
+import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { TurnlineError } from '../../contract/errors.ts'
+import type { ModelSettings } from '../../contract/session-config.ts'
+import type { ToolDefinition } from '../../ports/model-client.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { TurnWriter } from '../engine/turn-writer.ts'
+import { contextWindowOf } from '../model/context-window.ts'
+import { tokenizerForModel } from './bpe-tokenizer.ts'
+import {
+  compactionState,
+  compactTranscript,
+  isSuppressed,
+  suppressAfterFailure,
+} from './compact-transcript.ts'
+import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compaction-run.ts'
+import { ContextMeter } from './context-meter.ts'
+import {
+  applyOrientationReset,
+  recordTurnForReset,
+  resetAfterCompaction,
+} from './context-reset-step.ts'
+import { tooShortToCompact } from './continuity-tail.ts'
+import type { SegmentBasis } from './segment-boundary.ts'
+import { openSegment, resolveSegment } from './segment-boundary.ts'
+import type { CompactionThresholds } from './thresholds.ts'
+import { compactionThresholds, decideCompaction } from './thresholds.ts'
+
+/**
+ * Compaction inside a turn. `start` (once per invocation): a pending context reset replaces the
+ * transcript with orientation, then the request segment is resolved — a model or provider
+ * change compacts (trigger `model_switch`) when the history is long enough, any other change
+ * only opens the next segment. `beforeRequest`: the threshold decision (soft → pending, hard or
+ * pending at a turn boundary → compact now; inside a tool loop only the flag). `observe`: the
+ * provider's count becomes the anchor. `recover`: a rejected follow-up compacts the older
+ * prefix once (trigger `recovery`) and is retried; a second failure blocks the turn.
+ */
+
+export interface TurnCompactionInput {
+  deps: ServiceDeps
+  ref: SessionRef
+  threadId: string
+  state: EngineState
+  open: OpenTurn
+  writer: TurnWriter
+  settings: ModelSettings | undefined
+  tools: readonly ToolDefinition[]
+  warnings: string[]
+  /** Transcript length before this turn's own messages; undefined when continuing a turn. */
+  turnStart?: number | undefined
+  heartbeat?: () => Promise<void>
+  signal?: AbortSignal | undefined
+}
+
+export type RecoveryVerdict = 'retry' | 'blocked' | 'none'
+
+export function segmentBasis(
+  state: EngineState,
+  settings: ModelSettings,
+  tools: readonly ToolDefinition[],
+): SegmentBasis {
+  const instructions = state.config.instructions ?? ''
+  return {
+    systemPrompt: instructions,
+    instructions,
+    tools,
+    model: settings.name,
+    provider: `openai:${settings.api}`,
+    mode: state.permission_mode ?? state.config.permissions.mode,
+  }
+}
+
+export function thresholdsFor(state: EngineState, settings: ModelSettings) {
+  const harness = state.config.harness
+  return compactionThresholds({
+    autoCompactionThresholdTokens: harness.auto_compaction_threshold_tokens,
+    maxContextTokens: harness.max_context_tokens,
+    providerCapacity: contextWindowOf(settings),
+  })
+}
+
+export function meterFor(deps: ServiceDeps, state: EngineState, settings: ModelSettings) {
+  return new ContextMeter(
+    deps.tokenizer ?? tokenizerForModel,
+    settings.name,
+    state.compaction?.usage_anchor,
+  )
+}
+
+export class TurnCompaction {
+  private readonly meter: ContextMeter | undefined
+  private readonly thresholds: CompactionThresholds | undefined
+  private recovered = false
+
+  constructor(private readonly input: TurnCompactionInput) {
+    const { settings, state } = input
+    this.meter = settings ? meterFor(input.deps, state, settings) : undefined
+    this.thresholds = settings ? thresholdsFor(state, settings) : undefined
+  }
+
+  async start(): Promise<void> {
+    const { state, settings, turnStart, writer } = this.input
+    const compaction = compactionState(state)
+    if (turnStart !== undefined) delete compaction.blocked
+    if (!settings || !this.meter) return
+    const basis = segmentBasis(state, settings, this.input.tools)
+    if (compaction.reset_manifest && turnStart !== undefined) {
+      await applyOrientationReset(this.input, turnStart, async () => {
+        compaction.segment = await openSegment((compaction.segment?.sequence ?? 0) + 1, basis)
+        this.clearAnchor()
+        await this.commit()
+      })
+      return
+    }
+    const current = compaction.segment
+    const resolved = await resolveSegment(current, basis)
+    if (!resolved.opened) return
+    const switched = resolved.reasons.includes('model') || resolved.reasons.includes('provider')
+    const harness = state.config.harness
+    // A provider compaction item is readable only by its provider: a switch away must compact.
+    const opaque = writer.history.some((message) => message.role === 'compaction')
+    if (
+      current &&
+      switched &&
+      turnStart !== undefined &&
+      (opaque ||
+        (harness.compact_on_model_switch &&
+          harness.auto_compaction_enabled &&
+          !tooShortToCompact(writer.history, false)))
+    ) {
+      const outcome = await this.compact({ trigger: 'model_switch', force: true })
+      if (outcome.kind === 'compacted') return
+      if (outcome.kind === 'failed') {
+        this.input.warnings.push(`compaction for the model switch failed: ${outcome.error.message}`)
+      }
+    }
+    compaction.segment = resolved.segment
+    this.clearAnchor()
+  }
+
+  async beforeRequest(): Promise<void> {
+    const { state, open, writer, settings } = this.input
+    const thresholds = this.thresholds
+    const compaction = compactionState(state)
+    const inToolLoop = open.tool_loops > 0
+    if (!settings || !this.meter || !thresholds) return
+    if (!state.config.harness.auto_compaction_enabled || isSuppressed(state)) return
+    if (inToolLoop && compaction.pending) return
+    const tokens =
+      compaction.pending && !inToolLoop
+        ? 0
+        : (
+            await this.meter.measure(
+              writer.history,
+              { systemPrompt: state.config.instructions, tools: this.input.tools },
+              thresholds.soft,
+            )
+          ).tokens
+    const decision = decideCompaction({
+      tokens,
+      thresholds,
+      enabled: true,
+      pending: compaction.pending,
+      inToolLoop,
+    })
+    if (decision.action === 'pending') compaction.pending = true
+    if (decision.action !== 'now') return
+    const outcome = await this.compact({ trigger: 'auto', force: false })
+    if (outcome.kind === 'skipped') compaction.pending = false
+    if (outcome.kind === 'failed') {
+      suppressAfterFailure(state, outcome.error)
+      this.input.warnings.push(`automatic compaction failed: ${outcome.error.message}`)
+    }
+    if (outcome.kind === 'compacted') await resetAfterCompaction(this.input)
+  }
+
+  /** The provider counted `inputTokens` for the request that carried `messageCount` messages. */
+  observe(inputTokens: number, messageCount: number): void {
+    const compaction = compactionState(this.input.state)
+    if (compaction.suppressed === 'until_success') delete compaction.suppressed
+    if (!this.meter) return
+    this.meter.observe(inputTokens, messageCount)
+    const anchor = this.meter.anchor
+    if (anchor) compaction.usage_anchor = anchor
+  }
+
+  /** After a rejected model request: compact the older prefix once and retry, or block. */
+  async recover(error: TurnlineError): Promise<RecoveryVerdict> {
+    const { open, writer } = this.input
+    const kind = error.details?.kind
+    const afterToolOutput = open.tool_loops > 0 && writer.history.at(-1)?.role === 'tool'
+    const transient = kind === 'server' || kind === 'network'
+    if (kind !== 'context_overflow' && !(transient && afterToolOutput)) return 'none'
+    if (this.recovered) return 'blocked'
+    this.recovered = true
+    const keepFrom = writer.history.findLastIndex((message) => message.role === 'user')
+    if (keepFrom <= 0) return 'blocked'
+    const outcome = await this.compact({ trigger: 'recovery', force: true, keepFrom })
+    if (outcome.kind === 'failed') {
+      this.input.warnings.push(`recovery compaction failed: ${outcome.error.message}`)
+    }
+    return outcome.kind === 'compacted' ? 'retry' : 'blocked'
+  }
+
+  /** Ends the turn blocked and resumable: the transcript keeps the completed tool output. */
+  blocked(error: TurnlineError): { kind: 'failed'; message: string } {
+    compactionState(this.input.state).blocked = true
+    return {
+      kind: 'failed',
+      message:
+        `blocked: the model request failed after recovery compaction (${error.message}); ` +
+        'completed tool output is kept — POST /turns without input to retry, or with input to redirect',
+    }
+  }
+
+  /** Stall accounting for `context_reset_mode: on_stall`, before the turn's last commit. */
+  async finish(end: 'completed' | 'failed' | 'other'): Promise<void> {
+    await recordTurnForReset(this.input, end)
+  }
+
+  private clearAnchor(): void {
+    this.meter?.clear()
+    delete compactionState(this.input.state).usage_anchor
+  }
+
+  private async compact(request: CompactionRequest): Promise<CompactionOutcome> {
+    const { deps, ref, threadId, state, open, writer, settings } = this.input
+    if (!settings || !this.meter) throw new Error('unreachable: compaction without a model')
+    const run: CompactionRun = {
+      deps,
+      ref,
+      threadId,
+      state,
+      open,
+      settings,
+      history: writer.history,
+      replaceHistory: (messages) => writer.replaceHistory(messages),
+      dispatcher: writer.dispatcher,
+      basis: segmentBasis(state, settings, this.input.tools),
+      meter: this.meter,
+      thresholds: this.thresholds,
+      appliedIntents: writer.snapshot.appliedIntents,
+      warnings: this.input.warnings,
+      heartbeat: this.input.heartbeat,
+      signal: this.input.signal,
+    }
+    const outcome = await compactTranscript(run, request)
+    if (outcome.kind === 'compacted') await this.commit()
+    return outcome
+  }
+
+  /** Commits the replaced transcript now: a reset batch, followed by a checkpoint. */
+  private async commit(): Promise<void> {
+    const { state, open, writer } = this.input
+    state.open_turn = open
+    await writer.commit(open.turn_id, true)
+  }
+}

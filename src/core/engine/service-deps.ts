@@ -1,0 +1,63 @@
+import type { Clock, Ids } from '../../ports/clock.ts'
+import type { Coordinator } from '../../ports/coordinator.ts'
+import type { ModelClient } from '../../ports/model-client.ts'
+import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { TokenizerLoader } from '../../ports/tokenizer.ts'
+import type { SessionStore } from '../../store/session-store.ts'
+
+/** Picks the model client for a session's provider settings (one per deployment is typical). */
+export type ModelResolver = (tenant: string) => ModelClient
+
+/** How session-defined HTTP tools are called. */
+export interface HttpToolPolicy {
+  fetch: typeof fetch
+  /** Hosts (host or host:port, lowercase) tools may POST to; '*' allows any. */
+  allowedHosts: readonly string[]
+  /** The tenant's signing secret (HMAC-SHA256 over `<timestamp>.<body>`). */
+  secretFor(tenant: string): string
+  timeoutMs: number
+  /** Response bytes kept; the rest is cut with a notice. */
+  maxResponseBytes: number
+}
+
+export interface ServiceDefaults {
+  /** Model used when a session names none (TURNLINE_MODEL). */
+  model?: string
+  modelApi: 'chat' | 'responses'
+  /** Lease on a session while a turn runs; renewed during long model calls. */
+  leaseMs: number
+  idempotencyTtlSeconds: number
+  /** Wall-clock budget of one invocation for tool waits; longer waits end the turn `waiting`. */
+  invocationBudgetMs?: number
+}
+
+/**
+ * The deployment's sandbox runner: every session's built-in tools (exec_command, write_stdin,
+ * read_file, write_file, apply_patch) and its command hooks run there.
+ */
+export interface SandboxConfig {
+  runner: SandboxRunner
+  /** `long_running_command_ceiling_seconds` (default 3600). */
+  ceilingSeconds?: number
+}
+
+/** Everything the session service needs, built by functions/deps.ts from the environment. */
+export interface ServiceDeps {
+  sessions: SessionStore
+  coordinator: Coordinator
+  models: ModelResolver
+  clock: Clock
+  ids: Ids
+  tools: HttpToolPolicy
+  defaults: ServiceDefaults
+  /** Without it, sessions have only their HTTP tools and command hooks fail (recorded). */
+  sandbox?: SandboxConfig
+  /**
+   * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
+   * decision. Default: gpt-tokenizer's encoding of the model, imported on first use; a Worker
+   * passes `approximateTokenizer` (a length heuristic) to keep the rank tables out of its bundle.
+   */
+  tokenizer?: TokenizerLoader
+  /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
+  log?: (entry: Record<string, unknown>) => void
+}

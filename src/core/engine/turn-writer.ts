@@ -1,0 +1,106 @@
+import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
+import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import type { EventListener } from '../session-api.ts'
+import { EventDispatcher } from './event-dispatcher.ts'
+import type { ServiceDeps } from './service-deps.ts'
+
+/**
+ * What one invocation writes: the dispatcher of its events, the transcript it extends and the
+ * engine state it changes, committed as batches after the snapshot it started from.
+ */
+export class TurnWriter {
+  readonly dispatcher: EventDispatcher
+  readonly history: HistoryMessage[]
+  readonly firstBatch: number
+  private committedHistory: number
+  private appliedIntents: string[] = []
+  /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
+  private historyReset = false
+  private current: SessionSnapshot
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly ref: SessionRef,
+    start: SessionSnapshot,
+    readonly state: EngineState,
+    private readonly idempotencyKey: string | undefined,
+    listener?: EventListener,
+  ) {
+    this.current = start
+    this.dispatcher = new EventDispatcher(start.nextSeq, listener)
+    this.history = [...start.history]
+    this.committedHistory = this.history.length
+    this.firstBatch = start.lastBatch + 1
+  }
+
+  get snapshot(): SessionSnapshot {
+    return this.current
+  }
+
+  /** The record a retried Idempotency-Key is answered from, kept in state (newest 16). */
+  remember(record: Omit<TurnRecord, 'key' | 'first_batch' | 'last_batch'>): TurnRecord {
+    const full: TurnRecord = {
+      key: this.idempotencyKey ?? '',
+      first_batch: this.firstBatch,
+      last_batch: this.current.lastBatch + 1,
+      ...record,
+    }
+    if (this.idempotencyKey) {
+      this.state.recent_turns = [
+        ...this.state.recent_turns.filter((r) => r.key !== this.idempotencyKey),
+        full,
+      ].slice(-RECENT_TURN_RECORDS)
+    }
+    return full
+  }
+
+  /** Replaces the transcript in place (compaction, context reset); committed as a reset. */
+  replaceHistory(messages: readonly HistoryMessage[]): void {
+    const next = [...messages]
+    this.history.length = 0
+    for (const message of next) this.history.push(message)
+    this.committedHistory = 0
+    this.historyReset = true
+  }
+
+  /** Intent ids whose user messages were appended: recorded by the next commit. */
+  markApplied(ids: readonly string[]): void {
+    this.appliedIntents.push(...ids)
+  }
+
+  /** Commits pending events, transcript delta and state (without `config`, written once). */
+  async commit(turnId: string, maintain: boolean): Promise<void> {
+    const { config: _config, ...rest } = this.state
+    const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
+    const events = this.dispatcher.take()
+    const result = await this.deps.sessions.commit(
+      this.current,
+      {
+        events,
+        turnId,
+        ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
+        history: {
+          ...(this.historyReset ? { reset: true } : {}),
+          append: this.history.slice(this.committedHistory),
+        },
+        state: patch,
+        ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
+      },
+      { maintain },
+    )
+    this.appliedIntents = []
+    this.historyReset = false
+    this.committedHistory = this.history.length
+    this.current = result.snapshot
+    if (result.maintenanceError) {
+      ;(this.deps.log ?? console.warn)({
+        msg: 'session maintenance failed; the next writer repairs it',
+        session: this.ref.sessionId,
+        error: String(result.maintenanceError),
+      })
+    }
+  }
+}

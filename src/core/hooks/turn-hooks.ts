@@ -1,0 +1,42 @@
+import type { EngineState } from '../../contract/engine-state.ts'
+import type { SessionStartSource } from '../../contract/hook-config.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { hookContext, hookDeps } from '../turn/turn-tools.ts'
+import { sessionStartPayload, stopPayload } from './hook-payloads.ts'
+import { hookWarnings, runHooks } from './run-hooks.ts'
+
+/** `stop` hooks when a turn completes; failures become warnings, never a lost turn. */
+export async function fireStop(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  warnings: string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!state.config.hooks.some((hook) => hook.event === 'stop')) return
+  const outcome = await runHooks(
+    'stop',
+    stopPayload(hookContext(deps, ref), { lastAssistantMessage: state.last_assistant_text ?? '' }),
+    state.config.hooks,
+    hookDeps(deps, ref, signal),
+  )
+  warnings.push(...hookWarnings('stop', outcome))
+}
+
+/** `session_start` hooks (startup, resume, fork, compact). */
+export async function fireSessionStart(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  source: SessionStartSource,
+): Promise<string[]> {
+  if (!state.config.hooks.some((hook) => hook.event === 'session_start')) return []
+  const outcome = await runHooks(
+    'session_start',
+    sessionStartPayload(hookContext(deps, ref), source),
+    state.config.hooks,
+    hookDeps(deps, ref),
+  )
+  return hookWarnings('session_start', outcome)
+}

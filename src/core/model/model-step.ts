@@ -1,0 +1,176 @@
+import type { ToolCall } from '../../contract/history-message.ts'
+import type { JsonValue } from '../../contract/json-value.ts'
+import type { ThreadEvent } from '../../contract/thread-event.ts'
+import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
+import type { EventDispatcher } from '../engine/event-dispatcher.ts'
+
+/** Streaming snapshots: agent text every ≥256 new chars (≤64 updates), tool args as VT Code. */
+const TEXT_UPDATE_CHARS = 256
+const TEXT_MAX_UPDATES = 64
+const ARGS_UPDATE_BYTES = 512
+const ARGS_MAX_UPDATES = 8
+
+export interface ModelStepContext {
+  dispatcher: EventDispatcher
+  nextItemId: () => string
+  model: ModelClient
+  request: ModelRequest
+  /** Called between stream events; keeps the session lease alive during long responses. */
+  heartbeat?: () => Promise<void>
+}
+
+export interface InvokedTool {
+  itemId: string
+  call: ToolCall
+}
+
+export interface ModelStepResult {
+  response: ModelResponse
+  tools: InvokedTool[]
+}
+
+interface CallState {
+  itemId: string
+  id: string
+  name: string
+  args: string
+  updates: number
+  lastUpdateAt: number
+}
+
+/**
+ * Runs one model request and emits its items: reasoning and the assistant message each as
+ * item.started → item.updated snapshots → item.completed, and each tool call as a
+ * tool_invocation item.started (in progress) with throttled argument updates. Invocations are
+ * completed by the tool loop once their outcome is known.
+ */
+export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResult> {
+  const { dispatcher } = ctx
+  const emit = (event: ThreadEvent) => dispatcher.emit(event)
+  let reasoning = ''
+  let reasoningId: string | undefined
+  let reasoningDone = false
+  let reasoningUpdates = 0
+  let reasoningAtUpdate = 0
+  let text = ''
+  let messageId: string | undefined
+  let textUpdates = 0
+  let textAtUpdate = 0
+  const calls = new Map<number, CallState>()
+
+  /** Reasoning streams as VT Code's: item.started, throttled item.updated snapshots. */
+  const streamReasoning = (delta: string) => {
+    if (reasoningDone) return
+    reasoning += delta
+    if (!reasoningId) {
+      if (reasoning.trim() === '') return
+      reasoningId = ctx.nextItemId()
+      reasoningAtUpdate = reasoning.length
+      emit({ type: 'item.started', item: { id: reasoningId, type: 'reasoning', text: reasoning } })
+    } else if (
+      reasoning.length - reasoningAtUpdate >= TEXT_UPDATE_CHARS &&
+      reasoningUpdates < TEXT_MAX_UPDATES
+    ) {
+      reasoningUpdates += 1
+      reasoningAtUpdate = reasoning.length
+      emit({ type: 'item.updated', item: { id: reasoningId, type: 'reasoning', text: reasoning } })
+    }
+  }
+  const flushReasoning = () => {
+    if (reasoningDone || reasoning.trim() === '') return
+    reasoningDone = true
+    emit({
+      type: 'item.completed',
+      item: { id: reasoningId ?? ctx.nextItemId(), type: 'reasoning', text: reasoning },
+    })
+  }
+  const startCall = (index: number, id = '', name = ''): CallState => {
+    flushReasoning()
+    const state: CallState = {
+      itemId: ctx.nextItemId(),
+      id,
+      name,
+      args: '',
+      updates: 0,
+      lastUpdateAt: 0,
+    }
+    calls.set(index, state)
+    emit({ type: 'item.started', item: invocation(state) })
+    return state
+  }
+
+  let response: ModelResponse | undefined
+  for await (const event of ctx.model.stream(ctx.request)) {
+    if (event.type === 'reasoning_delta') {
+      streamReasoning(event.text)
+    } else if (event.type === 'text_delta') {
+      flushReasoning()
+      text += event.text
+      if (!messageId) {
+        messageId = ctx.nextItemId()
+        textAtUpdate = text.length
+        emit({ type: 'item.started', item: { id: messageId, type: 'agent_message', text } })
+      } else if (
+        text.length - textAtUpdate >= TEXT_UPDATE_CHARS &&
+        textUpdates < TEXT_MAX_UPDATES
+      ) {
+        textUpdates += 1
+        textAtUpdate = text.length
+        emit({ type: 'item.updated', item: { id: messageId, type: 'agent_message', text } })
+      }
+    } else if (event.type === 'tool_call_delta') {
+      const state = calls.get(event.index) ?? startCall(event.index, event.id, event.name)
+      if (event.id) state.id = event.id
+      if (event.name) state.name = event.name
+      state.args += event.argumentsDelta
+      const first = state.updates === 0 && event.argumentsDelta.length > 0
+      const grown = state.args.length - state.lastUpdateAt >= ARGS_UPDATE_BYTES
+      if ((first || grown) && state.updates < ARGS_MAX_UPDATES) {
+        state.updates += 1
+        state.lastUpdateAt = state.args.length
+        emit({ type: 'item.updated', item: invocation(state, true) })
+      }
+    } else {
+      response = event.response
+    }
+    await ctx.heartbeat?.()
+  }
+  if (!response) throw new Error('model stream ended without a completed response')
+
+  flushReasoning()
+  if (!reasoningDone && response.reasoning) {
+    reasoning = response.reasoning
+    flushReasoning()
+  }
+  const finalText = response.text || text
+  if (messageId || finalText) {
+    const id = messageId ?? ctx.nextItemId()
+    emit({ type: 'item.completed', item: { id, type: 'agent_message', text: finalText } })
+  }
+  const tools = response.toolCalls.map((call, index) => {
+    const state = [...calls.values()].find((c) => c.id === call.id) ?? calls.get(index)
+    const itemId = state?.itemId ?? startCall(1000 + index, call.id, call.name).itemId
+    return { itemId, call }
+  })
+  return { response: { ...response, text: finalText }, tools }
+}
+
+function invocation(state: CallState, withArgs = false) {
+  return {
+    id: state.itemId,
+    type: 'tool_invocation' as const,
+    tool_name: state.name,
+    ...(withArgs ? { arguments: parseLoose(state.args) } : {}),
+    ...(state.id ? { tool_call_id: state.id } : {}),
+    status: 'in_progress' as const,
+  }
+}
+
+/** Parsed JSON, or the raw text when it does not parse (yet). */
+export function parseLoose(raw: string): JsonValue {
+  try {
+    return JSON.parse(raw) as JsonValue
+  } catch {
+    return raw
+  }
+}

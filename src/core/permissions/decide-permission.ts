@@ -1,0 +1,45 @@
+import type { TurnResponse } from '../../contract/api.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
+import type { PermissionResolutionRequest } from '../../contract/permission-resolution.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { completedError } from '../engine/turn-replay.ts'
+import { TurnWriter } from '../engine/turn-writer.ts'
+import { withLease } from '../engine/with-lease.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { resolvePermission } from './resolve-permission.ts'
+
+/**
+ * `POST …/permissions`: records the human decision on the call the turn stopped for
+ * (`permission.resolved{tool_name, decision, wait_ms}`); the next `POST …/turns` without input
+ * continues the same tool loop with it. 409 when nothing waits, 400 for another tool's name.
+ */
+export async function recordPermissionDecision(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  request: PermissionResolutionRequest,
+  options: TurnOptions = {},
+): Promise<TurnResponse> {
+  return withLease(deps, ref, undefined, async (_lease, snapshot) => {
+    if (snapshot.status === 'completed') throw completedError(ref)
+    const state = structuredClone(parseEngineState(snapshot.state))
+    const open = state.open_turn ?? undefined
+    const resolved = resolvePermission(open?.pending_permission, request, deps.clock.now())
+    if (!open) throw new Error('unreachable: resolvePermission refuses a missing request')
+    const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
+    writer.dispatcher.emit(resolved.event)
+    delete open.pending_permission
+    open.approval = {
+      item_id: resolved.resolution.item_id,
+      decision: resolved.resolution.decision,
+      ...(resolved.resolution.message ? { message: resolved.resolution.message } : {}),
+    }
+    state.open_turn = open
+    return respond(deps, ref, writer, {
+      turnId: open.turn_id,
+      status: 'waiting',
+      remember: false,
+    })
+  })
+}

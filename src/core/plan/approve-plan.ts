@@ -1,0 +1,92 @@
+import type { TurnResponse } from '../../contract/api.ts'
+import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
+import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
+import { ZERO_USAGE } from '../../contract/usage.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import { respond } from '../engine/respond.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { completedError } from '../engine/turn-replay.ts'
+import { TurnWriter } from '../engine/turn-writer.ts'
+import { withLease } from '../engine/with-lease.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { driveTurn } from '../turn/drive-turn.ts'
+import { resolvePlanApproval } from './plan-decision.ts'
+
+/**
+ * `POST …/plan-approval {decision}`: records `plan.approval.resolved` in a new turn. Executing
+ * decisions switch the permission mode and run the build turn at once (`fresh_context` first
+ * emits `context.reset` and replaces the transcript with the handoff directive, keeping the
+ * plan, config, permissions and aggregate usage); `revise` with feedback runs another planning
+ * turn; `revise` without feedback and `cancel` only record the decision.
+ */
+export async function approvePlan(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  request: PlanApprovalRequest,
+  options: TurnOptions = {},
+): Promise<TurnResponse> {
+  return withLease(deps, ref, undefined, async (lease, snapshot) => {
+    if (snapshot.status === 'completed') throw completedError(ref)
+    const state = structuredClone(parseEngineState(snapshot.state))
+    const pending = state.plan_approval ?? undefined
+    const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
+    const turnId = `turn-${state.turn_counter + 1}`
+    const resolved = resolvePlanApproval(pending, request, {
+      threadId: snapshot.threadId,
+      turnId,
+      resumeMode: state.config.permissions.mode === 'default' ? 'default' : 'auto',
+      contextTokens: contextTokens(state, writer.history),
+      maxContextTokens: state.config.harness.max_context_tokens,
+    })
+    state.plan_approval = null
+    state.turn_counter += 1
+    const { outcome } = resolved
+    const open: OpenTurn = {
+      turn_id: turnId,
+      pending_calls: [],
+      tools_running: false,
+      usage: { ...ZERO_USAGE },
+      tool_loops: 0,
+    }
+    writer.dispatcher.emit({ type: 'turn.started' })
+    writer.dispatcher.emit(resolved.event)
+    if (resolved.reset) writer.dispatcher.emit(resolved.reset)
+    state.permission_mode = outcome.permissionMode
+
+    if (outcome.kind === 'execute') {
+      state.approved_plan = outcome.plan
+      if (outcome.freshContext) {
+        // Cleared: transcript, continuation, segment and tool-budget state. Kept: the rest.
+        writer.replaceHistory([outcome.message])
+        state.compaction = null
+      } else {
+        writer.history.push(outcome.message)
+      }
+    } else if (outcome.kind === 'revise' && outcome.message) {
+      writer.history.push(outcome.message)
+    } else {
+      writer.dispatcher.emit({ type: 'turn.completed', usage: open.usage })
+      return respond(deps, ref, writer, { turnId, status: 'completed', remember: false })
+    }
+    return driveTurn({
+      deps,
+      ref,
+      lease,
+      threadId: snapshot.threadId,
+      state,
+      writer,
+      open,
+      options,
+      turnStart: writer.history.length - 1,
+      ackIntents: [],
+    })
+  })
+}
+
+/** The last request's prompt tokens when the provider reported them, else an estimate. */
+function contextTokens(state: EngineState, history: readonly { content: string }[]): number {
+  const anchor = state.compaction?.usage_anchor?.input_tokens
+  if (anchor !== undefined) return anchor
+  return Math.ceil(history.reduce((sum, m) => sum + m.content.length, 0) / 4)
+}

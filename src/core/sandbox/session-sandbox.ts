@@ -1,0 +1,100 @@
+import { TurnlineError } from '../../contract/errors.ts'
+import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
+import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { SandboxConfig } from '../engine/service-deps.ts'
+import type { ToolHandler } from '../tools/tool-handler.ts'
+import { placedRunner } from './placed-runner.ts'
+import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
+
+/** A session's view of the sandbox: its built-in tools, worktrees and command hooks. */
+export interface SessionSandbox {
+  /** The built-in tools; with a placement they work inside that folder of that workspace. */
+  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
+  /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
+  isolate(ref: SessionRef, name: string): Promise<SandboxPlacement>
+  runCommand(ref: SessionRef): HookCommandRunner
+  /** The session's workspace path as hooks and tools see it. */
+  workspacePath(ref: SessionRef): string
+}
+
+/** Single-quotes a value for `sh`. */
+const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
+
+/**
+ * The sandbox of every session on one runner: its built-in tools (exec_command, write_stdin,
+ * read_file, write_file, apply_patch) and command hooks, run as `sh -c` in the session's
+ * workspace with the `VT_*` variables set and the payload on stdin.
+ */
+export function sessionSandbox(config: SandboxConfig): SessionSandbox {
+  const { runner, ...options } = config
+  return {
+    tools: (_ref, placement) =>
+      sandboxToolHandlers({
+        runner: placement ? placedRunner(runner, placement) : runner,
+        ...options,
+      }),
+    isolate: async (ref, name) => {
+      const made = await runner.createWorktree(
+        { tenant: ref.tenant, sessionId: ref.sessionId },
+        { name },
+      )
+      if (!made.ok) {
+        throw new TurnlineError(
+          'invalid_input',
+          `cannot isolate in a worktree: ${made.refusal.message}`,
+          {
+            details: { code: made.refusal.code },
+          },
+        )
+      }
+      return { sessionId: ref.sessionId, baseDir: made.value.path }
+    },
+    workspacePath: () => '.',
+    runCommand: (ref) => commandHookRunner(runner, ref),
+  }
+}
+
+function commandHookRunner(runner: SandboxRunner, ref: SessionRef): HookCommandRunner {
+  const scope = { tenant: ref.tenant, sessionId: ref.sessionId }
+  return async (command, { stdin, env, timeoutMs }) => {
+    const exports = Object.entries(env)
+      .map(([name, value]) => `${name}=${quote(value)}`)
+      .join(' ')
+    const id = `hook-${crypto.randomUUID()}`
+    const started = await runner.start(scope, {
+      requestId: id,
+      toolCallId: id,
+      cmd: `env ${exports} sh -c ${quote(command)}`,
+      tty: false,
+      yieldTimeMs: 0,
+      maxOutputBytes: 64 * 1024,
+    })
+    if (!started.ok) throw new Error(`hook command refused: ${started.refusal.message}`)
+    const session = started.value.execSessionId
+    // Refused only when the command closed its stdin or exited already: then it did not want it.
+    await runner.write(scope, {
+      execSessionId: session,
+      chars: `${stdin}\u0004`,
+      yieldTimeMs: 0,
+      maxOutputBytes: 64,
+    })
+    const waited = await runner.wait(scope, {
+      execSessionId: session,
+      timeoutMs,
+      maxOutputBytes: 64 * 1024,
+    })
+    if (!waited.ok) throw new Error(`hook command failed: ${waited.refusal.message}`)
+    const { state, output } = waited.value
+    if (state.status !== 'exited') {
+      await runner.close(scope, session)
+      throw new Error(
+        state.status === 'lost'
+          ? 'the runner lost the hook command'
+          : `hook timed out after ${timeoutMs} ms`,
+      )
+    }
+    return { exitCode: state.exitCode, stdout: `${output.head}${output.tail}`, stderr: '' }
+  }
+}

@@ -1,0 +1,90 @@
+import type { EngineState } from '../../contract/engine-state.ts'
+import { ENGINE_STATE_VERSION } from '../../contract/engine-state.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { SessionStartSource } from '../../contract/hook-config.ts'
+import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
+import { readSessionConfig } from '../../contract/session-config.ts'
+import { ZERO_USAGE } from '../../contract/usage.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { assertHooksAllowed } from '../hooks/http-hook.ts'
+import { fireSessionStart } from '../hooks/turn-hooks.ts'
+import { assertToolAllowed } from '../tools/http-tool-call.ts'
+import { httpToolCatalog } from '../tools/tool-catalog.ts'
+
+/** Validates a create-session body (400 with every problem named). */
+export function parseConfig(body: SessionConfigInput): SessionConfig {
+  const config = readSessionConfig(body)
+  httpToolCatalog(config.tools)
+  return config
+}
+
+/**
+ * Starts a session: its pointer, then batch 0 (thread.started, the config in the engine state,
+ * and an optional seed transcript, e.g. a fork's summary), then `session_start` hooks.
+ */
+export async function startSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  config: SessionConfig,
+  seed: {
+    history?: HistoryMessage[]
+    source: SessionStartSource
+    placement?: SandboxPlacement
+    /** A caller-chosen id (idempotent starts): creating it twice is a conflict. */
+    sessionId?: string
+  },
+): Promise<SessionRef> {
+  for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
+  assertHooksAllowed(deps.tools, config.hooks)
+  const now = deps.clock.now()
+  const sessionId = seed.sessionId ?? newSessionId(now, deps.ids.token())
+  const ref = { tenant, workspace: config.workspace, sessionId }
+  const state: EngineState = {
+    engine_version: ENGINE_STATE_VERSION,
+    config,
+    usage: { ...ZERO_USAGE },
+    model_requests: 0,
+    budget_warned: false,
+    pricing_warned: false,
+    item_counter: 0,
+    turn_counter: 0,
+    open_turn: null,
+    recent_turns: [],
+    ...(seed.placement
+      ? {
+          sandbox_placement: {
+            session_id: seed.placement.sessionId,
+            base_dir: seed.placement.baseDir,
+          },
+        }
+      : {}),
+  }
+  try {
+    await locator.register(ref, new Date(now).toISOString())
+  } catch (error) {
+    // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
+    if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
+  }
+  await deps.sessions.create(ref, sessionId, {
+    events: [{ type: 'thread.started', thread_id: sessionId }],
+    state,
+    ...(seed.history?.length ? { history: { append: seed.history } } : {}),
+  })
+  const warnings = await fireSessionStart(deps, ref, state, seed.source)
+  if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
+  return ref
+}
+
+/** VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<random hex>`. */
+function newSessionId(now: number, token: string): string {
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')
+  return `session-${stamp}-${token.slice(0, 16)}`
+}

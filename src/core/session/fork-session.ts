@@ -1,0 +1,86 @@
+import type { CreateSessionResponse } from '../../contract/api.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
+import { TurnlineError } from '../../contract/errors.ts'
+import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { requestSettings, resolveModelSettings } from '../model/model-settings.ts'
+import { sessionSandbox } from '../sandbox/session-sandbox.ts'
+import { startSession } from './create-session.ts'
+import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './fork-history.ts'
+
+/**
+ * Forks a session: a new session (same settings) seeded with the source's summarized history —
+ * the saved compaction summary when there is one (no model call), else one summary call — plus
+ * its newest user messages (≤ 4), and no continuity tail. The source is only read.
+ */
+export async function forkSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  source: SessionRef,
+  options: { isolation?: 'none' | 'worktree' } = {},
+): Promise<CreateSessionResponse & { forked_from: string }> {
+  const snapshot = await deps.sessions.open(source)
+  const state = parseEngineState(snapshot.state)
+  const history = trimIncompleteTail(snapshot.history).messages
+  const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
+  let placement: SandboxPlacement | undefined
+  if (options.isolation === 'worktree') {
+    if (!deps.sandbox) {
+      throw new TurnlineError(
+        'invalid_input',
+        'isolation "worktree" needs a sandbox runner (TURNLINE_RUNNER_URL)',
+      )
+    }
+    // The sub-agent's mutations stay in its own worktree of the source's workspace until merged.
+    placement = await sessionSandbox(deps.sandbox).isolate(
+      source,
+      `fork-${deps.ids.token().slice(0, 12)}`,
+    )
+  }
+  const ref = await startSession(deps, locator, source.tenant, state.config, {
+    source: 'fork',
+    history: buildSummarizedForkHistory({ history, summary }),
+    ...(placement ? { placement } : {}),
+  })
+  return {
+    session_id: ref.sessionId,
+    thread_id: ref.sessionId,
+    status: 'active',
+    forked_from: source.sessionId,
+  }
+}
+
+async function summarize(
+  deps: ServiceDeps,
+  source: SessionRef,
+  config: ReturnType<typeof parseEngineState>['config'],
+  history: Parameters<typeof forkSummaryRequest>[0],
+): Promise<string> {
+  if (history.length === 0) return '(the source session had no conversation yet)'
+  const settings = resolveModelSettings(config.model, deps.defaults)
+  if (!settings) {
+    throw new TurnlineError(
+      'model_not_configured',
+      'forking needs one summary call and no model is configured: set OPENAI_API_KEY and TURNLINE_MODEL, or pass "model"',
+    )
+  }
+  const messages = forkSummaryRequest(history)
+  const request = {
+    model: settings.name,
+    api: settings.api,
+    messages: config.instructions
+      ? [{ role: 'system' as const, content: config.instructions }, ...messages]
+      : messages,
+    tools: [],
+    ...requestSettings(settings),
+  }
+  for await (const event of deps.models(source.tenant).stream(request)) {
+    if (event.type === 'completed') return event.response.text.trim() || '(empty summary)'
+  }
+  throw new TurnlineError('model_error', 'the summary call ended without a response', {
+    details: { kind: 'server' },
+  })
+}

@@ -1,0 +1,102 @@
+import { TurnlineError } from '../../contract/errors.ts'
+import type { HttpTool } from '../../contract/session-config.ts'
+import type { HttpToolPolicy } from '../engine/service-deps.ts'
+import { readLimited } from './read-limited.ts'
+
+export interface HttpToolResult {
+  ok: boolean
+  /** What the model and the tool_output item see (bounded). */
+  output: string
+  status?: number
+}
+
+/** Refuses a tool whose URL host is not allow-listed (checked at session creation and call). */
+export function assertToolAllowed(
+  policy: Pick<HttpToolPolicy, 'allowedHosts'>,
+  tool: HttpTool,
+): void {
+  const url = new URL(tool.url)
+  const host = url.host.toLowerCase()
+  const hostname = url.hostname.toLowerCase()
+  const allowed = policy.allowedHosts.some((h) => h === '*' || h === host || h === hostname)
+  if (!allowed) {
+    throw new TurnlineError(
+      'invalid_input',
+      `tool ${tool.name}: host ${host} is not allowed for HTTP tools ` +
+        `(allowed: ${policy.allowedHosts.length ? policy.allowedHosts.join(', ') : 'none'}; ` +
+        'set TURNLINE_TOOL_ALLOWED_HOSTS)',
+      { details: { field: 'tools', tool: tool.name } },
+    )
+  }
+}
+
+/** Hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes to verify a call. */
+export async function signToolRequest(secret: string, timestamp: string, body: string) {
+  const enc = new TextEncoder()
+  const key = await crypto.subtle.importKey(
+    'raw',
+    enc.encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  )
+  const mac = await crypto.subtle.sign('HMAC', key, enc.encode(`${timestamp}.${body}`))
+  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/**
+ * POSTs the validated arguments to the tool's URL, signed, with a timeout, no redirects, and a
+ * bounded read of the answer. Failures are results for the model, not exceptions.
+ */
+export async function callHttpTool(
+  policy: HttpToolPolicy,
+  request: { tenant: string; sessionId: string; toolCallId: string; now: number },
+  tool: HttpTool,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<HttpToolResult> {
+  assertToolAllowed(policy, tool)
+  const body = JSON.stringify({
+    tool: tool.name,
+    arguments: args,
+    session_id: request.sessionId,
+    tool_call_id: request.toolCallId,
+  })
+  const timestamp = String(Math.floor(request.now / 1000))
+  const signature = await signToolRequest(policy.secretFor(request.tenant), timestamp, body)
+  const timeoutMs = tool.timeout_ms ?? policy.timeoutMs
+  const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]
+  try {
+    const response = await policy.fetch(tool.url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.any(signals),
+      headers: {
+        'content-type': 'application/json',
+        'turnline-timestamp': timestamp,
+        'turnline-signature': `v1=${signature}`,
+        'turnline-session': request.sessionId,
+        'idempotency-key': `${request.sessionId}:${request.toolCallId}`,
+      },
+      body,
+    })
+    const text = await readBounded(response, policy.maxResponseBytes)
+    if (response.status >= 200 && response.status < 300) {
+      return { ok: true, output: text, status: response.status }
+    }
+    return { ok: false, output: `HTTP ${response.status}: ${text}`, status: response.status }
+  } catch (error) {
+    if (signal?.aborted) throw error
+    const name = (error as Error).name
+    const output =
+      name === 'TimeoutError' || name === 'AbortError'
+        ? `tool ${tool.name} timed out after ${timeoutMs} ms`
+        : `tool ${tool.name} could not be reached: ${(error as Error).message}`
+    return { ok: false, output }
+  }
+}
+
+async function readBounded(response: Response, limit: number): Promise<string> {
+  const { text, cut } = await readLimited(response, limit)
+  return cut ? `${text}\n[response cut at ${limit} bytes]` : text
+}

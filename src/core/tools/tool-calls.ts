@@ -1,0 +1,252 @@
+import type { OpenTurn, PendingCall } from '../../contract/engine-state.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { HookConfig } from '../../contract/hook-config.ts'
+import type { JsonValue } from '../../contract/json-value.ts'
+import type { EventDispatcher } from '../engine/event-dispatcher.ts'
+import type { HookContext } from '../hooks/hook-payloads.ts'
+import { postToolUsePayload } from '../hooks/hook-payloads.ts'
+import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
+import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
+import { parseLoose } from '../model/model-step.ts'
+import type { PermissionPolicy } from '../permissions/permission-policy.ts'
+import {
+  rejectedToolEvents,
+  rejectionDetail,
+  rejectionToolMessage,
+} from '../permissions/rejected-tool.ts'
+import { gateToolCall } from '../permissions/tool-gate.ts'
+import { checkArguments } from './tool-arguments.ts'
+import type { ToolRunContext, ToolRunResult } from './tool-handler.ts'
+import type { ToolRegistry } from './tool-registry.ts'
+import { INTERRUPTED_OUTPUT, recordToolResult } from './tool-result.ts'
+
+export interface ToolCallContext {
+  open: OpenTurn
+  dispatcher: EventDispatcher
+  history: HistoryMessage[]
+  tools: ToolRegistry
+  policy: PermissionPolicy
+  hooks: readonly HookConfig[]
+  hookDeps: HookRunnerDeps
+  hookContext: HookContext
+  warnings: string[]
+  runContext: (call: PendingCall) => ToolRunContext
+  nextItemId: () => string
+  now: () => number
+  /** Commits the turn so far (the invocations before their side effects). */
+  checkpoint: () => Promise<void>
+}
+
+export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
+
+/**
+ * Works through the open turn's pending calls in order: unknown tool or invalid arguments →
+ * invalid_tool; the permission policy and `pre_tool_use` hooks (deny → rejected; ask → the
+ * turn stops `awaiting_approval`); then the run. Before the first run the turn is committed with
+ * `tools_running`, so a crash after that reports the calls interrupted instead of re-running
+ * them. A run that would outlive the invocation stops the turn `waiting`.
+ */
+export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
+  const { open } = ctx
+  if (open.waiting) {
+    const resumed = await resumeWaiting(ctx)
+    if (resumed !== 'done') return resumed
+  }
+  while (open.pending_calls.length > 0) {
+    const call = open.pending_calls[0] as PendingCall
+    const handler = ctx.tools.get(call.tool_name)
+    const parsed = handler
+      ? checkArguments(call.arguments, handler.definition.parameters)
+      : undefined
+    if (!handler || !parsed?.ok) {
+      const why = !handler
+        ? `unknown tool ${JSON.stringify(call.tool_name)}; available: ${ctx.tools.names.join(', ') || 'none'}`
+        : parsed && !parsed.ok
+          ? parsed.reason
+          : 'invalid arguments'
+      recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
+      open.pending_calls.shift()
+      continue
+    }
+
+    const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
+    if (decided && decided.decision !== 'allow') {
+      reject(ctx, call, decided.decision, decided.message)
+      delete open.approval
+      open.pending_calls.shift()
+      continue
+    }
+    const gate = await gateToolCall({
+      policy: ctx.policy,
+      call,
+      readOnly: handler.readOnly,
+      approved: decided?.decision === 'allow',
+      hooks: ctx.hooks,
+      hookDeps: ctx.hookDeps,
+      hookContext: ctx.hookContext,
+      now: ctx.now(),
+      nextItemId: ctx.nextItemId,
+    })
+    if (gate.kind === 'ask') {
+      ctx.dispatcher.emit(gate.event)
+      open.pending_permission = gate.pending
+      open.tools_running = false
+      return 'awaiting_approval'
+    }
+    delete open.approval
+    if (gate.kind === 'reject') {
+      ctx.warnings.push(...gate.warnings)
+      for (const event of gate.events) ctx.dispatcher.emit(event)
+      ctx.history.push(gate.toolMessage)
+      open.pending_calls.shift()
+      continue
+    }
+    ctx.warnings.push(...gate.warnings)
+    // Approved after the turn stopped: the invocation's snapshot marks it running again.
+    if (decided) ctx.dispatcher.emit(runningSnapshot(call))
+    if (!open.tools_running) {
+      open.tools_running = true
+      await ctx.checkpoint()
+    }
+    const result = await handler.run(parsed.value, ctx.runContext(call))
+    if (result.kind === 'pending') {
+      open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+      ctx.dispatcher.emit(runningSnapshot(call))
+      return 'waiting'
+    }
+    await finishCall(ctx, call, result)
+  }
+  open.tools_running = false
+  return 'done'
+}
+
+/** A call whose run was still going when an earlier invocation returned `waiting`. */
+async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
+  const waiting = ctx.open.waiting
+  const call = ctx.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
+  const handler = call && ctx.tools.get(call.tool_name)
+  if (!waiting || !call || !handler?.resume) {
+    delete ctx.open.waiting
+    if (call) {
+      recordToolResult(
+        ctx.dispatcher,
+        ctx.history,
+        call,
+        'failed',
+        'error',
+        'the wait could not be resumed',
+      )
+      ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c !== call)
+    }
+    return 'done'
+  }
+  // The snapshot of the invocation marks the wait going on in this invocation.
+  ctx.dispatcher.emit(runningSnapshot(call))
+  let result: ToolRunResult
+  try {
+    result = await handler.resume(waiting.resume, ctx.runContext(call))
+  } catch (error) {
+    if (!isTurnlineError(error, 'runner_unavailable')) throw error
+    // Honest: the command's fate is unknown, it is not started again, and the model is told.
+    result = {
+      kind: 'done',
+      ok: false,
+      output: `the sandbox runner is unavailable (${error.message}); the command's result is unknown and it was not run again`,
+    }
+  }
+  if (result.kind === 'pending') {
+    ctx.open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+    return 'waiting'
+  }
+  await finishCall(ctx, call, result)
+  return 'done'
+}
+
+/** An `item.updated` snapshot of a call that is (still) running. */
+function runningSnapshot(call: PendingCall) {
+  return {
+    type: 'item.updated' as const,
+    item: {
+      id: call.item_id,
+      type: 'tool_invocation' as const,
+      tool_name: call.tool_name,
+      arguments: parseLoose(call.arguments),
+      tool_call_id: call.tool_call_id,
+      status: 'in_progress' as const,
+    },
+  }
+}
+
+/** Records a finished run (items, transcript) and fires `post_tool_use`. */
+export async function finishCall(
+  ctx: ToolCallContext,
+  call: PendingCall,
+  result: Extract<ToolRunResult, { kind: 'done' }>,
+): Promise<void> {
+  recordToolResult(
+    ctx.dispatcher,
+    ctx.history,
+    call,
+    result.ok ? 'completed' : 'failed',
+    result.ok ? 'success' : 'error',
+    result.output,
+    {
+      ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+      ...(result.spoolPath !== undefined ? { spoolPath: result.spoolPath } : {}),
+    },
+  )
+  for (const event of result.events ?? []) ctx.dispatcher.emit(event)
+  ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c.item_id !== call.item_id)
+  delete ctx.open.waiting
+  const outcome = await runHooks(
+    'post_tool_use',
+    postToolUsePayload(ctx.hookContext, {
+      toolName: call.tool_name,
+      toolInput: parseLoose(call.arguments),
+      toolCallId: call.tool_call_id,
+      toolResponse: result.output,
+    }),
+    ctx.hooks,
+    ctx.hookDeps,
+  )
+  ctx.warnings.push(...hookWarnings('post_tool_use', outcome))
+}
+
+/** Calls committed before a crash whose result never was: reported failed, never re-run. */
+export function resolveInterrupted(ctx: Pick<ToolCallContext, 'open' | 'dispatcher' | 'history'>) {
+  for (const call of ctx.open.pending_calls) {
+    recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'error', INTERRUPTED_OUTPUT)
+  }
+  ctx.open.pending_calls = []
+  ctx.open.tools_running = false
+}
+
+function reject(
+  ctx: ToolCallContext,
+  call: PendingCall,
+  decision: 'deny' | 'cancelled' | 'followup',
+  message: string | undefined,
+): void {
+  const outcome =
+    decision === 'deny'
+      ? 'permission_rejected'
+      : decision === 'cancelled'
+        ? 'permission_cancelled'
+        : 'followup'
+  const detail = rejectionDetail(
+    outcome,
+    call.tool_name,
+    decision === 'deny' ? 'the user denied it' : undefined,
+  )
+  for (const event of rejectedToolEvents({
+    call,
+    outcome,
+    detail,
+    errorItemId: ctx.nextItemId(),
+  })) {
+    ctx.dispatcher.emit(event)
+  }
+  ctx.history.push(rejectionToolMessage(call, detail))
+  if (decision === 'followup' && message) ctx.history.push({ role: 'user', content: message })
+}

@@ -1,0 +1,50 @@
+import type { ThreadEvent } from '../../contract/thread-event.ts'
+import type { ToolDefinition } from '../../ports/model-client.ts'
+
+/** What a tool run needs to know about its call. */
+export interface ToolRunContext {
+  tenant: string
+  sessionId: string
+  /** The model's raw call id (stable across retries: idempotency for side effects). */
+  toolCallId: string
+  /** The tool_invocation item id. */
+  itemId: string
+  now: () => number
+  /** Allocates `item_<n>` ids for extra items (e.g. file_change). */
+  nextItemId: () => string
+  /** Milliseconds this invocation may still spend before it must commit and return. */
+  remainingMs: () => number
+  signal?: AbortSignal
+}
+
+export type ToolRunResult =
+  | {
+      kind: 'done'
+      ok: boolean
+      /** What the model reads (bounded by the handler). */
+      output: string
+      exitCode?: number
+      spoolPath?: string
+      /** Extra items after the output item (e.g. `file_change`). */
+      events?: ThreadEvent[]
+    }
+  | {
+      /**
+       * The tool is still running and would outlive this invocation: the turn commits and
+       * returns `waiting`; `resume` is kept in the open turn and handed back to `resume()`.
+       */
+      kind: 'pending'
+      resume: Record<string, unknown>
+    }
+
+/** One tool the model can call: its definition, traits, and how to run it. */
+export interface ToolHandler {
+  definition: ToolDefinition
+  /** 'http' (session-defined), 'builtin' (sandbox), …: the catalog's last tie-breaker. */
+  kind: string
+  /** Read-only tools are the only ones allowed in plan mode. */
+  readOnly: boolean
+  run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolRunResult>
+  /** Continues a `pending` run in a later invocation. */
+  resume?(state: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolRunResult>
+}

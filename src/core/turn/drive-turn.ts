@@ -1,0 +1,125 @@
+import type { TurnStatus } from '../../contract/api.ts'
+import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { Lease } from '../../ports/coordinator.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import { TurnCompaction } from '../compaction/turn-compaction.ts'
+import { respond } from '../engine/respond.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { threadCompletedEvent } from '../engine/thread-completion.ts'
+import type { TurnWriter } from '../engine/turn-writer.ts'
+import { fireStop } from '../hooks/turn-hooks.ts'
+import { resolveModelSettings } from '../model/model-settings.ts'
+import { detectPlan } from '../plan/plan-detection.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { closeOpenTurn } from './close-turn.ts'
+import { TurnCancelled, turnHeartbeat } from './heartbeat.ts'
+import type { TurnEnd } from './turn-loop.ts'
+import { runTurnLoop } from './turn-loop.ts'
+import { toolCallContext } from './turn-tools.ts'
+
+export interface DriveTurnInput {
+  deps: ServiceDeps
+  ref: SessionRef
+  lease: Lease
+  threadId: string
+  state: EngineState
+  writer: TurnWriter
+  open: OpenTurn
+  options: TurnOptions
+  /** Transcript length before the new turn's own messages (undefined when continuing). */
+  turnStart: number | undefined
+  ackIntents: string[]
+  /** Notices gathered before the loop (e.g. session_start hooks of a resumed turn). */
+  warnings?: string[]
+}
+
+/**
+ * Runs an open turn's model ↔ tool loop to its end and commits it: completed, failed,
+ * terminal (thread.completed), cancelled, or still open (`awaiting_approval`, `waiting`).
+ */
+export async function driveTurn(input: DriveTurnInput) {
+  const { deps, ref, lease, state, writer, open, options, turnStart, ackIntents } = input
+  const { dispatcher, history } = writer
+  const { threadId } = input
+  const warnings: string[] = [...(input.warnings ?? [])]
+  const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
+  const settings = resolveModelSettings(state.config.model, deps.defaults)
+  const heartbeat = turnHeartbeat(deps, ref, lease)
+  const compaction = new TurnCompaction({
+    deps,
+    ref,
+    threadId: threadId,
+    state,
+    open,
+    writer,
+    settings,
+    tools: calls.tools.catalog,
+    warnings,
+    turnStart,
+    heartbeat,
+    signal: options.signal,
+  })
+  let end: TurnEnd | { kind: 'cancelled' }
+  try {
+    end = await runTurnLoop({
+      state,
+      open,
+      model: deps.models(ref.tenant),
+      settings,
+      calls,
+      compaction,
+      ...(options.signal ? { signal: options.signal } : {}),
+      heartbeat,
+    })
+  } catch (error) {
+    if (!(error instanceof TurnCancelled)) throw error
+    end = { kind: 'cancelled' }
+  }
+
+  let status: TurnStatus
+  if (end.kind === 'cancelled') {
+    // Ended honestly: open tool calls fail, the turn fails, the session ends cancelled.
+    closeOpenTurn(dispatcher, history, open, 'cancelled')
+    dispatcher.emit(
+      threadCompletedEvent(threadId, ref.sessionId, state, {
+        subtype: 'cancelled',
+        outcomeCode: 'cancelled',
+      }),
+    )
+    status = 'terminal'
+  } else if (end.kind === 'awaiting_approval' || end.kind === 'waiting') {
+    // The turn stays open: its state is committed and a later call continues it.
+    state.open_turn = open
+    status = end.kind
+  } else if (end.kind === 'completed') {
+    const planned = detectPlan({
+      state,
+      history,
+      dispatcher,
+      threadId,
+      turnId: open.turn_id,
+      now: deps.clock.now(),
+      harnessItemId: () => `harness-${deps.ids.uuid()}`,
+    })
+    dispatcher.emit({ type: 'turn.completed', usage: open.usage })
+    state.last_failure = null
+    status = planned ? 'awaiting_approval' : 'completed'
+    await fireStop(deps, ref, state, warnings, options.signal)
+  } else {
+    dispatcher.emit({ type: 'turn.failed', message: end.message, usage: open.usage })
+    state.last_failure = end.message
+    status = end.kind === 'terminal' ? 'terminal' : 'failed'
+    if (end.kind === 'terminal') {
+      dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end, end.message))
+    }
+  }
+  if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
+  await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
+  const answer = await respond(deps, ref, writer, {
+    turnId: open.turn_id,
+    status,
+    warnings,
+    remember: true,
+  })
+  return { ...answer, ackIntents }
+}

@@ -1,0 +1,184 @@
+import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { ModelSettings } from '../../contract/session-config.ts'
+import { addUsage } from '../../contract/usage.ts'
+import type { ModelClient } from '../../ports/model-client.ts'
+import type { TurnCompaction } from '../compaction/turn-compaction.ts'
+import type { Completion } from '../engine/thread-completion.ts'
+import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import { requestSettings } from '../model/model-settings.ts'
+import { runModelStep } from '../model/model-step.ts'
+import type { ToolCallContext } from '../tools/tool-calls.ts'
+import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
+
+export interface TurnLoopContext {
+  /** Mutated in place: usage, counters, cost, last text, open turn. */
+  state: EngineState
+  open: OpenTurn
+  model: ModelClient
+  settings: ModelSettings | undefined
+  /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
+  calls: ToolCallContext
+  heartbeat: () => Promise<void>
+  /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
+  compaction?: TurnCompaction
+  signal?: AbortSignal
+}
+
+export type TurnEnd =
+  | { kind: 'completed' }
+  | { kind: 'awaiting_approval' }
+  | { kind: 'waiting' }
+  | { kind: 'failed'; message: string }
+  | ({ kind: 'terminal'; message: string } & Completion)
+
+/** The model ↔ tool loop of one turn, from wherever the open turn stands. */
+export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
+  const { state, open, calls } = ctx
+  const { dispatcher, history } = calls
+  const compaction = ctx.compaction
+  if (open.pending_calls.length > 0) {
+    if (open.tools_running && !open.waiting) resolveInterrupted(calls)
+    const end = await processToolCalls(calls)
+    if (end !== 'done') return { kind: end }
+  }
+  await compaction?.start()
+  for (;;) {
+    const limits = state.config.limits
+    if (limits.max_turns !== undefined && state.model_requests >= limits.max_turns) {
+      return terminal(
+        'error_max_turns',
+        'turn_limit_reached',
+        `turn limit reached: ${state.model_requests} of ${limits.max_turns} model requests used`,
+      )
+    }
+    const before = checkBudget(state)
+    if (before.status === 'exceeded') return overBudget(before.spent, before.max)
+    if (open.tool_loops >= state.config.harness.max_tool_loops) {
+      return {
+        kind: 'failed',
+        message: `tool loop limit reached: ${open.tool_loops} tool rounds in one turn`,
+      }
+    }
+    if (!ctx.settings) {
+      return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
+    }
+
+    await compaction?.beforeRequest()
+    const settings = ctx.settings
+    /** Transcript messages the request carried (a recovery retry carries fewer). */
+    let sent = 0
+    const send = () => {
+      sent = history.length
+      return runModelStep({
+        dispatcher,
+        nextItemId: calls.nextItemId,
+        model: ctx.model,
+        request: {
+          model: settings.name,
+          api: settings.api,
+          messages: requestMessages(state, history),
+          tools: calls.tools.catalog,
+          ...requestSettings(settings),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        },
+        heartbeat: ctx.heartbeat,
+      })
+    }
+    let step: Awaited<ReturnType<typeof runModelStep>>
+    try {
+      step = await send()
+    } catch (error) {
+      const failure = modelFailure(error)
+      const verdict =
+        failure.code === 'model_error' && compaction ? await compaction.recover(failure) : 'none'
+      if (verdict === 'none') return { kind: 'failed', message: failure.message }
+      if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
+      try {
+        step = await send()
+      } catch (again) {
+        return blocked(compaction, modelFailure(again))
+      }
+    }
+
+    const { response } = step
+    compaction?.observe(response.usage.input_tokens, sent)
+    state.model_requests += 1
+    state.usage = addUsage(state.usage, response.usage)
+    if (response.reasoningTokens) {
+      state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
+    }
+    open.usage = addUsage(open.usage, response.usage)
+    const price = sessionPrice(ctx.settings)
+    state.cost_usd = addCost(state, response.usage, price)
+    if (!price && limits.max_budget_usd !== undefined && !state.pricing_warned) {
+      state.pricing_warned = true
+      calls.warnings.push(pricingWarning(ctx.settings.name))
+    }
+    if (response.stopReason) state.last_stop_reason = response.stopReason
+    if (response.text) state.last_assistant_text = response.text
+    history.push({
+      role: 'assistant',
+      content: response.text,
+      ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
+    })
+
+    const after = checkBudget(state)
+    if (after.status === 'warning') {
+      state.budget_warned = true
+      calls.warnings.push(after.message)
+    }
+    if (step.tools.length === 0) {
+      return after.status === 'exceeded'
+        ? overBudget(after.spent, after.max)
+        : { kind: 'completed' }
+    }
+    open.tool_loops += 1
+    open.pending_calls = step.tools.map(({ itemId, call }) => ({
+      item_id: itemId,
+      tool_call_id: call.id,
+      tool_name: call.name,
+      arguments: call.arguments,
+    }))
+    const end = await processToolCalls(calls)
+    if (end !== 'done') return { kind: end }
+    if (after.status === 'exceeded') return overBudget(after.spent, after.max)
+  }
+}
+
+const MODEL_NOT_CONFIGURED =
+  'No model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible ' +
+  'server such as Ollama or vLLM) and TURNLINE_MODEL, or pass "model" when creating the session.'
+
+function terminal(
+  subtype: 'error_max_turns',
+  outcomeCode: 'turn_limit_reached',
+  message: string,
+): TurnEnd {
+  return { kind: 'terminal', subtype, outcomeCode, message }
+}
+
+function overBudget(spent: number, max: number): TurnEnd {
+  return {
+    kind: 'terminal',
+    subtype: 'error_max_budget_usd',
+    outcomeCode: 'budget_limit_reached',
+    message: `budget limit reached: spent $${spent.toFixed(4)} of $${max}`,
+  }
+}
+
+/** A model fault as a TurnlineError; anything else is not ours to handle and is rethrown. */
+function modelFailure(error: unknown): TurnlineError {
+  if (isTurnlineError(error, 'model_error', 'model_not_configured')) return error
+  throw error
+}
+
+function blocked(compaction: TurnCompaction | undefined, error: TurnlineError): TurnEnd {
+  return compaction ? compaction.blocked(error) : { kind: 'failed', message: error.message }
+}
+
+function requestMessages(state: EngineState, history: HistoryMessage[]): HistoryMessage[] {
+  const instructions = state.config.instructions
+  return instructions ? [{ role: 'system', content: instructions }, ...history] : history
+}

@@ -1,0 +1,100 @@
+import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { TurnWriter } from '../engine/turn-writer.ts'
+import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
+import type { PermissionPolicy } from '../permissions/permission-policy.ts'
+import { sessionSandbox } from '../sandbox/session-sandbox.ts'
+import type { ToolCallContext } from '../tools/tool-calls.ts'
+import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
+
+/** Default wall-clock budget of one invocation for tool waits (edge platforms cut earlier). */
+export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
+
+/**
+ * The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured
+ * (`unified_exec` only with `harness.unified_exec`).
+ */
+export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
+  const unified = state.config.harness.unified_exec
+  return new ToolRegistry([
+    ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+    ...(deps.sandbox ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state)) : []).filter(
+      (tool) => unified || tool.definition.name !== 'unified_exec',
+    ),
+  ])
+}
+
+function placementOf(state: EngineState) {
+  const placed = state.sandbox_placement
+  return placed ? { sessionId: placed.session_id, baseDir: placed.base_dir } : undefined
+}
+
+export function permissionPolicy(state: EngineState): PermissionPolicy {
+  const { allow, deny, mode } = state.config.permissions
+  return { allow, deny, mode: state.permission_mode ?? mode }
+}
+
+export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSignal): HookRunnerDeps {
+  const runCommand = deps.sandbox ? sessionSandbox(deps.sandbox).runCommand(ref) : undefined
+  return {
+    tenant: ref.tenant,
+    http: deps.tools,
+    now: () => deps.clock.now(),
+    ...(runCommand ? { runCommand } : {}),
+    ...(signal ? { signal } : {}),
+  }
+}
+
+export function hookContext(deps: ServiceDeps, ref: SessionRef) {
+  return {
+    sessionId: ref.sessionId,
+    cwd: deps.sandbox
+      ? sessionSandbox(deps.sandbox).workspacePath(ref)
+      : `${ref.tenant}/${ref.workspace}`,
+    transcriptPath: deps.sessions.keys(ref).events,
+  }
+}
+
+/** Everything the tool loop needs for this invocation's calls. */
+export function toolCallContext(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  open: OpenTurn,
+  writer: TurnWriter,
+  warnings: string[],
+  signal?: AbortSignal,
+): ToolCallContext {
+  const started = deps.clock.now()
+  const nextItemId = () => `item_${state.item_counter++}`
+  return {
+    open,
+    dispatcher: writer.dispatcher,
+    history: writer.history,
+    tools: sessionTools(deps, ref, state),
+    policy: permissionPolicy(state),
+    hooks: state.config.hooks,
+    hookDeps: hookDeps(deps, ref, signal),
+    hookContext: hookContext(deps, ref),
+    warnings,
+    nextItemId,
+    now: () => deps.clock.now(),
+    runContext: (call) => ({
+      tenant: ref.tenant,
+      sessionId: ref.sessionId,
+      toolCallId: call.tool_call_id,
+      itemId: call.item_id,
+      now: () => deps.clock.now(),
+      nextItemId,
+      remainingMs: () =>
+        (deps.defaults.invocationBudgetMs ?? DEFAULT_INVOCATION_BUDGET_MS) -
+        (deps.clock.now() - started),
+      ...(signal ? { signal } : {}),
+    }),
+    checkpoint: async () => {
+      state.open_turn = open
+      await writer.commit(open.turn_id, false)
+    },
+  }
+}

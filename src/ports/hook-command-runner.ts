@@ -1,0 +1,15 @@
+/**
+ * What a command hook needs from a sandbox: run `sh -c <command>` in the project directory with
+ * `stdin` and extra `env`, return its exit code and output. Adapt a SandboxRunner to this; the
+ * runner should stop the command when `signal` aborts (the hook runner stops waiting at the
+ * timeout either way).
+ */
+export type HookCommandRunner = (
+  command: string,
+  options: {
+    stdin: string
+    env: Readonly<Record<string, string>>
+    timeoutMs: number
+    signal: AbortSignal
+  },
+) => Promise<{ exitCode: number; stdout: string; stderr: string }>

@@ -1,0 +1,213 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The layout's rules (docs/architecture.md), checked on every run: which folder may import
+ * which, no import cycles, no platform or SDK imports in src/, zod schemas only in
+ * src/contract, and files of at most 300 lines (schema files in src/contract: 500).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const SOURCE_ROOTS = ['src', 'adapters', 'functions', 'cli']
+
+type Layer = 'contract' | 'ports' | 'store' | 'core' | 'adapters' | 'functions' | 'cli' | 'infra'
+
+/** What each layer may import (besides itself). */
+const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
+  contract: [],
+  ports: ['contract'],
+  store: ['contract', 'ports'],
+  core: ['contract', 'ports', 'store'],
+  adapters: ['contract', 'ports'],
+  functions: ['contract', 'ports', 'store', 'core', 'adapters'],
+  cli: ['contract', 'ports', 'store', 'core', 'adapters', 'functions'],
+}
+
+/** The faces of src/core that functions/ (and the CLI) may use. */
+const CORE_FACES = ['src/core/session-api.ts', 'src/core/session-service.ts']
+
+/** Packages src/ may import, by layer (everything else there must be Web-standard). */
+const SRC_PACKAGES: Record<'contract' | 'ports' | 'store' | 'core', readonly string[]> = {
+  contract: ['zod'],
+  ports: [],
+  store: [],
+  core: ['gpt-tokenizer', '@cfworker/json-schema'],
+}
+
+interface SourceFile {
+  /** Repository-relative, with forward slashes. */
+  file: string
+  text: string
+  imports: { specifier: string; typeOnly: boolean }[]
+}
+
+function walk(dir: string): string[] {
+  const folder = path.join(ROOT, dir)
+  if (!existsSync(folder)) return []
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${dir}/${entry.name}`
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : walk(rel)
+    return /\.(ts|mts|mjs|js)$/.test(entry.name) ? [rel] : []
+  })
+}
+
+function read(file: string): SourceFile {
+  const text = readFileSync(path.join(ROOT, file), 'utf8')
+  const info = ts.preProcessFile(text, true, true)
+  const imports = info.importedFiles.map(({ fileName, pos }) => ({
+    specifier: fileName,
+    typeOnly: isTypeOnlyStatement(text, pos),
+  }))
+  return { file, text, imports }
+}
+
+/** Whether the import/export statement containing `pos` is `import type …` / `export type …`. */
+function isTypeOnlyStatement(text: string, pos: number): boolean {
+  const start = Math.max(text.lastIndexOf('\nimport ', pos), text.lastIndexOf('\nexport ', pos))
+  return /^\n?(import|export)\s+type\b/.test(text.slice(Math.max(start, 0), start + 20))
+}
+
+function layerOf(file: string): Layer | undefined {
+  const [top, second] = file.split('/')
+  if (top === 'src') {
+    if (second === 'contract' || second === 'ports' || second === 'store' || second === 'core') {
+      return second
+    }
+    return undefined
+  }
+  if (top === 'adapters' || top === 'functions' || top === 'cli' || top === 'infra') return top
+  return undefined
+}
+
+function resolveRelative(from: string, specifier: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
+}
+
+const files = SOURCE_ROOTS.flatMap(walk).map(read)
+const byName = new Map(files.map((f) => [f.file, f]))
+
+describe('architecture', () => {
+  it('finds the source tree', () => {
+    expect(files.length).toBeGreaterThan(100)
+    expect(byName.has('src/core/session-service.ts')).toBe(true)
+  })
+
+  it('imports only what each folder may import', () => {
+    const problems: string[] = []
+    for (const { file, imports } of files) {
+      const layer = layerOf(file)
+      if (layer === undefined || layer === 'infra') {
+        problems.push(`${file}: outside every layer`)
+        continue
+      }
+      for (const { specifier, typeOnly } of imports) {
+        if (specifier.startsWith('.')) {
+          const target = resolveRelative(file, specifier)
+          const targetLayer = layerOf(target)
+          if (targetLayer === undefined) {
+            problems.push(`${file} → ${target}: not a source layer`)
+          } else if (targetLayer !== layer && !ALLOWED[layer].includes(targetLayer)) {
+            problems.push(`${file} → ${target}: ${layer} may not import ${targetLayer}`)
+          } else if (targetLayer === 'core' && layer !== 'core' && !CORE_FACES.includes(target)) {
+            problems.push(`${file} → ${target}: outside src/core use only ${CORE_FACES.join(', ')}`)
+          } else if (layer === 'adapters' && targetLayer === 'adapters') {
+            const own = file.split('/')[1]
+            if (target.split('/')[1] !== own) {
+              problems.push(`${file} → ${target}: an adapter imports only its own folder`)
+            }
+          }
+          continue
+        }
+        if (layer === 'contract' || layer === 'ports' || layer === 'store' || layer === 'core') {
+          const allowed = SRC_PACKAGES[layer]
+          const isAllowed = allowed.some((p) => specifier === p || specifier.startsWith(`${p}/`))
+          // core reads zod's types (z.ZodType) but parses only with schemas from src/contract
+          const zodTypes = specifier === 'zod' && typeOnly && layer !== 'ports'
+          if (!isAllowed && !zodTypes) {
+            problems.push(`${file} → ${specifier}: src/${layer} may not import this package`)
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('uses no platform globals in src/', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/')) continue
+      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+      for (const name of ['process', 'Deno', 'Buffer', 'require', '__dirname']) {
+        if (new RegExp(`(?<![\\w.'"\`])${name}\\s*[.(\\[]`).test(code)) {
+          problems.push(`${file}: uses ${name}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('keeps zod schemas in src/contract', () => {
+    const problems = files
+      .filter(({ file }) => /^src\/(ports|store|core)\//.test(file))
+      .filter(({ text }) =>
+        /\bz\.(object|strictObject|string|number|enum|array|union)\(/.test(text),
+      )
+      .map(({ file }) => file)
+    expect(problems).toEqual([])
+  })
+
+  it('has no import cycles', () => {
+    const graph = new Map<string, string[]>()
+    for (const { file, imports } of files) {
+      graph.set(
+        file,
+        imports
+          .filter((i) => i.specifier.startsWith('.'))
+          .map((i) => resolveRelative(file, i.specifier))
+          .filter((target) => byName.has(target)),
+      )
+    }
+    const cycles: string[] = []
+    const state = new Map<string, 'visiting' | 'done'>()
+    const stack: string[] = []
+    const visit = (node: string) => {
+      state.set(node, 'visiting')
+      stack.push(node)
+      for (const next of graph.get(node) ?? []) {
+        const seen = state.get(next)
+        if (seen === 'visiting') {
+          cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '))
+        } else if (seen === undefined) {
+          visit(next)
+        }
+      }
+      stack.pop()
+      state.set(node, 'done')
+    }
+    for (const node of graph.keys()) if (!state.has(node)) visit(node)
+    expect(cycles).toEqual([])
+  })
+
+  it('keeps files at most 300 lines (schema files in src/contract: 500)', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+      const limit = file.startsWith('src/contract/') ? 500 : 300
+      if (lines > limit) problems.push(`${file}: ${lines} lines (limit ${limit})`)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('has no file name twice under src/', () => {
+    const seen = new Map<string, string[]>()
+    for (const { file } of files) {
+      if (!file.startsWith('src/')) continue
+      const name = path.posix.basename(file)
+      seen.set(name, [...(seen.get(name) ?? []), file])
+    }
+    const repeated = [...seen.values()].filter((list) => list.length > 1)
+    expect(repeated).toEqual([])
+  })
+})
