@@ -63,6 +63,22 @@ export const LimitsSchema = z.strictObject({
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
+/** A workspace-relative object path: plain segments, no `..`, outside the session store. */
+export const EventLogPathSchema = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(
+    /^[A-Za-z0-9_.][A-Za-z0-9._-]*(\/[A-Za-z0-9_.][A-Za-z0-9._-]*)*$/,
+    'use "/"-separated segments of A-Z a-z 0-9 . _ - (relative, no empty segments)',
+  )
+  .refine((path) => !path.split('/').some((segment) => /^\.+$/.test(segment)), {
+    message: 'must not contain "." or ".." segments',
+  })
+  .refine((path) => !/^\.vtcode\/sessions(\/|$)/i.test(path), {
+    message: 'must not point into .vtcode/sessions/ (the canonical session store)',
+  })
+
 export const HarnessSchema = z.strictObject({
   auto_compaction_enabled: z.boolean().default(true),
   auto_compaction_threshold_tokens: z.number().int().positive().optional(),
@@ -83,6 +99,18 @@ export const HarnessSchema = z.strictObject({
    * wait, close) beside exec_command and write_stdin; needs a sandbox runner.
    */
   unified_exec: z.boolean().default(false),
+  /**
+   * VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as
+   * `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every
+   * turn end. A path without an extension is a folder that gets
+   * `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl`. Never inside `.vtcode/sessions/`: the
+   * canonical store is not replaced, and the export may lag it (best effort).
+   */
+  event_log_path: EventLogPathSchema.optional(),
+  /** Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. */
+  open_responses_enabled: z.boolean().default(true),
+  /** Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. */
+  atif_enabled: z.boolean().default(false),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 
