@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { TurnlineError } from './errors.ts'
+import { McpStateSchema } from './mcp-config.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
 import { PendingPlanApprovalSchema } from './plan-approval.ts'
 import { SessionConfigSchema } from './session-config.ts'
@@ -105,6 +106,8 @@ export const EngineStateSchema = z.object({
   /** Sandbox work happens in another workspace's folder (a sub-agent in a git worktree). */
   sandbox_placement: z.object({ session_id: z.string(), base_dir: z.string() }).nullish(),
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
+  /** MCP sessions and the catalog read from the session's MCP servers; absent without any. */
+  mcp: McpStateSchema.nullish(),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),
 })

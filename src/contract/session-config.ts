@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
+import { McpServersSchema } from './mcp-config.ts'
 
 /**
  * What a session is created with (`POST /v1/sessions`), validated at the HTTP boundary and
@@ -137,6 +138,8 @@ export const SessionConfigSchema = z.strictObject({
   model: z.union([z.string().min(1).max(200), ModelSettingsSchema]).optional(),
   instructions: z.string().max(200_000).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
+  /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
+  mcp_servers: McpServersSchema.default([]),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),

@@ -21,6 +21,7 @@ import { compactSession } from './compaction/manual-compaction.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
+import { withoutSecrets } from './mcp/mcp-servers.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -90,7 +91,7 @@ export class SessionService implements SessionApi {
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
-      config: state.config,
+      config: withoutSecrets(state.config),
     }
   }
 

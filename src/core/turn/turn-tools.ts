@@ -3,6 +3,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
+import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -12,17 +13,25 @@ import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /**
- * The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured
- * (`unified_exec` only with `harness.unified_exec`).
+ * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
+ * (`unified_exec` only with `harness.unified_exec`), and the tools of its MCP servers.
  */
-export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
+export function sessionTools(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  mcp?: McpTools,
+): ToolRegistry {
   const unified = state.config.harness.unified_exec
-  return new ToolRegistry([
+  const own = [
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
     ...(deps.sandbox ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state)) : []).filter(
       (tool) => unified || tool.definition.name !== 'unified_exec',
     ),
-  ])
+  ]
+  const taken = new Set(own.map((tool) => tool.definition.name))
+  const discovered = (mcp?.handlers ?? []).filter((tool) => !taken.has(tool.definition.name))
+  return new ToolRegistry([...own, ...discovered])
 }
 
 function placementOf(state: EngineState) {
@@ -65,6 +74,7 @@ export function toolCallContext(
   writer: TurnWriter,
   warnings: string[],
   signal?: AbortSignal,
+  mcp?: McpTools,
 ): ToolCallContext {
   const started = deps.clock.now()
   const nextItemId = () => `item_${state.item_counter++}`
@@ -72,7 +82,7 @@ export function toolCallContext(
     open,
     dispatcher: writer.dispatcher,
     history: writer.history,
-    tools: sessionTools(deps, ref, state),
+    tools: sessionTools(deps, ref, state, mcp),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
     hookDeps: hookDeps(deps, ref, signal),
@@ -87,6 +97,7 @@ export function toolCallContext(
       itemId: call.item_id,
       now: () => deps.clock.now(),
       nextItemId,
+      emit: (event) => writer.dispatcher.emit(event),
       remainingMs: () =>
         (deps.defaults.invocationBudgetMs ?? DEFAULT_INVOCATION_BUDGET_MS) -
         (deps.clock.now() - started),
