@@ -29,9 +29,11 @@ const RESERVED_HEADERS = new Set([
 ])
 
 export const McpServerSchema = z.strictObject({
-  name: ServerName,
+  name: ServerName.describe('tools appear to the model as mcp__<name>__<tool>'),
   /** The Streamable HTTP endpoint (one URL for POST, GET and DELETE). */
-  url: z.url({ protocol: /^https?$/ }),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .describe('Streamable HTTP endpoint; its host must be in TURNLINE_TOOL_ALLOWED_HOSTS'),
   /** Sent with every request, e.g. `authorization`. Not echoed back by the API. */
   headers: z
     .record(
@@ -46,12 +48,17 @@ export const McpServerSchema = z.strictObject({
       'must not set accept, content-type, mcp-session-id, mcp-protocol-version or other transport headers',
     )
     .refine((headers) => Object.keys(headers).length <= 32, 'at most 32 headers')
+    .describe('sent with every request (e.g. authorization); shown as [redacted] when read back')
     .optional(),
   /**
    * The server's tools the model may see, by their server-side names, with the permission
    * pattern grammar (`*` globs); absent → all of them.
    */
-  allowed_tools: z.array(z.string().min(1).max(200)).max(256).optional(),
+  allowed_tools: z
+    .array(z.string().min(1).max(200))
+    .max(256)
+    .describe('server-side tool names offered (permission pattern grammar); absent: all')
+    .optional(),
   /** Per request; default TURNLINE_TOOL_TIMEOUT_MS. */
   timeout_ms: z.number().int().positive().max(300_000).optional(),
 })

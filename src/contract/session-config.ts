@@ -26,16 +26,21 @@ export const ModelSettingsSchema = z.strictObject({
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
   /** Sent as `temperature` (both APIs). */
-  temperature: z.number().min(0).max(2).optional(),
+  temperature: z.number().min(0).max(2).describe('sent as temperature').optional(),
   /** Sent as `top_p` (both APIs). */
-  top_p: z.number().min(0).max(1).optional(),
+  top_p: z.number().min(0).max(1).describe('sent as top_p').optional(),
   /** Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses). */
-  reasoning_effort: ReasoningEffortSchema.optional(),
+  reasoning_effort: ReasoningEffortSchema.describe(
+    'sent as reasoning_effort (Chat) or reasoning.effort (Responses); none only where the provider has it',
+  ).optional(),
   /**
    * Responses API only: ask for reasoning summaries (`reasoning.summary`), streamed as
    * `reasoning` items. Some accounts must be verified by the provider to receive them.
    */
-  reasoning_summary: z.enum(['auto', 'concise', 'detailed']).optional(),
+  reasoning_summary: z
+    .enum(['auto', 'concise', 'detailed'])
+    .describe('Responses API: reasoning.summary, streamed as reasoning items')
+    .optional(),
 })
 /** Model settings as the session gives them (name and api may be left to the deployment). */
 export type ModelSettingsInput = z.infer<typeof ModelSettingsSchema>
@@ -99,7 +104,10 @@ export const HarnessSchema = z.strictObject({
    * Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue,
    * wait, close) beside exec_command and write_stdin; needs a sandbox runner.
    */
-  unified_exec: z.boolean().default(false),
+  unified_exec: z
+    .boolean()
+    .default(false)
+    .describe('offer unified_exec (run, write, poll, continue, wait, close) beside exec_command'),
   /**
    * VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as
    * `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every
@@ -107,11 +115,21 @@ export const HarnessSchema = z.strictObject({
    * `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl`. Never inside `.vtcode/sessions/`: the
    * canonical store is not replaced, and the export may lag it (best effort).
    */
-  event_log_path: EventLogPathSchema.optional(),
+  event_log_path: EventLogPathSchema.describe(
+    'workspace-relative object that also gets the bare ThreadEvent JSONL after every turn (a path without extension is a folder)',
+  ).optional(),
   /** Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. */
-  open_responses_enabled: z.boolean().default(true),
+  open_responses_enabled: z
+    .boolean()
+    .default(true)
+    .describe('write derived/open-responses.jsonl when the thread completes'),
   /** Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. */
-  atif_enabled: z.boolean().default(false),
+  atif_enabled: z
+    .boolean()
+    .default(false)
+    .describe(
+      'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes',
+    ),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 
@@ -139,7 +157,9 @@ export const SessionConfigSchema = z.strictObject({
   instructions: z.string().max(200_000).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
   /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
-  mcp_servers: McpServersSchema.default([]),
+  mcp_servers: McpServersSchema.default([]).describe(
+    'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',
+  ),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
