@@ -148,12 +148,26 @@ describe('createDeps', () => {
       [{ S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
       [{ TURNLINE_STORE: 's3' }, /TURNLINE_STORE: s3 needs S3_BUCKET/],
       [{ TURNLINE_FOLLOW_MAX_SECONDS: '0' }, /TURNLINE_FOLLOW_MAX_SECONDS/],
+      [{ TURNLINE_MCP_SERVERS: '{not json' }, /TURNLINE_MCP_SERVERS: must be a JSON array/],
+      [{ TURNLINE_MCP_SERVERS: '[{"name":"a__b","url":"https://x/mcp"}]' }, /TURNLINE_MCP_SERVERS/],
     ]
     for (const [env, pattern] of cases)
       expect(await problems(env), JSON.stringify(env)).toMatch(pattern)
     const both = await problems({ PORT: 'x', TURNLINE_MODEL_API: 'y' })
     expect(both).toMatch(/PORT/)
     expect(both).toMatch(/TURNLINE_MODEL_API/)
+  })
+
+  it('gives every session the MCP client and TURNLINE_MCP_SERVERS', async () => {
+    const plain = await createDeps({}, fsDefault)
+    expect(plain.service.mcp?.servers).toEqual([])
+    expect(typeof plain.service.mcp?.client.connect).toBe('function')
+    const servers =
+      '[{"name":"docs","url":"https://mcp.internal/mcp","headers":{"authorization":"Bearer x"}}]'
+    const deps = await createDeps({ TURNLINE_MCP_SERVERS: servers }, fsDefault)
+    expect(deps.service.mcp?.servers).toEqual([
+      { name: 'docs', url: 'https://mcp.internal/mcp', headers: { authorization: 'Bearer x' } },
+    ])
   })
 
   it('never echoes secrets in configuration errors', async () => {

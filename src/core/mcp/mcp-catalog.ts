@@ -7,7 +7,12 @@ import {
   McpCatalogDocumentSchema,
   type McpCatalogTool,
 } from '../../contract/mcp-config.ts'
-import { readDocument, validateDocument } from '../../contract/stored-document.ts'
+import {
+  readDocument,
+  requireFormat,
+  requireVersion,
+  validateDocument,
+} from '../../contract/stored-document.ts'
 import type { McpListedTool } from '../../ports/mcp-client.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { hash16 } from '../compaction/segment-boundary.ts'
@@ -42,7 +47,10 @@ export async function loadMcpCatalog(
   if (known) return known
   const object = await objects.get(key)
   if (!object) return {}
-  const doc = validateDocument(McpCatalogDocumentSchema, readDocument(object.body, key), key)
+  const raw = readDocument(object.body, key)
+  requireFormat(raw, 'format', MCP_CATALOG_FORMAT, key)
+  requireVersion(raw, 'version', [MCP_CATALOG_VERSION], key)
+  const doc = validateDocument(McpCatalogDocumentSchema, raw, key)
   cache.set(key, doc.servers)
   return doc.servers
 }

@@ -45,7 +45,18 @@ export function mcpToolHandler(
         outcome = await connection.callTool(tool.name, args, ctx.signal)
         pool.remember(server, connection)
       } catch (error) {
-        if (ctx.signal?.aborted || !isTurnlineError(error, 'tool_error')) throw error
+        if (ctx.signal?.aborted || !isTurnlineError(error, 'tool_error')) {
+          // The item does not stay open: the call ended without a result.
+          ctx.emit?.({
+            type: 'item.completed',
+            item: {
+              ...base,
+              result: ctx.signal?.aborted ? 'cancelled' : 'failed',
+              status: 'failed',
+            },
+          })
+          throw error
+        }
         outcome = { isError: true, content: [{ type: 'text', text: error.message }] }
       }
       const output = boundedText(mcpResultText(outcome), maxResultBytes)
