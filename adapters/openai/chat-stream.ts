@@ -11,6 +11,7 @@ import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
@@ -61,6 +62,14 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
     ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+    ...(request.outputSchema === undefined
+      ? {}
+      : {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
+          },
+        }),
   }
 }
 

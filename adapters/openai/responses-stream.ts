@@ -11,6 +11,7 @@ import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
@@ -79,6 +80,18 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
             ...(request.reasoningSummary === undefined
               ? {}
               : { summary: request.reasoningSummary }),
+          },
+        }),
+    ...(request.outputSchema === undefined
+      ? {}
+      : {
+          text: {
+            format: {
+              type: 'json_schema',
+              name: OUTPUT_SCHEMA_NAME,
+              schema: request.outputSchema,
+              strict: true,
+            },
           },
         }),
   }

@@ -146,6 +146,16 @@ export const PermissionsSchema = z.strictObject({
 })
 export type Permissions = z.infer<typeof PermissionsSchema>
 
+/** What the session's commands may do beyond their workspace (docs/configuration.md). */
+export const SandboxSettingsSchema = z.strictObject({
+  /**
+   * Commands (and command hooks) get network access. Default false: a sandboxed command sees
+   * only its own loopback. The runner's TURNLINE_SANDBOX_NETWORK policy has the last word.
+   */
+  network: z.boolean().default(false),
+})
+export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>
+
 export const SessionConfigSchema = z.strictObject({
   workspace: z
     .string()
@@ -155,6 +165,11 @@ export const SessionConfigSchema = z.strictObject({
   /** A model name, or settings; absent → the deployment default (TURNLINE_MODEL). */
   model: z.union([z.string().min(1).max(200), ModelSettingsSchema]).optional(),
   instructions: z.string().max(200_000).optional(),
+  /**
+   * JSON Schema of the final answer (structured output, like `codex exec --output-schema`): sent
+   * to the provider as a strict JSON-schema response format with every model request.
+   */
+  output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
   /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
   mcp_servers: McpServersSchema.default([]).describe(
@@ -164,6 +179,8 @@ export const SessionConfigSchema = z.strictObject({
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
   hooks: HooksSchema,
+  /** Absent: the defaults (no network). */
+  sandbox: SandboxSettingsSchema.optional(),
   metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>

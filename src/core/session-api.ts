@@ -25,6 +25,8 @@ export interface TurnOptions {
   idempotencyKey?: string
   /** Live events (SSE). The same events are in the response once committed. */
   onEvent?: EventListener
+  /** Called after each model request of the turn loop (operator metrics: model calls per turn). */
+  onModelCall?: () => void
   signal?: AbortSignal
 }
 

@@ -22,6 +22,11 @@ export interface ModelRequest {
   reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
   /** Responses API only: `reasoning.summary`. */
   reasoningSummary?: 'auto' | 'concise' | 'detailed'
+  /**
+   * JSON Schema the final answer must follow (the session's `output_schema`): sent as the
+   * provider's structured-output format, strict. Tool calls stay possible.
+   */
+  outputSchema?: Record<string, unknown>
   signal?: AbortSignal
 }
 

@@ -243,6 +243,33 @@ describe('request mapping', () => {
     await collect(client().stream(request('responses', { tools: [] })))
     expect(mock.requests.map((r) => 'tools' in r.body)).toEqual([false, false])
   })
+
+  it('sends an output schema as the strict JSON-schema format of each API', async () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { verdict: { type: 'string' } },
+      required: ['verdict'],
+      additionalProperties: false,
+    }
+    mock.enqueue(
+      { api: 'chat', text: '{"verdict":"ok"}' },
+      { api: 'responses', text: '{"verdict":"ok"}' },
+      { api: 'chat', text: 'plain' },
+    )
+    await collect(client().stream(request('chat', { outputSchema })))
+    await collect(client().stream(request('responses', { outputSchema })))
+    await collect(client().stream(request('chat')))
+    const [chat, responses, plain] = mock.requests.map((r) => r.body)
+    expect(chat?.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'turnline_output', schema: outputSchema, strict: true },
+    })
+    expect(responses?.text).toEqual({
+      format: { type: 'json_schema', name: 'turnline_output', schema: outputSchema, strict: true },
+    })
+    expect(chat?.tools).toBeDefined()
+    expect(plain && 'response_format' in plain).toBe(false)
+  })
 })
 
 describe('no model configured', () => {

@@ -59,4 +59,27 @@ describe('cancel', () => {
       item: { type: 'tool_invocation', status: 'failed', outcome: 'cancelled' },
     })
   })
+
+  it('completes an item still streaming when the cancel arrives, as failed', async () => {
+    const { service, mock, receiver } = engine
+    mock.reset()
+    const { session_id } = await service.createSession('t1', { tools: [echoTool(receiver.url)] })
+    mock.enqueue({
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: JSON.stringify({ q: 'x'.repeat(400) }) }],
+      chunkSize: 8,
+      frameDelayMs: 60,
+    })
+    const running = service.stepTurn('t1', session_id, { input: 'go' })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    await service.cancel('t1', session_id)
+    const turn = await running
+    const started = turn.events.flatMap((e) => (e.type === 'item.started' ? [e.item.id] : []))
+    const completed = turn.events.flatMap((e) => (e.type === 'item.completed' ? [e.item] : []))
+    expect(started.length).toBeGreaterThan(0)
+    for (const id of started) expect(completed.map((item) => item.id)).toContain(id)
+    expect(completed).toContainEqual(
+      expect.objectContaining({ type: 'tool_invocation', tool_name: 'lookup', status: 'failed' }),
+    )
+    expect(turn.events.map((e) => e.type).slice(-2)).toEqual(['turn.failed', 'thread.completed'])
+  })
 })

@@ -31,7 +31,7 @@ describe('thread.completed subtypes', () => {
       subtype: 'success',
       outcome_code: 'success',
       result: 'All done.',
-      stop_reason: 'stop',
+      stop_reason: 'end_turn',
       usage: {
         input_tokens: 1000,
         cached_input_tokens: 0,
@@ -56,6 +56,8 @@ describe('thread.completed subtypes', () => {
     expect(completion(turn.events)).toMatchObject({
       subtype: 'error_max_turns',
       outcome_code: 'turn_limit_reached',
+      // the last finish reason, normalized as VT Code reports it
+      stop_reason: 'tool_calls',
       num_turns: 1,
     })
     expect(completion(turn.events)).not.toHaveProperty('result')

@@ -61,13 +61,17 @@ describe('plan mode', () => {
     engine.mock.enqueue({ text: 'Built.' })
     const built = await engine.service.approvePlan('t1', session_id, { decision: 'execute' })
     expect(built.status).toBe('completed')
-    expect(built.events[1]).toEqual({
-      type: 'plan.approval.resolved',
-      thread_id: session_id,
-      turn_id: built.turn_id,
-      decision: 'execute',
-      automatic: false,
-    })
+    // VT Code: the decision carries the planning turn's id, before the build turn starts
+    expect(built.events.slice(0, 2)).toEqual([
+      {
+        type: 'plan.approval.resolved',
+        thread_id: session_id,
+        turn_id: turn.turn_id,
+        decision: 'execute',
+        automatic: false,
+      },
+      { type: 'turn.started' },
+    ])
     expect(built.turn_id).not.toBe(turn.turn_id)
     expect(sent()[0]).toBe('system:You are careful.')
     expect(sent()).toContain('user:fix the bug')
@@ -79,7 +83,7 @@ describe('plan mode', () => {
   })
 
   it('fresh_context resets: context.reset fields, and the build turn sees no earlier transcript', async () => {
-    const { session_id } = await planned()
+    const { session_id, turn } = await planned()
     engine.mock.enqueue({ text: 'Built from the handoff.' })
     const built = await engine.service.approvePlan('t1', session_id, { decision: 'fresh_context' })
     const reset = built.events.find(
@@ -88,7 +92,7 @@ describe('plan mode', () => {
     expect(reset).toEqual({
       type: 'context.reset',
       thread_id: session_id,
-      turn_id: built.turn_id,
+      turn_id: turn.turn_id,
       trigger: 'plan_approval',
       plan_preserved: true,
       previous_context_usage_percent: expect.any(Number),
@@ -114,10 +118,9 @@ describe('plan mode', () => {
     expect(sent().at(-1)).toMatch(/^user:Revise the plan/)
     const cancelled = await engine.service.approvePlan('t1', session_id, { decision: 'cancel' })
     expect(cancelled.status).toBe('completed')
-    expect(cancelled.events.map((e) => e.type)).toEqual([
-      'turn.started',
-      'plan.approval.resolved',
-      'turn.completed',
+    // only the decision, under the planning turn's id: no new turn
+    expect(cancelled.events).toEqual([
+      expect.objectContaining({ type: 'plan.approval.resolved', turn_id: revised.turn_id }),
     ])
   })
 })

@@ -158,6 +158,29 @@ describe('turn engine', () => {
     expect(told?.content).toMatch(/do not match the tool's schema/)
   })
 
+  it('forwards tool arguments byte for byte; what JSON.parse would change is shown as the raw text', async () => {
+    const { service, mock, receiver } = engine
+    receiver.calls.length = 0
+    const tool = { ...echoTool(receiver.url), parameters: { type: 'object' } }
+    const { session_id } = await service.createSession('t1', { tools: [tool] })
+    // beyond 2^53, integer-like keys (JavaScript would reorder them), a number beyond f64
+    const args = '{"q":"a","n":12345678901234567890,"2":"b","1":"c","x":1e400}'
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_exact', name: 'lookup', arguments: args }] },
+      { toolCalls: [{ id: 'call_plain', name: 'lookup', arguments: '{"q": "b"}' }] },
+      { text: 'done' },
+    )
+    const turn = await service.stepTurn('t1', session_id, { input: 'go' })
+    expect(turn.status).toBe('completed')
+    expect(receiver.calls[0]?.raw).toContain(`"arguments":${args},`)
+    const invocations = turn.events.flatMap((e) =>
+      e.type === 'item.completed' && e.item.type === 'tool_invocation' ? [e.item] : [],
+    )
+    expect(invocations.map((item) => item.arguments)).toEqual([args, { q: 'b' }])
+    const lines = (await service.readEvents('t1', session_id, -1, 1000)).events
+    expect(JSON.stringify(lines)).toContain(JSON.stringify(args))
+  })
+
   it('writes events.jsonl whose every line is a valid versioned ThreadEvent', async () => {
     const { service, mock, store } = engine
     const { session_id } = await service.createSession('t1', {})

@@ -9,6 +9,8 @@ export interface ReceivedCall {
     session_id: string
     tool_call_id: string
   }
+  /** The request body exactly as received. */
+  raw: string
   headers: Record<string, string | string[] | undefined>
   signatureValid: boolean
 }
@@ -35,7 +37,12 @@ export async function startToolReceiver(secret: string) {
       const signatureValid =
         given.length === expected.length &&
         timingSafeEqual(Buffer.from(given), Buffer.from(expected))
-      const call: ReceivedCall = { body: JSON.parse(raw), headers: req.headers, signatureValid }
+      const call: ReceivedCall = {
+        body: JSON.parse(raw),
+        raw,
+        headers: req.headers,
+        signatureValid,
+      }
       calls.push(call)
       const answer = signatureValid ? reply(call) : { status: 401, body: 'bad signature' }
       setTimeout(() => {

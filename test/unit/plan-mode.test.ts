@@ -154,20 +154,19 @@ const pending: PendingPlanApproval = {
 }
 const approval = {
   threadId: 'thread-1',
-  turnId: 'turn-3',
   contextTokens: 11_200,
   maxContextTokens: 160_000,
 }
 
 describe('plan approval decisions', () => {
-  it('records every decision as plan.approval.resolved', () => {
+  it('records every decision as plan.approval.resolved of the planning turn', () => {
     for (const decision of PLAN_APPROVAL_DECISIONS) {
       const { event } = resolvePlanApproval(pending, { decision }, approval)
       expect(ThreadEventSchema.parse(event)).toEqual(event)
       expect(event).toEqual({
         type: 'plan.approval.resolved',
         thread_id: 'thread-1',
-        turn_id: 'turn-3',
+        turn_id: 'turn-2',
         decision,
         automatic: false,
       })
@@ -231,7 +230,7 @@ describe('plan approval decisions', () => {
     expect(resolved.reset).toEqual({
       type: 'context.reset',
       thread_id: 'thread-1',
-      turn_id: 'turn-3',
+      turn_id: 'turn-2',
       trigger: 'plan_approval',
       plan_preserved: true,
       previous_context_usage_percent: 7,
@@ -257,7 +256,7 @@ describe('plan approval decisions', () => {
     expect(contextUsagePercent(500_000, 160_000)).toBe(100)
     expect(contextUsagePercent(-5, 160_000)).toBe(0)
     expect(contextUsagePercent(10, 0)).toBe(0)
-    const event = contextResetEvent({ ...approval, contextTokens: 1e9 })
+    const event = contextResetEvent({ ...approval, turnId: 'turn-2', contextTokens: 1e9 })
     expect(event.previous_context_usage_percent).toBe(100)
   })
 

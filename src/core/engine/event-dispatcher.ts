@@ -1,5 +1,6 @@
 import { serializeVersionedLine } from '../../contract/serialize.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import type { ThreadItem } from '../../contract/thread-item.ts'
 import { EventBuffer } from '../../store/event-buffer.ts'
 import type { EventListener } from '../session-api.ts'
 
@@ -11,6 +12,8 @@ import type { EventListener } from '../session-api.ts'
 export class EventDispatcher {
   private readonly buffer = new EventBuffer<ThreadEvent>()
   private readonly emitted: ThreadEvent[] = []
+  /** Items started (or updated) and not completed yet, by id, as last seen. */
+  private readonly open = new Map<string, ThreadItem>()
   private nextSeq: number
 
   constructor(
@@ -23,6 +26,11 @@ export class EventDispatcher {
   emit(event: ThreadEvent): void {
     this.buffer.push(event, serializeVersionedLine(event))
     this.emitted.push(event)
+    if (event.type === 'item.started' || event.type === 'item.updated') {
+      this.open.set(event.item.id, event.item)
+    } else if (event.type === 'item.completed') {
+      this.open.delete(event.item.id)
+    }
     const seq = this.nextSeq++
     if (this.listener) {
       try {
@@ -42,6 +50,19 @@ export class EventDispatcher {
 
   get pendingCount(): number {
     return this.buffer.length
+  }
+
+  /**
+   * Completes every item this invocation started and did not complete (a streamed tool call or
+   * message cut by a cancel): as failed where the item has a status, else as it stood.
+   */
+  failOpenItems(): void {
+    for (const item of [...this.open.values()]) {
+      this.emit({
+        type: 'item.completed',
+        item: 'status' in item ? ({ ...item, status: 'failed' } as ThreadItem) : item,
+      })
+    }
   }
 
   /** Every event emitted by this invocation, committed or not. */

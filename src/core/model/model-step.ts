@@ -1,3 +1,4 @@
+import { exactJsonOrRaw } from '../../contract/exact-json.ts'
 import type { ToolCall } from '../../contract/history-message.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
@@ -166,11 +167,7 @@ function invocation(state: CallState, withArgs = false) {
   }
 }
 
-/** Parsed JSON, or the raw text when it does not parse (yet). */
+/** Parsed JSON when it re-encodes to exactly what the model sent, else the raw text. */
 export function parseLoose(raw: string): JsonValue {
-  try {
-    return JSON.parse(raw) as JsonValue
-  } catch {
-    return raw
-  }
+  return exactJsonOrRaw(raw)
 }

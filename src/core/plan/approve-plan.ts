@@ -14,11 +14,12 @@ import { driveTurn } from '../turn/drive-turn.ts'
 import { resolvePlanApproval } from './plan-decision.ts'
 
 /**
- * `POST …/plan-approval {decision}`: records `plan.approval.resolved` in a new turn. Executing
+ * `POST …/plan-approval {decision}`: records `plan.approval.resolved` under the planning turn's
+ * id (as VT Code does), then acts on it. Executing
  * decisions switch the permission mode and run the build turn at once (`fresh_context` first
  * emits `context.reset` and replaces the transcript with the handoff directive, keeping the
  * plan, config, permissions and aggregate usage); `revise` with feedback runs another planning
- * turn; `revise` without feedback and `cancel` only record the decision.
+ * turn; `revise` without feedback and `cancel` only record the decision (no new turn).
  */
 export async function approvePlan(
   deps: ServiceDeps,
@@ -31,27 +32,17 @@ export async function approvePlan(
     const state = structuredClone(parseEngineState(snapshot.state))
     const pending = state.plan_approval ?? undefined
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
-    const turnId = `turn-${state.turn_counter + 1}`
     const resolved = resolvePlanApproval(pending, request, {
       threadId: snapshot.threadId,
-      turnId,
       resumeMode: state.config.permissions.mode === 'default' ? 'default' : 'auto',
       contextTokens: contextTokens(state, writer.history),
       maxContextTokens: state.config.harness.max_context_tokens,
     })
     state.plan_approval = null
-    state.turn_counter += 1
-    const { outcome } = resolved
-    const open: OpenTurn = {
-      turn_id: turnId,
-      pending_calls: [],
-      tools_running: false,
-      usage: { ...ZERO_USAGE },
-      tool_loops: 0,
-    }
-    writer.dispatcher.emit({ type: 'turn.started' })
+    // The decision (and a reset) belong to the planning turn, before any new turn starts.
     writer.dispatcher.emit(resolved.event)
     if (resolved.reset) writer.dispatcher.emit(resolved.reset)
+    const { outcome } = resolved
     state.permission_mode = outcome.permissionMode
 
     if (outcome.kind === 'execute') {
@@ -66,9 +57,19 @@ export async function approvePlan(
     } else if (outcome.kind === 'revise' && outcome.message) {
       writer.history.push(outcome.message)
     } else {
-      writer.dispatcher.emit({ type: 'turn.completed', usage: open.usage })
+      // Only the decision is recorded: no model call, no new turn.
+      const turnId = resolved.event.turn_id
       return respond(deps, ref, writer, { turnId, status: 'completed', remember: false })
     }
+    state.turn_counter += 1
+    const open: OpenTurn = {
+      turn_id: `turn-${state.turn_counter}`,
+      pending_calls: [],
+      tools_running: false,
+      usage: { ...ZERO_USAGE },
+      tool_loops: 0,
+    }
+    writer.dispatcher.emit({ type: 'turn.started' })
     return driveTurn({
       deps,
       ref,

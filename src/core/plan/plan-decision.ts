@@ -41,8 +41,6 @@ export type PlanApprovalOutcome =
 
 export interface PlanApprovalContext {
   threadId: string
-  /** The turn that records the decision (and, for `fresh_context`, starts from the reset). */
-  turnId: string
   /** True when a policy decided rather than a person. */
   automatic?: boolean
   /** The permissions mode before planning; `default` when unknown. */
@@ -71,7 +69,8 @@ export function resolvePlanApproval(
   const event: PlanApprovalResolvedEvent = {
     type: 'plan.approval.resolved',
     thread_id: ctx.threadId,
-    turn_id: ctx.turnId,
+    // VT Code records the decision (and a reset) under the planning turn's id.
+    turn_id: pending.turn_id,
     decision: request.decision,
     automatic: ctx.automatic ?? false,
   }
@@ -103,7 +102,7 @@ export function resolvePlanApproval(
         },
         reset: contextResetEvent({
           threadId: ctx.threadId,
-          turnId: ctx.turnId,
+          turnId: pending.turn_id,
           contextTokens: ctx.contextTokens,
           maxContextTokens: ctx.maxContextTokens,
         }),

@@ -50,23 +50,20 @@ export async function signToolRequest(secret: string, timestamp: string, body: s
 }
 
 /**
- * POSTs the validated arguments to the tool's URL, signed, with a timeout, no redirects, and a
+ * POSTs the validated arguments (the model's exact text) to the tool's URL, signed, with a timeout, no redirects, and a
  * bounded read of the answer. Failures are results for the model, not exceptions.
  */
 export async function callHttpTool(
   policy: HttpToolPolicy,
   request: { tenant: string; sessionId: string; toolCallId: string; now: number },
   tool: HttpTool,
-  args: Record<string, unknown>,
+  /** The validated argument text, forwarded byte for byte (no precision lost, key order kept). */
+  rawArguments: string,
   signal?: AbortSignal,
 ): Promise<HttpToolResult> {
   assertToolAllowed(policy, tool)
-  const body = JSON.stringify({
-    tool: tool.name,
-    arguments: args,
-    session_id: request.sessionId,
-    tool_call_id: request.toolCallId,
-  })
+  const args = rawArguments.trim() === '' ? '{}' : rawArguments.trim()
+  const body = `{"tool":${JSON.stringify(tool.name)},"arguments":${args},"session_id":${JSON.stringify(request.sessionId)},"tool_call_id":${JSON.stringify(request.toolCallId)}}`
   const timestamp = String(Math.floor(request.now / 1000))
   const signature = await signToolRequest(policy.secretFor(request.tenant), timestamp, body)
   const timeoutMs = tool.timeout_ms ?? policy.timeoutMs

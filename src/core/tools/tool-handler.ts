@@ -9,6 +9,8 @@ export interface ToolRunContext {
   toolCallId: string
   /** The tool_invocation item id. */
   itemId: string
+  /** The model's argument text exactly as sent (a tool that forwards arguments sends these). */
+  rawArguments: string
   now: () => number
   /** Allocates `item_<n>` ids for extra items (e.g. file_change). */
   nextItemId: () => string

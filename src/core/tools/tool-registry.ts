@@ -41,7 +41,7 @@ export function httpToolHandler(tool: HttpTool, policy: HttpToolPolicy): ToolHan
     definition: { name: tool.name, description: tool.description, parameters: tool.parameters },
     kind: 'http',
     readOnly: tool.read_only,
-    async run(args, ctx) {
+    async run(_args, ctx) {
       const result = await callHttpTool(
         policy,
         {
@@ -51,7 +51,7 @@ export function httpToolHandler(tool: HttpTool, policy: HttpToolPolicy): ToolHan
           now: ctx.now(),
         },
         tool,
-        args,
+        ctx.rawArguments,
         ctx.signal,
       )
       return { kind: 'done', ok: result.ok, output: result.output }

@@ -5,7 +5,8 @@ import { INTERRUPTED_OUTPUT, recordToolResult } from '../tools/tool-result.ts'
 
 /**
  * Ends a turn left open (crash, cancel): its committed but unanswered tool calls complete as
- * failed (never re-run), the model's transcript gets their failure, and the turn fails.
+ * failed (never re-run), the model's transcript gets their failure, any item still streaming
+ * completes as failed, and the turn fails.
  */
 export function closeOpenTurn(
   dispatcher: EventDispatcher,
@@ -28,6 +29,7 @@ export function closeOpenTurn(
     }
   }
   open.pending_calls = []
+  dispatcher.failOpenItems()
   dispatcher.emit({
     type: 'turn.failed',
     message: `${open.turn_id} ${why === 'cancelled' ? 'was cancelled' : 'was interrupted before it finished'}`,

@@ -76,6 +76,7 @@ export async function driveTurn(input: DriveTurnInput) {
       calls,
       compaction,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       heartbeat,
     })
   } catch (error) {
@@ -119,7 +120,8 @@ export async function driveTurn(input: DriveTurnInput) {
     state.last_failure = end.message
     status = end.kind === 'terminal' ? 'terminal' : 'failed'
     if (end.kind === 'terminal') {
-      dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end, end.message))
+      // A limit: stop_reason keeps the model's last finish reason (the message is in turn.failed).
+      dispatcher.emit(threadCompletedEvent(threadId, ref.sessionId, state, end))
     }
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null

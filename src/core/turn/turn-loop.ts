@@ -9,6 +9,7 @@ import type { Completion } from '../engine/thread-completion.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
+import { normalizeStopReason } from '../model/stop-reason.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
 
@@ -24,6 +25,8 @@ export interface TurnLoopContext {
   /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
+  /** Told of every model request made (operator metrics). */
+  onModelCall?: () => void
 }
 
 export type TurnEnd =
@@ -81,6 +84,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
           ...requestSettings(settings),
+          ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -105,6 +109,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const { response } = step
     compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
+    ctx.onModelCall?.()
     state.usage = addUsage(state.usage, response.usage)
     if (response.reasoningTokens) {
       state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
@@ -116,7 +121,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       state.pricing_warned = true
       calls.warnings.push(pricingWarning(ctx.settings.name))
     }
-    if (response.stopReason) state.last_stop_reason = response.stopReason
+    if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
     if (response.text) state.last_assistant_text = response.text
     history.push({
       role: 'assistant',

@@ -5,7 +5,7 @@ import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
 import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
-import { sessionSandbox } from '../sandbox/session-sandbox.ts'
+import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 
@@ -25,13 +25,19 @@ export function sessionTools(
   const unified = state.config.harness.unified_exec
   const own = [
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state)) : []).filter(
-      (tool) => unified || tool.definition.name !== 'unified_exec',
-    ),
+    ...(deps.sandbox
+      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
+      : []
+    ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
   ]
   const taken = new Set(own.map((tool) => tool.definition.name))
   const discovered = (mcp?.handlers ?? []).filter((tool) => !taken.has(tool.definition.name))
   return new ToolRegistry([...own, ...discovered])
+}
+
+/** What the session lets its commands and command hooks do. */
+export function commandAllowance(state: EngineState): CommandAllowance {
+  return { network: state.config.sandbox?.network ?? false }
 }
 
 function placementOf(state: EngineState) {
@@ -44,8 +50,15 @@ export function permissionPolicy(state: EngineState): PermissionPolicy {
   return { allow, deny, mode: state.permission_mode ?? mode }
 }
 
-export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSignal): HookRunnerDeps {
-  const runCommand = deps.sandbox ? sessionSandbox(deps.sandbox).runCommand(ref) : undefined
+export function hookDeps(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  signal?: AbortSignal,
+): HookRunnerDeps {
+  const runCommand = deps.sandbox
+    ? sessionSandbox(deps.sandbox).runCommand(ref, commandAllowance(state))
+    : undefined
   return {
     tenant: ref.tenant,
     http: deps.tools,
@@ -85,7 +98,7 @@ export function toolCallContext(
     tools: sessionTools(deps, ref, state, mcp),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
-    hookDeps: hookDeps(deps, ref, signal),
+    hookDeps: hookDeps(deps, ref, state, signal),
     hookContext: hookContext(deps, ref),
     warnings,
     nextItemId,
@@ -95,6 +108,7 @@ export function toolCallContext(
       sessionId: ref.sessionId,
       toolCallId: call.tool_call_id,
       itemId: call.item_id,
+      rawArguments: call.arguments,
       now: () => deps.clock.now(),
       nextItemId,
       emit: (event) => writer.dispatcher.emit(event),
