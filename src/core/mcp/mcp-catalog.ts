@@ -78,9 +78,10 @@ export async function refreshMcpCatalog(input: {
     const kept = serverState(state, server.name)
     let tools = current[server.name]
     if (!kept.listed || kept.stale) {
-      kept.stale = false
       try {
         const connection = await pool.connection(server.name)
+        // From here a change the server reports marks the catalog stale again.
+        kept.stale = false
         const listed = await connection.listTools(input.signal)
         tools = await catalogTools(
           server.name,
