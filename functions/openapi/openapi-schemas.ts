@@ -94,7 +94,7 @@ export function components(): Json {
       },
       SessionView: {
         type: 'object',
-        required: [...SUMMARY_FIELDS, 'num_turns', 'usage', 'config'],
+        required: [...SUMMARY_FIELDS, 'num_turns', 'usage', 'config', 'budget'],
         properties: {
           ...summaryProperties,
           num_turns: { type: 'integer', description: 'model requests so far' },
@@ -106,6 +106,7 @@ export function components(): Json {
           },
           total_cost_usd: { type: 'number' },
           config: schemaOf(SessionConfigSchema, 'output'),
+          budget: ref('BudgetReport'),
         },
       },
       SequencedEvent: {

@@ -16,19 +16,19 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>
 export const ModelSettingsSchema = z.strictObject({
   /** Absent → the deployment default (TURNLINE_MODEL). */
   name: z.string().min(1).max(200).optional(),
-  /** Absent → the deployment's TURNLINE_MODEL_API. */
+  /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
   api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
   price: z
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
     .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
+  /** Sampling temperature sent with every model request; absent → the provider's default. */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent with every model request; absent → the provider's default. */
+  top_p: z.number().min(0).max(1).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
-  /** Sent as `temperature` (both APIs). */
-  temperature: z.number().min(0).max(2).describe('sent as temperature').optional(),
-  /** Sent as `top_p` (both APIs). */
-  top_p: z.number().min(0).max(1).describe('sent as top_p').optional(),
   /** Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses). */
   reasoning_effort: ReasoningEffortSchema.describe(
     'sent as reasoning_effort (Chat) or reasoning.effort (Responses); none only where the provider has it',
@@ -66,6 +66,10 @@ export const LimitsSchema = z.strictObject({
   max_turns: z.number().int().positive().max(100_000).optional(),
   max_budget_usd: z.number().positive().optional(),
   budget_warning_threshold: z.number().min(0).max(1).default(0.75),
+  /** Total tokens (input + output) the session may use: `token_limit_reached`. */
+  max_tokens: z.number().int().positive().max(1e12).optional(),
+  /** Turns the session may start: `step_limit_reached` (VT Code `error_max_turns`). */
+  max_steps: z.number().int().positive().max(100_000).optional(),
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
@@ -84,6 +88,21 @@ export const EventLogPathSchema = z
   .refine((path) => !/^\.vtcode\/sessions(\/|$)/i.test(path), {
     message: 'must not point into .vtcode/sessions/ (the canonical session store)',
   })
+/** Common test runners, at the start of the command or after `;`, `&&`, `|` or `(`. */
+export const DEFAULT_TEST_COMMAND_PATTERN =
+  '(^|[\\s;&|(])(npm( run)? test|npm t|pnpm( run)? test|yarn( run)? test|bun test|deno test|' +
+  'npx (vitest|jest|mocha)|vitest|jest|mocha|pytest|python3? -m (pytest|unittest)|' +
+  'cargo (test|nextest)|go test|mvn( \\S+)* test|\\./gradlew( \\S+)* test|gradle( \\S+)* test|' +
+  'make (test|check)|ctest|rspec|phpunit|dotnet test|mix test)(\\s|$)'
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
 
 export const HarnessSchema = z.strictObject({
   auto_compaction_enabled: z.boolean().default(true),
@@ -102,12 +121,16 @@ export const HarnessSchema = z.strictObject({
   max_tool_loops: z.number().int().positive().max(1000).default(50),
   /**
    * Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue,
-   * wait, close) beside exec_command and write_stdin; needs a sandbox runner.
+   * wait, close) beside exec_command and write_stdin; needs a sandbox runner. The export and
+   * MCP settings have no zod defaults: absent means the documented default, so configurations
+   * stored before them re-serialize unchanged.
    */
   unified_exec: z
     .boolean()
-    .default(false)
-    .describe('offer unified_exec (run, write, poll, continue, wait, close) beside exec_command'),
+    .describe(
+      'offer unified_exec (run, write, poll, continue, wait, close) beside exec_command; default false',
+    )
+    .optional(),
   /**
    * VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as
    * `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every
@@ -121,15 +144,32 @@ export const HarnessSchema = z.strictObject({
   /** Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. */
   open_responses_enabled: z
     .boolean()
-    .default(true)
-    .describe('write derived/open-responses.jsonl when the thread completes'),
+    .describe('write derived/open-responses.jsonl when the thread completes; default true')
+    .optional(),
   /** Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. */
   atif_enabled: z
     .boolean()
-    .default(false)
     .describe(
-      'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes',
-    ),
+      'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes; default false',
+    )
+    .optional(),
+  /** The orient phase: an `[Orientation Context]` system section from the workspace artifacts. */
+  orientation_enabled: z.boolean().default(true),
+  /** Estimated tokens (4 characters each) the orientation section may take. */
+  orientation_token_budget: z.number().int().min(200).max(50_000).default(2000),
+  /** The model's artifact tools (notes, decisions, progress, harness documents). */
+  artifact_tools: z.boolean().default(true),
+  /** The exact command that runs the tests (a handoff's test results); else the pattern. */
+  test_command: z.string().min(1).max(4000).optional(),
+  /** A regular expression a test command matches (a handoff's test results). */
+  test_command_pattern: z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine(isRegExp, 'must be a valid regular expression')
+    .default(DEFAULT_TEST_COMMAND_PATTERN),
+  /** `required`: a turn's file changes must pass `POST …/verify` before the next turn. */
+  verification: z.enum(['off', 'required']).default('off'),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 
@@ -172,9 +212,9 @@ export const SessionConfigSchema = z.strictObject({
   output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
   /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
-  mcp_servers: McpServersSchema.default([]).describe(
+  mcp_servers: McpServersSchema.describe(
     'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',
-  ),
+  ).optional(),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),

@@ -16,6 +16,7 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
   temperature?: number
   topP?: number
   /** `reasoning_effort` (Chat) / `reasoning.effort` (Responses). */

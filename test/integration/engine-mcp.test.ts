@@ -41,6 +41,7 @@ describe('MCP tools in a session', () => {
     const { session_id } = await engine.service.createSession('local', {
       tools: [echoTool(engine.receiver.url)],
       mcp_servers: [docs()],
+      harness: { artifact_tools: false },
     })
     const turn = await engine.service.stepTurn('local', session_id, { input: 'Find serde' })
     expect(turn.status).toBe('completed')
@@ -93,7 +94,7 @@ describe('MCP tools in a session', () => {
     expect(mcp.requests.every((r) => r.auth === 'Bearer s3cret')).toBe(true)
     // The API does not echo the credentials back.
     const view = await engine.service.getSession('local', session_id)
-    expect(view.config.mcp_servers[0]?.headers).toEqual({ authorization: '[redacted]' })
+    expect(view.config.mcp_servers?.[0]?.headers).toEqual({ authorization: '[redacted]' })
     expect((await stateOf(session_id)).mcp).toMatchObject({ epoch: 1, catalog: expect.any(String) })
   })
 
@@ -189,6 +190,7 @@ describe('MCP tools in a session', () => {
         { ...docs(), allowed_tools: ['search'] },
         { name: 'gone', url: 'http://127.0.0.1:9/mcp' },
       ],
+      harness: { artifact_tools: false },
     })
     const turn = await engine.service.stepTurn('local', session_id, { input: 'hi' })
     expect(turn.status).toBe('completed')

@@ -13,13 +13,17 @@ const batch0 = () => parseBatch(fixture('batch-0-created.json')).state ?? {}
 describe('stored formats of effort, exports and MCP (read-only fixtures)', () => {
   it('a session stored before these settings reads with their defaults', () => {
     const state = parseEngineState(batch0())
-    expect(state.config.mcp_servers).toEqual([])
-    expect(state.config.harness).toMatchObject({
-      unified_exec: false,
-      open_responses_enabled: true,
-      atif_enabled: false,
-    })
-    expect(state.config.harness.event_log_path).toBeUndefined()
+    // Absent settings mean their defaults (no MCP servers, no unified_exec, the Open Responses
+    // view on, ATIF off): nothing is added to the stored configuration.
+    for (const field of ['mcp_servers']) expect(state.config).not.toHaveProperty(field)
+    for (const field of [
+      'unified_exec',
+      'open_responses_enabled',
+      'atif_enabled',
+      'event_log_path',
+    ]) {
+      expect(state.config.harness).not.toHaveProperty(field)
+    }
     expect(state.mcp).toBeUndefined()
     expect(state.reasoning_tokens).toBeUndefined()
   })

@@ -6,6 +6,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
+import { responseSettingsOf } from '../open-responses/response-record.ts'
 import { atifTrajectoryText } from './atif-trajectory.ts'
 
 /**
@@ -23,8 +24,8 @@ export async function writeSessionExports(
 ): Promise<void> {
   const harness = state.config.harness
   const eventLog = harness.event_log_path
-  const openResponses = session.finished && harness.open_responses_enabled
-  const atif = session.finished && harness.atif_enabled
+  const openResponses = session.finished && harness.open_responses_enabled !== false
+  const atif = session.finished && harness.atif_enabled === true
   if (!eventLog && !openResponses && !atif) return
   const log = deps.log ?? console.warn
   let events: ParsedThreadEvent[]
@@ -59,7 +60,12 @@ export async function writeSessionExports(
   }
   if (openResponses) {
     await attempt('derived/open-responses.jsonl', () =>
-      writeOpenResponsesView(deps.sessions.objects, keys, events, model ? { model } : {}),
+      writeOpenResponsesView(
+        deps.sessions.objects,
+        keys,
+        events,
+        responseSettingsOf(state.config, model ?? 'default'),
+      ),
     )
   }
   if (atif) {

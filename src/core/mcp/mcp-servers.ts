@@ -22,7 +22,9 @@ export function sessionMcpServers(
   config: SessionConfig,
 ): SessionMcpServer[] {
   if (!mcp) return []
-  return [...mcp.servers, ...config.mcp_servers].map((server) => toSessionServer(server, policy))
+  return [...mcp.servers, ...(config.mcp_servers ?? [])].map((server) =>
+    toSessionServer(server, policy),
+  )
 }
 
 function toSessionServer(
@@ -54,14 +56,15 @@ export function assertMcpAllowed(
 ): void {
   const invalid = (message: string, field: string) =>
     new TurnlineError('invalid_input', message, { details: { field } })
-  if (config.mcp_servers.length > 0 && !mcp) {
+  const own = config.mcp_servers ?? []
+  if (own.length > 0 && !mcp) {
     throw invalid(
       'this deployment has no MCP client: mcp_servers cannot be used here',
       'mcp_servers',
     )
   }
   const deployment = new Set(mcp?.servers.map((server) => server.name) ?? [])
-  for (const [index, server] of config.mcp_servers.entries()) {
+  for (const [index, server] of own.entries()) {
     const field = `mcp_servers[${index}]`
     if (deployment.has(server.name)) {
       throw invalid(
@@ -79,7 +82,7 @@ export function assertMcpAllowed(
       )
     }
   }
-  if (mcp && (config.mcp_servers.length > 0 || mcp.servers.length > 0)) {
+  if (mcp && (own.length > 0 || mcp.servers.length > 0)) {
     const taken = config.tools.find((tool) => tool.name.startsWith(MCP_TOOL_PREFIX))
     if (taken) {
       throw invalid(`tool name ${taken.name}: names starting with mcp__ are MCP tools`, 'tools')
@@ -89,10 +92,11 @@ export function assertMcpAllowed(
 
 /** The config as the API shows it: MCP header values (credentials) are not echoed back. */
 export function withoutSecrets(config: SessionConfig): SessionConfig {
-  if (!config.mcp_servers.some((server) => server.headers)) return config
+  const servers = config.mcp_servers
+  if (!servers?.some((server) => server.headers)) return config
   return {
     ...config,
-    mcp_servers: config.mcp_servers.map((server) =>
+    mcp_servers: servers.map((server) =>
       server.headers
         ? {
             ...server,

@@ -2,6 +2,9 @@ import type { ModelSettings, SessionConfig } from '../../contract/session-config
 import type { ModelRequest } from '../../ports/model-client.ts'
 import type { ServiceDefaults } from '../engine/service-deps.ts'
 
+/** Model settings with the name and API resolved (a session's own, else the deployment's). */
+export type ResolvedModelSettings = ModelSettings
+
 /**
  * The session's model: its own setting, else the deployment default; undefined = none. A
  * settings object without a name or API takes the deployment's.
@@ -9,7 +12,7 @@ import type { ServiceDefaults } from '../engine/service-deps.ts'
 export function resolveModelSettings(
   model: SessionConfig['model'],
   defaults: Pick<ServiceDefaults, 'model' | 'modelApi'>,
-): ModelSettings | undefined {
+): ResolvedModelSettings | undefined {
   if (typeof model === 'string') return { name: model, api: defaults.modelApi }
   const name = model?.name ?? defaults.model
   if (!name) return undefined

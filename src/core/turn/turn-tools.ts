@@ -1,5 +1,6 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
@@ -14,7 +15,8 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /**
  * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
- * (`unified_exec` only with `harness.unified_exec`), and the tools of its MCP servers.
+ * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools) and
+ * the tools of its MCP servers.
  */
 export function sessionTools(
   deps: ServiceDeps,
@@ -22,14 +24,17 @@ export function sessionTools(
   state: EngineState,
   mcp?: McpTools,
 ): ToolRegistry {
-  const unified = state.config.harness.unified_exec
-  const own = [
-    ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox
+  const unified = state.config.harness.unified_exec === true
+  const own = withAgentTools(
+    deps,
+    ref,
+    state,
+    state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+    (deps.sandbox
       ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
       : []
     ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
-  ]
+  )
   const taken = new Set(own.map((tool) => tool.definition.name))
   const discovered = (mcp?.handlers ?? []).filter((tool) => !taken.has(tool.definition.name))
   return new ToolRegistry([...own, ...discovered])
