@@ -45,12 +45,26 @@ export interface OutputView {
   running?: string
 }
 
-/** The model-facing output of a tool, as a short view (exec responses are JSON). */
+const EXEC_TOOLS = new Set(['exec_command', 'write_stdin', 'unified_exec'])
+
+/**
+ * A tool's output item as a short view. The item holds the text extracted from the tool's
+ * answer (VT Code's `tool_output`); a command tool's item without an exit code is a command that
+ * still runs. Items written before that held the exec response's JSON, which is read too.
+ */
 export function outputView(
   output: string,
   exitCode: number | undefined,
   failed: boolean,
+  tool?: string,
 ): OutputView {
+  if (tool !== undefined && EXEC_TOOLS.has(tool) && !output.startsWith('{')) {
+    // A command with no output yet is summarized by its field names: nothing to show.
+    const lines = head(output.replace(/^Structured result with fields: .*$/m, ''))
+    if (exitCode !== undefined) return { status: `exit ${exitCode}`, ok: exitCode === 0, lines }
+    if (failed) return { status: 'failed', ok: false, lines }
+    return { status: 'still running', ok: true, lines }
+  }
   const exec = parseExec(output)
   if (exec) {
     if (exec.error !== undefined) return { status: 'refused', ok: false, lines: [exec.error] }

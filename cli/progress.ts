@@ -161,7 +161,7 @@ export class Progress {
         const tool = this.tools.get(item.call_id)
         this.tools.delete(item.call_id)
         this.setLive(undefined)
-        const view = outputView(item.output, item.exit_code, item.status === 'failed')
+        const view = outputView(item.output, item.exit_code, item.status === 'failed', tool?.name)
         const took = tool && this.timings ? ` · ${formatDuration(Date.now() - tool.started)}` : ''
         const mark = view.ok ? this.paint('green', '✓') : this.paint('red', '✗')
         const head = `${mark} ${tool ? describe(tool) : item.call_id} · ${view.status}${took}`

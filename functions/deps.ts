@@ -1,3 +1,4 @@
+import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
@@ -29,7 +30,7 @@ import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
 export interface DepsOptions {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
-  /** fetch for the model client and HTTP tools (default: the global one). */
+  /** fetch for the model client, HTTP tools and MCP servers (default: the global one). */
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
@@ -135,6 +136,10 @@ export async function createDeps(
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
+    mcp: {
+      client: createSdkMcpClient({ fetch: fetchImpl }),
+      servers: config.TURNLINE_MCP_SERVERS ?? [],
+    },
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
   }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
+import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 
@@ -57,6 +58,18 @@ const webhooks = z
   })
   .pipe(WebhooksSchema)
 
+const mcpServers = z
+  .string()
+  .transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of MCP servers' })
+      return z.NEVER
+    }
+  })
+  .pipe(McpServersSchema)
+
 export const EnvSchema = z.object({
   TURNLINE_API_KEYS: apiKeys.optional(),
   TURNLINE_DATA_DIR: text.default('./.turnline'),
@@ -92,6 +105,7 @@ export const EnvSchema = z.object({
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
+  TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
   TURNLINE_IDEMPOTENCY_TTL_SECONDS: integer(60, 30 * 86_400).default(86_400),
   TURNLINE_STORAGE_TIMEOUT_MS: integer(50, 120_000).optional(),

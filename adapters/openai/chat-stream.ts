@@ -13,6 +13,7 @@ import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-clien
 import { chatChunks } from './chat-sse.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
+import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
 export function toChatMessage(message: HistoryMessage): ChatCompletionMessageParam {
@@ -59,6 +60,9 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
+    ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
     ...(request.outputSchema === undefined
       ? {}
       : {
@@ -67,8 +71,6 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
             json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
           },
         }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 
@@ -145,6 +147,7 @@ export async function* streamChat(
       usage: normalizeChatUsage(usage),
       stopReason: finishReason,
       ...(reasoning === '' ? {} : { reasoning }),
+      ...reasoningTokensOf(usage?.completion_tokens_details?.reasoning_tokens),
     },
   }
 }

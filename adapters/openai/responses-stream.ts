@@ -12,6 +12,7 @@ import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
+import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
 /** One history message → Responses input items (an assistant turn may yield several). */
@@ -69,6 +70,18 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
+    ...(request.reasoningEffort === undefined && request.reasoningSummary === undefined
+      ? {}
+      : {
+          reasoning: {
+            ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort }),
+            ...(request.reasoningSummary === undefined
+              ? {}
+              : { summary: request.reasoningSummary }),
+          },
+        }),
     ...(request.outputSchema === undefined
       ? {}
       : {
@@ -81,8 +94,6 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
             },
           },
         }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 
@@ -140,6 +151,13 @@ export async function* streamResponses(
         text += event.delta
         yield { type: 'text_delta', text: event.delta }
         break
+      case 'response.reasoning_summary_part.added':
+        // Summary parts are paragraphs: the second and later start after a blank line.
+        if (reasoning !== '') {
+          reasoning += '\n\n'
+          yield { type: 'reasoning_delta', text: '\n\n' }
+        }
+        break
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         reasoning += event.delta
@@ -195,6 +213,7 @@ export async function* streamResponses(
       usage: normalizeResponsesUsage(final.usage),
       stopReason: responsesStopReason(final, toolCalls.length > 0),
       ...(reasoning === '' ? {} : { reasoning }),
+      ...reasoningTokensOf(final.usage?.output_tokens_details?.reasoning_tokens),
     },
   }
 }

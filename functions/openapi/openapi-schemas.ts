@@ -99,6 +99,11 @@ export function components(): Json {
           ...summaryProperties,
           num_turns: { type: 'integer', description: 'model requests so far' },
           usage: ref('Usage'),
+          reasoning_tokens: {
+            type: 'integer',
+            description:
+              'reasoning tokens within usage.output_tokens, when the provider reported them',
+          },
           total_cost_usd: { type: 'number' },
           config: schemaOf(SessionConfigSchema, 'output'),
           budget: ref('BudgetReport'),

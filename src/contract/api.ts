@@ -50,6 +50,8 @@ export interface SessionView extends SessionSummary {
   /** Model requests so far (thread.completed num_turns). */
   num_turns: number
   usage: Usage
+  /** Reasoning tokens within usage.output_tokens, when the provider reported them. */
+  reasoning_tokens?: number
   total_cost_usd?: number
   config: SessionConfig
   /** The session's guardrails: steps (turns), tokens and cost against its limits. */

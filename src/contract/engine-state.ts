@@ -3,6 +3,7 @@ import { AgentStateSchema } from './agent-state.ts'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { TurnlineError } from './errors.ts'
+import { McpStateSchema } from './mcp-config.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
 import { PendingPlanApprovalSchema } from './plan-approval.ts'
 import { SessionConfigSchema } from './session-config.ts'
@@ -90,6 +91,8 @@ export const EngineStateSchema = z.object({
   engine_version: z.literal(ENGINE_STATE_VERSION),
   config: SessionConfigSchema,
   usage: UsageSchema,
+  /** Reasoning tokens within usage.output_tokens, as far as the provider reported them. */
+  reasoning_tokens: Count.nullish(),
   /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
   model_requests: Count,
   cost_usd: z.number().nonnegative().nullish(),
@@ -116,6 +119,8 @@ export const EngineStateSchema = z.object({
    * failed, so the session is closed and retention can prune it.
    */
   end_after_turn: z.boolean().nullish(),
+  /** MCP sessions and the catalog read from the session's MCP servers; absent without any. */
+  mcp: McpStateSchema.nullish(),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),
   /** Orient phase, handoff, changes and verification (agent-state.ts); absent in older states. */

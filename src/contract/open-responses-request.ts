@@ -5,7 +5,8 @@ import {
   RESERVED_METADATA_PREFIX,
   RESPONSE_RECORD_KEY,
 } from './open-responses-record.ts'
-import type { SessionConfigInput } from './session-config.ts'
+import type { ModelSettingsInput, SessionConfigInput } from './session-config.ts'
+import { ReasoningEffortSchema } from './session-config.ts'
 
 /**
  * `POST /v1/responses` body: the Open Responses request fields Turnline honours. One call is
@@ -39,6 +40,13 @@ export const ResponsesRequestSchema = z.strictObject({
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   max_output_tokens: z.number().int().min(16).max(1_000_000).nullish(),
+  /** Reasoning effort and summaries, as a session model's `reasoning_effort` / `_summary`. */
+  reasoning: z
+    .strictObject({
+      effort: ReasoningEffortSchema.nullish(),
+      summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+    })
+    .nullish(),
   /** The most tool calls the turn may make (the session's `harness.max_tool_loops`). */
   max_tool_calls: z.number().int().min(1).max(1000).nullish(),
   metadata: z
@@ -115,19 +123,15 @@ export function toExecBody(
   ]
     .filter((text) => text !== '')
     .join('\n\n')
-  const sampling = {
+  const sampling: Omit<ModelSettingsInput, 'name'> = {
     ...(request.temperature == null ? {} : { temperature: request.temperature }),
     ...(request.top_p == null ? {} : { top_p: request.top_p }),
     ...(request.max_output_tokens == null ? {} : { max_output_tokens: request.max_output_tokens }),
+    ...(request.reasoning?.effort == null ? {} : { reasoning_effort: request.reasoning.effort }),
+    ...(request.reasoning?.summary == null ? {} : { reasoning_summary: request.reasoning.summary }),
   }
+  // Sampling without a model name applies to the deployment's model.
   const sampled = Object.keys(sampling).length > 0
-  if (sampled && request.model == null) {
-    throw new TurnlineError(
-      'invalid_input',
-      'temperature, top_p and max_output_tokens need a model name: they are settings of the model',
-      { details: { field: 'body.model' } },
-    )
-  }
   const record = encodeResponseRecord({
     v: 1,
     created_at: createdAt,
@@ -135,9 +139,11 @@ export function toExecBody(
     max_tool_calls: request.max_tool_calls ?? null,
   })
   return {
-    ...(request.model == null
-      ? {}
-      : { model: sampled ? { name: request.model, ...sampling } : request.model }),
+    ...(sampled
+      ? { model: { ...(request.model == null ? {} : { name: request.model }), ...sampling } }
+      : request.model == null
+        ? {}
+        : { model: request.model }),
     ...(instructions === '' ? {} : { instructions }),
     ...(request.max_tool_calls == null
       ? {}

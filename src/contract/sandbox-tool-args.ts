@@ -1,8 +1,8 @@
 import * as z from 'zod'
 
 /**
- * The arguments of the sandbox's model-facing tools (exec_command, write_stdin, read_file,
- * write_file, apply_patch) as VT Code's tool schemas define them, and the stored form of a
+ * The arguments of the sandbox's model-facing tools (exec_command, write_stdin, unified_exec,
+ * read_file, write_file, apply_patch) as VT Code's tool schemas define them, and the stored form of a
  * command wait that outlives an invocation (engine state).
  */
 
@@ -49,6 +49,26 @@ export const ReadFileArgsSchema = z.object({
 })
 export const WriteFileArgsSchema = z.object({ path: z.string().min(1), content: z.string() })
 export const ApplyPatchArgsSchema = z.object({ input: z.string().min(1) })
+
+/** `unified_exec` (VT Code's command-session dispatcher as one tool). */
+export const UNIFIED_EXEC_ACTIONS = ['run', 'write', 'poll', 'continue', 'wait', 'close'] as const
+export type UnifiedExecAction = (typeof UNIFIED_EXEC_ACTIONS)[number]
+
+export const UnifiedExecArgsSchema = z.object({
+  action: z.enum(UNIFIED_EXEC_ACTIONS).optional(),
+  cmd: z.string().optional(),
+  command: z.string().optional(),
+  session_id: z.string().min(1).optional(),
+  chars: z.string().optional(),
+  input: z.string().optional(),
+  yield_time_ms: z.number().int().min(0).optional(),
+  wait_timeout_seconds: z.number().int().min(1).optional(),
+  timeout_seconds: z.number().int().min(1).optional(),
+  max_output_tokens: Tokens.optional(),
+  workdir: z.string().optional(),
+  tty: z.boolean().optional(),
+})
+export type UnifiedExecArgs = z.infer<typeof UnifiedExecArgsSchema>
 
 /** A wait that outlasts the invocation: store it, end the turn `waiting`, resume later. */
 export const PendingWaitSchema = z.object({

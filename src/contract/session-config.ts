@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
+import { McpServersSchema } from './mcp-config.ts'
 
 /**
  * What a session is created with (`POST /v1/sessions`), validated at the HTTP boundary and
@@ -8,8 +9,13 @@ import { HooksSchema } from './hook-config.ts'
  */
 const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -')
 
+/** Reasoning effort (`none` only where the provider has it, e.g. OpenAI's newer models). */
+export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>
+
 export const ModelSettingsSchema = z.strictObject({
-  name: z.string().min(1).max(200),
+  /** Absent → the deployment default (TURNLINE_MODEL). */
+  name: z.string().min(1).max(200).optional(),
   /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
   api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
@@ -23,8 +29,23 @@ export const ModelSettingsSchema = z.strictObject({
   top_p: z.number().min(0).max(1).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
+  /** Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses). */
+  reasoning_effort: ReasoningEffortSchema.describe(
+    'sent as reasoning_effort (Chat) or reasoning.effort (Responses); none only where the provider has it',
+  ).optional(),
+  /**
+   * Responses API only: ask for reasoning summaries (`reasoning.summary`), streamed as
+   * `reasoning` items. Some accounts must be verified by the provider to receive them.
+   */
+  reasoning_summary: z
+    .enum(['auto', 'concise', 'detailed'])
+    .describe('Responses API: reasoning.summary, streamed as reasoning items')
+    .optional(),
 })
-export type ModelSettings = z.infer<typeof ModelSettingsSchema>
+/** Model settings as the session gives them (name and api may be left to the deployment). */
+export type ModelSettingsInput = z.infer<typeof ModelSettingsSchema>
+/** Resolved model settings: the name and API are known. */
+export type ModelSettings = ModelSettingsInput & { name: string; api: 'chat' | 'responses' }
 
 /** A session-defined action the model may call; POSTed signed to an allow-listed URL. */
 export const HttpToolSchema = z.strictObject({
@@ -52,6 +73,21 @@ export const LimitsSchema = z.strictObject({
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
+/** A workspace-relative object path: plain segments, no `..`, outside the session store. */
+export const EventLogPathSchema = z
+  .string()
+  .min(1)
+  .max(512)
+  .regex(
+    /^[A-Za-z0-9_.][A-Za-z0-9._-]*(\/[A-Za-z0-9_.][A-Za-z0-9._-]*)*$/,
+    'use "/"-separated segments of A-Z a-z 0-9 . _ - (relative, no empty segments)',
+  )
+  .refine((path) => !path.split('/').some((segment) => /^\.+$/.test(segment)), {
+    message: 'must not contain "." or ".." segments',
+  })
+  .refine((path) => !/^\.vtcode\/sessions(\/|$)/i.test(path), {
+    message: 'must not point into .vtcode/sessions/ (the canonical session store)',
+  })
 /** Common test runners, at the start of the command or after `;`, `&&`, `|` or `(`. */
 export const DEFAULT_TEST_COMMAND_PATTERN =
   '(^|[\\s;&|(])(npm( run)? test|npm t|pnpm( run)? test|yarn( run)? test|bun test|deno test|' +
@@ -83,6 +119,40 @@ export const HarnessSchema = z.strictObject({
   provider_compaction: z.boolean().default(true),
   /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
   max_tool_loops: z.number().int().positive().max(1000).default(50),
+  /**
+   * Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue,
+   * wait, close) beside exec_command and write_stdin; needs a sandbox runner. The export and
+   * MCP settings have no zod defaults: absent means the documented default, so configurations
+   * stored before them re-serialize unchanged.
+   */
+  unified_exec: z
+    .boolean()
+    .describe(
+      'offer unified_exec (run, write, poll, continue, wait, close) beside exec_command; default false',
+    )
+    .optional(),
+  /**
+   * VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as
+   * `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every
+   * turn end. A path without an extension is a folder that gets
+   * `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl`. Never inside `.vtcode/sessions/`: the
+   * canonical store is not replaced, and the export may lag it (best effort).
+   */
+  event_log_path: EventLogPathSchema.describe(
+    'workspace-relative object that also gets the bare ThreadEvent JSONL after every turn (a path without extension is a folder)',
+  ).optional(),
+  /** Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. */
+  open_responses_enabled: z
+    .boolean()
+    .describe('write derived/open-responses.jsonl when the thread completes; default true')
+    .optional(),
+  /** Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. */
+  atif_enabled: z
+    .boolean()
+    .describe(
+      'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes; default false',
+    )
+    .optional(),
   /** The orient phase: an `[Orientation Context]` system section from the workspace artifacts. */
   orientation_enabled: z.boolean().default(true),
   /** Estimated tokens (4 characters each) the orientation section may take. */
@@ -141,6 +211,10 @@ export const SessionConfigSchema = z.strictObject({
    */
   output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
+  /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
+  mcp_servers: McpServersSchema.describe(
+    'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',
+  ).optional(),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),

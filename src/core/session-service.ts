@@ -24,6 +24,7 @@ import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
 import { sessionBudget } from './guardrails/session-budget.ts'
+import { withoutSecrets } from './mcp/mcp-servers.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -91,8 +92,9 @@ export class SessionService extends AgentLayerService implements SessionApi {
       last_seq: snapshot.nextSeq - 1,
       num_turns: state.model_requests,
       usage: state.usage,
+      ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
-      config: state.config,
+      config: withoutSecrets(state.config),
       budget: sessionBudget(state),
     }
   }

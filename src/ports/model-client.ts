@@ -16,14 +16,18 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
+  temperature?: number
+  topP?: number
+  /** `reasoning_effort` (Chat) / `reasoning.effort` (Responses). */
+  reasoningEffort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+  /** Responses API only: `reasoning.summary`. */
+  reasoningSummary?: 'auto' | 'concise' | 'detailed'
   /**
    * JSON Schema the final answer must follow (the session's `output_schema`): sent as the
    * provider's structured-output format, strict. Tool calls stay possible.
    */
   outputSchema?: Record<string, unknown>
-  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
-  temperature?: number
-  topP?: number
   signal?: AbortSignal
 }
 
@@ -35,6 +39,8 @@ export interface ModelResponse {
   /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
   stopReason?: string
   reasoning?: string
+  /** Reasoning tokens within output_tokens, when the provider reports them. */
+  reasoningTokens?: number
 }
 
 /** Incremental view of a streaming response; `completed` is always the last event. */

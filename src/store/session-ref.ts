@@ -39,11 +39,13 @@ export class SessionKeys {
   readonly root: string
   /** For messages (which name sessions, never storage keys). */
   readonly sessionId: string
+  private readonly sessionsTail: string
 
   constructor(prefix: string, ref: SessionRef) {
     validateRef(ref)
     this.root = `${workspaceSessionsPrefix(prefix, ref.tenant, ref.workspace)}${ref.sessionId}/`
     this.sessionId = ref.sessionId
+    this.sessionsTail = `.vtcode/sessions/${ref.sessionId}/`
   }
 
   batch(n: number): string {
@@ -63,6 +65,27 @@ export class SessionKeys {
   }
   get turnIndex(): string {
     return `${this.root}index/turns.json`
+  }
+
+  /**
+   * An object of the session's workspace folder, by a relative path (compatibility exports):
+   * plain segments only, never inside `.vtcode/sessions/` and never outside the workspace.
+   */
+  workspaceObject(path: string): string {
+    const segments = path.split('/')
+    const plain = segments.every(
+      (s) => /^[A-Za-z0-9_.][A-Za-z0-9._-]*$/.test(s) && !/^\.+$/.test(s),
+    )
+    if (!plain || /^\.vtcode\/sessions(\/|$)/i.test(path)) {
+      throw new TurnlineError(
+        'invalid_input',
+        `not a workspace object path: ${JSON.stringify(path.slice(0, 80))}`,
+        {
+          details: { field: 'path' },
+        },
+      )
+    }
+    return `${this.root.slice(0, -this.sessionsTail.length)}${path}`
   }
 
   /** Batch number of a `log/<n>.json` key, or undefined for anything else. */

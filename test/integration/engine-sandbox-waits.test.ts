@@ -39,8 +39,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true })
 })
 
-/** A model that runs a slow command, waits for it, then reports. */
-function scriptedAgent(command: string) {
+/** A model that runs a slow command, waits for it, then reports (unified: with unified_exec). */
+function scriptedAgent(command: string, unified = false) {
   return (request: MockRequest) => {
     const messages = request.body.messages as { role: string; content: string }[]
     const last = messages.at(-1)
@@ -49,7 +49,7 @@ function scriptedAgent(command: string) {
         toolCalls: [
           {
             id: 'c1',
-            name: 'exec_command',
+            name: unified ? 'unified_exec' : 'exec_command',
             arguments: JSON.stringify({ cmd: command, yield_time_ms: 250 }),
           },
         ],
@@ -66,7 +66,7 @@ function scriptedAgent(command: string) {
         toolCalls: [
           {
             id: 'c2',
-            name: 'write_stdin',
+            name: unified ? 'unified_exec' : 'write_stdin',
             arguments: JSON.stringify({
               session_id: result.session_id,
               action: 'wait',
@@ -107,17 +107,49 @@ describe('waits across invocations', () => {
     const outputs = events.flatMap((e) =>
       e.type === 'item.completed' && e.item.type === 'tool_output' ? [e.item] : [],
     )
-    const waitResult = JSON.parse(outputs.at(-1)?.output ?? '{}') as {
-      exit_code?: number
-      output?: string
-    }
-    expect(waitResult.exit_code).toBe(7)
-    expect(waitResult.output).toContain('finished')
+    // VT Code's tool_output: the extracted text, and a non-zero exit is `failed` with its code.
+    expect(outputs.at(-1)).toMatchObject({ output: 'finished', exit_code: 7, status: 'failed' })
     const final = events
       .filter((e) => e.type === 'item.completed' && e.item.type === 'agent_message')
       .at(-1)
     expect(final).toMatchObject({ item: { text: 'exit 7' } })
     expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+  })
+
+  it('unified_exec (harness.unified_exec) waits across invocations the same way', async () => {
+    engine.mock.reset()
+    engine.mock.respond(scriptedAgent('sleep 2; echo finished; exit 0', true))
+    const { session_id } = await engine.service.createSession('local', {
+      harness: { unified_exec: true },
+    })
+    const first = await engine.service.stepTurn('local', session_id, { input: 'run it' })
+    expect(first.status).toBe('waiting')
+    const offered = (
+      (engine.mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]
+    ).map((tool) => tool.function.name)
+    expect(offered.slice(0, 2)).toEqual(['exec_command', 'write_stdin'])
+    expect(offered).toContain('unified_exec')
+
+    const events = await eventsUntil(session_id, (all) =>
+      all.some((e) => e.type === 'turn.completed'),
+    )
+    const outputs = events.flatMap((e) =>
+      e.type === 'item.completed' && e.item.type === 'tool_output' ? [e.item] : [],
+    )
+    expect(outputs.at(-1)).toMatchObject({ output: 'finished', exit_code: 0, status: 'completed' })
+    expect(events.at(-2)).toMatchObject({ item: { text: 'exit 0' } })
+
+    // Without the setting, sessions are offered exec_command and write_stdin only.
+    engine.mock.reset()
+    engine.mock.enqueue({ text: 'ok' })
+    const plain = await engine.service.createSession('local', {})
+    await engine.service.stepTurn('local', plain.session_id, { input: 'hi' })
+    const names = (
+      (engine.mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]
+    ).map((tool) => tool.function.name)
+    expect(names).toContain('write_stdin')
+    expect(names).not.toContain('unified_exec')
+    engine.mock.assertDone()
   })
 
   it('a runner killed mid-wait fails the call honestly, without running it again', async () => {

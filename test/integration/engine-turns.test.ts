@@ -61,7 +61,8 @@ describe('turn engine', () => {
       item: {
         id: 'item_0:output',
         call_id: 'item_0',
-        output: '{"echo":{"q":"weather"}}',
+        // The extracted text of the answer (its field names for a JSON object without text).
+        output: 'Structured result with fields: echo',
         status: 'completed',
       },
     })

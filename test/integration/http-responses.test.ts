@@ -120,7 +120,7 @@ describe('POST /v1/responses', () => {
     for (const [body, says] of [
       [{ input: 'x', store: false }, 'store cannot be false'],
       [{ input: 'x', background: true }, 'background is not supported'],
-      [{ input: 'x', temperature: 0.5 }, 'need a model name'],
+      [{ input: 'x', reasoning: { effort: 'huge' } }, 'reasoning'],
       [{ input: 'x', model: 'm', temperature: 3 }, 'temperature'],
       [{ input: 'x', metadata: { 'turnline:open_responses': '{}' } }, 'reserved'],
     ] as const) {

@@ -76,9 +76,14 @@ async function runInTurn(key: string, sessionId: string, cmd: string): Promise<s
   const events = turn.events as { type: string; item?: { type: string; output?: string } }[]
   const output = events.find((e) => e.type === 'item.completed' && e.item?.type === 'tool_output')
   expect(turn.status, JSON.stringify(turn)).toBe('completed')
-  const text = output?.item?.output
-  if (text === undefined) throw new Error(`no tool output in ${JSON.stringify(events)}`)
-  return (JSON.parse(text) as { output: string }).output
+  if (output === undefined) throw new Error(`no tool output in ${JSON.stringify(events)}`)
+  // The tool_output item holds the extracted text; the model read the whole JSON answer.
+  const messages = (mock.requests.at(-1)?.body.messages ?? []) as {
+    role: string
+    content: string
+  }[]
+  const answer = messages.findLast((m) => m.role === 'tool')?.content ?? '{}'
+  return (JSON.parse(answer) as { output: string }).output
 }
 
 /** Every file under `dir` (host side), relative paths. */

@@ -52,12 +52,13 @@ function done(result: ToolRunResult) {
 }
 
 describe('sandbox tool handlers', () => {
-  it('offer the five tools in VT Code order, only read_file read-only', () => {
+  it('offer the six tools in VT Code order, only read_file read-only', () => {
     expect(registry.catalog.map((d) => d.name)).toEqual([
       'exec_command',
       'write_stdin',
       'apply_patch',
       'read_file',
+      'unified_exec',
       'write_file',
     ])
     expect(registry.names.filter((n) => registry.get(n)?.readOnly)).toEqual(['read_file'])
@@ -88,7 +89,8 @@ describe('sandbox tool handlers', () => {
     const stored = JSON.parse(JSON.stringify(pending.resume))
     await new Promise((resolve) => setTimeout(resolve, 1300))
     const finished = done(await handler.resume!(stored, context('h1', 1000)))
-    expect(finished).toMatchObject({ ok: true, exitCode: 4 })
+    // A non-zero exit fails the call (VT Code: status `failed` with the exit code).
+    expect(finished).toMatchObject({ ok: false, exitCode: 4 })
     expect(JSON.parse(finished.output)).toMatchObject({
       output: 'fin\n',
       exit_code: 4,

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { echoTool } from '../support/engine-harness.ts'
+import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { parseSse } from '../support/sse-frames.ts'
@@ -38,9 +39,11 @@ export function smokeScenario(name: string, start: StartRuntime): void {
     let mock: MockOpenAI | undefined
     let receiver: Awaited<ReturnType<typeof startToolReceiver>> | undefined
     let runtime: RuntimeProcess | undefined
+    let mcp: TestMcpServer | undefined
 
     beforeAll(async () => {
       mock = await startMockOpenAI()
+      mcp = await startMcpServer()
       // The receiver holds only its tenant's secret: HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant).
       const tenantSecret = createHmac('sha256', TOOL_SECRET).update('local').digest('hex')
       receiver = await startToolReceiver(tenantSecret)
@@ -48,12 +51,13 @@ export function smokeScenario(name: string, start: StartRuntime): void {
         OPENAI_BASE_URL: mock.baseURL,
         OPENAI_API_KEY: 'test-key',
         TURNLINE_MODEL: MODEL,
-        TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+        TURNLINE_TOOL_ALLOWED_HOSTS: `${receiver.host},${new URL(mcp.url).host}`,
         TURNLINE_TOOL_SECRET: TOOL_SECRET,
       })
     })
     afterAll(async () => {
       await runtime?.stop()
+      await mcp?.close()
       await mock?.close()
       await receiver?.close()
     })
@@ -150,7 +154,12 @@ export function smokeScenario(name: string, start: StartRuntime): void {
         'turn.completed',
       ])
       expect(second.events[5]).toMatchObject({
-        item: { type: 'tool_output', output: '{"echo":{"q":"weather"}}', status: 'completed' },
+        // VT Code's tool_output: the text extracted from the answer (here its field names).
+        item: {
+          type: 'tool_output',
+          output: 'Structured result with fields: echo',
+          status: 'completed',
+        },
       })
       expect(receiver.calls).toHaveLength(1)
       expect(receiver.calls[0]?.signatureValid).toBe(true)
@@ -197,6 +206,47 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       expect(await json<{ error: { code: string } }>(refused, 409)).toMatchObject({
         error: { code: 'session_completed' },
       })
+      mock.assertDone()
+    })
+
+    it("discovers and calls an MCP server's tools with the SDK client in this runtime", async () => {
+      if (!mock || !mcp) throw new Error('setup failed')
+      mock.reset()
+      const created = await json<{ session_id: string }>(
+        await call('POST', '/v1/sessions', {
+          mcp_servers: [{ name: 'docs', url: mcp.url, headers: { authorization: 'Bearer t' } }],
+        }),
+        201,
+      )
+      mock.enqueue(
+        { toolCalls: [{ id: 'call_m', name: 'mcp__docs__search', arguments: '{"q":"edge"}' }] },
+        { text: 'Found it.' },
+      )
+      const turn = await json<TurnBody>(
+        await call('POST', `/v1/sessions/${created.session_id}/turns`, { input: 'Search' }),
+        200,
+      )
+      expect(turn.status).toBe('completed')
+      const names = ((mock.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
+        (tool) => tool.function.name,
+      )
+      expect(names.filter((name) => name.startsWith('mcp__'))).toEqual([
+        'mcp__docs__broken',
+        'mcp__docs__search',
+        'mcp__docs__unlock',
+      ])
+      expect(turn.events).toContainEqual({
+        type: 'item.completed',
+        item: {
+          id: 'item_0:mcp',
+          type: 'mcp_tool_call',
+          tool_name: 'mcp__docs__search',
+          arguments: { q: 'edge' },
+          result: 'results for edge: two hits',
+          status: 'completed',
+        },
+      })
+      expect(mcp.requests.some((r) => r.rpc === 'tools/call' && r.auth === 'Bearer t')).toBe(true)
       mock.assertDone()
     })
   })

@@ -52,6 +52,14 @@ describe('Worker bundle', () => {
     expect(inputs).toContain('functions/entries/worker-encoding.ts')
   })
 
+  it('has the MCP SDK client but not Ajv (the client validates with @cfworker/json-schema)', () => {
+    expect(
+      inputs.filter((path) => path.includes('@modelcontextprotocol/sdk/dist/esm/client/')),
+    ).not.toEqual([])
+    expect(inputs.filter((path) => /node_modules\/(ajv|ajv-formats)\//.test(path))).toEqual([])
+    expect(inputs).toContain('functions/entries/worker-ajv.ts')
+  })
+
   it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {
     const xml = inputs.filter((path) => path.includes('@aws-sdk/xml-builder/'))
     expect(xml).toEqual([expect.stringMatching(/@aws-sdk\/xml-builder\/dist-cjs\/index\.js$/)])

@@ -227,6 +227,8 @@ describe('createDeps', () => {
       ],
       [{ TURNLINE_LEASE_MS: '4000', TURNLINE_COORDINATOR_TIMEOUT_MS: '2500' }, /exceeds/],
       [{ TURNLINE_STORAGE_TIMEOUT_MS: '10' }, /TURNLINE_STORAGE_TIMEOUT_MS/],
+      [{ TURNLINE_MCP_SERVERS: '{not json' }, /TURNLINE_MCP_SERVERS: must be a JSON array/],
+      [{ TURNLINE_MCP_SERVERS: '[{"name":"a__b","url":"https://x/mcp"}]' }, /TURNLINE_MCP_SERVERS/],
       [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL: must be a redis:\/\/ or rediss:\/\//],
       [
         {
@@ -273,6 +275,18 @@ describe('createDeps', () => {
       store: { attemptMs: 800, budgetMs: 5_000 },
       coordinator: { attemptMs: 3_000, budgetMs: 5_000 },
     })
+  })
+
+  it('gives every session the MCP client and TURNLINE_MCP_SERVERS', async () => {
+    const plain = await createDeps({}, fsDefault)
+    expect(plain.service.mcp?.servers).toEqual([])
+    expect(typeof plain.service.mcp?.client.connect).toBe('function')
+    const servers =
+      '[{"name":"docs","url":"https://mcp.internal/mcp","headers":{"authorization":"Bearer x"}}]'
+    const deps = await createDeps({ TURNLINE_MCP_SERVERS: servers }, fsDefault)
+    expect(deps.service.mcp?.servers).toEqual([
+      { name: 'docs', url: 'https://mcp.internal/mcp', headers: { authorization: 'Bearer x' } },
+    ])
   })
 
   it('never echoes secrets in configuration errors', async () => {

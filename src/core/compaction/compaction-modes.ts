@@ -5,6 +5,7 @@ import type { MemoryEnvelope } from '../../contract/memory-envelope.ts'
 import { addUsage, type Usage } from '../../contract/usage.ts'
 import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
+import { requestSettings } from '../model/model-settings.ts'
 import type { CompactionRequest, CompactionRun } from './compaction-run.ts'
 import {
   completeLocalCompaction,
@@ -105,7 +106,7 @@ async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promis
     api: settings.api,
     messages,
     tools: [],
-    ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+    ...requestSettings(settings),
     ...(run.signal ? { signal: run.signal } : {}),
   }
   let response: ModelResponse | undefined

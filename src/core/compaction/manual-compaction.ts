@@ -9,6 +9,7 @@ import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
+import { openMcpTools } from '../mcp/mcp-tools.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { sessionTools } from '../turn/turn-tools.ts'
@@ -49,6 +50,8 @@ export async function compactSession(
     }
     const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const warnings: string[] = []
+    // The catalog in force (no refresh, no connection): the segment is the turn's.
+    const mcp = await openMcpTools(deps, ref, state, { refresh: false, warnings })
     const outcome = await compactTranscript(
       {
         deps,
@@ -59,7 +62,7 @@ export async function compactSession(
         history: writer.history,
         replaceHistory: (messages) => writer.replaceHistory(messages),
         dispatcher: writer.dispatcher,
-        basis: segmentBasis(state, settings, sessionTools(deps, ref, state).catalog),
+        basis: segmentBasis(state, settings, sessionTools(deps, ref, state, mcp).catalog),
         meter: meterFor(deps, state, settings),
         thresholds: thresholdsFor(state, settings),
         appliedIntents: snapshot.appliedIntents,

@@ -1,10 +1,7 @@
 import type { TurnResponse, TurnStatus } from '../../contract/api.ts'
 import type { TurnRecord } from '../../contract/engine-state.ts'
-import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
-import { resolveModelSettings } from '../model/model-settings.ts'
-import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
-import { responseSettingsOf } from '../open-responses/response-record.ts'
+import { writeSessionExports } from '../exports/session-exports.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnWriter } from './turn-writer.ts'
 
@@ -26,8 +23,9 @@ export interface TurnEnding {
 
 /**
  * How every turn ends (a driven turn, a permission decision, a plan approval, a manual
- * compaction, a session end): remember its answer, commit what it wrote, then answer it. A
- * finished thread's derived views are written after the commit, best effort.
+ * compaction, a session end): remember its answer, commit what it wrote, then answer it. The
+ * session's exports (event log, and for a finished thread its derived views) are written after
+ * the commit, best effort.
  */
 export async function respond(
   deps: ServiceDeps,
@@ -42,38 +40,13 @@ export async function respond(
     : undefined
   await writer.commit(turnId, true)
   const events = writer.dispatcher.all()
-  if (events.some((event) => event.type === 'thread.completed')) {
-    await writeDerivedViews(deps, ref, writer)
-  }
+  await writeSessionExports(deps, ref, writer.state, {
+    createdAt: writer.snapshot.createdAt,
+    finished: events.some((event) => event.type === 'thread.completed'),
+  })
   return {
     response: { turn_id: turnId, status, events, next_seq: writer.snapshot.nextSeq, ...warnings },
     ...(record ? { record } : {}),
     tip: writer.snapshot.lastBatch,
-  }
-}
-
-/** `derived/open-responses.jsonl` of the finished thread; best effort (it can be rebuilt). */
-async function writeDerivedViews(deps: ServiceDeps, ref: SessionRef, writer: TurnWriter) {
-  try {
-    const events: ParsedThreadEvent[] = []
-    for (let from = 0; ; ) {
-      const page = await deps.sessions.readEvents(ref, from, 5000)
-      events.push(...page.events.map((e) => e.line.event))
-      if (page.complete || page.events.length === 0) break
-      from = page.nextSeq
-    }
-    const model = resolveModelSettings(writer.state.config.model, deps.defaults)?.name
-    await writeOpenResponsesView(
-      deps.sessions.objects,
-      deps.sessions.keys(ref),
-      events,
-      responseSettingsOf(writer.state.config, model ?? 'default'),
-    )
-  } catch (error) {
-    ;(deps.log ?? console.warn)({
-      msg: 'writing derived/open-responses.jsonl failed',
-      session: ref.sessionId,
-      error: String(error),
-    })
   }
 }

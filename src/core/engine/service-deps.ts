@@ -1,5 +1,7 @@
+import type { McpServer } from '../../contract/mcp-config.ts'
 import type { Clock, Ids } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
+import type { McpClient } from '../../ports/mcp-client.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
@@ -41,6 +43,13 @@ export interface SandboxConfig {
   ceilingSeconds?: number
 }
 
+/** MCP tool discovery: the client, and the servers every session of the deployment gets. */
+export interface McpConfig {
+  client: McpClient
+  /** TURNLINE_MCP_SERVERS: trusted operator configuration (not host-checked, not stored). */
+  servers: readonly McpServer[]
+}
+
 /** Everything the session service needs, built by functions/deps.ts from the environment. */
 export interface ServiceDeps {
   sessions: SessionStore
@@ -52,6 +61,8 @@ export interface ServiceDeps {
   defaults: ServiceDefaults
   /** Without it, sessions have only their HTTP tools and command hooks fail (recorded). */
   sandbox?: SandboxConfig
+  /** Without it, sessions cannot name MCP servers (refused at creation). */
+  mcp?: McpConfig
   /**
    * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
    * decision. Default: gpt-tokenizer's encoding of the model, imported on first use; a Worker

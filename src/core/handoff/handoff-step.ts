@@ -58,7 +58,7 @@ export async function sessionHandoff(input: SessionHandoffInput): Promise<Handof
   return buildHandoff({
     targetAgent: input.targetAgent,
     history: input.history,
-    activity: sessionActivity(events),
+    activity: sessionActivity(events, input.history),
     ledger,
     plan: input.plan,
     turns: state.turn_counter,

@@ -1,10 +1,14 @@
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import { tailText } from '../orientation/artifact-summaries.ts'
 
 /**
  * What a session did, read from its event log: the files its `file_change` items touched (in
- * first-touch order, with the last kind) and its command runs (`exec_command` / `write_stdin`
- * outputs, grouped by the exec session they captured, output concatenated in order).
+ * first-touch order, with the last kind) and its command runs (`exec_command` / `write_stdin` /
+ * `unified_exec` answers, grouped by the exec session they captured, output concatenated in
+ * order). A `tool_output` item holds the text extracted from a command's answer, so the answer
+ * itself (JSON) is read from the transcript's tool message of the same call; events written
+ * before items held the text carry the JSON in the item.
  */
 
 export interface CommandRun {
@@ -25,7 +29,7 @@ export interface SessionActivity {
   commands: CommandRun[]
 }
 
-const EXEC_TOOLS = new Set(['exec_command', 'write_stdin'])
+const EXEC_TOOLS = new Set(['exec_command', 'write_stdin', 'unified_exec'])
 
 interface ExecAnswer {
   command?: unknown
@@ -36,7 +40,14 @@ interface ExecAnswer {
   spool_path?: unknown
 }
 
-export function sessionActivity(events: readonly ParsedThreadEvent[]): SessionActivity {
+export function sessionActivity(
+  events: readonly ParsedThreadEvent[],
+  history: readonly HistoryMessage[] = [],
+): SessionActivity {
+  const answers = new Map<string, string>()
+  for (const message of history) {
+    if (message.role === 'tool') answers.set(message.tool_call_id, message.content)
+  }
   const files = new Map<string, 'add' | 'delete' | 'update'>()
   const invocations = new Map<string, string>()
   const runs = new Map<string, CommandRun>()
@@ -56,7 +67,9 @@ export function sessionActivity(events: readonly ParsedThreadEvent[]): SessionAc
       invocations.set(item.id, item.tool_name)
     } else if (item.type === 'tool_output') {
       if (!EXEC_TOOLS.has(invocations.get(item.call_id) ?? '')) continue
-      const answer = parseAnswer(item.output)
+      const answer =
+        parseAnswer((item.tool_call_id && answers.get(item.tool_call_id)) || '') ??
+        parseAnswer(item.output)
       if (typeof answer?.command !== 'string') continue
       const id = typeof answer.session_id === 'string' ? answer.session_id : item.call_id
       const previous = runs.get(id)

@@ -40,7 +40,7 @@ interface CallState {
 }
 
 /**
- * Runs one model request and emits its items: reasoning (completed), the assistant message as
+ * Runs one model request and emits its items: reasoning and the assistant message each as
  * item.started → item.updated snapshots → item.completed, and each tool call as a
  * tool_invocation item.started (in progress) with throttled argument updates. Invocations are
  * completed by the tool loop once their outcome is known.
@@ -49,19 +49,40 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   const { dispatcher } = ctx
   const emit = (event: ThreadEvent) => dispatcher.emit(event)
   let reasoning = ''
+  let reasoningId: string | undefined
   let reasoningDone = false
+  let reasoningUpdates = 0
+  let reasoningAtUpdate = 0
   let text = ''
   let messageId: string | undefined
   let textUpdates = 0
   let textAtUpdate = 0
   const calls = new Map<number, CallState>()
 
+  /** Reasoning streams as VT Code's: item.started, throttled item.updated snapshots. */
+  const streamReasoning = (delta: string) => {
+    if (reasoningDone) return
+    reasoning += delta
+    if (!reasoningId) {
+      if (reasoning.trim() === '') return
+      reasoningId = ctx.nextItemId()
+      reasoningAtUpdate = reasoning.length
+      emit({ type: 'item.started', item: { id: reasoningId, type: 'reasoning', text: reasoning } })
+    } else if (
+      reasoning.length - reasoningAtUpdate >= TEXT_UPDATE_CHARS &&
+      reasoningUpdates < TEXT_MAX_UPDATES
+    ) {
+      reasoningUpdates += 1
+      reasoningAtUpdate = reasoning.length
+      emit({ type: 'item.updated', item: { id: reasoningId, type: 'reasoning', text: reasoning } })
+    }
+  }
   const flushReasoning = () => {
-    if (reasoningDone || !reasoning) return
+    if (reasoningDone || reasoning.trim() === '') return
     reasoningDone = true
     emit({
       type: 'item.completed',
-      item: { id: ctx.nextItemId(), type: 'reasoning', text: reasoning },
+      item: { id: reasoningId ?? ctx.nextItemId(), type: 'reasoning', text: reasoning },
     })
   }
   const startCall = (index: number, id = '', name = ''): CallState => {
@@ -82,7 +103,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   let response: ModelResponse | undefined
   for await (const event of ctx.model.stream(ctx.request)) {
     if (event.type === 'reasoning_delta') {
-      reasoning += event.text
+      streamReasoning(event.text)
     } else if (event.type === 'text_delta') {
       flushReasoning()
       text += event.text

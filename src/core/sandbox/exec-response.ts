@@ -40,6 +40,13 @@ export interface ExecFailure {
   command?: string
 }
 
+/** The answer to closing a command (unified_exec `close`), as VT Code's. */
+export interface ExecClosed {
+  success: true
+  session_id: string
+  backend: 'pipe' | 'pty'
+}
+
 /** Data of the `command_execution` item for this capture. */
 export interface CommandExecutionData {
   command: string

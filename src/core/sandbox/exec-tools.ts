@@ -12,6 +12,7 @@ import type {
 import {
   type CommandExecutionData,
   commandExecution,
+  type ExecClosed,
   type ExecFailure,
   type ExecResponse,
   execResponse,
@@ -42,9 +43,9 @@ export interface ExecToolContext {
 export type ExecToolResult =
   | {
       kind: 'done'
-      /** The call did what was asked (a non-zero exit code is still a successful call). */
+      /** The command ran and, once exited, exited 0 (VT Code: a non-zero exit is `failed`). */
       ok: boolean
-      response: ExecResponse | ExecFailure
+      response: ExecResponse | ExecFailure | ExecClosed
       /** What the model reads: the response as JSON. */
       output: string
       /** For a `command_execution` item; absent when nothing ran. */
@@ -188,7 +189,7 @@ function finish(
   const response = execResponse(snap, options)
   return {
     kind: 'done',
-    ok: response.success,
+    ok: response.success && (response.exit_code ?? 0) === 0,
     response,
     output: JSON.stringify(response),
     command: commandExecution(snap, response),

@@ -17,6 +17,7 @@ import {
   runFileTool,
   WRITE_FILE_TOOL,
 } from './file-tools.ts'
+import { runUnifiedExec, UNIFIED_EXEC_TOOL } from './unified-exec-tool.ts'
 
 export interface SandboxToolOptions {
   runner: SandboxRunner
@@ -32,8 +33,9 @@ export interface SandboxToolOptions {
 
 /**
  * The built-in sandbox tools as handlers of the tool registry: `exec_command`, `write_stdin`
- * (whose long waits end the invocation `pending` and continue in `resume`), `read_file`,
- * `write_file` and `apply_patch` (which add a `file_change` item).
+ * and `unified_exec` (whose long waits end the invocation `pending` and continue in `resume`),
+ * `read_file`, `write_file` and `apply_patch` (which add a `file_change` item). Sessions offer
+ * `unified_exec` only when their harness asks for it (see turn-tools.ts).
  */
 export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] {
   const execContext = (ctx: ToolRunContext): ExecToolContext => ({
@@ -44,15 +46,25 @@ export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] 
     budgetMs: budgetFor(ctx.remainingMs(), options.reserveMs ?? 2000),
     ...(options.ceilingSeconds !== undefined ? { ceilingSeconds: options.ceilingSeconds } : {}),
   })
-  const exec = (name: ExecToolName): ToolHandler => ({
-    definition: name === 'exec_command' ? EXEC_COMMAND_TOOL : WRITE_STDIN_TOOL,
+  const exec = (name: ExecToolName | 'unified_exec'): ToolHandler => ({
+    definition:
+      name === 'exec_command'
+        ? EXEC_COMMAND_TOOL
+        : name === 'write_stdin'
+          ? WRITE_STDIN_TOOL
+          : UNIFIED_EXEC_TOOL,
     kind: 'builtin',
     readOnly: false,
-    run: async (args, ctx) => execResult(await runExecTool(name, args, execContext(ctx))),
+    run: async (args, ctx) =>
+      execResult(
+        name === 'unified_exec'
+          ? await runUnifiedExec(args, execContext(ctx))
+          : await runExecTool(name, args, execContext(ctx)),
+      ),
     resume: async (state, ctx) => {
       const pending = PendingWaitSchema.safeParse(state)
       if (!pending.success) {
-        return { kind: 'done', ok: false, output: 'write_stdin: the stored wait is unreadable' }
+        return { kind: 'done', ok: false, output: `${name}: the stored wait is unreadable` }
       }
       return execResult(await resumeWait(pending.data, execContext(ctx)))
     },
@@ -90,6 +102,7 @@ export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] 
   return [
     exec('exec_command'),
     exec('write_stdin'),
+    exec('unified_exec'),
     file('read_file'),
     file('write_file'),
     file('apply_patch'),

@@ -14,6 +14,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
+import { assertMcpAllowed } from '../mcp/mcp-servers.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
 import { httpToolCatalog } from '../tools/tool-catalog.ts'
 
@@ -47,6 +48,7 @@ export async function startSession(
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
   assertHooksAllowed(deps.tools, config.hooks)
+  assertMcpAllowed(deps.mcp, deps.tools, config)
   const now = deps.clock.now()
   const sessionId = seed.sessionId ?? newSessionId(now, deps.ids.token())
   const ref = { tenant, workspace: config.workspace, sessionId }

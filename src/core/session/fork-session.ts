@@ -8,7 +8,7 @@ import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
 import { isMemoryEnvelopeMessage } from '../compaction/render-envelope.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { sessionHandoff } from '../handoff/handoff-step.ts'
-import { resolveModelSettings } from '../model/model-settings.ts'
+import { requestSettings, resolveModelSettings } from '../model/model-settings.ts'
 import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { startSession } from './create-session.ts'
 import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './fork-history.ts'
@@ -93,6 +93,7 @@ async function summarize(
       ? [{ role: 'system' as const, content: config.instructions }, ...messages]
       : messages,
     tools: [],
+    ...requestSettings(settings),
   }
   for await (const event of deps.models(source.tenant).stream(request)) {
     if (event.type === 'completed') return event.response.text.trim() || '(empty summary)'

@@ -11,6 +11,13 @@ export interface HttpToolResult {
   status?: number
 }
 
+/** Whether the URL's host (or host:port) is allow-listed for tools (HTTP and MCP). */
+export function hostAllowed(policy: Pick<HttpToolPolicy, 'allowedHosts'>, url: URL): boolean {
+  const host = url.host.toLowerCase()
+  const hostname = url.hostname.toLowerCase()
+  return policy.allowedHosts.some((h) => h === '*' || h === host || h === hostname)
+}
+
 /** Refuses a tool whose URL host is not allow-listed (checked at session creation and call). */
 export function assertToolAllowed(
   policy: Pick<HttpToolPolicy, 'allowedHosts'>,
@@ -18,9 +25,7 @@ export function assertToolAllowed(
 ): void {
   const url = new URL(tool.url)
   const host = url.host.toLowerCase()
-  const hostname = url.hostname.toLowerCase()
-  const allowed = policy.allowedHosts.some((h) => h === '*' || h === host || h === hostname)
-  if (!allowed) {
+  if (!hostAllowed(policy, url)) {
     throw new TurnlineError(
       'invalid_input',
       `tool ${tool.name}: host ${host} is not allowed for HTTP tools ` +

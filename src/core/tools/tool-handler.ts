@@ -16,6 +16,8 @@ export interface ToolRunContext {
   nextItemId: () => string
   /** Milliseconds this invocation may still spend before it must commit and return. */
   remainingMs: () => number
+  /** Emits an item event while the tool runs (e.g. an `mcp_tool_call` as it starts). */
+  emit?: (event: ThreadEvent) => void
   signal?: AbortSignal
 }
 

@@ -2,6 +2,7 @@ import type { PendingCall } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
 import { parseLoose } from '../model/model-step.ts'
+import { toolOutputPayload } from './tool-output-text.ts'
 
 /** Bytes of a tool's answer shown in the tool_output item (the model gets the whole bounded answer). */
 const OUTPUT_PREVIEW_BYTES = 6 * 1024
@@ -13,8 +14,9 @@ export const INTERRUPTED_OUTPUT =
 
 /**
  * Records a tool call's end as VT Code does: the invocation item completes with its outcome,
- * then the `<id>:output` item starts empty and completes with the (previewed) output; the model's
- * transcript gets the full output as a tool message.
+ * then the `<id>:output` item starts empty and completes with the text extracted from the
+ * answer (see tool-output-text.ts; `""` plus `spool_path` when the answer was spooled),
+ * previewed; the model's transcript gets the full answer as a tool message.
  */
 export function recordToolResult(
   dispatcher: EventDispatcher,
@@ -44,12 +46,14 @@ export function recordToolResult(
     tool_call_id: call.tool_call_id,
   }
   dispatcher.emit({ type: 'item.started', item: { ...base, output: '', status: 'in_progress' } })
+  const payload = toolOutputPayload(output)
+  const spoolPath = payload.spoolPath ?? extra.spoolPath
   dispatcher.emit({
     type: 'item.completed',
     item: {
       ...base,
-      ...(extra.spoolPath !== undefined ? { spool_path: extra.spoolPath } : {}),
-      output: preview(output),
+      ...(spoolPath !== undefined ? { spool_path: spoolPath } : {}),
+      output: spoolPath !== undefined ? '' : preview(payload.text),
       ...(extra.exitCode !== undefined ? { exit_code: extra.exitCode } : {}),
       status,
     },

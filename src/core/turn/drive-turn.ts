@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completionOf, threadCompletedEvent } from '../engine/thread-completion.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { fireStop } from '../hooks/turn-hooks.ts'
+import { openMcpTools } from '../mcp/mcp-tools.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { detectPlan } from '../plan/plan-detection.ts'
 import type { TurnOptions } from '../session-api.ts'
@@ -42,7 +43,13 @@ export async function driveTurn(input: DriveTurnInput) {
   const { dispatcher, history } = writer
   const { threadId } = input
   const warnings: string[] = [...(input.warnings ?? [])]
-  const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal)
+  // A new turn reads a stale MCP catalog first: the turn's tool set is fixed from here on.
+  const mcp = await openMcpTools(deps, ref, state, {
+    refresh: turnStart !== undefined,
+    warnings,
+    signal: options.signal,
+  })
+  const calls = toolCallContext(deps, ref, state, open, writer, warnings, options.signal, mcp)
   const settings = resolveModelSettings(state.config.model, deps.defaults)
   const heartbeat = turnHeartbeat(deps, ref, lease)
   const compaction = new TurnCompaction({
@@ -75,6 +82,8 @@ export async function driveTurn(input: DriveTurnInput) {
   } catch (error) {
     if (!(error instanceof TurnCancelled)) throw error
     end = { kind: 'cancelled' }
+  } finally {
+    await mcp?.close()
   }
 
   let status: TurnStatus

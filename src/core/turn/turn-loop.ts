@@ -12,6 +12,7 @@ import {
 } from '../guardrails/session-budget.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
+import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
@@ -89,10 +90,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           api: settings.api,
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
-          ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...requestSettings(settings),
           ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
-          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -119,6 +118,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     state.model_requests += 1
     ctx.onModelCall?.()
     state.usage = addUsage(state.usage, response.usage)
+    if (response.reasoningTokens) {
+      state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
+    }
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)

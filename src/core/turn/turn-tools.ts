@@ -4,6 +4,7 @@ import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
+import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -12,19 +13,31 @@ import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 /** Default wall-clock budget of one invocation for tool waits (edge platforms cut earlier). */
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
-/** The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured. */
-export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
-  return new ToolRegistry(
-    withAgentTools(
-      deps,
-      ref,
-      state,
-      state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-      deps.sandbox
-        ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
-        : [],
-    ),
+/**
+ * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
+ * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools) and
+ * the tools of its MCP servers.
+ */
+export function sessionTools(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  mcp?: McpTools,
+): ToolRegistry {
+  const unified = state.config.harness.unified_exec === true
+  const own = withAgentTools(
+    deps,
+    ref,
+    state,
+    state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+    (deps.sandbox
+      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
+      : []
+    ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
   )
+  const taken = new Set(own.map((tool) => tool.definition.name))
+  const discovered = (mcp?.handlers ?? []).filter((tool) => !taken.has(tool.definition.name))
+  return new ToolRegistry([...own, ...discovered])
 }
 
 /** What the session lets its commands and command hooks do. */
@@ -79,6 +92,7 @@ export function toolCallContext(
   writer: TurnWriter,
   warnings: string[],
   signal?: AbortSignal,
+  mcp?: McpTools,
 ): ToolCallContext {
   const started = deps.clock.now()
   const nextItemId = () => `item_${state.item_counter++}`
@@ -86,7 +100,7 @@ export function toolCallContext(
     open,
     dispatcher: writer.dispatcher,
     history: writer.history,
-    tools: sessionTools(deps, ref, state),
+    tools: sessionTools(deps, ref, state, mcp),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
     hookDeps: hookDeps(deps, ref, state, signal),
@@ -102,6 +116,7 @@ export function toolCallContext(
       rawArguments: call.arguments,
       now: () => deps.clock.now(),
       nextItemId,
+      emit: (event) => writer.dispatcher.emit(event),
       remainingMs: () =>
         (deps.defaults.invocationBudgetMs ?? DEFAULT_INVOCATION_BUDGET_MS) -
         (deps.clock.now() - started),

@@ -1,0 +1,191 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
+import type {
+  McpCallOutcome,
+  McpClient,
+  McpConnection,
+  McpConnectOptions,
+  McpEndpoint,
+  McpListedTool,
+  McpSessionHandle,
+} from '../../src/ports/mcp-client.ts'
+import { toCallOutcome, toListedTool } from './mcp-results.ts'
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** Pages of `tools/list` followed at most (a runaway cursor loop stops here). */
+const MAX_LIST_PAGES = 50
+
+/**
+ * McpClient over the official SDK (`@modelcontextprotocol/sdk`): Streamable HTTP, an MCP
+ * session per server resumed across invocations by its `Mcp-Session-Id`, and a listening
+ * stream for `notifications/tools/list_changed` while a connection is open. A server that
+ * forgot the session (HTTP 404) gets a fresh `initialize`, and the request is sent once more;
+ * the catalog is then stale. Schemas are validated with @cfworker/json-schema (no code
+ * generation), so the client also runs in workerd.
+ */
+export function createSdkMcpClient(options: { fetch?: FetchLike } = {}): McpClient {
+  return {
+    async connect(endpoint, connectOptions) {
+      const connection = new SdkMcpConnection(endpoint, connectOptions, options.fetch)
+      await connection.open(connectOptions.resume)
+      return connection
+    },
+  }
+}
+
+class SdkMcpConnection implements McpConnection {
+  private client: Client | undefined
+  private transport: StreamableHTTPClientTransport | undefined
+  private resumed = false
+
+  constructor(
+    private readonly endpoint: McpEndpoint,
+    private readonly options: McpConnectOptions,
+    private readonly fetch: FetchLike | undefined,
+  ) {}
+
+  get session(): McpSessionHandle {
+    const sessionId = this.transport?.sessionId
+    const protocolVersion = this.transport?.protocolVersion
+    return {
+      ...(sessionId ? { sessionId } : {}),
+      ...(sessionId && protocolVersion ? { protocolVersion } : {}),
+    }
+  }
+
+  async open(resume: McpSessionHandle | undefined): Promise<void> {
+    try {
+      await this.start(resume?.sessionId ? resume : undefined)
+    } catch (error) {
+      throw this.fault(error, 'could not connect')
+    }
+  }
+
+  async listTools(signal?: AbortSignal): Promise<McpListedTool[]> {
+    return this.request('could not list its tools', signal, async (client) => {
+      const tools: McpListedTool[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        const result = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal))
+        tools.push(...result.tools.map(toListedTool))
+        cursor = result.nextCursor
+        if (!cursor) break
+      }
+      return tools
+    })
+  }
+
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<McpCallOutcome> {
+    return this.request(`tool ${name} failed`, signal, async (client) =>
+      toCallOutcome(
+        await client.callTool({ name, arguments: args }, undefined, this.requestOptions(signal)),
+      ),
+    )
+  }
+
+  async close(): Promise<void> {
+    const client = this.client
+    this.client = undefined
+    this.transport = undefined
+    await client?.close().catch(() => {})
+  }
+
+  /** One request; an MCP session the server forgot is started anew and the request resent. */
+  private async request<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    run: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    try {
+      if (!this.client) await this.start(undefined)
+      return await run(this.client as Client)
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error
+      if (!(this.resumed && isStatus(error, 404))) throw this.fault(error, what)
+      try {
+        await this.renew()
+        return await run(this.client as Client)
+      } catch (again) {
+        if (signal?.aborted) throw signal.reason ?? again
+        throw this.fault(again, what)
+      }
+    }
+  }
+
+  private async start(resume: McpSessionHandle | undefined): Promise<void> {
+    const { url, headers } = this.endpoint
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { ...headers } },
+      ...(this.fetch ? { fetch: this.fetch } : {}),
+      ...(resume?.sessionId ? { sessionId: resume.sessionId } : {}),
+      // One invocation listens briefly; it does not keep reconnecting a dropped stream.
+      reconnectionOptions: {
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 5000,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 1,
+      },
+    })
+    if (resume?.protocolVersion) transport.setProtocolVersion(resume.protocolVersion)
+    const client = new Client(
+      { name: PRODUCT_NAME, version: PRODUCT_VERSION },
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    )
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.options.onToolsChanged()
+    })
+    // Faults of the background listening stream are not the caller's: requests report theirs.
+    client.onerror = () => {}
+    this.client = client
+    this.transport = transport
+    this.resumed = resume !== undefined
+    await client.connect(transport, this.requestOptions(this.options.signal))
+    if (!resume) return
+    // Listening on the resumed session also tells whether the server still knows it.
+    try {
+      await transport.resumeStream('')
+    } catch (error) {
+      if (isStatus(error, 404)) await this.renew()
+    }
+  }
+
+  /** A fresh MCP session: whatever changed meanwhile was not heard, so the catalog is stale. */
+  private async renew(): Promise<void> {
+    await this.close()
+    await this.start(undefined)
+    this.options.onToolsChanged()
+  }
+
+  private requestOptions(signal: AbortSignal | undefined) {
+    return { timeout: this.endpoint.timeoutMs, ...(signal ? { signal } : {}) }
+  }
+
+  private fault(error: unknown, what: string): TurnlineError {
+    if (error instanceof TurnlineError) return error
+    const message = error instanceof Error ? error.message : String(error)
+    const status = error instanceof StreamableHTTPError ? error.code : undefined
+    return new TurnlineError(
+      'tool_error',
+      `MCP server ${this.endpoint.name}: ${what}: ${message}`,
+      {
+        details: { server: this.endpoint.name, ...(status !== undefined ? { status } : {}) },
+      },
+    )
+  }
+}
+
+function isStatus(error: unknown, status: number): boolean {
+  return error instanceof StreamableHTTPError && error.code === status
+}

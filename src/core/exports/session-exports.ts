@@ -1,0 +1,112 @@
+import type { EngineState } from '../../contract/engine-state.ts'
+import { PRODUCT_NAME, PRODUCT_VERSION } from '../../contract/product.ts'
+import { serializeEvent } from '../../contract/serialize.ts'
+import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { resolveModelSettings } from '../model/model-settings.ts'
+import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
+import { responseSettingsOf } from '../open-responses/response-record.ts'
+import { atifTrajectoryText } from './atif-trajectory.ts'
+
+/**
+ * A session's exports besides the canonical store, all best effort (a failure is logged, never
+ * fails the turn, and the canonical store is never touched): the bare-event JSONL at
+ * `harness.event_log_path` after every turn, and when the thread completes the derived views
+ * `derived/open-responses.jsonl` (`harness.open_responses_enabled`, default on) and
+ * `derived/atif-trajectory.json` (`harness.atif_enabled`, default off).
+ */
+export async function writeSessionExports(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  session: { createdAt: string; finished: boolean },
+): Promise<void> {
+  const harness = state.config.harness
+  const eventLog = harness.event_log_path
+  const openResponses = session.finished && harness.open_responses_enabled !== false
+  const atif = session.finished && harness.atif_enabled === true
+  if (!eventLog && !openResponses && !atif) return
+  const log = deps.log ?? console.warn
+  let events: ParsedThreadEvent[]
+  try {
+    events = await readAllEvents(deps, ref)
+  } catch (error) {
+    log({
+      msg: 'session exports: reading the events failed',
+      session: ref.sessionId,
+      error: String(error),
+    })
+    return
+  }
+  const keys = deps.sessions.keys(ref)
+  const model = resolveModelSettings(state.config.model, deps.defaults)?.name
+  const attempt = async (what: string, write: () => Promise<unknown>) => {
+    try {
+      await write()
+    } catch (error) {
+      log({ msg: `writing ${what} failed`, session: ref.sessionId, error: String(error) })
+    }
+  }
+  if (eventLog) {
+    const path = eventLogObjectPath(eventLog, ref.sessionId, session.createdAt)
+    await attempt(path, () =>
+      deps.sessions.objects.put(
+        keys.workspaceObject(path),
+        new TextEncoder().encode(events.map((event) => `${serializeEvent(event)}\n`).join('')),
+        { contentType: 'application/x-ndjson' },
+      ),
+    )
+  }
+  if (openResponses) {
+    await attempt('derived/open-responses.jsonl', () =>
+      writeOpenResponsesView(
+        deps.sessions.objects,
+        keys,
+        events,
+        responseSettingsOf(state.config, model ?? 'default'),
+      ),
+    )
+  }
+  if (atif) {
+    const text = atifTrajectoryText(events, {
+      name: PRODUCT_NAME,
+      version: PRODUCT_VERSION,
+      ...(model ? { model } : {}),
+    })
+    await attempt('derived/atif-trajectory.json', () =>
+      deps.sessions.objects.put(atifTrajectoryKey(keys.root), new TextEncoder().encode(text), {
+        contentType: 'application/json',
+      }),
+    )
+  }
+}
+
+/** Key of a session's ATIF trajectory: `<session root>derived/atif-trajectory.json`. */
+export function atifTrajectoryKey(sessionRoot: string): string {
+  return `${sessionRoot}derived/atif-trajectory.json`
+}
+
+/**
+ * VT Code's rule for `event_log_path`: a path whose last segment has an extension is the file;
+ * otherwise it is a folder and the file is `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl` (the
+ * stamp is the session's creation time, so every turn rewrites the same object).
+ */
+export function eventLogObjectPath(path: string, sessionId: string, createdAt: string): string {
+  const last = path.split('/').at(-1) ?? ''
+  if (last.replace(/^\./, '').includes('.')) return path
+  const time = new Date(createdAt)
+  const iso = Number.isNaN(time.getTime()) ? '19700101T000000Z' : time.toISOString()
+  const stamp = iso.replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '')
+  return `${path}/harness-${sessionId}-${stamp}.jsonl`
+}
+
+async function readAllEvents(deps: ServiceDeps, ref: SessionRef): Promise<ParsedThreadEvent[]> {
+  const events: ParsedThreadEvent[] = []
+  for (let from = 0; ; ) {
+    const page = await deps.sessions.readEvents(ref, from, 5000)
+    events.push(...page.events.map((e) => e.line.event))
+    if (page.complete || page.events.length === 0) return events
+    from = page.nextSeq
+  }
+}

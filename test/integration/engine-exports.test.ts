@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createApp } from '../../functions/app.ts'
+import type { AtifTrajectory } from '../../src/core/exports/atif-trajectory.ts'
+import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { type RunningServer, serveApp } from '../support/http-server.ts'
+
+/**
+ * Compatibility exports (VT Code's event_log_path / exec --events, ATIF, Open Responses): written
+ * beside the canonical store, each only when the session's harness asks for it.
+ */
+const KEY = 'exports-key-0123456789ab'
+let engine: Awaited<ReturnType<typeof startEngine>>
+let server: RunningServer
+
+beforeAll(async () => {
+  engine = await startEngine()
+  server = await serveApp(
+    createApp({ api: engine.service, auth: { keys: [{ key: KEY, tenant: 'x1' }] }, log: () => {} }),
+  )
+})
+afterAll(async () => {
+  await server?.close()
+  await engine?.close()
+})
+beforeEach(() => engine.mock.reset())
+
+const text = async (key: string) => {
+  const object = await engine.store.get(key)
+  return object ? new TextDecoder().decode(object.body) : undefined
+}
+const sessionRoot = (id: string) => `x1/default/.vtcode/sessions/${id}/`
+
+async function bareEvents(sessionId: string) {
+  const res = await fetch(`${server.url}/v1/sessions/${sessionId}/events`, {
+    headers: { authorization: `Bearer ${KEY}` },
+  })
+  const lines = (await res.text()).split('\n').filter(Boolean)
+  // The bare ThreadEvent of each NDJSON feed line, byte for byte.
+  return lines.map((line) => `${line.slice(line.indexOf('"event":') + 8, -1)}\n`).join('')
+}
+
+describe('session exports', () => {
+  it('event_log_path: the bare-event JSONL after every turn, the canonical store untouched', async () => {
+    engine.mock.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"a"}' }] },
+      { text: 'first' },
+      { text: 'second' },
+    )
+    const { session_id } = await engine.service.createSession('x1', {
+      tools: [echoTool(engine.receiver.url)],
+      harness: { event_log_path: 'exports/run.jsonl' },
+    })
+    await engine.service.stepTurn('x1', session_id, { input: 'one' })
+    const afterFirst = await text('x1/default/exports/run.jsonl')
+    expect(afterFirst).toBe(await bareEvents(session_id))
+    expect(afterFirst?.split('\n')[0]).toBe(`{"type":"thread.started","thread_id":"${session_id}"}`)
+
+    await engine.service.stepTurn('x1', session_id, { input: 'two' })
+    await engine.service.complete('x1', session_id)
+    const final = await text('x1/default/exports/run.jsonl')
+    expect(final).toBe(await bareEvents(session_id))
+    expect(final?.trimEnd().split('\n').at(-1)).toContain('"type":"thread.completed"')
+    // Defaults: the Open Responses view is written, the ATIF trajectory is not.
+    expect(await text(`${sessionRoot(session_id)}derived/open-responses.jsonl`)).toContain('[DONE]')
+    expect(await text(`${sessionRoot(session_id)}derived/atif-trajectory.json`)).toBeUndefined()
+    expect(await text(`${sessionRoot(session_id)}events.jsonl`)).toContain('"schema_version"')
+  })
+
+  it('a folder path gets harness-<session>-<stamp>.jsonl, the same object every turn', async () => {
+    engine.mock.enqueue({ text: 'a' }, { text: 'b' })
+    const { session_id } = await engine.service.createSession('x1', {
+      harness: { event_log_path: '.vtcode/logs' },
+    })
+    await engine.service.stepTurn('x1', session_id, { input: 'one' })
+    await engine.service.stepTurn('x1', session_id, { input: 'two' })
+    const keys = (await engine.store.list('x1/default/.vtcode/logs/')).objects.map((o) => o.key)
+    expect(keys).toHaveLength(1)
+    expect(keys[0]).toMatch(
+      new RegExp(`^x1/default/\\.vtcode/logs/harness-${session_id}-\\d{8}T\\d{6}Z\\.jsonl$`),
+    )
+    expect(await text(keys[0] as string)).toBe(await bareEvents(session_id))
+  })
+
+  it('atif_enabled writes derived/atif-trajectory.json; open_responses_enabled false skips the view', async () => {
+    engine.mock.enqueue(
+      {
+        reasoning: 'Check first.',
+        toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"w"}' }],
+        usage: { input_tokens: 40, output_tokens: 9 },
+      },
+      {
+        text: 'It is sunny.',
+        usage: { input_tokens: 60, cached_input_tokens: 32, output_tokens: 5 },
+      },
+    )
+    const { session_id } = await engine.service.createSession('x1', {
+      model: 'gpt-4o-mini',
+      tools: [echoTool(engine.receiver.url)],
+      harness: { atif_enabled: true, open_responses_enabled: false },
+    })
+    await engine.service.stepTurn('x1', session_id, { input: 'Weather?' })
+    expect(await text(`${sessionRoot(session_id)}derived/atif-trajectory.json`)).toBeUndefined()
+    await engine.service.complete('x1', session_id)
+    const raw = await text(`${sessionRoot(session_id)}derived/atif-trajectory.json`)
+    const atif = JSON.parse(raw ?? '{}') as AtifTrajectory
+    expect(atif).toMatchObject({
+      schema_version: 'ATIF-v1.4',
+      session_id,
+      agent: { name: 'turnline', version: '0.1.0', model_name: 'gpt-4o-mini' },
+      final_metrics: {
+        total_prompt_tokens: 100,
+        total_completion_tokens: 14,
+        total_cached_tokens: 32,
+      },
+    })
+    expect(atif.steps.map((s) => s.source)).toEqual(['agent', 'agent', 'agent', 'system'])
+    expect(atif.steps[0]).toEqual({
+      step_id: 1,
+      source: 'agent',
+      reasoning_content: 'Check first.',
+    })
+    expect(atif.steps[1]?.tool_calls).toEqual([
+      { tool_call_id: 'c1', function_name: 'lookup', arguments: { q: 'w' } },
+    ])
+    expect(await text(`${sessionRoot(session_id)}derived/open-responses.jsonl`)).toBeUndefined()
+  })
+
+  it('refuses event log paths outside the workspace or into the session store (400)', async () => {
+    for (const path of [
+      '../x.jsonl',
+      '/abs.jsonl',
+      'a//b',
+      '.vtcode/sessions/x.jsonl',
+      'a/../b',
+      '.',
+    ]) {
+      const res = await fetch(`${server.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ harness: { event_log_path: path } }),
+      })
+      expect(res.status, path).toBe(400)
+    }
+  })
+})
