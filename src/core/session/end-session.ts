@@ -11,6 +11,7 @@ import { TurnWriter } from '../engine/turn-writer.ts'
 import { coordinatorId, withLease } from '../engine/with-lease.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
+import { assertVerified } from '../verifier/turn-changes.ts'
 
 /**
  * `complete` ends the session with success — or, honestly, error_during_execution when its last
@@ -52,6 +53,7 @@ function endLeased(
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
+    if (mode === 'complete') assertVerified(state, 'completing the session')
     const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
     const open = state.open_turn ?? undefined
     if (open) {

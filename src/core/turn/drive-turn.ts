@@ -11,6 +11,7 @@ import { fireStop } from '../hooks/turn-hooks.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { detectPlan } from '../plan/plan-detection.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { recordTurnChanges } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { TurnCancelled, turnHeartbeat } from './heartbeat.ts'
 import type { TurnEnd } from './turn-loop.ts'
@@ -115,6 +116,7 @@ export async function driveTurn(input: DriveTurnInput) {
     }
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
+  recordTurnChanges(state, open.turn_id, dispatcher.all())
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
   const answer = await respond(deps, ref, writer, {
     turnId: open.turn_id,
