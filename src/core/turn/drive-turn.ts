@@ -2,6 +2,7 @@ import type { TurnStatus } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { Lease } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { noteTurnSignal } from '../agent-layer/turn-signals.ts'
 import { TurnCompaction } from '../compaction/turn-compaction.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -117,6 +118,13 @@ export async function driveTurn(input: DriveTurnInput) {
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
   recordTurnChanges(state, open.turn_id, dispatcher.all())
+  await noteTurnSignal(
+    deps,
+    ref,
+    state,
+    status === 'completed' || status === 'failed' ? status : 'other',
+    warnings,
+  )
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
   const answer = await respond(deps, ref, writer, {
     turnId: open.turn_id,
