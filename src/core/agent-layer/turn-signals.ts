@@ -19,7 +19,8 @@ export async function noteTurnSignal(
   warnings: string[],
 ): Promise<void> {
   if (end === 'other') return
-  const agent = (state.agent ??= {})
+  state.agent ??= {}
+  const agent = state.agent
   if (agent.role === 'verifier' || agent.origin?.kind === 'loop') return
   const streak = agent.stall_streak ?? 0
   if (end === 'completed' && streak === 0) return
