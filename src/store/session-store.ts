@@ -136,7 +136,7 @@ export class SessionStore {
       throw error
     }
     const { batch } = committed
-    this.cache.rememberBatch(keys.root, batch)
+    this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     let next = committed.snapshot
     let maintenanceError: unknown
@@ -179,7 +179,10 @@ export class SessionStore {
     let rolled = rollupStateOf(next.manifest?.value)
     if (rollupDue(next, rolled, force)) {
       const known = this.cache.batches(keys.root)
-      rolled = (await rollup(this.objects, keys, next, rolled, this.maxRetained, known)) ?? rolled
+      const copy = this.cache.rolled(keys.root)
+      const done = await rollup(this.objects, keys, next, rolled, this.maxRetained, known, copy)
+      this.cache.rememberRolled(keys.root, done?.copy)
+      rolled = done?.state ?? rolled
       this.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
     }
     const manifest = await syncManifest(this.objects, keys, manifestOf(next, rolled), next.manifest)

@@ -62,4 +62,26 @@ describe('fork', () => {
     expect(view.num_turns).toBe(1)
     await expect(service.fork('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
   })
+
+  it('carries the source memory envelope into the fork, first', async () => {
+    const { service, mock } = engine
+    mock.reset()
+    const { session_id } = await service.createSession('t1', { instructions: 'Be brief.' })
+    mock.enqueue({ text: 'a1' }, { text: 'a2' }, { text: 'They asked twice.' })
+    await service.stepTurn('t1', session_id, { input: 'first request' })
+    await service.stepTurn('t1', session_id, { input: 'second request' })
+    await service.compact('t1', session_id)
+    // the saved summary serves the fork: no model call
+    const forked = await service.fork('t1', session_id)
+    mock.enqueue({ text: 'continuing' })
+    await service.stepTurn('t1', forked.session_id, { input: 'third' })
+    const sent = ((mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]).map(
+      (m) => m.content,
+    )
+    // the instructions (with the fork's orientation), then the source's envelope
+    expect(sent[0]).toMatch(/^Be brief\./)
+    expect(sent[1]).toMatch(/^\[Session Memory Envelope\]/)
+    expect(sent[2]).toBe('Previous conversation summary:\nThey asked twice.')
+    mock.assertDone()
+  })
 })

@@ -63,6 +63,13 @@ describe('sandbox tool handlers', () => {
     expect(registry.names.filter((n) => registry.get(n)?.readOnly)).toEqual(['read_file'])
   })
 
+  it('a short invocation budget still lets a quick command finish within it', async () => {
+    const quick = done(
+      await run('exec_command', { cmd: 'sleep 0.3; echo quick' }, context('h1', 2000)),
+    )
+    expect(JSON.parse(quick.output)).toMatchObject({ output: 'quick\n', exit_code: 0 })
+  })
+
   it('a wait beyond the invocation budget is pending, and resume finishes it with the exit code', async () => {
     const started = done(
       await run(

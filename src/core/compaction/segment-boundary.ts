@@ -16,7 +16,27 @@ export function segmentId(sequence: number): string {
   return `segment-${String(sequence).padStart(8, '0')}`
 }
 
-export async function hash16(text: string): Promise<string> {
+/**
+ * Hashes already computed in this process, by text: every invocation resolves the request segment
+ * from the same instructions and tool catalog, so each distinct text is hashed once. Bounded:
+ * emptied when full.
+ */
+const known = new Map<string, Promise<string>>()
+const KNOWN_MAX = 256
+
+export function hash16(text: string): Promise<string> {
+  let hash = known.get(text)
+  if (hash === undefined) {
+    if (known.size >= KNOWN_MAX) known.clear()
+    hash = digest16(text)
+    known.set(text, hash)
+    // A failed digest is not remembered.
+    hash.catch(() => known.delete(text))
+  }
+  return hash
+}
+
+async function digest16(text: string): Promise<string> {
   const bytes = encoder.encode(text)
   const framed = new Uint8Array(bytes.length + 1)
   framed.set(bytes)

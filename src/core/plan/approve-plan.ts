@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
@@ -10,6 +9,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { sessionHandoff } from '../handoff/handoff-step.ts'
 import { agentState } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
@@ -33,7 +33,7 @@ export async function approvePlan(
 ): Promise<TurnResponse> {
   return withLease(deps, ref, undefined, async (lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const pending = state.plan_approval ?? undefined
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
     const resolved = resolvePlanApproval(pending, request, {

@@ -22,7 +22,11 @@ export interface SandboxToolOptions {
   runner: SandboxRunner
   /** `long_running_command_ceiling_seconds` (default 3600). */
   ceilingSeconds?: number
-  /** Milliseconds of the invocation budget kept for committing after a tool returns (default 2000). */
+  /**
+   * Milliseconds of the invocation budget kept for committing after a tool returns (default
+   * 2000, and never more than a quarter of what remains, so a short budget still lets a command
+   * run for most of it).
+   */
   reserveMs?: number
 }
 
@@ -37,7 +41,7 @@ export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] 
     scope: { tenant: ctx.tenant, sessionId: ctx.sessionId },
     call: { toolCallId: ctx.toolCallId, itemId: ctx.itemId },
     now: ctx.now,
-    budgetMs: Math.max(0, ctx.remainingMs() - (options.reserveMs ?? 2000)),
+    budgetMs: budgetFor(ctx.remainingMs(), options.reserveMs ?? 2000),
     ...(options.ceilingSeconds !== undefined ? { ceilingSeconds: options.ceilingSeconds } : {}),
   })
   const exec = (name: ExecToolName): ToolHandler => ({
@@ -102,4 +106,10 @@ function execResult(result: ExecToolResult): ToolRunResult {
     ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
     ...(result.spoolPath !== undefined ? { spoolPath: result.spoolPath } : {}),
   }
+}
+
+/** What a tool call may block for: the remaining budget less the commit reserve (≤ ¼ of it). */
+function budgetFor(remainingMs: number, reserveMs: number): number {
+  const remaining = Math.max(0, remainingMs)
+  return Math.floor(remaining - Math.min(reserveMs, remaining / 4))
 }

@@ -11,6 +11,7 @@ import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
@@ -75,11 +76,12 @@ export async function startSession(
     // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
     if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
   }
-  await deps.sessions.create(ref, sessionId, {
+  const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,
     ...(seed.history?.length ? { history: { append: seed.history } } : {}),
   })
+  rememberCommittedState(created.snapshot.state)
   const warnings = await fireSessionStart(deps, ref, state, seed.source)
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref

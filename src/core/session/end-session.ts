@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
@@ -9,6 +8,7 @@ import { threadCompletedEvent } from '../engine/thread-completion.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { coordinatorId, withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
@@ -49,7 +49,7 @@ function endLeased(
   key: string | undefined,
 ): Promise<TurnResponse> {
   return withLease(deps, ref, key, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)

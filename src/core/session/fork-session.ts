@@ -5,6 +5,7 @@ import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
+import { isMemoryEnvelopeMessage } from '../compaction/render-envelope.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { sessionHandoff } from '../handoff/handoff-step.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
@@ -14,8 +15,8 @@ import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './
 
 /**
  * Forks a session: a new session (same settings) seeded with the source's summarized history —
- * the saved compaction summary when there is one (no model call), else one summary call — plus
- * its newest user messages (≤ 4), and no continuity tail. The source is only read.
+ * its memory envelope (after a compaction), the saved compaction summary when there is one (no
+ * model call) else one summary call, plus its newest user messages (≤ 4), and no continuity tail. The source is only read.
  */
 export async function forkSession(
   deps: ServiceDeps,
@@ -26,6 +27,8 @@ export async function forkSession(
   const snapshot = await deps.sessions.open(source)
   const state = parseEngineState(snapshot.state)
   const history = trimIncompleteTail(snapshot.history).messages
+  // The source's memory envelope (its newest, after a compaction) goes first in the fork.
+  const envelope = history.findLast(isMemoryEnvelopeMessage)
   const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
   let placement: SandboxPlacement | undefined
   if (options.isolation === 'worktree') {
@@ -52,7 +55,11 @@ export async function forkSession(
   })
   const ref = await startSession(deps, locator, source.tenant, state.config, {
     source: 'fork',
-    history: buildSummarizedForkHistory({ history, summary }),
+    history: buildSummarizedForkHistory({
+      history,
+      summary,
+      ...(envelope ? { envelope } : {}),
+    }),
     ...(placement ? { placement } : {}),
     agent: { handoff, origin: { kind: 'fork', session_id: source.sessionId } },
   })

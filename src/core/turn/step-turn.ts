@@ -1,6 +1,5 @@
 import type { TurnRequest, TurnResponse } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
@@ -11,6 +10,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
@@ -31,7 +31,7 @@ export async function stepTurn(
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
   return withLease(deps, ref, key, async (lease, snapshot, intents) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     if (key) {
       const record = state.recent_turns.find((r) => r.key === key)
       if (record) return { response: await replay(deps, ref, record), record }

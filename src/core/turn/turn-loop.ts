@@ -1,7 +1,6 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
@@ -12,6 +11,7 @@ import {
   type TerminalLimit,
 } from '../guardrails/session-budget.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
@@ -23,13 +23,15 @@ export interface TurnLoopContext {
   state: EngineState
   open: OpenTurn
   model: ModelClient
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
   /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
+  /** Told of every model request made (operator metrics). */
+  onModelCall?: () => void
 }
 
 export type TurnEnd =
@@ -88,6 +90,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -112,6 +117,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const { response } = step
     compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
+    ctx.onModelCall?.()
     state.usage = addUsage(state.usage, response.usage)
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
