@@ -53,6 +53,11 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/sessions/{id}/handoff',
     "HandoffRequest from the session → the workspace's current handoff; start the next session, end this one",
   ],
+  [
+    'POST',
+    '/v1/sessions/{id}/verify',
+    "A read-only verifier sub-agent judges a turn's change: {turn_id?, paths?, description?} → verdict",
+  ],
   ['POST', '/v1/loops', 'Create a loop run: {task, session?, budget?} → 201 the loop'],
   [
     'GET',

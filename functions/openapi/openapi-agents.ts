@@ -7,6 +7,7 @@ import { BUDGET_STATUSES } from '../../src/contract/budget-status.ts'
 import { HandoffRequestSchema } from '../../src/contract/handoff.ts'
 import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
 import { ProgressUpdateSchema } from '../../src/contract/progress-ledger.ts'
+import { VerifyRequestSchema } from '../../src/contract/verification.ts'
 import { errorResponses, idParameter } from './openapi-parameters.ts'
 import { type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 
@@ -27,6 +28,44 @@ const kindParameter = {
 
 export function agentPaths(): Json {
   return {
+    '/v1/sessions/{id}/verify': {
+      post: {
+        summary:
+          "Hand a proposed change (a turn's file changes, or paths) to a read-only verifier sub-agent without the proposer's context; the verdict is a harness item (verification_started, then verification_passed or verification_failed) in this session's stream, and a rejection is what its next turn starts with",
+        parameters: [idParameter],
+        requestBody: { required: false, content: jsonContent(schemaOf(VerifyRequestSchema)) },
+        responses: {
+          '200': {
+            description: "the proposer's committed events and the verdict",
+            content: jsonContent({
+              allOf: [
+                ref('TurnResponse'),
+                {
+                  type: 'object',
+                  required: ['verification'],
+                  properties: {
+                    verification: {
+                      type: 'object',
+                      required: ['id', 'verdict', 'issues', 'reasoning', 'paths'],
+                      properties: {
+                        id: { type: 'string' },
+                        verdict: { enum: ['approved', 'rejected'] },
+                        issues: { type: 'array', items: { type: 'string' } },
+                        reasoning: { type: 'string' },
+                        paths: { type: 'array', items: { type: 'string' } },
+                        turn_id: { type: 'string' },
+                        verifier_session: { type: 'string' },
+                      },
+                    },
+                  },
+                },
+              ],
+            }),
+          },
+          ...errorResponses(400, 401, 404, 409, 413, 422, 500, 502, 503),
+        },
+      },
+    },
     '/v1/sessions/{id}/handoff': {
       post: {
         summary:

@@ -1,7 +1,9 @@
 import { Hono } from 'hono'
 import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
 import { OrientationQuerySchema } from '../../src/contract/orientation-view.ts'
+import { VerifyRequestSchema } from '../../src/contract/verification.ts'
 import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
 import {
   parseIdempotencyKey,
   parseQuery,
@@ -31,6 +33,15 @@ export function agentSessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     })
     return c.json(response, response.session && !response.session.duplicate ? 201 : 200)
+  })
+  routes.post('/sessions/:id/verify', async (c) => {
+    const sessionId = parseSessionId(c.req.param('id'))
+    rejectQuery(c.req.url)
+    const body = await validBody(c, ctx, VerifyRequestSchema)
+    const { verification, ...turn } = await ctx.api.verify(c.get('tenant'), sessionId, body)
+    // The proposer's events as in every turn answer, byte for byte, plus the verdict.
+    const text = `${turnResponseJson(turn).slice(0, -1)},"verification":${JSON.stringify(verification)}}`
+    return new Response(text, { headers: { 'content-type': JSON_TYPE } })
   })
   return routes
 }

@@ -238,6 +238,24 @@ describe('artifact tools', () => {
     mock.assertDone()
   })
 
+  it("follows the session's own signals in an existing ledger: a failed turn stalls, a completed one advances", async () => {
+    const { service, mock } = engine
+    await service.putArtifact('tenant-a', 'signals-ws', { kind: 'progress', update: { goal: 'g' } })
+    const { session_id } = await service.createSession('tenant-a', {
+      workspace: 'signals-ws',
+      harness: { artifact_tools: false },
+    })
+    mock.enqueue({ status: 400, code: 'invalid_prompt', message: 'refused' }, { text: 'ok' })
+    expect((await service.stepTurn('tenant-a', session_id, { input: 'a' })).status).toBe('failed')
+    const stalled = await service.getArtifact('tenant-a', 'signals-ws', 'progress')
+    expect(stalled.summary).toBe('Goal: g | Completion: 100% | Confidence: 0.90 | STALLED')
+    await service.stepTurn('tenant-a', session_id, { input: 'b' })
+    const advanced = await service.getArtifact('tenant-a', 'signals-ws', 'progress')
+    expect(advanced.summary).toBe('Goal: g | Completion: 100% | Confidence: 0.95 | on track')
+    expect(advanced.value).toMatchObject({ session_id, advances: 1 })
+    mock.assertDone()
+  })
+
   it('leaves the tools out when harness.artifact_tools is false', async () => {
     const { service, mock } = engine
     const { session_id } = await service.createSession('tenant-a', {

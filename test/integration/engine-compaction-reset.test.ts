@@ -12,9 +12,10 @@ import { echoTool, startEngine } from '../support/engine-harness.ts'
 import type { MockStep } from '../support/mock-openai.ts'
 
 /**
- * `context_reset_mode`: a reset writes the Context Reset Manifest into the session folder and the
- * next turn starts from orientation artifacts only (the reset banner, the manifest and the last
- * compaction summary) plus its own input; the manifest is consumed. No event is emitted for it.
+ * `context_reset_mode`: a reset writes the Context Reset Manifest to the workspace's
+ * `.vtcode/tasks/current_context_reset.md` and the next turn starts from orientation only (every
+ * surviving artifact, the reset banner, the manifest and the last compaction summary, in the
+ * system prompt) plus its own input; the manifest is consumed. No event is emitted for it.
  */
 let engine: Awaited<ReturnType<typeof startEngine>>
 beforeAll(async () => {
@@ -32,11 +33,10 @@ const lastAgentRequest = () => {
   const agent = engine.mock.requests.filter((r) => !isSummaryRequest(r))
   return requestTranscript(agent.at(-1) as (typeof agent)[0])
 }
-const manifestKey = (sid: string) =>
-  `t1/default/.vtcode/sessions/${sid}/tasks/current_context_reset.md`
+const manifestKey = (workspace: string) => `t1/${workspace}/.vtcode/tasks/current_context_reset.md`
 
-async function manifestText(sid: string): Promise<string | undefined> {
-  const stored = await engine.store.get(manifestKey(sid))
+async function manifestText(workspace: string): Promise<string | undefined> {
+  const stored = await engine.store.get(manifestKey(workspace))
   return stored ? new TextDecoder().decode(stored.body) : undefined
 }
 
@@ -44,10 +44,17 @@ describe('context reset', () => {
   it('on_compaction: the turn after an automatic compaction starts from orientation only', async () => {
     const { service, mock, receiver, deps } = engine
     const { session_id: sid } = await service.createSession('t1', {
+      workspace: 'reset-compaction',
       instructions: 'Be brief.',
       tools: [echoTool(receiver.url)],
-      harness: { max_context_tokens: 2000, context_reset_mode: 'on_compaction' },
+      harness: {
+        max_context_tokens: 2000,
+        context_reset_mode: 'on_compaction',
+        artifact_tools: false,
+      },
     })
+    // A durable artifact that survives the reset.
+    await service.appendArtifact('t1', 'reset-compaction', 'decisions', 'keep the lookup tool')
     const call = (n: number, tokens: number): MockStep => ({
       toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: `{"q":"item ${n}"}` }],
       usage: { input_tokens: tokens, output_tokens: 10 },
@@ -63,15 +70,21 @@ describe('context reset', () => {
       { text: 'a5' },
     ])
     for (let n = 1; n <= 3; n++) await service.stepTurn('t1', sid, { input: `task ${n}` })
-    expect(await manifestText(sid)).toBeUndefined()
+    expect(await manifestText('reset-compaction')).toBeUndefined()
 
     const compacting = await service.stepTurn('t1', sid, { input: 'task 4' })
     expect(boundaries(compacting.events).map((b) => b.trigger)).toEqual(['auto'])
-    const manifest = parseContextResetManifest((await manifestText(sid)) ?? '')
+    const manifest = parseContextResetManifest((await manifestText('reset-compaction')) ?? '')
     expect(manifest).toMatchObject({ trigger: 'compaction', stall_count: 0 })
     expect(manifest?.triggered_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
-    const marked = await committed(deps, 't1', sid)
-    expect(marked.state.compaction?.reset_manifest).toBe(manifestKey(sid))
+    // The compaction left its summary as a workspace artifact for later orient phases.
+    const summary = await service.getArtifact('t1', 'reset-compaction', 'compaction_summary')
+    expect(summary).toMatchObject({
+      path: '.vtcode/memories/compaction_summary.md',
+      content: expect.stringMatching(/^Summary 1:/),
+    })
+    const marked = await committed(deps, 't1', sid, 'reset-compaction')
+    expect(marked.state.compaction?.reset_manifest).toBe(manifestKey('reset-compaction'))
     const segment = marked.state.compaction?.segment?.sequence ?? 0
 
     const fresh = await service.stepTurn('t1', sid, { input: 'task 5' })
@@ -79,22 +92,25 @@ describe('context reset', () => {
     expect(fresh.events.map((e) => e.type)).not.toContain('thread.compact_boundary')
     expect(fresh.events.map((e) => e.type)).not.toContain('context.reset')
     const sent = lastAgentRequest()
-    expect(sent).toHaveLength(3)
-    expect(sent[0]).toEqual({ role: 'system', content: 'Be brief.' })
-    expect(sent[2]).toEqual({ role: 'user', content: 'task 5' })
-    const orientation = sent[1]?.content ?? ''
+    expect(sent).toHaveLength(2)
+    expect(sent[1]).toEqual({ role: 'user', content: 'task 5' })
+    const orientation = sent[0]?.content ?? ''
     expect(orientation).toMatch(
-      /^\[Orientation Context\]\n\n### Previous Session Summary\nSummary 1:/,
+      /^Be brief\.\n\n\[Orientation Context\]\n\n### Loop Decisions\n- \[.+\] keep the lookup tool\nFull text: \.vtcode\/state\/decisions\.md\n\n### Previous Session Summary\nSummary 1:/,
     )
     expect(orientation).toContain('### Context Reset\nThis session starts from a clean context.')
     expect(orientation).toContain('# Context Reset Manifest')
     expect(orientation).toContain(' - **Trigger:** compaction')
     // Consumed: the manifest is gone, the state clear, the segment the next one.
-    expect(await manifestText(sid)).toBeUndefined()
-    const after = await committed(deps, 't1', sid)
+    expect(await manifestText('reset-compaction')).toBeUndefined()
+    const after = await committed(deps, 't1', sid, 'reset-compaction')
     expect(after.state.compaction?.reset_manifest).toBeUndefined()
     expect(after.state.compaction?.segment?.sequence).toBe(segment + 1)
-    expect(after.history.map((m) => m.role)).toEqual(['system', 'user', 'assistant'])
+    expect(after.history.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(after.state.agent?.orientation).toMatchObject({
+      reason: 'context_reset',
+      sections: ['Loop Decisions', 'Previous Session Summary', 'Context Reset'],
+    })
     assertNoOrphansInRequests(mock.requests)
     expect(script.unexpected).toEqual([])
   })
@@ -109,12 +125,12 @@ describe('context reset', () => {
     expect((await service.stepTurn('t1', sid, { input: 'two' })).status).toBe('failed')
     await service.stepTurn('t1', sid, { input: 'three' })
     expect((await service.stepTurn('t1', sid, { input: 'four' })).status).toBe('failed')
-    expect(await manifestText(sid)).toBeUndefined()
+    expect(await manifestText('default')).toBeUndefined()
     expect((await committed(deps, 't1', sid)).state.compaction?.stall_count).toBe(1)
 
     script.push(BAD)
     expect((await service.stepTurn('t1', sid, { input: 'five' })).status).toBe('failed')
-    expect(parseContextResetManifest((await manifestText(sid)) ?? '')).toMatchObject({
+    expect(parseContextResetManifest((await manifestText('default')) ?? '')).toMatchObject({
       trigger: 'stall',
       stall_count: 2,
     })
@@ -127,7 +143,7 @@ describe('context reset', () => {
     expect(sent[0]?.content).toMatch(/^\[Orientation Context\]\n\n### Context Reset\n/)
     expect(sent[0]?.content).toContain(' - **Stall count:** 2')
     expect(sent[1]).toEqual({ role: 'user', content: 'six' })
-    expect(await manifestText(sid)).toBeUndefined()
+    expect(await manifestText('default')).toBeUndefined()
     expect((await committed(deps, 't1', sid)).state.compaction?.stall_count).toBeUndefined()
     expect(script.unexpected).toEqual([])
   })
@@ -137,7 +153,7 @@ describe('context reset', () => {
     const { session_id: sid } = await service.createSession('t1', {})
     scriptAgent(mock, [BAD, BAD, BAD])
     for (const input of ['a', 'b', 'c']) await service.stepTurn('t1', sid, { input })
-    expect(await manifestText(sid)).toBeUndefined()
+    expect(await manifestText('default')).toBeUndefined()
     const { state } = await committed(engine.deps, 't1', sid)
     expect(state.compaction?.stall_count).toBeUndefined()
     expect(state.compaction?.reset_manifest).toBeUndefined()

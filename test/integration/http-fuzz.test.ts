@@ -7,15 +7,22 @@ import {
   ListSessionsQuerySchema,
   TurnRequestSchema,
 } from '../../src/contract/api.ts'
+import { DocumentBodySchema, MemoryAppendSchema } from '../../src/contract/artifacts.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
+import { HandoffRequestSchema } from '../../src/contract/handoff.ts'
+import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
+import { LoopCreateRequestSchema, LoopStepRequestSchema } from '../../src/contract/loop-state.ts'
 import {
   ResponseReadQuerySchema,
   ResponsesRequestSchema,
 } from '../../src/contract/open-responses-request.ts'
+import { OrientationQuerySchema } from '../../src/contract/orientation-view.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
+import { ProgressUpdateSchema } from '../../src/contract/progress-ledger.ts'
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import { VerifyRequestSchema } from '../../src/contract/verification.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import {
   BAD_ACCEPTS,
@@ -151,6 +158,59 @@ const generators: Record<string, (r: Rng) => Case> = {
   'POST /v1/sessions/:id/fork': (r) =>
     bodyCase(r, 'fork', z.strictObject({ isolation: z.enum(['none', 'worktree']).optional() })),
   'POST /v1/sessions/:id/compact': (r) => bodyCase(r, 'compact', CompactRequestSchema),
+  'POST /v1/sessions/:id/handoff': (r) => bodyCase(r, 'handoff', HandoffRouteRequestSchema),
+  'POST /v1/sessions/:id/verify': (r) => bodyCase(r, 'verify', VerifyRequestSchema),
+  'GET /v1/sessions/:id/orientation': (r) => ({
+    method: 'GET',
+    path: `/v1/sessions/${r() < 0.4 ? randomBadId(r) : sessionId}/orientation?${badQuery(r, OrientationQuerySchema)}`,
+    headers: noise(r, auth),
+  }),
+  'GET, DELETE /v1/workspaces/:workspace/artifacts/:kind (bad names)': (r) => ({
+    method: pick(r, ['GET', 'DELETE']),
+    path:
+      r() < 0.5
+        ? `/v1/workspaces/${badWorkspace(r)}/artifacts${r() < 0.5 ? '' : '/spec'}`
+        : `/v1/workspaces/ws/artifacts/${pick(r, ['secrets', 'SPEC', '..', 'notes.md', '%2E%2E', 'x'.repeat(300)])}`,
+    headers: noise(r, auth),
+  }),
+  'PUT /v1/workspaces/:workspace/artifacts/:kind': (r) => {
+    const kind = pick(r, ['spec', 'progress', 'handoff', 'compaction_summary'] as const)
+    const schema =
+      kind === 'progress'
+        ? ProgressUpdateSchema
+        : kind === 'handoff'
+          ? HandoffRequestSchema
+          : DocumentBodySchema
+    const headers = jsonHeaders(r)
+    if (r() < 0.1) headers['if-match'] = pick(r, ['', '*', 'x'.repeat(300)])
+    return {
+      method: 'PUT',
+      path: `/v1/workspaces/ws/artifacts/${kind}`,
+      headers: noise(r, headers),
+      body: badBody(r, schema),
+    }
+  },
+  'POST /v1/workspaces/:workspace/artifacts/:kind': (r) => ({
+    method: 'POST',
+    path: `/v1/workspaces/ws/artifacts/${pick(r, ['notes', 'decisions'])}`,
+    headers: noise(r, jsonHeaders(r)),
+    body: badBody(r, MemoryAppendSchema),
+  }),
+  'POST /v1/loops': (r) => ({
+    method: 'POST',
+    path: '/v1/loops',
+    headers: noise(r, jsonHeaders(r)),
+    body: badBody(r, LoopCreateRequestSchema),
+  }),
+  'GET /v1/loops/:id, POST /v1/loops/:id/step': (r) => {
+    const step = r() < 0.6
+    return {
+      method: step ? 'POST' : 'GET',
+      path: `/v1/loops/${r() < 0.5 ? randomBadId(r) : 'no-such-loop'}${step ? '/step' : ''}`,
+      headers: noise(r, step ? jsonHeaders(r) : auth),
+      ...(step ? { body: badBody(r, LoopStepRequestSchema) } : {}),
+    }
+  },
   'POST /v1/responses': (r) => ({
     method: 'POST',
     path: '/v1/responses',
@@ -201,6 +261,12 @@ const generators: Record<string, (r: Rng) => Case> = {
     },
     body: '{}',
   }),
+}
+
+/** A workspace name the store refuses (randomBadId may yield a valid name, e.g. "null"). */
+function badWorkspace(r: Rng): string {
+  const id = randomBadId(r)
+  return /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(id) && !id.includes('..') ? `.${id}` : id
 }
 
 /** A session route with a body the schema rejects (or a bad id). */

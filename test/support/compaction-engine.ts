@@ -118,8 +118,9 @@ export async function committed(
   deps: ServiceDeps,
   tenant: string,
   sessionId: string,
+  workspace = 'default',
 ): Promise<{ history: HistoryMessage[]; state: EngineState }> {
-  const snapshot = await deps.sessions.open({ tenant, workspace: 'default', sessionId })
+  const snapshot = await deps.sessions.open({ tenant, workspace, sessionId })
   return { history: snapshot.history, state: parseEngineState(snapshot.state) }
 }
 

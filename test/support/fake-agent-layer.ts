@@ -47,4 +47,7 @@ export class FakeAgentLayer implements AgentLayerApi {
   stepLoop(...args: Parameters<AgentLayerApi['stepLoop']>) {
     return this.record('stepLoop', args) as ReturnType<AgentLayerApi['stepLoop']>
   }
+  verify(...args: Parameters<AgentLayerApi['verify']>) {
+    return this.record('verify', args) as ReturnType<AgentLayerApi['verify']>
+  }
 }

@@ -13,6 +13,7 @@ import type {
   LoopView,
 } from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
+import type { VerifyRequest, VerifyResponse } from '../../contract/verification.ts'
 
 /**
  * The agent-engineering face of the service (docs/agent-layer.md): workspace artifacts, the
@@ -59,6 +60,11 @@ export interface AgentLayerApi {
     request: HandoffRouteRequest,
     options?: { idempotencyKey?: string },
   ): Promise<HandoffResponse>
+  /**
+   * Hands a proposed change (a turn's file changes, or named paths) to a read-only verifier
+   * sub-agent; the verdict is a `harness` item in this session's stream and gates the change.
+   */
+  verify(tenant: string, sessionId: string, request: VerifyRequest): Promise<VerifyResponse>
   /** A loop run (`.vtcode/state/loop-<id>.json`); 409 when its id is taken. */
   createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView>
   getLoop(tenant: string, loopId: string): Promise<LoopView>

@@ -10,6 +10,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
 import type { LoopCreateInput, LoopStepRequest, LoopView } from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
+import type { VerifyRequest } from '../../contract/verification.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment } from '../../store/session-ref.ts'
 import {
@@ -24,6 +25,8 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { handoffSession } from '../handoff/handoff-step.ts'
 import { createLoop, getLoop, stepLoop } from '../loops/loop-service.ts'
 import { buildOrientation } from '../orientation/orient-step.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { verifyChange } from '../verifier/verify-change.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
 /** The agent-engineering routes' side of SessionService (which extends it). */
@@ -110,5 +113,10 @@ export class AgentLayerService implements AgentLayerApi {
 
   async stepLoop(tenant: string, loopId: string, request: LoopStepRequest) {
     return stepLoop(this.deps, this.locator, tenant, loopId, request)
+  }
+
+  async verify(tenant: string, sessionId: string, request: VerifyRequest, options?: TurnOptions) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    return verifyChange(this.deps, this.locator, ref, request, options)
   }
 }

@@ -2,7 +2,6 @@ import type * as z from 'zod'
 import {
   ARTIFACT_KINDS,
   DOCUMENT_KINDS,
-  MAX_DOCUMENT_BYTES,
   MAX_MEMORY_ENTRY_BYTES,
   MemoryToolArgsSchema,
   ReadArtifactArgsSchema,
@@ -37,8 +36,8 @@ const READ_MAX_CHARS = 64 * 1024
 const milestone = {
   type: 'object',
   properties: {
-    id: { type: 'string', minLength: 1, maxLength: 128 },
-    description: { type: 'string', maxLength: 2000 },
+    id: { type: 'string' },
+    description: { type: 'string' },
     status: { type: 'string', enum: [...BOUNDARY_STATUSES] },
   },
   required: ['id', 'status'],
@@ -47,10 +46,10 @@ const milestone = {
 
 const memoryTool = (name: string, what: string) => ({
   name,
-  description: `Append ${what} to the workspace's loop memory (append-only; later sessions and agents see it in their orientation).`,
+  description: `Append ${what} to the workspace's loop memory; later sessions see it.`,
   parameters: {
     type: 'object',
-    properties: { text: { type: 'string', minLength: 1, maxLength: MAX_MEMORY_ENTRY_BYTES } },
+    properties: { text: { type: 'string', maxLength: MAX_MEMORY_ENTRY_BYTES } },
     required: ['text'],
     additionalProperties: false,
   },
@@ -95,19 +94,18 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       definition: {
         name: 'update_progress',
         description:
-          "Update the workspace's progress ledger: the goal, the milestones with their status (done, in_progress, not_started, blocked), single milestone statuses, your confidence (0–1) and known issues. Fields left out keep their value; a new ledger needs a goal.",
+          "Update the workspace's progress ledger; fields left out keep their value (a new ledger needs a goal).",
         parameters: {
           type: 'object',
           properties: {
-            goal: { type: 'string', minLength: 1, maxLength: 4000 },
-            milestones: { type: 'array', items: milestone, maxItems: 200 },
+            goal: { type: 'string' },
+            milestones: { type: 'array', items: milestone },
             milestone_status: {
               type: 'array',
-              maxItems: 200,
               items: {
                 type: 'object',
                 properties: {
-                  id: { type: 'string', minLength: 1 },
+                  id: { type: 'string' },
                   status: { type: 'string', enum: [...BOUNDARY_STATUSES] },
                 },
                 required: ['id', 'status'],
@@ -115,7 +113,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
               },
             },
             confidence: { type: 'number', minimum: 0, maximum: 1 },
-            known_issues: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+            known_issues: { type: 'array', items: { type: 'string' } },
           },
           additionalProperties: false,
         },
@@ -138,13 +136,12 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
     {
       definition: {
         name: 'write_artifact',
-        description:
-          'Write a harness document of the workspace as markdown, replacing it: spec, contract, sprint_contract, evaluation, outcome_verification or feature_list.',
+        description: 'Replace a markdown harness document of the workspace.',
         parameters: {
           type: 'object',
           properties: {
             kind: { type: 'string', enum: [...DOCUMENT_KINDS] },
-            content: { type: 'string', maxLength: MAX_DOCUMENT_BYTES },
+            content: { type: 'string' },
           },
           required: ['kind', 'content'],
           additionalProperties: false,
@@ -164,7 +161,7 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       definition: {
         name: 'read_artifact',
         description:
-          'Read a durable workspace artifact in full (your orientation shows summaries only): progress, spec, contract, sprint_contract, evaluation, outcome_verification, feature_list, notes, decisions, handoff, compaction_summary or context_reset.',
+          'Read a durable workspace artifact in full (your orientation shows summaries only).',
         parameters: {
           type: 'object',
           properties: { kind: { type: 'string', enum: [...ARTIFACT_KINDS] } },

@@ -31,3 +31,23 @@ export function withAgentTools(
   )
   return [...http, ...sandbox, ...tools]
 }
+
+/**
+ * The workspace's compaction summary (`.vtcode/memories/compaction_summary.md`, VT Code's
+ * `memories/compaction_summary.md`): replaced by every compaction, read by later orient phases.
+ * Best effort: the compaction stands without it.
+ */
+export async function writeCompactionSummary(
+  deps: ServiceDeps,
+  ref: { tenant: string; workspace: string; sessionId: string },
+  summary: string,
+  warnings: string[],
+): Promise<void> {
+  if (summary.trim() === '') return
+  try {
+    const store = artifactStoreFor(deps, ref.tenant, ref.workspace)
+    await store.writeText('compaction_summary', `${summary.trim()}\n`)
+  } catch (error) {
+    warnings.push(`the compaction summary artifact was not written: ${String(error)}`)
+  }
+}

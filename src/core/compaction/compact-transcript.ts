@@ -1,5 +1,6 @@
 import type { EngineCompaction, EngineState } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
+import { writeCompactionSummary } from '../artifacts/workspace-artifacts.ts'
 import { preCompactPayload } from '../hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
@@ -102,6 +103,7 @@ export async function compactTranscript(
         appliedIntentIds: run.appliedIntents,
       }),
   )
+  await writeCompactionSummary(deps, ref, product.summary, run.warnings)
   const messages = [...product.complete(artifacts.envelope), ...kept]
   const originalMessageCount = stripMemoryEnvelope(run.history).length
   const mode = product.mode

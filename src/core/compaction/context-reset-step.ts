@@ -1,23 +1,22 @@
 import type { EngineState } from '../../contract/engine-state.ts'
-import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
+import { orientIfPending } from '../orientation/orient-step.ts'
 import { compactionState } from './compact-transcript.ts'
-import { readMemoryEnvelope, readText, writeResetManifest } from './compaction-artifacts.ts'
+import { readText, writeResetManifest } from './compaction-artifacts.ts'
 import type { ContextResetTriggerKind } from './context-reset-policy.ts'
-import { contextResetOrientation, decideContextReset } from './context-reset-policy.ts'
+import { decideContextReset, renderContextResetManifest } from './context-reset-policy.ts'
 
 /**
  * `harness.context_reset_mode` (VT Code §5): `on_compaction` after every automatic compaction,
  * `on_stall` after `context_reset_stall_threshold` consecutive failed turns. A reset writes the
- * Context Reset Manifest into the session folder (`tasks/current_context_reset.md`) and marks the
- * state; the next turn then starts from orientation artifacts only — one system message with the
- * last compaction summary and the Context Reset banner plus the manifest — followed by that
- * turn's own messages. The manifest is deleted once the reset is committed. No event is emitted.
+ * Context Reset Manifest to the workspace's `.vtcode/tasks/current_context_reset.md` and marks
+ * the state; the next turn then starts from orientation only — the `[Orientation Context]` of
+ * every surviving artifact with the Context Reset banner and the manifest, in the system prompt —
+ * followed by that turn's own messages. The manifest is consumed once the reset is committed.
+ * No event is emitted.
  */
-
-export const ORIENTATION_HEADER = '[Orientation Context]'
 
 export interface ResetInput {
   deps: ServiceDeps
@@ -72,47 +71,45 @@ async function writeManifest(
   stallCount: number,
 ): Promise<void> {
   const { deps, ref } = input
-  const key = await writeResetManifest(deps.sessions.objects, deps.sessions.keys(ref).root, {
+  const manifest = {
     triggered_at: new Date(deps.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     trigger,
     stall_count: stallCount,
-  })
+  }
+  // The workspace's `.vtcode/tasks/current_context_reset.md`, as VT Code writes it.
+  const root = deps.sessions.vtcodeRoot(ref.tenant, ref.workspace)
+  const key = await writeResetManifest(deps.sessions.objects, root, manifest)
   compactionState(input.state).reset_manifest = key
+  // The session keeps what it wrote: another session may consume or replace the file first.
+  input.state.agent ??= {}
+  input.state.agent.reset_manifest = renderContextResetManifest(manifest)
 }
 
 /**
- * Starts the turn from orientation: the transcript becomes the orientation message plus the
- * messages this turn added (from `turnStart`); `commit` records it, then the manifest is deleted.
+ * Starts the turn from orientation: the orient phase runs again (reason `context_reset`) with
+ * every surviving artifact — ledger, harness documents, loop memory, git log, this session's
+ * last compaction summary, its handoff — and the manifest under the Context Reset banner,
+ * frozen into the system prompt; the transcript keeps only the messages this turn added (from
+ * `turnStart`). `commit` records it; then the manifest is deleted unless a newer reset replaced it.
  */
 export async function applyOrientationReset(
   input: ResetInput,
   turnStart: number,
   commit: () => Promise<void>,
 ): Promise<void> {
-  const { deps, writer } = input
-  const compaction = compactionState(input.state)
+  const { deps, writer, state } = input
+  const compaction = compactionState(state)
   const key = compaction.reset_manifest
   if (!key) return
   const objects = deps.sessions.objects
-  const manifest = await readText(objects, key)
-  const envelope = compaction.memory_envelope_path
-    ? await readMemoryEnvelope(objects, compaction.memory_envelope_path, (error) =>
-        input.warnings.push(`the memory envelope is unreadable: ${String(error)}`),
-      )
-    : undefined
-  const kept = writer.history.slice(turnStart)
-  writer.replaceHistory([orientationMessage(manifest, envelope?.summary), ...kept])
+  state.agent ??= {}
+  const manifest = state.agent.reset_manifest ?? (await readText(objects, key)) ?? ''
+  state.agent.reset_manifest = manifest
+  state.agent.orient_pending = 'context_reset'
+  await orientIfPending({ deps, ref: input.ref, state, warnings: input.warnings })
+  writer.replaceHistory(writer.history.slice(turnStart))
   delete compaction.reset_manifest
   await commit()
-  await objects.delete(key)
-}
-
-export function orientationMessage(
-  manifest: string | undefined,
-  summary: string | undefined,
-): HistoryMessage {
-  const sections = [ORIENTATION_HEADER]
-  if (summary?.trim()) sections.push(`### Previous Session Summary\n${summary.trim()}`)
-  sections.push(contextResetOrientation(manifest?.trim() ?? '').trimEnd())
-  return { role: 'system', content: sections.join('\n\n') }
+  const current = await readText(objects, key)
+  if (current !== undefined && current === manifest) await objects.delete(key)
 }

@@ -41,6 +41,8 @@ export interface GatherInput {
   withoutHandoff?: boolean
   /** The reset manifest as this session wrote it; else the workspace's file, if any. */
   resetManifest?: string | undefined
+  /** This session's own last compaction summary, preferred to the workspace's file. */
+  compactionSummary?: string | undefined
   /** Whether the model has `read_artifact` (the references then name it). */
   artifactTools: boolean
   warnings: string[]
@@ -145,7 +147,7 @@ export async function gatherOrientation(input: GatherInput): Promise<GatheredOri
       reference(kind),
     ].join('\n')
   }
-  const summary = text('compaction_summary')?.text.trim()
+  const summary = (input.compactionSummary ?? text('compaction_summary')?.text)?.trim()
   if (summary) {
     context.compaction_summary = `${truncateText(summary, COMPACTION_SUMMARY_CHARS)}\n${reference('compaction_summary')}`
   }

@@ -3,6 +3,7 @@ import type { ArtifactKind } from '../../contract/artifacts.ts'
 import type { EngineState } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
+import { readMemoryEnvelope } from '../compaction/compaction-artifacts.ts'
 import { hash16 } from '../compaction/segment-boundary.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { placedRunner } from '../sandbox/placed-runner.ts'
@@ -54,7 +55,15 @@ export async function buildOrientation(
   const { deps, ref, state, warnings } = input
   const harness = state.config.harness
   const agent = state.agent ?? {}
+  const envelopePath = state.compaction?.memory_envelope_path
+  const envelope =
+    reason === 'context_reset' && envelopePath
+      ? await readMemoryEnvelope(deps.sessions.objects, envelopePath, (error) =>
+          warnings.push(`the memory envelope is unreadable: ${String(error)}`),
+        )
+      : undefined
   const gathered = await gatherOrientation({
+    compactionSummary: envelope?.summary,
     store: artifactStoreFor(deps, ref.tenant, ref.workspace),
     gitLog: gitLogFor(input),
     handoff: agent.handoff,

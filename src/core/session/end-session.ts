@@ -12,6 +12,7 @@ import { coordinatorId, withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
+import { assertVerified } from '../verifier/turn-changes.ts'
 
 /**
  * `complete` ends the session with success — or, honestly, error_during_execution when its last
@@ -57,6 +58,7 @@ function endLeased(
     const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
+    if (mode === 'complete') assertVerified(state, 'completing the session')
     const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const open = state.open_turn ?? undefined
     if (open) {

@@ -2,6 +2,7 @@ import type { TurnStatus } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { Lease } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { noteTurnSignal } from '../agent-layer/turn-signals.ts'
 import { TurnCompaction } from '../compaction/turn-compaction.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -12,6 +13,7 @@ import { openMcpTools } from '../mcp/mcp-tools.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { detectPlan } from '../plan/plan-detection.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { recordTurnChanges } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { TurnCancelled, turnHeartbeat } from './heartbeat.ts'
 import type { TurnEnd } from './turn-loop.ts'
@@ -125,6 +127,14 @@ export async function driveTurn(input: DriveTurnInput) {
     }
   }
   if (end.kind !== 'awaiting_approval' && end.kind !== 'waiting') state.open_turn = null
+  recordTurnChanges(state, open.turn_id, dispatcher.all())
+  await noteTurnSignal(
+    deps,
+    ref,
+    state,
+    status === 'completed' || status === 'failed' ? status : 'other',
+    warnings,
+  )
   await compaction.finish(status === 'completed' || status === 'failed' ? status : 'other')
   if (state.end_after_turn && (status === 'completed' || status === 'failed')) {
     // An automation run ends its thread with its turn, in the same commit.

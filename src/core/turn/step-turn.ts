@@ -19,6 +19,7 @@ import { withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
@@ -107,6 +108,7 @@ async function runTurn(
         { details: { field: 'input' } },
       )
     }
+    assertVerified(state, 'the next turn')
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
     turnStart = history.length
     const starting = turnStartMessages(state, request.input !== undefined)
