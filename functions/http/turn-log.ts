@@ -191,6 +191,7 @@ function bindAll(api: SessionApi): SessionApi {
     runnerExited: (...args) => api.runnerExited(...args),
     readEvents: (...args) => api.readEvents(...args),
     openResponsesView: (...args) => api.openResponsesView(...args),
+    storedResponseView: (...args) => api.storedResponseView(...args),
     exec: (...args) => api.exec(...args),
   }
 }
