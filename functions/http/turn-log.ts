@@ -64,8 +64,7 @@ export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
     }
   }
 
-  return {
-    ...bindAll(api),
+  const logged: Partial<SessionApi> = {
     stepTurn: (tenant, sessionId, request, options) =>
       timed(
         'turn',
@@ -155,6 +154,7 @@ export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
         }),
       ),
   }
+  return withOverrides(api, logged)
 }
 
 function turnFields(response: TurnResponse): Record<string, unknown> {
@@ -173,25 +173,16 @@ function outcomeOf(events: readonly ThreadEvent[]): Record<string, unknown> {
     : {}
 }
 
-/** Every method of the service bound to it, so the decorator can spread them. */
-function bindAll(api: SessionApi): SessionApi {
-  return {
-    createSession: (...args) => api.createSession(...args),
-    listSessions: (...args) => api.listSessions(...args),
-    getSession: (...args) => api.getSession(...args),
-    stepTurn: (...args) => api.stepTurn(...args),
-    complete: (...args) => api.complete(...args),
-    cancel: (...args) => api.cancel(...args),
-    enqueueIntent: (...args) => api.enqueueIntent(...args),
-    resolvePermission: (...args) => api.resolvePermission(...args),
-    approvePlan: (...args) => api.approvePlan(...args),
-    trigger: (...args) => api.trigger(...args),
-    fork: (...args) => api.fork(...args),
-    compact: (...args) => api.compact(...args),
-    runnerExited: (...args) => api.runnerExited(...args),
-    readEvents: (...args) => api.readEvents(...args),
-    openResponsesView: (...args) => api.openResponsesView(...args),
-    storedResponseView: (...args) => api.storedResponseView(...args),
-    exec: (...args) => api.exec(...args),
-  }
+/**
+ * The service with some methods replaced: every other method, present or added later, passes
+ * through to the service itself (bound to it).
+ */
+function withOverrides(api: SessionApi, overrides: Partial<SessionApi>): SessionApi {
+  return new Proxy(api, {
+    get(target, property, receiver) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof SessionApi]
+      const value: unknown = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
