@@ -64,7 +64,8 @@ export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
     }
   }
 
-  const logged: Partial<SessionApi> = {
+  return {
+    ...bindAll(api),
     stepTurn: (tenant, sessionId, request, options) =>
       timed(
         'turn',
@@ -154,7 +155,6 @@ export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
         }),
       ),
   }
-  return withOverrides(api, logged)
 }
 
 function turnFields(response: TurnResponse): Record<string, unknown> {
@@ -174,15 +174,19 @@ function outcomeOf(events: readonly ThreadEvent[]): Record<string, unknown> {
 }
 
 /**
- * The service with some methods replaced: every other method, present or added later, passes
- * through to the service itself (bound to it).
+ * Every method of the service bound to it (own and inherited, so a class instance works), so the
+ * decorator can spread them and override only the ones it logs.
  */
-function withOverrides(api: SessionApi, overrides: Partial<SessionApi>): SessionApi {
-  return new Proxy(api, {
-    get(target, property, receiver) {
-      if (Object.hasOwn(overrides, property)) return overrides[property as keyof SessionApi]
-      const value: unknown = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+function bindAll(api: SessionApi): SessionApi {
+  const bound: Record<string, unknown> = {}
+  for (let proto: object | null = api; proto && proto !== Object.prototype; ) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value: unknown = Reflect.get(api, name)
+      if (name !== 'constructor' && !(name in bound) && typeof value === 'function') {
+        bound[name] = (value as (...args: unknown[]) => unknown).bind(api)
+      }
+    }
+    proto = Object.getPrototypeOf(proto) as object | null
+  }
+  return bound as unknown as SessionApi
 }

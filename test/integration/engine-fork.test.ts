@@ -78,7 +78,8 @@ describe('fork', () => {
     const sent = ((mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]).map(
       (m) => m.content,
     )
-    expect(sent[0]).toBe('Be brief.')
+    // the instructions (with the fork's orientation), then the source's envelope
+    expect(sent[0]).toMatch(/^Be brief\./)
     expect(sent[1]).toMatch(/^\[Session Memory Envelope\]/)
     expect(sent[2]).toBe('Previous conversation summary:\nThey asked twice.')
     mock.assertDone()
