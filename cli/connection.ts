@@ -7,6 +7,8 @@ export interface Connection {
   describe: string
   /** Printed at start when the offline demo model answers. */
   demoNotice?: string
+  /** Printed at start by commands that run something (the embedded engine's warnings). */
+  warnings: string[]
   close(): Promise<void>
 }
 
@@ -40,6 +42,7 @@ export async function connect(
     return {
       client: new TurnlineClient((request) => fetch(request), root, apiKey),
       describe: `server ${root}`,
+      warnings: [],
       close: async () => {},
     }
   }
@@ -48,6 +51,7 @@ export async function connect(
   return {
     client: new TurnlineClient(engine.fetch, 'http://embedded.turnline', apiKey),
     describe: engine.describe,
+    warnings: engine.warnings,
     ...(engine.demoNotice ? { demoNotice: engine.demoNotice } : {}),
     close: () => engine.close(),
   }

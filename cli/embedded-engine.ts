@@ -12,6 +12,8 @@ export interface EmbeddedEngine {
   describe: string
   /** Set when the offline demo model answers (said at start, even with --json). */
   demoNotice?: string
+  /** Startup warnings of the engine, e.g. commands running without the command sandbox. */
+  warnings: string[]
   close(): Promise<void>
 }
 
@@ -57,6 +59,7 @@ export async function startEmbeddedEngine(
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     describe: `embedded engine, sessions in ${store}, model ${modelText}`,
+    warnings: deps.warnings,
     ...(model.provider === 'demo'
       ? {
           demoNotice:

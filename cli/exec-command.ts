@@ -40,6 +40,7 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
   try {
     connection = await connect(options, io.env)
     if (connection.demoNotice) io.stderr.write(`${connection.demoNotice}\n`)
+    for (const warning of connection.warnings) io.stderr.write(`turnline: WARNING: ${warning}\n`)
     const { client } = connection
     const output = new RunOutput({
       client,

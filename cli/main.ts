@@ -47,14 +47,29 @@ function messageOf(error: unknown): string {
   return `turnline: ${String(error)}`
 }
 
+/** The package's version: the nearest package.json named turnline (sources or dist/cli/). */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version?: string
+  let dir = new URL('./', import.meta.url)
+  for (let depth = 0; depth < 4; depth++) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as {
+        name?: string
+        version?: string
+      }
+      if (pkg.name === 'turnline' && pkg.version) return pkg.version
+    } catch {
+      // no package.json here: look one folder up
+    }
+    dir = new URL('../', dir)
   }
-  return pkg.version ?? 'unknown'
+  return 'unknown'
 }
 
 // Run as the `turnline` binary (through cli/turnline.mjs).
+// A reader that goes away (`turnline exec --json … | head -1`) is not an error of the run.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+})
 const code = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

@@ -4,6 +4,7 @@
 //   node infra/build/build.mjs            every target
 //   node infra/build/build.mjs node       dist/node/{server,runner,check,retention}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
+//   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
 // node:   our code in one file per entry; packages stay imports resolved from node_modules at run
@@ -57,6 +58,15 @@ const targets = {
         check: 'functions/entries/check-deployment.ts',
         retention: 'functions/entries/retention-cli.ts',
       },
+      packages: 'external',
+      outExtension: { '.js': '.mjs' },
+    },
+  },
+  cli: {
+    outDir: path.join(dist, 'cli'),
+    options: {
+      ...common,
+      entryPoints: { main: 'cli/main.ts' },
       packages: 'external',
       outExtension: { '.js': '.mjs' },
     },

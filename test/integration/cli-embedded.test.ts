@@ -39,7 +39,8 @@ type Event = Record<string, unknown> & { type: string; item?: Record<string, unk
 const events = (stdout: string) => jsonLines(stdout) as Event[]
 const sessionOf = (stderr: string) => /session (session-\S+)/.exec(stderr)?.[1] ?? ''
 
-describe('turnline exec, embedded engine, offline demo model', () => {
+// Every test spawns the binary a few times; each start compiles TypeScript on the fly (tsx).
+describe('turnline exec, embedded engine, offline demo model', { timeout: 180_000 }, () => {
   it('runs a prompt through the loop: bare ThreadEvents on stdout, the same in --events, the answer in --last-message-file', async () => {
     const eventsFile = join(dir, 'events.jsonl')
     const lastFile = join(dir, 'last.txt')
@@ -240,7 +241,7 @@ describe('turnline exec, embedded engine, offline demo model', () => {
   })
 })
 
-describe('turnline from a clone', () => {
+describe('turnline from a clone', { timeout: 180_000 }, () => {
   it('runs with npx from the repository root', async () => {
     const child = spawn('npx', ['turnline', '--version'], {
       cwd: repoRoot,
@@ -250,5 +251,37 @@ describe('turnline from a clone', () => {
     const result = await collect(child)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/^turnline \d+\.\d+\.\d+\n$/)
+  })
+
+  it('runs compiled (npm run build), as cli/turnline.mjs does without tsx', async () => {
+    // Inside the clone, so that the bundle's package imports resolve from its node_modules.
+    const out = await mkdtemp(join(repoRoot, '.tmp', 'cli-build-'))
+    try {
+      const build = await collect(
+        spawn(process.execPath, ['infra/build/build.mjs', 'cli', '--out', out], {
+          cwd: repoRoot,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      )
+      expect(build.code, build.stderr).toBe(0)
+      const compiled = join(out, 'cli/main.mjs')
+      const run = await collect(
+        spawn(process.execPath, [compiled, 'exec', '--json', 'run `echo compiled-cli`'], {
+          cwd: dir,
+          env: cliEnv({ TURNLINE_DATA_DIR: join(dir, 'compiled') }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      )
+      expect(run.code, run.stderr).toBe(0)
+      const all = events(run.stdout)
+      const output = all.find((e) => e.type === 'item.completed' && e.item?.type === 'tool_output')
+      expect(String(output?.item?.output)).toContain('compiled-cli')
+      const version = await collect(
+        spawn(process.execPath, [compiled, '--version'], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      )
+      expect(version.stdout).toMatch(/^turnline \d+\.\d+\.\d+\n$/)
+    } finally {
+      await rm(out, { recursive: true, force: true })
+    }
   })
 })

@@ -46,7 +46,7 @@ afterAll(async () => {
 
 const exec = (args: string[]) => runCli(['exec', '--url', server.url, ...args], { cwd: dir })
 
-describe('turnline exec --url, server with the mock OpenAI model', () => {
+describe('turnline exec --url, server with the mock OpenAI model', { timeout: 180_000 }, () => {
   it('runs a turn on the server and prints its events; --model picks the model', async () => {
     mock.enqueue({ text: 'Hello from the mock.', usage: { input_tokens: 20, output_tokens: 5 } })
     const run = await exec(['--json', 'Say hello'])
@@ -159,7 +159,7 @@ describe('turnline exec --url, server with the mock OpenAI model', () => {
   })
 })
 
-describe('turnline against other servers', () => {
+describe('turnline against other servers', { timeout: 180_000 }, () => {
   it('uses --api-key on a multi-tenant server (whose turns need a model: no demo model there)', async () => {
     const keyed = await startServerProcess({
       TURNLINE_DATA_DIR: join(dir, 'keyed'),

@@ -53,7 +53,7 @@ export function collect(child: ChildProcess, options: CliOptions = {}): Promise<
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`turnline did not exit in time\nstdout:\n${stdout}\nstderr:\n${stderr}`))
-    }, options.timeoutMs ?? 45_000)
+    }, options.timeoutMs ?? 90_000)
     child.once('error', reject)
     child.once('close', (code) => {
       clearTimeout(timer)
