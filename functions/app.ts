@@ -9,9 +9,12 @@ import { type ErrorLog, errorResponse } from './http/http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
+import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
+import { artifactRoutes } from './routes/artifact-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
+import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { responsesRoute } from './routes/responses-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
@@ -89,5 +92,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
+  app.route('/v1', artifactRoutes(ctx))
+  app.route('/v1', agentSessionRoutes(ctx))
+  app.route('/v1', loopRoutes(ctx))
   return app
 }

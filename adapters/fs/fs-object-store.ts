@@ -8,6 +8,15 @@
  *   plain and `ifMatch` puts `rename()` it over the final name while holding the key's lock file
  *   (so a compare-and-swap can never interleave with another writer or a delete, in any process).
  * - Readers never see partial bodies: names only ever point at complete files.
+ * - Durability (`durable`, the default): the temp file's bytes are fsynced before it gets its
+ *   name, so after a crash a name never points at torn bytes. A write that makes a new name — a
+ *   create-only put (the session log's commit point) or a plain put — is durable when it
+ *   returns: the folder that holds the name is fsynced, and so is the parent of every folder the
+ *   write had to create. An `ifMatch` put replaces an existing name atomically; its folder is
+ *   not fsynced, so after a crash (power loss) it may read as the previous version — which a
+ *   compare-and-swapped object must tolerate anyway (the session store re-checks the manifest
+ *   against the log and the rolled-up events against the manifest). One fsync per replace, two
+ *   per new name (plus one per folder created).
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
@@ -36,7 +45,7 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-
+import { syncNewName } from './fs-durability.ts'
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { walkKeys } from './fs-walk.ts'
@@ -44,7 +53,7 @@ import { walkKeys } from './fs-walk.ts'
 export interface FsObjectStoreOptions {
   /** Folder holding the objects; created on first use. */
   root: string
-  /** fsync file contents and folders on every write (default true). */
+  /** fsync what a write needs to be durable (default true; see the file comment). */
   durable?: boolean
   /** Lock timings for compare-and-swap, plain puts and deletes. */
   lock?: Partial<LockTimings>
@@ -90,17 +99,21 @@ export class FsObjectStore implements ObjectStore {
     const etag = etagOf(bytes)
     await this.#prepare()
     const temp = await this.#writeTemp(bytes, key)
+    let renamed = false
     try {
       if (options.ifNoneMatch === '*') {
-        await this.#place(temp, path, key, 'link')
+        await this.#place(temp, path, key, 'link', true)
       } else {
         await withFileLock(this.#lockPath(key), this.#lock, async () => {
           if (options.ifMatch !== undefined) await this.#expect(path, key, options.ifMatch)
-          await this.#place(temp, path, key, 'rename')
+          // A compare-and-swap replaces an existing name; a plain put may make a new one.
+          await this.#place(temp, path, key, 'rename', options.ifMatch === undefined)
+          renamed = true
         })
       }
     } finally {
-      await rm(temp, { force: true })
+      // A renamed temp file is gone; a linked one still has its temp name.
+      if (!renamed) await removeTemp(temp)
     }
     return { etag }
   }
@@ -140,8 +153,18 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  /** Links or renames the complete temp file onto its final name, creating parent folders. */
-  async #place(temp: string, path: string, key: string, how: 'link' | 'rename'): Promise<void> {
+  /**
+   * Links or renames the complete temp file onto its final name, creating parent folders. With
+   * `newName`, the name (and any folder created for it) is made durable before returning.
+   */
+  async #place(
+    temp: string,
+    path: string,
+    key: string,
+    how: 'link' | 'rename',
+    newName: boolean,
+  ): Promise<void> {
+    let created: string | undefined
     for (let attempt = 0; attempt < PARENT_RETRIES; attempt++) {
       try {
         await (how === 'link' ? link(temp, path) : rename(temp, path))
@@ -156,10 +179,10 @@ export class FsObjectStore implements ObjectStore {
         }
         if (errno === 'ENOTDIR') throw collisionError(key, 'object', error)
         if (errno !== 'ENOENT') throw storageError(error, 'write', key)
-        await this.#makeParents(path, key)
+        created = (await this.#makeParents(path, key)) ?? created
         continue
       }
-      if (this.#durable) await syncDir(dirname(path)).catch(() => undefined)
+      if (this.#durable && newName) await syncNewName(dirname(path), created)
       return
     }
     throw new TurnlineError('storage_unavailable', `Parent folder kept vanishing: ${key}`, {
@@ -167,9 +190,10 @@ export class FsObjectStore implements ObjectStore {
     })
   }
 
-  async #makeParents(path: string, key: string): Promise<void> {
+  /** Creates the folders above `path`; returns the topmost one it created, if any. */
+  async #makeParents(path: string, key: string): Promise<string | undefined> {
     try {
-      await mkdir(dirname(path), { recursive: true })
+      return await mkdir(dirname(path), { recursive: true })
     } catch (error) {
       const errno = errnoOf(error)
       if (errno === 'ENOTDIR' || errno === 'EEXIST') throw collisionError(key, 'object', error)
@@ -188,7 +212,7 @@ export class FsObjectStore implements ObjectStore {
         await handle.close()
       }
     } catch (error) {
-      await rm(temp, { force: true })
+      await removeTemp(temp)
       throw storageError(error, 'write', key)
     }
     return temp
@@ -244,15 +268,13 @@ function etagOf(bytes: Uint8Array): string {
   return `"${createHash('sha256').update(bytes).digest('hex')}"`
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-  return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false
+/** Removes a temp file (one unlink; `rm` would stat it first); a missing one is fine. */
+async function removeTemp(path: string): Promise<void> {
+  await unlink(path).catch((error: unknown) => {
+    if (errnoOf(error) !== 'ENOENT') throw error
+  })
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
+async function isDirectory(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false
 }

@@ -29,7 +29,7 @@ export class MemoryObjectStore implements ObjectStore {
   readonly #objects = new Map<string, Entry>()
   readonly #tag = crypto.randomUUID().slice(0, 8)
   #version = 0
-  /** Sorted key list, rebuilt lazily after a key is added or removed. */
+  /** Sorted key list, built on the first listing, then kept up to date as keys come and go. */
   #sorted: string[] | undefined
 
   async get(key: string): Promise<StoredObject | null> {
@@ -56,7 +56,7 @@ export class MemoryObjectStore implements ObjectStore {
       }
     }
     const etag = `"${this.#tag}-${++this.#version}"`
-    if (!current) this.#sorted = undefined
+    if (!current && this.#sorted) this.#sorted = this.#sorted.toSpliced(this.#position(key), 0, key)
     this.#objects.set(key, { body: body.slice(), etag })
     return { etag }
   }
@@ -68,7 +68,9 @@ export class MemoryObjectStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     checkKey(key)
-    if (this.#objects.delete(key)) this.#sorted = undefined
+    if (this.#objects.delete(key) && this.#sorted) {
+      this.#sorted = this.#sorted.toSpliced(this.#position(key), 1)
+    }
   }
 
   /** Number of stored objects (for tests and benchmarks). */
@@ -76,18 +78,27 @@ export class MemoryObjectStore implements ObjectStore {
     return this.#objects.size
   }
 
-  /** Entries in key order, starting at the first key not before `from`. */
-  *#entriesFrom(from: string): Generator<ListedObject> {
-    this.#sorted ??= [...this.#objects.keys()].sort(compareKeys)
-    const sorted = this.#sorted
+  /**
+   * Index of the first sorted key not before `key`. The sorted keys are kept up to date as keys
+   * come and go (copy on write: a listing in progress keeps iterating the array it started on).
+   */
+  #position(key: string): number {
+    const sorted = this.#sorted ?? []
     let low = 0
     let high = sorted.length
     while (low < high) {
       const mid = (low + high) >>> 1
-      if (compareKeys(sorted[mid]!, from) < 0) low = mid + 1
+      if (compareKeys(sorted[mid]!, key) < 0) low = mid + 1
       else high = mid
     }
-    for (let i = low; i < sorted.length; i++) {
+    return low
+  }
+
+  /** Entries in key order, starting at the first key not before `from`. */
+  *#entriesFrom(from: string): Generator<ListedObject> {
+    this.#sorted ??= [...this.#objects.keys()].sort(compareKeys)
+    const sorted = this.#sorted
+    for (let i = this.#position(from); i < sorted.length; i++) {
       const key = sorted[i]!
       const entry = this.#objects.get(key)
       if (entry) yield { key, size: entry.body.length }

@@ -10,6 +10,7 @@ import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { chatChunks } from './chat-sse.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
@@ -66,6 +67,8 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
             json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
           },
         }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 
@@ -92,17 +95,16 @@ export async function* streamChat(
   client: OpenAI,
   request: ModelRequest,
 ): AsyncGenerator<ModelStreamEvent> {
-  const stream = await client.chat.completions.create(
-    chatRequestBody(request),
-    request.signal ? { signal: request.signal } : {},
-  )
+  const response = await client.chat.completions
+    .create(chatRequestBody(request), request.signal ? { signal: request.signal } : {})
+    .asResponse()
   let text = ''
   let reasoning = ''
   let finishReason: string | undefined
   let usage: CompletionUsage | undefined
   const calls = new ToolCallAssembler()
 
-  for await (const chunk of stream) {
+  for await (const chunk of chatChunks(response)) {
     if (chunk.usage) usage = chunk.usage
     const choice = chunk.choices[0]
     if (!choice) continue

@@ -81,6 +81,8 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
             },
           },
         }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

@@ -2,6 +2,7 @@ import { mkdir, realpath } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import {
+  ID_HEADER,
   MemoryReplayGuard,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
@@ -108,6 +109,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     const check = await verifyRunnerMessage({
       secret: options.secret,
       body: raw,
+      id: header(req, ID_HEADER),
       timestamp: header(req, TIMESTAMP_HEADER),
       signature: header(req, SIGNATURE_HEADER),
       nowMs: Date.now(),

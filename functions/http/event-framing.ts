@@ -1,4 +1,5 @@
 import type { TurnResponse } from '../../src/contract/api.ts'
+import { emittedTexts } from '../../src/contract/emitted-texts.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import {
   isUnknownEvent,
@@ -46,9 +47,13 @@ export function seqOf(response: TurnResponse, index: number): number {
   return response.next_seq - response.events.length + index
 }
 
-/** JSON of a TurnResponse with its events spliced in as canonical text. */
+/**
+ * JSON of a TurnResponse with its events spliced in as canonical text: the text serialized when
+ * they were dispatched (and committed), else serialized here.
+ */
 export function turnResponseJson(response: TurnResponse): string {
-  const events = response.events.map((event) => serializeEvent(event)).join(',')
+  const texts = emittedTexts(response.events) ?? response.events.map((e) => serializeEvent(e))
+  const events = texts.join(',')
   const warnings =
     response.warnings && response.warnings.length > 0
       ? `,"warnings":${JSON.stringify(response.warnings)}`

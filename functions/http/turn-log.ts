@@ -173,24 +173,20 @@ function outcomeOf(events: readonly ThreadEvent[]): Record<string, unknown> {
     : {}
 }
 
-/** Every method of the service bound to it, so the decorator can spread them. */
+/**
+ * Every method of the service bound to it (own and inherited, so a class instance works), so the
+ * decorator can spread them and override only the ones it logs.
+ */
 function bindAll(api: SessionApi): SessionApi {
-  return {
-    createSession: (...args) => api.createSession(...args),
-    listSessions: (...args) => api.listSessions(...args),
-    getSession: (...args) => api.getSession(...args),
-    stepTurn: (...args) => api.stepTurn(...args),
-    complete: (...args) => api.complete(...args),
-    cancel: (...args) => api.cancel(...args),
-    enqueueIntent: (...args) => api.enqueueIntent(...args),
-    resolvePermission: (...args) => api.resolvePermission(...args),
-    approvePlan: (...args) => api.approvePlan(...args),
-    trigger: (...args) => api.trigger(...args),
-    fork: (...args) => api.fork(...args),
-    compact: (...args) => api.compact(...args),
-    runnerExited: (...args) => api.runnerExited(...args),
-    readEvents: (...args) => api.readEvents(...args),
-    openResponsesView: (...args) => api.openResponsesView(...args),
-    exec: (...args) => api.exec(...args),
+  const bound: Record<string, unknown> = {}
+  for (let proto: object | null = api; proto && proto !== Object.prototype; ) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value: unknown = Reflect.get(api, name)
+      if (name !== 'constructor' && !(name in bound) && typeof value === 'function') {
+        bound[name] = (value as (...args: unknown[]) => unknown).bind(api)
+      }
+    }
+    proto = Object.getPrototypeOf(proto) as object | null
   }
+  return bound as unknown as SessionApi
 }

@@ -37,6 +37,33 @@ const ROUTES: [method: string, path: string, text: string][] = [
     'Answer a waiting plan: {decision, feedback?}; execute / fresh_context run the build turn',
   ],
   ['POST', '/v1/sessions/{id}/fork', 'Fork with the summarized history → 201 {session_id, …}'],
+  ['GET', '/v1/workspaces/{workspace}/artifacts', "The workspace's durable artifacts (.vtcode/)"],
+  [
+    'GET PUT POST DELETE',
+    '/v1/workspaces/{workspace}/artifacts/{kind}',
+    'Read, replace (documents, handoff; the ledger field by field), append (notes, decisions), delete',
+  ],
+  [
+    'GET',
+    '/v1/sessions/{id}/orientation',
+    'The frozen [Orientation Context]; ?preview=1 builds the current one',
+  ],
+  [
+    'POST',
+    '/v1/sessions/{id}/handoff',
+    "HandoffRequest from the session → the workspace's current handoff; start the next session, end this one",
+  ],
+  ['POST', '/v1/loops', 'Create a loop run: {task, session?, budget?} → 201 the loop'],
+  [
+    'GET',
+    '/v1/loops/{id}',
+    'A loop: step index, cumulative tokens and cost, status, budget report',
+  ],
+  [
+    'POST',
+    '/v1/loops/{id}/step',
+    'Run or resume the next step: {input?}; or {control: pause|resume|complete|fail, budget?}',
+  ],
   ['POST', '/v1/runner/callback', "The sandbox runner's signed exit notice (no bearer key)"],
   [
     'POST',
@@ -51,7 +78,12 @@ const ROUTES: [method: string, path: string, text: string][] = [
   [
     'POST',
     '/v1/responses',
-    'Open Responses: {model?, input, instructions?, stream?} → response object or SSE to [DONE]',
+    'Open Responses: {model?, input, instructions?, stream?, temperature?, top_p?, max_output_tokens?, max_tool_calls?, metadata?} → response resource or SSE to [DONE]',
+  ],
+  [
+    'GET',
+    '/v1/responses/{id}',
+    'A response rebuilt from its session; ?stream=true&starting_after=N resumes its stream',
   ],
   ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
   ['GET', '/docs', 'This page'],

@@ -94,13 +94,14 @@ export function components(): Json {
       },
       SessionView: {
         type: 'object',
-        required: [...SUMMARY_FIELDS, 'num_turns', 'usage', 'config'],
+        required: [...SUMMARY_FIELDS, 'num_turns', 'usage', 'config', 'budget'],
         properties: {
           ...summaryProperties,
           num_turns: { type: 'integer', description: 'model requests so far' },
           usage: ref('Usage'),
           total_cost_usd: { type: 'number' },
           config: schemaOf(SessionConfigSchema, 'output'),
+          budget: ref('BudgetReport'),
         },
       },
       SequencedEvent: {

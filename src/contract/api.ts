@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import type { BudgetReport } from './budget-status.ts'
 import type { SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
 import type { Usage } from './usage.ts'
@@ -51,6 +52,8 @@ export interface SessionView extends SessionSummary {
   usage: Usage
   total_cost_usd?: number
   config: SessionConfig
+  /** The session's guardrails: steps (turns), tokens and cost against its limits. */
+  budget: BudgetReport
 }
 
 export const ListSessionsQuerySchema = z.strictObject({

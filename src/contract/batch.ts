@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { decodeStoredText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema } from './history-message.ts'
+import { assertJsonObject } from './json-check.ts'
 import { fractionalNumbers, type NumberLexeme, valueSpan } from './json-scan.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
 import { parseVersionedValue, serializeVersioned } from './serialize.ts'
@@ -60,7 +61,8 @@ export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {
 
 const WHAT = 'batch'
 const KEYS = keysOf(BatchFieldsSchema)
-const WRITE_SCHEMA = BatchFieldsSchema.omit({ events: true })
+/** The state is checked apart (assertJsonObject): it is the bulk of a batch, and plain JSON. */
+const WRITE_SCHEMA = BatchFieldsSchema.omit({ events: true, state: true })
 
 /** Reads a batch. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
 export function parseBatch(input: Uint8Array | string): Batch {
@@ -80,15 +82,28 @@ export function parseBatch(input: Uint8Array | string): Batch {
   return { ...fields, events }
 }
 
-/** Compact JSON of a batch; each event is written exactly as its events.jsonl line. */
-export function serializeBatch(batch: Batch): string {
+/**
+ * Compact JSON of a batch; each event is written exactly as its events.jsonl line. `lines`, when
+ * given, are those lines already serialized (one per event, by `serializeVersioned`), written
+ * as they are.
+ */
+export function serializeBatch(batch: Batch, lines?: readonly string[]): string {
   const valid = validateForWrite(WRITE_SCHEMA, batch, WHAT)
+  if (batch.state !== undefined) assertJsonObject(batch.state, `${WHAT}: state`)
   if (batch.events.length === 0) {
     throw new TurnlineError('internal', 'cannot write batch: a batch holds at least one event')
   }
-  return encodeOrderedObject({ ...valid, events: batch.events }, KEYS, (key, member) =>
+  if (lines && lines.length !== batch.events.length) {
+    throw new TurnlineError('internal', 'cannot write batch: one serialized line per event')
+  }
+  const document = {
+    ...valid,
+    ...(batch.state === undefined ? {} : { state: batch.state }),
+    events: batch.events,
+  }
+  return encodeOrderedObject(document, KEYS, (key, member) =>
     key === 'events'
-      ? `[${(member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
+      ? `[${lines ? lines.join(',') : (member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
       : encodePlainMember(key, member),
   )
 }

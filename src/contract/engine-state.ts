@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { AgentStateSchema } from './agent-state.ts'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { TurnlineError } from './errors.ts'
@@ -105,6 +106,8 @@ export const EngineStateSchema = z.object({
   recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
   /** Absent in states written before compaction was wired in; null when cleared. */
   compaction: EngineCompactionSchema.nullish(),
+  /** Orient phase, handoff, changes and verification (agent-state.ts); absent in older states. */
+  agent: AgentStateSchema.nullish(),
 })
 export type EngineState = z.infer<typeof EngineStateSchema>
 

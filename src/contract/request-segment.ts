@@ -20,6 +20,8 @@ export const RequestSegmentSchema = z.object({
   catalog_hash: Hash16.optional(),
   /** Same over the session instructions alone. */
   instruction_digest: Hash16,
+  /** Same over the frozen `[Orientation Context]` section; absent without one. */
+  orientation_digest: Hash16.optional(),
   model: z.string(),
   provider: z.string(),
   mode: z.string(),

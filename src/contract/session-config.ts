@@ -10,12 +10,17 @@ const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters fr
 
 export const ModelSettingsSchema = z.strictObject({
   name: z.string().min(1).max(200),
-  api: z.enum(['chat', 'responses']).default('chat'),
+  /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
+  api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
   price: z
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
     .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
+  /** Sampling temperature sent with every model request; absent → the provider's default. */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent with every model request; absent → the provider's default. */
+  top_p: z.number().min(0).max(1).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
 })
@@ -40,8 +45,28 @@ export const LimitsSchema = z.strictObject({
   max_turns: z.number().int().positive().max(100_000).optional(),
   max_budget_usd: z.number().positive().optional(),
   budget_warning_threshold: z.number().min(0).max(1).default(0.75),
+  /** Total tokens (input + output) the session may use: `token_limit_reached`. */
+  max_tokens: z.number().int().positive().max(1e12).optional(),
+  /** Turns the session may start: `step_limit_reached` (VT Code `error_max_turns`). */
+  max_steps: z.number().int().positive().max(100_000).optional(),
 })
 export type Limits = z.infer<typeof LimitsSchema>
+
+/** Common test runners, at the start of the command or after `;`, `&&`, `|` or `(`. */
+export const DEFAULT_TEST_COMMAND_PATTERN =
+  '(^|[\\s;&|(])(npm( run)? test|npm t|pnpm( run)? test|yarn( run)? test|bun test|deno test|' +
+  'npx (vitest|jest|mocha)|vitest|jest|mocha|pytest|python3? -m (pytest|unittest)|' +
+  'cargo (test|nextest)|go test|mvn( \\S+)* test|\\./gradlew( \\S+)* test|gradle( \\S+)* test|' +
+  'make (test|check)|ctest|rspec|phpunit|dotnet test|mix test)(\\s|$)'
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
 
 export const HarnessSchema = z.strictObject({
   auto_compaction_enabled: z.boolean().default(true),
@@ -58,6 +83,23 @@ export const HarnessSchema = z.strictObject({
   provider_compaction: z.boolean().default(true),
   /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
   max_tool_loops: z.number().int().positive().max(1000).default(50),
+  /** The orient phase: an `[Orientation Context]` system section from the workspace artifacts. */
+  orientation_enabled: z.boolean().default(true),
+  /** Estimated tokens (4 characters each) the orientation section may take. */
+  orientation_token_budget: z.number().int().min(200).max(50_000).default(2000),
+  /** The model's artifact tools (notes, decisions, progress, harness documents). */
+  artifact_tools: z.boolean().default(true),
+  /** The exact command that runs the tests (a handoff's test results); else the pattern. */
+  test_command: z.string().min(1).max(4000).optional(),
+  /** A regular expression a test command matches (a handoff's test results). */
+  test_command_pattern: z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine(isRegExp, 'must be a valid regular expression')
+    .default(DEFAULT_TEST_COMMAND_PATTERN),
+  /** `required`: a turn's file changes must pass `POST …/verify` before the next turn. */
+  verification: z.enum(['off', 'required']).default('off'),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 

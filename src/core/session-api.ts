@@ -14,6 +14,7 @@ import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
+import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 
 /** Called for every event of a running turn, in commit order, before it is committed. */
 export type EventListener = (event: ThreadEvent, seq: number) => void
@@ -34,6 +35,8 @@ export interface TurnOptions {
 export interface OpenResponsesView {
   /** The SSE frames of the Open Responses events this ThreadEvent maps to (often none). */
   frames(event: ThreadEvent): string
+  /** The same events one by one: each one's `sequence_number` and SSE frame. */
+  events(event: ThreadEvent): { sequence: number; frame: string }[]
   /** The response object as it stands; undefined before the first event. */
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
@@ -44,7 +47,7 @@ export interface OpenResponsesView {
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
-export interface SessionApi {
+export interface SessionApi extends AgentLayerApi {
   createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,
@@ -117,8 +120,18 @@ export interface SessionApi {
   }>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
-  /** A fresh Open Responses view for an exec run's events; `model` is reported as its model. */
-  openResponsesView(model: string): OpenResponsesView
+  /**
+   * A fresh Open Responses view for the events of an exec run with this config (the exec body
+   * without its prompt); what the response echoes comes from the config and its response record.
+   */
+  openResponsesView(config: SessionConfigInput): OpenResponsesView
+  /**
+   * The view of a stored response (`resp_<session id>`), to be fed the session's committed
+   * events: the same settings, creation second and sequence numbers the live stream had.
+   * TurnlineError('not_found') when the session does not exist or was not created by
+   * `POST /v1/responses`.
+   */
+  storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

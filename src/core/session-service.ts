@@ -9,6 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
@@ -17,10 +18,12 @@ import type { ThreadEvent } from '../contract/thread-event.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
+import { sessionBudget } from './guardrails/session-budget.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -35,15 +38,14 @@ import { stepTurn } from './turn/step-turn.ts'
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
-export class SessionService implements SessionApi {
-  private readonly locator: SessionLocator
+export class SessionService extends AgentLayerService implements SessionApi {
   private creates = 0
 
   constructor(
-    private readonly deps: ServiceDeps,
+    deps: ServiceDeps,
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
-    this.locator = new SessionLocator(deps.sessions.objects, options.prefix ?? '')
+    super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
@@ -90,6 +92,7 @@ export class SessionService implements SessionApi {
       usage: state.usage,
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       config: state.config,
+      budget: sessionBudget(state),
     }
   }
 
@@ -196,8 +199,20 @@ export class SessionService implements SessionApi {
     return this.deps.sessions.readEvents(ref, after + 1, limit)
   }
 
-  openResponsesView(model: string): OpenResponsesView {
-    return openResponsesView(model)
+  openResponsesView(config: SessionConfigInput): OpenResponsesView {
+    return openResponsesView(parseConfig(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    const session = await this.getSession(tenant, sessionId)
+    if (!responseRecordOf(session.config)) {
+      throw new TurnlineError('not_found', `no response resp_${sessionId}`)
+    }
+    const finishedAt = Date.parse(session.updated_at)
+    return openResponsesView(session.config, {
+      sessionId,
+      now: () => (session.status === 'completed' ? finishedAt : Date.now()),
+    })
   }
 
   async exec(

@@ -21,6 +21,9 @@ export interface ModelRequest {
    * provider's structured-output format, strict. Tool calls stay possible.
    */
   outputSchema?: Record<string, unknown>
+  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
+  temperature?: number
+  topP?: number
   signal?: AbortSignal
 }
 

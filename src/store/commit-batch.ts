@@ -17,6 +17,12 @@ export const MAX_EVENT_LINE_BYTES = 1024 * 1024
 /** What a writer commits in one batch. */
 export interface CommitInput {
   events: ThreadEvent[]
+  /**
+   * The events' canonical lines exactly as `serializeVersionedLine` wrote them (e.g. when they
+   * were dispatched), one per event: written as they are instead of serializing every event
+   * again. Omitted: serialized here.
+   */
+  lines?: string[]
   turnId?: string
   idempotencyKey?: string
   history?: { reset?: boolean; append: HistoryMessage[] }
@@ -35,7 +41,7 @@ export async function commitBatch(
   snapshot: SessionSnapshot,
   input: CommitInput,
   committedAt: string,
-): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number }> {
+): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number; lines: string[] }> {
   if (snapshot.status === 'completed') {
     throw new TurnlineError(
       'session_completed',
@@ -43,7 +49,11 @@ export async function commitBatch(
         'it accepts no further events',
     )
   }
-  validateEvents(input.events)
+  const lines = input.lines ?? input.events.map((event) => serializeVersionedLine(event))
+  if (lines.length !== input.events.length) {
+    throw new TurnlineError('internal', 'a batch needs exactly one serialized line per event')
+  }
+  validateEvents(input.events, lines)
   const batch: Batch = {
     format: 'turnline.batch',
     version: 1,
@@ -58,7 +68,7 @@ export async function commitBatch(
     ...(input.state ? { state: input.state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
   }
-  const body = toBytes(serializeBatch(batch))
+  const body = toBytes(serializeBatch(batch, lines))
   try {
     await store.put(keys.batch(batch.batch), body, {
       ifNoneMatch: '*',
@@ -74,12 +84,12 @@ export async function commitBatch(
       throw error
     }
   }
-  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength }
+  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }
 }
 
+/** 32 hex characters (a v4 UUID's 122 random bits): randomUUID draws from a pooled source. */
 function commitId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12))
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+  return crypto.randomUUID().replaceAll('-', '')
 }
 
 async function holds(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
@@ -88,7 +98,7 @@ async function holds(store: ObjectStore, key: string, body: Uint8Array): Promise
   return stored.body.every((byte, i) => byte === body[i])
 }
 
-function validateEvents(events: ThreadEvent[]): void {
+function validateEvents(events: ThreadEvent[], lines: readonly string[]): void {
   if (events.length === 0) {
     throw new TurnlineError('invalid_input', 'a batch needs at least one event')
   }
@@ -100,7 +110,7 @@ function validateEvents(events: ThreadEvent[]): void {
   }
   let total = 0
   events.forEach((event, index) => {
-    const size = byteLength(serializeVersionedLine(event))
+    const size = byteLength(lines[index] ?? '')
     if (size > MAX_EVENT_LINE_BYTES) {
       throw new TurnlineError(
         'payload_too_large',

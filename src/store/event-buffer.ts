@@ -56,6 +56,17 @@ export class EventBuffer<T> {
     return this.items.map((item) => item.line)
   }
 
+  /** The pending events with the lines they were accepted with (one pass, same order). */
+  entries(): { values: T[]; lines: string[] } {
+    const values: T[] = []
+    const lines: string[] = []
+    for (const item of this.items) {
+      values.push(item.value)
+      lines.push(item.line)
+    }
+    return { values, lines }
+  }
+
   /** Empties the buffer after a successful commit; a failed buffer stays failed. */
   clear(): void {
     this.items.length = 0

@@ -26,6 +26,24 @@ export interface RollupState {
 
 export const EMPTY_ROLLUP: RollupState = { rolledThrough: 0, headSeq: 0, rolledBatch: -1 }
 
+/** A batch this process committed, with its events' canonical lines as it wrote them. */
+export interface KnownBatch {
+  batch: Batch
+  lines: readonly string[]
+}
+
+/**
+ * What this process last wrote as events.jsonl and index/turns.json, with their etags: the next
+ * rollup starts from it instead of reading both back. Only a hint — both writes are
+ * compare-and-swap on these etags, so a copy that no longer matches the store loses the race
+ * (the rollup is skipped and the copy dropped), never overwrites anything.
+ */
+export interface RolledCopy {
+  etag: string
+  lines: readonly string[]
+  index: { value: TurnIndex; etag: string } | undefined
+}
+
 /**
  * Geometric rollup: rewrite events.jsonl when the unrolled events are at least as many as the
  * rolled ones (and at least MIN_ROLLUP_EVENTS), so every event is rewritten O(1) times on
@@ -52,13 +70,14 @@ export async function rollup(
   snapshot: SessionSnapshot,
   state: RollupState,
   maxRetained = MAX_RETAINED_EVENTS,
-  known: ReadonlyMap<number, Batch> = new Map(),
-): Promise<RollupState | undefined> {
-  const file = await store.get(keys.events)
-  const trusted = file ? file.etag === state.etag : state.etag === undefined
+  known: ReadonlyMap<number, KnownBatch> = new Map(),
+  copy?: RolledCopy,
+): Promise<{ state: RollupState; copy: RolledCopy } | undefined> {
+  const current = await currentFile(store, keys, state, copy)
+  const trusted = current ? current.etag === state.etag : state.etag === undefined
   const base = trusted ? state : EMPTY_ROLLUP
   const [storedIndex, batches] = await Promise.all([
-    store.get(keys.turnIndex),
+    current?.copy?.index ?? readStoredIndex(store, keys),
     readBatchesVia(
       known,
       store,
@@ -70,17 +89,17 @@ export async function rollup(
     ),
   ])
 
-  const lines = trusted && file ? splitLines(fromBytes(file.body, keys.events)) : []
+  const lines = trusted && current ? [...current.lines()] : []
   const endTimes = new Map<number, string>()
-  for (const batch of batches) {
-    batch.events.forEach((line, i) => {
-      lines.push(serializeVersionedLine(line.event))
+  for (const { batch, lines: batchLines } of batches) {
+    batchLines.forEach((line, i) => {
+      lines.push(line)
       endTimes.set(batch.first_seq + i, batch.committed_at)
     })
   }
   const cut = cutHead(lines, maxRetained)
   const headSeq = base.headSeq + cut.removed
-  const oldIndex = trusted && file && storedIndex ? readIndex(storedIndex.body) : undefined
+  const oldIndex = trusted && current ? storedIndex?.value : undefined
   const index: TurnIndex = buildTurnIndex(cut.lines, headSeq, oldIndex, endTimes, cut.removedTurns)
   const text = cut.lines.length ? `${cut.lines.join('\n')}\n` : ''
 
@@ -89,35 +108,73 @@ export async function rollup(
     const written = await store.put(
       keys.events,
       toBytes(text),
-      file ? { ifMatch: file.etag, contentType: 'application/x-ndjson' } : { ifNoneMatch: '*' },
+      current
+        ? { ifMatch: current.etag, contentType: 'application/x-ndjson' }
+        : { ifNoneMatch: '*' },
     )
     etag = written.etag
   } catch (error) {
     if (isTurnlineError(error, 'conflict', 'not_found')) return undefined
     throw error
   }
+  let indexCopy: RolledCopy['index']
   try {
     // CAS too: a slower rollup must never put back an index older than the file it describes.
-    await store.put(keys.turnIndex, toBytes(serializeTurnIndex(index)), {
+    const written = await store.put(keys.turnIndex, toBytes(serializeTurnIndex(index)), {
       contentType: 'application/json',
       ...(storedIndex ? { ifMatch: storedIndex.etag } : { ifNoneMatch: '*' }),
     })
+    indexCopy = { value: index, etag: written.etag }
   } catch (error) {
     if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
   }
-  return { rolledThrough: snapshot.nextSeq, headSeq, rolledBatch: snapshot.lastBatch, etag }
+  return {
+    state: { rolledThrough: snapshot.nextSeq, headSeq, rolledBatch: snapshot.lastBatch, etag },
+    copy: { etag, lines: cut.lines, index: indexCopy },
+  }
+}
+
+/**
+ * events.jsonl as it stands: this process's copy when it is the version the manifest records
+ * (no read), else read from the store.
+ */
+async function currentFile(
+  store: ObjectStore,
+  keys: SessionKeys,
+  state: RollupState,
+  copy: RolledCopy | undefined,
+): Promise<{ etag: string; lines: () => readonly string[]; copy?: RolledCopy } | undefined> {
+  if (copy && state.etag !== undefined && copy.etag === state.etag) {
+    return { etag: copy.etag, lines: () => copy.lines, copy }
+  }
+  const file = await store.get(keys.events)
+  if (!file) return undefined
+  return { etag: file.etag, lines: () => splitLines(fromBytes(file.body, keys.events)) }
+}
+
+async function readStoredIndex(
+  store: ObjectStore,
+  keys: SessionKeys,
+): Promise<{ value: TurnIndex | undefined; etag: string } | undefined> {
+  const stored = await store.get(keys.turnIndex)
+  return stored ? { value: readIndex(stored.body), etag: stored.etag } : undefined
 }
 
 /** Batches this process committed itself are taken from memory; the rest are read. */
 async function readBatchesVia(
-  known: ReadonlyMap<number, Batch>,
+  known: ReadonlyMap<number, KnownBatch>,
   store: ObjectStore,
   keys: SessionKeys,
   numbers: number[],
-): Promise<Batch[]> {
+): Promise<KnownBatch[]> {
   const missing = numbers.filter((n) => !known.has(n))
-  const read = new Map((await readBatches(store, keys, missing)).map((b) => [b.batch, b]))
-  return numbers.map((n) => (known.get(n) ?? read.get(n)) as Batch)
+  const read = new Map(
+    (await readBatches(store, keys, missing)).map((batch) => [
+      batch.batch,
+      { batch, lines: batch.events.map((line) => serializeVersionedLine(line.event)) },
+    ]),
+  )
+  return numbers.map((n) => (known.get(n) ?? read.get(n)) as KnownBatch)
 }
 
 function readIndex(body: Uint8Array): TurnIndex | undefined {

@@ -18,7 +18,7 @@ import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS, rollup, rollupDue } from './rollup.ts'
 import type { SessionRef } from './session-ref.ts'
-import { SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
+import { assertSegment, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { checkpointOf, emptySnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
@@ -67,6 +67,18 @@ export class SessionStore {
 
   keys(ref: SessionRef): SessionKeys {
     return new SessionKeys(this.prefix, ref)
+  }
+
+  /** `<prefix>/<tenant>/`: the tenant's folder (its `.turnline/` pointers live there). */
+  tenantRoot(tenant: string): string {
+    assertSegment('tenant', tenant)
+    const head = this.prefix.replace(/^\/+|\/+$/g, '')
+    return `${head ? `${head}/` : ''}${tenant}/`
+  }
+
+  /** `<prefix>/<tenant>/<workspace>/.vtcode/`: the workspace folder sessions and artifacts share. */
+  vtcodeRoot(tenant: string, workspace: string): string {
+    return workspaceSessionsPrefix(this.prefix, tenant, workspace).replace(/sessions\/$/, '')
   }
 
   /** Creates a session with its first batch (which must start the thread). */
@@ -124,7 +136,7 @@ export class SessionStore {
       throw error
     }
     const { batch } = committed
-    this.cache.rememberBatch(keys.root, batch)
+    this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     let next = committed.snapshot
     let maintenanceError: unknown
@@ -167,7 +179,10 @@ export class SessionStore {
     let rolled = rollupStateOf(next.manifest?.value)
     if (rollupDue(next, rolled, force)) {
       const known = this.cache.batches(keys.root)
-      rolled = (await rollup(this.objects, keys, next, rolled, this.maxRetained, known)) ?? rolled
+      const copy = this.cache.rolled(keys.root)
+      const done = await rollup(this.objects, keys, next, rolled, this.maxRetained, known, copy)
+      this.cache.rememberRolled(keys.root, done?.copy)
+      rolled = done?.state ?? rolled
       this.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
     }
     const manifest = await syncManifest(this.objects, keys, manifestOf(next, rolled), next.manifest)

@@ -1,14 +1,18 @@
-import type { Batch } from '../contract/batch.ts'
+import type { KnownBatch, RolledCopy } from './rollup.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 
 /** Bytes of not-yet-rolled batches kept per session before the cache gives up on them. */
 const MAX_BATCH_BYTES = 8 * 1024 * 1024
+/** Largest events.jsonl kept as a copy per session (a larger one is read back when due). */
+const MAX_ROLLED_COPY_CHARS = 2 * 1024 * 1024
 
 interface Entry {
   snapshot?: SessionSnapshot
   /** Batches this process committed that events.jsonl does not hold yet (saves rollup reads). */
-  batches: Map<number, Batch>
+  batches: Map<number, KnownBatch>
   batchBytes: number
+  /** What this process last rolled up (saves reading events.jsonl and the index back). */
+  rolled?: RolledCopy
 }
 
 /**
@@ -35,20 +39,33 @@ export class SnapshotCache {
     this.entries.delete(key)
   }
 
-  rememberBatch(key: string, batch: Batch): void {
+  /** A batch committed here, with its event lines and its size as written. */
+  rememberBatch(key: string, known: KnownBatch, bytes: number): void {
     const entry: Entry = this.touch(key) ?? { batches: new Map(), batchBytes: 0 }
-    const bytes = batch.events.reduce((sum, line) => sum + JSON.stringify(line).length, 0)
     if (entry.batchBytes + bytes > MAX_BATCH_BYTES) {
       entry.batches.clear()
       entry.batchBytes = 0
     }
-    entry.batches.set(batch.batch, batch)
+    entry.batches.set(known.batch.batch, known)
     entry.batchBytes += bytes
     this.store(key, entry)
   }
 
-  batches(key: string): ReadonlyMap<number, Batch> {
+  batches(key: string): ReadonlyMap<number, KnownBatch> {
     return this.entries.get(key)?.batches ?? new Map()
+  }
+
+  rolled(key: string): RolledCopy | undefined {
+    return this.entries.get(key)?.rolled
+  }
+
+  /** Keeps (or, with undefined, drops) the copy of what was last rolled up. */
+  rememberRolled(key: string, copy: RolledCopy | undefined): void {
+    const entry = this.entries.get(key)
+    if (!entry) return
+    const chars = copy ? copy.lines.reduce((sum, line) => sum + line.length + 1, 0) : 0
+    if (copy && chars <= MAX_ROLLED_COPY_CHARS) entry.rolled = copy
+    else delete entry.rolled
   }
 
   forgetBatchesThrough(key: string, last: number): void {

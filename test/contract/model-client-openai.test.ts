@@ -95,6 +95,16 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter, %s API', (api) =>
     })
   })
 
+  it('sends temperature and top_p only when set', async () => {
+    mock.enqueue({ api, text: 'a' }, { api, text: 'b' })
+    await collect(client().stream({ ...request(api), temperature: 0.3, topP: 0.9 }))
+    await collect(client().stream(request(api)))
+    const [set, unset] = mock.requests.slice(-2).map((r) => r.body as Record<string, unknown>)
+    expect(set).toMatchObject({ temperature: 0.3, top_p: 0.9 })
+    expect(unset).not.toHaveProperty('temperature')
+    expect(unset).not.toHaveProperty('top_p')
+  })
+
   it('assembles tool calls whose arguments arrive split across chunks', async () => {
     const first = '{"path":"src/index.ts"}'
     const second = '{"path":"README.md"}'

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,6 +24,8 @@ let options: CliOptions = {}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-cli-'))
+  // The command sandbox's user must get through to the workspaces (mkdtemp makes it 0700).
+  await chmod(dir, 0o711)
   options = { cwd: dir, env: { TURNLINE_DATA_DIR: join(dir, 'data') } }
 })
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -21,6 +21,8 @@ let server: ServerProcess
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-cli-server-'))
+  // The command sandbox's user must get through to the workspaces (mkdtemp makes it 0700).
+  await chmod(dir, 0o711)
   mock = await startMockOpenAI()
   server = await startServerProcess({
     TURNLINE_DATA_DIR: join(dir, 'mock-model'),

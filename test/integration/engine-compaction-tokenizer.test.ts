@@ -58,7 +58,8 @@ describe('token accounting', () => {
   it('loads it near the threshold and counts only the messages the provider has not', async () => {
     const { service, mock } = engine
     const { session_id: sid } = await service.createSession('t1', {
-      harness: { max_context_tokens: 2000 },
+      // No artifact tools: their definitions alone would cross this small threshold.
+      harness: { max_context_tokens: 2000, artifact_tools: false },
     })
     scriptAgent(mock, [
       { text: 'a1', usage: { input_tokens: 1500, output_tokens: 5 } },

@@ -42,14 +42,17 @@ describe('fork', () => {
     expect(summaryCall.messages.at(-1)?.content).toMatch(/Summarize the conversation/)
     expect(summaryCall.tools ?? []).toEqual([])
 
-    // The fork's first turn sends: instructions, summary, the newest user messages, the new input.
+    // The fork's first turn sends: instructions with the orientation (the source's handoff),
+    // summary, the newest user messages, the new input.
     mock.enqueue({ text: 'continuing' })
     await service.stepTurn('t1', forked.session_id, { input: 'third' })
     const sent = (
       (mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]
     ).map((m) => `${m.role}:${m.content}`)
-    expect(sent).toEqual([
-      'system:Be brief.',
+    expect(sent[0]).toMatch(
+      /^system:Be brief\.\n\n\[Orientation Context\]\n\n## HANDOFF FROM PREVIOUS AGENT\n[\s\S]*### Current State\n2 turns, 2 model requests; 0 files modified\.\nLast answer of the previous agent:\na2\n[\s\S]*### Task Context\nfirst request\n/,
+    )
+    expect(sent.slice(1)).toEqual([
       'system:Previous conversation summary:\nThey asked twice; both answered.',
       'user:first request',
       'user:second request',

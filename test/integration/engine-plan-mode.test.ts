@@ -102,7 +102,15 @@ describe('plan mode', () => {
     expect(messages[0]).toBe('system:You are careful.')
     expect(messages.slice(1)).toHaveLength(1)
     expect(messages[1]).toMatch(/^user:## HANDOFF FROM PREVIOUS AGENT/)
+    const directive = (
+      (engine.mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]
+    )[1]
+    expect(directive?.content).toContain('### Task Context\nfix the bug\n\nApproved plan:')
     expect(JSON.stringify(engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
+    // The handoff protocol's path: the build turn oriented afresh (the directive carries the
+    // handoff, so the orientation leaves it out), and the handoff stays in the state.
+    const orientation = await engine.service.getOrientation('t1', session_id)
+    expect(orientation.orientation).toMatchObject({ reason: 'plan_handoff', text: '' })
     const view = await engine.service.getSession('t1', session_id)
     expect(view.num_turns).toBe(2)
   })

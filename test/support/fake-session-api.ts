@@ -11,8 +11,9 @@ import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
-import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import type { OpenResponsesView, SessionApi, TurnOptions } from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
+import { FakeAgentLayer } from './fake-agent-layer.ts'
 
 /**
  * A small in-memory SessionApi for tests of the pure HTTP concerns (routing, validation, error
@@ -38,7 +39,7 @@ const usage = {
 }
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export class FakeSessionApi implements SessionApi {
+export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   readonly sessions = new Map<string, FakeSession>()
   /** Method names called, in order. */
   readonly calls: string[] = []
@@ -114,6 +115,7 @@ export class FakeSessionApi implements SessionApi {
       num_turns: s.turns,
       usage: ZERO_USAGE,
       config: s.config,
+      budget: { status: 'ok', steps: { used: s.turns }, tokens: { used: 0 }, cost_usd: {} },
     }
   }
 
@@ -294,8 +296,13 @@ export class FakeSessionApi implements SessionApi {
   }
 
   /** The real view: it is a pure mapping of the events this fake produces. */
-  openResponsesView(model: string) {
-    return openResponsesView(model)
+  openResponsesView(config: SessionConfigInput) {
+    return openResponsesView(SessionConfigSchema.parse(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    this.find(tenant, sessionId)
+    throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
 
   async exec(

@@ -1,6 +1,5 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { CompactRequest } from '../../contract/compact-request.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
@@ -8,6 +7,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { sessionTools } from '../turn/turn-tools.ts'
@@ -29,7 +29,7 @@ export async function compactSession(
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
   return withLease(deps, ref, key, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)

@@ -16,7 +16,27 @@ export function segmentId(sequence: number): string {
   return `segment-${String(sequence).padStart(8, '0')}`
 }
 
-export async function hash16(text: string): Promise<string> {
+/**
+ * Hashes already computed in this process, by text: every invocation resolves the request segment
+ * from the same instructions and tool catalog, so each distinct text is hashed once. Bounded:
+ * emptied when full.
+ */
+const known = new Map<string, Promise<string>>()
+const KNOWN_MAX = 256
+
+export function hash16(text: string): Promise<string> {
+  let hash = known.get(text)
+  if (hash === undefined) {
+    if (known.size >= KNOWN_MAX) known.clear()
+    hash = digest16(text)
+    known.set(text, hash)
+    // A failed digest is not remembered.
+    hash.catch(() => known.delete(text))
+  }
+  return hash
+}
+
+async function digest16(text: string): Promise<string> {
   const bytes = encoder.encode(text)
   const framed = new Uint8Array(bytes.length + 1)
   framed.set(bytes)
@@ -50,6 +70,8 @@ export interface SegmentBasis {
   systemPrompt: string
   /** The session instructions alone. */
   instructions: string
+  /** Digest of the frozen orientation section the system prompt carries, if any. */
+  orientationDigest?: string | undefined
   /** Tool definitions in catalog order (see orderCatalog). */
   tools: readonly ToolDefinition[]
   model: string
@@ -65,6 +87,9 @@ export async function openSegment(sequence: number, basis: SegmentBasis): Promis
     prefix_hash: await prefixHash(basis.systemPrompt),
     ...(catalog !== undefined ? { catalog_hash: catalog } : {}),
     instruction_digest: await hash16(basis.instructions),
+    ...(basis.orientationDigest !== undefined
+      ? { orientation_digest: basis.orientationDigest }
+      : {}),
     model: basis.model,
     provider: basis.provider,
     mode: basis.mode,
@@ -79,6 +104,7 @@ export type SegmentBoundaryReason =
   | 'provider'
   | 'mode'
   | 'instructions'
+  | 'orientation'
   | 'system_prompt'
   | 'tool_catalog'
 
@@ -101,6 +127,7 @@ export function segmentBoundaryReasons(check: SegmentCheck): SegmentBoundaryReas
   if (current.provider !== next.provider) reasons.push('provider')
   if (current.mode !== next.mode) reasons.push('mode')
   if (current.instruction_digest !== next.instruction_digest) reasons.push('instructions')
+  else if (current.orientation_digest !== next.orientation_digest) reasons.push('orientation')
   else if (current.prefix_hash !== next.prefix_hash) reasons.push('system_prompt')
   if (current.catalog_hash !== next.catalog_hash) reasons.push('tool_catalog')
   return reasons

@@ -1,11 +1,13 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { contextWindowOf } from '../model/context-window.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
+import { orientIfPending } from '../orientation/orient-step.ts'
+import { orientationDigest, systemPrompt } from '../orientation/system-prompt.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
@@ -43,7 +45,7 @@ export interface TurnCompactionInput {
   state: EngineState
   open: OpenTurn
   writer: TurnWriter
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   tools: readonly ToolDefinition[]
   warnings: string[]
   /** Transcript length before this turn's own messages; undefined when continuing a turn. */
@@ -56,13 +58,14 @@ export type RecoveryVerdict = 'retry' | 'blocked' | 'none'
 
 export function segmentBasis(
   state: EngineState,
-  settings: ModelSettings,
+  settings: ResolvedModelSettings,
   tools: readonly ToolDefinition[],
 ): SegmentBasis {
   const instructions = state.config.instructions ?? ''
   return {
-    systemPrompt: instructions,
+    systemPrompt: systemPrompt(state),
     instructions,
+    orientationDigest: orientationDigest(state),
     tools,
     model: settings.name,
     provider: `openai:${settings.api}`,
@@ -70,7 +73,7 @@ export function segmentBasis(
   }
 }
 
-export function thresholdsFor(state: EngineState, settings: ModelSettings) {
+export function thresholdsFor(state: EngineState, settings: ResolvedModelSettings) {
   const harness = state.config.harness
   return compactionThresholds({
     autoCompactionThresholdTokens: harness.auto_compaction_threshold_tokens,
@@ -79,7 +82,7 @@ export function thresholdsFor(state: EngineState, settings: ModelSettings) {
   })
 }
 
-export function meterFor(deps: ServiceDeps, state: EngineState, settings: ModelSettings) {
+export function meterFor(deps: ServiceDeps, state: EngineState, settings: ResolvedModelSettings) {
   return new ContextMeter(
     deps.tokenizer ?? tokenizerForModel,
     settings.name,
@@ -103,6 +106,10 @@ export class TurnCompaction {
     const compaction = compactionState(state)
     if (turnStart !== undefined) delete compaction.blocked
     if (!settings || !this.meter) return
+    if (turnStart !== undefined && !compaction.reset_manifest) {
+      const { deps, ref, warnings } = this.input
+      await orientIfPending({ deps, ref, state, warnings })
+    }
     const basis = segmentBasis(state, settings, this.input.tools)
     if (compaction.reset_manifest && turnStart !== undefined) {
       await applyOrientationReset(this.input, turnStart, async () => {
@@ -152,7 +159,7 @@ export class TurnCompaction {
         : (
             await this.meter.measure(
               writer.history,
-              { systemPrompt: state.config.instructions, tools: this.input.tools },
+              { systemPrompt: systemPrompt(state), tools: this.input.tools },
               thresholds.soft,
             )
           ).tokens

@@ -1,3 +1,4 @@
+import { rememberEmittedLines } from '../../contract/emitted-texts.ts'
 import { serializeVersionedLine } from '../../contract/serialize.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
@@ -12,6 +13,8 @@ import type { EventListener } from '../session-api.ts'
 export class EventDispatcher {
   private readonly buffer = new EventBuffer<ThreadEvent>()
   private readonly emitted: ThreadEvent[] = []
+  /** The canonical line of each emitted event, as serialized at dispatch. */
+  private readonly lines: string[] = []
   /** Items started (or updated) and not completed yet, by id, as last seen. */
   private readonly open = new Map<string, ThreadItem>()
   private nextSeq: number
@@ -24,8 +27,10 @@ export class EventDispatcher {
   }
 
   emit(event: ThreadEvent): void {
-    this.buffer.push(event, serializeVersionedLine(event))
+    const line = serializeVersionedLine(event)
+    this.buffer.push(event, line)
     this.emitted.push(event)
+    this.lines.push(line)
     if (event.type === 'item.started' || event.type === 'item.updated') {
       this.open.set(event.item.id, event.item)
     } else if (event.type === 'item.completed') {
@@ -43,9 +48,18 @@ export class EventDispatcher {
 
   /** Events waiting for the next commit; clears the buffer. */
   take(): ThreadEvent[] {
-    const events = this.buffer.pending()
+    return this.takeWithLines().events
+  }
+
+  /**
+   * Events waiting for the next commit with their canonical lines as serialized when they were
+   * dispatched (so the commit writes exactly what listeners saw, without serializing again);
+   * clears the buffer.
+   */
+  takeWithLines(): { events: ThreadEvent[]; lines: string[] } {
+    const { values, lines } = this.buffer.entries()
     this.buffer.clear()
-    return events
+    return { events: values, lines }
   }
 
   get pendingCount(): number {
@@ -67,6 +81,8 @@ export class EventDispatcher {
 
   /** Every event emitted by this invocation, committed or not. */
   all(): ThreadEvent[] {
-    return [...this.emitted]
+    const events = [...this.emitted]
+    rememberEmittedLines(events, this.lines)
+    return events
   }
 }

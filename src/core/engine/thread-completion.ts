@@ -8,7 +8,13 @@ export type Completion =
   | { subtype: 'error_max_budget_usd'; outcomeCode: 'budget_limit_reached' }
   | {
       subtype: 'error_during_execution'
-      outcomeCode: 'failed' | 'error' | 'tool_loop_limit_reached'
+      /** `handed_off` is VT Code's HandedOff; `token_limit_reached` is ours (no VT Code code). */
+      outcomeCode:
+        | 'failed'
+        | 'error'
+        | 'tool_loop_limit_reached'
+        | 'handed_off'
+        | 'token_limit_reached'
     }
   | { subtype: 'cancelled'; outcomeCode: 'cancelled' }
 

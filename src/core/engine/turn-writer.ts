@@ -6,6 +6,7 @@ import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import type { EventListener } from '../session-api.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
 import type { ServiceDeps } from './service-deps.ts'
+import { rememberCommittedState } from './writable-state.ts'
 
 /**
  * What one invocation writes: the dispatcher of its events, the transcript it extends and the
@@ -75,18 +76,20 @@ export class TurnWriter {
   async commit(turnId: string, maintain: boolean): Promise<void> {
     const { config: _config, ...rest } = this.state
     const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
-    const events = this.dispatcher.take()
+    const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
       {
         events,
+        lines,
         turnId,
         ...(this.idempotencyKey ? { idempotencyKey: this.idempotencyKey } : {}),
         history: {
           ...(this.historyReset ? { reset: true } : {}),
           append: this.history.slice(this.committedHistory),
         },
-        state: patch,
+        // A private copy: the cached snapshot must not change with this invocation's state.
+        state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
       { maintain },
@@ -95,6 +98,7 @@ export class TurnWriter {
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot
+    rememberCommittedState(result.snapshot.state)
     if (result.maintenanceError) {
       ;(this.deps.log ?? console.warn)({
         msg: 'session maintenance failed; the next writer repairs it',

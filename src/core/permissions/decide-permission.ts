@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import type { PermissionResolutionRequest } from '../../contract/permission-resolution.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
@@ -7,6 +6,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { resolvePermission } from './resolve-permission.ts'
 
@@ -23,7 +23,7 @@ export async function recordPermissionDecision(
 ): Promise<TurnResponse> {
   return withLease(deps, ref, undefined, async (_lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const open = state.open_turn ?? undefined
     const resolved = resolvePermission(open?.pending_permission, request, deps.clock.now())
     if (!open) throw new Error('unreachable: resolvePermission refuses a missing request')

@@ -1,6 +1,6 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -9,8 +9,12 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
+import { sessionHandoff } from '../handoff/handoff-step.ts'
+import { agentState } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { driveTurn } from '../turn/drive-turn.ts'
+import { planHandoffRequest, renderHandoffPrompt } from './handoff-prompt.ts'
 import { resolvePlanApproval } from './plan-decision.ts'
 
 /**
@@ -29,7 +33,7 @@ export async function approvePlan(
 ): Promise<TurnResponse> {
   return withLease(deps, ref, undefined, async (lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const pending = state.plan_approval ?? undefined
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
     const resolved = resolvePlanApproval(pending, request, {
@@ -48,8 +52,15 @@ export async function approvePlan(
     if (outcome.kind === 'execute') {
       state.approved_plan = outcome.plan
       if (outcome.freshContext) {
+        // The handoff protocol's path: the directive is the session's HandoffRequest (modified
+        // files, test results, known issues filled from its log), and the build turn orients
+        // afresh (its orientation leaves the handoff out: the directive carries it).
+        const handoff = await planHandoff(deps, ref, state, writer.history, outcome, pending?.task)
+        const agent = agentState(state)
+        agent.handoff = handoff
+        agent.orient_pending = 'plan_handoff'
         // Cleared: transcript, continuation, segment and tool-budget state. Kept: the rest.
-        writer.replaceHistory([outcome.message])
+        writer.replaceHistory([{ role: 'user', content: renderHandoffPrompt(handoff) }])
         state.compaction = null
       } else {
         writer.history.push(outcome.message)
@@ -90,4 +101,34 @@ function contextTokens(state: EngineState, history: readonly { content: string }
   const anchor = state.compaction?.usage_anchor?.input_tokens
   if (anchor !== undefined) return anchor
   return Math.ceil(history.reduce((sum, m) => sum + m.content.length, 0) / 4)
+}
+
+/** The plan → build HandoffRequest, through the same builder as every handoff. */
+async function planHandoff(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  history: readonly HistoryMessage[],
+  outcome: { targetAgent: 'build' | 'auto'; plan: string },
+  task: string | undefined,
+) {
+  const planned = planHandoffRequest({
+    plan: outcome.plan,
+    targetAgent: outcome.targetAgent,
+    ...(task !== undefined ? { task } : {}),
+  })
+  return sessionHandoff({
+    deps,
+    ref,
+    state,
+    history,
+    targetAgent: outcome.targetAgent,
+    plan: outcome.plan,
+    overrides: {
+      state_summary: planned.state_summary,
+      task_context: planned.task_context,
+      next_actions: planned.next_actions,
+    },
+    warnings: [],
+  })
 }

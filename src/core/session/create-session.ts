@@ -1,3 +1,4 @@
+import type { AgentState, OrientReason } from '../../contract/agent-state.ts'
 import type { EngineState } from '../../contract/engine-state.ts'
 import { ENGINE_STATE_VERSION } from '../../contract/engine-state.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
@@ -10,6 +11,7 @@ import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
@@ -37,6 +39,8 @@ export async function startSession(
     placement?: SandboxPlacement
     /** A caller-chosen id (idempotent starts): creating it twice is a conflict. */
     sessionId?: string
+    /** Agent-layer state to start with (a handoff, the origin, a verifier role). */
+    agent?: AgentState
   },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
@@ -55,6 +59,8 @@ export async function startSession(
     turn_counter: 0,
     open_turn: null,
     recent_turns: [],
+    // The first new turn orients from the workspace's artifacts (the orient phase).
+    agent: { orient_pending: orientReason(seed.source, seed.agent), ...seed.agent },
     ...(seed.placement
       ? {
           sandbox_placement: {
@@ -70,14 +76,20 @@ export async function startSession(
     // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
     if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
   }
-  await deps.sessions.create(ref, sessionId, {
+  const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,
     ...(seed.history?.length ? { history: { append: seed.history } } : {}),
   })
+  rememberCommittedState(created.snapshot.state)
   const warnings = await fireSessionStart(deps, ref, state, seed.source)
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref
+}
+
+function orientReason(source: SessionStartSource, agent: AgentState | undefined): OrientReason {
+  if (source === 'fork') return 'fork'
+  return agent?.handoff ? 'handoff' : 'session_start'
 }
 
 /** VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<random hex>`. */

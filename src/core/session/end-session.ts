@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
@@ -9,6 +8,7 @@ import { threadCompletedEvent } from '../engine/thread-completion.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { coordinatorId, withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
 
@@ -22,7 +22,7 @@ import { closeOpenTurn } from '../turn/close-turn.ts'
 export async function endSession(
   deps: ServiceDeps,
   ref: SessionRef,
-  mode: 'complete' | 'cancel',
+  mode: EndMode,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
@@ -37,22 +37,25 @@ export async function endSession(
   }
 }
 
+/** `handoff` ends the session as VT Code's HandedOff outcome (error_during_execution). */
+export type EndMode = 'complete' | 'cancel' | { handoff: string }
+
 function endLeased(
   deps: ServiceDeps,
   ref: SessionRef,
-  mode: 'complete' | 'cancel',
+  mode: EndMode,
   options: TurnOptions,
   key: string | undefined,
 ): Promise<TurnResponse> {
   return withLease(deps, ref, key, async (_lease, snapshot) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     const known = key ? state.recent_turns.find((r) => r.key === key) : undefined
     if (known) return { response: await replay(deps, ref, known), record: known }
     if (snapshot.status === 'completed') throw completedError(ref)
     const writer = new TurnWriter(deps, ref, snapshot, state, key, options.onEvent)
     const open = state.open_turn ?? undefined
     if (open) {
-      if (mode === 'complete') {
+      if (mode !== 'cancel') {
         throw new TurnlineError(
           'conflict',
           `${open.turn_id} is still open (its tool calls have no result yet): run a turn to finish it, or cancel`,
@@ -64,13 +67,17 @@ function endLeased(
     const completion: Completion =
       mode === 'cancel'
         ? { subtype: 'cancelled', outcomeCode: 'cancelled' }
-        : state.last_failure
-          ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
-          : { subtype: 'success', outcomeCode: 'success' }
+        : typeof mode === 'object'
+          ? { subtype: 'error_during_execution', outcomeCode: 'handed_off' }
+          : state.last_failure
+            ? { subtype: 'error_during_execution', outcomeCode: 'failed' }
+            : { subtype: 'success', outcomeCode: 'success' }
     const stopReason =
-      completion.subtype === 'error_during_execution'
-        ? (state.last_failure ?? undefined)
-        : undefined
+      typeof mode === 'object'
+        ? `Task handed off to \`${mode.handoff}\``
+        : completion.subtype === 'error_during_execution'
+          ? (state.last_failure ?? undefined)
+          : undefined
     writer.dispatcher.emit(
       threadCompletedEvent(snapshot.threadId, ref.sessionId, state, completion, stopReason),
     )

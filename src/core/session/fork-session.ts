@@ -7,6 +7,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
 import { isMemoryEnvelopeMessage } from '../compaction/render-envelope.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { sessionHandoff } from '../handoff/handoff-step.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { startSession } from './create-session.ts'
@@ -43,6 +44,15 @@ export async function forkSession(
       `fork-${deps.ids.token().slice(0, 12)}`,
     )
   }
+  // The same handoff a `POST …/handoff` derives, shown in the fork's orientation.
+  const handoff = await sessionHandoff({
+    deps,
+    ref: source,
+    state,
+    history,
+    targetAgent: 'fork',
+    warnings: [],
+  })
   const ref = await startSession(deps, locator, source.tenant, state.config, {
     source: 'fork',
     history: buildSummarizedForkHistory({
@@ -51,6 +61,7 @@ export async function forkSession(
       ...(envelope ? { envelope } : {}),
     }),
     ...(placement ? { placement } : {}),
+    agent: { handoff, origin: { kind: 'fork', session_id: source.sessionId } },
   })
   return {
     session_id: ref.sessionId,

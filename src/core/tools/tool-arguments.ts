@@ -4,7 +4,13 @@ export type ArgumentCheck =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; reason: string }
 
-const validators = new WeakMap<object, Validator>()
+/**
+ * Compiled validators by schema text: a session's tool schemas are fresh objects in every
+ * invocation (the engine state is copied), so identity would never hit. Bounded: emptied when
+ * full.
+ */
+const validators = new Map<string, Validator>()
+const VALIDATORS_MAX = 256
 
 /**
  * Parses the model's raw argument text and validates it against the tool's JSON Schema
@@ -21,14 +27,16 @@ export function checkArguments(raw: string, schema: Record<string, unknown>): Ar
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'arguments must be a JSON object' }
   }
-  let validator = validators.get(schema)
+  const text = JSON.stringify(schema)
+  let validator = validators.get(text)
   if (!validator) {
+    if (validators.size >= VALIDATORS_MAX) validators.clear()
     validator = new Validator(
-      schema as ConstructorParameters<typeof Validator>[0],
+      structuredClone(schema) as ConstructorParameters<typeof Validator>[0],
       '2020-12',
       false,
     )
-    validators.set(schema, validator)
+    validators.set(text, validator)
   }
   const result = validator.validate(value)
   if (result.valid) return { ok: true, value: value as Record<string, unknown> }

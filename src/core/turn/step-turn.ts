@@ -1,15 +1,16 @@
 import type { TurnRequest, TurnResponse } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { startsFromHandoff, turnStartMessages } from '../agent-layer/turn-start.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
+import { writableState } from '../engine/writable-state.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from './close-turn.ts'
@@ -29,7 +30,7 @@ export async function stepTurn(
 ): Promise<TurnResponse> {
   const key = options.idempotencyKey
   return withLease(deps, ref, key, async (lease, snapshot, intents) => {
-    const state = structuredClone(parseEngineState(snapshot.state))
+    const state = writableState(snapshot)
     if (key) {
       const record = state.recent_turns.find((r) => r.key === key)
       if (record) return { response: await replay(deps, ref, record), record }
@@ -87,7 +88,13 @@ async function runTurn(
     )
   } else {
     // A turn blocked after recovery compaction is retried by a turn without input.
-    if (request.input === undefined && boundary.apply.length === 0 && !state.compaction?.blocked) {
+    if (
+      request.input === undefined &&
+      boundary.apply.length === 0 &&
+      !state.compaction?.blocked &&
+      !startsFromHandoff(state) &&
+      !state.agent?.feedback?.length
+    ) {
       throw new TurnlineError(
         'invalid_input',
         'input is required: no turn is waiting to continue and no follow-up is queued',
@@ -96,6 +103,7 @@ async function runTurn(
     }
     if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
     turnStart = history.length
+    const starting = turnStartMessages(state, request.input !== undefined)
     state.turn_counter += 1
     open = {
       turn_id: `turn-${state.turn_counter}`,
@@ -111,6 +119,7 @@ async function runTurn(
     history.push(...boundary.messages)
     writer.markApplied(boundary.appliedIds)
     ackIntents = boundary.ack
+    history.push(...starting)
     if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
 

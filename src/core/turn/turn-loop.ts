@@ -1,14 +1,20 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
+import {
+  limitAfterResponse,
+  limitBeforeRequest,
+  type TerminalLimit,
+} from '../guardrails/session-budget.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
+import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
 
@@ -17,7 +23,7 @@ export interface TurnLoopContext {
   state: EngineState
   open: OpenTurn
   model: ModelClient
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
@@ -55,8 +61,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
         `turn limit reached: ${state.model_requests} of ${limits.max_turns} model requests used`,
       )
     }
-    const before = checkBudget(state)
-    if (before.status === 'exceeded') return overBudget(before.spent, before.max)
+    // Guardrails: steps (turns), tokens and cost (src/core/guardrails/).
+    const reached = limitBeforeRequest(state)
+    if (reached) return limitEnd(reached)
     if (open.tool_loops >= state.config.harness.max_tool_loops) {
       return {
         kind: 'failed',
@@ -84,6 +91,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
           ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -130,11 +139,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       state.budget_warned = true
       calls.warnings.push(after.message)
     }
-    if (step.tools.length === 0) {
-      return after.status === 'exceeded'
-        ? overBudget(after.spent, after.max)
-        : { kind: 'completed' }
-    }
+    const over = limitAfterResponse(state)
+    if (step.tools.length === 0) return over ? limitEnd(over) : { kind: 'completed' }
     open.tool_loops += 1
     open.pending_calls = step.tools.map(({ itemId, call }) => ({
       item_id: itemId,
@@ -144,7 +150,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     }))
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
-    if (after.status === 'exceeded') return overBudget(after.spent, after.max)
+    if (over) return limitEnd(over)
   }
 }
 
@@ -160,13 +166,9 @@ function terminal(
   return { kind: 'terminal', subtype, outcomeCode, message }
 }
 
-function overBudget(spent: number, max: number): TurnEnd {
-  return {
-    kind: 'terminal',
-    subtype: 'error_max_budget_usd',
-    outcomeCode: 'budget_limit_reached',
-    message: `budget limit reached: spent $${spent.toFixed(4)} of $${max}`,
-  }
+function limitEnd(limit: TerminalLimit): TurnEnd {
+  const { budget: _budget, ...completion } = limit
+  return { kind: 'terminal', ...completion }
 }
 
 /** A model fault as a TurnlineError; anything else is not ours to handle and is rethrown. */
@@ -180,6 +182,6 @@ function blocked(compaction: TurnCompaction | undefined, error: TurnlineError): 
 }
 
 function requestMessages(state: EngineState, history: HistoryMessage[]): HistoryMessage[] {
-  const instructions = state.config.instructions
-  return instructions ? [{ role: 'system', content: instructions }, ...history] : history
+  const system = systemPrompt(state)
+  return system ? [{ role: 'system', content: system }, ...history] : history
 }

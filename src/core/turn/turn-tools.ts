@@ -1,5 +1,6 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
@@ -13,12 +14,17 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /** The session's tools: its HTTP tools plus the sandbox's built-ins when a runner is configured. */
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
-  return new ToolRegistry([
-    ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox
-      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
-      : []),
-  ])
+  return new ToolRegistry(
+    withAgentTools(
+      deps,
+      ref,
+      state,
+      state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+      deps.sandbox
+        ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
+        : [],
+    ),
+  )
 }
 
 /** What the session lets its commands and command hooks do. */

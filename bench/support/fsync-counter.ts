@@ -1,0 +1,41 @@
+/**
+ * Counts fsync/fdatasync calls made anywhere in this process, for benchmarks: the FileHandle
+ * methods (what the fs adapter and the raw loop use) and the callback and sync forms of
+ * `node:fs`. Install once before the work to be counted; read `count()` around it.
+ */
+import fs from 'node:fs'
+import { open, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+
+let syncs = 0
+let installed = false
+
+export function fsyncCount(): number {
+  return syncs
+}
+
+export async function installFsyncCounter(scratchDir: string): Promise<void> {
+  if (installed) return
+  installed = true
+  const probe = join(scratchDir, `.fsync-probe-${process.pid}`)
+  const handle = await open(probe, 'w')
+  const proto = Object.getPrototypeOf(handle) as Record<string, unknown>
+  await handle.close()
+  await rm(probe, { force: true })
+  for (const name of ['sync', 'datasync'] as const) {
+    const original = proto[name] as (this: unknown) => Promise<void>
+    proto[name] = function counted(this: unknown) {
+      syncs++
+      return original.call(this)
+    }
+  }
+  const mutable = fs as unknown as Record<string, (...args: unknown[]) => unknown>
+  for (const name of ['fsync', 'fdatasync', 'fsyncSync', 'fdatasyncSync'] as const) {
+    const original = mutable[name]
+    if (typeof original !== 'function') continue
+    mutable[name] = (...args: unknown[]) => {
+      syncs++
+      return original.apply(fs, args)
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import * as z from 'zod'
+import { TurnlineError } from './errors.ts'
+import { BoundaryStatusSchema } from './handoff.ts'
+
+/**
+ * The progress ledger (VT Code `vtcode-memory/src/progress.rs`): the small durable answer to
+ * "are we getting closer to done?" — goal, milestones, confidence, stall marker and the handoff
+ * metadata — kept per workspace at `.vtcode/state/progress.json` and replaced as a whole on each
+ * update (If-Match CAS). Milestone statuses use the handoff's boundary statuses, so a ledger
+ * becomes a handoff's boundary list unchanged.
+ */
+export const PROGRESS_LEDGER_VERSION = 1
+
+const Text = z.string().max(2000)
+
+export const MilestoneSchema = z.strictObject({
+  id: z.string().min(1).max(128),
+  description: Text.default(''),
+  status: BoundaryStatusSchema,
+})
+export type Milestone = z.infer<typeof MilestoneSchema>
+
+export const ProgressLedgerSchema = z.object({
+  schema_version: z.literal(PROGRESS_LEDGER_VERSION),
+  /** The session that last updated the ledger. */
+  session_id: z.string(),
+  goal: z.string(),
+  milestones: z.array(MilestoneSchema).max(200),
+  /** 0.0–1.0. */
+  confidence: z.number().min(0).max(1),
+  /** RFC 3339 of the first signal without progress since the last advance; null = on track. */
+  stalled_since: z.string().nullable(),
+  /** Stall signals since the last advance. */
+  stall_count: z.number().int().nonnegative(),
+  /** Advance signals (completed turns after a stall, completed loop steps). */
+  advances: z.number().int().nonnegative(),
+  updated_at: z.string(),
+  previous_session_id: z.string().nullable(),
+  handoff_summary: z.string().nullable(),
+  known_issues: z.array(Text).max(100),
+  git_checkpoint: z.string().nullable(),
+})
+export type ProgressLedger = z.infer<typeof ProgressLedgerSchema>
+
+/**
+ * An update (`PUT …/artifacts/progress`, the `update_progress` tool): fields given replace the
+ * stored ones, fields left out keep their value; `milestone_status` changes single milestones.
+ */
+export const ProgressUpdateSchema = z.strictObject({
+  goal: z.string().min(1).max(4000).optional(),
+  milestones: z.array(MilestoneSchema).max(200).optional(),
+  milestone_status: z
+    .array(z.strictObject({ id: z.string().min(1).max(128), status: BoundaryStatusSchema }))
+    .max(200)
+    .optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  known_issues: z.array(Text).max(100).optional(),
+  /** true marks a stall now, false clears it (an advance). */
+  stalled: z.boolean().optional(),
+  git_checkpoint: z.string().max(200).nullable().optional(),
+})
+export type ProgressUpdate = z.infer<typeof ProgressUpdateSchema>
+
+export function parseProgressLedger(text: string): ProgressLedger {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new TurnlineError('corrupt_data', 'progress.json is not valid JSON')
+  }
+  const result = ProgressLedgerSchema.safeParse(value)
+  if (result.success) return result.data
+  const version = (value as { schema_version?: unknown } | null)?.schema_version
+  throw new TurnlineError(
+    version === PROGRESS_LEDGER_VERSION ? 'corrupt_data' : 'unsupported_version',
+    version === PROGRESS_LEDGER_VERSION
+      ? `progress.json is invalid: ${z.prettifyError(result.error)}`
+      : `progress.json has an unknown schema_version (expected ${PROGRESS_LEDGER_VERSION})`,
+  )
+}
+
+export function serializeProgressLedger(ledger: ProgressLedger): string {
+  return `${JSON.stringify(ledger, null, 2)}\n`
+}

@@ -1,0 +1,67 @@
+import type {
+  ArtifactEntry,
+  ArtifactKind,
+  ArtifactView,
+  ArtifactWrite,
+  MemoryKind,
+} from '../../contract/artifacts.ts'
+import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type {
+  LoopCreateInput,
+  LoopStepRequest,
+  LoopStepResponse,
+  LoopView,
+} from '../../contract/loop-state.ts'
+import type { OrientationView } from '../../contract/orientation-view.ts'
+
+/**
+ * The agent-engineering face of the service (docs/agent-layer.md): workspace artifacts, the
+ * orient phase, handoffs, loops and verification. Tenant-scoped like the rest of SessionApi.
+ */
+export interface AgentLayerApi {
+  /** Every artifact kind of a workspace with its path and whether it exists. */
+  listArtifacts(tenant: string, workspace: string): Promise<ArtifactEntry[]>
+  /** One artifact; not_found when it does not exist. */
+  getArtifact(tenant: string, workspace: string, kind: ArtifactKind): Promise<ArtifactView>
+  /** Replaces a document, the handoff, or updates the ledger; 409 on an If-Match mismatch. */
+  putArtifact(
+    tenant: string,
+    workspace: string,
+    write: ArtifactWrite,
+    options?: { ifMatch?: string },
+  ): Promise<ArtifactView & { warnings?: string[] }>
+  /** Appends one entry to notes.md or decisions.md. */
+  appendArtifact(
+    tenant: string,
+    workspace: string,
+    kind: MemoryKind,
+    text: string,
+  ): Promise<ArtifactView>
+  deleteArtifact(tenant: string, workspace: string, kind: ArtifactKind): Promise<void>
+  /**
+   * The orientation frozen into the session's current request segment (null before its first
+   * turn), the orient phase still pending, and with `preview` the one a new orient phase would
+   * build now (not frozen).
+   */
+  getOrientation(
+    tenant: string,
+    sessionId: string,
+    options?: { preview?: boolean },
+  ): Promise<OrientationView>
+  /**
+   * The session's HandoffRequest, stored as the workspace's current handoff; optionally starts
+   * the next agent's session with it and ends this one (`handed_off`). With an Idempotency-Key,
+   * a retry finds the session the first call started.
+   */
+  handoff(
+    tenant: string,
+    sessionId: string,
+    request: HandoffRouteRequest,
+    options?: { idempotencyKey?: string },
+  ): Promise<HandoffResponse>
+  /** A loop run (`.vtcode/state/loop-<id>.json`); 409 when its id is taken. */
+  createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView>
+  getLoop(tenant: string, loopId: string): Promise<LoopView>
+  /** Runs (or resumes) the next step, or applies a control / budget change. */
+  stepLoop(tenant: string, loopId: string, request: LoopStepRequest): Promise<LoopStepResponse>
+}

@@ -1,0 +1,130 @@
+import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
+import { tailText } from '../orientation/artifact-summaries.ts'
+
+/**
+ * What a session did, read from its event log: the files its `file_change` items touched (in
+ * first-touch order, with the last kind) and its command runs (`exec_command` / `write_stdin`
+ * outputs, grouped by the exec session they captured, output concatenated in order).
+ */
+
+export interface CommandRun {
+  /** The runner's exec session (`run-…`), or the invocation item id when it has none. */
+  execSessionId: string
+  command: string
+  output: string
+  /** Set once the command exited. */
+  exitCode?: number
+  exited: boolean
+  spoolPath?: string
+  /** Position of its last capture in the log (later runs have larger numbers). */
+  order: number
+}
+
+export interface SessionActivity {
+  modifiedFiles: { path: string; kind: 'add' | 'delete' | 'update' }[]
+  commands: CommandRun[]
+}
+
+const EXEC_TOOLS = new Set(['exec_command', 'write_stdin'])
+
+interface ExecAnswer {
+  command?: unknown
+  output?: unknown
+  session_id?: unknown
+  is_exited?: unknown
+  exit_code?: unknown
+  spool_path?: unknown
+}
+
+export function sessionActivity(events: readonly ParsedThreadEvent[]): SessionActivity {
+  const files = new Map<string, 'add' | 'delete' | 'update'>()
+  const invocations = new Map<string, string>()
+  const runs = new Map<string, CommandRun>()
+  let order = 0
+  for (const event of events) {
+    if (event.type !== 'item.completed') continue
+    const item = event.item
+    order += 1
+    if (item.type === 'file_change' && item.status === 'completed') {
+      // First-touch order (Map insertion); the kind is the net one: a file added and then
+      // updated in the session is still an addition.
+      for (const change of item.changes) {
+        const before = files.get(change.path)
+        files.set(change.path, before === 'add' && change.kind === 'update' ? 'add' : change.kind)
+      }
+    } else if (item.type === 'tool_invocation') {
+      invocations.set(item.id, item.tool_name)
+    } else if (item.type === 'tool_output') {
+      if (!EXEC_TOOLS.has(invocations.get(item.call_id) ?? '')) continue
+      const answer = parseAnswer(item.output)
+      if (typeof answer?.command !== 'string') continue
+      const id = typeof answer.session_id === 'string' ? answer.session_id : item.call_id
+      const previous = runs.get(id)
+      const output = typeof answer.output === 'string' ? answer.output : ''
+      const exited = answer.is_exited === true
+      runs.set(id, {
+        execSessionId: id,
+        command: answer.command,
+        output: previous ? `${previous.output}${output}` : output,
+        exited,
+        ...(typeof answer.exit_code === 'number' ? { exitCode: answer.exit_code } : {}),
+        ...(typeof answer.spool_path === 'string'
+          ? { spoolPath: answer.spool_path }
+          : previous?.spoolPath
+            ? { spoolPath: previous.spoolPath }
+            : {}),
+        order,
+      })
+    }
+  }
+  return {
+    modifiedFiles: [...files].map(([path, kind]) => ({ path, kind })),
+    commands: [...runs.values()].sort((a, b) => a.order - b.order),
+  }
+}
+
+function parseAnswer(output: string): ExecAnswer | undefined {
+  try {
+    const value: unknown = JSON.parse(output)
+    return value && typeof value === 'object' ? (value as ExecAnswer) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export interface TestSelector {
+  /** The exact command (trimmed) the caller marked as the test command. */
+  command?: string | undefined
+  /** Else: a regular expression a test command matches. */
+  pattern: string
+}
+
+/** The last command run that is the test command. */
+export function lastTestRun(
+  activity: SessionActivity,
+  selector: TestSelector,
+): CommandRun | undefined {
+  const marked = selector.command?.trim()
+  const pattern = marked === undefined ? new RegExp(selector.pattern) : undefined
+  const matches = (command: string) =>
+    marked !== undefined ? command.trim() === marked : (pattern as RegExp).test(command)
+  return activity.commands.filter((run) => matches(run.command)).at(-1)
+}
+
+/** `Command: …`, `Exit code: …`, the last 60 lines of output, and the spool when there is one. */
+export function renderTestRun(run: CommandRun): string {
+  const status =
+    run.exitCode !== undefined
+      ? `Exit code: ${run.exitCode}`
+      : run.exited
+        ? 'Exit code: unknown'
+        : `Still running (exec session ${run.execSessionId})`
+  const output = run.output.trim() === '' ? '(no output)' : tailText(run.output, 60, 4000)
+  return [
+    `Command: ${run.command}`,
+    status,
+    'Output:',
+    output,
+    ...(run.spoolPath ? [`Full output: ${run.spoolPath}`] : []),
+  ].join('\n')
+}

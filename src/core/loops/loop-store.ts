@@ -1,0 +1,115 @@
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import type { LoopPointer, LoopRunState } from '../../contract/loop-state.ts'
+import {
+  LOOP_ID,
+  LoopPointerSchema,
+  parseLoopState,
+  serializeLoopState,
+} from '../../contract/loop-state.ts'
+import type { ObjectStore } from '../../ports/object-store.ts'
+import { fromBytes, toBytes } from '../../store/json-bytes.ts'
+import type { SessionStore } from '../../store/session-store.ts'
+
+/**
+ * Where loops live: the state at the workspace's `.vtcode/state/loop-<id>.json` (replaced with
+ * If-Match), and a create-only pointer `<tenant>/.turnline/loops/<id>.json` naming the
+ * workspace, so a loop is addressed by id alone and another tenant's loop is simply not found.
+ */
+export interface StoredLoop {
+  state: LoopRunState
+  etag: string
+  key: string
+}
+
+export class LoopStore {
+  constructor(private readonly sessions: SessionStore) {}
+
+  private get objects(): ObjectStore {
+    return this.sessions.objects
+  }
+
+  private pointerKey(tenant: string, loopId: string): string {
+    assertLoopId(loopId)
+    return `${this.sessions.tenantRoot(tenant)}.turnline/loops/${loopId}.json`
+  }
+
+  stateKey(tenant: string, workspace: string, loopId: string): string {
+    assertLoopId(loopId)
+    return `${this.sessions.vtcodeRoot(tenant, workspace)}state/loop-${loopId}.json`
+  }
+
+  /** Creates pointer and state; 409 conflict when the id is taken. */
+  async create(tenant: string, state: LoopRunState): Promise<StoredLoop> {
+    const pointer: LoopPointer = {
+      format: 'turnline.loop-pointer',
+      version: 1,
+      loop_id: state.loop_id,
+      workspace: state.workspace,
+      created_at: state.started_at,
+    }
+    try {
+      await this.objects.put(
+        this.pointerKey(tenant, state.loop_id),
+        toBytes(JSON.stringify(pointer)),
+        {
+          ifNoneMatch: '*',
+          contentType: 'application/json',
+        },
+      )
+    } catch (error) {
+      if (!isTurnlineError(error, 'conflict')) throw error
+      throw new TurnlineError('conflict', `loop ${state.loop_id} exists already`, {
+        retryable: false,
+      })
+    }
+    const key = this.stateKey(tenant, state.workspace, state.loop_id)
+    const { etag } = await this.objects.put(key, toBytes(serializeLoopState(state)), {
+      ifNoneMatch: '*',
+      contentType: 'application/json',
+    })
+    return { state, etag, key }
+  }
+
+  async load(tenant: string, loopId: string): Promise<StoredLoop> {
+    const pointer = await this.objects.get(this.pointerKey(tenant, loopId))
+    if (!pointer) throw new TurnlineError('not_found', `loop ${loopId} not found`)
+    let workspace: string
+    try {
+      workspace = LoopPointerSchema.parse(
+        JSON.parse(fromBytes(pointer.body, 'loop pointer')),
+      ).workspace
+    } catch (cause) {
+      throw new TurnlineError('corrupt_data', `the pointer of loop ${loopId} is unreadable`, {
+        cause,
+      })
+    }
+    const key = this.stateKey(tenant, workspace, loopId)
+    const stored = await this.objects.get(key)
+    if (!stored) throw new TurnlineError('not_found', `the state of loop ${loopId} is missing`)
+    return { state: parseLoopState(fromBytes(stored.body, key)), etag: stored.etag, key }
+  }
+
+  /** Replaces the state if it is still the version read; 409 conflict otherwise. */
+  async save(loop: StoredLoop, state: LoopRunState): Promise<StoredLoop> {
+    try {
+      const { etag } = await this.objects.put(loop.key, toBytes(serializeLoopState(state)), {
+        ifMatch: loop.etag,
+        contentType: 'application/json',
+      })
+      return { state, etag, key: loop.key }
+    } catch (error) {
+      if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
+      throw new TurnlineError('conflict', `loop ${state.loop_id} changed meanwhile; retry`)
+    }
+  }
+}
+
+function assertLoopId(loopId: string): void {
+  if (!LOOP_ID.test(loopId)) {
+    throw new TurnlineError(
+      'invalid_input',
+      `loop id ${JSON.stringify(loopId.slice(0, 80))} is not valid: use 1–64 characters from A-Z a-z 0-9 _ -`,
+      { details: { field: 'path.id' } },
+    )
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_TEST_COMMAND_PATTERN } from '../../src/contract/session-config.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { buildHandoff } from '../../src/core/handoff/build-handoff.ts'
+import {
+  lastTestRun,
+  renderTestRun,
+  sessionActivity,
+} from '../../src/core/handoff/session-activity.ts'
+
+let n = 0
+function tool(name: string, answer: object | string): ThreadEvent[] {
+  const id = `item_${n++}`
+  return [
+    {
+      type: 'item.completed',
+      item: {
+        id,
+        type: 'tool_invocation',
+        tool_name: name,
+        status: 'completed',
+        outcome: 'success',
+      },
+    },
+    {
+      type: 'item.completed',
+      item: {
+        id: `${id}:output`,
+        type: 'tool_output',
+        call_id: id,
+        output: typeof answer === 'string' ? answer : JSON.stringify(answer),
+        status: 'completed',
+      },
+    },
+  ]
+}
+const change = (changes: { path: string; kind: 'add' | 'update' | 'delete' }[]): ThreadEvent => ({
+  type: 'item.completed',
+  item: { id: `item_${n++}`, type: 'file_change', changes, status: 'completed' },
+})
+
+describe('session activity', () => {
+  it('lists modified files in first-touch order with their net kind', () => {
+    const activity = sessionActivity([
+      change([{ path: 'a.ts', kind: 'add' }]),
+      change([
+        { path: 'b.ts', kind: 'update' },
+        { path: 'a.ts', kind: 'update' },
+      ]),
+      change([{ path: 'b.ts', kind: 'delete' }]),
+    ])
+    expect(activity.modifiedFiles).toEqual([
+      { path: 'a.ts', kind: 'add' },
+      { path: 'b.ts', kind: 'delete' },
+    ])
+  })
+
+  it('joins the captures of one command across exec_command and write_stdin waits', () => {
+    const activity = sessionActivity([
+      ...tool('exec_command', {
+        command: 'npm test',
+        output: 'start\n',
+        session_id: 'run-1',
+        is_exited: false,
+      }),
+      ...tool('read_file', 'not an exec answer'),
+      ...tool('write_stdin', {
+        command: 'npm test',
+        output: '3 passing\n',
+        session_id: 'run-1',
+        is_exited: true,
+        exit_code: 0,
+        spool_path: '.vtcode/context/tool_outputs/run-1.txt',
+      }),
+      ...tool('exec_command', {
+        command: 'ls',
+        output: 'x',
+        session_id: 'run-2',
+        is_exited: true,
+        exit_code: 0,
+      }),
+    ])
+    const run = lastTestRun(activity, { pattern: DEFAULT_TEST_COMMAND_PATTERN })
+    expect(run).toMatchObject({ command: 'npm test', output: 'start\n3 passing\n', exitCode: 0 })
+    expect(renderTestRun(run as NonNullable<typeof run>)).toBe(
+      'Command: npm test\nExit code: 0\nOutput:\nstart\n3 passing\nFull output: .vtcode/context/tool_outputs/run-1.txt',
+    )
+    expect(
+      lastTestRun(activity, { command: 'ls', pattern: DEFAULT_TEST_COMMAND_PATTERN })?.command,
+    ).toBe('ls')
+    expect(lastTestRun(activity, { command: 'make', pattern: '.*' })).toBeUndefined()
+  })
+
+  it('recognizes common test runners and nothing else by default', () => {
+    const re = new RegExp(DEFAULT_TEST_COMMAND_PATTERN)
+    for (const yes of [
+      'npm test',
+      'cd app && npm run test',
+      'npx vitest run',
+      'pytest -q',
+      'cargo test',
+      'go test ./...',
+      'make check',
+    ]) {
+      expect(re.test(yes), yes).toBe(true)
+    }
+    for (const no of ['npm install', 'echo test', 'cat latest.txt', 'git commit -m "go test"x']) {
+      expect(re.test(no), no).toBe(false)
+    }
+  })
+
+  it('derives a handoff when nothing was given, and caller text replaces the derived one', () => {
+    const base = {
+      targetAgent: 'next',
+      history: [{ role: 'user' as const, content: 'Do the thing.' }],
+      activity: { modifiedFiles: [], commands: [] },
+      turns: 1,
+      modelRequests: 2,
+      testPattern: DEFAULT_TEST_COMMAND_PATTERN,
+    }
+    const derived = buildHandoff(base)
+    expect(derived).toMatchObject({
+      state_summary: '1 turn, 2 model requests; 0 files modified.',
+      task_context: 'Do the thing.',
+      next_actions: ['Review the modified files and the boundary status, then continue the task.'],
+    })
+    expect(derived.test_results).toBeUndefined()
+    const given = buildHandoff({
+      ...base,
+      plan: '1. step one\n2. step two',
+      overrides: { state_summary: 'mine', open_decisions: ['which db?'] },
+    })
+    expect(given.state_summary).toBe('mine')
+    expect(given.open_decisions).toEqual(['which db?'])
+    expect(given.boundary_status).toEqual([
+      { feature: 'step one', status: 'not_started' },
+      { feature: 'step two', status: 'not_started' },
+    ])
+    expect(given.task_context).toBe('Do the thing.\n\nApproved plan:\n\n1. step one\n2. step two')
+  })
+})
