@@ -52,17 +52,23 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # node as PID 1 gets SIGTERM directly: the server closes its listener and gives streams 5 s.
 CMD ["node", "--enable-source-maps", "dist/node/server.mjs"]
 
-# ---- the reference sandbox runner: confines paths, not processes, so give it its own
-# container (and no secrets but TURNLINE_RUNNER_SECRET).
+# ---- the reference sandbox runner, in its own container (and no secrets but
+# TURNLINE_RUNNER_SECRET). Every command runs in a bubblewrap sandbox inside it (its own PID,
+# mount and network namespaces, an allow-listed environment: docs/configuration.md). bubblewrap
+# needs unprivileged user namespaces, which Docker's default seccomp profile refuses: see the
+# runner service in docker-compose.yml. TURNLINE_SANDBOX=require makes a runner that cannot
+# sandbox refuse to start instead of running commands beside its own secret.
 FROM ${NODE_IMAGE} AS runner
-# git for worktree isolation; sh and script (bsdutils) are already in the base image.
+# git for worktree isolation, bubblewrap for the command sandbox; sh, script (bsdutils) and
+# prlimit (util-linux) are already in the base image.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git ca-certificates \
+    && apt-get install -y --no-install-recommends git ca-certificates bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     TURNLINE_RUNNER_ROOT=/workspaces \
     TURNLINE_RUNNER_HOST=0.0.0.0 \
-    TURNLINE_RUNNER_PORT=8788
+    TURNLINE_RUNNER_PORT=8788 \
+    TURNLINE_SANDBOX=require
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/node ./dist/node

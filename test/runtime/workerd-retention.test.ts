@@ -52,11 +52,16 @@ describe('Worker cron trigger', () => {
     if (!worker || !bucket) throw new Error('setup failed')
     const fired = await fetch(`${worker.url}/__scheduled?cron=17+3+*+*+*`)
     expect(fired.status, worker.output()).toBe(200)
+    // The sweep's log line marks its end (the trigger endpoint may answer before it).
+    const deadline = Date.now() + 15_000
+    while (!/"msg":"retention sweep"/.test(worker.output()) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(worker.output()).toMatch(/"msg":"retention sweep".*"deleted":1/)
     const keys = (
       await bucket.store('').list('acme/web/.vtcode/sessions/', { limit: 1000 })
     ).objects.map((o) => o.key)
     expect(keys.some((k) => k.includes('/ancient-closed/'))).toBe(false)
     expect(keys.some((k) => k.endsWith('/ancient-active/manifest.json'))).toBe(true)
-    expect(worker.output()).toMatch(/"msg":"retention sweep".*"deleted":1/)
   })
 })
