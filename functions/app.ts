@@ -7,6 +7,8 @@ import { type AuthConfig, createAuthenticator } from './http/auth.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { type ErrorLog, errorResponse } from './http/http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
+import { type LogSink, requestLogger } from './http/request-log.ts'
+import { loggedSessionApi } from './http/turn-log.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
@@ -31,6 +33,8 @@ export interface AppOptions {
   runnerSecret?: string | readonly string[]
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
+  /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
+  requestLog?: LogSink
 }
 
 export const API_VERSION = '0.1.0'
@@ -44,7 +48,7 @@ const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
   const ctx: RouteContext = {
-    api: options.api,
+    api: options.requestLog ? loggedSessionApi(options.api, options.requestLog) : options.api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
@@ -52,6 +56,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()
 
+  if (options.requestLog) app.use('*', requestLogger(options.requestLog))
   app.onError((error) => errorResponse(error, log))
   // Hono hands only Error instances to onError; anything else thrown is caught here.
   app.use('*', async (c, next) => {

@@ -1,22 +1,21 @@
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
-import {
-  createOpenAIModelClient,
-  unconfiguredModelClient,
-} from '../adapters/openai/openai-model-client.ts'
+import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
+import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig, parseEnv } from './env-config.ts'
 import { type AuthConfig, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
+import { jsonLines, type LogSink } from './http/request-log.ts'
+import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
 
 /**
@@ -32,13 +31,23 @@ export interface DepsOptions {
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
-   * runner in-process): its URL and signing secret.
+   * runner in-process): its URL, signing secret and what its sandbox probe found. With
+   * `sandbox.mode` `require` (always in multi-tenant mode) it must throw a ConfigError when
+   * there is no working sandbox.
    */
   defaultRunner?: (
     dataDir: string,
     server: { host: string; port: number },
-  ) => Promise<{ url: string; secret: string }>
+    sandbox: SandboxSettings,
+  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
   log?: (entry: Record<string, unknown>) => void
+  /**
+   * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
+   * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
+   */
+  redisCoordinator?: (url: string) => Coordinator
+  /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
+  requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
 }
@@ -54,11 +63,17 @@ export interface Deps {
     runnerSecret?: string
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
+    /** One structured line per request and per turn (TURNLINE_LOG=json). */
+    requestLog?: LogSink
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
   /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
   notices: string[]
+  /** Startup warnings to print loudly (commands running unsandboxed). */
+  warnings: string[]
+  /** The model that answers (provider, default model, endpoint), for the start log. */
+  model: ModelChoice
   config: EnvConfig
 }
 
@@ -79,8 +94,9 @@ export async function createDeps(
   }
 
   const store = objectStore(config, options, notices)
-  const coordinator = coordinatorOf(config, notices)
-  const model = modelClient(config, fetchImpl, notices)
+  const coordinator = coordinatorOf(config, options, notices)
+  const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
+  notices.push(modelChoice.notice)
 
   let master = config.TURNLINE_TOOL_SECRET
   if (master === undefined) {
@@ -91,7 +107,8 @@ export async function createDeps(
     )
   }
   const secretFor = await tenantSecrets(master, tenantsOf(auth))
-  const runner = await sandboxRunner(config, options, fetchImpl, notices)
+  const warnings: string[] = []
+  const runner = await sandboxRunner(config, options, fetchImpl, notices, warnings)
 
   const service: ServiceDeps = {
     sessions: new SessionStore({ store }),
@@ -107,7 +124,7 @@ export async function createDeps(
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
     },
     defaults: {
-      ...(config.TURNLINE_MODEL === undefined ? {} : { model: config.TURNLINE_MODEL }),
+      ...(modelChoice.defaultModel === undefined ? {} : { model: modelChoice.defaultModel }),
       modelApi: config.TURNLINE_MODEL_API,
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
@@ -128,9 +145,12 @@ export async function createDeps(
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
+      ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
+    warnings,
+    model: modelChoice,
     config,
   }
 }
@@ -141,19 +161,40 @@ async function sandboxRunner(
   options: DepsOptions,
   fetchImpl: typeof fetch,
   notices: string[],
+  warnings: string[],
 ): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
   let url = config.TURNLINE_RUNNER_URL
   let secret = config.TURNLINE_RUNNER_SECRET
   if (url === undefined && options.defaultRunner) {
-    const embedded = await options.defaultRunner(config.TURNLINE_DATA_DIR, {
-      host: config.HOST,
-      port: config.PORT,
-    })
+    const settings = sandboxSettingsFrom(config)
+    // Several tenants: their commands run sandboxed or not at all.
+    const multiTenant = (config.TURNLINE_API_KEYS ?? []).length > 0
+    const embedded = await options.defaultRunner(
+      config.TURNLINE_DATA_DIR,
+      { host: config.HOST, port: config.PORT },
+      multiTenant ? { ...settings, mode: 'require' } : settings,
+    )
     url = embedded.url
     secret = embedded.secret
     notices.push(
       `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
     )
+    const status = embedded.sandbox
+    if (status.isolation === 'bwrap') {
+      notices.push(
+        `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
+          `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
+          `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
+          `${status.limits.timeLimitSeconds} s wall clock per command`,
+      )
+    } else {
+      warnings.push(
+        `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
+          "with this server's files, processes and network; a command can read this server's " +
+          'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
+          'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
+      )
+    }
   }
   if (url === undefined || secret === undefined) {
     notices.push(
@@ -212,27 +253,23 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
   }
 }
 
-function coordinatorOf(config: EnvConfig, notices: string[]): Coordinator {
+function coordinatorOf(config: EnvConfig, options: DepsOptions, notices: string[]): Coordinator {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
   if (url !== undefined && token !== undefined) return new UpstashCoordinator({ url, token })
+  if (config.REDIS_URL !== undefined) {
+    if (!options.redisCoordinator) {
+      throw new ConfigError([
+        'REDIS_URL: this runtime has no TCP Redis client; use Upstash (UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN)',
+      ])
+    }
+    const shown = new URL(config.REDIS_URL)
+    notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
+    return options.redisCoordinator(config.REDIS_URL)
+  }
   notices.push(
-    'no UPSTASH_REDIS_REST_URL: leases and idempotency records live in this process ' +
-      '(fine for one process; run several instances only with Upstash)',
+    'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +
+      'process (fine for one process; run several instances only with a shared Redis)',
   )
   return new MemoryCoordinator()
-}
-
-function modelClient(config: EnvConfig, fetchImpl: typeof fetch, notices: string[]): ModelClient {
-  if (config.OPENAI_API_KEY === undefined && config.OPENAI_BASE_URL === undefined) {
-    notices.push(
-      'no model configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL) and TURNLINE_MODEL are set',
-    )
-    return unconfiguredModelClient
-  }
-  return createOpenAIModelClient({
-    ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
-    ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
-    fetch: fetchImpl,
-  })
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 
@@ -62,6 +63,7 @@ export const EnvSchema = z.object({
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
   TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
+  TURNLINE_MODEL_PROVIDER: z.enum(['openai', 'demo']).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   S3_BUCKET: z
@@ -79,6 +81,9 @@ export const EnvSchema = z.object({
     .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: text.optional(),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .optional(),
   TURNLINE_TOOL_ALLOWED_HOSTS: list.optional(),
   TURNLINE_TOOL_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   TURNLINE_TOOL_TIMEOUT_MS: integer(100, 300_000).default(30_000),
@@ -92,8 +97,11 @@ export const EnvSchema = z.object({
   TURNLINE_MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TURNLINE_FOLLOW_MAX_SECONDS: integer(1, 86_400).default(300),
   TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
+  TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  ...SandboxEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>
@@ -126,12 +134,22 @@ function crossChecks(env: EnvConfig): string[] {
   if ((env.UPSTASH_REDIS_REST_URL === undefined) !== (env.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     problems.push('UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither')
   }
+  if (env.REDIS_URL !== undefined && env.UPSTASH_REDIS_REST_URL !== undefined) {
+    problems.push('REDIS_URL and UPSTASH_REDIS_REST_URL: choose one coordinator, not both')
+  }
   const singleTenant = (env.TURNLINE_API_KEYS ?? []).length === 0
   if (singleTenant && !isLoopbackHost(env.HOST)) {
     problems.push(
       `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS the server is ` +
         'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
         'Set TURNLINE_API_KEYS to serve other hosts.',
+    )
+  }
+  if (!singleTenant && env.TURNLINE_SANDBOX === 'off' && env.TURNLINE_RUNNER_URL === undefined) {
+    problems.push(
+      'TURNLINE_SANDBOX: off is refused with TURNLINE_API_KEYS: the in-process runner would run ' +
+        "tenants' commands as this server's user, able to read its secrets and other tenants' " +
+        'data. Leave it unset (or require), or set TURNLINE_RUNNER_URL to a runner isolated elsewhere.',
     )
   }
   return problems

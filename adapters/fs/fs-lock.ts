@@ -1,46 +1,26 @@
 /**
- * Per-key lock files, safe across processes. A lock is a file created with O_EXCL ('wx') that
- * records its owner (pid, host, random token). Holders keep it for one read-compare-rename, i.e.
- * milliseconds. A lock counts as stale when it is older than `staleMs` and its owner process on
- * this host is gone, or older than `abandonMs` whatever the owner. Breaking a stale lock happens
- * under a second O_EXCL "breaker" file and re-checks the owner token, so two breakers can never
- * both delete a fresh lock. Within one process, contenders for the same lock queue in memory
- * instead of polling the disk.
+ * Per-key locks, safe across processes, through `proper-lockfile`: a lock is a directory created
+ * with mkdir (atomic), whose mtime the holder refreshes while it holds it; a lock whose mtime is
+ * older than `staleMs` belongs to a holder that died and is taken over. Holders keep a lock for
+ * one read-compare-rename, i.e. milliseconds. Within one process, contenders for the same lock
+ * queue in memory instead of polling the disk (proper-lockfile only retries on a timer).
  */
-import { randomUUID } from 'node:crypto'
-import { open, readFile, stat, unlink } from 'node:fs/promises'
-import { hostname } from 'node:os'
+import lockfile from 'proper-lockfile'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { errnoOf } from './fs-key-path.ts'
 
 export interface LockTimings {
   /** Give up acquiring after this long (→ 'storage_unavailable', retryable). */
   timeoutMs: number
-  /** A lock this old whose owner process is dead may be broken. */
+  /** A lock not refreshed for this long is stale (its holder died) and may be taken over. */
   staleMs: number
-  /** A lock this old may be broken even if its owner looks alive (pid reuse, other host). */
-  abandonMs: number
 }
 
-export const DEFAULT_LOCK_TIMINGS: LockTimings = {
-  timeoutMs: 10_000,
-  staleMs: 30_000,
-  abandonMs: 120_000,
-}
-
-/** A breaker file older than this is itself abandoned (breaking takes microseconds). */
-const BREAKER_ABANDON_MS = 10_000
-
-interface LockOwner {
-  pid: number
-  host: string
-  token: string
-  at: number
-}
+export const DEFAULT_LOCK_TIMINGS: LockTimings = { timeoutMs: 10_000, staleMs: 30_000 }
 
 const localQueues = new Map<string, Promise<unknown>>()
 
-/** Runs `fn` while holding the lock file at `lockPath`. */
+/** Runs `fn` while holding the lock at `lockPath` (a directory while held). */
 export async function withFileLock<T>(
   lockPath: string,
   timings: LockTimings,
@@ -65,128 +45,43 @@ async function holdFileLock<T>(
   timings: LockTimings,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const token = await acquire(lockPath, timings)
-  const acquiredAt = Date.now()
+  let release: () => Promise<void>
+  const started = Date.now()
+  try {
+    release = await lockfile.lock(lockPath, {
+      lockfilePath: lockPath,
+      // The lock names a key, not a file that must exist.
+      realpath: false,
+      stale: timings.staleMs,
+      // Backoff 1 ms doubling to 25 ms, repeated until timeoutMs has passed.
+      retries: {
+        retries: 8,
+        forever: true,
+        factor: 2,
+        minTimeout: 1,
+        maxTimeout: 25,
+        randomize: true,
+        maxRetryTime: timings.timeoutMs,
+      },
+      // A lock taken over while held (its refresh failed for staleMs) is someone else's now;
+      // the holder's compare-and-rename has already run, so there is nothing to undo.
+      onCompromised: () => {},
+    })
+  } catch (error) {
+    if (errnoOf(error) === 'ELOCKED' || Date.now() - started >= timings.timeoutMs) {
+      throw new TurnlineError('storage_unavailable', 'Timed out waiting for an object lock', {
+        details: { lockPath, timeoutMs: timings.timeoutMs, errno: errnoOf(error) },
+        cause: error,
+      })
+    }
+    throw lockError('create', lockPath, error)
+  }
   try {
     return await fn()
   } finally {
-    // Nobody breaks a lock younger than staleMs: one held for less than half of it is surely
-    // still ours, so it is removed without reading its owner back.
-    if (Date.now() - acquiredAt < timings.staleMs / 2) await removeLock(lockPath)
-    else await release(lockPath, token)
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function acquire(lockPath: string, timings: LockTimings): Promise<string> {
-  const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomUUID(), at: 0 }
-  const deadline = Date.now() + timings.timeoutMs
-  let delay = 1
-  for (;;) {
-    owner.at = Date.now()
-    try {
-      const handle = await open(lockPath, 'wx')
-      try {
-        await handle.writeFile(JSON.stringify(owner))
-      } finally {
-        await handle.close()
-      }
-      return owner.token
-    } catch (error) {
-      if (errnoOf(error) !== 'EEXIST') throw lockError('create', lockPath, error)
-    }
-    if (await breakIfStale(lockPath, timings)) continue
-    if (Date.now() >= deadline) {
-      throw new TurnlineError('storage_unavailable', 'Timed out waiting for an object lock', {
-        details: { lockPath, timeoutMs: timings.timeoutMs },
-      })
-    }
-    await sleep(delay + Math.random() * delay)
-    delay = Math.min(delay * 2, 25)
-  }
-}
-
-async function release(lockPath: string, token: string): Promise<void> {
-  const owner = await readOwner(lockPath)
-  // If the lock was broken as stale while we held it, it is someone else's now: leave it.
-  if (owner?.token !== token) return
-  await removeLock(lockPath)
-}
-
-async function removeLock(lockPath: string): Promise<void> {
-  await unlink(lockPath).catch((error: unknown) => {
-    if (errnoOf(error) !== 'ENOENT') throw lockError('release', lockPath, error)
-  })
-}
-
-async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(lockPath, 'utf8'))
-    if (typeof parsed !== 'object' || parsed === null) return undefined
-    const { pid, host, token, at } = parsed as Record<string, unknown>
-    if (typeof pid !== 'number' || typeof host !== 'string' || typeof token !== 'string') {
-      return undefined
-    }
-    return { pid, host, token, at: typeof at === 'number' ? at : 0 }
-  } catch {
-    // Missing, or caught between create and write: treat as unknown owner.
-    return undefined
-  }
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return errnoOf(error) === 'EPERM'
-  }
-}
-
-/** Removes the lock if it is stale; true when the caller should retry at once. */
-async function breakIfStale(lockPath: string, timings: LockTimings): Promise<boolean> {
-  const seen = await inspect(lockPath)
-  if (seen === undefined) return true
-  const age = Date.now() - seen.mtimeMs
-  if (age < timings.staleMs) return false
-  const owner = await readOwner(lockPath)
-  const ownerGone = owner !== undefined && owner.host === hostname() && !processIsAlive(owner.pid)
-  if (!ownerGone && age < timings.abandonMs) return false
-
-  const breaker = `${lockPath}.break`
-  try {
-    await (await open(breaker, 'wx')).close()
-  } catch (error) {
-    if (errnoOf(error) !== 'EEXIST') throw lockError('break', lockPath, error)
-    const held = await inspect(breaker)
-    if (held !== undefined && Date.now() - held.mtimeMs > BREAKER_ABANDON_MS) {
-      await unlink(breaker).catch(() => undefined)
-    }
-    return false
-  }
-  try {
-    // Only the very file judged stale may go: same inode, same mtime, same owner.
-    const now = await inspect(lockPath)
-    const same = now?.ino === seen.ino && now.mtimeMs === seen.mtimeMs
-    if (same && (await readOwner(lockPath))?.token === owner?.token) {
-      await unlink(lockPath).catch((error: unknown) => {
-        if (errnoOf(error) !== 'ENOENT') throw lockError('break', lockPath, error)
-      })
-    }
-  } finally {
-    await unlink(breaker).catch(() => undefined)
-  }
-  return true
-}
-
-async function inspect(path: string): Promise<{ ino: number; mtimeMs: number } | undefined> {
-  try {
-    const { ino, mtimeMs } = await stat(path)
-    return { ino, mtimeMs }
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return undefined
-    throw lockError('inspect', path, error)
+    await release().catch((error: unknown) => {
+      if (errnoOf(error) !== 'ERELEASED') throw lockError('release', lockPath, error)
+    })
   }
 }
 

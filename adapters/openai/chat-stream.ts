@@ -12,6 +12,7 @@ import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { chatChunks } from './chat-sse.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
 export function toChatMessage(message: HistoryMessage): ChatCompletionMessageParam {
@@ -58,6 +59,16 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),
+    ...(request.outputSchema === undefined
+      ? {}
+      : {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
+          },
+        }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

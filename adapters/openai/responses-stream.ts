@@ -11,6 +11,7 @@ import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
 /** One history message → Responses input items (an assistant turn may yield several). */
@@ -68,6 +69,20 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),
+    ...(request.outputSchema === undefined
+      ? {}
+      : {
+          text: {
+            format: {
+              type: 'json_schema',
+              name: OUTPUT_SCHEMA_NAME,
+              schema: request.outputSchema,
+              strict: true,
+            },
+          },
+        }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.topP === undefined ? {} : { top_p: request.topP }),
   }
 }
 

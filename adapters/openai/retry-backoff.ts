@@ -1,3 +1,10 @@
+/**
+ * Backoff for the model adapter's retries. Kept as our own code on purpose: the `openai` SDK's
+ * own retries are switched off because the adapter must decide per failure (a stream that already
+ * sent events is not retried, a long Retry-After ends the retries and is handed to the caller as
+ * `retryAfter`), and what is left is this one formula and an abortable sleep; a retry library
+ * (p-retry, async-retry) would own the loop the adapter needs to own.
+ */
 export interface RetryTiming {
   /** First backoff step; doubles per attempt. Default 500 ms. */
   baseDelayMs?: number

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto'
+import { constants, openSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
-import type { ExecCapture, ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import { commandEnv } from './command-env.ts'
+import type { CommandSandbox } from './command-sandbox.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
 import { resolveInside } from './workspace-paths.ts'
@@ -47,6 +50,7 @@ export class ExecRegistry {
 
   constructor(
     private readonly root: string,
+    private readonly sandbox: CommandSandbox,
     private readonly onExit: ExitListener,
   ) {}
 
@@ -85,6 +89,7 @@ export class ExecRegistry {
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
+    const network = this.sandbox.network(body.network)
     const dir = this.#stateDir(scope)
     await mkdir(path.join(dir, 'requests'), { recursive: true })
     await mkdir(path.join(dir, 'exec'), { recursive: true })
@@ -107,7 +112,10 @@ export class ExecRegistry {
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
     const spoolAbs = path.join(scope.workspace, ...spoolRel.split('/'))
+    // Commands may have planted a symlink on the way: the folder must really be inside.
+    await resolveInside(scope.workspace, path.posix.dirname(spoolRel))
     await mkdir(path.dirname(spoolAbs), { recursive: true })
+    await resolveInside(scope.workspace, path.posix.dirname(spoolRel))
     const exec: ExecInfo = {
       id,
       requestId: body.request_id,
@@ -130,9 +138,32 @@ export class ExecRegistry {
       if (raced) return { session: raced, attached: true }
       throw error
     }
-    const session = ExecSession.spawn(exec, {
+    const spoolFd = openSync(
+      spoolAbs,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    )
+    await this.sandbox.adopt(scope.workspace, spoolAbs)
+    const env = commandEnv({
+      workspace: scope.workspace,
       cwd: workdir.abs,
-      env: commandEnv(scope.workspace, workdir.abs, body.tty, id),
+      tty: body.tty,
+      execSessionId: id,
+      passEnv: this.sandbox.settings.passEnv,
+      source: process.env,
+    })
+    const launch = this.sandbox.launch({
+      argv: ExecSession.argvOf(body.cmd, exec.backend),
+      workspace: scope.workspace,
+      cwd: workdir.abs,
+      env,
+      network,
+    })
+    const session = ExecSession.spawn(exec, spoolFd, {
+      cwd: workdir.abs,
+      launch,
+      timeLimitMs: this.sandbox.timeLimitMs,
+      ...(this.sandbox.status.limits ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds } : {}),
       onSettled: (s) => {
         void this.#saveRecord(scope, exec, started, s).finally(() => this.onExit(scope, s))
         this.#forgetLater(scope, id)
@@ -229,35 +260,6 @@ export class ExecRegistry {
   }
 }
 
-/** The capture answer of start, write, poll, wait and close. */
-export function captureBody(
-  session: ExecSession,
-  output: ExecCapture['output'],
-  extra: { attached: boolean; wallTimeMs: number; waitedMs?: number; timedOut?: boolean },
-): ExecCapture {
-  const { info } = session
-  return {
-    exec_session_id: info.id,
-    request_id: info.requestId,
-    tool_call_id: info.toolCallId,
-    command: info.command,
-    workdir: info.workdir,
-    backend: info.backend,
-    state: session.state,
-    ...(session.state === 'exited' && session.exitCode !== undefined
-      ? { exit_code: session.exitCode }
-      : {}),
-    ...(session.state === 'running' && session.pid !== undefined ? { pid: session.pid } : {}),
-    attached: extra.attached,
-    output,
-    total_output_bytes: session.total,
-    spool: { path: info.spoolRel, complete: session.drained },
-    wall_time_ms: Math.max(0, Math.round(extra.wallTimeMs)),
-    ...(extra.waitedMs !== undefined ? { waited_ms: Math.max(0, Math.round(extra.waitedMs)) } : {}),
-    ...(extra.timedOut !== undefined ? { timed_out: extra.timedOut } : {}),
-  }
-}
-
 /** A request id names one command: a retry with another command is a conflict. */
 function sameCommand(session: ExecSession, body: ExecStartBody): void {
   if (session.info.command !== body.cmd) {
@@ -266,16 +268,5 @@ function sameCommand(session: ExecSession, body: ExecStartBody): void {
       `request ${body.request_id} already started a different command in ${session.info.id}`,
       { exec_session_id: session.info.id },
     )
-  }
-}
-
-function commandEnv(workspace: string, cwd: string, tty: boolean, id: string) {
-  return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: workspace,
-    PWD: cwd,
-    LANG: process.env.LANG ?? 'C.UTF-8',
-    TERM: tty ? 'xterm-256color' : 'dumb',
-    VTCODE_EXEC_SESSION_ID: id,
   }
 }

@@ -1,8 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
+import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
+import type { Launch } from './sandbox-launch.ts'
+import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
 export interface ExecInfo {
@@ -18,7 +22,12 @@ export interface ExecInfo {
 
 export interface SpawnOptions {
   cwd: string
-  env: Record<string, string>
+  /** How to start it (sandboxed or not); its `argv` ends with the command line of `argvOf`. */
+  launch: Launch
+  /** Wall-clock limit: the runner ends the command (and its sandbox) after this long. */
+  timeLimitMs?: number
+  /** Per-process CPU-time limit, named in the note added when SIGXCPU ended the command. */
+  cpuSeconds?: number
   /** Called once: when all output is in the spool, or `drainGraceMs` after the exit. */
   onSettled: (session: ExecSession) => void
   drainGraceMs?: number
@@ -44,6 +53,10 @@ export class ExecSession {
   drained = false
   pid: number | undefined
   #child: ChildProcess | undefined
+  #groupDepth = 0
+  #commandDepth = 0
+  /** Host pid of the sandbox's init (bubblewrap reports it): SIGKILL ends the whole sandbox. */
+  #sandboxInit: number | undefined
   #fd: number | undefined
   #listeners = new Set<() => void>()
   #settled = false
@@ -62,21 +75,23 @@ export class ExecSession {
     return session
   }
 
-  static spawn(info: ExecInfo, options: SpawnOptions): ExecSession {
+  /** The program line of a command: `sh -c`, or under `script` in a pseudo-terminal. */
+  static argvOf(command: string, backend: 'pipe' | 'pty'): string[] {
+    return backend === 'pty' ? ['script', '-qfec', command, '/dev/null'] : ['sh', '-c', command]
+  }
+
+  /** Starts a command; `spoolFd` is the spool file, opened for writing (closed here). */
+  static spawn(info: ExecInfo, spoolFd: number, options: SpawnOptions): ExecSession {
     const session = new ExecSession(info)
-    session.#fd = openSync(info.spoolAbs, 'w', 0o600)
-    const [file, args] =
-      info.backend === 'pty'
-        ? ['script', ['-qfec', info.command, '/dev/null']]
-        : ['sh', ['-c', info.command]]
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    session.#fd = spoolFd
+    session.#groupDepth = options.launch.groupDepth
+    session.#commandDepth = options.launch.commandDepth
+    const child = spawnLaunch(options.launch, options.cwd)
     session.#child = child
     session.pid = child.pid
+    watchSandboxInit(child, options.launch, (pid) => {
+      session.#sandboxInit = pid
+    })
     const append = (chunk: Buffer) => {
       if (session.#fd === undefined) return
       writeSync(session.#fd, chunk)
@@ -97,12 +112,36 @@ export class ExecSession {
       session.#drain()
       settle()
     })
+    // The time limit covers the sandbox's whole life, background processes included.
+    const limitMs = options.timeLimitMs
+    const limit =
+      limitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (session.drained) return
+            append(
+              Buffer.from(
+                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(limitMs / 1000)} s\n`,
+              ),
+            )
+            void session.kill()
+          }, limitMs)
+    limit?.unref()
     child.once('exit', (code, signal) => {
       const signo = signal ? (constants.signals[signal] ?? 0) : 0
-      session.#exited(code ?? 128 + signo)
+      const status = code ?? 128 + signo
+      if (status === 128 + constants.signals.SIGXCPU && options.cpuSeconds !== undefined) {
+        append(
+          Buffer.from(
+            `\n[runner] exit ${status} (SIGXCPU): a process used up the CPU-time limit of ${options.cpuSeconds} s\n`,
+          ),
+        )
+      }
+      session.#exited(status)
       setTimeout(settle, options.drainGraceMs ?? 2000).unref()
     })
     child.once('close', () => {
+      clearTimeout(limit)
       session.#drain()
       settle()
     })
@@ -165,9 +204,17 @@ export class ExecSession {
     if (eof) stdin.end()
   }
 
-  /** Ends the process group: SIGTERM, then SIGKILL if it lingers. */
+  /**
+   * Ends the process group: SIGTERM, then SIGKILL if it lingers. In a sandbox, whatever is left
+   * once the command has exited (background processes holding its output) ends with it.
+   */
   async kill(): Promise<void> {
-    if (this.state !== 'running' || this.pid === undefined) return
+    if (this.pid === undefined) return
+    if (this.state !== 'running') {
+      this.#endSandbox()
+      await this.#until(() => this.drained, KILL_GRACE_MS)
+      return
+    }
     const pid = this.pid
     const signal = (sig: NodeJS.Signals, groups: number[]) => {
       for (const group of groups) {
@@ -178,14 +225,34 @@ export class ExecSession {
         }
       }
     }
-    // Under `script` the shell leads its own session: ending it lets `script` exit by itself.
-    const shells = this.info.backend === 'pty' ? childPids(pid) : []
-    signal('SIGTERM', shells.length ? shells : [pid])
+    // In a sandbox, bwrap's init leads the group of the command (SIGTERM reaches the command,
+    // and init, which ignores it, exits when the command does). Under `script` the shell leads
+    // its own session: ending it lets `script` exit by itself.
+    const group = this.#sandboxInit ?? descendant(pid, this.#groupDepth)
+    const command = descendant(pid, this.#commandDepth)
+    const shells = command !== undefined && this.info.backend === 'pty' ? childPids(command) : []
+    const first = shells.length ? shells : [group ?? pid]
+    signal('SIGTERM', first)
     if (!(await this.#until(() => this.state !== 'running', KILL_GRACE_MS))) {
-      signal('SIGKILL', [...shells, pid])
+      signal('SIGKILL', [...first, pid])
+      this.#endSandbox()
       await this.#until(() => this.state !== 'running', KILL_GRACE_MS)
     }
-    await this.#until(() => this.drained, DRAIN_LINGER_MS)
+    if (!(await this.#until(() => this.drained, DRAIN_LINGER_MS))) {
+      this.#endSandbox()
+      await this.#until(() => this.drained, DRAIN_LINGER_MS)
+    }
+  }
+
+  /** SIGKILL to the sandbox's init: the kernel ends every process of its PID namespace. */
+  #endSandbox(): void {
+    // Its init holds the output pipes until it exits, so before the drain the pid is still it.
+    if (this.drained || this.#sandboxInit === undefined) return
+    try {
+      process.kill(this.#sandboxInit, 'SIGKILL')
+    } catch {
+      // gone already
+    }
   }
 
   /** Output of [from, total): its head and tail, each ≤ maxBytes, cut on UTF-8 boundaries. */
@@ -218,35 +285,5 @@ export class ExecSession {
     } finally {
       closeSync(fd)
     }
-  }
-}
-
-/** Drops an incomplete UTF-8 sequence at the end. */
-function backToBoundary(bytes: Buffer): Buffer {
-  for (let back = 1; back <= Math.min(4, bytes.byteLength); back++) {
-    const byte = bytes[bytes.byteLength - back]!
-    if ((byte & 0xc0) === 0x80) continue
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
-    return need > back ? bytes.subarray(0, bytes.byteLength - back) : bytes
-  }
-  return bytes
-}
-
-/** Drops continuation bytes at the start. */
-function forwardToBoundary(bytes: Buffer): Buffer {
-  let at = 0
-  while (at < Math.min(3, bytes.byteLength) && (bytes[at]! & 0xc0) === 0x80) at++
-  return bytes.subarray(at)
-}
-
-/** Direct children of a process (Linux /proc); empty where that is not available. */
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
   }
 }

@@ -69,27 +69,36 @@ export async function readWorkspaceFile(
   }
 }
 
-async function put(target: WorkspacePath, content: string): Promise<void> {
+/** Hands a path the runner wrote (and the folders it created for it) to the sandbox user. */
+export type Adopt = (abs: string) => Promise<void>
+
+async function put(target: WorkspacePath, content: string, adopt?: Adopt): Promise<void> {
   await mkdir(path.dirname(target.abs), { recursive: true })
   await writeFile(target.abs, content)
+  await adopt?.(target.abs)
 }
 
 export async function writeWorkspaceFile(
   workspace: string,
   rel: string,
   content: string,
+  adopt?: Adopt,
 ): Promise<FileWriteResult> {
   const target = await resolveInside(workspace, rel)
   if (target.rel === '.') throw new Refusal('invalid_input', 'path names the workspace itself')
   const info = await stat(target.abs).catch(() => undefined)
   if (info && !info.isFile())
     throw new Refusal('invalid_input', `${target.rel} is not a regular file`)
-  await put(target, content)
+  await put(target, content, adopt)
   return { path: target.rel, kind: info ? 'update' : 'add', bytes: Buffer.byteLength(content) }
 }
 
 /** Parses, plans every resulting file, and only then writes: all or nothing. */
-export async function applyWorkspacePatch(workspace: string, patch: string): Promise<PatchResult> {
+export async function applyWorkspacePatch(
+  workspace: string,
+  patch: string,
+  adopt?: Adopt,
+): Promise<PatchResult> {
   const parsed = parsePatch(patch)
   if (!parsed.ok) throw new Refusal('invalid_input', `invalid patch: ${parsed.message}`)
   const targets = new Map<string, WorkspacePath>()
@@ -103,7 +112,7 @@ export async function applyWorkspacePatch(workspace: string, patch: string): Pro
   for (const write of plan.writes) {
     const target = targets.get(write.path)!
     if ('delete' in write) await rm(target.abs, { force: true })
-    else await put(target, write.content)
+    else await put(target, write.content, adopt)
   }
   return { changes: plan.changes }
 }

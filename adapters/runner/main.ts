@@ -6,11 +6,13 @@
  *
  * Flags may also come from TURNLINE_RUNNER_ROOT, TURNLINE_RUNNER_PORT, TURNLINE_RUNNER_HOST and
  * TURNLINE_RUNNER_CALLBACK_URL; the secret only from the environment (argv is visible to every
- * user of the machine). Prints one JSON line `{"listening":"<url>"}` on stdout once it accepts
- * requests; SIGTERM and SIGINT end every running command and exit.
+ * user of the machine). The command sandbox is configured by the TURNLINE_SANDBOX* variables
+ * (docs/configuration.md). Prints one JSON line `{"listening":"<url>","sandbox":{…}}` on stdout
+ * once it accepts requests; SIGTERM and SIGINT end every running command and exit.
  */
 import { parseArgs } from 'node:util'
 import { startRunner } from './runner-server.ts'
+import { parseSandboxEnv } from './sandbox-settings.ts'
 
 function fail(message: string): never {
   process.stderr.write(`runner: ${message}\n`)
@@ -40,16 +42,26 @@ const port = Number(portText)
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port ${portText}`)
 if (callbackUrl !== undefined && !URL.canParse(callbackUrl))
   fail(`invalid callback URL ${callbackUrl}`)
+const sandbox = parseSandboxEnv(env)
+if (!sandbox.ok)
+  fail(`invalid configuration:\n${sandbox.problems.map((p) => `  - ${p}`).join('\n')}`)
 
 const runner = await startRunner({
   root,
   secret,
   port,
   host,
+  sandbox: sandbox.settings,
   ...(callbackUrl ? { callbackUrl } : {}),
 }).catch((error: Error) => fail(error.message))
 
-process.stdout.write(`${JSON.stringify({ listening: runner.url })}\n`)
+if (runner.sandbox.isolation === 'none') {
+  process.stderr.write(
+    `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
+      `files and network: ${runner.sandbox.reason}\n`,
+  )
+}
+process.stdout.write(`${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox })}\n`)
 
 let stopping = false
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

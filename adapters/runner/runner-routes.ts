@@ -12,7 +12,9 @@ import {
   SpoolReadBodySchema,
   WorktreeBodySchema,
 } from '../../src/contract/runner-protocol.ts'
-import { captureBody, type ExecRegistry, type Scope } from './exec-registry.ts'
+import { captureBody } from './capture-body.ts'
+import type { CommandSandbox } from './command-sandbox.ts'
+import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'
 import { createWorktree } from './worktree.ts'
 
@@ -29,7 +31,11 @@ function route<S extends z.ZodType>(
   return { schema, handle } as Route
 }
 
-export function runnerRoutes(registry: ExecRegistry): ReadonlyMap<string, Route> {
+export function runnerRoutes(
+  registry: ExecRegistry,
+  sandbox: CommandSandbox,
+): ReadonlyMap<string, Route> {
+  const adopt = (scope: Scope) => (abs: string) => sandbox.adopt(scope.workspace, abs)
   return new Map<string, Route>([
     [
       '/v1/exec/start',
@@ -115,19 +121,19 @@ export function runnerRoutes(registry: ExecRegistry): ReadonlyMap<string, Route>
     [
       '/v1/files/write',
       route(FileWriteBodySchema, (scope, body) =>
-        writeWorkspaceFile(scope.workspace, body.path, body.content),
+        writeWorkspaceFile(scope.workspace, body.path, body.content, adopt(scope)),
       ),
     ],
     [
       '/v1/files/apply-patch',
       route(ApplyPatchBodySchema, (scope, body) =>
-        applyWorkspacePatch(scope.workspace, body.patch),
+        applyWorkspacePatch(scope.workspace, body.patch, adopt(scope)),
       ),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(scope.workspace, body.name, body.ref),
+        createWorktree(sandbox, scope.workspace, body.name, body.ref),
       ),
     ],
   ])

@@ -2,15 +2,19 @@ import { mkdir, realpath } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import {
+  ID_HEADER,
   MemoryReplayGuard,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyRunnerMessage,
 } from '../../src/contract/runner-signature.ts'
+import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
+import { openSandbox } from './sandbox-probe.ts'
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
 import { workspaceDir } from './workspace-paths.ts'
 
 export interface RunnerOptions {
@@ -28,10 +32,14 @@ export interface RunnerOptions {
   log?: (entry: Record<string, unknown>) => void
   callbackAttempts?: number
   callbackBackoffMs?: number
+  /** How commands are isolated (default: bubblewrap where it works, see sandbox-settings.ts). */
+  sandbox?: SandboxSettings
 }
 
 export interface RunningRunner {
   url: string
+  /** What the start-up probe found: bubblewrap, or unsandboxed and why. */
+  sandbox: SandboxStatus
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
 }
@@ -58,6 +66,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   const log =
     options.log ??
     ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
+  const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
+  if (sandbox.status.isolation === 'none') {
+    log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
+  }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
         url: options.callbackUrl,
@@ -67,7 +79,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, (scope, session) => {
+  const registry = new ExecRegistry(root, sandbox, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -82,12 +94,14 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       exited_at: session.exitedAt ?? Date.now(),
     })
   })
-  const routes = runnerRoutes(registry)
+  const routes = runnerRoutes(registry, sandbox)
   const replay = new MemoryReplayGuard()
 
   const handle = async (req: IncomingMessage): Promise<unknown> => {
     const pathname = new URL(req.url ?? '/', 'http://runner').pathname
-    if (pathname === '/healthz' && req.method === 'GET') return { ok: true }
+    if (pathname === '/healthz' && req.method === 'GET') {
+      return { ok: true, sandbox: sandbox.status.isolation }
+    }
     const target = routes.get(pathname)
     if (!target) throw new HttpFailure(404, 'not_found', `no route ${pathname}`)
     if (req.method !== 'POST') throw new HttpFailure(405, 'method_not_allowed', 'use POST')
@@ -95,6 +109,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     const check = await verifyRunnerMessage({
       secret: options.secret,
       body: raw,
+      id: header(req, ID_HEADER),
       timestamp: header(req, TIMESTAMP_HEADER),
       signature: header(req, SIGNATURE_HEADER),
       nowMs: Date.now(),
@@ -121,7 +136,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = await workspaceDir(root, body.tenant, body.session_id)
+    const workspace = await workspaceDir(root, body.tenant, body.session_id, sandbox)
     return target.handle(
       { tenant: body.tenant, sessionId: body.session_id, workspace },
       body,
@@ -159,6 +174,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   let closing: Promise<void> | undefined
   return {
     url: `http://${host}:${address.port}`,
+    sandbox: sandbox.status,
     close: () => {
       closing ??= (async () => {
         callbacks?.cancelAll()

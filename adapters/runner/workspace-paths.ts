@@ -1,5 +1,6 @@
 import { lstat, mkdir, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
+import type { CommandSandbox } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'
 
 /** A path inside a workspace: absolute on disk, and relative (with "/") for answers. */
@@ -10,8 +11,16 @@ export interface WorkspacePath {
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
 
-/** Creates (if needed) and returns the real path of `<root>/<tenant>/<session>`. */
-export async function workspaceDir(root: string, tenant: string, sessionId: string) {
+/**
+ * Creates (if needed) and returns the real path of `<root>/<tenant>/<session>`, owned by the
+ * sandbox user.
+ */
+export async function workspaceDir(
+  root: string,
+  tenant: string,
+  sessionId: string,
+  sandbox?: CommandSandbox,
+) {
   for (const part of [tenant, sessionId]) {
     if (!SEGMENT.test(part) || part.includes('..')) {
       throw new Refusal('invalid_input', `invalid workspace name ${JSON.stringify(part)}`)
@@ -19,7 +28,9 @@ export async function workspaceDir(root: string, tenant: string, sessionId: stri
   }
   const dir = path.join(root, tenant, sessionId)
   await mkdir(dir, { recursive: true })
-  return realpath(dir)
+  const real = await realpath(dir)
+  await sandbox?.prepareWorkspace(root, real)
+  return real
 }
 
 function inside(workspace: string, candidate: string): boolean {

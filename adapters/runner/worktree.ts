@@ -1,18 +1,39 @@
-import { execFile } from 'node:child_process'
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { WorktreeResult } from '../../src/contract/runner-protocol.ts'
+import { commandEnv } from './command-env.ts'
+import type { CommandSandbox } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'
 
-function git(cwd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-C', cwd, ...args],
-      { timeout: 60_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd } },
-      (error, stdout, stderr) => resolve({ ok: !error, out: (error ? stderr : stdout).trim() }),
-    )
-  })
+const GIT_TIMEOUT_MS = 60_000
+
+/**
+ * git in the workspace, sandboxed like any command: the repository is the tenant's (its hooks
+ * and config run), so it never runs with the runner's rights.
+ */
+async function git(
+  sandbox: CommandSandbox,
+  workspace: string,
+  args: string[],
+): Promise<{ ok: boolean; out: string }> {
+  const result = await sandbox.run(
+    {
+      argv: ['git', '-C', workspace, ...args],
+      workspace,
+      cwd: workspace,
+      env: commandEnv({
+        workspace,
+        cwd: workspace,
+        tty: false,
+        passEnv: sandbox.settings.passEnv,
+        source: process.env,
+      }),
+      network: false,
+    },
+    GIT_TIMEOUT_MS,
+  )
+  const ok = result.code === 0 && !result.timedOut
+  return { ok, out: (ok ? result.stdout : result.stderr || result.stdout).trim() }
 }
 
 /**
@@ -21,11 +42,12 @@ function git(cwd: string, args: string[]): Promise<{ ok: boolean; out: string }>
  * parent's working tree until merged. Asking again for the same name returns it unchanged.
  */
 export async function createWorktree(
+  sandbox: CommandSandbox,
   workspace: string,
   name: string,
   ref?: string,
 ): Promise<WorktreeResult> {
-  const top = await git(workspace, ['rev-parse', '--show-toplevel'])
+  const top = await git(sandbox, workspace, ['rev-parse', '--show-toplevel'])
   if (!top.ok || (await realpath(top.out).catch(() => '')) !== workspace) {
     throw new Refusal(
       'invalid_input',
@@ -37,14 +59,14 @@ export async function createWorktree(
   const abs = path.join(workspace, '.vtcode', 'worktrees', name)
   const branch = `vtcode/${name}`
   if (await stat(abs).catch(() => undefined)) {
-    const list = await git(workspace, ['worktree', 'list', '--porcelain'])
+    const list = await git(sandbox, workspace, ['worktree', 'list', '--porcelain'])
     const real = await realpath(abs)
     if (list.ok && list.out.split('\n').includes(`worktree ${real}`)) {
       return { path: rel, branch, created: false }
     }
     throw new Refusal('conflict', `${rel} exists but is not a worktree of this repository`)
   }
-  const head = await git(workspace, [
+  const head = await git(sandbox, workspace, [
     'rev-parse',
     '--verify',
     '--quiet',
@@ -59,11 +81,11 @@ export async function createWorktree(
     )
   }
   const branchExists = (
-    await git(workspace, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])
+    await git(sandbox, workspace, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])
   ).ok
   const added = branchExists
-    ? await git(workspace, ['worktree', 'add', abs, branch])
-    : await git(workspace, ['worktree', 'add', '-b', branch, abs, head.out])
+    ? await git(sandbox, workspace, ['worktree', 'add', abs, branch])
+    : await git(sandbox, workspace, ['worktree', 'add', '-b', branch, abs, head.out])
   if (!added.ok) throw new Refusal('conflict', `git worktree add failed: ${added.out}`)
   return { path: rel, branch, created: true }
 }

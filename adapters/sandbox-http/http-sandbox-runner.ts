@@ -66,6 +66,7 @@ export class HttpSandboxRunner implements SandboxRunner {
       tty: r.tty,
       yield_time_ms: r.yieldTimeMs,
       max_output_bytes: r.maxOutputBytes,
+      ...(r.network ? { network: true } : {}),
     }
     return this.#capture('/v1/exec/start', scope, body, { holdMs: r.yieldTimeMs, idempotent: true })
   }

@@ -19,8 +19,6 @@ import {
   checkPositiveInteger,
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
-import * as scripts from './coordinator-scripts.ts'
-import { toCoordinatorError } from './upstash-errors.ts'
 import {
   asArray,
   asInteger,
@@ -29,7 +27,9 @@ import {
   parseRecord,
   parseTip,
   pickRecord,
-} from './upstash-replies.ts'
+} from '../../src/ports/coordinator-redis-replies.ts'
+import * as scripts from '../../src/ports/coordinator-redis-scripts.ts'
+import { toCoordinatorError } from './upstash-errors.ts'
 
 export type UpstashCoordinatorOptions = (
   | {

@@ -2,6 +2,7 @@ import type { ExecutionContext } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
 import type { Deps } from '../deps.ts'
+import { logStart } from './start-log.ts'
 
 /** What a runtime entry serves: the Web-standard fetch signature (Workers, Deno, Lambda). */
 export type FetchHandler = (
@@ -17,11 +18,13 @@ const stderr: EntryLog = (line) => console.error(line)
 /** The app on deps that are already built; startup notices go to `log` once. */
 export function serveApp(deps: Deps, log: EntryLog = stderr): FetchHandler {
   for (const notice of deps.notices) log(`turnline: ${notice}`)
+  logStart(deps)
   const app = createApp({
     api: new SessionService(deps.service),
     auth: deps.auth,
     limits: deps.http.limits,
     follow: deps.http.follow,
+    ...(deps.http.requestLog ? { requestLog: deps.http.requestLog } : {}),
   })
   return (request, bindings, ctx) => app.fetch(request, bindings, ctx)
 }

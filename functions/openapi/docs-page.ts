@@ -51,7 +51,12 @@ const ROUTES: [method: string, path: string, text: string][] = [
   [
     'POST',
     '/v1/responses',
-    'Open Responses: {model?, input, instructions?, stream?} → response object or SSE to [DONE]',
+    'Open Responses: {model?, input, instructions?, stream?, temperature?, top_p?, max_output_tokens?, max_tool_calls?, metadata?} → response resource or SSE to [DONE]',
+  ],
+  [
+    'GET',
+    '/v1/responses/{id}',
+    'A response rebuilt from its session; ?stream=true&starting_after=N resumes its stream',
   ],
   ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
   ['GET', '/docs', 'This page'],

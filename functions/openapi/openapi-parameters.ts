@@ -1,4 +1,5 @@
-import { type Json, jsonContent, ref } from './openapi-schemas.ts'
+import type * as z from 'zod'
+import { type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 
 /** The path parameter and error responses every operation of the document shares. */
 
@@ -27,4 +28,14 @@ const ERROR_TEXT: Record<number, string> = {
   500: 'internal fault',
   502: 'model_error or tool_error: an upstream failed',
   503: 'storage, coordinator or runner unavailable; retry later',
+}
+
+export function queryParameters(schema: z.ZodType): Json[] {
+  const json = schemaOf(schema) as { properties?: Record<string, Json> }
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: property,
+  }))
 }

@@ -1,7 +1,7 @@
-import type * as z from 'zod'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
-import { errorResponses, idParameter } from './openapi-parameters.ts'
-import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
+import { errorResponses, idParameter, queryParameters } from './openapi-parameters.ts'
+import { responsesPaths } from './openapi-responses.ts'
+import { components, type Json, jsonContent, ref } from './openapi-schemas.ts'
 import { steeringPaths } from './openapi-steering.ts'
 
 /**
@@ -9,16 +9,6 @@ import { steeringPaths } from './openapi-steering.ts'
  * schema are generated from the zod schemas the routes validate with; responses are described
  * by hand (they are TypeScript interfaces).
  */
-
-function queryParameters(schema: z.ZodType): Json[] {
-  const json = schemaOf(schema) as { properties?: Record<string, Json> }
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema: property,
-  }))
-}
 
 const turnStream = {
   'application/json': { schema: ref('TurnResponse') },
@@ -189,28 +179,7 @@ function paths(): Json {
         },
       },
     },
-    '/v1/responses': {
-      post: {
-        summary: 'Open Responses-compatible: one exec session bridged to Open Responses events',
-        requestBody: { required: true, content: jsonContent(ref('ResponsesRequest')) },
-        responses: {
-          '200': {
-            description: 'the response object, or with stream: true the bridged event stream',
-            content: {
-              'application/json': {
-                schema: { type: 'object', required: ['id', 'object', 'status', 'output'] },
-              },
-              'text/event-stream': {
-                schema: { type: 'string' },
-                description:
-                  'With stream: true or Accept: text/event-stream. `event: <type>`, `data: <event JSON with sequence_number>` per Open Responses event (VT Code-only events as response.custom_event with vtcode.* event types), then `data: [DONE]`.',
-              },
-            },
-          },
-          ...errorResponses(400, 401, 413, 422, 500, 502, 503),
-        },
-      },
-    },
+    ...responsesPaths(),
     '/v1/openapi.json': {
       get: {
         summary: 'This document',

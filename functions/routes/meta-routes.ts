@@ -8,6 +8,23 @@ import { openApiJson } from '../openapi/openapi.ts'
 export function metaRoutes(version: string): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.get('/healthz', () => Response.json({ status: 'ok' }))
+  // The root points to the docs: browsers are sent there, other clients get the links.
+  routes.get('/', (c) => {
+    const links = '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc"'
+    if ((c.req.header('accept') ?? '').includes('text/html')) {
+      return new Response(null, { status: 302, headers: { location: '/docs', link: links } })
+    }
+    return Response.json(
+      {
+        service: 'turnline',
+        version,
+        docs: '/docs',
+        openapi: '/v1/openapi.json',
+        health: '/healthz',
+      },
+      { headers: { link: links } },
+    )
+  })
   routes.get(
     '/v1/openapi.json',
     () => new Response(openApiJson(version), { headers: { 'content-type': JSON_TYPE } }),

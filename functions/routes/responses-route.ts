@@ -2,30 +2,33 @@ import { Hono } from 'hono'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { ResponsesRequestSchema, toExecBody } from '../../src/contract/open-responses-request.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+
 import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
 import { rejectQuery, wantsEventStream } from '../http/request-input.ts'
-
-/** Reported as the response's model when the request names none (the deployment's default). */
-const DEFAULT_MODEL_LABEL = 'default'
+import { readResponse } from './response-read.ts'
 
 /**
  * `POST /v1/responses`, Open Responses-compatible: one exec session (create, one turn,
  * complete) whose ThreadEvents go through the Open Responses bridge. With `stream: true` or
  * `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`;
- * otherwise the answer is the response object (the view is src/core/open-responses/).
+ * otherwise the answer is the response object (the view is src/core/open-responses/). The
+ * response id is `resp_<thread id>`, the same id the session's derived Open Responses view uses;
+ * `GET /v1/responses/:id` reads it back (and resumes its stream).
  */
 export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.post('/responses', async (c) => {
     rejectQuery(c.req.url)
     const request = await validBody(c, ctx, ResponsesRequestSchema)
-    const body = toExecBody(request)
+    const createdAt = Math.floor(Date.now() / 1000)
+    const body = toExecBody(request, createdAt)
+    const { prompt: _prompt, ...config } = body
     const tenant = c.get('tenant')
-    const model = request.model ?? DEFAULT_MODEL_LABEL
-    const view = ctx.api.openResponsesView(model)
+    // Built from the config the session stores, so GET /v1/responses/:id answers the same.
+    const view = ctx.api.openResponsesView(config)
 
     if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
       const result = await ctx.api.exec(tenant, body)
@@ -56,5 +59,6 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       headers: streamHeaders(SSE_TYPE),
     })
   })
+  routes.get('/responses/:id', (c) => readResponse(c, ctx))
   return routes
 }

@@ -92,8 +92,12 @@ function vitestSummary() {
 async function main() {
   header('local services')
   if (
-    (await run('bash', [path.join(repoRoot, 'infra/local/ensure-packages.sh'), 'redis-server'])) !==
-    0
+    (await run('bash', [
+      path.join(repoRoot, 'infra/local/ensure-packages.sh'),
+      'redis-server',
+      'bubblewrap',
+      'jq',
+    ])) !== 0
   ) {
     return 1
   }

@@ -2,6 +2,10 @@
  * Formats a finite number the way serde_json writes an `f64` (Rust `ryu`): shortest round-trip
  * digits, always with a fraction or an exponent (`2.0`, `1.25`, `0.0001`, `1e-7`, `1e16`,
  * `1.5e-6`). VT Code writes `thread.completed.total_cost_usd` this way.
+ *
+ * Kept as our own code on purpose: the wire contract is byte-exact, and no JavaScript library
+ * formats numbers as serde_json/ryu does (JSON.stringify writes `2` and `1e-7`, number-formatting
+ * libraries aim at humans); the golden tests pin the bytes.
  */
 export function formatF64(value: number): string {
   if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`)

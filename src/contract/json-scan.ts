@@ -1,6 +1,12 @@
 /**
  * Lexical facts about JSON text that JSON.parse does not keep: where a value sits in the text and
  * how a number was spelled. Every function here expects text that JSON.parse already accepted.
+ *
+ * Kept as our own code on purpose: reading stored event lines needs how fractional numbers were
+ * spelled (so `2.0` is written back as `2.0`, byte for byte) and the raw text of an event (kept
+ * verbatim for event types this version does not know), in text that JSON.parse has already
+ * read. Libraries that keep lexemes (lossless-json and the like) reparse the whole document into
+ * their own value types: a second parser to trust for what this scanner answers in one pass.
  */
 
 export type JsonPath = ReadonlyArray<string | number>

@@ -12,6 +12,11 @@
  * without "@@", an empty line inside a hunk meaning an empty context line), strict about
  * everything else: any other line is an error naming its line number. Paths must be relative and
  * stay inside the workspace.
+ *
+ * Kept as our own code on purpose: the format is Codex's (its `apply-patch` crate), which no npm
+ * library implements (unified-diff libraries such as `diff` parse `---`/`+++` hunks with line
+ * numbers, not these context-anchored hunks). Its behaviour is checked against cases taken from
+ * Codex's own tests (test/fixtures/apply-patch/).
  */
 
 export interface PatchChunk {

@@ -1,5 +1,6 @@
 import { type ExecExitCallback, ExecExitCallbackSchema } from './runner-protocol.ts'
 import {
+  ID_HEADER,
   type ReplayGuard,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
@@ -13,7 +14,7 @@ export type ExitCallbackCheck =
 /**
  * Reads the runner's exit notice (`POST /v1/runner/callback`): signature, timestamp window and
  * replay first, then the body. A replayed or unsigned notice is a 401; a signed one that does
- * not parse is a 400. Receivers deduplicate by `exec_session_id` (retries carry new nonces).
+ * not parse is a 400. Receivers deduplicate by `exec_session_id` (retries carry new message ids).
  */
 export async function readExitCallback(input: {
   secret: string | readonly string[]
@@ -25,6 +26,7 @@ export async function readExitCallback(input: {
   const check = await verifyRunnerMessage({
     secret: input.secret,
     body: input.body,
+    id: input.headers.get(ID_HEADER),
     timestamp: input.headers.get(TIMESTAMP_HEADER),
     signature: input.headers.get(SIGNATURE_HEADER),
     nowMs: input.nowMs,

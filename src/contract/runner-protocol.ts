@@ -48,6 +48,11 @@ export const ExecStartBodySchema = z.strictObject({
   tty: z.boolean().default(false),
   yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
   max_output_bytes: CaptureBytes,
+  /**
+   * The session allows this command network access. Absent = no (clients send it only when
+   * true, so runners that predate it keep working). The runner's policy decides in the end.
+   */
+  network: z.boolean().optional(),
 })
 export type ExecStartBody = z.infer<typeof ExecStartBodySchema>
 

@@ -1,61 +1,53 @@
+import { webhookFor } from './standard-webhooks.ts'
+
 /**
- * Signing of runner traffic in both directions (requests to the runner, exit callbacks from it):
- * `turnline-signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` and
- * `turnline-timestamp: <unix seconds>`. A receiver accepts a timestamp within the replay window
- * and each signature once (every body carries a random nonce, so honest requests never repeat).
- * WebCrypto only: the same code runs in the client, the runner and the callback route.
+ * Signing of runner traffic in both directions (requests to the runner, exit callbacks from it)
+ * with Standard Webhooks, the one scheme of every signed request Turnline sends or accepts:
+ * `webhook-id: <message id>`, `webhook-timestamp: <unix seconds>`,
+ * `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` (several
+ * signatures separated by spaces during a rotation), computed by the `standardwebhooks` library
+ * with the secret's raw UTF-8 bytes (or a `whsec_` secret). A receiver accepts a timestamp within
+ * the window and each message id once (every message has a fresh id, so honest requests never
+ * repeat). The clock and the window are the caller's, so the runner and the callback route check
+ * them the same way.
  */
 
-export const SIGNATURE_HEADER = 'turnline-signature'
-export const TIMESTAMP_HEADER = 'turnline-timestamp'
+export const ID_HEADER = 'webhook-id'
+export const SIGNATURE_HEADER = 'webhook-signature'
+export const TIMESTAMP_HEADER = 'webhook-timestamp'
 /** Seconds a signed message stays acceptable, in either direction of clock skew. */
 export const REPLAY_WINDOW_SECONDS = 300
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder('utf-8', { fatal: true })
 
-function message(timestamp: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  const head = encoder.encode(`${timestamp}.`)
-  const rest = typeof body === 'string' ? encoder.encode(body) : body
-  const out = new Uint8Array(head.byteLength + rest.byteLength)
-  out.set(head, 0)
-  out.set(rest, head.byteLength)
-  return out
+function bodyText(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : decoder.decode(body)
 }
 
-function hmacKey(secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
-  return crypto.subtle.importKey(
-    'raw',
-    encoder.encode(secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    [usage],
-  )
-}
-
-/** Hex HMAC-SHA256 of `<timestamp>.<body>`. */
-export async function signRunnerMessage(
+/** The base64 signature (`v1,` stripped) of `<id>.<timestamp>.<body>`. */
+export function signRunnerMessage(
   secret: string,
+  id: string,
   timestamp: string,
   body: string | Uint8Array,
-): Promise<string> {
-  const mac = await crypto.subtle.sign(
-    'HMAC',
-    await hmacKey(secret, 'sign'),
-    message(timestamp, body),
-  )
-  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
+): string {
+  const signed = webhookFor(secret).sign(id, new Date(Number(timestamp) * 1000), bodyText(body))
+  return signed.slice('v1,'.length)
 }
 
-/** The two headers of a signed request sent now. */
-export async function signedHeaders(
+/** The three headers of a signed request sent now, under a fresh message id. */
+export function signedHeaders(
   secret: string,
   body: string,
   nowMs: number,
-): Promise<Record<string, string>> {
+  id = `msg_${newNonce()}`,
+): Record<string, string> {
   const timestamp = String(Math.floor(nowMs / 1000))
   return {
+    [ID_HEADER]: id,
     [TIMESTAMP_HEADER]: timestamp,
-    [SIGNATURE_HEADER]: `v1=${await signRunnerMessage(secret, timestamp, body)}`,
+    [SIGNATURE_HEADER]: `v1,${signRunnerMessage(secret, id, timestamp, body)}`,
   }
 }
 
@@ -96,6 +88,7 @@ export interface SignedMessage {
   /** One secret, or several during a rotation (any may match). */
   secret: string | readonly string[]
   body: string | Uint8Array
+  id: string | null | undefined
   timestamp: string | null | undefined
   signature: string | null | undefined
   nowMs: number
@@ -104,40 +97,56 @@ export interface SignedMessage {
   replay?: ReplayGuard
 }
 
-/** Checks timestamp window, HMAC (constant time, via WebCrypto verify) and replay, in that order. */
+/** Checks timestamp window, signature (constant time) and replay (by message id), in that order. */
 export async function verifyRunnerMessage(input: SignedMessage): Promise<SignatureCheck> {
-  const { timestamp, signature } = input
-  if (!timestamp || !signature) {
-    return fail('missing', `missing ${!timestamp ? TIMESTAMP_HEADER : SIGNATURE_HEADER} header`)
+  const { id, timestamp, signature } = input
+  if (!id || !timestamp || !signature) {
+    const missing = !id ? ID_HEADER : !timestamp ? TIMESTAMP_HEADER : SIGNATURE_HEADER
+    return fail('missing', `missing ${missing} header`)
   }
   if (!/^\d{1,12}$/.test(timestamp)) {
     return fail('malformed', `${TIMESTAMP_HEADER} must be unix seconds`)
   }
-  const match = /^v1=([0-9a-f]{64})$/.exec(signature.trim())
-  if (!match?.[1]) return fail('malformed', `${SIGNATURE_HEADER} must be v1=<64 hex digits>`)
+  if (id.length > 256) return fail('malformed', `${ID_HEADER} is longer than 256 characters`)
+  const given = signature
+    .trim()
+    .split(' ')
+    .flatMap((part) => (part.startsWith('v1,') ? [part.slice(3)] : []))
+  if (given.length === 0) return fail('malformed', `${SIGNATURE_HEADER} must be v1,<base64>`)
   const window = input.windowSeconds ?? REPLAY_WINDOW_SECONDS
   const skew = Math.abs(input.nowMs / 1000 - Number(timestamp))
   if (skew > window) {
     return fail('expired', `timestamp is ${Math.round(skew)} s away from now (window ${window} s)`)
   }
-  const mac = hexBytes(match[1])
-  const data = message(timestamp, input.body)
-  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
-  let valid = false
-  for (const secret of secrets) {
-    if (await crypto.subtle.verify('HMAC', await hmacKey(secret, 'verify'), mac, data)) {
-      valid = true
-      break
-    }
+  let text: string
+  try {
+    text = bodyText(input.body)
+  } catch {
+    return fail('malformed', 'body is not UTF-8')
   }
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
+  const valid = secrets.some((secret) => {
+    const expected = signRunnerMessage(secret, id, timestamp, text)
+    return given.some((candidate) => equal(candidate, expected))
+  })
   if (!valid) return fail('bad_signature', 'signature does not match')
   if (input.replay) {
     const expiresAt = (Number(timestamp) + window) * 1000 + 1000
-    if (!(await input.replay.claim(match[1], expiresAt))) {
+    if (!(await input.replay.claim(id, expiresAt))) {
       return fail('replayed', 'this signed request was already received')
     }
   }
   return { ok: true }
+}
+
+/** Constant-time comparison of two strings (as bytes). */
+function equal(a: string, b: string): boolean {
+  const x = encoder.encode(a)
+  const y = encoder.encode(b)
+  if (x.length !== y.length) return false
+  let diff = 0
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!
+  return diff === 0
 }
 
 function fail(
@@ -145,12 +154,6 @@ function fail(
   text: string,
 ): SignatureCheck {
   return { ok: false, reason, message: text }
-}
-
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(hex.length / 2)
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return out
 }
 
 /** A random nonce for a request body (128 bits, hex). */

@@ -10,12 +10,17 @@ const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters fr
 
 export const ModelSettingsSchema = z.strictObject({
   name: z.string().min(1).max(200),
-  api: z.enum(['chat', 'responses']).default('chat'),
+  /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
+  api: z.enum(['chat', 'responses']).optional(),
   /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
   price: z
     .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
     .optional(),
   max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
+  /** Sampling temperature sent with every model request; absent → the provider's default. */
+  temperature: z.number().min(0).max(2).optional(),
+  /** Nucleus sampling sent with every model request; absent → the provider's default. */
+  top_p: z.number().min(0).max(1).optional(),
   /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
   context_window: z.number().int().positive().max(100_000_000).optional(),
 })
@@ -74,6 +79,16 @@ export const PermissionsSchema = z.strictObject({
 })
 export type Permissions = z.infer<typeof PermissionsSchema>
 
+/** What the session's commands may do beyond their workspace (docs/configuration.md). */
+export const SandboxSettingsSchema = z.strictObject({
+  /**
+   * Commands (and command hooks) get network access. Default false: a sandboxed command sees
+   * only its own loopback. The runner's TURNLINE_SANDBOX_NETWORK policy has the last word.
+   */
+  network: z.boolean().default(false),
+})
+export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>
+
 export const SessionConfigSchema = z.strictObject({
   workspace: z
     .string()
@@ -83,11 +98,18 @@ export const SessionConfigSchema = z.strictObject({
   /** A model name, or settings; absent → the deployment default (TURNLINE_MODEL). */
   model: z.union([z.string().min(1).max(200), ModelSettingsSchema]).optional(),
   instructions: z.string().max(200_000).optional(),
+  /**
+   * JSON Schema of the final answer (structured output, like `codex exec --output-schema`): sent
+   * to the provider as a strict JSON-schema response format with every model request.
+   */
+  output_schema: z.record(z.string(), z.unknown()).optional(),
   tools: z.array(HttpToolSchema).max(128).default([]),
   limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
   harness: HarnessSchema.default(HarnessSchema.parse({})),
   permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
   hooks: HooksSchema,
+  /** Absent: the defaults (no network). */
+  sandbox: SandboxSettingsSchema.optional(),
   metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>

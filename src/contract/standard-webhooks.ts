@@ -1,63 +1,70 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks'
+
 /**
- * Standard Webhooks verification (webhook-id, webhook-timestamp, webhook-signature
+ * Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature
  * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, several signatures separated by
- * spaces), with a timestamp tolerance. WebCrypto only.
+ * spaces, a five-minute timestamp tolerance) through the reference library `standardwebhooks`.
+ * The library is plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256), so it
+ * runs in workerd and Deno as well as on Node.
  */
 export const WEBHOOK_TOLERANCE_SECONDS = 300
 
 export type WebhookCheck = { ok: true; id: string } | { ok: false; reason: string }
 
-export async function verifyStandardWebhook(input: {
+/**
+ * The library's signer/verifier for a secret: `whsec_<base64>` as Standard Webhooks defines it,
+ * anything else as the raw UTF-8 bytes of the text. Throws on an unusable secret.
+ */
+export function webhookFor(secret: string): Webhook {
+  return secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(new TextEncoder().encode(secret), { format: 'raw' })
+}
+
+/** True when the library accepts the secret (a `whsec_` secret must be non-empty base64). */
+export function isUsableWebhookSecret(secret: string): boolean {
+  try {
+    webhookFor(secret)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export function verifyStandardWebhook(input: {
   secret: string
   headers: Headers
   body: string
+}): WebhookCheck {
+  const headers: Record<string, string> = {}
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    const value = input.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  try {
+    webhookFor(input.secret).verify(input.body, headers, { jsonParse: false })
+    return { ok: true, id: headers['webhook-id']! }
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return { ok: false, reason: error.message }
+    throw error
+  }
+}
+
+/** The three Standard Webhooks headers for a body: what a sender adds to its request. */
+export function standardWebhookHeaders(input: {
+  secret: string
+  id: string
+  body: string
   nowMs: number
-  toleranceSeconds?: number
-}): Promise<WebhookCheck> {
-  const id = input.headers.get('webhook-id')
-  const timestamp = input.headers.get('webhook-timestamp')
-  const signatures = input.headers.get('webhook-signature')
-  if (!id || !timestamp || !signatures) {
-    return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' }
+}): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
+  const seconds = Math.floor(input.nowMs / 1000)
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': webhookFor(input.secret).sign(
+      input.id,
+      new Date(seconds * 1000),
+      input.body,
+    ),
   }
-  if (!/^\d{1,12}$/.test(timestamp))
-    return { ok: false, reason: 'webhook-timestamp is not a number' }
-  const skew = Math.abs(input.nowMs / 1000 - Number(timestamp))
-  if (skew > (input.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS)) {
-    return { ok: false, reason: 'webhook-timestamp is outside the tolerance window' }
-  }
-  const expected = await sign(secretBytes(input.secret), `${id}.${timestamp}.${input.body}`)
-  const matched = signatures
-    .split(' ')
-    .map((part) => part.split(','))
-    .some(([version, value]) => version === 'v1' && value !== undefined && equal(value, expected))
-  return matched ? { ok: true, id } : { ok: false, reason: 'no valid v1 signature' }
-}
-
-function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
-  if (!secret.startsWith('whsec_')) return new TextEncoder().encode(secret)
-  const binary = atob(secret.slice('whsec_'.length))
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0))
-}
-
-async function sign(key: Uint8Array<ArrayBuffer>, content: string): Promise<string> {
-  const imported = await crypto.subtle.importKey(
-    'raw',
-    key,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  )
-  const mac = new Uint8Array(
-    await crypto.subtle.sign('HMAC', imported, new TextEncoder().encode(content)),
-  )
-  return btoa(String.fromCharCode(...mac))
-}
-
-/** Constant-time string comparison. */
-function equal(a: string, b: string): boolean {
-  if (a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return diff === 0
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { SessionConfigSchema } from './session-config.ts'
+import { isUsableWebhookSecret } from './standard-webhooks.ts'
 
 /**
  * `TURNLINE_WEBHOOKS`: named automation triggers for `POST /v1/webhooks/:name`. Each delivery
@@ -8,7 +9,10 @@ import { SessionConfigSchema } from './session-config.ts'
  */
 export const WebhookConfigSchema = z.strictObject({
   /** Standard Webhooks secret: `whsec_<base64>` (or raw text). */
-  secret: z.string().min(16),
+  secret: z
+    .string()
+    .min(16)
+    .refine(isUsableWebhookSecret, { error: 'a whsec_ secret must be base64 after the prefix' }),
   tenant: z
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'use 1–128 characters from A-Z a-z 0-9 . _ -'),

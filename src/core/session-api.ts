@@ -25,6 +25,8 @@ export interface TurnOptions {
   idempotencyKey?: string
   /** Live events (SSE). The same events are in the response once committed. */
   onEvent?: EventListener
+  /** Called after each model request of the turn loop (operator metrics: model calls per turn). */
+  onModelCall?: () => void
   signal?: AbortSignal
 }
 
@@ -32,6 +34,8 @@ export interface TurnOptions {
 export interface OpenResponsesView {
   /** The SSE frames of the Open Responses events this ThreadEvent maps to (often none). */
   frames(event: ThreadEvent): string
+  /** The same events one by one: each one's `sequence_number` and SSE frame. */
+  events(event: ThreadEvent): { sequence: number; frame: string }[]
   /** The response object as it stands; undefined before the first event. */
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
@@ -115,8 +119,18 @@ export interface SessionApi {
   }>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
-  /** A fresh Open Responses view for an exec run's events; `model` is reported as its model. */
-  openResponsesView(model: string): OpenResponsesView
+  /**
+   * A fresh Open Responses view for the events of an exec run with this config (the exec body
+   * without its prompt); what the response echoes comes from the config and its response record.
+   */
+  openResponsesView(config: SessionConfigInput): OpenResponsesView
+  /**
+   * The view of a stored response (`resp_<session id>`), to be fed the session's committed
+   * events: the same settings, creation second and sequence numbers the live stream had.
+   * TurnlineError('not_found') when the session does not exist or was not created by
+   * `POST /v1/responses`.
+   */
+  storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

@@ -9,6 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
@@ -196,8 +197,20 @@ export class SessionService implements SessionApi {
     return this.deps.sessions.readEvents(ref, after + 1, limit)
   }
 
-  openResponsesView(model: string): OpenResponsesView {
-    return openResponsesView(model)
+  openResponsesView(config: SessionConfigInput): OpenResponsesView {
+    return openResponsesView(parseConfig(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    const session = await this.getSession(tenant, sessionId)
+    if (!responseRecordOf(session.config)) {
+      throw new TurnlineError('not_found', `no response resp_${sessionId}`)
+    }
+    const finishedAt = Date.parse(session.updated_at)
+    return openResponsesView(session.config, {
+      sessionId,
+      now: () => (session.status === 'completed' ? finishedAt : Date.now()),
+    })
   }
 
   async exec(

@@ -16,6 +16,14 @@ export interface ModelRequest {
   messages: HistoryMessage[]
   tools: ToolDefinition[]
   maxOutputTokens?: number
+  /**
+   * JSON Schema the final answer must follow (the session's `output_schema`): sent as the
+   * provider's structured-output format, strict. Tool calls stay possible.
+   */
+  outputSchema?: Record<string, unknown>
+  /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
+  temperature?: number
+  topP?: number
   signal?: AbortSignal
 }
 

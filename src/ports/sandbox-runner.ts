@@ -45,6 +45,8 @@ export interface ExecStartRequest {
   yieldTimeMs: number
   /** Bytes of head and of tail of the captured output returned at most. */
   maxOutputBytes: number
+  /** The session allows network access (the runner's policy decides in the end). */
+  network?: boolean
 }
 
 export interface ExecWriteRequest {

@@ -95,6 +95,16 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter, %s API', (api) =>
     })
   })
 
+  it('sends temperature and top_p only when set', async () => {
+    mock.enqueue({ api, text: 'a' }, { api, text: 'b' })
+    await collect(client().stream({ ...request(api), temperature: 0.3, topP: 0.9 }))
+    await collect(client().stream(request(api)))
+    const [set, unset] = mock.requests.slice(-2).map((r) => r.body as Record<string, unknown>)
+    expect(set).toMatchObject({ temperature: 0.3, top_p: 0.9 })
+    expect(unset).not.toHaveProperty('temperature')
+    expect(unset).not.toHaveProperty('top_p')
+  })
+
   it('assembles tool calls whose arguments arrive split across chunks', async () => {
     const first = '{"path":"src/index.ts"}'
     const second = '{"path":"README.md"}'
@@ -242,6 +252,33 @@ describe('request mapping', () => {
     await collect(client().stream(request('chat', { tools: [] })))
     await collect(client().stream(request('responses', { tools: [] })))
     expect(mock.requests.map((r) => 'tools' in r.body)).toEqual([false, false])
+  })
+
+  it('sends an output schema as the strict JSON-schema format of each API', async () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { verdict: { type: 'string' } },
+      required: ['verdict'],
+      additionalProperties: false,
+    }
+    mock.enqueue(
+      { api: 'chat', text: '{"verdict":"ok"}' },
+      { api: 'responses', text: '{"verdict":"ok"}' },
+      { api: 'chat', text: 'plain' },
+    )
+    await collect(client().stream(request('chat', { outputSchema })))
+    await collect(client().stream(request('responses', { outputSchema })))
+    await collect(client().stream(request('chat')))
+    const [chat, responses, plain] = mock.requests.map((r) => r.body)
+    expect(chat?.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'turnline_output', schema: outputSchema, strict: true },
+    })
+    expect(responses?.text).toEqual({
+      format: { type: 'json_schema', name: 'turnline_output', schema: outputSchema, strict: true },
+    })
+    expect(chat?.tools).toBeDefined()
+    expect(plain && 'response_format' in plain).toBe(false)
   })
 })
 

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import lockfile from 'proper-lockfile'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { withFileLock } from '../../adapters/fs/fs-lock.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 
@@ -129,37 +131,44 @@ describe('FsObjectStore specifics', () => {
     expect(decode((await store.get('dir/child'))!.body)).toBe('x')
   })
 
-  it('recovers a stale lock left by a dead process, and times out on a live one', async () => {
+  it('takes over a lock whose holder died (not refreshed), and times out on a live one', async () => {
     const { etag } = await store.put('m.json', encode('v1'))
-    const dead = spawn(process.execPath, ['-e', ''])
-    const deadPid = await new Promise<number>((r) => dead.on('exit', () => r(dead.pid!)))
     const lock = fsLockPath(store, 'm.json')
-    await writeFile(
-      lock,
-      JSON.stringify({
-        pid: deadPid,
-        host: (await import('node:os')).hostname(),
-        token: 't',
-        at: 0,
-      }),
-    )
+    // A holder that died leaves its lock directory behind, no longer refreshed.
+    await mkdir(lock)
     const old = new Date(Date.now() - 60_000)
     await utimes(lock, old, old)
     await store.put('m.json', encode('v2'), { ifMatch: etag })
     expect(decode((await store.get('m.json'))!.body)).toBe('v2')
 
     const impatient = new FsObjectStore({ root, lock: { timeoutMs: 200 } })
-    await writeFile(
-      lock,
-      JSON.stringify({ pid: process.pid, host: 'here', token: 'live', at: Date.now() }),
-    )
+    await mkdir(lock)
+    const started = Date.now()
     await expect(impatient.put('m.json', encode('v3'))).rejects.toMatchObject({
       code: 'storage_unavailable',
       retryable: true,
     })
-    await rm(lock)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+    await rm(lock, { recursive: true })
     await impatient.put('m.json', encode('v3'))
     expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+  })
+
+  it('a holder keeps its lock fresh, so a slow holder is not taken over', async () => {
+    await store.put('slow.json', encode('v1'))
+    const lock = fsLockPath(store, 'slow.json')
+    const held = withFileLock(lock, { timeoutMs: 10_000, staleMs: 2000 }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 3000))
+      return 'done'
+    })
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    // Another process's attempt (no in-memory queue): the lock is older than staleMs, but
+    // refreshed, so it is not stale.
+    await expect(
+      lockfile.lock(lock, { lockfilePath: lock, realpath: false, stale: 2000, retries: 0 }),
+    ).rejects.toMatchObject({ code: 'ELOCKED' })
+    expect(await held).toBe('done')
+    await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
   it('lets exactly one of 8 processes win a create-only race', { timeout: 60_000 }, async () => {

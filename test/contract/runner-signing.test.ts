@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -57,6 +58,13 @@ describe('requests to the runner', () => {
       status: 401,
       json: { error: { code: 'unauthorized', details: { reason: 'missing' } } },
     })
+    // The scheme before Standard Webhooks is no longer accepted.
+    const legacy = startBody('ran_legacy')
+    const ts = String(Math.floor(Date.now() / 1000))
+    const mac = createHmac('sha256', secret).update(`${ts}.${legacy}`).digest('hex')
+    expect(
+      await post(url, legacy, { 'turnline-timestamp': ts, 'turnline-signature': `v1=${mac}` }),
+    ).toMatchObject({ status: 401, json: { error: { details: { reason: 'missing' } } } })
     const old = startBody('ran_expired')
     expect(
       await post(url, old, await signedHeaders(secret, old, Date.now() - 600_000)),

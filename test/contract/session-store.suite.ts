@@ -170,7 +170,7 @@ export function describeSessionStore(name: string, makeStore: MakeStore): void {
       } finally {
         await cleanup()
       }
-    })
+    }, 120_000) // dozens of crash points, each a fresh writer: ~10 s on S3 alone, more on a loaded machine
   })
 }
 

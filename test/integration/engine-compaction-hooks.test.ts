@@ -65,7 +65,7 @@ describe('pre_compact hooks', () => {
       trigger: 'manual',
       mode: 'local',
       original_message_count: 4,
-      compacted_message_count: 6,
+      compacted_message_count: 3, // envelope, summary, the first question: never grows the request
       history_artifact_path:
         boundary?.type === 'thread.compact_boundary' ? boundary.history_artifact_path : 'missing',
     })

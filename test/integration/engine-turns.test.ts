@@ -204,7 +204,7 @@ describe('turn engine', () => {
         ?.body,
     )
     expect(view).toMatch(/^event: response\.created\n/)
-    expect(view).toContain('vtcode.thread_completed')
+    expect(view).toContain('vtcode:thread_completed')
     expect(view.trimEnd().endsWith('data: [DONE]')).toBe(true)
   })
 })

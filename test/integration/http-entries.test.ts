@@ -64,10 +64,42 @@ describe('Node entry (npm start)', () => {
           body: '{"input":"hi"}',
         },
       )
-      const body = (await turn.json()) as { status: string; events: { message?: string }[] }
-      expect(body.status).toBe('failed')
-      expect(body.events.at(-1)?.message).toMatch(/OPENAI_API_KEY/)
+      // No model configured: the offline demo model answers, labelled as such.
+      const body = (await turn.json()) as {
+        status: string
+        events: { type: string; item?: { type: string; text?: string } }[]
+      }
+      expect(body.status).toBe('completed')
+      const answer = body.events.findLast((e) => e.item?.type === 'agent_message')
+      expect(answer?.item?.text).toMatch(/^\[offline demo model\] /)
       expect(started.output()).toMatch(/single-tenant mode/)
+      expect(started.output()).toMatch(/model: turnline-demo, the built-in OFFLINE DEMO MODEL/)
+      // Operator signals: the start line, one line per request and per turn (JSON on stdout).
+      const lines = started
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      expect(lines.find((l) => l.msg === 'start')).toMatchObject({
+        model_provider: 'demo',
+        model: 'turnline-demo',
+        base_url: null,
+        url,
+      })
+      expect(lines.find((l) => l.msg === 'turn')).toMatchObject({
+        op: 'turn',
+        tenant: 'local',
+        turn: 'turn-1',
+        status: 'completed',
+        model_calls: 1,
+      })
+      expect(
+        lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status]),
+      ).toEqual([
+        ['GET', '/healthz', 200],
+        ['POST', '/v1/sessions', 201],
+        ['POST', '/v1/sessions/:id/turns', 200],
+      ])
       started.child.kill('SIGTERM')
       expect(await started.exited).toBe(0)
     } finally {
@@ -86,51 +118,5 @@ describe('Node entry (npm start)', () => {
     const started = start({ TURNLINE_MODEL_API: 'completions', TURNLINE_DATA_DIR: dir })
     expect(await started.exited).toBe(1)
     expect(started.output()).toMatch(/TURNLINE_MODEL_API/)
-  })
-})
-
-describe('Lambda entry', () => {
-  it('answers API Gateway events through the same app', async () => {
-    const saved = { ...process.env }
-    process.env.TURNLINE_STORE = 'memory'
-    process.env.TURNLINE_API_KEYS = 'lambda-key-0123456789=tenant-l'
-    let handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>
-    try {
-      ;({ handler } = (await import('../../functions/entries/lambda.ts')) as unknown as {
-        handler: typeof handler
-      })
-    } finally {
-      process.env = saved
-    }
-    const event = (method: string, path: string, headers: Record<string, string> = {}) => ({
-      version: '2.0',
-      routeKey: '$default',
-      rawPath: path,
-      rawQueryString: '',
-      headers: { host: 'example.lambda-url.us-east-1.on.aws', ...headers },
-      requestContext: {
-        http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-        domainName: 'example.lambda-url.us-east-1.on.aws',
-        requestId: 'r1',
-        routeKey: '$default',
-        stage: '$default',
-        time: '',
-        timeEpoch: 0,
-        accountId: '1',
-        apiId: 'a',
-        domainPrefix: 'example',
-      },
-      isBase64Encoded: false,
-    })
-    const health = await handler(event('GET', '/healthz'), {})
-    expect(health.statusCode).toBe(200)
-    const denied = await handler(event('GET', '/v1/sessions'), {})
-    expect(denied.statusCode).toBe(401)
-    const listed = await handler(
-      event('GET', '/v1/sessions', { authorization: 'Bearer lambda-key-0123456789' }),
-      {},
-    )
-    expect(listed.statusCode).toBe(200)
-    expect(JSON.parse(listed.body)).toEqual({ sessions: [] })
   })
 })

@@ -8,7 +8,10 @@ import {
   TurnRequestSchema,
 } from '../../src/contract/api.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
-import { ResponsesRequestSchema } from '../../src/contract/open-responses-request.ts'
+import {
+  ResponseReadQuerySchema,
+  ResponsesRequestSchema,
+} from '../../src/contract/open-responses-request.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
@@ -154,6 +157,14 @@ const generators: Record<string, (r: Rng) => Case> = {
     headers: noise(r, jsonHeaders(r)),
     body: badBody(r, ResponsesRequestSchema),
   }),
+  'GET /v1/responses/:id': (r) => {
+    const badId = r() < 0.5
+    return {
+      method: 'GET',
+      path: `/v1/responses/${badId ? randomBadId(r) : `resp_${sessionId}`}?${badQuery(r, ResponseReadQuerySchema)}`,
+      headers: noise(r, r() < 0.5 ? { ...auth, accept: 'text/event-stream' } : auth),
+    }
+  },
   'POST /v1/runner/callback and /v1/webhooks/:name (not configured)': (r) => ({
     method: 'POST',
     path: pick(r, ['/v1/runner/callback', '/v1/webhooks/x', `/v1/webhooks/${randomBadId(r)}`]),

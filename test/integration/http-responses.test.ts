@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
 import { parseSse } from '../support/sse-frames.ts'
 
 /** `POST /v1/responses` over real HTTP: the real engine, the mock OpenAI server behind it. */
@@ -14,6 +15,7 @@ beforeAll(async () => {
   const app = createApp({
     api: engine.service,
     auth: { keys: [{ key: KEY, tenant: 'tenant-r' }] },
+    follow: { pollMs: 50 },
     log: () => {},
   })
   server = await serveApp(app)
@@ -67,10 +69,11 @@ describe('POST /v1/responses', () => {
       output_tokens: 7,
       total_tokens: 57,
       input_tokens_details: { cached_tokens: 20 },
+      output_tokens_details: { reasoning_tokens: 0 },
     })
     const last = events.at(-1)
-    expect(last?.type).toBe('response.custom_event')
-    expect(last?.event_type).toBe('vtcode.thread_completed')
+    expect(last?.type).toBe('vtcode:thread_completed')
+    assertConformingStream(events as unknown as Record<string, unknown>[])
     engine.mock.assertDone()
   })
 
@@ -114,6 +117,27 @@ describe('POST /v1/responses', () => {
     const tools = await post({ input: 'x', tools: [{ type: 'function', name: 'f' }] })
     expect(tools.status).toBe(400)
     expect(JSON.stringify(await tools.json())).toContain('tools are not supported')
+    for (const [body, says] of [
+      [{ input: 'x', store: false }, 'store cannot be false'],
+      [{ input: 'x', background: true }, 'background is not supported'],
+      [{ input: 'x', temperature: 0.5 }, 'need a model name'],
+      [{ input: 'x', model: 'm', temperature: 3 }, 'temperature'],
+      [{ input: 'x', metadata: { 'turnline:open_responses': '{}' } }, 'reserved'],
+    ] as const) {
+      const res = await post(body)
+      expect(res.status).toBe(400)
+      expect(JSON.stringify(await res.json())).toContain(says)
+    }
+    engine.mock.enqueue({ text: 'ok' })
+    const nulls = await post({
+      input: 'x',
+      model: null,
+      tools: null,
+      temperature: null,
+      store: true,
+    })
+    expect(nulls.status).toBe(200)
+    engine.mock.reset()
     const assistant = await post({ input: [{ role: 'assistant', content: 'earlier' }] })
     expect(assistant.status).toBe(400)
     const unknown = await post({ input: 'x', previous_response_id: 'resp_1' })
@@ -125,5 +149,92 @@ describe('POST /v1/responses', () => {
     })
     expect(anonymous.status).toBe(401)
     expect(engine.mock.requests).toHaveLength(0)
+  })
+
+  it('GET /v1/responses/:id rebuilds the response, and its stream from starting_after', async () => {
+    engine.mock.enqueue({ text: ANSWER, reasoning: 'Think first.', usage: USAGE })
+    const live = parseSse(
+      await (
+        await post({ model: 'gpt-4o-mini', input: 'Q?', stream: true, metadata: { ticket: 'T-7' } })
+      ).text(),
+    ).frames
+    const liveEvents = live.slice(0, -1).map((f) => JSON.parse(f.data) as Record<string, unknown>)
+    const completed = liveEvents.find((e) => e.type === 'response.completed')?.response as {
+      id: string
+      completed_at: number
+    }
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/v1/responses/${path}`, {
+        headers: { authorization: `Bearer ${KEY}`, ...headers },
+      })
+
+    const res = await get(completed.id)
+    expect(res.status).toBe(200)
+    const read = (await res.json()) as typeof completed & Record<string, unknown>
+    expect(responseResourceErrors(read)).toEqual([])
+    expect(Math.abs(read.completed_at - completed.completed_at)).toBeLessThanOrEqual(1)
+    expect({ ...read, completed_at: 0 }).toEqual({ ...completed, completed_at: 0 })
+    expect(read.metadata).toEqual({ ticket: 'T-7' })
+
+    const resumed = parseSse(
+      await (await get(`${completed.id}?stream=true&starting_after=5`)).text(),
+    ).frames
+    expect(resumed.at(-1)).toEqual({ data: '[DONE]' })
+    const strip = (e: Record<string, unknown>) =>
+      e.type === 'response.completed'
+        ? { ...e, response: { ...(e.response as object), completed_at: 0 } }
+        : e
+    const resumedEvents = resumed.slice(0, -1).map((f) => strip(JSON.parse(f.data)))
+    expect(resumedEvents).toEqual(liveEvents.slice(6).map(strip))
+    const all = parseSse(
+      await (await get(completed.id, { accept: 'text/event-stream' })).text(),
+    ).frames
+    expect(all).toHaveLength(live.length)
+
+    expect((await get('resp_no-such-session')).status).toBe(404)
+    expect((await get('not-a-response-id')).status).toBe(400)
+    expect((await get(`${completed.id}?starting_after=x`)).status).toBe(400)
+    const plain = await engine.service.createSession('tenant-r', {})
+    expect((await get(`resp_${plain.session_id}`)).status).toBe(404)
+  })
+
+  it('GET … ?stream=true follows a response that still runs and ends with [DONE] when it completes', async () => {
+    const record = JSON.stringify({
+      v: 1,
+      created_at: 1_787_000_000,
+      model: 'm',
+      max_tool_calls: null,
+    })
+    const { session_id } = await engine.service.createSession('tenant-r', {
+      metadata: { 'turnline:open_responses': record },
+    })
+    const res = await fetch(`${server.url}/v1/responses/resp_${session_id}?stream=true`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes('response.in_progress')) {
+      const next = await reader.read()
+      if (next.done) throw new Error(`stream ended early: ${text}`)
+      text += decoder.decode(next.value, { stream: true })
+    }
+    engine.mock.enqueue({ text: 'A late answer.' })
+    await engine.service.stepTurn('tenant-r', session_id, { input: 'Q?' })
+    await engine.service.complete('tenant-r', session_id)
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) break
+      text += decoder.decode(next.value, { stream: true })
+    }
+    const { frames } = parseSse(text)
+    expect(frames.at(-1)).toEqual({ data: '[DONE]' })
+    const events = frames.slice(0, -1).map((f) => JSON.parse(f.data) as Record<string, unknown>)
+    assertConformingStream(events)
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+    const deltas = events.flatMap((e) => (e.type === 'response.output_text.delta' ? [e.delta] : []))
+    expect(deltas.join('')).toBe('A late answer.')
+    expect(events[0]?.response).toMatchObject({ created_at: 1_787_000_000 })
   })
 })

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readExitCallback } from '../../src/contract/runner-callback.ts'
 import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
 import { MemoryReplayGuard } from '../../src/contract/runner-signature.ts'
+import { standardWebhookValid } from './webhook-signature-check.ts'
 
 export interface ReceivedCallback {
   status: number
@@ -28,12 +28,7 @@ export async function startCallbackReceiver(secret: string, options: { failFirst
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8')
-      const timestamp = String(req.headers['turnline-timestamp'] ?? '')
-      const given = String(req.headers['turnline-signature'] ?? '').replace(/^v1=/, '')
-      const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
-      const hmacValid =
-        given.length === expected.length &&
-        timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      const hmacValid = standardWebhookValid(secret, req.headers, body)
       const headers = new Headers()
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
       const check = await readExitCallback({ secret, body, headers, nowMs: Date.now(), replay })

@@ -11,7 +11,7 @@ import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
-import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import type { OpenResponsesView, SessionApi, TurnOptions } from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
 
 /**
@@ -294,8 +294,13 @@ export class FakeSessionApi implements SessionApi {
   }
 
   /** The real view: it is a pure mapping of the events this fake produces. */
-  openResponsesView(model: string) {
-    return openResponsesView(model)
+  openResponsesView(config: SessionConfigInput) {
+    return openResponsesView(SessionConfigSchema.parse(config))
+  }
+
+  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+    this.find(tenant, sessionId)
+    throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
 
   async exec(

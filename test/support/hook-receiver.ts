@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { standardWebhookValid } from './webhook-signature-check.ts'
 
 export interface ReceivedHook {
   path: string
@@ -18,8 +18,8 @@ export interface HookReply {
 }
 
 /**
- * A customer's hook endpoint on 127.0.0.1: verifies `turnline-signature` (HMAC-SHA256 of
- * `<timestamp>.<body>` with the shared secret) and answers 401 when it does not match, records
+ * A customer's hook endpoint on 127.0.0.1: verifies the Standard Webhooks signature with the
+ * shared secret and answers 401 when it does not match, records
  * every delivery, and otherwise answers with `reply(hook)` (default: 200 `{}`).
  */
 export async function startHookReceiver(secret: string) {
@@ -30,12 +30,7 @@ export async function startHookReceiver(secret: string) {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8')
-      const timestamp = String(req.headers['turnline-timestamp'] ?? '')
-      const given = String(req.headers['turnline-signature'] ?? '').replace(/^v1=/, '')
-      const expected = createHmac('sha256', secret).update(`${timestamp}.${raw}`).digest('hex')
-      const signatureValid =
-        given.length === expected.length &&
-        timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      const signatureValid = standardWebhookValid(secret, req.headers, raw)
       let body: Record<string, unknown> = {}
       try {
         body = JSON.parse(raw) as Record<string, unknown>

@@ -28,12 +28,18 @@ export interface RunnerProcess {
   crash(): Promise<void>
 }
 
-/** The reference runner as a real process (`tsx adapters/runner/main.ts`) on 127.0.0.1:0. */
+/**
+ * The reference runner as a real process (`tsx adapters/runner/main.ts`) on 127.0.0.1:0. Its
+ * commands run in the bubblewrap sandbox, required (`TURNLINE_SANDBOX=require`): a machine
+ * where it does not work fails the tests loudly instead of testing something else.
+ */
 export async function startRunnerProcess(options: {
   root: string
   secret: string
   callbackUrl?: string
   port?: number
+  /** More TURNLINE_SANDBOX_* settings (or another TURNLINE_SANDBOX mode). */
+  env?: Record<string, string>
 }): Promise<RunnerProcess> {
   const args = [
     'adapters/runner/main.ts',
@@ -45,7 +51,12 @@ export async function startRunnerProcess(options: {
   if (options.callbackUrl) args.push('--callback-url', options.callbackUrl)
   const child: ChildProcess = spawn(tsx, args, {
     cwd: repo,
-    env: { ...process.env, TURNLINE_RUNNER_SECRET: options.secret },
+    env: {
+      ...process.env,
+      TURNLINE_RUNNER_SECRET: options.secret,
+      TURNLINE_SANDBOX: 'require',
+      ...options.env,
+    },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -70,7 +81,7 @@ export async function startRunnerProcess(options: {
   }
   const deadline = Date.now() + 20_000
   for (;;) {
-    const match = /\{"listening":"([^"]+)"\}/.exec(text)
+    const match = /\{"listening":"([^"]+)"/.exec(text)
     if (match?.[1])
       return {
         url: match[1],

@@ -12,7 +12,10 @@ const baseEnv = () => ({
  * `wrangler dev --local` (workerd) on wrangler.toml, offline: configuration arrives as vars only
  * (neither the test process's environment nor a .dev.vars or .env file leaks in).
  */
-export async function startWorkerd(vars: Record<string, string>): Promise<RuntimeProcess> {
+export async function startWorkerd(
+  vars: Record<string, string>,
+  extraArgs: string[] = [],
+): Promise<RuntimeProcess> {
   const [port, inspectorPort] = [await freePort(), await freePort()]
   return startRuntime({
     name: 'wrangler dev',
@@ -33,6 +36,7 @@ export async function startWorkerd(vars: Record<string, string>): Promise<Runtim
       '--log-level',
       'log',
       ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+      ...extraArgs,
     ],
     env: {
       ...baseEnv(),

@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { standardWebhookValid } from './webhook-signature-check.ts'
 
 export interface ReceivedCall {
   body: {
@@ -31,12 +31,7 @@ export async function startToolReceiver(secret: string) {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8')
-      const timestamp = String(req.headers['turnline-timestamp'] ?? '')
-      const given = String(req.headers['turnline-signature'] ?? '').replace(/^v1=/, '')
-      const expected = createHmac('sha256', secret).update(`${timestamp}.${raw}`).digest('hex')
-      const signatureValid =
-        given.length === expected.length &&
-        timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+      const signatureValid = standardWebhookValid(secret, req.headers, raw)
       const call: ReceivedCall = {
         body: JSON.parse(raw),
         raw,

@@ -30,7 +30,8 @@ const CORE_FACES = ['src/core/session-api.ts', 'src/core/session-service.ts']
 
 /** Packages src/ may import, by layer (everything else there must be Web-standard). */
 const SRC_PACKAGES: Record<'contract' | 'ports' | 'store' | 'core', readonly string[]> = {
-  contract: ['zod'],
+  // standardwebhooks: plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256)
+  contract: ['zod', 'standardwebhooks'],
   ports: [],
   store: [],
   core: ['gpt-tokenizer', '@cfworker/json-schema'],

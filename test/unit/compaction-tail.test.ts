@@ -102,9 +102,26 @@ describe('continuity tail', () => {
       result('b'),
     ]
     const selection = select(history)
-    expect(selection.tail).toEqual([...earlier, user('fix it'), call('a'), result('a')])
+    // the whole history fits: the tail takes at most half, so the summary replaces `earlier`
+    expect(selection.tail).toEqual([user('fix it'), call('a'), result('a')])
     expect(selection.droppedFromNewest).toBe(2)
     assertNoOrphans(selection.tail)
+  })
+
+  it('keeps at most half of a history that fits whole, the newest part', () => {
+    const history = [
+      user('1'),
+      say('a'),
+      user('2'),
+      say('b'),
+      user('3'),
+      say('c'),
+      user('4'),
+      say('d'),
+    ]
+    const selection = select(history)
+    expect(selection.tail).toEqual([user('3'), say('c'), user('4'), say('d')])
+    expect(selection.retainedUsers).toEqual([user('1'), user('2')])
   })
 
   it('stops at an incomplete older group', () => {

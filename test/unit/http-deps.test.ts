@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { DEMO_MODEL_NAME } from '../../adapters/demo-model/demo-model-client.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
@@ -11,6 +12,7 @@ import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { ConfigError } from '../../functions/env-config.ts'
+import { jsonLines } from '../../functions/http/request-log.ts'
 
 const KEYS = 'aaaaaaaaaaaaaaaaaaaa=t1,bbbbbbbbbbbbbbbbbbbb=t2'
 const fsDefault = { defaultStore: (root: string) => new FsObjectStore({ root }) }
@@ -25,17 +27,19 @@ async function problems(env: Record<string, string>, options = fsDefault): Promi
 }
 
 describe('createDeps', () => {
-  it('runs embedded with zero configuration: fs store, memory coordinator, no model', async () => {
+  it('runs embedded with zero configuration: fs store, memory coordinator, the demo model', async () => {
     const deps = await createDeps({}, fsDefault)
     const store = deps.service.sessions.objects
     expect(store).toBeInstanceOf(FsObjectStore)
     expect((store as FsObjectStore).root).toBe(join(process.cwd(), '.turnline'))
     expect(deps.service.coordinator).toBeInstanceOf(MemoryCoordinator)
-    expect(deps.service.models('local')).toBe(unconfiguredModelClient)
+    expect(deps.service.models('local')).not.toBe(unconfiguredModelClient)
+    expect(deps.model).toMatchObject({ provider: 'demo', defaultModel: DEMO_MODEL_NAME })
     expect(deps.auth.keys).toEqual([])
     expect(deps.server).toEqual({ port: 8787, host: '127.0.0.1' })
     expect(deps.service.tools.allowedHosts).toEqual(['127.0.0.1', 'localhost', '[::1]'])
     expect(deps.service.defaults).toEqual({
+      model: DEMO_MODEL_NAME,
       modelApi: 'chat',
       leaseMs: 60_000,
       idempotencyTtlSeconds: 86_400,
@@ -44,10 +48,53 @@ describe('createDeps', () => {
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },
       follow: { maxMs: 300_000, pollMs: 1000 },
+      requestLog: jsonLines,
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
-    expect(deps.notices.join('\n')).toMatch(/no model configured/)
+    expect(deps.notices.join('\n')).toMatch(/OFFLINE DEMO MODEL/)
     expect(deps.service.tools.secretFor('local')).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('picks the model: a real one with an endpoint, the demo model only where it is not silent', async () => {
+    const real = await createDeps(
+      { OPENAI_API_KEY: 'sk-test', TURNLINE_MODEL: 'gpt-4o-mini' },
+      fsDefault,
+    )
+    expect(real.model).toMatchObject({
+      provider: 'openai',
+      defaultModel: 'gpt-4o-mini',
+      baseURL: 'https://api.openai.com/v1',
+    })
+    expect(real.notices.join('\n')).toMatch(
+      /model: gpt-4o-mini via https:\/\/api\.openai\.com\/v1 \(Chat Completions API, API key set\)/,
+    )
+    const keyless = await createDeps({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }, fsDefault)
+    expect(keyless.model).toMatchObject({
+      provider: 'openai',
+      baseURL: 'http://127.0.0.1:11434/v1',
+    })
+    expect(keyless.model.defaultModel).toBeUndefined()
+    // Multi-tenant without an endpoint: turns fail, the demo model is never chosen silently.
+    const multi = await createDeps({ TURNLINE_API_KEYS: KEYS }, fsDefault)
+    expect(multi.model.provider).toBe('none')
+    expect(multi.service.models('t1')).toBe(unconfiguredModelClient)
+    expect(multi.service.defaults.model).toBeUndefined()
+    expect(multi.notices.join('\n')).toMatch(/TURNLINE_MODEL_PROVIDER=demo/)
+    // Asked for explicitly, it serves every tenant, and the OpenAI variables are ignored aloud.
+    const asked = await createDeps(
+      { TURNLINE_API_KEYS: KEYS, TURNLINE_MODEL_PROVIDER: 'demo', OPENAI_API_KEY: 'sk-test' },
+      fsDefault,
+    )
+    expect(asked.model.provider).toBe('demo')
+    expect(asked.notices.join('\n')).toMatch(/ignoring the OPENAI_\* variables/)
+    const none = await createDeps({ TURNLINE_MODEL_PROVIDER: 'openai' }, fsDefault)
+    expect(none.model.provider).toBe('none')
+  })
+
+  it('switches the request log off with TURNLINE_LOG=off', async () => {
+    const deps = await createDeps({ TURNLINE_LOG: 'off' }, fsDefault)
+    expect(deps.http.requestLog).toBeUndefined()
+    expect(await problems({ TURNLINE_LOG: 'verbose' })).toMatch(/TURNLINE_LOG/)
   })
 
   it('treats empty values as unset', async () => {
@@ -106,6 +153,27 @@ describe('createDeps', () => {
     expect(deps.service.tools.allowedHosts).toEqual([])
   })
 
+  it('uses REDIS_URL through the entry-provided TCP coordinator, and refuses it without one', async () => {
+    const made: string[] = []
+    const deps = await createDeps(
+      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2' },
+      {
+        ...fsDefault,
+        redisCoordinator: (url) => {
+          made.push(url)
+          return new MemoryCoordinator()
+        },
+      },
+    )
+    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2'])
+    const notices = deps.notices.join('\n')
+    expect(notices).toMatch(/coordination in Redis at redis:\/\/10\.0\.0\.5:6380 \(TCP\)/)
+    expect(notices).not.toMatch(/pw/)
+    expect(await problems({ REDIS_URL: 'redis://127.0.0.1:6379' })).toMatch(
+      /REDIS_URL: this runtime has no TCP Redis client/,
+    )
+  })
+
   it('derives each tenant secret as hex HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant)', async () => {
     const master = 'a-deployment-secret-of-some-length'
     const deps = await createDeps(
@@ -148,6 +216,15 @@ describe('createDeps', () => {
       [{ S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE/],
       [{ TURNLINE_STORE: 's3' }, /TURNLINE_STORE: s3 needs S3_BUCKET/],
       [{ TURNLINE_FOLLOW_MAX_SECONDS: '0' }, /TURNLINE_FOLLOW_MAX_SECONDS/],
+      [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL: must be a redis:\/\/ or rediss:\/\//],
+      [
+        {
+          REDIS_URL: 'redis://127.0.0.1:6379',
+          UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1',
+          UPSTASH_REDIS_REST_TOKEN: 't',
+        },
+        /REDIS_URL and UPSTASH_REDIS_REST_URL: choose one/,
+      ],
     ]
     for (const [env, pattern] of cases)
       expect(await problems(env), JSON.stringify(env)).toMatch(pattern)

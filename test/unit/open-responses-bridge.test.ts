@@ -3,6 +3,7 @@ import type { ParsedThreadEvent, ThreadEvent } from '../../src/contract/thread-e
 import { OpenResponsesBridge, toOpenUsage } from '../../src/core/open-responses/bridge.ts'
 import { openResponsesViewText } from '../../src/core/open-responses/derived-view.ts'
 import type { StreamEvent } from '../../src/core/open-responses/types.ts'
+import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
 
 const NOW = () => 1_787_000_000_000
 const golden = (name: string) => `../fixtures/open-responses/${name}`
@@ -83,34 +84,84 @@ const THREAD: ThreadEvent[] = [
 ]
 
 function bridged(events: readonly ParsedThreadEvent[]): StreamEvent[] {
-  const bridge = new OpenResponsesBridge({ responseId: 'resp_1', model: 'gpt-test', now: NOW })
+  const bridge = new OpenResponsesBridge({
+    responseId: 'resp_1',
+    settings: { model: 'gpt-test' },
+    now: NOW,
+  })
   return events.flatMap((event) => bridge.push(event))
 }
 
 describe('OpenResponsesBridge', () => {
   it('bridges a realistic thread exactly as the golden view', async () => {
-    const text = openResponsesViewText(THREAD, { model: 'gpt-test', now: NOW })
+    const text = openResponsesViewText(THREAD, { settings: { model: 'gpt-test' }, now: NOW })
     await expect(text).toMatchFileSnapshot(golden('tool-and-answer.sse'))
+  })
+
+  it('conforms to the published Open Responses schema, event by event', () => {
+    const events = bridged(THREAD)
+    assertConformingStream(events as unknown as Record<string, unknown>[])
+    const completed = events.find((e) => e.type === 'response.completed')
+    expect(completed?.type === 'response.completed' && completed.response.status).toBe('completed')
+    expect(
+      completed && 'response' in completed && responseResourceErrors(completed.response),
+    ).toEqual([])
+  })
+
+  it('shows server-run tools as vtcode: items (arguments as VT Code writes them), never function_call', () => {
+    const done = bridged(THREAD).flatMap((e) =>
+      e.type === 'response.output_item.done' ? [e.item] : [],
+    )
+    expect(done.map((item) => item.type)).toEqual([
+      'reasoning',
+      'vtcode:tool_call',
+      'vtcode:tool_output',
+      'message',
+    ])
+    expect(done[1]).toEqual({
+      type: 'vtcode:tool_call',
+      id: 'item_1',
+      status: 'completed',
+      data: { call_id: 'call_a', name: 'lookup', arguments: { q: 'x' } },
+    })
+    expect(done[2]).toEqual({
+      type: 'vtcode:tool_output',
+      id: 'item_1:output',
+      status: 'completed',
+      data: { call_id: 'call_a', output: 'found', exit_code: 0 },
+    })
+    expect(done[0]).toEqual({
+      type: 'reasoning',
+      id: 'item_0',
+      status: 'completed',
+      summary: [{ type: 'summary_text', text: 'Look it up.' }],
+      content: [{ type: 'reasoning_text', text: 'Look it up.' }],
+    })
   })
 
   it('numbers every event densely from 0 and sends only new suffixes', () => {
     const events = bridged(THREAD)
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
-    const deltas = events.flatMap((e) => ('delta' in e ? [e.delta] : []))
-    expect(deltas).toEqual(['Look', ' it up.', 'found', 'It i', 's x.'])
+    const deltas = events.flatMap((e) => ('delta' in e ? [[e.type, e.delta]] : []))
+    expect(deltas).toEqual([
+      ['response.reasoning_summary_text.delta', 'Look'],
+      ['response.reasoning_summary_text.delta', ' it up.'],
+      ['vtcode:tool_output.delta', 'found'],
+      ['response.output_text.delta', 'It i'],
+      ['response.output_text.delta', 's x.'],
+    ])
   })
 
-  it('maps usage, with cached details only when something was cached', () => {
+  it('maps usage with every detail the specification requires', () => {
     expect(toOpenUsage(usage)).toEqual({
       input_tokens: 120,
       output_tokens: 30,
       total_tokens: 150,
       input_tokens_details: { cached_tokens: 64 },
+      output_tokens_details: { reasoning_tokens: 0 },
     })
-    expect(toOpenUsage({ ...usage, cached_input_tokens: 0 })).toEqual({
-      input_tokens: 120,
-      output_tokens: 30,
-      total_tokens: 150,
+    expect(toOpenUsage({ ...usage, cached_input_tokens: 0 }).input_tokens_details).toEqual({
+      cached_tokens: 0,
     })
   })
 

@@ -3,15 +3,62 @@ import type { ParsedThreadEvent } from '../../src/contract/thread-event.ts'
 import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
 import { openResponsesFrame } from '../../src/core/open-responses/sse.ts'
 import type { StreamEvent } from '../../src/core/open-responses/types.ts'
+import { assertConformingStream, streamEventErrors } from '../support/open-responses-schema.ts'
 
 const golden = (name: string) => `../fixtures/open-responses/${name}`
 
 function bridged(events: readonly ParsedThreadEvent[]): StreamEvent[] {
-  const bridge = new OpenResponsesBridge({ responseId: 'resp_1', model: 'gpt-test', now: () => 0 })
+  const bridge = new OpenResponsesBridge({
+    responseId: 'resp_1',
+    settings: { model: 'gpt-test' },
+    now: () => 0,
+  })
   return events.flatMap((event) => bridge.push(event))
 }
 
 describe('Open Responses item and custom event mapping', () => {
+  it('the schema check refuses what the published schema refuses', () => {
+    // What the bridge used to send: function_call arguments as an object, a response
+    // resource without most required fields, an un-prefixed custom event.
+    expect(
+      streamEventErrors({
+        type: 'response.output_item.done',
+        sequence_number: 3,
+        output_index: 0,
+        item: {
+          type: 'function_call',
+          id: 'i',
+          status: 'completed',
+          call_id: 'c',
+          name: 'f',
+          arguments: { a: 1 },
+        },
+      }),
+    ).not.toEqual([])
+    expect(
+      streamEventErrors({
+        type: 'response.created',
+        sequence_number: 0,
+        response: {
+          id: 'r',
+          object: 'response',
+          created_at: 1,
+          status: 'in_progress',
+          model: 'm',
+          output: [],
+        },
+      }),
+    ).not.toEqual([])
+    expect(
+      streamEventErrors({
+        type: 'response.custom_event',
+        sequence_number: 4,
+        event_type: 'vtcode.x',
+      }),
+    ).not.toEqual([])
+    expect(streamEventErrors({ type: 'vtcode:x', sequence_number: 4, data: {} })).toEqual([])
+  })
+
   it('uses a raw call id once; a reused one falls back to the item id; spooled output', () => {
     const call = (id: string) =>
       ({
@@ -43,33 +90,28 @@ describe('Open Responses item and custom event mapping', () => {
     const done = events.flatMap((e) => (e.type === 'response.output_item.done' ? [e.item] : []))
     expect(done).toEqual([
       {
-        type: 'function_call',
+        type: 'vtcode:tool_call',
         id: 'item_0',
-        status: 'incomplete',
-        call_id: 'dup',
-        name: 't',
-        arguments: '',
+        status: 'failed',
+        data: { call_id: 'dup', name: 't', arguments: null },
       },
       {
-        type: 'function_call',
+        type: 'vtcode:tool_call',
         id: 'item_1',
-        status: 'incomplete',
-        call_id: 'item_1',
-        name: 't',
-        arguments: '',
+        status: 'failed',
+        data: { call_id: 'item_1', name: 't', arguments: null },
       },
       {
-        type: 'function_call_output',
+        type: 'vtcode:tool_output',
         id: 'item_1:output',
         status: 'completed',
-        call_id: 'item_1',
-        output: 'Output saved to .vtcode/out.txt',
+        data: { call_id: 'item_1', output: 'Output saved to .vtcode/out.txt', exit_code: null },
       },
     ])
   })
 
-  it('maps VT Code-only items to vtcode: extension items', () => {
-    const done = bridged([
+  it('maps VT Code-only items to vtcode: items laid out as VT Code (data, nulls, failed)', () => {
+    const events = bridged([
       { type: 'item.completed', item: { id: 'p', type: 'plan', text: '# Plan' } },
       {
         type: 'item.completed',
@@ -97,33 +139,52 @@ describe('Open Responses item and custom event mapping', () => {
         item: { id: 'h', type: 'harness', event: 'verification_passed', attempt: 1 },
       },
       { type: 'item.completed', item: { id: 'e', type: 'error', message: 'denied' } },
-    ]).flatMap((e) => (e.type === 'response.output_item.done' ? [e.item] : []))
+    ])
+    const done = events.flatMap((e) => (e.type === 'response.output_item.done' ? [e.item] : []))
     expect(done).toEqual([
-      { type: 'vtcode:plan', id: 'p', status: 'completed', text: '# Plan' },
+      { type: 'vtcode:plan', id: 'p', status: 'completed', data: { text: '# Plan' } },
       {
         type: 'vtcode:command_execution',
         id: 'c',
-        status: 'incomplete',
-        command: 'ls',
-        aggregated_output: 'a',
-        exit_code: 1,
+        status: 'failed',
+        data: {
+          command: 'ls',
+          arguments: null,
+          aggregated_output: 'a',
+          exit_code: 1,
+          status: 'failed',
+        },
       },
       {
         type: 'vtcode:file_change',
         id: 'f',
         status: 'completed',
-        changes: [{ path: 'a.ts', kind: 'add' }],
+        data: { changes: [{ path: 'a.ts', kind: 'add' }], status: 'completed' },
       },
-      { type: 'vtcode:web_search', id: 'w', status: 'completed', query: 'q' },
+      {
+        type: 'vtcode:web_search',
+        id: 'w',
+        status: 'completed',
+        data: { query: 'q', provider: null, results: null },
+      },
       {
         type: 'vtcode:harness_event',
         id: 'h',
         status: 'completed',
-        event: 'verification_passed',
-        attempt: 1,
+        data: {
+          event: 'verification_passed',
+          message: null,
+          command: null,
+          path: null,
+          exit_code: null,
+          attempt: 1,
+          error_category: null,
+          duration_ms: null,
+        },
       },
-      { type: 'vtcode:error', id: 'e', status: 'completed', message: 'denied' },
+      { type: 'vtcode:error', id: 'e', status: 'failed', data: { message: 'denied' } },
     ])
+    assertConformingStream(events as unknown as Record<string, unknown>[])
   })
 
   it('writes custom events with explicit nulls and without segment fields', async () => {

@@ -36,12 +36,15 @@ describe('derived/open-responses.jsonl', () => {
     const store = new MemoryObjectStore()
     const keys = new SessionKeys('pre', { tenant: 't1', workspace: 'ws', sessionId: 'sess-1' })
     const now = () => 1_000_000
-    const { key, bytes } = await writeOpenResponsesView(store, keys, EVENTS, { model: 'm', now })
+    const { key, bytes } = await writeOpenResponsesView(store, keys, EVENTS, {
+      settings: { model: 'm' },
+      now,
+    })
     expect(key).toBe('pre/t1/ws/.vtcode/sessions/sess-1/derived/open-responses.jsonl')
     const stored = await store.get(key)
     const text = new TextDecoder().decode(stored?.body)
     expect(stored?.body.length).toBe(bytes)
-    expect(text).toBe(openResponsesViewText(EVENTS, { model: 'm', now }))
+    expect(text).toBe(openResponsesViewText(EVENTS, { settings: { model: 'm' }, now }))
     expect(text.endsWith('\n\ndata: [DONE]\n\n')).toBe(true)
     const { frames } = parseSse(text)
     expect(frames.map((f) => f.event ?? f.data)).toEqual([
@@ -54,7 +57,7 @@ describe('derived/open-responses.jsonl', () => {
       'response.content_part.done',
       'response.output_item.done',
       'response.completed',
-      'response.custom_event',
+      'vtcode:thread_completed',
       '[DONE]',
     ])
     const first = JSON.parse(frames[0]?.data ?? '') as { response: { id: string } }
@@ -67,6 +70,6 @@ describe('derived/open-responses.jsonl', () => {
     await writeOpenResponsesView(store, keys, EVENTS.slice(0, 2))
     const { key } = await writeOpenResponsesView(store, keys, EVENTS)
     const text = new TextDecoder().decode((await store.get(key))?.body)
-    expect(text).toContain('"event_type":"vtcode.thread_completed"')
+    expect(text).toContain('"type":"vtcode:thread_completed"')
   })
 })

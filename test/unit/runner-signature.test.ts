@@ -11,22 +11,35 @@ import { execRequestId } from '../../src/core/sandbox/runner-request-id.ts'
 const secret = 'runner-secret-0123456789'
 const now = 1_800_000_000_000
 
-async function signed(body: string, at = now, key = secret) {
-  const headers = await signedHeaders(key, body, at)
-  return { timestamp: headers['turnline-timestamp'], signature: headers['turnline-signature'] }
+function signed(body: string, at = now, key = secret) {
+  const headers = signedHeaders(key, body, at)
+  return {
+    id: headers['webhook-id'],
+    timestamp: headers['webhook-timestamp'],
+    signature: headers['webhook-signature'],
+  }
 }
 
-describe('runner signatures', () => {
-  it('is HMAC-SHA256 of "<timestamp>.<body>" in hex, as node:crypto computes it', async () => {
+describe('runner signatures (Standard Webhooks)', () => {
+  it('is base64 HMAC-SHA256 of "<id>.<timestamp>.<body>", as node:crypto computes it', () => {
     const body = '{"a":"é"}'
-    const expected = createHmac('sha256', secret).update(`1800000000.${body}`).digest('hex')
-    expect(await signRunnerMessage(secret, '1800000000', body)).toBe(expected)
-    expect(await signed(body)).toEqual({ timestamp: '1800000000', signature: `v1=${expected}` })
+    const expected = createHmac('sha256', secret)
+      .update(`msg_1.1800000000.${body}`)
+      .digest('base64')
+    expect(signRunnerMessage(secret, 'msg_1', '1800000000', body)).toBe(expected)
+    expect(signedHeaders(secret, body, now, 'msg_1')).toEqual({
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': '1800000000',
+      'webhook-signature': `v1,${expected}`,
+    })
+    const fresh = signed(body)
+    expect(fresh.id).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect(signed(body).id).not.toBe(fresh.id)
   })
 
-  it('accepts a fresh signature, also with a rotated secret list', async () => {
+  it('accepts a fresh signature, also with a rotated secret list or several signatures', async () => {
     const body = '{"x":1}'
-    const headers = await signed(body)
+    const headers = signed(body)
     expect(await verifyRunnerMessage({ secret, body, ...headers, nowMs: now + 299_000 })).toEqual({
       ok: true,
     })
@@ -38,22 +51,29 @@ describe('runner signatures', () => {
         nowMs: now,
       }),
     ).toEqual({ ok: true })
+    const both = { ...headers, signature: `v1,AAAA ${headers.signature}` }
+    expect(await verifyRunnerMessage({ secret, body, ...both, nowMs: now })).toEqual({ ok: true })
+    const bytes = new TextEncoder().encode(body)
+    expect(await verifyRunnerMessage({ secret, body: bytes, ...headers, nowMs: now })).toEqual({
+      ok: true,
+    })
   })
 
   it.each([
-    ['missing headers', { timestamp: undefined, signature: undefined }, 'missing'],
+    ['missing headers', { id: undefined, timestamp: undefined, signature: undefined }, 'missing'],
+    ['a missing message id', { id: undefined }, 'missing'],
     ['a non-numeric timestamp', { timestamp: 'soon' }, 'malformed'],
-    ['a signature of the wrong form', { signature: 'sha256=abc' }, 'malformed'],
+    ['a signature of the wrong form', { signature: 'v1=abc' }, 'malformed'],
   ])('rejects %s', async (_label, override, reason) => {
     const body = '{}'
-    const headers = { ...(await signed(body)), ...override }
+    const headers = { ...signed(body), ...override }
     const check = await verifyRunnerMessage({ secret, body, ...headers, nowMs: now })
     expect(check).toMatchObject({ ok: false, reason })
   })
 
-  it('rejects an old or future timestamp, another body, another secret', async () => {
+  it('rejects an old or future timestamp, another body, another secret, another id', async () => {
     const body = '{"x":1}'
-    const headers = await signed(body)
+    const headers = signed(body)
     for (const nowMs of [now + 301_000, now - 301_000]) {
       expect(await verifyRunnerMessage({ secret, body, ...headers, nowMs })).toMatchObject({
         ok: false,
@@ -66,12 +86,15 @@ describe('runner signatures', () => {
     expect(
       await verifyRunnerMessage({ secret: 'another-secret-xyz', body, ...headers, nowMs: now }),
     ).toMatchObject({ ok: false, reason: 'bad_signature' })
+    expect(
+      await verifyRunnerMessage({ secret, body, ...headers, id: 'msg_other', nowMs: now }),
+    ).toMatchObject({ ok: false, reason: 'bad_signature' })
   })
 
-  it('accepts a signed message once inside the window', async () => {
+  it('accepts a message id once inside the window', async () => {
     const replay = new MemoryReplayGuard(() => now)
     const body = '{"nonce":"0123456789abcdef"}'
-    const headers = await signed(body)
+    const headers = signed(body)
     const check = () => verifyRunnerMessage({ secret, body, ...headers, nowMs: now, replay })
     expect(await check()).toEqual({ ok: true })
     expect(await check()).toMatchObject({ ok: false, reason: 'replayed' })

@@ -116,7 +116,7 @@ export async function compactTranscript(
       historyArtifactPath: artifacts.historyPath,
     }),
     state.config.hooks,
-    hookDeps(deps, ref, run.signal),
+    hookDeps(deps, ref, state, run.signal),
   )
   run.warnings.push(...hookWarnings('pre_compact', outcome))
 

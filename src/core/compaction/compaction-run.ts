@@ -2,11 +2,11 @@ import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { CompactionTrigger } from '../../contract/enums.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import type { ThreadCompactBoundaryEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import type { ContextMeter } from './context-meter.ts'
 import type { SegmentBasis } from './segment-boundary.ts'
 import type { CompactionThresholds } from './thresholds.ts'
@@ -21,7 +21,7 @@ export interface CompactionRun {
   state: EngineState
   /** The turn whose usage the summary call adds to, if one is running. */
   open?: OpenTurn | undefined
-  settings: ModelSettings
+  settings: ResolvedModelSettings
   history: HistoryMessage[]
   replaceHistory: (messages: readonly HistoryMessage[]) => void
   dispatcher: EventDispatcher

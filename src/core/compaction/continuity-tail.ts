@@ -54,10 +54,14 @@ export function selectContinuity(
   history: readonly HistoryMessage[],
   options: ContinuityOptions,
 ): ContinuitySelection {
-  const target = options.targetTokens ?? CONTINUITY_TAIL_TARGET_TOKENS
   const count = options.countTokens
   const sum = (messages: readonly HistoryMessage[]) =>
     messages.reduce((total, message) => total + count(message), 0)
+  // When the whole history fits in the tail, the tail takes at most half of it, so the summary
+  // replaces the older part and a compaction never makes the next request larger.
+  const fullTarget = options.targetTokens ?? CONTINUITY_TAIL_TARGET_TOKENS
+  const whole = sum(history)
+  const target = whole <= fullTarget ? Math.floor(whole / 2) : fullTarget
 
   const groups = protocolGroups(history)
   let droppedFromNewest = 0
@@ -79,8 +83,8 @@ export function selectContinuity(
     tail = last.messages
     tailTokens = sum(tail)
     tailStart = last.start
-    if (tailTokens > target) {
-      tail = previewGroup(tail, target, options.archivePath)
+    if (tailTokens > fullTarget) {
+      tail = previewGroup(tail, fullTarget, options.archivePath)
       tailTokens = sum(tail)
       previewed = true
     } else {

@@ -7,6 +7,7 @@ import {
   tooShortToCompact,
 } from './continuity-tail.ts'
 import { truncateText } from './message-preview.ts'
+import { protocolGroups } from './protocol-groups.ts'
 import {
   type EnvelopePlacement,
   insertMemoryEnvelope,
@@ -152,17 +153,42 @@ export function completeLocalCompaction(
   placement: EnvelopePlacement,
 ): CompactedHistory {
   const text = summaryText(summary, plan.source)
-  const base: HistoryMessage[] = [
-    { role: 'system', content: `${SUMMARY_MESSAGE_PREFIX}${text}` },
-    ...plan.selection.retainedUsers,
-    ...plan.selection.tail,
-  ]
-  const messages = insertMemoryEnvelope(base, envelope, placement)
+  const summaryMessage: HistoryMessage = {
+    role: 'system',
+    content: `${SUMMARY_MESSAGE_PREFIX}${text}`,
+  }
+  const retained = plan.selection.retainedUsers
+  let tail = [...plan.selection.tail]
+  const build = () =>
+    insertMemoryEnvelope([summaryMessage, ...retained, ...tail], envelope, placement)
+  // A compaction never makes the request larger: while the result is not smaller than what it
+  // replaces, the tail gives up its oldest groups (the summary covers them). The user's own
+  // messages stay.
+  const limit = historySize(plan.source)
+  let messages = build()
+  while (historySize(messages) >= limit && tail.length > 0) {
+    tail = protocolGroups(tail)
+      .slice(1)
+      .flatMap((group) => group.messages)
+    messages = build()
+  }
   return {
     messages,
     originalMessageCount: plan.originalMessageCount,
     compactedMessageCount: messages.length,
   }
+}
+
+/** Characters a history puts in a request: contents and tool-call names and arguments. */
+function historySize(messages: readonly HistoryMessage[]): number {
+  let size = 0
+  for (const message of messages) {
+    size += message.content.length
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) size += call.name.length + call.arguments.length
+    }
+  }
+  return size
 }
 
 /** Where the envelope goes for a compaction trigger: auto keeps it next to the live edge. */

@@ -1,11 +1,11 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { contextWindowOf } from '../model/context-window.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
@@ -43,7 +43,7 @@ export interface TurnCompactionInput {
   state: EngineState
   open: OpenTurn
   writer: TurnWriter
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   tools: readonly ToolDefinition[]
   warnings: string[]
   /** Transcript length before this turn's own messages; undefined when continuing a turn. */
@@ -56,7 +56,7 @@ export type RecoveryVerdict = 'retry' | 'blocked' | 'none'
 
 export function segmentBasis(
   state: EngineState,
-  settings: ModelSettings,
+  settings: ResolvedModelSettings,
   tools: readonly ToolDefinition[],
 ): SegmentBasis {
   const instructions = state.config.instructions ?? ''
@@ -70,7 +70,7 @@ export function segmentBasis(
   }
 }
 
-export function thresholdsFor(state: EngineState, settings: ModelSettings) {
+export function thresholdsFor(state: EngineState, settings: ResolvedModelSettings) {
   const harness = state.config.harness
   return compactionThresholds({
     autoCompactionThresholdTokens: harness.auto_compaction_threshold_tokens,
@@ -79,7 +79,7 @@ export function thresholdsFor(state: EngineState, settings: ModelSettings) {
   })
 }
 
-export function meterFor(deps: ServiceDeps, state: EngineState, settings: ModelSettings) {
+export function meterFor(deps: ServiceDeps, state: EngineState, settings: ResolvedModelSettings) {
   return new ContextMeter(
     deps.tokenizer ?? tokenizerForModel,
     settings.name,

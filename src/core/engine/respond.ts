@@ -4,6 +4,7 @@ import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
+import { responseSettingsOf } from '../open-responses/response-record.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnWriter } from './turn-writer.ts'
 
@@ -62,9 +63,12 @@ async function writeDerivedViews(deps: ServiceDeps, ref: SessionRef, writer: Tur
       from = page.nextSeq
     }
     const model = resolveModelSettings(writer.state.config.model, deps.defaults)?.name
-    await writeOpenResponsesView(deps.sessions.objects, deps.sessions.keys(ref), events, {
-      ...(model ? { model } : {}),
-    })
+    await writeOpenResponsesView(
+      deps.sessions.objects,
+      deps.sessions.keys(ref),
+      events,
+      responseSettingsOf(writer.state.config, model ?? 'default'),
+    )
   } catch (error) {
     ;(deps.log ?? console.warn)({
       msg: 'writing derived/open-responses.jsonl failed',

@@ -1,7 +1,7 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
+import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
-import { signToolRequest } from '../tools/http-tool-call.ts'
 import { readLimited } from '../tools/read-limited.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
 
@@ -61,8 +61,9 @@ export interface HttpHookRequest {
 }
 
 /**
- * POSTs the payload with `turnline-signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` and
- * `turnline-timestamp` (seconds), no redirects, within the hook's timeout. Never throws.
+ * POSTs the payload signed with Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`), no redirects,
+ * within the hook's timeout. Never throws.
  */
 export async function callHttpHook(
   hook: HttpHook,
@@ -74,8 +75,12 @@ export async function callHttpHook(
     if (!hookHostAllowed(policy.allowedHosts, hook.url)) {
       return { ok: false, answer: {}, error: `host ${new URL(hook.url).host} is not allowed` }
     }
-    const timestamp = String(Math.floor(request.now / 1000))
-    const signature = await signToolRequest(policy.secretFor(request.tenant), timestamp, body)
+    const signed = standardWebhookHeaders({
+      secret: policy.secretFor(request.tenant),
+      id: `msg_${crypto.randomUUID()}`,
+      body,
+      nowMs: request.now,
+    })
     const signals = [
       AbortSignal.timeout(hook.timeout_ms),
       ...(request.signal ? [request.signal] : []),
@@ -86,8 +91,7 @@ export async function callHttpHook(
       signal: AbortSignal.any(signals),
       headers: {
         'content-type': 'application/json',
-        'turnline-timestamp': timestamp,
-        'turnline-signature': `v1=${signature}`,
+        ...signed,
         'turnline-session': request.sessionId,
         'turnline-hook-event': request.event,
       },

@@ -19,7 +19,7 @@ export async function fireStop(
     'stop',
     stopPayload(hookContext(deps, ref), { lastAssistantMessage: state.last_assistant_text ?? '' }),
     state.config.hooks,
-    hookDeps(deps, ref, signal),
+    hookDeps(deps, ref, state, signal),
   )
   warnings.push(...hookWarnings('stop', outcome))
 }
@@ -36,7 +36,7 @@ export async function fireSessionStart(
     'session_start',
     sessionStartPayload(hookContext(deps, ref), source),
     state.config.hooks,
-    hookDeps(deps, ref),
+    hookDeps(deps, ref, state),
   )
   return hookWarnings('session_start', outcome)
 }

@@ -1,33 +1,26 @@
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
-import type { Usage } from '../../contract/usage.ts'
 import { customEventFor } from './custom-events.ts'
 import { completedStatus, streamedText, textPart, toOutputItem } from './items.ts'
+import { DEFAULT_SETTINGS, newResponseResource, toOpenUsage } from './response-resource.ts'
 import type {
-  ItemStatus,
+  ExtensionItemStatus,
   OpenUsage,
   OutputItem,
   ResponseError,
   ResponseObject,
+  ResponseSettings,
   StreamEvent,
 } from './types.ts'
 
-/** VT Code usage → Open Responses usage; `input_tokens_details` only when something was cached. */
-export function toOpenUsage(usage: Usage): OpenUsage {
-  const open: OpenUsage = {
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    total_tokens: usage.input_tokens + usage.output_tokens,
-  }
-  if (usage.cached_input_tokens > 0) {
-    open.input_tokens_details = { cached_tokens: usage.cached_input_tokens }
-  }
-  return open
-}
+export { toOpenUsage } from './response-resource.ts'
 
 export interface BridgeOptions {
   responseId: string
-  model: string
+  /** What the response echoes of its request; unset fields take the defaults. */
+  settings?: Partial<ResponseSettings>
+  /** Unix seconds the response was created; default the time of the first event. */
+  createdAt?: number
   /** Unix milliseconds; default Date.now. Response times are written in whole seconds. */
   now?: () => number
 }
@@ -42,13 +35,17 @@ interface ItemState {
 // Events without distributive Omit: each variant minus its sequence number.
 type Unsequenced<E> = E extends StreamEvent ? Omit<E, 'sequence_number'> : never
 type Draft = Unsequenced<StreamEvent>
+type Emit = (draft: Draft) => void
 
 const TERMINAL = new Set(['completed', 'failed', 'incomplete'])
 
 /**
- * Maps the ThreadEvents of one response to Open Responses stream events (reference §9). It is
- * stateful (sequence numbers, output indexes, items seen, call ids) and pure: feed events in
- * order with `push`, read the response object at any point with `response`.
+ * Maps the ThreadEvents of one response to Open Responses stream events that both the
+ * specification's schema and common clients accept (docs/http-api.md lists where this differs
+ * from VT Code's bridge and why). It is stateful (sequence numbers, output indexes, items seen,
+ * call ids) and pure: feed events in order with `push`, read the response at any point with
+ * `response`. The same events always give the same stream, so a stream rebuilt from the stored
+ * events (resume) numbers its events exactly as the live one did.
  */
 export class OpenResponsesBridge {
   private seq = 0
@@ -61,17 +58,12 @@ export class OpenResponsesBridge {
 
   constructor(options: BridgeOptions) {
     this.now = options.now ?? Date.now
-    this.state = {
-      id: options.responseId,
-      object: 'response',
-      created_at: this.seconds(),
-      completed_at: null,
-      status: 'in_progress',
-      model: options.model,
-      output: [],
-      usage: null,
-      error: null,
-    }
+    const settings = { ...DEFAULT_SETTINGS, ...options.settings }
+    this.state = newResponseResource(
+      options.responseId,
+      options.createdAt ?? this.seconds(),
+      settings,
+    )
   }
 
   get responseId(): string {
@@ -86,7 +78,10 @@ export class OpenResponsesBridge {
   /** The Open Responses events for one ThreadEvent (often none). */
   push(event: ParsedThreadEvent): StreamEvent[] {
     const out: StreamEvent[] = []
-    const emit = (draft: Draft) => out.push(this.sequenced(draft))
+    const emit: Emit = (draft) => {
+      const { type, ...rest } = draft
+      out.push({ type, sequence_number: this.seq++, ...rest } as StreamEvent)
+    }
     switch (event.type) {
       case 'thread.started':
         this.start(emit)
@@ -126,25 +121,10 @@ export class OpenResponsesBridge {
         const custom = customEventFor(event)
         if (!custom) break
         this.start(emit)
-        emit({
-          type: 'response.custom_event',
-          response_id: this.state.id,
-          event_type: custom.eventType,
-          data: custom.data,
-        })
+        emit({ type: custom.eventType, response_id: this.state.id, data: custom.data })
       }
     }
     return out
-  }
-
-  private sequenced(draft: Draft): StreamEvent {
-    const sequence_number = this.seq++
-    if (draft.type === 'response.custom_event') {
-      const { type, response_id, event_type, data } = draft
-      return { type, response_id, event_type, sequence_number, data }
-    }
-    const { type, ...rest } = draft
-    return { type, sequence_number, ...rest } as StreamEvent
   }
 
   private seconds(): number {
@@ -152,7 +132,7 @@ export class OpenResponsesBridge {
   }
 
   /** response.created + response.in_progress, once, before anything else. */
-  private start(emit: (draft: Draft) => void): void {
+  private start(emit: Emit): void {
     if (this.started) return
     this.started = true
     emit({ type: 'response.created', response: this.response })
@@ -163,7 +143,7 @@ export class OpenResponsesBridge {
     status: 'completed' | 'failed',
     usage: OpenUsage | null,
     error: ResponseError | null,
-    emit: (draft: Draft) => void,
+    emit: Emit,
   ): void {
     if (TERMINAL.has(this.state.status)) return
     this.start(emit)
@@ -187,36 +167,41 @@ export class OpenResponsesBridge {
     return id
   }
 
-  private snapshot(item: ThreadItem, status: ItemStatus): OutputItem {
+  private snapshot(item: ThreadItem, status: ExtensionItemStatus): OutputItem {
     const mapped = toOutputItem(item, status, this.callId)
     const state = this.items.get(item.id)
     if (state) this.state.output[state.index] = mapped
     return mapped
   }
 
-  /** output_item.added (+ content_part.added for a message), then any initial text as a delta. */
-  private addItem(item: ThreadItem, emit: (draft: Draft) => void): void {
+  /**
+   * output_item.added with the item as it starts (no text yet), the content (message) or summary
+   * (reasoning) part it streams into, then any initial text as a delta: clients that build text
+   * from deltas alone (the AI SDK) would lose a first chunk sent inside the added item.
+   */
+  private addItem(item: ThreadItem, emit: Emit): void {
     const index = this.state.output.length
     const state: ItemState = { index, sent: '', done: false }
     this.items.set(item.id, state)
-    const empty = withoutText(item)
-    const added = this.snapshot(empty, 'in_progress')
+    const added = this.snapshot(withoutText(item), 'in_progress')
     const shown = added.type === 'message' ? { ...added, content: [] } : added
     emit({ type: 'response.output_item.added', output_index: index, item: shown })
+    const at = { item_id: item.id, output_index: index }
     if (item.type === 'agent_message') {
+      emit({ type: 'response.content_part.added', ...at, content_index: 0, part: textPart('') })
+    } else if (item.type === 'reasoning') {
       emit({
-        type: 'response.content_part.added',
-        item_id: item.id,
-        output_index: index,
-        content_index: 0,
-        part: textPart(''),
+        type: 'response.reasoning_summary_part.added',
+        ...at,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
       })
     }
     this.sendDelta(item, state, emit)
     this.snapshot(item, 'in_progress')
   }
 
-  private updateItem(item: ThreadItem, emit: (draft: Draft) => void): void {
+  private updateItem(item: ThreadItem, emit: Emit): void {
     const state = this.items.get(item.id)
     if (!state) {
       this.addItem(item, emit)
@@ -228,22 +213,23 @@ export class OpenResponsesBridge {
   }
 
   /** Only the new suffix; a text that is not an extension of what was sent goes out whole. */
-  private sendDelta(item: ThreadItem, state: ItemState, emit: (draft: Draft) => void): void {
+  private sendDelta(item: ThreadItem, state: ItemState, emit: Emit): void {
     const text = streamedText(item)
     if (text === undefined) return
     const delta = text.startsWith(state.sent) ? text.slice(state.sent.length) : text
     state.sent = text
     if (delta === '') return
-    emit({
-      type: item.type === 'reasoning' ? 'response.reasoning.delta' : 'response.output_text.delta',
-      item_id: item.id,
-      output_index: state.index,
-      content_index: 0,
-      delta,
-    })
+    const at = { item_id: item.id, output_index: state.index }
+    if (item.type === 'agent_message') {
+      emit({ type: 'response.output_text.delta', ...at, content_index: 0, delta, logprobs: [] })
+    } else if (item.type === 'reasoning') {
+      emit({ type: 'response.reasoning_summary_text.delta', ...at, summary_index: 0, delta })
+    } else {
+      emit({ type: 'vtcode:tool_output.delta', ...at, delta })
+    }
   }
 
-  private completeItem(item: ThreadItem, emit: (draft: Draft) => void): void {
+  private completeItem(item: ThreadItem, emit: Emit): void {
     if (!this.items.has(item.id)) this.addItem(item, emit)
     const state = this.items.get(item.id)!
     if (state.done) return
@@ -252,17 +238,18 @@ export class OpenResponsesBridge {
     const done = this.snapshot(item, completedStatus(item))
     const at = { item_id: item.id, output_index: state.index }
     if (item.type === 'agent_message') {
-      emit({ type: 'response.output_text.done', ...at, content_index: 0, text: item.text })
-      emit({
-        type: 'response.content_part.done',
-        ...at,
-        content_index: 0,
-        part: textPart(item.text),
-      })
+      const { text } = item
+      emit({ type: 'response.output_text.done', ...at, content_index: 0, text, logprobs: [] })
+      emit({ type: 'response.content_part.done', ...at, content_index: 0, part: textPart(text) })
     } else if (item.type === 'reasoning') {
-      emit({ type: 'response.reasoning.done', ...at, content_index: 0, text: item.text })
-    } else if (done.type === 'function_call') {
-      emit({ type: 'response.function_call_arguments.done', ...at, arguments: done.arguments })
+      const { text } = item
+      emit({ type: 'response.reasoning_summary_text.done', ...at, summary_index: 0, text })
+      emit({
+        type: 'response.reasoning_summary_part.done',
+        ...at,
+        summary_index: 0,
+        part: { type: 'summary_text', text },
+      })
     }
     emit({ type: 'response.output_item.done', output_index: state.index, item: done })
   }

@@ -2,17 +2,19 @@ import type { JsonValue } from '../../contract/json-value.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 
 /**
- * The `vtcode.*` custom event a ThreadEvent becomes, or undefined when it has none. Data is
- * built with explicit nulls for absent optional fields (reference §9); a compact boundary
- * carries no segment fields.
+ * The `vtcode:*` extension event a ThreadEvent becomes, or undefined when it has none. VT Code
+ * names these `vtcode.<name>` inside a `response.custom_event`; the Open Responses
+ * specification requires an extension event's own `type` to carry the implementor prefix, so
+ * the same name and data go out as `{"type":"vtcode:<name>",…}`. Data is built with explicit
+ * nulls for absent optional fields (reference §9); a compact boundary carries no segment fields.
  */
 export function customEventFor(
   event: ParsedThreadEvent,
-): { eventType: `vtcode.${string}`; data: { [key: string]: JsonValue } } | undefined {
+): { eventType: `vtcode:${string}`; data: { [key: string]: JsonValue } } | undefined {
   switch (event.type) {
     case 'thread.completed':
       return {
-        eventType: 'vtcode.thread_completed',
+        eventType: 'vtcode:thread_completed',
         data: {
           thread_id: event.thread_id,
           session_id: event.session_id,
@@ -27,7 +29,7 @@ export function customEventFor(
       }
     case 'thread.compact_boundary':
       return {
-        eventType: 'vtcode.thread_compact_boundary',
+        eventType: 'vtcode:thread_compact_boundary',
         data: {
           thread_id: event.thread_id,
           trigger: event.trigger,
@@ -39,7 +41,7 @@ export function customEventFor(
       }
     case 'context.reset':
       return {
-        eventType: 'vtcode.context_reset',
+        eventType: 'vtcode:context_reset',
         data: {
           thread_id: event.thread_id,
           turn_id: event.turn_id,
@@ -51,7 +53,7 @@ export function customEventFor(
       }
     case 'plan.approval.requested':
       return {
-        eventType: 'vtcode.plan_approval_requested',
+        eventType: 'vtcode:plan_approval_requested',
         data: {
           thread_id: event.thread_id,
           turn_id: event.turn_id,
@@ -60,7 +62,7 @@ export function customEventFor(
       }
     case 'plan.approval.resolved':
       return {
-        eventType: 'vtcode.plan_approval_resolved',
+        eventType: 'vtcode:plan_approval_resolved',
         data: {
           thread_id: event.thread_id,
           turn_id: event.turn_id,

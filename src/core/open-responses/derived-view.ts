@@ -3,11 +3,13 @@ import type { ObjectStore } from '../../ports/object-store.ts'
 import type { SessionKeys } from '../../store/session-ref.ts'
 import { OpenResponsesBridge } from './bridge.ts'
 import { openResponsesStream } from './sse.ts'
+import type { ResponseSettings } from './types.ts'
 
 export interface OpenResponsesViewOptions {
   /** Default `resp_<thread id>`, so a rebuilt view keeps its id. */
   responseId?: string
-  model?: string
+  settings?: Partial<ResponseSettings>
+  createdAt?: number
   now?: () => number
 }
 
@@ -24,7 +26,8 @@ export function openResponsesViewText(
   const threadId = events.find((event) => event.type === 'thread.started')?.thread_id
   const bridge = new OpenResponsesBridge({
     responseId: options.responseId ?? `resp_${threadId ?? 'thread'}`,
-    model: options.model ?? '',
+    settings: options.settings,
+    createdAt: options.createdAt,
     now: options.now,
   })
   return openResponsesStream(events.flatMap((event) => bridge.push(event)))

@@ -1,11 +1,20 @@
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { ThreadItem, ToolOutputItem } from '../../contract/thread-item.ts'
-import type { ExtensionOutputItem, ItemStatus, OutputItem, OutputTextPart } from './types.ts'
+import type {
+  ExtensionItemStatus,
+  ExtensionOutputItem,
+  OutputItem,
+  OutputTextPart,
+  ReasoningOutputItem,
+} from './types.ts'
 
 /**
- * VT Code ThreadItem → Open Responses output item (reference §9): agent_message → message,
- * reasoning → reasoning, tool_invocation and mcp_tool_call → function_call, tool_output →
- * function_call_output, everything else → a `vtcode:*` extension item.
+ * VT Code ThreadItem → Open Responses output item. agent_message → `message`, reasoning →
+ * `reasoning`; everything else becomes a `vtcode:*` item laid out as VT Code's custom items
+ * (`{type, id, status, data}`, absent fields null). Tool calls are `vtcode:tool_call` and
+ * `vtcode:tool_output`, not `function_call`: Turnline runs its tools itself, and a
+ * `function_call` item tells an Open Responses client to run the function and send the result
+ * back (the AI SDK ends such a stream with finish reason `tool-calls`).
  */
 
 /** The text a streamed item accumulates: message and reasoning text, tool output. */
@@ -27,90 +36,93 @@ export function toolOutputText(item: ToolOutputItem): string {
   return item.spool_path === undefined ? '' : `Output saved to ${item.spool_path}`
 }
 
-/** Status of an item at `item.completed`: a failed VT Code item ends `incomplete`. */
-export function completedStatus(item: ThreadItem): ItemStatus {
+/** Status of a `vtcode:*` item at `item.completed` (VT Code: failed stays failed). */
+export function completedStatus(item: ThreadItem): ExtensionItemStatus {
   switch (item.type) {
     case 'command_execution':
     case 'tool_invocation':
     case 'tool_output':
     case 'file_change':
+      return item.status
     case 'mcp_tool_call':
-      return item.status === 'failed' ? 'incomplete' : 'completed'
+      return item.status === undefined || item.status === 'started' ? 'in_progress' : item.status
+    case 'error':
+      return 'failed'
     default:
       return 'completed'
   }
 }
 
 export function textPart(text: string): OutputTextPart {
-  return { type: 'output_text', text, annotations: [] }
+  return { type: 'output_text', text, annotations: [], logprobs: [] }
 }
 
-/** Function-call arguments as JSON text; a raw (still unparsable) string is kept as it is. */
-export function argumentsText(value: JsonValue | undefined): string {
-  if (value === undefined) return ''
-  return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
-/** Drops absent (undefined) fields, so optional VT Code fields stay omitted. */
-function present(fields: { [key: string]: JsonValue | undefined }): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = {}
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value
-  return out
+/** The reasoning item: its text as the summary (what is streamed) and as reasoning content. */
+export function reasoningItem(
+  id: string,
+  status: ReasoningOutputItem['status'],
+  text: string,
+): ReasoningOutputItem {
+  return {
+    type: 'reasoning',
+    id,
+    status,
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+    content: text === '' ? [] : [{ type: 'reasoning_text', text }],
+  }
 }
 
 function extension(
   type: ExtensionOutputItem['type'],
   id: string,
-  status: ItemStatus,
+  status: ExtensionItemStatus,
   fields: { [key: string]: JsonValue | undefined },
 ): ExtensionOutputItem {
-  return { type, id, status, ...present(fields) }
+  const data: { [key: string]: JsonValue } = {}
+  for (const [key, value] of Object.entries(fields)) data[key] = value ?? null
+  return { type, id, status, data }
 }
 
 /**
- * Maps one item. `text` is the content to show (the delta-tracked text for streamed items);
- * `callId` resolves the Open Responses call id of a function call (by invocation item id).
+ * Maps one item. `status` is the item's status for a `vtcode:*` item (in_progress while it is
+ * open); messages and reasoning are `in_progress` until done, then `completed`. `callId`
+ * resolves the model's call id of a tool call (by invocation item id).
  */
 export function toOutputItem(
   item: ThreadItem,
-  status: ItemStatus,
+  status: ExtensionItemStatus,
   callId: (invocationItemId: string, rawCallId: string | undefined) => string,
 ): OutputItem {
+  const open = status === 'in_progress' ? 'in_progress' : 'completed'
   switch (item.type) {
     case 'agent_message':
       return {
         type: 'message',
         id: item.id,
-        status,
+        status: open,
         role: 'assistant',
         content: [textPart(item.text)],
       }
     case 'reasoning':
-      return {
-        type: 'reasoning',
-        id: item.id,
-        status,
-        summary: [],
-        content: [{ type: 'reasoning_text', text: item.text }],
-      }
+      return reasoningItem(item.id, open, item.text)
     case 'tool_invocation':
-    case 'mcp_tool_call':
-      return {
-        type: 'function_call',
-        id: item.id,
-        status,
-        call_id: callId(item.id, item.type === 'tool_invocation' ? item.tool_call_id : undefined),
+      return extension('vtcode:tool_call', item.id, status, {
+        call_id: callId(item.id, item.tool_call_id),
         name: item.tool_name,
-        arguments: argumentsText(item.arguments),
-      }
+        arguments: item.arguments,
+      })
     case 'tool_output':
-      return {
-        type: 'function_call_output',
-        id: item.id,
-        status,
+      return extension('vtcode:tool_output', item.id, status, {
         call_id: callId(item.call_id, item.tool_call_id),
         output: toolOutputText(item),
-      }
+        exit_code: item.exit_code,
+      })
+    case 'mcp_tool_call':
+      return extension('vtcode:mcp_tool_call', item.id, status, {
+        name: item.tool_name,
+        arguments: item.arguments,
+        result: item.result,
+      })
     case 'plan':
       return extension('vtcode:plan', item.id, status, { text: item.text })
     case 'command_execution':
@@ -119,10 +131,12 @@ export function toOutputItem(
         arguments: item.arguments,
         aggregated_output: item.aggregated_output,
         exit_code: item.exit_code,
+        status: item.status,
       })
     case 'file_change':
       return extension('vtcode:file_change', item.id, status, {
         changes: item.changes.map((change) => ({ path: change.path, kind: change.kind })),
+        status: item.status,
       })
     case 'web_search':
       return extension('vtcode:web_search', item.id, status, {
@@ -142,6 +156,6 @@ export function toOutputItem(
         duration_ms: item.duration_ms,
       })
     case 'error':
-      return extension('vtcode:error', item.id, status, { message: item.message })
+      return extension('vtcode:error', item.id, 'failed', { message: item.message })
   }
 }

@@ -1,23 +1,47 @@
+import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { OpenResponsesView } from '../session-api.ts'
 import { OpenResponsesBridge } from './bridge.ts'
+import { responseIdOf, responseSettingsOf } from './response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from './sse.ts'
 
+/** The model a response reports when its session names none (the deployment default). */
+const DEFAULT_MODEL_LABEL = 'default'
+
 /**
- * The Open Responses view of one exec run, event by event. The response id is
- * `resp_<thread id>` (from the first event, `thread.started`), the same id the session's
- * derived view uses.
+ * The Open Responses view of one response session, event by event: what its config echoes
+ * (settings and creation second from its response record), the bridge's events with their
+ * sequence numbers and SSE frames. The response id is `resp_<session id>`; a live exec run
+ * learns it from its first event (`thread.started`), a stored one is given it.
  */
-export function openResponsesView(model: string): OpenResponsesView {
+export function openResponsesView(
+  config: SessionConfig,
+  options: { sessionId?: string; now?: () => number } = {},
+): OpenResponsesView {
+  const { settings, createdAt } = responseSettingsOf(config, DEFAULT_MODEL_LABEL)
   let bridge: OpenResponsesBridge | undefined
+  const bridgeFor = (event: ThreadEvent) => {
+    bridge ??= new OpenResponsesBridge({
+      responseId: responseIdOf(
+        options.sessionId ??
+          (event.type === 'thread.started' ? event.thread_id : crypto.randomUUID()),
+      ),
+      settings,
+      ...(createdAt === undefined ? {} : { createdAt }),
+      ...(options.now ? { now: options.now } : {}),
+    })
+    return bridge
+  }
+  const events = (event: ThreadEvent) =>
+    bridgeFor(event)
+      .push(event)
+      .map((bridged) => ({ sequence: bridged.sequence_number, frame: openResponsesFrame(bridged) }))
   return {
-    frames(event: ThreadEvent): string {
-      bridge ??= new OpenResponsesBridge({
-        responseId: `resp_${event.type === 'thread.started' ? event.thread_id : crypto.randomUUID()}`,
-        model,
-      })
-      return bridge.push(event).map(openResponsesFrame).join('')
-    },
+    events,
+    frames: (event) =>
+      events(event)
+        .map((e) => e.frame)
+        .join(''),
     get response() {
       return bridge?.response
     },

@@ -1,16 +1,33 @@
 import type { JsonValue } from '../../contract/json-value.ts'
 
 /**
- * The Open Responses shapes the bridge produces (openresponses.org): output items, the response
- * object and the streaming events. Non-standard items carry the implementor slug `vtcode:`.
+ * The Open Responses shapes the bridge produces (openresponses.org, schema version 2026-04-24):
+ * output items, the response resource and the streaming events. Items and events the
+ * specification does not define carry the implementor prefix `vtcode:` (its "Extending Items"
+ * and "Extending streaming events"), so clients that do not know them can ignore them.
  */
 
+/** Status of a standard item (message, reasoning). */
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete'
+
+/** Status of a `vtcode:*` item: what VT Code writes, `failed` included. */
+export type ExtensionItemStatus = 'in_progress' | 'completed' | 'failed'
 
 export interface OutputTextPart {
   type: 'output_text'
   text: string
   annotations: JsonValue[]
+  logprobs: JsonValue[]
+}
+
+export interface SummaryTextPart {
+  type: 'summary_text'
+  text: string
+}
+
+export interface ReasoningTextPart {
+  type: 'reasoning_text'
+  text: string
 }
 
 export interface MessageOutputItem {
@@ -25,49 +42,30 @@ export interface ReasoningOutputItem {
   type: 'reasoning'
   id: string
   status: ItemStatus
-  summary: JsonValue[]
-  content: { type: 'reasoning_text'; text: string }[]
+  summary: SummaryTextPart[]
+  content: ReasoningTextPart[]
 }
 
-export interface FunctionCallOutputItem {
-  type: 'function_call'
-  id: string
-  status: ItemStatus
-  call_id: string
-  name: string
-  /** JSON text of the arguments ("" while they stream). */
-  arguments: string
-}
-
-export interface FunctionCallResultItem {
-  type: 'function_call_output'
-  id: string
-  status: ItemStatus
-  call_id: string
-  output: string
-}
-
-/** A `vtcode:*` extension item: id, type and status, then the item's own fields. */
+/**
+ * A `vtcode:*` item, laid out as VT Code's custom items: id, type and status, the item's own
+ * fields under `data` (absent fields as null).
+ */
 export interface ExtensionOutputItem {
   type: `vtcode:${string}`
   id: string
-  status: ItemStatus
-  [field: string]: JsonValue
+  status: ExtensionItemStatus
+  data: { [field: string]: JsonValue }
 }
 
-export type OutputItem =
-  | MessageOutputItem
-  | ReasoningOutputItem
-  | FunctionCallOutputItem
-  | FunctionCallResultItem
-  | ExtensionOutputItem
+export type OutputItem = MessageOutputItem | ReasoningOutputItem | ExtensionOutputItem
 
 export interface OpenUsage {
   input_tokens: number
   output_tokens: number
   total_tokens: number
-  /** Present only when some input tokens were cached. */
-  input_tokens_details?: { cached_tokens: number }
+  input_tokens_details: { cached_tokens: number }
+  /** VT Code usage does not count reasoning tokens apart: always 0. */
+  output_tokens_details: { reasoning_tokens: number }
 }
 
 export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'incomplete'
@@ -77,27 +75,61 @@ export interface ResponseError {
   message: string
 }
 
+/** What a response echoes of its request (the specification requires every field). */
+export interface ResponseSettings {
+  model: string
+  instructions: string | null
+  temperature: number
+  top_p: number
+  max_output_tokens: number | null
+  max_tool_calls: number | null
+  metadata: { [key: string]: string }
+}
+
+/** The response resource (`ResponseResource`), every required field present. */
 export interface ResponseObject {
   id: string
   object: 'response'
   created_at: number
   completed_at: number | null
   status: ResponseStatus
+  incomplete_details: null
   model: string
+  previous_response_id: null
+  instructions: string | null
   output: OutputItem[]
-  usage: OpenUsage | null
   error: ResponseError | null
+  tools: JsonValue[]
+  tool_choice: 'auto'
+  truncation: 'auto'
+  parallel_tool_calls: boolean
+  text: { format: { type: 'text' } }
+  top_p: number
+  presence_penalty: number
+  frequency_penalty: number
+  top_logprobs: number
+  temperature: number
+  reasoning: null
+  usage: OpenUsage | null
+  max_output_tokens: number | null
+  max_tool_calls: number | null
+  store: boolean
+  background: boolean
+  service_tier: string
+  metadata: { [key: string]: string }
+  safety_identifier: null
+  prompt_cache_key: null
+}
+
+interface ItemRef {
+  item_id: string
+  output_index: number
 }
 
 /** A streaming event as written, `sequence_number` included. */
 export type StreamEvent =
   | {
-      type: 'response.created' | 'response.in_progress'
-      sequence_number: number
-      response: ResponseObject
-    }
-  | {
-      type: 'response.completed' | 'response.failed'
+      type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.failed'
       sequence_number: number
       response: ResponseObject
     }
@@ -107,42 +139,55 @@ export type StreamEvent =
       output_index: number
       item: OutputItem
     }
-  | {
+  | ({
       type: 'response.content_part.added' | 'response.content_part.done'
       sequence_number: number
-      item_id: string
-      output_index: number
       content_index: number
       part: OutputTextPart
-    }
-  | {
-      type: 'response.output_text.delta' | 'response.reasoning.delta'
+    } & ItemRef)
+  | ({
+      type: 'response.output_text.delta'
       sequence_number: number
-      item_id: string
-      output_index: number
       content_index: number
       delta: string
-    }
-  | {
-      type: 'response.output_text.done' | 'response.reasoning.done'
+      logprobs: JsonValue[]
+    } & ItemRef)
+  | ({
+      type: 'response.output_text.done'
       sequence_number: number
-      item_id: string
-      output_index: number
       content_index: number
       text: string
-    }
-  | {
-      type: 'response.function_call_arguments.done'
+      logprobs: JsonValue[]
+    } & ItemRef)
+  | ({
+      type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done'
       sequence_number: number
-      item_id: string
-      output_index: number
-      arguments: string
-    }
+      summary_index: number
+      part: SummaryTextPart
+    } & ItemRef)
+  | ({
+      type: 'response.reasoning_summary_text.delta'
+      sequence_number: number
+      summary_index: number
+      delta: string
+    } & ItemRef)
+  | ({
+      type: 'response.reasoning_summary_text.done'
+      sequence_number: number
+      summary_index: number
+      text: string
+    } & ItemRef)
+  | ({
+      /** Live output of a server-run tool (a `vtcode:tool_output` item). */
+      type: 'vtcode:tool_output.delta'
+      sequence_number: number
+      delta: string
+    } & ItemRef)
   | {
-      type: 'response.custom_event'
+      /** A VT Code lifecycle event (`thread.completed`, compaction, context reset, plans). */
+      type: `vtcode:${string}`
+      sequence_number: number
       response_id: string
-      event_type: `vtcode.${string}`
-      sequence_number: number
       data: { [key: string]: JsonValue }
     }
 

@@ -8,13 +8,18 @@ import type { ToolHandler } from '../tools/tool-handler.ts'
 import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
 
+/** What a session allows its commands (its `sandbox` settings). */
+export interface CommandAllowance {
+  network: boolean
+}
+
 /** A session's view of the sandbox: its built-in tools, worktrees and command hooks. */
 export interface SessionSandbox {
   /** The built-in tools; with a placement they work inside that folder of that workspace. */
-  tools(ref: SessionRef, placement?: SandboxPlacement): ToolHandler[]
+  tools(ref: SessionRef, placement?: SandboxPlacement, allow?: CommandAllowance): ToolHandler[]
   /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
   isolate(ref: SessionRef, name: string): Promise<SandboxPlacement>
-  runCommand(ref: SessionRef): HookCommandRunner
+  runCommand(ref: SessionRef, allow?: CommandAllowance): HookCommandRunner
   /** The session's workspace path as hooks and tools see it. */
   workspacePath(ref: SessionRef): string
 }
@@ -30,9 +35,9 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 export function sessionSandbox(config: SandboxConfig): SessionSandbox {
   const { runner, ...options } = config
   return {
-    tools: (_ref, placement) =>
+    tools: (_ref, placement, allow) =>
       sandboxToolHandlers({
-        runner: placement ? placedRunner(runner, placement) : runner,
+        runner: allowed(placement ? placedRunner(runner, placement) : runner, allow),
         ...options,
       }),
     isolate: async (ref, name) => {
@@ -52,7 +57,24 @@ export function sessionSandbox(config: SandboxConfig): SessionSandbox {
       return { sessionId: ref.sessionId, baseDir: made.value.path }
     },
     workspacePath: () => '.',
-    runCommand: (ref) => commandHookRunner(runner, ref),
+    runCommand: (ref, allow) => commandHookRunner(allowed(runner, allow), ref),
+  }
+}
+
+/** A runner whose starts carry what the session allows its commands (network). */
+function allowed(runner: SandboxRunner, allow: CommandAllowance | undefined): SandboxRunner {
+  if (!allow?.network) return runner
+  return {
+    start: (scope, request) => runner.start(scope, { ...request, network: true }),
+    write: (scope, request) => runner.write(scope, request),
+    poll: (scope, request) => runner.poll(scope, request),
+    wait: (scope, request) => runner.wait(scope, request),
+    close: (scope, id) => runner.close(scope, id),
+    readSpool: (scope, request) => runner.readSpool(scope, request),
+    readFile: (scope, request) => runner.readFile(scope, request),
+    writeFile: (scope, request) => runner.writeFile(scope, request),
+    applyPatch: (scope, patch) => runner.applyPatch(scope, patch),
+    createWorktree: (scope, request) => runner.createWorktree(scope, request),
   }
 }
 

@@ -1,5 +1,6 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
+import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from './read-limited.ts'
 
@@ -30,38 +31,6 @@ export function assertToolAllowed(
   }
 }
 
-/** Signing keys imported in this process, by secret (a tenant's secret is used call after call). */
-const signingKeys = new Map<string, Promise<CryptoKey>>()
-const SIGNING_KEYS_MAX = 64
-
-function signingKey(secret: string): Promise<CryptoKey> {
-  let key = signingKeys.get(secret)
-  if (key === undefined) {
-    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear()
-    key = crypto.subtle.importKey(
-      'raw',
-      new TextEncoder().encode(secret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    )
-    signingKeys.set(secret, key)
-    key.catch(() => signingKeys.delete(secret))
-  }
-  return key
-}
-
-/** Hex HMAC-SHA256 of `<timestamp>.<body>`: what a receiver recomputes to verify a call. */
-export async function signToolRequest(secret: string, timestamp: string, body: string) {
-  const key = await signingKey(secret)
-  const mac = await crypto.subtle.sign(
-    'HMAC',
-    key,
-    new TextEncoder().encode(`${timestamp}.${body}`),
-  )
-  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
-}
-
 /**
  * POSTs the validated arguments (the model's exact text) to the tool's URL, signed, with a timeout, no redirects, and a
  * bounded read of the answer. Failures are results for the model, not exceptions.
@@ -77,8 +46,14 @@ export async function callHttpTool(
   assertToolAllowed(policy, tool)
   const args = rawArguments.trim() === '' ? '{}' : rawArguments.trim()
   const body = `{"tool":${JSON.stringify(tool.name)},"arguments":${args},"session_id":${JSON.stringify(request.sessionId)},"tool_call_id":${JSON.stringify(request.toolCallId)}}`
-  const timestamp = String(Math.floor(request.now / 1000))
-  const signature = await signToolRequest(policy.secretFor(request.tenant), timestamp, body)
+  // Standard Webhooks; the message id is the call's idempotency key, so a retried call carries
+  // the id a receiver already saw.
+  const signed = standardWebhookHeaders({
+    secret: policy.secretFor(request.tenant),
+    id: `${request.sessionId}:${request.toolCallId}`,
+    body,
+    nowMs: request.now,
+  })
   const timeoutMs = tool.timeout_ms ?? policy.timeoutMs
   const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]
   try {
@@ -88,8 +63,7 @@ export async function callHttpTool(
       signal: AbortSignal.any(signals),
       headers: {
         'content-type': 'application/json',
-        'turnline-timestamp': timestamp,
-        'turnline-signature': `v1=${signature}`,
+        ...signed,
         'turnline-session': request.sessionId,
         'idempotency-key': `${request.sessionId}:${request.toolCallId}`,
       },

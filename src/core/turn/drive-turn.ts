@@ -69,6 +69,7 @@ export async function driveTurn(input: DriveTurnInput) {
       calls,
       compaction,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
       heartbeat,
     })
   } catch (error) {

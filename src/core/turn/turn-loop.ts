@@ -1,12 +1,12 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -17,13 +17,15 @@ export interface TurnLoopContext {
   state: EngineState
   open: OpenTurn
   model: ModelClient
-  settings: ModelSettings | undefined
+  settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
   /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
+  /** Told of every model request made (operator metrics). */
+  onModelCall?: () => void
 }
 
 export type TurnEnd =
@@ -81,6 +83,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           messages: requestMessages(state, history),
           tools: calls.tools.catalog,
           ...(settings.max_output_tokens ? { maxOutputTokens: settings.max_output_tokens } : {}),
+          ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+          ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+          ...(settings.top_p === undefined ? {} : { topP: settings.top_p }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
@@ -105,6 +110,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const { response } = step
     compaction?.observe(response.usage.input_tokens, sent)
     state.model_requests += 1
+    ctx.onModelCall?.()
     state.usage = addUsage(state.usage, response.usage)
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)

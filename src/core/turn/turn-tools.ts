@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
-import { sessionSandbox } from '../sandbox/session-sandbox.ts'
+import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 
@@ -15,8 +15,15 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 export function sessionTools(deps: ServiceDeps, ref: SessionRef, state: EngineState): ToolRegistry {
   return new ToolRegistry([
     ...state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
-    ...(deps.sandbox ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state)) : []),
+    ...(deps.sandbox
+      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
+      : []),
   ])
+}
+
+/** What the session lets its commands and command hooks do. */
+export function commandAllowance(state: EngineState): CommandAllowance {
+  return { network: state.config.sandbox?.network ?? false }
 }
 
 function placementOf(state: EngineState) {
@@ -29,8 +36,15 @@ export function permissionPolicy(state: EngineState): PermissionPolicy {
   return { allow, deny, mode: state.permission_mode ?? mode }
 }
 
-export function hookDeps(deps: ServiceDeps, ref: SessionRef, signal?: AbortSignal): HookRunnerDeps {
-  const runCommand = deps.sandbox ? sessionSandbox(deps.sandbox).runCommand(ref) : undefined
+export function hookDeps(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  state: EngineState,
+  signal?: AbortSignal,
+): HookRunnerDeps {
+  const runCommand = deps.sandbox
+    ? sessionSandbox(deps.sandbox).runCommand(ref, commandAllowance(state))
+    : undefined
   return {
     tenant: ref.tenant,
     http: deps.tools,
@@ -69,7 +83,7 @@ export function toolCallContext(
     tools: sessionTools(deps, ref, state),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
-    hookDeps: hookDeps(deps, ref, signal),
+    hookDeps: hookDeps(deps, ref, state, signal),
     hookContext: hookContext(deps, ref),
     warnings,
     nextItemId,

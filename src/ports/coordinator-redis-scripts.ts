@@ -1,5 +1,6 @@
 /**
- * Lua scripts of the Redis Coordinator. Each runs atomically in one EVAL, so every Coordinator
+ * Lua scripts of the Redis Coordinators (adapters/upstash over REST, adapters/redis-tcp over TCP:
+ * same scripts, same keys, so either adapter can serve a database the other wrote). Each runs atomically in one EVAL, so every Coordinator
  * call is one HTTP round trip. Every key a script touches is passed in KEYS (Upstash routes and
  * locks by KEYS); numbers travel as decimal strings and are written back as the caller sent them,
  * never reformatted by Lua.

@@ -1,17 +1,9 @@
-import * as z from 'zod'
-import { TurnlineError } from '../../src/contract/errors.ts'
-import type { IdempotencyRecord, QueuedIntent } from '../../src/ports/coordinator.ts'
-import * as scripts from './coordinator-scripts.ts'
+import { StoredIdempotencyRecordSchema } from '../contract/coordinator-record.ts'
+import { TurnlineError } from '../contract/errors.ts'
+import type { IdempotencyRecord, QueuedIntent } from './coordinator.ts'
+import * as scripts from './coordinator-redis-scripts.ts'
 
-/** Reading the Redis replies of the Upstash coordinator: anything unexpected is corrupt_data. */
-
-const IdempotencyRecordJson = z.object({
-  v: z.literal(1),
-  sessionId: z.string(),
-  turnId: z.string(),
-  batch: z.number().int().nonnegative(),
-  response: z.string(),
-})
+/** Reading the replies of the Redis coordinators' scripts: anything unexpected is corrupt_data. */
 
 export function pickRecord(record: IdempotencyRecord): IdempotencyRecord {
   const { sessionId, turnId, batch, response } = record
@@ -28,7 +20,7 @@ export function parseRecord(value: unknown): IdempotencyRecord {
       throw corrupt('beginTurn', value)
     }
   }
-  const result = IdempotencyRecordJson.safeParse(parsed)
+  const result = StoredIdempotencyRecordSchema.safeParse(parsed)
   if (!result.success) throw corrupt('beginTurn', value)
   const { v: _version, ...record } = result.data
   return record

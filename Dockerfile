@@ -1,0 +1,79 @@
+# syntax=docker/dockerfile:1
+#
+# Turnline images (docs/deploy/node-docker.md):
+#   docker build -t turnline .                    the API server (target "server", the default)
+#   docker build -t turnline-runner --target runner .   the reference sandbox runner
+#
+# Both run the compiled build (npm run build → dist/node) on plain node as the unprivileged
+# "node" user, with production dependencies only. The server binds 0.0.0.0, which it refuses to
+# do without TURNLINE_API_KEYS: set keys (and S3_*, UPSTASH_* or REDIS_URL) when you run it.
+
+ARG NODE_IMAGE=node:22.23.5-bookworm-slim
+
+# ---- build: dev dependencies, then the compiled entries in dist/node
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: the build needs no postinstall (esbuild's binary comes from its platform
+# package); it keeps deno's and workerd's downloads out of the image build.
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json ./
+COPY infra/build ./infra/build
+COPY src ./src
+COPY adapters ./adapters
+COPY functions ./functions
+RUN node infra/build/build.mjs node
+
+# ---- production dependencies only
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+# ---- the API server
+FROM ${NODE_IMAGE} AS server
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8787 \
+    TURNLINE_DATA_DIR=/data \
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/node ./dist/node
+COPY package.json ./
+# The embedded filesystem store (used only when S3_BUCKET is unset) lives in a volume.
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 8787
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node as PID 1 gets SIGTERM directly: the server closes its listener and gives streams 5 s.
+CMD ["node", "--enable-source-maps", "dist/node/server.mjs"]
+
+# ---- the reference sandbox runner: confines paths, not processes, so give it its own
+# container (and no secrets but TURNLINE_RUNNER_SECRET).
+FROM ${NODE_IMAGE} AS runner
+# git for worktree isolation; sh and script (bsdutils) are already in the base image.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+    TURNLINE_RUNNER_ROOT=/workspaces \
+    TURNLINE_RUNNER_HOST=0.0.0.0 \
+    TURNLINE_RUNNER_PORT=8788
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/node ./dist/node
+COPY package.json ./
+RUN mkdir -p /workspaces && chown node:node /workspaces
+VOLUME ["/workspaces"]
+USER node
+EXPOSE 8788
+HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TURNLINE_RUNNER_PORT||8788)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/node/runner.mjs"]
+
+# The default target: the API server.
+FROM server

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs'
+
+/** The first child's first child… `depth` levels below `pid`; undefined when one is missing. */
+export function descendant(pid: number, depth: number): number | undefined {
+  let at: number | undefined = pid
+  for (let level = 0; level < depth && at !== undefined; level++) at = childPids(at)[0]
+  return at
+}
+
+/** Direct children of a process (Linux /proc); empty where that is not available. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+  } catch {
+    return []
+  }
+}

@@ -1,0 +1,157 @@
+import * as z from 'zod'
+
+/**
+ * How the reference runner isolates commands (docs/configuration.md, "Command sandbox"). The
+ * same environment variables configure the standalone runner (`adapters/runner/main.ts`) and the
+ * runner `npm start` embeds; this file only parses them (no `node:*`, so the Worker bundle that
+ * validates the whole environment can include it).
+ */
+
+/** `auto`: bubblewrap when it works, else unsandboxed (loudly); `require`: refuse to start
+ * without it; `off`: unsandboxed on purpose (a trusted single user). */
+export type SandboxMode = 'auto' | 'require' | 'off'
+/** `session`: a command has a network only when its session allows it; `on`: always; `off`: never. */
+export type NetworkPolicy = 'off' | 'session' | 'on'
+
+export interface SandboxLimits {
+  /** Address space of each process (RLIMIT_AS), MiB. */
+  memoryMb: number
+  /** CPU time of each process (RLIMIT_CPU), seconds: SIGXCPU, then SIGKILL a second later. */
+  cpuSeconds: number
+  /** Wall-clock time of a command; the runner then ends its whole sandbox. */
+  timeLimitSeconds: number
+  /** Processes of the sandbox user inside one sandbox (RLIMIT_NPROC; sandboxed only). */
+  maxProcesses: number
+  /** Largest file a command may write (RLIMIT_FSIZE), MiB. */
+  fileSizeMb: number
+}
+
+export interface SandboxSettings {
+  mode: SandboxMode
+  network: NetworkPolicy
+  /** The unprivileged user commands run as when the runner runs as root. */
+  uid: number
+  gid: number
+  limits: SandboxLimits
+  /** Names of runner environment variables passed on to commands (the allow-list's extension). */
+  passEnv: string[]
+  /** Host folders or files mounted read-only into every sandbox, besides the system folders. */
+  readOnlyPaths: string[]
+}
+
+export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
+  mode: 'auto',
+  network: 'session',
+  uid: 65534,
+  gid: 65534,
+  limits: {
+    memoryMb: 4096,
+    cpuSeconds: 600,
+    timeLimitSeconds: 3600,
+    maxProcesses: 512,
+    fileSizeMb: 4096,
+  },
+  passEnv: [],
+  readOnlyPaths: [],
+}
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const names = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(ENV_NAME, 'must list variable names (A-Z a-z 0-9 _)')
+        .refine((name) => !name.toUpperCase().startsWith('TURNLINE_'), {
+          message: 'TURNLINE_* variables hold the server’s own secrets and never reach commands',
+        }),
+    ),
+  )
+const paths = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^\/[^,:\0]*$/, 'must list absolute paths')
+        .refine((p) => !p.split('/').includes('..'), 'must not contain ".."'),
+    ),
+  )
+
+/** The variables, as strings; empty counts as unset (the caller drops empty values). */
+export const SandboxEnvShape = {
+  TURNLINE_SANDBOX: z.enum(['auto', 'require', 'off']).optional(),
+  TURNLINE_SANDBOX_NETWORK: z.enum(['off', 'session', 'on']).optional(),
+  TURNLINE_SANDBOX_UID: integer(1, 4_294_967_294).optional(),
+  TURNLINE_SANDBOX_GID: integer(1, 4_294_967_294).optional(),
+  TURNLINE_SANDBOX_MEMORY_MB: integer(64, 1_048_576).optional(),
+  TURNLINE_SANDBOX_CPU_SECONDS: integer(1, 604_800).optional(),
+  TURNLINE_SANDBOX_TIME_LIMIT_SECONDS: integer(1, 604_800).optional(),
+  TURNLINE_SANDBOX_MAX_PROCESSES: integer(8, 1_000_000).optional(),
+  TURNLINE_SANDBOX_FILE_SIZE_MB: integer(1, 16_777_216).optional(),
+  TURNLINE_SANDBOX_ENV: names.optional(),
+  TURNLINE_SANDBOX_READ_ONLY: paths.optional(),
+}
+
+export const SandboxEnvSchema = z.object(SandboxEnvShape)
+export type SandboxEnv = z.output<typeof SandboxEnvSchema>
+
+/** Settings from parsed variables, defaults for the rest. */
+export function sandboxSettingsFrom(env: SandboxEnv): SandboxSettings {
+  const d = DEFAULT_SANDBOX_SETTINGS
+  return {
+    mode: env.TURNLINE_SANDBOX ?? d.mode,
+    network: env.TURNLINE_SANDBOX_NETWORK ?? d.network,
+    uid: env.TURNLINE_SANDBOX_UID ?? d.uid,
+    gid: env.TURNLINE_SANDBOX_GID ?? d.gid,
+    limits: {
+      memoryMb: env.TURNLINE_SANDBOX_MEMORY_MB ?? d.limits.memoryMb,
+      cpuSeconds: env.TURNLINE_SANDBOX_CPU_SECONDS ?? d.limits.cpuSeconds,
+      timeLimitSeconds: env.TURNLINE_SANDBOX_TIME_LIMIT_SECONDS ?? d.limits.timeLimitSeconds,
+      maxProcesses: env.TURNLINE_SANDBOX_MAX_PROCESSES ?? d.limits.maxProcesses,
+      fileSizeMb: env.TURNLINE_SANDBOX_FILE_SIZE_MB ?? d.limits.fileSizeMb,
+    },
+    passEnv: env.TURNLINE_SANDBOX_ENV ?? d.passEnv,
+    readOnlyPaths: env.TURNLINE_SANDBOX_READ_ONLY ?? d.readOnlyPaths,
+  }
+}
+
+/** Parses the sandbox variables of an environment record; problems name the variable. */
+export function parseSandboxEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): { ok: true; settings: SandboxSettings } | { ok: false; problems: string[] } {
+  const present: Record<string, string> = {}
+  for (const name of Object.keys(SandboxEnvShape)) {
+    const value = env[name]
+    if (typeof value === 'string' && value.trim() !== '') present[name] = value
+  }
+  const parsed = SandboxEnvSchema.safeParse(present)
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    }
+  }
+  return { ok: true, settings: sandboxSettingsFrom(parsed.data) }
+}

@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util'
+import { serializeEvent } from '../src/contract/serialize.ts'
+import type { SeqEvent } from './api-answers.ts'
+import { connect } from './connection.ts'
+import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
+import { type Io, useColor } from './io.ts'
+import { Progress } from './progress.ts'
+import { EVENTS_USAGE } from './usage.ts'
+
+/**
+ * `turnline events SESSION`: the session's events, readable (the progress view, on stdout) or as
+ * bare ThreadEvent lines (`--json`). `--follow` stays on the live feed until `thread.completed`,
+ * reconnecting after the server's follow limit.
+ */
+export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (error) {
+    throw new CliError(`turnline events: ${(error as Error).message}`, EXIT.usage)
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    io.stdout.write(EVENTS_USAGE)
+    return EXIT.success
+  }
+  const [sessionId, ...extra] = positionals
+  if (sessionId === undefined || extra.length > 0) {
+    throw new CliError('turnline events: give exactly one SESSION id', EXIT.usage)
+  }
+  let after = -1
+  if (values.after !== undefined) {
+    after = Number(values.after)
+    if (!Number.isInteger(after) || after < -1) {
+      throw new CliError('turnline events: --after is a seq (a whole number, or -1)', EXIT.usage)
+    }
+  }
+  const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
+  const view = values.json
+    ? undefined
+    : new Progress(
+        { write: (t) => io.stdout.write(t) },
+        { color: useColor({ ...io, stderr: io.stdout }), timings: false },
+      )
+  let last = after
+  let done = false
+  const show = ({ seq, event }: SeqEvent) => {
+    if (seq <= last) return
+    last = seq
+    if (view) view.event(event)
+    else io.stdout.write(`${serializeEvent(event)}\n`)
+    if (event.type === 'thread.completed') done = true
+  }
+  const stop = new AbortController()
+  const onSignal = () => stop.abort()
+  process.on('SIGINT', onSignal)
+  try {
+    for (;;) {
+      const page = await connection.client.readEvents(sessionId, last, 1000)
+      for (const event of page) show(event)
+      if (page.length < 1000) break
+    }
+    while (values.follow && !done && !stop.signal.aborted) {
+      try {
+        await connection.client.followEvents(sessionId, last, show, stop.signal)
+      } catch (error) {
+        if (stop.signal.aborted) break
+        throw error
+      }
+    }
+    return EXIT.success
+  } finally {
+    process.off('SIGINT', onSignal)
+    view?.close()
+    await connection.close()
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      after: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
+      json: { type: 'boolean' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}

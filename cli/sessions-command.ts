@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util'
+import { connect } from './connection.ts'
+import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
+import type { Io } from './io.ts'
+import { SESSIONS_USAGE } from './usage.ts'
+
+/** `turnline sessions`: one line per session, newest first (or the server's JSON). */
+export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode> {
+  let values: ReturnType<typeof parse>['values']
+  try {
+    ;({ values } = parse(argv))
+  } catch (error) {
+    throw new CliError(`turnline sessions: ${(error as Error).message}`, EXIT.usage)
+  }
+  if (values.help) {
+    io.stdout.write(SESSIONS_USAGE)
+    return EXIT.success
+  }
+  if (values.status !== undefined && values.status !== 'active' && values.status !== 'completed') {
+    throw new CliError('turnline sessions: --status is active or completed', EXIT.usage)
+  }
+  const limit = values.limit === undefined ? 50 : Number(values.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+    throw new CliError('turnline sessions: --limit is a whole number from 1 to 200', EXIT.usage)
+  }
+  const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
+  try {
+    const page = await connection.client.listSessions({
+      limit: String(limit),
+      ...(values.workspace ? { workspace: values.workspace } : {}),
+      ...(values.status ? { status: values.status } : {}),
+    })
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(page)}\n`)
+      return EXIT.success
+    }
+    const rows = [...page.sessions]
+      .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+      .map((s) => [
+        s.session_id,
+        s.status,
+        String(s.turn_count),
+        String(s.event_count),
+        s.updated_at,
+      ])
+    if (rows.length === 0) {
+      io.stderr.write(`no sessions in workspace ${values.workspace ?? 'default'}\n`)
+      return EXIT.success
+    }
+    io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED'], ...rows]))
+    if (page.cursor) io.stderr.write('(more sessions: raise --limit)\n')
+    return EXIT.success
+  } finally {
+    await connection.close()
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      workspace: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? []
+  return rows
+    .map((row) =>
+      row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '),
+    )
+    .join('\n')
+    .concat('\n')
+}

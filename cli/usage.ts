@@ -1,0 +1,73 @@
+/** Help texts of `turnline` and its commands. */
+
+const CONNECTION = `Where the commands run:
+  (default)            the engine embedded in this process, configured from the environment
+                       like \`npm start\` (sessions in TURNLINE_DATA_DIR, default ./.turnline;
+                       OPENAI_API_KEY / OPENAI_BASE_URL / TURNLINE_MODEL; without them the
+                       built-in offline demo model answers)
+  --url URL            a running Turnline server instead (env TURNLINE_URL)
+  --api-key KEY        its bearer key, with TURNLINE_API_KEYS set there (env TURNLINE_API_KEY)
+`
+
+export const MAIN_USAGE = `turnline — the Turnline agent loop from the command line
+
+Usage:
+  turnline exec [options] [PROMPT|-]            run a prompt as one session, to its end
+  turnline exec resume [options] SESSION [PROMPT|-]
+  turnline exec resume --last [PROMPT|-]        continue a session (a completed one in a fork)
+  turnline sessions [options]                   list sessions
+  turnline events SESSION [options]             print a session's events (--follow: live)
+  turnline --version | --help | <command> --help
+
+${CONNECTION}
+Exit codes of exec: 0 success, 1 error_during_execution, 2 usage, 3 error_max_turns,
+4 error_max_budget_usd, 5 cancelled, 6 answer does not match --output-schema,
+7 server unreachable or request refused, 8 waiting for an approval, 130 interrupted.
+`
+
+export const EXEC_USAGE = `Usage:
+  turnline exec [options] [PROMPT|-]
+  turnline exec resume [options] SESSION [PROMPT|-]
+  turnline exec resume --last [--workspace NAME] [PROMPT|-]
+
+Runs PROMPT (the argument; stdin for \`-\` or when omitted and stdin is piped) as one session:
+creates it, steps the turn (through tool calls and sandbox waits), completes it, and exits with
+its outcome. Progress goes to stderr; the final answer to stdout when stdout is a pipe or file.
+
+Options:
+  --json                    bare ThreadEvent JSON lines on stdout (VT Code schema 0.11.0),
+                            thread.started … thread.completed; no progress on stderr
+  --events FILE             the same JSON lines to FILE
+  -o, --last-message-file FILE
+                            the final answer to FILE (empty, with a warning, when none)
+  --output-schema FILE      a JSON Schema the final answer must follow (sent to the model as
+                            strict structured output; checked here: exit 6 on a mismatch)
+  --max-turns N             stop after N model requests (exit 3)
+  --max-budget-usd X        stop once the estimated cost exceeds X dollars (exit 4)
+  -m, --model NAME          the model (default: TURNLINE_MODEL on the server or here)
+  --workspace NAME          the session's workspace (default: default)
+  --keep-open               do not complete the session after the turn: resume continues the
+                            same session and sandbox (no thread.completed; the exit code
+                            follows the turn)
+  --last                    (resume) the most recently updated session
+
+resume: a session that is still open gets the next turn (without PROMPT: a waiting turn is
+continued); a completed one is forked (summarized history, new sandbox) and the prompt runs
+there. Settings (--model, --max-*, --output-schema) belong to new sessions only.
+
+${CONNECTION}`
+
+export const SESSIONS_USAGE = `Usage: turnline sessions [--workspace NAME] [--status active|completed] [--limit N] [--json]
+
+Lists sessions, newest first: id, status, turns, events, last update. --json prints the
+server's answer ({"sessions":[…]}) unchanged.
+
+${CONNECTION}`
+
+export const EVENTS_USAGE = `Usage: turnline events SESSION [--after SEQ] [--follow] [--json]
+
+Prints a session's events from the start (or after SEQ). --follow keeps printing new events as
+they are committed until thread.completed (Ctrl-C stops). --json prints bare ThreadEvent lines,
+one per event (seqs are dense from 0, so line n after --after A is seq A+n).
+
+${CONNECTION}`

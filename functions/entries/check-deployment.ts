@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util'
+import { CreateBucketCommand } from '@aws-sdk/client-s3'
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
+import { createDeps } from '../deps.ts'
+import { ConfigError } from '../env-config.ts'
+import { checkStorage } from './storage-check.ts'
+
+/**
+ * `node dist/node/check.mjs [--create-bucket]` (from source: `npx tsx functions/entries/check-deployment.ts`):
+ * reads the same environment as the server and checks that its object store honours conditional
+ * writes and that its coordinator answers. `--create-bucket` first creates S3_BUCKET when it does
+ * not exist (self-hosted S3 such as MinIO). Exit code 0 when every check passed, 1 otherwise,
+ * 2 on a configuration error.
+ */
+const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
+
+const deps = await createDeps(process.env, {
+  defaultStore: (root) => new FsObjectStore({ root }),
+  redisCoordinator: (url) => new RedisTcpCoordinator({ url }),
+}).catch((error: unknown) => {
+  if (!(error instanceof ConfigError)) throw error
+  console.error(`turnline: ${error.message}`)
+  process.exit(2)
+})
+const store = deps.service.sessions.objects
+const where = deps.notices.filter((n) => /^sessions in|^coordination in|leases and/.test(n))
+for (const line of where) console.log(`turnline: ${line}`)
+
+if (values['create-bucket']) {
+  if (!(store instanceof S3ObjectStore)) {
+    console.error('turnline: --create-bucket needs an S3 store (S3_BUCKET)')
+    process.exit(2)
+  }
+  try {
+    await store.client.send(new CreateBucketCommand({ Bucket: store.bucket }))
+    console.log(`turnline: created bucket ${store.bucket}`)
+  } catch (error) {
+    const name = error instanceof Error ? error.name : ''
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error
+    console.log(`turnline: bucket ${store.bucket} exists`)
+  }
+}
+
+const result = await checkStorage(store, deps.service.coordinator)
+for (const line of result.lines) console.log(line)
+console.log(result.ok ? 'turnline: storage checks passed' : 'turnline: storage checks FAILED')
+process.exit(result.ok ? 0 : 1)

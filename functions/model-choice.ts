@@ -1,0 +1,101 @@
+import { createDemoModelClient, DEMO_MODEL_NAME } from '../adapters/demo-model/demo-model-client.ts'
+import {
+  createOpenAIModelClient,
+  unconfiguredModelClient,
+} from '../adapters/openai/openai-model-client.ts'
+import type { ModelClient } from '../src/ports/model-client.ts'
+import type { EnvConfig } from './env-config.ts'
+
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
+
+/** Which model answers, as the startup line and the structured start log report it. */
+export interface ModelChoice {
+  /** `demo`: the built-in offline demo model; `none`: every turn fails naming what to set. */
+  provider: 'openai' | 'demo' | 'none'
+  /** Model of sessions that name none; absent: sessions must name one. */
+  defaultModel?: string
+  api: 'chat' | 'responses'
+  /** The OpenAI-compatible endpoint (provider `openai`). */
+  baseURL?: string
+  /** Human-readable startup line. */
+  notice: string
+}
+
+/**
+ * Picks the model client. A real model as soon as OPENAI_API_KEY or OPENAI_BASE_URL is set;
+ * without either, a single-tenant server (npm start, the CLI) runs the offline demo model and
+ * says so; a multi-tenant server never falls back to it silently (TURNLINE_MODEL_PROVIDER=demo
+ * asks for it explicitly), so its turns fail with `model_not_configured` instead.
+ */
+export function chooseModel(
+  config: EnvConfig,
+  fetchImpl: typeof fetch,
+): { client: ModelClient; choice: ModelChoice } {
+  const api = config.TURNLINE_MODEL_API
+  const endpoint = config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined
+  const singleTenant = (config.TURNLINE_API_KEYS ?? []).length === 0
+  const wanted =
+    config.TURNLINE_MODEL_PROVIDER ?? (endpoint ? 'openai' : singleTenant ? 'demo' : 'openai')
+
+  if (wanted === 'demo') {
+    const ignored = [
+      ...(endpoint ? ['the OPENAI_* variables'] : []),
+      ...(config.TURNLINE_MODEL !== undefined ? [`TURNLINE_MODEL=${config.TURNLINE_MODEL}`] : []),
+    ]
+    return {
+      client: createDemoModelClient(),
+      choice: {
+        provider: 'demo',
+        defaultModel: DEMO_MODEL_NAME,
+        api,
+        notice:
+          `model: ${DEMO_MODEL_NAME}, the built-in OFFLINE DEMO MODEL (deterministic, no network): ` +
+          'it is not a language model; it answers, and runs exec_command and the file tools when ' +
+          'a prompt asks ("run `ls`", "read README.md", "write notes.txt: hi"), so the loop can be ' +
+          'seen. ' +
+          (config.TURNLINE_MODEL_PROVIDER === 'demo'
+            ? 'Chosen by TURNLINE_MODEL_PROVIDER=demo'
+            : 'Set OPENAI_API_KEY (or OPENAI_BASE_URL) and TURNLINE_MODEL for a real model') +
+          (ignored.length > 0 ? ` (ignoring ${ignored.join(' and ')})` : ''),
+      },
+    }
+  }
+
+  const defaults =
+    config.TURNLINE_MODEL === undefined ? {} : { defaultModel: config.TURNLINE_MODEL }
+  if (!endpoint) {
+    return {
+      client: unconfiguredModelClient,
+      choice: {
+        provider: 'none',
+        ...defaults,
+        api,
+        notice:
+          'model: none configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL) and ' +
+          'TURNLINE_MODEL are set' +
+          (singleTenant
+            ? ''
+            : ' (with TURNLINE_API_KEYS the offline demo model is only used when ' +
+              'TURNLINE_MODEL_PROVIDER=demo asks for it)'),
+      },
+    }
+  }
+  const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL
+  return {
+    client: createOpenAIModelClient({
+      ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
+      ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
+      fetch: fetchImpl,
+    }),
+    choice: {
+      provider: 'openai',
+      ...defaults,
+      api,
+      baseURL,
+      notice:
+        `model: ${config.TURNLINE_MODEL ?? 'none by default (sessions must name one; set TURNLINE_MODEL)'} ` +
+        `via ${baseURL} (${api === 'chat' ? 'Chat Completions' : 'Responses'} API, ` +
+        `${config.OPENAI_API_KEY === undefined ? 'no API key' : 'API key set'})`,
+    },
+  }
+}

@@ -1,0 +1,108 @@
+import type { Context } from 'hono'
+import { ResponseReadQuerySchema } from '../../src/contract/open-responses-request.ts'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { errorJson, mapError } from '../http/http-errors.ts'
+import { parseQuery, parseSessionId, wantsEventStream } from '../http/request-input.ts'
+
+const PAGE = 1000
+const encoder = new TextEncoder()
+
+/**
+ * `GET /v1/responses/:id`: the response resource rebuilt from the session's committed events;
+ * with `stream=true` (or `Accept: text/event-stream`) the stream itself, from
+ * `starting_after` on. The bridge is deterministic, so the rebuilt events carry the sequence
+ * numbers the live stream gave them. While the response still runs the stream follows the
+ * store (as `GET …/events?follow=1`) and ends with `[DONE]` once it completes; a stream cut off
+ * by the follow limit ends without `[DONE]`, and the client resumes with `starting_after`.
+ */
+export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promise<Response> {
+  const responseId = c.req.param('id') ?? ''
+  const sessionId = parseSessionId(
+    responseId.startsWith('resp_') ? responseId.slice(5) : `invalid:${responseId}`,
+  )
+  const query = parseQuery(ResponseReadQuerySchema, c.req.url)
+  const tenant = c.get('tenant')
+  const view = await ctx.api.storedResponseView(tenant, sessionId)
+  let nextSeq = 0
+  let ended = false
+  type Bridged = { sequence: number; frame: string }
+  const readMore = async (): Promise<{ events: Bridged[]; complete: boolean }> => {
+    const page = await ctx.api.readEvents(tenant, sessionId, nextSeq - 1, PAGE)
+    nextSeq = page.nextSeq
+    const events = page.events.flatMap((e) => {
+      const event = e.line.event as ThreadEvent
+      if (event.type === 'thread.completed') ended = true
+      return view.events(event)
+    })
+    return { events, complete: page.complete }
+  }
+  const caughtUp: Bridged[] = []
+  for (;;) {
+    const page = await readMore()
+    caughtUp.push(...page.events)
+    if (page.complete) break
+  }
+
+  const stream = query.stream === 'true' || query.stream === '1'
+  if (!stream && !(query.stream === undefined && wantsEventStream(c.req.header('accept')))) {
+    return new Response(JSON.stringify(view.response), {
+      status: 200,
+      headers: { 'content-type': JSON_TYPE },
+    })
+  }
+  const after = query.starting_after ?? -1
+  const frames = (events: Bridged[]) =>
+    events
+      .filter((event) => event.sequence > after)
+      .map((event) => event.frame)
+      .join('')
+  const headers = streamHeaders(SSE_TYPE)
+  if (ended) return new Response(frames(caughtUp) + view.done, { status: 200, headers })
+
+  const deadline = Date.now() + ctx.follow.maxMs
+  let lastWrite = Date.now()
+  let first = true
+  let cancelled = false
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const write = (text: string) => {
+        controller.enqueue(encoder.encode(text))
+        lastWrite = Date.now()
+      }
+      try {
+        if (first) {
+          first = false
+          const text = frames(caughtUp)
+          if (text !== '') return write(text)
+        }
+        for (;;) {
+          if (cancelled) return
+          if (Date.now() >= deadline) return controller.close()
+          if (Date.now() - lastWrite >= ctx.follow.heartbeatMs) return write(': keep-alive\n\n')
+          await new Promise((resolve) => setTimeout(resolve, ctx.follow.pollMs))
+          const page = await readMore()
+          const text = frames(page.events)
+          if (ended && page.complete) {
+            write(text + view.done)
+            return controller.close()
+          }
+          if (text !== '') return write(text)
+        }
+      } catch (error) {
+        if (cancelled) return
+        try {
+          write(`event: error\ndata: ${errorJson(mapError(error, ctx.log).body)}\n\n`)
+          controller.close()
+        } catch {
+          // the client is gone
+        }
+      }
+    },
+    cancel() {
+      cancelled = true
+    },
+  })
+  return new Response(body, { status: 200, headers })
+}

@@ -1,0 +1,109 @@
+// `npm run build`: compiles the TypeScript entries with esbuild so that production runs plain
+// `node` (no tsx, no devDependencies at run time).
+//
+//   node infra/build/build.mjs            every target
+//   node infra/build/build.mjs node       dist/node/{server,runner,check,retention}.mjs
+//   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
+//   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
+//
+// node:   our code in one file per entry; packages stay imports resolved from node_modules at run
+//         time, so the production install is `npm ci --omit=dev` plus dist/.
+// lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships);
+//         the tokenizer's rank tables are split into chunks loaded only when compaction needs
+//         them, so they cost nothing at cold start.
+//
+// Plain Node ESM (no TypeScript) so that it runs before anything is built.
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { build } from 'esbuild'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const { values: flags, positionals: wanted } = parseArgs({
+  options: { out: { type: 'string' } },
+  allowPositionals: true,
+})
+const dist = path.resolve(flags.out ?? path.join(root, 'dist'))
+/** The oldest Node the project supports (package.json engines). */
+const TARGET = 'node20.19'
+
+// CommonJS packages inside an ESM bundle call require() for node builtins.
+const requireShim = [
+  "import { createRequire as __turnlineCreateRequire } from 'node:module';",
+  'const require = __turnlineCreateRequire(import.meta.url);',
+].join('\n')
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: TARGET,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+  metafile: true,
+}
+
+const targets = {
+  node: {
+    outDir: path.join(dist, 'node'),
+    options: {
+      ...common,
+      entryPoints: {
+        server: 'functions/entries/node.ts',
+        runner: 'adapters/runner/main.ts',
+        check: 'functions/entries/check-deployment.ts',
+        retention: 'functions/entries/retention-cli.ts',
+      },
+      packages: 'external',
+      outExtension: { '.js': '.mjs' },
+    },
+  },
+  lambda: {
+    outDir: path.join(dist, 'lambda'),
+    options: {
+      ...common,
+      entryPoints: { index: 'functions/entries/lambda.ts' },
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      minify: true,
+      banner: { js: requireShim },
+      outExtension: { '.js': '.mjs' },
+    },
+  },
+}
+
+function size(file) {
+  const bytes = statSync(file).size
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(2)} MiB`
+    : `${(bytes / 1024).toFixed(1)} KiB`
+}
+
+async function buildTarget(name) {
+  const target = targets[name]
+  if (!target) {
+    throw new Error(`unknown target ${name} (known: ${Object.keys(targets).join(', ')})`)
+  }
+  rmSync(target.outDir, { recursive: true, force: true })
+  mkdirSync(target.outDir, { recursive: true })
+  const result = await build({ ...target.options, outdir: target.outDir })
+  // Marks the folder as ESM for tools that look for a package.json next to the code (SAM, zip).
+  writeFileSync(path.join(target.outDir, 'package.json'), '{ "type": "module" }\n')
+  const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.mjs'))
+  const entries = outputs.filter((file) => !file.includes('/chunks/'))
+  console.log(`${name}: ${path.relative(root, target.outDir)}/`)
+  for (const file of entries) console.log(`  ${path.relative(root, file)}  ${size(file)}`)
+  const chunks = outputs.length - entries.length
+  if (chunks > 0) console.log(`  + ${chunks} chunk(s) loaded on demand`)
+}
+
+try {
+  for (const name of wanted.length > 0 ? wanted : Object.keys(targets)) await buildTarget(name)
+} catch (error) {
+  // esbuild has already printed its diagnostics; say which step failed and stop.
+  console.error(`build failed: ${error.message}`)
+  process.exit(1)
+}

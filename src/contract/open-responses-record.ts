@@ -1,0 +1,36 @@
+import * as z from 'zod'
+import type { SessionConfig } from './session-config.ts'
+
+/**
+ * A response of `POST /v1/responses` is a session; what its response resource echoes and the
+ * session config does not hold (creation second, the model as the client named it, the
+ * requested tool-call cap) is kept in the session's metadata under this key, so
+ * `GET /v1/responses/:id` and the derived view rebuild exactly the response the client saw.
+ * Client metadata may not use the `turnline:` prefix.
+ */
+export const RESPONSE_RECORD_KEY = 'turnline:open_responses'
+export const RESERVED_METADATA_PREFIX = 'turnline:'
+
+const RecordSchema = z.object({
+  v: z.literal(1),
+  created_at: z.number().int().nonnegative(),
+  model: z.string(),
+  max_tool_calls: z.number().int().positive().nullable(),
+})
+export type ResponseRecord = z.infer<typeof RecordSchema>
+
+export function encodeResponseRecord(record: ResponseRecord): string {
+  return JSON.stringify(record)
+}
+
+/** The record of a session created by `POST /v1/responses`, or undefined for other sessions. */
+export function responseRecordOf(config: SessionConfig): ResponseRecord | undefined {
+  const raw = config.metadata[RESPONSE_RECORD_KEY]
+  if (raw === undefined) return undefined
+  try {
+    const parsed = RecordSchema.safeParse(JSON.parse(raw))
+    return parsed.success ? parsed.data : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,38 @@
+import { RESERVED_METADATA_PREFIX, responseRecordOf } from '../../contract/open-responses-record.ts'
+import type { SessionConfig } from '../../contract/session-config.ts'
+import { DEFAULT_TEMPERATURE, DEFAULT_TOP_P } from './response-resource.ts'
+import type { ResponseSettings } from './types.ts'
+
+/** Session id ↔ response id: a response is `resp_<session id>` (its thread id). */
+export const responseIdOf = (sessionId: string): string => `resp_${sessionId}`
+export function sessionIdOf(responseId: string): string | undefined {
+  return responseId.startsWith('resp_') && responseId.length > 5 ? responseId.slice(5) : undefined
+}
+
+/**
+ * What the response resource of a session echoes: from its record when it has one, else from
+ * its config (`fallbackModel` names the model when the session names none).
+ */
+export function responseSettingsOf(
+  config: SessionConfig,
+  fallbackModel: string,
+): { settings: ResponseSettings; createdAt?: number } {
+  const record = responseRecordOf(config)
+  const model = typeof config.model === 'string' ? { name: config.model } : config.model
+  const metadata: { [key: string]: string } = {}
+  for (const [key, value] of Object.entries(config.metadata)) {
+    if (!key.startsWith(RESERVED_METADATA_PREFIX)) metadata[key] = value
+  }
+  return {
+    settings: {
+      model: record?.model ?? model?.name ?? fallbackModel,
+      instructions: config.instructions ?? null,
+      temperature: model?.temperature ?? DEFAULT_TEMPERATURE,
+      top_p: model?.top_p ?? DEFAULT_TOP_P,
+      max_output_tokens: model?.max_output_tokens ?? null,
+      max_tool_calls: record?.max_tool_calls ?? null,
+      metadata,
+    },
+    ...(record ? { createdAt: record.created_at } : {}),
+  }
+}

@@ -1,0 +1,191 @@
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { refusal, value } from '../support/runner-results.ts'
+import {
+  connectCommand,
+  runnerWithClient,
+  runToEnd,
+  startListener,
+} from '../support/sandbox-commands.ts'
+
+/** The sandbox's resource limits and network policies, each seen to take effect. */
+const secret = 'limits-runner-secret-0123456789'
+let root: string
+const started: RunnerProcess[] = []
+let sessions = 0
+const fresh = (): SandboxScope => ({ tenant: 'acme', sessionId: `limits-${++sessions}` })
+
+async function runner(env: Record<string, string>): Promise<HttpSandboxRunner> {
+  const { process, client } = await runnerWithClient({
+    root: join(root, `r${started.length}`),
+    secret,
+    env,
+  })
+  started.push(process)
+  return client
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'turnline-limits-'))
+  // The runners' roots are below: the sandbox user must get through (mkdtemp makes it 0700).
+  await chmod(root, 0o711)
+})
+
+afterAll(async () => {
+  await Promise.all(started.map((r) => r.stop()))
+  if (root) await rm(root, { recursive: true, force: true })
+})
+
+describe('resource limits', () => {
+  let client: HttpSandboxRunner
+  beforeAll(async () => {
+    client = await runner({
+      TURNLINE_SANDBOX_CPU_SECONDS: '1',
+      TURNLINE_SANDBOX_MEMORY_MB: '256',
+      TURNLINE_SANDBOX_MAX_PROCESSES: '24',
+      TURNLINE_SANDBOX_FILE_SIZE_MB: '1',
+    })
+  })
+
+  it('the CPU-time limit kills a busy loop (SIGXCPU) and says so', async () => {
+    const { exitCode, output } = await runToEnd(client, fresh(), 'while :; do :; done')
+    expect(exitCode).toBe(152)
+    expect(output).toContain('CPU-time limit of 1 s')
+  })
+
+  it('the memory limit stops a command that keeps allocating', async () => {
+    const { exitCode, output } = await runToEnd(client, fresh(), 'tail /dev/zero')
+    expect(exitCode).not.toBe(0)
+    expect(output).toMatch(/memory exhausted|Cannot allocate memory/i)
+    const shown = await runToEnd(client, fresh(), 'ulimit -v')
+    expect(shown.output.trim()).toBe(String(256 * 1024))
+  })
+
+  it('the wall-clock limit ends a command, and background processes left behind', async () => {
+    // A runner of its own: on a busy machine 1 s of CPU can take several seconds of wall clock.
+    const client = await runner({ TURNLINE_SANDBOX_TIME_LIMIT_SECONDS: '3' })
+    const scope = fresh()
+    const began = Date.now()
+    const { exitCode, output } = await runToEnd(client, scope, 'echo begin; sleep 30')
+    expect(exitCode).toBe(143)
+    expect(output).toContain('begin\n')
+    expect(output).toContain('time limit of 3 s')
+    expect(Date.now() - began).toBeLessThan(15_000)
+
+    // The command exits at once; a background child holds its output until the limit.
+    const start = value(
+      await client.start(scope, {
+        requestId: `req_limits_bg_${Date.now()}`,
+        toolCallId: 'call_bg',
+        cmd: 'sleep 30 & echo left-behind',
+        tty: false,
+        yieldTimeMs: 1000,
+        maxOutputBytes: 4096,
+      }),
+    )
+    expect(start.state).toEqual({ status: 'exited', exitCode: 0 })
+    expect(start.spool.complete).toBe(false)
+    let complete = false
+    for (let i = 0; i < 40 && !complete; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      const poll = value(
+        await client.poll(scope, {
+          execSessionId: start.execSessionId,
+          yieldTimeMs: 0,
+          maxOutputBytes: 4096,
+        }),
+      )
+      complete = poll.spool.complete
+    }
+    expect(complete).toBe(true)
+  })
+
+  it('the process limit stops a fork bomb', async () => {
+    const { output } = await runToEnd(
+      client,
+      fresh(),
+      'for i in $(seq 64); do sleep 2 & done; wait',
+    )
+    expect(output).toMatch(/fork/i)
+  })
+
+  it('the file-size limit stops a command writing a huge file (SIGXFSZ)', async () => {
+    const { output } = await runToEnd(
+      client,
+      fresh(),
+      'head -c 2097152 /dev/zero > big; echo "rc=$?"; wc -c < big',
+    )
+    expect(output).toMatch(/rc=153\n1048576\n/)
+  })
+})
+
+describe('network policy', () => {
+  it('off: a session asking for the network is refused, with the reason', async () => {
+    const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'off' })
+    const result = await client.start(fresh(), {
+      requestId: `req_net_off_${Date.now()}`,
+      toolCallId: 'call_net',
+      cmd: 'true',
+      tty: false,
+      yieldTimeMs: 0,
+      maxOutputBytes: 64,
+      network: true,
+    })
+    expect(refusal(result)).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('TURNLINE_SANDBOX_NETWORK=off'),
+    })
+  })
+
+  it('on: every command has the network', async () => {
+    const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'on' })
+    const listener = await startListener()
+    try {
+      const { output } = await runToEnd(client, fresh(), connectCommand(listener.port))
+      expect(output).toContain('CONNECTED')
+      expect(listener.connections()).toBe(1)
+    } finally {
+      await listener.close()
+    }
+  })
+})
+
+describe('without a sandbox', () => {
+  it('TURNLINE_SANDBOX=off: unsandboxed (and said loudly), but the environment allow-list and limits hold', async () => {
+    const planted = 'sk-planted-unsandboxed-runner'
+    const before = started.length
+    const client = await runner({
+      TURNLINE_SANDBOX: 'off',
+      TURNLINE_SANDBOX_CPU_SECONDS: '1',
+      OPENAI_API_KEY: planted,
+    })
+    expect(started[before]?.output()).toMatch(/WARNING: commands run UNSANDBOXED/)
+    const env = await runToEnd(client, fresh(), 'env')
+    expect(env.output).not.toContain(planted)
+    expect(env.output).not.toContain(secret)
+    const busy = await runToEnd(client, fresh(), 'while :; do :; done')
+    expect(busy.exitCode).toBe(152)
+  })
+
+  it('TURNLINE_SANDBOX=require: a runner whose sandbox cannot work refuses to start, saying why', async () => {
+    // The sandbox user cannot get through a private (0700) folder to the workspaces.
+    const hidden = join(root, 'private')
+    await mkdir(hidden, { recursive: true })
+    await chmod(hidden, 0o700)
+    if (process.getuid?.() !== 0) {
+      throw new Error('run as root: only a runner running as root drops to another user')
+    }
+    await expect(
+      startRunnerProcess({
+        root: join(hidden, 'runner'),
+        secret,
+        env: { TURNLINE_SANDBOX: 'require' },
+      }),
+    ).rejects.toThrow(/no working command sandbox.*must be able to reach/s)
+  })
+})

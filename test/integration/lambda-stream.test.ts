@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionStore } from '../../src/store/session-store.ts'
+import {
+  installLambdaGlobals,
+  invokeStreaming,
+  isStreamingHandler,
+  type StreamingHandler,
+} from '../support/lambda-runtime.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { threadCompleted, threadStarted } from '../support/sample-events.ts'
+import { requireServices } from '../support/services.ts'
+import { parseSse } from '../support/sse-frames.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+
+/**
+ * The Lambda bundle exactly as deployed: `npm run build:lambda` into a temp folder, its
+ * `index.handler` loaded with the runtime's `awslambda` globals and invoked with function-URL
+ * events (payload 2.0) on S3 (moto) and Upstash (REST proxy → redis-server). An SSE turn must
+ * reach the Runtime API event by event while the model is still answering.
+ */
+const root = new URL('../../', import.meta.url).pathname
+const KEY = 'lambda-key-0123456789'
+const services = requireServices()
+
+let out = ''
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let proxy: UpstashProxy
+let mock: MockOpenAI
+let handler: StreamingHandler
+let retention: () => Promise<{ deleted: { sessions: string[] }[] }>
+
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'turnline-lambda-'))
+  const built = spawnSync(process.execPath, ['infra/build/build.mjs', 'lambda', '--out', out], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+  if (built.status !== 0)
+    throw new Error(`the Lambda build failed:\n${built.stdout}${built.stderr}`)
+  bucket = await createTestBucket(services.s3, 'lambda')
+  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
+  mock = await startMockOpenAI()
+
+  // The function's configuration, read once when the runtime loads the module.
+  const saved = { ...process.env }
+  Object.assign(process.env, {
+    TURNLINE_API_KEYS: `${KEY}=tenant-l`,
+    S3_BUCKET: bucket.bucket,
+    S3_ENDPOINT: services.s3.endpoint,
+    S3_REGION: services.s3.region,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+    UPSTASH_REDIS_REST_URL: proxy.url,
+    UPSTASH_REDIS_REST_TOKEN: proxy.token,
+    OPENAI_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: 'test',
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_TOOL_SECRET: 'lambda-tool-secret-0123',
+  })
+  try {
+    installLambdaGlobals()
+    const loaded = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as {
+      handler: unknown
+      retention: typeof retention
+    }
+    retention = loaded.retention
+    if (!isStreamingHandler(loaded.handler)) {
+      throw new Error('index.handler is not wrapped with awslambda.streamifyResponse')
+    }
+    handler = loaded.handler
+  } finally {
+    process.env = saved
+  }
+}, 120_000)
+
+afterAll(async () => {
+  await mock?.close()
+  await proxy?.close()
+  await bucket?.destroy()
+  if (out) await rm(out, { recursive: true, force: true })
+})
+
+/** A Lambda function URL event (payload format 2.0). */
+function urlEvent(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const host = 'abc123.lambda-url.us-east-1.on.aws'
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host, ...headers },
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'abc123',
+      domainName: host,
+      domainPrefix: 'abc123',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: crypto.randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: '03/Dec/2026:00:00:00 +0000',
+      timeEpoch: Date.now(),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    isBase64Encoded: false,
+  }
+}
+
+const auth = { authorization: `Bearer ${KEY}` }
+
+describe('Lambda bundle (dist/lambda/index.mjs, streamHandle)', () => {
+  it('answers plain requests through the streaming handler', async () => {
+    const health = await invokeStreaming(handler, urlEvent('GET', '/healthz', {}))
+    expect(health.contentType).toBe('application/vnd.awslambda.http-integration-response')
+    expect(health.prelude.statusCode).toBe(200)
+    expect(JSON.parse(health.body)).toEqual({ status: 'ok' })
+    const denied = await invokeStreaming(handler, urlEvent('GET', '/v1/sessions', {}))
+    expect(denied.prelude.statusCode).toBe(401)
+    const listed = await invokeStreaming(handler, urlEvent('GET', '/v1/sessions', auth))
+    expect(listed.prelude.statusCode).toBe(200)
+    expect(JSON.parse(listed.body)).toEqual({ sessions: [] })
+  })
+
+  it('streams an SSE turn event by event while the model is still answering', async () => {
+    const created = await invokeStreaming(
+      handler,
+      urlEvent('POST', '/v1/sessions', { ...auth, 'content-type': 'application/json' }, {}),
+    )
+    expect(created.prelude.statusCode).toBe(201)
+    const { session_id: id } = JSON.parse(created.body) as { session_id: string }
+
+    // 12 frames, 100 ms apart: the answer takes over a second to finish.
+    mock.enqueue({
+      text: 'Streaming from Lambda, frame by frame.',
+      chunkSize: 4,
+      frameDelayMs: 100,
+    })
+    const turn = await invokeStreaming(
+      handler,
+      urlEvent(
+        'POST',
+        `/v1/sessions/${id}/turns`,
+        {
+          ...auth,
+          accept: 'text/event-stream',
+          'content-type': 'application/json',
+          'idempotency-key': crypto.randomUUID(),
+        },
+        { input: 'Hello' },
+      ),
+    )
+    expect(turn.prelude.statusCode, turn.body).toBe(200)
+    mock.assertDone()
+    expect(turn.prelude.headers['content-type']).toContain('text/event-stream')
+    const frames = parseSse(turn.body).frames
+    expect(frames.map((f) => f.event)).toContain('turn.started')
+    expect(frames.at(-1)?.event).toBe('turn.result')
+    const result = JSON.parse(frames.at(-1)?.data ?? '{}') as { status?: string }
+    expect(result.status).toBe('completed')
+
+    // Live, not buffered: turn.started reached the Runtime API long before the response ended,
+    // and the body came in many chunks.
+    const startedChunk = turn.chunks.find((c) => c.bytes.toString().includes('turn.started'))
+    expect(startedChunk).toBeDefined()
+    expect(turn.endedAt - (startedChunk?.at ?? turn.endedAt)).toBeGreaterThan(700)
+    expect(turn.chunks.length).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe('Lambda bundle: index.retention (EventBridge schedule)', () => {
+  it('deletes closed sessions past 30 days across the bucket', async () => {
+    const longAgo = Date.now() - 40 * 86_400_000
+    const sessions = new SessionStore({ store: bucket.store(''), clock: { now: () => longAgo } })
+    const ref = { tenant: 'tenant-l', workspace: 'old', sessionId: 'ancient-closed' }
+    await sessions.create(ref, ref.sessionId, { events: [threadStarted(ref.sessionId)] })
+    await sessions.commit(await sessions.open(ref), {
+      events: [threadCompleted(ref.sessionId, 0)],
+    })
+    const result = await retention()
+    expect(result.deleted.flatMap((d) => d.sessions)).toEqual(['ancient-closed'])
+    expect(await sessions.keysOf(ref)).toEqual([])
+  })
+})

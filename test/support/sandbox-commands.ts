@@ -1,0 +1,77 @@
+import { createServer, type Server } from 'node:net'
+import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
+import { value } from './runner-results.ts'
+
+let requests = 0
+
+/** A runner process and a client for it. */
+export async function runnerWithClient(options: {
+  root: string
+  secret: string
+  env?: Record<string, string>
+}): Promise<{ process: RunnerProcess; client: HttpSandboxRunner }> {
+  const process = await startRunnerProcess(options)
+  return { process, client: new HttpSandboxRunner({ url: process.url, secret: options.secret }) }
+}
+
+/** Runs a command to its end (or `timeoutMs`) and returns its exit code and whole output. */
+export async function runToEnd(
+  client: HttpSandboxRunner,
+  scope: SandboxScope,
+  cmd: string,
+  options: { network?: boolean; timeoutMs?: number } = {},
+): Promise<{ exitCode: number | undefined; output: string; id: string }> {
+  requests += 1
+  const started = value(
+    await client.start(scope, {
+      requestId: `req_isolation_${Date.now()}_${requests}`,
+      toolCallId: `call_${requests}`,
+      cmd,
+      tty: false,
+      yieldTimeMs: 0,
+      maxOutputBytes: 65_536,
+      ...(options.network ? { network: true } : {}),
+    }),
+  )
+  const done = value(
+    await client.wait(scope, {
+      execSessionId: started.execSessionId,
+      timeoutMs: options.timeoutMs ?? 20_000,
+      maxOutputBytes: 65_536,
+      since: 0,
+    }),
+  )
+  const output = `${done.output.head}${done.output.tail}`
+  return {
+    exitCode: done.state.status === 'exited' ? done.state.exitCode : undefined,
+    output,
+    id: started.execSessionId,
+  }
+}
+
+/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
+export async function startListener(): Promise<{
+  port: number
+  connections: () => number
+  close: () => Promise<void>
+}> {
+  let accepted = 0
+  const server: Server = createServer((socket) => {
+    accepted += 1
+    socket.end('hello from the host\n')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('no TCP address')
+  return {
+    port: address.port,
+    connections: () => accepted,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** A shell line that connects to 127.0.0.1:port (bash's /dev/tcp; no curl or nc needed). */
+export const connectCommand = (port: number) =>
+  `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3 && echo CONNECTED' 2>&1; echo "exit=$?"`
