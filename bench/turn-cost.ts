@@ -40,6 +40,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { requireServices } from '../test/support/services.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { engineAloneVariant } from './support/engine-alone.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
@@ -195,6 +196,15 @@ const TOOL_CALLS = values['tool-calls'] !== '0'
 const scenario = await startScenario({ callsTool: TOOL_CALLS })
 const variants: Variant[] = []
 const trees: BeforeTree[] = []
+if (values.variants.split(',').includes('s3')) {
+  // Earlier revisions look for the services in their own checkout: hand them over by env.
+  const services = requireServices()
+  process.env.TURNLINE_TEST_S3_ENDPOINT = services.s3.endpoint
+  process.env.TURNLINE_TEST_S3_REGION = services.s3.region
+  process.env.TURNLINE_TEST_S3_ACCESS_KEY_ID = services.s3.accessKeyId
+  process.env.TURNLINE_TEST_S3_SECRET_ACCESS_KEY = services.s3.secretAccessKey
+  process.env.TURNLINE_TEST_REDIS_URL = services.redisUrl
+}
 try {
   for (const revision of values.before?.split(',') ?? []) trees.push(await checkoutBefore(revision))
   for (const key of values.variants.split(',')) {

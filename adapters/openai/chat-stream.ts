@@ -1,4 +1,3 @@
-import type OpenAI from 'openai'
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
@@ -10,6 +9,7 @@ import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { type ChatEndpoint, postChat } from './chat-request.ts'
 import { chatChunks } from './chat-sse.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
@@ -94,12 +94,10 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string {
 
 /** Streams one Chat Completions response; the caller owns retries and abort checks. */
 export async function* streamChat(
-  client: OpenAI,
+  endpoint: ChatEndpoint,
   request: ModelRequest,
 ): AsyncGenerator<ModelStreamEvent> {
-  const response = await client.chat.completions
-    .create(chatRequestBody(request), request.signal ? { signal: request.signal } : {})
-    .asResponse()
+  const response = await postChat(endpoint, chatRequestBody(request), request.signal)
   let text = ''
   let reasoning = ''
   let finishReason: string | undefined

@@ -6,6 +6,7 @@ import type {
   ModelRequest,
   ModelStreamEvent,
 } from '../../src/ports/model-client.ts'
+import { chatEndpoint } from './chat-request.ts'
 import { streamChat } from './chat-stream.ts'
 import { classifyModelFailure, isUserAbort, modelError } from './model-failure.ts'
 import { compactResponses } from './responses-compact.ts'
@@ -56,6 +57,13 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   })
+  // Chat streams skip the SDK's request pipeline (see chat-request.ts); the rest goes through it.
+  const chat = chatEndpoint({
+    apiKey: options.apiKey || KEYLESS_PLACEHOLDER,
+    baseURL: options.baseURL || DEFAULT_BASE_URL,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+  })
   const maxRetries = Math.max(0, options.maxRetries ?? 2)
   const timing = { ...DEFAULT_RETRY_TIMING, ...options.retry }
 
@@ -86,9 +94,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       try {
         signal?.throwIfAborted()
         const events =
-          request.api === 'responses'
-            ? streamResponses(client, request)
-            : streamChat(client, request)
+          request.api === 'responses' ? streamResponses(client, request) : streamChat(chat, request)
         for await (const event of events) {
           delivered = true
           yield event

@@ -114,14 +114,17 @@ async function callTool(
     session_id: sessionId,
     tool_call_id: call.id,
   })
+  // Signed as Turnline signs its HTTP tool calls (Standard Webhooks), so the receiver is the same.
+  const id = `${sessionId}:${call.id}`
   const timestamp = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', tool.secret).update(`${timestamp}.${body}`).digest('hex')
+  const mac = createHmac('sha256', tool.secret).update(`${id}.${timestamp}.${body}`)
   const response = await fetch(tool.url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'turnline-timestamp': timestamp,
-      'turnline-signature': `v1=${signature}`,
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${mac.digest('base64')}`,
     },
     body,
   })

@@ -2,12 +2,13 @@
  * The workload of bench/turn-cost.ts, shared by every variant: a zero-latency mock of the OpenAI
  * Chat Completions API (the test suite's real Hono mock, streaming) that answers each turn's
  * first request with one call of the HTTP tool `lookup` and the request after the tool result
- * with a short text, and the test suite's signature-checking tool receiver behind `lookup`.
+ * with a short text, and a signature-checking tool receiver behind `lookup`
+ * (bench-tool-receiver.ts).
  */
 
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import { type MockOpenAI, type MockStep, startMockOpenAI } from '../../test/support/mock-openai.ts'
-import { startToolReceiver } from '../../test/support/tool-receiver.ts'
+import { startBenchToolReceiver } from './bench-tool-receiver.ts'
 
 /** TURNLINE_TOOL_SECRET of the Turnline variants; the receiver checks the derived secret. */
 export const TOOL_MASTER_SECRET = 'bench-tool-master-secret'
@@ -58,7 +59,7 @@ export interface Scenario {
   toolSecret: string
   /** Tool calls answered with a valid signature so far. */
   toolCalls(): number
-  /** Checks the mock saw no unexpected request, then drops what it and the receiver recorded. */
+  /** Checks the mock saw no unexpected request, then drops what it recorded. */
   forget(): void
   close(): Promise<void>
 }
@@ -70,21 +71,18 @@ export async function startScenario(options: { callsTool?: boolean } = {}): Prom
     reply(request.body.messages, callsTool)
   mock.respond(responder)
   const toolSecret = await deriveTenantSecret(TOOL_MASTER_SECRET, TENANT)
-  const receiver = await startToolReceiver(toolSecret)
-  let answered = 0
+  const receiver = await startBenchToolReceiver(toolSecret)
   return {
     callsTool,
     mock,
     toolUrl: receiver.url,
     toolHost: receiver.host,
     toolSecret,
-    toolCalls: () => answered + receiver.calls.filter((c) => c.signatureValid).length,
+    toolCalls: () => receiver.validCalls(),
     forget() {
       mock.assertDone()
       mock.reset()
       mock.respond(responder)
-      answered += receiver.calls.filter((c) => c.signatureValid).length
-      receiver.calls.length = 0
     },
     async close() {
       await mock.close()
