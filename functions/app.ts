@@ -11,6 +11,7 @@ import { type ErrorLog, errorResponse } from './http/http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
+import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
 import { artifactRoutes } from './routes/artifact-routes.ts'
@@ -90,7 +91,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     ),
   )
 
-  app.route('/', metaRoutes(options.version ?? API_VERSION))
+  const version = options.version ?? API_VERSION
+  app.route('/', metaRoutes(version, openApiJsonOf(app, version)))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) {
     app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))

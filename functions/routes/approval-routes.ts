@@ -1,10 +1,13 @@
 import { Hono } from 'hono'
+import { ForkResponseSchema, TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
 import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
 import { ForkRequestSchema } from '../../src/contract/route-bodies.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
-import { parseSessionId, rejectQuery } from '../http/request-input.ts'
+import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * `POST /sessions/:id/permissions {tool_name, decision, message?}`: the human answer to a turn
@@ -12,32 +15,114 @@ import { parseSessionId, rejectQuery } from '../http/request-input.ts'
  * `permission.resolved`; the next turn without input continues the tool loop.
  * `POST /sessions/:id/plan-approval {decision, feedback?}`: answers a waiting plan (TurnResponse
  * of the build or planning turn it starts, or of the recorded decision).
- * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history.
+ * `POST /sessions/:id/fork`: 201 with the new session, seeded with the summarized history; a
+ * fork is a sub-agent: `isolation: "worktree"` runs its sandbox in a git worktree.
  */
-/** A fork is a sub-agent: `isolation: "worktree"` runs its sandbox in a git worktree. */
-
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/sessions/:id/permissions', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, PermissionResolutionRequestSchema)
-    const response = await ctx.api.resolvePermission(c.get('tenant'), sessionId, body)
-    return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
-  })
-  routes.post('/sessions/:id/plan-approval', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, PlanApprovalRequestSchema)
-    const response = await ctx.api.approvePlan(c.get('tenant'), sessionId, body)
-    return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
-  })
+  const turnJson = (response: Parameters<typeof turnResponseJson>[0]) =>
+    new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
 
-  routes.post('/sessions/:id/fork', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, ForkRequestSchema)
-    return c.json(await ctx.api.fork(c.get('tenant'), sessionId, body), 201)
-  })
+  routes.post(
+    '/sessions/:id/permissions',
+    operation({
+      operationId: 'resolvePermission',
+      tags: ['steering'],
+      summary: 'Answer a tool call waiting for approval',
+      description:
+        'The human answer to a turn that stopped `awaiting_approval`. The answer (status `waiting`) holds `permission.resolved`; the next turn without input continues the tool loop.',
+      responses: {
+        200: jsonAnswer('Status `waiting`; events: `permission.resolved`.', TurnResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, PermissionResolutionRequestSchema, {
+      required: true,
+      examples: {
+        allow: {
+          summary: 'Allow the call',
+          value: { tool_name: 'exec_command', decision: 'allow' },
+        },
+        followup: {
+          summary: 'Answer the model instead',
+          value: {
+            tool_name: 'exec_command',
+            decision: 'followup',
+            message: 'Run the unit tests only.',
+          },
+        },
+      },
+    }),
+    async (c) =>
+      turnJson(
+        await ctx.api.resolvePermission(
+          c.get('tenant'),
+          c.req.valid('param').id,
+          c.req.valid('json'),
+        ),
+      ),
+  )
+
+  routes.post(
+    '/sessions/:id/plan-approval',
+    operation({
+      operationId: 'approvePlan',
+      tags: ['steering'],
+      summary: 'Answer a plan waiting for approval',
+      description:
+        'Executing decisions (`execute`, `auto_accept`, `fresh_context`, `switch_build`, `switch_auto`) run the build turn; `revise` runs a planning turn with the feedback; `cancel` records the decision.',
+      responses: {
+        200: jsonAnswer('The turn the decision started (or recorded).', TurnResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 422, 500, 502, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, PlanApprovalRequestSchema, {
+      required: true,
+      examples: {
+        execute: { summary: 'Build the plan', value: { decision: 'execute' } },
+        revise: {
+          summary: 'Ask for changes',
+          value: { decision: 'revise', feedback: 'Split step 2 into two commits.' },
+        },
+      },
+    }),
+    async (c) =>
+      turnJson(
+        await ctx.api.approvePlan(c.get('tenant'), c.req.valid('param').id, c.req.valid('json')),
+      ),
+  )
+
+  routes.post(
+    '/sessions/:id/fork',
+    operation({
+      operationId: 'forkSession',
+      tags: ['steering'],
+      summary: 'Fork a session',
+      description:
+        'A new session seeded with the summarized history; the source is untouched. A fork is a sub-agent: `isolation: "worktree"` runs its sandbox in a git worktree.',
+      responses: {
+        201: jsonAnswer('The new session.', ForkResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 500, 502, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, ForkRequestSchema, {
+      required: false,
+      examples: {
+        plain: { summary: 'Same sandbox', value: {} },
+        worktree: { summary: 'Own git worktree', value: { isolation: 'worktree' } },
+      },
+    }),
+    async (c) =>
+      c.json(
+        await ctx.api.fork(c.get('tenant'), c.req.valid('param').id, c.req.valid('json')),
+        201,
+      ),
+  )
   return routes
 }

@@ -1,44 +1,27 @@
 import { Hono } from 'hono'
+import { ArtifactListSchema, ArtifactViewSchema } from '../../src/contract/api-responses.ts'
 import {
-  type ArtifactKind,
-  ArtifactKindSchema,
+  ArtifactPutBodySchema,
   type ArtifactWrite,
   artifactPutSchema,
   isMemoryKind,
   MemoryAppendSchema,
 } from '../../src/contract/artifacts.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import {
+  ArtifactParamsSchema,
+  IfMatchHeadersSchema,
+  WorkspaceParamsSchema,
+} from '../../src/contract/route-params.ts'
 import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
-import { parseInput, rejectQuery } from '../http/request-input.ts'
-
-/** The workspace-name rule of the store (src/store/session-ref.ts). */
-const WORKSPACE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
-
-export function parseWorkspace(value: string | undefined): string {
-  if (value === undefined || !WORKSPACE.test(value) || value.includes('..')) {
-    throw new TurnlineError(
-      'invalid_input',
-      `workspace ${JSON.stringify((value ?? '').slice(0, 80))} is not valid: use 1–128 characters from A-Z a-z 0-9 . _ -, not starting with "." or "-", without ".."`,
-      { details: { field: 'path.workspace' } },
-    )
-  }
-  return value
-}
-
-function parseKind(value: string | undefined): ArtifactKind {
-  return parseInput(ArtifactKindSchema, value, 'path.kind')
-}
-
-/** `If-Match`: the `etag` a GET answered; a write of another version is 409. */
-function parseIfMatch(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (value.length === 0 || value.length > 200 || value === '*') {
-    throw new TurnlineError('invalid_input', 'If-Match must be the etag of a previous read', {
-      details: { field: 'header.if-match' },
-    })
-  }
-  return value
-}
+import {
+  documentedBody,
+  headerParams,
+  jsonBody,
+  noQuery,
+  pathParams,
+} from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * The durable artifacts of a workspace (`.vtcode/` in object storage): list, read, replace
@@ -47,66 +30,158 @@ function parseIfMatch(value: string | undefined): string | undefined {
  */
 export function artifactRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.get('/workspaces/:workspace/artifacts', async (c) => {
-    const workspace = parseWorkspace(c.req.param('workspace'))
-    rejectQuery(c.req.url)
-    const artifacts = await ctx.api.listArtifacts(c.get('tenant'), workspace)
-    return c.json({ workspace, artifacts })
-  })
-  routes.get('/workspaces/:workspace/artifacts/:kind', async (c) => {
-    const workspace = parseWorkspace(c.req.param('workspace'))
-    const kind = parseKind(c.req.param('kind'))
-    rejectQuery(c.req.url)
-    return c.json(await ctx.api.getArtifact(c.get('tenant'), workspace, kind))
-  })
-  routes.put('/workspaces/:workspace/artifacts/:kind', async (c) => {
-    const workspace = parseWorkspace(c.req.param('workspace'))
-    const kind = parseKind(c.req.param('kind'))
-    rejectQuery(c.req.url)
-    const ifMatch = parseIfMatch(c.req.header('if-match'))
-    const schema = artifactPutSchema(kind)
-    if (!schema) {
-      throw new TurnlineError(
-        'conflict',
-        isMemoryKind(kind)
-          ? `${kind} is append-only: POST {"text"} adds an entry`
-          : `${kind} is written by a context reset, not by PUT`,
-        { retryable: false },
+  routes.get(
+    '/workspaces/:workspace/artifacts',
+    operation({
+      operationId: 'listArtifacts',
+      tags: ['artifacts'],
+      summary: "List a workspace's artifacts",
+      description: 'Each kind, its `.vtcode/` path, and whether it exists.',
+      responses: {
+        200: jsonAnswer('The artifacts.', ArtifactListSchema),
+        ...errorAnswers(400, 401, 500, 503),
+      },
+    }),
+    pathParams(WorkspaceParamsSchema),
+    noQuery,
+    async (c) => {
+      const { workspace } = c.req.valid('param')
+      const artifacts = await ctx.api.listArtifacts(c.get('tenant'), workspace)
+      return c.json({ workspace, artifacts })
+    },
+  )
+  routes.get(
+    '/workspaces/:workspace/artifacts/:kind',
+    operation({
+      operationId: 'getArtifact',
+      tags: ['artifacts'],
+      summary: 'Read one artifact',
+      description: 'Raw content, parsed value, summary and etag.',
+      responses: {
+        200: jsonAnswer('The artifact.', ArtifactViewSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(ArtifactParamsSchema),
+    noQuery,
+    async (c) => {
+      const { workspace, kind } = c.req.valid('param')
+      return c.json(await ctx.api.getArtifact(c.get('tenant'), workspace, kind))
+    },
+  )
+  routes.put(
+    '/workspaces/:workspace/artifacts/:kind',
+    operation({
+      operationId: 'putArtifact',
+      tags: ['artifacts'],
+      summary: 'Replace an artifact',
+      description:
+        'Replaces a document (`{content}`) or the handoff (a HandoffRequest), or updates the progress ledger (fields given replace, others kept). `notes` and `decisions` (append-only) and `context_reset` are 409. With `If-Match`, only the version read is replaced.',
+      responses: {
+        200: jsonAnswer('The artifact as written.', ArtifactViewSchema),
+        ...errorAnswers(400, 401, 409, 413, 500, 503),
+      },
+    }),
+    pathParams(ArtifactParamsSchema),
+    noQuery,
+    headerParams(IfMatchHeadersSchema),
+    // The body's schema depends on the kind (artifactPutSchema); documented as their union.
+    documentedBody(ArtifactPutBodySchema, {
+      required: true,
+      examples: {
+        document: {
+          summary: 'A markdown document (spec, contract, …)',
+          value: { content: '# Spec\n\nParse empty input.' },
+        },
+      },
+    }),
+    async (c) => {
+      const { workspace, kind } = c.req.valid('param')
+      const ifMatch = c.req.valid('header')['If-Match']
+      const schema = artifactPutSchema(kind)
+      if (!schema) {
+        throw new TurnlineError(
+          'conflict',
+          isMemoryKind(kind)
+            ? `${kind} is append-only: POST {"text"} adds an entry`
+            : `${kind} is written by a context reset, not by PUT`,
+          { retryable: false },
+        )
+      }
+      const body = await validBody(c, ctx, schema)
+      const write = (
+        kind === 'progress'
+          ? { kind, update: body }
+          : kind === 'handoff'
+            ? { kind, handoff: body }
+            : { kind, content: (body as { content: string }).content }
+      ) as ArtifactWrite
+      const view = await ctx.api.putArtifact(c.get('tenant'), workspace, write, {
+        ...(ifMatch !== undefined ? { ifMatch } : {}),
+      })
+      return c.json(view)
+    },
+  )
+  routes.post(
+    '/workspaces/:workspace/artifacts/:kind',
+    operation({
+      operationId: 'appendArtifact',
+      tags: ['artifacts'],
+      summary: 'Append to notes or decisions',
+      description:
+        'Adds one entry to the append-only loop memory (`notes` or `decisions`); other kinds are 409 (PUT replaces them).',
+      responses: {
+        201: jsonAnswer('The file after the append.', ArtifactViewSchema),
+        ...errorAnswers(400, 401, 409, 413, 500, 503),
+      },
+    }),
+    pathParams(ArtifactParamsSchema),
+    noQuery,
+    async (c, next) => {
+      const { kind } = c.req.valid('param')
+      if (!isMemoryKind(kind)) {
+        throw new TurnlineError(
+          'conflict',
+          `only notes and decisions take appends; PUT replaces ${kind}`,
+          { retryable: false },
+        )
+      }
+      await next()
+    },
+    jsonBody(ctx, MemoryAppendSchema, {
+      required: true,
+      examples: { note: { summary: 'One note', value: { text: 'The CI runs on Node 20.' } } },
+    }),
+    async (c) => {
+      const { workspace, kind } = c.req.valid('param')
+      const view = await ctx.api.appendArtifact(
+        c.get('tenant'),
+        workspace,
+        kind as 'notes' | 'decisions',
+        c.req.valid('json').text,
       )
-    }
-    const body = await validBody(c, ctx, schema)
-    const write = (
-      kind === 'progress'
-        ? { kind, update: body }
-        : kind === 'handoff'
-          ? { kind, handoff: body }
-          : { kind, content: (body as { content: string }).content }
-    ) as ArtifactWrite
-    const view = await ctx.api.putArtifact(c.get('tenant'), workspace, write, {
-      ...(ifMatch !== undefined ? { ifMatch } : {}),
-    })
-    return c.json(view)
-  })
-  routes.post('/workspaces/:workspace/artifacts/:kind', async (c) => {
-    const workspace = parseWorkspace(c.req.param('workspace'))
-    const kind = parseKind(c.req.param('kind'))
-    rejectQuery(c.req.url)
-    if (!isMemoryKind(kind)) {
-      throw new TurnlineError(
-        'conflict',
-        `only notes and decisions take appends; PUT replaces ${kind}`,
-        { retryable: false },
-      )
-    }
-    const body = await validBody(c, ctx, MemoryAppendSchema)
-    return c.json(await ctx.api.appendArtifact(c.get('tenant'), workspace, kind, body.text), 201)
-  })
-  routes.delete('/workspaces/:workspace/artifacts/:kind', async (c) => {
-    const workspace = parseWorkspace(c.req.param('workspace'))
-    const kind = parseKind(c.req.param('kind'))
-    rejectQuery(c.req.url)
-    await ctx.api.deleteArtifact(c.get('tenant'), workspace, kind)
-    return new Response(null, { status: 204 })
-  })
+      return c.json(view, 201)
+    },
+  )
+  routes.delete(
+    '/workspaces/:workspace/artifacts/:kind',
+    operation({
+      operationId: 'deleteArtifact',
+      tags: ['artifacts'],
+      summary: 'Delete an artifact',
+      description: 'Deleting a missing one is not an error.',
+      responses: {
+        204: { description: 'Deleted.' },
+        ...errorAnswers(400, 401, 500, 503),
+      },
+    }),
+    pathParams(ArtifactParamsSchema),
+    noQuery,
+    async (c) => {
+      const { workspace, kind } = c.req.valid('param')
+      await ctx.api.deleteArtifact(c.get('tenant'), workspace, kind)
+      return new Response(null, { status: 204 })
+    },
+  )
   return routes
 }

@@ -1,8 +1,11 @@
 import { Hono } from 'hono'
+import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
-import { parseIdempotencyKey, parseSessionId, rejectQuery } from '../http/request-input.ts'
+import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * `POST /sessions/:id/compact {instructions?}`: manual compaction. Answers a TurnResponse
@@ -11,16 +14,41 @@ import { parseIdempotencyKey, parseSessionId, rejectQuery } from '../http/reques
  */
 export function compactRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/sessions/:id/compact', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const idempotencyKey = parseIdempotencyKey(c.req.header('idempotency-key'))
-    const body = await validBody(c, ctx, CompactRequestSchema)
-    const response = await ctx.api.compact(c.get('tenant'), sessionId, {
-      ...(body.instructions === undefined ? {} : { instructions: body.instructions }),
-      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-    })
-    return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
-  })
+  routes.post(
+    '/sessions/:id/compact',
+    operation({
+      operationId: 'compactSession',
+      tags: ['turns'],
+      summary: 'Compact the transcript now',
+      description:
+        'Manual compaction (trigger `manual`, always summarizes): the answer holds `thread.compact_boundary`. 409 while a turn is open or when there is nothing to compact. With `Idempotency-Key`, a retry answers the first outcome without summarizing again.',
+      responses: {
+        200: jsonAnswer('Status `completed`; events: the compact boundary.', TurnResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 422, 500, 502, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    headerParams(IdempotencyHeadersSchema),
+    jsonBody(ctx, CompactRequestSchema, {
+      required: false,
+      examples: {
+        default: { summary: 'The default summary instruction', value: {} },
+        focused: {
+          summary: 'Own instructions',
+          value: { instructions: 'Keep the failing test names and the plan.' },
+        },
+      },
+    }),
+    async (c) => {
+      const idempotencyKey = c.req.valid('header')['Idempotency-Key']
+      const body = c.req.valid('json')
+      const response = await ctx.api.compact(c.get('tenant'), c.req.valid('param').id, {
+        ...(body.instructions === undefined ? {} : { instructions: body.instructions }),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      })
+      return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+    },
+  )
   return routes
 }

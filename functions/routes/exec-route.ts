@@ -1,11 +1,13 @@
 import { Hono } from 'hono'
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
-import { rejectQuery } from '../http/request-input.ts'
+import { jsonBody, noQuery } from '../openapi/declared-input.ts'
+import { answerSchema, errorAnswers, operation } from '../openapi/route-docs.ts'
 
 /**
  * Exec mode, like `vtcode exec --json`: creates a session, runs one turn with the prompt,
@@ -14,27 +16,53 @@ import { rejectQuery } from '../http/request-input.ts'
  */
 export function execRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/exec', async (c) => {
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, ExecRequestSchema)
-    const tenant = c.get('tenant')
-    let streamed = 0
-    return liveResponse({
-      run: (push) =>
-        ctx.api.exec(tenant, body, {
-          onEvent: (event) => {
-            streamed += 1
-            push(bareLine(event))
-          },
-        }),
-      tail: (result) => result.events.slice(streamed).map(bareLine).join(''),
-      failure: (error) => {
-        const { message } = mapError(error, ctx.log).body.error
-        return `${serializeEvent({ type: 'error', message })}\n`
+  routes.post(
+    '/exec',
+    operation({
+      operationId: 'exec',
+      tags: ['exec'],
+      summary: 'Exec mode: one prompt, one turn, streamed',
+      description:
+        'Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line.',
+      responses: {
+        200: {
+          description: 'Bare ThreadEvent lines (NDJSON) as they happen.',
+          content: { 'application/x-ndjson': { schema: answerSchema(ThreadEventSchema) } },
+        },
+        ...errorAnswers(400, 401, 413, 422, 500, 502, 503),
       },
-      errorResponse: (error) => errorResponse(error, ctx.log),
-      headers: streamHeaders(NDJSON_TYPE),
-    })
-  })
+    }),
+    noQuery,
+    jsonBody(ctx, ExecRequestSchema, {
+      required: true,
+      examples: {
+        prompt: {
+          summary: 'A prompt in the default workspace',
+          value: { prompt: 'List the TODO comments in src/.', model: 'gpt-5-mini' },
+        },
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json')
+      const tenant = c.get('tenant')
+      let streamed = 0
+      return liveResponse({
+        run: (push) =>
+          ctx.api.exec(tenant, body, {
+            onEvent: (event) => {
+              streamed += 1
+              push(bareLine(event))
+            },
+          }),
+        tail: (result) => result.events.slice(streamed).map(bareLine).join(''),
+        failure: (error) => {
+          const { message } = mapError(error, ctx.log).body.error
+          return `${serializeEvent({ type: 'error', message })}\n`
+        },
+        errorResponse: (error) => errorResponse(error, ctx.log),
+        headers: streamHeaders(NDJSON_TYPE),
+      })
+    },
+  )
   return routes
 }

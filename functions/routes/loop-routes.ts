@@ -1,23 +1,10 @@
 import { Hono } from 'hono'
-import { TurnlineError } from '../../src/contract/errors.ts'
-import {
-  LOOP_ID,
-  LoopCreateRequestSchema,
-  LoopStepRequestSchema,
-} from '../../src/contract/loop-state.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
-import { rejectQuery } from '../http/request-input.ts'
-
-function parseLoopId(value: string | undefined): string {
-  if (value === undefined || !LOOP_ID.test(value)) {
-    throw new TurnlineError(
-      'invalid_input',
-      `loop id ${JSON.stringify((value ?? '').slice(0, 80))} is not valid: use 1–64 characters from A-Z a-z 0-9 _ -`,
-      { details: { field: 'path.id' } },
-    )
-  }
-  return value
-}
+import { LoopStepResponseSchema, LoopViewSchema } from '../../src/contract/api-responses.ts'
+import { LoopCreateRequestSchema, LoopStepRequestSchema } from '../../src/contract/loop-state.ts'
+import { LoopIdParamsSchema } from '../../src/contract/route-params.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * Loop runs: `POST /loops` creates one (its state at `.vtcode/state/loop-<id>.json`),
@@ -26,21 +13,75 @@ function parseLoopId(value: string | undefined): string {
  */
 export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/loops', async (c) => {
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, LoopCreateRequestSchema)
-    return c.json(await ctx.api.createLoop(c.get('tenant'), body), 201)
-  })
-  routes.get('/loops/:id', async (c) => {
-    const loopId = parseLoopId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    return c.json(await ctx.api.getLoop(c.get('tenant'), loopId))
-  })
-  routes.post('/loops/:id/step', async (c) => {
-    const loopId = parseLoopId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, LoopStepRequestSchema)
-    return c.json(await ctx.api.stepLoop(c.get('tenant'), loopId, body))
-  })
+  routes.post(
+    '/loops',
+    operation({
+      operationId: 'createLoop',
+      tags: ['loops'],
+      summary: 'Create a loop run',
+      description:
+        'A task, the settings of each step session, and a budget (VT Code CostBudget defaults: 1,000,000 tokens, $10, 50 steps). Its state lives at `.vtcode/state/loop-<id>.json`.',
+      responses: {
+        201: jsonAnswer('The loop.', LoopViewSchema),
+        ...errorAnswers(400, 401, 409, 413, 500, 503),
+      },
+    }),
+    noQuery,
+    jsonBody(ctx, LoopCreateRequestSchema, {
+      required: true,
+      examples: {
+        task: {
+          summary: 'A task with a small budget',
+          value: {
+            task: 'Make every test in test/unit pass.',
+            session: { workspace: 'my-repo' },
+            budget: { max_steps: 5, max_cost_usd: 1 },
+          },
+        },
+      },
+    }),
+    async (c) => c.json(await ctx.api.createLoop(c.get('tenant'), c.req.valid('json')), 201),
+  )
+  routes.get(
+    '/loops/:id',
+    operation({
+      operationId: 'getLoop',
+      tags: ['loops'],
+      summary: 'Read a loop run',
+      description: 'Step index, cumulative tokens and cost, status and budget report.',
+      responses: {
+        200: jsonAnswer('The loop.', LoopViewSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(LoopIdParamsSchema),
+    noQuery,
+    async (c) => c.json(await ctx.api.getLoop(c.get('tenant'), c.req.valid('param').id)),
+  )
+  routes.post(
+    '/loops/:id/step',
+    operation({
+      operationId: 'stepLoop',
+      tags: ['loops'],
+      summary: 'Run the next step of a loop, or control it',
+      description:
+        'Runs (or resumes) the next step — a fresh session oriented from the artifacts — or pauses, resumes, completes or fails the loop, or changes its budget.',
+      responses: {
+        200: jsonAnswer('The loop and the step.', LoopStepResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 422, 500, 502, 503),
+      },
+    }),
+    pathParams(LoopIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, LoopStepRequestSchema, {
+      required: false,
+      examples: {
+        step: { summary: 'Run the next step', value: {} },
+        pause: { summary: 'Pause the loop', value: { control: 'pause' } },
+      },
+    }),
+    async (c) =>
+      c.json(await ctx.api.stepLoop(c.get('tenant'), c.req.valid('param').id, c.req.valid('json'))),
+  )
   return routes
 }

@@ -1,10 +1,10 @@
 import type { Context } from 'hono'
-import { ResponseReadQuerySchema } from '../../src/contract/open-responses-request.ts'
+import type { ResponseReadQuery } from '../../src/contract/open-responses-request.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorJson, mapError } from '../http/http-errors.ts'
-import { parseQuery, parseSessionId, wantsEventStream } from '../http/request-input.ts'
+import { wantsEventStream } from '../http/request-input.ts'
 
 const PAGE = 1000
 const encoder = new TextEncoder()
@@ -17,12 +17,13 @@ const encoder = new TextEncoder()
  * store (as `GET …/events?follow=1`) and ends with `[DONE]` once it completes; a stream cut off
  * by the follow limit ends without `[DONE]`, and the client resumes with `starting_after`.
  */
-export async function readResponse(c: Context<AppEnv>, ctx: RouteContext): Promise<Response> {
-  const responseId = c.req.param('id') ?? ''
-  const sessionId = parseSessionId(
-    responseId.startsWith('resp_') ? responseId.slice(5) : `invalid:${responseId}`,
-  )
-  const query = parseQuery(ResponseReadQuerySchema, c.req.url)
+export async function readResponse(
+  c: Context<AppEnv, string, { out: { param: { id: string }; query: ResponseReadQuery } }>,
+  ctx: RouteContext,
+): Promise<Response> {
+  // Validated by the route (ResponseIdParamsSchema): `resp_<session id>`.
+  const sessionId = c.req.valid('param').id.slice('resp_'.length)
+  const query = c.req.valid('query')
   const tenant = c.get('tenant')
   const view = await ctx.api.storedResponseView(tenant, sessionId)
   let nextSeq = 0

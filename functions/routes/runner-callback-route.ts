@@ -1,8 +1,13 @@
 import { Hono } from 'hono'
+import { RunnerCallbackResponseSchema } from '../../src/contract/api-responses.ts'
+import { SignedDeliveryHeadersSchema } from '../../src/contract/route-params.ts'
 import { readExitCallback } from '../../src/contract/runner-callback.ts'
+import { ExecExitCallbackSchema } from '../../src/contract/runner-protocol.ts'
 import type { ReplayGuard } from '../../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { readBodyText } from '../http/read-body.ts'
+import { documentedBody, documentedHeaders } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * `POST /v1/runner/callback`: the sandbox runner's signed notice that a command exited (no
@@ -17,28 +22,67 @@ export function runnerRoutes(
   replay: ReplayGuard,
 ): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/runner/callback', async (c) => {
-    const body = await readBodyText(c.req.raw, ctx.limits)
-    const check = await readExitCallback({
-      secret,
-      body,
-      headers: c.req.raw.headers,
-      nowMs: Date.now(),
-      replay,
-    })
-    if (!check.ok) {
-      return c.json(
-        {
-          error: {
-            code: check.status === 401 ? 'unauthorized' : 'invalid_input',
-            message: check.message,
-            ...(check.reason ? { details: { reason: check.reason } } : {}),
+  routes.post(
+    '/runner/callback',
+    operation({
+      operationId: 'runnerCallback',
+      tags: ['callbacks'],
+      summary: "The sandbox runner's exit notice",
+      description:
+        'Signed with the runner secret (Standard Webhooks; no bearer key). Unsigned, expired or replayed → 401; malformed → 400; otherwise 202 once the turn waiting on the command (if any) has been continued. Served only when the deployment has a runner secret.',
+      security: [],
+      responses: {
+        202: jsonAnswer('Accepted.', RunnerCallbackResponseSchema),
+        ...errorAnswers(400, 401, 413, 500, 503),
+      },
+    }),
+    documentedHeaders(SignedDeliveryHeadersSchema),
+    documentedBody(ExecExitCallbackSchema, {
+      required: true,
+      examples: {
+        exited: {
+          summary: 'A command exited',
+          value: {
+            type: 'exec.exited',
+            nonce: 'n0nce-n0nce-n0nce',
+            tenant: 'local',
+            session_id: 'sess_1',
+            exec_session_id: 'exec-1',
+            request_id: 'req_1',
+            tool_call_id: 'call_1',
+            exit_code: 0,
+            total_output_bytes: 120,
+            spool_path: 'spool/exec-1.log',
+            spool_complete: true,
+            exited_at: 1764750000000,
+            attempt: 1,
           },
         },
-        check.status,
-      )
-    }
-    return c.json(await ctx.api.runnerExited(check.callback), 202)
-  })
+      },
+    }),
+    async (c) => {
+      const body = await readBodyText(c.req.raw, ctx.limits)
+      const check = await readExitCallback({
+        secret,
+        body,
+        headers: c.req.raw.headers,
+        nowMs: Date.now(),
+        replay,
+      })
+      if (!check.ok) {
+        return c.json(
+          {
+            error: {
+              code: check.status === 401 ? 'unauthorized' : 'invalid_input',
+              message: check.message,
+              ...(check.reason ? { details: { reason: check.reason } } : {}),
+            },
+          },
+          check.status,
+        )
+      }
+      return c.json(await ctx.api.runnerExited(check.callback), 202)
+    },
+  )
   return routes
 }

@@ -1,59 +1,157 @@
 import { Hono } from 'hono'
 import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
+import {
+  CreateSessionResponseSchema,
+  SequencedEventSchema,
+  SessionListSchema,
+  SessionViewSchema,
+} from '../../src/contract/api-responses.ts'
+import { LastEventIdHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
 import { JSON_TYPE } from '../http/event-framing.ts'
+import { wantsEventStream } from '../http/request-input.ts'
 import {
-  parseLastEventId,
-  parseQuery,
-  parseSessionId,
-  rejectQuery,
-  wantsEventStream,
-} from '../http/request-input.ts'
+  headerParams,
+  jsonBody,
+  noQuery,
+  pathParams,
+  queryParams,
+} from '../openapi/declared-input.ts'
+import {
+  answerSchema,
+  errorAnswers,
+  jsonAnswer,
+  operation,
+  streamContent,
+} from '../openapi/route-docs.ts'
 
 const json = (value: unknown, status = 200) =>
   new Response(JSON.stringify(value), { status, headers: { 'content-type': JSON_TYPE } })
+
+const sse = (c: { req: { header: (name: string) => string | undefined } }) =>
+  wantsEventStream(c.req.header('accept'))
 
 /** Create, list and read sessions, and the events feed of one session. */
 export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
 
-  routes.post('/sessions', async (c) => {
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, SessionConfigSchema)
-    const created = await ctx.api.createSession(c.get('tenant'), body)
-    return json(created, 201)
-  })
+  routes.post(
+    '/sessions',
+    operation({
+      operationId: 'createSession',
+      tags: ['sessions'],
+      summary: 'Create a session',
+      description:
+        'Commits `thread.started`. Every field is optional: a bare POST creates a session in the `default` workspace with the deployment defaults.',
+      responses: {
+        201: jsonAnswer('The session was created.', CreateSessionResponseSchema),
+        ...errorAnswers(400, 401, 413, 500, 503),
+      },
+    }),
+    noQuery,
+    jsonBody(ctx, SessionConfigSchema, {
+      required: false,
+      examples: {
+        minimal: { summary: 'Defaults everywhere', value: {} },
+        coding: {
+          summary: 'A coding session with a model and limits',
+          value: {
+            workspace: 'my-repo',
+            model: 'gpt-5-mini',
+            instructions: 'Keep changes small and run the tests.',
+            limits: { max_turns: 20 },
+          },
+        },
+      },
+    }),
+    async (c) => json(await ctx.api.createSession(c.get('tenant'), c.req.valid('json')), 201),
+  )
 
-  routes.get('/sessions', async (c) => {
-    const query = parseQuery(ListSessionsQuerySchema, c.req.url)
-    return json(await ctx.api.listSessions(c.get('tenant'), query))
-  })
+  routes.get(
+    '/sessions',
+    operation({
+      operationId: 'listSessions',
+      tags: ['sessions'],
+      summary: "List the tenant's sessions of one workspace",
+      description:
+        'One page, newest first; pass the opaque `cursor` back for the next page (a forged cursor is 400).',
+      responses: {
+        200: jsonAnswer('One page of sessions.', SessionListSchema),
+        ...errorAnswers(400, 401, 500, 503),
+      },
+    }),
+    queryParams(ListSessionsQuerySchema),
+    async (c) => json(await ctx.api.listSessions(c.get('tenant'), c.req.valid('query'))),
+  )
 
-  routes.get('/sessions/:id', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    return json(await ctx.api.getSession(c.get('tenant'), sessionId))
-  })
+  routes.get(
+    '/sessions/:id',
+    operation({
+      operationId: 'getSession',
+      tags: ['sessions'],
+      summary: 'Read one session',
+      description: 'Its manifest summary, usage, cost, config and budget report.',
+      responses: {
+        200: jsonAnswer('The session.', SessionViewSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    async (c) => json(await ctx.api.getSession(c.get('tenant'), c.req.valid('param').id)),
+  )
 
-  routes.get('/sessions/:id/events', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    const query = parseQuery(EventsQuerySchema, c.req.url)
-    const sse = wantsEventStream(c.req.header('accept'))
-    const resumeAfter = sse ? parseLastEventId(c.req.header('last-event-id')) : undefined
-    return eventFeedResponse({
-      api: ctx.api,
-      tenant: c.get('tenant'),
-      sessionId,
-      after: resumeAfter ?? query.after ?? -1,
-      limit: query.limit,
-      follow: query.follow === '1' || query.follow === 'true',
-      sse,
-      options: ctx.follow,
-      log: ctx.log,
-    })
-  })
+  routes.get(
+    '/sessions/:id/events',
+    operation({
+      operationId: 'listSessionEvents',
+      tags: ['sessions'],
+      summary: 'Read the events of a session',
+      description:
+        'Events with seq > `after`, as NDJSON (one SequencedEvent per line) or, with `Accept: text/event-stream`, as Server-Sent Events. `follow=1` keeps the stream open until `thread.completed` (or the follow limit). The `Turnline-Next-Seq` header names the seq after the first page.',
+      responses: {
+        200: {
+          description: 'The events from `after` on.',
+          headers: {
+            'Turnline-Next-Seq': {
+              description: 'The seq after the events of the first page.',
+              schema: { type: 'integer' },
+            },
+          },
+          content: {
+            'application/x-ndjson': {
+              schema: answerSchema(SequencedEventSchema),
+            },
+            'text/event-stream': streamContent(
+              '`id:` = seq, `event:` = event type, `data:` = the bare ThreadEvent.',
+              'id: 0\nevent: thread.started\ndata: {"type":"thread.started","thread_id":"th_1"}\n\n',
+            ),
+          },
+        },
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    queryParams(EventsQuerySchema),
+    headerParams(LastEventIdHeadersSchema, sse),
+    async (c) => {
+      const query = c.req.valid('query')
+      const streaming = sse(c)
+      return eventFeedResponse({
+        api: ctx.api,
+        tenant: c.get('tenant'),
+        sessionId: c.req.valid('param').id,
+        after: c.req.valid('header')['Last-Event-ID'] ?? query.after ?? -1,
+        limit: query.limit,
+        follow: query.follow === '1' || query.follow === 'true',
+        sse: streaming,
+        options: ctx.follow,
+        log: ctx.log,
+      })
+    },
+  )
 
   return routes
 }

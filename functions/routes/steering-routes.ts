@@ -1,7 +1,10 @@
 import { Hono } from 'hono'
 import { IntentRequestSchema } from '../../src/contract/api.ts'
-import { type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
-import { parseSessionId, rejectQuery } from '../http/request-input.ts'
+import { IntentResponseSchema } from '../../src/contract/api-responses.ts'
+import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * `POST /sessions/:id/intents`: queue a steering follow-up (202 `{id, pending}`), also while a
@@ -10,12 +13,32 @@ import { parseSessionId, rejectQuery } from '../http/request-input.ts'
  */
 export function steeringRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/sessions/:id/intents', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const body = await validBody(c, ctx, IntentRequestSchema)
-    const accepted = await ctx.api.enqueueIntent(c.get('tenant'), sessionId, body)
-    return c.json(accepted, 202)
-  })
+  routes.post(
+    '/sessions/:id/intents',
+    operation({
+      operationId: 'enqueueIntent',
+      tags: ['steering'],
+      summary: 'Queue a steering follow-up',
+      description:
+        'Accepted also while a turn runs; the next turn boundary applies queued intents in order (at most 16 pending). A full queue is 409 `follow_up_queue_full` and drops nothing.',
+      responses: {
+        202: jsonAnswer('Queued.', IntentResponseSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, IntentRequestSchema, {
+      required: true,
+      examples: {
+        redirect: { summary: 'Change course', value: { text: 'Use the existing helper instead.' } },
+      },
+    }),
+    async (c) => {
+      const sessionId = c.req.valid('param').id
+      const accepted = await ctx.api.enqueueIntent(c.get('tenant'), sessionId, c.req.valid('json'))
+      return c.json(accepted, 202)
+    },
+  )
   return routes
 }

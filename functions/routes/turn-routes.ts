@@ -1,8 +1,10 @@
 import { Hono } from 'hono'
 import { TurnRequestSchema, type TurnResponse } from '../../src/contract/api.ts'
+import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
+import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
-import { type AppContext, type AppEnv, type RouteContext, validBody } from '../http/app-context.ts'
+import type { AppContext, AppEnv, RouteContext } from '../http/app-context.ts'
 import {
   eventFrame,
   JSON_TYPE,
@@ -14,14 +16,9 @@ import {
 } from '../http/event-framing.ts'
 import { errorJson, errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
-import {
-  parseIdempotencyKey,
-  parseSessionId,
-  rejectQuery,
-  wantsEventStream,
-} from '../http/request-input.ts'
-
-/** `complete` and `cancel` take no fields; an empty body or `{}` is accepted. */
+import { wantsEventStream } from '../http/request-input.ts'
+import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { answerSchema, errorAnswers, operation, streamContent } from '../openapi/route-docs.ts'
 
 /**
  * Routes that step a session: `POST /sessions/:id/turns`, `/complete`, `/cancel`. Each answers
@@ -31,37 +28,114 @@ import {
 export function turnRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
 
-  routes.post('/sessions/:id/turns', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    const idempotencyKey = parseIdempotencyKey(c.req.header('idempotency-key'))
-    const body = await validBody(c, ctx, TurnRequestSchema)
-    const tenant = c.get('tenant')
-    return respond(c, ctx, (options) =>
-      ctx.api.stepTurn(tenant, sessionId, body, {
-        ...options,
-        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-      }),
-    )
-  })
+  routes.post(
+    '/sessions/:id/turns',
+    operation({
+      operationId: 'stepTurn',
+      tags: ['turns'],
+      summary: 'Step one turn',
+      description:
+        'Runs the model and tools until the turn ends, waits (a command still runs) or needs an approval. Call again without `input` to continue a waiting turn. With `Idempotency-Key`, a retry answers the first outcome.',
+      responses: turnAnswers(
+        'The outcome of the turn.',
+        400,
+        401,
+        404,
+        409,
+        413,
+        422,
+        500,
+        502,
+        503,
+      ),
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    headerParams(IdempotencyHeadersSchema),
+    jsonBody(ctx, TurnRequestSchema, {
+      required: false,
+      examples: {
+        message: { summary: 'A user message', value: { input: 'Add a test for the parser.' } },
+        continue: { summary: 'Continue a waiting turn', value: {} },
+      },
+    }),
+    async (c) => {
+      const idempotencyKey = c.req.valid('header')['Idempotency-Key']
+      const body = c.req.valid('json')
+      const sessionId = c.req.valid('param').id
+      const tenant = c.get('tenant')
+      return respond(c, ctx, (options) =>
+        ctx.api.stepTurn(tenant, sessionId, body, {
+          ...options,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        }),
+      )
+    },
+  )
 
-  routes.post('/sessions/:id/complete', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    await validBody(c, ctx, EmptyBodySchema)
-    const tenant = c.get('tenant')
-    return respond(c, ctx, (options) => ctx.api.complete(tenant, sessionId, options))
-  })
+  routes.post(
+    '/sessions/:id/complete',
+    operation({
+      operationId: 'completeSession',
+      tags: ['turns'],
+      summary: 'End the session with success',
+      description: 'Commits `thread.completed` (subtype `success`); later turns are 409.',
+      responses: turnAnswers('The terminal turn.', 400, 401, 404, 409, 413, 500, 503),
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, EmptyBodySchema, EMPTY_BODY),
+    async (c) => {
+      const sessionId = c.req.valid('param').id
+      const tenant = c.get('tenant')
+      return respond(c, ctx, (options) => ctx.api.complete(tenant, sessionId, options))
+    },
+  )
 
-  routes.post('/sessions/:id/cancel', async (c) => {
-    const sessionId = parseSessionId(c.req.param('id'))
-    rejectQuery(c.req.url)
-    await validBody(c, ctx, EmptyBodySchema)
-    const tenant = c.get('tenant')
-    return respond(c, ctx, (options) => ctx.api.cancel(tenant, sessionId, options))
-  })
+  routes.post(
+    '/sessions/:id/cancel',
+    operation({
+      operationId: 'cancelSession',
+      tags: ['turns'],
+      summary: 'End the session as cancelled',
+      description:
+        'Commits `thread.completed` (subtype `cancelled`), also while a turn runs (it stops at its next step).',
+      responses: turnAnswers('The terminal turn.', 400, 401, 404, 409, 413, 500, 503),
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    jsonBody(ctx, EmptyBodySchema, EMPTY_BODY),
+    async (c) => {
+      const sessionId = c.req.valid('param').id
+      const tenant = c.get('tenant')
+      return respond(c, ctx, (options) => ctx.api.cancel(tenant, sessionId, options))
+    },
+  )
 
   return routes
+}
+
+/** `complete` and `cancel` take no fields; an empty body or `{}` is accepted. */
+const EMPTY_BODY = {
+  required: false,
+  examples: { empty: { summary: 'No fields', value: {} } },
+}
+
+/** A TurnResponse as JSON, or with `Accept: text/event-stream` the turn's events live. */
+function turnAnswers(description: string, ...errors: number[]) {
+  return {
+    200: {
+      description,
+      content: {
+        'application/json': { schema: answerSchema(TurnResponseSchema) },
+        'text/event-stream': streamContent(
+          'With `Accept: text/event-stream`: one frame per event (`id:` = seq, `event:` = the event type, `data:` = the bare ThreadEvent), then `event: turn.result` with the TurnResponse. A failure after the stream started is an `event: error` frame with the error body.',
+          'id: 3\nevent: item.completed\ndata: {"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"Done."}}\n\nevent: turn.result\ndata: {"turn_id":"turn-1","status":"completed","events":[],"next_seq":4}\n\n',
+        ),
+      },
+    },
+    ...errorAnswers(...errors),
+  }
 }
 
 async function respond(

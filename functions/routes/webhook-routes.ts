@@ -1,10 +1,18 @@
 import { Hono } from 'hono'
+import { WebhookRunResponseSchema } from '../../src/contract/api-responses.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import {
+  SignedDeliveryHeadersSchema,
+  WebhookParamsSchema,
+  WebhookPayloadSchema,
+} from '../../src/contract/route-params.ts'
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
 import { readBodyText } from '../http/read-body.ts'
+import { documentedBody, documentedHeaders, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * `POST /v1/webhooks/:name`: a Standard Webhooks delivery (signed with the hook's secret, no
@@ -15,22 +23,45 @@ import { readBodyText } from '../http/read-body.ts'
  */
 export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, WebhookConfig>>) {
   const routes = new Hono<AppEnv>()
-  routes.post('/webhooks/:name', async (c) => {
-    const name = c.req.param('name')
-    const hook = Object.hasOwn(hooks, name) ? hooks[name] : undefined
-    if (!hook) throw new TurnlineError('not_found', `no webhook named ${name.slice(0, 64)}`)
-    const body = await readBodyText(c.req.raw, ctx.limits)
-    const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
-    if (!check.ok) throw new TurnlineError('unauthorized', `webhook rejected: ${check.reason}`)
-    const run = await ctx.api.trigger(hook.tenant, {
-      sessionId: `wh-${name}-${await digest(check.id)}`,
-      deliveryId: check.id,
-      config: hook.session,
-      input: renderPrompt(hook.prompt, body),
-    })
-    const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
-    return new Response(text, { status: 200, headers: { 'content-type': JSON_TYPE } })
-  })
+  routes.post(
+    '/webhooks/:name',
+    operation({
+      operationId: 'deliverWebhook',
+      tags: ['callbacks'],
+      summary: 'A webhook delivery starts an automation run',
+      description:
+        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Served only for the hooks the deployment configures.",
+      security: [],
+      responses: {
+        200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
+        ...errorAnswers(401, 404, 409, 413, 422, 500, 502, 503),
+      },
+    }),
+    pathParams(WebhookParamsSchema),
+    documentedHeaders(SignedDeliveryHeadersSchema),
+    documentedBody(WebhookPayloadSchema, {
+      required: true,
+      examples: {
+        push: { summary: 'A JSON payload', value: { ref: 'refs/heads/main', commits: 3 } },
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param')
+      const hook = Object.hasOwn(hooks, name) ? hooks[name] : undefined
+      if (!hook) throw new TurnlineError('not_found', `no webhook named ${name.slice(0, 64)}`)
+      const body = await readBodyText(c.req.raw, ctx.limits)
+      const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
+      if (!check.ok) throw new TurnlineError('unauthorized', `webhook rejected: ${check.reason}`)
+      const run = await ctx.api.trigger(hook.tenant, {
+        sessionId: `wh-${name}-${await digest(check.id)}`,
+        deliveryId: check.id,
+        config: hook.session,
+        input: renderPrompt(hook.prompt, body),
+      })
+      const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
+      return new Response(text, { status: 200, headers: { 'content-type': JSON_TYPE } })
+    },
+  )
   return routes
 }
 

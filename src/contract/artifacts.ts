@@ -123,6 +123,13 @@ export function artifactPutSchema(kind: ArtifactKind): z.ZodType | undefined {
   return undefined
 }
 
+/** What `PUT …/artifacts/{kind}` accepts over all kinds (each kind takes one of these). */
+export const ArtifactPutBodySchema = z
+  .union([DocumentBodySchema, ProgressUpdateSchema, HandoffRequestSchema])
+  .describe(
+    '`{content}` for a document or `compaction_summary`; a progress update (fields given replace, others kept) for `progress`; a HandoffRequest for `handoff`.',
+  )
+
 /** Arguments of the model's artifact tools (src/core/artifacts/artifact-tools.ts). */
 export const MemoryToolArgsSchema = z.object({ text: z.string().min(1) })
 export const WriteArtifactArgsSchema = z.object({

@@ -10,8 +10,23 @@ export type JsonValue =
   | { [key: string]: JsonValue }
 export type JsonObject = { [key: string]: JsonValue }
 
-export const JsonValueSchema: z.ZodType<JsonValue> = z.json()
-export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), z.json())
+/**
+ * What `z.json()` accepts, written out so that the recursion names itself: JSON Schema (and the
+ * OpenAPI document) shows it as the one `JsonValue` definition.
+ */
+export const JsonValueSchema: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(JsonValueSchema),
+      z.record(z.string(), JsonValueSchema),
+    ]),
+  )
+  .meta({ id: 'JsonValue', description: 'Any JSON value.' })
+export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema)
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 

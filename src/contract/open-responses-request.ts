@@ -87,6 +87,7 @@ export const ResponseReadQuerySchema = z.strictObject({
   /** Resume: only events with a greater `sequence_number`. */
   starting_after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
 })
+export type ResponseReadQuery = z.infer<typeof ResponseReadQuerySchema>
 
 /** The model label a response reports when the request names none (the deployment default). */
 export const DEFAULT_MODEL_LABEL = 'default'

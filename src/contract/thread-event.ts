@@ -181,25 +181,27 @@ export const THREAD_EVENT_SCHEMAS = {
 } as const
 
 /** Known events only (no catch-all): for validating events we produce. */
-export const ThreadEventSchema = z.discriminatedUnion('type', [
-  ThreadStartedEventSchema,
-  ThreadCompletedEventSchema,
-  ThreadCompactBoundaryEventSchema,
-  ContextResetEventSchema,
-  TurnStartedEventSchema,
-  TurnCompletedEventSchema,
-  TurnFailedEventSchema,
-  ItemStartedEventSchema,
-  ItemUpdatedEventSchema,
-  ItemCompletedEventSchema,
-  PermissionRequestedEventSchema,
-  PermissionResolvedEventSchema,
-  InterjectedEventSchema,
-  PlanDeltaEventSchema,
-  PlanApprovalRequestedEventSchema,
-  PlanApprovalResolvedEventSchema,
-  ErrorEventSchema,
-])
+export const ThreadEventSchema = z
+  .discriminatedUnion('type', [
+    ThreadStartedEventSchema,
+    ThreadCompletedEventSchema,
+    ThreadCompactBoundaryEventSchema,
+    ContextResetEventSchema,
+    TurnStartedEventSchema,
+    TurnCompletedEventSchema,
+    TurnFailedEventSchema,
+    ItemStartedEventSchema,
+    ItemUpdatedEventSchema,
+    ItemCompletedEventSchema,
+    PermissionRequestedEventSchema,
+    PermissionResolvedEventSchema,
+    InterjectedEventSchema,
+    PlanDeltaEventSchema,
+    PlanApprovalRequestedEventSchema,
+    PlanApprovalResolvedEventSchema,
+    ErrorEventSchema,
+  ])
+  .meta({ id: 'ThreadEvent', description: 'A VT Code ThreadEvent (event schema 0.11.0).' })
 
 export type ThreadStartedEvent = z.infer<typeof ThreadStartedEventSchema>
 export type ThreadCompletedEvent = z.infer<typeof ThreadCompletedEventSchema>

@@ -144,19 +144,21 @@ export const THREAD_ITEM_SCHEMAS = {
   error: ErrorItemSchema,
 } as const
 
-export const ThreadItemSchema = z.discriminatedUnion('type', [
-  AgentMessageItemSchema,
-  PlanItemSchema,
-  ReasoningItemSchema,
-  CommandExecutionItemSchema,
-  ToolInvocationItemSchema,
-  ToolOutputItemSchema,
-  FileChangeItemSchema,
-  McpToolCallItemSchema,
-  WebSearchItemSchema,
-  HarnessItemSchema,
-  ErrorItemSchema,
-])
+export const ThreadItemSchema = z
+  .discriminatedUnion('type', [
+    AgentMessageItemSchema,
+    PlanItemSchema,
+    ReasoningItemSchema,
+    CommandExecutionItemSchema,
+    ToolInvocationItemSchema,
+    ToolOutputItemSchema,
+    FileChangeItemSchema,
+    McpToolCallItemSchema,
+    WebSearchItemSchema,
+    HarnessItemSchema,
+    ErrorItemSchema,
+  ])
+  .meta({ id: 'ThreadItem', description: 'A VT Code ThreadItem: what an item event carries.' })
 
 export type AgentMessageItem = z.infer<typeof AgentMessageItemSchema>
 export type PlanItem = z.infer<typeof PlanItemSchema>

@@ -60,6 +60,11 @@ describe('Worker bundle', () => {
     expect(inputs).toContain('functions/entries/worker-ajv.ts')
   })
 
+  it('leaves out the schema converters of hono-openapi (ours is zod.toJSONSchema)', () => {
+    expect(inputs.filter((path) => path.includes('@standard-community/'))).toEqual([])
+    expect(inputs.filter((path) => /node_modules\/zod\/v3\//.test(path))).toEqual([])
+  })
+
   it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {
     const xml = inputs.filter((path) => path.includes('@aws-sdk/xml-builder/'))
     expect(xml).toEqual([expect.stringMatching(/@aws-sdk\/xml-builder\/dist-cjs\/index\.js$/)])

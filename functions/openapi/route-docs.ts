@@ -1,0 +1,83 @@
+import type { MiddlewareHandler } from 'hono'
+import { type DescribeRouteOptions, describeRoute } from 'hono-openapi'
+import type * as z from 'zod'
+import { ErrorBodySchema } from '../../src/contract/api-responses.ts'
+import type { AppEnv } from '../http/app-context.ts'
+import { schemaResolver } from './schema-resolver.ts'
+
+/**
+ * The response half and the description of a route declaration (see declared-input.ts for the
+ * request half). `operation` goes into the route's middleware list; hono-openapi collects it.
+ */
+
+export type Tag = (typeof TAGS)[number]['name']
+
+export const TAGS = [
+  { name: 'sessions', description: 'Create, list and read sessions; the events feed.' },
+  { name: 'turns', description: 'Step a session: turns, completion, cancellation, compaction.' },
+  {
+    name: 'steering',
+    description: 'Steering follow-ups, permission answers, plan approval, forks.',
+  },
+  { name: 'exec', description: 'One-shot runs: exec mode and the Open Responses endpoint.' },
+  { name: 'agents', description: 'The agent layer: orientation, handoff, verification.' },
+  { name: 'artifacts', description: "A workspace's durable artifacts in `.vtcode/`." },
+  { name: 'loops', description: 'Loop runs: steps of fresh sessions within a budget.' },
+  { name: 'callbacks', description: 'Signed deliveries: webhooks and the sandbox runner.' },
+  { name: 'meta', description: 'Health, this document and its reference page.' },
+] as const
+
+export interface Operation {
+  operationId: string
+  tags: Tag[]
+  summary: string
+  description: string
+  responses: DescribeRouteOptions['responses']
+  /** Public routes: `[]` (no bearer key); others use the document's default. */
+  security?: []
+}
+
+export function operation(spec: Operation): MiddlewareHandler<AppEnv> {
+  return describeRoute({ ...spec, tags: [...spec.tags] })
+}
+
+/** `schema` as the document shows an answer: its output side. */
+export const answerSchema = (schema: z.ZodType) => schemaResolver(schema, 'output')
+
+/** A JSON answer by `schema` (as the service builds it). */
+export function jsonAnswer(description: string, schema: z.ZodType, headers?: Headers_) {
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: answerSchema(schema) } },
+  }
+}
+
+type Headers_ = Record<string, { description: string; schema: { type: 'string' | 'integer' } }>
+
+/** A stream answer: `text/event-stream` or `application/x-ndjson` frames, described. */
+export function streamContent(description: string, example: string) {
+  return { schema: { type: 'string' as const, description }, example }
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: '`invalid_input`: the message and `details` name the offending field.',
+  401: '`unauthorized`: missing or wrong credentials.',
+  404: '`not_found`: no such resource for this tenant.',
+  409: '`session_busy` (with Retry-After), `session_completed`, `follow_up_queue_full` or `conflict`.',
+  413: '`payload_too_large`: the body exceeds the limit.',
+  422: '`model_not_configured`, or `idempotency_key_reused`: the key was used with another request.',
+  500: 'An internal fault (`internal`, `corrupt_data`, …); the server log has the details.',
+  502: '`model_error` or `tool_error`: an upstream failed.',
+  503: 'Storage, coordinator or runner unavailable; retry later (Retry-After when known).',
+}
+
+/** The error answers of an operation, all with the one error body. */
+export function errorAnswers(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      jsonAnswer(ERROR_TEXT[status] ?? 'An error.', ErrorBodySchema),
+    ]),
+  )
+}

@@ -1,0 +1,333 @@
+import * as z from 'zod'
+import { FrozenOrientationSchema, OrientReasonSchema } from './agent-state.ts'
+import { ARTIFACT_KINDS } from './artifacts.ts'
+import { BUDGET_STATUSES } from './budget-status.ts'
+import { ERROR_CODES } from './errors.ts'
+import { HandoffRequestSchema } from './handoff.ts'
+import { LoopRunStateSchema, LoopStepRecordSchema } from './loop-state.ts'
+import { SessionConfigSchema } from './session-config.ts'
+import { ThreadEventSchema } from './thread-event.ts'
+import { UsageSchema } from './usage.ts'
+
+/**
+ * The response bodies of the HTTP API (v1) as zod schemas, for the OpenAPI document: the service
+ * builds them as the TypeScript types next to each (api.ts, artifacts.ts, loop-state.ts …), and
+ * test/unit/openapi-responses.test.ts checks real answers against these schemas.
+ */
+
+const Count = z.number().int().nonnegative()
+const Id = (description: string) => z.string().describe(description)
+
+export const ErrorBodySchema = z
+  .object({
+    error: z
+      .object({
+        code: z.enum(ERROR_CODES).describe('Stable machine-readable error code.'),
+        message: z.string().describe('What went wrong, naming the offending field or value.'),
+        details: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('Structured details: `field` or `issues` for invalid input, limits, reasons.'),
+      })
+      .describe('The error.'),
+  })
+  .meta({
+    id: 'Error',
+    description: 'Every error answer: `{"error":{"code","message","details?"}}`.',
+  })
+
+export const TURN_STATUSES = [
+  'completed',
+  'failed',
+  'waiting',
+  'awaiting_approval',
+  'terminal',
+] as const
+
+export const TurnResponseSchema = z
+  .object({
+    turn_id: Id('The turn this call stepped (`turn-<n>`).'),
+    status: z
+      .enum(TURN_STATUSES)
+      .describe(
+        '`completed`: the turn answered; `failed`: it ended with an error; `waiting`: a command still runs (call again without input); `awaiting_approval`: a tool call needs a permission answer; `terminal`: the session has ended.',
+      ),
+    events: z
+      .array(ThreadEventSchema)
+      .describe('The bare ThreadEvents this call committed, in order.'),
+    next_seq: Count.describe('The seq the next event of the session will get.'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('Non-fatal notices (budget warnings, pricing unavailable).'),
+  })
+  .meta({ id: 'TurnResponse', description: 'The outcome of one call that stepped a session.' })
+
+const SessionStatus = z
+  .enum(['active', 'completed'])
+  .describe('`completed` after thread.completed.')
+
+export const CreateSessionResponseSchema = z
+  .object({
+    session_id: Id('The session id (the path segment of every session route).'),
+    thread_id: Id('The VT Code thread id of the session.'),
+    status: SessionStatus,
+  })
+  .meta({ id: 'CreateSessionResponse', description: 'A session just created.' })
+
+const summaryFields = {
+  session_id: Id('The session id.'),
+  thread_id: Id('The VT Code thread id.'),
+  workspace: Id('The workspace the session runs in.'),
+  status: SessionStatus,
+  created_at: z.string().describe('RFC 3339 time of thread.started.'),
+  updated_at: z.string().describe('RFC 3339 time of the last commit.'),
+  turn_count: Count.describe('Turns started so far.'),
+  event_count: Count.describe('Events committed so far.'),
+  last_seq: z.number().int().min(-1).describe('Seq of the newest event (-1 before any).'),
+}
+
+export const SessionSummarySchema = z
+  .object(summaryFields)
+  .meta({ id: 'SessionSummary', description: 'A listed session: what its manifest says.' })
+
+export const SessionListSchema = z
+  .object({
+    sessions: z.array(SessionSummarySchema).describe('One page, newest first.'),
+    cursor: z
+      .string()
+      .optional()
+      .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
+  })
+  .meta({ id: 'SessionList', description: "One page of the tenant's sessions of a workspace." })
+
+const Limit = (used: 'used' | 'spent', what: string) =>
+  z
+    .object({
+      [used]: z
+        .number()
+        .nonnegative()
+        .optional()
+        .describe(`${what} so far (absent when unknown, e.g. no pricing for the model).`),
+      max: z.number().nonnegative().optional().describe('The limit; absent when none is set.'),
+    })
+    .describe(`${what} against its limit.`)
+
+export const BudgetReportSchema = z
+  .object({
+    status: z.enum(BUDGET_STATUSES).describe('The first limit reached, or `ok`.'),
+    steps: Limit('used', 'Steps (turns)'),
+    tokens: Limit('used', 'Tokens (input + output)'),
+    cost_usd: Limit('spent', 'Cost in US dollars'),
+  })
+  .meta({ id: 'BudgetReport', description: 'Where a session or loop stands against its budget.' })
+
+export const SessionViewSchema = z
+  .object({
+    ...summaryFields,
+    num_turns: Count.describe('Model requests so far (thread.completed `num_turns`).'),
+    usage: UsageSchema.describe('Token usage so far.'),
+    reasoning_tokens: Count.optional().describe(
+      'Reasoning tokens within `usage.output_tokens`, when the provider reported them.',
+    ),
+    total_cost_usd: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe('Cost so far in US dollars; absent when the pricing is unknown.'),
+    config: SessionConfigSchema.describe('The settings the session was created with.'),
+    budget: BudgetReportSchema.describe('Steps, tokens and cost against the session limits.'),
+  })
+  .meta({ id: 'SessionView', description: 'One session: its manifest summary, usage and config.' })
+
+export const SequencedEventSchema = z
+  .object({
+    seq: Count.describe('Position of the event in the session (0-based, gapless).'),
+    schema_version: z.literal('0.11.0').describe('VT Code event schema version.'),
+    event: ThreadEventSchema.describe('The bare ThreadEvent.'),
+  })
+  .meta({ id: 'SequencedEvent', description: 'One line of the NDJSON events feed.' })
+
+export const IntentResponseSchema = z
+  .object({
+    id: z.string().describe('UUIDv4 of the intent; its user message carries it as `intent_id`.'),
+    pending: Count.describe('Intents now pending (queued and in flight), this one included.'),
+  })
+  .meta({ id: 'IntentResponse', description: 'A steering follow-up accepted into the queue.' })
+
+export const ForkResponseSchema = CreateSessionResponseSchema.extend({
+  forked_from: Id('The source session.'),
+}).meta({ id: 'ForkResponse', description: 'The new session a fork created.' })
+
+export const VerifyResponseSchema = TurnResponseSchema.extend({
+  verification: z
+    .object({
+      id: z.string().describe('Id of the verification (the harness items carry it).'),
+      verdict: z.enum(['approved', 'rejected']).describe("The verifier's verdict."),
+      issues: z
+        .array(z.string())
+        .describe('Concrete issues the verifier named (empty when approved).'),
+      reasoning: z.string().describe("The verifier's reasoning (its final answer, cut)."),
+      paths: z.array(z.string()).describe('The files verified, relative to the workspace.'),
+      turn_id: z.string().optional().describe('The turn whose changes were verified.'),
+      verifier_session: z
+        .string()
+        .optional()
+        .describe("The verifier's own session (its events show what it read and tried)."),
+    })
+    .describe('The verdict.'),
+}).meta({
+  id: 'VerifyResponse',
+  description: "The proposer's committed events (the harness items) and the verdict.",
+})
+
+export const HandoffResponseSchema = z
+  .object({
+    handoff: HandoffRequestSchema.describe('The HandoffRequest as stored.'),
+    prompt: z
+      .string()
+      .describe('The handoff as the next agent reads it (`## HANDOFF FROM PREVIOUS AGENT` …).'),
+    path: z.string().describe("Where it was stored for the workspace's next agent."),
+    session: CreateSessionResponseSchema.extend({
+      handed_off_from: z.string().describe('The source session.'),
+      duplicate: z
+        .boolean()
+        .optional()
+        .describe('True when an Idempotency-Key retry answered the session started before.'),
+    })
+      .optional()
+      .describe("The next agent's session, when `start` was set."),
+    source_completion: TurnResponseSchema.optional().describe(
+      "The source's terminal turn, when `end_source` was set.",
+    ),
+    warnings: z.array(z.string()).optional().describe('Non-fatal notices.'),
+  })
+  .meta({ id: 'HandoffResponse', description: "A session's handoff to the next agent." })
+
+export const OrientationViewSchema = z
+  .object({
+    session_id: z.string().describe('The session.'),
+    orientation: FrozenOrientationSchema.nullable().describe(
+      'The section the system prompt carries now; null when none was frozen yet.',
+    ),
+    pending: OrientReasonSchema.optional().describe(
+      'The orient phase waits for the next new turn (and this is why).',
+    ),
+    preview: FrozenOrientationSchema.optional().describe(
+      'With `?preview=1`: what an orient phase would build now (not frozen).',
+    ),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('Artifacts that could not be read while previewing.'),
+  })
+  .meta({ id: 'OrientationView', description: "A session's orientation context." })
+
+const ArtifactKind = z.enum(ARTIFACT_KINDS).describe('The artifact kind.')
+
+export const ArtifactListSchema = z
+  .object({
+    workspace: z.string().describe('The workspace.'),
+    artifacts: z
+      .array(
+        z.object({
+          kind: ArtifactKind,
+          path: z.string().describe('Relative to the workspace: `.vtcode/…`.'),
+          exists: z.boolean().describe('Whether the object exists.'),
+          size: Count.optional().describe('Its size in bytes, when it exists.'),
+        }),
+      )
+      .describe('Every kind, in a fixed order.'),
+  })
+  .meta({ id: 'ArtifactList', description: "The workspace's durable artifacts." })
+
+export const ArtifactViewSchema = z
+  .object({
+    kind: ArtifactKind,
+    path: z.string().describe('Relative to the workspace: `.vtcode/…`.'),
+    etag: z
+      .string()
+      .describe('Opaque version; send it back as `If-Match` to replace only this version.'),
+    content: z
+      .string()
+      .describe('The raw text of the object (markdown, or JSON for progress and handoff).'),
+    value: z
+      .unknown()
+      .optional()
+      .describe('Parsed form: the ledger, the handoff, or the memory entries.'),
+    summary: z.string().optional().describe('One-line orientation summary of the artifact.'),
+    warnings: z.array(z.string()).optional().describe('Non-fatal notices.'),
+  })
+  .meta({ id: 'ArtifactView', description: 'One artifact: raw content, parsed value and etag.' })
+
+export const LoopViewSchema = LoopRunStateSchema.extend({
+  budget_report: BudgetReportSchema.describe('The loop against its budget.'),
+}).meta({ id: 'LoopView', description: 'A loop as the API shows it: its state and budget report.' })
+
+export const LoopStepResponseSchema = z
+  .object({
+    loop: LoopViewSchema.describe('The loop after the call.'),
+    step: LoopStepRecordSchema.optional().describe(
+      'The step that ran (absent for a control, or when the budget stopped the loop first).',
+    ),
+    waiting: z
+      .object({
+        session_id: z.string().describe("The step's session."),
+        status: z.string().describe('Why it waits (`waiting` or `awaiting_approval`).'),
+      })
+      .optional()
+      .describe(
+        'A step whose session waits (a command still runs, or a tool call needs approval).',
+      ),
+  })
+  .meta({ id: 'LoopStepResponse', description: 'The outcome of one loop step call.' })
+
+export const WebhookRunResponseSchema = z
+  .object({
+    session_id: z.string().describe('The automation session (derived from the delivery id).'),
+    duplicate: z.boolean().describe('True for a redelivery: the first run answers again.'),
+    turn: TurnResponseSchema.describe("The run's turn."),
+  })
+  .meta({ id: 'WebhookRunResponse', description: 'The automation run a webhook delivery started.' })
+
+export const RunnerCallbackResponseSchema = z
+  .object({
+    resumed: z.boolean().describe('Whether a turn waiting on the command was continued.'),
+    status: z.enum(TURN_STATUSES).optional().describe('The status of the continued turn.'),
+  })
+  .meta({ id: 'RunnerCallbackResponse', description: 'What a runner exit notice did.' })
+
+export const HealthSchema = z
+  .object({ status: z.literal('ok').describe('Always `ok` when the process serves.') })
+  .meta({ id: 'Health', description: 'Liveness.' })
+
+export const ServiceIndexSchema = z
+  .object({
+    service: z.literal('turnline').describe('The service name.'),
+    version: z.string().describe('The API version.'),
+    docs: z.string().describe('The API reference page.'),
+    openapi: z.string().describe('The OpenAPI document.'),
+    health: z.string().describe('The liveness route.'),
+  })
+  .meta({ id: 'ServiceIndex', description: 'Links to the docs, the document and health.' })
+
+export const ResponseResourceSchema = z
+  .looseObject({
+    id: z.string().describe('`resp_<thread id>`: `GET /v1/responses/{id}` reads it back.'),
+    object: z.literal('response').describe('Always `response`.'),
+    created_at: z.number().int().describe('Unix seconds when the request arrived.'),
+    completed_at: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Unix seconds when it completed; null while it runs.'),
+    status: z.string().describe('`completed`, `failed`, `in_progress` or `incomplete`.'),
+    model: z.string().describe('The model label the request named.'),
+    output: z.array(z.unknown()).describe('Open Responses output items.'),
+    usage: z.unknown().describe('Open Responses usage; null when unknown.'),
+  })
+  .meta({
+    id: 'ResponseResource',
+    description:
+      'Open Responses ResponseResource (https://www.openresponses.org/reference): every field the schema requires is present; the others follow it.',
+  })
