@@ -153,9 +153,13 @@ async function showSession(id, signal) {
   const timeline = new Timeline(root)
   render('session', [el('p', {}, [back]), el('h1', {}, ['Session ', el('small', { text: id })]), facts, stream, root])
 
+  // Events up to the session's last seq at opening are history: the page stays at the top
+  // for them; a newer one scrolls into view when the reader is at the bottom already.
+  let historyTo = Infinity
   const load = async () => {
     const view = await apiJson('/v1/sessions/' + encodeURIComponent(id))
     if (signal.aborted) return
+    if (historyTo === Infinity) historyTo = view.last_seq
     back.setAttribute('href', listHash(view.workspace, ''))
     showFacts(facts, view)
     timeline.setPrice(view.price)
@@ -177,7 +181,7 @@ async function showSession(id, signal) {
       const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60
       timeline.apply(seq, event)
       if (/^(turn\.(completed|failed)|thread\.(completed|compact_boundary)|context\.reset)$/.test(event.type)) refresh()
-      if (atBottom && timeline.count > 1) window.scrollTo(0, document.documentElement.scrollHeight)
+      if (atBottom && seq > historyTo) window.scrollTo(0, document.documentElement.scrollHeight)
     },
     onState: (state, detail) => {
       stream.setAttribute('data-state', state)
