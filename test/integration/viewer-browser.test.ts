@@ -147,12 +147,16 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
       usage: { input_tokens: 10, output_tokens: 5 },
     })
     await turn(id, 'Once more')
-    await page.locator('li.turn.completed[data-turn="3"]').waitFor({ timeout: 20_000 })
+    await page
+      .locator('li.turn.completed', { hasText: 'Third answer, after the cut.' })
+      .waitFor({ timeout: 20_000 })
     expect(proxy.connections).toBeGreaterThan(opened)
     expect(feeds.map((f) => f.lastEventId)).toContain(String(before))
 
     // Every event once: as many applied as the session has, one card per turn, one per item.
     const session = await call(`/v1/sessions/${id}`)
+    expect(session.model).toBe('gpt-4o-mini')
+    expect(session.price).toEqual({ input: 0.15 / 1e6, output: 0.6 / 1e6 })
     const events = Number(session.last_seq) + 1
     expect(Number(await attr(page, '#timeline', 'data-event-count'))).toBe(events)
     expect(Number(await attr(page, '#timeline', 'data-last-seq'))).toBe(events - 1)
