@@ -167,6 +167,13 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(new Set(itemIds).size).toBe(itemIds.length)
     expect(await page.locator('li.marker.start').count()).toBe(1)
 
+    // A manual compaction shows as a boundary between the turns.
+    mock.enqueue({ text: 'Summary: echo ran, three answers given.' })
+    await call(`/v1/sessions/${id}/compact`, {})
+    const boundary = page.locator('li.marker.boundary')
+    await boundary.waitFor({ timeout: 15_000 })
+    expect(await boundary.textContent()).toContain('manual compaction, local mode')
+
     // Completing the thread shows the result, and the feed ends.
     await call(`/v1/sessions/${id}/complete`, {})
     await page.locator('li.marker.result').waitFor({ timeout: 15_000 })
