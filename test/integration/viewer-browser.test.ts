@@ -184,10 +184,21 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(errors).toEqual([])
     await checkScreenshot(page)
 
-    // On a phone: the same timeline, nothing wider than the screen.
+    // On a phone: the same timeline, nothing wider than the screen. Its feed is served twice
+    // over (a server that repeats itself): events already applied are dropped.
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true })
+    await phone.route('**/events?follow=1', async (route) => {
+      const response = await route.fetch()
+      const body = await response.text()
+      await route.fulfill({ response, body: body + body })
+    })
     await phone.goto(`${proxy.url}/ui#/sessions/${id}`)
     await phone.locator('li.marker.result').waitFor({ timeout: 15_000 })
+    await expect.poll(() => attr(phone, '#stream', 'data-state')).toBe('ended')
+    const total = Number((await call(`/v1/sessions/${id}`)).last_seq) + 1
+    expect(Number(await attr(phone, '#timeline', 'data-event-count'))).toBe(total)
+    expect(await phone.locator('li.turn').count()).toBe(3)
+    expect(await phone.locator('li.marker.result').count()).toBe(1)
     const widths = await phone.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
     expect(widths[0]).toBeLessThanOrEqual(widths[1] ?? 0)
     await phone.close()
