@@ -24,6 +24,7 @@ import { runnerRoutes } from './routes/runner-callback-route.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
+import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
 
 export interface AppOptions {
@@ -93,6 +94,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const version = options.version ?? API_VERSION
   app.route('/', metaRoutes(version, openApiJsonOf(app, version)))
+  app.route('/', viewerRoutes(version))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) {
     app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))

@@ -15,6 +15,8 @@ const DESCRIPTION = [
   'Authenticate with `Authorization: Bearer <key>` (TURNLINE_API_KEYS; a deployment without keys serves one local tenant). The routes marked public need no key: health, this document, the reference page, and the signed webhook and runner callbacks.',
   '',
   'Every error is `{"error":{"code","message","details?"}}`; the code is stable, the message names the offending field.',
+  '',
+  'The [session viewer](/ui) shows the sessions of a tenant and their events, live.',
 ].join('\n')
 
 export async function openApiDocument(app: Hono<AppEnv>, version: string): Promise<object> {

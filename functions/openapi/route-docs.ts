@@ -25,6 +25,7 @@ export const TAGS = [
   { name: 'loops', description: 'Loop runs: steps of fresh sessions within a budget.' },
   { name: 'callbacks', description: 'Signed deliveries: webhooks and the sandbox runner.' },
   { name: 'meta', description: 'Health, this document and its reference page.' },
+  { name: 'viewer', description: 'The session timeline viewer (HTML) and its assets.' },
 ] as const
 
 export interface Operation {
@@ -35,6 +36,8 @@ export interface Operation {
   responses: DescribeRouteOptions['responses']
   /** Public routes: `[]` (no bearer key); others use the document's default. */
   security?: []
+  /** Served but left out of the document (a redirect to a canonical path). */
+  hide?: true
 }
 
 export function operation(spec: Operation): MiddlewareHandler<AppEnv> {

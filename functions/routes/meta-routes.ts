@@ -5,9 +5,13 @@ import { JSON_TYPE } from '../http/event-framing.ts'
 import { docsPage } from '../openapi/docs-page.ts'
 import { jsonAnswer, operation } from '../openapi/route-docs.ts'
 
-const links = '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc"'
+const links =
+  '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc", </ui>; rel="alternate"; title="session viewer"'
 
-/** Unauthenticated routes: health, the OpenAPI document (`documentJson`) and the docs page. */
+/**
+ * Unauthenticated routes: health, the OpenAPI document (`documentJson`) and the docs page; the
+ * root also links the session viewer (/ui).
+ */
 export function metaRoutes(version: string, documentJson: () => Promise<string>): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.get(
@@ -54,6 +58,7 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
           service: 'turnline',
           version,
           docs: '/docs',
+          ui: '/ui',
           openapi: '/v1/openapi.json',
           health: '/healthz',
         },

@@ -135,6 +135,17 @@ export const SessionViewSchema = z
       .nonnegative()
       .optional()
       .describe('Cost so far in US dollars; absent when the pricing is unknown.'),
+    model: z
+      .string()
+      .optional()
+      .describe("The model in force: the session's own, else the deployment default."),
+    price: z
+      .object({
+        input: z.number().nonnegative().describe('USD per input token.'),
+        output: z.number().nonnegative().describe('USD per output token.'),
+      })
+      .optional()
+      .describe('USD per token the cost is estimated with (VT Code raw_usd); absent when unknown.'),
     config: SessionConfigSchema.describe('The settings the session was created with.'),
     budget: BudgetReportSchema.describe('Steps, tokens and cost against the session limits.'),
   })
@@ -306,6 +317,7 @@ export const ServiceIndexSchema = z
     service: z.literal('turnline').describe('The service name.'),
     version: z.string().describe('The API version.'),
     docs: z.string().describe('The API reference page.'),
+    ui: z.string().describe('The session timeline viewer.'),
     openapi: z.string().describe('The OpenAPI document.'),
     health: z.string().describe('The liveness route.'),
   })
