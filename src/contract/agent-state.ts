@@ -24,29 +24,24 @@ export type OrientReason = z.infer<typeof OrientReasonSchema>
 
 /** The `[Orientation Context]` section as frozen into the request segment. */
 export const FrozenOrientationSchema = z.object({
-  /** The rendered section ('' when there was nothing to orient from). */
-  text: z.string(),
-  /** hash16 of `text`: part of the prefix hash through the system prompt. */
-  digest: Hash16,
-  /** Estimated tokens of `text` (4 characters per token). */
-  tokens: Count,
-  /** The budget it was built within. */
-  budget: Count,
-  reason: OrientReasonSchema,
-  /** RFC 3339. */
-  built_at: z.string(),
-  /** Section titles in order. */
-  sections: z.array(z.string()),
-  /** Sections cut down to a reference to stay within the budget. */
-  trimmed: z.array(z.string()).optional(),
+  text: z.string().describe("The rendered section ('' when there was nothing to orient from)."),
+  digest: Hash16.describe('hash16 of `text`: part of the prefix hash through the system prompt.'),
+  tokens: Count.describe('Estimated tokens of `text` (4 characters per token).'),
+  budget: Count.describe('The budget it was built within.'),
+  reason: OrientReasonSchema.describe('Why the orientation was built.'),
+  built_at: z.string().describe('RFC 3339.'),
+  sections: z.array(z.string()).describe('Section titles in order.'),
+  trimmed: z
+    .array(z.string())
+    .optional()
+    .describe('Sections cut down to a reference to stay within the budget.'),
 })
 export type FrozenOrientation = z.infer<typeof FrozenOrientationSchema>
 
 export const VerificationRecordSchema = z.object({
   id: z.string(),
   verdict: z.enum(['approved', 'rejected']),
-  /** RFC 3339. */
-  at: z.string(),
+  at: z.string().describe('RFC 3339.'),
   verifier_session: z.string().optional(),
 })
 export type VerificationRecord = z.infer<typeof VerificationRecordSchema>
@@ -69,20 +64,34 @@ export const SessionOriginSchema = z.object({
 export type SessionOrigin = z.infer<typeof SessionOriginSchema>
 
 export const AgentStateSchema = z.object({
-  /** The next new turn orients first (and this is why); cleared once it has. */
-  orient_pending: OrientReasonSchema.optional(),
+  orient_pending: OrientReasonSchema.optional().describe(
+    'The next new turn orients first (and this is why); cleared once it has.',
+  ),
   orientation: FrozenOrientationSchema.optional(),
-  /** The handoff this session continues from (fork, handoff, plan → build). */
-  handoff: HandoffRequestSchema.optional(),
+  handoff: HandoffRequestSchema.optional().describe(
+    'The handoff this session continues from (fork, handoff, plan → build).',
+  ),
   origin: SessionOriginSchema.optional(),
-  /** A verifier sub-agent: read-only sandbox tools only, no orientation, no artifact tools. */
-  role: z.enum(['agent', 'verifier']).optional(),
+  role: z
+    .enum(['agent', 'verifier'])
+    .optional()
+    .describe(
+      'A verifier sub-agent: read-only sandbox tools only, no orientation, no artifact tools.',
+    ),
   changes: z.array(TurnChangesSchema).max(RECENT_CHANGED_TURNS).optional(),
-  /** Messages the next new turn starts with (a verifier's rejection). */
-  feedback: z.array(z.string()).max(16).optional(),
-  /** Consecutive failed turns: the progress ledger's stall signal. */
-  stall_streak: Count.optional(),
-  /** The context reset manifest this session wrote, as written (orientation after the reset). */
-  reset_manifest: z.string().optional(),
+  feedback: z
+    .array(z.string())
+    .max(16)
+    .optional()
+    .describe("Messages the next new turn starts with (a verifier's rejection)."),
+  stall_streak: Count.optional().describe(
+    "Consecutive failed turns: the progress ledger's stall signal.",
+  ),
+  reset_manifest: z
+    .string()
+    .optional()
+    .describe(
+      'The context reset manifest this session wrote, as written (orientation after the reset).',
+    ),
 })
 export type AgentState = z.infer<typeof AgentStateSchema>

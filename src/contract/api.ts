@@ -7,8 +7,12 @@ import type { Usage } from './usage.ts'
 /** Request and response bodies of the HTTP API (v1). Requests are zod-validated at ingress. */
 
 export const TurnRequestSchema = z.strictObject({
-  /** The user message of this turn; optional when the turn continues (approval, waits). */
-  input: z.string().min(1).max(1_000_000).optional(),
+  input: z
+    .string()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe('The user message of this turn; optional when the turn continues (approval, waits).'),
 })
 export type TurnRequest = z.infer<typeof TurnRequestSchema>
 
@@ -63,22 +67,51 @@ export interface SessionView extends SessionSummary {
 }
 
 export const ListSessionsQuerySchema = z.strictObject({
-  workspace: z.string().min(1).max(128).default('default'),
-  status: z.enum(['active', 'completed']).optional(),
-  cursor: z.string().min(1).max(2048).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  workspace: z
+    .string()
+    .min(1)
+    .max(128)
+    .default('default')
+    .describe('The workspace whose sessions are listed.'),
+  status: z.enum(['active', 'completed']).optional().describe('Only sessions with this status.'),
+  cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(50)
+    .describe('Sessions per page (default 50) or events per page (default 1000).'),
 })
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>
 
 export const EventsQuerySchema = z.strictObject({
-  after: z.coerce.number().int().min(-1).optional(),
-  follow: z.enum(['0', '1', 'true', 'false']).optional(),
-  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  after: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .optional()
+    .describe('Only events with a greater seq (-1: from the start).'),
+  follow: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .describe('`1`/`true`: keep the stream open until `thread.completed` (or the follow limit).'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .default(1000)
+    .describe('Sessions per page (default 50) or events per page (default 1000).'),
 })
 
 /** `POST /v1/sessions/:id/intents`: a steering follow-up for the next turn boundary. */
 export const IntentRequestSchema = z.strictObject({
-  text: z.string().min(1).max(100_000),
+  text: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe('The follow-up message, delivered at the next turn boundary.'),
 })
 export type IntentRequest = z.infer<typeof IntentRequestSchema>
 

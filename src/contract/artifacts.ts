@@ -67,7 +67,7 @@ export const MAX_MEMORY_FILE_BYTES = 4 * 1024 * 1024
 
 /** `PUT …/artifacts/{document kind or compaction_summary}`. */
 export const DocumentBodySchema = z.strictObject({
-  content: z.string().max(MAX_DOCUMENT_BYTES),
+  content: z.string().max(MAX_DOCUMENT_BYTES).describe('The whole document (markdown).'),
 })
 export type DocumentBody = z.infer<typeof DocumentBodySchema>
 
@@ -76,7 +76,8 @@ export const MemoryAppendSchema = z.strictObject({
   text: z
     .string()
     .max(MAX_MEMORY_ENTRY_BYTES)
-    .refine((text) => text.trim() !== '', 'must not be empty'),
+    .refine((text) => text.trim() !== '', 'must not be empty')
+    .describe('The entry; stored as one `- [<time>] <text>` line.'),
 })
 export type MemoryAppend = z.infer<typeof MemoryAppendSchema>
 

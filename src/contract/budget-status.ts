@@ -18,10 +18,26 @@ export type BudgetStatus = z.infer<typeof BudgetStatusSchema>
 export const DEFAULT_LOOP_BUDGET = { max_tokens: 1_000_000, max_cost_usd: 10, max_steps: 50 }
 
 export const CostBudgetSchema = z.strictObject({
-  /** Total tokens (input + output). */
-  max_tokens: z.number().int().positive().max(1e12).default(DEFAULT_LOOP_BUDGET.max_tokens),
-  max_cost_usd: z.number().positive().max(1e6).default(DEFAULT_LOOP_BUDGET.max_cost_usd),
-  max_steps: z.number().int().positive().max(100_000).default(DEFAULT_LOOP_BUDGET.max_steps),
+  max_tokens: z
+    .number()
+    .int()
+    .positive()
+    .max(1e12)
+    .default(DEFAULT_LOOP_BUDGET.max_tokens)
+    .describe('Total tokens (input + output).'),
+  max_cost_usd: z
+    .number()
+    .positive()
+    .max(1e6)
+    .default(DEFAULT_LOOP_BUDGET.max_cost_usd)
+    .describe('Cost limit in US dollars (default 10).'),
+  max_steps: z
+    .number()
+    .int()
+    .positive()
+    .max(100_000)
+    .default(DEFAULT_LOOP_BUDGET.max_steps)
+    .describe('Step limit (default 50).'),
 })
 export type CostBudget = z.infer<typeof CostBudgetSchema>
 export type CostBudgetInput = z.input<typeof CostBudgetSchema>

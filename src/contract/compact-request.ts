@@ -5,6 +5,11 @@ import * as z from 'zod'
  * transcript); `instructions` replace the default summary instruction.
  */
 export const CompactRequestSchema = z.strictObject({
-  instructions: z.string().min(1).max(20_000).optional(),
+  instructions: z
+    .string()
+    .min(1)
+    .max(20_000)
+    .optional()
+    .describe('Replaces the default summary instruction.'),
 })
 export type CompactRequest = z.infer<typeof CompactRequestSchema>

@@ -10,26 +10,26 @@ export const BoundaryStatusSchema = z.enum(BOUNDARY_STATUSES)
 export type BoundaryStatus = z.infer<typeof BoundaryStatusSchema>
 
 export const BoundaryItemSchema = z.object({
-  feature: z.string(),
-  status: BoundaryStatusSchema,
-  notes: z.string().optional(),
+  feature: z.string().describe('A feature or part of the task.'),
+  status: BoundaryStatusSchema.describe('`done`, `in_progress`, `not_started` or `blocked`.'),
+  notes: z.string().optional().describe('Notes on it.'),
 })
 export type BoundaryItem = z.infer<typeof BoundaryItemSchema>
 
 export const HandoffRequestSchema = z.object({
-  target_agent: z.string(),
-  /** What was accomplished, what remains. */
-  state_summary: z.string(),
-  modified_files: z.array(z.string()).default([]),
-  open_decisions: z.array(z.string()).default([]),
-  /** The original task, carried through. */
-  task_context: z.string(),
-  context_files: z.array(z.string()).default([]),
-  /** Last test run outcome; absent when no tests ran. */
-  test_results: z.string().optional(),
-  boundary_status: z.array(BoundaryItemSchema).default([]),
-  known_issues: z.array(z.string()).default([]),
-  next_actions: z.array(z.string()).default([]),
+  target_agent: z.string().describe('Who the handoff is for.'),
+  state_summary: z.string().describe('What was accomplished, what remains.'),
+  modified_files: z.array(z.string()).default([]).describe('Files the session changed.'),
+  open_decisions: z.array(z.string()).default([]).describe('Decisions still to be made.'),
+  task_context: z.string().describe('The original task, carried through.'),
+  context_files: z
+    .array(z.string())
+    .default([])
+    .describe('Files the next agent should read first.'),
+  test_results: z.string().optional().describe('Last test run outcome; absent when no tests ran.'),
+  boundary_status: z.array(BoundaryItemSchema).default([]).describe('Where each feature stands.'),
+  known_issues: z.array(z.string()).default([]).describe('Known problems.'),
+  next_actions: z.array(z.string()).default([]).describe('What to do next.'),
 })
 export type HandoffRequest = z.infer<typeof HandoffRequestSchema>
 export type HandoffRequestInput = z.input<typeof HandoffRequestSchema>

@@ -40,38 +40,51 @@ const MatcherSchema = z
   .refine(isValidMatcher, 'matcher is not a valid regular expression')
 
 const common = {
-  event: HookEventSchema,
-  /** A label for results and logs; defaults to `<event>#<index>`. */
+  event: HookEventSchema.describe('The lifecycle event the hook runs on.'),
   name: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ . : -')
-    .optional(),
-  /**
-   * Full-match regular expression (`^(?:matcher)$`) against the tool name (pre/post_tool_use),
-   * the trigger (pre_compact) or the source (session_start). Empty or `*` matches everything.
-   * Not accepted for `stop`.
-   */
-  matcher: MatcherSchema.optional(),
-  /** Only a blocking hook's answer counts: it may deny a `pre_tool_use`. */
-  blocking: z.boolean().default(false),
-  /** Blocking hooks only: a failure or timeout denies instead of being ignored. */
-  fail_closed: z.boolean().default(false),
-  timeout_ms: z.number().int().positive().max(600_000).default(DEFAULT_HOOK_TIMEOUT_MS),
+    .optional()
+    .describe('A label for results and logs; defaults to `<event>#<index>`.'),
+  matcher: MatcherSchema.optional().describe(
+    'Full-match regular expression (`^(?:matcher)$`) against the tool name (pre/post_tool_use), the trigger (pre_compact) or the source (session_start). Empty or `*` matches everything. Not accepted for `stop`.',
+  ),
+  blocking: z
+    .boolean()
+    .default(false)
+    .describe("Only a blocking hook's answer counts: it may deny a `pre_tool_use`."),
+  fail_closed: z
+    .boolean()
+    .default(false)
+    .describe('Blocking hooks only: a failure or timeout denies instead of being ignored.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(600_000)
+    .default(DEFAULT_HOOK_TIMEOUT_MS)
+    .describe('How long the hook may take (ms).'),
 }
 
 /** POSTs the payload, signed, to an allow-listed URL. */
 export const HttpHookSchema = z.strictObject({
   ...common,
-  type: z.literal('http'),
-  url: z.url({ protocol: /^https?$/ }),
+  type: z.literal('http').describe('Always `http`.'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .describe("Where the hook's payload is POSTed (http or https)."),
 })
 export type HttpHook = z.infer<typeof HttpHookSchema>
 
 /** Runs `sh -c <command>` in the session's sandbox with the payload on stdin. */
 export const CommandHookSchema = z.strictObject({
   ...common,
-  type: z.literal('command'),
-  command: z.string().min(1).max(10_000),
+  type: z.literal('command').describe('Always `command`.'),
+  command: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .describe('The shell command run in the sandbox with the payload on stdin.'),
 })
 export type CommandHook = z.infer<typeof CommandHookSchema>
 

@@ -34,7 +34,6 @@ export const McpServerSchema = z.strictObject({
   url: z
     .url({ protocol: /^https?$/ })
     .describe('Streamable HTTP endpoint; its host must be in TURNLINE_TOOL_ALLOWED_HOSTS'),
-  /** Sent with every request, e.g. `authorization`. Not echoed back by the API. */
   headers: z
     .record(
       HeaderName,
@@ -49,18 +48,23 @@ export const McpServerSchema = z.strictObject({
     )
     .refine((headers) => Object.keys(headers).length <= 32, 'at most 32 headers')
     .describe('sent with every request (e.g. authorization); shown as [redacted] when read back')
-    .optional(),
-  /**
-   * The server's tools the model may see, by their server-side names, with the permission
-   * pattern grammar (`*` globs); absent → all of them.
-   */
+    .optional()
+    .describe('Sent with every request, e.g. `authorization`. Not echoed back by the API.'),
   allowed_tools: z
     .array(z.string().min(1).max(200))
     .max(256)
     .describe('server-side tool names offered (permission pattern grammar); absent: all')
-    .optional(),
-  /** Per request; default TURNLINE_TOOL_TIMEOUT_MS. */
-  timeout_ms: z.number().int().positive().max(300_000).optional(),
+    .optional()
+    .describe(
+      "The server's tools the model may see, by their server-side names, with the permission pattern grammar (`*` globs); absent → all of them.",
+    ),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(300_000)
+    .optional()
+    .describe('Per request; default TURNLINE_TOOL_TIMEOUT_MS.'),
 })
 export type McpServer = z.infer<typeof McpServerSchema>
 
@@ -73,36 +77,45 @@ export const McpServersSchema = z
 
 /** One tool of a server's catalog as the model is offered it. */
 export const McpCatalogToolSchema = z.object({
-  /** The server's own name of the tool (what `tools/call` takes). */
-  name: z.string(),
-  /** `mcp__<server>__<tool>`, sanitized and capped at 64 characters. */
-  model_name: z.string(),
+  name: z.string().describe("The server's own name of the tool (what `tools/call` takes)."),
+  model_name: z
+    .string()
+    .describe('`mcp__<server>__<tool>`, sanitized and capped at 64 characters.'),
   description: z.string(),
   input_schema: z.record(z.string(), z.json()),
-  /** The server's `readOnlyHint`: allowed in plan mode. */
-  read_only: z.boolean(),
+  read_only: z.boolean().describe("The server's `readOnlyHint`: allowed in plan mode."),
 })
 export type McpCatalogTool = z.infer<typeof McpCatalogToolSchema>
 
 export const McpServerStateSchema = z.object({
-  /** `Mcp-Session-Id` the server issued: later invocations resume that MCP session. */
-  session_id: z.string().optional(),
+  session_id: z
+    .string()
+    .optional()
+    .describe('`Mcp-Session-Id` the server issued: later invocations resume that MCP session.'),
   protocol_version: z.string().optional(),
-  /** The catalog must be read again at the next turn boundary (`tools/list_changed`). */
-  stale: z.boolean().optional(),
-  /** The server's tools were read at least once. */
-  listed: z.boolean().optional(),
+  stale: z
+    .boolean()
+    .optional()
+    .describe('The catalog must be read again at the next turn boundary (`tools/list_changed`).'),
+  listed: z.boolean().optional().describe("The server's tools were read at least once."),
 })
 export type McpServerState = z.infer<typeof McpServerStateSchema>
 
 export const McpStateSchema = z.object({
-  /** Incremented whenever the catalog the model sees changes (VT Code's tool catalog epoch). */
-  epoch: z.number().int().nonnegative(),
-  /** Content hash naming the catalog object `mcp/catalog-<hash>.json`; absent: no tools yet. */
+  epoch: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe(
+      "Incremented whenever the catalog the model sees changes (VT Code's tool catalog epoch).",
+    ),
   catalog: z
     .string()
     .regex(/^[0-9a-f]{16}$/)
-    .optional(),
+    .optional()
+    .describe(
+      'Content hash naming the catalog object `mcp/catalog-<hash>.json`; absent: no tools yet.',
+    ),
   servers: z.record(z.string(), McpServerStateSchema),
 })
 export type McpState = z.infer<typeof McpStateSchema>

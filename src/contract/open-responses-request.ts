@@ -16,39 +16,71 @@ import { ReasoningEffortSchema } from './session-config.ts'
  */
 const Text = z.string().max(1_000_000)
 
-const InputText = z.strictObject({ type: z.literal('input_text'), text: Text })
+const InputText = z.strictObject({
+  type: z.literal('input_text').describe('Always `input_text`.'),
+  text: Text.describe('The text.'),
+})
 
 const InputMessage = z.strictObject({
-  type: z.literal('message').optional(),
-  id: z.string().max(200).nullish(),
-  status: z.string().max(40).nullish(),
-  role: z.enum(['user', 'system', 'developer'], {
-    error:
-      'role must be user, system or developer: earlier assistant output cannot be replayed ' +
-      'into a new response (use a session and POST …/turns for multi-turn conversations)',
-  }),
-  content: z.union([Text, z.array(InputText).min(1).max(64)]),
+  type: z.literal('message').optional().describe('Always `message`.'),
+  id: z.string().max(200).nullish().describe('Ignored (accepted for compatibility).'),
+  status: z.string().max(40).nullish().describe('Ignored (accepted for compatibility).'),
+  role: z
+    .enum(['user', 'system', 'developer'], {
+      error:
+        'role must be user, system or developer: earlier assistant output cannot be replayed ' +
+        'into a new response (use a session and POST …/turns for multi-turn conversations)',
+    })
+    .describe('`user`, or `system`/`developer` for instructions.'),
+  content: z
+    .union([Text, z.array(InputText).min(1).max(64)])
+    .describe('The message: a string or input_text parts.'),
 })
 export type InputMessage = z.infer<typeof InputMessage>
 
 export const ResponsesRequestSchema = z.strictObject({
-  /** A model name; absent → the deployment default. */
-  model: z.string().min(1).max(200).nullish(),
-  input: z.union([Text.min(1), z.array(InputMessage).min(1).max(256)]),
-  instructions: z.string().max(200_000).nullish(),
-  stream: z.boolean().optional(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  max_output_tokens: z.number().int().min(16).max(1_000_000).nullish(),
-  /** Reasoning effort and summaries, as a session model's `reasoning_effort` / `_summary`. */
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe('A model name; absent → the deployment default.'),
+  input: z
+    .union([Text.min(1), z.array(InputMessage).min(1).max(256)])
+    .describe('A prompt string, or messages.'),
+  instructions: z.string().max(200_000).nullish().describe('System instructions.'),
+  stream: z
+    .boolean()
+    .optional()
+    .describe('Stream the events (SSE) instead of answering the response object.'),
+  temperature: z.number().min(0).max(2).nullish().describe('Sampling temperature.'),
+  top_p: z.number().min(0).max(1).nullish().describe('Nucleus sampling.'),
+  max_output_tokens: z
+    .number()
+    .int()
+    .min(16)
+    .max(1_000_000)
+    .nullish()
+    .describe('Cap on the tokens of the answer.'),
   reasoning: z
     .strictObject({
-      effort: ReasoningEffortSchema.nullish(),
-      summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+      effort: ReasoningEffortSchema.nullish().describe('Reasoning effort.'),
+      summary: z
+        .enum(['auto', 'concise', 'detailed'])
+        .nullish()
+        .describe('Reasoning summary detail.'),
     })
-    .nullish(),
-  /** The most tool calls the turn may make (the session's `harness.max_tool_loops`). */
-  max_tool_calls: z.number().int().min(1).max(1000).nullish(),
+    .nullish()
+    .describe(
+      "Reasoning effort and summaries, as a session model's `reasoning_effort` / `_summary`.",
+    ),
+  max_tool_calls: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .nullish()
+    .describe("The most tool calls the turn may make (the session's `harness.max_tool_loops`)."),
   metadata: z
     .record(z.string().min(1).max(64), z.string().max(512))
     .refine((value) => Object.keys(value).length <= 16, { error: 'at most 16 metadata keys' })
@@ -58,7 +90,8 @@ export const ResponsesRequestSchema = z.strictObject({
         error: `metadata keys starting with "${RESERVED_METADATA_PREFIX}" are reserved`,
       },
     )
-    .nullish(),
+    .nullish()
+    .describe('String labels echoed in the response (keys starting `turnline:` are reserved).'),
   tools: z
     .array(z.unknown())
     .max(
@@ -66,26 +99,38 @@ export const ResponsesRequestSchema = z.strictObject({
       'tools are not supported on /v1/responses: Turnline runs the tools itself; define HTTP ' +
         'tools on a session (POST /v1/sessions) or use POST /v1/exec',
     )
-    .nullish(),
+    .nullish()
+    .describe('Not supported: must be absent or empty.'),
   tool_choice: z
     .literal('auto', {
       error: 'tool_choice can only be "auto": Turnline chooses and runs its tools',
     })
-    .nullish(),
+    .nullish()
+    .describe('Only `auto`.'),
   store: z
     .literal(true, { error: 'store cannot be false: every response is kept as a session' })
-    .nullish(),
+    .nullish()
+    .describe('Only `true`: every response is stored with its session.'),
   background: z
     .literal(false, { error: 'background is not supported: stream the response instead' })
-    .nullish(),
+    .nullish()
+    .describe('Only `false`: stream instead.'),
 })
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>
 
 /** `GET /v1/responses/:id` query: the stream instead of the object, and where to resume it. */
 export const ResponseReadQuerySchema = z.strictObject({
-  stream: z.enum(['true', 'false', '1', '0']).optional(),
-  /** Resume: only events with a greater `sequence_number`. */
-  starting_after: z.coerce.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
+  stream: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .describe('Stream the events (SSE) instead of answering the response object.'),
+  starting_after: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('Resume: only events with a greater `sequence_number`.'),
 })
 export type ResponseReadQuery = z.infer<typeof ResponseReadQuerySchema>
 

@@ -15,5 +15,8 @@ export interface OrientationView {
 }
 
 export const OrientationQuerySchema = z.strictObject({
-  preview: z.enum(['0', '1', 'true', 'false']).optional(),
+  preview: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .describe('`1`/`true`: also build the orientation a new orient phase would freeze now.'),
 })

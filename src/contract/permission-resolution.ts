@@ -14,13 +14,12 @@ const EpochMs = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
 
 /** A tool call waiting for a human decision (kept in the open turn of the engine state). */
 export const PendingPermissionSchema = z.object({
-  tool_name: ToolName,
-  /** The tool_invocation item id of the waiting call. */
-  item_id: z.string().min(1),
-  /** The model's raw call id. */
-  tool_call_id: z.string().min(1),
-  /** When `permission.requested` was emitted (epoch ms); `wait_ms` is measured from here. */
-  requested_at: EpochMs,
+  tool_name: ToolName.describe('The tool of the waiting call (must match it).'),
+  item_id: z.string().min(1).describe('The tool_invocation item id of the waiting call.'),
+  tool_call_id: z.string().min(1).describe("The model's raw call id."),
+  requested_at: EpochMs.describe(
+    'When `permission.requested` was emitted (epoch ms); `wait_ms` is measured from here.',
+  ),
 })
 export type PendingPermission = z.infer<typeof PendingPermissionSchema>
 
@@ -30,9 +29,16 @@ export type PendingPermission = z.infer<typeof PendingPermissionSchema>
  */
 export const PermissionResolutionRequestSchema = z
   .strictObject({
-    tool_name: ToolName,
-    decision: PermissionDecisionSchema,
-    message: z.string().min(1).max(100_000).optional(),
+    tool_name: ToolName.describe('The tool of the waiting call (must match it).'),
+    decision: PermissionDecisionSchema.describe(
+      '`allow`, `deny`, `cancelled`, or `followup` (answer the model with `message` instead).',
+    ),
+    message: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('With `followup`: the answer given to the model.'),
   })
   .refine((body) => body.message === undefined || body.decision === 'followup', {
     message: 'message is only accepted with decision "followup"',
@@ -42,14 +48,17 @@ export type PermissionResolutionRequest = z.infer<typeof PermissionResolutionReq
 
 /** What was decided, and when: the record behind `permission.resolved`. */
 export const PermissionResolutionSchema = z.object({
-  tool_name: ToolName,
-  decision: PermissionDecisionSchema,
+  tool_name: ToolName.describe('The tool of the waiting call (must match it).'),
+  decision: PermissionDecisionSchema.describe(
+    '`allow`, `deny`, `cancelled`, or `followup` (answer the model with `message` instead).',
+  ),
   item_id: z.string().min(1),
   tool_call_id: z.string().min(1),
   requested_at: EpochMs,
   resolved_at: EpochMs,
-  /** Whole milliseconds the call waited (never negative, even if clocks disagree). */
-  wait_ms: EpochMs,
-  message: z.string().optional(),
+  wait_ms: EpochMs.describe(
+    'Whole milliseconds the call waited (never negative, even if clocks disagree).',
+  ),
+  message: z.string().optional().describe('With `followup`: the answer given to the model.'),
 })
 export type PermissionResolution = z.infer<typeof PermissionResolutionSchema>

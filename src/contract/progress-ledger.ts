@@ -14,31 +14,41 @@ export const PROGRESS_LEDGER_VERSION = 1
 const Text = z.string().max(2000)
 
 export const MilestoneSchema = z.strictObject({
-  id: z.string().min(1).max(128),
-  description: Text.default(''),
-  status: BoundaryStatusSchema,
+  id: z.string().min(1).max(128).describe('The milestone id.'),
+  description: Text.default('').describe('What the milestone is.'),
+  status: BoundaryStatusSchema.describe('`done`, `in_progress`, `not_started` or `blocked`.'),
 })
 export type Milestone = z.infer<typeof MilestoneSchema>
 
 export const ProgressLedgerSchema = z.object({
-  schema_version: z.literal(PROGRESS_LEDGER_VERSION),
-  /** The session that last updated the ledger. */
-  session_id: z.string(),
-  goal: z.string(),
-  milestones: z.array(MilestoneSchema).max(200),
-  /** 0.0–1.0. */
-  confidence: z.number().min(0).max(1),
-  /** RFC 3339 of the first signal without progress since the last advance; null = on track. */
-  stalled_since: z.string().nullable(),
-  /** Stall signals since the last advance. */
-  stall_count: z.number().int().nonnegative(),
-  /** Advance signals (completed turns after a stall, completed loop steps). */
-  advances: z.number().int().nonnegative(),
-  updated_at: z.string(),
-  previous_session_id: z.string().nullable(),
-  handoff_summary: z.string().nullable(),
-  known_issues: z.array(Text).max(100),
-  git_checkpoint: z.string().nullable(),
+  schema_version: z.literal(PROGRESS_LEDGER_VERSION).describe('Version of the ledger format.'),
+  session_id: z.string().describe('The session that last updated the ledger.'),
+  goal: z.string().describe('The overall goal.'),
+  milestones: z.array(MilestoneSchema).max(200).describe('The milestones, in order.'),
+  confidence: z.number().min(0).max(1).describe('0.0–1.0.'),
+  stalled_since: z
+    .string()
+    .nullable()
+    .describe(
+      'RFC 3339 of the first signal without progress since the last advance; null = on track.',
+    ),
+  stall_count: z.number().int().nonnegative().describe('Stall signals since the last advance.'),
+  advances: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Advance signals (completed turns after a stall, completed loop steps).'),
+  updated_at: z.string().describe('RFC 3339 time of the last update.'),
+  previous_session_id: z
+    .string()
+    .nullable()
+    .describe('The session that updated it before; null at first.'),
+  handoff_summary: z.string().nullable().describe("The last handoff's summary; null when none."),
+  known_issues: z.array(Text).max(100).describe('Known problems.'),
+  git_checkpoint: z
+    .string()
+    .nullable()
+    .describe('The commit the progress refers to; null when unknown.'),
 })
 export type ProgressLedger = z.infer<typeof ProgressLedgerSchema>
 
@@ -47,17 +57,27 @@ export type ProgressLedger = z.infer<typeof ProgressLedgerSchema>
  * stored ones, fields left out keep their value; `milestone_status` changes single milestones.
  */
 export const ProgressUpdateSchema = z.strictObject({
-  goal: z.string().min(1).max(4000).optional(),
-  milestones: z.array(MilestoneSchema).max(200).optional(),
+  goal: z.string().min(1).max(4000).optional().describe('The overall goal.'),
+  milestones: z.array(MilestoneSchema).max(200).optional().describe('The milestones, in order.'),
   milestone_status: z
-    .array(z.strictObject({ id: z.string().min(1).max(128), status: BoundaryStatusSchema }))
+    .array(
+      z.strictObject({
+        id: z.string().min(1).max(128).describe('The milestone id.'),
+        status: BoundaryStatusSchema.describe('`done`, `in_progress`, `not_started` or `blocked`.'),
+      }),
+    )
     .max(200)
-    .optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  known_issues: z.array(Text).max(100).optional(),
-  /** true marks a stall now, false clears it (an advance). */
-  stalled: z.boolean().optional(),
-  git_checkpoint: z.string().max(200).nullable().optional(),
+    .optional()
+    .describe('New statuses for milestones by id.'),
+  confidence: z.number().min(0).max(1).optional().describe('Confidence in the progress, 0 to 1.'),
+  known_issues: z.array(Text).max(100).optional().describe('Known problems.'),
+  stalled: z.boolean().optional().describe('true marks a stall now, false clears it (an advance).'),
+  git_checkpoint: z
+    .string()
+    .max(200)
+    .nullable()
+    .optional()
+    .describe('The commit the progress refers to; null when unknown.'),
 })
 export type ProgressUpdate = z.infer<typeof ProgressUpdateSchema>
 

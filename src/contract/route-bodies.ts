@@ -5,12 +5,15 @@ import { SessionConfigSchema } from './session-config.ts'
 
 /** `POST /v1/exec` body: a session config plus the prompt of its one turn. */
 export const ExecRequestSchema = SessionConfigSchema.extend({
-  prompt: z.string().min(1).max(1_000_000),
+  prompt: z.string().min(1).max(1_000_000).describe('The user message of the one turn.'),
 })
 
 /** `POST …/fork` body: `isolation: "worktree"` puts a sub-agent's sandbox in a git worktree. */
 export const ForkRequestSchema = z.strictObject({
-  isolation: z.enum(['none', 'worktree']).optional(),
+  isolation: z
+    .enum(['none', 'worktree'])
+    .optional()
+    .describe("`worktree` runs the fork's sandbox in its own git worktree; `none` shares it."),
 })
 
 /** Routes that take no input (`/complete`, `/cancel`): an empty object or no body at all. */

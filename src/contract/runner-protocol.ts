@@ -43,16 +43,21 @@ export const ExecStartBodySchema = z.strictObject({
     .string()
     .min(1)
     .max(64 * 1024),
-  /** Relative to the session workspace; absent = the workspace itself. */
-  workdir: z.string().min(1).max(4096).optional(),
+  workdir: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe('Relative to the session workspace; absent = the workspace itself.'),
   tty: z.boolean().default(false),
   yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
   max_output_bytes: CaptureBytes,
-  /**
-   * The session allows this command network access. Absent = no (clients send it only when
-   * true, so runners that predate it keep working). The runner's policy decides in the end.
-   */
-  network: z.boolean().optional(),
+  network: z
+    .boolean()
+    .optional()
+    .describe(
+      "The session allows this command network access. Absent = no (clients send it only when true, so runners that predate it keep working). The runner's policy decides in the end.",
+    ),
 })
 export type ExecStartBody = z.infer<typeof ExecStartBodySchema>
 
@@ -70,16 +75,21 @@ export const ExecPollBodySchema = z.strictObject({
   exec_session_id: ExecSessionId,
   yield_time_ms: z.number().int().min(0).max(MAX_YIELD_MS),
   max_output_bytes: CaptureBytes,
-  /** Capture from this output offset instead of the runner's read cursor. */
-  since: Offset.optional(),
+  since: Offset.optional().describe(
+    "Capture from this output offset instead of the runner's read cursor.",
+  ),
 })
 export type ExecPollBody = z.infer<typeof ExecPollBodySchema>
 
 export const ExecWaitBodySchema = z.strictObject({
   ...Scoped,
   exec_session_id: ExecSessionId,
-  /** How long to block for the exit; the deadline never kills the process. */
-  timeout_ms: z.number().int().min(0).max(WAIT_CEILING_MS),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(WAIT_CEILING_MS)
+    .describe('How long to block for the exit; the deadline never kills the command.'),
   max_output_bytes: CaptureBytes,
   since: Offset.optional(),
 })
@@ -105,8 +115,7 @@ const WorkspacePath = z.string().min(1).max(4096)
 export const FileReadBodySchema = z.strictObject({
   ...Scoped,
   path: WorkspacePath,
-  /** 1-based first line. */
-  start_line: z.number().int().min(1).default(1),
+  start_line: z.number().int().min(1).default(1).describe('1-based first line.'),
   max_lines: z.number().int().min(1).max(100_000).default(2000),
   max_bytes: z
     .number()
@@ -133,12 +142,12 @@ export type ApplyPatchBody = z.infer<typeof ApplyPatchBodySchema>
 export const WorktreeBodySchema = z.strictObject({
   ...Scoped,
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -'),
-  /** Commit-ish the worktree starts from; absent = HEAD. */
   ref: z
     .string()
     .regex(/^[A-Za-z0-9_./-]{1,200}$/)
     .refine((value) => !value.startsWith('-'), 'must not start with "-"')
-    .optional(),
+    .optional()
+    .describe('Commit-ish the worktree starts from; absent = HEAD.'),
 })
 export type WorktreeBody = z.infer<typeof WorktreeBodySchema>
 
@@ -149,31 +158,27 @@ export const ExecCaptureSchema = z.object({
   request_id: z.string(),
   tool_call_id: z.string(),
   command: z.string(),
-  /** Relative to the workspace; "." for the workspace itself. */
-  workdir: z.string(),
+  workdir: z.string().describe('Relative to the workspace; "." for the workspace itself.'),
   backend: z.enum(['pipe', 'pty']),
-  /** `lost`: the runner restarted while the command ran; its exit is unknown. */
-  state: z.enum(['running', 'exited', 'lost']),
+  state: z
+    .enum(['running', 'exited', 'lost'])
+    .describe('`lost`: the runner restarted while the command ran; its exit is unknown.'),
   exit_code: z.number().int().optional(),
   pid: z.number().int().optional(),
-  /** True when a start re-attached to the command its request id already started. */
-  attached: z.boolean(),
+  attached: z
+    .boolean()
+    .describe('True when a start re-attached to the command its request id already started.'),
   output: z.object({
-    /** Output offsets of this capture: [from, to). */
-    from: Offset,
+    from: Offset.describe('Output offsets of this capture: [from, to).'),
     to: Offset,
-    /** The first bytes of the range (all of it when it fits). */
-    head: z.string(),
-    /** The last bytes of the range when it did not fit in `head`. */
-    tail: z.string(),
+    head: z.string().describe('The first bytes of the range (all of it when it fits).'),
+    tail: z.string().describe('The last bytes of the range when it did not fit in `head`.'),
     omitted_bytes: Offset,
   }),
   total_output_bytes: Offset,
   spool: z.object({
-    /** Relative to the workspace. */
-    path: z.string(),
-    /** Every byte of output is in the file and the file is closed. */
-    complete: z.boolean(),
+    path: z.string().describe('Relative to the workspace.'),
+    complete: z.boolean().describe('Every byte of output is in the file and the file is closed.'),
   }),
   wall_time_ms: z.number().int().min(0),
   waited_ms: z.number().int().min(0).optional(),
@@ -243,21 +248,18 @@ export type RunnerErrorBody = z.infer<typeof RunnerErrorBodySchema>
 // --- the exit callback ------------------------------------------------------------------------------
 
 export const ExecExitCallbackSchema = z.strictObject({
-  type: z.literal('exec.exited'),
-  nonce: z.string().min(16).max(128),
-  tenant: Segment,
-  session_id: Segment,
-  exec_session_id: ExecSessionId,
-  request_id: z.string().regex(REQUEST_ID),
-  tool_call_id: z.string().min(1).max(256),
-  /** The shell's exit status; 128 + n when signal n ended it. */
-  exit_code: z.number().int(),
-  total_output_bytes: Offset,
-  spool_path: z.string(),
-  spool_complete: z.boolean(),
-  /** Epoch milliseconds. */
-  exited_at: z.number().int().min(0),
-  /** 1 on the first delivery, counting up on retries. */
-  attempt: z.number().int().min(1),
+  type: z.literal('exec.exited').describe('Always `exec.exited`.'),
+  nonce: z.string().min(16).max(128).describe('Random per notice, so every body differs.'),
+  tenant: Segment.describe('The tenant of the session.'),
+  session_id: Segment.describe('The session whose command exited.'),
+  exec_session_id: ExecSessionId.describe("The command's exec session (`run-…`)."),
+  request_id: z.string().regex(REQUEST_ID).describe('The runner request that started the command.'),
+  tool_call_id: z.string().min(1).max(256).describe("The model's call id of the command."),
+  exit_code: z.number().int().describe("The shell's exit status; 128 + n when signal n ended it."),
+  total_output_bytes: Offset.describe('Bytes of output the command wrote.'),
+  spool_path: z.string().describe('Where its output is spooled, relative to the workspace.'),
+  spool_complete: z.boolean().describe('Whether the spool holds all of the output.'),
+  exited_at: z.number().int().min(0).describe('Epoch milliseconds.'),
+  attempt: z.number().int().min(1).describe('1 on the first delivery, counting up on retries.'),
 })
 export type ExecExitCallback = z.infer<typeof ExecExitCallbackSchema>

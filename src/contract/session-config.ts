@@ -14,33 +14,67 @@ export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium',
 export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>
 
 export const ModelSettingsSchema = z.strictObject({
-  /** Absent → the deployment default (TURNLINE_MODEL). */
-  name: z.string().min(1).max(200).optional(),
-  /** Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name. */
-  api: z.enum(['chat', 'responses']).optional(),
-  /** USD per token; overrides the built-in price table (e.g. for a self-hosted model). */
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Absent → the deployment default (TURNLINE_MODEL).'),
+  api: z
+    .enum(['chat', 'responses'])
+    .optional()
+    .describe(
+      "Absent → the deployment's API (`TURNLINE_MODEL_API`), as for a model given by name.",
+    ),
   price: z
-    .strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() })
-    .optional(),
-  max_output_tokens: z.number().int().positive().max(1_000_000).optional(),
-  /** Sampling temperature sent with every model request; absent → the provider's default. */
-  temperature: z.number().min(0).max(2).optional(),
-  /** Nucleus sampling sent with every model request; absent → the provider's default. */
-  top_p: z.number().min(0).max(1).optional(),
-  /** The provider's context capacity in tokens; absent → the built-in table, else unknown. */
-  context_window: z.number().int().positive().max(100_000_000).optional(),
-  /** Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses). */
+    .strictObject({
+      input: z.number().nonnegative().describe('USD per input token.'),
+      output: z.number().nonnegative().describe('USD per output token.'),
+    })
+    .optional()
+    .describe('USD per token; overrides the built-in price table (e.g. for a self-hosted model).'),
+  max_output_tokens: z
+    .number()
+    .int()
+    .positive()
+    .max(1_000_000)
+    .optional()
+    .describe("Cap on the tokens of one model answer; absent → the provider's default."),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe(
+      "Sampling temperature sent with every model request; absent → the provider's default.",
+    ),
+  top_p: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("Nucleus sampling sent with every model request; absent → the provider's default."),
+  context_window: z
+    .number()
+    .int()
+    .positive()
+    .max(100_000_000)
+    .optional()
+    .describe(
+      "The provider's context capacity in tokens; absent → the built-in table, else unknown.",
+    ),
   reasoning_effort: ReasoningEffortSchema.describe(
     'sent as reasoning_effort (Chat) or reasoning.effort (Responses); none only where the provider has it',
-  ).optional(),
-  /**
-   * Responses API only: ask for reasoning summaries (`reasoning.summary`), streamed as
-   * `reasoning` items. Some accounts must be verified by the provider to receive them.
-   */
+  )
+    .optional()
+    .describe('Sent as `reasoning_effort` (Chat) or `reasoning.effort` (Responses).'),
   reasoning_summary: z
     .enum(['auto', 'concise', 'detailed'])
     .describe('Responses API: reasoning.summary, streamed as reasoning items')
-    .optional(),
+    .optional()
+    .describe(
+      'Responses API only: ask for reasoning summaries (`reasoning.summary`), streamed as `reasoning` items. Some accounts must be verified by the provider to receive them.',
+    ),
 })
 /** Model settings as the session gives them (name and api may be left to the deployment). */
 export type ModelSettingsInput = z.infer<typeof ModelSettingsSchema>
@@ -49,27 +83,63 @@ export type ModelSettings = ModelSettingsInput & { name: string; api: 'chat' | '
 
 /** A session-defined action the model may call; POSTed signed to an allow-listed URL. */
 export const HttpToolSchema = z.strictObject({
-  type: z.literal('http'),
-  name: Name,
-  description: z.string().max(4000).default(''),
-  /** JSON Schema of the arguments object. */
-  parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
-  url: z.url({ protocol: /^https?$/ }),
-  timeout_ms: z.number().int().positive().max(300_000).optional(),
-  /** Read-only tools may run in plan mode and are what permission mode `plan` allows. */
-  read_only: z.boolean().default(false),
+  type: z.literal('http').describe('Always `http`.'),
+  name: Name.describe("The tool's name as the model sees it."),
+  description: z.string().max(4000).default('').describe('What the tool does, for the model.'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .default({ type: 'object', properties: {} })
+    .describe('JSON Schema of the arguments object.'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .describe("Where the tool's calls are POSTed (http or https)."),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(300_000)
+    .optional()
+    .describe('How long a call may take before it fails (default 30 s).'),
+  read_only: z
+    .boolean()
+    .default(false)
+    .describe('Read-only tools may run in plan mode and are what permission mode `plan` allows.'),
 })
 export type HttpTool = z.infer<typeof HttpToolSchema>
 
 export const LimitsSchema = z.strictObject({
-  /** Model requests allowed in the session (VT Code num_turns). */
-  max_turns: z.number().int().positive().max(100_000).optional(),
-  max_budget_usd: z.number().positive().optional(),
-  budget_warning_threshold: z.number().min(0).max(1).default(0.75),
-  /** Total tokens (input + output) the session may use: `token_limit_reached`. */
-  max_tokens: z.number().int().positive().max(1e12).optional(),
-  /** Turns the session may start: `step_limit_reached` (VT Code `error_max_turns`). */
-  max_steps: z.number().int().positive().max(100_000).optional(),
+  max_turns: z
+    .number()
+    .int()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe('Model requests allowed in the session (VT Code num_turns).'),
+  max_budget_usd: z
+    .number()
+    .positive()
+    .optional()
+    .describe('Stop the session once its estimated cost reaches this many US dollars.'),
+  budget_warning_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.75)
+    .describe('Fraction of a limit at which a budget warning is emitted (default 0.75).'),
+  max_tokens: z
+    .number()
+    .int()
+    .positive()
+    .max(1e12)
+    .optional()
+    .describe('Total tokens (input + output) the session may use: `token_limit_reached`.'),
+  max_steps: z
+    .number()
+    .int()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe('Turns the session may start: `step_limit_reached` (VT Code `error_max_turns`).'),
 })
 export type Limits = z.infer<typeof LimitsSchema>
 
@@ -105,71 +175,123 @@ function isRegExp(pattern: string): boolean {
 }
 
 export const HarnessSchema = z.strictObject({
-  auto_compaction_enabled: z.boolean().default(true),
-  auto_compaction_threshold_tokens: z.number().int().positive().optional(),
-  max_context_tokens: z.number().int().positive().default(160_000),
-  context_reset_mode: z.enum(['off', 'on_stall', 'on_compaction']).default('off'),
-  context_reset_stall_threshold: z.number().int().positive().default(2),
-  /** A model or provider change compacts the history for the new model (trigger model_switch). */
-  compact_on_model_switch: z.boolean().default(true),
-  /**
-   * Compaction through the provider (`responses.compact`, mode `provider`) for a model on the
-   * Responses API; off, or on the Chat API, compaction is a local summary.
-   */
-  provider_compaction: z.boolean().default(true),
-  /** Tool calls allowed within one turn before it stops (VT Code tool-loop limit). */
-  max_tool_loops: z.number().int().positive().max(1000).default(50),
-  /**
-   * Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue,
-   * wait, close) beside exec_command and write_stdin; needs a sandbox runner. The export and
-   * MCP settings have no zod defaults: absent means the documented default, so configurations
-   * stored before them re-serialize unchanged.
-   */
+  auto_compaction_enabled: z
+    .boolean()
+    .default(true)
+    .describe('Compact the transcript automatically when it grows past the threshold.'),
+  auto_compaction_threshold_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Tokens at which automatic compaction starts; absent → derived from the context window.',
+    ),
+  max_context_tokens: z
+    .number()
+    .int()
+    .positive()
+    .default(160_000)
+    .describe('The context budget the session plans with (default 160,000 tokens).'),
+  context_reset_mode: z
+    .enum(['off', 'on_stall', 'on_compaction'])
+    .default('off')
+    .describe(
+      'When to reset the context with a handoff manifest: never, when progress stalls, or instead of compaction.',
+    ),
+  context_reset_stall_threshold: z
+    .number()
+    .int()
+    .positive()
+    .default(2)
+    .describe('Turns without progress before an `on_stall` reset (default 2).'),
+  compact_on_model_switch: z
+    .boolean()
+    .default(true)
+    .describe(
+      'A model or provider change compacts the history for the new model (trigger model_switch).',
+    ),
+  provider_compaction: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Compaction through the provider (`responses.compact`, mode `provider`) for a model on the Responses API; off, or on the Chat API, compaction is a local summary.',
+    ),
+  max_tool_loops: z
+    .number()
+    .int()
+    .positive()
+    .max(1000)
+    .default(50)
+    .describe('Tool calls allowed within one turn before it stops (VT Code tool-loop limit).'),
   unified_exec: z
     .boolean()
     .describe(
       'offer unified_exec (run, write, poll, continue, wait, close) beside exec_command; default false',
     )
-    .optional(),
-  /**
-   * VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as
-   * `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every
-   * turn end. A path without an extension is a folder that gets
-   * `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl`. Never inside `.vtcode/sessions/`: the
-   * canonical store is not replaced, and the export may lag it (best effort).
-   */
+    .optional()
+    .describe(
+      "Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue, wait, close) beside exec_command and write_stdin; needs a sandbox runner. The export and MCP settings have no zod defaults: absent means the documented default, so configurations stored before them re-serialize unchanged.",
+    ),
   event_log_path: EventLogPathSchema.describe(
     'workspace-relative object that also gets the bare ThreadEvent JSONL after every turn (a path without extension is a folder)',
-  ).optional(),
-  /** Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. */
+  )
+    .optional()
+    .describe(
+      "VT Code's `agent.harness.event_log_path`: also write the bare ThreadEvent JSONL (as `vtcode exec --events`) to this object, relative to the workspace folder, rewritten at every turn end. A path without an extension is a folder that gets `harness-<session>-<YYYYMMDDTHHMMSSZ>.jsonl`. Never inside `.vtcode/sessions/`: the canonical store is not replaced, and the export may lag it (best effort).",
+    ),
   open_responses_enabled: z
     .boolean()
     .describe('write derived/open-responses.jsonl when the thread completes; default true')
-    .optional(),
-  /** Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. */
+    .optional()
+    .describe(
+      'Write the Open Responses view `derived/open-responses.jsonl` when the thread completes.',
+    ),
   atif_enabled: z
     .boolean()
     .describe(
       'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes; default false',
     )
-    .optional(),
-  /** The orient phase: an `[Orientation Context]` system section from the workspace artifacts. */
-  orientation_enabled: z.boolean().default(true),
-  /** Estimated tokens (4 characters each) the orientation section may take. */
-  orientation_token_budget: z.number().int().min(200).max(50_000).default(2000),
-  /** The model's artifact tools (notes, decisions, progress, harness documents). */
-  artifact_tools: z.boolean().default(true),
-  /** The exact command that runs the tests (a handoff's test results); else the pattern. */
-  test_command: z.string().min(1).max(4000).optional(),
-  /** A regular expression a test command matches (a handoff's test results). */
+    .optional()
+    .describe(
+      'Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes.',
+    ),
+  orientation_enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'The orient phase: an `[Orientation Context]` system section from the workspace artifacts.',
+    ),
+  orientation_token_budget: z
+    .number()
+    .int()
+    .min(200)
+    .max(50_000)
+    .default(2000)
+    .describe('Estimated tokens (4 characters each) the orientation section may take.'),
+  artifact_tools: z
+    .boolean()
+    .default(true)
+    .describe("The model's artifact tools (notes, decisions, progress, harness documents)."),
+  test_command: z
+    .string()
+    .min(1)
+    .max(4000)
+    .optional()
+    .describe(
+      "The exact command that runs the tests (a handoff's test results); else the pattern.",
+    ),
   test_command_pattern: z
     .string()
     .min(1)
     .max(2000)
     .refine(isRegExp, 'must be a valid regular expression')
-    .default(DEFAULT_TEST_COMMAND_PATTERN),
-  /** `required`: a turn's file changes must pass `POST …/verify` before the next turn. */
-  verification: z.enum(['off', 'required']).default('off'),
+    .default(DEFAULT_TEST_COMMAND_PATTERN)
+    .describe("A regular expression a test command matches (a handoff's test results)."),
+  verification: z
+    .enum(['off', 'required'])
+    .default('off')
+    .describe("`required`: a turn's file changes must pass `POST …/verify` before the next turn."),
 })
 export type Harness = z.infer<typeof HarnessSchema>
 
@@ -180,19 +302,33 @@ export type Harness = z.infer<typeof HarnessSchema>
  * `plan` allows read-only tools only. Pattern grammar: docs/permissions.md.
  */
 export const PermissionsSchema = z.strictObject({
-  allow: z.array(z.string().min(1).max(200)).max(200).default([]),
-  deny: z.array(z.string().min(1).max(200)).max(200).default([]),
-  mode: z.enum(['default', 'plan', 'auto']).default('auto'),
+  allow: z
+    .array(z.string().min(1).max(200))
+    .max(200)
+    .default([])
+    .describe('Tool names (or patterns) allowed without asking.'),
+  deny: z
+    .array(z.string().min(1).max(200))
+    .max(200)
+    .default([])
+    .describe('Tool names (or patterns) never allowed.'),
+  mode: z
+    .enum(['default', 'plan', 'auto'])
+    .default('auto')
+    .describe(
+      '`default` asks for unlisted tools, `plan` allows read-only tools only, `auto` allows everything not denied.',
+    ),
 })
 export type Permissions = z.infer<typeof PermissionsSchema>
 
 /** What the session's commands may do beyond their workspace (docs/configuration.md). */
 export const SandboxSettingsSchema = z.strictObject({
-  /**
-   * Commands (and command hooks) get network access. Default false: a sandboxed command sees
-   * only its own loopback. The runner's TURNLINE_SANDBOX_NETWORK policy has the last word.
-   */
-  network: z.boolean().default(false),
+  network: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Commands (and command hooks) get network access. Default false: a sandboxed command sees only its own loopback. The runner's TURNLINE_SANDBOX_NETWORK policy has the last word.",
+    ),
 })
 export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>
 
@@ -201,27 +337,50 @@ export const SessionConfigSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'use 1–128 characters from A-Z a-z 0-9 . _ -')
     .refine((value) => !value.includes('..'), 'must not contain ".."')
-    .default('default'),
-  /** A model name, or settings; absent → the deployment default (TURNLINE_MODEL). */
-  model: z.union([z.string().min(1).max(200), ModelSettingsSchema]).optional(),
-  instructions: z.string().max(200_000).optional(),
-  /**
-   * JSON Schema of the final answer (structured output, like `codex exec --output-schema`): sent
-   * to the provider as a strict JSON-schema response format with every model request.
-   */
-  output_schema: z.record(z.string(), z.unknown()).optional(),
-  tools: z.array(HttpToolSchema).max(128).default([]),
-  /** MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`. */
+    .default('default')
+    .describe(
+      'The workspace (sandbox folder and `.vtcode/` artifacts) the session runs in; default `default`.',
+    ),
+  model: z
+    .union([z.string().min(1).max(200), ModelSettingsSchema])
+    .optional()
+    .describe('A model name, or settings; absent → the deployment default (TURNLINE_MODEL).'),
+  instructions: z
+    .string()
+    .max(200_000)
+    .optional()
+    .describe('System instructions added to the prompt.'),
+  output_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'JSON Schema of the final answer (structured output, like `codex exec --output-schema`): sent to the provider as a strict JSON-schema response format with every model request.',
+    ),
+  tools: z
+    .array(HttpToolSchema)
+    .max(128)
+    .default([])
+    .describe('Session-defined HTTP tools the model may call.'),
   mcp_servers: McpServersSchema.describe(
     'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',
-  ).optional(),
-  limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }),
-  harness: HarnessSchema.default(HarnessSchema.parse({})),
-  permissions: PermissionsSchema.default(PermissionsSchema.parse({})),
-  hooks: HooksSchema,
-  /** Absent: the defaults (no network). */
-  sandbox: SandboxSettingsSchema.optional(),
-  metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
+  )
+    .optional()
+    .describe('MCP servers over Streamable HTTP; their tools appear as `mcp__<server>__<tool>`.'),
+  limits: LimitsSchema.default({ budget_warning_threshold: 0.75 }).describe(
+    'Turn, token, cost and time limits of the session.',
+  ),
+  harness: HarnessSchema.default(HarnessSchema.parse({})).describe(
+    'Harness settings: compaction, context resets, exports.',
+  ),
+  permissions: PermissionsSchema.default(PermissionsSchema.parse({})).describe(
+    'The tool permission policy.',
+  ),
+  hooks: HooksSchema.describe('Lifecycle hooks (HTTP or command) by event.'),
+  sandbox: SandboxSettingsSchema.optional().describe('Absent: the defaults (no network).'),
+  metadata: z
+    .record(z.string().max(128), z.string().max(1024))
+    .default({})
+    .describe('Free-form string labels stored with the session.'),
 })
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>
 export type SessionConfig = z.infer<typeof SessionConfigSchema>

@@ -19,114 +19,107 @@ import { JsonValueSchema } from './json-value.ts'
  * unknown item type fails to parse, as it does in VT Code.
  */
 
-const id = z.string()
+const id = z.string().describe('The item id; its started, updated and completed events share it.')
 
 export const AgentMessageItemSchema = z.object({
   id,
-  type: z.literal('agent_message'),
-  text: z.string(),
+  type: z.literal('agent_message').describe('Always `agent_message`.'),
+  text: z.string().describe('The text.'),
 })
 
 export const PlanItemSchema = z.object({
   id,
-  type: z.literal('plan'),
-  /** Markdown. */
-  text: z.string(),
+  type: z.literal('plan').describe('Always `plan`.'),
+  text: z.string().describe('Markdown.'),
 })
 
 export const ReasoningItemSchema = z.object({
   id,
-  type: z.literal('reasoning'),
-  text: z.string(),
-  /** e.g. "analysis", "plan", "verification". */
-  stage: z.string().optional(),
+  type: z.literal('reasoning').describe('Always `reasoning`.'),
+  text: z.string().describe('The text.'),
+  stage: z.string().optional().describe('e.g. "analysis", "plan", "verification".'),
 })
 
 export const CommandExecutionItemSchema = z.object({
   id,
-  type: z.literal('command_execution'),
-  command: z.string(),
-  arguments: JsonValueSchema.optional(),
-  /** Missing on read means ""; always written. */
-  aggregated_output: z.string().default(''),
-  exit_code: I32Schema.optional(),
-  status: CommandExecutionStatusSchema,
+  type: z.literal('command_execution').describe('Always `command_execution`.'),
+  command: z.string().describe('The command line.'),
+  arguments: JsonValueSchema.optional().describe("The call's arguments (any JSON)."),
+  aggregated_output: z.string().default('').describe('Missing on read means ""; always written.'),
+  exit_code: I32Schema.optional().describe('The exit status, once known.'),
+  status: CommandExecutionStatusSchema.describe('Where the item stands.'),
 })
 
 export const ToolInvocationItemSchema = z.object({
   id,
-  type: z.literal('tool_invocation'),
-  tool_name: z.string(),
-  /** Parsed arguments, or the raw text while they are still unparsable; omitted while streaming. */
-  arguments: JsonValueSchema.optional(),
-  /** Raw model-emitted call id. */
-  tool_call_id: z.string().optional(),
-  status: ToolCallStatusSchema,
-  /** Set on `item.completed`. */
-  outcome: ToolOutcomeSchema.optional(),
+  type: z.literal('tool_invocation').describe('Always `tool_invocation`.'),
+  tool_name: z.string().describe('The tool called.'),
+  arguments: JsonValueSchema.optional().describe(
+    'Parsed arguments, or the raw text while they are still unparsable; omitted while streaming.',
+  ),
+  tool_call_id: z.string().optional().describe('Raw model-emitted call id.'),
+  status: ToolCallStatusSchema.describe('Where the item stands.'),
+  outcome: ToolOutcomeSchema.optional().describe('Set on `item.completed`.'),
 })
 
 export const ToolOutputItemSchema = z.object({
   id,
-  type: z.literal('tool_output'),
-  /** The tool_invocation item id (not the model's call id). */
-  call_id: z.string(),
-  tool_call_id: z.string().optional(),
-  spool_path: z.string().optional(),
-  /** Missing on read means ""; always written. */
-  output: z.string().default(''),
-  exit_code: I32Schema.optional(),
-  status: ToolCallStatusSchema,
+  type: z.literal('tool_output').describe('Always `tool_output`.'),
+  call_id: z.string().describe("The tool_invocation item id (not the model's call id)."),
+  tool_call_id: z.string().optional().describe("The model's call id."),
+  spool_path: z.string().optional().describe('Where the full output is kept, when it was cut.'),
+  output: z.string().default('').describe('Missing on read means ""; always written.'),
+  exit_code: I32Schema.optional().describe('The exit status, once known.'),
+  status: ToolCallStatusSchema.describe('Where the item stands.'),
 })
 
 export const FileUpdateChangeSchema = z.object({
-  path: z.string(),
-  kind: PatchChangeKindSchema,
+  path: z.string().describe('The file, relative to the workspace.'),
+  kind: PatchChangeKindSchema.describe('`add`, `delete` or `update`.'),
 })
 export type FileUpdateChange = z.infer<typeof FileUpdateChangeSchema>
 
 export const FileChangeItemSchema = z.object({
   id,
-  type: z.literal('file_change'),
-  changes: z.array(FileUpdateChangeSchema),
-  status: PatchApplyStatusSchema,
+  type: z.literal('file_change').describe('Always `file_change`.'),
+  changes: z.array(FileUpdateChangeSchema).describe('The files changed.'),
+  status: PatchApplyStatusSchema.describe('Where the item stands.'),
 })
 
 export const McpToolCallItemSchema = z.object({
   id,
-  type: z.literal('mcp_tool_call'),
-  tool_name: z.string(),
-  arguments: JsonValueSchema.optional(),
-  result: z.string().optional(),
-  status: McpToolCallStatusSchema.optional(),
+  type: z.literal('mcp_tool_call').describe('Always `mcp_tool_call`.'),
+  tool_name: z.string().describe('The tool called.'),
+  arguments: JsonValueSchema.optional().describe("The call's arguments (any JSON)."),
+  result: z.string().optional().describe("The tool's result text."),
+  status: McpToolCallStatusSchema.optional().describe('Where the item stands.'),
 })
 
 export const WebSearchItemSchema = z.object({
   id,
-  type: z.literal('web_search'),
-  query: z.string(),
-  provider: z.string().optional(),
-  results: z.array(z.string()).optional(),
+  type: z.literal('web_search').describe('Always `web_search`.'),
+  query: z.string().describe('The search query.'),
+  provider: z.string().optional().describe('The search provider.'),
+  results: z.array(z.string()).optional().describe('Result snippets or links.'),
 })
 
 export const HarnessItemSchema = z.object({
   id,
-  type: z.literal('harness'),
-  event: HarnessEventKindSchema,
-  message: z.string().optional(),
-  command: z.string().optional(),
-  path: z.string().optional(),
-  exit_code: I32Schema.optional(),
-  /** 1-based retry/recovery attempt. */
-  attempt: U32Schema.optional(),
-  error_category: z.string().optional(),
-  duration_ms: U64Schema.optional(),
+  type: z.literal('harness').describe('Always `harness`.'),
+  event: HarnessEventKindSchema.describe('The harness event.'),
+  message: z.string().optional().describe('What happened.'),
+  command: z.string().optional().describe('The command line.'),
+  path: z.string().optional().describe('The file, relative to the workspace.'),
+  exit_code: I32Schema.optional().describe('The exit status, once known.'),
+  attempt: U32Schema.optional().describe('1-based retry/recovery attempt.'),
+  error_category: z.string().optional().describe('The class of failure, when it failed.'),
+  duration_ms: U64Schema.optional().describe('How long it took (ms).'),
 })
 
 export const ErrorItemSchema = z.object({
   id,
-  type: z.literal('error'),
-  message: z.string(),
+  type: z.literal('error').describe('Always `error`.'),
+  message: z.string().describe('What happened.'),
 })
 
 /** Every item schema by its `type`, in VT Code's declaration order. */

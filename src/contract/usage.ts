@@ -4,10 +4,10 @@ const TokenCount = z.number().int().nonnegative()
 
 /** VT Code Usage: all four fields required on read and on write. */
 export const UsageSchema = z.object({
-  input_tokens: TokenCount,
-  cached_input_tokens: TokenCount,
-  cache_creation_tokens: TokenCount,
-  output_tokens: TokenCount,
+  input_tokens: TokenCount.describe('Prompt tokens.'),
+  cached_input_tokens: TokenCount.describe("Prompt tokens read from the provider's cache."),
+  cache_creation_tokens: TokenCount.describe("Prompt tokens written to the provider's cache."),
+  output_tokens: TokenCount.describe('Answer tokens (reasoning included).'),
 })
 export type Usage = z.infer<typeof UsageSchema>
 

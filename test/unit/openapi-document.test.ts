@@ -7,6 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fullApp } from '../support/openapi-app.ts'
+import { undescribedFields } from '../support/openapi-fields.ts'
 
 const root = new URL('../../', import.meta.url).pathname
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const
@@ -144,6 +145,20 @@ describe('the OpenAPI document', () => {
       'post /v1/runner/callback',
       'post /v1/webhooks/{name}',
     ])
+  })
+})
+
+describe('the schemas of the document', () => {
+  it('describe every field (the zod schemas of src/contract carry the descriptions)', () => {
+    expect(undescribedFields(document)).toEqual([])
+  })
+
+  it('name their shared parts once (components), with no anonymous recursion', () => {
+    const schemas = Object.keys((document.components as { schemas: object }).schemas)
+    expect(schemas).toEqual(
+      expect.arrayContaining(['ThreadEvent', 'ThreadItem', 'JsonValue', 'Error']),
+    )
+    expect(schemas.filter((name) => name.startsWith('__'))).toEqual([])
   })
 })
 
