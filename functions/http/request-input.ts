@@ -1,5 +1,4 @@
 import type * as z from 'zod'
-import { IDEMPOTENCY_KEY } from '../../src/contract/api.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 
 /** Validation of everything a request carries besides its body: path, query, headers. */
@@ -84,31 +83,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, url: string): z.outpu
   return parseInput(schema, queryObject(url), 'query')
 }
 
-/** The store's folder-segment rule (src/store/session-ref.ts). */
-const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
-
-export function parseSessionId(value: string | undefined): string {
-  if (value === undefined || !SESSION_ID.test(value) || value.includes('..')) {
-    throw new TurnlineError(
-      'invalid_input',
-      `session id ${JSON.stringify((value ?? '').slice(0, 80))} is not valid: use 1–128 characters from A-Z a-z 0-9 . _ -, not starting with "." or "-", without ".."`,
-      { details: { field: 'path.id' } },
-    )
-  }
-  return value
-}
-
-export function parseIdempotencyKey(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (!IDEMPOTENCY_KEY.test(value)) {
-    throw new TurnlineError(
-      'invalid_input',
-      'Idempotency-Key must be 1–200 characters from A-Z a-z 0-9 . _ : -',
-      { details: { field: 'header.idempotency-key' } },
-    )
-  }
-  return value
-}
+/* Path parameters and headers are checked by their schemas in src/contract/route-params.ts. */
 
 /**
  * True when the client asks for Server-Sent Events: `text/event-stream` is among its Accept
@@ -122,20 +97,4 @@ export function wantsEventStream(accept: string | undefined): boolean {
     const q = params.find((p) => p.startsWith('q='))
     return q === undefined || Number(q.slice(2)) > 0
   })
-}
-
-/** `Last-Event-ID` as a seq, or undefined when absent; anything but a seq is invalid input. */
-export function parseLastEventId(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined
-  const trimmed = value.trim()
-  if (!/^\d{1,15}$/.test(trimmed)) {
-    throw new TurnlineError(
-      'invalid_input',
-      'Last-Event-ID must be an event seq (a non-negative integer)',
-      {
-        details: { field: 'header.last-event-id' },
-      },
-    )
-  }
-  return Number(trimmed)
 }
