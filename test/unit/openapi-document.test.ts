@@ -153,8 +153,14 @@ describe('the OpenAPI document', () => {
 })
 
 describe('the schemas of the document', () => {
-  it('describe every field (the zod schemas of src/contract carry the descriptions)', () => {
+  it('describe every field and parameter (the zod schemas of src/contract carry them)', () => {
     expect(undescribedFields(document)).toEqual([])
+    const bare = operations().flatMap(([method, path, operation]) =>
+      ((operation as { parameters?: { name: string; description?: string }[] }).parameters ?? [])
+        .filter((parameter) => !parameter.description)
+        .map((parameter) => `${method} ${path} ${parameter.name}`),
+    )
+    expect(bare).toEqual([])
   })
 
   it('name their shared parts once (components), with no anonymous recursion', () => {
