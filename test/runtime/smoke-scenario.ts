@@ -209,6 +209,20 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       mock.assertDone()
     })
 
+    it('generates its OpenAPI document and serves the reference page in this runtime', async () => {
+      const document = await json<{ openapi: string; paths: Record<string, object> }>(
+        await call('GET', '/v1/openapi.json'),
+        200,
+      )
+      expect(document.openapi).toBe('3.1.0')
+      expect(Object.keys(document.paths)).toEqual(
+        expect.arrayContaining(['/v1/sessions', '/v1/sessions/{id}/turns', '/docs']),
+      )
+      const page = await call('GET', '/docs')
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('/v1/openapi.json')
+    })
+
     it("discovers and calls an MCP server's tools with the SDK client in this runtime", async () => {
       if (!mock || !mcp) throw new Error('setup failed')
       mock.reset()
