@@ -41,3 +41,28 @@ export function randomMasterSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }
+
+/**
+ * Tenant secrets that grow with the key registry: `add` derives the secrets of tenants seen for
+ * the first time (before their keys are accepted), `secretFor` looks them up synchronously.
+ */
+export class TenantSecretBook {
+  readonly #secrets = new Map<string, string>()
+  constructor(readonly master: string) {}
+
+  async add(tenants: readonly string[]): Promise<void> {
+    for (const tenant of tenants) {
+      if (!this.#secrets.has(tenant)) {
+        this.#secrets.set(tenant, await deriveTenantSecret(this.master, tenant))
+      }
+    }
+  }
+
+  readonly secretFor = (tenant: string): string => {
+    const secret = this.#secrets.get(tenant)
+    if (secret === undefined) {
+      throw new TurnlineError('internal', `no tool signing secret for tenant ${tenant}`)
+    }
+    return secret
+  }
+}

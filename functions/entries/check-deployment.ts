@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { CreateBucketCommand } from '@aws-sdk/client-s3'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
@@ -19,6 +20,7 @@ const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }
 const deps = await createDeps(process.env, {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
 }).catch((error: unknown) => {
   if (!(error instanceof ConfigError)) throw error
   console.error(`turnline: ${error.message}`)

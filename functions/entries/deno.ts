@@ -1,6 +1,7 @@
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError, isLoopbackHost } from '../env-config.ts'
+import { isSingleTenant } from '../http/auth.ts'
 import { serveApp } from './serve-app.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
@@ -25,7 +26,7 @@ const deps = await createDeps(Deno.env.toObject(), {
   console.error(`turnline: ${error.message}`)
   return Deno.exit(1)
 })
-const singleTenant = deps.auth.keys.length === 0
+const singleTenant = isSingleTenant(deps.auth)
 
 export default {
   fetch: serveApp(deps),

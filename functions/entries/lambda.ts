@@ -1,5 +1,6 @@
 import { streamHandle } from 'hono/aws-lambda'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { type SweepResult, sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createApp } from '../app.ts'
@@ -19,6 +20,7 @@ import { logStart } from './start-log.ts'
 const deps = await createDeps(process.env, {
   // REDIS_URL: a Redis the function reaches over TCP (ElastiCache in the function's VPC).
   redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
 }).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`turnline: ${error.message}`)
   throw error

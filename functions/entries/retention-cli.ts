@@ -1,5 +1,6 @@
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
@@ -14,6 +15,7 @@ import { ConfigError } from '../env-config.ts'
 const deps = await createDeps(process.env, {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
 }).catch((error: unknown) => {
   if (!(error instanceof ConfigError)) throw error
   console.error(`turnline: ${error.message}`)

@@ -25,6 +25,7 @@ export function serveApp(deps: Deps, log: EntryLog = stderr): FetchHandler {
     limits: deps.http.limits,
     follow: deps.http.follow,
     ...(deps.http.requestLog ? { requestLog: deps.http.requestLog } : {}),
+    tenancy: deps.http.tenancy,
   })
   return (request, bindings, ctx) => app.fetch(request, bindings, ctx)
 }

@@ -1,0 +1,27 @@
+import type { MiddlewareHandler } from 'hono'
+import type { AppEnv } from '../http/app-context.ts'
+import { type ErrorLog, errorResponse } from '../http/http-errors.ts'
+import { limitsOf, rateLimited, type Tenancy, windowHeaders } from './tenancy.ts'
+
+/**
+ * After authentication on every /v1 route: counts the request for the tenant's day and, when
+ * the tenant has a request limit, in its sliding one-minute window. Over the limit the answer is
+ * 429 `rate_limited` with Retry-After; every answer to a limited tenant carries
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
+ */
+export function requestLimit(tenancy: Tenancy, log: ErrorLog): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const tenant = c.get('tenant')
+    const verdict = await tenancy.limiter.hit(tenant, limitsOf(tenancy, tenant).requestsPerMinute)
+    if (verdict === undefined) return next()
+    const now = tenancy.clock.now()
+    const headers = windowHeaders(verdict, now)
+    if (!verdict.allowed) {
+      const refused = errorResponse(rateLimited(verdict, now), log)
+      for (const [name, value] of Object.entries(headers)) refused.headers.set(name, value)
+      return refused
+    }
+    await next()
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+  }
+}
