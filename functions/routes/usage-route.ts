@@ -4,12 +4,13 @@ import { dayEndMs, toMicroUsd } from '../../src/ports/tenant-limiter.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { JSON_TYPE } from '../http/event-framing.ts'
 import { rejectQuery } from '../http/request-input.ts'
-import { limitsOf, type Tenancy } from '../tenancy/tenancy.ts'
+import { limitsOf, type Tenancy, windowHeaders } from '../tenancy/tenancy.ts'
 
 /**
  * `GET /usage`: the calling tenant's usage today (UTC) against its limits: requests (today, and
  * in the current one-minute window), running turns, model tokens and estimated cost. A limit
- * that does not apply is `null` (and so is its `remaining`).
+ * that does not apply is `null` (and so is its `remaining`). The call itself is not counted
+ * and never refused for the request limit.
  */
 export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -55,7 +56,9 @@ export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
             : Math.max(0, costLimitMicro - today.costMicroUsd) / 1_000_000,
       },
     }
-    return new Response(JSON.stringify(report), { headers: { 'content-type': JSON_TYPE } })
+    return new Response(JSON.stringify(report), {
+      headers: { 'content-type': JSON_TYPE, ...(window ? windowHeaders(window, now) : {}) },
+    })
   })
   return routes
 }

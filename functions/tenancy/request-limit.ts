@@ -7,10 +7,12 @@ import { limitsOf, rateLimited, type Tenancy, windowHeaders } from './tenancy.ts
  * After authentication on every /v1 route: counts the request for the tenant's day and, when
  * the tenant has a request limit, in its sliding one-minute window. Over the limit the answer is
  * 429 `rate_limited` with Retry-After; every answer to a limited tenant carries
- * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.
+ * `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`. `GET /v1/usage` is exempt.
  */
 export function requestLimit(tenancy: Tenancy, log: ErrorLog): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // Reading one's usage neither counts nor is refused (as GitHub's /rate_limit).
+    if (c.req.path === '/v1/usage') return next()
     const tenant = c.get('tenant')
     const verdict = await tenancy.limiter.hit(tenant, limitsOf(tenancy, tenant).requestsPerMinute)
     if (verdict === undefined) return next()
