@@ -24,6 +24,7 @@ import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
+import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
 import { limitedSessionApi } from './tenancy/limited-session-api.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
@@ -98,6 +99,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   )
 
   app.route('/', metaRoutes(options.version ?? API_VERSION))
+  app.route('/', viewerRoutes(options.version ?? API_VERSION))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) {
     app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))
