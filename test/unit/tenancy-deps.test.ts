@@ -59,6 +59,41 @@ describe('tenancy configuration', () => {
     expect(deps.http.tenancy.limiter).toBeInstanceOf(UpstashTenantLimiter)
   })
 
+  it('lets requests through when the counters cannot be reached (logged), as the library does', async () => {
+    const deps = await createDeps({
+      TURNLINE_STORE: 'memory',
+      TURNLINE_LOG: 'off',
+      TURNLINE_API_KEYS: 'aaaaaaaaaaaaaaaaaaaa=t1',
+      TURNLINE_LIMIT_REQUESTS_PER_MINUTE: '1',
+      // Nothing listens there: every call fails fast, within a short budget.
+      UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9',
+      UPSTASH_REDIS_REST_TOKEN: 'token',
+      TURNLINE_IO_BUDGET_MS: '300',
+      TURNLINE_COORDINATOR_TIMEOUT_MS: '100',
+    })
+    const logs: Record<string, unknown>[] = []
+    const app = createApp({
+      api: new SessionService(deps.service),
+      auth: deps.auth,
+      ...deps.http,
+      log: (entry) => logs.push(entry),
+    })
+    const headers = { authorization: 'Bearer aaaaaaaaaaaaaaaaaaaa' }
+    for (let i = 0; i < 2; i++) {
+      const res = await app.request('/v1/sessions', { headers })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('ratelimit-limit')).toBeNull()
+    }
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'request limit unavailable; request let through',
+        tenant: 't1',
+      }),
+    )
+    // Reading the usage needs the counters: that fails like any coordinator outage.
+    expect((await app.request('/v1/usage', { headers })).status).toBe(503)
+  })
+
   it('the key registry makes a server multi-tenant: no unauthenticated requests', async () => {
     const { deps, app } = await appOf({ TURNLINE_KEY_REGISTRY: '1', HOST: '0.0.0.0' })
     expect(deps.auth.registry).toBeDefined()
