@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { UpstashTenantLimiter } from '../../adapters/upstash/upstash-tenant-limiter.ts'
+import { createApp } from '../../functions/app.ts'
+import { createDeps } from '../../functions/deps.ts'
+import { nodeBackends } from '../../functions/entries/node-backends.ts'
 import {
   hashApiKey,
   KEY_REGISTRY_OBJECT,
@@ -7,6 +12,7 @@ import {
   updateKeyRegistry,
 } from '../../functions/tenancy/key-registry.ts'
 import type { UsageReport } from '../../src/contract/tenancy.ts'
+import { SessionService } from '../../src/core/session-service.ts'
 import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
@@ -258,5 +264,42 @@ describe('keys over HTTP', () => {
     }))
     await sleep(1_100)
     expect((await call(key, '/v1/usage')).status).toBe(401)
+  })
+})
+
+describe('per-tenant limits over HTTP (plain Redis over TCP)', () => {
+  it('answers 429 past the limit, counting in redis-server through the TCP limiter', async () => {
+    const key = `tcp-key-${run}-0123456789`
+    const deps = await createDeps(
+      {
+        TURNLINE_STORE: 'memory',
+        TURNLINE_LOG: 'off',
+        REDIS_URL: services.redisUrl,
+        TURNLINE_API_KEYS: `${key}=${tenant('tcp')}`,
+        TURNLINE_LIMIT_REQUESTS_PER_MINUTE: '2',
+      },
+      nodeBackends,
+    )
+    expect(deps.http.tenancy.limiter).toBeInstanceOf(RedisTcpTenantLimiter)
+    const tcpApp = createApp({
+      api: new SessionService(deps.service),
+      auth: deps.auth,
+      ...deps.http,
+      log: () => {},
+    })
+    const headers = { authorization: `Bearer ${key}` }
+    try {
+      await earlyInMinute()
+      expect((await tcpApp.request('/v1/sessions', { headers })).status).toBe(200)
+      expect((await tcpApp.request('/v1/sessions', { headers })).status).toBe(200)
+      const refused = await tcpApp.request('/v1/sessions', { headers })
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/)
+      const report = (await (await tcpApp.request('/v1/usage', { headers })).json()) as UsageReport
+      expect(report.requests).toMatchObject({ today: 3, per_minute: { limit: 2, remaining: 0 } })
+    } finally {
+      await (deps.http.tenancy.limiter as RedisTcpTenantLimiter).close()
+      await (deps.service.coordinator as RedisTcpCoordinator).close()
+    }
   })
 })
