@@ -4,8 +4,9 @@ import { TurnlineError } from '../src/contract/errors.ts'
  * Per-tenant signing secrets for session-defined HTTP tools:
  * `secret(tenant) = hex(HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant))`. A tool receiver given its
  * tenant's secret verifies calls without ever seeing the deployment secret, and tenants cannot
- * forge each other's calls. The set of tenants is closed (it comes from TURNLINE_API_KEYS), so
- * every secret is derived once at startup with WebCrypto and looked up synchronously after.
+ * forge each other's calls. Tenants come from TURNLINE_API_KEYS (derived once at startup) and
+ * from the key registry (derived when a reload first names them, before their keys are
+ * accepted), so every lookup is synchronous.
  */
 export async function deriveTenantSecret(master: string, tenant: string): Promise<string> {
   const encoder = new TextEncoder()

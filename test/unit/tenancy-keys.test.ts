@@ -12,6 +12,7 @@ import {
 } from '../../functions/tenancy/key-registry.ts'
 import { runKeysCommand } from '../../functions/tenancy/keys-command.ts'
 import { limitsOf, type Tenancy } from '../../functions/tenancy/tenancy.ts'
+import { deriveTenantSecret, TenantSecretBook } from '../../functions/tool-secrets.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 
@@ -138,6 +139,28 @@ describe('the key registry', () => {
     // With no good copy at all, the request fails instead of guessing.
     const fresh = new KeyDirectory({ store: flaky, reloadMs: 1_000, missReloadMs: 1_000, clock })
     expect(await rejected(fresh.tenantOf(new Uint8Array(32)))).toBe('storage_unavailable')
+  })
+
+  it('derives the tool signing secret of a registry tenant before its key is accepted', async () => {
+    const store = new MemoryObjectStore()
+    const secrets = new TenantSecretBook('master-secret-0123456789')
+    const clock = new ManualClock()
+    const directory = new KeyDirectory({
+      store,
+      reloadMs: 1_000,
+      missReloadMs: 1_000,
+      clock,
+      onTenants: (tenants) => secrets.add(tenants),
+    })
+    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    expect(() => secrets.secretFor('newcomer')).toThrow(/no tool signing secret/)
+    await updateKeyRegistry(store, (r) => ({ ...r, keys: [] }))
+    const cli = keysCli(store)
+    expect(await cli.run('add', 'newcomer')).toBe(0)
+    expect(await authenticate(bearer(cli.out.at(-1) ?? ''))).toBe('newcomer')
+    expect(secrets.secretFor('newcomer')).toBe(
+      await deriveTenantSecret('master-secret-0123456789', 'newcomer'),
+    )
   })
 
   it('an unreadable registry is corrupt_data, never an empty one', async () => {
