@@ -28,7 +28,7 @@ const turnOperation = (summary: string, body: Json | undefined): Json => ({
   ...(body ? { requestBody: { required: false, content: jsonContent(body) } } : {}),
   responses: {
     '200': { description: 'the outcome of the turn', content: turnStream },
-    ...errorResponses(400, 401, 404, 409, 413, 422, 500, 502, 503),
+    ...errorResponses(400, 401, 404, 409, 413, 422, 429, 500, 502, 503),
   },
 })
 
