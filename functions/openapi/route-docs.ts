@@ -70,17 +70,40 @@ const ERROR_TEXT: Record<number, string> = {
   409: '`session_busy` (with Retry-After), `session_completed`, `follow_up_queue_full` or `conflict`.',
   413: '`payload_too_large`: the body exceeds the limit.',
   422: '`model_not_configured`, or `idempotency_key_reused`: the key was used with another request.',
+  429: '`rate_limited`, `too_many_concurrent_turns` or `quota_exceeded`, with Retry-After: a per-tenant limit of the deployment (docs/configuration.md#tenancy).',
   500: 'An internal fault (`internal`, `corrupt_data`, …); the server log has the details.',
   502: '`model_error` or `tool_error`: an upstream failed.',
   503: 'Storage, coordinator or runner unavailable; retry later (Retry-After when known).',
 }
 
-/** The error answers of an operation, all with the one error body. */
+/** The request-window headers a tenant with a request limit gets on every answer. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': {
+    description: "The tenant's requests per minute (only when it has a request limit).",
+    schema: { type: 'integer' as const },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the sliding one-minute window.',
+    schema: { type: 'integer' as const },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the current window ends.',
+    schema: { type: 'integer' as const },
+  },
+}
+
+/**
+ * The error answers of an operation, all with the one error body. A route that answers 401
+ * authenticates a tenant, so the tenant's limits apply to it: 429 is added.
+ */
 export function errorAnswers(...statuses: number[]) {
+  const all = statuses.includes(401) && !statuses.includes(429) ? [...statuses, 429] : statuses
   return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      jsonAnswer(ERROR_TEXT[status] ?? 'An error.', ErrorBodySchema),
-    ]),
+    all
+      .sort((a, b) => a - b)
+      .map((status) => [
+        String(status),
+        jsonAnswer(ERROR_TEXT[status] ?? 'An error.', ErrorBodySchema),
+      ]),
   )
 }

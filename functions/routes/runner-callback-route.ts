@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { RunnerCallbackResponseSchema } from '../../src/contract/api-responses.ts'
+import { ErrorBodySchema, RunnerCallbackResponseSchema } from '../../src/contract/api-responses.ts'
 import { SignedDeliveryHeadersSchema } from '../../src/contract/route-params.ts'
 import { readExitCallback } from '../../src/contract/runner-callback.ts'
 import { ExecExitCallbackSchema } from '../../src/contract/runner-protocol.ts'
@@ -33,7 +33,9 @@ export function runnerRoutes(
       security: [],
       responses: {
         202: jsonAnswer('Accepted.', RunnerCallbackResponseSchema),
-        ...errorAnswers(400, 401, 413, 500, 503),
+        // Signed, not a tenant's request: no 429 (tenant limits do not apply).
+        ...errorAnswers(400, 413, 500, 503),
+        401: jsonAnswer('`unauthorized`: unsigned, expired or replayed.', ErrorBodySchema),
       },
     }),
     documentedHeaders(SignedDeliveryHeadersSchema),
