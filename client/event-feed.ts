@@ -30,7 +30,7 @@ export interface EventsOptions {
 
 export interface EventPage {
   events: SeqEvent[]
-  /** The seq the session's next event will get (header `Turnline-Next-Seq`). */
+  /** The seq after this page (header `Turnline-Next-Seq`): the next page is `after: nextSeq - 1`. */
   nextSeq: number | undefined
 }
 

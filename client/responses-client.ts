@@ -1,5 +1,5 @@
 import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/api-responses.ts'
-import { TurnlineProtocolError } from './errors.ts'
+import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'
 import { parseJson, type Transport } from './transport.ts'
@@ -60,8 +60,14 @@ async function* openResponsesEvents(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<OpenResponsesEvent, void, undefined> {
   if (!response.body) throw new TurnlineProtocolError('the response stream has no body', 200)
+  let last: number | undefined
   for await (const frame of framesOf(response.body, signal)) {
     if (frame.data === '[DONE]') return
-    yield parseJson(OpenResponsesEventSchema, frame.data, 200)
+    const event = parseJson(OpenResponsesEventSchema, frame.data, 200)
+    last = event.sequence_number
+    yield event
   }
+  throw new TurnlineConnectionError(
+    `the response stream ended without [DONE]; resume with events(id, { startingAfter: ${last ?? -1} })`,
+  )
 }
