@@ -45,9 +45,13 @@ export class TurnlineApiError extends Error {
     this.inStream = options.inStream ?? false
   }
 
-  /** Whether the same request may succeed later (busy, a store or coordinator outage). */
+  /**
+   * Whether the same request may succeed later: busy, a store, coordinator or runner outage, or
+   * a gateway's 502/503/504 page in front of the server.
+   */
   get retryable(): boolean {
-    return RETRYABLE_CODES.has(this.code) || this.status === 502 || this.status === 504
+    if (RETRYABLE_CODES.has(this.code)) return true
+    return this.code === 'http_error' && [502, 503, 504].includes(this.status)
   }
 }
 
@@ -91,8 +95,12 @@ export function apiErrorOf(
   }
   if (!parsed?.success) {
     const shown = text.trim().slice(0, 300) || '(empty body)'
-    const code = 'http_error'
-    return new TurnlineApiError(status ?? 500, code, `HTTP ${status ?? '?'}: ${shown}`, options)
+    return new TurnlineApiError(
+      status ?? 500,
+      'http_error',
+      `HTTP ${status ?? '?'}: ${shown}`,
+      options,
+    )
   }
   const { code, message, details } = parsed.data.error
   const known = (ERROR_CODES as readonly string[]).includes(code)

@@ -122,7 +122,9 @@ async function* streamTurnEvents(
       throw new TurnlineConnectionError('the turn stream ended without its result', key)
     } catch (error) {
       call.signal?.throwIfAborted()
-      if (key === undefined) throw error
+      // A turn that failed after it started streaming (`event: error`, e.g. a lost commit
+      // race: its live events were provisional) is reported, never sent again.
+      if (key === undefined || (error instanceof TurnlineApiError && error.inStream)) throw error
       // Our own first request still runs on the server: wait for it to finish.
       if (resuming && error instanceof TurnlineApiError && error.code === 'session_busy') {
         busySince ??= Date.now()

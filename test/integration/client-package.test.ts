@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ts from 'typescript'
@@ -137,6 +137,45 @@ describe('the packaged client (turnline/client)', { timeout: 180_000 }, () => {
       api: true,
       code: 'not_found',
     })
+    mock.assertDone()
+  })
+
+  it("runs the README's client sample as written", async () => {
+    const readme = await readFile(join(repoRoot, 'README.md'), 'utf8')
+    const at = readme.indexOf('From TypeScript, the typed client')
+    expect(at, 'the README has its client section').toBeGreaterThan(0)
+    const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at))?.[1]
+    if (!block) throw new Error('no ts block in the README client section')
+    expect(block).toContain("'http://127.0.0.1:8787'")
+    const code = ts.transpileModule(
+      block.replace("'http://127.0.0.1:8787'", JSON.stringify(app.url)),
+      {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      },
+    ).outputText
+    await writeFile(join(dir, 'readme-sample.mjs'), code)
+    mock.enqueue({ text: 'hello' })
+    const run = await collect(
+      spawn(process.execPath, ['readme-sample.mjs'], {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout.split('\n')).toEqual([
+      '1 turn.started',
+      '2 item.started',
+      '3 item.completed',
+      '4 turn.completed',
+      'completed',
+      '0 thread.started',
+      '1 turn.started',
+      '2 item.started',
+      '3 item.completed',
+      '4 turn.completed',
+      '5 thread.completed',
+      '',
+    ])
     mock.assertDone()
   })
 })
