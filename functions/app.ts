@@ -23,6 +23,7 @@ import { runnerRoutes } from './routes/runner-callback-route.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
+import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
 
 export interface AppOptions {
@@ -91,6 +92,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   )
 
   app.route('/', metaRoutes(options.version ?? API_VERSION))
+  app.route('/', viewerRoutes(options.version ?? API_VERSION))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) {
     app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))

@@ -30,6 +30,8 @@ import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
 export interface DepsOptions {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
+  /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
+  memoryStoreByDefault?: boolean
   /** fetch for the model client, HTTP tools and MCP servers (default: the global one). */
   fetch?: typeof fetch
   /**
@@ -216,9 +218,8 @@ async function sandboxRunner(
 }
 
 function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {
-  const kind =
-    config.TURNLINE_STORE ??
-    (config.S3_BUCKET !== undefined ? 's3' : options.defaultStore ? 'fs' : undefined)
+  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
+  const kind = config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
   switch (kind) {
     case 's3': {
       const bucket = config.S3_BUCKET
@@ -255,7 +256,10 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
       return options.defaultStore(config.TURNLINE_DATA_DIR)
     }
     case 'memory':
-      notices.push('TURNLINE_STORE=memory: sessions live in this process and are lost on restart')
+      notices.push(
+        `${config.TURNLINE_STORE === undefined ? 'no S3_BUCKET' : 'TURNLINE_STORE=memory'}: ` +
+          'sessions live in this process and are lost on restart',
+      )
       return new MemoryObjectStore()
     default:
       throw new ConfigError([

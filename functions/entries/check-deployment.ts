@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util'
 import { CreateBucketCommand } from '@aws-sdk/client-s3'
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { createDeps } from '../deps.ts'
-import { ConfigError } from '../env-config.ts'
+import { onStartupError } from './entry-app.ts'
+import { nodeBackends } from './node-backends.ts'
 import { checkStorage } from './storage-check.ts'
 
 /**
@@ -16,14 +15,9 @@ import { checkStorage } from './storage-check.ts'
  */
 const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
 
-const deps = await createDeps(process.env, {
-  defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-}).catch((error: unknown) => {
-  if (!(error instanceof ConfigError)) throw error
-  console.error(`turnline: ${error.message}`)
-  process.exit(2)
-})
+const deps = await createDeps(process.env, nodeBackends).catch(
+  onStartupError((code) => process.exit(code), 2),
+)
 const store = deps.service.sessions.objects
 const where = deps.notices.filter((n) => /^sessions in|^coordination in|leases and/.test(n))
 for (const line of where) console.log(`turnline: ${line}`)

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { type RunningRunner, startRunner } from '../../adapters/runner/runner-server.ts'
 import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import type { DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
+import { nodeBackends } from './node-backends.ts'
 
 /** What Node adds to the portable deps: the filesystem store and the in-process runner. */
 export interface NodeEmbedded {
@@ -27,8 +26,7 @@ export function nodeEmbedded(options: { callbacks: boolean }): NodeEmbedded {
   let runner: RunningRunner | undefined
   return {
     options: {
-      defaultStore: (root) => new FsObjectStore({ root }),
-      redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+      ...nodeBackends,
       defaultRunner: async (dataDir, { host, port }, sandbox) => {
         const secret = randomBytes(24).toString('hex')
         const callbackUrl =

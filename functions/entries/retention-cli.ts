@@ -1,8 +1,7 @@
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
-import { ConfigError } from '../env-config.ts'
+import { onStartupError } from './entry-app.ts'
+import { nodeBackends } from './node-backends.ts'
 
 /**
  * `node dist/node/retention.mjs` (from source: `npm run retention`): one retention sweep over
@@ -11,14 +10,9 @@ import { ConfigError } from '../env-config.ts'
  * container beside runtimes whose instances are too short-lived for the server's own pass (Deno
  * Deploy, several Node replicas). Prints one JSON line; exit code 1 when a workspace failed.
  */
-const deps = await createDeps(process.env, {
-  defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-}).catch((error: unknown) => {
-  if (!(error instanceof ConfigError)) throw error
-  console.error(`turnline: ${error.message}`)
-  process.exit(2)
-})
+const deps = await createDeps(process.env, nodeBackends).catch(
+  onStartupError((code) => process.exit(code), 2),
+)
 const result = await sweepRetention(deps.service.sessions.objects, { now: Date.now() })
 console.log(JSON.stringify({ msg: 'retention sweep', ...result }))
 process.exit(result.failed.length > 0 ? 1 : 0)

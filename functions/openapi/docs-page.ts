@@ -92,6 +92,7 @@ const ROUTES: [method: string, path: string, text: string][] = [
   ],
   ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
   ['GET', '/docs', 'This page'],
+  ['GET', '/ui', 'Session timeline viewer (HTML): the sessions and their events, live'],
   ['GET', '/healthz', 'Liveness'],
 ]
 
@@ -120,7 +121,8 @@ td.m{font-weight:600;font-family:monospace}code{font-size:14px}
 <p>The VT Code agent-loop contract (event schema 0.11.0) over HTTP, one turn per call.
 Authenticate with <code>Authorization: Bearer &lt;key&gt;</code> (not needed in single-tenant mode).
 Errors are <code>{"error":{"code","message","details?"}}</code>.
-The full contract is the <a href="/v1/openapi.json">OpenAPI document</a>.</p>
+The full contract is the <a href="/v1/openapi.json">OpenAPI document</a>;
+the <a href="/ui">session viewer</a> shows sessions and their events live.</p>
 <table>
 ${rows}
 </table>

@@ -105,6 +105,12 @@ export function components(): Json {
               'reasoning tokens within usage.output_tokens, when the provider reported them',
           },
           total_cost_usd: { type: 'number' },
+          model: { type: 'string', description: 'the model in force' },
+          price: {
+            type: 'object',
+            description: 'USD per token the cost is estimated with; absent when unknown',
+            properties: { input: { type: 'number' }, output: { type: 'number' } },
+          },
           config: schemaOf(SessionConfigSchema, 'output'),
           budget: ref('BudgetReport'),
         },

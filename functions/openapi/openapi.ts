@@ -202,6 +202,13 @@ function paths(): Json {
         responses: { '200': { description: 'HTML' } },
       },
     },
+    '/ui': {
+      get: {
+        summary: 'Session timeline viewer (HTML; its API calls carry the bearer key)',
+        security: [],
+        responses: { '200': { description: 'HTML' } },
+      },
+    },
     '/healthz': {
       get: {
         summary: 'Liveness',

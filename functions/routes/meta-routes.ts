@@ -4,13 +4,14 @@ import { JSON_TYPE } from '../http/event-framing.ts'
 import { docsPage } from '../openapi/docs-page.ts'
 import { openApiJson } from '../openapi/openapi.ts'
 
-/** Unauthenticated routes: health, the OpenAPI document and the docs page. */
+/** Unauthenticated routes: health, the OpenAPI document and the docs page (which links /ui). */
 export function metaRoutes(version: string): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   routes.get('/healthz', () => Response.json({ status: 'ok' }))
   // The root points to the docs: browsers are sent there, other clients get the links.
   routes.get('/', (c) => {
-    const links = '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc"'
+    const links =
+      '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc", </ui>; rel="alternate"; title="session viewer"'
     if ((c.req.header('accept') ?? '').includes('text/html')) {
       return new Response(null, { status: 302, headers: { location: '/docs', link: links } })
     }
@@ -19,6 +20,7 @@ export function metaRoutes(version: string): Hono<AppEnv> {
         service: 'turnline',
         version,
         docs: '/docs',
+        ui: '/ui',
         openapi: '/v1/openapi.json',
         health: '/healthz',
       },

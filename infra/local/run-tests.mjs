@@ -97,6 +97,9 @@ async function main() {
       'redis-server',
       'bubblewrap',
       'jq',
+      // the timeline viewer's browser tests (test/integration/viewer-*.test.ts)
+      'chromium',
+      'fonts-dejavu-core',
     ])) !== 0
   ) {
     return 1

@@ -53,6 +53,10 @@ export interface SessionView extends SessionSummary {
   /** Reasoning tokens within usage.output_tokens, when the provider reported them. */
   reasoning_tokens?: number
   total_cost_usd?: number
+  /** The model in force: the session's own, else the deployment default. */
+  model?: string
+  /** USD per token the cost is estimated with (VT Code raw_usd); absent when unknown. */
+  price?: { input: number; output: number }
   config: SessionConfig
   /** The session's guardrails: steps (turns), tokens and cost against its limits. */
   budget: BudgetReport

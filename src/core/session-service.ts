@@ -25,6 +25,8 @@ import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
 import { sessionBudget } from './guardrails/session-budget.ts'
 import { withoutSecrets } from './mcp/mcp-servers.ts'
+import { sessionPrice } from './model/budget.ts'
+import { resolveModelSettings } from './model/model-settings.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -80,6 +82,8 @@ export class SessionService extends AgentLayerService implements SessionApi {
     const snapshot = await this.deps.sessions.open(ref)
     const state = parseEngineState(snapshot.state)
     const manifest = snapshot.manifest?.value
+    const model = resolveModelSettings(state.config.model, this.deps.defaults)
+    const price = model ? sessionPrice(model) : undefined
     return {
       session_id: sessionId,
       thread_id: snapshot.threadId,
@@ -94,6 +98,8 @@ export class SessionService extends AgentLayerService implements SessionApi {
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
+      ...(model?.name ? { model: model.name } : {}),
+      ...(price ? { price: { input: price.input, output: price.output } } : {}),
       config: withoutSecrets(state.config),
       budget: sessionBudget(state),
     }

@@ -16,6 +16,8 @@ export interface FreezableProxy {
    */
   freeze(what?: 'both' | 'replies'): void
   thaw(): void
+  /** Drops every open connection at once (both sides), as a network fault would. */
+  cut(): void
   /** Connections accepted so far. */
   readonly connections: number
   close(): Promise<void>
@@ -79,6 +81,9 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     thaw() {
       frozen = 'none'
       for (const pipe of pipes) forward(pipe)
+    },
+    cut() {
+      for (const socket of sockets) socket.destroy()
     },
     get connections() {
       return connections

@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
 import { responseSettingsOf } from '../open-responses/response-record.ts'
+import { readSessionEvents } from '../session/read-session-events.ts'
 import { atifTrajectoryText } from './atif-trajectory.ts'
 
 /**
@@ -30,7 +31,7 @@ export async function writeSessionExports(
   const log = deps.log ?? console.warn
   let events: ParsedThreadEvent[]
   try {
-    events = await readAllEvents(deps, ref)
+    events = await readSessionEvents(deps, ref)
   } catch (error) {
     log({
       msg: 'session exports: reading the events failed',
@@ -99,14 +100,4 @@ export function eventLogObjectPath(path: string, sessionId: string, createdAt: s
   const iso = Number.isNaN(time.getTime()) ? '19700101T000000Z' : time.toISOString()
   const stamp = iso.replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '')
   return `${path}/harness-${sessionId}-${stamp}.jsonl`
-}
-
-async function readAllEvents(deps: ServiceDeps, ref: SessionRef): Promise<ParsedThreadEvent[]> {
-  const events: ParsedThreadEvent[] = []
-  for (let from = 0; ; ) {
-    const page = await deps.sessions.readEvents(ref, from, 5000)
-    events.push(...page.events.map((e) => e.line.event))
-    if (page.complete || page.events.length === 0) return events
-    from = page.nextSeq
-  }
 }

@@ -17,8 +17,8 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { renderHandoffPrompt } from '../plan/handoff-prompt.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { endSession } from '../session/end-session.ts'
+import { readSessionEvents } from '../session/read-session-events.ts'
 import { buildHandoff } from './build-handoff.ts'
-import { readSessionEvents } from './read-session-events.ts'
 import { sessionActivity } from './session-activity.ts'
 
 /**

@@ -1,0 +1,79 @@
+import type { ExecutionContext, Hono } from 'hono'
+import { SessionService } from '../../src/core/session-service.ts'
+import { createApp } from '../app.ts'
+import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
+import { ConfigError } from '../env-config.ts'
+import type { AppEnv } from '../http/app-context.ts'
+import { logStart } from './start-log.ts'
+
+/** What a runtime entry serves: the Web-standard fetch signature (Workers, Deno, Lambda). */
+export type FetchHandler = (
+  request: Request,
+  bindings?: unknown,
+  ctx?: ExecutionContext,
+) => Response | Promise<Response>
+
+export type EntryLog = (line: string) => void
+
+export interface EntryLogging {
+  /** Where the startup notices go (each runtime has its habit: stdout, stderr, the Worker log). */
+  log: EntryLog
+  /**
+   * The entry writes the start line itself once it knows its URL (Node, after it listens);
+   * otherwise it is written as soon as the app is built.
+   */
+  startLineAtListen?: boolean
+}
+
+/** The app of one runtime entry, on its deps. */
+export interface EntryApp {
+  deps: Deps
+  app: Hono<AppEnv>
+  fetch: FetchHandler
+}
+
+/**
+ * The wiring every runtime entry shares, on deps already built: the startup notices (once), the
+ * warnings (loudly, on stderr), the structured start line, and the app with everything the deps
+ * enable (the signed runner callback and its replay guard in the coordinator, automation
+ * webhooks, body limits, followed feeds, the operator log).
+ */
+export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
+  for (const notice of deps.notices) logging.log(`turnline: ${notice}`)
+  for (const warning of deps.warnings) {
+    const rule = `turnline: ${'!'.repeat(72)}`
+    console.error(`${rule}\nturnline: WARNING: ${warning}\n${rule}`)
+  }
+  if (!logging.startLineAtListen) logStart(deps)
+  const app = createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http })
+  return { deps, app, fetch: (request, bindings, ctx) => app.fetch(request, bindings, ctx) }
+}
+
+/**
+ * Builds the deps from the runtime's environment record (functions/deps.ts gives it meaning)
+ * and the app on them. Rejects with a ConfigError naming each bad variable; see `onStartupError`.
+ */
+export async function startEntryApp(
+  env: Readonly<Record<string, string | undefined>>,
+  options: DepsOptions,
+  logging: EntryLogging,
+): Promise<EntryApp> {
+  return entryApp(await createDeps(env, options), logging)
+}
+
+/**
+ * What an entry does when it cannot start: a ConfigError is printed (one line per problem) and
+ * the process exits with `code`; without `exit` (Lambda, whose init must fail visibly) it is
+ * rethrown after printing. Any other error is rethrown as it is.
+ */
+export function onStartupError(
+  exit?: (code: number) => never,
+  code = 1,
+): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`turnline: ${error.message}`)
+    if (exit) return exit(code)
+    throw error
+  }
+}

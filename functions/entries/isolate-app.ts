@@ -1,0 +1,51 @@
+import type { Deps } from '../deps.ts'
+import { type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
+
+/**
+ * One set of deps and one app per isolate, for runtimes whose configuration arrives with each
+ * call (Worker bindings): built on the first request or scheduled run from that call's
+ * bindings, then reused for the life of the isolate.
+ */
+export interface IsolateApp {
+  fetch: (
+    request: Request,
+    bindings: unknown,
+    ctx?: Parameters<FetchHandler>[2],
+  ) => Promise<Response>
+  /** The isolate's deps (a scheduled run); rejects when the configuration is invalid. */
+  deps(bindings: unknown): Promise<Deps>
+}
+
+/**
+ * A build that fails (a configuration error) is logged once and answers every request with a
+ * 500 naming the problem, rather than a bare crash; a scheduled run rejects with it.
+ */
+export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: EntryLog): IsolateApp {
+  let deps: Promise<Deps> | undefined
+  let ready: Promise<FetchHandler> | undefined
+  const depsOf = (bindings: unknown) => {
+    deps ??= build(bindings)
+    return deps
+  }
+  return {
+    deps: depsOf,
+    async fetch(request, bindings, ctx) {
+      ready ??= depsOf(bindings).then(
+        (built): FetchHandler => entryApp(built, { log }).fetch,
+        (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error)
+          log(`turnline: cannot start: ${message}`)
+          return () => startupFailure(message)
+        },
+      )
+      return (await ready)(request, bindings, ctx)
+    },
+  }
+}
+
+function startupFailure(message: string): Response {
+  return Response.json(
+    { error: { code: 'internal', message: `the server cannot start: ${message}` } },
+    { status: 500 },
+  )
+}

@@ -1,0 +1,140 @@
+/**
+ * The viewer script, part 2: one renderer per VT Code item type (agent message, reasoning,
+ * plan, command execution, tool invocation and output, file change, MCP call, web search,
+ * harness, error). Each returns the item's head and body as DOM nodes built from text.
+ */
+export const VIEWER_SCRIPT_ITEMS = String.raw`
+function jsonText(value) {
+  if (typeof value === 'string') return value
+  try {
+    return JSON.stringify(value, null, 2)
+  } catch (error) {
+    return String(value)
+  }
+}
+
+/** The argument worth showing first: the command of a shell tool, the path of a file tool. */
+function headlineOf(args) {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined
+  for (const name of ['cmd', 'command', 'path', 'file_path', 'query', 'url']) {
+    const value = args[name]
+    if (typeof value === 'string') return value
+    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ')
+  }
+  return undefined
+}
+
+function statusBadge(status) {
+  return status ? badge(String(status).replace(/_/g, ' '), String(status)) : null
+}
+
+function exitMeta(code) {
+  return typeof code === 'number' ? el('span', { class: 'meta', text: 'exit ' + code }) : null
+}
+
+function outputBlock(text, meta) {
+  const lines = text ? text.split('\n').length : 0
+  return el('div', { class: 'output' }, [
+    text ? el('pre', { class: 'tool-output', text: text }) : el('div', { class: 'empty', text: 'no output' }),
+    meta || lines > 20 ? el('div', { class: 'meta' }, [meta || null, lines > 20 ? ' ' + fmtInt(lines) + ' lines' : null]) : null,
+  ])
+}
+
+const ITEM_RENDERERS = {
+  agent_message: (item) => ({
+    kind: 'assistant',
+    body: [el('div', { class: 'text', text: item.text })],
+  }),
+  reasoning: (item) => ({
+    kind: 'reasoning',
+    head: item.stage ? [el('span', { class: 'meta', text: item.stage })] : [],
+    body: [el('div', { class: 'text', text: item.text })],
+  }),
+  plan: (item) => ({ kind: 'plan', body: [el('pre', { text: item.text })] }),
+  command_execution: (item) => ({
+    kind: 'command',
+    head: [el('code', { class: 'name', text: item.command }), statusBadge(item.status), exitMeta(item.exit_code)],
+    body: [outputBlock(item.aggregated_output || '')],
+  }),
+  tool_invocation: (item) => {
+    const headline = headlineOf(item.arguments)
+    const args = item.arguments === undefined ? null : jsonText(item.arguments)
+    return {
+      kind: 'tool call',
+      head: [
+        el('span', { class: 'name', text: item.tool_name }),
+        headline ? el('code', { class: 'headline', text: headline }) : null,
+        statusBadge(item.outcome || item.status),
+      ],
+      body: [
+        args && args !== headline && args.length > 0
+          ? el('details', { class: 'args' }, [el('summary', { text: 'arguments' }), el('pre', { text: args })])
+          : null,
+      ],
+    }
+  },
+  tool_output: (item) => ({
+    kind: 'output',
+    head: [statusBadge(item.status), exitMeta(item.exit_code)],
+    body: [outputBlock(item.output || '', item.spool_path ? 'full output: ' + item.spool_path : null)],
+  }),
+  file_change: (item) => ({
+    kind: 'file change',
+    head: [statusBadge(item.status)],
+    body: [
+      el(
+        'ul',
+        { class: 'changes' },
+        (item.changes || []).map((change) => el('li', {}, [el('span', { class: 'meta', text: change.kind + ' ' }), el('code', { text: change.path })])),
+      ),
+    ],
+  }),
+  mcp_tool_call: (item) => ({
+    kind: 'mcp call',
+    head: [el('span', { class: 'name', text: item.tool_name }), statusBadge(item.status)],
+    body: [
+      item.arguments !== undefined
+        ? el('details', { class: 'args' }, [el('summary', { text: 'arguments' }), el('pre', { text: jsonText(item.arguments) })])
+        : null,
+      item.result !== undefined ? outputBlock(item.result) : null,
+    ],
+  }),
+  web_search: (item) => ({
+    kind: 'web search',
+    head: [el('span', { class: 'name', text: item.query }), item.provider ? el('span', { class: 'meta', text: item.provider }) : null],
+    body: item.results ? [el('ul', { class: 'changes' }, item.results.map((r) => el('li', { text: r })))] : [],
+  }),
+  harness: (item) => {
+    const facts = []
+    if (item.command) facts.push('command: ' + item.command)
+    if (item.path) facts.push('path: ' + item.path)
+    if (typeof item.exit_code === 'number') facts.push('exit ' + item.exit_code)
+    if (item.attempt) facts.push('attempt ' + item.attempt)
+    if (item.error_category) facts.push(item.error_category)
+    if (typeof item.duration_ms === 'number') facts.push(fmtInt(item.duration_ms) + ' ms')
+    return {
+      kind: 'harness',
+      head: [el('span', { class: 'name', text: String(item.event).replace(/_/g, ' ') })],
+      body: [
+        item.message ? el('div', { class: 'text', text: item.message }) : null,
+        facts.length ? el('div', { class: 'meta', text: facts.join(' · ') }) : null,
+      ],
+    }
+  },
+  error: (item) => ({ kind: 'error', body: [el('div', { class: 'text', text: item.message })] }),
+}
+
+/** Fills an item's element (head and body) from its newest snapshot. */
+function renderItem(node, item) {
+  const render = ITEM_RENDERERS[item.type]
+  const view = render
+    ? render(item)
+    : { kind: String(item.type), body: [el('pre', { text: jsonText(item) })] }
+  node.className = 'item item-' + String(item.type).replace(/[^a-z_]/g, '')
+  const head = el('div', { class: 'item-head' }, [el('span', { class: 'kind', text: view.kind })].concat(view.head || []))
+  const body = el('div', { class: 'item-body' }, view.body)
+  const slot = node.querySelector(':scope > .item-outputs')
+  clear(node)
+  append(node, [head, body, slot || el('div', { class: 'item-outputs' })])
+}
+`

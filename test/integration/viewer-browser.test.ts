@@ -1,0 +1,245 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deploymentEnv } from '../support/app-instance.ts'
+import { launchChromium } from '../support/chromium.ts'
+import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { screenshotStats } from '../support/screenshot-pixels.ts'
+import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
+import { requireServices } from '../support/services.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+
+/**
+ * The timeline viewer (`GET /ui`) in headless Chromium against `npm start`'s entry on the local
+ * services (moto S3, Upstash on redis-server), the mock OpenAI model and the in-process sandbox
+ * runner. The browser reaches the server through a TCP proxy that the test cuts to drop the
+ * live stream; the server's follow window is 3 s, so the feed is also reopened in between.
+ */
+const services = requireServices()
+let dir = ''
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let upstash: UpstashProxy
+let mock: MockOpenAI
+let server: ServerProcess
+let proxy: FreezableProxy
+let browser: Browser
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-viewer-'))
+  await chmod(dir, 0o711) // the sandbox user must reach the workspaces
+  bucket = await createTestBucket(services.s3, 'viewer')
+  upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
+  mock = await startMockOpenAI()
+  const env = deploymentEnv({
+    s3: services.s3,
+    bucket: bucket.bucket,
+    upstash,
+    modelBaseURL: mock.baseURL,
+  })
+  server = await startServerProcess({
+    ...env,
+    TURNLINE_DATA_DIR: dir,
+    TURNLINE_FOLLOW_MAX_SECONDS: '3',
+    TURNLINE_FOLLOW_POLL_MS: '100',
+  })
+  proxy = await startFreezableProxy(server.url)
+  browser = await launchChromium()
+}, 90_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await proxy?.close()
+  await server?.stop()
+  await mock?.close()
+  await upstash?.close()
+  await bucket?.destroy()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+async function call(path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const json = (await res.json()) as Record<string, unknown>
+  expect(res.status, JSON.stringify(json)).toBeLessThan(300)
+  return json
+}
+
+const turn = (id: string, input: string) => call(`/v1/sessions/${id}/turns`, { input })
+const text = async (page: Page, selector: string) =>
+  (await page.locator(selector).textContent()) ?? ''
+const attr = (page: Page, selector: string, name: string) =>
+  page.locator(selector).getAttribute(name)
+
+// gpt-4o-mini: $0.15 / $0.60 per million input / output tokens (the server's price table).
+const costOf = (input: number, output: number) => input * 0.15e-6 + output * 0.6e-6
+
+describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
+  it('lists the session, shows its timeline live and resumes a dropped stream', async () => {
+    const { session_id: id } = (await call('/v1/sessions', {})) as { session_id: string }
+    mock.enqueue(
+      {
+        toolCalls: [{ id: 'call_1', name: 'exec_command', arguments: '{"cmd":"echo viewer-42"}' }],
+        usage: { input_tokens: 1000, output_tokens: 50 },
+      },
+      {
+        text: 'The command printed <b>viewer-42</b>.',
+        usage: { input_tokens: 1200, output_tokens: 30 },
+      },
+    )
+    expect((await turn(id, 'Run echo')).status).toBe('completed')
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const feeds: { lastEventId: string | undefined }[] = []
+    page.on('request', (request) => {
+      if (!request.url().includes('/events')) return
+      void request.allHeaders().then((h) => feeds.push({ lastEventId: h['last-event-id'] }))
+    })
+
+    // The list shows the session; its link opens the timeline.
+    await page.goto(`${proxy.url}/ui`)
+    const row = page.locator(`tr[data-session-id="${id}"]`)
+    await row.waitFor({ timeout: 15_000 })
+    expect((await row.locator('td').allTextContents()).slice(1, 3)).toEqual(['active', '1'])
+    await row.locator('a').click()
+    await page.locator('li.turn.completed[data-turn="1"]').waitFor({ timeout: 15_000 })
+
+    // The turn, its command, the command's output under it, the answer (as text), the cost.
+    const turn1 = await text(page, 'li.turn[data-turn="1"]')
+    expect(turn1).toContain('exec_command')
+    expect(turn1).toContain('echo viewer-42')
+    expect(await text(page, 'li.turn[data-turn="1"] .item-outputs pre.tool-output')).toBe(
+      'viewer-42',
+    )
+    expect(turn1).toContain('The command printed <b>viewer-42</b>.')
+    expect(await page.locator('li.turn b').count()).toBe(0) // model text is never markup
+    expect(turn1).toContain('2,200 in · 80 out tokens')
+    const cost1 = `$${costOf(2200, 80).toFixed(6)}`
+    expect(await text(page, 'li.turn[data-turn="1"] .cost')).toBe(cost1)
+    await expect.poll(() => text(page, '#fact-cost')).toBe(cost1)
+    expect(await attr(page, '#stream', 'data-state')).toBe('live')
+
+    // A new turn appears live, without a reload.
+    mock.enqueue({ text: 'Second answer, live.', usage: { input_tokens: 3000, output_tokens: 10 } })
+    await turn(id, 'Say more')
+    await page.locator('li.turn.completed[data-turn="2"]').waitFor({ timeout: 15_000 })
+    expect(await text(page, 'li.turn[data-turn="2"]')).toContain('Second answer, live.')
+    expect(await text(page, 'li.turn[data-turn="2"] .cost')).toBe(`$${costOf(3000, 10).toFixed(6)}`)
+    await expect.poll(() => text(page, '#fact-cost')).toBe(`$${costOf(5200, 90).toFixed(6)}`)
+
+    // The server's 3 s follow window ended the stream at least once; the page reopened it.
+    await expect.poll(() => feeds.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2)
+
+    // Cut the connection mid-stream, run a turn while it is down, and the page catches up.
+    const before = Number(await attr(page, '#timeline', 'data-last-seq'))
+    const opened = proxy.connections
+    proxy.cut()
+    mock.enqueue({
+      text: 'Third answer, after the cut.',
+      usage: { input_tokens: 10, output_tokens: 5 },
+    })
+    await turn(id, 'Once more')
+    await page
+      .locator('li.turn.completed', { hasText: 'Third answer, after the cut.' })
+      .waitFor({ timeout: 20_000 })
+    expect(proxy.connections).toBeGreaterThan(opened)
+    expect(feeds.map((f) => f.lastEventId)).toContain(String(before))
+
+    // Every event once: as many applied as the session has, one card per turn, one per item.
+    const session = await call(`/v1/sessions/${id}`)
+    expect(session.model).toBe('gpt-4o-mini')
+    expect(session.price).toEqual({ input: 0.15 / 1e6, output: 0.6 / 1e6 })
+    const events = Number(session.last_seq) + 1
+    expect(Number(await attr(page, '#timeline', 'data-event-count'))).toBe(events)
+    expect(Number(await attr(page, '#timeline', 'data-last-seq'))).toBe(events - 1)
+    expect(await page.locator('li.turn').count()).toBe(3)
+    const itemIds = await page
+      .locator('[data-item-id]')
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-item-id')))
+    expect(new Set(itemIds).size).toBe(itemIds.length)
+    expect(await page.locator('li.marker.start').count()).toBe(1)
+
+    // A manual compaction shows as a boundary between the turns.
+    mock.enqueue({ text: 'Summary: echo ran, three answers given.' })
+    await call(`/v1/sessions/${id}/compact`, {})
+    const boundary = page.locator('li.marker.boundary')
+    await boundary.waitFor({ timeout: 15_000 })
+    expect(await boundary.textContent()).toContain('manual compaction, local mode')
+
+    // Completing the thread shows the result, and the feed ends.
+    await call(`/v1/sessions/${id}/complete`, {})
+    await page.locator('li.marker.result').waitFor({ timeout: 15_000 })
+    expect(await text(page, 'li.marker.result')).toContain('Third answer, after the cut.')
+    await expect.poll(() => attr(page, '#stream', 'data-state')).toBe('ended')
+    await expect.poll(() => text(page, '#fact-status')).toBe('completed')
+    await page.evaluate(() => window.scrollTo(0, 0))
+    expect(errors).toEqual([])
+    await checkScreenshot(page)
+
+    // On a phone: the same timeline, nothing wider than the screen. Its feed is served twice
+    // over (a server that repeats itself): events already applied are dropped.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true })
+    await phone.route('**/events?follow=1', async (route) => {
+      const response = await route.fetch()
+      const body = await response.text()
+      await route.fulfill({ response, body: body + body })
+    })
+    await phone.goto(`${proxy.url}/ui#/sessions/${id}`)
+    await phone.locator('li.marker.result').waitFor({ timeout: 15_000 })
+    await expect.poll(() => attr(phone, '#stream', 'data-state')).toBe('ended')
+    const total = Number((await call(`/v1/sessions/${id}`)).last_seq) + 1
+    expect(Number(await attr(phone, '#timeline', 'data-event-count'))).toBe(total)
+    expect(await phone.locator('li.turn').count()).toBe(3)
+    expect(await phone.locator('li.marker.result').count()).toBe(1)
+    const widths = await phone.evaluate(() => [document.documentElement.scrollWidth, innerWidth])
+    expect(widths[0]).toBeLessThanOrEqual(widths[1] ?? 0)
+    await phone.close()
+    await page.close()
+  })
+})
+
+/**
+ * The screenshot must show the page as designed, not just something: the dark top bar, the
+ * green left edge of a completed turn card, the tool output box with text in it, many colors.
+ * Regions come from the elements' boxes, so font metrics do not matter; a blank page, a page
+ * without its stylesheet or an empty timeline fails.
+ */
+async function checkScreenshot(page: Page) {
+  const png = await page.screenshot({ type: 'png' })
+  await mkdir(join(import.meta.dirname, '../../.tmp'), { recursive: true })
+  await writeFile(join(import.meta.dirname, '../../.tmp/viewer-screenshot.png'), png)
+  const box = async (selector: string) => {
+    const found = await page.locator(selector).first().boundingBox()
+    if (!found) throw new Error(`${selector} is not on screen`)
+    return found
+  }
+  const bar = await box('header.top')
+  const card = await box('li.turn[data-turn="1"]')
+  const output = await box('li.turn[data-turn="1"] pre.tool-output')
+  const stats = await screenshotStats(browser, png, {
+    bar: { ...bar, color: [0x1d, 0x23, 0x30] },
+    edge: {
+      x: card.x + 0.5,
+      y: card.y + 8,
+      width: 3,
+      height: card.height - 16,
+      color: [0x1f, 0x7a, 0x3a],
+    },
+    // the start of the box, where `viewer-42` is written
+    output: { ...output, width: Math.min(output.width, 140), color: [0xf0, 0xf2, 0xf5] },
+  })
+  expect([stats.width, stats.height]).toEqual([1280, 900])
+  expect(stats.colors).toBeGreaterThan(40)
+  expect(stats.regions.bar?.match).toBeGreaterThan(0.6)
+  expect(stats.regions.edge?.match).toBeGreaterThan(0.8)
+  expect(stats.regions.output?.match).toBeGreaterThan(0.5)
+  expect(stats.regions.output?.dark).toBeGreaterThan(0.01)
+}

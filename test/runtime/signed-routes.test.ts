@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RuntimeProcess } from '../support/runtime-process.ts'
+import { startDeno, startWorkerd } from '../support/runtimes.ts'
+import { type SignedMessage, signedExitCallback, signMessage } from '../support/signed-callback.ts'
+
+/**
+ * The routes that authenticate by signature instead of a bearer key exist in every runtime as
+ * soon as they are configured: the runner's exit callback (TURNLINE_RUNNER_URL and
+ * TURNLINE_RUNNER_SECRET; a runner elsewhere calls back `<api>/v1/runner/callback`) with its
+ * replay guard, and the automation webhooks (TURNLINE_WEBHOOKS).
+ */
+const RUNNER_SECRET = 'runtime-runner-secret-0123456789'
+const WEBHOOK_SECRET = `whsec_${Buffer.from('runtime-webhook-secret-0123456789').toString('base64')}`
+const vars = {
+  // Never called here: the callback route only needs the secret.
+  TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
+  TURNLINE_RUNNER_SECRET: RUNNER_SECRET,
+  TURNLINE_WEBHOOKS: JSON.stringify({ triage: { secret: WEBHOOK_SECRET, tenant: 'local' } }),
+  TURNLINE_MODEL_PROVIDER: 'demo',
+}
+
+const runtimes: [string, () => Promise<RuntimeProcess>][] = [
+  ['Deno', () => startDeno({ TURNLINE_STORE: 'memory', ...vars })],
+  ['workerd', () => startWorkerd(vars)],
+]
+
+describe.each(runtimes)('%s: signed routes', (name, start) => {
+  let runtime: RuntimeProcess | undefined
+
+  beforeAll(async () => {
+    runtime = await start()
+  })
+  afterAll(async () => {
+    await runtime?.stop()
+  })
+
+  const post = (path: string, message: SignedMessage) => {
+    if (!runtime) throw new Error(`${name} is not running`)
+    return fetch(`${runtime.url}${path}`, {
+      method: 'POST',
+      ...message,
+      signal: AbortSignal.timeout(15_000),
+    })
+  }
+  const answer = async (response: Response) => ({
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+  })
+
+  it('accepts a signed runner callback once and refuses its replay', async () => {
+    if (!runtime) throw new Error(`${name} is not running`)
+    const created = await fetch(`${runtime.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(created.status, runtime.output()).toBe(201)
+    const { session_id } = (await created.json()) as { session_id: string }
+
+    const message = signedExitCallback(RUNNER_SECRET, session_id)
+    expect(await answer(await post('/v1/runner/callback', message))).toEqual({
+      status: 202,
+      body: { resumed: false },
+    })
+    expect(await answer(await post('/v1/runner/callback', message))).toMatchObject({
+      status: 401,
+      body: { error: { code: 'unauthorized', details: { reason: 'replayed' } } },
+    })
+    const forged = signedExitCallback('another-secret-0123456789abcdef', session_id)
+    expect(await answer(await post('/v1/runner/callback', forged))).toMatchObject({
+      status: 401,
+      body: { error: { details: { reason: 'bad_signature' } } },
+    })
+  })
+
+  it('verifies automation webhook deliveries', async () => {
+    const forged = signMessage(
+      `whsec_${Buffer.from('not-the-webhook-secret-012345').toString('base64')}`,
+      '{"event":"x"}',
+    )
+    const refused = await answer(await post('/v1/webhooks/triage', forged))
+    expect(refused.status, JSON.stringify(refused.body)).toBe(401)
+    const unknown = await answer(await post('/v1/webhooks/nobody', forged))
+    expect(unknown.status).toBe(404)
+  })
+})
