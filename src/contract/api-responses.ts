@@ -96,6 +96,10 @@ export const SessionViewSchema = SessionSummarySchema.extend({
   usage: UsageSchema,
   reasoning_tokens: z.number().int().min(0).optional(),
   total_cost_usd: z.number().optional(),
+  /** The model in force: the session's own, else the deployment default. */
+  model: z.string().optional(),
+  /** USD per token the cost is estimated with; absent when unknown. */
+  price: z.object({ input: z.number(), output: z.number() }).optional(),
   config: SessionConfigSchema,
   budget: BudgetReportSchema,
 })
