@@ -1,6 +1,6 @@
-import { ErrorBodySchema } from '../src/contract/api-responses.ts'
 import { HTTP_STATUS } from '../src/contract/error-status.ts'
 import { ERROR_CODES, type ErrorCode } from '../src/contract/errors.ts'
+import { ErrorBodySchema } from '../src/contract/wire-responses.ts'
 
 /** Codes whose failures are worth retrying unchanged (after `retryAfterSeconds`). */
 const RETRYABLE_CODES: ReadonlySet<string> = new Set([

@@ -1,6 +1,6 @@
-import { EventFeedLineSchema, SessionSummarySchema } from '../src/contract/api-responses.ts'
 import { parseEventLine } from '../src/contract/serialize.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
+import { EventFeedLineSchema, SessionSummarySchema } from '../src/contract/wire-responses.ts'
 import {
   apiErrorOf,
   causeOf,

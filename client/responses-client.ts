@@ -1,4 +1,4 @@
-import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/api-responses.ts'
+import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/wire-responses.ts'
 import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'

@@ -1,5 +1,5 @@
 import type * as z from 'zod'
-import { TurnResponseSchema } from '../src/contract/api-responses.ts'
+import { TurnResponseSchema } from '../src/contract/wire-responses.ts'
 import { apiErrorOf, TurnlineApiError, TurnlineConnectionError } from './errors.ts'
 import { eventOf, framesOf } from './event-feed.ts'
 import { backoffMs, isTransient, type RetryOptions, retryPolicy, sleep } from './retry.ts'

@@ -3,6 +3,7 @@ import {
   OrientationViewSchema,
   VerifyResponseSchema,
 } from '../src/contract/agent-layer-responses.ts'
+import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import {
   CreateSessionResponseSchema,
   ForkResponseSchema,
@@ -11,8 +12,7 @@ import {
   SessionListSchema,
   SessionViewSchema,
   TurnResponseSchema,
-} from '../src/contract/api-responses.ts'
-import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
+} from '../src/contract/wire-responses.ts'
 import { ArtifactsClient, LoopsClient } from './agent-layer-client.ts'
 import { type EventPage, type EventsOptions, eventFeed, readEventPage } from './event-feed.ts'
 import { execEvents } from './exec-stream.ts'

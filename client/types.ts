@@ -10,6 +10,7 @@ import type {
   VerificationResultSchema,
   VerifyResponseSchema,
 } from '../src/contract/agent-layer-responses.ts'
+import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import type {
   AutomationRunResponseSchema,
   BudgetReportSchema,
@@ -24,8 +25,7 @@ import type {
   SessionViewSchema,
   TurnResponseSchema,
   TurnStatusSchema,
-} from '../src/contract/api-responses.ts'
-import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
+} from '../src/contract/wire-responses.ts'
 
 /**
  * The API's answers as the client returns them: `z.output` of the contract's schemas

@@ -1,13 +1,13 @@
 import * as z from 'zod'
 import { FrozenOrientationSchema, OrientReasonSchema } from './agent-state.ts'
+import { ArtifactKindSchema } from './artifacts.ts'
+import { HandoffRequestSchema } from './handoff.ts'
+import { LoopRunStateSchema, LoopStepRecordSchema } from './loop-state.ts'
 import {
   BudgetReportSchema,
   CreateSessionResponseSchema,
   TurnResponseSchema,
-} from './api-responses.ts'
-import { ArtifactKindSchema } from './artifacts.ts'
-import { HandoffRequestSchema } from './handoff.ts'
-import { LoopRunStateSchema, LoopStepRecordSchema } from './loop-state.ts'
+} from './wire-responses.ts'
 
 /**
  * Response bodies of the agent-layer routes (docs/agent-layer.md) as a client reads them; the

@@ -17,6 +17,13 @@ import type {
   TurnResponse,
   TurnStatus,
 } from '../../src/contract/api.ts'
+import type { ArtifactEntry, ArtifactView } from '../../src/contract/artifacts.ts'
+import type { BudgetReport } from '../../src/contract/budget-status.ts'
+import type { HandoffResponse } from '../../src/contract/handoff-request.ts'
+import type { LoopStepResponse, LoopView } from '../../src/contract/loop-state.ts'
+import type { OrientationView } from '../../src/contract/orientation-view.ts'
+import { serializeVersionedLine } from '../../src/contract/serialize.ts'
+import type { VerificationResult } from '../../src/contract/verification.ts'
 import {
   type BudgetReportSchema,
   type CreateSessionResponseSchema,
@@ -26,21 +33,14 @@ import {
   type SessionViewSchema,
   TurnResponseSchema,
   type TurnStatusSchema,
-} from '../../src/contract/api-responses.ts'
-import type { ArtifactEntry, ArtifactView } from '../../src/contract/artifacts.ts'
-import type { BudgetReport } from '../../src/contract/budget-status.ts'
-import type { HandoffResponse } from '../../src/contract/handoff-request.ts'
-import type { LoopStepResponse, LoopView } from '../../src/contract/loop-state.ts'
-import type { OrientationView } from '../../src/contract/orientation-view.ts'
-import { serializeVersionedLine } from '../../src/contract/serialize.ts'
-import type { VerificationResult } from '../../src/contract/verification.ts'
+} from '../../src/contract/wire-responses.ts'
 
 type Out<S extends z.ZodType> = z.output<S>
 /** Each assignable to the other (deep equality chokes on the session config's unions). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /**
- * The response schemas the client validates with (src/contract/api-responses.ts,
+ * The response schemas the client validates with (src/contract/wire-responses.ts,
  * agent-layer-responses.ts) against the types the server answers with: `tsc` fails this file
  * when one side changes without the other. A server answer must pass the schema (server type
  * assignable to the schema's input), and the client's type must be the server's.

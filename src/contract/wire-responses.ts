@@ -6,10 +6,12 @@ import type { ParsedThreadEvent } from './thread-event.ts'
 import { UsageSchema } from './usage.ts'
 
 /**
- * Response bodies of the HTTP API (v1) as a client reads them: the typed client (`client/`)
- * validates every answer with these, and `test/unit/api-response-types.test.ts` checks at
- * compile time that they describe exactly what the server's types (`api.ts`) promise. Objects
- * strip fields they do not know, so an older client reads a newer server's answers.
+ * Response bodies of the HTTP API (v1) as a client reads them off the wire: the typed client
+ * (`client/`) validates every answer with these, and `test/unit/wire-response-types.test.ts`
+ * checks at compile time that they describe exactly what the server's types (`api.ts`) promise.
+ * They are tolerant where a reader must be: event types this version does not know pass through
+ * opaque, error codes are any string, and objects strip fields they do not know, so an older
+ * client reads a newer server's answers.
  */
 
 /** A ThreadEvent on the wire: a known event validated by its schema, or an opaque unknown one. */
