@@ -116,6 +116,29 @@ describe('client streams over a connection that breaks', () => {
     expect(seen).toEqual(log.events)
   })
 
+  it('continues a cut Open Responses stream from its last sequence number', async () => {
+    const proxy = await cutting(3, 2)
+    const client = new TurnlineClient({ baseUrl: proxy.url })
+    mock.enqueue({
+      text: 'An Open Responses answer, streamed slowly enough to be cut.',
+      frameDelayMs: 40,
+    })
+    const events = []
+    for await (const event of client.responses.stream({ input: 'Hello' }, { retry })) {
+      events.push(event)
+    }
+    // Cut twice (the POST, then the first GET that resumed it), yet every number once, in order.
+    expect(proxy.cutsMade).toBe(2)
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+    expect(events[0]?.type).toBe('response.created')
+    expect(events.map((e) => e.type)).toContain('response.completed')
+    expect(mock.requests).toHaveLength(1)
+    const id = String((events[0] as { response?: { id?: string } }).response?.id)
+    const replayed = []
+    for await (const event of direct.responses.events(id)) replayed.push(event)
+    expect(replayed).toEqual(events)
+  })
+
   it('stops reconnecting after its attempts, and at once on abort', async () => {
     const { session_id: id } = await direct.createSession()
     // Every connection torn after its first frame: the same event again and again, no progress.
