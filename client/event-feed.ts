@@ -177,7 +177,8 @@ function startSeq(options: EventsOptions): number {
   return options.after ?? -1
 }
 
-function seqOf(id: string): number {
+/** A frame id as a seq; anything else is not this API. */
+export function seqOf(id: string): number {
   const seq = Number(id)
   if (!/^\d+$/.test(id) || !Number.isSafeInteger(seq)) {
     throw new TurnlineProtocolError(`an event id is not a seq: ${id.slice(0, 40)}`, 200)

@@ -1,7 +1,7 @@
 import type * as z from 'zod'
 import { TurnResponseSchema } from '../src/contract/wire-responses.ts'
 import { apiErrorOf, TurnlineApiError, TurnlineConnectionError } from './errors.ts'
-import { eventOf, framesOf } from './event-feed.ts'
+import { eventOf, framesOf, seqOf } from './event-feed.ts'
 import { backoffMs, isTransient, type RetryOptions, retryPolicy, sleep } from './retry.ts'
 import { parseJson, readText, type Transport } from './transport.ts'
 import { type SeqEvent, type TurnResponse, turnEvents } from './types.ts'
@@ -112,7 +112,7 @@ async function* streamTurnEvents(
           throw apiErrorOf(undefined, frame.data, { inStream: true, idempotencyKey: key })
         }
         if (frame.id === undefined) continue
-        const seq = Number(frame.id)
+        const seq = seqOf(frame.id)
         if (seq <= last) continue
         const event = eventOf(frame.data)
         last = seq
