@@ -1,4 +1,3 @@
-import { serializeCheckpoint } from '../contract/checkpoint.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { parseSessionManifest } from '../contract/session-manifest.ts'
@@ -9,19 +8,24 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from '../ports/object-store.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
-import { toBytes } from './json-bytes.ts'
-import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
+import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
 import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
-import { MAX_RETAINED_EVENTS, rollup, rollupDue } from './rollup.ts'
+import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { encodeListCursor, resumeAfter } from './session-list-cursor.ts'
+import {
+  type MaintenanceContext,
+  pendingManifestSnapshot,
+  prepareManifest,
+  writeManifest,
+} from './session-maintenance.ts'
 import type { SessionRef } from './session-ref.ts'
 import { assertSegment, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
-import { checkpointOf, emptySnapshot } from './session-snapshot.ts'
+import { emptySnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
 
 export interface SessionStoreOptions {
@@ -43,6 +47,9 @@ export interface CommitResult {
   /** A failure after the commit point (checkpoint, rollup, manifest): the commit stands and the
    * next writer or reader repairs it; reported so callers can log it. */
   maintenanceError?: unknown
+  /** With `overlapManifest`: settles when the manifest write is done, with its error if any
+   * (never rejects). The commit stands either way. */
+  manifestWritten?: Promise<unknown>
 }
 
 /**
@@ -53,17 +60,20 @@ export class SessionStore {
   readonly objects: ObjectStore
   private readonly prefix: string
   private readonly clock: Clock
-  private readonly checkpointEvery: number
-  private readonly maxRetained: number
   private readonly cache: SnapshotCache
+  private readonly upkeep: MaintenanceContext
 
   constructor(options: SessionStoreOptions) {
     this.objects = options.store
     this.prefix = options.prefix ?? ''
     this.clock = options.clock ?? systemClock
-    this.checkpointEvery = options.checkpointEvery ?? 16
-    this.maxRetained = options.maxRetainedEvents ?? MAX_RETAINED_EVENTS
     this.cache = new SnapshotCache(options.cacheSize ?? 256)
+    this.upkeep = {
+      objects: this.objects,
+      cache: this.cache,
+      checkpointEvery: options.checkpointEvery ?? 16,
+      maxRetained: options.maxRetainedEvents ?? MAX_RETAINED_EVENTS,
+    }
   }
 
   keys(ref: SessionRef): SessionKeys {
@@ -128,11 +138,13 @@ export class SessionStore {
   /**
    * Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first.
    * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
+   * `overlapManifest`: for an active session, the manifest write is left running and returned
+   * as `manifestWritten`, so the caller can overlap it with its own last round trip.
    */
   async commit(
     snapshot: SessionSnapshot,
     input: CommitInput,
-    options: { maintain?: boolean } = {},
+    options: { maintain?: boolean; overlapManifest?: boolean } = {},
   ): Promise<CommitResult> {
     const keys = this.keys(snapshot.ref)
     const now = new Date(this.clock.now()).toISOString()
@@ -146,22 +158,29 @@ export class SessionStore {
     const { batch } = committed
     this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
     const force = committed.snapshot.status === 'completed'
+    const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
     let maintenanceError: unknown
     if (options.maintain !== false || force) {
       try {
-        next = await this.maintain(keys, next, Boolean(batch.history?.reset), force)
+        const reset = Boolean(batch.history?.reset)
+        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force)
+        if (options.overlapManifest && !force) {
+          const pending = pendingManifestSnapshot(prepared)
+          this.cache.set(keys.root, pending)
+          const manifestWritten = writeManifest(this.upkeep, keys, prepared).then(
+            (written) => void this.cache.replace(keys.root, pending, written),
+            (error: unknown) => error,
+          )
+          return { snapshot: pending, ...done, manifestWritten }
+        }
+        next = await writeManifest(this.upkeep, keys, prepared)
       } catch (error) {
         maintenanceError = error
       }
     }
     this.cache.set(keys.root, next)
-    return {
-      snapshot: next,
-      batch: batch.batch,
-      firstSeq: batch.first_seq,
-      ...(maintenanceError ? { maintenanceError } : {}),
-    }
+    return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
   }
 
   /** Checkpoint (every N batches or after a history reset), rollup when due, then manifest. */
@@ -171,31 +190,8 @@ export class SessionStore {
     historyReset: boolean,
     force: boolean,
   ): Promise<SessionSnapshot> {
-    let next = snapshot
-    if (next.batchesSinceCheckpoint >= this.checkpointEvery || historyReset) {
-      try {
-        await this.objects.put(
-          keys.checkpoint(next.lastBatch),
-          toBytes(serializeCheckpoint(checkpointOf(next))),
-          { ifNoneMatch: '*', contentType: 'application/json' },
-        )
-      } catch (error) {
-        if (!isTurnlineError(error, 'conflict')) throw error
-      }
-      next = { ...next, checkpointBatch: next.lastBatch, batchesSinceCheckpoint: 0 }
-    }
-    let rolled = rollupStateOf(next.manifest?.value)
-    if (rollupDue(next, rolled, force)) {
-      const known = this.cache.batches(keys.root)
-      const copy = this.cache.rolled(keys.root)
-      const done = await rollup(this.objects, keys, next, rolled, this.maxRetained, known, copy)
-      this.cache.rememberRolled(keys.root, done?.copy)
-      rolled = done?.state ?? rolled
-      this.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
-    }
-    const manifest = await syncManifest(this.objects, keys, manifestOf(next, rolled), next.manifest)
-    if (manifest.value.last_batch > next.lastBatch) this.cache.delete(keys.root)
-    return { ...next, manifest }
+    const prepared = await prepareManifest(this.upkeep, keys, snapshot, historyReset, force)
+    return writeManifest(this.upkeep, keys, prepared)
   }
 
   /**

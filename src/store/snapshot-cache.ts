@@ -35,6 +35,12 @@ export class SnapshotCache {
     this.store(key, entry)
   }
 
+  /** Sets `value` only while the entry still holds `expected` (nobody replaced or dropped it). */
+  replace(key: string, expected: SessionSnapshot, value: SessionSnapshot): void {
+    const entry = this.entries.get(key)
+    if (entry?.snapshot === expected) entry.snapshot = value
+  }
+
   delete(key: string): void {
     this.entries.delete(key)
   }

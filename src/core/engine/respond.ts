@@ -11,6 +11,9 @@ export interface TurnAnswer {
   record?: TurnRecord
   /** Highest batch committed. */
   tip: number
+  /** The manifest write still running after the commit (never rejects): `withLease` overlaps
+   * it with the coordinator's end of turn and answers when both are done. */
+  settling?: Promise<void>
 }
 
 export interface TurnEnding {
@@ -25,7 +28,8 @@ export interface TurnEnding {
  * How every turn ends (a driven turn, a permission decision, a plan approval, a manual
  * compaction, a session end): remember its answer, commit what it wrote, then answer it. The
  * session's exports (event log, and for a finished thread its derived views) are written after
- * the commit, best effort.
+ * the commit, best effort. The manifest write after the commit point is returned as `settling`
+ * (see `withLease`).
  */
 export async function respond(
   deps: ServiceDeps,
@@ -38,7 +42,7 @@ export async function respond(
   const record = ending.remember
     ? writer.remember({ turn_id: turnId, status, ...warnings })
     : undefined
-  await writer.commit(turnId, true)
+  await writer.commit(turnId, true, { overlapManifest: true })
   const events = writer.dispatcher.all()
   await writeSessionExports(deps, ref, writer.state, {
     createdAt: writer.snapshot.createdAt,
@@ -48,5 +52,6 @@ export async function respond(
     response: { turn_id: turnId, status, events, next_seq: writer.snapshot.nextSeq, ...warnings },
     ...(record ? { record } : {}),
     tip: writer.snapshot.lastBatch,
+    ...(writer.manifestWritten ? { settling: writer.manifestWritten } : {}),
   }
 }

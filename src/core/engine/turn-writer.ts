@@ -22,6 +22,7 @@ export class TurnWriter {
   /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
   private historyReset = false
   private current: SessionSnapshot
+  private manifestWrite: Promise<void> | undefined
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -75,8 +76,21 @@ export class TurnWriter {
     this.appliedIntents.push(...ids)
   }
 
-  /** Commits pending events, transcript delta and state (without `config`, written once). */
-  async commit(turnId: string, maintain: boolean): Promise<void> {
+  /** The manifest write a commit with `overlapManifest` left running (never rejects). */
+  get manifestWritten(): Promise<void> | undefined {
+    return this.manifestWrite
+  }
+
+  /**
+   * Commits pending events, transcript delta and state (without `config`, written once). With
+   * `overlapManifest` (the last commit of an invocation), the manifest write after the commit
+   * point is left running as `manifestWritten`.
+   */
+  async commit(
+    turnId: string,
+    maintain: boolean,
+    options: { overlapManifest?: boolean } = {},
+  ): Promise<void> {
     const { config: _config, ...rest } = this.state
     const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
     const { events, lines } = this.dispatcher.takeWithLines()
@@ -95,19 +109,24 @@ export class TurnWriter {
         state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
-      { maintain },
+      { maintain, ...(options.overlapManifest ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot
     rememberCommittedState(result.snapshot.state)
-    if (result.maintenanceError) {
-      ;(this.deps.log ?? console.warn)({
-        msg: 'session maintenance failed; the next writer repairs it',
-        session: this.ref.sessionId,
-        error: String(result.maintenanceError),
-      })
-    }
+    if (result.maintenanceError) this.maintenanceFailed(result.maintenanceError)
+    this.manifestWrite = result.manifestWritten?.then((error) => {
+      if (error !== undefined) this.maintenanceFailed(error)
+    })
+  }
+
+  private maintenanceFailed(error: unknown): void {
+    ;(this.deps.log ?? console.warn)({
+      msg: 'session maintenance failed; the next writer repairs it',
+      session: this.ref.sessionId,
+      error: String(error),
+    })
   }
 }

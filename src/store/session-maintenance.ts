@@ -1,0 +1,91 @@
+import { serializeCheckpoint } from '../contract/checkpoint.ts'
+import { isTurnlineError } from '../contract/errors.ts'
+import type { SessionManifest } from '../contract/session-manifest.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { toBytes } from './json-bytes.ts'
+import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
+import { rollup, rollupDue } from './rollup.ts'
+import type { SessionKeys } from './session-ref.ts'
+import type { SessionSnapshot } from './session-snapshot.ts'
+import { checkpointOf } from './session-snapshot.ts'
+import type { SnapshotCache } from './snapshot-cache.ts'
+
+/** What the maintenance after a commit works with: the store and its per-process cache. */
+export interface MaintenanceContext {
+  objects: ObjectStore
+  cache: SnapshotCache
+  checkpointEvery: number
+  maxRetained: number
+}
+
+/** A snapshot whose checkpoint and rollup are done, and the manifest that describes it. */
+export interface PreparedManifest {
+  snapshot: SessionSnapshot
+  manifest: SessionManifest
+}
+
+/**
+ * Everything after the commit point but the manifest: a checkpoint (every N batches or after a
+ * history reset), then the rollup of events.jsonl when due. Both are create-only or
+ * compare-and-swap, so a writer that lost its lease meanwhile cannot overwrite a newer version.
+ */
+export async function prepareManifest(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  historyReset: boolean,
+  force: boolean,
+): Promise<PreparedManifest> {
+  let next = snapshot
+  if (next.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset) {
+    try {
+      await ctx.objects.put(
+        keys.checkpoint(next.lastBatch),
+        toBytes(serializeCheckpoint(checkpointOf(next))),
+        { ifNoneMatch: '*', contentType: 'application/json' },
+      )
+    } catch (error) {
+      if (!isTurnlineError(error, 'conflict')) throw error
+    }
+    next = { ...next, checkpointBatch: next.lastBatch, batchesSinceCheckpoint: 0 }
+  }
+  let rolled = rollupStateOf(next.manifest?.value)
+  if (rollupDue(next, rolled, force)) {
+    const known = ctx.cache.batches(keys.root)
+    const copy = ctx.cache.rolled(keys.root)
+    const done = await rollup(ctx.objects, keys, next, rolled, ctx.maxRetained, known, copy)
+    ctx.cache.rememberRolled(keys.root, done?.copy)
+    rolled = done?.state ?? rolled
+    ctx.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
+  }
+  return { snapshot: next, manifest: manifestOf(next, rolled) }
+}
+
+/**
+ * Writes the prepared manifest (compare-and-swap, never regressing) and returns the snapshot
+ * with the manifest in force. A manifest that already names a later batch means another writer
+ * committed meanwhile: the cached snapshot is dropped.
+ */
+export async function writeManifest(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  prepared: PreparedManifest,
+): Promise<SessionSnapshot> {
+  const { snapshot } = prepared
+  const manifest = await syncManifest(ctx.objects, keys, prepared.manifest, snapshot.manifest)
+  if (manifest.value.last_batch > snapshot.lastBatch) ctx.cache.delete(keys.root)
+  return { ...snapshot, manifest }
+}
+
+/**
+ * The snapshot to keep while its manifest is being written: the manifest it will have, with the
+ * etag of the one it replaces. A compare-and-swap from it either lands first (then the pending
+ * write fails its own and keeps the newer manifest) or fails once and reads the stored one again;
+ * either way the manifest never regresses, and the rollup state in it is already the one in
+ * force (the rollup finished before the manifest write started).
+ */
+export function pendingManifestSnapshot(prepared: PreparedManifest): SessionSnapshot {
+  const { snapshot, manifest } = prepared
+  const etag = snapshot.manifest?.etag
+  return etag === undefined ? snapshot : { ...snapshot, manifest: { value: manifest, etag } }
+}
