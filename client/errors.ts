@@ -9,6 +9,9 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'storage_unavailable',
   'coordinator_unavailable',
   'runner_unavailable',
+  // the tenant's request window and turn slots free up soon (not its daily quota)
+  'rate_limited',
+  'too_many_concurrent_turns',
 ])
 
 export interface TurnlineApiErrorOptions {

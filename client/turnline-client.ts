@@ -3,6 +3,7 @@ import {
   OrientationViewSchema,
   VerifyResponseSchema,
 } from '../src/contract/agent-layer-responses.ts'
+import { UsageReportSchema } from '../src/contract/tenancy.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import {
   CreateSessionResponseSchema,
@@ -46,6 +47,7 @@ import type {
   SessionSummary,
   SessionView,
   TurnResponse,
+  UsageReport,
   VerifyResponse,
 } from './types.ts'
 
@@ -219,8 +221,7 @@ export class TurnlineClient {
   }
 
   /**
-   * The session's events as an async iterable, each once and in seq order: every committed one
-   * after `after`/`lastEventId`, and with `follow` the live ones until `thread.completed`,
+   * The session's events, each once and in seq order; with `follow` live until `thread.completed`,
    * reconnecting with `Last-Event-ID` when the connection drops.
    */
   events(id: string, options: EventsOptions = {}): AsyncIterable<SeqEvent> {
@@ -269,6 +270,11 @@ export class TurnlineClient {
   /** `POST /v1/exec`: create, one turn, complete — the bare events as they happen. */
   exec(request: ExecRequest, options: CallOptions = {}): AsyncIterable<ParsedThreadEvent> {
     return execEvents(this.transport, request, options.signal)
+  }
+
+  /** `GET /v1/usage`: the calling tenant's usage today (UTC) against its limits. */
+  usage(options: CallOptions = {}): Promise<UsageReport> {
+    return this.transport.json('GET', '/v1/usage', UsageReportSchema, options)
   }
 
   /** `GET /healthz`. */

@@ -10,6 +10,7 @@ import type {
   VerificationResultSchema,
   VerifyResponseSchema,
 } from '../src/contract/agent-layer-responses.ts'
+import type { UsageReportSchema } from '../src/contract/tenancy.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import type {
   AutomationRunResponseSchema,
@@ -53,6 +54,7 @@ export type LoopView = z.output<typeof LoopViewSchema>
 export type LoopStepResponse = z.output<typeof LoopStepResponseSchema>
 export type OpenResponse = z.output<typeof OpenResponseSchema>
 export type OpenResponsesEvent = z.output<typeof OpenResponsesEventSchema>
+export type UsageReport = z.output<typeof UsageReportSchema>
 
 /** One event of a session with its seq (the SSE `id`, the feed's `seq`). */
 export interface SeqEvent {

@@ -23,8 +23,12 @@ import { runnerRoutes } from './routes/runner-callback-route.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
 import { turnRoutes } from './routes/turn-routes.ts'
+import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
+import { limitedSessionApi } from './tenancy/limited-session-api.ts'
+import { requestLimit } from './tenancy/request-limit.ts'
+import type { Tenancy } from './tenancy/tenancy.ts'
 
 export interface AppOptions {
   api: SessionApi
@@ -47,6 +51,8 @@ export interface AppOptions {
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
+  /** Per-tenant limits and usage: 429s, RateLimit headers, `GET /v1/usage`. None when absent. */
+  tenancy?: Tenancy
 }
 
 export const API_VERSION = '0.1.0'
@@ -65,8 +71,9 @@ const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
+  const api = options.tenancy ? limitedSessionApi(options.api, options.tenancy) : options.api
   const ctx: RouteContext = {
-    api: options.requestLog ? loggedSessionApi(options.api, options.requestLog) : options.api,
+    api: options.requestLog ? loggedSessionApi(api, options.requestLog) : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
@@ -103,6 +110,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     c.set('tenant', await authenticate(c.req.header('authorization')))
     await next()
   })
+  if (options.tenancy) {
+    app.use('/v1/*', requestLimit(options.tenancy, log))
+    app.route('/v1', usageRoute(options.tenancy))
+  }
   app.route('/v1', sessionRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))

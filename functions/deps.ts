@@ -1,25 +1,29 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
-import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
-import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
+import { coordinatorOf } from './coordinator-choice.ts'
 import { ConfigError, type EnvConfig, ioBudgetMs, parseEnv } from './env-config.ts'
-import { type AuthConfig, tenantsOf } from './http/auth.ts'
+import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
-import { randomMasterSecret, tenantSecrets } from './tool-secrets.ts'
+import type { Tenancy } from './tenancy/tenancy.ts'
+import { usageMeter } from './tenancy/tenancy.ts'
+import { tenancyParts } from './tenancy/tenancy-deps.ts'
+import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
+import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
  * The only reader of configuration. Each runtime entry passes its environment record
@@ -51,6 +55,8 @@ export interface DepsOptions {
    * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
    */
   redisCoordinator?: (url: string, deadline: IoDeadline) => Coordinator
+  /** The per-tenant limiter on REDIS_URL, passed by the same entries. */
+  redisLimiter?: (url: string, deadline: IoDeadline) => TenantLimiter
   /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
@@ -72,6 +78,8 @@ export interface Deps {
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
     /** One structured line per request and per turn (TURNLINE_LOG=json). */
     requestLog?: LogSink
+    /** Per-tenant limits and usage (docs/configuration.md#tenancy). */
+    tenancy: Tenancy
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -94,26 +102,37 @@ export async function createDeps(
   const config = parseEnv(env)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const auth: AuthConfig = { keys: config.TURNLINE_API_KEYS ?? [] }
-  const singleTenant = auth.keys.length === 0
+  const store = objectStore(config, options, notices)
+  const calls = deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
+  const coordinator = coordinatorOf(config, options, calls, notices)
+  const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
+  const { tenancy, registry } = tenancyParts({
+    config,
+    store,
+    deadline: calls,
+    redisLimiter: options.redisLimiter,
+    onTenants: (tenants) => secrets.add(tenants),
+    notices,
+    log: options.log,
+  })
+  const auth: AuthConfig = {
+    keys: config.TURNLINE_API_KEYS ?? [],
+    ...(registry ? { registry } : {}),
+  }
+  const singleTenant = isSingleTenant(auth)
   if (singleTenant) {
     notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')
   }
-
-  const store = objectStore(config, options, notices)
-  const coordinator = coordinatorOf(config, options, notices)
   const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
   notices.push(modelChoice.notice)
 
-  let master = config.TURNLINE_TOOL_SECRET
-  if (master === undefined) {
-    master = randomMasterSecret()
+  if (config.TURNLINE_TOOL_SECRET === undefined) {
     notices.push(
       'TURNLINE_TOOL_SECRET is not set: HTTP tool calls are signed with a random secret made at ' +
         'startup, so receivers cannot verify signatures across restarts',
     )
   }
-  const secretFor = await tenantSecrets(master, tenantsOf(auth))
+  await secrets.add(tenantsOf(auth))
   const warnings: string[] = []
   const runner = await sandboxRunner(config, options, fetchImpl, notices, warnings)
 
@@ -126,7 +145,7 @@ export async function createDeps(
     tools: {
       fetch: fetchImpl,
       allowedHosts: config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : []),
-      secretFor,
+      secretFor: secrets.secretFor,
       timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
     },
@@ -144,6 +163,7 @@ export async function createDeps(
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
+    meter: usageMeter(tenancy),
   }
   return {
     service,
@@ -158,6 +178,7 @@ export async function createDeps(
       replayGuard: coordinatorReplayGuard(coordinator, 'runner-callback'),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
+      tenancy,
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
@@ -180,7 +201,7 @@ async function sandboxRunner(
   if (url === undefined && options.defaultRunner) {
     const settings = sandboxSettingsFrom(config)
     // Several tenants: their commands run sandboxed or not at all.
-    const multiTenant = (config.TURNLINE_API_KEYS ?? []).length > 0
+    const multiTenant = isMultiTenantEnv(config)
     const embedded = await options.defaultRunner(
       config.TURNLINE_DATA_DIR,
       { host: config.HOST, port: config.PORT },
@@ -266,30 +287,6 @@ function objectStore(config: EnvConfig, options: DepsOptions, notices: string[])
         'S3_BUCKET: this runtime has no filesystem store; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
       ])
   }
-}
-
-function coordinatorOf(config: EnvConfig, options: DepsOptions, notices: string[]): Coordinator {
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
-  const calls = deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashCoordinator({ url, token, deadline: calls })
-  }
-  if (config.REDIS_URL !== undefined) {
-    if (!options.redisCoordinator) {
-      throw new ConfigError([
-        'REDIS_URL: this runtime has no TCP Redis client; use Upstash (UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN)',
-      ])
-    }
-    const shown = new URL(config.REDIS_URL)
-    notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
-    return options.redisCoordinator(config.REDIS_URL, calls)
-  }
-  notices.push(
-    'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +
-      'process (fine for one process; run several instances only with a shared Redis)',
-  )
-  return new MemoryCoordinator()
 }
 
 /** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */

@@ -3,6 +3,7 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
+import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
  * The environment variables Turnline reads (docs/configuration.md describes each), validated
@@ -119,6 +120,8 @@ export const EnvSchema = z.object({
   HOST: text.default('127.0.0.1'),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
   ...SandboxEnvShape,
+  /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
+  ...TenancyEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>
@@ -167,10 +170,10 @@ function crossChecks(env: EnvConfig): string[] {
       problems.push(`${name}: ${timeout} exceeds the call budget of ${ioBudgetMs(env)} ms`)
     }
   }
-  const singleTenant = (env.TURNLINE_API_KEYS ?? []).length === 0
+  const singleTenant = !isMultiTenantEnv(env)
   if (singleTenant && !isLoopbackHost(env.HOST)) {
     problems.push(
-      `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS the server is ` +
+      `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) the server is ` +
         'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
         'Set TURNLINE_API_KEYS to serve other hosts.',
     )

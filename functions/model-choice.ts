@@ -5,6 +5,7 @@ import {
 } from '../adapters/openai/openai-model-client.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { EnvConfig } from './env-config.ts'
+import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 
@@ -33,7 +34,7 @@ export function chooseModel(
 ): { client: ModelClient; choice: ModelChoice } {
   const api = config.TURNLINE_MODEL_API
   const endpoint = config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined
-  const singleTenant = (config.TURNLINE_API_KEYS ?? []).length === 0
+  const singleTenant = !isMultiTenantEnv(config)
   const wanted =
     config.TURNLINE_MODEL_PROVIDER ?? (endpoint ? 'openai' : singleTenant ? 'demo' : 'openai')
 

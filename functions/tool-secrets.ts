@@ -4,8 +4,9 @@ import { TurnlineError } from '../src/contract/errors.ts'
  * Per-tenant signing secrets for session-defined HTTP tools:
  * `secret(tenant) = hex(HMAC-SHA256(TURNLINE_TOOL_SECRET, tenant))`. A tool receiver given its
  * tenant's secret verifies calls without ever seeing the deployment secret, and tenants cannot
- * forge each other's calls. The set of tenants is closed (it comes from TURNLINE_API_KEYS), so
- * every secret is derived once at startup with WebCrypto and looked up synchronously after.
+ * forge each other's calls. Tenants come from TURNLINE_API_KEYS (derived once at startup) and
+ * from the key registry (derived when a reload first names them, before their keys are
+ * accepted), so every lookup is synchronous.
  */
 export async function deriveTenantSecret(master: string, tenant: string): Promise<string> {
   const encoder = new TextEncoder()
@@ -40,4 +41,29 @@ export async function tenantSecrets(
 export function randomMasterSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/**
+ * Tenant secrets that grow with the key registry: `add` derives the secrets of tenants seen for
+ * the first time (before their keys are accepted), `secretFor` looks them up synchronously.
+ */
+export class TenantSecretBook {
+  readonly #secrets = new Map<string, string>()
+  constructor(readonly master: string) {}
+
+  async add(tenants: readonly string[]): Promise<void> {
+    for (const tenant of tenants) {
+      if (!this.#secrets.has(tenant)) {
+        this.#secrets.set(tenant, await deriveTenantSecret(this.master, tenant))
+      }
+    }
+  }
+
+  readonly secretFor = (tenant: string): string => {
+    const secret = this.#secrets.get(tenant)
+    if (secret === undefined) {
+      throw new TurnlineError('internal', `no tool signing secret for tenant ${tenant}`)
+    }
+    return secret
+  }
 }

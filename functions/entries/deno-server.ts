@@ -1,4 +1,5 @@
 import { isLoopbackHost } from '../env-config.ts'
+import { isSingleTenant } from '../http/auth.ts'
 import type { EntryApp, FetchHandler } from './entry-app.ts'
 
 /** What `deno serve` hands to `onListen`. */
@@ -16,7 +17,7 @@ export interface DenoServeModule {
  * TURNLINE_API_KEYS (single-tenant, unauthenticated) any address but loopback stops the server.
  */
 export function denoServeModule(entry: EntryApp, exit: (code: number) => never): DenoServeModule {
-  const singleTenant = entry.deps.auth.keys.length === 0
+  const singleTenant = isSingleTenant(entry.deps.auth)
   return {
     fetch: entry.fetch,
     onListen(addr) {

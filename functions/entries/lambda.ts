@@ -1,5 +1,6 @@
 import { streamHandle } from 'hono/aws-lambda'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
@@ -15,7 +16,10 @@ import { scheduledRetention } from './scheduled-retention.ts'
  */
 const entry = await startEntryApp(
   process.env,
-  { redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }) },
+  {
+    redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+    redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+  },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())
 

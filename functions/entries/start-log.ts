@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts'
+import { isSingleTenant } from '../http/auth.ts'
 
 /**
  * The structured start line (TURNLINE_LOG=json): where the server listens, which model answers
@@ -18,6 +19,6 @@ export function logStart(deps: Deps, url?: string): void {
     model: model.defaultModel ?? null,
     base_url: model.baseURL ?? null,
     model_api: model.api,
-    tenancy: deps.auth.keys.length === 0 ? 'single' : 'multi',
+    tenancy: isSingleTenant(deps.auth) ? 'single' : 'multi',
   })
 }

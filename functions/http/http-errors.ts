@@ -45,7 +45,7 @@ export function mapError(error: unknown, log: ErrorLog): MappedError {
   if (
     retryAfter !== undefined &&
     Number.isFinite(retryAfter) &&
-    (status === 409 || status === 503)
+    (status === 409 || status === 429 || status === 503)
   ) {
     headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
   }

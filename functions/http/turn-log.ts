@@ -177,7 +177,7 @@ function outcomeOf(events: readonly ThreadEvent[]): Record<string, unknown> {
  * Every method of the service bound to it (own and inherited, so a class instance works), so the
  * decorator can spread them and override only the ones it logs.
  */
-function bindAll(api: SessionApi): SessionApi {
+export function bindAll(api: SessionApi): SessionApi {
   const bound: Record<string, unknown> = {}
   for (let proto: object | null = api; proto && proto !== Object.prototype; ) {
     for (const name of Object.getOwnPropertyNames(proto)) {

@@ -90,6 +90,11 @@ const ROUTES: [method: string, path: string, text: string][] = [
     '/v1/responses/{id}',
     'A response rebuilt from its session; ?stream=true&starting_after=N resumes its stream',
   ],
+  [
+    'GET',
+    '/v1/usage',
+    "The tenant's usage today (requests, running turns, tokens, cost) and its limits",
+  ],
   ['GET', '/v1/openapi.json', 'OpenAPI 3.1 document'],
   ['GET', '/docs', 'This page'],
   ['GET', '/ui', 'Session timeline viewer (HTML): the sessions and their events, live'],

@@ -25,6 +25,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'session_busy (with Retry-After), session_completed, or conflict',
   413: 'payload_too_large',
   422: 'model_not_configured, or idempotency_key_reused: the key was used with another request',
+  429: 'rate_limited, too_many_concurrent_turns or quota_exceeded (with Retry-After)',
   500: 'internal fault',
   502: 'model_error or tool_error: an upstream failed',
   503: 'storage, coordinator or runner unavailable; retry later',

@@ -5,6 +5,7 @@ import { errorResponses, idParameter, queryParameters } from './openapi-paramete
 import { responsesPaths } from './openapi-responses.ts'
 import { components, type Json, jsonContent, ref, schemaOf } from './openapi-schemas.ts'
 import { steeringPaths } from './openapi-steering.ts'
+import { usagePaths } from './openapi-usage.ts'
 
 /**
  * The OpenAPI 3.1 document of the v1 API. Request bodies, query parameters and the event
@@ -27,7 +28,7 @@ const turnOperation = (summary: string, body: Json | undefined): Json => ({
   ...(body ? { requestBody: { required: false, content: jsonContent(body) } } : {}),
   responses: {
     '200': { description: 'the outcome of the turn', content: turnStream },
-    ...errorResponses(400, 401, 404, 409, 413, 422, 500, 502, 503),
+    ...errorResponses(400, 401, 404, 409, 413, 422, 429, 500, 502, 503),
   },
 })
 
@@ -142,6 +143,7 @@ function paths(): Json {
     ...steeringPaths(),
     ...agentPaths(),
     ...loopPaths(),
+    ...usagePaths(),
     '/v1/sessions/{id}/events': {
       get: {
         summary: 'Events with seq > after; follow=1 keeps the stream open until thread.completed',

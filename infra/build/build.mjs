@@ -2,7 +2,7 @@
 // `node` (no tsx, no devDependencies at run time).
 //
 //   node infra/build/build.mjs            every target
-//   node infra/build/build.mjs node       dist/node/{server,runner,check,retention}.mjs
+//   node infra/build/build.mjs node       dist/node/{server,runner,check,retention,keys}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx
 //   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
@@ -60,6 +60,7 @@ const targets = {
         runner: 'adapters/runner/main.ts',
         check: 'functions/entries/check-deployment.ts',
         retention: 'functions/entries/retention-cli.ts',
+        keys: 'functions/entries/keys-cli.ts',
       },
       packages: 'external',
       outExtension: { '.js': '.mjs' },

@@ -10,6 +10,8 @@ import type { ErrorCode } from './errors.ts'
  * - `idempotency_key_reused` → 422: an Idempotency-Key sent again with a different request (as
  *   Stripe answers); the first answer is not replayed for it.
  * - `model_error` / `tool_error` → 502: an upstream (the model provider, a tool receiver) failed.
+ * - `rate_limited` / `too_many_concurrent_turns` / `quota_exceeded` → 429 with Retry-After: the
+ *   tenant's request window, running turns or daily tokens/cost (docs/configuration.md#tenancy).
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
@@ -20,6 +22,9 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   session_completed: 409,
   follow_up_queue_full: 409,
   payload_too_large: 413,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  too_many_concurrent_turns: 429,
   idempotency_key_reused: 422,
   model_not_configured: 422,
   model_error: 502,

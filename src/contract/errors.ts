@@ -22,6 +22,9 @@ export const ERROR_CODES = [
   'tool_error',
   'runner_unavailable',
   'payload_too_large',
+  'rate_limited',
+  'quota_exceeded',
+  'too_many_concurrent_turns',
   'internal',
 ] as const
 

@@ -167,6 +167,10 @@ describe('TurnlineClient against a real server', () => {
     })
     expect(mock.requests).toHaveLength(1)
 
+    const usage = await client.usage()
+    expect(usage).toMatchObject({ tenant: 'client-tenant', tokens: { limit: null } })
+    expect(usage.requests.today).toBeGreaterThan(0)
+
     const nowhere = new TurnlineClient({ baseUrl: 'http://127.0.0.1:9' })
     await expect(nowhere.health()).rejects.toBeInstanceOf(TurnlineConnectionError)
   })

@@ -7,6 +7,7 @@ import { DEMO_MODEL_NAME } from '../../adapters/demo-model/demo-model-client.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter.ts'
 import { unconfiguredModelClient } from '../../adapters/openai/openai-model-client.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
@@ -50,6 +51,8 @@ describe('createDeps', () => {
       follow: { maxMs: 300_000, pollMs: 1000 },
       replayGuard: { claim: expect.any(Function) },
       requestLog: jsonLines,
+      // No limits, usage counted in this process only (no extra coordinator calls).
+      tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
     expect(deps.notices.join('\n')).toMatch(/OFFLINE DEMO MODEL/)

@@ -1,4 +1,5 @@
 import type { McpServer } from '../../contract/mcp-config.ts'
+import type { Usage } from '../../contract/usage.ts'
 import type { Clock, Ids } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
@@ -71,4 +72,15 @@ export interface ServiceDeps {
   tokenizer?: TokenizerLoader
   /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
   log?: (entry: Record<string, unknown>) => void
+  /**
+   * Told of every model response of a turn, whoever started it (a request, a runner callback, a
+   * loop step), and awaited before the turn goes on: per-tenant daily token and cost quotas.
+   */
+  meter?: (tenant: string, call: ModelCallCharge) => Promise<void>
+}
+
+/** One model response's usage, and its estimated cost in USD (null when pricing is unknown). */
+export interface ModelCallCharge {
+  usage: Usage
+  costUsd: number | null
 }

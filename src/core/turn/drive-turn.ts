@@ -79,6 +79,9 @@ export async function driveTurn(input: DriveTurnInput) {
       compaction,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(deps.meter
+        ? { meter: (call) => deps.meter?.(ref.tenant, call) ?? Promise.resolve() }
+        : {}),
       heartbeat,
     })
   } catch (error) {

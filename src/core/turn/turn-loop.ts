@@ -4,6 +4,7 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
+import type { ModelCallCharge } from '../engine/service-deps.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import {
   limitAfterResponse,
@@ -14,6 +15,7 @@ import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/bud
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
+import { estimateCostUsd } from '../model/pricing.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -33,6 +35,8 @@ export interface TurnLoopContext {
   signal?: AbortSignal
   /** Told of every model request made (operator metrics). */
   onModelCall?: () => void
+  /** Told of every model response's usage and cost, awaited (per-tenant quotas). */
+  meter?: (call: ModelCallCharge) => Promise<void>
 }
 
 export type TurnEnd =
@@ -124,6 +128,10 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)
+    await ctx.meter?.({
+      usage: response.usage,
+      costUsd: price ? estimateCostUsd(response.usage, price) : null,
+    })
     if (!price && limits.max_budget_usd !== undefined && !state.pricing_warned) {
       state.pricing_warned = true
       calls.warnings.push(pricingWarning(ctx.settings.name))

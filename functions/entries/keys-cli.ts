@@ -1,0 +1,40 @@
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { createDeps } from '../deps.ts'
+import { ConfigError } from '../env-config.ts'
+import { runKeysCommand } from '../tenancy/keys-command.ts'
+
+/**
+ * `npm run keys -- <command>`: adds, revokes and lists the API keys of the key registry
+ * (`.turnline/api-keys.json` in the store the environment configures, the one the server reads)
+ * and sets per-tenant limits. Only SHA-256 hashes of keys are written. See
+ * docs/configuration.md#tenancy.
+ */
+const argv = process.argv.slice(2)
+let store: ObjectStore = new MemoryObjectStore()
+if (argv[0] !== 'hash') {
+  const deps = await createDeps(
+    // Only the store matters here; the address checks of a server do not apply.
+    { ...process.env, HOST: '127.0.0.1', TURNLINE_LOG: 'off' },
+    { defaultStore: (root) => new FsObjectStore({ root }) },
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`turnline keys: ${error.message}`)
+    process.exit(2)
+  })
+  store = deps.service.sessions.objects
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+const code = await runKeysCommand(argv, () => store, {
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+  stdin: readStdin,
+})
+process.exit(code)

@@ -1,0 +1,173 @@
+import { TurnlineError } from '../contract/errors.ts'
+import type { DayUsage, SlotVerdict } from './tenant-limiter.ts'
+
+/**
+ * Lua scripts and reply readers of the Redis TenantLimiters (adapters/upstash over REST,
+ * adapters/redis-tcp over TCP): the same keys with the same meaning, so either adapter can serve
+ * a database the other wrote. Keys, under the coordinator's namespace:
+ *
+ * - `rl:rpm:<tenant>:<window number>`: requests counted in one fixed window of the sliding
+ *   request window (the layout of `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`;
+ *   the TCP adapter runs the same algorithm in `SLIDING_WINDOW_HIT`)
+ * - `usage:<tenant>:<YYYY-MM-DD>`: a hash of today's `requests`, `tokens`, `cost_micro_usd`
+ * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms)
+ *
+ * Instants come from the caller's clock (ARGV), as `@upstash/ratelimit` does.
+ */
+
+/** Gives `KEYS[n]` a TTL when it has none (the first write of a day's hash). */
+const KEEP_TTL = `
+local function keep_ttl(key, ttl)
+  if redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ttl) end
+end
+`
+
+/** KEYS: day. ARGV: dayTtlMs. → today's request count. */
+export const COUNT_REQUEST = `${KEEP_TTL}
+local n = redis.call('HINCRBY', KEYS[1], 'requests', 1)
+keep_ttl(KEYS[1], ARGV[1])
+return n
+`
+
+/**
+ * KEYS: current window, previous window, day. ARGV: limit, now, windowMs, dayTtlMs.
+ * Counts the request for today, then in the window when it fits. → {allowed 1|0, used after}.
+ */
+export const SLIDING_WINDOW_HIT = `${KEEP_TTL}
+redis.call('HINCRBY', KEYS[3], 'requests', 1)
+keep_ttl(KEYS[3], ARGV[4])
+local limit = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local previous = tonumber(redis.call('GET', KEYS[2]) or '0')
+local used = math.floor((1 - (now % window) / window) * previous) + current
+if used >= limit then return {0, used} end
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
+return {1, used + 1}
+`
+
+/** KEYS: day. ARGV: tokens, costMicroUsd, dayTtlMs. */
+export const CHARGE = `${KEEP_TTL}
+redis.call('HINCRBY', KEYS[1], 'tokens', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'cost_micro_usd', ARGV[2])
+keep_ttl(KEYS[1], ARGV[3])
+return 1
+`
+
+/** Drops lapsed slots and makes the set outlive its latest deadline. */
+const SLOTS = `
+local function live(key, now)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  return redis.call('ZCARD', key)
+end
+local function stretch(key, ttl)
+  local pttl = redis.call('PTTL', key)
+  if pttl < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
+end
+`
+
+/**
+ * KEYS: slots. ARGV: slot, limit, ttlMs, now.
+ * → {1, active} acquired (also when this slot already runs: a resend) | {0, active, retryAfterMs}.
+ */
+export const ACQUIRE_SLOT = `${SLOTS}
+local now = tonumber(ARGV[4])
+local active = live(KEYS[1], now)
+local deadline = now + tonumber(ARGV[3])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+  stretch(KEYS[1], ARGV[3])
+  return {1, active}
+end
+if active >= tonumber(ARGV[2]) then
+  local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, active, math.max(1, tonumber(earliest[2]) - now)}
+end
+redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+stretch(KEYS[1], ARGV[3])
+return {1, active + 1}
+`
+
+/** KEYS: slots. ARGV: slot, ttlMs, now. → 1 renewed | 0 lapsed or released. */
+export const RENEW_SLOT = `${SLOTS}
+local now = tonumber(ARGV[3])
+live(KEYS[1], now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+stretch(KEYS[1], ARGV[2])
+return 1
+`
+
+/** KEYS: slots. ARGV: now. → slots whose deadline has not passed. */
+export const ACTIVE_SLOTS = `${SLOTS}
+return live(KEYS[1], tonumber(ARGV[1]))
+`
+
+export type LimiterKeyKind = 'window' | 'day' | 'slots'
+
+/** A limiter key under `namespace` (`turnline:` → `turnline:usage:acme:2026-12-03`). */
+export function limiterKey(namespace: string, kind: LimiterKeyKind, ...parts: string[]): string {
+  const prefix = kind === 'window' ? 'rl:rpm' : kind === 'day' ? 'usage' : 'slots'
+  return [`${namespace}${prefix}`, ...parts].join(':')
+}
+
+/** An integer from a Redis reply (string or number); anything else is corrupt data. */
+export function replyInteger(value: unknown, operation: string): number {
+  const number = typeof value === 'string' ? Number(value) : value
+  if (typeof number !== 'number' || !Number.isSafeInteger(number)) {
+    throw corruptReply(operation, value)
+  }
+  return number
+}
+
+/** An array reply; anything else is corrupt data. */
+export function replyArray(value: unknown, operation: string): unknown[] {
+  if (!Array.isArray(value)) throw corruptReply(operation, value)
+  return value as unknown[]
+}
+
+export function readSlotVerdict(reply: unknown): SlotVerdict {
+  const [status, active, retry] = replyArray(reply, 'acquireSlot')
+  if (replyInteger(status, 'acquireSlot') === 1) {
+    return { status: 'acquired', active: replyInteger(active, 'acquireSlot') }
+  }
+  return {
+    status: 'full',
+    active: replyInteger(active, 'acquireSlot'),
+    retryAfterMs: replyInteger(retry, 'acquireSlot'),
+  }
+}
+
+/**
+ * Today's counters from HGETALL: a flat array (TCP clients, REST without deserialization) or
+ * an object (REST with automatic deserialization); a missing hash is all zeros.
+ */
+export function readDayUsage(day: string, reply: unknown): DayUsage {
+  const fields = new Map<string, unknown>()
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) fields.set(String(reply[i]), reply[i + 1])
+  } else if (reply !== null && typeof reply === 'object') {
+    for (const [name, value] of Object.entries(reply)) fields.set(name, value)
+  } else if (reply !== null && reply !== undefined) {
+    throw corruptReply('usageToday', reply)
+  }
+  const field = (name: string) => {
+    const value = fields.get(name)
+    return value === undefined || value === null ? 0 : replyInteger(value, 'usageToday')
+  }
+  return {
+    day,
+    requests: field('requests'),
+    tokens: field('tokens'),
+    costMicroUsd: field('cost_micro_usd'),
+  }
+}
+
+function corruptReply(operation: string, value: unknown): TurnlineError {
+  const shown = JSON.stringify(value) ?? String(value)
+  return new TurnlineError('corrupt_data', `limiter ${operation}: unexpected reply`, {
+    details: { operation, reply: shown.slice(0, 200) },
+  })
+}

@@ -1,0 +1,106 @@
+/**
+ * TenantLimiter: the shared counters behind per-tenant rate limits and quotas, kept where the
+ * coordinator keeps its state so every instance sees the same numbers — `adapters/upstash`
+ * (`@upstash/ratelimit` for the request window), `adapters/redis-tcp` (the same algorithm in
+ * its own scripts, `tenant-limiter-scripts.ts`), `adapters/memory` (one process).
+ *
+ * - the request window: a sliding window of `windowMs` (one minute in production) — two fixed
+ *   windows, the previous one weighted by how much of it still overlaps — so a burst at a window
+ *   edge cannot double the rate. A refused request is not counted in the window.
+ * - today's counters per UTC day: requests (every one presented, refused ones too), model tokens
+ *   and cost (micro-USD, integers). They expire two days after their day began.
+ * - turn slots: a set of running turns per tenant, each with a deadline (a lease). A slot is
+ *   renewed while its turn runs and released when it ends; a crashed instance's slots lapse at
+ *   their deadline, so none leaks forever.
+ *
+ * Every call is safe to resend after a lost reply (acquiring a slot id that is already held is
+ * acquired; charges are the one exception: a resent charge may count twice, which errs towards
+ * the tenant's limit, never past it).
+ */
+export interface WindowVerdict {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** When the current fixed window ends (epoch ms): a refused request may pass after it. */
+  resetAtMs: number
+}
+
+export type SlotVerdict =
+  | { status: 'acquired'; active: number }
+  | {
+      status: 'full'
+      active: number
+      /** Until the earliest running slot's deadline (it may end sooner). */
+      retryAfterMs: number
+    }
+
+export interface DayUsage {
+  /** `YYYY-MM-DD` (UTC). */
+  day: string
+  requests: number
+  tokens: number
+  costMicroUsd: number
+}
+
+export interface UsageCharge {
+  tokens: number
+  costMicroUsd: number
+}
+
+export interface TenantLimiter {
+  /**
+   * Counts one request: today's request counter, and with `perMinute` the request window (then
+   * returns its verdict; undefined without a limit).
+   */
+  hit(tenant: string, perMinute: number | undefined): Promise<WindowVerdict | undefined>
+  /** The request window as it stands, without counting. */
+  peekWindow(tenant: string, perMinute: number): Promise<WindowVerdict>
+  /** Takes slot `slot` when fewer than `limit` run; its deadline is now + `ttlMs`. */
+  acquireSlot(tenant: string, slot: string, limit: number, ttlMs: number): Promise<SlotVerdict>
+  /** Moves a held slot's deadline to now + `ttlMs`; false when it lapsed or was released. */
+  renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean>
+  releaseSlot(tenant: string, slot: string): Promise<void>
+  /** Slots whose deadline has not passed. */
+  activeSlots(tenant: string): Promise<number>
+  /** Adds a finished turn's tokens and cost to today's counters. */
+  charge(tenant: string, charge: UsageCharge): Promise<void>
+  usageToday(tenant: string): Promise<DayUsage>
+}
+
+/** The request window of production: one minute. */
+export const REQUEST_WINDOW_MS = 60_000
+
+const DAY_MS = 86_400_000
+
+/** The UTC day of an instant, `YYYY-MM-DD`. */
+export function utcDay(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 10)
+}
+
+/** When the UTC day of `nowMs` ends (epoch ms). */
+export function dayEndMs(nowMs: number): number {
+  return (Math.floor(nowMs / DAY_MS) + 1) * DAY_MS
+}
+
+/** How long a day's counters are kept after the day began: two days (then they expire). */
+export const DAY_COUNTER_TTL_MS = 2 * DAY_MS
+
+/**
+ * The sliding-window estimate of requests in the last `windowMs` (the algorithm of
+ * `@upstash/ratelimit`'s `slidingWindow`): the current fixed window plus the previous one
+ * weighted by the part of it still inside the sliding window.
+ */
+export function slidingWindowUsed(
+  current: number,
+  previous: number,
+  nowMs: number,
+  windowMs: number,
+): number {
+  const elapsed = (nowMs % windowMs) / windowMs
+  return Math.floor((1 - elapsed) * previous) + current
+}
+
+/** Micro-USD (integers, as the counters store cost) from USD. */
+export function toMicroUsd(usd: number): number {
+  return Math.max(0, Math.round(usd * 1_000_000))
+}

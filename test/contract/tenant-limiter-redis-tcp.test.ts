@@ -1,0 +1,101 @@
+import { Redis as IORedis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
+import { UpstashTenantLimiter } from '../../adapters/upstash/upstash-tenant-limiter.ts'
+import { utcDay } from '../../src/ports/tenant-limiter.ts'
+import { requireServices } from '../support/services.ts'
+import { startUpstashProxy } from '../support/upstash-proxy.ts'
+import { describeTenantLimiter } from './tenant-limiter.suite.ts'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const runPrefix = `turnline-test-limit-tcp:${crypto.randomUUID().slice(0, 8)}:`
+const WINDOW_MS = 1_000
+let admin: IORedis
+let namespaces = 0
+
+beforeAll(() => {
+  admin = new IORedis(requireServices().redisUrl)
+})
+
+afterAll(async () => {
+  const keys = await admin.keys(`${runPrefix}*`)
+  if (keys.length > 0) await admin.del(...keys)
+  admin?.disconnect()
+})
+
+const freshNamespace = () => `${runPrefix}${namespaces++}:`
+
+describeTenantLimiter('redis-tcp (ioredis → redis-server)', async () => {
+  const limiter = new RedisTcpTenantLimiter({
+    url: requireServices().redisUrl,
+    namespace: freshNamespace(),
+    windowMs: WINDOW_MS,
+  })
+  return {
+    limiter,
+    windowMs: WINDOW_MS,
+    advance: sleep,
+    now: () => Date.now(),
+    cleanup: () => limiter.close(),
+  }
+})
+
+describe('RedisTcpTenantLimiter specifics', () => {
+  it('shares keys and meaning with the Upstash adapter (one Redis, either client)', async () => {
+    const ns = freshNamespace()
+    const tcp = new RedisTcpTenantLimiter({
+      url: requireServices().redisUrl,
+      namespace: ns,
+      windowMs: WINDOW_MS,
+    })
+    const proxy = await startUpstashProxy({ redisUrl: requireServices().redisUrl })
+    try {
+      const rest = new UpstashTenantLimiter({
+        url: proxy.url,
+        token: proxy.token,
+        namespace: ns,
+        windowMs: WINDOW_MS,
+      })
+      const into = Date.now() % WINDOW_MS
+      if (into > WINDOW_MS / 4) await sleep(WINDOW_MS - into + 5)
+      expect((await rest.hit('acme', 3))?.allowed).toBe(true)
+      expect((await tcp.hit('acme', 3))?.allowed).toBe(true)
+      expect(await rest.peekWindow('acme', 3)).toMatchObject({ remaining: 1 })
+      expect(await tcp.peekWindow('acme', 3)).toMatchObject({ remaining: 1 })
+      expect((await rest.hit('acme', 3))?.allowed).toBe(true)
+      expect((await tcp.hit('acme', 3))?.allowed).toBe(false)
+
+      expect((await tcp.acquireSlot('acme', 's1', 1, 30_000)).status).toBe('acquired')
+      expect((await rest.acquireSlot('acme', 's2', 1, 30_000)).status).toBe('full')
+      const slotsTtl = await admin.pttl(`${ns}slots:acme`)
+      expect(slotsTtl).toBeGreaterThan(0)
+      expect(slotsTtl).toBeLessThanOrEqual(30_000)
+      await rest.releaseSlot('acme', 's1')
+      expect(await tcp.activeSlots('acme')).toBe(0)
+
+      await rest.charge('acme', { tokens: 10, costMicroUsd: 20 })
+      await tcp.charge('acme', { tokens: 5, costMicroUsd: 1 })
+      const expected = { day: utcDay(Date.now()), requests: 4, tokens: 15, costMicroUsd: 21 }
+      expect(await tcp.usageToday('acme')).toEqual(expected)
+      expect(await rest.usageToday('acme')).toEqual(expected)
+      // Today's counters expire on their own (two days after the day began at the latest).
+      const ttl = await admin.pttl(`${ns}usage:acme:${expected.day}`)
+      expect(ttl).toBeGreaterThan(86_400_000)
+      expect(ttl).toBeLessThanOrEqual(2 * 86_400_000)
+    } finally {
+      await proxy.close()
+      await tcp.close()
+    }
+  })
+
+  it('an unreadable counter is corrupt_data', async () => {
+    const ns = freshNamespace()
+    const tcp = new RedisTcpTenantLimiter({ url: requireServices().redisUrl, namespace: ns })
+    try {
+      await admin.hset(`${ns}usage:acme:${utcDay(Date.now())}`, 'tokens', 'many')
+      await expect(tcp.usageToday('acme')).rejects.toMatchObject({ code: 'corrupt_data' })
+    } finally {
+      await tcp.close()
+    }
+  })
+})
