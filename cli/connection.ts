@@ -1,5 +1,5 @@
+import { TurnlineClient } from '../client/turnline-client.ts'
 import { CliError, EXIT } from './exit-codes.ts'
-import { TurnlineClient } from './turnline-client.ts'
 
 export interface Connection {
   client: TurnlineClient
@@ -40,7 +40,7 @@ export async function connect(
     }
     const root = base.href.replace(/\/+$/, '')
     return {
-      client: new TurnlineClient((request) => fetch(request), root, apiKey),
+      client: new TurnlineClient({ baseUrl: root, ...(apiKey ? { apiKey } : {}) }),
       describe: `server ${root}`,
       warnings: [],
       close: async () => {},
@@ -49,7 +49,11 @@ export async function connect(
   const { startEmbeddedEngine } = await import('./embedded-engine.ts')
   const engine = await startEmbeddedEngine(env)
   return {
-    client: new TurnlineClient(engine.fetch, 'http://embedded.turnline', apiKey),
+    client: new TurnlineClient({
+      baseUrl: 'http://embedded.turnline',
+      fetch: engine.fetch,
+      ...(apiKey ? { apiKey } : {}),
+    }),
     describe: engine.describe,
     warnings: engine.warnings,
     ...(engine.demoNotice ? { demoNotice: engine.demoNotice } : {}),

@@ -1,13 +1,13 @@
+import type { FetchLike } from '../client/transport.ts'
 import { createApp } from '../functions/app.ts'
 import { createDeps } from '../functions/deps.ts'
 import { nodeEmbedded } from '../functions/entries/node-embedded.ts'
 import { ConfigError } from '../functions/env-config.ts'
 import { SessionService } from '../src/core/session-service.ts'
 import { CliError, EXIT } from './exit-codes.ts'
-import type { Fetcher } from './turnline-client.ts'
 
 export interface EmbeddedEngine {
-  fetch: Fetcher
+  fetch: FetchLike
   /** One line for stderr: where sessions live and which model answers. */
   describe: string
   /** Set when the offline demo model answers (said at start, even with --json). */

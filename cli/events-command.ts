@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
+import type { SeqEvent } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
-import type { SeqEvent } from './api-answers.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
@@ -43,30 +43,27 @@ export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
         { color: useColor({ ...io, stderr: io.stdout }), timings: false },
       )
   let last = after
-  let done = false
   const show = ({ seq, event }: SeqEvent) => {
     if (seq <= last) return
     last = seq
     if (view) view.event(event)
     else io.stdout.write(`${serializeEvent(event)}\n`)
-    if (event.type === 'thread.completed') done = true
   }
   const stop = new AbortController()
   const onSignal = () => stop.abort()
   process.on('SIGINT', onSignal)
   try {
-    for (;;) {
-      const page = await connection.client.readEvents(sessionId, last, 1000)
-      for (const event of page) show(event)
-      if (page.length < 1000) break
-    }
-    while (values.follow && !done && !stop.signal.aborted) {
-      try {
-        await connection.client.followEvents(sessionId, last, show, stop.signal)
-      } catch (error) {
-        if (stop.signal.aborted) break
-        throw error
-      }
+    // Without --follow, every committed event; with it, the live feed until thread.completed,
+    // reconnecting (Last-Event-ID) after the server's follow limit or a dropped connection.
+    const feed = connection.client.events(sessionId, {
+      after,
+      follow: values.follow === true,
+      signal: stop.signal,
+    })
+    try {
+      for await (const item of feed) show(item)
+    } catch (error) {
+      if (!stop.signal.aborted) throw error
     }
     return EXIT.success
   } finally {

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import type { TurnStatus } from './api-answers.ts'
+import type { TurnStatus } from '../client/types.ts'
 import { type Connection, connect } from './connection.ts'
 import { type ExecOptions, parseExecOptions } from './exec-options.ts'
 import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts'
@@ -63,7 +63,9 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
       io.stderr.write(
         'turnline: interrupted: cancelling the session (Ctrl-C again to quit at once)\n',
       )
-      cancelling = client.cancel(sessionId, (event) => output.accept(event)).catch(() => {})
+      cancelling = client
+        .cancel(sessionId, { onEvent: (event) => output.accept(event) })
+        .catch(() => {})
     }
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)

@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs'
+import {
+  TurnlineApiError,
+  TurnlineConnectionError,
+  TurnlineProtocolError,
+} from '../client/errors.ts'
 import { eventsCommand } from './events-command.ts'
 import { execCommand } from './exec-command.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
 import { sessionsCommand } from './sessions-command.ts'
-import { ApiError, ConnectionError } from './turnline-client.ts'
 import { MAIN_USAGE } from './usage.ts'
 
 /** `turnline <command> …`: dispatches, and turns every failure into a message and an exit code. */
@@ -40,9 +44,10 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
 
 function messageOf(error: unknown): string {
   if (error instanceof CliError) return error.message
-  if (error instanceof ApiError)
+  if (error instanceof TurnlineApiError)
     return `turnline: the server answered ${error.status} ${error.code}: ${error.message}`
-  if (error instanceof ConnectionError) return `turnline: ${error.message}`
+  if (error instanceof TurnlineConnectionError) return `turnline: ${error.message}`
+  if (error instanceof TurnlineProtocolError) return `turnline: ${error.message}`
   if (error instanceof Error) return `turnline: ${error.message}`
   return `turnline: ${String(error)}`
 }

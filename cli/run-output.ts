@@ -1,9 +1,9 @@
 import { writeSync } from 'node:fs'
+import type { TurnlineClient } from '../client/turnline-client.ts'
+import type { SeqEvent, TurnStatus } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
 import type { ThreadCompletedEvent } from '../src/contract/thread-event.ts'
-import type { SeqEvent, TurnStatus } from './api-answers.ts'
 import type { Progress } from './progress.ts'
-import type { TurnlineClient } from './turnline-client.ts'
 
 export interface RunOutputOptions {
   client: TurnlineClient
@@ -54,8 +54,11 @@ export class RunOutput {
   /** Reads and shows every committed event after the last one shown (up to `upTo`). */
   async catchUp(upTo = Number.POSITIVE_INFINITY): Promise<void> {
     while (this.lastSeq < upTo) {
-      const page = await this.options.client.readEvents(this.sessionId, this.lastSeq, 1000)
-      const fresh = page.filter((e) => e.seq > this.lastSeq && e.seq <= upTo)
+      const page = await this.options.client.readEvents(this.sessionId, {
+        after: this.lastSeq,
+        limit: 1000,
+      })
+      const fresh = page.events.filter((e) => e.seq > this.lastSeq && e.seq <= upTo)
       if (fresh.length === 0) return
       for (const event of fresh) this.emit(event)
     }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { TurnStatus } from './api-answers.ts'
+import { TurnlineApiError } from '../client/errors.ts'
+import type { TurnlineClient } from '../client/turnline-client.ts'
+import { type TurnStatus, turnEvents } from '../client/types.ts'
 import type { Progress } from './progress.ts'
 import type { RunOutput } from './run-output.ts'
-import { ApiError, type TurnlineClient } from './turnline-client.ts'
 
 /** Longest pause before asking a busy session again, whatever Retry-After says. */
 const MAX_BUSY_WAIT_MS = 5000
@@ -53,7 +54,7 @@ export class SessionDriver {
 
   /** Ends the session with success (or, honestly, with the failure of its last turn). */
   async complete(sessionId: string): Promise<void> {
-    await this.client.complete(sessionId, (event) => this.output.accept(event))
+    await this.client.complete(sessionId, { onEvent: (event) => this.output.accept(event) })
     await this.output.catchUp()
   }
 
@@ -67,11 +68,13 @@ export class SessionDriver {
       await this.output.catchUp()
       if (this.output.completed) return
       try {
-        const answer = await this.client.cancel(sessionId, (event) => this.output.accept(event))
-        for (const event of answer.events) await this.output.accept(event)
+        const answer = await this.client.cancel(sessionId, {
+          onEvent: (event) => this.output.accept(event),
+        })
+        for (const event of turnEvents(answer)) await this.output.accept(event)
         if (answer.status === 'terminal') return
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error
+        if (!(error instanceof TurnlineApiError)) throw error
         if (error.code === 'session_completed') return
         if (error.code !== 'session_busy') throw error
       }
@@ -84,14 +87,15 @@ export class SessionDriver {
     const key = `turnline-cli-${randomUUID()}`
     for (;;) {
       try {
-        const answer = await this.client.stepTurn(sessionId, body, key, (event) =>
-          this.output.accept(event),
-        )
-        for (const event of answer.events) await this.output.accept(event)
-        for (const warning of answer.warnings) this.progress?.warn(warning)
+        const answer = await this.client.stepTurn(sessionId, body, {
+          idempotencyKey: key,
+          onEvent: (event) => this.output.accept(event),
+        })
+        for (const event of turnEvents(answer)) await this.output.accept(event)
+        for (const warning of answer.warnings ?? []) this.progress?.warn(warning)
         return answer.status
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error
+        if (!(error instanceof TurnlineApiError)) throw error
         if (error.code === 'session_busy') {
           const ms = Math.min((error.retryAfterSeconds ?? 1) * 1000, MAX_BUSY_WAIT_MS)
           await new Promise((resolve) => setTimeout(resolve, Math.max(ms, 200)))

@@ -1,24 +1,19 @@
-import type { SessionSummary } from './api-answers.ts'
+import type { TurnlineClient } from '../client/turnline-client.ts'
+import type { SessionSummary } from '../client/types.ts'
 import { CliError, EXIT } from './exit-codes.ts'
-import type { TurnlineClient } from './turnline-client.ts'
 
 /** Every session of a workspace, page by page (the server pages by 200). */
 export async function allSessions(
   client: TurnlineClient,
-  query: { workspace?: string | undefined; status?: string | undefined },
+  query: { workspace?: string | undefined; status?: 'active' | 'completed' | undefined },
 ): Promise<SessionSummary[]> {
   const sessions: SessionSummary[] = []
-  let cursor: string | undefined
-  do {
-    const page = await client.listSessions({
-      limit: '200',
-      ...(query.workspace ? { workspace: query.workspace } : {}),
-      ...(query.status ? { status: query.status } : {}),
-      ...(cursor ? { cursor } : {}),
-    })
-    sessions.push(...page.sessions)
-    cursor = page.cursor
-  } while (cursor)
+  const listed = client.sessions({
+    limit: 200,
+    ...(query.workspace ? { workspace: query.workspace } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  })
+  for await (const summary of listed) sessions.push(summary)
   return sessions
 }
 

@@ -26,7 +26,7 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
   const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
   try {
     const page = await connection.client.listSessions({
-      limit: String(limit),
+      limit,
       ...(values.workspace ? { workspace: values.workspace } : {}),
       ...(values.status ? { status: values.status } : {}),
     })

@@ -5,10 +5,13 @@
 //   node infra/build/build.mjs node       dist/node/{server,runner,check,retention,keys}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx
+//   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
 // node:   our code in one file per entry; packages stay imports resolved from node_modules at run
 //         time, so the production install is `npm ci --omit=dev` plus dist/.
+// client: platform-neutral ESM for browsers, Deno, Workers and Node (zod stays an import), and
+//         its declarations (types/), with `.js` import paths that every resolver follows.
 // lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships);
 //         the tokenizer's rank tables are split into chunks loaded only when compaction needs
 //         them, so they cost nothing at cold start.
@@ -72,6 +75,18 @@ const targets = {
       outExtension: { '.js': '.mjs' },
     },
   },
+  client: {
+    outDir: path.join(dist, 'client'),
+    options: {
+      ...common,
+      platform: 'neutral',
+      target: 'es2022',
+      entryPoints: { index: 'client/index.ts' },
+      packages: 'external',
+      outExtension: { '.js': '.mjs' },
+    },
+    after: (outDir) => emitDeclarations('client/index.ts', path.join(outDir, 'types')),
+  },
   lambda: {
     outDir: path.join(dist, 'lambda'),
     options: {
@@ -93,6 +108,46 @@ function size(file) {
     : `${(bytes / 1024).toFixed(1)} KiB`
 }
 
+/**
+ * `.d.ts` files for `entry` and what it imports, under `outDir` (mirroring the repository), with
+ * relative imports ending in `.js` (the sources import `.ts` files). Fails on a type error.
+ */
+async function emitDeclarations(entry, outDir) {
+  const { default: ts } = await import('typescript')
+  const options = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    types: [],
+    strict: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    allowImportingTsExtensions: true,
+    verbatimModuleSyntax: true,
+    isolatedModules: true,
+    skipLibCheck: true,
+    rootDir: root,
+    outDir,
+  }
+  const program = ts.createProgram([path.join(root, entry)], options)
+  const problems = ts.getPreEmitDiagnostics(program)
+  const result = program.emit(undefined, (file, text) => {
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, text.replace(/(from\s+'\.{1,2}\/[^']*)\.ts'/g, "$1.js'"))
+  })
+  const all = [...problems, ...result.diagnostics]
+  if (all.length > 0) {
+    const host = {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => root,
+      getNewLine: () => '\n',
+    }
+    console.error(ts.formatDiagnostics(all, host))
+    throw new Error(`declarations of ${entry}: ${all.length} error(s)`)
+  }
+}
+
 async function buildTarget(name) {
   const target = targets[name]
   if (!target) {
@@ -101,6 +156,7 @@ async function buildTarget(name) {
   rmSync(target.outDir, { recursive: true, force: true })
   mkdirSync(target.outDir, { recursive: true })
   const result = await build({ ...target.options, outdir: target.outDir })
+  await target.after?.(target.outDir)
   // Marks the folder as ESM for tools that look for a package.json next to the code (SAM, zip).
   writeFileSync(path.join(target.outDir, 'package.json'), '{ "type": "module" }\n')
   const outputs = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.mjs'))

@@ -5,14 +5,23 @@ import { describe, expect, it } from 'vitest'
 
 /**
  * The layout's rules (docs/architecture.md), checked on every run: which folder may import
- * which, no import cycles, no platform or SDK imports in src/, zod schemas only in
+ * which, no import cycles, no platform or SDK imports in src/ and client/, zod schemas only in
  * src/contract, and files of at most 300 lines (schema files in src/contract: 500).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const SOURCE_ROOTS = ['src', 'adapters', 'functions', 'cli']
+const SOURCE_ROOTS = ['src', 'adapters', 'functions', 'cli', 'client']
 
-type Layer = 'contract' | 'ports' | 'store' | 'core' | 'adapters' | 'functions' | 'cli' | 'infra'
+type Layer =
+  | 'contract'
+  | 'ports'
+  | 'store'
+  | 'core'
+  | 'adapters'
+  | 'functions'
+  | 'client'
+  | 'cli'
+  | 'infra'
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
@@ -22,7 +31,9 @@ const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
   core: ['contract', 'ports', 'store'],
   adapters: ['contract', 'ports'],
   functions: ['contract', 'ports', 'store', 'core', 'adapters'],
-  cli: ['contract', 'ports', 'store', 'core', 'adapters', 'functions'],
+  // the published client: the contract's schemas and nothing of the server
+  client: ['contract'],
+  cli: ['contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
 }
 
 /** The faces of src/core that functions/ (and the CLI) may use. */
@@ -78,7 +89,15 @@ function layerOf(file: string): Layer | undefined {
     }
     return undefined
   }
-  if (top === 'adapters' || top === 'functions' || top === 'cli' || top === 'infra') return top
+  if (
+    top === 'adapters' ||
+    top === 'functions' ||
+    top === 'client' ||
+    top === 'cli' ||
+    top === 'infra'
+  ) {
+    return top
+  }
   return undefined
 }
 
@@ -121,6 +140,9 @@ describe('architecture', () => {
           }
           continue
         }
+        if (layer === 'client' && specifier !== 'zod') {
+          problems.push(`${file} → ${specifier}: client/ imports no package but zod`)
+        }
         if (layer === 'contract' || layer === 'ports' || layer === 'store' || layer === 'core') {
           const allowed = SRC_PACKAGES[layer]
           const isAllowed = allowed.some((p) => specifier === p || specifier.startsWith(`${p}/`))
@@ -135,10 +157,10 @@ describe('architecture', () => {
     expect(problems).toEqual([])
   })
 
-  it('uses no platform globals in src/', () => {
+  it('uses no platform globals in src/ and client/', () => {
     const problems: string[] = []
     for (const { file, text } of files) {
-      if (!file.startsWith('src/')) continue
+      if (!file.startsWith('src/') && !file.startsWith('client/')) continue
       const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
       for (const name of ['process', 'Deno', 'Buffer', 'require', '__dirname']) {
         if (new RegExp(`(?<![\\w.'"\`])${name}\\s*[.(\\[]`).test(code)) {
@@ -151,7 +173,7 @@ describe('architecture', () => {
 
   it('keeps zod schemas in src/contract', () => {
     const problems = files
-      .filter(({ file }) => /^src\/(ports|store|core)\//.test(file))
+      .filter(({ file }) => /^(src\/(ports|store|core)|client)\//.test(file))
       .filter(({ text }) =>
         /\bz\.(object|strictObject|string|number|enum|array|union)\(/.test(text),
       )

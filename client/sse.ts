@@ -7,7 +7,8 @@ export interface SseFrame {
 
 /**
  * Reads SSE frames from a response body as they arrive. Comment lines (`: keep-alive`) and
- * frames without data are skipped; CRLF and LF line ends are both accepted.
+ * frames without data are skipped; CRLF and LF line ends are both accepted; a last frame without
+ * its closing blank line is dropped.
  */
 export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<SseFrame> {
   let fields: { id?: string; event?: string } = {}
@@ -36,7 +37,8 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
     else if (field === 'id') fields.id = value
     else if (field === 'event') fields.event = value
   }
-  if (open && data.length > 0) yield take()
+  // A frame the stream ended in the middle of (no blank line after it) is not dispatched: it
+  // may be torn (SSE: "the incomplete event is not dispatched").
 }
 
 /** The body's lines without their line ends; a last line without one is yielded too. */

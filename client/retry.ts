@@ -1,0 +1,66 @@
+import { TurnlineApiError, TurnlineConnectionError } from './errors.ts'
+
+/** How a stream reconnects after its connection drops. */
+export interface RetryOptions {
+  /** Reconnection attempts in a row without a new event before giving up (default 5). */
+  maxAttempts?: number
+  /** First pause; it doubles per attempt, with jitter (default 250 ms). */
+  initialDelayMs?: number
+  /** Longest pause (default 5000 ms). */
+  maxDelayMs?: number
+  /**
+   * A resumed turn whose first request still runs on the server answers `session_busy`; how
+   * long to keep asking until it has finished (default 10 minutes).
+   */
+  busyTimeoutMs?: number
+}
+
+export interface RetryPolicy {
+  maxAttempts: number
+  initialDelayMs: number
+  maxDelayMs: number
+  busyTimeoutMs: number
+}
+
+export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
+  return {
+    maxAttempts: options.maxAttempts ?? 5,
+    initialDelayMs: options.initialDelayMs ?? 250,
+    maxDelayMs: options.maxDelayMs ?? 5000,
+    busyTimeoutMs: options.busyTimeoutMs ?? 600_000,
+  }
+}
+
+/** The pause before attempt `attempt` (1-based): exponential with ±25 % jitter, or Retry-After. */
+export function backoffMs(policy: RetryPolicy, attempt: number, error?: unknown): number {
+  if (error instanceof TurnlineApiError && error.retryAfterSeconds !== undefined) {
+    return Math.min(error.retryAfterSeconds * 1000, policy.maxDelayMs)
+  }
+  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1))
+  return Math.round(base * (0.75 + Math.random() * 0.5))
+}
+
+/** A dropped connection, or an answer that says the same request may work later. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof TurnlineConnectionError) return true
+  return error instanceof TurnlineApiError && error.retryable && error.code !== 'session_busy'
+}
+
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,144 @@
+import type * as z from 'zod'
+import {
+  apiErrorOf,
+  causeOf,
+  retryAfterOf,
+  TurnlineConnectionError,
+  TurnlineProtocolError,
+} from './errors.ts'
+
+/** Any fetch: the platform's, a test's, or an app's own `fetch` (no network at all). */
+export type FetchLike = (request: Request) => Promise<Response>
+
+export interface TransportOptions {
+  /** The server's root, e.g. `https://turnline.example.com` (a path prefix is kept). */
+  baseUrl: string
+  /** Sent as `Authorization: Bearer <apiKey>`; it selects the tenant. */
+  apiKey?: string | undefined
+  fetch?: FetchLike | undefined
+  /** Sent with every request (a tracing header, a proxy's credentials). */
+  headers?: Record<string, string> | undefined
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined> | undefined
+  body?: unknown
+  headers?: Record<string, string | undefined> | undefined
+  signal?: AbortSignal | undefined
+  /** Reported with a failure, so the caller can retry the same operation safely. */
+  idempotencyKey?: string | undefined
+}
+
+/** One HTTP request at a time: URLs, auth, error mapping. Web-standard globals only. */
+export class Transport {
+  readonly baseUrl: string
+  private readonly apiKey: string | undefined
+  private readonly fetcher: FetchLike
+  private readonly headers: Record<string, string>
+
+  constructor(options: TransportOptions) {
+    let base: URL
+    try {
+      base = new URL(options.baseUrl)
+    } catch {
+      throw new TypeError(`baseUrl is not a URL: ${options.baseUrl}`)
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new TypeError(`baseUrl must be http(s): ${options.baseUrl}`)
+    }
+    this.baseUrl = base.href.replace(/\/+$/, '')
+    this.apiKey = options.apiKey
+    // Bound: a browser's fetch called as a method of another object throws "Illegal invocation".
+    this.fetcher = options.fetch ?? ((request) => globalThis.fetch(request))
+    this.headers = options.headers ?? {}
+  }
+
+  url(path: string, query: RequestOptions['query'] = {}): string {
+    const search = new URLSearchParams()
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) search.set(key, String(value))
+    }
+    const text = search.toString()
+    return `${this.baseUrl}${path}${text ? `?${text}` : ''}`
+  }
+
+  /**
+   * Sends a request and answers its response when it is a 2xx; otherwise throws a
+   * TurnlineApiError (the server's code and message), or a TurnlineConnectionError when the
+   * server cannot be reached. An abort rejects with the signal's reason.
+   */
+  async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers }
+    if (options.body !== undefined) headers['content-type'] = 'application/json'
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      if (value !== undefined) headers[name] = value
+    }
+    const request = new Request(this.url(path, options.query), {
+      method,
+      headers,
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    })
+    let response: Response
+    try {
+      response = await this.fetcher(request)
+    } catch (error) {
+      options.signal?.throwIfAborted()
+      throw new TurnlineConnectionError(
+        `cannot reach ${this.baseUrl}: ${causeOf(error)}`,
+        options.idempotencyKey,
+        { cause: error },
+      )
+    }
+    if (response.ok) return response
+    const text = await response.text().catch(() => '')
+    throw apiErrorOf(response.status, text, {
+      retryAfterSeconds: retryAfterOf(response),
+      idempotencyKey: options.idempotencyKey,
+    })
+  }
+
+  /** Sends a request and validates its JSON answer with `schema`. */
+  async json<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    const response = await this.send(method, path, options)
+    return parseJson(schema, await readText(response, options), response.status)
+  }
+}
+
+/** The whole body; a connection that breaks while it is read is a TurnlineConnectionError. */
+export async function readText(response: Response, options: RequestOptions = {}): Promise<string> {
+  try {
+    return await response.text()
+  } catch (error) {
+    options.signal?.throwIfAborted()
+    throw new TurnlineConnectionError(
+      `the connection broke while reading the answer: ${causeOf(error)}`,
+      options.idempotencyKey,
+      { cause: error },
+    )
+  }
+}
+
+/** Validates an answer's text against its contract schema. */
+export function parseJson<S extends z.ZodType>(schema: S, text: string, status: number) {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new TurnlineProtocolError(`the answer is not JSON: ${text.slice(0, 200)}`, status)
+  }
+  const parsed = schema.safeParse(value)
+  if (!parsed.success) {
+    throw new TurnlineProtocolError(
+      `the answer does not match the API contract: ${parsed.error.message.slice(0, 500)}`,
+      status,
+    )
+  }
+  return parsed.data as z.output<S>
+}
