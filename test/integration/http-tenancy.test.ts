@@ -87,10 +87,18 @@ async function registered(name: string, limits: Record<string, number | null> = 
   return key
 }
 
-function call(key: string, path: string, init: RequestInit = {}) {
+function call(
+  key: string,
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+) {
   return fetch(`${app.url}${path}`, {
     ...init,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      ...init.headers,
+    },
   })
 }
 
@@ -219,6 +227,23 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     expect(report.resets_at).toBe(
       new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000).toISOString(),
     )
+  })
+
+  it("charges a compaction's summary call to the day's tokens and cost", async () => {
+    const key = await registered('compaction', { tokens_per_day: 10_000 })
+    const id = await newSession(key)
+    for (let i = 0; i < 3; i++) expect((await turn(key, id)).status).toBe(200)
+    expect((await usage(key)).tokens.used).toBe(450)
+    const compact = await call(key, `/v1/sessions/${id}/compact`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'idempotency-key': `compact-${run}` },
+    })
+    expect(compact.status).toBe(200)
+    expect(mock.requests.length).toBe(4)
+    const report = await usage(key)
+    expect(report.tokens.used).toBe(600)
+    expect(report.cost_usd.used).toBeCloseTo(0.00018, 9)
   })
 
   it('refuses the next turn once the daily cost is used up', async () => {

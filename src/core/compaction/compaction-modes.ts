@@ -6,6 +6,7 @@ import { addUsage, type Usage } from '../../contract/usage.ts'
 import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
 import { requestSettings } from '../model/model-settings.ts'
+import { estimateCostUsd } from '../model/pricing.ts'
 import type { CompactionRequest, CompactionRun } from './compaction-run.ts'
 import {
   completeLocalCompaction,
@@ -63,7 +64,7 @@ export async function produceCompaction(
         ...(instructions ? { instructions } : {}),
         ...(run.signal ? { signal: run.signal } : {}),
       })
-      charge(run, result.usage)
+      await charge(run, result.usage)
       await run.heartbeat?.()
       const done = completeProviderCompaction(result.messages, plan.source, plan.selection.tail)
       if (done.summaryOnly) {
@@ -119,14 +120,22 @@ async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promis
       details: { kind: 'server' },
     })
   }
-  charge(run, response.usage)
+  await charge(run, response.usage)
   return response
 }
 
-/** Usage and cost of a compaction call: the session's and the open turn's. */
-function charge(run: CompactionRun, usage: Usage): void {
+/**
+ * Usage and cost of a compaction call: the session's, the open turn's, and the tenant's (the
+ * deployment's meter, which daily quotas count).
+ */
+async function charge(run: CompactionRun, usage: Usage): Promise<void> {
   const { state, settings } = run
+  const price = sessionPrice(settings)
   state.usage = addUsage(state.usage, usage)
   if (run.open) run.open.usage = addUsage(run.open.usage, usage)
-  state.cost_usd = addCost(state, usage, sessionPrice(settings))
+  state.cost_usd = addCost(state, usage, price)
+  await run.deps.meter?.(run.ref.tenant, {
+    usage,
+    costUsd: price ? estimateCostUsd(usage, price) : null,
+  })
 }
