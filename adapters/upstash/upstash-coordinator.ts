@@ -1,57 +1,13 @@
-import { Redis, type RedisConfigNodejs } from '@upstash/redis'
-import { type Ids, randomIds } from '../../src/ports/clock.ts'
-import {
-  type BeginTurnRequest,
-  type BeginTurnResult,
-  type Coordinator,
-  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
-  DEFAULT_INTENT_CAPACITY,
-  type EndTurnRequest,
-  type EnqueueIntentResult,
-  type Lease,
-  type QueuedIntent,
-} from '../../src/ports/coordinator.ts'
-import {
-  checkBatch,
-  checkBeginTurn,
-  checkClaimKey,
-  checkEndTurn,
-  checkIntent,
-  checkPositiveInteger,
-  idempotencyKey,
-} from '../../src/ports/coordinator-checks.ts'
-import {
-  asArray,
-  asInteger,
-  corrupt,
-  decodeIntents,
-  parseRecord,
-  parseTip,
-  pickRecord,
-} from '../../src/ports/coordinator-redis-replies.ts'
-import * as scripts from '../../src/ports/coordinator-redis-scripts.ts'
+import type { Ids } from '../../src/ports/clock.ts'
 import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-  withDeadline,
 } from '../../src/ports/io-deadline.ts'
-import { toCoordinatorError } from './upstash-errors.ts'
+import { RedisCoordinator } from '../../src/ports/redis-coordinator.ts'
+import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
-export type UpstashCoordinatorOptions = (
-  | {
-      url: string
-      token: string
-      /** Transport retries of the client (a lost response is safe to resend: see the scripts). */
-      retry?: RedisConfigNodejs['retry']
-      /** Batch calls made in the same tick into one request (the client's default: true). */
-      enableAutoPipelining?: boolean
-    }
-  | {
-      /** A ready client. Request counting wraps it (counts every request it makes). */
-      client: Redis
-    }
-) & {
+export type UpstashCoordinatorOptions = UpstashConnection & {
   /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
   namespace?: string
   ids?: Ids
@@ -67,234 +23,26 @@ export type UpstashCoordinatorOptions = (
 }
 
 /**
- * Coordinator on Upstash Redis (REST). Every call is exactly one HTTP request: one Lua script
- * (EVAL, so no NOSCRIPT fallback round trip) or one plain read. An ordinary turn is `beginTurn`
- * plus `endTurn`: two round trips.
+ * Coordinator on Upstash Redis (REST): the shared `RedisCoordinator` over `UpstashCommands`.
+ * Every call is exactly one HTTP request: one Lua script (EVAL, so no NOSCRIPT fallback round
+ * trip) or one plain read. An ordinary turn is `beginTurn` plus `endTurn`: two round trips.
+ * Request counting wraps the client, an injected one too (it counts every request it makes).
  */
-export class UpstashCoordinator implements Coordinator {
-  readonly #redis: Redis
-  readonly #ns: string
-  readonly #ids: Ids
-  readonly #tipTtl: string
-  /** The deadline of every call. */
-  readonly deadline: IoDeadline
+export class UpstashCoordinator extends RedisCoordinator<UpstashCommands> {
   #requests = 0
 
   constructor(options: UpstashCoordinatorOptions) {
-    this.deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('UpstashCoordinator deadline', this.deadline)
-    const attemptMs = this.deadline.attemptMs
-    this.#redis =
-      'client' in options
-        ? options.client
-        : new Redis({
-            url: options.url,
-            token: options.token,
-            automaticDeserialization: false,
-            enableTelemetry: false,
-            // Every HTTP request gets its own timer (a function: called once per request).
-            signal: () => AbortSignal.timeout(attemptMs),
-            ...(options.retry === undefined ? {} : { retry: options.retry }),
-            ...(options.enableAutoPipelining === undefined
-              ? {}
-              : { enableAutoPipelining: options.enableAutoPipelining }),
-          })
-    this.#redis.use((request, next) => {
+    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
+    checkDeadline('UpstashCoordinator deadline', deadline)
+    super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
+    this.commands.client.use((request, next) => {
       this.#requests += 1
       return next(request)
     })
-    this.#ns = options.namespace ?? 'turnline:'
-    this.#ids = options.ids ?? randomIds
-    const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
-    if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
-    this.#tipTtl = String(tipTtl)
   }
 
   /** HTTP requests sent by this adapter's client so far (each is one round trip). */
   get requestCount(): number {
     return this.#requests
-  }
-
-  async beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult> {
-    checkBeginTurn(request)
-    const { sessionId } = request
-    const keys = [
-      this.#key('lease', sessionId),
-      this.#key('tip', sessionId),
-      this.#key('intents', sessionId),
-    ]
-    if (request.idempotencyKey !== undefined) {
-      keys.push(this.#key('idem', idempotencyKey(request.tenant, request.idempotencyKey)))
-    }
-    const token = this.#ids.token()
-    const reply = await this.#eval('beginTurn', scripts.BEGIN_TURN, keys, [
-      token,
-      String(request.leaseMs),
-    ])
-    const [status, second, third] = asArray(reply, 'beginTurn')
-    if (status === 'replay') return { status, record: parseRecord(second) }
-    const tip = parseTip(second)
-    if (status === 'acquired') {
-      return {
-        status,
-        lease: { sessionId, token },
-        tip,
-        intents: decodeIntents(third, 'beginTurn'),
-      }
-    }
-    if (status === 'busy') {
-      const pttl = asInteger(third, 'beginTurn')
-      return { status, retryAfterMs: pttl > 0 ? pttl : request.leaseMs, tip }
-    }
-    throw corrupt('beginTurn', reply)
-  }
-
-  async renewLease(lease: Lease, leaseMs: number): Promise<boolean> {
-    checkPositiveInteger('leaseMs', leaseMs)
-    const reply = await this.#eval(
-      'renewLease',
-      scripts.RENEW_LEASE,
-      [this.#key('lease', lease.sessionId)],
-      [lease.token, String(leaseMs)],
-    )
-    return asInteger(reply, 'renewLease') === 1
-  }
-
-  async endTurn(request: EndTurnRequest): Promise<void> {
-    checkEndTurn(request)
-    const { lease, idempotency } = request
-    const keys = [
-      this.#key('lease', lease.sessionId),
-      this.#key('tip', lease.sessionId),
-      this.#key('intents', lease.sessionId),
-    ]
-    let record = ''
-    if (idempotency !== undefined) {
-      keys.push(this.#key('idem', idempotencyKey(request.tenant, idempotency.key)))
-      record = JSON.stringify({ v: 1, ...pickRecord(idempotency.record) })
-    }
-    const ttl = idempotency?.ttlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS
-    await this.#eval('endTurn', scripts.END_TURN, keys, [
-      lease.token,
-      request.tip === undefined ? '' : String(request.tip),
-      this.#tipTtl,
-      record,
-      String(ttl),
-      ...(request.ackIntents ?? []),
-    ])
-  }
-
-  async releaseLease(lease: Lease): Promise<void> {
-    await this.#eval(
-      'releaseLease',
-      scripts.RELEASE_LEASE,
-      [this.#key('lease', lease.sessionId)],
-      [lease.token],
-    )
-  }
-
-  async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
-    checkPositiveInteger('ttlMs', ttlMs)
-    await this.#call('requestCancel', () =>
-      this.#redis.set(this.#key('cancel', sessionId), '1', { px: ttlMs }),
-    )
-  }
-
-  async cancelRequested(sessionId: string): Promise<boolean> {
-    const reply = await this.#call('cancelRequested', () =>
-      this.#redis.get(this.#key('cancel', sessionId)),
-    )
-    return reply !== null && reply !== undefined
-  }
-
-  async getTip(sessionId: string): Promise<number | null> {
-    const reply = await this.#call('getTip', () => this.#redis.get(this.#key('tip', sessionId)))
-    return parseTip(reply)
-  }
-
-  async setTip(sessionId: string, batch: number): Promise<void> {
-    checkBatch(batch)
-    await this.#eval(
-      'setTip',
-      scripts.SET_TIP,
-      [this.#key('tip', sessionId)],
-      [String(batch), this.#tipTtl],
-    )
-  }
-
-  async enqueueIntent(
-    sessionId: string,
-    intent: QueuedIntent,
-    capacity = DEFAULT_INTENT_CAPACITY,
-  ): Promise<EnqueueIntentResult> {
-    checkIntent(intent)
-    checkPositiveInteger('capacity', capacity)
-    const reply = await this.#eval(
-      'enqueueIntent',
-      scripts.ENQUEUE_INTENT,
-      [this.#key('intents', sessionId)],
-      [intent.id, scripts.encodeIntentEntry(intent.id, intent.text), String(capacity)],
-    )
-    const [status, pending] = asArray(reply, 'enqueueIntent')
-    if (status === 'accepted') return { status, pending: asInteger(pending, 'enqueueIntent') }
-    if (status === 'full') return { status, capacity }
-    throw corrupt('enqueueIntent', reply)
-  }
-
-  async pendingIntents(sessionId: string): Promise<QueuedIntent[]> {
-    const reply = await this.#call('pendingIntents', () =>
-      this.#redis.lrange(this.#key('intents', sessionId), 0, -1),
-    )
-    return decodeIntents(reply, 'pendingIntents')
-  }
-
-  async ackIntents(sessionId: string, ids: readonly string[]): Promise<number> {
-    if (ids.length === 0) return 0
-    const reply = await this.#eval(
-      'ackIntents',
-      scripts.ACK_INTENTS,
-      [this.#key('intents', sessionId)],
-      [...ids],
-    )
-    return asInteger(reply, 'ackIntents')
-  }
-
-  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-    checkClaimKey(key)
-    checkPositiveInteger('ttlMs', ttlMs)
-    const reply = await this.#eval(
-      'claimOnce',
-      scripts.CLAIM_ONCE,
-      [this.#key('once', key)],
-      [this.#ids.token(), String(ttlMs)],
-    )
-    return asInteger(reply, 'claimOnce') === 1
-  }
-
-  #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel' | 'once', id: string): string {
-    return `${this.#ns}${kind}:${id}`
-  }
-
-  #eval(operation: string, script: string, keys: string[], args: string[]): Promise<unknown> {
-    return this.#call(operation, () => this.#redis.eval(script, keys, args))
-  }
-
-  /** One call under the deadline; a resend repeats exactly the same command. */
-  #call(operation: string, run: () => Promise<unknown>): Promise<unknown> {
-    return withDeadline(
-      {
-        deadline: this.deadline,
-        code: 'coordinator_unavailable',
-        service: 'the coordinator',
-        operation,
-      },
-      async () => {
-        try {
-          return await run()
-        } catch (error) {
-          throw toCoordinatorError(error, operation)
-        }
-      },
-    )
   }
 }

@@ -1,0 +1,240 @@
+import { type Ids, randomIds } from './clock.ts'
+import {
+  type BeginTurnRequest,
+  type BeginTurnResult,
+  type Coordinator,
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  DEFAULT_INTENT_CAPACITY,
+  type EndTurnRequest,
+  type EnqueueIntentResult,
+  type Lease,
+  type QueuedIntent,
+} from './coordinator.ts'
+import {
+  checkBatch,
+  checkBeginTurn,
+  checkClaimKey,
+  checkEndTurn,
+  checkIntent,
+  checkPositiveInteger,
+  idempotencyKey,
+} from './coordinator-checks.ts'
+import {
+  asArray,
+  asInteger,
+  corrupt,
+  decodeIntents,
+  parseRecord,
+  parseTip,
+  pickRecord,
+} from './coordinator-redis-replies.ts'
+import * as scripts from './coordinator-redis-scripts.ts'
+import type { IoDeadline } from './io-deadline.ts'
+import { callRedis, type RedisCommands } from './redis-commands.ts'
+
+export interface RedisCoordinatorOptions<C extends RedisCommands> {
+  /** How the commands reach Redis (Upstash REST, a TCP connection). */
+  commands: C
+  /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
+  deadline: IoDeadline
+  /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
+  namespace?: string
+  ids?: Ids
+  /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
+  tipTtlSeconds?: number
+}
+
+/**
+ * The Coordinator on Redis, whatever carries the commands: every operation is one Lua script of
+ * `coordinator-redis-scripts.ts` (EVAL) or one plain read, so an ordinary turn is `beginTurn`
+ * plus `endTurn`, two round trips. The same keys with the same meaning over every transport, so
+ * the Upstash and the TCP adapters (which extend this class with their transport) can serve one
+ * database. Every script is safe to resend, so each call runs under the deadline with resends.
+ */
+export class RedisCoordinator<C extends RedisCommands = RedisCommands> implements Coordinator {
+  /** The transport: the adapter's own client behind it. */
+  protected readonly commands: C
+  readonly #ns: string
+  readonly #ids: Ids
+  readonly #tipTtl: string
+  /** The deadline of every call. */
+  readonly deadline: IoDeadline
+
+  constructor(options: RedisCoordinatorOptions<C>) {
+    this.commands = options.commands
+    this.deadline = options.deadline
+    this.#ns = options.namespace ?? 'turnline:'
+    this.#ids = options.ids ?? randomIds
+    const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
+    if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
+    this.#tipTtl = String(tipTtl)
+  }
+
+  async beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult> {
+    checkBeginTurn(request)
+    const { sessionId } = request
+    const keys = [
+      this.#key('lease', sessionId),
+      this.#key('tip', sessionId),
+      this.#key('intents', sessionId),
+    ]
+    if (request.idempotencyKey !== undefined) {
+      keys.push(this.#key('idem', idempotencyKey(request.tenant, request.idempotencyKey)))
+    }
+    const token = this.#ids.token()
+    const reply = await this.#eval('beginTurn', scripts.BEGIN_TURN, keys, [
+      token,
+      String(request.leaseMs),
+    ])
+    const [status, second, third] = asArray(reply, 'beginTurn')
+    if (status === 'replay') return { status, record: parseRecord(second) }
+    const tip = parseTip(second)
+    if (status === 'acquired') {
+      return {
+        status,
+        lease: { sessionId, token },
+        tip,
+        intents: decodeIntents(third, 'beginTurn'),
+      }
+    }
+    if (status === 'busy') {
+      const pttl = asInteger(third, 'beginTurn')
+      return { status, retryAfterMs: pttl > 0 ? pttl : request.leaseMs, tip }
+    }
+    throw corrupt('beginTurn', reply)
+  }
+
+  async renewLease(lease: Lease, leaseMs: number): Promise<boolean> {
+    checkPositiveInteger('leaseMs', leaseMs)
+    const reply = await this.#eval(
+      'renewLease',
+      scripts.RENEW_LEASE,
+      [this.#key('lease', lease.sessionId)],
+      [lease.token, String(leaseMs)],
+    )
+    return asInteger(reply, 'renewLease') === 1
+  }
+
+  async endTurn(request: EndTurnRequest): Promise<void> {
+    checkEndTurn(request)
+    const { lease, idempotency } = request
+    const keys = [
+      this.#key('lease', lease.sessionId),
+      this.#key('tip', lease.sessionId),
+      this.#key('intents', lease.sessionId),
+    ]
+    let record = ''
+    if (idempotency !== undefined) {
+      keys.push(this.#key('idem', idempotencyKey(request.tenant, idempotency.key)))
+      record = JSON.stringify({ v: 1, ...pickRecord(idempotency.record) })
+    }
+    const ttl = idempotency?.ttlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS
+    await this.#eval('endTurn', scripts.END_TURN, keys, [
+      lease.token,
+      request.tip === undefined ? '' : String(request.tip),
+      this.#tipTtl,
+      record,
+      String(ttl),
+      ...(request.ackIntents ?? []),
+    ])
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    await this.#eval(
+      'releaseLease',
+      scripts.RELEASE_LEASE,
+      [this.#key('lease', lease.sessionId)],
+      [lease.token],
+    )
+  }
+
+  async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
+    checkPositiveInteger('ttlMs', ttlMs)
+    await this.#call('requestCancel', () =>
+      this.commands.setPx(this.#key('cancel', sessionId), '1', ttlMs),
+    )
+  }
+
+  async cancelRequested(sessionId: string): Promise<boolean> {
+    const reply = await this.#call('cancelRequested', () =>
+      this.commands.get(this.#key('cancel', sessionId)),
+    )
+    return reply !== null && reply !== undefined
+  }
+
+  async getTip(sessionId: string): Promise<number | null> {
+    const reply = await this.#call('getTip', () => this.commands.get(this.#key('tip', sessionId)))
+    return parseTip(reply)
+  }
+
+  async setTip(sessionId: string, batch: number): Promise<void> {
+    checkBatch(batch)
+    await this.#eval(
+      'setTip',
+      scripts.SET_TIP,
+      [this.#key('tip', sessionId)],
+      [String(batch), this.#tipTtl],
+    )
+  }
+
+  async enqueueIntent(
+    sessionId: string,
+    intent: QueuedIntent,
+    capacity = DEFAULT_INTENT_CAPACITY,
+  ): Promise<EnqueueIntentResult> {
+    checkIntent(intent)
+    checkPositiveInteger('capacity', capacity)
+    const reply = await this.#eval(
+      'enqueueIntent',
+      scripts.ENQUEUE_INTENT,
+      [this.#key('intents', sessionId)],
+      [intent.id, scripts.encodeIntentEntry(intent.id, intent.text), String(capacity)],
+    )
+    const [status, pending] = asArray(reply, 'enqueueIntent')
+    if (status === 'accepted') return { status, pending: asInteger(pending, 'enqueueIntent') }
+    if (status === 'full') return { status, capacity }
+    throw corrupt('enqueueIntent', reply)
+  }
+
+  async pendingIntents(sessionId: string): Promise<QueuedIntent[]> {
+    const reply = await this.#call('pendingIntents', () =>
+      this.commands.lrange(this.#key('intents', sessionId), 0, -1),
+    )
+    return decodeIntents(reply, 'pendingIntents')
+  }
+
+  async ackIntents(sessionId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0
+    const reply = await this.#eval(
+      'ackIntents',
+      scripts.ACK_INTENTS,
+      [this.#key('intents', sessionId)],
+      [...ids],
+    )
+    return asInteger(reply, 'ackIntents')
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    checkClaimKey(key)
+    checkPositiveInteger('ttlMs', ttlMs)
+    const reply = await this.#eval(
+      'claimOnce',
+      scripts.CLAIM_ONCE,
+      [this.#key('once', key)],
+      [this.#ids.token(), String(ttlMs)],
+    )
+    return asInteger(reply, 'claimOnce') === 1
+  }
+
+  #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel' | 'once', id: string): string {
+    return `${this.#ns}${kind}:${id}`
+  }
+
+  #eval(operation: string, script: string, keys: string[], args: string[]): Promise<unknown> {
+    return this.#call(operation, () => this.commands.eval(script, keys, args))
+  }
+
+  #call(operation: string, run: () => Promise<unknown>): Promise<unknown> {
+    return callRedis(this.deadline, this.commands, operation, run)
+  }
+}

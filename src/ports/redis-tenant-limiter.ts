@@ -1,0 +1,135 @@
+import { type Clock, systemClock } from './clock.ts'
+import type { IoDeadline } from './io-deadline.ts'
+import { callRedis, type RedisCommands } from './redis-commands.ts'
+import {
+  DAY_COUNTER_TTL_MS,
+  type DayUsage,
+  REQUEST_WINDOW_MS,
+  type SlotVerdict,
+  type TenantLimiter,
+  type UsageCharge,
+  utcDay,
+  type WindowVerdict,
+} from './tenant-limiter.ts'
+import * as scripts from './tenant-limiter-scripts.ts'
+
+export interface RedisTenantLimiterOptions<C extends RedisCommands> {
+  /** How the commands reach Redis (Upstash REST, a TCP connection). */
+  commands: C
+  /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
+  deadline: IoDeadline
+  /** The coordinator's key prefix (default `turnline:`). */
+  namespace?: string
+  /** Length of the request window (default one minute). */
+  windowMs?: number
+  /** Instants of the day counters and slot deadlines. */
+  clock?: Clock
+}
+
+/**
+ * The TenantLimiter on Redis, whatever carries the commands: today's counters and the turn slots
+ * in the shared scripts of `tenant-limiter-scripts.ts`, the same keys with the same meaning over
+ * every transport. The request window (`hit`, `peekWindow`) is the adapter's own: Upstash's runs
+ * `@upstash/ratelimit`, the TCP one the same algorithm in one script.
+ */
+export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands>
+  implements TenantLimiter
+{
+  /** The transport: the adapter's own client behind it. */
+  protected readonly commands: C
+  protected readonly ns: string
+  protected readonly windowMs: number
+  protected readonly clock: Clock
+  readonly deadline: IoDeadline
+
+  constructor(options: RedisTenantLimiterOptions<C>) {
+    this.commands = options.commands
+    this.deadline = options.deadline
+    this.ns = options.namespace ?? 'turnline:'
+    this.windowMs = options.windowMs ?? REQUEST_WINDOW_MS
+    this.clock = options.clock ?? systemClock
+  }
+
+  abstract hit(tenant: string, perMinute: number | undefined): Promise<WindowVerdict | undefined>
+
+  abstract peekWindow(tenant: string, perMinute: number): Promise<WindowVerdict>
+
+  async acquireSlot(
+    tenant: string,
+    slot: string,
+    limit: number,
+    ttlMs: number,
+  ): Promise<SlotVerdict> {
+    const reply = await this.eval(
+      'acquireSlot',
+      scripts.ACQUIRE_SLOT,
+      [this.#slotsKey(tenant)],
+      [slot, String(limit), String(ttlMs), String(this.clock.now())],
+    )
+    return scripts.readSlotVerdict(reply)
+  }
+
+  async renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.eval(
+      'renewSlot',
+      scripts.RENEW_SLOT,
+      [this.#slotsKey(tenant)],
+      [slot, String(ttlMs), String(this.clock.now())],
+    )
+    return scripts.replyInteger(reply, 'renewSlot') === 1
+  }
+
+  async releaseSlot(tenant: string, slot: string): Promise<void> {
+    await this.call('releaseSlot', () => this.commands.zrem(this.#slotsKey(tenant), slot))
+  }
+
+  async activeSlots(tenant: string): Promise<number> {
+    const reply = await this.eval(
+      'activeSlots',
+      scripts.ACTIVE_SLOTS,
+      [this.#slotsKey(tenant)],
+      [String(this.clock.now())],
+    )
+    return scripts.replyInteger(reply, 'activeSlots')
+  }
+
+  async charge(tenant: string, charge: UsageCharge): Promise<void> {
+    await this.eval(
+      'charge',
+      scripts.CHARGE,
+      [this.dayKey(tenant, this.clock.now())],
+      [String(charge.tokens), String(charge.costMicroUsd), String(DAY_COUNTER_TTL_MS)],
+    )
+  }
+
+  async usageToday(tenant: string): Promise<DayUsage> {
+    const day = utcDay(this.clock.now())
+    const reply = await this.call('usageToday', () =>
+      this.commands.hgetall(scripts.limiterKey(this.ns, 'day', tenant, day)),
+    )
+    return scripts.readDayUsage(day, reply)
+  }
+
+  /** Today's counters of `tenant` (the UTC day of `nowMs`). */
+  protected dayKey(tenant: string, nowMs: number): string {
+    return scripts.limiterKey(this.ns, 'day', tenant, utcDay(nowMs))
+  }
+
+  #slotsKey(tenant: string): string {
+    return scripts.limiterKey(this.ns, 'slots', tenant)
+  }
+
+  protected eval(
+    operation: string,
+    script: string,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown> {
+    return this.call(operation, () => this.commands.eval(script, keys, args))
+  }
+
+  /** One call under the deadline; a resend repeats exactly the same command. */
+  protected call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return callRedis(this.deadline, this.commands, operation, run)
+  }
+}
