@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
+import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
@@ -18,19 +19,6 @@ export class ConfigError extends Error {
 }
 
 const text = z.string().trim().min(1)
-const integer = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-const flag = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
-  .transform((v) => v === '1' || v === 'true' || v === 'yes')
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 const list = z.string().transform((v) =>
   v

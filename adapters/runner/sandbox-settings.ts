@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { envInteger as integer } from '../../src/contract/env-values.ts'
 
 /**
  * How the reference runner isolates commands (docs/configuration.md, "Command sandbox"). The
@@ -54,14 +55,6 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   passEnv: [],
   readOnlyPaths: [],
 }
-
-const integer = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 const names = z

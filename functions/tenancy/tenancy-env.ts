@@ -1,24 +1,10 @@
 import * as z from 'zod'
+import { envFlag as flag, envInteger as integer } from '../../src/contract/env-values.ts'
 
 /**
  * The tenancy variables (docs/configuration.md#tenancy), spread into the environment schema of
  * env-config.ts. An empty value counts as unset.
  */
-const integer = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-
-const flag = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
-  .transform((v) => v === '1' || v === 'true' || v === 'yes')
-
 const usd = z
   .string()
   .trim()

@@ -1,0 +1,24 @@
+import * as z from 'zod'
+
+/**
+ * Parsers of environment-variable values, shared by every environment schema (functions/
+ * env-config.ts, functions/tenancy/tenancy-env.ts, the runner's sandbox settings). Values are
+ * strings; the callers treat an empty value as unset before these run.
+ */
+
+/** A whole number from `min` to `max`. */
+export const envInteger = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+
+/** A boolean: `1`/`true`/`yes` or `0`/`false`/`no`, in any case. */
+export const envFlag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
+  .transform((v) => v === '1' || v === 'true' || v === 'yes')
