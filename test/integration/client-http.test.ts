@@ -6,46 +6,30 @@ import {
   TurnlineConnectionError,
   turnEvents,
 } from '../../client/index.ts'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import type { AppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
 
 /**
  * The typed client (client/) against a real server: the app on S3 (moto) and Upstash
  * (redis-server through the REST proxy), the real OpenAI adapter talking to the mock OpenAI
  * server, over real HTTP. Every answer the client returns went through its zod schemas.
  */
-const services = requireServices()
 const API_KEY = 'api-key-client-0123456789abcdef'
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let deployment: TestDeployment
 let mock: MockOpenAI
 let app: AppInstance
 let client: TurnlineClient
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'client')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash: proxy,
-      modelBaseURL: mock.baseURL,
-      extra: { TURNLINE_API_KEYS: `${API_KEY}=client-tenant`, TURNLINE_LOG: 'off' },
-    }),
-  )
+  deployment = await startTestDeployment('client', {
+    TURNLINE_API_KEYS: `${API_KEY}=client-tenant`,
+    TURNLINE_LOG: 'off',
+  })
+  ;({ mock, app } = deployment)
   client = new TurnlineClient({ baseUrl: app.url, apiKey: API_KEY })
 })
-afterAll(async () => {
-  await app?.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
-})
+afterAll(() => deployment?.close())
 beforeEach(() => mock.reset())
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

@@ -1,56 +1,37 @@
 import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import type { AppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
 
 /**
  * Automation runs (`POST /v1/webhooks/:name`) on S3 + Upstash: every delivery runs once under a
  * key derived from it (not one fixed key per tenant), a caller's Idempotency-Key cannot block
  * them, the payload is put into the prompt literally, and each run ends its thread.
  */
-const services = requireServices()
 const RAW_SECRET = Buffer.from('automation-secret-0123456789')
 const API_KEY = 'api-key-automation-0123456789'
 const TEMPLATE = 'Event $& follows: {{body}} (end)'
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let deployment: TestDeployment
 let mock: MockOpenAI
 let app: AppInstance
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'automation')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash: proxy,
-      modelBaseURL: mock.baseURL,
-      extra: {
-        TURNLINE_API_KEYS: `${API_KEY}=acme`,
-        TURNLINE_WEBHOOKS: JSON.stringify({
-          triage: {
-            secret: `whsec_${RAW_SECRET.toString('base64')}`,
-            tenant: 'acme',
-            session: { workspace: 'automation' },
-            prompt: TEMPLATE,
-          },
-        }),
+  deployment = await startTestDeployment('automation', {
+    TURNLINE_API_KEYS: `${API_KEY}=acme`,
+    TURNLINE_WEBHOOKS: JSON.stringify({
+      triage: {
+        secret: `whsec_${RAW_SECRET.toString('base64')}`,
+        tenant: 'acme',
+        session: { workspace: 'automation' },
+        prompt: TEMPLATE,
       },
     }),
-  )
+  })
+  ;({ mock, app } = deployment)
 })
-afterAll(async () => {
-  await app?.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
-})
+afterAll(() => deployment?.close())
 beforeEach(() => mock.reset())
 
 interface Run {

@@ -1,10 +1,7 @@
-import { createHmac, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { type AppInstance, startAppInstance } from '../support/app-instance.ts'
+import { type SignedMessage, signedExitCallback } from '../support/signed-callback.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * A captured signed runner callback is refused (401) everywhere once accepted: by another
@@ -12,32 +9,19 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * the signature's window lasts. The replay guard lives in the coordinator (Upstash on
  * redis-server), keyed by the message id (`webhook-id`).
  */
-const services = requireServices()
 const SECRET = 'runner-secret-0123456789abcdef'
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
-let mock: MockOpenAI
+let backends: TestBackends
 let env: Record<string, string>
 const instances: AppInstance[] = []
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'replay')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  env = deploymentEnv({
-    s3: services.s3,
-    bucket: bucket.bucket,
-    upstash: proxy,
-    modelBaseURL: mock.baseURL,
-    // A runner that is never called here: the callback route only needs its secret.
-    extra: { TURNLINE_RUNNER_URL: 'http://127.0.0.1:9', TURNLINE_RUNNER_SECRET: SECRET },
-  })
+  backends = await startTestBackends('replay')
+  // A runner that is never called here: the callback route only needs its secret.
+  env = backends.env({ TURNLINE_RUNNER_URL: 'http://127.0.0.1:9', TURNLINE_RUNNER_SECRET: SECRET })
 })
 afterAll(async () => {
   for (const instance of instances) await instance.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
 })
 
 async function instance(): Promise<AppInstance> {
@@ -46,42 +30,10 @@ async function instance(): Promise<AppInstance> {
   return started
 }
 
-/**
- * A callback signed like the runner signs it (Standard Webhooks: base64 HMAC-SHA256 of
- * "<id>.<timestamp>.<body>", keyed with the secret's UTF-8 bytes), computed here with node:crypto.
- */
-function signedCallback(sessionId: string, id = `msg_${randomBytes(16).toString('hex')}`) {
-  const body = JSON.stringify({
-    type: 'exec.exited',
-    nonce: randomBytes(16).toString('hex'),
-    tenant: 'local',
-    session_id: sessionId,
-    exec_session_id: 'run-0123456789abcdef01234567',
-    request_id: `req_${randomBytes(8).toString('hex')}`,
-    tool_call_id: 'call_1',
-    exit_code: 0,
-    total_output_bytes: 0,
-    spool_path: '.vtcode/context/tool_outputs/x.txt',
-    spool_complete: true,
-    exited_at: Date.now(),
-    attempt: 1,
-  })
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', SECRET)
-    .update(`${id}.${timestamp}.${body}`)
-    .digest('base64')
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': timestamp,
-      'webhook-signature': `v1,${signature}`,
-    },
-  }
-}
+/** A callback signed like the runner signs it (test/support/signed-callback.ts). */
+const signedCallback = (sessionId: string) => signedExitCallback(SECRET, sessionId)
 
-const deliver = (to: AppInstance, message: ReturnType<typeof signedCallback>) =>
+const deliver = (to: AppInstance, message: SignedMessage) =>
   fetch(`${to.url}/v1/runner/callback`, { method: 'POST', ...message })
 
 async function newSession(on: AppInstance): Promise<string> {

@@ -13,11 +13,11 @@ import {
 } from '../../functions/tenancy/key-registry.ts'
 import type { UsageReport } from '../../src/contract/tenancy.ts'
 import { SessionService } from '../../src/core/session-service.ts'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import type { AppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
+import type { UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
  * Per-tenant limits and the key registry over real HTTP, configured like a deployment: keys in
@@ -32,39 +32,24 @@ const HASHED_KEY = `hashed-key-${run}-0123456789`
 const SLOT_TTL_MS = 1_500
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let deployment: TestDeployment
 let proxy: UpstashProxy
 let mock: MockOpenAI
 let app: AppInstance
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'tenancy')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash: { url: proxy.url, token: proxy.token },
-      modelBaseURL: mock.baseURL,
-      extra: {
-        TURNLINE_API_KEYS: `${PLAIN_KEY}=${tenant('plain')},${await hashApiKey(HASHED_KEY)}=${tenant('hashed')}`,
-        TURNLINE_KEY_REGISTRY: '1',
-        TURNLINE_KEY_RELOAD_SECONDS: '1',
-        TURNLINE_LIMIT_REQUESTS_PER_MINUTE: '1000',
-        TURNLINE_LIMIT_CONCURRENT_TURNS: '1',
-        TURNLINE_TURN_SLOT_TTL_MS: String(SLOT_TTL_MS),
-        TURNLINE_LOG: 'off',
-      },
-    }),
-  )
+  deployment = await startTestDeployment('tenancy', {
+    TURNLINE_API_KEYS: `${PLAIN_KEY}=${tenant('plain')},${await hashApiKey(HASHED_KEY)}=${tenant('hashed')}`,
+    TURNLINE_KEY_REGISTRY: '1',
+    TURNLINE_KEY_RELOAD_SECONDS: '1',
+    TURNLINE_LIMIT_REQUESTS_PER_MINUTE: '1000',
+    TURNLINE_LIMIT_CONCURRENT_TURNS: '1',
+    TURNLINE_TURN_SLOT_TTL_MS: String(SLOT_TTL_MS),
+    TURNLINE_LOG: 'off',
+  })
+  ;({ proxy, mock, app } = deployment)
 })
-afterAll(async () => {
-  await app?.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
-})
+afterAll(() => deployment?.close())
 beforeEach(() => {
   mock.reset()
   // Every model reply: 100 input + 50 output tokens; gpt-4o-mini prices that at $0.000045.

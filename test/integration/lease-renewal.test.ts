@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import type { AppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
 
 /**
  * The lease is renewed on a timer while a turn holds it, also while the model has not sent its
@@ -11,33 +9,16 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * refused 409 session_busy, and the first turn completes. Scaled down from the 60 s default:
  * a 3 s lease, a model that answers after 7 s, the second turn at 4.5 s.
  */
-const services = requireServices()
 const LEASE_MS = 3000
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let deployment: TestDeployment
 let mock: MockOpenAI
 let app: AppInstance
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'lease')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash: proxy,
-      modelBaseURL: mock.baseURL,
-      extra: { TURNLINE_LEASE_MS: String(LEASE_MS) },
-    }),
-  )
+  deployment = await startTestDeployment('lease', { TURNLINE_LEASE_MS: String(LEASE_MS) })
+  ;({ mock, app } = deployment)
 })
-afterAll(async () => {
-  await app?.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
-})
+afterAll(() => deployment?.close())
 beforeEach(() => mock.reset())
 
 const post = (path: string, body: unknown) =>
