@@ -1,10 +1,10 @@
+import type { ArtifactKind, MemoryKind } from '../src/contract/artifacts.ts'
 import {
   ArtifactListSchema,
   ArtifactViewSchema,
   LoopStepResponseSchema,
   LoopViewSchema,
-} from '../src/contract/agent-layer-responses.ts'
-import type { ArtifactKind, MemoryKind } from '../src/contract/artifacts.ts'
+} from '../src/contract/wire-responses.ts'
 import type {
   CallOptions,
   DocumentBody,

@@ -1,18 +1,16 @@
-import {
-  HandoffResponseSchema,
-  OrientationViewSchema,
-  VerifyResponseSchema,
-} from '../src/contract/agent-layer-responses.ts'
 import { UsageReportSchema } from '../src/contract/tenancy.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import {
   CreateSessionResponseSchema,
   ForkResponseSchema,
+  HandoffResponseSchema,
   HealthResponseSchema,
   IntentResponseSchema,
+  OrientationViewSchema,
   SessionListSchema,
   SessionViewSchema,
   TurnResponseSchema,
+  VerifyResponseSchema,
 } from '../src/contract/wire-responses.ts'
 import { ArtifactsClient, LoopsClient } from './agent-layer-client.ts'
 import { type EventPage, type EventsOptions, eventFeed, readEventPage } from './event-feed.ts'

@@ -1,31 +1,29 @@
 import type * as z from 'zod'
+import type { UsageReportSchema } from '../src/contract/tenancy.ts'
+import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import type {
   ArtifactEntrySchema,
   ArtifactListSchema,
   ArtifactViewSchema,
-  HandoffResponseSchema,
-  LoopStepResponseSchema,
-  LoopViewSchema,
-  OrientationViewSchema,
-  VerificationResultSchema,
-  VerifyResponseSchema,
-} from '../src/contract/agent-layer-responses.ts'
-import type { UsageReportSchema } from '../src/contract/tenancy.ts'
-import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
-import type {
   AutomationRunResponseSchema,
   BudgetReportSchema,
   CreateSessionResponseSchema,
   ErrorBodySchema,
   ForkResponseSchema,
+  HandoffResponseSchema,
   IntentResponseSchema,
+  LoopStepResponseSchema,
+  LoopViewSchema,
   OpenResponseSchema,
   OpenResponsesEventSchema,
+  OrientationViewSchema,
   SessionListSchema,
   SessionSummarySchema,
   SessionViewSchema,
   TurnResponseSchema,
   TurnStatusSchema,
+  VerificationResultSchema,
+  VerifyResponseSchema,
 } from '../src/contract/wire-responses.ts'
 
 /**

@@ -10,9 +10,12 @@ import { ThreadEventSchema } from './thread-event.ts'
 import { UsageSchema } from './usage.ts'
 
 /**
- * The response bodies of the HTTP API (v1) as zod schemas, for the OpenAPI document: the service
- * builds them as the TypeScript types next to each (api.ts, artifacts.ts, loop-state.ts …), and
- * test/unit/openapi-responses.test.ts checks real answers against these schemas.
+ * The response bodies of the HTTP API (v1) as zod schemas, the one place they are written: the
+ * OpenAPI document is generated from them (closed objects, so that
+ * test/integration/http-openapi-answers.test.ts, which checks real answers against the document,
+ * catches an undocumented field); the service builds them as the TypeScript types next to each
+ * (api.ts, artifacts.ts, loop-state.ts …); the typed client reads answers with tolerant copies
+ * of them (`wire-responses.ts`).
  */
 
 const Count = z.number().int().nonnegative()
@@ -101,24 +104,29 @@ export const SessionListSchema = z
   })
   .meta({ id: 'SessionList', description: "One page of the tenant's sessions of a workspace." })
 
-const Limit = (used: 'used' | 'spent', what: string) =>
+const LimitMax = z.number().nonnegative().optional().describe('The limit; absent when none is set.')
+const Limit = (what: string) =>
   z
-    .object({
-      [used]: z
-        .number()
-        .nonnegative()
-        .optional()
-        .describe(`${what} so far (absent when unknown, e.g. no pricing for the model).`),
-      max: z.number().nonnegative().optional().describe('The limit; absent when none is set.'),
-    })
+    .object({ used: z.number().nonnegative().describe(`${what} so far.`), max: LimitMax })
     .describe(`${what} against its limit.`)
 
 export const BudgetReportSchema = z
   .object({
     status: z.enum(BUDGET_STATUSES).describe('The first limit reached, or `ok`.'),
-    steps: Limit('used', 'Steps (turns)'),
-    tokens: Limit('used', 'Tokens (input + output)'),
-    cost_usd: Limit('spent', 'Cost in US dollars'),
+    steps: Limit('Steps (turns)'),
+    tokens: Limit('Tokens (input + output)'),
+    cost_usd: z
+      .object({
+        spent: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe(
+            'Cost in US dollars so far (absent when unknown, e.g. no pricing for the model).',
+          ),
+        max: LimitMax,
+      })
+      .describe('Cost in US dollars against its limit.'),
   })
   .meta({ id: 'BudgetReport', description: 'Where a session or loop stands against its budget.' })
 

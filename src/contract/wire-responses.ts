@@ -1,17 +1,20 @@
 import * as z from 'zod'
-import { BudgetStatusSchema } from './budget-status.ts'
+import * as api from './api-responses.ts'
 import { parseEventValue } from './serialize.ts'
-import { SessionConfigSchema } from './session-config.ts'
 import type { ParsedThreadEvent } from './thread-event.ts'
-import { UsageSchema } from './usage.ts'
+import { tolerant } from './tolerant-schema.ts'
 
 /**
- * Response bodies of the HTTP API (v1) as a client reads them off the wire: the typed client
- * (`client/`) validates every answer with these, and `test/unit/wire-response-types.test.ts`
- * checks at compile time that they describe exactly what the server's types (`api.ts`) promise.
- * They are tolerant where a reader must be: event types this version does not know pass through
- * opaque, error codes are any string, and objects strip fields they do not know, so an older
- * client reads a newer server's answers.
+ * Response bodies of the HTTP API (v1) as a client reads them off the wire, derived from the
+ * documented schemas (`api-responses.ts`, the one place a response shape is written): the typed
+ * client (`client/`) validates every answer with these, and
+ * `test/unit/wire-response-types.test.ts` checks at compile time that they describe what the
+ * server's types promise. Where the document is strict they are tolerant, so an older client
+ * reads a newer server's answers:
+ * - every object, however deep, drops fields it does not know (`tolerant`), the session config
+ *   included (it is strict as a request body);
+ * - events of types this version does not know pass through opaque (`type: 'unknown'`);
+ * - error codes are any string, and the feed's `schema_version` any string.
  */
 
 /** A ThreadEvent on the wire: a known event validated by its schema, or an opaque unknown one. */
@@ -24,125 +27,74 @@ export const WireThreadEventSchema = z.unknown().transform((value, ctx): ParsedT
   }
 })
 
-/** Every error: `{"error":{"code","message","details?"}}` (codes in `errors.ts`). */
-export const ErrorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
+/** Every error: `{"error":{"code","message","details?"}}` (codes in `errors.ts`, or newer). */
+export const ErrorBodySchema = tolerant(
+  api.ErrorBodySchema.extend({
+    error: api.ErrorBodySchema.shape.error.extend({ code: z.string() }),
   }),
-})
-export type ErrorBody = z.infer<typeof ErrorBodySchema>
+)
 
-export const TurnStatusSchema = z.enum([
-  'completed',
-  'failed',
-  'waiting',
-  'awaiting_approval',
-  'terminal',
-])
+export const TurnStatusSchema = z.enum(api.TURN_STATUSES)
 
 /** `POST …/turns`, `/complete`, `/cancel`, `/compact`, `/permissions`, `/plan-approval`. */
-export const TurnResponseSchema = z.object({
-  turn_id: z.string(),
-  status: TurnStatusSchema,
-  /** The events this call committed, in order: seqs `next_seq - events.length …`. */
-  events: z.array(WireThreadEventSchema),
-  /** Seq the next event of the session will get. */
-  next_seq: z.number().int().min(0),
-  warnings: z.array(z.string()).optional(),
-})
-export type TurnResponseBody = z.output<typeof TurnResponseSchema>
+export const TurnResponseSchema = tolerant(
+  api.TurnResponseSchema.extend({ events: z.array(WireThreadEventSchema) }),
+)
 
-const SessionStatusSchema = z.enum(['active', 'completed'])
-
-export const CreateSessionResponseSchema = z.object({
-  session_id: z.string().min(1),
-  thread_id: z.string().min(1),
-  status: SessionStatusSchema,
-})
-
-export const ForkResponseSchema = CreateSessionResponseSchema.extend({ forked_from: z.string() })
-
-export const SessionSummarySchema = z.object({
-  session_id: z.string(),
-  thread_id: z.string(),
-  workspace: z.string(),
-  status: SessionStatusSchema,
-  created_at: z.string(),
-  updated_at: z.string(),
-  turn_count: z.number().int().min(0),
-  event_count: z.number().int().min(0),
-  last_seq: z.number().int().min(-1),
-})
-
-/** `GET /v1/sessions`: one page; pass `cursor` back for the next. */
-export const SessionListSchema = z.object({
-  sessions: z.array(SessionSummarySchema),
-  cursor: z.string().optional(),
-})
-
-const Limit = z.object({ used: z.number(), max: z.number().optional() })
-
-/** Where a session or loop stands against its budget (`budget-status.ts`). */
-export const BudgetReportSchema = z.object({
-  status: BudgetStatusSchema,
-  steps: Limit,
-  tokens: Limit,
-  cost_usd: z.object({ spent: z.number().optional(), max: z.number().optional() }),
-})
-
-/** `GET /v1/sessions/:id`. */
-export const SessionViewSchema = SessionSummarySchema.extend({
-  num_turns: z.number().int().min(0),
-  usage: UsageSchema,
-  reasoning_tokens: z.number().int().min(0).optional(),
-  total_cost_usd: z.number().optional(),
-  /** The model in force: the session's own, else the deployment default. */
-  model: z.string().optional(),
-  /** USD per token the cost is estimated with; absent when unknown. */
-  price: z.object({ input: z.number(), output: z.number() }).optional(),
-  config: SessionConfigSchema,
-  budget: BudgetReportSchema,
-})
-
-/** `POST …/intents`: 202. */
-export const IntentResponseSchema = z.object({
-  id: z.string(),
-  pending: z.number().int().min(0),
-})
+export const CreateSessionResponseSchema = tolerant(api.CreateSessionResponseSchema)
+export const ForkResponseSchema = tolerant(api.ForkResponseSchema)
+export const SessionSummarySchema = tolerant(api.SessionSummarySchema)
+export const SessionListSchema = tolerant(api.SessionListSchema)
+export const BudgetReportSchema = tolerant(api.BudgetReportSchema)
+/** `GET /v1/sessions/:id`: its `config` drops settings a newer server added. */
+export const SessionViewSchema = tolerant(api.SessionViewSchema)
+export const IntentResponseSchema = tolerant(api.IntentResponseSchema)
 
 /** One line of the NDJSON events feed: the `events.jsonl` line with its seq in front. */
-export const EventFeedLineSchema = z.object({
-  seq: z.number().int().min(0),
-  schema_version: z.string(),
-  event: WireThreadEventSchema,
-})
+export const EventFeedLineSchema = tolerant(
+  api.SequencedEventSchema.extend({ schema_version: z.string(), event: WireThreadEventSchema }),
+)
 
 /** `POST /v1/webhooks/:name`: the automation run of one delivery. */
-export const AutomationRunResponseSchema = z.object({
-  session_id: z.string(),
-  duplicate: z.boolean(),
-  turn: TurnResponseSchema,
-})
+export const AutomationRunResponseSchema = tolerant(
+  api.WebhookRunResponseSchema.extend({ turn: TurnResponseSchema }),
+)
 
 /** `GET /healthz`. */
-export const HealthResponseSchema = z.object({ status: z.literal('ok') })
+export const HealthResponseSchema = tolerant(api.HealthSchema)
 
-/**
- * `POST /v1/responses`, `GET /v1/responses/:id`: the Open Responses resource. Only what every
- * response has is checked; the rest (output items, usage, echoed settings) is kept as sent, and
- * conforms to the published Open Responses schema (docs/http-api.md).
- */
-export const OpenResponseSchema = z.looseObject({
-  id: z.string(),
-  object: z.literal('response'),
-  status: z.string(),
-  output: z.array(z.unknown()),
-})
+/** `POST /v1/responses`, `GET /v1/responses/:id`: the Open Responses resource (kept as sent). */
+export const OpenResponseSchema = tolerant(api.ResponseResourceSchema)
 
 /** One streamed Open Responses event (`event: <type>`, `data: {type, sequence_number, …}`). */
 export const OpenResponsesEventSchema = z.looseObject({
   type: z.string(),
   sequence_number: z.number().int().min(0),
 })
+
+// The agent-layer routes (docs/agent-layer.md).
+
+/** `GET /v1/workspaces/:workspace/artifacts`. */
+export const ArtifactListSchema = tolerant(api.ArtifactListSchema)
+/** Where an artifact is and whether it exists. */
+export const ArtifactEntrySchema = ArtifactListSchema.shape.artifacts.element
+/** One artifact (`GET`, `PUT`, `POST` of `…/artifacts/:kind`); `etag` goes back as If-Match. */
+export const ArtifactViewSchema = tolerant(api.ArtifactViewSchema)
+/** `GET /v1/sessions/:id/orientation`. */
+export const OrientationViewSchema = tolerant(api.OrientationViewSchema)
+
+/** `POST /v1/sessions/:id/handoff`. */
+export const HandoffResponseSchema = tolerant(
+  api.HandoffResponseSchema.extend({ source_completion: TurnResponseSchema.optional() }),
+)
+
+/** `POST /v1/sessions/:id/verify`: the proposer's committed events and the verdict. */
+export const VerifyResponseSchema = tolerant(
+  api.VerifyResponseSchema.extend({ events: z.array(WireThreadEventSchema) }),
+)
+export const VerificationResultSchema = VerifyResponseSchema.shape.verification
+
+/** `POST /v1/loops`, `GET /v1/loops/:id`: the stored state and its budget report. */
+export const LoopViewSchema = tolerant(api.LoopViewSchema)
+/** `POST /v1/loops/:id/step`. */
+export const LoopStepResponseSchema = tolerant(api.LoopStepResponseSchema)

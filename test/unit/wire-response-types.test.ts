@@ -1,14 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import type * as z from 'zod'
-import {
-  type ArtifactEntrySchema,
-  type ArtifactViewSchema,
-  type HandoffResponseSchema,
-  type LoopStepResponseSchema,
-  type LoopViewSchema,
-  OrientationViewSchema,
-  type VerificationResultSchema,
-} from '../../src/contract/agent-layer-responses.ts'
 import type {
   CreateSessionResponse,
   IntentResponse,
@@ -25,14 +16,21 @@ import type { OrientationView } from '../../src/contract/orientation-view.ts'
 import { serializeVersionedLine } from '../../src/contract/serialize.ts'
 import type { VerificationResult } from '../../src/contract/verification.ts'
 import {
+  type ArtifactEntrySchema,
+  type ArtifactViewSchema,
   type BudgetReportSchema,
   type CreateSessionResponseSchema,
   EventFeedLineSchema,
+  type HandoffResponseSchema,
   type IntentResponseSchema,
+  type LoopStepResponseSchema,
+  type LoopViewSchema,
+  OrientationViewSchema,
   type SessionSummarySchema,
   type SessionViewSchema,
   TurnResponseSchema,
   type TurnStatusSchema,
+  type VerificationResultSchema,
 } from '../../src/contract/wire-responses.ts'
 
 type Out<S extends z.ZodType> = z.output<S>
@@ -40,8 +38,8 @@ type Out<S extends z.ZodType> = z.output<S>
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /**
- * The response schemas the client validates with (src/contract/wire-responses.ts,
- * agent-layer-responses.ts) against the types the server answers with: `tsc` fails this file
+ * The response schemas the client validates with (src/contract/wire-responses.ts, derived from
+ * the documented api-responses.ts) against the types the server answers with: `tsc` fails this file
  * when one side changes without the other. A server answer must pass the schema (server type
  * assignable to the schema's input), and the client's type must be the server's.
  */
