@@ -1,3 +1,4 @@
+import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { parseEventLine } from '../src/contract/serialize.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import { EventFeedLineSchema, SessionSummarySchema } from '../src/contract/wire-responses.ts'
@@ -8,7 +9,7 @@ import {
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from './errors.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy, sleep } from './retry.ts'
+import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
 import { lines, type SseFrame, sseFrames } from './sse.ts'
 import { parseJson, type Transport } from './transport.ts'
 import type { SeqEvent } from './types.ts'
@@ -84,7 +85,7 @@ export async function* eventFeed(
     signal?.throwIfAborted()
     failures += 1
     if (!isTransient(error) || failures > policy.maxAttempts) throw error
-    await sleep(backoffMs(policy, failures, error), signal)
+    await abortableSleep(backoffMs(policy, failures, error), signal)
   }
 
   if (!options.follow) {

@@ -1,8 +1,9 @@
+import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/wire-responses.ts'
 import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy, sleep } from './retry.ts'
+import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
 import { parseJson, type Transport } from './transport.ts'
 import type { OpenResponse, OpenResponsesEvent } from './types.ts'
 
@@ -93,7 +94,7 @@ export class ResponsesClient {
         options.signal?.throwIfAborted()
         failures += 1
         if (!isTransient(error) || failures > policy.maxAttempts) throw error
-        await sleep(backoffMs(policy, failures, error), options.signal)
+        await abortableSleep(backoffMs(policy, failures, error), options.signal)
       }
     }
   }

@@ -45,22 +45,3 @@ export function isTransient(error: unknown): boolean {
   if (error instanceof TurnlineConnectionError) return true
   return error instanceof TurnlineApiError && error.retryable && error.code !== 'session_busy'
 }
-
-/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason)
-      return
-    }
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}

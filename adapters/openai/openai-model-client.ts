@@ -1,4 +1,5 @@
 import OpenAI from 'openai'
+import { abortableSleep } from '../../src/contract/abortable-sleep.ts'
 import type {
   ModelClient,
   ModelCompactionRequest,
@@ -11,7 +12,7 @@ import { streamChat } from './chat-stream.ts'
 import { classifyModelFailure, isUserAbort, modelError } from './model-failure.ts'
 import { compactResponses } from './responses-compact.ts'
 import { streamResponses } from './responses-stream.ts'
-import { backoffDelayMs, DEFAULT_RETRY_TIMING, type RetryTiming, sleep } from './retry-backoff.ts'
+import { backoffDelayMs, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry-backoff.ts'
 import { modelNotConfiguredError } from './unconfigured-model-client.ts'
 
 export type { ModelErrorKind } from './model-failure.ts'
@@ -84,7 +85,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     if (delivered || !failure.retryable || waitTooLong || attempt >= maxRetries) {
       throw modelError(failure, attempt + 1)
     }
-    await sleep(failure.retryAfterMs ?? backoffDelayMs(attempt, timing), signal)
+    await abortableSleep(failure.retryAfterMs ?? backoffDelayMs(attempt, timing), signal)
   }
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {

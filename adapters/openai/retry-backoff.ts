@@ -32,22 +32,3 @@ export function backoffDelayMs(
   const step = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** attempt)
   return step / 2 + random() * (step / 2)
 }
-
-/** Resolves after `ms`; rejects with the abort reason as soon as `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason)
-      return
-    }
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
