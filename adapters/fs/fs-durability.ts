@@ -1,6 +1,7 @@
 /** fsync helpers of the fs store (see fs-object-store.ts for what each write needs). */
 import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import { syncFolder } from './fs-folder-handles.ts'
 import { errnoOf } from './fs-key-path.ts'
 
 /**
@@ -21,11 +22,12 @@ const CANNOT_SYNC_FOLDER = new Set([
 ])
 
 /**
- * Makes a new name in `dir` durable: fsyncs `dir`, and when folders were created for it (the
- * topmost being `created`), the parent of each of them too.
+ * Makes a new name in `dir` durable: fsyncs `dir` (through a kept handle, see
+ * fs-folder-handles.ts), and when folders were created for it (the topmost being `created`), the
+ * parent of each of them too.
  */
 export async function syncNewName(dir: string, created: string | undefined): Promise<void> {
-  const work = [tolerant(syncDir(dir))]
+  const work = [tolerant(syncFolder(dir))]
   if (created !== undefined) {
     for (let folder = dir; folder.startsWith(created) && folder !== dirname(folder); ) {
       folder = dirname(folder)

@@ -14,13 +14,14 @@
  *   name, so after a crash a name never points at torn bytes. A write that makes a new name — a
  *   create-only put (the session log's commit point) or a plain put — is durable when it
  *   returns: the folder that holds the name is fsynced, and so is the parent of every folder the
- *   write had to create. A folder fsync that fails is an error, unless the platform cannot
- *   fsync folders at all (fs-durability.ts). A plain put's folder is fsynced while its lock is
- *   released. An `ifMatch` put replaces an existing name atomically; its folder is not fsynced,
- *   so after a crash (power loss) it may read as the previous version — which a
- *   compare-and-swapped object must tolerate anyway (the session store re-checks the manifest
- *   against the log and the rolled-up events against the manifest). One fsync per replace, two
- *   per new name (plus one per folder created).
+ *   write had to create. The holding folder is fsynced through a kept handle that is checked to
+ *   still name that folder (fs-folder-handles.ts). A folder fsync that fails is an error, unless
+ *   the platform cannot fsync folders at all (fs-durability.ts). A plain put's folder is fsynced
+ *   while its lock is released. An `ifMatch` put replaces an existing name atomically; its
+ *   folder is not fsynced, so after a crash (power loss) it may read as the previous version —
+ *   which a compare-and-swapped object must tolerate anyway (the session store re-checks the
+ *   manifest against the log and the rolled-up events against the manifest). One fsync per
+ *   replace, two per new name (plus one per folder created).
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
@@ -38,6 +39,7 @@ import type {
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
 import { settleAll, syncNewName } from './fs-durability.ts'
+import { forgetFolder } from './fs-folder-handles.ts'
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { removeTemp, sweepTemps, writeTempFile } from './fs-temp-file.ts'
@@ -249,6 +251,7 @@ export class FsObjectStore implements ObjectStore {
       } catch {
         return
       }
+      forgetFolder(dir)
       dir = dirname(dir)
     }
   }
