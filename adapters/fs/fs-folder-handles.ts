@@ -9,10 +9,12 @@
  * only if the path still names the folder the handle has open:
  *
  * - the handle keeps its folder's inode allocated, so while it is open no other folder on that
- *   device can carry the same inode number;
+ *   device can carry the same inode number (true of local filesystems; a network filesystem
+ *   whose server reuses a number deleted by another client is outside what this store is for);
  * - a removed folder never comes back (the store only makes and removes folders, never renames
  *   them), so if `stat(path)`, started after the new name was made, shows the handle's device and
- *   inode, the path named that same folder all along — and the name was made in it;
+ *   inode, the path named that same folder all along — and the name was made in it (a folder
+ *   moved by hand meanwhile would mislead an `open(path)` after the write just the same);
  * - the fsync and the stat run together; the fsync flushes every entry made before it started.
  *
  * When the check fails (or the stat does), the handle is closed and the folder is opened afresh
