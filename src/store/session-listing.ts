@@ -55,18 +55,30 @@ async function currentManifest(
   })
   if (keys.root !== folder) return manifest
   try {
-    const last = await probeLastBatch(objects, keys, manifest.last_batch)
-    const later = Array.from(
-      { length: last - manifest.last_batch },
-      (_, i) => manifest.last_batch + 1 + i,
-    )
-    return manifestAhead(manifest, await readBatches(objects, keys, later))
+    return await manifestAsOfLog(objects, keys, manifest)
   } catch (error) {
     // deleted meanwhile (retention): not listed; a damaged log is listed as its manifest says
     if (isTurnlineError(error, 'not_found')) return undefined
     if (isTurnlineError(error, 'corrupt_data')) return manifest
     throw error
   }
+}
+
+/**
+ * A stored manifest brought up to the session's last committed batch: the log is probed from its
+ * `last_batch` and the batches after it are folded in (without writing anything).
+ */
+export async function manifestAsOfLog(
+  objects: ObjectStore,
+  keys: SessionKeys,
+  manifest: SessionManifest,
+): Promise<SessionManifest> {
+  const last = await probeLastBatch(objects, keys, manifest.last_batch)
+  const later = Array.from(
+    { length: last - manifest.last_batch },
+    (_, i) => manifest.last_batch + 1 + i,
+  )
+  return manifestAhead(manifest, await readBatches(objects, keys, later))
 }
 
 /** The manifest with `batches` (the ones right after its `last_batch`, in order) folded in. */

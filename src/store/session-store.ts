@@ -15,7 +15,7 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
-import { listSessionManifests } from './session-listing.ts'
+import { listSessionManifests, manifestAsOfLog } from './session-listing.ts'
 import {
   type MaintenanceContext,
   pendingManifestSnapshot,
@@ -208,15 +208,10 @@ export class SessionStore {
     const stored = await this.objects.get(keys.manifest)
     if (stored) {
       const value = parseSessionManifest(stored.body)
-      const last = await probeLastBatch(this.objects, keys, value.last_batch)
-      if (last === value.last_batch && (value.status === 'active' || value.rolled_batch === last)) {
-        return value
-      }
+      const current = await manifestAsOfLog(this.objects, keys, value)
+      if (current.status === 'active' || value.rolled_batch === current.last_batch) return current
     }
     const snapshot = await this.open(ref, tipHint)
-    if (snapshot.manifest && snapshot.status === 'active') {
-      return manifestOf(snapshot, rollupStateOf(snapshot.manifest.value))
-    }
     const repaired = await this.maintain(keys, snapshot, false, snapshot.status === 'completed')
     this.cache.set(keys.root, repaired)
     return repaired.manifest?.value ?? manifestOf(repaired, rollupStateOf(undefined))
