@@ -5,6 +5,8 @@
  * back one real TurnResponse (a tool turn stepped once by the real engine at start, so its
  * events carry their dispatched text). Everything between the socket and `stepTurn` and back is
  * measured — the client's fetch included, as in bench/turn-cost.ts — and nothing of the engine.
+ * A bare Hono app answering the same bytes on the same server runs alongside as the floor: what
+ * the transport alone costs.
  *
  * Prints, per round, the mean wall ms and the process CPU ms per request (client and server
  * are one process), then the medians and the best rounds (the least disturbed on a shared
@@ -21,6 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { Hono } from 'hono'
 import type { TurnResponse } from '../src/contract/api.ts'
 import { serveApp } from '../test/support/http-server.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
@@ -126,6 +129,36 @@ async function serveTree(label: string, root: string, scenario: Scenario): Promi
   }
 }
 
+/**
+ * The floor: a bare Hono app on the same server that reads the body as text, parses it and
+ * answers the same bytes — the transport (undici's fetch, node:http, @hono/node-server, Hono's
+ * router) without any of the app's middleware.
+ */
+async function serveBare(expected: string): Promise<Served> {
+  const app = new Hono()
+  app.post('/v1/sessions/:id/turns', async (c) => {
+    const body = JSON.parse(await c.req.text()) as { input?: unknown }
+    if (typeof body.input !== 'string') throw new Error('no input')
+    return new Response(expected, {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    })
+  })
+  const server = await serveApp(app)
+  const url = `${server.url}/v1/sessions/bare/turns`
+  return {
+    label: 'bare Hono app (floor)',
+    post: (i) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `key-${i}` },
+        body: JSON.stringify({ input: 'look it up' }),
+      }),
+    expected,
+    close: () => server.close(),
+  }
+}
+
 async function run(served: Served, count: number, offset: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const response = await served.post(offset + i)
@@ -144,9 +177,7 @@ const trees: BeforeTree[] = []
 for (const revision of values.before?.split(',') ?? []) trees.push(await checkoutBefore(revision))
 const apps = [await serveTree('this tree', here, scenario)]
 for (const tree of trees) apps.push(await serveTree(tree.label, tree.root, scenario))
-for (const other of apps.slice(1)) {
-  if (other.expected !== apps[0]?.expected) out(`note: ${other.label} answers other bytes`)
-}
+apps.push(await serveBare(apps[0]?.expected ?? ''))
 
 out(
   `HTTP layer: ${ROUNDS} rounds × ${REQUESTS} turn requests, one at a time; Node ${process.version}`,
