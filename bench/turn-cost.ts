@@ -157,9 +157,11 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
     sample.byTurn[t]?.push(ms)
     sample.turns += 1
     sample.fsyncs += fsyncCount() - syncs
+    sample.fsyncsEach.push(fsyncCount() - syncs)
     const requestsAfter = variant.objectRequests()
     if (requests !== undefined && requestsAfter !== undefined) {
       sample.objectRequests = (sample.objectRequests ?? 0) + requestsAfter - requests
+      sample.requestsEach.push(requestsAfter - requests)
     }
     const kindsAfter = variant.objectCounts?.()
     if (kinds && kindsAfter) {
@@ -188,6 +190,8 @@ const emptySample = (): RoundSample => ({
   objectKinds: undefined,
   coordinatorTrips: undefined,
   fsyncs: 0,
+  requestsEach: [],
+  fsyncsEach: [],
 })
 
 const root = await mkdtemp(join(values.dir, 'turn-cost-'))

@@ -4,37 +4,30 @@
  * - Etag: the quoted sha256 hex of the bytes. Identical bytes give the same etag, which is safe
  *   for compare-and-swap: a writer whose expected content is still there loses nothing.
  * - Every write first goes to a temp file in `<root>/.turnline-fs/tmp` (same filesystem), then:
- *   create-only `link()`s it to the final name (atomic, fails with EEXIST across processes);
- *   plain and `ifMatch` puts `rename()` it over the final name while holding the key's lock file
- *   (so a compare-and-swap can never interleave with another writer or a delete, in any process).
+ *   create-only `link()`s it to the final name (atomic, fails with EEXIST across processes), and
+ *   the temp name is removed while the folder is fsynced; plain and `ifMatch` puts `rename()` it
+ *   over the final name while holding the key's lock file (so a compare-and-swap can never
+ *   interleave with another writer or a delete, in any process). The lock is acquired while the
+ *   temp file is being written; the compare and the rename happen only once both are done.
  * - Readers never see partial bodies: names only ever point at complete files.
  * - Durability (`durable`, the default): the temp file's bytes are fsynced before it gets its
  *   name, so after a crash a name never points at torn bytes. A write that makes a new name — a
  *   create-only put (the session log's commit point) or a plain put — is durable when it
  *   returns: the folder that holds the name is fsynced, and so is the parent of every folder the
- *   write had to create. An `ifMatch` put replaces an existing name atomically; its folder is
- *   not fsynced, so after a crash (power loss) it may read as the previous version — which a
- *   compare-and-swapped object must tolerate anyway (the session store re-checks the manifest
- *   against the log and the rolled-up events against the manifest). One fsync per replace, two
- *   per new name (plus one per folder created).
+ *   write had to create. The holding folder is fsynced through a kept handle that is checked to
+ *   still name that folder (fs-folder-handles.ts). A folder fsync that fails is an error, unless
+ *   the platform cannot fsync folders at all (fs-durability.ts). A plain put's folder is fsynced
+ *   while its lock is released. An `ifMatch` put replaces an existing name atomically; its
+ *   folder is not fsynced, so after a crash (power loss) it may read as the previous version —
+ *   which a compare-and-swapped object must tolerate anyway (the session store re-checks the
+ *   manifest against the log and the rolled-up events against the manifest). One fsync per
+ *   replace, two per new name (plus one per folder created).
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
  */
-import { createHash, randomUUID } from 'node:crypto'
-import {
-  link,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-} from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { link, lstat, mkdir, readFile, rename, rmdir, unlink } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
@@ -45,9 +38,11 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-import { syncNewName } from './fs-durability.ts'
+import { settleAll, syncNewName } from './fs-durability.ts'
+import { forgetFolder } from './fs-folder-handles.ts'
 import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
+import { removeTemp, sweepTemps, writeTempFile } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
 
 export interface FsObjectStoreOptions {
@@ -59,8 +54,6 @@ export interface FsObjectStoreOptions {
   lock?: Partial<LockTimings>
 }
 
-/** Temp files older than this are leftovers of a crash and are swept on first use. */
-const TEMP_SWEEP_AGE_MS = 60 * 60 * 1000
 /** How often a write retries when a concurrent delete pruned its parent folder. */
 const PARENT_RETRIES = 8
 
@@ -98,24 +91,59 @@ export class FsObjectStore implements ObjectStore {
     const bytes = body.slice()
     const etag = etagOf(bytes)
     await this.#prepare()
+    if (options.ifNoneMatch === '*') await this.#create(bytes, path, key)
+    else await this.#replace(bytes, path, key, options.ifMatch)
+    return { etag }
+  }
+
+  /** Create-only: link the temp file to the new name (EEXIST if taken, in any process). */
+  async #create(bytes: Uint8Array, path: string, key: string): Promise<void> {
     const temp = await this.#writeTemp(bytes, key)
+    let created: string | undefined
+    try {
+      created = await this.#place(temp, path, key, 'link')
+    } catch (error) {
+      await removeTemp(temp)
+      throw error
+    }
+    // The temp name is not needed once the object has its own name (it plays no part in the
+    // object's durability), so it is removed while the folder is fsynced.
+    await settleAll([this.#syncNewName(path, key, created), removeTemp(temp)])
+  }
+
+  /**
+   * Plain and compare-and-swap puts: rename the temp file over the name under the key's lock.
+   * The temp file is written while the lock is being acquired (its bytes are fsynced before the
+   * rename either way); a plain put's folder is fsynced while the lock is released.
+   */
+  async #replace(bytes: Uint8Array, path: string, key: string, ifMatch?: string): Promise<void> {
+    const temp = this.#writeTemp(bytes, key)
+    // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
+    // the lock is still being acquired from counting as unhandled.
+    temp.catch(() => undefined)
+    let syncing: Promise<void> | undefined
     let renamed = false
     try {
-      if (options.ifNoneMatch === '*') {
-        await this.#place(temp, path, key, 'link', true)
-      } else {
-        await withFileLock(this.#lockPath(key), this.#lock, async () => {
-          if (options.ifMatch !== undefined) await this.#expect(path, key, options.ifMatch)
-          // A compare-and-swap replaces an existing name; a plain put may make a new one.
-          await this.#place(temp, path, key, 'rename', options.ifMatch === undefined)
-          renamed = true
-        })
-      }
+      await withFileLock(this.#lockPath(key), this.#lock, async () => {
+        const [written] = await Promise.all([
+          temp,
+          ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
+        ])
+        const created = await this.#place(written, path, key, 'rename')
+        renamed = true
+        // A compare-and-swap replaces an existing name; a plain put may make a new one.
+        if (ifMatch === undefined) {
+          syncing = this.#syncNewName(path, key, created)
+          syncing.catch(() => undefined)
+        }
+      })
+      await syncing
     } finally {
-      // A renamed temp file is gone; a linked one still has its temp name.
-      if (!renamed) await removeTemp(temp)
+      if (!renamed) {
+        const written = await temp.catch(() => undefined)
+        if (written !== undefined) await removeTemp(written)
+      }
     }
-    return { etag }
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
@@ -153,17 +181,24 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  /** With durability on, makes the new name at `path` (and any folder created for it) durable. */
+  async #syncNewName(path: string, key: string, created: string | undefined): Promise<void> {
+    if (!this.#durable) return
+    await syncNewName(dirname(path), created).catch((error: unknown) => {
+      throw storageError(error, 'sync', key)
+    })
+  }
+
   /**
-   * Links or renames the complete temp file onto its final name, creating parent folders. With
-   * `newName`, the name (and any folder created for it) is made durable before returning.
+   * Links or renames the complete temp file onto its final name, creating parent folders;
+   * returns the topmost folder it had to create, if any.
    */
   async #place(
     temp: string,
     path: string,
     key: string,
     how: 'link' | 'rename',
-    newName: boolean,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     let created: string | undefined
     for (let attempt = 0; attempt < PARENT_RETRIES; attempt++) {
       try {
@@ -182,8 +217,7 @@ export class FsObjectStore implements ObjectStore {
         created = (await this.#makeParents(path, key)) ?? created
         continue
       }
-      if (this.#durable && newName) await syncNewName(dirname(path), created)
-      return
+      return created
     }
     throw new TurnlineError('storage_unavailable', 'Parent folder kept vanishing', {
       logDetails: { key },
@@ -202,20 +236,11 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async #writeTemp(bytes: Uint8Array, key: string): Promise<string> {
-    const temp = join(this.#tmpDir, randomUUID())
     try {
-      const handle = await open(temp, 'wx')
-      try {
-        await handle.writeFile(bytes)
-        if (this.#durable) await handle.sync()
-      } finally {
-        await handle.close()
-      }
+      return await writeTempFile(this.#tmpDir, bytes, this.#durable)
     } catch (error) {
-      await removeTemp(temp)
       throw storageError(error, 'write', key)
     }
-    return temp
   }
 
   /** Removes empty folders from `dir` up to (not including) the root. */
@@ -226,6 +251,7 @@ export class FsObjectStore implements ObjectStore {
       } catch {
         return
       }
+      forgetFolder(dir)
       dir = dirname(dir)
     }
   }
@@ -245,12 +271,7 @@ export class FsObjectStore implements ObjectStore {
   async #setUp(): Promise<void> {
     await mkdir(this.#tmpDir, { recursive: true })
     await mkdir(dirname(fsLockPath(this, '')), { recursive: true })
-    const now = Date.now()
-    for (const name of await readdir(this.#tmpDir)) {
-      const path = join(this.#tmpDir, name)
-      const info = await stat(path).catch(() => undefined)
-      if (info && now - info.mtimeMs > TEMP_SWEEP_AGE_MS) await rm(path, { force: true })
-    }
+    await sweepTemps(this.#tmpDir)
   }
 }
 
@@ -266,13 +287,6 @@ export function fsLockPath(store: FsObjectStore, key: string): string {
 
 function etagOf(bytes: Uint8Array): string {
   return `"${createHash('sha256').update(bytes).digest('hex')}"`
-}
-
-/** Removes a temp file (one unlink; `rm` would stat it first); a missing one is fine. */
-async function removeTemp(path: string): Promise<void> {
-  await unlink(path).catch((error: unknown) => {
-    if (errnoOf(error) !== 'ENOENT') throw error
-  })
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -16,6 +16,9 @@ export interface RoundSample {
   objectKinds: [number, number, number] | undefined
   coordinatorTrips: number | undefined
   fsyncs: number
+  /** Object requests and fsyncs of each turn, to tell an ordinary turn from the amortized mean. */
+  requestsEach: number[]
+  fsyncsEach: number[]
 }
 
 export interface RoundStats {
@@ -31,6 +34,9 @@ export interface RoundStats {
   kindsPerTurn: [number, number, number] | undefined
   tripsPerTurn: number | undefined
   fsyncsPerTurn: number
+  /** The median turn's object requests and fsyncs: what an ordinary turn costs. */
+  requestsMedian: number | undefined
+  fsyncsMedian: number
 }
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length
@@ -53,6 +59,8 @@ export function roundStats(sample: RoundSample): RoundStats {
       | undefined,
     tripsPerTurn: per(sample.coordinatorTrips),
     fsyncsPerTurn: sample.fsyncs / sample.turns,
+    requestsMedian: sample.requestsEach.length ? median(sample.requestsEach) : undefined,
+    fsyncsMedian: median(sample.fsyncsEach),
   }
 }
 
@@ -84,9 +92,11 @@ export function report(
     'CPU × base',
     'KB/session',
     'obj req/turn',
+    'obj req p50',
     'get/put/list',
     'coord/turn',
     'fsync/turn',
+    'fsync p50',
   ]
   const rows = names.map((name) => {
     const all = rounds.map((round) => round.get(name)).filter((s): s is RoundStats => !!s)
@@ -111,9 +121,11 @@ export function report(
       fixed(ratio((s) => s.cpu)),
       fixed(medianOf(all.map((s) => s.bytes / 1024)), 1),
       fixed(medianOf(all.map((s) => s.requestsPerTurn))),
+      fixed(medianOf(all.map((s) => s.requestsMedian))),
       [0, 1, 2].map((i) => fixed(medianOf(all.map((s) => s.kindsPerTurn?.[i])))).join('/'),
       fixed(medianOf(all.map((s) => s.tripsPerTurn))),
       fixed(medianOf(all.map((s) => s.fsyncsPerTurn))),
+      fixed(medianOf(all.map((s) => s.fsyncsMedian))),
     ]
   })
   const table = [header, ...rows]

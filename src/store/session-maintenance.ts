@@ -22,6 +22,32 @@ export interface MaintenanceContext {
 export interface PreparedManifest {
   snapshot: SessionSnapshot
   manifest: SessionManifest
+  /** Whether the manifest must be written now (see `manifestDue`). */
+  due: boolean
+}
+
+/**
+ * Whether a commit writes the manifest. Not after every batch: readers take the manifest as a
+ * lower bound and probe the log forward (DESIGN §3), so an active session's manifest is written
+ * only when it would otherwise miss something a reader cannot get from the log's tail — the
+ * first manifest, a new checkpoint, a new rollup of events.jsonl, the session's end (`force`) —
+ * or when it lags by `checkpointEvery` batches (a checkpoint that could not be written). Between
+ * those, a turn's commit is its batch alone.
+ */
+export function manifestDue(
+  snapshot: SessionSnapshot,
+  next: SessionManifest,
+  checkpointEvery: number,
+  force: boolean,
+): boolean {
+  const stored = snapshot.manifest?.value
+  if (force || !stored || stored.status !== next.status) return true
+  return (
+    stored.checkpoint_batch !== next.checkpoint_batch ||
+    stored.rolled_through !== next.rolled_through ||
+    stored.rollup_etag !== next.rollup_etag ||
+    next.last_batch - stored.last_batch >= checkpointEvery
+  )
 }
 
 /**
@@ -58,7 +84,8 @@ export async function prepareManifest(
     rolled = done?.state ?? rolled
     ctx.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
   }
-  return { snapshot: next, manifest: manifestOf(next, rolled) }
+  const manifest = manifestOf(next, rolled)
+  return { snapshot: next, manifest, due: manifestDue(next, manifest, ctx.checkpointEvery, force) }
 }
 
 /**

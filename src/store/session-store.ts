@@ -15,7 +15,7 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
-import { encodeListCursor, resumeAfter } from './session-list-cursor.ts'
+import { listSessionManifests } from './session-listing.ts'
 import {
   type MaintenanceContext,
   pendingManifestSnapshot,
@@ -165,7 +165,9 @@ export class SessionStore {
       try {
         const reset = Boolean(batch.history?.reset)
         const prepared = await prepareManifest(this.upkeep, keys, next, reset, force)
-        if (options.overlapManifest && !force) {
+        if (!prepared.due) {
+          next = prepared.snapshot
+        } else if (options.overlapManifest && !force) {
           const pending = pendingManifestSnapshot(prepared)
           this.cache.set(keys.root, pending)
           const manifestWritten = writeManifest(this.upkeep, keys, prepared).then(
@@ -173,8 +175,9 @@ export class SessionStore {
             (error: unknown) => error,
           )
           return { snapshot: pending, ...done, manifestWritten }
+        } else {
+          next = await writeManifest(this.upkeep, keys, prepared)
         }
-        next = await writeManifest(this.upkeep, keys, prepared)
       } catch (error) {
         maintenanceError = error
       }
@@ -195,8 +198,10 @@ export class SessionStore {
   }
 
   /**
-   * The manifest as of the last committed batch. A manifest that lags the log (a writer
-   * stopped after its commit point) is repaired first, so callers never see it regress.
+   * The manifest as of the last committed batch. The stored one lags the log of an active
+   * session by design (see `manifestDue`): the batches after it are folded in, without a write.
+   * A missing manifest, or a completed session's that lags, is repaired first, so callers never
+   * see it regress.
    */
   async manifest(ref: SessionRef, tipHint?: number | null): Promise<SessionManifest> {
     const keys = this.keys(ref)
@@ -209,6 +214,9 @@ export class SessionStore {
       }
     }
     const snapshot = await this.open(ref, tipHint)
+    if (snapshot.manifest && snapshot.status === 'active') {
+      return manifestOf(snapshot, rollupStateOf(snapshot.manifest.value))
+    }
     const repaired = await this.maintain(keys, snapshot, false, snapshot.status === 'completed')
     this.cache.set(keys.root, repaired)
     return repaired.manifest?.value ?? manifestOf(repaired, rollupStateOf(undefined))
@@ -250,30 +258,14 @@ export class SessionStore {
     }
   }
 
-  /** Manifests of one workspace's sessions, in key order, paged by an opaque cursor. */
-  async list(
+  /** Manifests of one workspace's sessions (each current), in key order, paged by a cursor. */
+  list(
     tenant: string,
     workspace: string,
     options: { cursor?: string; limit?: number } = {},
   ): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
     const root = workspaceSessionsPrefix(this.prefix, tenant, workspace)
-    const page = await this.objects.list(root, {
-      delimiter: '/',
-      limit: options.limit ?? 50,
-      ...(options.cursor ? { startAfter: resumeAfter(options.cursor, workspace, root) } : {}),
-    })
-    const sessions: SessionManifest[] = []
-    for (const folder of page.prefixes) {
-      const object = await this.objects.get(`${folder}manifest.json`)
-      if (!object) continue
-      try {
-        sessions.push(parseSessionManifest(object.body))
-      } catch {
-        // an unreadable manifest is not listed; GET on the session reports why
-      }
-    }
-    const cursor = page.cursor ? encodeListCursor(workspace, page, root) : undefined
-    return { sessions, ...(cursor ? { cursor } : {}) }
+    return listSessionManifests(this.objects, { prefix: this.prefix, root, workspace }, options)
   }
 
   /** Every key of a session (for tests and tooling). */

@@ -11,8 +11,10 @@ import { echoTool, startEngine } from '../support/engine-harness.ts'
  * The manifest write and the coordinator's end of turn run concurrently after the commit point.
  * A turn answers only when both are done; a crash between them, and a manifest write that lands
  * after the lease was released and another writer committed, are recovered without losing,
- * duplicating or regressing anything.
+ * duplicating or regressing anything. The manifest is written on turns that checkpoint (among
+ * others), so these engines checkpoint after every turn.
  */
+const EVERY_TURN = { checkpointEvery: 1 }
 
 /** Holds every manifest PUT until `release()`; `held()` resolves when the first is waiting. */
 function holdingManifests(inner: ObjectStore) {
@@ -81,7 +83,7 @@ describe('the manifest write overlapped with the end of turn', () => {
     const gate = holdingManifests(inner)
     gate.release()
     const coordinator = new WatchedCoordinator()
-    const engine = await startEngine({ store: gate.store, coordinator })
+    const engine = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
     try {
       const { session_id } = await engine.service.createSession('t1', {})
       gate.hold()
@@ -112,8 +114,8 @@ describe('the manifest write overlapped with the end of turn', () => {
     const gate = holdingManifests(inner)
     gate.release()
     const coordinator = new WatchedCoordinator()
-    const first = await startEngine({ store: gate.store, coordinator })
-    const second = await startEngine({ store: inner, coordinator })
+    const first = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
+    const second = await startEngine({ store: inner, coordinator, sessions: EVERY_TURN })
     try {
       const { session_id } = await first.service.createSession('t1', {})
       gate.hold()
@@ -153,7 +155,7 @@ describe('the manifest write overlapped with the end of turn', () => {
     const coordinator = new WatchedCoordinator()
     const gate = holdingManifests(inner)
     gate.release()
-    const victim = await startEngine({ store: gate.store, coordinator })
+    const victim = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
     const { session_id } = await victim.service.createSession('t1', {
       tools: [echoTool(victim.receiver.url)],
     })
@@ -175,7 +177,7 @@ describe('the manifest write overlapped with the end of turn', () => {
     expect(before.last_batch).toBeLessThan(coordinator.ended[0]?.tip ?? 0)
     void dying.catch(() => undefined)
 
-    const next = await startEngine({ store: inner, coordinator })
+    const next = await startEngine({ store: inner, coordinator, sessions: EVERY_TURN })
     try {
       // The retry is answered from the record, without the model or the tool.
       const again = await next.service.stepTurn(
@@ -204,7 +206,12 @@ describe('the manifest write overlapped with the end of turn', () => {
   it('a failed endTurn with the manifest written is continued by the next invocation', async () => {
     const store = new MemoryObjectStore()
     const coordinator = new WatchedCoordinator()
-    const engine = await startEngine({ store, coordinator, defaults: { leaseMs: 200 } })
+    const engine = await startEngine({
+      store,
+      coordinator,
+      defaults: { leaseMs: 200 },
+      sessions: EVERY_TURN,
+    })
     try {
       const { session_id } = await engine.service.createSession('t1', {})
       coordinator.failEndTurn = true

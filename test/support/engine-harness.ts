@@ -6,7 +6,7 @@ import { SessionService } from '../../src/core/session-service.ts'
 import { randomIds, systemClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { SessionStore } from '../../src/store/session-store.ts'
+import { SessionStore, type SessionStoreOptions } from '../../src/store/session-store.ts'
 import { startMockOpenAI } from './mock-openai.ts'
 import { startToolReceiver } from './tool-receiver.ts'
 
@@ -21,6 +21,8 @@ export async function startEngine(
     store?: ObjectStore
     coordinator?: Coordinator
     defaults?: Partial<ServiceDefaults>
+    /** Session-store settings, e.g. `checkpointEvery: 1` to write the manifest every turn. */
+    sessions?: Omit<SessionStoreOptions, 'store'>
   } = {},
 ) {
   const mock = await startMockOpenAI()
@@ -29,7 +31,7 @@ export async function startEngine(
   const model = createOpenAIModelClient({ baseURL: mock.baseURL, apiKey: 'test', maxRetries: 0 })
   const logs: Record<string, unknown>[] = []
   const deps: ServiceDeps = {
-    sessions: new SessionStore({ store }),
+    sessions: new SessionStore({ ...options.sessions, store }),
     coordinator: options.coordinator ?? new MemoryCoordinator(),
     models: () => model,
     clock: systemClock,

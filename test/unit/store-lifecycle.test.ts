@@ -30,13 +30,15 @@ describe('manifest and lifecycle', () => {
     for (let n = 1; n <= 3; n++)
       await sessions.commit(await sessions.open(ref), { events: turnEvents(n) })
     const keys = sessions.keys(ref)
-    const ahead = parseSessionManifest((await store.get(keys.manifest))!.body)
+    const ahead = await sessions.manifest(ref)
     expect(ahead.last_batch).toBe(3)
+    const stored = (await store.get(keys.manifest))!.body
     // A writer holding an old view loses at the commit point and writes nothing else.
     await expect(
       new SessionStore({ store, cacheSize: 0 }).commit(stale, { events: turnEvents(9) }),
     ).rejects.toMatchObject({ code: 'conflict' })
-    expect(parseSessionManifest((await store.get(keys.manifest))!.body)).toEqual(ahead)
+    expect((await store.get(keys.manifest))!.body).toEqual(stored)
+    expect(await new SessionStore({ store }).manifest(ref)).toEqual(ahead)
     // A lagging manifest (writer stopped after its commit point) is repaired, not trusted.
     await store.put(
       keys.manifest,

@@ -1,0 +1,96 @@
+import type { Batch } from '../contract/batch.ts'
+import { isTurnlineError } from '../contract/errors.ts'
+import type { SessionManifest } from '../contract/session-manifest.ts'
+import { parseSessionManifest } from '../contract/session-manifest.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { probeLastBatch, readBatches } from './rehydrate.ts'
+import { encodeListCursor, resumeAfter } from './session-list-cursor.ts'
+import { SessionKeys } from './session-ref.ts'
+
+/**
+ * One page of a workspace's sessions, each as its manifest brought up to its last committed
+ * batch. An active session's stored manifest lags its log by up to a checkpoint interval (it is
+ * not written after every batch), so each active one is probed and the batches after its
+ * manifest are folded in; a listing never shows an older turn count or update time than
+ * `GET /v1/sessions/:id`. Sessions are read in parallel.
+ */
+export async function listSessionManifests(
+  objects: ObjectStore,
+  where: { prefix: string; root: string; workspace: string },
+  options: { cursor?: string; limit?: number },
+): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
+  const { root, workspace } = where
+  const page = await objects.list(root, {
+    delimiter: '/',
+    limit: options.limit ?? 50,
+    ...(options.cursor ? { startAfter: resumeAfter(options.cursor, workspace, root) } : {}),
+  })
+  const read = await Promise.all(
+    page.prefixes.map((folder) => currentManifest(objects, where.prefix, folder)),
+  )
+  const sessions = read.filter((manifest) => manifest !== undefined)
+  const cursor = page.cursor ? encodeListCursor(workspace, page, root) : undefined
+  return { sessions, ...(cursor ? { cursor } : {}) }
+}
+
+/** The folder's manifest, current; undefined when it is unreadable or the session is gone. */
+async function currentManifest(
+  objects: ObjectStore,
+  prefix: string,
+  folder: string,
+): Promise<SessionManifest | undefined> {
+  const object = await objects.get(`${folder}manifest.json`)
+  if (!object) return undefined
+  let manifest: SessionManifest
+  try {
+    manifest = parseSessionManifest(object.body)
+  } catch {
+    return undefined // an unreadable manifest is not listed; GET on the session reports why
+  }
+  if (manifest.status !== 'active') return manifest
+  const keys = new SessionKeys(prefix, {
+    tenant: manifest.tenant,
+    workspace: manifest.workspace,
+    sessionId: manifest.session_id,
+  })
+  if (keys.root !== folder) return manifest
+  try {
+    const last = await probeLastBatch(objects, keys, manifest.last_batch)
+    const later = Array.from(
+      { length: last - manifest.last_batch },
+      (_, i) => manifest.last_batch + 1 + i,
+    )
+    return manifestAhead(manifest, await readBatches(objects, keys, later))
+  } catch (error) {
+    // deleted meanwhile (retention): not listed; a damaged log is listed as its manifest says
+    if (isTurnlineError(error, 'not_found')) return undefined
+    if (isTurnlineError(error, 'corrupt_data')) return manifest
+    throw error
+  }
+}
+
+/** The manifest with `batches` (the ones right after its `last_batch`, in order) folded in. */
+export function manifestAhead(
+  manifest: SessionManifest,
+  batches: readonly Batch[],
+): SessionManifest {
+  let next = manifest
+  for (const batch of batches) {
+    let { status, turn_count } = next
+    for (const { event } of batch.events) {
+      if (event.type === 'thread.completed') status = 'completed'
+      if (event.type === 'turn.completed' || event.type === 'turn.failed') turn_count += 1
+    }
+    const lastSeq = batch.first_seq + batch.events.length - 1
+    next = {
+      ...next,
+      status,
+      turn_count,
+      updated_at: batch.committed_at,
+      last_batch: batch.batch,
+      last_seq: lastSeq,
+      event_count: lastSeq + 1 - next.rolled_head_seq,
+    }
+  }
+  return next
+}

@@ -1,0 +1,132 @@
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { syncNewName } from '../../adapters/fs/fs-durability.ts'
+import {
+  cachedFolderCount,
+  cachedFolderIdentity,
+  MAX_FOLDER_HANDLES,
+  syncFolder,
+} from '../../adapters/fs/fs-folder-handles.ts'
+import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+
+const encode = (text: string) => new TextEncoder().encode(text)
+const decode = (body: Uint8Array) => new TextDecoder().decode(body)
+
+async function identity(dir: string): Promise<{ dev: bigint; ino: bigint }> {
+  const info = await stat(dir, { bigint: true })
+  return { dev: info.dev, ino: info.ino }
+}
+
+describe('fs store writes: kept folder handles and overlapped steps', () => {
+  let root: string
+  let store: FsObjectStore
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'turnline-fs-writes-'))
+    store = new FsObjectStore({ root })
+  })
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('keeps a handle on the folder a new name was made in', async () => {
+    await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
+    const dir = join(root, 's/log')
+    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
+    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+  })
+
+  it('notices a folder deleted and made again, and fsyncs the new one', async () => {
+    await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
+    const dir = join(root, 's/log')
+    const old = await identity(dir)
+    expect(cachedFolderIdentity(dir)).toEqual(old)
+    // Another process removes the folder and makes a new one at the same path.
+    await rm(dir, { recursive: true })
+    await mkdir(dir)
+    const fresh = await identity(dir)
+    expect(fresh).not.toEqual(old)
+    await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
+    expect(cachedFolderIdentity(dir)).toEqual(fresh)
+    // The same through a plain put, and through syncFolder itself.
+    await rm(dir, { recursive: true })
+    await mkdir(dir)
+    const third = await identity(dir)
+    await store.put('s/log/plain.json', encode('p'))
+    expect(cachedFolderIdentity(dir)).toEqual(third)
+    await rm(dir, { recursive: true })
+    await mkdir(dir)
+    await syncFolder(dir)
+    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+  })
+
+  it('drops the handle of a folder that a delete pruned, and remakes it on the next write', async () => {
+    await store.put('p/q/1.json', encode('1'), { ifNoneMatch: '*' })
+    const dir = join(root, 'p/q')
+    expect(cachedFolderIdentity(dir)).toBeDefined()
+    await store.delete('p/q/1.json')
+    await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' })
+    expect(cachedFolderIdentity(dir)).toBeUndefined()
+    await store.put('p/q/2.json', encode('2'), { ifNoneMatch: '*' })
+    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    expect(decode((await store.get('p/q/2.json'))!.body)).toBe('2')
+  })
+
+  it('keeps at most MAX_FOLDER_HANDLES handles, also under concurrent writes', async () => {
+    const folders = MAX_FOLDER_HANDLES * 2
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(
+        Array.from({ length: folders }, (_, i) =>
+          store.put(`many/${i}/${round}.json`, encode(`${i}:${round}`), { ifNoneMatch: '*' }),
+        ),
+      )
+      expect(cachedFolderCount()).toBeLessThanOrEqual(MAX_FOLDER_HANDLES)
+    }
+    for (let i = 0; i < folders; i++) {
+      expect(decode((await store.get(`many/${i}/2.json`))!.body)).toBe(`${i}:2`)
+    }
+  })
+
+  it('treats a folder that is gone as nothing to sync, and other failures as errors', async () => {
+    await expect(syncNewName(join(root, 'missing'), undefined)).resolves.toBeUndefined()
+    await writeFile(join(root, 'file'), 'x')
+    await expect(syncNewName(join(root, 'file', 'below'), undefined)).rejects.toMatchObject({
+      code: 'ENOTDIR',
+    })
+  })
+
+  it('a temp file that cannot be written fails the put, releases the lock, leaves nothing', async () => {
+    const { etag } = await store.put('m.json', encode('v1'))
+    const tmp = join(root, '.turnline-fs', 'tmp')
+    await rm(tmp, { recursive: true })
+    await writeFile(tmp, 'not a folder')
+    await expect(store.put('m.json', encode('v2'), { ifMatch: etag })).rejects.toMatchObject({
+      code: 'storage_unavailable',
+    })
+    await expect(store.put('m.json', encode('v2'))).rejects.toMatchObject({
+      code: 'storage_unavailable',
+    })
+    await expect(stat(fsLockPath(store, 'm.json'))).rejects.toMatchObject({ code: 'ENOENT' })
+    await rm(tmp)
+    await mkdir(tmp)
+    await store.put('m.json', encode('v2'), { ifMatch: etag })
+    expect(decode((await store.get('m.json'))!.body)).toBe('v2')
+    expect(await readdir(tmp)).toEqual([])
+  })
+
+  it('a failed compare fails while the temp file is written, and leaves nothing', async () => {
+    await store.put('c.json', encode('v1'))
+    await expect(
+      store.put('c.json', encode('v2'), { ifMatch: '"not-the-etag"' }),
+    ).rejects.toMatchObject({ code: 'conflict' })
+    await expect(store.put('none.json', encode('v2'), { ifMatch: '"x"' })).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
+    expect(await readdir(join(root, '.turnline-fs', 'locks'))).toEqual([])
+    expect(decode((await store.get('c.json'))!.body)).toBe('v1')
+  })
+})
