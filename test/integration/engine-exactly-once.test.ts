@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { useEngine } from '../support/engine-fixture.ts'
 import { echoTool, startEngine } from '../support/engine-harness.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-  engine.receiver.calls.length = 0
-})
+const fixture = useEngine()
 
 describe('exactly-once turns', () => {
   it('answers a retried Idempotency-Key with the first outcome, without the model', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'only once' })
     const answers = []
@@ -66,7 +57,7 @@ describe('exactly-once turns', () => {
   })
 
   it('lets one of 10 concurrent turns run; the others get session_busy with a retry hint', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'slow', delayMs: 300 })
     const results = await Promise.allSettled(
@@ -85,7 +76,7 @@ describe('exactly-once turns', () => {
   })
 
   it('never shows a session to another tenant', async () => {
-    const { service } = engine
+    const { service } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     await expect(service.getSession('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
     await expect(service.stepTurn('t2', session_id, { input: 'x' })).rejects.toMatchObject({

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { createApp } from '../../functions/app.ts'
+import type { StartedEngine } from './engine-fixture.ts'
 import { startEngine } from './engine-harness.ts'
 import type { RunnerProcess } from './runner-process.ts'
 import { attachRunner } from './sandbox-engine.ts'
 
 export interface EngineWithRunner {
-  engine: Awaited<ReturnType<typeof startEngine>>
+  engine: StartedEngine
   /** The reference runner, a real process, as the engine's sandbox. */
   runner: RunnerProcess
   /** The runner's root folder: every session's workspace is below it. */
