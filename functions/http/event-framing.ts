@@ -1,5 +1,5 @@
 import type { TurnResponse } from '../../src/contract/api.ts'
-import { emittedTexts } from '../../src/contract/emitted-texts.ts'
+import { bareEventText, emittedTexts } from '../../src/contract/emitted-texts.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import {
   isUnknownEvent,
@@ -18,9 +18,17 @@ export function eventType(event: ParsedThreadEvent): string {
   return isUnknownEvent(event) ? event.original_type : event.type
 }
 
+/**
+ * The wire text of one event: spliced from its canonical line when the caller has the line as
+ * dispatched (a live listener's third argument), else serialized here.
+ */
+export function eventText(event: ParsedThreadEvent, line?: string): string {
+  return (line === undefined ? undefined : bareEventText(line)) ?? serializeEvent(event)
+}
+
 /** Bare ThreadEvent line (exec stream), newline-terminated. */
-export function bareLine(event: ParsedThreadEvent): string {
-  return `${serializeEvent(event)}\n`
+export function bareLine(event: ParsedThreadEvent, line?: string): string {
+  return `${eventText(event, line)}\n`
 }
 
 /** NDJSON line of the events feed: `{"seq","schema_version","event"}`, newline-terminated. */
@@ -37,9 +45,12 @@ export function sseFrame(frame: { id?: number; event?: string; data: string }): 
   return `${text}\n`
 }
 
-/** SSE frame of one event: `id:` = seq, `event:` = its type, `data:` = the bare event. */
-export function eventFrame(seq: number, event: ParsedThreadEvent): string {
-  return sseFrame({ id: seq, event: eventType(event), data: serializeEvent(event) })
+/**
+ * SSE frame of one event: `id:` = seq, `event:` = its type, `data:` = the bare event (spliced
+ * from `line` when given, see eventText).
+ */
+export function eventFrame(seq: number, event: ParsedThreadEvent, line?: string): string {
+  return sseFrame({ id: seq, event: eventType(event), data: eventText(event, line) })
 }
 
 /** Seq of each event of a turn response (they are the last `events.length` before next_seq). */

@@ -11,6 +11,9 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = { maxBytes: 1024 * 1024, timeoutM
 /** Deepest JSON nesting accepted; deeper documents are rejected before anything walks them. */
 export const MAX_JSON_DEPTH = 64
 
+/** Strict UTF-8 (a decoder keeps no state between whole-buffer decodes, so one serves all). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 const invalid = (message: string, field = 'body') =>
   new TurnlineError('invalid_input', message, { details: { field } })
 
@@ -37,7 +40,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   checkContentType(request.headers.get('content-type'))
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    text = UTF8.decode(bytes)
   } catch {
     throw invalid('request body is not valid UTF-8')
   }
@@ -60,7 +63,7 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
   if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
   const bytes = await readBytes(request, limits)
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return UTF8.decode(bytes)
   } catch {
     throw invalid('request body is not valid UTF-8')
   }
@@ -86,12 +89,24 @@ function checkContentType(header: string | null): void {
   }
 }
 
+/**
+ * The body's bytes within the limits. A body of declared length within the cap is read whole
+ * (`arrayBuffer()`: on Node the server reads it straight off the socket, without building a web
+ * stream for it); the HTTP framing delivers no more bytes than declared, and the count is checked
+ * again anyway. A body of unknown length is read chunk by chunk, and reading stops as soon as it
+ * passes the cap.
+ */
 async function readBytes(request: Request, limits: BodyLimits): Promise<Uint8Array> {
-  const body = request.body
-  if (body === null) return new Uint8Array(0)
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
+  const declared = request.headers.get('content-length')
+  if (declared !== null && /^\d{1,15}$/.test(declared.trim())) {
+    if (Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
+    return readWhole(request, limits)
+  }
+  return readChunks(request, limits)
+}
+
+/** Rejects with invalid_input when `limits.timeoutMs` passes first; `stop` clears the timer. */
+function bodyTimeout(limits: BodyLimits): { timeout: Promise<never>; stop: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -99,6 +114,37 @@ async function readBytes(request: Request, limits: BodyLimits): Promise<Uint8Arr
       limits.timeoutMs,
     )
   })
+  return { timeout, stop: () => clearTimeout(timer) }
+}
+
+const unreadable = () =>
+  invalid('request body could not be read (the client aborted or sent a broken stream)')
+
+async function readWhole(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const { timeout, stop } = bodyTimeout(limits)
+  const read = request.arrayBuffer()
+  // A read given up on (timeout) may still fail later, when the client goes away.
+  read.catch(() => {})
+  let buffer: ArrayBuffer
+  try {
+    buffer = await Promise.race([read, timeout])
+  } catch (error) {
+    if (error instanceof TurnlineError) throw error
+    throw unreadable()
+  } finally {
+    stop()
+  }
+  if (buffer.byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  return new Uint8Array(buffer)
+}
+
+async function readChunks(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const body = request.body
+  if (body === null) return new Uint8Array(0)
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  const { timeout, stop } = bodyTimeout(limits)
   try {
     for (;;) {
       const { done, value } = await Promise.race([reader.read(), timeout])
@@ -110,9 +156,9 @@ async function readBytes(request: Request, limits: BodyLimits): Promise<Uint8Arr
   } catch (error) {
     reader.cancel().catch(() => {})
     if (error instanceof TurnlineError) throw error
-    throw invalid('request body could not be read (the client aborted or sent a broken stream)')
+    throw unreadable()
   } finally {
-    clearTimeout(timer)
+    stop()
   }
   if (chunks.length === 1 && chunks[0]) return chunks[0]
   const bytes = new Uint8Array(total)

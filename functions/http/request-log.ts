@@ -44,8 +44,10 @@ export function requestLogger(log: LogSink): MiddlewareHandler<AppEnv> {
         ...extra,
       })
     }
-    const body = c.res.body
-    if (body && STREAMED.test(c.res.headers.get('content-type') ?? '')) {
+    // The content type first: reading `body` of an answer built from a string turns it into a
+    // stream (on Node the server then writes it chunk by chunk instead of in one piece).
+    const body = STREAMED.test(c.res.headers.get('content-type') ?? '') ? c.res.body : null
+    if (body) {
       c.res = new Response(whenDone(body, emit), c.res)
     } else {
       emit()

@@ -49,12 +49,16 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       return liveResponse({
         run: (push) =>
           ctx.api.exec(tenant, body, {
-            onEvent: (event) => {
+            onEvent: (event, _seq, line) => {
               streamed += 1
-              push(bareLine(event))
+              push(bareLine(event, line))
             },
           }),
-        tail: (result) => result.events.slice(streamed).map(bareLine).join(''),
+        tail: (result) =>
+          result.events
+            .slice(streamed)
+            .map((event) => bareLine(event))
+            .join(''),
         failure: (error) => {
           const { message } = mapError(error, ctx.log).body.error
           return `${serializeEvent({ type: 'error', message })}\n`

@@ -154,9 +154,9 @@ async function respond(
   return liveResponse({
     run: (push) =>
       run({
-        onEvent: (event, seq) => {
+        onEvent: (event, seq, line) => {
           lastSeq = seq
-          push(eventFrame(seq, event))
+          push(eventFrame(seq, event, line))
         },
       }),
     // Events not seen live (an idempotent replay has none) are sent before the result.

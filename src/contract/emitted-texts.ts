@@ -23,8 +23,15 @@ export function emittedTexts(events: readonly ParsedThreadEvent[]): string[] | u
   if (!lines || lines.length !== events.length) return undefined
   const bare: string[] = []
   for (const line of lines) {
-    if (!line.startsWith(PREFIX) || !line.endsWith('}')) return undefined
-    bare.push(line.slice(PREFIX.length, -1))
+    const text = bareEventText(line)
+    if (text === undefined) return undefined
+    bare.push(text)
   }
   return bare
+}
+
+/** The bare event text of one canonical line (as a live listener receives it), else undefined. */
+export function bareEventText(line: string): string | undefined {
+  if (!line.startsWith(PREFIX) || !line.endsWith('}')) return undefined
+  return line.slice(PREFIX.length, -1)
 }

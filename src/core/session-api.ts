@@ -16,8 +16,13 @@ import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 
-/** Called for every event of a running turn, in commit order, before it is committed. */
-export type EventListener = (event: ThreadEvent, seq: number) => void
+/**
+ * Called for every event of a running turn, in commit order, before it is committed. `line` is
+ * its canonical `events.jsonl` line as serialized when it was dispatched (what the commit
+ * writes), when the caller has it: live streams splice its event text instead of serializing
+ * the event again.
+ */
+export type EventListener = (event: ThreadEvent, seq: number, line?: string) => void
 
 /** `POST …/compact`: the turn options plus instructions for the summary. */
 export type CompactOptions = TurnOptions & { instructions?: string }

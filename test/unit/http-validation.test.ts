@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { FakeSessionApi } from '../support/fake-session-api.ts'
@@ -161,6 +162,25 @@ describe('request bodies', () => {
       duplex: 'half',
     } as RequestInit)
     expect((await rejection(res)).message).toMatch(/not received within 500 ms/)
+  })
+
+  it('gives up on a body of declared length that stops short, over a socket', async () => {
+    const { port } = new URL(server.url)
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1')
+      let text = ''
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8')
+      })
+      socket.on('error', reject)
+      socket.on('close', () => resolve(text))
+      socket.write(
+        `POST /v1/sessions HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"wor`,
+      )
+      setTimeout(() => socket.end(), 2000)
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(answer).toMatch(/not received within 500 ms/)
   })
 
   it('rejects a Content-Length that is not a number', async () => {

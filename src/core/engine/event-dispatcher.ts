@@ -39,7 +39,7 @@ export class EventDispatcher {
     const seq = this.nextSeq++
     if (this.listener) {
       try {
-        this.listener(event, seq)
+        this.listener(event, seq, line)
       } catch {
         // a broken live listener (client gone) never affects the canonical log
       }
