@@ -17,16 +17,12 @@ import { countingObjectStore } from '../adapters/memory/counting-object-store.ts
 import { RedisTcpCoordinator } from '../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import type { ServiceDeps } from '../src/core/engine/service-deps.ts'
-import { SessionService } from '../src/core/session-service.ts'
-import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { ModelClient } from '../src/ports/model-client.ts'
-import { SessionStore } from '../src/store/session-store.ts'
 import { requireServices } from '../test/support/services.ts'
 import { createTestBucket } from '../test/support/test-bucket.ts'
 import { startUpstashProxy } from '../test/support/upstash-proxy.ts'
 import { startDelayProxy, startHttpDelayProxy } from './support/delay-proxy.ts'
+import { benchService, instantModel, measureTurns } from './support/instant-turns.ts'
 import { median, percentile } from './support/stats.ts'
 
 const { values } = parseArgs({
@@ -40,26 +36,7 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 
-/** Answers at once with a short text and realistic usage. */
-const instantModel: ModelClient = {
-  async *stream() {
-    yield { type: 'text_delta', text: 'Done.' }
-    yield {
-      type: 'completed',
-      response: {
-        text: 'Done.',
-        toolCalls: [],
-        usage: {
-          input_tokens: 1500,
-          cached_input_tokens: 1000,
-          cache_creation_tokens: 0,
-          output_tokens: 2,
-        },
-        stopReason: 'stop',
-      },
-    }
-  },
-}
+const model = instantModel(['Done.'], 2)
 
 const hostPort = (url: string) => {
   const u = new URL(url)
@@ -82,22 +59,7 @@ async function measure(
   wire: () => number,
 ): Promise<Measured> {
   const counted = countingObjectStore(store)
-  const deps: ServiceDeps = {
-    sessions: new SessionStore({ store: counted.store }),
-    coordinator,
-    models: () => instantModel,
-    clock: systemClock,
-    ids: randomIds,
-    tools: { fetch, allowedHosts: [], secretFor: () => 'x', timeoutMs: 1000, maxResponseBytes: 1 },
-    defaults: {
-      model: 'gpt-4o-mini',
-      modelApi: 'chat',
-      leaseMs: 30_000,
-      idempotencyTtlSeconds: 86_400,
-    },
-    log: () => {},
-  }
-  const service = new SessionService(deps, { retentionEvery: 1_000_000 })
+  const service = benchService(counted.store, coordinator, model)
   const result: Measured = {
     latencies: [],
     objectRequests: 0,
@@ -105,35 +67,23 @@ async function measure(
     coordinatorTrips: 0,
     turns: 0,
   }
-  for (let s = 0; s < SESSIONS; s++) {
-    const { session_id } = await service.createSession('bench', { workspace: 'ws' })
-    for (let t = 0; t < TURNS; t++) {
-      const before = counted.snapshot()
-      const tripsBefore = trips()
-      const wireBefore = wire()
-      const t0 = performance.now()
-      await service.stepTurn(
-        'bench',
-        session_id,
-        { input: `step ${t}` },
-        { idempotencyKey: `${session_id}-${t}` },
-      )
-      const ms = performance.now() - t0
-      const after = counted.snapshot()
-      // The first turn of a session pays a cold read; an ordinary turn is the warm one.
-      if (t === 0) continue
-      result.latencies.push(ms)
-      result.objectRequests +=
-        after.get +
-        after.put +
-        after.list +
-        after.delete -
-        (before.get + before.put + before.list + before.delete)
-      result.coordinatorTrips += trips() - tripsBefore
-      result.wireRequests += wire() - wireBefore
-      result.turns += 1
-    }
+  const objectRequests = () => {
+    const { get, put, list, delete: deletes } = counted.snapshot()
+    return get + put + list + deletes
   }
+  await measureTurns(
+    service,
+    { sessions: SESSIONS, turns: TURNS, counters: { objectRequests, trips, wire } },
+    ({ turn, ms, counts }) => {
+      // The first turn of a session pays a cold read; an ordinary turn is the warm one.
+      if (turn === 0) return
+      result.latencies.push(ms)
+      result.objectRequests += counts.objectRequests
+      result.coordinatorTrips += counts.trips
+      result.wireRequests += counts.wire
+      result.turns += 1
+    },
+  )
   return result
 }
 

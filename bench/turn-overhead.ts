@@ -13,16 +13,12 @@ import { countingObjectStore } from '../adapters/memory/counting-object-store.ts
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import type { ServiceDeps } from '../src/core/engine/service-deps.ts'
-import { SessionService } from '../src/core/session-service.ts'
-import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
-import { SessionStore } from '../src/store/session-store.ts'
 import { requireServices } from '../test/support/services.ts'
 import { createTestBucket } from '../test/support/test-bucket.ts'
 import { startUpstashProxy } from '../test/support/upstash-proxy.ts'
+import { benchService, instantModel, measureTurns } from './support/instant-turns.ts'
 import { median, percentile } from './support/stats.ts'
 
 const { values } = parseArgs({
@@ -35,27 +31,7 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 
-/** Answers at once with a short text and realistic usage. */
-const instantModel: ModelClient = {
-  async *stream() {
-    yield { type: 'text_delta', text: 'Done: ' }
-    yield { type: 'text_delta', text: 'the change is in place.' }
-    yield {
-      type: 'completed',
-      response: {
-        text: 'Done: the change is in place.',
-        toolCalls: [],
-        usage: {
-          input_tokens: 1500,
-          cached_input_tokens: 1000,
-          cache_creation_tokens: 0,
-          output_tokens: 12,
-        },
-        stopReason: 'stop',
-      },
-    }
-  },
-}
+const model = instantModel(['Done: ', 'the change is in place.'], 12)
 
 async function run(
   name: string,
@@ -64,52 +40,25 @@ async function run(
   roundTrips: () => number,
 ) {
   const counted = countingObjectStore(base)
-  const deps: ServiceDeps = {
-    sessions: new SessionStore({ store: counted.store }),
-    coordinator,
-    models: () => instantModel,
-    clock: systemClock,
-    ids: randomIds,
-    tools: {
-      fetch,
-      allowedHosts: [],
-      secretFor: () => 'x',
-      timeoutMs: 1000,
-      maxResponseBytes: 65536,
-    },
-    defaults: {
-      model: 'gpt-4o-mini',
-      modelApi: 'chat',
-      leaseMs: 30_000,
-      idempotencyTtlSeconds: 86_400,
-    },
-    log: () => {},
-  }
-  const service = new SessionService(deps, { retentionEvery: 1_000_000 })
+  const service = benchService(counted.store, coordinator, model)
   const all: number[] = []
   const byTurn: number[][] = Array.from({ length: TURNS }, () => [])
   let requests = 0
   let trips = 0
-  for (let s = 0; s < SESSIONS; s++) {
-    const { session_id } = await service.createSession('bench', { workspace: 'ws' })
-    for (let t = 0; t < TURNS; t++) {
-      const before = counted.snapshot()
-      const tripsBefore = roundTrips()
-      const t0 = performance.now()
-      await service.stepTurn(
-        'bench',
-        session_id,
-        { input: `step ${t}` },
-        { idempotencyKey: `${session_id}-${t}` },
-      )
-      const ms = performance.now() - t0
-      const after = counted.snapshot()
-      requests += after.get + after.put + after.list - (before.get + before.put + before.list)
-      trips += roundTrips() - tripsBefore
-      all.push(ms)
-      byTurn[t]?.push(ms)
-    }
+  const objectRequests = () => {
+    const { get, put, list } = counted.snapshot()
+    return get + put + list
   }
+  await measureTurns(
+    service,
+    { sessions: SESSIONS, turns: TURNS, counters: { objectRequests, roundTrips } },
+    ({ turn, ms, counts }) => {
+      requests += counts.objectRequests
+      trips += counts.roundTrips
+      all.push(ms)
+      byTurn[turn]?.push(ms)
+    },
+  )
   const n = SESSIONS * TURNS
   const first = median(byTurn[0] ?? [])
   const last = median(byTurn[TURNS - 1] ?? [])

@@ -2,36 +2,20 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { useRunnerProcess } from '../support/runner-fixture.ts'
+import { startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 import { sandboxRunnerSuite } from './sandbox-runner.suite.ts'
 import { sandboxRunnerFilesSuite } from './sandbox-runner-files.suite.ts'
 
-const secret = 'contract-runner-secret-0123456789'
-let root: string
-let runner: RunnerProcess
-let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>
-let client: HttpSandboxRunner
+const fixture = useRunnerProcess('contract-runner', { callbacks: { failFirst: 1 } })
+const { secret } = fixture
 
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'turnline-runner-'))
-  receiver = await startCallbackReceiver(secret, { failFirst: 1 })
-  runner = await startRunnerProcess({ root, secret, callbackUrl: receiver.url })
-  client = new HttpSandboxRunner({ url: runner.url, secret })
-})
-
-afterAll(async () => {
-  await runner?.stop()
-  await receiver?.close()
-  if (root) await rm(root, { recursive: true, force: true })
-})
-
-const underTest = () => ({ runner: client, root, receiver })
+const underTest = () => ({ runner: fixture.client, root: fixture.root, receiver: fixture.receiver })
 sandboxRunnerSuite('http client → runner process', underTest)
 sandboxRunnerFilesSuite('http client → runner process', underTest)
 
@@ -41,7 +25,7 @@ describe('exec on a 10 MB command', () => {
     const line = '0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxy'
     const total = 10 * 1024 * 1024
     const started = value(
-      await client.start(scope, {
+      await fixture.client.start(scope, {
         requestId: 'req_big_output_1',
         toolCallId: 'call_big',
         cmd: `yes ${line} | head -c ${total}`,
@@ -51,7 +35,7 @@ describe('exec on a 10 MB command', () => {
       }),
     )
     const done = value(
-      await client.wait(scope, {
+      await fixture.client.wait(scope, {
         execSessionId: started.execSessionId,
         timeoutMs: 20_000,
         maxOutputBytes: 6144,
@@ -75,7 +59,7 @@ describe('exec on a 10 MB command', () => {
     expect(done.spool.complete).toBe(true)
 
     const expected = `${line}\n`.repeat(Math.ceil(total / (line.length + 1))).slice(0, total)
-    const onDisk = await readFile(join(root, 'acme', 'big-output', done.spool.path))
+    const onDisk = await readFile(join(fixture.root, 'acme', 'big-output', done.spool.path))
     expect(onDisk.byteLength).toBe(total)
     expect(createHash('sha256').update(onDisk).digest('hex')).toBe(
       createHash('sha256').update(expected).digest('hex'),
@@ -83,7 +67,7 @@ describe('exec on a 10 MB command', () => {
     expect(done.output.tail).toBe(expected.slice(-Buffer.byteLength(done.output.tail)))
 
     const end = value(
-      await client.readSpool(scope, {
+      await fixture.client.readSpool(scope, {
         execSessionId: done.execSessionId,
         offset: total - 100,
         length: 1000,
@@ -92,7 +76,7 @@ describe('exec on a 10 MB command', () => {
     expect(Buffer.from(end.bytes).toString()).toBe(expected.slice(-100))
     expect(end).toMatchObject({ totalOutputBytes: total, complete: true, eof: true })
     const first = value(
-      await client.readSpool(scope, {
+      await fixture.client.readSpool(scope, {
         execSessionId: done.execSessionId,
         offset: 0,
         length: 1 << 20,
@@ -155,7 +139,7 @@ describe('a start retried after the runner restarted', () => {
 
 describe('a runner that is down', () => {
   it('is runner_unavailable, retryable, for every call', async () => {
-    const gone = await startRunnerProcess({ root, secret })
+    const gone = await startRunnerProcess({ root: fixture.root, secret })
     await gone.stop()
     const down = new HttpSandboxRunner({ url: gone.url, secret, retries: 1 })
     const scope: SandboxScope = { tenant: 'acme', sessionId: 'down' }
@@ -190,7 +174,7 @@ describe('the spool file of a running command', () => {
   it('is a readable partial snapshot', async () => {
     const scope: SandboxScope = { tenant: 'acme', sessionId: 'partial' }
     const snap = value(
-      await client.start(scope, {
+      await fixture.client.start(scope, {
         requestId: 'req_partial_01',
         toolCallId: 'c',
         cmd: 'echo early; sleep 5',
@@ -200,8 +184,8 @@ describe('the spool file of a running command', () => {
       }),
     )
     expect(snap.spool.complete).toBe(false)
-    const info = await stat(join(root, 'acme', 'partial', snap.spool.path))
+    const info = await stat(join(fixture.root, 'acme', 'partial', snap.spool.path))
     expect(info.size).toBe(6)
-    value(await client.close(scope, snap.execSessionId))
+    value(await fixture.client.close(scope, snap.execSessionId))
   })
 })

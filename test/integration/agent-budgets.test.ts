@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
 
 /**
  * Cost guardrails on scripted sessions: each BudgetStatus is reached and ends the thread with
  * VT Code's matching subtype and outcome code (tokens have no VT Code code: ours).
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
-
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine?.close()
-})
-beforeEach(() => engine.mock.reset())
+const fixture = useEngine()
 
 const completion = (events: ThreadEvent[]) => events.find((e) => e.type === 'thread.completed')
 const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output })
 
 describe('session budgets', () => {
   it('step_limit_reached: the turn after max_steps ends the thread error_max_turns', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', { limits: { max_steps: 2 } })
     mock.enqueue({ text: 'one' }, { text: 'two' })
     expect((await service.stepTurn('t1', session_id, { input: 'a' })).status).toBe('completed')
@@ -46,7 +38,7 @@ describe('session budgets', () => {
   })
 
   it('token_limit_reached: usage at the limit ends the thread (our outcome code)', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', { limits: { max_tokens: 150 } })
     mock.enqueue({ text: 'one', usage: usage(100, 30) }, { text: 'two', usage: usage(15, 5) })
     const first = await service.stepTurn('t1', session_id, { input: 'a' })
@@ -67,7 +59,7 @@ describe('session budgets', () => {
   })
 
   it('cost_limit_reached: spend above max_budget_usd ends the thread error_max_budget_usd', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       model: { name: 'self-hosted', price: { input: 0.01, output: 0.01 } },
       limits: { max_budget_usd: 1 },
@@ -103,7 +95,7 @@ describe('session budgets', () => {
   })
 
   it('reports ok with no limits set', async () => {
-    const { service } = engine
+    const { service } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     expect((await service.getSession('t1', session_id)).budget).toEqual({
       status: 'ok',

@@ -1,13 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../functions/app.ts'
+import { describe, expect, it } from 'vitest'
 import type { HandoffResponse } from '../../src/contract/handoff-request.ts'
 import { HANDOFF_DIRECTIVE } from '../../src/core/agent-layer/turn-start.ts'
-import { startEngine } from '../support/engine-harness.ts'
-import type { RunnerProcess } from '../support/runner-process.ts'
-import { attachRunner } from '../support/sandbox-engine.ts'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
+import { toolCall } from '../support/model-tool-call.ts'
 
 /**
  * The handoff protocol on a real session with the reference runner: the modified files come
@@ -15,35 +10,15 @@ import { attachRunner } from '../support/sandbox-engine.ts'
  * test command; the next agent's session starts with the handoff in its orientation, in the
  * same sandbox workspace, and the source ends `handed_off`.
  */
-const SECRET = 'runner-secret-handoff-0001'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let runner: RunnerProcess
-let root: string
-let app: ReturnType<typeof createApp>
+const fixture = useEngineWithRunner('handoff')
 
-beforeAll(async () => {
-  engine = await startEngine()
-  root = await mkdtemp(join(tmpdir(), 'turnline-handoff-'))
-  runner = await attachRunner(engine, { root, secret: SECRET })
-  app = createApp({ api: engine.service, auth: { keys: [] }, log: () => {} })
-})
-afterAll(async () => {
-  await runner?.stop()
-  await engine?.close()
-  await rm(root, { recursive: true, force: true })
-})
-
-const call = (id: string, name: string, args: object) => ({
-  id,
-  name,
-  arguments: JSON.stringify(args),
-})
-const exec = (id: string, cmd: string) => call(id, 'exec_command', { cmd, yield_time_ms: 10_000 })
+const exec = (id: string, cmd: string) =>
+  toolCall(id, 'exec_command', { cmd, yield_time_ms: 10_000 })
 const GIT = 'git -c user.email=t@t -c user.name=t'
 
 describe('handoff', () => {
   it("hands a real session's files and test output to the next agent's session", async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id: source } = await service.createSession('local', {
       workspace: 'handoff-ws',
       harness: { test_command: 'sh check.sh' },
@@ -51,8 +26,8 @@ describe('handoff', () => {
     mock.enqueue(
       {
         toolCalls: [
-          call('w1', 'write_file', { path: 'src/app.txt', content: 'login form\n' }),
-          call('w2', 'write_file', {
+          toolCall('w1', 'write_file', { path: 'src/app.txt', content: 'login form\n' }),
+          toolCall('w2', 'write_file', {
             path: 'check.sh',
             content: 'echo "2 passed"\necho "1 failed: test_signup"\nexit 1\n',
           }),
@@ -66,7 +41,7 @@ describe('handoff', () => {
     const turn = await service.stepTurn('local', source, { input: 'Build login and signup.' })
     expect(turn.status).toBe('completed')
 
-    const res = await app.request(`/v1/sessions/${source}/handoff`, {
+    const res = await fixture.app.request(`/v1/sessions/${source}/handoff`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'h-1' },
       body: JSON.stringify({
@@ -105,7 +80,7 @@ describe('handoff', () => {
     expect(body.session).toMatchObject({ handed_off_from: source, status: 'active' })
 
     // A retry with the same key finds the session the first call started.
-    const again = await app.request(`/v1/sessions/${source}/handoff`, {
+    const again = await fixture.app.request(`/v1/sessions/${source}/handoff`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'h-1' },
       body: JSON.stringify({ start: true }),
@@ -118,7 +93,7 @@ describe('handoff', () => {
 
     // The next agent starts without input, oriented from the handoff, in the same workspace.
     mock.enqueue(
-      { toolCalls: [call('r1', 'read_file', { path: 'src/app.txt' })] },
+      { toolCalls: [toolCall('r1', 'read_file', { path: 'src/app.txt' })] },
       { text: 'continuing' },
     )
     const first = await service.stepTurn('local', next, {})
@@ -143,7 +118,7 @@ describe('handoff', () => {
   })
 
   it('finds the test run by the configured pattern and keeps the source open by default', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('local', { workspace: 'handoff-ws2' })
     mock.enqueue(
       {

@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createApp } from '../../functions/app.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
 import { hash16 } from '../../src/core/compaction/segment-boundary.ts'
-import { startEngine } from '../support/engine-harness.ts'
-import type { RunnerProcess } from '../support/runner-process.ts'
-import { attachRunner } from '../support/sandbox-engine.ts'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
 
 /**
  * The orient phase in the engine: a session's first turn starts with an `[Orientation Context]`
@@ -15,36 +9,25 @@ import { attachRunner } from '../support/sandbox-engine.ts'
  * frozen into the request segment: later turns send the same prefix even when the artifacts
  * change, and the segment's prefix hash covers it.
  */
-const SECRET = 'runner-secret-orientation-01'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let runner: RunnerProcess
-let root: string
-
-beforeAll(async () => {
-  engine = await startEngine()
-  root = await mkdtemp(join(tmpdir(), 'turnline-orient-'))
-  runner = await attachRunner(engine, { root, secret: SECRET })
-})
-afterAll(async () => {
-  await runner?.stop()
-  await engine?.close()
-  await rm(root, { recursive: true, force: true })
-})
-beforeEach(() => engine.mock.reset())
+const fixture = useEngineWithRunner('orient')
+beforeEach(() => fixture.engine.mock.reset())
 
 const system = (n: number) => {
-  const messages = engine.mock.requests[n]?.body.messages as { role: string; content: string }[]
+  const messages = fixture.engine.mock.requests[n]?.body.messages as {
+    role: string
+    content: string
+  }[]
   return messages[0]?.role === 'system' ? messages[0].content : ''
 }
 
 async function state(sessionId: string) {
   const ref = { tenant: 'local', workspace: 'orient-ws', sessionId }
-  return parseEngineState((await engine.deps.sessions.open(ref)).state)
+  return parseEngineState((await fixture.engine.deps.sessions.open(ref)).state)
 }
 
 describe('orient phase', () => {
   it('freezes the orientation into the first request segment', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     await service.putArtifact('local', 'orient-ws', {
       kind: 'spec',
       content: '# Spec\n\nA resumable harness.\n',
@@ -85,7 +68,7 @@ describe('orient phase', () => {
   })
 
   it('adds nothing for an empty workspace and when orientation is off', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const empty = await service.createSession('local', {
       workspace: 'empty-ws',
       instructions: 'Hi.',
@@ -105,7 +88,7 @@ describe('orient phase', () => {
   })
 
   it('shows a forked sub-agent the git log of its worktree through the runner', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('local', { workspace: 'git-ws' })
     mock.enqueue(
       {
@@ -136,13 +119,16 @@ describe('orient phase', () => {
   })
 
   it('serves the orientation over HTTP', async () => {
-    const app = createApp({ api: engine.service, auth: { keys: [] }, log: () => {} })
-    const { session_id } = await engine.service.createSession('local', { workspace: 'orient-ws' })
-    const res = await app.request(`/v1/sessions/${session_id}/orientation?preview=1`)
+    const { session_id } = await fixture.engine.service.createSession('local', {
+      workspace: 'orient-ws',
+    })
+    const res = await fixture.app.request(`/v1/sessions/${session_id}/orientation?preview=1`)
     expect(res.status).toBe(200)
     const body = (await res.json()) as { preview: { text: string } }
     expect(body).toMatchObject({ session_id, orientation: null, pending: 'session_start' })
     expect(body.preview.text).toContain('a later note')
-    expect((await app.request(`/v1/sessions/${session_id}/orientation?preview=2`)).status).toBe(400)
+    expect(
+      (await fixture.app.request(`/v1/sessions/${session_id}/orientation?preview=2`)).status,
+    ).toBe(400)
   })
 })

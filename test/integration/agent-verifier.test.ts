@@ -1,13 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../functions/app.ts'
+import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { VerifyResponse } from '../../src/contract/verification.ts'
-import { startEngine } from '../support/engine-harness.ts'
-import type { RunnerProcess } from '../support/runner-process.ts'
-import { attachRunner } from '../support/sandbox-engine.ts'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
+import { toolCall } from '../support/model-tool-call.ts'
 
 /**
  * Propose/verify separation with the reference runner: a verifier sub-agent with read-only
@@ -15,33 +12,12 @@ import { attachRunner } from '../support/sandbox-engine.ts'
  * rejection reaches the proposer — as a harness item in its stream and as what its next turn
  * starts with; `harness.verification: required` gates the next turn until the change is judged.
  */
-const SECRET = 'runner-secret-verifier-01'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let runner: RunnerProcess
-let root: string
-let app: ReturnType<typeof createApp>
+const fixture = useEngineWithRunner('verify')
 
-beforeAll(async () => {
-  engine = await startEngine()
-  root = await mkdtemp(join(tmpdir(), 'turnline-verify-'))
-  runner = await attachRunner(engine, { root, secret: SECRET })
-  app = createApp({ api: engine.service, auth: { keys: [] }, log: () => {} })
-})
-afterAll(async () => {
-  await runner?.stop()
-  await engine?.close()
-  await rm(root, { recursive: true, force: true })
-})
-
-const call = (id: string, name: string, args: object) => ({
-  id,
-  name,
-  arguments: JSON.stringify(args),
-})
 const items = (events: readonly ThreadEvent[], type: string) =>
   events.flatMap((e) => (e.type === 'item.completed' && e.item.type === type ? [e.item] : []))
 const verify = async (sessionId: string, body: object) => {
-  const res = await app.request(`/v1/sessions/${sessionId}/verify`, {
+  const res = await fixture.app.request(`/v1/sessions/${sessionId}/verify`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -50,13 +26,13 @@ const verify = async (sessionId: string, body: object) => {
   return (await res.json()) as VerifyResponse
 }
 const toolNames = (n: number) =>
-  ((engine.mock.requests[n]?.body.tools ?? []) as { function: { name: string } }[]).map(
+  ((fixture.engine.mock.requests[n]?.body.tools ?? []) as { function: { name: string } }[]).map(
     (t) => t.function.name,
   )
 
 describe('verifier', () => {
   it('rejects through a read-only verifier that cannot write, and the proposer sees why', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id: proposer } = await service.createSession('local', {
       workspace: 'verify-ws',
       harness: { verification: 'required' },
@@ -64,7 +40,7 @@ describe('verifier', () => {
     mock.enqueue(
       {
         toolCalls: [
-          call('w', 'write_file', {
+          toolCall('w', 'write_file', {
             path: 'src/calc.js',
             content: 'export const add = (a, b) => a - b\n',
           }),
@@ -81,8 +57,8 @@ describe('verifier', () => {
 
     const before = mock.requests.length
     mock.enqueue(
-      { toolCalls: [call('v1', 'write_file', { path: 'src/calc.js', content: 'hijacked\n' })] },
-      { toolCalls: [call('v2', 'read_file', { path: 'src/calc.js' })] },
+      { toolCalls: [toolCall('v1', 'write_file', { path: 'src/calc.js', content: 'hijacked\n' })] },
+      { toolCalls: [toolCall('v2', 'read_file', { path: 'src/calc.js' })] },
       {
         text: '## Verification Result\n\n**Decision:** REJECT\n\n**Issues Found:**\n1. [critical] src/calc.js: add subtracts its arguments\n\n**Reasoning:** add returns a - b.',
       },
@@ -117,7 +93,7 @@ describe('verifier', () => {
       status: 'completed',
       output: expect.stringContaining('a - b'),
     })
-    const onDisk = await readFile(join(root, 'local', proposer, 'src', 'calc.js'), 'utf8')
+    const onDisk = await readFile(join(fixture.root, 'local', proposer, 'src', 'calc.js'), 'utf8')
     expect(onDisk).toBe('export const add = (a, b) => a - b\n')
 
     // The proposer's stream holds the outcome as harness items.
@@ -140,7 +116,7 @@ describe('verifier', () => {
     mock.enqueue(
       {
         toolCalls: [
-          call('f', 'write_file', {
+          toolCall('f', 'write_file', {
             path: 'src/calc.js',
             content: 'export const add = (a, b) => a + b\n',
           }),
@@ -157,7 +133,7 @@ describe('verifier', () => {
 
     // The fix is approved; completing the session is allowed again.
     mock.enqueue(
-      { toolCalls: [call('r', 'read_file', { path: 'src/calc.js' })] },
+      { toolCalls: [toolCall('r', 'read_file', { path: 'src/calc.js' })] },
       {
         text: '## Verification Result\n\n**Decision:** APPROVE\n\n**Issues Found:** None\n\n**Reasoning:** add adds.',
       },
@@ -177,7 +153,7 @@ describe('verifier', () => {
   })
 
   it('rejects fail-closed when the verifier answers without an explicit decision', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('local', { workspace: 'verify-ws2' })
     mock.enqueue({ text: 'It looks fine I guess.' })
     const answer = await verify(session_id, { paths: ['README.md'] })
@@ -185,7 +161,7 @@ describe('verifier', () => {
       verdict: 'rejected',
       issues: ['The verifier gave no explicit approval.'],
     })
-    const nothing = await app.request(`/v1/sessions/${session_id}/verify`, {
+    const nothing = await fixture.app.request(`/v1/sessions/${session_id}/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',

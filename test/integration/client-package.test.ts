@@ -4,22 +4,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
+import type { AppInstance } from '../support/app-instance.ts'
 import { collect, repoRoot } from '../support/cli-process.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
 
 /**
  * The client as the package ships it: `npm run build`'s client target, installed as
  * `node_modules/turnline` (package.json `exports["./client"]`), type-checked from a strict
  * NodeNext consumer and run from plain JavaScript against a real server.
  */
-const services = requireServices()
 let dir = ''
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let upstash: UpstashProxy
+let deployment: TestDeployment
 let mock: MockOpenAI
 let app: AppInstance
 
@@ -38,24 +34,11 @@ beforeAll(async () => {
   await symlink(join(repoRoot, 'node_modules/zod'), join(dir, 'node_modules/zod'), 'dir')
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n')
 
-  bucket = await createTestBucket(services.s3, 'clientpkg')
-  upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash,
-      modelBaseURL: mock.baseURL,
-      extra: { TURNLINE_LOG: 'off' },
-    }),
-  )
+  deployment = await startTestDeployment('clientpkg', { TURNLINE_LOG: 'off' })
+  ;({ mock, app } = deployment)
 }, 180_000)
 afterAll(async () => {
-  await app?.close()
-  await mock?.close()
-  await upstash?.close()
-  await bucket?.destroy()
+  await deployment?.close()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type SeqEvent, TurnlineClient, turnEvents } from '../../client/index.ts'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
+import type { AppInstance } from '../support/app-instance.ts'
 import { type CuttingProxy, startCuttingProxy } from '../support/cutting-proxy.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
 
 /**
  * The client's streams survive real connection loss: a TCP proxy between client and server
@@ -14,39 +12,24 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * it again with its Idempotency-Key; either way every event arrives exactly once, in order, and
  * the turn runs once.
  */
-const services = requireServices()
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let upstash: UpstashProxy
+let deployment: TestDeployment
 let mock: MockOpenAI
 let app: AppInstance
 let direct: TurnlineClient
 const proxies: CuttingProxy[] = []
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'resume')
-  upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  app = await startAppInstance(
-    deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash,
-      modelBaseURL: mock.baseURL,
-      extra: {
-        TURNLINE_FOLLOW_MAX_SECONDS: '1',
-        TURNLINE_FOLLOW_POLL_MS: '50',
-        TURNLINE_LOG: 'off',
-      },
-    }),
-  )
+  deployment = await startTestDeployment('resume', {
+    TURNLINE_FOLLOW_MAX_SECONDS: '1',
+    TURNLINE_FOLLOW_POLL_MS: '50',
+    TURNLINE_LOG: 'off',
+  })
+  ;({ mock, app } = deployment)
   direct = new TurnlineClient({ baseUrl: app.url })
 })
 afterAll(async () => {
   for (const proxy of proxies) await proxy.close()
-  await app?.close()
-  await mock?.close()
-  await upstash?.close()
-  await bucket?.destroy()
+  await deployment?.close()
 })
 beforeEach(() => mock.reset())
 

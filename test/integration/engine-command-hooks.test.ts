@@ -1,31 +1,14 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEngine } from '../support/engine-harness.ts'
-import type { RunnerProcess } from '../support/runner-process.ts'
-import { attachRunner } from '../support/sandbox-engine.ts'
+import { describe, expect, it } from 'vitest'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
 
 /** Command hooks run through the reference runner: payload on stdin, VT_* variables set. */
-const SECRET = 'runner-secret-hooks-0123'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let runner: RunnerProcess
-let root: string
-
-beforeAll(async () => {
-  engine = await startEngine()
-  root = await mkdtemp(join(tmpdir(), 'turnline-hooks-'))
-  runner = await attachRunner(engine, { root, secret: SECRET })
-})
-afterAll(async () => {
-  await runner?.stop()
-  await engine?.close()
-  await rm(root, { recursive: true, force: true })
-})
+const fixture = useEngineWithRunner('hooks')
 
 describe('command hooks through the runner', () => {
   it('a blocking pre_tool_use command exiting 2 denies; a stop hook gets the payload and VT_* env', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('local', {
       hooks: [
         {
@@ -63,7 +46,7 @@ describe('command hooks through the runner', () => {
       item: { tool_name: 'write_file', status: 'failed', outcome: 'hook_denied' },
     })
 
-    const files = await findFiles(root, ['stop-payload.json', 'stop-env.txt', 'a.txt'])
+    const files = await findFiles(fixture.root, ['stop-payload.json', 'stop-env.txt', 'a.txt'])
     expect(files['a.txt']).toBeUndefined()
     expect(JSON.parse(files['stop-payload.json'] ?? '{}')).toMatchObject({
       hook_event_name: 'Stop',

@@ -2,34 +2,32 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parseBatch } from '../../src/contract/batch.ts'
 import { listAll } from '../../src/ports/object-store.ts'
 import { scriptAgent } from '../support/compaction-engine.ts'
-import { startEngine, TOOL_SECRET } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { TOOL_SECRET } from '../support/engine-harness.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
 
 /**
  * `pre_compact` hooks run before the compaction boundary is recorded, with VT Code's payload;
  * the matcher compares against the trigger; a failing hook is a warning, never a lost compaction.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
+const fixture = useEngine()
 let receiver: Awaited<ReturnType<typeof startHookReceiver>>
 beforeAll(async () => {
-  engine = await startEngine()
   receiver = await startHookReceiver(TOOL_SECRET)
 })
 afterAll(async () => {
   await receiver.close()
-  await engine.close()
 })
 beforeEach(() => {
-  engine.mock.reset()
   receiver.received.length = 0
   receiver.setReply(() => ({ body: '{}' }))
 })
 
 async function boundariesCommitted(sid: string): Promise<number> {
-  const { objects } = await listAll(engine.store, `t1/default/.vtcode/sessions/${sid}/log/`)
+  const { objects } = await listAll(fixture.engine.store, `t1/default/.vtcode/sessions/${sid}/log/`)
   let count = 0
   for (const { key } of objects) {
-    const batch = parseBatch((await engine.store.get(key))?.body ?? new Uint8Array())
+    const batch = parseBatch((await fixture.engine.store.get(key))?.body ?? new Uint8Array())
     count += batch.events.filter((l) => l.event.type === 'thread.compact_boundary').length
   }
   return count
@@ -37,7 +35,7 @@ async function boundariesCommitted(sid: string): Promise<number> {
 
 describe('pre_compact hooks', () => {
   it('receive the payload before the boundary is committed; the matcher selects the trigger', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       hooks: [
         { event: 'pre_compact', type: 'http', url: receiver.url('/manual'), matcher: 'manual' },
@@ -73,7 +71,7 @@ describe('pre_compact hooks', () => {
   })
 
   it('records a failing hook as a warning and compacts anyway', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       hooks: [{ event: 'pre_compact', type: 'http', url: receiver.url('/down') }],
     })

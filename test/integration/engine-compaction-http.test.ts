@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
 import { isMemoryEnvelopeMessage } from '../../src/core/compaction/render-envelope.ts'
@@ -10,22 +10,20 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 
 /** `POST /v1/sessions/:id/compact` over real HTTP, on the real engine (tenant `local`). */
-let engine: Awaited<ReturnType<typeof startEngine>>
+const fixture = useEngine()
 let server: RunningServer
 beforeAll(async () => {
-  engine = await startEngine()
-  server = await serveApp(createApp({ api: engine.service, auth: { keys: [] }, log: () => {} }))
+  server = await serveApp(
+    createApp({ api: fixture.engine.service, auth: { keys: [] }, log: () => {} }),
+  )
 })
 afterAll(async () => {
   await server.close()
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
 })
 
 async function post(path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -45,7 +43,7 @@ async function createSession(body: Record<string, unknown> = {}) {
 
 describe('POST /v1/sessions/:id/compact', () => {
   it('always summarizes, answers the boundary, and a retried key gets the same answer', async () => {
-    const { mock, deps } = engine
+    const { mock, deps } = fixture.engine
     const sid = await createSession()
     const script = scriptAgent(mock, [{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }])
     for (const input of ['q1', 'q2', 'q3']) {
@@ -108,7 +106,7 @@ describe('POST /v1/sessions/:id/compact', () => {
   })
 
   it('refuses what it cannot compact with clear 4xx answers', async () => {
-    const { mock, receiver } = engine
+    const { mock, receiver } = fixture.engine
     const empty = await createSession()
     expect(await post(`/v1/sessions/${empty}/compact`)).toMatchObject({
       status: 409,

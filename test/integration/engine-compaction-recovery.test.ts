@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { isMemoryEnvelopeMessage } from '../../src/core/compaction/render-envelope.ts'
 import {
@@ -9,7 +9,8 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import type { MockStep } from '../support/mock-openai.ts'
 
 /**
@@ -18,17 +19,7 @@ import type { MockStep } from '../support/mock-openai.ts'
  * request and its tool results verbatim, one `recovery` boundary is emitted and the request is
  * retried once; a second failure ends the turn blocked (never success) and resumable.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-  engine.receiver.calls.length = 0
-})
+const fixture = useEngine()
 
 const OVERFLOW: MockStep = {
   status: 400,
@@ -43,7 +34,7 @@ const types = (events: ThreadEvent[]) =>
 
 /** A session with two earlier turns (a prefix worth compacting), auto-compaction off. */
 async function sessionWithPrefix(turns = 2) {
-  const { service, mock, receiver } = engine
+  const { service, mock, receiver } = fixture.engine
   const { session_id } = await service.createSession('t1', {
     instructions: 'Be brief.',
     tools: [echoTool(receiver.url)],
@@ -60,7 +51,7 @@ async function sessionWithPrefix(turns = 2) {
 
 describe('recovery compaction', () => {
   it('compacts the older prefix once after a context overflow, then the retry succeeds', async () => {
-    const { service, mock, receiver, deps } = engine
+    const { service, mock, receiver, deps } = fixture.engine
     const { sid, script } = await sessionWithPrefix(3)
     script.push(lookup('call_r1'), OVERFLOW, { text: 'fixed it' })
     const turn = await service.stepTurn('t1', sid, { input: 'fix the failing test' })
@@ -117,7 +108,7 @@ describe('recovery compaction', () => {
   })
 
   it('ends the turn blocked when the retry fails too, and a turn without input resumes it', async () => {
-    const { service, mock, receiver, deps } = engine
+    const { service, mock, receiver, deps } = fixture.engine
     const { sid, script } = await sessionWithPrefix()
     script.push(lookup('call_b1'), OVERFLOW, OVERFLOW)
     const turn = await service.stepTurn('t1', sid, { input: 'fix the failing test' })
@@ -152,7 +143,7 @@ describe('recovery compaction', () => {
   })
 
   it('recovers from a server error after tool output, but not from one before any tool ran', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { sid, script } = await sessionWithPrefix()
     script.push(lookup('call_s1'), { status: 500, message: 'upstream hiccup' }, { text: 'ok' })
     const turn = await service.stepTurn('t1', sid, { input: 'run the check' })
@@ -171,7 +162,7 @@ describe('recovery compaction', () => {
   })
 
   it('blocks at once when there is no older prefix to compact', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
     })

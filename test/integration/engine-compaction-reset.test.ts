@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseContextResetManifest } from '../../src/core/compaction/context-reset-policy.ts'
 import {
   assertNoOrphansInRequests,
@@ -8,7 +8,8 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import type { MockStep } from '../support/mock-openai.ts'
 
 /**
@@ -17,32 +18,23 @@ import type { MockStep } from '../support/mock-openai.ts'
  * surviving artifact, the reset banner, the manifest and the last compaction summary, in the
  * system prompt) plus its own input; the manifest is consumed. No event is emitted for it.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-})
+const fixture = useEngine()
 
 const BAD: MockStep = { status: 400, code: 'invalid_prompt', message: 'the prompt was refused' }
 const lastAgentRequest = () => {
-  const agent = engine.mock.requests.filter((r) => !isSummaryRequest(r))
+  const agent = fixture.engine.mock.requests.filter((r) => !isSummaryRequest(r))
   return requestTranscript(agent.at(-1) as (typeof agent)[0])
 }
 const manifestKey = (workspace: string) => `t1/${workspace}/.vtcode/tasks/current_context_reset.md`
 
 async function manifestText(workspace: string): Promise<string | undefined> {
-  const stored = await engine.store.get(manifestKey(workspace))
+  const stored = await fixture.engine.store.get(manifestKey(workspace))
   return stored ? new TextDecoder().decode(stored.body) : undefined
 }
 
 describe('context reset', () => {
   it('on_compaction: the turn after an automatic compaction starts from orientation only', async () => {
-    const { service, mock, receiver, deps } = engine
+    const { service, mock, receiver, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       workspace: 'reset-compaction',
       instructions: 'Be brief.',
@@ -116,7 +108,7 @@ describe('context reset', () => {
   })
 
   it('on_stall: consecutive failed turns reach the threshold, a completed turn starts over', async () => {
-    const { service, mock, deps } = engine
+    const { service, mock, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       harness: { context_reset_mode: 'on_stall', context_reset_stall_threshold: 2 },
     })
@@ -149,12 +141,12 @@ describe('context reset', () => {
   })
 
   it('is off by default: failed turns write no manifest', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {})
     scriptAgent(mock, [BAD, BAD, BAD])
     for (const input of ['a', 'b', 'c']) await service.stepTurn('t1', sid, { input })
     expect(await manifestText('default')).toBeUndefined()
-    const { state } = await committed(engine.deps, 't1', sid)
+    const { state } = await committed(fixture.engine.deps, 't1', sid)
     expect(state.compaction?.stall_count).toBeUndefined()
     expect(state.compaction?.reset_manifest).toBeUndefined()
   })

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import type { RequestSegment } from '../../src/contract/request-segment.ts'
 import {
   assertNoOrphansInRequests,
@@ -10,7 +10,8 @@ import {
   isSummaryRequest,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import { attachRunner } from '../support/sandbox-engine.ts'
 
 /**
@@ -19,26 +20,19 @@ import { attachRunner } from '../support/sandbox-engine.ts'
  * joining) opens the next segment with a new catalog hash and no boundary event; a model switch compacts
  * (trigger `model_switch`) when the history is long enough, else only opens a segment.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
+const fixture = useEngine()
 beforeEach(() => {
-  engine.mock.reset()
-  engine.deps.defaults.model = 'gpt-4o-mini'
-  delete engine.deps.sandbox
+  fixture.engine.deps.defaults.model = 'gpt-4o-mini'
+  delete fixture.engine.deps.sandbox
 })
 
 async function segmentOf(sid: string): Promise<RequestSegment | undefined> {
-  return (await committed(engine.deps, 't1', sid)).state.compaction?.segment
+  return (await committed(fixture.engine.deps, 't1', sid)).state.compaction?.segment
 }
 
 describe('request segments', () => {
   it('keeps one segment across ordinary turns and opens one when the tool catalog changes', async () => {
-    const { service, mock, receiver, deps } = engine
+    const { service, mock, receiver, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       instructions: 'Be brief.',
       tools: [echoTool(receiver.url)],
@@ -52,7 +46,7 @@ describe('request segments', () => {
 
     // The sandbox's built-in tools join the catalog (a real runner; no tool is called).
     const root = await mkdtemp(path.join(tmpdir(), 'turnline-segments-'))
-    const runner = await attachRunner(engine, { root, secret: 'runner-secret-0123456789' })
+    const runner = await attachRunner(fixture.engine, { root, secret: 'runner-secret-0123456789' })
     const turn = await service.stepTurn('t1', sid, { input: 'three' }).finally(async () => {
       await runner.stop()
       await rm(root, { recursive: true, force: true })
@@ -69,7 +63,7 @@ describe('request segments', () => {
   })
 
   it('compacts on a model switch once the history is long, and only opens a segment before', async () => {
-    const { service, mock, deps } = engine
+    const { service, mock, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', { instructions: 'Be brief.' })
     const script = scriptAgent(
       mock,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import { parseMemoryEnvelope } from '../../src/contract/memory-envelope.ts'
 import { loadTokenizer } from '../../src/core/compaction/bpe-tokenizer.ts'
@@ -12,7 +12,8 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import type { MockStep } from '../support/mock-openai.ts'
 
 /**
@@ -20,16 +21,7 @@ import type { MockStep } from '../support/mock-openai.ts'
  * provider's reported usage drives the decisions, the real tokenizer settles them near the
  * thresholds, and every request the mock model received keeps the tool-call protocol.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-})
+const fixture = useEngine()
 
 const Q = 'alpha beta gamma delta epsilon '.repeat(16).trim()
 
@@ -47,9 +39,9 @@ function toolTurn(n: number, callTokens: number, answerTokens: number): MockStep
 }
 
 async function newSession(harness: Record<string, unknown> = { max_context_tokens: 2000 }) {
-  const { session_id } = await engine.service.createSession('t1', {
+  const { session_id } = await fixture.engine.service.createSession('t1', {
     instructions: 'Be brief.',
-    tools: [echoTool(engine.receiver.url)],
+    tools: [echoTool(fixture.engine.receiver.url)],
     harness,
   })
   return session_id
@@ -57,7 +49,7 @@ async function newSession(harness: Record<string, unknown> = { max_context_token
 
 describe('automatic compaction', () => {
   it('marks a soft crossing pending, compacts at the next turn boundary, and keeps the protocol', async () => {
-    const { service, mock, deps, store } = engine
+    const { service, mock, deps, store } = fixture.engine
     const sid = await newSession()
     const script = scriptAgent(mock, [
       ...toolTurn(1, 300, 550),
@@ -171,7 +163,7 @@ describe('automatic compaction', () => {
   })
 
   it('defers a hard crossing inside a tool loop to the turn boundary, and compacts a hard crossing there at once', async () => {
-    const { service, mock, deps } = engine
+    const { service, mock, deps } = fixture.engine
     const sid = await newSession()
     const script = scriptAgent(mock, [
       ...toolTurn(1, 300, 500),
@@ -209,7 +201,7 @@ describe('automatic compaction', () => {
   })
 
   it('holds auto-compaction back after a failed summary call until a manual one succeeds', async () => {
-    const { service, mock, deps } = engine
+    const { service, mock, deps } = fixture.engine
     const sid = await newSession()
     const answer = (n: number, tokens: number) => ({
       text: `answer ${n}`,
@@ -236,7 +228,7 @@ describe('automatic compaction', () => {
   })
 
   it('leaves the session alone when auto-compaction is disabled', async () => {
-    const { service, mock, deps } = engine
+    const { service, mock, deps } = fixture.engine
     const sid = await newSession({ max_context_tokens: 2000, auto_compaction_enabled: false })
     const script = scriptAgent(mock, [
       ...toolTurn(1, 300, 1900),

@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { type StartedEngine, useEngine } from '../support/engine-fixture.ts'
 import { echoTool, startEngine } from '../support/engine-harness.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-  engine.receiver.calls.length = 0
-})
+const fixture = useEngine()
 
 describe('exactly-once turns', () => {
   it('answers a retried Idempotency-Key with the first outcome, without the model', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'only once' })
     const answers = []
@@ -66,7 +57,7 @@ describe('exactly-once turns', () => {
   })
 
   it('lets one of 10 concurrent turns run; the others get session_busy with a retry hint', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'slow', delayMs: 300 })
     const results = await Promise.allSettled(
@@ -85,7 +76,7 @@ describe('exactly-once turns', () => {
   })
 
   it('never shows a session to another tenant', async () => {
-    const { service } = engine
+    const { service } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     await expect(service.getSession('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
     await expect(service.stepTurn('t2', session_id, { input: 'x' })).rejects.toMatchObject({
@@ -101,28 +92,7 @@ describe('exactly-once turns', () => {
   })
 
   it('reports a tool call cut off by a crash honestly and never runs it again', async () => {
-    const inner = new MemoryObjectStore()
-    let crash = false
-    const dying: ObjectStore = {
-      get: (k) => inner.get(k),
-      list: (p, o) => inner.list(p, o),
-      delete: (k) => inner.delete(k),
-      put: (k, b, o) => {
-        // the writer dies right after the tool ran: its final batch never lands
-        if (crash && k.includes('/log/0000000002.json')) throw new Error('process killed')
-        return inner.put(k, b, o)
-      },
-    }
-    const a = await startEngine({ store: dying })
-    const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
-    try {
-      const tools = [echoTool(a.receiver.url)]
-      const { session_id } = await a.service.createSession('t1', { tools })
-      a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
-      crash = true
-      await expect(
-        a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey: 'k-crash' }),
-      ).rejects.toThrow('process killed')
+    await afterCrashedToolCall('k-crash', async ({ a, b, sessionId: session_id }) => {
       expect(a.receiver.calls).toHaveLength(1)
 
       // The retry continues the same turn: the cut-off call is reported failed, the model goes on.
@@ -156,35 +126,11 @@ describe('exactly-once turns', () => {
       const page = await b.service.readEvents('t1', session_id, -1, 100)
       expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i))
       expect(page.events.filter((e) => e.line.event.type === 'turn.started')).toHaveLength(1)
-    } finally {
-      await a.close()
-      await b.close()
-    }
+    })
   })
 
   it('refuses to continue a cut-off turn under its key with a different input (422)', async () => {
-    const inner = new MemoryObjectStore()
-    let crash = false
-    const dying: ObjectStore = {
-      get: (k) => inner.get(k),
-      list: (p, o) => inner.list(p, o),
-      delete: (k) => inner.delete(k),
-      put: (k, b, o) => {
-        if (crash && k.includes('/log/0000000002.json')) throw new Error('process killed')
-        return inner.put(k, b, o)
-      },
-    }
-    const a = await startEngine({ store: dying })
-    const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
-    try {
-      const tools = [echoTool(a.receiver.url)]
-      const { session_id } = await a.service.createSession('t1', { tools })
-      a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
-      crash = true
-      await expect(
-        a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey: 'k-open' }),
-      ).rejects.toThrow('process killed')
-
+    await afterCrashedToolCall('k-open', async ({ b, sessionId: session_id }) => {
       await expect(
         b.service.stepTurn('t1', session_id, { input: 'stop' }, { idempotencyKey: 'k-open' }),
       ).rejects.toMatchObject({ code: 'idempotency_key_reused' })
@@ -197,9 +143,45 @@ describe('exactly-once turns', () => {
         { idempotencyKey: 'k-open' },
       )
       expect(retry).toMatchObject({ turn_id: 'turn-1', status: 'completed' })
-    } finally {
-      await a.close()
-      await b.close()
-    }
+    })
   })
 })
+
+/**
+ * Two engines on one store, as two processes: `a` starts a turn under `idempotencyKey` whose one
+ * tool call runs, and then its writer dies: the turn's final batch never lands. `b` is the next
+ * process, with a brand-new coordinator (Redis flushed) and model server. Closes both after
+ * `check`.
+ */
+async function afterCrashedToolCall(
+  idempotencyKey: string,
+  check: (engines: { a: StartedEngine; b: StartedEngine; sessionId: string }) => Promise<void>,
+): Promise<void> {
+  const inner = new MemoryObjectStore()
+  let crash = false
+  const dying: ObjectStore = {
+    get: (k) => inner.get(k),
+    list: (p, o) => inner.list(p, o),
+    delete: (k) => inner.delete(k),
+    put: (k, b, o) => {
+      // the writer dies right after the tool ran: its final batch never lands
+      if (crash && k.includes('/log/0000000002.json')) throw new Error('process killed')
+      return inner.put(k, b, o)
+    },
+  }
+  const a = await startEngine({ store: dying })
+  const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
+  try {
+    const tools = [echoTool(a.receiver.url)]
+    const { session_id } = await a.service.createSession('t1', { tools })
+    a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+    crash = true
+    await expect(
+      a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey }),
+    ).rejects.toThrow('process killed')
+    await check({ a, b, sessionId: session_id })
+  } finally {
+    await a.close()
+    await b.close()
+  }
+}

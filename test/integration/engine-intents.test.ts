@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { useEngine } from '../support/engine-fixture.ts'
 import { startEngine } from '../support/engine-harness.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => engine.mock.reset())
+const fixture = useEngine()
 
 const userMessages = (body: Record<string, unknown> | undefined) =>
   ((body?.messages ?? []) as { role: string; content: string }[])
@@ -20,7 +14,7 @@ const userMessages = (body: Record<string, unknown> | undefined) =>
 
 describe('steering intents', () => {
   it('accepts 16 while a turn runs, refuses the 17th, and applies them in order next turn', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'slow answer', delayMs: 300 })
     const running = service.stepTurn('t1', session_id, { input: 'first' })
@@ -65,7 +59,7 @@ describe('steering intents', () => {
   })
 
   it('a turn with no input starts from the queued follow-ups', async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     await expect(service.stepTurn('t1', session_id, {})).rejects.toMatchObject({
       code: 'invalid_input',

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSdkMcpClient } from '../../adapters/mcp/sdk-mcp-client.ts'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
 
@@ -9,19 +10,16 @@ import type { MockRequest } from '../support/mock-openai.ts'
  * MCP tool discovery through the real engine: a real MCP server (the SDK's, over Streamable
  * HTTP) started here, the SDK client behind the McpClient port, the mock OpenAI server.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
+const fixture = useEngine()
 let mcp: TestMcpServer
 
 beforeAll(async () => {
-  engine = await startEngine()
-  engine.deps.mcp = { client: createSdkMcpClient(), servers: [] }
+  fixture.engine.deps.mcp = { client: createSdkMcpClient(), servers: [] }
   mcp = await startMcpServer()
 })
 afterAll(async () => {
   await mcp?.close()
-  await engine?.close()
 })
-beforeEach(() => engine.mock.reset())
 
 const docs = () => ({ name: 'docs', url: mcp.url, headers: { authorization: 'Bearer s3cret' } })
 const offered = (request: MockRequest | undefined) =>
@@ -32,26 +30,28 @@ const call = (name: string, args: unknown, id = 'c1') => ({
 
 async function stateOf(sessionId: string) {
   const ref = { tenant: 'local', workspace: 'default', sessionId }
-  return parseEngineState((await engine.deps.sessions.open(ref)).state)
+  return parseEngineState((await fixture.engine.deps.sessions.open(ref)).state)
 }
 
 describe('MCP tools in a session', () => {
   it('offers mcp__<server>__<tool> in catalog order and records a call as mcp_tool_call', async () => {
-    engine.mock.enqueue(call('mcp__docs__search', { q: 'serde' }), { text: 'Two hits.' })
-    const { session_id } = await engine.service.createSession('local', {
-      tools: [echoTool(engine.receiver.url)],
+    fixture.engine.mock.enqueue(call('mcp__docs__search', { q: 'serde' }), { text: 'Two hits.' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
+      tools: [echoTool(fixture.engine.receiver.url)],
       mcp_servers: [docs()],
       harness: { artifact_tools: false },
     })
-    const turn = await engine.service.stepTurn('local', session_id, { input: 'Find serde' })
+    const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'Find serde' })
     expect(turn.status).toBe('completed')
-    expect(offered(engine.mock.requests[0])).toEqual([
+    expect(offered(fixture.engine.mock.requests[0])).toEqual([
       'lookup',
       'mcp__docs__broken',
       'mcp__docs__search',
       'mcp__docs__unlock',
     ])
-    const search = ((engine.mock.requests[0]?.body.tools ?? []) as { function: unknown }[])[2]
+    const search = (
+      (fixture.engine.mock.requests[0]?.body.tools ?? []) as { function: unknown }[]
+    )[2]
     expect(search).toMatchObject({
       function: {
         description: 'Search the docs',
@@ -85,7 +85,10 @@ describe('MCP tools in a session', () => {
         status: 'completed',
       },
     })
-    const tool = engine.mock.requests[1]?.body.messages as { role: string; content: string }[]
+    const tool = fixture.engine.mock.requests[1]?.body.messages as {
+      role: string
+      content: string
+    }[]
     expect(tool.at(-1)).toEqual({
       role: 'tool',
       tool_call_id: 'c1',
@@ -93,18 +96,18 @@ describe('MCP tools in a session', () => {
     })
     expect(mcp.requests.every((r) => r.auth === 'Bearer s3cret')).toBe(true)
     // The API does not echo the credentials back.
-    const view = await engine.service.getSession('local', session_id)
+    const view = await fixture.engine.service.getSession('local', session_id)
     expect(view.config.mcp_servers?.[0]?.headers).toEqual({ authorization: '[redacted]' })
     expect((await stateOf(session_id)).mcp).toMatchObject({ epoch: 1, catalog: expect.any(String) })
   })
 
   it('a tool error fails the call; permission patterns apply to mcp__ names', async () => {
-    engine.mock.enqueue(call('mcp__docs__broken', {}), { text: 'It failed.' })
-    const { session_id } = await engine.service.createSession('local', {
+    fixture.engine.mock.enqueue(call('mcp__docs__broken', {}), { text: 'It failed.' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
       mcp_servers: [docs()],
       permissions: { mode: 'default', allow: ['mcp__docs__b*'] },
     })
-    const turn = await engine.service.stepTurn('local', session_id, { input: 'try' })
+    const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'try' })
     const output = turn.events.find(
       (e) => e.type === 'item.completed' && e.item.type === 'tool_output',
     )
@@ -116,8 +119,8 @@ describe('MCP tools in a session', () => {
       }),
     )
     // Not allowed, mode default: asks.
-    engine.mock.enqueue(call('mcp__docs__unlock', {}, 'c2'))
-    const asked = await engine.service.stepTurn('local', session_id, { input: 'unlock' })
+    fixture.engine.mock.enqueue(call('mcp__docs__unlock', {}, 'c2'))
+    const asked = await fixture.engine.service.stepTurn('local', session_id, { input: 'unlock' })
     expect(asked.status).toBe('awaiting_approval')
     expect(asked.events).toContainEqual({
       type: 'permission.requested',
@@ -126,17 +129,21 @@ describe('MCP tools in a session', () => {
   })
 
   it('tools/list_changed: the next turn reads the catalog again, in a new epoch and segment', async () => {
-    engine.mock.enqueue(call('mcp__docs__unlock', {}), { text: 'Unlocked.' })
-    const { session_id } = await engine.service.createSession('local', { mcp_servers: [docs()] })
-    await engine.service.stepTurn('local', session_id, { input: 'unlock it' })
+    fixture.engine.mock.enqueue(call('mcp__docs__unlock', {}), { text: 'Unlocked.' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
+      mcp_servers: [docs()],
+    })
+    await fixture.engine.service.stepTurn('local', session_id, { input: 'unlock it' })
     // The turn that heard the change keeps its tool set.
-    expect(offered(engine.mock.requests[1])).not.toContain('mcp__docs__secret')
+    expect(offered(fixture.engine.mock.requests[1])).not.toContain('mcp__docs__secret')
     const before = await stateOf(session_id)
     expect(before.mcp?.servers.docs?.stale).toBe(true)
 
-    engine.mock.enqueue(call('mcp__docs__secret', {}, 'c3'), { text: 'Told.' })
-    const next = await engine.service.stepTurn('local', session_id, { input: 'now the secret' })
-    expect(offered(engine.mock.requests[2])).toContain('mcp__docs__secret')
+    fixture.engine.mock.enqueue(call('mcp__docs__secret', {}, 'c3'), { text: 'Told.' })
+    const next = await fixture.engine.service.stepTurn('local', session_id, {
+      input: 'now the secret',
+    })
+    expect(offered(fixture.engine.mock.requests[2])).toContain('mcp__docs__secret')
     expect(next.events).toContainEqual(
       expect.objectContaining({
         item: expect.objectContaining({ type: 'tool_output', output: 'the secret' }),
@@ -159,20 +166,22 @@ describe('MCP tools in a session', () => {
   })
 
   it('resumes the MCP session across turns and starts a new one when the server forgot it', async () => {
-    engine.mock.enqueue({ text: 'hi' })
-    const { session_id } = await engine.service.createSession('local', { mcp_servers: [docs()] })
-    await engine.service.stepTurn('local', session_id, { input: 'hello' })
+    fixture.engine.mock.enqueue({ text: 'hi' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
+      mcp_servers: [docs()],
+    })
+    await fixture.engine.service.stepTurn('local', session_id, { input: 'hello' })
     const first = (await stateOf(session_id)).mcp?.servers.docs?.session_id
     expect(first).toBeDefined()
     mcp.requests.length = 0
-    engine.mock.enqueue(call('mcp__docs__search', { q: 'a' }), { text: 'ok' })
-    await engine.service.stepTurn('local', session_id, { input: 'search' })
+    fixture.engine.mock.enqueue(call('mcp__docs__search', { q: 'a' }), { text: 'ok' })
+    await fixture.engine.service.stepTurn('local', session_id, { input: 'search' })
     expect(mcp.requests.some((r) => r.rpc === 'initialize')).toBe(false)
     expect((await stateOf(session_id)).mcp?.servers.docs?.session_id).toBe(first)
 
     mcp.forget()
-    engine.mock.enqueue(call('mcp__docs__search', { q: 'b' }), { text: 'ok' })
-    const turn = await engine.service.stepTurn('local', session_id, { input: 'again' })
+    fixture.engine.mock.enqueue(call('mcp__docs__search', { q: 'b' }), { text: 'ok' })
+    const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'again' })
     expect(turn.events).toContainEqual(
       expect.objectContaining({
         item: expect.objectContaining({ type: 'tool_output', status: 'completed' }),
@@ -184,17 +193,17 @@ describe('MCP tools in a session', () => {
   })
 
   it('allowed_tools filters the catalog; an unreachable server is a warning, not a failure', async () => {
-    engine.mock.enqueue({ text: 'ok' })
-    const { session_id } = await engine.service.createSession('local', {
+    fixture.engine.mock.enqueue({ text: 'ok' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
       mcp_servers: [
         { ...docs(), allowed_tools: ['search'] },
         { name: 'gone', url: 'http://127.0.0.1:9/mcp' },
       ],
       harness: { artifact_tools: false },
     })
-    const turn = await engine.service.stepTurn('local', session_id, { input: 'hi' })
+    const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'hi' })
     expect(turn.status).toBe('completed')
-    expect(offered(engine.mock.requests[0])).toEqual(['mcp__docs__search'])
+    expect(offered(fixture.engine.mock.requests[0])).toEqual(['mcp__docs__search'])
     expect(turn.warnings?.join('\n')).toMatch(/MCP server gone: could not connect/)
     expect((await stateOf(session_id)).mcp?.servers.gone).toMatchObject({ stale: true })
   })
@@ -207,12 +216,12 @@ describe('MCP tools in a session', () => {
       { mcp_servers: [{ name: 'x', url: mcp.url, headers: { 'mcp-session-id': 'forged' } }] },
       {
         mcp_servers: [docs()],
-        tools: [{ ...echoTool(engine.receiver.url), name: 'mcp__docs__x' }],
+        tools: [{ ...echoTool(fixture.engine.receiver.url), name: 'mcp__docs__x' }],
       },
     ]
     for (const body of bad) {
       await expect(
-        engine.service.createSession('local', body as never),
+        fixture.engine.service.createSession('local', body as never),
         JSON.stringify(body),
       ).rejects.toMatchObject({ code: 'invalid_input' })
     }

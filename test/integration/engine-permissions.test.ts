@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { echoTool, startEngine, TOOL_SECRET } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool, TOOL_SECRET } from '../support/engine-harness.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
+const fixture = useEngine()
 let hooks: Awaited<ReturnType<typeof startHookReceiver>>
 beforeAll(async () => {
-  engine = await startEngine()
   hooks = await startHookReceiver(TOOL_SECRET)
 })
 afterAll(async () => {
-  await engine.close()
   await hooks.close()
 })
 beforeEach(() => {
-  engine.mock.reset()
-  engine.receiver.calls.length = 0
   hooks.received.length = 0
   hooks.setReply(() => ({ body: '{}' }))
 })
@@ -26,7 +23,7 @@ const call = { id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }
 
 describe('permissions', () => {
   it('asks, waits awaiting_approval, and continues the same tool loop once allowed', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
@@ -78,7 +75,7 @@ describe('permissions', () => {
   })
 
   it('a denied decision yields the permission_rejected items and the model is told', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
@@ -107,7 +104,7 @@ describe('permissions', () => {
   })
 
   it('deny wins over allow, and plan mode runs read-only tools only', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const denied = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { allow: ['*'], deny: ['look*'], mode: 'auto' },
@@ -137,7 +134,7 @@ describe('permissions', () => {
 
 describe('hooks', () => {
   it('a blocking pre_tool_use hook denies (hook_denied); a non-blocking deny is only recorded', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     hooks.setReply(() => ({ body: JSON.stringify({ decision: 'deny', reason: 'not today' }) }))
     const blocking = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
@@ -164,7 +161,7 @@ describe('hooks', () => {
   })
 
   it('session_start, post_tool_use and stop fire; a slow or dead hook never loses the turn', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     hooks.setReply((h) => (h.path === '/slow' ? { body: '{}', delayMs: 2000 } : { body: '{}' }))
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
@@ -191,7 +188,7 @@ describe('hooks', () => {
   })
 
   it('session_start fires with source resume when an open turn continues, and compact after a compaction', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },

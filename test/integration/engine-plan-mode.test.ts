@@ -1,24 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => engine.mock.reset())
+const fixture = useEngine()
 
 const PLAN = 'Intro.\n<proposed_plan>\n1. Read the code\n2. Fix the bug\n</proposed_plan>'
 const sent = () =>
-  ((engine.mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]).map(
-    (m) => `${m.role}:${m.content.slice(0, 40)}`,
-  )
+  (
+    (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as {
+      role: string
+      content: string
+    }[]
+  ).map((m) => `${m.role}:${m.content.slice(0, 40)}`)
 
 async function planned() {
-  const { service, mock } = engine
+  const { service, mock } = fixture.engine
   const { session_id } = await service.createSession('t1', {
     instructions: 'You are careful.',
     permissions: { mode: 'plan' },
@@ -52,14 +48,16 @@ describe('plan mode', () => {
       item: { id: `${turn.turn_id}-plan`, text: '1. Read the code\n2. Fix the bug' },
     })
     await expect(
-      engine.service.stepTurn('t1', session_id, { input: 'go on' }),
+      fixture.engine.service.stepTurn('t1', session_id, { input: 'go on' }),
     ).rejects.toMatchObject({ code: 'conflict' })
   })
 
   it('execute runs the build turn at once, keeping the transcript', async () => {
     const { session_id, turn } = await planned()
-    engine.mock.enqueue({ text: 'Built.' })
-    const built = await engine.service.approvePlan('t1', session_id, { decision: 'execute' })
+    fixture.engine.mock.enqueue({ text: 'Built.' })
+    const built = await fixture.engine.service.approvePlan('t1', session_id, {
+      decision: 'execute',
+    })
     expect(built.status).toBe('completed')
     // VT Code: the decision carries the planning turn's id, before the build turn starts
     expect(built.events.slice(0, 2)).toEqual([
@@ -76,7 +74,7 @@ describe('plan mode', () => {
     expect(sent()[0]).toBe('system:You are careful.')
     expect(sent()).toContain('user:fix the bug')
     await expect(
-      engine.service.approvePlan('t1', session_id, { decision: 'execute' }),
+      fixture.engine.service.approvePlan('t1', session_id, { decision: 'execute' }),
     ).rejects.toMatchObject({
       code: 'conflict',
     })
@@ -84,8 +82,10 @@ describe('plan mode', () => {
 
   it('fresh_context resets: context.reset fields, and the build turn sees no earlier transcript', async () => {
     const { session_id, turn } = await planned()
-    engine.mock.enqueue({ text: 'Built from the handoff.' })
-    const built = await engine.service.approvePlan('t1', session_id, { decision: 'fresh_context' })
+    fixture.engine.mock.enqueue({ text: 'Built from the handoff.' })
+    const built = await fixture.engine.service.approvePlan('t1', session_id, {
+      decision: 'fresh_context',
+    })
     const reset = built.events.find(
       (e): e is Extract<ThreadEvent, { type: 'context.reset' }> => e.type === 'context.reset',
     )
@@ -103,28 +103,30 @@ describe('plan mode', () => {
     expect(messages.slice(1)).toHaveLength(1)
     expect(messages[1]).toMatch(/^user:## HANDOFF FROM PREVIOUS AGENT/)
     const directive = (
-      (engine.mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]
+      (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]
     )[1]
     expect(directive?.content).toContain('### Task Context\nfix the bug\n\nApproved plan:')
-    expect(JSON.stringify(engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
+    expect(JSON.stringify(fixture.engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
     // The handoff protocol's path: the build turn oriented afresh (the directive carries the
     // handoff, so the orientation leaves it out), and the handoff stays in the state.
-    const orientation = await engine.service.getOrientation('t1', session_id)
+    const orientation = await fixture.engine.service.getOrientation('t1', session_id)
     expect(orientation.orientation).toMatchObject({ reason: 'plan_handoff', text: '' })
-    const view = await engine.service.getSession('t1', session_id)
+    const view = await fixture.engine.service.getSession('t1', session_id)
     expect(view.num_turns).toBe(2)
   })
 
   it('revise with feedback plans again; cancel only records the decision', async () => {
     const { session_id } = await planned()
-    engine.mock.enqueue({ text: PLAN.replace('Fix the bug', 'Fix the bug and add a test') })
-    const revised = await engine.service.approvePlan('t1', session_id, {
+    fixture.engine.mock.enqueue({ text: PLAN.replace('Fix the bug', 'Fix the bug and add a test') })
+    const revised = await fixture.engine.service.approvePlan('t1', session_id, {
       decision: 'revise',
       feedback: 'add a test',
     })
     expect(revised.status).toBe('awaiting_approval')
     expect(sent().at(-1)).toMatch(/^user:Revise the plan/)
-    const cancelled = await engine.service.approvePlan('t1', session_id, { decision: 'cancel' })
+    const cancelled = await fixture.engine.service.approvePlan('t1', session_id, {
+      decision: 'cancel',
+    })
     expect(cancelled.status).toBe('completed')
     // only the decision, under the planning turn's id: no new turn
     expect(cancelled.events).toEqual([

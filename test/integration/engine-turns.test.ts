@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseVersionedLine } from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { useEngine } from '../support/engine-fixture.ts'
+import { echoTool } from '../support/engine-harness.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => {
-  engine.mock.reset()
-  engine.receiver.calls.length = 0
-})
+const fixture = useEngine()
 
 const types = (events: ThreadEvent[]) =>
   events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type))
 
 describe('turn engine', () => {
   it('runs a multi-turn session with an HTTP tool and records it canonically', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const created = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       instructions: 'Be brief.',
@@ -131,7 +122,7 @@ describe('turn engine', () => {
   })
 
   it('tells the model why its arguments were invalid and does not call the tool', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', { tools: [echoTool(receiver.url)] })
     mock.enqueue(
       { toolCalls: [{ id: 'call_9', name: 'lookup', arguments: '{"q": 42}' }] },
@@ -159,7 +150,7 @@ describe('turn engine', () => {
   })
 
   it('forwards tool arguments byte for byte; what JSON.parse would change is shown as the raw text', async () => {
-    const { service, mock, receiver } = engine
+    const { service, mock, receiver } = fixture.engine
     receiver.calls.length = 0
     const tool = { ...echoTool(receiver.url), parameters: { type: 'object' } }
     const { session_id } = await service.createSession('t1', { tools: [tool] })
@@ -182,7 +173,7 @@ describe('turn engine', () => {
   })
 
   it('writes events.jsonl whose every line is a valid versioned ThreadEvent', async () => {
-    const { service, mock, store } = engine
+    const { service, mock, store } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     mock.enqueue({ text: 'a' }, { text: 'b' })
     await service.stepTurn('t1', session_id, { input: 'x' })

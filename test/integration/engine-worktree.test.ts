@@ -1,34 +1,12 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEngine } from '../support/engine-harness.ts'
-import type { RunnerProcess } from '../support/runner-process.ts'
-import { attachRunner } from '../support/sandbox-engine.ts'
+import { describe, expect, it } from 'vitest'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
+import { toolCall } from '../support/model-tool-call.ts'
 
 /** A sub-agent (a fork with isolation "worktree") works in a git worktree of the source. */
-const SECRET = 'runner-secret-worktree-01'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let runner: RunnerProcess
-let root: string
-
-beforeAll(async () => {
-  engine = await startEngine()
-  root = await mkdtemp(join(tmpdir(), 'turnline-worktree-'))
-  runner = await attachRunner(engine, { root, secret: SECRET })
-})
-afterAll(async () => {
-  await runner?.stop()
-  await engine?.close()
-  await rm(root, { recursive: true, force: true })
-})
-
-const call = (id: string, name: string, args: object) => ({
-  id,
-  name,
-  arguments: JSON.stringify(args),
-})
+const fixture = useEngineWithRunner('worktree')
 
 async function findDir(dir: string, name: string): Promise<string | undefined> {
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
@@ -39,13 +17,13 @@ async function findDir(dir: string, name: string): Promise<string | undefined> {
 
 describe('worktree isolation', () => {
   it("keeps a sub-agent's changes in its own worktree, refusing paths that leave it", async () => {
-    const { service, mock } = engine
+    const { service, mock } = fixture.engine
     const { session_id } = await service.createSession('local', {})
     // The source workspace becomes a git repository with one commit.
     mock.enqueue(
       {
         toolCalls: [
-          call('g1', 'exec_command', {
+          toolCall('g1', 'exec_command', {
             cmd: 'git init -q && echo base > base.txt && git add . && git -c user.email=t@t -c user.name=t commit -qm init && echo ok',
             yield_time_ms: 5000,
           }),
@@ -60,9 +38,11 @@ describe('worktree isolation', () => {
     mock.enqueue({ text: 'summary of the parent' })
     const child = await service.fork('local', session_id, { isolation: 'worktree' })
     mock.enqueue(
-      { toolCalls: [call('w1', 'write_file', { path: 'feature.txt', content: 'child work\n' })] },
-      { toolCalls: [call('w2', 'write_file', { path: '../../../escaped.txt', content: 'x' })] },
-      { toolCalls: [call('r1', 'read_file', { path: 'base.txt' })] },
+      {
+        toolCalls: [toolCall('w1', 'write_file', { path: 'feature.txt', content: 'child work\n' })],
+      },
+      { toolCalls: [toolCall('w2', 'write_file', { path: '../../../escaped.txt', content: 'x' })] },
+      { toolCalls: [toolCall('r1', 'read_file', { path: 'base.txt' })] },
       { text: 'done' },
     )
     const turn = await service.stepTurn('local', child.session_id, { input: 'add a feature' })
@@ -81,14 +61,16 @@ describe('worktree isolation', () => {
     )
     expect(change).toMatchObject({ item: { changes: [{ path: 'feature.txt', kind: 'add' }] } })
 
-    const worktrees = await findDir(root, 'worktrees')
+    const worktrees = await findDir(fixture.root, 'worktrees')
     expect(worktrees).toBeDefined()
     const [name] = await readdir(worktrees as string)
     const tree = join(worktrees as string, name as string)
     expect(await readFile(join(tree, 'feature.txt'), 'utf8')).toBe('child work\n')
     expect(existsSync(join(tree, '..', '..', '..', 'feature.txt'))).toBe(false)
     expect(
-      (await readdir(root, { recursive: true })).some((p) => String(p).endsWith('escaped.txt')),
+      (await readdir(fixture.root, { recursive: true })).some((p) =>
+        String(p).endsWith('escaped.txt'),
+      ),
     ).toBe(false)
   })
 })

@@ -1,46 +1,13 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { describe, expect, it } from 'vitest'
 import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
-import {
-  type ExecToolContext,
-  type ExecToolResult,
-  runExecTool,
-} from '../../src/core/sandbox/exec-tools.ts'
-import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { type ExecToolResult, runExecTool } from '../../src/core/sandbox/exec-tools.ts'
+import { execToolCalls } from '../support/exec-tool-context.ts'
+import { useRunnerProcess } from '../support/runner-fixture.ts'
 
-const secret = 'exec-output-runner-secret-012345'
-let root: string
-let runner: RunnerProcess
-let client: HttpSandboxRunner
-let sessions = 0
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'turnline-exec-output-'))
-  runner = await startRunnerProcess({ root, secret })
-  client = new HttpSandboxRunner({ url: runner.url, secret })
-})
-
-afterAll(async () => {
-  await runner?.stop()
-  if (root) await rm(root, { recursive: true, force: true })
-})
-
-function context(scope: SandboxScope): ExecToolContext {
-  sessions += 1
-  return {
-    runner: client,
-    scope,
-    call: { toolCallId: `call_${sessions}`, itemId: `item_${sessions}` },
-    now: Date.now,
-    budgetMs: 30_000,
-  }
-}
-
-const fresh = (): SandboxScope => ({ tenant: 'acme', sessionId: `output-${++sessions}` })
+const fixture = useRunnerProcess('exec-output')
+const { context, freshScope } = execToolCalls(() => fixture.client, 'output')
 
 function done(result: ExecToolResult) {
   if (result.kind !== 'done') throw new Error(`expected done, got ${JSON.stringify(result)}`)
@@ -49,7 +16,7 @@ function done(result: ExecToolResult) {
 
 describe('command output through exec_command and write_stdin', () => {
   it('10 MB of output: a bounded preview, exact byte count, the whole file in the spool', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const total = 10 * 1024 * 1024
     const first = done(
       await runExecTool(
@@ -77,13 +44,13 @@ describe('command output through exec_command and write_stdin', () => {
     })
     expect(r.spool_path).toBe(`.vtcode/context/tool_outputs/write_stdin_${r.session_id}.txt`)
     expect(first.spoolPath).toBe(r.spool_path)
-    expect((await stat(join(root, scope.tenant, scope.sessionId, r.spool_path!))).size).toBe(
-      total + 13,
-    )
+    expect(
+      (await stat(join(fixture.root, scope.tenant, scope.sessionId, r.spool_path!))).size,
+    ).toBe(total + 13)
   })
 
   it('withholds the spool path while an exited command still drains, then gives it', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const cmd = "head -c 20000 /dev/zero | tr '\\0' a; (sleep 1; echo late) &"
     const first = done(
       await runExecTool('exec_command', { cmd, yield_time_ms: 500 }, context(scope)),

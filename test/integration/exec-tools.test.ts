@@ -1,54 +1,14 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { describe, expect, it } from 'vitest'
 import { PendingWaitSchema } from '../../src/contract/sandbox-tool-args.ts'
 import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
-import {
-  type ExecToolContext,
-  type ExecToolResult,
-  resumeWait,
-  runExecTool,
-} from '../../src/core/sandbox/exec-tools.ts'
-import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { type ExecToolResult, resumeWait, runExecTool } from '../../src/core/sandbox/exec-tools.ts'
+import { execToolCalls } from '../support/exec-tool-context.ts'
+import { useRunnerProcess } from '../support/runner-fixture.ts'
 
-const secret = 'exec-tools-runner-secret-012345'
-let root: string
-let runner: RunnerProcess
-let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>
-let client: HttpSandboxRunner
-let sessions = 0
-let calls = 0
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'turnline-exec-tools-'))
-  receiver = await startCallbackReceiver(secret)
-  runner = await startRunnerProcess({ root, secret, callbackUrl: receiver.url })
-  client = new HttpSandboxRunner({ url: runner.url, secret })
-})
-
-afterAll(async () => {
-  await runner?.stop()
-  await receiver?.close()
-  if (root) await rm(root, { recursive: true, force: true })
-})
-
-function context(scope: SandboxScope, extra: Partial<ExecToolContext> = {}): ExecToolContext {
-  calls += 1
-  return {
-    runner: client,
-    scope,
-    call: { toolCallId: `call_${calls}`, itemId: `item_${calls}` },
-    now: Date.now,
-    budgetMs: 30_000,
-    ...extra,
-  }
-}
-
-const fresh = (): SandboxScope => ({ tenant: 'acme', sessionId: `tools-${++sessions}` })
+const fixture = useRunnerProcess('exec-tools', { callbacks: {} })
+const { context, freshScope } = execToolCalls(() => fixture.client, 'tools')
 
 function done(result: ExecToolResult) {
   if (result.kind !== 'done') throw new Error(`expected done, got ${JSON.stringify(result)}`)
@@ -58,7 +18,7 @@ function done(result: ExecToolResult) {
 
 describe('exec_command and write_stdin', () => {
   it('a command outlives its yield; a wait returns the exit code, output and wait fields', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const first = done(
       await runExecTool(
         'exec_command',
@@ -110,7 +70,7 @@ describe('exec_command and write_stdin', () => {
   })
 
   it('a wait longer than the invocation budget is pending; resumed after the exit it reports all output', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const first = done(
       await runExecTool(
         'exec_command',
@@ -134,7 +94,7 @@ describe('exec_command and write_stdin', () => {
     const again = await resumeWait(stored, context(scope, { budgetMs: 500 }))
     expect(again.kind).toBe('pending')
 
-    const notice = await receiver.accepted(id)
+    const notice = await fixture.receiver.accepted(id)
     expect(notice.callback).toMatchObject({ exit_code: 0, total_output_bytes: 12 })
     const resumed = done(await resumeWait(stored, context(scope, { budgetMs: 500 })))
     expect(resumed.response).toMatchObject({
@@ -148,7 +108,7 @@ describe('exec_command and write_stdin', () => {
   })
 
   it('caps a wait at the ceiling, and the deadline leaves the command running', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const id = done(
       await runExecTool('exec_command', { cmd: 'sleep 20', yield_time_ms: 0 }, context(scope)),
     ).response.session_id
@@ -167,11 +127,11 @@ describe('exec_command and write_stdin', () => {
       await runExecTool('write_stdin', { session_id: id, chars: '' }, context(scope)),
     )
     expect(polled.response.is_exited).toBe(false)
-    await client.close(scope, id)
+    await fixture.client.close(scope, id)
   })
 
   it('writes stdin and polls', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const id = done(
       await runExecTool(
         'exec_command',
@@ -198,20 +158,20 @@ describe('exec_command and write_stdin', () => {
   })
 
   it('a retried call re-attaches instead of running the command again', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const ctx = context(scope)
     const args = { cmd: 'echo ran >> count.txt; echo ok', yield_time_ms: 1000 }
     const a = done(await runExecTool('exec_command', args, ctx))
     const b = done(await runExecTool('exec_command', args, ctx))
     expect(b.response.session_id).toBe(a.response.session_id)
     expect(b.response.output).toBe('ok\n')
-    expect(await readFile(join(root, scope.tenant, scope.sessionId, 'count.txt'), 'utf8')).toBe(
-      'ran\n',
-    )
+    expect(
+      await readFile(join(fixture.root, scope.tenant, scope.sessionId, 'count.txt'), 'utf8'),
+    ).toBe('ran\n')
   })
 
   it('invalid arguments, escapes and escalation are answered without running anything', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     expect(await runExecTool('exec_command', '{"cmd":', context(scope))).toMatchObject({
       kind: 'invalid',
     })
@@ -251,9 +211,9 @@ describe('exec_command and write_stdin', () => {
       success: false,
       error: expect.stringContaining('no exec session'),
     })
-    const entries = await readFile(join(root, scope.tenant, scope.sessionId, 'escalated')).catch(
-      () => 'absent',
-    )
+    const entries = await readFile(
+      join(fixture.root, scope.tenant, scope.sessionId, 'escalated'),
+    ).catch(() => 'absent')
     expect(entries).toBe('absent')
   })
 })

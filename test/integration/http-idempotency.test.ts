@@ -1,44 +1,32 @@
 import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type AppInstance, startAppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * Idempotency-Key on S3 + Upstash: a key is scoped to its session, remembers the request it was
  * first used with (the same key with another request is 422 idempotency_key_reused, never a
  * silent replay of the first answer), and its records hold across instances and restarts.
  */
-const services = requireServices()
 const API_KEY = 'api-key-idempotency-0123456789'
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let backends: TestBackends
 let mock: MockOpenAI
 let admin: IORedis
 let env: Record<string, string>
 const instances: AppInstance[] = []
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'idem')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  admin = new IORedis(services.redisUrl)
-  env = deploymentEnv({
-    s3: services.s3,
-    bucket: bucket.bucket,
-    upstash: proxy,
-    modelBaseURL: mock.baseURL,
-    extra: { TURNLINE_API_KEYS: `${API_KEY}=idem-tenant` },
-  })
+  backends = await startTestBackends('idem')
+  ;({ mock } = backends)
+  admin = new IORedis(requireServices().redisUrl)
+  env = backends.env({ TURNLINE_API_KEYS: `${API_KEY}=idem-tenant` })
 })
 afterAll(async () => {
   for (const instance of instances) await instance.close()
   admin?.disconnect()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
 })
 beforeEach(() => mock.reset())
 

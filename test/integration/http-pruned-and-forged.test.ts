@@ -1,42 +1,30 @@
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { type AppInstance, startAppInstance } from '../support/app-instance.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * Bad input on S3 + Upstash is a 4xx, never a 5xx: list cursors the server did not issue are
  * 400; a session pruned by retention is 404 everywhere (its Idempotency-Key, its events, a
  * process that still has it cached); and no error message names a storage key.
  */
-const services = requireServices()
 const API_KEY = 'api-key-pruned-0123456789ab'
 const KEY_LAYOUT = /\.vtcode|\.turnline|\/log\/|manifest\.json|sessions\//
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let backends: TestBackends
+let bucket: TestBackends['bucket']
 let mock: MockOpenAI
 let env: Record<string, string>
 const instances: AppInstance[] = []
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'pruned')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  env = deploymentEnv({
-    s3: services.s3,
-    bucket: bucket.bucket,
-    upstash: proxy,
-    modelBaseURL: mock.baseURL,
-    extra: { TURNLINE_API_KEYS: `${API_KEY}=tenant-p` },
-  })
+  backends = await startTestBackends('pruned')
+  ;({ bucket, mock } = backends)
+  env = backends.env({ TURNLINE_API_KEYS: `${API_KEY}=tenant-p` })
 })
 afterAll(async () => {
   for (const instance of instances) await instance.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
 })
 beforeEach(() => mock.reset())
 

@@ -7,51 +7,38 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { requireServices } from '../support/services.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { parseSse } from '../support/sse-frames.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
  * The app over real HTTP, configured through createDeps like a deployment: S3ObjectStore on moto,
  * the Upstash coordinator through the REST proxy on redis-server, the OpenAI adapter on the mock
  * server, and a session-defined HTTP tool served by a receiver that verifies signatures.
  */
-const services = requireServices()
 const KEY_A = 'key-a-0123456789abcdef'
 const KEY_B = 'key-b-0123456789abcdef'
 const MASTER = 'http-session-master-secret'
 
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let backends: TestBackends
+let bucket: TestBackends['bucket']
 let mock: MockOpenAI
 let receiver: Awaited<ReturnType<typeof startToolReceiver>>
 let server: RunningServer
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'http')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
+  backends = await startTestBackends('http')
+  ;({ bucket, mock } = backends)
   receiver = await startToolReceiver(createHmac('sha256', MASTER).update('tenant-a').digest('hex'))
-  const deps = await createDeps({
-    TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
-    S3_BUCKET: bucket.bucket,
-    S3_ENDPOINT: services.s3.endpoint,
-    S3_REGION: services.s3.region,
-    S3_FORCE_PATH_STYLE: 'true',
-    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
-    UPSTASH_REDIS_REST_URL: proxy.url,
-    UPSTASH_REDIS_REST_TOKEN: proxy.token,
-    OPENAI_BASE_URL: mock.baseURL,
-    OPENAI_API_KEY: 'test',
-    TURNLINE_MODEL: 'gpt-4o-mini',
-    TURNLINE_TOOL_SECRET: MASTER,
-    TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
-    TURNLINE_FOLLOW_POLL_MS: '50',
-  })
+  const deps = await createDeps(
+    backends.env({
+      TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
+      TURNLINE_TOOL_SECRET: MASTER,
+      TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+      TURNLINE_FOLLOW_POLL_MS: '50',
+    }),
+  )
   const app = createApp({
     api: new SessionService(deps.service),
     auth: deps.auth,
@@ -62,10 +49,8 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
-  await mock?.close()
   await receiver?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
 })
 beforeEach(() => {
   mock.reset()

@@ -11,12 +11,10 @@ import {
   isStreamingHandler,
   type StreamingHandler,
 } from '../support/lambda-runtime.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { threadCompleted, threadStarted } from '../support/sample-events.ts'
-import { requireServices } from '../support/services.ts'
 import { parseSse } from '../support/sse-frames.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * The Lambda bundle exactly as deployed: `npm run build:lambda` into a temp folder, its
@@ -26,11 +24,10 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  */
 const root = new URL('../../', import.meta.url).pathname
 const KEY = 'lambda-key-0123456789'
-const services = requireServices()
 
 let out = ''
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let backends: TestBackends
+let bucket: TestBackends['bucket']
 let mock: MockOpenAI
 let handler: StreamingHandler
 let retention: () => Promise<{ deleted: { sessions: string[] }[] }>
@@ -43,27 +40,18 @@ beforeAll(async () => {
   })
   if (built.status !== 0)
     throw new Error(`the Lambda build failed:\n${built.stdout}${built.stderr}`)
-  bucket = await createTestBucket(services.s3, 'lambda')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
+  backends = await startTestBackends('lambda')
+  ;({ bucket, mock } = backends)
 
   // The function's configuration, read once when the runtime loads the module.
   const saved = { ...process.env }
-  Object.assign(process.env, {
-    TURNLINE_API_KEYS: `${KEY}=tenant-l`,
-    S3_BUCKET: bucket.bucket,
-    S3_ENDPOINT: services.s3.endpoint,
-    S3_REGION: services.s3.region,
-    S3_FORCE_PATH_STYLE: 'true',
-    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
-    UPSTASH_REDIS_REST_URL: proxy.url,
-    UPSTASH_REDIS_REST_TOKEN: proxy.token,
-    OPENAI_BASE_URL: mock.baseURL,
-    OPENAI_API_KEY: 'test',
-    TURNLINE_MODEL: 'gpt-4o-mini',
-    TURNLINE_TOOL_SECRET: 'lambda-tool-secret-0123',
-  })
+  Object.assign(
+    process.env,
+    backends.env({
+      TURNLINE_API_KEYS: `${KEY}=tenant-l`,
+      TURNLINE_TOOL_SECRET: 'lambda-tool-secret-0123',
+    }),
+  )
   try {
     installLambdaGlobals()
     const loaded = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as {
@@ -81,9 +69,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
   if (out) await rm(out, { recursive: true, force: true })
 })
 

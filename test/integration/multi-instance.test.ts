@@ -4,14 +4,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Batch, parseBatch } from '../../src/contract/batch.ts'
 import { listAll } from '../../src/ports/object-store.ts'
-import { deploymentEnv } from '../support/app-instance.ts'
 import { type CallbackRelay, startCallbackRelay } from '../support/callback-relay.ts'
-import { type MockOpenAI, type MockRequest, startMockOpenAI } from '../support/mock-openai.ts'
+import type { MockOpenAI, MockRequest } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * Three `npm start` processes (functions/entries/node.ts) on one S3 bucket (moto) and one Upstash
@@ -21,7 +18,6 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * Idempotency-Key, a runner callback accepted once whichever instance it reaches, and a turn
  * whose instance is killed is finished by another without a second history.
  */
-const services = requireServices()
 const API_KEY = 'multi-instance-key-0123456789'
 const AUTH = { authorization: `Bearer ${API_KEY}` }
 const RUNNER_SECRET = 'multi-instance-runner-secret-0123'
@@ -34,8 +30,8 @@ interface Instance {
   entry: NodeEntry
 }
 
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let proxy: UpstashProxy
+let backends: TestBackends
+let bucket: TestBackends['bucket']
 let mock: MockOpenAI
 let relay: CallbackRelay
 let runner: RunnerProcess
@@ -46,9 +42,8 @@ let B: Instance
 let C: Instance
 
 beforeAll(async () => {
-  bucket = await createTestBucket(services.s3, 'multi')
-  proxy = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
+  backends = await startTestBackends('multi')
+  ;({ bucket, mock } = backends)
   relay = await startCallbackRelay()
   runnerRoot = await mkdtemp(join(tmpdir(), 'turnline-multi-runner-'))
   // The sandbox user must get through to the workspaces (mkdtemp makes the folder 0700).
@@ -59,21 +54,15 @@ beforeAll(async () => {
     callbackUrl: relay.url,
   })
   // Everything an instance knows comes from this environment, the same for all of them.
-  const env = deploymentEnv({
-    s3: services.s3,
-    bucket: bucket.bucket,
-    upstash: proxy,
-    modelBaseURL: mock.baseURL,
-    extra: {
-      PORT: '0',
-      TURNLINE_API_KEYS: `${API_KEY}=acme`,
-      TURNLINE_TOOL_SECRET: 'multi-instance-tool-secret-0123',
-      TURNLINE_RUNNER_URL: runner.url,
-      TURNLINE_RUNNER_SECRET: RUNNER_SECRET,
-      TURNLINE_LEASE_MS: String(LEASE_MS),
-      // A command wait beyond 2 s ends the invocation: the turn answers `waiting`.
-      TURNLINE_INVOCATION_BUDGET_MS: '2000',
-    },
+  const env = backends.env({
+    PORT: '0',
+    TURNLINE_API_KEYS: `${API_KEY}=acme`,
+    TURNLINE_TOOL_SECRET: 'multi-instance-tool-secret-0123',
+    TURNLINE_RUNNER_URL: runner.url,
+    TURNLINE_RUNNER_SECRET: RUNNER_SECRET,
+    TURNLINE_LEASE_MS: String(LEASE_MS),
+    // A command wait beyond 2 s ends the invocation: the turn answers `waiting`.
+    TURNLINE_INVOCATION_BUDGET_MS: '2000',
   })
   const start = async (name: string): Promise<Instance> => {
     const entry = startNodeEntry(env)
@@ -87,9 +76,7 @@ afterAll(async () => {
   await Promise.all(instances.map((instance) => instance.entry.stop()))
   await runner?.stop()
   await relay?.close()
-  await mock?.close()
-  await proxy?.close()
-  await bucket?.destroy()
+  await backends?.close()
   if (runnerRoot) await rm(runnerRoot, { recursive: true, force: true })
 })
 

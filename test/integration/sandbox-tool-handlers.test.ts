@@ -1,29 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxToolHandlers } from '../../src/core/sandbox/sandbox-tool-handlers.ts'
 import type { ToolRunContext, ToolRunResult } from '../../src/core/tools/tool-handler.ts'
 import { ToolRegistry } from '../../src/core/tools/tool-registry.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { useRunnerProcess } from '../support/runner-fixture.ts'
 
-const secret = 'handlers-runner-secret-0123456789'
-let root: string
-let runner: RunnerProcess
+const fixture = useRunnerProcess('handlers')
 let registry: ToolRegistry
 let items = 100
 
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'turnline-handlers-'))
-  runner = await startRunnerProcess({ root, secret })
-  const client = new HttpSandboxRunner({ url: runner.url, secret })
-  registry = new ToolRegistry(sandboxToolHandlers({ runner: client, reserveMs: 0 }))
-})
-
-afterAll(async () => {
-  await runner?.stop()
-  if (root) await rm(root, { recursive: true, force: true })
+beforeAll(() => {
+  registry = new ToolRegistry(sandboxToolHandlers({ runner: fixture.client, reserveMs: 0 }))
 })
 
 function context(sessionId: string, remainingMs = 30_000): ToolRunContext {
@@ -161,7 +149,7 @@ describe('sandbox tool handlers', () => {
         status: 'failed',
       },
     })
-    expect(await readFile(join(root, 'acme', 'h2', 'more.md'), 'utf8')).toBe('m\n')
+    expect(await readFile(join(fixture.root, 'acme', 'h2', 'more.md'), 'utf8')).toBe('m\n')
     const read = done(
       await run('read_file', { path: 'notes.md', offset: 2, limit: 1 }, context('h2')),
     )

@@ -1,58 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
+import { describe, expect, it } from 'vitest'
 import type { ExecResponse } from '../../src/core/sandbox/exec-response.ts'
 import { WRITE_STDIN_TOOL } from '../../src/core/sandbox/exec-tool-schemas.ts'
-import {
-  type ExecToolContext,
-  type ExecToolResult,
-  resumeWait,
-} from '../../src/core/sandbox/exec-tools.ts'
+import { type ExecToolResult, resumeWait } from '../../src/core/sandbox/exec-tools.ts'
 import { sandboxToolHandlers } from '../../src/core/sandbox/sandbox-tool-handlers.ts'
 import {
   runUnifiedExec,
   UNIFIED_EXEC_TOOL,
   unifiedExecAction,
 } from '../../src/core/sandbox/unified-exec-tool.ts'
-import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { startCallbackReceiver } from '../support/callback-receiver.ts'
-import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
+import { execToolCalls } from '../support/exec-tool-context.ts'
+import { useRunnerProcess } from '../support/runner-fixture.ts'
 
-const secret = 'unified-exec-runner-secret-0123'
-let root: string
-let runner: RunnerProcess
-let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>
-let client: HttpSandboxRunner
-let sessions = 0
-let calls = 0
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'turnline-unified-exec-'))
-  receiver = await startCallbackReceiver(secret)
-  runner = await startRunnerProcess({ root, secret, callbackUrl: receiver.url })
-  client = new HttpSandboxRunner({ url: runner.url, secret })
-})
-
-afterAll(async () => {
-  await runner?.stop()
-  await receiver?.close()
-  if (root) await rm(root, { recursive: true, force: true })
-})
-
-const fresh = (): SandboxScope => ({ tenant: 'acme', sessionId: `unified-${++sessions}` })
-
-function context(scope: SandboxScope, budgetMs = 30_000): ExecToolContext {
-  calls += 1
-  return {
-    runner: client,
-    scope,
-    call: { toolCallId: `call_${calls}`, itemId: `item_${calls}` },
-    now: Date.now,
-    budgetMs,
-  }
-}
+const fixture = useRunnerProcess('unified-exec', { callbacks: {} })
+const { context, freshScope } = execToolCalls(() => fixture.client, 'unified')
 
 function done(result: ExecToolResult) {
   if (result.kind !== 'done') throw new Error(`expected done, got ${JSON.stringify(result)}`)
@@ -88,7 +48,7 @@ describe('unified_exec', () => {
   })
 
   it('run, write, continue and wait give the bounded exec response; wait returns the exit', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const started = done(
       await runUnifiedExec(
         { cmd: 'read line; echo "got $line"; sleep 1; echo bye; exit 5', yield_time_ms: 200 },
@@ -126,24 +86,24 @@ describe('unified_exec', () => {
   })
 
   it("a wait longer than the invocation is pending and resumes like write_stdin's", async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const started = done(
       await runUnifiedExec({ cmd: 'sleep 1.2; echo late', yield_time_ms: 50 }, context(scope)),
     )
     const pending = await runUnifiedExec(
       { action: 'wait', session_id: started.response.session_id, timeout_seconds: 600 },
-      context(scope, 300),
+      context(scope, { budgetMs: 300 }),
     )
     if (pending.kind !== 'pending') throw new Error(JSON.stringify(pending))
     expect(pending.wait).toMatchObject({ requested_seconds: 600 })
-    await receiver.accepted(started.response.session_id)
-    const resumed = done(await resumeWait(pending.wait, context(scope, 300)))
+    await fixture.receiver.accepted(started.response.session_id)
+    const resumed = done(await resumeWait(pending.wait, context(scope, { budgetMs: 300 })))
     expect(resumed.response).toMatchObject({ output: 'late\n', exit_code: 0, is_exited: true })
     expect(resumed.ok).toBe(true)
   })
 
   it('close ends a running command; bad calls are refused with a reason', async () => {
-    const scope = fresh()
+    const scope = freshScope()
     const started = done(
       await runUnifiedExec({ cmd: 'sleep 30', yield_time_ms: 0 }, context(scope)),
     )
@@ -170,7 +130,7 @@ describe('unified_exec', () => {
   })
 
   it('is one of the sandbox handlers', () => {
-    const names = sandboxToolHandlers({ runner: client }).map((h) => h.definition.name)
+    const names = sandboxToolHandlers({ runner: fixture.client }).map((h) => h.definition.name)
     expect(names).toContain('unified_exec')
   })
 })

@@ -3,15 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deploymentEnv } from '../support/app-instance.ts'
 import { launchChromium } from '../support/chromium.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { screenshotStats } from '../support/screenshot-pixels.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * The timeline viewer (`GET /ui`) in headless Chromium against `npm start`'s entry on the local
@@ -19,10 +16,8 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  * runner. The browser reaches the server through a TCP proxy that the test cuts to drop the
  * live stream; the server's follow window is 3 s, so the feed is also reopened in between.
  */
-const services = requireServices()
 let dir = ''
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let upstash: UpstashProxy
+let backends: TestBackends
 let mock: MockOpenAI
 let server: ServerProcess
 let proxy: FreezableProxy
@@ -31,21 +26,15 @@ let browser: Browser
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-viewer-'))
   await chmod(dir, 0o711) // the sandbox user must reach the workspaces
-  bucket = await createTestBucket(services.s3, 'viewer')
-  upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  const env = deploymentEnv({
-    s3: services.s3,
-    bucket: bucket.bucket,
-    upstash,
-    modelBaseURL: mock.baseURL,
-  })
-  server = await startServerProcess({
-    ...env,
-    TURNLINE_DATA_DIR: dir,
-    TURNLINE_FOLLOW_MAX_SECONDS: '3',
-    TURNLINE_FOLLOW_POLL_MS: '100',
-  })
+  backends = await startTestBackends('viewer')
+  ;({ mock } = backends)
+  server = await startServerProcess(
+    backends.env({
+      TURNLINE_DATA_DIR: dir,
+      TURNLINE_FOLLOW_MAX_SECONDS: '3',
+      TURNLINE_FOLLOW_POLL_MS: '100',
+    }),
+  )
   proxy = await startFreezableProxy(server.url)
   browser = await launchChromium()
 }, 90_000)
@@ -54,9 +43,7 @@ afterAll(async () => {
   await browser?.close()
   await proxy?.close()
   await server?.stop()
-  await mock?.close()
-  await upstash?.close()
-  await bucket?.destroy()
+  await backends?.close()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 

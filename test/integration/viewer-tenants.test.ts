@@ -3,25 +3,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deploymentEnv } from '../support/app-instance.ts'
 import { launchChromium } from '../support/chromium.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
-import { requireServices } from '../support/services.ts'
-import { createTestBucket } from '../support/test-bucket.ts'
-import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * The viewer on a multi-tenant server (TURNLINE_API_KEYS): without a key it asks for one, a
  * wrong key shows the server's 401, a right key shows that tenant's sessions only, another
  * tenant's session is not found, and the key never appears in a URL.
  */
-const services = requireServices()
 const KEY_A = 'viewer-key-tenant-a-0123456789'
 const KEY_B = 'viewer-key-tenant-b-0123456789'
 let dir = ''
-let bucket: Awaited<ReturnType<typeof createTestBucket>>
-let upstash: UpstashProxy
+let backends: TestBackends
 let mock: MockOpenAI
 let server: ServerProcess
 let browser: Browser
@@ -29,29 +24,22 @@ let browser: Browser
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-viewer-mt-'))
   await chmod(dir, 0o711)
-  bucket = await createTestBucket(services.s3, 'viewer-mt')
-  upstash = await startUpstashProxy({ redisUrl: services.redisUrl })
-  mock = await startMockOpenAI()
-  server = await startServerProcess({
-    ...deploymentEnv({
-      s3: services.s3,
-      bucket: bucket.bucket,
-      upstash,
-      modelBaseURL: mock.baseURL,
+  backends = await startTestBackends('viewer-mt')
+  ;({ mock } = backends)
+  server = await startServerProcess(
+    backends.env({
+      TURNLINE_DATA_DIR: dir,
+      TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
+      HOST: '127.0.0.1',
     }),
-    TURNLINE_DATA_DIR: dir,
-    TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
-    HOST: '127.0.0.1',
-  })
+  )
   browser = await launchChromium()
 }, 90_000)
 
 afterAll(async () => {
   await browser?.close()
   await server?.stop()
-  await mock?.close()
-  await upstash?.close()
-  await bucket?.destroy()
+  await backends?.close()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
