@@ -4,7 +4,7 @@ import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
 import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
-import { rollup, rollupDue } from './rollup.ts'
+import { type RollupState, rollup, rollupDue } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { checkpointOf } from './session-snapshot.ts'
@@ -52,8 +52,12 @@ export function manifestDue(
 
 /**
  * Everything after the commit point but the manifest: a checkpoint (every N batches or after a
- * history reset), then the rollup of events.jsonl when due. Both are create-only or
- * compare-and-swap, so a writer that lost its lease meanwhile cannot overwrite a newer version.
+ * history reset) and, when due, the rollup of events.jsonl — side by side, as they touch
+ * different objects. A rollup is only considered when the manifest is to be written anyway (a
+ * checkpoint, the session's end, no manifest yet, a lag of N batches), so it never costs a
+ * manifest write of its own; the geometric rule still holds at those points. Both writes are
+ * create-only or compare-and-swap, so a writer that lost its lease meanwhile cannot overwrite a
+ * newer version.
  */
 export async function prepareManifest(
   ctx: MaintenanceContext,
@@ -62,30 +66,57 @@ export async function prepareManifest(
   historyReset: boolean,
   force: boolean,
 ): Promise<PreparedManifest> {
-  let next = snapshot
-  if (next.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset) {
-    try {
-      await ctx.objects.put(
-        keys.checkpoint(next.lastBatch),
-        toBytes(serializeCheckpoint(checkpointOf(next))),
-        { ifNoneMatch: '*', contentType: 'application/json' },
-      )
-    } catch (error) {
-      if (!isTurnlineError(error, 'conflict')) throw error
-    }
-    next = { ...next, checkpointBatch: next.lastBatch, batchesSinceCheckpoint: 0 }
-  }
-  let rolled = rollupStateOf(next.manifest?.value)
-  if (rollupDue(next, rolled, force)) {
-    const known = ctx.cache.batches(keys.root)
-    const copy = ctx.cache.rolled(keys.root)
-    const done = await rollup(ctx.objects, keys, next, rolled, ctx.maxRetained, known, copy)
-    ctx.cache.rememberRolled(keys.root, done?.copy)
-    rolled = done?.state ?? rolled
-    ctx.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
-  }
-  const manifest = manifestOf(next, rolled)
+  const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
+  const stored = snapshot.manifest?.value
+  const writing =
+    checkpointing ||
+    force ||
+    !stored ||
+    snapshot.lastBatch - stored.last_batch >= ctx.checkpointEvery
+  const before = rollupStateOf(stored)
+  const [checkpoint, rolled] = await Promise.allSettled([
+    checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined,
+    writing && rollupDue(snapshot, before, force) ? rollUp(ctx, keys, snapshot, before) : before,
+  ])
+  if (checkpoint.status === 'rejected') throw checkpoint.reason
+  if (rolled.status === 'rejected') throw rolled.reason
+  const next = checkpointing
+    ? { ...snapshot, checkpointBatch: snapshot.lastBatch, batchesSinceCheckpoint: 0 }
+    : snapshot
+  const manifest = manifestOf(next, rolled.value)
   return { snapshot: next, manifest, due: manifestDue(next, manifest, ctx.checkpointEvery, force) }
+}
+
+async function writeCheckpoint(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+): Promise<void> {
+  try {
+    await ctx.objects.put(
+      keys.checkpoint(snapshot.lastBatch),
+      toBytes(serializeCheckpoint(checkpointOf(snapshot))),
+      { ifNoneMatch: '*', contentType: 'application/json' },
+    )
+  } catch (error) {
+    if (!isTurnlineError(error, 'conflict')) throw error
+  }
+}
+
+/** Rolls events.jsonl up to the snapshot; the rollup state in force afterwards. */
+async function rollUp(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  before: RollupState,
+): Promise<RollupState> {
+  const known = ctx.cache.batches(keys.root)
+  const copy = ctx.cache.rolled(keys.root)
+  const done = await rollup(ctx.objects, keys, snapshot, before, ctx.maxRetained, known, copy)
+  ctx.cache.rememberRolled(keys.root, done?.copy)
+  const rolled = done?.state ?? before
+  ctx.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
+  return rolled
 }
 
 /**

@@ -39,16 +39,29 @@ describe('when the manifest is written', () => {
     })
   })
 
-  it('writes it when events.jsonl was rolled up, so the rollup is never lost', async () => {
-    const store = new MemoryObjectStore()
-    const sessions = new SessionStore({ store, checkpointEvery: 1000 })
+  it('rolls events.jsonl up only with a manifest write that is due anyway, never losing it', async () => {
+    const counting = countingObjectStore(new MemoryObjectStore())
+    const sessions = new SessionStore({ store: counting.store, checkpointEvery: 8 })
     await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
-    for (let n = 1; n <= 30; n++) {
-      await sessions.commit(await sessions.open(ref), { events: turnEvents(n, 3) })
+    const keys = sessions.keys(ref)
+    const eventsWrittenAt: number[] = []
+    for (let n = 1; n <= 40; n++) {
+      const before = (await counting.store.get(keys.events))?.etag
+      counting.reset()
+      const { snapshot } = await sessions.commit(await sessions.open(ref), {
+        events: turnEvents(n, 3),
+      })
+      if ((await counting.store.get(keys.events))?.etag !== before) {
+        eventsWrittenAt.push(n)
+        // the rollup's manifest is the checkpoint's: same commit, and it records the rollup
+        expect(snapshot.checkpointBatch).toBe(n)
+        const stored = await storedManifest(counting.store, sessions)
+        expect(stored).toMatchObject({ last_batch: n, rolled_batch: n, checkpoint_batch: n })
+        expect(stored?.rollup_etag).toBe((await counting.store.get(keys.events))?.etag)
+      }
     }
-    const stored = await storedManifest(store, sessions)
-    expect(stored?.rolled_through).toBeGreaterThan(0)
-    expect(stored?.rolled_batch).toBe(stored?.last_batch)
+    // geometric: the file is rewritten when the unrolled events caught up with the rolled ones
+    expect(eventsWrittenAt).toEqual([15, 31])
   })
 
   it('answers a lagging manifest as of the last batch without writing it', async () => {
