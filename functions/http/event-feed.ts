@@ -46,7 +46,7 @@ const encoder = new TextEncoder()
 export async function eventFeedResponse(request: FeedRequest): Promise<Response> {
   const { api, tenant, sessionId, limit, sse, options } = request
   const format = (e: SequencedEvent) =>
-    sse ? eventFrame(e.seq, e.line.event) : sequencedLine(e.seq, e.line)
+    sse ? eventFrame(e.seq, e.line.event, e.text) : sequencedLine(e.seq, e.line, e.text)
   const first = await api.readEvents(tenant, sessionId, request.after, limit)
   const headers = {
     ...streamHeaders(sse ? SSE_TYPE : NDJSON_TYPE),

@@ -32,8 +32,8 @@ export function bareLine(event: ParsedThreadEvent, line?: string): string {
 }
 
 /** NDJSON line of the events feed: `{"seq","schema_version","event"}`, newline-terminated. */
-export function sequencedLine(seq: number, line: VersionedThreadEvent): string {
-  return `{"seq":${seq},"schema_version":${JSON.stringify(line.schema_version)},"event":${serializeEvent(line.event)}}\n`
+export function sequencedLine(seq: number, line: VersionedThreadEvent, text?: string): string {
+  return `{"seq":${seq},"schema_version":${JSON.stringify(line.schema_version)},"event":${eventText(line.event, text)}}\n`
 }
 
 /** One Server-Sent Events frame. `data` is split on newlines so no frame can be broken. */

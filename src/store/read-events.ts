@@ -10,6 +10,8 @@ import type { SessionKeys } from './session-ref.ts'
 export interface SequencedEvent {
   seq: number
   line: VersionedThreadEvent
+  /** The canonical line as stored, when it was read from events.jsonl (feeds splice its text). */
+  text?: string
 }
 
 export interface EventPage {
@@ -52,7 +54,7 @@ export async function readEvents(
       for (let i = start - rollup.headSeq; i < lines.length && events.length < limit; i++) {
         const text = lines[i]
         if (!text) continue
-        events.push({ seq: rollup.headSeq + i, line: parseVersionedLine(text) })
+        events.push({ seq: rollup.headSeq + i, line: parseVersionedLine(text), text })
       }
       if (events.length >= limit) return page(wanted(), view)
     } else {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { bareLine, eventFrame } from '../../functions/http/event-framing.ts'
-import { serializeEvent, serializeVersionedLine } from '../../src/contract/serialize.ts'
+import { bareLine, eventFrame, sequencedLine } from '../../functions/http/event-framing.ts'
+import {
+  parseVersionedLine,
+  serializeEvent,
+  serializeVersionedLine,
+} from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { EventDispatcher } from '../../src/core/engine/event-dispatcher.ts'
 
@@ -26,5 +30,16 @@ describe('live event text', () => {
     expect(bareLine(message, serializeVersionedLine(other))).toBe(`${serializeEvent(other)}\n`)
     // A line not in the canonical form falls back to serializing the event.
     expect(bareLine(message, '{"event":{}}')).toBe(`${serializeEvent(message)}\n`)
+  })
+
+  it('splices the events feed lines from the text read back from events.jsonl', () => {
+    const text = serializeVersionedLine(message)
+    const line = parseVersionedLine(text)
+    expect(sequencedLine(5, line, text)).toBe(sequencedLine(5, line))
+    expect(JSON.parse(sequencedLine(5, line, text))).toEqual({ seq: 5, ...JSON.parse(text) })
+    const other: ThreadEvent = { ...message, item: { ...message.item, id: 'i2' } }
+    expect(sequencedLine(5, line, serializeVersionedLine(other))).toBe(
+      sequencedLine(5, parseVersionedLine(serializeVersionedLine(other))),
+    )
   })
 })
