@@ -48,18 +48,19 @@ async function currentManifest(
     return undefined // an unreadable manifest is not listed; GET on the session reports why
   }
   if (manifest.status !== 'active') return manifest
-  const keys = new SessionKeys(prefix, {
-    tenant: manifest.tenant,
-    workspace: manifest.workspace,
-    sessionId: manifest.session_id,
-  })
-  if (keys.root !== folder) return manifest
   try {
+    const keys = new SessionKeys(prefix, {
+      tenant: manifest.tenant,
+      workspace: manifest.workspace,
+      sessionId: manifest.session_id,
+    })
+    if (keys.root !== folder) return manifest
     return await manifestAsOfLog(objects, keys, manifest)
   } catch (error) {
-    // deleted meanwhile (retention): not listed; a damaged log is listed as its manifest says
+    // deleted meanwhile (retention): not listed; a damaged log, or a manifest naming another
+    // folder, is listed as the manifest says (the listing's tenant check still applies)
     if (isTurnlineError(error, 'not_found')) return undefined
-    if (isTurnlineError(error, 'corrupt_data')) return manifest
+    if (isTurnlineError(error, 'corrupt_data', 'invalid_input')) return manifest
     throw error
   }
 }

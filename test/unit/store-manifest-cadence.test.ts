@@ -3,6 +3,7 @@ import { countingObjectStore } from '../../adapters/memory/counting-object-store
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseSessionManifest } from '../../src/contract/session-manifest.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { toBytes } from '../../src/store/json-bytes.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
 
@@ -102,5 +103,19 @@ describe('when the manifest is written', () => {
       ['session-2', 'completed', 1, 2],
     ])
     expect(listed[0]).toEqual(await new SessionStore({ store }).manifest(ref))
+  })
+
+  it('lists a manifest that names no valid session as stored, without failing the page', async () => {
+    const store = new MemoryObjectStore()
+    const sessions = new SessionStore({ store })
+    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    const stored = await storedManifest(store, sessions)
+    const odd = { ...stored!, session_id: 'odd', tenant: 'not a tenant!' }
+    await store.put('t1/w1/.vtcode/sessions/odd/manifest.json', toBytes(JSON.stringify(odd)))
+    const { sessions: listed } = await new SessionStore({ store }).list('t1', 'w1')
+    expect(listed.map((m) => [m.session_id, m.tenant])).toEqual([
+      ['odd', 'not a tenant!'],
+      ['session-1', 't1'],
+    ])
   })
 })
