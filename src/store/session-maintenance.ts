@@ -67,13 +67,10 @@ export async function prepareManifest(
   force: boolean,
 ): Promise<PreparedManifest> {
   const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
-  const stored = snapshot.manifest?.value
+  const before = rollupStateOf(snapshot.manifest?.value)
   const writing =
     checkpointing ||
-    force ||
-    !stored ||
-    snapshot.lastBatch - stored.last_batch >= ctx.checkpointEvery
-  const before = rollupStateOf(stored)
+    manifestDue(snapshot, manifestOf(snapshot, before), ctx.checkpointEvery, force)
   const [checkpoint, rolled] = await Promise.allSettled([
     checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined,
     writing && rollupDue(snapshot, before, force) ? rollUp(ctx, keys, snapshot, before) : before,
