@@ -69,8 +69,7 @@ export async function prepareManifest(
   const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
   const before = rollupStateOf(snapshot.manifest?.value)
   const writing =
-    checkpointing ||
-    manifestDue(snapshot, manifestOf(snapshot, before), ctx.checkpointEvery, force)
+    checkpointing || manifestDue(snapshot, manifestOf(snapshot, before), ctx.checkpointEvery, force)
   const [checkpoint, rolled] = await Promise.allSettled([
     checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined,
     writing && rollupDue(snapshot, before, force) ? rollUp(ctx, keys, snapshot, before) : before,
