@@ -27,7 +27,7 @@
  *   rejected with 'invalid_input'.
  */
 import { createHash } from 'node:crypto'
-import { link, lstat, mkdir, readFile, rename, rmdir, unlink } from 'node:fs/promises'
+import { lstat, mkdir, readFile, rmdir, unlink } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
@@ -40,10 +40,12 @@ import type {
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
 import { settleAll, syncNewName } from './fs-durability.ts'
 import { forgetFolder } from './fs-folder-handles.ts'
-import { collisionError, errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
+import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
+import { placeTemp } from './fs-place.ts'
 import { removeTemp, sweepTemps, writeTempFile } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
+import { type TempWritten, warmWriterThreads } from './fs-writer-threads.ts'
 
 export interface FsObjectStoreOptions {
   /** Folder holding the objects; created on first use. */
@@ -53,9 +55,6 @@ export interface FsObjectStoreOptions {
   /** Lock timings for compare-and-swap, plain puts and deletes. */
   lock?: Partial<LockTimings>
 }
-
-/** How often a write retries when a concurrent delete pruned its parent folder. */
-const PARENT_RETRIES = 8
 
 export class FsObjectStore implements ObjectStore {
   readonly root: string
@@ -96,15 +95,20 @@ export class FsObjectStore implements ObjectStore {
     return { etag }
   }
 
-  /** Create-only: link the temp file to the new name (EEXIST if taken, in any process). */
-  async #create(bytes: Uint8Array, path: string, key: string): Promise<void> {
-    const temp = await this.#writeTemp(bytes, key)
+  /**
+   * Create-only: the writer thread writes the temp file and links it to the new name (EEXIST if
+   * taken, in any process); a missing parent folder is made here and the link retried.
+   */
+  async #create(bytes: Uint8Array<ArrayBuffer>, path: string, key: string): Promise<void> {
+    const { temp, linkError } = await this.#writeTemp(bytes, key, path)
     let created: string | undefined
-    try {
-      created = await this.#place(temp, path, key, 'link')
-    } catch (error) {
-      await removeTemp(temp)
-      throw error
+    if (linkError !== undefined) {
+      try {
+        created = await placeTemp(temp, path, key, 'link', linkError)
+      } catch (error) {
+        await removeTemp(temp)
+        throw error
+      }
     }
     // The temp name is not needed once the object has its own name (it plays no part in the
     // object's durability), so it is removed while the folder is fsynced.
@@ -116,8 +120,13 @@ export class FsObjectStore implements ObjectStore {
    * The temp file is written while the lock is being acquired (its bytes are fsynced before the
    * rename either way); a plain put's folder is fsynced while the lock is released.
    */
-  async #replace(bytes: Uint8Array, path: string, key: string, ifMatch?: string): Promise<void> {
-    const temp = this.#writeTemp(bytes, key)
+  async #replace(
+    bytes: Uint8Array<ArrayBuffer>,
+    path: string,
+    key: string,
+    ifMatch?: string,
+  ): Promise<void> {
+    const temp = this.#writeTemp(bytes, key).then((written) => written.temp)
     // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
     // the lock is still being acquired from counting as unhandled.
     temp.catch(() => undefined)
@@ -129,7 +138,7 @@ export class FsObjectStore implements ObjectStore {
           temp,
           ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
         ])
-        const created = await this.#place(written, path, key, 'rename')
+        const created = await placeTemp(written, path, key, 'rename')
         renamed = true
         // A compare-and-swap replaces an existing name; a plain put may make a new one.
         if (ifMatch === undefined) {
@@ -189,55 +198,13 @@ export class FsObjectStore implements ObjectStore {
     })
   }
 
-  /**
-   * Links or renames the complete temp file onto its final name, creating parent folders;
-   * returns the topmost folder it had to create, if any.
-   */
-  async #place(
-    temp: string,
-    path: string,
+  async #writeTemp(
+    bytes: Uint8Array<ArrayBuffer>,
     key: string,
-    how: 'link' | 'rename',
-  ): Promise<string | undefined> {
-    let created: string | undefined
-    for (let attempt = 0; attempt < PARENT_RETRIES; attempt++) {
-      try {
-        await (how === 'link' ? link(temp, path) : rename(temp, path))
-      } catch (error) {
-        const errno = errnoOf(error)
-        if (errno === 'EEXIST' && how === 'link') {
-          if (await isDirectory(path)) throw collisionError(key, 'folder', error)
-          throw new TurnlineError('conflict', 'Object already exists', { logDetails: { key } })
-        }
-        if (errno === 'EISDIR' || errno === 'ENOTEMPTY' || errno === 'EEXIST') {
-          throw collisionError(key, 'folder', error)
-        }
-        if (errno === 'ENOTDIR') throw collisionError(key, 'object', error)
-        if (errno !== 'ENOENT') throw storageError(error, 'write', key)
-        created = (await this.#makeParents(path, key)) ?? created
-        continue
-      }
-      return created
-    }
-    throw new TurnlineError('storage_unavailable', 'Parent folder kept vanishing', {
-      logDetails: { key },
-    })
-  }
-
-  /** Creates the folders above `path`; returns the topmost one it created, if any. */
-  async #makeParents(path: string, key: string): Promise<string | undefined> {
+    linkTo?: string,
+  ): Promise<TempWritten> {
     try {
-      return await mkdir(dirname(path), { recursive: true })
-    } catch (error) {
-      const errno = errnoOf(error)
-      if (errno === 'ENOTDIR' || errno === 'EEXIST') throw collisionError(key, 'object', error)
-      throw storageError(error, 'mkdir', key)
-    }
-  }
-
-  async #writeTemp(bytes: Uint8Array, key: string): Promise<string> {
-    try {
-      return await writeTempFile(this.#tmpDir, bytes, this.#durable)
+      return await writeTempFile(this.#tmpDir, bytes, this.#durable, linkTo)
     } catch (error) {
       throw storageError(error, 'write', key)
     }
@@ -269,6 +236,7 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async #setUp(): Promise<void> {
+    warmWriterThreads()
     await mkdir(this.#tmpDir, { recursive: true })
     await mkdir(dirname(fsLockPath(this, '')), { recursive: true })
     await sweepTemps(this.#tmpDir)
@@ -287,8 +255,4 @@ export function fsLockPath(store: FsObjectStore, key: string): string {
 
 function etagOf(bytes: Uint8Array): string {
   return `"${createHash('sha256').update(bytes).digest('hex')}"`
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false
 }

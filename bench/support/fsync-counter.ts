@@ -1,17 +1,19 @@
 /**
  * Counts fsync/fdatasync calls made anywhere in this process, for benchmarks: the FileHandle
- * methods (what the fs adapter and the raw loop use) and the callback and sync forms of
- * `node:fs`. Install once before the work to be counted; read `count()` around it.
+ * methods (what the fs adapter's folder syncs and the raw loop use), the callback and sync forms
+ * of `node:fs`, and those the fs adapter's writer threads report (their `node:fs` is their own).
+ * Install once before the work to be counted; read `fsyncCount()` around it.
  */
 import fs from 'node:fs'
 import { open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { writerThreadFsyncs } from '../../adapters/fs/fs-writer-threads.ts'
 
 let syncs = 0
 let installed = false
 
 export function fsyncCount(): number {
-  return syncs
+  return syncs + writerThreadFsyncs()
 }
 
 export async function installFsyncCounter(scratchDir: string): Promise<void> {

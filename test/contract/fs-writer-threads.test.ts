@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import {
+  MAX_WRITER_THREADS,
+  stopWriterThreads,
+  writeOnThread,
+  writerThreadCount,
+  writerThreadFsyncs,
+} from '../../adapters/fs/fs-writer-threads.ts'
+
+const CHILD = new URL('./fs-writer-child.ts', import.meta.url).pathname
+const encode = (text: string) => new TextEncoder().encode(text)
+const decode = (body: Uint8Array) => new TextDecoder().decode(body)
+
+describe('fs store writer threads', () => {
+  let root: string
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'turnline-fs-threads-'))
+  })
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('writes overlapping puts on at most MAX_WRITER_THREADS threads, every one readable', async () => {
+    const store = new FsObjectStore({ root })
+    const writes = Array.from({ length: 48 }, (_, i) =>
+      i % 3 === 0
+        ? store.put(`o/plain-${i}.json`, encode(`p${i}`))
+        : store.put(`o/log/${i}.json`, encode(`c${i}`), { ifNoneMatch: '*' }),
+    )
+    await Promise.all(writes)
+    expect(writerThreadCount()).toBeGreaterThan(0)
+    expect(writerThreadCount()).toBeLessThanOrEqual(MAX_WRITER_THREADS)
+    for (let i = 0; i < 48; i++) {
+      const key = i % 3 === 0 ? `o/plain-${i}.json` : `o/log/${i}.json`
+      expect(decode((await store.get(key))!.body)).toBe(i % 3 === 0 ? `p${i}` : `c${i}`)
+    }
+    expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
+  })
+
+  it('counts the fsyncs made on the threads, and makes none for a store without durability', async () => {
+    const before = writerThreadFsyncs()
+    await new FsObjectStore({ root }).put('d/1.json', encode('1'), { ifNoneMatch: '*' })
+    expect(writerThreadFsyncs()).toBe(before + 1)
+    await new FsObjectStore({ root, durable: false }).put('d/2.json', encode('2'), {
+      ifNoneMatch: '*',
+    })
+    expect(writerThreadFsyncs()).toBe(before + 1)
+  })
+
+  it('fails the pending writes of a thread that dies, and starts a new thread for the next', async () => {
+    await stopWriterThreads()
+    const tmpDir = join(root, 'tmp')
+    await mkdir(tmpDir)
+    // A thread that is still starting has not run the request when it is stopped.
+    const pending = writeOnThread({ tmpDir, bytes: encode('lost'), durable: true })
+    await stopWriterThreads()
+    await expect(pending).rejects.toThrow(/fs writer thread exited/)
+    expect(await readdir(tmpDir)).toEqual([])
+    const store = new FsObjectStore({ root })
+    await store.put('after/1.json', encode('after'), { ifNoneMatch: '*' })
+    expect(decode((await store.get('after/1.json'))!.body)).toBe('after')
+  })
+
+  it('a pending write keeps the process alive until it is on disk; idle threads do not', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, root, 'k/v.json', 'kept'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(await readFile(join(root, 'k/v.json'), 'utf8')).toBe('kept')
+  })
+})
