@@ -87,7 +87,8 @@ export class FsObjectStore implements ObjectStore {
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
     const path = keyPath(this.root, key)
     checkPutOptions(key, options)
-    const bytes = body.slice()
+    // A copy of our own (a Buffer's slice() would be a view): it is handed to a writer thread.
+    const bytes = new Uint8Array(body)
     const etag = etagOf(bytes)
     await this.#prepare()
     if (options.ifNoneMatch === '*') await this.#create(bytes, path, key)

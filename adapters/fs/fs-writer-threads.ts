@@ -21,7 +21,7 @@ export const MAX_WRITER_THREADS = 4
 export interface TempWrite {
   /** Folder of the temp file (on the same filesystem as its final name). */
   tmpDir: string
-  /** The bytes; transferred to the thread (the caller must not use them afterwards). */
+  /** The bytes; moved to the thread when they fill their buffer (then unusable here). */
   bytes: Uint8Array<ArrayBuffer>
   /** fsync the bytes before answering. */
   durable: boolean
@@ -65,7 +65,9 @@ export function writeOnThread(request: TempWrite): Promise<TempWritten> {
     if (thread.pending.size === 0) thread.worker.ref()
     thread.pending.set(id, { resolve, reject })
     const { bytes, tmpDir, durable, linkTo } = request
-    thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, [bytes.buffer])
+    // Moved, not copied, when the bytes are their buffer's whole content.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, whole ? [bytes.buffer] : [])
   })
 }
 

@@ -43,6 +43,18 @@ describe('fs store writer threads', () => {
     expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
   })
 
+  it("leaves the caller's bytes intact, a pooled Buffer's included", async () => {
+    const store = new FsObjectStore({ root })
+    const pooled = Buffer.from('pooled body')
+    const array = encode('array body')
+    await store.put('b/pooled.json', pooled, { ifNoneMatch: '*' })
+    await store.put('b/array.json', array)
+    expect(pooled.toString()).toBe('pooled body')
+    expect(decode(array)).toBe('array body')
+    expect(Buffer.from('another').toString()).toBe('another')
+    expect(decode((await store.get('b/pooled.json'))!.body)).toBe('pooled body')
+  })
+
   it('counts the fsyncs made on the threads, and makes none for a store without durability', async () => {
     const before = writerThreadFsyncs()
     await new FsObjectStore({ root }).put('d/1.json', encode('1'), { ifNoneMatch: '*' })
