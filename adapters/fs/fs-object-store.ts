@@ -3,8 +3,9 @@
  *
  * - Etag: the quoted sha256 hex of the bytes. Identical bytes give the same etag, which is safe
  *   for compare-and-swap: a writer whose expected content is still there loses nothing.
- * - Every write first goes to a temp file in `<root>/.turnline-fs/tmp` (same filesystem), then:
- *   create-only `link()`s it to the final name (atomic, fails with EEXIST across processes), and
+ * - Every write first goes to a temp file in `<root>/.turnline-fs/tmp` (same filesystem), written
+ *   on a writer thread (fs-writer-threads.ts), then: create-only `link()`s it to the final name
+ *   (on the same thread; atomic, fails with EEXIST across processes; fs-place.ts), and
  *   the temp name is removed while the folder is fsynced; plain and `ifMatch` puts `rename()` it
  *   over the final name while holding the key's lock file (so a compare-and-swap can never
  *   interleave with another writer or a delete, in any process). The lock is acquired while the
