@@ -44,9 +44,9 @@ import { forgetFolder } from './fs-folder-handles.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
 import { placeTemp } from './fs-place.ts'
-import { removeTemp, sweepTemps, writeTempFile } from './fs-temp-file.ts'
+import { removeTemp, sweepTemps } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
-import { type TempWritten, warmWriterThreads } from './fs-writer-threads.ts'
+import { type TempWritten, warmWriterThreads, writeOnThread } from './fs-writer-threads.ts'
 
 export interface FsObjectStoreOptions {
   /** Folder holding the objects; created on first use. */
@@ -206,7 +206,7 @@ export class FsObjectStore implements ObjectStore {
     linkTo?: string,
   ): Promise<TempWritten> {
     try {
-      return await writeTempFile(this.#tmpDir, bytes, this.#durable, linkTo)
+      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable: this.#durable, linkTo })
     } catch (error) {
       throw storageError(error, 'write', key)
     }

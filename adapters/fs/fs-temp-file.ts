@@ -1,30 +1,14 @@
 /**
  * Temp files of the fs store: every write first goes to a fresh file in the store's temp folder
- * (same filesystem as the objects), which then gets its name by link or rename.
+ * (same filesystem as the objects; written by fs-writer-threads.ts), which then gets its name by
+ * link or rename. Removing them, and sweeping those a crash left behind.
  */
 import { readdir, rm, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { errnoOf } from './fs-key-path.ts'
-import { type TempWritten, writeOnThread } from './fs-writer-threads.ts'
 
 /** Temp files older than this are leftovers of a crash and are swept on first use. */
 const TEMP_SWEEP_AGE_MS = 60 * 60 * 1000
-
-/**
- * Writes `bytes` to a new temp file in `tmpDir` (on a writer thread, fs-writer-threads.ts) and
- * returns its path; with `durable`, the bytes are fsynced before this returns. With `linkTo`,
- * the file is also linked to that name, and a link failure comes back as `linkError` with the
- * temp file still there. A failed write leaves no file behind. `bytes` is handed over to the
- * thread: the caller must not use it afterwards.
- */
-export function writeTempFile(
-  tmpDir: string,
-  bytes: Uint8Array<ArrayBuffer>,
-  durable: boolean,
-  linkTo?: string,
-): Promise<TempWritten> {
-  return writeOnThread({ tmpDir, bytes, durable, linkTo })
-}
 
 /** Removes a temp file (one unlink; `rm` would stat it first); a missing one is fine. */
 export async function removeTemp(path: string): Promise<void> {

@@ -4,7 +4,8 @@
  * Writing a temp file through `fs/promises` is four thread-pool round trips (open, write, fsync,
  * close), and a create-only put a fifth (link); each costs the event loop a wake-up and a
  * promise, ≈ 0.1 ms on a small VM. A writer thread makes the same calls synchronously, off the
- * event loop, and answers once: one message each way per put (bench/fs-store-writes.ts).
+ * event loop, and answers once: one message each way per put (what it saves a turn is in
+ * docs/performance.md).
  *
  * Up to MAX_WRITER_THREADS threads per process, started as writes overlap (a request goes to an
  * idle thread, else to a new one while under the limit, else to the least busy); threads do not
