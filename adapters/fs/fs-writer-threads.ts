@@ -68,7 +68,11 @@ export function writeOnThread(request: TempWrite): Promise<TempWritten> {
     const { bytes, tmpDir, durable, linkTo } = request
     // Moved, not copied, when the bytes are their buffer's whole content.
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, whole ? [bytes.buffer] : [])
+    try {
+      thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, whole ? [bytes.buffer] : [])
+    } catch (error) {
+      settle(thread, { id, error: { message: String(error) } })
+    }
   })
 }
 
@@ -85,6 +89,11 @@ export function writerThreadFsyncs(): number {
 /** Writer threads running (for tests). */
 export function writerThreadCount(): number {
   return threads.length
+}
+
+/** Writes sent to a thread and not answered yet (for tests). */
+export function pendingThreadWrites(): number {
+  return threads.reduce((sum, thread) => sum + thread.pending.size, 0)
 }
 
 /** Stops every writer thread; their pending writes fail (for tests of a thread that dies). */

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import {
   MAX_WRITER_THREADS,
+  pendingThreadWrites,
   stopWriterThreads,
   writeOnThread,
   writerThreadCount,
@@ -77,6 +78,17 @@ describe('fs store writer threads', () => {
     const store = new FsObjectStore({ root })
     await store.put('after/1.json', encode('after'), { ifNoneMatch: '*' })
     expect(decode((await store.get('after/1.json'))!.body)).toBe('after')
+  })
+
+  it('fails a write whose bytes cannot be sent to a thread, and goes on', async () => {
+    const tmpDir = join(root, 'tmp')
+    await mkdir(tmpDir)
+    // A SharedArrayBuffer cannot be moved: the message is refused before it reaches a thread.
+    const shared = new Uint8Array(new SharedArrayBuffer(4)) as unknown as Uint8Array<ArrayBuffer>
+    await expect(writeOnThread({ tmpDir, bytes: shared, durable: true })).rejects.toThrow()
+    expect(pendingThreadWrites()).toBe(0)
+    const written = await writeOnThread({ tmpDir, bytes: encode('next'), durable: true })
+    expect(await readFile(written.temp, 'utf8')).toBe('next')
   })
 
   it('a pending write keeps the process alive until it is on disk; idle threads do not', async () => {
