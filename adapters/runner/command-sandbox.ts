@@ -53,7 +53,24 @@ export class CommandSandbox {
     readonly status: SandboxStatus,
     private readonly host: BwrapHost | undefined,
     private readonly prlimit: string | undefined,
+    /** Wraps every launch (a tenant's limits, tenant-launch.ts). */
+    private readonly confine?: (launch: Launch) => Launch,
   ) {}
+
+  /**
+   * The same sandbox for one tenant: its commands run as `uid` (and gid), when given and the
+   * runner drops privileges, and every launch goes through `confine`.
+   */
+  forTenant(uid: number | undefined, confine: (launch: Launch) => Launch): CommandSandbox {
+    const host =
+      this.host?.dropPrivileges && uid !== undefined ? { ...this.host, uid, gid: uid } : this.host
+    return new CommandSandbox(this.settings, this.status, host, this.prlimit, confine)
+  }
+
+  /** The user workspaces belong to when the runner drops privileges; else the runner's own. */
+  get user(): { uid: number; gid: number } | undefined {
+    return this.host?.dropPrivileges ? { uid: this.host.uid, gid: this.host.gid } : undefined
+  }
 
   get sandboxed(): boolean {
     return this.host !== undefined
@@ -79,9 +96,10 @@ export class CommandSandbox {
   }
 
   launch(spec: LaunchSpec): Launch {
-    return this.host
+    const launch = this.host
       ? bwrapLaunch(this.host, this.settings.limits, spec)
       : plainLaunch(this.prlimit, this.settings.limits, spec)
+    return this.confine ? this.confine(launch) : launch
   }
 
   /** A new workspace folder: the sandbox user's own, reachable (not listable) on the way. */

@@ -8,13 +8,16 @@ import { commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
-import { resolveInside } from './workspace-paths.ts'
+import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
+import { resolveInside, type WorkspacePath } from './workspace-paths.ts'
 
 export interface Scope {
   tenant: string
   sessionId: string
   /** Real path of the session workspace. */
   workspace: string
+  /** The tenant's sandbox: its user and limits (tenant-limit-enforcer.ts). */
+  sandbox: CommandSandbox
 }
 
 /** Called once per command when it has exited and its output has drained (or the grace ran out). */
@@ -36,7 +39,6 @@ const RecordSchema = z.object({
 })
 type ExecRecord = z.infer<typeof RecordSchema>
 
-const MAX_RUNNING_PER_WORKSPACE = 32
 const FORGET_AFTER_MS = 15 * 60_000
 
 /**
@@ -50,7 +52,7 @@ export class ExecRegistry {
 
   constructor(
     private readonly root: string,
-    private readonly sandbox: CommandSandbox,
+    private readonly limits: TenantLimitEnforcer,
     private readonly onExit: ExitListener,
   ) {}
 
@@ -89,7 +91,7 @@ export class ExecRegistry {
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
-    const network = this.sandbox.network(body.network)
+    const network = scope.sandbox.network(body.network)
     const dir = this.#stateDir(scope)
     await mkdir(path.join(dir, 'requests'), { recursive: true })
     await mkdir(path.join(dir, 'exec'), { recursive: true })
@@ -102,13 +104,23 @@ export class ExecRegistry {
     if (!info?.isDirectory()) {
       throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
     }
-    const running = [...this.#live.entries()].filter(
-      ([key, s]) => key.startsWith(`${scope.tenant}/${scope.sessionId}/`) && s.state === 'running',
-    ).length
-    if (running >= MAX_RUNNING_PER_WORKSPACE) {
-      throw new Refusal('conflict', `${running} commands are already running in this workspace`)
+    const release = await this.limits.admitCommand(scope.tenant, scope.sandbox)
+    try {
+      return await this.#launch(scope, body, claim, workdir, network, release)
+    } catch (error) {
+      release()
+      throw error
     }
+  }
 
+  async #launch(
+    scope: Scope,
+    body: ExecStartBody,
+    claim: string,
+    workdir: WorkspacePath,
+    network: boolean,
+    release: () => void,
+  ): Promise<{ session: ExecSession; attached: boolean }> {
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
     const spoolAbs = path.join(scope.workspace, ...spoolRel.split('/'))
@@ -135,7 +147,10 @@ export class ExecRegistry {
       await rm(this.#recordFile(scope, id), { force: true })
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const raced = await this.#attach(scope, claim, body)
-      if (raced) return { session: raced, attached: true }
+      if (raced) {
+        release()
+        return { session: raced, attached: true }
+      }
       throw error
     }
     const spoolFd = openSync(
@@ -143,16 +158,16 @@ export class ExecRegistry {
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
       0o600,
     )
-    await this.sandbox.adopt(scope.workspace, spoolAbs)
+    await scope.sandbox.adopt(scope.workspace, spoolAbs)
     const env = commandEnv({
       workspace: scope.workspace,
       cwd: workdir.abs,
       tty: body.tty,
       execSessionId: id,
-      passEnv: this.sandbox.settings.passEnv,
+      passEnv: scope.sandbox.settings.passEnv,
       source: process.env,
     })
-    const launch = this.sandbox.launch({
+    const launch = scope.sandbox.launch({
       argv: ExecSession.argvOf(body.cmd, exec.backend),
       workspace: scope.workspace,
       cwd: workdir.abs,
@@ -162,14 +177,20 @@ export class ExecRegistry {
     const session = ExecSession.spawn(exec, spoolFd, {
       cwd: workdir.abs,
       launch,
-      timeLimitMs: this.sandbox.timeLimitMs,
-      ...(this.sandbox.status.limits ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds } : {}),
+      timeLimitMs: scope.sandbox.timeLimitMs,
+      ...(scope.sandbox.status.limits
+        ? { cpuSeconds: scope.sandbox.status.limits.cpuSeconds }
+        : {}),
+      spoolLimitBytes: scope.sandbox.settings.limits.spoolMb * 1024 * 1024,
       onSettled: (s) => {
+        release()
+        this.limits.settled(scope.tenant, s)
         void this.#saveRecord(scope, exec, started, s).finally(() => this.onExit(scope, s))
         this.#forgetLater(scope, id)
       },
     })
     this.#live.set(this.#key(scope, id), session)
+    if (!session.drained) this.limits.watch(scope.tenant, scope.sandbox, session)
     return { session, attached: false }
   }
 

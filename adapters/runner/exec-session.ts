@@ -6,6 +6,7 @@ import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
 import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
 import type { Launch } from './sandbox-launch.ts'
+import { cappedAppend } from './spool-cap.ts'
 import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
@@ -28,6 +29,8 @@ export interface SpawnOptions {
   timeLimitMs?: number
   /** Per-process CPU-time limit, named in the note added when SIGXCPU ended the command. */
   cpuSeconds?: number
+  /** Output recorded at most (the spool cap): past it the runner says so and ends the command. */
+  spoolLimitBytes?: number
   /** Called once: when all output is in the spool, or `drainGraceMs` after the exit. */
   onSettled: (session: ExecSession) => void
   drainGraceMs?: number
@@ -60,6 +63,8 @@ export class ExecSession {
   #fd: number | undefined
   #listeners = new Set<() => void>()
   #settled = false
+  /** Appends to the output, within the spool cap (spawned commands only). */
+  #append: (chunk: Buffer) => void = () => {}
 
   private constructor(readonly info: ExecInfo) {}
 
@@ -92,12 +97,18 @@ export class ExecSession {
     watchSandboxInit(child, options.launch, (pid) => {
       session.#sandboxInit = pid
     })
-    const append = (chunk: Buffer) => {
-      if (session.#fd === undefined) return
-      writeSync(session.#fd, chunk)
-      session.total += chunk.byteLength
-      session.#notify()
-    }
+    const append = cappedAppend(
+      options.spoolLimitBytes ?? Number.POSITIVE_INFINITY,
+      () => session.total,
+      (chunk) => {
+        if (session.#fd === undefined) return
+        writeSync(session.#fd, chunk)
+        session.total += chunk.byteLength
+        session.#notify()
+      },
+      () => void session.kill(),
+    )
+    session.#append = append
     child.stdout?.on('data', append)
     child.stderr?.on('data', append)
     child.stdin?.on('error', () => {})
@@ -119,12 +130,10 @@ export class ExecSession {
         ? undefined
         : setTimeout(() => {
             if (session.drained) return
-            append(
-              Buffer.from(
-                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(limitMs / 1000)} s\n`,
-              ),
+            const seconds = Math.round(limitMs / 1000)
+            void session.kill(
+              `\n[runner] stopped: the command ran longer than the time limit of ${seconds} s\n`,
             )
-            void session.kill()
           }, limitMs)
     limit?.unref()
     child.once('exit', (code, signal) => {
@@ -207,9 +216,11 @@ export class ExecSession {
   /**
    * Ends the process group: SIGTERM, then SIGKILL if it lingers. In a sandbox, whatever is left
    * once the command has exited (background processes holding its output) ends with it.
+   * `note`: why the runner ends it (a limit), added to its output.
    */
-  async kill(): Promise<void> {
+  async kill(note?: string): Promise<void> {
     if (this.pid === undefined) return
+    if (note !== undefined && !this.drained) this.#append(Buffer.from(note))
     if (this.state !== 'running') {
       this.#endSandbox()
       await this.#until(() => this.drained, KILL_GRACE_MS)

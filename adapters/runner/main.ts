@@ -61,7 +61,12 @@ if (runner.sandbox.isolation === 'none') {
       `files and network: ${runner.sandbox.reason}\n`,
   )
 }
-process.stdout.write(`${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox })}\n`)
+for (const warning of runner.tenantLimits.warnings) {
+  process.stderr.write(`runner: WARNING: ${warning}\n`)
+}
+process.stdout.write(
+  `${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox, tenant_limits: runner.tenantLimits })}\n`,
+)
 
 let stopping = false
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -15,6 +15,7 @@ import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
+import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
 import { workspaceDir } from './workspace-paths.ts'
 
 export interface RunnerOptions {
@@ -40,6 +41,8 @@ export interface RunningRunner {
   url: string
   /** What the start-up probe found: bubblewrap, or unsandboxed and why. */
   sandbox: SandboxStatus
+  /** How each tenant is held to its limits here, and what cannot be enforced. */
+  tenantLimits: TenantLimitStatus
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
 }
@@ -70,6 +73,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
   }
+  const limits = await TenantLimitEnforcer.open(root, sandbox, log)
+  for (const warning of limits.status.warnings) {
+    log({ event: 'tenant_limit_unenforced', level: 'warn', warning })
+  }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
         url: options.callbackUrl,
@@ -79,7 +86,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, sandbox, (scope, session) => {
+  const registry = new ExecRegistry(root, limits, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -94,7 +101,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       exited_at: session.exitedAt ?? Date.now(),
     })
   })
-  const routes = runnerRoutes(registry, sandbox)
+  const routes = runnerRoutes(registry, limits)
   const replay = new MemoryReplayGuard()
 
   const handle = async (req: IncomingMessage): Promise<unknown> => {
@@ -136,9 +143,11 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = await workspaceDir(root, body.tenant, body.session_id, sandbox)
+    const workspace = await workspaceDir(root, body.tenant, body.session_id)
+    const tenantSandbox = await limits.sandboxFor(body.tenant)
+    await limits.prepareWorkspace(workspace, tenantSandbox)
     return target.handle(
-      { tenant: body.tenant, sessionId: body.session_id, workspace },
+      { tenant: body.tenant, sessionId: body.session_id, workspace, sandbox: tenantSandbox },
       body,
       Date.now(),
     )
@@ -175,11 +184,13 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   return {
     url: `http://${host}:${address.port}`,
     sandbox: sandbox.status,
+    tenantLimits: limits.status,
     close: () => {
       closing ??= (async () => {
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
         await registry.closeAll()
+        await limits.close()
         server.closeAllConnections()
         await stopped
       })()
