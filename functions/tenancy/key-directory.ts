@@ -2,7 +2,7 @@ import type { TenantLimits } from '../../src/contract/tenancy.ts'
 import { type Clock, systemClock } from '../../src/ports/clock.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { hashDigest, type KeyLookup, sameDigest } from '../http/auth.ts'
-import { readKeyRegistry } from './key-registry.ts'
+import { readKeyRegistry, usableRegistryKeys } from './key-registry.ts'
 
 export interface KeyDirectoryOptions {
   store: ObjectStore
@@ -30,7 +30,9 @@ interface Snapshot {
  * key just added works at once). Re-reads are single-flight and cost one GET (the body is
  * parsed only when its etag changed). A failed re-read keeps the last good copy (logged) and is
  * tried again after `missReloadMs`; with no good copy yet the request fails (503 or 500).
- * Presented keys are compared as SHA-256 digests against every entry, without early exit.
+ * Presented keys are compared as SHA-256 digests against every entry, without early exit. An
+ * entry whose tenant name is reserved (`reservedTenantName`: written by hand or by an older
+ * release) is never loaded, and every load that finds one logs it as an error.
  */
 export class KeyDirectory implements KeyLookup {
   readonly #options: KeyDirectoryOptions
@@ -98,9 +100,19 @@ export class KeyDirectory implements KeyLookup {
       }
       if (loaded.etag === this.#snapshot?.etag) return
       const { registry } = loaded
-      await this.#options.onTenants?.([...new Set(registry.keys.map((k) => k.tenant))])
+      const { usable, refused } = usableRegistryKeys(registry)
+      for (const entry of refused) {
+        this.#options.log?.({
+          level: 'error',
+          msg: 'key registry entry refused: its tenant name is reserved; revoke it',
+          hash: entry.key.hash,
+          tenant: entry.key.tenant,
+          error: entry.problem,
+        })
+      }
+      await this.#options.onTenants?.([...new Set(usable.map((k) => k.tenant))])
       this.#snapshot = {
-        entries: registry.keys.map((k) => ({ digest: hashDigest(k.hash), tenant: k.tenant })),
+        entries: usable.map((k) => ({ digest: hashDigest(k.hash), tenant: k.tenant })),
         limits: new Map(Object.entries(registry.tenants).map(([name, t]) => [name, t.limits])),
         etag: loaded.etag,
         revision: registry.revision,
@@ -109,7 +121,8 @@ export class KeyDirectory implements KeyLookup {
         level: 'info',
         msg: 'key registry loaded',
         revision: registry.revision,
-        keys: registry.keys.length,
+        keys: usable.length,
+        ...(refused.length > 0 ? { refused: refused.length } : {}),
       })
     } catch (error) {
       if (this.#snapshot === undefined) throw error
