@@ -33,6 +33,15 @@ async function rejected(promise: Promise<unknown>): Promise<string> {
   return 'resolved'
 }
 
+/** A promise that resolves when `open` is called. */
+function latch(): { wait: Promise<void>; open: () => void } {
+  let open = () => {}
+  const wait = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { wait, open }
+}
+
 function directoryOn(store: ObjectStore, clock: ManualClock, reloadMs = 30_000) {
   return new KeyDirectory({ store, reloadMs, missReloadMs: 5_000, clock })
 }
@@ -161,6 +170,63 @@ describe('the key registry', () => {
     expect(secrets.secretFor('newcomer')).toBe(
       await deriveTenantSecret('master-secret-0123456789', 'newcomer'),
     )
+  })
+
+  it('a request arriving while the first read is under way waits for it: never a 401', async () => {
+    const store = new MemoryObjectStore()
+    const hash = await hashApiKey(KEY)
+    await updateKeyRegistry(store, (r) => ({ ...r, keys: [{ hash, tenant: 'acme' }] }))
+    const { wait: gate, open } = latch()
+    const { wait: deriving, open: reached } = latch()
+    const directory = new KeyDirectory({
+      store,
+      reloadMs: 30_000,
+      missReloadMs: 5_000,
+      clock: new ManualClock(),
+      // The registry is read; its tenants' secrets are still being derived.
+      onTenants: async () => {
+        reached()
+        await gate
+      },
+    })
+    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    const first = authenticate(bearer(KEY))
+    await deriving
+    // The second request reaches the registry while the first read is not done yet.
+    const second = authenticate(bearer(KEY)).catch((error: unknown) => error)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    open()
+    expect(await first).toBe('acme')
+    expect(await second).toBe('acme')
+  })
+
+  it('a first read that does not end in time is a retryable 503, and the read goes on', async () => {
+    const memory = new MemoryObjectStore()
+    const hash = await hashApiKey(KEY)
+    await updateKeyRegistry(memory, (r) => ({ ...r, keys: [{ hash, tenant: 'acme' }] }))
+    const { wait: gate, open } = latch()
+    const slow: ObjectStore = {
+      get: async (key) => {
+        await gate
+        return memory.get(key)
+      },
+      put: (key, body, options) => memory.put(key, body, options),
+      list: (prefix, options) => memory.list(prefix, options),
+      delete: (key) => memory.delete(key),
+    }
+    const directory = new KeyDirectory({
+      store: slow,
+      reloadMs: 30_000,
+      missReloadMs: 5_000,
+      firstReadWaitMs: 50,
+      clock: new ManualClock(),
+    })
+    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    const refused = await authenticate(bearer(KEY)).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TurnlineError)
+    expect(refused).toMatchObject({ code: 'storage_unavailable', retryable: true, retryAfter: 1 })
+    open()
+    expect(await authenticate(bearer(KEY))).toBe('acme')
   })
 
   it('an unreadable registry is corrupt_data, never an empty one', async () => {
