@@ -107,6 +107,7 @@ function sandboxNotices(status: SandboxStatus, notices: string[], warnings: stri
         `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
         `${status.limits.timeLimitSeconds} s wall clock per command`,
     )
+    warnings.push(...status.warnings.map((warning) => `sandbox: ${warning}`))
   } else {
     warnings.push(
       `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +

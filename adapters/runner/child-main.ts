@@ -83,8 +83,8 @@ try {
     sandbox: config.sandbox,
     ...(config.callback_url ? { callbackUrl: config.callback_url } : {}),
     log: (entry) => {
-      // The parent reports a missing sandbox itself, in its own words.
-      if (entry.event === 'sandbox_unavailable') return
+      // The parent reports a missing or weakened sandbox itself, from the status it is sent.
+      if (entry.event === 'sandbox_unavailable' || entry.event === 'sandbox_weakened') return
       process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`)
     },
   })

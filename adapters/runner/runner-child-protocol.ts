@@ -47,6 +47,8 @@ const SandboxStatusSchema: z.ZodType<SandboxStatus> = z.discriminatedUnion('isol
     gid: z.number().int(),
     network,
     limits,
+    tmpfs: z.object({ tmpMb: z.number().int(), shmMb: z.number().int() }).nullable(),
+    warnings: z.array(z.string()),
   }),
   z.object({
     isolation: z.literal('none'),
