@@ -3,7 +3,7 @@ import type { TenantLimits } from '../../src/contract/tenancy.ts'
 import { type Clock, systemClock } from '../../src/ports/clock.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { hashDigest, type KeyLookup, sameDigest } from '../http/auth.ts'
-import { readKeyRegistry } from './key-registry.ts'
+import { readKeyRegistry, usableRegistryKeys } from './key-registry.ts'
 
 /** Default of `firstReadWaitMs`. */
 const FIRST_READ_WAIT_MS = 10_000
@@ -39,7 +39,9 @@ interface Snapshot {
  * from: a request waits for it, at most `firstReadWaitMs`, then fails 503 (retryable) while the
  * read goes on — never 401, since its key may be in the registry; a first read that fails
  * fails the request with its error (503, or 500 for a corrupt registry).
- * Presented keys are compared as SHA-256 digests against every entry, without early exit.
+ * Presented keys are compared as SHA-256 digests against every entry, without early exit. An
+ * entry whose tenant name is reserved (`reservedTenantName`: written by hand or by an older
+ * release) is never loaded, and every load that finds one logs it as an error.
  */
 export class KeyDirectory implements KeyLookup {
   readonly #options: KeyDirectoryOptions
@@ -135,9 +137,19 @@ export class KeyDirectory implements KeyLookup {
         return
       }
       const { registry } = loaded
-      await this.#options.onTenants?.([...new Set(registry.keys.map((k) => k.tenant))])
+      const { usable, refused } = usableRegistryKeys(registry)
+      for (const entry of refused) {
+        this.#options.log?.({
+          level: 'error',
+          msg: 'key registry entry refused: its tenant name is reserved; revoke it',
+          hash: entry.key.hash,
+          tenant: entry.key.tenant,
+          error: entry.problem,
+        })
+      }
+      await this.#options.onTenants?.([...new Set(usable.map((k) => k.tenant))])
       this.#snapshot = {
-        entries: registry.keys.map((k) => ({ digest: hashDigest(k.hash), tenant: k.tenant })),
+        entries: usable.map((k) => ({ digest: hashDigest(k.hash), tenant: k.tenant })),
         limits: new Map(Object.entries(registry.tenants).map(([name, t]) => [name, t.limits])),
         etag: loaded.etag,
         revision: registry.revision,
@@ -147,7 +159,8 @@ export class KeyDirectory implements KeyLookup {
         level: 'info',
         msg: 'key registry loaded',
         revision: registry.revision,
-        keys: registry.keys.length,
+        keys: usable.length,
+        ...(refused.length > 0 ? { refused: refused.length } : {}),
       })
     } catch (error) {
       if (this.#snapshot === undefined) throw error

@@ -10,11 +10,11 @@ import {
   readKeyRegistry,
   updateKeyRegistry,
 } from '../../functions/tenancy/key-registry.ts'
-import { runKeysCommand } from '../../functions/tenancy/keys-command.ts'
 import { limitsOf, type Tenancy } from '../../functions/tenancy/tenancy.ts'
 import { deriveTenantSecret, TenantSecretBook } from '../../functions/tool-secrets.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { keysCli } from '../support/keys-cli.ts'
 
 const KEY = 'plain-key-0123456789abcdef'
 const bearer = (key: string) => `Bearer ${key}`
@@ -46,18 +46,6 @@ function directoryOn(store: ObjectStore, clock: ManualClock, reloadMs = 30_000) 
   return new KeyDirectory({ store, reloadMs, missReloadMs: 5_000, clock })
 }
 
-function keysCli(store: ObjectStore) {
-  const out: string[] = []
-  const err: string[] = []
-  const run = (...argv: string[]) =>
-    runKeysCommand(argv, () => store, {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      stdin: async () => `${KEY}\n`,
-    })
-  return { run, out, err }
-}
-
 describe('hashed keys in TURNLINE_API_KEYS', () => {
   it('accepts sha256:<hex>=tenant beside plain keys, and checks the hash form', async () => {
     const hash = await hashApiKey(KEY)
@@ -85,7 +73,7 @@ describe('the key registry', () => {
     const authenticate = createAuthenticator({ keys: [], registry: directory })
     expect(await rejected(authenticate(bearer(KEY)))).toBe('unauthorized')
 
-    const cli = keysCli(counting.store)
+    const cli = keysCli(counting.store, KEY)
     expect(await cli.run('add', 'acme', '--label', 'ci')).toBe(0)
     const issued = cli.out.at(-1) ?? ''
     expect(issued).toMatch(/^tl_[A-Za-z0-9_-]{43}$/)
@@ -164,7 +152,7 @@ describe('the key registry', () => {
     const authenticate = createAuthenticator({ keys: [], registry: directory })
     expect(() => secrets.secretFor('newcomer')).toThrow(/no tool signing secret/)
     await updateKeyRegistry(store, (r) => ({ ...r, keys: [] }))
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     expect(await cli.run('add', 'newcomer')).toBe(0)
     expect(await authenticate(bearer(cli.out.at(-1) ?? ''))).toBe('newcomer')
     expect(secrets.secretFor('newcomer')).toBe(
@@ -237,7 +225,7 @@ describe('the key registry', () => {
 
   it('sets per-tenant limits that override the defaults, null lifting one', async () => {
     const store = new MemoryObjectStore()
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     expect(
       await cli.run('limits', 'acme', '--requests-per-minute', '5', '--tokens-per-day', 'none'),
     ).toBe(0)
@@ -264,7 +252,7 @@ describe('the key registry', () => {
 
   it('the CLI refuses what would break the registry', async () => {
     const store = new MemoryObjectStore()
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     const hash = await hashApiKey(KEY)
     expect(await cli.run('add', 'acme', '--hash', hash)).toBe(0)
     expect(await cli.run('add', 'beta', '--hash', hash)).toBe(2)
