@@ -1,6 +1,4 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
-import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
-import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -10,13 +8,14 @@ import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-gu
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { coordinatorOf } from './coordinator-choice.ts'
-import { ConfigError, type EnvConfig, ioBudgetMs, parseEnv } from './env-config.ts'
+import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
+import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
@@ -96,8 +95,8 @@ export async function createDeps(
   const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const store = objectStore(config, options, notices)
-  const calls = deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
+  const store = objectStoreOf(config, options, notices)
+  const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
   const coordinator = coordinatorOf(config, options, calls, notices)
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
@@ -133,7 +132,7 @@ export async function createDeps(
     env,
     {
       defaultRunner: options.defaultRunner,
-      storeDir: storeKind(config, options) === 'fs' ? config.TURNLINE_DATA_DIR : undefined,
+      storeDir: storeKindOf(config, options) === 'fs' ? config.TURNLINE_DATA_DIR : undefined,
     },
     fetchImpl,
     notices,
@@ -190,65 +189,4 @@ export async function createDeps(
     model: modelChoice,
     config,
   }
-}
-
-/** Which store the configuration asks for (undefined: none this runtime has). */
-function storeKind(config: EnvConfig, options: DepsOptions): 's3' | 'fs' | 'memory' | undefined {
-  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
-  return config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
-}
-
-function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {
-  switch (storeKind(config, options)) {
-    case 's3': {
-      const bucket = config.S3_BUCKET
-      if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
-      notices.push(
-        `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
-      )
-      return new S3ObjectStore({
-        bucket,
-        ...(config.S3_PREFIX === undefined ? {} : { prefix: config.S3_PREFIX }),
-        ...(config.S3_REGION === undefined ? {} : { region: config.S3_REGION }),
-        ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
-        ...(config.S3_FORCE_PATH_STYLE === undefined
-          ? {}
-          : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
-        deadline: deadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
-        ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-          ? {
-              credentials: {
-                accessKeyId: config.S3_ACCESS_KEY_ID,
-                secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-              },
-            }
-          : {}),
-      })
-    }
-    case 'fs': {
-      if (!options.defaultStore) {
-        throw new ConfigError([
-          'TURNLINE_STORE: fs is not available in this runtime; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-        ])
-      }
-      notices.push(`sessions in ${config.TURNLINE_DATA_DIR} (filesystem)`)
-      return options.defaultStore(config.TURNLINE_DATA_DIR)
-    }
-    case 'memory':
-      notices.push(
-        `${config.TURNLINE_STORE === undefined ? 'no S3_BUCKET' : 'TURNLINE_STORE=memory'}: ` +
-          'sessions live in this process and are lost on restart',
-      )
-      return new MemoryObjectStore()
-    default:
-      throw new ConfigError([
-        'S3_BUCKET: this runtime has no filesystem store; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-      ])
-  }
-}
-
-/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
-function deadline(config: EnvConfig, attemptMs: number): IoDeadline {
-  const budgetMs = ioBudgetMs(config)
-  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
 }
