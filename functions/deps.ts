@@ -61,6 +61,8 @@ export interface DepsOptions {
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
+  /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
+  reachableFromAnywhere?: boolean
 }
 
 export interface Deps {
@@ -99,7 +101,7 @@ export async function createDeps(
   env: Readonly<Record<string, string | undefined>>,
   options: DepsOptions = {},
 ): Promise<Deps> {
-  const config = parseEnv(env)
+  const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
   const store = objectStore(config, options, notices)
@@ -220,6 +222,7 @@ async function sandboxRunner(
           `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
           `${status.limits.timeLimitSeconds} s wall clock per command`,
       )
+      warnings.push(...status.warnings.map((warning) => `sandbox: ${warning}`))
     } else {
       warnings.push(
         `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +

@@ -9,6 +9,7 @@ import {
   type Launch,
   type LaunchSpec,
   plainLaunch,
+  type TmpfsSizes,
 } from './sandbox-launch.ts'
 import type { NetworkPolicy, SandboxLimits, SandboxSettings } from './sandbox-settings.ts'
 import type { Owner } from './workspace-walk.ts'
@@ -24,6 +25,10 @@ export type SandboxStatus =
       gid: number
       network: NetworkPolicy
       limits: SandboxLimits
+      /** What /tmp and /dev/shm may hold; null when this bubblewrap cannot size them (< 0.7). */
+      tmpfs: TmpfsSizes | null
+      /** Where this sandbox is weaker than documented, in words for the operator (said at start). */
+      warnings: string[]
     }
   | {
       isolation: 'none'

@@ -60,6 +60,9 @@ if (runner.sandbox.isolation === 'none') {
     `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
       `files and network: ${runner.sandbox.reason}\n`,
   )
+} else {
+  for (const warning of runner.sandbox.warnings)
+    process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
 process.stdout.write(`${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox })}\n`)
 

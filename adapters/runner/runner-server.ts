@@ -70,6 +70,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
+  } else {
+    for (const warning of sandbox.status.warnings) {
+      log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
+    }
   }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
