@@ -11,6 +11,7 @@ import {
 import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
+import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
@@ -61,11 +62,14 @@ class HttpFailure extends Error {
 export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
   if (options.secret.length < 16)
     throw new Error('the runner secret must be at least 16 characters')
-  await mkdir(options.root, { recursive: true })
-  const root = await realpath(options.root)
   const log =
     options.log ??
     ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
+  // Before any command starts: a descriptor this process inherited would reach every one.
+  const closed = closeInheritedDescriptors()
+  if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
+  await mkdir(options.root, { recursive: true })
+  const root = await realpath(options.root)
   const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
   const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
