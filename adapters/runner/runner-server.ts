@@ -11,12 +11,14 @@ import {
 import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
+import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
 import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
-import { workspaceDir } from './workspace-paths.ts'
+import { checkWorkspaceName } from './workspace-paths.ts'
+import { WorkspaceRoot } from './workspace-root.ts'
 
 export interface RunnerOptions {
   /** Folder holding one workspace per session: `<root>/<tenant>/<session_id>/`. */
@@ -64,14 +66,22 @@ class HttpFailure extends Error {
 export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
   if (options.secret.length < 16)
     throw new Error('the runner secret must be at least 16 characters')
-  await mkdir(options.root, { recursive: true })
-  const root = await realpath(options.root)
   const log =
     options.log ??
     ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
+  // Before any command starts: a descriptor this process inherited would reach every one.
+  const closed = closeInheritedDescriptors()
+  if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
+  await mkdir(options.root, { recursive: true })
+  const root = await realpath(options.root)
   const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
+  const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
+  } else {
+    for (const warning of sandbox.status.warnings) {
+      log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
+    }
   }
   const limits = await TenantLimitEnforcer.open(root, sandbox, log)
   for (const warning of limits.status.warnings) {
@@ -86,7 +96,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, limits, (scope, session) => {
+  const registry = new ExecRegistry(root, workspaces, limits, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -143,14 +153,20 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = await workspaceDir(root, body.tenant, body.session_id)
+    // Names first: a tenant's uid and cgroups are named after it.
+    checkWorkspaceName(body.tenant)
     const tenantSandbox = await limits.sandboxFor(body.tenant)
-    await limits.prepareWorkspace(workspace, tenantSandbox)
-    return target.handle(
-      { tenant: body.tenant, sessionId: body.session_id, workspace, sandbox: tenantSandbox },
-      body,
-      Date.now(),
-    )
+    await limits.handOver(body.tenant, body.session_id, tenantSandbox)
+    const workspace = workspaces.open(body.tenant, body.session_id, tenantSandbox.fileOwner)
+    try {
+      return await target.handle(
+        { tenant: body.tenant, sessionId: body.session_id, workspace, sandbox: tenantSandbox },
+        body,
+        Date.now(),
+      )
+    } finally {
+      workspace.close()
+    }
   }
 
   const server = createServer((req, res) => {
@@ -193,6 +209,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         await limits.close()
         server.closeAllConnections()
         await stopped
+        workspaces.close()
       })()
       return closing
     },

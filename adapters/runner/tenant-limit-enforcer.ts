@@ -108,7 +108,7 @@ export class TenantLimitEnforcer {
         `a tenant's memory is not limited across its processes (only ${settings.limits.memoryMb} MiB of address space per process, TURNLINE_SANDBOX_MEMORY_MB): ${found.memory}`,
       )
     }
-    const shared = sandbox.user?.uid ?? process.getuid?.() ?? -1
+    const shared = sandbox.fileOwner?.uid ?? process.getuid?.() ?? -1
     if (!uids && sandbox.sandboxed && asRoot) {
       warnings.push(
         `every tenant's commands run as uid ${shared} (TURNLINE_SANDBOX_TENANT_UIDS=off): tenants share one user's process count and file rights`,
@@ -158,24 +158,24 @@ export class TenantLimitEnforcer {
   }
 
   /**
-   * Readies a workspace for its tenant's sandbox. A workspace still owned by the shared sandbox
-   * uid (made before tenants had uids of their own) is handed over once, contents first.
+   * A workspace still owned by the shared sandbox uid (made before tenants had uids of their
+   * own) is handed over to its tenant's uid once, contents first, before it is opened.
    */
-  async prepareWorkspace(workspace: string, sandbox: CommandSandbox): Promise<void> {
-    const user = sandbox.user
-    const shared = this.sandbox.user
-    if (user && shared && user.uid !== shared.uid) {
-      const info = await lstat(workspace)
-      if (info.uid === shared.uid) await handOver(workspace, shared, user)
-    }
-    await sandbox.prepareWorkspace(this.root, workspace)
+  async handOver(tenant: string, session: string, sandbox: CommandSandbox): Promise<void> {
+    const user = sandbox.fileOwner
+    const shared = this.sandbox.fileOwner
+    if (!user || !shared || user.uid === shared.uid) return
+    // `<root>/<tenant>` is the runner's (no tenant writes there): lstat sees the real folder.
+    const workspace = path.join(this.root, tenant, session)
+    const info = await lstat(workspace).catch(() => undefined)
+    if (info?.isDirectory() && info.uid === shared.uid) await handOver(workspace, shared, user)
   }
 
   /** Admits a command: a running-commands slot (its release returned), and the disk quota. */
   async admitCommand(tenant: string, sandbox: CommandSandbox): Promise<() => void> {
     const release = this.#slots.take(tenant)
     try {
-      await this.#disk.check(tenant, sandbox.user)
+      await this.#disk.check(tenant, sandbox.fileOwner)
       return release
     } catch (error) {
       release()
@@ -185,12 +185,12 @@ export class TenantLimitEnforcer {
 
   /** Admits a file write of `bytes` against the disk quota. */
   admitWrite(tenant: string, sandbox: CommandSandbox, bytes: number): Promise<void> {
-    return this.#disk.check(tenant, sandbox.user, bytes)
+    return this.#disk.check(tenant, sandbox.fileOwner, bytes)
   }
 
   /** Measures the tenant's disk use while `session` runs (see DiskQuota). */
   watch(tenant: string, sandbox: CommandSandbox, session: ExecSession): void {
-    this.#disk.watch(tenant, sandbox.user, session)
+    this.#disk.watch(tenant, sandbox.fileOwner, session)
   }
 
   settled(tenant: string, session: ExecSession): void {

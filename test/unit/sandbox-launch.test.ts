@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { type BwrapHost, bwrapLaunch, tmpfsSizes } from '../../adapters/runner/sandbox-launch.ts'
+import { DEFAULT_SANDBOX_SETTINGS } from '../../adapters/runner/sandbox-settings.ts'
+
+const MIB = 1024 * 1024
+const host = (version: [number, number, number]): BwrapHost => ({
+  bwrap: '/usr/bin/bwrap',
+  version,
+  systemMounts: ['--ro-bind', '/usr', '/usr'],
+  prlimit: '/usr/bin/prlimit',
+  uid: 65534,
+  gid: 65534,
+  dropPrivileges: true,
+  readOnlyPaths: [],
+})
+const limits = { ...DEFAULT_SANDBOX_SETTINGS.limits, memoryMb: 1000 }
+const spec = {
+  argv: ['sh', '-c', 'true'],
+  workspace: '/w',
+  cwd: '/w',
+  env: { PATH: '/usr/bin' },
+  network: false,
+}
+/** The arguments from `--dev` up to the workspace bind: the memory-backed folders. */
+const mounts = (version: [number, number, number]) => {
+  const args = bwrapLaunch(host(version), limits, spec).args
+  return args.slice(args.indexOf('--dev'), args.indexOf('--dir'))
+}
+
+describe('bubblewrap launch: memory-backed folders', () => {
+  it('split the memory limit: ¾ to /tmp, ¼ to /dev/shm, nothing to /dev', () => {
+    expect(tmpfsSizes(limits)).toEqual({ tmpMb: 750, shmMb: 250 })
+    expect(tmpfsSizes({ ...limits, memoryMb: 64 })).toEqual({ tmpMb: 48, shmMb: 16 })
+    expect(tmpfsSizes({ ...limits, memoryMb: 4097 })).toEqual({ tmpMb: 3073, shmMb: 1024 })
+  })
+
+  it('size each tmpfs right before it (--size applies to the next --tmpfs only) and make /dev read-only', () => {
+    expect(mounts([0, 8, 0])).toEqual([
+      '--dev',
+      '/dev',
+      '--size',
+      String(250 * MIB),
+      '--tmpfs',
+      '/dev/shm',
+      '--remount-ro',
+      '/dev',
+      '--size',
+      String(750 * MIB),
+      '--tmpfs',
+      '/tmp',
+    ])
+    expect(mounts([0, 7, 0])).toContain('--size')
+  })
+
+  it('leave --size out for bubblewrap before 0.7, which does not know it', () => {
+    for (const version of [
+      [0, 6, 3],
+      [0, 4, 1],
+    ] as [number, number, number][]) {
+      expect(mounts(version)).toEqual([
+        '--dev',
+        '/dev',
+        '--tmpfs',
+        '/dev/shm',
+        '--remount-ro',
+        '/dev',
+        '--tmpfs',
+        '/tmp',
+      ])
+    }
+  })
+})
