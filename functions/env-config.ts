@@ -3,6 +3,7 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
+import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -95,6 +96,8 @@ export const EnvSchema = z.object({
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
+  /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
+  TURNLINE_RUNNER_ROOT: text.optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
   TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
@@ -187,6 +190,12 @@ function crossChecks(env: EnvConfig): string[] {
 /** How long one storage or coordinator call may keep retrying: set, or min(15 s, half the lease). */
 export function ioBudgetMs(env: EnvConfig): number {
   return env.TURNLINE_IO_BUDGET_MS ?? Math.min(15_000, Math.floor(env.TURNLINE_LEASE_MS / 2))
+}
+
+/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
+export function ioDeadline(config: EnvConfig, attemptMs: number): IoDeadline {
+  const budgetMs = ioBudgetMs(config)
+  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
 }
 
 /**
