@@ -16,7 +16,7 @@ import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
-import { workspaceDir } from './workspace-paths.ts'
+import { WorkspaceRoot } from './workspace-root.ts'
 
 export interface RunnerOptions {
   /** Folder holding one workspace per session: `<root>/<tenant>/<session_id>/`. */
@@ -71,6 +71,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   await mkdir(options.root, { recursive: true })
   const root = await realpath(options.root)
   const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
+  const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
   } else {
@@ -87,7 +88,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, sandbox, (scope, session) => {
+  const registry = new ExecRegistry(root, workspaces, sandbox, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -144,12 +145,16 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = await workspaceDir(root, body.tenant, body.session_id, sandbox)
-    return target.handle(
-      { tenant: body.tenant, sessionId: body.session_id, workspace },
-      body,
-      Date.now(),
-    )
+    const workspace = workspaces.open(body.tenant, body.session_id, sandbox.fileOwner)
+    try {
+      return await target.handle(
+        { tenant: body.tenant, sessionId: body.session_id, workspace },
+        body,
+        Date.now(),
+      )
+    } finally {
+      workspace.close()
+    }
   }
 
   const server = createServer((req, res) => {
@@ -190,6 +195,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         await registry.closeAll()
         server.closeAllConnections()
         await stopped
+        workspaces.close()
       })()
       return closing
     },
