@@ -7,7 +7,7 @@
  *
  * stdin: one JSON line (runner-child-protocol.ts: root, secret, callback URL, sandbox settings),
  * then nothing; its end means the parent is gone (however it died): every command is ended and
- * the process exits. SIGTERM and SIGINT do the same.
+ * the process exits. SIGTERM does the same; SIGINT is left to the parent.
  * stdout: one JSON line, `{"listening","pid","sandbox"}` once it accepts requests, or
  * `{"error":{"code","message"}}` when it cannot start (then it exits non-zero).
  * stderr: the runner's faults, one JSON line each.
@@ -57,7 +57,10 @@ function stop(): void {
     () => process.exit(1),
   )
 }
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, stop)
+process.on('SIGTERM', stop)
+// A terminal's Ctrl-C reaches the whole process group: the parent decides (it may still need
+// the runner, e.g. to cancel), then stops it with SIGTERM or by exiting.
+process.on('SIGINT', () => {})
 
 const line = await firstLine()
 if (line === undefined) process.exit(0)
