@@ -1,5 +1,6 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
+import type { EgressStatus } from '../adapters/runner/command-networks.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
@@ -19,6 +20,7 @@ import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
+import { sandboxNotes } from './sandbox-notices.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
@@ -48,7 +50,7 @@ export interface DepsOptions {
     dataDir: string,
     server: { host: string; port: number },
     sandbox: SandboxSettings,
-  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
+  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus; egress: EgressStatus }>
   log?: (entry: Record<string, unknown>) => void
   /**
    * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
@@ -212,22 +214,7 @@ async function sandboxRunner(
     notices.push(
       `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
     )
-    const status = embedded.sandbox
-    if (status.isolation === 'bwrap') {
-      notices.push(
-        `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
-          `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
-          `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
-          `${status.limits.timeLimitSeconds} s wall clock per command`,
-      )
-    } else {
-      warnings.push(
-        `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
-          "with this server's files, processes and network; a command can read this server's " +
-          'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
-          'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
-      )
-    }
+    sandboxNotes(embedded.sandbox, embedded.egress, notices, warnings)
   }
   if (url === undefined || secret === undefined) {
     notices.push(

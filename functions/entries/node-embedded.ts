@@ -48,7 +48,7 @@ export function nodeEmbedded(options: { callbacks: boolean }): NodeEmbedded {
               'to a runner isolated elsewhere.',
           ])
         })
-        return { url: runner.url, secret, sandbox: runner.sandbox }
+        return { url: runner.url, secret, sandbox: runner.sandbox, egress: runner.egress }
       },
     },
     close: async () => {
