@@ -1,9 +1,7 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
-import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import type { EgressStatus } from '../adapters/runner/command-networks.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
-import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
@@ -14,13 +12,14 @@ import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-gu
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { coordinatorOf } from './coordinator-choice.ts'
-import { ConfigError, type EnvConfig, ioBudgetMs, parseEnv } from './env-config.ts'
+import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { sandboxNotes } from './sandbox-notices.ts'
+import { objectStoreOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
@@ -63,6 +62,8 @@ export interface DepsOptions {
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
+  /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
+  reachableFromAnywhere?: boolean
 }
 
 export interface Deps {
@@ -101,11 +102,11 @@ export async function createDeps(
   env: Readonly<Record<string, string | undefined>>,
   options: DepsOptions = {},
 ): Promise<Deps> {
-  const config = parseEnv(env)
+  const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const store = objectStore(config, options, notices)
-  const calls = deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
+  const store = objectStoreOf(config, options, notices)
+  const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
   const coordinator = coordinatorOf(config, options, calls, notices)
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
@@ -223,61 +224,4 @@ async function sandboxRunner(
     return undefined
   }
   return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
-}
-
-function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {
-  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
-  const kind = config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
-  switch (kind) {
-    case 's3': {
-      const bucket = config.S3_BUCKET
-      if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
-      notices.push(
-        `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
-      )
-      return new S3ObjectStore({
-        bucket,
-        ...(config.S3_PREFIX === undefined ? {} : { prefix: config.S3_PREFIX }),
-        ...(config.S3_REGION === undefined ? {} : { region: config.S3_REGION }),
-        ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
-        ...(config.S3_FORCE_PATH_STYLE === undefined
-          ? {}
-          : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
-        deadline: deadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
-        ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-          ? {
-              credentials: {
-                accessKeyId: config.S3_ACCESS_KEY_ID,
-                secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-              },
-            }
-          : {}),
-      })
-    }
-    case 'fs': {
-      if (!options.defaultStore) {
-        throw new ConfigError([
-          'TURNLINE_STORE: fs is not available in this runtime; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-        ])
-      }
-      notices.push(`sessions in ${config.TURNLINE_DATA_DIR} (filesystem)`)
-      return options.defaultStore(config.TURNLINE_DATA_DIR)
-    }
-    case 'memory':
-      notices.push(
-        `${config.TURNLINE_STORE === undefined ? 'no S3_BUCKET' : 'TURNLINE_STORE=memory'}: ` +
-          'sessions live in this process and are lost on restart',
-      )
-      return new MemoryObjectStore()
-    default:
-      throw new ConfigError([
-        'S3_BUCKET: this runtime has no filesystem store; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-      ])
-  }
-}
-
-/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
-function deadline(config: EnvConfig, attemptMs: number): IoDeadline {
-  const budgetMs = ioBudgetMs(config)
-  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
 }

@@ -3,6 +3,7 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
+import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -61,6 +62,8 @@ const mcpServers = z
 
 export const EnvSchema = z.object({
   TURNLINE_API_KEYS: apiKeys.optional(),
+  /** Serve unauthenticated (tenant `local`) where the runtime cannot hold itself to loopback. */
+  TURNLINE_SINGLE_TENANT: flag.optional(),
   TURNLINE_DATA_DIR: text.default('./.turnline'),
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
@@ -166,6 +169,12 @@ function crossChecks(env: EnvConfig): string[] {
         'Set TURNLINE_API_KEYS to serve other hosts.',
     )
   }
+  if (!singleTenant && env.TURNLINE_SINGLE_TENANT === true) {
+    problems.push(
+      'TURNLINE_SINGLE_TENANT: set together with TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY); ' +
+        'a server is either unauthenticated or keyed: unset one of them',
+    )
+  }
   if (!singleTenant && env.TURNLINE_SANDBOX === 'off' && env.TURNLINE_RUNNER_URL === undefined) {
     problems.push(
       'TURNLINE_SANDBOX: off is refused with TURNLINE_API_KEYS: the in-process runner would run ' +
@@ -181,8 +190,34 @@ export function ioBudgetMs(env: EnvConfig): number {
   return env.TURNLINE_IO_BUDGET_MS ?? Math.min(15_000, Math.floor(env.TURNLINE_LEASE_MS / 2))
 }
 
+/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
+export function ioDeadline(config: EnvConfig, attemptMs: number): IoDeadline {
+  const budgetMs = ioBudgetMs(config)
+  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
+}
+
+/**
+ * A runtime that serves whatever address its platform gives it and cannot hold itself to
+ * loopback (`reachableFromAnywhere`: Workers, Lambda, Deno) does not serve without keys: anyone
+ * who found its address would run turns on the deployment's model key and read every session.
+ * TURNLINE_SINGLE_TENANT asks for an unauthenticated server explicitly (`wrangler dev` on a
+ * laptop). Node needs no such setting: it listens only on loopback without keys (crossChecks).
+ */
+function unauthenticatedProblem(env: EnvConfig): string | undefined {
+  if (isMultiTenantEnv(env) || env.TURNLINE_SINGLE_TENANT) return undefined
+  return (
+    'TURNLINE_API_KEYS: not set, and no key registry (TURNLINE_KEY_REGISTRY): this runtime ' +
+    'serves a public address, so it refuses to run unauthenticated. Set TURNLINE_API_KEYS ' +
+    '(or TURNLINE_KEY_REGISTRY=1); for a local run only (wrangler dev, deno serve on ' +
+    'loopback) set TURNLINE_SINGLE_TENANT=1.'
+  )
+}
+
 /** Reads and validates the environment record; throws ConfigError listing every problem. */
-export function parseEnv(env: Readonly<Record<string, string | undefined>>): EnvConfig {
+export function parseEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  runtime: { reachableFromAnywhere?: boolean } = {},
+): EnvConfig {
   const present: Record<string, string> = {}
   for (const name of Object.keys(EnvSchema.shape)) {
     const value = env[name]
@@ -197,6 +232,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Env
     )
   }
   const problems = crossChecks(result.data)
+  const unauthenticated = runtime.reachableFromAnywhere && unauthenticatedProblem(result.data)
+  if (unauthenticated) problems.push(unauthenticated)
   if (problems.length > 0) throw new ConfigError(problems)
   return result.data
 }

@@ -19,6 +19,7 @@ export function sandboxNotes(
         `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
         `${status.limits.timeLimitSeconds} s wall clock per command`,
     )
+    warnings.push(...status.warnings.map((warning) => `sandbox: ${warning}`))
     if (status.network !== 'off' && egress.mode === 'none') {
       warnings.push(
         `commands of sessions allowed the network get NONE: ${egress.reason}. Install socat ` +

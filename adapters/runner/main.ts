@@ -61,6 +61,9 @@ if (runner.sandbox.isolation === 'none') {
       `files and network (no egress policy: they reach its loopback services, private networks ` +
       `and cloud metadata): ${runner.sandbox.reason}\n`,
   )
+} else {
+  for (const warning of runner.sandbox.warnings)
+    process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
 if (
   runner.sandbox.isolation === 'bwrap' &&

@@ -106,6 +106,43 @@ function atLeast(version: [number, number, number], major: number, minor: number
   return version[0] > major || (version[0] === major && version[1] >= minor)
 }
 
+/** What a command may keep in memory-backed folders, MiB: ¾ of its memory in /tmp, ¼ in /dev/shm. */
+export interface TmpfsSizes {
+  tmpMb: number
+  shmMb: number
+}
+
+/** The split of the memory limit between /tmp and /dev/shm (they sum to `memoryMb`). */
+export function tmpfsSizes(limits: SandboxLimits): TmpfsSizes {
+  const shmMb = Math.floor(limits.memoryMb / 4)
+  return { tmpMb: limits.memoryMb - shmMb, shmMb }
+}
+
+/** bubblewrap sizes a tmpfs (`--size`, which applies to the next `--tmpfs` only) since 0.7. */
+export function sizesTmpfs(version: [number, number, number]): boolean {
+  return atLeast(version, 0, 7)
+}
+
+/**
+ * The memory-backed folders, after `--dev /dev`: /dev/shm and /tmp each a tmpfs of its share of
+ * the memory limit, and /dev itself (a tmpfs `--dev` cannot size) read-only, so together they
+ * hold at most the limit. An older bubblewrap gets the same mounts, unsized.
+ */
+function tmpfsArgs(version: [number, number, number], limits: SandboxLimits): string[] {
+  const sizes = sizesTmpfs(version) ? tmpfsSizes(limits) : undefined
+  const size = (mb: number | undefined) => (mb === undefined ? [] : ['--size', String(mb * MIB)])
+  return [
+    ...size(sizes?.shmMb),
+    '--tmpfs',
+    '/dev/shm',
+    '--remount-ro',
+    '/dev',
+    ...size(sizes?.tmpMb),
+    '--tmpfs',
+    '/tmp',
+  ]
+}
+
 /** /etc/passwd and /etc/group inside: root, the sandbox user, and nothing of the host's. */
 export function identityFiles(uid: number, gid: number, home: string): [string, string] {
   const passwd = [
@@ -138,9 +175,8 @@ export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: Launch
   for (const name of ETC_FILES) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`)
   args.push('--ro-bind-data', '3', '/etc/passwd', '--ro-bind-data', '4', '/etc/group')
   for (const path of host.readOnlyPaths) args.push('--ro-bind', path, path)
-  args.push('--proc', '/proc', '--dev', '/dev')
-  if (atLeast(host.version, 0, 6)) args.push('--size', String(limits.memoryMb * MIB))
-  args.push('--tmpfs', '/tmp', '--dir', '/var', '--symlink', '../tmp', '/var/tmp')
+  args.push('--proc', '/proc', '--dev', '/dev', ...tmpfsArgs(host.version, limits))
+  args.push('--dir', '/var', '--symlink', '../tmp', '/var/tmp')
   args.push(...networkMounts(spec.network))
   args.push('--bind', spec.workspace, spec.workspace, '--chdir', spec.cwd)
   const argv = networkArgv(spec.network, spec.argv)

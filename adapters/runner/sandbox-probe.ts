@@ -4,7 +4,7 @@ import { access, lstat, mkdir, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
-import type { BwrapHost } from './sandbox-launch.ts'
+import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 
 const PROBE_TIMEOUT_MS = 20_000
@@ -140,6 +140,13 @@ export async function openSandbox(
     dropPrivileges: asRoot,
     readOnlyPaths: settings.readOnlyPaths,
   }
+  const warnings: string[] = []
+  if (!sizesTmpfs(version)) {
+    warnings.push(
+      `bubblewrap ${version.join('.')} cannot size a tmpfs (0.7 can): what a command keeps in /tmp ` +
+        'and /dev/shm is bounded by host memory only, not TURNLINE_SANDBOX_MEMORY_MB; upgrade bubblewrap',
+    )
+  }
   const status: SandboxStatus = {
     isolation: 'bwrap',
     bwrap,
@@ -148,6 +155,8 @@ export async function openSandbox(
     gid: host.gid,
     network: settings.network,
     limits: settings.limits,
+    tmpfs: sizesTmpfs(version) ? tmpfsSizes(settings.limits) : null,
+    warnings,
   }
   if (host.uid === 0) {
     return fail(

@@ -3,6 +3,8 @@ import {
   emptyKeyRegistry,
   type KeyRegistry,
   KeyRegistrySchema,
+  type RegistryKey,
+  reservedTenantName,
 } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { keyDigest } from '../http/auth.ts'
@@ -71,6 +73,24 @@ export async function updateKeyRegistry(
       if (!lost || attempt >= 4) throw error
     }
   }
+}
+
+/**
+ * The registry's keys split by the tenant rule: entries naming a reserved tenant (stored by hand
+ * or by an older release, which accepted such names) are refused, with the reason.
+ */
+export function usableRegistryKeys(registry: KeyRegistry): {
+  usable: RegistryKey[]
+  refused: { key: RegistryKey; problem: string }[]
+} {
+  const usable: RegistryKey[] = []
+  const refused: { key: RegistryKey; problem: string }[] = []
+  for (const key of registry.keys) {
+    const problem = reservedTenantName(key.tenant)
+    if (problem === undefined) usable.push(key)
+    else refused.push({ key, problem })
+  }
+  return { usable, refused }
 }
 
 /** `sha256:<hex>` of a key: what the registry and TURNLINE_API_KEYS hold instead of the key. */

@@ -9,6 +9,10 @@ import { value } from '../support/runner-results.ts'
 import {
   connectCommand,
   curlCommand,
+  descriptors,
+  descriptorsLine,
+  INHERITED,
+  openHostFile,
   runnerWithClient,
   runToEnd,
   startListener,
@@ -25,6 +29,9 @@ const repo = join(import.meta.dirname, '..', '..')
 let root: string
 let runner: RunnerProcess
 let client: HttpSandboxRunner
+/** A root-only host file the runner inherits, open read-write, as a job runner leaks one. */
+const hostSecret = 'host-only-secret-behind-an-inherited-descriptor'
+let host: ReturnType<typeof openHostFile>
 let sessions = 0
 const fresh = (tenant = 'acme'): SandboxScope => ({ tenant, sessionId: `iso-${++sessions}` })
 const ws = (scope: SandboxScope, ...parts: string[]) =>
@@ -32,15 +39,18 @@ const ws = (scope: SandboxScope, ...parts: string[]) =>
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'turnline-isolation-'))
+  host = openHostFile(`${hostSecret}\n`)
   ;({ process: runner, client } = await runnerWithClient({
     root,
     secret,
     env: { OPENAI_API_KEY: planted, SOME_TOKEN: planted },
+    inherit: { fd: host.fd, at: INHERITED },
   }))
 })
 
 afterAll(async () => {
   await runner?.stop()
+  host?.remove()
   if (root) await rm(root, { recursive: true, force: true })
 })
 
@@ -70,6 +80,37 @@ describe('a command in the sandbox', () => {
     const allowed = ['PATH', 'HOME', 'PWD', 'TMPDIR', 'LANG', 'TERM', 'USER', 'LOGNAME', 'SHELL']
     for (const name of names)
       expect([...allowed, 'VTCODE_EXEC_SESSION_ID', 'OLDPWD']).toContain(name)
+  })
+
+  it('has no descriptor but stdio, not even one the runner inherited', async () => {
+    const scope = fresh()
+    const { exitCode } = await runToEnd(client, scope, descriptorsLine('report.txt'))
+    expect(exitCode).toBe(0)
+    expect(descriptors(await readFile(ws(scope, 'report.txt.fds'), 'utf8'))).toEqual([0, 1, 2])
+    const report = await readFile(ws(scope, 'report.txt'), 'utf8')
+    expect(report).toMatch(/Bad file descriptor/)
+    expect(report).toMatch(/use=1\n$/)
+    expect(report).not.toContain(hostSecret)
+    expect(await readFile(host.path, 'utf8')).toBe(`${hostSecret}\n`)
+  })
+
+  it('unsandboxed too (TURNLINE_SANDBOX=off), a command gets no descriptor the runner inherited', async () => {
+    const plain = await runnerWithClient({
+      root: join(root, 'plain'),
+      secret,
+      env: { TURNLINE_SANDBOX: 'off' },
+      inherit: { fd: host.fd, at: INHERITED },
+    })
+    try {
+      const scope = fresh()
+      await runToEnd(plain.client, scope, descriptorsLine('report.txt'))
+      const workspace = join(root, 'plain', scope.tenant, scope.sessionId)
+      const listing = await readFile(join(workspace, 'report.txt.fds'), 'utf8')
+      expect(descriptors(listing)).toEqual([0, 1, 2])
+      expect(await readFile(join(workspace, 'report.txt'), 'utf8')).not.toContain(hostSecret)
+    } finally {
+      await plain.process.stop()
+    }
   })
 
   it('runs as an unprivileged user without capabilities', async () => {
@@ -223,6 +264,7 @@ describe('a command in the sandbox', () => {
       'id -u > "$HOME/hook-uid.txt"',
       'tr "\\0" "\\n" < /proc/$PPID/environ > "$HOME/hook-env.txt" 2>&1',
       'ls /proc | grep -cE "^[0-9]+$" > "$HOME/hook-procs.txt"',
+      descriptorsLine('"$HOME/hook-fds.txt"'),
     ].join('\n')
     const setup = await runToEnd(
       client,
@@ -242,6 +284,10 @@ describe('a command in the sandbox', () => {
     expect(env).not.toContain(planted)
     expect(env).not.toContain(secret)
     expect(Number(await readFile(ws(scope, 'hook-procs.txt'), 'utf8'))).toBeLessThanOrEqual(8)
+    expect(descriptors(await readFile(ws(scope, 'hook-fds.txt.fds'), 'utf8'))).toEqual([0, 1, 2])
+    const fds = await readFile(ws(scope, 'hook-fds.txt'), 'utf8')
+    expect(fds).not.toContain(hostSecret)
+    expect(fds).toMatch(/use=1\n$/)
     // The worktree is usable from a later command.
     const status = await runToEnd(
       client,

@@ -104,6 +104,29 @@ describe('commands run from a turn, with several tenants on the server', () => {
     await expect(stat(join(theirs, 'pwned.txt'))).rejects.toThrow()
   })
 
+  it("swapping its output spool for a symlink shows its own output, not the server's environment or another tenant's log", async () => {
+    const globex = await createSession(GLOBEX_KEY)
+    await runInTurn(GLOBEX_KEY, globex, 'echo globex-conversation-private')
+    const theirLog = (await filesUnder(dataDir)).find(
+      (f) => !f.startsWith('runner/') && f.includes(globex) && f.includes('/log/'),
+    )
+    expect(theirLog).toBeDefined()
+    const session = await createSession(ACME_KEY)
+    for (const target of ['/proc/self/environ', join(dataDir, theirLog ?? '')]) {
+      const spool = '.vtcode/context/tool_outputs/write_stdin_$VTCODE_EXEC_SESSION_ID.txt'
+      const output = await runInTurn(
+        ACME_KEY,
+        session,
+        `head -c 2000 /dev/zero | tr '\\0' a; f=${spool}; rm -f "$f"; ln -s ${target} "$f"; echo; echo swapped`,
+      )
+      for (const secret of secrets) expect(output).not.toContain(secret)
+      expect(output).not.toMatch(/OPENAI|TURNLINE_|globex-conversation-private/)
+      expect(output).toMatch(/^a+\nswapped\n$/)
+    }
+    const seen = JSON.stringify(mock.requests.map((r) => r.body))
+    for (const secret of secrets) expect(seen).not.toContain(secret)
+  })
+
   it('sees only its own processes, as an unprivileged user', async () => {
     const session = await createSession(ACME_KEY)
     const output = await runInTurn(

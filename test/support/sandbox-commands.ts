@@ -1,5 +1,8 @@
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
@@ -12,6 +15,7 @@ export async function runnerWithClient(options: {
   root: string
   secret: string
   env?: Record<string, string>
+  inherit?: { fd: number; at: number }
 }): Promise<{ process: RunnerProcess; client: HttpSandboxRunner }> {
   const process = await startRunnerProcess(options)
   return { process, client: new HttpSandboxRunner({ url: process.url, secret: options.secret }) }
@@ -111,3 +115,42 @@ export async function startHttpTarget(text: string): Promise<{
 /** curl as a command's HTTP client (it reads HTTP_PROXY and friends): body, status, exit code. */
 export const curlCommand = (url: string, flags = '') =>
   `curl -sS -m 20 ${flags} -w '\nstatus=%{http_code}\n' '${url}' 2>&1; echo "exit=$?"`
+/** Where the runner of the descriptor tests inherits an open host file (see `inherit`). */
+export const INHERITED = 77
+
+/**
+ * A shell line writing `<out>.fds` (the descriptors `ls` started with, as `ls -l /proc/self/fd`)
+ * and `<out>` (what descriptor INHERITED gives: read, then written; bash, as dash has no fd 77).
+ */
+export const descriptorsLine = (out: string) =>
+  [
+    `ls -l /proc/self/fd > ${out}.fds`,
+    `bash -c 'cat <&${INHERITED}; echo pwned >&${INHERITED}' > ${out} 2>&1; echo "use=$?" >> ${out}`,
+  ].join('; ')
+
+/** The descriptor numbers of such a listing, but the one `ls` opened to read the folder. */
+export const descriptors = (listing: string) =>
+  [...listing.matchAll(/ (\d+) -> (.*)$/gm)]
+    .filter((m) => !/^\/proc\/\d+\/fd$/.test(m[2] ?? ''))
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b)
+
+/**
+ * A root-only host file outside every root, open read-write in this process: what a descriptor a
+ * job runner leaks to the runner exposes. Pass `{ fd, at: INHERITED }` as the runner's `inherit`.
+ */
+export function openHostFile(text: string): { fd: number; path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'turnline-host-'))
+  const path = join(dir, 'secret.txt')
+  writeFileSync(path, text)
+  chmodSync(path, 0o600)
+  const fd = openSync(path, 'r+')
+  return {
+    fd,
+    path,
+    remove: () => {
+      closeSync(fd)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -11,14 +11,17 @@ import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter
 import { unconfiguredModelClient } from '../../adapters/openai/openai-model-client.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
-import { createDeps } from '../../functions/deps.ts'
+import { createDeps, type DepsOptions } from '../../functions/deps.ts'
 import { ConfigError } from '../../functions/env-config.ts'
 import { jsonLines } from '../../functions/http/request-log.ts'
 
 const KEYS = 'aaaaaaaaaaaaaaaaaaaa=t1,bbbbbbbbbbbbbbbbbbbb=t2'
 const fsDefault = { defaultStore: (root: string) => new FsObjectStore({ root }) }
 
-async function problems(env: Record<string, string>, options = fsDefault): Promise<string> {
+async function problems(
+  env: Record<string, string>,
+  options: DepsOptions = fsDefault,
+): Promise<string> {
   const error = await createDeps(env, options).then(
     () => undefined,
     (e: unknown) => e,
@@ -203,6 +206,22 @@ describe('createDeps', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) {
       expect((await createDeps({ HOST: host }, fsDefault)).server.host).toBe(host)
     }
+  })
+
+  it('a runtime reachable from anywhere needs keys, or TURNLINE_SINGLE_TENANT asked for explicitly', async () => {
+    const worker = { memoryStoreByDefault: true, reachableFromAnywhere: true }
+    expect(await problems({}, worker)).toMatch(
+      /TURNLINE_API_KEYS: not set[\s\S]*TURNLINE_SINGLE_TENANT=1/,
+    )
+    expect((await createDeps({ TURNLINE_API_KEYS: KEYS }, worker)).auth.keys).toHaveLength(2)
+    const registry = await createDeps({ TURNLINE_KEY_REGISTRY: '1' }, worker)
+    expect(registry.auth.registry).toBeDefined()
+    const local = await createDeps({ TURNLINE_SINGLE_TENANT: '1' }, worker)
+    expect(local.auth).toEqual({ keys: [] })
+    // Both at once is a contradiction, on every runtime.
+    expect(await problems({ TURNLINE_SINGLE_TENANT: '1', TURNLINE_API_KEYS: KEYS })).toMatch(
+      /TURNLINE_SINGLE_TENANT: set together with TURNLINE_API_KEYS/,
+    )
   })
 
   it('names every bad variable', async () => {
