@@ -4,7 +4,7 @@ import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { nodeEgressPolicy } from './egress-host.ts'
-import { type EgressIdentity, EgressProxy } from './egress-proxy.ts'
+import { EgressProxy } from './egress-proxy.ts'
 import { type CommandNetwork, RELAY_PORT, type RelayTools } from './sandbox-network.ts'
 import { which } from './sandbox-probe.ts'
 
@@ -21,7 +21,10 @@ export type EgressStatus =
 export interface CommandNetworks {
   readonly status: EgressStatus
   /** The network of one command allowed one; `close` ends it (call when the command settled). */
-  open(identity: EgressIdentity): Promise<{ network: CommandNetwork; close(): Promise<void> }>
+  open(
+    owner: { tenant: string; sessionId: string },
+    execSessionId: string,
+  ): Promise<{ network: CommandNetwork; close(): Promise<void> }>
   close(): Promise<void>
 }
 
@@ -83,8 +86,8 @@ export async function openCommandNetworks(options: {
   }
   return {
     status: { mode: 'proxy' },
-    open: async (identity) => {
-      const egress = await proxy.open(identity)
+    open: async ({ tenant, sessionId }, execSessionId) => {
+      const egress = await proxy.open({ tenant, sessionId, execSessionId })
       return { network: { kind: 'proxy', socket: egress.socket, tools }, close: egress.close }
     },
     close: () => proxy.close(),

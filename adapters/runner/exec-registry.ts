@@ -142,13 +142,7 @@ export class ExecRegistry {
       source: process.env,
     })
     // A socket of its own on the egress proxy, ended once the command has settled.
-    const egress = network
-      ? await this.networks.open({
-          tenant: scope.tenant,
-          sessionId: scope.sessionId,
-          execSessionId: id,
-        })
-      : undefined
+    const egress = network ? await this.networks.open(scope, id) : undefined
     let session: ExecSession
     try {
       const launch = this.sandbox.launch({
