@@ -96,6 +96,8 @@ export const EnvSchema = z.object({
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
+  /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
+  TURNLINE_RUNNER_ROOT: text.optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
   TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),

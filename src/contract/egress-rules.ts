@@ -13,9 +13,13 @@ export type EgressEntry =
   | { kind: 'name'; name: string; suffix: boolean; port?: number }
   | { kind: 'network'; network: IpNetwork; port?: number }
 
+/**
+ * The settings as validated text (entries lowercase), so they travel as JSON (to the runner's
+ * child process); the policy reads each entry with `parseEgressEntry` when it is built.
+ */
 export interface EgressRules {
-  allow: readonly EgressEntry[]
-  deny: readonly EgressEntry[]
+  allow: readonly string[]
+  deny: readonly string[]
   /** Resolver addresses (`ip` or `ip:port`); empty: the system's resolver (with /etc/hosts). */
   dnsServers: readonly string[]
 }
@@ -69,15 +73,26 @@ const commaList = z.string().transform((value) =>
     .filter(Boolean),
 )
 
-const entries = commaList.transform((items, ctx): EgressEntry[] => {
-  const parsed: EgressEntry[] = []
-  for (const item of items) {
-    const entry = parseEgressEntry(item)
-    if (typeof entry === 'string') ctx.addIssue({ code: 'custom', message: entry })
-    else parsed.push(entry)
-  }
-  return parsed
-})
+const entries = commaList.pipe(
+  z.array(
+    z
+      .string()
+      .transform((item) => item.toLowerCase())
+      .superRefine((item, ctx) => {
+        const entry = parseEgressEntry(item)
+        if (typeof entry === 'string') ctx.addIssue({ code: 'custom', message: entry })
+      }),
+  ),
+)
+
+/** The entries of a validated list (an invalid one is a fault: they were checked when read). */
+export function egressEntries(texts: readonly string[]): EgressEntry[] {
+  return texts.map((text) => {
+    const entry = parseEgressEntry(text)
+    if (typeof entry === 'string') throw new Error(entry)
+    return entry
+  })
+}
 
 /** `1.1.1.1`, `1.1.1.1:5353`, `::1`, `[::1]:5353`: what Node's resolver accepts. */
 function resolverAddress(text: string): boolean {

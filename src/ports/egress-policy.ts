@@ -1,4 +1,4 @@
-import type { EgressEntry, EgressRules } from '../contract/egress-rules.ts'
+import { type EgressEntry, type EgressRules, egressEntries } from '../contract/egress-rules.ts'
 import { formatIp, type IpAddress, inNetwork, parseIp, sameIp } from '../contract/ip-address.ts'
 import { embeddedIpv4, nonPublicReason } from './address-class.ts'
 
@@ -60,11 +60,14 @@ export function normalizeHost(host: string): string {
 
 export class EgressPolicy {
   #denied: { at: number; addresses: { ip: IpAddress; name: string }[] } | undefined
+  private readonly rules: { allow: EgressEntry[]; deny: EgressEntry[] }
 
   constructor(
-    readonly rules: EgressRules,
+    rules: EgressRules,
     private readonly host: EgressHost,
-  ) {}
+  ) {
+    this.rules = { allow: egressEntries(rules.allow), deny: egressEntries(rules.deny) }
+  }
 
   /** Whether `host:port` may be reached, and at which addresses. */
   async check(host: string, port: number): Promise<EgressDecision> {

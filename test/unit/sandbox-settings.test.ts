@@ -48,8 +48,8 @@ describe('sandbox settings', () => {
         passEnv: ['HTTP_PROXY', 'NPM_CONFIG_REGISTRY'],
         readOnlyPaths: ['/opt/go', '/srv/tools'],
         egress: {
-          allow: [{ kind: 'name', name: 'mirror.internal', suffix: false, port: 443 }],
-          deny: [{ kind: 'name', name: 'corp', suffix: true }],
+          allow: ['mirror.internal:443'],
+          deny: ['.corp'],
           dnsServers: ['1.1.1.1'],
         },
       },
