@@ -44,6 +44,8 @@ export async function startEmbeddedEngine(
     auth: deps.auth,
     ...deps.http,
     requestLog: undefined,
+    // Nothing listens: requests come only from this process, addressed to no real host.
+    allowedHosts: 'any',
     // Faults of the engine itself, as JSON lines on stderr (stdout belongs to --json).
     log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
   })

@@ -73,6 +73,8 @@ export interface Deps {
     requestLog?: LogSink
     /** Per-tenant limits and usage (docs/configuration.md#tenancy). */
     tenancy: Tenancy
+    /** Host names an unauthenticated server answers besides loopback. */
+    allowedHosts: readonly string[]
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -182,6 +184,7 @@ export async function createDeps(
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
+      allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
     },
     server: { port: config.PORT, host: config.HOST },
     notices,

@@ -54,6 +54,7 @@ const SandboxStatusSchema: z.ZodType<SandboxStatus> = z.discriminatedUnion('isol
     network,
     limits,
     tmpfs: z.object({ tmpMb: z.number().int(), shmMb: z.number().int() }).nullable(),
+    seccomp: z.enum(['x86_64', 'aarch64']).nullable(),
     warnings: z.array(z.string()),
   }),
   z.object({
