@@ -4,10 +4,12 @@ import path from 'node:path'
 import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
+import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { parseExecRecord, recordedIdentity, serializeExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
+import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
 import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { resolveInside } from './workspace-paths.ts'
@@ -47,6 +49,7 @@ export class ExecRegistry {
     private readonly root: string,
     private readonly workspaces: WorkspaceRoot,
     private readonly limits: TenantLimitEnforcer,
+    private readonly networks: CommandNetworks,
     private readonly onExit: ExitListener,
   ) {}
 
@@ -98,9 +101,9 @@ export class ExecRegistry {
     if (!info?.isDirectory()) {
       throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
     }
-    const release = await this.limits.admitCommand(scope.tenant, scope.sandbox)
+    const sandbox = scope.sandbox
+    const release = await this.limits.admitCommand(scope.tenant, sandbox)
     try {
-      const sandbox = scope.sandbox
       const id = `run-${randomBytes(12).toString('hex')}`
       const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
       const spool = SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
@@ -122,14 +125,12 @@ export class ExecRegistry {
         await this.#saveRecord(scope, exec, spool, started)
         await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
       } catch (error) {
+        release()
         spool.release()
         await rm(this.#recordFile(scope, id), { force: true })
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
         const raced = await this.#attach(scope, claim, body)
-        if (raced) {
-          release()
-          return { session: raced, attached: true }
-        }
+        if (raced) return { session: raced, attached: true }
         throw error
       }
       const env = commandEnv({
@@ -140,27 +141,38 @@ export class ExecRegistry {
         passEnv: sandbox.settings.passEnv,
         source: process.env,
       })
-      const launch = sandbox.launch({
-        argv: ExecSession.argvOf(body.cmd, exec.backend),
-        workspace: scope.workspace.path,
-        cwd: workdir.abs,
-        env,
-        network,
-      })
-      const session = ExecSession.spawn(exec, spool, {
-        cwd: workdir.abs,
-        launch,
-        timeLimitMs: sandbox.timeLimitMs,
-        ...(sandbox.status.limits ? { cpuSeconds: sandbox.status.limits.cpuSeconds } : {}),
-        spoolLimitBytes: sandbox.settings.limits.spoolMb * 1024 * 1024,
-        onSettled: (s) => {
-          release()
-          this.limits.settled(scope.tenant, s)
-          void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
-          this.#hold(s)
-          this.#forgetLater(scope, id, s)
-        },
-      })
+      // A socket of its own on the egress proxy, ended once the command has settled.
+      const egress = network ? await this.networks.open(scope, id) : undefined
+      let session: ExecSession
+      try {
+        const launch = sandbox.launch({
+          argv: ExecSession.argvOf(body.cmd, exec.backend),
+          workspace: scope.workspace.path,
+          cwd: workdir.abs,
+          env,
+          network: egress?.network ?? false,
+        })
+        session = ExecSession.spawn(exec, spool, {
+          cwd: workdir.abs,
+          launch,
+          timeLimitMs: sandbox.timeLimitMs,
+          ...(sandbox.status.limits ? { cpuSeconds: sandbox.status.limits.cpuSeconds } : {}),
+          spoolLimitBytes: sandbox.settings.limits.spoolMb * 1024 * 1024,
+          onSettled: (s) => {
+            release()
+            this.limits.settled(scope.tenant, s)
+            void egress?.close()
+            void this.#saveRecord(scope, exec, spool, started, s).finally(() =>
+              this.onExit(scope, s),
+            )
+            this.#hold(s)
+            this.#forgetLater(scope, id, s)
+          },
+        })
+      } catch (error) {
+        await egress?.close()
+        throw error
+      }
       this.#live.set(this.#key(scope, id), session)
       if (!session.drained) this.limits.watch(scope.tenant, sandbox, session)
       return { session, attached: false }
@@ -277,16 +289,5 @@ export class ExecRegistry {
   /** Ends every running command (runner shutdown). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#live.values()].map((s) => s.kill()))
-  }
-}
-
-/** A request id names one command: a retry with another command is a conflict. */
-function sameCommand(session: ExecSession, body: ExecStartBody): void {
-  if (session.info.command !== body.cmd) {
-    throw new Refusal(
-      'conflict',
-      `request ${body.request_id} already started a different command in ${session.info.id}`,
-      { exec_session_id: session.info.id },
-    )
   }
 }

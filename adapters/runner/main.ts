@@ -58,17 +58,28 @@ const runner = await startRunner({
 if (runner.sandbox.isolation === 'none') {
   process.stderr.write(
     `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
-      `files and network: ${runner.sandbox.reason}\n`,
+      `files and network (no egress policy: they reach its loopback services, private networks ` +
+      `and cloud metadata): ${runner.sandbox.reason}\n`,
   )
 } else {
   for (const warning of runner.sandbox.warnings)
     process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
+if (
+  runner.sandbox.isolation === 'bwrap' &&
+  runner.egress.mode === 'none' &&
+  sandbox.settings.network !== 'off'
+) {
+  process.stderr.write(
+    `runner: WARNING: commands allowed the network get none: ${runner.egress.reason}\n`,
+  )
+}
 for (const warning of runner.tenantLimits.warnings) {
   process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
+const { url, sandbox: status, egress, tenantLimits } = runner
 process.stdout.write(
-  `${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox, tenant_limits: runner.tenantLimits })}\n`,
+  `${JSON.stringify({ listening: url, sandbox: status, egress, tenant_limits: tenantLimits })}\n`,
 )
 
 let stopping = false
