@@ -20,9 +20,9 @@ import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
-import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
+import { tenantAdmission } from './tenancy/tenant-admission.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
@@ -163,7 +163,7 @@ export async function createDeps(
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
-    meter: usageMeter(tenancy),
+    admission: tenantAdmission(tenancy),
   }
   return {
     service,
