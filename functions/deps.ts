@@ -1,9 +1,4 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
-import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
-import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
-import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
-import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
-import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -13,15 +8,16 @@ import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-gu
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { coordinatorOf } from './coordinator-choice.ts'
-import { ConfigError, type EnvConfig, ioBudgetMs, parseEnv } from './env-config.ts'
+import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
+import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
+import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
-import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 import { tenantAdmission } from './tenancy/tenant-admission.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
@@ -40,15 +36,10 @@ export interface DepsOptions {
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
-   * runner in-process): its URL, signing secret and what its sandbox probe found. With
-   * `sandbox.mode` `require` (always in multi-tenant mode) it must throw a ConfigError when
-   * there is no working sandbox.
+   * runner as a child process). With `sandbox.mode` `require` (always in multi-tenant mode) it
+   * must throw a ConfigError when there is no working sandbox.
    */
-  defaultRunner?: (
-    dataDir: string,
-    server: { host: string; port: number },
-    sandbox: SandboxSettings,
-  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
+  defaultRunner?: DefaultRunner
   log?: (entry: Record<string, unknown>) => void
   /**
    * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
@@ -61,6 +52,8 @@ export interface DepsOptions {
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
+  /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
+  reachableFromAnywhere?: boolean
 }
 
 export interface Deps {
@@ -80,6 +73,8 @@ export interface Deps {
     requestLog?: LogSink
     /** Per-tenant limits and usage (docs/configuration.md#tenancy). */
     tenancy: Tenancy
+    /** Host names an unauthenticated server answers besides loopback. */
+    allowedHosts: readonly string[]
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -99,11 +94,11 @@ export async function createDeps(
   env: Readonly<Record<string, string | undefined>>,
   options: DepsOptions = {},
 ): Promise<Deps> {
-  const config = parseEnv(env)
+  const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const store = objectStore(config, options, notices)
-  const calls = deadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
+  const store = objectStoreOf(config, options, notices)
+  const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
   const coordinator = coordinatorOf(config, options, calls, notices)
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
@@ -134,7 +129,17 @@ export async function createDeps(
   }
   await secrets.add(tenantsOf(auth))
   const warnings: string[] = []
-  const runner = await sandboxRunner(config, options, fetchImpl, notices, warnings)
+  const runner = await sandboxRunnerOf(
+    config,
+    env,
+    {
+      defaultRunner: options.defaultRunner,
+      storeDir: storeKindOf(config, options) === 'fs' ? config.TURNLINE_DATA_DIR : undefined,
+    },
+    fetchImpl,
+    notices,
+    warnings,
+  )
 
   const service: ServiceDeps = {
     sessions: new SessionStore({ store }),
@@ -179,6 +184,7 @@ export async function createDeps(
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
+      allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
@@ -186,111 +192,4 @@ export async function createDeps(
     model: modelChoice,
     config,
   }
-}
-
-/** The sandbox runner: configured by URL and secret, else the entry's embedded one, else none. */
-async function sandboxRunner(
-  config: EnvConfig,
-  options: DepsOptions,
-  fetchImpl: typeof fetch,
-  notices: string[],
-  warnings: string[],
-): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
-  let url = config.TURNLINE_RUNNER_URL
-  let secret = config.TURNLINE_RUNNER_SECRET
-  if (url === undefined && options.defaultRunner) {
-    const settings = sandboxSettingsFrom(config)
-    // Several tenants: their commands run sandboxed or not at all.
-    const multiTenant = isMultiTenantEnv(config)
-    const embedded = await options.defaultRunner(
-      config.TURNLINE_DATA_DIR,
-      { host: config.HOST, port: config.PORT },
-      multiTenant ? { ...settings, mode: 'require' } : settings,
-    )
-    url = embedded.url
-    secret = embedded.secret
-    notices.push(
-      `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
-    )
-    const status = embedded.sandbox
-    if (status.isolation === 'bwrap') {
-      notices.push(
-        `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
-          `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
-          `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
-          `${status.limits.timeLimitSeconds} s wall clock per command`,
-      )
-    } else {
-      warnings.push(
-        `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
-          "with this server's files, processes and network; a command can read this server's " +
-          'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
-          'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
-      )
-    }
-  }
-  if (url === undefined || secret === undefined) {
-    notices.push(
-      'no sandbox runner (TURNLINE_RUNNER_URL and TURNLINE_RUNNER_SECRET): sessions have their HTTP tools only',
-    )
-    return undefined
-  }
-  return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
-}
-
-function objectStore(config: EnvConfig, options: DepsOptions, notices: string[]): ObjectStore {
-  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
-  const kind = config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
-  switch (kind) {
-    case 's3': {
-      const bucket = config.S3_BUCKET
-      if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
-      notices.push(
-        `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
-      )
-      return new S3ObjectStore({
-        bucket,
-        ...(config.S3_PREFIX === undefined ? {} : { prefix: config.S3_PREFIX }),
-        ...(config.S3_REGION === undefined ? {} : { region: config.S3_REGION }),
-        ...(config.S3_ENDPOINT === undefined ? {} : { endpoint: config.S3_ENDPOINT }),
-        ...(config.S3_FORCE_PATH_STYLE === undefined
-          ? {}
-          : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
-        deadline: deadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
-        ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-          ? {
-              credentials: {
-                accessKeyId: config.S3_ACCESS_KEY_ID,
-                secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-              },
-            }
-          : {}),
-      })
-    }
-    case 'fs': {
-      if (!options.defaultStore) {
-        throw new ConfigError([
-          'TURNLINE_STORE: fs is not available in this runtime; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-        ])
-      }
-      notices.push(`sessions in ${config.TURNLINE_DATA_DIR} (filesystem)`)
-      return options.defaultStore(config.TURNLINE_DATA_DIR)
-    }
-    case 'memory':
-      notices.push(
-        `${config.TURNLINE_STORE === undefined ? 'no S3_BUCKET' : 'TURNLINE_STORE=memory'}: ` +
-          'sessions live in this process and are lost on restart',
-      )
-      return new MemoryObjectStore()
-    default:
-      throw new ConfigError([
-        'S3_BUCKET: this runtime has no filesystem store; set S3_BUCKET (or TURNLINE_STORE=memory for a throwaway store)',
-      ])
-  }
-}
-
-/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
-function deadline(config: EnvConfig, attemptMs: number): IoDeadline {
-  const budgetMs = ioBudgetMs(config)
-  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
 }

@@ -3,6 +3,7 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
+import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -59,8 +60,13 @@ const mcpServers = z
   })
   .pipe(McpServersSchema)
 
+/** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
+const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
+
 export const EnvSchema = z.object({
   TURNLINE_API_KEYS: apiKeys.optional(),
+  /** Serve unauthenticated (tenant `local`) where the runtime cannot hold itself to loopback. */
+  TURNLINE_SINGLE_TENANT: flag.optional(),
   TURNLINE_DATA_DIR: text.default('./.turnline'),
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
@@ -93,6 +99,8 @@ export const EnvSchema = z.object({
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
+  /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
+  TURNLINE_RUNNER_ROOT: text.optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
   TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
@@ -106,6 +114,10 @@ export const EnvSchema = z.object({
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** Host names an unauthenticated server answers besides loopback (functions/http/host-guard.ts). */
+  TURNLINE_ALLOWED_HOSTS: list
+    .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))
+    .optional(),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
   ...SandboxEnvShape,
   /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
@@ -166,6 +178,18 @@ function crossChecks(env: EnvConfig): string[] {
         'Set TURNLINE_API_KEYS to serve other hosts.',
     )
   }
+  if (!singleTenant && env.TURNLINE_ALLOWED_HOSTS !== undefined) {
+    problems.push(
+      'TURNLINE_ALLOWED_HOSTS: only an unauthenticated server checks Host names; with ' +
+        'TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) keys are what decides: unset it',
+    )
+  }
+  if (!singleTenant && env.TURNLINE_SINGLE_TENANT === true) {
+    problems.push(
+      'TURNLINE_SINGLE_TENANT: set together with TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY); ' +
+        'a server is either unauthenticated or keyed: unset one of them',
+    )
+  }
   if (!singleTenant && env.TURNLINE_SANDBOX === 'off' && env.TURNLINE_RUNNER_URL === undefined) {
     problems.push(
       'TURNLINE_SANDBOX: off is refused with TURNLINE_API_KEYS: the in-process runner would run ' +
@@ -181,8 +205,34 @@ export function ioBudgetMs(env: EnvConfig): number {
   return env.TURNLINE_IO_BUDGET_MS ?? Math.min(15_000, Math.floor(env.TURNLINE_LEASE_MS / 2))
 }
 
+/** A network call's deadline: attempts of `attemptMs` (at most the budget) within the budget. */
+export function ioDeadline(config: EnvConfig, attemptMs: number): IoDeadline {
+  const budgetMs = ioBudgetMs(config)
+  return { attemptMs: Math.min(attemptMs, budgetMs), budgetMs }
+}
+
+/**
+ * A runtime that serves whatever address its platform gives it and cannot hold itself to
+ * loopback (`reachableFromAnywhere`: Workers, Lambda, Deno) does not serve without keys: anyone
+ * who found its address would run turns on the deployment's model key and read every session.
+ * TURNLINE_SINGLE_TENANT asks for an unauthenticated server explicitly (`wrangler dev` on a
+ * laptop). Node needs no such setting: it listens only on loopback without keys (crossChecks).
+ */
+function unauthenticatedProblem(env: EnvConfig): string | undefined {
+  if (isMultiTenantEnv(env) || env.TURNLINE_SINGLE_TENANT) return undefined
+  return (
+    'TURNLINE_API_KEYS: not set, and no key registry (TURNLINE_KEY_REGISTRY): this runtime ' +
+    'serves a public address, so it refuses to run unauthenticated. Set TURNLINE_API_KEYS ' +
+    '(or TURNLINE_KEY_REGISTRY=1); for a local run only (wrangler dev, deno serve on ' +
+    'loopback) set TURNLINE_SINGLE_TENANT=1.'
+  )
+}
+
 /** Reads and validates the environment record; throws ConfigError listing every problem. */
-export function parseEnv(env: Readonly<Record<string, string | undefined>>): EnvConfig {
+export function parseEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  runtime: { reachableFromAnywhere?: boolean } = {},
+): EnvConfig {
   const present: Record<string, string> = {}
   for (const name of Object.keys(EnvSchema.shape)) {
     const value = env[name]
@@ -197,6 +247,8 @@ export function parseEnv(env: Readonly<Record<string, string | undefined>>): Env
     )
   }
   const problems = crossChecks(result.data)
+  const unauthenticated = runtime.reachableFromAnywhere && unauthenticatedProblem(result.data)
+  if (unauthenticated) problems.push(unauthenticated)
   if (problems.length > 0) throw new ConfigError(problems)
   return result.data
 }

@@ -9,8 +9,11 @@ import {
   type Launch,
   type LaunchSpec,
   plainLaunch,
+  type TmpfsSizes,
 } from './sandbox-launch.ts'
 import type { NetworkPolicy, SandboxLimits, SandboxSettings } from './sandbox-settings.ts'
+import type { SeccompArch } from './seccomp-syscalls.ts'
+import type { Owner } from './workspace-walk.ts'
 
 /** What the runner found at start (probed once) and reports: on stdout, /healthz, to its host. */
 export type SandboxStatus =
@@ -23,6 +26,12 @@ export type SandboxStatus =
       gid: number
       network: NetworkPolicy
       limits: SandboxLimits
+      /** What /tmp and /dev/shm may hold; null when this bubblewrap cannot size them (< 0.7). */
+      tmpfs: TmpfsSizes | null
+      /** The architecture of the seccomp filter in force; null when commands run without one. */
+      seccomp: SeccompArch | null
+      /** Where this sandbox is weaker than documented, in words for the operator (said at start). */
+      warnings: string[]
     }
   | {
       isolation: 'none'
@@ -82,6 +91,15 @@ export class CommandSandbox {
     return this.host
       ? bwrapLaunch(this.host, this.settings.limits, spec)
       : plainLaunch(this.prlimit, this.settings.limits, spec)
+  }
+
+  /**
+   * Who owns what the runner creates in a workspace (files, folders, spools): the sandbox user,
+   * when the runner runs as root and drops to it; otherwise nobody is handed anything.
+   */
+  get fileOwner(): Owner | undefined {
+    const host = this.host
+    return host?.dropPrivileges ? { uid: host.uid, gid: host.gid } : undefined
   }
 
   /** A new workspace folder: the sandbox user's own, reachable (not listable) on the way. */

@@ -1,43 +1,35 @@
 import { randomBytes } from 'node:crypto'
-import { constants, openSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
+import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
+import { parseExecRecord, recordedIdentity, serializeExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
+import { SpoolFile } from './spool-file.ts'
 import { resolveInside } from './workspace-paths.ts'
+import type { OpenWorkspace, WorkspaceRoot } from './workspace-root.ts'
 
 export interface Scope {
   tenant: string
   sessionId: string
-  /** Real path of the session workspace. */
-  workspace: string
+  /** The session workspace, held open for this request only (its `fd` closes with it). */
+  workspace: OpenWorkspace
 }
 
 /** Called once per command when it has exited and its output has drained (or the grace ran out). */
 export type ExitListener = (scope: Scope, session: ExecSession) => void
 
-const RecordSchema = z.object({
-  version: z.literal(1),
-  exec_session_id: z.string(),
-  request_id: z.string(),
-  tool_call_id: z.string(),
-  command: z.string(),
-  workdir: z.string(),
-  backend: z.enum(['pipe', 'pty']),
-  spool_path: z.string(),
-  started_at: z.number(),
-  exit_code: z.number().int().optional(),
-  exited_at: z.number().optional(),
-  total_output_bytes: z.number().int().optional(),
-})
-type ExecRecord = z.infer<typeof RecordSchema>
-
 const MAX_RUNNING_PER_WORKSPACE = 32
 const FORGET_AFTER_MS = 15 * 60_000
+/**
+ * Finished commands whose spool descriptor stays open (newest first); beyond these the oldest
+ * release theirs and later reads reopen the spool, checking it is the same file.
+ */
+const MAX_HELD_SPOOLS = 256
 
 /**
  * Every command of every workspace. Starts are idempotent by request id: the claim is a
@@ -47,10 +39,14 @@ const FORGET_AFTER_MS = 15 * 60_000
  */
 export class ExecRegistry {
   readonly #live = new Map<string, ExecSession>()
+  /** Finished (drained) commands still holding their spool's descriptor, oldest first. */
+  readonly #holding = new Set<ExecSession>()
 
   constructor(
     private readonly root: string,
+    private readonly workspaces: WorkspaceRoot,
     private readonly sandbox: CommandSandbox,
+    private readonly networks: CommandNetworks,
     private readonly onExit: ExitListener,
   ) {}
 
@@ -97,7 +93,7 @@ export class ExecRegistry {
     const existing = await this.#attach(scope, claim, body)
     if (existing) return { session: existing, attached: true }
 
-    const workdir = await resolveInside(scope.workspace, body.workdir ?? '.')
+    const workdir = await resolveInside(scope.workspace.path, body.workdir ?? '.')
     const info = await stat(workdir.abs).catch(() => undefined)
     if (!info?.isDirectory()) {
       throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
@@ -111,11 +107,9 @@ export class ExecRegistry {
 
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
-    const spoolAbs = path.join(scope.workspace, ...spoolRel.split('/'))
-    // Commands may have planted a symlink on the way: the folder must really be inside.
-    await resolveInside(scope.workspace, path.posix.dirname(spoolRel))
-    await mkdir(path.dirname(spoolAbs), { recursive: true })
-    await resolveInside(scope.workspace, path.posix.dirname(spoolRel))
+    const spool = SpoolFile.create(scope.workspace, spoolRel, this.sandbox.fileOwner, () =>
+      this.workspaces.open(scope.tenant, scope.sessionId),
+    )
     const exec: ExecInfo = {
       id,
       requestId: body.request_id,
@@ -124,58 +118,81 @@ export class ExecRegistry {
       workdir: workdir.rel,
       backend: body.tty ? 'pty' : 'pipe',
       spoolRel,
-      spoolAbs,
     }
     const started = Date.now()
-    // The record first, then the claim: whoever holds a claim has its record on disk.
-    await this.#saveRecord(scope, exec, started)
+    // The spool, then the record (with the spool's identity), then the claim: whoever holds a
+    // claim has its record on disk.
     try {
+      await this.#saveRecord(scope, exec, spool, started)
       await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
     } catch (error) {
+      spool.release()
       await rm(this.#recordFile(scope, id), { force: true })
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const raced = await this.#attach(scope, claim, body)
       if (raced) return { session: raced, attached: true }
       throw error
     }
-    const spoolFd = openSync(
-      spoolAbs,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    )
-    await this.sandbox.adopt(scope.workspace, spoolAbs)
     const env = commandEnv({
-      workspace: scope.workspace,
+      workspace: scope.workspace.path,
       cwd: workdir.abs,
       tty: body.tty,
       execSessionId: id,
       passEnv: this.sandbox.settings.passEnv,
       source: process.env,
     })
-    const launch = this.sandbox.launch({
-      argv: ExecSession.argvOf(body.cmd, exec.backend),
-      workspace: scope.workspace,
-      cwd: workdir.abs,
-      env,
-      network,
-    })
-    const session = ExecSession.spawn(exec, spoolFd, {
-      cwd: workdir.abs,
-      launch,
-      timeLimitMs: this.sandbox.timeLimitMs,
-      ...(this.sandbox.status.limits ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds } : {}),
-      onSettled: (s) => {
-        void this.#saveRecord(scope, exec, started, s).finally(() => this.onExit(scope, s))
-        this.#forgetLater(scope, id)
-      },
-    })
+    // A socket of its own on the egress proxy, ended once the command has settled.
+    const egress = network ? await this.networks.open(scope, id) : undefined
+    let session: ExecSession
+    try {
+      const launch = this.sandbox.launch({
+        argv: ExecSession.argvOf(body.cmd, exec.backend),
+        workspace: scope.workspace.path,
+        cwd: workdir.abs,
+        env,
+        network: egress?.network ?? false,
+      })
+      session = ExecSession.spawn(exec, spool, {
+        cwd: workdir.abs,
+        launch,
+        timeLimitMs: this.sandbox.timeLimitMs,
+        ...(this.sandbox.status.limits
+          ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds }
+          : {}),
+        onSettled: (s) => {
+          void egress?.close()
+          void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
+          this.#hold(s)
+          this.#forgetLater(scope, id, s)
+        },
+      })
+    } catch (error) {
+      await egress?.close()
+      throw error
+    }
     this.#live.set(this.#key(scope, id), session)
     return { session, attached: false }
   }
 
+  /** Keeps at most MAX_HELD_SPOOLS finished commands' spool descriptors open. */
+  #hold(session: ExecSession) {
+    if (!session.drained) return
+    this.#holding.add(session)
+    for (const oldest of this.#holding) {
+      if (this.#holding.size <= MAX_HELD_SPOOLS) break
+      this.#holding.delete(oldest)
+      oldest.spool.release()
+    }
+  }
+
   /** A finished command leaves memory after a while; its record answers for it from then on. */
-  #forgetLater(scope: Scope, id: string) {
-    setTimeout(() => this.#live.delete(this.#key(scope, id)), FORGET_AFTER_MS).unref()
+  #forgetLater(scope: Scope, id: string, session: ExecSession) {
+    setTimeout(() => {
+      const key = this.#key(scope, id)
+      if (this.#live.get(key) === session) this.#live.delete(key)
+      this.#holding.delete(session)
+      session.forget()
+    }, FORGET_AFTER_MS).unref()
   }
 
   #recordFile(scope: Scope, id: string) {
@@ -205,13 +222,12 @@ export class ExecRegistry {
         exec_session_id: id,
       })
     }
-    const record = RecordSchema.parse(JSON.parse(text))
-    const spoolAbs = path.join(scope.workspace, ...record.spool_path.split('/'))
-    const total =
-      record.total_output_bytes ??
-      (await stat(spoolAbs)
-        .then((s) => s.size)
-        .catch(() => 0))
+    const record = parseExecRecord(text)
+    const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), () =>
+      this.workspaces.open(scope.tenant, scope.sessionId),
+    )
+    // Running when the runner stopped: the size of the (verified) spool is all there is.
+    const total = record.total_output_bytes ?? spool.size()
     const session = ExecSession.recorded(
       {
         id,
@@ -221,18 +237,25 @@ export class ExecRegistry {
         workdir: record.workdir,
         backend: record.backend,
         spoolRel: record.spool_path,
-        spoolAbs,
       },
+      spool,
       { exitCode: record.exit_code, exitedAt: record.exited_at, total },
     )
     this.#live.set(this.#key(scope, id), session)
-    this.#forgetLater(scope, id)
+    this.#forgetLater(scope, id, session)
     return session
   }
 
-  async #saveRecord(scope: Scope, exec: ExecInfo, startedAt: number, done?: ExecSession) {
-    const record: ExecRecord = {
-      version: 1,
+  async #saveRecord(
+    scope: Scope,
+    exec: ExecInfo,
+    spool: SpoolFile,
+    startedAt: number,
+    done?: ExecSession,
+  ) {
+    const identity = spool.identity
+    if (!identity) throw new Error('a new spool always has an identity')
+    const text = serializeExecRecord({
       exec_session_id: exec.id,
       request_id: exec.requestId,
       tool_call_id: exec.toolCallId,
@@ -240,6 +263,7 @@ export class ExecRegistry {
       workdir: exec.workdir,
       backend: exec.backend,
       spool_path: exec.spoolRel,
+      spool_identity: identity,
       started_at: startedAt,
       ...(done?.exitCode !== undefined
         ? {
@@ -248,9 +272,9 @@ export class ExecRegistry {
             total_output_bytes: done.total,
           }
         : {}),
-    }
+    })
     const file = this.#recordFile(scope, exec.id)
-    await writeFile(`${file}.tmp`, JSON.stringify(record))
+    await writeFile(`${file}.tmp`, text)
     await rename(`${file}.tmp`, file)
   }
 

@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
 import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
 import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
 import type { Launch } from './sandbox-launch.ts'
+import type { SpoolFile } from './spool-file.ts'
 import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
@@ -17,7 +17,6 @@ export interface ExecInfo {
   workdir: string
   backend: 'pipe' | 'pty'
   spoolRel: string
-  spoolAbs: string
 }
 
 export interface SpawnOptions {
@@ -40,7 +39,8 @@ const KILL_GRACE_MS = 2000
 /**
  * One command: `sh -c <cmd>` (or under `script` for a PTY) in its own process group, stdout and
  * stderr appended in arrival order to the spool file, which always holds every byte received.
- * Captures read ranges back from the spool, so memory stays flat whatever the output size.
+ * Captures read ranges back from the spool (through the runner's own descriptor: spool-file.ts),
+ * so memory stays flat whatever the output size.
  */
 export class ExecSession {
   state: 'running' | 'exited' | 'lost' = 'running'
@@ -57,15 +57,24 @@ export class ExecSession {
   #commandDepth = 0
   /** Host pid of the sandbox's init (bubblewrap reports it): SIGKILL ends the whole sandbox. */
   #sandboxInit: number | undefined
-  #fd: number | undefined
+  /** Stops taking output once drained (a command that failed to start). */
+  #writable = false
+  #forgotten = false
   #listeners = new Set<() => void>()
   #settled = false
 
-  private constructor(readonly info: ExecInfo) {}
+  private constructor(
+    readonly info: ExecInfo,
+    readonly spool: SpoolFile,
+  ) {}
 
   /** A command known only from its record (the runner restarted since). */
-  static recorded(info: ExecInfo, exit: { exitCode?: number; exitedAt?: number; total: number }) {
-    const session = new ExecSession(info)
+  static recorded(
+    info: ExecInfo,
+    spool: SpoolFile,
+    exit: { exitCode?: number; exitedAt?: number; total: number },
+  ) {
+    const session = new ExecSession(info, spool)
     session.state = exit.exitCode === undefined ? 'lost' : 'exited'
     session.exitCode = exit.exitCode
     session.exitedAt = exit.exitedAt
@@ -80,10 +89,10 @@ export class ExecSession {
     return backend === 'pty' ? ['script', '-qfec', command, '/dev/null'] : ['sh', '-c', command]
   }
 
-  /** Starts a command; `spoolFd` is the spool file, opened for writing (closed here). */
-  static spawn(info: ExecInfo, spoolFd: number, options: SpawnOptions): ExecSession {
-    const session = new ExecSession(info)
-    session.#fd = spoolFd
+  /** Starts a command writing into `spool` (created and held by the runner). */
+  static spawn(info: ExecInfo, spool: SpoolFile, options: SpawnOptions): ExecSession {
+    const session = new ExecSession(info, spool)
+    session.#writable = true
     session.#groupDepth = options.launch.groupDepth
     session.#commandDepth = options.launch.commandDepth
     const child = spawnLaunch(options.launch, options.cwd)
@@ -93,8 +102,8 @@ export class ExecSession {
       session.#sandboxInit = pid
     })
     const append = (chunk: Buffer) => {
-      if (session.#fd === undefined) return
-      writeSync(session.#fd, chunk)
+      if (!session.#writable) return
+      spool.write(chunk, session.total)
       session.total += chunk.byteLength
       session.#notify()
     }
@@ -157,10 +166,16 @@ export class ExecSession {
   }
 
   #drain() {
-    if (this.#fd !== undefined) closeSync(this.#fd)
-    this.#fd = undefined
+    this.#writable = false
     this.drained = true
+    if (this.#forgotten) this.spool.release()
     this.#notify()
+  }
+
+  /** The runner no longer keeps it in memory: the spool's descriptor closes (once drained). */
+  forget(): void {
+    this.#forgotten = true
+    if (this.drained) this.spool.release()
   }
 
   #notify() {
@@ -259,31 +274,26 @@ export class ExecSession {
   capture(maxBytes: number, since?: number): ExecCapture['output'] {
     const to = this.total
     const from = Math.min(since ?? this.cursor, to)
-    this.cursor = Math.max(this.cursor, to)
     const length = to - from
-    if (length === 0) return { from, to, head: '', tail: '', omitted_bytes: 0 }
-    const fd = openSync(this.info.spoolAbs, 'r')
-    try {
-      const read = (offset: number, size: number) => {
-        const buffer = Buffer.alloc(size)
-        const got = readSync(fd, buffer, 0, size, offset)
-        return buffer.subarray(0, got)
-      }
-      if (length <= maxBytes) {
-        return { from, to, head: read(from, length).toString('utf8'), tail: '', omitted_bytes: 0 }
-      }
+    const read = (offset: number, size: number) => this.spool.read(offset, size)
+    let output: ExecCapture['output']
+    if (length <= maxBytes) {
+      const head = length === 0 ? '' : read(from, length).toString('utf8')
+      output = { from, to, head, tail: '', omitted_bytes: 0 }
+    } else {
       const headBytes = backToBoundary(read(from, maxBytes))
       const tailSize = Math.min(maxBytes, length - headBytes.byteLength)
       const tailBytes = forwardToBoundary(read(to - tailSize, tailSize))
-      return {
+      output = {
         from,
         to,
         head: headBytes.toString('utf8'),
         tail: tailBytes.toString('utf8'),
         omitted_bytes: length - headBytes.byteLength - tailBytes.byteLength,
       }
-    } finally {
-      closeSync(fd)
     }
+    // Moved only once the bytes were read: a refused read leaves them to the next capture.
+    this.cursor = Math.max(this.cursor, to)
+    return output
   }
 }

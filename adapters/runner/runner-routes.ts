@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs'
 import type * as z from 'zod'
 import {
   ApplyPatchBodySchema,
@@ -35,7 +34,7 @@ export function runnerRoutes(
   registry: ExecRegistry,
   sandbox: CommandSandbox,
 ): ReadonlyMap<string, Route> {
-  const adopt = (scope: Scope) => (abs: string) => sandbox.adopt(scope.workspace, abs)
+  const adopt = (scope: Scope) => (abs: string) => sandbox.adopt(scope.workspace.path, abs)
   return new Map<string, Route>([
     [
       '/v1/exec/start',
@@ -94,20 +93,12 @@ export function runnerRoutes(
       route(SpoolReadBodySchema, async (scope, body) => {
         const session = await registry.get(scope, body.exec_session_id)
         const total = session.total
-        const length = Math.max(0, Math.min(body.length, total - body.offset))
-        const buffer = Buffer.alloc(length)
-        let got = 0
-        if (length > 0) {
-          const fd = openSync(session.info.spoolAbs, 'r')
-          try {
-            got = readSync(fd, buffer, 0, length, body.offset)
-          } finally {
-            closeSync(fd)
-          }
-        }
+        const size = Math.max(0, Math.min(body.length, total - body.offset))
+        const bytes = size > 0 ? session.spool.read(body.offset, size) : Buffer.alloc(0)
+        const got = bytes.byteLength
         return {
           offset: body.offset,
-          data_base64: buffer.subarray(0, got).toString('base64'),
+          data_base64: bytes.toString('base64'),
           total_output_bytes: total,
           complete: session.drained,
           eof: session.drained && body.offset + got >= total,
@@ -116,24 +107,24 @@ export function runnerRoutes(
     ],
     [
       '/v1/files/read',
-      route(FileReadBodySchema, (scope, body) => readWorkspaceFile(scope.workspace, body)),
+      route(FileReadBodySchema, (scope, body) => readWorkspaceFile(scope.workspace.path, body)),
     ],
     [
       '/v1/files/write',
       route(FileWriteBodySchema, (scope, body) =>
-        writeWorkspaceFile(scope.workspace, body.path, body.content, adopt(scope)),
+        writeWorkspaceFile(scope.workspace.path, body.path, body.content, adopt(scope)),
       ),
     ],
     [
       '/v1/files/apply-patch',
       route(ApplyPatchBodySchema, (scope, body) =>
-        applyWorkspacePatch(scope.workspace, body.patch, adopt(scope)),
+        applyWorkspacePatch(scope.workspace.path, body.patch, adopt(scope)),
       ),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(sandbox, scope.workspace, body.name, body.ref),
+        createWorktree(sandbox, scope.workspace.path, body.name, body.ref),
       ),
     ],
   ])

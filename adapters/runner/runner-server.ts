@@ -8,14 +8,16 @@ import {
   TIMESTAMP_HEADER,
   verifyRunnerMessage,
 } from '../../src/contract/runner-signature.ts'
+import { type EgressStatus, openCommandNetworks } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
+import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
-import { workspaceDir } from './workspace-paths.ts'
+import { WorkspaceRoot } from './workspace-root.ts'
 
 export interface RunnerOptions {
   /** Folder holding one workspace per session: `<root>/<tenant>/<session_id>/`. */
@@ -40,6 +42,8 @@ export interface RunningRunner {
   url: string
   /** What the start-up probe found: bubblewrap, or unsandboxed and why. */
   sandbox: SandboxStatus
+  /** How commands allowed the network reach it: the egress proxy, or none and why. */
+  egress: EgressStatus
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
 }
@@ -61,14 +65,27 @@ class HttpFailure extends Error {
 export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
   if (options.secret.length < 16)
     throw new Error('the runner secret must be at least 16 characters')
-  await mkdir(options.root, { recursive: true })
-  const root = await realpath(options.root)
   const log =
     options.log ??
     ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
-  const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
+  // Before any command starts: a descriptor this process inherited would reach every one.
+  const closed = closeInheritedDescriptors()
+  if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
+  await mkdir(options.root, { recursive: true })
+  const root = await realpath(options.root)
+  const settings = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS
+  const sandbox = await openSandbox(settings, root)
+  const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
+  } else {
+    for (const warning of sandbox.status.warnings) {
+      log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
+    }
+  }
+  const networks = await openCommandNetworks({ sandbox, rules: settings.egress, root, log })
+  if (networks.status.mode === 'none' && settings.network !== 'off') {
+    log({ event: 'egress_unavailable', level: 'warn', reason: networks.status.reason })
   }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
@@ -79,7 +96,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, sandbox, (scope, session) => {
+  const registry = new ExecRegistry(root, workspaces, sandbox, networks, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -136,12 +153,16 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = await workspaceDir(root, body.tenant, body.session_id, sandbox)
-    return target.handle(
-      { tenant: body.tenant, sessionId: body.session_id, workspace },
-      body,
-      Date.now(),
-    )
+    const workspace = workspaces.open(body.tenant, body.session_id, sandbox.fileOwner)
+    try {
+      return await target.handle(
+        { tenant: body.tenant, sessionId: body.session_id, workspace },
+        body,
+        Date.now(),
+      )
+    } finally {
+      workspace.close()
+    }
   }
 
   const server = createServer((req, res) => {
@@ -168,6 +189,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
+  }).catch(async (error: unknown) => {
+    await networks.close()
+    throw error
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
@@ -175,13 +199,16 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   return {
     url: `http://${host}:${address.port}`,
     sandbox: sandbox.status,
+    egress: networks.status,
     close: () => {
       closing ??= (async () => {
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
         await registry.closeAll()
+        await networks.close()
         server.closeAllConnections()
         await stopped
+        workspaces.close()
       })()
       return closing
     },

@@ -1,40 +1,14 @@
-import { lstat, mkdir, readlink, realpath } from 'node:fs/promises'
+import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
-import type { CommandSandbox } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'
-
-/** A path inside a workspace: absolute on disk, and relative (with "/") for answers. */
-export interface WorkspacePath {
-  abs: string
-  rel: string
-}
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
 
-/**
- * Creates (if needed) and returns the real path of `<root>/<tenant>/<session>`, owned by the
- * sandbox user.
- */
-export async function workspaceDir(
-  root: string,
-  tenant: string,
-  sessionId: string,
-  sandbox?: CommandSandbox,
-) {
-  for (const part of [tenant, sessionId]) {
-    if (!SEGMENT.test(part) || part.includes('..')) {
-      throw new Refusal('invalid_input', `invalid workspace name ${JSON.stringify(part)}`)
-    }
+/** Refuses a tenant or session name that could not be one folder of the runner's root. */
+export function checkWorkspaceName(part: string): void {
+  if (!SEGMENT.test(part) || part.includes('..')) {
+    throw new Refusal('invalid_input', `invalid workspace name ${JSON.stringify(part)}`)
   }
-  const dir = path.join(root, tenant, sessionId)
-  await mkdir(dir, { recursive: true })
-  const real = await realpath(dir)
-  await sandbox?.prepareWorkspace(root, real)
-  return real
-}
-
-function inside(workspace: string, candidate: string): boolean {
-  return candidate === workspace || candidate.startsWith(workspace + path.sep)
 }
 
 function outside(rel: string, why: string): Refusal {
@@ -42,12 +16,11 @@ function outside(rel: string, why: string): Refusal {
 }
 
 /**
- * Resolves a workspace-relative path and proves it stays inside: no absolute paths, no "..",
- * and the real path of the target (or, when it does not exist yet, of its nearest existing
- * ancestor) must lie within the workspace, so a symlink pointing outside is refused. A dangling
- * symlink is refused too: writing through it could create a file anywhere.
+ * The components of a workspace-relative path, refusing what could never stay inside: absolute
+ * paths and any ".." (symlinks are the walk's business: workspace-walk.ts). "." and empty
+ * components are dropped, so "." (or "./") is the workspace itself: no components.
  */
-export async function resolveInside(workspace: string, rel: string): Promise<WorkspacePath> {
+export function workspaceSegments(rel: string): string[] {
   if (rel.includes('\0')) throw new Refusal('invalid_input', 'path contains a NUL byte')
   if (rel.trim() === '') throw new Refusal('invalid_input', 'path is empty')
   if (path.isAbsolute(rel) || rel.startsWith('\\') || /^[A-Za-z]:/.test(rel)) {
@@ -55,10 +28,33 @@ export async function resolveInside(workspace: string, rel: string): Promise<Wor
   }
   const segments = rel.split(/[/\\]+/).filter((s) => s !== '' && s !== '.')
   if (segments.includes('..')) throw outside(rel, 'contains ".." and would leave the workspace')
+  return segments
+}
+
+/** The normal form of a workspace-relative path as answers show it ("." for the workspace). */
+export function normalRel(rel: string): string {
+  return workspaceSegments(rel).join('/') || '.'
+}
+
+/** A path inside a workspace: absolute on disk, and relative (with "/") for answers. */
+export interface WorkspacePath {
+  abs: string
+  rel: string
+}
+
+function inside(workspace: string, candidate: string): boolean {
+  return candidate === workspace || candidate.startsWith(workspace + path.sep)
+}
+
+/**
+ * Resolves a workspace-relative path and proves it stays inside, by name (the file tools' check
+ * until they walk descriptors too): the real path of the target or of its nearest existing
+ * ancestor must lie within the workspace; a dangling symlink is refused.
+ */
+export async function resolveInside(workspace: string, rel: string): Promise<WorkspacePath> {
+  const segments = workspaceSegments(rel)
   const normal = segments.join('/') || '.'
   const abs = path.join(workspace, ...segments)
-
-  // Walk up to the nearest entry that exists; everything below it will be created by us.
   let probe = abs
   for (;;) {
     const info = await lstat(probe).catch(() => undefined)
@@ -79,9 +75,4 @@ export async function resolveInside(workspace: string, rel: string): Promise<Wor
     }
     probe = parent
   }
-}
-
-/** The workspace-relative form of a path already proven inside. */
-export function relativeTo(workspace: string, abs: string): string {
-  return path.relative(workspace, abs).split(path.sep).join('/') || '.'
 }

@@ -9,14 +9,17 @@ declare const Deno: { env: { toObject(): Record<string, string> }; exit(code: nu
  * Deno entry: `deno serve --host 127.0.0.1 --allow-net --allow-env --allow-read --allow-write
  * functions/entries/deno.ts`. Packages resolve from node_modules (deno.json). Sessions default to the
  * embedded filesystem store under TURNLINE_DATA_DIR, as on Node; Deno Deploy has no writable
- * disk, so set S3_BUCKET there. A configuration error stops the server at startup; so does an
- * address other than loopback without TURNLINE_API_KEYS (`deno serve` takes the address from its
- * own flags, so PORT and HOST are not used).
+ * disk, so set S3_BUCKET there. A configuration error stops the server at startup; so does
+ * the lack of TURNLINE_API_KEYS (or the key registry) unless TURNLINE_SINGLE_TENANT is set, and
+ * then an address other than loopback (`deno serve` takes the address from its own flags, so
+ * PORT and HOST are not used).
  */
 const exit = (code: number): never => Deno.exit(code)
 const entry = await startEntryApp(
   Deno.env.toObject(),
-  { defaultStore: (root) => new FsObjectStore({ root }) },
+  // Deno Deploy serves a public address: without keys the entry refuses to start unless
+  // TURNLINE_SINGLE_TENANT is set (and then only on loopback, checked at listen).
+  { defaultStore: (root) => new FsObjectStore({ root }), reachableFromAnywhere: true },
   { log: (line) => console.error(line) },
 ).catch(onStartupError(exit))
 

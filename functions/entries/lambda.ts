@@ -12,13 +12,16 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * `InvokeMode: RESPONSE_STREAM`, as infra/deploy/lambda/template.yaml sets up). Lambda has no
  * durable filesystem: configure S3_BUCKET, and Upstash (or REDIS_URL: a Redis the function
  * reaches over TCP, such as ElastiCache in its VPC) for coordination across instances. A
- * configuration error fails the init. docs/deploy/aws-lambda.md has the whole recipe.
+ * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
+ * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. docs/deploy/aws-lambda.md has the whole recipe.
  */
 const entry = await startEntryApp(
   process.env,
   {
     redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
     redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+    // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
+    reachableFromAnywhere: true,
   },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())

@@ -8,14 +8,19 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * Cloudflare Workers entry. Deps are built from the bindings on the isolate's first request (or
  * cron run) and reused. Only text bindings (vars and secrets) are configuration. A Worker has no
  * filesystem: without S3_BUCKET (and without an explicit TURNLINE_STORE) sessions live in the
- * isolate's memory, which suits `wrangler dev` and nothing else. Compaction estimates use the
- * length heuristic: gpt-tokenizer's rank tables are aliased out of the bundle.
+ * isolate's memory, which suits `wrangler dev` and nothing else. Without TURNLINE_API_KEYS (or
+ * the key registry) every request answers 500 naming the setting, unless TURNLINE_SINGLE_TENANT
+ * is set (`wrangler dev`). Compaction estimates use the length heuristic: gpt-tokenizer's rank
+ * tables are aliased out of the bundle.
  */
 const isolate = isolateApp(
   (bindings) =>
     createDeps(textBindings(bindings), {
       memoryStoreByDefault: true,
       tokenizer: async () => approximateTokenizer,
+      // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
+      // for `wrangler dev`).
+      reachableFromAnywhere: true,
     }),
   (line) => console.log(line),
 )

@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { tenantNameProblem } from '../../src/contract/tenancy.ts'
 
 /**
  * Bearer-key authentication: `Authorization: Bearer <key>` → tenant. Keys come from
@@ -35,7 +36,6 @@ export const LOCAL_TENANT = 'local'
 /** Shortest accepted key: anything shorter is guessable. */
 export const MIN_KEY_LENGTH = 16
 
-const TENANT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
 const KEY = /^[\x21-\x7e]+$/
 
 /**
@@ -61,9 +61,8 @@ export function parseApiKeys(text: string): ApiKey[] | string {
     if (!hashed && key.length < MIN_KEY_LENGTH) {
       return `${where}: the key is shorter than ${MIN_KEY_LENGTH} characters`
     }
-    if (!TENANT.test(tenant) || tenant.includes('..')) {
-      return `${where}: tenant "${tenant.slice(0, 40)}" must be 1–128 characters from A-Z a-z 0-9 . _ -, not starting with "." or "-", without ".."`
-    }
+    const problem = tenantNameProblem(tenant)
+    if (problem !== undefined) return `${where}: ${problem}`
     if (seen.has(key)) return `${where}: the same key is listed twice`
     seen.add(key)
     keys.push(hashed ? { hash: key, tenant } : { key, tenant })

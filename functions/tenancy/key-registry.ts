@@ -1,8 +1,11 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { STORE_ROOT_FOLDERS } from '../../src/contract/store-root-folders.ts'
 import {
   emptyKeyRegistry,
   type KeyRegistry,
   KeyRegistrySchema,
+  type RegistryKey,
+  reservedTenantName,
 } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { keyDigest } from '../http/auth.ts'
@@ -13,7 +16,7 @@ import { keyDigest } from '../http/auth.ts'
  * listings pass it by) and is replaced by compare-and-swap, so two operators editing at once
  * cannot lose each other's change. Plain keys are never written: only `sha256:<hex>`.
  */
-export const KEY_REGISTRY_OBJECT = '.turnline/api-keys.json'
+export const KEY_REGISTRY_OBJECT = `${STORE_ROOT_FOLDERS.deployment}/api-keys.json`
 
 export interface LoadedRegistry {
   registry: KeyRegistry
@@ -71,6 +74,24 @@ export async function updateKeyRegistry(
       if (!lost || attempt >= 4) throw error
     }
   }
+}
+
+/**
+ * The registry's keys split by the tenant rule: entries naming a reserved tenant (stored by hand
+ * or by an older release, which accepted such names) are refused, with the reason.
+ */
+export function usableRegistryKeys(registry: KeyRegistry): {
+  usable: RegistryKey[]
+  refused: { key: RegistryKey; problem: string }[]
+} {
+  const usable: RegistryKey[] = []
+  const refused: { key: RegistryKey; problem: string }[] = []
+  for (const key of registry.keys) {
+    const problem = reservedTenantName(key.tenant)
+    if (problem === undefined) usable.push(key)
+    else refused.push({ key, problem })
+  }
+  return { usable, refused }
 }
 
 /** `sha256:<hex>` of a key: what the registry and TURNLINE_API_KEYS hold instead of the key. */

@@ -7,7 +7,13 @@ import {
   TenantNameSchema,
 } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { hashApiKey, newApiKey, readKeyRegistry, updateKeyRegistry } from './key-registry.ts'
+import {
+  hashApiKey,
+  newApiKey,
+  readKeyRegistry,
+  updateKeyRegistry,
+  usableRegistryKeys,
+} from './key-registry.ts'
 
 export const KEYS_USAGE = `usage: npm run keys -- <command>
 
@@ -115,7 +121,11 @@ export async function runKeysCommand(
       }
       case 'list': {
         const loaded = await readKeyRegistry(store())
-        io.out(JSON.stringify(listing(loaded?.registry), null, 2))
+        const shown = listing(loaded?.registry)
+        io.out(JSON.stringify(shown, null, 2))
+        for (const { hash, problem } of shown.refused) {
+          io.err(`turnline keys: ${hash} is refused by the server (${problem}); revoke it`)
+        }
         return 0
       }
       case 'limits': {
@@ -157,7 +167,7 @@ function tenantName(value: string | undefined): string {
   const parsed = TenantNameSchema.safeParse(value)
   if (!parsed.success) {
     throw new UsageError(
-      `tenant: ${value === undefined ? 'missing' : parsed.error.issues[0]?.message}`,
+      value === undefined ? 'tenant: missing' : (parsed.error.issues[0]?.message ?? 'tenant'),
     )
   }
   return parsed.data
@@ -185,10 +195,13 @@ function limitChange(values: Record<string, unknown>): TenantLimits {
 }
 
 function listing(registry: KeyRegistry | undefined) {
+  const refused = registry ? usableRegistryKeys(registry).refused : []
   return {
     revision: registry?.revision ?? 0,
     updated_at: registry?.updated_at ?? null,
     keys: registry?.keys ?? [],
     tenants: registry?.tenants ?? {},
+    /** Entries whose tenant name is reserved: kept as stored, never loaded by a server. */
+    refused: refused.map(({ key, problem }) => ({ hash: key.hash, tenant: key.tenant, problem })),
   }
 }

@@ -55,6 +55,8 @@ export function tenancyParts(input: {
     store: input.store,
     reloadMs,
     missReloadMs: Math.min(MISS_RELOAD_MS, reloadMs),
+    // A request waits for the first read as long as one storage call may take.
+    firstReadWaitMs: input.deadline.budgetMs,
     onTenants: input.onTenants,
     log,
   })

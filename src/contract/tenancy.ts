@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { STORE_ROOT_FOLDERS } from './store-root-folders.ts'
 
 /**
  * Tenancy: the key registry (hashed API keys → tenant, per-tenant limits), the limits
@@ -9,13 +10,64 @@ import * as z from 'zod'
 /** `sha256:` followed by 64 lowercase hex digits. */
 export const KEY_HASH = /^sha256:[0-9a-f]{64}$/
 
-/** A tenant name: also a storage path segment, so no leading `.`/`-` and no `..`. */
+/** The syntax of a tenant name: also a storage path segment, so no leading `.`/`-` and no `..`. */
 export const TENANT_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
 
-export const TenantNameSchema = z
+const TENANT_SYNTAX =
+  'must be 1–128 characters from A-Z a-z 0-9 . _ -, not starting with "." or "-", without ".."'
+
+/**
+ * Folders the deployment keeps beside the tenants' folders, at the root of the store or the data
+ * dir (all of them: `store-root-folders.ts`): where earlier versions kept the embedded runner's
+ * workspaces (`runner`, `TURNLINE_DATA_DIR/runner`). The store's own
+ * names (`.turnline/` for the key registry, session pointers and the deployment id,
+ * `.turnline-fs/` for the fs store's temp and lock files) and anything the deployment may add
+ * start with `.` or `_`. Compared case-insensitively: some filesystems fold case.
+ */
+const RESERVED_TENANT_FOLDERS: Readonly<Record<string, string>> = {
+  [STORE_ROOT_FOLDERS.legacyRunner]:
+    "earlier versions kept the embedded runner's workspaces in the data dir's runner folder " +
+    '(moved to TURNLINE_RUNNER_ROOT at start, or left there when it cannot be)',
+}
+
+/**
+ * Why `name` cannot be a tenant although its syntax is valid, or undefined when it can: the one
+ * rule every way of naming a tenant applies (TURNLINE_API_KEYS, the key registry and
+ * `npm run keys`, TURNLINE_WEBHOOKS) and the store checks again before it builds a key.
+ */
+export function reservedTenantName(name: string): string | undefined {
+  if (name.startsWith('.') || name.startsWith('_')) {
+    return `tenant "${name.slice(0, 40)}" is reserved: names starting with "." or "_" are kept for the deployment's own folders and keys`
+  }
+  const lower = name.toLowerCase()
+  const folder = Object.hasOwn(RESERVED_TENANT_FOLDERS, lower) && RESERVED_TENANT_FOLDERS[lower]
+  if (folder) {
+    return `tenant "${name}" is reserved: ${folder}, beside the tenants' folders; choose another name`
+  }
+  return undefined
+}
+
+/** What is wrong with `name` as a new tenant's name, or undefined when nothing is. */
+export function tenantNameProblem(name: string): string | undefined {
+  const reserved = reservedTenantName(name)
+  if (reserved !== undefined) return reserved
+  if (!TENANT_NAME.test(name) || name.includes('..')) {
+    return `tenant "${name.slice(0, 40)}" ${TENANT_SYNTAX}`
+  }
+  return undefined
+}
+
+/** A tenant name as written in a registry already stored: its syntax only (see KeyRegistrySchema). */
+export const StoredTenantNameSchema = z
   .string()
-  .regex(TENANT_NAME, 'must be 1–128 characters from A-Z a-z 0-9 . _ -, not starting with . or -')
-  .refine((name) => !name.includes('..'), 'must not contain ".."')
+  .regex(TENANT_NAME, TENANT_SYNTAX)
+  .refine((name) => !name.includes('..'), TENANT_SYNTAX)
+
+/** The name of a tenant being configured: valid syntax and not reserved. */
+export const TenantNameSchema = z.string().superRefine((name, ctx) => {
+  const problem = tenantNameProblem(name)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+})
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
 
@@ -46,7 +98,8 @@ export interface EffectiveLimits {
 export const RegistryKeySchema = z.strictObject({
   /** `sha256:<hex>` of the key. */
   hash: z.string().regex(KEY_HASH, 'must be sha256:<64 lowercase hex digits>'),
-  tenant: TenantNameSchema,
+  /** Syntax only: an entry naming a reserved tenant is kept as written and refused on load. */
+  tenant: StoredTenantNameSchema,
   /** Free text for operators (who holds the key); never the key itself. */
   label: z.string().max(200).optional(),
   created_at: z.iso.datetime().optional(),
@@ -65,7 +118,9 @@ export const KeyRegistrySchema = z
     updated_at: z.iso.datetime().optional(),
     keys: z.array(RegistryKeySchema).max(100_000),
     /** Per-tenant limits overriding the deployment defaults. */
-    tenants: z.record(TenantNameSchema, z.strictObject({ limits: TenantLimitsSchema })).default({}),
+    tenants: z
+      .record(StoredTenantNameSchema, z.strictObject({ limits: TenantLimitsSchema }))
+      .default({}),
   })
   .superRefine((registry, ctx) => {
     const seen = new Set<string>()

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { SessionConfigSchema } from './session-config.ts'
 import { isUsableWebhookSecret } from './standard-webhooks.ts'
+import { TenantNameSchema } from './tenancy.ts'
 
 /**
  * `TURNLINE_WEBHOOKS`: named automation triggers for `POST /v1/webhooks/:name`. Each delivery
@@ -13,9 +14,7 @@ export const WebhookConfigSchema = z.strictObject({
     .string()
     .min(16)
     .refine(isUsableWebhookSecret, { error: 'a whsec_ secret must be base64 after the prefix' }),
-  tenant: z
-    .string()
-    .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'use 1–128 characters from A-Z a-z 0-9 . _ -'),
+  tenant: TenantNameSchema,
   session: SessionConfigSchema.default(SessionConfigSchema.parse({})),
   prompt: z.string().min(1).max(100_000).default('{{body}}'),
 })

@@ -1,6 +1,6 @@
 import { listAll, type ObjectStore } from '../ports/object-store.ts'
 import { applyRetention, type RetentionPolicy } from './retention.ts'
-import { assertSegment } from './session-ref.ts'
+import { assertSegment, assertTenant } from './session-ref.ts'
 
 export interface SweepResult {
   /** Workspaces whose session folder was examined. */
@@ -16,7 +16,8 @@ export interface SweepResult {
  * (a Workers cron trigger, an EventBridge schedule, a cron line), because a short-lived
  * invocation never reaches the every-25th-creation pass that a long-running server makes.
  * Tenant and workspace folders come from listings of the store itself; a folder whose name is
- * not a valid segment (such as `.turnline`) is left alone, and so is everything
+ * not a valid segment (such as `.turnline`) or names a reserved tenant (such as the embedded
+ * runner's `runner`) is left alone, and so is everything
  * `applyRetention` keeps (active sessions, unreadable manifests, stray files).
  */
 export async function sweepRetention(
@@ -27,8 +28,8 @@ export async function sweepRetention(
   const head = prefix.replace(/^\/+|\/+$/g, '')
   const root = head ? `${head}/` : ''
   const result: SweepResult = { workspaces: 0, deleted: [], failed: [] }
-  for (const tenant of await folders(store, root)) {
-    for (const workspace of await folders(store, `${root}${tenant}/`)) {
+  for (const tenant of await folders(store, root, 'tenant')) {
+    for (const workspace of await folders(store, `${root}${tenant}/`, 'workspace')) {
       result.workspaces += 1
       try {
         const { deleted } = await applyRetention(
@@ -49,14 +50,22 @@ export async function sweepRetention(
   return result
 }
 
-/** Names of the folders directly under `parent` that are valid tenant/workspace segments. */
-async function folders(store: ObjectStore, parent: string): Promise<string[]> {
+/**
+ * Names of the folders directly under `parent` that are valid tenant (`assertTenant`: never a
+ * reserved name such as the embedded runner's `runner`) or workspace segments.
+ */
+async function folders(
+  store: ObjectStore,
+  parent: string,
+  level: 'tenant' | 'workspace',
+): Promise<string[]> {
   const { prefixes } = await listAll(store, parent, { delimiter: '/' })
   return prefixes
     .map((folder) => folder.slice(parent.length, -1))
     .filter((name) => {
       try {
-        assertSegment('folder', name)
+        if (level === 'tenant') assertTenant(name)
+        else assertSegment('folder', name)
         return !name.startsWith('.')
       } catch {
         return false

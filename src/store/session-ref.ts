@@ -1,4 +1,5 @@
 import { TurnlineError } from '../contract/errors.ts'
+import { reservedTenantName } from '../contract/tenancy.ts'
 
 /**
  * Where a session lives: `<prefix>/<tenant>/<workspace>/.vtcode/sessions/<session_id>/`.
@@ -25,8 +26,21 @@ export function assertSegment(kind: string, value: string): void {
   }
 }
 
+/**
+ * A tenant's folder name: a valid segment that is not reserved for the deployment's own folders
+ * (`reservedTenantName`), so no key built for a tenant reaches the runner's workspaces or the
+ * store's own objects even if a tenant of such a name got past configuration.
+ */
+export function assertTenant(tenant: string): void {
+  assertSegment('tenant', tenant)
+  const reserved = reservedTenantName(tenant)
+  if (reserved !== undefined) {
+    throw new TurnlineError('invalid_input', reserved, { details: { field: 'tenant' } })
+  }
+}
+
 export function validateRef(ref: SessionRef): SessionRef {
-  assertSegment('tenant', ref.tenant)
+  assertTenant(ref.tenant)
   assertSegment('workspace', ref.workspace)
   assertSegment('session_id', ref.sessionId)
   return ref
@@ -98,7 +112,7 @@ export class SessionKeys {
 
 /** `<prefix>/<tenant>/<workspace>/.vtcode/sessions/` (prefix may be empty). */
 export function workspaceSessionsPrefix(prefix: string, tenant: string, workspace: string): string {
-  assertSegment('tenant', tenant)
+  assertTenant(tenant)
   assertSegment('workspace', workspace)
   const head = prefix.replace(/^\/+|\/+$/g, '')
   return `${head ? `${head}/` : ''}${tenant}/${workspace}/.vtcode/sessions/`
@@ -106,7 +120,7 @@ export function workspaceSessionsPrefix(prefix: string, tenant: string, workspac
 
 /** `<prefix>/<tenant>/.turnline/sessions/<session_id>.json`: the id → workspace pointer. */
 export function sessionPointerKey(prefix: string, tenant: string, sessionId: string): string {
-  assertSegment('tenant', tenant)
+  assertTenant(tenant)
   assertSegment('session_id', sessionId)
   const head = prefix.replace(/^\/+|\/+$/g, '')
   return `${head ? `${head}/` : ''}${tenant}/.turnline/sessions/${sessionId}.json`

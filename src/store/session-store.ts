@@ -23,7 +23,7 @@ import {
   writeManifest,
 } from './session-maintenance.ts'
 import type { SessionRef } from './session-ref.ts'
-import { assertSegment, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
+import { assertTenant, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { emptySnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
@@ -82,7 +82,7 @@ export class SessionStore {
 
   /** `<prefix>/<tenant>/`: the tenant's folder (its `.turnline/` pointers live there). */
   tenantRoot(tenant: string): string {
-    assertSegment('tenant', tenant)
+    assertTenant(tenant)
     const head = this.prefix.replace(/^\/+|\/+$/g, '')
     return `${head ? `${head}/` : ''}${tenant}/`
   }

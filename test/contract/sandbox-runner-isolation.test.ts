@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
@@ -8,6 +8,11 @@ import type { RunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 import {
   connectCommand,
+  curlCommand,
+  descriptors,
+  descriptorsLine,
+  INHERITED,
+  openHostFile,
   runnerWithClient,
   runToEnd,
   startListener,
@@ -24,6 +29,9 @@ const repo = join(import.meta.dirname, '..', '..')
 let root: string
 let runner: RunnerProcess
 let client: HttpSandboxRunner
+/** A root-only host file the runner inherits, open read-write, as a job runner leaks one. */
+const hostSecret = 'host-only-secret-behind-an-inherited-descriptor'
+let host: ReturnType<typeof openHostFile>
 let sessions = 0
 const fresh = (tenant = 'acme'): SandboxScope => ({ tenant, sessionId: `iso-${++sessions}` })
 const ws = (scope: SandboxScope, ...parts: string[]) =>
@@ -31,15 +39,18 @@ const ws = (scope: SandboxScope, ...parts: string[]) =>
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'turnline-isolation-'))
+  host = openHostFile(`${hostSecret}\n`)
   ;({ process: runner, client } = await runnerWithClient({
     root,
     secret,
     env: { OPENAI_API_KEY: planted, SOME_TOKEN: planted },
+    inherit: { fd: host.fd, at: INHERITED },
   }))
 })
 
 afterAll(async () => {
   await runner?.stop()
+  host?.remove()
   if (root) await rm(root, { recursive: true, force: true })
 })
 
@@ -69,6 +80,37 @@ describe('a command in the sandbox', () => {
     const allowed = ['PATH', 'HOME', 'PWD', 'TMPDIR', 'LANG', 'TERM', 'USER', 'LOGNAME', 'SHELL']
     for (const name of names)
       expect([...allowed, 'VTCODE_EXEC_SESSION_ID', 'OLDPWD']).toContain(name)
+  })
+
+  it('has no descriptor but stdio, not even one the runner inherited', async () => {
+    const scope = fresh()
+    const { exitCode } = await runToEnd(client, scope, descriptorsLine('report.txt'))
+    expect(exitCode).toBe(0)
+    expect(descriptors(await readFile(ws(scope, 'report.txt.fds'), 'utf8'))).toEqual([0, 1, 2])
+    const report = await readFile(ws(scope, 'report.txt'), 'utf8')
+    expect(report).toMatch(/Bad file descriptor/)
+    expect(report).toMatch(/use=1\n$/)
+    expect(report).not.toContain(hostSecret)
+    expect(await readFile(host.path, 'utf8')).toBe(`${hostSecret}\n`)
+  })
+
+  it('unsandboxed too (TURNLINE_SANDBOX=off), a command gets no descriptor the runner inherited', async () => {
+    const plain = await runnerWithClient({
+      root: join(root, 'plain'),
+      secret,
+      env: { TURNLINE_SANDBOX: 'off' },
+      inherit: { fd: host.fd, at: INHERITED },
+    })
+    try {
+      const scope = fresh()
+      await runToEnd(plain.client, scope, descriptorsLine('report.txt'))
+      const workspace = join(root, 'plain', scope.tenant, scope.sessionId)
+      const listing = await readFile(join(workspace, 'report.txt.fds'), 'utf8')
+      expect(descriptors(listing)).toEqual([0, 1, 2])
+      expect(await readFile(join(workspace, 'report.txt'), 'utf8')).not.toContain(hostSecret)
+    } finally {
+      await plain.process.stop()
+    }
   })
 
   it('runs as an unprivileged user without capabilities', async () => {
@@ -132,21 +174,73 @@ describe('a command in the sandbox', () => {
     expect(output).toMatch(/signal=1/)
   })
 
-  it('has no network unless its session allows it', async () => {
+  it('has no network unless its session allows it, and then only through the egress proxy', async () => {
     const listener = await startListener()
     try {
       const scope = fresh()
-      const closed = await runToEnd(client, scope, connectCommand(listener.port))
+      const closed = await runToEnd(
+        client,
+        scope,
+        `env | grep -ci proxy; ${connectCommand(listener.port)}`,
+      )
+      expect(closed.output).toMatch(/^0\n/)
       expect(closed.output).not.toContain('CONNECTED')
       expect(closed.output).toMatch(/exit=1/)
-      expect(listener.connections()).toBe(0)
 
-      const open = await runToEnd(client, scope, connectCommand(listener.port), { network: true })
-      expect(open.output).toContain('hello from the host\nCONNECTED')
-      expect(listener.connections()).toBe(1)
+      // Allowed the network: the host's loopback is still not there, directly or by proxy.
+      const open = await runToEnd(
+        client,
+        scope,
+        `echo "$HTTP_PROXY"; ${connectCommand(listener.port)}; ${curlCommand(`http://127.0.0.1:${listener.port}/`, "--noproxy ''")}`,
+        { network: true },
+      )
+      expect(open.output).toMatch(/^http:\/\/127\.0\.0\.1:3128\n/)
+      expect(open.output).not.toContain('CONNECTED')
+      expect(open.output).toMatch(/refused: 127\.0\.0\.1 is a loopback address/)
+      expect(listener.connections()).toBe(0)
     } finally {
       await listener.close()
     }
+  })
+
+  it("refuses names the system resolver maps to loopback: localhost and this machine's name", async () => {
+    const listener = await startListener('::')
+    try {
+      for (const name of ['localhost', hostname()]) {
+        const { output } = await runToEnd(
+          client,
+          fresh(),
+          curlCommand(`http://${name}:${listener.port}/`, "--noproxy ''"),
+          { network: true },
+        )
+        expect(output).toMatch(new RegExp(`refused: ${name} resolves to [0-9a-f.:]+, `))
+        expect(output).toMatch(/status=403/)
+      }
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  it('the relay ends with the command: it keeps neither the sandbox nor the output open', async () => {
+    const scope = fresh()
+    const started = Date.now()
+    const { exitCode } = await runToEnd(
+      client,
+      scope,
+      // A background process outlives the command and looks for the relay afterwards.
+      "(sleep 1; grep -c ' 0100007F:0C38 00000000:0000 0A ' /proc/net/tcp > r.tmp; mv r.tmp relay-after.txt) >/dev/null 2>&1 & echo started",
+      { network: true },
+    )
+    expect(exitCode).toBe(0)
+    let after: string | undefined
+    while (after === undefined) {
+      after = await readFile(ws(scope, 'relay-after.txt'), 'utf8').catch(() => undefined)
+      if (after === undefined && Date.now() - started > 20_000)
+        throw new Error('no relay-after.txt')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(after.trim()).toBe('0')
   })
 
   it('files the runner writes belong to the sandbox user, so commands can change them', async () => {
@@ -170,6 +264,7 @@ describe('a command in the sandbox', () => {
       'id -u > "$HOME/hook-uid.txt"',
       'tr "\\0" "\\n" < /proc/$PPID/environ > "$HOME/hook-env.txt" 2>&1',
       'ls /proc | grep -cE "^[0-9]+$" > "$HOME/hook-procs.txt"',
+      descriptorsLine('"$HOME/hook-fds.txt"'),
     ].join('\n')
     const setup = await runToEnd(
       client,
@@ -189,6 +284,10 @@ describe('a command in the sandbox', () => {
     expect(env).not.toContain(planted)
     expect(env).not.toContain(secret)
     expect(Number(await readFile(ws(scope, 'hook-procs.txt'), 'utf8'))).toBeLessThanOrEqual(8)
+    expect(descriptors(await readFile(ws(scope, 'hook-fds.txt.fds'), 'utf8'))).toEqual([0, 1, 2])
+    const fds = await readFile(ws(scope, 'hook-fds.txt'), 'utf8')
+    expect(fds).not.toContain(hostSecret)
+    expect(fds).toMatch(/use=1\n$/)
     // The worktree is usable from a later command.
     const status = await runToEnd(
       client,

@@ -7,10 +7,10 @@ import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { refusal, value } from '../support/runner-results.ts'
 import {
-  connectCommand,
+  curlCommand,
   runnerWithClient,
   runToEnd,
-  startListener,
+  startHttpTarget,
 } from '../support/sandbox-commands.ts'
 
 /** The sandbox's resource limits and network policies, each seen to take effect. */
@@ -124,6 +124,38 @@ describe('resource limits', () => {
   })
 })
 
+describe('memory-backed folders', () => {
+  it('/tmp, /dev/shm and /dev together hold no more than the memory limit (ENOSPC, read-only /dev)', async () => {
+    const client = await runner({ TURNLINE_SANDBOX_MEMORY_MB: '64' })
+    // Each write asks for more than the whole limit; what each folder kept is then summed.
+    const write = (file: string) =>
+      `said=$( { head -c 100M /dev/zero > ${file}; } 2>&1 ); echo "${file}: rc=$? $said"`
+    const { output, exitCode } = await runToEnd(
+      client,
+      fresh(),
+      [
+        write('/tmp/fill'),
+        write('/dev/shm/fill'),
+        write('/dev/fill'),
+        'df -B1 --output=target,used /tmp /dev/shm /dev | tail -n +2',
+      ].join('; '),
+    )
+    expect(exitCode, output).toBe(0)
+    expect(output).toMatch(/^\/tmp\/fill: rc=1 .*No space left on device/m)
+    expect(output).toMatch(/^\/dev\/shm\/fill: rc=1 .*No space left on device/m)
+    expect(output).toMatch(/^\/dev\/fill: rc=2 .*Read-only file system/m)
+    const used = new Map(
+      [...output.matchAll(/^(\/\S*)\s+(\d+)$/gm)].map((m) => [m[1], Number(m[2])] as const),
+    )
+    expect([...used.keys()].sort()).toEqual(['/dev', '/dev/shm', '/tmp'])
+    const total = [...used.values()].reduce((a, b) => a + b, 0)
+    expect(total).toBeLessThanOrEqual(64 * 1024 * 1024)
+    // Both tmpfs took what they were given: the split is ¾ for /tmp and ¼ for /dev/shm.
+    expect(used.get('/tmp')).toBe(48 * 1024 * 1024)
+    expect(used.get('/dev/shm')).toBe(16 * 1024 * 1024)
+  })
+})
+
 describe('network policy', () => {
   it('off: a session asking for the network is refused, with the reason', async () => {
     const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'off' })
@@ -142,15 +174,22 @@ describe('network policy', () => {
     })
   })
 
-  it('on: every command has the network', async () => {
-    const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'on' })
-    const listener = await startListener()
+  it('on: every command has the network, through the egress proxy', async () => {
+    const target = await startHttpTarget('hello from the allowlisted host')
     try {
-      const { output } = await runToEnd(client, fresh(), connectCommand(listener.port))
-      expect(output).toContain('CONNECTED')
-      expect(listener.connections()).toBe(1)
+      const client = await runner({
+        TURNLINE_SANDBOX_NETWORK: 'on',
+        TURNLINE_EGRESS_ALLOW: `127.0.0.1:${target.port}`,
+      })
+      const { output } = await runToEnd(
+        client,
+        fresh(),
+        curlCommand(`http://127.0.0.1:${target.port}/`, "--noproxy ''"),
+      )
+      expect(output).toMatch(/hello from the allowlisted host\n+status=200/)
+      expect(target.requests()).toBe(1)
     } finally {
-      await listener.close()
+      await target.close()
     }
   })
 })

@@ -175,9 +175,13 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
       // A background child keeps stamping a file; once the group is gone the stamps stop. (Its
       // pid would not do: inside a sandbox it is a number of the sandbox's PID namespace.)
       const id = value(
-        await start(scope, '(while :; do date +%s%N > beat; sleep 0.05; done) & wait', {
-          yieldTimeMs: 300,
-        }),
+        await start(
+          scope,
+          '(while :; do date +%s%N > beat.new; mv beat.new beat; sleep 0.05; done) & wait',
+          {
+            yieldTimeMs: 300,
+          },
+        ),
       ).execSessionId
       const began = Date.now()
       const closed = value(await t.runner.close(scope, id))

@@ -1,10 +1,21 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { useEngineWithRunner } from '../support/engine-with-runner.ts'
+import {
+  descriptors,
+  descriptorsLine,
+  INHERITED,
+  openHostFile,
+} from '../support/sandbox-commands.ts'
+
+/** A root-only host file the runner inherits, as from a job runner that leaks a descriptor. */
+const hostSecret = 'host-only-secret-of-the-hook-tests'
+const host = openHostFile(`${hostSecret}\n`)
+afterAll(() => host.remove())
 
 /** Command hooks run through the reference runner: payload on stdin, VT_* variables set. */
-const fixture = useEngineWithRunner('hooks')
+const fixture = useEngineWithRunner('hooks', { inherit: { fd: host.fd, at: INHERITED } })
 
 describe('command hooks through the runner', () => {
   it('a blocking pre_tool_use command exiting 2 denies; a stop hook gets the payload and VT_* env', async () => {
@@ -54,6 +65,22 @@ describe('command hooks through the runner', () => {
       last_assistant_message: 'could not write',
     })
     expect(files['stop-env.txt']?.trim()).toBe(`Stop ${session_id}`)
+  })
+})
+
+describe('what a command hook can reach', () => {
+  it('no descriptor but stdio, not even one the runner inherited', async () => {
+    const { service, mock } = fixture.engine
+    const { session_id } = await service.createSession('local', {
+      hooks: [{ event: 'stop', type: 'command', command: descriptorsLine('hook-use.txt') }],
+    })
+    mock.enqueue({ text: 'done' })
+    const turn = await service.stepTurn('local', session_id, { input: 'hello' })
+    expect(turn.status, JSON.stringify(turn.warnings)).toBe('completed')
+    const files = await findFiles(fixture.root, ['hook-use.txt.fds', 'hook-use.txt'])
+    expect(descriptors(files['hook-use.txt.fds'] ?? '')).toEqual([0, 1, 2])
+    expect(files['hook-use.txt']).toMatch(/Bad file descriptor[\s\S]*use=1\n$/)
+    expect(files['hook-use.txt']).not.toContain(hostSecret)
   })
 })
 

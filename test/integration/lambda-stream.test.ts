@@ -174,3 +174,25 @@ describe('Lambda bundle: index.retention (EventBridge schedule)', () => {
     expect(await sessions.keysOf(ref)).toEqual([])
   })
 })
+
+describe('Lambda bundle without keys', () => {
+  it('fails its init naming the setting: a function URL never serves unauthenticated', async () => {
+    const saved = { ...process.env }
+    // The same bundle and backends, with neither TURNLINE_API_KEYS nor the key registry.
+    Object.assign(process.env, backends.env({}))
+    delete process.env.TURNLINE_API_KEYS
+    delete process.env.TURNLINE_KEY_REGISTRY
+    const errors: string[] = []
+    const consoleError = console.error
+    console.error = (...args: unknown[]) => errors.push(args.join(' '))
+    try {
+      // A new module instance (the query), loaded as the runtime loads it at init.
+      const url = `${pathToFileURL(join(out, 'lambda/index.mjs')).href}?without-keys`
+      await expect(import(url)).rejects.toThrow(/TURNLINE_API_KEYS: not set/)
+    } finally {
+      console.error = consoleError
+      process.env = saved
+    }
+    expect(errors.join('\n')).toMatch(/TURNLINE_SINGLE_TENANT=1/)
+  })
+})

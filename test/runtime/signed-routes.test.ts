@@ -17,6 +17,7 @@ const vars = {
   TURNLINE_RUNNER_SECRET: RUNNER_SECRET,
   TURNLINE_WEBHOOKS: JSON.stringify({ triage: { secret: WEBHOOK_SECRET, tenant: 'local' } }),
   TURNLINE_MODEL_PROVIDER: 'demo',
+  TURNLINE_SINGLE_TENANT: '1',
 }
 
 const runtimes: [string, () => Promise<RuntimeProcess>][] = [

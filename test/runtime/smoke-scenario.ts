@@ -48,6 +48,8 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       const tenantSecret = createHmac('sha256', TOOL_SECRET).update('local').digest('hex')
       receiver = await startToolReceiver(tenantSecret)
       runtime = await start({
+        // Tenant `local`, unauthenticated: asked for explicitly, as for a local run.
+        TURNLINE_SINGLE_TENANT: '1',
         OPENAI_BASE_URL: mock.baseURL,
         OPENAI_API_KEY: 'test-key',
         TURNLINE_MODEL: MODEL,

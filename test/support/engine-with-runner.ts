@@ -21,9 +21,12 @@ export interface EngineWithRunner {
 /**
  * The real engine with the reference runner attached, for the tests of one file: started before
  * them, stopped (and the runner's root removed) after them. `name` marks the temporary root and
- * the runner's secret. Read the fields inside tests and hooks: they exist once `beforeAll` ran.
+ * the runner's secret (`inherit`: see startRunnerProcess). Read the fields inside tests and hooks: they exist once `beforeAll` ran.
  */
-export function useEngineWithRunner(name: string): EngineWithRunner {
+export function useEngineWithRunner(
+  name: string,
+  options: { inherit?: { fd: number; at: number } } = {},
+): EngineWithRunner {
   let engine: EngineWithRunner['engine'] | undefined
   let runner: RunnerProcess | undefined
   let root: string | undefined
@@ -32,7 +35,11 @@ export function useEngineWithRunner(name: string): EngineWithRunner {
   beforeAll(async () => {
     engine = await startEngine()
     root = await mkdtemp(join(tmpdir(), `turnline-${name}-`))
-    runner = await attachRunner(engine, { root, secret: `runner-secret-${name}-0001` })
+    runner = await attachRunner(engine, {
+      root,
+      secret: `runner-secret-${name}-0001`,
+      ...(options.inherit ? { inherit: options.inherit } : {}),
+    })
     app = createApp({ api: engine.service, auth: { keys: [] }, log: () => {} })
   })
   afterAll(async () => {

@@ -18,6 +18,12 @@ function signalGroup(group: number, signal: NodeJS.Signals) {
   }
 }
 
+/** Extra stdio entries placing `fd` at number `at` in the child (the ones between: none). */
+function inherited(inherit: { fd: number; at: number } | undefined): ('ignore' | number)[] {
+  if (!inherit) return []
+  return [...Array.from({ length: inherit.at - 3 }, () => 'ignore' as const), inherit.fd]
+}
+
 export interface RunnerProcess {
   url: string
   /** What it printed (stdout and stderr). */
@@ -40,6 +46,11 @@ export async function startRunnerProcess(options: {
   port?: number
   /** More TURNLINE_SANDBOX_* settings (or another TURNLINE_SANDBOX mode). */
   env?: Record<string, string>
+  /**
+   * A descriptor of this process the runner inherits at number `at` (without close-on-exec), as
+   * from a job runner or a supervisor that leaks one.
+   */
+  inherit?: { fd: number; at: number }
 }): Promise<RunnerProcess> {
   const args = [
     'adapters/runner/main.ts',
@@ -58,7 +69,7 @@ export async function startRunnerProcess(options: {
       ...options.env,
     },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...inherited(options.inherit)],
   })
   const group = child.pid!
   running.add(group)

@@ -19,6 +19,8 @@ export interface RuntimeCommand {
   port: number
   /** How long the runtime may take to answer GET /healthz. */
   readyTimeoutMs: number
+  /** The status of GET /healthz that means it is up (default 200). */
+  readyStatus?: number
 }
 
 const OUTPUT_LIMIT = 64 * 1024
@@ -67,7 +69,8 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts the command in its own process group and waits until GET /healthz answers 200.
+ * Starts the command in its own process group and waits until GET /healthz answers 200 (or
+ * `readyStatus`).
  * Throws with the runtime's output when it exits early or is not up within the timeout.
  */
 export async function startRuntime(spec: RuntimeCommand): Promise<RuntimeProcess> {
@@ -119,7 +122,7 @@ export async function startRuntime(spec: RuntimeCommand): Promise<RuntimeProcess
         throw new StartFailure(`no answer within ${spec.readyTimeoutMs} ms`)
       }
       const answer = await probe(`${url}/healthz`)
-      if (answer?.status === 200) break
+      if (answer?.status === (spec.readyStatus ?? 200)) break
       // It answers, but not healthy (a Worker whose configuration is rejected answers 500).
       if (answer) throw new StartFailure(`GET /healthz answered ${answer.status}: ${answer.body}`)
       await new Promise((resolve) => setTimeout(resolve, 50))

@@ -15,6 +15,7 @@ const baseEnv = () => ({
 export async function startWorkerd(
   vars: Record<string, string>,
   extraArgs: string[] = [],
+  readyStatus = 200,
 ): Promise<RuntimeProcess> {
   const [port, inspectorPort] = [await freePort(), await freePort()]
   return startRuntime({
@@ -47,6 +48,7 @@ export async function startWorkerd(
     cwd: root,
     port,
     readyTimeoutMs: 30_000,
+    readyStatus,
   })
 }
 

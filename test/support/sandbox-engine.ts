@@ -5,7 +5,12 @@ import { type RunnerProcess, startRunnerProcess } from './runner-process.ts'
 /** Starts the reference runner as a real process and gives the engine its sandbox. */
 export async function attachRunner(
   engine: Awaited<ReturnType<typeof startEngine>>,
-  options: { root: string; secret: string; callbackUrl?: string },
+  options: {
+    root: string
+    secret: string
+    callbackUrl?: string
+    inherit?: { fd: number; at: number }
+  },
 ): Promise<RunnerProcess> {
   const runner = await startRunnerProcess(options)
   engine.deps.sandbox = {

@@ -10,11 +10,11 @@ import {
   readKeyRegistry,
   updateKeyRegistry,
 } from '../../functions/tenancy/key-registry.ts'
-import { runKeysCommand } from '../../functions/tenancy/keys-command.ts'
 import { limitsOf, type Tenancy } from '../../functions/tenancy/tenancy.ts'
 import { deriveTenantSecret, TenantSecretBook } from '../../functions/tool-secrets.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { keysCli } from '../support/keys-cli.ts'
 
 const KEY = 'plain-key-0123456789abcdef'
 const bearer = (key: string) => `Bearer ${key}`
@@ -33,20 +33,17 @@ async function rejected(promise: Promise<unknown>): Promise<string> {
   return 'resolved'
 }
 
-function directoryOn(store: ObjectStore, clock: ManualClock, reloadMs = 30_000) {
-  return new KeyDirectory({ store, reloadMs, missReloadMs: 5_000, clock })
+/** A promise that resolves when `open` is called. */
+function latch(): { wait: Promise<void>; open: () => void } {
+  let open = () => {}
+  const wait = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { wait, open }
 }
 
-function keysCli(store: ObjectStore) {
-  const out: string[] = []
-  const err: string[] = []
-  const run = (...argv: string[]) =>
-    runKeysCommand(argv, () => store, {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      stdin: async () => `${KEY}\n`,
-    })
-  return { run, out, err }
+function directoryOn(store: ObjectStore, clock: ManualClock, reloadMs = 30_000) {
+  return new KeyDirectory({ store, reloadMs, missReloadMs: 5_000, clock })
 }
 
 describe('hashed keys in TURNLINE_API_KEYS', () => {
@@ -76,7 +73,7 @@ describe('the key registry', () => {
     const authenticate = createAuthenticator({ keys: [], registry: directory })
     expect(await rejected(authenticate(bearer(KEY)))).toBe('unauthorized')
 
-    const cli = keysCli(counting.store)
+    const cli = keysCli(counting.store, KEY)
     expect(await cli.run('add', 'acme', '--label', 'ci')).toBe(0)
     const issued = cli.out.at(-1) ?? ''
     expect(issued).toMatch(/^tl_[A-Za-z0-9_-]{43}$/)
@@ -155,12 +152,69 @@ describe('the key registry', () => {
     const authenticate = createAuthenticator({ keys: [], registry: directory })
     expect(() => secrets.secretFor('newcomer')).toThrow(/no tool signing secret/)
     await updateKeyRegistry(store, (r) => ({ ...r, keys: [] }))
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     expect(await cli.run('add', 'newcomer')).toBe(0)
     expect(await authenticate(bearer(cli.out.at(-1) ?? ''))).toBe('newcomer')
     expect(secrets.secretFor('newcomer')).toBe(
       await deriveTenantSecret('master-secret-0123456789', 'newcomer'),
     )
+  })
+
+  it('a request arriving while the first read is under way waits for it: never a 401', async () => {
+    const store = new MemoryObjectStore()
+    const hash = await hashApiKey(KEY)
+    await updateKeyRegistry(store, (r) => ({ ...r, keys: [{ hash, tenant: 'acme' }] }))
+    const { wait: gate, open } = latch()
+    const { wait: deriving, open: reached } = latch()
+    const directory = new KeyDirectory({
+      store,
+      reloadMs: 30_000,
+      missReloadMs: 5_000,
+      clock: new ManualClock(),
+      // The registry is read; its tenants' secrets are still being derived.
+      onTenants: async () => {
+        reached()
+        await gate
+      },
+    })
+    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    const first = authenticate(bearer(KEY))
+    await deriving
+    // The second request reaches the registry while the first read is not done yet.
+    const second = authenticate(bearer(KEY)).catch((error: unknown) => error)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    open()
+    expect(await first).toBe('acme')
+    expect(await second).toBe('acme')
+  })
+
+  it('a first read that does not end in time is a retryable 503, and the read goes on', async () => {
+    const memory = new MemoryObjectStore()
+    const hash = await hashApiKey(KEY)
+    await updateKeyRegistry(memory, (r) => ({ ...r, keys: [{ hash, tenant: 'acme' }] }))
+    const { wait: gate, open } = latch()
+    const slow: ObjectStore = {
+      get: async (key) => {
+        await gate
+        return memory.get(key)
+      },
+      put: (key, body, options) => memory.put(key, body, options),
+      list: (prefix, options) => memory.list(prefix, options),
+      delete: (key) => memory.delete(key),
+    }
+    const directory = new KeyDirectory({
+      store: slow,
+      reloadMs: 30_000,
+      missReloadMs: 5_000,
+      firstReadWaitMs: 50,
+      clock: new ManualClock(),
+    })
+    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    const refused = await authenticate(bearer(KEY)).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TurnlineError)
+    expect(refused).toMatchObject({ code: 'storage_unavailable', retryable: true, retryAfter: 1 })
+    open()
+    expect(await authenticate(bearer(KEY))).toBe('acme')
   })
 
   it('an unreadable registry is corrupt_data, never an empty one', async () => {
@@ -171,7 +225,7 @@ describe('the key registry', () => {
 
   it('sets per-tenant limits that override the defaults, null lifting one', async () => {
     const store = new MemoryObjectStore()
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     expect(
       await cli.run('limits', 'acme', '--requests-per-minute', '5', '--tokens-per-day', 'none'),
     ).toBe(0)
@@ -200,7 +254,7 @@ describe('the key registry', () => {
 
   it('the CLI refuses what would break the registry', async () => {
     const store = new MemoryObjectStore()
-    const cli = keysCli(store)
+    const cli = keysCli(store, KEY)
     const hash = await hashApiKey(KEY)
     expect(await cli.run('add', 'acme', '--hash', hash)).toBe(0)
     expect(await cli.run('add', 'beta', '--hash', hash)).toBe(2)

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { parseApiKeys } from '../../functions/http/auth.ts'
+
+/**
+ * The SAM template's `ApiKeys` parameter: the function URL is public (AuthType NONE), so the
+ * stack refuses an empty or malformed TURNLINE_API_KEYS before anything is deployed. Its pattern
+ * must accept what the server accepts and refuse what would leave it without keys.
+ */
+const template = readFileSync(
+  new URL('../../infra/deploy/lambda/template.yaml', import.meta.url),
+  'utf8',
+)
+
+function apiKeysParameter(): { minLength: number; pattern: RegExp } {
+  const block = /\n {2}ApiKeys:\n((?: {4}.*\n| *#.*\n)+)/.exec(template)?.[1] ?? ''
+  const minLength = /\n? {4}MinLength: (\d+)/.exec(block)?.[1]
+  // A YAML double-quoted scalar: its escapes (here only \\) read as JSON's.
+  const pattern = /\n? {4}AllowedPattern: ("(?:[^"\\]|\\.)*")/.exec(block)?.[1]
+  if (minLength === undefined || pattern === undefined) {
+    throw new Error(`ApiKeys has no MinLength or AllowedPattern:\n${block}`)
+  }
+  return { minLength: Number(minLength), pattern: new RegExp(JSON.parse(pattern) as string) }
+}
+
+describe('infra/deploy/lambda/template.yaml', () => {
+  it('ApiKeys is required and shaped like TURNLINE_API_KEYS', () => {
+    const { minLength, pattern } = apiKeysParameter()
+    const accepted = (value: string) => value.length >= minLength && pattern.test(value)
+    const valid = [
+      'abcdefghijklmnop=acme',
+      'key-0123456789abcdef=acme,key-fedcba9876543210=beta.2',
+      // base64 padding in the key: the tenant follows the last '='
+      'c2VjcmV0LWtleS0wMTIzNA==acme_prod',
+      `sha256:${'ab'.repeat(32)}=acme`,
+    ]
+    for (const value of valid) {
+      expect({ value, accepted: accepted(value) }).toEqual({ value, accepted: true })
+      expect(parseApiKeys(value)).toEqual(expect.arrayContaining([expect.anything()]))
+    }
+    const invalid = [
+      '',
+      ' ',
+      'short=acme',
+      'abcdefghijklmnop=',
+      'abcdefghijklmnop',
+      'abcdefghijklmnop=acme,',
+      'abcdefghij klmnop=acme',
+      'abcdefghijklmnop=-acme',
+      'abcdefghijklmnop=acme, key-0123456789abcdef=beta',
+    ]
+    for (const value of invalid) {
+      expect({ value, accepted: accepted(value) }).toEqual({ value, accepted: false })
+    }
+  })
+})
