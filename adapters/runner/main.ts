@@ -1,7 +1,7 @@
 /**
  * The reference sandbox runner as a process:
  *
- *   TURNLINE_RUNNER_SECRET=… tsx adapters/runner/main.ts --root ./.turnline/runner [--port 8788]
+ *   TURNLINE_RUNNER_SECRET=… tsx adapters/runner/main.ts --root ./.turnline-runner [--port 8788]
  *       [--host 127.0.0.1] [--callback-url http://127.0.0.1:8787/v1/runner/callback]
  *
  * Flags may also come from TURNLINE_RUNNER_ROOT, TURNLINE_RUNNER_PORT, TURNLINE_RUNNER_HOST and

@@ -18,16 +18,21 @@ const GLOBEX_KEY = 'globex-api-key-0123456789'
 const secrets = [OPENAI_KEY, TOOL_SECRET, ACME_KEY, GLOBEX_KEY]
 const sandboxUid = process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? -1)
 
+let tempDir: string
 let dataDir: string
+/** The runner's workspaces: by default beside the data dir, never inside it. */
+let workspaces: string
 let mock: MockOpenAI
 let server: NodeEntry
 let url: string
 let calls = 0
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'turnline-escapes-'))
+  tempDir = await mkdtemp(join(tmpdir(), 'turnline-escapes-'))
   // The sandbox user must get through to the workspaces (mkdtemp makes the folder 0700).
-  await chmod(dataDir, 0o711)
+  await chmod(tempDir, 0o711)
+  dataDir = join(tempDir, 'data')
+  workspaces = join(tempDir, 'data-runner')
   mock = await startMockOpenAI()
   server = startNodeEntry({
     PORT: '0',
@@ -44,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   await mock?.close()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  if (tempDir) await rm(tempDir, { recursive: true, force: true })
 })
 
 async function api(key: string, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -115,9 +120,11 @@ describe('commands run from a turn, with several tenants on the server', () => {
   it("cannot read or write another tenant's workspace, nor the data dir with the session logs", async () => {
     const globex = await createSession(GLOBEX_KEY)
     await runInTurn(GLOBEX_KEY, globex, 'echo globex-private > secret.txt')
-    const theirs = join(dataDir, 'runner', 'globex', globex)
+    const theirs = join(workspaces, 'globex', globex)
     expect(await readFile(join(theirs, 'secret.txt'), 'utf8')).toBe('globex-private\n')
-    const logs = (await filesUnder(dataDir)).filter((f) => !f.startsWith('runner/'))
+    const logs = await filesUnder(dataDir)
+    // The session store holds no workspace: the runner's tree is apart from the tenants' folders.
+    expect(logs.filter((f) => f.includes('secret.txt'))).toEqual([])
     const log = logs.find((f) => f.includes(globex))
     expect(log, logs.join('\n')).toBeDefined()
 
@@ -197,7 +204,7 @@ describe('commands run from a turn, with several tenants on the server', () => {
   it('command hooks run in the same sandbox', async () => {
     const globex = await createSession(GLOBEX_KEY)
     await runInTurn(GLOBEX_KEY, globex, 'echo globex-hook-private > hook-secret.txt')
-    const theirs = join(dataDir, 'runner', 'globex', globex, 'hook-secret.txt')
+    const theirs = join(workspaces, 'globex', globex, 'hook-secret.txt')
     const hook = [
       'id -u > hook-uid.txt',
       "tr '\\0' '\\n' < /proc/$PPID/environ > hook-env.txt",
@@ -210,7 +217,7 @@ describe('commands run from a turn, with several tenants on the server', () => {
     mock.enqueue({ text: 'nothing to do' })
     const turn = await api(ACME_KEY, `/v1/sessions/${session}/turns`, { input: 'hello' })
     expect(turn.status, JSON.stringify(turn)).toBe('completed')
-    const mine = (name: string) => readFile(join(dataDir, 'runner', 'acme', session, name), 'utf8')
+    const mine = (name: string) => readFile(join(workspaces, 'acme', session, name), 'utf8')
     expect(Number(await mine('hook-uid.txt'))).toBe(sandboxUid)
     const env = await mine('hook-env.txt')
     for (const secret of secrets) expect(env).not.toContain(secret)
@@ -231,7 +238,7 @@ describe('starting without a working sandbox', () => {
     await chmod(hidden, 0o700)
   })
 
-  it('multi-tenant mode refuses to start the in-process runner, saying why and what to do', async () => {
+  it('multi-tenant mode refuses to start the embedded runner, saying why and what to do', async () => {
     const started = startNodeEntry({
       PORT: '0',
       TURNLINE_DATA_DIR: join(hidden, 'multi'),
@@ -239,7 +246,7 @@ describe('starting without a working sandbox', () => {
     })
     expect(await started.exited).toBe(1)
     const said = started.output()
-    expect(said).toMatch(/refusing to start the in-process runner: no working command sandbox/)
+    expect(said).toMatch(/refusing to start the embedded runner: no working command sandbox/)
     expect(said).toMatch(/must be able to reach/)
     expect(said).toMatch(/TURNLINE_RUNNER_URL/)
     expect(said).not.toMatch(/listening/)

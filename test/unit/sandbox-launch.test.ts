@@ -70,3 +70,33 @@ describe('bubblewrap launch: memory-backed folders', () => {
     }
   })
 })
+
+describe('bubblewrap launch: seccomp filter', () => {
+  const filter = new Uint8Array(16)
+
+  it('passes the filter on the pipe after /etc/passwd and /etc/group, the status after it', () => {
+    const launch = bwrapLaunch({ ...host([0, 8, 0]), seccompFilter: filter }, limits, spec)
+    expect(launch.inputs).toHaveLength(3)
+    expect(launch.inputs[2]).toBe(filter)
+    expect(launch.statusFd).toBe(6)
+    const args = launch.args.join(' ')
+    expect(args).toContain('--seccomp 5 ')
+    expect(args).toContain('--json-status-fd 6 ')
+    expect(args).toContain('--ro-bind-data 3 /etc/passwd --ro-bind-data 4 /etc/group')
+  })
+
+  it('without a filter (no table for this architecture): no --seccomp, the status on 5', () => {
+    const launch = bwrapLaunch(host([0, 8, 0]), limits, spec)
+    expect(launch.inputs).toHaveLength(2)
+    expect(launch.statusFd).toBe(5)
+    expect(launch.args).not.toContain('--seccomp')
+    expect(launch.args.join(' ')).toContain('--json-status-fd 5 ')
+  })
+
+  it("masks the memory of bubblewrap's init, which runs outside the filter", () => {
+    const args = bwrapLaunch(host([0, 8, 0]), limits, spec).args.join(' ')
+    expect(args).toContain(
+      '--proc /proc --ro-bind /dev/null /proc/1/mem --ro-bind /dev/null /proc/1/task/1/mem --dev /dev',
+    )
+  })
+})
