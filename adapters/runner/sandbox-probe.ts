@@ -5,8 +5,8 @@ import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
 import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
-import { seccompArch, seccompFilter } from './seccomp-filter.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
+import { seccompArch, seccompFilter } from './seccomp-filter.ts'
 
 const PROBE_TIMEOUT_MS = 20_000
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
@@ -20,7 +20,7 @@ export class SandboxUnavailable extends Error {
 }
 
 /** The first executable `name` in `dirs` (default: the runner's PATH, then the standard one). */
-async function which(
+export async function which(
   name: string,
   dirs = [...(process.env.PATH ?? '').split(':'), ...COMMAND_PATH.split(':')],
 ): Promise<string | undefined> {
