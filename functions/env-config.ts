@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
+import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
@@ -60,6 +61,9 @@ const mcpServers = z
   })
   .pipe(McpServersSchema)
 
+/** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
+const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
+
 export const EnvSchema = z.object({
   TURNLINE_API_KEYS: apiKeys.optional(),
   /** Serve unauthenticated (tenant `local`) where the runtime cannot hold itself to loopback. */
@@ -86,6 +90,10 @@ export const EnvSchema = z.object({
     .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: text.optional(),
+  TURNLINE_REDIS_NAMESPACE: z
+    .string()
+    .regex(REDIS_NAMESPACE, 'use 1–64 characters from A-Z a-z 0-9 . _ -')
+    .optional(),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),
@@ -111,6 +119,10 @@ export const EnvSchema = z.object({
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** Host names an unauthenticated server answers besides loopback (functions/http/host-guard.ts). */
+  TURNLINE_ALLOWED_HOSTS: list
+    .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))
+    .optional(),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
   ...SandboxEnvShape,
   /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
@@ -169,6 +181,12 @@ function crossChecks(env: EnvConfig): string[] {
       `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) the server is ` +
         'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
         'Set TURNLINE_API_KEYS to serve other hosts.',
+    )
+  }
+  if (!singleTenant && env.TURNLINE_ALLOWED_HOSTS !== undefined) {
+    problems.push(
+      'TURNLINE_ALLOWED_HOSTS: only an unauthenticated server checks Host names; with ' +
+        'TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) keys are what decides: unset it',
     )
   }
   if (!singleTenant && env.TURNLINE_SINGLE_TENANT === true) {

@@ -56,6 +56,8 @@ describe('createDeps', () => {
       requestLog: jsonLines,
       // No limits, usage counted in this process only (no extra coordinator calls).
       tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),
+      // Unauthenticated: only requests addressed to loopback names.
+      allowedHosts: [],
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
     expect(deps.notices.join('\n')).toMatch(/OFFLINE DEMO MODEL/)
@@ -158,21 +160,29 @@ describe('createDeps', () => {
     expect(deps.server).toEqual({ port: 9000, host: '0.0.0.0' })
     expect(deps.auth.keys.map((k) => k.tenant)).toEqual(['t1', 't2'])
     expect(deps.service.tools.allowedHosts).toEqual([])
+    // No TURNLINE_REDIS_NAMESPACE: the keys of every earlier release, claimed for this store.
+    expect(deps.redisClaim).toEqual({
+      namespace: 'turnline:',
+      store: 's3://my-bucket/turnline/prod',
+    })
   })
 
   it('uses REDIS_URL through the entry-provided TCP coordinator, and refuses it without one', async () => {
     const made: string[] = []
     const deps = await createDeps(
-      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2' },
+      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2', TURNLINE_REDIS_NAMESPACE: 'staging.eu-1' },
       {
         ...fsDefault,
-        redisCoordinator: (url) => {
-          made.push(url)
+        redisCoordinator: (url, keyspace) => {
+          made.push(url, keyspace.namespace)
           return new MemoryCoordinator()
         },
       },
     )
-    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2'])
+    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2', 'turnline:ns:staging.eu-1:'])
+    expect(await problems({ TURNLINE_REDIS_NAMESPACE: 'a:b' })).toMatch(
+      /TURNLINE_REDIS_NAMESPACE: use 1–64 characters/,
+    )
     const notices = deps.notices.join('\n')
     expect(notices).toMatch(/coordination in Redis at redis:\/\/10\.0\.0\.5:6380 \(TCP\)/)
     expect(notices).not.toMatch(/pw/)
@@ -219,6 +229,11 @@ describe('createDeps', () => {
     const local = await createDeps({ TURNLINE_SINGLE_TENANT: '1' }, worker)
     expect(local.auth).toEqual({ keys: [] })
     // Both at once is a contradiction, on every runtime.
+    expect(local.http.allowedHosts).toEqual([])
+    expect(
+      (await createDeps({ TURNLINE_ALLOWED_HOSTS: 'Dev.Test, box.lan:8787' }, fsDefault)).http
+        .allowedHosts,
+    ).toEqual(['dev.test', 'box.lan:8787'])
     expect(await problems({ TURNLINE_SINGLE_TENANT: '1', TURNLINE_API_KEYS: KEYS })).toMatch(
       /TURNLINE_SINGLE_TENANT: set together with TURNLINE_API_KEYS/,
     )
@@ -231,6 +246,11 @@ describe('createDeps', () => {
       [{ TURNLINE_MODEL_API: 'completions' }, /TURNLINE_MODEL_API/],
       [{ OPENAI_BASE_URL: 'localhost:11434' }, /OPENAI_BASE_URL: must be an http\(s\) URL/],
       [{ S3_BUCKET: 'No_Such Bucket' }, /S3_BUCKET: must be a valid S3 bucket name/],
+      [{ TURNLINE_ALLOWED_HOSTS: 'http://dev.test' }, /TURNLINE_ALLOWED_HOSTS\.0: each entry/],
+      [
+        { TURNLINE_ALLOWED_HOSTS: 'dev.test', TURNLINE_API_KEYS: KEYS },
+        /TURNLINE_ALLOWED_HOSTS: only an unauthenticated server/,
+      ],
       [{ S3_REGION: 'eu-west-1' }, /S3_REGION: set S3_BUCKET too/],
       [{ S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'x' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/],
       [{ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }, /UPSTASH_REDIS_REST_TOKEN/],
