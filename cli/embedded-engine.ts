@@ -21,14 +21,17 @@ export interface EmbeddedEngine {
  * The engine in this process, exactly as `npm start` configures it from the environment
  * (TURNLINE_DATA_DIR, OPENAI_*, TURNLINE_MODEL, S3_*, …): sessions in `./.turnline` by default,
  * so `turnline sessions`, `events` and `exec resume` see them across runs (and a server started
- * with `npm start` in the same folder sees them too), and the reference runner with workspaces
- * under `.turnline/runner/<tenant>/<session>`. Requests go to the app's own fetch: no port. The
- * runner sends no exit callbacks; the CLI continues a waiting turn itself.
+ * with `npm start` in the same folder sees them too), and the reference runner as a child
+ * process with workspaces under `.turnline-runner/<tenant>/<session>`. Requests go to the app's
+ * own fetch: no port. The runner sends no exit callbacks; the CLI continues a waiting turn itself.
  */
 export async function startEmbeddedEngine(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<EmbeddedEngine> {
-  const embedded = nodeEmbedded({ callbacks: false })
+  const embedded = nodeEmbedded({
+    callbacks: false,
+    report: (line) => process.stderr.write(`turnline: WARNING: ${line}\n`),
+  })
   // Nothing listens: the address settings of the server entry do not apply here.
   const deps = await createDeps({ ...env, HOST: '127.0.0.1', PORT: '0' }, embedded.options).catch(
     (error: unknown) => {
@@ -41,6 +44,8 @@ export async function startEmbeddedEngine(
     auth: deps.auth,
     ...deps.http,
     requestLog: undefined,
+    // Nothing listens: requests come only from this process, addressed to no real host.
+    allowedHosts: 'any',
     // Faults of the engine itself, as JSON lines on stderr (stdout belongs to --json).
     log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
   })

@@ -5,11 +5,13 @@ import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
 import { Progress } from './progress.ts'
+import { stdoutData } from './terminal-text.ts'
 import { EVENTS_USAGE } from './usage.ts'
 
 /**
  * `turnline events SESSION`: the session's events, readable (the progress view, on stdout) or as
- * bare ThreadEvent lines (`--json`). `--follow` stays on the live feed until `thread.completed`,
+ * bare ThreadEvent lines (`--json`: byte-exact to a pipe, terminal-safe to a terminal, like the
+ * readable view always is). `--follow` stays on the live feed until `thread.completed`,
  * reconnecting after the server's follow limit.
  */
 export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
@@ -42,12 +44,13 @@ export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
         { write: (t) => io.stdout.write(t) },
         { color: useColor({ ...io, stderr: io.stdout }), timings: false },
       )
+  const toStdout = stdoutData(io.stdout)
   let last = after
   const show = ({ seq, event }: SeqEvent) => {
     if (seq <= last) return
     last = seq
     if (view) view.event(event)
-    else io.stdout.write(`${serializeEvent(event)}\n`)
+    else io.stdout.write(toStdout(`${serializeEvent(event)}\n`))
   }
   const stop = new AbortController()
   const onSignal = () => stop.abort()

@@ -11,6 +11,7 @@ import { readPrompt } from './prompt-input.ts'
 import { RunOutput } from './run-output.ts'
 import { SessionDriver } from './session-driver.ts'
 import { newestSession } from './session-lookup.ts'
+import { stdoutData, terminalSafe } from './terminal-text.ts'
 import { EXEC_USAGE } from './usage.ts'
 
 /**
@@ -37,17 +38,20 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
   const eventsFd = options.events === undefined ? undefined : openEventsFile(options.events)
   let connection: Connection | undefined
   const progress = options.json ? undefined : new Progress(io.stderr, { color: useColor(io) })
+  const toStdout = stdoutData(io.stdout)
   try {
     connection = await connect(options, io.env)
-    if (connection.demoNotice) io.stderr.write(`${connection.demoNotice}\n`)
-    for (const warning of connection.warnings) io.stderr.write(`turnline: WARNING: ${warning}\n`)
+    if (connection.demoNotice) io.stderr.write(`${terminalSafe(connection.demoNotice)}\n`)
+    for (const warning of connection.warnings) {
+      io.stderr.write(`turnline: WARNING: ${terminalSafe(warning)}\n`)
+    }
     const { client } = connection
     const output = new RunOutput({
       client,
       json: options.json,
       ...(eventsFd === undefined ? {} : { eventsFd }),
       ...(progress ? { progress } : {}),
-      writeStdout: (text) => io.stdout.write(text),
+      writeStdout: (text) => io.stdout.write(toStdout(text)),
     })
     let interrupted = false
     const driver = new SessionDriver(client, output, progress, () => interrupted)
@@ -145,7 +149,7 @@ async function finish(
   // A terminal shows the answer on stderr already; pipes and files get it on stdout.
   const shown = io.stdout.isTTY === true && io.stderr.isTTY === true
   if (!options.json && !shown && message !== undefined) {
-    io.stdout.write(message.endsWith('\n') ? message : `${message}\n`)
+    io.stdout.write(stdoutData(io.stdout)(message.endsWith('\n') ? message : `${message}\n`))
   }
   let code: ExitCode
   if (output.completed) code = exitCodeOf(output.completed)
@@ -154,7 +158,7 @@ async function finish(
   if (code === EXIT.success && schema) {
     const check = checkAnswer(message, schema)
     if (!check.ok) {
-      io.stderr.write(`turnline: --output-schema: ${check.reason}\n`)
+      io.stderr.write(`turnline: --output-schema: ${terminalSafe(check.reason)}\n`)
       return EXIT.output_schema_mismatch
     }
   }

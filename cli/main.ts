@@ -9,6 +9,7 @@ import { execCommand } from './exec-command.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
 import { sessionsCommand } from './sessions-command.ts'
+import { terminalSafe } from './terminal-text.ts'
 import { MAIN_USAGE } from './usage.ts'
 
 /** `turnline <command> …`: dispatches, and turns every failure into a message and an exit code. */
@@ -33,11 +34,14 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
         io.stdout.write(MAIN_USAGE)
         return command === undefined ? EXIT.usage : EXIT.success
       default:
-        io.stderr.write(`turnline: unknown command ${JSON.stringify(command)}\n\n${MAIN_USAGE}`)
+        io.stderr.write(
+          `turnline: unknown command ${terminalSafe(JSON.stringify(command))}\n\n${MAIN_USAGE}`,
+        )
         return EXIT.usage
     }
   } catch (error) {
-    io.stderr.write(`${messageOf(error)}\n`)
+    // Messages echo a server's text (and what the command line gave): terminal-safe.
+    io.stderr.write(`${terminalSafe(messageOf(error))}\n`)
     return error instanceof CliError ? error.exitCode : EXIT.unavailable
   }
 }

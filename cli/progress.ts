@@ -1,6 +1,7 @@
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import type { ThreadItem } from '../src/contract/thread-item.ts'
 import { callSummary, clip, completionSummary, formatDuration, outputView } from './item-text.ts'
+import { terminalSafe, terminalSafeValue } from './terminal-text.ts'
 
 export interface ProgressTarget {
   write(text: string): unknown
@@ -21,7 +22,9 @@ const NON_TTY_TICK_MS = 30_000
  * their outcome, duration and the first lines of output; answers; failures) and, on a terminal,
  * one live line for what is in progress — a streaming answer, a running tool, a wait — with its
  * elapsed time, redrawn every second. Without a terminal there is no redrawing: a running tool
- * or wait prints a "still …" line every 30 s instead.
+ * or wait prints a "still …" line every 30 s instead. What it shows of events and notes is
+ * terminal-safe (`terminal-text.ts`) whatever the target: the only control sequences it writes
+ * are its own colours and live-line redraws.
  */
 export class Progress {
   private readonly tools = new Map<string, RunningTool>()
@@ -45,19 +48,19 @@ export class Progress {
     this.timings = options.timings ?? true
   }
 
-  /** A permanent line (the live line is redrawn under it). */
-  line(text: string): void {
+  /** A permanent line (the live line is redrawn under it); its text is terminal-safe already. */
+  private line(text: string): void {
     this.clearLive()
     this.out.write(`${text}\n`)
     this.drawLive()
   }
 
   note(text: string): void {
-    this.line(this.paint('dim', text))
+    this.line(this.paint('dim', terminalSafe(text)))
   }
 
   warn(text: string): void {
-    this.line(this.paint('yellow', `warning: ${text}`))
+    this.line(this.paint('yellow', `warning: ${terminalSafe(text)}`))
   }
 
   /** The turn is parked on a running tool (a command's wait): shown until the tool ends. */
@@ -72,8 +75,9 @@ export class Progress {
     this.showTool(id, tool)
   }
 
+  /** An event's lines: every string in it (model and tenant text) made terminal-safe first. */
   event(event: ParsedThreadEvent): void {
-    const text = this.textOf(event)
+    const text = this.textOf(terminalSafeValue(event))
     if (text !== undefined) this.line(text)
   }
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
+import { stdoutData, terminalSafe } from './terminal-text.ts'
 import { SESSIONS_USAGE } from './usage.ts'
 
 /** `turnline sessions`: one line per session, newest first (or the server's JSON). */
@@ -31,20 +32,18 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
       ...(values.status ? { status: values.status } : {}),
     })
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(page)}\n`)
+      io.stdout.write(stdoutData(io.stdout)(`${JSON.stringify(page)}\n`))
       return EXIT.success
     }
     const rows = [...page.sessions]
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
-      .map((s) => [
-        s.session_id,
-        s.status,
-        String(s.turn_count),
-        String(s.event_count),
-        s.updated_at,
-      ])
+      .map((s) =>
+        [s.session_id, s.status, String(s.turn_count), String(s.event_count), s.updated_at].map(
+          terminalSafe,
+        ),
+      )
     if (rows.length === 0) {
-      io.stderr.write(`no sessions in workspace ${values.workspace ?? 'default'}\n`)
+      io.stderr.write(`no sessions in workspace ${terminalSafe(values.workspace ?? 'default')}\n`)
       return EXIT.success
     }
     io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED'], ...rows]))

@@ -5,8 +5,9 @@ import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
-import { type AuthConfig, createAuthenticator } from './http/auth.ts'
+import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
+import { hostGuard } from './http/host-guard.ts'
 import { type ErrorLog, errorResponse } from './http/http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
@@ -54,6 +55,11 @@ export interface AppOptions {
   requestLog?: LogSink
   /** Per-tenant limits and usage: 429s, RateLimit headers, `GET /v1/usage`. None when absent. */
   tenancy?: Tenancy
+  /**
+   * Without keys: the Host names accepted besides loopback (TURNLINE_ALLOWED_HOSTS), or `any`
+   * where nothing listens (the CLI's in-process app). Default: loopback only.
+   */
+  allowedHosts?: readonly string[] | 'any'
 }
 
 export const API_VERSION = '0.1.0'
@@ -92,6 +98,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       c.res = errorResponse(error, log)
     }
   })
+  if (isSingleTenant(options.auth) && options.allowedHosts !== 'any') {
+    app.use('*', hostGuard({ allowedHosts: options.allowedHosts ?? [] }, log))
+  }
   app.notFound((c) =>
     errorResponse(
       new TurnlineError('not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`),

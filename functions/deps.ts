@@ -1,7 +1,4 @@
 import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
-import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
-import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
-import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -17,11 +14,11 @@ import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
-import { objectStoreOf } from './store-choice.ts'
+import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
+import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
-import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
@@ -39,15 +36,10 @@ export interface DepsOptions {
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
-   * runner in-process): its URL, signing secret and what its sandbox probe found. With
-   * `sandbox.mode` `require` (always in multi-tenant mode) it must throw a ConfigError when
-   * there is no working sandbox.
+   * runner as a child process). With `sandbox.mode` `require` (always in multi-tenant mode) it
+   * must throw a ConfigError when there is no working sandbox.
    */
-  defaultRunner?: (
-    dataDir: string,
-    server: { host: string; port: number },
-    sandbox: SandboxSettings,
-  ) => Promise<{ url: string; secret: string; sandbox: SandboxStatus }>
+  defaultRunner?: DefaultRunner
   log?: (entry: Record<string, unknown>) => void
   /**
    * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
@@ -81,6 +73,8 @@ export interface Deps {
     requestLog?: LogSink
     /** Per-tenant limits and usage (docs/configuration.md#tenancy). */
     tenancy: Tenancy
+    /** Host names an unauthenticated server answers besides loopback. */
+    allowedHosts: readonly string[]
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -135,7 +129,17 @@ export async function createDeps(
   }
   await secrets.add(tenantsOf(auth))
   const warnings: string[] = []
-  const runner = await sandboxRunner(config, options, fetchImpl, notices, warnings)
+  const runner = await sandboxRunnerOf(
+    config,
+    env,
+    {
+      defaultRunner: options.defaultRunner,
+      storeDir: storeKindOf(config, options) === 'fs' ? config.TURNLINE_DATA_DIR : undefined,
+    },
+    fetchImpl,
+    notices,
+    warnings,
+  )
 
   const service: ServiceDeps = {
     sessions: new SessionStore({ store }),
@@ -180,6 +184,7 @@ export async function createDeps(
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
+      allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
     },
     server: { port: config.PORT, host: config.HOST },
     notices,
@@ -187,55 +192,4 @@ export async function createDeps(
     model: modelChoice,
     config,
   }
-}
-
-/** The sandbox runner: configured by URL and secret, else the entry's embedded one, else none. */
-async function sandboxRunner(
-  config: EnvConfig,
-  options: DepsOptions,
-  fetchImpl: typeof fetch,
-  notices: string[],
-  warnings: string[],
-): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
-  let url = config.TURNLINE_RUNNER_URL
-  let secret = config.TURNLINE_RUNNER_SECRET
-  if (url === undefined && options.defaultRunner) {
-    const settings = sandboxSettingsFrom(config)
-    // Several tenants: their commands run sandboxed or not at all.
-    const multiTenant = isMultiTenantEnv(config)
-    const embedded = await options.defaultRunner(
-      config.TURNLINE_DATA_DIR,
-      { host: config.HOST, port: config.PORT },
-      multiTenant ? { ...settings, mode: 'require' } : settings,
-    )
-    url = embedded.url
-    secret = embedded.secret
-    notices.push(
-      `sandbox: the reference runner in this process (${url}), workspaces under ${config.TURNLINE_DATA_DIR}/runner`,
-    )
-    const status = embedded.sandbox
-    if (status.isolation === 'bwrap') {
-      notices.push(
-        `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
-          `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
-          `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
-          `${status.limits.timeLimitSeconds} s wall clock per command`,
-      )
-      warnings.push(...status.warnings.map((warning) => `sandbox: ${warning}`))
-    } else {
-      warnings.push(
-        `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
-          "with this server's files, processes and network; a command can read this server's " +
-          'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
-          'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
-      )
-    }
-  }
-  if (url === undefined || secret === undefined) {
-    notices.push(
-      'no sandbox runner (TURNLINE_RUNNER_URL and TURNLINE_RUNNER_SECRET): sessions have their HTTP tools only',
-    )
-    return undefined
-  }
-  return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
 }

@@ -60,6 +60,9 @@ const mcpServers = z
   })
   .pipe(McpServersSchema)
 
+/** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
+const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
+
 export const EnvSchema = z.object({
   TURNLINE_API_KEYS: apiKeys.optional(),
   /** Serve unauthenticated (tenant `local`) where the runtime cannot hold itself to loopback. */
@@ -96,6 +99,8 @@ export const EnvSchema = z.object({
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
+  /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
+  TURNLINE_RUNNER_ROOT: text.optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
   TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
@@ -109,6 +114,10 @@ export const EnvSchema = z.object({
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** Host names an unauthenticated server answers besides loopback (functions/http/host-guard.ts). */
+  TURNLINE_ALLOWED_HOSTS: list
+    .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))
+    .optional(),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
   ...SandboxEnvShape,
   /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
@@ -167,6 +176,12 @@ function crossChecks(env: EnvConfig): string[] {
       `HOST: ${env.HOST} is not a loopback address; without TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) the server is ` +
         'single-tenant and unauthenticated, so it only binds to 127.0.0.1, ::1 or localhost. ' +
         'Set TURNLINE_API_KEYS to serve other hosts.',
+    )
+  }
+  if (!singleTenant && env.TURNLINE_ALLOWED_HOSTS !== undefined) {
+    problems.push(
+      'TURNLINE_ALLOWED_HOSTS: only an unauthenticated server checks Host names; with ' +
+        'TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) keys are what decides: unset it',
     )
   }
   if (!singleTenant && env.TURNLINE_SINGLE_TENANT === true) {

@@ -3,18 +3,30 @@ import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { ConfigError, type EnvConfig, ioDeadline } from './env-config.ts'
 
+interface StoreOptions {
+  defaultStore?: ((dataDir: string) => ObjectStore) | undefined
+  memoryStoreByDefault?: boolean | undefined
+}
+
+/** Which store the configuration asks for (undefined: none this runtime has). */
+export function storeKindOf(
+  config: EnvConfig,
+  options: StoreOptions,
+): 's3' | 'fs' | 'memory' | undefined {
+  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
+  return config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
+}
+
 /**
  * The object store of a deployment: S3 (S3_BUCKET), the entry's embedded default (the
  * filesystem store on Node and Deno) or this process's memory (a Worker without a bucket).
  */
 export function objectStoreOf(
   config: EnvConfig,
-  options: { defaultStore?: (dataDir: string) => ObjectStore; memoryStoreByDefault?: boolean },
+  options: StoreOptions,
   notices: string[],
 ): ObjectStore {
-  const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
-  const kind = config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)
-  switch (kind) {
+  switch (storeKindOf(config, options)) {
     case 's3': {
       const bucket = config.S3_BUCKET
       if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])

@@ -6,9 +6,10 @@
  */
 import { join } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { STORE_ROOT_FOLDERS } from '../../src/contract/store-root-folders.ts'
 
 /** Working folder at the root (temp files and lock files); never a key. */
-export const WORK_DIR = '.turnline-fs'
+export const WORK_DIR = STORE_ROOT_FOLDERS.fsWork
 
 function invalidKey(key: string, reason: string): TurnlineError {
   return new TurnlineError('invalid_input', `Invalid object key (${reason})`, {

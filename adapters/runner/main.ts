@@ -1,7 +1,7 @@
 /**
  * The reference sandbox runner as a process:
  *
- *   TURNLINE_RUNNER_SECRET=… tsx adapters/runner/main.ts --root ./.turnline/runner [--port 8788]
+ *   TURNLINE_RUNNER_SECRET=… tsx adapters/runner/main.ts --root ./.turnline-runner [--port 8788]
  *       [--host 127.0.0.1] [--callback-url http://127.0.0.1:8787/v1/runner/callback]
  *
  * Flags may also come from TURNLINE_RUNNER_ROOT, TURNLINE_RUNNER_PORT, TURNLINE_RUNNER_HOST and
@@ -58,13 +58,25 @@ const runner = await startRunner({
 if (runner.sandbox.isolation === 'none') {
   process.stderr.write(
     `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
-      `files and network: ${runner.sandbox.reason}\n`,
+      `files and network (no egress policy: they reach its loopback services, private networks ` +
+      `and cloud metadata): ${runner.sandbox.reason}\n`,
   )
 } else {
   for (const warning of runner.sandbox.warnings)
     process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
-process.stdout.write(`${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox })}\n`)
+if (
+  runner.sandbox.isolation === 'bwrap' &&
+  runner.egress.mode === 'none' &&
+  sandbox.settings.network !== 'off'
+) {
+  process.stderr.write(
+    `runner: WARNING: commands allowed the network get none: ${runner.egress.reason}\n`,
+  )
+}
+process.stdout.write(
+  `${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox, egress: runner.egress })}\n`,
+)
 
 let stopping = false
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

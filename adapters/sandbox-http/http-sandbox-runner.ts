@@ -22,8 +22,11 @@ import type {
 import { base64Bytes, readAnswer, snapshot, unavailable } from './runner-answer.ts'
 
 export interface HttpSandboxRunnerOptions {
-  /** Base URL of the runner, e.g. http://127.0.0.1:8788 */
-  url: string
+  /**
+   * Base URL of the runner, e.g. http://127.0.0.1:8788, or a function answering the current one
+   * (a runner child process that was restarted listens on another port).
+   */
+  url: string | (() => string)
   secret: string
   fetch?: typeof fetch
   now?: () => number
@@ -47,12 +50,13 @@ interface CallOptions {
  * rejected signature as non-retryable 'runner_unavailable'.
  */
 export class HttpSandboxRunner implements SandboxRunner {
-  readonly #base: string
+  readonly #url: () => string
   readonly #fetch: typeof fetch
   readonly #now: () => number
 
   constructor(private readonly options: HttpSandboxRunnerOptions) {
-    this.#base = options.url.replace(/\/+$/, '')
+    const { url } = options
+    this.#url = typeof url === 'string' ? () => url : url
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
     this.#now = options.now ?? Date.now
   }
@@ -242,7 +246,7 @@ export class HttpSandboxRunner implements SandboxRunner {
     let response: Response
     let answer: string
     try {
-      response = await this.#fetch(`${this.#base}${route}`, {
+      response = await this.#fetch(`${this.#url().replace(/\/+$/, '')}${route}`, {
         method: 'POST',
         redirect: 'manual',
         headers: {

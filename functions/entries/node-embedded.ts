@@ -1,46 +1,62 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
-import { type RunningRunner, startRunner } from '../../adapters/runner/runner-server.ts'
+import { type SupervisedRunner, superviseRunner } from '../../adapters/runner/runner-supervisor.ts'
 import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import type { DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import { nodeBackends } from './node-backends.ts'
+import { prepareRunnerLayout } from './runner-layout.ts'
 
-/** What Node adds to the portable deps: the filesystem store and the in-process runner. */
+/** What Node adds to the portable deps: the filesystem store and the embedded runner. */
 export interface NodeEmbedded {
   options: DepsOptions
   /** Stops the embedded runner (and every command it still runs), if one was started. */
   close(): Promise<void>
 }
 
+export interface NodeEmbeddedOptions {
+  /**
+   * The runner reports command exits to this server's `/v1/runner/callback` (a server with a
+   * port); without, a waiting turn is continued by its next `POST …/turns` (the CLI does that).
+   */
+  callbacks: boolean
+  /** Where the runner's deaths and restarts are reported (loudly). */
+  report: (line: string) => void
+  /** The runner died too often to be restarted again (`npm start` then exits). */
+  onRunnerGivenUp?: (why: string) => void
+}
+
 /**
  * The embedded defaults on Node (`npm start` and the `turnline` CLI): sessions in the filesystem
  * store under TURNLINE_DATA_DIR, a plain-Redis coordinator for REDIS_URL, and the reference
- * sandbox runner in this process with workspaces under `TURNLINE_DATA_DIR/runner` and a random
- * secret. With `callbacks`, the runner reports command exits to this server's
- * `/v1/runner/callback` (a server with a port); without, a waiting turn is continued by its next
- * `POST …/turns` (the CLI does that itself). A runner that must sandbox its commands and cannot
- * is a configuration error that says what to do.
+ * sandbox runner as a child process (adapters/runner/child-main.ts) with an environment of its
+ * own — PATH and TURNLINE_SANDBOX_ENV's variables, none of this server's secrets — a random
+ * secret handed over on its stdin, and its workspaces in a tree apart from the sessions
+ * (runner-layout.ts). It is restarted when it dies (runner-supervisor.ts). A runner that must
+ * sandbox its commands and cannot is a configuration error that says what to do.
  */
-export function nodeEmbedded(options: { callbacks: boolean }): NodeEmbedded {
-  let runner: RunningRunner | undefined
+export function nodeEmbedded(options: NodeEmbeddedOptions): NodeEmbedded {
+  let runner: SupervisedRunner | undefined
   return {
     options: {
       ...nodeBackends,
-      defaultRunner: async (dataDir, { host, port }, sandbox) => {
+      defaultRunner: async (request) => {
+        const layout = await prepareRunnerLayout(request)
         const secret = randomBytes(24).toString('hex')
+        const { host, port } = request.server
         const callbackUrl =
           options.callbacks && port > 0 ? `http://${host}:${port}/v1/runner/callback` : undefined
-        runner = await startRunner({
-          root: join(dataDir, 'runner'),
+        runner = await superviseRunner({
+          root: layout.root,
           secret,
-          sandbox,
+          sandbox: request.sandbox,
+          env: request.env,
           ...(callbackUrl ? { callbackUrl } : {}),
-          log: () => {},
+          report: options.report,
+          ...(options.onRunnerGivenUp ? { onGiveUp: options.onRunnerGivenUp } : {}),
         }).catch((error: unknown) => {
           if (!(error instanceof SandboxUnavailable)) throw error
           throw new ConfigError([
-            `TURNLINE_SANDBOX: refusing to start the in-process runner: ${error.message}. ` +
+            `TURNLINE_SANDBOX: refusing to start the embedded runner: ${error.message}. ` +
               'Commands must run sandboxed here (TURNLINE_SANDBOX=require, which TURNLINE_API_KEYS ' +
               "implies: one tenant's commands must not read this server's secrets or other " +
               "tenants' data). Install bubblewrap (apt-get install bubblewrap) and allow " +
@@ -48,7 +64,18 @@ export function nodeEmbedded(options: { callbacks: boolean }): NodeEmbedded {
               'to a runner isolated elsewhere.',
           ])
         })
-        return { url: runner.url, secret, sandbox: runner.sandbox }
+        const started = runner
+        return {
+          url: () => started.url(),
+          secret,
+          sandbox: started.sandbox,
+          egress: started.egress,
+          description:
+            `in child process ${started.pid()} (${started.url()}, an environment without this ` +
+            `server's secrets), workspaces under ${layout.root}`,
+          notices: layout.notices,
+          warnings: layout.warnings,
+        }
       },
     },
     close: async () => {

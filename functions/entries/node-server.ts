@@ -30,8 +30,9 @@ export function serveOnNode(entry: EntryApp, onShutdown: () => Promise<void>): v
     if (stopping) return
     stopping = true
     console.log(`turnline: ${signal}, closing (open streams get ${SHUTDOWN_GRACE_MS} ms)`)
-    void onShutdown()
-    server.close(() => process.exit(0))
+    // Exit once the listener is closed and the runner has ended its commands (or at the grace).
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    void Promise.allSettled([closed, onShutdown()]).then(() => process.exit(0))
     if ('closeIdleConnections' in server) server.closeIdleConnections()
     setTimeout(() => {
       if ('closeAllConnections' in server) server.closeAllConnections()

@@ -4,10 +4,19 @@ import { serveOnNode } from './node-server.ts'
 
 /**
  * Node entry (`npm start`, built: `node dist/node/server.mjs`): the embedded defaults (sessions
- * in the filesystem store, the reference runner in this process calling back this server),
- * served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM.
+ * in the filesystem store, the reference runner as a child process calling back this server),
+ * served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM. A runner that keeps dying is
+ * restarted; one that cannot be kept running stops the server (exit 1), so that whatever
+ * supervises it starts a whole new one.
  */
-const embedded = nodeEmbedded({ callbacks: true })
+const embedded = nodeEmbedded({
+  callbacks: true,
+  report: (line) => console.error(`turnline: WARNING: ${line}`),
+  onRunnerGivenUp: () => {
+    console.error('turnline: stopping: the server has no sandbox runner')
+    void embedded.close().finally(() => process.exit(1))
+  },
+})
 const entry = await startEntryApp(process.env, embedded.options, {
   log: (line) => console.log(line),
   startLineAtListen: true,

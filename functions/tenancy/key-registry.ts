@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { STORE_ROOT_FOLDERS } from '../../src/contract/store-root-folders.ts'
 import {
   emptyKeyRegistry,
   type KeyRegistry,
@@ -15,7 +16,7 @@ import { keyDigest } from '../http/auth.ts'
  * listings pass it by) and is replaced by compare-and-swap, so two operators editing at once
  * cannot lose each other's change. Plain keys are never written: only `sha256:<hex>`.
  */
-export const KEY_REGISTRY_OBJECT = '.turnline/api-keys.json'
+export const KEY_REGISTRY_OBJECT = `${STORE_ROOT_FOLDERS.deployment}/api-keys.json`
 
 export interface LoadedRegistry {
   registry: KeyRegistry

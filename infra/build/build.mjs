@@ -2,9 +2,10 @@
 // `node` (no tsx, no devDependencies at run time).
 //
 //   node infra/build/build.mjs            every target
-//   node infra/build/build.mjs node       dist/node/{server,runner,check,retention,keys}.mjs
+//   node infra/build/build.mjs node       dist/node/{server,runner,runner-child,check,retention,keys}.mjs
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
-//   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx
+//   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx,
+//                                         and the runner-child.mjs its embedded engine starts
 //   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
@@ -58,6 +59,7 @@ const targets = {
       entryPoints: {
         server: 'functions/entries/node.ts',
         runner: 'adapters/runner/main.ts',
+        'runner-child': 'adapters/runner/child-main.ts',
         check: 'functions/entries/check-deployment.ts',
         retention: 'functions/entries/retention-cli.ts',
         keys: 'functions/entries/keys-cli.ts',
@@ -70,7 +72,7 @@ const targets = {
     outDir: path.join(dist, 'cli'),
     options: {
       ...common,
-      entryPoints: { main: 'cli/main.ts' },
+      entryPoints: { main: 'cli/main.ts', 'runner-child': 'adapters/runner/child-main.ts' },
       packages: 'external',
       outExtension: { '.js': '.mjs' },
     },

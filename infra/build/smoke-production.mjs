@@ -10,7 +10,8 @@
 //   5. `node dist/node/check.mjs --create-bucket` and `node dist/node/retention.mjs` against the
 //      same storage;
 //   6. in the build copy, `npm ci --omit=dev` and then `npm start` (a clone installed for
-//      production) serve from dist/ as well.
+//      production) serve from dist/ as well, with the embedded runner as a child process
+//      (dist/node/runner-child.mjs) running a command.
 //
 //   node infra/build/smoke-production.mjs      (CI runs it; needs the npm registry or its cache)
 //
@@ -244,9 +245,28 @@ async function main() {
   npmStart.stderr.on('data', (c) => (text += c))
   const [, startedUrl] = await waitFor(started, /listening on (http:\/\/\S+)/)
   const health = await call(`${startedUrl}/healthz`)
+  // The embedded runner is dist/node/runner-child.mjs, a child process: a command runs there.
+  const session = await call(`${startedUrl}/v1/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
+  const turn = await call(`${startedUrl}/v1/sessions/${session.body?.session_id}/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input: 'run `echo from-the-built-runner`' }),
+  })
   process.kill(-npmStart.pid, 'SIGTERM')
   if (health.status !== 200) throw new Error(`npm start: /healthz answered ${health.status}`)
-  console.log(`npm start without dev dependencies served ${startedUrl} from dist/`)
+  if (!/the reference runner in child process \d+/.test(text)) {
+    throw new Error(`npm start did not start its runner as a child process:\n${text}`)
+  }
+  if (!JSON.stringify(turn.body).includes('from-the-built-runner')) {
+    throw new Error(`npm start: the command did not run: ${JSON.stringify(turn.body)}\n${text}`)
+  }
+  console.log(
+    `npm start without dev dependencies served ${startedUrl} from dist/, its runner a child`,
+  )
 }
 
 let failed = false

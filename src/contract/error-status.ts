@@ -12,10 +12,13 @@ import type { ErrorCode } from './errors.ts'
  * - `model_error` / `tool_error` → 502: an upstream (the model provider, a tool receiver) failed.
  * - `rate_limited` / `too_many_concurrent_turns` / `quota_exceeded` → 429 with Retry-After: the
  *   tenant's request window, running turns or daily tokens/cost (docs/configuration.md#tenancy).
+ * - `forbidden` → 403: an unauthenticated server refuses a request addressed to a name that is
+ *   not this machine's, or sent by a page of another site (functions/http/host-guard.ts).
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   session_busy: 409,

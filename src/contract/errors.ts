@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'follow_up_queue_full',
   'idempotency_key_reused',
   'unauthorized',
+  'forbidden',
   'corrupt_data',
   'unsupported_version',
   'buffer_overflow',

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { STORE_ROOT_FOLDERS } from './store-root-folders.ts'
 
 /**
  * Tenancy: the key registry (hashed API keys → tenant, per-tenant limits), the limits
@@ -17,13 +18,16 @@ const TENANT_SYNTAX =
 
 /**
  * Folders the deployment keeps beside the tenants' folders, at the root of the store or the data
- * dir: the embedded runner's workspaces (`runner`, `TURNLINE_DATA_DIR/runner`). The store's own
+ * dir (all of them: `store-root-folders.ts`): where earlier versions kept the embedded runner's
+ * workspaces (`runner`, `TURNLINE_DATA_DIR/runner`). The store's own
  * names (`.turnline/` for the key registry, session pointers and the deployment id,
  * `.turnline-fs/` for the fs store's temp and lock files) and anything the deployment may add
  * start with `.` or `_`. Compared case-insensitively: some filesystems fold case.
  */
 const RESERVED_TENANT_FOLDERS: Readonly<Record<string, string>> = {
-  runner: "the embedded runner keeps its workspaces in the data dir's runner folder",
+  [STORE_ROOT_FOLDERS.legacyRunner]:
+    "earlier versions kept the embedded runner's workspaces in the data dir's runner folder " +
+    '(moved to TURNLINE_RUNNER_ROOT at start, or left there when it cannot be)',
 }
 
 /**

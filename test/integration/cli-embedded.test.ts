@@ -13,6 +13,14 @@ import {
   runCli,
   spawnCli,
 } from '../support/cli-process.ts'
+import {
+  cmdlineOf,
+  descendantsOf,
+  environOf,
+  isGone,
+  parentOf,
+  waitFor,
+} from '../support/proc-tree.ts'
 
 /**
  * The real `turnline` binary against its embedded engine (sessions in a temporary
@@ -219,6 +227,30 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
       type: 'thread.completed',
       subtype: 'cancelled',
     })
+  })
+
+  it('runs its runner as a child process that ends with its commands when the CLI is killed', async () => {
+    const child = spawnCli(['exec', 'run `echo begun; sleep 600`'], options)
+    const cli = child.pid ?? -1
+    const sleeping = () => descendantsOf(cli).filter((pid) => /sleep 600/.test(cmdlineOf(pid)))
+    await waitFor(
+      () => sleeping().length > 0,
+      () => `no command below the CLI: ${descendantsOf(cli).map(cmdlineOf).join('; ')}`,
+      60_000,
+    )
+    const below = descendantsOf(cli)
+    const runner = below.find(
+      (pid) => parentOf(pid) === cli && /runner-child|child-main/.test(cmdlineOf(pid)),
+    )
+    expect(runner, below.map(cmdlineOf).join('\n')).toBeDefined()
+    expect(environOf(runner ?? -1).join('\n')).not.toMatch(/TURNLINE_|HOME=/)
+    child.kill('SIGKILL')
+    await collect(child)
+    const left = () => below.filter((pid) => !isGone(pid))
+    await waitFor(
+      () => left().length === 0,
+      () => `still running: ${left().map((pid) => `${pid} ${cmdlineOf(pid)}`)}`,
+    )
   })
 
   it('refuses bad command lines with exit 2 and a message', async () => {

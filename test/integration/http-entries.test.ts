@@ -49,7 +49,7 @@ describe('Node entry (npm start)', () => {
   })
 
   it('serves the embedded default on loopback and shuts down on SIGTERM', async () => {
-    const started = start({ PORT: '0', TURNLINE_DATA_DIR: dir })
+    const started = start({ PORT: '0', TURNLINE_DATA_DIR: join(dir, 'data') })
     try {
       const url = await listening(started)
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
@@ -108,14 +108,17 @@ describe('Node entry (npm start)', () => {
   })
 
   it('refuses a non-loopback HOST without API keys, naming the variable', async () => {
-    const started = start({ HOST: '0.0.0.0', PORT: '0', TURNLINE_DATA_DIR: dir })
+    const started = start({ HOST: '0.0.0.0', PORT: '0', TURNLINE_DATA_DIR: join(dir, 'data') })
     expect(await started.exited).toBe(1)
     expect(started.output()).toMatch(/HOST: 0\.0\.0\.0 is not a loopback address/)
     expect(started.output()).not.toMatch(/listening/)
   })
 
   it('reports a bad variable at startup', async () => {
-    const started = start({ TURNLINE_MODEL_API: 'completions', TURNLINE_DATA_DIR: dir })
+    const started = start({
+      TURNLINE_MODEL_API: 'completions',
+      TURNLINE_DATA_DIR: join(dir, 'data'),
+    })
     expect(await started.exited).toBe(1)
     expect(started.output()).toMatch(/TURNLINE_MODEL_API/)
   })

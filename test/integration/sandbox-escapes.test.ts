@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/prom
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { commandTurns } from '../support/command-turns.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
-import { connectCommand, startListener } from '../support/sandbox-commands.ts'
 
 /**
  * The escapes of the hardening issue, tried from turns: `npm start` with several tenants, the
@@ -18,16 +18,23 @@ const GLOBEX_KEY = 'globex-api-key-0123456789'
 const secrets = [OPENAI_KEY, TOOL_SECRET, ACME_KEY, GLOBEX_KEY]
 const sandboxUid = process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? -1)
 
+let tempDir: string
 let dataDir: string
+/** The runner's workspaces: by default beside the data dir, never inside it. */
+let workspaces: string
 let mock: MockOpenAI
 let server: NodeEntry
 let url: string
-let calls = 0
+let createSession: ReturnType<typeof commandTurns>['createSession']
+let runInTurn: ReturnType<typeof commandTurns>['runInTurn']
+let api: ReturnType<typeof commandTurns>['api']
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'turnline-escapes-'))
+  tempDir = await mkdtemp(join(tmpdir(), 'turnline-escapes-'))
   // The sandbox user must get through to the workspaces (mkdtemp makes the folder 0700).
-  await chmod(dataDir, 0o711)
+  await chmod(tempDir, 0o711)
+  dataDir = join(tempDir, 'data')
+  workspaces = join(tempDir, 'data-runner')
   mock = await startMockOpenAI()
   server = startNodeEntry({
     PORT: '0',
@@ -39,52 +46,14 @@ beforeAll(async () => {
     TURNLINE_TOOL_SECRET: TOOL_SECRET,
   })
   url = await server.listening()
+  ;({ api, createSession, runInTurn } = commandTurns(url, mock))
 })
 
 afterAll(async () => {
   await server?.stop()
   await mock?.close()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  if (tempDir) await rm(tempDir, { recursive: true, force: true })
 })
-
-async function api(key: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json = (await response.json()) as Record<string, unknown>
-  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-const createSession = async (key: string, config: Record<string, unknown> = {}) =>
-  (await api(key, '/v1/sessions', config)).session_id as string
-
-/** One turn in which the model runs `cmd` with exec_command; the command's output. */
-async function runInTurn(key: string, sessionId: string, cmd: string): Promise<string> {
-  calls += 1
-  mock.enqueue(
-    {
-      toolCalls: [
-        { id: `call_${calls}`, name: 'exec_command', arguments: JSON.stringify({ cmd }) },
-      ],
-    },
-    { text: 'done' },
-  )
-  const turn = await api(key, `/v1/sessions/${sessionId}/turns`, { input: 'run it' })
-  const events = turn.events as { type: string; item?: { type: string; output?: string } }[]
-  const output = events.find((e) => e.type === 'item.completed' && e.item?.type === 'tool_output')
-  expect(turn.status, JSON.stringify(turn)).toBe('completed')
-  if (output === undefined) throw new Error(`no tool output in ${JSON.stringify(events)}`)
-  // The tool_output item holds the extracted text; the model read the whole JSON answer.
-  const messages = (mock.requests.at(-1)?.body.messages ?? []) as {
-    role: string
-    content: string
-  }[]
-  const answer = messages.findLast((m) => m.role === 'tool')?.content ?? '{}'
-  return (JSON.parse(answer) as { output: string }).output
-}
 
 /** Every file under `dir` (host side), relative paths. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -115,9 +84,11 @@ describe('commands run from a turn, with several tenants on the server', () => {
   it("cannot read or write another tenant's workspace, nor the data dir with the session logs", async () => {
     const globex = await createSession(GLOBEX_KEY)
     await runInTurn(GLOBEX_KEY, globex, 'echo globex-private > secret.txt')
-    const theirs = join(dataDir, 'runner', 'globex', globex)
+    const theirs = join(workspaces, 'globex', globex)
     expect(await readFile(join(theirs, 'secret.txt'), 'utf8')).toBe('globex-private\n')
-    const logs = (await filesUnder(dataDir)).filter((f) => !f.startsWith('runner/'))
+    const logs = await filesUnder(dataDir)
+    // The session store holds no workspace: the runner's tree is apart from the tenants' folders.
+    expect(logs.filter((f) => f.includes('secret.txt'))).toEqual([])
     const log = logs.find((f) => f.includes(globex))
     expect(log, logs.join('\n')).toBeDefined()
 
@@ -177,27 +148,10 @@ describe('commands run from a turn, with several tenants on the server', () => {
     expect(output).not.toMatch(/node|tsx|functions\/node\.ts/)
   })
 
-  it('reaches no network, unless its session allows it', async () => {
-    const listener = await startListener()
-    try {
-      const closed = await createSession(ACME_KEY)
-      const denied = await runInTurn(ACME_KEY, closed, connectCommand(listener.port))
-      expect(denied).not.toContain('CONNECTED')
-      expect(listener.connections()).toBe(0)
-
-      const open = await createSession(ACME_KEY, { sandbox: { network: true } })
-      const allowed = await runInTurn(ACME_KEY, open, connectCommand(listener.port))
-      expect(allowed).toContain('CONNECTED')
-      expect(listener.connections()).toBe(1)
-    } finally {
-      await listener.close()
-    }
-  })
-
   it('command hooks run in the same sandbox', async () => {
     const globex = await createSession(GLOBEX_KEY)
     await runInTurn(GLOBEX_KEY, globex, 'echo globex-hook-private > hook-secret.txt')
-    const theirs = join(dataDir, 'runner', 'globex', globex, 'hook-secret.txt')
+    const theirs = join(workspaces, 'globex', globex, 'hook-secret.txt')
     const hook = [
       'id -u > hook-uid.txt',
       "tr '\\0' '\\n' < /proc/$PPID/environ > hook-env.txt",
@@ -210,7 +164,7 @@ describe('commands run from a turn, with several tenants on the server', () => {
     mock.enqueue({ text: 'nothing to do' })
     const turn = await api(ACME_KEY, `/v1/sessions/${session}/turns`, { input: 'hello' })
     expect(turn.status, JSON.stringify(turn)).toBe('completed')
-    const mine = (name: string) => readFile(join(dataDir, 'runner', 'acme', session, name), 'utf8')
+    const mine = (name: string) => readFile(join(workspaces, 'acme', session, name), 'utf8')
     expect(Number(await mine('hook-uid.txt'))).toBe(sandboxUid)
     const env = await mine('hook-env.txt')
     for (const secret of secrets) expect(env).not.toContain(secret)
@@ -231,7 +185,7 @@ describe('starting without a working sandbox', () => {
     await chmod(hidden, 0o700)
   })
 
-  it('multi-tenant mode refuses to start the in-process runner, saying why and what to do', async () => {
+  it('multi-tenant mode refuses to start the embedded runner, saying why and what to do', async () => {
     const started = startNodeEntry({
       PORT: '0',
       TURNLINE_DATA_DIR: join(hidden, 'multi'),
@@ -239,7 +193,7 @@ describe('starting without a working sandbox', () => {
     })
     expect(await started.exited).toBe(1)
     const said = started.output()
-    expect(said).toMatch(/refusing to start the in-process runner: no working command sandbox/)
+    expect(said).toMatch(/refusing to start the embedded runner: no working command sandbox/)
     expect(said).toMatch(/must be able to reach/)
     expect(said).toMatch(/TURNLINE_RUNNER_URL/)
     expect(said).not.toMatch(/listening/)

@@ -30,7 +30,7 @@ beforeAll(async () => {
   ;({ mock } = backends)
   server = await startServerProcess(
     backends.env({
-      TURNLINE_DATA_DIR: dir,
+      TURNLINE_DATA_DIR: join(dir, 'data'),
       TURNLINE_FOLLOW_MAX_SECONDS: '3',
       TURNLINE_FOLLOW_POLL_MS: '100',
     }),

@@ -28,7 +28,7 @@ beforeAll(async () => {
   ;({ mock } = backends)
   server = await startServerProcess(
     backends.env({
-      TURNLINE_DATA_DIR: dir,
+      TURNLINE_DATA_DIR: join(dir, 'data'),
       TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
       HOST: '127.0.0.1',
     }),

@@ -19,7 +19,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-client-deno-'))
   mock = await startMockOpenAI()
   server = await startServerProcess({
-    TURNLINE_DATA_DIR: dir,
+    TURNLINE_DATA_DIR: join(dir, 'data'),
     OPENAI_BASE_URL: mock.baseURL,
     OPENAI_API_KEY: 'sk-test',
     TURNLINE_MODEL: 'gpt-4o-mini',

@@ -33,6 +33,22 @@ export function spawnCli(args: string[], options: CliOptions = {}): ChildProcess
   })
 }
 
+/**
+ * Runs `turnline …` on a pseudo-terminal (util-linux `script`): its stdout and stderr are both
+ * that terminal, so everything it writes, in order, is the result's `stdout` (newlines as the
+ * terminal sends them, `\r\n`).
+ */
+export function runCliInTerminal(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+  const command = [process.execPath, cliBin, ...args].map(quote).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: options.cwd ?? repoRoot,
+    env: cliEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return collect(child, options)
+}
+
 /** Runs `turnline …` to its exit; fails the test with the output when it outlives the timeout. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const child = spawnCli(args, options)

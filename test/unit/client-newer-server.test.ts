@@ -26,6 +26,8 @@ beforeAll(async () => {
     api: new SessionService(deps.service),
     auth: deps.auth,
     ...deps.http,
+    // The client below addresses the server by this name.
+    allowedHosts: ['turnline.test'],
     log: () => {},
   })
 })

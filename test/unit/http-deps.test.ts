@@ -56,6 +56,8 @@ describe('createDeps', () => {
       requestLog: jsonLines,
       // No limits, usage counted in this process only (no extra coordinator calls).
       tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),
+      // Unauthenticated: only requests addressed to loopback names.
+      allowedHosts: [],
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
     expect(deps.notices.join('\n')).toMatch(/OFFLINE DEMO MODEL/)
@@ -219,6 +221,11 @@ describe('createDeps', () => {
     const local = await createDeps({ TURNLINE_SINGLE_TENANT: '1' }, worker)
     expect(local.auth).toEqual({ keys: [] })
     // Both at once is a contradiction, on every runtime.
+    expect(local.http.allowedHosts).toEqual([])
+    expect(
+      (await createDeps({ TURNLINE_ALLOWED_HOSTS: 'Dev.Test, box.lan:8787' }, fsDefault)).http
+        .allowedHosts,
+    ).toEqual(['dev.test', 'box.lan:8787'])
     expect(await problems({ TURNLINE_SINGLE_TENANT: '1', TURNLINE_API_KEYS: KEYS })).toMatch(
       /TURNLINE_SINGLE_TENANT: set together with TURNLINE_API_KEYS/,
     )
@@ -231,6 +238,11 @@ describe('createDeps', () => {
       [{ TURNLINE_MODEL_API: 'completions' }, /TURNLINE_MODEL_API/],
       [{ OPENAI_BASE_URL: 'localhost:11434' }, /OPENAI_BASE_URL: must be an http\(s\) URL/],
       [{ S3_BUCKET: 'No_Such Bucket' }, /S3_BUCKET: must be a valid S3 bucket name/],
+      [{ TURNLINE_ALLOWED_HOSTS: 'http://dev.test' }, /TURNLINE_ALLOWED_HOSTS\.0: each entry/],
+      [
+        { TURNLINE_ALLOWED_HOSTS: 'dev.test', TURNLINE_API_KEYS: KEYS },
+        /TURNLINE_ALLOWED_HOSTS: only an unauthenticated server/,
+      ],
       [{ S3_REGION: 'eu-west-1' }, /S3_REGION: set S3_BUCKET too/],
       [{ S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'x' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/],
       [{ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1' }, /UPSTASH_REDIS_REST_TOKEN/],

@@ -62,7 +62,10 @@ describe('request bodies', () => {
     const missing = await app.request('/v1/sessions', { method: 'POST', body: '{}' })
     // fetch adds text/plain for a string body; send bytes to omit the header entirely
     const bare = await app.request(
-      new Request('http://x/v1/sessions', { method: 'POST', body: new TextEncoder().encode('{}') }),
+      new Request('http://localhost/v1/sessions', {
+        method: 'POST',
+        body: new TextEncoder().encode('{}'),
+      }),
     )
     for (const res of [missing, bare]) {
       expect(await rejection(res)).toMatchObject({ status: 400, field: 'content-type' })

@@ -39,7 +39,7 @@ async function configProblems(env: Record<string, string>): Promise<string> {
 describe('the reserved tenant rule', () => {
   it('refuses the runner folder (any case) and names starting with . or _, keeps the others', () => {
     for (const name of RESERVED) expect(tenantNameProblem(name)).toMatch(/is reserved/)
-    expect(reservedTenantName('runner')).toMatch(/runner keeps its workspaces/)
+    expect(reservedTenantName('runner')).toMatch(/embedded runner's workspaces/)
     for (const name of ['acme', 'runners', 'my-runner', 'local', 'constructor', 'a_b', 'a.b']) {
       expect(tenantNameProblem(name)).toBeUndefined()
     }
