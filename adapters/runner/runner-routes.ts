@@ -34,7 +34,6 @@ export function runnerRoutes(
   registry: ExecRegistry,
   limits: TenantLimitEnforcer,
 ): ReadonlyMap<string, Route> {
-  const adopt = (scope: Scope) => (abs: string) => scope.sandbox.adopt(scope.workspace.path, abs)
   return new Map<string, Route>([
     [
       '/v1/exec/start',
@@ -107,27 +106,27 @@ export function runnerRoutes(
     ],
     [
       '/v1/files/read',
-      route(FileReadBodySchema, (scope, body) => readWorkspaceFile(scope.workspace.path, body)),
+      route(FileReadBodySchema, async (scope, body) => readWorkspaceFile(scope.workspace, body)),
     ],
     [
       '/v1/files/write',
       route(FileWriteBodySchema, async (scope, body) => {
         const bytes = Buffer.byteLength(body.content)
         await limits.admitWrite(scope.tenant, scope.sandbox, bytes)
-        return writeWorkspaceFile(scope.workspace.path, body.path, body.content, adopt(scope))
+        return writeWorkspaceFile(scope.workspace, body.path, body.content, scope.sandbox.fileOwner)
       }),
     ],
     [
       '/v1/files/apply-patch',
       route(ApplyPatchBodySchema, async (scope, body) => {
         await limits.admitWrite(scope.tenant, scope.sandbox, Buffer.byteLength(body.patch))
-        return applyWorkspacePatch(scope.workspace.path, body.patch, adopt(scope))
+        return applyWorkspacePatch(scope.workspace, body.patch, scope.sandbox.fileOwner)
       }),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(scope.sandbox, scope.workspace.path, body.name, body.ref),
+        createWorktree(scope.sandbox, scope.workspace, body.name, body.ref),
       ),
     ],
   ])

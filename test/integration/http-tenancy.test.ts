@@ -13,6 +13,7 @@ import {
 } from '../../functions/tenancy/key-registry.ts'
 import type { UsageReport } from '../../src/contract/tenancy.ts'
 import { SessionService } from '../../src/core/session-service.ts'
+import { redisKeyPrefix } from '../../src/ports/redis-namespace.ts'
 import type { AppInstance } from '../support/app-instance.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
@@ -173,7 +174,11 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     const key = await registered('crash')
     const id = await newSession(key)
     // What a crashed instance leaves behind: a slot taken and never released nor renewed.
-    const crashed = new UpstashTenantLimiter({ url: proxy.url, token: proxy.token })
+    const crashed = new UpstashTenantLimiter({
+      url: proxy.url,
+      token: proxy.token,
+      namespace: redisKeyPrefix(deployment.env().TURNLINE_REDIS_NAMESPACE),
+    })
     await crashed.acquireSlot(tenant('crash'), 'slot-of-a-dead-instance', 1, SLOT_TTL_MS)
     const refused = await turn(key, id)
     expect(refused.status).toBe(429)
@@ -203,7 +208,7 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     expect(report).toMatchObject({
       tenant: tenant('tokens'),
       day: new Date().toISOString().slice(0, 10),
-      tokens: { limit: 250, used: 300, remaining: 0 },
+      tokens: { limit: 250, used: 300, reserved: 0, remaining: 0 },
       cost_usd: { limit: null, remaining: null },
       concurrent_turns: { limit: 1, used: 0, remaining: 1 },
       requests: { today: 5, per_minute: { limit: 1000 } },
@@ -241,7 +246,12 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     expect(await refused.json()).toMatchObject({
       error: { code: 'quota_exceeded', details: { quota: 'cost_usd', limit: 0.00005 } },
     })
-    expect((await usage(key)).cost_usd).toEqual({ limit: 0.00005, used: 0.00009, remaining: 0 })
+    expect((await usage(key)).cost_usd).toEqual({
+      limit: 0.00005,
+      used: 0.00009,
+      reserved: 0,
+      remaining: 0,
+    })
   })
 })
 
