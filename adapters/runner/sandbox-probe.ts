@@ -5,8 +5,8 @@ import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
 import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
-import { seccompArch, seccompFilter } from './seccomp-filter.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
+import { seccompArch, seccompFilter } from './seccomp-filter.ts'
 
 const PROBE_TIMEOUT_MS = 20_000
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
