@@ -1,4 +1,5 @@
 import { SANDBOX_USER } from './command-env.ts'
+import { type CommandNetwork, networkArgv, networkEnv, networkMounts } from './sandbox-network.ts'
 import type { SandboxLimits } from './sandbox-settings.ts'
 
 /** What one command needs from a launch, sandboxed or not. */
@@ -11,7 +12,8 @@ export interface LaunchSpec {
   cwd: string
   /** The complete environment of the command (already allow-listed). */
   env: Record<string, string>
-  network: boolean
+  /** false: none; else the egress proxy (sandbox-network.ts). Unsandboxed: the host's, always. */
+  network: false | CommandNetwork
 }
 
 /** How to spawn it: the file and arguments, the user, and data for extra pipes. */
@@ -167,10 +169,11 @@ export function identityFiles(uid: number, gid: number, home: string): [string, 
 }
 
 /**
- * The bubblewrap command line of one command: new user, PID, network (unless allowed), IPC, UTS
- * and cgroup namespaces; a fresh root with the system folders read-only, its own /proc, /dev and
- * /tmp, and the workspace as the only writable host path; no capabilities, no further user
- * namespaces, a new terminal session; its status (the init's pid) on a pipe.
+ * The bubblewrap command line of one command: new user, PID, network, IPC, UTS and cgroup
+ * namespaces (never the host's network: a command allowed one gets the egress proxy's relay);
+ * a fresh root with the system folders read-only, its own /proc, /dev and /tmp, and the
+ * workspace as the only writable host path; no capabilities, no further user namespaces, a new
+ * terminal session; its status (the init's pid) on a pipe.
  */
 export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: LaunchSpec): Launch {
   const inputs: Launch['inputs'] = identityFiles(host.uid, host.gid, spec.workspace)
@@ -178,7 +181,6 @@ export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: Launch
   if (host.seccompFilter) inputs.push(host.seccompFilter)
   const statusFd = FIRST_INPUT_FD + inputs.length
   const args = ['--unshare-all', '--unshare-user']
-  if (spec.network) args.push('--share-net')
   if (atLeast(host.version, 0, 8)) args.push('--disable-userns')
   if (host.seccompFilter) args.push('--seccomp', String(seccompFd))
   // Not --die-with-parent: it would end background processes as soon as the command exits
@@ -193,12 +195,14 @@ export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: Launch
   args.push('--proc', '/proc', ...maskArgs(['/proc/1/mem', '/proc/1/task/1/mem']))
   args.push('--dev', '/dev', ...tmpfsArgs(host.version, limits))
   args.push('--dir', '/var', '--symlink', '../tmp', '/var/tmp')
+  args.push(...networkMounts(spec.network))
   args.push('--bind', spec.workspace, spec.workspace, '--chdir', spec.cwd)
-  args.push('--', ...limitArgs(host.prlimit, limits, { processes: true }), ...spec.argv)
+  const argv = networkArgv(spec.network, spec.argv)
+  args.push('--', ...limitArgs(host.prlimit, limits, { processes: true }), ...argv)
   return {
     file: host.bwrap,
     args,
-    env: spec.env,
+    env: { ...spec.env, ...networkEnv(spec.network) },
     ...(host.dropPrivileges ? { uid: host.uid, gid: host.gid } : {}),
     inputs,
     statusFd,

@@ -20,7 +20,7 @@ export class SandboxUnavailable extends Error {
 }
 
 /** The first executable `name` in `dirs` (default: the runner's PATH, then the standard one). */
-async function which(
+export async function which(
   name: string,
   dirs = [...(process.env.PATH ?? '').split(':'), ...COMMAND_PATH.split(':')],
 ): Promise<string | undefined> {

@@ -11,6 +11,6 @@ import type { DepsOptions } from '../deps.ts'
 export const nodeBackends: Pick<DepsOptions, 'defaultStore' | 'redisCoordinator' | 'redisLimiter'> =
   {
     defaultStore: (root) => new FsObjectStore({ root }),
-    redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-    redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
   }

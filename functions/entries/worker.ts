@@ -1,6 +1,7 @@
 import type { ExecutionContext } from 'hono'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
+import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -21,7 +22,7 @@ const isolate = isolateApp(
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).
       reachableFromAnywhere: true,
-    }),
+    }).then(claimedDeps),
   (line) => console.log(line),
 )
 
