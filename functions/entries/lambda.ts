@@ -20,8 +20,8 @@ import { scheduledRetention } from './scheduled-retention.ts'
 const entry = await startEntryApp(
   process.env,
   {
-    redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-    redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
     // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
     checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).

@@ -17,12 +17,12 @@ export const nodeBackends: Pick<
   'defaultStore' | 'redisCoordinator' | 'redisLimiter' | 'checkedFetch'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
   checkedFetch: nodeCheckedFetch,
 }
 
 /** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */
-export function nodeCheckedFetch(rules: EgressRules): typeof fetch {
+function nodeCheckedFetch(rules: EgressRules): typeof fetch {
   return checkedFetch(nodeEgressPolicy(rules))
 }

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from 'hono'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
+import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -23,7 +24,7 @@ const isolate = isolateApp(
       reachableFromAnywhere: true,
       // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
       publicOnlyFetch: true,
-    }),
+    }).then(claimedDeps),
   (line) => console.log(line),
 )
 
