@@ -11,6 +11,7 @@ import {
   responseObject,
   responsesFrames,
 } from './mock-openai-frames.ts'
+import { openMocks } from './open-mocks.ts'
 
 export type { MockCompaction } from './mock-openai-compact.ts'
 export type { MockToolCall, MockUsage } from './mock-openai-frames.ts'
@@ -72,7 +73,10 @@ export interface MockOpenAI {
   respond(responder: MockResponder | undefined): void
   /** Every request received, in order, including unexpected ones. */
   readonly requests: MockRequest[]
-  /** Throws when a request was unexpected or scripted steps are left over. */
+  /**
+   * Throws when a request was unexpected or scripted steps are left over; what it reported is
+   * then forgotten. Called after every test for every open mock (`assertMocksDone`).
+   */
   assertDone(): void
   /** Forgets the script, the responder, the recorded requests and failures (between tests). */
   reset(): void
@@ -259,7 +263,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
   })
   const { port } = server.address() as AddressInfo
 
-  return {
+  const mock: MockOpenAI = {
     baseURL: `http://127.0.0.1:${port}/v1`,
     enqueue: (...steps) => {
       queue.push(...steps)
@@ -271,6 +275,8 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     assertDone: () => {
       const problems = [...failures]
       if (queue.length > 0) problems.push(`${queue.length} scripted step(s) were never requested`)
+      queue.length = 0
+      failures.length = 0
       if (problems.length > 0) throw new Error(`mock-openai: ${problems.join('; ')}`)
     },
     reset: () => {
@@ -281,8 +287,11 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        openMocks.delete(mock)
         if ('closeAllConnections' in server) server.closeAllConnections()
         server.close((error) => (error ? reject(error) : resolve()))
       }),
   }
+  openMocks.add(mock)
+  return mock
 }
