@@ -1,6 +1,6 @@
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service-deps.ts'
-import { type Clock, randomIds, systemClock } from '../../src/ports/clock.ts'
+import { randomIds, systemClock, type TimerClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
@@ -15,7 +15,7 @@ export interface EngineOptions {
   defaults?: Partial<ServiceDefaults>
   /** Session-store settings, e.g. `checkpointEvery: 1` to write the manifest every turn. */
   sessions?: Omit<SessionStoreOptions, 'store'>
-  clock?: Clock
+  clock?: TimerClock
 }
 
 /** The engine's ports for a test: one model client, HTTP tools on loopback, logs collected. */
@@ -47,3 +47,17 @@ export function engineDeps(
     log: (entry) => logs.push(entry),
   }
 }
+
+/** A session HTTP tool `lookup` at `url` (the tool receiver echoes its arguments). */
+export const echoTool = (url: string) => ({
+  type: 'http' as const,
+  name: 'lookup',
+  description: 'Look a thing up',
+  parameters: {
+    type: 'object',
+    properties: { q: { type: 'string' } },
+    required: ['q'],
+    additionalProperties: false,
+  },
+  url,
+})

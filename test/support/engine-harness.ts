@@ -5,7 +5,7 @@ import { type EngineOptions, engineDeps, TOOL_SECRET } from './engine-deps.ts'
 import { startMockOpenAI } from './mock-openai.ts'
 import { startToolReceiver } from './tool-receiver.ts'
 
-export { TOOL_SECRET } from './engine-deps.ts'
+export { echoTool, TOOL_SECRET } from './engine-deps.ts'
 
 /**
  * The real turn engine on the given (default: memory) adapters, the mock OpenAI server behind
@@ -32,16 +32,3 @@ export async function startEngine(options: Partial<EngineOptions> = {}) {
     },
   }
 }
-
-export const echoTool = (url: string) => ({
-  type: 'http' as const,
-  name: 'lookup',
-  description: 'Look a thing up',
-  parameters: {
-    type: 'object',
-    properties: { q: { type: 'string' } },
-    required: ['q'],
-    additionalProperties: false,
-  },
-  url,
-})

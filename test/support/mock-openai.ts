@@ -40,6 +40,8 @@ export interface MockStep {
   headers?: Record<string, string>
   /** Wait before replying. */
   delayMs?: number
+  /** Reply only once this settles (the test decides when: see gate.ts). */
+  hold?: Promise<unknown>
   /** Wait between SSE frames. */
   frameDelayMs?: number
   /** Characters per streamed text/argument delta. Default 4. */
@@ -170,6 +172,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
       return errorReply({ message, code: 'mock_unexpected_request' }, 500)
     }
     if (step.delayMs) await delay(step.delayMs)
+    if (step.hold) await step.hold
     if (step.disconnect) {
       c.env.incoming.socket.destroy()
       return new Response(null, { status: 599 })

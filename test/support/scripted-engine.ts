@@ -3,16 +3,21 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { type EngineOptions, engineDeps, TOOL_SECRET } from './engine-deps.ts'
 import { ScriptedModelClient } from './scripted-model.ts'
-import { inProcessToolReceiver } from './tool-receiver.ts'
+import { type InProcessToolReceiver, inProcessToolReceiver } from './tool-receiver.ts'
 
 /**
  * The real turn engine in one process, for the unit tier: memory adapters (unless given), the
  * scripted model (`ScriptedModelClient`) and session HTTP tools answered in-process. No socket,
  * no server: a whole turn runs in milliseconds.
  */
-export function startScriptedEngine(options: Partial<EngineOptions> = {}) {
+export function startScriptedEngine(
+  options: Partial<EngineOptions> & {
+    /** The tool endpoint to call (another engine's: one endpoint for several "processes"). */
+    receiver?: InProcessToolReceiver
+  } = {},
+) {
   const model = new ScriptedModelClient()
-  const receiver = inProcessToolReceiver(TOOL_SECRET)
+  const receiver = options.receiver ?? inProcessToolReceiver(TOOL_SECRET)
   const store = options.store ?? new MemoryObjectStore()
   const logs: Record<string, unknown>[] = []
   const deps = engineDeps({ ...options, store, model, fetch: receiver.fetch }, logs)

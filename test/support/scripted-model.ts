@@ -44,7 +44,7 @@ export type ScriptedResponder = (request: ModelRequest) => ScriptedStep
 
 /**
  * An in-process `ModelClient` that answers from a script, for the unit tier's engine tests: it
- * records every request (as the engine built it, before any provider mapping), streams each
+ * records every request (a copy of what the engine sent, before any provider mapping), streams each
  * step as the adapters do (deltas, then `completed`), and fails the test on a request the script
  * did not expect (the stream throws a plain Error, a fault the engine does not handle) and, in
  * `assertDone`, on steps never requested.
@@ -89,7 +89,8 @@ export class ScriptedModelClient implements ModelClient {
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    this.requests.push(request)
+    // As sent: the engine goes on extending the transcript array after the request.
+    this.requests.push({ ...request, messages: structuredClone(request.messages) })
     const n = this.requests.length
     for (const waiter of this.waiters.filter((w) => w.count <= n)) {
       this.waiters.splice(this.waiters.indexOf(waiter), 1)
@@ -175,13 +176,4 @@ function failure(fault: ScriptedFailure): TurnlineError {
       retryable: fault.kind === 'rate_limit' || fault.kind === 'server' || fault.kind === 'network',
     },
   )
-}
-
-/** A promise the test opens when it chooses (`hold` of a scripted step). */
-export function gate(): { promise: Promise<void>; open: () => void } {
-  let open: () => void = () => undefined
-  const promise = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  return { promise, open }
 }

@@ -88,3 +88,5 @@ export function inProcessToolReceiver(secret: string) {
   }
   return { url, host: '127.0.0.1:9', calls: recorder.calls, setReply: recorder.setReply, fetch }
 }
+
+export type InProcessToolReceiver = ReturnType<typeof inProcessToolReceiver>
