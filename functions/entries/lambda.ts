@@ -1,7 +1,9 @@
 import { streamHandle } from 'hono/aws-lambda'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
+import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -20,6 +22,8 @@ const entry = await startEntryApp(
   {
     redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
     redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+    redisThrottle: (url, deadline) => new RedisTcpFailureThrottle({ url, deadline }),
+    peerAddress: lambdaPeer,
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,
   },

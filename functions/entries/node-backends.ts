@@ -1,16 +1,23 @@
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import type { DepsOptions } from '../deps.ts'
+import { nodePeer } from '../http/client-address.ts'
 
 /**
  * The backends only a Node process has, for the Node entries (`npm start`, the CLI, check.mjs,
- * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, and the plain-Redis
- * coordinator and per-tenant limiter over TCP for REDIS_URL.
+ * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, the plain-Redis
+ * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL, and
+ * the socket's peer as the client address.
  */
-export const nodeBackends: Pick<DepsOptions, 'defaultStore' | 'redisCoordinator' | 'redisLimiter'> =
-  {
-    defaultStore: (root) => new FsObjectStore({ root }),
-    redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-    redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
-  }
+export const nodeBackends: Pick<
+  DepsOptions,
+  'defaultStore' | 'redisCoordinator' | 'redisLimiter' | 'redisThrottle' | 'peerAddress'
+> = {
+  defaultStore: (root) => new FsObjectStore({ root }),
+  redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
+  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
+  redisThrottle: (url, deadline) => new RedisTcpFailureThrottle({ url, deadline }),
+  peerAddress: nodePeer,
+}
