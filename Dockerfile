@@ -59,10 +59,11 @@ CMD ["node", "--enable-source-maps", "dist/node/server.mjs"]
 # runner service in docker-compose.yml. TURNLINE_SANDBOX=require makes a runner that cannot
 # sandbox refuse to start instead of running commands beside its own secret.
 FROM ${NODE_IMAGE} AS runner
-# git for worktree isolation, bubblewrap for the command sandbox; sh, script (bsdutils) and
-# prlimit (util-linux) are already in the base image.
+# git for worktree isolation, bubblewrap for the command sandbox, socat for the network relay
+# of commands allowed the network (through the runner's egress proxy); sh, script (bsdutils),
+# prlimit and setpriv (util-linux) are already in the base image.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git ca-certificates bubblewrap \
+    && apt-get install -y --no-install-recommends git ca-certificates bubblewrap socat \
     && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     TURNLINE_RUNNER_ROOT=/workspaces \

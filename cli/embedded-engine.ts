@@ -1,6 +1,7 @@
 import type { FetchLike } from '../client/transport.ts'
 import { createApp } from '../functions/app.ts'
 import { createDeps } from '../functions/deps.ts'
+import { claimedDeps } from '../functions/entries/entry-app.ts'
 import { nodeEmbedded } from '../functions/entries/node-embedded.ts'
 import { ConfigError } from '../functions/env-config.ts'
 import { SessionService } from '../src/core/session-service.ts'
@@ -33,12 +34,12 @@ export async function startEmbeddedEngine(
     report: (line) => process.stderr.write(`turnline: WARNING: ${line}\n`),
   })
   // Nothing listens: the address settings of the server entry do not apply here.
-  const deps = await createDeps({ ...env, HOST: '127.0.0.1', PORT: '0' }, embedded.options).catch(
-    (error: unknown) => {
+  const deps = await createDeps({ ...env, HOST: '127.0.0.1', PORT: '0' }, embedded.options)
+    .then(claimedDeps)
+    .catch((error: unknown) => {
       if (error instanceof ConfigError) throw new CliError(`turnline: ${error.message}`, EXIT.usage)
       throw error
-    },
-  )
+    })
   const app = createApp({
     api: new SessionService(deps.service),
     auth: deps.auth,

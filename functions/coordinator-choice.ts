@@ -2,19 +2,35 @@ import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
+import { redisKeyPrefix } from '../src/ports/redis-namespace.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
+
+/** How an entry's Redis clients are set up: each call's deadline, the deployment's key prefix. */
+export interface RedisKeyspace {
+  deadline: IoDeadline
+  /** The prefix of every key (`redisKeyPrefix`): `turnline:`, or `turnline:ns:<name>:`. */
+  namespace: string
+}
+
+/** The key prefix of this deployment in Redis (TURNLINE_REDIS_NAMESPACE; docs/deploy/several-instances.md). */
+export function redisNamespaceOf(config: EnvConfig): string {
+  return redisKeyPrefix(config.TURNLINE_REDIS_NAMESPACE)
+}
 
 /** The coordinator of a deployment: Upstash (REST), plain Redis (TCP) or this process. */
 export function coordinatorOf(
   config: EnvConfig,
-  options: { redisCoordinator?: ((url: string, deadline: IoDeadline) => Coordinator) | undefined },
+  options: {
+    redisCoordinator?: ((url: string, keyspace: RedisKeyspace) => Coordinator) | undefined
+  },
   calls: IoDeadline,
   notices: string[],
 ): Coordinator {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
+  const namespace = redisNamespaceOf(config)
   if (url !== undefined && token !== undefined) {
-    return new UpstashCoordinator({ url, token, deadline: calls })
+    return new UpstashCoordinator({ url, token, deadline: calls, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!options.redisCoordinator) {
@@ -24,7 +40,7 @@ export function coordinatorOf(
     }
     const shown = new URL(config.REDIS_URL)
     notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
-    return options.redisCoordinator(config.REDIS_URL, calls)
+    return options.redisCoordinator(config.REDIS_URL, { deadline: calls, namespace })
   }
   notices.push(
     'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +

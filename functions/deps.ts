@@ -3,12 +3,12 @@ import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
-import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
-import { coordinatorOf } from './coordinator-choice.ts'
+import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
+import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
 import type { AuthFailureLimit } from './http/auth-throttle.ts'
@@ -49,11 +49,11 @@ export interface DepsOptions {
    * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
    * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
    */
-  redisCoordinator?: (url: string, deadline: IoDeadline) => Coordinator
+  redisCoordinator?: (url: string, keyspace: RedisKeyspace) => Coordinator
   /** The per-tenant limiter on REDIS_URL, passed by the same entries. */
-  redisLimiter?: (url: string, deadline: IoDeadline) => TenantLimiter
+  redisLimiter?: (url: string, keyspace: RedisKeyspace) => TenantLimiter
   /** The failed-authentication counters on REDIS_URL, likewise. */
-  redisThrottle?: (url: string, deadline: IoDeadline) => FailureThrottle
+  redisThrottle?: (url: string, keyspace: RedisKeyspace) => FailureThrottle
   /** Where a request comes from, the runtime's way (the socket, CF-Connecting-IP, …). */
   peerAddress?: PeerAddress
   /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
@@ -93,6 +93,11 @@ export interface Deps {
   notices: string[]
   /** Startup warnings to print loudly (commands running unsandboxed). */
   warnings: string[]
+  /**
+   * The Redis namespace this deployment must hold before it serves (`claimRedisNamespace`, which
+   * the entries run); absent with a coordinator in the process or sessions in memory.
+   */
+  redisClaim?: RedisClaim
   /** The model that answers (provider, default model, endpoint), for the start log. */
   model: ModelChoice
   config: EnvConfig
@@ -204,6 +209,11 @@ export async function createDeps(
     notices,
     warnings,
     model: modelChoice,
+    ...redisClaimField(redisClaimOf(config, store, coordinator, redisNamespaceOf(config))),
     config,
   }
+}
+
+function redisClaimField(claim: RedisClaim | undefined): { redisClaim?: RedisClaim } {
+  return claim === undefined ? {} : { redisClaim: claim }
 }

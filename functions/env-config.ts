@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
+import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
@@ -90,6 +91,10 @@ export const EnvSchema = z.object({
     .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: text.optional(),
+  TURNLINE_REDIS_NAMESPACE: z
+    .string()
+    .regex(REDIS_NAMESPACE, 'use 1–64 characters from A-Z a-z 0-9 . _ -')
+    .optional(),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),

@@ -1,7 +1,9 @@
+import type { EgressStatus } from '../adapters/runner/command-networks.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { EnvConfig } from './env-config.ts'
+import { sandboxNotes } from './sandbox-notices.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
 /** What an entry needs to start the embedded runner (Node: a child process, node-embedded.ts). */
@@ -24,6 +26,8 @@ export interface EmbeddedRunner {
   url: () => string
   secret: string
   sandbox: SandboxStatus
+  /** How its commands allowed the network reach it: the egress proxy, or none and why. */
+  egress: EgressStatus
   /** Where and how it runs, for the start notice (its process id, its workspace folder). */
   description: string
   notices: string[]
@@ -78,7 +82,7 @@ export async function sandboxRunnerOf(
     })
     notices.push(`sandbox: the reference runner ${embedded.description}`, ...embedded.notices)
     warnings.push(...embedded.warnings)
-    sandboxNotices(embedded.sandbox, notices, warnings)
+    sandboxNotes(embedded.sandbox, embedded.egress, notices, warnings)
     return {
       client: new HttpSandboxRunner({
         url: embedded.url,
@@ -97,23 +101,4 @@ export async function sandboxRunnerOf(
     return undefined
   }
   return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
-}
-
-function sandboxNotices(status: SandboxStatus, notices: string[], warnings: string[]): void {
-  if (status.isolation === 'bwrap') {
-    notices.push(
-      `sandbox: commands run in bubblewrap ${status.version} as uid ${status.uid}, network ` +
-        `${status.network === 'session' ? 'only for sessions that allow it' : status.network}, ` +
-        `limits ${status.limits.memoryMb} MiB memory, ${status.limits.cpuSeconds} s CPU, ` +
-        `${status.limits.timeLimitSeconds} s wall clock per command`,
-    )
-    warnings.push(...status.warnings.map((warning) => `sandbox: ${warning}`))
-  } else {
-    warnings.push(
-      `commands run UNSANDBOXED (${status.reason}): as uid ${status.uid}${status.uid === 0 ? ' (root)' : ''}, ` +
-        "with this server's files, processes and network; a command can read this server's " +
-        'environment (its secrets) through /proc. Fine for one trusted user on this machine; ' +
-        'never serve others like this (with TURNLINE_API_KEYS the server refuses to start).',
-    )
-  }
 }

@@ -51,11 +51,17 @@ export class MemoryCoordinator implements Coordinator {
   readonly #intents = new Map<string, QueuedIntent[]>()
   readonly #claims = new Map<string, Expiring<true>>()
   #claimSweepAt = 0
+  #namespaceClaim: string | undefined
 
   constructor(options: MemoryCoordinatorOptions = {}) {
     this.#clock = options.clock ?? systemClock
     this.#ids = options.ids ?? randomIds
     this.#tipTtlMs = (options.tipTtlSeconds ?? 30 * 86_400) * 1000
+  }
+
+  async claimNamespace(claim: string): Promise<string> {
+    this.#namespaceClaim ??= claim
+    return this.#namespaceClaim
   }
 
   async beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult> {

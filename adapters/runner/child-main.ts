@@ -8,7 +8,7 @@
  * stdin: one JSON line (runner-child-protocol.ts: root, secret, callback URL, sandbox settings),
  * then nothing; its end means the parent is gone (however it died): every command is ended and
  * the process exits. SIGTERM does the same; SIGINT is left to the parent.
- * stdout: one JSON line, `{"listening","pid","sandbox"}` once it accepts requests, or
+ * stdout: one JSON line, `{"listening","pid","sandbox","egress"}` once it accepts requests, or
  * `{"error":{"code","message"}}` when it cannot start (then it exits non-zero).
  * stderr: the runner's faults, one JSON line each.
  */
@@ -86,8 +86,9 @@ try {
     sandbox: config.sandbox,
     ...(config.callback_url ? { callbackUrl: config.callback_url } : {}),
     log: (entry) => {
-      // The parent reports a missing or weakened sandbox itself, from the status it is sent.
-      if (entry.event === 'sandbox_unavailable' || entry.event === 'sandbox_weakened') return
+      // The parent reports a missing or weakened sandbox (or network) itself, from the status.
+      const reported = ['sandbox_unavailable', 'sandbox_weakened', 'egress_unavailable']
+      if (reported.includes(String(entry.event))) return
       process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`)
     },
   })
@@ -100,4 +101,4 @@ if (stopping) {
   await runner.close()
   process.exit(0)
 }
-answer({ listening: runner.url, pid: process.pid, sandbox: runner.sandbox })
+answer({ listening: runner.url, pid: process.pid, sandbox: runner.sandbox, egress: runner.egress })

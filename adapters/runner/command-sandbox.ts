@@ -12,6 +12,7 @@ import {
   type TmpfsSizes,
 } from './sandbox-launch.ts'
 import type { NetworkPolicy, SandboxLimits, SandboxSettings } from './sandbox-settings.ts'
+import type { SeccompArch } from './seccomp-syscalls.ts'
 import type { Owner } from './workspace-walk.ts'
 
 /** What the runner found at start (probed once) and reports: on stdout, /healthz, to its host. */
@@ -27,6 +28,8 @@ export type SandboxStatus =
       limits: SandboxLimits
       /** What /tmp and /dev/shm may hold; null when this bubblewrap cannot size them (< 0.7). */
       tmpfs: TmpfsSizes | null
+      /** The architecture of the seccomp filter in force; null when commands run without one. */
+      seccomp: SeccompArch | null
       /** Where this sandbox is weaker than documented, in words for the operator (said at start). */
       warnings: string[]
     }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
+import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { parseExecRecord, recordedIdentity, serializeExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
@@ -45,6 +46,7 @@ export class ExecRegistry {
     private readonly root: string,
     private readonly workspaces: WorkspaceRoot,
     private readonly sandbox: CommandSandbox,
+    private readonly networks: CommandNetworks,
     private readonly onExit: ExitListener,
   ) {}
 
@@ -139,24 +141,35 @@ export class ExecRegistry {
       passEnv: this.sandbox.settings.passEnv,
       source: process.env,
     })
-    const launch = this.sandbox.launch({
-      argv: ExecSession.argvOf(body.cmd, exec.backend),
-      workspace: scope.workspace.path,
-      cwd: workdir.abs,
-      env,
-      network,
-    })
-    const session = ExecSession.spawn(exec, spool, {
-      cwd: workdir.abs,
-      launch,
-      timeLimitMs: this.sandbox.timeLimitMs,
-      ...(this.sandbox.status.limits ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds } : {}),
-      onSettled: (s) => {
-        void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
-        this.#hold(s)
-        this.#forgetLater(scope, id, s)
-      },
-    })
+    // A socket of its own on the egress proxy, ended once the command has settled.
+    const egress = network ? await this.networks.open(scope, id) : undefined
+    let session: ExecSession
+    try {
+      const launch = this.sandbox.launch({
+        argv: ExecSession.argvOf(body.cmd, exec.backend),
+        workspace: scope.workspace.path,
+        cwd: workdir.abs,
+        env,
+        network: egress?.network ?? false,
+      })
+      session = ExecSession.spawn(exec, spool, {
+        cwd: workdir.abs,
+        launch,
+        timeLimitMs: this.sandbox.timeLimitMs,
+        ...(this.sandbox.status.limits
+          ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds }
+          : {}),
+        onSettled: (s) => {
+          void egress?.close()
+          void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
+          this.#hold(s)
+          this.#forgetLater(scope, id, s)
+        },
+      })
+    } catch (error) {
+      await egress?.close()
+      throw error
+    }
     this.#live.set(this.#key(scope, id), session)
     return { session, attached: false }
   }

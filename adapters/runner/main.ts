@@ -58,13 +58,25 @@ const runner = await startRunner({
 if (runner.sandbox.isolation === 'none') {
   process.stderr.write(
     `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
-      `files and network: ${runner.sandbox.reason}\n`,
+      `files and network (no egress policy: they reach its loopback services, private networks ` +
+      `and cloud metadata): ${runner.sandbox.reason}\n`,
   )
 } else {
   for (const warning of runner.sandbox.warnings)
     process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
-process.stdout.write(`${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox })}\n`)
+if (
+  runner.sandbox.isolation === 'bwrap' &&
+  runner.egress.mode === 'none' &&
+  sandbox.settings.network !== 'off'
+) {
+  process.stderr.write(
+    `runner: WARNING: commands allowed the network get none: ${runner.egress.reason}\n`,
+  )
+}
+process.stdout.write(
+  `${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox, egress: runner.egress })}\n`,
+)
 
 let stopping = false
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 
@@ -26,6 +27,11 @@ const SandboxSettingsSchema: z.ZodType<SandboxSettings> = z.object({
   limits,
   passEnv: z.array(z.string()),
   readOnlyPaths: z.array(z.string()),
+  egress: z.object({
+    allow: z.array(z.string()),
+    deny: z.array(z.string()),
+    dnsServers: z.array(z.string()),
+  }),
 })
 
 /** The one line the child reads from stdin before anything else. */
@@ -48,6 +54,7 @@ const SandboxStatusSchema: z.ZodType<SandboxStatus> = z.discriminatedUnion('isol
     network,
     limits,
     tmpfs: z.object({ tmpMb: z.number().int(), shmMb: z.number().int() }).nullable(),
+    seccomp: z.enum(['x86_64', 'aarch64']).nullable(),
     warnings: z.array(z.string()),
   }),
   z.object({
@@ -58,9 +65,19 @@ const SandboxStatusSchema: z.ZodType<SandboxStatus> = z.discriminatedUnion('isol
   }),
 ])
 
+const EgressStatusSchema: z.ZodType<EgressStatus> = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('proxy') }),
+  z.object({ mode: z.literal('none'), reason: z.string() }),
+])
+
 /** The one line the child writes on stdout: it accepts requests, or why it cannot start. */
 export const RunnerChildAnswerSchema = z.union([
-  z.object({ listening: z.url(), pid: z.number().int(), sandbox: SandboxStatusSchema }),
+  z.object({
+    listening: z.url(),
+    pid: z.number().int(),
+    sandbox: SandboxStatusSchema,
+    egress: EgressStatusSchema,
+  }),
   z.object({
     error: z.object({ code: z.enum(['sandbox_unavailable', 'start_failed']), message: z.string() }),
   }),

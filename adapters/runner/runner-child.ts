@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import { RunnerChildAnswerSchema, type RunnerChildConfig } from './runner-child-protocol.ts'
 import { SandboxUnavailable } from './sandbox-probe.ts'
@@ -28,6 +29,7 @@ export interface RunnerChild {
   pid: number
   url: string
   sandbox: SandboxStatus
+  egress: EgressStatus
   /** Resolves once the process has exited, however. */
   exited: Promise<RunnerExit>
   /** SIGTERM (the runner ends its commands, then exits); SIGKILL if it has not after a grace. */
@@ -105,6 +107,7 @@ export async function startRunnerChild(options: RunnerChildOptions): Promise<Run
     pid: answer.data.pid,
     url: answer.data.listening,
     sandbox: answer.data.sandbox,
+    egress: answer.data.egress,
     exited,
     close,
   }

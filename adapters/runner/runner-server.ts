@@ -8,6 +8,7 @@ import {
   TIMESTAMP_HEADER,
   verifyRunnerMessage,
 } from '../../src/contract/runner-signature.ts'
+import { type EgressStatus, openCommandNetworks } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
@@ -41,6 +42,8 @@ export interface RunningRunner {
   url: string
   /** What the start-up probe found: bubblewrap, or unsandboxed and why. */
   sandbox: SandboxStatus
+  /** How commands allowed the network reach it: the egress proxy, or none and why. */
+  egress: EgressStatus
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
 }
@@ -70,7 +73,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
   await mkdir(options.root, { recursive: true })
   const root = await realpath(options.root)
-  const sandbox = await openSandbox(options.sandbox ?? DEFAULT_SANDBOX_SETTINGS, root)
+  const settings = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS
+  const sandbox = await openSandbox(settings, root)
   const workspaces = WorkspaceRoot.open(root)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
@@ -78,6 +82,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     for (const warning of sandbox.status.warnings) {
       log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
     }
+  }
+  const networks = await openCommandNetworks({ sandbox, rules: settings.egress, root, log })
+  if (networks.status.mode === 'none' && settings.network !== 'off') {
+    log({ event: 'egress_unavailable', level: 'warn', reason: networks.status.reason })
   }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
@@ -88,7 +96,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, workspaces, sandbox, (scope, session) => {
+  const registry = new ExecRegistry(root, workspaces, sandbox, networks, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -181,6 +189,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
+  }).catch(async (error: unknown) => {
+    await networks.close()
+    throw error
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
@@ -188,11 +199,13 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   return {
     url: `http://${host}:${address.port}`,
     sandbox: sandbox.status,
+    egress: networks.status,
     close: () => {
       closing ??= (async () => {
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
         await registry.closeAll()
+        await networks.close()
         server.closeAllConnections()
         await stopped
         workspaces.close()

@@ -1,3 +1,4 @@
+import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import {
   type RunnerChild,
@@ -23,6 +24,7 @@ export interface SupervisedRunner {
   /** The current child's process id (operators find its /proc entry with it). */
   pid(): number
   sandbox: SandboxStatus
+  egress: EgressStatus
   /** Stops the child (it ends its commands) and restarts no more. */
   close(): Promise<void>
 }
@@ -94,6 +96,7 @@ export async function superviseRunner(options: SupervisorOptions): Promise<Super
     url: () => current.url,
     pid: () => current.pid,
     sandbox: current.sandbox,
+    egress: current.egress,
     close: async () => {
       closed = true
       await current.close()

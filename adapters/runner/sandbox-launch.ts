@@ -1,4 +1,5 @@
 import { SANDBOX_USER } from './command-env.ts'
+import { type CommandNetwork, networkArgv, networkEnv, networkMounts } from './sandbox-network.ts'
 import type { SandboxLimits } from './sandbox-settings.ts'
 
 /** What one command needs from a launch, sandboxed or not. */
@@ -11,7 +12,8 @@ export interface LaunchSpec {
   cwd: string
   /** The complete environment of the command (already allow-listed). */
   env: Record<string, string>
-  network: boolean
+  /** false: none; else the egress proxy (sandbox-network.ts). Unsandboxed: the host's, always. */
+  network: false | CommandNetwork
 }
 
 /** How to spawn it: the file and arguments, the user, and data for extra pipes. */
@@ -22,8 +24,11 @@ export interface Launch {
   /** Set when the runner runs as root: the spawned process drops to this user before exec. */
   uid?: number
   gid?: number
-  /** Written to extra pipes, in order: stdio 3, 4, … (bwrap reads /etc/passwd and /etc/group). */
-  inputs: string[]
+  /**
+   * Written to extra pipes, in order: stdio 3, 4, … (bwrap reads /etc/passwd, /etc/group and the
+   * seccomp filter from them, and closes each before the command starts).
+   */
+  inputs: (string | Uint8Array)[]
   /** A pipe after the inputs where bubblewrap writes its JSON status (the init's host pid). */
   statusFd?: number
   /**
@@ -49,6 +54,8 @@ export interface BwrapHost {
   /** Set when the runner is root and must drop to `uid`/`gid` before starting bwrap. */
   dropPrivileges: boolean
   readOnlyPaths: readonly string[]
+  /** The seccomp filter (seccomp-filter.ts) for this architecture; none where there is no table. */
+  seccompFilter?: Uint8Array
 }
 
 /** Host files under /etc a sandbox may read; only those that exist are mounted. */
@@ -80,8 +87,8 @@ export const ETC_FILES = [
 ]
 
 const MIB = 1024 * 1024
-/** stdio index of bubblewrap's status pipe: after /etc/passwd (3) and /etc/group (4). */
-const STATUS_FD = 5
+/** The first extra pipe: /etc/passwd (3), /etc/group (4), then the seccomp filter (5). */
+const FIRST_INPUT_FD = 3
 
 /** `prlimit … --` in front of a command: the per-process limits. */
 export function limitArgs(
@@ -141,6 +148,11 @@ function tmpfsArgs(version: [number, number, number], limits: SandboxLimits): st
   ]
 }
 
+/** Host /dev/null bound read-only (so without its device: nodev) over each path: unopenable. */
+function maskArgs(paths: string[]): string[] {
+  return paths.flatMap((path) => ['--ro-bind', '/dev/null', path])
+}
+
 /** /etc/passwd and /etc/group inside: root, the sandbox user, and nothing of the host's. */
 export function identityFiles(uid: number, gid: number, home: string): [string, string] {
   const passwd = [
@@ -157,33 +169,43 @@ export function identityFiles(uid: number, gid: number, home: string): [string, 
 }
 
 /**
- * The bubblewrap command line of one command: new user, PID, network (unless allowed), IPC, UTS
- * and cgroup namespaces; a fresh root with the system folders read-only, its own /proc, /dev and
- * /tmp, and the workspace as the only writable host path; no capabilities, no further user
- * namespaces, a new terminal session; its status (the init's pid) on a pipe.
+ * The bubblewrap command line of one command: new user, PID, network, IPC, UTS and cgroup
+ * namespaces (never the host's network: a command allowed one gets the egress proxy's relay);
+ * a fresh root with the system folders read-only, its own /proc, /dev and /tmp, and the
+ * workspace as the only writable host path; no capabilities, no further user namespaces, a new
+ * terminal session; its status (the init's pid) on a pipe.
  */
 export function bwrapLaunch(host: BwrapHost, limits: SandboxLimits, spec: LaunchSpec): Launch {
+  const inputs: Launch['inputs'] = identityFiles(host.uid, host.gid, spec.workspace)
+  const seccompFd = FIRST_INPUT_FD + inputs.length
+  if (host.seccompFilter) inputs.push(host.seccompFilter)
+  const statusFd = FIRST_INPUT_FD + inputs.length
   const args = ['--unshare-all', '--unshare-user']
-  if (spec.network) args.push('--share-net')
   if (atLeast(host.version, 0, 8)) args.push('--disable-userns')
+  if (host.seccompFilter) args.push('--seccomp', String(seccompFd))
   // Not --die-with-parent: it would end background processes as soon as the command exits
   // (bwrap's monitor returns then). The runner ends sandboxes itself, through the init's pid.
-  args.push('--new-session', '--hostname', 'sandbox', '--json-status-fd', String(STATUS_FD))
+  args.push('--new-session', '--hostname', 'sandbox', '--json-status-fd', String(statusFd))
   args.push(...host.systemMounts)
   for (const name of ETC_FILES) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`)
   args.push('--ro-bind-data', '3', '/etc/passwd', '--ro-bind-data', '4', '/etc/group')
   for (const path of host.readOnlyPaths) args.push('--ro-bind', path, path)
-  args.push('--proc', '/proc', '--dev', '/dev', ...tmpfsArgs(host.version, limits))
+  // The init (pid 1 inside) is bubblewrap's, outside the seccomp filter: its memory is out of
+  // reach (ptrace attach and process_vm_writev are filtered; /proc/1/mem is masked here).
+  args.push('--proc', '/proc', ...maskArgs(['/proc/1/mem', '/proc/1/task/1/mem']))
+  args.push('--dev', '/dev', ...tmpfsArgs(host.version, limits))
   args.push('--dir', '/var', '--symlink', '../tmp', '/var/tmp')
+  args.push(...networkMounts(spec.network))
   args.push('--bind', spec.workspace, spec.workspace, '--chdir', spec.cwd)
-  args.push('--', ...limitArgs(host.prlimit, limits, { processes: true }), ...spec.argv)
+  const argv = networkArgv(spec.network, spec.argv)
+  args.push('--', ...limitArgs(host.prlimit, limits, { processes: true }), ...argv)
   return {
     file: host.bwrap,
     args,
-    env: spec.env,
+    env: { ...spec.env, ...networkEnv(spec.network) },
     ...(host.dropPrivileges ? { uid: host.uid, gid: host.gid } : {}),
-    inputs: identityFiles(host.uid, host.gid, spec.workspace),
-    statusFd: STATUS_FD,
+    inputs,
+    statusFd,
     groupDepth: 1,
     commandDepth: 2,
   }

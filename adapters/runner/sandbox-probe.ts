@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process'
 import { constants } from 'node:fs'
-import { access, lstat, mkdir, readlink, realpath, rm } from 'node:fs/promises'
+import { access, lstat, mkdir, readFile, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
 import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
+import { seccompArch, seccompFilter } from './seccomp-filter.ts'
 
 const PROBE_TIMEOUT_MS = 20_000
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
@@ -19,7 +20,7 @@ export class SandboxUnavailable extends Error {
 }
 
 /** The first executable `name` in `dirs` (default: the runner's PATH, then the standard one). */
-async function which(
+export async function which(
   name: string,
   dirs = [...(process.env.PATH ?? '').split(':'), ...COMMAND_PATH.split(':')],
 ): Promise<string | undefined> {
@@ -130,7 +131,8 @@ export async function openSandbox(
   const runnerUid = process.getuid?.() ?? -1
   const runnerGid = process.getgid?.() ?? -1
   const asRoot = runnerUid === 0
-  const host: BwrapHost = {
+  const arch = seccompArch()
+  let host: BwrapHost = {
     bwrap,
     version,
     systemMounts: await systemMounts(),
@@ -139,6 +141,12 @@ export async function openSandbox(
     gid: asRoot ? settings.gid : runnerGid,
     dropPrivileges: asRoot,
     readOnlyPaths: settings.readOnlyPaths,
+    ...(arch ? { seccompFilter: seccompFilter(arch) } : {}),
+  }
+  if (host.uid === 0) {
+    return fail(
+      'commands would run as uid 0; run the runner as root (it drops to TURNLINE_SANDBOX_UID) or as an unprivileged user',
+    )
   }
   const warnings: string[] = []
   if (!sizesTmpfs(version)) {
@@ -147,50 +155,97 @@ export async function openSandbox(
         'and /dev/shm is bounded by host memory only, not TURNLINE_SANDBOX_MEMORY_MB; upgrade bubblewrap',
     )
   }
-  const status: SandboxStatus = {
-    isolation: 'bwrap',
-    bwrap,
-    version: version.join('.'),
-    uid: host.uid,
-    gid: host.gid,
-    network: settings.network,
-    limits: settings.limits,
-    tmpfs: sizesTmpfs(version) ? tmpfsSizes(settings.limits) : null,
-    warnings,
-  }
-  if (host.uid === 0) {
-    return fail(
-      'commands would run as uid 0; run the runner as root (it drops to TURNLINE_SANDBOX_UID) or as an unprivileged user',
-    )
-  }
-  const sandbox = new CommandSandbox(settings, status, host, prlimit)
+  if (!arch) warnings.push(`${NO_FILTER} there is no system call table for ${process.arch} here`)
 
   const workspace = path.join(root, '.sandbox-probe')
   await rm(workspace, { recursive: true, force: true })
   await mkdir(workspace, { recursive: true })
   const real = await realpath(workspace)
-  await sandbox.prepareWorkspace(root, real)
+  const sandboxOf = (host: BwrapHost) =>
+    new CommandSandbox(settings, bwrapStatus(settings, host, warnings), host, prlimit)
+  await sandboxOf(host).prepareWorkspace(root, real)
   try {
-    const result = await sandbox.run(
-      {
-        argv: ['sh', '-c', 'id -u; echo ok > probe.txt && cat probe.txt'],
-        workspace: real,
-        cwd: real,
-        env: commandEnv({ workspace: real, cwd: real, tty: false, passEnv: [], source: {} }),
-        network: false,
-      },
-      PROBE_TIMEOUT_MS,
-    )
-    const expected = `${host.uid}\nok\n`
-    if (result.code !== 0 || result.stdout !== expected) {
-      const said = (result.stderr || result.stdout).trim().slice(0, 500)
-      const why = result.timedOut ? `timed out after ${PROBE_TIMEOUT_MS} ms` : `exit ${result.code}`
-      return fail(
-        `bubblewrap does not work here (${why}: ${said || 'no output'})${hint(said, root, host.uid)}`,
-      )
+    let failure = await probe(sandboxOf(host), host, real)
+    if (failure && host.seccompFilter && /seccomp/i.test(failure)) {
+      // A kernel (or a container's policy) without seccomp filters: sandboxed without one.
+      warnings.push(`${NO_FILTER} the kernel refused it (${failure})`)
+      const { seccompFilter: _refused, ...without } = host
+      host = without
+      failure = await probe(sandboxOf(host), host, real)
     }
+    if (failure) return fail(`${failure}${hint(failure, root, host.uid)}`)
   } finally {
     await rm(workspace, { recursive: true, force: true })
   }
-  return sandbox
+  return sandboxOf(host)
+}
+
+const NO_FILTER =
+  'commands run WITHOUT a seccomp filter — every system call the kernel allows an unprivileged ' +
+  "user (io_uring, keyrings, ptrace of the sandbox's init…):"
+
+function bwrapStatus(
+  settings: SandboxSettings,
+  host: BwrapHost,
+  warnings: string[],
+): SandboxStatus {
+  return {
+    isolation: 'bwrap',
+    bwrap: host.bwrap,
+    version: host.version.join('.'),
+    uid: host.uid,
+    gid: host.gid,
+    network: settings.network,
+    limits: settings.limits,
+    tmpfs: sizesTmpfs(host.version) ? tmpfsSizes(settings.limits) : null,
+    seccomp: host.seccompFilter ? (seccompArch() ?? null) : null,
+    warnings,
+  }
+}
+
+/**
+ * Runs one real command with the options every command gets; says what went wrong, if anything.
+ * With a seccomp filter, the command's /proc/self/status must show it: one filter more than the
+ * runner's own (which a container may have given it).
+ */
+async function probe(
+  sandbox: CommandSandbox,
+  host: BwrapHost,
+  workspace: string,
+): Promise<string | undefined> {
+  const result = await sandbox.run(
+    {
+      argv: [
+        'sh',
+        '-c',
+        'id -u; echo ok > probe.txt && cat probe.txt; grep ^Seccomp /proc/self/status',
+      ],
+      workspace,
+      cwd: workspace,
+      env: commandEnv({ workspace, cwd: workspace, tty: false, passEnv: [], source: {} }),
+      network: false,
+    },
+    PROBE_TIMEOUT_MS,
+  )
+  const expected = `${host.uid}\nok\n`
+  if (result.code !== 0 || !result.stdout.startsWith(expected)) {
+    const said = (result.stderr || result.stdout).trim().slice(0, 500)
+    const why = result.timedOut ? `timed out after ${PROBE_TIMEOUT_MS} ms` : `exit ${result.code}`
+    return `bubblewrap does not work here (${why}: ${said || 'no output'})`
+  }
+  if (!host.seccompFilter) return undefined
+  const inside = result.stdout.slice(expected.length)
+  const own = await readFile('/proc/self/status', 'utf8').catch(() => '')
+  const field = (text: string, name: string) => {
+    const found = new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1]
+    return found === undefined ? undefined : Number(found)
+  }
+  const filters = field(inside, 'Seccomp_filters')
+  const ownFilters = field(own, 'Seccomp_filters')
+  if (
+    field(inside, 'Seccomp') === 2 &&
+    (filters === undefined || ownFilters === undefined || filters === ownFilters + 1)
+  )
+    return undefined
+  return `the seccomp filter is not in force in the sandbox (${inside.trim().replace(/\s+/g, ' ') || 'no Seccomp line'})`
 }

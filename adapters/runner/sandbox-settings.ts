@@ -1,4 +1,10 @@
 import * as z from 'zod'
+import {
+  EgressEnvShape,
+  type EgressRules,
+  egressRulesFrom,
+  NO_EGRESS_RULES,
+} from '../../src/contract/egress-rules.ts'
 import { envInteger as integer } from '../../src/contract/env-values.ts'
 
 /**
@@ -11,7 +17,10 @@ import { envInteger as integer } from '../../src/contract/env-values.ts'
 /** `auto`: bubblewrap when it works, else unsandboxed (loudly); `require`: refuse to start
  * without it; `off`: unsandboxed on purpose (a trusted single user). */
 export type SandboxMode = 'auto' | 'require' | 'off'
-/** `session`: a command has a network only when its session allows it; `on`: always; `off`: never. */
+/**
+ * `session`: a command has a network only when its session allows it; `on`: always; `off`:
+ * never. A network is the egress proxy's (the public internet), never the host's.
+ */
 export type NetworkPolicy = 'off' | 'session' | 'on'
 
 export interface SandboxLimits {
@@ -38,6 +47,8 @@ export interface SandboxSettings {
   passEnv: string[]
   /** Host folders or files mounted read-only into every sandbox, besides the system folders. */
   readOnlyPaths: string[]
+  /** What commands with the network may reach through the egress proxy (TURNLINE_EGRESS_*). */
+  egress: EgressRules
 }
 
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
@@ -54,6 +65,7 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   },
   passEnv: [],
   readOnlyPaths: [],
+  egress: NO_EGRESS_RULES,
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -105,6 +117,8 @@ export const SandboxEnvShape = {
   TURNLINE_SANDBOX_FILE_SIZE_MB: integer(1, 16_777_216).optional(),
   TURNLINE_SANDBOX_ENV: names.optional(),
   TURNLINE_SANDBOX_READ_ONLY: paths.optional(),
+  /** The egress rules: the runner's proxy applies them (src/contract/egress-rules.ts). */
+  ...EgressEnvShape,
 }
 
 export const SandboxEnvSchema = z.object(SandboxEnvShape)
@@ -127,6 +141,7 @@ export function sandboxSettingsFrom(env: SandboxEnv): SandboxSettings {
     },
     passEnv: env.TURNLINE_SANDBOX_ENV ?? d.passEnv,
     readOnlyPaths: env.TURNLINE_SANDBOX_READ_ONLY ?? d.readOnlyPaths,
+    egress: egressRulesFrom(env),
   }
 }
 

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { CreateBucketCommand } from '@aws-sdk/client-s3'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { createDeps } from '../deps.ts'
-import { onStartupError } from './entry-app.ts'
+import { claimedDeps, onStartupError } from './entry-app.ts'
 import { nodeBackends } from './node-backends.ts'
 import { checkStorage } from './storage-check.ts'
 
@@ -15,11 +15,13 @@ import { checkStorage } from './storage-check.ts'
  */
 const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
 
-const deps = await createDeps(process.env, nodeBackends).catch(
-  onStartupError((code) => process.exit(code), 2),
-)
+const deps = await createDeps(process.env, nodeBackends)
+  .then(claimedDeps)
+  .catch(onStartupError((code) => process.exit(code), 2))
 const store = deps.service.sessions.objects
-const where = deps.notices.filter((n) => /^sessions in|^coordination in|leases and/.test(n))
+const where = deps.notices.filter((n) =>
+  /^sessions in|^coordination in|leases and|^Redis keys under/.test(n),
+)
 for (const line of where) console.log(`turnline: ${line}`)
 
 if (values['create-bucket']) {

@@ -1,6 +1,7 @@
 import type { ExecutionContext, Hono } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
+import { claimRedisNamespace } from '../deployment-claim.ts'
 import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
@@ -58,7 +59,22 @@ export async function startEntryApp(
   options: DepsOptions,
   logging: EntryLogging,
 ): Promise<EntryApp> {
-  return entryApp(await createDeps(env, options), logging)
+  return entryApp(await claimedDeps(await createDeps(env, options)), logging)
+}
+
+/**
+ * The deps once their deployment holds its Redis namespace (functions/deployment-claim.ts):
+ * what every entry does before it serves. Rejects with a ConfigError when another deployment
+ * holds it.
+ */
+export async function claimedDeps(deps: Deps): Promise<Deps> {
+  const notice = await claimRedisNamespace(
+    deps.redisClaim,
+    deps.service.sessions.objects,
+    deps.service.coordinator,
+  )
+  if (notice !== undefined) deps.notices.push(notice)
+  return deps
 }
 
 /**

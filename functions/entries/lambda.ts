@@ -20,9 +20,9 @@ import { scheduledRetention } from './scheduled-retention.ts'
 const entry = await startEntryApp(
   process.env,
   {
-    redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-    redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
-    redisThrottle: (url, deadline) => new RedisTcpFailureThrottle({ url, deadline }),
+    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+    redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
     peerAddress: lambdaPeer,
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,

@@ -16,8 +16,8 @@ export const nodeBackends: Pick<
   'defaultStore' | 'redisCoordinator' | 'redisLimiter' | 'redisThrottle' | 'peerAddress'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url, deadline) => new RedisTcpCoordinator({ url, deadline }),
-  redisLimiter: (url, deadline) => new RedisTcpTenantLimiter({ url, deadline }),
-  redisThrottle: (url, deadline) => new RedisTcpFailureThrottle({ url, deadline }),
+  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
   peerAddress: nodePeer,
 }

@@ -69,6 +69,7 @@ export function nodeEmbedded(options: NodeEmbeddedOptions): NodeEmbedded {
           url: () => started.url(),
           secret,
           sandbox: started.sandbox,
+          egress: started.egress,
           description:
             `in child process ${started.pid()} (${started.url()}, an environment without this ` +
             `server's secrets), workspaces under ${layout.root}`,

@@ -2,6 +2,7 @@ import type { ExecutionContext } from 'hono'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
+import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -23,7 +24,7 @@ const isolate = isolateApp(
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).
       reachableFromAnywhere: true,
-    }),
+    }).then(claimedDeps),
   (line) => console.log(line),
 )
 

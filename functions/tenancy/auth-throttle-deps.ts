@@ -2,6 +2,7 @@ import { MemoryFailureThrottle } from '../../adapters/memory/memory-failure-thro
 import { UpstashFailureThrottle } from '../../adapters/upstash/upstash-failure-throttle.ts'
 import type { FailureThrottle } from '../../src/ports/failure-throttle.ts'
 import type { IoDeadline } from '../../src/ports/io-deadline.ts'
+import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import type { AuthFailureLimit } from '../http/auth-throttle.ts'
 import { isMultiTenantEnv } from './tenancy-env.ts'
@@ -15,7 +16,7 @@ import { isMultiTenantEnv } from './tenancy-env.ts'
 export function authFailureLimit(
   config: EnvConfig,
   deadline: IoDeadline,
-  redisThrottle: ((url: string, deadline: IoDeadline) => FailureThrottle) | undefined,
+  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
 ): AuthFailureLimit | undefined {
   if (!isMultiTenantEnv(config)) return undefined
   const fallback = new MemoryFailureThrottle()
@@ -30,12 +31,13 @@ export function authFailureLimit(
 function sharedThrottle(
   config: EnvConfig,
   deadline: IoDeadline,
-  redisThrottle: ((url: string, deadline: IoDeadline) => FailureThrottle) | undefined,
+  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
 ): FailureThrottle | undefined {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
+  const namespace = redisNamespaceOf(config)
   if (url !== undefined && token !== undefined) {
-    return new UpstashFailureThrottle({ url, token, deadline })
+    return new UpstashFailureThrottle({ url, token, deadline, namespace })
   }
   if (config.REDIS_URL === undefined) return undefined
   if (!redisThrottle) {
@@ -43,5 +45,5 @@ function sharedThrottle(
       'REDIS_URL: this runtime has no TCP Redis client for counting failed authentications; use Upstash',
     ])
   }
-  return redisThrottle(config.REDIS_URL, deadline)
+  return redisThrottle(config.REDIS_URL, { deadline, namespace })
 }

@@ -5,6 +5,7 @@ import { systemClock } from '../../src/ports/clock.ts'
 import type { IoDeadline } from '../../src/ports/io-deadline.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
+import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import { KeyDirectory } from './key-directory.ts'
 import type { Tenancy } from './tenancy.ts'
@@ -29,7 +30,7 @@ export function tenancyParts(input: {
   config: EnvConfig
   store: ObjectStore
   deadline: IoDeadline
-  redisLimiter: ((url: string, deadline: IoDeadline) => TenantLimiter) | undefined
+  redisLimiter: ((url: string, keyspace: RedisKeyspace) => TenantLimiter) | undefined
   onTenants: (tenants: readonly string[]) => Promise<void>
   notices: string[]
   log: ((entry: Record<string, unknown>) => void) | undefined
@@ -69,8 +70,9 @@ function limiterOf(input: Parameters<typeof tenancyParts>[0]): TenantLimiter {
   const { config, deadline } = input
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
+  const namespace = redisNamespaceOf(config)
   if (url !== undefined && token !== undefined) {
-    return new UpstashTenantLimiter({ url, token, deadline })
+    return new UpstashTenantLimiter({ url, token, deadline, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!input.redisLimiter) {
@@ -78,7 +80,7 @@ function limiterOf(input: Parameters<typeof tenancyParts>[0]): TenantLimiter {
         'REDIS_URL: this runtime has no TCP Redis client for the per-tenant limits; use Upstash',
       ])
     }
-    return input.redisLimiter(config.REDIS_URL, deadline)
+    return input.redisLimiter(config.REDIS_URL, { deadline, namespace })
   }
   return new MemoryTenantLimiter()
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages named on the command line that are not installed yet.
-# Usage: infra/local/ensure-packages.sh redis-server debootstrap bubblewrap chromium
+# Usage: infra/local/ensure-packages.sh redis-server debootstrap bubblewrap socat chromium
 # Needs root (apt-get). Services that a package would start on install are kept from starting:
 # the project starts its own instances on free loopback ports.
 set -euo pipefail

@@ -96,6 +96,9 @@ async function main() {
       path.join(repoRoot, 'infra/local/ensure-packages.sh'),
       'redis-server',
       'bubblewrap',
+      // the relay of commands allowed the network (docs/runner-protocol.md), and the egress tests' client
+      'socat',
+      'curl',
       'jq',
       // the timeline viewer's browser tests (test/integration/viewer-*.test.ts)
       'chromium',

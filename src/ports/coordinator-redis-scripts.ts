@@ -138,3 +138,11 @@ export function decodeIntentEntry(entry: string): { id: string; text: string } |
   if (stop <= 2) return null
   return { id: entry.slice(2, stop), text: entry.slice(stop + 1) }
 }
+
+/** KEYS: the namespace's claim. ARGV: claim. → the claim in force (ARGV[1] when it was first). */
+export const CLAIM_NAMESPACE = `
+local holder = redis.call('GET', KEYS[1])
+if holder then return holder end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
+`

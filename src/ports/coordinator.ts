@@ -99,4 +99,11 @@ export interface Coordinator {
    * 1–512 characters; the caller namespaces them (e.g. `runner-callback:<message id>`).
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>
+
+  /**
+   * Records `claim` as the holder of this coordinator's key namespace unless a holder is
+   * recorded already, and returns the holder in force (`claim` itself the first time). Kept
+   * without expiry: which deployment a namespace belongs to (functions/deployment-claim.ts).
+   */
+  claimNamespace(claim: string): Promise<string>
 }

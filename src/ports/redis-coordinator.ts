@@ -31,13 +31,17 @@ import {
 import * as scripts from './coordinator-redis-scripts.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
+import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 
 export interface RedisCoordinatorOptions<C extends RedisCommands> {
   /** How the commands reach Redis (Upstash REST, a TCP connection). */
   commands: C
   /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
   deadline: IoDeadline
-  /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
+  /**
+   * Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>` (`redisKeyPrefix`). Default
+   * `turnline:`.
+   */
   namespace?: string
   ids?: Ids
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
@@ -63,7 +67,7 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
   constructor(options: RedisCoordinatorOptions<C>) {
     this.commands = options.commands
     this.deadline = options.deadline
-    this.#ns = options.namespace ?? 'turnline:'
+    this.#ns = options.namespace ?? DEFAULT_REDIS_PREFIX
     this.#ids = options.ids ?? randomIds
     const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
     if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
@@ -224,6 +228,17 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
       [this.#ids.token(), String(ttlMs)],
     )
     return asInteger(reply, 'claimOnce') === 1
+  }
+
+  async claimNamespace(claim: string): Promise<string> {
+    const reply = await this.#eval(
+      'claimNamespace',
+      scripts.CLAIM_NAMESPACE,
+      [`${this.#ns}deployment`],
+      [claim],
+    )
+    if (typeof reply !== 'string') throw corrupt('claimNamespace', reply)
+    return reply
   }
 
   #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel' | 'once', id: string): string {

@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from './clock.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
+import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 import {
   DAY_COUNTER_TTL_MS,
   type DayUsage,
@@ -45,7 +46,7 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
   constructor(options: RedisTenantLimiterOptions<C>) {
     this.commands = options.commands
     this.deadline = options.deadline
-    this.ns = options.namespace ?? 'turnline:'
+    this.ns = options.namespace ?? DEFAULT_REDIS_PREFIX
     this.windowMs = options.windowMs ?? REQUEST_WINDOW_MS
     this.clock = options.clock ?? systemClock
   }

@@ -1,7 +1,8 @@
 /**
  * The one-time claims of the Coordinator contract (`claimOnce`, the store behind the replay
  * guard of signed messages): the first claim of a key wins, every later one loses until the
- * record expires, whatever the concurrency. Registered inside `describeCoordinator`, with that
+ * record expires, whatever the concurrency; and the claim of the coordinator's namespace by a
+ * deployment (`claimNamespace`), which never expires. Registered inside `describeCoordinator`, with that
  * suite's fresh coordinator per test.
  */
 import { describe, expect, it } from 'vitest'
@@ -51,6 +52,14 @@ export function describeCoordinatorClaims(
       expect(await guard.claim('nonce:abc', expires)).toBe(true)
       expect(await guard.claim('nonce:abc', expires)).toBe(false)
       expect(await c().claimOnce('runner-callback:nonce:abc', 1_000)).toBe(false)
+    })
+
+    it('the first claim of the namespace holds: concurrent and later claims get it back', async () => {
+      const claims = ['deployment-a', 'deployment-b', 'deployment-c']
+      const holders = await Promise.all(claims.map((claim) => c().claimNamespace(claim)))
+      expect(new Set(holders).size).toBe(1)
+      expect(claims).toContain(holders[0])
+      expect(await c().claimNamespace('deployment-d')).toBe(holders[0])
     })
 
     it('rejects an empty or overlong key and a non-positive ttl before any I/O', async () => {

@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
@@ -8,6 +8,7 @@ import type { RunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 import {
   connectCommand,
+  curlCommand,
   descriptors,
   descriptorsLine,
   INHERITED,
@@ -173,21 +174,73 @@ describe('a command in the sandbox', () => {
     expect(output).toMatch(/signal=1/)
   })
 
-  it('has no network unless its session allows it', async () => {
+  it('has no network unless its session allows it, and then only through the egress proxy', async () => {
     const listener = await startListener()
     try {
       const scope = fresh()
-      const closed = await runToEnd(client, scope, connectCommand(listener.port))
+      const closed = await runToEnd(
+        client,
+        scope,
+        `env | grep -ci proxy; ${connectCommand(listener.port)}`,
+      )
+      expect(closed.output).toMatch(/^0\n/)
       expect(closed.output).not.toContain('CONNECTED')
       expect(closed.output).toMatch(/exit=1/)
-      expect(listener.connections()).toBe(0)
 
-      const open = await runToEnd(client, scope, connectCommand(listener.port), { network: true })
-      expect(open.output).toContain('hello from the host\nCONNECTED')
-      expect(listener.connections()).toBe(1)
+      // Allowed the network: the host's loopback is still not there, directly or by proxy.
+      const open = await runToEnd(
+        client,
+        scope,
+        `echo "$HTTP_PROXY"; ${connectCommand(listener.port)}; ${curlCommand(`http://127.0.0.1:${listener.port}/`, "--noproxy ''")}`,
+        { network: true },
+      )
+      expect(open.output).toMatch(/^http:\/\/127\.0\.0\.1:3128\n/)
+      expect(open.output).not.toContain('CONNECTED')
+      expect(open.output).toMatch(/refused: 127\.0\.0\.1 is a loopback address/)
+      expect(listener.connections()).toBe(0)
     } finally {
       await listener.close()
     }
+  })
+
+  it("refuses names the system resolver maps to loopback: localhost and this machine's name", async () => {
+    const listener = await startListener('::')
+    try {
+      for (const name of ['localhost', hostname()]) {
+        const { output } = await runToEnd(
+          client,
+          fresh(),
+          curlCommand(`http://${name}:${listener.port}/`, "--noproxy ''"),
+          { network: true },
+        )
+        expect(output).toMatch(new RegExp(`refused: ${name} resolves to [0-9a-f.:]+, `))
+        expect(output).toMatch(/status=403/)
+      }
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  it('the relay ends with the command: it keeps neither the sandbox nor the output open', async () => {
+    const scope = fresh()
+    const started = Date.now()
+    const { exitCode } = await runToEnd(
+      client,
+      scope,
+      // A background process outlives the command and looks for the relay afterwards.
+      "(sleep 1; grep -c ' 0100007F:0C38 00000000:0000 0A ' /proc/net/tcp > r.tmp; mv r.tmp relay-after.txt) >/dev/null 2>&1 & echo started",
+      { network: true },
+    )
+    expect(exitCode).toBe(0)
+    let after: string | undefined
+    while (after === undefined) {
+      after = await readFile(ws(scope, 'relay-after.txt'), 'utf8').catch(() => undefined)
+      if (after === undefined && Date.now() - started > 20_000)
+        throw new Error('no relay-after.txt')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(after.trim()).toBe('0')
   })
 
   it('files the runner writes belong to the sandbox user, so commands can change them', async () => {

@@ -7,10 +7,10 @@ import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { refusal, value } from '../support/runner-results.ts'
 import {
-  connectCommand,
+  curlCommand,
   runnerWithClient,
   runToEnd,
-  startListener,
+  startHttpTarget,
 } from '../support/sandbox-commands.ts'
 
 /** The sandbox's resource limits and network policies, each seen to take effect. */
@@ -174,15 +174,22 @@ describe('network policy', () => {
     })
   })
 
-  it('on: every command has the network', async () => {
-    const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'on' })
-    const listener = await startListener()
+  it('on: every command has the network, through the egress proxy', async () => {
+    const target = await startHttpTarget('hello from the allowlisted host')
     try {
-      const { output } = await runToEnd(client, fresh(), connectCommand(listener.port))
-      expect(output).toContain('CONNECTED')
-      expect(listener.connections()).toBe(1)
+      const client = await runner({
+        TURNLINE_SANDBOX_NETWORK: 'on',
+        TURNLINE_EGRESS_ALLOW: `127.0.0.1:${target.port}`,
+      })
+      const { output } = await runToEnd(
+        client,
+        fresh(),
+        curlCommand(`http://127.0.0.1:${target.port}/`, "--noproxy ''"),
+      )
+      expect(output).toMatch(/hello from the allowlisted host\n+status=200/)
+      expect(target.requests()).toBe(1)
     } finally {
-      await listener.close()
+      await target.close()
     }
   })
 })

@@ -33,7 +33,14 @@ afterAll(async () => {
 
 const configurations: [string, Record<string, string>][] = [
   ['the fs store, coordination in the process', {}],
-  ['the fs store and plain Redis', { REDIS_URL: services.redisUrl }],
+  [
+    'the fs store and plain Redis',
+    // Its own keys in the shared redis-server: each test's data dir is another deployment.
+    {
+      REDIS_URL: services.redisUrl,
+      TURNLINE_REDIS_NAMESPACE: `cold-start-${process.pid}-${Date.now()}`,
+    },
+  ],
 ]
 
 describe.each(configurations)('a valid key right after a start, with %s', (_, extra) => {

@@ -110,7 +110,9 @@ describe('Idempotency-Key', () => {
     expect((await turn(b, id, 'something else', 'k-restart')).status).toBe(422)
 
     // Redis lost the record: the session's own log still knows the key and its request.
-    const removed = await admin.del(`turnline:idem:idem-tenant:${id}/k-restart`)
+    const removed = await admin.del(
+      `turnline:ns:${env.TURNLINE_REDIS_NAMESPACE}:idem:idem-tenant:${id}/k-restart`,
+    )
     expect(removed).toBe(1)
     const c = await instance()
     expect(await (await turn(c, id, 'remember this', 'k-restart')).text()).toBe(firstText)

@@ -13,6 +13,7 @@ import {
 } from '../../functions/tenancy/key-registry.ts'
 import type { UsageReport } from '../../src/contract/tenancy.ts'
 import { SessionService } from '../../src/core/session-service.ts'
+import { redisKeyPrefix } from '../../src/ports/redis-namespace.ts'
 import type { AppInstance } from '../support/app-instance.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
@@ -173,7 +174,11 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     const key = await registered('crash')
     const id = await newSession(key)
     // What a crashed instance leaves behind: a slot taken and never released nor renewed.
-    const crashed = new UpstashTenantLimiter({ url: proxy.url, token: proxy.token })
+    const crashed = new UpstashTenantLimiter({
+      url: proxy.url,
+      token: proxy.token,
+      namespace: redisKeyPrefix(deployment.env().TURNLINE_REDIS_NAMESPACE),
+    })
     await crashed.acquireSlot(tenant('crash'), 'slot-of-a-dead-instance', 1, SLOT_TTL_MS)
     const refused = await turn(key, id)
     expect(refused.status).toBe(429)

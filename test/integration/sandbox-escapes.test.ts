@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/prom
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { commandTurns } from '../support/command-turns.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
-import { connectCommand, startListener } from '../support/sandbox-commands.ts'
 
 /**
  * The escapes of the hardening issue, tried from turns: `npm start` with several tenants, the
@@ -25,7 +25,9 @@ let workspaces: string
 let mock: MockOpenAI
 let server: NodeEntry
 let url: string
-let calls = 0
+let createSession: ReturnType<typeof commandTurns>['createSession']
+let runInTurn: ReturnType<typeof commandTurns>['runInTurn']
+let api: ReturnType<typeof commandTurns>['api']
 
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'turnline-escapes-'))
@@ -44,6 +46,7 @@ beforeAll(async () => {
     TURNLINE_TOOL_SECRET: TOOL_SECRET,
   })
   url = await server.listening()
+  ;({ api, createSession, runInTurn } = commandTurns(url, mock))
 })
 
 afterAll(async () => {
@@ -51,45 +54,6 @@ afterAll(async () => {
   await mock?.close()
   if (tempDir) await rm(tempDir, { recursive: true, force: true })
 })
-
-async function api(key: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const json = (await response.json()) as Record<string, unknown>
-  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-const createSession = async (key: string, config: Record<string, unknown> = {}) =>
-  (await api(key, '/v1/sessions', config)).session_id as string
-
-/** One turn in which the model runs `cmd` with exec_command; the command's output. */
-async function runInTurn(key: string, sessionId: string, cmd: string): Promise<string> {
-  calls += 1
-  mock.enqueue(
-    {
-      toolCalls: [
-        { id: `call_${calls}`, name: 'exec_command', arguments: JSON.stringify({ cmd }) },
-      ],
-    },
-    { text: 'done' },
-  )
-  const turn = await api(key, `/v1/sessions/${sessionId}/turns`, { input: 'run it' })
-  const events = turn.events as { type: string; item?: { type: string; output?: string } }[]
-  const output = events.find((e) => e.type === 'item.completed' && e.item?.type === 'tool_output')
-  expect(turn.status, JSON.stringify(turn)).toBe('completed')
-  if (output === undefined) throw new Error(`no tool output in ${JSON.stringify(events)}`)
-  // The tool_output item holds the extracted text; the model read the whole JSON answer.
-  const messages = (mock.requests.at(-1)?.body.messages ?? []) as {
-    role: string
-    content: string
-  }[]
-  const answer = messages.findLast((m) => m.role === 'tool')?.content ?? '{}'
-  return (JSON.parse(answer) as { output: string }).output
-}
 
 /** Every file under `dir` (host side), relative paths. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -182,23 +146,6 @@ describe('commands run from a turn, with several tenants on the server', () => {
     expect(Number(/procs=(\d+)/.exec(output)?.[1])).toBeLessThanOrEqual(5)
     expect(output).toMatch(/signal=1/)
     expect(output).not.toMatch(/node|tsx|functions\/node\.ts/)
-  })
-
-  it('reaches no network, unless its session allows it', async () => {
-    const listener = await startListener()
-    try {
-      const closed = await createSession(ACME_KEY)
-      const denied = await runInTurn(ACME_KEY, closed, connectCommand(listener.port))
-      expect(denied).not.toContain('CONNECTED')
-      expect(listener.connections()).toBe(0)
-
-      const open = await createSession(ACME_KEY, { sandbox: { network: true } })
-      const allowed = await runInTurn(ACME_KEY, open, connectCommand(listener.port))
-      expect(allowed).toContain('CONNECTED')
-      expect(listener.connections()).toBe(1)
-    } finally {
-      await listener.close()
-    }
   })
 
   it('command hooks run in the same sandbox', async () => {

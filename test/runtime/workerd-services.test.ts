@@ -38,6 +38,7 @@ describe('workerd on S3 and Upstash', () => {
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       UPSTASH_REDIS_REST_URL: proxy.url,
       UPSTASH_REDIS_REST_TOKEN: proxy.token,
+      TURNLINE_REDIS_NAMESPACE: bucket.bucket,
     })
   })
 

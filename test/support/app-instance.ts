@@ -1,5 +1,5 @@
 import { createApp } from '../../functions/app.ts'
-import { createDeps, type Deps } from '../../functions/deps.ts'
+import { createDeps, type Deps, type DepsOptions } from '../../functions/deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { type RunningServer, serveApp } from './http-server.ts'
 import type { TestS3 } from './services.ts'
@@ -29,6 +29,8 @@ export function deploymentEnv(input: {
     S3_SECRET_ACCESS_KEY: input.s3.secretAccessKey,
     UPSTASH_REDIS_REST_URL: input.upstash.url,
     UPSTASH_REDIS_REST_TOKEN: input.upstash.token,
+    // Its own keys in the shared redis-server: each test bucket is another deployment.
+    TURNLINE_REDIS_NAMESPACE: input.bucket,
     OPENAI_BASE_URL: input.modelBaseURL,
     OPENAI_API_KEY: 'test',
     TURNLINE_MODEL: 'gpt-4o-mini',
@@ -41,8 +43,11 @@ export function deploymentEnv(input: {
  * HTTP. Several instances on the same bucket and coordinator stand for several processes (or a
  * restart): they share nothing in memory.
  */
-export async function startAppInstance(env: Record<string, string>): Promise<AppInstance> {
-  const deps = await createDeps(env)
+export async function startAppInstance(
+  env: Record<string, string>,
+  options?: DepsOptions,
+): Promise<AppInstance> {
+  const deps = await createDeps(env, options)
   const logs: Record<string, unknown>[] = []
   const app = createApp({
     api: new SessionService(deps.service),

@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,8 +56,11 @@ export async function runToEnd(
   }
 }
 
-/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
-export async function startListener(): Promise<{
+/**
+ * A TCP listener that counts the connections it accepted: on 127.0.0.1, on every interface
+ * (`0.0.0.0`, `::`), or on an abstract unix socket (`\0name`).
+ */
+export async function startListener(host = '127.0.0.1'): Promise<{
   port: number
   connections: () => number
   close: () => Promise<void>
@@ -66,11 +70,14 @@ export async function startListener(): Promise<{
     accepted += 1
     socket.end('hello from the host\n')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  await new Promise<void>((resolve) =>
+    host.startsWith('\0')
+      ? server.listen(host, () => resolve())
+      : server.listen(0, host, () => resolve()),
+  )
   const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no TCP address')
   return {
-    port: address.port,
+    port: address !== null && typeof address !== 'string' ? address.port : 0,
     connections: () => accepted,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
@@ -80,6 +87,34 @@ export async function startListener(): Promise<{
 export const connectCommand = (port: number) =>
   `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3 && echo CONNECTED' 2>&1; echo "exit=$?"`
 
+/** An HTTP server on 127.0.0.1 that answers every request with `text` and counts them. */
+export async function startHttpTarget(text: string): Promise<{
+  port: number
+  requests: () => number
+  close: () => Promise<void>
+}> {
+  let requests = 0
+  const server = createHttpServer((_req, res) => {
+    requests += 1
+    res.end(`${text}\n`)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('no TCP address')
+  return {
+    port: address.port,
+    requests: () => requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** curl as a command's HTTP client (it reads HTTP_PROXY and friends): body, status, exit code. */
+export const curlCommand = (url: string, flags = '') =>
+  `curl -sS -m 20 ${flags} -w '\nstatus=%{http_code}\n' '${url}' 2>&1; echo "exit=$?"`
 /** Where the runner of the descriptor tests inherits an open host file (see `inherit`). */
 export const INHERITED = 77
 

@@ -160,21 +160,29 @@ describe('createDeps', () => {
     expect(deps.server).toEqual({ port: 9000, host: '0.0.0.0' })
     expect(deps.auth.keys.map((k) => k.tenant)).toEqual(['t1', 't2'])
     expect(deps.service.tools.allowedHosts).toEqual([])
+    // No TURNLINE_REDIS_NAMESPACE: the keys of every earlier release, claimed for this store.
+    expect(deps.redisClaim).toEqual({
+      namespace: 'turnline:',
+      store: 's3://my-bucket/turnline/prod',
+    })
   })
 
   it('uses REDIS_URL through the entry-provided TCP coordinator, and refuses it without one', async () => {
     const made: string[] = []
     const deps = await createDeps(
-      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2' },
+      { REDIS_URL: 'redis://:pw@10.0.0.5:6380/2', TURNLINE_REDIS_NAMESPACE: 'staging.eu-1' },
       {
         ...fsDefault,
-        redisCoordinator: (url) => {
-          made.push(url)
+        redisCoordinator: (url, keyspace) => {
+          made.push(url, keyspace.namespace)
           return new MemoryCoordinator()
         },
       },
     )
-    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2'])
+    expect(made).toEqual(['redis://:pw@10.0.0.5:6380/2', 'turnline:ns:staging.eu-1:'])
+    expect(await problems({ TURNLINE_REDIS_NAMESPACE: 'a:b' })).toMatch(
+      /TURNLINE_REDIS_NAMESPACE: use 1–64 characters/,
+    )
     const notices = deps.notices.join('\n')
     expect(notices).toMatch(/coordination in Redis at redis:\/\/10\.0\.0\.5:6380 \(TCP\)/)
     expect(notices).not.toMatch(/pw/)

@@ -27,6 +27,9 @@ describe('sandbox settings', () => {
       TURNLINE_SANDBOX_FILE_SIZE_MB: '8',
       TURNLINE_SANDBOX_ENV: 'HTTP_PROXY, NPM_CONFIG_REGISTRY',
       TURNLINE_SANDBOX_READ_ONLY: '/opt/go,/srv/tools',
+      TURNLINE_EGRESS_ALLOW: 'mirror.internal:443',
+      TURNLINE_EGRESS_DENY: '.corp',
+      TURNLINE_EGRESS_DNS: '1.1.1.1',
     })
     expect(parsed).toEqual({
       ok: true,
@@ -44,6 +47,11 @@ describe('sandbox settings', () => {
         },
         passEnv: ['HTTP_PROXY', 'NPM_CONFIG_REGISTRY'],
         readOnlyPaths: ['/opt/go', '/srv/tools'],
+        egress: {
+          allow: ['mirror.internal:443'],
+          deny: ['.corp'],
+          dnsServers: ['1.1.1.1'],
+        },
       },
     })
   })

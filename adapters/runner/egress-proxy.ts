@@ -1,0 +1,112 @@
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { formatIp } from '../../src/contract/ip-address.ts'
+import type { EgressPolicy } from '../../src/ports/egress-policy.ts'
+import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
+
+/** Whose command a proxy socket serves: logged with every destination it asks for. */
+export interface EgressIdentity {
+  tenant: string
+  sessionId: string
+  execSessionId: string
+}
+
+/** One command's proxy: the socket to bind into its sandbox, and its end. */
+export interface CommandEgress {
+  socket: string
+  /** Stops accepting, cuts the command's open connections, removes the socket. */
+  close(): Promise<void>
+}
+
+/** Connections one command may hold open through the proxy at once. */
+const MAX_CONNECTIONS = 256
+
+/**
+ * The runner's forward proxy for commands (docs/runner-protocol.md, "Network"): one unix socket
+ * per command (so each request is known to be that tenant's, that session's, that command's),
+ * in a folder of its own under the temp directory (short paths: a socket path has at most 107
+ * bytes). Every destination goes through the egress policy; the decision is logged.
+ */
+export class EgressProxy {
+  readonly #servers = new Set<() => Promise<void>>()
+
+  private constructor(
+    private readonly dir: string,
+    private readonly policy: EgressPolicy,
+    private readonly owner: { uid: number; gid: number } | undefined,
+    private readonly log: (entry: Record<string, unknown>) => void,
+  ) {}
+
+  /** `owner`: the sandbox user, when the runner runs as root (the socket becomes theirs). */
+  static async start(options: {
+    policy: EgressPolicy
+    owner?: { uid: number; gid: number }
+    log: (entry: Record<string, unknown>) => void
+  }): Promise<EgressProxy> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'turnline-egress-'))
+    // Traversable, not listable: bubblewrap (as the sandbox user) must reach the socket to bind it.
+    await chmod(dir, 0o711)
+    return new EgressProxy(dir, options.policy, options.owner, options.log)
+  }
+
+  async open(identity: EgressIdentity): Promise<CommandEgress> {
+    const socket = path.join(this.dir, `${identity.execSessionId}.sock`)
+    const check: EgressCheck = async (method, host, port) => {
+      const decision = await this.policy.check(host, port)
+      this.log({
+        event: decision.ok ? 'egress_allowed' : 'egress_refused',
+        tenant: identity.tenant,
+        session_id: identity.sessionId,
+        exec_session_id: identity.execSessionId,
+        method,
+        host,
+        port,
+        ...(decision.ok
+          ? { addresses: decision.addresses.map(formatIp), via: decision.via }
+          : { reason: decision.reason }),
+      })
+      return decision
+    }
+    const server = createServer()
+    const clients = new Set<Socket>()
+    server.maxConnections = MAX_CONNECTIONS
+    // Downloads and uploads may take long; the sandbox's own time limit bounds them.
+    server.requestTimeout = 0
+    server.on('connection', (client: Socket) => {
+      clients.add(client)
+      client.once('close', () => clients.delete(client))
+    })
+    server.on('request', (req, res) => void forward(req, res, check))
+    server.on('connect', (req, client, head) => void tunnel(req, client, head, check))
+    server.on('upgrade', (_req, client) => client.destroy())
+    server.on('clientError', (_error, client) => client.destroy())
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(socket, () => resolve())
+    })
+    if (this.owner) await chown(socket, this.owner.uid, this.owner.gid)
+    await chmod(socket, 0o600)
+    let closing: Promise<void> | undefined
+    const close = () => {
+      closing ??= (async () => {
+        this.#servers.delete(close)
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        for (const client of clients) client.destroy()
+        await stopped
+        await rm(socket, { force: true })
+      })()
+      return closing
+    }
+    this.#servers.add(close)
+    return { socket, close }
+  }
+
+  /** Ends every command's proxy and removes the folder. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#servers].map((close) => close()))
+    await rm(this.dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { networkInterfaces, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { commandTurns } from '../support/command-turns.ts'
+import { startTestDns, type TestDns } from '../support/dns-server.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { curlCommand, startHttpTarget, startListener } from '../support/sandbox-commands.ts'
+import { requireServices } from '../support/services.ts'
+
+/**
+ * The egress policy, tried from turns: `npm start` with several tenants, Redis as coordinator,
+ * the in-process runner with bubblewrap. A command of a session with `sandbox.network` reaches
+ * the public internet only, through the runner's proxy: every address class of the host and its
+ * networks is refused, whatever name leads there; an allowlisted host stays reachable.
+ */
+const KEY = 'acme-api-key-0123456789'
+const PUBLIC_LOOKING = 'api.public-looking.example'
+const MIRROR = 'mirror.allowed.example'
+
+let dataDir: string
+let mock: MockOpenAI
+let dns: TestDns
+let allowed: Awaited<ReturnType<typeof startHttpTarget>>
+let server: NodeEntry
+let serverPort: number
+let redisPort: number
+let turns: ReturnType<typeof commandTurns>
+let open: string
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'turnline-egress-'))
+  await chmod(dataDir, 0o711)
+  mock = await startMockOpenAI()
+  allowed = await startHttpTarget('hello from the allowlisted host')
+  dns = await startTestDns({ [PUBLIC_LOOKING]: ['127.0.0.1'], [MIRROR]: ['127.0.0.1'] })
+  const redisUrl = requireServices().redisUrl
+  redisPort = Number(new URL(redisUrl).port)
+  server = startNodeEntry({
+    PORT: '0',
+    TURNLINE_DATA_DIR: dataDir,
+    TURNLINE_API_KEYS: `${KEY}=acme`,
+    OPENAI_API_KEY: 'sk-egress-test',
+    OPENAI_BASE_URL: mock.baseURL,
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    REDIS_URL: redisUrl,
+    TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port}`,
+    TURNLINE_EGRESS_DNS: dns.address,
+  })
+  const url = await server.listening()
+  serverPort = Number(new URL(url).port)
+  turns = commandTurns(url, mock)
+  open = await turns.createSession(KEY, { sandbox: { network: true } })
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await mock?.close()
+  await dns?.close()
+  await allowed?.close()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+})
+
+/**
+ * curl from a command of the session with the network, through the proxy even for loopback
+ * (`--noproxy ''` overrides NO_PROXY, as a tenant could); the refusal names the reason.
+ */
+async function refused(url: string, reason: RegExp): Promise<string> {
+  const output = await turns.runInTurn(KEY, open, curlCommand(url, "--noproxy ''"))
+  expect(output).toMatch(/turnline egress: .* refused: /)
+  expect(output).toMatch(reason)
+  expect(output).toMatch(/status=403/)
+  return output
+}
+
+describe('a command with the network reaches the public internet only', () => {
+  it('the server said how commands reach the network', () => {
+    expect(server.output()).toMatch(
+      /network only for sessions that allow it, through the egress proxy/,
+    )
+  })
+
+  it("refuses the server's own port on loopback, and gives no way around the proxy", async () => {
+    await refused(`http://127.0.0.1:${serverPort}/healthz`, /a loopback address/)
+    // Without the proxy there is only the sandbox's own loopback: nothing of the host's.
+    const direct = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`http://127.0.0.1:${serverPort}/healthz`, "--noproxy '*'"),
+    )
+    expect(direct).toMatch(/Failed to connect|Couldn't connect/)
+    expect(direct).not.toMatch(/"ok"/)
+  })
+
+  it("refuses Redis's port, over HTTP and through CONNECT (TLS)", async () => {
+    await refused(`http://127.0.0.1:${redisPort}/`, /a loopback address/)
+    const tls = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`https://127.0.0.1:${redisPort}/`, "--noproxy ''"),
+    )
+    expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+    const raw = await turns.runInTurn(
+      KEY,
+      open,
+      `printf 'PING\\r\\n' | socat -T 5 - TCP:127.0.0.1:${redisPort} 2>&1; echo "exit=$?"`,
+    )
+    expect(raw).not.toContain('PONG')
+  })
+
+  it('refuses a private address, and cloud metadata at the link-local 169.254.169.254', async () => {
+    await refused('http://10.20.30.40/', /a private network address/)
+    await refused('http://172.16.0.1:8080/', /a private network address/)
+    await refused('http://100.64.0.1/', /carrier-grade NAT/)
+    await refused('http://169.254.169.254/latest/meta-data/', /a link-local address/)
+    const tls = await turns.runInTurn(KEY, open, curlCommand('https://169.254.169.254/'))
+    expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+  })
+
+  it("refuses the host's own non-loopback interface address", async () => {
+    const own = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .find((i) => i.family === 'IPv4' && !i.internal)
+    if (!own) throw new Error('this machine has no non-loopback IPv4 interface to test with')
+    const listener = await startListener('0.0.0.0')
+    try {
+      await refused(`http://${own.address}:${listener.port}/`, /one of this host's own addresses/)
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  it('refuses IPv6 loopback and the IPv4-mapped form of 127.0.0.1', async () => {
+    const listener = await startListener('::')
+    try {
+      await refused(`http://[::1]:${listener.port}/`, /a loopback address/)
+      await refused(
+        `http://[::ffff:127.0.0.1]:${listener.port}/`,
+        /the IPv4-mapped form of 127\.0\.0\.1, a loopback address/,
+      )
+      await refused(`http://0.0.0.0:${listener.port}/`, /the unspecified address/)
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  it('refuses a public-looking name that resolves to loopback', async () => {
+    const listener = await startListener()
+    try {
+      await refused(
+        `http://${PUBLIC_LOOKING}:${listener.port}/`,
+        new RegExp(`${PUBLIC_LOOKING} resolves to 127\\.0\\.0\\.1, a loopback address`),
+      )
+      const tls = await turns.runInTurn(
+        KEY,
+        open,
+        curlCommand(`https://${PUBLIC_LOOKING}:${listener.port}/`),
+      )
+      expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+      expect(dns.queries(PUBLIC_LOOKING)).toBeGreaterThan(0)
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  it('reaches an allowlisted host, plainly and through a CONNECT tunnel', async () => {
+    const before = allowed.requests()
+    const plain = await turns.runInTurn(KEY, open, curlCommand(`http://${MIRROR}:${allowed.port}/`))
+    expect(plain).toMatch(/hello from the allowlisted host\n+status=200/)
+    const tunnelled = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`http://${MIRROR}:${allowed.port}/`, '--proxytunnel'),
+    )
+    expect(tunnelled).toMatch(/hello from the allowlisted host\n+status=200/)
+    // Allowlisted by address and port: any name that resolves there reaches it.
+    const byAddress = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`http://${PUBLIC_LOOKING}:${allowed.port}/`),
+    )
+    expect(byAddress).toMatch(/hello from the allowlisted host\n+status=200/)
+    expect(allowed.requests()).toBe(before + 3)
+    // The allowlist names a port: the host's other ports stay refused.
+    await refused(
+      `http://${MIRROR}:${allowed.port + 1}/`,
+      /resolves to 127\.0\.0\.1, a loopback address/,
+    )
+  })
+
+  it("cannot reach the host's abstract unix sockets", async () => {
+    const name = `turnline-egress-test-${randomBytes(6).toString('hex')}`
+    const listener = await startListener(`\0${name}`)
+    try {
+      const output = await turns.runInTurn(
+        KEY,
+        open,
+        // Node binds abstract names padded to the whole address: connect with the same length.
+        `socat -T 5 - ABSTRACT-CONNECT:${name},unix-tightsocklen=0 </dev/null 2>&1; echo "exit=$?"`,
+      )
+      expect(output).toMatch(/Connection refused/)
+      expect(output).not.toContain('hello from the host')
+      expect(listener.connections()).toBe(0)
+    } finally {
+      await listener.close()
+    }
+  })
+})
+
+describe('a command without the network', () => {
+  it('has none: no proxy, not even to an allowlisted host', async () => {
+    const closed = await turns.createSession(KEY)
+    const before = allowed.requests()
+    const output = await turns.runInTurn(
+      KEY,
+      closed,
+      `env | grep -ci proxy; ls /run/turnline 2>&1; ${curlCommand(`http://127.0.0.1:${allowed.port}/`)}`,
+    )
+    expect(output).toMatch(/^0\n/)
+    expect(output).toMatch(/No such file or directory/)
+    expect(output).toMatch(/Failed to connect|Couldn't connect/)
+    expect(allowed.requests()).toBe(before)
+  })
+})
