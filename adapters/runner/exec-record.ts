@@ -1,5 +1,6 @@
 import * as z from 'zod'
-import type { SpoolIdentity } from './spool-file.ts'
+import type { ExecInfo, ExecSession } from './exec-session.ts'
+import type { SpoolFile, SpoolIdentity } from './spool-file.ts'
 
 const fields = {
   exec_session_id: z.string(),
@@ -49,4 +50,46 @@ export function serializeExecRecord(
   record: Omit<Extract<ExecRecord, { version: 2 }>, 'version'>,
 ): string {
   return JSON.stringify({ version: 2, ...record })
+}
+
+/** The record of a command: when it started, and once it has exited, how it ended. */
+export function execRecordText(
+  exec: ExecInfo,
+  spool: SpoolFile,
+  startedAt: number,
+  done?: ExecSession,
+): string {
+  const identity = spool.identity
+  if (!identity) throw new Error('a spool the runner created always has an identity')
+  return serializeExecRecord({
+    exec_session_id: exec.id,
+    request_id: exec.requestId,
+    tool_call_id: exec.toolCallId,
+    command: exec.command,
+    workdir: exec.workdir,
+    backend: exec.backend,
+    spool_path: exec.spoolRel,
+    spool_identity: identity,
+    started_at: startedAt,
+    ...(done?.exitCode !== undefined
+      ? {
+          exit_code: done.exitCode,
+          exited_at: done.exitedAt ?? Date.now(),
+          total_output_bytes: done.total,
+        }
+      : {}),
+  })
+}
+
+/** What a record says of its command. */
+export function execInfoOf(record: ExecRecord): ExecInfo {
+  return {
+    id: record.exec_session_id,
+    requestId: record.request_id,
+    toolCallId: record.tool_call_id,
+    command: record.command,
+    workdir: record.workdir,
+    backend: record.backend,
+    spoolRel: record.spool_path,
+  }
 }

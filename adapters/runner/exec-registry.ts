@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { parseExecRecord, recordedIdentity, serializeExecRecord } from './exec-record.ts'
+import { execInfoOf, execRecordText, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
 import { SpoolFile } from './spool-file.ts'
-import { resolveInside } from './workspace-paths.ts'
+import { openFolder, refusingRaces } from './workspace-files.ts'
+import { normalRel } from './workspace-paths.ts'
 import type { OpenWorkspace, WorkspaceRoot } from './workspace-root.ts'
+import { at, HeldFds } from './workspace-walk.ts'
 
 export interface Scope {
   tenant: string
@@ -93,18 +95,36 @@ export class ExecRegistry {
     const existing = await this.#attach(scope, claim, body)
     if (existing) return { session: existing, attached: true }
 
-    const workdir = await resolveInside(scope.workspace.path, body.workdir ?? '.')
-    const info = await stat(workdir.abs).catch(() => undefined)
-    if (!info?.isDirectory()) {
-      throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
-    }
     const running = [...this.#live.entries()].filter(
       ([key, s]) => key.startsWith(`${scope.tenant}/${scope.sessionId}/`) && s.state === 'running',
     ).length
     if (running >= MAX_RUNNING_PER_WORKSPACE) {
       throw new Refusal('conflict', `${running} commands are already running in this workspace`)
     }
+    // The working folder stays open until the command has started (see #spawn).
+    const held = new HeldFds()
+    try {
+      const rel = body.workdir ?? '.'
+      const workdir = refusingRaces(rel, () => openFolder(scope.workspace, rel, held))
+      if (!workdir) {
+        throw new Refusal(
+          'not_found',
+          `workdir ${JSON.stringify(normalRel(rel))} is not a directory`,
+        )
+      }
+      return await this.#spawn(scope, body, claim, { ...workdir, rel: normalRel(rel) }, network)
+    } finally {
+      held.closeAll()
+    }
+  }
 
+  async #spawn(
+    scope: Scope,
+    body: ExecStartBody,
+    claim: string,
+    workdir: { fd: number; resolved: string; rel: string },
+    network: boolean,
+  ): Promise<{ session: ExecSession; attached: boolean }> {
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
     const spool = SpoolFile.create(scope.workspace, spoolRel, this.sandbox.fileOwner, () =>
@@ -133,9 +153,13 @@ export class ExecRegistry {
       if (raced) return { session: raced, attached: true }
       throw error
     }
+    // Inside the sandbox, bubblewrap changes into the folder (its own mounts: a symlink there
+    // reaches only what the sandbox sees); the host side starts in "/". Unsandboxed, the command
+    // starts in the folder the runner holds open, reached through its descriptor.
+    const cwd = path.posix.join(scope.workspace.path, workdir.resolved)
     const env = commandEnv({
       workspace: scope.workspace.path,
-      cwd: workdir.abs,
+      cwd,
       tty: body.tty,
       execSessionId: id,
       passEnv: this.sandbox.settings.passEnv,
@@ -148,12 +172,12 @@ export class ExecRegistry {
       const launch = this.sandbox.launch({
         argv: ExecSession.argvOf(body.cmd, exec.backend),
         workspace: scope.workspace.path,
-        cwd: workdir.abs,
+        cwd,
         env,
         network: egress?.network ?? false,
       })
       session = ExecSession.spawn(exec, spool, {
-        cwd: workdir.abs,
+        cwd: this.sandbox.sandboxed ? '/' : at(workdir.fd, '.'),
         launch,
         timeLimitMs: this.sandbox.timeLimitMs,
         ...(this.sandbox.status.limits
@@ -228,19 +252,11 @@ export class ExecRegistry {
     )
     // Running when the runner stopped: the size of the (verified) spool is all there is.
     const total = record.total_output_bytes ?? spool.size()
-    const session = ExecSession.recorded(
-      {
-        id,
-        requestId: record.request_id,
-        toolCallId: record.tool_call_id,
-        command: record.command,
-        workdir: record.workdir,
-        backend: record.backend,
-        spoolRel: record.spool_path,
-      },
-      spool,
-      { exitCode: record.exit_code, exitedAt: record.exited_at, total },
-    )
+    const session = ExecSession.recorded(execInfoOf(record), spool, {
+      exitCode: record.exit_code,
+      exitedAt: record.exited_at,
+      total,
+    })
     this.#live.set(this.#key(scope, id), session)
     this.#forgetLater(scope, id, session)
     return session
@@ -253,26 +269,7 @@ export class ExecRegistry {
     startedAt: number,
     done?: ExecSession,
   ) {
-    const identity = spool.identity
-    if (!identity) throw new Error('a new spool always has an identity')
-    const text = serializeExecRecord({
-      exec_session_id: exec.id,
-      request_id: exec.requestId,
-      tool_call_id: exec.toolCallId,
-      command: exec.command,
-      workdir: exec.workdir,
-      backend: exec.backend,
-      spool_path: exec.spoolRel,
-      spool_identity: identity,
-      started_at: startedAt,
-      ...(done?.exitCode !== undefined
-        ? {
-            exit_code: done.exitCode,
-            exited_at: done.exitedAt ?? Date.now(),
-            total_output_bytes: done.total,
-          }
-        : {}),
-    })
+    const text = execRecordText(exec, spool, startedAt, done)
     const file = this.#recordFile(scope, exec.id)
     await writeFile(`${file}.tmp`, text)
     await rename(`${file}.tmp`, file)

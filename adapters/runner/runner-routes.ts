@@ -34,7 +34,6 @@ export function runnerRoutes(
   registry: ExecRegistry,
   sandbox: CommandSandbox,
 ): ReadonlyMap<string, Route> {
-  const adopt = (scope: Scope) => (abs: string) => sandbox.adopt(scope.workspace.path, abs)
   return new Map<string, Route>([
     [
       '/v1/exec/start',
@@ -107,24 +106,24 @@ export function runnerRoutes(
     ],
     [
       '/v1/files/read',
-      route(FileReadBodySchema, (scope, body) => readWorkspaceFile(scope.workspace.path, body)),
+      route(FileReadBodySchema, async (scope, body) => readWorkspaceFile(scope.workspace, body)),
     ],
     [
       '/v1/files/write',
-      route(FileWriteBodySchema, (scope, body) =>
-        writeWorkspaceFile(scope.workspace.path, body.path, body.content, adopt(scope)),
+      route(FileWriteBodySchema, async (scope, body) =>
+        writeWorkspaceFile(scope.workspace, body.path, body.content, sandbox.fileOwner),
       ),
     ],
     [
       '/v1/files/apply-patch',
       route(ApplyPatchBodySchema, (scope, body) =>
-        applyWorkspacePatch(scope.workspace.path, body.patch, adopt(scope)),
+        applyWorkspacePatch(scope.workspace, body.patch, sandbox.fileOwner),
       ),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(sandbox, scope.workspace.path, body.name, body.ref),
+        createWorktree(sandbox, scope.workspace, body.name, body.ref),
       ),
     ],
   ])

@@ -134,7 +134,6 @@ export class SpoolFile {
       place = spoolPlace(ws, this.rel, { makeFolders: false }, held)
     } catch (error) {
       if (!(error instanceof Refusal)) throw error
-      if (error.code === 'not_found') throw refuse('not_found', 'no longer exists')
       throw new Refusal(error.code, `output spool: ${error.message}`, { spool_path: this.rel })
     }
     if (!place.info) throw refuse('not_found', 'no longer exists')

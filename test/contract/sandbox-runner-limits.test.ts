@@ -209,6 +209,22 @@ describe('without a sandbox', () => {
     expect(env.output).not.toContain(secret)
     const busy = await runToEnd(client, fresh(), 'while :; do :; done')
     expect(busy.exitCode).toBe(152)
+    // It starts in its workdir (through the runner's descriptor of it, not by its name).
+    const scope = fresh()
+    value(await client.writeFile(scope, { path: 'sub/here.txt', content: 'in sub\n' }))
+    const inSub = value(
+      await client.start(scope, {
+        requestId: `req_unsandboxed_workdir_${Date.now()}`,
+        toolCallId: 'call_workdir',
+        cmd: 'cat here.txt; pwd -P',
+        workdir: 'sub',
+        tty: false,
+        yieldTimeMs: 5000,
+        maxOutputBytes: 4096,
+      }),
+    )
+    const workspace = join(root, `r${before}`, scope.tenant, scope.sessionId)
+    expect(inSub.output.head).toBe(`in sub\n${join(workspace, 'sub')}\n`)
   })
 
   it('TURNLINE_SANDBOX=require: a runner whose sandbox cannot work refuses to start, saying why', async () => {
