@@ -28,7 +28,6 @@ import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
-import { limitedSessionApi } from './tenancy/limited-session-api.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 
@@ -53,7 +52,10 @@ export interface AppOptions {
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
-  /** Per-tenant limits and usage: 429s, RateLimit headers, `GET /v1/usage`. None when absent. */
+  /**
+   * Per-tenant limits and usage: the request window's 429s and RateLimit headers, `GET /v1/usage`.
+   * None when absent. Turn admission and quotas are the engine's (ServiceDeps.admission).
+   */
   tenancy?: Tenancy
   /**
    * Without keys: the Host names accepted besides loopback (TURNLINE_ALLOWED_HOSTS), or `any`
@@ -78,7 +80,7 @@ const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
-  const api = options.tenancy ? limitedSessionApi(options.api, options.tenancy) : options.api
+  const { api } = options
   const ctx: RouteContext = {
     api: options.requestLog ? loggedSessionApi(api, options.requestLog) : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },

@@ -17,8 +17,8 @@ import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
 import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
-import { usageMeter } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
+import { tenantAdmission } from './tenancy/tenant-admission.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
@@ -173,7 +173,7 @@ export async function createDeps(
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
-    meter: usageMeter(tenancy),
+    admission: tenantAdmission(tenancy),
   }
   return {
     service,

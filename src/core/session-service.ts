@@ -20,6 +20,7 @@ import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
+import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
@@ -161,6 +162,8 @@ export class SessionService extends AgentLayerService implements SessionApi {
     } catch (error) {
       // Another invocation is continuing the turn already (a later turn request or a retry).
       if (isTurnlineError(error, 'session_busy')) return { resumed: false }
+      // Refused for the tenant's quota or turn slots (429): the turn still waits on the command,
+      // so the runner's redelivery or the tenant's next turn without input continues it.
       throw error
     }
   }
@@ -232,19 +235,23 @@ export class SessionService extends AgentLayerService implements SessionApi {
         details: { field: 'prompt' },
       })
     }
-    const created = await this.createSession(tenant, config)
-    const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
-    options.onEvent?.(events[0] as ThreadEvent, 0)
-    const turn = await this.stepTurn(tenant, created.session_id, { input: prompt }, options)
-    events.push(...turn.events)
-    if (turn.status !== 'terminal') {
-      const end = await this.complete(tenant, created.session_id, {
-        ...options,
-        idempotencyKey: undefined,
-      })
-      events.push(...end.events)
-    }
-    return { session_id: created.session_id, events }
+    // One admitted step: the turn runs in its slot, the session is created only once admitted.
+    return admitStep(this.deps, tenant, undefined, async (admitted) => {
+      const created = await this.createSession(tenant, config)
+      const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
+      options.onEvent?.(events[0] as ThreadEvent, 0)
+      const ref = await this.locator.locate(tenant, created.session_id)
+      const turn = await stepTurn(this.deps, ref, { input: prompt }, options, admitted)
+      events.push(...turn.events)
+      if (turn.status !== 'terminal') {
+        const end = await endSession(this.deps, ref, 'complete', {
+          ...options,
+          idempotencyKey: undefined,
+        })
+        events.push(...end.events)
+      }
+      return { session_id: created.session_id, events }
+    })
   }
 }
 

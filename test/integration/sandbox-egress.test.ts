@@ -40,7 +40,7 @@ beforeAll(async () => {
   redisPort = Number(new URL(redisUrl).port)
   server = startNodeEntry({
     PORT: '0',
-    TURNLINE_DATA_DIR: dataDir,
+    TURNLINE_DATA_DIR: join(dataDir, 'data'),
     TURNLINE_API_KEYS: `${KEY}=acme`,
     OPENAI_API_KEY: 'sk-egress-test',
     OPENAI_BASE_URL: mock.baseURL,

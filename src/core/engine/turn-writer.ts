@@ -43,6 +43,11 @@ export class TurnWriter {
     return this.current
   }
 
+  /** Whether this invocation committed a batch already. */
+  get committed(): boolean {
+    return this.current.lastBatch >= this.firstBatch
+  }
+
   /** The record a retried Idempotency-Key is answered from, kept in state (newest 16). */
   remember(record: Omit<TurnRecord, 'key' | 'first_batch' | 'last_batch'>): TurnRecord {
     const full: TurnRecord = {

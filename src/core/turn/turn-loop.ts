@@ -4,7 +4,6 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
-import type { ModelCallCharge } from '../engine/service-deps.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import {
   limitAfterResponse,
@@ -15,7 +14,6 @@ import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/bud
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
-import { estimateCostUsd } from '../model/pricing.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -25,7 +23,8 @@ export interface TurnLoopContext {
   /** Mutated in place: usage, counters, cost, last text, open turn. */
   state: EngineState
   open: OpenTurn
-  model: ModelClient
+  /** The client of one model request, named within the session (reserved and settled). */
+  model: (step: string) => ModelClient
   settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
@@ -35,8 +34,6 @@ export interface TurnLoopContext {
   signal?: AbortSignal
   /** Told of every model request made (operator metrics). */
   onModelCall?: () => void
-  /** Told of every model response's usage and cost, awaited (per-tenant quotas). */
-  meter?: (call: ModelCallCharge) => Promise<void>
 }
 
 export type TurnEnd =
@@ -88,7 +85,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
       return runModelStep({
         dispatcher,
         nextItemId: calls.nextItemId,
-        model: ctx.model,
+        // Named by the session's request count: a retried request is the same call.
+        model: ctx.model(`${open.turn_id}/request-${state.model_requests + 1}`),
         request: {
           model: settings.name,
           api: settings.api,
@@ -128,10 +126,6 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)
-    await ctx.meter?.({
-      usage: response.usage,
-      costUsd: price ? estimateCostUsd(response.usage, price) : null,
-    })
     if (!price && limits.max_budget_usd !== undefined && !state.pricing_warned) {
       state.pricing_warned = true
       calls.warnings.push(pricingWarning(ctx.settings.name))
