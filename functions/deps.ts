@@ -19,6 +19,7 @@ import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
 import { tenantAdmission } from './tenancy/tenant-admission.ts'
+import { type TenantFetchOptions, tenantFetches } from './tenant-fetch.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
@@ -27,12 +28,15 @@ import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
  * embedded filesystem store exists on Node and Deno, so it is passed in rather than imported
  * here (a Worker bundle must not pull in `node:fs`).
  */
-export interface DepsOptions {
+export interface DepsOptions extends TenantFetchOptions {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
   memoryStoreByDefault?: boolean
-  /** fetch for the model client, HTTP tools and MCP servers (default: the global one). */
+  /**
+   * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
+   * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).
+   */
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
@@ -123,6 +127,9 @@ export async function createDeps(
   if (singleTenant) {
     notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')
   }
+  const allowedHosts =
+    config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : [])
+  const tenantFetch = tenantFetches(config, allowedHosts, options, fetchImpl)
   const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
   notices.push(modelChoice.notice)
 
@@ -153,8 +160,8 @@ export async function createDeps(
     clock: systemClock,
     ids: randomIds,
     tools: {
-      fetch: fetchImpl,
-      allowedHosts: config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : []),
+      fetch: tenantFetch.tools,
+      allowedHosts,
       secretFor: secrets.secretFor,
       timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
@@ -168,7 +175,7 @@ export async function createDeps(
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {
-      client: createSdkMcpClient({ fetch: fetchImpl }),
+      client: createSdkMcpClient({ fetch: tenantFetch.mcp }),
       servers: config.TURNLINE_MCP_SERVERS ?? [],
     },
     ...(options.log ? { log: options.log } : {}),

@@ -22,6 +22,8 @@ const isolate = isolateApp(
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).
       reachableFromAnywhere: true,
+      // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
+      publicOnlyFetch: true,
     }).then(claimedDeps),
   (line) => console.log(line),
 )
