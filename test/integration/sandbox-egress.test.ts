@@ -53,6 +53,8 @@ beforeAll(async () => {
     OPENAI_BASE_URL: mock.baseURL,
     TURNLINE_MODEL: 'gpt-4o-mini',
     REDIS_URL: redisUrl,
+    // The shared test Redis holds other deployments' keys: this one gets its own.
+    TURNLINE_REDIS_NAMESPACE: `egress-${randomBytes(6).toString('hex')}`,
     TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port}`,
     TURNLINE_EGRESS_DNS: dns.address,
     // Tenants pick their tools' hosts: every address is checked when a call connects.
