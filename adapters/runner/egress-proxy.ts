@@ -52,7 +52,8 @@ export class EgressProxy {
     return new EgressProxy(dir, options.policy, options.owner, options.log)
   }
 
-  async open(identity: EgressIdentity): Promise<CommandEgress> {
+  /** `owner`: whom the socket is for, when not the proxy's `owner` (a tenant's own uid). */
+  async open(identity: EgressIdentity, owner = this.owner): Promise<CommandEgress> {
     const socket = path.join(this.dir, `${identity.execSessionId}.sock`)
     const check: EgressCheck = async (method, host, port) => {
       const decision = await this.policy.check(host, port)
@@ -87,7 +88,7 @@ export class EgressProxy {
       server.once('error', reject)
       server.listen(socket, () => resolve())
     })
-    if (this.owner) await chown(socket, this.owner.uid, this.owner.gid)
+    if (owner) await chown(socket, owner.uid, owner.gid)
     await chmod(socket, 0o600)
     let closing: Promise<void> | undefined
     const close = () => {

@@ -5,12 +5,14 @@ import type { TenantLimits } from '../../src/contract/tenancy.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { signMessage } from '../support/signed-callback.ts'
 import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
+import { until } from '../support/until.ts'
 
 /**
  * Every route that steps a turn or may call a model is admitted by the same gate: over the
- * tenant's daily token quota each answers 429 `quota_exceeded` before the model is asked (the
- * mock model fails the test on any request) and before anything is written, so the same call
- * succeeds once the quota allows. Real HTTP on S3 + Upstash (the limiter in redis-server).
+ * tenant's daily token quota, or with its turn slots taken, each answers 429 before the model is
+ * asked (the mock model fails the test on any request) and before anything is written, so the
+ * same call succeeds once the limits allow. Real HTTP on S3 + Upstash (the limiter in
+ * redis-server).
  */
 const run = crypto.randomUUID().slice(0, 8)
 const KEY = `paths-key-${run}-0123456789`
@@ -81,7 +83,7 @@ function delivery(id: string) {
 }
 
 describe('every turn-stepping route is admitted', () => {
-  it('over the daily quota: 429 quota_exceeded before any model call, nothing lost', async () => {
+  it('over the quota or the turn slots: 429 before any model call, nothing lost', async () => {
     const { mock } = deployment
     const usage = { input_tokens: 10, output_tokens: 5 }
     // While the tenant is unlimited: a turn waiting for a permission, a plan waiting for
@@ -119,20 +121,35 @@ describe('every turn-stepping route is admitted', () => {
       ['loop step', () => post(`/v1/loops/${loop_id}/step`)],
       ['webhook run', () => delivery(hookId)],
     ]
-    for (const [name, send] of refused) {
-      const res = await send()
-      const text = await res.text()
-      expect(res.status, `${name}: ${text}`).toBe(429)
-      expect(JSON.parse(text), name).toMatchObject({
-        error: { code: 'quota_exceeded', details: { quota: 'tokens', limit: 45, used: 45 } },
-      })
-      expect(Number(res.headers.get('retry-after')), name).toBeGreaterThan(0)
-    }
+    await expectRefused(refused, {
+      code: 'quota_exceeded',
+      details: { quota: 'tokens', limit: 45, used: 45 },
+    })
     expect(mock.requests).toHaveLength(0)
     mock.assertDone()
 
+    // One turn slot, held by a turn whose model call waits: every other step is refused.
+    await limit({ tokens_per_day: 10_000, concurrent_turns: 1 })
+    let unblock = () => {}
+    const blocked = new Promise<void>((resolve) => {
+      unblock = resolve
+    })
+    mock.respond(async () => {
+      await blocked
+      return { text: 'held', usage }
+    })
+    const holder = post(`/v1/sessions/${await session()}/turns`, { input: 'hold the slot' })
+    await until('the held turn', () => (mock.requests.length === 1 ? true : undefined))
+    await expectRefused(refused, {
+      code: 'too_many_concurrent_turns',
+      details: { limit: 1, active: 1 },
+    })
+    expect(mock.requests).toHaveLength(1)
+    unblock()
+    expect((await holder).status).toBe(200)
+    mock.reset()
+
     // Nothing was lost: with room again, the same calls go through (one model call each).
-    await limit({ tokens_per_day: 10_000 })
     mock.enqueue({ text: 'built it', usage }, { text: 'triaged', usage })
     const decided = await post(`/v1/sessions/${permission}/permissions`, allowLookup)
     expect(decided.status).toBe(200)
@@ -178,3 +195,17 @@ describe('every turn-stepping route is admitted', () => {
 })
 
 const allowLookup = { tool_name: 'lookup', decision: 'allow' }
+
+/** Each call answers 429 with `error` and a Retry-After. */
+async function expectRefused(
+  calls: [string, () => Promise<Response>][],
+  error: { code: string; details: object },
+): Promise<void> {
+  for (const [name, send] of calls) {
+    const res = await send()
+    const text = await res.text()
+    expect(res.status, `${name}: ${text}`).toBe(429)
+    expect(JSON.parse(text), name).toMatchObject({ error })
+    expect(Number(res.headers.get('retry-after')), name).toBeGreaterThan(0)
+  }
+}
