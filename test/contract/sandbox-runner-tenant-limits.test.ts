@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
+import { chmod, chown, lstat, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -252,6 +252,47 @@ describe('each process limit alone', () => {
       await bombStopsThere(on)
     } finally {
       await alone.stop()
+    }
+  })
+})
+
+describe('workspaces of the shared uid', () => {
+  it("are handed to the tenant's own uid once, never through a symlink", async () => {
+    const at = join(root, 'handover')
+    const where = scope('legacy')
+    const outside = join(root, 'outside.txt')
+    await writeFile(outside, 'not the tenant’s')
+    await chown(outside, 65534, 65534)
+    const before = await runnerWithClient({
+      root: at,
+      secret,
+      env: { TURNLINE_SANDBOX_TENANT_UIDS: 'off' },
+    })
+    try {
+      const made = await runToEnd(
+        before.client,
+        where,
+        `mkdir -p deep/er && echo x > deep/er/file && ln -s ${outside} link && id -u`,
+      )
+      expect(made.output).toBe('65534\n')
+    } finally {
+      await before.process.stop()
+    }
+    const after = await runnerWithClient({ root: at, secret })
+    try {
+      // Another session of the tenant first: every workspace of it is handed over at once.
+      await runToEnd(after.client, scope('legacy'), 'true')
+      const uid = await tenantUid(at, 'legacy')
+      const seen = await runToEnd(after.client, where, 'echo more >> deep/er/file && id -u')
+      expect(seen.output).toBe(`${uid}\n`)
+      const ws = join(at, 'legacy', where.sessionId)
+      for (const path of [ws, join(ws, 'deep'), join(ws, 'deep/er/file')]) {
+        expect((await stat(path)).uid).toBe(uid)
+      }
+      expect((await lstat(join(ws, 'link'))).uid).toBe(uid)
+      expect((await stat(outside)).uid).toBe(65534)
+    } finally {
+      await after.process.stop()
     }
   })
 })
