@@ -10,6 +10,19 @@ import type { ServiceDeps } from './service-deps.ts'
 import { rememberCommittedState } from './writable-state.ts'
 
 /**
+ * The named points at which an invocation commits a batch (the session log's only commit
+ * point, `SessionStore.commit`), in the order a turn may reach them:
+ *
+ * - `before_tools`: the open turn with its invocations, before the first side-effecting tool
+ *   runs (a crash after it reports them interrupted, never runs them again); no maintenance.
+ * - `history_reset`: a compaction or context reset replaced the transcript; the store follows
+ *   it with a checkpoint, so rehydration reads the new segment only.
+ * - `turn_end`: how every invocation ends (`respond`): its last events and state; the manifest
+ *   write after it is left running (`manifestWritten`) to overlap with the coordinator's end.
+ */
+export type CommitPoint = 'before_tools' | 'history_reset' | 'turn_end'
+
+/**
  * What one invocation writes: the dispatcher of its events, the transcript it extends and the
  * engine state it changes, committed as batches after the snapshot it started from.
  */
@@ -81,21 +94,18 @@ export class TurnWriter {
     this.appliedIntents.push(...ids)
   }
 
-  /** The manifest write a commit with `overlapManifest` left running (never rejects). */
+  /** The manifest write the `turn_end` commit left running (never rejects). */
   get manifestWritten(): Promise<void> | undefined {
     return this.manifestWrite
   }
 
   /**
-   * Commits pending events, transcript delta and state (without `config`, written once). With
-   * `overlapManifest` (the last commit of an invocation), the manifest write after the commit
-   * point is left running as `manifestWritten`.
+   * Commits pending events, transcript delta and state (without `config`, written once) at one
+   * of the named commit points (`CommitPoint`).
    */
-  async commit(
-    turnId: string,
-    maintain: boolean,
-    options: { overlapManifest?: boolean } = {},
-  ): Promise<void> {
+  async commit(turnId: string, point: CommitPoint): Promise<void> {
+    // Maintenance (checkpoint, rollup, manifest) follows every commit but the one before tools.
+    const maintain = point !== 'before_tools'
     const { config: _config, ...rest } = this.state
     const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
     const { events, lines } = this.dispatcher.takeWithLines()
@@ -114,7 +124,7 @@ export class TurnWriter {
         state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
-      { maintain, ...(options.overlapManifest ? { overlapManifest: true } : {}) },
+      { maintain, ...(point === 'turn_end' ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
     this.historyReset = false

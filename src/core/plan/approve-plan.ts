@@ -1,8 +1,7 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
-import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -14,6 +13,7 @@ import { sessionHandoff } from '../handoff/handoff-step.ts'
 import { agentState } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { driveTurn } from '../turn/drive-turn.ts'
+import { TurnMachine } from '../turn/turn-machine.ts'
 import { planHandoffRequest, renderHandoffPrompt } from './handoff-prompt.ts'
 import { resolvePlanApproval } from './plan-decision.ts'
 
@@ -72,23 +72,15 @@ export async function approvePlan(
       const turnId = resolved.event.turn_id
       return respond(deps, ref, writer, { turnId, status: 'completed', remember: false })
     }
-    state.turn_counter += 1
-    const open: OpenTurn = {
-      turn_id: `turn-${state.turn_counter}`,
-      pending_calls: [],
-      tools_running: false,
-      usage: { ...ZERO_USAGE },
-      tool_loops: 0,
-    }
+    const turn = TurnMachine.opening(state)
     writer.dispatcher.emit({ type: 'turn.started' })
     return driveTurn({
       deps,
       ref,
       lease,
       threadId: snapshot.threadId,
-      state,
+      turn,
       writer,
-      open,
       options,
       turnStart: writer.history.length - 1,
       ackIntents: [],

@@ -1,4 +1,4 @@
-import type { OpenTurn, PendingCall } from '../../contract/engine-state.ts'
+import type { PendingCall } from '../../contract/engine-state.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { HookConfig } from '../../contract/hook-config.ts'
@@ -16,13 +16,15 @@ import {
   rejectionToolMessage,
 } from '../permissions/rejected-tool.ts'
 import { gateToolCall } from '../permissions/tool-gate.ts'
+import type { TurnMachine } from '../turn/turn-machine.ts'
 import { checkArguments } from './tool-arguments.ts'
 import type { ToolRunContext, ToolRunResult } from './tool-handler.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 import { INTERRUPTED_OUTPUT, recordToolResult } from './tool-result.ts'
 
 export interface ToolCallContext {
-  open: OpenTurn
+  /** The open turn; its pending calls change only through its transitions. */
+  turn: TurnMachine
   dispatcher: EventDispatcher
   history: HistoryMessage[]
   tools: ToolRegistry
@@ -48,7 +50,8 @@ export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
  * them. A run that would outlive the invocation stops the turn `waiting`.
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
-  const { open } = ctx
+  const { turn } = ctx
+  const { open } = turn
   if (open.waiting) {
     const resumed = await resumeWaiting(ctx)
     if (resumed !== 'done') return resumed
@@ -66,15 +69,15 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
           ? parsed.reason
           : 'invalid arguments'
       recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
-      open.pending_calls.shift()
+      turn.apply({ type: 'call_settled', itemId: call.item_id })
       continue
     }
 
     const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
     if (decided && decided.decision !== 'allow') {
       reject(ctx, call, decided.decision, decided.message)
-      delete open.approval
-      open.pending_calls.shift()
+      turn.apply({ type: 'approval_used' })
+      turn.apply({ type: 'call_settled', itemId: call.item_id })
       continue
     }
     const gate = await gateToolCall({
@@ -90,44 +93,48 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
     })
     if (gate.kind === 'ask') {
       ctx.dispatcher.emit(gate.event)
-      open.pending_permission = gate.pending
-      open.tools_running = false
+      turn.apply({ type: 'permission_requested', pending: gate.pending })
       return 'awaiting_approval'
     }
-    delete open.approval
+    turn.apply({ type: 'approval_used' })
     if (gate.kind === 'reject') {
       ctx.warnings.push(...gate.warnings)
       for (const event of gate.events) ctx.dispatcher.emit(event)
       ctx.history.push(gate.toolMessage)
-      open.pending_calls.shift()
+      turn.apply({ type: 'call_settled', itemId: call.item_id })
       continue
     }
     ctx.warnings.push(...gate.warnings)
     // Approved after the turn stopped: the invocation's snapshot marks it running again.
     if (decided) ctx.dispatcher.emit(runningSnapshot(call))
     if (!open.tools_running) {
-      open.tools_running = true
+      turn.apply({ type: 'tools_started' })
       await ctx.checkpoint()
     }
     const result = await handler.run(parsed.value, ctx.runContext(call))
     if (result.kind === 'pending') {
-      open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+      turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
       ctx.dispatcher.emit(runningSnapshot(call))
       return 'waiting'
     }
     await finishCall(ctx, call, result)
   }
-  open.tools_running = false
+  turn.apply({ type: 'tools_settled' })
   return 'done'
+}
+
+function resumeOf(result: Extract<ToolRunResult, { kind: 'pending' }>) {
+  return result.resume as Record<string, JsonValue>
 }
 
 /** A call whose run was still going when an earlier invocation returned `waiting`. */
 async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
-  const waiting = ctx.open.waiting
-  const call = ctx.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
+  const { turn } = ctx
+  const waiting = turn.open.waiting
+  const call = turn.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
   const handler = call && ctx.tools.get(call.tool_name)
   if (!waiting || !call || !handler?.resume) {
-    delete ctx.open.waiting
+    turn.apply({ type: 'wait_dropped' })
     if (call) {
       recordToolResult(
         ctx.dispatcher,
@@ -137,7 +144,7 @@ async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
         'error',
         'the wait could not be resumed',
       )
-      ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c !== call)
+      turn.apply({ type: 'call_settled', itemId: call.item_id })
     }
     return 'done'
   }
@@ -156,7 +163,7 @@ async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
     }
   }
   if (result.kind === 'pending') {
-    ctx.open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+    turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
     return 'waiting'
   }
   await finishCall(ctx, call, result)
@@ -197,8 +204,7 @@ export async function finishCall(
     },
   )
   for (const event of result.events ?? []) ctx.dispatcher.emit(event)
-  ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c.item_id !== call.item_id)
-  delete ctx.open.waiting
+  ctx.turn.apply({ type: 'call_settled', itemId: call.item_id })
   const outcome = await runHooks(
     'post_tool_use',
     postToolUsePayload(ctx.hookContext, {
@@ -214,12 +220,12 @@ export async function finishCall(
 }
 
 /** Calls committed before a crash whose result never was: reported failed, never re-run. */
-export function resolveInterrupted(ctx: Pick<ToolCallContext, 'open' | 'dispatcher' | 'history'>) {
-  for (const call of ctx.open.pending_calls) {
+export function resolveInterrupted(ctx: Pick<ToolCallContext, 'turn' | 'dispatcher' | 'history'>) {
+  for (const call of ctx.turn.open.pending_calls) {
     recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'error', INTERRUPTED_OUTPUT)
   }
-  ctx.open.pending_calls = []
-  ctx.open.tools_running = false
+  ctx.turn.apply({ type: 'calls_abandoned' })
+  ctx.turn.apply({ type: 'tools_settled' })
 }
 
 function reject(
