@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 /**
  * The layout's rules (docs/architecture.md), checked on every run: which folder may import
  * which, no import cycles, no platform or SDK imports in src/ and client/, zod schemas only in
- * src/contract, and files of at most 300 lines (schema files in src/contract: 500).
+ * src/contract, files of at most 300 lines (schema files in src/contract: 500), and functions
+ * in src/core of at most 60 lines unless their comment gives the reason (`Long: …`).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -106,6 +107,42 @@ function resolveRelative(from: string, specifier: string): string {
 }
 
 const files = SOURCE_ROOTS.flatMap(walk).map(read)
+
+/** Longest function in src/core without a `Long:` reason in the comment before it. */
+const MAX_FUNCTION_LINES = 60
+
+function isFunctionWithBody(node: ts.Node): boolean {
+  return (
+    (ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isConstructorDeclaration(node)) &&
+    node.body !== undefined
+  )
+}
+
+const lineOf = (source: ts.SourceFile, pos: number) =>
+  source.getLineAndCharacterOfPosition(pos).line
+
+/**
+ * The comments before a function: its own, or those of the statement, property or argument
+ * it is the value of (an arrow function assigned to a const, a method of an object literal).
+ */
+function leadingComment(node: ts.Node): string {
+  const text = node.getSourceFile().getFullText()
+  let comments = ''
+  for (
+    let at: ts.Node | undefined = node;
+    at && !ts.isSourceFile(at) && !ts.isBlock(at);
+    at = at.parent
+  ) {
+    for (const range of ts.getLeadingCommentRanges(text, at.getFullStart()) ?? []) {
+      comments += `${text.slice(range.pos, range.end)}\n`
+    }
+  }
+  return comments
+}
 const byName = new Map(files.map((f) => [f.file, f]))
 
 describe('architecture', () => {
@@ -257,6 +294,46 @@ describe('architecture', () => {
       'src/core/turn/step-turn.ts',
     ])
     expect(importers('src/core/turn/turn-loop.ts')).toEqual(['src/core/turn/drive-turn.ts'])
+  })
+
+  it('keeps functions in src/core at most 60 lines, unless their comment says why (Long:)', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/core/')) continue
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      const visit = (node: ts.Node): void => {
+        if (isFunctionWithBody(node)) {
+          const lines = lineOf(source, node.end) - lineOf(source, node.getStart(source)) + 1
+          if (lines > MAX_FUNCTION_LINES && !/\bLong: \S/.test(leadingComment(node))) {
+            problems.push(`${file}:${lineOf(source, node.getStart(source)) + 1}: ${lines} lines`)
+          }
+        }
+        ts.forEachChild(node, visit)
+      }
+      visit(source)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('passes no bare boolean to a function in src/core (a named field says what it means)', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/core/')) continue
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      const visit = (node: ts.Node): void => {
+        if (isFunctionWithBody(node)) {
+          for (const parameter of (node as ts.FunctionLikeDeclaration).parameters) {
+            if (parameter.type?.kind === ts.SyntaxKind.BooleanKeyword) {
+              const line = lineOf(source, parameter.getStart(source)) + 1
+              problems.push(`${file}:${line}: ${parameter.name.getText(source)}: boolean`)
+            }
+          }
+        }
+        ts.forEachChild(node, visit)
+      }
+      visit(source)
+    }
+    expect(problems).toEqual([])
   })
 
   it('has no file name twice under src/', () => {

@@ -93,7 +93,12 @@ describe('turn transitions', () => {
   it('asks for a permission, records the decision, and uses it once', () => {
     let frame = openedTurn(session())
     frame = turnTransition(frame, { type: 'tools_started' })
-    const pending = { item_id: 'item_0', tool_name: 'lookup', requested_at: 1 }
+    const pending = {
+      item_id: 'item_0',
+      tool_call_id: 'call_0',
+      tool_name: 'lookup',
+      requested_at: 1,
+    }
     frame = turnTransition(frame, { type: 'permission_requested', pending })
     expect(frame.open).toMatchObject({ pending_permission: pending, tools_running: false })
     const approval = { item_id: 'item_0', decision: 'allow' as const }

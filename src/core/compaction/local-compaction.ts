@@ -107,7 +107,7 @@ export function planLocalCompaction(
   options: PlanOptions,
 ): PlanResult {
   const source = stripMemoryEnvelope(history)
-  if (source.length === 0 || tooShortToCompact(source, options.force)) {
+  if (source.length === 0 || tooShortToCompact(source, { force: options.force })) {
     return { kind: 'skip', reason: 'too_short' }
   }
   return {

@@ -137,7 +137,7 @@ export class TurnCompaction {
       (opaque ||
         (harness.compact_on_model_switch &&
           harness.auto_compaction_enabled &&
-          !tooShortToCompact(writer.history, false)))
+          !tooShortToCompact(writer.history, { force: false })))
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return

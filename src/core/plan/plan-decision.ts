@@ -57,7 +57,10 @@ export interface ResolvedPlanApproval {
   reset?: ContextResetEvent
 }
 
-/** Applies `POST …/plan-approval` to the waiting plan; 409 when no plan waits. */
+/**
+ * Applies `POST …/plan-approval` to the waiting plan; 409 when no plan waits.
+ * Long: one decision table over the approval's outcomes.
+ */
 export function resolvePlanApproval(
   pending: PendingPlanApproval | undefined,
   request: PlanApprovalRequest,

@@ -51,76 +51,90 @@ export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   const { turn } = ctx
-  const { open } = turn
-  if (open.waiting) {
+  if (turn.open.waiting) {
     const resumed = await resumeWaiting(ctx)
     if (resumed !== 'done') return resumed
   }
-  while (open.pending_calls.length > 0) {
-    const call = open.pending_calls[0] as PendingCall
-    const handler = ctx.tools.get(call.tool_name)
-    const parsed = handler
-      ? checkArguments(call.arguments, handler.definition.parameters)
-      : undefined
-    if (!handler || !parsed?.ok) {
-      const why = !handler
-        ? `unknown tool ${JSON.stringify(call.tool_name)}; available: ${ctx.tools.names.join(', ') || 'none'}`
-        : parsed && !parsed.ok
-          ? parsed.reason
-          : 'invalid arguments'
-      recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
-      turn.apply({ type: 'call_settled', itemId: call.item_id })
-      continue
-    }
-
-    const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
-    if (decided && decided.decision !== 'allow') {
-      reject(ctx, call, decided.decision, decided.message)
-      turn.apply({ type: 'approval_used' })
-      turn.apply({ type: 'call_settled', itemId: call.item_id })
-      continue
-    }
-    const gate = await gateToolCall({
-      policy: ctx.policy,
-      call,
-      readOnly: handler.readOnly,
-      approved: decided?.decision === 'allow',
-      hooks: ctx.hooks,
-      hookDeps: ctx.hookDeps,
-      hookContext: ctx.hookContext,
-      now: ctx.now(),
-      nextItemId: ctx.nextItemId,
-    })
-    if (gate.kind === 'ask') {
-      ctx.dispatcher.emit(gate.event)
-      turn.apply({ type: 'permission_requested', pending: gate.pending })
-      return 'awaiting_approval'
-    }
-    turn.apply({ type: 'approval_used' })
-    if (gate.kind === 'reject') {
-      ctx.warnings.push(...gate.warnings)
-      for (const event of gate.events) ctx.dispatcher.emit(event)
-      ctx.history.push(gate.toolMessage)
-      turn.apply({ type: 'call_settled', itemId: call.item_id })
-      continue
-    }
-    ctx.warnings.push(...gate.warnings)
-    // Approved after the turn stopped: the invocation's snapshot marks it running again.
-    if (decided) ctx.dispatcher.emit(runningSnapshot(call))
-    if (!open.tools_running) {
-      turn.apply({ type: 'tools_started' })
-      await ctx.checkpoint()
-    }
-    const result = await handler.run(parsed.value, ctx.runContext(call))
-    if (result.kind === 'pending') {
-      turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
-      ctx.dispatcher.emit(runningSnapshot(call))
-      return 'waiting'
-    }
-    await finishCall(ctx, call, result)
+  while (turn.open.pending_calls.length > 0) {
+    const stopped = await nextCall(ctx, turn.open.pending_calls[0] as PendingCall)
+    if (stopped) return stopped
   }
   turn.apply({ type: 'tools_settled' })
   return 'done'
+}
+
+/** The first pending call, settled or run; how the turn stops for it, if it does. */
+async function nextCall(
+  ctx: ToolCallContext,
+  call: PendingCall,
+): Promise<Exclude<ToolCallsEnd, 'done'> | undefined> {
+  const { turn } = ctx
+  const { open } = turn
+  const checked = checkedCall(ctx, call)
+  if (!checked) return undefined
+  const { handler, parsed } = checked
+
+  const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
+  if (decided && decided.decision !== 'allow') {
+    reject(ctx, call, decided.decision, decided.message)
+    turn.apply({ type: 'approval_used' })
+    turn.apply({ type: 'call_settled', itemId: call.item_id })
+    return undefined
+  }
+  const gate = await gateToolCall({
+    policy: ctx.policy,
+    call,
+    readOnly: handler.readOnly,
+    approved: decided?.decision === 'allow',
+    hooks: ctx.hooks,
+    hookDeps: ctx.hookDeps,
+    hookContext: ctx.hookContext,
+    now: ctx.now(),
+    nextItemId: ctx.nextItemId,
+  })
+  if (gate.kind === 'ask') {
+    ctx.dispatcher.emit(gate.event)
+    turn.apply({ type: 'permission_requested', pending: gate.pending })
+    return 'awaiting_approval'
+  }
+  turn.apply({ type: 'approval_used' })
+  if (gate.kind === 'reject') {
+    ctx.warnings.push(...gate.warnings)
+    for (const event of gate.events) ctx.dispatcher.emit(event)
+    ctx.history.push(gate.toolMessage)
+    turn.apply({ type: 'call_settled', itemId: call.item_id })
+    return undefined
+  }
+  ctx.warnings.push(...gate.warnings)
+  // Approved after the turn stopped: the invocation's snapshot marks it running again.
+  if (decided) ctx.dispatcher.emit(runningSnapshot(call))
+  if (!open.tools_running) {
+    turn.apply({ type: 'tools_started' })
+    await ctx.checkpoint()
+  }
+  const result = await handler.run(parsed.value, ctx.runContext(call))
+  if (result.kind === 'pending') {
+    turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
+    ctx.dispatcher.emit(runningSnapshot(call))
+    return 'waiting'
+  }
+  await finishCall(ctx, call, result)
+  return undefined
+}
+
+/** The call's handler and arguments; an unknown tool or invalid arguments settle it `invalid_tool`. */
+function checkedCall(ctx: ToolCallContext, call: PendingCall) {
+  const handler = ctx.tools.get(call.tool_name)
+  const parsed = handler ? checkArguments(call.arguments, handler.definition.parameters) : undefined
+  if (handler && parsed?.ok) return { handler, parsed }
+  const why = !handler
+    ? `unknown tool ${JSON.stringify(call.tool_name)}; available: ${ctx.tools.names.join(', ') || 'none'}`
+    : parsed && !parsed.ok
+      ? parsed.reason
+      : 'invalid arguments'
+  recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
+  ctx.turn.apply({ type: 'call_settled', itemId: call.item_id })
+  return undefined
 }
 
 function resumeOf(result: Extract<ToolRunResult, { kind: 'pending' }>) {

@@ -85,21 +85,12 @@ export async function driveTurn(input: DriveTurnInput) {
       heartbeat,
     }),
   )
-  let status = await settleEnd(input, end, warnings)
+  const settled = await settleEnd(input, end, warnings)
   recordTurnChanges(turn.state, turn.open.turn_id, writer.dispatcher.all())
-  const signal = status === 'completed' || status === 'failed' ? status : 'other'
+  const signal = settled === 'completed' || settled === 'failed' ? settled : 'other'
   await noteTurnSignal(deps, ref, turn.state, signal, warnings)
   await compaction.finish(signal)
-  if (turn.state.end_after_turn && (status === 'completed' || status === 'failed')) {
-    // An automation run ends its thread with its turn, in the same commit.
-    const completion = completionOf(turn.state)
-    const reason =
-      completion.subtype === 'success' ? undefined : (turn.state.last_failure ?? undefined)
-    writer.dispatcher.emit(
-      threadCompletedEvent(input.threadId, ref.sessionId, turn.state, completion, reason),
-    )
-    status = 'terminal'
-  }
+  const status = endThreadAfterTurn(input, settled)
   const answer = await respond(deps, ref, writer, {
     turnId: turn.open.turn_id,
     status,
@@ -107,6 +98,18 @@ export async function driveTurn(input: DriveTurnInput) {
     remember: true,
   })
   return { ...answer, ackIntents: input.ackIntents }
+}
+
+/** An automation run ends its thread with its turn, in the same commit: then `terminal`. */
+function endThreadAfterTurn(input: DriveTurnInput, status: TurnStatus): TurnStatus {
+  const { state } = input.turn
+  if (!state.end_after_turn || (status !== 'completed' && status !== 'failed')) return status
+  const completion = completionOf(state)
+  const reason = completion.subtype === 'success' ? undefined : (state.last_failure ?? undefined)
+  input.writer.dispatcher.emit(
+    threadCompletedEvent(input.threadId, input.ref.sessionId, state, completion, reason),
+  )
+  return 'terminal'
 }
 
 function modelOwner(input: DriveTurnInput, settings: ResolvedModelSettings | undefined) {

@@ -164,7 +164,7 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
       why: 'interrupted',
     })
   const turnStart = history.length
-  const starting = turnStartMessages(state, request.input !== undefined)
+  const starting = turnStartMessages(state, { hasInput: request.input !== undefined })
   const turn = TurnMachine.opening(state, call)
   dispatcher.emit({ type: 'turn.started' })
   for (const event of boundary.events) dispatcher.emit(event)

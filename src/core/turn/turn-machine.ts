@@ -1,5 +1,11 @@
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
-import { openedTurn, type TurnTransition, turnTransition } from './turn-transitions.ts'
+import {
+  openedTurn,
+  type SessionTransition,
+  sessionTransition,
+  type TurnTransition,
+  turnTransition,
+} from './turn-transitions.ts'
 
 /**
  * The one writer of a turn's state: it holds the invocation's engine state and open turn and
@@ -34,6 +40,11 @@ export class TurnMachine {
     // Kept in the state, the open turn is this one object (committed as it stands then).
     if (next.state.open_turn === next.open) this.state.open_turn = this.open
   }
+}
+
+/** Applies a session transition (between turns) to `state` in place. */
+export function applySessionTransition(state: EngineState, transition: SessionTransition): void {
+  replaceContents(state, sessionTransition(state, transition))
 }
 
 /** Gives `target` exactly the own fields of `source` (a field `source` lacks is removed). */

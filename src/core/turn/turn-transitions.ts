@@ -73,6 +73,28 @@ export type TurnTransition =
   /** An item id was handed out (`item_<n>`): the session's item counter moves on. */
   | { type: 'item_numbered' }
 
+/** A change of the session between turns: a plan's approval decided (`POST …/plan-approval`). */
+export type SessionTransition = {
+  type: 'plan_decided'
+  /** The permission mode the decision puts in force. */
+  permissionMode: NonNullable<EngineState['permission_mode']>
+  /** Executing: the approved plan, kept across a fresh-context handoff. */
+  approvedPlan?: string | undefined
+  /** A fresh-context handoff: the compaction state goes with the transcript it described. */
+  freshContext?: boolean | undefined
+}
+
+/** The state after a session transition; `state` is not changed. */
+export function sessionTransition(state: EngineState, transition: SessionTransition): EngineState {
+  return {
+    ...state,
+    plan_approval: null,
+    permission_mode: transition.permissionMode,
+    ...(transition.approvedPlan !== undefined ? { approved_plan: transition.approvedPlan } : {}),
+    ...(transition.freshContext ? { compaction: null } : {}),
+  }
+}
+
 /** Opens the session's next turn: counted, with nothing pending and no usage yet. */
 export function openedTurn(
   state: EngineState,
