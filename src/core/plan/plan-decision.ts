@@ -29,7 +29,7 @@ export type PlanApprovalOutcome =
       kind: 'execute'
       targetAgent: 'build' | 'auto'
       permissionMode: ExecutionMode
-      /** True for `fresh_context`: apply the reset (context-reset.ts) before the build turn. */
+      /** True for `fresh_context`: apply the reset (fresh-context.ts) before the build turn. */
       freshContext: boolean
       /** Append to the transcript (after the reset, it is the transcript). */
       message: HistoryMessage

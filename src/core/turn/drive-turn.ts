@@ -73,7 +73,7 @@ export async function driveTurn(input: DriveTurnInput) {
     heartbeat,
     signal: options.signal,
   })
-  const end = await loopToEnd(input, mcp, async () =>
+  const end = await loopToEnd({ input, mcp, warnings }, async () =>
     runTurnLoop({
       turn,
       model: (step) => admittedModel(modelOwner(input, settings), step),
@@ -125,10 +125,10 @@ function modelOwner(input: DriveTurnInput, settings: ResolvedModelSettings | und
  * error answers the call, 429, with nothing written). The MCP connections close either way.
  */
 async function loopToEnd(
-  input: DriveTurnInput,
-  mcp: McpTools | undefined,
+  around: { input: DriveTurnInput; mcp: McpTools | undefined; warnings: string[] },
   loop: () => Promise<TurnEnd>,
 ): Promise<DrivenEnd> {
+  const { input, mcp, warnings } = around
   /** Continuing tool calls (a wait, an approval): they run before any model call. */
   const resuming = input.turn.open.pending_calls.length > 0
   try {
@@ -136,7 +136,7 @@ async function loopToEnd(
   } catch (error) {
     if (error instanceof TurnCancelled) return { kind: 'cancelled' }
     if (isTurnlineError(error, 'quota_exceeded') && (resuming || input.writer.committed)) {
-      input.warnings?.push(
+      warnings.push(
         `paused: ${error.message}; the turn stays open: POST …/turns without input continues it`,
       )
       return { kind: 'waiting' }

@@ -24,7 +24,7 @@ export interface TurnLoopContext {
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
-  /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
+  /** Thresholds, recovery and segments (compaction/turn-compaction.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
   /** Told of every model request made (operator metrics). */
