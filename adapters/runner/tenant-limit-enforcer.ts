@@ -75,7 +75,7 @@ export class TenantLimitEnforcer {
         'setpriv (util-linux) is missing: commands could not join a cgroup before dropping to their user'
       found = { pids: why, memory: why }
     } else {
-      const opened = await TenantCgroups.open(root, limits)
+      const opened = await TenantCgroups.open(limits)
       found = opened.status
       cgroups = opened.cgroups
       await cgroups?.ensure('.probe')

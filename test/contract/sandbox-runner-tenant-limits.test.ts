@@ -95,16 +95,23 @@ async function forkBomb(on: HttpSandboxRunner, tenant: string) {
   const first = scope(tenant)
   const holding = await startUntil(first, hold(30), 'held 30', on)
   expect(holding.output).toContain('held 30')
+  const second = scope(tenant)
   try {
-    return await runToEnd(on, scope(tenant), `${hold(30)} 2>&1; echo "exit=$?"`)
+    const bomb = await runToEnd(on, second, `${hold(30)} 2>&1; echo "exit=$?"`)
+    // What it did start lives on in its sandbox: ended here, so it holds nothing afterwards.
+    await on.close(second, bomb.id)
+    return bomb
   } finally {
     value(await on.close(first, holding.id))
   }
 }
 
-/** The second command of the bomb cannot fork; another tenant still forks 30 processes. */
-async function bombStopsThere(on: HttpSandboxRunner) {
-  const second = await forkBomb(on, 'bomber')
+/**
+ * The second command of the bomb cannot fork; another tenant still forks 30 processes. Each
+ * runner gets a tenant name of its own: runners on different roots give one name the same uid.
+ */
+async function bombStopsThere(on: HttpSandboxRunner, bomber: string) {
+  const second = await forkBomb(on, bomber)
   expect(second.output).toMatch(/fork|Resource temporarily unavailable/i)
   expect(second.output).not.toContain('held 30')
   const other = await runToEnd(
@@ -129,7 +136,7 @@ describe('per-tenant limits on the host', () => {
 
   it("a tenant's fork bomb stops at the tenant's process limit, across its commands; another tenant still forks", async () => {
     // Each command alone is far below its own limit (200); together they pass the tenant's 48.
-    await bombStopsThere(client)
+    await bombStopsThere(client, 'bomber')
   })
 
   it("a tenant's memory stops at the tenant's limit across its commands; another tenant still allocates", async () => {
@@ -235,7 +242,7 @@ describe('each process limit alone', () => {
     })
     try {
       expect(alone.output()).toMatch(/cgroup[^"]*memory is not limited|memory is not limited/)
-      await bombStopsThere(on)
+      await bombStopsThere(on, 'bomber-uid')
     } finally {
       await alone.stop()
     }
@@ -249,7 +256,7 @@ describe('each process limit alone', () => {
     })
     try {
       expect(alone.output()).toMatch(/WARNING: every tenant's commands run as uid 65534/)
-      await bombStopsThere(on)
+      await bombStopsThere(on, 'bomber-cgroup')
     } finally {
       await alone.stop()
     }
