@@ -5,6 +5,7 @@ import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service
 import { SessionService } from '../../src/core/session-service.ts'
 import { randomIds, systemClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
+import type { ModelClient } from '../../src/ports/model-client.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore, type SessionStoreOptions } from '../../src/store/session-store.ts'
 import { startMockOpenAI } from './mock-openai.ts'
@@ -30,10 +31,42 @@ export async function startEngine(
   const store = options.store ?? new MemoryObjectStore()
   const model = createOpenAIModelClient({ baseURL: mock.baseURL, apiKey: 'test', maxRetries: 0 })
   const logs: Record<string, unknown>[] = []
-  const deps: ServiceDeps = {
-    sessions: new SessionStore({ ...options.sessions, store }),
+  const deps = memoryEngineDeps({
+    store,
     coordinator: options.coordinator ?? new MemoryCoordinator(),
-    models: () => model,
+    model,
+    defaults: { model: 'gpt-4o-mini', ...options.defaults },
+    sessions: options.sessions,
+    log: (entry) => logs.push(entry),
+  })
+  const service = new SessionService(deps)
+  return {
+    service,
+    deps,
+    mock,
+    receiver,
+    store,
+    logs,
+    async close() {
+      await mock.close()
+      await receiver.close()
+    },
+  }
+}
+
+/** The engine's deps on the given store and coordinator, with one model client for every tenant. */
+export function memoryEngineDeps(input: {
+  store: ObjectStore
+  coordinator: Coordinator
+  model: ModelClient
+  defaults?: Partial<ServiceDefaults>
+  sessions?: Omit<SessionStoreOptions, 'store'> | undefined
+  log?: ServiceDeps['log']
+}): ServiceDeps {
+  return {
+    sessions: new SessionStore({ ...input.sessions, store: input.store }),
+    coordinator: input.coordinator,
+    models: () => input.model,
     clock: systemClock,
     ids: randomIds,
     tools: {
@@ -48,22 +81,9 @@ export async function startEngine(
       modelApi: 'chat',
       leaseMs: 30_000,
       idempotencyTtlSeconds: 86_400,
-      ...options.defaults,
+      ...input.defaults,
     },
-    log: (entry) => logs.push(entry),
-  }
-  const service = new SessionService(deps)
-  return {
-    service,
-    deps,
-    mock,
-    receiver,
-    store,
-    logs,
-    async close() {
-      await mock.close()
-      await receiver.close()
-    },
+    log: input.log ?? (() => undefined),
   }
 }
 

@@ -10,6 +10,7 @@ import {
   limitBeforeRequest,
   type TerminalLimit,
 } from '../guardrails/session-budget.ts'
+import { assistantMessage } from '../model/assistant-message.ts'
 import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
@@ -132,11 +133,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     }
     if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
     if (response.text) state.last_assistant_text = response.text
-    history.push({
-      role: 'assistant',
-      content: response.text,
-      ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
-    })
+    history.push(assistantMessage(response))
 
     const after = checkBudget(state)
     if (after.status === 'warning') {
