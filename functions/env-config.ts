@@ -6,6 +6,7 @@ import { envFlag as flag, envInteger as integer } from '../src/contract/env-valu
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
+import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -121,6 +122,19 @@ export const EnvSchema = z.object({
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** Failed authentications per client address per minute (functions/http/auth-throttle.ts). */
+  TURNLINE_AUTH_FAILURES_PER_MINUTE: integer(1, 1_000_000).default(60),
+  /** Proxies whose X-Forwarded-For names the client (functions/http/client-address.ts). */
+  TURNLINE_TRUSTED_PROXIES: list
+    .transform((entries, ctx) =>
+      entries.map((entry) => {
+        const range = parseRange(entry)
+        if (!range)
+          ctx.addIssue({ code: 'custom', message: `${entry}: not an IP address or CIDR range` })
+        return range ?? { bytes: new Uint8Array(16), bits: 128 }
+      }),
+    )
+    .optional(),
   /** Host names an unauthenticated server answers besides loopback (functions/http/host-guard.ts). */
   TURNLINE_ALLOWED_HOSTS: list
     .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))

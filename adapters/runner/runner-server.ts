@@ -164,7 +164,6 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     // Names first: a tenant's uid and cgroups are named after it.
     checkWorkspaceName(body.tenant)
     const tenantSandbox = await limits.sandboxFor(body.tenant)
-    await limits.handOver(body.tenant, body.session_id, tenantSandbox)
     const workspace = workspaces.open(body.tenant, body.session_id, tenantSandbox.fileOwner)
     try {
       return await target.handle(

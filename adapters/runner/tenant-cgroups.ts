@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { TenantLimits } from './sandbox-settings.ts'
@@ -12,7 +11,7 @@ const MIB = 1024 * 1024
 /** Where one controller is managed: the runner's folder in a v2 or a v1 hierarchy. */
 interface Hierarchy {
   version: 1 | 2
-  /** `<the runner's own cgroup>/turnline-<hash of the root>`. */
+  /** `<the runner's own cgroup>/turnline-<the runner's pid>`. */
   base: string
 }
 
@@ -75,10 +74,11 @@ export class TenantCgroups {
 
   /** Finds and prepares the hierarchies; `undefined` cgroups when no controller is usable. */
   static async open(
-    root: string,
     limits: TenantLimits,
   ): Promise<{ cgroups: TenantCgroups | undefined; status: CgroupStatus }> {
-    const name = `turnline-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`
+    // One folder per runner process: a runner that stops (or another runner on the same root)
+    // never removes the cgroups of one still running.
+    const name = `${PREFIX}${process.pid}`
     const own = (await readFile('/proc/self/cgroup', 'utf8').catch(() => ''))
       .split('\n')
       .map((line) => line.split(':'))
@@ -92,6 +92,7 @@ export class TenantCgroups {
     const v2Path = own.find((f) => f[0] === '0' && f[1] === '')?.[2]
     if (v2 && v2Path !== undefined) {
       const dir = ownDir(v2, v2Path)
+      await sweep(dir)
       const offered = (await readFile(path.join(dir, 'cgroup.controllers'), 'utf8').catch(() => ''))
         .trim()
         .split(/\s+/)
@@ -108,6 +109,7 @@ export class TenantCgroups {
       const mount = all.find((m) => m.type === 'cgroup' && m.options.includes(c))
       const at = own.find((f) => f[1]?.split(',').includes(c))?.[2]
       if (!mount || at === undefined) continue
+      await sweep(ownDir(mount, at))
       const base = path.join(ownDir(mount, at), name)
       try {
         await mkdir(base, { recursive: true })
@@ -141,7 +143,7 @@ export class TenantCgroups {
   }
 
   /**
-   * Makes (again, if another runner on this root removed them at its end) the tenant's cgroups
+   * Makes (again, should anything have removed them) the tenant's cgroups
    * and writes their limits: before every request, so a launch always finds them.
    */
   async ensure(tenant: string): Promise<void> {
@@ -166,17 +168,54 @@ export class TenantCgroups {
     for (const place of this.places.values()) await rmdir(this.#dir(place, tenant)).catch(() => {})
   }
 
-  /** Removes the tenants' cgroups that no process uses any more (at the runner's end). */
+  /**
+   * Removes this runner's cgroups at its end. The processes of commands it just ended may take a
+   * moment to leave them, so it tries again for a few seconds.
+   */
   async close(): Promise<void> {
-    for (const place of new Set(this.places.values())) {
-      const entries = await readdir(place.base, { withFileTypes: true }).catch(() => [])
-      for (const entry of entries) {
-        if (entry.isDirectory() && entry.name.startsWith('t-')) {
-          await rmdir(path.join(place.base, entry.name)).catch(() => {})
-        }
+    for (let tries = 0; tries < 40; tries++) {
+      let left = 0
+      for (const place of new Set(this.places.values())) {
+        if (!(await removeTree(place.base))) left += 1
       }
-      await rmdir(place.base).catch(() => {})
+      if (left === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 100))
     }
+  }
+}
+
+const PREFIX = 'turnline-'
+
+/** rmdir of a runner's folder after its tenants' (only empty cgroups go); true when gone. */
+async function removeTree(base: string): Promise<boolean> {
+  const entries = await readdir(base, { withFileTypes: true }).catch(() => [])
+  for (const entry of entries) {
+    if (entry.isDirectory()) await rmdir(path.join(base, entry.name)).catch(() => {})
+  }
+  return rmdir(base).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  )
+}
+
+/** Removes what runners that are gone (killed before their end) left in `parent`. */
+async function sweep(parent: string): Promise<void> {
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => [])
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith(PREFIX)) continue
+    // A name that is no pid is from an older runner (named by its root): gone when empty.
+    const pid = Number(entry.name.slice(PREFIX.length))
+    if (Number.isInteger(pid) && (pid === process.pid || alive(pid))) continue
+    await removeTree(path.join(parent, entry.name))
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -75,7 +75,7 @@ export class TenantLimitEnforcer {
         'setpriv (util-linux) is missing: commands could not join a cgroup before dropping to their user'
       found = { pids: why, memory: why }
     } else {
-      const opened = await TenantCgroups.open(root, limits)
+      const opened = await TenantCgroups.open(limits)
       found = opened.status
       cgroups = opened.cgroups
       await cgroups?.ensure('.probe')
@@ -148,6 +148,7 @@ export class TenantLimitEnforcer {
 
   async #make(tenant: string): Promise<CommandSandbox> {
     const uid = await this.uids?.uidOf(tenant)
+    if (uid !== undefined) await this.#handOver(tenant, uid)
     const cgroupProcs = this.cgroups?.procsFiles(tenant) ?? []
     const confinement = {
       cgroupProcs,
@@ -158,17 +159,21 @@ export class TenantLimitEnforcer {
   }
 
   /**
-   * A workspace still owned by the shared sandbox uid (made before tenants had uids of their
-   * own) is handed over to its tenant's uid once, contents first, before it is opened.
+   * Workspaces still owned by the shared sandbox uid (made before tenants had uids of their
+   * own) are handed to the tenant's uid, once, before its first request in this runner's life.
    */
-  async handOver(tenant: string, session: string, sandbox: CommandSandbox): Promise<void> {
-    const user = sandbox.fileOwner
+  async #handOver(tenant: string, uid: number): Promise<void> {
     const shared = this.sandbox.fileOwner
-    if (!user || !shared || user.uid === shared.uid) return
-    // `<root>/<tenant>` is the runner's (no tenant writes there): lstat sees the real folder.
-    const workspace = path.join(this.root, tenant, session)
-    const info = await lstat(workspace).catch(() => undefined)
-    if (info?.isDirectory() && info.uid === shared.uid) await handOver(workspace, shared, user)
+    if (!shared || shared.uid === uid) return
+    // `<root>/<tenant>` is the runner's (no tenant writes there): lstat sees the real folders.
+    const dir = path.join(this.root, tenant)
+    for (const name of await readdir(dir).catch(() => [])) {
+      const workspace = path.join(dir, name)
+      const info = await lstat(workspace)
+      if (info.isDirectory() && info.uid === shared.uid) {
+        await handOver(workspace, shared, { uid, gid: uid })
+      }
+    }
   }
 
   /** Admits a command: a running-commands slot (its release returned), and the disk quota. */

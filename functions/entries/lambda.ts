@@ -1,9 +1,11 @@
 import { streamHandle } from 'hono/aws-lambda'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
+import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -22,6 +24,8 @@ const entry = await startEntryApp(
   {
     redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
     redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+    redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+    peerAddress: lambdaPeer,
     // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
     checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
+import { chmod, chown, lstat, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -95,16 +95,23 @@ async function forkBomb(on: HttpSandboxRunner, tenant: string) {
   const first = scope(tenant)
   const holding = await startUntil(first, hold(30), 'held 30', on)
   expect(holding.output).toContain('held 30')
+  const second = scope(tenant)
   try {
-    return await runToEnd(on, scope(tenant), `${hold(30)} 2>&1; echo "exit=$?"`)
+    const bomb = await runToEnd(on, second, `${hold(30)} 2>&1; echo "exit=$?"`)
+    // What it did start lives on in its sandbox: ended here, so it holds nothing afterwards.
+    await on.close(second, bomb.id)
+    return bomb
   } finally {
     value(await on.close(first, holding.id))
   }
 }
 
-/** The second command of the bomb cannot fork; another tenant still forks 30 processes. */
-async function bombStopsThere(on: HttpSandboxRunner) {
-  const second = await forkBomb(on, 'bomber')
+/**
+ * The second command of the bomb cannot fork; another tenant still forks 30 processes. Each
+ * runner gets a tenant name of its own: runners on different roots give one name the same uid.
+ */
+async function bombStopsThere(on: HttpSandboxRunner, bomber: string) {
+  const second = await forkBomb(on, bomber)
   expect(second.output).toMatch(/fork|Resource temporarily unavailable/i)
   expect(second.output).not.toContain('held 30')
   const other = await runToEnd(
@@ -129,7 +136,7 @@ describe('per-tenant limits on the host', () => {
 
   it("a tenant's fork bomb stops at the tenant's process limit, across its commands; another tenant still forks", async () => {
     // Each command alone is far below its own limit (200); together they pass the tenant's 48.
-    await bombStopsThere(client)
+    await bombStopsThere(client, 'bomber')
   })
 
   it("a tenant's memory stops at the tenant's limit across its commands; another tenant still allocates", async () => {
@@ -235,7 +242,7 @@ describe('each process limit alone', () => {
     })
     try {
       expect(alone.output()).toMatch(/cgroup[^"]*memory is not limited|memory is not limited/)
-      await bombStopsThere(on)
+      await bombStopsThere(on, 'bomber-uid')
     } finally {
       await alone.stop()
     }
@@ -249,9 +256,50 @@ describe('each process limit alone', () => {
     })
     try {
       expect(alone.output()).toMatch(/WARNING: every tenant's commands run as uid 65534/)
-      await bombStopsThere(on)
+      await bombStopsThere(on, 'bomber-cgroup')
     } finally {
       await alone.stop()
+    }
+  })
+})
+
+describe('workspaces of the shared uid', () => {
+  it("are handed to the tenant's own uid once, never through a symlink", async () => {
+    const at = join(root, 'handover')
+    const where = scope('legacy')
+    const outside = join(root, 'outside.txt')
+    await writeFile(outside, 'not the tenant’s')
+    await chown(outside, 65534, 65534)
+    const before = await runnerWithClient({
+      root: at,
+      secret,
+      env: { TURNLINE_SANDBOX_TENANT_UIDS: 'off' },
+    })
+    try {
+      const made = await runToEnd(
+        before.client,
+        where,
+        `mkdir -p deep/er && echo x > deep/er/file && ln -s ${outside} link && id -u`,
+      )
+      expect(made.output).toBe('65534\n')
+    } finally {
+      await before.process.stop()
+    }
+    const after = await runnerWithClient({ root: at, secret })
+    try {
+      // Another session of the tenant first: every workspace of it is handed over at once.
+      await runToEnd(after.client, scope('legacy'), 'true')
+      const uid = await tenantUid(at, 'legacy')
+      const seen = await runToEnd(after.client, where, 'echo more >> deep/er/file && id -u')
+      expect(seen.output).toBe(`${uid}\n`)
+      const ws = join(at, 'legacy', where.sessionId)
+      for (const path of [ws, join(ws, 'deep'), join(ws, 'deep/er/file')]) {
+        expect((await stat(path)).uid).toBe(uid)
+      }
+      expect((await lstat(join(ws, 'link'))).uid).toBe(uid)
+      expect((await stat(outside)).uid).toBe(65534)
+    } finally {
+      await after.process.stop()
     }
   })
 })

@@ -8,6 +8,9 @@ import {
   TOOL_CALL_OVERHEAD_TOKENS,
   TokenCounter,
 } from './token-counter.ts'
+import { utf8Length } from './utf8-length.ts'
+
+export { utf8Length }
 
 export interface RequestPrefix {
   systemPrompt: string | undefined
@@ -84,6 +87,12 @@ export class ContextMeter {
     }
     if (bound < below) return { tokens: bound, bound: true }
     const counter = await this.#loadCounter()
+    // Exact counts of what the estimate needs, done in slices (the thread stays responsive).
+    if (anchor && anchor.message_count <= history.length) {
+      await counter.warm(history.slice(anchor.message_count))
+      return { tokens: counter.estimate(history).tokens, bound: false }
+    }
+    await counter.warm(history, prefixTexts(prefix))
     const prefixTokens = counter.countPrefix(prefix.systemPrompt, prefix.tools)
     return { tokens: counter.estimate(history, prefixTokens).tokens, bound: false }
   }
@@ -104,6 +113,12 @@ export class ContextMeter {
   }
 }
 
+function prefixTexts(prefix: RequestPrefix): string[] {
+  const texts = prefix.systemPrompt ? [prefix.systemPrompt] : []
+  if (prefix.tools.length > 0) texts.push(JSON.stringify(prefix.tools))
+  return texts
+}
+
 function prefixBound(prefix: RequestPrefix): number {
   let tokens = REPLY_PRIMING_TOKENS
   if (prefix.systemPrompt) tokens += MESSAGE_OVERHEAD_TOKENS + utf8Length(prefix.systemPrompt)
@@ -122,14 +137,4 @@ export function messageBound(message: HistoryMessage): number {
     tokens += utf8Length(message.tool_call_id)
   }
   return tokens
-}
-
-export function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    // A surrogate half counts 2: a pair is the 4 bytes of its code point.
-    bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3
-  }
-  return bytes
 }
