@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest'
-import { TOOL_SECRET } from '../support/engine-harness.ts'
+import { TOOL_SECRET } from '../support/engine-deps.ts'
 import { PROVIDER_CASES } from '../support/provider-cases/index.ts'
 import { runProviderCase } from '../support/provider-conformance.ts'
 import { type ProviderReplay, startProviderReplay } from '../support/provider-replay.ts'

@@ -6,7 +6,7 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
-import { memoryEngineDeps } from './engine-harness.ts'
+import { engineDeps } from './engine-deps.ts'
 import type { CaseClient, CaseTurn, ProviderCase } from './provider-case.ts'
 import type { ProviderReplay } from './provider-replay.ts'
 import type { startToolReceiver } from './tool-receiver.ts'
@@ -42,7 +42,10 @@ export async function runProviderCase(
   const store = new MemoryObjectStore()
   const coordinator = new MemoryCoordinator()
   const client = caseClient(providerCase.client, replay.baseURL)
-  const deps = memoryEngineDeps({ store, coordinator, model: client })
+  const deps = engineDeps(
+    { store, coordinator, model: client, fetch: (...args) => fetch(...args) },
+    [],
+  )
   const service = () => new SessionService({ ...deps, sessions: new SessionStore({ store }) })
   const created = await service().createSession(TENANT, {
     model: providerCase.model,
