@@ -6,6 +6,7 @@ import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import { budgetNotices, reachedStop } from '../guardrails/stop-conditions.ts'
+import { assistantMessage } from '../model/assistant-message.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
@@ -110,11 +111,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     state.cost_usd = addCost(state, response.usage, price)
     if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
     if (response.text) state.last_assistant_text = response.text
-    history.push({
-      role: 'assistant',
-      content: response.text,
-      ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
-    })
+    history.push(assistantMessage(response))
 
     const notices = budgetNotices(state, { name: ctx.settings.name, priced: price !== undefined })
     state.pricing_warned = notices.pricingWarned
