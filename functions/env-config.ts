@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { OPENAI_COMPATIBLE_PROVIDERS } from '../adapters/openai/provider-profile.ts'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
@@ -73,7 +74,8 @@ export const EnvSchema = z.object({
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
   TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
-  TURNLINE_MODEL_PROVIDER: z.enum(['openai', 'demo']).optional(),
+  /** `demo`, or the OpenAI-compatible provider behind OPENAI_BASE_URL (provider-profile.ts). */
+  TURNLINE_MODEL_PROVIDER: z.enum(['demo', ...OPENAI_COMPATIBLE_PROVIDERS]).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   S3_BUCKET: z

@@ -1,4 +1,9 @@
-import type { HistoryMessage, ToolCall } from '../contract/history-message.ts'
+import type {
+  AnswerPart,
+  HistoryMessage,
+  ReasoningBlock,
+  ToolCall,
+} from '../contract/history-message.ts'
 import type { Usage } from '../contract/usage.ts'
 
 /** A function tool as offered to the model (JSON Schema parameters). */
@@ -38,7 +43,15 @@ export interface ModelResponse {
   usage: Usage
   /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
   stopReason?: string
+  /** The readable reasoning text, for the `reasoning` item. */
   reasoning?: string
+  /**
+   * The reasoning as the provider gave it (text, signatures, encrypted payloads), kept with the
+   * assistant message in the transcript so the adapter can send it back on later requests.
+   */
+  reasoningBlocks?: ReasoningBlock[]
+  /** The answer's message items when there were several or they carried a phase. */
+  parts?: AnswerPart[]
   /** Reasoning tokens within output_tokens, when the provider reports them. */
   reasoningTokens?: number
 }

@@ -5,6 +5,7 @@ import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
 import { budgetNotices, reachedStop } from '../guardrails/stop-conditions.ts'
+import { assistantMessage } from '../model/assistant-message.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
@@ -152,11 +153,7 @@ function accountResponse(
     budgetWarned: notices.budgetWarned,
   })
   ctx.onModelCall?.()
-  calls.history.push({
-    role: 'assistant',
-    content: response.text,
-    ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
-  })
+  calls.history.push(assistantMessage(response))
   calls.warnings.push(...notices.notices)
 }
 
