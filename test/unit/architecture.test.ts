@@ -14,6 +14,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..')
 const SOURCE_ROOTS = ['src', 'adapters', 'functions', 'cli', 'client']
 
 type Layer =
+  | 'shared'
   | 'contract'
   | 'ports'
   | 'store'
@@ -26,28 +27,32 @@ type Layer =
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
-  contract: [],
-  ports: ['contract'],
-  store: ['contract', 'ports'],
-  core: ['contract', 'ports', 'store'],
-  adapters: ['contract', 'ports'],
-  functions: ['contract', 'ports', 'store', 'core', 'adapters'],
+  // what every layer shares, written once: plain functions on Web-standard globals
+  shared: [],
+  contract: ['shared'],
+  ports: ['shared', 'contract'],
+  store: ['shared', 'contract', 'ports'],
+  core: ['shared', 'contract', 'ports', 'store'],
+  adapters: ['shared', 'contract', 'ports'],
+  functions: ['shared', 'contract', 'ports', 'store', 'core', 'adapters'],
   // the published client: the contract's schemas and nothing of the server
-  client: ['contract'],
-  cli: ['contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
+  client: ['shared', 'contract'],
+  cli: ['shared', 'contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
 }
 
 /** The faces of src/core that functions/ (and the CLI) may use. */
 const CORE_FACES = ['src/core/session-api.ts', 'src/core/session-service.ts']
 
 /** Packages src/ may import, by layer (everything else there must be Web-standard). */
-const SRC_PACKAGES: Record<'contract' | 'ports' | 'store' | 'core', readonly string[]> = {
-  // standardwebhooks: plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256)
-  contract: ['zod', 'standardwebhooks'],
-  ports: [],
-  store: [],
-  core: ['gpt-tokenizer', '@cfworker/json-schema'],
-}
+const SRC_PACKAGES: Record<'shared' | 'contract' | 'ports' | 'store' | 'core', readonly string[]> =
+  {
+    shared: [],
+    // standardwebhooks: plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256)
+    contract: ['zod', 'standardwebhooks'],
+    ports: [],
+    store: [],
+    core: ['gpt-tokenizer', '@cfworker/json-schema'],
+  }
 
 interface SourceFile {
   /** Repository-relative, with forward slashes. */
@@ -85,7 +90,13 @@ function isTypeOnlyStatement(text: string, pos: number): boolean {
 function layerOf(file: string): Layer | undefined {
   const [top, second] = file.split('/')
   if (top === 'src') {
-    if (second === 'contract' || second === 'ports' || second === 'store' || second === 'core') {
+    if (
+      second === 'shared' ||
+      second === 'contract' ||
+      second === 'ports' ||
+      second === 'store' ||
+      second === 'core'
+    ) {
       return second
     }
     return undefined
@@ -180,7 +191,13 @@ describe('architecture', () => {
         if (layer === 'client' && specifier !== 'zod') {
           problems.push(`${file} → ${specifier}: client/ imports no package but zod`)
         }
-        if (layer === 'contract' || layer === 'ports' || layer === 'store' || layer === 'core') {
+        if (
+          layer === 'shared' ||
+          layer === 'contract' ||
+          layer === 'ports' ||
+          layer === 'store' ||
+          layer === 'core'
+        ) {
           const allowed = SRC_PACKAGES[layer]
           const isAllowed = allowed.some((p) => specifier === p || specifier.startsWith(`${p}/`))
           // core reads zod's types (z.ZodType) but parses only with schemas from src/contract
@@ -210,7 +227,7 @@ describe('architecture', () => {
 
   it('keeps zod schemas in src/contract', () => {
     const problems = files
-      .filter(({ file }) => /^(src\/(ports|store|core)|client)\//.test(file))
+      .filter(({ file }) => /^(src\/(shared|ports|store|core)|client)\//.test(file))
       .filter(({ text }) =>
         /\bz\.(object|strictObject|string|number|enum|array|union)\(/.test(text),
       )
