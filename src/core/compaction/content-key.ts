@@ -26,13 +26,6 @@ export function contentKey(message: HistoryMessage): string {
   return `${message.role}:${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
 }
 
-/** The same key for one text. */
-export function textKey(text: string): string {
-  const state = { a: 0x811c9dc5, b: 0x01000193 ^ 0x5bd1e995, length: 0 }
-  feed(state, text)
-  return `${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
-}
-
 function feed(state: { a: number; b: number; length: number }, text: string): void {
   let { a, b } = state
   for (let i = 0; i < text.length; i++) {
