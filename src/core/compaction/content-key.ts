@@ -14,6 +14,11 @@ export function contentKey(message: HistoryMessage): string {
       feed(state, '\u0001')
       feed(state, call.arguments)
     }
+    for (const block of message.reasoning ?? []) {
+      feed(state, '\u0003')
+      if (block.type === 'text') feed(state, block.text)
+      else if (block.type === 'anthropic_thinking') feed(state, block.thinking)
+    }
   } else if (message.role === 'tool') {
     feed(state, '\u0002')
     feed(state, message.tool_call_id)
