@@ -112,6 +112,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       num_turns: state.model_requests,
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
+      ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       ...(model?.name ? { model: model.name } : {}),
       ...(price ? { price: { input: price.input, output: price.output } } : {}),

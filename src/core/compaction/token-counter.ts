@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
-import { contentKey } from './content-key.ts'
+import { contentKey, messageTexts } from './content-key.ts'
 import { CountPacer, countPaced } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
 
@@ -279,17 +279,6 @@ function keyOf(message: HistoryMessage): string | undefined {
   let chars = 0
   for (const text of messageTexts(message)) chars += text.length
   return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
-}
-
-/** The texts of a message the count depends on, in order. */
-function messageTexts(message: HistoryMessage): string[] {
-  if (message.role === 'assistant') {
-    const texts = [message.content]
-    for (const call of message.tool_calls ?? []) texts.push(call.name, call.arguments)
-    return texts
-  }
-  if (message.role === 'tool') return [message.content, message.tool_call_id]
-  return [message.content]
 }
 
 function toolCallOverhead(message: HistoryMessage): number {

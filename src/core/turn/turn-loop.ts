@@ -146,6 +146,10 @@ function accountResponse(
     type: 'response_accounted',
     usage: response.usage,
     reasoningTokens: response.reasoningTokens,
+    // Tokens the adapter estimated because the provider reported none.
+    estimatedTokens: response.usageEstimated
+      ? response.usage.input_tokens + response.usage.output_tokens
+      : undefined,
     costUsd,
     stopReason: response.stopReason ? normalizeStopReason(response.stopReason) : undefined,
     text: response.text,

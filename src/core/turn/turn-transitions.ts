@@ -40,6 +40,8 @@ export type TurnTransition =
       type: 'response_accounted'
       usage: Usage
       reasoningTokens?: number | undefined
+      /** Tokens of this response the adapter estimated (the provider reported no usage). */
+      estimatedTokens?: number | undefined
       costUsd: number | null
       /** Normalized provider stop reason, when it gave one. */
       stopReason?: string | undefined
@@ -183,6 +185,9 @@ function accounted(
     usage: addUsage(state.usage, response.usage),
     ...(response.reasoningTokens
       ? { reasoning_tokens: (state.reasoning_tokens ?? 0) + response.reasoningTokens }
+      : {}),
+    ...(response.estimatedTokens !== undefined
+      ? { estimated_tokens: (state.estimated_tokens ?? 0) + response.estimatedTokens }
       : {}),
     cost_usd: response.costUsd,
     pricing_warned: response.pricingWarned,
