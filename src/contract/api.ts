@@ -71,6 +71,8 @@ export interface SessionView extends SessionSummary {
   usage: Usage
   /** Reasoning tokens within usage.output_tokens, when the provider reported them. */
   reasoning_tokens?: number
+  /** Tokens of usage estimated with a tokenizer because the provider reported none. */
+  estimated_tokens?: number
   total_cost_usd?: number
   /** The model in force: the session's own, else the deployment default. */
   model?: string
