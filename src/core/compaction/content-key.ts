@@ -37,3 +37,28 @@ function feed(state: { a: number; b: number; length: number }, text: string): vo
   state.b = b
   state.length += text.length
 }
+
+/** Messages longer than this get no key (cached by identity only): hashing costs more than it saves. */
+const MAX_HASHED_CHARS = 64 * 1024
+
+export function keyOf(message: HistoryMessage): string | undefined {
+  let chars = 0
+  for (const text of messageTexts(message)) chars += text.length
+  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
+}
+
+/** The texts of a message the count depends on, in order. */
+export function messageTexts(message: HistoryMessage): string[] {
+  if (message.role === 'assistant') {
+    const texts = [message.content]
+    for (const call of message.tool_calls ?? []) texts.push(call.name, call.arguments)
+    // Reasoning that goes back to the provider is part of the prompt too.
+    for (const block of message.reasoning ?? []) {
+      if (block.type === 'text') texts.push(block.text)
+      else if (block.type === 'anthropic_thinking') texts.push(block.thinking)
+    }
+    return texts
+  }
+  if (message.role === 'tool') return [message.content, message.tool_call_id]
+  return [message.content]
+}

@@ -2,7 +2,7 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
-import { contentKey } from './content-key.ts'
+import { keyOf, messageTexts } from './content-key.ts'
 import { CountPacer, countPaced } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
 import { utf8Length } from './utf8-length.ts'
@@ -270,31 +270,6 @@ export class TokenCounter {
     }
     return { tokens, exact }
   }
-}
-
-/** Messages longer than this are cached by identity only: hashing them costs more than it saves. */
-const MAX_HASHED_CHARS = 64 * 1024
-
-function keyOf(message: HistoryMessage): string | undefined {
-  let chars = 0
-  for (const text of messageTexts(message)) chars += text.length
-  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
-}
-
-/** The texts of a message the count depends on, in order. */
-function messageTexts(message: HistoryMessage): string[] {
-  if (message.role === 'assistant') {
-    const texts = [message.content]
-    for (const call of message.tool_calls ?? []) texts.push(call.name, call.arguments)
-    // Reasoning that goes back to the provider is part of the prompt too.
-    for (const block of message.reasoning ?? []) {
-      if (block.type === 'text') texts.push(block.text)
-      else if (block.type === 'anthropic_thinking') texts.push(block.thinking)
-    }
-    return texts
-  }
-  if (message.role === 'tool') return [message.content, message.tool_call_id]
-  return [message.content]
 }
 
 function toolCallOverhead(message: HistoryMessage): number {
