@@ -1,5 +1,6 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { transportFailureText } from '../../src/ports/transport-failure.ts'
 
 export type ModelErrorKind =
   | 'context_overflow'
@@ -149,9 +150,10 @@ export function classifyModelFailure(error: unknown): ModelFailure {
       cause: error,
     }
   }
-  const message = error instanceof Error ? error.message : String(error)
   // A malformed body (unparseable JSON) is a provider fault; other throws mid-body are transport.
+  // Either way the text is Turnline's: the runtime's own differs by engine (it stays the cause).
   const kind: ModelErrorKind = error instanceof SyntaxError ? 'server' : 'network'
+  const message = kind === 'server' ? 'the answer is not valid JSON' : transportFailureText(error)
   return { ...base, kind, message, retryable: kind === 'network', cause: error }
 }
 

@@ -38,15 +38,6 @@ function feed(state: { a: number; b: number; length: number }, text: string): vo
   state.length += text.length
 }
 
-/** Messages longer than this get no key (cached by identity only): hashing costs more than it saves. */
-const MAX_HASHED_CHARS = 64 * 1024
-
-export function keyOf(message: HistoryMessage): string | undefined {
-  let chars = 0
-  for (const text of messageTexts(message)) chars += text.length
-  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
-}
-
 /** The texts of a message the count depends on, in order. */
 export function messageTexts(message: HistoryMessage): string[] {
   if (message.role === 'assistant') {

@@ -2,7 +2,7 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
-import { keyOf, messageTexts } from './content-key.ts'
+import { contentKey, messageTexts } from './content-key.ts'
 import { CountPacer, countPaced } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
 import { utf8Length } from './utf8-length.ts'
@@ -270,6 +270,15 @@ export class TokenCounter {
     }
     return { tokens, exact }
   }
+}
+
+/** Messages longer than this are cached by identity only: hashing them costs more than it saves. */
+const MAX_HASHED_CHARS = 64 * 1024
+
+function keyOf(message: HistoryMessage): string | undefined {
+  let chars = 0
+  for (const text of messageTexts(message)) chars += text.length
+  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
 }
 
 function toolCallOverhead(message: HistoryMessage): number {
