@@ -1,6 +1,7 @@
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeEmbedded } from './node-embedded.ts'
 import { serveOnNode } from './node-server.ts'
+import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 
 /**
  * Node entry (`npm start`, built: `node dist/node/server.mjs`): the embedded defaults (sessions
@@ -9,6 +10,7 @@ import { serveOnNode } from './node-server.ts'
  * restarted; one that cannot be kept running stops the server (exit 1), so that whatever
  * supervises it starts a whole new one.
  */
+limitRegExpBacktracking()
 const embedded = nodeEmbedded({
   callbacks: true,
   report: (line) => console.error(`turnline: WARNING: ${line}`),

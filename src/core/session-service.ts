@@ -12,6 +12,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
+import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
@@ -151,7 +152,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return approvePlan(this.deps, await this.locator.locate(tenant, sessionId), request, options)
   }
 
-  async fork(tenant: string, sessionId: string, options: { isolation?: 'none' | 'worktree' } = {}) {
+  async fork(tenant: string, sessionId: string, options: ForkRequest = {}) {
     return forkSession(
       this.deps,
       this.locator,

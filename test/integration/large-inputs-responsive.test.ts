@@ -12,9 +12,10 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * One large input never stalls the process: `npm start` takes 1 MB of base64 as a turn's input,
- * as a command's output, as an HTTP tool's answer and as an intent while another process polls
- * `/healthz` every 50 ms — every poll answers within 250 ms, and every turn completes (or the
- * input is refused with a clear error) with all its events committed.
+ * as a command's output, as an HTTP tool's answer and as an intent, and a hook matcher written to
+ * backtrack, while another process polls `/healthz` every 50 ms — every poll answers within
+ * 250 ms, and every turn completes (or the input is refused with a clear error) with all its
+ * events committed.
  *
  * The one timing assertion of the suite, on purpose (issue: "every poll answers within 250 ms"):
  * a blocked event loop shows as polls of seconds (token counting took 18 s for 160 KB), while a
@@ -187,6 +188,23 @@ describe('large inputs while /healthz is polled every 50 ms', () => {
     await completedTurn(session, 'go on')
     const sent = mock.requests.at(-1)?.body.messages as { role: string; content: string }[]
     expect(sent.some((m) => m.role === 'user' && m.content.includes(text))).toBe(true)
+  })
+
+  it('a hook matcher written to backtrack against a tool name it names', async () => {
+    poller.mark('backtracking matcher')
+    const name = 'a'.repeat(64)
+    const session = await newSession({
+      tools: [{ ...echoTool(receiver.url), name }],
+      // Backtracking alone, `^(?:(a|a)*b)$` would try 2^64 ways against that name.
+      hooks: [{ event: 'pre_tool_use', type: 'http', url: receiver.url, matcher: '(a|a)*b' }],
+    })
+    receiver.setReply(() => ({ body: '{"ok":true}' }))
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_aaa', name, arguments: JSON.stringify({ q: 'x' }) }] },
+      { text: 'called' },
+    )
+    await completedTurn(session, 'call it')
+    expect(lastToolMessage()).toBe('{"ok":true}')
   })
 
   it('answered every poll within 250 ms', async () => {

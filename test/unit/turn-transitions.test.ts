@@ -3,7 +3,12 @@ import { type EngineState, parseEngineState } from '../../src/contract/engine-st
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { TurnMachine } from '../../src/core/turn/turn-machine.ts'
-import { openedTurn, type TurnFrame, turnTransition } from '../../src/core/turn/turn-transitions.ts'
+import {
+  openedTurn,
+  sessionTransition,
+  type TurnFrame,
+  turnTransition,
+} from '../../src/core/turn/turn-transitions.ts'
 
 const session = (): EngineState =>
   parseEngineState({
@@ -134,5 +139,20 @@ describe('turn transitions', () => {
     expect(state.item_counter).toBe(2)
     turn.apply({ type: 'turn_completed' })
     expect(state.open_turn).toBeNull()
+  })
+
+  it("a turn's new limits replace the session's named ones; the others stay", () => {
+    const state = session()
+    const before = structuredClone(state)
+    const next = sessionTransition(state, {
+      type: 'limits_changed',
+      limits: { max_turns: 7, max_budget_usd: 0.5 },
+    })
+    expect(next.config.limits).toEqual({
+      ...state.config.limits,
+      max_turns: 7,
+      max_budget_usd: 0.5,
+    })
+    expect(state).toEqual(before)
   })
 })

@@ -34,6 +34,8 @@ export class TurnWriter {
   private appliedIntents: string[] = []
   /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
   private historyReset = false
+  /** The config changed: the next commit writes it again. */
+  private rewriteConfig = false
   private current: SessionSnapshot
   private manifestWrite: Promise<void> | undefined
 
@@ -89,6 +91,15 @@ export class TurnWriter {
     this.historyReset = true
   }
 
+  /**
+   * The session's config changed (a turn's new limits, `limits_changed`): the config, otherwise
+   * written once by the session's first batch, is written again by the next commit (the store
+   * merges it over).
+   */
+  configChanged(): void {
+    this.rewriteConfig = true
+  }
+
   /** Intent ids whose user messages were appended: recorded by the next commit. */
   markApplied(ids: readonly string[]): void {
     this.appliedIntents.push(...ids)
@@ -100,14 +111,17 @@ export class TurnWriter {
   }
 
   /**
-   * Commits pending events, transcript delta and state (without `config`, written once) at one
-   * of the named commit points (`CommitPoint`).
+   * Commits pending events, transcript delta and state (`config` only when the limits changed)
+   * at one of the named commit points (`CommitPoint`).
    */
   async commit(turnId: string, point: CommitPoint): Promise<void> {
     // Maintenance (checkpoint, rollup, manifest) follows every commit but the one before tools.
     const maintain = point !== 'before_tools'
-    const { config: _config, ...rest } = this.state
-    const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
+    const { config, ...rest } = this.state
+    const patch: Record<string, unknown> = Object.fromEntries(
+      Object.entries(rest).map(([k, v]) => [k, v ?? null]),
+    )
+    if (this.rewriteConfig) patch.config = config
     const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
@@ -127,6 +141,7 @@ export class TurnWriter {
       { maintain, ...(point === 'turn_end' ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
+    this.rewriteConfig = false
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot

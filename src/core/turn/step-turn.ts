@@ -24,7 +24,7 @@ import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
-import { TurnMachine } from './turn-machine.ts'
+import { applySessionTransition, TurnMachine } from './turn-machine.ts'
 
 /**
  * One turn per call: lease → rehydrate → (replay | continue the open turn | start a new one) →
@@ -73,6 +73,10 @@ interface DrivenTurn {
 async function runTurn(input: LeasedTurn) {
   const { deps, ref, start, state, options, call } = input
   const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
+  if (input.request.limits) {
+    applySessionTransition(state, { type: 'limits_changed', limits: input.request.limits })
+    writer.configChanged()
+  }
   if (state.plan_approval) {
     throw new TurnlineError(
       'conflict',

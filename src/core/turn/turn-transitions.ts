@@ -1,3 +1,4 @@
+import type { LimitsChange } from '../../contract/api.ts'
 import type { EngineState, OpenTurn, PendingCall } from '../../contract/engine-state.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { PendingPermission } from '../../contract/permission-resolution.ts'
@@ -75,25 +76,40 @@ export type TurnTransition =
   /** An item id was handed out (`item_<n>`): the session's item counter moves on. */
   | { type: 'item_numbered' }
 
-/** A change of the session between turns: a plan's approval decided (`POST …/plan-approval`). */
-export type SessionTransition = {
-  type: 'plan_decided'
-  /** The permission mode the decision puts in force. */
-  permissionMode: NonNullable<EngineState['permission_mode']>
-  /** Executing: the approved plan, kept across a fresh-context handoff. */
-  approvedPlan?: string | undefined
-  /** A fresh-context handoff: the compaction state goes with the transcript it described. */
-  freshContext?: boolean | undefined
-}
+/**
+ * A change of the session outside a turn's own progress: a plan's approval decided
+ * (`POST …/plan-approval`), or new limits a turn request brings (`limits`).
+ */
+export type SessionTransition =
+  | {
+      type: 'plan_decided'
+      /** The permission mode the decision puts in force. */
+      permissionMode: NonNullable<EngineState['permission_mode']>
+      /** Executing: the approved plan, kept across a fresh-context handoff. */
+      approvedPlan?: string | undefined
+      /** A fresh-context handoff: the compaction state goes with the transcript it described. */
+      freshContext?: boolean | undefined
+    }
+  /** Each limit given replaces the session's; the others stay. */
+  | { type: 'limits_changed'; limits: LimitsChange }
 
 /** The state after a session transition; `state` is not changed. */
 export function sessionTransition(state: EngineState, transition: SessionTransition): EngineState {
-  return {
-    ...state,
-    plan_approval: null,
-    permission_mode: transition.permissionMode,
-    ...(transition.approvedPlan !== undefined ? { approved_plan: transition.approvedPlan } : {}),
-    ...(transition.freshContext ? { compaction: null } : {}),
+  switch (transition.type) {
+    case 'plan_decided':
+      return {
+        ...state,
+        plan_approval: null,
+        permission_mode: transition.permissionMode,
+        ...(transition.approvedPlan !== undefined
+          ? { approved_plan: transition.approvedPlan }
+          : {}),
+        ...(transition.freshContext ? { compaction: null } : {}),
+      }
+    case 'limits_changed': {
+      const { config } = state
+      return { ...state, config: { ...config, limits: { ...config.limits, ...transition.limits } } }
+    }
   }
 }
 
