@@ -2,6 +2,7 @@ import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.
 import { hostNamed } from '../src/contract/host-list.ts'
 import { parseIp } from '../src/contract/ip-address.ts'
 import { EgressPolicy } from '../src/ports/egress-policy.ts'
+import { EgressRefused } from '../src/ports/transport-failure.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 
 /** What an entry tells createDeps about the fetch of calls a tenant directs. */
@@ -73,7 +74,7 @@ function literalChecked(rules: EgressRules, platform: typeof fetch): typeof fetc
     if (parseIp(url.hostname)) {
       const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
       const decision = await policy.check(url.hostname, port)
-      if (!decision.ok) throw new TypeError(`${url.host} refused: ${decision.reason}`)
+      if (!decision.ok) throw new EgressRefused(`${url.host} refused: ${decision.reason}`)
     }
     return platform(input, init)
   }

@@ -80,7 +80,11 @@ function fromApiError(error: APIError): ModelFailure {
 export function classifyAnthropicFailure(error: unknown): ModelFailure {
   if (error instanceof APIConnectionError) return connectionFailure(error)
   if (error instanceof APIError) return fromApiError(error)
-  return otherFailure(error, (code, message) => kindOf(code, undefined, message), retryable)
+  return otherFailure(
+    error,
+    (code, message, type) => kindOf(type ?? code, undefined, message),
+    retryable,
+  )
 }
 
 export function isAnthropicUserAbort(error: unknown, signal: AbortSignal | undefined): boolean {

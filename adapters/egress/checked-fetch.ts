@@ -2,11 +2,7 @@ import { isIP } from 'node:net'
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
 import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
 import type { EgressPolicy } from '../../src/ports/egress-policy.ts'
-
-/** A destination the egress policy refused; the fetch rejects with it (not a bare TypeError). */
-export class EgressRefused extends Error {
-  override readonly name = 'EgressRefused'
-}
+import { EgressRefused } from '../../src/ports/transport-failure.ts'
 
 const CONNECT_TIMEOUT_MS = 10_000
 

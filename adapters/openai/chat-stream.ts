@@ -97,6 +97,7 @@ export async function* streamChat(
       text,
       toolCalls: calls.finish(),
       usage: counted?.usage ?? { ...ZERO_USAGE },
+      ...(counted ? {} : { usageMissing: true }),
       stopReason: finishReason,
       ...(thoughts.text === ''
         ? {}

@@ -7,6 +7,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
 /**
@@ -19,6 +20,7 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
  * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. docs/deploy/aws-lambda.md has the whole recipe.
  */
+limitRegExpBacktracking()
 const entry = await startEntryApp(
   process.env,
   {

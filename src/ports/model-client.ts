@@ -42,6 +42,10 @@ export interface ModelResponse {
   toolCalls: ToolCall[]
   /** Normalized: input_tokens is the total prompt count, including cached tokens. */
   usage: Usage
+  /** The provider reported no usage (`usage` is then all zeros until the engine estimates it). */
+  usageMissing?: boolean
+  /** `usage` was estimated with a tokenizer, not reported by the provider. */
+  usageEstimated?: boolean
   /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
   stopReason?: string
   /** The readable reasoning text, for the `reasoning` item. */
@@ -59,7 +63,8 @@ export interface ModelResponse {
 
 /** Incremental view of a streaming response; `completed` is always the last event. */
 export type ModelStreamEvent =
-  | { type: 'text_delta'; text: string }
+  /** `part`: which message item of the answer the text belongs to, where there can be several. */
+  | { type: 'text_delta'; text: string; part?: number }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'tool_call_delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'completed'; response: ModelResponse }

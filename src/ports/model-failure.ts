@@ -1,4 +1,5 @@
 import { TurnlineError } from '../contract/errors.ts'
+import { transportFailureText } from './transport-failure.ts'
 
 /**
  * A failed model call as every model adapter reports it (adapters/openai, adapters/anthropic):
@@ -18,11 +19,14 @@ export class ProviderStreamError extends Error {
   override readonly name = 'ProviderStreamError'
   readonly code: string | undefined
   readonly kind: ModelErrorKind | undefined
+  /** The error's `type` as the provider named it (`server_error`, `invalid_request_error`, …). */
+  readonly type: string | undefined
 
-  constructor(message: string, code?: string | null, kind?: ModelErrorKind) {
+  constructor(message: string, code?: string | null, kind?: ModelErrorKind, type?: string | null) {
     super(message)
     this.code = code ?? undefined
     this.kind = kind
+    this.type = type ?? undefined
   }
 }
 
@@ -47,12 +51,12 @@ export interface ModelFailure {
  */
 export function otherFailure(
   error: unknown,
-  kindOfCode: (code: string | undefined, message: string) => ModelErrorKind,
+  kindOfCode: (code: string | undefined, message: string, type?: string) => ModelErrorKind,
   retryable: (kind: ModelErrorKind, code: string | undefined) => boolean,
 ): ModelFailure {
   const base = { status: undefined, code: undefined, retryAfterMs: undefined, requestId: undefined }
   if (error instanceof ProviderStreamError) {
-    const kind = error.kind ?? kindOfCode(error.code, error.message)
+    const kind = error.kind ?? kindOfCode(error.code, error.message, error.type)
     return {
       ...base,
       kind,
@@ -62,8 +66,9 @@ export function otherFailure(
       cause: error,
     }
   }
-  const message = error instanceof Error ? error.message : String(error)
+  // Either way the text is Turnline's: the runtime's own differs by engine (it stays the cause).
   const kind: ModelErrorKind = error instanceof SyntaxError ? 'server' : 'network'
+  const message = kind === 'server' ? 'the answer is not valid JSON' : transportFailureText(error)
   return { ...base, kind, message, retryable: kind === 'network', cause: error }
 }
 

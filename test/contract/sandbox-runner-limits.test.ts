@@ -1,4 +1,5 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -164,6 +165,25 @@ describe('memory-backed folders', () => {
 })
 
 describe('network policy', () => {
+  it("a runner removes the proxy folders of killed runners, never a live runner's", async () => {
+    const dead = spawnSync('true').pid
+    const live = process.pid
+    const stale = join(tmpdir(), `turnline-proxy-${dead}-stale`)
+    const kept = join(tmpdir(), `turnline-proxy-${live}-kept`)
+    await mkdir(join(stale, 'old.sock'), { recursive: true })
+    await mkdir(kept, { recursive: true })
+    try {
+      await runner({})
+      await expect(stat(stale)).rejects.toThrow()
+      expect((await stat(kept)).isDirectory()).toBe(true)
+      const own = (await readdir(tmpdir())).filter((n) => /^turnline-proxy-\d+-/.test(n))
+      expect(own.length).toBeGreaterThan(1)
+    } finally {
+      await rm(stale, { recursive: true, force: true })
+      await rm(kept, { recursive: true, force: true })
+    }
+  })
+
   it('off: a session asking for the network is refused, with the reason', async () => {
     const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'off' })
     const result = await client.start(fresh(), {

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkedFetch, EgressRefused } from '../../adapters/egress/checked-fetch.ts'
+import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import { EgressEnvSchema, egressRulesFrom } from '../../src/contract/egress-rules.ts'
+import { EgressRefused } from '../../src/ports/transport-failure.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
 
 /**

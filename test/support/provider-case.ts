@@ -2,7 +2,7 @@ import type { OpenAICompatibleProvider } from '../../adapters/openai/provider-pr
 import type { TurnStatus } from '../../src/contract/api.ts'
 import type { ModelSettingsInput } from '../../src/contract/session-config.ts'
 import type { Usage } from '../../src/contract/usage.ts'
-import type { ReplayReply } from './provider-replay.ts'
+import type { ReplayFrame, ReplayReply } from './provider-replay.ts'
 
 /**
  * One provider conformance case: a session driven through the real engine and the real model
@@ -88,3 +88,17 @@ export function chatChunk(
 }
 
 export const DONE = { data: '[DONE]' } as const
+
+/** A chunk maker for one model (and the provider's own envelope fields). */
+export const chunkOf =
+  (model: string, extra: Record<string, unknown> = {}) =>
+  (fields: Omit<Parameters<typeof chatChunk>[0], 'model'>) =>
+    chatChunk({ model, ...extra, ...fields })
+
+/** The frames of a Chat stream, closed with `[DONE]`. */
+export const end = (frames: ReplayFrame[]): ReplayFrame[] => [...frames, DONE]
+
+/** A delta with one whole tool call (index 0). */
+export const toolCall = (id: string, name: string, args: string) => ({
+  tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
+})

@@ -135,4 +135,16 @@ describe('token counter on long texts', () => {
       MESSAGE_OVERHEAD_TOKENS + tokenizer.count(text),
     )
   })
+
+  it('stops counting once the count reaches the ceiling of the decision', async () => {
+    const tokenizer = spyTokenizer()
+    const meter = new ContextMeter(async () => tokenizer, 'gpt-4o', undefined)
+    const history: HistoryMessage[] = [{ role: 'user', content: shapedText('base64', 1_000_000) }]
+    const reading = await meter.measure(history, { systemPrompt: undefined, tools: [] }, 0, 1000)
+    expect(reading.tokens).toBeGreaterThanOrEqual(1000)
+    // A few pieces, not the whole megabyte; and the partial figure is not cached.
+    const counted = tokenizer.calls.reduce((sum, text) => sum + text.length, 0)
+    expect(counted).toBeLessThan(10_000)
+    expect((await meter.counter()).stats.tokenizedMessages).toBe(0)
+  })
 })

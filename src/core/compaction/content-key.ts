@@ -14,18 +14,16 @@ export function contentKey(message: HistoryMessage): string {
       feed(state, '\u0001')
       feed(state, call.arguments)
     }
+    for (const block of message.reasoning ?? []) {
+      feed(state, '\u0003')
+      if (block.type === 'text') feed(state, block.text)
+      else if (block.type === 'anthropic_thinking') feed(state, block.thinking)
+    }
   } else if (message.role === 'tool') {
     feed(state, '\u0002')
     feed(state, message.tool_call_id)
   }
   return `${message.role}:${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
-}
-
-/** The same key for one text. */
-export function textKey(text: string): string {
-  const state = { a: 0x811c9dc5, b: 0x01000193 ^ 0x5bd1e995, length: 0 }
-  feed(state, text)
-  return `${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
 }
 
 function feed(state: { a: number; b: number; length: number }, text: string): void {
@@ -38,4 +36,20 @@ function feed(state: { a: number; b: number; length: number }, text: string): vo
   state.a = a
   state.b = b
   state.length += text.length
+}
+
+/** The texts of a message the count depends on, in order. */
+export function messageTexts(message: HistoryMessage): string[] {
+  if (message.role === 'assistant') {
+    const texts = [message.content]
+    for (const call of message.tool_calls ?? []) texts.push(call.name, call.arguments)
+    // Reasoning that goes back to the provider is part of the prompt too.
+    for (const block of message.reasoning ?? []) {
+      if (block.type === 'text') texts.push(block.text)
+      else if (block.type === 'anthropic_thinking') texts.push(block.thinking)
+    }
+    return texts
+  }
+  if (message.role === 'tool') return [message.content, message.tool_call_id]
+  return [message.content]
 }

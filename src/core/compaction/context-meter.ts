@@ -67,12 +67,15 @@ export class ContextMeter {
 
   /**
    * Prompt tokens of the next request carrying `history`. When the byte bound is below `below`
-   * the bound is returned (any exact count is lower still); otherwise the messages are counted.
+   * the bound is returned (any exact count is lower still); otherwise the messages are counted —
+   * until the count reaches `ceiling` (the hard threshold: past it the decision is the same
+   * whatever the rest holds), so a huge input costs no more counting than the threshold.
    */
   async measure(
     history: readonly HistoryMessage[],
     prefix: RequestPrefix,
     below: number,
+    ceiling = Number.POSITIVE_INFINITY,
   ): Promise<MeterReading> {
     const anchor = this.#anchor
     let bound = 0
@@ -87,14 +90,21 @@ export class ContextMeter {
     }
     if (bound < below) return { tokens: bound, bound: true }
     const counter = await this.#loadCounter()
-    // Exact counts of what the estimate needs, done in slices (the thread stays responsive).
+    // Exact counts, done in slices (the thread stays responsive), and no further than needed.
+    let tokens: number
+    let from: number
     if (anchor && anchor.message_count <= history.length) {
-      await counter.warm(history.slice(anchor.message_count))
-      return { tokens: counter.estimate(history).tokens, bound: false }
+      tokens = anchor.input_tokens
+      from = anchor.message_count
+    } else {
+      await counter.warm([], prefixTexts(prefix))
+      tokens = counter.countPrefix(prefix.systemPrompt, prefix.tools)
+      from = 0
     }
-    await counter.warm(history, prefixTexts(prefix))
-    const prefixTokens = counter.countPrefix(prefix.systemPrompt, prefix.tools)
-    return { tokens: counter.estimate(history, prefixTokens).tokens, bound: false }
+    for (let i = from; i < history.length && tokens < ceiling; i++) {
+      tokens += await counter.countMessagePaced(history[i] as HistoryMessage, ceiling - tokens)
+    }
+    return { tokens, bound: false }
   }
 
   /** Tokens of one message (the continuity tail's budget); loads the tokenizer. */

@@ -1,5 +1,5 @@
 import type { Tokenizer } from '../../ports/tokenizer.ts'
-import { countingPieces, PIECE_CHARS } from './counting-pieces.ts'
+import { eachCountingPiece, PIECE_CHARS } from './counting-pieces.ts'
 
 /**
  * Token counting shares the thread with every other request of the process, so long counts are
@@ -26,23 +26,25 @@ export class CountPacer {
 /**
  * The tokenizer's count of `text`, yielding between pieces. A text of up to {@link PIECE_CHARS}
  * is one call; a longer one is counted as its bounded pieces plus one token per cut — what the
- * BPE tokenizer's own `count` answers for the whole text (bpe-tokenizer.ts).
+ * BPE tokenizer's own `count` answers for the whole text (bpe-tokenizer.ts). Counting stops once
+ * the count reaches `limit`: the figure is then at least `limit` and at most the whole count.
  */
 export async function countPaced(
   tokenizer: Tokenizer,
   text: string,
   pacer: CountPacer,
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<number> {
   if (text.length <= PIECE_CHARS) {
     const tokens = tokenizer.count(text)
     await pacer.tick()
     return tokens
   }
-  const pieces = countingPieces(text)
-  let tokens = pieces.length - 1
-  for (const piece of pieces) {
-    tokens += tokenizer.count(piece)
+  let tokens = -1
+  for (const piece of eachCountingPiece(text)) {
+    tokens += 1 + tokenizer.count(piece)
     await pacer.tick()
+    if (tokens >= limit) break
   }
   return tokens
 }

@@ -22,8 +22,15 @@ export const RUN_CHARS = 256
 
 /** The text as bounded pieces; their concatenation is the text. A short text is one piece. */
 export function countingPieces(text: string): string[] {
-  if (text.length <= RUN_CHARS) return [text]
-  const pieces: string[] = []
+  return [...eachCountingPiece(text)]
+}
+
+/** The same pieces one at a time, so a long text is split as it is counted. */
+export function* eachCountingPiece(text: string): Generator<string> {
+  if (text.length <= RUN_CHARS) {
+    yield text
+    return
+  }
   let start = 0
   let run = 0
   let previousSpace = isSpace(text.charCodeAt(0))
@@ -33,27 +40,25 @@ export function countingPieces(text: string): string[] {
     if (space !== previousSpace) {
       run = 0
       if (space && i - start >= PIECE_CHARS) {
-        pieces.push(text.slice(start, i))
+        yield text.slice(start, i)
         start = i
       }
     } else if (run >= RUN_CHARS && !(code >= 0xdc00 && code <= 0xdfff)) {
       // never between the two halves of a surrogate pair
-      pieces.push(text.slice(start, i))
+      yield text.slice(start, i)
       start = i
       run = 0
     }
     run++
     previousSpace = space
   }
-  pieces.push(text.slice(start))
-  return pieces
+  yield text.slice(start)
 }
 
 /** Σ count(piece) plus one per cut (see above). Linear in the text's length. */
 export function countInPieces(text: string, count: (piece: string) => number): number {
-  const pieces = countingPieces(text)
-  let total = pieces.length - 1
-  for (const piece of pieces) total += count(piece)
+  let total = -1
+  for (const piece of eachCountingPiece(text)) total += 1 + count(piece)
   return total
 }
 

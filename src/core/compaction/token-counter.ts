@@ -2,7 +2,7 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
-import { contentKey, textKey } from './content-key.ts'
+import { contentKey, messageTexts } from './content-key.ts'
 import { CountPacer, countPaced } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
 import { utf8Length } from './utf8-length.ts'
@@ -59,7 +59,7 @@ export class TokenCounter {
   readonly #tokenizer: Tokenizer
   readonly #byIdentity = new WeakMap<HistoryMessage, number>()
   readonly #byContent = new Map<string, number>()
-  /** Exact counts of long texts (warmed), by a content key. */
+  /** Exact counts of long texts (warmed), by the text. */
   readonly #byText = new Map<string, number>()
   readonly #pacer = new CountPacer()
   #anchor: UsageAnchor | undefined
@@ -118,19 +118,35 @@ export class TokenCounter {
     for (const text of texts) {
       if (text.length > PIECE_CHARS) await this.#warmText(text)
     }
-    for (const message of messages) {
-      if (this.#byIdentity.has(message)) continue
-      const key = contentKey(message)
-      if (this.#byContent.has(key)) continue
-      let tokens = MESSAGE_OVERHEAD_TOKENS
-      for (const text of messageTexts(message)) {
-        tokens += await countPaced(this.#tokenizer, text, this.#pacer)
-      }
-      tokens += toolCallOverhead(message)
-      this.#stats.tokenizedMessages++
-      this.#remember(key, tokens)
-      this.#byIdentity.set(message, tokens)
+    for (const message of messages) await this.countMessagePaced(message)
+  }
+
+  /**
+   * Tokens of one message, counted exactly in slices (see {@link warm}) and cached. With `limit`,
+   * counting stops as soon as the count reaches it: the figure returned is then at least `limit`
+   * (and at most the exact count), and it is not cached.
+   */
+  async countMessagePaced(
+    message: HistoryMessage,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<number> {
+    const known = this.#byIdentity.get(message)
+    if (known !== undefined) return known
+    const key = keyOf(message)
+    const cached = key === undefined ? undefined : this.#byContent.get(key)
+    if (cached !== undefined) {
+      this.#byIdentity.set(message, cached)
+      return cached
     }
+    let tokens = MESSAGE_OVERHEAD_TOKENS + toolCallOverhead(message)
+    for (const text of messageTexts(message)) {
+      tokens += await countPaced(this.#tokenizer, text, this.#pacer, limit - tokens)
+      if (tokens >= limit) return tokens
+    }
+    this.#stats.tokenizedMessages++
+    if (key !== undefined) this.#remember(key, tokens)
+    this.#byIdentity.set(message, tokens)
+    return tokens
   }
 
   /** Tokens of one message, from a cache when it (or an equal message) was counted before. */
@@ -140,15 +156,15 @@ export class TokenCounter {
       this.#stats.cachedMessages++
       return known
     }
-    const key = contentKey(message)
-    let tokens = this.#byContent.get(key)
+    const key = keyOf(message)
+    let tokens = key === undefined ? undefined : this.#byContent.get(key)
     if (tokens === undefined) {
       const counted = this.#tokenize(message)
       // A bound (a long text not warmed) is not cached: a later warm() counts it exactly.
       if (!counted.exact) return counted.tokens
       tokens = counted.tokens
       this.#stats.tokenizedMessages++
-      this.#remember(key, tokens)
+      if (key !== undefined) this.#remember(key, tokens)
     } else {
       this.#stats.cachedMessages++
     }
@@ -230,7 +246,8 @@ export class TokenCounter {
   }
 
   async #warmText(text: string): Promise<void> {
-    const key = textKey(text)
+    // The text itself is the key: the engine hashes it natively, once per string.
+    const key = text
     if (this.#byText.has(key)) return
     const tokens = await countPaced(this.#tokenizer, text, this.#pacer)
     if (this.#byText.size >= MAX_CACHED_CONTENTS) this.#byText.clear()
@@ -240,7 +257,7 @@ export class TokenCounter {
   /** The exact count when it is cheap (a short text) or known (warmed); else undefined. */
   #textCount(text: string): number | undefined {
     if (text.length <= PIECE_CHARS) return this.#tokenizer.count(text)
-    return this.#byText.get(textKey(text))
+    return this.#byText.get(text)
   }
 
   #tokenize(message: HistoryMessage): { tokens: number; exact: boolean } {
@@ -255,15 +272,13 @@ export class TokenCounter {
   }
 }
 
-/** The texts of a message the count depends on, in order. */
-function messageTexts(message: HistoryMessage): string[] {
-  if (message.role === 'assistant') {
-    const texts = [message.content]
-    for (const call of message.tool_calls ?? []) texts.push(call.name, call.arguments)
-    return texts
-  }
-  if (message.role === 'tool') return [message.content, message.tool_call_id]
-  return [message.content]
+/** Messages longer than this are cached by identity only: hashing them costs more than it saves. */
+const MAX_HASHED_CHARS = 64 * 1024
+
+function keyOf(message: HistoryMessage): string | undefined {
+  let chars = 0
+  for (const text of messageTexts(message)) chars += text.length
+  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
 }
 
 function toolCallOverhead(message: HistoryMessage): number {

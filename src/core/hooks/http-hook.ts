@@ -2,6 +2,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
 import { hostListed } from '../../contract/host-list.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
+import { transportFailureText } from '../../ports/transport-failure.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from '../tools/read-limited.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
@@ -117,7 +118,7 @@ export async function callHttpHook(
         error: `timed out after ${hook.timeout_ms} ms`,
       }
     }
-    return { ok: false, answer: {}, error: `could not be reached: ${(error as Error).message}` }
+    return { ok: false, answer: {}, error: `could not be reached: ${transportFailureText(error)}` }
   }
 }
 

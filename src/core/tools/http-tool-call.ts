@@ -2,6 +2,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import { hostListed } from '../../contract/host-list.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
+import { transportFailureText } from '../../ports/transport-failure.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from './read-limited.ts'
 
@@ -84,7 +85,7 @@ export async function callHttpTool(
     const output =
       name === 'TimeoutError' || name === 'AbortError'
         ? `tool ${tool.name} timed out after ${timeoutMs} ms`
-        : `tool ${tool.name} could not be reached: ${(error as Error).message}`
+        : `tool ${tool.name} could not be reached: ${transportFailureText(error)}`
     return { ok: false, output }
   }
 }

@@ -106,6 +106,10 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     if (response.reasoningTokens) {
       state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
     }
+    if (response.usageEstimated) {
+      const { input_tokens, output_tokens } = response.usage
+      state.estimated_tokens = (state.estimated_tokens ?? 0) + input_tokens + output_tokens
+    }
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)
