@@ -1,0 +1,179 @@
+/**
+ * Reaching the fs store's folders without following a symbolic link in any component below the
+ * root (invariant 9 of DESIGN §5: no process with the server's rights resolves a path someone else
+ * could have planted a link in). Node has no `openat`; on Linux `/proc/self/fd/<fd>/<name>` is
+ * the same lookup: the kernel starts at the folder the descriptor has open, whatever its path
+ * names now, and `O_NOFOLLOW` keeps the last component from being a link.
+ *
+ * - A folder is opened `O_DIRECTORY | O_NOFOLLOW` by its path, then checked: the path the kernel
+ *   reports for the descriptor (`readlink /proc/self/fd/<fd>`) must be exactly the expected one
+ *   under the real root, which it is not when any component on the way was a link. Two calls, and
+ *   only when the folder is not kept open already (fs-folder-handles.ts).
+ * - When that check fails, or a folder is missing and must be made, the folder is reached one
+ *   component at a time from the root, each opened through its parent's descriptor with
+ *   `O_NOFOLLOW` (and made there with `mkdir`, which never follows a link either): a link is
+ *   found and named, never followed.
+ * - Where `/proc/self/fd` cannot stand in for the descriptor calls (not Linux), each component is
+ *   checked with `lstat` before the folder is opened by path: links are refused the same way, but
+ *   one swapped in between the check and the use would be followed. Production runs on Linux.
+ */
+import { constants } from 'node:fs'
+import { type FileHandle, lstat, mkdir, open, readlink } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import { errnoOf } from './fs-key-path.ts'
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants
+/** How a folder is opened: read-only (for fsync), never through a link at its own name. */
+export const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+
+/**
+ * How an object file is opened for reading: never through a link, never blocking on a FIFO,
+ * never becoming a controlling terminal (a file that is not a regular file is not an object).
+ */
+export const FILE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+
+/** A symbolic link where the store expects a folder or an object of its own: never followed. */
+export class SymlinkInStore extends Error {
+  override readonly name = 'SymlinkInStore'
+  readonly code = 'ELOOP'
+  constructor(readonly at: string) {
+    super(`a symbolic link in the store at ${at}`)
+  }
+}
+
+let probed: Promise<boolean> | undefined
+
+/** Whether `/proc/self/fd/<fd>` names the descriptor's folder here (probed once: Linux). */
+export function descriptorPaths(): Promise<boolean> {
+  probed ??= (async () => {
+    const handle = await open('/', FOLDER_FLAGS).catch(() => undefined)
+    if (handle === undefined) return false
+    try {
+      return (await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '')) === '/'
+    } finally {
+      await handle.close()
+    }
+  })()
+  return probed
+}
+
+/**
+ * For tests: `false` makes the store check folders by path (what it does where `/proc/self/fd`
+ * is missing); `undefined` probes again.
+ */
+export function forceDescriptorPaths(available: boolean | undefined): void {
+  probed = available === undefined ? undefined : Promise.resolve(available)
+}
+
+/** `name` inside the folder open as `handle`, looked up from the descriptor. */
+export function throughDescriptor(handle: FileHandle, name: string): string {
+  return `/proc/self/fd/${handle.fd}/${name}`
+}
+
+/**
+ * Opens the folder `dir` (the real root or a folder below it) without following a link; with
+ * `create`, makes the missing folders on the way. Returns the handle and the topmost folder it
+ * made, if any. Rejects with SymlinkInStore for a link on the way, with the errno error of a
+ * component that is missing (ENOENT, without `create`) or not a folder (ENOTDIR).
+ */
+export async function openFolder(
+  root: string,
+  dir: string,
+  create: boolean,
+): Promise<{ handle: FileHandle; created: string | undefined }> {
+  if (await descriptorPaths()) {
+    const handle = await open(dir, FOLDER_FLAGS).catch(() => undefined)
+    if (handle !== undefined) {
+      const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '')
+      if (real === dir) return { handle, created: undefined }
+      await handle.close()
+    }
+    return await walkFromRoot(root, dir, create)
+  }
+  return await checkByPath(root, dir, create)
+}
+
+/** One component at a time from the root, each through its parent's descriptor. */
+async function walkFromRoot(
+  root: string,
+  dir: string,
+  create: boolean,
+): Promise<{ handle: FileHandle; created: string | undefined }> {
+  let current: FileHandle | undefined = await open(root, FOLDER_FLAGS)
+  let created: string | undefined
+  let path = root
+  try {
+    for (const part of componentsBelow(root, dir)) {
+      path = join(path, part)
+      const next = await openChild(current, part, path, create)
+      created ??= next.made ? path : undefined
+      await current.close()
+      current = next.handle
+    }
+    const opened = current
+    current = undefined
+    return { handle: opened, created }
+  } finally {
+    await current?.close()
+  }
+}
+
+async function openChild(
+  parent: FileHandle,
+  part: string,
+  path: string,
+  create: boolean,
+): Promise<{ handle: FileHandle; made: boolean }> {
+  const child = throughDescriptor(parent, part)
+  let made = false
+  for (;;) {
+    try {
+      return { handle: await open(child, FOLDER_FLAGS), made }
+    } catch (error) {
+      const errno = errnoOf(error)
+      if (errno === 'ELOOP') throw new SymlinkInStore(path)
+      if (errno === 'ENOTDIR' && (await lstat(child).catch(() => undefined))?.isSymbolicLink()) {
+        throw new SymlinkInStore(path)
+      }
+      if (errno !== 'ENOENT' || !create || made) throw error
+    }
+    await mkdir(child).catch((error: unknown) => {
+      if (errnoOf(error) !== 'EEXIST') throw error
+    })
+    made = true
+  }
+}
+
+/** Without descriptor paths: every component checked with lstat, then the folder opened. */
+async function checkByPath(
+  root: string,
+  dir: string,
+  create: boolean,
+): Promise<{ handle: FileHandle; created: string | undefined }> {
+  let path = root
+  let created: string | undefined
+  for (const part of componentsBelow(root, dir)) {
+    path = join(path, part)
+    const info = await lstat(path).catch((error: unknown) => {
+      if (errnoOf(error) !== 'ENOENT' || !create) throw error
+      return undefined
+    })
+    if (info?.isSymbolicLink()) throw new SymlinkInStore(path)
+    if (info === undefined) {
+      await mkdir(path).catch((error: unknown) => {
+        if (errnoOf(error) !== 'EEXIST') throw error
+      })
+      created ??= path
+    } else if (!info.isDirectory()) {
+      throw Object.assign(new Error(`not a folder: ${path}`), { code: 'ENOTDIR' })
+    }
+  }
+  return { handle: await open(dir, FOLDER_FLAGS), created }
+}
+
+function componentsBelow(root: string, dir: string): string[] {
+  const rest = relative(root, dir)
+  if (rest === '') return []
+  if (rest.startsWith('..')) throw new Error(`${dir} is not below ${root}`)
+  return rest.split(sep)
+}
