@@ -66,7 +66,8 @@ export async function holdFolder(
   options: { create?: boolean; fresh?: boolean } = {},
 ): Promise<{ folder: HeldFolder; created: string | undefined }> {
   const create = options.create === true
-  const keep = (await descriptorPaths()) && options.fresh !== true
+  const paths = descriptorPaths()
+  const keep = (typeof paths === 'boolean' ? paths : await paths) && options.fresh !== true
   const kept = keep ? entries.get(dir) : undefined
   if (kept !== undefined && !kept.evicted) {
     entries.delete(dir)

@@ -4,7 +4,7 @@
  * delete takes, and the pruning of the folders it empties. What a link on the way means depends on the operation: a read treats it as
  * absent (nothing behind a link exists for the store), a delete refuses it (corrupt_data).
  */
-import { open, rmdir } from 'node:fs/promises'
+import { lstat, readFile, rmdir } from 'node:fs/promises'
 import { basename, dirname, sep } from 'node:path'
 import { forgetFolder, type HeldFolder, holdFolder } from './fs-folder-handles.ts'
 import { errnoOf, storageError } from './fs-key-path.ts'
@@ -53,13 +53,15 @@ export async function inKeyFolder<T>(
 }
 
 /**
- * The bytes of the regular file `path` (a name in a held folder); undefined when there is none:
- * missing, a folder, a link (O_NOFOLLOW: never followed), a FIFO or a device (never read).
+ * The bytes of the object file `path` (a name in a held folder); undefined when there is none:
+ * missing, a folder, or a link (O_NOFOLLOW: never followed). One `readFile` (open, fstat, read,
+ * close); opened non-blocking and without becoming a controlling terminal, so a FIFO someone made
+ * in the store reads empty at once — an empty read is confirmed to be a regular file (lstat).
  */
 export async function readObjectFile(path: string, key: string): Promise<Uint8Array | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>
+  let data: Buffer
   try {
-    handle = await open(path, FILE_READ_FLAGS)
+    data = await readFile(path, { flag: FILE_READ_FLAGS })
   } catch (error) {
     const errno = errnoOf(error) ?? ''
     if (ABSENT.has(errno) || errno === 'ELOOP' || errno === 'EISDIR' || errno === 'ENXIO') {
@@ -67,15 +69,10 @@ export async function readObjectFile(path: string, key: string): Promise<Uint8Ar
     }
     throw storageError(error, 'read', key)
   }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined
-    const data = await handle.readFile()
-    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-  } catch (error) {
-    throw storageError(error, 'read', key)
-  } finally {
-    await handle.close()
+  if (data.byteLength === 0 && !(await lstat(path).catch(() => undefined))?.isFile()) {
+    return undefined
   }
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
 }
 
 /** Removes empty folders from `dir` up to (not including) the root, each through its parent. */

@@ -42,9 +42,12 @@ export class SymlinkInStore extends Error {
 }
 
 let probed: Promise<boolean> | undefined
+/** The probe's answer once known (saves an await on every operation). */
+let known: boolean | undefined
 
 /** Whether `/proc/self/fd/<fd>` names the descriptor's folder here (probed once: Linux). */
-export function descriptorPaths(): Promise<boolean> {
+export function descriptorPaths(): boolean | Promise<boolean> {
+  if (known !== undefined) return known
   probed ??= (async () => {
     const handle = await open('/', FOLDER_FLAGS).catch(() => undefined)
     if (handle === undefined) return false
@@ -53,7 +56,10 @@ export function descriptorPaths(): Promise<boolean> {
     } finally {
       await handle.close()
     }
-  })()
+  })().then((answer) => {
+    if (probed !== undefined) known = answer
+    return answer
+  })
   return probed
 }
 
@@ -62,6 +68,7 @@ export function descriptorPaths(): Promise<boolean> {
  * is missing); `undefined` probes again.
  */
 export function forceDescriptorPaths(available: boolean | undefined): void {
+  known = available
   probed = available === undefined ? undefined : Promise.resolve(available)
 }
 

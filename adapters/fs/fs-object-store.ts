@@ -45,7 +45,8 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-import { settleAll, syncNewName } from './fs-durability.ts'
+import { type CreateIo, createOnly } from './fs-create.ts'
+import { syncNewName } from './fs-durability.ts'
 import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
@@ -72,6 +73,11 @@ export class FsObjectStore implements ObjectStore {
   #ready: Promise<void> | undefined
   /** The root's real path, once the root exists: folders below it are reached from it. */
   #real: string | undefined
+  /** What a create-only put (fs-create.ts) needs of the store. */
+  readonly #io: CreateIo = {
+    writeTemp: (bytes, key, linkTo, into) => this.#writeTemp(bytes, key, linkTo, into),
+    syncNewName: (root, placed, key) => this.#syncNewName(root, placed, key),
+  }
 
   constructor(options: FsObjectStoreOptions) {
     this.root = resolve(options.root)
@@ -100,38 +106,9 @@ export class FsObjectStore implements ObjectStore {
     const etag = etagOf(bytes)
     const root = await this.#prepare()
     const path = keyPath(root, key)
-    if (options.ifNoneMatch === '*') await this.#create(bytes, root, path, key)
+    if (options.ifNoneMatch === '*') await createOnly(this.#io, bytes, root, path, key)
     else await this.#replace(bytes, root, path, key, options.ifMatch)
     return { etag }
-  }
-
-  /**
-   * Create-only: the folder of the name is held (made if missing), then the writer thread writes
-   * the temp file and links it to the name through the folder's descriptor (EEXIST if taken, in
-   * any process); a folder removed meanwhile is made again and the link retried here.
-   */
-  async #create(bytes: Uint8Array<ArrayBuffer>, root: string, path: string, key: string) {
-    const name = basename(path)
-    let placed: Placed = await holdKeyFolder(root, dirname(path), key, true)
-    let temp: string | undefined
-    try {
-      const written = await this.#writeTemp(bytes, key, placed.folder.child(name))
-      temp = written.temp
-      if (written.linkError !== undefined) {
-        placed = await placeTemp(root, temp, name, key, 'link', placed, written.linkError)
-      }
-    } catch (error) {
-      placed.folder.release()
-      if (temp !== undefined) await removeTemp(temp)
-      throw error
-    }
-    // The temp name is not needed once the object has its own name (it plays no part in the
-    // object's durability), so it is removed while the folder is fsynced.
-    try {
-      await settleAll([this.#syncNewName(root, placed, key), removeTemp(temp)])
-    } finally {
-      placed.folder.release()
-    }
   }
 
   /**
@@ -232,9 +209,11 @@ export class FsObjectStore implements ObjectStore {
     bytes: Uint8Array<ArrayBuffer>,
     key: string,
     linkTo?: string,
+    into?: { dir: string; name: string },
   ): Promise<TempWritten> {
     try {
-      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable: this.#durable, linkTo })
+      const durable = this.#durable
+      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable, linkTo, into })
     } catch (error) {
       throw storageError(error, 'write', key)
     }

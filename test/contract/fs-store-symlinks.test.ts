@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -165,6 +166,15 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
       await expect(lstat(join(root, key))).rejects.toMatchObject({ code: 'ENOENT' })
       expect(await readFile(hostFile(), 'utf8')).toBe('host file secret.txt')
     })
+  })
+
+  it('a FIFO made at an object name is absent, and reading it never blocks', async () => {
+    const key = `${SESSION}/manifest.json`
+    await store.put(key, encode('mine'))
+    await rm(join(root, key))
+    execFileSync('mkfifo', [join(root, key)])
+    expect(await store.get(key)).toBeNull()
+    expect((await listAll(store, `${SESSION}/`)).objects).toEqual([])
   })
 
   describe('a link the store had a handle on before it was planted', () => {

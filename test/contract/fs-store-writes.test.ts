@@ -10,6 +10,7 @@ import {
   MAX_FOLDER_HANDLES,
 } from '../../adapters/fs/fs-folder-handles.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+import { writerThreadFsyncs } from '../../adapters/fs/fs-writer-threads.ts'
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const decode = (body: Uint8Array) => new TextDecoder().decode(body)
@@ -19,7 +20,7 @@ async function identity(dir: string): Promise<{ dev: bigint; ino: bigint }> {
   return { dev: info.dev, ino: info.ino }
 }
 
-describe('fs store writes: kept folder handles and overlapped steps', () => {
+describe('fs store writes: kept folder handles, writer threads and overlapped steps', () => {
   let root: string
   let store: FsObjectStore
 
@@ -31,16 +32,26 @@ describe('fs store writes: kept folder handles and overlapped steps', () => {
     await rm(root, { recursive: true, force: true })
   })
 
-  it('keeps a handle on the folder a new name was made in', async () => {
+  it('a create-only put into a folder that exists is one request to a writer thread', async () => {
     await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
-    const dir = join(root, 's/log')
-    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    const fsyncs = writerThreadFsyncs()
     await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
+    // The temp file's fsync and the folder's, both on the thread; the temp name is gone.
+    expect(writerThreadFsyncs()).toBe(fsyncs + 2)
+    expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
+    expect(decode((await store.get('s/log/0002.json'))!.body)).toBe('2')
+  })
+
+  it('keeps a handle on the folder a plain put made a new name in', async () => {
+    await store.put('s/state/a.json', encode('1'))
+    const dir = join(root, 's/state')
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    await store.put('s/state/b.json', encode('2'))
     expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
   })
 
-  it('notices a folder deleted and made again, and fsyncs the new one', async () => {
-    await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
+  it('notices a folder deleted and made again, and uses the new one', async () => {
+    await store.put('s/log/plain.json', encode('p'))
     const dir = join(root, 's/log')
     const old = await identity(dir)
     expect(await cachedFolderIdentity(dir)).toEqual(old)
@@ -49,14 +60,11 @@ describe('fs store writes: kept folder handles and overlapped steps', () => {
     await mkdir(dir)
     const fresh = await identity(dir)
     expect(fresh).not.toEqual(old)
-    await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
+    await store.put('s/log/plain.json', encode('q'))
     expect(await cachedFolderIdentity(dir)).toEqual(fresh)
-    // The same through a plain put, and through a read.
-    await rm(dir, { recursive: true })
-    await mkdir(dir)
-    const third = await identity(dir)
-    await store.put('s/log/plain.json', encode('p'))
-    expect(await cachedFolderIdentity(dir)).toEqual(third)
+    await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
+    expect(decode((await store.get('s/log/0002.json'))!.body)).toBe('2')
+    // The same through a read of a file made by hand in the new folder.
     await rm(dir, { recursive: true })
     await mkdir(dir)
     await writeFile(join(dir, 'by-hand.json'), 'h')
