@@ -63,7 +63,7 @@ const entries = new Map<string, Entry>()
 export async function holdFolder(
   root: string,
   dir: string,
-  options: { create?: boolean; fresh?: boolean } = {},
+  options: { create?: boolean; fresh?: boolean; exact?: boolean } = {},
 ): Promise<{ folder: HeldFolder; created: string | undefined }> {
   const create = options.create === true
   const paths = descriptorPaths()
@@ -75,7 +75,7 @@ export async function holdFolder(
     kept.users++
     return { folder: held(dir, kept, keep), created: undefined }
   }
-  const { handle, created } = await openFolder(root, dir, create)
+  const { handle, created } = await openFolder(root, dir, create, options.exact ?? create)
   const entry: Entry = { handle, users: 1, evicted: true }
   if (keep && !entries.has(dir)) {
     entry.evicted = false

@@ -30,7 +30,7 @@ export async function inKeyFolder<T>(
   for (let attempt = 0; ; attempt++) {
     let folder: HeldFolder
     try {
-      ;({ folder } = await holdFolder(root, dir))
+      ;({ folder } = await holdFolder(root, dir, { exact: onLink === 'refuse' }))
     } catch (error) {
       if (error instanceof SymlinkInStore) {
         if (onLink === 'absent') return undefined

@@ -80,16 +80,28 @@ export function throughDescriptor(handle: FileHandle, name: string): string {
 /**
  * Opens the folder `dir` (the real root or a folder below it) without following a link; with
  * `create`, makes the missing folders on the way. Returns the handle and the topmost folder it
- * made, if any. Rejects with SymlinkInStore for a link on the way, with the errno error of a
- * component that is missing (ENOENT, without `create`) or not a folder (ENOTDIR).
+ * made, if any. Rejects with SymlinkInStore for a link on the way (without `exact`, a link that
+ * leads nowhere may read as missing), with the errno error of a component that is missing
+ * (ENOENT, without `create`) or not a folder (ENOTDIR).
  */
 export async function openFolder(
   root: string,
   dir: string,
   create: boolean,
+  /** A missing folder is told apart from a link on the way (a delete refuses the link). */
+  exact = create,
 ): Promise<{ handle: FileHandle; created: string | undefined }> {
   if (await descriptorPaths()) {
-    const handle = await open(dir, FOLDER_FLAGS).catch(() => undefined)
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(dir, FOLDER_FLAGS)
+    } catch (error) {
+      const errno = errnoOf(error)
+      if (errno === 'ELOOP') throw new SymlinkInStore(dir)
+      // For a read a folder that is missing (or not a folder) is simply not there, whether a
+      // link on the way led nowhere or not; nothing behind a link was opened.
+      if (!exact && (errno === 'ENOENT' || errno === 'ENOTDIR')) throw error
+    }
     if (handle !== undefined) {
       const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '')
       if (real === dir) return { handle, created: undefined }
