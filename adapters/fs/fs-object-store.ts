@@ -75,7 +75,7 @@ export class FsObjectStore implements ObjectStore {
   #real: string | undefined
   /** What a create-only put (fs-create.ts) needs of the store. */
   readonly #io: CreateIo = {
-    writeTemp: (bytes, key, linkTo, into) => this.#writeTemp(bytes, key, linkTo, into),
+    writeTemp: (bytes, key, linkTo) => this.#writeTemp(bytes, key, linkTo),
     syncNewName: (root, placed, key) => this.#syncNewName(root, placed, key),
   }
 
@@ -209,11 +209,9 @@ export class FsObjectStore implements ObjectStore {
     bytes: Uint8Array<ArrayBuffer>,
     key: string,
     linkTo?: string,
-    into?: { dir: string; name: string },
   ): Promise<TempWritten> {
     try {
-      const durable = this.#durable
-      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable, linkTo, into })
+      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable: this.#durable, linkTo })
     } catch (error) {
       throw storageError(error, 'write', key)
     }

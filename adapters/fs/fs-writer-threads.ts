@@ -28,25 +28,10 @@ export interface TempWrite {
   durable: boolean
   /** Give the written file this name too (`link()`, fails if the name exists). */
   linkTo?: string | undefined
-  /**
-   * Make the name `name` in the folder `dir` (its real path) without following a link, fsync
-   * the folder (when `durable`) and remove the temp name: a whole create-only put.
-   */
-  into?: { dir: string; name: string } | undefined
 }
 
-/**
- * The written temp file, and whether its name was made: `linkError` when `linkTo` or `into`
- * failed (the temp file is then still there); `linked` when `into` made the name (`tempRemoved`:
- * the temp name is gone; `folderSyncError`: the folder fsync failed, so the name may not last).
- */
-export interface TempWritten {
-  temp: string
-  linkError?: NodeJS.ErrnoException
-  linked?: boolean
-  tempRemoved?: boolean
-  folderSyncError?: NodeJS.ErrnoException
-}
+/** The written temp file, and whether `linkTo` failed (the temp file is then still there). */
+export type TempWritten = { temp: string; linkError?: NodeJS.ErrnoException }
 
 interface Reply {
   id: number
@@ -54,10 +39,6 @@ interface Reply {
   synced?: boolean
   error?: ErrorFields
   linkError?: ErrorFields
-  linked?: boolean
-  folderSynced?: boolean
-  tempRemoved?: boolean
-  folderSyncError?: ErrorFields
 }
 interface ErrorFields {
   code?: string
@@ -84,14 +65,11 @@ export function writeOnThread(request: TempWrite): Promise<TempWritten> {
   return new Promise((resolve, reject) => {
     if (thread.pending.size === 0) thread.worker.ref()
     thread.pending.set(id, { resolve, reject })
-    const { bytes, tmpDir, durable, linkTo, into } = request
+    const { bytes, tmpDir, durable, linkTo } = request
     // Moved, not copied, when the bytes are their buffer's whole content.
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     try {
-      thread.worker.postMessage(
-        { id, tmpDir, bytes, durable, linkTo, into },
-        whole ? [bytes.buffer] : [],
-      )
+      thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, whole ? [bytes.buffer] : [])
     } catch (error) {
       settle(thread, { id, error: { message: String(error) } })
     }
@@ -158,21 +136,15 @@ function settle(thread: Thread, reply: Reply): void {
   thread.pending.delete(reply.id)
   if (thread.pending.size === 0) thread.worker.unref()
   if (reply.synced) fsyncs++
-  if (reply.folderSynced) fsyncs++
   if (reply.error !== undefined || reply.temp === undefined) {
     request.reject(errnoError(reply.error ?? { message: 'fs writer thread sent no file' }))
     return
   }
-  const written: TempWritten = { temp: reply.temp }
-  if (reply.linkError !== undefined) written.linkError = errnoError(reply.linkError)
-  if (reply.linked) {
-    written.linked = true
-    written.tempRemoved = reply.tempRemoved === true
-    if (reply.folderSyncError !== undefined) {
-      written.folderSyncError = errnoError(reply.folderSyncError)
-    }
-  }
-  request.resolve(written)
+  request.resolve(
+    reply.linkError === undefined
+      ? { temp: reply.temp }
+      : { temp: reply.temp, linkError: errnoError(reply.linkError) },
+  )
 }
 
 function errnoError(fields: ErrorFields): NodeJS.ErrnoException {
