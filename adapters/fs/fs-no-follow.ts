@@ -9,17 +9,17 @@
  *   reports for the descriptor (`readlink /proc/self/fd/<fd>`) must be exactly the expected one
  *   under the real root, which it is not when any component on the way was a link. Two calls, and
  *   only when the folder is not kept open already (fs-folder-handles.ts).
- * - When that check fails, or a folder is missing and must be made, the folder is reached one
- *   component at a time from the root, each opened through its parent's descriptor with
- *   `O_NOFOLLOW` (and made there with `mkdir`, which never follows a link either): a link is
- *   found and named, never followed.
+ * - When that check fails, the folder is reached one component at a time from the root, each
+ *   opened through its parent's descriptor with `O_NOFOLLOW`: a link is found and named, never
+ *   followed. A missing folder to be made is reached the same way from the nearest folder above
+ *   it that opens and checks, and made there with `mkdir` (which never follows a link either).
  * - Where `/proc/self/fd` cannot stand in for the descriptor calls (not Linux), each component is
  *   checked with `lstat` before the folder is opened by path: links are refused the same way, but
  *   one swapped in between the check and the use would be followed. Production runs on Linux.
  */
 import { constants } from 'node:fs'
 import { type FileHandle, lstat, mkdir, open, readlink } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { dirname, join, relative, sep } from 'node:path'
 import { errnoOf } from './fs-key-path.ts'
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants
@@ -91,38 +91,60 @@ export async function openFolder(
   /** A missing folder is told apart from a link on the way (a delete refuses the link). */
   exact = create,
 ): Promise<{ handle: FileHandle; created: string | undefined }> {
-  if (await descriptorPaths()) {
-    let handle: FileHandle | undefined
-    try {
-      handle = await open(dir, FOLDER_FLAGS)
-    } catch (error) {
-      const errno = errnoOf(error)
-      if (errno === 'ELOOP') throw new SymlinkInStore(dir)
-      // For a read a folder that is missing (or not a folder) is simply not there, whether a
-      // link on the way led nowhere or not; nothing behind a link was opened.
-      if (!exact && (errno === 'ENOENT' || errno === 'ENOTDIR')) throw error
+  if (!(await descriptorPaths())) return await checkByPath(root, dir, create)
+  const found = await openChecked(dir)
+  if (found.handle !== undefined) return { handle: found.handle, created: undefined }
+  if (found.errno === 'ELOOP') throw new SymlinkInStore(dir)
+  // For a read a folder that is missing (or not a folder) is simply not there, whether a link on
+  // the way led nowhere or not; nothing behind a link was opened.
+  if (!exact && (found.errno === 'ENOENT' || found.errno === 'ENOTDIR')) throw found.error
+  // To make it: start at the nearest folder above it that opens and checks, if any.
+  let from = { handle: undefined as FileHandle | undefined, path: root }
+  if (create && found.errno === 'ENOENT') {
+    for (let above = dirname(dir); above.startsWith(`${root}${sep}`); above = dirname(above)) {
+      const ancestor = await openChecked(above)
+      if (ancestor.handle !== undefined) {
+        from = { handle: ancestor.handle, path: above }
+        break
+      }
+      if (ancestor.errno !== 'ENOENT') break
     }
-    if (handle !== undefined) {
-      const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '')
-      if (real === dir) return { handle, created: undefined }
-      await handle.close()
-    }
-    return await walkFromRoot(root, dir, create)
   }
-  return await checkByPath(root, dir, create)
+  return await walkDown(from.handle ?? (await open(root, FOLDER_FLAGS)), from.path, dir, create)
 }
 
-/** One component at a time from the root, each through its parent's descriptor. */
-async function walkFromRoot(
-  root: string,
+/**
+ * `dir` opened by path (`O_NOFOLLOW` at its own name) and checked: the handle when the path the
+ * kernel reports for it is `dir` exactly (no link on the way), else the open's errno (none when
+ * the check failed).
+ */
+async function openChecked(
+  dir: string,
+): Promise<{ handle?: FileHandle; errno?: string | undefined; error?: unknown }> {
+  let handle: FileHandle
+  try {
+    handle = await open(dir, FOLDER_FLAGS)
+  } catch (error) {
+    return { errno: errnoOf(error), error }
+  }
+  const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => '')
+  if (real === dir) return { handle }
+  await handle.close()
+  return {}
+}
+
+/** From the open folder `start` (at `from`) down to `dir`, each through its parent's descriptor. */
+async function walkDown(
+  start: FileHandle,
+  from: string,
   dir: string,
   create: boolean,
 ): Promise<{ handle: FileHandle; created: string | undefined }> {
-  let current: FileHandle | undefined = await open(root, FOLDER_FLAGS)
+  let current: FileHandle | undefined = start
   let created: string | undefined
-  let path = root
+  let path = from
   try {
-    for (const part of componentsBelow(root, dir)) {
+    for (const part of componentsBelow(from, dir)) {
       path = join(path, part)
       const next = await openChild(current, part, path, create)
       created ??= next.made ? path : undefined
