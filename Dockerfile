@@ -37,13 +37,17 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8787 \
     TURNLINE_DATA_DIR=/data \
+    TURNLINE_RUNNER_ROOT=/workspaces \
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/node ./dist/node
 COPY package.json ./
-# The embedded filesystem store (used only when S3_BUCKET is unset) lives in a volume.
-RUN mkdir -p /data && chown node:node /data
+# The embedded filesystem store (used only when S3_BUCKET is unset) lives in a volume. The
+# embedded runner's workspaces would be a tree apart (/workspaces), but this image has no
+# bubblewrap: with keys it refuses to run commands itself, so set TURNLINE_RUNNER_URL to the
+# runner image.
+RUN mkdir -p /data /workspaces && chown node:node /data /workspaces
 VOLUME ["/data"]
 USER node
 EXPOSE 8787

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { MemoryFailureThrottle } from '../adapters/memory/memory-failure-throttle.ts'
 import { TurnlineError } from '../src/contract/errors.ts'
 import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
@@ -6,6 +7,8 @@ import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
+import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
+import type { PeerAddress } from './http/client-address.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { hostGuard } from './http/host-guard.ts'
 import { type ErrorLog, errorResponse } from './http/http-errors.ts'
@@ -28,7 +31,6 @@ import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
-import { limitedSessionApi } from './tenancy/limited-session-api.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 
@@ -53,13 +55,20 @@ export interface AppOptions {
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
-  /** Per-tenant limits and usage: 429s, RateLimit headers, `GET /v1/usage`. None when absent. */
+  /**
+   * Per-tenant limits and usage: the request window's 429s and RateLimit headers, `GET /v1/usage`.
+   * None when absent. Turn admission and quotas are the engine's (ServiceDeps.admission).
+   */
   tenancy?: Tenancy
   /**
    * Without keys: the Host names accepted besides loopback (TURNLINE_ALLOWED_HOSTS), or `any`
    * where nothing listens (the CLI's in-process app). Default: loopback only.
    */
   allowedHosts?: readonly string[] | 'any'
+  /** With keys: how failed authentications are throttled (default: in this process, 60/min). */
+  authFailures?: AuthFailureLimit
+  /** Where a request comes from, the runtime's way: the client failures are counted for. */
+  peerAddress?: PeerAddress
 }
 
 export const API_VERSION = '0.1.0'
@@ -70,6 +79,12 @@ function inProcess(): ReplayGuard {
   return { claim: async (id, expiresAtMs) => seen.claim(id, expiresAtMs) }
 }
 
+/** Failed authentications counted in this process (tests, apps built without deps). */
+function inProcessAuthFailures(): AuthFailureLimit {
+  const throttle = new MemoryFailureThrottle()
+  return { throttle, fallback: throttle, perMinute: 60, trustedProxies: [] }
+}
+
 const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
 
 /**
@@ -78,7 +93,7 @@ const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
-  const api = options.tenancy ? limitedSessionApi(options.api, options.tenancy) : options.api
+  const { api } = options
   const ctx: RouteContext = {
     api: options.requestLog ? loggedSessionApi(api, options.requestLog) : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
@@ -117,10 +132,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
   // Standard Webhooks signatures instead of a bearer key, likewise.
   if (options.webhooks) app.route('/v1', webhookRoutes(ctx, options.webhooks))
-  app.use('/v1/*', async (c, next) => {
-    c.set('tenant', await authenticate(c.req.header('authorization')))
-    await next()
-  })
+  if (isSingleTenant(options.auth)) {
+    app.use('/v1/*', async (c, next) => {
+      c.set('tenant', await authenticate(c.req.header('authorization')))
+      await next()
+    })
+  } else {
+    const limit = options.authFailures ?? inProcessAuthFailures()
+    const opLog = options.requestLog ?? log
+    app.use(
+      '/v1/*',
+      throttledAuthentication(authenticate, { limit, peer: options.peerAddress, log: opLog }),
+    )
+  }
   if (options.tenancy) {
     app.use('/v1/*', requestLimit(options.tenancy, log))
     app.route('/v1', usageRoute(options.tenancy))

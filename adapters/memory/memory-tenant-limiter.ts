@@ -2,6 +2,9 @@ import { type Clock, systemClock } from '../../src/ports/clock.ts'
 import {
   type DayUsage,
   REQUEST_WINDOW_MS,
+  type Reservation,
+  type ReservationVerdict,
+  SETTLED_TTL_MS,
   type SlotVerdict,
   slidingWindowUsed,
   type TenantLimiter,
@@ -30,6 +33,10 @@ export class MemoryTenantLimiter implements TenantLimiter {
   readonly #days = new Map<string, DayUsage>()
   /** tenant → slot → deadline (epoch ms). */
   readonly #slots = new Map<string, Map<string, number>>()
+  /** tenant → call id → its hold. */
+  readonly #holds = new Map<string, Map<string, Hold>>()
+  /** tenant → settled call id → until when it is remembered (in insertion order). */
+  readonly #settled = new Map<string, Map<string, number>>()
 
   constructor(options: MemoryTenantLimiterOptions = {}) {
     this.#clock = options.clock ?? systemClock
@@ -86,14 +93,57 @@ export class MemoryTenantLimiter implements TenantLimiter {
     return this.#liveSlots(tenant, this.#clock.now()).size
   }
 
-  async charge(tenant: string, charge: UsageCharge): Promise<void> {
+  async reserve(tenant: string, reservation: Reservation): Promise<ReservationVerdict> {
+    const now = this.#clock.now()
+    if (this.#settledOf(tenant, now).has(reservation.id)) return { status: 'settled' }
+    const holds = this.#liveHolds(tenant, now)
+    if (!holds.has(reservation.id)) {
+      const day = this.#day(tenant)
+      const held = sumHolds(holds)
+      const { tokensPerDay: tokenLimit, costMicroUsdPerDay: costLimit } = reservation
+      if (tokenLimit !== undefined && day.tokens + held.tokens >= tokenLimit) {
+        return { status: 'refused', quota: 'tokens', used: day.tokens, reserved: held.tokens }
+      }
+      if (costLimit !== undefined && day.costMicroUsd + held.costMicroUsd >= costLimit) {
+        return {
+          status: 'refused',
+          quota: 'cost',
+          used: day.costMicroUsd,
+          reserved: held.costMicroUsd,
+        }
+      }
+    }
+    holds.set(reservation.id, {
+      deadline: now + reservation.ttlMs,
+      tokens: reservation.tokens,
+      costMicroUsd: reservation.costMicroUsd,
+    })
+    return { status: 'held' }
+  }
+
+  async settle(tenant: string, id: string, charge: UsageCharge): Promise<boolean> {
+    const now = this.#clock.now()
+    this.#holds.get(tenant)?.delete(id)
+    const settled = this.#settledOf(tenant, now)
+    if (settled.has(id)) return false
+    settled.set(id, now + SETTLED_TTL_MS)
     const day = this.#day(tenant)
     day.tokens += charge.tokens
     day.costMicroUsd += charge.costMicroUsd
+    return true
+  }
+
+  async release(tenant: string, id: string): Promise<void> {
+    this.#holds.get(tenant)?.delete(id)
   }
 
   async usageToday(tenant: string): Promise<DayUsage> {
-    return { ...this.#day(tenant) }
+    const held = sumHolds(this.#liveHolds(tenant, this.#clock.now()))
+    return {
+      ...this.#day(tenant),
+      reservedTokens: held.tokens,
+      reservedCostMicroUsd: held.costMicroUsd,
+    }
   }
 
   #window(tenant: string, limit: number): WindowVerdict {
@@ -116,31 +166,71 @@ export class MemoryTenantLimiter implements TenantLimiter {
   }
 
   #windowsOf(tenant: string): Map<number, number> {
-    let windows = this.#windows.get(tenant)
-    if (!windows) {
-      windows = new Map()
-      this.#windows.set(tenant, windows)
-    }
-    return windows
+    return ofTenant(this.#windows, tenant)
   }
 
   #day(tenant: string): DayUsage {
     const day = utcDay(this.#clock.now())
     let usage = this.#days.get(tenant)
     if (!usage || usage.day !== day) {
-      usage = { day, requests: 0, tokens: 0, costMicroUsd: 0 }
+      usage = {
+        day,
+        requests: 0,
+        tokens: 0,
+        costMicroUsd: 0,
+        reservedTokens: 0,
+        reservedCostMicroUsd: 0,
+      }
       this.#days.set(tenant, usage)
     }
     return usage
   }
 
-  #liveSlots(tenant: string, now: number): Map<string, number> {
-    let slots = this.#slots.get(tenant)
-    if (!slots) {
-      slots = new Map()
-      this.#slots.set(tenant, slots)
+  #liveHolds(tenant: string, now: number): Map<string, Hold> {
+    const holds = ofTenant(this.#holds, tenant)
+    for (const [id, hold] of holds) if (hold.deadline <= now) holds.delete(id)
+    return holds
+  }
+
+  /** The settled call ids still remembered (they expire in the order they were settled). */
+  #settledOf(tenant: string, now: number): Map<string, number> {
+    const settled = ofTenant(this.#settled, tenant)
+    for (const [id, until] of settled) {
+      if (until > now) break
+      settled.delete(id)
     }
+    return settled
+  }
+
+  #liveSlots(tenant: string, now: number): Map<string, number> {
+    const slots = ofTenant(this.#slots, tenant)
     for (const [slot, deadline] of slots) if (deadline <= now) slots.delete(slot)
     return slots
   }
+}
+
+/** The tenant's own map in `maps`, made on first use. */
+function ofTenant<K, V>(maps: Map<string, Map<K, V>>, tenant: string): Map<K, V> {
+  let map = maps.get(tenant)
+  if (!map) {
+    map = new Map()
+    maps.set(tenant, map)
+  }
+  return map
+}
+
+interface Hold {
+  deadline: number
+  tokens: number
+  costMicroUsd: number
+}
+
+function sumHolds(holds: Map<string, Hold>): { tokens: number; costMicroUsd: number } {
+  let tokens = 0
+  let costMicroUsd = 0
+  for (const hold of holds.values()) {
+    tokens += hold.tokens
+    costMicroUsd += hold.costMicroUsd
+  }
+  return { tokens, costMicroUsd }
 }

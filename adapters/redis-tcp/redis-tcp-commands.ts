@@ -67,11 +67,6 @@ export class RedisTcpCommands implements RedisCommands {
     return this.client.lrange(key, start, stop)
   }
 
-  hgetall(key: string): Promise<unknown> {
-    this.#sent += 1
-    return this.client.call('HGETALL', key)
-  }
-
   zrem(key: string, member: string): Promise<unknown> {
     this.#sent += 1
     return this.client.zrem(key, member)

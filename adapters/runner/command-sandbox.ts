@@ -62,7 +62,19 @@ export class CommandSandbox {
     readonly status: SandboxStatus,
     private readonly host: BwrapHost | undefined,
     private readonly prlimit: string | undefined,
+    /** Wraps every launch (a tenant's limits, tenant-launch.ts). */
+    private readonly confine?: (launch: Launch) => Launch,
   ) {}
+
+  /**
+   * The same sandbox for one tenant: its commands run as `uid` (and gid), when given and the
+   * runner drops privileges, and every launch goes through `confine`.
+   */
+  forTenant(uid: number | undefined, confine: (launch: Launch) => Launch): CommandSandbox {
+    const host =
+      this.host?.dropPrivileges && uid !== undefined ? { ...this.host, uid, gid: uid } : this.host
+    return new CommandSandbox(this.settings, this.status, host, this.prlimit, confine)
+  }
 
   get sandboxed(): boolean {
     return this.host !== undefined
@@ -88,9 +100,10 @@ export class CommandSandbox {
   }
 
   launch(spec: LaunchSpec): Launch {
-    return this.host
+    const launch = this.host
       ? bwrapLaunch(this.host, this.settings.limits, spec)
       : plainLaunch(this.prlimit, this.settings.limits, spec)
+    return this.confine ? this.confine(launch) : launch
   }
 
   /**
@@ -102,7 +115,11 @@ export class CommandSandbox {
     return host?.dropPrivileges ? { uid: host.uid, gid: host.gid } : undefined
   }
 
-  /** A new workspace folder: the sandbox user's own, reachable (not listable) on the way. */
+  /**
+   * The probe's scratch folder (made by the runner a moment before, holding nothing of a
+   * tenant's): the sandbox user's own, reachable on the way. Workspaces are prepared through
+   * descriptors instead (workspace-root.ts).
+   */
   async prepareWorkspace(root: string, dir: string): Promise<void> {
     if (!this.host?.dropPrivileges) return
     for (let parent = path.dirname(dir); parent.startsWith(root); parent = path.dirname(parent)) {
@@ -115,24 +132,10 @@ export class CommandSandbox {
     if ((info.mode & 0o777) !== 0o700) await chmod(dir, 0o700)
   }
 
-  /**
-   * Hands what the runner wrote in a workspace (files, folders it had to create, spools) to the
-   * sandbox user, so commands can change them. `abs` and its ancestors up to the workspace.
-   */
-  async adopt(workspace: string, abs: string): Promise<void> {
-    const host = this.host
-    if (!host?.dropPrivileges) return
-    for (let at = abs; at.startsWith(workspace + path.sep); at = path.dirname(at)) {
-      const info = await lstat(at).catch(() => undefined)
-      if (info && info.uid !== host.uid && !info.isSymbolicLink()) {
-        await chown(at, host.uid, host.gid)
-      }
-    }
-  }
-
   /** Runs a helper (git for worktrees, the probe) to its end, in the sandbox like any command. */
   run(spec: LaunchSpec, timeoutMs: number, stdin = ''): Promise<RunResult> {
-    return runLaunch(this.launch(spec), spec.cwd, timeoutMs, stdin)
+    // Sandboxed, bubblewrap changes into `spec.cwd` itself, inside its own mounts.
+    return runLaunch(this.launch(spec), this.sandboxed ? '/' : spec.cwd, timeoutMs, stdin)
   }
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod'
-import type { SpoolIdentity } from './spool-file.ts'
+import type { ExecInfo, ExecSession } from './exec-session.ts'
+import type { SpoolFile, SpoolIdentity } from './spool-file.ts'
 
 const fields = {
   exec_session_id: z.string(),
@@ -19,8 +20,9 @@ const DECIMAL = z.string().regex(/^\d{1,20}$/)
 
 /**
  * What the runner remembers of one command (`.runner-state/<tenant>/<session>/exec/<id>.json`).
- * Format 2 adds `spool_identity`, the device and inode of the spool file the runner created,
- * so a spool reopened after a restart is checked to be that very file. Format 1 records (no
+ * Format 2 adds `spool_identity`, the device, inode and birth time (`btime`, absent in the
+ * first records of this format) of the spool file the runner created, so a spool reopened after
+ * a restart is checked to be that very file. Format 1 records (no
  * identity) are still read; their spools are reopened without following any symlink, as regular
  * files only, but without the identity check.
  */
@@ -29,7 +31,7 @@ const ExecRecordSchema = z.discriminatedUnion('version', [
   z.object({
     version: z.literal(2),
     ...fields,
-    spool_identity: z.object({ dev: DECIMAL, ino: DECIMAL }),
+    spool_identity: z.object({ dev: DECIMAL, ino: DECIMAL, btime: DECIMAL.optional() }),
   }),
 ])
 
@@ -49,4 +51,46 @@ export function serializeExecRecord(
   record: Omit<Extract<ExecRecord, { version: 2 }>, 'version'>,
 ): string {
   return JSON.stringify({ version: 2, ...record })
+}
+
+/** The record of a command: when it started, and once it has exited, how it ended. */
+export function execRecordText(
+  exec: ExecInfo,
+  spool: SpoolFile,
+  startedAt: number,
+  done?: ExecSession,
+): string {
+  const identity = spool.identity
+  if (!identity) throw new Error('a spool the runner created always has an identity')
+  return serializeExecRecord({
+    exec_session_id: exec.id,
+    request_id: exec.requestId,
+    tool_call_id: exec.toolCallId,
+    command: exec.command,
+    workdir: exec.workdir,
+    backend: exec.backend,
+    spool_path: exec.spoolRel,
+    spool_identity: identity,
+    started_at: startedAt,
+    ...(done?.exitCode !== undefined
+      ? {
+          exit_code: done.exitCode,
+          exited_at: done.exitedAt ?? Date.now(),
+          total_output_bytes: done.total,
+        }
+      : {}),
+  })
+}
+
+/** What a record says of its command. */
+export function execInfoOf(record: ExecRecord): ExecInfo {
+  return {
+    id: record.exec_session_id,
+    requestId: record.request_id,
+    toolCallId: record.tool_call_id,
+    command: record.command,
+    workdir: record.workdir,
+    backend: record.backend,
+    spoolRel: record.spool_path,
+  }
 }

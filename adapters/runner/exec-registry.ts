@@ -1,29 +1,34 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { parseExecRecord, recordedIdentity, serializeExecRecord } from './exec-record.ts'
+import { execInfoOf, execRecordText, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
+import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
-import { resolveInside } from './workspace-paths.ts'
+import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
+import { openFolder, refusingRaces } from './workspace-files.ts'
+import { normalRel } from './workspace-paths.ts'
 import type { OpenWorkspace, WorkspaceRoot } from './workspace-root.ts'
+import { at, HeldFds } from './workspace-walk.ts'
 
 export interface Scope {
   tenant: string
   sessionId: string
   /** The session workspace, held open for this request only (its `fd` closes with it). */
   workspace: OpenWorkspace
+  /** The tenant's sandbox: its user and limits (tenant-limit-enforcer.ts). */
+  sandbox: CommandSandbox
 }
 
 /** Called once per command when it has exited and its output has drained (or the grace ran out). */
 export type ExitListener = (scope: Scope, session: ExecSession) => void
 
-const MAX_RUNNING_PER_WORKSPACE = 32
 const FORGET_AFTER_MS = 15 * 60_000
 /**
  * Finished commands whose spool descriptor stays open (newest first); beyond these the oldest
@@ -45,7 +50,7 @@ export class ExecRegistry {
   constructor(
     private readonly root: string,
     private readonly workspaces: WorkspaceRoot,
-    private readonly sandbox: CommandSandbox,
+    private readonly limits: TenantLimitEnforcer,
     private readonly networks: CommandNetworks,
     private readonly onExit: ExitListener,
   ) {}
@@ -85,7 +90,7 @@ export class ExecRegistry {
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
-    const network = this.sandbox.network(body.network)
+    const network = scope.sandbox.network(body.network)
     const dir = this.#stateDir(scope)
     await mkdir(path.join(dir, 'requests'), { recursive: true })
     await mkdir(path.join(dir, 'exec'), { recursive: true })
@@ -93,21 +98,40 @@ export class ExecRegistry {
     const existing = await this.#attach(scope, claim, body)
     if (existing) return { session: existing, attached: true }
 
-    const workdir = await resolveInside(scope.workspace.path, body.workdir ?? '.')
-    const info = await stat(workdir.abs).catch(() => undefined)
-    if (!info?.isDirectory()) {
-      throw new Refusal('not_found', `workdir ${JSON.stringify(workdir.rel)} is not a directory`)
+    const release = await this.limits.admitCommand(scope.tenant, scope.sandbox)
+    // The working folder stays open until the command has started (see #spawn).
+    const held = new HeldFds()
+    try {
+      const rel = body.workdir ?? '.'
+      const workdir = refusingRaces(rel, () => openFolder(scope.workspace, rel, held))
+      if (!workdir) {
+        throw new Refusal(
+          'not_found',
+          `workdir ${JSON.stringify(normalRel(rel))} is not a directory`,
+        )
+      }
+      const folder = { ...workdir, rel: normalRel(rel) }
+      return await this.#spawn(scope, body, claim, folder, network, release)
+    } catch (error) {
+      release()
+      throw error
+    } finally {
+      held.closeAll()
     }
-    const running = [...this.#live.entries()].filter(
-      ([key, s]) => key.startsWith(`${scope.tenant}/${scope.sessionId}/`) && s.state === 'running',
-    ).length
-    if (running >= MAX_RUNNING_PER_WORKSPACE) {
-      throw new Refusal('conflict', `${running} commands are already running in this workspace`)
-    }
+  }
 
+  async #spawn(
+    scope: Scope,
+    body: ExecStartBody,
+    claim: string,
+    workdir: { fd: number; resolved: string; rel: string },
+    network: boolean,
+    release: () => void,
+  ): Promise<{ session: ExecSession; attached: boolean }> {
+    const sandbox = scope.sandbox
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
-    const spool = SpoolFile.create(scope.workspace, spoolRel, this.sandbox.fileOwner, () =>
+    const spool = SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
       this.workspaces.open(scope.tenant, scope.sessionId),
     )
     const exec: ExecInfo = {
@@ -126,6 +150,7 @@ export class ExecRegistry {
       await this.#saveRecord(scope, exec, spool, started)
       await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
     } catch (error) {
+      release()
       spool.release()
       await rm(this.#recordFile(scope, id), { force: true })
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
@@ -133,33 +158,38 @@ export class ExecRegistry {
       if (raced) return { session: raced, attached: true }
       throw error
     }
+    // Inside the sandbox, bubblewrap changes into the folder (its own mounts: a symlink there
+    // reaches only what the sandbox sees); the host side starts in "/". Unsandboxed, the command
+    // starts in the folder the runner holds open, reached through its descriptor.
+    const cwd = path.posix.join(scope.workspace.path, workdir.resolved)
     const env = commandEnv({
       workspace: scope.workspace.path,
-      cwd: workdir.abs,
+      cwd,
       tty: body.tty,
       execSessionId: id,
-      passEnv: this.sandbox.settings.passEnv,
+      passEnv: sandbox.settings.passEnv,
       source: process.env,
     })
     // A socket of its own on the egress proxy, ended once the command has settled.
     const egress = network ? await this.networks.open(scope, id) : undefined
     let session: ExecSession
     try {
-      const launch = this.sandbox.launch({
+      const launch = sandbox.launch({
         argv: ExecSession.argvOf(body.cmd, exec.backend),
         workspace: scope.workspace.path,
-        cwd: workdir.abs,
+        cwd,
         env,
         network: egress?.network ?? false,
       })
       session = ExecSession.spawn(exec, spool, {
-        cwd: workdir.abs,
+        cwd: sandbox.sandboxed ? '/' : at(workdir.fd, '.'),
         launch,
-        timeLimitMs: this.sandbox.timeLimitMs,
-        ...(this.sandbox.status.limits
-          ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds }
-          : {}),
+        timeLimitMs: sandbox.timeLimitMs,
+        ...(sandbox.status.limits ? { cpuSeconds: sandbox.status.limits.cpuSeconds } : {}),
+        spoolLimitBytes: sandbox.settings.limits.spoolMb * 1024 * 1024,
         onSettled: (s) => {
+          release()
+          this.limits.settled(scope.tenant, s)
           void egress?.close()
           void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
           this.#hold(s)
@@ -171,6 +201,7 @@ export class ExecRegistry {
       throw error
     }
     this.#live.set(this.#key(scope, id), session)
+    if (!session.drained) this.limits.watch(scope.tenant, sandbox, session)
     return { session, attached: false }
   }
 
@@ -228,19 +259,11 @@ export class ExecRegistry {
     )
     // Running when the runner stopped: the size of the (verified) spool is all there is.
     const total = record.total_output_bytes ?? spool.size()
-    const session = ExecSession.recorded(
-      {
-        id,
-        requestId: record.request_id,
-        toolCallId: record.tool_call_id,
-        command: record.command,
-        workdir: record.workdir,
-        backend: record.backend,
-        spoolRel: record.spool_path,
-      },
-      spool,
-      { exitCode: record.exit_code, exitedAt: record.exited_at, total },
-    )
+    const session = ExecSession.recorded(execInfoOf(record), spool, {
+      exitCode: record.exit_code,
+      exitedAt: record.exited_at,
+      total,
+    })
     this.#live.set(this.#key(scope, id), session)
     this.#forgetLater(scope, id, session)
     return session
@@ -253,26 +276,7 @@ export class ExecRegistry {
     startedAt: number,
     done?: ExecSession,
   ) {
-    const identity = spool.identity
-    if (!identity) throw new Error('a new spool always has an identity')
-    const text = serializeExecRecord({
-      exec_session_id: exec.id,
-      request_id: exec.requestId,
-      tool_call_id: exec.toolCallId,
-      command: exec.command,
-      workdir: exec.workdir,
-      backend: exec.backend,
-      spool_path: exec.spoolRel,
-      spool_identity: identity,
-      started_at: startedAt,
-      ...(done?.exitCode !== undefined
-        ? {
-            exit_code: done.exitCode,
-            exited_at: done.exitedAt ?? Date.now(),
-            total_output_bytes: done.total,
-          }
-        : {}),
-    })
+    const text = execRecordText(exec, spool, startedAt, done)
     const file = this.#recordFile(scope, exec.id)
     await writeFile(`${file}.tmp`, text)
     await rename(`${file}.tmp`, file)
@@ -281,16 +285,5 @@ export class ExecRegistry {
   /** Ends every running command (runner shutdown). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#live.values()].map((s) => s.kill()))
-  }
-}
-
-/** A request id names one command: a retry with another command is a conflict. */
-function sameCommand(session: ExecSession, body: ExecStartBody): void {
-  if (session.info.command !== body.cmd) {
-    throw new Refusal(
-      'conflict',
-      `request ${body.request_id} already started a different command in ${session.info.id}`,
-      { exec_session_id: session.info.id },
-    )
   }
 }

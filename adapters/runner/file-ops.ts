@@ -1,5 +1,3 @@
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { planPatch } from '../../src/contract/patch-apply.ts'
 import { parsePatch } from '../../src/contract/patch-parser.ts'
 import type {
@@ -9,35 +7,26 @@ import type {
   PatchResult,
 } from '../../src/contract/runner-protocol.ts'
 import { Refusal } from './refusal.ts'
-import { resolveInside, type WorkspacePath } from './workspace-paths.ts'
+import { readRegular, removeRegular, replaceRegular } from './workspace-files.ts'
+import { normalRel } from './workspace-paths.ts'
+import type { Owner, WorkspaceDir } from './workspace-walk.ts'
 
 /** Largest file read_file or apply_patch loads. */
 const MAX_FILE_BYTES = 32 * 1024 * 1024
 
-async function loadText(target: WorkspacePath): Promise<string | undefined> {
-  const info = await stat(target.abs).catch(() => undefined)
-  if (!info) return undefined
-  if (!info.isFile()) throw new Refusal('invalid_input', `${target.rel} is not a regular file`)
-  if (info.size > MAX_FILE_BYTES) {
-    throw new Refusal(
-      'payload_too_large',
-      `${target.rel} is ${info.size} bytes (limit ${MAX_FILE_BYTES})`,
-    )
-  }
-  const bytes = await readFile(target.abs)
+function loadText(ws: WorkspaceDir, rel: string): string | undefined {
+  const bytes = readRegular(ws, rel, MAX_FILE_BYTES)
+  if (bytes === undefined) return undefined
   if (bytes.subarray(0, 8192).includes(0)) {
-    throw new Refusal('invalid_input', `${target.rel} looks like a binary file`)
+    throw new Refusal('invalid_input', `${normalRel(rel)} looks like a binary file`)
   }
   return bytes.toString('utf8')
 }
 
-export async function readWorkspaceFile(
-  workspace: string,
-  body: FileReadBody,
-): Promise<FileReadResult> {
-  const target = await resolveInside(workspace, body.path)
-  const text = await loadText(target)
-  if (text === undefined) throw new Refusal('not_found', `no such file: ${target.rel}`)
+export function readWorkspaceFile(ws: WorkspaceDir, body: FileReadBody): FileReadResult {
+  const rel = normalRel(body.path)
+  const text = loadText(ws, body.path)
+  if (text === undefined) throw new Refusal('not_found', `no such file: ${rel}`)
   const lines = text.split('\n')
   if (lines.at(-1) === '') lines.pop()
   const first = body.start_line - 1
@@ -59,7 +48,7 @@ export async function readWorkspaceFile(
   }
   const end = first + picked.length
   return {
-    path: target.rel,
+    path: rel,
     content: picked.length ? `${picked.join('\n')}\n` : '',
     size: Buffer.byteLength(text),
     start_line: body.start_line,
@@ -69,50 +58,37 @@ export async function readWorkspaceFile(
   }
 }
 
-/** Hands a path the runner wrote (and the folders it created for it) to the sandbox user. */
-export type Adopt = (abs: string) => Promise<void>
-
-async function put(target: WorkspacePath, content: string, adopt?: Adopt): Promise<void> {
-  await mkdir(path.dirname(target.abs), { recursive: true })
-  await writeFile(target.abs, content)
-  await adopt?.(target.abs)
-}
-
-export async function writeWorkspaceFile(
-  workspace: string,
-  rel: string,
+/** `owner` receives what the runner creates (the sandbox user; absent when not root). */
+export function writeWorkspaceFile(
+  ws: WorkspaceDir,
+  path: string,
   content: string,
-  adopt?: Adopt,
-): Promise<FileWriteResult> {
-  const target = await resolveInside(workspace, rel)
-  if (target.rel === '.') throw new Refusal('invalid_input', 'path names the workspace itself')
-  const info = await stat(target.abs).catch(() => undefined)
-  if (info && !info.isFile())
-    throw new Refusal('invalid_input', `${target.rel} is not a regular file`)
-  await put(target, content, adopt)
-  return { path: target.rel, kind: info ? 'update' : 'add', bytes: Buffer.byteLength(content) }
+  owner: Owner | undefined,
+): FileWriteResult {
+  const bytes = Buffer.from(content)
+  const kind = replaceRegular(ws, path, bytes, owner)
+  return { path: normalRel(path), kind, bytes: bytes.byteLength }
 }
 
 /** Parses, plans every resulting file, and only then writes: all or nothing. */
 export async function applyWorkspacePatch(
-  workspace: string,
+  ws: WorkspaceDir,
   patch: string,
-  adopt?: Adopt,
+  owner: Owner | undefined,
 ): Promise<PatchResult> {
   const parsed = parsePatch(patch)
   if (!parsed.ok) throw new Refusal('invalid_input', `invalid patch: ${parsed.message}`)
-  const targets = new Map<string, WorkspacePath>()
+  // Every path is checked before anything is read or written.
   for (const op of parsed.ops) {
     for (const rel of [op.path, ...(op.type === 'update' && op.moveTo ? [op.moveTo] : [])]) {
-      targets.set(rel, await resolveInside(workspace, rel))
+      normalRel(rel)
     }
   }
-  const plan = await planPatch(parsed.ops, (rel) => loadText(targets.get(rel)!))
+  const plan = await planPatch(parsed.ops, async (rel) => loadText(ws, rel))
   if (!plan.ok) throw new Refusal('patch_failed', plan.message)
   for (const write of plan.writes) {
-    const target = targets.get(write.path)!
-    if ('delete' in write) await rm(target.abs, { force: true })
-    else await put(target, write.content, adopt)
+    if ('delete' in write) removeRegular(ws, write.path)
+    else replaceRegular(ws, write.path, Buffer.from(write.content), owner)
   }
   return { changes: plan.changes }
 }

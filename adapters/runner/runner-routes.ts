@@ -12,9 +12,9 @@ import {
   WorktreeBodySchema,
 } from '../../src/contract/runner-protocol.ts'
 import { captureBody } from './capture-body.ts'
-import type { CommandSandbox } from './command-sandbox.ts'
 import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'
+import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { createWorktree } from './worktree.ts'
 
 /** One POST route: its body schema and what it answers (a JSON body, status 200). */
@@ -32,9 +32,8 @@ function route<S extends z.ZodType>(
 
 export function runnerRoutes(
   registry: ExecRegistry,
-  sandbox: CommandSandbox,
+  limits: TenantLimitEnforcer,
 ): ReadonlyMap<string, Route> {
-  const adopt = (scope: Scope) => (abs: string) => sandbox.adopt(scope.workspace.path, abs)
   return new Map<string, Route>([
     [
       '/v1/exec/start',
@@ -107,24 +106,27 @@ export function runnerRoutes(
     ],
     [
       '/v1/files/read',
-      route(FileReadBodySchema, (scope, body) => readWorkspaceFile(scope.workspace.path, body)),
+      route(FileReadBodySchema, async (scope, body) => readWorkspaceFile(scope.workspace, body)),
     ],
     [
       '/v1/files/write',
-      route(FileWriteBodySchema, (scope, body) =>
-        writeWorkspaceFile(scope.workspace.path, body.path, body.content, adopt(scope)),
-      ),
+      route(FileWriteBodySchema, async (scope, body) => {
+        const bytes = Buffer.byteLength(body.content)
+        await limits.admitWrite(scope.tenant, scope.sandbox, bytes)
+        return writeWorkspaceFile(scope.workspace, body.path, body.content, scope.sandbox.fileOwner)
+      }),
     ],
     [
       '/v1/files/apply-patch',
-      route(ApplyPatchBodySchema, (scope, body) =>
-        applyWorkspacePatch(scope.workspace.path, body.patch, adopt(scope)),
-      ),
+      route(ApplyPatchBodySchema, async (scope, body) => {
+        await limits.admitWrite(scope.tenant, scope.sandbox, Buffer.byteLength(body.patch))
+        return applyWorkspacePatch(scope.workspace, body.patch, scope.sandbox.fileOwner)
+      }),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(sandbox, scope.workspace.path, body.name, body.ref),
+        createWorktree(scope.sandbox, scope.workspace, body.name, body.ref),
       ),
     ],
   ])

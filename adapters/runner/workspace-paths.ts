@@ -1,4 +1,3 @@
-import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { Refusal } from './refusal.ts'
 
@@ -34,45 +33,4 @@ export function workspaceSegments(rel: string): string[] {
 /** The normal form of a workspace-relative path as answers show it ("." for the workspace). */
 export function normalRel(rel: string): string {
   return workspaceSegments(rel).join('/') || '.'
-}
-
-/** A path inside a workspace: absolute on disk, and relative (with "/") for answers. */
-export interface WorkspacePath {
-  abs: string
-  rel: string
-}
-
-function inside(workspace: string, candidate: string): boolean {
-  return candidate === workspace || candidate.startsWith(workspace + path.sep)
-}
-
-/**
- * Resolves a workspace-relative path and proves it stays inside, by name (the file tools' check
- * until they walk descriptors too): the real path of the target or of its nearest existing
- * ancestor must lie within the workspace; a dangling symlink is refused.
- */
-export async function resolveInside(workspace: string, rel: string): Promise<WorkspacePath> {
-  const segments = workspaceSegments(rel)
-  const normal = segments.join('/') || '.'
-  const abs = path.join(workspace, ...segments)
-  let probe = abs
-  for (;;) {
-    const info = await lstat(probe).catch(() => undefined)
-    if (info) {
-      let real: string
-      try {
-        real = await realpath(probe)
-      } catch {
-        const target = info.isSymbolicLink() ? await readlink(probe).catch(() => '?') : '?'
-        throw outside(rel, `goes through a dangling symlink (${target})`)
-      }
-      if (!inside(workspace, real)) throw outside(rel, 'resolves outside the workspace (symlink)')
-      return { abs: probe === abs ? real : path.join(real, path.relative(probe, abs)), rel: normal }
-    }
-    const parent = path.dirname(probe)
-    if (parent === probe || !inside(workspace, parent)) {
-      throw outside(rel, 'resolves outside the workspace')
-    }
-    probe = parent
-  }
 }

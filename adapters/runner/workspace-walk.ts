@@ -51,7 +51,7 @@ export interface WorkspaceDir {
 export interface LocateOptions {
   /** Follow symlinks whose target stays inside the workspace (else any symlink is refused). */
   followLinks: boolean
-  /** Create missing folders on the way (owned by `owner`); else a missing one is `not_found`. */
+  /** Create missing folders on the way (owned by `owner`); else a missing one ends the walk. */
   makeFolders: boolean
   owner?: Owner
 }
@@ -61,13 +61,18 @@ export interface Located {
   dir: number
   /** '' when the path names the held folder itself (".", or a symlink to a folder above). */
   name: string
-  /** lstat of the entry (never a symlink: those are followed or refused); absent: it does not exist. */
+  /**
+   * lstat of the entry (never a symlink: those are followed or refused); absent: it does not
+   * exist (nor, without `makeFolders`, perhaps a folder on the way: then `name` is that folder's).
+   */
   info: Stats | undefined
   /** The workspace-relative path after following symlinks, "." for the workspace itself. */
   resolved: string
 }
 
 const MAX_LINKS = 40
+/** Folders held at once by one walk: a bound on its descriptors, far beyond real trees. */
+const MAX_DEPTH = 256
 
 interface Step {
   name: string
@@ -106,12 +111,21 @@ export function locate(
   const pending: Step[] = workspaceSegments(rel).map((name) => ({ name, fromLink: false }))
   let stack = [{ fd: ws.fd, name: '' }]
   let links = 0
+  let retries = 0
   const resolved = (name?: string) =>
     [...stack.slice(1).map((s) => s.name), ...(name ? [name] : [])].join('/') || '.'
   const follow = (dir: number, step: Step) => {
     if (!options.followLinks) throw leaves(`goes through a symlink (${resolved(step.name)})`)
     if (++links > MAX_LINKS) throw leaves('goes through too many symlinks')
-    let target = readlinkSync(at(dir, step.name))
+    let target: string
+    try {
+      target = readlinkSync(at(dir, step.name))
+    } catch (error) {
+      // No longer a symlink (EINVAL) or gone (ENOENT): changed under us; look at it again.
+      if (code(error) !== 'EINVAL' && code(error) !== 'ENOENT') throw error
+      pending.unshift(step)
+      return
+    }
     if (target.startsWith('/')) {
       if (target !== ws.path && !target.startsWith(`${ws.path}/`)) {
         throw leaves('resolves outside the workspace (symlink)')
@@ -156,15 +170,25 @@ export function locate(
       }
       if (!info && step.fromLink) throw leaves('goes through a dangling symlink')
       if (!info && !options.makeFolders) {
-        throw new Refusal('not_found', `no such folder: ${resolved(step.name)}`, { path: rel })
+        // A folder on the way is missing, so is the entry: absent (nothing was created).
+        const rest = pending.map((s) => s.name).join('/')
+        return { dir, name: step.name, info: undefined, resolved: `${resolved(step.name)}/${rest}` }
       }
       if (!info) makeFolder(dir, step.name, options.owner)
-      // Made now, or changed under us: look again (bounded like symlinks).
-      if (++links > MAX_LINKS) throw leaves('keeps changing while the runner walks it')
+      // Made now, or changed under us: look again (a bounded number of times).
+      if (++retries > MAX_LINKS + MAX_DEPTH)
+        throw leaves('keeps changing while the runner walks it')
       pending.unshift(step)
       continue
     }
     stack.push({ fd: held.add(fd), name: step.name })
+    if (stack.length > MAX_DEPTH) {
+      throw new Refusal(
+        'invalid_input',
+        `path ${JSON.stringify(rel)} goes more than ${MAX_DEPTH} folders deep`,
+        { path: rel },
+      )
+    }
   }
   const top = stack.at(-1) as { fd: number }
   return { dir: top.fd, name: '', info: undefined, resolved: resolved() }

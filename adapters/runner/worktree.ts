@@ -1,9 +1,9 @@
-import { realpath, stat } from 'node:fs/promises'
-import path from 'node:path'
 import type { WorktreeResult } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'
+import { withHeld } from './workspace-files.ts'
+import { locate, type WorkspaceDir } from './workspace-walk.ts'
 
 const GIT_TIMEOUT_MS = 60_000
 
@@ -43,12 +43,15 @@ async function git(
  */
 export async function createWorktree(
   sandbox: CommandSandbox,
-  workspace: string,
+  ws: WorkspaceDir,
   name: string,
   ref?: string,
 ): Promise<WorktreeResult> {
+  const workspace = ws.path
+  // git answers with real paths as the sandbox sees them: the workspace is mounted at its own
+  // path there, so the strings compare (the runner resolves none of git's paths by name).
   const top = await git(sandbox, workspace, ['rev-parse', '--show-toplevel'])
-  if (!top.ok || (await realpath(top.out).catch(() => '')) !== workspace) {
+  if (!top.ok || top.out !== workspace) {
     throw new Refusal(
       'invalid_input',
       'worktree isolation needs the workspace to be a git repository (run `git init` and commit ' +
@@ -56,12 +59,15 @@ export async function createWorktree(
     )
   }
   const rel = `.vtcode/worktrees/${name}`
-  const abs = path.join(workspace, '.vtcode', 'worktrees', name)
+  const abs = `${workspace}/${rel}`
   const branch = `vtcode/${name}`
-  if (await stat(abs).catch(() => undefined)) {
+  const exists = withHeld(rel, (held) => {
+    const place = locate(ws, rel, { followLinks: false, makeFolders: false }, held)
+    return place.info !== undefined
+  })
+  if (exists) {
     const list = await git(sandbox, workspace, ['worktree', 'list', '--porcelain'])
-    const real = await realpath(abs)
-    if (list.ok && list.out.split('\n').includes(`worktree ${real}`)) {
+    if (list.ok && list.out.split('\n').includes(`worktree ${abs}`)) {
       return { path: rel, branch, created: false }
     }
     throw new Refusal('conflict', `${rel} exists but is not a worktree of this repository`)

@@ -60,10 +60,6 @@ export class UpstashCommands implements RedisCommands {
     return this.client.lrange(key, start, stop)
   }
 
-  hgetall(key: string): Promise<unknown> {
-    return this.client.hgetall(key)
-  }
-
   zrem(key: string, member: string): Promise<unknown> {
     return this.client.zrem(key, member)
   }

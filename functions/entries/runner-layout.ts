@@ -88,7 +88,8 @@ async function migrateLegacy(
 ): Promise<{ moved: boolean; say: string } | undefined> {
   const info = await lstat(legacy).catch(() => undefined)
   if (!info?.isDirectory() || legacy === root) return undefined
-  const entries = await readdir(legacy)
+  // Unreadable: nothing this server could move (nor use).
+  const entries = await readdir(legacy).catch(() => [] as string[])
   if (entries.length === 0) return undefined
   const left = (why: string) => ({
     moved: false,

@@ -13,8 +13,9 @@ import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
  * `POST /v1/runner/callback`: the sandbox runner's signed notice that a command exited (no
  * bearer key: the Standard Webhooks signature with the runner secret is the authentication). Unsigned,
  * expired or replayed → 401; malformed → 400; otherwise 202 `{resumed}` once the waiting turn
- * (if any) has been continued. `replay` remembers accepted message ids: in the coordinator, so
- * a captured callback is refused on every instance and after a restart.
+ * (if any) has been continued — or 429 when the tenant's limits refuse to continue it now (the
+ * turn keeps waiting; the runner redelivers a 429). `replay` remembers accepted message ids: in
+ * the coordinator, so a captured callback is refused on every instance and after a restart.
  */
 export function runnerRoutes(
   ctx: RouteContext,
@@ -29,12 +30,12 @@ export function runnerRoutes(
       tags: ['callbacks'],
       summary: "The sandbox runner's exit notice",
       description:
-        'Signed with the runner secret (Standard Webhooks; no bearer key). Unsigned, expired or replayed → 401; malformed → 400; otherwise 202 once the turn waiting on the command (if any) has been continued. Served only when the deployment has a runner secret.',
+        "Signed with the runner secret (Standard Webhooks; no bearer key). Unsigned, expired or replayed → 401; malformed → 400; otherwise 202 once the turn waiting on the command (if any) has been continued. Continuing it is a turn step of the session's tenant: refused for its quota or turn slots it is 429 with Retry-After, the turn keeps waiting, and the runner's redelivery or the tenant's next turn without input continues it. Served only when the deployment has a runner secret.",
       security: [],
       responses: {
         202: jsonAnswer('Accepted.', RunnerCallbackResponseSchema),
-        // Signed, not a tenant's request: no 429 (tenant limits do not apply).
-        ...errorAnswers(400, 413, 500, 503),
+        // Continuing the turn is admitted like any step of its tenant: 429 when refused.
+        ...errorAnswers(400, 413, 429, 500, 503),
         401: jsonAnswer('`unauthorized`: unsigned, expired or replayed.', ErrorBodySchema),
       },
     }),

@@ -9,7 +9,8 @@ import { limitsOf, type Tenancy, windowHeaders } from '../tenancy/tenancy.ts'
 
 /**
  * `GET /usage`: the calling tenant's usage today (UTC) against its limits: requests (today, and
- * in the current one-minute window), running turns, model tokens and estimated cost. A limit
+ * in the current one-minute window), running turns, model tokens and estimated cost (with what
+ * model calls in flight hold of them). A limit
  * that does not apply is `null` (and so is its `remaining`). The call itself is not counted
  * and never refused for the request limit.
  */
@@ -60,14 +61,20 @@ export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
           },
         },
         concurrent_turns: remaining(limits.concurrentTurns, active),
-        tokens: remaining(limits.tokensPerDay, today.tokens),
+        tokens: {
+          ...remaining(limits.tokensPerDay, today.tokens + today.reservedTokens),
+          used: today.tokens,
+          reserved: today.reservedTokens,
+        },
         cost_usd: {
           limit: limits.costUsdPerDay ?? null,
           used: costUsd,
+          reserved: today.reservedCostMicroUsd / 1_000_000,
           remaining:
             costLimitMicro === undefined
               ? null
-              : Math.max(0, costLimitMicro - today.costMicroUsd) / 1_000_000,
+              : Math.max(0, costLimitMicro - today.costMicroUsd - today.reservedCostMicroUsd) /
+                1_000_000,
         },
       }
       return new Response(JSON.stringify(report), {

@@ -43,6 +43,8 @@ export function tenancyParts(input: {
     limiter: shared ? limiterOf(input) : new MemoryTenantLimiter(),
     defaults: defaultsOf(config),
     slotTtlMs: config.TURNLINE_TURN_SLOT_TTL_MS,
+    reservationTtlMs: config.TURNLINE_RESERVATION_TTL_MS,
+    defaultOutputTokens: config.TURNLINE_RESERVE_OUTPUT_TOKENS,
     clock: systemClock,
     log,
   }

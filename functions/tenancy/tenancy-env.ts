@@ -23,6 +23,10 @@ export const TenancyEnvShape = {
   TURNLINE_LIMIT_COST_USD_PER_DAY: usd.optional(),
   /** Lease of a running turn's slot: renewed while it runs, lapses this long after a crash. */
   TURNLINE_TURN_SLOT_TTL_MS: integer(1000, 3_600_000).default(60_000),
+  /** Output tokens a model call reserves against the daily quotas when it sets no maximum. */
+  TURNLINE_RESERVE_OUTPUT_TOKENS: integer(0, 10_000_000).default(4096),
+  /** A model call's reservation lapses this long after it was made if never settled (a crash). */
+  TURNLINE_RESERVATION_TTL_MS: integer(1000, 86_400_000).default(900_000),
 }
 
 /** True when requests are authenticated: API keys configured, or the key registry on. */

@@ -144,6 +144,15 @@ const LimitUsageSchema = z.object({
   remaining: z.number().nullable().describe('What is left; null when no limit applies.'),
 })
 
+const QuotaUsageSchema = LimitUsageSchema.extend({
+  reserved: z
+    .number()
+    .optional()
+    .describe(
+      'Held by model calls in flight (their estimates, replaced by their usage once they answer); `remaining` is what neither used nor reserved leaves.',
+    ),
+})
+
 /** `GET /v1/usage`: the calling tenant's usage today (UTC) and its limits. */
 export const UsageReportSchema = z
   .object({
@@ -159,8 +168,8 @@ export const UsageReportSchema = z
       })
       .describe('Requests.'),
     concurrent_turns: LimitUsageSchema.describe('Turns running now.'),
-    tokens: LimitUsageSchema.describe('Model tokens today (input + output).'),
-    cost_usd: LimitUsageSchema.describe('Estimated model cost today, in US dollars.'),
+    tokens: QuotaUsageSchema.describe('Model tokens today (input + output).'),
+    cost_usd: QuotaUsageSchema.describe('Estimated model cost today, in US dollars.'),
   })
   .meta({
     id: 'UsageReport',

@@ -12,6 +12,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
+import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
@@ -19,7 +20,9 @@ import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
+import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
@@ -37,6 +40,9 @@ import { forkSession } from './session/fork-session.ts'
 import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
+/** One model of each encoding family (o200k_base, cl100k_base): see bpe-tokenizer.ts. */
+const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4']
+
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
@@ -49,6 +55,16 @@ export class SessionService extends AgentLayerService implements SessionApi {
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
     super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
+  }
+
+  /**
+   * Loads what a request would otherwise load on first use and that holds the thread while it
+   * loads: the tokenizer's encodings (≈ 0.5 s for o200k's rank table). A long-running server
+   * calls it before it serves, so no tenant's first large input stalls every other request.
+   */
+  async preload(): Promise<void> {
+    const load = this.deps.tokenizer ?? tokenizerForModel
+    for (const model of PRELOADED_ENCODING_MODELS) await load(model)
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
@@ -97,6 +113,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       num_turns: state.model_requests,
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
+      ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       ...(model?.name ? { model: model.name } : {}),
       ...(price ? { price: { input: price.input, output: price.output } } : {}),
@@ -135,7 +152,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return approvePlan(this.deps, await this.locator.locate(tenant, sessionId), request, options)
   }
 
-  async fork(tenant: string, sessionId: string, options: { isolation?: 'none' | 'worktree' } = {}) {
+  async fork(tenant: string, sessionId: string, options: ForkRequest = {}) {
     return forkSession(
       this.deps,
       this.locator,
@@ -161,6 +178,8 @@ export class SessionService extends AgentLayerService implements SessionApi {
     } catch (error) {
       // Another invocation is continuing the turn already (a later turn request or a retry).
       if (isTurnlineError(error, 'session_busy')) return { resumed: false }
+      // Refused for the tenant's quota or turn slots (429): the turn still waits on the command,
+      // so the runner's redelivery or the tenant's next turn without input continues it.
       throw error
     }
   }
@@ -232,19 +251,23 @@ export class SessionService extends AgentLayerService implements SessionApi {
         details: { field: 'prompt' },
       })
     }
-    const created = await this.createSession(tenant, config)
-    const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
-    options.onEvent?.(events[0] as ThreadEvent, 0)
-    const turn = await this.stepTurn(tenant, created.session_id, { input: prompt }, options)
-    events.push(...turn.events)
-    if (turn.status !== 'terminal') {
-      const end = await this.complete(tenant, created.session_id, {
-        ...options,
-        idempotencyKey: undefined,
-      })
-      events.push(...end.events)
-    }
-    return { session_id: created.session_id, events }
+    // One admitted step: the turn runs in its slot, the session is created only once admitted.
+    return admitStep(this.deps, tenant, undefined, async (admitted) => {
+      const created = await this.createSession(tenant, config)
+      const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
+      options.onEvent?.(events[0] as ThreadEvent, 0)
+      const ref = await this.locator.locate(tenant, created.session_id)
+      const turn = await stepTurn(this.deps, ref, { input: prompt }, options, admitted)
+      events.push(...turn.events)
+      if (turn.status !== 'terminal') {
+        const end = await endSession(this.deps, ref, 'complete', {
+          ...options,
+          idempotencyKey: undefined,
+        })
+        events.push(...end.events)
+      }
+      return { session_id: created.session_id, events }
+    })
   }
 }
 

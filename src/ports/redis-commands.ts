@@ -14,7 +14,6 @@ export interface RedisCommands {
   /** SET `key` `value` PX `ttlMs`. */
   setPx(key: string, value: string, ttlMs: number): Promise<unknown>
   lrange(key: string, start: number, stop: number): Promise<unknown>
-  hgetall(key: string): Promise<unknown>
   zrem(key: string, member: string): Promise<unknown>
   /** The TurnlineError a failed command becomes (the adapter knows its client's errors). */
   toError(error: unknown, operation: string): TurnlineError

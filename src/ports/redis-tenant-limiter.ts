@@ -1,11 +1,15 @@
 import { type Clock, systemClock } from './clock.ts'
 import type { IoDeadline } from './io-deadline.ts'
+import * as quota from './quota-reservation-scripts.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 import {
   DAY_COUNTER_TTL_MS,
   type DayUsage,
   REQUEST_WINDOW_MS,
+  type Reservation,
+  type ReservationVerdict,
+  SETTLED_TTL_MS,
   type SlotVerdict,
   type TenantLimiter,
   type UsageCharge,
@@ -29,7 +33,8 @@ export interface RedisTenantLimiterOptions<C extends RedisCommands> {
 
 /**
  * The TenantLimiter on Redis, whatever carries the commands: today's counters and the turn slots
- * in the shared scripts of `tenant-limiter-scripts.ts`, the same keys with the same meaning over
+ * in the shared scripts of `tenant-limiter-scripts.ts`, the quotas' reservations in those of
+ * `quota-reservation-scripts.ts`, the same keys with the same meaning over
  * every transport. The request window (`hit`, `peekWindow`) is the adapter's own: Upstash's runs
  * `@upstash/ratelimit`, the TCP one the same algorithm in one script.
  */
@@ -94,21 +99,55 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
     return scripts.replyInteger(reply, 'activeSlots')
   }
 
-  async charge(tenant: string, charge: UsageCharge): Promise<void> {
-    await this.eval(
-      'charge',
-      scripts.CHARGE,
-      [this.dayKey(tenant, this.clock.now())],
-      [String(charge.tokens), String(charge.costMicroUsd), String(DAY_COUNTER_TTL_MS)],
+  async reserve(tenant: string, reservation: Reservation): Promise<ReservationVerdict> {
+    const now = this.clock.now()
+    const reply = await this.eval(
+      'reserve',
+      quota.RESERVE,
+      [this.dayKey(tenant, now), this.#holdsKey(tenant), this.#settledKey(tenant, reservation.id)],
+      [
+        reservation.id,
+        String(reservation.tokens),
+        String(reservation.costMicroUsd),
+        String(reservation.tokensPerDay ?? -1),
+        String(reservation.costMicroUsdPerDay ?? -1),
+        String(now),
+        String(now + reservation.ttlMs),
+        String(reservation.ttlMs),
+      ],
     )
+    return quota.readReservation(reply)
+  }
+
+  async settle(tenant: string, id: string, charge: UsageCharge): Promise<boolean> {
+    const reply = await this.eval(
+      'settle',
+      quota.SETTLE,
+      [this.dayKey(tenant, this.clock.now()), this.#holdsKey(tenant), this.#settledKey(tenant, id)],
+      [
+        id,
+        String(charge.tokens),
+        String(charge.costMicroUsd),
+        String(DAY_COUNTER_TTL_MS),
+        String(SETTLED_TTL_MS),
+      ],
+    )
+    return scripts.replyInteger(reply, 'settle') === 1
+  }
+
+  async release(tenant: string, id: string): Promise<void> {
+    await this.eval('release', quota.RELEASE, [this.#holdsKey(tenant)], [id])
   }
 
   async usageToday(tenant: string): Promise<DayUsage> {
-    const day = utcDay(this.clock.now())
-    const reply = await this.call('usageToday', () =>
-      this.commands.hgetall(scripts.limiterKey(this.ns, 'day', tenant, day)),
+    const now = this.clock.now()
+    const reply = await this.eval(
+      'usageToday',
+      quota.USAGE,
+      [this.dayKey(tenant, now), this.#holdsKey(tenant)],
+      [String(now)],
     )
-    return scripts.readDayUsage(day, reply)
+    return quota.readUsage(utcDay(now), reply)
   }
 
   /** Today's counters of `tenant` (the UTC day of `nowMs`). */
@@ -118,6 +157,14 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
 
   #slotsKey(tenant: string): string {
     return scripts.limiterKey(this.ns, 'slots', tenant)
+  }
+
+  #holdsKey(tenant: string): string {
+    return scripts.limiterKey(this.ns, 'holds', tenant)
+  }
+
+  #settledKey(tenant: string, id: string): string {
+    return scripts.limiterKey(this.ns, 'settled', tenant, id)
   }
 
   protected eval(

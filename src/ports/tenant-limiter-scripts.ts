@@ -1,5 +1,5 @@
 import { TurnlineError } from '../contract/errors.ts'
-import type { DayUsage, SlotVerdict } from './tenant-limiter.ts'
+import type { SlotVerdict } from './tenant-limiter.ts'
 
 /**
  * Lua scripts and reply readers of the Redis TenantLimiters (adapters/upstash over REST,
@@ -11,6 +11,8 @@ import type { DayUsage, SlotVerdict } from './tenant-limiter.ts'
  *   the TCP adapter runs the same algorithm in `SLIDING_WINDOW_HIT`)
  * - `usage:<tenant>:<YYYY-MM-DD>`: a hash of today's `requests`, `tokens`, `cost_micro_usd`
  * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms)
+ * - `holds:<tenant>`, `settled:<tenant>:<call id>`: the quotas' reservations
+ *   (`quota-reservation-scripts.ts`)
  *
  * Instants come from the caller's clock (ARGV), as `@upstash/ratelimit` does.
  */
@@ -46,14 +48,6 @@ if used >= limit then return {0, used} end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
 return {1, used + 1}
-`
-
-/** KEYS: day. ARGV: tokens, costMicroUsd, dayTtlMs. */
-export const CHARGE = `${KEEP_TTL}
-redis.call('HINCRBY', KEYS[1], 'tokens', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'cost_micro_usd', ARGV[2])
-keep_ttl(KEYS[1], ARGV[3])
-return 1
 `
 
 /** Drops lapsed slots and makes the set outlive its latest deadline. */
@@ -105,12 +99,19 @@ export const ACTIVE_SLOTS = `${SLOTS}
 return live(KEYS[1], tonumber(ARGV[1]))
 `
 
-export type LimiterKeyKind = 'window' | 'day' | 'slots'
+const KEY_PREFIXES = {
+  window: 'rl:rpm',
+  day: 'usage',
+  slots: 'slots',
+  holds: 'holds',
+  settled: 'settled',
+} as const
+
+export type LimiterKeyKind = keyof typeof KEY_PREFIXES
 
 /** A limiter key under `namespace` (`turnline:` → `turnline:usage:acme:2026-12-03`). */
 export function limiterKey(namespace: string, kind: LimiterKeyKind, ...parts: string[]): string {
-  const prefix = kind === 'window' ? 'rl:rpm' : kind === 'day' ? 'usage' : 'slots'
-  return [`${namespace}${prefix}`, ...parts].join(':')
+  return [`${namespace}${KEY_PREFIXES[kind]}`, ...parts].join(':')
 }
 
 /** An integer from a Redis reply (string or number); anything else is corrupt data. */
@@ -137,31 +138,6 @@ export function readSlotVerdict(reply: unknown): SlotVerdict {
     status: 'full',
     active: replyInteger(active, 'acquireSlot'),
     retryAfterMs: replyInteger(retry, 'acquireSlot'),
-  }
-}
-
-/**
- * Today's counters from HGETALL: a flat array (TCP clients, REST without deserialization) or
- * an object (REST with automatic deserialization); a missing hash is all zeros.
- */
-export function readDayUsage(day: string, reply: unknown): DayUsage {
-  const fields = new Map<string, unknown>()
-  if (Array.isArray(reply)) {
-    for (let i = 0; i + 1 < reply.length; i += 2) fields.set(String(reply[i]), reply[i + 1])
-  } else if (reply !== null && typeof reply === 'object') {
-    for (const [name, value] of Object.entries(reply)) fields.set(name, value)
-  } else if (reply !== null && reply !== undefined) {
-    throw corruptReply('usageToday', reply)
-  }
-  const field = (name: string) => {
-    const value = fields.get(name)
-    return value === undefined || value === null ? 0 : replyInteger(value, 'usageToday')
-  }
-  return {
-    day,
-    requests: field('requests'),
-    tokens: field('tokens'),
-    costMicroUsd: field('cost_micro_usd'),
   }
 }
 

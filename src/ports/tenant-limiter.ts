@@ -9,13 +9,17 @@
  *   edge cannot double the rate. A refused request is not counted in the window.
  * - today's counters per UTC day: requests (every one presented, refused ones too), model tokens
  *   and cost (micro-USD, integers). They expire two days after their day began.
+ * - reservations: a model call's estimate is held against the daily token and cost quotas
+ *   before the call is made, atomically with the check (`reserve`), and replaced by the
+ *   provider's usage once it answers (`settle`) or dropped when it failed (`release`). A hold
+ *   nobody settles (a crashed instance) lapses at its deadline; a settle counts once per call id.
  * - turn slots: a set of running turns per tenant, each with a deadline (a lease). A slot is
  *   renewed while its turn runs and released when it ends; a crashed instance's slots lapse at
  *   their deadline, so none leaks forever.
  *
- * Every call is safe to resend after a lost reply (acquiring a slot id that is already held is
- * acquired; charges are the one exception: a resent charge may count twice, which errs towards
- * the tenant's limit, never past it).
+ * Every call is safe to resend after a lost reply: acquiring a slot id that is already held is
+ * acquired, reserving a call id that is already held holds it once, settling a call id that was
+ * settled counts nothing.
  */
 export interface WindowVerdict {
   allowed: boolean
@@ -40,7 +44,33 @@ export interface DayUsage {
   requests: number
   tokens: number
   costMicroUsd: number
+  /** Held by model calls in flight (reserved, not settled yet). */
+  reservedTokens: number
+  reservedCostMicroUsd: number
 }
+
+/** One model call's estimate, to hold against the tenant's daily quotas until it settles. */
+export interface Reservation {
+  /** Names the call (session, turn, step): the same id is held once and settled once. */
+  id: string
+  tokens: number
+  costMicroUsd: number
+  /** The hold lapses this long after it was made when its call never settles (a crash). */
+  ttlMs: number
+  /** The tenant's daily limits; absent: none (the call is held, never refused). */
+  tokensPerDay?: number
+  costMicroUsdPerDay?: number
+}
+
+export type ReservationVerdict =
+  | { status: 'held' }
+  /** Settled before (the same step run again after a crash): nothing more is held or charged. */
+  | { status: 'settled' }
+  /**
+   * Today's usage plus what other calls hold reached a limit. `used` and `reserved` are in the
+   * quota's unit (tokens, or micro-USD for cost).
+   */
+  | { status: 'refused'; quota: 'tokens' | 'cost'; used: number; reserved: number }
 
 export interface UsageCharge {
   tokens: number
@@ -62,8 +92,19 @@ export interface TenantLimiter {
   releaseSlot(tenant: string, slot: string): Promise<void>
   /** Slots whose deadline has not passed. */
   activeSlots(tenant: string): Promise<number>
-  /** Adds a finished turn's tokens and cost to today's counters. */
-  charge(tenant: string, charge: UsageCharge): Promise<void>
+  /**
+   * Holds a model call's estimate when today's usage plus the other calls' holds is below each
+   * limit given (so a day ends at most one call's worth above its limit); the check and the
+   * hold are one atomic step, so parallel calls cannot all pass the same check.
+   */
+  reserve(tenant: string, reservation: Reservation): Promise<ReservationVerdict>
+  /**
+   * Replaces call `id`'s hold by what it used, added to today's counters — once per id: false
+   * (nothing added) when it was settled before.
+   */
+  settle(tenant: string, id: string, charge: UsageCharge): Promise<boolean>
+  /** Drops call `id`'s hold without charging (the call failed before any usage). */
+  release(tenant: string, id: string): Promise<void>
   usageToday(tenant: string): Promise<DayUsage>
 }
 
@@ -84,6 +125,9 @@ export function dayEndMs(nowMs: number): number {
 
 /** How long a day's counters are kept after the day began: two days (then they expire). */
 export const DAY_COUNTER_TTL_MS = 2 * DAY_MS
+
+/** How long a settled call id is remembered (a settle resent later still counts once). */
+export const SETTLED_TTL_MS = 2 * DAY_MS
 
 /**
  * The sliding-window estimate of requests in the last `windowMs` (the algorithm of

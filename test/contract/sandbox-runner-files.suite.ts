@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -98,6 +98,57 @@ export function sandboxRunnerFilesSuite(name: string, make: () => RunnerUnderTes
           (await readdir(t.root)).filter((f) => f.startsWith('ran-') || f === 'evil.txt'),
         ).toEqual([])
       })
+    })
+
+    it('follows symlinks that stay inside the workspace, and refuses one that climbs out', async () => {
+      const scope = fresh()
+      value(await t.runner.writeFile(scope, { path: 'real/notes.txt', content: 'one\n' }))
+      await mkdir(ws(scope, 'sub'))
+      await symlink('real', ws(scope, 'dir-link'))
+      await symlink('notes.txt', ws(scope, 'real/file-link'))
+      await symlink('..', ws(scope, 'sub/up'))
+      await symlink('../..', ws(scope, 'sub/out'))
+      await symlink(ws(scope, 'real'), ws(scope, 'absolute-link'))
+
+      for (const path of ['dir-link/notes.txt', 'real/file-link', 'sub/up/real/notes.txt']) {
+        expect(value(await t.runner.readFile(scope, { path })).content, path).toBe('one\n')
+      }
+      value(await t.runner.writeFile(scope, { path: 'absolute-link/notes.txt', content: 'two\n' }))
+      value(await t.runner.writeFile(scope, { path: 'dir-link/new/deep.txt', content: 'deep\n' }))
+      expect(await readFile(ws(scope, 'real/notes.txt'), 'utf8')).toBe('two\n')
+      expect(await readFile(ws(scope, 'real/new/deep.txt'), 'utf8')).toBe('deep\n')
+      const here = value(await start(scope, 'pwd -P', { workdir: 'sub/up/dir-link' }))
+      expect(here.output.head).toBe(`${ws(scope, 'real')}\n`)
+
+      const deep = `${Array.from({ length: 100 }, () => 'n').join('/')}/deep.txt`
+      expect(value(await t.runner.writeFile(scope, { path: deep, content: 'x' })).kind).toBe('add')
+      const tooDeep = `${Array.from({ length: 300 }, () => 'n').join('/')}/deep.txt`
+      expect(refusal(await t.runner.writeFile(scope, { path: tooDeep, content: 'x' })).code).toBe(
+        'invalid_input',
+      )
+
+      const out = refusal(await t.runner.readFile(scope, { path: 'sub/out/x.txt' }))
+      expect(out.code).toBe('path_escape')
+      expect(out.message).toMatch(/outside the workspace/)
+    })
+
+    it('keeps the permissions of a file it rewrites', async () => {
+      const scope = fresh()
+      const made = value(
+        await start(scope, "printf '#!/bin/sh\\necho one\\n' > run.sh && chmod 750 run.sh", {
+          yieldTimeMs: 5000,
+        }),
+      )
+      expect(made.state).toEqual({ status: 'exited', exitCode: 0 })
+      value(
+        await t.runner.applyPatch(
+          scope,
+          '*** Begin Patch\n*** Update File: run.sh\n@@\n-echo one\n+echo two\n*** End Patch',
+        ),
+      )
+      const ran = value(await start(scope, './run.sh', { yieldTimeMs: 5000 }))
+      expect(ran.output.head).toBe('two\n')
+      expect((await stat(ws(scope, 'run.sh'))).mode & 0o777).toBe(0o750)
     })
 
     it('reads and writes files, and applies patches all or nothing', async () => {

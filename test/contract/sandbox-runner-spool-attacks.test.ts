@@ -6,6 +6,7 @@ import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runn
 import type { ExecSnapshot, RunnerResult, SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
+import { untilOutput } from '../support/sandbox-commands.ts'
 
 /**
  * A command replaces its own output spool with a symlink (to the runner's environment, to a host
@@ -166,18 +167,7 @@ describe('a swapped spool after the runner restarted', () => {
     for (const [label, replace] of targets()) {
       const scope = fresh()
       const started = await start(scope, swapping(replace, '; sleep 8'))
-      let seen = ''
-      while (!seen.includes('swapped')) {
-        const polled = value(
-          await client.poll(scope, {
-            execSessionId: started.execSessionId,
-            yieldTimeMs: 200,
-            maxOutputBytes: 65_536,
-            since: OWN,
-          }),
-        )
-        seen = text(polled)
-      }
+      await untilOutput(client, scope, started.execSessionId, 'swapped', OWN)
       cases.push([`lost, ${label}`, scope, started.execSessionId, true])
     }
 

@@ -120,6 +120,19 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
         await start(scope, 'test -t 0 && echo tty; read x; echo "x=$x"', { tty: true }),
       )
       expect(started.backend).toBe('pty')
+      // Input typed before the shell has printed echoes first: wait for its line.
+      let seen = started.output.head
+      while (!seen.includes('tty') && started.state.status === 'running') {
+        const polled = value(
+          await t.runner.poll(scope, {
+            execSessionId: started.execSessionId,
+            yieldTimeMs: 100,
+            maxOutputBytes: 4096,
+          }),
+        )
+        seen += polled.output.head
+        if (polled.state.status !== 'running') break
+      }
       const done = value(
         await t.runner.write(scope, {
           execSessionId: started.execSessionId,
@@ -128,9 +141,7 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
           maxOutputBytes: 4096,
         }),
       )
-      expect(`${started.output.head}${done.output.head}`.replace(/\r/g, '')).toContain(
-        'tty\nhi\nx=hi\n',
-      )
+      expect(`${seen}${done.output.head}`.replace(/\r/g, '')).toContain('tty\nhi\nx=hi\n')
       expect(done.state).toEqual({ status: 'exited', exitCode: 0 })
     })
 

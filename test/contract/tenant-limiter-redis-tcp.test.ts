@@ -73,15 +73,39 @@ describe('RedisTcpTenantLimiter specifics', () => {
       await rest.releaseSlot('acme', 's1')
       expect(await tcp.activeSlots('acme')).toBe(0)
 
-      await rest.charge('acme', { tokens: 10, costMicroUsd: 20 })
-      await tcp.charge('acme', { tokens: 5, costMicroUsd: 1 })
-      const expected = { day: utcDay(Date.now()), requests: 4, tokens: 15, costMicroUsd: 21 }
+      const limits = { ttlMs: 30_000, tokensPerDay: 100 }
+      expect(
+        await rest.reserve('acme', { id: 'c1', tokens: 60, costMicroUsd: 3, ...limits }),
+      ).toEqual({ status: 'held' })
+      expect(
+        await tcp.reserve('acme', { id: 'c2', tokens: 60, costMicroUsd: 3, ...limits }),
+      ).toEqual({ status: 'held' })
+      expect(
+        (await rest.reserve('acme', { id: 'c3', tokens: 1, costMicroUsd: 0, ...limits })).status,
+      ).toBe('refused')
+      expect(await rest.settle('acme', 'c1', { tokens: 10, costMicroUsd: 20 })).toBe(true)
+      expect(await tcp.settle('acme', 'c1', { tokens: 10, costMicroUsd: 20 })).toBe(false)
+      expect(await tcp.settle('acme', 'c2', { tokens: 5, costMicroUsd: 1 })).toBe(true)
+      const expected = {
+        day: utcDay(Date.now()),
+        requests: 4,
+        tokens: 15,
+        costMicroUsd: 21,
+        reservedTokens: 0,
+        reservedCostMicroUsd: 0,
+      }
       expect(await tcp.usageToday('acme')).toEqual(expected)
       expect(await rest.usageToday('acme')).toEqual(expected)
       // Today's counters expire on their own (two days after the day began at the latest).
       const ttl = await admin.pttl(`${ns}usage:acme:${expected.day}`)
       expect(ttl).toBeGreaterThan(86_400_000)
       expect(ttl).toBeLessThanOrEqual(2 * 86_400_000)
+      // So do the settled ids and the holds.
+      expect(await admin.pttl(`${ns}settled:acme:c1`)).toBeGreaterThan(86_400_000)
+      await rest.reserve('acme', { id: 'c4', tokens: 1, costMicroUsd: 0, ttlMs: 30_000 })
+      const holdsTtl = await admin.pttl(`${ns}holds:acme`)
+      expect(holdsTtl).toBeGreaterThan(0)
+      expect(holdsTtl).toBeLessThanOrEqual(30_000)
     } finally {
       await proxy.close()
       await tcp.close()

@@ -46,6 +46,8 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
           requests: 2,
           tokens: 0,
           costMicroUsd: 0,
+          reservedTokens: 0,
+          reservedCostMicroUsd: 0,
         })
         expect((await h.limiter.usageToday(freshTenant())).requests).toBe(0)
       }))
@@ -132,18 +134,128 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
         expect(await h.limiter.renewSlot(tenant, 'c', ttl)).toBe(false)
       }))
 
-    it("adds charges to today's tokens and cost", () =>
+    it("settles calls into today's tokens and cost, each call id once", () =>
       withLimiter(async (h) => {
         const tenant = freshTenant()
-        await h.limiter.charge(tenant, { tokens: 1200, costMicroUsd: 3500 })
-        await h.limiter.charge(tenant, { tokens: 30, costMicroUsd: 0 })
+        expect(
+          await h.limiter.settle(tenant, 's/turn-1/1', { tokens: 1200, costMicroUsd: 3500 }),
+        ).toBe(true)
+        expect(await h.limiter.settle(tenant, 's/turn-1/2', { tokens: 30, costMicroUsd: 0 })).toBe(
+          true,
+        )
+        // A retried settle (a resend, or the same step run again) counts nothing.
+        expect(
+          await h.limiter.settle(tenant, 's/turn-1/1', { tokens: 1200, costMicroUsd: 3500 }),
+        ).toBe(false)
         await h.limiter.hit(tenant, undefined)
         expect(await h.limiter.usageToday(tenant)).toEqual({
           day: utcDay(h.now()),
           requests: 1,
           tokens: 1230,
           costMicroUsd: 3500,
+          reservedTokens: 0,
+          reservedCostMicroUsd: 0,
         })
+      }))
+
+    it('holds a reservation while usage and holds are below the limit, and refuses after', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const limits = { tokensPerDay: 100, costMicroUsdPerDay: 1_000 }
+        const hold = (id: string, tokens: number, costMicroUsd = 0) =>
+          h.limiter.reserve(tenant, { id, tokens, costMicroUsd, ttlMs: 60_000, ...limits })
+        expect(await hold('a', 60, 10)).toEqual({ status: 'held' })
+        // 60 of 100 held: the next call may start, and take the day past the limit.
+        expect(await hold('b', 60, 10)).toEqual({ status: 'held' })
+        // A resend of a held call is held once.
+        expect(await hold('b', 60, 10)).toEqual({ status: 'held' })
+        expect(await h.limiter.usageToday(tenant)).toMatchObject({
+          tokens: 0,
+          reservedTokens: 120,
+          reservedCostMicroUsd: 20,
+        })
+        expect(await hold('c', 1)).toEqual({
+          status: 'refused',
+          quota: 'tokens',
+          used: 0,
+          reserved: 120,
+        })
+        // Settling replaces a hold by the usage; releasing drops it.
+        expect(await h.limiter.settle(tenant, 'a', { tokens: 30, costMicroUsd: 5 })).toBe(true)
+        await h.limiter.release(tenant, 'b')
+        expect(await h.limiter.usageToday(tenant)).toMatchObject({
+          tokens: 30,
+          costMicroUsd: 5,
+          reservedTokens: 0,
+          reservedCostMicroUsd: 0,
+        })
+        // A settled call asked again (the same step re-run after a crash) holds nothing more.
+        expect(await hold('a', 60)).toEqual({ status: 'settled' })
+        expect(await hold('c', 80, 999)).toEqual({ status: 'held' })
+        expect(await hold('d', 1)).toEqual({
+          status: 'refused',
+          quota: 'tokens',
+          used: 30,
+          reserved: 80,
+        })
+        await h.limiter.release(tenant, 'c')
+        // The cost limit is checked the same way (micro-USD).
+        expect(await hold('e', 1, 995)).toEqual({ status: 'held' })
+        expect(await hold('f', 1, 1)).toEqual({
+          status: 'refused',
+          quota: 'cost',
+          used: 5,
+          reserved: 995,
+        })
+        // Without limits every call is held.
+        expect(
+          await h.limiter.reserve(freshTenant(), {
+            id: 'x',
+            tokens: 10 ** 9,
+            costMicroUsd: 0,
+            ttlMs: 1,
+          }),
+        ).toEqual({ status: 'held' })
+      }))
+
+    it('lets a hold nobody settles lapse at its deadline', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const reserve = (id: string) =>
+          h.limiter.reserve(tenant, {
+            id,
+            tokens: 50,
+            costMicroUsd: 0,
+            ttlMs: 300,
+            tokensPerDay: 50,
+          })
+        expect(await reserve('crashed')).toEqual({ status: 'held' })
+        expect((await reserve('next')).status).toBe('refused')
+        await h.advance(350)
+        expect((await h.limiter.usageToday(tenant)).reservedTokens).toBe(0)
+        expect(await reserve('next')).toEqual({ status: 'held' })
+        // A call that outlived its hold is still charged when it settles.
+        expect(await h.limiter.settle(tenant, 'crashed', { tokens: 7, costMicroUsd: 0 })).toBe(true)
+        expect((await h.limiter.usageToday(tenant)).tokens).toBe(7)
+      }))
+
+    it('holds at most what fits when 50 calls reserve at once', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const verdicts = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            h.limiter.reserve(tenant, {
+              id: `call-${i}`,
+              tokens: 30,
+              costMicroUsd: 0,
+              ttlMs: 60_000,
+              tokensPerDay: 100,
+            }),
+          ),
+        )
+        // 0, 30, 60 and 90 held are below 100: four calls hold, the other 46 are refused.
+        expect(verdicts.filter((v) => v.status === 'held')).toHaveLength(4)
+        expect((await h.limiter.usageToday(tenant)).reservedTokens).toBe(120)
       }))
   })
 }

@@ -208,7 +208,7 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     expect(report).toMatchObject({
       tenant: tenant('tokens'),
       day: new Date().toISOString().slice(0, 10),
-      tokens: { limit: 250, used: 300, remaining: 0 },
+      tokens: { limit: 250, used: 300, reserved: 0, remaining: 0 },
       cost_usd: { limit: null, remaining: null },
       concurrent_turns: { limit: 1, used: 0, remaining: 1 },
       requests: { today: 5, per_minute: { limit: 1000 } },
@@ -246,7 +246,12 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     expect(await refused.json()).toMatchObject({
       error: { code: 'quota_exceeded', details: { quota: 'cost_usd', limit: 0.00005 } },
     })
-    expect((await usage(key)).cost_usd).toEqual({ limit: 0.00005, used: 0.00009, remaining: 0 })
+    expect((await usage(key)).cost_usd).toEqual({
+      limit: 0.00005,
+      used: 0.00009,
+      reserved: 0,
+      remaining: 0,
+    })
   })
 })
 

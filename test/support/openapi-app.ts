@@ -17,6 +17,8 @@ export function fullApp() {
       limiter: new MemoryTenantLimiter(),
       defaults: { requestsPerMinute: 1000 },
       slotTtlMs: 60_000,
+      reservationTtlMs: 900_000,
+      defaultOutputTokens: 4096,
       clock: systemClock,
     },
     webhooks: {

@@ -154,3 +154,21 @@ export function openHostFile(text: string): { fd: number; path: string; remove()
     },
   }
 }
+
+/** Polls a running command until its output from `since` holds `marker`; fails if it ends first. */
+export async function untilOutput(
+  client: HttpSandboxRunner,
+  scope: SandboxScope,
+  execSessionId: string,
+  marker: string,
+  since = 0,
+): Promise<void> {
+  for (;;) {
+    const polled = value(
+      await client.poll(scope, { execSessionId, yieldTimeMs: 200, maxOutputBytes: 65_536, since }),
+    )
+    const said = `${polled.output.head}${polled.output.tail}`
+    if (said.includes(marker)) return
+    if (polled.state.status !== 'running') throw new Error(`the command ended: ${said}`)
+  }
+}

@@ -223,6 +223,42 @@ describe('architecture', () => {
     expect(problems).toEqual([])
   })
 
+  it('admits every turn step and model call in one place', () => {
+    const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+    const using = (pattern: RegExp) =>
+      files
+        .filter(({ file, text }) => !file.startsWith('client/') && pattern.test(code(text)))
+        .map(({ file }) => file)
+        .sort()
+    const importers = (target: string) =>
+      files
+        .filter(({ file, imports }) =>
+          imports.some(
+            (i) => i.specifier.startsWith('.') && resolveRelative(file, i.specifier) === target,
+          ),
+        )
+        .map(({ file }) => file)
+        .sort()
+    // Every model call is reserved and settled: only admittedModel asks for the model client.
+    expect(using(/\.models\(/)).toEqual(['src/core/model/admitted-model.ts'])
+    // The deployment's admission is met at the step gate and at each model call, nowhere else.
+    expect(using(/\.admission\b/)).toEqual([
+      'src/core/engine/admit-step.ts',
+      'src/core/model/admitted-model.ts',
+    ])
+    // withLease admits every leased step; only ending a session (no model call) is let through.
+    expect(using(/'never_refused'/)).toEqual([
+      'src/core/engine/with-lease.ts',
+      'src/core/session/end-session.ts',
+    ])
+    // A turn is driven only inside withLease's admitted work.
+    expect(importers('src/core/turn/drive-turn.ts')).toEqual([
+      'src/core/plan/approve-plan.ts',
+      'src/core/turn/step-turn.ts',
+    ])
+    expect(importers('src/core/turn/turn-loop.ts')).toEqual(['src/core/turn/drive-turn.ts'])
+  })
+
   it('has no file name twice under src/', () => {
     const seen = new Map<string, string[]>()
     for (const { file } of files) {

@@ -239,6 +239,8 @@ describe('the key registry', () => {
       defaults: { requestsPerMinute: 100, tokensPerDay: 1000, costUsdPerDay: 2 },
       overrides: (tenant) => directory.limitsFor(tenant),
       slotTtlMs: 60_000,
+      reservationTtlMs: 900_000,
+      defaultOutputTokens: 4096,
       clock,
     }
     expect(limitsOf(tenancy, 'acme')).toEqual({ requestsPerMinute: 5, costUsdPerDay: 2 })

@@ -4,9 +4,9 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { MemoryEnvelope } from '../../contract/memory-envelope.ts'
 import { addUsage, type Usage } from '../../contract/usage.ts'
 import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
+import { admittedModel } from '../model/admitted-model.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
 import { requestSettings } from '../model/model-settings.ts'
-import { estimateCostUsd } from '../model/pricing.ts'
 import type { CompactionRequest, CompactionRun } from './compaction-run.ts'
 import {
   completeLocalCompaction,
@@ -20,7 +20,8 @@ import { completeProviderCompaction, withEnvelope } from './provider-compaction.
  * `responses.compact`) for a session on `api: "responses"` whose client offers it and whose
  * `harness.provider_compaction` is on, unless manual instructions ask for a summary of their own;
  * `local` (one summary call without tools) otherwise, and once after a failed provider call.
- * Either call's usage and cost count toward the session (and the open turn).
+ * Either call's usage and cost count toward the session (and the open turn); each is reserved
+ * and settled with the tenant's quotas as `compaction-<n>/<mode>` (the session's n-th compaction).
  */
 
 export interface CompactionProduct {
@@ -44,8 +45,20 @@ export function providerCompactor(
   if (run.settings.api !== 'responses') return undefined
   if (!run.state.config.harness.provider_compaction) return undefined
   if (request.instructions?.trim()) return undefined
-  const client = run.deps.models(run.ref.tenant)
+  const client = modelFor(run, 'provider')
   return client.compact ? (input) => (client.compact as Compact).call(client, input) : undefined
+}
+
+/** The client of this compaction's call in `mode`. */
+function modelFor(run: CompactionRun, mode: CompactionMode) {
+  const owner = {
+    deps: run.deps,
+    tenant: run.ref.tenant,
+    sessionId: run.ref.sessionId,
+    price: sessionPrice(run.settings),
+  }
+  const number = (run.state.compaction?.compactions ?? 0) + 1
+  return admittedModel(owner, `compaction-${number}/${mode}`)
 }
 
 export async function produceCompaction(
@@ -64,7 +77,7 @@ export async function produceCompaction(
         ...(instructions ? { instructions } : {}),
         ...(run.signal ? { signal: run.signal } : {}),
       })
-      await charge(run, result.usage)
+      charge(run, result.usage)
       await run.heartbeat?.()
       const done = completeProviderCompaction(result.messages, plan.source, plan.selection.tail)
       if (done.summaryOnly) {
@@ -111,7 +124,7 @@ async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promis
     ...(run.signal ? { signal: run.signal } : {}),
   }
   let response: ModelResponse | undefined
-  for await (const event of run.deps.models(run.ref.tenant).stream(request)) {
+  for await (const event of modelFor(run, 'local').stream(request)) {
     if (event.type === 'completed') response = event.response
     await run.heartbeat?.()
   }
@@ -120,22 +133,14 @@ async function summarize(run: CompactionRun, messages: HistoryMessage[]): Promis
       details: { kind: 'server' },
     })
   }
-  await charge(run, response.usage)
+  charge(run, response.usage)
   return response
 }
 
-/**
- * Usage and cost of a compaction call: the session's, the open turn's, and the tenant's (the
- * deployment's meter, which daily quotas count).
- */
-async function charge(run: CompactionRun, usage: Usage): Promise<void> {
+/** Usage and cost of a compaction call: the session's and the open turn's. */
+function charge(run: CompactionRun, usage: Usage): void {
   const { state, settings } = run
-  const price = sessionPrice(settings)
   state.usage = addUsage(state.usage, usage)
   if (run.open) run.open.usage = addUsage(run.open.usage, usage)
-  state.cost_usd = addCost(state, usage, price)
-  await run.deps.meter?.(run.ref.tenant, {
-    usage,
-    costUsd: price ? estimateCostUsd(usage, price) : null,
-  })
+  state.cost_usd = addCost(state, usage, sessionPrice(settings))
 }

@@ -30,7 +30,7 @@ export async function compactSession(
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
   const call = await idempotentCall(options.idempotencyKey, 'compact', request)
-  return withLease(deps, ref, call, async (_lease, snapshot) => {
+  return withLease(deps, ref, call, 'admit', async (_lease, snapshot) => {
     const state = writableState(snapshot)
     const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }

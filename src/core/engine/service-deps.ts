@@ -1,6 +1,6 @@
 import type { McpServer } from '../../contract/mcp-config.ts'
-import type { Usage } from '../../contract/usage.ts'
-import type { Clock, Ids } from '../../ports/clock.ts'
+import type { Admission } from '../../ports/admission.ts'
+import type { Ids, TimerClock } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
@@ -56,7 +56,8 @@ export interface ServiceDeps {
   sessions: SessionStore
   coordinator: Coordinator
   models: ModelResolver
-  clock: Clock
+  /** Time and timers (lease renewal, the cancel poll). */
+  clock: TimerClock
   ids: Ids
   tools: HttpToolPolicy
   defaults: ServiceDefaults
@@ -73,14 +74,10 @@ export interface ServiceDeps {
   /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
   log?: (entry: Record<string, unknown>) => void
   /**
-   * Told of every model response of a turn, whoever started it (a request, a runner callback, a
-   * loop step), and awaited before the turn goes on: per-tenant daily token and cost quotas.
+   * Per-tenant quotas and turn slots (src/ports/admission.ts): every turn step is admitted
+   * (`engine/admit-step.ts`) and every model call reserved and settled
+   * (`model/admitted-model.ts`), whoever started it — a request, a runner callback, a loop, a
+   * webhook. Without it nothing is limited or counted.
    */
-  meter?: (tenant: string, call: ModelCallCharge) => Promise<void>
-}
-
-/** One model response's usage, and its estimated cost in USD (null when pricing is unknown). */
-export interface ModelCallCharge {
-  usage: Usage
-  costUsd: number | null
+  admission?: Admission
 }

@@ -4,6 +4,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { type AdmittedStep, admitStep } from './admit-step.ts'
 import { coordinatorRecord, type IdempotentCall, sessionScopedKey } from './idempotency.ts'
 import { keepLease } from './lease-keeper.ts'
 import type { ServiceDeps } from './service-deps.ts'
@@ -21,6 +22,14 @@ export interface LeasedOutcome {
   settling?: Promise<void>
 }
 
+/**
+ * How a leased step is admitted (`admitStep`): `'admit'` checks the tenant's quotas and takes a
+ * turn slot once the lease is held and a replay is ruled out; an
+ * `AdmittedStep` is work inside a step admitted already; `'never_refused'` is only for ending a
+ * session and recording an outcome, which no limit may block.
+ */
+export type LeaseAdmission = 'admit' | 'never_refused' | AdmittedStep
+
 /** The coordinator's key for a session: tenant-scoped. */
 export const coordinatorId = (ref: SessionRef) => `${ref.tenant}/${ref.sessionId}`
 
@@ -28,13 +37,15 @@ export const coordinatorId = (ref: SessionRef) => `${ref.tenant}/${ref.sessionId
  * Runs `work` holding the session's lease (two coordinator round trips in all, plus a renewal
  * every third of the lease's life while the work runs longer): a retried
  * Idempotency-Key is answered from its record without the lease (422 when the key came with a
- * different request); a held lease is 409 session_busy with Retry-After. The lease is released
- * whatever happens.
+ * different request); a held lease is 409 session_busy with Retry-After. Then the step is admitted
+ * (`admission`): a refusal (429) releases the lease having read and written nothing. The lease is
+ * released whatever happens.
  */
 export async function withLease(
   deps: ServiceDeps,
   ref: SessionRef,
   call: IdempotentCall | undefined,
+  admission: LeaseAdmission,
   work: (
     lease: Lease,
     snapshot: SessionSnapshot,
@@ -60,13 +71,24 @@ export async function withLease(
   const { lease } = begin
   // Renewed on a timer for as long as this invocation holds it, independent of stream events.
   const keeper = keepLease(
-    { coordinator: deps.coordinator, leaseMs: deps.defaults.leaseMs, log: deps.log },
+    {
+      coordinator: deps.coordinator,
+      clock: deps.clock,
+      leaseMs: deps.defaults.leaseMs,
+      log: deps.log,
+    },
     lease,
   )
+  const leased = async () => {
+    const snapshot = await deps.sessions.open(ref, begin.tip)
+    return work(lease, snapshot, begin.intents)
+  }
   let outcome: LeasedOutcome
   try {
-    const snapshot = await deps.sessions.open(ref, begin.tip)
-    outcome = await work(lease, snapshot, begin.intents)
+    outcome =
+      admission === 'never_refused'
+        ? await leased()
+        : await admitStep(deps, ref.tenant, admission === 'admit' ? undefined : admission, leased)
   } catch (error) {
     keeper.stop()
     await deps.coordinator.releaseLease(lease).catch(() => undefined)

@@ -21,7 +21,7 @@ export async function recordPermissionDecision(
   request: PermissionResolutionRequest,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  return withLease(deps, ref, undefined, async (_lease, snapshot) => {
+  return withLease(deps, ref, undefined, 'admit', async (_lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
     const state = writableState(snapshot)
     const open = state.open_turn ?? undefined

@@ -31,7 +31,7 @@ export async function approvePlan(
   request: PlanApprovalRequest,
   options: TurnOptions = {},
 ): Promise<TurnResponse> {
-  return withLease(deps, ref, undefined, async (lease, snapshot) => {
+  return withLease(deps, ref, undefined, 'admit', async (lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
     const state = writableState(snapshot)
     const pending = state.plan_approval ?? undefined

@@ -20,6 +20,7 @@ import { assertVerified } from '../verifier/turn-changes.ts'
  * thread.completed is the last event; the commit rolls events.jsonl up completely. Cancelling
  * while a turn runs raises the coordinator's cancel flag and answers status `waiting` with no
  * events: the running turn stops at its next model event and ends the session cancelled.
+ * Never refused for a tenant's quotas or turn slots (no model is called).
  */
 export async function endSession(
   deps: ServiceDeps,
@@ -53,7 +54,8 @@ function endLeased(
   options: TurnOptions,
   call: IdempotentCall | undefined,
 ): Promise<TurnResponse> {
-  return withLease(deps, ref, call, async (_lease, snapshot) => {
+  // No model is called: ending a session is never refused for a turn limit or quota.
+  return withLease(deps, ref, call, 'never_refused', async (_lease, snapshot) => {
     const state = writableState(snapshot)
     const known = recordedTurn(state, call)
     if (known) return { response: await replay(deps, ref, known), record: known }

@@ -1,13 +1,17 @@
 import type { CreateSessionResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import type { ForkRequest } from '../../contract/route-bodies.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
 import { isMemoryEnvelopeMessage } from '../compaction/render-envelope.ts'
+import { admitStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { sessionHandoff } from '../handoff/handoff-step.ts'
+import { admittedModel } from '../model/admitted-model.ts'
+import { sessionPrice } from '../model/budget.ts'
 import { requestSettings, resolveModelSettings } from '../model/model-settings.ts'
 import { sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { startSession } from './create-session.ts'
@@ -17,12 +21,23 @@ import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './
  * Forks a session: a new session (same settings) seeded with the source's summarized history —
  * its memory envelope (after a compaction), the saved compaction summary when there is one (no
  * model call) else one summary call, plus its newest user messages (≤ 4), and no continuity tail. The source is only read.
+ * A fork is a step of its tenant's work (admitted like a turn); its summary call is reserved and
+ * charged like any model call, so a tenant over quota gets 429 before the model is asked.
  */
-export async function forkSession(
+export function forkSession(
   deps: ServiceDeps,
   locator: SessionLocator,
   source: SessionRef,
-  options: { isolation?: 'none' | 'worktree' } = {},
+  options: ForkRequest = {},
+): Promise<CreateSessionResponse & { forked_from: string }> {
+  return admitStep(deps, source.tenant, undefined, () => fork(deps, locator, source, options))
+}
+
+async function fork(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  source: SessionRef,
+  options: ForkRequest,
 ): Promise<CreateSessionResponse & { forked_from: string }> {
   const snapshot = await deps.sessions.open(source)
   const state = parseEngineState(snapshot.state)
@@ -53,7 +68,10 @@ export async function forkSession(
     targetAgent: 'fork',
     warnings: [],
   })
-  const ref = await startSession(deps, locator, source.tenant, state.config, {
+  const config = options.limits
+    ? { ...state.config, limits: { ...state.config.limits, ...options.limits } }
+    : state.config
+  const ref = await startSession(deps, locator, source.tenant, config, {
     source: 'fork',
     history: buildSummarizedForkHistory({
       history,
@@ -95,7 +113,13 @@ async function summarize(
     tools: [],
     ...requestSettings(settings),
   }
-  for await (const event of deps.models(source.tenant).stream(request)) {
+  const owner = {
+    deps,
+    tenant: source.tenant,
+    sessionId: source.sessionId,
+    price: sessionPrice(settings),
+  }
+  for await (const event of admittedModel(owner, `fork-${deps.ids.token()}`).stream(request)) {
     if (event.type === 'completed') return event.response.text.trim() || '(empty summary)'
   }
   throw new TurnlineError('model_error', 'the summary call ended without a response', {

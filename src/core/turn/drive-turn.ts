@@ -1,5 +1,6 @@
 import type { TurnStatus } from '../../contract/api.ts'
 import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
 import type { Lease } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { noteTurnSignal } from '../agent-layer/turn-signals.ts'
@@ -10,6 +11,8 @@ import { completionOf, threadCompletedEvent } from '../engine/thread-completion.
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { fireStop } from '../hooks/turn-hooks.ts'
 import { openMcpTools } from '../mcp/mcp-tools.ts'
+import { admittedModel } from '../model/admitted-model.ts'
+import { sessionPrice } from '../model/budget.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { detectPlan } from '../plan/plan-detection.ts'
 import type { TurnOptions } from '../session-api.ts'
@@ -45,6 +48,8 @@ export async function driveTurn(input: DriveTurnInput) {
   const { dispatcher, history } = writer
   const { threadId } = input
   const warnings: string[] = [...(input.warnings ?? [])]
+  /** Continuing tool calls (a wait, an approval): they run before any model call. */
+  const resuming = open.pending_calls.length > 0
   // A new turn reads a stale MCP catalog first: the turn's tool set is fixed from here on.
   const mcp = await openMcpTools(deps, ref, state, {
     refresh: turnStart !== undefined,
@@ -73,20 +78,37 @@ export async function driveTurn(input: DriveTurnInput) {
     end = await runTurnLoop({
       state,
       open,
-      model: deps.models(ref.tenant),
+      model: (step) =>
+        admittedModel(
+          {
+            deps,
+            tenant: ref.tenant,
+            sessionId: ref.sessionId,
+            price: settings && sessionPrice(settings),
+          },
+          step,
+        ),
       settings,
       calls,
       compaction,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
-      ...(deps.meter
-        ? { meter: (call) => deps.meter?.(ref.tenant, call) ?? Promise.resolve() }
-        : {}),
       heartbeat,
     })
   } catch (error) {
-    if (!(error instanceof TurnCancelled)) throw error
-    end = { kind: 'cancelled' }
+    if (error instanceof TurnCancelled) {
+      end = { kind: 'cancelled' }
+    } else if (isTurnlineError(error, 'quota_exceeded') && (resuming || writer.committed)) {
+      // A model call was refused after this call ran tools or committed: that work is kept, the
+      // turn stays open, and a turn without input continues it once the quota allows. (Refused
+      // before any of that, the error answers the call, 429, with nothing written.)
+      warnings.push(
+        `paused: ${error.message}; the turn stays open: POST …/turns without input continues it`,
+      )
+      end = { kind: 'waiting' }
+    } else {
+      throw error
+    }
   } finally {
     await mcp?.close()
   }

@@ -6,6 +6,7 @@ import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import { startsFromHandoff, turnStartMessages } from '../agent-layer/turn-start.ts'
+import type { AdmittedStep } from '../engine/admit-step.ts'
 import {
   assertSameRequest,
   type IdempotentCall,
@@ -27,16 +28,18 @@ import { planIntentBoundary } from './intent-boundary.ts'
 /**
  * One turn per call: lease → rehydrate → (replay | continue the open turn | start a new one) →
  * model ↔ tool loop → commit → release with tip and idempotency record. Invocations of
- * side-effecting tools are committed before the tools run.
+ * side-effecting tools are committed before the tools run. The step is admitted under the lease
+ * (`withLease`), unless it runs `within` a step admitted already (an exec run).
  */
 export async function stepTurn(
   deps: ServiceDeps,
   ref: SessionRef,
   request: TurnRequest,
   options: TurnOptions = {},
+  within?: AdmittedStep,
 ): Promise<TurnResponse> {
   const call = await idempotentCall(options.idempotencyKey, 'turn', request)
-  return withLease(deps, ref, call, async (lease, snapshot, intents) => {
+  return withLease(deps, ref, call, within ?? 'admit', async (lease, snapshot, intents) => {
     const state = writableState(snapshot)
     const record = recordedTurn(state, call)
     if (record) return { response: await replay(deps, ref, record), record }
@@ -58,6 +61,7 @@ async function runTurn(
 ) {
   const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
   const { dispatcher, history } = writer
+  if (request.limits) writer.changeLimits(request.limits)
   const boundary = planIntentBoundary({
     pending: intents,
     appliedWindow: start.appliedIntents,

@@ -1,10 +1,11 @@
 import { parseEngineState } from '../../contract/engine-state.ts'
-import { isTurnlineError } from '../../contract/errors.ts'
+import { type ErrorCode, isTurnlineError } from '../../contract/errors.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { VerifyRequest } from '../../contract/verification.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import type { AdmittedStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { endSession } from '../session/end-session.ts'
@@ -21,8 +22,8 @@ import {
  * orientation, no HTTP or artifact tools, no hooks) whose only tools are the sandbox's read-only
  * ones, placed in the proposer's workspace, in plan mode so that even a write tool would be
  * refused. It gets the change description and the affected files, runs one turn (at most 8
- * model requests) and is completed. No runner, no answer, a failed turn: a rejection
- * (fail-closed), never an approval.
+ * model requests) and is completed. No runner, no answer, a failed turn, a model call refused
+ * for the tenant's quota: a rejection (fail-closed), never an approval.
  */
 
 /** Model requests a verification may take (VT Code gives its verifier 3 turns). */
@@ -36,6 +37,8 @@ export interface VerifierRun {
   request: VerifyRequest
   change: { paths: string[]; deleted: string[]; turnId?: string }
   placement: SandboxPlacement | undefined
+  /** The verification's admission: the verifier's turn runs in it. */
+  admitted: AdmittedStep
 }
 
 export async function runVerifier(
@@ -76,7 +79,7 @@ export async function runVerifier(
   })
   let verdict: Verdict
   try {
-    const turn = await stepTurn(deps, ref, { input: prompt })
+    const turn = await stepTurn(deps, ref, { input: prompt }, {}, run.admitted)
     const state = parseEngineState((await deps.sessions.open(ref)).state)
     verdict =
       turn.status === 'completed'
@@ -85,8 +88,13 @@ export async function runVerifier(
             `the verifier did not finish (${turn.status}${state.last_failure ? `: ${state.last_failure}` : ''})`,
           )
   } catch (error) {
-    if (!isTurnlineError(error, 'model_error', 'model_not_configured', 'runner_unavailable'))
-      throw error
+    const failed: ErrorCode[] = [
+      'model_error',
+      'model_not_configured',
+      'runner_unavailable',
+      'quota_exceeded',
+    ]
+    if (!isTurnlineError(error, ...failed)) throw error
     verdict = rejected(`the verifier failed: ${error.message}`)
   }
   await endSession(deps, ref, 'complete').catch((error: unknown) => {

@@ -9,6 +9,7 @@ import type {
 } from '../../contract/verification.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { type AdmittedStep, admitStep } from '../engine/admit-step.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
@@ -79,19 +80,33 @@ const harnessItem = (
   },
 })
 
-export async function verifyChange(
+export function verifyChange(
   deps: ServiceDeps,
   locator: SessionLocator,
   ref: SessionRef,
   request: VerifyRequest,
   options: TurnOptions = {},
 ): Promise<VerifyResponse> {
+  // One admitted step: its three parts and the verifier's turn run in its slot.
+  return admitStep(deps, ref.tenant, undefined, (admitted) =>
+    verify(deps, locator, ref, request, options, admitted),
+  )
+}
+
+async function verify(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  ref: SessionRef,
+  request: VerifyRequest,
+  options: TurnOptions,
+  admitted: AdmittedStep,
+): Promise<VerifyResponse> {
   const id = `verify-${deps.ids.token().slice(0, 12)}`
   const started = deps.clock.now()
   // 1. Under the proposer's lease: the change, and `verification_started` in its stream.
   let change: ProposedChange | undefined
   let proposer: EngineState | undefined
-  const opening = await withLease(deps, ref, undefined, async (_lease, snapshot) => {
+  const opening = await withLease(deps, ref, undefined, admitted, async (_lease, snapshot) => {
     if (snapshot.status === 'completed') throw completedError(ref)
     const state = structuredClone(parseEngineState(snapshot.state))
     if (state.open_turn) {
@@ -129,6 +144,7 @@ export async function verifyChange(
     request,
     change,
     placement,
+    admitted,
   })
 
   // 3. Under the lease again: the verdict in the stream and on the change; a rejection's reasons
@@ -143,7 +159,7 @@ export async function verifyChange(
     ...(change.turnId ? { turn_id: change.turnId } : {}),
     ...(outcome.sessionId ? { verifier_session: outcome.sessionId } : {}),
   }
-  const final = await withLease(deps, ref, undefined, async (_lease, snapshot) => {
+  const final = await withLease(deps, ref, undefined, admitted, async (_lease, snapshot) => {
     const state = structuredClone(parseEngineState(snapshot.state))
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
     const message = verdictMessage(result)

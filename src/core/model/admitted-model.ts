@@ -1,0 +1,128 @@
+import type { Usage } from '../../contract/usage.ts'
+import type { ModelCallHold } from '../../ports/admission.ts'
+import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/model-client.ts'
+import { toMicroUsd } from '../../ports/tenant-limiter.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { estimateCostUsd, type ModelPrice } from './pricing.ts'
+import { withEstimatedUsage } from './usage-estimate.ts'
+
+/** Who pays for a model call: the tenant, the session it is made for, and its price. */
+export interface ModelCallOwner {
+  deps: ServiceDeps
+  tenant: string
+  sessionId: string
+  /** Per token; undefined when unknown (no cost is reserved or charged, as for the budget). */
+  price: ModelPrice | undefined
+}
+
+/**
+ * Bytes of a request's JSON per reserved input token: one token per 3 bytes is above what the
+ * providers' tokenizers count for prose and code, so a reservation rarely falls short of the
+ * call it holds for; the settlement replaces it by the provider's own count.
+ */
+const BYTES_PER_TOKEN = 3
+
+/**
+ * The model client of one call, named `step` within its session (`turn-3/request-7`,
+ * `compaction-2/local`, `fork-<token>`): every model call of the engine is made through here
+ * (test/unit/architecture.test.ts checks that nothing else asks `deps.models`). Before the
+ * request is sent its estimate — the request's input tokens (its JSON bytes / 3) plus its
+ * `max_output_tokens`, else the deployment's default output reservation — is held with the
+ * deployment's admission, which refuses with 429 `quota_exceeded` without the model being called;
+ * once the provider answered, its usage is settled in place of the estimate (once per call id,
+ * `<session>/<step>`); a call that failed without an answer releases its hold.
+ */
+export function admittedModel(owner: ModelCallOwner, step: string): ModelClient {
+  const client = owner.deps.models(owner.tenant)
+  const id = `${owner.sessionId}/${step}`
+  const model: ModelClient = {
+    stream: (request) => admittedStream(owner, id, client, request),
+  }
+  const compact = client.compact?.bind(client)
+  if (compact) {
+    model.compact = async (request) => {
+      const hold = await reserve(owner, id, [request.instructions, request.messages], undefined)
+      let usage: Usage | undefined
+      try {
+        const result = await compact(request)
+        usage = result.usage
+        return result
+      } finally {
+        await finish(owner, hold, usage)
+      }
+    }
+  }
+  return model
+}
+
+async function* admittedStream(
+  owner: ModelCallOwner,
+  id: string,
+  client: ModelClient,
+  request: ModelRequest,
+): AsyncIterable<ModelStreamEvent> {
+  const { messages, tools, outputSchema } = request
+  const hold = await reserve(owner, id, [messages, tools, outputSchema], request.maxOutputTokens)
+  let usage: Usage | undefined
+  try {
+    for await (const event of client.stream(request)) {
+      if (event.type !== 'completed') {
+        yield event
+        continue
+      }
+      // Usage the provider did not report is estimated here, before it is settled.
+      const response = await withEstimatedUsage(request, event.response, owner.deps.tokenizer)
+      usage = response.usage
+      yield { type: 'completed', response }
+    }
+  } finally {
+    await finish(owner, hold, usage)
+  }
+}
+
+async function reserve(
+  owner: ModelCallOwner,
+  id: string,
+  sent: unknown,
+  maxOutputTokens: number | undefined,
+): Promise<ModelCallHold | undefined> {
+  const admission = owner.deps.admission
+  if (!admission) return undefined
+  const input = Math.ceil(utf8Length(JSON.stringify(sent) ?? '') / BYTES_PER_TOKEN)
+  const output = maxOutputTokens ?? admission.defaultOutputTokens
+  return admission.reserve(owner.tenant, {
+    id,
+    tokens: input + output,
+    costMicroUsd: costOf(owner.price, input, output),
+  })
+}
+
+async function finish(
+  owner: ModelCallOwner,
+  hold: ModelCallHold | undefined,
+  usage: Usage | undefined,
+): Promise<void> {
+  if (!hold) return
+  if (!usage) return hold.release()
+  await hold.settle({
+    tokens: usage.input_tokens + usage.output_tokens,
+    costMicroUsd: costOf(owner.price, usage.input_tokens, usage.output_tokens),
+  })
+}
+
+function costOf(price: ModelPrice | undefined, input: number, output: number): number {
+  if (!price) return 0
+  const usage = { input_tokens: input, cached_input_tokens: 0, cache_creation_tokens: 0 }
+  return toMicroUsd(estimateCostUsd({ ...usage, output_tokens: output }, price))
+}
+
+/** UTF-8 byte length of `text`, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    // 2 bytes below U+0800; 3 above; a surrogate pair (2 code units) is 4.
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1
+  }
+  return bytes
+}

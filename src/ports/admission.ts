@@ -1,0 +1,41 @@
+import type { UsageCharge } from './tenant-limiter.ts'
+
+/**
+ * Admission: the deployment's per-tenant limits as the engine meets them (ServiceDeps.admission;
+ * functions/tenancy implements it on the TenantLimiter). The engine asks at two points, and
+ * every path that steps a turn or calls a model goes through them (src/core/engine/admit-step.ts
+ * and src/core/model/admitted-model.ts are the only callers):
+ *
+ * - `step`: before a turn-stepping call does any work — today's usage and the holds of calls in
+ *   flight below the daily quotas, and a free turn slot, held while the step runs.
+ * - `reserve`: before each model call — its estimate held against the daily quotas, atomically
+ *   with the check; `settle` replaces the hold by the provider's usage once the call answered.
+ *
+ * A refusal is a TurnlineError: 429 `quota_exceeded` or `too_many_concurrent_turns`, with
+ * Retry-After.
+ */
+export interface Admission {
+  /** Output tokens reserved for a call that sets no `max_output_tokens`. */
+  readonly defaultOutputTokens: number
+  /** Runs one step of `tenant`'s work once it is admitted, holding its turn slot meanwhile. */
+  step<T>(tenant: string, run: () => Promise<T>): Promise<T>
+  /** Holds a model call's estimate before the call is made. */
+  reserve(tenant: string, call: ModelCallEstimate): Promise<ModelCallHold>
+}
+
+export interface ModelCallEstimate {
+  /** Names the call within the tenant: `<session>/<turn>/<step>`; settled once per id. */
+  id: string
+  tokens: number
+  costMicroUsd: number
+}
+
+export interface ModelCallHold {
+  /**
+   * Charges what the call used in place of its estimate (counted once per call id). Never
+   * rejects: the model was paid for already, so a limiter fault is only logged.
+   */
+  settle(charge: UsageCharge): Promise<void>
+  /** Drops the hold of a call that failed without usage. Never rejects. */
+  release(): Promise<void>
+}
