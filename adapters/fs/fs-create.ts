@@ -14,28 +14,28 @@ import { basename, dirname } from 'node:path'
 import { settleAll } from './fs-durability.ts'
 import { holdKeyFolder, type Placed, placeTemp } from './fs-place.ts'
 import { removeTemp } from './fs-temp-file.ts'
-import type { TempWritten } from './fs-writer-threads.ts'
+import type { HeldTemp } from './fs-work-folders.ts'
 
 /** What a create-only put needs of its store. */
 export interface CreateIo {
-  writeTemp(bytes: Uint8Array<ArrayBuffer>, key: string, linkTo?: string): Promise<TempWritten>
+  /** Writes the put's bytes to a temp file (fs-work-folders.ts), linked to `linkTo`. */
+  writeTemp(linkTo: string): Promise<HeldTemp>
   /** Makes the name made in the placed folder durable (and the folders made for it). */
-  syncNewName(root: string, placed: Placed, key: string): Promise<void>
+  syncNewName(placed: Placed): Promise<void>
 }
 
-/** Makes `path` (under the real `root`) hold `bytes`, unless the name is taken (conflict). */
+/** Makes `path` (under the real `root`) hold the put's bytes, unless the name is taken (conflict). */
 export async function createOnly(
   io: CreateIo,
-  bytes: Uint8Array<ArrayBuffer>,
   root: string,
   path: string,
   key: string,
 ): Promise<void> {
   const name = basename(path)
   const held = await holdKeyFolder(root, dirname(path), key, true)
-  let written: TempWritten
+  let written: HeldTemp
   try {
-    written = await io.writeTemp(bytes, key, held.folder.child(name))
+    written = await io.writeTemp(held.folder.child(name))
   } catch (error) {
     held.folder.release()
     throw error
@@ -45,15 +45,16 @@ export async function createOnly(
     try {
       placed = await placeTemp(root, written.temp, name, key, 'link', held, written.linkError)
     } catch (error) {
-      await removeTemp(written.temp)
+      await removeTemp(written.temp).finally(() => written.release())
       throw error
     }
   }
   // The temp name is not needed once the object has its own name (it plays no part in the
   // object's durability), so it is removed while the folder is fsynced.
   try {
-    await settleAll([io.syncNewName(root, placed, key), removeTemp(written.temp)])
+    await settleAll([io.syncNewName(placed), removeTemp(written.temp)])
   } finally {
     placed.folder.release()
+    written.release()
   }
 }

@@ -29,14 +29,16 @@
  *   following a link, and opened `O_NOFOLLOW`. Reads and listings treat a link as absent; a write
  *   or delete that would go through one fails with corrupt_data; a link at an object's own name is
  *   a name like any other (a create-only put refuses it, a plain put or a delete replaces or
- *   removes the link itself, never its target). Links in the root's own path are the operator's.
+ *   removes the link itself, never its target). The store's working folders (temp files, locks)
+ *   are held and used the same way (fs-work-folders.ts). Links in the root's own path are the
+ *   operator's.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
  */
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { TurnlineError } from '../../src/contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListOptions,
   ListPage,
@@ -45,16 +47,23 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-import { type CreateIo, createOnly } from './fs-create.ts'
+import { createOnly } from './fs-create.ts'
 import { syncNewName } from './fs-durability.ts'
 import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
-import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
-import { openFolder } from './fs-no-follow.ts'
+import { DEFAULT_LOCK_TIMINGS, type LockTimings } from './fs-lock.ts'
 import { holdKeyFolder, type Placed, placeTemp } from './fs-place.ts'
-import { removeTemp, sweepTemps } from './fs-temp-file.ts'
+import { removeTemp } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
-import { type TempWritten, warmWriterThreads, writeOnThread } from './fs-writer-threads.ts'
+import {
+  type HeldTemp,
+  holdWorkFolder,
+  lockName,
+  sweepTemps,
+  withKeyLock,
+  writeTemp,
+} from './fs-work-folders.ts'
+import { warmWriterThreads } from './fs-writer-threads.ts'
 
 export interface FsObjectStoreOptions {
   /** Folder holding the objects; created on first use. */
@@ -69,21 +78,14 @@ export class FsObjectStore implements ObjectStore {
   readonly root: string
   readonly #durable: boolean
   readonly #lock: LockTimings
-  readonly #tmpDir: string
   #ready: Promise<void> | undefined
   /** The root's real path, once the root exists: folders below it are reached from it. */
   #real: string | undefined
-  /** What a create-only put (fs-create.ts) needs of the store. */
-  readonly #io: CreateIo = {
-    writeTemp: (bytes, key, linkTo) => this.#writeTemp(bytes, key, linkTo),
-    syncNewName: (root, placed, key) => this.#syncNewName(root, placed, key),
-  }
 
   constructor(options: FsObjectStoreOptions) {
     this.root = resolve(options.root)
     this.#durable = options.durable ?? true
     this.#lock = { ...DEFAULT_LOCK_TIMINGS, ...options.lock }
-    this.#tmpDir = join(this.root, WORK_DIR, 'tmp')
   }
 
   async get(key: string): Promise<StoredObject | null> {
@@ -106,8 +108,17 @@ export class FsObjectStore implements ObjectStore {
     const etag = etagOf(bytes)
     const root = await this.#prepare()
     const path = keyPath(root, key)
-    if (options.ifNoneMatch === '*') await createOnly(this.#io, bytes, root, path, key)
-    else await this.#replace(bytes, root, path, key, options.ifMatch)
+    const temp = (linkTo?: string) => writeTemp(root, body, bytes, this.#durable, key, linkTo)
+    if (options.ifNoneMatch === '*') {
+      await createOnly(
+        { writeTemp: temp, syncNewName: (placed) => this.#syncNewName(root, placed, key) },
+        root,
+        path,
+        key,
+      )
+    } else {
+      await this.#replace(temp(), root, path, key, options.ifMatch)
+    }
     return { etag }
   }
 
@@ -118,26 +129,25 @@ export class FsObjectStore implements ObjectStore {
    * the lock is released.
    */
   async #replace(
-    bytes: Uint8Array<ArrayBuffer>,
+    temp: Promise<HeldTemp>,
     root: string,
     path: string,
     key: string,
     ifMatch?: string,
   ): Promise<void> {
-    const temp = this.#writeTemp(bytes, key).then((written) => written.temp)
     // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
     // the lock is still being acquired from counting as unhandled.
     temp.catch(() => undefined)
     let syncing: Promise<void> | undefined
     let renamed = false
     try {
-      await withFileLock(this.#lockPath(key), this.#lock, async () => {
+      await withKeyLock(root, key, this.#lockPath(key), this.#lock, async () => {
         const [written] = await Promise.all([
           temp,
           ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
         ])
         const held = await holdKeyFolder(root, dirname(path), key, true)
-        const placed = await placeTemp(root, written, basename(path), key, 'rename', held)
+        const placed = await placeTemp(root, written.temp, basename(path), key, 'rename', held)
         renamed = true
         // A compare-and-swap replaces an existing name; a plain put may make a new one.
         if (ifMatch === undefined) {
@@ -149,10 +159,9 @@ export class FsObjectStore implements ObjectStore {
       })
       await syncing
     } finally {
-      if (!renamed) {
-        const written = await temp.catch(() => undefined)
-        if (written !== undefined) await removeTemp(written)
-      }
+      const written = await temp.catch(() => undefined)
+      if (!renamed && written !== undefined) await removeTemp(written.temp)
+      written?.release()
     }
   }
 
@@ -166,7 +175,7 @@ export class FsObjectStore implements ObjectStore {
     const root = await this.#prepare()
     const path = keyPath(root, key)
     const name = basename(path)
-    const removed = await withFileLock(this.#lockPath(key), this.#lock, () =>
+    const removed = await withKeyLock(root, key, this.#lockPath(key), this.#lock, () =>
       inKeyFolder(root, dirname(path), key, 'refuse', async (folder) => {
         // A link at the name is a name like any other: it is removed, never followed.
         const there = await lstat(folder.child(name)).catch((error: unknown) => {
@@ -205,18 +214,6 @@ export class FsObjectStore implements ObjectStore {
     })
   }
 
-  async #writeTemp(
-    bytes: Uint8Array<ArrayBuffer>,
-    key: string,
-    linkTo?: string,
-  ): Promise<TempWritten> {
-    try {
-      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable: this.#durable, linkTo })
-    } catch (error) {
-      throw storageError(error, 'write', key)
-    }
-  }
-
   #lockPath(key: string): string {
     return fsLockPath(this, key)
   }
@@ -237,7 +234,7 @@ export class FsObjectStore implements ObjectStore {
   async #prepare(): Promise<string> {
     this.#ready ??= this.#setUp().catch((error: unknown) => {
       this.#ready = undefined
-      throw storageError(error, 'setup', this.root)
+      throw isTurnlineError(error) ? error : storageError(error, 'setup', this.root)
     })
     await this.#ready
     const root = await this.#realRoot()
@@ -249,23 +246,15 @@ export class FsObjectStore implements ObjectStore {
     warmWriterThreads()
     await mkdir(this.root, { recursive: true })
     const root = await realpath(this.root)
-    // The working folders are made (and checked) without following a link below the root.
-    for (const dir of [this.#tmpDir, dirname(fsLockPath(this, ''))]) {
-      const { handle } = await openFolder(root, join(root, dir.slice(this.root.length + 1)), true)
-      await handle.close()
-    }
-    await sweepTemps(this.#tmpDir)
+    // The working folders are made (and checked afresh) without following a link below the root.
+    ;(await holdWorkFolder(root, 'locks', WORK_DIR, true)).release()
+    await sweepTemps(root)
   }
 }
 
 /** Path of the lock file guarding `key` (exposed for tests of stale-lock recovery). */
 export function fsLockPath(store: FsObjectStore, key: string): string {
-  return join(
-    store.root,
-    WORK_DIR,
-    'locks',
-    `${createHash('sha256').update(key).digest('hex')}.lock`,
-  )
+  return join(store.root, WORK_DIR, 'locks', lockName(key))
 }
 
 function etagOf(bytes: Uint8Array): string {

@@ -5,14 +5,16 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { isTurnlineError } from '../../src/contract/errors.ts'
 import { listAll } from '../../src/ports/object-store.ts'
+import { codeOf, snapshot, watchFolders } from '../support/host-folder-watch.ts'
 
 /**
  * A symbolic link planted in the fs store — in place of a tenant folder, a workspace folder, a
- * session folder, or an object — pointing at a host folder outside the store, is never followed
- * by any read, write, listing or delete, whatever the store meant to do there: the host files
- * stay as they were and nothing new appears beside them. Reads and listings treat a link as
+ * session folder, a `.turnline` folder (the key registry, a tenant's session pointers), or an
+ * object — pointing at a host folder outside the store, is never followed by any read, write,
+ * listing or delete, whatever the store meant to do there: the host files stay as they were,
+ * nothing is made or changed in the host folder even for a moment, and the rest of the store
+ * reads as before. Reads and listings treat a link as
  * absent (nothing behind it exists for the store); writes and deletes through a linked folder
  * fail with corrupt_data; a link at an object's own name is a name like any other (a create-only
  * put conflicts with it, a plain put or a delete replaces or removes the link itself).
@@ -30,7 +32,27 @@ const LINKED_FOLDERS = [
   ['a tenant folder', 'acme'],
   ['a workspace folder', 'acme/ws'],
   ['a session folder', SESSION],
+  ['the deployment folder (key registry)', '.turnline'],
+  ["a tenant's session pointers folder", 'acme/.turnline'],
 ] as const
+/** What the store holds before a link is planted: key → body. */
+const STORED: Record<string, string> = {
+  '.turnline/api-keys.json': 'registry',
+  'acme/.turnline/sessions/s1.json': 'pointer',
+  [`${SESSION}/manifest.json`]: 'mine',
+  [`${SESSION}/log/0000000000.json`]: 'batch',
+  'acme/other/kept.json': 'kept',
+}
+/** The host folder a link points at holds every name the store would touch through it. */
+const HOST_FILES = [
+  'secret.txt',
+  'manifest.json',
+  'api-keys.json',
+  'sessions/s1.json',
+  'log/0000000000.json',
+  'ws/.vtcode/sessions/s1/manifest.json',
+  '.vtcode/sessions/s1/manifest.json',
+]
 
 let base: string
 let root: string
@@ -42,14 +64,7 @@ beforeEach(async () => {
   root = join(base, 'store')
   outside = join(base, 'host')
   store = new FsObjectStore({ root })
-  // The host folder a link points at: it holds every name the store would touch through it.
-  for (const rel of [
-    'secret.txt',
-    'manifest.json',
-    'log/0000000000.json',
-    'ws/.vtcode/sessions/s1/manifest.json',
-    '.vtcode/sessions/s1/manifest.json',
-  ]) {
+  for (const rel of HOST_FILES) {
     await mkdir(join(outside, rel, '..'), { recursive: true })
     await writeFile(join(outside, rel), `host file ${rel}`)
   }
@@ -58,34 +73,17 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-/** Every entry under `dir` with its type and content: what must not change. */
-async function snapshot(dir: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = {}
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name)
-    const info = await lstat(path)
-    result[path.slice(dir.length)] = info.isFile()
-      ? `file ${info.mode.toString(8)} ${await readFile(path, 'utf8')}`
-      : info.isDirectory()
-        ? `dir ${info.mode.toString(8)}`
-        : 'other'
-  }
-  return result
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-    return 'ok'
-  } catch (error) {
-    return isTurnlineError(error) ? error.code : `raw ${String(error)}`
-  }
-}
-
 /** Replaces the store's folder `rel` by a link to the host folder. */
 async function plantFolderLink(rel: string): Promise<void> {
   await rm(join(root, rel), { recursive: true, force: true })
   await symlink(outside, join(root, rel))
+}
+
+/** Every folder of the host tree, to be watched for changes. */
+async function hostFolders(): Promise<string[]> {
+  const entries = await readdir(outside, { recursive: true, withFileTypes: true })
+  const below = entries.filter((e) => e.isDirectory()).map((e) => join(e.parentPath, e.name))
+  return [outside, ...below]
 }
 
 describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
@@ -94,26 +92,22 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
 
   describe('a link planted in place of a folder of the fs store', () => {
     it.each(LINKED_FOLDERS)('%s: no operation follows it', async (_, rel) => {
-      await store.put(`${SESSION}/manifest.json`, encode('mine'))
-      await store.put(`${SESSION}/log/0000000000.json`, encode('batch'), { ifNoneMatch: '*' })
-      await store.put('acme/other/kept.json', encode('kept'))
+      for (const [key, body] of Object.entries(STORED)) {
+        await store.put(key, encode(body), key.includes('/log/') ? { ifNoneMatch: '*' } : {})
+      }
       await plantFolderLink(rel)
       const before = await snapshot(outside)
-      const inside = (key: string) => `${rel}/${key}`
-      const keys = [
-        inside('manifest.json'),
-        inside('secret.txt'),
-        inside('log/0000000000.json'),
-        `${SESSION}/manifest.json`,
-        `${SESSION}/log/0000000000.json`,
-      ]
+      const watched = watchFolders(await hostFolders())
+      const behind = Object.keys(STORED).filter((key) => key.startsWith(`${rel}/`))
+      const kept = Object.keys(STORED).filter((key) => !behind.includes(key))
+      const keys = [...HOST_FILES.map((name) => `${rel}/${name}`), ...behind]
 
-      // Reads: nothing behind the link exists.
+      // Reads: nothing behind the link exists; the rest of the store is as it was.
       for (const key of keys) expect(await store.get(key), key).toBeNull()
-      const listed = (await listAll(store, '')).objects.map((o) => o.key)
-      expect(listed).toEqual(['acme/other/kept.json'].filter(() => rel !== 'acme'))
+      for (const key of kept) expect(decode((await store.get(key))!.body), key).toBe(STORED[key])
+      expect((await listAll(store, '')).objects.map((o) => o.key)).toEqual(kept.sort())
       expect((await listAll(store, `${rel}/`)).objects).toEqual([])
-      expect((await listAll(store, `${SESSION}/log/`)).objects).toEqual([])
+      expect((await listAll(store, `${rel}/sessions/`)).objects).toEqual([])
 
       // Writes and deletes through it: refused, clearly.
       for (const key of keys) {
@@ -128,6 +122,7 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
         )
       }
       expect(await snapshot(outside)).toEqual(before)
+      expect(await watched.changes()).toEqual([])
       // The link itself is still there, untouched.
       expect((await lstat(join(root, rel))).isSymbolicLink()).toBe(true)
     })
