@@ -3,7 +3,10 @@ import {
   createOpenAIModelClient,
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
-import { recognizeProvider } from '../adapters/openai/provider-profile.ts'
+import {
+  type OpenAICompatibleProvider,
+  recognizeProvider,
+} from '../adapters/openai/provider-profile.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { EnvConfig } from './env-config.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
@@ -83,8 +86,7 @@ export function chooseModel(
     }
   }
   const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL
-  // `openai` (or nothing) lets the endpoint's host say which compatible provider it is.
-  const family = wanted === 'openai' ? recognizeProvider(config.OPENAI_BASE_URL) : wanted
+  const family = wanted === 'openai' ? openAIFamily(config) : wanted
   return {
     client: createOpenAIModelClient({
       ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
@@ -104,4 +106,16 @@ export function chooseModel(
         `${config.OPENAI_API_KEY === undefined ? 'no API key' : 'API key set'})`,
     },
   }
+}
+
+/**
+ * `openai` (or nothing) lets the endpoint's host say which compatible provider it is; an
+ * endpoint no host names (a proxy, a gateway) is OpenAI itself when TURNLINE_MODEL_PROVIDER says
+ * `openai`, else `generic`.
+ */
+function openAIFamily(config: EnvConfig): OpenAICompatibleProvider {
+  const recognized = recognizeProvider(config.OPENAI_BASE_URL)
+  return recognized === 'generic' && config.TURNLINE_MODEL_PROVIDER === 'openai'
+    ? 'openai'
+    : recognized
 }

@@ -107,7 +107,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         signal?.throwIfAborted()
         const events =
           request.api === 'responses'
-            ? streamResponses(client, request)
+            ? streamResponses(client, request, profile)
             : streamChat(chat, request, profile)
         for await (const event of events) {
           delivered = true

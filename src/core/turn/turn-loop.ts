@@ -11,6 +11,7 @@ import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
+import { promptCacheKey } from '../model/prompt-cache-key.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -63,8 +64,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const settings = ctx.settings
     /** Transcript messages the request carried (a recovery retry carries fewer). */
     let sent = 0
-    const send = () => {
+    const send = async () => {
       sent = history.length
+      const cacheKey = await promptCacheKey(calls.hookContext.sessionId, state.compaction?.segment)
       return runModelStep({
         dispatcher,
         nextItemId: calls.nextItemId,
@@ -77,6 +79,7 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
           tools: calls.tools.catalog,
           ...requestSettings(settings),
           ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+          promptCacheKey: cacheKey,
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         },
         heartbeat: ctx.heartbeat,
