@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import type { OpenAICompatibleProvider } from '../../../adapters/openai/provider-profile.ts'
+import { messageReply } from '../anthropic-frames.ts'
 import {
   type CaseExpectation,
   chatChunk,
@@ -26,7 +27,9 @@ import { responsesStream } from './responses-frames.ts'
  * (`prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`, no key); Kimi "Streaming" guide
  * (`cached_tokens` at the top of the usage inside the choice); OpenRouter "Usage Accounting"
  * (`prompt_tokens_details.cached_tokens` and `cache_write_tokens`); console.groq.com "Prompt
- * caching" (automatic; `prompt_tokens_details.cached_tokens`, here in `x_groq.usage`).
+ * caching" (automatic; `prompt_tokens_details.cached_tokens`, here in `x_groq.usage`); Anthropic
+ * "Prompt caching" (`cache_read_input_tokens` and `cache_creation_input_tokens` beside
+ * `input_tokens`; writes at 1.25× and reads at 0.1× the input price).
  */
 
 const KEY = /^turnline-[0-9a-f]{16}$/
@@ -314,4 +317,45 @@ export const promptCachingCases: ProviderCase[] = [
     usage: [2200, 2048, 0, 2],
     check: noKey,
   }),
+  {
+    name: 'Anthropic: cache reads and writes beside input_tokens, each at its own price',
+    source: 'Anthropic Prompt caching docs (usage fields; pricing multipliers)',
+    client: { adapter: 'anthropic' },
+    // Claude Sonnet 4.5: $3 input, $0.30 cache reads, $3.75 5-minute cache writes, $15 output.
+    model: { name: 'claude-sonnet-4-5', api: 'anthropic', price: perMillion(3, 15, 0.3, 3.75) },
+    turns: [
+      {
+        input: 'Hi',
+        replies: [
+          messageReply({
+            model: 'claude-sonnet-4-5-20250929',
+            usage: {
+              input_tokens: 200,
+              cache_read_input_tokens: 3000,
+              cache_creation_input_tokens: 1800,
+              output_tokens: 2,
+            },
+            blocks: [{ text: ['Hello.'] }],
+            stop: 'end_turn',
+          }),
+        ],
+        expect: {
+          status: 'completed',
+          items: [{ type: 'agent_message', text: 'Hello.' }],
+          usage: {
+            input_tokens: 5000,
+            cached_input_tokens: 3000,
+            cache_creation_tokens: 1800,
+            output_tokens: 2,
+          },
+          session: {
+            total_cost_usd: expect.closeTo(
+              200 * 3e-6 + 3000 * 0.3e-6 + 1800 * 3.75e-6 + 2 * 15e-6,
+              12,
+            ),
+          },
+        },
+      },
+    ],
+  },
 ]
