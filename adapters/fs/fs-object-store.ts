@@ -23,22 +23,33 @@
  *   which a compare-and-swapped object must tolerate anyway (the session store re-checks the
  *   manifest against the log and the rolled-up events against the manifest). One fsync per
  *   replace, two per new name (plus one per folder created).
+ * - Appends (fs-append.ts) write into the object's file in place (no temp file, no lock) and
+ *   fsync it; a reader may see one in progress as a partial last line. `version` (inode and
+ *   birth time, reported by gets and puts) changes when a put replaces the file.
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
  */
 import { createHash } from 'node:crypto'
-import { lstat, mkdir, readFile, rmdir, unlink } from 'node:fs/promises'
+import { lstat, mkdir, open, rmdir, unlink } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
+  AppendOptions,
+  AppendResult,
   ListOptions,
   ListPage,
   ObjectStore,
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
+import {
+  checkAppendOptions,
+  checkPutOptions,
+  collectPage,
+  planListing,
+} from '../../src/ports/object-store-listing.ts'
+import { appendToFile } from './fs-append.ts'
 import { settleAll, syncNewName } from './fs-durability.ts'
 import { forgetFolder } from './fs-folder-handles.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
@@ -74,35 +85,62 @@ export class FsObjectStore implements ObjectStore {
   async get(key: string): Promise<StoredObject | null> {
     const path = keyPath(this.root, key)
     let data: Buffer
+    let version: string
     try {
-      data = await readFile(path)
+      // The version is read from the file that is read (a put may replace the name meanwhile).
+      const handle = await open(path, 'r')
+      try {
+        const info = await handle.stat({ bigint: true })
+        if (info.isDirectory()) return null
+        version = `${info.ino}.${info.birthtimeNs}`
+        data = await handle.readFile()
+      } finally {
+        await handle.close()
+      }
     } catch (error) {
       const errno = errnoOf(error)
       if (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'EISDIR') return null
       throw storageError(error, 'read', key)
     }
     const body = new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    return { body, etag: etagOf(body) }
+    return { body, etag: etagOf(body), version }
   }
 
-  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
+  async put(
+    key: string,
+    body: Uint8Array,
+    options: PutOptions = {},
+  ): Promise<{ etag: string; version?: string }> {
     const path = keyPath(this.root, key)
     checkPutOptions(key, options)
     // A copy of our own (a Buffer's slice() would be a view): it is handed to a writer thread.
     const bytes = new Uint8Array(body)
     const etag = etagOf(bytes)
     await this.#prepare()
-    if (options.ifNoneMatch === '*') await this.#create(bytes, path, key)
-    else await this.#replace(bytes, path, key, options.ifMatch)
-    return { etag }
+    const version =
+      options.ifNoneMatch === '*'
+        ? await this.#create(bytes, path, key)
+        : await this.#replace(bytes, path, key, options.ifMatch)
+    return version === undefined ? { etag } : { etag, version }
+  }
+
+  async append(key: string, bytes: Uint8Array, options: AppendOptions): Promise<AppendResult> {
+    const path = keyPath(this.root, key)
+    checkAppendOptions(key, options)
+    await this.#prepare()
+    return appendToFile(path, key, bytes, options, this.#durable)
   }
 
   /**
    * Create-only: the writer thread writes the temp file and links it to the new name (EEXIST if
    * taken, in any process); a missing parent folder is made here and the link retried.
    */
-  async #create(bytes: Uint8Array<ArrayBuffer>, path: string, key: string): Promise<void> {
-    const { temp, linkError } = await this.#writeTemp(bytes, key, path)
+  async #create(
+    bytes: Uint8Array<ArrayBuffer>,
+    path: string,
+    key: string,
+  ): Promise<string | undefined> {
+    const { temp, version, linkError } = await this.#writeTemp(bytes, key, path)
     let created: string | undefined
     if (linkError !== undefined) {
       try {
@@ -115,6 +153,7 @@ export class FsObjectStore implements ObjectStore {
     // The temp name is not needed once the object has its own name (it plays no part in the
     // object's durability), so it is removed while the folder is fsynced.
     await settleAll([this.#syncNewName(path, key, created), removeTemp(temp)])
+    return version
   }
 
   /**
@@ -127,8 +166,8 @@ export class FsObjectStore implements ObjectStore {
     path: string,
     key: string,
     ifMatch?: string,
-  ): Promise<void> {
-    const temp = this.#writeTemp(bytes, key).then((written) => written.temp)
+  ): Promise<string | undefined> {
+    const temp = this.#writeTemp(bytes, key)
     // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
     // the lock is still being acquired from counting as unhandled.
     temp.catch(() => undefined)
@@ -140,7 +179,7 @@ export class FsObjectStore implements ObjectStore {
           temp,
           ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
         ])
-        const created = await placeTemp(written, path, key, 'rename')
+        const created = await placeTemp(written.temp, path, key, 'rename')
         renamed = true
         // A compare-and-swap replaces an existing name; a plain put may make a new one.
         if (ifMatch === undefined) {
@@ -152,9 +191,10 @@ export class FsObjectStore implements ObjectStore {
     } finally {
       if (!renamed) {
         const written = await temp.catch(() => undefined)
-        if (written !== undefined) await removeTemp(written)
+        if (written !== undefined) await removeTemp(written.temp)
       }
     }
+    return (await temp).version
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {

@@ -47,7 +47,7 @@ export async function placeTemp(
  * After a failed link or rename: makes the missing parent folders (ENOENT) and returns the
  * topmost one it created, if any; any other failure is thrown as what it means for the key.
  */
-async function parentsAfter(
+export async function parentsAfter(
   error: unknown,
   path: string,
   key: string,

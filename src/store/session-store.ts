@@ -8,6 +8,8 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from '../ports/object-store.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
+import { appendCommitted } from './events-file.ts'
+import { appendingStore } from './events-file-state.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
@@ -137,6 +139,8 @@ export class SessionStore {
 
   /**
    * Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first.
+   * On a store that appends, the batch's lines are then appended to events.jsonl (and the turn
+   * index rewritten when the batch ends a turn), before anything else and whatever `maintain`.
    * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
    * `overlapManifest`: for an active session, the manifest write is left running and returned
    * as `manifestWritten`, so the caller can overlap it with its own last round trip.
@@ -156,11 +160,19 @@ export class SessionStore {
       throw error
     }
     const { batch } = committed
-    this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
+    const known = { batch, lines: committed.lines }
+    this.cache.rememberBatch(keys.root, known, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
     let maintenanceError: unknown
+    const appending = appendingStore(this.objects)
+    if (appending) {
+      const ctx = { ...this.upkeep, objects: appending }
+      await appendCommitted(ctx, keys, next, known).catch((error: unknown) => {
+        maintenanceError = error
+      })
+    }
     if (options.maintain !== false || force) {
       try {
         const reset = Boolean(batch.history?.reset)
@@ -174,12 +186,17 @@ export class SessionStore {
             (written) => void this.cache.replace(keys.root, pending, written),
             (error: unknown) => error,
           )
-          return { snapshot: pending, ...done, manifestWritten }
+          return {
+            snapshot: pending,
+            ...done,
+            manifestWritten,
+            ...(maintenanceError ? { maintenanceError } : {}),
+          }
         } else {
           next = await writeManifest(this.upkeep, keys, prepared)
         }
       } catch (error) {
-        maintenanceError = error
+        maintenanceError ??= error
       }
     }
     this.cache.set(keys.root, next)

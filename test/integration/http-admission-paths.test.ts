@@ -4,8 +4,8 @@ import { updateKeyRegistry } from '../../functions/tenancy/key-registry.ts'
 import type { TenantLimits } from '../../src/contract/tenancy.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { signMessage } from '../support/signed-callback.ts'
-import { until } from '../support/until.ts'
 import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
+import { until } from '../support/until.ts'
 
 /**
  * Every route that steps a turn or may call a model is admitted by the same gate: over the
