@@ -35,6 +35,8 @@ export default defineConfig({
     // The AWS SDK's documented switch for its "will require node >=22" notice: the suite runs
     // on Node 20 as well as 22 on purpose, and one warning per worker buries real output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // After each test: every open mock OpenAI server answered exactly its script.
+    setupFiles: ['test/support/vitest-setup.ts'],
     projects: [
       tier('unit', 10_000),
       tier('contract', 30_000),

@@ -3,6 +3,7 @@ import { createApp } from '../functions/app.ts'
 import { createDeps } from '../functions/deps.ts'
 import { claimedDeps } from '../functions/entries/entry-app.ts'
 import { nodeEmbedded } from '../functions/entries/node-embedded.ts'
+import { limitRegExpBacktracking } from '../functions/entries/regexp-backtracking.ts'
 import { ConfigError } from '../functions/env-config.ts'
 import { SessionService } from '../src/core/session-service.ts'
 import { CliError, EXIT } from './exit-codes.ts'
@@ -34,6 +35,7 @@ export async function startEmbeddedEngine(
     report: (line) => process.stderr.write(`turnline: WARNING: ${line}\n`),
   })
   // Nothing listens: the address settings of the server entry do not apply here.
+  limitRegExpBacktracking()
   const deps = await createDeps({ ...env, HOST: '127.0.0.1', PORT: '0' }, embedded.options)
     .then(claimedDeps)
     .catch((error: unknown) => {

@@ -5,6 +5,7 @@ import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
 import { Progress } from './progress.ts'
+import { recallEvents } from './run-output.ts'
 import { stdoutData } from './terminal-text.ts'
 import { EVENTS_USAGE } from './usage.ts'
 
@@ -56,6 +57,10 @@ export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
   const onSignal = () => stop.abort()
   process.on('SIGINT', onSignal)
   try {
+    // Shown from after SEQ: the view first learns the tool calls before it (never shown).
+    if (view && after >= 0) {
+      await recallEvents(connection.client, sessionId, after, (event) => view.learn(event))
+    }
     // Without --follow, every committed event; with it, the live feed until thread.completed,
     // reconnecting (Last-Event-ID) after the server's follow limit or a dropped connection.
     const feed = connection.client.events(sessionId, {

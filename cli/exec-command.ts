@@ -1,6 +1,7 @@
 import { closeSync, openSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import type { TurnStatus } from '../client/types.ts'
+import type { LimitsChange } from '../src/contract/api.ts'
 import { type Connection, connect } from './connection.ts'
 import { type ExecOptions, parseExecOptions } from './exec-options.ts'
 import { CliError, EXIT, type ExitCode, exitCodeOf } from './exit-codes.ts'
@@ -56,8 +57,9 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
     let interrupted = false
     const driver = new SessionDriver(client, output, progress, () => interrupted)
 
-    const { sessionId, lastSeq } = await openSession(connection, options, schema, progress)
+    const { sessionId, lastSeq, limits } = await openSession(connection, options, schema, progress)
     output.follow(sessionId, lastSeq)
+    await output.recall()
     progress?.note(`turnline exec · session ${sessionId} · ${connection.describe}`)
 
     let cancelling: Promise<unknown> | undefined
@@ -75,7 +77,7 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
     process.on('SIGTERM', onSignal)
     let status: TurnStatus
     try {
-      status = await driver.run(sessionId, prompt)
+      status = await driver.run(sessionId, prompt, limits)
       if (interrupted) {
         await cancelling
         await driver.cancel(sessionId)
@@ -100,31 +102,51 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
   }
 }
 
-/** A new session from the options, or the resumed one (a completed one continues in a fork). */
+/** The largest `limits.max_turns` a session takes. */
+const MAX_TURNS_LIMIT = 100_000
+
+/**
+ * A new session from the options, or the resumed one (a completed one continues in a fork).
+ * `--max-turns N` and `--max-budget-usd X` count from here, for new and resumed sessions alike:
+ * a fork's counts start at zero; an open session gets limits of what it used so far plus N (and
+ * X), sent with its next turn (`limits` of the turn request).
+ */
 async function openSession(
   connection: Connection,
   options: ExecOptions,
   schema: Record<string, unknown> | undefined,
   progress: Progress | undefined,
-): Promise<{ sessionId: string; lastSeq: number }> {
+): Promise<{ sessionId: string; lastSeq: number; limits?: LimitsChange }> {
   const { client } = connection
+  const limits = {
+    ...(options.maxTurns === undefined ? {} : { max_turns: options.maxTurns }),
+    ...(options.maxBudgetUsd === undefined ? {} : { max_budget_usd: options.maxBudgetUsd }),
+  }
+  const anyLimit = Object.keys(limits).length > 0
   if (!options.resume) {
-    const limits = {
-      ...(options.maxTurns === undefined ? {} : { max_turns: options.maxTurns }),
-      ...(options.maxBudgetUsd === undefined ? {} : { max_budget_usd: options.maxBudgetUsd }),
-    }
     const created = await client.createSession({
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
       ...(options.model === undefined ? {} : { model: options.model }),
-      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(anyLimit ? { limits } : {}),
       ...(schema === undefined ? {} : { output_schema: schema }),
     })
     return { sessionId: created.session_id, lastSeq: -1 }
   }
   const id = options.resume.session ?? (await newestSession(client, options.workspace)).session_id
   const view = await client.getSession(id)
-  if (view.status !== 'completed') return { sessionId: id, lastSeq: view.last_seq }
-  const fork = await client.fork(id)
+  if (view.status !== 'completed') {
+    if (!anyLimit) return { sessionId: id, lastSeq: view.last_seq }
+    const raised = {
+      ...(options.maxTurns === undefined
+        ? {}
+        : { max_turns: Math.min(view.num_turns + options.maxTurns, MAX_TURNS_LIMIT) }),
+      ...(options.maxBudgetUsd === undefined
+        ? {}
+        : { max_budget_usd: (view.total_cost_usd ?? 0) + options.maxBudgetUsd }),
+    }
+    return { sessionId: id, lastSeq: view.last_seq, limits: raised }
+  }
+  const fork = await client.fork(id, anyLimit ? { limits } : {})
   progress?.note(
     `session ${id} is completed; continuing in a fork, ${fork.session_id} (its history summarized, a new sandbox workspace)`,
   )

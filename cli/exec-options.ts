@@ -57,14 +57,15 @@ export function parseExecOptions(argv: string[]): ExecOptions {
       throw new CliError('turnline exec resume: give a SESSION id, or --last', EXIT.usage)
     }
     options.resume = { last, ...(session === undefined ? {} : { session }) }
-    // --workspace picks where --last looks; for a named session it means nothing.
-    const settings = ['model', 'maxTurns', 'maxBudgetUsd', 'outputSchema'] as const
+    // --workspace picks where --last looks; for a named session it means nothing. The limits
+    // apply to the resumed session (exec-command.ts); the other settings are fixed at creation.
+    const settings = ['model', 'outputSchema'] as const
     const fixed = [...settings, ...(last ? [] : (['workspace'] as const))].filter(
       (key) => options[key] !== undefined,
     )
     if (fixed.length > 0) {
       throw new CliError(
-        `turnline exec resume: ${fixed.map(flagOf).join(', ')} only apply to a new session (a session keeps the settings it was created with)`,
+        `turnline exec resume: ${fixed.map(flagOf).join(', ')} only apply to a new session (a session keeps the model and output schema it was created with; --max-turns and --max-budget-usd do apply)`,
         EXIT.usage,
       )
     }

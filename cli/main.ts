@@ -48,6 +48,12 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
 
 function messageOf(error: unknown): string {
   if (error instanceof CliError) return error.message
+  if (error instanceof TurnlineApiError && error.status === 401) {
+    return (
+      `turnline: the server answered 401 ${error.code}: ${error.message} — give its API key ` +
+      'with --api-key KEY or the environment variable TURNLINE_API_KEY'
+    )
+  }
   if (error instanceof TurnlineApiError)
     return `turnline: the server answered ${error.status} ${error.code}: ${error.message}`
   if (error instanceof TurnlineConnectionError) return `turnline: ${error.message}`

@@ -28,6 +28,8 @@ const NON_TTY_TICK_MS = 30_000
  */
 export class Progress {
   private readonly tools = new Map<string, RunningTool>()
+  /** Every tool call seen, by item id: what a later output item (or a wait) is about. */
+  private readonly calls = new Map<string, RunningTool>()
   private live: { text: () => string; since: number } | undefined
   private drawn = false
   private timer: ReturnType<typeof setInterval> | undefined
@@ -73,6 +75,21 @@ export class Progress {
     if (!this.out.isTTY)
       this.line(`… waiting on ${describe(tool)} (the turn continues when it exits)`)
     this.showTool(id, tool)
+  }
+
+  /**
+   * Takes note of an earlier event without showing it: a resumed run (or `events --after`)
+   * learns which tool each call id is, so the output of a call made before it names the tool.
+   */
+  learn(event: ParsedThreadEvent): void {
+    if (event.type !== 'item.completed' && event.type !== 'item.started') return
+    const item = terminalSafeValue(event.item)
+    if (item.type !== 'tool_invocation') return
+    this.calls.set(item.id, {
+      name: item.tool_name,
+      summary: callSummary(item.tool_name, item.arguments),
+      started: Date.now(),
+    })
   }
 
   /** An event's lines: every string in it (model and tenant text) made terminal-safe first. */
@@ -135,6 +152,7 @@ export class Progress {
         started: known?.started ?? Date.now(),
       }
       this.tools.set(item.id, tool)
+      this.calls.set(item.id, tool)
       this.showTool(item.id, tool)
     }
   }
@@ -162,13 +180,16 @@ export class Progress {
       case 'tool_invocation':
         return this.invocationDone(item)
       case 'tool_output': {
-        const tool = this.tools.get(item.call_id)
+        const running = this.tools.get(item.call_id)
+        const tool = running ?? this.calls.get(item.call_id)
         this.tools.delete(item.call_id)
         this.setLive(undefined)
         const view = outputView(item.output, item.exit_code, item.status === 'failed', tool?.name)
-        const took = tool && this.timings ? ` · ${formatDuration(Date.now() - tool.started)}` : ''
+        const took =
+          running && this.timings ? ` · ${formatDuration(Date.now() - running.started)}` : ''
         const mark = view.ok ? this.paint('green', '✓') : this.paint('red', '✗')
-        const head = `${mark} ${tool ? describe(tool) : item.call_id} · ${view.status}${took}`
+        // Never an item id: the tool and what it did, or — a call this view never saw — its kind.
+        const head = `${mark} ${tool ? describe(tool) : 'a tool call'} · ${view.status}${took}`
         return [head, ...view.lines.map((l) => this.paint('dim', `  │ ${l}`))].join('\n')
       }
       case 'file_change':
@@ -193,6 +214,7 @@ export class Progress {
       started: known?.started ?? Date.now(),
     }
     this.tools.set(item.id, tool)
+    this.calls.set(item.id, tool)
     if (item.outcome && item.outcome !== 'success') {
       this.tools.delete(item.id)
       this.setLive(undefined)

@@ -41,6 +41,16 @@ export class RunOutput {
     this.completed = undefined
   }
 
+  /**
+   * A resumed run shows only what happens from here; the progress view first reads what came
+   * before (quietly), so that the output of an earlier tool call names its tool.
+   */
+  async recall(): Promise<void> {
+    const progress = this.options.progress
+    if (!progress || this.lastSeq < 0) return
+    await recallEvents(this.options.client, this.sessionId, this.lastSeq, (e) => progress.learn(e))
+  }
+
   get seq(): number {
     return this.lastSeq
   }
@@ -105,5 +115,22 @@ export class RunOutput {
   /** The message `--last-message-file` and stdout get: the last answer, else the last plan. */
   get lastMessage(): string | undefined {
     return this.finalMessage ?? this.lastPlan
+  }
+}
+
+/** Feeds the events of a session up to `upTo` (inclusive) to `learn`, page by page. */
+export async function recallEvents(
+  client: TurnlineClient,
+  sessionId: string,
+  upTo: number,
+  learn: (event: SeqEvent['event']) => void,
+): Promise<void> {
+  let after = -1
+  while (after < upTo) {
+    const page = await client.readEvents(sessionId, { after, limit: 1000 })
+    const fresh = page.events.filter((e) => e.seq > after && e.seq <= upTo)
+    if (fresh.length === 0) return
+    for (const { event } of fresh) learn(event)
+    after = fresh.at(-1)?.seq ?? upTo
   }
 }

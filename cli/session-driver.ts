@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { TurnlineApiError } from '../client/errors.ts'
+import type { TurnRequest } from '../client/requests.ts'
 import type { TurnlineClient } from '../client/turnline-client.ts'
 import { type TurnStatus, turnEvents } from '../client/types.ts'
+import type { LimitsChange } from '../src/contract/api.ts'
 import type { Progress } from './progress.ts'
 import type { RunOutput } from './run-output.ts'
 
@@ -29,8 +31,15 @@ export class SessionDriver {
   ) {}
 
   /** Runs the turn to its end (not `waiting`); answers how it ended. */
-  async run(sessionId: string, input: string | undefined): Promise<TurnStatus> {
-    let status = await this.step(sessionId, input === undefined ? {} : { input })
+  async run(
+    sessionId: string,
+    input: string | undefined,
+    limits?: LimitsChange,
+  ): Promise<TurnStatus> {
+    let status = await this.step(sessionId, {
+      ...(input === undefined ? {} : { input }),
+      ...(limits ? { limits } : {}),
+    })
     let pause = FIRST_WAIT_PAUSE_MS
     while (status === 'waiting' && !this.stopped()) {
       this.progress?.waiting()
@@ -82,7 +91,7 @@ export class SessionDriver {
     }
   }
 
-  private async step(sessionId: string, body: { input?: string }): Promise<TurnStatus> {
+  private async step(sessionId: string, body: TurnRequest): Promise<TurnStatus> {
     // One key per step: a retry after session_busy cannot run the same turn twice.
     const key = `turnline-cli-${randomUUID()}`
     for (;;) {

@@ -53,7 +53,8 @@ Options:
 
 resume: a session that is still open gets the next turn (without PROMPT: a waiting turn is
 continued); a completed one is forked (summarized history, new sandbox) and the prompt runs
-there. Settings (--model, --max-*, --output-schema) belong to new sessions only.
+there. --max-turns and --max-budget-usd count from the resume on (an open session's limits are
+raised by them; a fork gets them); --model and --output-schema belong to new sessions only.
 
 ${CONNECTION}`
 

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { MemoryFailureThrottle } from '../adapters/memory/memory-failure-throttle.ts'
 import { TurnlineError } from '../src/contract/errors.ts'
 import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
@@ -6,6 +7,8 @@ import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
+import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
+import type { PeerAddress } from './http/client-address.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { hostGuard } from './http/host-guard.ts'
 import { type ErrorLog, errorResponse } from './http/http-errors.ts'
@@ -62,6 +65,10 @@ export interface AppOptions {
    * where nothing listens (the CLI's in-process app). Default: loopback only.
    */
   allowedHosts?: readonly string[] | 'any'
+  /** With keys: how failed authentications are throttled (default: in this process, 60/min). */
+  authFailures?: AuthFailureLimit
+  /** Where a request comes from, the runtime's way: the client failures are counted for. */
+  peerAddress?: PeerAddress
 }
 
 export const API_VERSION = '0.1.0'
@@ -70,6 +77,12 @@ export const API_VERSION = '0.1.0'
 function inProcess(): ReplayGuard {
   const seen = new MemoryReplayGuard()
   return { claim: async (id, expiresAtMs) => seen.claim(id, expiresAtMs) }
+}
+
+/** Failed authentications counted in this process (tests, apps built without deps). */
+function inProcessAuthFailures(): AuthFailureLimit {
+  const throttle = new MemoryFailureThrottle()
+  return { throttle, fallback: throttle, perMinute: 60, trustedProxies: [] }
 }
 
 const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
@@ -119,10 +132,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
   // Standard Webhooks signatures instead of a bearer key, likewise.
   if (options.webhooks) app.route('/v1', webhookRoutes(ctx, options.webhooks))
-  app.use('/v1/*', async (c, next) => {
-    c.set('tenant', await authenticate(c.req.header('authorization')))
-    await next()
-  })
+  if (isSingleTenant(options.auth)) {
+    app.use('/v1/*', async (c, next) => {
+      c.set('tenant', await authenticate(c.req.header('authorization')))
+      await next()
+    })
+  } else {
+    const limit = options.authFailures ?? inProcessAuthFailures()
+    const opLog = options.requestLog ?? log
+    app.use(
+      '/v1/*',
+      throttledAuthentication(authenticate, { limit, peer: options.peerAddress, log: opLog }),
+    )
+  }
   if (options.tenancy) {
     app.use('/v1/*', requestLimit(options.tenancy, log))
     app.route('/v1', usageRoute(options.tenancy))

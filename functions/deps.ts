@@ -2,6 +2,7 @@ import { createSdkMcpClient } from '../adapters/mcp/sdk-mcp-client.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import { randomIds, systemClock } from '../src/ports/clock.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
+import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
@@ -10,15 +11,19 @@ import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinat
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
+import type { AuthFailureLimit } from './http/auth-throttle.ts'
+import type { PeerAddress } from './http/client-address.ts'
 import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
 import { objectStoreOf, storeKindOf } from './store-choice.ts'
+import { authFailureLimit } from './tenancy/auth-throttle-deps.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
 import { tenantAdmission } from './tenancy/tenant-admission.ts'
+import { type TenantFetchOptions, tenantFetches } from './tenant-fetch.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 
 /**
@@ -27,12 +32,15 @@ import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
  * embedded filesystem store exists on Node and Deno, so it is passed in rather than imported
  * here (a Worker bundle must not pull in `node:fs`).
  */
-export interface DepsOptions {
+export interface DepsOptions extends TenantFetchOptions {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
   memoryStoreByDefault?: boolean
-  /** fetch for the model client, HTTP tools and MCP servers (default: the global one). */
+  /**
+   * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
+   * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).
+   */
   fetch?: typeof fetch
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
@@ -48,6 +56,10 @@ export interface DepsOptions {
   redisCoordinator?: (url: string, keyspace: RedisKeyspace) => Coordinator
   /** The per-tenant limiter on REDIS_URL, passed by the same entries. */
   redisLimiter?: (url: string, keyspace: RedisKeyspace) => TenantLimiter
+  /** The failed-authentication counters on REDIS_URL, likewise. */
+  redisThrottle?: (url: string, keyspace: RedisKeyspace) => FailureThrottle
+  /** Where a request comes from, the runtime's way (the socket, CF-Connecting-IP, …). */
+  peerAddress?: PeerAddress
   /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
@@ -75,6 +87,9 @@ export interface Deps {
     tenancy: Tenancy
     /** Host names an unauthenticated server answers besides loopback. */
     allowedHosts: readonly string[]
+    /** Failed authentications throttled, in the coordinator when there is one (with keys). */
+    authFailures?: AuthFailureLimit
+    peerAddress?: PeerAddress
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
@@ -119,10 +134,14 @@ export async function createDeps(
     keys: config.TURNLINE_API_KEYS ?? [],
     ...(registry ? { registry } : {}),
   }
+  const authFailures = authFailureLimit(config, calls, options.redisThrottle)
   const singleTenant = isSingleTenant(auth)
   if (singleTenant) {
     notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')
   }
+  const allowedHosts =
+    config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : [])
+  const tenantFetch = tenantFetches(config, allowedHosts, options, fetchImpl)
   const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
   notices.push(modelChoice.notice)
 
@@ -153,8 +172,8 @@ export async function createDeps(
     clock: systemClock,
     ids: randomIds,
     tools: {
-      fetch: fetchImpl,
-      allowedHosts: config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : []),
+      fetch: tenantFetch.tools,
+      allowedHosts,
       secretFor: secrets.secretFor,
       timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
@@ -168,7 +187,7 @@ export async function createDeps(
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {
-      client: createSdkMcpClient({ fetch: fetchImpl }),
+      client: createSdkMcpClient({ fetch: tenantFetch.mcp }),
       servers: config.TURNLINE_MCP_SERVERS ?? [],
     },
     ...(options.log ? { log: options.log } : {}),
@@ -190,6 +209,8 @@ export async function createDeps(
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
       allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
+      ...(authFailures ? { authFailures } : {}),
+      ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
     notices,

@@ -1,10 +1,12 @@
 import * as z from 'zod'
+import { OPENAI_COMPATIBLE_PROVIDERS } from '../adapters/openai/provider-profile.ts'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
+import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -72,7 +74,8 @@ export const EnvSchema = z.object({
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
   TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
-  TURNLINE_MODEL_PROVIDER: z.enum(['openai', 'demo']).optional(),
+  /** `demo`, or the OpenAI-compatible provider behind OPENAI_BASE_URL (provider-profile.ts). */
+  TURNLINE_MODEL_PROVIDER: z.enum(['demo', ...OPENAI_COMPATIBLE_PROVIDERS]).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
   S3_BUCKET: z
@@ -119,6 +122,19 @@ export const EnvSchema = z.object({
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),
+  /** Failed authentications per client address per minute (functions/http/auth-throttle.ts). */
+  TURNLINE_AUTH_FAILURES_PER_MINUTE: integer(1, 1_000_000).default(60),
+  /** Proxies whose X-Forwarded-For names the client (functions/http/client-address.ts). */
+  TURNLINE_TRUSTED_PROXIES: list
+    .transform((entries, ctx) =>
+      entries.map((entry) => {
+        const range = parseRange(entry)
+        if (!range)
+          ctx.addIssue({ code: 'custom', message: `${entry}: not an IP address or CIDR range` })
+        return range ?? { bytes: new Uint8Array(16), bits: 128 }
+      }),
+    )
+    .optional(),
   /** Host names an unauthenticated server answers besides loopback (functions/http/host-guard.ts). */
   TURNLINE_ALLOWED_HOSTS: list
     .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))

@@ -3,6 +3,7 @@ import {
   createOpenAIModelClient,
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
+import { recognizeProvider } from '../adapters/openai/provider-profile.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import type { EnvConfig } from './env-config.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
@@ -82,10 +83,13 @@ export function chooseModel(
     }
   }
   const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL
+  // `openai` (or nothing) lets the endpoint's host say which compatible provider it is.
+  const family = wanted === 'openai' ? recognizeProvider(config.OPENAI_BASE_URL) : wanted
   return {
     client: createOpenAIModelClient({
       ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
       ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
+      provider: family,
       fetch: fetchImpl,
     }),
     choice: {
@@ -95,7 +99,8 @@ export function chooseModel(
       baseURL,
       notice:
         `model: ${config.TURNLINE_MODEL ?? 'none by default (sessions must name one; set TURNLINE_MODEL)'} ` +
-        `via ${baseURL} (${api === 'chat' ? 'Chat Completions' : 'Responses'} API, ` +
+        `via ${baseURL} (${family === 'openai' ? '' : `provider ${family}, `}` +
+        `${api === 'chat' ? 'Chat Completions' : 'Responses'} API, ` +
         `${config.OPENAI_API_KEY === undefined ? 'no API key' : 'API key set'})`,
     },
   }

@@ -3,7 +3,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
@@ -16,6 +16,7 @@ import type {
   McpListedTool,
   McpSessionHandle,
 } from '../../src/ports/mcp-client.ts'
+import { transportFailureText } from '../../src/ports/transport-failure.ts'
 import { toCallOutcome, toListedTool } from './mcp-results.ts'
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -174,7 +175,11 @@ class SdkMcpConnection implements McpConnection {
 
   private fault(error: unknown, what: string): TurnlineError {
     if (error instanceof TurnlineError) return error
-    const message = error instanceof Error ? error.message : String(error)
+    // The SDK's and the server's words are kept; a transport fault's are the runtime's own.
+    const message =
+      error instanceof McpError || error instanceof StreamableHTTPError
+        ? error.message
+        : transportFailureText(error)
     const status = error instanceof StreamableHTTPError ? error.code : undefined
     return new TurnlineError(
       'tool_error',

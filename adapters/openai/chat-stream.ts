@@ -1,59 +1,31 @@
 import type {
-  ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
-import type { CompletionUsage } from 'openai/resources/completions'
-import type { HistoryMessage } from '../../src/contract/history-message.ts'
-import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { deltaPieces, ReasoningBlocks } from './chat-delta.ts'
+import { toChatMessage } from './chat-messages.ts'
 import { type ChatEndpoint, postChat } from './chat-request.ts'
 import { chatChunks } from './chat-sse.ts'
+import { type ChatUsageReport, normalizeChatUsage, usageIn } from './chat-usage.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
+import type { ProviderProfile } from './provider-profile.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
-export function toChatMessage(message: HistoryMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'system':
-      return { role: 'system', content: message.content }
-    case 'user':
-      return { role: 'user', content: message.content }
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content }
-    case 'assistant': {
-      const calls = message.tool_calls ?? []
-      if (calls.length === 0) return { role: 'assistant', content: message.content }
-      return {
-        role: 'assistant',
-        content: message.content === '' ? null : message.content,
-        tool_calls: calls.map((call) => ({
-          id: call.id,
-          type: 'function' as const,
-          function: { name: call.name, arguments: call.arguments },
-        })),
-      }
-    }
-    case 'compaction':
-      throw new ProviderStreamError(
-        'the transcript holds an OpenAI Responses compaction item, which the Chat Completions API cannot read: use a model with api "responses", or compact the session locally first',
-        'unsupported_compaction_item',
-        'bad_request',
-      )
-  }
-}
-
-export function chatRequestBody(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+export function chatRequestBody(
+  request: ModelRequest,
+  profile: ProviderProfile,
+): ChatCompletionCreateParamsStreaming {
   const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }))
   return {
     model: request.model,
-    messages: request.messages.map(toChatMessage),
+    messages: request.messages.map((message) => toChatMessage(message, profile)),
     stream: true,
     stream_options: { include_usage: true },
     ...(tools.length > 0 ? { tools } : {}),
@@ -74,52 +46,33 @@ export function chatRequestBody(request: ModelRequest): ChatCompletionCreatePara
   }
 }
 
-/** Chat usage → VT Code Usage; prompt_tokens already includes cached tokens. */
-export function normalizeChatUsage(usage: CompletionUsage | null | undefined): Usage {
-  if (!usage) return { ...ZERO_USAGE }
-  return {
-    input_tokens: usage.prompt_tokens ?? 0,
-    cached_input_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cache_creation_tokens: 0,
-    output_tokens: usage.completion_tokens ?? 0,
-  }
-}
-
-/** Reasoning text of OpenAI-compatible servers (vLLM, DeepSeek: reasoning_content; Ollama: reasoning). */
-function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string {
-  const extra = delta as Record<string, unknown>
-  const value = extra.reasoning_content ?? extra.reasoning
-  return typeof value === 'string' ? value : ''
-}
-
 /** Streams one Chat Completions response; the caller owns retries and abort checks. */
 export async function* streamChat(
   endpoint: ChatEndpoint,
   request: ModelRequest,
+  profile: ProviderProfile,
 ): AsyncGenerator<ModelStreamEvent> {
-  const response = await postChat(endpoint, chatRequestBody(request), request.signal)
+  const response = await postChat(endpoint, chatRequestBody(request, profile), request.signal)
   let text = ''
-  let reasoning = ''
+  const thoughts = new ReasoningBlocks()
   let finishReason: string | undefined
-  let usage: CompletionUsage | undefined
+  let usage: ChatUsageReport | undefined
   const calls = new ToolCallAssembler()
 
   for await (const chunk of chatChunks(response)) {
-    if (chunk.usage) usage = chunk.usage
-    const choice = chunk.choices[0]
+    usage = usageIn(chunk) ?? usage
+    const choice = chunk.choices?.[0]
     if (!choice) continue
-    const delta = choice.delta ?? {}
-    const thought = reasoningOf(delta)
-    if (thought !== '') {
-      reasoning += thought
-      yield { type: 'reasoning_delta', text: thought }
+    const pieces = deltaPieces((choice.delta ?? {}) as Record<string, unknown>)
+    for (const thought of pieces.reasoning) {
+      thoughts.add(thought.text, thought.field)
+      yield { type: 'reasoning_delta', text: thought.text }
     }
-    const piece = (delta.content ?? '') + (delta.refusal ?? '')
-    if (piece !== '') {
-      text += piece
-      yield { type: 'text_delta', text: piece }
+    if (pieces.text !== '') {
+      text += pieces.text
+      yield { type: 'text_delta', text: pieces.text }
     }
-    for (const [position, call] of (delta.tool_calls ?? []).entries()) {
+    for (const [position, call] of (choice.delta?.tool_calls ?? []).entries()) {
       // Some compatible servers omit `index`; fall back to the position in this chunk.
       const index = typeof call.index === 'number' ? call.index : position
       const event = calls.add(index, call.id, call.function?.name, call.function?.arguments ?? '')
@@ -137,15 +90,19 @@ export async function* streamChat(
       'network',
     )
   }
+  const counted = usage ? normalizeChatUsage(usage) : undefined
   yield {
     type: 'completed',
     response: {
       text,
       toolCalls: calls.finish(),
-      usage: normalizeChatUsage(usage),
+      usage: counted?.usage ?? { ...ZERO_USAGE },
+      ...(counted ? {} : { usageMissing: true }),
       stopReason: finishReason,
-      ...(reasoning === '' ? {} : { reasoning }),
-      ...reasoningTokensOf(usage?.completion_tokens_details?.reasoning_tokens),
+      ...(thoughts.text === ''
+        ? {}
+        : { reasoning: thoughts.text, reasoningBlocks: thoughts.blocks }),
+      ...reasoningTokensOf(counted?.reasoningTokens),
     },
   }
 }

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { transportFailureText } from '../../src/ports/transport-failure.ts'
 
 export type ModelErrorKind =
   | 'context_overflow'
@@ -14,11 +15,14 @@ export class ProviderStreamError extends Error {
   override readonly name = 'ProviderStreamError'
   readonly code: string | undefined
   readonly kind: ModelErrorKind | undefined
+  /** The error's `type` as the provider named it (`server_error`, `invalid_request_error`, …). */
+  readonly type: string | undefined
 
-  constructor(message: string, code?: string | null, kind?: ModelErrorKind) {
+  constructor(message: string, code?: string | null, kind?: ModelErrorKind, type?: string | null) {
     super(message)
     this.code = code ?? undefined
     this.kind = kind
+    this.type = type ?? undefined
   }
 }
 
@@ -68,12 +72,32 @@ function kindForStatus(status: number, code: string | undefined, message: string
 }
 
 const SERVER_CODES = new Set(['server_error', 'internal_error', 'vector_store_timeout'])
+/** Error `type`s that name a fault of the provider, whatever the code beside them says. */
+const SERVER_TYPES = new Set([
+  'server_error',
+  'api_error',
+  'internal_error',
+  'overloaded_error',
+  'service_unavailable',
+  'service_unavailable_error',
+])
+const RATE_LIMIT_TYPES = new Set(['rate_limit_error', 'requests', 'tokens', 'rate_limit_exceeded'])
 
-/** For errors without an HTTP status: no code or a server code is a server fault. */
-function kindForCode(code: string | undefined, message: string): ModelErrorKind {
+/**
+ * For errors without an HTTP status (in-stream errors): the error's `type` decides first — a
+ * `server_error` with a code we do not know is still the provider's fault — then the code; no
+ * code at all is a server fault.
+ */
+function kindForCode(
+  code: string | undefined,
+  message: string,
+  type?: string | undefined,
+): ModelErrorKind {
   if (isContextOverflow(code, message)) return 'context_overflow'
   if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 'rate_limit'
-  if (code === 'invalid_api_key') return 'auth'
+  if (type !== undefined && RATE_LIMIT_TYPES.has(type)) return 'rate_limit'
+  if (code === 'invalid_api_key' || type === 'authentication_error') return 'auth'
+  if (type !== undefined && SERVER_TYPES.has(type)) return 'server'
   if (code === undefined || SERVER_CODES.has(code)) return 'server'
   // invalid_prompt, invalid_image, image_content_policy_violation, …: retrying cannot help.
   return 'bad_request'
@@ -86,10 +110,12 @@ function retryableKind(kind: ModelErrorKind, code: string | undefined): boolean 
 
 function fromApiError(error: APIError): ModelFailure {
   const code = typeof error.code === 'string' ? error.code : undefined
-  const status = error.status
+  // OpenRouter's in-stream errors carry the upstream HTTP status as a numeric code.
+  const status = error.status ?? (typeof error.code === 'number' ? error.code : undefined)
+  const type = typeof error.type === 'string' ? error.type : undefined
   const kind =
     status === undefined
-      ? kindForCode(code, error.message)
+      ? kindForCode(code, error.message, type)
       : kindForStatus(status, code, error.message)
   return {
     kind,
@@ -114,7 +140,7 @@ export function classifyModelFailure(error: unknown): ModelFailure {
   }
   if (error instanceof APIError) return fromApiError(error)
   if (error instanceof ProviderStreamError) {
-    const kind = error.kind ?? kindForCode(error.code, error.message)
+    const kind = error.kind ?? kindForCode(error.code, error.message, error.type)
     return {
       ...base,
       kind,
@@ -124,9 +150,10 @@ export function classifyModelFailure(error: unknown): ModelFailure {
       cause: error,
     }
   }
-  const message = error instanceof Error ? error.message : String(error)
   // A malformed body (unparseable JSON) is a provider fault; other throws mid-body are transport.
+  // Either way the text is Turnline's: the runtime's own differs by engine (it stays the cause).
   const kind: ModelErrorKind = error instanceof SyntaxError ? 'server' : 'network'
+  const message = kind === 'server' ? 'the answer is not valid JSON' : transportFailureText(error)
   return { ...base, kind, message, retryable: kind === 'network', cause: error }
 }
 

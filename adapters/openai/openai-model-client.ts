@@ -10,6 +10,11 @@ import type {
 import { chatEndpoint } from './chat-request.ts'
 import { streamChat } from './chat-stream.ts'
 import { classifyModelFailure, isUserAbort, modelError } from './model-failure.ts'
+import {
+  type OpenAICompatibleProvider,
+  providerProfile,
+  recognizeProvider,
+} from './provider-profile.ts'
 import { compactResponses } from './responses-compact.ts'
 import { streamResponses } from './responses-stream.ts'
 import { backoffDelayMs, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry-backoff.ts'
@@ -32,6 +37,11 @@ export interface OpenAIModelClientOptions {
   /** Per-attempt timeout until response headers arrive. Default 10 minutes. */
   timeoutMs?: number
   retry?: RetryTiming
+  /**
+   * Which OpenAI-compatible provider the endpoint is (its request and stream differences, see
+   * provider-profile.ts); absent → recognized from `baseURL`.
+   */
+  provider?: OpenAICompatibleProvider
 }
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -65,6 +75,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
   })
+  const profile = providerProfile(options.provider ?? recognizeProvider(options.baseURL))
   const maxRetries = Math.max(0, options.maxRetries ?? 2)
   const timing = { ...DEFAULT_RETRY_TIMING, ...options.retry }
 
@@ -95,7 +106,9 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       try {
         signal?.throwIfAborted()
         const events =
-          request.api === 'responses' ? streamResponses(client, request) : streamChat(chat, request)
+          request.api === 'responses'
+            ? streamResponses(client, request)
+            : streamChat(chat, request, profile)
         for await (const event of events) {
           delivered = true
           yield event

@@ -4,7 +4,8 @@ import * as z from 'zod'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ModelCompactionRequest, ModelCompactionResult } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
-import { normalizeResponsesUsage, toResponsesInput } from './responses-stream.ts'
+import { toResponsesInput } from './responses-request.ts'
+import { normalizeResponsesUsage } from './responses-stream.ts'
 
 /**
  * `POST /responses/compact`: the transcript goes in as Responses input items; the answer is the

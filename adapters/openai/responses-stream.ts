@@ -1,101 +1,21 @@
 import type OpenAI from 'openai'
 import type {
-  FunctionTool,
   Response,
-  ResponseCreateParamsStreaming,
-  ResponseInputItem,
+  ResponseOutputItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses'
-import type { HistoryMessage } from '../../src/contract/history-message.ts'
+import {
+  ANSWER_PART_SEPARATOR,
+  type AnswerPart,
+  type ReasoningBlock,
+} from '../../src/contract/history-message.ts'
 import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
-import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
+import { responsesRequestBody } from './responses-request.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
-
-/** One history message → Responses input items (an assistant turn may yield several). */
-export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return [{ type: 'message', role: message.role, content: message.content }]
-    case 'tool':
-      return [
-        { type: 'function_call_output', call_id: message.tool_call_id, output: message.content },
-      ]
-    case 'assistant': {
-      const items: ResponseInputItem[] = []
-      if (message.content !== '' || !message.tool_calls?.length) {
-        items.push({ type: 'message', role: 'assistant', content: message.content })
-      }
-      for (const call of message.tool_calls ?? []) {
-        items.push({
-          type: 'function_call',
-          call_id: call.id,
-          name: call.name,
-          arguments: call.arguments,
-        })
-      }
-      return items
-    }
-    case 'compaction':
-      return [
-        {
-          type: 'compaction',
-          encrypted_content: message.encrypted_content,
-          ...(message.id === undefined ? {} : { id: message.id }),
-        },
-      ]
-  }
-}
-
-export function responsesRequestBody(request: ModelRequest): ResponseCreateParamsStreaming {
-  // strict defaults to true on this API, which rejects ordinary JSON Schemas.
-  const tools: FunctionTool[] = request.tools.map((tool) => ({
-    type: 'function',
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    strict: false,
-  }))
-  return {
-    model: request.model,
-    input: request.messages.flatMap(toResponsesInput),
-    stream: true,
-    // Every call carries the full history; nothing needs to persist at the provider.
-    store: false,
-    ...(tools.length > 0 ? { tools } : {}),
-    ...(request.maxOutputTokens === undefined
-      ? {}
-      : { max_output_tokens: request.maxOutputTokens }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.topP === undefined ? {} : { top_p: request.topP }),
-    ...(request.reasoningEffort === undefined && request.reasoningSummary === undefined
-      ? {}
-      : {
-          reasoning: {
-            ...(request.reasoningEffort === undefined ? {} : { effort: request.reasoningEffort }),
-            ...(request.reasoningSummary === undefined
-              ? {}
-              : { summary: request.reasoningSummary }),
-          },
-        }),
-    ...(request.outputSchema === undefined
-      ? {}
-      : {
-          text: {
-            format: {
-              type: 'json_schema',
-              name: OUTPUT_SCHEMA_NAME,
-              schema: request.outputSchema,
-              strict: true,
-            },
-          },
-        }),
-  }
-}
 
 export function normalizeResponsesUsage(usage: ResponseUsage | null | undefined): Usage {
   if (!usage) return { ...ZERO_USAGE }
@@ -120,13 +40,40 @@ export function responsesStopReason(response: Response, hasToolCalls: boolean): 
   return response.status
 }
 
-function outputText(response: Response): string {
-  let text = ''
-  for (const item of response.output ?? []) {
-    if (item.type !== 'message') continue
-    for (const part of item.content) text += part.type === 'output_text' ? part.text : part.refusal
+/**
+ * The answer's message items and reasoning items, from the final response's output (the
+ * provider's own account), else from the items the stream completed.
+ */
+function answerOf(
+  final: Response,
+  done: Map<number, ResponseOutputItem>,
+): { parts: AnswerPart[]; reasoning: ReasoningBlock[] } {
+  const output = final.output?.length
+    ? final.output
+    : [...done.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)
+  const parts: AnswerPart[] = []
+  const reasoning: ReasoningBlock[] = []
+  for (const item of output) {
+    if (item.type === 'message') {
+      let text = ''
+      for (const part of item.content)
+        text += part.type === 'output_text' ? part.text : part.refusal
+      const phase = (item as { phase?: string | null }).phase
+      parts.push({
+        text,
+        ...(phase === 'commentary' || phase === 'final_answer' ? { phase } : {}),
+      })
+    } else if (item.type === 'reasoning') {
+      reasoning.push({
+        type: 'openai_reasoning',
+        id: item.id,
+        summary: item.summary.map((part) => part.text),
+        ...(item.content?.length ? { content: item.content.map((part) => part.text) } : {}),
+        ...(item.encrypted_content ? { encrypted_content: item.encrypted_content } : {}),
+      })
+    }
   }
-  return text
+  return { parts, reasoning }
 }
 
 /** Streams one Responses API response; the caller owns retries and abort checks. */
@@ -138,18 +85,17 @@ export async function* streamResponses(
     responsesRequestBody(request),
     request.signal ? { signal: request.signal } : {},
   )
-  let text = ''
   let reasoning = ''
   let final: Response | undefined
   const calls = new ToolCallAssembler()
   const callIndexByOutput = new Map<number, number>()
+  const done = new Map<number, ResponseOutputItem>()
 
   for await (const event of stream) {
     switch (event.type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        text += event.delta
-        yield { type: 'text_delta', text: event.delta }
+        yield { type: 'text_delta', text: event.delta, part: event.output_index }
         break
       case 'response.reasoning_summary_part.added':
         // Summary parts are paragraphs: the second and later start after a blank line.
@@ -176,6 +122,7 @@ export async function* streamResponses(
         break
       }
       case 'response.output_item.done':
+        done.set(event.output_index, event.item)
         if (event.item.type === 'function_call') {
           const index = callIndexByOutput.get(event.output_index) ?? calls.size
           callIndexByOutput.set(event.output_index, index)
@@ -205,14 +152,24 @@ export async function* streamResponses(
     )
   }
   const toolCalls = calls.finish()
+  const answer = answerOf(final, done)
+  const several = answer.parts.length > 1 || answer.parts.some((part) => part.phase)
+  const readable =
+    reasoning ||
+    answer.reasoning
+      .flatMap((block) => (block.type === 'openai_reasoning' ? block.summary : []))
+      .join('\n\n')
   yield {
     type: 'completed',
     response: {
-      text: text === '' ? outputText(final) : text,
+      text: answer.parts.map((part) => part.text).join(ANSWER_PART_SEPARATOR),
       toolCalls,
       usage: normalizeResponsesUsage(final.usage),
+      ...(final.usage ? {} : { usageMissing: true }),
       stopReason: responsesStopReason(final, toolCalls.length > 0),
-      ...(reasoning === '' ? {} : { reasoning }),
+      ...(several ? { parts: answer.parts } : {}),
+      ...(readable === '' ? {} : { reasoning: readable }),
+      ...(answer.reasoning.length > 0 ? { reasoningBlocks: answer.reasoning } : {}),
       ...reasoningTokensOf(final.usage?.output_tokens_details?.reasoning_tokens),
     },
   }

@@ -22,7 +22,7 @@ export interface CommandNetworks {
   readonly status: EgressStatus
   /** The network of one command allowed one; `close` ends it (call when the command settled). */
   open(
-    owner: { tenant: string; sessionId: string },
+    owner: { tenant: string; sessionId: string; sandbox?: CommandSandbox },
     execSessionId: string,
   ): Promise<{ network: CommandNetwork; close(): Promise<void> }>
   close(): Promise<void>
@@ -86,8 +86,9 @@ export async function openCommandNetworks(options: {
   }
   return {
     status: { mode: 'proxy' },
-    open: async ({ tenant, sessionId }, execSessionId) => {
-      const egress = await proxy.open({ tenant, sessionId, execSessionId })
+    open: async ({ tenant, sessionId, sandbox: tenants }, execSessionId) => {
+      // The socket is the tenant's user's (each tenant may have a uid of its own).
+      const egress = await proxy.open({ tenant, sessionId, execSessionId }, tenants?.fileOwner)
       return { network: { kind: 'proxy', socket: egress.socket, tools }, close: egress.close }
     },
     close: () => proxy.close(),

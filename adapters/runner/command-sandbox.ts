@@ -62,7 +62,19 @@ export class CommandSandbox {
     readonly status: SandboxStatus,
     private readonly host: BwrapHost | undefined,
     private readonly prlimit: string | undefined,
+    /** Wraps every launch (a tenant's limits, tenant-launch.ts). */
+    private readonly confine?: (launch: Launch) => Launch,
   ) {}
+
+  /**
+   * The same sandbox for one tenant: its commands run as `uid` (and gid), when given and the
+   * runner drops privileges, and every launch goes through `confine`.
+   */
+  forTenant(uid: number | undefined, confine: (launch: Launch) => Launch): CommandSandbox {
+    const host =
+      this.host?.dropPrivileges && uid !== undefined ? { ...this.host, uid, gid: uid } : this.host
+    return new CommandSandbox(this.settings, this.status, host, this.prlimit, confine)
+  }
 
   get sandboxed(): boolean {
     return this.host !== undefined
@@ -88,9 +100,10 @@ export class CommandSandbox {
   }
 
   launch(spec: LaunchSpec): Launch {
-    return this.host
+    const launch = this.host
       ? bwrapLaunch(this.host, this.settings.limits, spec)
       : plainLaunch(this.prlimit, this.settings.limits, spec)
+    return this.confine ? this.confine(launch) : launch
   }
 
   /**

@@ -4,6 +4,11 @@ import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import { type EgressHost, EgressPolicy } from '../../src/ports/egress-policy.ts'
 
 const RESOLVE_TIMEOUT_MS = 5000
+/**
+ * getaddrinfo runs on libuv's thread pool (4 threads), which file operations share: names that
+ * resolve slowly may hold at most this many of them, the rest wait their turn.
+ */
+const MAX_SYSTEM_LOOKUPS = 2
 
 /**
  * The egress policy on this machine: names resolved by the system's resolver (getaddrinfo, so
@@ -24,8 +29,11 @@ function nodeEgressHost(servers: readonly string[]): EgressHost {
       return found.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))
     }
   } else {
-    resolve = async (name) =>
-      (await dns.lookup(name, { all: true, verbatim: true })).map((a) => a.address)
+    const lookups = lookupSlots(MAX_SYSTEM_LOOKUPS)
+    resolve = (name) =>
+      lookups(async () =>
+        (await dns.lookup(name, { all: true, verbatim: true })).map((a) => a.address),
+      )
   }
   return {
     resolve,
@@ -35,5 +43,23 @@ function nodeEgressHost(servers: readonly string[]): EgressHost {
         (list ?? []).filter((i) => !i.internal).map((i) => i.address),
       ),
     now: () => Date.now(),
+  }
+}
+
+/** Runs at most `slots` of the given tasks at once, the others in arrival order. */
+function lookupSlots(slots: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (task) => {
+    // A waiter is handed the slot of the task that ends, so the count never overshoots.
+    if (running < slots) running += 1
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running -= 1
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, chown, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -21,6 +21,9 @@ export interface CommandEgress {
   close(): Promise<void>
 }
 
+/** The proxy's folder in the temp directory: `turnline-proxy-<runner pid>-<random>`. */
+const FOLDER_PREFIX = 'turnline-proxy-'
+
 /** Connections one command may hold open through the proxy at once. */
 const MAX_CONNECTIONS = 256
 
@@ -28,7 +31,7 @@ const MAX_CONNECTIONS = 256
  * The runner's forward proxy for commands (docs/runner-protocol.md, "Network"): one unix socket
  * per command (so each request is known to be that tenant's, that session's, that command's),
  * in a folder of its own under the temp directory (short paths: a socket path has at most 107
- * bytes). Every destination goes through the egress policy; the decision is logged.
+ * bytes), named after the runner's pid so the next runner removes what a killed one left. Every destination goes through the egress policy; the decision is logged.
  */
 export class EgressProxy {
   readonly #servers = new Set<() => Promise<void>>()
@@ -46,13 +49,15 @@ export class EgressProxy {
     owner?: { uid: number; gid: number }
     log: (entry: Record<string, unknown>) => void
   }): Promise<EgressProxy> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'turnline-egress-'))
+    await removeStaleFolders()
+    const dir = await mkdtemp(path.join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`))
     // Traversable, not listable: bubblewrap (as the sandbox user) must reach the socket to bind it.
     await chmod(dir, 0o711)
     return new EgressProxy(dir, options.policy, options.owner, options.log)
   }
 
-  async open(identity: EgressIdentity): Promise<CommandEgress> {
+  /** `owner`: whom the socket is for, when not the proxy's `owner` (a tenant's own uid). */
+  async open(identity: EgressIdentity, owner = this.owner): Promise<CommandEgress> {
     const socket = path.join(this.dir, `${identity.execSessionId}.sock`)
     const check: EgressCheck = async (method, host, port) => {
       const decision = await this.policy.check(host, port)
@@ -87,7 +92,7 @@ export class EgressProxy {
       server.once('error', reject)
       server.listen(socket, () => resolve())
     })
-    if (this.owner) await chown(socket, this.owner.uid, this.owner.gid)
+    if (owner) await chown(socket, owner.uid, owner.gid)
     await chmod(socket, 0o600)
     let closing: Promise<void> | undefined
     const close = () => {
@@ -108,5 +113,26 @@ export class EgressProxy {
   async close(): Promise<void> {
     await Promise.all([...this.#servers].map((close) => close()))
     await rm(this.dir, { recursive: true, force: true })
+  }
+}
+
+/** Whether a process with this id exists (EPERM: it does, as another user's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Folders left by runners that were killed (SIGKILL closes nothing): their sockets are dead. */
+async function removeStaleFolders(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[])
+  for (const name of names) {
+    const pid = Number(new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1])
+    if (pid > 0 && pid !== process.pid && !alive(pid)) {
+      await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => {})
+    }
   }
 }

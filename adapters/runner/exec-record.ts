@@ -20,8 +20,9 @@ const DECIMAL = z.string().regex(/^\d{1,20}$/)
 
 /**
  * What the runner remembers of one command (`.runner-state/<tenant>/<session>/exec/<id>.json`).
- * Format 2 adds `spool_identity`, the device and inode of the spool file the runner created,
- * so a spool reopened after a restart is checked to be that very file. Format 1 records (no
+ * Format 2 adds `spool_identity`, the device, inode and birth time (`btime`, absent in the
+ * first records of this format) of the spool file the runner created, so a spool reopened after
+ * a restart is checked to be that very file. Format 1 records (no
  * identity) are still read; their spools are reopened without following any symlink, as regular
  * files only, but without the identity check.
  */
@@ -30,7 +31,7 @@ const ExecRecordSchema = z.discriminatedUnion('version', [
   z.object({
     version: z.literal(2),
     ...fields,
-    spool_identity: z.object({ dev: DECIMAL, ino: DECIMAL }),
+    spool_identity: z.object({ dev: DECIMAL, ino: DECIMAL, btime: DECIMAL.optional() }),
   }),
 ])
 

@@ -9,7 +9,9 @@ import type { CommandSandbox } from './command-sandbox.ts'
 import { execInfoOf, execRecordText, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
+import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
+import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { openFolder, refusingRaces } from './workspace-files.ts'
 import { normalRel } from './workspace-paths.ts'
 import type { OpenWorkspace, WorkspaceRoot } from './workspace-root.ts'
@@ -20,12 +22,13 @@ export interface Scope {
   sessionId: string
   /** The session workspace, held open for this request only (its `fd` closes with it). */
   workspace: OpenWorkspace
+  /** The tenant's sandbox: its user and limits (tenant-limit-enforcer.ts). */
+  sandbox: CommandSandbox
 }
 
 /** Called once per command when it has exited and its output has drained (or the grace ran out). */
 export type ExitListener = (scope: Scope, session: ExecSession) => void
 
-const MAX_RUNNING_PER_WORKSPACE = 32
 const FORGET_AFTER_MS = 15 * 60_000
 /**
  * Finished commands whose spool descriptor stays open (newest first); beyond these the oldest
@@ -47,7 +50,7 @@ export class ExecRegistry {
   constructor(
     private readonly root: string,
     private readonly workspaces: WorkspaceRoot,
-    private readonly sandbox: CommandSandbox,
+    private readonly limits: TenantLimitEnforcer,
     private readonly networks: CommandNetworks,
     private readonly onExit: ExitListener,
   ) {}
@@ -87,7 +90,7 @@ export class ExecRegistry {
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
-    const network = this.sandbox.network(body.network)
+    const network = scope.sandbox.network(body.network)
     const dir = this.#stateDir(scope)
     await mkdir(path.join(dir, 'requests'), { recursive: true })
     await mkdir(path.join(dir, 'exec'), { recursive: true })
@@ -95,12 +98,7 @@ export class ExecRegistry {
     const existing = await this.#attach(scope, claim, body)
     if (existing) return { session: existing, attached: true }
 
-    const running = [...this.#live.entries()].filter(
-      ([key, s]) => key.startsWith(`${scope.tenant}/${scope.sessionId}/`) && s.state === 'running',
-    ).length
-    if (running >= MAX_RUNNING_PER_WORKSPACE) {
-      throw new Refusal('conflict', `${running} commands are already running in this workspace`)
-    }
+    const release = await this.limits.admitCommand(scope.tenant, scope.sandbox)
     // The working folder stays open until the command has started (see #spawn).
     const held = new HeldFds()
     try {
@@ -112,7 +110,11 @@ export class ExecRegistry {
           `workdir ${JSON.stringify(normalRel(rel))} is not a directory`,
         )
       }
-      return await this.#spawn(scope, body, claim, { ...workdir, rel: normalRel(rel) }, network)
+      const folder = { ...workdir, rel: normalRel(rel) }
+      return await this.#spawn(scope, body, claim, folder, network, release)
+    } catch (error) {
+      release()
+      throw error
     } finally {
       held.closeAll()
     }
@@ -124,10 +126,12 @@ export class ExecRegistry {
     claim: string,
     workdir: { fd: number; resolved: string; rel: string },
     network: boolean,
+    release: () => void,
   ): Promise<{ session: ExecSession; attached: boolean }> {
+    const sandbox = scope.sandbox
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
-    const spool = SpoolFile.create(scope.workspace, spoolRel, this.sandbox.fileOwner, () =>
+    const spool = SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
       this.workspaces.open(scope.tenant, scope.sessionId),
     )
     const exec: ExecInfo = {
@@ -146,6 +150,7 @@ export class ExecRegistry {
       await this.#saveRecord(scope, exec, spool, started)
       await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
     } catch (error) {
+      release()
       spool.release()
       await rm(this.#recordFile(scope, id), { force: true })
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
@@ -162,14 +167,14 @@ export class ExecRegistry {
       cwd,
       tty: body.tty,
       execSessionId: id,
-      passEnv: this.sandbox.settings.passEnv,
+      passEnv: sandbox.settings.passEnv,
       source: process.env,
     })
     // A socket of its own on the egress proxy, ended once the command has settled.
     const egress = network ? await this.networks.open(scope, id) : undefined
     let session: ExecSession
     try {
-      const launch = this.sandbox.launch({
+      const launch = sandbox.launch({
         argv: ExecSession.argvOf(body.cmd, exec.backend),
         workspace: scope.workspace.path,
         cwd,
@@ -177,13 +182,14 @@ export class ExecRegistry {
         network: egress?.network ?? false,
       })
       session = ExecSession.spawn(exec, spool, {
-        cwd: this.sandbox.sandboxed ? '/' : at(workdir.fd, '.'),
+        cwd: sandbox.sandboxed ? '/' : at(workdir.fd, '.'),
         launch,
-        timeLimitMs: this.sandbox.timeLimitMs,
-        ...(this.sandbox.status.limits
-          ? { cpuSeconds: this.sandbox.status.limits.cpuSeconds }
-          : {}),
+        timeLimitMs: sandbox.timeLimitMs,
+        ...(sandbox.status.limits ? { cpuSeconds: sandbox.status.limits.cpuSeconds } : {}),
+        spoolLimitBytes: sandbox.settings.limits.spoolMb * 1024 * 1024,
         onSettled: (s) => {
+          release()
+          this.limits.settled(scope.tenant, s)
           void egress?.close()
           void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
           this.#hold(s)
@@ -195,6 +201,7 @@ export class ExecRegistry {
       throw error
     }
     this.#live.set(this.#key(scope, id), session)
+    if (!session.drained) this.limits.watch(scope.tenant, sandbox, session)
     return { session, attached: false }
   }
 
@@ -278,16 +285,5 @@ export class ExecRegistry {
   /** Ends every running command (runner shutdown). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.#live.values()].map((s) => s.kill()))
-  }
-}
-
-/** A request id names one command: a retry with another command is a conflict. */
-function sameCommand(session: ExecSession, body: ExecStartBody): void {
-  if (session.info.command !== body.cmd) {
-    throw new Refusal(
-      'conflict',
-      `request ${body.request_id} already started a different command in ${session.info.id}`,
-      { exec_session_id: session.info.id },
-    )
   }
 }

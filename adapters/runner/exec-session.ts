@@ -2,11 +2,12 @@ import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:os'
 import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
 import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
+import { headAndTail } from './head-and-tail.ts'
 import { childPids, descendant } from './process-tree.ts'
 import { Refusal } from './refusal.ts'
 import type { Launch } from './sandbox-launch.ts'
+import { cappedAppend } from './spool-cap.ts'
 import type { SpoolFile } from './spool-file.ts'
-import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /** What a running or finished command is, as kept in memory and in its record. */
 export interface ExecInfo {
@@ -27,6 +28,8 @@ export interface SpawnOptions {
   timeLimitMs?: number
   /** Per-process CPU-time limit, named in the note added when SIGXCPU ended the command. */
   cpuSeconds?: number
+  /** Output recorded at most (the spool cap): past it the runner says so and ends the command. */
+  spoolLimitBytes?: number
   /** Called once: when all output is in the spool, or `drainGraceMs` after the exit. */
   onSettled: (session: ExecSession) => void
   drainGraceMs?: number
@@ -62,6 +65,8 @@ export class ExecSession {
   #forgotten = false
   #listeners = new Set<() => void>()
   #settled = false
+  /** Appends to the output, within the spool cap (spawned commands only). */
+  #append: (chunk: Buffer) => void = () => {}
 
   private constructor(
     readonly info: ExecInfo,
@@ -101,12 +106,18 @@ export class ExecSession {
     watchSandboxInit(child, options.launch, (pid) => {
       session.#sandboxInit = pid
     })
-    const append = (chunk: Buffer) => {
-      if (!session.#writable) return
-      spool.write(chunk, session.total)
-      session.total += chunk.byteLength
-      session.#notify()
-    }
+    const append = cappedAppend(
+      options.spoolLimitBytes ?? Number.POSITIVE_INFINITY,
+      () => session.total,
+      (chunk) => {
+        if (!session.#writable) return
+        spool.write(chunk, session.total)
+        session.total += chunk.byteLength
+        session.#notify()
+      },
+      () => void session.kill(),
+    )
+    session.#append = append
     child.stdout?.on('data', append)
     child.stderr?.on('data', append)
     child.stdin?.on('error', () => {})
@@ -128,12 +139,10 @@ export class ExecSession {
         ? undefined
         : setTimeout(() => {
             if (session.drained) return
-            append(
-              Buffer.from(
-                `\n[runner] stopped: the command ran longer than the time limit of ${Math.round(limitMs / 1000)} s\n`,
-              ),
+            const seconds = Math.round(limitMs / 1000)
+            void session.kill(
+              `\n[runner] stopped: the command ran longer than the time limit of ${seconds} s\n`,
             )
-            void session.kill()
           }, limitMs)
     limit?.unref()
     child.once('exit', (code, signal) => {
@@ -222,9 +231,11 @@ export class ExecSession {
   /**
    * Ends the process group: SIGTERM, then SIGKILL if it lingers. In a sandbox, whatever is left
    * once the command has exited (background processes holding its output) ends with it.
+   * `note`: why the runner ends it (a limit), added to its output.
    */
-  async kill(): Promise<void> {
+  async kill(note?: string): Promise<void> {
     if (this.pid === undefined) return
+    if (note !== undefined && !this.drained) this.#append(Buffer.from(note))
     if (this.state !== 'running') {
       this.#endSandbox()
       await this.#until(() => this.drained, KILL_GRACE_MS)
@@ -274,24 +285,8 @@ export class ExecSession {
   capture(maxBytes: number, since?: number): ExecCapture['output'] {
     const to = this.total
     const from = Math.min(since ?? this.cursor, to)
-    const length = to - from
     const read = (offset: number, size: number) => this.spool.read(offset, size)
-    let output: ExecCapture['output']
-    if (length <= maxBytes) {
-      const head = length === 0 ? '' : read(from, length).toString('utf8')
-      output = { from, to, head, tail: '', omitted_bytes: 0 }
-    } else {
-      const headBytes = backToBoundary(read(from, maxBytes))
-      const tailSize = Math.min(maxBytes, length - headBytes.byteLength)
-      const tailBytes = forwardToBoundary(read(to - tailSize, tailSize))
-      output = {
-        from,
-        to,
-        head: headBytes.toString('utf8'),
-        tail: tailBytes.toString('utf8'),
-        omitted_bytes: length - headBytes.byteLength - tailBytes.byteLength,
-      }
-    }
+    const output = headAndTail(read, from, to, maxBytes)
     // Moved only once the bytes were read: a refused read leaves them to the next capture.
     this.cursor = Math.max(this.cursor, to)
     return output

@@ -74,8 +74,12 @@ if (
     `runner: WARNING: commands allowed the network get none: ${runner.egress.reason}\n`,
   )
 }
+for (const warning of runner.tenantLimits.warnings) {
+  process.stderr.write(`runner: WARNING: ${warning}\n`)
+}
+const { url, sandbox: status, egress, tenantLimits } = runner
 process.stdout.write(
-  `${JSON.stringify({ listening: runner.url, sandbox: runner.sandbox, egress: runner.egress })}\n`,
+  `${JSON.stringify({ listening: url, sandbox: status, egress, tenant_limits: tenantLimits })}\n`,
 )
 
 let stopping = false

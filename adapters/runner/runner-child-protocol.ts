@@ -15,6 +15,7 @@ const limits = z.object({
   timeLimitSeconds: z.number().int().positive(),
   maxProcesses: z.number().int().positive(),
   fileSizeMb: z.number().int().positive(),
+  spoolMb: z.number().int().positive(),
 })
 const network = z.enum(['off', 'session', 'on'])
 
@@ -25,6 +26,15 @@ const SandboxSettingsSchema: z.ZodType<SandboxSettings> = z.object({
   uid: z.number().int().positive(),
   gid: z.number().int().positive(),
   limits,
+  tenant: z.object({
+    commands: z.number().int().positive(),
+    processes: z.number().int().positive(),
+    memoryMb: z.number().int().positive(),
+    diskMb: z.number().int().positive(),
+    diskCheckSeconds: z.number().int().positive(),
+  }),
+  tenantUids: z.object({ first: z.number().int(), last: z.number().int() }).nullable(),
+  cgroups: z.enum(['auto', 'off']),
   passEnv: z.array(z.string()),
   readOnlyPaths: z.array(z.string()),
   egress: z.object({

@@ -12,9 +12,9 @@ import {
   WorktreeBodySchema,
 } from '../../src/contract/runner-protocol.ts'
 import { captureBody } from './capture-body.ts'
-import type { CommandSandbox } from './command-sandbox.ts'
 import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'
+import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { createWorktree } from './worktree.ts'
 
 /** One POST route: its body schema and what it answers (a JSON body, status 200). */
@@ -32,7 +32,7 @@ function route<S extends z.ZodType>(
 
 export function runnerRoutes(
   registry: ExecRegistry,
-  sandbox: CommandSandbox,
+  limits: TenantLimitEnforcer,
 ): ReadonlyMap<string, Route> {
   return new Map<string, Route>([
     [
@@ -110,20 +110,23 @@ export function runnerRoutes(
     ],
     [
       '/v1/files/write',
-      route(FileWriteBodySchema, async (scope, body) =>
-        writeWorkspaceFile(scope.workspace, body.path, body.content, sandbox.fileOwner),
-      ),
+      route(FileWriteBodySchema, async (scope, body) => {
+        const bytes = Buffer.byteLength(body.content)
+        await limits.admitWrite(scope.tenant, scope.sandbox, bytes)
+        return writeWorkspaceFile(scope.workspace, body.path, body.content, scope.sandbox.fileOwner)
+      }),
     ],
     [
       '/v1/files/apply-patch',
-      route(ApplyPatchBodySchema, (scope, body) =>
-        applyWorkspacePatch(scope.workspace, body.patch, sandbox.fileOwner),
-      ),
+      route(ApplyPatchBodySchema, async (scope, body) => {
+        await limits.admitWrite(scope.tenant, scope.sandbox, Buffer.byteLength(body.patch))
+        return applyWorkspacePatch(scope.workspace, body.patch, scope.sandbox.fileOwner)
+      }),
     ],
     [
       '/v1/worktrees',
       route(WorktreeBodySchema, (scope, body) =>
-        createWorktree(sandbox, scope.workspace, body.name, body.ref),
+        createWorktree(scope.sandbox, scope.workspace, body.name, body.ref),
       ),
     ],
   ])

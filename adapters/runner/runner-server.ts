@@ -17,6 +17,8 @@ import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
+import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
+import { checkWorkspaceName } from './workspace-paths.ts'
 import { WorkspaceRoot } from './workspace-root.ts'
 
 export interface RunnerOptions {
@@ -42,6 +44,8 @@ export interface RunningRunner {
   url: string
   /** What the start-up probe found: bubblewrap, or unsandboxed and why. */
   sandbox: SandboxStatus
+  /** How each tenant is held to its limits here, and what cannot be enforced. */
+  tenantLimits: TenantLimitStatus
   /** How commands allowed the network reach it: the egress proxy, or none and why. */
   egress: EgressStatus
   /** Stops accepting requests, ends every running command, stops callback retries. */
@@ -83,6 +87,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
     }
   }
+  const limits = await TenantLimitEnforcer.open(root, sandbox, log)
+  for (const warning of limits.status.warnings) {
+    log({ event: 'tenant_limit_unenforced', level: 'warn', warning })
+  }
   const networks = await openCommandNetworks({ sandbox, rules: settings.egress, root, log })
   if (networks.status.mode === 'none' && settings.network !== 'off') {
     log({ event: 'egress_unavailable', level: 'warn', reason: networks.status.reason })
@@ -96,7 +104,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, workspaces, sandbox, networks, (scope, session) => {
+  const registry = new ExecRegistry(root, workspaces, limits, networks, (scope, session) => {
     if (!callbacks || session.exitCode === undefined) return
     void callbacks.send({
       tenant: scope.tenant,
@@ -111,7 +119,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       exited_at: session.exitedAt ?? Date.now(),
     })
   })
-  const routes = runnerRoutes(registry, sandbox)
+  const routes = runnerRoutes(registry, limits)
   const replay = new MemoryReplayGuard()
 
   const handle = async (req: IncomingMessage): Promise<unknown> => {
@@ -153,10 +161,13 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       )
     }
     const body = parsed.data as { tenant: string; session_id: string }
-    const workspace = workspaces.open(body.tenant, body.session_id, sandbox.fileOwner)
+    // Names first: a tenant's uid and cgroups are named after it.
+    checkWorkspaceName(body.tenant)
+    const tenantSandbox = await limits.sandboxFor(body.tenant)
+    const workspace = workspaces.open(body.tenant, body.session_id, tenantSandbox.fileOwner)
     try {
       return await target.handle(
-        { tenant: body.tenant, sessionId: body.session_id, workspace },
+        { tenant: body.tenant, sessionId: body.session_id, workspace, sandbox: tenantSandbox },
         body,
         Date.now(),
       )
@@ -191,6 +202,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
   }).catch(async (error: unknown) => {
     await networks.close()
+    await limits.close()
     throw error
   })
   const address = server.address() as AddressInfo
@@ -199,12 +211,14 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   return {
     url: `http://${host}:${address.port}`,
     sandbox: sandbox.status,
+    tenantLimits: limits.status,
     egress: networks.status,
     close: () => {
       closing ??= (async () => {
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
         await registry.closeAll()
+        await limits.close()
         await networks.close()
         server.closeAllConnections()
         await stopped

@@ -34,7 +34,32 @@ export interface SandboxLimits {
   maxProcesses: number
   /** Largest file a command may write (RLIMIT_FSIZE), MiB. */
   fileSizeMb: number
+  /** Output the runner records of one command (its spool), MiB: then it stops and ends it. */
+  spoolMb: number
 }
+
+/** What one tenant may hold on the host, all its sessions and commands together. */
+export interface TenantLimits {
+  /** Commands running at once; the next start is refused (409). */
+  commands: number
+  /** Processes (cgroup `pids.max`, and RLIMIT_NPROC of the tenant's own uid). */
+  processes: number
+  /** Memory of its commands together (cgroup `memory.max`), MiB. */
+  memoryMb: number
+  /** Disk space of its workspaces together, MiB, measured (docs/configuration.md). */
+  diskMb: number
+  /** Seconds between measurements of its disk use while a command of it runs. */
+  diskCheckSeconds: number
+}
+
+/** The uids (and equal gids) given to tenants, one each, when the runner runs as root. */
+export interface UidRange {
+  first: number
+  last: number
+}
+
+/** `auto`: cgroup v2 (delegated) or v1 controllers where the runner may write them; `off`. */
+export type CgroupMode = 'auto' | 'off'
 
 export interface SandboxSettings {
   mode: SandboxMode
@@ -43,6 +68,10 @@ export interface SandboxSettings {
   uid: number
   gid: number
   limits: SandboxLimits
+  tenant: TenantLimits
+  /** Each tenant's commands run as a uid of its own from this range; null: all as `uid`. */
+  tenantUids: UidRange | null
+  cgroups: CgroupMode
   /** Names of runner environment variables passed on to commands (the allow-list's extension). */
   passEnv: string[]
   /** Host folders or files mounted read-only into every sandbox, besides the system folders. */
@@ -62,7 +91,17 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
     timeLimitSeconds: 3600,
     maxProcesses: 512,
     fileSizeMb: 4096,
+    spoolMb: 1024,
   },
+  tenant: {
+    commands: 32,
+    processes: 2048,
+    memoryMb: 8192,
+    diskMb: 10_240,
+    diskCheckSeconds: 10,
+  },
+  tenantUids: { first: 1_000_000_000, last: 1_000_999_999 },
+  cgroups: 'auto',
   passEnv: [],
   readOnlyPaths: [],
   egress: NO_EGRESS_RULES,
@@ -104,6 +143,24 @@ const paths = z
     ),
   )
 
+const uidRange = z
+  .string()
+  .trim()
+  .transform((v, ctx): UidRange | null => {
+    if (v === 'off') return null
+    const match = /^(\d+)-(\d+)$/.exec(v)
+    const first = Number(match?.[1])
+    const last = Number(match?.[2])
+    if (!match || first < 1000 || last > 4_294_967_294 || last < first) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be `off` or FIRST-LAST (uids from 1000 to 4294967294, FIRST ≤ LAST)',
+      })
+      return z.NEVER
+    }
+    return { first, last }
+  })
+
 /** The variables, as strings; empty counts as unset (the caller drops empty values). */
 export const SandboxEnvShape = {
   TURNLINE_SANDBOX: z.enum(['auto', 'require', 'off']).optional(),
@@ -115,6 +172,14 @@ export const SandboxEnvShape = {
   TURNLINE_SANDBOX_TIME_LIMIT_SECONDS: integer(1, 604_800).optional(),
   TURNLINE_SANDBOX_MAX_PROCESSES: integer(8, 1_000_000).optional(),
   TURNLINE_SANDBOX_FILE_SIZE_MB: integer(1, 16_777_216).optional(),
+  TURNLINE_SANDBOX_SPOOL_MB: integer(1, 16_777_216).optional(),
+  TURNLINE_SANDBOX_TENANT_COMMANDS: integer(1, 100_000).optional(),
+  TURNLINE_SANDBOX_TENANT_PROCESSES: integer(8, 4_194_304).optional(),
+  TURNLINE_SANDBOX_TENANT_MEMORY_MB: integer(64, 16_777_216).optional(),
+  TURNLINE_SANDBOX_TENANT_DISK_MB: integer(1, 1_073_741_824).optional(),
+  TURNLINE_SANDBOX_DISK_CHECK_SECONDS: integer(1, 86_400).optional(),
+  TURNLINE_SANDBOX_TENANT_UIDS: uidRange.optional(),
+  TURNLINE_SANDBOX_CGROUPS: z.enum(['auto', 'off']).optional(),
   TURNLINE_SANDBOX_ENV: names.optional(),
   TURNLINE_SANDBOX_READ_ONLY: paths.optional(),
   /** The egress rules: the runner's proxy applies them (src/contract/egress-rules.ts). */
@@ -138,7 +203,20 @@ export function sandboxSettingsFrom(env: SandboxEnv): SandboxSettings {
       timeLimitSeconds: env.TURNLINE_SANDBOX_TIME_LIMIT_SECONDS ?? d.limits.timeLimitSeconds,
       maxProcesses: env.TURNLINE_SANDBOX_MAX_PROCESSES ?? d.limits.maxProcesses,
       fileSizeMb: env.TURNLINE_SANDBOX_FILE_SIZE_MB ?? d.limits.fileSizeMb,
+      spoolMb: env.TURNLINE_SANDBOX_SPOOL_MB ?? d.limits.spoolMb,
     },
+    tenant: {
+      commands: env.TURNLINE_SANDBOX_TENANT_COMMANDS ?? d.tenant.commands,
+      processes: env.TURNLINE_SANDBOX_TENANT_PROCESSES ?? d.tenant.processes,
+      memoryMb: env.TURNLINE_SANDBOX_TENANT_MEMORY_MB ?? d.tenant.memoryMb,
+      diskMb: env.TURNLINE_SANDBOX_TENANT_DISK_MB ?? d.tenant.diskMb,
+      diskCheckSeconds: env.TURNLINE_SANDBOX_DISK_CHECK_SECONDS ?? d.tenant.diskCheckSeconds,
+    },
+    tenantUids:
+      env.TURNLINE_SANDBOX_TENANT_UIDS === undefined
+        ? d.tenantUids
+        : env.TURNLINE_SANDBOX_TENANT_UIDS,
+    cgroups: env.TURNLINE_SANDBOX_CGROUPS ?? d.cgroups,
     passEnv: env.TURNLINE_SANDBOX_ENV ?? d.passEnv,
     readOnlyPaths: env.TURNLINE_SANDBOX_READ_ONLY ?? d.readOnlyPaths,
     egress: egressRulesFrom(env),

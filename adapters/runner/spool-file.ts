@@ -3,10 +3,16 @@ import { Refusal } from './refusal.ts'
 import type { OpenWorkspace } from './workspace-root.ts'
 import { at, HeldFds, locate, type Owner, type WorkspaceDir } from './workspace-walk.ts'
 
-/** Which file a spool is (st_dev, st_ino as decimal strings): recorded at creation. */
+/**
+ * Which file a spool is, recorded at creation (decimal strings): device and inode, and its birth
+ * time in nanoseconds — a freed inode number is soon handed out again, so a file a command made
+ * after deleting the spool can have the same two; it is not born at the same instant. A record
+ * without `btime` (or a filesystem without birth times, "0") compares device and inode only.
+ */
 export interface SpoolIdentity {
   dev: string
   ino: string
+  btime?: string
 }
 
 const CREATE_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
@@ -14,7 +20,7 @@ const REOPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NON
 
 function identityOf(fd: number): SpoolIdentity {
   const info = fstatSync(fd, { bigint: true })
-  return { dev: String(info.dev), ino: String(info.ino) }
+  return { dev: String(info.dev), ino: String(info.ino), btime: String(info.birthtimeNs) }
 }
 
 /**
@@ -150,7 +156,7 @@ export class SpoolFile {
     if (!fstatSync(fd).isFile())
       throw refuse('conflict', 'was replaced by something else than a file')
     const now = identityOf(fd)
-    if (this.identity && (now.dev !== this.identity.dev || now.ino !== this.identity.ino)) {
+    if (this.identity && !sameFile(this.identity, now)) {
       throw refuse('conflict', 'was replaced by another file')
     }
     return fd
@@ -167,4 +173,9 @@ function spoolPlace(
   const place = locate(ws, rel, { followLinks: false, ...options }, held)
   if (place.name === '') throw new Refusal('conflict', `the output spool ${rel} is a folder`)
   return place
+}
+
+function sameFile(recorded: SpoolIdentity, now: SpoolIdentity): boolean {
+  if (recorded.dev !== now.dev || recorded.ino !== now.ino) return false
+  return recorded.btime === undefined || recorded.btime === now.btime
 }

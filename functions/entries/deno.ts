@@ -1,4 +1,5 @@
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { denoPeer } from '../http/client-address.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 
@@ -19,7 +20,11 @@ const entry = await startEntryApp(
   Deno.env.toObject(),
   // Deno Deploy serves a public address: without keys the entry refuses to start unless
   // TURNLINE_SINGLE_TENANT is set (and then only on loopback, checked at listen).
-  { defaultStore: (root) => new FsObjectStore({ root }), reachableFromAnywhere: true },
+  {
+    defaultStore: (root) => new FsObjectStore({ root }),
+    reachableFromAnywhere: true,
+    peerAddress: denoPeer,
+  },
   { log: (line) => console.error(line) },
 ).catch(onStartupError(exit))
 

@@ -29,6 +29,8 @@ export interface EntryLogging {
 /** The app of one runtime entry, on its deps. */
 export interface EntryApp {
   deps: Deps
+  /** The service behind the app (a long-running entry preloads it before serving). */
+  api: SessionService
   app: Hono<AppEnv>
   fetch: FetchHandler
 }
@@ -46,8 +48,9 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
     console.error(`${rule}\nturnline: WARNING: ${warning}\n${rule}`)
   }
   if (!logging.startLineAtListen) logStart(deps)
-  const app = createApp({ api: new SessionService(deps.service), auth: deps.auth, ...deps.http })
-  return { deps, app, fetch: (request, bindings, ctx) => app.fetch(request, bindings, ctx) }
+  const api = new SessionService(deps.service)
+  const app = createApp({ api, auth: deps.auth, ...deps.http })
+  return { deps, api, app, fetch: (request, bindings, ctx) => app.fetch(request, bindings, ctx) }
 }
 
 /**

@@ -1,8 +1,13 @@
 import { streamHandle } from 'hono/aws-lambda'
+import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
+import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
+import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
 /**
@@ -15,11 +20,16 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
  * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. docs/deploy/aws-lambda.md has the whole recipe.
  */
+limitRegExpBacktracking()
 const entry = await startEntryApp(
   process.env,
   {
     redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
     redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+    redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+    peerAddress: lambdaPeer,
+    // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
+    checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,
   },

@@ -1,16 +1,38 @@
+import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
+import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
+import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
+import { nodePeer } from '../http/client-address.ts'
 
 /**
  * The backends only a Node process has, for the Node entries (`npm start`, the CLI, check.mjs,
- * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, and the plain-Redis
- * coordinator and per-tenant limiter over TCP for REDIS_URL.
+ * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, the plain-Redis
+ * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
+ * the socket's peer as the client address, and the fetch that checks the addresses of
+ * tenant-directed calls when they connect.
  */
-export const nodeBackends: Pick<DepsOptions, 'defaultStore' | 'redisCoordinator' | 'redisLimiter'> =
-  {
-    defaultStore: (root) => new FsObjectStore({ root }),
-    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
-    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
-  }
+export const nodeBackends: Pick<
+  DepsOptions,
+  | 'defaultStore'
+  | 'redisCoordinator'
+  | 'redisLimiter'
+  | 'redisThrottle'
+  | 'peerAddress'
+  | 'checkedFetch'
+> = {
+  defaultStore: (root) => new FsObjectStore({ root }),
+  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+  peerAddress: nodePeer,
+  checkedFetch: nodeCheckedFetch,
+}
+
+/** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */
+function nodeCheckedFetch(rules: EgressRules): typeof fetch {
+  return checkedFetch(nodeEgressPolicy(rules))
+}

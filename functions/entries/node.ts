@@ -1,6 +1,7 @@
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeEmbedded } from './node-embedded.ts'
 import { serveOnNode } from './node-server.ts'
+import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 
 /**
  * Node entry (`npm start`, built: `node dist/node/server.mjs`): the embedded defaults (sessions
@@ -9,6 +10,7 @@ import { serveOnNode } from './node-server.ts'
  * restarted; one that cannot be kept running stops the server (exit 1), so that whatever
  * supervises it starts a whole new one.
  */
+limitRegExpBacktracking()
 const embedded = nodeEmbedded({
   callbacks: true,
   report: (line) => console.error(`turnline: WARNING: ${line}`),
@@ -21,4 +23,6 @@ const entry = await startEntryApp(process.env, embedded.options, {
   log: (line) => console.log(line),
   startLineAtListen: true,
 }).catch(onStartupError((code) => process.exit(code)))
+// Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
+await entry.api.preload()
 serveOnNode(entry, () => embedded.close())

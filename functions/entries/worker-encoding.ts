@@ -9,3 +9,6 @@ import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 export function countTokens(text: string): number {
   return approximateTokenizer.count(text)
 }
+
+/** The stand-in keeps no merge cache. */
+export function setMergeCacheSize(_size: number): void {}

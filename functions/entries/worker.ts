@@ -1,6 +1,7 @@
 import type { ExecutionContext } from 'hono'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
+import { workerPeer } from '../http/client-address.ts'
 import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
@@ -19,9 +20,12 @@ const isolate = isolateApp(
     createDeps(textBindings(bindings), {
       memoryStoreByDefault: true,
       tokenizer: async () => approximateTokenizer,
+      peerAddress: workerPeer,
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).
       reachableFromAnywhere: true,
+      // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
+      publicOnlyFetch: true,
     }).then(claimedDeps),
   (line) => console.log(line),
 )

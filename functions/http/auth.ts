@@ -102,6 +102,11 @@ export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0
 }
 
+/** The key of `Authorization: Bearer <key>`, or undefined when the header is not that. */
+export function presentedKey(authorization: string): string | undefined {
+  return /^Bearer[ ]+([\x21-\x7e]{1,1024})[ ]*$/i.exec(authorization)?.[1]
+}
+
 function unauthorized(message: string): TurnlineError {
   return new TurnlineError('unauthorized', message)
 }
@@ -127,11 +132,11 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     if (authorization === undefined || authorization.trim() === '') {
       throw unauthorized('missing Authorization header: send "Authorization: Bearer <api key>"')
     }
-    const match = /^Bearer[ ]+([\x21-\x7e]{1,1024})[ ]*$/i.exec(authorization)
-    if (!match?.[1]) {
+    const key = presentedKey(authorization)
+    if (key === undefined) {
       throw unauthorized('malformed Authorization header: expected "Bearer <api key>"')
     }
-    const presented = await digest(match[1])
+    const presented = await digest(key)
     let tenant: string | undefined
     for (const entry of await known()) {
       if (sameDigest(entry.digest, presented)) tenant ??= entry.tenant

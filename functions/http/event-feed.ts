@@ -1,4 +1,5 @@
 import type { SessionApi } from '../../src/core/session-api.ts'
+import { sleepOn, systemClock, type TimerClock } from '../../src/ports/clock.ts'
 import type { EventPage, SequencedEvent } from '../../src/store/read-events.ts'
 import {
   eventFrame,
@@ -18,6 +19,8 @@ export interface FollowOptions {
   maxMs: number
   /** SSE comment sent when nothing else was written for this long. */
   heartbeatMs: number
+  /** Times the polls, the keep-alives and the feed's end (default: the system clock). */
+  clock?: TimerClock
 }
 
 export const DEFAULT_FOLLOW: FollowOptions = { pollMs: 1000, maxMs: 300_000, heartbeatMs: 15_000 }
@@ -60,17 +63,18 @@ export async function eventFeedResponse(request: FeedRequest): Promise<Response>
     return new Response(first.events.map(format).join(''), { status: 200, headers })
   }
 
-  const deadline = Date.now() + options.maxMs
+  const clock = options.clock ?? systemClock
+  const deadline = clock.now() + options.maxMs
   const abort = new AbortController()
   let page: EventPage = first
   let firstSent = false
-  let lastWrite = Date.now()
+  let lastWrite = clock.now()
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const write = (text: string) => {
         controller.enqueue(encoder.encode(text))
-        lastWrite = Date.now()
+        lastWrite = clock.now()
       }
       try {
         if (!firstSent) {
@@ -79,11 +83,11 @@ export async function eventFeedResponse(request: FeedRequest): Promise<Response>
         }
         for (;;) {
           if (abort.signal.aborted) return
-          if ((ended && page.complete) || Date.now() >= deadline) return controller.close()
+          if ((ended && page.complete) || clock.now() >= deadline) return controller.close()
           if (page.complete) {
-            const idle = Date.now() - lastWrite
+            const idle = clock.now() - lastWrite
             if (sse && idle >= options.heartbeatMs) return write(': keep-alive\n\n')
-            await sleep(Math.min(options.pollMs, deadline - Date.now()), abort.signal)
+            await sleepOn(clock, Math.min(options.pollMs, deadline - clock.now()), abort.signal)
             if (abort.signal.aborted) return
           }
           page = await api.readEvents(tenant, sessionId, page.nextSeq - 1, limit)
@@ -110,17 +114,4 @@ export async function eventFeedResponse(request: FeedRequest): Promise<Response>
 
 function hasCompletion(page: EventPage): boolean {
   return page.events.some((e) => e.line.event.type === 'thread.completed')
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done)
-  })
 }

@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { parseJson } from '../../src/contract/json-syntax.ts'
 
 /** Bounds on a request body: read no more than `maxBytes`, and give up after `timeoutMs`. */
 export interface BodyLimits {
@@ -44,13 +45,9 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   } catch {
     throw invalid('request body is not valid UTF-8')
   }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : 'syntax error'
-    throw invalid(`request body is not valid JSON: ${reason.slice(0, 200)}`)
-  }
+  const parsed = parseJson(text)
+  if (!parsed.ok) throw invalid(`request body is not valid JSON: ${parsed.reason}`)
+  const value = parsed.value
   if (depthExceeds(value, MAX_JSON_DEPTH)) {
     throw invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   }

@@ -66,11 +66,12 @@ export function streamContent(description: string, example: string) {
 const ERROR_TEXT: Record<number, string> = {
   400: '`invalid_input`: the message and `details` name the offending field.',
   401: '`unauthorized`: missing or wrong credentials.',
+  403: '`forbidden`: a deployment without keys answers only requests addressed to this machine (a loopback `Host`, or one in TURNLINE_ALLOWED_HOSTS) and not sent by another site (`Origin`).',
   404: '`not_found`: no such resource for this tenant.',
   409: '`session_busy` (with Retry-After), `session_completed`, `follow_up_queue_full` or `conflict`.',
   413: '`payload_too_large`: the body exceeds the limit.',
   422: '`model_not_configured`, or `idempotency_key_reused`: the key was used with another request.',
-  429: '`rate_limited`, `too_many_concurrent_turns` or `quota_exceeded`, with Retry-After: a per-tenant limit of the deployment (docs/configuration.md#tenancy).',
+  429: '`rate_limited`, `too_many_concurrent_turns` or `quota_exceeded`, with Retry-After: a per-tenant limit of the deployment (docs/configuration.md#tenancy), or `rate_limited` with `details.reason: "authentication_failures"`: too many failed authentications from this client or with this key prefix.',
   500: 'An internal fault (`internal`, `corrupt_data`, …); the server log has the details.',
   502: '`model_error` or `tool_error`: an upstream failed.',
   503: 'Storage, coordinator or runner unavailable; retry later (Retry-After when known).',
@@ -94,10 +95,12 @@ export const RATE_LIMIT_HEADERS = {
 
 /**
  * The error answers of an operation, all with the one error body. A route that answers 401
- * authenticates a tenant, so the tenant's limits apply to it: 429 is added.
+ * authenticates a tenant, so the tenant's limits and the throttle of failed authentications
+ * apply to it (429), and without keys the Host and Origin check (403): both are added.
  */
 export function errorAnswers(...statuses: number[]) {
-  const all = statuses.includes(401) && !statuses.includes(429) ? [...statuses, 429] : statuses
+  const added = statuses.includes(401) ? [403, 429] : []
+  const all = [...new Set([...statuses, ...added])]
   return Object.fromEntries(
     all
       .sort((a, b) => a - b)

@@ -14,6 +14,18 @@ import { readBodyText } from '../http/read-body.ts'
 import { documentedBody, documentedHeaders, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
+/** A signed route is not under the Host and Origin check: no 403 (functions/http/host-guard.ts). */
+const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
+  401,
+  404,
+  409,
+  413,
+  422,
+  500,
+  502,
+  503,
+)
+
 /**
  * `POST /v1/webhooks/:name`: a Standard Webhooks delivery (signed with the hook's secret, no
  * bearer key) starts an automation run: a session with the hook's settings and one turn whose
@@ -34,7 +46,7 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       security: [],
       responses: {
         200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
-        ...errorAnswers(401, 404, 409, 413, 422, 500, 502, 503),
+        ...SIGNED_ROUTE_ERRORS,
       },
     }),
     pathParams(WebhookParamsSchema),

@@ -138,6 +138,9 @@ export const SessionViewSchema = z
     reasoning_tokens: Count.optional().describe(
       'Reasoning tokens within `usage.output_tokens`, when the provider reported them.',
     ),
+    estimated_tokens: Count.optional().describe(
+      'Tokens of `usage` estimated with a tokenizer because the provider reported no usage.',
+    ),
     total_cost_usd: z
       .number()
       .nonnegative()

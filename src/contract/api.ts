@@ -1,10 +1,22 @@
 import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
-import type { SessionConfig } from './session-config.ts'
+import { LimitsSchema, type SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
 import type { Usage } from './usage.ts'
 
 /** Request and response bodies of the HTTP API (v1). Requests are zod-validated at ingress. */
+
+/**
+ * The limits a turn (or a fork) may change: the session's counts (model requests, turns, tokens,
+ * cost) stay as they are, so a new limit is compared with what was used so far.
+ */
+export const LimitsChangeSchema = LimitsSchema.pick({
+  max_turns: true,
+  max_budget_usd: true,
+  max_tokens: true,
+  max_steps: true,
+}).refine((limits) => Object.keys(limits).length > 0, 'name at least one limit')
+export type LimitsChange = z.infer<typeof LimitsChangeSchema>
 
 export const TurnRequestSchema = z.strictObject({
   input: z
@@ -13,6 +25,9 @@ export const TurnRequestSchema = z.strictObject({
     .max(1_000_000)
     .optional()
     .describe('The user message of this turn; optional when the turn continues (approval, waits).'),
+  limits: LimitsChangeSchema.optional().describe(
+    "New limits of the session from this turn on: each one given replaces the session's (the others stay), compared with what the session used so far. A session that reached a limit is completed: fork it with new `limits` instead.",
+  ),
 })
 export type TurnRequest = z.infer<typeof TurnRequestSchema>
 
@@ -56,6 +71,8 @@ export interface SessionView extends SessionSummary {
   usage: Usage
   /** Reasoning tokens within usage.output_tokens, when the provider reported them. */
   reasoning_tokens?: number
+  /** Tokens of usage estimated with a tokenizer because the provider reported none. */
+  estimated_tokens?: number
   total_cost_usd?: number
   /** The model in force: the session's own, else the deployment default. */
   model?: string

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { decodeStoredText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
-import { HistoryMessageSchema } from './history-message.ts'
+import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { assertJsonObject } from './json-check.ts'
 import { fractionalNumbers, type NumberLexeme, valueSpan } from './json-scan.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
@@ -25,7 +25,12 @@ import type { VersionedThreadEvent } from './thread-event.ts'
  */
 
 export const BATCH_FORMAT = 'turnline.batch'
-export const BATCH_VERSION = 1
+/**
+ * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`
+ * (history-message.ts). Version 1 batches are still read, with the version 1 message schema.
+ */
+export const BATCH_VERSION = 2
+const READABLE_VERSIONS = [1, 2] as const
 
 export const HistoryDeltaSchema = z.object({
   /** True when the segment starts over (compaction, context reset) before `append`. */
@@ -39,7 +44,7 @@ export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.
 
 const BatchFieldsSchema = z.object({
   format: z.literal(BATCH_FORMAT),
-  version: z.literal(BATCH_VERSION),
+  version: z.union([z.literal(1), z.literal(BATCH_VERSION)]),
   batch: CounterSchema,
   /** Seq of the first event of this batch. */
   first_seq: CounterSchema,
@@ -69,8 +74,12 @@ export function parseBatch(input: Uint8Array | string): Batch {
   const text = decodeStoredText(input, WHAT)
   const doc = readDocument(text, WHAT)
   requireFormat(doc, 'format', BATCH_FORMAT, WHAT)
-  requireVersion(doc, 'version', [BATCH_VERSION], WHAT)
+  requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
   const fields = validateDocument(BatchFieldsSchema, doc, WHAT)
+  if (fields.history && fields.version === 1) {
+    const append = validateDocument(historyMessagesSchema(1), fields.history.append, WHAT)
+    fields.history = { ...fields.history, append }
+  }
   const spelled = numbersByEvent(text)
   const events = fields.events.map((entry, i) => {
     const source = () => {

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { EngineStateSchema } from './batch.ts'
-import { HistoryMessageSchema } from './history-message.ts'
+import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { encodeOrderedObject } from './json-value.ts'
 import { SessionStatusSchema } from './session-manifest.ts'
 import {
@@ -21,13 +21,15 @@ import {
  */
 
 export const CHECKPOINT_FORMAT = 'turnline.checkpoint'
-export const CHECKPOINT_VERSION = 1
+/** 2: the transcript's assistant messages may carry `reasoning` and `parts` (as batch version 2). */
+export const CHECKPOINT_VERSION = 2
+const READABLE_VERSIONS = [1, 2] as const
 /** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
 export const MAX_APPLIED_INTENT_IDS = 64
 
 export const CheckpointSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
-  version: z.literal(CHECKPOINT_VERSION),
+  version: z.union([z.literal(1), z.literal(CHECKPOINT_VERSION)]),
   /** The batch this checkpoint folds through. */
   batch: CounterSchema,
   /** Seq the next committed event gets. */
@@ -51,8 +53,12 @@ const KEYS = keysOf(CheckpointSchema)
 export function parseCheckpoint(input: Uint8Array | string): Checkpoint {
   const doc = readDocument(input, WHAT)
   requireFormat(doc, 'format', CHECKPOINT_FORMAT, WHAT)
-  requireVersion(doc, 'version', [CHECKPOINT_VERSION], WHAT)
-  return validateDocument(CheckpointSchema, doc, WHAT)
+  requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
+  const checkpoint = validateDocument(CheckpointSchema, doc, WHAT)
+  if (checkpoint.version === 1) {
+    return { ...checkpoint, history: validateDocument(historyMessagesSchema(1), doc.history, WHAT) }
+  }
+  return checkpoint
 }
 
 /** Compact JSON of a checkpoint. */

@@ -1,5 +1,6 @@
 import type * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { parseJson } from './json-syntax.ts'
 
 /**
  * Helpers shared by the readers of wire lines and stored objects: every failure becomes a
@@ -32,12 +33,9 @@ export function invalidShape(what: string, error: z.ZodError): TurnlineError {
 }
 
 export function parseJsonText(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause)
-    throw corruptData(what, `invalid JSON (${message})`, { reason: 'invalid_json' })
-  }
+  const parsed = parseJson(text)
+  if (parsed.ok) return parsed.value
+  throw corruptData(what, `invalid JSON (${parsed.reason})`, { reason: 'invalid_json' })
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })

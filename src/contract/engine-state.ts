@@ -93,6 +93,8 @@ export const EngineStateSchema = z.object({
   usage: UsageSchema,
   /** Reasoning tokens within usage.output_tokens, as far as the provider reported them. */
   reasoning_tokens: Count.nullish(),
+  /** Tokens of `usage` estimated with a tokenizer because the provider reported none. */
+  estimated_tokens: Count.nullish(),
   /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
   model_requests: Count,
   cost_usd: z.number().nonnegative().nullish(),

@@ -3,6 +3,11 @@ import * as z from 'zod'
 /**
  * One message of the model-facing transcript, provider-neutral (OpenAI chat shape).
  * Stored in batch history deltas and state checkpoints; translated by model adapters.
+ *
+ * Two versions are stored. Version 1 (batch and checkpoint version 1) is {@link
+ * HistoryMessageV1Schema}, frozen. Version 2 (batch and checkpoint version 2) adds, on assistant
+ * messages, the reasoning the model produced before the answer (`reasoning`) and the answer's
+ * separate message items (`parts`): each adapter sends them back the way its provider requires.
  */
 export const ToolCallSchema = z.object({
   id: z.string().min(1),
@@ -12,35 +17,121 @@ export const ToolCallSchema = z.object({
 })
 export type ToolCall = z.infer<typeof ToolCallSchema>
 
-export const HistoryMessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({
-    role: z.literal('user'),
-    content: z.string(),
-    /** Set when the message came from a steering follow-up intent. */
-    intent_id: z.string().optional(),
-  }),
-  z.object({
-    role: z.literal('assistant'),
-    content: z.string(),
-    tool_calls: z.array(ToolCallSchema).optional(),
-  }),
-  z.object({
-    role: z.literal('tool'),
-    tool_call_id: z.string().min(1),
-    content: z.string(),
-  }),
+/**
+ * One block of an assistant message's reasoning, in the order the provider produced it. Readable
+ * text may be sent to any provider that takes reasoning back; the opaque fields (a signature, an
+ * encrypted payload, an item id) only to the API that produced them — an adapter leaves out the
+ * blocks it cannot read.
+ */
+export const ReasoningBlockSchema = z.discriminatedUnion('type', [
   /**
-   * A provider's opaque compaction item (OpenAI `responses.compact`): the earlier conversation
-   * in encrypted form, sent back as an input item on the same provider's Responses API only.
-   * Everywhere else it counts as a system message without text (`content` stays empty).
+   * Reasoning text of an OpenAI-compatible Chat Completions server: the `reasoning_content`
+   * (DeepSeek, Moonshot/Kimi, Qwen, vLLM, LM Studio) or `reasoning` (Ollama, OpenRouter, Groq)
+   * field of its deltas, or the `thinking` content parts of Mistral. `field` is where it came
+   * from, so it goes back in the same place.
    */
   z.object({
-    role: z.literal('compaction'),
-    content: z.literal('').default(''),
-    provider: z.literal('openai'),
-    encrypted_content: z.string().min(1),
-    id: z.string().min(1).optional(),
+    type: z.literal('text'),
+    text: z.string(),
+    field: z.enum(['reasoning_content', 'reasoning', 'thinking']).optional(),
+  }),
+  /**
+   * An OpenAI Responses `reasoning` output item: its id, summary parts and reasoning-text parts,
+   * and the `encrypted_content` it carries when the request asked for it (`store: false`).
+   */
+  z.object({
+    type: z.literal('openai_reasoning'),
+    id: z.string().min(1),
+    summary: z.array(z.string()),
+    content: z.array(z.string()).optional(),
+    encrypted_content: z.string().min(1).optional(),
+  }),
+  /** An Anthropic Messages `thinking` content block with the signature that must go back with it. */
+  z.object({
+    type: z.literal('anthropic_thinking'),
+    thinking: z.string(),
+    signature: z.string(),
+  }),
+  /** An Anthropic Messages `redacted_thinking` content block (encrypted, sent back unchanged). */
+  z.object({
+    type: z.literal('anthropic_redacted_thinking'),
+    data: z.string().min(1),
   }),
 ])
+export type ReasoningBlock = z.infer<typeof ReasoningBlockSchema>
+
+/**
+ * One message item of an answer that came as several (OpenAI Responses: a `commentary` preamble
+ * and a `final_answer`), with the `phase` the provider labelled it with.
+ */
+export const AnswerPartSchema = z.object({
+  text: z.string(),
+  phase: z.enum(['commentary', 'final_answer']).optional(),
+})
+export type AnswerPart = z.infer<typeof AnswerPartSchema>
+
+const SystemMessage = z.object({ role: z.literal('system'), content: z.string() })
+const UserMessage = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  /** Set when the message came from a steering follow-up intent. */
+  intent_id: z.string().optional(),
+})
+const AssistantMessageV1 = z.object({
+  role: z.literal('assistant'),
+  content: z.string(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+})
+const ToolMessage = z.object({
+  role: z.literal('tool'),
+  tool_call_id: z.string().min(1),
+  content: z.string(),
+})
+/**
+ * A provider's opaque compaction item (OpenAI `responses.compact`): the earlier conversation
+ * in encrypted form, sent back as an input item on the same provider's Responses API only.
+ * Everywhere else it counts as a system message without text (`content` stays empty).
+ */
+const CompactionMessage = z.object({
+  role: z.literal('compaction'),
+  content: z.literal('').default(''),
+  provider: z.literal('openai'),
+  encrypted_content: z.string().min(1),
+  id: z.string().min(1).optional(),
+})
+
+/** The transcript message of batch and checkpoint version 1 (read-only: never written again). */
+export const HistoryMessageV1Schema = z.discriminatedUnion('role', [
+  SystemMessage,
+  UserMessage,
+  AssistantMessageV1,
+  ToolMessage,
+  CompactionMessage,
+])
+
+/** The transcript message of batch and checkpoint version 2 (what is written). */
+export const HistoryMessageSchema = z.discriminatedUnion('role', [
+  SystemMessage,
+  UserMessage,
+  AssistantMessageV1.extend({
+    /** What the model reasoned before this answer, block by block (absent: nothing kept). */
+    reasoning: z.array(ReasoningBlockSchema).min(1).optional(),
+    /**
+     * The answer's message items when it came as several or they carried a phase; `content` is
+     * their texts joined by a blank line. Absent: one message item, `content` alone.
+     */
+    parts: z.array(AnswerPartSchema).min(1).optional(),
+  }),
+  ToolMessage,
+  CompactionMessage,
+])
 export type HistoryMessage = z.infer<typeof HistoryMessageSchema>
+export type AssistantMessage = Extract<HistoryMessage, { role: 'assistant' }>
+
+/** Reads version 1 messages or version 2 ones, by the stored document's version. */
+export function historyMessagesSchema(version: 1 | 2) {
+  return z.array(version === 1 ? HistoryMessageV1Schema : HistoryMessageSchema)
+}
+
+/** Blank line between the texts of an answer's parts (`AssistantMessage.parts`). */
+export const ANSWER_PART_SEPARATOR = '\n\n'

@@ -1,4 +1,5 @@
 import type { PatchChunk, PatchOp } from './patch-parser.ts'
+import { LineFinder, SearchBudgetExceeded, searchBudget } from './patch-seek.ts'
 
 /**
  * Applies parsed `apply_patch` operations. `planPatch` computes every resulting file first, over
@@ -7,8 +8,9 @@ import type { PatchChunk, PatchOp } from './patch-parser.ts'
  *
  * Hunks are located line by line, searching forward from the previous hunk: exactly, then
  * ignoring trailing whitespace, then ignoring surrounding whitespace, then with typographic
- * punctuation folded to ASCII. `*** End of File` hunks are tried at the end first. CRLF files keep
- * their line endings; every written file ends with a newline.
+ * punctuation folded to ASCII (patch-seek.ts: linear per search, a step budget per patch).
+ * `*** End of File` hunks are tried at the end first. CRLF files keep their line endings; every
+ * written file ends with a newline.
  */
 
 /** A file an applied patch added, updated or deleted. */
@@ -72,32 +74,63 @@ function fail(message: string): PatchPlan {
   return { ok: false, message }
 }
 
-/** Applies the hunks of one update to a file's text. */
+/** Applies the hunks of one update to a file's text. Linear in the file and the hunks. */
 export function applyChunks(original: string, chunks: readonly PatchChunk[]): ApplyChunks {
   const crlf = original.includes('\r\n')
   const lines = (crlf ? original.replace(/\r\n/g, '\n') : original).split('\n')
   if (lines.at(-1) === '') lines.pop()
-  const replacements: Array<{ start: number; remove: number; insert: string[] }> = []
+  let hunkLines = 0
+  for (const chunk of chunks) hunkLines += chunk.oldLines.length + 1
+  const finder = new LineFinder(lines, searchBudget(lines.length, hunkLines))
+  try {
+    const replacements = locate(lines, chunks, finder)
+    if (!replacements.ok) return replacements
+    const text = rebuild(lines, replacements.found)
+    return { ok: true, content: crlf ? text.replace(/\n/g, '\r\n') : text }
+  } catch (error) {
+    if (!(error instanceof SearchBudgetExceeded)) throw error
+    return {
+      ok: false,
+      message:
+        `locating ${chunks.length} hunks in ${lines.length} lines took too many steps ` +
+        '(hunks that match only loosely are searched for again and again): ' +
+        'apply it as smaller patches, or give each hunk exact context lines',
+    }
+  }
+}
+
+interface Replacement {
+  start: number
+  remove: number
+  insert: readonly string[]
+}
+
+function locate(
+  lines: readonly string[],
+  chunks: readonly PatchChunk[],
+  finder: LineFinder,
+): { ok: true; found: Replacement[] } | { ok: false; message: string } {
+  const found: Replacement[] = []
   let from = 0
   for (const chunk of chunks) {
     if (chunk.context !== undefined) {
-      const at = seek(lines, [chunk.context], from, false)
+      const at = finder.seek([chunk.context], from, false)
       if (at < 0) return { ok: false, message: `context line not found: ${quote(chunk.context)}` }
       from = at + 1
     }
     if (chunk.oldLines.length === 0) {
       const at = chunk.context !== undefined && !chunk.endOfFile ? from : lines.length
-      replacements.push({ start: at, remove: 0, insert: chunk.newLines })
+      found.push({ start: at, remove: 0, insert: chunk.newLines })
       continue
     }
     let old = chunk.oldLines
     let insert = chunk.newLines
-    let at = seek(lines, old, from, chunk.endOfFile)
+    let at = finder.seek(old, from, chunk.endOfFile)
     if (at < 0 && old.at(-1) === '') {
       // A trailing empty context line often stands for the file's final newline.
       old = old.slice(0, -1)
       if (insert.at(-1) === '') insert = insert.slice(0, -1)
-      at = seek(lines, old, from, chunk.endOfFile)
+      at = finder.seek(old, from, chunk.endOfFile)
     }
     if (at < 0) {
       return {
@@ -105,43 +138,29 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[]): Ap
         message: `hunk does not match the file; expected these lines:\n${old.join('\n')}`,
       }
     }
-    replacements.push({ start: at, remove: old.length, insert })
+    found.push({ start: at, remove: old.length, insert })
     from = at + old.length
   }
-  const result = [...lines]
-  for (const r of [...replacements].sort((a, b) => b.start - a.start)) {
-    result.splice(r.start, r.remove, ...r.insert)
-  }
-  const text = result.length ? `${result.join('\n')}\n` : ''
-  return { ok: true, content: crlf ? text.replace(/\n/g, '\r\n') : text }
+  return { ok: true, found }
 }
 
-const MATCHERS: ReadonlyArray<(s: string) => string> = [
-  (s) => s,
-  (s) => s.trimEnd(),
-  (s) => s.trim(),
-  (s) => fold(s.trim()),
-]
-
-/** Index where `pattern` occurs in `lines` at or after `from` (-1 when nowhere). */
-function seek(lines: readonly string[], pattern: readonly string[], from: number, eof: boolean) {
-  if (pattern.length > lines.length) return -1
-  const last = lines.length - pattern.length
-  for (const norm of MATCHERS) {
-    const want = pattern.map(norm)
-    const matches = (at: number) => want.every((line, i) => norm(lines[at + i]!) === line)
-    if (eof && last >= from && matches(last)) return last
-    for (let at = from; at <= last; at++) if (matches(at)) return at
+/**
+ * The file with the replacements made, in one pass (a splice per hunk is file × hunks). They do
+ * not overlap: each hunk is found after the previous one, and an insertion without context goes
+ * to the end. Replacements at the same line apply in the patch's order.
+ */
+function rebuild(lines: readonly string[], replacements: readonly Replacement[]): string {
+  const order = replacements.map((r, i) => ({ r, i }))
+  order.sort((a, b) => a.r.start - b.r.start || a.i - b.i)
+  const out: string[] = []
+  let at = 0
+  for (const { r } of order) {
+    for (; at < r.start; at++) out.push(lines[at] as string)
+    for (const line of r.insert) out.push(line)
+    at = Math.max(at, r.start + r.remove)
   }
-  return -1
-}
-
-function fold(s: string): string {
-  return s
-    .replace(/[\u2010-\u2015\u2212]/g, '-')
-    .replace(/[\u2018\u2019\u201A\u201B]/g, "'")
-    .replace(/[\u201C\u201D\u201E\u201F]/g, '"')
-    .replace(/[\u00A0\u2002-\u200A\u202F\u205F\u3000]/g, ' ')
+  for (; at < lines.length; at++) out.push(lines[at] as string)
+  return out.length ? `${out.join('\n')}\n` : ''
 }
 
 function quote(line: string): string {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { LimitsChangeSchema } from './api.ts'
 import { SessionConfigSchema } from './session-config.ts'
 
 /** Request bodies of the routes that take no schema of their own elsewhere in the contract. */
@@ -14,7 +15,11 @@ export const ForkRequestSchema = z.strictObject({
     .enum(['none', 'worktree'])
     .optional()
     .describe("`worktree` runs the fork's sandbox in its own git worktree; `none` shares it."),
+  limits: LimitsChangeSchema.optional().describe(
+    "The fork's limits, each replacing the source's; the fork's counts start at zero.",
+  ),
 })
+export type ForkRequest = z.infer<typeof ForkRequestSchema>
 
 /** Routes that take no input (`/complete`, `/cancel`): an empty object or no body at all. */
 export const EmptyBodySchema = z.strictObject({})

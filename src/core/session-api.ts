@@ -11,6 +11,7 @@ import type {
 } from '../contract/api.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
+import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { EventPage } from '../store/read-events.ts'
@@ -107,7 +108,7 @@ export interface SessionApi extends AgentLayerApi {
   fork(
     tenant: string,
     sessionId: string,
-    options?: { isolation?: 'none' | 'worktree' },
+    options?: ForkRequest,
   ): Promise<CreateSessionResponse & { forked_from: string }>
   /**
    * Manual compaction (trigger `manual`, always summarizes): the transcript is replaced by the

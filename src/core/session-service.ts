@@ -12,6 +12,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import { responseRecordOf } from '../contract/open-responses-record.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
+import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
@@ -19,6 +20,7 @@ import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
@@ -38,6 +40,9 @@ import { forkSession } from './session/fork-session.ts'
 import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
+/** One model of each encoding family (o200k_base, cl100k_base): see bpe-tokenizer.ts. */
+const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4']
+
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
@@ -50,6 +55,16 @@ export class SessionService extends AgentLayerService implements SessionApi {
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
     super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
+  }
+
+  /**
+   * Loads what a request would otherwise load on first use and that holds the thread while it
+   * loads: the tokenizer's encodings (≈ 0.5 s for o200k's rank table). A long-running server
+   * calls it before it serves, so no tenant's first large input stalls every other request.
+   */
+  async preload(): Promise<void> {
+    const load = this.deps.tokenizer ?? tokenizerForModel
+    for (const model of PRELOADED_ENCODING_MODELS) await load(model)
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
@@ -98,6 +113,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       num_turns: state.model_requests,
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
+      ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       ...(model?.name ? { model: model.name } : {}),
       ...(price ? { price: { input: price.input, output: price.output } } : {}),
@@ -136,7 +152,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return approvePlan(this.deps, await this.locator.locate(tenant, sessionId), request, options)
   }
 
-  async fork(tenant: string, sessionId: string, options: { isolation?: 'none' | 'worktree' } = {}) {
+  async fork(tenant: string, sessionId: string, options: ForkRequest = {}) {
     return forkSession(
       this.deps,
       this.locator,

@@ -1,4 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import { sleepOn, systemClock, type TimerClock } from './clock.ts'
 
 /**
  * Deadlines of the network adapters' calls (S3 storage, the Upstash coordinator): every call
@@ -26,6 +27,8 @@ export interface DeadlineCall {
   /** Who did not answer, for the message: "the session store", "the coordinator". */
   service: string
   operation: string
+  /** Times the attempts and the pauses between them (default: the system clock). */
+  clock?: TimerClock
 }
 
 const TIMED_OUT = Symbol('timed out')
@@ -45,18 +48,19 @@ export async function withDeadline<T>(
   attempt: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const { attemptMs, budgetMs } = call.deadline
-  const started = Date.now()
+  const clock = call.clock ?? systemClock
+  const started = clock.now()
   let attempts = 0
   let last: unknown = TIMED_OUT
   for (;;) {
     attempts += 1
     const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
+    let cancel: (() => void) | undefined
     const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => {
+      cancel = clock.setTimer(attemptMs + GRACE_MS, () => {
         controller.abort(new Error(`${call.service} ${call.operation} timed out`))
         resolve(TIMED_OUT)
-      }, attemptMs + GRACE_MS)
+      })
     })
     try {
       const outcome = await Promise.race([attempt(controller.signal), timeout])
@@ -66,13 +70,13 @@ export async function withDeadline<T>(
       if (!isTurnlineError(error, call.code) || !error.retryable) throw error
       last = error
     } finally {
-      clearTimeout(timer)
+      cancel?.()
     }
     const pause = Math.min(100 * 2 ** (attempts - 1), 1_000)
-    if (Date.now() - started + pause + attemptMs > budgetMs) break
-    await new Promise((resolve) => setTimeout(resolve, pause))
+    if (clock.now() - started + pause + attemptMs > budgetMs) break
+    await sleepOn(clock, pause)
   }
-  throw giveUp(call, attempts, Date.now() - started, last)
+  throw giveUp(call, attempts, clock.now() - started, last)
 }
 
 function giveUp(call: DeadlineCall, attempts: number, elapsed: number, last: unknown) {

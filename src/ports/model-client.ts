@@ -1,4 +1,9 @@
-import type { HistoryMessage, ToolCall } from '../contract/history-message.ts'
+import type {
+  AnswerPart,
+  HistoryMessage,
+  ReasoningBlock,
+  ToolCall,
+} from '../contract/history-message.ts'
 import type { Usage } from '../contract/usage.ts'
 
 /** A function tool as offered to the model (JSON Schema parameters). */
@@ -36,16 +41,29 @@ export interface ModelResponse {
   toolCalls: ToolCall[]
   /** Normalized: input_tokens is the total prompt count, including cached tokens. */
   usage: Usage
+  /** The provider reported no usage (`usage` is then all zeros until the engine estimates it). */
+  usageMissing?: boolean
+  /** `usage` was estimated with a tokenizer, not reported by the provider. */
+  usageEstimated?: boolean
   /** Provider finish/stop reason, e.g. 'stop', 'tool_calls', 'length'. */
   stopReason?: string
+  /** The readable reasoning text, for the `reasoning` item. */
   reasoning?: string
+  /**
+   * The reasoning as the provider gave it (text, signatures, encrypted payloads), kept with the
+   * assistant message in the transcript so the adapter can send it back on later requests.
+   */
+  reasoningBlocks?: ReasoningBlock[]
+  /** The answer's message items when there were several or they carried a phase. */
+  parts?: AnswerPart[]
   /** Reasoning tokens within output_tokens, when the provider reports them. */
   reasoningTokens?: number
 }
 
 /** Incremental view of a streaming response; `completed` is always the last event. */
 export type ModelStreamEvent =
-  | { type: 'text_delta'; text: string }
+  /** `part`: which message item of the answer the text belongs to, where there can be several. */
+  | { type: 'text_delta'; text: string; part?: number }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'tool_call_delta'; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: 'completed'; response: ModelResponse }

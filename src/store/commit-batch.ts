@@ -1,5 +1,5 @@
 import type { Batch } from '../contract/batch.ts'
-import { serializeBatch } from '../contract/batch.ts'
+import { BATCH_FORMAT, BATCH_VERSION, serializeBatch } from '../contract/batch.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
@@ -55,8 +55,8 @@ export async function commitBatch(
   }
   validateEvents(input.events, lines)
   const batch: Batch = {
-    format: 'turnline.batch',
-    version: 1,
+    format: BATCH_FORMAT,
+    version: BATCH_VERSION,
     batch: snapshot.lastBatch + 1,
     first_seq: snapshot.nextSeq,
     events: input.events.map((event) => ({ schema_version: EVENT_SCHEMA_VERSION, event })),

@@ -1,5 +1,5 @@
 import type { Batch } from '../contract/batch.ts'
-import type { Checkpoint } from '../contract/checkpoint.ts'
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../contract/checkpoint.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { SessionRef } from './session-ref.ts'
@@ -128,8 +128,8 @@ export function emptySnapshot(
 /** A checkpoint of the snapshot (written create-only at `state/<lastBatch>`). */
 export function checkpointOf(snapshot: SessionSnapshot): Checkpoint {
   return {
-    format: 'turnline.checkpoint',
-    version: 1,
+    format: CHECKPOINT_FORMAT,
+    version: CHECKPOINT_VERSION,
     batch: snapshot.lastBatch,
     next_seq: snapshot.nextSeq,
     turn_count: snapshot.turnCount,

@@ -178,6 +178,11 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter faults, %s API', (
     expect(seen.some((e) => e.type === 'text_delta')).toBe(true)
     expect(seen.some((e) => e.type === 'completed')).toBe(false)
     expect(caught).toMatchObject({ code: 'model_error', details: { kind: 'network' } })
+    // Turnline's words, not the runtime's (undici's `terminated`, Deno's, workerd's differ):
+    // the message ends in a stored turn.failed event.
+    expect((caught as Error).message).toBe(
+      'Model request failed: network: the connection failed or broke off before a complete answer arrived',
+    )
     expect(mock.requests).toHaveLength(1)
   })
 

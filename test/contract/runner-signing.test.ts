@@ -94,7 +94,9 @@ describe('requests to the runner', () => {
       json: { error: { details: { reason: 'replayed' } } },
     })
 
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // The accepted command has exited once its signed callback came: the refused ones, sent
+    // before it, would have run by then too.
+    await receiver.accepted(first.json.exec_session_id)
     const files = await readdir(join(root, 'acme', 'signing'))
     expect(files.filter((f) => f.startsWith('ran_')).sort()).toEqual(['ran_once'])
   })

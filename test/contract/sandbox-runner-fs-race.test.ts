@@ -111,6 +111,7 @@ describe('a folder exchanged with a symlink to a host folder, in a loop', () => 
         's',
       ),
     )
+    const descriptors = fixture.runner.openDescriptors()
     try {
       const writes = await many(1000, 4, (i) =>
         fixture.client.writeFile(scope, { path: 'd/x.txt', content: `written-${i}\n` }),
@@ -138,6 +139,8 @@ describe('a folder exchanged with a symlink to a host folder, in a loop', () => 
       expect(tally(reads, 'read')).toBeGreaterThan(0)
       expect(tally(patches, 'patch')).toBeGreaterThan(0)
       await outsideUntouched()
+      // Every descriptor a walk opened was closed again (a few may come and go with requests).
+      expect(fixture.runner.openDescriptors()).toBeLessThan(descriptors + 8)
     } finally {
       await fixture.client.close(scope, id)
     }

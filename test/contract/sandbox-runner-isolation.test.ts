@@ -17,6 +17,7 @@ import {
   runToEnd,
   startListener,
 } from '../support/sandbox-commands.ts'
+import { tenantUid } from '../support/tenant-uid.ts'
 
 /**
  * What a command inside the reference runner's bubblewrap sandbox can reach: the escapes of the
@@ -24,7 +25,8 @@ import {
  */
 const secret = 'isolation-runner-secret-0123456789'
 const planted = 'sk-planted-in-the-runner-environment'
-const sandboxUid = process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? -1)
+/** Each tenant's commands run as a uid of its own (the runner runs as root in the tests). */
+const sandboxUid = (tenant = 'acme') => tenantUid(root, tenant)
 const repo = join(import.meta.dirname, '..', '..')
 let root: string
 let runner: RunnerProcess
@@ -120,7 +122,7 @@ describe('a command in the sandbox', () => {
       'id -u; id -g; id -un; grep -E "^Cap(Eff|Prm|Bnd):" /proc/self/status',
     )
     const [uid, , name, ...caps] = output.trim().split('\n')
-    expect(Number(uid)).toBe(sandboxUid)
+    expect(Number(uid)).toBe(await sandboxUid())
     expect(Number(uid)).not.toBe(0)
     expect(name).toBe('sandbox')
     expect(caps).toHaveLength(3)
@@ -253,8 +255,8 @@ describe('a command in the sandbox', () => {
     )
     expect(exitCode, output).toBe(0)
     expect(output).toBe('one\ntwo\n')
-    expect((await stat(ws(scope, 'deep/dir/notes.txt'))).uid).toBe(sandboxUid)
-    expect((await stat(ws(scope, 'deep'))).uid).toBe(sandboxUid)
+    expect((await stat(ws(scope, 'deep/dir/notes.txt'))).uid).toBe(await sandboxUid())
+    expect((await stat(ws(scope, 'deep'))).uid).toBe(await sandboxUid())
   })
 
   it("git for worktrees runs sandboxed too: the repository's hooks are the tenant's code", async () => {
@@ -279,7 +281,7 @@ describe('a command in the sandbox', () => {
     expect(setup.exitCode, setup.output).toBe(0)
     const made = value(await client.createWorktree(scope, { name: 'child' }))
     expect(made).toMatchObject({ path: '.vtcode/worktrees/child', created: true })
-    expect(Number(await readFile(ws(scope, 'hook-uid.txt'), 'utf8'))).toBe(sandboxUid)
+    expect(Number(await readFile(ws(scope, 'hook-uid.txt'), 'utf8'))).toBe(await sandboxUid())
     const env = await readFile(ws(scope, 'hook-env.txt'), 'utf8')
     expect(env).not.toContain(planted)
     expect(env).not.toContain(secret)

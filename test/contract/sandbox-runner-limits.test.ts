@@ -1,4 +1,5 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -59,8 +60,15 @@ describe('resource limits', () => {
   })
 
   it('the memory limit stops a command that keeps allocating', async () => {
+    // A runner of its own whose CPU-time limit is far away: on a slow machine the 1 s limit of
+    // the suite's runner can end the allocation before it reaches 256 MB, and decide the test.
+    const client = await runner({
+      TURNLINE_SANDBOX_CPU_SECONDS: '600',
+      TURNLINE_SANDBOX_MEMORY_MB: '256',
+    })
     const { exitCode, output } = await runToEnd(client, fresh(), 'tail /dev/zero')
     expect(exitCode).not.toBe(0)
+    expect(exitCode, 'not the CPU-time limit').not.toBe(152)
     expect(output).toMatch(/memory exhausted|Cannot allocate memory/i)
     const shown = await runToEnd(client, fresh(), 'ulimit -v')
     expect(shown.output.trim()).toBe(String(256 * 1024))
@@ -157,6 +165,25 @@ describe('memory-backed folders', () => {
 })
 
 describe('network policy', () => {
+  it("a runner removes the proxy folders of killed runners, never a live runner's", async () => {
+    const dead = spawnSync('true').pid
+    const live = process.pid
+    const stale = join(tmpdir(), `turnline-proxy-${dead}-stale`)
+    const kept = join(tmpdir(), `turnline-proxy-${live}-kept`)
+    await mkdir(join(stale, 'old.sock'), { recursive: true })
+    await mkdir(kept, { recursive: true })
+    try {
+      await runner({})
+      await expect(stat(stale)).rejects.toThrow()
+      expect((await stat(kept)).isDirectory()).toBe(true)
+      const own = (await readdir(tmpdir())).filter((n) => /^turnline-proxy-\d+-/.test(n))
+      expect(own.length).toBeGreaterThan(1)
+    } finally {
+      await rm(stale, { recursive: true, force: true })
+      await rm(kept, { recursive: true, force: true })
+    }
+  })
+
   it('off: a session asking for the network is refused, with the reason', async () => {
     const client = await runner({ TURNLINE_SANDBOX_NETWORK: 'off' })
     const result = await client.start(fresh(), {

@@ -117,6 +117,15 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
     expect(human.code, human.stderr).toBe(0)
     expect(human.stdout).toMatch(/^✓ write_file notes\.txt · done$/m)
     expect(human.stdout).toMatch(/^✓ success · 2 model calls/m)
+    // From after the call: its output still names the tool and file, never an item id.
+    const stored = events((await cli(['events', sessionOf(err), '--json'])).stdout)
+    const call = stored.findIndex(
+      (e) => e.type === 'item.completed' && e.item?.type === 'tool_invocation',
+    )
+    const tail = await cli(['events', sessionOf(err), '--after', String(call)])
+    expect(tail.code, tail.stderr).toBe(0)
+    expect(tail.stdout).toMatch(/^✓ write_file notes\.txt · done$/m)
+    expect(tail.stdout).not.toMatch(/item_\d/)
   })
 
   it('keeps a session open with --keep-open; resume continues it in the same sandbox, then forks it once completed', async () => {
@@ -162,6 +171,19 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
       subtype: 'error_max_turns',
       outcome_code: 'turn_limit_reached',
     })
+
+    // resume takes the limits exec takes: a completed session goes on in a fork under them…
+    const raised = await cli(['exec', 'resume', '--last', '--max-turns', '4', 'run `echo two`'])
+    expect(raised.code, raised.stderr).toBe(0)
+    expect(raised.stderr).toMatch(/is completed; continuing in a fork/)
+    expect(raised.stderr).toMatch(/^✓ exec_command echo two · exit 0/m)
+    // …and an open session gets them on top of what it used (2 model requests here).
+    const open = await cli(['exec', '--keep-open', '--json', '--max-turns', '2', 'run `echo a`'])
+    expect(open.code, open.stderr).toBe(0)
+    const sid = String(events(open.stdout)[0]?.thread_id)
+    const more = await cli(['exec', 'resume', sid, '--json', '--max-turns', '2', 'run `echo b`'])
+    expect(more.code, more.stderr).toBe(0)
+    expect(events(more.stdout).at(-1)).toMatchObject({ subtype: 'success', num_turns: 4 })
 
     const good = join(dir, 'good.json')
     await writeFile(

@@ -169,6 +169,7 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
       const refused = await runCli(['sessions', '--url', keyed.url], { cwd: dir })
       expect(refused.code).toBe(7)
       expect(refused.stderr).toMatch(/answered 401 unauthorized/)
+      expect(refused.stderr).toMatch(/--api-key KEY or the environment variable TURNLINE_API_KEY/)
       const run = await runCli(
         ['exec', '--url', keyed.url, '--api-key', 'cli-test-key-0123456789', 'hi'],
         { cwd: dir },

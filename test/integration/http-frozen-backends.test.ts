@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type AppInstance, deploymentEnv, startAppInstance } from '../support/app-instance.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
+import { gate } from '../support/gate.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
+import { until } from '../support/until.ts'
 import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
@@ -97,11 +99,14 @@ async function expect503(res: Response, code: string, started: number) {
 describe('frozen backends', () => {
   it('a store that freezes mid-turn ends the turn 503; the session works once it answers', async () => {
     const id = await newSession()
-    mock.enqueue({ text: 'answered while the store froze', delayMs: 1500 })
+    const reply = gate()
+    mock.enqueue({ text: 'answered while the store froze', hold: reply.promise })
     const started = Date.now()
     const turn = post(`/v1/sessions/${id}/turns`, { input: 'go' })
-    await sleep(1000) // the turn holds its lease and waits for the model
+    // The turn holds its lease and waits for the model: the store freezes, then it answers.
+    await until('the model request', () => (mock.requests.length === 1 ? true : undefined))
     s3Proxy.freeze()
+    reply.open()
     await expect503(await turn, 'storage_unavailable', started)
 
     s3Proxy.thaw()

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import { networkInterfaces, tmpdir } from 'node:os'
+import { hostname, networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commandTurns } from '../support/command-turns.ts'
@@ -9,6 +9,7 @@ import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { curlCommand, startHttpTarget, startListener } from '../support/sandbox-commands.ts'
 import { requireServices } from '../support/services.ts'
+import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * The egress policy, tried from turns: `npm start` with several tenants, Redis as coordinator,
@@ -19,6 +20,7 @@ import { requireServices } from '../support/services.ts'
 const KEY = 'acme-api-key-0123456789'
 const PUBLIC_LOOKING = 'api.public-looking.example'
 const MIRROR = 'mirror.allowed.example'
+const TOOL_SECRET = 'egress-tool-secret-0123456789'
 
 let dataDir: string
 let mock: MockOpenAI
@@ -35,7 +37,12 @@ beforeAll(async () => {
   await chmod(dataDir, 0o711)
   mock = await startMockOpenAI()
   allowed = await startHttpTarget('hello from the allowlisted host')
-  dns = await startTestDns({ [PUBLIC_LOOKING]: ['127.0.0.1'], [MIRROR]: ['127.0.0.1'] })
+  dns = await startTestDns({
+    [PUBLIC_LOOKING]: ['127.0.0.1'],
+    [MIRROR]: ['127.0.0.1'],
+    // This machine's name, which its /etc/hosts maps to loopback too.
+    [hostname()]: ['127.0.0.1'],
+  })
   const redisUrl = requireServices().redisUrl
   redisPort = Number(new URL(redisUrl).port)
   server = startNodeEntry({
@@ -46,8 +53,13 @@ beforeAll(async () => {
     OPENAI_BASE_URL: mock.baseURL,
     TURNLINE_MODEL: 'gpt-4o-mini',
     REDIS_URL: redisUrl,
+    // The shared test Redis holds other deployments' keys: this one gets its own.
+    TURNLINE_REDIS_NAMESPACE: `egress-${randomBytes(6).toString('hex')}`,
     TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port}`,
     TURNLINE_EGRESS_DNS: dns.address,
+    // Tenants pick their tools' hosts: every address is checked when a call connects.
+    TURNLINE_TOOL_ALLOWED_HOSTS: '*',
+    TURNLINE_TOOL_SECRET: TOOL_SECRET,
   })
   const url = await server.listening()
   serverPort = Number(new URL(url).port)
@@ -225,5 +237,77 @@ describe('a command without the network', () => {
     expect(output).toMatch(/No such file or directory/)
     expect(output).toMatch(/Failed to connect|Couldn't connect/)
     expect(allowed.requests()).toBe(before)
+  })
+})
+
+describe('calls the server makes where a tenant points it, with TURNLINE_TOOL_ALLOWED_HOSTS=*', () => {
+  const tool = (url: string) => ({
+    type: 'http',
+    name: 'lookup',
+    description: 'Look a thing up',
+    parameters: { type: 'object', properties: { q: { type: 'string' } } },
+    url,
+  })
+  let toolCalls = 0
+
+  /** A session whose HTTP tool points at `url`, one turn calling it: the tool's output. */
+  async function callTool(url: string): Promise<string> {
+    toolCalls += 1
+    const session = await turns.createSession(KEY, { tools: [tool(url)] })
+    mock.enqueue(
+      { toolCalls: [{ id: `call_tool_${toolCalls}`, name: 'lookup', arguments: '{"q":"x"}' }] },
+      { text: 'done' },
+    )
+    const turn = await turns.api(KEY, `/v1/sessions/${session}/turns`, { input: 'look it up' })
+    const events = turn.events as { type: string; item?: { type: string; output?: string } }[]
+    const output = events.find((e) => e.type === 'item.completed' && e.item?.type === 'tool_output')
+    return output?.item?.output ?? JSON.stringify(events)
+  }
+
+  it('an HTTP tool at a name that resolves to loopback is refused when it connects', async () => {
+    const receiver = await startToolReceiver(TOOL_SECRET)
+    const port = new URL(receiver.url).port
+    try {
+      for (const name of [PUBLIC_LOOKING, hostname()]) {
+        const output = await callTool(`http://${name}:${port}/tool`)
+        expect(output).toContain(
+          `${name}:${port} refused: ${name} resolves to 127.0.0.1, a loopback address`,
+        )
+      }
+      for (const literal of ['127.0.0.1', '[::ffff:127.0.0.1]', '[::1]']) {
+        const output = await callTool(`http://${literal}:${port}/tool`)
+        expect(output).toMatch(/refused: .*a loopback address/)
+      }
+      expect(await callTool('http://169.254.169.254/latest/meta-data/')).toMatch(
+        /refused: 169\.254\.169\.254 is a link-local address/,
+      )
+      expect(receiver.calls).toHaveLength(0)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('an HTTP tool at an allowlisted host is reached', async () => {
+    const before = allowed.requests()
+    expect(await callTool(`http://${MIRROR}:${allowed.port}/tool`)).toContain(
+      'hello from the allowlisted host',
+    )
+    expect(allowed.requests()).toBe(before + 1)
+  })
+
+  it('an HTTP hook at a name that resolves to loopback is refused too', async () => {
+    const receiver = await startToolReceiver(TOOL_SECRET)
+    const port = new URL(receiver.url).port
+    try {
+      const session = await turns.createSession(KEY, {
+        hooks: [{ event: 'stop', type: 'http', url: `http://${PUBLIC_LOOKING}:${port}/hook` }],
+      })
+      mock.enqueue({ text: 'nothing to do' })
+      const turn = await turns.api(KEY, `/v1/sessions/${session}/turns`, { input: 'hello' })
+      expect(JSON.stringify(turn)).toMatch(/refused: .*resolves to 127\.0\.0\.1/)
+      expect(receiver.calls).toHaveLength(0)
+    } finally {
+      await receiver.close()
+    }
   })
 })

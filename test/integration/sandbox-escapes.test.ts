@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commandTurns } from '../support/command-turns.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { tenantUid } from '../support/tenant-uid.ts'
 
 /**
  * The escapes of the hardening issue, tried from turns: `npm start` with several tenants, the
@@ -16,7 +17,8 @@ const TOOL_SECRET = 'tool-secret-never-for-commands-0123'
 const ACME_KEY = 'acme-api-key-0123456789'
 const GLOBEX_KEY = 'globex-api-key-0123456789'
 const secrets = [OPENAI_KEY, TOOL_SECRET, ACME_KEY, GLOBEX_KEY]
-const sandboxUid = process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? -1)
+/** Each tenant's commands run as a uid of its own (the runner runs as root in the tests). */
+const sandboxUid = (tenant = 'acme') => tenantUid(workspaces, tenant)
 
 let tempDir: string
 let dataDir: string
@@ -141,7 +143,7 @@ describe('commands run from a turn, with several tenants on the server', () => {
       session,
       `echo "uid=$(id -u)"; echo "procs=$(ls /proc | grep -cE '^[0-9]+$')"; kill -0 ${server.child.pid}; echo "signal=$?"; cat /proc/*/cmdline | tr '\\0' ' '`,
     )
-    expect(output).toContain(`uid=${sandboxUid}`)
+    expect(output).toContain(`uid=${await sandboxUid()}`)
     expect(output).not.toContain('uid=0\n')
     expect(Number(/procs=(\d+)/.exec(output)?.[1])).toBeLessThanOrEqual(5)
     expect(output).toMatch(/signal=1/)
@@ -165,7 +167,7 @@ describe('commands run from a turn, with several tenants on the server', () => {
     const turn = await api(ACME_KEY, `/v1/sessions/${session}/turns`, { input: 'hello' })
     expect(turn.status, JSON.stringify(turn)).toBe('completed')
     const mine = (name: string) => readFile(join(workspaces, 'acme', session, name), 'utf8')
-    expect(Number(await mine('hook-uid.txt'))).toBe(sandboxUid)
+    expect(Number(await mine('hook-uid.txt'))).toBe(await sandboxUid())
     const env = await mine('hook-env.txt')
     for (const secret of secrets) expect(env).not.toContain(secret)
     expect(Number(await mine('hook-procs.txt'))).toBeLessThanOrEqual(5)

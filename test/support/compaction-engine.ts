@@ -6,9 +6,18 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SUMMARY_INSTRUCTION } from '../../src/core/compaction/local-compaction.ts'
 import { assertNoOrphans } from '../../src/core/compaction/protocol-groups.ts'
 import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
+import type { ModelRequest } from '../../src/ports/model-client.ts'
 import type { MockOpenAI, MockRequest, MockStep } from './mock-openai.ts'
+import type { ScriptedModelClient, ScriptedStep } from './scripted-model.ts'
 
-/** Helpers for the engine compaction tests: scripted agent replies, request transcripts. */
+/**
+ * Helpers for the engine compaction tests: scripted agent replies, request transcripts. Each
+ * works with the mock OpenAI server (requests as the wire carried them) and with the scripted
+ * model (requests as the engine built them).
+ */
+
+/** A request the model received: over HTTP (mock) or in-process (scripted). */
+export type SeenRequest = MockRequest | ModelRequest
 
 interface ChatMessage {
   role: string
@@ -17,8 +26,9 @@ interface ChatMessage {
   tool_calls?: { id: string; function: { name: string; arguments: string } }[]
 }
 
-/** The transcript a chat request carried, as history messages. */
-export function requestTranscript(request: MockRequest): HistoryMessage[] {
+/** The transcript a request carried, as history messages. */
+export function requestTranscript(request: SeenRequest): HistoryMessage[] {
+  if (!('body' in request)) return request.messages
   const messages = (request.body.messages ?? []) as ChatMessage[]
   return messages.map((m): HistoryMessage => {
     const content = m.content ?? ''
@@ -36,17 +46,17 @@ export function requestTranscript(request: MockRequest): HistoryMessage[] {
 }
 
 /** The summary call: the summary instruction (or a manual one), then the transcript as text. */
-export function isSummaryRequest(request: MockRequest): boolean {
-  const [first, second] = (request.body.messages as ChatMessage[] | undefined) ?? []
+export function isSummaryRequest(request: SeenRequest): boolean {
+  const [first, second] = requestTranscript(request)
   return (
     first?.role === 'system' &&
     (first.content === SUMMARY_INSTRUCTION ||
-      (second?.role === 'user' && (second.content ?? '').startsWith('Summary requested at ')))
+      (second?.role === 'user' && second.content.startsWith('Summary requested at ')))
   )
 }
 
 /** No request the model received had a tool call without its result, or a result without call. */
-export function assertNoOrphansInRequests(requests: readonly MockRequest[]): void {
+export function assertNoOrphansInRequests(requests: readonly SeenRequest[]): void {
   expect(requests.length).toBeGreaterThan(0)
   for (const [index, request] of requests.entries()) {
     try {
@@ -57,13 +67,18 @@ export function assertNoOrphansInRequests(requests: readonly MockRequest[]): voi
   }
 }
 
-export interface AgentScript {
+export interface AgentScript<Step> {
   /** Agent requests answered so far (summary calls excluded). */
   readonly served: number
   readonly summaries: number
   /** Requests that found the script empty. */
   readonly unexpected: string[]
-  push(...steps: MockStep[]): void
+  push(...steps: Step[]): void
+}
+
+interface AgentOptions<Step> {
+  summary?: Step
+  summaries?: Step[]
 }
 
 /**
@@ -71,14 +86,25 @@ export interface AgentScript {
  * next of `summaries` when given), whatever the order they come in.
  */
 export function scriptAgent(
-  mock: MockOpenAI,
-  steps: MockStep[] = [],
-  options: { summary?: MockStep; summaries?: MockStep[] } = {},
-): AgentScript {
+  model: MockOpenAI,
+  steps?: MockStep[],
+  options?: AgentOptions<MockStep>,
+): AgentScript<MockStep>
+export function scriptAgent(
+  model: ScriptedModelClient,
+  steps?: ScriptedStep[],
+  options?: AgentOptions<ScriptedStep>,
+): AgentScript<ScriptedStep>
+export function scriptAgent(
+  model: MockOpenAI | ScriptedModelClient,
+  steps: (MockStep | ScriptedStep)[] = [],
+  options: AgentOptions<MockStep | ScriptedStep> = {},
+): AgentScript<MockStep | ScriptedStep> {
   const queue = [...steps]
   const summaries = [...(options.summaries ?? [])]
   const state = { served: 0, summaries: 0, unexpected: [] as string[] }
-  mock.respond((request) => {
+  const overHttp = 'baseURL' in model
+  const answer = (request: SeenRequest): MockStep | ScriptedStep => {
     if (isSummaryRequest(request)) {
       state.summaries += 1
       return (
@@ -92,11 +118,15 @@ export function scriptAgent(
     const step = queue.shift()
     if (!step) {
       state.unexpected.push(`agent request #${state.served + 1} found the script empty`)
-      return { status: 500, code: 'script_exhausted', message: 'script exhausted' }
+      return overHttp
+        ? { status: 500, code: 'script_exhausted', message: 'script exhausted' }
+        : { fail: { kind: 'server', status: 500, message: 'script exhausted' } }
     }
     state.served += 1
     return step
-  })
+  }
+  if (overHttp) model.respond((request) => answer(request) as MockStep)
+  else model.respond((request) => answer(request) as ScriptedStep)
   return {
     get served() {
       return state.served

@@ -1,57 +1,23 @@
-import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createOpenAIModelClient } from '../../adapters/openai/openai-model-client.ts'
-import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
-import { randomIds, systemClock } from '../../src/ports/clock.ts'
-import type { Coordinator } from '../../src/ports/coordinator.ts'
-import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { SessionStore, type SessionStoreOptions } from '../../src/store/session-store.ts'
+import { type EngineOptions, engineDeps, TOOL_SECRET } from './engine-deps.ts'
 import { startMockOpenAI } from './mock-openai.ts'
 import { startToolReceiver } from './tool-receiver.ts'
 
-export const TOOL_SECRET = 'test-tool-secret'
+export { echoTool, TOOL_SECRET } from './engine-deps.ts'
 
 /**
  * The real turn engine on the given (default: memory) adapters, the mock OpenAI server behind
  * the real OpenAI adapter, and a signature-checking tool receiver.
  */
-export async function startEngine(
-  options: {
-    store?: ObjectStore
-    coordinator?: Coordinator
-    defaults?: Partial<ServiceDefaults>
-    /** Session-store settings, e.g. `checkpointEvery: 1` to write the manifest every turn. */
-    sessions?: Omit<SessionStoreOptions, 'store'>
-  } = {},
-) {
+export async function startEngine(options: Partial<EngineOptions> = {}) {
   const mock = await startMockOpenAI()
   const receiver = await startToolReceiver(TOOL_SECRET)
   const store = options.store ?? new MemoryObjectStore()
   const model = createOpenAIModelClient({ baseURL: mock.baseURL, apiKey: 'test', maxRetries: 0 })
   const logs: Record<string, unknown>[] = []
-  const deps: ServiceDeps = {
-    sessions: new SessionStore({ ...options.sessions, store }),
-    coordinator: options.coordinator ?? new MemoryCoordinator(),
-    models: () => model,
-    clock: systemClock,
-    ids: randomIds,
-    tools: {
-      fetch: (...args) => fetch(...args),
-      allowedHosts: ['127.0.0.1'],
-      secretFor: () => TOOL_SECRET,
-      timeoutMs: 2000,
-      maxResponseBytes: 64 * 1024,
-    },
-    defaults: {
-      model: 'gpt-4o-mini',
-      modelApi: 'chat',
-      leaseMs: 30_000,
-      idempotencyTtlSeconds: 86_400,
-      ...options.defaults,
-    },
-    log: (entry) => logs.push(entry),
-  }
+  const deps = engineDeps({ ...options, store, model, fetch: (...args) => fetch(...args) }, logs)
   const service = new SessionService(deps)
   return {
     service,
@@ -66,16 +32,3 @@ export async function startEngine(
     },
   }
 }
-
-export const echoTool = (url: string) => ({
-  type: 'http' as const,
-  name: 'lookup',
-  description: 'Look a thing up',
-  parameters: {
-    type: 'object',
-    properties: { q: { type: 'string' } },
-    required: ['q'],
-    additionalProperties: false,
-  },
-  url,
-})

@@ -11,6 +11,7 @@ import {
   responseObject,
   responsesFrames,
 } from './mock-openai-frames.ts'
+import { openMocks } from './open-mocks.ts'
 
 export type { MockCompaction } from './mock-openai-compact.ts'
 export type { MockToolCall, MockUsage } from './mock-openai-frames.ts'
@@ -39,6 +40,8 @@ export interface MockStep {
   headers?: Record<string, string>
   /** Wait before replying. */
   delayMs?: number
+  /** Reply only once this settles (the test decides when: see gate.ts). */
+  hold?: Promise<unknown>
   /** Wait between SSE frames. */
   frameDelayMs?: number
   /** Characters per streamed text/argument delta. Default 4. */
@@ -72,7 +75,10 @@ export interface MockOpenAI {
   respond(responder: MockResponder | undefined): void
   /** Every request received, in order, including unexpected ones. */
   readonly requests: MockRequest[]
-  /** Throws when a request was unexpected or scripted steps are left over. */
+  /**
+   * Throws when a request was unexpected or scripted steps are left over; what it reported is
+   * then forgotten. Called after every test for every open mock (`assertMocksDone`).
+   */
   assertDone(): void
   /** Forgets the script, the responder, the recorded requests and failures (between tests). */
   reset(): void
@@ -166,6 +172,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
       return errorReply({ message, code: 'mock_unexpected_request' }, 500)
     }
     if (step.delayMs) await delay(step.delayMs)
+    if (step.hold) await step.hold
     if (step.disconnect) {
       c.env.incoming.socket.destroy()
       return new Response(null, { status: 599 })
@@ -259,7 +266,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
   })
   const { port } = server.address() as AddressInfo
 
-  return {
+  const mock: MockOpenAI = {
     baseURL: `http://127.0.0.1:${port}/v1`,
     enqueue: (...steps) => {
       queue.push(...steps)
@@ -271,6 +278,8 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     assertDone: () => {
       const problems = [...failures]
       if (queue.length > 0) problems.push(`${queue.length} scripted step(s) were never requested`)
+      queue.length = 0
+      failures.length = 0
       if (problems.length > 0) throw new Error(`mock-openai: ${problems.join('; ')}`)
     },
     reset: () => {
@@ -281,8 +290,11 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        openMocks.delete(mock)
         if ('closeAllConnections' in server) server.closeAllConnections()
         server.close((error) => (error ? reject(error) : resolve()))
       }),
   }
+  openMocks.add(mock)
+  return mock
 }

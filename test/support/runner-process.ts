@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { cmdlineOf, descendantsOf } from './proc-tree.ts'
 
 const repo = join(import.meta.dirname, '..', '..')
 const tsx = join(repo, 'node_modules/.bin/tsx')
@@ -32,6 +34,8 @@ export interface RunnerProcess {
   stop(): Promise<void>
   /** SIGKILL at once: a crash. Commands it started keep running in their own groups. */
   crash(): Promise<void>
+  /** The descriptors the runner's own node process holds open now. */
+  openDescriptors(): number
 }
 
 /**
@@ -99,6 +103,7 @@ export async function startRunnerProcess(options: {
         output: () => text,
         stop: () => end('SIGTERM'),
         crash: () => end('SIGKILL'),
+        openDescriptors: () => readdirSync(`/proc/${runnerPid(group)}/fd`).length,
       }
     if (child.exitCode !== null || Date.now() > deadline) {
       await end('SIGKILL')
@@ -106,4 +111,14 @@ export async function startRunnerProcess(options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+}
+
+/** The node process running the runner: below tsx's launcher, the one with tsx's loader. */
+function runnerPid(launcher: number): number {
+  const own = [launcher, ...descendantsOf(launcher)].filter((pid) => {
+    const line = cmdlineOf(pid)
+    return line.includes('adapters/runner/main.ts') && line.includes('tsx/dist/loader')
+  })
+  if (own.length !== 1) throw new Error(`no single runner process below ${launcher}: ${own}`)
+  return own[0] as number
 }

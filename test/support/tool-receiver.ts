@@ -1,4 +1,4 @@
-import { createServer } from 'node:http'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { standardWebhookValid } from './webhook-signature-check.ts'
 
@@ -15,31 +15,37 @@ export interface ReceivedCall {
   signatureValid: boolean
 }
 
+export type ToolReply = (call: ReceivedCall) => { status?: number; body: string; delayMs?: number }
+
 /**
- * A real HTTP endpoint for session-defined tools: verifies the HMAC signature as a customer's
- * receiver would, records every call, and answers with `reply(call)` (default: echo).
+ * What a customer's tool endpoint does with a call: verifies the HMAC signature as a real
+ * receiver would, records the call, and answers with `reply(call)` (default: echo).
  */
-export async function startToolReceiver(secret: string) {
+function toolCallRecorder(secret: string) {
   const calls: ReceivedCall[] = []
-  let reply: (call: ReceivedCall) => { status?: number; body: string; delayMs?: number } = (
-    call,
-  ) => ({
-    body: JSON.stringify({ echo: call.body.arguments }),
-  })
+  let reply: ToolReply = (call) => ({ body: JSON.stringify({ echo: call.body.arguments }) })
+  return {
+    calls,
+    setReply(fn: ToolReply) {
+      reply = fn
+    },
+    receive(headers: IncomingHttpHeaders, raw: string) {
+      const signatureValid = standardWebhookValid(secret, headers, raw)
+      const call: ReceivedCall = { body: JSON.parse(raw), raw, headers, signatureValid }
+      calls.push(call)
+      return signatureValid ? reply(call) : { status: 401, body: 'bad signature' }
+    },
+  }
+}
+
+/** A real HTTP endpoint for session-defined tools (see `toolCallRecorder`). */
+export async function startToolReceiver(secret: string) {
+  const recorder = toolCallRecorder(secret)
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8')
-      const signatureValid = standardWebhookValid(secret, req.headers, raw)
-      const call: ReceivedCall = {
-        body: JSON.parse(raw),
-        raw,
-        headers: req.headers,
-        signatureValid,
-      }
-      calls.push(call)
-      const answer = signatureValid ? reply(call) : { status: 401, body: 'bad signature' }
+      const answer = recorder.receive(req.headers, Buffer.concat(chunks).toString('utf8'))
       setTimeout(() => {
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' })
         res.end(answer.body)
@@ -51,10 +57,8 @@ export async function startToolReceiver(secret: string) {
   return {
     url: `http://127.0.0.1:${port}/tool`,
     host: `127.0.0.1:${port}`,
-    calls,
-    setReply(fn: typeof reply) {
-      reply = fn
-    },
+    calls: recorder.calls,
+    setReply: recorder.setReply,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -62,3 +66,27 @@ export async function startToolReceiver(secret: string) {
       }),
   }
 }
+
+/**
+ * The same endpoint answered in-process: `fetch` goes in the engine's HTTP tool policy, so the
+ * unit tier calls tools without a socket (the request is signed and checked all the same).
+ */
+export function inProcessToolReceiver(secret: string) {
+  const recorder = toolCallRecorder(secret)
+  const url = 'http://127.0.0.1:9/tool'
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const target = input instanceof Request ? input.url : String(input)
+    if (target !== url) return new Response('no such tool endpoint', { status: 404 })
+    const headers = Object.fromEntries(new Headers(init?.headers).entries())
+    const answer = recorder.receive(headers, String(init?.body ?? ''))
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs))
+    init?.signal?.throwIfAborted()
+    return new Response(answer.body, {
+      status: answer.status ?? 200,
+      headers: { 'content-type': 'application/json' },
+    })
+  }
+  return { url, host: '127.0.0.1:9', calls: recorder.calls, setReply: recorder.setReply, fetch }
+}
+
+export type InProcessToolReceiver = ReturnType<typeof inProcessToolReceiver>

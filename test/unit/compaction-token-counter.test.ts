@@ -6,21 +6,9 @@ import {
   tokenizerForModel,
 } from '../../src/core/compaction/bpe-tokenizer.ts'
 import { MESSAGE_OVERHEAD_TOKENS, TokenCounter } from '../../src/core/compaction/token-counter.ts'
-import { approximateTokenizer, type Tokenizer } from '../../src/ports/tokenizer.ts'
+import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { scriptedHistory } from '../support/compaction-histories.ts'
-
-/** The approximate tokenizer, recording every text it is asked to count. */
-function spyTokenizer(): Tokenizer & { calls: string[] } {
-  const calls: string[] = []
-  return {
-    encoding: 'approximate',
-    calls,
-    count(text) {
-      calls.push(text)
-      return approximateTokenizer.count(text)
-    },
-  }
-}
+import { spyTokenizer } from '../support/spy-tokenizer.ts'
 
 const clone = (history: readonly HistoryMessage[]) => structuredClone([...history])
 

@@ -1,11 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../functions/app.ts'
+import type { FollowOptions } from '../../functions/http/event-feed.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { FakeSessionApi } from '../support/fake-session-api.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import { parseSse } from '../support/sse-frames.ts'
+import { testClock } from '../support/test-clock.ts'
 
 const SSE = { accept: 'text/event-stream' }
 const servers: RunningServer[] = []
@@ -13,7 +15,7 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
 })
 
-async function setup(follow = { pollMs: 20, maxMs: 5_000, heartbeatMs: 15_000 }) {
+async function setup(follow: FollowOptions = { pollMs: 20, maxMs: 5_000, heartbeatMs: 15_000 }) {
   const api = new FakeSessionApi()
   const app = createApp({ api, auth: { keys: [] }, follow, log: () => {} })
   const server = await serveApp(app)
@@ -160,18 +162,25 @@ describe('events feed', () => {
   })
 
   it('stops polling the store when the client disconnects', async () => {
-    const { api, id, call } = await setup({ pollMs: 10, maxMs: 60_000, heartbeatMs: 60_000 })
+    const clock = testClock()
+    const follow = { pollMs: 10, maxMs: 60_000, heartbeatMs: 60_000, clock }
+    const { api, id, call } = await setup(follow)
+    const reads = () => api.calls.filter((c) => c === 'readEvents').length
     const abort = new AbortController()
     const res = await call(`/v1/sessions/${id}/events?follow=1`, { signal: abort.signal })
     const reader = res.body?.getReader()
     await reader?.read()
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The feed polls at every interval while the client is there.
+    await vi.waitFor(async () => {
+      await clock.advance(10)
+      expect(reads()).toBeGreaterThan(2)
+    })
     abort.abort()
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const reads = api.calls.filter((c) => c === 'readEvents').length
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(api.calls.filter((c) => c === 'readEvents').length).toBe(reads)
-    expect(reads).toBeGreaterThan(2)
+    // The disconnect reaches the feed: it cancels its wait and sets no timer again.
+    await vi.waitFor(() => expect(clock.pending).toBe(0))
+    const before = reads()
+    await clock.advance(1000)
+    expect(reads()).toBe(before)
   })
 
   it('answers 404 for a missing session before streaming', async () => {

@@ -110,6 +110,16 @@ describe('request bodies', () => {
 
     const turn = await rejection(await post(`/v1/sessions/${id}/turns`, '{"input":42}'))
     expect(turn).toMatchObject({ status: 400, field: 'body.input' })
+    const noLimit = await rejection(await post(`/v1/sessions/${id}/turns`, '{"limits":{}}'))
+    expect(noLimit).toMatchObject({ status: 400, field: 'body.limits' })
+    const badLimit = await rejection(
+      await post(`/v1/sessions/${id}/fork`, '{"limits":{"max_turns":0}}'),
+    )
+    expect(badLimit).toMatchObject({ status: 400, field: 'body.limits.max_turns' })
+    const notALimit = await rejection(
+      await post(`/v1/sessions/${id}/turns`, '{"limits":{"budget_warning_threshold":0.5}}'),
+    )
+    expect(notALimit.message).toContain('unknown field "budget_warning_threshold"')
     for (const body of ['[1,2]', 'null', '"x"', '0']) {
       const r = await rejection(await post(`/v1/sessions/${id}/turns`, body))
       expect(r, body).toMatchObject({ status: 400, field: 'body' })

@@ -26,11 +26,19 @@ describe("the runner's exec records", () => {
     const { version: _, ...fields } = v1
     const text = serializeExecRecord({
       ...fields,
-      spool_identity: { dev: '2049', ino: '18446744073709551615' },
+      spool_identity: { dev: '2049', ino: '18446744073709551615', btime: '1796226834000123456' },
     })
     const record = parseExecRecord(text)
     expect(record.version).toBe(2)
-    expect(recordedIdentity(record)).toEqual({ dev: '2049', ino: '18446744073709551615' })
+    expect(recordedIdentity(record)).toEqual({
+      dev: '2049',
+      ino: '18446744073709551615',
+      btime: '1796226834000123456',
+    })
+    // The first records of format 2 had no birth time.
+    const { btime: _btime, ...older } = recordedIdentity(record) ?? {}
+    const first = parseExecRecord(JSON.stringify({ ...JSON.parse(text), spool_identity: older }))
+    expect(recordedIdentity(first)).toEqual({ dev: '2049', ino: '18446744073709551615' })
     expect(JSON.parse(text)).toMatchObject({ version: 2, spool_path: v1.spool_path })
   })
 

@@ -25,6 +25,14 @@ describe('sandbox settings', () => {
       TURNLINE_SANDBOX_TIME_LIMIT_SECONDS: '90',
       TURNLINE_SANDBOX_MAX_PROCESSES: '64',
       TURNLINE_SANDBOX_FILE_SIZE_MB: '8',
+      TURNLINE_SANDBOX_SPOOL_MB: '16',
+      TURNLINE_SANDBOX_TENANT_COMMANDS: '4',
+      TURNLINE_SANDBOX_TENANT_PROCESSES: '256',
+      TURNLINE_SANDBOX_TENANT_MEMORY_MB: '2048',
+      TURNLINE_SANDBOX_TENANT_DISK_MB: '500',
+      TURNLINE_SANDBOX_DISK_CHECK_SECONDS: '5',
+      TURNLINE_SANDBOX_TENANT_UIDS: '300000-300999',
+      TURNLINE_SANDBOX_CGROUPS: 'off',
       TURNLINE_SANDBOX_ENV: 'HTTP_PROXY, NPM_CONFIG_REGISTRY',
       TURNLINE_SANDBOX_READ_ONLY: '/opt/go,/srv/tools',
       TURNLINE_EGRESS_ALLOW: 'mirror.internal:443',
@@ -44,7 +52,11 @@ describe('sandbox settings', () => {
           timeLimitSeconds: 90,
           maxProcesses: 64,
           fileSizeMb: 8,
+          spoolMb: 16,
         },
+        tenant: { commands: 4, processes: 256, memoryMb: 2048, diskMb: 500, diskCheckSeconds: 5 },
+        tenantUids: { first: 300000, last: 300999 },
+        cgroups: 'off',
         passEnv: ['HTTP_PROXY', 'NPM_CONFIG_REGISTRY'],
         readOnlyPaths: ['/opt/go', '/srv/tools'],
         egress: {
@@ -54,6 +66,17 @@ describe('sandbox settings', () => {
         },
       },
     })
+  })
+
+  it('tenant uids: a range, or off; a reversed or too low range is refused', () => {
+    const off = parseSandboxEnv({ TURNLINE_SANDBOX_TENANT_UIDS: 'off' })
+    expect(off.ok && off.settings.tenantUids).toBeNull()
+    for (const bad of ['5000-4000', '10-2000', '1000', 'many']) {
+      const parsed = parseSandboxEnv({ TURNLINE_SANDBOX_TENANT_UIDS: bad })
+      expect(parsed.ok ? [] : parsed.problems).toEqual([
+        expect.stringMatching(/^TURNLINE_SANDBOX_TENANT_UIDS: must be `off` or FIRST-LAST/),
+      ])
+    }
   })
 
   it('refuse uid 0, TURNLINE_* variables for commands, relative paths and unknown modes, naming the variable', () => {

@@ -20,7 +20,12 @@ export function memoryStamp(epochMs: number): string {
 
 /** The text as one trimmed line; '' when nothing is left. */
 export function foldEntryText(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, ' ').trim()
+  // Line by line: `/\s*\r?\n\s*/g` is quadratic in a run of spaces without a line break.
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ')
 }
 
 /** The file after appending `text`; unchanged (same string) when the text is empty. */

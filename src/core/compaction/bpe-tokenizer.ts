@@ -5,6 +5,7 @@
  * (src/ports/tokenizer.ts) estimates from the text length.
  */
 import type { EncodingName, Tokenizer } from '../../ports/tokenizer.ts'
+import { countInPieces } from './counting-pieces.ts'
 
 /**
  * cl100k for the families that predate gpt-4o (gpt-4, gpt-4-turbo, gpt-3.5, the ada/3 embedding
@@ -22,7 +23,15 @@ export function encodingForModel(model: string): EncodingName {
 
 interface EncodingModule {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number
+  setMergeCacheSize(size: number): void
 }
+
+/**
+ * Entries of the encoding's merge cache (piece → tokens; the library keeps 100,000). Pieces are at
+ * most a few hundred characters (counting-pieces.ts), so this bounds the cache to a few MB
+ * whatever text passed through, and still holds every word that recurs.
+ */
+export const MERGE_CACHE_ENTRIES = 10_000
 
 /** Special-token text (`<|endoftext|>`) in a transcript is counted as ordinary text. */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
@@ -33,10 +42,15 @@ const loaded = new Map<EncodingName, Promise<Tokenizer>>()
 export function loadTokenizer(encoding: EncodingName): Promise<Tokenizer> {
   let pending = loaded.get(encoding)
   if (!pending) {
-    pending = importEncoding(encoding).then((module) => ({
-      encoding,
-      count: (text: string) => (text.length === 0 ? 0 : module.countTokens(text, PLAIN_TEXT)),
-    }))
+    pending = importEncoding(encoding).then((module) => {
+      module.setMergeCacheSize(MERGE_CACHE_ENTRIES)
+      const piece = (text: string) => module.countTokens(text, PLAIN_TEXT)
+      return {
+        encoding,
+        // Linear in the text: the library alone is quadratic in a run without spaces.
+        count: (text: string) => (text.length === 0 ? 0 : countInPieces(text, piece)),
+      }
+    })
     // A failed import is not cached, so a later call may retry.
     pending.catch(() => loaded.delete(encoding))
     loaded.set(encoding, pending)

@@ -1,5 +1,6 @@
 import type { EngineCompaction, EngineState } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import { writeCompactionSummary } from '../artifacts/workspace-artifacts.ts'
 import { preCompactPayload } from '../hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
@@ -45,6 +46,8 @@ export async function compactTranscript(
   const prefix = run.history.slice(0, keepFrom)
   const kept = run.history.slice(keepFrom)
   const counter = await run.meter.counter()
+  // Exact counts for the tail and the retained messages, counted in slices before the planning.
+  await counter.warm(prefix, request.keepFrom === undefined ? [] : newestUserTexts(prefix))
   const now = deps.clock.now()
   const hard = run.thresholds?.hard
   const retainedBudget = scaled(DEFAULT_RETAINED_USER_MESSAGE_TOKENS, hard, 8)
@@ -153,6 +156,16 @@ export async function compactTranscript(
   // VT Code keeps session_start{compact} for compatibility beside pre_compact.
   run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact')))
   return { kind: 'compacted', event }
+}
+
+/** The user messages the recovery's retained-user budget may look at, newest first. */
+function newestUserTexts(history: readonly HistoryMessage[]): string[] {
+  const texts: string[] = []
+  for (let i = history.length - 1; i >= 0 && texts.length <= DEFAULT_RETAINED_USER_MESSAGES; i--) {
+    const message = history[i]
+    if (message?.role === 'user' && message.content.trim() !== '') texts.push(message.content)
+  }
+  return texts
 }
 
 function scaled(fixed: number, hard: number | undefined, divisor: number): number {

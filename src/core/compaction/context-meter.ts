@@ -8,6 +8,9 @@ import {
   TOOL_CALL_OVERHEAD_TOKENS,
   TokenCounter,
 } from './token-counter.ts'
+import { utf8Length } from './utf8-length.ts'
+
+export { utf8Length }
 
 export interface RequestPrefix {
   systemPrompt: string | undefined
@@ -64,12 +67,15 @@ export class ContextMeter {
 
   /**
    * Prompt tokens of the next request carrying `history`. When the byte bound is below `below`
-   * the bound is returned (any exact count is lower still); otherwise the messages are counted.
+   * the bound is returned (any exact count is lower still); otherwise the messages are counted —
+   * until the count reaches `ceiling` (the hard threshold: past it the decision is the same
+   * whatever the rest holds), so a huge input costs no more counting than the threshold.
    */
   async measure(
     history: readonly HistoryMessage[],
     prefix: RequestPrefix,
     below: number,
+    ceiling = Number.POSITIVE_INFINITY,
   ): Promise<MeterReading> {
     const anchor = this.#anchor
     let bound = 0
@@ -84,8 +90,21 @@ export class ContextMeter {
     }
     if (bound < below) return { tokens: bound, bound: true }
     const counter = await this.#loadCounter()
-    const prefixTokens = counter.countPrefix(prefix.systemPrompt, prefix.tools)
-    return { tokens: counter.estimate(history, prefixTokens).tokens, bound: false }
+    // Exact counts, done in slices (the thread stays responsive), and no further than needed.
+    let tokens: number
+    let from: number
+    if (anchor && anchor.message_count <= history.length) {
+      tokens = anchor.input_tokens
+      from = anchor.message_count
+    } else {
+      await counter.warm([], prefixTexts(prefix))
+      tokens = counter.countPrefix(prefix.systemPrompt, prefix.tools)
+      from = 0
+    }
+    for (let i = from; i < history.length && tokens < ceiling; i++) {
+      tokens += await counter.countMessagePaced(history[i] as HistoryMessage, ceiling - tokens)
+    }
+    return { tokens, bound: false }
   }
 
   /** Tokens of one message (the continuity tail's budget); loads the tokenizer. */
@@ -102,6 +121,12 @@ export class ContextMeter {
     })
     return this.#loading
   }
+}
+
+function prefixTexts(prefix: RequestPrefix): string[] {
+  const texts = prefix.systemPrompt ? [prefix.systemPrompt] : []
+  if (prefix.tools.length > 0) texts.push(JSON.stringify(prefix.tools))
+  return texts
 }
 
 function prefixBound(prefix: RequestPrefix): number {
@@ -122,14 +147,4 @@ export function messageBound(message: HistoryMessage): number {
     tokens += utf8Length(message.tool_call_id)
   }
   return tokens
-}
-
-export function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    // A surrogate half counts 2: a pair is the 4 bytes of its code point.
-    bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3
-  }
-  return bytes
 }

@@ -2,6 +2,10 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
+import { contentKey, messageTexts } from './content-key.ts'
+import { CountPacer, countPaced } from './count-pacer.ts'
+import { PIECE_CHARS } from './counting-pieces.ts'
+import { utf8Length } from './utf8-length.ts'
 
 /**
  * Token accounting for the compaction decision. Each message is tokenized once: counts are cached
@@ -12,6 +16,12 @@ import { tokenizerForModel } from './bpe-tokenizer.ts'
  * prompt size the provider counted for the first n messages, and only messages added since are
  * estimated. The anchor is two numbers, so the turn engine can keep it in its state and restore
  * it in the next invocation without tokenizing the transcript at all.
+ *
+ * The synchronous counts never do more than a few milliseconds of work: a text longer than one
+ * counting piece (PIECE_CHARS) that {@link TokenCounter.warm} has not counted yet is taken at its
+ * UTF-8 length, an upper bound (a byte-level BPE token covers at least one byte), and that figure
+ * is not cached. `warm` counts exactly, a piece at a time, yielding to the event loop in between;
+ * callers that need exact figures (the compaction decision, the continuity tail) warm first.
  */
 
 /** Per-message framing of the chat format (role, start and end markers). */
@@ -49,6 +59,9 @@ export class TokenCounter {
   readonly #tokenizer: Tokenizer
   readonly #byIdentity = new WeakMap<HistoryMessage, number>()
   readonly #byContent = new Map<string, number>()
+  /** Exact counts of long texts (warmed), by the text. */
+  readonly #byText = new Map<string, number>()
+  readonly #pacer = new CountPacer()
   #anchor: UsageAnchor | undefined
   /** The last transcript summed in full: its array, length, ends and total. */
   #memo:
@@ -83,15 +96,56 @@ export class TokenCounter {
     return this.#anchor ? { ...this.#anchor } : undefined
   }
 
+  /** Exact when the text is short or was warmed, else its UTF-8 length (never less). */
   countText(text: string): number {
-    return this.#tokenizer.count(text)
+    return this.#textCount(text) ?? utf8Length(text)
   }
 
   /** Tokens of the fixed request prefix: system prompt, tool definitions and reply priming. */
   countPrefix(systemPrompt: string | undefined, tools: readonly ToolDefinition[] = []): number {
     let tokens = REPLY_PRIMING_TOKENS
-    if (systemPrompt) tokens += MESSAGE_OVERHEAD_TOKENS + this.#tokenizer.count(systemPrompt)
-    if (tools.length > 0) tokens += this.#tokenizer.count(JSON.stringify(tools))
+    if (systemPrompt) tokens += MESSAGE_OVERHEAD_TOKENS + this.countText(systemPrompt)
+    if (tools.length > 0) tokens += this.countText(JSON.stringify(tools))
+    return tokens
+  }
+
+  /**
+   * Counts exactly, into the caches, every message and text not counted yet, yielding to the
+   * event loop between pieces (count-pacer.ts): the synchronous counts that follow are exact and
+   * cheap. Linear in what is new.
+   */
+  async warm(messages: readonly HistoryMessage[], texts: readonly string[] = []): Promise<void> {
+    for (const text of texts) {
+      if (text.length > PIECE_CHARS) await this.#warmText(text)
+    }
+    for (const message of messages) await this.countMessagePaced(message)
+  }
+
+  /**
+   * Tokens of one message, counted exactly in slices (see {@link warm}) and cached. With `limit`,
+   * counting stops as soon as the count reaches it: the figure returned is then at least `limit`
+   * (and at most the exact count), and it is not cached.
+   */
+  async countMessagePaced(
+    message: HistoryMessage,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<number> {
+    const known = this.#byIdentity.get(message)
+    if (known !== undefined) return known
+    const key = keyOf(message)
+    const cached = key === undefined ? undefined : this.#byContent.get(key)
+    if (cached !== undefined) {
+      this.#byIdentity.set(message, cached)
+      return cached
+    }
+    let tokens = MESSAGE_OVERHEAD_TOKENS + toolCallOverhead(message)
+    for (const text of messageTexts(message)) {
+      tokens += await countPaced(this.#tokenizer, text, this.#pacer, limit - tokens)
+      if (tokens >= limit) return tokens
+    }
+    this.#stats.tokenizedMessages++
+    if (key !== undefined) this.#remember(key, tokens)
+    this.#byIdentity.set(message, tokens)
     return tokens
   }
 
@@ -102,13 +156,15 @@ export class TokenCounter {
       this.#stats.cachedMessages++
       return known
     }
-    const key = contentKey(message)
-    let tokens = this.#byContent.get(key)
+    const key = keyOf(message)
+    let tokens = key === undefined ? undefined : this.#byContent.get(key)
     if (tokens === undefined) {
-      tokens = this.#tokenize(message)
+      const counted = this.#tokenize(message)
+      // A bound (a long text not warmed) is not cached: a later warm() counts it exactly.
+      if (!counted.exact) return counted.tokens
+      tokens = counted.tokens
       this.#stats.tokenizedMessages++
-      if (this.#byContent.size >= MAX_CACHED_CONTENTS) this.#byContent.clear()
-      this.#byContent.set(key, tokens)
+      if (key !== undefined) this.#remember(key, tokens)
     } else {
       this.#stats.cachedMessages++
     }
@@ -184,49 +240,48 @@ export class TokenCounter {
     return total
   }
 
-  #tokenize(message: HistoryMessage): number {
-    let tokens = MESSAGE_OVERHEAD_TOKENS + this.#tokenizer.count(message.content)
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) {
-        tokens += TOOL_CALL_OVERHEAD_TOKENS
-        tokens += this.#tokenizer.count(call.name) + this.#tokenizer.count(call.arguments)
-      }
-    } else if (message.role === 'tool') {
-      tokens += this.#tokenizer.count(message.tool_call_id)
+  #remember(key: string, tokens: number): void {
+    if (this.#byContent.size >= MAX_CACHED_CONTENTS) this.#byContent.clear()
+    this.#byContent.set(key, tokens)
+  }
+
+  async #warmText(text: string): Promise<void> {
+    // The text itself is the key: the engine hashes it natively, once per string.
+    const key = text
+    if (this.#byText.has(key)) return
+    const tokens = await countPaced(this.#tokenizer, text, this.#pacer)
+    if (this.#byText.size >= MAX_CACHED_CONTENTS) this.#byText.clear()
+    this.#byText.set(key, tokens)
+  }
+
+  /** The exact count when it is cheap (a short text) or known (warmed); else undefined. */
+  #textCount(text: string): number | undefined {
+    if (text.length <= PIECE_CHARS) return this.#tokenizer.count(text)
+    return this.#byText.get(text)
+  }
+
+  #tokenize(message: HistoryMessage): { tokens: number; exact: boolean } {
+    let exact = true
+    let tokens = MESSAGE_OVERHEAD_TOKENS + toolCallOverhead(message)
+    for (const text of messageTexts(message)) {
+      const counted = this.#textCount(text)
+      if (counted === undefined) exact = false
+      tokens += counted ?? utf8Length(text)
     }
-    return tokens
+    return { tokens, exact }
   }
 }
 
-/**
- * A key for equal message content: role, length and two independent 32-bit FNV-1a hashes over
- * every field the count depends on. A collision only skews an estimate.
- */
-export function contentKey(message: HistoryMessage): string {
-  const state = { a: 0x811c9dc5, b: 0x01000193 ^ 0x5bd1e995, length: 0 }
-  feed(state, message.content)
-  if (message.role === 'assistant') {
-    for (const call of message.tool_calls ?? []) {
-      feed(state, '\u0000')
-      feed(state, call.name)
-      feed(state, '\u0001')
-      feed(state, call.arguments)
-    }
-  } else if (message.role === 'tool') {
-    feed(state, '\u0002')
-    feed(state, message.tool_call_id)
-  }
-  return `${message.role}:${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
+/** Messages longer than this are cached by identity only: hashing them costs more than it saves. */
+const MAX_HASHED_CHARS = 64 * 1024
+
+function keyOf(message: HistoryMessage): string | undefined {
+  let chars = 0
+  for (const text of messageTexts(message)) chars += text.length
+  return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
 }
 
-function feed(state: { a: number; b: number; length: number }, text: string): void {
-  let { a, b } = state
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x0100019b) ^ (b >>> 15)
-  }
-  state.a = a
-  state.b = b
-  state.length += text.length
+function toolCallOverhead(message: HistoryMessage): number {
+  if (message.role !== 'assistant') return 0
+  return TOOL_CALL_OVERHEAD_TOKENS * (message.tool_calls?.length ?? 0)
 }

@@ -161,6 +161,7 @@ export class TurnCompaction {
               writer.history,
               { systemPrompt: systemPrompt(state), tools: this.input.tools },
               thresholds.soft,
+              thresholds.hard,
             )
           ).tokens
     const decision = decideCompaction({

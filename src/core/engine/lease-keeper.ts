@@ -1,3 +1,4 @@
+import type { TimerClock } from '../../ports/clock.ts'
 import type { Coordinator, Lease } from '../../ports/coordinator.ts'
 
 /** Leases found taken by another invocation while this one still ran. */
@@ -23,6 +24,7 @@ export interface LeaseKeeper {
 export function keepLease(
   deps: {
     coordinator: Coordinator
+    clock: TimerClock
     leaseMs: number
     log?: ((entry: Record<string, unknown>) => void) | undefined
   },
@@ -31,7 +33,7 @@ export function keepLease(
   const { leaseMs } = deps
   const everyMs = Math.max(50, Math.floor(leaseMs / 3))
   let stopped = false
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let cancel: (() => void) | undefined
 
   const renew = async () => {
     try {
@@ -47,15 +49,15 @@ export function keepLease(
   }
   const schedule = () => {
     if (stopped || lostLeases.has(lease)) return
-    timer = setTimeout(() => {
+    cancel = deps.clock.setTimer(everyMs, () => {
       void renew().then(schedule)
-    }, everyMs)
+    })
   }
   schedule()
   return {
     stop() {
       stopped = true
-      if (timer !== undefined) clearTimeout(timer)
+      cancel?.()
     },
   }
 }

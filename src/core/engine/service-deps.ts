@@ -1,6 +1,6 @@
 import type { McpServer } from '../../contract/mcp-config.ts'
 import type { Admission } from '../../ports/admission.ts'
-import type { Clock, Ids } from '../../ports/clock.ts'
+import type { Ids, TimerClock } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
@@ -56,7 +56,8 @@ export interface ServiceDeps {
   sessions: SessionStore
   coordinator: Coordinator
   models: ModelResolver
-  clock: Clock
+  /** Time and timers (lease renewal, the cancel poll). */
+  clock: TimerClock
   ids: Ids
   tools: HttpToolPolicy
   defaults: ServiceDefaults

@@ -1,3 +1,4 @@
+import type { LimitsChange } from '../../contract/api.ts'
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
@@ -21,6 +22,8 @@ export class TurnWriter {
   private appliedIntents: string[] = []
   /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
   private historyReset = false
+  /** The limits changed: the next commit writes the config again. */
+  private configChanged = false
   private current: SessionSnapshot
   private manifestWrite: Promise<void> | undefined
 
@@ -76,6 +79,16 @@ export class TurnWriter {
     this.historyReset = true
   }
 
+  /**
+   * New limits of the session (a turn's `limits`): the config, otherwise written once by the
+   * session's first batch, is written again by the next commit (the store merges it over).
+   */
+  changeLimits(limits: LimitsChange): void {
+    const config = this.state.config
+    this.state.config = { ...config, limits: { ...config.limits, ...limits } }
+    this.configChanged = true
+  }
+
   /** Intent ids whose user messages were appended: recorded by the next commit. */
   markApplied(ids: readonly string[]): void {
     this.appliedIntents.push(...ids)
@@ -96,8 +109,11 @@ export class TurnWriter {
     maintain: boolean,
     options: { overlapManifest?: boolean } = {},
   ): Promise<void> {
-    const { config: _config, ...rest } = this.state
-    const patch = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, v ?? null]))
+    const { config, ...rest } = this.state
+    const patch: Record<string, unknown> = Object.fromEntries(
+      Object.entries(rest).map(([k, v]) => [k, v ?? null]),
+    )
+    if (this.configChanged) patch.config = config
     const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
@@ -117,6 +133,7 @@ export class TurnWriter {
       { maintain, ...(options.overlapManifest ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
+    this.configChanged = false
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot

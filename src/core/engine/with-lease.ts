@@ -71,7 +71,12 @@ export async function withLease(
   const { lease } = begin
   // Renewed on a timer for as long as this invocation holds it, independent of stream events.
   const keeper = keepLease(
-    { coordinator: deps.coordinator, leaseMs: deps.defaults.leaseMs, log: deps.log },
+    {
+      coordinator: deps.coordinator,
+      clock: deps.clock,
+      leaseMs: deps.defaults.leaseMs,
+      log: deps.log,
+    },
     lease,
   )
   const leased = async () => {

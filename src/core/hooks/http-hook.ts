@@ -1,6 +1,8 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
+import { hostListed } from '../../contract/host-list.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
+import { transportFailureText } from '../../ports/transport-failure.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from '../tools/read-limited.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
@@ -27,10 +29,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
 
 /** True when the URL's host (or host:port) is on the allow-list ('*' allows any). */
 export function hookHostAllowed(allowedHosts: readonly string[], url: string): boolean {
-  const parsed = new URL(url)
-  const host = parsed.host.toLowerCase()
-  const hostname = parsed.hostname.toLowerCase()
-  return allowedHosts.some((h) => h === '*' || h === host || h === hostname)
+  return hostListed(allowedHosts, new URL(url))
 }
 
 /** Refuses (400) HTTP hooks whose host is not allow-listed: call at session creation. */
@@ -119,7 +118,7 @@ export async function callHttpHook(
         error: `timed out after ${hook.timeout_ms} ms`,
       }
     }
-    return { ok: false, answer: {}, error: `could not be reached: ${(error as Error).message}` }
+    return { ok: false, answer: {}, error: `could not be reached: ${transportFailureText(error)}` }
   }
 }
 

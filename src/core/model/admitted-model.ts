@@ -4,6 +4,7 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/mo
 import { toMicroUsd } from '../../ports/tenant-limiter.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { estimateCostUsd, type ModelPrice } from './pricing.ts'
+import { withEstimatedUsage } from './usage-estimate.ts'
 
 /** Who pays for a model call: the tenant, the session it is made for, and its price. */
 export interface ModelCallOwner {
@@ -65,8 +66,14 @@ async function* admittedStream(
   let usage: Usage | undefined
   try {
     for await (const event of client.stream(request)) {
-      if (event.type === 'completed') usage = event.response.usage
-      yield event
+      if (event.type !== 'completed') {
+        yield event
+        continue
+      }
+      // Usage the provider did not report is estimated here, before it is settled.
+      const response = await withEstimatedUsage(request, event.response, owner.deps.tokenizer)
+      usage = response.usage
+      yield { type: 'completed', response }
     }
   } finally {
     await finish(owner, hold, usage)

@@ -4,8 +4,9 @@ import type { JsonValue } from '../../contract/json-value.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { ModelClient, ModelRequest, ModelResponse } from '../../ports/model-client.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
+import { AnswerMessages } from './answer-messages.ts'
 
-/** Streaming snapshots: agent text every ≥256 new chars (≤64 updates), tool args as VT Code. */
+/** Streaming snapshots: reasoning every ≥256 new chars (≤64 updates), tool args as VT Code. */
 const TEXT_UPDATE_CHARS = 256
 const TEXT_MAX_UPDATES = 64
 const ARGS_UPDATE_BYTES = 512
@@ -53,10 +54,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   let reasoningDone = false
   let reasoningUpdates = 0
   let reasoningAtUpdate = 0
-  let text = ''
-  let messageId: string | undefined
-  let textUpdates = 0
-  let textAtUpdate = 0
+  const messages = new AnswerMessages(emit, ctx.nextItemId)
   const calls = new Map<number, CallState>()
 
   /** Reasoning streams as VT Code's: item.started, throttled item.updated snapshots. */
@@ -101,40 +99,39 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   }
 
   let response: ModelResponse | undefined
-  for await (const event of ctx.model.stream(ctx.request)) {
-    if (event.type === 'reasoning_delta') {
-      streamReasoning(event.text)
-    } else if (event.type === 'text_delta') {
-      flushReasoning()
-      text += event.text
-      if (!messageId) {
-        messageId = ctx.nextItemId()
-        textAtUpdate = text.length
-        emit({ type: 'item.started', item: { id: messageId, type: 'agent_message', text } })
-      } else if (
-        text.length - textAtUpdate >= TEXT_UPDATE_CHARS &&
-        textUpdates < TEXT_MAX_UPDATES
-      ) {
-        textUpdates += 1
-        textAtUpdate = text.length
-        emit({ type: 'item.updated', item: { id: messageId, type: 'agent_message', text } })
+  try {
+    for await (const event of ctx.model.stream(ctx.request)) {
+      if (event.type === 'reasoning_delta') {
+        streamReasoning(event.text)
+      } else if (event.type === 'text_delta') {
+        flushReasoning()
+        messages.delta(event.text, event.part)
+      } else if (event.type === 'tool_call_delta') {
+        const state = calls.get(event.index) ?? startCall(event.index, event.id, event.name)
+        if (event.id) state.id = event.id
+        if (event.name) state.name = event.name
+        state.args += event.argumentsDelta
+        const first = state.updates === 0 && event.argumentsDelta.length > 0
+        const grown = state.args.length - state.lastUpdateAt >= ARGS_UPDATE_BYTES
+        if ((first || grown) && state.updates < ARGS_MAX_UPDATES) {
+          state.updates += 1
+          state.lastUpdateAt = state.args.length
+          emit({ type: 'item.updated', item: invocation(state, true) })
+        }
+      } else {
+        response = event.response
       }
-    } else if (event.type === 'tool_call_delta') {
-      const state = calls.get(event.index) ?? startCall(event.index, event.id, event.name)
-      if (event.id) state.id = event.id
-      if (event.name) state.name = event.name
-      state.args += event.argumentsDelta
-      const first = state.updates === 0 && event.argumentsDelta.length > 0
-      const grown = state.args.length - state.lastUpdateAt >= ARGS_UPDATE_BYTES
-      if ((first || grown) && state.updates < ARGS_MAX_UPDATES) {
-        state.updates += 1
-        state.lastUpdateAt = state.args.length
-        emit({ type: 'item.updated', item: invocation(state, true) })
-      }
-    } else {
-      response = event.response
+      await ctx.heartbeat?.()
     }
-    await ctx.heartbeat?.()
+  } catch (error) {
+    // A stream that fails (or is cancelled) midway leaves no item open: what arrived is
+    // completed, and the calls it began are failed — none of them will run.
+    flushReasoning()
+    messages.abandon()
+    for (const state of calls.values()) {
+      emit({ type: 'item.completed', item: { ...invocation(state, true), status: 'failed' } })
+    }
+    throw error
   }
   if (!response) throw new Error('model stream ended without a completed response')
 
@@ -143,11 +140,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
     reasoning = response.reasoning
     flushReasoning()
   }
-  const finalText = response.text || text
-  if (messageId || finalText) {
-    const id = messageId ?? ctx.nextItemId()
-    emit({ type: 'item.completed', item: { id, type: 'agent_message', text: finalText } })
-  }
+  const finalText = messages.finish(response)
   const tools = response.toolCalls.map((call, index) => {
     const state = [...calls.values()].find((c) => c.id === call.id) ?? calls.get(index)
     const itemId = state?.itemId ?? startCall(1000 + index, call.id, call.name).itemId

@@ -51,9 +51,11 @@ export function memorySummary(entries: readonly MemoryEntry[]): string | undefin
 
 /** The last `maxLines` lines within `maxChars` (the newest output matters most). */
 export function tailText(text: string, maxLines: number, maxChars: number): string {
-  const lines = text.replace(/\s+$/, '').split('\n')
+  // trimEnd, not `/\s+$/`: that is quadratic in a run of spaces that does not end the text
+  const trimmed = text.trimEnd()
+  const lines = trimmed.split('\n')
   let kept = lines.slice(-maxLines).join('\n')
   if ([...kept].length > maxChars) kept = [...kept].slice(-maxChars).join('')
-  const omitted = kept.length < text.replace(/\s+$/, '').length
+  const omitted = kept.length < trimmed.length
   return omitted ? `[… earlier output omitted]\n${kept}` : kept
 }

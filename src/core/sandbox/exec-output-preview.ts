@@ -37,13 +37,15 @@ function dropControls(text: string): string {
  * and a carriage-return redraw (progress bars) reduced to what the terminal would finally show.
  */
 export function plainText(raw: string): string {
-  const text = raw
-    .replace(ANSI, '')
-    .replace(/\r+\n/g, '\n')
-    .split('\n')
-    .map((line) => {
-      const at = line.lastIndexOf('\r', line.length - 2)
-      return (at >= 0 ? line.slice(at + 1) : line).replace(/\r$/, '')
+  const lines = raw.replace(ANSI, '').split('\n')
+  const text = lines
+    .map((line, i) => {
+      // CRs before a LF end the line (a scan: `/\r+\n/` is quadratic in a run of CRs)
+      let end = line.length
+      if (i < lines.length - 1) while (end > 0 && line.charCodeAt(end - 1) === 13) end--
+      const kept = line.slice(0, end)
+      const at = kept.lastIndexOf('\r', kept.length - 2)
+      return (at >= 0 ? kept.slice(at + 1) : kept).replace(/\r$/, '')
     })
     .join('\n')
   return dropControls(text)

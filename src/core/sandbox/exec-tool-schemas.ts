@@ -1,4 +1,5 @@
 import type * as z from 'zod'
+import { parseJson } from '../../contract/json-syntax.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 
 /**
@@ -99,14 +100,11 @@ export type ParsedArgs<T> = { ok: true; value: T } | { ok: false; message: strin
 export function readArgs<T>(schema: z.ZodType<T>, raw: unknown, tool: string): ParsedArgs<T> {
   let value = raw
   if (typeof raw === 'string') {
-    try {
-      value = raw.trim() === '' ? {} : JSON.parse(raw)
-    } catch (error) {
-      return {
-        ok: false,
-        message: `${tool}: arguments are not valid JSON: ${(error as Error).message}`,
-      }
+    const parsed = raw.trim() === '' ? { ok: true as const, value: {} } : parseJson(raw)
+    if (!parsed.ok) {
+      return { ok: false, message: `${tool}: arguments are not valid JSON: ${parsed.reason}` }
     }
+    value = parsed.value
   }
   const parsed = schema.safeParse(value)
   if (parsed.success) return { ok: true, value: parsed.data }

@@ -1,6 +1,7 @@
 import type { CreateSessionResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import type { ForkRequest } from '../../contract/route-bodies.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -27,7 +28,7 @@ export function forkSession(
   deps: ServiceDeps,
   locator: SessionLocator,
   source: SessionRef,
-  options: { isolation?: 'none' | 'worktree' } = {},
+  options: ForkRequest = {},
 ): Promise<CreateSessionResponse & { forked_from: string }> {
   return admitStep(deps, source.tenant, undefined, () => fork(deps, locator, source, options))
 }
@@ -36,7 +37,7 @@ async function fork(
   deps: ServiceDeps,
   locator: SessionLocator,
   source: SessionRef,
-  options: { isolation?: 'none' | 'worktree' },
+  options: ForkRequest,
 ): Promise<CreateSessionResponse & { forked_from: string }> {
   const snapshot = await deps.sessions.open(source)
   const state = parseEngineState(snapshot.state)
@@ -67,7 +68,10 @@ async function fork(
     targetAgent: 'fork',
     warnings: [],
   })
-  const ref = await startSession(deps, locator, source.tenant, state.config, {
+  const config = options.limits
+    ? { ...state.config, limits: { ...state.config.limits, ...options.limits } }
+    : state.config
+  const ref = await startSession(deps, locator, source.tenant, config, {
     source: 'fork',
     history: buildSummarizedForkHistory({
       history,

@@ -1,6 +1,8 @@
 import { TurnlineError } from '../../contract/errors.ts'
+import { hostListed } from '../../contract/host-list.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
+import { transportFailureText } from '../../ports/transport-failure.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from './read-limited.ts'
 
@@ -13,9 +15,7 @@ export interface HttpToolResult {
 
 /** Whether the URL's host (or host:port) is allow-listed for tools (HTTP and MCP). */
 export function hostAllowed(policy: Pick<HttpToolPolicy, 'allowedHosts'>, url: URL): boolean {
-  const host = url.host.toLowerCase()
-  const hostname = url.hostname.toLowerCase()
-  return policy.allowedHosts.some((h) => h === '*' || h === host || h === hostname)
+  return hostListed(policy.allowedHosts, url)
 }
 
 /** Refuses a tool whose URL host is not allow-listed (checked at session creation and call). */
@@ -85,7 +85,7 @@ export async function callHttpTool(
     const output =
       name === 'TimeoutError' || name === 'AbortError'
         ? `tool ${tool.name} timed out after ${timeoutMs} ms`
-        : `tool ${tool.name} could not be reached: ${(error as Error).message}`
+        : `tool ${tool.name} could not be reached: ${transportFailureText(error)}`
     return { ok: false, output }
   }
 }

@@ -1,4 +1,5 @@
 import { Validator } from '@cfworker/json-schema'
+import { parseJson } from '../../contract/json-syntax.ts'
 
 export type ArgumentCheck =
   | { ok: true; value: Record<string, unknown> }
@@ -18,12 +19,9 @@ const VALIDATORS_MAX = 256
  * model: it is told exactly what was wrong so it can call again.
  */
 export function checkArguments(raw: string, schema: Record<string, unknown>): ArgumentCheck {
-  let value: unknown
-  try {
-    value = raw.trim() === '' ? {} : JSON.parse(raw)
-  } catch (error) {
-    return { ok: false, reason: `arguments are not valid JSON: ${(error as Error).message}` }
-  }
+  const parsed = raw.trim() === '' ? { ok: true as const, value: {} } : parseJson(raw)
+  if (!parsed.ok) return { ok: false, reason: `arguments are not valid JSON: ${parsed.reason}` }
+  const value = parsed.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'arguments must be a JSON object' }
   }

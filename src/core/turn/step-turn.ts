@@ -61,6 +61,7 @@ async function runTurn(
 ) {
   const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
   const { dispatcher, history } = writer
+  if (request.limits) writer.changeLimits(request.limits)
   const boundary = planIntentBoundary({
     pending: intents,
     appliedWindow: start.appliedIntents,

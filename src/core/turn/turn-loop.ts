@@ -5,12 +5,9 @@ import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
-import {
-  limitAfterResponse,
-  limitBeforeRequest,
-  type TerminalLimit,
-} from '../guardrails/session-budget.ts'
-import { addCost, checkBudget, pricingWarning, sessionPrice } from '../model/budget.ts'
+import { budgetNotices, reachedStop } from '../guardrails/stop-conditions.ts'
+import { assistantMessage } from '../model/assistant-message.ts'
+import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { runModelStep } from '../model/model-step.ts'
@@ -55,23 +52,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
   }
   await compaction?.start()
   for (;;) {
-    const limits = state.config.limits
-    if (limits.max_turns !== undefined && state.model_requests >= limits.max_turns) {
-      return terminal(
-        'error_max_turns',
-        'turn_limit_reached',
-        `turn limit reached: ${state.model_requests} of ${limits.max_turns} model requests used`,
-      )
-    }
-    // Guardrails: steps (turns), tokens and cost (src/core/guardrails/).
-    const reached = limitBeforeRequest(state)
-    if (reached) return limitEnd(reached)
-    if (open.tool_loops >= state.config.harness.max_tool_loops) {
-      return {
-        kind: 'failed',
-        message: `tool loop limit reached: ${open.tool_loops} tool rounds in one turn`,
-      }
-    }
+    // Every limit (guardrails/stop-conditions.ts): before the request, and after its response.
+    const stop = reachedStop({ state, open, at: 'before_request' })
+    if (stop) return stop
     if (!ctx.settings) {
       return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
     }
@@ -123,28 +106,23 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     if (response.reasoningTokens) {
       state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
     }
+    if (response.usageEstimated) {
+      const { input_tokens, output_tokens } = response.usage
+      state.estimated_tokens = (state.estimated_tokens ?? 0) + input_tokens + output_tokens
+    }
     open.usage = addUsage(open.usage, response.usage)
     const price = sessionPrice(ctx.settings)
     state.cost_usd = addCost(state, response.usage, price)
-    if (!price && limits.max_budget_usd !== undefined && !state.pricing_warned) {
-      state.pricing_warned = true
-      calls.warnings.push(pricingWarning(ctx.settings.name))
-    }
     if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
     if (response.text) state.last_assistant_text = response.text
-    history.push({
-      role: 'assistant',
-      content: response.text,
-      ...(response.toolCalls.length ? { tool_calls: response.toolCalls } : {}),
-    })
+    history.push(assistantMessage(response))
 
-    const after = checkBudget(state)
-    if (after.status === 'warning') {
-      state.budget_warned = true
-      calls.warnings.push(after.message)
-    }
-    const over = limitAfterResponse(state)
-    if (step.tools.length === 0) return over ? limitEnd(over) : { kind: 'completed' }
+    const notices = budgetNotices(state, { name: ctx.settings.name, priced: price !== undefined })
+    state.pricing_warned = notices.pricingWarned
+    state.budget_warned = notices.budgetWarned
+    calls.warnings.push(...notices.notices)
+    const over = reachedStop({ state, open, at: 'after_response' })
+    if (step.tools.length === 0) return over ?? { kind: 'completed' }
     open.tool_loops += 1
     open.pending_calls = step.tools.map(({ itemId, call }) => ({
       item_id: itemId,
@@ -154,26 +132,13 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     }))
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
-    if (over) return limitEnd(over)
+    if (over) return over
   }
 }
 
 const MODEL_NOT_CONFIGURED =
   'No model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible ' +
   'server such as Ollama or vLLM) and TURNLINE_MODEL, or pass "model" when creating the session.'
-
-function terminal(
-  subtype: 'error_max_turns',
-  outcomeCode: 'turn_limit_reached',
-  message: string,
-): TurnEnd {
-  return { kind: 'terminal', subtype, outcomeCode, message }
-}
-
-function limitEnd(limit: TerminalLimit): TurnEnd {
-  const { budget: _budget, ...completion } = limit
-  return { kind: 'terminal', ...completion }
-}
 
 /** A model fault as a TurnlineError; anything else is not ours to handle and is rethrown. */
 function modelFailure(error: unknown): TurnlineError {

@@ -12,21 +12,21 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool } from '../support/engine-harness.ts'
-import type { MockStep } from '../support/mock-openai.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
+import type { ScriptedStep } from '../support/scripted-model.ts'
 
 /**
  * Automatic compaction in the engine, with a 2,000-token context (hard 1,800, soft 1,620): the
  * provider's reported usage drives the decisions, the real tokenizer settles them near the
- * thresholds, and every request the mock model received keeps the tool-call protocol.
+ * thresholds, and every request the model model received keeps the tool-call protocol.
  */
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
 const Q = 'alpha beta gamma delta epsilon '.repeat(16).trim()
 
 /** One turn's two agent replies: a lookup call, then the answer; usage as the provider says. */
-function toolTurn(n: number, callTokens: number, answerTokens: number): MockStep[] {
+function toolTurn(n: number, callTokens: number, answerTokens: number): ScriptedStep[] {
   return [
     {
       toolCalls: [
@@ -49,9 +49,9 @@ async function newSession(harness: Record<string, unknown> = { max_context_token
 
 describe('automatic compaction', () => {
   it('marks a soft crossing pending, compacts at the next turn boundary, and keeps the protocol', async () => {
-    const { service, mock, deps, store } = fixture.engine
+    const { service, model, deps, store } = fixture.engine
     const sid = await newSession()
-    const script = scriptAgent(mock, [
+    const script = scriptAgent(model, [
       ...toolTurn(1, 300, 550),
       ...toolTurn(2, 500, 750),
       ...toolTurn(3, 700, 950),
@@ -117,8 +117,8 @@ describe('automatic compaction', () => {
     })
 
     // The request right after the summary carries exactly the compacted history.
-    const summaryAt = mock.requests.findIndex(isSummaryRequest)
-    const next = requestTranscript(mock.requests[summaryAt + 1] as (typeof mock.requests)[0])
+    const summaryAt = model.requests.findIndex(isSummaryRequest)
+    const next = requestTranscript(model.requests[summaryAt + 1] as (typeof model.requests)[0])
     expect(next[0]).toEqual({ role: 'system', content: 'Be brief.' })
     const compacted = next.slice(1)
     expect(compacted).toHaveLength(boundary?.compacted_message_count ?? -1)
@@ -158,14 +158,14 @@ describe('automatic compaction', () => {
       segment: { id: 'segment-00000002' },
     })
     expect(after.history.slice(0, compacted.length)).toEqual(compacted)
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
     expect(script.unexpected).toEqual([])
   })
 
   it('defers a hard crossing inside a tool loop to the turn boundary, and compacts a hard crossing there at once', async () => {
-    const { service, mock, deps } = fixture.engine
+    const { service, model, deps } = fixture.engine
     const sid = await newSession()
-    const script = scriptAgent(mock, [
+    const script = scriptAgent(model, [
       ...toolTurn(1, 300, 500),
       ...toolTurn(2, 500, 700),
       ...toolTurn(3, 1900, 1950),
@@ -196,21 +196,32 @@ describe('automatic compaction', () => {
       },
     ])
     expect(script.summaries).toBe(2)
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
     expect(script.unexpected).toEqual([])
   })
 
   it('holds auto-compaction back after a failed summary call until a manual one succeeds', async () => {
-    const { service, mock, deps } = fixture.engine
+    const { service, model, deps } = fixture.engine
     const sid = await newSession()
     const answer = (n: number, tokens: number) => ({
       text: `answer ${n}`,
       usage: { input_tokens: tokens, output_tokens: 5 },
     })
     const script = scriptAgent(
-      mock,
+      model,
       [1, 2, 3, 4, 5, 6, 7].map((n) => answer(n, n < 5 ? 300 * n : 1950)),
-      { summaries: [{ status: 400, code: 'invalid_prompt', message: 'summary refused' }] },
+      {
+        summaries: [
+          {
+            fail: {
+              kind: 'bad_request',
+              status: 400,
+              code: 'invalid_prompt',
+              message: 'summary refused',
+            },
+          },
+        ],
+      },
     )
     for (let n = 1; n <= 5; n++) await service.stepTurn('t1', sid, { input: `task ${n}` })
     const failed = await service.stepTurn('t1', sid, { input: 'task 6' })
@@ -228,9 +239,9 @@ describe('automatic compaction', () => {
   })
 
   it('leaves the session alone when auto-compaction is disabled', async () => {
-    const { service, mock, deps } = fixture.engine
+    const { service, model, deps } = fixture.engine
     const sid = await newSession({ max_context_tokens: 2000, auto_compaction_enabled: false })
-    const script = scriptAgent(mock, [
+    const script = scriptAgent(model, [
       ...toolTurn(1, 300, 1900),
       ...toolTurn(2, 1950, 1990),
       ...toolTurn(3, 1995, 1999),

@@ -1,11 +1,13 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseSessionManifest } from '../../src/contract/session-manifest.ts'
 import type { EndTurnRequest } from '../../src/ports/coordinator.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { listAll } from '../../src/ports/object-store.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { startScriptedEngine } from '../support/scripted-engine.ts'
+import { testClock } from '../support/test-clock.ts'
 
 /**
  * The manifest write and the coordinator's end of turn run concurrently after the commit point.
@@ -65,9 +67,11 @@ class WatchedCoordinator extends MemoryCoordinator {
 
 /** Waits (up to 5 s) until `done()` holds. */
 async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-  expect(done()).toBe(true)
+  await vi.waitFor(() => expect(done()).toBe(true), { timeout: 5000, interval: 5 })
 }
+
+/** Lets every piece of work already started run as far as it can (one macrotask turn). */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 async function storedManifest(store: ObjectStore, sessionId: string) {
   const { objects } = await listAll(store, '')
@@ -83,30 +87,27 @@ describe('the manifest write overlapped with the end of turn', () => {
     const gate = holdingManifests(inner)
     gate.release()
     const coordinator = new WatchedCoordinator()
-    const engine = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
-    try {
-      const { session_id } = await engine.service.createSession('t1', {})
-      gate.hold()
-      engine.mock.enqueue({ text: 'hello' })
-      const turn = engine.service.stepTurn('t1', session_id, { input: 'hi' }, {})
-      let answered = false
-      void turn.then(() => {
-        answered = true
-      })
-      await gate.held()
-      // The manifest PUT is held: endTurn runs meanwhile, and the turn does not answer yet.
-      await until(() => coordinator.ended.length === 1)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      expect(answered).toBe(false)
-      gate.release()
-      const response = await turn
-      expect(response.status).toBe('completed')
-      const manifest = await storedManifest(inner, session_id)
-      expect(manifest.last_batch).toBe(coordinator.ended[0]?.tip)
-      expect(manifest.last_seq).toBe(response.next_seq - 1)
-    } finally {
-      await engine.close()
-    }
+    const engine = startScriptedEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
+    const { session_id } = await engine.service.createSession('t1', {})
+    gate.hold()
+    engine.model.enqueue({ text: 'hello' })
+    const turn = engine.service.stepTurn('t1', session_id, { input: 'hi' }, {})
+    let answered = false
+    void turn.then(() => {
+      answered = true
+    })
+    await gate.held()
+    // The manifest PUT is held: endTurn runs meanwhile, and the turn does not answer yet.
+    await until(() => coordinator.ended.length === 1)
+    // endTurn is done: all the turn still waits for is the manifest.
+    await settled()
+    expect(answered).toBe(false)
+    gate.release()
+    const response = await turn
+    expect(response.status).toBe('completed')
+    const manifest = await storedManifest(inner, session_id)
+    expect(manifest.last_batch).toBe(coordinator.ended[0]?.tip)
+    expect(manifest.last_seq).toBe(response.next_seq - 1)
   })
 
   it('a manifest that lands after the next writer committed does not regress', async () => {
@@ -114,40 +115,36 @@ describe('the manifest write overlapped with the end of turn', () => {
     const gate = holdingManifests(inner)
     gate.release()
     const coordinator = new WatchedCoordinator()
-    const first = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
-    const second = await startEngine({ store: inner, coordinator, sessions: EVERY_TURN })
-    try {
-      const { session_id } = await first.service.createSession('t1', {})
-      gate.hold()
-      first.mock.enqueue({ text: 'one' })
-      const turnOne = first.service.stepTurn('t1', session_id, { input: 'one' }, {})
-      await gate.held()
-      await until(() => coordinator.ended.length === 1)
-      // The lease is released while the first writer's manifest PUT is still in flight: another
-      // process takes the session and commits the next turn (and its manifest) first.
-      second.mock.enqueue({ text: 'two' })
-      const turnTwo = await second.service.stepTurn('t1', session_id, { input: 'two' }, {})
-      expect(turnTwo.status).toBe('completed')
-      const afterTwo = await storedManifest(inner, session_id)
-      gate.release()
-      const one = await turnOne
-      expect(one.status).toBe('completed')
-      const manifest = await storedManifest(inner, session_id)
-      expect(manifest.last_batch).toBe(afterTwo.last_batch)
-      expect(manifest.last_seq).toBe(turnTwo.next_seq - 1)
+    const first = startScriptedEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
+    const second = startScriptedEngine({ store: inner, coordinator, sessions: EVERY_TURN })
+    const { session_id } = await first.service.createSession('t1', {})
+    gate.hold()
+    first.model.enqueue({ text: 'one' })
+    const turnOne = first.service.stepTurn('t1', session_id, { input: 'one' }, {})
+    await gate.held()
+    await until(() => coordinator.ended.length === 1)
+    // The lease is released while the first writer's manifest PUT is still in flight: another
+    // process takes the session and commits the next turn (and its manifest) first.
+    second.model.enqueue({ text: 'two' })
+    const turnTwo = await second.service.stepTurn('t1', session_id, { input: 'two' }, {})
+    expect(turnTwo.status).toBe('completed')
+    const afterTwo = await storedManifest(inner, session_id)
+    gate.release()
+    const one = await turnOne
+    expect(one.status).toBe('completed')
+    const manifest = await storedManifest(inner, session_id)
+    expect(manifest.last_batch).toBe(afterTwo.last_batch)
+    expect(manifest.last_seq).toBe(turnTwo.next_seq - 1)
 
-      // Both processes go on with dense seqs and one history.
-      first.mock.enqueue({ text: 'three' })
-      const three = await first.service.stepTurn('t1', session_id, { input: 'three' }, {})
-      expect(three.status).toBe('completed')
-      const page = await second.service.readEvents('t1', session_id, -1, 1000)
-      expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i))
-      const started = page.events.filter((e) => e.line.event.type === 'turn.started')
-      expect(started).toHaveLength(3)
-      expect((await storedManifest(inner, session_id)).last_seq).toBe(three.next_seq - 1)
-    } finally {
-      await Promise.all([first.close(), second.close()])
-    }
+    // Both processes go on with dense seqs and one history.
+    first.model.enqueue({ text: 'three' })
+    const three = await first.service.stepTurn('t1', session_id, { input: 'three' }, {})
+    expect(three.status).toBe('completed')
+    const page = await second.service.readEvents('t1', session_id, -1, 1000)
+    expect(page.events.map((e) => e.seq)).toEqual(page.events.map((_, i) => i))
+    const started = page.events.filter((e) => e.line.event.type === 'turn.started')
+    expect(started).toHaveLength(3)
+    expect((await storedManifest(inner, session_id)).last_seq).toBe(three.next_seq - 1)
   })
 
   it('a crash after endTurn, before the manifest lands, is continued by the next invocation', async () => {
@@ -155,12 +152,12 @@ describe('the manifest write overlapped with the end of turn', () => {
     const coordinator = new WatchedCoordinator()
     const gate = holdingManifests(inner)
     gate.release()
-    const victim = await startEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
+    const victim = startScriptedEngine({ store: gate.store, coordinator, sessions: EVERY_TURN })
     const { session_id } = await victim.service.createSession('t1', {
       tools: [echoTool(victim.receiver.url)],
     })
     gate.hold()
-    victim.mock.enqueue(
+    victim.model.enqueue(
       { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] },
       { text: 'done' },
     )
@@ -177,7 +174,7 @@ describe('the manifest write overlapped with the end of turn', () => {
     expect(before.last_batch).toBeLessThan(coordinator.ended[0]?.tip ?? 0)
     void dying.catch(() => undefined)
 
-    const next = await startEngine({ store: inner, coordinator, sessions: EVERY_TURN })
+    const next = startScriptedEngine({ store: inner, coordinator, sessions: EVERY_TURN })
     try {
       // The retry is answered from the record, without the model or the tool.
       const again = await next.service.stepTurn(
@@ -188,9 +185,9 @@ describe('the manifest write overlapped with the end of turn', () => {
       )
       expect(again.status).toBe('completed')
       expect(victim.receiver.calls).toHaveLength(1)
-      expect(next.mock.requests).toHaveLength(0)
+      expect(next.model.requests).toHaveLength(0)
       // A new turn continues after the committed one and brings the manifest up to date.
-      next.mock.enqueue({ text: 'later' })
+      next.model.enqueue({ text: 'later' })
       const later = await next.service.stepTurn('t1', session_id, { input: 'more' }, {})
       expect(later.status).toBe('completed')
       const page = await next.service.readEvents('t1', session_id, -1, 1000)
@@ -199,39 +196,36 @@ describe('the manifest write overlapped with the end of turn', () => {
       expect((await storedManifest(inner, session_id)).last_seq).toBe(later.next_seq - 1)
     } finally {
       gate.release()
-      await Promise.all([victim.close(), next.close()])
     }
   })
 
   it('a failed endTurn with the manifest written is continued by the next invocation', async () => {
     const store = new MemoryObjectStore()
-    const coordinator = new WatchedCoordinator()
-    const engine = await startEngine({
+    const clock = testClock()
+    const coordinator = new WatchedCoordinator({ clock })
+    const engine = startScriptedEngine({
       store,
       coordinator,
+      clock,
       defaults: { leaseMs: 200 },
       sessions: EVERY_TURN,
     })
-    try {
-      const { session_id } = await engine.service.createSession('t1', {})
-      coordinator.failEndTurn = true
-      engine.mock.enqueue({ text: 'one' })
-      const one = await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
-      expect(one.status).toBe('completed')
-      expect((await storedManifest(store, session_id)).last_seq).toBe(one.next_seq - 1)
-      expect(engine.logs.some((l) => l.msg === 'ending the turn in the coordinator failed')).toBe(
-        true,
-      )
-      coordinator.failEndTurn = false
-      // The lease was never released: the next turn waits for it to expire.
-      await new Promise((resolve) => setTimeout(resolve, 250))
-      engine.mock.enqueue({ text: 'two' })
-      const two = await engine.service.stepTurn('t1', session_id, { input: 'two' }, {})
-      expect(two.status).toBe('completed')
-      expect(two.events[0]?.type).toBe('turn.started')
-      expect((await storedManifest(store, session_id)).last_seq).toBe(two.next_seq - 1)
-    } finally {
-      await engine.close()
-    }
+    const { session_id } = await engine.service.createSession('t1', {})
+    coordinator.failEndTurn = true
+    engine.model.enqueue({ text: 'one' })
+    const one = await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
+    expect(one.status).toBe('completed')
+    expect((await storedManifest(store, session_id)).last_seq).toBe(one.next_seq - 1)
+    expect(engine.logs.some((l) => l.msg === 'ending the turn in the coordinator failed')).toBe(
+      true,
+    )
+    coordinator.failEndTurn = false
+    // The lease was never released: the next turn waits for it to expire.
+    await clock.advance(250)
+    engine.model.enqueue({ text: 'two' })
+    const two = await engine.service.stepTurn('t1', session_id, { input: 'two' }, {})
+    expect(two.status).toBe('completed')
+    expect(two.events[0]?.type).toBe('turn.started')
+    expect((await storedManifest(store, session_id)).last_seq).toBe(two.next_seq - 1)
   })
 })

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { startScriptedEngine, useScriptedEngine } from '../support/scripted-engine.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
-beforeEach(() => engine.mock.reset())
+const fixture = useScriptedEngine()
 
 const completion = (events: ThreadEvent[]) => events.find((e) => e.type === 'thread.completed')
 
 describe('thread.completed subtypes', () => {
   it('success: result is the final assistant text', async () => {
-    const { service, mock } = engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', { model: 'gpt-4o' })
-    mock.enqueue({
+    model.enqueue({
       text: 'All done.',
       usage: { input_tokens: 1000, output_tokens: 100 },
       finishReason: 'stop',
@@ -44,12 +38,12 @@ describe('thread.completed subtypes', () => {
   })
 
   it('error_max_turns: limits.max_turns counts model requests', async () => {
-    const { service, mock, receiver } = engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       limits: { max_turns: 1 },
     })
-    mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"a"}' }] })
+    model.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"a"}' }] })
     const turn = await service.stepTurn('t1', session_id, { input: 'go' })
     expect(turn.status).toBe('terminal')
     expect(turn.events.at(-2)).toMatchObject({ type: 'turn.failed' })
@@ -64,20 +58,20 @@ describe('thread.completed subtypes', () => {
     await expect(service.stepTurn('t1', session_id, { input: 'more' })).rejects.toMatchObject({
       code: 'session_completed',
     })
-    mock.assertDone()
+    model.assertDone()
   })
 
   it('error_max_budget_usd: stops once spent exceeds the budget, warning once before', async () => {
-    const { service, mock } = engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       model: { name: 'priced', price: { input: 0.001, output: 0.001 } },
       limits: { max_budget_usd: 1 },
     })
-    mock.enqueue({ text: 'one', usage: { input_tokens: 700, output_tokens: 100 } })
+    model.enqueue({ text: 'one', usage: { input_tokens: 700, output_tokens: 100 } })
     const first = await service.stepTurn('t1', session_id, { input: 'a' })
     expect(first.status).toBe('completed')
     expect(first.warnings).toEqual(['Session cost $0.8000 has reached 80% of the $1 budget.'])
-    mock.enqueue({ text: 'two', usage: { input_tokens: 100, output_tokens: 150 } })
+    model.enqueue({ text: 'two', usage: { input_tokens: 100, output_tokens: 150 } })
     const second = await service.stepTurn('t1', session_id, { input: 'b' })
     expect(second.status).toBe('terminal')
     expect(second.warnings).toBeUndefined()
@@ -90,12 +84,12 @@ describe('thread.completed subtypes', () => {
   })
 
   it('does not enforce a budget without pricing and says so once', async () => {
-    const { service, mock } = engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       model: 'my-local-llama',
       limits: { max_budget_usd: 0.000001 },
     })
-    mock.enqueue({ text: 'a' }, { text: 'b' })
+    model.enqueue({ text: 'a' }, { text: 'b' })
     const first = await service.stepTurn('t1', session_id, { input: 'x' })
     expect(first.warnings).toEqual([
       'Budget enforcement disabled for model `my-local-llama` because pricing metadata is unavailable',
@@ -108,9 +102,9 @@ describe('thread.completed subtypes', () => {
   })
 
   it('error_during_execution: completing after a failed turn is not success', async () => {
-    const { service, mock } = engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ status: 500, message: 'upstream exploded' })
+    model.enqueue({ fail: { kind: 'server', status: 500, message: 'upstream exploded' } })
     const turn = await service.stepTurn('t1', session_id, { input: 'x' })
     expect(turn.status).toBe('failed')
     expect(turn.events.at(-1)).toMatchObject({ type: 'turn.failed' })
@@ -124,22 +118,21 @@ describe('thread.completed subtypes', () => {
   })
 
   it('a later completed turn clears the failure: completing is success again', async () => {
-    const { service, mock } = engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ status: 500, message: 'flaky' }, { text: 'recovered' })
+    model.enqueue(
+      { fail: { kind: 'server', status: 500, message: 'flaky' } },
+      { text: 'recovered' },
+    )
     expect((await service.stepTurn('t1', session_id, { input: 'x' })).status).toBe('failed')
     expect((await service.stepTurn('t1', session_id, { input: 'again' })).status).toBe('completed')
-    const fresh = await startEngine({ store: engine.store })
-    try {
-      const end = await fresh.service.complete('t1', session_id)
-      expect(completion(end.events)).toMatchObject({ subtype: 'success', result: 'recovered' })
-    } finally {
-      await fresh.close()
-    }
+    const fresh = startScriptedEngine({ store: fixture.engine.store })
+    const end = await fresh.service.complete('t1', session_id)
+    expect(completion(end.events)).toMatchObject({ subtype: 'success', result: 'recovered' })
   })
 
   it('cancelled', async () => {
-    const { service } = engine
+    const { service } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     const end = await service.cancel('t1', session_id)
     expect(end.events).toEqual([
@@ -153,24 +146,20 @@ describe('thread.completed subtypes', () => {
   })
 
   it('fails the turn with exactly what to set when no model is configured', async () => {
-    const bare = await startEngine({ defaults: { model: undefined } })
-    try {
-      const { session_id } = await bare.service.createSession('t1', {})
-      const turn = await bare.service.stepTurn('t1', session_id, { input: 'x' })
-      expect(turn.status).toBe('failed')
-      expect(turn.events.at(-1)).toMatchObject({
-        type: 'turn.failed',
-        message: expect.stringMatching(/OPENAI_API_KEY.*TURNLINE_MODEL/),
-      })
-      expect(bare.mock.requests).toHaveLength(0)
-    } finally {
-      await bare.close()
-    }
+    const bare = startScriptedEngine({ defaults: { model: undefined } })
+    const { session_id } = await bare.service.createSession('t1', {})
+    const turn = await bare.service.stepTurn('t1', session_id, { input: 'x' })
+    expect(turn.status).toBe('failed')
+    expect(turn.events.at(-1)).toMatchObject({
+      type: 'turn.failed',
+      message: expect.stringMatching(/OPENAI_API_KEY.*TURNLINE_MODEL/),
+    })
+    expect(bare.model.requests).toHaveLength(0)
   })
 
   it('exec runs a prompt to thread.completed', async () => {
-    const { service, mock } = engine
-    mock.enqueue({ text: 'exec answer' })
+    const { service, model } = fixture.engine
+    model.enqueue({ text: 'exec answer' })
     const streamed: [string, number][] = []
     const out = await service.exec(
       't1',

@@ -1,27 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { describe, expect, it } from 'vitest'
+import { CANCEL_POLL_MS } from '../../src/core/turn/heartbeat.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { gate } from '../support/gate.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
+import { testClock } from '../support/test-clock.ts'
 
-let engine: Awaited<ReturnType<typeof startEngine>>
-beforeAll(async () => {
-  engine = await startEngine()
-})
-afterAll(async () => {
-  await engine.close()
-})
+const clock = testClock()
+const fixture = useScriptedEngine({ clock })
 
 describe('cancel', () => {
   it('stops a running turn honestly: partial text is not success, the session ends cancelled', async () => {
-    const { service, mock, receiver } = engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', { tools: [echoTool(receiver.url)] })
-    mock.enqueue({
+    // The answer streams its first part, then waits until the cancel was asked for.
+    const rest = gate()
+    model.enqueue({
       text: 'a long answer that streams slowly '.repeat(10),
       chunkSize: 8,
-      frameDelayMs: 60,
+      hold: rest.promise,
     })
     const running = service.stepTurn('t1', session_id, { input: 'go' })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await model.requested(1)
     const asked = await service.cancel('t1', session_id)
     expect(asked).toMatchObject({ status: 'waiting', events: [] })
+    await clock.advance(CANCEL_POLL_MS)
+    rest.open()
 
     const turn = await running
     expect(turn.status).toBe('terminal')
@@ -36,13 +39,12 @@ describe('cancel', () => {
   })
 
   it('cancelling an open turn fails its unanswered tool calls', async () => {
-    const { service, mock, receiver } = engine
-    mock.reset()
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
     })
-    mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+    model.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
     expect((await service.stepTurn('t1', session_id, { input: 'go' })).status).toBe(
       'awaiting_approval',
     )
@@ -61,17 +63,19 @@ describe('cancel', () => {
   })
 
   it('completes an item still streaming when the cancel arrives, as failed', async () => {
-    const { service, mock, receiver } = engine
-    mock.reset()
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', { tools: [echoTool(receiver.url)] })
-    mock.enqueue({
+    const rest = gate()
+    model.enqueue({
       toolCalls: [{ id: 'c1', name: 'lookup', arguments: JSON.stringify({ q: 'x'.repeat(400) }) }],
       chunkSize: 8,
-      frameDelayMs: 60,
+      hold: rest.promise,
     })
     const running = service.stepTurn('t1', session_id, { input: 'go' })
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await model.requested(1)
     await service.cancel('t1', session_id)
+    await clock.advance(CANCEL_POLL_MS)
+    rest.open()
     const turn = await running
     const started = turn.events.flatMap((e) => (e.type === 'item.started' ? [e.item.id] : []))
     const completed = turn.events.flatMap((e) => (e.type === 'item.completed' ? [e.item] : []))

@@ -9,9 +9,9 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool } from '../support/engine-harness.ts'
-import type { MockStep } from '../support/mock-openai.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
+import type { ScriptedStep } from '../support/scripted-model.ts'
 
 /**
  * Recovery compaction: the provider rejects the follow-up request after successful tool output.
@@ -19,14 +19,17 @@ import type { MockStep } from '../support/mock-openai.ts'
  * request and its tool results verbatim, one `recovery` boundary is emitted and the request is
  * retried once; a second failure ends the turn blocked (never success) and resumable.
  */
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
-const OVERFLOW: MockStep = {
-  status: 400,
-  code: 'context_length_exceeded',
-  message: "This model's maximum context length is 128000 tokens.",
+const OVERFLOW: ScriptedStep = {
+  fail: {
+    kind: 'context_overflow',
+    status: 400,
+    code: 'context_length_exceeded',
+    message: "This model's maximum context length is 128000 tokens.",
+  },
 }
-const lookup = (id: string): MockStep => ({
+const lookup = (id: string): ScriptedStep => ({
   toolCalls: [{ id, name: 'lookup', arguments: '{"q":"the failing test"}' }],
 })
 const types = (events: ThreadEvent[]) =>
@@ -34,7 +37,7 @@ const types = (events: ThreadEvent[]) =>
 
 /** A session with two earlier turns (a prefix worth compacting), auto-compaction off. */
 async function sessionWithPrefix(turns = 2) {
-  const { service, mock, receiver } = fixture.engine
+  const { service, model, receiver } = fixture.engine
   const { session_id } = await service.createSession('t1', {
     instructions: 'Be brief.',
     tools: [echoTool(receiver.url)],
@@ -42,7 +45,7 @@ async function sessionWithPrefix(turns = 2) {
   })
   const questions = ['first question', 'second question', 'third question'].slice(0, turns)
   const script = scriptAgent(
-    mock,
+    model,
     questions.map((_, i) => ({ text: `a${i + 1}` })),
   )
   for (const input of questions) await service.stepTurn('t1', session_id, { input })
@@ -51,7 +54,7 @@ async function sessionWithPrefix(turns = 2) {
 
 describe('recovery compaction', () => {
   it('compacts the older prefix once after a context overflow, then the retry succeeds', async () => {
-    const { service, mock, receiver, deps } = fixture.engine
+    const { service, model, receiver, deps } = fixture.engine
     const { sid, script } = await sessionWithPrefix(3)
     script.push(lookup('call_r1'), OVERFLOW, { text: 'fixed it' })
     const turn = await service.stepTurn('t1', sid, { input: 'fix the failing test' })
@@ -81,7 +84,7 @@ describe('recovery compaction', () => {
     expect(script.summaries).toBe(1)
 
     // The failed request and the retry end with the same current request and tool result.
-    const agent = mock.requests.filter((r) => !isSummaryRequest(r))
+    const agent = model.requests.filter((r) => !isSummaryRequest(r))
     const failed = requestTranscript(agent.at(-2) as (typeof agent)[0])
     const retry = requestTranscript(agent.at(-1) as (typeof agent)[0])
     expect(retry.slice(-3)).toEqual(failed.slice(-3))
@@ -97,7 +100,7 @@ describe('recovery compaction', () => {
     ])
     expect(retry.length).toBe(failed.length - 1)
     expect(boundary?.compacted_message_count).toBe(retry.length - 1)
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
 
     const after = await committed(deps, 't1', sid)
     expect(after.state.compaction?.blocked).toBeUndefined()
@@ -108,7 +111,7 @@ describe('recovery compaction', () => {
   })
 
   it('ends the turn blocked when the retry fails too, and a turn without input resumes it', async () => {
-    const { service, mock, receiver, deps } = fixture.engine
+    const { service, model, receiver, deps } = fixture.engine
     const { sid, script } = await sessionWithPrefix()
     script.push(lookup('call_b1'), OVERFLOW, OVERFLOW)
     const turn = await service.stepTurn('t1', sid, { input: 'fix the failing test' })
@@ -130,7 +133,7 @@ describe('recovery compaction', () => {
     const resumed = await service.stepTurn('t1', sid, {})
     expect(resumed.status).toBe('completed')
     expect(resumed.turn_id).not.toBe(turn.turn_id)
-    const agent = mock.requests.filter((r) => !isSummaryRequest(r))
+    const agent = model.requests.filter((r) => !isSummaryRequest(r))
     expect(requestTranscript(agent.at(-1) as (typeof agent)[0])).toEqual(
       requestTranscript(agent.at(-2) as (typeof agent)[0]),
     )
@@ -138,35 +141,39 @@ describe('recovery compaction', () => {
     expect((await committed(deps, 't1', sid)).state.compaction?.blocked).toBeUndefined()
     // Without a blocked turn, a turn needs input again.
     await expect(service.stepTurn('t1', sid, {})).rejects.toMatchObject({ code: 'invalid_input' })
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
     expect(script.unexpected).toEqual([])
   })
 
   it('recovers from a server error after tool output, but not from one before any tool ran', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { sid, script } = await sessionWithPrefix()
-    script.push(lookup('call_s1'), { status: 500, message: 'upstream hiccup' }, { text: 'ok' })
+    script.push(
+      lookup('call_s1'),
+      { fail: { kind: 'server', status: 500, message: 'upstream hiccup' } },
+      { text: 'ok' },
+    )
     const turn = await service.stepTurn('t1', sid, { input: 'run the check' })
     expect(turn.status).toBe('completed')
     expect(boundaries(turn.events).map((b) => b.trigger)).toEqual(['recovery'])
 
     // The first request of a turn failing with a server error is an ordinary failure.
-    script.push({ status: 500, message: 'upstream hiccup' })
+    script.push({ fail: { kind: 'server', status: 500, message: 'upstream hiccup' } })
     const plain = await service.stepTurn('t1', sid, { input: 'again' })
     expect(plain.status).toBe('failed')
     expect(boundaries(plain.events)).toEqual([])
     expect(plain.events.at(-1)).toMatchObject({ type: 'turn.failed' })
     expect((plain.events.at(-1) as { message: string }).message).not.toMatch(/^blocked/)
     expect(script.summaries).toBe(1)
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
   })
 
   it('blocks at once when there is no older prefix to compact', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
     })
-    const script = scriptAgent(mock, [lookup('call_f1'), OVERFLOW])
+    const script = scriptAgent(model, [lookup('call_f1'), OVERFLOW])
     const turn = await service.stepTurn('t1', session_id, { input: 'huge first request' })
     expect(turn.status).toBe('failed')
     expect(boundaries(turn.events)).toEqual([])

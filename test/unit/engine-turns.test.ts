@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import { parseVersionedLine } from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
 
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
 const types = (events: ThreadEvent[]) =>
   events.map((e) => ('item' in e ? `${e.type}:${e.item.type}` : e.type))
 
 describe('turn engine', () => {
   it('runs a multi-turn session with an HTTP tool and records it canonically', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const created = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       instructions: 'Be brief.',
     })
     expect(created).toMatchObject({ status: 'active', thread_id: created.session_id })
 
-    mock.enqueue(
+    model.enqueue(
       {
         toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"weather"}' }],
         usage: { input_tokens: 20, output_tokens: 5 },
@@ -74,13 +74,13 @@ describe('turn engine', () => {
       tool_call_id: 'call_1',
     })
     // The follow-up request carried the system prompt, the call and its result.
-    const followUp = mock.requests[1]?.body.messages as { role: string; content?: string }[]
+    const followUp = model.requests[1]?.messages as { role: string; content?: string }[]
     expect(followUp.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool'])
 
-    mock.enqueue({ text: 'Bye.' })
+    model.enqueue({ text: 'Bye.' })
     const second = await service.stepTurn('t1', created.session_id, { input: 'Thanks' })
     expect(second.status).toBe('completed')
-    const history = mock.requests[2]?.body.messages as { role: string }[]
+    const history = model.requests[2]?.messages as { role: string }[]
     expect(history.map((m) => m.role)).toEqual([
       'system',
       'user',
@@ -118,13 +118,13 @@ describe('turn engine', () => {
       turn_count: 2,
       last_seq: all.length - 1,
     })
-    mock.assertDone()
+    model.assertDone()
   })
 
   it('tells the model why its arguments were invalid and does not call the tool', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', { tools: [echoTool(receiver.url)] })
-    mock.enqueue(
+    model.enqueue(
       { toolCalls: [{ id: 'call_9', name: 'lookup', arguments: '{"q": 42}' }] },
       { toolCalls: [{ id: 'call_10', name: 'nope', arguments: '{}' }] },
       { text: 'ok' },
@@ -143,20 +143,20 @@ describe('turn engine', () => {
     expect(completed[2]?.item).toMatchObject({ tool_name: 'nope', outcome: 'invalid_tool' })
     expect(receiver.calls).toHaveLength(0)
     const told = (
-      mock.requests[1]?.body.messages as { role: string; content: string }[] | undefined
+      model.requests[1]?.messages as { role: string; content: string }[] | undefined
     )?.at(-1)
     expect(told?.role).toBe('tool')
     expect(told?.content).toMatch(/do not match the tool's schema/)
   })
 
   it('forwards tool arguments byte for byte; what JSON.parse would change is shown as the raw text', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     receiver.calls.length = 0
     const tool = { ...echoTool(receiver.url), parameters: { type: 'object' } }
     const { session_id } = await service.createSession('t1', { tools: [tool] })
     // beyond 2^53, integer-like keys (JavaScript would reorder them), a number beyond f64
     const args = '{"q":"a","n":12345678901234567890,"2":"b","1":"c","x":1e400}'
-    mock.enqueue(
+    model.enqueue(
       { toolCalls: [{ id: 'call_exact', name: 'lookup', arguments: args }] },
       { toolCalls: [{ id: 'call_plain', name: 'lookup', arguments: '{"q": "b"}' }] },
       { text: 'done' },
@@ -173,9 +173,9 @@ describe('turn engine', () => {
   })
 
   it('writes events.jsonl whose every line is a valid versioned ThreadEvent', async () => {
-    const { service, mock, store } = fixture.engine
+    const { service, model, store } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ text: 'a' }, { text: 'b' })
+    model.enqueue({ text: 'a' }, { text: 'b' })
     await service.stepTurn('t1', session_id, { input: 'x' })
     await service.stepTurn('t1', session_id, { input: 'y' })
     await service.cancel('t1', session_id)

@@ -1,24 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { startEngine } from '../support/engine-harness.ts'
+import { gate } from '../support/gate.ts'
+import { startScriptedEngine, useScriptedEngine } from '../support/scripted-engine.ts'
 
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
-const userMessages = (body: Record<string, unknown> | undefined) =>
-  ((body?.messages ?? []) as { role: string; content: string }[])
-    .filter((m) => m.role === 'user')
-    .map((m) => m.content)
+const userMessages = (messages: HistoryMessage[] | undefined) =>
+  (messages ?? []).filter((m) => m.role === 'user').map((m) => m.content)
 
 describe('steering intents', () => {
   it('accepts 16 while a turn runs, refuses the 17th, and applies them in order next turn', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ text: 'slow answer', delayMs: 300 })
+    // The answer is held until the intents are in: the turn is running all the while.
+    const answer = gate()
+    model.enqueue({ text: 'slow answer', hold: answer.promise })
     const running = service.stepTurn('t1', session_id, { input: 'first' })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await model.requested(1)
     const accepted = []
     for (let i = 1; i <= 16; i++) {
       accepted.push(
@@ -35,13 +36,14 @@ describe('steering intents', () => {
       code: 'follow_up_queue_full',
       message: expect.stringContaining('capacity 16'),
     })
+    answer.open()
     const first = await running
     expect(first.events.some((e) => e.type === 'interjected')).toBe(false)
 
-    mock.enqueue({ text: 'handled' })
+    model.enqueue({ text: 'handled' })
     const next = await service.stepTurn('t1', session_id, { input: 'and now' })
     expect(next.events.filter((e) => e.type === 'interjected')).toHaveLength(16)
-    const seen = userMessages(mock.requests[1]?.body)
+    const seen = userMessages(model.requests[1]?.messages)
     expect(seen.slice(1)).toEqual([
       'follow 1',
       'same',
@@ -50,7 +52,7 @@ describe('steering intents', () => {
       'and now',
     ])
     // consumed exactly once: the queue is empty and the next turn applies nothing
-    mock.enqueue({ text: 'quiet' })
+    model.enqueue({ text: 'quiet' })
     const after = await service.stepTurn('t1', session_id, { input: 'again' })
     expect(after.events.some((e) => e.type === 'interjected')).toBe(false)
     expect(await service.enqueueIntent('t1', session_id, { text: 'room again' })).toMatchObject({
@@ -59,16 +61,16 @@ describe('steering intents', () => {
   })
 
   it('a turn with no input starts from the queued follow-ups', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
     await expect(service.stepTurn('t1', session_id, {})).rejects.toMatchObject({
       code: 'invalid_input',
     })
     await service.enqueueIntent('t1', session_id, { text: 'please also lint' })
-    mock.enqueue({ text: 'linted' })
+    model.enqueue({ text: 'linted' })
     const turn = await service.stepTurn('t1', session_id, {})
     expect(turn.status).toBe('completed')
-    expect(userMessages(mock.requests[0]?.body)).toEqual(['please also lint'])
+    expect(userMessages(model.requests[0]?.messages)).toEqual(['please also lint'])
   })
 
   it('replays an intent exactly once across a crash before or after its batch', async () => {
@@ -87,34 +89,31 @@ describe('steering intents', () => {
           throw new Error('process killed')
         },
       }
-      const a = await startEngine({ store, coordinator })
-      const b = await startEngine({ store: inner, coordinator })
-      try {
-        const { session_id } = await a.service.createSession('t1', {})
-        await a.service.enqueueIntent('t1', session_id, { text: 'steer left' })
-        a.mock.enqueue({ text: 'ok' })
-        armed = true
-        await expect(a.service.stepTurn('t1', session_id, { input: 'go' })).rejects.toThrow(
-          'process killed',
-        )
-        // 'before': nothing committed, so the intent is still pending and applied now;
-        // 'after': its batch committed (the answer was lost), so it is only acknowledged.
-        b.mock.respond(() => ({ text: 'fine' }))
-        const next = await b.service.stepTurn('t1', session_id, { input: 'next' })
-        expect(next.status).toBe('completed')
-        const page = await b.service.readEvents('t1', session_id, -1, 1000)
-        const interjections = page.events.filter((e) => e.line.event.type === 'interjected')
-        expect(interjections, when).toHaveLength(1)
-        const last = b.mock.requests.at(-1)
-        expect(
-          userMessages(last?.body).filter((t) => t === 'steer left'),
-          when,
-        ).toHaveLength(1)
-        expect(await coordinator.pendingIntents(`t1/${session_id}`), when).toEqual([])
-      } finally {
-        await a.close()
-        await b.close()
-      }
+      const a = startScriptedEngine({ store, coordinator })
+      const b = startScriptedEngine({ store: inner, coordinator })
+      const { session_id } = await a.service.createSession('t1', {})
+      await a.service.enqueueIntent('t1', session_id, { text: 'steer left' })
+      a.model.enqueue({ text: 'ok' })
+      armed = true
+      await expect(a.service.stepTurn('t1', session_id, { input: 'go' })).rejects.toThrow(
+        'process killed',
+      )
+      // 'before': nothing committed, so the intent is still pending and applied now;
+      // 'after': its batch committed (the answer was lost), so it is only acknowledged.
+      b.model.respond(() => ({ text: 'fine' }))
+      const next = await b.service.stepTurn('t1', session_id, { input: 'next' })
+      expect(next.status).toBe('completed')
+      const page = await b.service.readEvents('t1', session_id, -1, 1000)
+      const interjections = page.events.filter((e) => e.line.event.type === 'interjected')
+      expect(interjections, when).toHaveLength(1)
+      const last = b.model.requests.at(-1)
+      expect(
+        userMessages(last?.messages).filter((t) => t === 'steer left'),
+        when,
+      ).toHaveLength(1)
+      expect(await coordinator.pendingIntents(`t1/${session_id}`), when).toEqual([])
+      a.model.assertDone()
+      b.model.assertDone()
     }
   })
 })

@@ -4,8 +4,10 @@ import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { crashingObjectStore } from '../support/crashing-object-store.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { startScriptedEngine } from '../support/scripted-engine.ts'
 import { expectFilesMatchLog } from '../support/session-files.ts'
+import type { InProcessToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * Invariant 6 at the engine level: kill the invocation at each object write of a tool turn
@@ -26,24 +28,28 @@ describe.each([
 ])(
   'a tool turn killed at any object write ($cadence)',
   ({ checkpointEvery, writes: expected, answers }) => {
-    const engineOn = (store: ObjectStore) =>
-      startEngine({ store, coordinator: new MemoryCoordinator(), sessions: { checkpointEvery } })
+    const engineOn = (store: ObjectStore, receiver?: InProcessToolReceiver) =>
+      startScriptedEngine({
+        store,
+        coordinator: new MemoryCoordinator(),
+        sessions: { checkpointEvery },
+        ...(receiver ? { receiver } : {}),
+      })
 
     it('is continued or answered honestly by the retry', async () => {
       // Count the writes of one clean tool turn (after the session exists).
       const counted = countingObjectStore(new MemoryObjectStore())
-      const clean = await engineOn(counted.store)
+      const clean = engineOn(counted.store)
       const { session_id: cleanId } = await clean.service.createSession('t1', {
         tools: [echoTool(clean.receiver.url)],
       })
       counted.reset()
-      clean.mock.enqueue(
+      clean.model.enqueue(
         { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] },
         { text: 'done' },
       )
       await clean.service.stepTurn('t1', cleanId, { input: 'go' }, { idempotencyKey: 'k' })
       const writes = counted.counts.put + counted.counts.append
-      await clean.close()
       expect(writes).toBe(expected)
 
       const seen = { toolRanThenCrashed: 0, answeredFirst: 0, crashed: 0 }
@@ -51,12 +57,12 @@ describe.each([
         for (let crashAt = 1; crashAt <= writes; crashAt++) {
           const label = `${mode} write #${crashAt}`
           const inner = new MemoryObjectStore()
-          const setup = await engineOn(inner)
+          const setup = engineOn(inner)
           const tools = [echoTool(setup.receiver.url)]
           const { session_id } = await setup.service.createSession('t1', { tools })
           const dying = crashingObjectStore(inner, crashAt, mode)
-          const victim = await engineOn(dying.store)
-          victim.mock.enqueue(
+          const victim = engineOn(dying.store, setup.receiver)
+          victim.model.enqueue(
             { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] },
             { text: 'done' },
           )
@@ -71,15 +77,15 @@ describe.each([
           } catch {
             first = undefined
           }
-          // The tool URL of the session is the setup receiver's.
+          // Every engine calls the setup engine's tool endpoint (as all would the one URL).
           const ranBefore = setup.receiver.calls.length
           if (!first || dying.crashed()) seen.crashed++
           if (ranBefore === 1 && !first) seen.toolRanThenCrashed++
           if (first) seen.answeredFirst++
           expect(ranBefore, label).toBeLessThanOrEqual(1)
 
-          const retry = await engineOn(inner)
-          retry.mock.respond(() => ({ text: 'after retry' }))
+          const retry = engineOn(inner, setup.receiver)
+          retry.model.respond(() => ({ text: 'after retry' }))
           const again = await retry.service.stepTurn(
             't1',
             session_id,
@@ -111,10 +117,9 @@ describe.each([
           )
           expect(new Set(ids).size, `${label}: no item completed twice`).toBe(ids.length)
           // The next turn's writer brings events.jsonl and the turn index up to the log.
-          retry.mock.respond(() => ({ text: 'next' }))
+          retry.model.respond(() => ({ text: 'next' }))
           await retry.service.stepTurn('t1', session_id, { input: 'next' })
           await expectFilesMatchLog(inner, retry.service, session_id, label)
-          await Promise.all([setup.close(), victim.close(), retry.close()])
         }
       }
       // the sweep really hit the interesting points

@@ -1,25 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { useEngine } from '../support/engine-fixture.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
 
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
 const PLAN = 'Intro.\n<proposed_plan>\n1. Read the code\n2. Fix the bug\n</proposed_plan>'
 const sent = () =>
   (
-    (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as {
+    (fixture.engine.model.requests.at(-1)?.messages ?? []) as {
       role: string
       content: string
     }[]
   ).map((m) => `${m.role}:${m.content.slice(0, 40)}`)
 
 async function planned() {
-  const { service, mock } = fixture.engine
+  const { service, model } = fixture.engine
   const { session_id } = await service.createSession('t1', {
     instructions: 'You are careful.',
     permissions: { mode: 'plan' },
   })
-  mock.enqueue({ text: PLAN })
+  model.enqueue({ text: PLAN })
   const turn = await service.stepTurn('t1', session_id, { input: 'fix the bug' })
   return { session_id, turn }
 }
@@ -54,7 +54,7 @@ describe('plan mode', () => {
 
   it('execute runs the build turn at once, keeping the transcript', async () => {
     const { session_id, turn } = await planned()
-    fixture.engine.mock.enqueue({ text: 'Built.' })
+    fixture.engine.model.enqueue({ text: 'Built.' })
     const built = await fixture.engine.service.approvePlan('t1', session_id, {
       decision: 'execute',
     })
@@ -82,7 +82,7 @@ describe('plan mode', () => {
 
   it('fresh_context resets: context.reset fields, and the build turn sees no earlier transcript', async () => {
     const { session_id, turn } = await planned()
-    fixture.engine.mock.enqueue({ text: 'Built from the handoff.' })
+    fixture.engine.model.enqueue({ text: 'Built from the handoff.' })
     const built = await fixture.engine.service.approvePlan('t1', session_id, {
       decision: 'fresh_context',
     })
@@ -103,10 +103,10 @@ describe('plan mode', () => {
     expect(messages.slice(1)).toHaveLength(1)
     expect(messages[1]).toMatch(/^user:## HANDOFF FROM PREVIOUS AGENT/)
     const directive = (
-      (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as { content: string }[]
+      (fixture.engine.model.requests.at(-1)?.messages ?? []) as { content: string }[]
     )[1]
     expect(directive?.content).toContain('### Task Context\nfix the bug\n\nApproved plan:')
-    expect(JSON.stringify(fixture.engine.mock.requests.at(-1)?.body)).not.toContain('Intro.')
+    expect(JSON.stringify(fixture.engine.model.requests.at(-1))).not.toContain('Intro.')
     // The handoff protocol's path: the build turn oriented afresh (the directive carries the
     // handoff, so the orientation leaves it out), and the handoff stays in the state.
     const orientation = await fixture.engine.service.getOrientation('t1', session_id)
@@ -117,7 +117,9 @@ describe('plan mode', () => {
 
   it('revise with feedback plans again; cancel only records the decision', async () => {
     const { session_id } = await planned()
-    fixture.engine.mock.enqueue({ text: PLAN.replace('Fix the bug', 'Fix the bug and add a test') })
+    fixture.engine.model.enqueue({
+      text: PLAN.replace('Fix the bug', 'Fix the bug and add a test'),
+    })
     const revised = await fixture.engine.service.approvePlan('t1', session_id, {
       decision: 'revise',
       feedback: 'add a test',

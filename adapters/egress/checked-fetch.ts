@@ -1,0 +1,76 @@
+import { isIP } from 'node:net'
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
+import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
+import type { EgressPolicy } from '../../src/ports/egress-policy.ts'
+import { EgressRefused } from '../../src/ports/transport-failure.ts'
+
+const CONNECT_TIMEOUT_MS = 10_000
+
+/**
+ * fetch whose every connection passes the egress policy at connect time (Node): the connector
+ * of its own undici Agent resolves the host through the policy and opens the socket to a checked
+ * address — the URL's first hop and every redirect alike, since each is a connection — with the
+ * original name kept for TLS (SNI and the certificate check) and the `Host` header. An IP literal
+ * is checked the same way. Refused: the fetch rejects with EgressRefused naming the reason.
+ */
+export function checkedFetch(policy: EgressPolicy): typeof fetch {
+  const connect = buildConnector({ timeout: CONNECT_TIMEOUT_MS })
+  const agent = new Agent({
+    connect: (options, callback) => {
+      const https = options.protocol === 'https:'
+      const port = Number(options.port) || (https ? 443 : 80)
+      const named = `${options.hostname}:${port}`
+      const attempt = (addresses: IpAddress[], index: number) => {
+        const ip = addresses[index]
+        if (!ip) {
+          callback(new EgressRefused(`${named}: no address answered`), null)
+          return
+        }
+        const servername = isIP(options.hostname) ? undefined : options.hostname
+        connect(
+          { ...options, hostname: formatIp(ip), ...(servername ? { servername } : {}) },
+          (error, socket) => {
+            if (error && index + 1 < addresses.length) attempt(addresses, index + 1)
+            else if (error) callback(error, null)
+            else callback(null, socket)
+          },
+        )
+      }
+      policy.check(options.hostname, port).then(
+        (decision) => {
+          if (decision.ok) attempt(decision.addresses, 0)
+          else callback(new EgressRefused(`${named} refused: ${decision.reason}`), null)
+        },
+        (error: unknown) =>
+          callback(error instanceof Error ? error : new Error(String(error)), null),
+      )
+    },
+  })
+  const fetchChecked = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = input instanceof Request ? input : undefined
+    const target = request ? request.url : input.toString()
+    try {
+      const response = await undiciFetch(target, {
+        ...(request
+          ? {
+              method: request.method,
+              headers: request.headers,
+              body: request.body,
+              duplex: 'half',
+              redirect: request.redirect,
+              signal: request.signal,
+            }
+          : {}),
+        ...(init as object),
+        dispatcher: agent,
+      } as Parameters<typeof undiciFetch>[1])
+      return response as unknown as Response
+    } catch (error) {
+      // undici wraps connector failures in TypeError('fetch failed'): say what was refused.
+      const cause = (error as { cause?: unknown }).cause
+      if (cause instanceof EgressRefused) throw cause
+      throw error
+    }
+  }
+  return fetchChecked as typeof fetch
+}

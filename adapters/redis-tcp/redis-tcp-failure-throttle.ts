@@ -1,0 +1,31 @@
+import type { Clock } from '../../src/ports/clock.ts'
+import {
+  checkDeadline,
+  DEFAULT_COORDINATOR_DEADLINE,
+  type IoDeadline,
+} from '../../src/ports/io-deadline.ts'
+import { RedisFailureThrottle } from '../../src/ports/redis-failure-throttle.ts'
+import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
+
+export interface RedisTcpFailureThrottleOptions extends RedisTcpConnection {
+  /** The coordinator's key prefix (default `turnline:`). */
+  namespace?: string
+  deadline?: IoDeadline
+  clock?: Clock
+}
+
+/**
+ * The FailureThrottle on a plain Redis server over TCP (REDIS_URL), its own connection beside
+ * the coordinator's, opened on the first failure.
+ */
+export class RedisTcpFailureThrottle extends RedisFailureThrottle<RedisTcpCommands> {
+  constructor(options: RedisTcpFailureThrottleOptions) {
+    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
+    checkDeadline('RedisTcpFailureThrottle deadline', deadline)
+    super({ ...options, deadline, commands: new RedisTcpCommands(options, deadline.attemptMs) })
+  }
+
+  async close(): Promise<void> {
+    await this.commands.close()
+  }
+}

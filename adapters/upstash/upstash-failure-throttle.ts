@@ -1,0 +1,25 @@
+import type { Clock } from '../../src/ports/clock.ts'
+import {
+  checkDeadline,
+  DEFAULT_COORDINATOR_DEADLINE,
+  type IoDeadline,
+} from '../../src/ports/io-deadline.ts'
+import { RedisFailureThrottle } from '../../src/ports/redis-failure-throttle.ts'
+import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
+
+export type UpstashFailureThrottleOptions = UpstashConnection & {
+  /** The coordinator's key prefix (default `turnline:`). */
+  namespace?: string
+  /** Deadline of every call, as the coordinator's (default 3 s per attempt, 15 s per call). */
+  deadline?: IoDeadline
+  clock?: Clock
+}
+
+/** The FailureThrottle on Upstash Redis (REST), in the coordinator's database. */
+export class UpstashFailureThrottle extends RedisFailureThrottle<UpstashCommands> {
+  constructor(options: UpstashFailureThrottleOptions) {
+    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
+    checkDeadline('UpstashFailureThrottle deadline', deadline)
+    super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
+  }
+}

@@ -1,0 +1,49 @@
+import { MemoryFailureThrottle } from '../../adapters/memory/memory-failure-throttle.ts'
+import { UpstashFailureThrottle } from '../../adapters/upstash/upstash-failure-throttle.ts'
+import type { FailureThrottle } from '../../src/ports/failure-throttle.ts'
+import type { IoDeadline } from '../../src/ports/io-deadline.ts'
+import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
+import { ConfigError, type EnvConfig } from '../env-config.ts'
+import type { AuthFailureLimit } from '../http/auth-throttle.ts'
+import { isMultiTenantEnv } from './tenancy-env.ts'
+
+/**
+ * How failed authentications are counted (functions/http/auth-throttle.ts): in the
+ * coordinator's Redis when there is one (Upstash, or REDIS_URL through the entry's TCP client),
+ * so every instance spends the same tokens, else in this process. None without keys: nothing is
+ * authenticated then.
+ */
+export function authFailureLimit(
+  config: EnvConfig,
+  deadline: IoDeadline,
+  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
+): AuthFailureLimit | undefined {
+  if (!isMultiTenantEnv(config)) return undefined
+  const fallback = new MemoryFailureThrottle()
+  return {
+    throttle: sharedThrottle(config, deadline, redisThrottle) ?? fallback,
+    fallback,
+    perMinute: config.TURNLINE_AUTH_FAILURES_PER_MINUTE,
+    trustedProxies: config.TURNLINE_TRUSTED_PROXIES ?? [],
+  }
+}
+
+function sharedThrottle(
+  config: EnvConfig,
+  deadline: IoDeadline,
+  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
+): FailureThrottle | undefined {
+  const url = config.UPSTASH_REDIS_REST_URL
+  const token = config.UPSTASH_REDIS_REST_TOKEN
+  const namespace = redisNamespaceOf(config)
+  if (url !== undefined && token !== undefined) {
+    return new UpstashFailureThrottle({ url, token, deadline, namespace })
+  }
+  if (config.REDIS_URL === undefined) return undefined
+  if (!redisThrottle) {
+    throw new ConfigError([
+      'REDIS_URL: this runtime has no TCP Redis client for counting failed authentications; use Upstash',
+    ])
+  }
+  return redisThrottle(config.REDIS_URL, { deadline, namespace })
+}

@@ -1,0 +1,81 @@
+import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.ts'
+import { hostNamed } from '../src/contract/host-list.ts'
+import { parseIp } from '../src/contract/ip-address.ts'
+import { EgressPolicy } from '../src/ports/egress-policy.ts'
+import { EgressRefused } from '../src/ports/transport-failure.ts'
+import { ConfigError, type EnvConfig } from './env-config.ts'
+
+/** What an entry tells createDeps about the fetch of calls a tenant directs. */
+export interface TenantFetchOptions {
+  /**
+   * A fetch that checks every address it connects to against the egress rules (Node and Lambda:
+   * adapters/egress/checked-fetch.ts). Hosts only a wildcard allows go through it.
+   */
+  checkedFetch?: (rules: EgressRules) => typeof fetch
+  /**
+   * The platform's fetch reaches the public internet only (a deployed Worker runs on
+   * Cloudflare's network: no loopback, no private network of the operator's): a wildcard may
+   * use it, with IP literals still checked here.
+   */
+  publicOnlyFetch?: boolean
+}
+
+const urlOf = (input: string | URL | Request) =>
+  new URL(input instanceof Request ? input.url : input.toString())
+
+/** The fetches of HTTP tools and hooks, and of MCP servers (docs/tools.md). */
+export interface TenantFetches {
+  tools: typeof fetch
+  mcp: typeof fetch
+}
+
+/**
+ * Tenant-directed calls (HTTP tools, HTTP hooks, a session's MCP servers): a host the operator
+ * names in TURNLINE_TOOL_ALLOWED_HOSTS (or a deployment MCP server's) goes out as named, with
+ * `trusted`; any other host — reachable only through `*` — goes through the checked fetch, so a
+ * name that resolves to loopback, a private network or cloud metadata is refused when the call
+ * connects. A runtime with neither a checked fetch nor a public-only platform fetch (Deno)
+ * refuses `*` at start rather than call unchecked.
+ */
+export function tenantFetches(
+  config: EnvConfig,
+  allowedHosts: readonly string[],
+  options: TenantFetchOptions,
+  trusted: typeof fetch,
+): TenantFetches {
+  const rules = egressRulesFrom(config)
+  if (allowedHosts.includes('*') && !options.checkedFetch && !options.publicOnlyFetch) {
+    throw new ConfigError([
+      'TURNLINE_TOOL_ALLOWED_HOSTS: * lets tenants choose any host, and this runtime cannot check ' +
+        'the addresses a call connects to (a name may resolve to loopback, a private network or ' +
+        'cloud metadata); list the hosts tools, hooks and MCP servers may use instead',
+    ])
+  }
+  const checked = options.checkedFetch
+    ? options.checkedFetch(rules)
+    : literalChecked(rules, trusted)
+  const routed =
+    (named: readonly string[]): typeof fetch =>
+    (input, init) =>
+      hostNamed(named, urlOf(input)) ? trusted(input, init) : checked(input, init)
+  const mcpHosts = (config.TURNLINE_MCP_SERVERS ?? []).map((s) => new URL(s.url).host.toLowerCase())
+  return { tools: routed(allowedHosts), mcp: routed([...allowedHosts, ...mcpHosts]) }
+}
+
+/** The platform's fetch, refusing IP literals the egress rules refuse (names: the platform's). */
+function literalChecked(rules: EgressRules, platform: typeof fetch): typeof fetch {
+  const policy = new EgressPolicy(rules, {
+    resolve: async () => [],
+    ownAddresses: () => [],
+    now: () => Date.now(),
+  })
+  return async (input, init) => {
+    const url = urlOf(input)
+    if (parseIp(url.hostname)) {
+      const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+      const decision = await policy.check(url.hostname, port)
+      if (!decision.ok) throw new EgressRefused(`${url.host} refused: ${decision.reason}`)
+    }
+    return platform(input, init)
+  }
+}
