@@ -3,7 +3,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { currentEventsFile } from './events-file.ts'
-import { appendingStore, fileRollup } from './events-file-state.ts'
+import { appendingStore, type EventsFile, fileRollup } from './events-file-state.ts'
 import { toBytes } from './json-bytes.ts'
 import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
 import { type RollupState, rollup } from './rollup.ts'
@@ -79,11 +79,16 @@ export async function prepareManifest(
   snapshot: SessionSnapshot,
   historyReset: boolean,
   force: boolean,
+  appended?: EventsFile,
 ): Promise<PreparedManifest> {
   const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
   const appending = appendingStore(ctx.objects)
+  const current = appended?.through === snapshot.nextSeq ? appended : undefined
   const file = appending
-    ? currentEventsFile({ ...ctx, objects: appending }, keys, snapshot).then(fileRollup)
+    ? (current
+        ? Promise.resolve(current)
+        : currentEventsFile({ ...ctx, objects: appending }, keys, snapshot)
+      ).then(fileRollup)
     : undefined
   file?.catch(() => undefined)
   const before = rollupStateOf(snapshot.manifest?.value)

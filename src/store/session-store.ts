@@ -9,7 +9,7 @@ import { listAll } from '../ports/object-store.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
 import { appendCommitted } from './events-file.ts'
-import { appendingStore } from './events-file-state.ts'
+import { appendingStore, type EventsFile } from './events-file-state.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
@@ -167,16 +167,18 @@ export class SessionStore {
     let next = committed.snapshot
     let maintenanceError: unknown
     const appending = appendingStore(this.objects)
+    let file: EventsFile | undefined
     if (appending) {
-      const ctx = { ...this.upkeep, objects: appending }
-      await appendCommitted(ctx, keys, next, known).catch((error: unknown) => {
+      try {
+        file = await appendCommitted({ ...this.upkeep, objects: appending }, keys, next, known)
+      } catch (error) {
         maintenanceError = error
-      })
+      }
     }
     if (options.maintain !== false || force) {
       try {
         const reset = Boolean(batch.history?.reset)
-        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force)
+        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force, file)
         if (!prepared.due) {
           next = prepared.snapshot
         } else if (options.overlapManifest && !force) {
@@ -203,17 +205,6 @@ export class SessionStore {
     return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
   }
 
-  /** Checkpoint (every N batches or after a history reset), rollup when due, then manifest. */
-  private async maintain(
-    keys: SessionKeys,
-    snapshot: SessionSnapshot,
-    historyReset: boolean,
-    force: boolean,
-  ): Promise<SessionSnapshot> {
-    const prepared = await prepareManifest(this.upkeep, keys, snapshot, historyReset, force)
-    return writeManifest(this.upkeep, keys, prepared)
-  }
-
   /**
    * The manifest as of the last committed batch. The stored one lags the log of an active
    * session by design (see `manifestDue`): the batches after it are folded in, without a write.
@@ -229,7 +220,9 @@ export class SessionStore {
       if (current.status === 'active' || value.rolled_batch === current.last_batch) return current
     }
     const snapshot = await this.open(ref, tipHint)
-    const repaired = await this.maintain(keys, snapshot, false, snapshot.status === 'completed')
+    const force = snapshot.status === 'completed'
+    const prepared = await prepareManifest(this.upkeep, keys, snapshot, false, force)
+    const repaired = await writeManifest(this.upkeep, keys, prepared)
     this.cache.set(keys.root, repaired)
     return repaired.manifest?.value ?? manifestOf(repaired, rollupStateOf(undefined))
   }
