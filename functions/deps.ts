@@ -180,7 +180,7 @@ export async function createDeps(
     },
     defaults: {
       ...(modelChoice.defaultModel === undefined ? {} : { model: modelChoice.defaultModel }),
-      modelApi: config.TURNLINE_MODEL_API,
+      modelApi: modelChoice.api,
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,

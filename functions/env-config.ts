@@ -4,6 +4,7 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
 import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
+import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { parseRange } from './http/address-ranges.ts'
@@ -73,11 +74,15 @@ export const EnvSchema = z.object({
   TURNLINE_DATA_DIR: text.default('./.turnline'),
   TURNLINE_STORE: z.enum(['fs', 's3', 'memory']).optional(),
   TURNLINE_MODEL: text.max(200).optional(),
-  TURNLINE_MODEL_API: z.enum(['chat', 'responses']).default('chat'),
+  /** Default API of sessions; unset → `anthropic` when only Anthropic is configured, else `chat`. */
+  TURNLINE_MODEL_API: ModelApiSchema.optional(),
   /** `demo`, or the OpenAI-compatible provider behind OPENAI_BASE_URL (provider-profile.ts). */
   TURNLINE_MODEL_PROVIDER: z.enum(['demo', ...OPENAI_COMPATIBLE_PROVIDERS]).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
+  /** Anthropic's Messages API (`api: "anthropic"`): key, and an endpoint other than Anthropic's. */
+  ANTHROPIC_API_KEY: text.optional(),
+  ANTHROPIC_BASE_URL: httpUrl.optional(),
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')

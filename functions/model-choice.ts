@@ -4,44 +4,55 @@ import {
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
 import { recognizeProvider } from '../adapters/openai/provider-profile.ts'
-import type { ModelClient } from '../src/ports/model-client.ts'
+import type { ModelApi, ModelClient } from '../src/ports/model-client.ts'
+import { chooseAnthropic } from './anthropic-choice.ts'
 import type { EnvConfig } from './env-config.ts'
+import { routedModelClient, unconfiguredAnthropicClient } from './model-router.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 
 /** Which model answers, as the startup line and the structured start log report it. */
 export interface ModelChoice {
-  /** `demo`: the built-in offline demo model; `none`: every turn fails naming what to set. */
-  provider: 'openai' | 'demo' | 'none'
+  /**
+   * The provider of the default API: `openai` (an OpenAI-compatible endpoint), `anthropic`;
+   * `demo`: the built-in offline demo model; `none`: every turn fails naming what to set.
+   */
+  provider: 'openai' | 'anthropic' | 'demo' | 'none'
   /** Model of sessions that name none; absent: sessions must name one. */
   defaultModel?: string
-  api: 'chat' | 'responses'
-  /** The OpenAI-compatible endpoint (provider `openai`). */
+  /** The API of sessions that name none (TURNLINE_MODEL_API, else by what is configured). */
+  api: ModelApi
+  /** The endpoint of the default API's provider. */
   baseURL?: string
   /** Human-readable startup line. */
   notice: string
 }
 
 /**
- * Picks the model client. A real model as soon as OPENAI_API_KEY or OPENAI_BASE_URL is set;
- * without either, a single-tenant server (npm start, the CLI) runs the offline demo model and
- * says so; a multi-tenant server never falls back to it silently (TURNLINE_MODEL_PROVIDER=demo
+ * Picks the model client. A real model as soon as an endpoint is set — OPENAI_API_KEY or
+ * OPENAI_BASE_URL for the OpenAI-compatible APIs (`chat`, `responses`), ANTHROPIC_API_KEY or
+ * ANTHROPIC_BASE_URL for the Messages API (`anthropic`); with both, each session's `model.api`
+ * picks. Without either, a single-tenant server (npm start, the CLI) runs the offline demo model
+ * and says so; a multi-tenant server never falls back to it silently (TURNLINE_MODEL_PROVIDER=demo
  * asks for it explicitly), so its turns fail with `model_not_configured` instead.
  */
 export function chooseModel(
   config: EnvConfig,
   fetchImpl: typeof fetch,
 ): { client: ModelClient; choice: ModelChoice } {
-  const api = config.TURNLINE_MODEL_API
   const endpoint = config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined
+  const anthropic = chooseAnthropic(config, fetchImpl)
+  const api = config.TURNLINE_MODEL_API ?? (anthropic && !endpoint ? 'anthropic' : 'chat')
   const singleTenant = !isMultiTenantEnv(config)
+  const configured = endpoint || anthropic !== undefined
   const wanted =
-    config.TURNLINE_MODEL_PROVIDER ?? (endpoint ? 'openai' : singleTenant ? 'demo' : 'openai')
+    config.TURNLINE_MODEL_PROVIDER ?? (configured ? 'openai' : singleTenant ? 'demo' : 'openai')
 
   if (wanted === 'demo') {
     const ignored = [
       ...(endpoint ? ['the OPENAI_* variables'] : []),
+      ...(anthropic ? ['the ANTHROPIC_* variables'] : []),
       ...(config.TURNLINE_MODEL !== undefined ? [`TURNLINE_MODEL=${config.TURNLINE_MODEL}`] : []),
     ]
     return {
@@ -65,7 +76,7 @@ export function chooseModel(
 
   const defaults =
     config.TURNLINE_MODEL === undefined ? {} : { defaultModel: config.TURNLINE_MODEL }
-  if (!endpoint) {
+  if (!configured) {
     return {
       client: unconfiguredModelClient,
       choice: {
@@ -73,8 +84,8 @@ export function chooseModel(
         ...defaults,
         api,
         notice:
-          'model: none configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL) and ' +
-          'TURNLINE_MODEL are set' +
+          'model: none configured: turns fail until OPENAI_API_KEY (or OPENAI_BASE_URL), or ' +
+          'ANTHROPIC_API_KEY, and TURNLINE_MODEL are set' +
           (singleTenant
             ? ''
             : ' (with TURNLINE_API_KEYS the offline demo model is only used when ' +
@@ -85,23 +96,38 @@ export function chooseModel(
   const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL
   // `openai` (or nothing) lets the endpoint's host say which compatible provider it is.
   const family = wanted === 'openai' ? recognizeProvider(config.OPENAI_BASE_URL) : wanted
+  const openai = endpoint
+    ? createOpenAIModelClient({
+        ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
+        ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
+        provider: family,
+        fetch: fetchImpl,
+      })
+    : unconfiguredModelClient
+  const model =
+    config.TURNLINE_MODEL ?? 'none by default (sessions must name one; set TURNLINE_MODEL)'
+  const notices = [
+    ...(endpoint
+      ? [
+          `via ${baseURL} (${family === 'openai' ? '' : `provider ${family}, `}` +
+            `${api === 'responses' ? 'Responses' : 'Chat Completions'} API, ` +
+            `${config.OPENAI_API_KEY === undefined ? 'no API key' : 'API key set'})`,
+        ]
+      : []),
+    ...(anthropic ? [anthropic.notice] : []),
+  ]
+  const anthropicDefault = api === 'anthropic' && anthropic !== undefined
   return {
-    client: createOpenAIModelClient({
-      ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
-      ...(config.OPENAI_BASE_URL === undefined ? {} : { baseURL: config.OPENAI_BASE_URL }),
-      provider: family,
-      fetch: fetchImpl,
+    client: routedModelClient({
+      openai,
+      anthropic: anthropic?.client ?? unconfiguredAnthropicClient,
     }),
     choice: {
-      provider: 'openai',
+      provider: anthropicDefault || !endpoint ? 'anthropic' : 'openai',
       ...defaults,
       api,
-      baseURL,
-      notice:
-        `model: ${config.TURNLINE_MODEL ?? 'none by default (sessions must name one; set TURNLINE_MODEL)'} ` +
-        `via ${baseURL} (${family === 'openai' ? '' : `provider ${family}, `}` +
-        `${api === 'chat' ? 'Chat Completions' : 'Responses'} API, ` +
-        `${config.OPENAI_API_KEY === undefined ? 'no API key' : 'API key set'})`,
+      baseURL: anthropicDefault || !endpoint ? (anthropic?.baseURL ?? baseURL) : baseURL,
+      notice: `model: ${model} ${notices.join('; and for api "anthropic" ')}`,
     },
   }
 }

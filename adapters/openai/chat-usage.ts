@@ -1,4 +1,4 @@
-import type { Usage } from '../../src/contract/usage.ts'
+import { reportedTokens, type Usage } from '../../src/contract/usage.ts'
 
 /**
  * Usage of a streamed Chat Completions answer, wherever the provider puts it, normalized to VT
@@ -45,8 +45,7 @@ function report(value: unknown): ChatUsageReport | undefined {
     : undefined
 }
 
-const count = (value: number | null | undefined) =>
-  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0
+const count = reportedTokens
 
 /** VT Code Usage of a report, and the reasoning tokens it names (within the output). */
 export function normalizeChatUsage(usage: ChatUsageReport): {

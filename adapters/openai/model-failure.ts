@@ -1,66 +1,21 @@
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
-import { TurnlineError } from '../../src/contract/errors.ts'
-import { transportFailureText } from '../../src/ports/transport-failure.ts'
+import {
+  connectionFailure,
+  type ModelErrorKind,
+  type ModelFailure,
+  otherFailure,
+  ProviderStreamError,
+  retryAfterMs,
+} from '../../src/ports/model-failure.ts'
 
-export type ModelErrorKind =
-  | 'context_overflow'
-  | 'rate_limit'
-  | 'server'
-  | 'auth'
-  | 'bad_request'
-  | 'network'
-
-/** An error event inside a stream (`error`, `response.failed`, a truncated stream). */
-export class ProviderStreamError extends Error {
-  override readonly name = 'ProviderStreamError'
-  readonly code: string | undefined
-  readonly kind: ModelErrorKind | undefined
-  /** The error's `type` as the provider named it (`server_error`, `invalid_request_error`, …). */
-  readonly type: string | undefined
-
-  constructor(message: string, code?: string | null, kind?: ModelErrorKind, type?: string | null) {
-    super(message)
-    this.code = code ?? undefined
-    this.kind = kind
-    this.type = type ?? undefined
-  }
-}
-
-/** One failed attempt, classified. */
-export interface ModelFailure {
-  kind: ModelErrorKind
-  status: number | undefined
-  code: string | undefined
-  message: string
-  /** Worth another attempt by the adapter's retry loop. */
-  retryable: boolean
-  /** Server-requested wait (Retry-After / retry-after-ms), in ms. */
-  retryAfterMs: number | undefined
-  requestId: string | undefined
-  cause: unknown
-}
+export type { ModelErrorKind, ModelFailure }
+export { ProviderStreamError }
 
 const CONTEXT_MESSAGE =
   /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length of the (messages|input)/i
 
 function isContextOverflow(code: string | undefined, message: string): boolean {
   return code === 'context_length_exceeded' || CONTEXT_MESSAGE.test(message)
-}
-
-/** Retry-After in ms from `retry-after-ms`, or `retry-after` (seconds or an HTTP date). */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined
-  const ms = headers.get('retry-after-ms')
-  if (ms !== null && ms.trim() !== '') {
-    const value = Number(ms)
-    if (Number.isFinite(value) && value >= 0) return value
-  }
-  const header = headers.get('retry-after')
-  if (header === null || header.trim() === '') return undefined
-  const seconds = Number(header)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
 function kindForStatus(status: number, code: string | undefined, message: string): ModelErrorKind {
@@ -134,53 +89,11 @@ function fromApiError(error: APIError): ModelFailure {
  * provider errors and surface while reading the body (a dropped connection) count as network.
  */
 export function classifyModelFailure(error: unknown): ModelFailure {
-  const base = { status: undefined, code: undefined, retryAfterMs: undefined, requestId: undefined }
-  if (error instanceof APIConnectionError) {
-    return { ...base, kind: 'network', message: error.message, retryable: true, cause: error }
-  }
+  if (error instanceof APIConnectionError) return connectionFailure(error)
   if (error instanceof APIError) return fromApiError(error)
-  if (error instanceof ProviderStreamError) {
-    const kind = error.kind ?? kindForCode(error.code, error.message, error.type)
-    return {
-      ...base,
-      kind,
-      code: error.code,
-      message: error.message,
-      retryable: retryableKind(kind, error.code),
-      cause: error,
-    }
-  }
-  // A malformed body (unparseable JSON) is a provider fault; other throws mid-body are transport.
-  // Either way the text is Turnline's: the runtime's own differs by engine (it stays the cause).
-  const kind: ModelErrorKind = error instanceof SyntaxError ? 'server' : 'network'
-  const message = kind === 'server' ? 'the answer is not valid JSON' : transportFailureText(error)
-  return { ...base, kind, message, retryable: kind === 'network', cause: error }
+  return otherFailure(error, kindForCode, retryableKind)
 }
 
 export function isUserAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || error instanceof APIUserAbortError
-}
-
-/** The TurnlineError a caller sees once the adapter gives up. */
-export function modelError(failure: ModelFailure, attempts: number): TurnlineError {
-  const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`
-  const tries = attempts > 1 ? ` after ${attempts} attempts` : ''
-  return new TurnlineError(
-    'model_error',
-    `Model request failed: ${failure.kind}${status}${tries}: ${failure.message}`,
-    {
-      details: {
-        status: failure.status ?? null,
-        kind: failure.kind,
-        ...(failure.code === undefined ? {} : { code: failure.code }),
-        ...(failure.requestId === undefined ? {} : { requestId: failure.requestId }),
-        attempts,
-      },
-      cause: failure.cause,
-      retryable: failure.retryable,
-      ...(failure.retryAfterMs === undefined
-        ? {}
-        : { retryAfter: Math.ceil(failure.retryAfterMs / 1000) }),
-    },
-  )
 }

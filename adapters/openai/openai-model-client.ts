@@ -1,5 +1,4 @@
 import OpenAI from 'openai'
-import { abortableSleep } from '../../src/contract/abortable-sleep.ts'
 import type {
   ModelClient,
   ModelCompactionRequest,
@@ -7,9 +6,15 @@ import type {
   ModelRequest,
   ModelStreamEvent,
 } from '../../src/ports/model-client.ts'
+import {
+  type RetryTiming,
+  retryingCall,
+  retryingStream,
+  retryPolicy,
+} from '../../src/ports/model-retry.ts'
 import { chatEndpoint } from './chat-request.ts'
 import { streamChat } from './chat-stream.ts'
-import { classifyModelFailure, isUserAbort, modelError } from './model-failure.ts'
+import { classifyModelFailure, isUserAbort } from './model-failure.ts'
 import {
   type OpenAICompatibleProvider,
   providerProfile,
@@ -17,11 +22,10 @@ import {
 } from './provider-profile.ts'
 import { compactResponses } from './responses-compact.ts'
 import { streamResponses } from './responses-stream.ts'
-import { backoffDelayMs, DEFAULT_RETRY_TIMING, type RetryTiming } from './retry-backoff.ts'
 import { modelNotConfiguredError } from './unconfigured-model-client.ts'
 
+export type { RetryTiming } from '../../src/ports/model-retry.ts'
 export type { ModelErrorKind } from './model-failure.ts'
-export type { RetryTiming } from './retry-backoff.ts'
 export { modelNotConfiguredError, unconfiguredModelClient } from './unconfigured-model-client.ts'
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -76,60 +80,18 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     timeoutMs: options.timeoutMs,
   })
   const profile = providerProfile(options.provider ?? recognizeProvider(options.baseURL))
-  const maxRetries = Math.max(0, options.maxRetries ?? 2)
-  const timing = { ...DEFAULT_RETRY_TIMING, ...options.retry }
+  const policy = retryPolicy(options, classifyModelFailure, isUserAbort)
 
-  /** After a failed attempt: the error to throw, or undefined once the backoff has passed. */
-  async function retryOrThrow(
-    error: unknown,
-    attempt: number,
-    delivered: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    if (isUserAbort(error, signal)) {
-      signal?.throwIfAborted()
-      throw error
-    }
-    const failure = classifyModelFailure(error)
-    const waitTooLong =
-      failure.retryAfterMs !== undefined && failure.retryAfterMs > timing.maxRetryAfterMs
-    if (delivered || !failure.retryable || waitTooLong || attempt >= maxRetries) {
-      throw modelError(failure, attempt + 1)
-    }
-    await abortableSleep(failure.retryAfterMs ?? backoffDelayMs(attempt, timing), signal)
+  function stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return retryingStream(policy, request.signal, () =>
+      request.api === 'responses'
+        ? streamResponses(client, request)
+        : streamChat(chat, request, profile),
+    )
   }
 
-  async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const { signal } = request
-    for (let attempt = 0; ; attempt++) {
-      let delivered = false
-      try {
-        signal?.throwIfAborted()
-        const events =
-          request.api === 'responses'
-            ? streamResponses(client, request)
-            : streamChat(chat, request, profile)
-        for await (const event of events) {
-          delivered = true
-          yield event
-        }
-        return
-      } catch (error) {
-        await retryOrThrow(error, attempt, delivered, signal)
-      }
-    }
-  }
-
-  async function compact(request: ModelCompactionRequest): Promise<ModelCompactionResult> {
-    const { signal } = request
-    for (let attempt = 0; ; attempt++) {
-      try {
-        signal?.throwIfAborted()
-        return await compactResponses(client, request)
-      } catch (error) {
-        await retryOrThrow(error, attempt, false, signal)
-      }
-    }
+  function compact(request: ModelCompactionRequest): Promise<ModelCompactionResult> {
+    return retryingCall(policy, request.signal, () => compactResponses(client, request))
   }
 
   return { stream, compact }

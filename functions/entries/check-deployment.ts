@@ -15,31 +15,35 @@ import { checkStorage } from './storage-check.ts'
  */
 const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
 
-const deps = await createDeps(process.env, nodeBackends)
-  .then(claimedDeps)
-  .catch(onStartupError((code) => process.exit(code), 2))
-const store = deps.service.sessions.objects
+// The bucket is created before the deployment claims its Redis namespace: the claim reads the
+// deployment's id from the bucket.
+const unclaimed = await createDeps(process.env, nodeBackends).catch(
+  onStartupError((code) => process.exit(code), 2),
+)
+const store = unclaimed.service.sessions.objects
+if (values['create-bucket']) await createBucket(store)
+const deps = await claimedDeps(unclaimed).catch(onStartupError((code) => process.exit(code), 2))
 const where = deps.notices.filter((n) =>
   /^sessions in|^coordination in|leases and|^Redis keys under/.test(n),
 )
 for (const line of where) console.log(`turnline: ${line}`)
 
-if (values['create-bucket']) {
-  if (!(store instanceof S3ObjectStore)) {
-    console.error('turnline: --create-bucket needs an S3 store (S3_BUCKET)')
-    process.exit(2)
-  }
-  try {
-    await store.client.send(new CreateBucketCommand({ Bucket: store.bucket }))
-    console.log(`turnline: created bucket ${store.bucket}`)
-  } catch (error) {
-    const name = error instanceof Error ? error.name : ''
-    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error
-    console.log(`turnline: bucket ${store.bucket} exists`)
-  }
-}
-
 const result = await checkStorage(store, deps.service.coordinator)
 for (const line of result.lines) console.log(line)
 console.log(result.ok ? 'turnline: storage checks passed' : 'turnline: storage checks FAILED')
 process.exit(result.ok ? 0 : 1)
+
+async function createBucket(objects: typeof store): Promise<void> {
+  if (!(objects instanceof S3ObjectStore)) {
+    console.error('turnline: --create-bucket needs an S3 store (S3_BUCKET)')
+    process.exit(2)
+  }
+  try {
+    await objects.client.send(new CreateBucketCommand({ Bucket: objects.bucket }))
+    console.log(`turnline: created bucket ${objects.bucket}`)
+  } catch (error) {
+    const name = error instanceof Error ? error.name : ''
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error
+    console.log(`turnline: bucket ${objects.bucket} exists`)
+  }
+}

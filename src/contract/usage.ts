@@ -27,3 +27,8 @@ export function addUsage(a: Usage, b: Usage): Usage {
     output_tokens: a.output_tokens + b.output_tokens,
   }
 }
+
+/** A token count a provider reported: a finite positive number, floored; anything else is 0. */
+export function reportedTokens(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0
+}

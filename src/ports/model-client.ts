@@ -4,6 +4,7 @@ import type {
   ReasoningBlock,
   ToolCall,
 } from '../contract/history-message.ts'
+import type { ModelApi } from '../contract/session-config.ts'
 import type { Usage } from '../contract/usage.ts'
 
 /** A function tool as offered to the model (JSON Schema parameters). */
@@ -13,7 +14,7 @@ export interface ToolDefinition {
   parameters: Record<string, unknown>
 }
 
-export type ModelApi = 'chat' | 'responses'
+export type { ModelApi }
 
 export interface ModelRequest {
   model: string

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const root = new URL('../../', import.meta.url).pathname
 
 interface Metafile {
-  outputs: Record<string, { imports: { path: string }[]; inputs: Record<string, unknown> }>
+  outputs: Record<
+    string,
+    { imports: { path: string }[]; inputs: Record<string, { bytesInOutput: number }> }
+  >
 }
 
 /** The Worker as `wrangler deploy` bundles it (wrangler.toml, alias, minify), without deploying. */
@@ -16,6 +19,7 @@ describe('Worker bundle', () => {
   let dir = ''
   let inputs: string[] = []
   let externals: string[] = []
+  let anthropicBytes = 0
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'turnline-bundle-'))
     await promisify(execFile)(
@@ -35,6 +39,9 @@ describe('Worker bundle', () => {
     const worker = Object.entries(meta.outputs).find(([name]) => name.endsWith('worker.js'))?.[1]
     if (!worker) throw new Error(`no worker.js among ${Object.keys(meta.outputs).join(', ')}`)
     inputs = Object.keys(worker.inputs)
+    for (const [path, input] of Object.entries(worker.inputs)) {
+      if (path.includes('@anthropic-ai/sdk/')) anthropicBytes += input.bytesInOutput
+    }
     externals = worker.imports.map((i) => i.path)
   })
   afterAll(async () => {
@@ -63,6 +70,13 @@ describe('Worker bundle', () => {
   it('leaves out the schema converters of hono-openapi (ours is zod.toJSONSchema)', () => {
     expect(inputs.filter((path) => path.includes('@standard-community/'))).toEqual([])
     expect(inputs.filter((path) => /node_modules\/zod\/v3\//.test(path))).toEqual([])
+  })
+
+  it('has the Anthropic SDK base client and its Messages resource, not the whole API', () => {
+    expect(inputs).toContainEqual(expect.stringMatching(/sdk\/resources\/messages\/messages\.mjs$/))
+    // The full `Anthropic` client (every resource: beta, files, models, …) is ≈380 KB minified.
+    expect(anthropicBytes).toBeGreaterThan(0)
+    expect(anthropicBytes).toBeLessThan(160_000)
   })
 
   it('takes the CommonJS @aws-sdk/xml-builder (no DOMParser in workerd)', () => {

@@ -18,6 +18,8 @@ export interface ProviderCase {
   /** Which adapter answers, configured how (see caseClient in provider-conformance.ts). */
   client: CaseClient
   model: ModelSettingsInput & { name: string }
+  /** The session's instructions (its system prompt), when the case needs one. */
+  instructions?: string
   /** Session HTTP tools offered to the model, by name (each answers `{"echo": <arguments>}`). */
   tools?: string[]
   turns: CaseTurn[]
@@ -25,9 +27,11 @@ export interface ProviderCase {
 
 /**
  * The model client of a case. The OpenAI adapter is told which compatible provider it talks to;
- * another adapter (Anthropic's) adds its own variant here and in caseClient.
+ * the Anthropic adapter speaks the Messages API (sessions on `api: "anthropic"`).
  */
-export type CaseClient = { adapter: 'openai'; provider: OpenAICompatibleProvider }
+export type CaseClient =
+  | { adapter: 'openai'; provider: OpenAICompatibleProvider }
+  | { adapter: 'anthropic' }
 
 export interface CaseTurn {
   input: string

@@ -1,4 +1,5 @@
 import { expect } from 'vitest'
+import { createAnthropicModelClient } from '../../adapters/anthropic/anthropic-model-client.ts'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createOpenAIModelClient } from '../../adapters/openai/openai-model-client.ts'
@@ -21,6 +22,14 @@ export function caseClient(client: CaseClient, baseURL: string): ModelClient {
         baseURL,
         apiKey: 'replay-key',
         provider: client.provider,
+        maxRetries: 1,
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      })
+    case 'anthropic':
+      // The SDK appends /v1/messages to the endpoint.
+      return createAnthropicModelClient({
+        baseURL: baseURL.replace(/\/v1$/, ''),
+        apiKey: 'replay-key',
         maxRetries: 1,
         retry: { baseDelayMs: 1, maxDelayMs: 2 },
       })
@@ -49,6 +58,7 @@ export async function runProviderCase(
   const service = () => new SessionService({ ...deps, sessions: new SessionStore({ store }) })
   const created = await service().createSession(TENANT, {
     model: providerCase.model,
+    ...(providerCase.instructions ? { instructions: providerCase.instructions } : {}),
     tools: (providerCase.tools ?? []).map((name) => ({
       type: 'http' as const,
       name,

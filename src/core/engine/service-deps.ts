@@ -3,7 +3,7 @@ import type { Admission } from '../../ports/admission.ts'
 import type { Ids, TimerClock } from '../../ports/clock.ts'
 import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
-import type { ModelClient } from '../../ports/model-client.ts'
+import type { ModelApi, ModelClient } from '../../ports/model-client.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
@@ -26,7 +26,7 @@ export interface HttpToolPolicy {
 export interface ServiceDefaults {
   /** Model used when a session names none (TURNLINE_MODEL). */
   model?: string
-  modelApi: 'chat' | 'responses'
+  modelApi: ModelApi
   /** Lease on a session while a turn runs; renewed during long model calls. */
   leaseMs: number
   idempotencyTtlSeconds: number

@@ -1,4 +1,5 @@
 import type { ProviderCase } from '../provider-case.ts'
+import { anthropicCases } from './anthropic.ts'
 import { azureCases } from './azure.ts'
 import { groqCases, mistralCases, qwenCases, xaiCases } from './chat-families.ts'
 import { deepseekCases } from './deepseek.ts'
@@ -12,6 +13,7 @@ export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   'OpenAI Chat': openaiChatCases,
   'OpenAI Responses': openaiResponsesCases,
   Azure: azureCases,
+  Anthropic: anthropicCases,
   DeepSeek: deepseekCases,
   'Moonshot / Kimi': moonshotCases,
   Mistral: mistralCases,

@@ -1,0 +1,48 @@
+import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages'
+import type { ModelRequest } from '../../src/ports/model-client.ts'
+import { ProviderStreamError } from '../../src/ports/model-failure.ts'
+import { placeCacheBreakpoints } from './cache-breakpoints.ts'
+import { toAnthropicTranscript } from './messages-transcript.ts'
+import { thinkingSettings } from './thinking-settings.ts'
+
+/**
+ * The streamed Messages API request of a model request: the transcript (messages-transcript.ts),
+ * the tools as `input_schema` tools, the prompt-caching breakpoints (cache-breakpoints.ts),
+ * `max_tokens` and thinking (thinking-settings.ts), and the session's output schema as
+ * `output_config.format` (structured output, json_schema). No sampling parameters: the API
+ * version the SDK speaks (2026-10-21) refuses temperature, top_p and top_k.
+ */
+export function messagesRequestBody(request: ModelRequest): MessageCreateParamsStreaming {
+  if (request.temperature !== undefined || request.topP !== undefined) {
+    // API version 2026-10-21 (what the SDK sends) answers 400 to any sampling parameter; a
+    // session on `api: "anthropic"` is refused them at creation, one on the deployment's
+    // default API only here.
+    throw new ProviderStreamError(
+      'the Anthropic Messages API takes no temperature or top_p: remove them from the session model settings',
+      'sampling_not_supported',
+      'bad_request',
+    )
+  }
+  const { system, messages } = toAnthropicTranscript(request.messages)
+  const tools: Tool[] = request.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: 'object', ...tool.parameters },
+  }))
+  placeCacheBreakpoints(tools, system, messages)
+  const { max_tokens, thinking, output_config } = thinkingSettings(request)
+  const format = request.outputSchema
+    ? { format: { type: 'json_schema' as const, schema: request.outputSchema } }
+    : {}
+  const config = output_config || request.outputSchema ? { ...output_config, ...format } : undefined
+  return {
+    model: request.model,
+    max_tokens,
+    messages,
+    stream: true,
+    ...(system.length > 0 ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(thinking ? { thinking } : {}),
+    ...(config ? { output_config: config } : {}),
+  }
+}

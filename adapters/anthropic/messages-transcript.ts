@@ -1,0 +1,112 @@
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { ProviderStreamError } from '../../src/ports/model-failure.ts'
+
+/** A Messages API request's `system` blocks and `messages`, from a transcript. */
+export interface AnthropicTranscript {
+  system: TextBlockParam[]
+  messages: MessageParam[]
+}
+
+/**
+ * The transcript (OpenAI chat shape, provider-neutral) as the Messages API takes it:
+ *
+ * - the leading system messages (the session's system prompt, a compaction's memory envelope)
+ *   become the request's `system` blocks, one each, in order; a system message later in the
+ *   transcript (a fork summary after a user message) becomes user text, as the Messages API has
+ *   no system turn inside the conversation on every platform;
+ * - an assistant message becomes its reasoning blocks (`thinking` with its `signature`,
+ *   `redacted_thinking`), unchanged and first, then its text, then one `tool_use` per call;
+ *   reasoning of another API (Chat reasoning text, a Responses item) is left out;
+ * - tool results become `tool_result` blocks of a user message, and consecutive user-side
+ *   blocks share one message (the API wants the roles to alternate; parallel tool results go in
+ *   one message after the assistant's `tool_use` blocks).
+ */
+export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTranscript {
+  const system: TextBlockParam[] = []
+  const messages: MessageParam[] = []
+  const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    if (blocks.length === 0) return
+    const last = messages.at(-1)
+    if (last?.role === role && Array.isArray(last.content)) last.content.push(...blocks)
+    else messages.push({ role, content: blocks })
+  }
+  for (const message of history) {
+    switch (message.role) {
+      case 'system':
+        if (messages.length === 0) {
+          if (message.content !== '') system.push({ type: 'text', text: message.content })
+        } else push('user', textBlocks(message.content))
+        break
+      case 'user':
+        push('user', textBlocks(message.content))
+        break
+      case 'tool':
+        push('user', [
+          {
+            type: 'tool_result',
+            tool_use_id: message.tool_call_id,
+            content: message.content === '' ? [] : [{ type: 'text', text: message.content }],
+          },
+        ])
+        break
+      case 'assistant':
+        push('assistant', assistantBlocks(message))
+        break
+      case 'compaction':
+        throw new ProviderStreamError(
+          'the transcript holds an OpenAI Responses compaction item, which the Anthropic Messages API cannot read: compact the session locally first (harness.provider_compaction: false)',
+          'unsupported_compaction_item',
+          'bad_request',
+        )
+    }
+  }
+  return { system, messages }
+}
+
+/** Text as a content block; an empty text is no block (the API refuses empty text blocks). */
+function textBlocks(text: string): TextBlockParam[] {
+  return text === '' ? [] : [{ type: 'text', text }]
+}
+
+function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
+  const blocks: ContentBlockParam[] = []
+  for (const block of message.reasoning ?? []) {
+    if (block.type === 'anthropic_thinking') {
+      blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature })
+    } else if (block.type === 'anthropic_redacted_thinking') {
+      blocks.push({ type: 'redacted_thinking', data: block.data })
+    }
+  }
+  const texts = message.parts?.map((part) => part.text) ?? [message.content]
+  for (const text of texts) blocks.push(...textBlocks(text))
+  for (const call of message.tool_calls ?? []) {
+    blocks.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.name,
+      input: toolInput(call.arguments),
+    })
+  }
+  return blocks
+}
+
+/**
+ * A call's arguments as the `input` object the API takes back: the JSON the model streamed,
+ * or `{}` when it is not an object (an answer cut at max_tokens mid-call, or no arguments).
+ */
+export function toolInput(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw)
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return value as Record<string, unknown>
+    }
+  } catch {
+    // Not JSON: sent back as no arguments; the tool result already said why it did not run.
+  }
+  return {}
+}

@@ -1,0 +1,3 @@
+import type { ProviderCase } from '../provider-case.ts'
+
+export const anthropicFaultCases: ProviderCase[] = []
