@@ -37,6 +37,8 @@ export interface DepsOptions extends TenantFetchOptions {
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
   memoryStoreByDefault?: boolean
+  /** No AWS credential chain (a Worker): S3_BUCKET needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY. */
+  s3KeysRequired?: boolean
   /**
    * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
    * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).

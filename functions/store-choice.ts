@@ -6,6 +6,8 @@ import { ConfigError, type EnvConfig, ioDeadline } from './env-config.ts'
 interface StoreOptions {
   defaultStore?: ((dataDir: string) => ObjectStore) | undefined
   memoryStoreByDefault?: boolean | undefined
+  /** No AWS credential chain (a Worker): S3 credentials must be configured. */
+  s3KeysRequired?: boolean | undefined
 }
 
 /** Which store the configuration asks for (undefined: none this runtime has). */
@@ -30,6 +32,12 @@ export function objectStoreOf(
     case 's3': {
       const bucket = config.S3_BUCKET
       if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
+      if (options.s3KeysRequired && config.S3_ACCESS_KEY_ID === undefined) {
+        throw new ConfigError([
+          'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: required with S3_BUCKET here; this runtime ' +
+            'has no other source of S3 credentials (no environment or instance role to read)',
+        ])
+      }
       notices.push(
         `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
       )

@@ -7,6 +7,7 @@
 import { join } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { STORE_ROOT_FOLDERS } from '../../src/contract/store-root-folders.ts'
+import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
 
 /** Working folder at the root (temp files and lock files); never a key. */
 export const WORK_DIR = STORE_ROOT_FOLDERS.fsWork
@@ -59,6 +60,8 @@ export function errnoOf(error: unknown): string | undefined {
 
 /** Translates a filesystem fault into a TurnlineError. */
 export function storageError(error: unknown, action: string, key: string): TurnlineError {
+  const refused = refusedByRuntime('storage_unavailable', `Filesystem ${action}`, error)
+  if (refused) return refused
   const errno = errnoOf(error)
   if (errno === 'ENAMETOOLONG') {
     return new TurnlineError('invalid_input', 'Object key too long for the filesystem', {

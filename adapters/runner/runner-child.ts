@@ -14,7 +14,7 @@ export interface RunnerChildOptions {
   secret: string
   callbackUrl?: string
   sandbox: SandboxSettings
-  /** The child's whole environment (runner-process-env.ts), never the parent's. */
+  /** The child's whole environment (functions/runner-choice.ts, runnerProcessEnv), never the parent's. */
   env: Record<string, string>
   /** How long the start (with its sandbox probe) may take; default 60 s. */
   readyTimeoutMs?: number

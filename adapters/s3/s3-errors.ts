@@ -5,6 +5,7 @@
  * bad credentials) are 'storage_unavailable' but not retryable.
  */
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
 
 interface SdkFailure {
   name: string
@@ -41,6 +42,8 @@ const NOT_RETRYABLE = new Set([
   'SignatureDoesNotMatch',
   'PermanentRedirect',
   'AuthorizationHeaderMalformed',
+  // The SDK found no credentials (none configured, none in its own sources): no retry finds some.
+  'CredentialsProviderError',
 ])
 
 /**
@@ -49,6 +52,8 @@ const NOT_RETRYABLE = new Set([
  */
 export function s3Error(error: unknown, action: string, key: string): TurnlineError {
   if (error instanceof TurnlineError) return error
+  const refused = refusedByRuntime('storage_unavailable', `S3 ${action}`, error)
+  if (refused) return refused
   const failure = describeFailure(error)
   const details = { action, s3Error: failure.name, status: failure.status }
   const logDetails = { key }
@@ -78,7 +83,11 @@ export function s3Error(error: unknown, action: string, key: string): TurnlineEr
     NOT_RETRYABLE.has(name) ||
     (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429)
   const reason = failure.errno ? `${name} (${failure.errno})` : name
-  return new TurnlineError('storage_unavailable', `S3 ${action} failed: ${reason}`, {
+  const hint =
+    name === 'CredentialsProviderError'
+      ? ': no S3 credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)'
+      : ''
+  return new TurnlineError('storage_unavailable', `S3 ${action} failed: ${reason}${hint}`, {
     details,
     logDetails,
     cause: error,

@@ -16,6 +16,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
 import {
   checkDeadline,
   DEFAULT_STORAGE_DEADLINE,
@@ -53,6 +54,16 @@ export interface S3ObjectStoreOptions {
   deadline?: IoDeadline
 }
 
+/**
+ * The User-Agent of every S3 request. The SDK's Node default names the OS release (`os.release()`),
+ * which Deno refuses without `--allow-sys`: every call then failed before it left the process. The
+ * same short agent on every runtime instead.
+ */
+const turnlineUserAgent = async (): Promise<[string, string?][]> => [
+  [PRODUCT_NAME, PRODUCT_VERSION],
+  ['lang/js'],
+]
+
 export class S3ObjectStore implements ObjectStore {
   readonly client: S3Client
   readonly bucket: string
@@ -73,6 +84,7 @@ export class S3ObjectStore implements ObjectStore {
         ...(options.endpoint ? { endpoint: options.endpoint } : {}),
         ...(options.forcePathStyle !== undefined ? { forcePathStyle: options.forcePathStyle } : {}),
         ...(options.credentials ? { credentials: options.credentials } : {}),
+        defaultUserAgentProvider: turnlineUserAgent,
       })
   }
 

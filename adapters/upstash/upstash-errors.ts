@@ -1,4 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
+import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
 
 /**
  * Translates what `@upstash/redis` throws into TurnlineErrors. Messages never carry the command
@@ -6,6 +7,8 @@ import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
  */
 export function toCoordinatorError(error: unknown, operation: string): TurnlineError {
   if (isTurnlineError(error)) return error
+  const refused = refusedByRuntime('coordinator_unavailable', `coordinator ${operation}`, error)
+  if (refused) return refused
   const raw = error instanceof Error ? error.message : String(error)
   const name = error instanceof Error ? error.name : ''
   const reason = raw.replace(/,? command was: [\s\S]*$/, '').trim()

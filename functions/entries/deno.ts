@@ -1,10 +1,15 @@
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { denoPeer } from '../http/client-address.ts'
+import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
-declare const Deno: { env: { toObject(): Record<string, string> }; exit(code: number): never }
+declare const Deno: {
+  env: { toObject(): Record<string, string> }
+  exit(code: number): never
+  permissions: { querySync: DenoPermissionQuery }
+}
 
 /**
  * Deno entry: `deno serve --host 127.0.0.1 --allow-net --allow-env --allow-read --allow-write
@@ -26,6 +31,7 @@ const entry = await startEntryApp(
     peerAddress: denoPeer,
   },
   { log: (line) => console.error(line) },
+  (deps) => missingDenoPermissions(deps, (descriptor) => Deno.permissions.querySync(descriptor)),
 ).catch(onStartupError(exit))
 
 export default denoServeModule(entry, exit)

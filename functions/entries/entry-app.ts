@@ -6,6 +6,7 @@ import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { logStart } from './start-log.ts'
+import { checkedAtStart } from './startup-probe.ts'
 
 /** What a runtime entry serves: the Web-standard fetch signature (Workers, Deno, Lambda). */
 export type FetchHandler = (
@@ -61,20 +62,25 @@ export async function startEntryApp(
   env: Readonly<Record<string, string | undefined>>,
   options: DepsOptions,
   logging: EntryLogging,
+  /** What the runtime refuses the deployment as configured (Deno's flags), one line each. */
+  refused?: (deps: Deps) => string[],
 ): Promise<EntryApp> {
-  return entryApp(await claimedDeps(await createDeps(env, options)), logging)
+  const deps = await createDeps(env, options)
+  const problems = refused?.(deps) ?? []
+  if (problems.length > 0) throw new ConfigError(problems)
+  return entryApp(await claimedDeps(deps), logging)
 }
 
 /**
- * The deps once their deployment holds its Redis namespace (functions/deployment-claim.ts):
- * what every entry does before it serves. Rejects with a ConfigError when another deployment
- * holds it.
+ * The deps once their store answered and their deployment holds its Redis namespace
+ * (functions/deployment-claim.ts): what every entry does before it serves. Rejects with a
+ * ConfigError when another deployment holds it, or when the store or coordinator cannot be used
+ * as configured (startup-probe.ts).
  */
 export async function claimedDeps(deps: Deps): Promise<Deps> {
-  const notice = await claimRedisNamespace(
-    deps.redisClaim,
+  const notice = await checkedAtStart(
+    (store) => claimRedisNamespace(deps.redisClaim, store, deps.service.coordinator),
     deps.service.sessions.objects,
-    deps.service.coordinator,
   )
   if (notice !== undefined) deps.notices.push(notice)
   return deps

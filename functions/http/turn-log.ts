@@ -24,15 +24,121 @@ type Op =
  * status. Other methods pass through unlogged (the request line covers them).
  */
 export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
-  async function timed<T>(
-    op: Op,
-    tenant: string,
-    session: string | undefined,
-    /** null: the call takes no options, so its model calls cannot be counted. */
-    options: TurnOptions | undefined | null,
+  return new LoggedSessionApi(api, log)
+}
+
+type Args<K extends keyof SessionApi> = Parameters<SessionApi[K]>
+
+/**
+ * A decorator that names every method of the SessionApi (the compiler holds it to the
+ * interface, so a new method cannot slip past it): the turn-stepping ones are logged, the rest
+ * pass through.
+ */
+class LoggedSessionApi implements SessionApi {
+  constructor(
+    private readonly api: SessionApi,
+    private readonly log: LogSink,
+  ) {}
+
+  // Logged: every call that steps a turn.
+  stepTurn = (...[tenant, sessionId, request, options]: Args<'stepTurn'>) =>
+    this.timed(
+      { op: 'turn', tenant, session: sessionId, options },
+      (o) => this.api.stepTurn(tenant, sessionId, request, o),
+      turnFields,
+    )
+  complete = (...[tenant, sessionId, options]: Args<'complete'>) =>
+    this.timed(
+      { op: 'complete', tenant, session: sessionId, options },
+      (o) => this.api.complete(tenant, sessionId, o),
+      turnFields,
+    )
+  cancel = (...[tenant, sessionId, options]: Args<'cancel'>) =>
+    this.timed(
+      { op: 'cancel', tenant, session: sessionId, options },
+      (o) => this.api.cancel(tenant, sessionId, o),
+      turnFields,
+    )
+  resolvePermission = (...[tenant, sessionId, request, options]: Args<'resolvePermission'>) =>
+    this.timed(
+      { op: 'permission', tenant, session: sessionId, options },
+      (o) => this.api.resolvePermission(tenant, sessionId, request, o),
+      turnFields,
+    )
+  approvePlan = (...[tenant, sessionId, request, options]: Args<'approvePlan'>) =>
+    this.timed(
+      { op: 'plan_approval', tenant, session: sessionId, options },
+      (o) => this.api.approvePlan(tenant, sessionId, request, o),
+      turnFields,
+    )
+  compact = (...[tenant, sessionId, options]: Args<'compact'>) =>
+    this.timed(
+      { op: 'compact', tenant, session: sessionId, options },
+      (o) => this.api.compact(tenant, sessionId, o),
+      turnFields,
+    )
+  exec = (...[tenant, body, options]: Args<'exec'>) =>
+    this.timed(
+      { op: 'exec', tenant, session: undefined, options },
+      (o) => this.api.exec(tenant, body, o),
+      (result) => ({
+        session: result.session_id,
+        events: result.events.length,
+        ...outcomeOf(result.events),
+      }),
+    )
+  trigger = (...[tenant, request]: Args<'trigger'>) =>
+    this.timed(
+      { op: 'webhook', tenant, session: request.sessionId, options: null },
+      () => this.api.trigger(tenant, request),
+      (result) => ({ duplicate: result.duplicate, ...turnFields(result.turn) }),
+    )
+  runnerExited = (...[notice]: Args<'runnerExited'>) =>
+    this.timed(
+      { op: 'runner_callback', tenant: notice.tenant, session: notice.session_id, options: null },
+      () => this.api.runnerExited(notice),
+      (result) => ({
+        resumed: result.resumed,
+        ...(result.status ? { status: result.status } : {}),
+      }),
+    )
+
+  // Passed through: the request line covers them.
+  createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
+  listSessions = (...args: Args<'listSessions'>) => this.api.listSessions(...args)
+  getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
+  enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
+  fork = (...args: Args<'fork'>) => this.api.fork(...args)
+  readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)
+  openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
+  storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
+  listArtifacts = (...args: Args<'listArtifacts'>) => this.api.listArtifacts(...args)
+  getArtifact = (...args: Args<'getArtifact'>) => this.api.getArtifact(...args)
+  putArtifact = (...args: Args<'putArtifact'>) => this.api.putArtifact(...args)
+  appendArtifact = (...args: Args<'appendArtifact'>) => this.api.appendArtifact(...args)
+  deleteArtifact = (...args: Args<'deleteArtifact'>) => this.api.deleteArtifact(...args)
+  getOrientation = (...args: Args<'getOrientation'>) => this.api.getOrientation(...args)
+  handoff = (...args: Args<'handoff'>) => this.api.handoff(...args)
+  verify = (...args: Args<'verify'>) => this.api.verify(...args)
+  createLoop = (...args: Args<'createLoop'>) => this.api.createLoop(...args)
+  getLoop = (...args: Args<'getLoop'>) => this.api.getLoop(...args)
+  stepLoop = (...args: Args<'stepLoop'>) => this.api.stepLoop(...args)
+
+  /**
+   * Runs one turn-stepping call and logs its line. `options` null: the call takes none, so its
+   * model calls cannot be counted.
+   */
+  private async timed<T>(
+    call: {
+      op: Op
+      tenant: string
+      session: string | undefined
+      options: TurnOptions | undefined | null
+    },
     run: (options: TurnOptions) => Promise<T>,
     describe: (result: T) => Record<string, unknown>,
   ): Promise<T> {
+    const { op, tenant, session, options } = call
     const started = Date.now()
     let modelCalls = 0
     const counting: TurnOptions = {
@@ -55,105 +161,13 @@ export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
     })
     try {
       const result = await run(counting)
-      log(entry(describe(result)))
+      this.log(entry(describe(result)))
       return result
     } catch (error) {
       const code = isTurnlineError(error) ? error.code : 'internal'
-      log(entry({ error: code }, isTurnlineError(error) && !error.retryable ? 'info' : 'warn'))
+      this.log(entry({ error: code }, isTurnlineError(error) && !error.retryable ? 'info' : 'warn'))
       throw error
     }
-  }
-
-  return {
-    ...bindAll(api),
-    stepTurn: (tenant, sessionId, request, options) =>
-      timed(
-        'turn',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.stepTurn(tenant, sessionId, request, o),
-        turnFields,
-      ),
-    complete: (tenant, sessionId, options) =>
-      timed(
-        'complete',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.complete(tenant, sessionId, o),
-        turnFields,
-      ),
-    cancel: (tenant, sessionId, options) =>
-      timed(
-        'cancel',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.cancel(tenant, sessionId, o),
-        turnFields,
-      ),
-    resolvePermission: (tenant, sessionId, request, options) =>
-      timed(
-        'permission',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.resolvePermission(tenant, sessionId, request, o),
-        turnFields,
-      ),
-    approvePlan: (tenant, sessionId, request, options) =>
-      timed(
-        'plan_approval',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.approvePlan(tenant, sessionId, request, o),
-        turnFields,
-      ),
-    compact: (tenant, sessionId, options) =>
-      timed(
-        'compact',
-        tenant,
-        sessionId,
-        options,
-        (o) => api.compact(tenant, sessionId, o),
-        turnFields,
-      ),
-    exec: (tenant, body, options) =>
-      timed(
-        'exec',
-        tenant,
-        undefined,
-        options,
-        (o) => api.exec(tenant, body, o),
-        (result) => ({
-          session: result.session_id,
-          events: result.events.length,
-          ...outcomeOf(result.events),
-        }),
-      ),
-    trigger: (tenant, request) =>
-      timed(
-        'webhook',
-        tenant,
-        request.sessionId,
-        null,
-        () => api.trigger(tenant, request),
-        (result) => ({ duplicate: result.duplicate, ...turnFields(result.turn) }),
-      ),
-    runnerExited: (notice) =>
-      timed(
-        'runner_callback',
-        notice.tenant,
-        notice.session_id,
-        null,
-        () => api.runnerExited(notice),
-        (result) => ({
-          resumed: result.resumed,
-          ...(result.status ? { status: result.status } : {}),
-        }),
-      ),
   }
 }
 
@@ -171,22 +185,4 @@ function outcomeOf(events: readonly ThreadEvent[]): Record<string, unknown> {
   return last?.type === 'thread.completed'
     ? { outcome: last.subtype, outcome_code: last.outcome_code }
     : {}
-}
-
-/**
- * Every method of the service bound to it (own and inherited, so a class instance works), so the
- * decorator can spread them and override only the ones it logs.
- */
-export function bindAll(api: SessionApi): SessionApi {
-  const bound: Record<string, unknown> = {}
-  for (let proto: object | null = api; proto && proto !== Object.prototype; ) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      const value: unknown = Reflect.get(api, name)
-      if (name !== 'constructor' && !(name in bound) && typeof value === 'function') {
-        bound[name] = (value as (...args: unknown[]) => unknown).bind(api)
-      }
-    }
-    proto = Object.getPrototypeOf(proto) as object | null
-  }
-  return bound as unknown as SessionApi
 }

@@ -1,3 +1,4 @@
+import { utf8Length } from '../shared/utf8-length.ts'
 import { corruptData, describeIssues, invalidShape, parseJsonText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { formatF64 } from './f64-format.ts'
@@ -196,23 +197,6 @@ function lineText(line: string): string {
     throw corruptData(EVENT_LINE, 'more than one line', { reason: 'invalid_json' })
   }
   return text
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) bytes += 1
-    else if (c < 0x800) bytes += 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
-        i++
-      } else bytes += 3
-    } else bytes += 3
-  }
-  return bytes
 }
 
 /** Parses one bare event line (`exec --json`). Throws TurnlineError('corrupt_data'). */

@@ -5,8 +5,9 @@ import type { HistoryMessage } from '../contract/history-message.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { utf8Length } from '../shared/utf8-length.ts'
 import { BUFFER_MAX_BYTES, BUFFER_MAX_EVENTS } from './event-buffer.ts'
-import { byteLength, toBytes } from './json-bytes.ts'
+import { toBytes } from './json-bytes.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { foldBatch } from './session-snapshot.ts'
@@ -110,7 +111,7 @@ function validateEvents(events: ThreadEvent[], lines: readonly string[]): void {
   }
   let total = 0
   events.forEach((event, index) => {
-    const size = byteLength(lines[index] ?? '')
+    const size = utf8Length(lines[index] ?? '')
     if (size > MAX_EVENT_LINE_BYTES) {
       throw new TurnlineError(
         'payload_too_large',

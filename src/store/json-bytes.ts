@@ -15,7 +15,3 @@ export function fromBytes(bytes: Uint8Array, what: string): string {
     throw new TurnlineError('corrupt_data', `${what} is not valid UTF-8`, { cause })
   }
 }
-
-export function byteLength(text: string): number {
-  return encoder.encode(text).byteLength
-}

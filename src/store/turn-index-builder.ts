@@ -1,5 +1,5 @@
 import type { TurnIndex } from '../contract/turn-index.ts'
-import { byteLength } from './json-bytes.ts'
+import { utf8Length } from '../shared/utf8-length.ts'
 
 const TYPE_AT_HEAD = /^\{"schema_version":"[^"]*","event":\{"type":"([^"]+)"/
 
@@ -57,7 +57,7 @@ export function buildTurnIndex(
   let open: { start: number; firstLine: number } | undefined
   lines.forEach((line, i) => {
     const type = lineType(line)
-    const end = offset + byteLength(line) + 1
+    const end = offset + utf8Length(line) + 1
     if (type === 'turn.started') open = { start: offset, firstLine: i }
     else if (isTurnEnd(type) && open) {
       const ts = previousTs.get(turnNumber) ?? endTimes.get(headSeq + i) ?? lastTs(entries)

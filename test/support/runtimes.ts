@@ -52,8 +52,17 @@ export async function startWorkerd(
   })
 }
 
-/** `deno serve functions/entries/deno.ts` with node_modules' deno; the environment is exactly `vars`. */
-export async function startDeno(vars: Record<string, string>): Promise<RuntimeProcess> {
+/** The permissions docs/deploy/deno-deploy.md gives for a deployment on S3 and Upstash. */
+export const DENO_FLAGS = ['--allow-net', '--allow-env', '--allow-read']
+
+/**
+ * `deno serve functions/entries/deno.ts` with node_modules' deno; the environment is exactly
+ * `vars`, the permissions `flags` (add `--allow-write` for the filesystem store).
+ */
+export async function startDeno(
+  vars: Record<string, string>,
+  flags: readonly string[] = DENO_FLAGS,
+): Promise<RuntimeProcess> {
   const port = await freePort()
   return startRuntime({
     name: 'deno serve',
@@ -64,9 +73,7 @@ export async function startDeno(vars: Record<string, string>): Promise<RuntimePr
       '127.0.0.1',
       '--port',
       String(port),
-      '--allow-net',
-      '--allow-env',
-      '--allow-read',
+      ...flags,
       'functions/entries/deno.ts',
     ],
     env: { ...baseEnv(), DENO_NO_UPDATE_CHECK: '1', ...vars },

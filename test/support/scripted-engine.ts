@@ -21,7 +21,16 @@ export function startScriptedEngine(
   const store = options.store ?? new MemoryObjectStore()
   const logs: Record<string, unknown>[] = []
   const deps = engineDeps({ ...options, store, model, fetch: receiver.fetch }, logs)
-  return { service: new SessionService(deps), deps, model, receiver, store, logs }
+  return {
+    service: new SessionService(deps),
+    deps,
+    model,
+    receiver,
+    store,
+    logs,
+    /** Nothing to release in one process: the shape of `startEngine`'s, for tests of both tiers. */
+    close: async (): Promise<void> => {},
+  }
 }
 
 export type ScriptedEngine = ReturnType<typeof startScriptedEngine>

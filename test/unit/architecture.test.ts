@@ -6,13 +6,15 @@ import { describe, expect, it } from 'vitest'
 /**
  * The layout's rules (docs/architecture.md), checked on every run: which folder may import
  * which, no import cycles, no platform or SDK imports in src/ and client/, zod schemas only in
- * src/contract, and files of at most 300 lines (schema files in src/contract: 500).
+ * src/contract, files of at most 300 lines (schema files in src/contract: 500), and functions
+ * in src/core of at most 60 lines unless their comment gives the reason (`Long: …`).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SOURCE_ROOTS = ['src', 'adapters', 'functions', 'cli', 'client']
 
 type Layer =
+  | 'shared'
   | 'contract'
   | 'ports'
   | 'store'
@@ -25,28 +27,32 @@ type Layer =
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
-  contract: [],
-  ports: ['contract'],
-  store: ['contract', 'ports'],
-  core: ['contract', 'ports', 'store'],
-  adapters: ['contract', 'ports'],
-  functions: ['contract', 'ports', 'store', 'core', 'adapters'],
+  // what every layer shares, written once: plain functions on Web-standard globals
+  shared: [],
+  contract: ['shared'],
+  ports: ['shared', 'contract'],
+  store: ['shared', 'contract', 'ports'],
+  core: ['shared', 'contract', 'ports', 'store'],
+  adapters: ['shared', 'contract', 'ports'],
+  functions: ['shared', 'contract', 'ports', 'store', 'core', 'adapters'],
   // the published client: the contract's schemas and nothing of the server
-  client: ['contract'],
-  cli: ['contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
+  client: ['shared', 'contract'],
+  cli: ['shared', 'contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
 }
 
 /** The faces of src/core that functions/ (and the CLI) may use. */
 const CORE_FACES = ['src/core/session-api.ts', 'src/core/session-service.ts']
 
 /** Packages src/ may import, by layer (everything else there must be Web-standard). */
-const SRC_PACKAGES: Record<'contract' | 'ports' | 'store' | 'core', readonly string[]> = {
-  // standardwebhooks: plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256)
-  contract: ['zod', 'standardwebhooks'],
-  ports: [],
-  store: [],
-  core: ['gpt-tokenizer', '@cfworker/json-schema'],
-}
+const SRC_PACKAGES: Record<'shared' | 'contract' | 'ports' | 'store' | 'core', readonly string[]> =
+  {
+    shared: [],
+    // standardwebhooks: plain JavaScript on Web-standard globals (TextEncoder, a JS SHA-256)
+    contract: ['zod', 'standardwebhooks'],
+    ports: [],
+    store: [],
+    core: ['gpt-tokenizer', '@cfworker/json-schema'],
+  }
 
 interface SourceFile {
   /** Repository-relative, with forward slashes. */
@@ -84,7 +90,13 @@ function isTypeOnlyStatement(text: string, pos: number): boolean {
 function layerOf(file: string): Layer | undefined {
   const [top, second] = file.split('/')
   if (top === 'src') {
-    if (second === 'contract' || second === 'ports' || second === 'store' || second === 'core') {
+    if (
+      second === 'shared' ||
+      second === 'contract' ||
+      second === 'ports' ||
+      second === 'store' ||
+      second === 'core'
+    ) {
       return second
     }
     return undefined
@@ -106,6 +118,42 @@ function resolveRelative(from: string, specifier: string): string {
 }
 
 const files = SOURCE_ROOTS.flatMap(walk).map(read)
+
+/** Longest function in src/core without a `Long:` reason in the comment before it. */
+const MAX_FUNCTION_LINES = 60
+
+function isFunctionWithBody(node: ts.Node): boolean {
+  return (
+    (ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isConstructorDeclaration(node)) &&
+    node.body !== undefined
+  )
+}
+
+const lineOf = (source: ts.SourceFile, pos: number) =>
+  source.getLineAndCharacterOfPosition(pos).line
+
+/**
+ * The comments before a function: its own, or those of the statement, property or argument
+ * it is the value of (an arrow function assigned to a const, a method of an object literal).
+ */
+function leadingComment(node: ts.Node): string {
+  const text = node.getSourceFile().getFullText()
+  let comments = ''
+  for (
+    let at: ts.Node | undefined = node;
+    at && !ts.isSourceFile(at) && !ts.isBlock(at);
+    at = at.parent
+  ) {
+    for (const range of ts.getLeadingCommentRanges(text, at.getFullStart()) ?? []) {
+      comments += `${text.slice(range.pos, range.end)}\n`
+    }
+  }
+  return comments
+}
 const byName = new Map(files.map((f) => [f.file, f]))
 
 describe('architecture', () => {
@@ -143,7 +191,13 @@ describe('architecture', () => {
         if (layer === 'client' && specifier !== 'zod') {
           problems.push(`${file} → ${specifier}: client/ imports no package but zod`)
         }
-        if (layer === 'contract' || layer === 'ports' || layer === 'store' || layer === 'core') {
+        if (
+          layer === 'shared' ||
+          layer === 'contract' ||
+          layer === 'ports' ||
+          layer === 'store' ||
+          layer === 'core'
+        ) {
           const allowed = SRC_PACKAGES[layer]
           const isAllowed = allowed.some((p) => specifier === p || specifier.startsWith(`${p}/`))
           // core reads zod's types (z.ZodType) but parses only with schemas from src/contract
@@ -173,7 +227,7 @@ describe('architecture', () => {
 
   it('keeps zod schemas in src/contract', () => {
     const problems = files
-      .filter(({ file }) => /^(src\/(ports|store|core)|client)\//.test(file))
+      .filter(({ file }) => /^(src\/(shared|ports|store|core)|client)\//.test(file))
       .filter(({ text }) =>
         /\bz\.(object|strictObject|string|number|enum|array|union)\(/.test(text),
       )
@@ -257,6 +311,46 @@ describe('architecture', () => {
       'src/core/turn/step-turn.ts',
     ])
     expect(importers('src/core/turn/turn-loop.ts')).toEqual(['src/core/turn/drive-turn.ts'])
+  })
+
+  it('keeps functions in src/core at most 60 lines, unless their comment says why (Long:)', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/core/')) continue
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      const visit = (node: ts.Node): void => {
+        if (isFunctionWithBody(node)) {
+          const lines = lineOf(source, node.end) - lineOf(source, node.getStart(source)) + 1
+          if (lines > MAX_FUNCTION_LINES && !/\bLong: \S/.test(leadingComment(node))) {
+            problems.push(`${file}:${lineOf(source, node.getStart(source)) + 1}: ${lines} lines`)
+          }
+        }
+        ts.forEachChild(node, visit)
+      }
+      visit(source)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('passes no bare boolean to a function in src/core (a named field says what it means)', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/core/')) continue
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      const visit = (node: ts.Node): void => {
+        if (isFunctionWithBody(node)) {
+          for (const parameter of (node as ts.FunctionLikeDeclaration).parameters) {
+            if (parameter.type?.kind === ts.SyntaxKind.BooleanKeyword) {
+              const line = lineOf(source, parameter.getStart(source)) + 1
+              problems.push(`${file}:${line}: ${parameter.name.getText(source)}: boolean`)
+            }
+          }
+        }
+        ts.forEachChild(node, visit)
+      }
+      visit(source)
+    }
+    expect(problems).toEqual([])
   })
 
   it('has no file name twice under src/', () => {

@@ -10,8 +10,8 @@ import {
   RUN_CHARS,
 } from '../../src/core/compaction/counting-pieces.ts'
 import { MESSAGE_OVERHEAD_TOKENS, TokenCounter } from '../../src/core/compaction/token-counter.ts'
-import { utf8Length } from '../../src/core/compaction/utf8-length.ts'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
+import { utf8Length } from '../../src/shared/utf8-length.ts'
 import { seededRandom } from '../support/compaction-histories.ts'
 import { spyTokenizer } from '../support/spy-tokenizer.ts'
 import { shapedText, TEXT_SHAPES } from '../support/text-shapes.ts'

@@ -202,9 +202,9 @@ describe('continuity tail', () => {
 
   it('leaves histories of ≤ 10 messages alone unless forced', () => {
     const ten = Array.from({ length: 10 }, (_, i) => user(String(i)))
-    expect(tooShortToCompact(ten, false)).toBe(true)
-    expect(tooShortToCompact(ten, true)).toBe(false)
-    expect(tooShortToCompact([...ten, say('x')], false)).toBe(false)
+    expect(tooShortToCompact(ten, { force: false })).toBe(true)
+    expect(tooShortToCompact(ten, { force: true })).toBe(false)
+    expect(tooShortToCompact([...ten, say('x')], { force: false })).toBe(false)
   })
 
   it('never leaves an orphaned call or result (property test over generated histories)', () => {

@@ -16,7 +16,10 @@ export function startsFromHandoff(state: EngineState): boolean {
 }
 
 /** Messages to append before the turn's input; clears the feedback it delivers. */
-export function turnStartMessages(state: EngineState, hasInput: boolean): HistoryMessage[] {
+export function turnStartMessages(
+  state: EngineState,
+  { hasInput }: { hasInput: boolean },
+): HistoryMessage[] {
   const messages: HistoryMessage[] = []
   const agent = state.agent
   if (agent?.feedback?.length) {

@@ -4,7 +4,8 @@ import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { ProgressLedger } from '../../contract/progress-ledger.ts'
 import { parseProgressLedger, serializeProgressLedger } from '../../contract/progress-ledger.ts'
 import type { ObjectStore, StoredObject } from '../../ports/object-store.ts'
-import { byteLength, fromBytes, toBytes } from '../../store/json-bytes.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
+import { fromBytes, toBytes } from '../../store/json-bytes.ts'
 import { appendEntry } from './loop-memory.ts'
 
 /** Attempts of a read-modify-write before a persistent conflict is reported. */
@@ -87,7 +88,7 @@ export class ArtifactStore {
   async append(kind: MemoryKind, text: string, now: number): Promise<StoredText> {
     return this.modify(this.key(kind), (current) => {
       const next = appendEntry(kind, current ?? '', text, now)
-      if (byteLength(next) > MAX_MEMORY_FILE_BYTES) {
+      if (utf8Length(next) > MAX_MEMORY_FILE_BYTES) {
         throw new TurnlineError(
           'payload_too_large',
           `${ArtifactStore.path(kind)} would exceed ${MAX_MEMORY_FILE_BYTES} bytes: archive it (GET) and DELETE it to start a new file`,

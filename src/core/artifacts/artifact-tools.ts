@@ -55,7 +55,8 @@ const memoryTool = (name: string, what: string) => ({
   },
 })
 
-const done = (ok: boolean, output: string): ToolRunResult => ({ kind: 'done', ok, output })
+const succeeded = (output: string): ToolRunResult => ({ kind: 'done', ok: true, output })
+const failed = (output: string): ToolRunResult => ({ kind: 'done', ok: false, output })
 
 /** A tool failure the model should read (bad input, a missing artifact, a conflict). */
 async function guarded(run: () => Promise<ToolRunResult>): Promise<ToolRunResult> {
@@ -63,7 +64,7 @@ async function guarded(run: () => Promise<ToolRunResult>): Promise<ToolRunResult
     return await run()
   } catch (error) {
     if (isTurnlineError(error, 'invalid_input', 'not_found', 'conflict', 'payload_too_large')) {
-      return done(false, error.message)
+      return failed(error.message)
     }
     throw error
   }
@@ -74,6 +75,7 @@ function parsed<T>(schema: z.ZodType<T>, args: unknown, tool: string): T | strin
   return result.ok ? result.value : result.message
 }
 
+/** Long: one table of the artifact tools, a few lines each. */
 export function artifactToolHandlers(store: ArtifactStore, sessionId: string): ToolHandler[] {
   const append = (name: string, kind: 'notes' | 'decisions', what: string): ToolHandler => ({
     definition: memoryTool(name, what),
@@ -82,9 +84,9 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
     run: (args, ctx) =>
       guarded(async () => {
         const input = parsed(MemoryToolArgsSchema, args, name)
-        if (typeof input === 'string') return done(false, input)
+        if (typeof input === 'string') return failed(input)
         const view = await appendMemory(store, kind, input.text, ctx.now())
-        return done(true, `appended to ${view.path} (${view.summary ?? 'ok'})`)
+        return succeeded(`appended to ${view.path} (${view.summary ?? 'ok'})`)
       }),
   })
   return [
@@ -123,14 +125,14 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       run: (args, ctx) =>
         guarded(async () => {
           const update = parsed(UpdateProgressArgsSchema, args, 'update_progress')
-          if (typeof update === 'string') return done(false, update)
+          if (typeof update === 'string') return failed(update)
           const view = await writeArtifact(
             store,
             { kind: 'progress', update },
             { sessionId, now: ctx.now() },
           )
           const notes = view.warnings?.length ? ` (${view.warnings.join('; ')})` : ''
-          return done(true, `${view.summary ?? 'progress updated'}${notes}`)
+          return succeeded(`${view.summary ?? 'progress updated'}${notes}`)
         }),
     },
     {
@@ -152,9 +154,9 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       run: (args, ctx) =>
         guarded(async () => {
           const input = parsed(WriteArtifactArgsSchema, args, 'write_artifact')
-          if (typeof input === 'string') return done(false, input)
+          if (typeof input === 'string') return failed(input)
           const view = await writeArtifact(store, input, { sessionId, now: ctx.now() })
-          return done(true, `wrote ${view.path}${view.summary ? ` — ${view.summary}` : ''}`)
+          return succeeded(`wrote ${view.path}${view.summary ? ` — ${view.summary}` : ''}`)
         }),
     },
     {
@@ -174,14 +176,14 @@ export function artifactToolHandlers(store: ArtifactStore, sessionId: string): T
       run: (args) =>
         guarded(async () => {
           const input = parsed(ReadArtifactArgsSchema, args, 'read_artifact')
-          if (typeof input === 'string') return done(false, input)
+          if (typeof input === 'string') return failed(input)
           const view = await readArtifact(store, input.kind)
           const chars = [...view.content]
           const text =
             chars.length > READ_MAX_CHARS
               ? `${chars.slice(0, READ_MAX_CHARS).join('')}\n[truncated: ${chars.length - READ_MAX_CHARS} more characters]`
               : view.content
-          return done(true, `${ArtifactStore.path(input.kind)}:\n${text}`)
+          return succeeded(`${ArtifactStore.path(input.kind)}:\n${text}`)
         }),
     },
   ]

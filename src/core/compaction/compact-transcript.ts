@@ -37,6 +37,7 @@ export function compactionState(state: EngineState): EngineCompaction {
   return state.compaction
 }
 
+/** Long: a compaction's one sequence (plan, produce, archive, replace, record), read in one place so its order is plain. */
 export async function compactTranscript(
   run: CompactionRun,
   request: CompactionRequest,

@@ -1,6 +1,7 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
 import type { UsageAnchor } from './token-counter.ts'
 import {
   MESSAGE_OVERHEAD_TOKENS,
@@ -8,7 +9,6 @@ import {
   TOOL_CALL_OVERHEAD_TOKENS,
   TokenCounter,
 } from './token-counter.ts'
-import { utf8Length } from './utf8-length.ts'
 
 export { utf8Length }
 

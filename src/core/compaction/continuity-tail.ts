@@ -46,10 +46,14 @@ export interface ContinuitySelection {
 }
 
 /** True when a history this long is left as it is (unless compaction is forced). */
-export function tooShortToCompact(history: readonly HistoryMessage[], force: boolean): boolean {
+export function tooShortToCompact(
+  history: readonly HistoryMessage[],
+  { force }: { force: boolean },
+): boolean {
   return !force && history.length <= MIN_MESSAGES_TO_COMPACT
 }
 
+/** Long: one pass from the transcript's end, whose running budget a split would scatter. */
 export function selectContinuity(
   history: readonly HistoryMessage[],
   options: ContinuityOptions,

@@ -6,7 +6,7 @@ import {
   selectContinuity,
   tooShortToCompact,
 } from './continuity-tail.ts'
-import { truncateText } from './message-preview.ts'
+import { headAndTailPreview } from './message-preview.ts'
 import { protocolGroups } from './protocol-groups.ts'
 import {
   type EnvelopePlacement,
@@ -63,7 +63,7 @@ export function buildSummaryRequest(
     const body = transcriptText(message)
     if (body === '') continue
     const label = message.role === 'tool' ? `tool ${message.tool_call_id}` : message.role
-    lines.push(`\n[${label}]\n${truncateText(body, limit, options.archivePath)}`)
+    lines.push(`\n[${label}]\n${headAndTailPreview(body, limit, options.archivePath)}`)
   }
   return [
     { role: 'system', content: options.instructions?.trim() || SUMMARY_INSTRUCTION },
@@ -107,7 +107,7 @@ export function planLocalCompaction(
   options: PlanOptions,
 ): PlanResult {
   const source = stripMemoryEnvelope(history)
-  if (source.length === 0 || tooShortToCompact(source, options.force)) {
+  if (source.length === 0 || tooShortToCompact(source, { force: options.force })) {
     return { kind: 'skip', reason: 'too_short' }
   }
   return {

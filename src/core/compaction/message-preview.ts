@@ -18,7 +18,7 @@ export interface PreviewLimits {
 export const DEFAULT_PREVIEW_LIMITS: PreviewLimits = { maxChars: 8_000, maxArgumentChars: 2_000 }
 
 /** Text within `maxChars`, or its head and tail around a note saying what was left out. */
-export function truncateText(text: string, maxChars: number, archivePath?: string): string {
+export function headAndTailPreview(text: string, maxChars: number, archivePath?: string): string {
   if (text.length <= maxChars) return text
   const budget = Math.max(0, maxChars)
   const headEnd = safeCut(text, Math.ceil((budget * 2) / 3))
@@ -38,7 +38,7 @@ function safeCut(text: string, index: number): number {
 export function previewMessage(message: HistoryMessage, limits: PreviewLimits): HistoryMessage {
   // An opaque provider compaction item has no text to bound.
   if (message.role === 'compaction') return message
-  const content = truncateText(message.content, limits.maxChars, limits.archivePath)
+  const content = headAndTailPreview(message.content, limits.maxChars, limits.archivePath)
   switch (message.role) {
     case 'assistant': {
       if (!message.tool_calls?.length)

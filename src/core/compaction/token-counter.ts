@@ -1,11 +1,11 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import { contentKey, messageTexts } from './content-key.ts'
 import { CountPacer, countPaced } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
-import { utf8Length } from './utf8-length.ts'
 
 /**
  * Token accounting for the compaction decision. Each message is tokenized once: counts are cached

@@ -8,6 +8,7 @@ import { contextWindowOf } from '../model/context-window.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { orientIfPending } from '../orientation/orient-step.ts'
 import { orientationDigest, systemPrompt } from '../orientation/system-prompt.ts'
+import type { TurnMachine } from '../turn/turn-machine.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
@@ -29,7 +30,8 @@ import type { CompactionThresholds } from './thresholds.ts'
 import { compactionThresholds, decideCompaction } from './thresholds.ts'
 
 /**
- * Compaction inside a turn. `start` (once per invocation): a pending context reset replaces the
+ * Compaction inside a turn. `orientResetAndOpenSegment` (once per invocation, before the first
+ * request): a pending orient phase runs, a pending context reset replaces the
  * transcript with orientation, then the request segment is resolved — a model or provider
  * change compacts (trigger `model_switch`) when the history is long enough, any other change
  * only opens the next segment. `beforeRequest`: the threshold decision (soft → pending, hard or
@@ -44,6 +46,8 @@ export interface TurnCompactionInput {
   threadId: string
   state: EngineState
   open: OpenTurn
+  /** The turn's state machine (`state` and `open` are its objects): a commit leaves it open. */
+  turn: TurnMachine
   writer: TurnWriter
   settings: ResolvedModelSettings | undefined
   tools: readonly ToolDefinition[]
@@ -101,7 +105,7 @@ export class TurnCompaction {
     this.thresholds = settings ? thresholdsFor(state, settings) : undefined
   }
 
-  async start(): Promise<void> {
+  async orientResetAndOpenSegment(): Promise<void> {
     const { state, settings, turnStart, writer } = this.input
     const compaction = compactionState(state)
     if (turnStart !== undefined) delete compaction.blocked
@@ -133,7 +137,7 @@ export class TurnCompaction {
       (opaque ||
         (harness.compact_on_model_switch &&
           harness.auto_compaction_enabled &&
-          !tooShortToCompact(writer.history, false)))
+          !tooShortToCompact(writer.history, { force: false })))
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return
@@ -259,8 +263,8 @@ export class TurnCompaction {
 
   /** Commits the replaced transcript now: a reset batch, followed by a checkpoint. */
   private async commit(): Promise<void> {
-    const { state, open, writer } = this.input
-    state.open_turn = open
-    await writer.commit(open.turn_id, true)
+    const { turn, writer } = this.input
+    turn.apply({ type: 'turn_left_open' })
+    await writer.commit(turn.open.turn_id, 'history_reset')
   }
 }

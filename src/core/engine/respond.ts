@@ -42,7 +42,7 @@ export async function respond(
   const record = ending.remember
     ? writer.remember({ turn_id: turnId, status, ...warnings })
     : undefined
-  await writer.commit(turnId, true, { overlapManifest: true })
+  await writer.commit(turnId, 'turn_end')
   const events = writer.dispatcher.all()
   await writeSessionExports(deps, ref, writer.state, {
     createdAt: writer.snapshot.createdAt,

@@ -1,4 +1,3 @@
-import type { LimitsChange } from '../../contract/api.ts'
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
@@ -9,6 +8,19 @@ import { EventDispatcher } from './event-dispatcher.ts'
 import type { IdempotentCall } from './idempotency.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import { rememberCommittedState } from './writable-state.ts'
+
+/**
+ * The named points at which an invocation commits a batch (the session log's only commit
+ * point, `SessionStore.commit`), in the order a turn may reach them:
+ *
+ * - `before_tools`: the open turn with its invocations, before the first side-effecting tool
+ *   runs (a crash after it reports them interrupted, never runs them again); no maintenance.
+ * - `history_reset`: a compaction or context reset replaced the transcript; the store follows
+ *   it with a checkpoint, so rehydration reads the new segment only.
+ * - `turn_end`: how every invocation ends (`respond`): its last events and state; the manifest
+ *   write after it is left running (`manifestWritten`) to overlap with the coordinator's end.
+ */
+export type CommitPoint = 'before_tools' | 'history_reset' | 'turn_end'
 
 /**
  * What one invocation writes: the dispatcher of its events, the transcript it extends and the
@@ -22,8 +34,8 @@ export class TurnWriter {
   private appliedIntents: string[] = []
   /** The transcript was replaced: the next commit starts a new segment (`history.reset`). */
   private historyReset = false
-  /** The limits changed: the next commit writes the config again. */
-  private configChanged = false
+  /** The config changed: the next commit writes it again. */
+  private rewriteConfig = false
   private current: SessionSnapshot
   private manifestWrite: Promise<void> | undefined
 
@@ -80,13 +92,12 @@ export class TurnWriter {
   }
 
   /**
-   * New limits of the session (a turn's `limits`): the config, otherwise written once by the
-   * session's first batch, is written again by the next commit (the store merges it over).
+   * The session's config changed (a turn's new limits, `limits_changed`): the config, otherwise
+   * written once by the session's first batch, is written again by the next commit (the store
+   * merges it over).
    */
-  changeLimits(limits: LimitsChange): void {
-    const config = this.state.config
-    this.state.config = { ...config, limits: { ...config.limits, ...limits } }
-    this.configChanged = true
+  configChanged(): void {
+    this.rewriteConfig = true
   }
 
   /** Intent ids whose user messages were appended: recorded by the next commit. */
@@ -94,26 +105,23 @@ export class TurnWriter {
     this.appliedIntents.push(...ids)
   }
 
-  /** The manifest write a commit with `overlapManifest` left running (never rejects). */
+  /** The manifest write the `turn_end` commit left running (never rejects). */
   get manifestWritten(): Promise<void> | undefined {
     return this.manifestWrite
   }
 
   /**
-   * Commits pending events, transcript delta and state (without `config`, written once). With
-   * `overlapManifest` (the last commit of an invocation), the manifest write after the commit
-   * point is left running as `manifestWritten`.
+   * Commits pending events, transcript delta and state (`config` only when the limits changed)
+   * at one of the named commit points (`CommitPoint`).
    */
-  async commit(
-    turnId: string,
-    maintain: boolean,
-    options: { overlapManifest?: boolean } = {},
-  ): Promise<void> {
+  async commit(turnId: string, point: CommitPoint): Promise<void> {
+    // Maintenance (checkpoint, rollup, manifest) follows every commit but the one before tools.
+    const maintain = point !== 'before_tools'
     const { config, ...rest } = this.state
     const patch: Record<string, unknown> = Object.fromEntries(
       Object.entries(rest).map(([k, v]) => [k, v ?? null]),
     )
-    if (this.configChanged) patch.config = config
+    if (this.rewriteConfig) patch.config = config
     const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
@@ -130,10 +138,10 @@ export class TurnWriter {
         state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
       },
-      { maintain, ...(options.overlapManifest ? { overlapManifest: true } : {}) },
+      { maintain, ...(point === 'turn_end' ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
-    this.configChanged = false
+    this.rewriteConfig = false
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot

@@ -1,7 +1,7 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { TurnRecord } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
-import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
+import type { EndTurnRequest, Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import { type AdmittedStep, admitStep } from './admit-step.ts'
@@ -30,6 +30,13 @@ export interface LeasedOutcome {
  */
 export type LeaseAdmission = 'admit' | 'never_refused' | AdmittedStep
 
+/** The step run under the lease, on the snapshot read under it and the intents that came with it. */
+export type LeasedWork = (
+  lease: Lease,
+  snapshot: SessionSnapshot,
+  intents: QueuedIntent[],
+) => Promise<LeasedOutcome>
+
 /** The coordinator's key for a session: tenant-scoped. */
 export const coordinatorId = (ref: SessionRef) => `${ref.tenant}/${ref.sessionId}`
 
@@ -46,15 +53,10 @@ export async function withLease(
   ref: SessionRef,
   call: IdempotentCall | undefined,
   admission: LeaseAdmission,
-  work: (
-    lease: Lease,
-    snapshot: SessionSnapshot,
-    intents: QueuedIntent[],
-  ) => Promise<LeasedOutcome>,
+  work: LeasedWork,
 ): Promise<TurnResponse> {
-  const id = coordinatorId(ref)
   const begin = await deps.coordinator.beginTurn({
-    sessionId: id,
+    sessionId: coordinatorId(ref),
     tenant: ref.tenant,
     leaseMs: deps.defaults.leaseMs,
     ...(call ? { idempotencyKey: sessionScopedKey(ref, call) } : {}),
@@ -70,15 +72,8 @@ export async function withLease(
   }
   const { lease } = begin
   // Renewed on a timer for as long as this invocation holds it, independent of stream events.
-  const keeper = keepLease(
-    {
-      coordinator: deps.coordinator,
-      clock: deps.clock,
-      leaseMs: deps.defaults.leaseMs,
-      log: deps.log,
-    },
-    lease,
-  )
+  const { coordinator, clock, log } = deps
+  const keeper = keepLease({ coordinator, clock, leaseMs: deps.defaults.leaseMs, log }, lease)
   const leased = async () => {
     const snapshot = await deps.sessions.open(ref, begin.tip)
     return work(lease, snapshot, begin.intents)
@@ -100,33 +95,43 @@ export async function withLease(
   // leaves a tip ahead of the manifest, which readers handle as any manifest that lags the log
   // (docs/performance.md reasons it through).
   const ending = deps.coordinator
-    .endTurn({
-      lease,
-      tenant: ref.tenant,
-      ...(outcome.tip !== undefined ? { tip: outcome.tip } : {}),
-      ...(outcome.ackIntents?.length ? { ackIntents: outcome.ackIntents } : {}),
-      ...(call && outcome.record
-        ? {
-            idempotency: {
-              key: sessionScopedKey(ref, call),
-              ttlSeconds: deps.defaults.idempotencyTtlSeconds,
-              record: {
-                sessionId: id,
-                turnId: outcome.record.turn_id,
-                batch: outcome.record.last_batch,
-                response: JSON.stringify(outcome.record),
-              },
-            },
-          }
-        : {}),
-    })
+    .endTurn(endTurnRequest({ deps, ref, call, lease, outcome }))
+    // Committed already: the answer stands; the lease expires and the tip is re-probed.
     .catch((error: unknown) => {
-      // Committed already: the answer stands; the lease expires and the tip is re-probed.
-      ;(deps.log ?? console.warn)({
-        msg: 'ending the turn in the coordinator failed',
-        error: String(error),
-      })
+      const entry = { msg: 'ending the turn in the coordinator failed', error: String(error) }
+      ;(log ?? console.warn)(entry)
     })
   await Promise.all([ending, outcome.settling])
   return outcome.response
+}
+
+/** What the coordinator records as the step ends: the tip, the acknowledged intents, the answer. */
+function endTurnRequest(input: {
+  deps: ServiceDeps
+  ref: SessionRef
+  call: IdempotentCall | undefined
+  lease: Lease
+  outcome: LeasedOutcome
+}): EndTurnRequest {
+  const { deps, ref, call, lease, outcome } = input
+  return {
+    lease,
+    tenant: ref.tenant,
+    ...(outcome.tip !== undefined ? { tip: outcome.tip } : {}),
+    ...(outcome.ackIntents?.length ? { ackIntents: outcome.ackIntents } : {}),
+    ...(call && outcome.record
+      ? {
+          idempotency: {
+            key: sessionScopedKey(ref, call),
+            ttlSeconds: deps.defaults.idempotencyTtlSeconds,
+            record: {
+              sessionId: coordinatorId(ref),
+              turnId: outcome.record.turn_id,
+              batch: outcome.record.last_batch,
+              response: JSON.stringify(outcome.record),
+            },
+          },
+        }
+      : {}),
+  }
 }

@@ -182,6 +182,7 @@ export class AtifTrajectoryBuilder {
     this.steps.push({ step_id: this.steps.length + 1, source, ...fields })
   }
 
+  /** Long: one switch over the item types, a case each. */
   private item(item: ThreadItem): void {
     switch (item.type) {
       case 'agent_message':

@@ -16,6 +16,7 @@ import { atifTrajectoryText } from './atif-trajectory.ts'
  * `harness.event_log_path` after every turn, and when the thread completes the derived views
  * `derived/open-responses.jsonl` (`harness.open_responses_enabled`, default on) and
  * `derived/atif-trajectory.json` (`harness.atif_enabled`, default off).
+ * Long: each export in its own best-effort block, in order.
  */
 export async function writeSessionExports(
   deps: ServiceDeps,

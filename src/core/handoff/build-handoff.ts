@@ -58,6 +58,7 @@ function boundary(sources: HandoffSources): BoundaryItem[] {
   return [...derived.filter((item) => !named.has(item.feature)), ...given]
 }
 
+/** Long: one record of the handoff's fields, each gathered in a line or two. */
 export function buildHandoff(sources: HandoffSources): HandoffRequest {
   const { activity, ledger, overrides } = sources
   const test = lastTestRun(activity, { command: sources.testCommand, pattern: sources.testPattern })

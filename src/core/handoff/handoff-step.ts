@@ -115,7 +115,10 @@ export function sharedPlacement(deps: ServiceDeps, ref: SessionRef, state: Engin
   return placement
 }
 
-/** `POST /v1/sessions/:id/handoff`. */
+/**
+ * `POST /v1/sessions/:id/handoff`.
+ * Long: the handoff's steps under one lease, in the order they commit.
+ */
 export async function handoffSession(
   deps: ServiceDeps,
   locator: SessionLocator,

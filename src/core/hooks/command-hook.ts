@@ -23,6 +23,7 @@ export function hookEnvironment(payload: HookPayload): Record<string, string> {
 /**
  * Runs a command hook: exit 0 is success (stdout may carry a JSON answer), exit 2 denies with
  * stderr as the reason, any other code is a failure. Never throws.
+ * Long: the run, its timeout and the reading of its answer, one after the other.
  */
 export async function runCommandHook(
   hook: CommandHook,

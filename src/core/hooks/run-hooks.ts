@@ -94,7 +94,10 @@ export async function runHooks<E extends HookEvent>(
       } catch (error) {
         attempt = { ok: false, answer: {}, error: `hook failed: ${(error as Error).message}` }
       }
-      return toResult(hook, index, event, attempt, Math.max(0, now() - started), deniable)
+      return toResult(hook, index, event, attempt, {
+        durationMs: Math.max(0, now() - started),
+        deniable,
+      })
     }),
   )
 
@@ -112,8 +115,7 @@ function toResult(
   index: number,
   event: HookEvent,
   attempt: HookAttempt,
-  durationMs: number,
-  deniable: boolean,
+  { durationMs, deniable }: { durationMs: number; deniable: boolean },
 ): HookResult {
   const denies = attempt.answer.decision === 'deny'
   const failedClosed = !attempt.ok && hook.fail_closed

@@ -33,6 +33,7 @@ export interface StepInput {
   input?: string | undefined
 }
 
+/** Long: one loop step's sequence under its run state's compare-and-swap. */
 export async function runLoopStep(step: StepInput): Promise<StepOutcome> {
   const { deps, locator, tenant, state, claim } = step
   const ref: SessionRef = { tenant, workspace: state.workspace, sessionId: claim.session_id }

@@ -2,6 +2,7 @@ import type { Usage } from '../../contract/usage.ts'
 import type { ModelCallHold } from '../../ports/admission.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/model-client.ts'
 import { toMicroUsd } from '../../ports/tenant-limiter.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { estimateCostUsd, type ModelPrice } from './pricing.ts'
 import { withEstimatedUsage } from './usage-estimate.ts'
@@ -114,15 +115,4 @@ function costOf(price: ModelPrice | undefined, input: number, output: number): n
   if (!price) return 0
   const usage = { input_tokens: input, cached_input_tokens: 0, cache_creation_tokens: 0 }
   return toMicroUsd(estimateCostUsd({ ...usage, output_tokens: output }, price))
-}
-
-/** UTF-8 byte length of `text`, without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = text.length
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    // 2 bytes below U+0800; 3 above; a surrogate pair (2 code units) is 4.
-    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1
-  }
-  return bytes
 }

@@ -45,6 +45,7 @@ interface CallState {
  * item.started → item.updated snapshots → item.completed, and each tool call as a
  * tool_invocation item.started (in progress) with throttled argument updates. Invocations are
  * completed by the tool loop once their outcome is known.
+ * Long: one pass over the stream, whose item snapshots share the running text and calls.
  */
 export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResult> {
   const { dispatcher } = ctx

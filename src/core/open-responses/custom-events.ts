@@ -7,6 +7,7 @@ import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
  * specification requires an extension event's own `type` to carry the implementor prefix, so
  * the same name and data go out as `{"type":"vtcode:<name>",…}`. Data is built with explicit
  * nulls for absent optional fields (reference §9); a compact boundary carries no segment fields.
+ * Long: one switch over the event types, a case each.
  */
 export function customEventFor(
   event: ParsedThreadEvent,

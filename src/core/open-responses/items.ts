@@ -87,6 +87,7 @@ function extension(
  * Maps one item. `status` is the item's status for a `vtcode:*` item (in_progress while it is
  * open); messages and reasoning are `in_progress` until done, then `completed`. `callId`
  * resolves the model's call id of a tool call (by invocation item id).
+ * Long: one switch over the item types, a case each.
  */
 export function toOutputItem(
   item: ThreadItem,

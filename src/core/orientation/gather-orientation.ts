@@ -56,15 +56,20 @@ export interface GatheredOrientation {
   workspaceManifest?: { text: string; etag: string }
 }
 
-export function referenceFor(kind: ArtifactKind | 'git', artifactTools: boolean): string {
+export function referenceFor(
+  kind: ArtifactKind | 'git',
+  { artifactTools }: { artifactTools: boolean },
+): string {
   if (kind === 'git') return 'Full log: `git log` in the workspace.'
   const tool = artifactTools ? ` (read_artifact {"kind":"${kind}"})` : ''
   return `Full text: ${ArtifactStore.path(kind)}${tool}`
 }
 
+/** Long: the orientation's sources, gathered one after the other into one record. */
 export async function gatherOrientation(input: GatherInput): Promise<GatheredOrientation> {
   const { store, warnings } = input
-  const reference = (kind: ArtifactKind | 'git') => referenceFor(kind, input.artifactTools)
+  const reference = (kind: ArtifactKind | 'git') =>
+    referenceFor(kind, { artifactTools: input.artifactTools })
   const read = async (kind: ArtifactKind) => {
     try {
       return await store.readText(kind)

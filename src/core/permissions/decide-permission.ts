@@ -8,6 +8,7 @@ import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { TurnMachine } from '../turn/turn-machine.ts'
 import { resolvePermission } from './resolve-permission.ts'
 
 /**
@@ -29,13 +30,16 @@ export async function recordPermissionDecision(
     if (!open) throw new Error('unreachable: resolvePermission refuses a missing request')
     const writer = new TurnWriter(deps, ref, snapshot, state, undefined, options.onEvent)
     writer.dispatcher.emit(resolved.event)
-    delete open.pending_permission
-    open.approval = {
-      item_id: resolved.resolution.item_id,
-      decision: resolved.resolution.decision,
-      ...(resolved.resolution.message ? { message: resolved.resolution.message } : {}),
-    }
-    state.open_turn = open
+    const turn = new TurnMachine(state, open)
+    turn.apply({
+      type: 'permission_decided',
+      approval: {
+        item_id: resolved.resolution.item_id,
+        decision: resolved.resolution.decision,
+        ...(resolved.resolution.message ? { message: resolved.resolution.message } : {}),
+      },
+    })
+    turn.apply({ type: 'turn_left_open' })
     return respond(deps, ref, writer, {
       turnId: open.turn_id,
       status: 'waiting',

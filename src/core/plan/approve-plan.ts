@@ -1,8 +1,7 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { PlanApprovalRequest } from '../../contract/plan-approval.ts'
-import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -14,8 +13,9 @@ import { sessionHandoff } from '../handoff/handoff-step.ts'
 import { agentState } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { driveTurn } from '../turn/drive-turn.ts'
+import { applySessionTransition, TurnMachine } from '../turn/turn-machine.ts'
 import { planHandoffRequest, renderHandoffPrompt } from './handoff-prompt.ts'
-import { resolvePlanApproval } from './plan-decision.ts'
+import { type ResolvedPlanApproval, resolvePlanApproval } from './plan-decision.ts'
 
 /**
  * `POST …/plan-approval {decision}`: records `plan.approval.resolved` under the planning turn's
@@ -42,58 +42,62 @@ export async function approvePlan(
       contextTokens: contextTokens(state, writer.history),
       maxContextTokens: state.config.harness.max_context_tokens,
     })
-    state.plan_approval = null
     // The decision (and a reset) belong to the planning turn, before any new turn starts.
     writer.dispatcher.emit(resolved.event)
     if (resolved.reset) writer.dispatcher.emit(resolved.reset)
     const { outcome } = resolved
-    state.permission_mode = outcome.permissionMode
-
-    if (outcome.kind === 'execute') {
-      state.approved_plan = outcome.plan
-      if (outcome.freshContext) {
-        // The handoff protocol's path: the directive is the session's HandoffRequest (modified
-        // files, test results, known issues filled from its log), and the build turn orients
-        // afresh (its orientation leaves the handoff out: the directive carries it).
-        const handoff = await planHandoff(deps, ref, state, writer.history, outcome, pending?.task)
-        const agent = agentState(state)
-        agent.handoff = handoff
-        agent.orient_pending = 'plan_handoff'
-        // Cleared: transcript, continuation, segment and tool-budget state. Kept: the rest.
-        writer.replaceHistory([{ role: 'user', content: renderHandoffPrompt(handoff) }])
-        state.compaction = null
-      } else {
-        writer.history.push(outcome.message)
-      }
-    } else if (outcome.kind === 'revise' && outcome.message) {
+    const execute = outcome.kind === 'execute' ? outcome : undefined
+    applySessionTransition(state, {
+      type: 'plan_decided',
+      permissionMode: outcome.permissionMode,
+      approvedPlan: execute?.plan,
+      freshContext: execute?.freshContext,
+    })
+    if (execute?.freshContext) {
+      await handOffToFreshContext({ deps, ref, writer, outcome: execute, task: pending?.task })
+    } else if (outcome.kind !== 'cancel' && outcome.message) {
       writer.history.push(outcome.message)
     } else {
       // Only the decision is recorded: no model call, no new turn.
       const turnId = resolved.event.turn_id
       return respond(deps, ref, writer, { turnId, status: 'completed', remember: false })
     }
-    state.turn_counter += 1
-    const open: OpenTurn = {
-      turn_id: `turn-${state.turn_counter}`,
-      pending_calls: [],
-      tools_running: false,
-      usage: { ...ZERO_USAGE },
-      tool_loops: 0,
-    }
+    const turn = TurnMachine.opening(state)
     writer.dispatcher.emit({ type: 'turn.started' })
     return driveTurn({
       deps,
       ref,
       lease,
       threadId: snapshot.threadId,
-      state,
+      turn,
       writer,
-      open,
       options,
       turnStart: writer.history.length - 1,
       ackIntents: [],
     })
   })
+}
+
+/**
+ * The handoff protocol's path: the directive is the session's HandoffRequest (modified files,
+ * test results, known issues filled from its log), and the build turn orients afresh (its
+ * orientation leaves the handoff out: the directive carries it). Cleared: transcript,
+ * continuation, segment and tool-budget state. Kept: the rest.
+ */
+async function handOffToFreshContext(input: {
+  deps: ServiceDeps
+  ref: SessionRef
+  writer: TurnWriter
+  outcome: Extract<ResolvedPlanApproval['outcome'], { kind: 'execute' }>
+  task: string | undefined
+}): Promise<void> {
+  const { deps, ref, writer, outcome } = input
+  const { state, history } = writer
+  const handoff = await planHandoff(deps, ref, state, history, outcome, input.task)
+  const agent = agentState(state)
+  agent.handoff = handoff
+  agent.orient_pending = 'plan_handoff'
+  writer.replaceHistory([{ role: 'user', content: renderHandoffPrompt(handoff) }])
 }
 
 /** The last request's prompt tokens when the provider reported them, else an estimate. */

@@ -29,7 +29,7 @@ export type PlanApprovalOutcome =
       kind: 'execute'
       targetAgent: 'build' | 'auto'
       permissionMode: ExecutionMode
-      /** True for `fresh_context`: apply the reset (context-reset.ts) before the build turn. */
+      /** True for `fresh_context`: apply the reset (fresh-context.ts) before the build turn. */
       freshContext: boolean
       /** Append to the transcript (after the reset, it is the transcript). */
       message: HistoryMessage
@@ -57,7 +57,10 @@ export interface ResolvedPlanApproval {
   reset?: ContextResetEvent
 }
 
-/** Applies `POST …/plan-approval` to the waiting plan; 409 when no plan waits. */
+/**
+ * Applies `POST …/plan-approval` to the waiting plan; 409 when no plan waits.
+ * Long: one decision table over the approval's outcomes.
+ */
 export function resolvePlanApproval(
   pending: PendingPlanApproval | undefined,
   request: PlanApprovalRequest,

@@ -1,6 +1,6 @@
-import type { EngineState } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
+import type { TurnMachine } from '../turn/turn-machine.ts'
 import { permissionPolicy } from '../turn/turn-tools.ts'
 import { originalTask } from './handoff-prompt.ts'
 import { planReadyEvents } from './plan-events.ts'
@@ -12,29 +12,32 @@ import { extractProposedPlan } from './proposed-plan.ts'
  * a pending approval in the state: the turn ends `awaiting_approval`. Returns whether it did.
  */
 export function detectPlan(input: {
-  state: EngineState
+  turn: TurnMachine
   history: readonly HistoryMessage[]
   dispatcher: EventDispatcher
   threadId: string
-  turnId: string
   now: number
   harnessItemId: () => string
 }): boolean {
-  const { state } = input
+  const { state } = input.turn
+  const turnId = input.turn.open.turn_id
   if (permissionPolicy(state).mode !== 'plan') return false
   const plan = extractProposedPlan(state.last_assistant_text ?? '')
   if (!plan?.complete || plan.text === '') return false
   const events = planReadyEvents(
-    { threadId: input.threadId, turnId: input.turnId, harnessItemId: input.harnessItemId },
+    { threadId: input.threadId, turnId, harnessItemId: input.harnessItemId },
     plan.text,
   )
   for (const event of events) input.dispatcher.emit(event)
   const task = originalTask(input.history)
-  state.plan_approval = {
-    turn_id: input.turnId,
-    plan: plan.text,
-    ...(task !== undefined ? { task } : {}),
-    requested_at: input.now,
-  }
+  input.turn.apply({
+    type: 'plan_proposed',
+    approval: {
+      turn_id: turnId,
+      plan: plan.text,
+      ...(task !== undefined ? { task } : {}),
+      requested_at: input.now,
+    },
+  })
   return true
 }

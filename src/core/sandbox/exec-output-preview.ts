@@ -1,4 +1,5 @@
 import type { OutputCapture } from '../../ports/sandbox-runner.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
 
 /** VT Code's bounds for a command's preview: ≤ 6 KiB and ≤ 80 lines. */
 export const PREVIEW_MAX_BYTES = 6 * 1024
@@ -51,10 +52,6 @@ export function plainText(raw: string): string {
   return dropControls(text)
 }
 
-export function byteLength(text: string): number {
-  return encoder.encode(text).byteLength
-}
-
 function cutBytesFromStart(text: string, max: number): string {
   const bytes = encoder.encode(text)
   if (bytes.byteLength <= max) return text
@@ -102,14 +99,14 @@ export function outputPreview(
   maxLines: number = PREVIEW_MAX_LINES,
 ): OutputPreview {
   const whole = output.omittedBytes === 0 ? plainText(output.head + output.tail) : undefined
-  if (whole !== undefined && byteLength(whole) <= maxBytes && countLines(whole) <= maxLines) {
+  if (whole !== undefined && utf8Length(whole) <= maxBytes && countLines(whole) <= maxLines) {
     return { text: whole, truncated: false }
   }
   const captured = output.to - output.from
   const marker = `[… output truncated: ${captured} bytes in this capture; the full output is in spool_path …]`
   const headText = whole ?? plainText(output.head)
   const tailText = whole ?? plainText(output.tail)
-  const room = maxBytes - byteLength(marker) - 2
+  const room = maxBytes - utf8Length(marker) - 2
   if (room < 64 || maxLines < 3) {
     // Too small a budget for a marker: just the end.
     return { text: lastLines(tailText || headText, maxLines, maxBytes), truncated: true }
@@ -117,7 +114,7 @@ export function outputPreview(
   const headLines = Math.floor((maxLines - 1) / 3)
   const tailLines = maxLines - 1 - headLines
   const head = firstLines(headText, headLines, Math.floor(room / 3))
-  const tail = lastLines(tailText, tailLines, room - byteLength(head))
+  const tail = lastLines(tailText, tailLines, room - utf8Length(head))
   const text = [head.replace(/\n$/, ''), marker, tail].filter((part) => part !== '').join('\n')
   return { text, truncated: true }
 }

@@ -67,6 +67,7 @@ const round3 = (ms: number) => Math.round(ms) / 1000
  * complete or the command still runs, expose its path (a running command's file is a readable
  * partial snapshot); when the command has exited but its output is still draining, withhold the
  * path and say `spool_pending`.
+ * Long: one response record, a field or two a line.
  */
 export function execResponse(
   snap: ExecSnapshot,

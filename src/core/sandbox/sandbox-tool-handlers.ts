@@ -36,6 +36,7 @@ export interface SandboxToolOptions {
  * and `unified_exec` (whose long waits end the invocation `pending` and continue in `resume`),
  * `read_file`, `write_file` and `apply_patch` (which add a `file_change` item). Sessions offer
  * `unified_exec` only when their harness asks for it (see turn-tools.ts).
+ * Long: one table of the sandbox's tools.
  */
 export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] {
   const execContext = (ctx: ToolRunContext): ExecToolContext => ({

@@ -28,6 +28,7 @@ export function parseConfig(body: SessionConfigInput): SessionConfig {
 /**
  * Starts a session: its pointer, then batch 0 (thread.started, the config in the engine state,
  * and an optional seed transcript, e.g. a fork's summary), then `session_start` hooks.
+ * Long: the first state, field by field, and the create-only first batch.
  */
 export async function startSession(
   deps: ServiceDeps,

@@ -12,6 +12,7 @@ import { coordinatorId, withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { closeOpenTurn } from '../turn/close-turn.ts'
+import { TurnMachine } from '../turn/turn-machine.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
 
 /**
@@ -70,8 +71,14 @@ function endLeased(
           `${open.turn_id} is still open (its tool calls have no result yet): run a turn to finish it, or cancel`,
         )
       }
-      closeOpenTurn(writer.dispatcher, writer.history, open, 'cancelled')
-      state.open_turn = null
+      const turn = new TurnMachine(state, open)
+      closeOpenTurn({
+        dispatcher: writer.dispatcher,
+        history: writer.history,
+        turn,
+        why: 'cancelled',
+      })
+      turn.apply({ type: 'turn_ended' })
     }
     const completion: Completion =
       mode === 'cancel'

@@ -1,4 +1,4 @@
-import type { OpenTurn, PendingCall } from '../../contract/engine-state.ts'
+import type { PendingCall } from '../../contract/engine-state.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { HookConfig } from '../../contract/hook-config.ts'
@@ -16,13 +16,15 @@ import {
   rejectionToolMessage,
 } from '../permissions/rejected-tool.ts'
 import { gateToolCall } from '../permissions/tool-gate.ts'
+import type { TurnMachine } from '../turn/turn-machine.ts'
 import { checkArguments } from './tool-arguments.ts'
 import type { ToolRunContext, ToolRunResult } from './tool-handler.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 import { INTERRUPTED_OUTPUT, recordToolResult } from './tool-result.ts'
 
 export interface ToolCallContext {
-  open: OpenTurn
+  /** The open turn; its pending calls change only through its transitions. */
+  turn: TurnMachine
   dispatcher: EventDispatcher
   history: HistoryMessage[]
   tools: ToolRegistry
@@ -48,86 +50,105 @@ export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
  * them. A run that would outlive the invocation stops the turn `waiting`.
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
-  const { open } = ctx
-  if (open.waiting) {
+  const { turn } = ctx
+  if (turn.open.waiting) {
     const resumed = await resumeWaiting(ctx)
     if (resumed !== 'done') return resumed
   }
-  while (open.pending_calls.length > 0) {
-    const call = open.pending_calls[0] as PendingCall
-    const handler = ctx.tools.get(call.tool_name)
-    const parsed = handler
-      ? checkArguments(call.arguments, handler.definition.parameters)
-      : undefined
-    if (!handler || !parsed?.ok) {
-      const why = !handler
-        ? `unknown tool ${JSON.stringify(call.tool_name)}; available: ${ctx.tools.names.join(', ') || 'none'}`
-        : parsed && !parsed.ok
-          ? parsed.reason
-          : 'invalid arguments'
-      recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
-      open.pending_calls.shift()
-      continue
-    }
-
-    const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
-    if (decided && decided.decision !== 'allow') {
-      reject(ctx, call, decided.decision, decided.message)
-      delete open.approval
-      open.pending_calls.shift()
-      continue
-    }
-    const gate = await gateToolCall({
-      policy: ctx.policy,
-      call,
-      readOnly: handler.readOnly,
-      approved: decided?.decision === 'allow',
-      hooks: ctx.hooks,
-      hookDeps: ctx.hookDeps,
-      hookContext: ctx.hookContext,
-      now: ctx.now(),
-      nextItemId: ctx.nextItemId,
-    })
-    if (gate.kind === 'ask') {
-      ctx.dispatcher.emit(gate.event)
-      open.pending_permission = gate.pending
-      open.tools_running = false
-      return 'awaiting_approval'
-    }
-    delete open.approval
-    if (gate.kind === 'reject') {
-      ctx.warnings.push(...gate.warnings)
-      for (const event of gate.events) ctx.dispatcher.emit(event)
-      ctx.history.push(gate.toolMessage)
-      open.pending_calls.shift()
-      continue
-    }
-    ctx.warnings.push(...gate.warnings)
-    // Approved after the turn stopped: the invocation's snapshot marks it running again.
-    if (decided) ctx.dispatcher.emit(runningSnapshot(call))
-    if (!open.tools_running) {
-      open.tools_running = true
-      await ctx.checkpoint()
-    }
-    const result = await handler.run(parsed.value, ctx.runContext(call))
-    if (result.kind === 'pending') {
-      open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
-      ctx.dispatcher.emit(runningSnapshot(call))
-      return 'waiting'
-    }
-    await finishCall(ctx, call, result)
+  while (turn.open.pending_calls.length > 0) {
+    const stopped = await nextCall(ctx, turn.open.pending_calls[0] as PendingCall)
+    if (stopped) return stopped
   }
-  open.tools_running = false
+  turn.apply({ type: 'tools_settled' })
   return 'done'
+}
+
+/** The first pending call, settled or run; how the turn stops for it, if it does. */
+async function nextCall(
+  ctx: ToolCallContext,
+  call: PendingCall,
+): Promise<Exclude<ToolCallsEnd, 'done'> | undefined> {
+  const { turn } = ctx
+  const { open } = turn
+  const checked = checkedCall(ctx, call)
+  if (!checked) return undefined
+  const { handler, parsed } = checked
+
+  const decided = open.approval?.item_id === call.item_id ? open.approval : undefined
+  if (decided && decided.decision !== 'allow') {
+    reject(ctx, call, decided.decision, decided.message)
+    turn.apply({ type: 'approval_used' })
+    turn.apply({ type: 'call_settled', itemId: call.item_id })
+    return undefined
+  }
+  const gate = await gateToolCall({
+    policy: ctx.policy,
+    call,
+    readOnly: handler.readOnly,
+    approved: decided?.decision === 'allow',
+    hooks: ctx.hooks,
+    hookDeps: ctx.hookDeps,
+    hookContext: ctx.hookContext,
+    now: ctx.now(),
+    nextItemId: ctx.nextItemId,
+  })
+  if (gate.kind === 'ask') {
+    ctx.dispatcher.emit(gate.event)
+    turn.apply({ type: 'permission_requested', pending: gate.pending })
+    return 'awaiting_approval'
+  }
+  turn.apply({ type: 'approval_used' })
+  if (gate.kind === 'reject') {
+    ctx.warnings.push(...gate.warnings)
+    for (const event of gate.events) ctx.dispatcher.emit(event)
+    ctx.history.push(gate.toolMessage)
+    turn.apply({ type: 'call_settled', itemId: call.item_id })
+    return undefined
+  }
+  ctx.warnings.push(...gate.warnings)
+  // Approved after the turn stopped: the invocation's snapshot marks it running again.
+  if (decided) ctx.dispatcher.emit(runningSnapshot(call))
+  if (!open.tools_running) {
+    turn.apply({ type: 'tools_started' })
+    await ctx.checkpoint()
+  }
+  const result = await handler.run(parsed.value, ctx.runContext(call))
+  if (result.kind === 'pending') {
+    turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
+    ctx.dispatcher.emit(runningSnapshot(call))
+    return 'waiting'
+  }
+  await finishCall(ctx, call, result)
+  return undefined
+}
+
+/** The call's handler and arguments; an unknown tool or invalid arguments settle it `invalid_tool`. */
+function checkedCall(ctx: ToolCallContext, call: PendingCall) {
+  const handler = ctx.tools.get(call.tool_name)
+  const parsed = handler ? checkArguments(call.arguments, handler.definition.parameters) : undefined
+  if (handler && parsed?.ok) return { handler, parsed }
+  const why = !handler
+    ? `unknown tool ${JSON.stringify(call.tool_name)}; available: ${ctx.tools.names.join(', ') || 'none'}`
+    : parsed && !parsed.ok
+      ? parsed.reason
+      : 'invalid arguments'
+  recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'invalid_tool', why)
+  ctx.turn.apply({ type: 'call_settled', itemId: call.item_id })
+  return undefined
+}
+
+function resumeOf(result: Extract<ToolRunResult, { kind: 'pending' }>) {
+  return result.resume as Record<string, JsonValue>
 }
 
 /** A call whose run was still going when an earlier invocation returned `waiting`. */
 async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
-  const waiting = ctx.open.waiting
-  const call = ctx.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
+  const { turn } = ctx
+  const waiting = turn.open.waiting
+  const call = turn.open.pending_calls.find((c) => c.item_id === waiting?.item_id)
   const handler = call && ctx.tools.get(call.tool_name)
   if (!waiting || !call || !handler?.resume) {
-    delete ctx.open.waiting
+    turn.apply({ type: 'wait_dropped' })
     if (call) {
       recordToolResult(
         ctx.dispatcher,
@@ -137,7 +158,7 @@ async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
         'error',
         'the wait could not be resumed',
       )
-      ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c !== call)
+      turn.apply({ type: 'call_settled', itemId: call.item_id })
     }
     return 'done'
   }
@@ -156,7 +177,7 @@ async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
     }
   }
   if (result.kind === 'pending') {
-    ctx.open.waiting = { item_id: call.item_id, resume: result.resume as Record<string, JsonValue> }
+    turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
     return 'waiting'
   }
   await finishCall(ctx, call, result)
@@ -197,8 +218,7 @@ export async function finishCall(
     },
   )
   for (const event of result.events ?? []) ctx.dispatcher.emit(event)
-  ctx.open.pending_calls = ctx.open.pending_calls.filter((c) => c.item_id !== call.item_id)
-  delete ctx.open.waiting
+  ctx.turn.apply({ type: 'call_settled', itemId: call.item_id })
   const outcome = await runHooks(
     'post_tool_use',
     postToolUsePayload(ctx.hookContext, {
@@ -214,12 +234,12 @@ export async function finishCall(
 }
 
 /** Calls committed before a crash whose result never was: reported failed, never re-run. */
-export function resolveInterrupted(ctx: Pick<ToolCallContext, 'open' | 'dispatcher' | 'history'>) {
-  for (const call of ctx.open.pending_calls) {
+export function resolveInterrupted(ctx: Pick<ToolCallContext, 'turn' | 'dispatcher' | 'history'>) {
+  for (const call of ctx.turn.open.pending_calls) {
     recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'error', INTERRUPTED_OUTPUT)
   }
-  ctx.open.pending_calls = []
-  ctx.open.tools_running = false
+  ctx.turn.apply({ type: 'calls_abandoned' })
+  ctx.turn.apply({ type: 'tools_settled' })
 }
 
 function reject(

@@ -1,7 +1,7 @@
 import type { TurnRequest, TurnResponse } from '../../contract/api.ts'
-import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
-import { ZERO_USAGE } from '../../contract/usage.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
@@ -24,6 +24,7 @@ import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
+import { applySessionTransition, TurnMachine } from './turn-machine.ts'
 
 /**
  * One turn per call: lease → rehydrate → (replay | continue the open turn | start a new one) →
@@ -44,110 +45,144 @@ export async function stepTurn(
     const record = recordedTurn(state, call)
     if (record) return { response: await replay(deps, ref, record), record }
     if (snapshot.status === 'completed') throw completedError(ref)
-    return runTurn(deps, ref, lease, snapshot, state, request, options, intents, call)
+    return runTurn({ deps, ref, lease, start: snapshot, state, request, options, intents, call })
   })
 }
 
-async function runTurn(
-  deps: ServiceDeps,
-  ref: SessionRef,
-  lease: Lease,
-  start: SessionSnapshot,
-  state: EngineState,
-  request: TurnRequest,
-  options: TurnOptions,
-  intents: QueuedIntent[],
-  call: IdempotentCall | undefined,
-) {
-  const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
-  const { dispatcher, history } = writer
-  if (request.limits) writer.changeLimits(request.limits)
-  const boundary = planIntentBoundary({
-    pending: intents,
-    appliedWindow: start.appliedIntents,
-    history,
-  })
-  let ackIntents = boundary.alreadyApplied
+/** One leased turn step: what `stepTurn` read under the lease, and what was asked. */
+interface LeasedTurn {
+  deps: ServiceDeps
+  ref: SessionRef
+  lease: Lease
+  start: SessionSnapshot
+  state: EngineState
+  request: TurnRequest
+  options: TurnOptions
+  intents: QueuedIntent[]
+  call: IdempotentCall | undefined
+}
 
+/** The turn this call drives: the one left open, or a new one. */
+interface DrivenTurn {
+  turn: TurnMachine
+  /** Transcript length before a new turn's own messages (a context reset keeps those). */
+  turnStart: number | undefined
+  ackIntents: string[]
+}
+
+async function runTurn(input: LeasedTurn) {
+  const { deps, ref, start, state, options, call } = input
+  const writer = new TurnWriter(deps, ref, start, state, call, options.onEvent)
+  if (input.request.limits) {
+    applySessionTransition(state, { type: 'limits_changed', limits: input.request.limits })
+    writer.configChanged()
+  }
   if (state.plan_approval) {
     throw new TurnlineError(
       'conflict',
       `a plan from ${state.plan_approval.turn_id} waits for approval: POST /plan-approval first`,
     )
   }
+  const { turn, turnStart, ackIntents } = continuedTurn(input, writer) ?? newTurn(input, writer)
+  // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
+  const warnings = turnStart === undefined ? await fireSessionStart(deps, ref, state, 'resume') : []
+  return driveTurn({
+    deps,
+    ref,
+    lease: input.lease,
+    threadId: start.threadId,
+    turn,
+    writer,
+    options,
+    turnStart,
+    ackIntents,
+    warnings,
+  })
+}
+
+/**
+ * The open turn this call continues: a call without input, or the retry of the request that
+ * opened it (same Idempotency-Key); undefined when a new turn starts. A turn that waits for a
+ * permission decision is refused (409) until it has one.
+ */
+function continuedTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn | undefined {
+  const { state, request, call } = input
   const previous = state.open_turn ?? undefined
-  let open: OpenTurn
-  /** Transcript length before a new turn's own messages (a context reset keeps those). */
-  let turnStart: number | undefined
   const retried = call !== undefined && previous?.idempotency_key === call.key
   if (retried) assertSameRequest(previous?.request_fingerprint, call)
-  if (previous && (request.input === undefined || retried)) {
-    open = previous
-    if (open.pending_permission) {
-      throw new TurnlineError(
-        'conflict',
-        `${open.turn_id} is waiting for a decision on tool ${open.pending_permission.tool_name}: ` +
-          'POST /permissions first, or cancel the session',
-      )
-    }
-  } else if (previous && (previous.pending_permission || previous.waiting)) {
+  if (!previous || (request.input !== undefined && !retried)) return undefined
+  if (previous.pending_permission) {
+    throw new TurnlineError(
+      'conflict',
+      `${previous.turn_id} is waiting for a decision on tool ${previous.pending_permission.tool_name}: ` +
+        'POST /permissions first, or cancel the session',
+    )
+  }
+  const boundary = intentBoundary(input, writer.history)
+  return {
+    turn: new TurnMachine(state, previous),
+    turnStart: undefined,
+    ackIntents: boundary.alreadyApplied,
+  }
+}
+
+/**
+ * A new turn: a turn left open by a crash is closed (interrupted), queued follow-ups go first
+ * (in queue order), then what the turn starts with and the request's input. Refused while an
+ * open turn waits for a decision or a running tool, and without input unless something queued
+ * or left blocked gives it one.
+ */
+function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
+  const { state, request, call } = input
+  const { dispatcher, history } = writer
+  const previous = state.open_turn ?? undefined
+  if (previous && (previous.pending_permission || previous.waiting)) {
     throw new TurnlineError(
       'conflict',
       previous.pending_permission
         ? `${previous.turn_id} is waiting for a decision on tool ${previous.pending_permission.tool_name}: POST /permissions first, or cancel the session`
         : `${previous.turn_id} is waiting for a running tool: POST /turns without input to continue it, or cancel the session`,
     )
-  } else {
-    // A turn blocked after recovery compaction is retried by a turn without input.
-    if (
-      request.input === undefined &&
-      boundary.apply.length === 0 &&
-      !state.compaction?.blocked &&
-      !startsFromHandoff(state) &&
-      !state.agent?.feedback?.length
-    ) {
-      throw new TurnlineError(
-        'invalid_input',
-        'input is required: no turn is waiting to continue and no follow-up is queued',
-        { details: { field: 'input' } },
-      )
-    }
-    assertVerified(state, 'the next turn')
-    if (previous) closeOpenTurn(dispatcher, history, previous, 'interrupted')
-    turnStart = history.length
-    const starting = turnStartMessages(state, request.input !== undefined)
-    state.turn_counter += 1
-    open = {
-      turn_id: `turn-${state.turn_counter}`,
-      pending_calls: [],
-      tools_running: false,
-      usage: { ...ZERO_USAGE },
-      tool_loops: 0,
-      ...(call ? { idempotency_key: call.key, request_fingerprint: call.fingerprint } : {}),
-    }
-    dispatcher.emit({ type: 'turn.started' })
-    // Queued follow-ups came in before this request: they go first, in queue order.
-    for (const event of boundary.events) dispatcher.emit(event)
-    history.push(...boundary.messages)
-    writer.markApplied(boundary.appliedIds)
-    ackIntents = boundary.ack
-    history.push(...starting)
-    if (request.input !== undefined) history.push({ role: 'user', content: request.input })
   }
+  const boundary = intentBoundary(input, history)
+  // A turn blocked after recovery compaction is retried by a turn without input.
+  if (
+    request.input === undefined &&
+    boundary.apply.length === 0 &&
+    !state.compaction?.blocked &&
+    !startsFromHandoff(state) &&
+    !state.agent?.feedback?.length
+  ) {
+    throw new TurnlineError(
+      'invalid_input',
+      'input is required: no turn is waiting to continue and no follow-up is queued',
+      { details: { field: 'input' } },
+    )
+  }
+  assertVerified(state, 'the next turn')
+  if (previous)
+    closeOpenTurn({
+      dispatcher,
+      history,
+      turn: new TurnMachine(state, previous),
+      why: 'interrupted',
+    })
+  const turnStart = history.length
+  const starting = turnStartMessages(state, { hasInput: request.input !== undefined })
+  const turn = TurnMachine.opening(state, call)
+  dispatcher.emit({ type: 'turn.started' })
+  for (const event of boundary.events) dispatcher.emit(event)
+  history.push(...boundary.messages)
+  writer.markApplied(boundary.appliedIds)
+  history.push(...starting)
+  if (request.input !== undefined) history.push({ role: 'user', content: request.input })
+  return { turn, turnStart, ackIntents: boundary.ack }
+}
 
-  // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
-  const warnings = turnStart === undefined ? await fireSessionStart(deps, ref, state, 'resume') : []
-  return driveTurn({
-    deps,
-    ref,
-    lease,
-    threadId: start.threadId,
-    state,
-    writer,
-    open,
-    options,
-    turnStart,
-    ackIntents,
-    warnings,
+function intentBoundary(input: LeasedTurn, history: readonly HistoryMessage[]) {
+  return planIntentBoundary({
+    pending: input.intents,
+    appliedWindow: input.start.appliedIntents,
+    history,
   })
 }

@@ -1,7 +1,6 @@
-import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import { addUsage } from '../../contract/usage.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
@@ -10,23 +9,23 @@ import { assistantMessage } from '../model/assistant-message.ts'
 import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
-import { runModelStep } from '../model/model-step.ts'
+import { type ModelStepResult, runModelStep } from '../model/model-step.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
+import type { TurnMachine } from './turn-machine.ts'
 
 export interface TurnLoopContext {
-  /** Mutated in place: usage, counters, cost, last text, open turn. */
-  state: EngineState
-  open: OpenTurn
+  /** The open turn and the engine state: changed only through its transitions. */
+  turn: TurnMachine
   /** The client of one model request, named within the session (reserved and settled). */
   model: (step: string) => ModelClient
   settings: ResolvedModelSettings | undefined
   /** Tool processing (registry, permissions, hooks, runs); shares dispatcher and history. */
   calls: ToolCallContext
   heartbeat: () => Promise<void>
-  /** Thresholds, recovery and segments (see compaction-step.ts); absent = none. */
+  /** Thresholds, recovery and segments (compaction/turn-compaction.ts); absent = none. */
   compaction?: TurnCompaction
   signal?: AbortSignal
   /** Told of every model request made (operator metrics). */
@@ -40,100 +39,126 @@ export type TurnEnd =
   | { kind: 'failed'; message: string }
   | ({ kind: 'terminal'; message: string } & Completion)
 
-/** The model ↔ tool loop of one turn, from wherever the open turn stands. */
+/**
+ * The model ↔ tool loop of one turn, from wherever the open turn stands: pending calls first,
+ * then model requests until a response asks for no tool, a stop condition is reached
+ * (guardrails/stop-conditions.ts: before each request, and after each response once its tool
+ * calls have their results), or the tools stop the turn (an approval, a wait).
+ */
 export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
-  const { state, open, calls } = ctx
-  const { dispatcher, history } = calls
-  const compaction = ctx.compaction
-  if (open.pending_calls.length > 0) {
-    if (open.tools_running && !open.waiting) resolveInterrupted(calls)
+  const { turn, calls, compaction } = ctx
+  if (turn.open.pending_calls.length > 0) {
+    if (turn.open.tools_running && !turn.open.waiting) resolveInterrupted(calls)
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
   }
-  await compaction?.start()
+  await compaction?.orientResetAndOpenSegment()
   for (;;) {
-    // Every limit (guardrails/stop-conditions.ts): before the request, and after its response.
-    const stop = reachedStop({ state, open, at: 'before_request' })
+    const stop = reachedStop({ state: turn.state, open: turn.open, at: 'before_request' })
     if (stop) return stop
-    if (!ctx.settings) {
-      return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
-    }
-
+    if (!ctx.settings) return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
     await compaction?.beforeRequest()
-    const settings = ctx.settings
-    /** Transcript messages the request carried (a recovery retry carries fewer). */
-    let sent = 0
-    const send = () => {
-      sent = history.length
-      return runModelStep({
-        dispatcher,
-        nextItemId: calls.nextItemId,
-        // Named by the session's request count: a retried request is the same call.
-        model: ctx.model(`${open.turn_id}/request-${state.model_requests + 1}`),
-        request: {
-          model: settings.name,
-          api: settings.api,
-          messages: requestMessages(state, history),
-          tools: calls.tools.catalog,
-          ...requestSettings(settings),
-          ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        },
-        heartbeat: ctx.heartbeat,
-      })
-    }
-    let step: Awaited<ReturnType<typeof runModelStep>>
-    try {
-      step = await send()
-    } catch (error) {
-      const failure = modelFailure(error)
-      const verdict =
-        failure.code === 'model_error' && compaction ? await compaction.recover(failure) : 'none'
-      if (verdict === 'none') return { kind: 'failed', message: failure.message }
-      if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
-      try {
-        step = await send()
-      } catch (again) {
-        return blocked(compaction, modelFailure(again))
-      }
-    }
-
-    const { response } = step
-    compaction?.observe(response.usage.input_tokens, sent)
-    state.model_requests += 1
-    ctx.onModelCall?.()
-    state.usage = addUsage(state.usage, response.usage)
-    if (response.reasoningTokens) {
-      state.reasoning_tokens = (state.reasoning_tokens ?? 0) + response.reasoningTokens
-    }
-    if (response.usageEstimated) {
-      const { input_tokens, output_tokens } = response.usage
-      state.estimated_tokens = (state.estimated_tokens ?? 0) + input_tokens + output_tokens
-    }
-    open.usage = addUsage(open.usage, response.usage)
-    const price = sessionPrice(ctx.settings)
-    state.cost_usd = addCost(state, response.usage, price)
-    if (response.stopReason) state.last_stop_reason = normalizeStopReason(response.stopReason)
-    if (response.text) state.last_assistant_text = response.text
-    history.push(assistantMessage(response))
-
-    const notices = budgetNotices(state, { name: ctx.settings.name, priced: price !== undefined })
-    state.pricing_warned = notices.pricingWarned
-    state.budget_warned = notices.budgetWarned
-    calls.warnings.push(...notices.notices)
-    const over = reachedStop({ state, open, at: 'after_response' })
+    const step = await requestWithRecovery(ctx, ctx.settings)
+    if ('kind' in step) return step
+    accountResponse(ctx, ctx.settings, step)
+    const over = reachedStop({ state: turn.state, open: turn.open, at: 'after_response' })
     if (step.tools.length === 0) return over ?? { kind: 'completed' }
-    open.tool_loops += 1
-    open.pending_calls = step.tools.map(({ itemId, call }) => ({
-      item_id: itemId,
-      tool_call_id: call.id,
-      tool_name: call.name,
-      arguments: call.arguments,
-    }))
+    turn.apply({
+      type: 'tool_round_requested',
+      calls: step.tools.map(({ itemId, call }) => ({
+        item_id: itemId,
+        tool_call_id: call.id,
+        tool_name: call.name,
+        arguments: call.arguments,
+      })),
+    })
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
     if (over) return over
   }
+}
+
+/**
+ * One model request; a rejected one is compacted once (recovery) and retried, and fails the
+ * turn blocked when that does not help. Answers the step with the number of transcript
+ * messages the request carried (a recovery retry carries fewer), or how the turn ends.
+ */
+async function requestWithRecovery(
+  ctx: TurnLoopContext,
+  settings: ResolvedModelSettings,
+): Promise<(ModelStepResult & { sent: number }) | TurnEnd> {
+  const { compaction } = ctx
+  try {
+    return await send(ctx, settings)
+  } catch (error) {
+    const failure = modelFailure(error)
+    const verdict =
+      failure.code === 'model_error' && compaction ? await compaction.recover(failure) : 'none'
+    if (verdict === 'none') return { kind: 'failed', message: failure.message }
+    if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
+    try {
+      return await send(ctx, settings)
+    } catch (again) {
+      return blocked(compaction, modelFailure(again))
+    }
+  }
+}
+
+async function send(ctx: TurnLoopContext, settings: ResolvedModelSettings) {
+  const { turn, calls } = ctx
+  const { state, open } = turn
+  const sent = calls.history.length
+  const step = await runModelStep({
+    dispatcher: calls.dispatcher,
+    nextItemId: calls.nextItemId,
+    // Named by the session's request count: a retried request is the same call.
+    model: ctx.model(`${open.turn_id}/request-${state.model_requests + 1}`),
+    request: {
+      model: settings.name,
+      api: settings.api,
+      messages: requestMessages(state, calls.history),
+      tools: calls.tools.catalog,
+      ...requestSettings(settings),
+      ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
+    heartbeat: ctx.heartbeat,
+  })
+  return { ...step, sent }
+}
+
+/** A response, accounted (`response_accounted`) and appended to the transcript. */
+function accountResponse(
+  ctx: TurnLoopContext,
+  settings: ResolvedModelSettings,
+  step: ModelStepResult & { sent: number },
+): void {
+  const { turn, calls } = ctx
+  const { response } = step
+  ctx.compaction?.observe(response.usage.input_tokens, step.sent)
+  const price = sessionPrice(settings)
+  const costUsd = addCost(turn.state, response.usage, price)
+  const notices = budgetNotices(
+    { ...turn.state, cost_usd: costUsd },
+    { name: settings.name, priced: price !== undefined },
+  )
+  turn.apply({
+    type: 'response_accounted',
+    usage: response.usage,
+    reasoningTokens: response.reasoningTokens,
+    // Tokens the adapter estimated because the provider reported none.
+    estimatedTokens: response.usageEstimated
+      ? response.usage.input_tokens + response.usage.output_tokens
+      : undefined,
+    costUsd,
+    stopReason: response.stopReason ? normalizeStopReason(response.stopReason) : undefined,
+    text: response.text,
+    pricingWarned: notices.pricingWarned,
+    budgetWarned: notices.budgetWarned,
+  })
+  ctx.onModelCall?.()
+  calls.history.push(assistantMessage(response))
+  calls.warnings.push(...notices.notices)
 }
 
 const MODEL_NOT_CONFIGURED =

@@ -1,4 +1,4 @@
-import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -9,6 +9,7 @@ import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
+import type { TurnMachine } from './turn-machine.ts'
 
 /** Default wall-clock budget of one invocation for tool waits (edge platforms cut earlier). */
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
@@ -84,20 +85,21 @@ export function hookContext(deps: ServiceDeps, ref: SessionRef) {
 }
 
 /** Everything the tool loop needs for this invocation's calls. */
-export function toolCallContext(
-  deps: ServiceDeps,
-  ref: SessionRef,
-  state: EngineState,
-  open: OpenTurn,
-  writer: TurnWriter,
-  warnings: string[],
-  signal?: AbortSignal,
-  mcp?: McpTools,
-): ToolCallContext {
+export function toolCallContext(input: {
+  deps: ServiceDeps
+  ref: SessionRef
+  turn: TurnMachine
+  writer: TurnWriter
+  warnings: string[]
+  signal?: AbortSignal | undefined
+  mcp?: McpTools | undefined
+}): ToolCallContext {
+  const { deps, ref, turn, writer, warnings, signal, mcp } = input
+  const { state } = turn
   const started = deps.clock.now()
-  const nextItemId = () => `item_${state.item_counter++}`
+  const nextItemId = () => turn.nextItemId()
   return {
-    open,
+    turn,
     dispatcher: writer.dispatcher,
     history: writer.history,
     tools: sessionTools(deps, ref, state, mcp),
@@ -123,8 +125,8 @@ export function toolCallContext(
       ...(signal ? { signal } : {}),
     }),
     checkpoint: async () => {
-      state.open_turn = open
-      await writer.commit(open.turn_id, false)
+      turn.apply({ type: 'turn_left_open' })
+      await writer.commit(turn.open.turn_id, 'before_tools')
     },
   }
 }

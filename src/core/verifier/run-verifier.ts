@@ -41,6 +41,7 @@ export interface VerifierRun {
   admitted: AdmittedStep
 }
 
+/** Long: the verifier sub-agent's session, turn and verdict, in order. */
 export async function runVerifier(
   run: VerifierRun,
 ): Promise<{ verdict: Verdict; sessionId?: string }> {

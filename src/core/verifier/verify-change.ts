@@ -93,6 +93,7 @@ export function verifyChange(
   )
 }
 
+/** Long: the verify step's sequence under one lease. */
 async function verify(
   deps: ServiceDeps,
   locator: SessionLocator,

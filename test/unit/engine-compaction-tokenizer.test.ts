@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Tokenizer } from '../../src/ports/tokenizer.ts'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { committed, scriptAgent } from '../support/compaction-engine.ts'
-import { startEngine } from '../support/engine-harness.ts'
+import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
 
 /**
  * The tokenizer is a ServiceDeps option asked for only when provider usage does not settle the
  * decision: far below the soft threshold nothing is tokenized, near it the tokenizer is loaded
  * once per invocation and the estimate starts from the provider's count (the anchor).
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
+let engine: ScriptedEngine
 const loads: string[] = []
 let counted = 0
 const spy: Tokenizer = {
@@ -20,7 +20,7 @@ const spy: Tokenizer = {
   },
 }
 beforeAll(async () => {
-  engine = await startEngine()
+  engine = startScriptedEngine()
   engine.deps.tokenizer = async (model) => {
     loads.push(model)
     return spy
@@ -30,17 +30,17 @@ afterAll(async () => {
   await engine.close()
 })
 beforeEach(() => {
-  engine.mock.reset()
+  engine.model.reset()
   loads.length = 0
   counted = 0
 })
 
 describe('token accounting', () => {
   it('does not load a tokenizer while the provider count plus a byte bound stays below soft', async () => {
-    const { service, mock, deps } = engine
+    const { service, model, deps } = engine
     const { session_id: sid } = await service.createSession('t1', {})
     scriptAgent(
-      mock,
+      model,
       Array.from({ length: 5 }, (_, i) => ({
         text: `answer ${i}`,
         usage: { input_tokens: 1000 * (i + 1), output_tokens: 5 },
@@ -56,12 +56,12 @@ describe('token accounting', () => {
   })
 
   it('loads it near the threshold and counts only the messages the provider has not', async () => {
-    const { service, mock } = engine
+    const { service, model } = engine
     const { session_id: sid } = await service.createSession('t1', {
       // No artifact tools: their definitions alone would cross this small threshold.
       harness: { max_context_tokens: 2000, artifact_tools: false },
     })
-    scriptAgent(mock, [
+    scriptAgent(model, [
       { text: 'a1', usage: { input_tokens: 1500, output_tokens: 5 } },
       { text: 'a2', usage: { input_tokens: 1550, output_tokens: 5 } },
     ])

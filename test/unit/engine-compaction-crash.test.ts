@@ -5,8 +5,9 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { assertNoOrphansInRequests, committed, scriptAgent } from '../support/compaction-engine.ts'
 import { crashingObjectStore } from '../support/crashing-object-store.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
-import type { MockStep } from '../support/mock-openai.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { startScriptedEngine } from '../support/scripted-engine.ts'
+import type { ScriptedStep } from '../support/scripted-model.ts'
 
 /**
  * A turn that compacts at its boundary, killed at each object write (archive, envelope, reset
@@ -15,7 +16,7 @@ import type { MockStep } from '../support/mock-openai.ts'
  * turn.started in the log, dense seqs, and a transcript that keeps the tool-call protocol.
  */
 const engineOn = (store: ObjectStore) =>
-  startEngine({ store, coordinator: new MemoryCoordinator() })
+  startScriptedEngine({ store, coordinator: new MemoryCoordinator() })
 
 /** A session of three tool turns whose last answer reports 1,950 prompt tokens (hard: 1,800). */
 async function prepared(store: ObjectStore) {
@@ -24,11 +25,11 @@ async function prepared(store: ObjectStore) {
     tools: [echoTool(setup.receiver.url)],
     harness: { max_context_tokens: 2000 },
   })
-  const steps: MockStep[] = [1, 2, 3].flatMap((n) => [
+  const steps: ScriptedStep[] = [1, 2, 3].flatMap((n) => [
     { toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: `{"q":"${n}"}` }] },
     { text: `answer ${n}`, usage: { input_tokens: n === 3 ? 1950 : 300 * n, output_tokens: 5 } },
   ])
-  scriptAgent(setup.mock, steps)
+  scriptAgent(setup.model, steps)
   for (let n = 1; n <= 3; n++) await setup.service.stepTurn('t1', sid, { input: `task ${n}` })
   return { setup, sid }
 }
@@ -38,7 +39,7 @@ describe('a compacting turn killed at any object write', () => {
     const counted = countingObjectStore(new MemoryObjectStore())
     const clean = await prepared(counted.store)
     const cleanVictim = await engineOn(counted.store)
-    scriptAgent(cleanVictim.mock, [{ text: 'done' }])
+    scriptAgent(cleanVictim.model, [{ text: 'done' }])
     counted.reset()
     const cleanTurn = await cleanVictim.service.stepTurn(
       't1',
@@ -59,7 +60,7 @@ describe('a compacting turn killed at any object write', () => {
         const { setup, sid } = await prepared(inner)
         const dying = crashingObjectStore(inner, crashAt, mode)
         const victim = await engineOn(dying.store)
-        scriptAgent(victim.mock, [{ text: 'done' }])
+        scriptAgent(victim.model, [{ text: 'done' }])
         let first: Awaited<ReturnType<typeof victim.service.stepTurn>> | undefined
         try {
           first = await victim.service.stepTurn(
@@ -74,7 +75,7 @@ describe('a compacting turn killed at any object write', () => {
         }
 
         const retry = await engineOn(inner)
-        const script = scriptAgent(retry.mock, [{ text: 'after retry' }])
+        const script = scriptAgent(retry.model, [{ text: 'after retry' }])
         const again = await retry.service.stepTurn(
           't1',
           sid,
@@ -106,7 +107,7 @@ describe('a compacting turn killed at any object write', () => {
         const { history, state } = await committed(retry.deps, 't1', sid)
         expect(state.open_turn, label).toBeNull()
         expect(state.compaction?.segment?.id, label).toBe('segment-00000002')
-        assertNoOrphansInRequests([...victim.mock.requests, ...retry.mock.requests])
+        assertNoOrphansInRequests([...victim.model.requests, ...retry.model.requests])
         expect(history.at(-1), label).toMatchObject({ role: 'assistant' })
         await Promise.all([setup.close(), victim.close(), retry.close()])
       }

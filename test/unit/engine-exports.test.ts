@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import type { AtifTrajectory } from '../../src/core/exports/atif-trajectory.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
 
 /**
  * Compatibility exports (VT Code's event_log_path / exec --events, ATIF, Open Responses): written
  * beside the canonical store, each only when the session's harness asks for it.
  */
 const KEY = 'exports-key-0123456789ab'
-let engine: Awaited<ReturnType<typeof startEngine>>
+let engine: ScriptedEngine
 let server: RunningServer
 
 beforeAll(async () => {
-  engine = await startEngine()
+  engine = startScriptedEngine()
   server = await serveApp(
     createApp({ api: engine.service, auth: { keys: [{ key: KEY, tenant: 'x1' }] }, log: () => {} }),
   )
@@ -22,7 +23,7 @@ afterAll(async () => {
   await server?.close()
   await engine?.close()
 })
-beforeEach(() => engine.mock.reset())
+beforeEach(() => engine.model.reset())
 
 const text = async (key: string) => {
   const object = await engine.store.get(key)
@@ -41,7 +42,7 @@ async function bareEvents(sessionId: string) {
 
 describe('session exports', () => {
   it('event_log_path: the bare-event JSONL after every turn, the canonical store untouched', async () => {
-    engine.mock.enqueue(
+    engine.model.enqueue(
       { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"a"}' }] },
       { text: 'first' },
       { text: 'second' },
@@ -67,7 +68,7 @@ describe('session exports', () => {
   })
 
   it('a folder path gets harness-<session>-<stamp>.jsonl, the same object every turn', async () => {
-    engine.mock.enqueue({ text: 'a' }, { text: 'b' })
+    engine.model.enqueue({ text: 'a' }, { text: 'b' })
     const { session_id } = await engine.service.createSession('x1', {
       harness: { event_log_path: '.vtcode/logs' },
     })
@@ -82,7 +83,7 @@ describe('session exports', () => {
   })
 
   it('atif_enabled writes derived/atif-trajectory.json; open_responses_enabled false skips the view', async () => {
-    engine.mock.enqueue(
+    engine.model.enqueue(
       {
         reasoning: 'Check first.',
         toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"w"}' }],

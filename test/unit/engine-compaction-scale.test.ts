@@ -10,19 +10,20 @@ import { listAll } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { assertNoOrphansInRequests, isSummaryRequest } from '../support/compaction-engine.ts'
 import { prose, seededRandom } from '../support/compaction-histories.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
 
 /**
- * 500 turns with a 2,000-token context, compacting as it goes (the mock reports usage from the
+ * 500 turns with a 2,000-token context, compacting as it goes (the model reports usage from the
  * request size). A cold process — a fresh store client with no cache — rehydrates and compacts
  * the session reading the manifest, the newest checkpoint and the batches after it: the object
  * reads (and their bytes) stay flat from turn 100 to turn 500, while the log keeps growing.
  */
-let engine: Awaited<ReturnType<typeof startEngine>>
+let engine: ScriptedEngine
 let counting: CountingObjectStore
 beforeAll(async () => {
   counting = countingObjectStore(new MemoryObjectStore())
-  engine = await startEngine({ store: counting.store })
+  engine = startScriptedEngine({ store: counting.store })
 })
 afterAll(async () => {
   await engine.close()
@@ -75,7 +76,7 @@ async function cold<T>(run: (service: SessionService, sessions: SessionStore) =>
 
 describe('a 500-turn session', () => {
   it('rehydrates and compacts from its current segment only', async () => {
-    const { service, mock } = engine
+    const { service, model } = engine
     const random = seededRandom(7)
     const { session_id: sid } = await service.createSession('t1', {
       instructions: 'Be brief.',
@@ -86,10 +87,10 @@ describe('a 500-turn session', () => {
     const root = `t1/default/.vtcode/sessions/${sid}/`
     let turn = 0
     // Every third turn calls the lookup tool first, so compactions cut across tool groups.
-    mock.respond((request) => {
+    model.respond((request) => {
       if (isSummaryRequest(request))
         return { text: `Summary at turn ${turn}: ${prose(random, 20)}` }
-      const messages = request.body.messages as { role: string }[]
+      const messages = request.messages as { role: string }[]
       if (turn % 3 === 0 && messages.at(-1)?.role === 'user') {
         const args = JSON.stringify({ q: prose(random, 12) })
         return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
@@ -156,7 +157,7 @@ describe('a 500-turn session', () => {
       JSON.stringify({
         turns: turn - 1,
         boundaries,
-        requests: mock.requests.length,
+        requests: model.requests.length,
         reads: Object.fromEntries(
           Object.entries({ early, late, end }).map(([name, m]) => [
             name,
@@ -170,6 +171,6 @@ describe('a 500-turn session', () => {
         ),
       }),
     )
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
   })
 })

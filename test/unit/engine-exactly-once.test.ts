@@ -1,24 +1,29 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { type StartedEngine, useEngine } from '../support/engine-fixture.ts'
-import { echoTool, startEngine } from '../support/engine-harness.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { gate } from '../support/gate.ts'
+import {
+  type ScriptedEngine,
+  startScriptedEngine,
+  useScriptedEngine,
+} from '../support/scripted-engine.ts'
 
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
 describe('exactly-once turns', () => {
   it('answers a retried Idempotency-Key with the first outcome, without the model', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ text: 'only once' })
+    model.enqueue({ text: 'only once' })
     const answers = []
     for (let i = 0; i < 3; i++) {
       answers.push(
         await service.stepTurn('t1', session_id, { input: 'hi' }, { idempotencyKey: 'key-1' }),
       )
     }
-    expect(mock.requests).toHaveLength(1)
+    expect(model.requests).toHaveLength(1)
     expect(answers[1]).toEqual(answers[0])
     expect(answers[2]).toEqual(answers[0])
     const page = await service.readEvents('t1', session_id, -1, 100)
@@ -27,10 +32,10 @@ describe('exactly-once turns', () => {
 
   it('still answers from the log when the coordinator forgot the key', async () => {
     const store = new MemoryObjectStore()
-    const a = await startEngine({ store })
+    const a = startScriptedEngine({ store })
     try {
       const { session_id } = await a.service.createSession('t1', {})
-      a.mock.enqueue({ text: 'first' })
+      a.model.enqueue({ text: 'first' })
       const first = await a.service.stepTurn(
         't1',
         session_id,
@@ -38,7 +43,7 @@ describe('exactly-once turns', () => {
         { idempotencyKey: 'k-2' },
       )
       // Same store, a brand-new coordinator (Redis flushed) and model server.
-      const b = await startEngine({ store, coordinator: new MemoryCoordinator() })
+      const b = startScriptedEngine({ store, coordinator: new MemoryCoordinator() })
       try {
         const again = await b.service.stepTurn(
           't1',
@@ -47,7 +52,7 @@ describe('exactly-once turns', () => {
           { idempotencyKey: 'k-2' },
         )
         expect(again).toEqual(first)
-        expect(b.mock.requests).toHaveLength(0)
+        expect(b.model.requests).toHaveLength(0)
       } finally {
         await b.close()
       }
@@ -57,12 +62,23 @@ describe('exactly-once turns', () => {
   })
 
   it('lets one of 10 concurrent turns run; the others get session_busy with a retry hint', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id } = await service.createSession('t1', {})
-    mock.enqueue({ text: 'slow', delayMs: 300 })
-    const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => service.stepTurn('t1', session_id, { input: `n${i}` })),
+    // The winner's answer is held until the nine others were refused.
+    const answer = gate()
+    model.enqueue({ text: 'slow', hold: answer.promise })
+    let refused = 0
+    const turns = Array.from({ length: 10 }, (_, i) =>
+      service.stepTurn('t1', session_id, { input: `n${i}` }),
     )
+    for (const turn of turns) {
+      turn.catch(() => {
+        refused += 1
+      })
+    }
+    await vi.waitFor(() => expect(refused).toBe(9))
+    answer.open()
+    const results = await Promise.allSettled(turns)
     const ok = results.filter((r) => r.status === 'fulfilled')
     const busy = results.filter((r) => r.status === 'rejected')
     expect(ok).toHaveLength(1)
@@ -96,7 +112,7 @@ describe('exactly-once turns', () => {
       expect(a.receiver.calls).toHaveLength(1)
 
       // The retry continues the same turn: the cut-off call is reported failed, the model goes on.
-      b.mock.enqueue({ text: 'the lookup was interrupted; stopping' })
+      b.model.enqueue({ text: 'the lookup was interrupted; stopping' })
       const retry = await b.service.stepTurn(
         't1',
         session_id,
@@ -118,7 +134,7 @@ describe('exactly-once turns', () => {
       })
       expect(a.receiver.calls).toHaveLength(1)
       expect(b.receiver.calls).toHaveLength(0)
-      const told = b.mock.requests[0]?.body.messages as { role: string; content: string }[]
+      const told = b.model.requests[0]?.messages as { role: string; content: string }[]
       expect(told.at(-1)).toMatchObject({
         role: 'tool',
         content: expect.stringContaining('not run again'),
@@ -134,8 +150,8 @@ describe('exactly-once turns', () => {
       await expect(
         b.service.stepTurn('t1', session_id, { input: 'stop' }, { idempotencyKey: 'k-open' }),
       ).rejects.toMatchObject({ code: 'idempotency_key_reused' })
-      expect(b.mock.requests).toHaveLength(0)
-      b.mock.enqueue({ text: 'done' })
+      expect(b.model.requests).toHaveLength(0)
+      b.model.enqueue({ text: 'done' })
       const retry = await b.service.stepTurn(
         't1',
         session_id,
@@ -155,7 +171,7 @@ describe('exactly-once turns', () => {
  */
 async function afterCrashedToolCall(
   idempotencyKey: string,
-  check: (engines: { a: StartedEngine; b: StartedEngine; sessionId: string }) => Promise<void>,
+  check: (engines: { a: ScriptedEngine; b: ScriptedEngine; sessionId: string }) => Promise<void>,
 ): Promise<void> {
   const inner = new MemoryObjectStore()
   let crash = false
@@ -169,12 +185,16 @@ async function afterCrashedToolCall(
       return inner.put(k, b, o)
     },
   }
-  const a = await startEngine({ store: dying })
-  const b = await startEngine({ store: inner, coordinator: new MemoryCoordinator() })
+  const a = startScriptedEngine({ store: dying })
+  const b = startScriptedEngine({ store: inner, coordinator: new MemoryCoordinator() })
   try {
     const tools = [echoTool(a.receiver.url)]
     const { session_id } = await a.service.createSession('t1', { tools })
-    a.mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+    // The call runs; the answer after it is what the final batch (which never lands) carries.
+    a.model.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] },
+      { text: 'looked it up' },
+    )
     crash = true
     await expect(
       a.service.stepTurn('t1', session_id, { input: 'go' }, { idempotencyKey }),
