@@ -1,5 +1,5 @@
 import type { TurnIndexEntry } from '../contract/turn-index.ts'
-import { byteLength } from './json-bytes.ts'
+import { utf8Length } from '../shared/utf8-length.ts'
 import { lineType } from './turn-index-builder.ts'
 
 /**
@@ -39,7 +39,7 @@ export function extendShape(
   let added: TurnIndexEntry[] | undefined
   lines.forEach((line, i) => {
     const type = lineType(line)
-    const end = size + byteLength(line) + 1
+    const end = size + utf8Length(line) + 1
     if (type === 'turn.started') {
       openStart = size
       openLines = 1
