@@ -13,13 +13,16 @@
  *                                            kept for the caller to place or remove
  *   { id, error }                            the temp file could not be written; none is left
  *
- * Or one append (`op: 'append'`, fs-append.ts): open `path` (creating it when `ifSize` is 0 and it
- * is missing), check its size and version (inode and birth time), write `bytes` at `at`, cut
- * the file there when it was longer (a torn tail), fsync when `durable`, close. Replies:
+ * Or one append (`op: 'append'`, fs-append.ts): open `path` (a name in a held folder, looked up
+ * from its descriptor; never through a link: O_NOFOLLOW), creating it when `ifSize` is 0 and it
+ * is missing, check that it is a regular file, its size and version (inode and birth time), write
+ * `bytes` at `at`, cut the file there when it was longer (a torn tail), fsync when `durable`,
+ * close. Replies:
  *
  *   { id, size, version, created, synced }   appended; `created`: the file was made now
  *   { id, conflict, size, version }          not the size or version expected (nothing written)
- *   { id, error }                            an I/O error (ENOENT: a missing parent folder)
+ *   { id, error }                            an I/O error (ENOENT: a missing parent folder;
+ *                                            ELOOP: a link at the name; EFTYPE: not a file)
  *
  * Errors travel as { code, message, syscall }. A temp file, and a file created by an append, is
  * fstat'ed before it is closed: its `version` goes back with the reply.
@@ -69,17 +72,21 @@ const writeTemp = (tmpDir, bytes, durable) => {
   }
 }
 
+const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = fs.constants
+const OPEN_EXISTING = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+const OPEN_NEW = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY
+
 const openForAppend = (path, ifSize) => {
   try {
-    return { fd: fs.openSync(path, 'r+'), created: false }
+    return { fd: fs.openSync(path, OPEN_EXISTING), created: false }
   } catch (error) {
     if (error?.code !== 'ENOENT' || ifSize !== 0) throw error
   }
   try {
-    return { fd: fs.openSync(path, 'wx'), created: true }
+    return { fd: fs.openSync(path, OPEN_NEW, 0o666), created: true }
   } catch (error) {
     if (error?.code !== 'EEXIST') throw error
-    return { fd: fs.openSync(path, 'r+'), created: false }
+    return { fd: fs.openSync(path, OPEN_EXISTING), created: false }
   }
 }
 
@@ -93,6 +100,9 @@ const append = ({ id, path, bytes, at, ifSize, ifVersion, durable }) => {
   }
   const { fd, created } = opened
   try {
+    if (!fs.fstatSync(fd).isFile()) {
+      return { id, error: { code: 'EFTYPE', message: 'not a regular file', syscall: 'open' } }
+    }
     const { size, version } = versionOf(fd)
     if (size !== ifSize || (ifVersion !== undefined && ifVersion !== version)) {
       return { id, conflict: true, size, version }

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import lockfile from 'proper-lockfile'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withFileLock } from '../../adapters/fs/fs-lock.ts'
+import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 import { describeAppends } from './object-store-append.suite.ts'
@@ -46,6 +47,21 @@ async function freshStore() {
 describeObjectStore('fs', freshStore)
 
 describeAppends('fs', freshStore)
+
+// Where /proc/self/fd is missing (not Linux) the store reaches its folders by path, each
+// component checked: the same contract.
+describeObjectStore('fs, folders checked by path', async () => {
+  const root = await tempRoot()
+  forceDescriptorPaths(false)
+  return {
+    store: new FsObjectStore({ root }),
+    cleanup: async () => {
+      forceDescriptorPaths(undefined)
+      expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+      await rm(root, { recursive: true, force: true })
+    },
+  }
+})
 
 /** Starts `count` children, waits until all are ready, releases them together. */
 async function raceChildren(args: (i: number) => string[], count: number): Promise<unknown[]> {
