@@ -1,7 +1,6 @@
 /** fsync helpers of the fs store (see fs-object-store.ts for what each write needs). */
-import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { syncFolder } from './fs-folder-handles.ts'
+import { type HeldFolder, holdFolder } from './fs-folder-handles.ts'
 import { errnoOf } from './fs-key-path.ts'
 
 /**
@@ -22,16 +21,20 @@ const CANNOT_SYNC_FOLDER = new Set([
 ])
 
 /**
- * Makes a new name in `dir` durable: fsyncs `dir` (through a kept handle, see
- * fs-folder-handles.ts), and when folders were created for it (the topmost being `created`), the
- * parent of each of them too.
+ * Makes a new name durable: fsyncs the folder it was made in (through the handle it was made
+ * through), and when folders were created for it (the topmost being `created`), the parent of
+ * each of them too (each held without following a link).
  */
-export async function syncNewName(dir: string, created: string | undefined): Promise<void> {
-  const work = [tolerant(syncFolder(dir))]
+export async function syncNewName(
+  root: string,
+  folder: HeldFolder,
+  created: string | undefined,
+): Promise<void> {
+  const work = [tolerant(folder.sync())]
   if (created !== undefined) {
-    for (let folder = dir; folder.startsWith(created) && folder !== dirname(folder); ) {
-      folder = dirname(folder)
-      work.push(tolerant(syncDir(folder)))
+    for (let dir = folder.path; dir.startsWith(created) && dir !== root; ) {
+      dir = dirname(dir)
+      work.push(tolerant(syncHeld(root, dir)))
     }
   }
   await settleAll(work)
@@ -50,11 +53,11 @@ async function tolerant(sync: Promise<void>): Promise<void> {
   })
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r')
+async function syncHeld(root: string, dir: string): Promise<void> {
+  const { folder } = await holdFolder(root, dir)
   try {
-    await handle.sync()
+    await folder.sync()
   } finally {
-    await handle.close()
+    folder.release()
   }
 }

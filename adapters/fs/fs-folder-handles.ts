@@ -1,78 +1,129 @@
 /**
- * Open handles on the folders the fs store recently made new names in, so that making a name
- * durable costs one fsync instead of open + fsync + close. Shared by every store in the process
- * and bounded (least recently used handles are closed), so descriptors stay few.
+ * Open handles on the fs store's folders, each reached without following a symbolic link
+ * (fs-no-follow.ts), and kept open: every object the store reads, makes, replaces or removes is
+ * named through the descriptor of its folder (`/proc/self/fd/<fd>/<name>`), so no link planted on
+ * the way after the folder was opened is followed either, and making a name durable costs one
+ * fsync on the handle the name was made through. Shared by every store in the process and
+ * bounded (least recently used handles are closed), so descriptors stay few.
  *
- * A cached handle can outlive the folder it was opened on: a delete prunes an empty folder, and a
- * later write makes a new folder with the same path. An fsync through the old handle would make
- * nothing durable, so every fsync through a cached handle is checked, and the handle is trusted
- * only if the path still names the folder the handle has open:
+ * A kept handle can outlive its folder: a delete prunes an empty folder, another process may
+ * remove one and make a new one at the same path. A name made through the old handle then fails
+ * (ENOENT: nothing can be made in a removed folder), and a read finds nothing there; the caller
+ * asks `stale()` (the handle's folder is removed, or the path names another folder now), drops
+ * the handle with `discard()` and opens the folder again. A handle is closed only once nobody
+ * holds it; a dropped handle is never handed out again.
  *
- * - the handle keeps its folder's inode allocated, so while it is open no other folder on that
- *   device can carry the same inode number (true of local filesystems; a network filesystem
- *   whose server reuses a number deleted by another client is outside what this store is for);
- * - a removed folder never comes back (the store only makes and removes folders, never renames
- *   them), so if `stat(path)`, started after the new name was made, shows the handle's device and
- *   inode, the path named that same folder all along — and the name was made in it (a folder
- *   moved by hand meanwhile would mislead an `open(path)` after the write just the same);
- * - the fsync and the stat run together; the fsync flushes every entry made before it started.
- *
- * When the check fails (or the stat does), the handle is closed and the folder is opened afresh
- * and fsynced, as without a cache. A handle is closed only once no fsync is using it; new fsyncs
- * never pick up a handle once it is dropped.
+ * Without descriptor paths (not Linux) nothing is kept: each use opens the folder afresh, checked
+ * component by component, and names objects by path.
  */
 import type { BigIntStats } from 'node:fs'
-import { type FileHandle, open, stat } from 'node:fs/promises'
+import { type FileHandle, lstat, open } from 'node:fs/promises'
+import { join } from 'node:path'
+import { errnoOf } from './fs-key-path.ts'
+import {
+  descriptorPaths,
+  FOLDER_FLAGS,
+  openFolder,
+  SymlinkInStore,
+  throughDescriptor,
+} from './fs-no-follow.ts'
 
 /** Most folder handles kept open per process. */
 export const MAX_FOLDER_HANDLES = 32
 
 interface Entry {
   handle: FileHandle
-  dev: bigint
-  ino: bigint
   users: number
+  /** Dropped: not handed out again, closed once nobody holds it. */
   evicted: boolean
 }
 
-/** Path → handle, least recently used first. */
-const entries = new Map<string, Entry>()
-
-/** fsyncs the folder at `dir` (the folder a new name was just made in). */
-export async function syncFolder(dir: string): Promise<void> {
-  const entry = entries.get(dir)
-  if (entry !== undefined && !entry.evicted) {
-    entries.delete(dir)
-    entries.set(dir, entry)
-    entry.users++
-    let confirmed = false
-    try {
-      const [, now] = await Promise.all([
-        entry.handle.sync(),
-        stat(dir, { bigint: true }).catch(() => undefined),
-      ])
-      confirmed = now !== undefined && sameFolder(now, entry)
-    } finally {
-      entry.users--
-      // A failed fsync, or a path that names another folder now (or none): drop the handle.
-      if (!confirmed) evict(dir, entry)
-      else if (entry.evicted && entry.users === 0) close(entry)
-    }
-    if (confirmed) return
-  }
-  await syncFresh(dir)
+/** A folder held open by one operation: release it (or discard it) exactly once. */
+export interface HeldFolder {
+  /** The folder's path (under the store's real root). */
+  readonly path: string
+  /** `name` in this folder, as a path the kernel looks up from the held descriptor. */
+  child(name: string): string
+  sync(): Promise<void>
+  /** True when the folder was removed, or the path names another folder, since it was opened. */
+  stale(): Promise<boolean>
+  release(): void
+  /** Releases it and drops the kept handle (it is stale). */
+  discard(): void
 }
 
-/** Closes the handle kept for `dir`, if any (its folder was removed). */
+/** Path → kept handle, least recently used first. */
+const entries = new Map<string, Entry>()
+
+/**
+ * Holds the folder `dir` (the real root or below it), opening it without following a link if no
+ * handle is kept; with `create`, missing folders are made (`created`: the topmost one made).
+ * Rejects as `openFolder` does.
+ */
+export async function holdFolder(
+  root: string,
+  dir: string,
+  options: { create?: boolean; fresh?: boolean; exact?: boolean } = {},
+): Promise<{ folder: HeldFolder; created: string | undefined }> {
+  const create = options.create === true
+  const paths = descriptorPaths()
+  const keep = (typeof paths === 'boolean' ? paths : await paths) && options.fresh !== true
+  const kept = keep ? entries.get(dir) : undefined
+  if (kept !== undefined && !kept.evicted) {
+    entries.delete(dir)
+    entries.set(dir, kept)
+    kept.users++
+    return { folder: held(dir, kept, keep), created: undefined }
+  }
+  const { handle, created } = await openFolder(root, dir, create, options.exact ?? create)
+  const entry: Entry = { handle, users: 1, evicted: true }
+  if (keep && !entries.has(dir)) {
+    entry.evicted = false
+    entries.set(dir, entry)
+    const oldest = entries.keys().next().value
+    if (entries.size > MAX_FOLDER_HANDLES && oldest !== undefined) forgetFolder(oldest)
+  }
+  return { folder: held(dir, entry, keep), created }
+}
+
+/**
+ * Holds the folder `name` inside `parent`, opened through the parent's descriptor (never kept:
+ * for walks over many folders). Rejects with SymlinkInStore when it is a link, with ENOENT or
+ * ENOTDIR when it is missing or not a folder.
+ */
+export async function holdChild(parent: HeldFolder, name: string): Promise<HeldFolder> {
+  const dir = join(parent.path, name)
+  if (!(await descriptorPaths())) return (await openFolderByPath(dir)).folder
+  try {
+    const handle = await open(parent.child(name), FOLDER_FLAGS)
+    return held(dir, { handle, users: 1, evicted: true }, true)
+  } catch (error) {
+    if (errnoOf(error) === 'ELOOP') throw new SymlinkInStore(dir)
+    throw error
+  }
+
+  async function openFolderByPath(path: string) {
+    const info = await lstat(path)
+    if (info.isSymbolicLink()) throw new SymlinkInStore(path)
+    const handle = await open(path, FOLDER_FLAGS)
+    return { folder: held(path, { handle, users: 1, evicted: true }, false) }
+  }
+}
+
+/** Drops the handle kept for `dir`, if any (its folder was removed). */
 export function forgetFolder(dir: string): void {
   const entry = entries.get(dir)
   if (entry !== undefined) evict(dir, entry)
 }
 
 /** Device and inode of the folder the handle kept for `dir` has open (for tests). */
-export function cachedFolderIdentity(dir: string): { dev: bigint; ino: bigint } | undefined {
+export async function cachedFolderIdentity(
+  dir: string,
+): Promise<{ dev: bigint; ino: bigint } | undefined> {
   const entry = entries.get(dir)
-  return entry === undefined ? undefined : { dev: entry.dev, ino: entry.ino }
+  if (entry === undefined) return undefined
+  const info = await entry.handle.stat({ bigint: true })
+  return { dev: info.dev, ino: info.ino }
 }
 
 /** Number of folder handles kept open (for tests). */
@@ -80,27 +131,35 @@ export function cachedFolderCount(): number {
   return entries.size
 }
 
-async function syncFresh(dir: string): Promise<void> {
-  const handle = await open(dir, 'r')
-  let info: BigIntStats | undefined
-  try {
-    ;[, info] = await Promise.all([handle.sync(), handle.stat({ bigint: true })])
-  } catch (error) {
-    await handle.close()
-    throw error
+function held(dir: string, entry: Entry, throughFd: boolean): HeldFolder {
+  let done = false
+  const release = () => {
+    if (done) return
+    done = true
+    entry.users--
+    if (entry.evicted && entry.users === 0) close(entry)
   }
-  // An inode number of 0 means the platform does not report one: nothing to check against.
-  if (info.ino === 0n || entries.has(dir)) {
-    await handle.close()
-    return
+  return {
+    path: dir,
+    child: (name) => (throughFd ? throughDescriptor(entry.handle, name) : join(dir, name)),
+    sync: () => entry.handle.sync(),
+    async stale() {
+      const [mine, now] = await Promise.all([
+        entry.handle.stat({ bigint: true }),
+        lstat(dir, { bigint: true }).catch(() => undefined),
+      ])
+      return mine.nlink === 0n || now === undefined || !sameFolder(now, mine)
+    },
+    release,
+    discard() {
+      evict(dir, entry)
+      release()
+    },
   }
-  entries.set(dir, { handle, dev: info.dev, ino: info.ino, users: 0, evicted: false })
-  const oldest = entries.keys().next().value
-  if (entries.size > MAX_FOLDER_HANDLES && oldest !== undefined) forgetFolder(oldest)
 }
 
-function sameFolder(now: BigIntStats, entry: Entry): boolean {
-  return now.isDirectory() && now.dev === entry.dev && now.ino === entry.ino
+function sameFolder(now: BigIntStats, mine: BigIntStats): boolean {
+  return now.isDirectory() && now.dev === mine.dev && now.ino === mine.ino
 }
 
 function evict(dir: string, entry: Entry): void {

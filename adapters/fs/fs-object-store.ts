@@ -15,8 +15,8 @@
  *   name, so after a crash a name never points at torn bytes. A write that makes a new name — a
  *   create-only put (the session log's commit point) or a plain put — is durable when it
  *   returns: the folder that holds the name is fsynced, and so is the parent of every folder the
- *   write had to create. The holding folder is fsynced through a kept handle that is checked to
- *   still name that folder (fs-folder-handles.ts). A folder fsync that fails is an error, unless
+ *   write had to create. The holding folder is fsynced through the kept handle the name was made
+ *   through (fs-folder-handles.ts). A folder fsync that fails is an error, unless
  *   the platform cannot fsync folders at all (fs-durability.ts). A plain put's folder is fsynced
  *   while its lock is released. An `ifMatch` put replaces an existing name atomically; its
  *   folder is not fsynced, so after a crash (power loss) it may read as the previous version —
@@ -24,13 +24,21 @@
  *   manifest against the log and the rolled-up events against the manifest). One fsync per
  *   replace, two per new name (plus one per folder created).
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
+ * - No symbolic link below the root is ever followed (fs-no-follow.ts): every object is named
+ *   through the descriptor of its folder, held open after the folder was reached without
+ *   following a link, and opened `O_NOFOLLOW`. Reads and listings treat a link as absent; a write
+ *   or delete that would go through one fails with corrupt_data; a link at an object's own name is
+ *   a name like any other (a create-only put refuses it, a plain put or a delete replaces or
+ *   removes the link itself, never its target). The store's working folders (temp files, locks)
+ *   are held and used the same way (fs-work-folders.ts). Links in the root's own path are the
+ *   operator's.
  * - A key cannot be both an object and a folder of other keys (`a` and `a/b`): such a write is
  *   rejected with 'invalid_input'.
  */
 import { createHash } from 'node:crypto'
-import { lstat, mkdir, readFile, rmdir, unlink } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
-import { TurnlineError } from '../../src/contract/errors.ts'
+import { lstat, mkdir, realpath, unlink } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ListOptions,
   ListPage,
@@ -39,14 +47,23 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
-import { settleAll, syncNewName } from './fs-durability.ts'
-import { forgetFolder } from './fs-folder-handles.ts'
+import { createOnly } from './fs-create.ts'
+import { syncNewName } from './fs-durability.ts'
+import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
-import { DEFAULT_LOCK_TIMINGS, type LockTimings, withFileLock } from './fs-lock.ts'
-import { placeTemp } from './fs-place.ts'
-import { removeTemp, sweepTemps } from './fs-temp-file.ts'
+import { DEFAULT_LOCK_TIMINGS, type LockTimings } from './fs-lock.ts'
+import { holdKeyFolder, type Placed, placeTemp } from './fs-place.ts'
+import { removeTemp } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
-import { type TempWritten, warmWriterThreads, writeOnThread } from './fs-writer-threads.ts'
+import {
+  type HeldTemp,
+  holdWorkFolder,
+  lockName,
+  sweepTemps,
+  withKeyLock,
+  writeTemp,
+} from './fs-work-folders.ts'
+import { warmWriterThreads } from './fs-writer-threads.ts'
 
 export interface FsObjectStoreOptions {
   /** Folder holding the objects; created on first use. */
@@ -61,122 +78,119 @@ export class FsObjectStore implements ObjectStore {
   readonly root: string
   readonly #durable: boolean
   readonly #lock: LockTimings
-  readonly #tmpDir: string
   #ready: Promise<void> | undefined
+  /** The root's real path, once the root exists: folders below it are reached from it. */
+  #real: string | undefined
 
   constructor(options: FsObjectStoreOptions) {
     this.root = resolve(options.root)
     this.#durable = options.durable ?? true
     this.#lock = { ...DEFAULT_LOCK_TIMINGS, ...options.lock }
-    this.#tmpDir = join(this.root, WORK_DIR, 'tmp')
   }
 
   async get(key: string): Promise<StoredObject | null> {
-    const path = keyPath(this.root, key)
-    let data: Buffer
-    try {
-      data = await readFile(path)
-    } catch (error) {
-      const errno = errnoOf(error)
-      if (errno === 'ENOENT' || errno === 'ENOTDIR' || errno === 'EISDIR') return null
-      throw storageError(error, 'read', key)
-    }
-    const body = new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    return { body, etag: etagOf(body) }
+    keyPath(this.root, key)
+    const root = await this.#realRoot()
+    if (root === undefined) return null
+    const path = keyPath(root, key)
+    const name = basename(path)
+    const body = await inKeyFolder(root, dirname(path), key, 'absent', (folder) =>
+      readObjectFile(folder.child(name), key),
+    )
+    return body === undefined ? null : { body, etag: etagOf(body) }
   }
 
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
-    const path = keyPath(this.root, key)
+    keyPath(this.root, key)
     checkPutOptions(key, options)
     // A copy of our own (a Buffer's slice() would be a view): it is handed to a writer thread.
     const bytes = new Uint8Array(body)
     const etag = etagOf(bytes)
-    await this.#prepare()
-    if (options.ifNoneMatch === '*') await this.#create(bytes, path, key)
-    else await this.#replace(bytes, path, key, options.ifMatch)
+    const root = await this.#prepare()
+    const path = keyPath(root, key)
+    const temp = (linkTo?: string) => writeTemp(root, body, bytes, this.#durable, key, linkTo)
+    if (options.ifNoneMatch === '*') {
+      await createOnly(
+        { writeTemp: temp, syncNewName: (placed) => this.#syncNewName(root, placed, key) },
+        root,
+        path,
+        key,
+      )
+    } else {
+      await this.#replace(temp(), root, path, key, options.ifMatch)
+    }
     return { etag }
   }
 
   /**
-   * Create-only: the writer thread writes the temp file and links it to the new name (EEXIST if
-   * taken, in any process); a missing parent folder is made here and the link retried.
-   */
-  async #create(bytes: Uint8Array<ArrayBuffer>, path: string, key: string): Promise<void> {
-    const { temp, linkError } = await this.#writeTemp(bytes, key, path)
-    let created: string | undefined
-    if (linkError !== undefined) {
-      try {
-        created = await placeTemp(temp, path, key, 'link', linkError)
-      } catch (error) {
-        await removeTemp(temp)
-        throw error
-      }
-    }
-    // The temp name is not needed once the object has its own name (it plays no part in the
-    // object's durability), so it is removed while the folder is fsynced.
-    await settleAll([this.#syncNewName(path, key, created), removeTemp(temp)])
-  }
-
-  /**
-   * Plain and compare-and-swap puts: rename the temp file over the name under the key's lock.
-   * The temp file is written while the lock is being acquired (its bytes are fsynced before the
-   * rename either way); a plain put's folder is fsynced while the lock is released.
+   * Plain and compare-and-swap puts: rename the temp file over the name (through its folder's
+   * descriptor) under the key's lock. The temp file is written while the lock is being acquired
+   * (its bytes are fsynced before the rename either way); a plain put's folder is fsynced while
+   * the lock is released.
    */
   async #replace(
-    bytes: Uint8Array<ArrayBuffer>,
+    temp: Promise<HeldTemp>,
+    root: string,
     path: string,
     key: string,
     ifMatch?: string,
   ): Promise<void> {
-    const temp = this.#writeTemp(bytes, key).then((written) => written.temp)
     // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
     // the lock is still being acquired from counting as unhandled.
     temp.catch(() => undefined)
     let syncing: Promise<void> | undefined
     let renamed = false
     try {
-      await withFileLock(this.#lockPath(key), this.#lock, async () => {
+      await withKeyLock(root, key, this.#lockPath(key), this.#lock, async () => {
         const [written] = await Promise.all([
           temp,
           ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
         ])
-        const created = await placeTemp(written, path, key, 'rename')
+        const held = await holdKeyFolder(root, dirname(path), key, true)
+        const placed = await placeTemp(root, written.temp, basename(path), key, 'rename', held)
         renamed = true
         // A compare-and-swap replaces an existing name; a plain put may make a new one.
         if (ifMatch === undefined) {
-          syncing = this.#syncNewName(path, key, created)
+          syncing = this.#syncNewName(root, placed, key).finally(() => placed.folder.release())
           syncing.catch(() => undefined)
+        } else {
+          placed.folder.release()
         }
       })
       await syncing
     } finally {
-      if (!renamed) {
-        const written = await temp.catch(() => undefined)
-        if (written !== undefined) await removeTemp(written)
-      }
+      const written = await temp.catch(() => undefined)
+      if (!renamed && written !== undefined) await removeTemp(written.temp)
+      written?.release()
     }
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
     const plan = planListing(prefix, options)
-    return collectPage(plan, walkKeys(this.root, plan))
+    return collectPage(plan, walkKeys(await this.#realRoot(), plan))
   }
 
   async delete(key: string): Promise<void> {
-    const path = keyPath(this.root, key)
-    await this.#prepare()
-    const removed = await withFileLock(this.#lockPath(key), this.#lock, async () => {
-      try {
-        if ((await lstat(path)).isDirectory()) return false
-        await unlink(path)
+    keyPath(this.root, key)
+    const root = await this.#prepare()
+    const path = keyPath(root, key)
+    const name = basename(path)
+    const removed = await withKeyLock(root, key, this.#lockPath(key), this.#lock, () =>
+      inKeyFolder(root, dirname(path), key, 'refuse', async (folder) => {
+        // A link at the name is a name like any other: it is removed, never followed.
+        const there = await lstat(folder.child(name)).catch((error: unknown) => {
+          if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return undefined
+          throw storageError(error, 'delete', key)
+        })
+        if (there === undefined) return undefined
+        if (there.isDirectory()) return false
+        await unlink(folder.child(name)).catch((error: unknown) => {
+          if (errnoOf(error) !== 'ENOENT') throw storageError(error, 'delete', key)
+        })
         return true
-      } catch (error) {
-        const errno = errnoOf(error)
-        if (errno === 'ENOENT' || errno === 'ENOTDIR') return false
-        throw storageError(error, 'delete', key)
-      }
-    })
-    if (removed) await this.#prune(dirname(path))
+      }),
+    )
+    if (removed === true) await pruneFolders(root, dirname(path))
   }
 
   /** Compare-and-swap check, run under the key's lock. */
@@ -192,67 +206,55 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  /** With durability on, makes the new name at `path` (and any folder created for it) durable. */
-  async #syncNewName(path: string, key: string, created: string | undefined): Promise<void> {
+  /** With durability on, makes the new name (and any folder created for it) durable. */
+  async #syncNewName(root: string, placed: Placed, key: string): Promise<void> {
     if (!this.#durable) return
-    await syncNewName(dirname(path), created).catch((error: unknown) => {
+    await syncNewName(root, placed.folder, placed.created).catch((error: unknown) => {
       throw storageError(error, 'sync', key)
     })
-  }
-
-  async #writeTemp(
-    bytes: Uint8Array<ArrayBuffer>,
-    key: string,
-    linkTo?: string,
-  ): Promise<TempWritten> {
-    try {
-      return await writeOnThread({ tmpDir: this.#tmpDir, bytes, durable: this.#durable, linkTo })
-    } catch (error) {
-      throw storageError(error, 'write', key)
-    }
-  }
-
-  /** Removes empty folders from `dir` up to (not including) the root. */
-  async #prune(dir: string): Promise<void> {
-    while (dir.startsWith(this.root) && dir.length > this.root.length) {
-      try {
-        await rmdir(dir)
-      } catch {
-        return
-      }
-      forgetFolder(dir)
-      dir = dirname(dir)
-    }
   }
 
   #lockPath(key: string): string {
     return fsLockPath(this, key)
   }
 
-  #prepare(): Promise<void> {
+  /** The root's real path; undefined while the root does not exist (nothing is stored yet). */
+  async #realRoot(): Promise<string | undefined> {
+    if (this.#real === undefined) {
+      const real = await realpath(this.root).catch((error: unknown) => {
+        if (errnoOf(error) === 'ENOENT') return undefined
+        throw storageError(error, 'setup', this.root)
+      })
+      this.#real ??= real
+    }
+    return this.#real
+  }
+
+  /** Sets the store up once (the root, its working folders); resolves the real root. */
+  async #prepare(): Promise<string> {
     this.#ready ??= this.#setUp().catch((error: unknown) => {
       this.#ready = undefined
-      throw storageError(error, 'setup', this.root)
+      throw isTurnlineError(error) ? error : storageError(error, 'setup', this.root)
     })
-    return this.#ready
+    await this.#ready
+    const root = await this.#realRoot()
+    if (root === undefined) throw storageError(new Error('root vanished'), 'setup', this.root)
+    return root
   }
 
   async #setUp(): Promise<void> {
     warmWriterThreads()
-    await mkdir(this.#tmpDir, { recursive: true })
-    await mkdir(dirname(fsLockPath(this, '')), { recursive: true })
-    await sweepTemps(this.#tmpDir)
+    await mkdir(this.root, { recursive: true })
+    const root = await realpath(this.root)
+    // The working folders are made (and checked afresh) without following a link below the root.
+    ;(await holdWorkFolder(root, 'locks', WORK_DIR, true)).release()
+    await sweepTemps(root)
   }
 }
 
 /** Path of the lock file guarding `key` (exposed for tests of stale-lock recovery). */
 export function fsLockPath(store: FsObjectStore, key: string): string {
-  return join(
-    store.root,
-    WORK_DIR,
-    'locks',
-    `${createHash('sha256').update(key).digest('hex')}.lock`,
-  )
+  return join(store.root, WORK_DIR, 'locks', lockName(key))
 }
 
 function etagOf(bytes: Uint8Array): string {

@@ -6,10 +6,11 @@ import { syncNewName } from '../../adapters/fs/fs-durability.ts'
 import {
   cachedFolderCount,
   cachedFolderIdentity,
+  holdFolder,
   MAX_FOLDER_HANDLES,
-  syncFolder,
 } from '../../adapters/fs/fs-folder-handles.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+import { writerThreadFsyncs } from '../../adapters/fs/fs-writer-threads.ts'
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const decode = (body: Uint8Array) => new TextDecoder().decode(body)
@@ -19,7 +20,7 @@ async function identity(dir: string): Promise<{ dev: bigint; ino: bigint }> {
   return { dev: info.dev, ino: info.ino }
 }
 
-describe('fs store writes: kept folder handles and overlapped steps', () => {
+describe('fs store writes: kept folder handles, writer threads and overlapped steps', () => {
   let root: string
   let store: FsObjectStore
 
@@ -31,47 +32,56 @@ describe('fs store writes: kept folder handles and overlapped steps', () => {
     await rm(root, { recursive: true, force: true })
   })
 
-  it('keeps a handle on the folder a new name was made in', async () => {
+  it('keeps a handle on the folder a new name was made in, and fsyncs through it', async () => {
     await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
     const dir = join(root, 's/log')
-    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    const fsyncs = writerThreadFsyncs()
     await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
-    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    expect(writerThreadFsyncs()).toBe(fsyncs + 1)
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
   })
 
-  it('notices a folder deleted and made again, and fsyncs the new one', async () => {
-    await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
+  it('keeps a handle on the folder a plain put made a new name in', async () => {
+    await store.put('s/state/a.json', encode('1'))
+    const dir = join(root, 's/state')
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    await store.put('s/state/b.json', encode('2'))
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
+  })
+
+  it('notices a folder deleted and made again, and uses the new one', async () => {
+    await store.put('s/log/plain.json', encode('p'))
     const dir = join(root, 's/log')
     const old = await identity(dir)
-    expect(cachedFolderIdentity(dir)).toEqual(old)
+    expect(await cachedFolderIdentity(dir)).toEqual(old)
     // Another process removes the folder and makes a new one at the same path.
     await rm(dir, { recursive: true })
     await mkdir(dir)
     const fresh = await identity(dir)
     expect(fresh).not.toEqual(old)
+    await store.put('s/log/plain.json', encode('q'))
+    expect(await cachedFolderIdentity(dir)).toEqual(fresh)
     await store.put('s/log/0002.json', encode('2'), { ifNoneMatch: '*' })
-    expect(cachedFolderIdentity(dir)).toEqual(fresh)
-    // The same through a plain put, and through syncFolder itself.
+    expect(decode((await store.get('s/log/0002.json'))!.body)).toBe('2')
+    // The same through a read of a file made by hand in the new folder.
     await rm(dir, { recursive: true })
     await mkdir(dir)
-    const third = await identity(dir)
-    await store.put('s/log/plain.json', encode('p'))
-    expect(cachedFolderIdentity(dir)).toEqual(third)
-    await rm(dir, { recursive: true })
-    await mkdir(dir)
-    await syncFolder(dir)
-    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    await writeFile(join(dir, 'by-hand.json'), 'h')
+    expect(decode((await store.get('s/log/by-hand.json'))!.body)).toBe('h')
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
   })
 
   it('drops the handle of a folder that a delete pruned, and remakes it on the next write', async () => {
     await store.put('p/q/1.json', encode('1'), { ifNoneMatch: '*' })
     const dir = join(root, 'p/q')
-    expect(cachedFolderIdentity(dir)).toBeDefined()
+    expect(await cachedFolderIdentity(dir)).toBeDefined()
     await store.delete('p/q/1.json')
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' })
-    expect(cachedFolderIdentity(dir)).toBeUndefined()
+    expect(await cachedFolderIdentity(dir)).toBeUndefined()
     await store.put('p/q/2.json', encode('2'), { ifNoneMatch: '*' })
-    expect(cachedFolderIdentity(dir)).toEqual(await identity(dir))
+    expect(await cachedFolderIdentity(dir)).toEqual(await identity(dir))
     expect(decode((await store.get('p/q/2.json'))!.body)).toBe('2')
   })
 
@@ -90,12 +100,12 @@ describe('fs store writes: kept folder handles and overlapped steps', () => {
     }
   })
 
-  it('treats a folder that is gone as nothing to sync, and other failures as errors', async () => {
-    await expect(syncNewName(join(root, 'missing'), undefined)).resolves.toBeUndefined()
-    await writeFile(join(root, 'file'), 'x')
-    await expect(syncNewName(join(root, 'file', 'below'), undefined)).rejects.toMatchObject({
-      code: 'ENOTDIR',
-    })
+  it('treats a folder that is gone as nothing to sync', async () => {
+    await mkdir(join(root, 'gone'))
+    const { folder } = await holdFolder(root, join(root, 'gone'))
+    await rm(join(root, 'gone'), { recursive: true })
+    await expect(syncNewName(root, folder, undefined)).resolves.toBeUndefined()
+    folder.release()
   })
 
   it('a temp file that cannot be written fails the put, releases the lock, leaves nothing', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import lockfile from 'proper-lockfile'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withFileLock } from '../../adapters/fs/fs-lock.ts'
+import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 
@@ -36,6 +37,21 @@ describeObjectStore('fs', async () => {
     store: new FsObjectStore({ root }),
     cleanup: async () => {
       // Nothing may be left in the working folder once all operations have settled.
+      expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
+      await rm(root, { recursive: true, force: true })
+    },
+  }
+})
+
+// Where /proc/self/fd is missing (not Linux) the store reaches its folders by path, each
+// component checked: the same contract.
+describeObjectStore('fs, folders checked by path', async () => {
+  const root = await tempRoot()
+  forceDescriptorPaths(false)
+  return {
+    store: new FsObjectStore({ root }),
+    cleanup: async () => {
+      forceDescriptorPaths(undefined)
       expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
       await rm(root, { recursive: true, force: true })
     },

@@ -73,29 +73,9 @@ export async function startProviderReplay(): Promise<ProviderReplay> {
     }
     const status = reply.status ?? 200
     if (!reply.frames) return Response.json(reply.body ?? {}, { status, headers: reply.headers })
-    const encoder = new TextEncoder()
     const frames = reply.frames.map(sseFrame)
-    let sent = 0
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const frame = frames[sent]
-        if (frame === undefined) {
-          if (reply.cut) {
-            // Let the frames already written reach the client before the socket goes.
-            await new Promise((resolve) => setTimeout(resolve, 20))
-            c.env.incoming.socket.destroy()
-          }
-          controller.close()
-          return
-        }
-        sent += 1
-        controller.enqueue(encoder.encode(frame))
-      },
-    })
-    return new Response(stream, {
-      status,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', ...reply.headers },
-    })
+    const cutAfter = reply.cut ? frames.length : undefined
+    return eventStream(frames, c.env.incoming.socket, cutAfter, { status, headers: reply.headers })
   })
 
   // Node's bindings (the socket, for `cut`) are what @hono/node-server passes as env.
@@ -118,4 +98,38 @@ export async function startProviderReplay(): Promise<ProviderReplay> {
     },
     close: () => server.close(),
   }
+}
+
+/**
+ * SSE frames as a streamed response; after `cutAfter` frames the connection is dropped (the
+ * socket of Node's bindings destroyed), as a provider stream that breaks off.
+ */
+export function eventStream(
+  frames: string[],
+  socket: { destroy(): void },
+  cutAfter: number | undefined,
+  init: { status?: number; headers?: Record<string, string> | undefined },
+): Response {
+  const encoder = new TextEncoder()
+  let sent = 0
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const frame = frames[sent]
+      if (sent === cutAfter || frame === undefined) {
+        if (sent === cutAfter) {
+          // Let the frames already written reach the client before the socket goes.
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          socket.destroy()
+        }
+        controller.close()
+        return
+      }
+      sent += 1
+      controller.enqueue(encoder.encode(frame))
+    },
+  })
+  return new Response(stream, {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', ...init.headers },
+  })
 }

@@ -1,33 +1,13 @@
-/** A parsed Server-Sent Events frame (fields as sent; `data` lines joined with "\n"). */
-export interface SseFrame {
-  id?: string
-  event?: string
-  data: string
-}
+import { SseDecoder, type SseFrame } from '../../src/shared/sse-decoder.ts'
 
-/** Splits an SSE body into frames, skipping comment lines (keep-alives). */
+export type { SseFrame }
+
+/**
+ * Splits a whole SSE body into its frames with the one SSE decoder, and keeps its comment lines
+ * (keep-alives) for the tests that look for them.
+ */
 export function parseSse(text: string): { frames: SseFrame[]; comments: string[] } {
-  const frames: SseFrame[] = []
   const comments: string[] = []
-  for (const block of text.split('\n\n')) {
-    if (block.trim() === '') continue
-    const frame: SseFrame = { data: '' }
-    const data: string[] = []
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) {
-        comments.push(line)
-        continue
-      }
-      const at = line.indexOf(':')
-      const field = at < 0 ? line : line.slice(0, at)
-      const value = at < 0 ? '' : line.slice(at + 1).replace(/^ /, '')
-      if (field === 'id') frame.id = value
-      else if (field === 'event') frame.event = value
-      else if (field === 'data') data.push(value)
-    }
-    if (data.length === 0 && frame.id === undefined && frame.event === undefined) continue
-    frame.data = data.join('\n')
-    frames.push(frame)
-  }
+  const frames = new SseDecoder((line) => comments.push(line)).push(text)
   return { frames, comments }
 }

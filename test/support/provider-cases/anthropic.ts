@@ -2,6 +2,7 @@ import { expect } from 'vitest'
 import { messageReply } from '../anthropic-frames.ts'
 import type { ProviderCase } from '../provider-case.ts'
 import { anthropicFaultCases } from './anthropic-faults.ts'
+import { anthropicStreamCases } from './anthropic-streams.ts'
 
 /**
  * Anthropic Messages API (api.anthropic.com/v1/messages), through the native adapter
@@ -221,5 +222,6 @@ export const anthropicCases: ProviderCase[] = [
       },
     ],
   },
+  ...anthropicStreamCases,
   ...anthropicFaultCases,
 ]
