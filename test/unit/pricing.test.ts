@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../../src/contract/usage.ts'
-import {
-  estimateCostUsd,
-  estimateEffectiveCostUsd,
-  priceFor,
-} from '../../src/core/model/pricing.ts'
+import { estimateCostUsd, priceFor } from '../../src/core/model/pricing.ts'
 
 const usage = (input: number, cached: number, output: number, creation = 0): Usage => ({
   input_tokens: input,
@@ -65,29 +61,33 @@ describe('priceFor', () => {
   })
 })
 
-describe('estimateCostUsd (raw_usd)', () => {
-  it('is input_tokens × input + output_tokens × output, with no cache discount', () => {
+describe('estimateCostUsd (as the provider bills)', () => {
+  it('prices uncached input at input, cached input at cacheRead, output at output', () => {
     const price = { input: 2.5e-6, output: 10e-6, cacheRead: 1.25e-6 }
     expect(estimateCostUsd(usage(1_000_000, 0, 0), price)).toBeCloseTo(2.5, 10)
-    expect(estimateCostUsd(usage(12_000, 10_000, 800), price)).toBeCloseTo(0.038, 10)
+    // 2000 uncached + 10000 cached + 800 output
+    expect(estimateCostUsd(usage(12_000, 10_000, 800), price)).toBeCloseTo(
+      2000 * 2.5e-6 + 10_000 * 1.25e-6 + 800 * 10e-6,
+      12,
+    )
     expect(estimateCostUsd(usage(12_000, 0, 800), price)).toBeCloseTo(0.038, 10)
+  })
+
+  it('prices cache writes at cacheWrite, and both at the input price when the provider has none', () => {
+    const price = { input: 3e-6, output: 15e-6, cacheRead: 0.3e-6, cacheWrite: 3.75e-6 }
+    // 2000 uncached, 6000 cached, 2000 written, 1000 output
+    const cost = estimateCostUsd(usage(10_000, 6_000, 1_000, 2_000), price)
+    expect(cost).toBeCloseTo(2000 * 3e-6 + 6000 * 0.3e-6 + 2000 * 3.75e-6 + 1000 * 15e-6, 12)
+    const plain = { input: 1e-6, output: 0 }
+    expect(estimateCostUsd(usage(1_000, 1_000, 0, 0), plain)).toBeCloseTo(1_000 * 1e-6, 15)
+  })
+
+  it('never counts more cached or written tokens than the input holds', () => {
+    const price = { input: 1, output: 0, cacheRead: 0.1, cacheWrite: 2 }
+    expect(estimateCostUsd(usage(10, 20, 0, 5), price)).toBeCloseTo(1, 12)
   })
 
   it('is zero for zero usage', () => {
     expect(estimateCostUsd(usage(0, 0, 0), { input: 1, output: 1 })).toBe(0)
-  })
-})
-
-describe('estimateEffectiveCostUsd (reporting)', () => {
-  it('prices cached input at cacheRead and creation at 1.25 × input', () => {
-    const price = { input: 2e-6, output: 8e-6, cacheRead: 0.5e-6 }
-    // 2000 uncached, 6000 cached, 2000 created, 1000 output
-    const cost = estimateEffectiveCostUsd(usage(10_000, 6_000, 1_000, 2_000), price)
-    expect(cost).toBeCloseTo(2000 * 2e-6 + 6000 * 0.5e-6 + 2000 * 2.5e-6 + 1000 * 8e-6, 12)
-  })
-
-  it('defaults the cached price to a tenth of the input price', () => {
-    const cost = estimateEffectiveCostUsd(usage(1_000, 1_000, 0), { input: 1e-6, output: 0 })
-    expect(cost).toBeCloseTo(1_000 * 0.1e-6, 15)
   })
 })

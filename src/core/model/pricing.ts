@@ -4,8 +4,10 @@ import type { Usage } from '../../contract/usage.ts'
 export interface ModelPrice {
   input: number
   output: number
-  /** Price of a cached input token; absent when the provider publishes none. */
+  /** Price of a cached input token; absent when the provider publishes none (then `input`). */
   cacheRead?: number
+  /** Price of an input token written to the cache (Anthropic); absent → `input`. */
+  cacheWrite?: number
 }
 
 /** Per-deployment prices by model id (USD per token); they win over the built-in table. */
@@ -103,25 +105,21 @@ export function priceFor(model: string, overrides?: PriceOverrides): ModelPrice 
 }
 
 /**
- * VT Code's raw_usd (§8): input_tokens × input + output_tokens × output, no cache discount
- * (input_tokens already includes cached tokens). Used for budget enforcement and total_cost_usd.
+ * The cost of one response as the provider bills it: uncached input at the input price, input
+ * read from the prompt cache at the cached price (`cacheRead`, else the input price), input
+ * written to the cache at `cacheWrite` (else the input price), output at the output price. Used
+ * for `total_cost_usd`, the session budget and the tenants' cost quotas. (VT Code's raw_usd
+ * gives no cache discount; where a provider caches, that overstates what it bills by up to
+ * 90 % of the cached input.)
  */
 export function estimateCostUsd(usage: Usage, price: ModelPrice): number {
-  return usage.input_tokens * price.input + usage.output_tokens * price.output
-}
-
-/**
- * VT Code's effective_usd, for reporting only: uncached input at the input price, cached input
- * at cacheRead (default 0.10 × input), cache creation at 1.25 × input, output at the output price.
- */
-export function estimateEffectiveCostUsd(usage: Usage, price: ModelPrice): number {
   const cached = Math.min(usage.cached_input_tokens, usage.input_tokens)
   const creation = Math.min(usage.cache_creation_tokens, usage.input_tokens - cached)
   const uncached = usage.input_tokens - cached - creation
   return (
     uncached * price.input +
-    cached * (price.cacheRead ?? 0.1 * price.input) +
-    creation * 1.25 * price.input +
+    cached * (price.cacheRead ?? price.input) +
+    creation * (price.cacheWrite ?? price.input) +
     usage.output_tokens * price.output
   )
 }
