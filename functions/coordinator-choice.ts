@@ -1,8 +1,8 @@
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
+import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
+import { redisKeyPrefix } from '../adapters/shared/redis-namespace.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { IoDeadline } from '../src/ports/io-deadline.ts'
-import { redisKeyPrefix } from '../src/ports/redis-namespace.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 
 /** How an entry's Redis clients are set up: each call's deadline, the deployment's key prefix. */

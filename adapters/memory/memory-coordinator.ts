@@ -19,7 +19,7 @@ import {
   checkIntent,
   checkPositiveInteger,
   idempotencyKey,
-} from '../../src/ports/coordinator-checks.ts'
+} from '../shared/coordinator-checks.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock
