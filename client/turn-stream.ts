@@ -148,9 +148,24 @@ function withKey(error: unknown, key: string): unknown {
   return error
 }
 
-/** A key for a call that takes one when the caller gave none. */
+/**
+ * A key for a call that takes one when the caller gave none: 128 random bits. From
+ * `getRandomValues`, not `randomUUID`, which browsers offer only in secure contexts (a page
+ * served over plain http from a name other than localhost has none).
+ */
 export function newIdempotencyKey(): string {
-  return `tl-${crypto.randomUUID()}`
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40 // a version-4 UUID, as randomUUID makes
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  const uuid = [
+    hex.slice(0, 8),
+    hex.slice(8, 12),
+    hex.slice(12, 16),
+    hex.slice(16, 20),
+    hex.slice(20),
+  ]
+  return `tl-${uuid.join('-')}`
 }
 
 /** A JSON POST with an Idempotency-Key (the caller's or a new one), named by its errors too. */
