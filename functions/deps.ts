@@ -89,6 +89,8 @@ export interface Deps {
     tenancy: Tenancy
     /** Host names an unauthenticated server answers besides loopback. */
     allowedHosts: readonly string[]
+    /** Origins whose pages may call the API from a browser (CORS); none by default. */
+    corsOrigins: readonly string[]
     /** Failed authentications throttled, in the coordinator when there is one (with keys). */
     authFailures?: AuthFailureLimit
     peerAddress?: PeerAddress
@@ -211,6 +213,7 @@ export async function createDeps(
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
       allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
+      corsOrigins: config.TURNLINE_CORS_ORIGINS ?? [],
       ...(authFailures ? { authFailures } : {}),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     },

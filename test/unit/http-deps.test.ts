@@ -58,6 +58,7 @@ describe('createDeps', () => {
       tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),
       // Unauthenticated: only requests addressed to loopback names.
       allowedHosts: [],
+      corsOrigins: [],
     })
     expect(deps.notices.join('\n')).toMatch(/TURNLINE_TOOL_SECRET is not set/)
     expect(deps.notices.join('\n')).toMatch(/OFFLINE DEMO MODEL/)
