@@ -33,6 +33,13 @@ describe('stored fixtures parse and re-serialize byte-identically', () => {
     expect(serializeSessionManifest(manifest)).toBe(text('manifest.json'))
   })
 
+  it('manifest.appended.json (the fs store: events.jsonl appended, events_bytes, no etag)', () => {
+    const manifest = parseSessionManifest(bytes('manifest.appended.json'))
+    expect(manifest.rollup_etag).toBeUndefined()
+    expect(manifest.events_bytes).toBe(bytes('events.jsonl').length)
+    expect(serializeSessionManifest(manifest)).toBe(text('manifest.appended.json'))
+  })
+
   it('index/turns.json', () => {
     const index = parseTurnIndex(bytes('index/turns.json'))
     expect(index.entries.map((entry) => entry.turn_number)).toEqual([1, 2])
