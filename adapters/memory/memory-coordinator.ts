@@ -19,7 +19,7 @@ import {
   checkIntent,
   checkPositiveInteger,
   idempotencyKey,
-} from '../shared/coordinator-checks.ts'
+} from '../../src/ports/coordinator-checks.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock

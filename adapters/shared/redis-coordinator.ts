@@ -18,7 +18,7 @@ import {
   checkIntent,
   checkPositiveInteger,
   idempotencyKey,
-} from './coordinator-checks.ts'
+} from '../../src/ports/coordinator-checks.ts'
 import {
   asArray,
   asInteger,

@@ -1,5 +1,5 @@
-import { TurnlineError } from '../../src/contract/errors.ts'
-import type { BeginTurnRequest, EndTurnRequest, QueuedIntent } from '../../src/ports/coordinator.ts'
+import { TurnlineError } from '../contract/errors.ts'
+import type { BeginTurnRequest, EndTurnRequest, QueuedIntent } from './coordinator.ts'
 
 /**
  * Input rules every Coordinator adapter enforces identically, so a bad argument fails the same
