@@ -19,8 +19,8 @@
  *   npm run bench:prompt-cache -- [--turns 20]
  */
 import { parseArgs } from 'node:util'
-import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import { createAnthropicModelClient } from '../adapters/anthropic/anthropic-model-client.ts'
+import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import { createOpenAIModelClient } from '../adapters/openai/openai-model-client.ts'
 import {
   type OpenAICompatibleProvider,
