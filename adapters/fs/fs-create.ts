@@ -24,7 +24,7 @@ export interface CreateIo {
   syncNewName(placed: Placed): Promise<void>
 }
 
-/** Makes `path` (under the real `root`) hold the put's bytes, unless the name is taken (conflict). */
+/** Makes `path` (under the real `root`) hold the put's bytes, unless it is taken (conflict). */
 export async function createOnly(
   io: CreateIo,
   root: string,
