@@ -119,15 +119,18 @@ export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text
 }
 
-/** `success · 2 model calls · 812 tokens in, 96 out · $0.0001` */
+/** `success · 2 model calls · 812 tokens in (640 cached), 96 out · $0.0001` */
 export function completionSummary(event: ThreadCompletedEvent, elapsedMs?: number): string {
   const parts = [
     event.subtype === 'success' ? 'success' : `${event.subtype} (${event.outcome_code})`,
   ]
   parts.push(`${event.num_turns} model call${event.num_turns === 1 ? '' : 's'}`)
   const u = event.usage
+  const cached = u.cached_input_tokens
+    ? ` (${u.cached_input_tokens.toLocaleString('en-US')} cached)`
+    : ''
   parts.push(
-    `${u.input_tokens.toLocaleString('en-US')} tokens in, ${u.output_tokens.toLocaleString('en-US')} out`,
+    `${u.input_tokens.toLocaleString('en-US')} tokens in${cached}, ${u.output_tokens.toLocaleString('en-US')} out`,
   )
   if (event.total_cost_usd !== undefined) parts.push(`$${event.total_cost_usd.toFixed(4)}`)
   if (elapsedMs !== undefined) parts.push(formatDuration(elapsedMs))

@@ -3,7 +3,7 @@ import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { TurnResponseSchema } from '../src/contract/wire-responses.ts'
 import { apiErrorOf, TurnlineApiError, TurnlineConnectionError } from './errors.ts'
 import { eventOf, framesOf, seqOf } from './event-feed.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
+import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'
 import { parseJson, readText, type Transport } from './transport.ts'
 import { type SeqEvent, type TurnResponse, turnEvents } from './types.ts'
 
@@ -130,13 +130,16 @@ async function* streamTurnEvents(
       if (resuming && error instanceof TurnlineApiError && error.code === 'session_busy') {
         busySince ??= Date.now()
         if (Date.now() - busySince > policy.busyTimeoutMs) throw error
-        await abortableSleep(backoffMs({ ...policy, maxDelayMs: 2000 }, 1, error), call.signal)
+        await abortableSleep(
+          reconnectDelayMs({ ...policy, maxDelayMs: 2000 }, 1, error),
+          call.signal,
+        )
         continue
       }
       failures += 1
       if (!isTransient(error) || failures > policy.maxAttempts) throw withKey(error, key)
       resuming = true
-      await abortableSleep(backoffMs(policy, failures, error), call.signal)
+      await abortableSleep(reconnectDelayMs(policy, failures, error), call.signal)
     }
   }
 }
@@ -148,9 +151,24 @@ function withKey(error: unknown, key: string): unknown {
   return error
 }
 
-/** A key for a call that takes one when the caller gave none. */
+/**
+ * A key for a call that takes one when the caller gave none: 128 random bits. From
+ * `getRandomValues`, not `randomUUID`, which browsers offer only in secure contexts (a page
+ * served over plain http from a name other than localhost has none).
+ */
 export function newIdempotencyKey(): string {
-  return `tl-${crypto.randomUUID()}`
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40 // a version-4 UUID, as randomUUID makes
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  const uuid = [
+    hex.slice(0, 8),
+    hex.slice(8, 12),
+    hex.slice(12, 16),
+    hex.slice(16, 20),
+    hex.slice(20),
+  ]
+  return `tl-${uuid.join('-')}`
 }
 
 /** A JSON POST with an Idempotency-Key (the caller's or a new one), named by its errors too. */

@@ -1,6 +1,5 @@
 import { Hono } from 'hono'
 import { MemoryFailureThrottle } from '../adapters/memory/memory-failure-throttle.ts'
-import { TurnlineError } from '../src/contract/errors.ts'
 import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
@@ -9,11 +8,13 @@ import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
 import type { PeerAddress } from './http/client-address.ts'
+import { cors } from './http/cors.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { hostGuard } from './http/host-guard.ts'
-import { type ErrorLog, errorResponse } from './http/http-errors.ts'
+import { type ErrorLog, errorResponse, notFound } from './http/http-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
+import { routeMethods } from './http/route-methods.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
 import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
@@ -65,6 +66,11 @@ export interface AppOptions {
    * where nothing listens (the CLI's in-process app). Default: loopback only.
    */
   allowedHosts?: readonly string[] | 'any'
+  /**
+   * Origins whose pages may call the API from a browser (TURNLINE_CORS_ORIGINS), lowercase
+   * `scheme://host[:port]`, or `*` (with keys only). Default: none, CORS off.
+   */
+  corsOrigins?: readonly string[]
   /** With keys: how failed authentications are throttled (default: in this process, 60/min). */
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
@@ -114,14 +120,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   })
   if (isSingleTenant(options.auth) && options.allowedHosts !== 'any') {
-    app.use('*', hostGuard({ allowedHosts: options.allowedHosts ?? [] }, log))
+    const guard = { allowedHosts: options.allowedHosts ?? [], corsOrigins: options.corsOrigins }
+    app.use('*', hostGuard(guard, log))
   }
-  app.notFound((c) =>
-    errorResponse(
-      new TurnlineError('not_found', `no route ${c.req.method} ${c.req.path.slice(0, 200)}`),
-      log,
-    ),
-  )
+  const methods = routeMethods(app)
+  // Before authentication: a browser's preflight carries no key.
+  app.use('*', cors({ origins: options.corsOrigins ?? [], methods }))
+  app.notFound((c) => notFound(c.req.method, c.req.path, methods(c.req.path), log))
 
   const version = options.version ?? API_VERSION
   app.route('/', metaRoutes(version, openApiJsonOf(app, version)))

@@ -89,6 +89,8 @@ export interface Deps {
     tenancy: Tenancy
     /** Host names an unauthenticated server answers besides loopback. */
     allowedHosts: readonly string[]
+    /** Origins whose pages may call the API from a browser (CORS); none by default. */
+    corsOrigins: readonly string[]
     /** Failed authentications throttled, in the coordinator when there is one (with keys). */
     authFailures?: AuthFailureLimit
     peerAddress?: PeerAddress
@@ -121,7 +123,8 @@ export async function createDeps(
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
   const store = objectStoreOf(config, options, notices)
   const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
-  const coordinator = coordinatorOf(config, options, calls, notices)
+  const sessions = new SessionStore({ store })
+  const coordinator = coordinatorOf(config, options, calls, notices, sessions)
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
     config,
@@ -168,7 +171,7 @@ export async function createDeps(
   )
 
   const service: ServiceDeps = {
-    sessions: new SessionStore({ store }),
+    sessions,
     coordinator,
     models: () => model,
     clock: systemClock,
@@ -211,6 +214,7 @@ export async function createDeps(
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,
       allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
+      corsOrigins: config.TURNLINE_CORS_ORIGINS ?? [],
       ...(authFailures ? { authFailures } : {}),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     },

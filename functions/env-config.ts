@@ -9,6 +9,7 @@ import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
+import { CorsOriginsSchema } from './http/cors-origins.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
@@ -144,6 +145,8 @@ export const EnvSchema = z.object({
   TURNLINE_ALLOWED_HOSTS: list
     .pipe(z.array(z.string().regex(HOST_NAME, 'each entry is a host name, optionally :port')))
     .optional(),
+  /** Origins whose pages may call the API from a browser (functions/http/cors.ts). */
+  TURNLINE_CORS_ORIGINS: CorsOriginsSchema.optional(),
   /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
   ...SandboxEnvShape,
   /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
@@ -208,6 +211,12 @@ function crossChecks(env: EnvConfig): string[] {
     problems.push(
       'TURNLINE_ALLOWED_HOSTS: only an unauthenticated server checks Host names; with ' +
         'TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY) keys are what decides: unset it',
+    )
+  }
+  if (singleTenant && env.TURNLINE_CORS_ORIGINS?.includes('*')) {
+    problems.push(
+      'TURNLINE_CORS_ORIGINS: * is refused without TURNLINE_API_KEYS (or TURNLINE_KEY_REGISTRY): ' +
+        'every web page could then drive this unauthenticated server; list the origins instead',
     )
   }
   if (!singleTenant && env.TURNLINE_SINGLE_TENANT === true) {

@@ -3,7 +3,10 @@ import {
   createOpenAIModelClient,
   unconfiguredModelClient,
 } from '../adapters/openai/openai-model-client.ts'
-import { recognizeProvider } from '../adapters/openai/provider-profile.ts'
+import {
+  type OpenAICompatibleProvider,
+  recognizeProvider,
+} from '../adapters/openai/provider-profile.ts'
 import type { ModelApi, ModelClient } from '../src/ports/model-client.ts'
 import { chooseAnthropic } from './anthropic-choice.ts'
 import type { EnvConfig } from './env-config.ts'
@@ -94,8 +97,7 @@ export function chooseModel(
     }
   }
   const baseURL = config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL
-  // `openai` (or nothing) lets the endpoint's host say which compatible provider it is.
-  const family = wanted === 'openai' ? recognizeProvider(config.OPENAI_BASE_URL) : wanted
+  const family = wanted === 'openai' ? openAIFamily(config) : wanted
   const openai = endpoint
     ? createOpenAIModelClient({
         ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
@@ -130,4 +132,16 @@ export function chooseModel(
       notice: `model: ${model} ${notices.join('; and for api "anthropic" ')}`,
     },
   }
+}
+
+/**
+ * `openai` (or nothing) lets the endpoint's host say which compatible provider it is; an
+ * endpoint no host names (a proxy, a gateway) is OpenAI itself when TURNLINE_MODEL_PROVIDER says
+ * `openai`, else `generic`.
+ */
+function openAIFamily(config: EnvConfig): OpenAICompatibleProvider {
+  const recognized = recognizeProvider(config.OPENAI_BASE_URL)
+  return recognized === 'generic' && config.TURNLINE_MODEL_PROVIDER === 'openai'
+    ? 'openai'
+    : recognized
 }

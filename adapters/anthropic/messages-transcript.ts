@@ -24,7 +24,9 @@ export interface AnthropicTranscript {
  *   reasoning of another API (Chat reasoning text, a Responses item) is left out;
  * - tool results become `tool_result` blocks of a user message, and consecutive user-side
  *   blocks share one message (the API wants the roles to alternate; parallel tool results go in
- *   one message after the assistant's `tool_use` blocks).
+ *   one message after the assistant's `tool_use` blocks), the tool results first: the API
+ *   refuses a message after `tool_use` blocks that does not begin with their results (a user or
+ *   system message the transcript holds between a call and its result goes after the results).
  */
 export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTranscript {
   const system: TextBlockParam[] = []
@@ -32,8 +34,13 @@ export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTrans
   const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return
     const last = messages.at(-1)
-    if (last?.role === role && Array.isArray(last.content)) last.content.push(...blocks)
-    else messages.push({ role, content: blocks })
+    if (last?.role !== role || !Array.isArray(last.content)) {
+      messages.push({ role, content: blocks })
+    } else if (blocks.every((block) => block.type === 'tool_result')) {
+      // Tool results open their message (the API refuses text before them).
+      const at = last.content.findIndex((block) => block.type !== 'tool_result')
+      last.content.splice(at < 0 ? last.content.length : at, 0, ...blocks)
+    } else last.content.push(...blocks)
   }
   for (const message of history) {
     switch (message.role) {

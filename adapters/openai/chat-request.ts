@@ -43,6 +43,7 @@ export async function postChat(
   endpoint: ChatEndpoint,
   body: ChatCompletionCreateParamsStreaming,
   signal?: AbortSignal,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   if (signal?.aborted) throw new APIUserAbortError()
   const controller = new AbortController()
@@ -57,6 +58,7 @@ export async function postChat(
         accept: 'application/json',
         'content-type': 'application/json',
         authorization: `Bearer ${endpoint.apiKey}`,
+        ...headers,
       },
       body: JSON.stringify(body),
       signal: controller.signal,

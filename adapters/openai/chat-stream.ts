@@ -11,7 +11,7 @@ import { chatChunks } from './chat-sse.ts'
 import { type ChatUsageReport, normalizeChatUsage, usageIn } from './chat-usage.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
-import type { ProviderProfile } from './provider-profile.ts'
+import { cacheKeyField, cacheKeyHeaders, type ProviderProfile } from './provider-profile.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
 
@@ -35,6 +35,7 @@ export function chatRequestBody(
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.topP === undefined ? {} : { top_p: request.topP }),
     ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+    ...cacheKeyField(request, profile),
     ...(request.outputSchema === undefined
       ? {}
       : {
@@ -52,7 +53,12 @@ export async function* streamChat(
   request: ModelRequest,
   profile: ProviderProfile,
 ): AsyncGenerator<ModelStreamEvent> {
-  const response = await postChat(endpoint, chatRequestBody(request, profile), request.signal)
+  const response = await postChat(
+    endpoint,
+    chatRequestBody(request, profile),
+    request.signal,
+    cacheKeyHeaders(request, profile),
+  )
   let text = ''
   const thoughts = new ReasoningBlocks()
   let finishReason: string | undefined

@@ -9,8 +9,10 @@ import { reportedTokens, type Usage } from '../../src/contract/usage.ts'
  * OpenRouter), every chunk with running totals (vLLM `continuous_usage_stats`), inside the choice
  * (Moonshot), or in Groq's `x_groq` extension. The last report wins: each is cumulative.
  *
- * Cached input: `prompt_tokens_details.cached_tokens` (OpenAI, Azure, xAI, Qwen, Groq,
- * OpenRouter), DeepSeek's `prompt_cache_hit_tokens`, Moonshot's top-level `cached_tokens`.
+ * Cached input: `prompt_tokens_details.cached_tokens` (OpenAI, Azure, Mistral, xAI, Qwen, Groq,
+ * OpenRouter, vLLM), DeepSeek's `prompt_cache_hit_tokens`, Moonshot's top-level `cached_tokens`.
+ * Input written to a cache (billed above the input price where the model behind is Claude):
+ * OpenRouter's `prompt_tokens_details.cache_write_tokens`.
  *
  * Reasoning tokens: counted in `completion_tokens` by OpenAI, but not by xAI, whose
  * `total_tokens` shows them (`completion_tokens_details.reasoning_tokens` beside): when the total
@@ -20,7 +22,10 @@ export interface ChatUsageReport {
   prompt_tokens?: number | null
   completion_tokens?: number | null
   total_tokens?: number | null
-  prompt_tokens_details?: { cached_tokens?: number | null } | null
+  prompt_tokens_details?: {
+    cached_tokens?: number | null
+    cache_write_tokens?: number | null
+  } | null
   completion_tokens_details?: { reasoning_tokens?: number | null } | null
   prompt_cache_hit_tokens?: number | null
   cached_tokens?: number | null
@@ -62,11 +67,13 @@ export function normalizeChatUsage(usage: ChatUsageReport): {
     count(usage.prompt_tokens_details?.cached_tokens) ||
     count(usage.prompt_cache_hit_tokens) ||
     count(usage.cached_tokens)
+  const readTokens = Math.min(cached, input)
+  const written = count(usage.prompt_tokens_details?.cache_write_tokens)
   return {
     usage: {
       input_tokens: input,
-      cached_input_tokens: Math.min(cached, input),
-      cache_creation_tokens: 0,
+      cached_input_tokens: readTokens,
+      cache_creation_tokens: Math.min(written, input - readTokens),
       output_tokens: output,
     },
     reasoningTokens,

@@ -85,7 +85,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
   function stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return retryingStream(policy, request.signal, () =>
       request.api === 'responses'
-        ? streamResponses(client, request)
+        ? streamResponses(client, request, profile)
         : streamChat(chat, request, profile),
     )
   }

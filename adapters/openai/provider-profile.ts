@@ -32,8 +32,8 @@ export interface ProviderProfile {
    */
   reasoningEcho: 'required' | 'same_field' | 'never'
   /**
-   * Where the prompt-cache routing key goes: the `prompt_cache_key` body field (OpenAI, Azure),
-   * xAI's `x-grok-conv-id` header, or nowhere (providers that cache by prefix alone, or that reject
+   * Where the prompt-cache routing key goes: the `prompt_cache_key` body field (OpenAI, Azure,
+   * Mistral), xAI's `x-grok-conv-id` header, or nowhere (providers that cache by prefix alone, or that reject
    * unknown fields).
    */
   cacheKey: 'prompt_cache_key' | 'x-grok-conv-id' | 'none'
@@ -44,7 +44,7 @@ const PROFILES: Record<OpenAICompatibleProvider, Omit<ProviderProfile, 'name'>> 
   azure: { reasoningEcho: 'never', cacheKey: 'prompt_cache_key' },
   deepseek: { reasoningEcho: 'required', cacheKey: 'none' },
   moonshot: { reasoningEcho: 'required', cacheKey: 'none' },
-  mistral: { reasoningEcho: 'never', cacheKey: 'none' },
+  mistral: { reasoningEcho: 'never', cacheKey: 'prompt_cache_key' },
   xai: { reasoningEcho: 'never', cacheKey: 'x-grok-conv-id' },
   qwen: { reasoningEcho: 'never', cacheKey: 'none' },
   groq: { reasoningEcho: 'never', cacheKey: 'none' },
@@ -87,6 +87,26 @@ export function recognizeProvider(baseURL: string | undefined): OpenAICompatible
   if (url.port === '11434') return 'ollama'
   if (url.port === '1234') return 'lmstudio'
   return 'generic'
+}
+
+/** The `prompt_cache_key` body field, where the provider routes its cache by that key. */
+export function cacheKeyField(
+  request: { promptCacheKey?: string | undefined },
+  profile: ProviderProfile,
+): { prompt_cache_key?: string } {
+  return request.promptCacheKey && profile.cacheKey === 'prompt_cache_key'
+    ? { prompt_cache_key: request.promptCacheKey }
+    : {}
+}
+
+/** xAI routes requests of one conversation to the same cache by the `x-grok-conv-id` header. */
+export function cacheKeyHeaders(
+  request: { promptCacheKey?: string | undefined },
+  profile: ProviderProfile,
+): Record<string, string> {
+  return request.promptCacheKey && profile.cacheKey === 'x-grok-conv-id'
+    ? { 'x-grok-conv-id': request.promptCacheKey }
+    : {}
 }
 
 export function providerProfile(name: OpenAICompatibleProvider): ProviderProfile {

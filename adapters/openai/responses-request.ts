@@ -7,6 +7,7 @@ import type { AssistantMessage, HistoryMessage } from '../../src/contract/histor
 import { ANSWER_PART_SEPARATOR } from '../../src/contract/history-message.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
+import { cacheKeyField, type ProviderProfile } from './provider-profile.ts'
 
 /** One history message → Responses input items (an assistant turn may yield several). */
 export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
@@ -41,7 +42,10 @@ export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
   }
 }
 
-export function responsesRequestBody(request: ModelRequest): ResponseCreateParamsStreaming {
+export function responsesRequestBody(
+  request: ModelRequest,
+  profile: ProviderProfile,
+): ResponseCreateParamsStreaming {
   // strict defaults to true on this API, which rejects ordinary JSON Schemas.
   const tools: FunctionTool[] = request.tools.map((tool) => ({
     type: 'function',
@@ -58,6 +62,7 @@ export function responsesRequestBody(request: ModelRequest): ResponseCreateParam
     // reasoning comes back encrypted, to go back in with the next request.
     store: false,
     ...(reasonsEncrypted(request) ? { include: ['reasoning.encrypted_content' as const] } : {}),
+    ...cacheKeyField(request, profile),
     ...(tools.length > 0 ? { tools } : {}),
     ...(request.maxOutputTokens === undefined
       ? {}

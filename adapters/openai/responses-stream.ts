@@ -13,6 +13,7 @@ import type { Usage } from '../../src/contract/usage.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
+import { cacheKeyHeaders, type ProviderProfile } from './provider-profile.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { responsesRequestBody } from './responses-request.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
@@ -80,11 +81,12 @@ function answerOf(
 export async function* streamResponses(
   client: OpenAI,
   request: ModelRequest,
+  profile: ProviderProfile,
 ): AsyncGenerator<ModelStreamEvent> {
-  const stream = await client.responses.create(
-    responsesRequestBody(request),
-    request.signal ? { signal: request.signal } : {},
-  )
+  const stream = await client.responses.create(responsesRequestBody(request, profile), {
+    ...(request.signal ? { signal: request.signal } : {}),
+    headers: cacheKeyHeaders(request, profile),
+  })
   let reasoning = ''
   let final: Response | undefined
   const calls = new ToolCallAssembler()

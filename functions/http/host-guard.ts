@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { AppEnv } from './app-context.ts'
+import { corsOriginAllowed } from './cors.ts'
 import { type ErrorLog, errorResponse } from './http-errors.ts'
 
 /**
@@ -14,8 +15,10 @@ import { type ErrorLog, errorResponse } from './http-errors.ts'
  *   `127.x.x.x` or `[::1]`, any port, or a name the operator listed (TURNLINE_ALLOWED_HOSTS;
  *   `name` for any port, `name:port` for one), and
  * - `Origin`, when the request has one, is a page of such a host (any port and scheme: the same
- *   site). `Origin: null` (sandboxed frames, files) is refused. There are no CORS settings, so no
- *   other site is ever allowed.
+ *   site), or an origin the operator listed for CORS (TURNLINE_CORS_ORIGINS, exactly; `*` is
+ *   refused without keys). `Origin: null` (sandboxed frames, files) is refused; no other site
+ *   is ever allowed, and a listed origin does not open the Host check: its requests must still
+ *   be addressed to this machine.
  *
  * The viewer at `/ui` sends its own origin, and the CLI and scripts send none. The two routes
  * that authenticate by signature instead of a key (the runner's exit callback, automation
@@ -25,6 +28,8 @@ import { type ErrorLog, errorResponse } from './http-errors.ts'
 export interface HostGuardOptions {
   /** Extra names (TURNLINE_ALLOWED_HOSTS): `name` (any port) or `name:port`, lowercase. */
   allowedHosts: readonly string[]
+  /** Origins listed for CORS (TURNLINE_CORS_ORIGINS), lowercase `scheme://host[:port]`. */
+  corsOrigins?: readonly string[]
 }
 
 const LOOPBACK_NAME = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/
@@ -35,6 +40,8 @@ const SIGNED = /^\/v1\/(runner\/callback|webhooks\/[^/]+)$/
 
 export function hostGuard(options: HostGuardOptions, log: ErrorLog): MiddlewareHandler<AppEnv> {
   const extra = new Set(options.allowedHosts)
+  // `*` would let every site drive a server that has no keys: only listed origins count here.
+  const corsOrigins = (options.corsOrigins ?? []).filter((origin) => origin !== '*')
   const allowed = (host: string): boolean => {
     const match = HOST.exec(host)
     const name = match?.[1]
@@ -48,7 +55,11 @@ export function hostGuard(options: HostGuardOptions, log: ErrorLog): MiddlewareH
       return errorResponse(refusal(`Host ${shown(host)} is not a name of this server`), log)
     }
     const origin = c.req.header('origin')
-    if (origin !== undefined && !allowed(originHost(origin))) {
+    if (
+      origin !== undefined &&
+      !allowed(originHost(origin)) &&
+      !corsOriginAllowed(corsOrigins, origin)
+    ) {
       return errorResponse(refusal(`requests from ${shown(origin)} are not allowed`), log)
     }
     return next()

@@ -1,6 +1,6 @@
 import { HTTP_STATUS } from '../../src/contract/error-status.ts'
 import type { ErrorCode } from '../../src/contract/errors.ts'
-import { isTurnlineError } from '../../src/contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 
 export { HTTP_STATUS }
 
@@ -94,4 +94,28 @@ function describe(error: unknown): Record<string, unknown> {
     }
   }
   return { value: String(error) }
+}
+
+/**
+ * The answer for a request no route serves: 405 `method_not_allowed` with `Allow` when the path
+ * is known (`methods` serve it), else 404 `not_found`.
+ */
+export function notFound(
+  method: string,
+  path: string,
+  methods: readonly string[] | undefined,
+  log: ErrorLog,
+): Response {
+  const shown = path.slice(0, 200)
+  if (methods === undefined) {
+    return errorResponse(new TurnlineError('not_found', `no route ${method} ${shown}`), log)
+  }
+  const refusal = new TurnlineError(
+    'method_not_allowed',
+    `${shown} does not serve ${method}; it serves ${methods.join(', ')}`,
+    { details: { allow: [...methods] } },
+  )
+  const response = errorResponse(refusal, log)
+  response.headers.set('allow', methods.join(', '))
+  return response
 }

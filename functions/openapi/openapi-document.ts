@@ -14,7 +14,9 @@ const DESCRIPTION = [
   '',
   'Authenticate with `Authorization: Bearer <key>` (TURNLINE_API_KEYS; a deployment without keys serves one local tenant). The routes marked public need no key: health, this document, the reference page, and the signed webhook and runner callbacks.',
   '',
-  'Every error is `{"error":{"code","message","details?"}}`; the code is stable, the message names the offending field.',
+  'Every error is `{"error":{"code","message","details?"}}`; the code is stable, the message names the offending field. A known path called with a method it does not serve answers 405 `method_not_allowed` with `Allow`; `OPTIONS` on a known path answers 204 with `Allow`.',
+  '',
+  'Browsers: pages of the origins a deployment lists in TURNLINE_CORS_ORIGINS may call the API (CORS; off by default). Preflights are answered without a key; the grant allows `Authorization`, `Content-Type`, `Idempotency-Key`, `Last-Event-ID`, `If-Match` and `traceparent`, and exposes `RateLimit-*`, `Retry-After` and `Turnline-Next-Seq`.',
   '',
   'The [session viewer](/ui) shows the sessions of a tenant and their events, live.',
 ].join('\n')

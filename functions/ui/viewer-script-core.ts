@@ -74,10 +74,19 @@ function fmtUsage(usage) {
   return text
 }
 
-/** VT Code raw_usd, as the server accrues a session's cost: no cache discount. */
+/** As the server accrues a session's cost: cached and cache-written input at their own prices. */
 function costOf(usage, price) {
   if (!usage || !price) return undefined
-  return usage.input_tokens * price.input + usage.output_tokens * price.output
+  const cached = Math.min(usage.cached_input_tokens || 0, usage.input_tokens)
+  const written = Math.min(usage.cache_creation_tokens || 0, usage.input_tokens - cached)
+  const cachedPrice = price.cached_input === undefined ? price.input : price.cached_input
+  const writePrice = price.cache_write === undefined ? price.input : price.cache_write
+  return (
+    (usage.input_tokens - cached - written) * price.input +
+    cached * cachedPrice +
+    written * writePrice +
+    usage.output_tokens * price.output
+  )
 }
 
 function badge(text, kind) {

@@ -154,9 +154,19 @@ export const SessionViewSchema = z
       .object({
         input: z.number().nonnegative().describe('USD per input token.'),
         output: z.number().nonnegative().describe('USD per output token.'),
+        cached_input: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per input token read from the provider's prompt cache."),
+        cache_write: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per input token written to the provider's prompt cache."),
       })
       .optional()
-      .describe('USD per token the cost is estimated with (VT Code raw_usd); absent when unknown.'),
+      .describe('USD per token the cost is estimated with; absent when unknown.'),
     config: SessionConfigSchema.describe('The settings the session was created with.'),
     budget: BudgetReportSchema.describe('Steps, tokens and cost against the session limits.'),
   })

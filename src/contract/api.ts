@@ -76,8 +76,11 @@ export interface SessionView extends SessionSummary {
   total_cost_usd?: number
   /** The model in force: the session's own, else the deployment default. */
   model?: string
-  /** USD per token the cost is estimated with (VT Code raw_usd); absent when unknown. */
-  price?: { input: number; output: number }
+  /**
+   * USD per token the cost is estimated with (input read from and written to the provider's
+   * prompt cache at their own prices, when the price has them); absent when unknown.
+   */
+  price?: { input: number; output: number; cached_input?: number; cache_write?: number }
   config: SessionConfig
   /** The session's guardrails: steps (turns), tokens and cost against its limits. */
   budget: BudgetReport

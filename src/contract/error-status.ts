@@ -14,12 +14,14 @@ import type { ErrorCode } from './errors.ts'
  *   tenant's request window, running turns or daily tokens/cost (docs/configuration.md#tenancy).
  * - `forbidden` → 403: an unauthenticated server refuses a request addressed to a name that is
  *   not this machine's, or sent by a page of another site (functions/http/host-guard.ts).
+ * - `method_not_allowed` → 405 with `Allow`: the path exists, the method does not.
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   session_busy: 409,
   session_completed: 409,

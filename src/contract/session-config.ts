@@ -35,6 +35,16 @@ export const ModelSettingsSchema = z
       .strictObject({
         input: z.number().nonnegative().describe('USD per input token.'),
         output: z.number().nonnegative().describe('USD per output token.'),
+        cached_input: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per input token read from the provider's prompt cache; absent → input."),
+        cache_write: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("USD per input token written to the provider's prompt cache; absent → input."),
       })
       .optional()
       .describe(

@@ -30,6 +30,7 @@ import { sessionBudget } from './guardrails/session-budget.ts'
 import { withoutSecrets } from './mcp/mcp-servers.ts'
 import { sessionPrice } from './model/budget.ts'
 import { resolveModelSettings } from './model/model-settings.ts'
+import type { ModelPrice } from './model/pricing.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -116,7 +117,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
       ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
       ...(model?.name ? { model: model.name } : {}),
-      ...(price ? { price: { input: price.input, output: price.output } } : {}),
+      ...(price ? { price: viewPrice(price) } : {}),
       config: withoutSecrets(state.config),
       budget: sessionBudget(state),
     }
@@ -282,5 +283,15 @@ function summary(m: SessionManifest): SessionSummary {
     turn_count: m.turn_count,
     event_count: m.event_count,
     last_seq: m.last_seq,
+  }
+}
+
+/** The price a session view shows: per input, output, cached and cache-written input token. */
+function viewPrice(price: ModelPrice): NonNullable<SessionView['price']> {
+  return {
+    input: price.input,
+    output: price.output,
+    ...(price.cacheRead === undefined ? {} : { cached_input: price.cacheRead }),
+    ...(price.cacheWrite === undefined ? {} : { cache_write: price.cacheWrite }),
   }
 }

@@ -34,6 +34,11 @@ export interface ModelRequest {
    * provider's structured-output format, strict. Tool calls stay possible.
    */
   outputSchema?: Record<string, unknown>
+  /**
+   * Names the request's prompt-cache scope (the session's request segment): sent where the
+   * provider routes its prompt cache by key (OpenAI `prompt_cache_key`, xAI `x-grok-conv-id`).
+   */
+  promptCacheKey?: string
   signal?: AbortSignal
 }
 

@@ -8,6 +8,7 @@ import type {
   ModelStreamEvent,
 } from '../../src/ports/model-client.ts'
 import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts'
+import { requestViolation } from '../support/mock-anthropic-rules.ts'
 
 /**
  * The Anthropic adapter against the mock Messages API (test/support/mock-anthropic.ts), which
@@ -158,6 +159,27 @@ describe('Anthropic adapter against the mock Messages API', () => {
     expect(String(error)).toContain('Expected `thinking` or `redacted_thinking`')
     expect(error).toMatchObject({ details: { kind: 'bad_request', status: 400 } })
     expect(() => mock.assertDone()).toThrow(/refused/)
+  })
+
+  it('is refused by the mock when text comes before the tool results', () => {
+    const body = {
+      model: MODEL,
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'and' },
+            { type: 'tool_result', tool_use_id: 't1', content: [] },
+          ],
+        },
+      ],
+    }
+    expect(requestViolation(body, new Set())).toContain(
+      'Did not find 1 tool_result block(s) at the beginning of this message',
+    )
   })
 
   it('retries an overloaded 529 and an error event that arrives before any output', async () => {

@@ -94,6 +94,26 @@ describe('session budgets', () => {
     mock.assertDone()
   })
 
+  it('charges cached input at the cached price of model.price against max_budget_usd', async () => {
+    const { service, mock } = fixture.engine
+    const { session_id } = await service.createSession('t1', {
+      model: { name: 'self-hosted', price: { input: 0.01, cached_input: 0.001, output: 0.01 } },
+      limits: { max_budget_usd: 1 },
+    })
+    // 10 uncached + 50 cached + 50 output: $0.65 (at the full input price it would be $1.10).
+    mock.enqueue({
+      text: 'cheap',
+      usage: { input_tokens: 60, cached_input_tokens: 50, output_tokens: 50 },
+    })
+    const turn = await service.stepTurn('t1', session_id, { input: 'spend' })
+    expect(turn.status).toBe('completed')
+    const view = await service.getSession('t1', session_id)
+    expect(view.total_cost_usd).toBeCloseTo(0.65, 12)
+    expect(view.budget).toMatchObject({ status: 'ok', cost_usd: { max: 1 } })
+    expect(view.price).toEqual({ input: 0.01, cached_input: 0.001, output: 0.01 })
+    mock.assertDone()
+  })
+
   it('reports ok with no limits set', async () => {
     const { service } = fixture.engine
     const { session_id } = await service.createSession('t1', {})

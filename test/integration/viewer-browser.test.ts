@@ -64,8 +64,10 @@ const text = async (page: Page, selector: string) =>
 const attr = (page: Page, selector: string, name: string) =>
   page.locator(selector).getAttribute(name)
 
-// gpt-4o-mini: $0.15 / $0.60 per million input / output tokens (the server's price table).
-const costOf = (input: number, output: number) => input * 0.15e-6 + output * 0.6e-6
+// gpt-4o-mini: $0.15 / $0.075 / $0.60 per million input / cached input / output tokens (the
+// server's price table).
+const costOf = (input: number, output: number, cached = 0) =>
+  (input - cached) * 0.15e-6 + cached * 0.075e-6 + output * 0.6e-6
 
 describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
   it('lists the session, shows its timeline live and resumes a dropped stream', async () => {
@@ -115,12 +117,21 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(await attr(page, '#stream', 'data-state')).toBe('live')
 
     // A new turn appears live, without a reload.
-    mock.enqueue({ text: 'Second answer, live.', usage: { input_tokens: 3000, output_tokens: 10 } })
+    // Its input mostly read from the provider's prompt cache: priced at the cached rate.
+    mock.enqueue({
+      text: 'Second answer, live.',
+      usage: { input_tokens: 3000, cached_input_tokens: 2048, output_tokens: 10 },
+    })
     await turn(id, 'Say more')
     await page.locator('li.turn.completed[data-turn="2"]').waitFor({ timeout: 15_000 })
-    expect(await text(page, 'li.turn[data-turn="2"]')).toContain('Second answer, live.')
-    expect(await text(page, 'li.turn[data-turn="2"] .cost')).toBe(`$${costOf(3000, 10).toFixed(6)}`)
-    await expect.poll(() => text(page, '#fact-cost')).toBe(`$${costOf(5200, 90).toFixed(6)}`)
+    const turn2 = await text(page, 'li.turn[data-turn="2"]')
+    expect(turn2).toContain('Second answer, live.')
+    expect(turn2).toContain('3,000 in (2,048 cached) · 10 out tokens')
+    const cost2 = costOf(3000, 10, 2048)
+    expect(await text(page, 'li.turn[data-turn="2"] .cost')).toBe(`$${cost2.toFixed(6)}`)
+    await expect
+      .poll(() => text(page, '#fact-cost'))
+      .toBe(`$${(costOf(2200, 80) + cost2).toFixed(6)}`)
 
     // The server's 3 s follow window ended the stream at least once; the page reopened it.
     await expect.poll(() => feeds.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2)
@@ -143,7 +154,11 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     // Every event once: as many applied as the session has, one card per turn, one per item.
     const session = await call(`/v1/sessions/${id}`)
     expect(session.model).toBe('gpt-4o-mini')
-    expect(session.price).toEqual({ input: 0.15 / 1e6, output: 0.6 / 1e6 })
+    expect(session.price).toEqual({
+      input: 0.15 / 1e6,
+      cached_input: 0.075 / 1e6,
+      output: 0.6 / 1e6,
+    })
     const events = Number(session.last_seq) + 1
     expect(Number(await attr(page, '#timeline', 'data-event-count'))).toBe(events)
     expect(Number(await attr(page, '#timeline', 'data-last-seq'))).toBe(events - 1)

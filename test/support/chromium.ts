@@ -23,11 +23,14 @@ export function chromiumPath(): string {
   return found
 }
 
-/** Headless Chromium; as root it needs --no-sandbox (the tests load only local pages). */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Headless Chromium; as root it needs --no-sandbox (the tests load only local pages). `args`
+ * adds switches (e.g. `--host-resolver-rules` to serve a page under another site's name).
+ */
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', ...args],
   })
 }

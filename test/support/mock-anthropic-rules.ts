@@ -101,6 +101,10 @@ function toolPairing(messages: Json[], i: number): string | undefined {
     .filter((block) => block.type === 'tool_result')
     .map((block) => String(block.tool_use_id))
   if (uses.length === 0 || next === undefined) return undefined
+  const leading = blocksOf(next?.content).findIndex((block) => block.type !== 'tool_result')
+  if (leading >= 0 && leading < results.length) {
+    return `messages.${i + 1}: Did not find ${uses.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`
+  }
   const missing = uses.filter((id) => !results.includes(id))
   if (missing.length > 0) {
     return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`

@@ -56,8 +56,11 @@ export interface CaseExpectation {
    * checked) — the transcript the adapter sends back lives here.
    */
   requests?: (Record<string, unknown> | undefined)[]
-  /** Checks on the request bodies beyond a subset match (e.g. a field that must be absent). */
-  check?: (requests: Record<string, unknown>[]) => void
+  /**
+   * Checks on the request bodies beyond a subset match (e.g. a field that must be absent); the
+   * requests' headers come second.
+   */
+  check?: (requests: Record<string, unknown>[], headers: Record<string, string>[]) => void
   /** Session totals after the turn, matched as a subset of `GET /v1/sessions/:id`. */
   session?: Record<string, unknown>
 }

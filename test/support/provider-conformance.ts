@@ -9,7 +9,7 @@ import type { ModelClient } from '../../src/ports/model-client.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { engineDeps } from './engine-deps.ts'
 import type { CaseClient, CaseTurn, ProviderCase } from './provider-case.ts'
-import type { ProviderReplay } from './provider-replay.ts'
+import type { ProviderReplay, ReplayRequest } from './provider-replay.ts'
 import type { startToolReceiver } from './tool-receiver.ts'
 
 type ToolReceiver = Awaited<ReturnType<typeof startToolReceiver>>
@@ -71,9 +71,9 @@ export async function runProviderCase(
     const before = replay.requests.length
     replay.serve(...turn.replies)
     const outcome = await service().stepTurn(TENANT, created.session_id, { input: turn.input })
-    const sent = replay.requests.slice(before).map((request) => request.body)
+    const requests = replay.requests.slice(before)
     const label = `turn ${index + 1} of "${providerCase.name}"`
-    checkTurn(label, turn, outcome.status, outcome.events, sent)
+    checkTurn(label, turn, outcome.status, outcome.events, requests)
     if (turn.expect.session) {
       const view = await service().getSession(TENANT, created.session_id)
       expect(view, label).toMatchObject(turn.expect.session)
@@ -87,8 +87,9 @@ function checkTurn(
   turn: CaseTurn,
   status: string,
   events: ThreadEvent[],
-  sent: Record<string, unknown>[],
+  requests: ReplayRequest[],
 ): void {
+  const sent = requests.map((request) => request.body)
   const { expect: want } = turn
   const failed = events.find((event) => event.type === 'turn.failed')
   expect(status, `${label}: ${failed?.type === 'turn.failed' ? failed.message : ''}`).toBe(
@@ -119,5 +120,8 @@ function checkTurn(
       if (body !== undefined) expect(sent[i], `${label}: request ${i + 1}`).toMatchObject(body)
     }
   }
-  want.check?.(sent)
+  want.check?.(
+    sent,
+    requests.map((request) => request.headers),
+  )
 }

@@ -109,6 +109,27 @@ describe('Anthropic transcript', () => {
     ])
   })
 
+  it('puts tool results first in their message, before text the transcript holds between', () => {
+    const call = { id: 'toolu_1', name: 'read_file', arguments: '{}' }
+    const body = messagesRequestBody(
+      request({
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: '', tool_calls: [call] },
+          { role: 'user', content: 'also check the tests' },
+          { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+        ],
+      }),
+    )
+    expect(body.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1' },
+        { type: 'text', text: 'also check the tests' },
+      ],
+    })
+  })
+
   it('refuses an OpenAI compaction item', () => {
     expect(() =>
       messagesRequestBody(

@@ -134,18 +134,23 @@ describe('routes', () => {
     expect(await cancelled.json()).toMatchObject({ events: [{ subtype: 'cancelled' }] })
   })
 
-  it('answers unknown routes and methods with a JSON 404', async () => {
+  it('answers unknown paths with a JSON 404 and wrong methods with 405 and Allow', async () => {
     const { app } = setup()
-    for (const [method, path] of [
-      ['GET', '/nope'],
-      ['GET', '/v1/exec'],
-      ['DELETE', '/v1/sessions/x'],
-      ['GET', '/v1/sessions/x/turns'],
-      ['POST', '/v1/sessions/x/events'],
+    for (const path of ['/nope', '/v1/sessions/x/nope', '/v1/sessions/x/turns/y']) {
+      const res = await app.request(path, { method: 'GET' })
+      expect(res.status, path).toBe(404)
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } })
+    }
+    for (const [method, path, allow] of [
+      ['GET', '/v1/exec', 'POST, OPTIONS'],
+      ['PUT', '/v1/sessions/x', 'GET, HEAD, OPTIONS'],
+      ['GET', '/v1/sessions/x/turns', 'POST, OPTIONS'],
+      ['POST', '/v1/sessions/x/events', 'GET, HEAD, OPTIONS'],
     ] as const) {
       const res = await app.request(path, { method })
-      expect(res.status, `${method} ${path}`).toBe(404)
-      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } })
+      expect(res.status, `${method} ${path}`).toBe(405)
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow)
+      expect(await res.json()).toMatchObject({ error: { code: 'method_not_allowed' } })
     }
   })
 })

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../../src/contract/usage.ts'
-import {
-  estimateCostUsd,
-  estimateEffectiveCostUsd,
-  priceFor,
-} from '../../src/core/model/pricing.ts'
+import { claudeModelId } from '../../src/core/model/claude-prices.ts'
+import { estimateCostUsd, priceFor } from '../../src/core/model/pricing.ts'
 
 const usage = (input: number, cached: number, output: number, creation = 0): Usage => ({
   input_tokens: input,
@@ -65,12 +62,30 @@ describe('priceFor', () => {
   })
 })
 
-describe('estimateCostUsd (raw_usd)', () => {
-  it('is input_tokens × input + output_tokens × output, with no cache discount', () => {
+describe('estimateCostUsd (as the provider bills)', () => {
+  it('prices uncached input at input, cached input at cacheRead, output at output', () => {
     const price = { input: 2.5e-6, output: 10e-6, cacheRead: 1.25e-6 }
     expect(estimateCostUsd(usage(1_000_000, 0, 0), price)).toBeCloseTo(2.5, 10)
-    expect(estimateCostUsd(usage(12_000, 10_000, 800), price)).toBeCloseTo(0.038, 10)
+    // 2000 uncached + 10000 cached + 800 output
+    expect(estimateCostUsd(usage(12_000, 10_000, 800), price)).toBeCloseTo(
+      2000 * 2.5e-6 + 10_000 * 1.25e-6 + 800 * 10e-6,
+      12,
+    )
     expect(estimateCostUsd(usage(12_000, 0, 800), price)).toBeCloseTo(0.038, 10)
+  })
+
+  it('prices cache writes at cacheWrite, and both at the input price when the provider has none', () => {
+    const price = { input: 3e-6, output: 15e-6, cacheRead: 0.3e-6, cacheWrite: 3.75e-6 }
+    // 2000 uncached, 6000 cached, 2000 written, 1000 output
+    const cost = estimateCostUsd(usage(10_000, 6_000, 1_000, 2_000), price)
+    expect(cost).toBeCloseTo(2000 * 3e-6 + 6000 * 0.3e-6 + 2000 * 3.75e-6 + 1000 * 15e-6, 12)
+    const plain = { input: 1e-6, output: 0 }
+    expect(estimateCostUsd(usage(1_000, 1_000, 0, 0), plain)).toBeCloseTo(1_000 * 1e-6, 15)
+  })
+
+  it('never counts more cached or written tokens than the input holds', () => {
+    const price = { input: 1, output: 0, cacheRead: 0.1, cacheWrite: 2 }
+    expect(estimateCostUsd(usage(10, 20, 0, 5), price)).toBeCloseTo(1, 12)
   })
 
   it('is zero for zero usage', () => {
@@ -78,16 +93,43 @@ describe('estimateCostUsd (raw_usd)', () => {
   })
 })
 
-describe('estimateEffectiveCostUsd (reporting)', () => {
-  it('prices cached input at cacheRead and creation at 1.25 × input', () => {
-    const price = { input: 2e-6, output: 8e-6, cacheRead: 0.5e-6 }
-    // 2000 uncached, 6000 cached, 2000 created, 1000 output
-    const cost = estimateEffectiveCostUsd(usage(10_000, 6_000, 1_000, 2_000), price)
-    expect(cost).toBeCloseTo(2000 * 2e-6 + 6000 * 0.5e-6 + 2000 * 2.5e-6 + 1000 * 8e-6, 12)
+describe('Claude prices', () => {
+  it('prices cache reads and writes apart, per Anthropic model id', () => {
+    const price = priceFor('claude-sonnet-4-6')
+    expect(price?.input).toBeCloseTo(3e-6, 15)
+    expect(price?.cacheWrite).toBeCloseTo(3.75e-6, 15)
+    expect(price?.cacheRead).toBeCloseTo(0.3e-6, 15)
+    expect(price?.output).toBeCloseTo(15e-6, 15)
+    expect(priceFor('claude-opus-4-1')?.input).toBeCloseTo(15e-6, 15)
+    expect(priceFor('claude-opus-4-5')?.input).toBeCloseTo(5e-6, 15)
   })
 
-  it('defaults the cached price to a tenth of the input price', () => {
-    const cost = estimateEffectiveCostUsd(usage(1_000, 1_000, 0), { input: 1e-6, output: 0 })
-    expect(cost).toBeCloseTo(1_000 * 0.1e-6, 15)
+  it('reads the ids of the Messages API, Bedrock, Vertex and routers alike', () => {
+    for (const id of [
+      'claude-sonnet-4-5-20250929',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'claude-sonnet-4-5@20250929',
+      'anthropic/claude-sonnet-4.5',
+      'Claude-Sonnet-4-5',
+    ]) {
+      expect(claudeModelId(id), id).toBe('claude-sonnet-4-5')
+    }
+    expect(priceFor('claude-sonnet-4-20250514')).toEqual(priceFor('claude-sonnet-4-0'))
+    expect(priceFor('claude-3-7-sonnet-latest')).toEqual(priceFor('claude-3-7-sonnet'))
+  })
+
+  it('knows no price for a model it does not list, nor for a near name', () => {
+    expect(priceFor('claude-haiku-5-5')).toBeUndefined()
+    expect(priceFor('claude-sonnet-4-7')).toBeUndefined()
+    expect(priceFor('claude-opus-4-10')).toBeUndefined()
+  })
+
+  it('costs a cached Claude request at the read and write rates', () => {
+    const price = priceFor('claude-opus-4-7')
+    if (!price) throw new Error('no price')
+    // 1,000 uncached + 10,000 read + 2,000 written, 500 out.
+    const cost = estimateCostUsd(usage(13_000, 10_000, 500, 2_000), price)
+    expect(cost).toBeCloseTo(1_000 * 5e-6 + 10_000 * 0.5e-6 + 2_000 * 6.25e-6 + 500 * 25e-6, 12)
   })
 })

@@ -107,7 +107,7 @@ async function finish(
   if (!usage) return hold.release()
   await hold.settle({
     tokens: usage.input_tokens + usage.output_tokens,
-    costMicroUsd: costOf(owner.price, usage.input_tokens, usage.output_tokens),
+    costMicroUsd: owner.price ? toMicroUsd(estimateCostUsd(usage, owner.price)) : 0,
   })
 }
 

@@ -1,11 +1,14 @@
 import type { Usage } from '../../contract/usage.ts'
+import { claudePriceFor } from './claude-prices.ts'
 
 /** Model price in USD per token (VT Code's catalog unit, e.g. `input: 2.5e-6`). */
 export interface ModelPrice {
   input: number
   output: number
-  /** Price of a cached input token; absent when the provider publishes none. */
+  /** Price of a cached input token; absent when the provider publishes none (then `input`). */
   cacheRead?: number
+  /** Price of an input token written to the cache (Anthropic); absent → `input`. */
+  cacheWrite?: number
 }
 
 /** Per-deployment prices by model id (USD per token); they win over the built-in table. */
@@ -84,7 +87,8 @@ function fromTable(id: string): ModelPrice | undefined {
 
 /**
  * USD-per-token price of a model, or undefined when unknown (then budgets are not enforced and
- * no cost is reported, as in VT Code). Overrides are matched like the table, and win over it.
+ * no cost is reported, as in VT Code). Overrides are matched like the table, and win over it;
+ * Claude models are priced from claude-prices.ts.
  */
 export function priceFor(model: string, overrides?: PriceOverrides): ModelPrice | undefined {
   const ids = candidates(model)
@@ -99,29 +103,25 @@ export function priceFor(model: string, overrides?: PriceOverrides): ModelPrice 
     const price = fromTable(id)
     if (price) return price
   }
-  return undefined
+  return claudePriceFor(model)
 }
 
 /**
- * VT Code's raw_usd (§8): input_tokens × input + output_tokens × output, no cache discount
- * (input_tokens already includes cached tokens). Used for budget enforcement and total_cost_usd.
+ * The cost of one response as the provider bills it: uncached input at the input price, input
+ * read from the prompt cache at the cached price (`cacheRead`, else the input price), input
+ * written to the cache at `cacheWrite` (else the input price), output at the output price. Used
+ * for `total_cost_usd`, the session budget and the tenants' cost quotas. (VT Code's raw_usd
+ * gives no cache discount; where a provider caches, that overstates what it bills by up to
+ * 90 % of the cached input.)
  */
 export function estimateCostUsd(usage: Usage, price: ModelPrice): number {
-  return usage.input_tokens * price.input + usage.output_tokens * price.output
-}
-
-/**
- * VT Code's effective_usd, for reporting only: uncached input at the input price, cached input
- * at cacheRead (default 0.10 × input), cache creation at 1.25 × input, output at the output price.
- */
-export function estimateEffectiveCostUsd(usage: Usage, price: ModelPrice): number {
   const cached = Math.min(usage.cached_input_tokens, usage.input_tokens)
   const creation = Math.min(usage.cache_creation_tokens, usage.input_tokens - cached)
   const uncached = usage.input_tokens - cached - creation
   return (
     uncached * price.input +
-    cached * (price.cacheRead ?? 0.1 * price.input) +
-    creation * 1.25 * price.input +
+    cached * (price.cacheRead ?? price.input) +
+    creation * (price.cacheWrite ?? price.input) +
     usage.output_tokens * price.output
   )
 }

@@ -10,6 +10,7 @@ import { addCost, sessionPrice } from '../model/budget.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { requestSettings } from '../model/model-settings.ts'
 import { type ModelStepResult, runModelStep } from '../model/model-step.ts'
+import { promptCacheKey } from '../model/prompt-cache-key.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -108,6 +109,8 @@ async function send(ctx: TurnLoopContext, settings: ResolvedModelSettings) {
   const { turn, calls } = ctx
   const { state, open } = turn
   const sent = calls.history.length
+  // One cache key for every request of the session's request segment.
+  const cacheKey = await promptCacheKey(calls.hookContext.sessionId, state.compaction?.segment)
   const step = await runModelStep({
     dispatcher: calls.dispatcher,
     nextItemId: calls.nextItemId,
@@ -120,6 +123,7 @@ async function send(ctx: TurnLoopContext, settings: ResolvedModelSettings) {
       tools: calls.tools.catalog,
       ...requestSettings(settings),
       ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
+      promptCacheKey: cacheKey,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
     heartbeat: ctx.heartbeat,

@@ -6,9 +6,13 @@ import { deepseekCases } from './deepseek.ts'
 import { moonshotCases } from './moonshot.ts'
 import { openaiChatCases } from './openai-chat.ts'
 import { openaiResponsesCases } from './openai-responses.ts'
+import { promptCachingCases } from './prompt-caching.ts'
 import { lmstudioCases, ollamaCases, openrouterCases, vllmCases } from './router-and-local.ts'
 
-/** Every conformance case, by provider family (the families of docs/models.md). */
+/**
+ * Every conformance case, by provider family (the families of docs/models.md), and prompt caching
+ * across them.
+ */
 export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   'OpenAI Chat': openaiChatCases,
   'OpenAI Responses': openaiResponsesCases,
@@ -24,4 +28,5 @@ export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   Ollama: ollamaCases,
   vLLM: vllmCases,
   'LM Studio': lmstudioCases,
+  'Prompt caching (each family)': promptCachingCases,
 }

@@ -12,12 +12,18 @@ import { chatChunk, DONE, type ProviderCase } from '../provider-case.ts'
  * (`functions.<name>:<n>`), from the tool-use guide (platform.moonshot.ai/docs/guide/use-kimi-
  * api-to-complete-tool-calls).
  */
-const model = 'kimi-k2-thinking'
+export const MOONSHOT_MODEL = 'kimi-k2-thinking'
+const model = MOONSHOT_MODEL
 const client = { adapter: 'openai', provider: 'moonshot' } as const
 const chunk = (fields: Omit<Parameters<typeof chatChunk>[0], 'model'>) =>
   chatChunk({ id: 'chatcmpl-6810567267ee141b4630dccb', model, ...fields })
 /** Moonshot's last chunk: usage inside the choice, top-level cached_tokens. */
-const lastChunk = (finish: string, prompt: number, completion: number, cached: number) => {
+export const moonshotLastChunk = (
+  finish: string,
+  prompt: number,
+  completion: number,
+  cached: number,
+) => {
   const frame = chunk({ delta: {}, finish_reason: finish })
   const choice = (frame.data.choices as Record<string, unknown>[])[0] as Record<string, unknown>
   choice.usage = {
@@ -60,7 +66,7 @@ export const moonshotCases: ProviderCase[] = [
                   ],
                 },
               }),
-              lastChunk('tool_calls', 812, 45, 768),
+              moonshotLastChunk('tool_calls', 812, 45, 768),
               DONE,
             ],
           },
@@ -70,7 +76,7 @@ export const moonshotCases: ProviderCase[] = [
               chunk({ delta: { reasoning_content: 'Two entries.' } }),
               chunk({ delta: { content: 'There are ' } }),
               chunk({ delta: { content: 'two files.' } }),
-              lastChunk('stop', 880, 12, 768),
+              moonshotLastChunk('stop', 880, 12, 768),
               DONE,
             ],
           },

@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { chatChunk, DONE, type ProviderCase } from '../provider-case.ts'
 
 /**
@@ -47,12 +48,22 @@ export const openaiChatCases: ProviderCase[] = [
         expect: {
           status: 'completed',
           items: [{ type: 'agent_message', text: 'Hello.' }],
-          requests: [{ stream: true, stream_options: { include_usage: true } }],
+          requests: [
+            {
+              stream: true,
+              stream_options: { include_usage: true },
+              prompt_cache_key: expect.stringMatching(/^turnline-[0-9a-f]{16}$/),
+            },
+          ],
           usage: {
             input_tokens: 2048,
             cached_input_tokens: 1920,
             cache_creation_tokens: 0,
             output_tokens: 3,
+          },
+          // gpt-4.1-mini: $0.40 input, $0.10 cached input, $1.60 output per 1M tokens.
+          session: {
+            total_cost_usd: expect.closeTo(128 * 0.4e-6 + 1920 * 0.1e-6 + 3 * 1.6e-6, 12),
           },
         },
       },
@@ -118,6 +129,11 @@ export const openaiChatCases: ProviderCase[] = [
             { type: 'tool_output' },
             { type: 'agent_message', text: 'Mild in both.' },
           ],
+          // One cache key for every request of the session's segment.
+          check: ([first, second]) => {
+            expect(first?.prompt_cache_key).toMatch(/^turnline-/)
+            expect(second?.prompt_cache_key).toBe(first?.prompt_cache_key)
+          },
           requests: [
             undefined,
             {
