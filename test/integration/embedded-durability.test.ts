@@ -4,13 +4,15 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { listAll } from '../../src/ports/object-store.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { expectFilesMatch } from '../support/session-files.ts'
 
 /**
  * `npm start` with its defaults — the fs store, the coordinator in the process, no Redis — as a
- * real process, restarted for real (kill -9): the session's folder holds VT Code's files,
+ * real process, restarted for real: an intent answered 202 survives a kill -9 of the server and
+ * is applied exactly once by the next process, and the session's folder holds VT Code's files,
  * current after every turn, as a reader of the folder sees them.
  */
 let dir: string
@@ -63,6 +65,11 @@ async function committed(session: string): Promise<ThreadEvent[]> {
   })
 }
 
+const userTexts = (index: number) =>
+  ((mock.requests[index]?.body.messages ?? []) as { role: string; content: string }[])
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-embedded-'))
   // The sandbox user must get through to the runner's workspaces (mkdtemp makes it 0700).
@@ -78,6 +85,60 @@ afterAll(async () => {
 })
 
 describe('npm start without Redis, across a kill -9', () => {
+  it('applies every intent answered 202 exactly once after a restart, in order, and keeps the cap', async () => {
+    const files = new FsObjectStore({ root: data() })
+    const session = (await call('POST', '/v1/sessions', {})).json().session_id as string
+    mock.enqueue({ text: 'first answer' })
+    expect((await call('POST', `/v1/sessions/${session}/turns`, { input: 'hello' })).status).toBe(
+      200,
+    )
+    await expectFilesMatch(files, session, await committed(session), 'after turn 1')
+
+    const accepted: string[] = []
+    for (let n = 1; n <= 16; n++) {
+      const answer = await call('POST', `/v1/sessions/${session}/intents`, { text: `steer ${n}` })
+      expect(answer.status).toBe(202)
+      expect(answer.json().pending).toBe(n)
+      accepted.push(answer.json().id as string)
+    }
+    await kill()
+    await start()
+
+    // the cap holds in the new process: the 16 are still pending
+    const full = await call('POST', `/v1/sessions/${session}/intents`, { text: 'one too many' })
+    expect(full.status).toBe(409)
+    expect(full.json()).toMatchObject({ error: { code: 'follow_up_queue_full' } })
+
+    mock.enqueue({ text: 'steered' })
+    const turn = await call('POST', `/v1/sessions/${session}/turns`, { input: 'go on' })
+    expect(turn.status).toBe(200)
+    const events = turn.json().events as ThreadEvent[]
+    expect(events.filter((e) => e.type === 'interjected')).toHaveLength(16)
+    const steered = mock.requests.length - 1
+    expect(userTexts(steered)).toEqual([
+      'hello',
+      ...accepted.map((_, i) => `steer ${i + 1}`),
+      'go on',
+    ])
+    await expectFilesMatch(files, session, await committed(session), 'after turn 2')
+
+    // applied exactly once: nothing is pending, in this process or the next
+    await kill()
+    await start()
+    mock.enqueue({ text: 'quiet' })
+    const after = await call('POST', `/v1/sessions/${session}/turns`, { input: 'again' })
+    expect((after.json().events as ThreadEvent[]).some((e) => e.type === 'interjected')).toBe(false)
+    expect(userTexts(mock.requests.length - 1).filter((t) => t.startsWith('steer'))).toHaveLength(
+      16,
+    )
+    const left = (await listAll(files, '')).objects.filter((o) => o.key.includes('/intents/'))
+    expect(left).toEqual([])
+    expect(
+      (await call('POST', `/v1/sessions/${session}/intents`, { text: 'room again' })).json(),
+    ).toMatchObject({ pending: 1 })
+    await expectFilesMatch(files, session, await committed(session), 'after turn 3')
+  })
+
   it('keeps events.jsonl, the turn index and the manifest current after every turn', async () => {
     const files = new FsObjectStore({ root: data() })
     const session = (await call('POST', '/v1/sessions', {})).json().session_id as string
