@@ -204,7 +204,8 @@ describe('the same sessions on every runtime', () => {
     const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] ?? 0
     for (const [name, run] of runs) {
       console.log(
-        `conformance ${name.padEnd(28)} ready in ${run.startMs.toFixed(0).padStart(5)} ms, ` +
+        `conformance ${name.padEnd(28)} ` +
+          (run.startMs > 0 ? `ready in ${run.startMs.toFixed(0).padStart(5)} ms, ` : '') +
           `median turn ${median(run.turnMs).toFixed(0)} ms over ${run.turnMs.length} turns`,
       )
     }
