@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { escapeHtml, PAGE_HEAD } from '../ui/viewer-page.ts'
 
 /**
  * `GET /docs`: the API reference, rendered in the browser by Scalar (`@scalar/api-reference`)
@@ -23,16 +24,10 @@ const INIT_JS = `Scalar.createApiReference('#app', {
 })
 `
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-
 const pageHtml = (version: string, script: string) => `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
+${PAGE_HEAD}
 <title>Turnline API ${escapeHtml(version)}</title>
 </head>
 <body>

@@ -12,6 +12,11 @@ import { jsonAnswer, operation } from '../openapi/route-docs.ts'
 const links =
   '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc", </ui>; rel="alternate"; title="session viewer"'
 
+const SCRIPT_ANSWER = {
+  description: 'The script.',
+  content: { 'text/javascript': { schema: { type: 'string', description: 'JavaScript.' } } },
+} as const
+
 /**
  * Unauthenticated routes: health, the OpenAPI document (`documentJson`) and the docs page with
  * its scripts (`referenceScript`: the renderer's bundle, when this runtime has a copy); the
@@ -127,12 +132,7 @@ export function metaRoutes(
       description: 'Starts the renderer on `/v1/openapi.json`.',
       security: [],
       responses: {
-        200: {
-          description: 'The script.',
-          content: {
-            'text/javascript': { schema: { type: 'string', description: 'JavaScript.' } },
-          },
-        },
+        200: SCRIPT_ANSWER,
       },
     }),
     () => docs.init(),
@@ -147,12 +147,7 @@ export function metaRoutes(
         "Scalar's standalone bundle, from its npm package (`@scalar/api-reference`, the pinned version). 404 on a runtime that has no copy; its page loads the bundle from a CDN instead.",
       security: [],
       responses: {
-        200: {
-          description: 'The script.',
-          content: {
-            'text/javascript': { schema: { type: 'string', description: 'JavaScript.' } },
-          },
-        },
+        200: SCRIPT_ANSWER,
         404: jsonAnswer('`not_found`: no local copy on this runtime.', ErrorBodySchema),
       },
     }),
