@@ -3,17 +3,19 @@
  * would (wrangler.toml: its alias, minified), prints the raw and gzip size (also unminified), the
  * largest packages in it, then starts bare workerd on the bundle a few times and prints the
  * median time from spawn to the first answer of GET /healthz (process start, compiling every
- * module, building deps on the first request). A trivial Worker gives the floor. Figures, not
+ * module, building deps on the first request; TURNLINE_SINGLE_TENANT as `wrangler dev` gives it).
+ * A trivial Worker gives the floor. Figures, not
  * pass/fail: the machines are shared and noisy.
  *
  *   npx tsx bench/cold-start.ts [--runs 7]
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
+import { rankTableEncoding } from '../functions/entries/worker-rank-table.ts'
 import { freePort } from '../test/support/runtime-process.ts'
 import { median } from './support/stats.ts'
 
@@ -31,6 +33,8 @@ interface Bundle {
   file: string
   raw: number
   gzip: number
+  /** Text modules beside worker.js (the rank tables, wrangler.toml `[[rules]]`), by file name. */
+  texts: { name: string; raw: number; gzip: number }[]
   packages: [string, number][]
 }
 
@@ -54,7 +58,13 @@ async function bundle(outdir: string, minify: boolean): Promise<Bundle> {
     }
   }
   const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8)
-  return { file, raw: code.length, gzip: gzipSync(code).length, packages }
+  const texts = []
+  for (const name of await readdir(outdir)) {
+    if (name === 'worker.js' || /\.(map|md|json)$/.test(name)) continue
+    const text = await readFile(join(outdir, name))
+    texts.push({ name, raw: text.length, gzip: gzipSync(text).length })
+  }
+  return { file, raw: code.length, gzip: gzipSync(code).length, packages, texts }
 }
 
 function packageOf(input: string): string {
@@ -77,7 +87,12 @@ interface Timing {
 }
 
 /** Spawns `workerd serve` on one module and times spawn → first 200 from GET /healthz. */
-async function coldStart(dir: string, moduleFile: string, date: string): Promise<Timing> {
+async function coldStart(
+  dir: string,
+  moduleFile: string,
+  date: string,
+  texts: string[] = [],
+): Promise<Timing> {
   const port = await freePort()
   const config = join(dir, `config-${port}.capnp`)
   await writeFile(
@@ -88,8 +103,12 @@ const config :Workerd.Config = (
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "${relative(dir, moduleFile)}") ],
+  modules = [
+    (name = "worker.js", esModule = embed "${relative(dir, moduleFile)}"),
+${texts.map((name) => `    (name = "${name}", text = embed "${relative(dir, join(moduleFile, '..', name))}"),`).join('\n')}
+  ],
   compatibilityDate = "${date}",
+  bindings = [ (name = "TURNLINE_SINGLE_TENANT", text = "1") ],
 );
 `,
   )
@@ -139,19 +158,25 @@ try {
   console.log('  largest parts (minified):')
   for (const [name, bytes] of minified.packages)
     console.log(`    ${kb(bytes).padStart(7)}  ${name}`)
+  console.log('  text modules beside it (not compiled at startup):')
+  for (const text of minified.texts)
+    console.log(`    ${kb(text.raw).padStart(7)} raw, ${kb(text.gzip)} gzip  ${text.name}`)
+  const total = minified.texts.reduce((sum, t) => sum + t.gzip, minified.gzip)
+  console.log(`  upload in all: ${kb(total)} gzip`)
 
   const date = await compatibilityDate()
   const floorFile = join(dir, 'floor.js')
   await writeFile(floorFile, 'export default { fetch: () => new Response("ok") }\n')
-  const kinds = {
-    'trivial Worker': floorFile,
-    Turnline: minified.file,
-    'Turnline unminified': plain.file,
+  const names = (built: Bundle) => built.texts.map((t) => t.name)
+  const kinds: Record<string, [string, string[]]> = {
+    'trivial Worker': [floorFile, []],
+    Turnline: [minified.file, names(minified)],
+    'Turnline unminified': [plain.file, names(plain)],
   }
   const runs = new Map<string, Timing[]>(Object.keys(kinds).map((k) => [k, []]))
   for (let i = 0; i < RUNS; i++) {
-    for (const [kind, file] of Object.entries(kinds))
-      runs.get(kind)?.push(await coldStart(dir, file, date))
+    for (const [kind, [file, texts]] of Object.entries(kinds))
+      runs.get(kind)?.push(await coldStart(dir, file, date, texts))
   }
   const ms = (list: number[]) =>
     `${median(list).toFixed(0)} ms (${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})`
@@ -162,6 +187,15 @@ try {
     const cold = ms(list.map((t) => t.cold))
     const warm = median(list.map((t) => t.warm)).toFixed(1)
     console.log(`  ${kind.padEnd(20)} cold ${cold}, warm ${warm} ms`)
+  }
+  // What the first count that needs an encoding pays in the Worker: the table parsed from its
+  // text and the encoding built (here in Node's V8, as workerd's; once per isolate).
+  for (const text of minified.texts) {
+    const encoding = text.name.endsWith('cl100k_base') ? 'cl100k_base' : 'o200k_base'
+    const source = await readFile(join(dir, 'min', text.name), 'utf8')
+    const started = performance.now()
+    rankTableEncoding(encoding, source).countTokens('warm up')
+    console.log(`  first ${encoding} count: ${(performance.now() - started).toFixed(0)} ms`)
   }
 } finally {
   await rm(dir, { recursive: true, force: true })

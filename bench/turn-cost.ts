@@ -165,11 +165,12 @@ async function runSession(variant: Variant, index: number, sample: RoundSample |
     }
     const kindsAfter = variant.objectCounts?.()
     if (kinds && kindsAfter) {
-      const add = sample.objectKinds ?? [0, 0, 0]
+      const add = sample.objectKinds ?? [0, 0, 0, 0]
       sample.objectKinds = [
         add[0] + kindsAfter.get - kinds.get,
         add[1] + kindsAfter.put - kinds.put,
-        add[2] + kindsAfter.list - kinds.list,
+        add[2] + (kindsAfter.append ?? 0) - (kinds.append ?? 0),
+        add[3] + kindsAfter.list - kinds.list,
       ]
     }
     const tripsAfter = variant.coordinatorTrips()

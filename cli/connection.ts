@@ -1,5 +1,6 @@
 import { TurnlineClient } from '../client/turnline-client.ts'
 import { CliError, EXIT } from './exit-codes.ts'
+import { chooseProject, embeddedEnv } from './project-folder.ts'
 
 export interface Connection {
   client: TurnlineClient
@@ -9,12 +10,19 @@ export interface Connection {
   demoNotice?: string
   /** Printed at start by commands that run something (the embedded engine's warnings). */
   warnings: string[]
+  /** Printed at start by `exec` on the embedded engine: which folder the agent may change. */
+  workLine?: string
   close(): Promise<void>
 }
 
 export interface ConnectionOptions {
   url?: string | undefined
   apiKey?: string | undefined
+  /**
+   * `exec` only: the embedded engine's sessions work in this folder (`--cd`, else the current
+   * one: project-folder.ts); a server's runner keeps its own folders, so `--cd` is refused there.
+   */
+  work?: { cd: string | undefined; cwd: string }
 }
 
 /**
@@ -38,6 +46,12 @@ export async function connect(
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new CliError(`turnline: --url: must be http(s): ${url}`, EXIT.usage)
     }
+    if (options.work?.cd !== undefined) {
+      throw new CliError(
+        "turnline: --cd applies to the embedded engine; a server's runner works in its own folders",
+        EXIT.usage,
+      )
+    }
     const root = base.href.replace(/\/+$/, '')
     return {
       client: new TurnlineClient({ baseUrl: root, ...(apiKey ? { apiKey } : {}) }),
@@ -46,8 +60,12 @@ export async function connect(
       close: async () => {},
     }
   }
+  const engineEnv = embeddedEnv(env)
+  const work = options.work
+    ? chooseProject(options.work.cd, engineEnv, options.work.cwd)
+    : undefined
   const { startEmbeddedEngine } = await import('./embedded-engine.ts')
-  const engine = await startEmbeddedEngine(env)
+  const engine = await startEmbeddedEngine(engineEnv, work?.project)
   return {
     client: new TurnlineClient({
       baseUrl: 'http://embedded.turnline',
@@ -56,6 +74,7 @@ export async function connect(
     }),
     describe: engine.describe,
     warnings: engine.warnings,
+    ...(work ? { workLine: work.line } : {}),
     ...(engine.demoNotice ? { demoNotice: engine.demoNotice } : {}),
     close: () => engine.close(),
   }

@@ -21,17 +21,19 @@ export interface EmbeddedEngine {
 
 /**
  * The engine in this process, exactly as `npm start` configures it from the environment
- * (TURNLINE_DATA_DIR, OPENAI_*, TURNLINE_MODEL, S3_*, …): sessions in `./.turnline` by default,
- * so `turnline sessions`, `events` and `exec resume` see them across runs (and a server started
- * with `npm start` in the same folder sees them too), and the reference runner as a child
- * process with workspaces under `.turnline-runner/<tenant>/<session>`. Requests go to the app's
+ * (TURNLINE_DATA_DIR, OPENAI_*, TURNLINE_MODEL, S3_*, …; the CLI defaults TURNLINE_DATA_DIR to a
+ * per-user folder, project-folder.ts), so `turnline sessions`, `events` and `exec resume` see
+ * sessions across runs, and the reference runner as a child process: every session working in
+ * `project` (project mode), else in `<runner root>/<tenant>/<session>`. Requests go to the app's
  * own fetch: no port. The runner sends no exit callbacks; the CLI continues a waiting turn itself.
  */
 export async function startEmbeddedEngine(
   env: Readonly<Record<string, string | undefined>>,
+  project?: string,
 ): Promise<EmbeddedEngine> {
   const embedded = nodeEmbedded({
     callbacks: false,
+    ...(project ? { project } : {}),
     report: (line) => process.stderr.write(`turnline: WARNING: ${line}\n`),
   })
   // Nothing listens: the address settings of the server entry do not apply here.

@@ -41,7 +41,8 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
   const progress = options.json ? undefined : new Progress(io.stderr, { color: useColor(io) })
   const toStdout = stdoutData(io.stdout)
   try {
-    connection = await connect(options, io.env)
+    connection = await connect({ ...options, work: { cd: options.cd, cwd: process.cwd() } }, io.env)
+    if (connection.workLine) io.stderr.write(`${terminalSafe(connection.workLine)}\n`)
     if (connection.demoNotice) io.stderr.write(`${terminalSafe(connection.demoNotice)}\n`)
     for (const warning of connection.warnings) {
       io.stderr.write(`turnline: WARNING: ${terminalSafe(warning)}\n`)
@@ -148,7 +149,7 @@ async function openSession(
   }
   const fork = await client.fork(id, anyLimit ? { limits } : {})
   progress?.note(
-    `session ${id} is completed; continuing in a fork, ${fork.session_id} (its history summarized, a new sandbox workspace)`,
+    `session ${id} is completed; continuing in a fork, ${fork.session_id} (its history summarized)`,
   )
   return { sessionId: fork.session_id, lastSeq: -1 }
 }

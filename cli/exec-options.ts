@@ -10,6 +10,8 @@ export interface ExecOptions {
   maxBudgetUsd?: number
   model?: string
   workspace?: string
+  /** `--cd DIR` / `-C DIR`: the folder the agent works in (embedded engine; default: the current one). */
+  cd?: string
   keepOpen: boolean
   url?: string
   apiKey?: string
@@ -38,6 +40,7 @@ export function parseExecOptions(argv: string[]): ExecOptions {
     ...optional('outputSchema', values['output-schema']),
     ...optional('model', values.model),
     ...optional('workspace', values.workspace),
+    ...optional('cd', values.cd),
     ...optional('url', values.url),
     ...optional('apiKey', values['api-key']),
   }
@@ -97,6 +100,7 @@ function parse(argv: string[]) {
       'max-budget-usd': { type: 'string' },
       model: { type: 'string', short: 'm' },
       workspace: { type: 'string' },
+      cd: { type: 'string', short: 'C' },
       'keep-open': { type: 'boolean' },
       last: { type: 'boolean' },
       url: { type: 'string' },

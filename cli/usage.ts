@@ -2,7 +2,8 @@
 
 const CONNECTION = `Where the commands run:
   (default)            the engine embedded in this process, configured from the environment
-                       like \`npm start\` (sessions in TURNLINE_DATA_DIR, default ./.turnline;
+                       like \`npm start\` (sessions in TURNLINE_DATA_DIR, default
+                       ~/.local/state/turnline;
                        OPENAI_API_KEY / OPENAI_BASE_URL / TURNLINE_MODEL; without them the
                        built-in offline demo model answers)
   --url URL            a running Turnline server instead (env TURNLINE_URL)
@@ -46,6 +47,8 @@ Options:
   --max-budget-usd X        stop once the estimated cost exceeds X dollars (exit 4)
   -m, --model NAME          the model (default: TURNLINE_MODEL on the server or here)
   --workspace NAME          the session's workspace (default: default)
+  -C, --cd DIR              the folder the agent works in and may change (default: the current
+                            one; embedded engine only — a server's runner keeps its own folders)
   --keep-open               do not complete the session after the turn: resume continues the
                             same session and sandbox (no thread.completed; the exit code
                             follows the turn)

@@ -9,7 +9,7 @@ import {
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from './errors.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
+import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'
 import { lines, type SseFrame, sseFrames } from './sse.ts'
 import { parseJson, type Transport } from './transport.ts'
 import type { SeqEvent } from './types.ts'
@@ -85,7 +85,7 @@ export async function* eventFeed(
     signal?.throwIfAborted()
     failures += 1
     if (!isTransient(error) || failures > policy.maxAttempts) throw error
-    await abortableSleep(backoffMs(policy, failures, error), signal)
+    await abortableSleep(reconnectDelayMs(policy, failures, error), signal)
   }
 
   if (!options.follow) {

@@ -3,7 +3,7 @@ import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/wi
 import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
+import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'
 import { parseJson, type Transport } from './transport.ts'
 import type { OpenResponse, OpenResponsesEvent } from './types.ts'
 
@@ -94,7 +94,7 @@ export class ResponsesClient {
         options.signal?.throwIfAborted()
         failures += 1
         if (!isTransient(error) || failures > policy.maxAttempts) throw error
-        await abortableSleep(backoffMs(policy, failures, error), options.signal)
+        await abortableSleep(reconnectDelayMs(policy, failures, error), options.signal)
       }
     }
   }

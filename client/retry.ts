@@ -1,3 +1,4 @@
+import { backoffMs } from '../src/shared/backoff.ts'
 import { TurnlineApiError, TurnlineConnectionError } from './errors.ts'
 
 /** How a stream reconnects after its connection drops. */
@@ -31,13 +32,16 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   }
 }
 
-/** The pause before attempt `attempt` (1-based): exponential with ±25 % jitter, or Retry-After. */
-export function backoffMs(policy: RetryPolicy, attempt: number, error?: unknown): number {
+/** The pause before attempt `attempt` (1-based): the backoff with ±25 % jitter, or Retry-After. */
+export function reconnectDelayMs(policy: RetryPolicy, attempt: number, error?: unknown): number {
   if (error instanceof TurnlineApiError && error.retryAfterSeconds !== undefined) {
     return Math.min(error.retryAfterSeconds * 1000, policy.maxDelayMs)
   }
-  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1))
-  return Math.round(base * (0.75 + Math.random() * 0.5))
+  return backoffMs(attempt - 1, {
+    firstMs: policy.initialDelayMs,
+    maxMs: policy.maxDelayMs,
+    jitter: 'spread',
+  })
 }
 
 /** A dropped connection, or an answer that says the same request may work later. */

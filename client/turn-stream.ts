@@ -3,7 +3,7 @@ import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { TurnResponseSchema } from '../src/contract/wire-responses.ts'
 import { apiErrorOf, TurnlineApiError, TurnlineConnectionError } from './errors.ts'
 import { eventOf, framesOf, seqOf } from './event-feed.ts'
-import { backoffMs, isTransient, type RetryOptions, retryPolicy } from './retry.ts'
+import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'
 import { parseJson, readText, type Transport } from './transport.ts'
 import { type SeqEvent, type TurnResponse, turnEvents } from './types.ts'
 
@@ -130,13 +130,16 @@ async function* streamTurnEvents(
       if (resuming && error instanceof TurnlineApiError && error.code === 'session_busy') {
         busySince ??= Date.now()
         if (Date.now() - busySince > policy.busyTimeoutMs) throw error
-        await abortableSleep(backoffMs({ ...policy, maxDelayMs: 2000 }, 1, error), call.signal)
+        await abortableSleep(
+          reconnectDelayMs({ ...policy, maxDelayMs: 2000 }, 1, error),
+          call.signal,
+        )
         continue
       }
       failures += 1
       if (!isTransient(error) || failures > policy.maxAttempts) throw withKey(error, key)
       resuming = true
-      await abortableSleep(backoffMs(policy, failures, error), call.signal)
+      await abortableSleep(reconnectDelayMs(policy, failures, error), call.signal)
     }
   }
 }

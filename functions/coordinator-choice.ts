@@ -3,6 +3,12 @@ import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { IoDeadline } from '../src/ports/io-deadline.ts'
 import { redisKeyPrefix } from '../src/ports/redis-namespace.ts'
+import {
+  DurableIntentsCoordinator,
+  sessionIntentFolders,
+} from '../src/store/durable-intents-coordinator.ts'
+import { SessionLocator } from '../src/store/session-locator.ts'
+import type { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 
 /** How an entry's Redis clients are set up: each call's deadline, the deployment's key prefix. */
@@ -17,7 +23,11 @@ export function redisNamespaceOf(config: EnvConfig): string {
   return redisKeyPrefix(config.TURNLINE_REDIS_NAMESPACE)
 }
 
-/** The coordinator of a deployment: Upstash (REST), plain Redis (TCP) or this process. */
+/**
+ * The coordinator of a deployment: Upstash (REST), plain Redis (TCP) or this process. Redis keeps
+ * pending intents itself (persistently: docs/deploy/storage.md); the in-process coordinator keeps
+ * them in the sessions' folders too, so they survive a restart (DurableIntentsCoordinator).
+ */
 export function coordinatorOf(
   config: EnvConfig,
   options: {
@@ -25,6 +35,7 @@ export function coordinatorOf(
   },
   calls: IoDeadline,
   notices: string[],
+  sessions: SessionStore,
 ): Coordinator {
   const url = config.UPSTASH_REDIS_REST_URL
   const token = config.UPSTASH_REDIS_REST_TOKEN
@@ -44,7 +55,12 @@ export function coordinatorOf(
   }
   notices.push(
     'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +
-      'process (fine for one process; run several instances only with a shared Redis)',
+      'process, pending intents in the session store (fine for one process; run several ' +
+      'instances only with a shared Redis)',
   )
-  return new MemoryCoordinator()
+  return new DurableIntentsCoordinator({
+    inner: new MemoryCoordinator(),
+    objects: sessions.objects,
+    folderOf: sessionIntentFolders(sessions, new SessionLocator(sessions.objects, '')),
+  })
 }

@@ -10,6 +10,7 @@ import {
 import { isTurnlineError } from '../src/contract/errors.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
+import { DurableIntentsCoordinator } from '../src/store/durable-intents-coordinator.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 
 /**
@@ -39,8 +40,8 @@ export function redisClaimOf(
   coordinator: Coordinator,
   namespace: string,
 ): RedisClaim | undefined {
-  if (coordinator instanceof MemoryCoordinator || store instanceof MemoryObjectStore)
-    return undefined
+  const inner = coordinator instanceof DurableIntentsCoordinator ? coordinator.inner : coordinator
+  if (inner instanceof MemoryCoordinator || store instanceof MemoryObjectStore) return undefined
   const where = config.S3_BUCKET
     ? `s3://${config.S3_BUCKET}/${config.S3_PREFIX ?? ''}`
     : `fs:${config.TURNLINE_DATA_DIR}`

@@ -127,7 +127,8 @@ export async function createDeps(
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
   const store = objectStoreOf(config, options, notices)
   const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
-  const coordinator = coordinatorOf(config, options, calls, notices)
+  const sessions = new SessionStore({ store })
+  const coordinator = coordinatorOf(config, options, calls, notices, sessions)
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
     config,
@@ -174,7 +175,7 @@ export async function createDeps(
   )
 
   const service: ServiceDeps = {
-    sessions: new SessionStore({ store }),
+    sessions,
     coordinator,
     models: () => model,
     clock: systemClock,

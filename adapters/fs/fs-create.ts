@@ -24,13 +24,16 @@ export interface CreateIo {
   syncNewName(placed: Placed): Promise<void>
 }
 
-/** Makes `path` (under the real `root`) hold the put's bytes, unless the name is taken (conflict). */
+/**
+ * Makes `path` (under the real `root`) hold the put's bytes, unless the name is taken (conflict);
+ * returns the new object's version (its temp file's: a link keeps it).
+ */
 export async function createOnly(
   io: CreateIo,
   root: string,
   path: string,
   key: string,
-): Promise<void> {
+): Promise<string | undefined> {
   const name = basename(path)
   const held = await holdKeyFolder(root, dirname(path), key, true)
   let written: HeldTemp
@@ -57,4 +60,5 @@ export async function createOnly(
     placed.folder.release()
     written.release()
   }
+  return written.version
 }

@@ -4,7 +4,7 @@
  * delete takes, and the pruning of the folders it empties. What a link on the way means depends on the operation: a read treats it as
  * absent (nothing behind a link exists for the store), a delete refuses it (corrupt_data).
  */
-import { lstat, readFile, rmdir } from 'node:fs/promises'
+import { open, rmdir } from 'node:fs/promises'
 import { basename, dirname, sep } from 'node:path'
 import { forgetFolder, type HeldFolder, holdFolder } from './fs-folder-handles.ts'
 import { errnoOf, storageError } from './fs-key-path.ts'
@@ -53,15 +53,28 @@ export async function inKeyFolder<T>(
 }
 
 /**
- * The bytes of the object file `path` (a name in a held folder); undefined when there is none:
- * missing, a folder, or a link (O_NOFOLLOW: never followed). One `readFile` (open, fstat, read,
- * close); opened non-blocking and without becoming a controlling terminal, so a FIFO someone made
- * in the store reads empty at once — an empty read is confirmed to be a regular file (lstat).
+ * The bytes of the object file `path` (a name in a held folder) and its version (inode and birth
+ * time, of the file read: a put may replace the name meanwhile); undefined when there is none:
+ * missing, a folder, a link (O_NOFOLLOW: never followed) or anything but a regular file. Opened
+ * non-blocking and without becoming a controlling terminal, so a FIFO someone made in the store
+ * is not waited on.
  */
-export async function readObjectFile(path: string, key: string): Promise<Uint8Array | undefined> {
+export async function readObjectFile(
+  path: string,
+  key: string,
+): Promise<{ body: Uint8Array; version: string } | undefined> {
   let data: Buffer
+  let version: string
   try {
-    data = await readFile(path, { flag: FILE_READ_FLAGS })
+    const handle = await open(path, FILE_READ_FLAGS)
+    try {
+      const info = await handle.stat({ bigint: true })
+      if (!info.isFile()) return undefined
+      version = `${info.ino}.${info.birthtimeNs}`
+      data = await handle.readFile()
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
     const errno = errnoOf(error) ?? ''
     if (ABSENT.has(errno) || errno === 'ELOOP' || errno === 'EISDIR' || errno === 'ENXIO') {
@@ -69,10 +82,7 @@ export async function readObjectFile(path: string, key: string): Promise<Uint8Ar
     }
     throw storageError(error, 'read', key)
   }
-  if (data.byteLength === 0 && !(await lstat(path).catch(() => undefined))?.isFile()) {
-    return undefined
-  }
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+  return { body: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), version }
 }
 
 /** Removes empty folders from `dir` up to (not including) the root, each through its parent. */

@@ -23,6 +23,10 @@
  *   which a compare-and-swapped object must tolerate anyway (the session store re-checks the
  *   manifest against the log and the rolled-up events against the manifest). One fsync per
  *   replace, two per new name (plus one per folder created).
+ * - Appends (fs-append.ts) write into the object's file in place (no temp file, no lock), through
+ *   its held folder and `O_NOFOLLOW` like every other write, and fsync it; a reader may see one in
+ *   progress as a partial last line. `version` (inode and birth time, reported by gets and puts)
+ *   changes when a put replaces the file.
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - No symbolic link below the root is ever followed (fs-no-follow.ts): every object is named
  *   through the descriptor of its folder, held open after the folder was reached without
@@ -40,13 +44,21 @@ import { lstat, mkdir, realpath, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 import type {
+  AppendOptions,
+  AppendResult,
   ListOptions,
   ListPage,
   ObjectStore,
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { checkPutOptions, collectPage, planListing } from '../../src/ports/object-store-listing.ts'
+import {
+  checkAppendOptions,
+  checkPutOptions,
+  collectPage,
+  planListing,
+} from '../../src/ports/object-store-listing.ts'
+import { appendToFile } from './fs-append.ts'
 import { createOnly } from './fs-create.ts'
 import { syncNewName } from './fs-durability.ts'
 import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
@@ -94,13 +106,18 @@ export class FsObjectStore implements ObjectStore {
     if (root === undefined) return null
     const path = keyPath(root, key)
     const name = basename(path)
-    const body = await inKeyFolder(root, dirname(path), key, 'absent', (folder) =>
+    const read = await inKeyFolder(root, dirname(path), key, 'absent', (folder) =>
       readObjectFile(folder.child(name), key),
     )
-    return body === undefined ? null : { body, etag: etagOf(body) }
+    if (read === undefined) return null
+    return { body: read.body, etag: etagOf(read.body), version: read.version }
   }
 
-  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
+  async put(
+    key: string,
+    body: Uint8Array,
+    options: PutOptions = {},
+  ): Promise<{ etag: string; version?: string }> {
     keyPath(this.root, key)
     checkPutOptions(key, options)
     // A copy of our own (a Buffer's slice() would be a view): it is handed to a writer thread.
@@ -109,17 +126,23 @@ export class FsObjectStore implements ObjectStore {
     const root = await this.#prepare()
     const path = keyPath(root, key)
     const temp = (linkTo?: string) => writeTemp(root, body, bytes, this.#durable, key, linkTo)
-    if (options.ifNoneMatch === '*') {
-      await createOnly(
-        { writeTemp: temp, syncNewName: (placed) => this.#syncNewName(root, placed, key) },
-        root,
-        path,
-        key,
-      )
-    } else {
-      await this.#replace(temp(), root, path, key, options.ifMatch)
-    }
-    return { etag }
+    const version =
+      options.ifNoneMatch === '*'
+        ? await createOnly(
+            { writeTemp: temp, syncNewName: (placed) => this.#syncNewName(root, placed, key) },
+            root,
+            path,
+            key,
+          )
+        : await this.#replace(temp(), root, path, key, options.ifMatch)
+    return version === undefined ? { etag } : { etag, version }
+  }
+
+  async append(key: string, bytes: Uint8Array, options: AppendOptions): Promise<AppendResult> {
+    keyPath(this.root, key)
+    checkAppendOptions(key, options)
+    const root = await this.#prepare()
+    return appendToFile(root, keyPath(root, key), key, bytes, options, this.#durable)
   }
 
   /**
@@ -134,7 +157,7 @@ export class FsObjectStore implements ObjectStore {
     path: string,
     key: string,
     ifMatch?: string,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
     // the lock is still being acquired from counting as unhandled.
     temp.catch(() => undefined)
@@ -163,6 +186,7 @@ export class FsObjectStore implements ObjectStore {
       if (!renamed && written !== undefined) await removeTemp(written.temp)
       written?.release()
     }
+    return (await temp).version
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {

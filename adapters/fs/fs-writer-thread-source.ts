@@ -13,7 +13,19 @@
  *                                            kept for the caller to place or remove
  *   { id, error }                            the temp file could not be written; none is left
  *
- * Errors travel as { code, message, syscall }.
+ * Or one append (`op: 'append'`, fs-append.ts): open `path` (a name in a held folder, looked up
+ * from its descriptor; never through a link: O_NOFOLLOW), creating it when `ifSize` is 0 and it
+ * is missing, check that it is a regular file, its size and version (inode and birth time), write
+ * `bytes` at `at`, cut the file there when it was longer (a torn tail), fsync when `durable`,
+ * close. Replies:
+ *
+ *   { id, size, version, created, synced }   appended; `created`: the file was made now
+ *   { id, conflict, size, version }          not the size or version expected (nothing written)
+ *   { id, error }                            an I/O error (ENOENT: a missing parent folder;
+ *                                            ELOOP: a link at the name; EFTYPE: not a file)
+ *
+ * Errors travel as { code, message, syscall }. A temp file, and a file created by an append, is
+ * fstat'ed before it is closed: its `version` goes back with the reply.
  */
 export const WRITER_THREAD_SOURCE = `
 'use strict'
@@ -28,16 +40,29 @@ const plain = (error) => ({
   syscall: typeof error?.syscall === 'string' ? error.syscall : undefined,
 })
 
+const versionOf = (fd) => {
+  const info = fs.fstatSync(fd, { bigint: true })
+  return { size: Number(info.size), version: info.ino + '.' + info.birthtimeNs }
+}
+
+const writeAll = (fd, bytes, position) => {
+  let offset = 0
+  while (offset < bytes.byteLength) {
+    offset += fs.writeSync(fd, bytes, offset, bytes.byteLength - offset, position + offset)
+  }
+}
+
 const writeTemp = (tmpDir, bytes, durable) => {
   const temp = join(tmpDir, randomUUID())
   const fd = fs.openSync(temp, 'wx')
   let closed = false
   try {
-    let offset = 0
-    while (offset < bytes.byteLength) offset += fs.writeSync(fd, bytes, offset)
+    writeAll(fd, bytes, 0)
     if (durable) fs.fsyncSync(fd)
+    const { version } = versionOf(fd)
     closed = true
     fs.closeSync(fd)
+    return { temp, version }
   } catch (error) {
     if (!closed) {
       try { fs.closeSync(fd) } catch {}
@@ -45,25 +70,76 @@ const writeTemp = (tmpDir, bytes, durable) => {
     try { fs.unlinkSync(temp) } catch {}
     throw error
   }
-  return temp
 }
 
-parentPort.on('message', ({ id, tmpDir, bytes, durable, linkTo }) => {
-  let temp
+const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = fs.constants
+const OPEN_EXISTING = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+const OPEN_NEW = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY
+
+const openForAppend = (path, ifSize) => {
   try {
-    temp = writeTemp(tmpDir, bytes, durable)
+    return { fd: fs.openSync(path, OPEN_EXISTING), created: false }
+  } catch (error) {
+    if (error?.code !== 'ENOENT' || ifSize !== 0) throw error
+  }
+  try {
+    return { fd: fs.openSync(path, OPEN_NEW, 0o666), created: true }
+  } catch (error) {
+    if (error?.code !== 'EEXIST') throw error
+    return { fd: fs.openSync(path, OPEN_EXISTING), created: false }
+  }
+}
+
+const append = ({ id, path, bytes, at, ifSize, ifVersion, durable }) => {
+  let opened
+  try {
+    opened = openForAppend(path, ifSize)
+  } catch (error) {
+    if (error?.code === 'ENOENT' && ifSize !== 0) return { id, conflict: true, size: 0 }
+    return { id, error: plain(error) }
+  }
+  const { fd, created } = opened
+  try {
+    if (!fs.fstatSync(fd).isFile()) {
+      return { id, error: { code: 'EFTYPE', message: 'not a regular file', syscall: 'open' } }
+    }
+    const { size, version } = versionOf(fd)
+    if (size !== ifSize || (ifVersion !== undefined && ifVersion !== version)) {
+      return { id, conflict: true, size, version }
+    }
+    writeAll(fd, bytes, at)
+    if (at + bytes.byteLength < size) fs.ftruncateSync(fd, at + bytes.byteLength)
+    if (durable) fs.fsyncSync(fd)
+    return { id, size: at + bytes.byteLength, version, created, synced: durable }
+  } catch (error) {
+    return { id, error: plain(error) }
+  } finally {
+    try { fs.closeSync(fd) } catch {}
+  }
+}
+
+parentPort.on('message', (request) => {
+  if (request.op === 'append') {
+    parentPort.postMessage(append(request))
+    return
+  }
+  const { id, tmpDir, bytes, durable, linkTo } = request
+  let written
+  try {
+    written = writeTemp(tmpDir, bytes, durable)
   } catch (error) {
     parentPort.postMessage({ id, error: plain(error) })
     return
   }
+  const { temp, version } = written
   if (linkTo !== undefined) {
     try {
       fs.linkSync(temp, linkTo)
     } catch (error) {
-      parentPort.postMessage({ id, temp, synced: durable, linkError: plain(error) })
+      parentPort.postMessage({ id, temp, version, synced: durable, linkError: plain(error) })
       return
     }
   }
-  parentPort.postMessage({ id, temp, synced: durable })
+  parentPort.postMessage({ id, temp, version, synced: durable })
 })
 `

@@ -30,12 +30,35 @@ export interface TempWrite {
   linkTo?: string | undefined
 }
 
-/** The written temp file, and whether `linkTo` failed (the temp file is then still there). */
-export type TempWritten = { temp: string; linkError?: NodeJS.ErrnoException }
+/**
+ * The written temp file and its version (inode and birth time: a link or rename keeps it), and
+ * whether `linkTo` failed (the temp file is then still there).
+ */
+export type TempWritten = { temp: string; version?: string; linkError?: NodeJS.ErrnoException }
+
+/** An append for a writer thread (fs-append.ts has the rules). */
+export interface AppendRequest {
+  path: string
+  /** Moved to the thread when they fill their buffer, as for `writeOnThread`. */
+  bytes: Uint8Array<ArrayBuffer>
+  at: number
+  ifSize: number
+  ifVersion: string | undefined
+  durable: boolean
+}
+
+/** Appended (with `created` when the file was made), or not the size or version expected. */
+export type AppendReply =
+  | { conflict: false; size: number; version: string; created: boolean }
+  | { conflict: true; size: number; version: string | undefined }
 
 interface Reply {
   id: number
   temp?: string
+  version?: string
+  size?: number
+  created?: boolean
+  conflict?: boolean
   synced?: boolean
   error?: ErrorFields
   linkError?: ErrorFields
@@ -46,7 +69,7 @@ interface ErrorFields {
   syscall?: string
 }
 interface Pending {
-  resolve: (written: TempWritten) => void
+  resolve: (reply: Reply) => void
   reject: (error: Error) => void
 }
 interface Thread {
@@ -59,17 +82,36 @@ let nextId = 0
 let fsyncs = 0
 
 /** Writes a temp file on a writer thread; rejects with the errno error of the failed step. */
-export function writeOnThread(request: TempWrite): Promise<TempWritten> {
+export async function writeOnThread(request: TempWrite): Promise<TempWritten> {
+  const { bytes, tmpDir, durable, linkTo } = request
+  const reply = await send({ tmpDir, bytes, durable, linkTo }, bytes)
+  if (reply.temp === undefined) throw errnoError({ message: 'fs writer thread sent no file' })
+  return {
+    temp: reply.temp,
+    ...(reply.version === undefined ? {} : { version: reply.version }),
+    ...(reply.linkError === undefined ? {} : { linkError: errnoError(reply.linkError) }),
+  }
+}
+
+/** Appends on a writer thread; rejects with the errno error of the failed step. */
+export async function appendOnThread(request: AppendRequest): Promise<AppendReply> {
+  const reply = await send({ op: 'append', ...request }, request.bytes)
+  const size = reply.size ?? 0
+  if (reply.conflict) return { conflict: true, size, version: reply.version }
+  if (reply.version === undefined) throw errnoError({ message: 'fs writer thread sent no size' })
+  return { conflict: false, size, version: reply.version, created: reply.created === true }
+}
+
+function send(message: Record<string, unknown>, bytes: Uint8Array<ArrayBuffer>): Promise<Reply> {
   const thread = pickThread()
   const id = nextId++
   return new Promise((resolve, reject) => {
     if (thread.pending.size === 0) thread.worker.ref()
     thread.pending.set(id, { resolve, reject })
-    const { bytes, tmpDir, durable, linkTo } = request
     // Moved, not copied, when the bytes are their buffer's whole content.
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     try {
-      thread.worker.postMessage({ id, tmpDir, bytes, durable, linkTo }, whole ? [bytes.buffer] : [])
+      thread.worker.postMessage({ id, ...message }, whole ? [bytes.buffer] : [])
     } catch (error) {
       settle(thread, { id, error: { message: String(error) } })
     }
@@ -136,15 +178,8 @@ function settle(thread: Thread, reply: Reply): void {
   thread.pending.delete(reply.id)
   if (thread.pending.size === 0) thread.worker.unref()
   if (reply.synced) fsyncs++
-  if (reply.error !== undefined || reply.temp === undefined) {
-    request.reject(errnoError(reply.error ?? { message: 'fs writer thread sent no file' }))
-    return
-  }
-  request.resolve(
-    reply.linkError === undefined
-      ? { temp: reply.temp }
-      : { temp: reply.temp, linkError: errnoError(reply.linkError) },
-  )
+  if (reply.error !== undefined) request.reject(errnoError(reply.error))
+  else request.resolve(reply)
 }
 
 function errnoError(fields: ErrorFields): NodeJS.ErrnoException {

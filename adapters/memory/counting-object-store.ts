@@ -1,7 +1,7 @@
 /**
  * Wraps any ObjectStore and counts the requests made through it, for benchmarks and tests.
  * A request counts when it is issued, whether it succeeds or fails. `bytesWritten` is the size
- * of every put body sent (failed conditional puts included: the bytes still travel);
+ * of every put body and append sent (failed conditional ones included: the bytes still travel);
  * `bytesRead` is the size of every body returned by `get`.
  */
 import type { ObjectStore } from '../../src/ports/object-store.ts'
@@ -11,6 +11,8 @@ export interface ObjectStoreCounts {
   put: number
   list: number
   delete: number
+  /** Appends (only on a store that has them). */
+  append: number
   bytesWritten: number
   bytesRead: number
 }
@@ -26,7 +28,7 @@ export interface CountingObjectStore {
 }
 
 function zeroCounts(): ObjectStoreCounts {
-  return { get: 0, put: 0, list: 0, delete: 0, bytesWritten: 0, bytesRead: 0 }
+  return { get: 0, put: 0, list: 0, delete: 0, append: 0, bytesWritten: 0, bytesRead: 0 }
 }
 
 export function countingObjectStore(inner: ObjectStore): CountingObjectStore {
@@ -51,6 +53,14 @@ export function countingObjectStore(inner: ObjectStore): CountingObjectStore {
       counts.delete++
       return inner.delete(key)
     },
+  }
+  const append = inner.append?.bind(inner)
+  if (append) {
+    store.append = async (key, bytes, options) => {
+      counts.append++
+      counts.bytesWritten += bytes.length
+      return append(key, bytes, options)
+    }
   }
   return {
     store,

@@ -2,10 +2,14 @@
  * In-memory ObjectStore (Web-standard only: runs in Node, workerd and Deno). Every write gets a
  * fresh etag, even when the bytes are identical. Each operation checks and mutates in one
  * synchronous step, so conditional writes are atomic within the isolate. Bodies are copied in
- * and out; callers can never alias stored bytes.
+ * and out; callers can never alias stored bytes. It appends as the fs store does (it stands in
+ * for it in tests): an object keeps its `version` while it grows by appends, and a put gives it
+ * a new one. `appendable: false` makes a store without appends, like S3.
  */
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
+  AppendOptions,
+  AppendResult,
   ListedObject,
   ListOptions,
   ListPage,
@@ -14,6 +18,7 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import {
+  checkAppendOptions,
   checkPutOptions,
   collectPage,
   compareKeys,
@@ -21,8 +26,12 @@ import {
 } from '../../src/ports/object-store-listing.ts'
 
 interface Entry {
-  body: Uint8Array
+  /** The bytes are `data[0, length)`; appends fill the spare room after them. */
+  data: Uint8Array
+  length: number
   etag: string
+  /** Kept by appends, new with every put. */
+  version: string
 }
 
 export class MemoryObjectStore implements ObjectStore {
@@ -32,13 +41,25 @@ export class MemoryObjectStore implements ObjectStore {
   /** Sorted key list, built on the first listing, then kept up to date as keys come and go. */
   #sorted: string[] | undefined
 
+  constructor(options: { appendable?: boolean } = {}) {
+    if (options.appendable === false) this.append = undefined
+  }
+
   async get(key: string): Promise<StoredObject | null> {
     checkKey(key)
     const entry = this.#objects.get(key)
-    return entry ? { body: entry.body.slice(), etag: entry.etag } : null
+    if (!entry) return null
+    const body = entry.data.slice(0, entry.length)
+    return this.append
+      ? { body, etag: entry.etag, version: entry.version }
+      : { body, etag: entry.etag }
   }
 
-  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
+  async put(
+    key: string,
+    body: Uint8Array,
+    options: PutOptions = {},
+  ): Promise<{ etag: string; version?: string }> {
     checkKey(key)
     checkPutOptions(key, options)
     const current = this.#objects.get(key)
@@ -55,10 +76,43 @@ export class MemoryObjectStore implements ObjectStore {
         })
       }
     }
-    const etag = `"${this.#tag}-${++this.#version}"`
+    const etag = this.#nextEtag()
+    const version = `v${this.#version}`
     if (!current && this.#sorted) this.#sorted = this.#sorted.toSpliced(this.#position(key), 0, key)
-    this.#objects.set(key, { body: body.slice(), etag })
-    return { etag }
+    this.#objects.set(key, { data: body.slice(), length: body.length, etag, version })
+    return this.append ? { etag, version } : { etag }
+  }
+
+  append? = async (
+    key: string,
+    bytes: Uint8Array,
+    options: AppendOptions,
+  ): Promise<AppendResult> => {
+    checkKey(key)
+    checkAppendOptions(key, options)
+    const current = this.#objects.get(key)
+    const size = current?.length ?? 0
+    if (size !== options.ifSize || (options.ifVersion ?? current?.version) !== current?.version) {
+      throw new TurnlineError('conflict', 'Object changed since it was read', {
+        logDetails: { key, size, expected: options.ifSize },
+      })
+    }
+    const length = options.at + bytes.length
+    let entry = current
+    if (!entry) {
+      entry = { data: new Uint8Array(0), length: 0, etag: '', version: `v${++this.#version}` }
+      if (this.#sorted) this.#sorted = this.#sorted.toSpliced(this.#position(key), 0, key)
+      this.#objects.set(key, entry)
+    }
+    if (length > entry.data.length) {
+      const grown = new Uint8Array(Math.max(length, entry.data.length * 2, 256))
+      grown.set(entry.data.subarray(0, options.at))
+      entry.data = grown
+    }
+    entry.data.set(bytes, options.at)
+    entry.length = length
+    entry.etag = this.#nextEtag()
+    return { size: length, version: entry.version }
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {
@@ -71,6 +125,10 @@ export class MemoryObjectStore implements ObjectStore {
     if (this.#objects.delete(key) && this.#sorted) {
       this.#sorted = this.#sorted.toSpliced(this.#position(key), 1)
     }
+  }
+
+  #nextEtag(): string {
+    return `"${this.#tag}-${++this.#version}"`
   }
 
   /** Number of stored objects (for tests and benchmarks). */
@@ -101,7 +159,7 @@ export class MemoryObjectStore implements ObjectStore {
     for (let i = this.#position(from); i < sorted.length; i++) {
       const key = sorted[i]!
       const entry = this.#objects.get(key)
-      if (entry) yield { key, size: entry.body.length }
+      if (entry) yield { key, size: entry.length }
     }
   }
 }

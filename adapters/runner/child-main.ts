@@ -84,6 +84,7 @@ try {
     root: config.root,
     secret: config.secret,
     sandbox: config.sandbox,
+    ...(config.project ? { project: config.project } : {}),
     ...(config.callback_url ? { callbackUrl: config.callback_url } : {}),
     log: (entry) => {
       // The parent reports a missing or weakened sandbox (or network) itself, from the status.

@@ -36,13 +36,15 @@ export class DiskQuota {
 
   constructor(
     private readonly root: string,
-    private readonly quotaMb: number,
+    /** Undefined: no quota (project mode: the workspace is the user's own folder). */
+    private readonly quotaMb: number | undefined,
     private readonly intervalMs: number,
     private readonly log: (entry: Record<string, unknown>) => void,
   ) {}
 
   /** Refuses (409) when the tenant is at or over its quota, or would be with `adding` bytes. */
   async check(tenant: string, user: WorkspaceUser, adding = 0): Promise<void> {
+    if (this.quotaMb === undefined) return
     let usage = this.#usage.get(tenant)
     if (!usage || Date.now() - usage.at >= this.intervalMs)
       usage = await this.#measure(tenant, user)
@@ -59,6 +61,7 @@ export class DiskQuota {
 
   /** Measures while `session` runs; over the quota, every running command of the tenant ends. */
   watch(tenant: string, user: WorkspaceUser, session: ExecSession): void {
+    if (this.quotaMb === undefined) return
     let watched = this.#watched.get(tenant)
     if (!watched) {
       const timer = setInterval(() => void this.#tick(tenant), this.intervalMs)
@@ -104,6 +107,7 @@ export class DiskQuota {
   }
 
   #problem(usage: Usage, adding: number): string | undefined {
+    if (this.quotaMb === undefined) return undefined
     const max = this.quotaMb * MIB
     const setting = `its disk quota of ${this.quotaMb} MiB (TURNLINE_SANDBOX_TENANT_DISK_MB)`
     if (usage.unknown) return `the workspaces' disk use cannot be measured: ${usage.unknown}`

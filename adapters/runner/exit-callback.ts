@@ -1,5 +1,6 @@
 import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
+import { type Backoff, backoffMs } from '../../src/shared/backoff.ts'
 
 export interface CallbackOptions {
   url: string
@@ -23,7 +24,12 @@ export type CallbackPayload = Omit<ExecExitCallback, 'type' | 'nonce' | 'attempt
 export class ExitCallbacks {
   readonly #pending = new Set<AbortController>()
 
-  constructor(private readonly options: CallbackOptions) {}
+  /** The pause before a retry: `backoffMs` doubling, at most 30 s. */
+  readonly #backoff: Backoff
+
+  constructor(private readonly options: CallbackOptions) {
+    this.#backoff = { firstMs: options.backoffMs ?? 500, maxMs: 30_000, jitter: 'none' }
+  }
 
   send(payload: CallbackPayload): Promise<boolean> {
     const abort = new AbortController()
@@ -34,7 +40,6 @@ export class ExitCallbacks {
   async #deliver(payload: CallbackPayload, signal: AbortSignal): Promise<boolean> {
     const { url, secret } = this.options
     const attempts = this.options.attempts ?? 6
-    let delay = this.options.backoffMs ?? 500
     for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
       const body: ExecExitCallback = { type: 'exec.exited', nonce: newNonce(), ...payload, attempt }
       const text = JSON.stringify(body)
@@ -69,13 +74,12 @@ export class ExitCallbacks {
       if (!retryable) return false
       if (attempt < attempts) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay)
+          const timer = setTimeout(resolve, backoffMs(attempt - 1, this.#backoff))
           signal.addEventListener('abort', () => {
             clearTimeout(timer)
             resolve()
           })
         })
-        delay = Math.min(delay * 2, 30_000)
       }
     }
     return false

@@ -51,6 +51,8 @@ export const RunnerChildConfigSchema = z.object({
   secret: z.string().min(16),
   callback_url: z.url().optional(),
   sandbox: SandboxSettingsSchema,
+  /** Project mode (runner-server.ts): the one folder every session works in (absolute). */
+  project: z.string().min(1).optional(),
 })
 export type RunnerChildConfig = z.infer<typeof RunnerChildConfigSchema>
 

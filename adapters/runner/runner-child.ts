@@ -16,6 +16,8 @@ export interface RunnerChildOptions {
   sandbox: SandboxSettings
   /** The child's whole environment (functions/runner-choice.ts, runnerProcessEnv), never the parent's. */
   env: Record<string, string>
+  /** Project mode: this folder is every session's workspace (runner-server.ts). */
+  project?: string
   /** How long the start (with its sandbox probe) may take; default 60 s. */
   readyTimeoutMs?: number
 }
@@ -80,6 +82,7 @@ export async function startRunnerChild(options: RunnerChildOptions): Promise<Run
     secret: options.secret,
     sandbox: options.sandbox,
     ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
+    ...(options.project ? { project: options.project } : {}),
   }
   child.stdin?.write(`${JSON.stringify(config)}\n`)
 

@@ -13,6 +13,7 @@ import type { SandboxStatus } from './command-sandbox.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
 import { closeInheritedDescriptors } from './inherited-descriptors.ts'
+import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
@@ -38,6 +39,11 @@ export interface RunnerOptions {
   callbackBackoffMs?: number
   /** How commands are isolated (default: bubblewrap where it works, see sandbox-settings.ts). */
   sandbox?: SandboxSettings
+  /**
+   * Project mode: this existing folder is every session's workspace, the one writable path of
+   * its commands (project-mode.ts); the runner's own state stays under `root`.
+   */
+  project?: string
 }
 
 export interface RunningRunner {
@@ -77,9 +83,16 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
   await mkdir(options.root, { recursive: true })
   const root = await realpath(options.root)
-  const settings = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS
+  const project = options.project === undefined ? undefined : await realpath(options.project)
+  const settings = project
+    ? await projectSandboxSettings(
+        options.sandbox ?? DEFAULT_SANDBOX_SETTINGS,
+        project,
+        process.getuid?.() ?? -1,
+      )
+    : (options.sandbox ?? DEFAULT_SANDBOX_SETTINGS)
   const sandbox = await openSandbox(settings, root)
-  const workspaces = WorkspaceRoot.open(root)
+  const workspaces = WorkspaceRoot.open(root, project)
   if (sandbox.status.isolation === 'none') {
     log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
   } else {
@@ -87,7 +100,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
     }
   }
-  const limits = await TenantLimitEnforcer.open(root, sandbox, log)
+  const limits = await TenantLimitEnforcer.open(root, sandbox, log, project !== undefined)
   for (const warning of limits.status.warnings) {
     log({ event: 'tenant_limit_unenforced', level: 'warn', warning })
   }

@@ -1,3 +1,4 @@
+import { backoffMs } from '../../src/shared/backoff.ts'
 import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import {
@@ -45,7 +46,7 @@ function how(exit: RunnerExit): string {
  */
 export async function superviseRunner(options: SupervisorOptions): Promise<SupervisedRunner> {
   const maxDeaths = options.maxDeaths ?? 5
-  const backoffMs = options.backoffMs ?? 500
+  const firstDelayMs = options.backoffMs ?? 500
   let current: RunnerChild = await startRunnerChild(options)
   let closed = false
   let gaveUp = false
@@ -69,7 +70,11 @@ export async function superviseRunner(options: SupervisorOptions): Promise<Super
         giveUp(`it died ${deaths.length} times within ${RESTART_WINDOW_MS / 1000} s`)
         return
       }
-      const delay = Math.min(backoffMs * 2 ** (deaths.length - 1), MAX_BACKOFF_MS)
+      const delay = backoffMs(deaths.length - 1, {
+        firstMs: firstDelayMs,
+        maxMs: MAX_BACKOFF_MS,
+        jitter: 'none',
+      })
       options.report(
         `the sandbox runner (pid ${child.pid}) died (${how(exit)}); its running commands are ` +
           `lost; restarting it in ${delay} ms`,

@@ -41,17 +41,24 @@ export class TenantLimitEnforcer {
     private readonly tools: { prlimit: string; setpriv: string },
     readonly status: TenantLimitStatus,
     log: (entry: Record<string, unknown>) => void,
+    project: boolean,
   ) {
     const limits = sandbox.settings.tenant
     this.#slots = new CommandSlots(limits.commands)
-    this.#disk = new DiskQuota(root, limits.diskMb, limits.diskCheckSeconds * 1000, log)
+    const quota = project ? undefined : limits.diskMb
+    this.#disk = new DiskQuota(root, quota, limits.diskCheckSeconds * 1000, log)
   }
 
-  /** Finds out what can hold tenants here: their own uids, cgroups (v2, else v1), measuring. */
+  /**
+   * Finds out what can hold tenants here: their own uids, cgroups (v2, else v1), measuring. In
+   * project mode (`project`: one user's own folder is every workspace) the disk is not measured
+   * and the one uid is the folder owner's, not a shared tenant uid.
+   */
   static async open(
     root: string,
     sandbox: CommandSandbox,
     log: (entry: Record<string, unknown>) => void,
+    project = false,
   ): Promise<TenantLimitEnforcer> {
     const settings = sandbox.settings
     const limits = settings.tenant
@@ -109,7 +116,7 @@ export class TenantLimitEnforcer {
       )
     }
     const shared = sandbox.fileOwner?.uid ?? process.getuid?.() ?? -1
-    if (!uids && sandbox.sandboxed && asRoot) {
+    if (!uids && sandbox.sandboxed && asRoot && !project) {
       warnings.push(
         `every tenant's commands run as uid ${shared} (TURNLINE_SANDBOX_TENANT_UIDS=off): tenants share one user's process count and file rights`,
       )
@@ -119,7 +126,9 @@ export class TenantLimitEnforcer {
       uids: uids && range ? `per tenant ${range.first}-${range.last}` : `shared ${shared}`,
       processes: processes || 'per command only',
       memory: memory || 'per process only',
-      disk: `${limits.diskMb} MiB per tenant, measured every ${limits.diskCheckSeconds} s while commands run`,
+      disk: project
+        ? "not limited: the workspace is the user's own folder (project mode)"
+        : `${limits.diskMb} MiB per tenant, measured every ${limits.diskCheckSeconds} s while commands run`,
       warnings,
     }
     return new TenantLimitEnforcer(
@@ -130,6 +139,7 @@ export class TenantLimitEnforcer {
       { prlimit, setpriv: setpriv ?? 'setpriv' },
       status,
       log,
+      project,
     )
   }
 

@@ -25,10 +25,17 @@ export class WorkspaceRoot {
   private constructor(
     readonly path: string,
     readonly fd: number,
+    /** Set in project mode: the one folder every session works in (see `open`). */
+    readonly project: string | undefined,
   ) {}
 
-  /** `root` is the real path of an existing folder (the operator's, not a tenant's). */
-  static open(root: string): WorkspaceRoot {
+  /**
+   * `root` is the real path of an existing folder (the operator's, not a tenant's). `project`
+   * (the real path of an existing folder) is project mode, the `turnline` command's on a user's
+   * own folder: every session's workspace is that folder, as it is — never created, chowned or
+   * chmodded — while the runner's bookkeeping stays under `root`.
+   */
+  static open(root: string, project?: string): WorkspaceRoot {
     const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY)
     const held = fstatSync(fd)
     const seen = statSync(`/proc/self/fd/${fd}`, { throwIfNoEntry: false })
@@ -39,17 +46,19 @@ export class WorkspaceRoot {
           'walk), and /proc is not mounted here; mount /proc for the runner',
       )
     }
-    return new WorkspaceRoot(root, fd)
+    return new WorkspaceRoot(root, fd, project)
   }
 
   /**
    * Opens (creating when new) `<root>/<tenant>/<session>`. With an `owner` (the runner is root):
    * the workspace is the owner's and 0700, the folders above it are reachable (o+x) but the
-   * tenant folder is not listable by others — all through descriptors.
+   * tenant folder is not listable by others — all through descriptors. In project mode: the
+   * project folder, whoever asks (the runner then serves one user's own folder, not tenants).
    */
   open(tenant: string, session: string, owner?: Owner): OpenWorkspace {
     checkWorkspaceName(tenant)
     checkWorkspaceName(session)
+    if (this.project !== undefined) return held(this.project, openSync(this.project, FOLDER_FLAGS))
     if (owner) reachable(this.fd)
     const tenantFd = openMade(this.fd, tenant, 0o711)
     let fd: number
@@ -69,22 +78,27 @@ export class WorkspaceRoot {
       closeSync(fd)
       throw error
     }
-    let open = true
-    return {
-      path: path.join(this.path, tenant, session),
-      get fd() {
-        if (!open) throw new Error('a workspace descriptor was used after its request ended')
-        return fd
-      },
-      close: () => {
-        if (open) closeSync(fd)
-        open = false
-      },
-    }
+    return held(path.join(this.path, tenant, session), fd)
   }
 
   close(): void {
     closeSync(this.fd)
+  }
+}
+
+/** A workspace folder held by `fd` for one request. */
+function held(folder: string, fd: number): OpenWorkspace {
+  let open = true
+  return {
+    path: folder,
+    get fd() {
+      if (!open) throw new Error('a workspace descriptor was used after its request ended')
+      return fd
+    },
+    close: () => {
+      if (open) closeSync(fd)
+      open = false
+    },
   }
 }
 

@@ -19,6 +19,7 @@ import type {
   SandboxRunner,
   SandboxScope,
 } from '../../src/ports/sandbox-runner.ts'
+import { backoffMs } from '../../src/shared/backoff.ts'
 import { base64Bytes, readAnswer, snapshot, unavailable } from './runner-answer.ts'
 
 export interface HttpSandboxRunnerOptions {
@@ -218,7 +219,10 @@ export class HttpSandboxRunner implements SandboxRunner {
     const attempts = 1 + (options.idempotent ? (this.options.retries ?? 2) : 0)
     let last: TurnlineError | undefined
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** (attempt - 2)))
+      if (attempt > 1) {
+        const pause = backoffMs(attempt - 2, { firstMs: 200, jitter: 'none' })
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
       try {
         return await this.#once(route, scope, fields, schema, options)
       } catch (error) {

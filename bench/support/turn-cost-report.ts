@@ -13,7 +13,7 @@ export interface RoundSample {
   turns: number
   objectRequests: number | undefined
   /** Object requests by kind: GET, PUT, LIST (undefined when not counted). */
-  objectKinds: [number, number, number] | undefined
+  objectKinds: [number, number, number, number] | undefined
   coordinatorTrips: number | undefined
   fsyncs: number
   /** Object requests and fsyncs of each turn, to tell an ordinary turn from the amortized mean. */
@@ -31,7 +31,7 @@ export interface RoundStats {
   cpu: number
   bytes: number
   requestsPerTurn: number | undefined
-  kindsPerTurn: [number, number, number] | undefined
+  kindsPerTurn: [number, number, number, number] | undefined
   tripsPerTurn: number | undefined
   fsyncsPerTurn: number
   /** The median turn's object requests and fsyncs: what an ordinary turn costs. */
@@ -55,7 +55,7 @@ export function roundStats(sample: RoundSample): RoundStats {
     bytes: mean(sample.bytesPerSession),
     requestsPerTurn: per(sample.objectRequests),
     kindsPerTurn: sample.objectKinds?.map((n) => n / sample.turns) as
-      | [number, number, number]
+      | [number, number, number, number]
       | undefined,
     tripsPerTurn: per(sample.coordinatorTrips),
     fsyncsPerTurn: sample.fsyncs / sample.turns,
@@ -93,7 +93,7 @@ export function report(
     'KB/session',
     'obj req/turn',
     'obj req p50',
-    'get/put/list',
+    'get/put/append/list',
     'coord/turn',
     'fsync/turn',
     'fsync p50',
@@ -122,7 +122,7 @@ export function report(
       fixed(medianOf(all.map((s) => s.bytes / 1024)), 1),
       fixed(medianOf(all.map((s) => s.requestsPerTurn))),
       fixed(medianOf(all.map((s) => s.requestsMedian))),
-      [0, 1, 2].map((i) => fixed(medianOf(all.map((s) => s.kindsPerTurn?.[i])))).join('/'),
+      [0, 1, 2, 3].map((i) => fixed(medianOf(all.map((s) => s.kindsPerTurn?.[i])))).join('/'),
       fixed(medianOf(all.map((s) => s.tripsPerTurn))),
       fixed(medianOf(all.map((s) => s.fsyncsPerTurn))),
       fixed(medianOf(all.map((s) => s.fsyncsMedian))),

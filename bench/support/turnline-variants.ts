@@ -42,7 +42,7 @@ export interface Variant {
   /** Cumulative object-store requests (undefined: not an object store). */
   objectRequests(): number | undefined
   /** The same split by kind. */
-  objectCounts?(): { get: number; put: number; list: number; delete: number }
+  objectCounts?(): { get: number; put: number; list: number; delete: number; append?: number }
   /** Cumulative coordinator round trips (undefined: none). */
   coordinatorTrips(): number | undefined
   close(): Promise<void>
@@ -145,7 +145,7 @@ export async function inProcessVariant(
     },
     objectRequests: () => {
       const c = counted.counts
-      return c.get + c.put + c.list + c.delete
+      return c.get + c.put + c.list + c.delete + c.append
     },
     objectCounts: () => ({ ...counted.counts }),
     coordinatorTrips: options.trips ?? coord.calls,
@@ -199,7 +199,7 @@ export async function httpVariant(scenario: Scenario, dataDir: string): Promise<
     },
     objectRequests: () => {
       const c = counted.counts
-      return c.get + c.put + c.list + c.delete
+      return c.get + c.put + c.list + c.delete + c.append
     },
     objectCounts: () => ({ ...counted.counts }),
     coordinatorTrips: coord.calls,

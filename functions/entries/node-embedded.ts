@@ -23,6 +23,12 @@ export interface NodeEmbeddedOptions {
   report: (line: string) => void
   /** The runner died too often to be restarted again (`npm start` then exits). */
   onRunnerGivenUp?: (why: string) => void
+  /**
+   * Project mode (the `turnline` command on a user's folder): every session works in this
+   * folder, the one writable path of its commands, instead of a folder of its own under the
+   * runner's root (adapters/runner/project-mode.ts).
+   */
+  project?: string
 }
 
 /**
@@ -50,6 +56,7 @@ export function nodeEmbedded(options: NodeEmbeddedOptions): NodeEmbedded {
           secret,
           sandbox: request.sandbox,
           env: request.env,
+          ...(options.project ? { project: options.project } : {}),
           ...(callbackUrl ? { callbackUrl } : {}),
           report: options.report,
           ...(options.onRunnerGivenUp ? { onGiveUp: options.onRunnerGivenUp } : {}),
@@ -72,7 +79,7 @@ export function nodeEmbedded(options: NodeEmbeddedOptions): NodeEmbedded {
           egress: started.egress,
           description:
             `in child process ${started.pid()} (${started.url()}, an environment without this ` +
-            `server's secrets), workspaces under ${layout.root}`,
+            `server's secrets), ${options.project ? `every session working in ${options.project}` : `workspaces under ${layout.root}`}`,
           notices: layout.notices,
           warnings: layout.warnings,
         }

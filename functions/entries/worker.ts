@@ -1,5 +1,4 @@
 import type { ExecutionContext } from 'hono'
-import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
 import { claimedDeps } from './entry-app.ts'
@@ -12,8 +11,8 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * filesystem: without S3_BUCKET (and without an explicit TURNLINE_STORE) sessions live in the
  * isolate's memory, which suits `wrangler dev` and nothing else. Without TURNLINE_API_KEYS (or
  * the key registry) every request answers 500 naming the setting, unless TURNLINE_SINGLE_TENANT
- * is set (`wrangler dev`). Compaction estimates use the length heuristic: gpt-tokenizer's rank
- * tables are aliased out of the bundle.
+ * is set (`wrangler dev`). Compaction counts with gpt-tokenizer as on every runtime, its rank
+ * tables shipped as text and parsed on first use (worker-rank-table.ts).
  */
 const isolate = isolateApp(
   (bindings) =>
@@ -21,7 +20,6 @@ const isolate = isolateApp(
       memoryStoreByDefault: true,
       // The SDK's browser build reads no environment and no instance role.
       s3KeysRequired: true,
-      tokenizer: async () => approximateTokenizer,
       peerAddress: workerPeer,
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).

@@ -56,8 +56,13 @@ export const SessionManifestSchema = z.object({
   rolled_head_seq: CounterSchema,
   /** Newest batch rolled into events.jsonl; -1 when none. */
   rolled_batch: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER),
-  /** Etag of the events.jsonl this manifest describes. */
+  /** Etag of the events.jsonl this manifest describes (a store that rewrites it: S3). */
   rollup_etag: z.string().optional(),
+  /**
+   * Bytes of events.jsonl that hold the events up to `rolled_through` (a store that appends to
+   * it: the fs store). The file may have grown since by appends; these bytes stay as they are.
+   */
+  events_bytes: CounterSchema.optional(),
   /** Batch of the newest checkpoint (`state/<n>.json`). */
   checkpoint_batch: CounterSchema.optional(),
 })

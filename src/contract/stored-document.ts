@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { corruptData, describeIssues, invalidShape, parseStoredObject } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
+import { encodeOrderedObject } from './json-value.ts'
 
 /**
  * Shared rules of the JSON documents Turnline stores (manifest, turn index, batches,
@@ -91,4 +92,27 @@ export function validateForWrite<T extends z.ZodType>(
 /** Member names of an object schema, in declaration (= written) order. */
 export function keysOf(schema: { shape: object }): readonly string[] {
   return Object.keys(schema.shape)
+}
+
+/**
+ * Reader and writer of a stored document tagged `format` and `version` (the common case): parse
+ * checks the tag, then the version, then the shape; serialize validates and writes compact JSON
+ * with the schema's key order.
+ */
+export function documentCodec<T extends z.ZodObject>(
+  schema: T,
+  tag: { format: string; version: number; what: string },
+): { parse(input: Uint8Array | string): z.output<T>; serialize(value: z.output<T>): string } {
+  const keys = keysOf(schema)
+  return {
+    parse(input) {
+      const doc = readDocument(input, tag.what)
+      requireFormat(doc, 'format', tag.format, tag.what)
+      requireVersion(doc, 'version', [tag.version], tag.what)
+      return validateDocument(schema, doc, tag.what)
+    },
+    serialize(value) {
+      return encodeOrderedObject(validateForWrite(schema, value, tag.what), keys)
+    },
+  }
 }

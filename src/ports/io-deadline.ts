@@ -1,4 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import { backoffMs } from '../shared/backoff.ts'
 import { sleepOn, systemClock, type TimerClock } from './clock.ts'
 
 /**
@@ -38,6 +39,8 @@ const TIMED_OUT = Symbol('timed out')
  * abandoned request is really cancelled rather than left in flight.
  */
 const GRACE_MS = 25
+/** The pauses between attempts: 100 ms doubling to at most 1 s. */
+const PAUSES = { firstMs: 100, maxMs: 1_000, jitter: 'none' } as const
 
 /**
  * Runs `attempt` under the call's deadline; it gets a signal that aborts when its time is up.
@@ -72,7 +75,7 @@ export async function withDeadline<T>(
     } finally {
       cancel?.()
     }
-    const pause = Math.min(100 * 2 ** (attempts - 1), 1_000)
+    const pause = backoffMs(attempts - 1, PAUSES)
     if (clock.now() - started + pause + attemptMs > budgetMs) break
     await sleepOn(clock, pause)
   }

@@ -1,4 +1,5 @@
 import { abortableSleep } from '../contract/abortable-sleep.ts'
+import { backoffMs } from '../shared/backoff.ts'
 import type { ModelStreamEvent } from './model-client.ts'
 import { type ModelFailure, modelError } from './model-failure.ts'
 
@@ -6,7 +7,7 @@ import { type ModelFailure, modelError } from './model-failure.ts'
  * The retry loop every model adapter runs around its SDK (whose own retries are switched off):
  * the adapter must decide per failure — a stream that already sent events is not retried, a long
  * Retry-After ends the retries and is handed to the caller as `retryAfter` — and what is left is
- * this loop, one backoff formula and an abortable sleep; a retry library (p-retry, async-retry)
+ * this loop, the backoff (src/shared/backoff.ts, with equal jitter) and an abortable sleep; a retry library (p-retry, async-retry)
  * would own the loop the adapter needs to own.
  */
 export interface RetryTiming {
@@ -25,16 +26,6 @@ export const DEFAULT_RETRY_TIMING: Required<RetryTiming> = {
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 20_000,
-}
-
-/** Exponential backoff with "equal jitter": a uniform pick in [step/2, step]. */
-export function backoffDelayMs(
-  attempt: number,
-  timing: Required<RetryTiming>,
-  random: () => number = Math.random,
-): number {
-  const step = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** attempt)
-  return step / 2 + random() * (step / 2)
 }
 
 /** How one adapter retries: its bound, its timing, and how it reads its SDK's errors. */
@@ -79,7 +70,15 @@ export async function retryOrThrow(
   if (delivered || !failure.retryable || waitTooLong || attempt >= policy.maxRetries) {
     throw modelError(failure, attempt + 1)
   }
-  await abortableSleep(failure.retryAfterMs ?? backoffDelayMs(attempt, policy.timing), signal)
+  await abortableSleep(
+    failure.retryAfterMs ??
+      backoffMs(attempt, {
+        firstMs: policy.timing.baseDelayMs,
+        maxMs: policy.timing.maxDelayMs,
+        jitter: 'equal',
+      }),
+    signal,
+  )
 }
 
 /**

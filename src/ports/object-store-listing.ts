@@ -7,7 +7,13 @@
  * when that entry was a prefix).
  */
 import { TurnlineError } from '../contract/errors.ts'
-import type { ListedObject, ListOptions, ListPage, PutOptions } from './object-store.ts'
+import type {
+  AppendOptions,
+  ListedObject,
+  ListOptions,
+  ListPage,
+  PutOptions,
+} from './object-store.ts'
 
 export const MAX_LIST_LIMIT = 1000
 
@@ -134,5 +140,18 @@ export function checkPutOptions(key: string, options: PutOptions): void {
     throw new TurnlineError('invalid_input', 'ifMatch must be a non-empty etag', {
       logDetails: { key },
     })
+  }
+}
+
+/** Rejects an unusable append (shared by the adapters that append). */
+export function checkAppendOptions(key: string, options: AppendOptions): void {
+  const { at, ifSize, ifVersion } = options
+  const offset = (n: number) => Number.isSafeInteger(n) && n >= 0
+  if (!offset(at) || !offset(ifSize) || at > ifSize || ifVersion === '') {
+    throw new TurnlineError(
+      'invalid_input',
+      'an append needs 0 <= at <= ifSize (whole bytes) and a non-empty ifVersion when given',
+      { logDetails: { key } },
+    )
   }
 }

@@ -12,12 +12,37 @@ export interface StoredObject {
   body: Uint8Array
   /** Opaque version tag, usable with `ifMatch`. */
   etag: string
+  /**
+   * Stores that append (`ObjectStore.append`): which object this is — it stays the same while
+   * the object only grows by appends, and changes when a put replaces it. Usable as `ifVersion`.
+   */
+  version?: string
 }
 
 export interface PutOptions {
   ifNoneMatch?: '*'
   ifMatch?: string
   contentType?: string
+}
+
+/** Where an append goes (`ObjectStore.append`). */
+export interface AppendOptions {
+  /** Byte offset the bytes are written at: the end of what the caller knows to be good. */
+  at: number
+  /**
+   * The object's size now, as the caller last saw it (0 also matches a missing object, which
+   * is created). Anything else is a 'conflict'. When it is above `at`, the bytes after `at`
+   * are replaced: that is how a torn tail is cut off.
+   */
+  ifSize: number
+  /** The object's `version` the caller knows: another one (replaced by a put) is a 'conflict'. */
+  ifVersion?: string
+}
+
+export interface AppendResult {
+  /** The object's size afterwards: `at` + the bytes appended. */
+  size: number
+  version: string
 }
 
 export interface ListOptions {
@@ -46,10 +71,28 @@ export interface ListPage {
 
 export interface ObjectStore {
   get(key: string): Promise<StoredObject | null>
-  put(key: string, body: Uint8Array, options?: PutOptions): Promise<{ etag: string }>
+  /** `version`: from stores that append (see `StoredObject.version`). */
+  put(
+    key: string,
+    body: Uint8Array,
+    options?: PutOptions,
+  ): Promise<{ etag: string; version?: string }>
   list(prefix: string, options?: ListOptions): Promise<ListPage>
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>
+  /**
+   * Optional capability: writes `bytes` at `at` and makes them the object's end, without
+   * rewriting what comes before — durable when it returns, like a put. Only stores that can
+   * grow a file in place have it (the fs store; the memory store, which stands in for it in
+   * tests); on the others (S3) callers rewrite the whole object instead.
+   *
+   * The size and version checks and the write are not one atomic step against a writer in
+   * another process: callers must write bytes that are a function of the offset (the same bytes
+   * at the same place, whoever writes them), so a race rewrites identical bytes at worst. A
+   * reader may see an append in progress as a partial last line; after a crash the object may
+   * end in one (a torn append), which the next writer cuts off with `ifSize` above `at`.
+   */
+  append?(key: string, bytes: Uint8Array, options: AppendOptions): Promise<AppendResult>
 }
 
 /** Every key under `prefix`, following pages. */

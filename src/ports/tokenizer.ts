@@ -1,7 +1,8 @@
 /**
  * Text → token count for compaction estimates. The engine loads a model's tokenizer only when
- * provider usage does not settle a decision; a runtime that cannot afford the BPE rank tables
- * (a Worker) passes a loader that answers `approximateTokenizer`.
+ * provider usage does not settle a decision. Every runtime counts with the same BPE encodings
+ * (the Worker too: functions/entries/worker-rank-table.ts); `approximateTokenizer` is a length
+ * heuristic for tests and benches.
  */
 
 export type EncodingName = 'o200k_base' | 'cl100k_base'

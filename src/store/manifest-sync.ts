@@ -29,6 +29,7 @@ export function manifestOf(snapshot: SessionSnapshot, rollup: RollupState): Sess
     rolled_head_seq: rollup.headSeq,
     rolled_batch: rollup.rolledBatch,
     ...(rollup.etag !== undefined ? { rollup_etag: rollup.etag } : {}),
+    ...(rollup.bytes !== undefined ? { events_bytes: rollup.bytes } : {}),
     ...(snapshot.checkpointBatch !== undefined
       ? { checkpoint_batch: snapshot.checkpointBatch }
       : {}),
@@ -42,6 +43,7 @@ export function rollupStateOf(manifest: SessionManifest | undefined): RollupStat
     headSeq: manifest.rolled_head_seq,
     rolledBatch: manifest.rolled_batch,
     ...(manifest.rollup_etag !== undefined ? { etag: manifest.rollup_etag } : {}),
+    ...(manifest.events_bytes !== undefined ? { bytes: manifest.events_bytes } : {}),
   }
 }
 

@@ -22,6 +22,11 @@ export interface RollupState {
   rolledBatch: number
   /** Etag of the events.jsonl this state describes; any other version is not trusted. */
   etag?: string
+  /**
+   * On a store that appends: the file's first `bytes` bytes hold [headSeq, rolledThrough); it
+   * may have grown since (events-file.ts).
+   */
+  bytes?: number
 }
 
 export const EMPTY_ROLLUP: RollupState = { rolledThrough: 0, headSeq: 0, rolledBatch: -1 }
@@ -43,20 +48,6 @@ export interface RolledCopy {
   lines: readonly string[]
   index: { value: TurnIndex; etag: string } | undefined
 }
-
-/**
- * Geometric rollup: rewrite events.jsonl when the unrolled events are at least as many as the
- * rolled ones (and at least MIN_ROLLUP_EVENTS), so every event is rewritten O(1) times on
- * average (total bytes written O(n)). `force` (at thread.completed) rolls everything.
- */
-export function rollupDue(snapshot: SessionSnapshot, state: RollupState, force: boolean): boolean {
-  const unrolled = snapshot.nextSeq - state.rolledThrough
-  if (unrolled <= 0) return false
-  return force || unrolled >= Math.max(MIN_ROLLUP_EVENTS, state.rolledThrough - state.headSeq)
-}
-
-/** No rollup before this many events are pending (readers use the batches meanwhile). */
-export const MIN_ROLLUP_EVENTS = 64
 
 /**
  * Rewrites events.jsonl (If-Match CAS) and index/turns.json to cover every committed batch up
@@ -161,7 +152,7 @@ async function readStoredIndex(
 }
 
 /** Batches this process committed itself are taken from memory; the rest are read. */
-async function readBatchesVia(
+export async function readBatchesVia(
   known: ReadonlyMap<number, KnownBatch>,
   store: ObjectStore,
   keys: SessionKeys,

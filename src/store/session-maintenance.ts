@@ -1,10 +1,12 @@
 import { serializeCheckpoint } from '../contract/checkpoint.ts'
-import { isTurnlineError } from '../contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { currentEventsFile } from './events-file.ts'
+import { appendingStore, type EventsFile, fileRollup } from './events-file-state.ts'
 import { toBytes } from './json-bytes.ts'
 import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
-import { type RollupState, rollup, rollupDue } from './rollup.ts'
+import { type RollupState, rollup } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { checkpointOf } from './session-snapshot.ts'
@@ -30,9 +32,10 @@ export interface PreparedManifest {
  * Whether a commit writes the manifest. Not after every batch: readers take the manifest as a
  * lower bound and probe the log forward (DESIGN §3), so an active session's manifest is written
  * only when it would otherwise miss something a reader cannot get from the log's tail — the
- * first manifest, a new checkpoint, a new rollup of events.jsonl, the session's end (`force`) —
- * or when it lags by `checkpointEvery` batches (a checkpoint that could not be written). Between
- * those, a turn's commit is its batch alone.
+ * first manifest, a new checkpoint, a rewrite of events.jsonl (a rollup; on a store that appends,
+ * a cut of old turns), the session's end (`force`) — or when it lags by `checkpointEvery`
+ * batches (a checkpoint that could not be written). Between those, a turn's commit is its batch
+ * (and, on a store that appends, its lines appended to events.jsonl).
  */
 export function manifestDue(
   snapshot: SessionSnapshot,
@@ -42,22 +45,33 @@ export function manifestDue(
 ): boolean {
   const stored = snapshot.manifest?.value
   if (force || !stored || stored.status !== next.status) return true
+  // Appended lines need no manifest; a rewrite does (it moves what the file starts with).
+  const rewritten =
+    next.events_bytes === undefined
+      ? stored.rolled_through !== next.rolled_through || stored.rollup_etag !== next.rollup_etag
+      : stored.rolled_head_seq !== next.rolled_head_seq || stored.events_bytes === undefined
   return (
     stored.checkpoint_batch !== next.checkpoint_batch ||
-    stored.rolled_through !== next.rolled_through ||
-    stored.rollup_etag !== next.rollup_etag ||
+    rewritten ||
     next.last_batch - stored.last_batch >= checkpointEvery
   )
 }
 
 /**
  * Everything after the commit point but the manifest: a checkpoint (every N batches or after a
- * history reset) and, when due, the rollup of events.jsonl — side by side, as they touch
- * different objects. A rollup is only considered when the manifest is to be written anyway (a
- * checkpoint, the session's end, no manifest yet, a lag of N batches), so it never costs a
- * manifest write of its own; the geometric rule still holds at those points. Both writes are
- * create-only or compare-and-swap, so a writer that lost its lease meanwhile cannot overwrite a
- * newer version.
+ * history reset) and events.jsonl brought up to the snapshot — side by side, as they touch
+ * different objects. The manifest's counts describe events.jsonl, so it is written only when the
+ * file holds every event it counts:
+ *
+ * - on a store that appends, the commit appended the batch's lines already (events-file.ts);
+ *   here the file is only brought up to date if that failed or this process does not know it;
+ * - on the others (S3), events.jsonl is rewritten (rolled up) whenever the manifest is to be
+ *   written anyway (a checkpoint, the session's end, no manifest yet, a lag of N batches), so it
+ *   lags the log by less than `checkpointEvery` batches and never costs a manifest write of its
+ *   own.
+ *
+ * Every write is create-only or compare-and-swap (or an append at a checked size), so a writer
+ * that lost its lease meanwhile cannot overwrite a newer version.
  */
 export async function prepareManifest(
   ctx: MaintenanceContext,
@@ -65,14 +79,27 @@ export async function prepareManifest(
   snapshot: SessionSnapshot,
   historyReset: boolean,
   force: boolean,
+  appended?: EventsFile,
 ): Promise<PreparedManifest> {
   const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
+  const appending = appendingStore(ctx.objects)
+  const current = appended?.through === snapshot.nextSeq ? appended : undefined
+  const file = appending
+    ? (current
+        ? Promise.resolve(current)
+        : currentEventsFile({ ...ctx, objects: appending }, keys, snapshot)
+      ).then(fileRollup)
+    : undefined
+  file?.catch(() => undefined)
   const before = rollupStateOf(snapshot.manifest?.value)
   const writing =
     checkpointing || manifestDue(snapshot, manifestOf(snapshot, before), ctx.checkpointEvery, force)
   const [checkpoint, rolled] = await Promise.allSettled([
     checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined,
-    writing && rollupDue(snapshot, before, force) ? rollUp(ctx, keys, snapshot, before) : before,
+    file ??
+      (writing && before.rolledThrough < snapshot.nextSeq
+        ? rollUp(ctx, keys, snapshot, before)
+        : before),
   ])
   if (checkpoint.status === 'rejected') throw checkpoint.reason
   if (rolled.status === 'rejected') throw rolled.reason
@@ -80,7 +107,13 @@ export async function prepareManifest(
     ? { ...snapshot, checkpointBatch: snapshot.lastBatch, batchesSinceCheckpoint: 0 }
     : snapshot
   const manifest = manifestOf(next, rolled.value)
-  return { snapshot: next, manifest, due: manifestDue(next, manifest, ctx.checkpointEvery, force) }
+  // Never a manifest that counts events events.jsonl does not hold (a rollup that lost a race).
+  const holdsAll = rolled.value.rolledThrough === next.nextSeq
+  if (force && !holdsAll) {
+    throw new TurnlineError('conflict', 'events.jsonl changed while it was being rolled up')
+  }
+  const due = holdsAll && manifestDue(next, manifest, ctx.checkpointEvery, force)
+  return { snapshot: next, manifest, due }
 }
 
 async function writeCheckpoint(

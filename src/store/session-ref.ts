@@ -80,6 +80,10 @@ export class SessionKeys {
   get turnIndex(): string {
     return `${this.root}index/turns.json`
   }
+  /** Where pending intents are kept when the coordinator does not keep them (`intents/<n>`). */
+  get intentsPrefix(): string {
+    return `${this.root}intents/`
+  }
 
   /**
    * An object of the session's workspace folder, by a relative path (compatibility exports):

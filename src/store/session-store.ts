@@ -8,6 +8,8 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from '../ports/object-store.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
+import { appendCommitted } from './events-file.ts'
+import { appendingStore, type EventsFile } from './events-file-state.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
@@ -137,6 +139,8 @@ export class SessionStore {
 
   /**
    * Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first.
+   * On a store that appends, the batch's lines are then appended to events.jsonl (and the turn
+   * index rewritten when the batch ends a turn), before anything else and whatever `maintain`.
    * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
    * `overlapManifest`: for an active session, the manifest write is left running and returned
    * as `manifestWritten`, so the caller can overlap it with its own last round trip.
@@ -156,15 +160,25 @@ export class SessionStore {
       throw error
     }
     const { batch } = committed
-    this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
+    const known = { batch, lines: committed.lines }
+    this.cache.rememberBatch(keys.root, known, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
     let maintenanceError: unknown
+    const appending = appendingStore(this.objects)
+    let file: EventsFile | undefined
+    if (appending) {
+      try {
+        file = await appendCommitted({ ...this.upkeep, objects: appending }, keys, next, known)
+      } catch (error) {
+        maintenanceError = error
+      }
+    }
     if (options.maintain !== false || force) {
       try {
         const reset = Boolean(batch.history?.reset)
-        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force)
+        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force, file)
         if (!prepared.due) {
           next = prepared.snapshot
         } else if (options.overlapManifest && !force) {
@@ -174,27 +188,21 @@ export class SessionStore {
             (written) => void this.cache.replace(keys.root, pending, written),
             (error: unknown) => error,
           )
-          return { snapshot: pending, ...done, manifestWritten }
+          return {
+            snapshot: pending,
+            ...done,
+            manifestWritten,
+            ...(maintenanceError ? { maintenanceError } : {}),
+          }
         } else {
           next = await writeManifest(this.upkeep, keys, prepared)
         }
       } catch (error) {
-        maintenanceError = error
+        maintenanceError ??= error
       }
     }
     this.cache.set(keys.root, next)
     return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
-  }
-
-  /** Checkpoint (every N batches or after a history reset), rollup when due, then manifest. */
-  private async maintain(
-    keys: SessionKeys,
-    snapshot: SessionSnapshot,
-    historyReset: boolean,
-    force: boolean,
-  ): Promise<SessionSnapshot> {
-    const prepared = await prepareManifest(this.upkeep, keys, snapshot, historyReset, force)
-    return writeManifest(this.upkeep, keys, prepared)
   }
 
   /**
@@ -212,7 +220,9 @@ export class SessionStore {
       if (current.status === 'active' || value.rolled_batch === current.last_batch) return current
     }
     const snapshot = await this.open(ref, tipHint)
-    const repaired = await this.maintain(keys, snapshot, false, snapshot.status === 'completed')
+    const force = snapshot.status === 'completed'
+    const prepared = await prepareManifest(this.upkeep, keys, snapshot, false, force)
+    const repaired = await writeManifest(this.upkeep, keys, prepared)
     this.cache.set(keys.root, repaired)
     return repaired.manifest?.value ?? manifestOf(repaired, rollupStateOf(undefined))
   }

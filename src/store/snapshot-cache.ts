@@ -1,3 +1,4 @@
+import type { EventsFile } from './events-file-state.ts'
 import type { KnownBatch, RolledCopy } from './rollup.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 
@@ -13,6 +14,8 @@ interface Entry {
   batchBytes: number
   /** What this process last rolled up (saves reading events.jsonl and the index back). */
   rolled?: RolledCopy
+  /** On a store that appends: what this process knows of events.jsonl (events-file.ts). */
+  eventsFile?: EventsFile
 }
 
 /**
@@ -72,6 +75,18 @@ export class SnapshotCache {
     const chars = copy ? copy.lines.reduce((sum, line) => sum + line.length + 1, 0) : 0
     if (copy && chars <= MAX_ROLLED_COPY_CHARS) entry.rolled = copy
     else delete entry.rolled
+  }
+
+  eventsFile(key: string): EventsFile | undefined {
+    return this.entries.get(key)?.eventsFile
+  }
+
+  /** Keeps (or, with undefined, drops) what this process knows of events.jsonl. */
+  setEventsFile(key: string, file: EventsFile | undefined): void {
+    const entry: Entry = this.touch(key) ?? { batches: new Map(), batchBytes: 0 }
+    if (file) entry.eventsFile = file
+    else delete entry.eventsFile
+    this.store(key, entry)
   }
 
   forgetBatchesThrough(key: string, last: number): void {

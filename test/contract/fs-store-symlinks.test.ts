@@ -117,6 +117,9 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
         )
         expect(await codeOf(store.put(key, encode('evil'), { ifMatch: '"x"' }))).toBe('not_found')
         expect(await codeOf(store.delete(key))).toBe('corrupt_data')
+        expect(await codeOf(store.append(key, encode('evil'), { at: 0, ifSize: 0 }))).toBe(
+          'corrupt_data',
+        )
         expect(await codeOf(store.put(`${key}.new/deeper.json`, encode('evil')))).toBe(
           'corrupt_data',
         )
@@ -151,6 +154,16 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
       expect(await readFile(hostFile(), 'utf8')).toBe('host file secret.txt')
     })
 
+    it('an append refuses it, at any size it expects: the target is unchanged', async () => {
+      for (const ifSize of [0, 'host file secret.txt'.length]) {
+        expect(await codeOf(store.append(key, encode('evil'), { at: ifSize, ifSize }))).toBe(
+          'corrupt_data',
+        )
+      }
+      expect(await readFile(hostFile(), 'utf8')).toBe('host file secret.txt')
+      expect((await lstat(join(root, key))).isSymbolicLink()).toBe(true)
+    })
+
     it('a plain put replaces the link itself, a delete removes the link: the target is unchanged', async () => {
       await store.put(key, encode('replaced'))
       expect((await lstat(join(root, key))).isFile()).toBe(true)
@@ -170,6 +183,7 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
     execFileSync('mkfifo', [join(root, key)])
     expect(await store.get(key)).toBeNull()
     expect((await listAll(store, `${SESSION}/`)).objects).toEqual([])
+    expect(await codeOf(store.append(key, encode('x'), { at: 0, ifSize: 0 }))).toBe('corrupt_data')
   })
 
   describe('a link the store had a handle on before it was planted', () => {

@@ -8,6 +8,7 @@ import { withFileLock } from '../../adapters/fs/fs-lock.ts'
 import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
 import { describeObjectStore } from './object-store.suite.ts'
+import { describeAppends } from './object-store-append.suite.ts'
 
 const CHILD = new URL('./fs-race-child.ts', import.meta.url).pathname
 const encode = (text: string) => new TextEncoder().encode(text)
@@ -31,17 +32,21 @@ async function filesUnder(dir: string): Promise<string[]> {
     .sort()
 }
 
-describeObjectStore('fs', async () => {
+/** A store in a fresh folder; nothing may be left in its working folder once all settled. */
+async function freshStore() {
   const root = await tempRoot()
   return {
     store: new FsObjectStore({ root }),
     cleanup: async () => {
-      // Nothing may be left in the working folder once all operations have settled.
       expect(await filesUnder(join(root, '.turnline-fs'))).toEqual([])
       await rm(root, { recursive: true, force: true })
     },
   }
-})
+}
+
+describeObjectStore('fs', freshStore)
+
+describeAppends('fs', freshStore)
 
 // Where /proc/self/fd is missing (not Linux) the store reaches its folders by path, each
 // component checked: the same contract.

@@ -2,13 +2,26 @@ import { describe, expect, it } from 'vitest'
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { describeObjectStore } from './object-store.suite.ts'
+import { describeAppends } from './object-store-append.suite.ts'
 
 describeObjectStore('memory', async () => ({
   store: new MemoryObjectStore(),
   cleanup: async () => {},
 }))
 
+describeObjectStore('memory without appends', async () => ({
+  store: new MemoryObjectStore({ appendable: false }),
+  cleanup: async () => {},
+}))
+
 describeObjectStore('counting(memory)', async () => ({
+  store: countingObjectStore(new MemoryObjectStore()).store,
+  cleanup: async () => {},
+}))
+
+describeAppends('memory', async () => ({ store: new MemoryObjectStore(), cleanup: async () => {} }))
+
+describeAppends('counting(memory)', async () => ({
   store: countingObjectStore(new MemoryObjectStore()).store,
   cleanup: async () => {},
 }))
@@ -72,15 +85,31 @@ describe('countingObjectStore', () => {
     await store.get('missing')
     await store.list('')
     await store.delete('a')
+    await store.append?.('b', new Uint8Array(3), { at: 0, ifSize: 0 })
+    await store.append?.('b', new Uint8Array(2), { at: 0, ifSize: 0 }).catch(() => {})
     expect(snapshot()).toEqual({
       get: 2,
       put: 2,
       list: 1,
       delete: 1,
-      bytesWritten: 14,
+      append: 2,
+      bytesWritten: 19,
       bytesRead: 10,
     })
     reset()
-    expect(counts).toEqual({ get: 0, put: 0, list: 0, delete: 0, bytesWritten: 0, bytesRead: 0 })
+    expect(counts).toEqual({
+      get: 0,
+      put: 0,
+      list: 0,
+      delete: 0,
+      append: 0,
+      bytesWritten: 0,
+      bytesRead: 0,
+    })
+  })
+
+  it('has no append over a store without one', () => {
+    const { store } = countingObjectStore(new MemoryObjectStore({ appendable: false }))
+    expect(store.append).toBeUndefined()
   })
 })

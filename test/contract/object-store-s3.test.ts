@@ -2,7 +2,7 @@ import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { s3Error } from '../../adapters/s3/s3-errors.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
 import { requireServices } from '../support/services.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 
@@ -43,6 +43,11 @@ describeObjectStore('s3 (moto)', async () => {
 
 describe('S3ObjectStore specifics', () => {
   const encode = (text: string) => new TextEncoder().encode(text)
+
+  it('cannot append: the session store rewrites events.jsonl there', () => {
+    const store: ObjectStore = new S3ObjectStore({ bucket, client })
+    expect(store.append).toBeUndefined()
+  })
 
   it('keeps each prefix to itself', async () => {
     const one = new S3ObjectStore({ bucket, prefix: 'iso/one', client })

@@ -16,7 +16,7 @@ const bytes = (text: string): Uint8Array => encoder.encode(text)
 const text = (body: Uint8Array): string => decoder.decode(body)
 
 /** The error code a promise rejects with, or 'ok'. */
-async function outcome(promise: Promise<unknown>): Promise<string> {
+export async function outcome(promise: Promise<unknown>): Promise<string> {
   try {
     await promise
     return 'ok'
@@ -35,18 +35,28 @@ function tally(outcomes: string[]): Record<string, number> {
 /** Keys chosen so that byte order differs from naive "folder first" order. */
 const LISTING_KEYS = ['a-b', 'a.b', 'a/b', 'a/c/d', 'a/c/e', 'a0', 'b', 'b0/x/y', 'c']
 
+/** Inside a describe: a fresh store for every test, cleaned up after it; returns its getter. */
+export function freshStorePerTest(makeStore: () => Promise<StoreFixture>): () => ObjectStore {
+  let fixture: StoreFixture | undefined
+  beforeEach(async () => {
+    fixture = await makeStore()
+  })
+  afterEach(async () => {
+    await fixture?.cleanup()
+    fixture = undefined
+  })
+  return () => {
+    if (!fixture) throw new Error('no store outside a test')
+    return fixture.store
+  }
+}
+
 export function describeObjectStore(name: string, makeStore: () => Promise<StoreFixture>): void {
   describe(`ObjectStore contract: ${name}`, () => {
-    let fixture: StoreFixture | undefined
+    const current = freshStorePerTest(makeStore)
     let store: ObjectStore
-
-    beforeEach(async () => {
-      fixture = await makeStore()
-      store = fixture.store
-    })
-    afterEach(async () => {
-      await fixture?.cleanup()
-      fixture = undefined
+    beforeEach(() => {
+      store = current()
     })
 
     async function putAll(keys: string[]): Promise<void> {

@@ -8,6 +8,7 @@ import type { SessionRef } from '../../src/store/session-ref.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { crashingObjectStore, SimulatedCrash } from '../support/crashing-object-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
+import { expectFilesMatch, readSessionFiles } from '../support/session-files.ts'
 
 type MakeStore = () => Promise<{ store: ObjectStore; cleanup: () => Promise<void> }>
 
@@ -50,6 +51,46 @@ async function allEvents(sessions: SessionStore, ref: SessionRef) {
 
 export function describeSessionStore(name: string, makeStore: MakeStore): void {
   describe(`SessionStore on ${name}`, () => {
+    it('keeps VT Code’s files current: appended after every commit, or lagging less than a checkpoint interval', async () => {
+      const { store, cleanup } = await makeStore()
+      try {
+        const checkpointEvery = 4
+        const sessions = new SessionStore({ store, checkpointEvery })
+        const ref = newRef()
+        const committed: ThreadEvent[] = [threadStarted(ref.sessionId)]
+        await sessions.create(ref, ref.sessionId, { events: [threadStarted(ref.sessionId)] })
+        // turns split over two commits, as a tool turn is: started + item, then item + end
+        for (let n = 1; n <= 10; n++) {
+          const [started, ...rest] = turnEvents(n, 2) as [ThreadEvent, ...ThreadEvent[]]
+          for (const events of [[started, rest[0] as ThreadEvent], rest.slice(1)]) {
+            const { snapshot } = await sessions.commit(await sessions.open(ref), { events })
+            committed.push(...events)
+            const files = await readSessionFiles(store, ref.sessionId)
+            const manifest = files.manifest
+            // the stored manifest counts only events the file holds, and describes it
+            expect(manifest?.rolled_batch).toBe(manifest?.last_batch)
+            expect(files.events.slice(0, manifest?.event_count)).toEqual(
+              committed.slice(0, manifest?.event_count),
+            )
+            if (store.append) {
+              // appended after every commit
+              await expectFilesMatch(store, ref.sessionId, committed, `turn ${n}`)
+            } else {
+              // the bound: the file holds every batch but fewer than `checkpointEvery` last ones
+              const behind = snapshot.lastBatch - (manifest?.rolled_batch ?? -1)
+              expect(behind, `turn ${n}`).toBeLessThan(checkpointEvery)
+              expect(files.events).toEqual(committed.slice(0, files.events.length))
+            }
+          }
+        }
+        const done = threadCompleted(ref.sessionId, 10)
+        await sessions.commit(await sessions.open(ref), { events: [done] })
+        await expectFilesMatch(store, ref.sessionId, [...committed, done], 'completed')
+      } finally {
+        await cleanup()
+      }
+    })
+
     it('commits turns as dense batches and serves every event from any seq', async () => {
       const { store, cleanup } = await makeStore()
       try {
@@ -123,10 +164,11 @@ export function describeSessionStore(name: string, makeStore: MakeStore): void {
           newRef(),
           5,
         )
-        const puts = counted.counts.put
+        // every put and, on a store that appends, every append to events.jsonl
+        const puts = counted.counts.put + counted.counts.append
         expect(puts).toBeGreaterThan(10)
 
-        for (const mode of ['before', 'after'] as const) {
+        for (const mode of ['before', 'after', 'torn'] as const) {
           for (let crashAt = 1; crashAt <= puts; crashAt++) {
             const ref = newRef()
             const dying = crashingObjectStore(store, crashAt, mode)

@@ -114,8 +114,34 @@ describe('Claude sessions on npm start', () => {
     expect(usage?.cached_input_tokens).toBeGreaterThan(0)
     // Only the new user message and the answer before it are written to the cache.
     expect(usage?.cache_creation_tokens).toBeLessThan(usage?.cached_input_tokens ?? 0)
-    const view = await fetch(`${url}/v1/sessions/${id}`).then((r) => r.json())
-    expect(view).toMatchObject({ model: MODEL })
+    // Priced at Claude Opus 4.7's rates: cache reads and writes apart from plain input.
+    const view = (await fetch(`${url}/v1/sessions/${id}`).then((r) => r.json())) as {
+      model: string
+      usage: {
+        input_tokens: number
+        cached_input_tokens: number
+        cache_creation_tokens: number
+        output_tokens: number
+      }
+      total_cost_usd: number
+      price: Record<string, number>
+    }
+    expect(view.model).toBe(MODEL)
+    expect(view.price).toEqual({
+      input: 5e-6,
+      output: 25e-6,
+      cached_input: 0.5e-6,
+      cache_write: 6.25e-6,
+    })
+    const { input_tokens, cached_input_tokens, cache_creation_tokens, output_tokens } = view.usage
+    const plain = input_tokens - cached_input_tokens - cache_creation_tokens
+    expect(view.total_cost_usd).toBeCloseTo(
+      plain * 5e-6 +
+        cached_input_tokens * 0.5e-6 +
+        cache_creation_tokens * 6.25e-6 +
+        output_tokens * 25e-6,
+      12,
+    )
   })
 
   it('retries an overloaded API and completes the turn', async () => {

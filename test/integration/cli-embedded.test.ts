@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -292,6 +292,85 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr).toMatch(message)
     }
+  })
+})
+
+/** An unprivileged user's uid, not the sandbox's default (65534): the project folder's owner. */
+const PROJECT_UID = 1234
+
+describe("turnline exec on the user's own folder (project mode)", { timeout: 180_000 }, () => {
+  let project = ''
+  beforeAll(async () => {
+    project = join(dir, 'project')
+    await mkdir(project)
+    await writeFile(join(project, 'existing-file.txt'), 'was here before\n')
+    // A user's own folder: the tests run as root, so it is given to a user of its own.
+    await chown(project, PROJECT_UID, PROJECT_UID)
+    await chown(join(project, 'existing-file.txt'), PROJECT_UID, PROJECT_UID)
+  })
+
+  it('works in the current folder: says so at start, lists its files, and writes there as its owner', async () => {
+    const run = await cli(
+      ['exec', '--json', 'run `ls -la; id -u; echo made > made-by-command.txt`'],
+      {
+        cwd: project,
+      },
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain(
+      `turnline: the agent works in ${project} and may change files there`,
+    )
+    const output = events(run.stdout).find(
+      (e) => e.type === 'item.completed' && e.item?.type === 'tool_output',
+    )
+    const text = String(output?.item?.output)
+    expect(text).toContain('existing-file.txt')
+    expect(text).toContain(String(PROJECT_UID))
+    const made = await stat(join(project, 'made-by-command.txt'))
+    expect(made.uid).toBe(PROJECT_UID)
+
+    // A file tool writes there too, and what it makes is the folder owner's, not the sandbox user's.
+    const write = await cli(['exec', '--json', 'write notes.txt: hello from the agent'], {
+      cwd: project,
+    })
+    expect(write.code, write.stderr).toBe(0)
+    expect(await readFile(join(project, 'notes.txt'), 'utf8')).toBe('hello from the agent')
+    expect((await stat(join(project, 'notes.txt'))).uid).toBe(PROJECT_UID)
+  })
+
+  it('--cd DIR picks the folder; resume works in it too', async () => {
+    const run = await cli(['exec', '--cd', project, '--keep-open', 'run `echo first > cd-one.txt`'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain(`the agent works in ${project}`)
+    const again = await cli(['exec', 'resume', '--last', '-C', project, 'run `cat cd-one.txt`'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('first')
+  })
+
+  it('refuses a sessions folder inside the project, and --cd with a server', async () => {
+    const inside = await cli(['exec', 'run `ls`'], {
+      cwd: project,
+      env: { TURNLINE_DATA_DIR: join(project, '.turnline'), TURNLINE_RUNNER_ROOT: join(dir, 'rr') },
+    })
+    expect(inside.code).toBe(2)
+    expect(inside.stderr).toMatch(/TURNLINE_DATA_DIR .* overlap/)
+    // The runner's root beside it (its default) is refused as well.
+    const runnerInside = await cli(['exec', 'run `ls`'], {
+      cwd: project,
+      env: { TURNLINE_DATA_DIR: join(project, 'data') },
+    })
+    expect(runnerInside.code).toBe(2)
+    expect(runnerInside.stderr).toMatch(/TURNLINE_RUNNER_ROOT .* overlap/)
+    const remote = await cli(['exec', '--url', 'http://127.0.0.1:9', '--cd', project, 'x'])
+    expect(remote.code).toBe(2)
+    expect(remote.stderr).toMatch(/--cd applies to the embedded engine/)
+  })
+
+  it('a folder of root: commands never run as root, so a sandbox folder of its own, said at start', async () => {
+    const run = await cli(['exec', '--json', 'run `echo in-sandbox > root-case.txt`'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(/belongs to root .* sandbox folder of its own/)
+    await expect(stat(join(dir, 'root-case.txt'))).rejects.toThrow()
   })
 })
 

@@ -49,14 +49,21 @@ describe('Worker bundle', () => {
   })
 
   it('is self-contained: no node: modules, no filesystem adapter', () => {
-    expect(externals).toEqual([])
+    // Its only imports: the two rank tables, uploaded beside it as Text modules.
+    expect(externals.map((path) => path.replace(/^\.\/[0-9a-f]{40}-/, ''))).toEqual(
+      expect.arrayContaining(['o200k_base', 'cl100k_base']),
+    )
+    expect(externals).toHaveLength(2)
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
     expect(inputs).toContain('functions/entries/worker.ts')
   })
 
-  it('leaves gpt-tokenizer out: compaction estimates use the length heuristic', () => {
-    expect(inputs.filter((path) => path.includes('gpt-tokenizer'))).toEqual([])
-    expect(inputs).toContain('functions/entries/worker-encoding.ts')
+  it('counts with gpt-tokenizer, its rank tables text beside the bundle, not compiled in it', () => {
+    expect(inputs).toContain('node_modules/gpt-tokenizer/esm/GptEncoding.js')
+    expect(inputs).toContain('functions/entries/worker-encoding-o200k.ts')
+    expect(inputs).toContain('functions/entries/worker-encoding-cl100k.ts')
+    expect(inputs.filter((path) => path.includes('/bpeRanks/'))).toEqual([])
+    expect(inputs.filter((path) => path.includes('gpt-tokenizer/esm/encoding/'))).toEqual([])
   })
 
   it('has the MCP SDK client but not Ajv (the client validates with @cfworker/json-schema)', () => {

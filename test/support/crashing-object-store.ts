@@ -6,14 +6,16 @@ export class SimulatedCrash extends Error {
 }
 
 /**
- * Wraps a real store and kills the writer at its `crashAt`-th put (1-based): `before` fails the
- * put without storing it, `after` stores it and then fails (the process died before it saw
- * the answer). Every later call fails too, as for a dead process.
+ * Wraps a real store and kills the writer at its `crashAt`-th write (1-based; puts and appends
+ * count, and a store that appends keeps its appends): `before` fails the write without storing
+ * it, `after` stores it and then fails (the process died before it saw the answer). With
+ * `torn`, a crash before an append first writes part of its bytes, as a process killed inside
+ * the write would. Every later call fails too, as for a dead process.
  */
 export function crashingObjectStore(
   inner: ObjectStore,
   crashAt: number,
-  mode: 'before' | 'after',
+  mode: 'before' | 'after' | 'torn',
 ): { store: ObjectStore; crashed: () => boolean } {
   let puts = 0
   let dead = false
@@ -36,17 +38,36 @@ export function crashingObjectStore(
     async put(key, body, options) {
       guard()
       puts += 1
-      if (puts === crashAt && mode === 'before') {
+      if (puts === crashAt && mode !== 'after') {
         dead = true
-        throw new SimulatedCrash(`crash before put #${puts} (${key})`)
+        throw new SimulatedCrash(`crash before write #${puts} (${key})`)
       }
       const result = await inner.put(key, body, options)
       if (puts === crashAt) {
         dead = true
-        throw new SimulatedCrash(`crash after put #${puts} (${key})`)
+        throw new SimulatedCrash(`crash after write #${puts} (${key})`)
       }
       return result
     },
+  }
+  const append = inner.append?.bind(inner)
+  if (append) {
+    store.append = async (key, bytes, options) => {
+      guard()
+      puts += 1
+      if (puts === crashAt && mode !== 'after') {
+        dead = true
+        const part = bytes.subarray(0, Math.ceil(bytes.length / 2))
+        if (mode === 'torn' && part.length > 0) await append(key, part, options)
+        throw new SimulatedCrash(`crash ${mode} append, write #${puts} (${key})`)
+      }
+      const result = await append(key, bytes, options)
+      if (puts === crashAt) {
+        dead = true
+        throw new SimulatedCrash(`crash after append, write #${puts} (${key})`)
+      }
+      return result
+    }
   }
   return { store, crashed: () => dead }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { parseBatch, serializeBatch } from '../../src/contract/batch.ts'
 import { parseCheckpoint, serializeCheckpoint } from '../../src/contract/checkpoint.ts'
 import { type ErrorCode, isTurnlineError } from '../../src/contract/errors.ts'
+import { parsePendingIntent, serializePendingIntent } from '../../src/contract/pending-intent.ts'
 import { parseVersionedLine, serializeVersioned } from '../../src/contract/serialize.ts'
 import {
   parseSessionManifest,
@@ -31,6 +32,24 @@ describe('stored fixtures parse and re-serialize byte-identically', () => {
     const manifest = parseSessionManifest(bytes('manifest.json'))
     expect(manifest).toMatchObject({ schema_version: 1, format_version: 1, last_batch: 2 })
     expect(serializeSessionManifest(manifest)).toBe(text('manifest.json'))
+  })
+
+  it('manifest.appended.json (the fs store: events.jsonl appended, events_bytes, no etag)', () => {
+    const manifest = parseSessionManifest(bytes('manifest.appended.json'))
+    expect(manifest.rollup_etag).toBeUndefined()
+    expect(manifest.events_bytes).toBe(bytes('events.jsonl').length)
+    expect(serializeSessionManifest(manifest)).toBe(text('manifest.appended.json'))
+  })
+
+  it('intents/0000000003.json', () => {
+    const intent = parsePendingIntent(bytes('intents/0000000003.json'))
+    expect(intent).toMatchObject({ format: 'turnline.pending-intent', version: 1 })
+    expect(intent.text).toContain('\n')
+    expect(serializePendingIntent(intent)).toBe(text('intents/0000000003.json'))
+    const stored = JSON.parse(text('intents/0000000003.json')) as Record<string, unknown>
+    failsWith('unsupported_version', () => parsePendingIntent(encode({ ...stored, version: 2 })))
+    failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, id: 'has space' })))
+    failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, format: 'other' })))
   })
 
   it('index/turns.json', () => {

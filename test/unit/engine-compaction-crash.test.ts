@@ -48,7 +48,7 @@ describe('a compacting turn killed at any object write', () => {
       { idempotencyKey: 'k' },
     )
     expect(cleanTurn.events.map((e) => e.type)).toContain('thread.compact_boundary')
-    const writes = counted.counts.put
+    const writes = counted.counts.put + counted.counts.append
     await Promise.all([clean.setup.close(), cleanVictim.close()])
     expect(writes).toBeGreaterThanOrEqual(6)
 

@@ -6,6 +6,7 @@ import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { crashingObjectStore } from '../support/crashing-object-store.ts'
 import { echoTool } from '../support/engine-deps.ts'
 import { startScriptedEngine } from '../support/scripted-engine.ts'
+import { expectFilesMatchLog } from '../support/session-files.ts'
 import type { InProcessToolReceiver } from '../support/tool-receiver.ts'
 
 /**
@@ -15,12 +16,15 @@ import type { InProcessToolReceiver } from '../support/tool-receiver.ts'
  * the turn honestly.
  */
 describe.each([
-  // An ordinary turn: the batch committed before the tool runs and the final batch.
-  // Both are commit points: no crash at either is answered as a success.
-  { cadence: 'an ordinary turn', checkpointEvery: 16, writes: 2, answers: false },
+  // An ordinary turn: the batch committed before the tool runs, its lines appended to
+  // events.jsonl, the final batch, its lines, and the turn index it completes. The batches are
+  // the commit points: no crash at either is answered as a success. A crash at the final append
+  // or the index comes after the commit point: still answered, and the next writer repairs
+  // events.jsonl and the index.
+  { cadence: 'an ordinary turn', checkpointEvery: 16, writes: 5, answers: true },
   // A turn that also checkpoints and so writes the manifest (overlapped with endTurn).
   // A crash at the checkpoint or the manifest comes after the commit point: still answered.
-  { cadence: 'a checkpoint turn', checkpointEvery: 1, writes: 4, answers: true },
+  { cadence: 'a checkpoint turn', checkpointEvery: 1, writes: 7, answers: true },
 ])(
   'a tool turn killed at any object write ($cadence)',
   ({ checkpointEvery, writes: expected, answers }) => {
@@ -45,11 +49,11 @@ describe.each([
         { text: 'done' },
       )
       await clean.service.stepTurn('t1', cleanId, { input: 'go' }, { idempotencyKey: 'k' })
-      const writes = counted.counts.put
+      const writes = counted.counts.put + counted.counts.append
       expect(writes).toBe(expected)
 
       const seen = { toolRanThenCrashed: 0, answeredFirst: 0, crashed: 0 }
-      for (const mode of ['before', 'after'] as const) {
+      for (const mode of ['before', 'after', 'torn'] as const) {
         for (let crashAt = 1; crashAt <= writes; crashAt++) {
           const label = `${mode} write #${crashAt}`
           const inner = new MemoryObjectStore()
@@ -112,10 +116,14 @@ describe.each([
               : [],
           )
           expect(new Set(ids).size, `${label}: no item completed twice`).toBe(ids.length)
+          // The next turn's writer brings events.jsonl and the turn index up to the log.
+          retry.model.respond(() => ({ text: 'next' }))
+          await retry.service.stepTurn('t1', session_id, { input: 'next' })
+          await expectFilesMatchLog(inner, retry.service, session_id, label)
         }
       }
       // the sweep really hit the interesting points
-      expect(seen.crashed).toBe(2 * writes)
+      expect(seen.crashed).toBe(3 * writes)
       expect(seen.toolRanThenCrashed).toBeGreaterThan(0)
       expect(seen.answeredFirst > 0).toBe(answers)
     })

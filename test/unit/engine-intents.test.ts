@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
-import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
+import {
+  DurableIntentsCoordinator,
+  sessionIntentFolders,
+} from '../../src/store/durable-intents-coordinator.ts'
+import { SessionLocator } from '../../src/store/session-locator.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { crashingObjectStore } from '../support/crashing-object-store.ts'
 import { gate } from '../support/gate.ts'
 import { startScriptedEngine, useScriptedEngine } from '../support/scripted-engine.ts'
 
@@ -114,6 +121,55 @@ describe('steering intents', () => {
       expect(await coordinator.pendingIntents(`t1/${session_id}`), when).toEqual([])
       a.model.assertDone()
       b.model.assertDone()
+    }
+  })
+
+  it('with the in-process coordinator, an intent survives a restart at any write of its turn', async () => {
+    /** A process of the embedded default over `store`: in-process coordinator, intents stored. */
+    const processOn = (store: ObjectStore, objects: ObjectStore) =>
+      startScriptedEngine({
+        store,
+        coordinator: new DurableIntentsCoordinator({
+          inner: new MemoryCoordinator(),
+          objects,
+          folderOf: sessionIntentFolders(
+            new SessionStore({ store }),
+            new SessionLocator(store, ''),
+          ),
+        }),
+      })
+    // the turn's writes: its batch, the append to events.jsonl, the turn index (then the delete
+    // of the intent's object, after the commit)
+    for (let crashAt = 1; crashAt <= 3; crashAt++) {
+      for (const mode of ['before', 'after'] as const) {
+        const label = `${mode} write #${crashAt}`
+        const inner = new MemoryObjectStore()
+        const setup = processOn(inner, inner)
+        const { session_id } = await setup.service.createSession('t1', {})
+        await setup.service.enqueueIntent('t1', session_id, { text: 'steer left' })
+        const dying = crashingObjectStore(inner, crashAt, mode)
+        const victim = processOn(dying.store, dying.store)
+        victim.model.enqueue({ text: 'ok' })
+        await victim.service.stepTurn('t1', session_id, { input: 'go' }).catch(() => undefined)
+        expect(dying.crashed(), label).toBe(true)
+
+        const restarted = processOn(inner, inner)
+        restarted.model.respond(() => ({ text: 'fine' }))
+        const next = await restarted.service.stepTurn('t1', session_id, { input: 'next' })
+        expect(next.status, label).toBe('completed')
+        const page = await restarted.service.readEvents('t1', session_id, -1, 1000)
+        const interjections = page.events.filter((e) => e.line.event.type === 'interjected')
+        expect(interjections, label).toHaveLength(1)
+        // in the restarted turn's request exactly once: applied now, or carried from its batch
+        const last = userMessages(restarted.model.requests.at(-1)?.messages)
+        expect(
+          last.filter((text) => text === 'steer left'),
+          label,
+        ).toHaveLength(1)
+        expect(await restarted.deps.coordinator.pendingIntents(`t1/${session_id}`)).toEqual([])
+        const left = (await listAll(inner, '')).objects.filter((o) => o.key.includes('/intents/'))
+        expect(left, label).toEqual([])
+      }
     }
   })
 })

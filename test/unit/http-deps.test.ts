@@ -14,6 +14,7 @@ import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.t
 import { createDeps, type DepsOptions } from '../../functions/deps.ts'
 import { ConfigError } from '../../functions/env-config.ts'
 import { jsonLines } from '../../functions/http/request-log.ts'
+import { DurableIntentsCoordinator } from '../../src/store/durable-intents-coordinator.ts'
 
 const KEYS = 'aaaaaaaaaaaaaaaaaaaa=t1,bbbbbbbbbbbbbbbbbbbb=t2'
 const fsDefault = { defaultStore: (root: string) => new FsObjectStore({ root }) }
@@ -36,7 +37,10 @@ describe('createDeps', () => {
     const store = deps.service.sessions.objects
     expect(store).toBeInstanceOf(FsObjectStore)
     expect((store as FsObjectStore).root).toBe(join(process.cwd(), '.turnline'))
-    expect(deps.service.coordinator).toBeInstanceOf(MemoryCoordinator)
+    // in this process, with pending intents kept in the session store
+    const coordinator = deps.service.coordinator
+    expect(coordinator).toBeInstanceOf(DurableIntentsCoordinator)
+    expect((coordinator as DurableIntentsCoordinator).inner).toBeInstanceOf(MemoryCoordinator)
     expect(deps.service.models('local')).not.toBe(unconfiguredModelClient)
     expect(deps.model).toMatchObject({ provider: 'demo', defaultModel: DEMO_MODEL_NAME })
     expect(deps.auth.keys).toEqual([])

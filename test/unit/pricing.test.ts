@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../../src/contract/usage.ts'
+import { claudeModelId } from '../../src/core/model/claude-prices.ts'
 import { estimateCostUsd, priceFor } from '../../src/core/model/pricing.ts'
 
 const usage = (input: number, cached: number, output: number, creation = 0): Usage => ({
@@ -89,5 +90,46 @@ describe('estimateCostUsd (as the provider bills)', () => {
 
   it('is zero for zero usage', () => {
     expect(estimateCostUsd(usage(0, 0, 0), { input: 1, output: 1 })).toBe(0)
+  })
+})
+
+describe('Claude prices', () => {
+  it('prices cache reads and writes apart, per Anthropic model id', () => {
+    const price = priceFor('claude-sonnet-4-6')
+    expect(price?.input).toBeCloseTo(3e-6, 15)
+    expect(price?.cacheWrite).toBeCloseTo(3.75e-6, 15)
+    expect(price?.cacheRead).toBeCloseTo(0.3e-6, 15)
+    expect(price?.output).toBeCloseTo(15e-6, 15)
+    expect(priceFor('claude-opus-4-1')?.input).toBeCloseTo(15e-6, 15)
+    expect(priceFor('claude-opus-4-5')?.input).toBeCloseTo(5e-6, 15)
+  })
+
+  it('reads the ids of the Messages API, Bedrock, Vertex and routers alike', () => {
+    for (const id of [
+      'claude-sonnet-4-5-20250929',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'claude-sonnet-4-5@20250929',
+      'anthropic/claude-sonnet-4.5',
+      'Claude-Sonnet-4-5',
+    ]) {
+      expect(claudeModelId(id), id).toBe('claude-sonnet-4-5')
+    }
+    expect(priceFor('claude-sonnet-4-20250514')).toEqual(priceFor('claude-sonnet-4-0'))
+    expect(priceFor('claude-3-7-sonnet-latest')).toEqual(priceFor('claude-3-7-sonnet'))
+  })
+
+  it('knows no price for a model it does not list, nor for a near name', () => {
+    expect(priceFor('claude-haiku-5-5')).toBeUndefined()
+    expect(priceFor('claude-sonnet-4-7')).toBeUndefined()
+    expect(priceFor('claude-opus-4-10')).toBeUndefined()
+  })
+
+  it('costs a cached Claude request at the read and write rates', () => {
+    const price = priceFor('claude-opus-4-7')
+    if (!price) throw new Error('no price')
+    // 1,000 uncached + 10,000 read + 2,000 written, 500 out.
+    const cost = estimateCostUsd(usage(13_000, 10_000, 500, 2_000), price)
+    expect(cost).toBeCloseTo(1_000 * 5e-6 + 10_000 * 0.5e-6 + 2_000 * 6.25e-6 + 500 * 25e-6, 12)
   })
 })

@@ -16,53 +16,72 @@ async function storedManifest(store: ObjectStore, sessions: SessionStore) {
 
 describe('when the manifest is written', () => {
   it('writes it at creation, at each checkpoint and at the end, not after every batch', async () => {
-    const counting = countingObjectStore(new MemoryObjectStore())
-    const sessions = new SessionStore({ store: counting.store, checkpointEvery: 4 })
-    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
-    expect((await storedManifest(counting.store, sessions))?.last_batch).toBe(0)
-    const writtenAt: number[] = []
-    const putsPerCommit: number[] = []
-    for (let n = 1; n <= 9; n++) {
-      counting.reset()
-      await sessions.commit(await sessions.open(ref), { events: turnEvents(n) })
-      putsPerCommit.push(counting.counts.put)
-      const stored = await storedManifest(counting.store, sessions)
-      if (stored?.last_batch === n) writtenAt.push(n)
+    for (const appendable of [false, true]) {
+      const counting = countingObjectStore(new MemoryObjectStore({ appendable }))
+      const sessions = new SessionStore({ store: counting.store, checkpointEvery: 4 })
+      await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+      expect((await storedManifest(counting.store, sessions))?.last_batch).toBe(0)
+      const writtenAt: number[] = []
+      const putsPerCommit: number[] = []
+      const appendsPerCommit: number[] = []
+      for (let n = 1; n <= 9; n++) {
+        counting.reset()
+        await sessions.commit(await sessions.open(ref), { events: turnEvents(n) })
+        putsPerCommit.push(counting.counts.put)
+        appendsPerCommit.push(counting.counts.append)
+        const stored = await storedManifest(counting.store, sessions)
+        if (stored?.last_batch === n) writtenAt.push(n)
+      }
+      expect(writtenAt, `appendable: ${appendable}`).toEqual([3, 7])
+      if (appendable) {
+        // every commit appends its lines; a batch that ends a turn rewrites the small turn
+        // index; a checkpoint adds the checkpoint and the manifest
+        expect(appendsPerCommit).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1])
+        expect(putsPerCommit).toEqual([2, 2, 4, 2, 2, 2, 4, 2, 2])
+      } else {
+        // an ordinary commit is its batch alone; a checkpoint adds the checkpoint, the rewrite of
+        // events.jsonl and the turn index, and the manifest
+        expect(appendsPerCommit).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0])
+        expect(putsPerCommit).toEqual([1, 1, 5, 1, 1, 1, 5, 1, 1])
+      }
+      await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 9)] })
+      expect(await storedManifest(counting.store, sessions)).toMatchObject({
+        status: 'completed',
+        last_batch: 10,
+        turn_count: 9,
+      })
     }
-    expect(writtenAt).toEqual([3, 7])
-    // an ordinary commit is its batch alone; a checkpoint adds the checkpoint and the manifest
-    expect(putsPerCommit).toEqual([1, 1, 3, 1, 1, 1, 3, 1, 1])
-    await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 9)] })
-    expect(await storedManifest(counting.store, sessions)).toMatchObject({
-      status: 'completed',
-      last_batch: 10,
-      turn_count: 9,
-    })
   })
 
-  it('rolls events.jsonl up only with a manifest write that is due anyway, never losing it', async () => {
-    const counting = countingObjectStore(new MemoryObjectStore())
+  it('without appends, rewrites events.jsonl with every manifest write, so it lags less than a checkpoint interval', async () => {
+    const counting = countingObjectStore(new MemoryObjectStore({ appendable: false }))
     const sessions = new SessionStore({ store: counting.store, checkpointEvery: 8 })
     await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
     const keys = sessions.keys(ref)
     const eventsWrittenAt: number[] = []
     for (let n = 1; n <= 40; n++) {
       const before = (await counting.store.get(keys.events))?.etag
-      counting.reset()
       const { snapshot } = await sessions.commit(await sessions.open(ref), {
         events: turnEvents(n, 3),
       })
-      if ((await counting.store.get(keys.events))?.etag !== before) {
+      const file = await counting.store.get(keys.events)
+      const lines = new TextDecoder().decode(file?.body).split('\n').filter(Boolean)
+      const stored = await storedManifest(counting.store, sessions)
+      // the stored manifest never counts an event the file does not hold
+      expect(stored?.event_count).toBe(stored?.rolled_through)
+      expect(lines.length).toBeGreaterThanOrEqual(stored?.event_count ?? 0)
+      // the lag bound: fewer than `checkpointEvery` batches
+      expect(snapshot.lastBatch - (stored?.rolled_batch ?? -1)).toBeLessThan(8)
+      if (file?.etag !== before) {
         eventsWrittenAt.push(n)
-        // the rollup's manifest is the checkpoint's: same commit, and it records the rollup
+        // the rewrite goes with the checkpoint's manifest, which records it
         expect(snapshot.checkpointBatch).toBe(n)
-        const stored = await storedManifest(counting.store, sessions)
         expect(stored).toMatchObject({ last_batch: n, rolled_batch: n, checkpoint_batch: n })
-        expect(stored?.rollup_etag).toBe((await counting.store.get(keys.events))?.etag)
+        expect(stored?.rollup_etag).toBe(file?.etag)
+        expect(lines).toHaveLength(1 + n * 5)
       }
     }
-    // geometric: the file is rewritten when the unrolled events caught up with the rolled ones
-    expect(eventsWrittenAt).toEqual([15, 31])
+    expect(eventsWrittenAt).toEqual([7, 15, 23, 31, 39])
   })
 
   it('answers a lagging manifest as of the last batch without writing it', async () => {

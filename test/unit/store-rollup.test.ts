@@ -3,8 +3,8 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseVersionedLine } from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { parseTurnIndex } from '../../src/contract/turn-index.ts'
-import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { recordingEventsWrites } from '../support/events-file-writes.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
 
 const ref = { tenant: 't1', workspace: 'w1', sessionId: 'session-1' }
@@ -21,30 +21,33 @@ async function grow(sessions: SessionStore, turns: number, from = 1) {
 }
 
 describe('events.jsonl rollup', () => {
-  it('rewrites geometrically: events.jsonl bytes written stay O(n)', async () => {
+  it('on a store that appends, never rewrites events.jsonl below the cap: bytes written = the file', async () => {
     const inner = new MemoryObjectStore()
-    const rollupWrites: number[] = []
-    const store: ObjectStore = {
-      get: (key) => inner.get(key),
-      list: (prefix, options) => inner.list(prefix, options),
-      delete: (key) => inner.delete(key),
-      put: (key, body, options) => {
-        if (key.endsWith('/events.jsonl')) rollupWrites.push(body.byteLength)
-        return inner.put(key, body, options)
-      },
-    }
+    const { store, rewrites, appended } = recordingEventsWrites(inner)
     const sessions = new SessionStore({ store })
     await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
     await grow(sessions, 300)
     await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 300)] })
     const final = (await inner.get(sessions.keys(ref).events))!.body.byteLength
-    const total = rollupWrites.reduce((a, b) => a + b, 0)
-    // rewrites at least double the file, plus one forced final rollup: at most 3× in the worst case
-    // (rolling up every turn would be ~150× here)
-    expect(total / final).toBeLessThanOrEqual(3)
-    expect(rollupWrites.length).toBeLessThanOrEqual(Math.ceil(Math.log2(1 + 300 * 5)) + 2)
+    expect(rewrites).toEqual([])
+    expect(appended()).toBe(final)
     const manifest = await sessions.manifest(ref)
     expect(manifest.rolled_through).toBe(1 + 300 * 5 + 1)
+    expect(manifest.events_bytes).toBe(final)
+  })
+
+  it('without appends, each rewrite is bounded by the cap', async () => {
+    const inner = new MemoryObjectStore({ appendable: false })
+    const { store, rewrites } = recordingEventsWrites(inner)
+    const sessions = new SessionStore({ store, maxRetainedEvents: 100, checkpointEvery: 4 })
+    await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    await grow(sessions, 120)
+    await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 120)] })
+    // a rewrite at creation, one per checkpoint (every 4 batches) and one at the end
+    expect(rewrites).toHaveLength(1 + 30 + 1)
+    const biggest = Math.max(...rewrites)
+    const file = (await inner.get(sessions.keys(ref).events))!.body.byteLength
+    expect(biggest).toBeLessThanOrEqual(file * 1.1)
   })
 
   it('keeps at most the cap in events.jsonl, cutting whole old turns, and rebases the index', async () => {

@@ -1,8 +1,8 @@
 /**
  * Text → token count, by model. gpt-tokenizer's BPE ranks are large (o200k ≈ 2.7 MB), so an
  * encoding is imported only when first asked for, and only that one encoding (never the
- * all-encodings resolver). Where loading it is not worth it, `approximateTokenizer`
- * (src/ports/tokenizer.ts) estimates from the text length.
+ * all-encodings resolver). The Worker bundle aliases the two encoding modules to ones built from
+ * the same rank tables shipped as text (functions/entries/worker-rank-table.ts): the same counts.
  */
 import type { EncodingName, Tokenizer } from '../../ports/tokenizer.ts'
 import { countInPieces } from './counting-pieces.ts'

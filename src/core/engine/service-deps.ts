@@ -67,8 +67,10 @@ export interface ServiceDeps {
   mcp?: McpConfig
   /**
    * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
-   * decision. Default: gpt-tokenizer's encoding of the model, imported on first use; a Worker
-   * passes `approximateTokenizer` (a length heuristic) to keep the rank tables out of its bundle.
+   * decision. Default: gpt-tokenizer's encoding of the model, imported on first use (every
+   * runtime: the Worker bundle builds it from rank tables shipped as text, worker-rank-table.ts).
+   * Tests pass a spy or `approximateTokenizer`; a deployment never should, since a count that
+   * differs by runtime makes a session compact differently by where its turns run.
    */
   tokenizer?: TokenizerLoader
   /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */

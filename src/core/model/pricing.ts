@@ -1,4 +1,5 @@
 import type { Usage } from '../../contract/usage.ts'
+import { claudePriceFor } from './claude-prices.ts'
 
 /** Model price in USD per token (VT Code's catalog unit, e.g. `input: 2.5e-6`). */
 export interface ModelPrice {
@@ -86,7 +87,8 @@ function fromTable(id: string): ModelPrice | undefined {
 
 /**
  * USD-per-token price of a model, or undefined when unknown (then budgets are not enforced and
- * no cost is reported, as in VT Code). Overrides are matched like the table, and win over it.
+ * no cost is reported, as in VT Code). Overrides are matched like the table, and win over it;
+ * Claude models are priced from claude-prices.ts.
  */
 export function priceFor(model: string, overrides?: PriceOverrides): ModelPrice | undefined {
   const ids = candidates(model)
@@ -101,7 +103,7 @@ export function priceFor(model: string, overrides?: PriceOverrides): ModelPrice 
     const price = fromTable(id)
     if (price) return price
   }
-  return undefined
+  return claudePriceFor(model)
 }
 
 /**

@@ -1,0 +1,109 @@
+"""The client against `npm start`: sessions, turns (JSON and streamed), the events feed, errors,
+sync and async — the same flow as the TypeScript client's README sample."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from turnline import (
+    AsyncTurnlineClient,
+    TurnlineApiError,
+    TurnlineClient,
+    TurnlineConnectionError,
+)
+
+
+def dense(seqs: list[int], first: int = 0) -> bool:
+    return seqs == list(range(first, first + len(seqs)))
+
+
+def test_sync_flow(server_url: str) -> None:
+    with TurnlineClient(server_url) as client:
+        assert client.health() == {"status": "ok"}
+        created = client.create_session({"workspace": "py", "limits": {"max_turns": 8}})
+        sid = created["session_id"]
+        assert created["status"] == "active"
+
+        turn = client.stream_turn(sid, "hello from python")
+        streamed = list(turn)
+        result = turn.result()
+        assert result["status"] == "completed"
+        assert turn.idempotency_key is not None and turn.idempotency_key.startswith("tl-")
+        types = [item["event"]["type"] for item in streamed]
+        assert types[0] == "turn.started" and types[-1] == "turn.completed"
+        messages = [
+            e["event"]["item"]["text"]
+            for e in streamed
+            if e["event"]["type"] == "item.completed" and e["event"]["item"]["type"] == "agent_message"
+        ]
+        assert messages and "offline demo model" in messages[-1]
+
+        # The same key answers the first outcome: the turn does not run twice.
+        first = client.step_turn(sid, "again", idempotency_key="py-key-1")
+        second = client.step_turn(sid, "again", idempotency_key="py-key-1")
+        assert first["turn_id"] == second["turn_id"]
+
+        done = client.complete(sid)
+        assert done["events"][-1]["type"] == "thread.completed"
+        assert client.get_session(sid)["status"] == "completed"
+
+        every = list(client.events(sid))
+        assert dense([e["seq"] for e in every])
+        assert every[-1]["event"]["type"] == "thread.completed"
+        paged = list(client.events(sid, limit=3))
+        assert [e["seq"] for e in paged] == [e["seq"] for e in every]
+        assert [e["seq"] for e in client.events(sid, last_event_id=str(every[2]["seq"]))][0] == 3
+
+        listed = [s["session_id"] for s in client.sessions(workspace="py", limit=1)]
+        assert sid in listed
+
+
+def test_errors_carry_the_servers_codes(server_url: str) -> None:
+    with TurnlineClient(server_url) as client:
+        with pytest.raises(TurnlineApiError) as missing:
+            client.get_session("session-20260101T000000Z-0123456789abcdef")
+        assert missing.value.status == 404 and missing.value.code == "not_found"
+        assert not missing.value.retryable
+
+        with pytest.raises(TurnlineApiError) as invalid:
+            client.create_session({"no_such_setting": True})
+        assert invalid.value.status == 400 and invalid.value.code == "invalid_input"
+
+        sid = client.create_session()["session_id"]
+        client.complete(sid)
+        with pytest.raises(TurnlineApiError) as completed:
+            client.step_turn(sid, "too late", idempotency_key="py-late")
+        assert completed.value.code == "session_completed"
+        assert completed.value.idempotency_key == "py-late"
+
+    # Nothing listens there.
+    with TurnlineClient("http://127.0.0.1:9") as closed:
+        with pytest.raises(TurnlineConnectionError):
+            closed.health()
+
+
+def test_async_flow(server_url: str) -> None:
+    async def flow() -> None:
+        async with AsyncTurnlineClient(server_url) as client:
+            sid = (await client.create_session({"workspace": "py-async"}))["session_id"]
+            turn = client.stream_turn(sid, "hello from asyncio")
+            streamed = [item async for item in turn]
+            assert (await turn.result())["status"] == "completed"
+            assert dense([e["seq"] for e in streamed], first=1)  # 0 is thread.started
+            await client.steer(sid, "a follow-up")
+            step = await client.step_turn(sid)
+            assert step["status"] == "completed"
+            await client.complete(sid)
+            every = [e async for e in client.events(sid)]
+            followed = [e async for e in client.events(sid, follow=True)]
+            assert [e["seq"] for e in followed] == [e["seq"] for e in every]
+            assert followed[-1]["event"]["type"] == "thread.completed"
+            listed = [s["session_id"] async for s in client.sessions(workspace="py-async")]
+            assert sid in listed
+            with pytest.raises(TurnlineApiError) as missing:
+                await client.get_session("session-20260101T000000Z-0123456789abcdef")
+            assert missing.value.code == "not_found"
+
+    asyncio.run(flow())

@@ -1,0 +1,105 @@
+"""The API's calls as data, shared by both clients: each route's method, path, body and the keys
+its answer must have. The clients only send them (``_call``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+import httpx
+
+from ._protocol import clean, new_idempotency_key, session_path
+
+TURN_KEYS = ("turn_id", "status", "events", "next_seq")
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    #: Keys the JSON answer must have.
+    keys: tuple[str, ...] = ()
+    query: Optional[Mapping[str, Any]] = None
+    body: Any = None
+    #: The Idempotency-Key sent with it (reported by its errors).
+    key: Optional[str] = None
+
+
+def http_options(
+    base_url: str,
+    api_key: Optional[str],
+    headers: Optional[Mapping[str, str]],
+    timeout: Optional[httpx.Timeout],
+) -> dict[str, Any]:
+    """The ``httpx`` client's settings: the base URL, the bearer key, no read timeout."""
+    if not base_url.startswith(("http://", "https://")):
+        raise ValueError(f"base_url must be http(s): {base_url}")
+    sent = dict(headers or {})
+    if api_key:
+        sent["authorization"] = f"Bearer {api_key}"
+    # Turns and followed feeds take as long as they take: no read timeout.
+    return {
+        "base_url": base_url.rstrip("/"),
+        "headers": sent,
+        "timeout": timeout or httpx.Timeout(30.0, read=None),
+    }
+
+
+def create_session(config: Optional[Mapping[str, Any]]) -> Call:
+    return Call("POST", "/v1/sessions", ("session_id",), body=dict(config or {}))
+
+
+def get_session(session_id: str) -> Call:
+    return Call("GET", session_path(session_id), ("session_id", "status"))
+
+
+def list_sessions(**query: Any) -> Call:
+    return Call("GET", "/v1/sessions", ("sessions",), query=clean(query))
+
+
+def turn(
+    session_id: str,
+    input: Optional[str],
+    limits: Optional[Mapping[str, Any]],
+    idempotency_key: Optional[str],
+) -> Call:
+    body = clean({"input": input, "limits": dict(limits) if limits else None})
+    key = idempotency_key or new_idempotency_key()
+    return Call("POST", session_path(session_id, "/turns"), TURN_KEYS, body=body, key=key)
+
+
+def end(session_id: str, how: str) -> Call:
+    """``complete`` or ``cancel``."""
+    return Call("POST", session_path(session_id, f"/{how}"), TURN_KEYS, body={})
+
+
+def steer(session_id: str, text: str) -> Call:
+    return Call("POST", session_path(session_id, "/intents"), ("id",), body={"text": text})
+
+
+def resolve_permission(
+    session_id: str, tool_name: str, decision: str, message: Optional[str]
+) -> Call:
+    body = clean({"tool_name": tool_name, "decision": decision, "message": message})
+    return Call("POST", session_path(session_id, "/permissions"), TURN_KEYS, body=body)
+
+
+def approve_plan(session_id: str, decision: str, feedback: Optional[str]) -> Call:
+    body = clean({"decision": decision, "feedback": feedback})
+    return Call("POST", session_path(session_id, "/plan-approval"), TURN_KEYS, body=body)
+
+
+def fork(session_id: str, request: Mapping[str, Any]) -> Call:
+    return Call("POST", session_path(session_id, "/fork"), ("session_id",), body=dict(request))
+
+
+def event_page(session_id: str, after: Optional[int], limit: Optional[int]) -> Call:
+    return Call("GET", session_path(session_id, "/events"), query=clean({"after": after, "limit": limit}))
+
+
+def usage() -> Call:
+    return Call("GET", "/v1/usage")
+
+
+def health() -> Call:
+    return Call("GET", "/healthz", ("status",))

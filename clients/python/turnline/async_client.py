@@ -1,0 +1,222 @@
+"""The asynchronous client: the methods of :class:`turnline.TurnlineClient`, awaited, with turns
+and event feeds as async iterators."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, AsyncIterator, Mapping, Optional
+
+import httpx
+
+from . import _routes as routes
+from ._protocol import (
+    FeedProgress,
+    RetryPolicy,
+    SeqEvent,
+    feed_line,
+    follow_query,
+    next_seq_of,
+    parse_json,
+    seq_of,
+)
+from ._sse import SseDecoder
+from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
+from .async_turn_stream import AsyncTurnStream, _chunks, _closing
+
+
+class AsyncTurnlineClient:
+    """A Turnline server's HTTP API (docs/http-api.md), with asyncio, on ``httpx``.
+
+    ``api_key`` is sent as ``Authorization: Bearer``; ``headers`` with every request;
+    ``transport`` is any ``httpx`` transport (tests, an app in the same process).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: Optional[str] = None,
+        headers: Optional[Mapping[str, str]] = None,
+        retry: Optional[RetryPolicy] = None,
+        timeout: Optional[httpx.Timeout] = None,
+        transport: Optional[httpx.AsyncBaseTransport] = None,
+    ) -> None:
+        options = routes.http_options(base_url, api_key, headers, timeout)
+        self.base_url: str = options["base_url"]
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(**options, **({"transport": transport} if transport else {}))
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncTurnlineClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def create_session(self, config: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+        """``POST /v1/sessions``: ``{session_id, thread_id, status}``."""
+        return await self._call(routes.create_session(config))
+
+    async def get_session(self, session_id: str) -> dict[str, Any]:
+        """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
+        return await self._call(routes.get_session(session_id))
+
+    async def list_sessions(self, **query: Any) -> dict[str, Any]:
+        """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
+        return await self._call(routes.list_sessions(**query))
+
+    async def sessions(self, **query: Any) -> AsyncIterator[dict[str, Any]]:
+        """Every session of the query, page after page."""
+        cursor = None
+        while True:
+            page = await self.list_sessions(**query, cursor=cursor)
+            for item in page["sessions"]:
+                yield item
+            cursor = page.get("cursor")
+            if not cursor:
+                return
+
+    async def step_turn(
+        self,
+        session_id: str,
+        input: Optional[str] = None,
+        *,
+        limits: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> dict[str, Any]:
+        """``POST …/turns`` as JSON: the TurnResponse. Sent with an Idempotency-Key (yours or a new
+        one, named by its errors): sending the same request with it again is safe."""
+        return await self._call(routes.turn(session_id, input, limits, idempotency_key))
+
+    def stream_turn(
+        self,
+        session_id: str,
+        input: Optional[str] = None,
+        *,
+        limits: Optional[Mapping[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> AsyncTurnStream:
+        """``POST …/turns`` as SSE: iterate the events as they happen, then ``result()``. A dropped
+        connection sends the turn again with the same key (never run twice); no event twice."""
+        return AsyncTurnStream(self, routes.turn(session_id, input, limits, idempotency_key))
+
+    async def complete(self, session_id: str) -> dict[str, Any]:
+        return await self._call(routes.end(session_id, "complete"))
+
+    async def cancel(self, session_id: str) -> dict[str, Any]:
+        return await self._call(routes.end(session_id, "cancel"))
+
+    async def steer(self, session_id: str, text: str) -> dict[str, Any]:
+        """``POST …/intents``: a follow-up delivered at the next turn boundary."""
+        return await self._call(routes.steer(session_id, text))
+
+    async def resolve_permission(
+        self, session_id: str, tool_name: str, decision: str, message: Optional[str] = None
+    ) -> dict[str, Any]:
+        return await self._call(routes.resolve_permission(session_id, tool_name, decision, message))
+
+    async def approve_plan(self, session_id: str, decision: str, feedback: Optional[str] = None) -> dict[str, Any]:
+        return await self._call(routes.approve_plan(session_id, decision, feedback))
+
+    async def fork(self, session_id: str, **request: Any) -> dict[str, Any]:
+        """``POST …/fork`` (``isolation``, ``limits``): the new session."""
+        return await self._call(routes.fork(session_id, request))
+
+    async def usage(self) -> dict[str, Any]:
+        return await self._call(routes.usage())
+
+    async def health(self) -> dict[str, Any]:
+        return await self._call(routes.health())
+
+    async def read_events(
+        self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None
+    ) -> dict[str, Any]:
+        """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``."""
+        call = routes.event_page(session_id, after, limit)
+        response = await self._open(call, {"accept": "application/x-ndjson"})
+        async with _closing(response):
+            text = "".join([chunk async for chunk in _chunks(response)])
+        events = [feed_line(line, response.status_code) for line in text.splitlines() if line.strip()]
+        return {"events": events, "next_seq": next_seq_of(response.headers)}
+
+    async def events(
+        self,
+        session_id: str,
+        *,
+        after: int = -1,
+        last_event_id: Optional[str] = None,
+        follow: bool = False,
+        limit: int = 1000,
+    ) -> AsyncIterator[SeqEvent]:
+        """A session's events in seq order, each exactly once. Without ``follow`` every committed
+        event after ``after``; with it the SSE feed until ``thread.completed``, reconnecting with
+        ``Last-Event-ID`` after a drop or the server's follow limit, reading a gap from the feed."""
+        start = seq_of(str(last_event_id)) if last_event_id is not None else after
+        progress = FeedProgress(self.retry, last=start)
+        while not follow:
+            try:
+                page = (await self.read_events(session_id, after=progress.last, limit=limit))["events"]
+            except TurnlineError as error:
+                await asyncio.sleep(progress.after_failure(error))
+                continue
+            for item in progress.page(page):
+                yield item
+            if len(page) < limit:
+                return
+        while True:
+            opened = time.monotonic()
+            try:
+                response = await self._open(*follow_query(session_id, progress.last))
+                async with _closing(response):
+                    progress.expect_stream(response.status_code, response.headers)
+                    decoder = SseDecoder()
+                    async for chunk in _chunks(response):
+                        for frame in decoder.push(chunk):
+                            item = progress.accept(frame)
+                            if item is None:
+                                continue
+                            if item["seq"] > progress.last + 1:
+                                # Never expected from the server, but a gap is read rather than lost.
+                                async for gap in self.events(session_id, after=progress.last):
+                                    if not progress.fills(gap, item):
+                                        break
+                                    yield gap
+                            yield progress.delivered(item)
+                            if progress.completed:
+                                return
+                # The server ended the stream: its follow limit, or a completed session.
+                if progress.completed_through(await self.get_session(session_id)):
+                    return
+                progress.ended(time.monotonic() - opened)
+            except TurnlineError as error:
+                await asyncio.sleep(progress.after_failure(error))
+
+    async def _open(self, call: routes.Call, headers: Optional[Mapping[str, str]] = None) -> httpx.Response:
+        """A 2xx response, its body still to read (close it); else the API's error."""
+        sent = dict(headers or {})
+        if call.key is not None:
+            sent["idempotency-key"] = call.key
+        request = self._http.build_request(call.method, call.path, params=call.query, json=call.body, headers=sent)
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.TransportError as error:
+            raise TurnlineConnectionError(f"cannot reach {self.base_url}: {error}", call.key) from error
+        if response.is_success:
+            return response
+        async with _closing(response):
+            try:
+                text = (await response.aread()).decode("utf-8", "replace")
+            except httpx.TransportError:
+                text = ""
+        raise api_error_of(
+            response.status_code, text, retry_after_seconds=retry_after_of(response.headers), idempotency_key=call.key
+        )
+
+    async def _call(self, call: routes.Call) -> dict[str, Any]:
+        response = await self._open(call)
+        async with _closing(response):
+            text = "".join([chunk async for chunk in _chunks(response, call.key)])
+        return parse_json(text, response.status_code, *call.keys)

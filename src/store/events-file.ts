@@ -1,0 +1,113 @@
+import { isTurnlineError } from '../contract/errors.ts'
+import { serializeTurnIndex } from '../contract/turn-index.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { recoverEventsFile } from './events-file-recovery.ts'
+import { extendShape } from './events-file-shape.ts'
+import type { EventsFile, EventsFileContext } from './events-file-state.ts'
+import { toBytes } from './json-bytes.ts'
+import type { KnownBatch } from './rollup.ts'
+import type { SessionKeys } from './session-ref.ts'
+import type { SessionSnapshot } from './session-snapshot.ts'
+
+/**
+ * events.jsonl on a store that appends (`ObjectStore.append`: the fs store). After every commit
+ * the batch's canonical lines are appended (and fsynced by the store) — the history is never
+ * rewritten — and, when the batch completes a turn, index/turns.json is rewritten from what this
+ * process knows of the file (a small object). A writer that does not know the file as it is (a
+ * new process, a crash, another writer) reads it once and brings it up to date
+ * (events-file-recovery.ts). VT Code's cap applies: past `maxRetained` events the oldest
+ * completed turns are cut, down to `retainedAfterCut`, which is the one rewrite.
+ */
+
+/**
+ * Appends a committed batch's lines (its `snapshot` is the one after it). When this process
+ * does not know the file to end right before the batch, or an append finds it otherwise, the
+ * file is read and brought up to `snapshot` instead. Throws when it cannot be (the commit stands:
+ * the next writer repairs the file).
+ */
+export async function appendCommitted(
+  ctx: EventsFileContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  known: KnownBatch,
+): Promise<EventsFile> {
+  const file = ctx.cache.eventsFile(keys.root)
+  const { batch, lines } = known
+  const fits = file !== undefined && file.through - file.headSeq + lines.length <= ctx.maxRetained
+  if (file && fits && file.batch === batch.batch - 1 && file.through === batch.first_seq) {
+    try {
+      return await appendKnown(ctx, keys, file, known)
+    } catch (error) {
+      ctx.cache.setEventsFile(keys.root, undefined)
+      if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
+    }
+  }
+  return currentEventsFile(ctx, keys, snapshot, { reread: true })
+}
+
+/**
+ * The file as of `snapshot`: what this process knows when it is current, else read and brought
+ * up to date (`reread` forces the read).
+ */
+export async function currentEventsFile(
+  ctx: EventsFileContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  options: { reread?: boolean } = {},
+): Promise<EventsFile> {
+  const file = ctx.cache.eventsFile(keys.root)
+  if (!options.reread && file?.batch === snapshot.lastBatch && file.through === snapshot.nextSeq) {
+    return file
+  }
+  ctx.cache.setEventsFile(keys.root, undefined)
+  const recovered = await recoverEventsFile(ctx, keys, snapshot)
+  ctx.cache.setEventsFile(keys.root, recovered)
+  ctx.cache.forgetBatchesThrough(keys.root, recovered.batch - 1)
+  return recovered
+}
+
+async function appendKnown(
+  ctx: EventsFileContext,
+  keys: SessionKeys,
+  file: EventsFile,
+  known: KnownBatch,
+): Promise<EventsFile> {
+  const { batch, lines } = known
+  const written = await ctx.objects.append(keys.events, toBytes(`${lines.join('\n')}\n`), {
+    at: file.size,
+    ifSize: file.size,
+    ...(file.version === undefined ? {} : { ifVersion: file.version }),
+  })
+  const shape = extendShape(file.shape, lines, batch.first_seq, () => batch.committed_at)
+  let next: EventsFile = {
+    ...file,
+    size: written.size,
+    version: written.version,
+    through: file.through + lines.length,
+    batch: batch.batch,
+    shape,
+  }
+  // Set before the index write: the file itself is current whatever happens to the index.
+  ctx.cache.setEventsFile(keys.root, next)
+  if (shape.entries !== file.shape.entries || file.indexEtag === undefined) {
+    next = await writeIndex(ctx.objects, keys, next, file.indexEtag)
+    ctx.cache.setEventsFile(keys.root, next)
+  }
+  ctx.cache.forgetBatchesThrough(keys.root, batch.batch - 1)
+  return next
+}
+
+/** Writes index/turns.json from the file's shape (compare-and-swap on `etag`). */
+export async function writeIndex(
+  objects: ObjectStore,
+  keys: SessionKeys,
+  file: EventsFile,
+  etag: string | undefined,
+): Promise<EventsFile> {
+  const body = toBytes(serializeTurnIndex({ entries: [...file.shape.entries] }))
+  const written = await objects.put(keys.turnIndex, body, {
+    contentType: 'application/json',
+    ...(etag === undefined ? { ifNoneMatch: '*' } : { ifMatch: etag }),
+  })
+  return { ...file, indexEtag: written.etag }
+}
