@@ -92,6 +92,12 @@ export const ListSessionsQuerySchema = z.strictObject({
     .default('default')
     .describe('The workspace whose sessions are listed.'),
   status: z.enum(['active', 'completed']).optional().describe('Only sessions with this status.'),
+  order: z
+    .enum(['newest', 'oldest'])
+    .default('newest')
+    .describe(
+      '`newest` (the default): the most recently created sessions first; `oldest`: the oldest first. A cursor continues the order it was made in.',
+    ),
   cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
   limit: z.coerce
     .number()

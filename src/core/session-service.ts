@@ -87,6 +87,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
   async listSessions(tenant: string, query: ListSessionsQuery) {
     const page = await this.deps.sessions.list(tenant, query.workspace, {
       limit: query.limit,
+      order: query.order,
       ...(query.cursor ? { cursor: query.cursor } : {}),
     })
     const sessions = page.sessions
