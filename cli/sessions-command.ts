@@ -5,7 +5,10 @@ import type { Io } from './io.ts'
 import { stdoutData, terminalSafe } from './terminal-text.ts'
 import { SESSIONS_USAGE } from './usage.ts'
 
-/** `turnline sessions`: one line per session, newest first (or the server's JSON). */
+/**
+ * `turnline sessions`: one line per session, the most recently created first (or the server's
+ * JSON); `--oldest` the other way, `--cursor` the next page (the command names it).
+ */
 export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode> {
   let values: ReturnType<typeof parse>['values']
   try {
@@ -28,6 +31,8 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
   try {
     const page = await connection.client.listSessions({
       limit,
+      order: values.oldest ? 'oldest' : 'newest',
+      ...(values.cursor ? { cursor: values.cursor } : {}),
       ...(values.workspace ? { workspace: values.workspace } : {}),
       ...(values.status ? { status: values.status } : {}),
     })
@@ -35,19 +40,21 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
       io.stdout.write(stdoutData(io.stdout)(`${JSON.stringify(page)}\n`))
       return EXIT.success
     }
-    const rows = [...page.sessions]
-      .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
-      .map((s) =>
-        [s.session_id, s.status, String(s.turn_count), String(s.event_count), s.updated_at].map(
-          terminalSafe,
-        ),
-      )
+    // In the server's order: newest (or oldest) first, continued by the cursor.
+    const rows = page.sessions.map((s) =>
+      [s.session_id, s.status, String(s.turn_count), String(s.event_count), s.updated_at].map(
+        terminalSafe,
+      ),
+    )
     if (rows.length === 0) {
       io.stderr.write(`no sessions in workspace ${terminalSafe(values.workspace ?? 'default')}\n`)
       return EXIT.success
     }
     io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED'], ...rows]))
-    if (page.cursor) io.stderr.write('(more sessions: raise --limit)\n')
+    if (page.cursor) {
+      const oldest = values.oldest ? ' --oldest' : ''
+      io.stderr.write(`(more sessions: turnline sessions${oldest} --cursor ${page.cursor})\n`)
+    }
     return EXIT.success
   } finally {
     await connection.close()
@@ -63,6 +70,8 @@ function parse(argv: string[]) {
       workspace: { type: 'string' },
       status: { type: 'string' },
       limit: { type: 'string' },
+      cursor: { type: 'string' },
+      oldest: { type: 'boolean' },
       json: { type: 'boolean' },
       url: { type: 'string' },
       'api-key': { type: 'string' },

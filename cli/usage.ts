@@ -61,10 +61,13 @@ raised by them; a fork gets them); --model and --output-schema belong to new ses
 
 ${CONNECTION}`
 
-export const SESSIONS_USAGE = `Usage: turnline sessions [--workspace NAME] [--status active|completed] [--limit N] [--json]
+export const SESSIONS_USAGE = `Usage: turnline sessions [--workspace NAME] [--status active|completed] [--limit N]
+                         [--oldest] [--cursor CURSOR] [--json]
 
-Lists sessions, newest first: id, status, turns, events, last update. --json prints the
-server's answer ({"sessions":[…]}) unchanged.
+Lists a workspace's sessions, the most recently created first (--oldest: the oldest first):
+id, status, turns, events, last update; --limit per page (default 50, at most 200). When more
+remain, stderr names the --cursor of the next page. --json prints the server's answer
+({"sessions":[…],"cursor"?}) unchanged.
 
 ${CONNECTION}`
 

@@ -76,6 +76,8 @@ export interface TurnlineClientOptions {
 export interface ListSessionsQuery {
   workspace?: string
   status?: 'active' | 'completed'
+  /** `newest` (the server's default): the most recently created first; `oldest`. */
+  order?: 'newest' | 'oldest'
   /** 1–200 (default 50). */
   limit?: number
   cursor?: string

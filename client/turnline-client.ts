@@ -89,7 +89,7 @@ export class TurnlineClient {
     return this.transport.json('GET', session(id), SessionViewSchema, options)
   }
 
-  /** `GET /v1/sessions`: one page of a workspace's sessions, in id order. */
+  /** `GET /v1/sessions`: one page of a workspace's sessions, newest first unless `order: 'oldest'`. */
   listSessions(query: ListSessionsQuery = {}, options: CallOptions = {}): Promise<SessionList> {
     return this.transport.json('GET', '/v1/sessions', SessionListSchema, {
       query: { ...query },

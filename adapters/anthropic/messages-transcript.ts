@@ -4,7 +4,7 @@ import type {
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
-import { ProviderStreamError } from '../../src/ports/model-failure.ts'
+import { ProviderStreamError } from '../shared/model-failure.ts'
 
 /** A Messages API request's `system` blocks and `messages`, from a transcript. */
 export interface AnthropicTranscript {

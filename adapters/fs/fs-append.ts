@@ -16,6 +16,7 @@ import { TurnlineError } from '../../src/contract/errors.ts'
 import type { AppendOptions, AppendResult } from '../../src/ports/object-store.ts'
 import { syncNewName } from './fs-durability.ts'
 import { errnoOf, storageError } from './fs-key-path.ts'
+import { SymlinkInStore } from './fs-no-follow.ts'
 import { holdKeyFolder, symlinkError } from './fs-place.ts'
 import { type AppendReply, appendOnThread } from './fs-writer-threads.ts'
 
@@ -71,6 +72,7 @@ export async function appendToFile(
       }
       if (reply.created && durable) {
         await syncNewName(root, folder, created).catch((error: unknown) => {
+          if (error instanceof SymlinkInStore) throw symlinkError(key, error)
           throw storageError(error, 'sync', key)
         })
       }

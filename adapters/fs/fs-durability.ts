@@ -54,7 +54,8 @@ async function tolerant(sync: Promise<void>): Promise<void> {
 }
 
 async function syncHeld(root: string, dir: string): Promise<void> {
-  const { folder } = await holdFolder(root, dir)
+  // Exact: a link on the way (swapped in since the folder was made) is named, not "missing".
+  const { folder } = await holdFolder(root, dir, { exact: true })
   try {
     await folder.sync()
   } finally {

@@ -67,13 +67,15 @@ export async function holdFolder(
 ): Promise<{ folder: HeldFolder; created: string | undefined }> {
   const create = options.create === true
   const paths = descriptorPaths()
-  const keep = (typeof paths === 'boolean' ? paths : await paths) && options.fresh !== true
+  const throughFd = typeof paths === 'boolean' ? paths : await paths
+  // A fresh hold is not kept, but names its objects through its descriptor all the same.
+  const keep = throughFd && options.fresh !== true
   const kept = keep ? entries.get(dir) : undefined
   if (kept !== undefined && !kept.evicted) {
     entries.delete(dir)
     entries.set(dir, kept)
     kept.users++
-    return { folder: held(dir, kept, keep), created: undefined }
+    return { folder: held(dir, kept, true), created: undefined }
   }
   const { handle, created } = await openFolder(root, dir, create, options.exact ?? create)
   const entry: Entry = { handle, users: 1, evicted: true }
@@ -83,7 +85,7 @@ export async function holdFolder(
     const oldest = entries.keys().next().value
     if (entries.size > MAX_FOLDER_HANDLES && oldest !== undefined) forgetFolder(oldest)
   }
-  return { folder: held(dir, entry, keep), created }
+  return { folder: held(dir, entry, throughFd), created }
 }
 
 /**

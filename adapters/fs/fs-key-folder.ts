@@ -1,8 +1,9 @@
 /**
  * An operation on one key of the fs store, inside the held folder of its name
  * (fs-folder-handles.ts: reached without following a link): reading the object, and the step a
- * delete takes, and the pruning of the folders it empties. What a link on the way means depends on the operation: a read treats it as
- * absent (nothing behind a link exists for the store), a delete refuses it (corrupt_data).
+ * delete takes, and the pruning of the folders it empties. What a link on the way means depends
+ * on the operation: a read treats it as absent (nothing behind a link exists for the store), a
+ * delete refuses it (corrupt_data).
  */
 import { open, rmdir } from 'node:fs/promises'
 import { basename, dirname, sep } from 'node:path'

@@ -23,6 +23,9 @@ import { dirname, join, relative, sep } from 'node:path'
 import { errnoOf } from './fs-key-path.ts'
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants
+/** How often a name that keeps changing between a walk's open and its check is looked at again. */
+const NAME_CHANGES = 8
+
 /** How a folder is opened: read-only (for fsync), never through a link at its own name. */
 export const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
 
@@ -167,14 +170,22 @@ async function openChild(
 ): Promise<{ handle: FileHandle; made: boolean }> {
   const child = throughDescriptor(parent, part)
   let made = false
-  for (;;) {
+  for (let changed = 0; ; ) {
     try {
       return { handle: await open(child, FOLDER_FLAGS), made }
     } catch (error) {
       const errno = errnoOf(error)
       if (errno === 'ELOOP') throw new SymlinkInStore(path)
-      if (errno === 'ENOTDIR' && (await lstat(child).catch(() => undefined))?.isSymbolicLink()) {
-        throw new SymlinkInStore(path)
+      if (errno === 'ENOTDIR') {
+        // A link at the name can fail so too (O_DIRECTORY); a folder there now means the name
+        // changed in between: looked at again, a few times, then taken for the link it keeps
+        // turning into.
+        const now = await lstat(child).catch(() => undefined)
+        if (now?.isSymbolicLink()) throw new SymlinkInStore(path)
+        if (now?.isDirectory()) {
+          if (++changed > NAME_CHANGES) throw new SymlinkInStore(path)
+          continue
+        }
       }
       if (errno !== 'ENOENT' || !create || made) throw error
     }

@@ -64,7 +64,8 @@ import { syncNewName } from './fs-durability.ts'
 import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings } from './fs-lock.ts'
-import { holdKeyFolder, type Placed, placeTemp } from './fs-place.ts'
+import { SymlinkInStore } from './fs-no-follow.ts'
+import { holdKeyFolder, type Placed, placeTemp, symlinkError } from './fs-place.ts'
 import { removeTemp } from './fs-temp-file.ts'
 import { walkKeys } from './fs-walk.ts'
 import {
@@ -234,6 +235,9 @@ export class FsObjectStore implements ObjectStore {
   async #syncNewName(root: string, placed: Placed, key: string): Promise<void> {
     if (!this.#durable) return
     await syncNewName(root, placed.folder, placed.created).catch((error: unknown) => {
+      // A link swapped in on the way to a folder made for the name: the name was made in the
+      // store's own folder, but cannot be made durable through the link.
+      if (error instanceof SymlinkInStore) throw symlinkError(key, error)
       throw storageError(error, 'sync', key)
     })
   }

@@ -1,5 +1,9 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import type { ProviderProfile } from './provider-profile.ts'
 
@@ -18,7 +22,12 @@ export function toChatMessage(
     case 'system':
       return { role: 'system', content: message.content }
     case 'user':
-      return { role: 'user', content: message.content }
+      return message.images
+        ? {
+            role: 'user',
+            content: [...textPart(message.content), ...message.images.map(imagePart)],
+          }
+        : { role: 'user', content: message.content }
     case 'tool':
       return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content }
     case 'assistant':
@@ -31,6 +40,16 @@ export function toChatMessage(
       )
   }
 }
+
+/** A user message's text as a Chat content part (none when it is only images). */
+const textPart = (text: string): ChatCompletionContentPart[] =>
+  text === '' ? [] : [{ type: 'text', text }]
+
+/** An image of a user message as a Chat `image_url` part. */
+const imagePart = (image: UserImage): ChatCompletionContentPart => ({
+  type: 'image_url',
+  image_url: { url: image.url, ...(image.detail ? { detail: image.detail } : {}) },
+})
 
 function toChatAssistant(message: AssistantMessage, profile: ProviderProfile): AssistantParam {
   const calls = message.tool_calls ?? []

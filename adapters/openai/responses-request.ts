@@ -13,8 +13,26 @@ import { cacheKeyField, type ProviderProfile } from './provider-profile.ts'
 export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
   switch (message.role) {
     case 'system':
-    case 'user':
       return [{ type: 'message', role: message.role, content: message.content }]
+    case 'user':
+      return [
+        {
+          type: 'message',
+          role: 'user',
+          content: message.images
+            ? [
+                ...(message.content === ''
+                  ? []
+                  : [{ type: 'input_text' as const, text: message.content }]),
+                ...message.images.map((image) => ({
+                  type: 'input_image' as const,
+                  image_url: image.url,
+                  detail: image.detail ?? ('auto' as const),
+                })),
+              ]
+            : message.content,
+        },
+      ]
     case 'tool':
       return [
         { type: 'function_call_output', call_id: message.tool_call_id, output: message.content },

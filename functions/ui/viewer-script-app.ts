@@ -92,7 +92,7 @@ async function showList(workspace, status, signal) {
     if (!cursor) break
   }
   if (signal.aborted) return
-  sessions.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0))
+  // The server lists the most recently created first: the 1,000 shown are the newest.
   const workspaceInput = el('input', { name: 'workspace', value: workspace, 'aria-label': 'workspace', size: 14 })
   const statusSelect = el('select', { name: 'status', 'aria-label': 'status' }, ['', 'active', 'completed'].map((value) =>
     el('option', { value: value, selected: value === status, text: value || 'any status' })))

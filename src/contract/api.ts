@@ -2,6 +2,7 @@ import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
 import { LimitsSchema, type SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
+import { TurnInputSchema } from './turn-input.ts'
 import type { Usage } from './usage.ts'
 
 /** Request and response bodies of the HTTP API (v1). Requests are zod-validated at ingress. */
@@ -19,12 +20,9 @@ export const LimitsChangeSchema = LimitsSchema.pick({
 export type LimitsChange = z.infer<typeof LimitsChangeSchema>
 
 export const TurnRequestSchema = z.strictObject({
-  input: z
-    .string()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe('The user message of this turn; optional when the turn continues (approval, waits).'),
+  input: TurnInputSchema.optional().describe(
+    'The user message of this turn: a string, or `input_text` and `input_image` parts; optional when the turn continues (approval, waits).',
+  ),
   limits: LimitsChangeSchema.optional().describe(
     "New limits of the session from this turn on: each one given replaces the session's (the others stay), compared with what the session used so far. A session that reached a limit is completed: fork it with new `limits` instead.",
   ),
@@ -94,6 +92,12 @@ export const ListSessionsQuerySchema = z.strictObject({
     .default('default')
     .describe('The workspace whose sessions are listed.'),
   status: z.enum(['active', 'completed']).optional().describe('Only sessions with this status.'),
+  order: z
+    .enum(['newest', 'oldest'])
+    .default('newest')
+    .describe(
+      '`newest` (the default): the most recently created sessions first; `oldest`: the oldest first. A cursor continues the order it was made in.',
+    ),
   cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
   limit: z.coerce
     .number()

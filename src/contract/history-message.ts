@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { UserImageSchema } from './turn-input.ts'
 
 /**
  * One message of the model-facing transcript, provider-neutral (OpenAI chat shape).
@@ -73,7 +74,10 @@ export type AnswerPart = z.infer<typeof AnswerPartSchema>
 const SystemMessage = z.object({ role: z.literal('system'), content: z.string() })
 const UserMessage = z.object({
   role: z.literal('user'),
+  /** Its text (the text parts of an input with images, joined by blank lines). */
   content: z.string(),
+  /** The images the input carried, in order (absent: none). */
+  images: z.array(UserImageSchema).min(1).optional(),
   /** Set when the message came from a steering follow-up intent. */
   intent_id: z.string().optional(),
 })

@@ -7,6 +7,7 @@ import {
 } from './open-responses-record.ts'
 import type { ModelSettingsInput, SessionConfigInput } from './session-config.ts'
 import { ReasoningEffortSchema } from './session-config.ts'
+import { InputImagePartSchema, type InputPart, type TurnInput } from './turn-input.ts'
 
 /**
  * `POST /v1/responses` body: the Open Responses request fields Turnline honours. One call is
@@ -33,8 +34,16 @@ const InputMessage = z.strictObject({
     })
     .describe('`user`, or `system`/`developer` for instructions.'),
   content: z
-    .union([Text, z.array(InputText).min(1).max(64)])
-    .describe('The message: a string or input_text parts.'),
+    .union([
+      Text,
+      z
+        .array(z.discriminatedUnion('type', [InputText, InputImagePartSchema]))
+        .min(1)
+        .max(64),
+    ])
+    .describe(
+      'The message: a string, or input_text and input_image parts (images in user messages only).',
+    ),
 })
 export type InputMessage = z.infer<typeof InputMessage>
 
@@ -140,7 +149,27 @@ export const DEFAULT_MODEL_LABEL = 'default'
 const textOf = (message: InputMessage): string =>
   typeof message.content === 'string'
     ? message.content
-    : message.content.map((part) => part.text).join('')
+    : message.content.map((part) => (part.type === 'input_text' ? part.text : '')).join('')
+
+const imagesOf = (message: InputMessage): InputPart[] =>
+  typeof message.content === 'string'
+    ? []
+    : message.content.filter((part) => part.type === 'input_image')
+
+/**
+ * The prompt of the user messages: their texts joined by blank lines, as a string — or, when
+ * they carry images, as parts (each message's text, then its images).
+ */
+function promptOf(users: InputMessage[]): TurnInput {
+  const texts = users.map(textOf)
+  if (users.every((message) => imagesOf(message).length === 0)) {
+    return texts.filter((text) => text !== '').join('\n\n')
+  }
+  return users.flatMap((message, i) => [
+    ...(texts[i] ? [{ type: 'input_text' as const, text: texts[i] }] : []),
+    ...imagesOf(message),
+  ])
+}
 
 /**
  * The exec body of a request: user messages become the prompt (joined by blank lines), system
@@ -150,16 +179,17 @@ const textOf = (message: InputMessage): string =>
 export function toExecBody(
   request: ResponsesRequest,
   createdAt: number,
-): SessionConfigInput & { prompt: string } {
+): SessionConfigInput & { prompt: TurnInput } {
   const messages: InputMessage[] =
     typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
-  const prompt = messages
-    .filter((message) => message.role === 'user')
-    .map(textOf)
-    .filter((text) => text !== '')
-    .join('\n\n')
-  if (prompt === '') {
+  const prompt = promptOf(messages.filter((message) => message.role === 'user'))
+  if (prompt.length === 0) {
     throw new TurnlineError('invalid_input', 'input needs at least one user message with text', {
+      details: { field: 'body.input' },
+    })
+  }
+  if (messages.some((message) => message.role !== 'user' && imagesOf(message).length > 0)) {
+    throw new TurnlineError('invalid_input', 'input_image parts belong in user messages', {
       details: { field: 'body.input' },
     })
   }

@@ -1,12 +1,15 @@
 import * as z from 'zod'
 import { LimitsChangeSchema } from './api.ts'
 import { SessionConfigSchema } from './session-config.ts'
+import { TurnInputSchema } from './turn-input.ts'
 
 /** Request bodies of the routes that take no schema of their own elsewhere in the contract. */
 
 /** `POST /v1/exec` body: a session config plus the prompt of its one turn. */
 export const ExecRequestSchema = SessionConfigSchema.extend({
-  prompt: z.string().min(1).max(1_000_000).describe('The user message of the one turn.'),
+  prompt: TurnInputSchema.describe(
+    'The user message of the one turn: a string, or `input_text` and `input_image` parts.',
+  ),
 })
 
 /** `POST …/fork` body: `isolation: "worktree"` puts a sub-agent's sandbox in a git worktree. */

@@ -14,6 +14,7 @@ import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
+import type { TurnInput } from '../contract/turn-input.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 
@@ -141,7 +142,7 @@ export interface SessionApi extends AgentLayerApi {
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,
-    body: SessionConfigInput & { prompt: string },
+    body: SessionConfigInput & { prompt: TurnInput },
     options?: TurnOptions,
   ): Promise<{ session_id: string; events: ThreadEvent[] }>
 }

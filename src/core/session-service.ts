@@ -16,6 +16,7 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
+import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
@@ -86,6 +87,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
   async listSessions(tenant: string, query: ListSessionsQuery) {
     const page = await this.deps.sessions.list(tenant, query.workspace, {
       limit: query.limit,
+      order: query.order,
       ...(query.cursor ? { cursor: query.cursor } : {}),
     })
     const sessions = page.sessions
@@ -243,11 +245,11 @@ export class SessionService extends AgentLayerService implements SessionApi {
 
   async exec(
     tenant: string,
-    body: SessionConfigInput & { prompt: string },
+    body: SessionConfigInput & { prompt: TurnInput },
     options: TurnOptions = {},
   ) {
     const { prompt, ...config } = body
-    if (typeof prompt !== 'string' || prompt.length === 0) {
+    if (prompt === undefined || prompt.length === 0) {
       throw new TurnlineError('invalid_input', 'prompt is required', {
         details: { field: 'prompt' },
       })

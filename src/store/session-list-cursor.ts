@@ -18,6 +18,8 @@ interface CursorBody {
   a: string
   /** True when that entry was a session folder (the listing resumes after all of it). */
   f: boolean
+  /** `n` for a newest-first listing (the next page holds the sessions before `a`). */
+  o?: 'n'
 }
 
 const MAX_CURSOR = 2048
@@ -33,16 +35,39 @@ export function encodeListCursor(
   return base64url(JSON.stringify(body))
 }
 
+/** The cursor of a newest-first page whose last session is `sessionId`. */
+export function encodeNewestCursor(workspace: string, sessionId: string): string {
+  const body: CursorBody = { v: 1, w: workspace, a: sessionId, f: true, o: 'n' }
+  return base64url(JSON.stringify(body))
+}
+
+/** The session id a newest-first listing continues before. */
+export function resumeBefore(cursor: string, workspace: string): string {
+  const body = decodeFor(cursor, workspace)
+  if (body.o !== 'n' || !body.f) {
+    throw invalid('this cursor belongs to an oldest-first listing; list again without cursor')
+  }
+  return body.a
+}
+
 /**
  * The key a listing resumes after. Keys inside a session folder `<id>/` all sort before
  * `<id>0` ('/' < '0'), while a folder such as `<id>0/` or `<id>_x/` sorts after it.
  */
 export function resumeAfter(cursor: string, workspace: string, root: string): string {
+  const body = decodeFor(cursor, workspace)
+  if (body.o !== undefined) {
+    throw invalid('this cursor belongs to a newest-first listing; list again without cursor')
+  }
+  return body.f ? `${root}${body.a}0` : `${root}${body.a}`
+}
+
+function decodeFor(cursor: string, workspace: string): CursorBody {
   const body = decode(cursor)
   if (body.w !== workspace) {
     throw invalid('this cursor belongs to another workspace; list again without cursor')
   }
-  return body.f ? `${root}${body.a}0` : `${root}${body.a}`
+  return body
 }
 
 function lastEntry(page: ListPage, root: string): { name: string; folder: boolean } | undefined {
@@ -70,6 +95,7 @@ function decode(cursor: string): CursorBody {
     typeof body.w !== 'string' ||
     typeof body.a !== 'string' ||
     typeof body.f !== 'boolean' ||
+    (body.o !== undefined && body.o !== 'n') ||
     !validName(body.a, body.f)
   ) {
     throw invalid('cursor is not one this server issued; list again without cursor')

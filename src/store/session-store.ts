@@ -17,7 +17,7 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
-import { listSessionManifests, manifestAsOfLog } from './session-listing.ts'
+import { type ListOrder, listSessionManifests, manifestAsOfLog } from './session-listing.ts'
 import {
   type MaintenanceContext,
   pendingManifestSnapshot,
@@ -263,11 +263,14 @@ export class SessionStore {
     }
   }
 
-  /** Manifests of one workspace's sessions (each current), in key order, paged by a cursor. */
+  /**
+   * Manifests of one workspace's sessions (each current), paged by a cursor: in key order
+   * (oldest first, the default here) or newest first (session-listing.ts).
+   */
   list(
     tenant: string,
     workspace: string,
-    options: { cursor?: string; limit?: number } = {},
+    options: { cursor?: string; limit?: number; order?: ListOrder } = {},
   ): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
     const root = workspaceSessionsPrefix(this.prefix, tenant, workspace)
     return listSessionManifests(this.objects, { prefix: this.prefix, root, workspace }, options)

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +15,9 @@ import { codeOf, snapshot, watchFolders } from '../support/host-folder-watch.ts'
  * object — pointing at a host folder outside the store, is never followed by any read, write,
  * listing or delete, whatever the store meant to do there: the host files stay as they were,
  * nothing is made or changed in the host folder even for a moment, and the rest of the store
- * reads as before. Reads and listings treat a link as
+ * reads as before. The same holds while a folder of the store and a link to the host folder are
+ * exchanged (`renameat2(RENAME_EXCHANGE)`) as fast as a process can, during writes, reads and
+ * listings that reach the folder anew each time. Reads and listings treat a link as
  * absent (nothing behind it exists for the store); writes and deletes through a linked folder
  * fail with corrupt_data; a link at an object's own name is a name like any other (a create-only
  * put conflicts with it, a plain put or a delete replaces or removes the link itself).
@@ -201,5 +204,51 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
       ).toBe('corrupt_data')
       expect(await snapshot(outside)).toEqual(before)
     })
+  })
+})
+
+/** Exchanges the two paths (`renameat2(RENAME_EXCHANGE)`) as fast as it can, until killed. */
+const EXCHANGER = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+print('ready', flush=True)
+while True:
+    if libc.renameat2(-100, a, -100, b, 2) != 0:
+        sys.exit('renameat2: ' + os.strerror(ctypes.get_errno()))
+`
+
+describe('a folder exchanged with a link again and again while the store works', () => {
+  it('nothing is read from, made in or changed in the folder the link points at', async () => {
+    await store.put('acme/seed.json', encode('seed'))
+    await symlink(outside, join(root, 'swap'))
+    const before = await snapshot(outside)
+    const watched = watchFolders(await hostFolders())
+    const exchanger = spawn('python3', ['-c', EXCHANGER, join(root, 'acme'), join(root, 'swap')])
+    const exited = once(exchanger, 'exit')
+    await once(exchanger.stdout, 'data')
+    const outcomes = new Set<string>()
+    try {
+      for (let i = 0; i < 150; i++) {
+        // A new session folder each time: reached (and made) anew, through the swapped folder.
+        const key = `acme/ws${i}/.vtcode/sessions/s1/log/0000000000.json`
+        outcomes.add(await codeOf(store.put(key, encode('batch'), { ifNoneMatch: '*' })))
+        outcomes.add(await codeOf(store.put(`acme/ws${i}/manifest.json`, encode('m'))))
+        expect(await store.get('acme/secret.txt')).toBeNull()
+        expect(await store.get(`acme/ws${i}.new/../secret.txt`).catch(() => null)).toBeNull()
+        const seed = await store.get('acme/seed.json')
+        if (seed !== null) expect(decode(seed.body)).toBe('seed')
+        const listed = await listAll(store, 'acme/', { delimiter: '/' })
+        const names = [...listed.objects.map((o) => o.key), ...listed.prefixes]
+        expect(names.filter((k) => !/^acme\/(seed\.json|ws\d+\/)$/.test(k))).toEqual([])
+      }
+    } finally {
+      exchanger.kill('SIGKILL')
+      await exited
+    }
+    // Every write either landed in the store's own folder or was refused as a link.
+    expect([...outcomes].filter((o) => o !== 'ok' && o !== 'corrupt_data')).toEqual([])
+    expect(await snapshot(outside)).toEqual(before)
+    expect(await watched.changes()).toEqual([])
   })
 })

@@ -275,6 +275,27 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
     )
   })
 
+  it('lists sessions newest first, a page at a time, every one reachable with --cursor', async () => {
+    const env = { TURNLINE_DATA_DIR: join(dir, 'listing') }
+    const made: string[] = []
+    for (const n of [1, 2, 3]) {
+      const run = await cli(['exec', '--json', `hello ${n}`], { env })
+      expect(run.code, run.stderr).toBe(0)
+      made.push(String((events(run.stdout)[0] as { thread_id?: string }).thread_id))
+    }
+    const first = await cli(['sessions', '--limit', '2'], { env })
+    expect(first.code, first.stderr).toBe(0)
+    const ids = (text: string) => [...text.matchAll(/^(session-\S+)/gm)].map((m) => m[1])
+    expect(ids(first.stdout)).toEqual([made[2], made[1]])
+    const cursor = /--cursor (\S+)\)/.exec(first.stderr)?.[1]
+    expect(cursor, first.stderr).toBeDefined()
+    const rest = await cli(['sessions', '--limit', '2', '--cursor', String(cursor)], { env })
+    expect(ids(rest.stdout)).toEqual([made[0]])
+    expect(rest.stderr).not.toContain('--cursor')
+    const oldest = await cli(['sessions', '--oldest', '--limit', '1'], { env })
+    expect(ids(oldest.stdout)).toEqual([made[0]])
+  })
+
   it('refuses bad command lines with exit 2 and a message', async () => {
     const cases: [string[], RegExp][] = [
       [['exec'], /no prompt/],

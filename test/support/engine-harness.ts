@@ -1,7 +1,9 @@
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createOpenAIModelClient } from '../../adapters/openai/openai-model-client.ts'
+import { createApp } from '../../functions/app.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { type EngineOptions, engineDeps, TOOL_SECRET } from './engine-deps.ts'
+import { serveApp } from './http-server.ts'
 import { startMockOpenAI } from './mock-openai.ts'
 import { startToolReceiver } from './tool-receiver.ts'
 
@@ -29,6 +31,22 @@ export async function startEngine(options: Partial<EngineOptions> = {}) {
     async close() {
       await mock.close()
       await receiver.close()
+    },
+  }
+}
+
+/** {@link startEngine} behind the real Hono app over HTTP, with one API key for `tenant`. */
+export async function startEngineServer(key: string, tenant: string) {
+  const engine = await startEngine()
+  const server = await serveApp(
+    createApp({ api: engine.service, auth: { keys: [{ key, tenant }] }, log: () => {} }),
+  )
+  return {
+    engine,
+    server,
+    async close() {
+      await server.close()
+      await engine.close()
     },
   }
 }

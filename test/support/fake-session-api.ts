@@ -158,7 +158,11 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
         { type: 'turn.started' },
         {
           type: 'item.completed',
-          item: { id: `item_${s.turns}`, type: 'agent_message', text: request.input ?? '' },
+          item: {
+            id: `item_${s.turns}`,
+            type: 'agent_message',
+            text: typeof request.input === 'string' ? request.input : '',
+          },
         },
         { type: 'turn.completed', usage },
       ]

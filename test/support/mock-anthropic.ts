@@ -90,12 +90,15 @@ const pieces = (text: string, size: number): string[] => {
   return out.length > 0 ? out : ['']
 }
 
-export async function startMockAnthropic(): Promise<MockAnthropic> {
+/** `cacheMinimumTokens`: prefixes shorter than this are not cached (the model's minimum). */
+export async function startMockAnthropic(
+  options: { cacheMinimumTokens?: number } = {},
+): Promise<MockAnthropic> {
   const queue: MockClaudeStep[] = []
   const requests: MockClaudeRequest[] = []
   const failures: string[] = []
   const issuedRedacted = new Set<string>()
-  const cache = new PromptCache()
+  const cache = new PromptCache(options.cacheMinimumTokens)
   let responder: ((request: MockClaudeRequest) => MockClaudeStep) | undefined
   let counter = 0
   const app = new Hono<{ Bindings: HttpBindings }>()

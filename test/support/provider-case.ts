@@ -1,6 +1,7 @@
 import type { OpenAICompatibleProvider } from '../../adapters/openai/provider-profile.ts'
 import type { TurnStatus } from '../../src/contract/api.ts'
 import type { ModelSettingsInput } from '../../src/contract/session-config.ts'
+import type { TurnInput } from '../../src/contract/turn-input.ts'
 import type { Usage } from '../../src/contract/usage.ts'
 import type { ReplayFrame, ReplayReply } from './provider-replay.ts'
 
@@ -34,7 +35,8 @@ export type CaseClient =
   | { adapter: 'anthropic' }
 
 export interface CaseTurn {
-  input: string
+  /** The turn's input: a string, or text and image parts. */
+  input: TurnInput
   /** The recorded replies, one per model request the turn makes. */
   replies: ReplayReply[]
   expect: CaseExpectation

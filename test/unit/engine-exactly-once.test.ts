@@ -103,7 +103,8 @@ describe('exactly-once turns', () => {
     })
     await expect(service.cancel('t2', session_id)).rejects.toMatchObject({ code: 'not_found' })
     expect(
-      (await service.listSessions('t2', { workspace: 'default', limit: 50 })).sessions,
+      (await service.listSessions('t2', { workspace: 'default', limit: 50, order: 'newest' }))
+        .sessions,
     ).toEqual([])
   })
 

@@ -38,6 +38,42 @@ describe('session list cursor', () => {
     })
   }
 
+  for (const limit of [1, 2, 3, 50]) {
+    it(`lists newest first: every session exactly once, by id descending, ${limit} per page`, async () => {
+      const sessions = await storeWith(IDS)
+      const seen: string[] = []
+      let cursor: string | undefined
+      for (let pages = 0; pages < 20; pages++) {
+        const page = await sessions.list('t', 'w', {
+          limit,
+          order: 'newest',
+          ...(cursor ? { cursor } : {}),
+        })
+        expect(page.sessions.length).toBeLessThanOrEqual(limit)
+        seen.push(...page.sessions.map((m) => m.session_id))
+        cursor = page.cursor
+        if (!cursor) break
+      }
+      expect(cursor).toBeUndefined()
+      expect(seen).toEqual([...IDS].sort().reverse())
+    })
+  }
+
+  it('a cursor continues the order it was made in, and no other', async () => {
+    const sessions = await storeWith(IDS)
+    const newest = await sessions.list('t', 'w', { limit: 1, order: 'newest' })
+    const oldest = await sessions.list('t', 'w', { limit: 1, order: 'oldest' })
+    expect(newest.sessions[0]?.session_id).toBe('b')
+    expect(oldest.sessions[0]?.session_id).toBe('abc-1') // key order: 'abc-1/' < 'abc/'
+    if (!newest.cursor || !oldest.cursor) throw new Error('expected cursors')
+    const crossed = [
+      await sessions.list('t', 'w', { cursor: newest.cursor, order: 'oldest' }).catch((e) => e),
+      await sessions.list('t', 'w', { cursor: oldest.cursor, order: 'newest' }).catch((e) => e),
+      await sessions.list('t', 'w2', { cursor: newest.cursor, order: 'newest' }).catch((e) => e),
+    ]
+    for (const outcome of crossed) expect(isTurnlineError(outcome, 'invalid_input')).toBe(true)
+  })
+
   it('refuses cursors it did not make, and cursors of another workspace', async () => {
     const sessions = await storeWith(IDS)
     const { cursor } = await sessions.list('t', 'w', { limit: 1 })

@@ -22,6 +22,9 @@ export function contentKey(message: HistoryMessage): string {
   } else if (message.role === 'tool') {
     feed(state, '\u0002')
     feed(state, message.tool_call_id)
+  } else if (message.role === 'user') {
+    // Images count as a fixed number of tokens each: how many there are is part of the key.
+    for (let i = 0; i < (message.images?.length ?? 0); i++) feed(state, '\u0004')
   }
   return `${message.role}:${state.length}:${(state.a >>> 0).toString(36)}:${(state.b >>> 0).toString(36)}`
 }

@@ -28,6 +28,11 @@ import { PIECE_CHARS } from './counting-pieces.ts'
 export const MESSAGE_OVERHEAD_TOKENS = 3
 /** Per tool call: its id, type and the function wrapper. */
 export const TOOL_CALL_OVERHEAD_TOKENS = 3
+/**
+ * Per image of a user message: an upper estimate (a large image, high detail, costs OpenAI
+ * models 765–1,105 tokens and Claude up to ≈ 1,600); the provider's count replaces it.
+ */
+export const IMAGE_TOKENS = 1_600
 /** Every reply is primed with the assistant header. */
 export const REPLY_PRIMING_TOKENS = 3
 /** Cached content hashes kept before the cache starts over. */
@@ -281,7 +286,9 @@ function keyOf(message: HistoryMessage): string | undefined {
   return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
 }
 
+/** Tokens a message costs beyond its texts: its tool calls' framing, or its images. */
 function toolCallOverhead(message: HistoryMessage): number {
+  if (message.role === 'user') return IMAGE_TOKENS * (message.images?.length ?? 0)
   if (message.role !== 'assistant') return 0
   return TOOL_CALL_OVERHEAD_TOKENS * (message.tool_calls?.length ?? 0)
 }

@@ -19,6 +19,8 @@ import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
 import { writableState } from '../engine/writable-state.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
+import { userMessageOf } from '../model/image-input.ts'
+import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
@@ -160,6 +162,10 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
     )
   }
   assertVerified(state, 'the next turn')
+  const userMessage =
+    request.input === undefined
+      ? undefined
+      : userMessageOf(request.input, resolveModelSettings(state.config.model, input.deps.defaults))
   if (previous)
     closeOpenTurn({
       dispatcher,
@@ -175,7 +181,7 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
   history.push(...boundary.messages)
   writer.markApplied(boundary.appliedIds)
   history.push(...starting)
-  if (request.input !== undefined) history.push({ role: 'user', content: request.input })
+  if (userMessage) history.push(userMessage)
   return { turn, turnStart, ackIntents: boundary.ack }
 }
 

@@ -3,6 +3,7 @@ import { anthropicCases } from './anthropic.ts'
 import { azureCases } from './azure.ts'
 import { groqCases, mistralCases, qwenCases, xaiCases } from './chat-families.ts'
 import { deepseekCases } from './deepseek.ts'
+import { imageInputCases } from './image-input.ts'
 import { moonshotCases } from './moonshot.ts'
 import { openaiChatCases } from './openai-chat.ts'
 import { openaiResponsesCases } from './openai-responses.ts'
@@ -10,8 +11,8 @@ import { promptCachingCases } from './prompt-caching.ts'
 import { lmstudioCases, ollamaCases, openrouterCases, vllmCases } from './router-and-local.ts'
 
 /**
- * Every conformance case, by provider family (the families of docs/models.md), and prompt caching
- * across them.
+ * Every conformance case, by provider family (the families of docs/models.md), prompt caching and
+ * image input across them.
  */
 export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   'OpenAI Chat': openaiChatCases,
@@ -29,4 +30,5 @@ export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   vLLM: vllmCases,
   'LM Studio': lmstudioCases,
   'Prompt caching (each family)': promptCachingCases,
+  'Image input (each family)': imageInputCases,
 }

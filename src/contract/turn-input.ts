@@ -1,0 +1,64 @@
+import * as z from 'zod'
+
+/**
+ * A turn's user input: a string, or content parts — text and images. An image is a `data:` URL
+ * (base64 PNG, JPEG, GIF or WebP) or an `https:` URL the provider fetches itself. The parts are
+ * named as in the OpenAI Responses API (`input_text`, `input_image`), which `POST /v1/responses`
+ * takes too.
+ */
+const DATA_IMAGE_URL = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/
+
+export const ImageUrlSchema = z
+  .string()
+  .max(20_000_000)
+  .refine(
+    (url) => DATA_IMAGE_URL.test(url) || /^https:\/\/[^\s]+$/.test(url),
+    'an image is a data: URL (base64 PNG, JPEG, GIF or WebP) or an https: URL',
+  )
+  .describe('A `data:image/…;base64,…` URL, or an `https:` URL.')
+
+export const ImageDetailSchema = z
+  .enum(['auto', 'low', 'high'])
+  .describe('How closely the model looks (OpenAI `detail`); absent → `auto`.')
+
+export const InputTextPartSchema = z.strictObject({
+  type: z.literal('input_text').describe('Always `input_text`.'),
+  text: z.string().max(1_000_000).describe('The text.'),
+})
+
+export const InputImagePartSchema = z.strictObject({
+  type: z.literal('input_image').describe('Always `input_image`.'),
+  image_url: ImageUrlSchema,
+  detail: ImageDetailSchema.optional(),
+})
+
+export const InputPartSchema = z.discriminatedUnion('type', [
+  InputTextPartSchema,
+  InputImagePartSchema,
+])
+export type InputPart = z.infer<typeof InputPartSchema>
+
+export const TurnInputSchema = z.union([
+  z.string().min(1).max(1_000_000),
+  z.array(InputPartSchema).min(1).max(64),
+])
+export type TurnInput = z.infer<typeof TurnInputSchema>
+
+/** An image of a user message, as the transcript keeps it. */
+export const UserImageSchema = z.object({
+  url: z.string(),
+  detail: z.enum(['auto', 'low', 'high']).optional(),
+})
+export type UserImage = z.infer<typeof UserImageSchema>
+
+/** The text of an input (its text parts joined by blank lines) and its images, in order. */
+export function splitTurnInput(input: TurnInput): { text: string; images: UserImage[] } {
+  if (typeof input === 'string') return { text: input, images: [] }
+  const texts: string[] = []
+  const images: UserImage[] = []
+  for (const part of input) {
+    if (part.type === 'input_text') texts.push(part.text)
+    else images.push({ url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) })
+  }
+  return { text: texts.filter((text) => text !== '').join('\n\n'), images }
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { SessionService } from '../../src/core/session-service.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { startEngineServer } from '../support/engine-harness.ts'
+
+/**
+ * Image input over real HTTP (`POST …/turns` and `POST /v1/responses`), the real engine and
+ * OpenAI adapter, the mock OpenAI server behind them: images reach the model in the format of
+ * its API, stay in the transcript for later turns, and a model known not to take images is a
+ * 400 before anything runs.
+ */
+const KEY = 'image-input-key-0123456789'
+// A 1×1 transparent PNG.
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+const SCREENSHOT = 'https://example.com/screens/failing-login.png'
+
+let harness: Awaited<ReturnType<typeof startEngineServer>>
+let engine: Awaited<ReturnType<typeof startEngineServer>>['engine']
+let server: Awaited<ReturnType<typeof startEngineServer>>['server']
+
+beforeAll(async () => {
+  harness = await startEngineServer(KEY, 'tenant-img')
+  ;({ engine, server } = harness)
+})
+afterAll(() => harness?.close())
+beforeEach(() => engine.mock.reset())
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+
+const session = async (model?: unknown) => {
+  const created = await post('/v1/sessions', model === undefined ? {} : { model })
+  expect(created.status).toBe(201)
+  return created.body.session_id as string
+}
+
+const WITH_IMAGES = [
+  { type: 'input_text', text: 'Why does the login fail?' },
+  { type: 'input_image', image_url: PNG },
+  { type: 'input_image', image_url: SCREENSHOT, detail: 'high' },
+]
+
+const lastUser = (messages: unknown) =>
+  (messages as { role: string; content: unknown }[]).filter((m) => m.role === 'user').at(-1)
+
+describe('image input', () => {
+  it('sends a turn’s images to Chat Completions and keeps them for the next turns', async () => {
+    const id = await session()
+    engine.mock.enqueue({ text: 'The password field is empty.' }, { text: 'Yes.' })
+    const first = await post(`/v1/sessions/${id}/turns`, { input: WITH_IMAGES })
+    expect(first.status).toBe(200)
+    expect(first.body.status).toBe('completed')
+    const imageMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Why does the login fail?' },
+        { type: 'image_url', image_url: { url: PNG } },
+        { type: 'image_url', image_url: { url: SCREENSHOT, detail: 'high' } },
+      ],
+    }
+    expect(lastUser(engine.mock.requests[0]?.body.messages)).toEqual(imageMessage)
+
+    // The next turn runs in a new service over the same store: the transcript is read back.
+    const rehydrated = new SessionService({
+      ...engine.deps,
+      sessions: new SessionStore({ store: engine.store }),
+    })
+    const second = await rehydrated.stepTurn('tenant-img', id, { input: 'Is that all?' })
+    expect(second.status).toBe('completed')
+    const messages = engine.mock.requests[1]?.body.messages as unknown[]
+    expect(messages).toContainEqual(imageMessage)
+    expect(lastUser(messages)).toEqual({ role: 'user', content: 'Is that all?' })
+    engine.mock.assertDone()
+  })
+
+  it('sends them to the Responses API as input_image parts', async () => {
+    const id = await session({ name: 'gpt-4.1-mini', api: 'responses' })
+    engine.mock.enqueue({ api: 'responses', text: 'Empty password.' })
+    expect((await post(`/v1/sessions/${id}/turns`, { input: WITH_IMAGES })).status).toBe(200)
+    expect(lastUser(engine.mock.requests[0]?.body.input)).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'Why does the login fail?' },
+        { type: 'input_image', image_url: PNG, detail: 'auto' },
+        { type: 'input_image', image_url: SCREENSHOT, detail: 'high' },
+      ],
+    })
+    engine.mock.assertDone()
+  })
+
+  it('refuses images for a model known to take none, and for the Anthropic API, with a 400', async () => {
+    for (const model of ['deepseek-chat', { name: 'claude-sonnet-4-5', api: 'anthropic' }]) {
+      const id = await session(model)
+      const refused = await post(`/v1/sessions/${id}/turns`, { input: WITH_IMAGES })
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ error: { code: 'invalid_input' } })
+      expect(JSON.stringify(refused.body)).toMatch(/image/)
+      const view = await engine.service.getSession('tenant-img', id)
+      expect(view.turn_count).toBe(0)
+    }
+    expect(engine.mock.requests).toHaveLength(0)
+  })
+
+  it('refuses an image that is neither a data: image URL nor https', async () => {
+    const id = await session()
+    for (const image_url of ['http://example.com/a.png', 'data:text/plain;base64,aGk=']) {
+      const refused = await post(`/v1/sessions/${id}/turns`, {
+        input: [{ type: 'input_image', image_url }],
+      })
+      expect(refused.status).toBe(400)
+    }
+    expect(engine.mock.requests).toHaveLength(0)
+  })
+
+  it('POST /v1/responses takes input_image parts in user messages', async () => {
+    engine.mock.enqueue({ text: 'A login form.' })
+    const res = await post('/v1/responses', {
+      model: 'gpt-4o-mini',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: SCREENSHOT },
+          ],
+        },
+      ],
+    })
+    expect(res.status).toBe(200)
+    expect(lastUser(engine.mock.requests[0]?.body.messages)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image_url', image_url: { url: SCREENSHOT } },
+      ],
+    })
+    const misplaced = await post('/v1/responses', {
+      input: [
+        { role: 'system', content: [{ type: 'input_image', image_url: SCREENSHOT }] },
+        { role: 'user', content: 'Hi' },
+      ],
+    })
+    expect(misplaced.status).toBe(400)
+    engine.mock.assertDone()
+  })
+})
