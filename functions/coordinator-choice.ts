@@ -1,8 +1,8 @@
 import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
+import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
+import { redisKeyPrefix } from '../adapters/shared/redis-namespace.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
-import type { IoDeadline } from '../src/ports/io-deadline.ts'
-import { redisKeyPrefix } from '../src/ports/redis-namespace.ts'
 import {
   DurableIntentsCoordinator,
   sessionIntentFolders,

@@ -1,7 +1,7 @@
+import { EgressPolicy } from '../adapters/shared/egress-policy.ts'
 import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.ts'
 import { hostNamed } from '../src/contract/host-list.ts'
 import { parseIp } from '../src/contract/ip-address.ts'
-import { EgressPolicy } from '../src/ports/egress-policy.ts'
 import { EgressRefused } from '../src/ports/transport-failure.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 

@@ -5,7 +5,7 @@ import {
   type ModelFailure,
   otherFailure,
   retryAfterMs,
-} from '../../src/ports/model-failure.ts'
+} from '../shared/model-failure.ts'
 
 /**
  * Classifies what a Messages API call threw, by Anthropic's error `type` first (the body's

@@ -2,7 +2,7 @@ import { BaseAnthropic } from '@anthropic-ai/sdk/client'
 import { Messages } from '@anthropic-ai/sdk/resources/messages/messages'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
-import { type RetryTiming, retryingStream, retryPolicy } from '../../src/ports/model-retry.ts'
+import { type RetryTiming, retryingStream, retryPolicy } from '../shared/model-retry.ts'
 import { classifyAnthropicFailure, isAnthropicUserAbort } from './anthropic-failure.ts'
 import { type MessagesEndpoint, streamMessages } from './messages-stream.ts'
 
@@ -32,7 +32,7 @@ export interface AnthropicModelClientOptions {
  * ModelClient over `@anthropic-ai/sdk` for the Messages API (`api: "anthropic"`): streaming,
  * tools, extended thinking round-tripped with its signatures, prompt-caching breakpoints, usage
  * with cache reads and writes. The SDK's own retries are off: the adapter's loop
- * (src/ports/model-retry.ts) retries 429, 5xx, 529 `overloaded_error` and transport faults,
+ * (adapters/shared/model-retry.ts) retries 429, 5xx, 529 `overloaded_error` and transport faults,
  * also when an `error` event arrives inside the stream before anything reached the caller, and
  * never once an event has. No provider compaction: sessions compact locally.
  */

@@ -1,6 +1,6 @@
 import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
-import { ProviderStreamError } from '../../src/ports/model-failure.ts'
+import { ProviderStreamError } from '../shared/model-failure.ts'
 import { placeCacheBreakpoints } from './cache-breakpoints.ts'
 import { toAnthropicTranscript } from './messages-transcript.ts'
 import { thinkingSettings } from './thinking-settings.ts'

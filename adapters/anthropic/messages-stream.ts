@@ -5,7 +5,7 @@ import type {
 import type { ReasoningBlock, ToolCall } from '../../src/contract/history-message.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
-import { ProviderStreamError } from '../../src/ports/model-failure.ts'
+import { ProviderStreamError } from '../shared/model-failure.ts'
 import { messagesRequestBody } from './messages-request.ts'
 import { type AnthropicUsageReport, mergeUsage, normalizeAnthropicUsage } from './messages-usage.ts'
 

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net'
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
 import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
-import type { EgressPolicy } from '../../src/ports/egress-policy.ts'
 import { EgressRefused } from '../../src/ports/transport-failure.ts'
+import type { EgressPolicy } from '../shared/egress-policy.ts'
 
 const CONNECT_TIMEOUT_MS = 10_000
 

@@ -6,7 +6,7 @@ import {
   otherFailure,
   ProviderStreamError,
   retryAfterMs,
-} from '../../src/ports/model-failure.ts'
+} from '../shared/model-failure.ts'
 
 export type { ModelErrorKind, ModelFailure }
 export { ProviderStreamError }

@@ -11,7 +11,7 @@ import {
   retryingCall,
   retryingStream,
   retryPolicy,
-} from '../../src/ports/model-retry.ts'
+} from '../shared/model-retry.ts'
 import { chatEndpoint } from './chat-request.ts'
 import { streamChat } from './chat-stream.ts'
 import { classifyModelFailure, isUserAbort } from './model-failure.ts'
@@ -24,7 +24,7 @@ import { compactResponses } from './responses-compact.ts'
 import { streamResponses } from './responses-stream.ts'
 import { modelNotConfiguredError } from './unconfigured-model-client.ts'
 
-export type { RetryTiming } from '../../src/ports/model-retry.ts'
+export type { RetryTiming } from '../shared/model-retry.ts'
 export type { ModelErrorKind } from './model-failure.ts'
 export { modelNotConfiguredError, unconfiguredModelClient } from './unconfigured-model-client.ts'
 

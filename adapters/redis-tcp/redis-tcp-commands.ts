@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import type { TurnlineError } from '../../src/contract/errors.ts'
-import type { RedisCommands } from '../../src/ports/redis-commands.ts'
+import type { RedisCommands } from '../shared/redis-commands.ts'
 import { toRedisTcpError } from './redis-tcp-errors.ts'
 
 export interface RedisTcpConnection {

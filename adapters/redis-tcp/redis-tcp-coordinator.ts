@@ -3,10 +3,10 @@ import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-// The Lua scripts and reply readers are shared with the Upstash adapter (src/ports): the same
+} from '../shared/io-deadline.ts'
+// The Lua scripts and reply readers are shared with the Upstash adapter (adapters/shared): the same
 // keys with the same meaning, so both adapters can serve one database.
-import { RedisCoordinator } from '../../src/ports/redis-coordinator.ts'
+import { RedisCoordinator } from '../shared/redis-coordinator.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
 export interface RedisTcpCoordinatorOptions extends RedisTcpConnection {

@@ -3,8 +3,8 @@ import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-import { RedisFailureThrottle } from '../../src/ports/redis-failure-throttle.ts'
+} from '../shared/io-deadline.ts'
+import { RedisFailureThrottle } from '../shared/redis-failure-throttle.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
 export interface RedisTcpFailureThrottleOptions extends RedisTcpConnection {

@@ -1,16 +1,16 @@
 import type { Clock } from '../../src/ports/clock.ts'
 import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-import { RedisTenantLimiter } from '../../src/ports/redis-tenant-limiter.ts'
-import {
   DAY_COUNTER_TTL_MS,
   slidingWindowUsed,
   type WindowVerdict,
 } from '../../src/ports/tenant-limiter.ts'
-import * as scripts from '../../src/ports/tenant-limiter-scripts.ts'
+import {
+  checkDeadline,
+  DEFAULT_COORDINATOR_DEADLINE,
+  type IoDeadline,
+} from '../shared/io-deadline.ts'
+import { RedisTenantLimiter } from '../shared/redis-tenant-limiter.ts'
+import * as scripts from '../shared/tenant-limiter-scripts.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
 export interface RedisTcpTenantLimiterOptions extends RedisTcpConnection {

@@ -7,7 +7,7 @@ import {
 import { connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
-import type { EgressDecision } from '../../src/ports/egress-policy.ts'
+import type { EgressDecision } from '../shared/egress-policy.ts'
 
 /**
  * The two ways a command's HTTP client uses a forward proxy: `CONNECT host:port` (a tunnel,

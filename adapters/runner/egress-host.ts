@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns'
 import { networkInterfaces } from 'node:os'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
-import { type EgressHost, EgressPolicy } from '../../src/ports/egress-policy.ts'
+import { type EgressHost, EgressPolicy } from '../shared/egress-policy.ts'
 
 const RESOLVE_TIMEOUT_MS = 5000
 /**

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { formatIp } from '../../src/contract/ip-address.ts'
-import type { EgressPolicy } from '../../src/ports/egress-policy.ts'
+import type { EgressPolicy } from '../shared/egress-policy.ts'
 import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
 
 /** Whose command a proxy socket serves: logged with every destination it asks for. */

@@ -17,12 +17,6 @@ import {
 } from '@aws-sdk/client-s3'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
-import {
-  checkDeadline,
-  DEFAULT_STORAGE_DEADLINE,
-  type IoDeadline,
-  withDeadline,
-} from '../../src/ports/io-deadline.ts'
 import type {
   ListOptions,
   ListPage,
@@ -31,6 +25,12 @@ import type {
   StoredObject,
 } from '../../src/ports/object-store.ts'
 import { checkPutOptions, MAX_LIST_LIMIT } from '../../src/ports/object-store-listing.ts'
+import {
+  checkDeadline,
+  DEFAULT_STORAGE_DEADLINE,
+  type IoDeadline,
+  withDeadline,
+} from '../shared/io-deadline.ts'
 
 import { isMissingObject, s3Error } from './s3-errors.ts'
 

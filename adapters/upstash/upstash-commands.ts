@@ -1,6 +1,6 @@
 import { Redis, type RedisConfigNodejs } from '@upstash/redis'
 import type { TurnlineError } from '../../src/contract/errors.ts'
-import type { RedisCommands } from '../../src/ports/redis-commands.ts'
+import type { RedisCommands } from '../shared/redis-commands.ts'
 import { toCoordinatorError } from './upstash-errors.ts'
 
 /** How the Upstash adapters reach their database: its REST URL and token, or a ready client. */

@@ -3,8 +3,8 @@ import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-import { RedisCoordinator } from '../../src/ports/redis-coordinator.ts'
+} from '../shared/io-deadline.ts'
+import { RedisCoordinator } from '../shared/redis-coordinator.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
 export type UpstashCoordinatorOptions = UpstashConnection & {

@@ -3,8 +3,8 @@ import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-import { RedisFailureThrottle } from '../../src/ports/redis-failure-throttle.ts'
+} from '../shared/io-deadline.ts'
+import { RedisFailureThrottle } from '../shared/redis-failure-throttle.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
 export type UpstashFailureThrottleOptions = UpstashConnection & {

@@ -1,14 +1,14 @@
 import { Ratelimit } from '@upstash/ratelimit'
 import type { Redis } from '@upstash/redis'
 import type { Clock } from '../../src/ports/clock.ts'
+import { DAY_COUNTER_TTL_MS, type WindowVerdict } from '../../src/ports/tenant-limiter.ts'
 import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
-} from '../../src/ports/io-deadline.ts'
-import { RedisTenantLimiter } from '../../src/ports/redis-tenant-limiter.ts'
-import { DAY_COUNTER_TTL_MS, type WindowVerdict } from '../../src/ports/tenant-limiter.ts'
-import * as scripts from '../../src/ports/tenant-limiter-scripts.ts'
+} from '../shared/io-deadline.ts'
+import { RedisTenantLimiter } from '../shared/redis-tenant-limiter.ts'
+import * as scripts from '../shared/tenant-limiter-scripts.ts'
 import { UpstashCommands } from './upstash-commands.ts'
 
 export type UpstashTenantLimiterOptions = (

@@ -1,7 +1,7 @@
 import { MemoryFailureThrottle } from '../../adapters/memory/memory-failure-throttle.ts'
+import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashFailureThrottle } from '../../adapters/upstash/upstash-failure-throttle.ts'
 import type { FailureThrottle } from '../../src/ports/failure-throttle.ts'
-import type { IoDeadline } from '../../src/ports/io-deadline.ts'
 import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import type { AuthFailureLimit } from '../http/auth-throttle.ts'

@@ -1,7 +1,7 @@
 import { isTurnlineError } from '../contract/errors.ts'
 
 /**
- * A destination the egress rules refused (src/ports/egress-policy.ts): a fetch rejects with it,
+ * A destination the egress rules refused (adapters/shared/egress-policy.ts): a fetch rejects with it,
  * naming the reason in Turnline's words, on every runtime.
  */
 export class EgressRefused extends Error {

@@ -182,14 +182,20 @@ describe('architecture', () => {
             problems.push(`${file} → ${target}: outside src/core use only ${CORE_FACES.join(', ')}`)
           } else if (layer === 'adapters' && targetLayer === 'adapters') {
             const own = file.split('/')[1]
-            if (target.split('/')[1] !== own) {
-              problems.push(`${file} → ${target}: an adapter imports only its own folder`)
+            const folder = target.split('/')[1]
+            if (folder !== own && (folder !== 'shared' || own === 'shared')) {
+              problems.push(
+                `${file} → ${target}: an adapter imports only its own folder and adapters/shared`,
+              )
             }
           }
           continue
         }
         if (layer === 'client' && specifier !== 'zod') {
           problems.push(`${file} → ${specifier}: client/ imports no package but zod`)
+        }
+        if (file.startsWith('adapters/shared/')) {
+          problems.push(`${file} → ${specifier}: adapters/shared/ imports no package`)
         }
         if (
           layer === 'shared' ||
@@ -211,10 +217,10 @@ describe('architecture', () => {
     expect(problems).toEqual([])
   })
 
-  it('uses no platform globals in src/ and client/', () => {
+  it('uses no platform globals in src/, client/ and adapters/shared/', () => {
     const problems: string[] = []
     for (const { file, text } of files) {
-      if (!file.startsWith('src/') && !file.startsWith('client/')) continue
+      if (!/^(src|client|adapters\/shared)\//.test(file)) continue
       const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
       for (const name of ['process', 'Deno', 'Buffer', 'require', '__dirname']) {
         if (new RegExp(`(?<![\\w.'"\`])${name}\\s*[.(\\[]`).test(code)) {

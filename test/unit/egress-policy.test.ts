@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { nonPublicReason } from '../../adapters/shared/address-class.ts'
+import { EgressPolicy } from '../../adapters/shared/egress-policy.ts'
 import {
   EgressEnvSchema,
   type EgressRules,
@@ -7,8 +9,6 @@ import {
   parseEgressEntry,
 } from '../../src/contract/egress-rules.ts'
 import { formatIp, parseIp, parseNetwork } from '../../src/contract/ip-address.ts'
-import { nonPublicReason } from '../../src/ports/address-class.ts'
-import { EgressPolicy } from '../../src/ports/egress-policy.ts'
 
 const ip = (text: string) => {
   const parsed = parseIp(text)

@@ -1,4 +1,4 @@
-import type { DayUsage, ReservationVerdict } from './tenant-limiter.ts'
+import type { DayUsage, ReservationVerdict } from '../../src/ports/tenant-limiter.ts'
 import { replyArray, replyInteger } from './tenant-limiter-scripts.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { type Ids, randomIds } from './clock.ts'
+import { type Ids, randomIds } from '../../src/ports/clock.ts'
 import {
   type BeginTurnRequest,
   type BeginTurnResult,
@@ -9,7 +9,7 @@ import {
   type EnqueueIntentResult,
   type Lease,
   type QueuedIntent,
-} from './coordinator.ts'
+} from '../../src/ports/coordinator.ts'
 import {
   checkBatch,
   checkBeginTurn,
@@ -18,7 +18,7 @@ import {
   checkIntent,
   checkPositiveInteger,
   idempotencyKey,
-} from './coordinator-checks.ts'
+} from '../../src/ports/coordinator-checks.ts'
 import {
   asArray,
   asInteger,

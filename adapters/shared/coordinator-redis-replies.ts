@@ -1,6 +1,6 @@
-import { StoredIdempotencyRecordSchema } from '../contract/coordinator-record.ts'
-import { TurnlineError } from '../contract/errors.ts'
-import type { IdempotencyRecord, QueuedIntent } from './coordinator.ts'
+import { StoredIdempotencyRecordSchema } from '../../src/contract/coordinator-record.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import type { IdempotencyRecord, QueuedIntent } from '../../src/ports/coordinator.ts'
 import * as scripts from './coordinator-redis-scripts.ts'
 
 /** Reading the replies of the Redis coordinators' scripts: anything unexpected is corrupt_data. */

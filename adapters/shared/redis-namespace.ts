@@ -1,5 +1,5 @@
-import { REDIS_NAMESPACE } from '../contract/deployment-identity.ts'
-import { TurnlineError } from '../contract/errors.ts'
+import { REDIS_NAMESPACE } from '../../src/contract/deployment-identity.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 
 /**
  * The prefix of every key a deployment keeps in Redis (coordinator and per-tenant limits alike).

@@ -1,6 +1,10 @@
-import { TurnlineError } from '../contract/errors.ts'
-import { type Clock, systemClock } from './clock.ts'
-import type { FailureThrottle, ThrottleBucket, ThrottleVerdict } from './failure-throttle.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type {
+  FailureThrottle,
+  ThrottleBucket,
+  ThrottleVerdict,
+} from '../../src/ports/failure-throttle.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { replyArray, replyInteger } from './tenant-limiter-scripts.ts'

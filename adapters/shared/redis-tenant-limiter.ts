@@ -1,8 +1,4 @@
-import { type Clock, systemClock } from './clock.ts'
-import type { IoDeadline } from './io-deadline.ts'
-import * as quota from './quota-reservation-scripts.ts'
-import { callRedis, type RedisCommands } from './redis-commands.ts'
-import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
+import { type Clock, systemClock } from '../../src/ports/clock.ts'
 import {
   DAY_COUNTER_TTL_MS,
   type DayUsage,
@@ -15,7 +11,11 @@ import {
   type UsageCharge,
   utcDay,
   type WindowVerdict,
-} from './tenant-limiter.ts'
+} from '../../src/ports/tenant-limiter.ts'
+import type { IoDeadline } from './io-deadline.ts'
+import * as quota from './quota-reservation-scripts.ts'
+import { callRedis, type RedisCommands } from './redis-commands.ts'
+import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 import * as scripts from './tenant-limiter-scripts.ts'
 
 export interface RedisTenantLimiterOptions<C extends RedisCommands> {

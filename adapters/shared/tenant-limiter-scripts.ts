@@ -1,5 +1,5 @@
-import { TurnlineError } from '../contract/errors.ts'
-import type { SlotVerdict } from './tenant-limiter.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
 
 /**
  * Lua scripts and reply readers of the Redis TenantLimiters (adapters/upstash over REST,

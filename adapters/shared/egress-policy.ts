@@ -1,5 +1,15 @@
-import { type EgressEntry, type EgressRules, egressEntries } from '../contract/egress-rules.ts'
-import { formatIp, type IpAddress, inNetwork, parseIp, sameIp } from '../contract/ip-address.ts'
+import {
+  type EgressEntry,
+  type EgressRules,
+  egressEntries,
+} from '../../src/contract/egress-rules.ts'
+import {
+  formatIp,
+  type IpAddress,
+  inNetwork,
+  parseIp,
+  sameIp,
+} from '../../src/contract/ip-address.ts'
 import { embeddedIpv4, nonPublicReason } from './address-class.ts'
 
 /**

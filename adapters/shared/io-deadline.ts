@@ -1,6 +1,6 @@
-import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
-import { backoffMs } from '../shared/backoff.ts'
-import { sleepOn, systemClock, type TimerClock } from './clock.ts'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
+import { sleepOn, systemClock, type TimerClock } from '../../src/ports/clock.ts'
+import { backoffMs } from '../../src/shared/backoff.ts'
 
 /**
  * Deadlines of the network adapters' calls (S3 storage, the Upstash coordinator): every call

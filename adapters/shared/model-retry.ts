@@ -1,6 +1,6 @@
-import { abortableSleep } from '../contract/abortable-sleep.ts'
-import { backoffMs } from '../shared/backoff.ts'
-import type { ModelStreamEvent } from './model-client.ts'
+import { abortableSleep } from '../../src/contract/abortable-sleep.ts'
+import type { ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { backoffMs } from '../../src/shared/backoff.ts'
 import { type ModelFailure, modelError } from './model-failure.ts'
 
 /**

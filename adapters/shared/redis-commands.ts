@@ -1,4 +1,4 @@
-import type { TurnlineError } from '../contract/errors.ts'
+import type { TurnlineError } from '../../src/contract/errors.ts'
 import { type IoDeadline, withDeadline } from './io-deadline.ts'
 
 /**
