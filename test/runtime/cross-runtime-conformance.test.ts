@@ -20,10 +20,10 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * One handler, every runtime, the same events — byte for byte. The scripted sessions of
- * conformance-scenario.ts run against real Node (`npm start`'s entry, filesystem store), real
- * Deno (filesystem store; S3 on moto + Upstash through the test proxy), real workerd
- * (`wrangler dev`, S3 + Upstash) and the Lambda bundle (the Runtime API stand-in, S3 + Upstash),
- * then with turns alternating between Deno and workerd on one store. One mock model (answers
+ * conformance-scenario.ts run against real Node (`npm start`'s entry: filesystem store; S3 +
+ * Upstash), real Deno (filesystem store; S3 on moto + Upstash through the test proxy), real
+ * workerd (`wrangler dev`, S3 + Upstash) and the Lambda bundle (the Runtime API stand-in, S3 +
+ * Upstash), then with turns alternating between Deno and workerd on one store. One mock model (answers
  * computed from each request: conformance-model.ts), one moto bucket and one redis-server for all
  * of them (each deployment its own S3_PREFIX and Redis namespace), the same runner configuration
  * (a runner URL that is never called: every runtime offers the same sandbox tools) and the same
@@ -100,6 +100,16 @@ async function started<T extends { stop(): Promise<void> }>(start: () => Promise
   return { runtime, startMs: performance.now() - began }
 }
 
+/** `npm start`'s entry as a process, once it listens. */
+async function nodeEntry(env: Record<string, string>) {
+  const node = startNodeEntry(env)
+  const url = await node.listening().catch(async (error: unknown) => {
+    await node.stop()
+    throw error
+  })
+  return { url, stop: () => node.stop() }
+}
+
 function s3Env(name: string): Record<string, string> {
   if (!backends || !receiver) throw new Error('setup failed')
   return {
@@ -135,15 +145,14 @@ describe('the same sessions on every runtime', () => {
       PORT: '0',
       TURNLINE_DATA_DIR: join(dataDir, 'node'),
     }
-    const { runtime, startMs } = await started(async () => {
-      const node = startNodeEntry(env)
-      const url = await node.listening().catch(async (error: unknown) => {
-        await node.stop()
-        throw error
-      })
-      return { url, stop: () => node.stop() }
-    })
+    const { runtime, startMs } = await started(() => nodeEntry(env))
     await record('node', startMs, () => httpCall(runtime))
+  })
+
+  it('Node (npm start entry), S3 + Upstash', async () => {
+    const env = { ...s3Env('node'), PORT: '0' }
+    const { runtime, startMs } = await started(() => nodeEntry(env))
+    await record('node s3', startMs, () => httpCall(runtime))
   })
 
   it('Deno, filesystem store', async () => {
@@ -200,7 +209,7 @@ describe('the same sessions on every runtime', () => {
         text(node?.requests),
       )
     }
-    expect([...runs.keys()]).toHaveLength(6)
+    expect([...runs.keys()]).toHaveLength(7)
     const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] ?? 0
     for (const [name, run] of runs) {
       console.log(
