@@ -7,19 +7,19 @@ import {
 import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
 
 /**
- * Lua scripts and reply readers of the Redis TenantLimiters (adapters/upstash over REST,
- * adapters/redis-tcp over TCP): the same keys with the same meaning, so either adapter can serve
- * a database the other wrote. Keys, under the coordinator's namespace:
+ * Lua scripts and reply readers of the Redis TenantLimiter (`redis-tenant-limiter.ts`, over
+ * adapters/upstash's REST or adapters/redis-tcp's TCP): the same keys with the same meaning, so
+ * either adapter can serve a database the other wrote. Keys, under the coordinator's namespace:
  *
  * - `rl:rpm:<tenant>:<window number>`: requests counted in one fixed window of the sliding
- *   request window (the layout of `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`;
- *   the TCP adapter runs the same algorithm in `SLIDING_WINDOW_HIT`)
+ *   request window (`SLIDING_WINDOW_HIT`, `PEEK_WINDOW`; the layout and algorithm of
+ *   `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`, which earlier versions ran)
  * - `usage:<tenant>:<YYYY-MM-DD>`: a hash of today's `requests`, `tokens`, `cost_micro_usd`
  * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms)
  * - `holds:<tenant>`, `settled:<tenant>:<call id>`: the quotas' reservations
  *   (`quota-reservation-scripts.ts`)
  *
- * Instants come from the caller's clock (ARGV), as `@upstash/ratelimit` does.
+ * Instants come from the caller's clock (ARGV).
  */
 
 /** Gives `KEYS[n]` a TTL when it has none (the first write of a day's hash). */
@@ -53,6 +53,11 @@ if used >= limit then return {0, used} end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
 return {1, used + 1}
+`
+
+/** KEYS: current window, previous window. → {requests in current, requests in previous}. */
+export const PEEK_WINDOW = `
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
 `
 
 /** Drops lapsed slots and makes the set outlive its latest deadline. */
