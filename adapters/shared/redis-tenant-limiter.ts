@@ -106,13 +106,14 @@ export class RedisTenantLimiter<C extends RedisCommands = RedisCommands> impleme
     limit: number,
     ttlMs: number,
   ): Promise<SlotVerdict> {
+    const now = this.clock.now()
     const reply = await this.eval(
       'acquireSlot',
       scripts.ACQUIRE_SLOT,
       [this.#slotsKey(tenant)],
-      [slot, String(limit), String(ttlMs), String(this.clock.now())],
+      [slot, String(limit), String(ttlMs), String(now)],
     )
-    return scripts.readSlotVerdict(reply)
+    return scripts.readSlotVerdict(reply, ttlMs, now)
   }
 
   async renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean> {

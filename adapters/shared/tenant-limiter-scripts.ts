@@ -1,4 +1,9 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import {
+  firstFreeRetryAfter,
+  type HeldLease,
+  leaseAcquiredAt,
+} from '../../src/ports/held-retry-after.ts'
 import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
 
 /**
@@ -69,7 +74,8 @@ end
 
 /**
  * KEYS: slots. ARGV: slot, limit, ttlMs, now.
- * → {1, active} acquired (also when this slot already runs: a resend) | {0, active, retryAfterMs}.
+ * → {1, active} acquired (also when this slot already runs: a resend) | {0, active, slot, deadline, …}
+ * (every live slot with its deadline: `readSlotVerdict` works out when one is likely free).
  */
 export const ACQUIRE_SLOT = `${SLOTS}
 local now = tonumber(ARGV[4])
@@ -81,8 +87,11 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return {1, active}
 end
 if active >= tonumber(ARGV[2]) then
-  local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, active, math.max(1, tonumber(earliest[2]) - now)}
+  local reply = {0, active}
+  for _, item in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')) do
+    table.insert(reply, item)
+  end
+  return reply
 end
 redis.call('ZADD', KEYS[1], deadline, ARGV[1])
 stretch(KEYS[1], ARGV[3])
@@ -134,15 +143,25 @@ export function replyArray(value: unknown, operation: string): unknown[] {
   return value as unknown[]
 }
 
-export function readSlotVerdict(reply: unknown): SlotVerdict {
-  const [status, active, retry] = replyArray(reply, 'acquireSlot')
+export function readSlotVerdict(reply: unknown, ttlMs: number, nowMs: number): SlotVerdict {
+  const [status, active, ...held] = replyArray(reply, 'acquireSlot')
   if (replyInteger(status, 'acquireSlot') === 1) {
     return { status: 'acquired', active: replyInteger(active, 'acquireSlot') }
+  }
+  const slots: HeldLease[] = []
+  for (let i = 0; i + 1 < held.length; i += 2) {
+    const deadline = replyInteger(held[i + 1], 'acquireSlot')
+    const id = held[i]
+    slots.push({
+      remainingMs: deadline - nowMs,
+      ttlMs,
+      acquiredAtMs: typeof id === 'string' ? leaseAcquiredAt(id) : undefined,
+    })
   }
   return {
     status: 'full',
     active: replyInteger(active, 'acquireSlot'),
-    retryAfterMs: replyInteger(retry, 'acquireSlot'),
+    retryAfterMs: firstFreeRetryAfter(slots, nowMs).retryAfterMs,
   }
 }
 

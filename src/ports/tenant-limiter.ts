@@ -34,7 +34,11 @@ export type SlotVerdict =
   | {
       status: 'full'
       active: number
-      /** Until the earliest running slot's deadline (it may end sooner). */
+      /**
+       * When a slot is likely free (`firstFreeRetryAfter`): a share of a running turn's age, or
+       * the deadline of a slot whose turn stopped renewing it. Slot ids stamped with their
+       * acquisition time (`stampedLeaseId`) tell a turn's age.
+       */
       retryAfterMs: number
     }
 
