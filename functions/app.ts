@@ -16,6 +16,7 @@ import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { routeMethods } from './http/route-methods.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
+import type { ReferenceScript } from './openapi/docs-page.ts'
 import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
@@ -72,6 +73,8 @@ export interface AppOptions {
    * `scheme://host[:port]`, or `*` (with keys only). Default: none, CORS off.
    */
   corsOrigins?: readonly string[]
+  /** The API reference renderer's bundle, where the runtime has a copy (else /docs uses a CDN). */
+  referenceScript?: ReferenceScript
   /** With keys: how failed authentications are throttled (default: in this process, 60/min). */
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
@@ -130,7 +133,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.notFound((c) => notFound(c.req.method, c.req.path, methods(c.req.path), log))
 
   const version = options.version ?? API_VERSION
-  app.route('/', metaRoutes(version, openApiJsonOf(app, version)))
+  app.route('/', metaRoutes(version, openApiJsonOf(app, version), options.referenceScript))
   app.route('/', viewerRoutes(version))
   // Signed by the runner instead of a bearer key: mounted before the authentication.
   if (options.runnerSecret) {

@@ -17,6 +17,7 @@ import type { FollowOptions } from './http/event-feed.ts'
 import type { BodyLimits } from './http/read-body.ts'
 import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
+import type { ReferenceScript } from './openapi/docs-page.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
 import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import { authFailureLimit } from './tenancy/auth-throttle-deps.ts'
@@ -66,6 +67,8 @@ export interface DepsOptions extends TenantFetchOptions {
   requestLog?: LogSink
   /** Tokenizer for compaction estimates (default: gpt-tokenizer, loaded on first use). */
   tokenizer?: ServiceDeps['tokenizer']
+  /** The API reference renderer's bundle, where the runtime has a copy (Node: from node_modules). */
+  referenceScript?: ReferenceScript
   /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
   reachableFromAnywhere?: boolean
 }
@@ -91,6 +94,7 @@ export interface Deps {
     allowedHosts: readonly string[]
     /** Origins whose pages may call the API from a browser (CORS); none by default. */
     corsOrigins: readonly string[]
+    referenceScript?: ReferenceScript
     /** Failed authentications throttled, in the coordinator when there is one (with keys). */
     authFailures?: AuthFailureLimit
     peerAddress?: PeerAddress
@@ -219,6 +223,7 @@ export async function createDeps(
       tenancy,
       allowedHosts: config.TURNLINE_ALLOWED_HOSTS ?? [],
       corsOrigins: config.TURNLINE_CORS_ORIGINS ?? [],
+      ...(options.referenceScript ? { referenceScript: options.referenceScript } : {}),
       ...(authFailures ? { authFailures } : {}),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     },

@@ -21,7 +21,8 @@ const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' }
  *    newest step added more blocks than the API looks back over (20) from breakpoint 3.
  *
  * A prefix shorter than the model's minimum (1,024–4,096 tokens) is simply not cached. Thinking
- * blocks cannot carry `cache_control`; user messages end in text or tool results, which can.
+ * blocks cannot carry `cache_control`; user messages end in text, images or tool results, which
+ * can.
  */
 export function placeCacheBreakpoints(
   tools: Tool[],
@@ -37,7 +38,7 @@ export function placeCacheBreakpoints(
     const message = messages[i]
     if (message?.role !== 'user' || !Array.isArray(message.content)) continue
     const last = message.content.at(-1)
-    if (last && (last.type === 'text' || last.type === 'tool_result')) {
+    if (last && (last.type === 'text' || last.type === 'tool_result' || last.type === 'image')) {
       last.cache_control = EPHEMERAL
       marked += 1
     }

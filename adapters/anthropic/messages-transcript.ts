@@ -1,9 +1,12 @@
 import type {
+  Base64ImageSource,
   ContentBlockParam,
+  ImageBlockParam,
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
 
 /** A Messages API request's `system` blocks and `messages`, from a transcript. */
@@ -19,6 +22,8 @@ export interface AnthropicTranscript {
  *   become the request's `system` blocks, one each, in order; a system message later in the
  *   transcript (a fork summary after a user message) becomes user text, as the Messages API has
  *   no system turn inside the conversation on every platform;
+ * - a user message's images become `image` blocks after its text (base64 from a `data:` URL,
+ *   else the URL for the API to fetch);
  * - an assistant message becomes its reasoning blocks (`thinking` with its `signature`,
  *   `redacted_thinking`), unchanged and first, then its text, then one `tool_use` per call;
  *   reasoning of another API (Chat reasoning text, a Responses item) is left out;
@@ -50,7 +55,7 @@ export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTrans
         } else push('user', textBlocks(message.content))
         break
       case 'user':
-        push('user', textBlocks(message.content))
+        push('user', [...textBlocks(message.content), ...(message.images ?? []).map(imageBlock)])
         break
       case 'tool':
         push('user', [
@@ -73,6 +78,21 @@ export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTrans
     }
   }
   return { system, messages }
+}
+
+const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.*)$/s
+
+/**
+ * An image of a user message as an `image` block: a `data:` URL as a base64 source, an https URL
+ * as a URL source (the API fetches it).
+ */
+function imageBlock(image: UserImage): ImageBlockParam {
+  const data = DATA_URL.exec(image.url)
+  if (data?.[1] && data[2] !== undefined) {
+    const mediaType = data[1] as Base64ImageSource['media_type']
+    return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data[2] } }
+  }
+  return { type: 'image', source: { type: 'url', url: image.url } }
 }
 
 /** Text as a content block; an empty text is no block (the API refuses empty text blocks). */

@@ -7,6 +7,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
 import { nodePeer } from '../http/client-address.ts'
+import { referenceScriptFile } from './reference-script-file.ts'
 
 /**
  * The backends only a Node process has, for the Node entries (`npm start`, the CLI, check.mjs,
@@ -23,6 +24,7 @@ export const nodeBackends: Pick<
   | 'redisThrottle'
   | 'peerAddress'
   | 'checkedFetch'
+  | 'referenceScript'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
@@ -30,6 +32,12 @@ export const nodeBackends: Pick<
   redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
   peerAddress: nodePeer,
   checkedFetch: nodeCheckedFetch,
+  ...referenceScriptField(),
+}
+
+function referenceScriptField(): Pick<DepsOptions, 'referenceScript'> {
+  const script = referenceScriptFile()
+  return script ? { referenceScript: script } : {}
 }
 
 /** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */

@@ -1,19 +1,34 @@
 import { Hono } from 'hono'
-import { HealthSchema, ServiceIndexSchema } from '../../src/contract/api-responses.ts'
+import {
+  ErrorBodySchema,
+  HealthSchema,
+  ServiceIndexSchema,
+} from '../../src/contract/api-responses.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { JSON_TYPE } from '../http/event-framing.ts'
-import { docsPage } from '../openapi/docs-page.ts'
+import { docsPage, type ReferenceScript } from '../openapi/docs-page.ts'
 import { jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 const links =
   '</docs>; rel="service-doc", </v1/openapi.json>; rel="service-desc", </ui>; rel="alternate"; title="session viewer"'
 
+const SCRIPT_ANSWER = {
+  description: 'The script.',
+  content: { 'text/javascript': { schema: { type: 'string', description: 'JavaScript.' } } },
+} as const
+
 /**
- * Unauthenticated routes: health, the OpenAPI document (`documentJson`) and the docs page; the
- * root also links the session viewer (/ui).
+ * Unauthenticated routes: health, the OpenAPI document (`documentJson`) and the docs page with
+ * its scripts (`referenceScript`: the renderer's bundle, when this runtime has a copy); the
+ * root sends browsers to the session viewer (/ui) and gives other clients the links.
  */
-export function metaRoutes(version: string, documentJson: () => Promise<string>): Hono<AppEnv> {
+export function metaRoutes(
+  version: string,
+  documentJson: () => Promise<string>,
+  referenceScript?: ReferenceScript,
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
+  const docs = docsPage(version, referenceScript)
   routes.get(
     '/healthz',
     operation({
@@ -26,7 +41,7 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
     }),
     () => Response.json({ status: 'ok' }),
   )
-  // The root points to the docs: browsers are sent there, other clients get the links.
+  // Browsers are sent to the viewer; other clients get the links.
   routes.get(
     '/',
     operation({
@@ -34,7 +49,7 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
       tags: ['meta'],
       summary: 'Links to the docs and the document',
       description:
-        'A browser (`Accept: text/html`) is redirected to `/docs`; other clients get the links as JSON and in the `Link` header.',
+        'A browser (`Accept` naming `text/html`) is redirected to the session viewer `/ui`; other clients (`application/json`, `*/*`, none) get the links as JSON and in the `Link` header.',
       security: [],
       responses: {
         200: jsonAnswer('The links.', ServiceIndexSchema, {
@@ -44,14 +59,17 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
           },
         }),
         302: {
-          description: 'To `/docs`, for a browser.',
-          headers: { Location: { description: '`/docs`', schema: { type: 'string' } } },
+          description: 'To `/ui`, for a browser.',
+          headers: { Location: { description: '`/ui`', schema: { type: 'string' } } },
         },
       },
     }),
     (c) => {
       if ((c.req.header('accept') ?? '').includes('text/html')) {
-        return new Response(null, { status: 302, headers: { location: '/docs', link: links } })
+        return new Response(null, {
+          status: 302,
+          headers: { location: '/ui', link: links, vary: 'Accept' },
+        })
       }
       return Response.json(
         {
@@ -62,7 +80,7 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
           openapi: '/v1/openapi.json',
           health: '/healthz',
         },
-        { headers: { link: links } },
+        { headers: { link: links, vary: 'Accept' } },
       )
     },
   )
@@ -93,7 +111,8 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
       operationId: 'getReferencePage',
       tags: ['meta'],
       summary: 'The API reference page',
-      description: 'HTML rendering this document in the browser (Scalar); works on a phone.',
+      description:
+        'HTML rendering this document in the browser (Scalar, served by this server: no CDN, no inline script); works on a phone and offline.',
       security: [],
       responses: {
         200: {
@@ -102,7 +121,37 @@ export function metaRoutes(version: string, documentJson: () => Promise<string>)
         },
       },
     }),
-    docsPage(version),
+    () => docs.page(),
+  )
+  routes.get(
+    '/docs/init.js',
+    operation({
+      operationId: 'getReferenceInit',
+      tags: ['meta'],
+      summary: "The reference page's start script",
+      description: 'Starts the renderer on `/v1/openapi.json`.',
+      security: [],
+      responses: {
+        200: SCRIPT_ANSWER,
+      },
+    }),
+    () => docs.init(),
+  )
+  routes.get(
+    '/docs/scalar.js',
+    operation({
+      operationId: 'getReferenceRenderer',
+      tags: ['meta'],
+      summary: 'The reference renderer',
+      description:
+        "Scalar's standalone bundle, from its npm package (`@scalar/api-reference`, the pinned version). 404 on a runtime that has no copy; its page loads the bundle from a CDN instead.",
+      security: [],
+      responses: {
+        200: SCRIPT_ANSWER,
+        404: jsonAnswer('`not_found`: no local copy on this runtime.', ErrorBodySchema),
+      },
+    }),
+    () => docs.script(),
   )
   return routes
 }

@@ -4,17 +4,20 @@
  * data and needs no authentication; the API calls carry the key the user enters.
  */
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+/** The head every page of this server starts with: UTF-8, phone viewport, no referrer, no icon. */
+export const PAGE_HEAD = `<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">`
 
 export function viewerPage(version: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
+${PAGE_HEAD}
 <title>Turnline sessions</title>
 <link rel="stylesheet" href="/ui/viewer.css">
 <script src="/ui/viewer.js" defer></script>

@@ -3,6 +3,7 @@
 //
 //   node infra/build/build.mjs            every target
 //   node infra/build/build.mjs node       dist/node/{server,runner,runner-child,check,retention,keys}.mjs
+//                                         and reference/scalar.js (the /docs renderer)
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx,
 //                                         and the runner-child.mjs its embedded engine starts
@@ -18,7 +19,8 @@
 //         them, so they cost nothing at cold start.
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -67,6 +69,8 @@ const targets = {
       packages: 'external',
       outExtension: { '.js': '.mjs' },
     },
+    // The API reference renderer (/docs/scalar.js), so production needs no dev dependency.
+    after: (outDir) => copyReferenceScript(outDir),
   },
   cli: {
     outDir: path.join(dist, 'cli'),
@@ -101,6 +105,14 @@ const targets = {
       outExtension: { '.js': '.mjs' },
     },
   },
+}
+
+/** @scalar/api-reference's standalone bundle → OUT/reference/scalar.js (reference-script-file.ts). */
+function copyReferenceScript(outDir) {
+  const main = createRequire(path.join(root, 'package.json')).resolve('@scalar/api-reference')
+  const bundle = path.join(path.dirname(main), 'browser', 'standalone.js')
+  mkdirSync(path.join(outDir, 'reference'), { recursive: true })
+  copyFileSync(bundle, path.join(outDir, 'reference', 'scalar.js'))
 }
 
 function size(file) {

@@ -194,6 +194,31 @@ describe('Claude sessions on npm start', () => {
     expect(JSON.stringify(failed.events)).toContain('Internal server error')
   })
 
+  it('sends a screenshot as an image block, and again with the transcript on the next turn', async () => {
+    const id = await session()
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg=='
+    mock.enqueue({ text: 'A red button overlaps the form.' }, { text: 'Move it down.' })
+    const first = (await api(`/v1/sessions/${id}/turns`, {
+      input: [
+        { type: 'input_text', text: 'What is wrong on this page?' },
+        { type: 'input_image', image_url: png },
+        { type: 'input_image', image_url: 'https://example.com/after.webp' },
+      ],
+    })) as unknown as Turn
+    expect(first.status, JSON.stringify(first.events)).toBe('completed')
+    expect(await turn(id, 'How do I fix it?')).toMatchObject({ status: 'completed' })
+    const images = [
+      {
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: png.split(',')[1] },
+      },
+      { type: 'image', source: { type: 'url', url: 'https://example.com/after.webp' } },
+    ]
+    expect(messagesOf(0)[0]?.content).toMatchObject([{ type: 'text' }, ...images])
+    expect(messagesOf(1)[0]?.content).toMatchObject([{ type: 'text' }, ...images])
+  })
+
   it('refuses sampling parameters on api "anthropic" when the session is created', async () => {
     const refused = await api(
       '/v1/sessions',

@@ -222,7 +222,8 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       )
       const page = await call('GET', '/docs')
       expect(page.status).toBe(200)
-      expect(await page.text()).toContain('/v1/openapi.json')
+      expect(await page.text()).toContain('<script src="/docs/init.js">')
+      expect(await (await call('GET', '/docs/init.js')).text()).toContain('/v1/openapi.json')
     })
 
     it("discovers and calls an MCP server's tools with the SDK client in this runtime", async () => {

@@ -65,6 +65,8 @@ export function requestViolation(
           return `messages.${i}: cache_control cannot be set for thinking blocks`
         }
       }
+      const image = imageViolation(block)
+      if (image) return `messages.${i}: ${image}`
       if (block.type === 'text' && block.text === '') {
         return `messages.${i}: text content blocks must be non-empty`
       }
@@ -83,6 +85,28 @@ export function requestViolation(
   }
   if (thinking && thinking.type !== 'disabled') return thinkingKept(messages)
   return undefined
+}
+
+const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
+
+/** An image block the API would refuse: a bad media type, data that is not base64, no URL. */
+function imageViolation(block: Json): string | undefined {
+  if (block.type !== 'image') return undefined
+  const source = isObject(block.source) ? block.source : {}
+  if (source.type === 'url') {
+    return typeof source.url === 'string' && source.url.startsWith('https://')
+      ? undefined
+      : 'image.source.url: must be an https URL'
+  }
+  if (source.type !== 'base64')
+    return 'image.source: Input tag does not match any of the expected tags'
+  if (!MEDIA_TYPES.includes(String(source.media_type))) {
+    return `image.source.base64.media_type: Input should be ${MEDIA_TYPES.map((t) => `'${t}'`).join(', ')}`
+  }
+  const data = String(source.data ?? '')
+  return data !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(data)
+    ? undefined
+    : 'image.source.base64: invalid base64 data'
 }
 
 function toolsOf(body: Json): Json[] {

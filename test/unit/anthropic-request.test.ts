@@ -130,6 +130,32 @@ describe('Anthropic transcript', () => {
     })
   })
 
+  it("sends a user message's images as image blocks after its text", () => {
+    const body = messagesRequestBody(
+      request({
+        messages: [
+          {
+            role: 'user',
+            content: 'What is wrong here?',
+            images: [
+              { url: 'data:image/png;base64,iVBORw0KGgo=' },
+              { url: 'https://example.com/screenshot.webp', detail: 'high' },
+            ],
+          },
+        ],
+      }),
+    )
+    expect(body.messages[0]?.content).toEqual([
+      { type: 'text', text: 'What is wrong here?' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+      {
+        type: 'image',
+        source: { type: 'url', url: 'https://example.com/screenshot.webp' },
+        cache_control: { type: 'ephemeral' },
+      },
+    ])
+  })
+
   it('refuses an OpenAI compaction item', () => {
     expect(() =>
       messagesRequestBody(

@@ -141,11 +141,11 @@ describe('operator log', () => {
 })
 
 describe('GET /', () => {
-  it('points to the docs: browsers are redirected, other clients get the links', async () => {
+  it('sends browsers to the viewer; other clients get the links', async () => {
     const { call } = setup()
     const browser = await call('/', { headers: { accept: 'text/html,application/xhtml+xml' } })
     expect(browser.status).toBe(302)
-    expect(browser.headers.get('location')).toBe('/docs')
+    expect(browser.headers.get('location')).toBe('/ui')
     const client = await call('/')
     expect(client.status).toBe(200)
     expect(await client.json()).toMatchObject({ docs: '/docs', openapi: '/v1/openapi.json' })

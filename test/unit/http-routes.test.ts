@@ -75,12 +75,30 @@ describe('routes', () => {
     expect(docs.headers.get('content-type')).toContain('text/html')
     expect(docs.headers.get('content-security-policy')).toContain("default-src 'none'")
     const html = await docs.text()
-    expect(html).toContain('"url": "/v1/openapi.json"')
     expect(html).toMatch(/<meta\s+name="viewport"\s+content="width=device-width, initial-scale=1"/)
-    // The renderer is loaded from a CDN at a pinned version, not bundled into the service.
+    // No renderer copy given to this app: the page loads the pinned version from the CDN.
     expect(html).toMatch(
-      /<script src="https:\/\/cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@\d+\.\d+\.\d+">/,
+      /<script src="https:\/\/cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@\d+\.\d+\.\d+"><\/script>/,
     )
+    expect(html).toContain('<script src="/docs/init.js"></script>')
+    expect(html).not.toMatch(/<script>|<script type/)
+    const init = await app.request('/docs/init.js')
+    expect(await init.text()).toContain("url: '/v1/openapi.json'")
+    expect((await app.request('/docs/scalar.js')).status).toBe(404)
+
+    // With a copy, the page loads it from this origin and its CSP allows no other.
+    const local = createApp({
+      api: new FakeSessionApi(),
+      auth: { keys: [] },
+      referenceScript: async () => new TextEncoder().encode('window.Scalar = {}'),
+    })
+    const page = await local.request('/docs')
+    expect(await page.text()).toContain('<script src="/docs/scalar.js"></script>')
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';")
+    expect(page.headers.get('content-security-policy')).not.toContain('https:')
+    const script = await local.request('/docs/scalar.js')
+    expect(script.headers.get('content-type')).toContain('text/javascript')
+    expect(await script.text()).toBe('window.Scalar = {}')
   })
 
   it('creates, reads and lists sessions', async () => {

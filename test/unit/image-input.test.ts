@@ -48,7 +48,7 @@ describe('turn input with images', () => {
   it('refuses images for models known to take none, by name under any provider prefix', () => {
     expect(imageRefusal({ name: 'deepseek/deepseek-chat', api: 'chat' })).toMatch(/no image/)
     expect(imageRefusal({ name: 'openai/gpt-oss-120b', api: 'chat' })).toMatch(/no image/)
-    expect(imageRefusal({ name: 'claude-sonnet-4-5', api: 'anthropic' })).toMatch(/Anthropic/)
+    expect(imageRefusal({ name: 'claude-sonnet-4-5', api: 'anthropic' })).toBeUndefined()
     expect(imageRefusal({ name: 'gpt-4.1-mini', api: 'responses' })).toBeUndefined()
     expect(imageRefusal(undefined)).toBeUndefined()
     expect(() =>

@@ -141,6 +141,8 @@ describe('the OpenAPI document', () => {
     expect(open).toEqual([
       'get /',
       'get /docs',
+      'get /docs/init.js',
+      'get /docs/scalar.js',
       'get /healthz',
       'get /ui',
       'get /ui/viewer.css',

@@ -25,9 +25,6 @@ const TEXT_ONLY: readonly RegExp[] = [
 /** Why a session on `settings` cannot be sent images, or undefined when it can. */
 export function imageRefusal(settings: ResolvedModelSettings | undefined): string | undefined {
   if (!settings) return undefined
-  if (settings.api === 'anthropic') {
-    return 'image input is not sent over the Anthropic Messages API yet'
-  }
   const bare = settings.name.toLowerCase().replace(/^.*\//, '')
   return TEXT_ONLY.some((pattern) => pattern.test(bare))
     ? `model ${settings.name} takes no image input`
