@@ -107,6 +107,7 @@ class LoggedSessionApi implements SessionApi {
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
   listSessions = (...args: Args<'listSessions'>) => this.api.listSessions(...args)
   getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
+  deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)

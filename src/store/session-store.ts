@@ -15,7 +15,7 @@ import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
 import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
-import { applyRetention } from './retention.ts'
+import { applyRetention, deleteSessionFolder } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { type ListOrder, listSessionManifests, manifestAsOfLog } from './session-listing.ts'
 import {
@@ -26,8 +26,7 @@ import {
 } from './session-maintenance.ts'
 import type { SessionRef } from './session-ref.ts'
 import { assertTenant, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
-import type { SessionSnapshot } from './session-snapshot.ts'
-import { emptySnapshot } from './session-snapshot.ts'
+import { emptySnapshot, type SessionSnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
 
 export interface SessionStoreOptions {
@@ -118,11 +117,10 @@ export class SessionStore {
   async open(ref: SessionRef, tipHint?: number | null): Promise<SessionSnapshot> {
     const keys = this.keys(ref)
     const cached = this.cache.get(keys.root)
-    // The coordinator's tip names our cached batch: nothing to probe. If a writer committed
-    // after it and died before recording its tip, our next commit loses the create-only race
-    // (a 409, the cache is dropped) and the retry rehydrates in full: never a wrong answer.
-    // Only for a session still active: a closed one may have been deleted by retention, which
-    // the listing notices (deleted sessions are not_found, never answered from the cache).
+    // The coordinator's tip names our cached batch: nothing to probe (a writer that committed
+    // after it and died before recording its tip makes our next commit lose the create-only
+    // race: the cache is dropped, the retry rehydrates). Only while active: a closed session may
+    // have been deleted by retention (the listing notices); a deleted one has no tip.
     if (cached?.status === 'active' && tipHint != null && tipHint === cached.lastBatch) {
       return cached
     }
@@ -281,6 +279,13 @@ export class SessionStore {
     return (await listAll(this.objects, this.keys(ref).root)).objects.map((o) => o.key)
   }
 
+  /** Erases the session's objects: manifest first, id pointer last (`deleteSessionFolder`). */
+  async erase(ref: SessionRef): Promise<void> {
+    const keys = this.keys(ref)
+    this.cache.delete(keys.root)
+    await this.objects.delete(keys.manifest) // first: no listing, no summary names it after
+    await deleteSessionFolder(this.objects, keys.root, keys.pointer)
+  }
   retention(
     tenant: string,
     workspace: string,
