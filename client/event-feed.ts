@@ -1,7 +1,7 @@
-import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { parseEventLine } from '../src/contract/serialize.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import { EventFeedLineSchema, SessionSummarySchema } from '../src/contract/wire-responses.ts'
+import { abortableSleep } from '../src/shared/abortable-sleep.ts'
 import {
   apiErrorOf,
   causeOf,

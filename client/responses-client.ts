@@ -1,5 +1,5 @@
-import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/wire-responses.ts'
+import { abortableSleep } from '../src/shared/abortable-sleep.ts'
 import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'

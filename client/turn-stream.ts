@@ -1,6 +1,6 @@
 import type * as z from 'zod'
-import { abortableSleep } from '../src/contract/abortable-sleep.ts'
 import { TurnResponseSchema } from '../src/contract/wire-responses.ts'
+import { abortableSleep } from '../src/shared/abortable-sleep.ts'
 import { apiErrorOf, TurnlineApiError, TurnlineConnectionError } from './errors.ts'
 import { eventOf, framesOf, seqOf } from './event-feed.ts'
 import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'

@@ -11,6 +11,7 @@ import {
   SessionViewSchema,
   TurnResponseSchema,
   VerifyResponseSchema,
+  WorkspaceListSchema,
 } from '../src/contract/wire-responses.ts'
 import { ArtifactsClient, LoopsClient } from './agent-layer-client.ts'
 import { type EventPage, type EventsOptions, eventFeed, readEventPage } from './event-feed.ts'
@@ -47,6 +48,7 @@ import type {
   TurnResponse,
   UsageReport,
   VerifyResponse,
+  WorkspaceList,
 } from './types.ts'
 
 const session = (id: string, rest = '') => `/v1/sessions/${encodeURIComponent(id)}${rest}`
@@ -95,6 +97,11 @@ export class TurnlineClient {
       query: { ...query },
       signal: options.signal,
     })
+  }
+
+  /** `GET /v1/workspaces`: the tenant's workspaces with their numbers of sessions. */
+  listWorkspaces(options: CallOptions = {}): Promise<WorkspaceList> {
+    return this.transport.json('GET', '/v1/workspaces', WorkspaceListSchema, options)
   }
 
   /** Every session of a workspace, page after page. */
@@ -281,18 +288,8 @@ export class TurnlineClient {
   }
 
   private endSession(id: string, path: string, options: TurnCallOptions): Promise<TurnResponse> {
-    if (!options.onEvent) {
-      return this.transport.json('POST', session(id, path), TurnResponseSchema, {
-        body: {},
-        signal: options.signal,
-      })
-    }
-    const stream = new TurnStream(this.transport, {
-      path: session(id, path),
-      body: {},
-      signal: options.signal,
-      retry: options.retry,
-    })
-    return drain(stream, options.onEvent)
+    const call = { path: session(id, path), body: {}, signal: options.signal }
+    if (!options.onEvent) return this.transport.json('POST', call.path, TurnResponseSchema, call)
+    return drain(new TurnStream(this.transport, { ...call, retry: options.retry }), options.onEvent)
   }
 }

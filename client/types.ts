@@ -24,6 +24,7 @@ import type {
   TurnStatusSchema,
   VerificationResultSchema,
   VerifyResponseSchema,
+  WorkspaceListSchema,
 } from '../src/contract/wire-responses.ts'
 
 /**
@@ -36,6 +37,7 @@ export type CreatedSession = z.output<typeof CreateSessionResponseSchema>
 export type ForkedSession = z.output<typeof ForkResponseSchema>
 export type SessionSummary = z.output<typeof SessionSummarySchema>
 export type SessionList = z.output<typeof SessionListSchema>
+export type WorkspaceList = z.output<typeof WorkspaceListSchema>
 export type SessionView = z.output<typeof SessionViewSchema>
 export type BudgetReport = z.output<typeof BudgetReportSchema>
 export type IntentAccepted = z.output<typeof IntentResponseSchema>

@@ -1,8 +1,8 @@
 import { EgressPolicy } from '../adapters/shared/egress-policy.ts'
 import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.ts'
-import { hostNamed } from '../src/contract/host-list.ts'
-import { parseIp } from '../src/contract/ip-address.ts'
 import { EgressRefused } from '../src/ports/transport-failure.ts'
+import { hostNamed } from '../src/shared/host-list.ts'
+import { parseIp } from '../src/shared/ip-address.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 
 /** What an entry tells createDeps about the fetch of calls a tenant directs. */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
-import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
 import { EgressRefused } from '../../src/ports/transport-failure.ts'
+import { formatIp, type IpAddress } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 
 const CONNECT_TIMEOUT_MS = 10_000

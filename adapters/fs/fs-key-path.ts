@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { STORE_ROOT_FOLDERS } from '../../src/contract/store-root-folders.ts'
-import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
+import { refusedByRuntime } from '../shared/runtime-permission.ts'
 
 /** Working folder at the root (temp files and lock files); never a key. */
 export const WORK_DIR = STORE_ROOT_FOLDERS.fsWork

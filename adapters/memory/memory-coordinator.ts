@@ -20,6 +20,11 @@ import {
   checkPositiveInteger,
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
+import {
+  heldRetryAfter,
+  leaseAcquiredAt,
+  stampedLeaseId,
+} from '../../src/ports/held-retry-after.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock
@@ -75,9 +80,14 @@ export class MemoryCoordinator implements Coordinator {
     const held = this.#liveEntry(this.#leases, request.sessionId)
     if (held !== undefined) {
       const remaining = held.expiresAt === null ? request.leaseMs : held.expiresAt - this.#now()
-      return { status: 'busy', retryAfterMs: Math.max(1, remaining), tip }
+      const lease = {
+        remainingMs: remaining,
+        ttlMs: request.leaseMs,
+        acquiredAtMs: leaseAcquiredAt(held.value),
+      }
+      return { status: 'busy', tip, ...heldRetryAfter(lease, this.#now()) }
     }
-    const token = this.#ids.token()
+    const token = stampedLeaseId(this.#now(), this.#ids.token())
     this.#leases.set(request.sessionId, { value: token, expiresAt: this.#now() + request.leaseMs })
     const intents = await this.pendingIntents(request.sessionId)
     return { status: 'acquired', lease: { sessionId: request.sessionId, token }, tip, intents }

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import { firstFreeRetryAfter, leaseAcquiredAt } from '../../src/ports/held-retry-after.ts'
 import {
   type DayUsage,
   REQUEST_WINDOW_MS,
@@ -70,8 +71,13 @@ export class MemoryTenantLimiter implements TenantLimiter {
     const now = this.#clock.now()
     const slots = this.#liveSlots(tenant, now)
     if (!slots.has(slot) && slots.size >= limit) {
-      const earliest = Math.min(...slots.values())
-      return { status: 'full', active: slots.size, retryAfterMs: Math.max(1, earliest - now) }
+      const held = [...slots].map(([id, deadline]) => ({
+        remainingMs: deadline - now,
+        ttlMs,
+        acquiredAtMs: leaseAcquiredAt(id),
+      }))
+      const { retryAfterMs } = firstFreeRetryAfter(held, now)
+      return { status: 'full', active: slots.size, retryAfterMs }
     }
     slots.set(slot, now + ttlMs)
     return { status: 'acquired', active: slots.size }

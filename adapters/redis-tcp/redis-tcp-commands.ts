@@ -72,12 +72,6 @@ export class RedisTcpCommands implements RedisCommands {
     return this.client.zrem(key, member)
   }
 
-  /** MGET, for reads the shared classes do not make (the TCP limiter's window). */
-  mget(...keys: string[]): Promise<(string | null)[]> {
-    this.#sent += 1
-    return this.client.mget(...keys)
-  }
-
   toError(error: unknown, operation: string): TurnlineError {
     return toRedisTcpError(error, operation, this.#lastConnectionError)
   }

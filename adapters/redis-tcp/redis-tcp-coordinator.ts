@@ -1,4 +1,4 @@
-import type { Ids } from '../../src/ports/clock.ts'
+import type { Clock, Ids } from '../../src/ports/clock.ts'
 import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
@@ -13,6 +13,8 @@ export interface RedisTcpCoordinatorOptions extends RedisTcpConnection {
   /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
   namespace?: string
   ids?: Ids
+  /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
+  clock?: Clock
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
   tipTtlSeconds?: number
   /**

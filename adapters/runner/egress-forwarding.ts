@@ -6,7 +6,7 @@ import {
 } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { formatIp, type IpAddress } from '../../src/contract/ip-address.ts'
+import { formatIp, type IpAddress } from '../../src/shared/ip-address.ts'
 import type { EgressDecision } from '../shared/egress-policy.ts'
 
 /**

@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { formatIp } from '../../src/contract/ip-address.ts'
+import { formatIp } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
 

@@ -5,7 +5,7 @@
  * bad credentials) are 'storage_unavailable' but not retryable.
  */
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
+import { refusedByRuntime } from '../shared/runtime-permission.ts'
 
 interface SdkFailure {
   name: string

@@ -19,6 +19,7 @@ import type {
   SandboxRunner,
   SandboxScope,
 } from '../../src/ports/sandbox-runner.ts'
+import { transportFailureText } from '../../src/ports/transport-failure.ts'
 import { backoffMs } from '../../src/shared/backoff.ts'
 import { base64Bytes, readAnswer, snapshot, unavailable } from './runner-answer.ts'
 
@@ -263,10 +264,12 @@ export class HttpSandboxRunner implements SandboxRunner {
       answer = await response.text()
     } catch (error) {
       const name = (error as Error).name
+      // Turnline's words, the same on every runtime (transport-failure.ts): the message reaches
+      // tool outputs and turn warnings, which are stored and sent to the model.
       const why =
         name === 'TimeoutError' || name === 'AbortError'
           ? `no answer within ${timeoutMs} ms`
-          : (error as Error).message
+          : transportFailureText(error)
       throw unavailable(`sandbox runner unreachable (${route}): ${why}`, true, { route }, error)
     }
     return readAnswer(route, response, answer, schema)

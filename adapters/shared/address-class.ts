@@ -5,7 +5,7 @@ import {
   inNetwork,
   low32,
   parseNetwork,
-} from '../../src/contract/ip-address.ts'
+} from '../../src/shared/ip-address.ts'
 
 /**
  * Which addresses are not the public internet: loopback, unspecified, private, shared (CGNAT),

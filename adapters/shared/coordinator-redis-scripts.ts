@@ -27,7 +27,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return {'acquired', tip, redis.call('LRANGE', KEYS[3], 0, -1)}
 end
-return {'busy', tip, redis.call('PTTL', KEYS[1])}
+return {'busy', tip, redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[1])}
 `
 
 /** KEYS: lease. ARGV: token, leaseMs. → 1 renewed | 0 not the holder. */

@@ -9,7 +9,7 @@ import {
   inNetwork,
   parseIp,
   sameIp,
-} from '../../src/contract/ip-address.ts'
+} from '../../src/shared/ip-address.ts'
 import { embeddedIpv4, nonPublicReason } from './address-class.ts'
 
 /**

@@ -1,5 +1,5 @@
-import { abortableSleep } from '../../src/contract/abortable-sleep.ts'
 import type { ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { abortableSleep } from '../../src/shared/abortable-sleep.ts'
 import { backoffMs } from '../../src/shared/backoff.ts'
 import { type ModelFailure, modelError } from './model-failure.ts'
 

@@ -1,4 +1,4 @@
-import { type Ids, randomIds } from '../../src/ports/clock.ts'
+import { type Clock, type Ids, randomIds, systemClock } from '../../src/ports/clock.ts'
 import {
   type BeginTurnRequest,
   type BeginTurnResult,
@@ -19,6 +19,11 @@ import {
   checkPositiveInteger,
   idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
+import {
+  heldRetryAfter,
+  leaseAcquiredAt,
+  stampedLeaseId,
+} from '../../src/ports/held-retry-after.ts'
 import {
   asArray,
   asInteger,
@@ -44,6 +49,8 @@ export interface RedisCoordinatorOptions<C extends RedisCommands> {
    */
   namespace?: string
   ids?: Ids
+  /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
+  clock?: Clock
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
   tipTtlSeconds?: number
 }
@@ -60,6 +67,7 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
   protected readonly commands: C
   readonly #ns: string
   readonly #ids: Ids
+  readonly #clock: Clock
   readonly #tipTtl: string
   /** The deadline of every call. */
   readonly deadline: IoDeadline
@@ -69,6 +77,7 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
     this.deadline = options.deadline
     this.#ns = options.namespace ?? DEFAULT_REDIS_PREFIX
     this.#ids = options.ids ?? randomIds
+    this.#clock = options.clock ?? systemClock
     const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
     if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
     this.#tipTtl = String(tipTtl)
@@ -85,12 +94,12 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
     if (request.idempotencyKey !== undefined) {
       keys.push(this.#key('idem', idempotencyKey(request.tenant, request.idempotencyKey)))
     }
-    const token = this.#ids.token()
+    const token = stampedLeaseId(this.#clock.now(), this.#ids.token())
     const reply = await this.#eval('beginTurn', scripts.BEGIN_TURN, keys, [
       token,
       String(request.leaseMs),
     ])
-    const [status, second, third] = asArray(reply, 'beginTurn')
+    const [status, second, third, holder] = asArray(reply, 'beginTurn')
     if (status === 'replay') return { status, record: parseRecord(second) }
     const tip = parseTip(second)
     if (status === 'acquired') {
@@ -103,7 +112,15 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
     }
     if (status === 'busy') {
       const pttl = asInteger(third, 'beginTurn')
-      return { status, retryAfterMs: pttl > 0 ? pttl : request.leaseMs, tip }
+      const held = heldRetryAfter(
+        {
+          remainingMs: pttl > 0 ? pttl : request.leaseMs,
+          ttlMs: request.leaseMs,
+          acquiredAtMs: typeof holder === 'string' ? leaseAcquiredAt(holder) : undefined,
+        },
+        this.#clock.now(),
+      )
+      return { status, tip, ...held }
     }
     throw corrupt('beginTurn', reply)
   }

@@ -7,6 +7,7 @@ import {
   type ReservationVerdict,
   SETTLED_TTL_MS,
   type SlotVerdict,
+  slidingWindowUsed,
   type TenantLimiter,
   type UsageCharge,
   utcDay,
@@ -33,14 +34,12 @@ export interface RedisTenantLimiterOptions<C extends RedisCommands> {
 
 /**
  * The TenantLimiter on Redis, whatever carries the commands: today's counters and the turn slots
- * in the shared scripts of `tenant-limiter-scripts.ts`, the quotas' reservations in those of
- * `quota-reservation-scripts.ts`, the same keys with the same meaning over
- * every transport. The request window (`hit`, `peekWindow`) is the adapter's own: Upstash's runs
- * `@upstash/ratelimit`, the TCP one the same algorithm in one script.
+ * and the request window in the scripts of `tenant-limiter-scripts.ts`, the quotas' reservations
+ * in those of `quota-reservation-scripts.ts`: one algorithm, written once, the same keys with the
+ * same meaning over every transport. Counting a request is one script (today's counter and the
+ * sliding window); reading the window is another.
  */
-export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands>
-  implements TenantLimiter
-{
+export class RedisTenantLimiter<C extends RedisCommands = RedisCommands> implements TenantLimiter {
   /** The transport: the adapter's own client behind it. */
   protected readonly commands: C
   protected readonly ns: string
@@ -56,9 +55,50 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
     this.clock = options.clock ?? systemClock
   }
 
-  abstract hit(tenant: string, perMinute: number | undefined): Promise<WindowVerdict | undefined>
+  async hit(tenant: string, perMinute: number | undefined): Promise<WindowVerdict | undefined> {
+    const now = this.clock.now()
+    const day = this.dayKey(tenant, now)
+    if (perMinute === undefined) {
+      await this.eval('hit', scripts.COUNT_REQUEST, [day], [String(DAY_COUNTER_TTL_MS)])
+      return undefined
+    }
+    const current = Math.floor(now / this.windowMs)
+    const reply = await this.eval(
+      'hit',
+      scripts.SLIDING_WINDOW_HIT,
+      [this.#windowKey(tenant, current), this.#windowKey(tenant, current - 1), day],
+      [String(perMinute), String(now), String(this.windowMs), String(DAY_COUNTER_TTL_MS)],
+    )
+    const [status, after] = scripts.replyArray(reply, 'hit')
+    const used = scripts.replyInteger(after, 'hit')
+    return {
+      allowed: scripts.replyInteger(status, 'hit') === 1,
+      limit: perMinute,
+      remaining: Math.max(0, perMinute - used),
+      resetAtMs: (current + 1) * this.windowMs,
+    }
+  }
 
-  abstract peekWindow(tenant: string, perMinute: number): Promise<WindowVerdict>
+  async peekWindow(tenant: string, perMinute: number): Promise<WindowVerdict> {
+    const now = this.clock.now()
+    const current = Math.floor(now / this.windowMs)
+    const reply = await this.eval(
+      'peekWindow',
+      scripts.PEEK_WINDOW,
+      [this.#windowKey(tenant, current), this.#windowKey(tenant, current - 1)],
+      [],
+    )
+    const [inCurrent, inPrevious] = scripts
+      .replyArray(reply, 'peekWindow')
+      .map((value) => scripts.replyInteger(value, 'peekWindow'))
+    const used = slidingWindowUsed(inCurrent ?? 0, inPrevious ?? 0, now, this.windowMs)
+    return {
+      allowed: used < perMinute,
+      limit: perMinute,
+      remaining: Math.max(0, perMinute - used),
+      resetAtMs: (current + 1) * this.windowMs,
+    }
+  }
 
   async acquireSlot(
     tenant: string,
@@ -66,13 +106,14 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
     limit: number,
     ttlMs: number,
   ): Promise<SlotVerdict> {
+    const now = this.clock.now()
     const reply = await this.eval(
       'acquireSlot',
       scripts.ACQUIRE_SLOT,
       [this.#slotsKey(tenant)],
-      [slot, String(limit), String(ttlMs), String(this.clock.now())],
+      [slot, String(limit), String(ttlMs), String(now)],
     )
-    return scripts.readSlotVerdict(reply)
+    return scripts.readSlotVerdict(reply, ttlMs, now)
   }
 
   async renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean> {
@@ -153,6 +194,10 @@ export abstract class RedisTenantLimiter<C extends RedisCommands = RedisCommands
   /** Today's counters of `tenant` (the UTC day of `nowMs`). */
   protected dayKey(tenant: string, nowMs: number): string {
     return scripts.limiterKey(this.ns, 'day', tenant, utcDay(nowMs))
+  }
+
+  #windowKey(tenant: string, window: number): string {
+    return scripts.limiterKey(this.ns, 'window', tenant, String(window))
   }
 
   #slotsKey(tenant: string): string {

@@ -1,20 +1,25 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import {
+  firstFreeRetryAfter,
+  type HeldLease,
+  leaseAcquiredAt,
+} from '../../src/ports/held-retry-after.ts'
 import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
 
 /**
- * Lua scripts and reply readers of the Redis TenantLimiters (adapters/upstash over REST,
- * adapters/redis-tcp over TCP): the same keys with the same meaning, so either adapter can serve
- * a database the other wrote. Keys, under the coordinator's namespace:
+ * Lua scripts and reply readers of the Redis TenantLimiter (`redis-tenant-limiter.ts`, over
+ * adapters/upstash's REST or adapters/redis-tcp's TCP): the same keys with the same meaning, so
+ * either adapter can serve a database the other wrote. Keys, under the coordinator's namespace:
  *
  * - `rl:rpm:<tenant>:<window number>`: requests counted in one fixed window of the sliding
- *   request window (the layout of `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`;
- *   the TCP adapter runs the same algorithm in `SLIDING_WINDOW_HIT`)
+ *   request window (`SLIDING_WINDOW_HIT`, `PEEK_WINDOW`; the layout and algorithm of
+ *   `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`, which earlier versions ran)
  * - `usage:<tenant>:<YYYY-MM-DD>`: a hash of today's `requests`, `tokens`, `cost_micro_usd`
  * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms)
  * - `holds:<tenant>`, `settled:<tenant>:<call id>`: the quotas' reservations
  *   (`quota-reservation-scripts.ts`)
  *
- * Instants come from the caller's clock (ARGV), as `@upstash/ratelimit` does.
+ * Instants come from the caller's clock (ARGV).
  */
 
 /** Gives `KEYS[n]` a TTL when it has none (the first write of a day's hash). */
@@ -50,6 +55,11 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], window * 2 + 1000) end
 return {1, used + 1}
 `
 
+/** KEYS: current window, previous window. → {requests in current, requests in previous}. */
+export const PEEK_WINDOW = `
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
+`
+
 /** Drops lapsed slots and makes the set outlive its latest deadline. */
 const SLOTS = `
 local function live(key, now)
@@ -64,7 +74,8 @@ end
 
 /**
  * KEYS: slots. ARGV: slot, limit, ttlMs, now.
- * → {1, active} acquired (also when this slot already runs: a resend) | {0, active, retryAfterMs}.
+ * → {1, active} acquired (also when this slot already runs: a resend) | {0, active, slot, deadline, …}
+ * (every live slot with its deadline: `readSlotVerdict` works out when one is likely free).
  */
 export const ACQUIRE_SLOT = `${SLOTS}
 local now = tonumber(ARGV[4])
@@ -76,8 +87,11 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return {1, active}
 end
 if active >= tonumber(ARGV[2]) then
-  local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, active, math.max(1, tonumber(earliest[2]) - now)}
+  local reply = {0, active}
+  for _, item in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')) do
+    table.insert(reply, item)
+  end
+  return reply
 end
 redis.call('ZADD', KEYS[1], deadline, ARGV[1])
 stretch(KEYS[1], ARGV[3])
@@ -129,15 +143,25 @@ export function replyArray(value: unknown, operation: string): unknown[] {
   return value as unknown[]
 }
 
-export function readSlotVerdict(reply: unknown): SlotVerdict {
-  const [status, active, retry] = replyArray(reply, 'acquireSlot')
+export function readSlotVerdict(reply: unknown, ttlMs: number, nowMs: number): SlotVerdict {
+  const [status, active, ...held] = replyArray(reply, 'acquireSlot')
   if (replyInteger(status, 'acquireSlot') === 1) {
     return { status: 'acquired', active: replyInteger(active, 'acquireSlot') }
+  }
+  const slots: HeldLease[] = []
+  for (let i = 0; i + 1 < held.length; i += 2) {
+    const deadline = replyInteger(held[i + 1], 'acquireSlot')
+    const id = held[i]
+    slots.push({
+      remainingMs: deadline - nowMs,
+      ttlMs,
+      acquiredAtMs: typeof id === 'string' ? leaseAcquiredAt(id) : undefined,
+    })
   }
   return {
     status: 'full',
     active: replyInteger(active, 'acquireSlot'),
-    retryAfterMs: replyInteger(retry, 'acquireSlot'),
+    retryAfterMs: firstFreeRetryAfter(slots, nowMs).retryAfterMs,
   }
 }
 

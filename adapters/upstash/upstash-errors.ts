@@ -1,5 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
-import { refusedByRuntime } from '../../src/ports/runtime-permission.ts'
+import { refusedByRuntime } from '../shared/runtime-permission.ts'
 
 /**
  * Translates what `@upstash/redis` throws into TurnlineErrors. Messages never carry the command

@@ -1,6 +1,6 @@
+import { permissionRefusal } from '../../adapters/shared/runtime-permission.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { permissionRefusal } from '../../src/ports/runtime-permission.ts'
 import { DEPLOYMENT_OBJECT } from '../deployment-claim.ts'
 import { ConfigError } from '../env-config.ts'
 

@@ -1,5 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { parseJson } from '../../src/contract/json-syntax.ts'
+import { parseJson } from '../../src/shared/json-syntax.ts'
 
 /** Bounds on a request body: read no more than `maxBytes`, and give up after `timeoutMs`. */
 export interface BodyLimits {

@@ -106,6 +106,7 @@ class LoggedSessionApi implements SessionApi {
   // Passed through: the request line covers them.
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
   listSessions = (...args: Args<'listSessions'>) => this.api.listSessions(...args)
+  listWorkspaces = (...args: Args<'listWorkspaces'>) => this.api.listWorkspaces(...args)
   getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
   deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)

@@ -5,6 +5,7 @@ import {
   SequencedEventSchema,
   SessionListSchema,
   SessionViewSchema,
+  WorkspaceListSchema,
 } from '../../src/contract/api-responses.ts'
 import { LastEventIdHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
@@ -84,6 +85,22 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
     }),
     queryParams(ListSessionsQuerySchema),
     async (c) => json(await ctx.api.listSessions(c.get('tenant'), c.req.valid('query'))),
+  )
+
+  routes.get(
+    '/workspaces',
+    operation({
+      operationId: 'listWorkspaces',
+      tags: ['sessions'],
+      summary: "List the tenant's workspaces",
+      description:
+        'Every workspace of the tenant, in name order, with its number of sessions (a workspace with artifacts only counts 0).',
+      responses: {
+        200: jsonAnswer("The tenant's workspaces.", WorkspaceListSchema),
+        ...errorAnswers(401, 500, 503),
+      },
+    }),
+    async (c) => json(await ctx.api.listWorkspaces(c.get('tenant'))),
   )
 
   routes.get(

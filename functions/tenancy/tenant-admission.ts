@@ -1,6 +1,7 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { Admission, ModelCallEstimate, ModelCallHold } from '../../src/ports/admission.ts'
+import { stampedLeaseId } from '../../src/ports/held-retry-after.ts'
 import { dayEndMs, toMicroUsd, utcDay } from '../../src/ports/tenant-limiter.ts'
 import { limitsOf, secondsUntil, type Tenancy } from './tenancy.ts'
 
@@ -140,7 +141,7 @@ async function withTurnSlot<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   if (limit === undefined) return run()
-  const slot = crypto.randomUUID()
+  const slot = stampedLeaseId(tenancy.clock.now(), crypto.randomUUID())
   const { limiter, slotTtlMs } = tenancy
   const verdict = await limiter.acquireSlot(tenant, slot, limit, slotTtlMs)
   if (verdict.status === 'full') {

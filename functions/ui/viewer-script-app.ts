@@ -78,8 +78,10 @@ function showKeyForm(error) {
   input.focus()
 }
 
-async function showList(workspace, status, signal) {
-  render('loading', el('p', { class: 'empty', text: 'Loading sessions…' }))
+// The list refreshes itself while it is shown (new sessions, statuses, turns).
+const LIST_REFRESH_MS = 5000
+
+async function loadSessions(workspace, status) {
   const sessions = []
   let cursor
   for (let page = 0; page < 5; page++) {
@@ -91,8 +93,36 @@ async function showList(workspace, status, signal) {
     cursor = body.cursor
     if (!cursor) break
   }
-  if (signal.aborted) return
   // The server lists the most recently created first: the 1,000 shown are the newest.
+  return { sessions: sessions, more: Boolean(cursor) }
+}
+
+function sessionsTable(list, workspace) {
+  const rows = list.sessions.map((s) =>
+    el('tr', { 'data-session-id': s.session_id }, [
+      el('td', { class: 'id', 'data-label': 'session' }, [el('a', { href: '#/sessions/' + encodeURIComponent(s.session_id), text: s.session_id })]),
+      el('td', { 'data-label': 'status' }, [badge(s.status)]),
+      el('td', { 'data-label': 'turns', text: fmtInt(s.turn_count) }),
+      el('td', { 'data-label': 'events', text: fmtInt(s.last_seq + 1) }),
+      el('td', { 'data-label': 'updated', text: fmtTime(s.updated_at) }),
+    ]))
+  return list.sessions.length
+    ? el('table', { class: 'sessions', id: 'sessions' }, [
+        el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'updated'].map((h) => el('th', { text: h })))]),
+        el('tbody', {}, rows),
+      ])
+    : el('p', { class: 'empty', id: 'sessions', text: 'No sessions in workspace "' + workspace + '".' })
+}
+
+function listCount(list) {
+  const n = list.sessions.length
+  return fmtInt(n) + ' session' + (n === 1 ? '' : 's') + (list.more ? ' (the newest ' + n + ')' : '')
+}
+
+async function showList(workspace, status, signal) {
+  render('loading', el('p', { class: 'empty', text: 'Loading sessions…' }))
+  const list = await loadSessions(workspace, status)
+  if (signal.aborted) return
   const workspaceInput = el('input', { name: 'workspace', value: workspace, 'aria-label': 'workspace', size: 14 })
   const statusSelect = el('select', { name: 'status', 'aria-label': 'status' }, ['', 'active', 'completed'].map((value) =>
     el('option', { value: value, selected: value === status, text: value || 'any status' })))
@@ -102,29 +132,28 @@ async function showList(workspace, status, signal) {
     if (location.hash === next) route()
     else location.hash = next
   }
-  const rows = sessions.map((s) =>
-    el('tr', { 'data-session-id': s.session_id }, [
-      el('td', { class: 'id', 'data-label': 'session' }, [el('a', { href: '#/sessions/' + encodeURIComponent(s.session_id), text: s.session_id })]),
-      el('td', { 'data-label': 'status' }, [badge(s.status)]),
-      el('td', { 'data-label': 'turns', text: fmtInt(s.turn_count) }),
-      el('td', { 'data-label': 'events', text: fmtInt(s.last_seq + 1) }),
-      el('td', { 'data-label': 'updated', text: fmtTime(s.updated_at) }),
-    ]))
+  const count = el('span', { class: 'meta', id: 'list-count', text: listCount(list) })
   render('list', [
     el('h1', { text: 'Sessions' }),
     el('form', { class: 'toolbar', onsubmit: go }, [
       el('label', {}, ['workspace ', workspaceInput]),
       statusSelect,
       el('button', { type: 'submit', class: 'primary', text: 'Show' }),
-      el('span', { class: 'meta', text: fmtInt(sessions.length) + ' session' + (sessions.length === 1 ? '' : 's') + (cursor ? ' (the first ' + sessions.length + ')' : '') }),
+      count,
     ]),
-    sessions.length
-      ? el('table', { class: 'sessions', id: 'sessions' }, [
-          el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'updated'].map((h) => el('th', { text: h })))]),
-          el('tbody', {}, rows),
-        ])
-      : el('p', { class: 'empty', id: 'sessions', text: 'No sessions in workspace "' + workspace + '".' }),
+    sessionsTable(list, workspace),
   ])
+  // Only the table and the count are replaced: the filter form keeps what is being typed.
+  const refresh = () => setTimeout(() => {
+    if (signal.aborted) return
+    loadSessions(workspace, status).then((next) => {
+      if (signal.aborted) return
+      const shown = document.getElementById('sessions')
+      if (shown) shown.replaceWith(sessionsTable(next, workspace))
+      count.textContent = listCount(next)
+    }).catch(() => {}).then(() => { if (!signal.aborted) refresh() })
+  }, LIST_REFRESH_MS)
+  refresh()
 }
 
 function showFacts(node, view) {

@@ -104,6 +104,19 @@ export const SessionListSchema = z
   })
   .meta({ id: 'SessionList', description: "One page of the tenant's sessions of a workspace." })
 
+export const WorkspaceListSchema = z
+  .object({
+    workspaces: z
+      .array(
+        z.object({
+          workspace: z.string().describe('The workspace name.'),
+          sessions: z.number().int().nonnegative().describe('How many sessions it holds.'),
+        }),
+      )
+      .describe('In name order.'),
+  })
+  .meta({ id: 'WorkspaceList', description: "The tenant's workspaces with their session counts." })
+
 const LimitMax = z.number().nonnegative().optional().describe('The limit; absent when none is set.')
 const Limit = (what: string) =>
   z

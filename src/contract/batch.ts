@@ -1,9 +1,9 @@
 import * as z from 'zod'
+import { fractionalNumbers, type NumberLexeme, valueSpan } from '../shared/json-scan.ts'
 import { decodeStoredText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { assertJsonObject } from './json-check.ts'
-import { fractionalNumbers, type NumberLexeme, valueSpan } from './json-scan.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
 import { parseVersionedValue, serializeVersioned } from './serialize.ts'
 import {

@@ -1,6 +1,6 @@
 import type * as z from 'zod'
+import { parseJson } from '../shared/json-syntax.ts'
 import { TurnlineError } from './errors.ts'
-import { parseJson } from './json-syntax.ts'
 
 /**
  * Helpers shared by the readers of wire lines and stored objects: every failure becomes a

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { type IpNetwork, parseIp, parseNetwork } from './ip-address.ts'
+import { type IpNetwork, parseIp, parseNetwork } from '../shared/ip-address.ts'
 
 /**
  * The operator's egress settings (docs/configuration.md, "Network egress"): hosts and networks a

@@ -1,8 +1,9 @@
 /** The wire contract (VT Code event schema 0.11.0) and Turnline's stored formats. */
+
+export * from '../shared/f64-format.ts'
 export * from './batch.ts'
 export * from './checkpoint.ts'
 export * from './enums.ts'
-export * from './f64-format.ts'
 export * from './history-message.ts'
 export * from './integers.ts'
 export type { JsonObject, JsonValue } from './json-value.ts'

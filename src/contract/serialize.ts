@@ -1,8 +1,13 @@
+import { formatF64 } from '../shared/f64-format.ts'
+import {
+  fractionalNumbers,
+  type JsonPath,
+  type NumberLexeme,
+  valueSpan,
+} from '../shared/json-scan.ts'
 import { utf8Length } from '../shared/utf8-length.ts'
 import { corruptData, describeIssues, invalidShape, parseJsonText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
-import { formatF64 } from './f64-format.ts'
-import { fractionalNumbers, type JsonPath, type NumberLexeme, valueSpan } from './json-scan.ts'
 import {
   encodeJsonString,
   encodeJsonValue,

@@ -45,6 +45,7 @@ export const CreateSessionResponseSchema = tolerant(api.CreateSessionResponseSch
 export const ForkResponseSchema = tolerant(api.ForkResponseSchema)
 export const SessionSummarySchema = tolerant(api.SessionSummarySchema)
 export const SessionListSchema = tolerant(api.SessionListSchema)
+export const WorkspaceListSchema = tolerant(api.WorkspaceListSchema)
 export const BudgetReportSchema = tolerant(api.BudgetReportSchema)
 /** `GET /v1/sessions/:id`: its `config` drops settings a newer server added. */
 export const SessionViewSchema = tolerant(api.SessionViewSchema)

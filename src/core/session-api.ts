@@ -60,6 +60,8 @@ export interface SessionApi extends AgentLayerApi {
     tenant: string,
     query: ListSessionsQuery,
   ): Promise<{ sessions: SessionSummary[]; cursor?: string }>
+  /** The tenant's workspaces, each with its number of sessions, in name order. */
+  listWorkspaces(tenant: string): Promise<{ workspaces: { workspace: string; sessions: number }[] }>
   getSession(tenant: string, sessionId: string): Promise<SessionView>
   /** Steps one turn: 409 session_busy / session_completed as TurnlineErrors. */
   stepTurn(

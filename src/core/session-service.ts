@@ -2,7 +2,6 @@ import type {
   CreateSessionResponse,
   IntentRequest,
   ListSessionsQuery,
-  SessionSummary,
   SessionView,
   TurnRequest,
   TurnResponse,
@@ -14,7 +13,6 @@ import type { PermissionResolutionRequest } from '../contract/permission-resolut
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
-import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
@@ -40,6 +38,7 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
+import { listSessions, listWorkspaces } from './session/list-sessions.ts'
 import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
@@ -84,16 +83,12 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return { session_id: sessionId, thread_id: sessionId, status: 'active' }
   }
 
-  async listSessions(tenant: string, query: ListSessionsQuery) {
-    const page = await this.deps.sessions.list(tenant, query.workspace, {
-      limit: query.limit,
-      order: query.order,
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-    })
-    const sessions = page.sessions
-      .filter((m) => m.tenant === tenant && (!query.status || m.status === query.status))
-      .map(summary)
-    return { sessions, ...(page.cursor ? { cursor: page.cursor } : {}) }
+  listSessions(tenant: string, query: ListSessionsQuery) {
+    return listSessions(this.deps.sessions, tenant, query)
+  }
+
+  listWorkspaces(tenant: string) {
+    return listWorkspaces(this.deps.sessions, tenant)
   }
 
   async getSession(tenant: string, sessionId: string): Promise<SessionView> {
@@ -272,20 +267,6 @@ export class SessionService extends AgentLayerService implements SessionApi {
       }
       return { session_id: created.session_id, events }
     })
-  }
-}
-
-function summary(m: SessionManifest): SessionSummary {
-  return {
-    session_id: m.session_id,
-    thread_id: m.thread_id,
-    workspace: m.workspace,
-    status: m.status,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    turn_count: m.turn_count,
-    event_count: m.event_count,
-    last_seq: m.last_seq,
   }
 }
 

@@ -1,3 +1,5 @@
+import type { HeldRetryAfter } from './held-retry-after.ts'
+
 /**
  * Coordinator: hot coordination state (Redis/Upstash in production). Never the only copy of
  * accepted data, except pending intents. Shaped around a turn so an ordinary turn costs two
@@ -6,7 +8,10 @@
  */
 export interface Lease {
   sessionId: string
-  /** Random fencing token; only its holder may renew or release. */
+  /**
+   * Fencing token, `<acquired epoch ms>.<random>` (`stampedLeaseId`): only its holder may renew or
+   * release; others read when the run began from it (`heldRetryAfter`).
+   */
   token: string
 }
 
@@ -29,7 +34,8 @@ export interface BeginTurnRequest {
 
 export type BeginTurnResult =
   | { status: 'acquired'; lease: Lease; tip: number | null; intents: QueuedIntent[] }
-  | { status: 'busy'; retryAfterMs: number; tip: number | null }
+  /** Held by a running turn: when to retry, and what the lease says of it (`heldRetryAfter`). */
+  | ({ status: 'busy'; tip: number | null } & HeldRetryAfter)
   | { status: 'replay'; record: IdempotencyRecord }
 
 export interface EndTurnRequest {

@@ -1,8 +1,8 @@
 /**
  * TenantLimiter: the shared counters behind per-tenant rate limits and quotas, kept where the
  * coordinator keeps its state so every instance sees the same numbers — `adapters/upstash`
- * (`@upstash/ratelimit` for the request window), `adapters/redis-tcp` (the same algorithm in
- * its own scripts, `tenant-limiter-scripts.ts`), `adapters/memory` (one process).
+ * (REST) and `adapters/redis-tcp` (TCP), both the one Redis limiter of adapters/shared with its
+ * scripts, and `adapters/memory` (one process).
  *
  * - the request window: a sliding window of `windowMs` (one minute in production) — two fixed
  *   windows, the previous one weighted by how much of it still overlaps — so a burst at a window
@@ -34,7 +34,11 @@ export type SlotVerdict =
   | {
       status: 'full'
       active: number
-      /** Until the earliest running slot's deadline (it may end sooner). */
+      /**
+       * When a slot is likely free (`firstFreeRetryAfter`): a share of a running turn's age, or
+       * the deadline of a slot whose turn stopped renewing it. Slot ids stamped with their
+       * acquisition time (`stampedLeaseId`) tell a turn's age.
+       */
       retryAfterMs: number
     }
 
@@ -131,7 +135,7 @@ export const SETTLED_TTL_MS = 2 * DAY_MS
 
 /**
  * The sliding-window estimate of requests in the last `windowMs` (the algorithm of
- * `@upstash/ratelimit`'s `slidingWindow`): the current fixed window plus the previous one
+ * `@upstash/ratelimit`'s `slidingWindow`, on its keys): the current fixed window plus the previous one
  * weighted by the part of it still inside the sliding window.
  */
 export function slidingWindowUsed(

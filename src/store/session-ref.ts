@@ -125,6 +125,13 @@ export function workspaceSessionsPrefix(prefix: string, tenant: string, workspac
   return `${head ? `${head}/` : ''}${tenant}/${workspace}/.vtcode/sessions/`
 }
 
+/** `<prefix>/<tenant>/`: the tenant's folder, one folder per workspace (and `.turnline/`). */
+export function tenantPrefix(prefix: string, tenant: string): string {
+  assertTenant(tenant)
+  const head = prefix.replace(/^\/+|\/+$/g, '')
+  return `${head ? `${head}/` : ''}${tenant}/`
+}
+
 /** `<prefix>/<tenant>/.turnline/sessions/<session_id>.json`: the id → workspace pointer. */
 export function sessionPointerKey(prefix: string, tenant: string, sessionId: string): string {
   assertTenant(tenant)

@@ -28,6 +28,7 @@ import type { SessionRef } from './session-ref.ts'
 import { assertTenant, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import { emptySnapshot, type SessionSnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
+import { listWorkspaces, type WorkspaceCount } from './workspace-listing.ts'
 
 export interface SessionStoreOptions {
   store: ObjectStore
@@ -261,10 +262,7 @@ export class SessionStore {
     }
   }
 
-  /**
-   * Manifests of one workspace's sessions (each current), paged by a cursor: in key order
-   * (oldest first, the default here) or newest first (session-listing.ts).
-   */
+  /** Manifests of one workspace's sessions (each current), oldest or newest first, paged. */
   list(
     tenant: string,
     workspace: string,
@@ -272,6 +270,11 @@ export class SessionStore {
   ): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
     const root = workspaceSessionsPrefix(this.prefix, tenant, workspace)
     return listSessionManifests(this.objects, { prefix: this.prefix, root, workspace }, options)
+  }
+
+  /** The tenant's workspaces with their numbers of sessions (workspace-listing.ts). */
+  workspaces(tenant: string): Promise<WorkspaceCount[]> {
+    return listWorkspaces(this.objects, this.prefix, tenant)
   }
 
   /** Every key of a session (for tests and tooling). */

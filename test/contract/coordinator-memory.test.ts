@@ -32,14 +32,27 @@ describeCoordinator('memory', async () => {
 })
 
 describe('MemoryCoordinator specifics', () => {
-  it('reports the exact remaining lease time as retryAfterMs', async () => {
+  it('answers a renewal period for a running holder, the exact time left for a silent one', async () => {
     const clock = new ManualClock()
     const coordinator = new MemoryCoordinator({ clock })
-    acquired(await coordinator.beginTurn({ sessionId: 's', tenant: 't', leaseMs: 1_000 }))
+    const request = { sessionId: 's', tenant: 't', leaseMs: 1_200 }
+    acquired(await coordinator.beginTurn(request))
+    // Renewed every 400 ms: 400 ms after the last renewal it runs; a quarter of its age (100 ms)
+    // is less than the 1 s floor, so it is one renewal period.
     clock.advance(400)
-    expect(await coordinator.beginTurn({ sessionId: 's', tenant: 't', leaseMs: 1_000 })).toEqual({
+    expect(await coordinator.beginTurn(request)).toEqual({
       status: 'busy',
-      retryAfterMs: 600,
+      retryAfterMs: 400,
+      state: 'running',
+      heldForMs: 400,
+      tip: null,
+    })
+    // 900 ms without a renewal (more than two periods): waited out, 300 ms.
+    clock.advance(500)
+    expect(await coordinator.beginTurn(request)).toEqual({
+      status: 'busy',
+      retryAfterMs: 300,
+      state: 'silent',
       tip: null,
     })
   })

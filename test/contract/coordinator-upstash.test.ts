@@ -148,8 +148,9 @@ describe('UpstashCoordinator specifics', () => {
   })
 
   it('a resent beginTurn whose first attempt already won is still acquired', async () => {
+    // A resend carries the same token, its acquisition stamp included.
     const ids = { uuid: () => crypto.randomUUID(), token: () => 'same-token-for-a-resend' }
-    const c = coordinator({ ids })
+    const c = coordinator({ ids, clock: { now: () => 1_800_000_000_000 } })
     acquired(await c.beginTurn({ sessionId: 's1', tenant: 'a', leaseMs: 30_000 }))
     acquired(await c.beginTurn({ sessionId: 's1', tenant: 'a', leaseMs: 30_000 }))
     const other = coordinator()

@@ -122,6 +122,23 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
         if (again.status === 'busy') expect(again.retryAfterMs).toBeGreaterThan(SHORT_MS)
       })
 
+      it('times a busy answer from the lease: soon for a young running turn, at the lapse for a silent one', async () => {
+        acquired(await c().beginTurn({ ...base, sessionId: 's-run' }))
+        const running = await c().beginTurn({ ...base, sessionId: 's-run' })
+        // Not the 30 s the lease has left: the turn renews it, so it is alive and just begun.
+        expect(running).toMatchObject({ status: 'busy', state: 'running', retryAfterMs: 1000 })
+        if (running.status === 'busy') expect(running.heldForMs).toBeGreaterThanOrEqual(0)
+
+        // A lease with far less left than a renewing holder keeps: nobody renewed it for more than
+        // two renewal periods, so it is waited out.
+        acquired(await c().beginTurn({ ...base, leaseMs: 5000, sessionId: 's-silent' }))
+        const silent = await c().beginTurn({ ...base, sessionId: 's-silent' })
+        expect(silent).toMatchObject({ status: 'busy', state: 'silent' })
+        if (silent.status !== 'busy') throw new Error('expected busy')
+        expect(silent.retryAfterMs).toBeGreaterThan(0)
+        expect(silent.retryAfterMs).toBeLessThanOrEqual(5000)
+      })
+
       it('a stale token can neither renew, release nor end the new holder’s lease', async () => {
         const stale = acquired(await c().beginTurn({ ...base, leaseMs: SHORT_MS, sessionId: 's1' }))
         await f().advance(EXPIRE_WAIT_MS)

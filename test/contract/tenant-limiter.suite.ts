@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { stampedLeaseId } from '../../src/ports/held-retry-after.ts'
 import { type TenantLimiter, utcDay } from '../../src/ports/tenant-limiter.ts'
 
 /**
@@ -91,6 +92,26 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
         await h.advance(h.windowMs - (h.now() % h.windowMs) + 5)
         expect((await h.limiter.hit(tenant, 4))?.allowed).toBe(true)
         expect((await h.limiter.hit(tenant, 4))?.allowed).toBe(false)
+      }))
+
+    it('tells a full tenant when a slot is likely free: soon for a young turn, at the lapse for a silent one', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const ttl = 60_000
+        await h.limiter.acquireSlot(tenant, stampedLeaseId(h.now(), 'young'), 1, ttl)
+        // Not the minute the slot has left: its turn renews it and has just begun.
+        expect(await h.limiter.acquireSlot(tenant, 'next', 1, ttl)).toEqual({
+          status: 'full',
+          active: 1,
+          retryAfterMs: 1000,
+        })
+        // Far less left than a renewed slot keeps: its turn stopped renewing it; wait it out.
+        const other = freshTenant()
+        await h.limiter.acquireSlot(other, stampedLeaseId(h.now(), 'silent'), 1, 5000)
+        const lapsing = await h.limiter.acquireSlot(other, 'next', 1, ttl)
+        if (lapsing.status !== 'full') throw new Error('expected full')
+        expect(lapsing.retryAfterMs).toBeGreaterThan(0)
+        expect(lapsing.retryAfterMs).toBeLessThanOrEqual(5000)
       }))
 
     it('holds at most `limit` turn slots; a release or a lapse frees one', () =>

@@ -90,6 +90,8 @@ describe('TurnlineClient against a real server', () => {
     expect(view.budget.status).toBe('ok')
     const listed = await collect(client.sessions({ workspace: 'client-e2e', limit: 1 }))
     expect(listed.map((s) => s.session_id)).toEqual([id])
+    const { workspaces } = await client.listWorkspaces()
+    expect(workspaces).toContainEqual({ workspace: 'client-e2e', sessions: 1 })
 
     // complete, with its events streamed to onEvent; the followed feed ends at thread.completed.
     const ended: SeqEvent[] = []

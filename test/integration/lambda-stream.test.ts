@@ -10,6 +10,7 @@ import {
   invokeStreaming,
   isStreamingHandler,
   type StreamingHandler,
+  urlEvent,
 } from '../support/lambda-runtime.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { threadCompleted, threadStarted } from '../support/sample-events.ts'
@@ -72,32 +73,6 @@ afterAll(async () => {
   await backends?.close()
   if (out) await rm(out, { recursive: true, force: true })
 })
-
-/** A Lambda function URL event (payload format 2.0). */
-function urlEvent(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const host = 'abc123.lambda-url.us-east-1.on.aws'
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: { host, ...headers },
-    requestContext: {
-      accountId: 'anonymous',
-      apiId: 'abc123',
-      domainName: host,
-      domainPrefix: 'abc123',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
-      requestId: crypto.randomUUID(),
-      routeKey: '$default',
-      stage: '$default',
-      time: '03/Dec/2026:00:00:00 +0000',
-      timeEpoch: Date.now(),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    isBase64Encoded: false,
-  }
-}
 
 const auth = { authorization: `Bearer ${KEY}` }
 

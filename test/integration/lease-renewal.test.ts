@@ -41,8 +41,12 @@ describe('lease renewal', () => {
     await sleep(4500)
     const second = await post(`/v1/sessions/${session_id}/turns`, { input: 'me too' })
     expect(second.status).toBe(409)
-    expect(await second.json()).toMatchObject({ error: { code: 'session_busy' } })
-    expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    // The first turn renews its lease, so it is running: retry after a renewal period (1 s of
+    // the 3 s lease), not when the lease would lapse.
+    expect(await second.json()).toMatchObject({
+      error: { code: 'session_busy', details: { turn: 'running', retry_after_seconds: 1 } },
+    })
+    expect(second.headers.get('retry-after')).toBe('1')
 
     const answer = await first
     expect(answer.status).toBe(200)

@@ -98,6 +98,11 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     const row = page.locator(`tr[data-session-id="${id}"]`)
     await row.waitFor({ timeout: 15_000 })
     expect((await row.locator('td').allTextContents()).slice(1, 3)).toEqual(['active', '1'])
+    // The list refreshes itself: a session created now appears without a reload.
+    const { session_id: later } = (await call('/v1/sessions', {
+      workspace: 'default',
+    })) as { session_id: string }
+    await page.locator(`tr[data-session-id="${later}"]`).waitFor({ timeout: 20_000 })
     await row.locator('a').click()
     await page.locator('li.turn.completed[data-turn="1"]').waitFor({ timeout: 15_000 })
 

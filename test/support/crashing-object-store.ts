@@ -37,15 +37,16 @@ export function crashingObjectStore(
     },
     async put(key, body, options) {
       guard()
-      puts += 1
-      if (puts === crashAt && mode !== 'after') {
+      // This write's number, kept: writes may overlap (an append and the turn index).
+      const n = ++puts
+      if (n === crashAt && mode !== 'after') {
         dead = true
-        throw new SimulatedCrash(`crash before write #${puts} (${key})`)
+        throw new SimulatedCrash(`crash before write #${n} (${key})`)
       }
       const result = await inner.put(key, body, options)
-      if (puts === crashAt) {
+      if (n === crashAt) {
         dead = true
-        throw new SimulatedCrash(`crash after write #${puts} (${key})`)
+        throw new SimulatedCrash(`crash after write #${n} (${key})`)
       }
       return result
     },
@@ -54,17 +55,17 @@ export function crashingObjectStore(
   if (append) {
     store.append = async (key, bytes, options) => {
       guard()
-      puts += 1
-      if (puts === crashAt && mode !== 'after') {
+      const n = ++puts
+      if (n === crashAt && mode !== 'after') {
         dead = true
         const part = bytes.subarray(0, Math.ceil(bytes.length / 2))
         if (mode === 'torn' && part.length > 0) await append(key, part, options)
-        throw new SimulatedCrash(`crash ${mode} append, write #${puts} (${key})`)
+        throw new SimulatedCrash(`crash ${mode} append, write #${n} (${key})`)
       }
       const result = await append(key, bytes, options)
-      if (puts === crashAt) {
+      if (n === crashAt) {
         dead = true
-        throw new SimulatedCrash(`crash after append, write #${puts} (${key})`)
+        throw new SimulatedCrash(`crash after append, write #${n} (${key})`)
       }
       return result
     }

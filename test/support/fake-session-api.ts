@@ -95,6 +95,19 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     return { sessions: views.slice(0, query.limit) }
   }
 
+  async listWorkspaces(tenant: string) {
+    this.take('listWorkspaces')
+    const counts = new Map<string, number>()
+    for (const s of this.sessions.values()) {
+      if (s.tenant === tenant)
+        counts.set(s.config.workspace, (counts.get(s.config.workspace) ?? 0) + 1)
+    }
+    const names = [...counts.keys()].sort()
+    return {
+      workspaces: names.map((workspace) => ({ workspace, sessions: counts.get(workspace) ?? 0 })),
+    }
+  }
+
   async getSession(tenant: string, sessionId: string): Promise<SessionView> {
     this.take('getSession')
     return this.view(this.find(tenant, sessionId))

@@ -184,3 +184,37 @@ function splitPrelude(
   }
   return { prelude, body: all.subarray(bodyStart).toString(), chunks }
 }
+
+/** The host of the function URL the events are addressed to. */
+export const LAMBDA_URL_HOST = 'abc123.lambda-url.us-east-1.on.aws'
+
+/** A Lambda function URL event (payload format 2.0). */
+export function urlEvent(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const host = LAMBDA_URL_HOST
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host, ...headers },
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'abc123',
+      domainName: host,
+      domainPrefix: 'abc123',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: crypto.randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: '05/Dec/2026:00:00:00 +0000',
+      timeEpoch: Date.now(),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    isBase64Encoded: false,
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatF64 } from '../../src/contract/f64-format.ts'
+import { formatF64 } from '../../src/shared/f64-format.ts'
 
 describe('formatF64 (serde_json / ryu spelling of an f64)', () => {
   it.each([

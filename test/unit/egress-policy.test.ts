@@ -8,7 +8,7 @@ import {
   NO_EGRESS_RULES,
   parseEgressEntry,
 } from '../../src/contract/egress-rules.ts'
-import { formatIp, parseIp, parseNetwork } from '../../src/contract/ip-address.ts'
+import { formatIp, parseIp, parseNetwork } from '../../src/shared/ip-address.ts'
 
 const ip = (text: string) => {
   const parsed = parseIp(text)

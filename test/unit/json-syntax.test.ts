@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { jsonSyntaxError, parseJson } from '../../src/contract/json-syntax.ts'
 import { readArgs } from '../../src/core/sandbox/exec-tool-schemas.ts'
 import { checkArguments } from '../../src/core/tools/tool-arguments.ts'
+import { jsonSyntaxError, parseJson } from '../../src/shared/json-syntax.ts'
 
 /**
  * Turnline's own JSON syntax messages: stored in events and sent to the model, so they must not

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { storageError } from '../../adapters/fs/fs-key-path.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { s3Error } from '../../adapters/s3/s3-errors.ts'
+import { permissionRefusal } from '../../adapters/shared/runtime-permission.ts'
 import { toCoordinatorError } from '../../adapters/upstash/upstash-errors.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { checkedAtStart } from '../../functions/entries/startup-probe.ts'
 import { ConfigError } from '../../functions/env-config.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { permissionRefusal } from '../../src/ports/runtime-permission.ts'
 
 /** What Deno 2 throws for a permission its flags do not grant (the shape; the class is Deno's). */
 const notCapable = (what: string) =>

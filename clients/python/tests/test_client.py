@@ -58,6 +58,10 @@ def test_sync_flow(server_url: str) -> None:
 
         listed = [s["session_id"] for s in client.sessions(workspace="py", limit=1)]
         assert sid in listed
+        newest = client.create_session({"workspace": "py"})["session_id"]
+        assert client.list_sessions(workspace="py", limit=1)["sessions"][0]["session_id"] == newest
+        counts = {w["workspace"]: w["sessions"] for w in client.list_workspaces()["workspaces"]}
+        assert counts["py"] == 2
 
 
 def test_errors_carry_the_servers_codes(server_url: str) -> None:

@@ -49,6 +49,10 @@ def create_session(config: Optional[Mapping[str, Any]]) -> Call:
     return Call("POST", "/v1/sessions", ("session_id",), body=dict(config or {}))
 
 
+def list_workspaces() -> Call:
+    return Call("GET", "/v1/workspaces", ("workspaces",))
+
+
 def get_session(session_id: str) -> Call:
     return Call("GET", session_path(session_id), ("session_id", "status"))
 

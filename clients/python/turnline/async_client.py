@@ -60,6 +60,10 @@ class AsyncTurnlineClient:
         """``POST /v1/sessions``: ``{session_id, thread_id, status}``."""
         return await self._call(routes.create_session(config))
 
+    async def list_workspaces(self) -> dict[str, Any]:
+        """``GET /v1/workspaces``: ``{workspaces: [{workspace, sessions}]}``, in name order."""
+        return await self._call(routes.list_workspaces())
+
     async def get_session(self, session_id: str) -> dict[str, Any]:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return await self._call(routes.get_session(session_id))

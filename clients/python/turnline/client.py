@@ -59,6 +59,10 @@ class TurnlineClient:
         """``POST /v1/sessions``: ``{session_id, thread_id, status}``."""
         return self._call(routes.create_session(config))
 
+    def list_workspaces(self) -> dict[str, Any]:
+        """``GET /v1/workspaces``: ``{workspaces: [{workspace, sessions}]}``, in name order."""
+        return self._call(routes.list_workspaces())
+
     def get_session(self, session_id: str) -> dict[str, Any]:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return self._call(routes.get_session(session_id))

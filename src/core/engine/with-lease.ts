@@ -8,6 +8,7 @@ import { type AdmittedStep, admitStep } from './admit-step.ts'
 import { coordinatorRecord, type IdempotentCall, sessionScopedKey } from './idempotency.ts'
 import { keepLease } from './lease-keeper.ts'
 import type { ServiceDeps } from './service-deps.ts'
+import { sessionBusy } from './session-busy.ts'
 import { replay } from './turn-replay.ts'
 
 export interface LeasedOutcome {
@@ -66,9 +67,7 @@ export async function withLease(
     return replay(deps, ref, coordinatorRecord(begin.record.response, call))
   }
   if (begin.status === 'busy') {
-    throw new TurnlineError('session_busy', `session ${ref.sessionId} is running another turn`, {
-      retryAfter: Math.max(1, Math.ceil(begin.retryAfterMs / 1000)),
-    })
+    throw sessionBusy(ref.sessionId, begin)
   }
   const { lease } = begin
   // Renewed on a timer for as long as this invocation holds it, independent of stream events.

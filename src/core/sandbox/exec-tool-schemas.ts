@@ -1,6 +1,6 @@
 import type * as z from 'zod'
-import { parseJson } from '../../contract/json-syntax.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
+import { parseJson } from '../../shared/json-syntax.ts'
 
 /**
  * The model-facing `exec_command` and `write_stdin` tools with VT Code's parameters (JSON

@@ -1,8 +1,8 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import { hostListed } from '../../contract/host-list.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../ports/transport-failure.ts'
+import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { readLimited } from './read-limited.ts'
 

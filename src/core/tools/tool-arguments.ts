@@ -1,5 +1,5 @@
 import { Validator } from '@cfworker/json-schema'
-import { parseJson } from '../../contract/json-syntax.ts'
+import { parseJson } from '../../shared/json-syntax.ts'
 
 export type ArgumentCheck =
   | { ok: true; value: Record<string, unknown> }

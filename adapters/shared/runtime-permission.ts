@@ -1,4 +1,4 @@
-import { TurnlineError } from '../contract/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 
 /**
  * A runtime's refusal of a permission, told apart from a fault of the service called. Deno

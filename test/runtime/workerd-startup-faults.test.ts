@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWorkerd } from '../support/runtimes.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
+
+/**
+ * A Worker whose store cannot be used as configured says so on its first request, /healthz
+ * included, with the name of what is wrong — not a 503 on every turn while /healthz answers 200
+ * (functions/entries/startup-probe.ts). A fault no retry fixes is not retried.
+ */
+let backends: TestBackends | undefined
+
+beforeAll(async () => {
+  backends = await startTestBackends('workerd-faults')
+})
+afterAll(async () => {
+  await backends?.close()
+})
+
+async function firstAnswer(vars: Record<string, string>): Promise<string> {
+  const worker = await startWorkerd({ TURNLINE_SINGLE_TENANT: '1', ...vars }, [], 500)
+  try {
+    const health = await fetch(`${worker.url}/healthz`)
+    expect(health.status).toBe(500)
+    return ((await health.json()) as { error: { message: string } }).error.message
+  } finally {
+    await worker.stop()
+  }
+}
+
+describe('workerd: a store that cannot be used stops the start', () => {
+  it('a bucket that does not exist: named, not retried', async () => {
+    if (!backends) throw new Error('setup failed')
+    const message = await firstAnswer(backends.env({ S3_BUCKET: 'turnline-no-such-bucket' }))
+    expect(message).toContain(
+      'the server cannot start: invalid configuration:\n  - storage or coordinator unusable: S3 get failed: NoSuchBucket',
+    )
+    expect(message).not.toMatch(/attempts in \d+ ms/)
+  })
+
+  it('S3_BUCKET without keys: the Worker has no other source of credentials', async () => {
+    if (!backends) throw new Error('setup failed')
+    const { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, ...env } = backends.env()
+    expect([S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY]).not.toContain(undefined)
+    expect(await firstAnswer(env)).toContain(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: required with S3_BUCKET here',
+    )
+  })
+})

@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { ConformanceCall } from './conformance-scenario.ts'
+import {
+  installLambdaGlobals,
+  invokeStreaming,
+  isStreamingHandler,
+  urlEvent,
+} from './lambda-runtime.ts'
+
+const root = new URL('../../', import.meta.url).pathname
+
+/** The Lambda bundle loaded in this process as the runtime loads it, called like an HTTP API. */
+export interface LambdaBundle {
+  call: ConformanceCall
+  /** Deletes the build. */
+  close(): Promise<void>
+}
+
+/**
+ * `npm run build:lambda` into a temp folder, `index.handler` loaded with the runtime's
+ * `awslambda` globals and `env` as its environment (read once, when the module loads), each
+ * request invoked as a function URL event (payload 2.0) through the Runtime API stand-in
+ * (lambda-runtime.ts). One bundle per call: each loads its own copy of the module.
+ */
+export async function loadLambdaBundle(env: Record<string, string>): Promise<LambdaBundle> {
+  const out = await mkdtemp(join(tmpdir(), 'turnline-lambda-'))
+  const built = spawnSync(process.execPath, ['infra/build/build.mjs', 'lambda', '--out', out], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+  if (built.status !== 0) {
+    await rm(out, { recursive: true, force: true })
+    throw new Error(`the Lambda build failed:\n${built.stdout}${built.stderr}`)
+  }
+  const saved = { ...process.env }
+  Object.assign(process.env, env)
+  let handler: unknown
+  try {
+    installLambdaGlobals()
+    const module = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as {
+      handler: unknown
+    }
+    handler = module.handler
+  } finally {
+    process.env = saved
+  }
+  if (!isStreamingHandler(handler)) throw new Error('index.handler is not a streaming handler')
+  const streaming = handler
+  return {
+    async call(request) {
+      const answer = await invokeStreaming(
+        streaming,
+        urlEvent(request.method, request.path, request.headers ?? {}, request.body),
+      )
+      const headers = Object.fromEntries(
+        Object.entries(answer.prelude.headers).map(([name, value]) => [name.toLowerCase(), value]),
+      )
+      return {
+        status: answer.prelude.statusCode,
+        contentType: headers['content-type'] ?? '',
+        text: answer.body,
+      }
+    },
+    close: () => rm(out, { recursive: true, force: true }),
+  }
+}
