@@ -15,7 +15,7 @@ import type { EventPage } from './read-events.ts'
 import { readEvents } from './read-events.ts'
 import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
-import { applyRetention, deleteSessionFolder } from './retention.ts'
+import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { type ListOrder, listSessionManifests, manifestAsOfLog } from './session-listing.ts'
 import {
@@ -282,13 +282,9 @@ export class SessionStore {
     return (await listAll(this.objects, this.keys(ref).root)).objects.map((o) => o.key)
   }
 
-  /** Erases the session's objects: manifest first, id pointer last (`deleteSessionFolder`). */
-  async erase(ref: SessionRef): Promise<void> {
-    const keys = this.keys(ref)
-    this.cache.delete(keys.root)
-    await this.objects.delete(keys.manifest) // first: no listing, no summary names it after
-    await deleteSessionFolder(this.objects, keys.root, keys.pointer)
-  }
+  /** Drops the cached snapshot of a session being erased (session/delete-session.ts). */
+  forget = (ref: SessionRef) => this.cache.delete(this.keys(ref).root)
+
   retention(
     tenant: string,
     workspace: string,

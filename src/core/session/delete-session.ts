@@ -1,5 +1,6 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import { batchIdempotencyKeys } from '../../store/batch-idempotency-keys.ts'
+import { deleteSessionFolder } from '../../store/retention.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { sessionScopedKey } from '../engine/idempotency.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -43,7 +44,11 @@ export async function deleteSession(
       tenant,
       keys: keys.map((key) => sessionScopedKey(ref, { key, fingerprint: '' })),
     })
-    await deps.sessions.erase(ref)
+    const { objects } = deps.sessions
+    const folder = deps.sessions.keys(ref)
+    deps.sessions.forget(ref)
+    await objects.delete(folder.manifest)
+    await deleteSessionFolder(objects, folder.root, folder.pointer)
   } finally {
     await deps.coordinator.releaseLease(begin.lease).catch(() => undefined)
   }
