@@ -25,6 +25,7 @@ import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
+import { outputArtifactRoutes } from './routes/output-artifact-routes.ts'
 import { responsesRoute } from './routes/responses-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
@@ -158,6 +159,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route('/v1', usageRoute(options.tenancy))
   }
   app.route('/v1', sessionRoutes(ctx))
+  app.route('/v1', outputArtifactRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', approvalRoutes(ctx))

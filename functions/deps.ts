@@ -186,6 +186,10 @@ export async function createDeps(
       secretFor: secrets.secretFor,
       timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
       maxResponseBytes: config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
+      maxOutputBytes: Math.max(
+        config.TURNLINE_TOOL_MAX_OUTPUT_BYTES,
+        config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
+      ),
     },
     defaults: {
       ...(modelChoice.defaultModel === undefined ? {} : { model: modelChoice.defaultModel }),

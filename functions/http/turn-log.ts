@@ -114,6 +114,7 @@ class LoggedSessionApi implements SessionApi {
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)
   openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
   storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
+  getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
   listArtifacts = (...args: Args<'listArtifacts'>) => this.api.listArtifacts(...args)
   getArtifact = (...args: Args<'getArtifact'>) => this.api.getArtifact(...args)
   putArtifact = (...args: Args<'putArtifact'>) => this.api.putArtifact(...args)

@@ -70,6 +70,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: '`not_found`: no such resource for this tenant.',
   409: '`session_busy` (with Retry-After), `session_completed`, `follow_up_queue_full` or `conflict`.',
   413: '`payload_too_large`: the body exceeds the limit.',
+  416: '`invalid_input`: the byte range starts past the end (`Content-Range: bytes */<size>`).',
   422: '`model_not_configured`, or `idempotency_key_reused`: the key was used with another request.',
   429: '`rate_limited`, `too_many_concurrent_turns` or `quota_exceeded`, with Retry-After: a per-tenant limit of the deployment (docs/configuration.md#tenancy), or `rate_limited` with `details.reason: "authentication_failures"`: too many failed authentications from this client or with this key prefix.',
   500: 'An internal fault (`internal`, `corrupt_data`, …); the server log has the details.',

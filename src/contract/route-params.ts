@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { IDEMPOTENCY_KEY } from './api.ts'
 import { ARTIFACT_KINDS } from './artifacts.ts'
 import { LOOP_ID } from './loop-state.ts'
+import { OutputArtifactIdSchema } from './output-artifact.ts'
 
 /**
  * Path parameters and request headers of the HTTP API: the routes validate them with these
@@ -29,6 +30,20 @@ export const SessionIdParamsSchema = z.object({
 
 export const WorkspaceParamsSchema = z.object({
   workspace: segment('workspace').describe('The workspace name.').meta({ example: 'default' }),
+})
+
+export const OutputArtifactParamsSchema = z.object({
+  id: SessionIdParamsSchema.shape.id,
+  artifact_id: OutputArtifactIdSchema.meta({ example: 'out_0123456789abcdef0123456789abcdef' }),
+})
+
+export const RangeHeadersSchema = z.object({
+  Range: z
+    .string()
+    .optional()
+    .describe(
+      'One byte range (`bytes=0-1023`, `bytes=1024-`, `bytes=-4096`); answered 206 with Content-Range. Several ranges or another unit: the whole artifact.',
+    ),
 })
 
 export const ArtifactParamsSchema = z.object({

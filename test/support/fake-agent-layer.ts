@@ -17,6 +17,9 @@ export class FakeAgentLayer implements AgentLayerApi {
     return absent(method)
   }
 
+  getOutputArtifact(...args: Parameters<AgentLayerApi['getOutputArtifact']>) {
+    return this.record('getOutputArtifact', args) as ReturnType<AgentLayerApi['getOutputArtifact']>
+  }
   listArtifacts(...args: Parameters<AgentLayerApi['listArtifacts']>) {
     return this.record('listArtifacts', args) as ReturnType<AgentLayerApi['listArtifacts']>
   }

@@ -14,12 +14,18 @@ import type {
 } from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
 import type { VerifyRequest, VerifyResponse } from '../../contract/verification.ts'
+import type { OutputArtifactRead } from '../../store/output-artifacts.ts'
 
 /**
  * The agent-engineering face of the service (docs/agent-layer.md): workspace artifacts, the
  * orient phase, handoffs, loops and verification. Tenant-scoped like the rest of SessionApi.
  */
 export interface AgentLayerApi {
+  /**
+   * A tool output a session kept whole (`out_…`, named in its preview): its descriptor and a
+   * reader of its bytes; not_found when the session has no such artifact.
+   */
+  getOutputArtifact(tenant: string, sessionId: string, id: string): Promise<OutputArtifactRead>
   /** Every artifact kind of a workspace with its path and whether it exists. */
   listArtifacts(tenant: string, workspace: string): Promise<ArtifactEntry[]>
   /** One artifact; not_found when it does not exist. */

@@ -26,6 +26,7 @@ import { handoffSession } from '../handoff/handoff-step.ts'
 import { createLoop, getLoop, stepLoop } from '../loops/loop-service.ts'
 import { buildOrientation } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { sessionOutputs } from '../tools/session-outputs.ts'
 import { verifyChange } from '../verifier/verify-change.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
@@ -39,6 +40,11 @@ export class AgentLayerService implements AgentLayerApi {
   protected artifacts(tenant: string, workspace: string) {
     assertSegment('workspace', workspace)
     return artifactStoreFor(this.deps, tenant, workspace)
+  }
+
+  async getOutputArtifact(tenant: string, sessionId: string, id: string) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    return sessionOutputs(this.deps, ref).open(id)
   }
 
   async listArtifacts(tenant: string, workspace: string): Promise<ArtifactEntry[]> {

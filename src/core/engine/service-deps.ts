@@ -19,8 +19,13 @@ export interface HttpToolPolicy {
   /** The tenant's signing secret (HMAC-SHA256 over `<timestamp>.<body>`). */
   secretFor(tenant: string): string
   timeoutMs: number
-  /** Response bytes kept; the rest is cut with a notice. */
+  /**
+   * Bytes of a tool's answer given inline; a longer answer is kept whole as an output artifact
+   * of the session and the model gets a preview of it.
+   */
   maxResponseBytes: number
+  /** Bytes one tool answer may have in all (default 64 MiB); a larger one is refused. */
+  maxOutputBytes?: number
 }
 
 export interface ServiceDefaults {

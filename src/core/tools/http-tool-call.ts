@@ -1,16 +1,18 @@
-import { TurnlineError } from '../../contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../ports/transport-failure.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
-import { readLimited } from './read-limited.ts'
+import { captureOutput, type OutputKeeping } from './output-capture.ts'
 
 export interface HttpToolResult {
   ok: boolean
   /** What the model and the tool_output item see (bounded). */
   output: string
   status?: number
+  /** The output artifact holding the whole answer, when it was over the inline limit. */
+  artifactId?: string
 }
 
 /** Whether the URL's host (or host:port) is allow-listed for tools (HTTP and MCP). */
@@ -47,6 +49,8 @@ export async function callHttpTool(
   /** The validated argument text, forwarded byte for byte (no precision lost, key order kept). */
   rawArguments: string,
   signal?: AbortSignal,
+  /** Where an answer over the inline limit is kept whole; without it, it is cut. */
+  keeping?: OutputKeeping,
 ): Promise<HttpToolResult> {
   assertToolAllowed(policy, tool)
   const args = rawArguments.trim() === '' ? '{}' : rawArguments.trim()
@@ -74,13 +78,17 @@ export async function callHttpTool(
       },
       body,
     })
-    const text = await readBounded(response, policy.maxResponseBytes)
-    if (response.status >= 200 && response.status < 300) {
-      return { ok: true, output: text, status: response.status }
+    const captured = await captureOutput(response, policy.maxResponseBytes, keeping)
+    const kept = captured.kind === 'artifact' ? { artifactId: captured.artifact.id } : {}
+    const status = response.status
+    if (status >= 200 && status < 300 && captured.kind !== 'too_large') {
+      return { ok: true, output: captured.text, status, ...kept }
     }
-    return { ok: false, output: `HTTP ${response.status}: ${text}`, status: response.status }
+    return { ok: false, output: `HTTP ${status}: ${captured.text}`, status, ...kept }
   } catch (error) {
-    if (signal?.aborted) throw error
+    // An abort, or a fault of the store keeping the answer: not the tool's failure.
+    if (signal?.aborted || isTurnlineError(error, 'storage_unavailable', 'corrupt_data'))
+      throw error
     const name = (error as Error).name
     const output =
       name === 'TimeoutError' || name === 'AbortError'
@@ -88,9 +96,4 @@ export async function callHttpTool(
         : `tool ${tool.name} could not be reached: ${transportFailureText(error)}`
     return { ok: false, output }
   }
-}
-
-async function readBounded(response: Response, limit: number): Promise<string> {
-  const { text, cut } = await readLimited(response, limit)
-  return cut ? `${text}\n[response cut at ${limit} bytes]` : text
 }

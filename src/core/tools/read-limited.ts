@@ -1,3 +1,5 @@
+import { joinBytes } from './join-bytes.ts'
+
 /** Reads at most `limit` bytes of a response body (then cancels it) as UTF-8 text. */
 export async function readLimited(
   response: Response,
@@ -21,11 +23,5 @@ export async function readLimited(
     chunks.push(value)
     size += value.byteLength
   }
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return { text: new TextDecoder().decode(bytes), cut }
+  return { text: new TextDecoder().decode(joinBytes(chunks)), cut }
 }

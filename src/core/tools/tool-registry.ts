@@ -3,6 +3,7 @@ import type { HttpTool } from '../../contract/session-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { callHttpTool } from './http-tool-call.ts'
+import type { OutputKeeping } from './output-capture.ts'
 import { orderCatalog } from './tool-catalog.ts'
 import type { ToolHandler } from './tool-handler.ts'
 
@@ -35,8 +36,15 @@ export class ToolRegistry {
   }
 }
 
-/** A session-defined HTTP tool as a handler: signed POST, bounded answer. */
-export function httpToolHandler(tool: HttpTool, policy: HttpToolPolicy): ToolHandler {
+/**
+ * A session-defined HTTP tool as a handler: signed POST; an answer over the inline limit is
+ * kept whole by `keeping` (the model gets a preview), or cut without it.
+ */
+export function httpToolHandler(
+  tool: HttpTool,
+  policy: HttpToolPolicy,
+  keeping?: OutputKeeping,
+): ToolHandler {
   return {
     definition: { name: tool.name, description: tool.description, parameters: tool.parameters },
     kind: 'http',
@@ -53,6 +61,7 @@ export function httpToolHandler(tool: HttpTool, policy: HttpToolPolicy): ToolHan
         tool,
         ctx.rawArguments,
         ctx.signal,
+        keeping,
       )
       return { kind: 'done', ok: result.ok, output: result.output }
     },

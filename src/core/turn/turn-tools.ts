@@ -7,6 +7,8 @@ import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
 import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
+import { readOutputToolHandler } from '../tools/read-output-tool.ts'
+import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
 import type { TurnMachine } from './turn-machine.ts'
@@ -15,7 +17,7 @@ import type { TurnMachine } from './turn-machine.ts'
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /**
- * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
+ * The session's tools: its HTTP tools (with `read_tool_output` for their long answers), the sandbox's built-ins when a runner is configured
  * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools) and
  * the tools of its MCP servers.
  */
@@ -26,18 +28,24 @@ export function sessionTools(
   mcp?: McpTools,
 ): ToolRegistry {
   const unified = state.config.harness.unified_exec === true
+  const keeping = outputKeeping(deps, ref)
+  const http = state.config.tools.map((tool) => httpToolHandler(tool, deps.tools, keeping))
+  // Sessions with HTTP tools can page through the answers too long to show whole.
+  const taken = new Set(http.map((tool) => tool.definition.name))
+  const reader = readOutputToolHandler(keeping.artifacts)
+  if (http.length > 0 && !taken.has(reader.definition.name)) http.push(reader)
   const own = withAgentTools(
     deps,
     ref,
     state,
-    state.config.tools.map((tool) => httpToolHandler(tool, deps.tools)),
+    http,
     (deps.sandbox
       ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
       : []
     ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
   )
-  const taken = new Set(own.map((tool) => tool.definition.name))
-  const discovered = (mcp?.handlers ?? []).filter((tool) => !taken.has(tool.definition.name))
+  const names = new Set(own.map((tool) => tool.definition.name))
+  const discovered = (mcp?.handlers ?? []).filter((tool) => !names.has(tool.definition.name))
   return new ToolRegistry([...own, ...discovered])
 }
 

@@ -1,0 +1,82 @@
+import { Hono } from 'hono'
+import { OutputArtifactParamsSchema, RangeHeadersSchema } from '../../src/contract/route-params.ts'
+import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { byteRange } from '../http/byte-range.ts'
+import { JSON_TYPE } from '../http/event-framing.ts'
+import { headerParams, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { errorAnswers, operation } from '../openapi/route-docs.ts'
+
+/** An async iterable of byte chunks as a stream read one chunk at a time. */
+function streamOf(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]()
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await iterator.next()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    async cancel() {
+      await iterator.return?.()
+    },
+  })
+}
+
+const bytesAnswer = (description: string) => ({
+  description,
+  content: {
+    'application/octet-stream': { schema: { type: 'string' as const, format: 'binary' } },
+  },
+})
+
+/**
+ * `GET /v1/sessions/{id}/artifacts/{artifact_id}`: the whole bytes of a tool output the session
+ * kept as an artifact (its preview names the id), streamed from the store; one byte range with
+ * `Range`.
+ */
+export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.get(
+    '/sessions/:id/artifacts/:artifact_id',
+    operation({
+      operationId: 'getOutputArtifact',
+      tags: ['sessions'],
+      summary: 'Read a tool output kept whole',
+      description:
+        'A tool answer over the inline limit (TURNLINE_TOOL_MAX_RESPONSE_BYTES) is kept whole as an immutable, content-addressed artifact of the session; the model and the transcript get a preview naming its id (`out_…`). This answers its bytes as stored, or one byte range of them (`Range`, 206 with `Content-Range`; 416 past the end).',
+      responses: {
+        200: bytesAnswer('The whole artifact.'),
+        206: bytesAnswer('The requested byte range.'),
+        ...errorAnswers(400, 401, 404, 416, 500, 503),
+      },
+    }),
+    pathParams(OutputArtifactParamsSchema),
+    headerParams(RangeHeadersSchema),
+    noQuery,
+    async (c) => {
+      const { id, artifact_id } = c.req.valid('param')
+      const opened = await ctx.api.getOutputArtifact(c.get('tenant'), id, artifact_id)
+      const { size } = opened.artifact
+      const headers: Record<string, string> = {
+        'content-type': 'application/octet-stream',
+        'x-content-type-options': 'nosniff',
+        'accept-ranges': 'bytes',
+        etag: `"${opened.artifact.id}"`,
+        'cache-control': 'private, max-age=31536000, immutable',
+      }
+      const range = byteRange(c.req.valid('header').Range, size)
+      if (range.kind === 'unsatisfiable') {
+        const message = `the range is outside the artifact's ${size} bytes`
+        return new Response(JSON.stringify({ error: { code: 'invalid_input', message } }), {
+          status: 416,
+          headers: { 'content-type': JSON_TYPE, 'content-range': `bytes */${size}` },
+        })
+      }
+      const [start, end] = range.kind === 'range' ? [range.start, range.end] : [0, size]
+      headers['content-length'] = String(end - start)
+      if (range.kind === 'range') headers['content-range'] = `bytes ${start}-${end - 1}/${size}`
+      const body = c.req.method === 'HEAD' ? null : streamOf(opened.read(start, end))
+      return new Response(body, { status: range.kind === 'range' ? 206 : 200, headers })
+    },
+  )
+  return routes
+}

@@ -1,0 +1,53 @@
+import * as z from 'zod'
+
+/**
+ * A tool output kept whole by reference (an "output artifact" of a session): an answer over the
+ * inline limit is streamed to the store in content-addressed chunks (`outputs/chunks/<sha256>`)
+ * and described by one create-only object (`outputs/<id>.json`); the model and the transcript
+ * get a bounded preview naming the id. Immutable: the id is derived from the chunks' hashes, so
+ * the same bytes always have the same id and are stored once per session.
+ */
+
+export const OUTPUT_ARTIFACT_VERSION = 1
+
+/** Bytes of one stored chunk (the last one may be shorter). Part of the id: never change it. */
+export const OUTPUT_CHUNK_BYTES = 1024 * 1024
+
+export const OutputArtifactIdSchema = z
+  .string()
+  .regex(/^out_[0-9a-f]{32}$/, 'an output artifact id is out_ and 32 lowercase hex characters')
+  .describe('An output artifact id, as named in the preview of a tool output.')
+
+export const OutputChunkSchema = z.strictObject({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.int().min(1).max(OUTPUT_CHUNK_BYTES),
+})
+
+/** `outputs/<id>.json` (version 1). */
+export const OutputArtifactSchema = z.strictObject({
+  version: z.literal(OUTPUT_ARTIFACT_VERSION),
+  id: OutputArtifactIdSchema,
+  /** Bytes of the whole output. */
+  size: z.int().min(0),
+  /** Lines: newline characters, plus one when the last line has none. */
+  lines: z.int().min(0),
+  chunk_bytes: z.literal(OUTPUT_CHUNK_BYTES),
+  chunks: z.array(OutputChunkSchema),
+})
+export type OutputArtifact = z.infer<typeof OutputArtifactSchema>
+
+/** Bytes of an output the read tool returns at most in one call. */
+export const READ_OUTPUT_MAX_BYTES = 32 * 1024
+
+/** The arguments of `read_tool_output`. */
+export const ReadOutputArgsSchema = z.strictObject({
+  artifact_id: OutputArtifactIdSchema,
+  offset: z.int().min(0).optional().describe('First byte to read (0-based).'),
+  length: z.int().min(1).max(READ_OUTPUT_MAX_BYTES).optional().describe('Bytes to read.'),
+  start_line: z.int().min(1).optional().describe('First line to read (1-based).'),
+  line_count: z.int().min(1).max(2000).optional().describe('Lines to read.'),
+  search: z.string().min(1).max(1000).optional().describe('Text to find: lists matching lines.'),
+  ignore_case: z.boolean().optional(),
+  max_matches: z.int().min(1).max(200).optional(),
+})
+export type ReadOutputArgs = z.infer<typeof ReadOutputArgsSchema>

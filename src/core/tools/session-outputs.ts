@@ -1,0 +1,20 @@
+import { OutputArtifacts } from '../../store/output-artifacts.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { OutputKeeping } from './output-capture.ts'
+
+/** Default of the most one tool output may have in all (TURNLINE_TOOL_MAX_OUTPUT_BYTES). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
+/** The session's output artifacts (`<session>/outputs/`). */
+export function sessionOutputs(deps: ServiceDeps, ref: SessionRef): OutputArtifacts {
+  return new OutputArtifacts(deps.sessions.objects, deps.sessions.keys(ref).root)
+}
+
+/** How the session keeps tool answers over the inline limit. */
+export function outputKeeping(deps: ServiceDeps, ref: SessionRef): OutputKeeping {
+  return {
+    artifacts: sessionOutputs(deps, ref),
+    maxBytes: deps.tools.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+  }
+}

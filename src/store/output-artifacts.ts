@@ -1,0 +1,176 @@
+import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import {
+  OUTPUT_ARTIFACT_VERSION,
+  OUTPUT_CHUNK_BYTES,
+  type OutputArtifact,
+  OutputArtifactSchema,
+} from '../contract/output-artifact.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { fromBytes, toBytes } from './json-bytes.ts'
+
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** Writes create-only; an object already there (same key, so the same bytes) is fine. */
+async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<void> {
+  try {
+    await store.put(key, body, { ifNoneMatch: '*' })
+  } catch (error) {
+    if (!isTurnlineError(error, 'conflict')) throw error
+  }
+}
+
+/** A stored descriptor: corrupt_data when it is not one, unsupported_version when newer. */
+export function parseOutputArtifact(body: Uint8Array, id: string): OutputArtifact {
+  let value: unknown
+  try {
+    value = JSON.parse(fromBytes(body, `output artifact ${id}`))
+  } catch (cause) {
+    if (isTurnlineError(cause)) throw cause
+    throw new TurnlineError('corrupt_data', `output artifact ${id} is not JSON`, { cause })
+  }
+  const version = (value as { version?: unknown } | null)?.version
+  if (typeof version === 'number' && version > OUTPUT_ARTIFACT_VERSION) {
+    throw new TurnlineError(
+      'unsupported_version',
+      `output artifact ${id} has version ${version}; this build reads ${OUTPUT_ARTIFACT_VERSION}`,
+    )
+  }
+  const parsed = OutputArtifactSchema.safeParse(value)
+  if (!parsed.success || parsed.data.id !== id) {
+    throw new TurnlineError('corrupt_data', `output artifact ${id} is not a valid descriptor`)
+  }
+  return parsed.data
+}
+
+/**
+ * Streams one output into the store: bytes are buffered up to one chunk, each full chunk is
+ * written (content-addressed, create-only) before more is taken, so at most one chunk is held.
+ */
+export class OutputArtifactWriter {
+  private buffer = new Uint8Array(OUTPUT_CHUNK_BYTES)
+  private filled = 0
+  private size = 0
+  private newlines = 0
+  private lastByte = -1
+  private readonly chunks: OutputArtifact['chunks'] = []
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly folder: string,
+  ) {}
+
+  /** Bytes taken so far. */
+  get written(): number {
+    return this.size
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    let at = 0
+    while (at < bytes.byteLength) {
+      const take = Math.min(bytes.byteLength - at, OUTPUT_CHUNK_BYTES - this.filled)
+      const part = bytes.subarray(at, at + take)
+      this.buffer.set(part, this.filled)
+      for (const byte of part) if (byte === 10) this.newlines++
+      this.filled += take
+      this.size += take
+      at += take
+      if (this.filled === OUTPUT_CHUNK_BYTES) await this.flush()
+    }
+    if (bytes.byteLength > 0) this.lastByte = bytes[bytes.byteLength - 1] ?? -1
+  }
+
+  /** Writes the last chunk and the descriptor; answers the artifact. */
+  async finish(): Promise<OutputArtifact> {
+    await this.flush()
+    const listing = this.chunks.map((c) => `${c.sha256}:${c.size}`).join('\n')
+    const id = `out_${(await sha256Hex(new TextEncoder().encode(listing))).slice(0, 32)}`
+    const artifact: OutputArtifact = {
+      version: OUTPUT_ARTIFACT_VERSION,
+      id,
+      size: this.size,
+      lines: this.newlines + (this.size > 0 && this.lastByte !== 10 ? 1 : 0),
+      chunk_bytes: OUTPUT_CHUNK_BYTES,
+      chunks: this.chunks,
+    }
+    await putOnce(this.store, `${this.folder}${id}.json`, toBytes(JSON.stringify(artifact)))
+    return artifact
+  }
+
+  private async flush(): Promise<void> {
+    if (this.filled === 0) return
+    const body = this.buffer.slice(0, this.filled)
+    const sha256 = await sha256Hex(body)
+    await putOnce(this.store, `${this.folder}chunks/${sha256}`, body)
+    this.chunks.push({ sha256, size: body.byteLength })
+    this.filled = 0
+  }
+}
+
+/** One output artifact and a reader of its bytes [start, end). */
+export interface OutputArtifactRead {
+  artifact: OutputArtifact
+  read(start: number, end: number): AsyncIterable<Uint8Array>
+}
+
+/**
+ * A session's output artifacts (`<session>/outputs/`): written by tools whose answers exceed
+ * the inline limit, read by the model's `read_tool_output` and by `GET …/artifacts/{id}`.
+ */
+export class OutputArtifacts {
+  /** `folder`: the session's root key, ending in '/'. */
+  private readonly folder: string
+
+  constructor(
+    private readonly store: ObjectStore,
+    sessionRoot: string,
+  ) {
+    this.folder = `${sessionRoot}outputs/`
+  }
+
+  writer(): OutputArtifactWriter {
+    return new OutputArtifactWriter(this.store, this.folder)
+  }
+
+  /** The artifact's descriptor; null when the session has no such artifact. */
+  async describe(id: string): Promise<OutputArtifact | null> {
+    if (!/^out_[0-9a-f]{32}$/.test(id)) return null
+    const stored = await this.store.get(`${this.folder}${id}.json`)
+    return stored ? parseOutputArtifact(stored.body, id) : null
+  }
+
+  /** The artifact with a reader of its bytes; TurnlineError('not_found') when there is none. */
+  async open(id: string): Promise<OutputArtifactRead> {
+    const artifact = await this.describe(id)
+    if (!artifact) {
+      throw new TurnlineError('not_found', `no output artifact ${id.slice(0, 80)} in this session`)
+    }
+    return { artifact, read: (start, end) => this.read(artifact, start, end) }
+  }
+
+  /** Bytes [start, end) of the artifact, chunk by chunk (only the chunks that overlap). */
+  async *read(
+    artifact: OutputArtifact,
+    start = 0,
+    end = artifact.size,
+  ): AsyncGenerator<Uint8Array> {
+    let chunkStart = 0
+    for (const chunk of artifact.chunks) {
+      const chunkEnd = chunkStart + chunk.size
+      if (chunkEnd > start && chunkStart < end) {
+        const stored = await this.store.get(`${this.folder}chunks/${chunk.sha256}`)
+        if (!stored || stored.body.byteLength !== chunk.size) {
+          throw new TurnlineError('corrupt_data', `output artifact ${artifact.id} lost a chunk`)
+        }
+        yield stored.body.subarray(
+          Math.max(0, start - chunkStart),
+          Math.min(chunk.size, end - chunkStart),
+        )
+      }
+      chunkStart = chunkEnd
+      if (chunkStart >= end) return
+    }
+  }
+}

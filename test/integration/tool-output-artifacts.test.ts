@@ -1,0 +1,202 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { echoTool } from '../support/engine-harness.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { startToolReceiver } from '../support/tool-receiver.ts'
+
+/**
+ * An HTTP tool answering several MB through `npm start`'s real entry: the answer is kept whole
+ * as an output artifact (read back byte for byte, and by range, through the API), the model and
+ * the stored log get a bounded preview naming it, and the model pages through it with
+ * `read_tool_output`.
+ */
+const KEY = 'acme-output-artifacts-key-0123456789'
+const OTHER_KEY = 'beta-output-artifacts-key-0123456789'
+const TOOL_SECRET = 'output-artifacts-tool-secret-0123456789'
+
+let dir: string
+let mock: MockOpenAI
+let receiver: Awaited<ReturnType<typeof startToolReceiver>>
+let server: NodeEntry
+let url: string
+
+/** ~6 MB of numbered lines of random hex; line 70,000 holds a marker found nowhere else. */
+function bigAnswer(): string {
+  const lines: string[] = []
+  for (let n = 1; n <= 90_000; n++) {
+    const marker = n === 70_000 ? ' NEEDLE-7f3a' : ''
+    lines.push(`line ${String(n).padStart(6, '0')} ${randomBytes(24).toString('hex')}${marker}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-output-artifacts-'))
+  await chmod(dir, 0o711)
+  mock = await startMockOpenAI()
+  receiver = await startToolReceiver(createHmac('sha256', TOOL_SECRET).update('acme').digest('hex'))
+  server = startNodeEntry({
+    PORT: '0',
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    TURNLINE_API_KEYS: `${KEY}=acme,${OTHER_KEY}=beta`,
+    OPENAI_API_KEY: 'sk-output-artifacts',
+    OPENAI_BASE_URL: mock.baseURL,
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_TOOL_SECRET: TOOL_SECRET,
+    TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+    TURNLINE_LOG: 'off',
+  })
+  url = await server.listening()
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await receiver?.close()
+  await mock?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+interface Answer {
+  status?: string
+  session_id?: string
+}
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Answer }> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, json: (await response.json()) as Answer }
+}
+
+const get = (path: string, headers: Record<string, string> = {}, key = KEY) =>
+  fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } })
+
+function toolMessages(index: number): string[] {
+  const messages = (mock.requests[index]?.body.messages ?? []) as {
+    role: string
+    content: string
+  }[]
+  return messages.filter((m) => m.role === 'tool').map((m) => m.content)
+}
+
+/** Bytes of every file below `folder`. */
+async function bytesBelow(folder: string): Promise<number> {
+  let total = 0
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size
+  }
+  return total
+}
+
+describe('an HTTP tool answer of several MB', () => {
+  const answer = bigAnswer()
+  let session: string
+  let artifactId: string
+
+  it('is kept whole as an artifact; the model and the log get a bounded preview', async () => {
+    expect(answer.length).toBeGreaterThan(5_000_000)
+    receiver.setReply(() => ({ body: answer }))
+    session =
+      (await post('/v1/sessions', { tools: [echoTool(receiver.url)] })).json.session_id ?? ''
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_big', name: 'lookup', arguments: '{"q":"everything"}' }] },
+      { text: 'looked' },
+    )
+    const turn = await post(`/v1/sessions/${session}/turns`, { input: 'look it all up' })
+    expect(turn.json.status, JSON.stringify(turn.json).slice(0, 400)).toBe('completed')
+
+    const sent = mock.requests.at(-1)?.body ?? {}
+    expect(JSON.stringify(sent).length).toBeLessThan(100_000)
+    const preview = toolMessages(mock.requests.length - 1)[0] ?? ''
+    const named = /kept whole as artifact (out_[0-9a-f]{32})/.exec(preview)
+    expect(named, preview.slice(0, 300)).not.toBeNull()
+    artifactId = named?.[1] ?? ''
+    expect(preview).toContain(`${answer.length.toLocaleString('en-US')} bytes`)
+    expect(preview.startsWith(answer.slice(0, 1000))).toBe(true)
+    expect(preview.endsWith(answer.slice(-1000))).toBe(true)
+    expect(
+      ((mock.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[]).map(
+        (t) => t.function.name,
+      ),
+    ).toContain('read_tool_output')
+
+    // The session's log and state hold the preview, not the answer.
+    const sessionFolder = join(dir, 'data', 'acme', 'default', '.vtcode', 'sessions', session)
+    const outputs = await bytesBelow(join(sessionFolder, 'outputs'))
+    expect(outputs).toBeGreaterThanOrEqual(answer.length)
+    expect((await bytesBelow(sessionFolder)) - outputs).toBeLessThan(500_000)
+  })
+
+  it('reads back byte-identical through the API, whole and by range', async () => {
+    const whole = await get(`/v1/sessions/${session}/artifacts/${artifactId}`)
+    expect(whole.status).toBe(200)
+    expect(whole.headers.get('accept-ranges')).toBe('bytes')
+    const bytes = Buffer.from(await whole.arrayBuffer())
+    const digest = (data: Buffer | string) => createHash('sha256').update(data).digest('hex')
+    expect(bytes.length).toBe(Buffer.byteLength(answer))
+    expect(digest(bytes)).toBe(digest(answer))
+
+    const part = await get(`/v1/sessions/${session}/artifacts/${artifactId}`, {
+      range: 'bytes=1048000-1049999',
+    })
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe(`bytes 1048000-1049999/${answer.length}`)
+    expect(await part.text()).toBe(answer.slice(1_048_000, 1_050_000))
+
+    const tail = await get(`/v1/sessions/${session}/artifacts/${artifactId}`, {
+      range: 'bytes=-10',
+    })
+    expect(await tail.text()).toBe(answer.slice(-10))
+
+    const past = await get(`/v1/sessions/${session}/artifacts/${artifactId}`, {
+      range: `bytes=${answer.length}-`,
+    })
+    expect(past.status).toBe(416)
+    expect(past.headers.get('content-range')).toBe(`bytes */${answer.length}`)
+
+    const unknown = await get(`/v1/sessions/${session}/artifacts/out_${'0'.repeat(32)}`)
+    expect(unknown.status).toBe(404)
+    const otherTenant = await get(`/v1/sessions/${session}/artifacts/${artifactId}`, {}, OTHER_KEY)
+    expect(otherTenant.status).toBe(404)
+    const malformed = await get(`/v1/sessions/${session}/artifacts/..%2Fmanifest.json`)
+    expect(malformed.status).toBe(400)
+  })
+
+  it('the model pages through it with read_tool_output; the next request stays small', async () => {
+    const read = (id: string, args: Record<string, unknown>) => ({
+      id,
+      name: 'read_tool_output',
+      arguments: JSON.stringify({ artifact_id: artifactId, ...args }),
+    })
+    mock.enqueue(
+      {
+        toolCalls: [
+          read('call_search', { search: 'needle-7F3A', ignore_case: true }),
+          read('call_lines', { start_line: 89_999, line_count: 5 }),
+          read('call_bytes', { offset: 3_000_000, length: 100 }),
+        ],
+      },
+      { text: 'found it' },
+    )
+    const first = mock.requests.length
+    const turn = await post(`/v1/sessions/${session}/turns`, { input: 'find the needle' })
+    expect(turn.json.status, JSON.stringify(turn.json).slice(0, 400)).toBe('completed')
+    expect(JSON.stringify(mock.requests[first]?.body).length).toBeLessThan(100_000)
+    expect(JSON.stringify(mock.requests.at(-1)?.body).length).toBeLessThan(100_000)
+
+    const [, search, lines, bytes] = toolMessages(mock.requests.length - 1)
+    expect(search).toContain('1 matching line')
+    expect(search).toContain('line 70000 (byte ')
+    expect(search).toContain('NEEDLE-7f3a')
+    const all = answer.split('\n')
+    expect(lines).toContain(`lines 89999–90000 of 90000`)
+    expect(lines).toContain(`${all[89_998]}\n${all[89_999]}`)
+    expect(bytes).toContain(answer.slice(3_000_010, 3_000_090))
+  })
+})
