@@ -120,6 +120,18 @@ export class MemoryCoordinator implements Coordinator {
     this.#release(lease)
   }
 
+  async forgetSession(
+    sessionId: string,
+    idempotency: { tenant: string; keys: readonly string[] },
+  ): Promise<void> {
+    for (const key of idempotency.keys) {
+      this.#idempotency.delete(idempotencyKey(idempotency.tenant, key))
+    }
+    this.#tips.delete(sessionId)
+    this.#intents.delete(sessionId)
+    this.#cancels.delete(sessionId)
+  }
+
   async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
     checkPositiveInteger('ttlMs', ttlMs)
     this.#cancels.set(sessionId, { value: true, expiresAt: this.#now() + ttlMs })

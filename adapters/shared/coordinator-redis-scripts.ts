@@ -45,6 +45,9 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `
 
+/** Deletes an erased session's tip, intents, cancellation flag and idempotency records. */
+export const FORGET_SESSION = `return redis.call('DEL', unpack(KEYS))`
+
 /** Raises the tip at `key` to `batch` (never lowers it); ttl '0' keeps it forever. */
 const RAISE_TIP = `
 local function raise_tip(key, batch, ttl)

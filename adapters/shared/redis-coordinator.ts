@@ -169,6 +169,18 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
     )
   }
 
+  async forgetSession(
+    sessionId: string,
+    idempotency: { tenant: string; keys: readonly string[] },
+  ): Promise<void> {
+    const kinds = ['tip', 'intents', 'cancel'] as const
+    const keys = kinds.map((kind) => this.#key(kind, sessionId))
+    for (const key of idempotency.keys) {
+      keys.push(this.#key('idem', idempotencyKey(idempotency.tenant, key)))
+    }
+    await this.#eval('forgetSession', scripts.FORGET_SESSION, keys, [])
+  }
+
   async requestCancel(sessionId: string, ttlMs: number): Promise<void> {
     checkPositiveInteger('ttlMs', ttlMs)
     await this.#call('requestCancel', () =>

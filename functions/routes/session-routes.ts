@@ -120,6 +120,27 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
     async (c) => json(await ctx.api.getSession(c.get('tenant'), c.req.valid('param').id)),
   )
 
+  routes.delete(
+    '/sessions/:id',
+    operation({
+      operationId: 'deleteSession',
+      tags: ['sessions'],
+      summary: 'Delete a session and everything of it',
+      description:
+        'Erases the session: its log, checkpoints, manifest, index, exports, pending intents and coordinator state; afterwards every read is 404 and no listing names it. Refused with 409 `session_busy` (Retry-After) while a turn runs: cancel it or wait. A call cut short midway is finished by the next one; a session already deleted is 404.',
+      responses: {
+        204: { description: 'Deleted.' },
+        ...errorAnswers(400, 401, 404, 409, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    noQuery,
+    async (c) => {
+      await ctx.api.deleteSession(c.get('tenant'), c.req.valid('param').id)
+      return c.body(null, 204)
+    },
+  )
+
   routes.get(
     '/sessions/:id/events',
     operation({

@@ -74,6 +74,8 @@ export interface SessionApi extends AgentLayerApi {
   complete(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Ends the session as cancelled. */
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
+  /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
+  deleteSession(tenant: string, sessionId: string): Promise<void>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.

@@ -35,14 +35,14 @@ import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
 import { type AutomationRequest, triggerAutomation } from './session/automation-run.ts'
 import { parseConfig, startSession } from './session/create-session.ts'
+import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listWorkspaces } from './session/list-sessions.ts'
 import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
-/** One model of each encoding family (o200k_base, cl100k_base): see bpe-tokenizer.ts. */
-const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4']
+const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
 
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
@@ -136,6 +136,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
   async cancel(tenant: string, sessionId: string, options?: TurnOptions) {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
+  deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
 
   async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)

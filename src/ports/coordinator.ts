@@ -77,6 +77,16 @@ export interface Coordinator {
   /** Raises the tip to `batch`; a lower value leaves it unchanged. */
   setTip(sessionId: string, batch: number): Promise<void>
 
+  /**
+   * Forgets the session (its data was erased): its tip, pending intents, cancellation flag and
+   * the idempotency records of `idempotency.keys` (the keys its batches were committed under, as
+   * `beginTurn` got them). The lease stays with its holder (the deleter releases it after).
+   */
+  forgetSession(
+    sessionId: string,
+    idempotency: { tenant: string; keys: readonly string[] },
+  ): Promise<void>
+
   /** Asks the turn running on the session to stop (a flag that lives `ttlMs`). */
   requestCancel(sessionId: string, ttlMs: number): Promise<void>
   /** True while a cancellation is requested (the running turn polls it). */

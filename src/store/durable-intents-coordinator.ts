@@ -139,6 +139,14 @@ export class DurableIntentsCoordinator implements Coordinator {
   requestCancel(sessionId: string, ttlMs: number): Promise<void> {
     return this.#inner.requestCancel(sessionId, ttlMs)
   }
+  /** Also deletes the stored intents: no later load brings them back. */
+  async forgetSession(sessionId: string, idempotency: { tenant: string; keys: readonly string[] }) {
+    const folder = await this.#folderOf(sessionId)
+    const stored = folder === undefined ? [] : (await listAll(this.#objects, folder)).objects
+    for (const { key } of stored) await this.#objects.delete(key)
+    this.#queues.delete(sessionId)
+    await this.#inner.forgetSession(sessionId, idempotency)
+  }
   cancelRequested(sessionId: string): Promise<boolean> {
     return this.#inner.cancelRequested(sessionId)
   }

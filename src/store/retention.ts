@@ -59,7 +59,7 @@ export async function applyRetention(
 
   for (const folder of doomed) {
     const sessionId = folder.slice(root.length, -1)
-    await deleteFolder(
+    await deleteSessionFolder(
       store,
       folder,
       sessionPointerKey(location.prefix, location.tenant, sessionId),
@@ -72,12 +72,17 @@ export async function applyRetention(
 }
 
 /**
- * Deletes a session: its log first, from the last batch down (from the first deletion on, every
- * reader finds the log's tail gone and answers not_found, in every process, cached or not), then
- * its id pointer, then the other objects, the manifest last (a crash midway leaves a closed
- * session that the next run deletes).
+ * Deletes a session folder: its log first, from the last batch down (from the first deletion
+ * on, every reader finds the log's tail gone and answers not_found, in every process, cached or
+ * not), then the other objects, the manifest (which listings read) and last its id pointer, so
+ * a run cut short midway is finished by the next one: retention finds the folder by its
+ * manifest, `DELETE /v1/sessions/:id` by the pointer.
  */
-async function deleteFolder(store: ObjectStore, folder: string, pointer: string): Promise<void> {
+export async function deleteSessionFolder(
+  store: ObjectStore,
+  folder: string,
+  pointer: string,
+): Promise<void> {
   const { objects } = await listAll(store, folder)
   const manifestKey = `${folder}manifest.json`
   const log = objects
@@ -86,11 +91,11 @@ async function deleteFolder(store: ObjectStore, folder: string, pointer: string)
     .sort()
     .reverse()
   for (const key of log) await store.delete(key)
-  await store.delete(pointer)
   for (const { key } of objects) {
     if (key !== manifestKey && !key.startsWith(`${folder}log/`)) await store.delete(key)
   }
   await store.delete(manifestKey)
+  await store.delete(pointer)
 }
 
 function isSegment(name: string): boolean {

@@ -51,6 +51,8 @@ const pad = (n: number) => String(n).padStart(10, '0')
 /** Key builder for one session's objects. */
 export class SessionKeys {
   readonly root: string
+  /** The tenant's id pointer to this session (`sessionPointerKey`). */
+  readonly pointer: string
   /** For messages (which name sessions, never storage keys). */
   readonly sessionId: string
   private readonly sessionsTail: string
@@ -58,6 +60,7 @@ export class SessionKeys {
   constructor(prefix: string, ref: SessionRef) {
     validateRef(ref)
     this.root = `${workspaceSessionsPrefix(prefix, ref.tenant, ref.workspace)}${ref.sessionId}/`
+    this.pointer = sessionPointerKey(prefix, ref.tenant, ref.sessionId)
     this.sessionId = ref.sessionId
     this.sessionsTail = `.vtcode/sessions/${ref.sessionId}/`
   }

@@ -26,8 +26,7 @@ import {
 } from './session-maintenance.ts'
 import type { SessionRef } from './session-ref.ts'
 import { assertTenant, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
-import type { SessionSnapshot } from './session-snapshot.ts'
-import { emptySnapshot } from './session-snapshot.ts'
+import { emptySnapshot, type SessionSnapshot } from './session-snapshot.ts'
 import { SnapshotCache } from './snapshot-cache.ts'
 import { listWorkspaces, type WorkspaceCount } from './workspace-listing.ts'
 
@@ -119,11 +118,10 @@ export class SessionStore {
   async open(ref: SessionRef, tipHint?: number | null): Promise<SessionSnapshot> {
     const keys = this.keys(ref)
     const cached = this.cache.get(keys.root)
-    // The coordinator's tip names our cached batch: nothing to probe. If a writer committed
-    // after it and died before recording its tip, our next commit loses the create-only race
-    // (a 409, the cache is dropped) and the retry rehydrates in full: never a wrong answer.
-    // Only for a session still active: a closed one may have been deleted by retention, which
-    // the listing notices (deleted sessions are not_found, never answered from the cache).
+    // The coordinator's tip names our cached batch: nothing to probe (a writer that committed
+    // after it and died before recording its tip makes our next commit lose the create-only
+    // race: the cache is dropped, the retry rehydrates). Only while active: a closed session may
+    // have been deleted by retention (the listing notices); a deleted one has no tip.
     if (cached?.status === 'active' && tipHint != null && tipHint === cached.lastBatch) {
       return cached
     }
@@ -283,6 +281,9 @@ export class SessionStore {
   async keysOf(ref: SessionRef): Promise<string[]> {
     return (await listAll(this.objects, this.keys(ref).root)).objects.map((o) => o.key)
   }
+
+  /** Drops the cached snapshot of a session being erased (session/delete-session.ts). */
+  forget = (ref: SessionRef) => this.cache.delete(this.keys(ref).root)
 
   retention(
     tenant: string,

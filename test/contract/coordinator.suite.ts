@@ -179,6 +179,23 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
     describe('idempotency', () => {
       const turn = { ...base, sessionId: 's-idem', idempotencyKey: 'key-1' }
 
+      it('forgetSession drops the tip, intents, cancel flag and the named records', async () => {
+        const lease = acquired(await c().beginTurn(turn))
+        await c().endTurn({
+          lease,
+          tenant: base.tenant,
+          tip: 4,
+          idempotency: { key: 'key-1', record: record('turn-1', 4) },
+        })
+        await c().enqueueIntent('s-idem', { id: 'i1', text: 'later' })
+        await c().requestCancel('s-idem', LEASE_MS)
+        await c().forgetSession('s-idem', { tenant: base.tenant, keys: ['key-1'] })
+        expect(await c().getTip('s-idem')).toBeNull()
+        expect(await c().pendingIntents('s-idem')).toEqual([])
+        expect(await c().cancelRequested('s-idem')).toBe(false)
+        acquired(await c().beginTurn(turn))
+      })
+
       it('replays the recorded outcome after endTurn, without taking the lease', async () => {
         const lease = acquired(await c().beginTurn(turn))
         const first = record('turn-1', 3)

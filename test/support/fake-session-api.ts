@@ -113,6 +113,12 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     return this.view(this.find(tenant, sessionId))
   }
 
+  async deleteSession(tenant: string, sessionId: string): Promise<void> {
+    this.take('deleteSession')
+    this.find(tenant, sessionId)
+    this.sessions.delete(sessionId)
+  }
+
   private view(s: FakeSession): SessionView {
     const now = '2026-01-01T00:00:00Z'
     return {

@@ -161,7 +161,7 @@ describe('routes', () => {
     }
     for (const [method, path, allow] of [
       ['GET', '/v1/exec', 'POST, OPTIONS'],
-      ['PUT', '/v1/sessions/x', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/v1/sessions/x', 'GET, DELETE, HEAD, OPTIONS'],
       ['GET', '/v1/sessions/x/turns', 'POST, OPTIONS'],
       ['POST', '/v1/sessions/x/events', 'GET, HEAD, OPTIONS'],
     ] as const) {

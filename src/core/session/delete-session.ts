@@ -1,0 +1,56 @@
+import { TurnlineError } from '../../contract/errors.ts'
+import { batchIdempotencyKeys } from '../../store/batch-idempotency-keys.ts'
+import { deleteSessionFolder } from '../../store/retention.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import { sessionScopedKey } from '../engine/idempotency.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { coordinatorId } from '../engine/with-lease.ts'
+
+/**
+ * `DELETE /v1/sessions/:id`: erases everything of one session of this tenant, holding its lease
+ * so no turn runs meanwhile (a session whose turn runs is refused, 409 `session_busy` with
+ * Retry-After: cancel it, or wait). Under the lease, first the coordinator forgets the session
+ * (tip, pending intents, cancellation flag, the idempotency records of the keys its batches
+ * name: no process answers from a cached copy or a stored first answer after), then
+ * the store erases its folder — the manifest first (no listing names it after), the log from
+ * the last batch down, checkpoints, exports, stored intents, and last the id pointer. A call
+ * cut short midway leaves the pointer (and what it had not reached yet, readable), so the next
+ * call finds the session and finishes; once the pointer is gone every read is 404, as for an
+ * unknown id.
+ */
+export async function deleteSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  sessionId: string,
+): Promise<void> {
+  const ref = await locator.locate(tenant, sessionId)
+  const id = coordinatorId(ref)
+  const begin = await deps.coordinator.beginTurn({
+    sessionId: id,
+    tenant,
+    leaseMs: deps.defaults.leaseMs,
+  })
+  if (begin.status !== 'acquired') {
+    const retryAfterMs = begin.status === 'busy' ? begin.retryAfterMs : 1000
+    throw new TurnlineError('session_busy', `session ${sessionId} is running a turn`, {
+      retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    })
+  }
+  try {
+    // Before anything is erased: a call cut short after this has nothing left to name.
+    const keys = await batchIdempotencyKeys(deps.sessions.objects, deps.sessions.keys(ref))
+    await deps.coordinator.forgetSession(id, {
+      tenant,
+      keys: keys.map((key) => sessionScopedKey(ref, { key, fingerprint: '' })),
+    })
+    const { objects } = deps.sessions
+    const folder = deps.sessions.keys(ref)
+    deps.sessions.forget(ref)
+    await objects.delete(folder.manifest)
+    await deleteSessionFolder(objects, folder.root, folder.pointer)
+  } finally {
+    await deps.coordinator.releaseLease(begin.lease).catch(() => undefined)
+  }
+  locator.forget(tenant, [sessionId])
+}

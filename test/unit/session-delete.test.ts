@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { isTurnlineError } from '../../src/contract/errors.ts'
+import { coordinatorId } from '../../src/core/engine/with-lease.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/ports/object-store.ts'
+import { gate } from '../support/gate.ts'
+import { startScriptedEngine } from '../support/scripted-engine.ts'
+
+/**
+ * `DELETE /v1/sessions/:id` on the real engine (memory adapters): everything of the session
+ * goes, reads and listings answer as for a session that never was, a deletion cut short midway
+ * is finished by the next call, a running turn refuses it, and another tenant cannot.
+ */
+
+/** The memory store whose `failAt`-th delete from now on throws, as a process dying there. */
+function dyingDeletes(inner: ObjectStore) {
+  let left = 0
+  const store = new Proxy(inner, {
+    get(target, name, receiver) {
+      if (name === 'delete') {
+        return async (key: string) => {
+          left -= 1
+          if (left === 0) throw new Error('the process died here')
+          return target.delete(key)
+        }
+      }
+      const value = Reflect.get(target, name, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return { store, dieAt: (n: number) => (left = n) }
+}
+
+const notFound = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'answered',
+    (error: unknown) => (isTurnlineError(error, 'not_found') ? 'not_found' : String(error)),
+  )
+
+async function sessionWithData() {
+  const memory = new MemoryObjectStore()
+  const dying = dyingDeletes(memory)
+  const engine = startScriptedEngine({ store: dying.store })
+  const { service, model, deps } = engine
+  const { session_id: id } = await service.createSession('t1', { workspace: 'ws' })
+  for (const text of ['first answer', 'second answer']) {
+    model.enqueue({ text })
+    await service.stepTurn('t1', id, { input: `say ${text}` })
+  }
+  await service.enqueueIntent('t1', id, { text: 'a pending follow-up' })
+  const keysOf = async () =>
+    (await listAll(memory, '')).objects.map(({ key }) => key).filter((key) => key.includes(id))
+  return { engine, service, deps, id, memory, dying, keysOf }
+}
+
+describe('deleting a session', () => {
+  it('erases its objects and coordinator state; every read is 404, no listing names it', async () => {
+    const { service, deps, id, keysOf } = await sessionWithData()
+    expect((await keysOf()).length).toBeGreaterThan(3)
+    const ref = { tenant: 't1', workspace: 'ws', sessionId: id }
+    expect(await deps.coordinator.pendingIntents(coordinatorId(ref))).toHaveLength(1)
+
+    await service.deleteSession('t1', id)
+
+    expect(await keysOf()).toEqual([])
+    expect(await deps.coordinator.pendingIntents(coordinatorId(ref))).toEqual([])
+    expect(await deps.coordinator.getTip(coordinatorId(ref))).toBeNull()
+    expect(await notFound(service.getSession('t1', id))).toBe('not_found')
+    expect(await notFound(service.readEvents('t1', id, -1, 100))).toBe('not_found')
+    expect(await notFound(service.stepTurn('t1', id, { input: 'again' }))).toBe('not_found')
+    expect(await notFound(service.deleteSession('t1', id))).toBe('not_found')
+    const listed = await service.listSessions('t1', {
+      workspace: 'ws',
+      limit: 50,
+      order: 'newest',
+    })
+    expect(listed.sessions).toEqual([])
+  })
+
+  it('is finished by the next call when the first dies midway', async () => {
+    const { service, id, keysOf, dying } = await sessionWithData()
+    const before = (await keysOf()).length
+    dying.dieAt(3)
+    await expect(service.deleteSession('t1', id)).rejects.toThrow('the process died here')
+    // Cut short after two deletions (the manifest first): no listing names it any more, and
+    // the id pointer, deleted last, still leads the next call to what is left.
+    expect((await keysOf()).length).toBe(before - 2)
+    const listed = await service.listSessions('t1', { workspace: 'ws', limit: 50, order: 'newest' })
+    expect(listed.sessions).toEqual([])
+    await service.deleteSession('t1', id)
+    expect(await keysOf()).toEqual([])
+  })
+
+  it('is refused with session_busy while a turn runs, and works once it ended', async () => {
+    const { engine, service, id, keysOf } = await sessionWithData()
+    const hold = gate()
+    engine.model.enqueue({ text: 'a slow answer', hold: hold.promise })
+    const running = service.stepTurn('t1', id, { input: 'take your time' })
+    await engine.model.requested(3)
+    const refused = await service.deleteSession('t1', id).catch((error: unknown) => error)
+    expect(isTurnlineError(refused, 'session_busy')).toBe(true)
+    hold.open()
+    expect((await running).status).toBe('completed')
+    expect((await service.getSession('t1', id)).session_id).toBe(id)
+    await service.deleteSession('t1', id)
+    expect(await keysOf()).toEqual([])
+  })
+
+  it("is tenant-scoped: another tenant's call is 404 and deletes nothing", async () => {
+    const { service, id, keysOf } = await sessionWithData()
+    const before = await keysOf()
+    expect(await notFound(service.deleteSession('t2', id))).toBe('not_found')
+    expect(await keysOf()).toEqual(before)
+    expect((await service.getSession('t1', id)).session_id).toBe(id)
+  })
+})
