@@ -190,6 +190,7 @@ export async function createDeps(
         config.TURNLINE_TOOL_MAX_OUTPUT_BYTES,
         config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
       ),
+      maxSessionOutputBytes: config.TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES,
     },
     defaults: {
       ...(modelChoice.defaultModel === undefined ? {} : { model: modelChoice.defaultModel }),

@@ -113,6 +113,9 @@ export const EnvSchema = z.object({
   TURNLINE_TOOL_MAX_OUTPUT_BYTES: integer(1024 * 1024, 4 * 1024 * 1024 * 1024).default(
     64 * 1024 * 1024,
   ),
+  TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024).default(
+    1024 * 1024 * 1024,
+  ),
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),

@@ -5,7 +5,7 @@ import {
   type OutputArtifact,
   OutputArtifactSchema,
 } from '../contract/output-artifact.ts'
-import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll, type ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
@@ -132,6 +132,12 @@ export class OutputArtifacts {
 
   writer(): OutputArtifactWriter {
     return new OutputArtifactWriter(this.store, this.folder)
+  }
+
+  /** Bytes of every object the session's artifacts hold (chunks and descriptors). */
+  async storedBytes(): Promise<number> {
+    const { objects } = await listAll(this.store, this.folder)
+    return objects.reduce((sum, object) => sum + object.size, 0)
   }
 
   /** The artifact's descriptor; null when the session has no such artifact. */

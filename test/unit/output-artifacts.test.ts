@@ -139,6 +139,16 @@ describe('captureOutput', () => {
     expect(cut.text).toBe(`${big.slice(0, 1024)}\n[response cut at 1024 bytes]`)
   })
 
+  it("refuses an answer that would pass the session's total, and says which cap", async () => {
+    const keeping = { artifacts: outputs(), maxBytes: 8 << 20, maxSessionBytes: 4 << 20 }
+    const first = await captureOutput(new Response(big), 64 * 1024, keeping)
+    expect(first.kind).toBe('artifact')
+    const second = await captureOutput(new Response(`${big}!`), 64 * 1024, keeping)
+    expect(second.kind).toBe('too_large')
+    expect(second.text).toContain('(TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES); it was not kept]')
+    expect(await keeping.artifacts.storedBytes()).toBeLessThan(big.length + 1024)
+  })
+
   it('never splits a character at the preview edges', () => {
     const bytes = encode('aé✓b')
     expect(textOfSlice(bytes.subarray(0, 4), { after: true })).toBe('aé')

@@ -26,6 +26,8 @@ export interface HttpToolPolicy {
   maxResponseBytes: number
   /** Bytes one HTTP or MCP answer may have in all (default 64 MiB); a larger one is refused. */
   maxOutputBytes?: number
+  /** Bytes a session's output artifacts may hold in all (default 1 GiB). */
+  maxSessionOutputBytes?: number
 }
 
 export interface ServiceDefaults {

@@ -9,6 +9,8 @@ export interface OutputKeeping {
   artifacts: OutputArtifacts
   /** Bytes one output may have in all; a larger one is refused (nothing of it is kept). */
   maxBytes: number
+  /** Bytes the session's artifacts may hold in all; an answer that would pass it is refused. */
+  maxSessionBytes?: number
 }
 
 export type CapturedOutput =
@@ -21,6 +23,23 @@ function keepTail(tail: Uint8Array, more: Uint8Array, size: number): Uint8Array 
   if (more.byteLength >= size) return more.slice(more.byteLength - size)
   const keep = Math.min(tail.byteLength, size - more.byteLength)
   return joinBytes([tail.subarray(tail.byteLength - keep), more])
+}
+
+/** Bytes this answer may have (the cap on one output, or what the session has left), and why. */
+async function answerCap(keeping: OutputKeeping): Promise<{ bytes: number; reason: string }> {
+  const own = {
+    bytes: keeping.maxBytes,
+    reason: `${keeping.maxBytes} bytes, the most one tool output may have (TURNLINE_TOOL_MAX_OUTPUT_BYTES)`,
+  }
+  if (keeping.maxSessionBytes === undefined) return own
+  const left = keeping.maxSessionBytes - (await keeping.artifacts.storedBytes())
+  if (left >= own.bytes) return own
+  return {
+    bytes: Math.max(0, left),
+    reason:
+      `the ${keeping.maxSessionBytes} bytes of tool outputs one session may keep ` +
+      '(TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES)',
+  }
 }
 
 /**
@@ -53,23 +72,20 @@ export async function captureOutput(
   const sizes = previewSizes(limit)
   const head = first.slice(0, sizes.head)
   let tail = keepTail(new Uint8Array(0), first, sizes.tail)
+  const cap = await answerCap(keeping)
   const tooLarge = async (): Promise<CapturedOutput> => {
     await reader.cancel()
-    return {
-      kind: 'too_large',
-      text:
-        `${textOfSlice(head, { after: true })}\n[the answer exceeded ${keeping.maxBytes} bytes, ` +
-        'the most one tool output may have (TURNLINE_TOOL_MAX_OUTPUT_BYTES); it was not kept]',
-    }
+    const text = `${textOfSlice(head, { after: true })}\n[the answer exceeded ${cap.reason}; it was not kept]`
+    return { kind: 'too_large', text }
   }
-  if (size > keeping.maxBytes) return tooLarge()
+  if (size > cap.bytes) return tooLarge()
   const writer = keeping.artifacts.writer()
   try {
     await writer.write(first)
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      if (writer.written + value.byteLength > keeping.maxBytes) return await tooLarge()
+      if (writer.written + value.byteLength > cap.bytes) return await tooLarge()
       await writer.write(value)
       tail = keepTail(tail, value, sizes.tail)
     }

@@ -6,6 +6,9 @@ import type { OutputKeeping } from './output-capture.ts'
 /** Default of the most one tool output may have in all (TURNLINE_TOOL_MAX_OUTPUT_BYTES). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
+/** Default of the most a session's output artifacts may hold (TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES). */
+export const DEFAULT_MAX_SESSION_OUTPUT_BYTES = 1024 * 1024 * 1024
+
 /** The session's output artifacts (`<session>/outputs/`). */
 export function sessionOutputs(deps: ServiceDeps, ref: SessionRef): OutputArtifacts {
   return new OutputArtifacts(deps.sessions.objects, deps.sessions.keys(ref).root)
@@ -16,5 +19,6 @@ export function outputKeeping(deps: ServiceDeps, ref: SessionRef): OutputKeeping
   return {
     artifacts: sessionOutputs(deps, ref),
     maxBytes: deps.tools.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    maxSessionBytes: deps.tools.maxSessionOutputBytes ?? DEFAULT_MAX_SESSION_OUTPUT_BYTES,
   }
 }
