@@ -48,6 +48,7 @@ describe('MCP tools in a session', () => {
       'mcp__docs__broken',
       'mcp__docs__search',
       'mcp__docs__unlock',
+      'read_tool_output',
     ])
     const search = (
       (fixture.engine.mock.requests[0]?.body.tools ?? []) as { function: unknown }[]
@@ -203,9 +204,40 @@ describe('MCP tools in a session', () => {
     })
     const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'hi' })
     expect(turn.status).toBe('completed')
-    expect(offered(fixture.engine.mock.requests[0])).toEqual(['mcp__docs__search'])
+    expect(offered(fixture.engine.mock.requests[0])).toEqual([
+      'mcp__docs__search',
+      'read_tool_output',
+    ])
     expect(turn.warnings?.join('\n')).toMatch(/MCP server gone: could not connect/)
     expect((await stateOf(session_id)).mcp?.servers.gone).toMatchObject({ stale: true })
+  })
+
+  it('keeps a result over the inline limit whole as an artifact; the model gets a preview', async () => {
+    const big = Array.from({ length: 40_000 }, (_, i) => `row ${i} ${'y'.repeat(40)}`).join('\n')
+    mcp.addTool('dump', big)
+    fixture.engine.mock.enqueue(call('mcp__docs__dump', {}), { text: 'dumped' })
+    const { session_id } = await fixture.engine.service.createSession('local', {
+      mcp_servers: [{ ...docs(), allowed_tools: ['dump'] }],
+      harness: { artifact_tools: false },
+    })
+    const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'dump' })
+    expect(turn.status).toBe('completed')
+    expect(offered(fixture.engine.mock.requests[0])).toEqual([
+      'mcp__docs__dump',
+      'read_tool_output',
+    ])
+    const sent = fixture.engine.mock.requests[1]?.body.messages as {
+      role: string
+      content: string
+    }[]
+    const preview = sent.at(-1)?.content ?? ''
+    expect(preview.length).toBeLessThan(24 * 1024)
+    const id = /kept whole as artifact (out_[0-9a-f]{32})/.exec(preview)?.[1] ?? ''
+    expect(preview.startsWith(big.slice(0, 1000))).toBe(true)
+    const opened = await fixture.engine.service.getOutputArtifact('local', session_id, id)
+    const parts: Uint8Array[] = []
+    for await (const part of opened.read(0, opened.artifact.size)) parts.push(part)
+    expect(Buffer.concat(parts).toString('utf8')).toBe(big)
   })
 
   it('refuses bad MCP settings at creation (400)', async () => {

@@ -24,7 +24,7 @@ export interface HttpToolPolicy {
    * of the session and the model gets a preview of it.
    */
   maxResponseBytes: number
-  /** Bytes one tool answer may have in all (default 64 MiB); a larger one is refused. */
+  /** Bytes one HTTP or MCP answer may have in all (default 64 MiB); a larger one is refused. */
   maxOutputBytes?: number
 }
 

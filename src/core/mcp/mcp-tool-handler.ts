@@ -2,18 +2,39 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { McpCatalogTool } from '../../contract/mcp-config.ts'
 import type { McpCallOutcome } from '../../ports/mcp-client.ts'
+import { captureOutput, type OutputKeeping } from '../tools/output-capture.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import type { McpPool } from './mcp-pool.ts'
 import { boundedText, mcpResultText } from './mcp-result-text.ts'
 
-/** Bytes of the result shown in the `mcp_tool_call` item (the model gets the bounded whole). */
+/**
+ * Bytes of the result shown in the `mcp_tool_call` item (the model gets the whole result, or
+ * a preview of the output artifact that keeps a longer one).
+ */
 const ITEM_RESULT_BYTES = 6 * 1024
+
+/** What the model reads of a result, and whether the call failed (or the result was too large). */
+async function resultOutput(
+  outcome: McpCallOutcome,
+  maxResultBytes: number,
+  keeping: OutputKeeping | undefined,
+): Promise<{ output: string; failed: boolean }> {
+  const text = mcpResultText(outcome)
+  if (!keeping)
+    return { output: boundedText(text, maxResultBytes), failed: outcome.isError === true }
+  const captured = await captureOutput(new Response(text), maxResultBytes, keeping)
+  return {
+    output: captured.text,
+    failed: outcome.isError === true || captured.kind === 'too_large',
+  }
+}
 
 /**
  * One tool of an MCP server as a handler of the tool registry. A call is recorded as VT Code
  * records every call (tool_invocation, `<id>:output`) and in addition as an `mcp_tool_call` item
  * `<invocation id>:mcp` — started before the server is asked, completed with its result — so
- * the MCP detail travels with the call. A server that cannot be reached or breaks the protocol
+ * the MCP detail travels with the call. A result over the inline limit is kept whole as an
+ * output artifact of the session (`keeping`). A server that cannot be reached or breaks the protocol
  * fails the call; the model hears why.
  */
 export function mcpToolHandler(
@@ -21,6 +42,8 @@ export function mcpToolHandler(
   server: string,
   tool: McpCatalogTool,
   maxResultBytes: number,
+  /** Where a result over `maxResultBytes` is kept whole; without it, it is cut. */
+  keeping?: OutputKeeping,
 ): ToolHandler {
   return {
     definition: {
@@ -59,16 +82,16 @@ export function mcpToolHandler(
         }
         outcome = { isError: true, content: [{ type: 'text', text: error.message }] }
       }
-      const output = boundedText(mcpResultText(outcome), maxResultBytes)
+      const { output, failed } = await resultOutput(outcome, maxResultBytes, keeping)
       ctx.emit?.({
         type: 'item.completed',
         item: {
           ...base,
           result: boundedText(output, ITEM_RESULT_BYTES),
-          status: outcome.isError ? 'failed' : 'completed',
+          status: failed ? 'failed' : 'completed',
         },
       })
-      return { kind: 'done', ok: !outcome.isError, output }
+      return { kind: 'done', ok: !failed, output }
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { EngineState } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import { loadMcpCatalog, refreshMcpCatalog } from './mcp-catalog.ts'
 import { McpPool } from './mcp-pool.ts'
@@ -44,9 +45,10 @@ export async function openMcpTools(
         ...(options.signal ? { signal: options.signal } : {}),
       })
     }
+    const keeping = outputKeeping(deps, ref)
     const handlers = servers.flatMap((server) =>
       (catalog[server.name] ?? []).map((tool) =>
-        mcpToolHandler(pool, server.name, tool, deps.tools.maxResponseBytes),
+        mcpToolHandler(pool, server.name, tool, deps.tools.maxResponseBytes, keeping),
       ),
     )
     return { handlers, close: () => pool.close() }

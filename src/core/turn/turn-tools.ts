@@ -17,9 +17,9 @@ import type { TurnMachine } from './turn-machine.ts'
 export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 
 /**
- * The session's tools: its HTTP tools (with `read_tool_output` for their long answers), the sandbox's built-ins when a runner is configured
- * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools) and
- * the tools of its MCP servers.
+ * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
+ * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools), the
+ * tools of its MCP servers, and `read_tool_output` for HTTP and MCP answers kept as artifacts.
  */
 export function sessionTools(
   deps: ServiceDeps,
@@ -30,10 +30,11 @@ export function sessionTools(
   const unified = state.config.harness.unified_exec === true
   const keeping = outputKeeping(deps, ref)
   const http = state.config.tools.map((tool) => httpToolHandler(tool, deps.tools, keeping))
-  // Sessions with HTTP tools can page through the answers too long to show whole.
+  // Sessions with HTTP or MCP tools can page through the answers too long to show whole.
   const taken = new Set(http.map((tool) => tool.definition.name))
   const reader = readOutputToolHandler(keeping.artifacts)
-  if (http.length > 0 && !taken.has(reader.definition.name)) http.push(reader)
+  const answering = http.length > 0 || (mcp?.handlers.length ?? 0) > 0
+  if (answering && !taken.has(reader.definition.name)) http.push(reader)
   const own = withAgentTools(
     deps,
     ref,
