@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { SeqEvent } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
+import { oneSession, parsedOrUsage } from './command-args.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
@@ -16,21 +17,12 @@ import { EVENTS_USAGE } from './usage.ts'
  * reconnecting after the server's follow limit.
  */
 export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
-  let parsed: ReturnType<typeof parse>
-  try {
-    parsed = parse(argv)
-  } catch (error) {
-    throw new CliError(`turnline events: ${(error as Error).message}`, EXIT.usage)
-  }
-  const { values, positionals } = parsed
+  const { values, positionals } = parsedOrUsage('events', () => parse(argv))
   if (values.help) {
     io.stdout.write(EVENTS_USAGE)
     return EXIT.success
   }
-  const [sessionId, ...extra] = positionals
-  if (sessionId === undefined || extra.length > 0) {
-    throw new CliError('turnline events: give exactly one SESSION id', EXIT.usage)
-  }
+  const sessionId = oneSession('events', positionals)
   let after = -1
   if (values.after !== undefined) {
     after = Number(values.after)

@@ -4,6 +4,7 @@ import {
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from '../client/errors.ts'
+import { deleteCommand } from './delete-command.ts'
 import { eventsCommand } from './events-command.ts'
 import { execCommand } from './exec-command.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
@@ -23,6 +24,8 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
         return await sessionsCommand(rest, io)
       case 'events':
         return await eventsCommand(rest, io)
+      case 'delete':
+        return await deleteCommand(rest, io)
       case '--version':
       case '-V':
         io.stdout.write(`turnline ${version()}\n`)

@@ -18,6 +18,7 @@ Usage:
   turnline exec resume --last [PROMPT|-]        continue a session (a completed one in a fork)
   turnline sessions [options]                   list sessions
   turnline events SESSION [options]             print a session's events (--follow: live)
+  turnline delete SESSION [options]             erase a session and everything of it
   turnline --version | --help | <command> --help
 
 ${CONNECTION}
@@ -68,6 +69,15 @@ Lists a workspace's sessions, the most recently created first (--oldest: the old
 id, status, turns, events, last update; --limit per page (default 50, at most 200). When more
 remain, stderr names the --cursor of the next page. --json prints the server's answer
 ({"sessions":[…],"cursor"?}) unchanged.
+
+${CONNECTION}`
+
+export const DELETE_USAGE = `Usage: turnline delete SESSION
+
+Erases the session and everything of it: its events, state, manifest, exports and pending
+follow-ups. Afterwards every read of it fails as for an unknown id. A session whose turn is
+running is refused (cancel it first, or wait); a deletion cut short is finished by running the
+command again.
 
 ${CONNECTION}`
 

@@ -189,6 +189,27 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
     }
   })
 
+  it('deletes a session: gone from the list, a second delete is refused as unknown', async () => {
+    const server = await startServerProcess({ TURNLINE_DATA_DIR: join(dir, 'delete') })
+    try {
+      const url = ['--url', server.url]
+      const run = await runCli(['exec', ...url, '--json', 'hello'], { cwd: dir })
+      expect(run.code, run.stderr).toBe(0)
+      const id = String((jsonLines(run.stdout)[0] as { thread_id?: string } | undefined)?.thread_id)
+      expect((await runCli(['sessions', ...url], { cwd: dir })).stdout).toContain(id)
+      const deleted = await runCli(['delete', id, ...url], { cwd: dir })
+      expect(deleted.code, deleted.stderr).toBe(0)
+      expect(deleted.stderr).toBe(`deleted ${id}\n`)
+      expect((await runCli(['sessions', ...url], { cwd: dir })).stdout).not.toContain(id)
+      const again = await runCli(['delete', id, ...url], { cwd: dir })
+      expect(again.code).toBe(7)
+      expect(again.stderr).toMatch(/404 not_found/)
+      expect((await runCli(['delete', ...url], { cwd: dir })).code).toBe(2)
+    } finally {
+      await server.stop()
+    }
+  })
+
   it('runs the loop against a server on the offline demo model', async () => {
     const demo = await startServerProcess({ TURNLINE_DATA_DIR: join(dir, 'demo') })
     try {

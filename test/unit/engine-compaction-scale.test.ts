@@ -74,7 +74,8 @@ async function cold<T>(run: (service: SessionService, sessions: SessionStore) =>
   return { value, read: read satisfies ColdRead }
 }
 
-describe('a 500-turn session', () => {
+// 500 turns take ~3 s alone; a loaded machine may need several times that.
+describe('a 500-turn session', { timeout: 60_000 }, () => {
   it('rehydrates and compacts from its current segment only', async () => {
     const { service, model } = engine
     const random = seededRandom(7)

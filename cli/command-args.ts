@@ -1,0 +1,19 @@
+import { CliError, EXIT } from './exit-codes.ts'
+
+/** A command's parsed arguments, or a usage error (exit 2) naming the command. */
+export function parsedOrUsage<R>(command: string, parse: () => R): R {
+  try {
+    return parse()
+  } catch (error) {
+    throw new CliError(`turnline ${command}: ${(error as Error).message}`, EXIT.usage)
+  }
+}
+
+/** The one SESSION argument of a command, or a usage error. */
+export function oneSession(command: string, positionals: readonly string[]): string {
+  const [sessionId, ...extra] = positionals
+  if (sessionId === undefined || extra.length > 0) {
+    throw new CliError(`turnline ${command}: give exactly one SESSION id`, EXIT.usage)
+  }
+  return sessionId
+}

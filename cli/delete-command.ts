@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util'
+import { oneSession, parsedOrUsage } from './command-args.ts'
+import { connect } from './connection.ts'
+import { EXIT, type ExitCode } from './exit-codes.ts'
+import type { Io } from './io.ts'
+import { terminalSafe } from './terminal-text.ts'
+import { DELETE_USAGE } from './usage.ts'
+
+/**
+ * `turnline delete SESSION`: erases the session and everything of it (`DELETE
+ * /v1/sessions/:id`). A running turn makes the server refuse (409, exit 7): cancel it first.
+ */
+export async function deleteCommand(argv: string[], io: Io): Promise<ExitCode> {
+  const { values, positionals } = parsedOrUsage('delete', () => parse(argv))
+  if (values.help) {
+    io.stdout.write(DELETE_USAGE)
+    return EXIT.success
+  }
+  const sessionId = oneSession('delete', positionals)
+  const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
+  try {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}`
+    const response = await connection.client.transport.send('DELETE', path)
+    await response.body?.cancel()
+    io.stderr.write(`deleted ${terminalSafe(sessionId)}\n`)
+    return EXIT.success
+  } finally {
+    await connection.close()
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
