@@ -80,7 +80,11 @@ async function pageOf(site: string): Promise<Page> {
 }
 
 async function cutting(framesBeforeCut: number, cuts: number): Promise<CuttingProxy> {
-  const proxy = await startCuttingProxy(deployment.app.url, { framesBeforeCut, cuts })
+  const proxy = await startCuttingProxy(deployment.app.url, {
+    framesBeforeCut,
+    cuts,
+    cutDelayMs: 250,
+  })
   proxies.push(proxy)
   return proxy
 }

@@ -22,7 +22,16 @@ const MARK = Buffer.from('data: ')
 
 export async function startCuttingProxy(
   target: string,
-  options: { framesBeforeCut: number; cuts: number },
+  options: {
+    framesBeforeCut: number
+    cuts: number
+    /**
+     * How long the frames before the cut travel alone before the torn frame and the cut. A
+     * browser may drop bytes it has received but not yet handed to the page when the connection
+     * breaks; a pause lets them reach the page, as they would on a line that dies a moment later.
+     */
+    cutDelayMs?: number
+  },
 ): Promise<CuttingProxy> {
   const { hostname, port } = new URL(target)
   let cutsMade = 0
@@ -62,9 +71,16 @@ export async function startCuttingProxy(
         if (frames > options.framesBeforeCut) {
           // Half of the next frame's first line reaches the client, then the line goes dead.
           cutsMade += 1
-          client.write(chunk.subarray(0, at + MARK.length + 3), () => {
-            client.destroy()
-            upstream.destroy()
+          upstream.pause()
+          const whole = chunk.subarray(0, at)
+          const torn = chunk.subarray(at, at + MARK.length + 3)
+          client.write(whole, () => {
+            setTimeout(() => {
+              client.write(torn, () => {
+                client.destroy()
+                upstream.destroy()
+              })
+            }, options.cutDelayMs ?? 0)
           })
           return
         }
