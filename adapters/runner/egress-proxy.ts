@@ -6,6 +6,7 @@ import path from 'node:path'
 import { formatIp } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
+import { alive } from './process-tree.ts'
 
 /** Whose command a proxy socket serves: logged with every destination it asks for. */
 export interface EgressIdentity {
@@ -113,16 +114,6 @@ export class EgressProxy {
   async close(): Promise<void> {
     await Promise.all([...this.#servers].map((close) => close()))
     await rm(this.dir, { recursive: true, force: true })
-  }
-}
-
-/** Whether a process with this id exists (EPERM: it does, as another user's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

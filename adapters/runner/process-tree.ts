@@ -18,3 +18,13 @@ export function childPids(pid: number): number[] {
     return []
   }
 }
+
+/** Whether a process with this id exists (EPERM: it does, as another user's). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

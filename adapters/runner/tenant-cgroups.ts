@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { alive } from './process-tree.ts'
 import type { TenantLimits } from './sandbox-settings.ts'
 
 /** The controllers a tenant's cgroup limits. */
@@ -207,15 +208,6 @@ async function sweep(parent: string): Promise<void> {
     const pid = Number(entry.name.slice(PREFIX.length))
     if (Number.isInteger(pid) && (pid === process.pid || alive(pid))) continue
     await removeTree(path.join(parent, entry.name))
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
