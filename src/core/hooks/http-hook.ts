@@ -1,14 +1,14 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
+import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../ports/transport-failure.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { captureOutput } from '../tools/output-capture.ts'
 import { readLimited } from '../tools/read-limited.ts'
-import { type HookKeeping, keptAnswerNote, keptAnswerText } from './hook-artifact.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
+import { type HookKeeping, keptAnswerNote, keptAnswerText } from './hook-artifact.ts'
 
 /** The HTTP side of hooks: the same allow-list, tenant secret and fetch as HTTP tools. */
 export type HookHttpPolicy = Pick<HttpToolPolicy, 'fetch' | 'allowedHosts' | 'secretFor'> & {
