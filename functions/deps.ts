@@ -7,6 +7,7 @@ import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
+import { callbackDeps } from './callback-choice.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
@@ -207,6 +208,15 @@ export async function createDeps(
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
     admission: tenantAdmission(tenancy),
+    callbacks: callbackDeps({
+      config,
+      sessions,
+      singleTenant,
+      options,
+      platformFetch: fetchImpl,
+      secretFor: secrets.secretFor,
+      owner: randomIds.uuid(),
+    }),
   }
   return {
     service,

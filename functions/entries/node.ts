@@ -1,3 +1,4 @@
+import { startCallbackLoop } from './callback-loop.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeEmbedded } from './node-embedded.ts'
 import { serveOnNode } from './node-server.ts'
@@ -25,4 +26,8 @@ const entry = await startEntryApp(process.env, embedded.options, {
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
-serveOnNode(entry, () => embedded.close())
+const callbacks = startCallbackLoop(entry.deps)
+serveOnNode(entry, () => {
+  callbacks?.stop()
+  return embedded.close()
+})

@@ -9,6 +9,7 @@ import type {
   TurnResponse,
   TurnStatus,
 } from '../contract/api.ts'
+import type { DeliveryList } from '../contract/callback-delivery.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
@@ -76,6 +77,8 @@ export interface SessionApi extends AgentLayerApi {
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
   deleteSession(tenant: string, sessionId: string): Promise<void>
+  /** The session's completion-callback deliveries with their attempts (callbacks/). */
+  listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.

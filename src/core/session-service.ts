@@ -19,6 +19,7 @@ import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import { listDeliveries } from './callbacks/list-deliveries.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
@@ -44,6 +45,11 @@ import { stepTurn } from './turn/step-turn.ts'
 
 const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
 
+/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
+export { CallbackOutbox } from './callbacks/callback-outbox.ts'
+export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
+export { sweepCallbacks } from './callbacks/callback-sweep.ts'
+export { CallbackWorker } from './callbacks/callback-worker.ts'
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
@@ -137,6 +143,9 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
   deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
+
+  listDeliveries = (tenant: string, id: string) =>
+    listDeliveries(this.deps, this.locator, tenant, id)
 
   async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)

@@ -15,6 +15,8 @@ export interface HookReply {
   body?: string
   delayMs?: number
   headers?: Record<string, string>
+  /** Drop the connection without an answer (a receiver that fails). */
+  destroy?: boolean
 }
 
 /**
@@ -46,6 +48,10 @@ export async function startHookReceiver(secret: string) {
       }
       received.push(hook)
       const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
+      if ('destroy' in answer && answer.destroy) {
+        res.socket?.destroy()
+        return
+      }
       const timer = setTimeout(() => {
         if (res.destroyed) return
         res.writeHead(answer.status ?? 200, {
