@@ -4,6 +4,7 @@ import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { WorkTrigger } from './background/background-worker.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
@@ -11,7 +12,8 @@ import type { PeerAddress } from './http/client-address.ts'
 import { cors } from './http/cors.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { hostGuard } from './http/host-guard.ts'
-import { type ErrorLog, errorResponse, notFound } from './http/http-errors.ts'
+import { type ErrorLog, notFound } from './http/http-errors.ts'
+import { errorAnswerFor } from './http/open-responses-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { routeMethods } from './http/route-methods.ts'
@@ -35,6 +37,7 @@ import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
+import { workRoutes } from './routes/work-routes.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 
@@ -80,6 +83,8 @@ export interface AppOptions {
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
   peerAddress?: PeerAddress
+  /** The background worker (Node): enables 202 answers for background turns and webhooks. */
+  background?: WorkTrigger
 }
 
 export const API_VERSION = '0.1.0'
@@ -110,18 +115,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
+    ...(options.background ? { background: options.background } : {}),
   }
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()
 
   if (options.requestLog) app.use('*', requestLogger(options.requestLog))
-  app.onError((error) => errorResponse(error, log))
+  // The Open Responses routes answer errors in the specification's envelope.
+  app.onError((error, c) => errorAnswerFor(c.req.path)(error, log))
   // Hono hands only Error instances to onError; anything else thrown is caught here.
   app.use('*', async (c, next) => {
     try {
       await next()
     } catch (error) {
-      c.res = errorResponse(error, log)
+      c.res = errorAnswerFor(c.req.path)(error, log)
     }
   })
   if (isSingleTenant(options.auth) && options.allowedHosts !== 'any') {
@@ -131,7 +138,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const methods = routeMethods(app)
   // Before authentication: a browser's preflight carries no key.
   app.use('*', cors({ origins: options.corsOrigins ?? [], methods }))
-  app.notFound((c) => notFound(c.req.method, c.req.path, methods(c.req.path), log))
+  app.notFound((c) =>
+    notFound(c.req.method, c.req.path, methods(c.req.path), log, errorAnswerFor(c.req.path)),
+  )
 
   const version = options.version ?? API_VERSION
   app.route('/', metaRoutes(version, openApiJsonOf(app, version), options.referenceScript))
@@ -163,6 +172,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', callbackRoutes(ctx))
   app.route('/v1', outputArtifactRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
+  app.route('/v1', workRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', approvalRoutes(ctx))
   app.route('/v1', compactRoutes(ctx))

@@ -1,9 +1,5 @@
 import { egressRulesFrom } from '../src/contract/egress-rules.ts'
-import {
-  CallbackOutbox,
-  type CallbackPolicy,
-  callbackUrlProblem,
-} from '../src/core/session-service.ts'
+import { CallbackOutbox, type CallbackPolicy, callbackUrlProblem } from '../src/core/session-api.ts'
 import { EgressRefused } from '../src/ports/transport-failure.ts'
 import type { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'

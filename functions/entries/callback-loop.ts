@@ -1,4 +1,4 @@
-import { CallbackWorker } from '../../src/core/session-service.ts'
+import { CallbackWorker } from '../../src/core/session-api.ts'
 import type { Deps } from '../deps.ts'
 import { jsonLines } from '../http/request-log.ts'
 

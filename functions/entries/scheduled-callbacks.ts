@@ -1,4 +1,4 @@
-import { sweepCallbacks } from '../../src/core/session-service.ts'
+import { sweepCallbacks } from '../../src/core/session-api.ts'
 import type { Deps } from '../deps.ts'
 import type { EntryLog } from './entry-app.ts'
 

@@ -18,6 +18,18 @@ import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
+import type { BackgroundApi } from './background/background-api.ts'
+
+export type {
+  QueuedWork,
+  WorkRunOutcome,
+  WorkStatus,
+} from './background/background-api.ts'
+/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
+export { CallbackOutbox } from './callbacks/callback-outbox.ts'
+export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
+export { sweepCallbacks } from './callbacks/callback-sweep.ts'
+export { CallbackWorker } from './callbacks/callback-worker.ts'
 
 /**
  * Called for every event of a running turn, in commit order, before it is committed. `line` is
@@ -51,11 +63,16 @@ export interface OpenResponsesView {
   readonly done: string
 }
 
+/** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
+export interface ResponseViewOptions {
+  extensions?: boolean
+}
+
 /**
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
-export interface SessionApi extends AgentLayerApi {
+export interface SessionApi extends AgentLayerApi, BackgroundApi {
   createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,
@@ -138,14 +155,18 @@ export interface SessionApi extends AgentLayerApi {
    * A fresh Open Responses view for the events of an exec run with this config (the exec body
    * without its prompt); what the response echoes comes from the config and its response record.
    */
-  openResponsesView(config: SessionConfigInput): OpenResponsesView
+  openResponsesView(config: SessionConfigInput, options?: ResponseViewOptions): OpenResponsesView
   /**
    * The view of a stored response (`resp_<session id>`), to be fed the session's committed
    * events: the same settings, creation second and sequence numbers the live stream had.
    * TurnlineError('not_found') when the session does not exist or was not created by
    * `POST /v1/responses`.
    */
-  storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView>
+  storedResponseView(
+    tenant: string,
+    sessionId: string,
+    options?: ResponseViewOptions,
+  ): Promise<OpenResponsesView>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

@@ -18,7 +18,7 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import { BackgroundService } from './background/background-service.ts'
 import { listDeliveries } from './callbacks/list-deliveries.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
@@ -40,28 +40,33 @@ import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listWorkspaces } from './session/list-sessions.ts'
-import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
+import type {
+  CompactOptions,
+  OpenResponsesView,
+  ResponseViewOptions,
+  SessionApi,
+  TurnOptions,
+} from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
 const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
 
-/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
-export { CallbackOutbox } from './callbacks/callback-outbox.ts'
-export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
-export { sweepCallbacks } from './callbacks/callback-sweep.ts'
-export { CallbackWorker } from './callbacks/callback-worker.ts'
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
-export class SessionService extends AgentLayerService implements SessionApi {
+export class SessionService extends BackgroundService implements SessionApi {
   private creates = 0
 
   constructor(
     deps: ServiceDeps,
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
-    super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
+    super(
+      deps,
+      new SessionLocator(deps.sessions.objects, options.prefix ?? ''),
+      options.prefix ?? '',
+    )
   }
 
   /**
@@ -232,11 +237,15 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return this.deps.sessions.readEvents(ref, after + 1, limit)
   }
 
-  openResponsesView(config: SessionConfigInput): OpenResponsesView {
-    return openResponsesView(parseConfig(config))
+  openResponsesView(config: SessionConfigInput, options?: ResponseViewOptions): OpenResponsesView {
+    return openResponsesView(parseConfig(config), { extensions: options?.extensions ?? false })
   }
 
-  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+  async storedResponseView(
+    tenant: string,
+    sessionId: string,
+    options?: ResponseViewOptions,
+  ): Promise<OpenResponsesView> {
     const session = await this.getSession(tenant, sessionId)
     if (!responseRecordOf(session.config)) {
       throw new TurnlineError('not_found', `no response resp_${sessionId}`)
@@ -244,6 +253,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
     const finishedAt = Date.parse(session.updated_at)
     return openResponsesView(session.config, {
       sessionId,
+      extensions: options?.extensions ?? false,
       now: () => (session.status === 'completed' ? finishedAt : Date.now()),
     })
   }

@@ -87,6 +87,9 @@ async function sessionWithCallback(callbackUrl: string): Promise<string> {
   return created.json().session_id as string
 }
 
+/** An answer held forever: the attempt's deadline passes first. */
+const NEVER = new Promise<never>(() => {})
+
 /** What the receiver answered, per webhook-id, in order. */
 const answered = new Map<string, number[]>()
 const idOf = (hook: ReceivedHook) => String(hook.headers['webhook-id'])
@@ -99,7 +102,7 @@ function scripted(replies: (n: number) => HookReply): (hook: ReceivedHook) => Ho
     const seen = answered.get(id) ?? []
     const reply = replies(seen.length)
     // 0: no answer (dropped, or too late for the attempt's deadline)
-    seen.push(reply.destroy || reply.delayMs ? 0 : (reply.status ?? 200))
+    seen.push(reply.destroy || reply.hold ? 0 : (reply.status ?? 200))
     answered.set(id, seen)
     return reply
   }
@@ -129,7 +132,7 @@ describe('completion callbacks on npm start', () => {
   it('delivers each event once to a receiver that fails, times out and answers 500 first', async () => {
     receiver.setReply(
       scripted((n) =>
-        n === 0 ? { destroy: true } : n === 1 ? { delayMs: 5_000 } : n === 2 ? { status: 500 } : {},
+        n === 0 ? { destroy: true } : n === 1 ? { hold: NEVER } : n === 2 ? { status: 500 } : {},
       ),
     )
     const session = await sessionWithCallback(receiver.url('/hooks/acme'))
