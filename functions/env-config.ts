@@ -10,6 +10,7 @@ import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
+import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
@@ -157,6 +158,8 @@ export const EnvSchema = z.object({
   ...SandboxEnvShape,
   /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
   ...TenancyEnvShape,
+  /** Traces and metrics over OTLP/HTTP (functions/telemetry-env.ts). */
+  ...TelemetryEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>

@@ -25,4 +25,6 @@ const entry = await startEntryApp(process.env, embedded.options, {
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
-serveOnNode(entry, () => embedded.close())
+serveOnNode(entry, async () => {
+  await Promise.all([embedded.close(), entry.deps.flushTelemetry?.()])
+})

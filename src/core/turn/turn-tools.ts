@@ -137,5 +137,6 @@ export function toolCallContext(input: {
       turn.apply({ type: 'turn_left_open' })
       await writer.commit(turn.open.turn_id, 'before_tools')
     },
+    telemetry: deps.telemetry,
   }
 }
