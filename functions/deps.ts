@@ -110,6 +110,8 @@ export interface Deps {
   flushTelemetry?: () => Promise<void>
   /** Where the Node entry listens. */
   server: { port: number; host: string }
+  /** The background worker of a long-running entry (functions/background/background-worker.ts). */
+  background: { sweepMs: number; concurrency: number }
   /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
   notices: string[]
   /** Startup warnings to print loudly (commands running unsandboxed). */
@@ -248,6 +250,10 @@ export async function createDeps(
     },
     ...(telemetry ? { flushTelemetry: () => telemetry.flush() } : {}),
     server: { port: config.PORT, host: config.HOST },
+    background: {
+      sweepMs: config.TURNLINE_WORK_SWEEP_MS,
+      concurrency: config.TURNLINE_WORK_CONCURRENCY,
+    },
     notices,
     warnings,
     model: modelChoice,

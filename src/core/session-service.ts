@@ -18,7 +18,7 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import { BackgroundService } from './background/background-service.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
@@ -54,14 +54,18 @@ const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
-export class SessionService extends AgentLayerService implements SessionApi {
+export class SessionService extends BackgroundService implements SessionApi {
   private creates = 0
 
   constructor(
     deps: ServiceDeps,
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
-    super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
+    super(
+      deps,
+      new SessionLocator(deps.sessions.objects, options.prefix ?? ''),
+      options.prefix ?? '',
+    )
   }
 
   /**
