@@ -158,11 +158,9 @@ export const EnvSchema = z.object({
     .optional(),
   /** Origins whose pages may call the API from a browser (functions/http/cors.ts). */
   TURNLINE_CORS_ORIGINS: CorsOriginsSchema.optional(),
-  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  /** The runner's sandbox, the key registry and tenant limits, OTEL_* (see each shape's file). */
   ...SandboxEnvShape,
-  /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
   ...TenancyEnvShape,
-  /** Traces and metrics over OTLP/HTTP (functions/telemetry-env.ts). */
   ...TelemetryEnvShape,
 })
 
