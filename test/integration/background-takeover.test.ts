@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listAll } from '../../src/ports/object-store.ts'
 import { echoTool } from '../support/engine-harness.ts'
@@ -28,10 +31,13 @@ let A: NodeEntry
 let B: NodeEntry
 let urlA = ''
 let urlB = ''
+let runnerRoot = ''
 
 beforeAll(async () => {
   backends = await startTestBackends('bgtake')
   mock = backends.mock
+  runnerRoot = await mkdtemp(join(tmpdir(), 'turnline-bgtake-runner-'))
+  await chmod(runnerRoot, 0o711)
   receiver = await startToolReceiver(createHmac('sha256', MASTER).update('acme').digest('hex'))
   const env = backends.env({
     PORT: '0',
@@ -40,6 +46,7 @@ beforeAll(async () => {
     TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
     TURNLINE_LEASE_MS: String(LEASE_MS),
     TURNLINE_WORK_SWEEP_MS: '300',
+    TURNLINE_RUNNER_ROOT: runnerRoot,
   })
   A = startNodeEntry(env)
   B = startNodeEntry(env)
@@ -50,6 +57,7 @@ afterAll(async () => {
   await Promise.all([A?.stop(), B?.stop()])
   await receiver?.close()
   await backends?.close()
+  if (runnerRoot) await rm(runnerRoot, { recursive: true, force: true })
 })
 
 async function call(url: string, method: string, path: string, body?: unknown, headers = {}) {
