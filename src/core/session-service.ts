@@ -5,6 +5,7 @@ import type {
   SessionView,
   TurnRequest,
   TurnResponse,
+  TurnsQuery,
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
@@ -18,6 +19,7 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import { readTurnInputs, type TurnPage } from '../store/turn-inputs.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
@@ -108,6 +110,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
       turn_count: snapshot.turnCount,
       event_count: snapshot.nextSeq - (manifest?.rolled_head_seq ?? 0),
       last_seq: snapshot.nextSeq - 1,
+      ...(snapshot.title === undefined ? {} : { title: snapshot.title }),
       num_turns: state.model_requests,
       usage: state.usage,
       ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
@@ -211,6 +214,13 @@ export class SessionService extends AgentLayerService implements SessionApi {
       )
     }
     return { id, pending: result.pending }
+  }
+
+  async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const { lastBatch } = await this.deps.sessions.open(ref)
+    const { objects } = this.deps.sessions
+    return readTurnInputs(objects, this.deps.sessions.keys(ref), lastBatch, query)
   }
 
   async readEvents(

@@ -35,5 +35,6 @@ function summary(m: SessionManifest): SessionSummary {
     turn_count: m.turn_count,
     event_count: m.event_count,
     last_seq: m.last_seq,
+    ...(m.title === undefined ? {} : { title: m.title }),
   }
 }
