@@ -11,7 +11,8 @@ import type { PeerAddress } from './http/client-address.ts'
 import { cors } from './http/cors.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
 import { hostGuard } from './http/host-guard.ts'
-import { type ErrorLog, errorResponse, notFound } from './http/http-errors.ts'
+import { type ErrorLog, notFound } from './http/http-errors.ts'
+import { errorAnswerFor } from './http/open-responses-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { routeMethods } from './http/route-methods.ts'
@@ -114,13 +115,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
 
   if (options.requestLog) app.use('*', requestLogger(options.requestLog))
-  app.onError((error) => errorResponse(error, log))
+  // The Open Responses routes answer errors in the specification's envelope.
+  app.onError((error, c) => errorAnswerFor(c.req.path)(error, log))
   // Hono hands only Error instances to onError; anything else thrown is caught here.
   app.use('*', async (c, next) => {
     try {
       await next()
     } catch (error) {
-      c.res = errorResponse(error, log)
+      c.res = errorAnswerFor(c.req.path)(error, log)
     }
   })
   if (isSingleTenant(options.auth) && options.allowedHosts !== 'any') {
@@ -130,7 +132,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const methods = routeMethods(app)
   // Before authentication: a browser's preflight carries no key.
   app.use('*', cors({ origins: options.corsOrigins ?? [], methods }))
-  app.notFound((c) => notFound(c.req.method, c.req.path, methods(c.req.path), log))
+  app.notFound((c) =>
+    notFound(c.req.method, c.req.path, methods(c.req.path), log, errorAnswerFor(c.req.path)),
+  )
 
   const version = options.version ?? API_VERSION
   app.route('/', metaRoutes(version, openApiJsonOf(app, version), options.referenceScript))

@@ -25,6 +25,7 @@ export const CORS_ALLOWED_HEADERS = [
   'content-type',
   'accept',
   'idempotency-key',
+  'turnline-extensions',
   'last-event-id',
   'if-match',
   'traceparent',

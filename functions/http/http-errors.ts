@@ -98,24 +98,26 @@ function describe(error: unknown): Record<string, unknown> {
 
 /**
  * The answer for a request no route serves: 405 `method_not_allowed` with `Allow` when the path
- * is known (`methods` serve it), else 404 `not_found`.
+ * is known (`methods` serve it), else 404 `not_found`; `answer` writes the error (the
+ * `/v1/responses` routes use the Open Responses envelope).
  */
 export function notFound(
   method: string,
   path: string,
   methods: readonly string[] | undefined,
   log: ErrorLog,
+  answer: (error: unknown, log: ErrorLog) => Response = errorResponse,
 ): Response {
   const shown = path.slice(0, 200)
   if (methods === undefined) {
-    return errorResponse(new TurnlineError('not_found', `no route ${method} ${shown}`), log)
+    return answer(new TurnlineError('not_found', `no route ${method} ${shown}`), log)
   }
   const refusal = new TurnlineError(
     'method_not_allowed',
     `${shown} does not serve ${method}; it serves ${methods.join(', ')}`,
     { details: { allow: [...methods] } },
   )
-  const response = errorResponse(refusal, log)
+  const response = answer(refusal, log)
   response.headers.set('allow', methods.join(', '))
   return response
 }

@@ -13,12 +13,37 @@ function pathText(path: readonly PropertyKey[], root: string): string {
   return text
 }
 
+type Issue = z.core.$ZodIssue
+
+/** How far into the value an issue got: a branch that failed deeper matched the value better. */
+const depth = (issues: readonly Issue[]) => Math.max(-1, ...issues.map((i) => i.path.length))
+
+/**
+ * A union that matched no branch says only "Invalid input"; the branch that got furthest into
+ * the value (ignoring branches of another type) tells what is wrong, with its own message.
+ */
+function explained(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue]
+  const branches = issue.errors.filter(
+    (branch) => !(branch.length === 1 && branch[0]?.code === 'invalid_type' && depth(branch) === 0),
+  )
+  const best = branches.reduce<readonly Issue[] | undefined>(
+    (chosen, branch) => (chosen === undefined || depth(branch) > depth(chosen) ? branch : chosen),
+    undefined,
+  )
+  if (best === undefined) return [issue]
+  return best.flatMap((inner) =>
+    explained({ ...inner, path: [...issue.path, ...inner.path] } as Issue),
+  )
+}
+
 /** One line per zod issue, naming the field (`body.tools[0].url: Invalid URL`). */
 export function describeIssues(
   error: z.ZodError,
   root: string,
 ): { message: string; issues: object[] } {
-  const issues = error.issues.slice(0, MAX_ISSUES).map((issue) => {
+  const all = error.issues.flatMap(explained)
+  const issues = all.slice(0, MAX_ISSUES).map((issue) => {
     const field = pathText(issue.path, root)
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((key) => JSON.stringify(key.slice(0, 80))).join(', ')
@@ -26,8 +51,7 @@ export function describeIssues(
     }
     return { field, message: issue.message }
   })
-  const more =
-    error.issues.length > MAX_ISSUES ? ` (and ${error.issues.length - MAX_ISSUES} more)` : ''
+  const more = all.length > MAX_ISSUES ? ` (and ${all.length - MAX_ISSUES} more)` : ''
   return {
     message: issues.map((i) => `${i.field}: ${i.message}`).join('; ') + more,
     issues,

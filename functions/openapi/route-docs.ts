@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { type DescribeRouteOptions, describeRoute } from 'hono-openapi'
 import type * as z from 'zod'
-import { ErrorBodySchema } from '../../src/contract/api-responses.ts'
+import { ErrorBodySchema, OpenResponsesErrorBodySchema } from '../../src/contract/api-responses.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { schemaResolver } from './schema-resolver.ts'
 
@@ -100,14 +100,20 @@ export const RATE_LIMIT_HEADERS = {
  * apply to it (429), and without keys the Host and Origin check (403): both are added.
  */
 export function errorAnswers(...statuses: number[]) {
+  return errorAnswersWith(ErrorBodySchema, statuses)
+}
+
+/** The same, in the Open Responses envelope (the `/v1/responses` routes). */
+export function openResponsesErrorAnswers(...statuses: number[]) {
+  return errorAnswersWith(OpenResponsesErrorBodySchema, statuses)
+}
+
+function errorAnswersWith(schema: z.ZodType, statuses: number[]) {
   const added = statuses.includes(401) ? [403, 429] : []
   const all = [...new Set([...statuses, ...added])]
   return Object.fromEntries(
     all
       .sort((a, b) => a - b)
-      .map((status) => [
-        String(status),
-        jsonAnswer(ERROR_TEXT[status] ?? 'An error.', ErrorBodySchema),
-      ]),
+      .map((status) => [String(status), jsonAnswer(ERROR_TEXT[status] ?? 'An error.', schema)]),
   )
 }

@@ -4,6 +4,7 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorJson, mapError } from '../http/http-errors.ts'
+import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 
 const PAGE = 1000
@@ -25,7 +26,9 @@ export async function readResponse(
   const sessionId = c.req.valid('param').id.slice('resp_'.length)
   const query = c.req.valid('query')
   const tenant = c.get('tenant')
-  const view = await ctx.api.storedResponseView(tenant, sessionId)
+  const view = await ctx.api.storedResponseView(tenant, sessionId, {
+    extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
+  })
   let nextSeq = 0
   let ended = false
   type Bridged = { sequence: number; frame: string }

@@ -10,15 +10,22 @@ import { ResponseIdParamsSchema } from '../../src/contract/route-params.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
-import { errorResponse, mapError } from '../http/http-errors.ts'
+import { mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
+import { openResponsesErrorResponse } from '../http/open-responses-errors.ts'
+import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 import { jsonBody, noQuery, pathParams, queryParams } from '../openapi/declared-input.ts'
-import { answerSchema, errorAnswers, operation, streamContent } from '../openapi/route-docs.ts'
+import {
+  answerSchema,
+  openResponsesErrorAnswers,
+  operation,
+  streamContent,
+} from '../openapi/route-docs.ts'
 import { readResponse } from './response-read.ts'
 
 const STREAM =
-  '`event: <type>`, `data: <event JSON with sequence_number>` per Open Responses event (schema version 2026-04-24; VT Code-only items and events carry the `vtcode:` prefix), then `data: [DONE]`.'
+  "`event: <type>`, `data: <event JSON with sequence_number>` per Open Responses event (schema version 2026-04-24), then `data: [DONE]`. Turnline's own items and events (`vtcode:` prefix) only with the request header `Turnline-Extensions: vtcode`."
 const STREAM_EXAMPLE =
   'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_s1","object":"response","status":"in_progress"}}\n\ndata: [DONE]\n\n'
 
@@ -51,7 +58,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             ),
           },
         },
-        ...errorAnswers(400, 401, 413, 422, 500, 502, 503),
+        ...openResponsesErrorAnswers(400, 401, 413, 422, 500, 502, 503),
       },
     }),
     noQuery,
@@ -75,7 +82,9 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       const { prompt: _prompt, ...config } = body
       const tenant = c.get('tenant')
       // Built from the config the session stores, so GET /v1/responses/:id answers the same.
-      const view = ctx.api.openResponsesView(config)
+      const view = ctx.api.openResponsesView(config, {
+        extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
+      })
 
       if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
         const result = await ctx.api.exec(tenant, body)
@@ -102,7 +111,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
           const { message } = mapError(error, ctx.log).body.error
           return frames({ type: 'error', message }) + view.done
         },
-        errorResponse: (error) => errorResponse(error, ctx.log),
+        errorResponse: (error) => openResponsesErrorResponse(error, ctx.log),
         headers: streamHeaders(SSE_TYPE),
       })
     },
@@ -126,7 +135,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             ),
           },
         },
-        ...errorAnswers(400, 401, 404, 500, 503),
+        ...openResponsesErrorAnswers(400, 401, 404, 500, 503),
       },
     }),
     pathParams(ResponseIdParamsSchema),

@@ -2,7 +2,8 @@ import type { MiddlewareHandler } from 'hono'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { WindowVerdict } from '../../src/ports/tenant-limiter.ts'
 import type { AppEnv } from '../http/app-context.ts'
-import { type ErrorLog, errorResponse } from '../http/http-errors.ts'
+import type { ErrorLog } from '../http/http-errors.ts'
+import { errorAnswerFor } from '../http/open-responses-errors.ts'
 import { limitsOf, rateLimited, type Tenancy, windowHeaders } from './tenancy.ts'
 
 /**
@@ -31,7 +32,7 @@ export function requestLimit(tenancy: Tenancy, log: ErrorLog): MiddlewareHandler
     const now = tenancy.clock.now()
     const headers = windowHeaders(verdict, now)
     if (!verdict.allowed) {
-      const refused = errorResponse(rateLimited(verdict, now), log)
+      const refused = errorAnswerFor(c.req.path)(rateLimited(verdict, now), log)
       for (const [name, value] of Object.entries(headers)) refused.headers.set(name, value)
       return refused
     }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { ECHOED_DEFAULTS } from './open-responses-defaults.ts'
 import {
   encodeResponseRecord,
   RESERVED_METADATA_PREFIX,
@@ -124,6 +125,7 @@ export const ResponsesRequestSchema = z.strictObject({
     .literal(false, { error: 'background is not supported: stream the response instead' })
     .nullish()
     .describe('Only `false`: stream instead.'),
+  ...ECHOED_DEFAULTS,
 })
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>
 

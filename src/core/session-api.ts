@@ -52,6 +52,11 @@ export interface OpenResponsesView {
   readonly done: string
 }
 
+/** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
+export interface ResponseViewOptions {
+  extensions?: boolean
+}
+
 /**
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
@@ -139,14 +144,18 @@ export interface SessionApi extends AgentLayerApi {
    * A fresh Open Responses view for the events of an exec run with this config (the exec body
    * without its prompt); what the response echoes comes from the config and its response record.
    */
-  openResponsesView(config: SessionConfigInput): OpenResponsesView
+  openResponsesView(config: SessionConfigInput, options?: ResponseViewOptions): OpenResponsesView
   /**
    * The view of a stored response (`resp_<session id>`), to be fed the session's committed
    * events: the same settings, creation second and sequence numbers the live stream had.
    * TurnlineError('not_found') when the session does not exist or was not created by
    * `POST /v1/responses`.
    */
-  storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView>
+  storedResponseView(
+    tenant: string,
+    sessionId: string,
+    options?: ResponseViewOptions,
+  ): Promise<OpenResponsesView>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

@@ -41,7 +41,13 @@ import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listWorkspaces } from './session/list-sessions.ts'
-import type { CompactOptions, OpenResponsesView, SessionApi, TurnOptions } from './session-api.ts'
+import type {
+  CompactOptions,
+  OpenResponsesView,
+  ResponseViewOptions,
+  SessionApi,
+  TurnOptions,
+} from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
 const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
@@ -233,11 +239,15 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return this.deps.sessions.readEvents(ref, after + 1, limit)
   }
 
-  openResponsesView(config: SessionConfigInput): OpenResponsesView {
-    return openResponsesView(parseConfig(config))
+  openResponsesView(config: SessionConfigInput, options?: ResponseViewOptions): OpenResponsesView {
+    return openResponsesView(parseConfig(config), { extensions: options?.extensions ?? false })
   }
 
-  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+  async storedResponseView(
+    tenant: string,
+    sessionId: string,
+    options?: ResponseViewOptions,
+  ): Promise<OpenResponsesView> {
     const session = await this.getSession(tenant, sessionId)
     if (!responseRecordOf(session.config)) {
       throw new TurnlineError('not_found', `no response resp_${sessionId}`)
@@ -245,6 +255,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
     const finishedAt = Date.parse(session.updated_at)
     return openResponsesView(session.config, {
       sessionId,
+      extensions: options?.extensions ?? false,
       now: () => (session.status === 'completed' ? finishedAt : Date.now()),
     })
   }

@@ -44,8 +44,13 @@ afterAll(async () => {
 })
 beforeEach(() => engine.mock.reset())
 
-const provider = () =>
-  createOpenResponses({ name: 'turnline', url: `${server.url}/v1/responses`, apiKey: KEY })
+const provider = (headers: Record<string, string> = {}) =>
+  createOpenResponses({
+    name: 'turnline',
+    url: `${server.url}/v1/responses`,
+    apiKey: KEY,
+    headers,
+  })
 
 const prompt = (text: string) => [
   { role: 'user' as const, content: [{ type: 'text' as const, text }] },
@@ -56,8 +61,9 @@ async function clientStream(options: {
   text: string
   temperature?: number
   maxOutputTokens?: number
+  headers?: Record<string, string>
 }) {
-  const { stream } = await provider()('gpt-4o-mini').doStream({
+  const { stream } = await provider(options.headers)('gpt-4o-mini').doStream({
     prompt: prompt(options.text),
     includeRawChunks: true,
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
@@ -134,9 +140,27 @@ describe('@ai-sdk/open-responses against POST /v1/responses', () => {
     engine.mock.assertDone()
   })
 
-  it('a server-run tool is no tool call for the client: finish stop, reasoning and text in order', async () => {
+  it('a server-run tool is invisible to a default client: only the standard items reach it', async () => {
     engine.mock.respond(toolThenAnswer)
     const { parts, raw } = await clientStream({ text: 'Run it.' })
+    assertConformingStream(raw, { extensions: false })
+    expect(raw.map((e) => e.sequence_number)).toEqual(raw.map((_, i) => i))
+    expect(parts.some((p) => p.type === 'error' || p.type === 'tool-call')).toBe(false)
+    const items = raw.flatMap((e) =>
+      e.type === 'response.output_item.done' ? [e.item as Record<string, unknown>] : [],
+    )
+    expect(items.map((item) => item.type)).toEqual(['reasoning', 'message'])
+    expect(raw.at(-1)?.type).toBe('response.completed')
+    const completed = raw.at(-1)?.response as { output: { type: string }[] }
+    expect(completed.output.map((item) => item.type)).toEqual(['reasoning', 'message'])
+  })
+
+  it('with Turnline-Extensions: vtcode a server-run tool shows as vtcode items, no tool call for the client', async () => {
+    engine.mock.respond(toolThenAnswer)
+    const { parts, raw } = await clientStream({
+      text: 'Run it.',
+      headers: { 'Turnline-Extensions': 'vtcode' },
+    })
     assertConformingStream(raw)
     expect(parts.some((p) => p.type === 'tool-call')).toBe(false)
     const finish = parts.at(-1)

@@ -71,10 +71,100 @@ describe('POST /v1/responses', () => {
       input_tokens_details: { cached_tokens: 20 },
       output_tokens_details: { reasoning_tokens: 0 },
     })
-    const last = events.at(-1)
-    expect(last?.type).toBe('vtcode:thread_completed')
-    assertConformingStream(events as unknown as Record<string, unknown>[])
+    // A default client is sent only what the published schema defines.
+    expect(events.at(-1)?.type).toBe('response.completed')
+    assertConformingStream(events as unknown as Record<string, unknown>[], { extensions: false })
     engine.mock.assertDone()
+  })
+
+  it('sends the vtcode:* events only with Turnline-Extensions: vtcode', async () => {
+    engine.mock.enqueue({ text: ANSWER, usage: USAGE })
+    const res = await post(
+      { input: 'What is the answer?', stream: true },
+      { 'turnline-extensions': 'vtcode' },
+    )
+    const { frames } = parseSse(await res.text())
+    const events = frames.slice(0, -1).map((f) => JSON.parse(f.data) as Frame)
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+    expect(events.at(-1)?.type).toBe('vtcode:thread_completed')
+    assertConformingStream(events as unknown as Record<string, unknown>[])
+    expect(() =>
+      assertConformingStream(events as unknown as Record<string, unknown>[], {
+        extensions: false,
+      }),
+    ).toThrow(/vtcode:thread_completed/)
+  })
+
+  it('accepts back every default the response echoes', async () => {
+    engine.mock.enqueue({ text: ANSWER })
+    const first = (await (await post({ input: 'Q?' })).json()) as Record<string, unknown>
+    const echoed = [
+      'truncation',
+      'parallel_tool_calls',
+      'text',
+      'presence_penalty',
+      'frequency_penalty',
+      'top_logprobs',
+      'service_tier',
+      'store',
+      'background',
+      'tools',
+      'tool_choice',
+      'temperature',
+      'top_p',
+      'max_output_tokens',
+      'max_tool_calls',
+      'instructions',
+      'reasoning',
+      'safety_identifier',
+      'prompt_cache_key',
+      'metadata',
+      'previous_response_id',
+    ]
+    const body: Record<string, unknown> = { input: 'Again?', include: [], stream_options: {} }
+    for (const field of echoed) body[field] = first[field]
+    engine.mock.enqueue({ text: ANSWER })
+    const again = await post(body)
+    expect(await again.text()).toContain('"status":"completed"')
+    expect(again.status).toBe(200)
+  })
+
+  it('answers errors in the Open Responses envelope, with the reason the schema gives', async () => {
+    const res = await post({ input: 'x', truncation: 'disabled' })
+    expect(res.status).toBe(400)
+    const { error } = (await res.json()) as { error: Record<string, unknown> }
+    expect(error).toMatchObject({ type: 'invalid_request', code: 'invalid_input' })
+    expect(error.param).toBe('truncation')
+    expect(error.message).toContain('Turnline compacts the context')
+    const role = await post({
+      input: [
+        { role: 'user', content: 'x' },
+        { role: 'tool', content: 'y' },
+      ],
+    })
+    const roleError = ((await role.json()) as { error: Record<string, unknown> }).error
+    expect(roleError.param).toBe('input[1].role')
+    expect(roleError.message).toContain('role must be')
+    const missing = await fetch(`${server.url}/v1/responses/resp_no-such-session`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    expect(missing.status).toBe(404)
+    expect(((await missing.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      type: 'not_found',
+      code: 'not_found',
+      param: '',
+    })
+    const anonymous = await fetch(`${server.url}/v1/responses`, { method: 'POST' })
+    expect(anonymous.status).toBe(401)
+    expect(((await anonymous.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      type: 'invalid_request',
+      code: 'unauthorized',
+    })
+    // Other routes keep Turnline's own envelope.
+    const other = await fetch(`${server.url}/v1/sessions/nope`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    expect(((await other.json()) as { error: Record<string, unknown> }).error.type).toBeUndefined()
   })
 
   it('answers a response object without streaming that agrees with the stream', async () => {

@@ -14,6 +14,8 @@ export interface HookReply {
   status?: number
   body?: string
   delayMs?: number
+  /** Answer only once this settles (the test decides when: see gate.ts). */
+  hold?: Promise<unknown>
   headers?: Record<string, string>
 }
 
@@ -46,13 +48,17 @@ export async function startHookReceiver(secret: string) {
       }
       received.push(hook)
       const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
-      const timer = setTimeout(() => {
+      const send = () => {
         if (res.destroyed) return
         res.writeHead(answer.status ?? 200, {
           'content-type': 'application/json',
           ...answer.headers,
         })
         res.end(answer.body ?? '')
+      }
+      const timer = setTimeout(() => {
+        if (answer.hold) void answer.hold.then(send)
+        else send()
       }, answer.delayMs ?? 0)
       res.on('close', () => clearTimeout(timer))
     })

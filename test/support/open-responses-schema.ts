@@ -23,6 +23,8 @@ const doc = JSON.parse(
     'utf8',
   ),
 ) as { components: { schemas: Record<string, Schema> } }
+/** The published schema as it is, closed unions and all: what strict clients validate against. */
+const published = structuredClone(doc.components)
 const schemas = doc.components.schemas
 
 const itemField = schemas.ItemField as { oneOf: Schema[] }
@@ -51,15 +53,19 @@ schemas.ExtensionStreamingEvent = {
 }
 
 const validators = new Map<string, Validator>()
-function validatorFor(name: string): Validator {
-  let validator = validators.get(name)
+function validatorFor(name: string, strict = false): Validator {
+  const key = `${strict ? 'strict:' : ''}${name}`
+  let validator = validators.get(key)
   if (!validator) {
     validator = new Validator(
-      { $ref: `#/components/schemas/${name}`, components: doc.components },
+      {
+        $ref: `#/components/schemas/${name}`,
+        components: strict ? published : doc.components,
+      },
       '2020-12',
       false,
     )
-    validators.set(name, validator)
+    validators.set(key, validator)
   }
   return validator
 }
@@ -73,32 +79,44 @@ for (const ref of (schemas.StreamingEvent as { oneOf: { $ref: string }[] }).oneO
   eventSchemaByType.set(type, name)
 }
 
-function errorsOf(name: string, value: unknown): string[] {
-  const result = validatorFor(name).validate(value)
+function errorsOf(name: string, value: unknown, strict = false): string[] {
+  const result = validatorFor(name, strict).validate(value)
   if (result.valid) return []
   return result.errors
     .filter((e) => !e.error.startsWith('A subschema had errors'))
     .map((e) => `${name}${e.instanceLocation.slice(1)}: ${e.error} (${e.keywordLocation})`)
 }
 
-/** Errors of one streaming event against the schema; [] when it conforms. */
-export function streamEventErrors(event: JsonObject): string[] {
+/**
+ * Errors of one streaming event against the schema; [] when it conforms. Without `extensions`
+ * the published schema is applied as it is: an extension item or event is an error, as it is
+ * to a strict client.
+ */
+export function streamEventErrors(event: JsonObject, extensions = true): string[] {
   const type = String(event.type)
   const name = eventSchemaByType.get(type)
-  if (name) return errorsOf(name, event)
-  if (new RegExp(EXTENSION_TYPE).test(type)) return errorsOf('ExtensionStreamingEvent', event)
-  return [`unknown event type ${JSON.stringify(type)}: neither in the schema nor prefixed`]
+  if (name) return errorsOf(name, event, !extensions)
+  if (extensions && new RegExp(EXTENSION_TYPE).test(type)) {
+    return errorsOf('ExtensionStreamingEvent', event)
+  }
+  return [`unknown event type ${JSON.stringify(type)}: not in the published schema`]
 }
 
 /** Errors of a response resource against the schema; [] when it conforms. */
-export function responseResourceErrors(response: unknown): string[] {
-  return errorsOf('ResponseResource', response)
+export function responseResourceErrors(response: unknown, extensions = true): string[] {
+  return errorsOf('ResponseResource', response, !extensions)
 }
 
-/** Asserts every event conforms, naming the first that does not. */
-export function assertConformingStream(events: readonly JsonObject[]): void {
+/**
+ * Asserts every event conforms, naming the first that does not; `extensions: false` applies the
+ * published schema unrelaxed (what a default client must be sent).
+ */
+export function assertConformingStream(
+  events: readonly JsonObject[],
+  options: { extensions?: boolean } = {},
+): void {
   for (const event of events) {
-    const errors = streamEventErrors(event)
+    const errors = streamEventErrors(event, options.extensions ?? true)
     if (errors.length > 0) {
       throw new Error(
         `event ${String(event.sequence_number)} (${String(event.type)}) does not conform:\n` +

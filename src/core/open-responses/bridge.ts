@@ -23,9 +23,15 @@ export interface BridgeOptions {
   createdAt?: number
   /** Unix milliseconds; default Date.now. Response times are written in whole seconds. */
   now?: () => number
+  /**
+   * Whether `vtcode:*` items and events are sent (default true). Without them the stream and the
+   * response hold only what the specification defines, numbered as if the others never were.
+   */
+  extensions?: boolean
 }
 
 interface ItemState {
+  /** Its output index; -1 for an extension item that is not shown. */
   index: number
   /** The streamed text sent so far as deltas. */
   sent: string
@@ -55,9 +61,11 @@ export class OpenResponsesBridge {
   private readonly callIds = new Map<string, string>()
   private readonly usedRawCallIds = new Set<string>()
   private readonly now: () => number
+  private readonly extensions: boolean
 
   constructor(options: BridgeOptions) {
     this.now = options.now ?? Date.now
+    this.extensions = options.extensions ?? true
     const settings = { ...DEFAULT_SETTINGS, ...options.settings }
     this.state = newResponseResource(
       options.responseId,
@@ -118,7 +126,7 @@ export class OpenResponsesBridge {
         )
         break
       default: {
-        const custom = customEventFor(event)
+        const custom = this.extensions ? customEventFor(event) : undefined
         if (!custom) break
         this.start(emit)
         emit({ type: custom.eventType, response_id: this.state.id, data: custom.data })
@@ -180,6 +188,10 @@ export class OpenResponsesBridge {
    * from deltas alone (the AI SDK) would lose a first chunk sent inside the added item.
    */
   private addItem(item: ThreadItem, emit: Emit): void {
+    if (!this.extensions && !isStandardItem(item)) {
+      this.items.set(item.id, { index: -1, sent: '', done: false })
+      return
+    }
     const index = this.state.output.length
     const state: ItemState = { index, sent: '', done: false }
     this.items.set(item.id, state)
@@ -207,7 +219,7 @@ export class OpenResponsesBridge {
       this.addItem(item, emit)
       return
     }
-    if (state.done) return
+    if (state.done || state.index < 0) return
     this.sendDelta(item, state, emit)
     this.snapshot(item, 'in_progress')
   }
@@ -232,7 +244,7 @@ export class OpenResponsesBridge {
   private completeItem(item: ThreadItem, emit: Emit): void {
     if (!this.items.has(item.id)) this.addItem(item, emit)
     const state = this.items.get(item.id)!
-    if (state.done) return
+    if (state.done || state.index < 0) return
     this.sendDelta(item, state, emit)
     state.done = true
     const done = this.snapshot(item, completedStatus(item))
@@ -253,6 +265,11 @@ export class OpenResponsesBridge {
     }
     emit({ type: 'response.output_item.done', output_index: state.index, item: done })
   }
+}
+
+/** Items the specification defines (shown without extensions): messages and reasoning. */
+function isStandardItem(item: ThreadItem): boolean {
+  return item.type === 'agent_message' || item.type === 'reasoning'
 }
 
 /** The item with its streamed text emptied: what `output_item.added` shows. */

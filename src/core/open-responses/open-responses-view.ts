@@ -16,7 +16,7 @@ const DEFAULT_MODEL_LABEL = 'default'
  */
 export function openResponsesView(
   config: SessionConfig,
-  options: { sessionId?: string; now?: () => number } = {},
+  options: { sessionId?: string; now?: () => number; extensions?: boolean } = {},
 ): OpenResponsesView {
   const { settings, createdAt } = responseSettingsOf(config, DEFAULT_MODEL_LABEL)
   let bridge: OpenResponsesBridge | undefined
@@ -29,6 +29,7 @@ export function openResponsesView(
       settings,
       ...(createdAt === undefined ? {} : { createdAt }),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
     })
     return bridge
   }

@@ -30,6 +30,10 @@ export interface ExecResponse {
   output_spooled?: true
   spool_complete?: boolean
   spool_pending?: true
+  /** The whole output, kept as an output artifact of the session (read_tool_output, the API). */
+  output_artifact_id?: string
+  /** Why output over the inline limit was not kept as an artifact (a cap, an unreadable spool). */
+  output_artifact_error?: string
   error?: string
 }
 

@@ -17,6 +17,7 @@ import {
   runFileTool,
   WRITE_FILE_TOOL,
 } from './file-tools.ts'
+import { type SpoolKeeping, withKeptOutput } from './spool-artifact.ts'
 import { runUnifiedExec, UNIFIED_EXEC_TOOL } from './unified-exec-tool.ts'
 
 export interface SandboxToolOptions {
@@ -29,6 +30,8 @@ export interface SandboxToolOptions {
    * run for most of it).
    */
   reserveMs?: number
+  /** Where a finished command's output over the inline limit is kept whole. */
+  spool?: SpoolKeeping
 }
 
 /**
@@ -56,18 +59,22 @@ export function sandboxToolHandlers(options: SandboxToolOptions): ToolHandler[] 
           : UNIFIED_EXEC_TOOL,
     kind: 'builtin',
     readOnly: false,
-    run: async (args, ctx) =>
-      execResult(
+    run: async (args, ctx) => {
+      const context = execContext(ctx)
+      const result =
         name === 'unified_exec'
-          ? await runUnifiedExec(args, execContext(ctx))
-          : await runExecTool(name, args, execContext(ctx)),
-      ),
+          ? await runUnifiedExec(args, context)
+          : await runExecTool(name, args, context)
+      return execResult(await withKeptOutput(result, context.runner, context.scope, options.spool))
+    },
     resume: async (state, ctx) => {
       const pending = PendingWaitSchema.safeParse(state)
       if (!pending.success) {
         return { kind: 'done', ok: false, output: `${name}: the stored wait is unreadable` }
       }
-      return execResult(await resumeWait(pending.data, execContext(ctx)))
+      const context = execContext(ctx)
+      const result = await resumeWait(pending.data, context)
+      return execResult(await withKeptOutput(result, context.runner, context.scope, options.spool))
     },
   })
   const file = (name: FileToolName): ToolHandler => ({

@@ -7,6 +7,7 @@ import type { SandboxConfig } from '../engine/service-deps.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
+import type { SpoolKeeping } from './spool-artifact.ts'
 
 /** What a session allows its commands (its `sandbox` settings). */
 export interface CommandAllowance {
@@ -16,7 +17,12 @@ export interface CommandAllowance {
 /** A session's view of the sandbox: its built-in tools, worktrees and command hooks. */
 export interface SessionSandbox {
   /** The built-in tools; with a placement they work inside that folder of that workspace. */
-  tools(ref: SessionRef, placement?: SandboxPlacement, allow?: CommandAllowance): ToolHandler[]
+  tools(
+    ref: SessionRef,
+    placement?: SandboxPlacement,
+    allow?: CommandAllowance,
+    spool?: SpoolKeeping,
+  ): ToolHandler[]
   /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
   isolate(ref: SessionRef, name: string): Promise<SandboxPlacement>
   runCommand(ref: SessionRef, allow?: CommandAllowance): HookCommandRunner
@@ -35,10 +41,11 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 export function sessionSandbox(config: SandboxConfig): SessionSandbox {
   const { runner, ...options } = config
   return {
-    tools: (_ref, placement, allow) =>
+    tools: (_ref, placement, allow, spool) =>
       sandboxToolHandlers({
         runner: allowed(placement ? placedRunner(runner, placement) : runner, allow),
         ...options,
+        ...(spool ? { spool } : {}),
       }),
     isolate: async (ref, name) => {
       const made = await runner.createWorktree(

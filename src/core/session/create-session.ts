@@ -98,11 +98,13 @@ function orientReason(source: SessionStartSource, agent: AgentState | undefined)
   return agent?.handoff ? 'handoff' : 'session_start'
 }
 
-/** VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<random hex>`. */
-function newSessionId(now: number, token: string): string {
-  const stamp = new Date(now)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '')
-  return `session-${stamp}-${token.slice(0, 16)}`
+/**
+ * VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<mmm><random hex>`, where `mmm` is the creation
+ * millisecond (three decimal digits) and 13 random hex digits follow. Ids sort by creation time
+ * to the millisecond, which is the order of a newest-first listing (store/session-listing.ts).
+ */
+export function newSessionId(now: number, token: string): string {
+  const iso = new Date(now).toISOString()
+  const stamp = iso.replace(/[-:]/g, '').replace(/\.\d{3}/, '')
+  return `session-${stamp}-${iso.slice(20, 23)}${token.slice(0, 13)}`
 }

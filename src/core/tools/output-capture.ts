@@ -25,8 +25,10 @@ function keepTail(tail: Uint8Array, more: Uint8Array, size: number): Uint8Array 
   return joinBytes([tail.subarray(tail.byteLength - keep), more])
 }
 
-/** Bytes this answer may have (the cap on one output, or what the session has left), and why. */
-async function answerCap(keeping: OutputKeeping): Promise<{ bytes: number; reason: string }> {
+/** Bytes one output may have now (the cap on one output, or what the session has left), and why. */
+export async function outputCap(
+  keeping: OutputKeeping,
+): Promise<{ bytes: number; reason: string }> {
   const own = {
     bytes: keeping.maxBytes,
     reason: `${keeping.maxBytes} bytes, the most one tool output may have (TURNLINE_TOOL_MAX_OUTPUT_BYTES)`,
@@ -72,7 +74,7 @@ export async function captureOutput(
   const sizes = previewSizes(limit)
   const head = first.slice(0, sizes.head)
   let tail = keepTail(new Uint8Array(0), first, sizes.tail)
-  const cap = await answerCap(keeping)
+  const cap = await outputCap(keeping)
   const tooLarge = async (): Promise<CapturedOutput> => {
     await reader.cancel()
     const text = `${textOfSlice(head, { after: true })}\n[the answer exceeded ${cap.reason}; it was not kept]`

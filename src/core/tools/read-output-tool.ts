@@ -82,9 +82,10 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
     definition: {
       name: READ_OUTPUT_TOOL,
       description:
-        'Read a tool output that was too long to show whole: its preview names the artifact id ' +
-        '(out_…). Give offset/length for bytes, start_line/line_count for lines, or search for ' +
-        `the lines containing a string. At most ${READ_OUTPUT_MAX_BYTES} bytes a call.`,
+        'Read a tool output that was too long to show whole: its preview (or a command answer, ' +
+        'as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
+        'start_line/line_count for lines, or search for the lines containing a string. At most ' +
+        `${READ_OUTPUT_MAX_BYTES} bytes a call.`,
       parameters: {
         type: 'object',
         properties: {

@@ -19,7 +19,8 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
 /**
  * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
  * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools), the
- * tools of its MCP servers, and `read_tool_output` for HTTP and MCP answers kept as artifacts.
+ * tools of its MCP servers, and `read_tool_output` for HTTP and MCP answers and command output
+ * kept as artifacts.
  */
 export function sessionTools(
   deps: ServiceDeps,
@@ -30,10 +31,10 @@ export function sessionTools(
   const unified = state.config.harness.unified_exec === true
   const keeping = outputKeeping(deps, ref)
   const http = state.config.tools.map((tool) => httpToolHandler(tool, deps.tools, keeping))
-  // Sessions with HTTP or MCP tools can page through the answers too long to show whole.
+  // Sessions with HTTP, MCP or command tools can page through outputs too long to show whole.
   const taken = new Set(http.map((tool) => tool.definition.name))
   const reader = readOutputToolHandler(keeping.artifacts)
-  const answering = http.length > 0 || (mcp?.handlers.length ?? 0) > 0
+  const answering = http.length > 0 || (mcp?.handlers.length ?? 0) > 0 || deps.sandbox !== undefined
   if (answering && !taken.has(reader.definition.name)) http.push(reader)
   const own = withAgentTools(
     deps,
@@ -41,7 +42,10 @@ export function sessionTools(
     state,
     http,
     (deps.sandbox
-      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state))
+      ? sessionSandbox(deps.sandbox).tools(ref, placementOf(state), commandAllowance(state), {
+          keeping,
+          inlineBytes: deps.tools.maxResponseBytes,
+        })
       : []
     ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
   )

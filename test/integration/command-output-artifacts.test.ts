@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { useEngineWithRunner } from '../support/engine-with-runner.ts'
+
+/**
+ * A command whose output passes the inline limit (64 KiB) through the engine and the reference
+ * runner: the whole output is copied from the spool into an output artifact of the session, the
+ * model's answer names it (`output_artifact_id`), the artifact reads back byte-identical even
+ * after the command's spool was deleted, and the model pages through it with read_tool_output.
+ */
+const fixture = useEngineWithRunner('command-outputs')
+
+/** 120,000 numbered lines (about 2.5 MB); line 99,999 carries a marker. */
+const COMMAND =
+  'awk \'BEGIN { for (i = 1; i <= 120000; i++) printf "row %06d %s\\n", i, (i == 99999 ? "NEEDLE-c0de" : "ok") }\''
+
+function expected(): string {
+  const lines: string[] = []
+  for (let i = 1; i <= 120_000; i++) {
+    lines.push(`row ${String(i).padStart(6, '0')} ${i === 99_999 ? 'NEEDLE-c0de' : 'ok'}\n`)
+  }
+  return lines.join('')
+}
+
+const sha = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
+
+/** The content of the last tool message the model was sent. */
+function lastToolMessage(): string {
+  const messages = (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as {
+    role: string
+    content: string
+  }[]
+  return messages.filter((m) => m.role === 'tool').at(-1)?.content ?? ''
+}
+
+function toolAnswers(events: readonly ThreadEvent[]) {
+  return events.flatMap((e) =>
+    e.type === 'item.completed' && e.item.type === 'tool_invocation' ? [e.item] : [],
+  )
+}
+
+/** A new session whose model runs `cmd` once and then answers; the turn's result. */
+async function commandTurn(cmd: string) {
+  const { service, mock } = fixture.engine
+  const { session_id } = await service.createSession('local', {})
+  mock.enqueue(
+    {
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd, yield_time_ms: 20_000 }),
+        },
+      ],
+    },
+    { text: 'ran it' },
+  )
+  const turn = await service.stepTurn('local', session_id, { input: 'run it' })
+  expect(turn.status, JSON.stringify(turn.warnings)).toBe('completed')
+  return { session_id, answer: JSON.parse(lastToolMessage() || '{}') }
+}
+
+describe('command output over the inline limit', () => {
+  it('is kept whole as an artifact that outlives the spool; the model reads it by reference', async () => {
+    const { service, mock } = fixture.engine
+    const { session_id, answer: read } = await commandTurn(COMMAND)
+    const answer = read as {
+      output_artifact_id?: string
+      total_output_bytes?: number
+      spool_path?: string
+    }
+    const whole = expected()
+    expect(answer.total_output_bytes).toBe(whole.length)
+    expect(answer.output_artifact_id).toMatch(/^out_[0-9a-f]{32}$/)
+    expect(JSON.stringify(mock.requests.at(-1)?.body).length).toBeLessThan(100_000)
+    const id = answer.output_artifact_id ?? ''
+
+    // The command's spool is in the workspace: the next command deletes it. The artifact stays.
+    mock.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'c2',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: `rm -f '${answer.spool_path}'` }),
+          },
+          {
+            id: 'c3',
+            name: 'read_tool_output',
+            arguments: JSON.stringify({ artifact_id: id, search: 'NEEDLE' }),
+          },
+        ],
+      },
+      { text: 'found' },
+    )
+    const second = await service.stepTurn('local', session_id, { input: 'find the needle' })
+    expect(second.status, JSON.stringify(second.warnings)).toBe('completed')
+    const [removed, found] = toolAnswers(second.events)
+    expect(removed).toMatchObject({ tool_name: 'exec_command', status: 'completed' })
+    expect(found).toMatchObject({ tool_name: 'read_tool_output', status: 'completed' })
+    const search = lastToolMessage()
+    expect(search).toContain('line 99999 (byte ')
+    expect(search).toContain('row 099999 NEEDLE-c0de')
+
+    const kept = await service.getOutputArtifact('local', session_id, id)
+    const parts: Uint8Array[] = []
+    for await (const part of kept.read(0, kept.artifact.size)) parts.push(part)
+    const bytes = Buffer.concat(parts)
+    expect(kept.artifact.size).toBe(whole.length)
+    expect(kept.artifact.lines).toBe(120_000)
+    expect(sha(bytes)).toBe(sha(whole))
+  })
+
+  it('output within the limit stays inline: no artifact is named', async () => {
+    const { answer } = await commandTurn("head -c 30000 /dev/zero | tr '\\0' q")
+    expect(answer.total_output_bytes).toBe(30_000)
+    expect(answer).not.toHaveProperty('output_artifact_id')
+  })
+
+  it('output over the cap on one output is not kept, and the answer says which setting refused it', async () => {
+    const { deps } = fixture.engine
+    const before = deps.tools.maxOutputBytes
+    deps.tools.maxOutputBytes = 1024 * 1024
+    const { answer } = await commandTurn(COMMAND).finally(() => {
+      deps.tools.maxOutputBytes = before
+    })
+    expect(answer).not.toHaveProperty('output_artifact_id')
+    expect(answer.output_artifact_error).toContain('TURNLINE_TOOL_MAX_OUTPUT_BYTES')
+    expect(answer.spool_path).toMatch(/^\.vtcode\/context\/tool_outputs\//)
+  })
+})

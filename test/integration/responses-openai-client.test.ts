@@ -1,0 +1,85 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
+
+/**
+ * The official `openai` client (default configuration) against `npm start` (the real entry),
+ * the mock of the OpenAI API as the model. Everything the client is sent must conform to the
+ * published Open Responses schema as it is, with no extension items or events.
+ */
+const KEY = 'responses-openai-key-0123456789'
+let dir: string
+let mock: MockOpenAI
+let server: NodeEntry
+let client: OpenAI
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-responses-openai-'))
+  await chmod(dir, 0o711)
+  mock = await startMockOpenAI()
+  server = startNodeEntry({
+    PORT: '0',
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    TURNLINE_API_KEYS: `${KEY}=acme`,
+    OPENAI_API_KEY: 'sk-responses-openai',
+    OPENAI_BASE_URL: mock.baseURL,
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_LOG: 'off',
+  })
+  const url = await server.listening()
+  client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 })
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await mock?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+beforeEach(() => mock.reset())
+
+describe('the openai client against npm start', () => {
+  it('responses.create answers a conforming response the client reads', async () => {
+    mock.enqueue({ text: 'Hello there, friend.' })
+    const response = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }],
+    })
+    expect(response.status).toBe('completed')
+    expect(response.output_text).toBe('Hello there, friend.')
+    expect(responseResourceErrors(response, false)).toEqual([])
+    mock.assertDone()
+  })
+
+  it('responses.stream reads every event and the final response; all are in the schema', async () => {
+    mock.enqueue({ text: '1, 2, 3, 4, 5', reasoning: 'Counting.' })
+    const stream = client.responses.stream({ model: 'gpt-4o-mini', input: 'Count from 1 to 5.' })
+    const events: Record<string, unknown>[] = []
+    for await (const event of stream) events.push(event as unknown as Record<string, unknown>)
+    const final = await stream.finalResponse()
+    const message = final.output.find((item) => item.type === 'message')
+    expect(message?.type === 'message' && message.content[0]).toMatchObject({
+      type: 'output_text',
+      text: '1, 2, 3, 4, 5',
+    })
+    expect(final.status).toBe('completed')
+    expect(events.at(-1)?.type).toBe('response.completed')
+    assertConformingStream(events, { extensions: false })
+  })
+
+  it('a refused request is an APIError with the type, param and message of the envelope', async () => {
+    const refused = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'x', truncation: 'disabled' })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    const error = refused as InstanceType<typeof OpenAI.BadRequestError>
+    expect(error.type).toBe('invalid_request')
+    expect(error.param).toBe('truncation')
+    expect(error.message).toContain('Turnline compacts the context')
+    expect(mock.requests).toHaveLength(0)
+  })
+})
