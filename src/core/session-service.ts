@@ -19,7 +19,7 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { readTurnInputs, type TurnPage } from '../store/turn-inputs.ts'
+import type { TurnPage } from '../store/turn-inputs.ts'
 import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
@@ -40,7 +40,7 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
-import { listSessions, listWorkspaces } from './session/list-sessions.ts'
+import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
 import type {
   CompactOptions,
   OpenResponsesView,
@@ -223,10 +223,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
   }
 
   async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const { lastBatch } = await this.deps.sessions.open(ref)
-    const { objects } = this.deps.sessions
-    return readTurnInputs(objects, this.deps.sessions.keys(ref), lastBatch, query)
+    return listTurns(this.deps.sessions, await this.locator.locate(tenant, sessionId), query)
   }
 
   async readEvents(

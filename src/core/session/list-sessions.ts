@@ -1,6 +1,8 @@
-import type { ListSessionsQuery, SessionSummary } from '../../contract/api.ts'
+import type { ListSessionsQuery, SessionSummary, TurnsQuery } from '../../contract/api.ts'
 import type { SessionManifest } from '../../contract/session-manifest.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import { readTurnInputs, type TurnPage } from '../../store/turn-inputs.ts'
 
 /** `GET /v1/sessions`: one page of a tenant's sessions of a workspace, in the query's order. */
 export async function listSessions(
@@ -22,6 +24,16 @@ export async function listSessions(
 /** `GET /v1/workspaces`: the tenant's workspaces with their numbers of sessions. */
 export async function listWorkspaces(sessions: SessionStore, tenant: string) {
   return { workspaces: await sessions.workspaces(tenant) }
+}
+
+/** `GET /v1/sessions/{id}/turns`: a page of the session's turns with their recorded inputs. */
+export async function listTurns(
+  sessions: SessionStore,
+  ref: SessionRef,
+  query: TurnsQuery,
+): Promise<TurnPage> {
+  const { lastBatch } = await sessions.open(ref)
+  return readTurnInputs(sessions.objects, sessions.keys(ref), lastBatch, query)
 }
 
 function summary(m: SessionManifest): SessionSummary {
