@@ -4,6 +4,7 @@ import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { WorkTrigger } from './background/background-worker.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
@@ -35,6 +36,7 @@ import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
+import { workRoutes } from './routes/work-routes.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 
@@ -80,6 +82,8 @@ export interface AppOptions {
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
   peerAddress?: PeerAddress
+  /** The background worker (Node): enables 202 answers for background turns and webhooks. */
+  background?: WorkTrigger
 }
 
 export const API_VERSION = '0.1.0'
@@ -110,6 +114,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
+    ...(options.background ? { background: options.background } : {}),
   }
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()
@@ -165,6 +170,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', sessionRoutes(ctx))
   app.route('/v1', outputArtifactRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
+  app.route('/v1', workRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', approvalRoutes(ctx))
   app.route('/v1', compactRoutes(ctx))

@@ -101,6 +101,8 @@ export interface Deps {
   }
   /** Where the Node entry listens. */
   server: { port: number; host: string }
+  /** The background worker of a long-running entry (functions/background/background-worker.ts). */
+  background: { sweepMs: number; concurrency: number }
   /** Startup notes worth printing (defaults chosen, data that does not survive a restart). */
   notices: string[]
   /** Startup warnings to print loudly (commands running unsandboxed). */
@@ -229,6 +231,10 @@ export async function createDeps(
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     },
     server: { port: config.PORT, host: config.HOST },
+    background: {
+      sweepMs: config.TURNLINE_WORK_SWEEP_MS,
+      concurrency: config.TURNLINE_WORK_CONCURRENCY,
+    },
     notices,
     warnings,
     model: modelChoice,

@@ -117,6 +117,10 @@ export const EnvSchema = z.object({
     1024 * 1024 * 1024,
   ),
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
+  /** How often the background worker looks for work whose trigger was lost (functions/background/). */
+  TURNLINE_WORK_SWEEP_MS: integer(100, 86_400_000).default(15_000),
+  /** Background turns one process runs at once. */
+  TURNLINE_WORK_CONCURRENCY: integer(1, 1024).default(16),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */

@@ -22,7 +22,13 @@ const embedded = nodeEmbedded({
 const entry = await startEntryApp(process.env, embedded.options, {
   log: (line) => console.log(line),
   startLineAtListen: true,
+  background: true,
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
-serveOnNode(entry, () => embedded.close())
+serveOnNode(entry, () => {
+  entry.worker?.stop()
+  return embedded.close()
+})
+// Background turns recorded before this process started (or by an instance that died) first.
+entry.worker?.start()

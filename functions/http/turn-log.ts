@@ -14,13 +14,14 @@ type Op =
   | 'exec'
   | 'webhook'
   | 'runner_callback'
+  | 'background'
 
 /**
  * The SessionApi with one structured line per turn-stepping call: `{ts, level, msg: "turn", op,
  * tenant, session, turn, status, outcome?, duration_ms, model_calls, events}` — `outcome` is the
  * `thread.completed` subtype when the call ended the session; `model_calls` the model requests
- * the call made (0 for an idempotent replay; absent for webhook and runner-callback runs, whose
- * turns the service steps itself). A call that fails logs `error` (its code) instead of a
+ * the call made (0 for an idempotent replay; absent for webhook, runner-callback and background
+ * runs, whose turns the service steps itself). A call that fails logs `error` (its code) instead of a
  * status. Other methods pass through unlogged (the request line covers them).
  */
 export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
@@ -103,7 +104,24 @@ class LoggedSessionApi implements SessionApi {
       }),
     )
 
+  runWork = (...[at]: Args<'runWork'>) =>
+    this.timed(
+      { op: 'background', tenant: at.tenant, session: at.session_id, options: null },
+      () => this.api.runWork(at),
+      (result) => ({
+        work: at.work_id,
+        result: result.outcome,
+        ...('status' in result ? { status: result.status } : {}),
+        ...('error' in result ? { error: result.error.code } : {}),
+      }),
+    )
+
   // Passed through: the request line covers them.
+  queueTurn = (...args: Args<'queueTurn'>) => this.api.queueTurn(...args)
+  queueExec = (...args: Args<'queueExec'>) => this.api.queueExec(...args)
+  queueTrigger = (...args: Args<'queueTrigger'>) => this.api.queueTrigger(...args)
+  listWork = (...args: Args<'listWork'>) => this.api.listWork(...args)
+  workStatus = (...args: Args<'workStatus'>) => this.api.workStatus(...args)
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
   listSessions = (...args: Args<'listSessions'>) => this.api.listSessions(...args)
   listWorkspaces = (...args: Args<'listWorkspaces'>) => this.api.listWorkspaces(...args)

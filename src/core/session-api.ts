@@ -19,6 +19,13 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
+import type { BackgroundApi } from './background/background-api.ts'
+
+export type {
+  QueuedWork,
+  WorkRunOutcome,
+  WorkStatus,
+} from './background/background-api.ts'
 
 /**
  * Called for every event of a running turn, in commit order, before it is committed. `line` is
@@ -61,7 +68,7 @@ export interface ResponseViewOptions {
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
-export interface SessionApi extends AgentLayerApi {
+export interface SessionApi extends AgentLayerApi, BackgroundApi {
   createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,

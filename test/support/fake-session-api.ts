@@ -11,7 +11,14 @@ import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
-import type { OpenResponsesView, SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import type {
+  OpenResponsesView,
+  QueuedWork,
+  SessionApi,
+  TurnOptions,
+  WorkRunOutcome,
+  WorkStatus,
+} from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
 import type { TurnPage } from '../../src/store/turn-inputs.ts'
 import { FakeAgentLayer } from './fake-agent-layer.ts'
@@ -267,6 +274,18 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.take('trigger')
     throw new TurnlineError('internal', 'automation runs are not part of the fake')
   }
+
+  /** Background turns are not part of the fake either. */
+  private unsupported(method: string): never {
+    this.take(method)
+    throw new TurnlineError('internal', 'background turns are not part of the fake')
+  }
+  queueTurn = async (): Promise<QueuedWork> => this.unsupported('queueTurn')
+  queueExec = async (): Promise<QueuedWork> => this.unsupported('queueExec')
+  queueTrigger = async (): Promise<QueuedWork> => this.unsupported('queueTrigger')
+  runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
+  listWork = async () => ({ items: [] })
+  workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
 
   async approvePlan(tenant: string, sessionId: string): Promise<TurnResponse> {
     this.take('approvePlan')
