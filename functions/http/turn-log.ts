@@ -136,6 +136,7 @@ class LoggedSessionApi implements SessionApi {
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)
+  listTurns = (...args: Args<'listTurns'>) => this.api.listTurns(...args)
   openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
   storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
   getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
