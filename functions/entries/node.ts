@@ -28,10 +28,10 @@ const entry = await startEntryApp(process.env, embedded.options, {
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
 const callbacks = startCallbackLoop(entry.deps)
-serveOnNode(entry, () => {
+serveOnNode(entry, async () => {
   entry.worker?.stop()
   callbacks?.stop()
-  return embedded.close()
+  await Promise.all([embedded.close(), entry.deps.flushTelemetry?.()])
 })
 // Background turns recorded before this process started (or by an instance that died) first.
 entry.worker?.start()
