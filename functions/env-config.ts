@@ -2,14 +2,16 @@ import * as z from 'zod'
 import { OPENAI_COMPATIBLE_PROVIDERS } from '../adapters/openai/provider-profile.ts'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
+import { CallbackEnvShape } from '../src/contract/callback-env.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
-import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
+import { envJson, envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
+import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
@@ -41,29 +43,9 @@ const apiKeys = z.string().transform((value, ctx): ApiKey[] => {
   return parsed
 })
 
-const webhooks = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of named webhooks' })
-      return z.NEVER
-    }
-  })
-  .pipe(WebhooksSchema)
+const webhooks = envJson('must be a JSON object of named webhooks').pipe(WebhooksSchema)
 
-const mcpServers = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of MCP servers' })
-      return z.NEVER
-    }
-  })
-  .pipe(McpServersSchema)
+const mcpServers = envJson('must be a JSON array of MCP servers').pipe(McpServersSchema)
 
 /** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
 const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
@@ -157,10 +139,12 @@ export const EnvSchema = z.object({
     .optional(),
   /** Origins whose pages may call the API from a browser (functions/http/cors.ts). */
   TURNLINE_CORS_ORIGINS: CorsOriginsSchema.optional(),
-  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  /** The runner's sandbox, the key registry and tenant limits, OTEL_* (see each shape's file). */
   ...SandboxEnvShape,
-  /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
   ...TenancyEnvShape,
+  ...TelemetryEnvShape,
+  /** Completion callbacks (src/contract/callback-env.ts). */
+  ...CallbackEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>

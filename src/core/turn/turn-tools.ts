@@ -143,5 +143,6 @@ export function toolCallContext(input: {
       turn.apply({ type: 'turn_left_open' })
       await writer.commit(turn.open.turn_id, 'before_tools')
     },
+    telemetry: deps.telemetry,
   }
 }
