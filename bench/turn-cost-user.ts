@@ -25,10 +25,10 @@
  *
  *   npm run bench:turn-cost-user -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
  *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
- *                                   [--tool-calls 1] [--node-args '--cpu-prof --cpu-prof-dir=…']
+ *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
  */
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -109,6 +109,9 @@ async function serverEntry(
       new SessionKeys('', { tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
       sessionId,
     )
+  for (const line of server.output().split('\n')) {
+    if (/WARNING|sandbox/i.test(line)) console.log(`${name}: ${line}`)
+  }
   const client = httpClientVariant(name, server.url, peers, bytes)
   return { variant: { ...client, close: () => server.stop() }, pid: server.pid }
 }
@@ -181,6 +184,9 @@ async function runSession(
 }
 
 const root = await mkdtemp(join(values.dir, 'turn-cost-user-'))
+// The sandbox user must get through to the workspaces (mkdtemp makes the folder 0700): else the
+// runner finds no working sandbox and runs commands unsandboxed.
+await chmod(root, 0o711)
 await installFsyncCounter(root)
 const TOOL_CALLS = values['tool-calls'] !== '0'
 const peers = await startPeerProcesses(TOOL_CALLS)
