@@ -13,6 +13,9 @@
  *   fs      the engine in this process (SessionService on the fs store, no runner, log off)
  *   start   `node infra/start.mjs`, fs store, over HTTP
  *   built   `node dist/node/server.mjs`, fs store, over HTTP
+ *   s3      `node infra/start.mjs` on S3 (moto_server) + Upstash (the REST proxy over
+ *           redis-server), both behind counting forwarders in a process of their own
+ *           (bench/support/store-peers.ts); needs `npm run services:start`. Not in the default set.
  *
  * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive).
  *
@@ -27,19 +30,27 @@
  *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
  *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
+import type { ObjectStore } from '../src/ports/object-store.ts'
 import { SessionKeys } from '../src/store/session-ref.ts'
+import { requireServices } from '../test/support/services.ts'
+import { createTestBucket } from '../test/support/test-bucket.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
-import { type PeerProcesses, startPeerProcesses } from './support/peer-processes.ts'
+import {
+  type PeerProcesses,
+  startPeerProcesses,
+  startStoreProcess,
+} from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { rawVariant } from './support/raw-loop.ts'
 import { startServerProcess } from './support/server-process.ts'
+import type { StoreTrips } from './support/store-peers.ts'
 import {
   type RoundSample,
   report,
@@ -82,6 +93,10 @@ const here = join(import.meta.dirname, '..')
 interface Entry {
   variant: Variant
   pid?: number
+  /** The remote stores' requests since the last call (S3 + Upstash only). */
+  trips?: () => Promise<StoreTrips>
+  /** Processes whose CPU per turn is reported apart: the stores' proxies, moto, redis. */
+  others?: Record<string, number>
 }
 
 async function serverEntry(
@@ -90,6 +105,8 @@ async function serverEntry(
   dir: string,
   cwd: string,
   argv: string[],
+  extraEnv: Record<string, string> = {},
+  store?: ObjectStore,
 ): Promise<Entry> {
   const server = await startServerProcess({
     cwd,
@@ -100,12 +117,13 @@ async function serverEntry(
       OPENAI_API_KEY: 'bench',
       TURNLINE_MODEL: MODEL,
       TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+      ...extraEnv,
     },
   })
-  const store = new FsObjectStore({ root: join(dir, 'data') })
+  const kept = store ?? new FsObjectStore({ root: join(dir, 'data') })
   const bytes = (sessionId: string) =>
     storedBytes(
-      store,
+      kept,
       new SessionKeys('', { tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
       sessionId,
     )
@@ -119,6 +137,7 @@ async function serverEntry(
 const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<Entry>> = {
   raw: async (peers, dir) => ({ variant: rawVariant(peers, dir) }),
   fs: async (peers, dir) => ({ variant: await fsVariant(peers, dir) }),
+  s3: s3Entry,
   start: (peers, dir) =>
     serverEntry('npm start (infra/start.mjs), fs', peers, dir, here, ['infra/start.mjs']),
   built: (peers, dir) => {
@@ -129,6 +148,57 @@ const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<En
       'dist/node/server.mjs',
     ])
   },
+}
+
+/** moto_server's and redis-server's process ids, as `npm run services:start` recorded them. */
+function servicePids(): Record<string, number> {
+  const file = join(here, '.tmp/services.json')
+  if (!existsSync(file)) return {}
+  const pids = (JSON.parse(readFileSync(file, 'utf8')) as { pids?: Record<string, number> }).pids
+  return Object.fromEntries(Object.entries(pids ?? {}).map(([name, pid]) => [name, pid]))
+}
+
+/** `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted. */
+async function s3Entry(peers: PeerProcesses, dir: string): Promise<Entry> {
+  const services = requireServices()
+  const pids = servicePids()
+  const bucket = await createTestBucket(services.s3, 'usercost')
+  const stores = await startStoreProcess({
+    redisUrl: services.redisUrl,
+    s3Endpoint: services.s3.endpoint,
+  })
+  const entry = await serverEntry(
+    'npm start, S3 (moto) + Upstash',
+    peers,
+    dir,
+    here,
+    ['infra/start.mjs'],
+    {
+      S3_BUCKET: bucket.bucket,
+      S3_ENDPOINT: stores.s3Endpoint,
+      S3_REGION: services.s3.region,
+      S3_FORCE_PATH_STYLE: '1',
+      S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+      UPSTASH_REDIS_REST_URL: stores.upstashUrl,
+      UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
+    },
+    bucket.store(''),
+  )
+  const close = entry.variant.close
+  return {
+    ...entry,
+    trips: () => stores.trips(),
+    others: { 'store proxies': stores.pid, ...pids },
+    variant: {
+      ...entry.variant,
+      async close() {
+        await close()
+        await stores.close()
+        await bucket.destroy()
+      },
+    },
+  }
 }
 
 const emptySample = (): RoundSample & ProcessSample => ({
@@ -147,6 +217,10 @@ const emptySample = (): RoundSample & ProcessSample => ({
   mockCpu: 0,
   receiverCpu: 0,
   createMs: [],
+  othersCpu: {},
+  sequentialEach: [],
+  storeRequests: 0,
+  coordinatorRequests: 0,
 })
 
 async function runSession(
@@ -155,10 +229,12 @@ async function runSession(
   index: number,
   sample: (RoundSample & ProcessSample) | undefined,
 ) {
-  const roots = [entry.pid ?? -1, peers.pids.mock, peers.pids.receiver]
+  const others = Object.entries(entry.others ?? {})
+  const roots = [entry.pid ?? -1, peers.pids.mock, peers.pids.receiver, ...others.map(([, p]) => p)]
   const created = performance.now()
   const session = await entry.variant.newSession(index)
   sample?.createMs.push(performance.now() - created)
+  await entry.trips?.() // what creating the session asked the stores for is not a turn's
   const before = treeCpuMs(roots)
   for (let t = 0; t < TURNS; t++) {
     const syncs = fsyncCount()
@@ -174,12 +250,24 @@ async function runSession(
     sample.turns += 1
     sample.fsyncs += fsyncCount() - syncs
     sample.fsyncsEach.push(fsyncCount() - syncs)
+    const trips = await entry.trips?.()
+    if (trips) {
+      sample.sequentialEach.push(trips.sequential)
+      sample.storeRequests += trips.s3
+      sample.coordinatorRequests += trips.upstash
+      sample.requestsEach.push(trips.s3)
+    }
   }
   const after = treeCpuMs(roots)
+  if (entry.trips && !sample) await entry.trips()
   if (!sample) return
   sample.serverCpu += (after[0] ?? 0) - (before[0] ?? 0)
   sample.mockCpu += (after[1] ?? 0) - (before[1] ?? 0)
   sample.receiverCpu += (after[2] ?? 0) - (before[2] ?? 0)
+  for (const [i, [name]] of others.entries()) {
+    sample.othersCpu[name] =
+      (sample.othersCpu[name] ?? 0) + (after[3 + i] ?? 0) - (before[3 + i] ?? 0)
+  }
   sample.bytesPerSession.push(await session.bytes())
 }
 
@@ -232,6 +320,11 @@ try {
         await runSession(entry, peers, r * SESSIONS + s, samples.get(entry.variant.name))
       }
       if (s % 10 === 9) await peers.forget()
+    }
+    for (const [name, sample] of samples) {
+      if (!entries.find((e) => e.variant.name === name)?.trips) continue
+      sample.objectRequests = sample.storeRequests
+      sample.coordinatorTrips = sample.coordinatorRequests
     }
     const stats = new Map([...samples].map(([name, sample]) => [name, roundStats(sample)]))
     rounds.push(stats)
