@@ -30,27 +30,16 @@
  *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
  *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
-import type { ObjectStore } from '../src/ports/object-store.ts'
-import { SessionKeys } from '../src/store/session-ref.ts'
-import { requireServices } from '../test/support/services.ts'
-import { createTestBucket } from '../test/support/test-bucket.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
-import {
-  type PeerProcesses,
-  startPeerProcesses,
-  startStoreProcess,
-} from './support/peer-processes.ts'
+import { type PeerProcesses, startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { rawVariant } from './support/raw-loop.ts'
-import { startServerProcess } from './support/server-process.ts'
-import type { StoreTrips } from './support/store-peers.ts'
 import {
   type RoundSample,
   report,
@@ -58,15 +47,9 @@ import {
   roundStats,
   turnProfile,
 } from './support/turn-cost-report.ts'
-import { MODEL, TENANT, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
-import {
-  fsVariant,
-  httpClientVariant,
-  storedBytes,
-  type Variant,
-  WORKSPACE,
-} from './support/turnline-variants.ts'
+import { fsVariant } from './support/turnline-variants.ts'
 import { type ProcessSample, processReport } from './support/user-path-report.ts'
+import { type Entry, s3Entry, serverEntry } from './support/user-path-variants.ts'
 
 const { values } = parseArgs({
   options: {
@@ -89,116 +72,26 @@ const ROUNDS = Number(values.rounds)
 const WARMUP = Number(values.warmup)
 const here = join(import.meta.dirname, '..')
 
-/** A variant and, when Turnline is its own process, that process's id. */
-interface Entry {
-  variant: Variant
-  pid?: number
-  /** The remote stores' requests since the last call (S3 + Upstash only). */
-  trips?: () => Promise<StoreTrips>
-  /** Processes whose CPU per turn is reported apart: the stores' proxies, moto, redis. */
-  others?: Record<string, number>
-}
-
-async function serverEntry(
-  name: string,
-  peers: PeerProcesses,
-  dir: string,
-  cwd: string,
-  argv: string[],
-  extraEnv: Record<string, string> = {},
-  store?: ObjectStore,
-): Promise<Entry> {
-  const server = await startServerProcess({
-    cwd,
-    argv: [...NODE_ARGS, ...argv],
-    dir,
-    env: {
-      OPENAI_BASE_URL: peers.mock.baseURL,
-      OPENAI_API_KEY: 'bench',
-      TURNLINE_MODEL: MODEL,
-      TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-      ...extraEnv,
-    },
-  })
-  const kept = store ?? new FsObjectStore({ root: join(dir, 'data') })
-  const bytes = (sessionId: string) =>
-    storedBytes(
-      kept,
-      new SessionKeys('', { tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
-      sessionId,
-    )
-  for (const line of server.output().split('\n')) {
-    if (/WARNING|sandbox/i.test(line)) console.log(`${name}: ${line}`)
-  }
-  const client = httpClientVariant(name, server.url, peers, bytes)
-  return { variant: { ...client, close: () => server.stop() }, pid: server.pid }
-}
-
 const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<Entry>> = {
   raw: async (peers, dir) => ({ variant: rawVariant(peers, dir) }),
   fs: async (peers, dir) => ({ variant: await fsVariant(peers, dir) }),
-  s3: s3Entry,
+  s3: (peers, dir) => s3Entry(peers, dir, NODE_ARGS),
   start: (peers, dir) =>
-    serverEntry('npm start (infra/start.mjs), fs', peers, dir, here, ['infra/start.mjs']),
+    serverEntry(
+      'npm start (infra/start.mjs), fs',
+      peers,
+      dir,
+      here,
+      ['infra/start.mjs'],
+      NODE_ARGS,
+    ),
   built: (peers, dir) => {
     if (!existsSync(join(here, 'dist/node/server.mjs'))) {
       throw new Error('the built variant runs dist/node/server.mjs: run `npm run build` first')
     }
-    return serverEntry('built (dist/node/server.mjs), fs', peers, dir, here, [
-      'dist/node/server.mjs',
-    ])
+    const argv = ['dist/node/server.mjs']
+    return serverEntry('built (dist/node/server.mjs), fs', peers, dir, here, argv, NODE_ARGS)
   },
-}
-
-/** moto_server's and redis-server's process ids, as `npm run services:start` recorded them. */
-function servicePids(): Record<string, number> {
-  const file = join(here, '.tmp/services.json')
-  if (!existsSync(file)) return {}
-  const pids = (JSON.parse(readFileSync(file, 'utf8')) as { pids?: Record<string, number> }).pids
-  return Object.fromEntries(Object.entries(pids ?? {}).map(([name, pid]) => [name, pid]))
-}
-
-/** `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted. */
-async function s3Entry(peers: PeerProcesses, dir: string): Promise<Entry> {
-  const services = requireServices()
-  const pids = servicePids()
-  const bucket = await createTestBucket(services.s3, 'usercost')
-  const stores = await startStoreProcess({
-    redisUrl: services.redisUrl,
-    s3Endpoint: services.s3.endpoint,
-  })
-  const entry = await serverEntry(
-    'npm start, S3 (moto) + Upstash',
-    peers,
-    dir,
-    here,
-    ['infra/start.mjs'],
-    {
-      S3_BUCKET: bucket.bucket,
-      S3_ENDPOINT: stores.s3Endpoint,
-      S3_REGION: services.s3.region,
-      S3_FORCE_PATH_STYLE: '1',
-      S3_ACCESS_KEY_ID: services.s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
-      UPSTASH_REDIS_REST_URL: stores.upstashUrl,
-      UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
-    },
-    bucket.store(''),
-  )
-  const close = entry.variant.close
-  return {
-    ...entry,
-    trips: () => stores.trips(),
-    others: { 'store proxies': stores.pid, ...pids },
-    variant: {
-      ...entry.variant,
-      async close() {
-        await close()
-        await stores.close()
-        await bucket.destroy()
-      },
-    },
-  }
 }
 
 const emptySample = (): RoundSample & ProcessSample => ({
@@ -296,7 +189,7 @@ try {
     const dir = join(root, `start-before-${i}`)
     await mkdir(dir, { recursive: true })
     const name = `npm start, fs [${tree.label}]`
-    entries.push(await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs']))
+    entries.push(await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs'], NODE_ARGS))
   }
   const names = entries.map((e) => e.variant.name)
   const baseline = names[0] ?? ''
