@@ -5,6 +5,7 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../../src/contract/api.ts'
+import type { DeliveryList } from '../../src/contract/callback-delivery.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
@@ -20,6 +21,7 @@ import type {
   WorkStatus,
 } from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
+import type { TurnPage } from '../../src/store/turn-inputs.ts'
 import { FakeAgentLayer } from './fake-agent-layer.ts'
 
 /**
@@ -124,6 +126,12 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.take('deleteSession')
     this.find(tenant, sessionId)
     this.sessions.delete(sessionId)
+  }
+
+  async listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList> {
+    this.take('listDeliveries')
+    this.find(tenant, sessionId)
+    return { deliveries: [] }
   }
 
   private view(s: FakeSession): SessionView {
@@ -317,6 +325,16 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     if (session.intents > 16) throw new TurnlineError('follow_up_queue_full', 'full (capacity 16)')
     void request
     return { id: crypto.randomUUID(), pending: session.intents }
+  }
+
+  /** Every `turn.started` of the session, none with a recorded input. */
+  async listTurns(tenant: string, sessionId: string): Promise<TurnPage> {
+    this.take('listTurns')
+    const s = this.find(tenant, sessionId)
+    const turns = s.events.flatMap((event, seq) =>
+      event.type === 'turn.started' ? [{ seq, started_at: '2026-01-01T00:00:00Z' }] : [],
+    )
+    return { turns }
   }
 
   async readEvents(
