@@ -44,7 +44,7 @@ import { requireServices } from '../test/support/services.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { engineAloneVariant } from './support/engine-alone.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
-import { rawSession } from './support/raw-loop.ts'
+import { rawVariant } from './support/raw-loop.ts'
 import {
   type RoundSample,
   type RoundStats,
@@ -78,26 +78,6 @@ const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 const ROUNDS = Number(values.rounds)
 const WARMUP = Number(values.warmup)
-
-function rawVariant(scenario: Scenario, dir: string): Variant {
-  let n = 0
-  return {
-    name: 'raw loop (baseline)',
-    async newSession() {
-      const session = await rawSession({
-        dir,
-        id: `raw-${n++}`,
-        baseURL: scenario.mock.baseURL,
-        toolUrl: scenario.toolUrl,
-        toolSecret: scenario.toolSecret,
-      })
-      return { turn: (input) => session.turn(input), bytes: () => session.bytes() }
-    },
-    objectRequests: () => undefined,
-    coordinatorTrips: () => undefined,
-    close: async () => {},
-  }
-}
 
 type Builder = (scenario: Scenario, dir: string) => Variant | Promise<Variant>
 

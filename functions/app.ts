@@ -4,6 +4,8 @@ import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { Telemetry } from '../src/ports/telemetry.ts'
+import type { WorkTrigger } from './background/background-worker.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
@@ -15,6 +17,7 @@ import { type ErrorLog, notFound } from './http/http-errors.ts'
 import { errorAnswerFor } from './http/open-responses-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
+import { requestTrace } from './http/request-trace.ts'
 import { routeMethods } from './http/route-methods.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
@@ -22,6 +25,7 @@ import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
 import { artifactRoutes } from './routes/artifact-routes.ts'
+import { callbackRoutes } from './routes/callback-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { loopRoutes } from './routes/loop-routes.ts'
@@ -35,6 +39,7 @@ import { turnRoutes } from './routes/turn-routes.ts'
 import { usageRoute } from './routes/usage-route.ts'
 import { viewerRoutes } from './routes/viewer-routes.ts'
 import { webhookRoutes } from './routes/webhook-routes.ts'
+import { workRoutes } from './routes/work-routes.ts'
 import { requestLimit } from './tenancy/request-limit.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 
@@ -80,6 +85,10 @@ export interface AppOptions {
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
   peerAddress?: PeerAddress
+  /** Request and turn spans and metrics (OTEL_*, docs/observability.md); none when absent. */
+  telemetry?: Telemetry
+  /** The background worker (Node): enables 202 answers for background turns and webhooks. */
+  background?: WorkTrigger
 }
 
 export const API_VERSION = '0.1.0'
@@ -106,14 +115,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
   const { api } = options
   const ctx: RouteContext = {
-    api: options.requestLog ? loggedSessionApi(api, options.requestLog) : api,
+    api:
+      options.requestLog || options.telemetry
+        ? loggedSessionApi(api, options.requestLog, options.telemetry)
+        : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
+    ...(options.background ? { background: options.background } : {}),
   }
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()
 
+  if (options.telemetry) app.use('*', requestTrace(options.telemetry))
   if (options.requestLog) app.use('*', requestLogger(options.requestLog))
   // The Open Responses routes answer errors in the specification's envelope.
   app.onError((error, c) => errorAnswerFor(c.req.path)(error, log))
@@ -163,8 +177,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route('/v1', usageRoute(options.tenancy))
   }
   app.route('/v1', sessionRoutes(ctx))
+  app.route('/v1', callbackRoutes(ctx))
   app.route('/v1', outputArtifactRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
+  app.route('/v1', workRoutes(ctx))
   app.route('/v1', steeringRoutes(ctx))
   app.route('/v1', approvalRoutes(ctx))
   app.route('/v1', compactRoutes(ctx))

@@ -2,14 +2,16 @@ import * as z from 'zod'
 import { OPENAI_COMPATIBLE_PROVIDERS } from '../adapters/openai/provider-profile.ts'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
+import { CallbackEnvShape } from '../src/contract/callback-env.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
-import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
+import { envJson, envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
+import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
@@ -41,29 +43,9 @@ const apiKeys = z.string().transform((value, ctx): ApiKey[] => {
   return parsed
 })
 
-const webhooks = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of named webhooks' })
-      return z.NEVER
-    }
-  })
-  .pipe(WebhooksSchema)
+const webhooks = envJson('must be a JSON object of named webhooks').pipe(WebhooksSchema)
 
-const mcpServers = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of MCP servers' })
-      return z.NEVER
-    }
-  })
-  .pipe(McpServersSchema)
+const mcpServers = envJson('must be a JSON array of MCP servers').pipe(McpServersSchema)
 
 /** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
 const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
@@ -117,6 +99,10 @@ export const EnvSchema = z.object({
     1024 * 1024 * 1024,
   ),
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
+  /** How often the background worker looks for work whose trigger was lost (functions/background/). */
+  TURNLINE_WORK_SWEEP_MS: integer(100, 86_400_000).default(15_000),
+  /** Background turns one process runs at once. */
+  TURNLINE_WORK_CONCURRENCY: integer(1, 1024).default(16),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
@@ -153,10 +139,12 @@ export const EnvSchema = z.object({
     .optional(),
   /** Origins whose pages may call the API from a browser (functions/http/cors.ts). */
   TURNLINE_CORS_ORIGINS: CorsOriginsSchema.optional(),
-  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  /** The runner's sandbox, the key registry and tenant limits, OTEL_* (see each shape's file). */
   ...SandboxEnvShape,
-  /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
   ...TenancyEnvShape,
+  ...TelemetryEnvShape,
+  /** Completion callbacks (src/contract/callback-env.ts). */
+  ...CallbackEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>

@@ -80,6 +80,21 @@ export class CommandSandbox {
     return this.host !== undefined
   }
 
+  /**
+   * Whether a command could see a host folder above `path` (the workspace): always when it runs
+   * unsandboxed, else when a read-only mount holds `path` — then git in the workspace could find
+   * a repository there.
+   */
+  seesAbove(path: string): boolean {
+    if (!this.host) return true
+    const mounts = this.host.systemMounts.flatMap((arg, i, all) =>
+      arg === '--ro-bind' ? [all[i + 2] ?? '/'] : [],
+    )
+    return [...mounts, ...this.host.readOnlyPaths].some(
+      (mount) => path === mount || path.startsWith(`${mount.replace(/\/+$/, '')}/`),
+    )
+  }
+
   /** Milliseconds a command may run before the runner ends it. */
   get timeLimitMs(): number {
     return this.settings.limits.timeLimitSeconds * 1000

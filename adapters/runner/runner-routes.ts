@@ -8,12 +8,14 @@ import {
   ExecWriteBodySchema,
   FileReadBodySchema,
   FileWriteBodySchema,
+  GitLogBodySchema,
   SpoolReadBodySchema,
   WorktreeBodySchema,
 } from '../../src/contract/runner-protocol.ts'
 import { captureBody } from './capture-body.ts'
 import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'
+import { recentLog } from './git-recent-log.ts'
 import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { createWorktree } from './worktree.ts'
 
@@ -122,6 +124,12 @@ export function runnerRoutes(
         await limits.admitWrite(scope.tenant, scope.sandbox, Buffer.byteLength(body.patch))
         return applyWorkspacePatch(scope.workspace, body.patch, scope.sandbox.fileOwner)
       }),
+    ],
+    [
+      '/v1/git/recent-log',
+      route(GitLogBodySchema, async (scope, body) =>
+        recentLog(scope.workspace, scope.sandbox, body.count),
+      ),
     ],
     [
       '/v1/worktrees',

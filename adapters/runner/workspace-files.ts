@@ -16,6 +16,7 @@ import {
   FOLDER_FLAGS,
   HeldFds,
   type Located,
+  type LocateOptions,
   locate,
   type Owner,
   type WorkspaceDir,
@@ -71,10 +72,18 @@ export function withHeld<T>(rel: string, use: (held: HeldFds) => T): T {
   }
 }
 
-/** The bytes of a regular file, or undefined when there is none; over `maxBytes` is refused. */
-export function readRegular(ws: WorkspaceDir, rel: string, maxBytes: number): Buffer | undefined {
+/**
+ * The bytes of a regular file, or undefined when there is none; over `maxBytes` is refused.
+ * Symlinks on the way are followed within the workspace unless `walk` says otherwise.
+ */
+export function readRegular(
+  ws: WorkspaceDir,
+  rel: string,
+  maxBytes: number,
+  walk: LocateOptions = FOLLOW,
+): Buffer | undefined {
   return withHeld(rel, (held) => {
-    const place = locate(ws, rel, FOLLOW, held)
+    const place = locate(ws, rel, walk, held)
     if (place.name === '' || (place.info && !place.info.isFile())) throw notRegular(rel)
     if (!place.info) return undefined
     let fd: number

@@ -4,6 +4,7 @@ import {
   ExecCaptureSchema,
   FileReadResultSchema,
   FileWriteResultSchema,
+  GitLogResultSchema,
   PatchResultSchema,
   SpoolChunkSchema,
   WorktreeResultSchema,
@@ -191,6 +192,10 @@ export class HttpSandboxRunner implements SandboxRunner {
 
   applyPatch(scope: SandboxScope, patch: string) {
     return this.#call('/v1/files/apply-patch', scope, { patch }, PatchResultSchema, {})
+  }
+
+  recentCommits(scope: SandboxScope, r: { count: number }) {
+    return this.#call('/v1/git/recent-log', scope, r, GitLogResultSchema, { idempotent: true })
   }
 
   createWorktree(scope: SandboxScope, r: { name: string; ref?: string }) {

@@ -52,13 +52,20 @@ export function retryPolicy(
   }
 }
 
+/** A failed attempt, as the retry loop saw it. */
+export interface FailedAttempt {
+  error: unknown
+  /** 0 for the first attempt. */
+  attempt: number
+  /** Whether an event of this attempt already reached the caller (then it is not retried). */
+  delivered: boolean
+  signal: AbortSignal | undefined
+}
+
 /** After a failed attempt: throws the error to report, or returns once the backoff has passed. */
 export async function retryOrThrow(
   policy: ModelRetryPolicy,
-  error: unknown,
-  attempt: number,
-  delivered: boolean,
-  signal: AbortSignal | undefined,
+  { error, attempt, delivered, signal }: FailedAttempt,
 ): Promise<void> {
   if (policy.isUserAbort(error, signal)) {
     signal?.throwIfAborted()
@@ -100,7 +107,7 @@ export async function* retryingStream(
       }
       return
     } catch (error) {
-      await retryOrThrow(policy, error, tries, delivered, signal)
+      await retryOrThrow(policy, { error, attempt: tries, delivered, signal })
     }
   }
 }
@@ -116,7 +123,7 @@ export async function retryingCall<T>(
       signal?.throwIfAborted()
       return await attempt()
     } catch (error) {
-      await retryOrThrow(policy, error, tries, false, signal)
+      await retryOrThrow(policy, { error, attempt: tries, delivered: false, signal })
     }
   }
 }

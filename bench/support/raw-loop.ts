@@ -8,7 +8,8 @@
 import { createHmac } from 'node:crypto'
 import { open, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { lookupFunction, MODEL } from './turn-cost-scenario.ts'
+import { type Endpoints, lookupFunction, MODEL } from './turn-cost-scenario.ts'
+import type { Variant } from './turnline-variants.ts'
 
 interface ToolCall {
   id: string
@@ -177,5 +178,26 @@ export async function rawSession(options: {
     async bytes(): Promise<number> {
       return (await stat(path)).size
     },
+  }
+}
+
+/** The raw loop as a variant of the turn-cost benches, one JSON-lines file per session. */
+export function rawVariant(scenario: Endpoints, dir: string): Variant {
+  let n = 0
+  return {
+    name: 'raw loop (baseline)',
+    async newSession() {
+      const session = await rawSession({
+        dir,
+        id: `raw-${n++}`,
+        baseURL: scenario.mock.baseURL,
+        toolUrl: scenario.toolUrl,
+        toolSecret: scenario.toolSecret,
+      })
+      return { turn: (input) => session.turn(input), bytes: () => session.bytes() }
+    },
+    objectRequests: () => undefined,
+    coordinatorTrips: () => undefined,
+    close: async () => {},
   }
 }

@@ -41,7 +41,8 @@ export const lookupFunction = {
   },
 }
 
-function reply(messages: unknown, callsTool: boolean): MockStep {
+/** The mock's answer to one request: a call of `lookup` first, the answer after its result. */
+export function mockReply(messages: unknown, callsTool: boolean): MockStep {
   const list = Array.isArray(messages) ? (messages as { role?: string; content?: unknown }[]) : []
   const last = list[list.length - 1]
   if (!callsTool || last?.role === 'tool') return { text: ANSWER }
@@ -49,14 +50,19 @@ function reply(messages: unknown, callsTool: boolean): MockStep {
   return { toolCalls: [{ name: 'lookup', arguments: JSON.stringify({ q: asked }) }] }
 }
 
-export interface Scenario {
+/** What a variant needs of the scenario: where the model and the tool are. */
+export interface Endpoints {
   /** Whether each turn calls the tool once before answering (else it only answers). */
   callsTool: boolean
-  mock: MockOpenAI
+  mock: { baseURL: string }
   toolUrl: string
-  toolHost: string
   /** The tenant's signing secret (what the raw loop signs its tool calls with). */
   toolSecret: string
+}
+
+export interface Scenario extends Endpoints {
+  mock: MockOpenAI
+  toolHost: string
   /** Tool calls answered with a valid signature so far. */
   toolCalls(): number
   /** Checks the mock saw no unexpected request, then drops what it recorded. */
@@ -68,7 +74,7 @@ export async function startScenario(options: { callsTool?: boolean } = {}): Prom
   const callsTool = options.callsTool ?? true
   const mock = await startMockOpenAI()
   const responder = (request: { body: Record<string, unknown> }) =>
-    reply(request.body.messages, callsTool)
+    mockReply(request.body.messages, callsTool)
   mock.respond(responder)
   const toolSecret = await deriveTenantSecret(TOOL_MASTER_SECRET, TENANT)
   const receiver = await startBenchToolReceiver(toolSecret)

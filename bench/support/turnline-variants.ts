@@ -23,9 +23,9 @@ import { createTestBucket } from '../../test/support/test-bucket.ts'
 import { startUpstashProxy } from '../../test/support/upstash-proxy.ts'
 import {
   ANSWER,
+  type Endpoints,
   lookupTool,
   MODEL,
-  type Scenario,
   TENANT,
   TOOL_MASTER_SECRET,
 } from './turn-cost-scenario.ts'
@@ -48,7 +48,7 @@ export interface Variant {
   close(): Promise<void>
 }
 
-const WORKSPACE = 'bench'
+export const WORKSPACE = 'bench'
 
 /** Counts coordinator calls: each method call is one round trip on the Upstash adapter. */
 function countingCoordinator(inner: Coordinator): {
@@ -70,7 +70,7 @@ function countingCoordinator(inner: Coordinator): {
 }
 
 async function benchDeps(
-  scenario: Scenario,
+  scenario: Endpoints,
   store: ObjectStore,
   dataDir: string,
 ): Promise<Awaited<ReturnType<typeof createDeps>>> {
@@ -108,7 +108,15 @@ export function checkTurn(response: TurnResponse, callsTool = true): void {
 }
 
 async function sessionBytes(store: ObjectStore, service: ServiceDeps, sessionId: string) {
-  const root = service.sessions.keys({ tenant: TENANT, workspace: WORKSPACE, sessionId }).root
+  return storedBytes(
+    store,
+    service.sessions.keys({ tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
+    sessionId,
+  )
+}
+
+/** Bytes a store keeps for a session: its folder `root` and its pointer. */
+export async function storedBytes(store: ObjectStore, root: string, sessionId: string) {
   const pointer = await listAll(store, `${TENANT}/.turnline/sessions/${sessionId}`)
   const folder = await listAll(store, root)
   return [...pointer.objects, ...folder.objects].reduce((sum, o) => sum + o.size, 0)
@@ -117,7 +125,7 @@ async function sessionBytes(store: ObjectStore, service: ServiceDeps, sessionId:
 /** The engine called as a library (SessionService), on the given store and coordinator. */
 export async function inProcessVariant(
   name: string,
-  scenario: Scenario,
+  scenario: Endpoints,
   base: ObjectStore,
   dataDir: string,
   options: { coordinator?: Coordinator; trips?: () => number; close?: () => Promise<void> } = {},
@@ -153,23 +161,44 @@ export async function inProcessVariant(
   }
 }
 
-export const memoryVariant = (scenario: Scenario, dataDir: string) =>
+export const memoryVariant = (scenario: Endpoints, dataDir: string) =>
   inProcessVariant('in-process, memory adapters', scenario, new MemoryObjectStore(), dataDir)
 
-export const fsVariant = (scenario: Scenario, dataDir: string) =>
+export const fsVariant = (scenario: Endpoints, dataDir: string) =>
   inProcessVariant('in-process, fs store', scenario, new FsObjectStore({ root: dataDir }), dataDir)
 
 /** The Hono app over real HTTP on loopback, deps from the env as `npm start` builds them. */
-export async function httpVariant(scenario: Scenario, dataDir: string): Promise<Variant> {
+export async function httpVariant(scenario: Endpoints, dataDir: string): Promise<Variant> {
   const counted = countingObjectStore(new FsObjectStore({ root: dataDir }))
   const deps = await benchDeps(scenario, counted.store, dataDir)
   const coord = countingCoordinator(deps.service.coordinator)
   const service: ServiceDeps = { ...deps.service, coordinator: coord.coordinator }
   const app = createApp({ api: new SessionService(service), auth: deps.auth, ...deps.http })
   const server = await serveApp(app)
+  return {
+    ...httpClientVariant('over HTTP, fs store', server.url, scenario, (id) =>
+      sessionBytes(counted.store, service, id),
+    ),
+    objectRequests: () => {
+      const c = counted.counts
+      return c.get + c.put + c.list + c.delete + c.append
+    },
+    objectCounts: () => ({ ...counted.counts }),
+    coordinatorTrips: coord.calls,
+    close: () => server.close(),
+  }
+}
+
+/** Sessions and turns POSTed to a Turnline server at `url` (single tenant: no API key). */
+export function httpClientVariant(
+  name: string,
+  url: string,
+  scenario: Endpoints,
+  bytes: (sessionId: string) => Promise<number>,
+): Variant {
   const tool = lookupTool(scenario.toolUrl)
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${server.url}${path}`, {
+    const response = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
@@ -179,7 +208,7 @@ export async function httpVariant(scenario: Scenario, dataDir: string): Promise<
     return JSON.parse(text) as unknown
   }
   return {
-    name: 'over HTTP, fs store',
+    name,
     async newSession() {
       const created = (await post('/v1/sessions', { workspace: WORKSPACE, tools: [tool] })) as {
         session_id: string
@@ -194,21 +223,17 @@ export async function httpVariant(scenario: Scenario, dataDir: string): Promise<
           )
           checkTurn(answer as TurnResponse, scenario.callsTool)
         },
-        bytes: () => sessionBytes(counted.store, service, id),
+        bytes: () => bytes(id),
       }
     },
-    objectRequests: () => {
-      const c = counted.counts
-      return c.get + c.put + c.list + c.delete + c.append
-    },
-    objectCounts: () => ({ ...counted.counts }),
-    coordinatorTrips: coord.calls,
-    close: () => server.close(),
+    objectRequests: () => undefined,
+    coordinatorTrips: () => undefined,
+    close: async () => {},
   }
 }
 
 /** S3 on moto_server + the Upstash coordinator on redis-server (`npm run services:start`). */
-export async function s3Variant(scenario: Scenario, dataDir: string): Promise<Variant> {
+export async function s3Variant(scenario: Endpoints, dataDir: string): Promise<Variant> {
   const services = requireServices()
   const bucket = await createTestBucket(services.s3, 'turncost')
   const proxy = await startUpstashProxy({ redisUrl: services.redisUrl })

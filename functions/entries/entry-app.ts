@@ -1,10 +1,12 @@
 import type { ExecutionContext, Hono } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
+import { BackgroundWorker } from '../background/background-worker.ts'
 import { claimRedisNamespace } from '../deployment-claim.ts'
 import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
+import { loggedSessionApi } from '../http/turn-log.ts'
 import { logStart } from './start-log.ts'
 import { checkedAtStart } from './startup-probe.ts'
 
@@ -25,6 +27,11 @@ export interface EntryLogging {
    * otherwise it is written as soon as the app is built.
    */
   startLineAtListen?: boolean
+  /**
+   * The runtime lives on between requests (Node): the app gets a background worker, which the
+   * entry starts once it serves (`worker.start()`) and stops at shutdown.
+   */
+  background?: boolean
 }
 
 /** The app of one runtime entry, on its deps. */
@@ -34,6 +41,8 @@ export interface EntryApp {
   api: SessionService
   app: Hono<AppEnv>
   fetch: FetchHandler
+  /** With `background`: the worker that runs background turns in this process. */
+  worker?: BackgroundWorker
 }
 
 /**
@@ -50,8 +59,24 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
   }
   if (!logging.startLineAtListen) logStart(deps)
   const api = new SessionService(deps.service)
-  const app = createApp({ api, auth: deps.auth, ...deps.http })
-  return { deps, api, app, fetch: (request, bindings, ctx) => app.fetch(request, bindings, ctx) }
+  const worker = logging.background ? backgroundWorker(deps, api) : undefined
+  const app = createApp({
+    api,
+    auth: deps.auth,
+    ...deps.http,
+    ...(worker ? { background: worker } : {}),
+  })
+  const fetch: FetchHandler = (request, bindings, ctx) => app.fetch(request, bindings, ctx)
+  return { deps, api, app, fetch, ...(worker ? { worker } : {}) }
+}
+
+/** The worker of a long-running entry; its runs are logged like turns (TURNLINE_LOG). */
+function backgroundWorker(deps: Deps, api: SessionService): BackgroundWorker {
+  const { requestLog } = deps.http
+  return new BackgroundWorker(requestLog ? loggedSessionApi(api, requestLog) : api, {
+    ...deps.background,
+    log: (entry) => console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry })),
+  })
 }
 
 /**

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { streamHandle } from 'hono/aws-lambda'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
@@ -8,6 +9,7 @@ import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
+import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
 /**
@@ -32,11 +34,15 @@ const entry = await startEntryApp(
     checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,
+    contextStorage: () => new AsyncLocalStorage(),
   },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())
 
 export const handler = streamHandle(entry.app)
+
+/** `index.callbacks`, for an EventBridge schedule: one sweep of the callbacks' outbox. */
+export const callbacks = (): Promise<void> => scheduledCallbacks(entry.deps)
 
 /** `index.retention`, for an EventBridge schedule (the template's RetentionFunction). */
 export const retention = (): Promise<SweepResult> =>

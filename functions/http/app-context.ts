@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type * as z from 'zod'
 import type { SessionApi } from '../../src/core/session-api.ts'
+import type { WorkTrigger } from '../background/background-worker.ts'
 import type { FollowOptions } from './event-feed.ts'
 import type { ErrorLog } from './http-errors.ts'
 import { type BodyLimits, readJsonBody } from './read-body.ts'
@@ -12,6 +13,12 @@ export interface RouteContext {
   limits: BodyLimits
   follow: FollowOptions
   log: ErrorLog
+  /**
+   * The process's background worker, where the runtime has one (Node): requests that prefer
+   * `respond-async` and webhook deliveries are recorded and answered 202. Without it they run
+   * in the request, as before.
+   */
+  background?: WorkTrigger
 }
 
 /** Hono environment of the app: the authenticated tenant is set on every /v1 request. */

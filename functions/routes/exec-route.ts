@@ -1,18 +1,26 @@
 import { Hono } from 'hono'
+import {
+  BackgroundAcceptedSchema,
+  BackgroundHeadersSchema,
+} from '../../src/contract/background-responses.ts'
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { acceptedWork, prefersAsync } from '../http/background-answer.ts'
 import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
-import { jsonBody, noQuery } from '../openapi/declared-input.ts'
-import { answerSchema, errorAnswers, operation } from '../openapi/route-docs.ts'
+import { headerParams, jsonBody, noQuery } from '../openapi/declared-input.ts'
+import { answerSchema, errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * Exec mode, like `vtcode exec --json`: creates a session, runs one turn with the prompt,
  * completes it, and streams bare ThreadEvent lines as they happen, ending at thread.completed.
- * A fault after the stream started is reported as a VT Code `error` event line.
+ * A fault after the stream started is reported as a VT Code `error` event line. With
+ * `Prefer: respond-async` (where a worker runs) the session is created and its turn recorded,
+ * answered 202; with an Idempotency-Key the session id derives from the key, so a retry answers
+ * the same 202.
  */
 export function execRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -23,16 +31,21 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       tags: ['exec'],
       summary: 'Exec mode: one prompt, one turn, streamed',
       description:
-        'Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line.',
+        'Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line. With `Prefer: respond-async` (where the server runs a worker) the session is created, the run recorded and answered 202; its session ends with the turn.',
       responses: {
         200: {
           description: 'Bare ThreadEvent lines (NDJSON) as they happen.',
           content: { 'application/x-ndjson': { schema: answerSchema(ThreadEventSchema) } },
         },
+        202: jsonAnswer(
+          'With `Prefer: respond-async`: the run is recorded; `Location` names its status resource.',
+          BackgroundAcceptedSchema,
+        ),
         ...errorAnswers(400, 401, 413, 422, 500, 502, 503),
       },
     }),
     noQuery,
+    headerParams(BackgroundHeadersSchema),
     jsonBody(ctx, ExecRequestSchema, {
       required: true,
       examples: {
@@ -45,6 +58,12 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
     async (c) => {
       const body = c.req.valid('json')
       const tenant = c.get('tenant')
+      const headers = c.req.valid('header')
+      if (ctx.background && prefersAsync(headers.Prefer)) {
+        const key = headers['Idempotency-Key']
+        const queued = await ctx.api.queueExec(tenant, body, key ? { idempotencyKey: key } : {})
+        return acceptedWork(tenant, queued, ctx.background)
+      }
       let streamed = 0
       return liveResponse({
         run: (push) =>

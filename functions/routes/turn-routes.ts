@@ -1,10 +1,15 @@
 import { Hono } from 'hono'
 import { TurnRequestSchema, type TurnResponse } from '../../src/contract/api.ts'
 import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
+import {
+  BackgroundAcceptedSchema,
+  BackgroundHeadersSchema,
+} from '../../src/contract/background-responses.ts'
 import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
-import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
 import type { AppContext, AppEnv, RouteContext } from '../http/app-context.ts'
+import { acceptedWork, prefersAsync } from '../http/background-answer.ts'
 import {
   eventFrame,
   JSON_TYPE,
@@ -18,7 +23,13 @@ import { errorJson, errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
-import { answerSchema, errorAnswers, operation, streamContent } from '../openapi/route-docs.ts'
+import {
+  answerSchema,
+  errorAnswers,
+  jsonAnswer,
+  operation,
+  streamContent,
+} from '../openapi/route-docs.ts'
 
 /**
  * Routes that step a session: `POST /sessions/:id/turns`, `/complete`, `/cancel`. Each answers
@@ -35,23 +46,18 @@ export function turnRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['turns'],
       summary: 'Step one turn',
       description:
-        'Runs the model and tools until the turn ends, waits (a command still runs) or needs an approval. Call again without `input` to continue a waiting turn. With `Idempotency-Key`, a retry answers the first outcome.',
-      responses: turnAnswers(
-        'The outcome of the turn.',
-        400,
-        401,
-        404,
-        409,
-        413,
-        422,
-        500,
-        502,
-        503,
-      ),
+        'Runs the model and tools until the turn ends, waits (a command still runs) or needs an approval. Call again without `input` to continue a waiting turn. With `Idempotency-Key`, a retry answers the first outcome. With `Prefer: respond-async` (where the server runs a worker) the turn is recorded and answered 202 at once; a worker runs it.',
+      responses: {
+        ...turnAnswers('The outcome of the turn.', 400, 401, 404, 409, 413, 422, 500, 502, 503),
+        202: jsonAnswer(
+          'With `Prefer: respond-async`: the turn is recorded; `Location` names its status resource.',
+          BackgroundAcceptedSchema,
+        ),
+      },
     }),
     pathParams(SessionIdParamsSchema),
     noQuery,
-    headerParams(IdempotencyHeadersSchema),
+    headerParams(BackgroundHeadersSchema),
     jsonBody(ctx, TurnRequestSchema, {
       required: false,
       examples: {
@@ -64,6 +70,11 @@ export function turnRoutes(ctx: RouteContext): Hono<AppEnv> {
       const body = c.req.valid('json')
       const sessionId = c.req.valid('param').id
       const tenant = c.get('tenant')
+      if (ctx.background && prefersAsync(c.req.valid('header').Prefer)) {
+        const options = idempotencyKey === undefined ? {} : { idempotencyKey }
+        const queued = await ctx.api.queueTurn(tenant, sessionId, body, options)
+        return acceptedWork(tenant, queued, ctx.background)
+      }
       return respond(c, ctx, (options) =>
         ctx.api.stepTurn(tenant, sessionId, body, {
           ...options,

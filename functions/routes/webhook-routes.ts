@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { WebhookRunResponseSchema } from '../../src/contract/api-responses.ts'
+import { WebhookAcceptedSchema } from '../../src/contract/background-responses.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   SignedDeliveryHeadersSchema,
@@ -9,6 +10,7 @@ import {
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { workStatusPath } from '../http/background-answer.ts'
 import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
 import { readBodyText } from '../http/read-body.ts'
 import { documentedBody, documentedHeaders, pathParams } from '../openapi/declared-input.ts'
@@ -32,6 +34,12 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * input is the hook's prompt with `{{body}}` replaced by the payload (literally). The session id
  * and the run's idempotency key derive from the delivery id, so redeliveries get the first run's
  * answer (`duplicate: true`); the run ends its thread, so retention can prune it.
+ *
+ * Where the server runs a background worker (Node), the delivery is answered 202
+ * `{session_id, duplicate, work_id}` as soon as its session and its turn are recorded
+ * (contract/work-record.ts), long before a sender gives up (GitHub waits 10 s), and the worker
+ * runs it; a redelivery finds the session or the record and is `duplicate: true`, never a second
+ * run. Elsewhere (Workers, Lambda) the first turn runs in the request and answers 200.
  */
 export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, WebhookConfig>>) {
   const routes = new Hono<AppEnv>()
@@ -42,10 +50,11 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       tags: ['callbacks'],
       summary: 'A webhook delivery starts an automation run',
       description:
-        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Served only for the hooks the deployment configures.",
+        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Where the server runs a background worker (`npm start`, Docker) the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
       security: [],
       responses: {
         200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
+        202: jsonAnswer('The run is recorded; a worker runs it.', WebhookAcceptedSchema),
         ...SIGNED_ROUTE_ERRORS,
       },
     }),
@@ -64,12 +73,23 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       const body = await readBodyText(c.req.raw, ctx.limits)
       const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
       if (!check.ok) throw new TurnlineError('unauthorized', `webhook rejected: ${check.reason}`)
-      const run = await ctx.api.trigger(hook.tenant, {
+      const request = {
         sessionId: `wh-${name}-${await digest(check.id)}`,
         deliveryId: check.id,
         config: hook.session,
         input: renderPrompt(hook.prompt, body),
-      })
+      }
+      if (ctx.background) {
+        const queued = await ctx.api.queueTrigger(hook.tenant, request)
+        const { session_id, work_id } = queued
+        ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
+        const answer = { session_id, duplicate: queued.duplicate, work_id }
+        return new Response(JSON.stringify(answer), {
+          status: 202,
+          headers: { 'content-type': JSON_TYPE, location: workStatusPath(session_id, work_id) },
+        })
+      }
+      const run = await ctx.api.trigger(hook.tenant, request)
       const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
       return new Response(text, { status: 200, headers: { 'content-type': JSON_TYPE } })
     },

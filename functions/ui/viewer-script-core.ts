@@ -4,7 +4,7 @@
  * Plain browser JavaScript kept as a string so every runtime bundles it; no `innerHTML`: event
  * text is model and tenant content and only ever becomes text nodes.
  */
-export const VIEWER_SCRIPT_CORE = String.raw`
+export const VIEWER_SCRIPT_CORE = `
 const KEY_STORAGE = 'turnline.api_key'
 
 function el(tag, props, children) {
@@ -162,35 +162,18 @@ async function apiJson(path) {
 
 // ---- the followed events feed -----------------------------------------------------------
 
-/** Reads SSE frames from a fetch body; resolves when the server ends the stream. */
+/**
+ * Reads SSE frames from a fetch body (the shared decoder, part 0); resolves when the server
+ * ends the stream.
+ */
 async function readSse(body, onFrame) {
   const reader = body.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
-  let frame = { id: undefined, event: undefined, data: [] }
+  const frames = new shared.SseDecoder()
   for (;;) {
     const chunk = await reader.read()
     if (chunk.done) return
-    buffer += decoder.decode(chunk.value, { stream: true })
-    let end = buffer.indexOf('\n')
-    while (end >= 0) {
-      let line = buffer.slice(0, end)
-      buffer = buffer.slice(end + 1)
-      if (line.endsWith('\r')) line = line.slice(0, -1)
-      if (line === '') {
-        if (frame.data.length > 0) onFrame(frame)
-        frame = { id: undefined, event: undefined, data: [] }
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':')
-        const field = colon < 0 ? line : line.slice(0, colon)
-        let value = colon < 0 ? '' : line.slice(colon + 1)
-        if (value.startsWith(' ')) value = value.slice(1)
-        if (field === 'data') frame.data.push(value)
-        else if (field === 'id') frame.id = value
-        else if (field === 'event') frame.event = value
-      }
-      end = buffer.indexOf('\n')
-    }
+    for (const frame of frames.push(decoder.decode(chunk.value, { stream: true }))) onFrame(frame)
   }
 }
 
@@ -214,7 +197,7 @@ async function followEvents(sessionId, feed) {
       feed.onState('live', '')
       await readSse(response.body, (frame) => {
         if (frame.event === 'error') {
-          let message = frame.data.join('\n')
+          let message = frame.data
           try {
             message = JSON.parse(message).error.message
           } catch (error) {
@@ -224,7 +207,7 @@ async function followEvents(sessionId, feed) {
         }
         const seq = Number(frame.id)
         if (!Number.isInteger(seq) || seq <= feed.lastSeq()) return
-        feed.onEvent(seq, JSON.parse(frame.data.join('\n')))
+        feed.onEvent(seq, JSON.parse(frame.data))
         failures = 0
       })
       if (feed.signal.aborted) return
@@ -237,7 +220,7 @@ async function followEvents(sessionId, feed) {
         return feed.onError(error)
       }
       failures += 1
-      const delay = Math.min(500 * 2 ** (failures - 1), 15000)
+      const delay = shared.backoffMs(failures - 1, { firstMs: 500, maxMs: 15000, jitter: 'none' })
       const why = error && error.message ? error.message : String(error)
       feed.onState('reconnecting', 'stream lost (' + why + '); retrying in ' + Math.ceil(delay / 100) / 10 + ' s')
       await sleep(delay, feed.signal)

@@ -28,6 +28,14 @@ export const SessionIdParamsSchema = z.object({
     .meta({ example: 'sess_01JD3K8ZQ4' }),
 })
 
+/** `GET /v1/sessions/{id}/work/{work_id}`: a background turn (docs/http-api.md#background-turns). */
+export const WorkParamsSchema = SessionIdParamsSchema.extend({
+  work_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, { error: 'work_id is 32 lowercase hex characters' })
+    .describe('From the 202 answer of a background turn.'),
+})
+
 export const WorkspaceParamsSchema = z.object({
   workspace: segment('workspace').describe('The workspace name.').meta({ example: 'default' }),
 })

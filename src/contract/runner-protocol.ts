@@ -151,6 +151,12 @@ export const WorktreeBodySchema = z.strictObject({
 })
 export type WorktreeBody = z.infer<typeof WorktreeBodySchema>
 
+export const GitLogBodySchema = z.strictObject({
+  ...Scoped,
+  count: z.int().min(1).max(50).describe('How many commits (`git log --oneline -<count>`).'),
+})
+export type GitLogBody = z.infer<typeof GitLogBodySchema>
+
 // --- responses -------------------------------------------------------------------------------------
 
 export const ExecCaptureSchema = z.object({
@@ -224,6 +230,18 @@ export const WorktreeResultSchema = z.object({
   created: z.boolean(),
 })
 export type WorktreeResult = z.infer<typeof WorktreeResultSchema>
+
+/**
+ * The workspace's recent commits read without a process: 'log' (what
+ * `git log --oneline -<count> --no-decorate` prints), 'none' (no repository, or no commit yet),
+ * 'unknown' (only git can tell: run it).
+ */
+export const GitLogResultSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('log'), log: z.string() }),
+  z.object({ state: z.literal('none') }),
+  z.object({ state: z.literal('unknown'), reason: z.string() }),
+])
+export type GitLogResult = z.infer<typeof GitLogResultSchema>
 
 /** Refusals a runner answers with a 4xx; the client turns them into typed results. */
 export const REFUSAL_CODES = [

@@ -8,7 +8,9 @@ import type {
   TurnRequest,
   TurnResponse,
   TurnStatus,
+  TurnsQuery,
 } from '../contract/api.ts'
+import type { DeliveryList } from '../contract/callback-delivery.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
@@ -17,7 +19,20 @@ import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
 import type { EventPage } from '../store/read-events.ts'
+import type { TurnPage } from '../store/turn-inputs.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
+import type { BackgroundApi } from './background/background-api.ts'
+
+export type {
+  QueuedWork,
+  WorkRunOutcome,
+  WorkStatus,
+} from './background/background-api.ts'
+/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
+export { CallbackOutbox } from './callbacks/callback-outbox.ts'
+export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
+export { sweepCallbacks } from './callbacks/callback-sweep.ts'
+export { CallbackWorker } from './callbacks/callback-worker.ts'
 
 /**
  * Called for every event of a running turn, in commit order, before it is committed. `line` is
@@ -67,7 +82,7 @@ export interface ResponseViewOptions {
  * What the HTTP layer calls. Every method is tenant-scoped: another tenant's session is
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
-export interface SessionApi extends AgentLayerApi {
+export interface SessionApi extends AgentLayerApi, BackgroundApi {
   createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,
@@ -89,6 +104,8 @@ export interface SessionApi extends AgentLayerApi {
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
   deleteSession(tenant: string, sessionId: string): Promise<void>
+  /** The session's completion-callback deliveries with their attempts (callbacks/). */
+  listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.
@@ -142,6 +159,8 @@ export interface SessionApi extends AgentLayerApi {
     resumed: boolean
     status?: TurnStatus
   }>
+  /** A page of the session's turns, each with its recorded input (store/turn-inputs.ts). */
+  listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /**

@@ -5,6 +5,7 @@ import type {
   SessionView,
   TurnRequest,
   TurnResponse,
+  TurnsQuery,
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
@@ -18,18 +19,15 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
-import { AgentLayerService } from './agent-layer/agent-layer-service.ts'
+import type { TurnPage } from '../store/turn-inputs.ts'
+import { BackgroundService } from './background/background-service.ts'
+import { listDeliveries } from './callbacks/list-deliveries.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
-import { sessionBudget } from './guardrails/session-budget.ts'
-import { withoutSecrets } from './mcp/mcp-servers.ts'
-import { sessionPrice } from './model/budget.ts'
-import { resolveModelSettings } from './model/model-settings.ts'
-import type { ModelPrice } from './model/pricing.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { runResponse } from './open-responses/response-run.ts'
 import { storedResponseView } from './open-responses/stored-response-view.ts'
@@ -40,7 +38,8 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
-import { listSessions, listWorkspaces } from './session/list-sessions.ts'
+import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
+import { sessionView } from './session/session-view.ts'
 import type {
   CompactOptions,
   OpenResponsesView,
@@ -56,14 +55,18 @@ const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
-export class SessionService extends AgentLayerService implements SessionApi {
+export class SessionService extends BackgroundService implements SessionApi {
   private creates = 0
 
   constructor(
     deps: ServiceDeps,
     private readonly options: { prefix?: string; retentionEvery?: number } = {},
   ) {
-    super(deps, new SessionLocator(deps.sessions.objects, options.prefix ?? ''))
+    super(
+      deps,
+      new SessionLocator(deps.sessions.objects, options.prefix ?? ''),
+      options.prefix ?? '',
+    )
   }
 
   /**
@@ -100,32 +103,7 @@ export class SessionService extends AgentLayerService implements SessionApi {
   }
 
   async getSession(tenant: string, sessionId: string): Promise<SessionView> {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const snapshot = await this.deps.sessions.open(ref)
-    const state = parseEngineState(snapshot.state)
-    const manifest = snapshot.manifest?.value
-    const model = resolveModelSettings(state.config.model, this.deps.defaults)
-    const price = model ? sessionPrice(model) : undefined
-    return {
-      session_id: sessionId,
-      thread_id: snapshot.threadId,
-      workspace: ref.workspace,
-      status: snapshot.status,
-      created_at: snapshot.createdAt,
-      updated_at: snapshot.updatedAt,
-      turn_count: snapshot.turnCount,
-      event_count: snapshot.nextSeq - (manifest?.rolled_head_seq ?? 0),
-      last_seq: snapshot.nextSeq - 1,
-      num_turns: state.model_requests,
-      usage: state.usage,
-      ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
-      ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
-      ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
-      ...(model?.name ? { model: model.name } : {}),
-      ...(price ? { price: viewPrice(price) } : {}),
-      config: withoutSecrets(state.config),
-      budget: sessionBudget(state),
-    }
+    return sessionView(this.deps, await this.locator.locate(tenant, sessionId))
   }
 
   async stepTurn(
@@ -145,6 +123,9 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
   deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
+
+  listDeliveries = (tenant: string, id: string) =>
+    listDeliveries(this.deps, this.locator, tenant, id)
 
   async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)
@@ -221,6 +202,10 @@ export class SessionService extends AgentLayerService implements SessionApi {
     return { id, pending: result.pending }
   }
 
+  async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {
+    return listTurns(this.deps.sessions, await this.locator.locate(tenant, sessionId), query)
+  }
+
   async readEvents(
     tenant: string,
     sessionId: string,
@@ -271,15 +256,5 @@ export class SessionService extends AgentLayerService implements SessionApi {
       }
       return { session_id: created.session_id, events }
     })
-  }
-}
-
-/** The price a session view shows: per input, output, cached and cache-written input token. */
-function viewPrice(price: ModelPrice): NonNullable<SessionView['price']> {
-  return {
-    input: price.input,
-    output: price.output,
-    ...(price.cacheRead === undefined ? {} : { cached_input: price.cacheRead }),
-    ...(price.cacheWrite === undefined ? {} : { cache_write: price.cacheWrite }),
   }
 }

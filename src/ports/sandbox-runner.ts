@@ -149,6 +149,12 @@ export interface Worktree {
   created: boolean
 }
 
+/** The workspace's recent commits, read without a process (see `recentCommits`). */
+export type RecentCommits =
+  | { state: 'log'; log: string }
+  | { state: 'none' }
+  | { state: 'unknown'; reason: string }
+
 export interface SandboxRunner {
   start(scope: SandboxScope, request: ExecStartRequest): Promise<RunnerResult<ExecSnapshot>>
   write(scope: SandboxScope, request: ExecWriteRequest): Promise<RunnerResult<ExecSnapshot>>
@@ -167,6 +173,15 @@ export interface SandboxRunner {
   ): Promise<RunnerResult<FileWritten>>
   /** Applies an `apply_patch` document all-or-nothing. */
   applyPatch(scope: SandboxScope, patch: string): Promise<RunnerResult<{ changes: FileChange[] }>>
+  /**
+   * What `git log --oneline -<count> --no-decorate` prints in the workspace, read from its `.git`
+   * without starting a process; 'unknown' when only git can tell. Optional: without it (or on a
+   * refusal, e.g. a runner that has no such route) the caller runs the command.
+   */
+  recentCommits?(
+    scope: SandboxScope,
+    request: { count: number },
+  ): Promise<RunnerResult<RecentCommits>>
   /** A git worktree under `.vtcode/worktrees/<name>` (sub-agents with isolation = "worktree"). */
   createWorktree(
     scope: SandboxScope,

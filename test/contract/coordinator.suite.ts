@@ -11,7 +11,7 @@ import type {
   IdempotencyRecord,
   Lease,
 } from '../../src/ports/coordinator.ts'
-import { describeCoordinatorClaims } from './coordinator-claims.suite.ts'
+import { describeCoordinatorClaims, EXPIRE_WAIT_MS, SHORT_MS } from './coordinator-claims.suite.ts'
 import { describeCoordinatorIntents } from './coordinator-intents.suite.ts'
 
 export interface CoordinatorFixture {
@@ -24,9 +24,6 @@ export type MakeCoordinator = () => Promise<CoordinatorFixture>
 
 /** Long enough that nothing expires by accident during a test. */
 const LEASE_MS = 30_000
-/** Short lease for expiry tests; `advance(EXPIRE_WAIT_MS)` outlives it. */
-const SHORT_MS = 150
-const EXPIRE_WAIT_MS = 300
 
 const base = { tenant: 'tenant-a', leaseMs: LEASE_MS }
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
@@ -8,6 +8,7 @@ import { SessionStore } from '../../src/store/session-store.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
+import { until } from '../support/until.ts'
 import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
@@ -62,13 +63,13 @@ function s3Store(deadline: IoDeadline = DEADLINE): S3ObjectStore {
   })
 }
 
-function coordinator(): UpstashCoordinator {
+function coordinator(deadline: IoDeadline = DEADLINE): UpstashCoordinator {
   return new UpstashCoordinator({
     url: redisProxy.url,
     token: upstash.token,
     namespace: `turnline-deadline:${crypto.randomUUID().slice(0, 8)}:`,
     enableAutoPipelining: false,
-    deadline: DEADLINE,
+    deadline,
   })
 }
 
@@ -83,7 +84,12 @@ async function failure(promise: Promise<unknown>): Promise<{ error: TurnlineErro
   throw new Error('expected a TurnlineError')
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Roomy attempts for the tests that thaw a backend in time: a loaded machine still makes it. */
+const ROOMY: IoDeadline = { attemptMs: 1_500, budgetMs: 6_000 }
+
+/** Waits until the call has been sent again through `proxy` (its first attempt abandoned). */
+const resent = (proxy: FreezableProxy) =>
+  until('the resend', () => (proxy.requestsSinceFreeze >= 2 ? true : undefined), 10_000)
 
 describe('S3 deadlines', () => {
   it('a frozen store fails every kind of call in bounded time: 503 code, Retry-After, no key', async () => {
@@ -108,11 +114,11 @@ describe('S3 deadlines', () => {
   })
 
   it('retries within the budget: a store that comes back in time answers', async () => {
-    const store = s3Store()
+    const store = s3Store(ROOMY)
     await store.put('k', new Uint8Array([7]))
     s3Proxy.freeze()
     const read = store.get('k')
-    await sleep(700)
+    await resent(s3Proxy)
     s3Proxy.thaw()
     expect((await read)?.body).toEqual(new Uint8Array([7]))
   })
@@ -128,16 +134,17 @@ describe('S3 deadlines', () => {
       state: { v: 1 },
     })
     // The first attempt landed (its answer is held back), so the resend meets 412.
-    await sleep(1_000)
-    const landed = await new S3ObjectStore({
+    const direct = new S3ObjectStore({
       bucket: bucket.bucket,
       prefix: `d${prefixes}`,
       client: bucket.client,
-    }).list('t/w/.vtcode/sessions/s-resend/log/')
-    expect(landed.objects.map((o) => o.key)).toEqual([
+    })
+    const landed = async () => (await direct.list('t/w/.vtcode/sessions/s-resend/log/')).objects
+    await vi.waitFor(async () => expect(await landed()).not.toEqual([]), { timeout: 10_000 })
+    expect((await landed()).map((o) => o.key)).toEqual([
       't/w/.vtcode/sessions/s-resend/log/0000000000.json',
     ])
-    await sleep(1_000)
+    await resent(s3Proxy)
     s3Proxy.thaw()
     const result = await created
     expect(result.batch).toBe(0)
@@ -159,19 +166,19 @@ describe('Upstash deadlines', () => {
   })
 
   it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
-    const c = coordinator()
+    const c = coordinator(ROOMY)
     redisProxy.freeze('replies')
     const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
-    await sleep(700)
+    await resent(redisProxy)
     redisProxy.thaw()
     expect((await begin).status).toBe('acquired')
   })
 
   it('a resent one-time claim whose first attempt won is still won', async () => {
-    const c = coordinator()
+    const c = coordinator(ROOMY)
     redisProxy.freeze('replies')
     const claim = c.claimOnce('runner-callback:lost-reply', 10_000)
-    await sleep(700)
+    await resent(redisProxy)
     redisProxy.thaw()
     expect(await claim).toBe(true)
     expect(await c.claimOnce('runner-callback:lost-reply', 10_000)).toBe(false)
@@ -179,11 +186,11 @@ describe('Upstash deadlines', () => {
 })
 
 describe('plain Redis (TCP) deadlines', () => {
-  function tcpCoordinator(): RedisTcpCoordinator {
+  function tcpCoordinator(deadline: IoDeadline = DEADLINE): RedisTcpCoordinator {
     const c = new RedisTcpCoordinator({
       url: `redis://${new URL(tcpProxy.url).host}`,
       namespace: `turnline-deadline-tcp:${crypto.randomUUID().slice(0, 8)}:`,
-      deadline: DEADLINE,
+      deadline,
     })
     tcpCoordinators.push(c)
     return c
@@ -203,11 +210,11 @@ describe('plain Redis (TCP) deadlines', () => {
   })
 
   it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
-    const c = tcpCoordinator()
+    const c = tcpCoordinator(ROOMY)
     expect(await c.getTip('warm-up')).toBeNull()
     tcpProxy.freeze('replies')
     const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
-    await sleep(700)
+    await resent(tcpProxy)
     tcpProxy.thaw()
     expect((await begin).status).toBe('acquired')
   })

@@ -3,10 +3,11 @@ import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import lockfile from 'proper-lockfile'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { withFileLock } from '../../adapters/fs/fs-lock.ts'
 import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+import { gate } from '../support/gate.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 import { describeAppends } from './object-store-append.suite.ts'
 
@@ -178,16 +179,24 @@ describe('FsObjectStore specifics', () => {
   it('a holder keeps its lock fresh, so a slow holder is not taken over', async () => {
     await store.put('slow.json', encode('v1'))
     const lock = fsLockPath(store, 'slow.json')
+    // The holder keeps the lock until the test has tried to take it over.
+    const entered = gate()
+    const done = gate()
+    onTestFinished(done.open)
     const held = withFileLock(lock, { timeoutMs: 10_000, staleMs: 2000 }, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 3000))
+      entered.open()
+      await done.promise
       return 'done'
     })
+    await entered.promise
+    // Real time: the subject is the lock directory's mtime on a real file system.
     await new Promise((resolve) => setTimeout(resolve, 2500))
     // Another process's attempt (no in-memory queue): the lock is older than staleMs, but
     // refreshed, so it is not stale.
     await expect(
       lockfile.lock(lock, { lockfilePath: lock, realpath: false, stale: 2000, retries: 0 }),
     ).rejects.toMatchObject({ code: 'ELOCKED' })
+    done.open()
     expect(await held).toBe('done')
     await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' })
   })

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { processesWith, waitFor } from '../support/proc-tree.ts'
 import { useRunnerProcess } from '../support/runner-fixture.ts'
 import { startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
@@ -111,7 +112,10 @@ describe('a start retried after the runner restarted', () => {
           maxOutputBytes: 4096,
         }),
       )
-      const running = value(await start(c, 'req_restart_live', 'echo once >> ran.txt; sleep 1'))
+      // The marker finds the command's processes on the host (see proc-tree.ts).
+      const live = `echo once >> ran.txt; sleep 1 # restart-${crypto.randomUUID()}`
+      const marker = live.slice(live.indexOf('restart-'))
+      const running = value(await start(c, 'req_restart_live', live))
       expect(running.state.status).toBe('running')
 
       await own.crash()
@@ -125,10 +129,14 @@ describe('a start retried after the runner restarted', () => {
         state: { status: 'exited', exitCode: 0 },
         output: { head: 'fin\n' },
       })
-      const lost = value(await start(c, 'req_restart_live', 'echo once >> ran.txt; sleep 1'))
+      const lost = value(await start(c, 'req_restart_live', live))
       expect(lost).toMatchObject({ execSessionId: running.execSessionId, attached: true })
       expect(lost.state).toEqual({ status: 'lost' })
-      await new Promise((resolve) => setTimeout(resolve, 1200))
+      // Not a quiet window: once no process of the command is left, the file is final.
+      await waitFor(
+        () => processesWith(marker).length === 0,
+        () => `the command still runs: ${processesWith(marker).join(', ')}`,
+      )
       expect(await readFile(join(ownRoot, 'acme', 'restart', 'ran.txt'), 'utf8')).toBe('once\n')
     } finally {
       await own.stop()

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxRunner, SandboxScope } from '../../src/ports/sandbox-runner.ts'
 import type { startCallbackReceiver } from '../support/callback-receiver.ts'
+import { processesWith, waitFor } from '../support/proc-tree.ts'
 import { refusal, value } from '../support/runner-results.ts'
 
 export interface RunnerUnderTest {
@@ -184,22 +185,29 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
     it('close ends the command and its whole process group', async () => {
       const scope = fresh()
       // A background child keeps stamping a file; once the group is gone the stamps stop. (Its
-      // pid would not do: inside a sandbox it is a number of the sandbox's PID namespace.)
+      // pid would not do: inside a sandbox it is a number of the sandbox's PID namespace; its
+      // command line, which carries a marker, is seen on the host.)
+      const marker = `beat-${crypto.randomUUID()}`
       const id = value(
         await start(
           scope,
-          '(while :; do date +%s%N > beat.new; mv beat.new beat; sleep 0.05; done) & wait',
+          `(while :; do date +%s%N > beat.new; mv beat.new beat; sleep 0.05; done) & wait # ${marker}`,
           {
             yieldTimeMs: 300,
           },
         ),
       ).execSessionId
+      expect(processesWith(marker)).not.toEqual([])
       const began = Date.now()
       const closed = value(await t.runner.close(scope, id))
       expect(Date.now() - began).toBeLessThan(3000)
       expect(closed.state).toEqual({ status: 'exited', exitCode: 143 })
       const before = await readFile(ws(scope, 'beat'), 'utf8')
-      await new Promise((resolve) => setTimeout(resolve, 400))
+      // Not a quiet window: wait until no process of the command is left, then look again.
+      await waitFor(
+        () => processesWith(marker).length === 0,
+        () => `processes of the closed command still run: ${processesWith(marker).join(', ')}`,
+      )
       expect(before).toMatch(/^\d+/)
       expect(await readFile(ws(scope, 'beat'), 'utf8')).toBe(before)
     })

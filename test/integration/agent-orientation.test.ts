@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
 import { hash16 } from '../../src/core/compaction/segment-boundary.ts'
@@ -85,6 +87,18 @@ describe('orient phase', () => {
     expect(system(1)).toBe('Hi.')
     const view = await service.getOrientation('local', empty.session_id)
     expect(view.orientation).toMatchObject({ text: '', sections: [] })
+  })
+
+  it("starts no process in a session's first turn: the git log is read from the workspace", async () => {
+    const { service, mock } = fixture.engine
+    const plain = await service.createSession('local', { workspace: 'no-repo-ws' })
+    mock.enqueue({ text: 'Hi.' })
+    await service.stepTurn('local', plain.session_id, { input: 'hello' })
+    // Every command the runner starts is claimed under its state folder first.
+    const claims = join(fixture.root, '.runner-state', 'local', plain.session_id, 'requests')
+    expect(await readdir(claims).catch(() => [])).toEqual([])
+
+    mock.assertDone()
   })
 
   it('shows a forked sub-agent the git log of its worktree through the runner', async () => {

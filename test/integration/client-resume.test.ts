@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type SeqEvent, TurnlineClient, turnEvents } from '../../client/index.ts'
 import type { AppInstance } from '../support/app-instance.ts'
 import { type CuttingProxy, startCuttingProxy } from '../support/cutting-proxy.ts'
@@ -41,6 +41,10 @@ async function cutting(framesBeforeCut: number, cuts: number): Promise<CuttingPr
 
 const retry = { initialDelayMs: 50, maxDelayMs: 400 }
 
+/** Requests for the events feed sent through the proxy so far (over any connection). */
+const feedRequests = (proxy: CuttingProxy) =>
+  proxy.sent.join('').match(/^GET \/v1\/sessions\/[^/]+\/events\b/gm)?.length ?? 0
+
 describe('client streams over a connection that breaks', () => {
   it('follows the events feed through torn connections and follow limits, each event once', async () => {
     const { session_id: id } = await direct.createSession()
@@ -54,8 +58,14 @@ describe('client streams over a connection that breaks', () => {
     for (let turn = 1; turn <= 3; turn++) {
       mock.enqueue({ text: `Answer number ${turn}.` })
       await direct.stepTurn(id, { input: `Question ${turn}` })
-      // Longer than the server's follow limit: the stream ends and is reopened meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 1300))
+      // The follower has every event so far, then its stream ends at the server's follow limit
+      // and is reopened before the next turn.
+      const total = (await direct.readEvents(id)).events.length
+      await vi.waitFor(() => expect(seen.length).toBe(total), { timeout: 15_000 })
+      const opened = feedRequests(proxy)
+      await vi.waitFor(() => expect(feedRequests(proxy)).toBeGreaterThan(opened), {
+        timeout: 15_000,
+      })
     }
     await direct.complete(id)
     await following

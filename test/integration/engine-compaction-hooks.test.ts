@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { parseBatch } from '../../src/contract/batch.ts'
 import { listAll } from '../../src/ports/object-store.ts'
 import { scriptAgent } from '../support/compaction-engine.ts'
 import { useEngine } from '../support/engine-fixture.ts'
 import { TOOL_SECRET } from '../support/engine-harness.ts'
+import { gate } from '../support/gate.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
 
 /**
@@ -46,10 +47,14 @@ describe('pre_compact hooks', () => {
     await service.stepTurn('t1', sid, { input: 'q1' })
     await service.stepTurn('t1', sid, { input: 'q2' })
 
-    receiver.setReply(() => ({ body: '{}', delayMs: 300 }))
+    // The hook is answered only after the test has looked: nothing is committed before it.
+    const answer = gate()
+    onTestFinished(answer.open)
+    receiver.setReply(() => ({ body: '{}', hold: answer.promise }))
     const compacting = service.compact('t1', sid)
-    while (receiver.received.length === 0) await new Promise((r) => setTimeout(r, 10))
+    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(0))
     expect(await boundariesCommitted(sid)).toBe(0)
+    answer.open()
     const response = await compacting
     expect(await boundariesCommitted(sid)).toBe(1)
 

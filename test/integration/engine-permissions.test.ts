@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { useEngine } from '../support/engine-fixture.ts'
 import { echoTool, TOOL_SECRET } from '../support/engine-harness.ts'
+import { gate } from '../support/gate.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
 
 const fixture = useEngine()
@@ -162,7 +163,12 @@ describe('hooks', () => {
 
   it('session_start, post_tool_use and stop fire; a slow or dead hook never loses the turn', async () => {
     const { service, mock, receiver } = fixture.engine
-    hooks.setReply((h) => (h.path === '/slow' ? { body: '{}', delayMs: 2000 } : { body: '{}' }))
+    // /slow answers only after the test: its 200 ms timeout must end the wait.
+    const late = gate()
+    onTestFinished(late.open)
+    hooks.setReply((h) =>
+      h.path === '/slow' ? { body: '{}', hold: late.promise } : { body: '{}' },
+    )
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       hooks: [

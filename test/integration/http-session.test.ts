@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { parseVersionedLine, serializeEvent } from '../../src/contract/serialize.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { echoTool } from '../support/engine-harness.ts'
+import { gate } from '../support/gate.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { parseSse } from '../support/sse-frames.ts'
@@ -95,23 +96,25 @@ function eventTexts(json: string): string[] {
 }
 
 /** The body, and how long before its end the first chunk arrived. */
-async function readTimed(res: Response): Promise<{ text: string; firstChunkLead: number }> {
+/** Reads a streamed body to its end, telling `onText` what has arrived so far after each chunk. */
+async function readLive(res: Response, onText: (soFar: string) => void): Promise<string> {
   const reader = res.body?.getReader()
   if (!reader) throw new Error('no body')
   const decoder = new TextDecoder()
   let text = ''
-  let first: number | undefined
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
-    first ??= Date.now()
     text += decoder.decode(value, { stream: true })
+    onText(text)
   }
-  return { text, firstChunkLead: Date.now() - (first ?? Date.now()) }
+  return text
 }
 
 describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
   it('runs a multi-turn session with a signed HTTP tool; JSON, SSE, NDJSON and events.jsonl agree', async () => {
+    const answer = gate()
+    onTestFinished(answer.open)
     const id = await createSession({ workspace: 'ws-http', tools: [echoTool(receiver.url)] })
     const seen: string[] = [`{"type":"thread.started","thread_id":"${id}"}`]
 
@@ -125,13 +128,20 @@ describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
 
     mock.enqueue(
       { toolCalls: [{ id: 'call_2', name: 'lookup', arguments: '{"q":"wind"}' }], frameDelayMs: 5 },
-      { text: 'Calm, a light breeze from the west.', chunkSize: 3, frameDelayMs: 5, delayMs: 400 },
+      {
+        text: 'Calm, a light breeze from the west.',
+        chunkSize: 3,
+        frameDelayMs: 5,
+        hold: answer.promise,
+      },
     )
     const second = await turn(id, 'And the wind?', { accept: 'text/event-stream' })
     expect(second.headers.get('content-type')).toContain('text/event-stream')
-    const { text: streamed, firstChunkLead } = await readTimed(second)
-    // live: the tool events arrived while the second model call was still waiting
-    expect(firstChunkLead).toBeGreaterThan(300)
+    // live: the tool events arrive while the second model call is still waiting (it answers
+    // only once they have; a stream that held them back would never end)
+    const streamed = await readLive(second, (soFar) => {
+      if (soFar.includes('event: item.completed')) answer.open()
+    })
     const sse = parseSse(streamed).frames
     const result = sse.at(-1)
     expect(result?.event).toBe('turn.result')
@@ -192,9 +202,18 @@ describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
 
   it('lets exactly one of 10 concurrent turns run; the rest get 409 session_busy with Retry-After', async () => {
     const id = await createSession()
-    mock.enqueue({ text: 'only one', delayMs: 800 })
+    // The one that runs is answered only once the nine others have been refused.
+    const answer = gate()
+    onTestFinished(answer.open)
+    mock.enqueue({ text: 'only one', hold: answer.promise })
+    let refused = 0
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => turn(id, `racer ${i}`)),
+      Array.from({ length: 10 }, (_, i) =>
+        turn(id, `racer ${i}`).then((res) => {
+          if (res.status === 409 && ++refused === 9) answer.open()
+          return res
+        }),
+      ),
     )
     const statuses = responses.map((r) => r.status).sort()
     expect(statuses).toEqual([200, ...Array(9).fill(409)])

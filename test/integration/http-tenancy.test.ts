@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import type { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { redisKeyPrefix } from '../../adapters/shared/redis-namespace.ts'
@@ -15,9 +15,11 @@ import {
 import type { UsageReport } from '../../src/contract/tenancy.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { AppInstance } from '../support/app-instance.ts'
+import { gate } from '../support/gate.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
 import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'
+import { until } from '../support/until.ts'
 import type { UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
@@ -148,14 +150,20 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
   it('holds one turn slot per running turn, renews it, and releases it when the turn ends', async () => {
     const key = await registered('slots')
     const [first, second] = [await newSession(key), await newSession(key)]
-    // A model reply slower than the slot's lease: the renewal keeps the slot held.
+    // A model reply held past the slot's lease (real time: the slot's TTL in redis-server),
+    // until the test has seen the refusal: the renewal keeps the slot held.
+    const reply = gate()
+    onTestFinished(reply.open)
     mock.respond(() => ({
       text: 'slow',
       usage: { input_tokens: 1, output_tokens: 1 },
-      delayMs: 2_500,
+      hold: reply.promise,
     }))
     const running = turn(key, first)
-    await sleep(2_000)
+    await until('the model call of the first turn', () =>
+      mock.requests.length > 0 ? true : undefined,
+    )
+    await sleep(SLOT_TTL_MS + 500)
     const refused = await turn(key, second)
     expect(refused.status).toBe(429)
     expect(await refused.json()).toMatchObject({
@@ -163,6 +171,7 @@ describe('per-tenant limits over HTTP (Upstash)', () => {
     })
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
     expect((await usage(key)).concurrent_turns).toEqual({ limit: 1, used: 1, remaining: 0 })
+    reply.open()
     expect((await running).status).toBe(200)
     // Released at the end of the turn, not at the lease's end.
     mock.respond(() => ({ text: 'fast', usage: { input_tokens: 1, output_tokens: 1 } }))

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { type HookConfigInput, HooksSchema } from '../../src/contract/hook-config.ts'
 import {
   preCompactPayload,
@@ -9,6 +9,7 @@ import {
   stopPayload,
 } from '../../src/core/hooks/hook-payloads.ts'
 import { type HookRunnerDeps, hookWarnings, runHooks } from '../../src/core/hooks/run-hooks.ts'
+import { gate } from '../support/gate.ts'
 import { closedPort, startHookReceiver } from '../support/hook-receiver.ts'
 import { isAlive, shellHookRunner } from '../support/shell-hook-runner.ts'
 
@@ -152,7 +153,10 @@ describe('HTTP hooks against a real receiver', () => {
   })
 
   it('records a timeout, does not wait past it, and fails closed only when asked', async () => {
-    receiver.setReply(() => ({ body: '{}', delayMs: 3_000 }))
+    // The receiver answers only after the test: the hook's own timeout must end the wait.
+    const late = gate()
+    onTestFinished(late.open)
+    receiver.setReply(() => ({ body: '{}', hold: late.promise }))
     const config = {
       event: 'pre_tool_use',
       type: 'http',
@@ -222,17 +226,23 @@ describe('HTTP hooks against a real receiver', () => {
   })
 
   it('runs only the hooks whose event and matcher fit, concurrently', async () => {
-    receiver.setReply(() => ({ body: '{}', delayMs: 400 }))
+    // Each hook is answered only once both have arrived: run one after the other, the first
+    // would wait for the second until its timeout and fail.
+    const both = gate()
+    onTestFinished(both.open)
+    receiver.setReply(() => {
+      if (receiver.received.length === 2) both.open()
+      return { body: '{}', hold: both.promise }
+    })
     const list = hooks(
       { event: 'pre_tool_use', type: 'http', url: receiver.url('/send'), matcher: 'send_.*' },
       { event: 'pre_tool_use', type: 'http', url: receiver.url('/other'), matcher: 'lookup' },
       { event: 'post_tool_use', type: 'http', url: receiver.url('/post') },
       { event: 'pre_tool_use', type: 'http', url: receiver.url('/all') },
     )
-    const started = Date.now()
     const outcome = await runHooks('pre_tool_use', toolCall, list, deps)
-    expect(Date.now() - started).toBeLessThan(750)
     expect(outcome.results.map((r) => r.index)).toEqual([0, 3])
+    expect(outcome.results.map((r) => r.ok)).toEqual([true, true])
     expect(receiver.received.map((r) => r.path).sort()).toEqual(['/all', '/send'])
   })
 })

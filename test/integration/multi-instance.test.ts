@@ -1,10 +1,11 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { type Batch, parseBatch } from '../../src/contract/batch.ts'
 import { listAll } from '../../src/ports/object-store.ts'
 import { type CallbackRelay, startCallbackRelay } from '../support/callback-relay.ts'
+import { gate } from '../support/gate.ts'
 import type { MockOpenAI, MockRequest } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
@@ -124,6 +125,27 @@ const turn = (on: Instance, sessionId: string, input: string, key?: string) =>
     key ? { 'idempotency-key': key } : {},
   )
 
+/**
+ * Sends a turn to every instance at once while the model holds its reply (`held`): the reply is
+ * released once all but one have been refused, so no machine is slow enough for the running
+ * turn to end before another arrives.
+ */
+let held = gate()
+async function race(send: (on: Instance) => Promise<Answer>): Promise<Answer[]> {
+  held = gate()
+  onTestFinished(held.open)
+  const release = held.open
+  let refused = 0
+  return Promise.all(
+    instances.map((on) =>
+      send(on).then((answer) => {
+        if (answer.status === 409 && ++refused === instances.length - 1) release()
+        return answer
+      }),
+    ),
+  )
+}
+
 const errorCode = (answer: Answer) => (answer.body.error as { code?: string } | undefined)?.code
 
 interface FeedLine {
@@ -217,13 +239,11 @@ function commandAgent(command: string) {
 describe('three instances on one bucket and one coordinator', () => {
   it('runs one turn at a time per session, whichever instance gets it: one serial history', async () => {
     mock.reset()
-    mock.respond(() => ({ text: 'one at a time', delayMs: 2500 }))
+    mock.respond(() => ({ text: 'one at a time', hold: held.promise }))
     const sessionId = await createSession(A)
     for (const round of [1, 2, 3]) {
       const calls = mock.requests.length
-      const answers = await Promise.all(
-        instances.map((on) => turn(on, sessionId, `round ${round} via ${on.name}`)),
-      )
+      const answers = await race((on) => turn(on, sessionId, `round ${round} via ${on.name}`))
       const statuses = answers.map((a) => a.status).sort()
       expect(statuses, JSON.stringify(answers.map((a) => a.body))).toEqual([200, 409, 409])
       for (const busy of answers.filter((a) => a.status === 409)) {
@@ -239,10 +259,10 @@ describe('three instances on one bucket and one coordinator', () => {
   it('calls the model once per Idempotency-Key, sent to every instance at once and again', async () => {
     mock.reset()
     let answered = 0
-    mock.respond(() => ({ text: `answer number ${++answered}`, delayMs: 2500 }))
+    mock.respond(() => ({ text: `answer number ${++answered}`, hold: held.promise }))
     const sessionId = await createSession(B)
     const key = 'multi-instance-key-1'
-    const concurrent = await Promise.all(instances.map((on) => turn(on, sessionId, 'once', key)))
+    const concurrent = await race((on) => turn(on, sessionId, 'once', key))
     expect(concurrent.map((a) => a.status).sort()).toEqual([200, 409, 409])
     for (const busy of concurrent.filter((a) => a.status === 409)) {
       expect(errorCode(busy)).toBe('session_busy')
@@ -327,9 +347,11 @@ describe('three instances on one bucket and one coordinator', () => {
   it('finishes on another instance a turn whose instance was killed mid-turn, once', async () => {
     mock.reset()
     let calls = 0
+    const never = gate()
+    onTestFinished(never.open)
     mock.respond(() =>
       ++calls === 1
-        ? { text: 'never delivered: its instance dies', delayMs: 8000 }
+        ? { text: 'never delivered: its instance dies', hold: never.promise }
         : { text: 'answered after the crash' },
     )
     const sessionId = await createSession(B)

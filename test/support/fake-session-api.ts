@@ -5,6 +5,7 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../../src/contract/api.ts'
+import type { DeliveryList } from '../../src/contract/callback-delivery.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   ResponseRunRequest,
@@ -15,8 +16,16 @@ import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
-import type { OpenResponsesView, SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import type {
+  OpenResponsesView,
+  QueuedWork,
+  SessionApi,
+  TurnOptions,
+  WorkRunOutcome,
+  WorkStatus,
+} from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
+import type { TurnPage } from '../../src/store/turn-inputs.ts'
 import { FakeAgentLayer } from './fake-agent-layer.ts'
 
 /**
@@ -121,6 +130,12 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.take('deleteSession')
     this.find(tenant, sessionId)
     this.sessions.delete(sessionId)
+  }
+
+  async listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList> {
+    this.take('listDeliveries')
+    this.find(tenant, sessionId)
+    return { deliveries: [] }
   }
 
   private view(s: FakeSession): SessionView {
@@ -271,6 +286,18 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     throw new TurnlineError('internal', 'automation runs are not part of the fake')
   }
 
+  /** Background turns are not part of the fake either. */
+  private unsupported(method: string): never {
+    this.take(method)
+    throw new TurnlineError('internal', 'background turns are not part of the fake')
+  }
+  queueTurn = async (): Promise<QueuedWork> => this.unsupported('queueTurn')
+  queueExec = async (): Promise<QueuedWork> => this.unsupported('queueExec')
+  queueTrigger = async (): Promise<QueuedWork> => this.unsupported('queueTrigger')
+  runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
+  listWork = async () => ({ items: [] })
+  workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
+
   async approvePlan(tenant: string, sessionId: string): Promise<TurnResponse> {
     this.take('approvePlan')
     this.find(tenant, sessionId)
@@ -302,6 +329,16 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     if (session.intents > 16) throw new TurnlineError('follow_up_queue_full', 'full (capacity 16)')
     void request
     return { id: crypto.randomUUID(), pending: session.intents }
+  }
+
+  /** Every `turn.started` of the session, none with a recorded input. */
+  async listTurns(tenant: string, sessionId: string): Promise<TurnPage> {
+    this.take('listTurns')
+    const s = this.find(tenant, sessionId)
+    const turns = s.events.flatMap((event, seq) =>
+      event.type === 'turn.started' ? [{ seq, started_at: '2026-01-01T00:00:00Z' }] : [],
+    )
+    return { turns }
   }
 
   async readEvents(

@@ -20,6 +20,12 @@ export interface FreezableProxy {
   cut(): void
   /** Connections accepted so far. */
   readonly connections: number
+  /**
+   * Requests clients have sent since the last freeze: chunks that begin an HTTP/1.1 request
+   * line or a RESP command (both clients write a request's head in one chunk). Lets a test wait
+   * for a resend instead of sleeping for it.
+   */
+  readonly requestsSinceFreeze: number
   close(): Promise<void>
 }
 
@@ -34,6 +40,10 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
   const { hostname, port } = new URL(target)
   let frozen: 'none' | 'both' | 'replies' = 'none'
   let connections = 0
+  let requestsSinceFreeze = 0
+  const startsRequest = (chunk: Buffer) =>
+    chunk[0] === 0x2a /* '*': a RESP command */ ||
+    /^[A-Z]+ \S+ HTTP\/1\.[01]\r\n/.test(chunk.subarray(0, 2048).toString('latin1'))
   const blocked = (pipe: Pipe) => frozen === 'both' || (frozen === 'replies' && pipe.reply)
   const pipes = new Set<Pipe>()
   const sockets = new Set<Socket>()
@@ -46,6 +56,7 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     const pipe: Pipe = { from, to, held: [], reply }
     pipes.add(pipe)
     from.on('data', (chunk: Buffer) => {
+      if (!reply && startsRequest(chunk)) requestsSinceFreeze += 1
       pipe.held.push(chunk)
       forward(pipe)
     })
@@ -77,6 +88,7 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     url: `http://127.0.0.1:${address.port}`,
     freeze(what = 'both') {
       frozen = what
+      requestsSinceFreeze = 0
     },
     thaw() {
       frozen = 'none'
@@ -87,6 +99,9 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     },
     get connections() {
       return connections
+    },
+    get requestsSinceFreeze() {
+      return requestsSinceFreeze
     },
     close: () =>
       new Promise<void>((resolve) => {

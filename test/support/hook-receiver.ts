@@ -14,7 +14,11 @@ export interface HookReply {
   status?: number
   body?: string
   delayMs?: number
+  /** Answer only once this settles (the test decides when: see gate.ts). */
+  hold?: Promise<unknown>
   headers?: Record<string, string>
+  /** Drop the connection without an answer (a receiver that fails). */
+  destroy?: boolean
 }
 
 /**
@@ -46,13 +50,21 @@ export async function startHookReceiver(secret: string) {
       }
       received.push(hook)
       const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
-      const timer = setTimeout(() => {
+      if ('destroy' in answer && answer.destroy) {
+        res.socket?.destroy()
+        return
+      }
+      const send = () => {
         if (res.destroyed) return
         res.writeHead(answer.status ?? 200, {
           'content-type': 'application/json',
           ...answer.headers,
         })
         res.end(answer.body ?? '')
+      }
+      const timer = setTimeout(() => {
+        if (answer.hold) void answer.hold.then(send)
+        else send()
       }, answer.delayMs ?? 0)
       res.on('close', () => clearTimeout(timer))
     })

@@ -37,6 +37,16 @@ export function isGone(pid: number): boolean {
   return stat === undefined || stat.state === 'Z' || stat.state === 'X'
 }
 
+/** Every live process whose command line contains `marker` (on the host: sandboxes included). */
+export function processesWith(marker: string): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry)
+    if (Number.isInteger(pid) && !isGone(pid) && cmdlineOf(pid).includes(marker)) found.push(pid)
+  }
+  return found
+}
+
 /** Every live process below `pid`, at any depth. */
 export function descendantsOf(pid: number): number[] {
   const children = new Map<number, number[]>()

@@ -177,12 +177,23 @@ describe('the key registry', () => {
         await gate
       },
     })
-    const authenticate = createAuthenticator({ keys: [], registry: directory })
+    // Asking the registry joins the read under way before it yields: once the second request
+    // has asked, it waits for that read.
+    let asked = 0
+    const { wait: secondAsked, open: askedTwice } = latch()
+    const registry = {
+      tenantOf: (digest: Uint8Array) => {
+        const tenant = directory.tenantOf(digest)
+        if (++asked === 2) askedTwice()
+        return tenant
+      },
+    }
+    const authenticate = createAuthenticator({ keys: [], registry })
     const first = authenticate(bearer(KEY))
     await deriving
     // The second request reaches the registry while the first read is not done yet.
     const second = authenticate(bearer(KEY)).catch((error: unknown) => error)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await secondAsked
     open()
     expect(await first).toBe('acme')
     expect(await second).toBe('acme')

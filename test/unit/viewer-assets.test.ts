@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { VIEWER_CSS, VIEWER_JS } from '../../functions/ui/viewer-assets.ts'
@@ -65,5 +66,14 @@ describe('the timeline viewer assets', () => {
     expect(VIEWER_JS).not.toMatch(/new Function|localStorage|[?&]key=/)
     // Small enough to ship in the Worker bundle next to everything else.
     expect(VIEWER_JS.length + VIEWER_CSS.length).toBeLessThan(64 * 1024)
+  })
+
+  it('carries the shared SSE decoder and backoff as built from src/shared (not a copy of its own)', async () => {
+    const check = spawnSync(process.execPath, ['infra/build/viewer-shared.mjs', '--check'], {
+      encoding: 'utf8',
+    })
+    expect(check.status, check.stderr).toBe(0)
+    expect(VIEWER_JS).toContain('new shared.SseDecoder()')
+    expect(VIEWER_JS).toContain('shared.backoffMs(')
   })
 })

@@ -5,8 +5,11 @@ import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
 import type { ModelApi, ModelClient } from '../../ports/model-client.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { Telemetry } from '../../ports/telemetry.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import type { CallbackOutbox } from '../callbacks/callback-outbox.ts'
+import type { CallbackPolicy } from '../callbacks/callback-policy.ts'
 
 /** Picks the model client for a session's provider settings (one per deployment is typical). */
 export type ModelResolver = (tenant: string) => ModelClient
@@ -89,4 +92,14 @@ export interface ServiceDeps {
    * webhook. Without it nothing is limited or counted.
    */
   admission?: Admission
+  /**
+   * Spans of tool calls and compactions (src/ports/telemetry.ts; docs/observability.md).
+   * Absent: `noTelemetry`, nothing recorded.
+   */
+  telemetry?: Telemetry
+  /**
+   * Completion callbacks (callbacks/): where their notices are recorded and how they are
+   * delivered. Without it no session's callback is recorded.
+   */
+  callbacks?: { outbox: CallbackOutbox; policy: CallbackPolicy }
 }

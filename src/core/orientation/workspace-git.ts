@@ -5,6 +5,10 @@ import type { SandboxRunner, SandboxScope } from '../../ports/sandbox-runner.ts'
  * `git log --oneline -5 --no-decorate` in the workspace root): undefined when the workspace is
  * not a git repository, has no commits, or the runner cannot tell in time. A runner fault is
  * reported through `onError` and never stops the orient phase.
+ *
+ * The runner is asked first to read it from the workspace's `.git` without a process
+ * (`recentCommits`: no sandbox launch on a turn that runs no command); only when it cannot tell
+ * (or has no such operation) does the command run in the sandbox.
  */
 export const GIT_LOG_COMMAND =
   'git rev-parse --is-inside-work-tree >/dev/null 2>&1 && git log --oneline -5 --no-decorate'
@@ -17,6 +21,9 @@ export async function recentGitLog(
   timeoutMs = 5000,
 ): Promise<string | undefined> {
   try {
+    const read = await runner.recentCommits?.(scope, { count: 5 })
+    if (read?.ok && read.value.state === 'none') return undefined
+    if (read?.ok && read.value.state === 'log') return read.value.log.trim() || undefined
     const started = await runner.start(scope, {
       requestId,
       toolCallId: requestId,

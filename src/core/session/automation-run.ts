@@ -59,7 +59,7 @@ export async function triggerAutomation(
   return { session_id: request.sessionId, duplicate, turn }
 }
 
-async function deliveryKey(deliveryId: string): Promise<string> {
+export async function deliveryKey(deliveryId: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(deliveryId))
   const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
   return `delivery/${hex}`

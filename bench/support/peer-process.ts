@@ -1,0 +1,72 @@
+/**
+ * One peer of bench/turn-cost-user.ts as its own process, as a user's deployment has it: the
+ * zero-latency mock of the OpenAI API (`mock`) or the signature-checking tool receiver
+ * (`receiver`) of bench/support/turn-cost-scenario.ts. Prints one JSON line with its URL once it
+ * listens; a line `forget` on stdin checks the mock saw no unexpected request and drops what it
+ * recorded (answered `ok`); it exits when stdin closes.
+ *
+ *   tsx bench/support/peer-process.ts mock [--tool-calls 0|1]
+ *   tsx bench/support/peer-process.ts receiver
+ *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint>   (store-peers.ts;
+ *     prints the Upstash URL and token and the S3 endpoint; `trips` answers the round trips)
+ */
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
+import { startMockOpenAI } from '../../test/support/mock-openai.ts'
+import { startBenchToolReceiver } from './bench-tool-receiver.ts'
+import { startStorePeers } from './store-peers.ts'
+import { mockReply, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'tool-calls': { type: 'string', default: '1' },
+    redis: { type: 'string' },
+    s3: { type: 'string' },
+  },
+})
+const callsTool = values['tool-calls'] !== '0'
+const lines = createInterface({ input: process.stdin })
+
+if (positionals[0] === 'mock') {
+  const mock = await startMockOpenAI()
+  const responder = (request: { body: Record<string, unknown> }) =>
+    mockReply(request.body.messages, callsTool)
+  mock.respond(responder)
+  console.log(JSON.stringify({ url: mock.baseURL }))
+  lines.on('line', (line) => {
+    if (line !== 'forget') return
+    try {
+      mock.assertDone()
+      console.log('ok')
+    } catch (error) {
+      console.log(JSON.stringify(String(error)))
+    }
+    mock.reset()
+    mock.respond(responder)
+  })
+  lines.on('close', () => void mock.close().finally(() => process.exit(0)))
+} else if (positionals[0] === 'receiver') {
+  const receiver = await startBenchToolReceiver(
+    await deriveTenantSecret(TOOL_MASTER_SECRET, TENANT),
+  )
+  console.log(JSON.stringify({ url: receiver.url, host: receiver.host }))
+  lines.on('line', (line) => {
+    if (line === 'count') console.log(String(receiver.validCalls()))
+  })
+  lines.on('close', () => void receiver.close().finally(() => process.exit(0)))
+} else if (positionals[0] === 'stores') {
+  const stores = await startStorePeers({
+    redisUrl: values.redis ?? '',
+    s3Endpoint: values.s3 ?? '',
+  })
+  const { upstashUrl, upstashToken, s3Endpoint } = stores
+  console.log(JSON.stringify({ url: upstashUrl, token: upstashToken, s3: s3Endpoint }))
+  lines.on('line', (line) => {
+    if (line === 'trips') console.log(JSON.stringify(stores.trips()))
+  })
+  lines.on('close', () => void stores.close().finally(() => process.exit(0)))
+} else {
+  throw new Error('usage: peer-process.ts mock|receiver [--tool-calls 0|1]')
+}

@@ -1,0 +1,140 @@
+import type { WorkLocation } from '../../src/contract/work-record.ts'
+import type { SessionApi } from '../../src/core/session-api.ts'
+import { workKeyOf } from '../../src/store/work-queue.ts'
+
+/** What a route needs to ring the bell once a background turn is recorded. */
+export interface WorkTrigger {
+  wake(at: WorkLocation): void
+}
+
+export interface BackgroundWorkerOptions {
+  /** Runs at once in this process; more wait in memory (or, beyond MAX_WAITING, for the sweep). */
+  concurrency: number
+  /** How often the whole queue is listed for work whose trigger was lost (TURNLINE_WORK_SWEEP_MS). */
+  sweepMs: number
+  /** One structured line per sweep fault or run fault. */
+  log: (entry: Record<string, unknown>) => void
+}
+
+/** Wakes kept in memory at most; beyond them a wake is dropped and the next sweep finds it. */
+const MAX_WAITING = 10_000
+
+/**
+ * The background worker of a long-running server (`npm start`, Docker): runs recorded
+ * background turns (contract/work-record.ts) through the turn engine in this process, at most
+ * `concurrency` at once. Routes wake it right after they record a turn (`wake`); a sweep every
+ * `sweepMs` lists the deployment's whole queue and wakes whatever is not running here — work
+ * whose wake was lost (this process restarted, the in-memory queue was full) or whose instance
+ * died mid-run (its turn is taken over once the dead instance's lease lapsed: `runWork`). A
+ * record is never claimed: two workers running the same one meet at the session's lease (one
+ * gets `session_busy`) and at its idempotency key (a second run replays the first outcome).
+ */
+export class BackgroundWorker implements WorkTrigger {
+  private readonly running = new Set<string>()
+  private readonly waiting = new Map<string, WorkLocation>()
+  private readonly retries = new Map<string, ReturnType<typeof setTimeout>>()
+  private sweepTimer: ReturnType<typeof setInterval> | undefined
+  private sweeping: Promise<number> | undefined
+  private stopped = false
+
+  constructor(
+    private readonly api: Pick<SessionApi, 'runWork' | 'listWork'>,
+    private readonly options: BackgroundWorkerOptions,
+  ) {}
+
+  /** Sweeps now (work left by an earlier process), then every `sweepMs`. */
+  start(): void {
+    void this.sweep()
+    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepMs)
+    this.sweepTimer.unref?.()
+  }
+
+  /** Takes no new work; turns running now go on until the process ends. */
+  stop(): void {
+    this.stopped = true
+    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    for (const timer of this.retries.values()) clearTimeout(timer)
+    this.retries.clear()
+    this.waiting.clear()
+  }
+
+  /** Runs running in this process now. */
+  get active(): number {
+    return this.running.size
+  }
+
+  wake(at: WorkLocation): void {
+    const key = workKeyOf(at)
+    if (this.stopped || this.running.has(key) || this.waiting.has(key)) return
+    if (this.waiting.size >= MAX_WAITING) return
+    this.waiting.set(key, at)
+    this.pump()
+  }
+
+  /** Lists the whole queue once and wakes every record; resolves with how many it found. */
+  sweep(): Promise<number> {
+    this.sweeping ??= this.listAll().finally(() => {
+      this.sweeping = undefined
+    })
+    return this.sweeping
+  }
+
+  private async listAll(): Promise<number> {
+    let found = 0
+    let after: string | undefined
+    try {
+      do {
+        const page = await this.api.listWork(after)
+        for (const at of page.items) this.wake(at)
+        found += page.items.length
+        after = page.next
+      } while (after !== undefined && !this.stopped)
+    } catch (error) {
+      this.options.log({ level: 'warn', msg: 'background sweep failed', error: String(error) })
+    }
+    return found
+  }
+
+  private pump(): void {
+    for (const [key, at] of this.waiting) {
+      if (this.running.size >= this.options.concurrency) return
+      this.waiting.delete(key)
+      this.running.add(key)
+      void this.run(at).finally(() => {
+        this.running.delete(key)
+        this.pump()
+      })
+    }
+  }
+
+  private async run(at: WorkLocation): Promise<void> {
+    try {
+      const result = await this.api.runWork(at)
+      // Another turn holds the session: try again when its lease says, well before a sweep.
+      if (result.outcome === 'busy') this.retryAfter(at, result.retryAfterMs)
+    } catch (error) {
+      // The record could not be read or updated (the store is down): the sweep tries again.
+      this.options.log({
+        level: 'warn',
+        msg: 'background run failed',
+        work: at.work_id,
+        session: at.session_id,
+        error: String(error),
+      })
+    }
+  }
+
+  private retryAfter(at: WorkLocation, ms: number): void {
+    const key = workKeyOf(at)
+    if (this.stopped || this.retries.has(key)) return
+    const timer = setTimeout(
+      () => {
+        this.retries.delete(key)
+        this.wake(at)
+      },
+      Math.min(ms, this.options.sweepMs),
+    )
+    timer.unref?.()
+    this.retries.set(key, timer)
+  }
+}

@@ -1,0 +1,52 @@
+import type { WorkLocation } from '../../src/contract/work-record.ts'
+import type { QueuedWork } from '../../src/core/session-api.ts'
+import type { RouteContext } from './app-context.ts'
+import { JSON_TYPE } from './event-framing.ts'
+
+/**
+ * Whether a `Prefer` header (RFC 7240) asks for `respond-async`: one of its comma-separated
+ * preferences, any case, with or without parameters (`respond-async; foo=bar`).
+ */
+export function prefersAsync(prefer: string | undefined): boolean {
+  if (!prefer) return false
+  return prefer
+    .split(',')
+    .some((preference) => preference.split(';')[0]?.trim().toLowerCase() === 'respond-async')
+}
+
+/** Where the status of a background turn is served. */
+export function workStatusPath(sessionId: string, workId: string): string {
+  return `/v1/sessions/${encodeURIComponent(sessionId)}/work/${workId}`
+}
+
+/**
+ * Rings the worker's bell for a recorded turn and answers 202: the work, its links, `Location`
+ * of its status and `Preference-Applied: respond-async`. A duplicate is woken too (a retry of a
+ * request whose first worker died is how it gets going again at once; a finished one replays).
+ */
+export function acceptedWork(
+  tenant: string,
+  queued: QueuedWork,
+  trigger: NonNullable<RouteContext['background']>,
+): Response {
+  const at: WorkLocation = { tenant, session_id: queued.session_id, work_id: queued.work_id }
+  trigger.wake(at)
+  const status = workStatusPath(queued.session_id, queued.work_id)
+  const body = {
+    ...queued,
+    status: 'queued',
+    links: {
+      status,
+      events: `/v1/sessions/${encodeURIComponent(queued.session_id)}/events`,
+    },
+  }
+  return new Response(JSON.stringify(body), {
+    status: 202,
+    headers: {
+      'content-type': JSON_TYPE,
+      location: status,
+      'preference-applied': 'respond-async',
+      vary: 'Prefer',
+    },
+  })
+}

@@ -1,0 +1,80 @@
+import * as z from 'zod'
+import { TURN_STATUSES } from './api-responses.ts'
+import { IdempotencyHeadersSchema } from './route-params.ts'
+
+/**
+ * The answers of background turns (docs/http-api.md#background-turns): the 202 of a request
+ * that preferred `respond-async` or of a webhook delivery, and the work's status resource.
+ */
+
+/** `Prefer: respond-async` (RFC 7240), with the Idempotency-Key a background turn runs under. */
+export const BackgroundHeadersSchema = IdempotencyHeadersSchema.extend({
+  Prefer: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe(
+      '`respond-async` (RFC 7240): record the turn and answer 202 at once; a worker runs it. Honoured where the server runs a worker (`npm start`, Docker; answered with `Preference-Applied: respond-async`); elsewhere the turn runs in the request as without it.',
+    ),
+})
+
+const WorkLinksSchema = z.object({
+  status: z.string().describe('`GET` it for where the work stands (WorkStatus).'),
+  events: z
+    .string()
+    .describe(
+      "The session's events feed: add `after=<seq>`, `follow=1`, or `Accept: text/event-stream` to follow the run live.",
+    ),
+})
+
+export const BackgroundAcceptedSchema = z
+  .object({
+    session_id: z.string().describe('The session the turn runs in (for exec, the new one).'),
+    work_id: z.string().describe('Names the work in its status resource (from the key).'),
+    idempotency_key: z
+      .string()
+      .describe('The key the turn runs under: the one sent, or one the server made.'),
+    duplicate: z.boolean().describe('True when the same work was recorded before (a retry).'),
+    status: z.literal('queued').describe('Recorded; a worker runs it.'),
+    links: WorkLinksSchema.describe('Where to follow it.'),
+  })
+  .meta({
+    id: 'BackgroundAccepted',
+    description: 'A background turn recorded (202): a worker runs it.',
+  })
+
+export const WebhookAcceptedSchema = z
+  .object({
+    session_id: z.string().describe('The automation session (derived from the delivery id).'),
+    duplicate: z.boolean().describe('True for a redelivery: the first run stands, none is added.'),
+    work_id: z.string().describe('Names the run in `GET /v1/sessions/{id}/work/{work_id}`.'),
+  })
+  .meta({ id: 'WebhookAccepted', description: 'A webhook delivery recorded (202) to run.' })
+
+const WorkErrorSchema = z.object({
+  code: z.string().describe('The error code (as in error bodies).'),
+  message: z.string().describe('What went wrong.'),
+  at: z.string().describe('When (RFC 3339).'),
+})
+
+export const WorkStatusSchema = z
+  .object({
+    work_id: z.string().describe('The work, as the 202 named it.'),
+    session_id: z.string().describe('Its session.'),
+    state: z
+      .enum(['queued', 'running', 'done', 'failed'])
+      .describe(
+        '`queued`: recorded, not started; `running`: a worker started its turn (also while the turn of a crashed instance waits to be taken over); `done`: the turn has an outcome; `failed`: it cannot run (`error`).',
+      ),
+    turn: z
+      .object({
+        turn_id: z.string().describe('The turn it opened.'),
+        status: z.enum(TURN_STATUSES).optional().describe('Its outcome, once done.'),
+      })
+      .describe('Its turn, once known.')
+      .optional(),
+    attempts: z.number().int().optional().describe('Runs that ended in a retryable fault.'),
+    last_error: WorkErrorSchema.optional().describe('The last retryable fault.'),
+    error: WorkErrorSchema.optional().describe('Why it failed (`failed`).'),
+  })
+  .meta({ id: 'WorkStatus', description: 'Where a background turn stands.' })

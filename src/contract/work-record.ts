@@ -1,0 +1,76 @@
+import * as z from 'zod'
+import { TurnRequestSchema } from './api.ts'
+import { CounterSchema, documentCodec, Rfc3339Schema } from './stored-document.ts'
+
+/**
+ * `.turnline/work/pending/<tenant>/<session_id>/<work_id>.json` at the root of the session
+ * store: one background turn accepted (answered 202) and not yet run to an outcome. Written
+ * create-only before the 202 — the conditional write is what makes a retried request (same
+ * Idempotency-Key, so the same `work_id`) or a redelivered webhook a duplicate — and deleted by
+ * the worker once the turn has an outcome. A worker that finds it refused (a fault that will not
+ * pass by retrying) rewrites it with `failed` (If-Match) and leaves it for the status resource;
+ * a retryable fault only counts an attempt.
+ *
+ * One record per request, not per session: a session may have several queued, each named by its
+ * idempotency key, so deleting one (the store has no conditional delete) never touches another.
+ */
+export const WORK_RECORD_FORMAT = 'turnline.work'
+export const WORK_RECORD_VERSION = 1
+
+/** 32 lowercase hex characters: the first half of the SHA-256 of the idempotency key. */
+export const WorkIdSchema = z.string().regex(/^[0-9a-f]{32}$/)
+
+/** What asked for the work: a turn request, an exec run, a webhook delivery. */
+export const WorkSourceSchema = z.enum(['turns', 'exec', 'webhook'])
+export type WorkSource = z.infer<typeof WorkSourceSchema>
+
+export const WorkErrorSchema = z.object({
+  code: z.string().min(1),
+  message: z.string(),
+  at: Rfc3339Schema,
+})
+export type WorkError = z.infer<typeof WorkErrorSchema>
+
+export const WorkRecordSchema = z.object({
+  format: z.literal(WORK_RECORD_FORMAT),
+  version: z.literal(WORK_RECORD_VERSION),
+  work_id: WorkIdSchema,
+  /** One turn of one session (the only kind so far). */
+  kind: z.literal('turn'),
+  source: WorkSourceSchema,
+  tenant: z.string().min(1),
+  session_id: z.string().min(1),
+  /** The turn's idempotency key: the caller's `Idempotency-Key`, or one the server made. */
+  idempotency_key: z.string().min(1).max(256),
+  /** Hex SHA-256 of the request: the same key with another request is refused (422). */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  request: TurnRequestSchema,
+  created_at: Rfc3339Schema,
+  /** When a worker's run of it started its turn (the first event under the session's lease). */
+  started_at: Rfc3339Schema.optional(),
+  /** Runs that ended in a retryable fault (the record stays for the next wake or sweep). */
+  attempts: CounterSchema,
+  last_error: WorkErrorSchema.optional(),
+  /** Set when the work cannot run (a refusal, or too many faults): kept, never run again. */
+  failed: WorkErrorSchema.optional(),
+})
+export type WorkRecord = z.infer<typeof WorkRecordSchema>
+
+const codec = documentCodec(WorkRecordSchema, {
+  format: WORK_RECORD_FORMAT,
+  version: WORK_RECORD_VERSION,
+  what: 'work record',
+})
+
+/** Reads a work record. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export const parseWorkRecord: (input: Uint8Array | string) => WorkRecord = codec.parse
+
+/** Compact JSON of a work record, keys in schema order. */
+export const serializeWorkRecord: (record: WorkRecord) => string = codec.serialize
+
+/** Where a pending record is: enough for a worker to find and run it. */
+export interface WorkLocation {
+  tenant: string
+  session_id: string
+  work_id: string
+}

@@ -1,0 +1,112 @@
+import type { TurnRequest } from '../../contract/api.ts'
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import type { SessionConfigInput } from '../../contract/session-config.ts'
+import type { TurnInput } from '../../contract/turn-input.ts'
+import type { WorkLocation } from '../../contract/work-record.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import { WorkQueue } from '../../store/work-queue.ts'
+import { AgentLayerService } from '../agent-layer/agent-layer-service.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { completedError } from '../engine/turn-replay.ts'
+import { deliveryKey } from '../session/automation-run.ts'
+import { parseConfig, startSession } from '../session/create-session.ts'
+import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
+import { queueWork, workIdOf } from './queue-work.ts'
+import { runWork } from './run-work.ts'
+import { workStatus } from './work-status.ts'
+
+/** The background side of SessionService (which extends it): recording, running, status. */
+export class BackgroundService extends AgentLayerService implements BackgroundApi {
+  protected readonly work: WorkQueue
+
+  constructor(deps: ServiceDeps, locator: SessionLocator, prefix: string) {
+    super(deps, locator)
+    this.work = new WorkQueue(deps.sessions.objects, prefix)
+  }
+
+  async queueTurn(
+    tenant: string,
+    sessionId: string,
+    request: TurnRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<QueuedWork> {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const manifest = await this.deps.sessions.manifest(ref)
+    if (manifest.status === 'completed') throw completedError(ref)
+    return queueWork(this.deps, this.work, {
+      tenant,
+      sessionId,
+      idempotencyKey: options.idempotencyKey,
+      request,
+      source: 'turns',
+    })
+  }
+
+  /**
+   * The session of a background exec run ends with its turn (as an automation run's). With an
+   * Idempotency-Key its id derives from the key (`ex-…`), so a retry finds it and its record.
+   */
+  async queueExec(
+    tenant: string,
+    body: SessionConfigInput & { prompt: TurnInput },
+    options: { idempotencyKey?: string } = {},
+  ): Promise<QueuedWork> {
+    const { prompt, ...config } = body
+    if (prompt === undefined || prompt.length === 0) {
+      throw new TurnlineError('invalid_input', 'prompt is required', {
+        details: { field: 'prompt' },
+      })
+    }
+    const key = options.idempotencyKey
+    const derived = key === undefined ? undefined : `ex-${(await workIdOf(key)).slice(0, 24)}`
+    const { sessionId } = await this.startOnce(tenant, config, derived)
+    return queueWork(this.deps, this.work, {
+      tenant,
+      sessionId,
+      idempotencyKey: key,
+      request: { input: prompt },
+      source: 'exec',
+    })
+  }
+
+  /** A webhook delivery: duplicate when its session or its record existed already. */
+  async queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork> {
+    const started = await this.startOnce(tenant, request.config, request.sessionId)
+    const queued = await queueWork(this.deps, this.work, {
+      tenant,
+      sessionId: started.sessionId,
+      idempotencyKey: await deliveryKey(request.deliveryId),
+      request: { input: request.input },
+      source: 'webhook',
+    })
+    return { ...queued, duplicate: queued.duplicate || started.existed }
+  }
+
+  runWork(at: WorkLocation) {
+    return runWork(this.deps, this.locator, this.work, at)
+  }
+
+  listWork(after?: string) {
+    return this.work.list(after)
+  }
+
+  workStatus(tenant: string, sessionId: string, workId: string) {
+    return workStatus(this.deps, this.locator, this.work, { tenant, sessionId, workId })
+  }
+
+  /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */
+  private async startOnce(tenant: string, body: SessionConfigInput, sessionId?: string) {
+    const config = parseConfig(body)
+    try {
+      const ref = await startSession(this.deps, this.locator, tenant, config, {
+        source: 'startup',
+        endAfterTurn: true,
+        ...(sessionId === undefined ? {} : { sessionId }),
+      })
+      return { sessionId: ref.sessionId, existed: false }
+    } catch (error) {
+      if (sessionId === undefined || !isTurnlineError(error, 'conflict')) throw error
+      return { sessionId, existed: true }
+    }
+  }
+}

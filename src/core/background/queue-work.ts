@@ -1,0 +1,66 @@
+import type { TurnRequest } from '../../contract/api.ts'
+import type { WorkRecord, WorkSource } from '../../contract/work-record.ts'
+import type { WorkQueue } from '../../store/work-queue.ts'
+import { assertSameRequest, idempotentCall } from '../engine/idempotency.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { QueuedWork } from './background-api.ts'
+
+/** What is recorded: one turn of one session, under its idempotency key. */
+export interface WorkRequest {
+  tenant: string
+  sessionId: string
+  /** The caller's Idempotency-Key; without one the server makes a key of its own. */
+  idempotencyKey: string | undefined
+  request: TurnRequest
+  source: WorkSource
+}
+
+/**
+ * Records a background turn create-only (contract/work-record.ts) and says whether it is new.
+ * The work id derives from the key, so a retry with the same key finds the first record (or,
+ * once it ran, writes it again: the worker then replays the recorded outcome, never a second
+ * run); the same key with another request is 422 `idempotency_key_reused`, as for any turn. The
+ * fingerprint is the one the turn engine checks (`idempotentCall`), so both agree.
+ */
+export async function queueWork(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  input: WorkRequest,
+): Promise<QueuedWork> {
+  // Keys the server makes contain a `/`, a namespace no caller's key can reach.
+  const key = input.idempotencyKey ?? `background/${deps.ids.uuid()}`
+  const call = await idempotentCall(key, 'turn', input.request)
+  if (!call) throw new Error('unreachable: a background turn always has a key')
+  const record: WorkRecord = {
+    format: 'turnline.work',
+    version: 1,
+    work_id: await workIdOf(key),
+    kind: 'turn',
+    source: input.source,
+    tenant: input.tenant,
+    session_id: input.sessionId,
+    idempotency_key: key,
+    fingerprint: call.fingerprint,
+    request: input.request,
+    created_at: new Date(deps.clock.now()).toISOString(),
+    attempts: 0,
+  }
+  const written = await queue.record(record)
+  const queued = {
+    work_id: record.work_id,
+    session_id: input.sessionId,
+    idempotency_key: key,
+  }
+  if (written.created) return { ...queued, duplicate: false }
+  const existing = written.existing?.record
+  if (existing) assertSameRequest(existing.fingerprint, call)
+  return { ...queued, duplicate: true }
+}
+
+/** The work id of a key: the first 32 hex characters of its SHA-256. */
+export async function workIdOf(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key))
+  return Array.from(new Uint8Array(digest).slice(0, 16), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('')
+}

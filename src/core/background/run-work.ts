@@ -1,0 +1,76 @@
+import { isTurnlineError } from '../../contract/errors.ts'
+import type { WorkError, WorkLocation } from '../../contract/work-record.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { stepTurn } from '../turn/step-turn.ts'
+import type { WorkRunOutcome } from './background-api.ts'
+
+/** Runs of one record that may end in a retryable fault before it is marked failed. */
+export const MAX_WORK_ATTEMPTS = 8
+
+/** Refusals that pass with time: the record waits, no attempt is counted. */
+const WAIT_CODES = ['session_busy', 'too_many_concurrent_turns', 'rate_limited'] as const
+
+/**
+ * Runs one pending record through the turn engine, exactly once like any turn: the record's
+ * idempotency key makes a second run (a duplicate trigger, a sweep, another instance) replay the
+ * committed outcome, and a turn its key opened that a crashed instance left open is continued
+ * from its last commit once that instance's lease lapsed (step-turn.ts) — a committed tool
+ * invocation is never run again. The record is deleted once the turn has an outcome.
+ */
+export async function runWork(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  queue: WorkQueue,
+  at: WorkLocation,
+): Promise<WorkRunOutcome> {
+  const read = await queue.read(at)
+  if (!read || read.record.failed) return { outcome: 'gone' }
+  const { record } = read
+  // The record says it runs once its turn does (the first event comes under the lease).
+  let marked: Promise<StoredWork | null> | undefined
+  const onEvent = () => {
+    const started_at = new Date(deps.clock.now()).toISOString()
+    marked ??= queue.update(read, { ...record, started_at }).catch(() => null)
+  }
+  try {
+    const ref = await locator.locate(record.tenant, record.session_id)
+    const turn = await stepTurn(deps, ref, record.request, {
+      idempotencyKey: record.idempotency_key,
+      onEvent,
+    })
+    await marked
+    await queue.remove(at)
+    return { outcome: 'done', status: turn.status }
+  } catch (error) {
+    if (isTurnlineError(error, ...WAIT_CODES)) {
+      return { outcome: 'busy', retryAfterMs: Math.max(1, error.retryAfter ?? 1) * 1000 }
+    }
+    return settleFault(deps, queue, (await marked) ?? read, error)
+  }
+}
+
+/** A fault: counted and retried later when it may pass, else recorded as the work's failure. */
+async function settleFault(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  stored: StoredWork,
+  error: unknown,
+): Promise<WorkRunOutcome> {
+  const failure = workErrorOf(error, deps.clock.now())
+  const attempts = stored.record.attempts + 1
+  const retryable = !isTurnlineError(error) || error.retryable || error.code === 'model_error'
+  if (retryable && attempts < MAX_WORK_ATTEMPTS) {
+    await queue.update(stored, { ...stored.record, attempts, last_error: failure })
+    return { outcome: 'retry', error: failure }
+  }
+  await queue.update(stored, { ...stored.record, attempts, failed: failure })
+  return { outcome: 'failed', error: failure }
+}
+
+function workErrorOf(error: unknown, now: number): WorkError {
+  const at = new Date(now).toISOString()
+  if (isTurnlineError(error)) return { code: error.code, message: error.message, at }
+  return { code: 'internal', message: 'the run failed with an internal error', at }
+}

@@ -1,0 +1,55 @@
+import { parseEngineState } from '../../contract/engine-state.ts'
+import { TurnlineError } from '../../contract/errors.ts'
+import type { SessionLocator } from '../../store/session-locator.ts'
+import type { WorkQueue } from '../../store/work-queue.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { WorkStatus } from './background-api.ts'
+import { workIdOf } from './queue-work.ts'
+
+/**
+ * Where a background turn stands, from its record and its session: failed (the record says
+ * why), done (the session's recent turns hold its key's outcome), running (a worker started its
+ * turn, or the session's open turn is its key's), queued (recorded, not started). The recent turns are the last 16: a work
+ * id older than those, with no record left, is not found.
+ */
+export async function workStatus(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  queue: WorkQueue,
+  at: { tenant: string; sessionId: string; workId: string },
+): Promise<WorkStatus> {
+  const ref = await locator.locate(at.tenant, at.sessionId)
+  const base = { work_id: at.workId, session_id: at.sessionId }
+  const location = { tenant: at.tenant, session_id: at.sessionId, work_id: at.workId }
+  const stored = /^[0-9a-f]{32}$/.test(at.workId) ? await queue.read(location) : null
+  const record = stored?.record
+  if (record?.failed) {
+    return { ...base, state: 'failed', attempts: record.attempts, error: record.failed }
+  }
+  const state = parseEngineState((await deps.sessions.open(ref)).state)
+  for (const turn of state.recent_turns) {
+    if ((await workIdOf(turn.key)) === at.workId) {
+      return { ...base, state: 'done', turn: { turn_id: turn.turn_id, status: turn.status } }
+    }
+  }
+  const open = state.open_turn
+  const opened =
+    open?.idempotency_key !== undefined && (await workIdOf(open.idempotency_key)) === at.workId
+  if (opened || record?.started_at) {
+    const turn = opened && open ? { turn: { turn_id: open.turn_id } } : {}
+    return { ...base, state: 'running', ...turn, ...tries(record) }
+  }
+  if (record) return { ...base, state: 'queued', ...tries(record) }
+  throw new TurnlineError(
+    'not_found',
+    `no background work ${at.workId.slice(0, 64)} on this session`,
+  )
+}
+
+function tries(record: { attempts: number; last_error?: WorkStatus['last_error'] } | undefined) {
+  if (!record || record.attempts === 0) return {}
+  return {
+    attempts: record.attempts,
+    ...(record.last_error ? { last_error: record.last_error } : {}),
+  }
+}

@@ -1,0 +1,211 @@
+import { createHmac } from 'node:crypto'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { serializeWorkRecord } from '../../src/contract/work-record.ts'
+import { workIdOf } from '../../src/core/background/queue-work.ts'
+import { listAll } from '../../src/ports/object-store.ts'
+import { gate } from '../support/gate.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+
+/**
+ * Background turns on `npm start` as a real process (the fs store, its own worker): a turn that
+ * prefers respond-async is answered 202 and run once, also when the request is retried; a
+ * webhook delivery is answered 202 at once and a redelivery is a duplicate, never a second run;
+ * an exec run answers 202 and ends its session; a record whose trigger was lost is found by the
+ * sweep.
+ */
+const RAW_SECRET = Buffer.from('background-secret-0123456789')
+let dir: string
+let mock: MockOpenAI
+let server: NodeEntry
+let url = ''
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-background-'))
+  await chmod(dir, 0o711)
+  mock = await startMockOpenAI()
+  server = startNodeEntry({
+    PORT: '0',
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    OPENAI_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: 'sk-test',
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_WORK_SWEEP_MS: '250',
+    TURNLINE_WEBHOOKS: JSON.stringify({
+      triage: {
+        secret: `whsec_${RAW_SECRET.toString('base64')}`,
+        tenant: 'local',
+        session: { instructions: 'Triage incoming issues.' },
+        prompt: 'New issue event: {{body}}',
+      },
+    }),
+  })
+  url = await server.listening()
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await mock?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+async function call(method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  const json = () => JSON.parse(text) as Record<string, unknown>
+  return { status: response.status, headers: response.headers, text, json }
+}
+
+function deliver(body: string, id: string) {
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  const signature = createHmac('sha256', RAW_SECRET)
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64')
+  return call('POST', '/v1/webhooks/triage', JSON.parse(body), {
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${signature}`,
+  })
+}
+
+/** Polls the work's status resource until `state` (waits for the event, no fixed sleep). */
+async function workState(location: string, state: string) {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const answer = await call('GET', location)
+    expect(answer.status, answer.text).toBe(200)
+    if (answer.json().state === state) return answer.json()
+    if (Date.now() > deadline) throw new Error(`work never became ${state}: ${answer.text}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+async function pendingRecords(): Promise<string[]> {
+  const files = new FsObjectStore({ root: join(dir, 'data') })
+  return (await listAll(files, '.turnline/work/pending/')).objects.map((o) => o.key)
+}
+
+const ASYNC = { prefer: 'respond-async' }
+
+describe('background turns on npm start', () => {
+  it('answers 202 at once, and the same 202 to a retry with the same key; runs the turn once', async () => {
+    const session = (await call('POST', '/v1/sessions', {})).json().session_id as string
+    const held = gate()
+    mock.enqueue({ text: 'done in the background', hold: held.promise })
+    const headers = { ...ASYNC, 'idempotency-key': 'bg-key-1' }
+    const first = await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' }, headers)
+    expect(first.status, first.text).toBe(202)
+    expect(first.headers.get('preference-applied')).toBe('respond-async')
+    const location = first.headers.get('location') ?? ''
+    expect(location).toBe(`/v1/sessions/${session}/work/${first.json().work_id}`)
+    expect(first.json()).toMatchObject({
+      session_id: session,
+      idempotency_key: 'bg-key-1',
+      duplicate: false,
+      status: 'queued',
+      links: { status: location, events: `/v1/sessions/${session}/events` },
+    })
+    await workState(location, 'running')
+
+    const retry = await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' }, headers)
+    expect(retry.status).toBe(202)
+    expect(retry.headers.get('location')).toBe(location)
+    expect(retry.json()).toEqual({ ...first.json(), duplicate: true })
+    // the same key with another request is refused, as for any turn
+    const other = await call('POST', `/v1/sessions/${session}/turns`, { input: 'else' }, headers)
+    expect(other.status).toBe(422)
+
+    held.open()
+    const done = await workState(location, 'done')
+    expect(done.turn).toEqual({ turn_id: 'turn-1', status: 'completed' })
+    const again = await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' }, headers)
+    expect(again.json()).toEqual({ ...first.json(), duplicate: true })
+    await workState(location, 'done')
+    await expect.poll(pendingRecords).toEqual([])
+    expect(mock.requests).toHaveLength(1)
+    const events = await call('GET', `/v1/sessions/${session}/events?after=-1`)
+    expect(events.text.match(/"turn\.started"/g)).toHaveLength(1)
+    expect(events.text).toContain('done in the background')
+  })
+
+  it('answers a webhook 202 with duplicate: false, a redelivery duplicate: true, and runs once', async () => {
+    mock.reset()
+    const held = gate()
+    mock.enqueue({ text: 'Labelled as bug.', hold: held.promise })
+    const body = JSON.stringify({ action: 'opened', title: 'Crash on save' })
+    const first = await deliver(body, 'msg_bg_1')
+    expect(first.status, first.text).toBe(202)
+    const { session_id, work_id } = first.json() as { session_id: string; work_id: string }
+    expect(first.json()).toEqual({ session_id, duplicate: false, work_id })
+    const location = first.headers.get('location') ?? ''
+    await workState(location, 'running')
+    const redelivered = await deliver(body, 'msg_bg_1')
+    expect(redelivered.status).toBe(202)
+    expect(redelivered.json()).toEqual({ session_id, duplicate: true, work_id })
+    held.open()
+    expect((await workState(location, 'done')).turn).toMatchObject({ status: 'terminal' })
+    const late = await deliver(body, 'msg_bg_1')
+    expect(late.json()).toEqual({ session_id, duplicate: true, work_id })
+    await workState(location, 'done')
+    await expect.poll(pendingRecords).toEqual([])
+    expect(mock.requests).toHaveLength(1)
+    const view = await call('GET', `/v1/sessions/${session_id}`)
+    expect(view.json()).toMatchObject({ status: 'completed', turn_count: 1 })
+  })
+
+  it('runs an exec in the background: 202, the same session for a retry, the session ended', async () => {
+    mock.reset()
+    mock.enqueue({ text: 'exec answer' })
+    const headers = { ...ASYNC, 'idempotency-key': 'exec-key-1' }
+    const first = await call('POST', '/v1/exec', { prompt: 'list todos' }, headers)
+    expect(first.status, first.text).toBe(202)
+    const retry = await call('POST', '/v1/exec', { prompt: 'list todos' }, headers)
+    expect(retry.json()).toEqual({ ...first.json(), duplicate: true })
+    const location = first.headers.get('location') ?? ''
+    expect((await workState(location, 'done')).turn).toMatchObject({ status: 'terminal' })
+    const view = await call('GET', `/v1/sessions/${first.json().session_id}`)
+    expect(view.json()).toMatchObject({ status: 'completed', turn_count: 1 })
+    expect(mock.requests).toHaveLength(1)
+  })
+
+  it('finds by its sweep a record whose trigger was lost', async () => {
+    mock.reset()
+    const session = (await call('POST', '/v1/sessions', {})).json().session_id as string
+    mock.enqueue({ text: 'found by the sweep' })
+    // Recorded as a route records it, but no bell rang: only the sweep can find it.
+    const key = 'lost-trigger-key'
+    const workId = await workIdOf(key)
+    const files = new FsObjectStore({ root: join(dir, 'data') })
+    const record = {
+      format: 'turnline.work' as const,
+      version: 1 as const,
+      work_id: workId,
+      kind: 'turn' as const,
+      source: 'turns' as const,
+      tenant: 'local',
+      session_id: session,
+      idempotency_key: key,
+      fingerprint: '0'.repeat(64),
+      request: { input: 'swept' },
+      created_at: new Date().toISOString(),
+      attempts: 0,
+    }
+    await files.put(
+      `.turnline/work/pending/local/${session}/${workId}.json`,
+      new TextEncoder().encode(serializeWorkRecord(record)),
+      { ifNoneMatch: '*' },
+    )
+    const done = await workState(`/v1/sessions/${session}/work/${workId}`, 'done')
+    expect(done.turn).toEqual({ turn_id: 'turn-1', status: 'completed' })
+    expect(mock.requests).toHaveLength(1)
+    await expect.poll(pendingRecords).toEqual([])
+  })
+})
