@@ -1,5 +1,6 @@
 import {
   CreateSessionResponseSchema,
+  DeliveryListSchema,
   ForkResponseSchema,
   SessionListSchema,
   SessionViewSchema,
@@ -9,6 +10,7 @@ import type { CallOptions, ForkRequest, ListSessionsQuery, SessionConfigInput } 
 import type { Transport } from './transport.ts'
 import type {
   CreatedSession,
+  DeliveryList,
   ForkedSession,
   SessionList,
   SessionSummary,
@@ -94,5 +96,10 @@ export class SessionCalls {
     const path = `/v1/workspaces/${encodeURIComponent(workspace)}`
     const response = await this.transport.send('DELETE', path, options)
     await response.body?.cancel()
+  }
+
+  /** `GET /v1/sessions/:id/deliveries`: its completion-callback notices, with every attempt. */
+  listDeliveries(id: string, options: CallOptions = {}): Promise<DeliveryList> {
+    return this.transport.json('GET', sessionPath(id, '/deliveries'), DeliveryListSchema, options)
   }
 }
