@@ -42,15 +42,20 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
     }
     // In the server's order: newest (or oldest) first, continued by the cursor.
     const rows = page.sessions.map((s) =>
-      [s.session_id, s.status, String(s.turn_count), String(s.event_count), s.updated_at].map(
-        terminalSafe,
-      ),
+      [
+        s.session_id,
+        s.status,
+        String(s.turn_count),
+        String(s.event_count),
+        s.updated_at,
+        shortTitle(s.title),
+      ].map(terminalSafe),
     )
     if (rows.length === 0) {
       io.stderr.write(`no sessions in workspace ${terminalSafe(values.workspace ?? 'default')}\n`)
       return EXIT.success
     }
-    io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED'], ...rows]))
+    io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED', 'TITLE'], ...rows]))
     if (page.cursor) {
       const oldest = values.oldest ? ' --oldest' : ''
       io.stderr.write(`(more sessions: turnline sessions${oldest} --cursor ${page.cursor})\n`)
@@ -59,6 +64,13 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
   } finally {
     await connection.close()
   }
+}
+
+/** The title in a table cell: its first 48 characters (the API's title is up to 120). */
+function shortTitle(title: string | undefined): string {
+  if (title === undefined) return '-'
+  const chars = Array.from(title)
+  return chars.length <= 48 ? title : `${chars.slice(0, 47).join('')}…`
 }
 
 function parse(argv: string[]) {

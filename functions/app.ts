@@ -4,6 +4,7 @@ import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { Telemetry } from '../src/ports/telemetry.ts'
 import type { WorkTrigger } from './background/background-worker.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
@@ -16,6 +17,7 @@ import { type ErrorLog, notFound } from './http/http-errors.ts'
 import { errorAnswerFor } from './http/open-responses-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
+import { requestTrace } from './http/request-trace.ts'
 import { routeMethods } from './http/route-methods.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
@@ -82,6 +84,8 @@ export interface AppOptions {
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
   peerAddress?: PeerAddress
+  /** Request and turn spans and metrics (OTEL_*, docs/observability.md); none when absent. */
+  telemetry?: Telemetry
   /** The background worker (Node): enables 202 answers for background turns and webhooks. */
   background?: WorkTrigger
 }
@@ -110,7 +114,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
   const { api } = options
   const ctx: RouteContext = {
-    api: options.requestLog ? loggedSessionApi(api, options.requestLog) : api,
+    api:
+      options.requestLog || options.telemetry
+        ? loggedSessionApi(api, options.requestLog, options.telemetry)
+        : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
     log,
@@ -119,6 +126,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()
 
+  if (options.telemetry) app.use('*', requestTrace(options.telemetry))
   if (options.requestLog) app.use('*', requestLogger(options.requestLog))
   // The Open Responses routes answer errors in the specification's envelope.
   app.onError((error, c) => errorAnswerFor(c.req.path)(error, log))

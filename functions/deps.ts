@@ -5,8 +5,10 @@ import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { coordinatorReplayGuard, type ReplayGuard } from '../src/ports/replay-guard.ts'
+import type { Telemetry } from '../src/ports/telemetry.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
+import { API_VERSION } from './app.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
@@ -20,6 +22,7 @@ import { chooseModel, type ModelChoice } from './model-choice.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
 import { objectStoreOf, storeKindOf } from './store-choice.ts'
+import { type ContextStorageFactory, telemetryOf, traced } from './telemetry-choice.ts'
 import { authFailureLimit } from './tenancy/auth-throttle-deps.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
@@ -71,6 +74,8 @@ export interface DepsOptions extends TenantFetchOptions {
   referenceScript?: ReferenceScript
   /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
   reachableFromAnywhere?: boolean
+  /** The async context spans live in (AsyncLocalStorage); without it nothing is traced. */
+  contextStorage?: ContextStorageFactory
 }
 
 export interface Deps {
@@ -98,7 +103,11 @@ export interface Deps {
     /** Failed authentications throttled, in the coordinator when there is one (with keys). */
     authFailures?: AuthFailureLimit
     peerAddress?: PeerAddress
+    /** Request spans and metrics (OTEL_*); absent when nothing is exported. */
+    telemetry?: Telemetry
   }
+  /** Sends what telemetry waits to send (a shutdown, the end of an invocation); absent when off. */
+  flushTelemetry?: () => Promise<void>
   /** Where the Node entry listens. */
   server: { port: number; host: string }
   /** The background worker of a long-running entry (functions/background/background-worker.ts). */
@@ -127,10 +136,15 @@ export async function createDeps(
   const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const store = objectStoreOf(config, options, notices)
+  const telemetry = telemetryOf(config, options, fetchImpl, API_VERSION, notices)
+  const trace = traced(telemetry)
+  const store = trace.store(
+    objectStoreOf(config, options, notices),
+    storeKindOf(config, options) ?? 'store',
+  )
   const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
   const sessions = new SessionStore({ store })
-  const coordinator = coordinatorOf(config, options, calls, notices, sessions)
+  const coordinator = trace.coordinator(coordinatorOf(config, options, calls, notices, sessions))
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({
     config,
@@ -153,7 +167,9 @@ export async function createDeps(
   const allowedHosts =
     config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : [])
   const tenantFetch = tenantFetches(config, allowedHosts, options, fetchImpl)
-  const { client: model, choice: modelChoice } = chooseModel(config, fetchImpl)
+  const chosen = chooseModel(config, fetchImpl)
+  const modelChoice = chosen.choice
+  const model = trace.model(chosen.client, config, modelChoice)
   notices.push(modelChoice.notice)
 
   if (config.TURNLINE_TOOL_SECRET === undefined) {
@@ -171,7 +187,7 @@ export async function createDeps(
       defaultRunner: options.defaultRunner,
       storeDir: storeKindOf(config, options) === 'fs' ? config.TURNLINE_DATA_DIR : undefined,
     },
-    fetchImpl,
+    trace.fetch(fetchImpl),
     notices,
     warnings,
   )
@@ -183,7 +199,7 @@ export async function createDeps(
     clock: systemClock,
     ids: randomIds,
     tools: {
-      fetch: tenantFetch.tools,
+      fetch: trace.fetch(tenantFetch.tools),
       allowedHosts,
       secretFor: secrets.secretFor,
       timeoutMs: config.TURNLINE_TOOL_TIMEOUT_MS,
@@ -203,12 +219,13 @@ export async function createDeps(
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {
-      client: createSdkMcpClient({ fetch: tenantFetch.mcp }),
+      client: createSdkMcpClient({ fetch: trace.fetch(tenantFetch.mcp) }),
       servers: config.TURNLINE_MCP_SERVERS ?? [],
     },
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
     admission: tenantAdmission(tenancy),
+    ...(telemetry ? { telemetry } : {}),
   }
   return {
     service,
@@ -229,7 +246,9 @@ export async function createDeps(
       ...(options.referenceScript ? { referenceScript: options.referenceScript } : {}),
       ...(authFailures ? { authFailures } : {}),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
+      ...(telemetry ? { telemetry } : {}),
     },
+    ...(telemetry ? { flushTelemetry: () => telemetry.flush() } : {}),
     server: { port: config.PORT, host: config.HOST },
     background: {
       sweepMs: config.TURNLINE_WORK_SWEEP_MS,

@@ -10,6 +10,7 @@ import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
+import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
 /**
@@ -157,10 +158,10 @@ export const EnvSchema = z.object({
     .optional(),
   /** Origins whose pages may call the API from a browser (functions/http/cors.ts). */
   TURNLINE_CORS_ORIGINS: CorsOriginsSchema.optional(),
-  /** The command sandbox of the in-process runner (adapters/runner/sandbox-settings.ts). */
+  /** The runner's sandbox, the key registry and tenant limits, OTEL_* (see each shape's file). */
   ...SandboxEnvShape,
-  /** Key registry and per-tenant limits (functions/tenancy/tenancy-env.ts). */
   ...TenancyEnvShape,
+  ...TelemetryEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>

@@ -50,11 +50,14 @@ export async function* streamMessages(
   let usage: AnthropicUsageReport | undefined
   let stopReason: string | undefined
   let stopped = false
+  const named: { responseModel?: string; responseId?: string } = {}
 
   for await (const event of events) {
     switch (event.type) {
       case 'message_start':
         usage = mergeUsage(usage, event.message.usage)
+        named.responseModel = event.message.model
+        named.responseId = event.message.id
         break
       case 'content_block_start': {
         const block = event.content_block
@@ -155,6 +158,7 @@ export async function* streamMessages(
       ...(counted?.reasoningTokens === undefined
         ? {}
         : { reasoningTokens: counted.reasoningTokens }),
+      ...named,
     },
   }
 }

@@ -65,8 +65,11 @@ export async function* streamChat(
   let usage: ChatUsageReport | undefined
   const calls = new ToolCallAssembler()
 
+  const named: { responseModel?: string; responseId?: string } = {}
   for await (const chunk of chatChunks(response)) {
     usage = usageIn(chunk) ?? usage
+    if (typeof chunk.model === 'string' && chunk.model !== '') named.responseModel = chunk.model
+    if (typeof chunk.id === 'string' && chunk.id !== '') named.responseId = chunk.id
     const choice = chunk.choices?.[0]
     if (!choice) continue
     const pieces = deltaPieces((choice.delta ?? {}) as Record<string, unknown>)
@@ -109,6 +112,7 @@ export async function* streamChat(
         ? {}
         : { reasoning: thoughts.text, reasoningBlocks: thoughts.blocks }),
       ...reasoningTokensOf(counted?.reasoningTokens),
+      ...named,
     },
   }
 }

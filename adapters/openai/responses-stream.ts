@@ -173,6 +173,8 @@ export async function* streamResponses(
       ...(readable === '' ? {} : { reasoning: readable }),
       ...(answer.reasoning.length > 0 ? { reasoningBlocks: answer.reasoning } : {}),
       ...reasoningTokensOf(final.usage?.output_tokens_details?.reasoning_tokens),
+      ...(final.model ? { responseModel: final.model } : {}),
+      ...(final.id ? { responseId: final.id } : {}),
     },
   }
 }

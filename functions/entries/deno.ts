@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { denoPeer } from '../http/client-address.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
@@ -29,6 +30,7 @@ const entry = await startEntryApp(
     defaultStore: (root) => new FsObjectStore({ root }),
     reachableFromAnywhere: true,
     peerAddress: denoPeer,
+    contextStorage: () => new AsyncLocalStorage(),
   },
   { log: (line) => console.error(line) },
   (deps) => missingDenoPermissions(deps, (descriptor) => Deno.permissions.querySync(descriptor)),

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { streamHandle } from 'hono/aws-lambda'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
@@ -32,6 +33,7 @@ const entry = await startEntryApp(
     checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,
+    contextStorage: () => new AsyncLocalStorage(),
   },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
@@ -13,8 +14,8 @@ import { referenceScriptFile } from './reference-script-file.ts'
  * The backends only a Node process has, for the Node entries (`npm start`, the CLI, check.mjs,
  * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, the plain-Redis
  * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
- * the socket's peer as the client address, and the fetch that checks the addresses of
- * tenant-directed calls when they connect.
+ * the socket's peer as the client address, the fetch that checks the addresses of
+ * tenant-directed calls when they connect, and AsyncLocalStorage for the current span.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -25,6 +26,7 @@ export const nodeBackends: Pick<
   | 'peerAddress'
   | 'checkedFetch'
   | 'referenceScript'
+  | 'contextStorage'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
@@ -32,6 +34,7 @@ export const nodeBackends: Pick<
   redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
   peerAddress: nodePeer,
   checkedFetch: nodeCheckedFetch,
+  contextStorage: () => new AsyncLocalStorage(),
   ...referenceScriptField(),
 }
 

@@ -26,9 +26,9 @@ const entry = await startEntryApp(process.env, embedded.options, {
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
-serveOnNode(entry, () => {
+serveOnNode(entry, async () => {
   entry.worker?.stop()
-  return embedded.close()
+  await Promise.all([embedded.close(), entry.deps.flushTelemetry?.()])
 })
 // Background turns recorded before this process started (or by an instance that died) first.
 entry.worker?.start()

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { METHOD_NAME_ALL } from 'hono/router'
 import type { AppEnv } from './app-context.ts'
+import { streamedBody, whenBodyEnds } from './body-end.ts'
 
 /** Where structured operator log entries go: one JSON object per call. */
 export type LogSink = (entry: Record<string, unknown>) => void
@@ -10,7 +11,6 @@ export type LogSink = (entry: Record<string, unknown>) => void
 export const jsonLines: LogSink = (entry) => console.log(JSON.stringify(entry))
 
 const SESSION_PATH = /^\/v1\/sessions\/([^/]+)/
-const STREAMED = /^(text\/event-stream|application\/x-ndjson)/
 
 /**
  * One structured line per request: `{ts, level, msg: "request", method, route, path, status,
@@ -44,11 +44,9 @@ export function requestLogger(log: LogSink): MiddlewareHandler<AppEnv> {
         ...extra,
       })
     }
-    // The content type first: reading `body` of an answer built from a string turns it into a
-    // stream (on Node the server then writes it chunk by chunk instead of in one piece).
-    const body = STREAMED.test(c.res.headers.get('content-type') ?? '') ? c.res.body : null
+    const body = streamedBody(c.res)
     if (body) {
-      c.res = new Response(whenDone(body, emit), c.res)
+      c.res = new Response(whenBodyEnds(body, emit), c.res)
     } else {
       emit()
     }
@@ -56,43 +54,9 @@ export function requestLogger(log: LogSink): MiddlewareHandler<AppEnv> {
 }
 
 /** The pattern of the route that answered (middleware aside), or null when none matched. */
-function matchedRoute(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string | null {
+export function matchedRoute(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string | null {
   const routes = matchedRoutes(c).filter((route) => route.method !== METHOD_NAME_ALL)
   return routes.at(-1)?.path ?? null
-}
-
-/** Passes the stream through and calls `done` once when it ends, fails or is cancelled. */
-function whenDone(
-  source: ReadableStream<Uint8Array>,
-  done: (extra?: Record<string, unknown>) => void,
-): ReadableStream<Uint8Array> {
-  const reader = source.getReader()
-  let ended = false
-  const end = (extra?: Record<string, unknown>) => {
-    if (ended) return
-    ended = true
-    done(extra)
-  }
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done: finished } = await reader.read()
-        if (finished) {
-          controller.close()
-          end()
-        } else {
-          controller.enqueue(value)
-        }
-      } catch (error) {
-        end({ stream_error: String(error) })
-        controller.error(error)
-      }
-    },
-    async cancel(reason) {
-      end({ aborted: true })
-      await reader.cancel(reason)
-    },
-  })
 }
 
 function decodeSafely(segment: string): string {

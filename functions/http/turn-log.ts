@@ -2,6 +2,7 @@ import type { TurnResponse } from '../../src/contract/api.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { SessionApi, TurnOptions } from '../../src/core/session-api.ts'
+import { noTelemetry, type Telemetry } from '../../src/ports/telemetry.ts'
 import type { LogSink } from './request-log.ts'
 
 type Op =
@@ -24,8 +25,12 @@ type Op =
  * runs, whose turns the service steps itself). A call that fails logs `error` (its code) instead of a
  * status. Other methods pass through unlogged (the request line covers them).
  */
-export function loggedSessionApi(api: SessionApi, log: LogSink): SessionApi {
-  return new LoggedSessionApi(api, log)
+export function loggedSessionApi(
+  api: SessionApi,
+  log: LogSink | undefined,
+  telemetry: Telemetry = noTelemetry,
+): SessionApi {
+  return new LoggedSessionApi(api, log, telemetry)
 }
 
 type Args<K extends keyof SessionApi> = Parameters<SessionApi[K]>
@@ -38,7 +43,8 @@ type Args<K extends keyof SessionApi> = Parameters<SessionApi[K]>
 class LoggedSessionApi implements SessionApi {
   constructor(
     private readonly api: SessionApi,
-    private readonly log: LogSink,
+    private readonly log: LogSink | undefined,
+    private readonly telemetry: Telemetry,
   ) {}
 
   // Logged: every call that steps a turn.
@@ -130,6 +136,7 @@ class LoggedSessionApi implements SessionApi {
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)
+  listTurns = (...args: Args<'listTurns'>) => this.api.listTurns(...args)
   openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
   storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
   getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
@@ -180,15 +187,60 @@ class LoggedSessionApi implements SessionApi {
       duration_ms: Date.now() - started,
       ...(options === null ? {} : { model_calls: modelCalls }),
     })
-    try {
-      const result = await run(counting)
-      this.log(entry(describe(result)))
-      return result
-    } catch (error) {
-      const code = isTurnlineError(error) ? error.code : 'internal'
-      this.log(entry({ error: code }, isTurnlineError(error) && !error.retryable ? 'info' : 'warn'))
-      throw error
+    return this.telemetry.span(
+      'invoke_agent',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.conversation.id': session,
+          'turnline.op': op,
+          'turnline.tenant': tenant,
+        },
+      },
+      async (span) => {
+        try {
+          const result = await run(counting)
+          const fields = describe(result)
+          this.log?.(entry(fields))
+          this.observe(op, fields, started)
+          span.set(spanFields(fields, modelCalls))
+          return result
+        } catch (error) {
+          const code = isTurnlineError(error) ? error.code : 'internal'
+          const level = isTurnlineError(error) && !error.retryable ? 'info' : 'warn'
+          this.log?.(entry({ error: code }, level))
+          this.observe(op, { error: code }, started)
+          throw error
+        }
+      },
+    )
+  }
+
+  /** The turn metrics: `turnline.turn.duration` and `turnline.turns`, by op, status, outcome. */
+  private observe(op: Op, fields: Record<string, unknown>, started: number): void {
+    if (!this.telemetry.enabled) return
+    const attributes = {
+      'turnline.op': op,
+      'turnline.turn.status': stringField(fields.status),
+      'turnline.turn.outcome': stringField(fields.outcome),
+      'error.type': stringField(fields.error),
     }
+    this.telemetry.record('turnline.turn.duration', (Date.now() - started) / 1000, attributes)
+    this.telemetry.count('turnline.turns', 1, attributes)
+  }
+}
+
+function stringField(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+function spanFields(fields: Record<string, unknown>, modelCalls: number) {
+  return {
+    'gen_ai.conversation.id': stringField(fields.session),
+    'turnline.turn.id': stringField(fields.turn),
+    'turnline.turn.status': stringField(fields.status),
+    'turnline.turn.outcome': stringField(fields.outcome),
+    'turnline.turn.model_calls': modelCalls,
   }
 }
 

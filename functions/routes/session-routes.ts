@@ -1,10 +1,15 @@
 import { Hono } from 'hono'
-import { EventsQuerySchema, ListSessionsQuerySchema } from '../../src/contract/api.ts'
+import {
+  EventsQuerySchema,
+  ListSessionsQuerySchema,
+  TurnsQuerySchema,
+} from '../../src/contract/api.ts'
 import {
   CreateSessionResponseSchema,
   SequencedEventSchema,
   SessionListSchema,
   SessionViewSchema,
+  TurnListSchema,
   WorkspaceListSchema,
 } from '../../src/contract/api-responses.ts'
 import { LastEventIdHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
@@ -139,6 +144,25 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       await ctx.api.deleteSession(c.get('tenant'), c.req.valid('param').id)
       return c.body(null, 204)
     },
+  )
+
+  routes.get(
+    '/sessions/:id/turns',
+    operation({
+      operationId: 'listSessionTurns',
+      tags: ['sessions'],
+      summary: "List a session's turns with what each was asked",
+      description:
+        "The session's turns in order, each with the seq of its `turn.started` and its recorded input: the `input` as the turn request gave it (text or `input_text`/`input_image` parts) and the follow-ups it applied. Turnline's own record, kept beside VT Code's events (which carry no user text). Pages of `limit`; pass `cursor` back for the next.",
+      responses: {
+        200: jsonAnswer('One page of turns.', TurnListSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    queryParams(TurnsQuerySchema),
+    async (c) =>
+      json(await ctx.api.listTurns(c.get('tenant'), c.req.valid('param').id, c.req.valid('query'))),
   )
 
   routes.get(

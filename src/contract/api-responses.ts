@@ -7,6 +7,7 @@ import { HandoffRequestSchema } from './handoff.ts'
 import { LoopRunStateSchema, LoopStepRecordSchema } from './loop-state.ts'
 import { SessionConfigSchema } from './session-config.ts'
 import { ThreadEventSchema } from './thread-event.ts'
+import { TurnInputRecordSchema } from './turn-input-record.ts'
 import { UsageSchema } from './usage.ts'
 
 /**
@@ -120,6 +121,12 @@ const summaryFields = {
   turn_count: Count.describe('Turns started so far.'),
   event_count: Count.describe('Events committed so far.'),
   last_seq: z.number().int().min(-1).describe('Seq of the newest event (-1 before any).'),
+  title: z
+    .string()
+    .optional()
+    .describe(
+      "The session's first recorded turn input (its text, white space collapsed, at most 120 characters); absent until a turn recorded text.",
+    ),
 }
 
 export const SessionSummarySchema = z
@@ -135,6 +142,29 @@ export const SessionListSchema = z
       .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
   })
   .meta({ id: 'SessionList', description: "One page of the tenant's sessions of a workspace." })
+
+export const TurnListSchema = z
+  .object({
+    turns: z
+      .array(
+        z.object({
+          turn_id: z.string().optional().describe('The turn id (`turn-<n>`).'),
+          seq: Count.describe('Seq of its `turn.started` event.'),
+          started_at: z.string().describe('RFC 3339 time the turn started (its first commit).'),
+          input: TurnInputRecordSchema.omit({ version: true })
+            .optional()
+            .describe(
+              'What the turn was asked: `input` as the request gave it, `follow_ups` applied as it started; absent when nothing was recorded (a turn from before inputs were recorded, or of a newer record version).',
+            ),
+        }),
+      )
+      .describe('In order, oldest first.'),
+    cursor: z
+      .string()
+      .optional()
+      .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
+  })
+  .meta({ id: 'TurnList', description: "One page of a session's turns with their inputs." })
 
 export const WorkspaceListSchema = z
   .object({

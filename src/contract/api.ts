@@ -61,6 +61,8 @@ export interface SessionSummary {
   turn_count: number
   event_count: number
   last_seq: number
+  /** The first recorded turn input, trimmed; absent until a turn recorded text. */
+  title?: string
 }
 
 export interface SessionView extends SessionSummary {
@@ -84,6 +86,11 @@ export interface SessionView extends SessionSummary {
   budget: BudgetReport
 }
 
+/** The `limit` of a paged listing. */
+function pageLimit(max: number, fallback: number, what: string) {
+  return z.coerce.number().int().min(1).max(max).default(fallback).describe(what)
+}
+
 export const ListSessionsQuerySchema = z.strictObject({
   workspace: z
     .string()
@@ -99,13 +106,7 @@ export const ListSessionsQuerySchema = z.strictObject({
       '`newest` (the default): the most recently created sessions first; `oldest`: the oldest first. A cursor continues the order it was made in.',
     ),
   cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(50)
-    .describe('Sessions per page (default 50) or events per page (default 1000).'),
+  limit: pageLimit(200, 50, 'Sessions per page (default 50) or events per page (default 1000).'),
 })
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>
 
@@ -120,14 +121,19 @@ export const EventsQuerySchema = z.strictObject({
     .enum(['0', '1', 'true', 'false'])
     .optional()
     .describe('`1`/`true`: keep the stream open until `thread.completed` (or the follow limit).'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(5000)
-    .default(1000)
-    .describe('Sessions per page (default 50) or events per page (default 1000).'),
+  limit: pageLimit(5000, 1000, 'Sessions per page (default 50) or events per page (default 1000).'),
 })
+
+export const TurnsQuerySchema = z.strictObject({
+  cursor: z
+    .string()
+    .min(1)
+    .max(32)
+    .optional()
+    .describe('The `cursor` of the previous page; absent: from the first turn.'),
+  limit: pageLimit(200, 50, 'Turns per page (default 50).'),
+})
+export type TurnsQuery = z.infer<typeof TurnsQuerySchema>
 
 /** `POST /v1/sessions/:id/intents`: a steering follow-up for the next turn boundary. */
 export const IntentRequestSchema = z.strictObject({

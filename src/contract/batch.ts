@@ -17,6 +17,7 @@ import {
   validateForWrite,
 } from './stored-document.ts'
 import type { VersionedThreadEvent } from './thread-event.ts'
+import { StoredTurnInputSchema } from './turn-input-record.ts'
 
 /**
  * A commit batch, `log/<n:010d>.json`: the one commit point of a session. Written create-only;
@@ -58,6 +59,12 @@ const BatchFieldsSchema = z.object({
   history: HistoryDeltaSchema.optional(),
   state: EngineStateSchema.optional(),
   applied_intents: z.array(z.string().min(1)).optional(),
+  /**
+   * On the batch that starts a turn (holding its `turn.started`): what the turn was asked
+   * (turn-input-record.ts, versioned on its own). Added without a batch version bump: a reader
+   * that predates it ignores it.
+   */
+  turn_input: StoredTurnInputSchema.optional(),
 })
 
 export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {

@@ -43,6 +43,11 @@ export const CheckpointSchema = z.object({
   applied_intents: z.array(z.string().min(1)).max(MAX_APPLIED_INTENT_IDS),
   created_at: Rfc3339Schema,
   updated_at: Rfc3339Schema,
+  /**
+   * The session's title: its first recorded turn input, trimmed (turn-input-record.ts). Optional
+   * and added without a version bump: a reader that predates it ignores it.
+   */
+  title: z.string().min(1).optional(),
 })
 export type Checkpoint = z.infer<typeof CheckpointSchema>
 

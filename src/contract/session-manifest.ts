@@ -65,6 +65,11 @@ export const SessionManifestSchema = z.object({
   events_bytes: CounterSchema.optional(),
   /** Batch of the newest checkpoint (`state/<n>.json`). */
   checkpoint_batch: CounterSchema.optional(),
+  /**
+   * The session's title: its first recorded turn input, trimmed (turn-input-record.ts). Optional
+   * and added without a version bump: a reader that predates it ignores it.
+   */
+  title: z.string().min(1).optional(),
 })
 export type SessionManifest = z.infer<typeof SessionManifestSchema>
 

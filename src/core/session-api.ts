@@ -8,6 +8,7 @@ import type {
   TurnRequest,
   TurnResponse,
   TurnStatus,
+  TurnsQuery,
 } from '../contract/api.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
@@ -16,6 +17,7 @@ import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
 import type { EventPage } from '../store/read-events.ts'
+import type { TurnPage } from '../store/turn-inputs.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 import type { BackgroundApi } from './background/background-api.ts'
 
@@ -141,6 +143,8 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     resumed: boolean
     status?: TurnStatus
   }>
+  /** A page of the session's turns, each with its recorded input (store/turn-inputs.ts). */
+  listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage>
   /** Events with seq > after (after = -1 → from the start). */
   readEvents(tenant: string, sessionId: string, after: number, limit: number): Promise<EventPage>
   /**

@@ -5,6 +5,7 @@ import type {
   SessionView,
   TurnRequest,
   TurnResponse,
+  TurnsQuery,
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
@@ -18,6 +19,7 @@ import type { TurnInput } from '../contract/turn-input.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
+import type { TurnPage } from '../store/turn-inputs.ts'
 import { BackgroundService } from './background/background-service.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
@@ -25,11 +27,6 @@ import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
-import { sessionBudget } from './guardrails/session-budget.ts'
-import { withoutSecrets } from './mcp/mcp-servers.ts'
-import { sessionPrice } from './model/budget.ts'
-import { resolveModelSettings } from './model/model-settings.ts'
-import type { ModelPrice } from './model/pricing.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
@@ -38,7 +35,8 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
-import { listSessions, listWorkspaces } from './session/list-sessions.ts'
+import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
+import { sessionView } from './session/session-view.ts'
 import type {
   CompactOptions,
   OpenResponsesView,
@@ -102,32 +100,7 @@ export class SessionService extends BackgroundService implements SessionApi {
   }
 
   async getSession(tenant: string, sessionId: string): Promise<SessionView> {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const snapshot = await this.deps.sessions.open(ref)
-    const state = parseEngineState(snapshot.state)
-    const manifest = snapshot.manifest?.value
-    const model = resolveModelSettings(state.config.model, this.deps.defaults)
-    const price = model ? sessionPrice(model) : undefined
-    return {
-      session_id: sessionId,
-      thread_id: snapshot.threadId,
-      workspace: ref.workspace,
-      status: snapshot.status,
-      created_at: snapshot.createdAt,
-      updated_at: snapshot.updatedAt,
-      turn_count: snapshot.turnCount,
-      event_count: snapshot.nextSeq - (manifest?.rolled_head_seq ?? 0),
-      last_seq: snapshot.nextSeq - 1,
-      num_turns: state.model_requests,
-      usage: state.usage,
-      ...(state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}),
-      ...(state.estimated_tokens ? { estimated_tokens: state.estimated_tokens } : {}),
-      ...(state.cost_usd != null ? { total_cost_usd: state.cost_usd } : {}),
-      ...(model?.name ? { model: model.name } : {}),
-      ...(price ? { price: viewPrice(price) } : {}),
-      config: withoutSecrets(state.config),
-      budget: sessionBudget(state),
-    }
+    return sessionView(this.deps, await this.locator.locate(tenant, sessionId))
   }
 
   async stepTurn(
@@ -223,6 +196,10 @@ export class SessionService extends BackgroundService implements SessionApi {
     return { id, pending: result.pending }
   }
 
+  async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {
+    return listTurns(this.deps.sessions, await this.locator.locate(tenant, sessionId), query)
+  }
+
   async readEvents(
     tenant: string,
     sessionId: string,
@@ -282,15 +259,5 @@ export class SessionService extends BackgroundService implements SessionApi {
       }
       return { session_id: created.session_id, events }
     })
-  }
-}
-
-/** The price a session view shows: per input, output, cached and cache-written input token. */
-function viewPrice(price: ModelPrice): NonNullable<SessionView['price']> {
-  return {
-    input: price.input,
-    output: price.output,
-    ...(price.cacheRead === undefined ? {} : { cached_input: price.cacheRead }),
-    ...(price.cacheWrite === undefined ? {} : { cache_write: price.cacheWrite }),
   }
 }

@@ -1,3 +1,5 @@
+import type { OutputArtifact } from '../contract/output-artifact.ts'
+
 /**
  * What a command hook needs from a sandbox: run `sh -c <command>` in the project directory with
  * `stdin` and extra `env`, return its exit code and output. Adapt a SandboxRunner to this; the
@@ -12,4 +14,15 @@ export type HookCommandRunner = (
     timeoutMs: number
     signal: AbortSignal
   },
-) => Promise<{ exitCode: number; stdout: string; stderr: string }>
+) => Promise<HookCommandResult>
+
+export interface HookCommandResult {
+  exitCode: number
+  stdout: string
+  stderr: string
+  /**
+   * Output over the inline limit, kept whole as an output artifact of the session (`stdout` is
+   * then only its head and tail).
+   */
+  artifact?: OutputArtifact
+}

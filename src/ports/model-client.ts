@@ -64,6 +64,9 @@ export interface ModelResponse {
   parts?: AnswerPart[]
   /** Reasoning tokens within output_tokens, when the provider reports them. */
   reasoningTokens?: number
+  /** The model that answered and the response's id, as the provider named them (telemetry). */
+  responseModel?: string
+  responseId?: string
 }
 
 /** Incremental view of a streaming response; `completed` is always the last event. */

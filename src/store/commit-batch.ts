@@ -4,6 +4,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
+import type { TurnInputRecord } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { utf8Length } from '../shared/utf8-length.ts'
 import { BUFFER_MAX_BYTES, BUFFER_MAX_EVENTS } from './event-buffer.ts'
@@ -29,6 +30,8 @@ export interface CommitInput {
   history?: { reset?: boolean; append: HistoryMessage[] }
   state?: Record<string, unknown>
   appliedIntents?: string[]
+  /** What the turn this batch starts was asked (with its `turn.started`). */
+  turnInput?: TurnInputRecord
 }
 
 /**
@@ -68,6 +71,7 @@ export async function commitBatch(
     ...(input.history ? { history: input.history } : {}),
     ...(input.state ? { state: input.state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
+    ...(input.turnInput ? { turn_input: input.turnInput } : {}),
   }
   const body = toBytes(serializeBatch(batch, lines))
   try {

@@ -33,6 +33,7 @@ export function manifestOf(snapshot: SessionSnapshot, rollup: RollupState): Sess
     ...(snapshot.checkpointBatch !== undefined
       ? { checkpoint_batch: snapshot.checkpointBatch }
       : {}),
+    ...(snapshot.title === undefined ? {} : { title: snapshot.title }),
   }
 }
 

@@ -11,6 +11,7 @@ import {
   resumeBefore,
 } from './session-list-cursor.ts'
 import { SessionKeys } from './session-ref.ts'
+import { batchTitle } from './session-snapshot.ts'
 
 type Where = { prefix: string; root: string; workspace: string }
 type ManifestPage = { sessions: SessionManifest[]; cursor?: string }
@@ -132,8 +133,10 @@ export function manifestAhead(
       if (event.type === 'turn.completed' || event.type === 'turn.failed') turn_count += 1
     }
     const lastSeq = batch.first_seq + batch.events.length - 1
+    const title = next.title ?? batchTitle(batch)
     next = {
       ...next,
+      ...(title === undefined ? {} : { title }),
       status,
       turn_count,
       updated_at: batch.committed_at,

@@ -2,6 +2,7 @@ import type { Batch } from '../contract/batch.ts'
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../contract/checkpoint.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
+import { readableTurnInput, titleOf } from '../contract/turn-input-record.ts'
 import type { SessionRef } from './session-ref.ts'
 
 /** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
@@ -22,6 +23,8 @@ export interface SessionSnapshot {
   updatedAt: string
   /** Completed turns (turn.completed / turn.failed seen). */
   turnCount: number
+  /** The first recorded turn input, trimmed (`titleOf`); undefined until a turn recorded text. */
+  title?: string
   lastBatch: number
   /** Seq the next committed event gets (= events committed so far). */
   nextSeq: number
@@ -53,10 +56,12 @@ export function foldBatch(snapshot: SessionSnapshot, batch: Batch): SessionSnaps
       ? [...batch.history.append]
       : [...snapshot.history, ...batch.history.append]
     : snapshot.history
+  const title = snapshot.title ?? batchTitle(batch)
   return {
     ...snapshot,
     status,
     turnCount,
+    ...(title === undefined ? {} : { title }),
     lastBatch: batch.batch,
     nextSeq: batch.first_seq + batch.events.length,
     updatedAt: batch.committed_at,
@@ -65,6 +70,12 @@ export function foldBatch(snapshot: SessionSnapshot, batch: Batch): SessionSnaps
     appliedIntents: mergeApplied(snapshot.appliedIntents, batch.applied_intents ?? []),
     batchesSinceCheckpoint: snapshot.batchesSinceCheckpoint + 1,
   }
+}
+
+/** The title a batch's recorded turn input gives a session that has none yet. */
+export function batchTitle(batch: Batch): string | undefined {
+  const record = readableTurnInput(batch.turn_input)
+  return record === undefined ? undefined : titleOf(record)
 }
 
 /** Dedup-merges applied ids, keeping the newest APPLIED_INTENT_WINDOW. */
@@ -89,6 +100,7 @@ export function snapshotFromCheckpoint(
     createdAt: checkpoint.created_at,
     updatedAt: checkpoint.updated_at,
     turnCount: checkpoint.turn_count,
+    ...(checkpoint.title === undefined ? {} : { title: checkpoint.title }),
     lastBatch: checkpoint.batch,
     nextSeq: checkpoint.next_seq,
     history: checkpoint.history,
@@ -139,5 +151,6 @@ export function checkpointOf(snapshot: SessionSnapshot): Checkpoint {
     applied_intents: snapshot.appliedIntents,
     created_at: snapshot.createdAt,
     updated_at: snapshot.updatedAt,
+    ...(snapshot.title === undefined ? {} : { title: snapshot.title }),
   }
 }

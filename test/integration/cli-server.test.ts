@@ -182,7 +182,7 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
       })
       expect(listed.code, listed.stderr).toBe(0)
       expect(listed.stdout).toMatch(
-        /^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+UPDATED\nsession-\S+\s+completed\s+1\s+/,
+        /^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+UPDATED\s+TITLE\nsession-\S+\s+completed\s+1\s+/,
       )
     } finally {
       await keyed.stop()
@@ -196,7 +196,10 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
       const run = await runCli(['exec', ...url, '--json', 'hello'], { cwd: dir })
       expect(run.code, run.stderr).toBe(0)
       const id = String((jsonLines(run.stdout)[0] as { thread_id?: string } | undefined)?.thread_id)
-      expect((await runCli(['sessions', ...url], { cwd: dir })).stdout).toContain(id)
+      const listed = (await runCli(['sessions', ...url], { cwd: dir })).stdout
+      expect(listed).toMatch(/^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+UPDATED\s+TITLE\n/)
+      // the session's title is its first prompt
+      expect(listed).toMatch(new RegExp(`${id}\\s+completed\\s+1\\s+\\d+\\s+\\S+\\s+hello\\n`))
       const deleted = await runCli(['delete', id, ...url], { cwd: dir })
       expect(deleted.code, deleted.stderr).toBe(0)
       expect(deleted.stderr).toBe(`deleted ${id}\n`)

@@ -130,3 +130,41 @@ describe('command output over the inline limit', () => {
     expect(answer.spool_path).toMatch(/^\.vtcode\/context\/tool_outputs\//)
   })
 })
+
+describe('command hook output over the inline limit', () => {
+  it('a 200 KB deny on stdout still denies, and the whole output is kept', async () => {
+    const { service, mock } = fixture.engine
+    const { session_id } = await service.createSession('local', {
+      hooks: [
+        {
+          event: 'pre_tool_use',
+          type: 'command',
+          command:
+            'awk \'BEGIN { printf "{\\"decision\\":\\"deny\\",\\"reason\\":\\"too long "; for (i = 0; i < 200000; i++) printf "z"; printf "\\"}" }\'',
+          blocking: true,
+          matcher: 'write_file',
+        },
+      ],
+    })
+    mock.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'w1',
+            name: 'write_file',
+            arguments: JSON.stringify({ path: 'a.txt', content: 'x' }),
+          },
+        ],
+      },
+      { text: 'could not write' },
+    )
+    const turn = await service.stepTurn('local', session_id, { input: 'write' })
+    expect(turn.status, JSON.stringify(turn.warnings)).toBe('completed')
+    expect(toolAnswers(turn.events)[0]).toMatchObject({ outcome: 'hook_denied' })
+    const told = lastToolMessage()
+    expect(told).toContain('too long zzz')
+    const id = /kept as artifact (out_[0-9a-f]{32})/.exec(told)?.[1] ?? ''
+    const kept = await service.getOutputArtifact('local', session_id, id)
+    expect(kept.artifact.size).toBe('{"decision":"deny","reason":"too long "}'.length + 200_000)
+  })
+})

@@ -20,6 +20,7 @@ import type {
   WorkStatus,
 } from '../../src/core/session-api.ts'
 import type { EventPage } from '../../src/store/read-events.ts'
+import type { TurnPage } from '../../src/store/turn-inputs.ts'
 import { FakeAgentLayer } from './fake-agent-layer.ts'
 
 /**
@@ -317,6 +318,16 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     if (session.intents > 16) throw new TurnlineError('follow_up_queue_full', 'full (capacity 16)')
     void request
     return { id: crypto.randomUUID(), pending: session.intents }
+  }
+
+  /** Every `turn.started` of the session, none with a recorded input. */
+  async listTurns(tenant: string, sessionId: string): Promise<TurnPage> {
+    this.take('listTurns')
+    const s = this.find(tenant, sessionId)
+    const turns = s.events.flatMap((event, seq) =>
+      event.type === 'turn.started' ? [{ seq, started_at: '2026-01-01T00:00:00Z' }] : [],
+    )
+    return { turns }
   }
 
   async readEvents(

@@ -32,7 +32,7 @@ const preflight = (origin: string, method = 'POST') => ({
 describe('CORS', () => {
   it('answers a listed origin its preflight before authentication', async () => {
     const app = keyed([APP_ORIGIN])
-    const res = await app.request('/v1/sessions/s1/turns', preflight(APP_ORIGIN))
+    const res = await app.request('/v1/sessions/s1/intents', preflight(APP_ORIGIN))
     expect(res.status).toBe(204)
     expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN)
     expect(res.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS')
@@ -91,14 +91,14 @@ describe('methods', () => {
   it('answers 405 with Allow for a known path and a wrong method, 404 for an unknown path', async () => {
     const app = keyed()
     const auth = { authorization: `Bearer ${KEY}` }
-    const wrong = await app.request('/v1/sessions/s1/turns', { method: 'GET', headers: auth })
+    const wrong = await app.request('/v1/sessions/s1/intents', { method: 'GET', headers: auth })
     expect(wrong.status).toBe(405)
     expect(wrong.headers.get('allow')).toBe('POST, OPTIONS')
     expect(await wrong.json()).toMatchObject({ error: { code: 'method_not_allowed' } })
     const put = await app.request('/v1/sessions/s1', { method: 'PUT', headers: auth })
     expect(put.status).toBe(405)
     expect(put.headers.get('allow')).toContain('GET')
-    const unauthenticated = await app.request('/v1/sessions/s1/turns', { method: 'GET' })
+    const unauthenticated = await app.request('/v1/sessions/s1/intents', { method: 'GET' })
     expect(unauthenticated.status).toBe(401)
     const healthPost = await app.request('/healthz', { method: 'POST' })
     expect(healthPost.status).toBe(405)

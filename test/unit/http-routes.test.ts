@@ -162,7 +162,7 @@ describe('routes', () => {
     for (const [method, path, allow] of [
       ['GET', '/v1/exec', 'POST, OPTIONS'],
       ['PUT', '/v1/sessions/x', 'GET, DELETE, HEAD, OPTIONS'],
-      ['GET', '/v1/sessions/x/turns', 'POST, OPTIONS'],
+      ['PUT', '/v1/sessions/x/turns', 'GET, POST, HEAD, OPTIONS'],
       ['POST', '/v1/sessions/x/events', 'GET, HEAD, OPTIONS'],
     ] as const) {
       const res = await app.request(path, { method })

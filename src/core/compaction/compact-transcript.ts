@@ -1,6 +1,7 @@
 import type { EngineCompaction, EngineState } from '../../contract/engine-state.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import { noTelemetry } from '../../ports/telemetry.ts'
 import { writeCompactionSummary } from '../artifacts/workspace-artifacts.ts'
 import { preCompactPayload } from '../hooks/hook-payloads.ts'
 import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
@@ -37,8 +38,25 @@ export function compactionState(state: EngineState): EngineCompaction {
   return state.compaction
 }
 
+/** One compaction in a `compaction` span: its trigger, and how it ended. */
+export function compactTranscript(
+  run: CompactionRun,
+  request: CompactionRequest,
+): Promise<CompactionOutcome> {
+  const attributes = {
+    'turnline.compaction.trigger': request.trigger,
+    'gen_ai.conversation.id': run.ref.sessionId,
+  }
+  return (run.deps.telemetry ?? noTelemetry).span('compaction', { attributes }, async (span) => {
+    const outcome = await compactOnce(run, request)
+    span.set({ 'turnline.compaction.outcome': outcome.kind })
+    if (outcome.kind === 'failed') span.fail(outcome.error.code, outcome.error.message)
+    return outcome
+  })
+}
+
 /** Long: a compaction's one sequence (plan, produce, archive, replace, record), read in one place so its order is plain. */
-export async function compactTranscript(
+async function compactOnce(
   run: CompactionRun,
   request: CompactionRequest,
 ): Promise<CompactionOutcome> {

@@ -5,6 +5,7 @@ import type { Coordinator } from '../../ports/coordinator.ts'
 import type { McpClient } from '../../ports/mcp-client.ts'
 import type { ModelApi, ModelClient } from '../../ports/model-client.ts'
 import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { Telemetry } from '../../ports/telemetry.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 
@@ -89,4 +90,9 @@ export interface ServiceDeps {
    * webhook. Without it nothing is limited or counted.
    */
   admission?: Admission
+  /**
+   * Spans of tool calls and compactions (src/ports/telemetry.ts; docs/observability.md).
+   * Absent: `noTelemetry`, nothing recorded.
+   */
+  telemetry?: Telemetry
 }

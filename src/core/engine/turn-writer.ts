@@ -1,6 +1,7 @@
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { TurnInputRecord } from '../../contract/turn-input-record.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import type { EventListener } from '../session-api.ts'
@@ -36,6 +37,8 @@ export class TurnWriter {
   private historyReset = false
   /** The config changed: the next commit writes it again. */
   private rewriteConfig = false
+  /** What the turn this invocation started was asked: recorded by the next commit. */
+  private turnInput: TurnInputRecord | undefined
   private current: SessionSnapshot
   private manifestWrite: Promise<void> | undefined
 
@@ -100,6 +103,11 @@ export class TurnWriter {
     this.rewriteConfig = true
   }
 
+  /** Records what the turn this invocation starts was asked (with its `turn.started`). */
+  recordTurnInput(input: TurnInputRecord): void {
+    this.turnInput = input
+  }
+
   /** Intent ids whose user messages were appended: recorded by the next commit. */
   markApplied(ids: readonly string[]): void {
     this.appliedIntents.push(...ids)
@@ -137,10 +145,12 @@ export class TurnWriter {
         // A private copy: the cached snapshot must not change with this invocation's state.
         state: structuredClone(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
+        ...(this.turnInput ? { turnInput: this.turnInput } : {}),
       },
       { maintain, ...(point === 'turn_end' ? { overlapManifest: true } : {}) },
     )
     this.appliedIntents = []
+    this.turnInput = undefined
     this.rewriteConfig = false
     this.historyReset = false
     this.committedHistory = this.history.length

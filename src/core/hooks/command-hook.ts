@@ -1,6 +1,7 @@
 import type { CommandHook } from '../../contract/hook-config.ts'
-import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import type { HookCommandResult, HookCommandRunner } from '../../ports/hook-command-runner.ts'
 import { bounded, parseHookAnswer } from './hook-answer.ts'
+import { type HookKeeping, keptAnswerNote, keptAnswerText } from './hook-artifact.ts'
 import type { HookPayload } from './hook-payloads.ts'
 import type { HookAttempt } from './http-hook.ts'
 
@@ -31,6 +32,8 @@ export async function runCommandHook(
   body: string,
   runner: HookCommandRunner | undefined,
   signal?: AbortSignal,
+  /** Reads back output kept as an artifact (over the inline limit). */
+  kept?: HookKeeping,
 ): Promise<HookAttempt> {
   if (!runner) return { ok: false, answer: {}, error: 'no command runner is configured' }
   const controller = new AbortController()
@@ -63,29 +66,47 @@ export async function runCommandHook(
         error: `timed out after ${hook.timeout_ms} ms`,
       }
     }
-    if (result.exitCode === 0) {
-      return { ok: true, answer: parseHookAnswer(result.stdout), exitCode: 0 }
-    }
-    if (result.exitCode === 2) {
-      const reason = result.stderr.trim() || result.stdout.trim()
-      return {
-        ok: true,
-        answer: { decision: 'deny', ...(reason ? { reason: bounded(reason) } : {}) },
-        exitCode: 2,
+    if (result.artifact && kept) {
+      const artifactId = result.artifact.id
+      const read = await keptAnswerText(kept.keeping.artifacts, result.artifact)
+      if ('error' in read)
+        return { ok: false, answer: {}, exitCode: result.exitCode, error: read.error, artifactId }
+      const note = ` (${keptAnswerNote(result.artifact)})`
+      const attempt = answerOf({ ...result, stdout: read.text })
+      if (attempt.answer.reason !== undefined || attempt.answer.decision === 'deny') {
+        attempt.answer.reason = `${attempt.answer.reason ?? 'denied'}${note}`
       }
+      if (attempt.error !== undefined) attempt.error += note
+      return { ...attempt, artifactId }
     }
-    const detail = result.stderr.trim() ? `: ${bounded(result.stderr.trim(), 500)}` : ''
-    return {
-      ok: false,
-      answer: {},
-      exitCode: result.exitCode,
-      error: `exited with code ${result.exitCode}${detail}`,
-    }
+    return answerOf(result)
   } catch (error) {
     if (signal?.aborted) return { ok: false, answer: {}, error: 'cancelled' }
     return { ok: false, answer: {}, error: `could not run: ${(error as Error).message}` }
   } finally {
     clearTimeout(timer)
     signal?.removeEventListener('abort', onAbort)
+  }
+}
+
+/** What a finished command hook answered: exit 0 (stdout may decide), 2 (deny) or a failure. */
+function answerOf(result: HookCommandResult): HookAttempt {
+  if (result.exitCode === 0) {
+    return { ok: true, answer: parseHookAnswer(result.stdout), exitCode: 0 }
+  }
+  if (result.exitCode === 2) {
+    const reason = result.stderr.trim() || result.stdout.trim()
+    return {
+      ok: true,
+      answer: { decision: 'deny', ...(reason ? { reason: bounded(reason) } : {}) },
+      exitCode: 2,
+    }
+  }
+  const detail = result.stderr.trim() ? `: ${bounded(result.stderr.trim(), 500)}` : ''
+  return {
+    ok: false,
+    answer: {},
+    exitCode: result.exitCode,
+    error: `exited with code ${result.exitCode}${detail}`,
   }
 }

@@ -1,11 +1,14 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
+import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../ports/transport-failure.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
+import { captureOutput } from '../tools/output-capture.ts'
 import { readLimited } from '../tools/read-limited.ts'
 import { bounded, type HookAnswer, parseHookAnswer } from './hook-answer.ts'
+import { type HookKeeping, keptAnswerNote, keptAnswerText } from './hook-artifact.ts'
 
 /** The HTTP side of hooks: the same allow-list, tenant secret and fetch as HTTP tools. */
 export type HookHttpPolicy = Pick<HttpToolPolicy, 'fetch' | 'allowedHosts' | 'secretFor'> & {
@@ -23,6 +26,8 @@ export interface HookAttempt {
   status?: number
   /** Exit code of a command hook. */
   exitCode?: number
+  /** The output artifact keeping an answer over the inline limit whole. */
+  artifactId?: string
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
@@ -69,6 +74,8 @@ export async function callHttpHook(
   body: string,
   request: HttpHookRequest,
   policy: HookHttpPolicy,
+  /** Where an answer over the inline limit is kept whole; without it, it is cut. */
+  kept?: HookKeeping,
 ): Promise<HookAttempt> {
   try {
     if (!hookHostAllowed(policy.allowedHosts, hook.url)) {
@@ -96,17 +103,7 @@ export async function callHttpHook(
       },
       body,
     })
-    const text = await readText(response, policy.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)
-    if (response.status < 200 || response.status >= 300) {
-      const detail = text.trim() ? `: ${bounded(text.trim(), 500)}` : ''
-      return {
-        ok: false,
-        answer: {},
-        status: response.status,
-        error: `HTTP ${response.status}${detail}`,
-      }
-    }
-    return { ok: true, answer: parseHookAnswer(text), status: response.status }
+    return await attemptOf(response, policy.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, kept)
   } catch (error) {
     const name = (error as Error).name
     if (request.signal?.aborted) return { ok: false, answer: {}, error: 'cancelled' }
@@ -122,6 +119,45 @@ export async function callHttpHook(
   }
 }
 
-async function readText(response: Response, limit: number): Promise<string> {
-  return (await readLimited(response, limit)).text
+/** The hook's attempt from its answer: a 2xx body may decide; anything else is a failure. */
+async function attemptOf(
+  response: Response,
+  limit: number,
+  kept?: HookKeeping,
+): Promise<HookAttempt> {
+  const read = await readAnswer(response, limit, kept)
+  const artifact = read.artifact ? { artifactId: read.artifact.id } : {}
+  const status = response.status
+  if ('error' in read) return { ok: false, answer: {}, status, error: read.error, ...artifact }
+  const note = read.artifact ? ` (${keptAnswerNote(read.artifact)})` : ''
+  if (status < 200 || status >= 300) {
+    const detail = read.text.trim() ? `: ${bounded(read.text.trim(), 500)}` : ''
+    return { ok: false, answer: {}, status, error: `HTTP ${status}${detail}${note}`, ...artifact }
+  }
+  const answer = parseHookAnswer(read.text)
+  if (answer.decision === 'deny' && note) answer.reason = `${answer.reason ?? 'denied'}${note}`
+  return { ok: true, answer, status, ...artifact }
+}
+
+type AnswerRead = ({ text: string } | { error: string }) & { artifact?: OutputArtifact }
+
+/**
+ * The answer's text: up to `limit` bytes; beyond, with `kept`, the whole answer is kept as an
+ * output artifact and read back when short enough to hold a decision (else the hook failed).
+ */
+async function readAnswer(
+  response: Response,
+  limit: number,
+  kept?: HookKeeping,
+): Promise<AnswerRead> {
+  if (!kept) return { text: (await readLimited(response, limit)).text }
+  const captured = await captureOutput(response, limit, kept.keeping)
+  if (captured.kind === 'inline') return { text: captured.text }
+  if (captured.kind === 'too_large') {
+    return {
+      error: `answer not kept: ${captured.text.slice(captured.text.lastIndexOf('\n[') + 2, -1)}`,
+    }
+  }
+  const read = await keptAnswerText(kept.keeping.artifacts, captured.artifact)
+  return { ...read, artifact: captured.artifact }
 }

@@ -1,6 +1,7 @@
 import type { HookConfig, HookEvent } from '../../contract/hook-config.ts'
 import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
 import { runCommandHook } from './command-hook.ts'
+import type { HookKeeping } from './hook-artifact.ts'
 import { hookMatches } from './hook-matcher.ts'
 import { type HookPayloads, matcherSubject } from './hook-payloads.ts'
 import { callHttpHook, type HookAttempt, type HookHttpPolicy } from './http-hook.ts'
@@ -27,6 +28,8 @@ export interface HookRunnerDeps {
   now?: () => number
   /** The turn's cancellation. */
   signal?: AbortSignal
+  /** Where answers over the inline limit are kept whole (the session's output artifacts). */
+  kept?: HookKeeping
 }
 
 export interface HookResult {
@@ -48,6 +51,8 @@ export interface HookResult {
   reason?: string
   /** True when this hook's deny (or fail-closed failure) counts. */
   honoured?: boolean
+  /** The output artifact keeping the hook's whole answer, when it was over the inline limit. */
+  artifactId?: string
 }
 
 export interface HookRunOutcome {
@@ -89,8 +94,9 @@ export async function runHooks<E extends HookEvent>(
                   ...(deps.signal ? { signal: deps.signal } : {}),
                 },
                 deps.http,
+                deps.kept,
               )
-            : await runCommandHook(hook, payload, body, deps.runCommand, deps.signal)
+            : await runCommandHook(hook, payload, body, deps.runCommand, deps.signal, deps.kept)
       } catch (error) {
         attempt = { ok: false, answer: {}, error: `hook failed: ${(error as Error).message}` }
       }
@@ -133,6 +139,7 @@ function toResult(
     ...(denies ? { decision: 'deny' as const } : {}),
     ...(attempt.answer.reason !== undefined ? { reason: attempt.answer.reason } : {}),
     ...((denies || failedClosed) && deniable ? { honoured: hook.blocking } : {}),
+    ...(attempt.artifactId !== undefined ? { artifactId: attempt.artifactId } : {}),
   }
 }
 

@@ -7,7 +7,7 @@ import type { SandboxConfig } from '../engine/service-deps.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import { placedRunner } from './placed-runner.ts'
 import { sandboxToolHandlers } from './sandbox-tool-handlers.ts'
-import type { SpoolKeeping } from './spool-artifact.ts'
+import { keepSpool, type SpoolKeeping } from './spool-artifact.ts'
 
 /** What a session allows its commands (its `sandbox` settings). */
 export interface CommandAllowance {
@@ -25,7 +25,7 @@ export interface SessionSandbox {
   ): ToolHandler[]
   /** A git worktree of `ref`'s workspace for a sub-agent (`isolation: "worktree"`). */
   isolate(ref: SessionRef, name: string): Promise<SandboxPlacement>
-  runCommand(ref: SessionRef, allow?: CommandAllowance): HookCommandRunner
+  runCommand(ref: SessionRef, allow?: CommandAllowance, spool?: SpoolKeeping): HookCommandRunner
   /** The session's workspace path as hooks and tools see it. */
   workspacePath(ref: SessionRef): string
 }
@@ -64,7 +64,7 @@ export function sessionSandbox(config: SandboxConfig): SessionSandbox {
       return { sessionId: ref.sessionId, baseDir: made.value.path }
     },
     workspacePath: () => '.',
-    runCommand: (ref, allow) => commandHookRunner(allowed(runner, allow), ref),
+    runCommand: (ref, allow, spool) => commandHookRunner(allowed(runner, allow), ref, spool),
   }
 }
 
@@ -85,7 +85,11 @@ function allowed(runner: SandboxRunner, allow: CommandAllowance | undefined): Sa
   }
 }
 
-function commandHookRunner(runner: SandboxRunner, ref: SessionRef): HookCommandRunner {
+function commandHookRunner(
+  runner: SandboxRunner,
+  ref: SessionRef,
+  spool: SpoolKeeping | undefined,
+): HookCommandRunner {
   const scope = { tenant: ref.tenant, sessionId: ref.sessionId }
   return async (command, { stdin, env, timeoutMs }) => {
     const exports = Object.entries(env)
@@ -115,7 +119,7 @@ function commandHookRunner(runner: SandboxRunner, ref: SessionRef): HookCommandR
       maxOutputBytes: 64 * 1024,
     })
     if (!waited.ok) throw new Error(`hook command failed: ${waited.refusal.message}`)
-    const { state, output } = waited.value
+    const { state, output, totalOutputBytes } = waited.value
     if (state.status !== 'exited') {
       await runner.close(scope, session)
       throw new Error(
@@ -124,6 +128,12 @@ function commandHookRunner(runner: SandboxRunner, ref: SessionRef): HookCommandR
           : `hook timed out after ${timeoutMs} ms`,
       )
     }
-    return { exitCode: state.exitCode, stdout: `${output.head}${output.tail}`, stderr: '' }
+    const stdout = `${output.head}${output.tail}`
+    if (!spool || totalOutputBytes <= spool.inlineBytes || !waited.value.spool.complete) {
+      return { exitCode: state.exitCode, stdout, stderr: '' }
+    }
+    const kept = await keepSpool(runner, scope, session, totalOutputBytes, spool.keeping)
+    if (kept.kind !== 'artifact') throw new Error(`hook output not kept: ${kept.reason}`)
+    return { exitCode: state.exitCode, stdout, stderr: '', artifact: kept.artifact }
   }
 }

@@ -1,6 +1,8 @@
-import type { ListSessionsQuery, SessionSummary } from '../../contract/api.ts'
+import type { ListSessionsQuery, SessionSummary, TurnsQuery } from '../../contract/api.ts'
 import type { SessionManifest } from '../../contract/session-manifest.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import { readTurnInputs, type TurnPage } from '../../store/turn-inputs.ts'
 
 /** `GET /v1/sessions`: one page of a tenant's sessions of a workspace, in the query's order. */
 export async function listSessions(
@@ -24,6 +26,16 @@ export async function listWorkspaces(sessions: SessionStore, tenant: string) {
   return { workspaces: await sessions.workspaces(tenant) }
 }
 
+/** `GET /v1/sessions/{id}/turns`: a page of the session's turns with their recorded inputs. */
+export async function listTurns(
+  sessions: SessionStore,
+  ref: SessionRef,
+  query: TurnsQuery,
+): Promise<TurnPage> {
+  const { lastBatch } = await sessions.open(ref)
+  return readTurnInputs(sessions.objects, sessions.keys(ref), lastBatch, query)
+}
+
 function summary(m: SessionManifest): SessionSummary {
   return {
     session_id: m.session_id,
@@ -35,5 +47,6 @@ function summary(m: SessionManifest): SessionSummary {
     turn_count: m.turn_count,
     event_count: m.event_count,
     last_seq: m.last_seq,
+    ...(m.title === undefined ? {} : { title: m.title }),
   }
 }

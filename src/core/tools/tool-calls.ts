@@ -3,6 +3,7 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { HookConfig } from '../../contract/hook-config.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
+import type { Telemetry } from '../../ports/telemetry.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
 import type { HookContext } from '../hooks/hook-payloads.ts'
 import { postToolUsePayload } from '../hooks/hook-payloads.ts'
@@ -21,6 +22,7 @@ import { checkArguments } from './tool-arguments.ts'
 import type { ToolRunContext, ToolRunResult } from './tool-handler.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 import { INTERRUPTED_OUTPUT, recordToolResult } from './tool-result.ts'
+import { toolSpan } from './tool-span.ts'
 
 export interface ToolCallContext {
   /** The open turn; its pending calls change only through its transitions. */
@@ -38,6 +40,8 @@ export interface ToolCallContext {
   now: () => number
   /** Commits the turn so far (the invocations before their side effects). */
   checkpoint: () => Promise<void>
+  /** Where each call's `execute_tool` span goes (none: not recorded). */
+  telemetry?: Telemetry | undefined
 }
 
 export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
@@ -112,7 +116,9 @@ async function nextCall(
     turn.apply({ type: 'tools_started' })
     await ctx.checkpoint()
   }
-  const result = await handler.run(parsed.value, ctx.runContext(call))
+  const result = await toolSpan(ctx.telemetry, call, handler.kind, () =>
+    handler.run(parsed.value, ctx.runContext(call)),
+  )
   if (result.kind === 'pending') {
     turn.apply({ type: 'call_waiting', itemId: call.item_id, resume: resumeOf(result) })
     ctx.dispatcher.emit(runningSnapshot(call))
@@ -166,7 +172,10 @@ async function resumeWaiting(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   ctx.dispatcher.emit(runningSnapshot(call))
   let result: ToolRunResult
   try {
-    result = await handler.resume(waiting.resume, ctx.runContext(call))
+    const resume = handler.resume.bind(handler)
+    result = await toolSpan(ctx.telemetry, call, handler.kind, () =>
+      resume(waiting.resume, ctx.runContext(call)),
+    )
   } catch (error) {
     if (!isTurnlineError(error, 'runner_unavailable')) throw error
     // Honest: the command's fate is unknown, it is not started again, and the model is told.

@@ -2,6 +2,7 @@ import type { TurnRequest, TurnResponse } from '../../contract/api.ts'
 import type { EngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import { turnInputRecord } from '../../contract/turn-input-record.ts'
 import type { Lease, QueuedIntent } from '../../ports/coordinator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
@@ -182,6 +183,7 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
   writer.markApplied(boundary.appliedIds)
   history.push(...starting)
   if (userMessage) history.push(userMessage)
+  writer.recordTurnInput(turnInputRecord(request.input, boundary.apply))
   return { turn, turnStart, ackIntents: boundary.ack }
 }
 

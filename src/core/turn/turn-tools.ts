@@ -75,11 +75,13 @@ export function hookDeps(
   state: EngineState,
   signal?: AbortSignal,
 ): HookRunnerDeps {
+  const kept = { keeping: outputKeeping(deps, ref), inlineBytes: deps.tools.maxResponseBytes }
   const runCommand = deps.sandbox
-    ? sessionSandbox(deps.sandbox).runCommand(ref, commandAllowance(state))
+    ? sessionSandbox(deps.sandbox).runCommand(ref, commandAllowance(state), kept)
     : undefined
   return {
     tenant: ref.tenant,
+    kept,
     http: deps.tools,
     now: () => deps.clock.now(),
     ...(runCommand ? { runCommand } : {}),
@@ -141,5 +143,6 @@ export function toolCallContext(input: {
       turn.apply({ type: 'turn_left_open' })
       await writer.commit(turn.open.turn_id, 'before_tools')
     },
+    telemetry: deps.telemetry,
   }
 }

@@ -1,0 +1,87 @@
+import type { Batch } from '../contract/batch.ts'
+import { TurnlineError } from '../contract/errors.ts'
+import { readableTurnInput, type TurnInputRecord } from '../contract/turn-input-record.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { readBatches } from './rehydrate.ts'
+import type { SessionKeys } from './session-ref.ts'
+
+/** One turn as `GET /v1/sessions/{id}/turns` lists it. */
+export interface TurnEntry {
+  /** The turn's id (`turn-<n>`), when its batch names it. */
+  turn_id?: string
+  /** Seq of its `turn.started`. */
+  seq: number
+  /** When the batch that started it was committed. */
+  started_at: string
+  /** What it was asked; absent when nothing was recorded (a turn from before inputs were). */
+  input?: Omit<TurnInputRecord, 'version'>
+}
+
+export interface TurnPage {
+  turns: TurnEntry[]
+  /** Pass back to read on; absent when the log was read to its end. */
+  cursor?: string
+}
+
+/** Batches read at once while a page fills. */
+const CHUNK = 16
+
+/**
+ * A page of a session's turns in order, each with the input its first batch recorded. The
+ * batches are the record (never rewritten, kept for the session's life), so the listing reads
+ * them from the cursor on, `CHUNK` at a time, until `limit` turns are found or the log ends: a
+ * page costs one read per batch it passes. The cursor is the number of the last batch read.
+ */
+export async function readTurnInputs(
+  objects: ObjectStore,
+  keys: SessionKeys,
+  lastBatch: number,
+  options: { cursor?: string; limit: number },
+): Promise<TurnPage> {
+  const turns: TurnEntry[] = []
+  let next = options.cursor === undefined ? 0 : cursorBatch(options.cursor) + 1
+  while (next <= lastBatch && turns.length < options.limit) {
+    const numbers = Array.from(
+      { length: Math.min(CHUNK, lastBatch - next + 1) },
+      (_, i) => next + i,
+    )
+    for (const batch of await readBatches(objects, keys, numbers)) {
+      next = batch.batch + 1
+      turns.push(...turnsOf(batch))
+      if (turns.length >= options.limit) break
+    }
+  }
+  return { turns, ...(next <= lastBatch ? { cursor: String(next - 1) } : {}) }
+}
+
+/** The turns a batch started: its input goes with the last (the turn the batch names). */
+function turnsOf(batch: Batch): TurnEntry[] {
+  const starts = batch.events.flatMap((line, i) =>
+    line.event.type === 'turn.started' ? [batch.first_seq + i] : [],
+  )
+  const record = readableTurnInput(batch.turn_input)
+  return starts.map((seq, i) => {
+    const own = i === starts.length - 1
+    const input = own && record ? withoutVersion(record) : undefined
+    return {
+      ...(own && batch.turn_id ? { turn_id: batch.turn_id } : {}),
+      seq,
+      started_at: batch.committed_at,
+      ...(input ? { input } : {}),
+    }
+  })
+}
+
+function withoutVersion(record: TurnInputRecord): Omit<TurnInputRecord, 'version'> {
+  const { version: _version, ...rest } = record
+  return rest
+}
+
+function cursorBatch(cursor: string): number {
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(cursor)) {
+    throw new TurnlineError('invalid_input', 'cursor: not one this listing returned', {
+      details: { field: 'query.cursor' },
+    })
+  }
+  return Number(cursor)
+}
