@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { oneSession, parsedOrUsage } from './command-args.ts'
+import { oneSession, parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
 import { connect } from './connection.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -35,9 +35,7 @@ function parse(argv: string[]) {
     strict: true,
     allowPositionals: true,
     options: {
-      url: { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...SESSION_COMMAND_OPTIONS,
     },
   })
 }

@@ -16,6 +16,7 @@ import {
 import { ArtifactsClient, LoopsClient } from './agent-layer-client.ts'
 import { type EventPage, type EventsOptions, eventFeed, readEventPage } from './event-feed.ts'
 import { execEvents } from './exec-stream.ts'
+import { OutputArtifactsClient } from './output-artifacts-client.ts'
 import type {
   CallOptions,
   CompactRequest,
@@ -67,12 +68,15 @@ export class TurnlineClient {
   readonly loops: LoopsClient
   /** The Open Responses-compatible endpoint (`/v1/responses`). */
   readonly responses: ResponsesClient
+  /** Tool outputs sessions kept whole (`/v1/sessions/:id/artifacts/:artifact_id`). */
+  readonly outputs: OutputArtifactsClient
 
   constructor(options: TurnlineClientOptions) {
     this.transport = new Transport(options)
     this.artifacts = new ArtifactsClient(this.transport)
     this.loops = new LoopsClient(this.transport)
     this.responses = new ResponsesClient(this.transport)
+    this.outputs = new OutputArtifactsClient(this.transport)
   }
 
   /** `POST /v1/sessions`: a new session (its `thread.started` is committed). */

@@ -17,6 +17,8 @@ export interface HookReply {
   /** Answer only once this settles (the test decides when: see gate.ts). */
   hold?: Promise<unknown>
   headers?: Record<string, string>
+  /** Drop the connection without an answer (a receiver that fails). */
+  destroy?: boolean
 }
 
 /**
@@ -56,6 +58,10 @@ export async function startHookReceiver(secret: string) {
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8')
       const answer = recorder.receive(req.url ?? '', req.headers, raw)
+      if (answer.destroy) {
+        res.socket?.destroy()
+        return
+      }
       const send = () => {
         if (res.destroyed) return
         res.writeHead(answer.status ?? 200, {
@@ -108,6 +114,7 @@ export function inProcessHookReceiver(secret: string, origin = 'http://127.0.0.1
     })
     if (answer.delayMs)
       throw new Error('in-process hook receiver: hold the reply (hold), no delayMs')
+    if (answer.destroy) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })
     if (answer.hold) await Promise.race([aborted, answer.hold])
     signal?.throwIfAborted()
     return new Response(answer.body ?? '', {
