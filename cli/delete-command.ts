@@ -19,9 +19,7 @@ export async function deleteCommand(argv: string[], io: Io): Promise<ExitCode> {
   const sessionId = oneSession('delete', positionals)
   const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
   try {
-    const path = `/v1/sessions/${encodeURIComponent(sessionId)}`
-    const response = await connection.client.transport.send('DELETE', path)
-    await response.body?.cancel()
+    await connection.client.deleteSession(sessionId)
     io.stderr.write(`deleted ${terminalSafe(sessionId)}\n`)
     return EXIT.success
   } finally {

@@ -125,6 +125,28 @@ describe('callback outbox', () => {
     expect(delivery?.record).toMatchObject({ state: 'delivered', attempts: [{ status_code: 200 }] })
   })
 
+  it("reports a webhook hook's run: its turn and its thread's end, from its session settings", async () => {
+    const store = new MemoryObjectStore()
+    const clock = testClock(Date.now())
+    const target = receiver(() => 200)
+    const run = engine(store, clock, target.fetch)
+    run.model.enqueue({ text: 'triaged' })
+    await run.service.trigger('acme', {
+      sessionId: 'ses_hook_1',
+      deliveryId: 'msg_delivery_1',
+      config: { callback: { url: URL } },
+      input: 'an issue was opened',
+    })
+    const { ctx, sessions } = context(store, clock, target.fetch, 'b')
+    await sweepCallbacks(ctx, sessions)
+    const bodies = await Promise.all(target.got.map(async (r) => JSON.parse(await r.text())))
+    expect(bodies.map((b) => [b.type, b.data.status])).toEqual([
+      ['turn.completed', 'terminal'],
+      ['thread.completed', 'terminal'],
+    ])
+    expect(bodies[1].data).toMatchObject({ session_id: 'ses_hook_1', result: 'triaged' })
+  })
+
   it('drops the marker of a commit that never happened once its grace has passed', async () => {
     const store = new MemoryObjectStore()
     const clock = testClock()

@@ -1,4 +1,5 @@
 import {
+  CALLBACK_EVENT_TYPES,
   type CallbackBatch,
   type CallbackDelivery,
   parseCallbackBatch,
@@ -110,7 +111,7 @@ export class CallbackOutbox {
     )
   }
 
-  /** The deliveries of one batch (or of the whole session), oldest batch first. */
+  /** The deliveries of one batch (or of the whole session) in the order of their events. */
   async deliveries(ref: SessionRef, batch?: number): Promise<StoredDelivery[]> {
     const page = await listAll(this.objects, this.recordsPrefix(ref, batch))
     const found = await Promise.all(
@@ -123,7 +124,11 @@ export class CallbackOutbox {
     )
     return found
       .filter((d): d is StoredDelivery => d !== null)
-      .sort((a, b) => a.record.batch - b.record.batch || a.key.localeCompare(b.key))
+      .sort(
+        (a, b) =>
+          a.record.batch - b.record.batch ||
+          CALLBACK_EVENT_TYPES.indexOf(a.record.type) - CALLBACK_EVENT_TYPES.indexOf(b.record.type),
+      )
   }
 
   async read(key: string): Promise<StoredDelivery | null> {
