@@ -1,5 +1,6 @@
 import {
   CreateSessionResponseSchema,
+  DeliveryListSchema,
   ForkResponseSchema,
   SessionListSchema,
   SessionViewSchema,
@@ -9,6 +10,7 @@ import type { CallOptions, ForkRequest, ListSessionsQuery, SessionConfigInput } 
 import type { Transport } from './transport.ts'
 import type {
   CreatedSession,
+  DeliveryList,
   ForkedSession,
   SessionList,
   SessionSummary,
@@ -84,5 +86,10 @@ export class SessionCalls {
   async deleteSession(id: string, options: CallOptions = {}): Promise<void> {
     const response = await this.transport.send('DELETE', sessionPath(id), options)
     await response.body?.cancel()
+  }
+
+  /** `GET /v1/sessions/:id/deliveries`: its completion-callback notices, with every attempt. */
+  listDeliveries(id: string, options: CallOptions = {}): Promise<DeliveryList> {
+    return this.transport.json('GET', sessionPath(id, '/deliveries'), DeliveryListSchema, options)
   }
 }
