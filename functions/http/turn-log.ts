@@ -135,6 +135,7 @@ class LoggedSessionApi implements SessionApi {
   listWorkspaces = (...args: Args<'listWorkspaces'>) => this.api.listWorkspaces(...args)
   getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
   deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
+  listDeliveries = (...args: Args<'listDeliveries'>) => this.api.listDeliveries(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)

@@ -21,6 +21,15 @@ export const ForkRequestSchema = z.strictObject({
   limits: LimitsChangeSchema.optional().describe(
     "The fork's limits, each replacing the source's; the fork's counts start at zero.",
   ),
+  at_turn: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      'Fork from the state after this turn (`turn-<n>` is turn n, as `GET …/turns` lists them): the fork starts with the transcript exactly as that turn left it, and no summary call. The turn must have ended. Absent: the summarized history of the session as it is now.',
+    ),
 })
 export type ForkRequest = z.infer<typeof ForkRequestSchema>
 

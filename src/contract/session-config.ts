@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { CallbackSettingsSchema } from './callback-delivery.ts'
 import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
 import { McpServersSchema } from './mcp-config.ts'
@@ -406,6 +407,7 @@ export const SessionConfigSchema = z.strictObject({
   ),
   hooks: HooksSchema.describe('Lifecycle hooks (HTTP or command) by event.'),
   sandbox: SandboxSettingsSchema.optional().describe('Absent: the defaults (no network).'),
+  callback: CallbackSettingsSchema.optional(),
   metadata: z
     .record(z.string().max(128), z.string().max(1024))
     .default({})

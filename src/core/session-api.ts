@@ -10,6 +10,7 @@ import type {
   TurnStatus,
   TurnsQuery,
 } from '../contract/api.ts'
+import type { DeliveryList } from '../contract/callback-delivery.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
@@ -26,6 +27,11 @@ export type {
   WorkRunOutcome,
   WorkStatus,
 } from './background/background-api.ts'
+/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
+export { CallbackOutbox } from './callbacks/callback-outbox.ts'
+export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
+export { sweepCallbacks } from './callbacks/callback-sweep.ts'
+export { CallbackWorker } from './callbacks/callback-worker.ts'
 
 /**
  * Called for every event of a running turn, in commit order, before it is committed. `line` is
@@ -90,6 +96,8 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
   deleteSession(tenant: string, sessionId: string): Promise<void>
+  /** The session's completion-callback deliveries with their attempts (callbacks/). */
+  listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.

@@ -21,6 +21,7 @@ import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
 import { BackgroundService } from './background/background-service.ts'
+import { listDeliveries } from './callbacks/list-deliveries.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
@@ -120,6 +121,9 @@ export class SessionService extends BackgroundService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
   deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
+
+  listDeliveries = (tenant: string, id: string) =>
+    listDeliveries(this.deps, this.locator, tenant, id)
 
   async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)

@@ -153,6 +153,11 @@ describe('TurnlineClient against a real server', () => {
     })
     expect(mock.requests).toHaveLength(1)
 
+    // Deleted: every read is 404 after, and deleting again too.
+    await client.deleteSession(id)
+    await expect(client.getSession(id)).rejects.toMatchObject({ status: 404, code: 'not_found' })
+    await expect(client.deleteSession(id)).rejects.toMatchObject({ status: 404 })
+
     const usage = await client.usage()
     expect(usage).toMatchObject({ tenant: 'client-tenant', tokens: { limit: null } })
     expect(usage.requests.today).toBeGreaterThan(0)

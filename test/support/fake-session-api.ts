@@ -5,6 +5,7 @@ import type {
   TurnRequest,
   TurnResponse,
 } from '../../src/contract/api.ts'
+import type { DeliveryList } from '../../src/contract/callback-delivery.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
@@ -125,6 +126,12 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.take('deleteSession')
     this.find(tenant, sessionId)
     this.sessions.delete(sessionId)
+  }
+
+  async listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList> {
+    this.take('listDeliveries')
+    this.find(tenant, sessionId)
+    return { deliveries: [] }
   }
 
   private view(s: FakeSession): SessionView {

@@ -17,6 +17,8 @@ export interface HookReply {
   /** Answer only once this settles (the test decides when: see gate.ts). */
   hold?: Promise<unknown>
   headers?: Record<string, string>
+  /** Drop the connection without an answer (a receiver that fails). */
+  destroy?: boolean
 }
 
 /**
@@ -48,6 +50,10 @@ export async function startHookReceiver(secret: string) {
       }
       received.push(hook)
       const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
+      if ('destroy' in answer && answer.destroy) {
+        res.socket?.destroy()
+        return
+      }
       const send = () => {
         if (res.destroyed) return
         res.writeHead(answer.status ?? 200, {

@@ -1,10 +1,13 @@
 import type { CreateSessionResponse } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ForkRequest } from '../../contract/route-bodies.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import type { SessionSnapshot } from '../../store/session-snapshot.ts'
+import { snapshotAfterTurn } from '../../store/snapshot-after-turn.ts'
 import { trimIncompleteTail } from '../compaction/protocol-groups.ts'
 import { isMemoryEnvelopeMessage } from '../compaction/render-envelope.ts'
 import { admitStep } from '../engine/admit-step.ts'
@@ -20,7 +23,8 @@ import { buildSummarizedForkHistory, forkSummaryRequest, savedSummary } from './
 /**
  * Forks a session: a new session (same settings) seeded with the source's summarized history —
  * its memory envelope (after a compaction), the saved compaction summary when there is one (no
- * model call) else one summary call, plus its newest user messages (≤ 4), and no continuity tail. The source is only read.
+ * model call) else one summary call, plus its newest user messages (≤ 4), and no continuity tail
+ * — or, `at_turn`, with the transcript exactly as that turn left it. The source is only read.
  * A fork is a step of its tenant's work (admitted like a turn); its summary call is reserved and
  * charged like any model call, so a tenant over quota gets 429 before the model is asked.
  */
@@ -41,10 +45,14 @@ async function fork(
 ): Promise<CreateSessionResponse & { forked_from: string }> {
   const snapshot = await deps.sessions.open(source)
   const state = parseEngineState(snapshot.state)
-  const history = trimIncompleteTail(snapshot.history).messages
-  // The source's memory envelope (its newest, after a compaction) goes first in the fork.
-  const envelope = history.findLast(isMemoryEnvelopeMessage)
-  const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
+  const history = trimIncompleteTail(
+    options.at_turn === undefined
+      ? snapshot.history
+      : await transcriptAfterTurn(deps, source, snapshot, options.at_turn),
+  ).messages
+  // At a chosen turn: the transcript as that turn left it, verbatim; otherwise summarized.
+  const seed =
+    options.at_turn === undefined ? await summarizedHistory(deps, source, state, history) : history
   let placement: SandboxPlacement | undefined
   if (options.isolation === 'worktree') {
     if (!deps.sandbox) {
@@ -73,11 +81,7 @@ async function fork(
     : state.config
   const ref = await startSession(deps, locator, source.tenant, config, {
     source: 'fork',
-    history: buildSummarizedForkHistory({
-      history,
-      summary,
-      ...(envelope ? { envelope } : {}),
-    }),
+    history: seed,
     ...(placement ? { placement } : {}),
     agent: { handoff, origin: { kind: 'fork', session_id: source.sessionId } },
   })
@@ -87,6 +91,34 @@ async function fork(
     status: 'active',
     forked_from: source.sessionId,
   }
+}
+
+/** The transcript as turn `n` of the source left it (store/snapshot-after-turn.ts). */
+async function transcriptAfterTurn(
+  deps: ServiceDeps,
+  source: SessionRef,
+  snapshot: SessionSnapshot,
+  n: number,
+): Promise<HistoryMessage[]> {
+  const { objects } = deps.sessions
+  const keys = deps.sessions.keys(source)
+  const after = await snapshotAfterTurn(objects, keys, source, snapshot, `turn-${n}`)
+  return after.history
+}
+
+/**
+ * The source's history summarized: its memory envelope (the newest, after a compaction) first,
+ * the saved compaction summary or one summary call, its newest user messages.
+ */
+async function summarizedHistory(
+  deps: ServiceDeps,
+  source: SessionRef,
+  state: ReturnType<typeof parseEngineState>,
+  history: HistoryMessage[],
+): Promise<HistoryMessage[]> {
+  const envelope = history.findLast(isMemoryEnvelopeMessage)
+  const summary = savedSummary(history) ?? (await summarize(deps, source, state.config, history))
+  return buildSummarizedForkHistory({ history, summary, ...(envelope ? { envelope } : {}) })
 }
 
 async function summarize(
