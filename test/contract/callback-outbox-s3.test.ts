@@ -5,6 +5,7 @@ import type { CallbackContext } from '../../src/core/callbacks/callback-sender.t
 import { sweepCallbacks } from '../../src/core/callbacks/callback-sweep.ts'
 import { systemClock } from '../../src/ports/clock.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { testCallbackPolicy } from '../support/callback-policy.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
@@ -36,17 +37,12 @@ function instance(owner: string): { ctx: CallbackContext; sessions: SessionStore
     sessions,
     ctx: {
       outbox: new CallbackOutbox(sessions),
-      policy: {
-        fetch: (input, init) => fetch(input, init),
-        secretFor: () => SECRET,
-        defaultUrlFor: () => undefined,
+      policy: testCallbackPolicy((input, init) => fetch(input, init), owner, SECRET, {
         allowHttp: true,
         timeoutMs: 5000,
-        retry: { firstMs: 1000, maxMs: 8000, giveUpAfterMs: 60_000 },
-        owner,
         claimMarginMs: 5000,
         markerGraceMs: 60_000,
-      },
+      }),
       clock: systemClock,
       log: () => {},
     },
