@@ -126,6 +126,8 @@ class LoggedSessionApi implements SessionApi {
   queueTurn = (...args: Args<'queueTurn'>) => this.api.queueTurn(...args)
   queueExec = (...args: Args<'queueExec'>) => this.api.queueExec(...args)
   queueTrigger = (...args: Args<'queueTrigger'>) => this.api.queueTrigger(...args)
+  queueLoopStep = (...args: Args<'queueLoopStep'>) => this.api.queueLoopStep(...args)
+  loopWorkStatus = (...args: Args<'loopWorkStatus'>) => this.api.loopWorkStatus(...args)
   listWork = (...args: Args<'listWork'>) => this.api.listWork(...args)
   workStatus = (...args: Args<'workStatus'>) => this.api.workStatus(...args)
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)

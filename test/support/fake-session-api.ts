@@ -293,6 +293,8 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   queueTurn = async (): Promise<QueuedWork> => this.unsupported('queueTurn')
   queueExec = async (): Promise<QueuedWork> => this.unsupported('queueExec')
   queueTrigger = async (): Promise<QueuedWork> => this.unsupported('queueTrigger')
+  queueLoopStep = async (): Promise<QueuedWork> => this.unsupported('queueLoopStep')
+  loopWorkStatus = async (): Promise<WorkStatus> => this.unsupported('loopWorkStatus')
   runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
   listWork = async () => ({ items: [] })
   workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
