@@ -76,6 +76,10 @@ class AsyncTurnlineClient:
         """``DELETE /v1/workspaces/{workspace}``: erases every session and artifact of the workspace."""
         await (await self._open(routes.delete_workspace(workspace))).aclose()
 
+    async def list_deliveries(self, session_id: str) -> dict[str, Any]:
+        """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
+        return await self._call(routes.list_deliveries(session_id))
+
     async def list_sessions(self, **query: Any) -> dict[str, Any]:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return await self._call(routes.list_sessions(**query))

@@ -75,6 +75,10 @@ class TurnlineClient:
         """``DELETE /v1/workspaces/{workspace}``: erases every session and artifact of the workspace."""
         self._open(routes.delete_workspace(workspace)).close()
 
+    def list_deliveries(self, session_id: str) -> dict[str, Any]:
+        """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
+        return self._call(routes.list_deliveries(session_id))
+
     def list_sessions(self, **query: Any) -> dict[str, Any]:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return self._call(routes.list_sessions(**query))
