@@ -13,6 +13,7 @@ type Op =
   | 'plan_approval'
   | 'compact'
   | 'exec'
+  | 'response'
   | 'webhook'
   | 'runner_callback'
   | 'background'
@@ -91,6 +92,17 @@ class LoggedSessionApi implements SessionApi {
       (result) => ({
         session: result.session_id,
         events: result.events.length,
+        ...outcomeOf(result.events),
+      }),
+    )
+  respond = (...[tenant, request, options]: Args<'respond'>) =>
+    this.timed(
+      { op: 'response', tenant, session: undefined, options },
+      (o) => this.api.respond(tenant, request, o),
+      (result) => ({
+        session: result.session_id,
+        events: result.events.length,
+        status: result.status,
         ...outcomeOf(result.events),
       }),
     )
