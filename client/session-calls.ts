@@ -88,6 +88,16 @@ export class SessionCalls {
     await response.body?.cancel()
   }
 
+  /**
+   * `DELETE /v1/workspaces/:workspace`: erases every session and artifact of the workspace
+   * (204). A session whose turn runs is left: 409 `session_busy`, and a later call finishes.
+   */
+  async deleteWorkspace(workspace: string, options: CallOptions = {}): Promise<void> {
+    const path = `/v1/workspaces/${encodeURIComponent(workspace)}`
+    const response = await this.transport.send('DELETE', path, options)
+    await response.body?.cancel()
+  }
+
   /** `GET /v1/sessions/:id/deliveries`: its completion-callback notices, with every attempt. */
   listDeliveries(id: string, options: CallOptions = {}): Promise<DeliveryList> {
     return this.transport.json('GET', sessionPath(id, '/deliveries'), DeliveryListSchema, options)

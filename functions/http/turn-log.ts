@@ -133,6 +133,7 @@ class LoggedSessionApi implements SessionApi {
   listWorkspaces = (...args: Args<'listWorkspaces'>) => this.api.listWorkspaces(...args)
   getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
   deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
+  deleteWorkspace = (...args: Args<'deleteWorkspace'>) => this.api.deleteWorkspace(...args)
   listDeliveries = (...args: Args<'listDeliveries'>) => this.api.listDeliveries(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)

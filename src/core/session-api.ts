@@ -95,6 +95,8 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   /** Ends the session as cancelled. */
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
+  /** Erases every session and object of a workspace (docs/http-api.md#deleting-a-workspace). */
+  deleteWorkspace(tenant: string, workspace: string): Promise<void>
   deleteSession(tenant: string, sessionId: string): Promise<void>
   /** The session's completion-callback deliveries with their attempts (callbacks/). */
   listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>

@@ -34,6 +34,7 @@ import { approvePlan } from './plan/approve-plan.ts'
 import { type AutomationRequest, triggerAutomation } from './session/automation-run.ts'
 import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
+import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
@@ -121,6 +122,8 @@ export class SessionService extends BackgroundService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
   deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
+  deleteWorkspace = (tenant: string, workspace: string) =>
+    deleteWorkspace(this.deps, this.locator, tenant, workspace)
 
   listDeliveries = (tenant: string, id: string) =>
     listDeliveries(this.deps, this.locator, tenant, id)

@@ -127,6 +127,9 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.find(tenant, sessionId)
     this.sessions.delete(sessionId)
   }
+  async deleteWorkspace(_tenant: string, _workspace: string): Promise<void> {
+    this.take('deleteWorkspace')
+  }
 
   async listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList> {
     this.take('listDeliveries')
