@@ -63,6 +63,17 @@ def test_sync_flow(server_url: str) -> None:
         counts = {w["workspace"]: w["sessions"] for w in client.list_workspaces()["workspaces"]}
         assert counts["py"] == 2
 
+        # Deleted: a session, then a whole workspace; every read of them is 404 after.
+        client.delete_session(newest)
+        with pytest.raises(TurnlineApiError) as gone:
+            client.get_session(newest)
+        assert gone.value.status == 404
+        doomed = client.create_session({"workspace": "py-doomed"})["session_id"]
+        client.delete_workspace("py-doomed")
+        with pytest.raises(TurnlineApiError) as erased:
+            client.get_session(doomed)
+        assert erased.value.status == 404
+
 
 def test_errors_carry_the_servers_codes(server_url: str) -> None:
     with TurnlineClient(server_url) as client:
@@ -106,6 +117,13 @@ def test_async_flow(server_url: str) -> None:
             assert followed[-1]["event"]["type"] == "thread.completed"
             listed = [s["session_id"] async for s in client.sessions(workspace="py-async")]
             assert sid in listed
+            # A completion callback is recorded before the turn answers (nothing listens there).
+            hooked = {"workspace": "py-async", "callback": {"url": "https://127.0.0.1:9/hook"}}
+            hid = (await client.create_session(hooked))["session_id"]
+            assert (await client.step_turn(hid, "report back"))["status"] == "completed"
+            notices = (await client.list_deliveries(hid))["deliveries"]
+            assert [d["type"] for d in notices] == ["turn.completed"]
+            assert notices[0]["notice"]["data"]["session_id"] == hid
             with pytest.raises(TurnlineApiError) as missing:
                 await client.get_session("session-20260101T000000Z-0123456789abcdef")
             assert missing.value.code == "not_found"
