@@ -13,6 +13,9 @@
  *   fs      the engine in this process (SessionService on the fs store, no runner, log off)
  *   start   `node infra/start.mjs`, fs store, over HTTP
  *   built   `node dist/node/server.mjs`, fs store, over HTTP
+ *   s3      `node infra/start.mjs` on S3 (moto_server) + Upstash (the REST proxy over
+ *           redis-server), both behind counting forwarders in a process of their own
+ *           (bench/support/store-peers.ts); needs `npm run services:start`. Not in the default set.
  *
  * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive).
  *
@@ -25,21 +28,18 @@
  *
  *   npm run bench:turn-cost-user -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
  *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
- *                                   [--tool-calls 1] [--node-args '--cpu-prof --cpu-prof-dir=…']
+ *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
  */
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
-import { SessionKeys } from '../src/store/session-ref.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { type PeerProcesses, startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { rawVariant } from './support/raw-loop.ts'
-import { startServerProcess } from './support/server-process.ts'
 import {
   type RoundSample,
   report,
@@ -47,15 +47,9 @@ import {
   roundStats,
   turnProfile,
 } from './support/turn-cost-report.ts'
-import { MODEL, TENANT, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
-import {
-  fsVariant,
-  httpClientVariant,
-  storedBytes,
-  type Variant,
-  WORKSPACE,
-} from './support/turnline-variants.ts'
+import { fsVariant } from './support/turnline-variants.ts'
 import { type ProcessSample, processReport } from './support/user-path-report.ts'
+import { type Entry, s3Entry, serverEntry } from './support/user-path-variants.ts'
 
 const { values } = parseArgs({
   options: {
@@ -78,53 +72,25 @@ const ROUNDS = Number(values.rounds)
 const WARMUP = Number(values.warmup)
 const here = join(import.meta.dirname, '..')
 
-/** A variant and, when Turnline is its own process, that process's id. */
-interface Entry {
-  variant: Variant
-  pid?: number
-}
-
-async function serverEntry(
-  name: string,
-  peers: PeerProcesses,
-  dir: string,
-  cwd: string,
-  argv: string[],
-): Promise<Entry> {
-  const server = await startServerProcess({
-    cwd,
-    argv: [...NODE_ARGS, ...argv],
-    dir,
-    env: {
-      OPENAI_BASE_URL: peers.mock.baseURL,
-      OPENAI_API_KEY: 'bench',
-      TURNLINE_MODEL: MODEL,
-      TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-    },
-  })
-  const store = new FsObjectStore({ root: join(dir, 'data') })
-  const bytes = (sessionId: string) =>
-    storedBytes(
-      store,
-      new SessionKeys('', { tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
-      sessionId,
-    )
-  const client = httpClientVariant(name, server.url, peers, bytes)
-  return { variant: { ...client, close: () => server.stop() }, pid: server.pid }
-}
-
 const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<Entry>> = {
   raw: async (peers, dir) => ({ variant: rawVariant(peers, dir) }),
   fs: async (peers, dir) => ({ variant: await fsVariant(peers, dir) }),
+  s3: (peers, dir) => s3Entry(peers, dir, NODE_ARGS),
   start: (peers, dir) =>
-    serverEntry('npm start (infra/start.mjs), fs', peers, dir, here, ['infra/start.mjs']),
+    serverEntry(
+      'npm start (infra/start.mjs), fs',
+      peers,
+      dir,
+      here,
+      ['infra/start.mjs'],
+      NODE_ARGS,
+    ),
   built: (peers, dir) => {
     if (!existsSync(join(here, 'dist/node/server.mjs'))) {
       throw new Error('the built variant runs dist/node/server.mjs: run `npm run build` first')
     }
-    return serverEntry('built (dist/node/server.mjs), fs', peers, dir, here, [
-      'dist/node/server.mjs',
-    ])
+    const argv = ['dist/node/server.mjs']
+    return serverEntry('built (dist/node/server.mjs), fs', peers, dir, here, argv, NODE_ARGS)
   },
 }
 
@@ -144,6 +110,10 @@ const emptySample = (): RoundSample & ProcessSample => ({
   mockCpu: 0,
   receiverCpu: 0,
   createMs: [],
+  othersCpu: {},
+  sequentialEach: [],
+  storeRequests: 0,
+  coordinatorRequests: 0,
 })
 
 async function runSession(
@@ -152,10 +122,12 @@ async function runSession(
   index: number,
   sample: (RoundSample & ProcessSample) | undefined,
 ) {
-  const roots = [entry.pid ?? -1, peers.pids.mock, peers.pids.receiver]
+  const others = Object.entries(entry.others ?? {})
+  const roots = [entry.pid ?? -1, peers.pids.mock, peers.pids.receiver, ...others.map(([, p]) => p)]
   const created = performance.now()
   const session = await entry.variant.newSession(index)
   sample?.createMs.push(performance.now() - created)
+  await entry.trips?.() // what creating the session asked the stores for is not a turn's
   const before = treeCpuMs(roots)
   for (let t = 0; t < TURNS; t++) {
     const syncs = fsyncCount()
@@ -171,16 +143,31 @@ async function runSession(
     sample.turns += 1
     sample.fsyncs += fsyncCount() - syncs
     sample.fsyncsEach.push(fsyncCount() - syncs)
+    const trips = await entry.trips?.()
+    if (trips) {
+      sample.sequentialEach.push(trips.sequential)
+      sample.storeRequests += trips.s3
+      sample.coordinatorRequests += trips.upstash
+      sample.requestsEach.push(trips.s3)
+    }
   }
   const after = treeCpuMs(roots)
+  if (entry.trips && !sample) await entry.trips()
   if (!sample) return
   sample.serverCpu += (after[0] ?? 0) - (before[0] ?? 0)
   sample.mockCpu += (after[1] ?? 0) - (before[1] ?? 0)
   sample.receiverCpu += (after[2] ?? 0) - (before[2] ?? 0)
+  for (const [i, [name]] of others.entries()) {
+    sample.othersCpu[name] =
+      (sample.othersCpu[name] ?? 0) + (after[3 + i] ?? 0) - (before[3 + i] ?? 0)
+  }
   sample.bytesPerSession.push(await session.bytes())
 }
 
 const root = await mkdtemp(join(values.dir, 'turn-cost-user-'))
+// The sandbox user must get through to the workspaces (mkdtemp makes the folder 0700): else the
+// runner finds no working sandbox and runs commands unsandboxed.
+await chmod(root, 0o711)
 await installFsyncCounter(root)
 const TOOL_CALLS = values['tool-calls'] !== '0'
 const peers = await startPeerProcesses(TOOL_CALLS)
@@ -202,7 +189,7 @@ try {
     const dir = join(root, `start-before-${i}`)
     await mkdir(dir, { recursive: true })
     const name = `npm start, fs [${tree.label}]`
-    entries.push(await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs']))
+    entries.push(await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs'], NODE_ARGS))
   }
   const names = entries.map((e) => e.variant.name)
   const baseline = names[0] ?? ''
@@ -226,6 +213,11 @@ try {
         await runSession(entry, peers, r * SESSIONS + s, samples.get(entry.variant.name))
       }
       if (s % 10 === 9) await peers.forget()
+    }
+    for (const [name, sample] of samples) {
+      if (!entries.find((e) => e.variant.name === name)?.trips) continue
+      sample.objectRequests = sample.storeRequests
+      sample.coordinatorTrips = sample.coordinatorRequests
     }
     const stats = new Map([...samples].map(([name, sample]) => [name, roundStats(sample)]))
     rounds.push(stats)

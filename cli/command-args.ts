@@ -17,3 +17,10 @@ export function oneSession(command: string, positionals: readonly string[]): str
   }
   return sessionId
 }
+
+/** The options every command that reaches a session has: where it runs, and its help. */
+export const SESSION_COMMAND_OPTIONS = {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { oneSession, parsedOrUsage } from './command-args.ts'
+import { oneSession, parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
 import { connect } from './connection.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -19,9 +19,7 @@ export async function deleteCommand(argv: string[], io: Io): Promise<ExitCode> {
   const sessionId = oneSession('delete', positionals)
   const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
   try {
-    const path = `/v1/sessions/${encodeURIComponent(sessionId)}`
-    const response = await connection.client.transport.send('DELETE', path)
-    await response.body?.cancel()
+    await connection.client.deleteSession(sessionId)
     io.stderr.write(`deleted ${terminalSafe(sessionId)}\n`)
     return EXIT.success
   } finally {
@@ -35,9 +33,7 @@ function parse(argv: string[]) {
     strict: true,
     allowPositionals: true,
     options: {
-      url: { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...SESSION_COMMAND_OPTIONS,
     },
   })
 }

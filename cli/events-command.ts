@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { SeqEvent } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
-import { oneSession, parsedOrUsage } from './command-args.ts'
+import { oneSession, parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
@@ -82,9 +82,7 @@ function parse(argv: string[]) {
       after: { type: 'string' },
       follow: { type: 'boolean', short: 'f' },
       json: { type: 'boolean' },
-      url: { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...SESSION_COMMAND_OPTIONS,
     },
   })
 }

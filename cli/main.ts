@@ -4,6 +4,7 @@ import {
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from '../client/errors.ts'
+import { artifactCommand } from './artifact-command.ts'
 import { deleteCommand } from './delete-command.ts'
 import { eventsCommand } from './events-command.ts'
 import { execCommand } from './exec-command.ts'
@@ -26,6 +27,8 @@ export async function main(argv: string[], io: Io): Promise<ExitCode> {
         return await eventsCommand(rest, io)
       case 'delete':
         return await deleteCommand(rest, io)
+      case 'artifact':
+        return await artifactCommand(rest, io)
       case '--version':
       case '-V':
         io.stdout.write(`turnline ${version()}\n`)

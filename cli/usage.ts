@@ -19,6 +19,8 @@ Usage:
   turnline sessions [options]                   list sessions
   turnline events SESSION [options]             print a session's events (--follow: live)
   turnline delete SESSION [options]             erase a session and everything of it
+  turnline artifact SESSION ARTIFACT_ID [options]
+                                                a tool output the session kept whole (out_…)
   turnline --version | --help | <command> --help
 
 ${CONNECTION}
@@ -78,6 +80,15 @@ Erases the session and everything of it: its events, state, manifest, exports an
 follow-ups. Afterwards every read of it fails as for an unknown id. A session whose turn is
 running is refused (cancel it first, or wait); a deletion cut short is finished by running the
 command again.
+
+${CONNECTION}`
+
+export const ARTIFACT_USAGE = `Usage: turnline artifact SESSION ARTIFACT_ID [--range START-END] [--output FILE]
+
+Prints a tool output the session kept whole because it passed the inline limit: an HTTP or MCP
+tool's answer, a command's output or a hook's answer (its preview names the id, out_…; a command
+answer has it as output_artifact_id). --output FILE writes its bytes exactly; stdout gets it as
+text. --range reads one byte range (END inclusive; START- to the end).
 
 ${CONNECTION}`
 

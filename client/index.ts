@@ -21,6 +21,11 @@ export {
   TurnlineProtocolError,
 } from './errors.ts'
 export type { EventPage, EventsOptions } from './event-feed.ts'
+export {
+  type ByteRange,
+  type OutputArtifactBytes,
+  OutputArtifactsClient,
+} from './output-artifacts-client.ts'
 export type * from './requests.ts'
 export { ResponsesClient } from './responses-client.ts'
 export type { RetryOptions } from './retry.ts'

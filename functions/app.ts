@@ -25,6 +25,7 @@ import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
 import { approvalRoutes } from './routes/approval-routes.ts'
 import { artifactRoutes } from './routes/artifact-routes.ts'
+import { callbackRoutes } from './routes/callback-routes.ts'
 import { compactRoutes } from './routes/compact-routes.ts'
 import { execRoute } from './routes/exec-route.ts'
 import { loopRoutes } from './routes/loop-routes.ts'
@@ -176,6 +177,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route('/v1', usageRoute(options.tenancy))
   }
   app.route('/v1', sessionRoutes(ctx))
+  app.route('/v1', callbackRoutes(ctx))
   app.route('/v1', outputArtifactRoutes(ctx))
   app.route('/v1', turnRoutes(ctx))
   app.route('/v1', workRoutes(ctx))

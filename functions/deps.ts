@@ -9,6 +9,7 @@ import type { Telemetry } from '../src/ports/telemetry.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { SessionStore } from '../src/store/session-store.ts'
 import { API_VERSION } from './app.ts'
+import { callbackDeps } from './callback-choice.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
@@ -225,6 +226,15 @@ export async function createDeps(
     ...(options.log ? { log: options.log } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
     admission: tenantAdmission(tenancy),
+    callbacks: callbackDeps({
+      config,
+      sessions,
+      singleTenant,
+      options,
+      platformFetch: fetchImpl,
+      secretFor: secrets.secretFor,
+      owner: randomIds.uuid(),
+    }),
     ...(telemetry ? { telemetry } : {}),
   }
   return {

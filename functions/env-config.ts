@@ -2,8 +2,9 @@ import * as z from 'zod'
 import { OPENAI_COMPATIBLE_PROVIDERS } from '../adapters/openai/provider-profile.ts'
 import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
+import { CallbackEnvShape } from '../src/contract/callback-env.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
-import { envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
+import { envJson, envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
@@ -42,29 +43,9 @@ const apiKeys = z.string().transform((value, ctx): ApiKey[] => {
   return parsed
 })
 
-const webhooks = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of named webhooks' })
-      return z.NEVER
-    }
-  })
-  .pipe(WebhooksSchema)
+const webhooks = envJson('must be a JSON object of named webhooks').pipe(WebhooksSchema)
 
-const mcpServers = z
-  .string()
-  .transform((value, ctx) => {
-    try {
-      return JSON.parse(value) as unknown
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of MCP servers' })
-      return z.NEVER
-    }
-  })
-  .pipe(McpServersSchema)
+const mcpServers = envJson('must be a JSON array of MCP servers').pipe(McpServersSchema)
 
 /** `name`, `name:port`, `[v6]` or `[v6]:port` (lowercase after `list`). */
 const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/
@@ -162,6 +143,8 @@ export const EnvSchema = z.object({
   ...SandboxEnvShape,
   ...TenancyEnvShape,
   ...TelemetryEnvShape,
+  /** Completion callbacks (src/contract/callback-env.ts). */
+  ...CallbackEnvShape,
 })
 
 export type EnvConfig = z.output<typeof EnvSchema>

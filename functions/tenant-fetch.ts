@@ -63,7 +63,7 @@ export function tenantFetches(
 }
 
 /** The platform's fetch, refusing IP literals the egress rules refuse (names: the platform's). */
-function literalChecked(rules: EgressRules, platform: typeof fetch): typeof fetch {
+export function literalChecked(rules: EgressRules, platform: typeof fetch): typeof fetch {
   const policy = new EgressPolicy(rules, {
     resolve: async () => [],
     ownAddresses: () => [],

@@ -7,17 +7,24 @@
  *
  *   tsx bench/support/peer-process.ts mock [--tool-calls 0|1]
  *   tsx bench/support/peer-process.ts receiver
+ *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint>   (store-peers.ts;
+ *     prints the Upstash URL and token and the S3 endpoint; `trips` answers the round trips)
  */
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import { startMockOpenAI } from '../../test/support/mock-openai.ts'
 import { startBenchToolReceiver } from './bench-tool-receiver.ts'
+import { startStorePeers } from './store-peers.ts'
 import { mockReply, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'tool-calls': { type: 'string', default: '1' } },
+  options: {
+    'tool-calls': { type: 'string', default: '1' },
+    redis: { type: 'string' },
+    s3: { type: 'string' },
+  },
 })
 const callsTool = values['tool-calls'] !== '0'
 const lines = createInterface({ input: process.stdin })
@@ -49,6 +56,17 @@ if (positionals[0] === 'mock') {
     if (line === 'count') console.log(String(receiver.validCalls()))
   })
   lines.on('close', () => void receiver.close().finally(() => process.exit(0)))
+} else if (positionals[0] === 'stores') {
+  const stores = await startStorePeers({
+    redisUrl: values.redis ?? '',
+    s3Endpoint: values.s3 ?? '',
+  })
+  const { upstashUrl, upstashToken, s3Endpoint } = stores
+  console.log(JSON.stringify({ url: upstashUrl, token: upstashToken, s3: s3Endpoint }))
+  lines.on('line', (line) => {
+    if (line === 'trips') console.log(JSON.stringify(stores.trips()))
+  })
+  lines.on('close', () => void stores.close().finally(() => process.exit(0)))
 } else {
   throw new Error('usage: peer-process.ts mock|receiver [--tool-calls 0|1]')
 }

@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import { createInterface, type Interface } from 'node:readline'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
+import type { StoreTrips } from './store-peers.ts'
 import { type Endpoints, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 
 const repo = join(import.meta.dirname, '..', '..')
@@ -14,7 +15,7 @@ const repo = join(import.meta.dirname, '..', '..')
 interface Peer {
   child: ChildProcess
   lines: Interface
-  ready: { url: string; host?: string }
+  ready: { url: string; host?: string; token?: string; s3?: string }
 }
 
 async function startPeer(args: string[]): Promise<Peer> {
@@ -69,6 +70,43 @@ export async function startPeerProcesses(callsTool: boolean): Promise<PeerProces
         peer.child.stdin?.end()
         await exited
       }
+    },
+  }
+}
+
+export interface StoreProcess {
+  pid: number
+  /** What the server is told: the S3 endpoint and the Upstash REST URL and token. */
+  upstashUrl: string
+  upstashToken: string
+  s3Endpoint: string
+  /** Requests and sequential round trips since the last call. */
+  trips(): Promise<StoreTrips>
+  close(): Promise<void>
+}
+
+/** The Upstash REST proxy and the S3 forwarder in their own process (store-peers.ts). */
+export async function startStoreProcess(services: {
+  redisUrl: string
+  s3Endpoint: string
+}): Promise<StoreProcess> {
+  const peer = await startPeer([
+    'stores',
+    '--redis',
+    services.redisUrl,
+    '--s3',
+    services.s3Endpoint,
+  ])
+  return {
+    pid: peer.child.pid as number,
+    upstashUrl: peer.ready.url,
+    upstashToken: peer.ready.token ?? '',
+    s3Endpoint: peer.ready.s3 ?? '',
+    trips: async () => JSON.parse(await ask(peer, 'trips')) as StoreTrips,
+    async close() {
+      const exited = once(peer.child, 'exit')
+      peer.child.stdin?.end()
+      await exited
     },
   }
 }

@@ -11,6 +11,12 @@ export interface ProcessSample {
   receiverCpu: number
   /** ms to create each session. */
   createMs: number[]
+  /** CPU ms of the processes reported apart (the stores' proxies, moto, redis), by name. */
+  othersCpu: Record<string, number>
+  /** Sequential round trips to the remote stores, per turn (S3 + Upstash only). */
+  sequentialEach: number[]
+  storeRequests: number
+  coordinatorRequests: number
 }
 
 const fixed = (n: number | undefined, digits = 2) =>
@@ -38,7 +44,21 @@ export function processReport(
     'turn 1 ms',
     'later p50 ms',
     'turn 1 ÷ later',
+    'store trips seq. p50',
+    'others CPU',
   ]
+  /** "name ms/turn" for each process reported apart, medians over rounds. */
+  const others = (name: string) => {
+    const keys = [...new Set(rounds.flatMap((r) => Object.keys(r.get(name)?.othersCpu ?? {})))]
+    const cells = keys.map((key) => {
+      const list = rounds
+        .map((r) => r.get(name))
+        .filter((s): s is RoundSample & ProcessSample => !!s)
+        .map((s) => (s.othersCpu[key] ?? 0) / s.turns)
+      return `${key} ${fixed(median(list))}`
+    })
+    return cells.join(', ') || '—'
+  }
   const rows = names.map((name) => {
     type Pick = (
       s: RoundSample & ProcessSample,
@@ -71,6 +91,8 @@ export function processReport(
       fixed(per((s) => median(s.byTurn[0] ?? []))),
       fixed(per(later)),
       fixed(per((s) => median(s.byTurn[0] ?? []) / later(s))),
+      fixed(per((s) => (s.sequentialEach.length ? median(s.sequentialEach) : undefined))),
+      others(name),
     ]
   })
   const table = [header, ...rows]

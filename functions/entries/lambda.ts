@@ -9,6 +9,7 @@ import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
+import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
 /**
@@ -39,6 +40,9 @@ const entry = await startEntryApp(
 ).catch(onStartupError())
 
 export const handler = streamHandle(entry.app)
+
+/** `index.callbacks`, for an EventBridge schedule: one sweep of the callbacks' outbox. */
+export const callbacks = (): Promise<void> => scheduledCallbacks(entry.deps)
 
 /** `index.retention`, for an EventBridge schedule (the template's RetentionFunction). */
 export const retention = (): Promise<SweepResult> =>

@@ -1,3 +1,4 @@
+import { startCallbackLoop } from './callback-loop.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeEmbedded } from './node-embedded.ts'
 import { serveOnNode } from './node-server.ts'
@@ -26,8 +27,10 @@ const entry = await startEntryApp(process.env, embedded.options, {
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await entry.api.preload()
+const callbacks = startCallbackLoop(entry.deps)
 serveOnNode(entry, async () => {
   entry.worker?.stop()
+  callbacks?.stop()
   await Promise.all([embedded.close(), entry.deps.flushTelemetry?.()])
 })
 // Background turns recorded before this process started (or by an instance that died) first.

@@ -3,6 +3,7 @@ import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
 import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
+import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
 /**
@@ -39,11 +40,17 @@ export default {
   fetch: (request: Request, env: unknown, ctx: ExecutionContext) =>
     isolate.fetch(request, env, ctx),
 
-  /** Cron trigger (wrangler.toml `[triggers] crons`): one retention sweep over the bucket. */
+  /**
+   * Cron trigger (wrangler.toml `[triggers] crons`): one sweep of the callbacks' outbox, then one
+   * retention sweep over the bucket.
+   */
   async scheduled(controller: { cron: string; scheduledTime: number }, env: unknown) {
-    await scheduledRetention(await isolate.deps(env), {
+    const deps = await isolate.deps(env)
+    const swept = await scheduledCallbacks(deps).catch((error: unknown) => error)
+    await scheduledRetention(deps, {
       now: controller.scheduledTime,
       cron: controller.cron,
     })
+    if (swept !== undefined) throw swept
   },
 }

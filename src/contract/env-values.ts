@@ -22,3 +22,14 @@ export const envFlag = z
   .toLowerCase()
   .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
   .transform((v) => v === '1' || v === 'true' || v === 'yes')
+
+/** JSON text, parsed (pipe it into the schema of its value); `message` when it is not JSON. */
+export const envJson = (message: string) =>
+  z.string().transform((value, ctx) => {
+    try {
+      return JSON.parse(value) as unknown
+    } catch {
+      ctx.addIssue({ code: 'custom', message })
+      return z.NEVER
+    }
+  })

@@ -10,6 +10,8 @@ import type {
   TurnStatus,
   TurnsQuery,
 } from '../contract/api.ts'
+import type { DeliveryList } from '../contract/callback-delivery.ts'
+import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
@@ -26,6 +28,11 @@ export type {
   WorkRunOutcome,
   WorkStatus,
 } from './background/background-api.ts'
+/** Completion callbacks: what the entries wire (the outbox, the policy, Node's delivery loop). */
+export { CallbackOutbox } from './callbacks/callback-outbox.ts'
+export { type CallbackPolicy, callbackUrlProblem } from './callbacks/callback-policy.ts'
+export { sweepCallbacks } from './callbacks/callback-sweep.ts'
+export { CallbackWorker } from './callbacks/callback-worker.ts'
 
 /**
  * Called for every event of a running turn, in commit order, before it is committed. `line` is
@@ -57,6 +64,13 @@ export interface OpenResponsesView {
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
   readonly done: string
+  /**
+   * The frames that end a response whose turn waits on the client's function calls: the calls
+   * done, then `response.completed`.
+   */
+  awaitClient(): string
+  /** The same events one by one. */
+  awaitClientEvents(): { sequence: number; frame: string }[]
 }
 
 /** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
@@ -89,7 +103,11 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   /** Ends the session as cancelled. */
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
+  /** Erases every session and object of a workspace (docs/http-api.md#deleting-a-workspace). */
+  deleteWorkspace(tenant: string, workspace: string): Promise<void>
   deleteSession(tenant: string, sessionId: string): Promise<void>
+  /** The session's completion-callback deliveries with their attempts (callbacks/). */
+  listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.
@@ -162,7 +180,16 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     tenant: string,
     sessionId: string,
     options?: ResponseViewOptions,
-  ): Promise<OpenResponsesView>
+  ): Promise<OpenResponsesView & { waitingOnClient: boolean }>
+  /**
+   * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
+   * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.
+   */
+  respond(
+    tenant: string,
+    request: ResponseRunRequest,
+    options?: TurnOptions,
+  ): Promise<ResponseRunResult>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

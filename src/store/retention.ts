@@ -82,12 +82,14 @@ export async function deleteSessionFolder(
   store: ObjectStore,
   folder: string,
   pointer: string,
+  /** An object left in place: the deleted-session marker (src/store/delete-fence.ts). */
+  keep?: string,
 ): Promise<void> {
   const { objects } = await listAll(store, folder)
   const manifestKey = `${folder}manifest.json`
   const log = objects
     .map(({ key }) => key)
-    .filter((key) => key.startsWith(`${folder}log/`))
+    .filter((key) => key.startsWith(`${folder}log/`) && key !== keep)
     .sort()
     .reverse()
   for (const key of log) await store.delete(key)

@@ -60,7 +60,7 @@ export interface CommitResult {
  */
 export class SessionStore {
   readonly objects: ObjectStore
-  private readonly prefix: string
+  readonly prefix: string
   private readonly clock: Clock
   private readonly cache: SnapshotCache
   private readonly upkeep: MaintenanceContext

@@ -35,11 +35,7 @@ async function start(): Promise<void> {
 
 /** A crash: SIGKILL to the server's process group, nothing flushed or closed. */
 async function kill(): Promise<void> {
-  const pid = server?.child.pid
-  if (pid === undefined) return
-  process.kill(-pid, 'SIGKILL')
-  await server?.exited
-  await server?.stop()
+  await server?.crash()
   server = undefined
 }
 

@@ -66,7 +66,16 @@ describe('DELETE /v1/sessions/{id}', { timeout: 60_000 }, () => {
 
     const deleted = await call(ONE, 'DELETE', `/v1/sessions/${id}`)
     expect(deleted.status).toBe(204)
-    expect(await objects()).toEqual([])
+    // Left in the bucket: the deleted-session marker alone, which fences the log.
+    const kept = await objects()
+    expect(kept).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
+    expect(
+      JSON.parse(new TextDecoder().decode((await store.get(kept[0] as string))?.body)),
+    ).toEqual({
+      format: 'turnline.deleted',
+      version: 1,
+      deleted_at: expect.any(String),
+    })
     // Left: the tenant's usage accounting of the turn's model call (ids, no content), which
     // expires by itself (two days) and keeps a resent settlement from counting twice.
     const left = await redisKeys()

@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
-import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TurnlineClient } from '../../client/index.ts'
+import { collect, repoRoot, runCli } from '../support/cli-process.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
@@ -198,5 +201,50 @@ describe('an HTTP tool answer of several MB', () => {
     expect(lines).toContain(`lines 89999–90000 of 90000`)
     expect(lines).toContain(`${all[89_998]}\n${all[89_999]}`)
     expect(bytes).toContain(answer.slice(3_000_010, 3_000_090))
+  })
+
+  it('reads back through the typed client, the CLI and the Python client', async () => {
+    const digest = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
+    const client = new TurnlineClient({ baseUrl: url, apiKey: KEY })
+    const opened = await client.outputs.open(session, artifactId)
+    expect(opened.size).toBe(answer.length)
+    expect(digest(new Uint8Array(await new Response(opened.body).arrayBuffer()))).toBe(
+      digest(answer),
+    )
+    const range = { start: 2_000_000, end: 2_000_100 }
+    const part = await client.outputs.bytes(session, artifactId, { range })
+    expect(Buffer.from(part).toString()).toBe(answer.slice(2_000_000, 2_000_100))
+
+    const file = join(dir, 'artifact.out')
+    const cli = ['artifact', session, artifactId, '--url', url, '--api-key', KEY]
+    const wrote = await runCli([...cli, '--output', file])
+    expect(wrote.code, wrote.stderr).toBe(0)
+    expect(digest(await readFile(file))).toBe(digest(answer))
+    const printed = await runCli([...cli, '--range', '100-199'])
+    expect(printed.stdout).toBe(answer.slice(100, 200))
+
+    const script = [
+      'import asyncio, hashlib, sys',
+      'from turnline import AsyncTurnlineClient, TurnlineClient',
+      'url, key, session, artifact = sys.argv[1:]',
+      'with TurnlineClient(url, api_key=key) as client:',
+      '    whole = hashlib.sha256(b"".join(client.output_artifact(session, artifact))).hexdigest()',
+      '    part = client.read_output_artifact(session, artifact, start=5, end=15).decode()',
+      'async def main():',
+      '    async with AsyncTurnlineClient(url, api_key=key) as client:',
+      '        return (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
+      'print(whole, part, asyncio.run(main()))',
+    ].join('\n')
+    const python = await collect(
+      spawn('/usr/bin/python3', ['-c', script, url, KEY, session, artifactId], {
+        cwd: join(repoRoot, 'clients/python'),
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    )
+    expect(python.code, python.stderr).toBe(0)
+    expect(python.stdout.trim()).toBe(
+      `${digest(answer)} ${answer.slice(5, 15)} ${answer.slice(0, 3)}`,
+    )
   })
 })

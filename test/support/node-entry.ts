@@ -23,6 +23,8 @@ export interface NodeEntry {
   /** Resolves with its URL once it prints `listening on …`; rejects when it exits first. */
   listening(): Promise<string>
   stop(): Promise<void>
+  /** A crash: SIGKILL to its process group, nothing flushed or closed; resolves once it is gone. */
+  crash(): Promise<void>
 }
 
 /** `npm start` (functions/entries/node.ts) as a real process with exactly this environment (+ PATH). */
@@ -59,6 +61,11 @@ export function startNodeEntry(env: Record<string, string>): NodeEntry {
         if (done || Date.now() > deadline) throw new Error(`the server did not start:\n${text}`)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
+    },
+    async crash() {
+      if (group !== undefined && !done) process.kill(-group, 'SIGKILL')
+      await exited
+      await this.stop()
     },
     async stop() {
       if (group === undefined) return

@@ -2,6 +2,11 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseBatch, serializeBatch } from '../../src/contract/batch.ts'
 import { parseCheckpoint, serializeCheckpoint } from '../../src/contract/checkpoint.ts'
+import {
+  isDeletedMarker,
+  parseDeletedMarker,
+  serializeDeletedMarker,
+} from '../../src/contract/deleted-marker.ts'
 import { type ErrorCode, isTurnlineError } from '../../src/contract/errors.ts'
 import { parsePendingIntent, serializePendingIntent } from '../../src/contract/pending-intent.ts'
 import { parseVersionedLine, serializeVersioned } from '../../src/contract/serialize.ts'
@@ -50,6 +55,16 @@ describe('stored fixtures parse and re-serialize byte-identically', () => {
     failsWith('unsupported_version', () => parsePendingIntent(encode({ ...stored, version: 2 })))
     failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, id: 'has space' })))
     failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, format: 'other' })))
+  })
+
+  it('deleted/0000000003.json (the marker a deleted session leaves in its log)', () => {
+    const marker = parseDeletedMarker(bytes('deleted/0000000003.json'))
+    expect(marker).toMatchObject({ format: 'turnline.deleted', version: 1 })
+    expect(serializeDeletedMarker(marker)).toBe(text('deleted/0000000003.json'))
+    expect(isDeletedMarker(bytes('deleted/0000000003.json'))).toBe(true)
+    expect(isDeletedMarker(bytes('log/0000000002.json'))).toBe(false)
+    failsWith('unsupported_version', () => parseDeletedMarker(encode({ ...marker, version: 2 })))
+    failsWith('corrupt_data', () => parseBatch(bytes('deleted/0000000003.json')))
   })
 
   it('index/turns.json', () => {

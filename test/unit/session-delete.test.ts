@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import { coordinatorId } from '../../src/core/engine/with-lease.ts'
@@ -32,16 +33,22 @@ function dyingDeletes(inner: ObjectStore) {
   return { store, dieAt: (n: number) => (left = n) }
 }
 
+/** What a deleted session leaves: its deleted-session marker alone (no data of it). */
+const MARKER_ONLY = [expect.stringMatching(/\/log\/\d{10}\.json$/)]
+
 const notFound = (promise: Promise<unknown>) =>
   promise.then(
     () => 'answered',
     (error: unknown) => (isTurnlineError(error, 'not_found') ? 'not_found' : String(error)),
   )
 
-async function sessionWithData() {
+async function sessionWithData(coordinator?: MemoryCoordinator) {
   const memory = new MemoryObjectStore()
   const dying = dyingDeletes(memory)
-  const engine = startScriptedEngine({ store: dying.store })
+  const engine = startScriptedEngine({
+    store: dying.store,
+    ...(coordinator ? { coordinator } : {}),
+  })
   const { service, model, deps } = engine
   const { session_id: id } = await service.createSession('t1', { workspace: 'ws' })
   for (const text of ['first answer', 'second answer']) {
@@ -63,7 +70,7 @@ describe('deleting a session', () => {
 
     await service.deleteSession('t1', id)
 
-    expect(await keysOf()).toEqual([])
+    expect(await keysOf()).toEqual(MARKER_ONLY)
     expect(await deps.coordinator.pendingIntents(coordinatorId(ref))).toEqual([])
     expect(await deps.coordinator.getTip(coordinatorId(ref))).toBeNull()
     expect(await notFound(service.getSession('t1', id))).toBe('not_found')
@@ -83,13 +90,14 @@ describe('deleting a session', () => {
     const before = (await keysOf()).length
     dying.dieAt(3)
     await expect(service.deleteSession('t1', id)).rejects.toThrow('the process died here')
-    // Cut short after two deletions (the manifest first): no listing names it any more, and
-    // the id pointer, deleted last, still leads the next call to what is left.
-    expect((await keysOf()).length).toBe(before - 2)
+    // Cut short after two deletions (the manifest first; the marker was added before): no
+    // listing names it any more, and the id pointer, deleted last, still leads the next call
+    // to what is left.
+    expect((await keysOf()).length).toBe(before + 1 - 2)
     const listed = await service.listSessions('t1', { workspace: 'ws', limit: 50, order: 'newest' })
     expect(listed.sessions).toEqual([])
     await service.deleteSession('t1', id)
-    expect(await keysOf()).toEqual([])
+    expect(await keysOf()).toEqual(MARKER_ONLY)
   })
 
   it('is refused with session_busy while a turn runs, and works once it ended', async () => {
@@ -104,7 +112,7 @@ describe('deleting a session', () => {
     expect((await running).status).toBe('completed')
     expect((await service.getSession('t1', id)).session_id).toBe(id)
     await service.deleteSession('t1', id)
-    expect(await keysOf()).toEqual([])
+    expect(await keysOf()).toEqual(MARKER_ONLY)
   })
 
   it("is tenant-scoped: another tenant's call is 404 and deletes nothing", async () => {
@@ -113,5 +121,30 @@ describe('deleting a session', () => {
     expect(await notFound(service.deleteSession('t2', id))).toBe('not_found')
     expect(await keysOf()).toEqual(before)
     expect((await service.getSession('t1', id)).session_id).toBe(id)
+  })
+
+  it('fences a turn that lost its lease: it cannot write a batch after the delete', async () => {
+    // The coordinator's clock jumps past the lease while the turn waits for its model: the
+    // lease lapsed (a paused process), so the delete takes it and erases the session.
+    let skew = 0
+    const coordinator = new MemoryCoordinator({ clock: { now: () => Date.now() + skew } })
+    const { engine, service, id, keysOf } = await sessionWithData(coordinator)
+    const hold = gate()
+    engine.model.enqueue({ text: 'an answer after the delete', hold: hold.promise })
+    const running = service.stepTurn('t1', id, { input: 'take your time' }).then(
+      (turn) => turn.status,
+      (error: unknown) => (isTurnlineError(error) ? error.code : String(error)),
+    )
+    await engine.model.requested(3)
+    skew = 10 * 60_000
+    await service.deleteSession('t1', id)
+    const left = await keysOf()
+    hold.open()
+    // Its commit meets the delete's marker at the next batch number: refused, nothing written.
+    expect(await running).toBe('conflict')
+    expect(await keysOf()).toEqual(left)
+    expect(left).toEqual(MARKER_ONLY)
+    expect(await notFound(service.getSession('t1', id))).toBe('not_found')
+    expect(await notFound(service.readEvents('t1', id, -1, 100))).toBe('not_found')
   })
 })

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
+from urllib.parse import quote
 
 import httpx
 
@@ -99,6 +100,19 @@ def fork(session_id: str, request: Mapping[str, Any]) -> Call:
 
 def event_page(session_id: str, after: Optional[int], limit: Optional[int]) -> Call:
     return Call("GET", session_path(session_id, "/events"), query=clean({"after": after, "limit": limit}))
+
+
+def output_artifact(session_id: str, artifact_id: str) -> Call:
+    """``GET …/artifacts/{artifact_id}``: a tool output the session kept whole (bytes)."""
+    return Call("GET", session_path(session_id, f"/artifacts/{quote(artifact_id, safe='')}"))
+
+
+def byte_range(start: Optional[int], end: Optional[int]) -> dict[str, str]:
+    """The ``Range`` header for bytes ``[start, end)`` (``end`` None: to the end)."""
+    if start is None and end is None:
+        return {}
+    first = start or 0
+    return {"range": f"bytes={first}-{'' if end is None else end - 1}"}
 
 
 def usage() -> Call:

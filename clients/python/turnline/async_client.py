@@ -132,6 +132,24 @@ class AsyncTurnlineClient:
     async def usage(self) -> dict[str, Any]:
         return await self._call(routes.usage())
 
+    async def output_artifact(
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+    ) -> AsyncIterator[bytes]:
+        """A tool output the session kept whole (``out_…``), bytes ``[start, end)`` or all of it,
+        streamed in the pieces the server sends (never held whole)."""
+        response = await self._open(routes.output_artifact(session_id, artifact_id), routes.byte_range(start, end))
+        try:
+            async for piece in response.aiter_bytes():
+                yield piece
+        finally:
+            await response.aclose()
+
+    async def read_output_artifact(
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+    ) -> bytes:
+        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts."""
+        return b"".join([piece async for piece in self.output_artifact(session_id, artifact_id, start=start, end=end)])
+
     async def health(self) -> dict[str, Any]:
         return await self._call(routes.health())
 

@@ -130,6 +130,21 @@ class TurnlineClient:
     def usage(self) -> dict[str, Any]:
         return self._call(routes.usage())
 
+    def output_artifact(
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+    ) -> Iterator[bytes]:
+        """A tool output the session kept whole (``out_…``), bytes ``[start, end)`` or all of it,
+        streamed in the pieces the server sends (never held whole)."""
+        response = self._open(routes.output_artifact(session_id, artifact_id), routes.byte_range(start, end))
+        with closing(response):
+            yield from response.iter_bytes()
+
+    def read_output_artifact(
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+    ) -> bytes:
+        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts."""
+        return b"".join(self.output_artifact(session_id, artifact_id, start=start, end=end))
+
     def health(self) -> dict[str, Any]:
         return self._call(routes.health())
 

@@ -1,6 +1,7 @@
 import type { TurnResponse, TurnStatus } from '../../contract/api.ts'
 import type { TurnRecord } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { markCallbacks, recordCallbacks } from '../callbacks/turn-callbacks.ts'
 import { writeSessionExports } from '../exports/session-exports.ts'
 import type { ServiceDeps } from './service-deps.ts'
 import type { TurnWriter } from './turn-writer.ts'
@@ -28,7 +29,8 @@ export interface TurnEnding {
  * How every turn ends (a driven turn, a permission decision, a plan approval, a manual
  * compaction, a session end): remember its answer, commit what it wrote, then answer it. The
  * session's exports (event log, and for a finished thread its derived views) are written after
- * the commit, best effort. The manifest write after the commit point is returned as `settling`
+ * the commit, best effort. With a callback URL, the batch's completion notices are marked
+ * before the commit and recorded after it (callbacks/turn-callbacks.ts). The manifest write after the commit point is returned as `settling`
  * (see `withLease`).
  */
 export async function respond(
@@ -42,7 +44,9 @@ export async function respond(
   const record = ending.remember
     ? writer.remember({ turn_id: turnId, status, ...warnings })
     : undefined
+  const marked = await markCallbacks(deps, ref, writer)
   await writer.commit(turnId, 'turn_end')
+  if (marked) await recordCallbacks(deps, ref, writer, marked, turnId)
   const events = writer.dispatcher.all()
   await writeSessionExports(deps, ref, writer.state, {
     createdAt: writer.snapshot.createdAt,

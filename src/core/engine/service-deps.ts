@@ -8,6 +8,8 @@ import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { Telemetry } from '../../ports/telemetry.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import type { CallbackOutbox } from '../callbacks/callback-outbox.ts'
+import type { CallbackPolicy } from '../callbacks/callback-policy.ts'
 
 /** Picks the model client for a session's provider settings (one per deployment is typical). */
 export type ModelResolver = (tenant: string) => ModelClient
@@ -95,4 +97,9 @@ export interface ServiceDeps {
    * Absent: `noTelemetry`, nothing recorded.
    */
   telemetry?: Telemetry
+  /**
+   * Completion callbacks (callbacks/): where their notices are recorded and how they are
+   * delivered. Without it no session's callback is recorded.
+   */
+  callbacks?: { outbox: CallbackOutbox; policy: CallbackPolicy }
 }

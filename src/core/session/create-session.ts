@@ -10,6 +10,7 @@ import { ZERO_USAGE } from '../../contract/usage.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
+import { assertCallbackAllowed } from '../callbacks/callback-policy.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
@@ -49,6 +50,7 @@ export async function startSession(
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
   assertHooksAllowed(deps.tools, config.hooks)
+  assertCallbackAllowed(deps.callbacks?.policy, config.callback)
   assertMcpAllowed(deps.mcp, deps.tools, config)
   const now = deps.clock.now()
   const sessionId = seed.sessionId ?? newSessionId(now, deps.ids.token())

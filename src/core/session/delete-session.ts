@@ -1,5 +1,6 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import { batchIdempotencyKeys } from '../../store/batch-idempotency-keys.ts'
+import { fenceLog } from '../../store/delete-fence.ts'
 import { deleteSessionFolder } from '../../store/retention.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { sessionScopedKey } from '../engine/idempotency.ts'
@@ -9,7 +10,9 @@ import { coordinatorId } from '../engine/with-lease.ts'
 /**
  * `DELETE /v1/sessions/:id`: erases everything of one session of this tenant, holding its lease
  * so no turn runs meanwhile (a session whose turn runs is refused, 409 `session_busy` with
- * Retry-After: cancel it, or wait). Under the lease, first the coordinator forgets the session
+ * Retry-After: cancel it, or wait). Under the lease, first a deleted-session marker fences the
+ * log (a turn that lost its lease cannot commit after it: delete-fence.ts), then the coordinator
+ * forgets the session
  * (tip, pending intents, cancellation flag, the idempotency records of the keys its batches
  * name: no process answers from a cached copy or a stored first answer after), then
  * the store erases its folder — the manifest first (no listing names it after), the log from
@@ -38,17 +41,19 @@ export async function deleteSession(
     })
   }
   try {
+    const { objects } = deps.sessions
+    const folder = deps.sessions.keys(ref)
+    // First the fence: a turn that lost its lease can no longer commit (delete-fence.ts).
+    const marker = await fenceLog(objects, folder, new Date(deps.clock.now()).toISOString())
     // Before anything is erased: a call cut short after this has nothing left to name.
-    const keys = await batchIdempotencyKeys(deps.sessions.objects, deps.sessions.keys(ref))
+    const keys = await batchIdempotencyKeys(objects, folder)
     await deps.coordinator.forgetSession(id, {
       tenant,
       keys: keys.map((key) => sessionScopedKey(ref, { key, fingerprint: '' })),
     })
-    const { objects } = deps.sessions
-    const folder = deps.sessions.keys(ref)
     deps.sessions.forget(ref)
     await objects.delete(folder.manifest)
-    await deleteSessionFolder(objects, folder.root, folder.pointer)
+    await deleteSessionFolder(objects, folder.root, folder.pointer, marker)
   } finally {
     await deps.coordinator.releaseLease(begin.lease).catch(() => undefined)
   }

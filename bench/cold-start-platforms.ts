@@ -1,0 +1,222 @@
+/**
+ * Cold start on each platform Turnline deploys to: the time from spawning the runtime to the
+ * first answered turn (a session created, then one turn that calls the HTTP tool and answers,
+ * against the mock model and the tool receiver, each its own process), against a trivial Hono
+ * app on the same runtime (spawn → first answered POST), interleaved, RUNS times each.
+ *
+ *   node (npm start)   `node infra/start.mjs` (sources through tsx; embedded runner, fs store)
+ *   node (built)       `node dist/node/server.mjs` (run `npm run build` first)
+ *   deno               `deno serve … functions/entries/deno.ts` (fs store, no runner)
+ *   trivial (node)     bench/support/trivial/hono-node.ts through tsx, as `npm start` loads code
+ *   trivial (node)     bench/support/trivial/hono-node.mjs on plain node, the built server's floor
+ *   trivial (deno)     `deno serve bench/support/trivial/hono-app.ts`
+ *
+ * workerd is measured by bench/cold-start.ts (spawn → first /healthz, against a trivial
+ * Worker): a turn there needs S3 and Upstash, which a cold start on workerd would mostly wait
+ * for. Figures, not pass/fail.
+ *
+ *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno]
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { freePort } from '../test/support/runtime-process.ts'
+import { startPeerProcesses } from './support/peer-processes.ts'
+import { median } from './support/stats.ts'
+import { MODEL, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
+import { httpClientVariant } from './support/turnline-variants.ts'
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'node,built,deno' },
+  },
+})
+const RUNS = Number(values.runs)
+const here = join(import.meta.dirname, '..')
+const bin = (name: string) => join(here, 'node_modules/.bin', name)
+const peers = await startPeerProcesses(true)
+const root = await mkdtemp(join(tmpdir(), 'cold-start-'))
+await chmod(root, 0o711)
+
+interface Target {
+  name: string
+  runtime: 'node' | 'node-plain' | 'deno'
+  trivial: boolean
+  command: (
+    port: number,
+    dir: string,
+  ) => { file: string; args: string[]; env: Record<string, string> }
+}
+
+const turnlineEnv = (port: number, dir: string) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  PORT: String(port),
+  TURNLINE_DATA_DIR: join(dir, 'data'),
+  OPENAI_BASE_URL: peers.mock.baseURL,
+  OPENAI_API_KEY: 'bench',
+  TURNLINE_MODEL: MODEL,
+  TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+  DENO_NO_UPDATE_CHECK: '1',
+  NO_COLOR: '1',
+})
+const denoServe = (port: number, module: string, extra: string[]) => [
+  'serve',
+  '--host',
+  '127.0.0.1',
+  '--port',
+  String(port),
+  ...extra,
+  module,
+]
+
+const TARGETS: Record<string, Target[]> = {
+  node: [
+    {
+      name: 'node: npm start (infra/start.mjs)',
+      runtime: 'node',
+      trivial: false,
+      command: (port, dir) => ({
+        file: process.execPath,
+        args: ['infra/start.mjs'],
+        env: turnlineEnv(port, dir),
+      }),
+    },
+    {
+      name: 'node: trivial Hono app (tsx)',
+      runtime: 'node',
+      trivial: true,
+      command: (port, dir) => ({
+        file: bin('tsx'),
+        args: ['bench/support/trivial/hono-node.ts'],
+        env: turnlineEnv(port, dir),
+      }),
+    },
+  ],
+  built: [
+    {
+      name: 'node: trivial Hono app (plain node)',
+      runtime: 'node-plain',
+      trivial: true,
+      command: (port, dir) => ({
+        file: process.execPath,
+        args: ['bench/support/trivial/hono-node.mjs'],
+        env: turnlineEnv(port, dir),
+      }),
+    },
+    {
+      name: 'node: built (dist/node/server.mjs)',
+      runtime: 'node-plain',
+      trivial: false,
+      command: (port, dir) => ({
+        file: process.execPath,
+        args: ['dist/node/server.mjs'],
+        env: turnlineEnv(port, dir),
+      }),
+    },
+  ],
+  deno: [
+    {
+      name: 'deno: deno serve functions/entries/deno.ts',
+      runtime: 'deno',
+      trivial: false,
+      command: (port, dir) => ({
+        file: bin('deno'),
+        args: denoServe(port, 'functions/entries/deno.ts', [
+          '--allow-net',
+          '--allow-env',
+          '--allow-read',
+          '--allow-write',
+        ]),
+        env: { ...turnlineEnv(port, dir), TURNLINE_SINGLE_TENANT: '1' },
+      }),
+    },
+    {
+      name: 'deno: trivial Hono app',
+      runtime: 'deno',
+      trivial: true,
+      command: (port, dir) => ({
+        file: bin('deno'),
+        args: denoServe(port, 'bench/support/trivial/hono-app.ts', ['--allow-net']),
+        env: turnlineEnv(port, dir),
+      }),
+    },
+  ],
+}
+
+/**
+ * Spawns the target and times spawn → first answer of GET /healthz (`up`) and spawn → first
+ * answered turn (or POST, for a trivial app).
+ */
+async function coldStart(target: Target, run: number): Promise<{ up: number; turn: number }> {
+  const port = await freePort()
+  const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
+  const { file, args, env } = target.command(port, dir)
+  const url = `http://127.0.0.1:${port}`
+  const started = performance.now()
+  const child: ChildProcess = spawn(file, args, { cwd: here, env, stdio: 'ignore', detached: true })
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${target.name} exited with ${child.exitCode}`)
+      if (performance.now() - started > 60_000) throw new Error(`${target.name}: not up in 60 s`)
+      const up = await fetch(`${url}/healthz`).then(
+        (r) => r.arrayBuffer().then(() => true),
+        () => false,
+      )
+      if (up) break
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    const up = performance.now() - started
+    if (target.trivial) {
+      const answer = await fetch(`${url}/turn`, { method: 'POST', body: '{"input":"hi"}' })
+      await answer.json()
+    } else {
+      const client = httpClientVariant(target.name, url, peers, async () => 0)
+      const session = await client.newSession(0)
+      await session.turn('step 1', `cold-${run}`)
+    }
+    return { up, turn: performance.now() - started }
+  } finally {
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      process.kill(-child.pid, 'SIGKILL')
+      await exited
+    }
+  }
+}
+
+try {
+  const targets = values.only.split(',').flatMap((key) => TARGETS[key] ?? [])
+  const times = new Map(targets.map((t) => [t.name, [] as number[]]))
+  const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
+  for (let run = 0; run < RUNS; run++) {
+    for (const target of targets) {
+      const { up, turn } = await coldStart(target, run)
+      ups.get(target.name)?.push(up)
+      times.get(target.name)?.push(turn)
+    }
+    await peers.forget()
+  }
+  console.log(`cold start, spawn → first answered turn (Turnline) or POST (trivial), ${RUNS} runs:`)
+  const floor = (runtime: string) =>
+    targets.find((t) => t.trivial && t.runtime === runtime)?.name ?? ''
+  for (const target of targets) {
+    const list = times.get(target.name) ?? []
+    const base = times.get(floor(target.runtime)) ?? []
+    const ratios = list.map((ms, i) => ms / (base[i] ?? Number.NaN))
+    console.log(
+      `  ${target.name.padEnd(45)} median ${median(list).toFixed(0).padStart(5)} ms ` +
+        `(${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})` +
+        (target.trivial
+          ? ''
+          : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios); ` +
+            `listening after ${median(ups.get(target.name) ?? []).toFixed(0)} ms`),
+    )
+  }
+} finally {
+  await peers.close()
+  await rm(root, { recursive: true, force: true })
+}

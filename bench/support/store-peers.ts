@@ -1,0 +1,93 @@
+/**
+ * The remote stores of bench/turn-cost-user.ts's S3 + Upstash variant, as one process beside
+ * the services (`npm run services:start`): the Upstash REST proxy in front of redis-server
+ * (test/support/upstash-proxy.ts) and moto_server, each behind a forwarder that passes every
+ * request on over a kept-alive connection (one loopback hop more for both). Both note when each request started and ended, so
+ * the bench can tell per turn how many requests each store got and how many round trips were
+ * sequential (requests whose intervals overlap count as one round trip).
+ */
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { startUpstashProxy } from '../../test/support/upstash-proxy.ts'
+
+export interface StoreTrips {
+  s3: number
+  upstash: number
+  /** Groups of overlapping requests, in time order: the sequential round trips. */
+  sequential: number
+}
+
+interface Span {
+  kind: 's3' | 'upstash'
+  from: number
+  to: number
+}
+
+/** Passes every request on to `target` over a kept-alive connection, noting when it ran. */
+async function countingForwarder(target: URL, done: (from: number) => void) {
+  const agent = new Agent({ keepAlive: true })
+  const server = createServer((req, res) => {
+    const from = performance.now()
+    const out = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+        answer.once('end', () => done(from))
+      },
+    )
+    out.once('error', (error) => {
+      res.writeHead(502)
+      res.end(String(error))
+    })
+    req.pipe(out)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      agent.destroy()
+    },
+  }
+}
+
+export async function startStorePeers(options: { redisUrl: string; s3Endpoint: string }) {
+  let spans: Span[] = []
+  const note = (kind: Span['kind']) => (from: number) =>
+    spans.push({ kind, from, to: performance.now() })
+  const upstash = await startUpstashProxy({ redisUrl: options.redisUrl })
+  const upstashFront = await countingForwarder(new URL(upstash.url), note('upstash'))
+  const s3Front = await countingForwarder(new URL(options.s3Endpoint), note('s3'))
+  return {
+    upstashUrl: upstashFront.url,
+    upstashToken: upstash.token,
+    s3Endpoint: s3Front.url,
+    /** What happened since the last call. */
+    trips(): StoreTrips {
+      const taken = spans.sort((a, b) => a.from - b.from)
+      spans = []
+      let sequential = 0
+      let end = Number.NEGATIVE_INFINITY
+      for (const span of taken) {
+        if (span.from > end) sequential++
+        end = Math.max(end, span.to)
+      }
+      const count = (kind: Span['kind']) => taken.filter((s) => s.kind === kind).length
+      return { s3: count('s3'), upstash: count('upstash'), sequential }
+    },
+    async close() {
+      await s3Front.close()
+      await upstashFront.close()
+      await upstash.close()
+    },
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The Turnline-process variants of bench/turn-cost-user.ts: a server started as a user starts it
+ * (server-process.ts) with a client for its HTTP API, on the fs store or on S3 (moto) + Upstash
+ * (the REST proxy over redis-server), the latter's stores behind counting forwarders in their own
+ * process (store-peers.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { SessionKeys } from '../../src/store/session-ref.ts'
+import { requireServices } from '../../test/support/services.ts'
+import { createTestBucket } from '../../test/support/test-bucket.ts'
+import { type PeerProcesses, startStoreProcess } from './peer-processes.ts'
+import { startServerProcess } from './server-process.ts'
+import type { StoreTrips } from './store-peers.ts'
+import { MODEL, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
+import { httpClientVariant, storedBytes, type Variant, WORKSPACE } from './turnline-variants.ts'
+
+const here = join(import.meta.dirname, '..', '..')
+
+/** A variant and, when Turnline is its own process, that process's id. */
+export interface Entry {
+  variant: Variant
+  pid?: number
+  /** The remote stores' requests since the last call (S3 + Upstash only). */
+  trips?: () => Promise<StoreTrips>
+  /** Processes whose CPU per turn is reported apart: the stores' proxies, moto, redis. */
+  others?: Record<string, number>
+}
+
+export async function serverEntry(
+  name: string,
+  peers: PeerProcesses,
+  dir: string,
+  cwd: string,
+  argv: string[],
+  nodeArgs: string[],
+  extraEnv: Record<string, string> = {},
+  store?: ObjectStore,
+): Promise<Entry> {
+  const server = await startServerProcess({
+    cwd,
+    argv: [...nodeArgs, ...argv],
+    dir,
+    env: {
+      OPENAI_BASE_URL: peers.mock.baseURL,
+      OPENAI_API_KEY: 'bench',
+      TURNLINE_MODEL: MODEL,
+      TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+      ...extraEnv,
+    },
+  })
+  const kept = store ?? new FsObjectStore({ root: join(dir, 'data') })
+  const bytes = (sessionId: string) =>
+    storedBytes(
+      kept,
+      new SessionKeys('', { tenant: TENANT, workspace: WORKSPACE, sessionId }).root,
+      sessionId,
+    )
+  for (const line of server.output().split('\n')) {
+    if (/WARNING|sandbox/i.test(line)) console.log(`${name}: ${line}`)
+  }
+  const client = httpClientVariant(name, server.url, peers, bytes)
+  return { variant: { ...client, close: () => server.stop() }, pid: server.pid }
+}
+
+/** moto_server's and redis-server's process ids, as `npm run services:start` recorded them. */
+function servicePids(): Record<string, number> {
+  const file = join(here, '.tmp/services.json')
+  if (!existsSync(file)) return {}
+  const pids = (JSON.parse(readFileSync(file, 'utf8')) as { pids?: Record<string, number> }).pids
+  return Object.fromEntries(Object.entries(pids ?? {}).map(([name, pid]) => [name, pid]))
+}
+
+/** `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted. */
+export async function s3Entry(
+  peers: PeerProcesses,
+  dir: string,
+  nodeArgs: string[],
+): Promise<Entry> {
+  const services = requireServices()
+  const pids = servicePids()
+  const bucket = await createTestBucket(services.s3, 'usercost')
+  const stores = await startStoreProcess({
+    redisUrl: services.redisUrl,
+    s3Endpoint: services.s3.endpoint,
+  })
+  const entry = await serverEntry(
+    'npm start, S3 (moto) + Upstash',
+    peers,
+    dir,
+    here,
+    ['infra/start.mjs'],
+    nodeArgs,
+    {
+      S3_BUCKET: bucket.bucket,
+      S3_ENDPOINT: stores.s3Endpoint,
+      S3_REGION: services.s3.region,
+      S3_FORCE_PATH_STYLE: '1',
+      S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+      UPSTASH_REDIS_REST_URL: stores.upstashUrl,
+      UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
+      // Each run is a deployment of its own (the namespace is claimed by one bucket).
+      TURNLINE_REDIS_NAMESPACE: bucket.bucket.slice(-40),
+    },
+    bucket.store(''),
+  )
+  const close = entry.variant.close
+  return {
+    ...entry,
+    trips: () => stores.trips(),
+    others: { 'store proxies': stores.pid, ...pids },
+    variant: {
+      ...entry.variant,
+      async close() {
+        await close()
+        await stores.close()
+        await bucket.destroy()
+      },
+    },
+  }
+}

@@ -1,0 +1,79 @@
+import { TurnlineProtocolError } from './errors.ts'
+import type { CallOptions } from './requests.ts'
+import type { Transport } from './transport.ts'
+
+/** Bytes `[start, end)` of an output artifact (`end` omitted: to its end). */
+export interface ByteRange {
+  start: number
+  end?: number
+}
+
+/** An output artifact's bytes as they arrive, and where they lie in the whole. */
+export interface OutputArtifactBytes {
+  /** The bytes, streamed from the store chunk by chunk. */
+  body: ReadableStream<Uint8Array>
+  /** Bytes of the whole artifact. */
+  size: number
+  /** First byte of `body` in the whole. */
+  start: number
+  /** One past the last byte of `body`. */
+  end: number
+}
+
+const path = (sessionId: string, artifactId: string) =>
+  `/v1/sessions/${encodeURIComponent(sessionId)}/artifacts/${encodeURIComponent(artifactId)}`
+
+/**
+ * Tool outputs a session kept whole (`GET /v1/sessions/:id/artifacts/:artifact_id`): an answer
+ * over the inline limit, named `out_…` in its preview (or a command answer's
+ * `output_artifact_id`). Immutable, so a range read later gives the same bytes.
+ */
+export class OutputArtifactsClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** The artifact's bytes, whole or one range, as a stream (never held whole in memory). */
+  async open(
+    sessionId: string,
+    artifactId: string,
+    options: CallOptions & { range?: ByteRange } = {},
+  ): Promise<OutputArtifactBytes> {
+    const range = options.range
+    const header = range
+      ? `bytes=${range.start}-${range.end === undefined ? '' : range.end - 1}`
+      : undefined
+    const response = await this.transport.send('GET', path(sessionId, artifactId), {
+      headers: { range: header },
+      signal: options.signal,
+    })
+    if (!response.body)
+      throw new TurnlineProtocolError('an output artifact answered no body', response.status)
+    const length = Number(response.headers.get('content-length'))
+    const ranged = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('content-range') ?? '')
+    if (response.status === 206 && ranged) {
+      return {
+        body: response.body,
+        start: Number(ranged[1]),
+        end: Number(ranged[2]) + 1,
+        size: Number(ranged[3]),
+      }
+    }
+    if (response.status !== 200 || !Number.isInteger(length)) {
+      await response.body.cancel()
+      throw new TurnlineProtocolError(
+        `an output artifact answered ${response.status} without its size`,
+        response.status,
+      )
+    }
+    return { body: response.body, start: 0, end: length, size: length }
+  }
+
+  /** The artifact's bytes, whole or one range, in memory: for ranges and small artifacts. */
+  async bytes(
+    sessionId: string,
+    artifactId: string,
+    options: CallOptions & { range?: ByteRange } = {},
+  ): Promise<Uint8Array> {
+    const opened = await this.open(sessionId, artifactId, options)
+    return new Uint8Array(await new Response(opened.body).arrayBuffer())
+  }
+}

@@ -1,0 +1,204 @@
+import * as z from 'zod'
+import { documentCodec, Rfc3339Schema } from './stored-document.ts'
+import { UsageSchema } from './usage.ts'
+
+/**
+ * Completion callbacks (docs/http-api.md#completion-callbacks): a session (also each step
+ * session of a loop, each run of a webhook hook: their `session` settings) may name a URL that
+ * Turnline POSTs a Standard Webhooks-signed notice to when a turn waits for a person, completes
+ * or fails, and when the thread completes. Notices go out from a durable outbox in the object
+ * store: a marker per committed batch (`turnline.callback_batch`) and a delivery record per
+ * notice (`turnline.callback_delivery`), both versioned.
+ */
+
+export const CALLBACK_EVENT_TYPES = [
+  'turn.waiting',
+  'turn.completed',
+  'turn.failed',
+  'thread.completed',
+] as const
+export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number]
+
+/** The `callback` field of session settings. */
+export const CallbackSettingsSchema = z
+  .strictObject({
+    url: z
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an https URL (http only if the operator allows it)',
+      })
+      .max(2048)
+      .describe(
+        'Where notices are POSTed (Standard Webhooks-signed). https only, unless the operator allows http (TURNLINE_CALLBACK_ALLOW_HTTP).',
+      ),
+  })
+  .describe(
+    'Completion callback: a signed notice when a turn waits for approval or input, completes or fails, and when the thread completes.',
+  )
+export type CallbackSettings = z.infer<typeof CallbackSettingsSchema>
+
+/** What a waiting turn waits for: a tool call's approval, a plan's, or the next `POST …/turns`. */
+export const WAITING_FOR = ['approval', 'plan_approval', 'continue'] as const
+
+/** The body of every notice: Standard Webhooks' `{type, timestamp, data}`. */
+export const CallbackNoticeSchema = z
+  .object({
+    type: z.enum(CALLBACK_EVENT_TYPES).describe('What happened.'),
+    timestamp: Rfc3339Schema.describe('When the event was committed.'),
+    data: z
+      .object({
+        session_id: z.string().describe('The session.'),
+        turn_id: z
+          .string()
+          .optional()
+          .describe('The turn (absent for a thread ended between turns).'),
+        status: z
+          .enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal'])
+          .describe("The turn's status as `POST …/turns` answers it."),
+        seq: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('Seq of the event reported (the last of its batch for turn.waiting).'),
+        waiting_for: z.enum(WAITING_FOR).optional().describe('turn.waiting only.'),
+        result: z
+          .string()
+          .optional()
+          .describe('The latest assistant text (turn.completed, thread.completed).'),
+        message: z.string().optional().describe('What went wrong (turn.failed).'),
+        subtype: z.string().optional().describe('thread.completed only.'),
+        outcome_code: z.string().optional().describe('thread.completed only.'),
+        usage: UsageSchema.optional().describe(
+          "The turn's usage (the thread's for thread.completed).",
+        ),
+        cost_usd: z
+          .number()
+          .nonnegative()
+          .optional()
+          .describe("The session's cost so far, when priced."),
+        events_url: z
+          .string()
+          .describe(
+            "The session's events feed (absolute with TURNLINE_PUBLIC_URL); `?after=<seq - 1>` reads from this event on.",
+          ),
+      })
+      .describe('What the notice reports.'),
+  })
+  .meta({ id: 'CallbackNotice' })
+export type CallbackNotice = z.infer<typeof CallbackNoticeSchema>
+
+export const CALLBACK_BATCH_FORMAT = 'turnline.callback_batch'
+export const CALLBACK_BATCH_VERSION = 1
+
+/**
+ * `<prefix>/.turnline/callbacks/<tenant>/<workspace>/<session>/<batch:010d>.json`: written
+ * create-only before a batch that may report something is committed, deleted once every notice
+ * of that batch is delivered or given up. The sweep lists these: whatever a crash left undone
+ * (notices never recorded, deliveries never finished) is found from them.
+ */
+export const CallbackBatchSchema = z.object({
+  format: z.literal(CALLBACK_BATCH_FORMAT),
+  version: z.literal(CALLBACK_BATCH_VERSION),
+  tenant: z.string().min(1),
+  workspace: z.string().min(1),
+  session_id: z.string().min(1),
+  batch: z.number().int().nonnegative(),
+  url: z.url(),
+  created_at: Rfc3339Schema,
+})
+export type CallbackBatch = z.infer<typeof CallbackBatchSchema>
+
+export const CALLBACK_DELIVERY_FORMAT = 'turnline.callback_delivery'
+export const CALLBACK_DELIVERY_VERSION = 1
+
+export const DeliveryAttemptSchema = z
+  .object({
+    at: Rfc3339Schema.describe('When the attempt started.'),
+    status_code: z.number().int().optional().describe("The receiver's HTTP status."),
+    error: z
+      .string()
+      .optional()
+      .describe('Why the attempt failed without an answer (refused, timed out, …).'),
+    duration_ms: z.number().int().nonnegative().describe('How long the attempt took.'),
+  })
+  .meta({ id: 'CallbackAttempt' })
+
+/**
+ * `callbacks/<batch:010d>-<type>.json` in the session's folder: one notice and its delivery,
+ * created create-only (the same key whoever records it), then replaced by compare-and-swap:
+ * a claim (a lease: `claim.until`) before each attempt, the attempt's outcome after it.
+ */
+export const CallbackDeliverySchema = z
+  .object({
+    format: z.literal(CALLBACK_DELIVERY_FORMAT),
+    version: z.literal(CALLBACK_DELIVERY_VERSION),
+    id: z
+      .string()
+      .regex(/^msg_[0-9a-f]{32}$/)
+      .describe('The `webhook-id` of every attempt.'),
+    type: z.enum(CALLBACK_EVENT_TYPES),
+    batch: z.number().int().nonnegative(),
+    url: z.url(),
+    /** The exact body of every attempt (the signature covers these bytes). */
+    body: z.string(),
+    state: z.enum(['pending', 'delivered', 'failed']).describe('`failed`: given up or refused.'),
+    created_at: Rfc3339Schema,
+    next_attempt_at: Rfc3339Schema.optional().describe('When the next attempt is due (pending).'),
+    finished_at: Rfc3339Schema.optional(),
+    /** Why a failed delivery stopped. */
+    reason: z.string().optional(),
+    attempts: z.array(DeliveryAttemptSchema),
+    claim: z.object({ owner: z.string(), until: Rfc3339Schema }).optional(),
+  })
+  .meta({ id: 'CallbackDelivery' })
+export type CallbackDelivery = z.infer<typeof CallbackDeliverySchema>
+export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>
+
+const batchCodec = documentCodec(CallbackBatchSchema, {
+  format: CALLBACK_BATCH_FORMAT,
+  version: CALLBACK_BATCH_VERSION,
+  what: 'callback batch marker',
+})
+const deliveryCodec = documentCodec(CallbackDeliverySchema, {
+  format: CALLBACK_DELIVERY_FORMAT,
+  version: CALLBACK_DELIVERY_VERSION,
+  what: 'callback delivery',
+})
+
+/** Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export const parseCallbackBatch: (input: Uint8Array | string) => CallbackBatch = batchCodec.parse
+export const serializeCallbackBatch: (value: CallbackBatch) => string = batchCodec.serialize
+/** Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
+export const parseCallbackDelivery: (input: Uint8Array | string) => CallbackDelivery =
+  deliveryCodec.parse
+export const serializeCallbackDelivery: (value: CallbackDelivery) => string =
+  deliveryCodec.serialize
+
+/** One delivery as `GET /v1/sessions/{id}/deliveries` shows it. */
+export const DeliveryViewSchema = z
+  .object({
+    id: z.string().describe('The `webhook-id` of every attempt.'),
+    type: z.enum(CALLBACK_EVENT_TYPES).describe('What the notice reports.'),
+    state: z
+      .enum(['pending', 'delivered', 'failed'])
+      .describe(
+        '`pending` (due again at `next_attempt_at`), `delivered`, or `failed` (refused or given up: `reason`).',
+      ),
+    url: z.string().describe('Where it is POSTed.'),
+    created_at: Rfc3339Schema.describe('When the notice was recorded.'),
+    next_attempt_at: Rfc3339Schema.optional().describe('When the next attempt is due (pending).'),
+    finished_at: Rfc3339Schema.optional().describe('When it was delivered or given up.'),
+    reason: z
+      .string()
+      .optional()
+      .describe('Why it failed: refused, or given up after its attempts.'),
+    attempts: z.array(DeliveryAttemptSchema).describe('Every attempt, oldest first.'),
+    notice: CallbackNoticeSchema.describe('The body POSTed (the same bytes every attempt).'),
+  })
+  .meta({ id: 'CallbackDeliveryView' })
+export type DeliveryView = z.infer<typeof DeliveryViewSchema>
+
+export const DeliveryListSchema = z
+  .object({ deliveries: z.array(DeliveryViewSchema).describe('Oldest first.') })
+  .meta({ id: 'CallbackDeliveryList' })
+export type DeliveryList = z.infer<typeof DeliveryListSchema>

@@ -1,0 +1,110 @@
+import type { CallbackEventType, CallbackNotice } from '../../contract/callback-delivery.ts'
+import type { ThreadEvent } from '../../contract/thread-event.ts'
+
+/** What a committed batch says, as much as its notices need (from the writer or the batch). */
+export interface CommittedBatch {
+  sessionId: string
+  turnId?: string
+  /** Seq of `events[0]`. */
+  firstSeq: number
+  events: readonly ThreadEvent[]
+  /** The engine state after the batch (or the batch's state patch: the same fields). */
+  state: Readonly<Record<string, unknown>>
+  committedAt: string
+}
+
+export interface NoticeDraft {
+  type: CallbackEventType
+  notice: CallbackNotice
+}
+
+const object = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+
+/**
+ * Why the turn of this batch is left open for a person, if it is: a tool call's approval, a
+ * plan's, or a recorded decision the next `POST …/turns` continues. A turn that waits on a
+ * running command is not reported: the runner's exit callback continues it by itself.
+ */
+function waitingFor(state: Readonly<Record<string, unknown>>) {
+  if (state.plan_approval != null) return 'plan_approval' as const
+  const open = object(state.open_turn)
+  if (!open || open.waiting !== undefined) return undefined
+  return open.pending_permission !== undefined ? ('approval' as const) : ('continue' as const)
+}
+
+/**
+ * The notices of one committed batch, a pure function of it (so the writer after its commit and
+ * the sweep after a crash record the same ones): `turn.completed` / `turn.failed` per such event,
+ * `thread.completed` for the thread's end, and `turn.waiting` when the batch leaves the turn
+ * waiting for a person and reports nothing else.
+ */
+export function callbackNotices(batch: CommittedBatch, eventsUrl: string): NoticeDraft[] {
+  const { state } = batch
+  const result =
+    typeof state.last_assistant_text === 'string' ? state.last_assistant_text : undefined
+  const cost = typeof state.cost_usd === 'number' ? { cost_usd: state.cost_usd } : {}
+  const ends = batch.events.some((e) => e.type === 'thread.completed')
+  const base = (seq: number) => ({
+    session_id: batch.sessionId,
+    ...(batch.turnId ? { turn_id: batch.turnId } : {}),
+    seq,
+    events_url: eventsUrl,
+    ...cost,
+  })
+  const drafts: NoticeDraft[] = []
+  const add = (type: CallbackEventType, data: CallbackNotice['data']) =>
+    drafts.push({ type, notice: { type, timestamp: batch.committedAt, data } })
+  batch.events.forEach((event, i) => {
+    const seq = batch.firstSeq + i
+    if (event.type === 'turn.completed') {
+      add('turn.completed', {
+        ...base(seq),
+        status: ends ? 'terminal' : 'completed',
+        usage: event.usage,
+        ...(result === undefined ? {} : { result }),
+      })
+    } else if (event.type === 'turn.failed') {
+      add('turn.failed', {
+        ...base(seq),
+        status: ends ? 'terminal' : 'failed',
+        message: event.message,
+        ...(event.usage ? { usage: event.usage } : {}),
+      })
+    } else if (event.type === 'thread.completed') {
+      add('thread.completed', {
+        ...base(seq),
+        status: 'terminal',
+        subtype: event.subtype,
+        outcome_code: event.outcome_code,
+        usage: event.usage,
+        ...(event.result === undefined ? {} : { result: event.result }),
+      })
+    }
+  })
+  const waiting = drafts.length === 0 ? waitingFor(state) : undefined
+  if (waiting) {
+    add('turn.waiting', {
+      ...base(batch.firstSeq + batch.events.length - 1),
+      status: waiting === 'continue' ? 'waiting' : 'awaiting_approval',
+      waiting_for: waiting,
+    })
+  }
+  return drafts
+}
+
+/**
+ * The notice's `webhook-id`, the same for every attempt and whoever records it: `msg_` and 32
+ * hex digits of SHA-256 over tenant, session, batch and type.
+ */
+export async function callbackMessageId(
+  tenant: string,
+  sessionId: string,
+  batch: number,
+  type: CallbackEventType,
+): Promise<string> {
+  const bytes = new TextEncoder().encode(`${tenant}/${sessionId}/${batch}/${type}`)
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
+  return `msg_${hex}`
+}

@@ -1,0 +1,172 @@
+import {
+  CALLBACK_EVENT_TYPES,
+  type CallbackBatch,
+  type CallbackDelivery,
+  parseCallbackBatch,
+  parseCallbackDelivery,
+  serializeCallbackBatch,
+  serializeCallbackDelivery,
+} from '../../contract/callback-delivery.ts'
+import { isTurnlineError } from '../../contract/errors.ts'
+import { listAll, type ObjectStore } from '../../ports/object-store.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { SessionStore } from '../../store/session-store.ts'
+import { callbackMessageId, type NoticeDraft } from './callback-notices.ts'
+
+const pad = (n: number) => String(n).padStart(10, '0')
+const bytes = (text: string) => new TextEncoder().encode(text)
+const MARKER_KEY = /^([^/]+)\/([^/]+)\/([^/]+)\/(\d{10})\.json$/
+
+/** A batch marker found by the sweep. */
+export interface MarkerEntry {
+  key: string
+  ref: SessionRef
+  batch: number
+}
+
+/** A delivery record as stored, with the version to replace it by compare-and-swap. */
+export interface StoredDelivery {
+  key: string
+  record: CallbackDelivery
+  etag: string
+}
+
+/** Create-only: an existing object (ours or another writer's, same content by key) is fine. */
+async function createOnce(objects: ObjectStore, key: string, body: string): Promise<void> {
+  try {
+    await objects.put(key, bytes(body), { ifNoneMatch: '*', contentType: 'application/json' })
+  } catch (error) {
+    if (!isTurnlineError(error, 'conflict')) throw error
+  }
+}
+
+/**
+ * The callbacks' durable outbox in the object store: batch markers at the deployment's root
+ * (`.turnline/callbacks/<tenant>/<workspace>/<session>/<batch>.json`, what the sweep lists) and
+ * delivery records in each session's folder (`callbacks/<batch>-<type>.json`, what
+ * `GET …/deliveries` lists, deleted with the session).
+ */
+export class CallbackOutbox {
+  readonly objects: ObjectStore
+  private readonly markersRoot: string
+
+  constructor(private readonly sessions: SessionStore) {
+    this.objects = sessions.objects
+    const head = sessions.prefix.replace(/^\/+|\/+$/g, '')
+    this.markersRoot = `${head ? `${head}/` : ''}.turnline/callbacks/`
+  }
+
+  markerKey(ref: SessionRef, batch: number): string {
+    this.sessions.keys(ref)
+    return `${this.markersRoot}${ref.tenant}/${ref.workspace}/${ref.sessionId}/${pad(batch)}.json`
+  }
+
+  private recordsPrefix(ref: SessionRef, batch?: number): string {
+    const root = `${this.sessions.keys(ref).root}callbacks/`
+    return batch === undefined ? root : `${root}${pad(batch)}-`
+  }
+
+  /** Before the commit of `batch`: the marker the sweep recovers from (create-only). */
+  mark(ref: SessionRef, batch: number, url: string, now: number): Promise<void> {
+    const marker: CallbackBatch = {
+      format: 'turnline.callback_batch',
+      version: 1,
+      tenant: ref.tenant,
+      workspace: ref.workspace,
+      session_id: ref.sessionId,
+      batch,
+      url,
+      created_at: new Date(now).toISOString(),
+    }
+    return createOnce(this.objects, this.markerKey(ref, batch), serializeCallbackBatch(marker))
+  }
+
+  /** After the commit: one pending delivery per notice (create-only, keyed by batch and type). */
+  async record(
+    ref: SessionRef,
+    batch: number,
+    drafts: readonly NoticeDraft[],
+    url: string,
+    now: number,
+  ): Promise<void> {
+    const at = new Date(now).toISOString()
+    await Promise.all(
+      drafts.map(async (draft) => {
+        const record: CallbackDelivery = {
+          format: 'turnline.callback_delivery',
+          version: 1,
+          id: await callbackMessageId(ref.tenant, ref.sessionId, batch, draft.type),
+          type: draft.type,
+          batch,
+          url,
+          body: JSON.stringify(draft.notice),
+          state: 'pending',
+          created_at: at,
+          next_attempt_at: at,
+          attempts: [],
+        }
+        const key = `${this.recordsPrefix(ref, batch)}${draft.type}.json`
+        await createOnce(this.objects, key, serializeCallbackDelivery(record))
+      }),
+    )
+  }
+
+  /** The deliveries of one batch (or of the whole session) in the order of their events. */
+  async deliveries(ref: SessionRef, batch?: number): Promise<StoredDelivery[]> {
+    const page = await listAll(this.objects, this.recordsPrefix(ref, batch))
+    const found = await Promise.all(
+      page.objects.map(async ({ key }) => {
+        const object = await this.objects.get(key)
+        return object
+          ? { key, record: parseCallbackDelivery(object.body), etag: object.etag }
+          : null
+      }),
+    )
+    return found
+      .filter((d): d is StoredDelivery => d !== null)
+      .sort(
+        (a, b) =>
+          a.record.batch - b.record.batch ||
+          CALLBACK_EVENT_TYPES.indexOf(a.record.type) - CALLBACK_EVENT_TYPES.indexOf(b.record.type),
+      )
+  }
+
+  async read(key: string): Promise<StoredDelivery | null> {
+    const object = await this.objects.get(key)
+    return object ? { key, record: parseCallbackDelivery(object.body), etag: object.etag } : null
+  }
+
+  /** Replaces a record if it is still the version read; false when someone changed it since. */
+  async replace(key: string, record: CallbackDelivery, etag: string): Promise<string | false> {
+    try {
+      const put = await this.objects.put(key, bytes(serializeCallbackDelivery(record)), {
+        ifMatch: etag,
+        contentType: 'application/json',
+      })
+      return put.etag
+    } catch (error) {
+      if (isTurnlineError(error, 'conflict') || isTurnlineError(error, 'not_found')) return false
+      throw error
+    }
+  }
+
+  /** Every batch marker, oldest key first (a name that is not one is skipped). */
+  async markers(): Promise<MarkerEntry[]> {
+    const page = await listAll(this.objects, this.markersRoot)
+    return page.objects.flatMap(({ key }) => {
+      const match = MARKER_KEY.exec(key.slice(this.markersRoot.length))
+      if (!match) return []
+      const [, tenant = '', workspace = '', sessionId = '', batch = '0'] = match
+      return [{ key, ref: { tenant, workspace, sessionId }, batch: Number(batch) }]
+    })
+  }
+
+  async readMarker(key: string): Promise<CallbackBatch | null> {
+    const object = await this.objects.get(key)
+    return object ? parseCallbackBatch(object.body) : null
+  }
+
+  dropMarker(key: string): Promise<void> {
+    return this.objects.delete(key)
+  }
+}

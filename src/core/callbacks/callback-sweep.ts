@@ -1,0 +1,100 @@
+import { parseBatch } from '../../contract/batch.ts'
+import type { ThreadEvent } from '../../contract/thread-event.ts'
+import type { SessionStore } from '../../store/session-store.ts'
+import { callbackNotices } from './callback-notices.ts'
+import type { MarkerEntry } from './callback-outbox.ts'
+import { eventsUrl } from './callback-policy.ts'
+import { type CallbackContext, sendDue } from './callback-sender.ts'
+
+export interface SweepResult {
+  /** Epoch ms of the earliest delivery still pending (undefined: nothing pending). */
+  nextDueAt?: number
+  markers: number
+}
+
+const earliest = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b)
+
+/**
+ * A marker with no delivery records: its writer died between the commit and recording the
+ * notices, or is between them now, or its commit never happened. The batch decides: committed →
+ * its notices are recorded now (the same keys and ids the writer would have used); absent → the
+ * marker is dropped once its grace has passed. Returns when to look again, if ever.
+ */
+async function recover(
+  ctx: CallbackContext,
+  sessions: SessionStore,
+  entry: MarkerEntry,
+): Promise<'recorded' | number | undefined> {
+  const marker = await ctx.outbox.readMarker(entry.key)
+  if (!marker) return undefined
+  const object = await sessions.objects.get(sessions.keys(entry.ref).batch(entry.batch))
+  if (!object) {
+    const dropAt = Date.parse(marker.created_at) + ctx.policy.markerGraceMs
+    if (dropAt > ctx.clock.now()) return dropAt
+    await ctx.outbox.dropMarker(entry.key)
+    return undefined
+  }
+  const batch = parseBatch(object.body)
+  const drafts = callbackNotices(
+    {
+      sessionId: entry.ref.sessionId,
+      ...(batch.turn_id ? { turnId: batch.turn_id } : {}),
+      firstSeq: batch.first_seq,
+      events: batch.events.map((line) => line.event as ThreadEvent),
+      state: batch.state ?? {},
+      committedAt: batch.committed_at,
+    },
+    eventsUrl(ctx.policy, entry.ref.sessionId),
+  )
+  if (drafts.length === 0) {
+    await ctx.outbox.dropMarker(entry.key)
+    return undefined
+  }
+  await ctx.outbox.record(entry.ref, entry.batch, drafts, marker.url, ctx.clock.now())
+  return 'recorded'
+}
+
+/** Delivers what is due of one marker's batch; drops the marker once all of it is final. */
+async function settleMarker(
+  ctx: CallbackContext,
+  sessions: SessionStore,
+  entry: MarkerEntry,
+): Promise<number | undefined> {
+  let records = await ctx.outbox.deliveries(entry.ref, entry.batch)
+  if (records.length === 0) {
+    const recovered = await recover(ctx, sessions, entry)
+    if (recovered !== 'recorded') return recovered
+    records = await ctx.outbox.deliveries(entry.ref, entry.batch)
+  }
+  let dueAt: number | undefined
+  for (const stored of records) {
+    const outcome = await sendDue(ctx, entry.ref.tenant, stored)
+    if (outcome.kind === 'pending') dueAt = earliest(dueAt, outcome.dueAt)
+  }
+  if (dueAt === undefined) await ctx.outbox.dropMarker(entry.key)
+  return dueAt
+}
+
+/**
+ * One pass over the outbox (every batch marker of the deployment): records notices a crash
+ * left unrecorded, sends every delivery that is due and not claimed, drops the markers of
+ * finished batches. Any instance may run it at any time; claims keep two from sending the same
+ * delivery at once. A marker that fails (the store, a corrupt record) is logged and skipped.
+ */
+export async function sweepCallbacks(
+  ctx: CallbackContext,
+  sessions: SessionStore,
+): Promise<SweepResult> {
+  const markers = await ctx.outbox.markers()
+  let nextDueAt: number | undefined
+  for (const entry of markers) {
+    try {
+      nextDueAt = earliest(nextDueAt, await settleMarker(ctx, sessions, entry))
+    } catch (error) {
+      ctx.log({ msg: 'callback sweep: a batch failed', key: entry.key, error: String(error) })
+      nextDueAt = earliest(nextDueAt, ctx.clock.now() + ctx.policy.retry.firstMs)
+    }
+  }
+  return { ...(nextDueAt === undefined ? {} : { nextDueAt }), markers: markers.length }
+}
