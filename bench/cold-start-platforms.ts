@@ -8,6 +8,7 @@
  *   node (built)       `node dist/node/server.mjs` (run `npm run build` first)
  *   deno               `deno serve … functions/entries/deno.ts` (fs store, no runner)
  *   trivial (node)     bench/support/trivial/hono-node.ts through tsx, as `npm start` loads code
+ *   trivial (node)     bench/support/trivial/hono-node.mjs on plain node, the built server's floor
  *   trivial (deno)     `deno serve bench/support/trivial/hono-app.ts`
  *
  * workerd is measured by bench/cold-start.ts (spawn → first /healthz, against a trivial
@@ -42,7 +43,7 @@ await chmod(root, 0o711)
 
 interface Target {
   name: string
-  runtime: 'node' | 'deno'
+  runtime: 'node' | 'node-plain' | 'deno'
   trivial: boolean
   command: (
     port: number,
@@ -97,8 +98,18 @@ const TARGETS: Record<string, Target[]> = {
   ],
   built: [
     {
+      name: 'node: trivial Hono app (plain node)',
+      runtime: 'node-plain',
+      trivial: true,
+      command: (port, dir) => ({
+        file: process.execPath,
+        args: ['bench/support/trivial/hono-node.mjs'],
+        env: turnlineEnv(port, dir),
+      }),
+    },
+    {
       name: 'node: built (dist/node/server.mjs)',
-      runtime: 'node',
+      runtime: 'node-plain',
       trivial: false,
       command: (port, dir) => ({
         file: process.execPath,
@@ -136,8 +147,11 @@ const TARGETS: Record<string, Target[]> = {
   ],
 }
 
-/** Spawns the target and times spawn → first answered turn (or POST, for a trivial app). */
-async function coldStart(target: Target, run: number): Promise<number> {
+/**
+ * Spawns the target and times spawn → first answer of GET /healthz (`up`) and spawn → first
+ * answered turn (or POST, for a trivial app).
+ */
+async function coldStart(target: Target, run: number): Promise<{ up: number; turn: number }> {
   const port = await freePort()
   const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
   const { file, args, env } = target.command(port, dir)
@@ -155,6 +169,7 @@ async function coldStart(target: Target, run: number): Promise<number> {
       if (up) break
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
+    const up = performance.now() - started
     if (target.trivial) {
       const answer = await fetch(`${url}/turn`, { method: 'POST', body: '{"input":"hi"}' })
       await answer.json()
@@ -163,7 +178,7 @@ async function coldStart(target: Target, run: number): Promise<number> {
       const session = await client.newSession(0)
       await session.turn('step 1', `cold-${run}`)
     }
-    return performance.now() - started
+    return { up, turn: performance.now() - started }
   } finally {
     if (child.exitCode === null && child.pid !== undefined) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -176,8 +191,13 @@ async function coldStart(target: Target, run: number): Promise<number> {
 try {
   const targets = values.only.split(',').flatMap((key) => TARGETS[key] ?? [])
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
+  const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
   for (let run = 0; run < RUNS; run++) {
-    for (const target of targets) times.get(target.name)?.push(await coldStart(target, run))
+    for (const target of targets) {
+      const { up, turn } = await coldStart(target, run)
+      ups.get(target.name)?.push(up)
+      times.get(target.name)?.push(turn)
+    }
     await peers.forget()
   }
   console.log(`cold start, spawn → first answered turn (Turnline) or POST (trivial), ${RUNS} runs:`)
@@ -192,7 +212,8 @@ try {
         `(${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})` +
         (target.trivial
           ? ''
-          : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios)`),
+          : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios); ` +
+            `listening after ${median(ups.get(target.name) ?? []).toFixed(0)} ms`),
     )
   }
 } finally {

@@ -1,5 +1,6 @@
 import {
   CreateSessionResponseSchema,
+  DeliveryListSchema,
   ForkResponseSchema,
   SessionListSchema,
   SessionViewSchema,
@@ -9,6 +10,7 @@ import type { CallOptions, ForkRequest, ListSessionsQuery, SessionConfigInput } 
 import type { Transport } from './transport.ts'
 import type {
   CreatedSession,
+  DeliveryList,
   ForkedSession,
   SessionList,
   SessionSummary,
@@ -84,5 +86,20 @@ export class SessionCalls {
   async deleteSession(id: string, options: CallOptions = {}): Promise<void> {
     const response = await this.transport.send('DELETE', sessionPath(id), options)
     await response.body?.cancel()
+  }
+
+  /**
+   * `DELETE /v1/workspaces/:workspace`: erases every session and artifact of the workspace
+   * (204). A session whose turn runs is left: 409 `session_busy`, and a later call finishes.
+   */
+  async deleteWorkspace(workspace: string, options: CallOptions = {}): Promise<void> {
+    const path = `/v1/workspaces/${encodeURIComponent(workspace)}`
+    const response = await this.transport.send('DELETE', path, options)
+    await response.body?.cancel()
+  }
+
+  /** `GET /v1/sessions/:id/deliveries`: its completion-callback notices, with every attempt. */
+  listDeliveries(id: string, options: CallOptions = {}): Promise<DeliveryList> {
+    return this.transport.json('GET', sessionPath(id, '/deliveries'), DeliveryListSchema, options)
   }
 }

@@ -8,6 +8,7 @@ import type {
   AutomationRunResponseSchema,
   BudgetReportSchema,
   CreateSessionResponseSchema,
+  DeliveryListSchema,
   ErrorBodySchema,
   ForkResponseSchema,
   HandoffResponseSchema,
@@ -38,6 +39,8 @@ export type ForkedSession = z.output<typeof ForkResponseSchema>
 export type SessionSummary = z.output<typeof SessionSummarySchema>
 export type SessionList = z.output<typeof SessionListSchema>
 export type WorkspaceList = z.output<typeof WorkspaceListSchema>
+/** `GET /v1/sessions/:id/deliveries` (docs/http-api.md#completion-callbacks). */
+export type DeliveryList = z.output<typeof DeliveryListSchema>
 export type SessionView = z.output<typeof SessionViewSchema>
 export type BudgetReport = z.output<typeof BudgetReportSchema>
 export type IntentAccepted = z.output<typeof IntentResponseSchema>

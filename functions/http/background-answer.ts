@@ -29,17 +29,37 @@ export function acceptedWork(
   queued: QueuedWork,
   trigger: NonNullable<RouteContext['background']>,
 ): Response {
-  const at: WorkLocation = { tenant, session_id: queued.session_id, work_id: queued.work_id }
-  trigger.wake(at)
   const status = workStatusPath(queued.session_id, queued.work_id)
-  const body = {
+  const events = `/v1/sessions/${encodeURIComponent(queued.session_id)}/events`
+  return accepted(tenant, queued, trigger, {
     ...queued,
     status: 'queued',
-    links: {
-      status,
-      events: `/v1/sessions/${encodeURIComponent(queued.session_id)}/events`,
-    },
-  }
+    links: { status, events },
+  })
+}
+
+/** A loop step recorded: the same 202, its status under the loop, a link to the loop. */
+export function acceptedLoopStep(
+  tenant: string,
+  loopId: string,
+  queued: QueuedWork,
+  trigger: NonNullable<RouteContext['background']>,
+): Response {
+  const loop = `/v1/loops/${encodeURIComponent(loopId)}`
+  const { session_id: _folder, ...work } = queued
+  const links = { status: `${loop}/work/${queued.work_id}`, loop }
+  return accepted(tenant, queued, trigger, { loop_id: loopId, ...work, status: 'queued', links })
+}
+
+function accepted(
+  tenant: string,
+  queued: QueuedWork,
+  trigger: NonNullable<RouteContext['background']>,
+  body: { links: { status: string } & Record<string, string> } & Record<string, unknown>,
+): Response {
+  const at: WorkLocation = { tenant, session_id: queued.session_id, work_id: queued.work_id }
+  trigger.wake(at)
+  const status = body.links.status
   return new Response(JSON.stringify(body), {
     status: 202,
     headers: {

@@ -13,6 +13,7 @@ type Op =
   | 'plan_approval'
   | 'compact'
   | 'exec'
+  | 'response'
   | 'webhook'
   | 'runner_callback'
   | 'background'
@@ -94,6 +95,17 @@ class LoggedSessionApi implements SessionApi {
         ...outcomeOf(result.events),
       }),
     )
+  respond = (...[tenant, request, options]: Args<'respond'>) =>
+    this.timed(
+      { op: 'response', tenant, session: undefined, options },
+      (o) => this.api.respond(tenant, request, o),
+      (result) => ({
+        session: result.session_id,
+        events: result.events.length,
+        status: result.status,
+        ...outcomeOf(result.events),
+      }),
+    )
   trigger = (...[tenant, request]: Args<'trigger'>) =>
     this.timed(
       { op: 'webhook', tenant, session: request.sessionId, options: null },
@@ -126,6 +138,8 @@ class LoggedSessionApi implements SessionApi {
   queueTurn = (...args: Args<'queueTurn'>) => this.api.queueTurn(...args)
   queueExec = (...args: Args<'queueExec'>) => this.api.queueExec(...args)
   queueTrigger = (...args: Args<'queueTrigger'>) => this.api.queueTrigger(...args)
+  queueLoopStep = (...args: Args<'queueLoopStep'>) => this.api.queueLoopStep(...args)
+  loopWorkStatus = (...args: Args<'loopWorkStatus'>) => this.api.loopWorkStatus(...args)
   listWork = (...args: Args<'listWork'>) => this.api.listWork(...args)
   workStatus = (...args: Args<'workStatus'>) => this.api.workStatus(...args)
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
@@ -133,6 +147,7 @@ class LoggedSessionApi implements SessionApi {
   listWorkspaces = (...args: Args<'listWorkspaces'>) => this.api.listWorkspaces(...args)
   getSession = (...args: Args<'getSession'>) => this.api.getSession(...args)
   deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
+  deleteWorkspace = (...args: Args<'deleteWorkspace'>) => this.api.deleteWorkspace(...args)
   listDeliveries = (...args: Args<'listDeliveries'>) => this.api.listDeliveries(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)

@@ -1,15 +1,22 @@
 import { Hono } from 'hono'
 import { LoopStepResponseSchema, LoopViewSchema } from '../../src/contract/api-responses.ts'
+import {
+  BackgroundHeadersSchema,
+  LoopStepAcceptedSchema,
+  WorkStatusSchema,
+} from '../../src/contract/background-responses.ts'
 import { LoopCreateRequestSchema, LoopStepRequestSchema } from '../../src/contract/loop-state.ts'
-import { LoopIdParamsSchema } from '../../src/contract/route-params.ts'
+import { LoopIdParamsSchema, LoopWorkParamsSchema } from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
-import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
+import { acceptedLoopStep, prefersAsync } from '../http/background-answer.ts'
+import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
  * Loop runs: `POST /loops` creates one (its state at `.vtcode/state/loop-<id>.json`),
  * `GET /loops/:id` reads it, `POST /loops/:id/step` runs or resumes the next step (or pauses,
- * resumes, completes, fails it, or changes its budget).
+ * resumes, completes, fails it, or changes its budget); a step may be recorded for the background
+ * (`Prefer: respond-async`), followed at `GET /loops/:id/work/:work_id`.
  */
 export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -65,14 +72,19 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['loops'],
       summary: 'Run the next step of a loop, or control it',
       description:
-        'Runs (or resumes) the next step — a fresh session oriented from the artifacts — or pauses, resumes, completes or fails the loop, or changes its budget.',
+        'Runs (or resumes) the next step — a fresh session oriented from the artifacts — or pauses, resumes, completes or fails the loop, or changes its budget. A step (no `control`, no `budget`) with `Prefer: respond-async`, where the server runs a worker, is recorded and answered 202; the worker runs the step that was next then, once.',
       responses: {
         200: jsonAnswer('The loop and the step.', LoopStepResponseSchema),
+        202: jsonAnswer(
+          'With `Prefer: respond-async`: the step is recorded; `Location` names its status.',
+          LoopStepAcceptedSchema,
+        ),
         ...errorAnswers(400, 401, 404, 409, 413, 422, 500, 502, 503),
       },
     }),
     pathParams(LoopIdParamsSchema),
     noQuery,
+    headerParams(BackgroundHeadersSchema),
     jsonBody(ctx, LoopStepRequestSchema, {
       required: false,
       examples: {
@@ -80,8 +92,40 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
         pause: { summary: 'Pause the loop', value: { control: 'pause' } },
       },
     }),
-    async (c) =>
-      c.json(await ctx.api.stepLoop(c.get('tenant'), c.req.valid('param').id, c.req.valid('json'))),
+    async (c) => {
+      const tenant = c.get('tenant')
+      const loopId = c.req.valid('param').id
+      const body = c.req.valid('json')
+      const headers = c.req.valid('header')
+      const step = body.control === undefined && body.budget === undefined
+      if (ctx.background && step && prefersAsync(headers.Prefer)) {
+        const key = headers['Idempotency-Key']
+        const options = key === undefined ? {} : { idempotencyKey: key }
+        const queued = await ctx.api.queueLoopStep(tenant, loopId, body, options)
+        return acceptedLoopStep(tenant, loopId, queued, ctx.background)
+      }
+      return c.json(await ctx.api.stepLoop(tenant, loopId, body))
+    },
+  )
+  routes.get(
+    '/loops/:id/work/:work_id',
+    operation({
+      operationId: 'getLoopWork',
+      tags: ['loops'],
+      summary: 'Where a background loop step stands',
+      description:
+        'Queued, running or failed (with the error), from its record; once the step ran the record is gone (404) and the loop shows the step.',
+      responses: {
+        200: jsonAnswer('The pending step.', WorkStatusSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(LoopWorkParamsSchema),
+    noQuery,
+    async (c) => {
+      const { id, work_id } = c.req.valid('param')
+      return c.json(await ctx.api.loopWorkStatus(c.get('tenant'), id, work_id))
+    },
   )
   return routes
 }

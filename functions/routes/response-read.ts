@@ -48,6 +48,11 @@ export async function readResponse(
     caughtUp.push(...page.events)
     if (page.complete) break
   }
+  // A turn waiting on the client's function calls: the response ended with them.
+  if (!ended && view.waitingOnClient) {
+    caughtUp.push(...view.awaitClientEvents())
+    ended = true
+  }
 
   const stream = query.stream === 'true' || query.stream === '1'
   if (!stream && !(query.stream === undefined && wantsEventStream(c.req.header('accept')))) {

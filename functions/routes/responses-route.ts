@@ -4,9 +4,12 @@ import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   ResponseReadQuerySchema,
   ResponsesRequestSchema,
-  toExecBody,
 } from '../../src/contract/open-responses-request.ts'
-import { ResponseIdParamsSchema } from '../../src/contract/route-params.ts'
+import { toResponseRun } from '../../src/contract/open-responses-run.ts'
+import {
+  IdempotencyHeadersSchema,
+  ResponseIdParamsSchema,
+} from '../../src/contract/route-params.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
@@ -15,7 +18,13 @@ import { liveResponse } from '../http/live-stream.ts'
 import { openResponsesErrorResponse } from '../http/open-responses-errors.ts'
 import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
 import { wantsEventStream } from '../http/request-input.ts'
-import { jsonBody, noQuery, pathParams, queryParams } from '../openapi/declared-input.ts'
+import {
+  headerParams,
+  jsonBody,
+  noQuery,
+  pathParams,
+  queryParams,
+} from '../openapi/declared-input.ts'
 import {
   answerSchema,
   openResponsesErrorAnswers,
@@ -30,8 +39,9 @@ const STREAM_EXAMPLE =
   'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_s1","object":"response","status":"in_progress"}}\n\ndata: [DONE]\n\n'
 
 /**
- * `POST /v1/responses`, Open Responses-compatible: one exec session (create, one turn,
- * complete) whose ThreadEvents go through the Open Responses bridge. With `stream: true` or
+ * `POST /v1/responses`, Open Responses-compatible: one response run (a session seeded with the
+ * conversation so far, one turn; src/core/open-responses/response-run.ts) whose ThreadEvents go
+ * through the Open Responses bridge. With `stream: true` or
  * `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`;
  * otherwise the answer is the response object (the view is src/core/open-responses/). The
  * response id is `resp_<thread id>`, the same id the session's derived Open Responses view uses;
@@ -44,9 +54,9 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
     operation({
       operationId: 'createResponse',
       tags: ['exec'],
-      summary: 'Open Responses: one exec run as a response',
+      summary: 'Open Responses: create a response',
       description:
-        'Open Responses-compatible: one exec session (create, one turn, complete) whose events go through the Open Responses bridge. With `stream: true` or `Accept: text/event-stream` the bridged events stream live and end with `data: [DONE]`; otherwise the answer is the response object. `GET /v1/responses/{id}` reads it back.',
+        "Open Responses-compatible: a session seeded with the conversation so far (`previous_response_id`, the items of `input`) runs one turn whose events go through the Open Responses bridge. Function `tools` are the client's: a call ends the response with `function_call` items, and `function_call_output` items in a later request continue the loop. With `stream: true` or `Accept: text/event-stream` the events stream live and end with `data: [DONE]`; otherwise the answer is the response object. With `Idempotency-Key` a retry answers the same response. `GET /v1/responses/{id}` reads it back.",
       responses: {
         200: {
           description: 'The response resource, or with `stream: true` the event stream.',
@@ -75,21 +85,31 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
         },
       },
     }),
+    headerParams(IdempotencyHeadersSchema),
     async (c) => {
       const request = c.req.valid('json')
-      const createdAt = Math.floor(Date.now() / 1000)
-      const body = toExecBody(request, createdAt)
-      const { prompt: _prompt, ...config } = body
+      const key = c.req.valid('header')['Idempotency-Key']
+      const run = toResponseRun(request, Math.floor(Date.now() / 1000))
+      const call = {
+        run,
+        ...(request.previous_response_id
+          ? { previousResponseId: request.previous_response_id }
+          : {}),
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      }
       const tenant = c.get('tenant')
       // Built from the config the session stores, so GET /v1/responses/:id answers the same.
-      const view = ctx.api.openResponsesView(config, {
+      const view = ctx.api.openResponsesView(run.config, {
         extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
       })
+      // A turn that waits on the client's function calls ends the response with them.
+      const ending = (status: string) => (status === 'waiting' ? view.awaitClient() : '')
 
       if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
-        const result = await ctx.api.exec(tenant, body)
+        const result = await ctx.api.respond(tenant, call)
         for (const event of result.events) view.frames(event)
-        if (!view.response) throw new TurnlineError('internal', 'exec returned no events')
+        ending(result.status)
+        if (!view.response) throw new TurnlineError('internal', 'the response run gave no events')
         return new Response(JSON.stringify(view.response), {
           status: 200,
           headers: { 'content-type': JSON_TYPE },
@@ -100,13 +120,14 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       const frames = (event: ThreadEvent) => view.frames(event)
       return liveResponse({
         run: (push) =>
-          ctx.api.exec(tenant, body, {
+          ctx.api.respond(tenant, call, {
             onEvent: (event) => {
               streamed += 1
               push(frames(event))
             },
           }),
-        tail: (result) => result.events.slice(streamed).map(frames).join('') + view.done,
+        tail: (result) =>
+          result.events.slice(streamed).map(frames).join('') + ending(result.status) + view.done,
         failure: (error) => {
           const { message } = mapError(error, ctx.log).body.error
           return frames({ type: 'error', message }) + view.done

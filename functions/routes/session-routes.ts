@@ -12,7 +12,11 @@ import {
   TurnListSchema,
   WorkspaceListSchema,
 } from '../../src/contract/api-responses.ts'
-import { LastEventIdHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import {
+  LastEventIdHeadersSchema,
+  SessionIdParamsSchema,
+  WorkspaceParamsSchema,
+} from '../../src/contract/route-params.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
@@ -106,6 +110,27 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       },
     }),
     async (c) => json(await ctx.api.listWorkspaces(c.get('tenant'))),
+  )
+
+  routes.delete(
+    '/workspaces/:workspace',
+    operation({
+      operationId: 'deleteWorkspace',
+      tags: ['sessions'],
+      summary: 'Delete a workspace: every session and artifact of it',
+      description:
+        'Erases each session of the workspace as `DELETE /v1/sessions/{id}` does, then every other object of the workspace (durable artifacts, exports). A session whose turn runs is left and the call answers 409 `session_busy` once the others are gone; the next call finishes. A workspace with nothing in it is 404.',
+      responses: {
+        204: { description: 'Deleted.' },
+        ...errorAnswers(400, 401, 404, 409, 500, 503),
+      },
+    }),
+    pathParams(WorkspaceParamsSchema),
+    noQuery,
+    async (c) => {
+      await ctx.api.deleteWorkspace(c.get('tenant'), c.req.valid('param').workspace)
+      return c.body(null, 204)
+    },
   )
 
   routes.get(

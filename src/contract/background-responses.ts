@@ -43,6 +43,27 @@ export const BackgroundAcceptedSchema = z
     description: 'A background turn recorded (202): a worker runs it.',
   })
 
+export const LoopStepAcceptedSchema = z
+  .object({
+    loop_id: z.string().describe('The loop.'),
+    work_id: z.string().describe('Names the step in `GET /v1/loops/{id}/work/{work_id}`.'),
+    idempotency_key: z
+      .string()
+      .describe('The key the step was recorded under: the one sent, or one the server made.'),
+    duplicate: z.boolean().describe('True when the same step was recorded before (a retry).'),
+    status: z.literal('queued').describe('Recorded; a worker runs it.'),
+    links: z
+      .object({
+        status: z.string().describe('`GET` it while the step is pending (WorkStatus).'),
+        loop: z.string().describe('The loop: its current step, its steps, its status.'),
+      })
+      .describe('Where to follow it.'),
+  })
+  .meta({
+    id: 'LoopStepAccepted',
+    description: "A loop's next step recorded (202): a worker runs it.",
+  })
+
 export const WebhookAcceptedSchema = z
   .object({
     session_id: z.string().describe('The automation session (derived from the delivery id).'),

@@ -16,6 +16,8 @@ const RecordSchema = z.object({
   created_at: z.number().int().nonnegative(),
   model: z.string(),
   max_tool_calls: z.number().int().positive().nullable(),
+  /** The response this one continues (absent in records written before it was kept). */
+  previous_response_id: z.string().nullable().optional(),
 })
 export type ResponseRecord = z.infer<typeof RecordSchema>
 

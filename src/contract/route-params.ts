@@ -74,6 +74,11 @@ export const LoopIdParamsSchema = z.object({
     .describe('The loop id (from `POST /v1/loops`).'),
 })
 
+/** `GET /v1/loops/{id}/work/{work_id}`: a loop's background step. */
+export const LoopWorkParamsSchema = LoopIdParamsSchema.extend({
+  work_id: WorkParamsSchema.shape.work_id,
+})
+
 export const ResponseIdParamsSchema = z.object({
   id: z
     .string()

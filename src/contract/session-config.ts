@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { CallbackSettingsSchema } from './callback-delivery.ts'
+import { ClientToolSchema, ToolNameSchema } from './client-tool.ts'
 import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
 import { McpServersSchema } from './mcp-config.ts'
@@ -8,7 +9,7 @@ import { McpServersSchema } from './mcp-config.ts'
  * What a session is created with (`POST /v1/sessions`), validated at the HTTP boundary and
  * stored once in the engine state of batch 0. Unknown keys are rejected so typos surface.
  */
-const Name = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -')
+const Name = ToolNameSchema
 
 /** Reasoning effort (`none` only where the provider has it, e.g. OpenAI's newer models). */
 export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'])
@@ -391,6 +392,13 @@ export const SessionConfigSchema = z.strictObject({
     .max(128)
     .default([])
     .describe('Session-defined HTTP tools the model may call.'),
+  client_tools: z
+    .array(ClientToolSchema)
+    .max(128)
+    .optional()
+    .describe(
+      'Function tools the client runs (Open Responses `function` tools): a call ends the turn `waiting` on the client.',
+    ),
   mcp_servers: McpServersSchema.describe(
     'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',
   )

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import * as api from './api-responses.ts'
+import { DeliveryListSchema as DocumentedDeliveryList } from './callback-delivery.ts'
 import { parseEventValue } from './serialize.ts'
 import type { ParsedThreadEvent } from './thread-event.ts'
 import { tolerant } from './tolerant-schema.ts'
@@ -50,6 +51,8 @@ export const BudgetReportSchema = tolerant(api.BudgetReportSchema)
 /** `GET /v1/sessions/:id`: its `config` drops settings a newer server added. */
 export const SessionViewSchema = tolerant(api.SessionViewSchema)
 export const IntentResponseSchema = tolerant(api.IntentResponseSchema)
+/** `GET /v1/sessions/:id/deliveries`: the completion-callback notices and their attempts. */
+export const DeliveryListSchema = tolerant(DocumentedDeliveryList)
 
 /** One line of the NDJSON events feed: the `events.jsonl` line with its seq in front. */
 export const EventFeedLineSchema = tolerant(

@@ -20,8 +20,8 @@ export const WORK_RECORD_VERSION = 1
 /** 32 lowercase hex characters: the first half of the SHA-256 of the idempotency key. */
 export const WorkIdSchema = z.string().regex(/^[0-9a-f]{32}$/)
 
-/** What asked for the work: a turn request, an exec run, a webhook delivery. */
-export const WorkSourceSchema = z.enum(['turns', 'exec', 'webhook'])
+/** What asked for the work: a turn request, an exec run, a webhook delivery, a loop step. */
+export const WorkSourceSchema = z.enum(['turns', 'exec', 'webhook', 'loops'])
 export type WorkSource = z.infer<typeof WorkSourceSchema>
 
 export const WorkErrorSchema = z.object({
@@ -35,11 +35,17 @@ export const WorkRecordSchema = z.object({
   format: z.literal(WORK_RECORD_FORMAT),
   version: z.literal(WORK_RECORD_VERSION),
   work_id: WorkIdSchema,
-  /** One turn of one session (the only kind so far). */
-  kind: z.literal('turn'),
+  /**
+   * `turn`: one turn of the session `session_id`. `loop_step`: step `step_index` of loop
+   * `loop_id` (its folder is `loop.<loop_id>` where a turn's is its session id: no session id
+   * starts so), with `request.input` added to the task for that step.
+   */
+  kind: z.enum(['turn', 'loop_step']),
   source: WorkSourceSchema,
   tenant: z.string().min(1),
   session_id: z.string().min(1),
+  loop_id: z.string().min(1).optional(),
+  step_index: CounterSchema.optional(),
   /** The turn's idempotency key: the caller's `Idempotency-Key`, or one the server made. */
   idempotency_key: z.string().min(1).max(256),
   /** Hex SHA-256 of the request: the same key with another request is refused (422). */
@@ -67,6 +73,11 @@ export const parseWorkRecord: (input: Uint8Array | string) => WorkRecord = codec
 
 /** Compact JSON of a work record, keys in schema order. */
 export const serializeWorkRecord: (record: WorkRecord) => string = codec.serialize
+
+/** The folder of a loop's background steps, in place of a session id. */
+export function loopWorkFolder(loopId: string): string {
+  return `loop.${loopId}`
+}
 
 /** Where a pending record is: enough for a worker to find and run it. */
 export interface WorkLocation {

@@ -11,6 +11,7 @@ import type {
   TurnsQuery,
 } from '../contract/api.ts'
 import type { DeliveryList } from '../contract/callback-delivery.ts'
+import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
@@ -63,6 +64,13 @@ export interface OpenResponsesView {
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
   readonly done: string
+  /**
+   * The frames that end a response whose turn waits on the client's function calls: the calls
+   * done, then `response.completed`.
+   */
+  awaitClient(): string
+  /** The same events one by one. */
+  awaitClientEvents(): { sequence: number; frame: string }[]
 }
 
 /** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
@@ -95,6 +103,8 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   /** Ends the session as cancelled. */
   cancel(tenant: string, sessionId: string, options?: TurnOptions): Promise<TurnResponse>
   /** Erases the session (session/delete-session.ts); 409 session_busy while a turn runs. */
+  /** Erases every session and object of a workspace (docs/http-api.md#deleting-a-workspace). */
+  deleteWorkspace(tenant: string, workspace: string): Promise<void>
   deleteSession(tenant: string, sessionId: string): Promise<void>
   /** The session's completion-callback deliveries with their attempts (callbacks/). */
   listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
@@ -170,7 +180,16 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     tenant: string,
     sessionId: string,
     options?: ResponseViewOptions,
-  ): Promise<OpenResponsesView>
+  ): Promise<OpenResponsesView & { waitingOnClient: boolean }>
+  /**
+   * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
+   * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.
+   */
+  respond(
+    tenant: string,
+    request: ResponseRunRequest,
+    options?: TurnOptions,
+  ): Promise<ResponseRunResult>
   /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
   exec(
     tenant: string,

@@ -9,7 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
-import { responseRecordOf } from '../contract/open-responses-record.ts'
+import type { ResponseRunRequest } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
 import type { ForkRequest } from '../contract/route-bodies.ts'
@@ -29,11 +29,14 @@ import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
+import { runResponse } from './open-responses/response-run.ts'
+import { storedResponseView } from './open-responses/stored-response-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
 import { approvePlan } from './plan/approve-plan.ts'
 import { type AutomationRequest, triggerAutomation } from './session/automation-run.ts'
 import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
+import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
@@ -121,6 +124,8 @@ export class SessionService extends BackgroundService implements SessionApi {
     return endSession(this.deps, await this.locator.locate(tenant, sessionId), 'cancel', options)
   }
   deleteSession = (tenant: string, id: string) => deleteSession(this.deps, this.locator, tenant, id)
+  deleteWorkspace = (tenant: string, workspace: string) =>
+    deleteWorkspace(this.deps, this.locator, tenant, workspace)
 
   listDeliveries = (tenant: string, id: string) =>
     listDeliveries(this.deps, this.locator, tenant, id)
@@ -218,21 +223,12 @@ export class SessionService extends BackgroundService implements SessionApi {
     return openResponsesView(parseConfig(config), { extensions: options?.extensions ?? false })
   }
 
-  async storedResponseView(
-    tenant: string,
-    sessionId: string,
-    options?: ResponseViewOptions,
-  ): Promise<OpenResponsesView> {
-    const session = await this.getSession(tenant, sessionId)
-    if (!responseRecordOf(session.config)) {
-      throw new TurnlineError('not_found', `no response resp_${sessionId}`)
-    }
-    const finishedAt = Date.parse(session.updated_at)
-    return openResponsesView(session.config, {
-      sessionId,
-      extensions: options?.extensions ?? false,
-      now: () => (session.status === 'completed' ? finishedAt : Date.now()),
-    })
+  async storedResponseView(tenant: string, sessionId: string, options?: ResponseViewOptions) {
+    return storedResponseView(this.deps, await this.locator.locate(tenant, sessionId), options)
+  }
+
+  respond(tenant: string, request: ResponseRunRequest, options?: TurnOptions) {
+    return runResponse(this.deps, this.locator, tenant, request, options)
   }
 
   async exec(

@@ -20,6 +20,7 @@ export interface StoredWork {
 export type RecordedWork = { created: true } | { created: false; existing: StoredWork | null }
 
 const PENDING = `${STORE_ROOT_FOLDERS.deployment}/work/pending/`
+const DONE = `${STORE_ROOT_FOLDERS.deployment}/work/done/`
 const RECORD = /^([^/]+)\/([^/]+)\/([0-9a-f]{32})\.json$/
 
 /**
@@ -29,6 +30,7 @@ const RECORD = /^([^/]+)\/([^/]+)\/([0-9a-f]{32})\.json$/
  */
 export class WorkQueue {
   private readonly root: string
+  private readonly doneRoot: string
 
   constructor(
     private readonly store: ObjectStore,
@@ -36,6 +38,7 @@ export class WorkQueue {
   ) {
     const head = prefix.replace(/^\/+|\/+$/g, '')
     this.root = `${head ? `${head}/` : ''}${PENDING}`
+    this.doneRoot = `${head ? `${head}/` : ''}${DONE}`
   }
 
   private key(at: WorkLocation): string {
@@ -85,6 +88,24 @@ export class WorkQueue {
       if (isTurnlineError(error, 'conflict', 'not_found')) return null
       throw error
     }
+  }
+
+  /**
+   * A loop step's work that ran (`.turnline/work/done/…`, an empty object, create-only): a loop
+   * step cannot be replayed by its key like a turn — run again, it would run the next step — so
+   * a retry of its request, or a record written again after the run, finds this instead.
+   */
+  async markDone(at: WorkLocation): Promise<void> {
+    const key = this.key(at).replace(this.root, this.doneRoot)
+    try {
+      await this.store.put(key, new Uint8Array(), { ifNoneMatch: '*' })
+    } catch (error) {
+      if (!isTurnlineError(error, 'conflict')) throw error
+    }
+  }
+
+  async isDone(at: WorkLocation): Promise<boolean> {
+    return (await this.store.get(this.key(at).replace(this.root, this.doneRoot))) !== null
   }
 
   async remove(at: WorkLocation): Promise<void> {

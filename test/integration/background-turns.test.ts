@@ -126,8 +126,11 @@ describe('background turns on npm start', () => {
     held.open()
     const done = await workState(location, 'done')
     expect(done.turn).toEqual({ turn_id: 'turn-1', status: 'completed' })
+    // After the run its record may be gone: the same work, answered again; the key replays.
     const again = await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' }, headers)
-    expect(again.json()).toEqual({ ...first.json(), duplicate: true })
+    expect(again.status).toBe(202)
+    expect(again.headers.get('location')).toBe(location)
+    expect({ ...again.json(), duplicate: false }).toEqual(first.json())
     await workState(location, 'done')
     await expect.poll(pendingRecords).toEqual([])
     expect(mock.requests).toHaveLength(1)
@@ -174,6 +177,38 @@ describe('background turns on npm start', () => {
     const view = await call('GET', `/v1/sessions/${first.json().session_id}`)
     expect(view.json()).toMatchObject({ status: 'completed', turn_count: 1 })
     expect(mock.requests).toHaveLength(1)
+  })
+
+  it('runs a loop step in the background once, also when the request is retried', async () => {
+    mock.reset()
+    const created = await call('POST', '/v1/loops', { task: 'tidy the repo' })
+    expect(created.status, created.text).toBe(201)
+    const loopId = created.json().loop_id as string
+    const held = gate()
+    mock.enqueue({ text: 'step done', hold: held.promise })
+    const headers = { ...ASYNC, 'idempotency-key': 'loop-step-key-1' }
+    const first = await call('POST', `/v1/loops/${loopId}/step`, {}, headers)
+    expect(first.status, first.text).toBe(202)
+    const location = first.headers.get('location') ?? ''
+    expect(first.json()).toMatchObject({
+      loop_id: loopId,
+      duplicate: false,
+      links: { status: location, loop: `/v1/loops/${loopId}` },
+    })
+    await workState(location, 'running')
+    const retry = await call('POST', `/v1/loops/${loopId}/step`, {}, headers)
+    expect(retry.json()).toEqual({ ...first.json(), duplicate: true })
+    held.open()
+    await expect.poll(pendingRecords).toEqual([])
+    const loop = await call('GET', `/v1/loops/${loopId}`)
+    expect(loop.json()).toMatchObject({ step_index: 1 })
+    // the same request again, after the step ran: the same 202, and no second step
+    const late = await call('POST', `/v1/loops/${loopId}/step`, {}, headers)
+    expect(late.json()).toEqual({ ...first.json(), duplicate: true })
+    await expect.poll(pendingRecords).toEqual([])
+    expect((await call('GET', `/v1/loops/${loopId}`)).json()).toMatchObject({ step_index: 1 })
+    expect(mock.requests).toHaveLength(1)
+    expect((await call('GET', location)).status).toBe(404)
   })
 
   it('finds by its sweep a record whose trigger was lost', async () => {

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TurnlineClient } from '../../client/index.ts'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import type { DeliveryView } from '../../src/contract/callback-delivery.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
@@ -75,10 +76,10 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>):
   }
 }
 
+/** Through the typed client, which validates the answer with the contract's schema. */
 async function deliveries(session: string): Promise<DeliveryView[]> {
-  const answer = await call('GET', `/v1/sessions/${session}/deliveries`)
-  expect(answer.status).toBe(200)
-  return answer.json().deliveries as DeliveryView[]
+  const client = new TurnlineClient({ baseUrl: url, apiKey: KEY })
+  return (await client.listDeliveries(session)).deliveries as DeliveryView[]
 }
 
 async function sessionWithCallback(callbackUrl: string): Promise<string> {

@@ -157,6 +157,11 @@ describe('TurnlineClient against a real server', () => {
     await client.deleteSession(id)
     await expect(client.getSession(id)).rejects.toMatchObject({ status: 404, code: 'not_found' })
     await expect(client.deleteSession(id)).rejects.toMatchObject({ status: 404 })
+    const { session_id: doomed } = await client.createSession({ workspace: 'client-doomed' })
+    await client.deleteWorkspace('client-doomed')
+    await expect(client.getSession(doomed)).rejects.toMatchObject({ status: 404 })
+    await client.deleteWorkspace('client-doomed') // again: nothing left to erase, still 204
+    await expect(client.deleteWorkspace('client-never')).rejects.toMatchObject({ status: 404 })
 
     const usage = await client.usage()
     expect(usage).toMatchObject({ tenant: 'client-tenant', tokens: { limit: null } })

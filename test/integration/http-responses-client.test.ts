@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOpenResponses } from '@ai-sdk/open-responses'
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { startEngine } from '../support/engine-harness.ts'
@@ -204,5 +205,101 @@ describe('@ai-sdk/open-responses against POST /v1/responses', () => {
       { type: 'text', text: 'The command printed tool-says-hi.' },
     ])
     expect(responseResourceErrors(result.response?.body)).toEqual([])
+  })
+
+  it('runs a multi-turn chat with a client tool: the tool loop and the next turn, streamed and not', async () => {
+    const weatherCalls: unknown[] = []
+    const tools = {
+      get_weather: tool({
+        description: 'Get the weather of a city',
+        inputSchema: jsonSchema<{ city: string }>({
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+        }),
+        execute: async (input: { city: string }) => {
+          weatherCalls.push(input)
+          return { city: input.city, sky: 'clear', celsius: 18 }
+        },
+      }),
+    }
+    engine.mock.respond((request) => {
+      const messages = request.body.messages as { role: string; content: string }[]
+      const last = messages.at(-1)
+      if (last?.role === 'tool')
+        return { text: `Clear and 18 degrees (${last.content.length} bytes).` }
+      if (JSON.stringify(last?.content).includes('weather')) {
+        return {
+          toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+        }
+      }
+      return { text: `You asked ${messages.filter((m) => m.role === 'user').length} questions.` }
+    })
+    const model = provider()('gpt-4o-mini')
+    const messages: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }]
+    const first = await generateText({ model, messages, tools, stopWhen: stepCountIs(4) })
+    expect(weatherCalls).toEqual([{ city: 'Paris' }])
+    expect(first.steps).toHaveLength(2)
+    expect(first.steps[0]?.finishReason).toBe('tool-calls')
+    expect(first.text).toMatch(/^Clear and 18 degrees/)
+    messages.push(...first.response.messages, {
+      role: 'user',
+      content: 'How many questions so far?',
+    })
+    const second = streamText({ model, messages, tools, stopWhen: stepCountIs(4) })
+    expect(await second.text).toBe('You asked 2 questions.')
+    expect((await second.steps).length).toBe(1)
+  })
+
+  it('a server tool and a client function in one round: the server runs its own, the client gets its call', async () => {
+    engine.mock.respond((request) => {
+      const messages = request.body.messages as { role: string; content: string }[]
+      if (messages.at(-1)?.role === 'user') {
+        return {
+          toolCalls: [
+            { id: 'call_client', name: 'ask_user', arguments: '{"q":"ok?"}' },
+            {
+              id: 'call_server',
+              name: 'exec_command',
+              arguments: JSON.stringify({ cmd: 'printf from-sandbox' }),
+            },
+          ],
+        }
+      }
+      return { text: 'Both done.' }
+    })
+    const ask = {
+      type: 'function',
+      name: 'ask_user',
+      parameters: { type: 'object', properties: { q: { type: 'string' } } },
+    }
+    const res = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Check, then ask me.', tools: [ask] }),
+    })
+    const first = (await res.json()) as { id: string; output: Record<string, unknown>[] }
+    expect(responseResourceErrors(first, false)).toEqual([])
+    expect(first.output.map((item) => item.type)).toEqual(['function_call'])
+    expect(first.output[0]).toMatchObject({ call_id: 'call_client', name: 'ask_user' })
+    const next = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: 'call_client', output: 'yes' }],
+        tools: [ask],
+      }),
+    })
+    expect(next.status).toBe(200)
+    const sent = engine.mock.requests.at(-1)?.body.messages as {
+      role: string
+      content: string
+      tool_call_id?: string
+    }[]
+    const results = sent.filter((m) => m.role === 'tool')
+    expect(results.map((m) => m.tool_call_id).sort()).toEqual(['call_client', 'call_server'])
+    expect(results.find((m) => m.tool_call_id === 'call_server')?.content).toContain('from-sandbox')
+    expect(results.find((m) => m.tool_call_id === 'call_client')?.content).toBe('yes')
   })
 })

@@ -203,10 +203,10 @@ describe('POST /v1/responses', () => {
     expect(instructions).toContain('Be brief.')
   })
 
-  it('refuses tools, assistant input and unknown fields as invalid_input; needs the bearer key', async () => {
-    const tools = await post({ input: 'x', tools: [{ type: 'function', name: 'f' }] })
+  it('refuses hosted tools and unknown fields as invalid_input; needs the bearer key', async () => {
+    const tools = await post({ input: 'x', tools: [{ type: 'web_search' }] })
     expect(tools.status).toBe(400)
-    expect(JSON.stringify(await tools.json())).toContain('tools are not supported')
+    expect(JSON.stringify(await tools.json())).toContain('only function tools are supported')
     for (const [body, says] of [
       [{ input: 'x', store: false }, 'store cannot be false'],
       [{ input: 'x', background: true }, 'background is not supported'],
@@ -230,8 +230,12 @@ describe('POST /v1/responses', () => {
     engine.mock.reset()
     const assistant = await post({ input: [{ role: 'assistant', content: 'earlier' }] })
     expect(assistant.status).toBe(400)
+    expect(JSON.stringify(await assistant.json())).toContain('input must end with a user message')
     const unknown = await post({ input: 'x', previous_response_id: 'resp_1' })
-    expect(unknown.status).toBe(400)
+    expect(unknown.status).toBe(404)
+    expect(((await unknown.json()) as { error: { param: string } }).error.param).toBe(
+      'previous_response_id',
+    )
     const anonymous = await fetch(`${server.url}/v1/responses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

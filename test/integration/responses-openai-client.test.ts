@@ -82,4 +82,84 @@ describe('the openai client against npm start', () => {
     expect(error.message).toContain('Turnline compacts the context')
     expect(mock.requests).toHaveLength(0)
   })
+
+  it('a tool loop: function_call, then function_call_output by previous_response_id and by history', async () => {
+    const tools: OpenAI.Responses.FunctionTool[] = [
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Weather of a city',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
+        strict: true,
+      },
+    ]
+    mock.respond((request) => {
+      const messages = request.body.messages as { role: string; content: string }[]
+      const last = messages.at(-1)
+      if (last?.role === 'tool') return { text: `The tool said ${last.content}.` }
+      return { toolCalls: [{ id: 'call_42', name: 'get_weather', arguments: '{"city":"Oslo"}' }] }
+    })
+    const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Oslo?' }]
+    const first = await client.responses.create({ model: 'gpt-4o-mini', input, tools })
+    const call = first.output.find((item) => item.type === 'function_call')
+    expect(call).toMatchObject({
+      call_id: 'call_42',
+      name: 'get_weather',
+      arguments: '{"city":"Oslo"}',
+    })
+    expect(first.tools).toMatchObject([{ type: 'function', name: 'get_weather', strict: true }])
+
+    const chained = await client.responses.create({
+      model: 'gpt-4o-mini',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'call_42', output: 'snow' }],
+      tools,
+    })
+    expect(chained.output_text).toBe('The tool said snow.')
+    expect(chained.previous_response_id).toBe(first.id)
+
+    // The client's usual loop: the whole history with the response's own output items.
+    input.push(...first.output, {
+      type: 'function_call_output',
+      call_id: 'call_42',
+      output: 'rain',
+    })
+    const stream = client.responses.stream({ model: 'gpt-4o-mini', input, tools })
+    const events: Record<string, unknown>[] = []
+    for await (const event of stream) events.push(event as unknown as Record<string, unknown>)
+    assertConformingStream(events, { extensions: false })
+    const final = await stream.finalResponse()
+    const message = final.output.find((item) => item.type === 'message')
+    expect(message?.type === 'message' && message.content[0]).toMatchObject({
+      text: 'The tool said rain.',
+    })
+  })
+
+  it('streams a function call the client assembles from its argument events', async () => {
+    mock.enqueue({
+      toolCalls: [{ id: 'call_7', name: 'lookup', arguments: '{"term":"open responses"}' }],
+    })
+    const stream = client.responses.stream({
+      model: 'gpt-4o-mini',
+      input: 'Look it up.',
+      tools: [{ type: 'function', name: 'lookup', parameters: null, strict: false }],
+    })
+    const deltas: string[] = []
+    stream.on('response.function_call_arguments.delta', (event) => deltas.push(event.delta))
+    const final = await stream.finalResponse()
+    expect(deltas.join('')).toBe('{"term":"open responses"}')
+    expect(final.output).toMatchObject([
+      {
+        type: 'function_call',
+        call_id: 'call_7',
+        arguments: '{"term":"open responses"}',
+        status: 'completed',
+      },
+    ])
+  })
 })

@@ -7,6 +7,10 @@ import type {
 } from '../../src/contract/api.ts'
 import type { DeliveryList } from '../../src/contract/callback-delivery.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import type {
+  ResponseRunRequest,
+  ResponseRunResult,
+} from '../../src/contract/open-responses-run.ts'
 import { EVENT_SCHEMA_VERSION } from '../../src/contract/serialize.ts'
 import { type SessionConfigInput, SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
@@ -126,6 +130,9 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     this.take('deleteSession')
     this.find(tenant, sessionId)
     this.sessions.delete(sessionId)
+  }
+  async deleteWorkspace(_tenant: string, _workspace: string): Promise<void> {
+    this.take('deleteWorkspace')
   }
 
   async listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList> {
@@ -290,6 +297,8 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   queueTurn = async (): Promise<QueuedWork> => this.unsupported('queueTurn')
   queueExec = async (): Promise<QueuedWork> => this.unsupported('queueExec')
   queueTrigger = async (): Promise<QueuedWork> => this.unsupported('queueTrigger')
+  queueLoopStep = async (): Promise<QueuedWork> => this.unsupported('queueLoopStep')
+  loopWorkStatus = async (): Promise<WorkStatus> => this.unsupported('loopWorkStatus')
   runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
   listWork = async () => ({ items: [] })
   workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
@@ -360,7 +369,10 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     return openResponsesView(SessionConfigSchema.parse(config))
   }
 
-  async storedResponseView(tenant: string, sessionId: string): Promise<OpenResponsesView> {
+  async storedResponseView(
+    tenant: string,
+    sessionId: string,
+  ): Promise<OpenResponsesView & { waitingOnClient: boolean }> {
     this.find(tenant, sessionId)
     throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
@@ -378,5 +390,21 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     await this.stepTurn(tenant, s.id, { input: prompt }, options)
     await this.complete(tenant, s.id, options)
     return { session_id: s.id, events: [...s.events] }
+  }
+
+  /** A response as an exec run of its input (the fake keeps no transcript to seed). */
+  async respond(
+    tenant: string,
+    request: ResponseRunRequest,
+    options: TurnOptions = {},
+  ): Promise<ResponseRunResult> {
+    const input = request.run.input
+    const prompt = typeof input === 'string' ? input : 'parts'
+    const { session_id, events } = await this.exec(
+      tenant,
+      { ...request.run.config, prompt },
+      options,
+    )
+    return { session_id, events, status: 'terminal' }
   }
 }

@@ -22,35 +22,43 @@ export interface HookReply {
 }
 
 /**
- * A customer's hook endpoint on 127.0.0.1: verifies the Standard Webhooks signature with the
- * shared secret and answers 401 when it does not match, records
- * every delivery, and otherwise answers with `reply(hook)` (default: 200 `{}`).
+ * What a customer's hook endpoint does with a delivery: verifies the Standard Webhooks signature
+ * with the shared secret and answers 401 when it does not match, records every delivery, and
+ * otherwise answers with `reply(hook)` (default: 200 `{}`).
  */
-export async function startHookReceiver(secret: string) {
+function hookRecorder(secret: string) {
   const received: ReceivedHook[] = []
   let reply: (hook: ReceivedHook) => HookReply = () => ({ body: '{}' })
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8')
-      const signatureValid = standardWebhookValid(secret, req.headers, raw)
+  return {
+    received,
+    setReply(fn: (hook: ReceivedHook) => HookReply) {
+      reply = fn
+    },
+    receive(path: string, headers: ReceivedHook['headers'], raw: string): HookReply {
+      const signatureValid = standardWebhookValid(secret, headers, raw)
       let body: Record<string, unknown> = {}
       try {
         body = JSON.parse(raw) as Record<string, unknown>
       } catch {
         // recorded as received; the test decides whether that is a failure
       }
-      const hook: ReceivedHook = {
-        path: req.url ?? '',
-        raw,
-        body,
-        headers: req.headers,
-        signatureValid,
-      }
+      const hook: ReceivedHook = { path, raw, body, headers, signatureValid }
       received.push(hook)
-      const answer = signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
-      if ('destroy' in answer && answer.destroy) {
+      return signatureValid ? reply(hook) : { status: 401, body: 'bad signature' }
+    },
+  }
+}
+
+/** A real HTTP hook endpoint on 127.0.0.1 (see `hookRecorder`). */
+export async function startHookReceiver(secret: string) {
+  const recorder = hookRecorder(secret)
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8')
+      const answer = recorder.receive(req.url ?? '', req.headers, raw)
+      if (answer.destroy) {
         res.socket?.destroy()
         return
       }
@@ -74,10 +82,8 @@ export async function startHookReceiver(secret: string) {
   return {
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     host: `127.0.0.1:${port}`,
-    received,
-    setReply(fn: (hook: ReceivedHook) => HookReply) {
-      reply = fn
-    },
+    received: recorder.received,
+    setReply: recorder.setReply,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -85,6 +91,49 @@ export async function startHookReceiver(secret: string) {
       }),
   }
 }
+
+/**
+ * The same endpoint answered in-process, for the unit tier: `fetch` serves the requests for
+ * `origin` (give it to the engine's HTTP policy, which hooks share with HTTP tools); a reply
+ * held past the caller's abort ends as the caller's timeout, as over a socket.
+ */
+export function inProcessHookReceiver(secret: string, origin = 'http://127.0.0.1:8') {
+  const recorder = hookRecorder(secret)
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    const headers = Object.fromEntries(new Headers(init?.headers).entries())
+    const answer = recorder.receive(
+      `${url.pathname}${url.search}`,
+      headers,
+      String(init?.body ?? ''),
+    )
+    const signal = init?.signal
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal?.aborted) reject(signal.reason)
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+    })
+    if (answer.delayMs)
+      throw new Error('in-process hook receiver: hold the reply (hold), no delayMs')
+    if (answer.destroy) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })
+    if (answer.hold) await Promise.race([aborted, answer.hold])
+    signal?.throwIfAborted()
+    return new Response(answer.body ?? '', {
+      status: answer.status ?? 200,
+      headers: { 'content-type': 'application/json', ...answer.headers },
+    })
+  }
+  return {
+    origin,
+    url: (path: string) => `${origin}${path}`,
+    host: new URL(origin).host,
+    received: recorder.received,
+    setReply: recorder.setReply,
+    fetch,
+    close: async (): Promise<void> => {},
+  }
+}
+
+export type InProcessHookReceiver = ReturnType<typeof inProcessHookReceiver>
 
 /** A 127.0.0.1 port with nothing listening (bound, then released). */
 export async function closedPort(): Promise<number> {

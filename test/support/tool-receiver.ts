@@ -76,6 +76,10 @@ export function inProcessToolReceiver(secret: string) {
   const url = 'http://127.0.0.1:9/tool'
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const target = input instanceof Request ? input.url : String(input)
+    // Another origin has nothing listening: refused, as undici reports it.
+    if (new URL(target).origin !== new URL(url).origin) {
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })
+    }
     if (target !== url) return new Response('no such tool endpoint', { status: 404 })
     const headers = Object.fromEntries(new Headers(init?.headers).entries())
     const answer = recorder.receive(headers, String(init?.body ?? ''))

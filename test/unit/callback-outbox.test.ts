@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
-import type { CallbackPolicy } from '../../src/core/callbacks/callback-policy.ts'
 import type { CallbackContext } from '../../src/core/callbacks/callback-sender.ts'
 import { sweepCallbacks } from '../../src/core/callbacks/callback-sweep.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { testCallbackPolicy } from '../support/callback-policy.ts'
 import { SimulatedCrash } from '../support/crashing-object-store.ts'
 import { engineDeps } from '../support/engine-deps.ts'
 import { ScriptedModelClient } from '../support/scripted-model.ts'
@@ -40,25 +40,14 @@ function receiver(script: (n: number) => Reply) {
   return { got, fetch: fetchImpl }
 }
 
-function policy(fetchImpl: typeof fetch, owner: string): CallbackPolicy {
-  return {
-    fetch: fetchImpl,
-    secretFor: () => SECRET,
-    defaultUrlFor: () => undefined,
-    allowHttp: false,
-    timeoutMs: 1000,
-    retry: { firstMs: 1000, maxMs: 8000, giveUpAfterMs: 60_000 },
-    owner,
-    claimMarginMs: 1000,
-    markerGraceMs: 10_000,
-  }
-}
-
 function engine(store: ObjectStore, clock: TestClock, fetchImpl: typeof fetch) {
   const model = new ScriptedModelClient()
   const deps = engineDeps({ store, model, fetch: fetchImpl, clock }, [])
   const sessions = new SessionStore({ store })
-  const callbacks = { outbox: new CallbackOutbox(sessions), policy: policy(fetchImpl, 'a') }
+  const callbacks = {
+    outbox: new CallbackOutbox(sessions),
+    policy: testCallbackPolicy(fetchImpl, 'a', SECRET),
+  }
   return { model, service: new SessionService({ ...deps, sessions, callbacks }), sessions }
 }
 
@@ -66,7 +55,7 @@ function context(store: ObjectStore, clock: TestClock, fetchImpl: typeof fetch, 
   const sessions = new SessionStore({ store })
   const ctx: CallbackContext = {
     outbox: new CallbackOutbox(sessions),
-    policy: policy(fetchImpl, owner),
+    policy: testCallbackPolicy(fetchImpl, owner, SECRET),
     clock,
     log: () => {},
   }

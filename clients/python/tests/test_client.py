@@ -106,6 +106,13 @@ def test_async_flow(server_url: str) -> None:
             assert followed[-1]["event"]["type"] == "thread.completed"
             listed = [s["session_id"] async for s in client.sessions(workspace="py-async")]
             assert sid in listed
+            # A completion callback is recorded before the turn answers (nothing listens there).
+            hooked = {"workspace": "py-async", "callback": {"url": "https://127.0.0.1:9/hook"}}
+            hid = (await client.create_session(hooked))["session_id"]
+            assert (await client.step_turn(hid, "report back"))["status"] == "completed"
+            notices = (await client.list_deliveries(hid))["deliveries"]
+            assert [d["type"] for d in notices] == ["turn.completed"]
+            assert notices[0]["notice"]["data"]["session_id"] == hid
             with pytest.raises(TurnlineApiError) as missing:
                 await client.get_session("session-20260101T000000Z-0123456789abcdef")
             assert missing.value.code == "not_found"

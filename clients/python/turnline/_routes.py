@@ -58,6 +58,10 @@ def get_session(session_id: str) -> Call:
     return Call("GET", session_path(session_id), ("session_id", "status"))
 
 
+def list_deliveries(session_id: str) -> Call:
+    return Call("GET", session_path(session_id, "/deliveries"), ("deliveries",))
+
+
 def list_sessions(**query: Any) -> Call:
     return Call("GET", "/v1/sessions", ("sessions",), query=clean(query))
 

@@ -68,6 +68,10 @@ class AsyncTurnlineClient:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return await self._call(routes.get_session(session_id))
 
+    async def list_deliveries(self, session_id: str) -> dict[str, Any]:
+        """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
+        return await self._call(routes.list_deliveries(session_id))
+
     async def list_sessions(self, **query: Any) -> dict[str, Any]:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return await self._call(routes.list_sessions(**query))

@@ -67,6 +67,10 @@ class TurnlineClient:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return self._call(routes.get_session(session_id))
 
+    def list_deliveries(self, session_id: str) -> dict[str, Any]:
+        """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
+        return self._call(routes.list_deliveries(session_id))
+
     def list_sessions(self, **query: Any) -> dict[str, Any]:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return self._call(routes.list_sessions(**query))

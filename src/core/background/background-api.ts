@@ -72,9 +72,21 @@ export interface BackgroundApi {
   ): Promise<QueuedWork>
   /** A webhook's automation run: its session and its turn recorded, once per delivery id. */
   queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork>
+  /**
+   * A loop's next step (the one next now: once it ran, the record does nothing), with `input`
+   * added to the task for that step; 409 for a completed or failed loop.
+   */
+  queueLoopStep(
+    tenant: string,
+    loopId: string,
+    request: { input?: string },
+    options?: { idempotencyKey?: string },
+  ): Promise<QueuedWork>
   /** Runs one pending record through the turn engine (the worker's call). */
   runWork(at: WorkLocation): Promise<WorkRunOutcome>
   /** One page of every pending record of the deployment (the sweep's call). */
   listWork(after?: string): Promise<{ items: WorkLocation[]; next?: string }>
   workStatus(tenant: string, sessionId: string, workId: string): Promise<WorkStatus>
+  /** A loop step's record: queued, running or failed; 404 once it ran (the loop shows it). */
+  loopWorkStatus(tenant: string, loopId: string, workId: string): Promise<WorkStatus>
 }

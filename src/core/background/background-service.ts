@@ -2,18 +2,19 @@ import type { TurnRequest } from '../../contract/api.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
-import type { WorkLocation } from '../../contract/work-record.ts'
+import { loopWorkFolder, type WorkLocation } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { WorkQueue } from '../../store/work-queue.ts'
 import { AgentLayerService } from '../agent-layer/agent-layer-service.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
+import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { queueWork, workIdOf } from './queue-work.ts'
 import { runWork } from './run-work.ts'
-import { workStatus } from './work-status.ts'
+import { loopWorkStatus, workStatus } from './work-status.ts'
 
 /** The background side of SessionService (which extends it): recording, running, status. */
 export class BackgroundService extends AgentLayerService implements BackgroundApi {
@@ -59,14 +60,15 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     }
     const key = options.idempotencyKey
     const derived = key === undefined ? undefined : `ex-${(await workIdOf(key)).slice(0, 24)}`
-    const { sessionId } = await this.startOnce(tenant, config, derived)
-    return queueWork(this.deps, this.work, {
+    const { sessionId, existed } = await this.startOnce(tenant, config, derived)
+    const queued = await queueWork(this.deps, this.work, {
       tenant,
       sessionId,
       idempotencyKey: key,
       request: { input: prompt },
       source: 'exec',
     })
+    return { ...queued, duplicate: queued.duplicate || existed }
   }
 
   /** A webhook delivery: duplicate when its session or its record existed already. */
@@ -82,6 +84,35 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return { ...queued, duplicate: queued.duplicate || started.existed }
   }
 
+  async queueLoopStep(
+    tenant: string,
+    loopId: string,
+    request: { input?: string },
+    options: { idempotencyKey?: string } = {},
+  ): Promise<QueuedWork> {
+    const loop = await getLoop(this.deps, tenant, loopId)
+    if (loop.status === 'completed' || loop.status === 'failed') {
+      throw new TurnlineError('conflict', `loop ${loopId} is ${loop.status}`, { retryable: false })
+    }
+    const sessionId = loopWorkFolder(loopId)
+    const key = options.idempotencyKey
+    if (key !== undefined) {
+      // A retry after its step ran: the same answer, no record (it would run the next step).
+      const work_id = await workIdOf(key)
+      if (await this.work.isDone({ tenant, session_id: sessionId, work_id })) {
+        return { work_id, session_id: sessionId, idempotency_key: key, duplicate: true }
+      }
+    }
+    return queueWork(this.deps, this.work, {
+      tenant,
+      sessionId,
+      idempotencyKey: key,
+      request: request.input === undefined ? {} : { input: request.input },
+      source: 'loops',
+      loopStep: { loop_id: loopId, step_index: loop.step_index },
+    })
+  }
+
   runWork(at: WorkLocation) {
     return runWork(this.deps, this.locator, this.work, at)
   }
@@ -92,6 +123,10 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   workStatus(tenant: string, sessionId: string, workId: string) {
     return workStatus(this.deps, this.locator, this.work, { tenant, sessionId, workId })
+  }
+
+  loopWorkStatus(tenant: string, loopId: string, workId: string) {
+    return loopWorkStatus(this.work, { tenant, loopId, workId })
   }
 
   /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */

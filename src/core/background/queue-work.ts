@@ -13,6 +13,8 @@ export interface WorkRequest {
   idempotencyKey: string | undefined
   request: TurnRequest
   source: WorkSource
+  /** A loop step instead of a session's turn: which loop, and which step it runs. */
+  loopStep?: { loop_id: string; step_index: number }
 }
 
 /**
@@ -29,16 +31,18 @@ export async function queueWork(
 ): Promise<QueuedWork> {
   // Keys the server makes contain a `/`, a namespace no caller's key can reach.
   const key = input.idempotencyKey ?? `background/${deps.ids.uuid()}`
-  const call = await idempotentCall(key, 'turn', input.request)
+  const operation = input.loopStep ? 'loop_step' : 'turn'
+  const call = await idempotentCall(key, operation, input.request)
   if (!call) throw new Error('unreachable: a background turn always has a key')
   const record: WorkRecord = {
     format: 'turnline.work',
     version: 1,
     work_id: await workIdOf(key),
-    kind: 'turn',
+    kind: input.loopStep ? 'loop_step' : 'turn',
     source: input.source,
     tenant: input.tenant,
     session_id: input.sessionId,
+    ...input.loopStep,
     idempotency_key: key,
     fingerprint: call.fingerprint,
     request: input.request,

@@ -1,8 +1,10 @@
+import type { TurnStatus } from '../../contract/api.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
-import type { WorkError, WorkLocation } from '../../contract/work-record.ts'
+import type { WorkError, WorkLocation, WorkRecord } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { stepLoop } from '../loops/loop-service.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { WorkRunOutcome } from './background-api.ts'
 
@@ -17,7 +19,9 @@ const WAIT_CODES = ['session_busy', 'too_many_concurrent_turns', 'rate_limited']
  * idempotency key makes a second run (a duplicate trigger, a sweep, another instance) replay the
  * committed outcome, and a turn its key opened that a crashed instance left open is continued
  * from its last commit once that instance's lease lapsed (step-turn.ts) — a committed tool
- * invocation is never run again. The record is deleted once the turn has an outcome.
+ * invocation is never run again. The record is deleted once the turn has an outcome. A loop
+ * step is the loop's step recorded with it, resumed where it stopped (loop-step.ts), and
+ * nothing once that step ran.
  */
 export async function runWork(
   deps: ServiceDeps,
@@ -28,27 +32,51 @@ export async function runWork(
   const read = await queue.read(at)
   if (!read || read.record.failed) return { outcome: 'gone' }
   const { record } = read
+  if (record.kind === 'loop_step' && (await queue.isDone(at))) {
+    await queue.remove(at)
+    return { outcome: 'gone' }
+  }
   // The record says it runs once its turn does (the first event comes under the lease).
   let marked: Promise<StoredWork | null> | undefined
-  const onEvent = () => {
+  const started = () => {
     const started_at = new Date(deps.clock.now()).toISOString()
     marked ??= queue.update(read, { ...record, started_at }).catch(() => null)
   }
   try {
-    const ref = await locator.locate(record.tenant, record.session_id)
-    const turn = await stepTurn(deps, ref, record.request, {
-      idempotencyKey: record.idempotency_key,
-      onEvent,
-    })
+    const status = await runRecorded(deps, locator, read.record, started)
     await marked
+    if (record.kind === 'loop_step') await queue.markDone(at)
     await queue.remove(at)
-    return { outcome: 'done', status: turn.status }
+    return { outcome: 'done', status }
   } catch (error) {
     if (isTurnlineError(error, ...WAIT_CODES)) {
       return { outcome: 'busy', retryAfterMs: Math.max(1, error.retryAfter ?? 1) * 1000 }
     }
     return settleFault(deps, queue, (await marked) ?? read, error)
   }
+}
+
+async function runRecorded(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  record: WorkRecord,
+  /** Marks the record started: at the turn's first event, or as a loop step begins. */
+  started: () => void,
+): Promise<TurnStatus> {
+  if (record.kind === 'loop_step' && record.loop_id !== undefined) {
+    started()
+    const input = typeof record.request.input === 'string' ? { input: record.request.input } : {}
+    const step = await stepLoop(deps, locator, record.tenant, record.loop_id, input, {
+      ...(record.step_index === undefined ? {} : { step: record.step_index }),
+    })
+    return step.waiting ? 'waiting' : 'completed'
+  }
+  const ref = await locator.locate(record.tenant, record.session_id)
+  const turn = await stepTurn(deps, ref, record.request, {
+    idempotencyKey: record.idempotency_key,
+    onEvent: started,
+  })
+  return turn.status
 }
 
 /** A fault: counted and retried later when it may pass, else recorded as the work's failure. */

@@ -1,5 +1,6 @@
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import { loopWorkFolder } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -52,4 +53,24 @@ function tries(record: { attempts: number; last_error?: WorkStatus['last_error']
     attempts: record.attempts,
     ...(record.last_error ? { last_error: record.last_error } : {}),
   }
+}
+
+/** A loop step's work, from its record alone: once it ran, the loop's own state shows the step. */
+export async function loopWorkStatus(
+  queue: WorkQueue,
+  at: { tenant: string; loopId: string; workId: string },
+): Promise<WorkStatus> {
+  const folder = loopWorkFolder(at.loopId)
+  const stored = await queue.read({ tenant: at.tenant, session_id: folder, work_id: at.workId })
+  const record = stored?.record
+  if (!record) {
+    throw new TurnlineError(
+      'not_found',
+      `no pending step ${at.workId} on loop ${at.loopId}: once a step ran, GET /v1/loops/${at.loopId} shows it`,
+    )
+  }
+  const base = { work_id: at.workId, session_id: `${at.loopId}-step-${record.step_index ?? 0}` }
+  if (record.failed)
+    return { ...base, state: 'failed', attempts: record.attempts, error: record.failed }
+  return { ...base, state: record.started_at ? 'running' : 'queued', ...tries(record) }
 }

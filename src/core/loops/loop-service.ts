@@ -71,24 +71,20 @@ export async function stepLoop(
   tenant: string,
   loopId: string,
   request: LoopStepRequest,
+  /** `step`: run only that step (a background step, recorded when it was next): once it ran, nothing. */
+  only: { step?: number } = {},
 ): Promise<LoopStepResponse> {
   const store = new LoopStore(deps.sessions)
   let loop = await store.load(tenant, loopId)
+  if (only.step !== undefined && loop.state.step_index > only.step) {
+    return { loop: loopView(loop.state) }
+  }
   if (request.control || request.budget) {
     loop = await store.save(loop, control(loop.state, request, iso(deps)))
     if (request.control) return { loop: loopView(loop.state) }
   }
   const { state } = loop
-  if (state.status === 'completed' || state.status === 'failed') {
-    throw new TurnlineError('conflict', `loop ${loopId} is ${state.status}`, { retryable: false })
-  }
-  if (state.status === 'paused') {
-    throw new TurnlineError(
-      'conflict',
-      `loop ${loopId} is paused (${state.budget_status}): POST {"control":"resume"} (with a larger budget when a limit was reached)`,
-      { retryable: false },
-    )
-  }
+  assertRunnable(state, loopId)
   let claim = state.current_step
   if (!claim) {
     const status = loopReport(state).status
@@ -124,6 +120,20 @@ export async function stepLoop(
   }
   loop = await account(deps, store, tenant, loopId, loop, outcome.record)
   return { loop: loopView(loop.state), step: outcome.record }
+}
+
+/** A completed, failed or paused loop runs no step (409). */
+function assertRunnable(state: LoopRunState, loopId: string): void {
+  if (state.status === 'completed' || state.status === 'failed') {
+    throw new TurnlineError('conflict', `loop ${loopId} is ${state.status}`, { retryable: false })
+  }
+  if (state.status === 'paused') {
+    throw new TurnlineError(
+      'conflict',
+      `loop ${loopId} is paused (${state.budget_status}): POST {"control":"resume"} (with a larger budget when a limit was reached)`,
+      { retryable: false },
+    )
+  }
 }
 
 function control(state: LoopRunState, request: LoopStepRequest, now: string): LoopRunState {

@@ -1,7 +1,19 @@
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
+import type { BridgeOptions, Emit, ItemState } from './bridge-state.ts'
+
+export type { BridgeOptions } from './bridge-state.ts'
+
 import { customEventFor } from './custom-events.ts'
-import { completedStatus, streamedText, textPart, toOutputItem } from './items.ts'
+import { addCall, closeCall, sendArguments } from './function-call-stream.ts'
+import {
+  completedStatus,
+  isStandardItem,
+  streamedText,
+  textPart,
+  toOutputItem,
+  withoutText,
+} from './items.ts'
 import { DEFAULT_SETTINGS, newResponseResource, toOpenUsage } from './response-resource.ts'
 import type {
   ExtensionItemStatus,
@@ -14,34 +26,6 @@ import type {
 } from './types.ts'
 
 export { toOpenUsage } from './response-resource.ts'
-
-export interface BridgeOptions {
-  responseId: string
-  /** What the response echoes of its request; unset fields take the defaults. */
-  settings?: Partial<ResponseSettings>
-  /** Unix seconds the response was created; default the time of the first event. */
-  createdAt?: number
-  /** Unix milliseconds; default Date.now. Response times are written in whole seconds. */
-  now?: () => number
-  /**
-   * Whether `vtcode:*` items and events are sent (default true). Without them the stream and the
-   * response hold only what the specification defines, numbered as if the others never were.
-   */
-  extensions?: boolean
-}
-
-interface ItemState {
-  /** Its output index; -1 for an extension item that is not shown. */
-  index: number
-  /** The streamed text sent so far as deltas. */
-  sent: string
-  done: boolean
-}
-
-// Events without distributive Omit: each variant minus its sequence number.
-type Unsequenced<E> = E extends StreamEvent ? Omit<E, 'sequence_number'> : never
-type Draft = Unsequenced<StreamEvent>
-type Emit = (draft: Draft) => void
 
 const TERMINAL = new Set(['completed', 'failed', 'incomplete'])
 
@@ -62,11 +46,13 @@ export class OpenResponsesBridge {
   private readonly usedRawCallIds = new Set<string>()
   private readonly now: () => number
   private readonly extensions: boolean
+  private readonly clientTools: Set<string>
 
   constructor(options: BridgeOptions) {
     this.now = options.now ?? Date.now
     this.extensions = options.extensions ?? true
     const settings = { ...DEFAULT_SETTINGS, ...options.settings }
+    this.clientTools = new Set(settings.tools.map((tool) => tool.name))
     this.state = newResponseResource(
       options.responseId,
       options.createdAt ?? this.seconds(),
@@ -85,11 +71,7 @@ export class OpenResponsesBridge {
 
   /** The Open Responses events for one ThreadEvent (often none). */
   push(event: ParsedThreadEvent): StreamEvent[] {
-    const out: StreamEvent[] = []
-    const emit: Emit = (draft) => {
-      const { type, ...rest } = draft
-      out.push({ type, sequence_number: this.seq++, ...rest } as StreamEvent)
-    }
+    const [out, emit] = this.collector()
     switch (event.type) {
       case 'thread.started':
         this.start(emit)
@@ -133,6 +115,32 @@ export class OpenResponsesBridge {
       }
     }
     return out
+  }
+
+  /**
+   * The response ends with the client's function calls (the turn waits for their outputs): each
+   * call still open is done, and the response `completed`, as the specification has it.
+   */
+  awaitClient(): StreamEvent[] {
+    const [out, emit] = this.collector()
+    for (const state of this.items.values()) {
+      if (state.call && !state.done) closeCall(state, this.setOutput, emit)
+    }
+    this.finish('completed', this.state.usage, null, emit)
+    return out
+  }
+
+  /** Where events go, numbered as they are emitted. */
+  private collector(): [StreamEvent[], Emit] {
+    const out: StreamEvent[] = []
+    const emit: Emit = ({ type, ...rest }) => {
+      out.push({ type, sequence_number: this.seq++, ...rest } as StreamEvent)
+    }
+    return [out, emit]
+  }
+
+  private readonly setOutput = (index: number, item: OutputItem) => {
+    this.state.output[index] = item
   }
 
   private seconds(): number {
@@ -188,6 +196,13 @@ export class OpenResponsesBridge {
    * from deltas alone (the AI SDK) would lose a first chunk sent inside the added item.
    */
   private addItem(item: ThreadItem, emit: Emit): void {
+    // A call whose name has not streamed yet is added once it has one.
+    if (item.type === 'tool_invocation' && item.tool_name === '') return
+    if (item.type === 'tool_invocation' && this.clientTools.has(item.tool_name)) {
+      const index = this.state.output.length
+      this.items.set(item.id, addCall(item, index, this.setOutput, emit))
+      return
+    }
     if (!this.extensions && !isStandardItem(item)) {
       this.items.set(item.id, { index: -1, sent: '', done: false })
       return
@@ -219,6 +234,10 @@ export class OpenResponsesBridge {
       this.addItem(item, emit)
       return
     }
+    if (state.call) {
+      sendArguments(item, state, this.setOutput, emit)
+      return
+    }
     if (state.done || state.index < 0) return
     this.sendDelta(item, state, emit)
     this.snapshot(item, 'in_progress')
@@ -243,7 +262,13 @@ export class OpenResponsesBridge {
 
   private completeItem(item: ThreadItem, emit: Emit): void {
     if (!this.items.has(item.id)) this.addItem(item, emit)
-    const state = this.items.get(item.id)!
+    const state = this.items.get(item.id)
+    if (!state) return
+    if (state.call) {
+      sendArguments(item, state, this.setOutput, emit)
+      if (!state.done) closeCall(state, this.setOutput, emit)
+      return
+    }
     if (state.done || state.index < 0) return
     this.sendDelta(item, state, emit)
     state.done = true
@@ -264,23 +289,5 @@ export class OpenResponsesBridge {
       })
     }
     emit({ type: 'response.output_item.done', output_index: state.index, item: done })
-  }
-}
-
-/** Items the specification defines (shown without extensions): messages and reasoning. */
-function isStandardItem(item: ThreadItem): boolean {
-  return item.type === 'agent_message' || item.type === 'reasoning'
-}
-
-/** The item with its streamed text emptied: what `output_item.added` shows. */
-function withoutText(item: ThreadItem): ThreadItem {
-  switch (item.type) {
-    case 'agent_message':
-    case 'reasoning':
-      return { ...item, text: '' }
-    case 'tool_output':
-      return { ...item, output: '', spool_path: undefined }
-    default:
-      return item
   }
 }

@@ -160,3 +160,21 @@ export function toOutputItem(
       return extension('vtcode:error', item.id, 'failed', { message: item.message })
   }
 }
+
+/** Items the specification defines (shown without extensions): messages and reasoning. */
+export function isStandardItem(item: ThreadItem): boolean {
+  return item.type === 'agent_message' || item.type === 'reasoning'
+}
+
+/** The item with its streamed text emptied: what `output_item.added` shows. */
+export function withoutText(item: ThreadItem): ThreadItem {
+  switch (item.type) {
+    case 'agent_message':
+    case 'reasoning':
+      return { ...item, text: '' }
+    case 'tool_output':
+      return { ...item, output: '', spool_path: undefined }
+    default:
+      return item
+  }
+}

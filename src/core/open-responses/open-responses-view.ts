@@ -33,6 +33,11 @@ export function openResponsesView(
     })
     return bridge
   }
+  const awaitClient = () =>
+    (bridge?.awaitClient() ?? []).map((bridged) => ({
+      sequence: bridged.sequence_number,
+      frame: openResponsesFrame(bridged),
+    }))
   const events = (event: ThreadEvent) =>
     bridgeFor(event)
       .push(event)
@@ -47,5 +52,10 @@ export function openResponsesView(
       return bridge?.response
     },
     done: OPEN_RESPONSES_DONE,
+    awaitClient: () =>
+      awaitClient()
+        .map((e) => e.frame)
+        .join(''),
+    awaitClientEvents: awaitClient,
   }
 }

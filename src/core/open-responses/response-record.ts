@@ -1,3 +1,4 @@
+import type { JsonValue } from '../../contract/json-value.ts'
 import { RESERVED_METADATA_PREFIX, responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import { DEFAULT_TEMPERATURE, DEFAULT_TOP_P } from './response-resource.ts'
@@ -32,6 +33,14 @@ export function responseSettingsOf(
       max_output_tokens: model?.max_output_tokens ?? null,
       max_tool_calls: record?.max_tool_calls ?? null,
       metadata,
+      tools: (config.client_tools ?? []).map((tool) => ({
+        type: 'function' as const,
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters as { [key: string]: JsonValue },
+        strict: tool.strict ?? null,
+      })),
+      previous_response_id: record?.previous_response_id ?? null,
     },
     ...(record ? { createdAt: record.created_at } : {}),
   }

@@ -17,6 +17,8 @@ export const DEFAULT_SETTINGS: ResponseSettings = {
   max_output_tokens: null,
   max_tool_calls: null,
   metadata: {},
+  tools: [],
+  previous_response_id: null,
 }
 
 /** VT Code usage → Open Responses usage (every field the specification requires). */
@@ -49,11 +51,11 @@ export function newResponseResource(
     status: 'in_progress',
     incomplete_details: null,
     model: settings.model,
-    previous_response_id: null,
+    previous_response_id: settings.previous_response_id,
     instructions: settings.instructions,
     output: [],
     error: null,
-    tools: [],
+    tools: settings.tools.map((tool) => ({ ...tool })),
     tool_choice: 'auto',
     truncation: 'auto',
     parallel_tool_calls: true,

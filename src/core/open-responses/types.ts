@@ -57,7 +57,22 @@ export interface ExtensionOutputItem {
   data: { [field: string]: JsonValue }
 }
 
-export type OutputItem = MessageOutputItem | ReasoningOutputItem | ExtensionOutputItem
+/** A call of one of the client's function tools: the client runs it and sends the output back. */
+export interface FunctionCallOutputItem {
+  type: 'function_call'
+  id: string
+  call_id: string
+  name: string
+  /** The arguments as JSON text. */
+  arguments: string
+  status: ItemStatus
+}
+
+export type OutputItem =
+  | MessageOutputItem
+  | ReasoningOutputItem
+  | FunctionCallOutputItem
+  | ExtensionOutputItem
 
 export interface OpenUsage {
   input_tokens: number
@@ -84,6 +99,18 @@ export interface ResponseSettings {
   max_output_tokens: number | null
   max_tool_calls: number | null
   metadata: { [key: string]: string }
+  /** The client's function tools, as the response lists them. */
+  tools: FunctionToolEcho[]
+  previous_response_id: string | null
+}
+
+/** A function tool as the response resource lists it (every field the schema requires). */
+export interface FunctionToolEcho {
+  type: 'function'
+  name: string
+  description: string | null
+  parameters: { [key: string]: JsonValue } | null
+  strict: boolean | null
 }
 
 /** The response resource (`ResponseResource`), every required field present. */
@@ -95,11 +122,11 @@ export interface ResponseObject {
   status: ResponseStatus
   incomplete_details: null
   model: string
-  previous_response_id: null
+  previous_response_id: string | null
   instructions: string | null
   output: OutputItem[]
   error: ResponseError | null
-  tools: JsonValue[]
+  tools: FunctionToolEcho[]
   tool_choice: 'auto'
   truncation: 'auto'
   parallel_tool_calls: boolean
@@ -176,6 +203,16 @@ export type StreamEvent =
       sequence_number: number
       summary_index: number
       text: string
+    } & ItemRef)
+  | ({
+      type: 'response.function_call_arguments.delta'
+      sequence_number: number
+      delta: string
+    } & ItemRef)
+  | ({
+      type: 'response.function_call_arguments.done'
+      sequence_number: number
+      arguments: string
     } & ItemRef)
   | ({
       /** Live output of a server-run tool (a `vtcode:tool_output` item). */

@@ -18,6 +18,7 @@ import {
 } from '../permissions/rejected-tool.ts'
 import { gateToolCall } from '../permissions/tool-gate.ts'
 import type { TurnMachine } from '../turn/turn-machine.ts'
+import { CLIENT_TOOL_KIND } from './client-tool-handler.ts'
 import { checkArguments } from './tool-arguments.ts'
 import type { ToolRunContext, ToolRunResult } from './tool-handler.ts'
 import type { ToolRegistry } from './tool-registry.ts'
@@ -131,6 +132,8 @@ async function nextCall(
 /** The call's handler and arguments; an unknown tool or invalid arguments settle it `invalid_tool`. */
 function checkedCall(ctx: ToolCallContext, call: PendingCall) {
   const handler = ctx.tools.get(call.tool_name)
+  // A client's function gets the arguments as the model wrote them: the client checks them.
+  if (handler?.kind === CLIENT_TOOL_KIND) return { handler, parsed: { value: {} } }
   const parsed = handler ? checkArguments(call.arguments, handler.definition.parameters) : undefined
   if (handler && parsed?.ok) return { handler, parsed }
   const why = !handler

@@ -148,9 +148,12 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
     )
   }
   const boundary = intentBoundary(input, history)
-  // A turn blocked after recovery compaction is retried by a turn without input.
+  // A turn blocked after recovery compaction is retried by a turn without input; so is the
+  // first turn of a session seeded with a transcript that ends with tool results (a
+  // conversation carrying a client's function outputs): the model reads them.
   if (
     request.input === undefined &&
+    !(state.turn_counter === 0 && history.at(-1)?.role === 'tool') &&
     boundary.apply.length === 0 &&
     !state.compaction?.blocked &&
     !startsFromHandoff(state) &&

@@ -13,6 +13,7 @@ import { type ModelStepResult, runModelStep } from '../model/model-step.ts'
 import { promptCacheKey } from '../model/prompt-cache-key.ts'
 import { normalizeStopReason } from '../model/stop-reason.ts'
 import { systemPrompt } from '../orientation/system-prompt.ts'
+import { CLIENT_TOOL_KIND } from '../tools/client-tool-handler.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
 import type { TurnMachine } from './turn-machine.ts'
@@ -64,9 +65,16 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     accountResponse(ctx, ctx.settings, step)
     const over = reachedStop({ state: turn.state, open: turn.open, at: 'after_response' })
     if (step.tools.length === 0) return over ?? { kind: 'completed' }
+    // The client's function tools of a round go last: the server's run first, then the turn
+    // waits on the client for the rest (tool-calls.ts), so every call before them has a result.
+    const forClient = (name: string) => calls.tools.get(name)?.kind === CLIENT_TOOL_KIND
+    const ordered = [
+      ...step.tools.filter(({ call }) => !forClient(call.name)),
+      ...step.tools.filter(({ call }) => forClient(call.name)),
+    ]
     turn.apply({
       type: 'tool_round_requested',
-      calls: step.tools.map(({ itemId, call }) => ({
+      calls: ordered.map(({ itemId, call }) => ({
         item_id: itemId,
         tool_call_id: call.id,
         tool_name: call.name,

@@ -7,6 +7,7 @@ import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
 import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
+import { clientToolHandler } from '../tools/client-tool-handler.ts'
 import { readOutputToolHandler } from '../tools/read-output-tool.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -20,7 +21,7 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
  * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
  * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools), the
  * tools of its MCP servers, and `read_tool_output` for HTTP and MCP answers and command output
- * kept as artifacts.
+ * kept as artifacts; then the client's function tools (`client_tools`), run by the client.
  */
 export function sessionTools(
   deps: ServiceDeps,
@@ -49,9 +50,13 @@ export function sessionTools(
       : []
     ).filter((tool) => unified || tool.definition.name !== 'unified_exec'),
   )
-  const names = new Set(own.map((tool) => tool.definition.name))
+  // The client's function tools take precedence: the client asked for them by name.
+  const client = (state.config.client_tools ?? []).map(clientToolHandler)
+  const clientNames = new Set(client.map((tool) => tool.definition.name))
+  const served = own.filter((tool) => !clientNames.has(tool.definition.name))
+  const names = new Set([...served, ...client].map((tool) => tool.definition.name))
   const discovered = (mcp?.handlers ?? []).filter((tool) => !names.has(tool.definition.name))
-  return new ToolRegistry([...own, ...discovered])
+  return new ToolRegistry([...served, ...discovered, ...client])
 }
 
 /** What the session lets its commands and command hooks do. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
 import { isMemoryEnvelopeMessage } from '../../src/core/compaction/render-envelope.ts'
@@ -10,24 +10,15 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool } from '../support/engine-harness.ts'
-import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
 
-/** `POST /v1/sessions/:id/compact` over real HTTP, on the real engine (tenant `local`). */
-const fixture = useEngine()
-let server: RunningServer
-beforeAll(async () => {
-  server = await serveApp(
-    createApp({ api: fixture.engine.service, auth: { keys: [] }, log: () => {} }),
-  )
-})
-afterAll(async () => {
-  await server.close()
-})
+/** `POST /v1/sessions/:id/compact` through the HTTP app, on the real engine (tenant `local`). */
+const fixture = useScriptedEngine()
+const app = () => createApp({ api: fixture.engine.service, auth: { keys: [] }, log: () => {} })
 
 async function post(path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
+  const response = await app().request(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -43,9 +34,9 @@ async function createSession(body: Record<string, unknown> = {}) {
 
 describe('POST /v1/sessions/:id/compact', () => {
   it('always summarizes, answers the boundary, and a retried key gets the same answer', async () => {
-    const { mock, deps } = fixture.engine
+    const { model, deps } = fixture.engine
     const sid = await createSession()
-    const script = scriptAgent(mock, [{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }])
+    const script = scriptAgent(model, [{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }])
     for (const input of ['q1', 'q2', 'q3']) {
       expect((await post(`/v1/sessions/${sid}/turns`, { input })).status).toBe(200)
     }
@@ -71,12 +62,12 @@ describe('POST /v1/sessions/:id/compact', () => {
       }),
     ])
     // The manual instructions replaced the default summary instruction; no tools were offered.
-    const summary = mock.requests.find(isSummaryRequest)
+    const summary = model.requests.find(isSummaryRequest)
     expect(requestTranscript(summary as NonNullable<typeof summary>)[0]).toEqual({
       role: 'system',
       content: 'Summarize in one line.',
     })
-    expect(summary?.body.tools).toBeUndefined()
+    expect(summary?.tools).toEqual([])
 
     const again = await post(
       `/v1/sessions/${sid}/compact`,
@@ -101,12 +92,12 @@ describe('POST /v1/sessions/:id/compact', () => {
     const next = await post(`/v1/sessions/${sid}/turns`, { input: 'q4' })
     expect((next.json as unknown as TurnResponse).status).toBe('completed')
     expect(boundaries((next.json as unknown as TurnResponse).events)).toEqual([])
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
     expect(script.unexpected).toEqual([])
   })
 
   it('refuses what it cannot compact with clear 4xx answers', async () => {
-    const { mock, receiver } = fixture.engine
+    const { model, receiver } = fixture.engine
     const empty = await createSession()
     expect(await post(`/v1/sessions/${empty}/compact`)).toMatchObject({
       status: 409,
@@ -121,7 +112,7 @@ describe('POST /v1/sessions/:id/compact', () => {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
     })
-    scriptAgent(mock, [{ toolCalls: [{ id: 'call_a', name: 'lookup', arguments: '{"q":"x"}' }] }])
+    scriptAgent(model, [{ toolCalls: [{ id: 'call_a', name: 'lookup', arguments: '{"q":"x"}' }] }])
     const turn = await post(`/v1/sessions/${asking}/turns`, { input: 'look it up' })
     expect((turn.json as unknown as TurnResponse).status).toBe('awaiting_approval')
     const open = await post(`/v1/sessions/${asking}/compact`)

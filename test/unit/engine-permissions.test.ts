@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool, TOOL_SECRET } from '../support/engine-harness.ts'
+import { echoTool, TOOL_SECRET } from '../support/engine-deps.ts'
 import { gate } from '../support/gate.ts'
-import { startHookReceiver } from '../support/hook-receiver.ts'
+import { inProcessHookReceiver } from '../support/hook-receiver.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
 
-const fixture = useEngine()
-let hooks: Awaited<ReturnType<typeof startHookReceiver>>
-beforeAll(async () => {
-  hooks = await startHookReceiver(TOOL_SECRET)
-})
-afterAll(async () => {
-  await hooks.close()
-})
-beforeEach(() => {
-  hooks.received.length = 0
-  hooks.setReply(() => ({ body: '{}' }))
-})
+/** HTTP hooks answered in-process, through the same fetch as the session's HTTP tools. */
+const hooks = inProcessHookReceiver(TOOL_SECRET)
+const fixture = useScriptedEngine({ hooks })
 
 const items = (events: ThreadEvent[]) =>
   events.flatMap((e) => (e.type === 'item.completed' ? [e.item] : []))
@@ -24,12 +15,12 @@ const call = { id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }
 
 describe('permissions', () => {
   it('asks, waits awaiting_approval, and continues the same tool loop once allowed', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
     })
-    mock.enqueue({ toolCalls: [call] })
+    model.enqueue({ toolCalls: [call] })
     const asked = await service.stepTurn('t1', session_id, { input: 'look it up' })
     expect(asked.status).toBe('awaiting_approval')
     expect(asked.events.at(-1)).toEqual({ type: 'permission.requested', tool_name: 'lookup' })
@@ -56,7 +47,7 @@ describe('permissions', () => {
         wait_ms: expect.any(Number),
       },
     ])
-    mock.enqueue({ text: 'found it' })
+    model.enqueue({ text: 'found it' })
     const done = await service.stepTurn('t1', session_id, {})
     expect(done.status).toBe('completed')
     expect(done.turn_id).toBe(asked.turn_id)
@@ -76,15 +67,15 @@ describe('permissions', () => {
   })
 
   it('a denied decision yields the permission_rejected items and the model is told', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
     })
-    mock.enqueue({ toolCalls: [call] })
+    model.enqueue({ toolCalls: [call] })
     await service.stepTurn('t1', session_id, { input: 'go' })
     await service.resolvePermission('t1', session_id, { tool_name: 'lookup', decision: 'deny' })
-    mock.enqueue({ text: 'ok, not looking' })
+    model.enqueue({ text: 'ok, not looking' })
     const done = await service.stepTurn('t1', session_id, {})
     const [invocation, output, error] = items(done.events)
     expect(invocation).toMatchObject({
@@ -96,7 +87,7 @@ describe('permissions', () => {
     expect(error).toMatchObject({ type: 'error' })
     expect(receiver.calls).toHaveLength(0)
     const told = (
-      (mock.requests.at(-1)?.body.messages ?? []) as { role: string; content: string }[]
+      (model.requests.at(-1)?.messages ?? []) as { role: string; content: string }[]
     ).at(-1)
     expect(told).toMatchObject({
       role: 'tool',
@@ -105,12 +96,12 @@ describe('permissions', () => {
   })
 
   it('deny wins over allow, and plan mode runs read-only tools only', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const denied = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { allow: ['*'], deny: ['look*'], mode: 'auto' },
     })
-    mock.enqueue({ toolCalls: [call] }, { text: 'no' })
+    model.enqueue({ toolCalls: [call] }, { text: 'no' })
     const turn = await service.stepTurn('t1', denied.session_id, { input: 'go' })
     expect(items(turn.events)[0]).toMatchObject({ outcome: 'permission_rejected' })
 
@@ -119,7 +110,7 @@ describe('permissions', () => {
       tools: [echoTool(receiver.url), readOnly],
       permissions: { mode: 'plan' },
     })
-    mock.enqueue(
+    model.enqueue(
       { toolCalls: [call, { id: 'c2', name: 'peek', arguments: '{"q":"y"}' }] },
       { text: 'planned' },
     )
@@ -135,13 +126,13 @@ describe('permissions', () => {
 
 describe('hooks', () => {
   it('a blocking pre_tool_use hook denies (hook_denied); a non-blocking deny is only recorded', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     hooks.setReply(() => ({ body: JSON.stringify({ decision: 'deny', reason: 'not today' }) }))
     const blocking = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       hooks: [{ event: 'pre_tool_use', type: 'http', url: hooks.url('/pre'), blocking: true }],
     })
-    mock.enqueue({ toolCalls: [call] }, { text: 'blocked' })
+    model.enqueue({ toolCalls: [call] }, { text: 'blocked' })
     const turn = await service.stepTurn('t1', blocking.session_id, { input: 'go' })
     expect(items(turn.events)[0]).toMatchObject({ outcome: 'hook_denied', status: 'failed' })
     expect(receiver.calls).toHaveLength(0)
@@ -155,14 +146,14 @@ describe('hooks', () => {
       tools: [echoTool(receiver.url)],
       hooks: [{ event: 'pre_tool_use', type: 'http', url: hooks.url('/pre') }],
     })
-    mock.enqueue({ toolCalls: [call] }, { text: 'ran anyway' })
+    model.enqueue({ toolCalls: [call] }, { text: 'ran anyway' })
     const ran = await service.stepTurn('t1', advisory.session_id, { input: 'go' })
     expect(items(ran.events)[0]).toMatchObject({ outcome: 'success' })
     expect(ran.warnings?.join(' ')).toMatch(/pre_tool_use/)
   })
 
   it('session_start, post_tool_use and stop fire; a slow or dead hook never loses the turn', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     // /slow answers only after the test: its 200 ms timeout must end the wait.
     const late = gate()
     onTestFinished(late.open)
@@ -175,10 +166,10 @@ describe('hooks', () => {
         { event: 'session_start', type: 'http', url: hooks.url('/start') },
         { event: 'post_tool_use', type: 'http', url: hooks.url('/post') },
         { event: 'stop', type: 'http', url: hooks.url('/slow'), timeout_ms: 200 },
-        { event: 'stop', type: 'http', url: 'http://127.0.0.1:9/dead' },
+        { event: 'stop', type: 'http', url: 'http://127.0.0.1:7/dead' },
       ],
     })
-    mock.enqueue({ toolCalls: [call] }, { text: 'done' })
+    model.enqueue({ toolCalls: [call] }, { text: 'done' })
     const turn = await service.stepTurn('t1', session_id, { input: 'go' })
     expect(turn.status).toBe('completed')
     const paths = hooks.received.map((h) => h.path)
@@ -194,16 +185,16 @@ describe('hooks', () => {
   })
 
   it('session_start fires with source resume when an open turn continues, and compact after a compaction', async () => {
-    const { service, mock, receiver } = fixture.engine
+    const { service, model, receiver } = fixture.engine
     const { session_id } = await service.createSession('t1', {
       tools: [echoTool(receiver.url)],
       permissions: { mode: 'default' },
       hooks: [{ event: 'session_start', type: 'http', url: hooks.url('/start') }],
     })
-    mock.enqueue({ toolCalls: [call] })
+    model.enqueue({ toolCalls: [call] })
     await service.stepTurn('t1', session_id, { input: 'go' })
     await service.resolvePermission('t1', session_id, { tool_name: 'lookup', decision: 'allow' })
-    mock.enqueue({ text: 'done' }, { text: 'a summary of it all' })
+    model.enqueue({ text: 'done' }, { text: 'a summary of it all' })
     await service.stepTurn('t1', session_id, {})
     await service.compact('t1', session_id, {})
     const sources = hooks.received.filter((h) => h.path === '/start').map((h) => h.body.source)

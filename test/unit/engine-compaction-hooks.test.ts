@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { parseBatch } from '../../src/contract/batch.ts'
 import { listAll } from '../../src/ports/object-store.ts'
 import { scriptAgent } from '../support/compaction-engine.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { TOOL_SECRET } from '../support/engine-harness.ts'
+import { TOOL_SECRET } from '../support/engine-deps.ts'
 import { gate } from '../support/gate.ts'
-import { startHookReceiver } from '../support/hook-receiver.ts'
+import { inProcessHookReceiver } from '../support/hook-receiver.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
 
 /**
  * `pre_compact` hooks run before the compaction boundary is recorded, with VT Code's payload;
  * the matcher compares against the trigger; a failing hook is a warning, never a lost compaction.
  */
-const fixture = useEngine()
-let receiver: Awaited<ReturnType<typeof startHookReceiver>>
-beforeAll(async () => {
-  receiver = await startHookReceiver(TOOL_SECRET)
-})
-afterAll(async () => {
-  await receiver.close()
-})
-beforeEach(() => {
-  receiver.received.length = 0
-  receiver.setReply(() => ({ body: '{}' }))
-})
+const receiver = inProcessHookReceiver(TOOL_SECRET)
+const fixture = useScriptedEngine({ hooks: receiver })
 
 async function boundariesCommitted(sid: string): Promise<number> {
   const { objects } = await listAll(fixture.engine.store, `t1/default/.vtcode/sessions/${sid}/log/`)
@@ -36,14 +26,14 @@ async function boundariesCommitted(sid: string): Promise<number> {
 
 describe('pre_compact hooks', () => {
   it('receive the payload before the boundary is committed; the matcher selects the trigger', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       hooks: [
         { event: 'pre_compact', type: 'http', url: receiver.url('/manual'), matcher: 'manual' },
         { event: 'pre_compact', type: 'http', url: receiver.url('/auto'), matcher: 'auto' },
       ],
     })
-    scriptAgent(mock, [{ text: 'a1' }, { text: 'a2' }])
+    scriptAgent(model, [{ text: 'a1' }, { text: 'a2' }])
     await service.stepTurn('t1', sid, { input: 'q1' })
     await service.stepTurn('t1', sid, { input: 'q2' })
 
@@ -52,7 +42,9 @@ describe('pre_compact hooks', () => {
     onTestFinished(answer.open)
     receiver.setReply(() => ({ body: '{}', hold: answer.promise }))
     const compacting = service.compact('t1', sid)
-    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(0))
+    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(0), {
+      timeout: 8_000,
+    })
     expect(await boundariesCommitted(sid)).toBe(0)
     answer.open()
     const response = await compacting
@@ -76,11 +68,11 @@ describe('pre_compact hooks', () => {
   })
 
   it('records a failing hook as a warning and compacts anyway', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       hooks: [{ event: 'pre_compact', type: 'http', url: receiver.url('/down') }],
     })
-    scriptAgent(mock, [{ text: 'a1' }])
+    scriptAgent(model, [{ text: 'a1' }])
     await service.stepTurn('t1', sid, { input: 'q1' })
     receiver.setReply(() => ({ status: 500, body: 'down' }))
     const response = await service.compact('t1', sid)

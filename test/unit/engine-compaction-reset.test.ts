@@ -8,9 +8,9 @@ import {
   requestTranscript,
   scriptAgent,
 } from '../support/compaction-engine.ts'
-import { useEngine } from '../support/engine-fixture.ts'
-import { echoTool } from '../support/engine-harness.ts'
-import type { MockStep } from '../support/mock-openai.ts'
+import { echoTool } from '../support/engine-deps.ts'
+import { useScriptedEngine } from '../support/scripted-engine.ts'
+import type { ScriptedStep } from '../support/scripted-model.ts'
 
 /**
  * `context_reset_mode`: a reset writes the Context Reset Manifest to the workspace's
@@ -18,11 +18,18 @@ import type { MockStep } from '../support/mock-openai.ts'
  * surviving artifact, the reset banner, the manifest and the last compaction summary, in the
  * system prompt) plus its own input; the manifest is consumed. No event is emitted for it.
  */
-const fixture = useEngine()
+const fixture = useScriptedEngine()
 
-const BAD: MockStep = { status: 400, code: 'invalid_prompt', message: 'the prompt was refused' }
+const BAD: ScriptedStep = {
+  fail: {
+    kind: 'bad_request',
+    status: 400,
+    code: 'invalid_prompt',
+    message: 'the prompt was refused',
+  },
+}
 const lastAgentRequest = () => {
-  const agent = fixture.engine.mock.requests.filter((r) => !isSummaryRequest(r))
+  const agent = fixture.engine.model.requests.filter((r) => !isSummaryRequest(r))
   return requestTranscript(agent.at(-1) as (typeof agent)[0])
 }
 const manifestKey = (workspace: string) => `t1/${workspace}/.vtcode/tasks/current_context_reset.md`
@@ -34,7 +41,7 @@ async function manifestText(workspace: string): Promise<string | undefined> {
 
 describe('context reset', () => {
   it('on_compaction: the turn after an automatic compaction starts from orientation only', async () => {
-    const { service, mock, receiver, deps } = fixture.engine
+    const { service, model, receiver, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       workspace: 'reset-compaction',
       instructions: 'Be brief.',
@@ -47,11 +54,11 @@ describe('context reset', () => {
     })
     // A durable artifact that survives the reset.
     await service.appendArtifact('t1', 'reset-compaction', 'decisions', 'keep the lookup tool')
-    const call = (n: number, tokens: number): MockStep => ({
+    const call = (n: number, tokens: number): ScriptedStep => ({
       toolCalls: [{ id: `call_${n}`, name: 'lookup', arguments: `{"q":"item ${n}"}` }],
       usage: { input_tokens: tokens, output_tokens: 10 },
     })
-    const script = scriptAgent(mock, [
+    const script = scriptAgent(model, [
       call(1, 300),
       { text: 'a1', usage: { input_tokens: 400, output_tokens: 5 } },
       call(2, 500),
@@ -103,16 +110,16 @@ describe('context reset', () => {
       reason: 'context_reset',
       sections: ['Loop Decisions', 'Previous Session Summary', 'Context Reset'],
     })
-    assertNoOrphansInRequests(mock.requests)
+    assertNoOrphansInRequests(model.requests)
     expect(script.unexpected).toEqual([])
   })
 
   it('on_stall: consecutive failed turns reach the threshold, a completed turn starts over', async () => {
-    const { service, mock, deps } = fixture.engine
+    const { service, model, deps } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {
       harness: { context_reset_mode: 'on_stall', context_reset_stall_threshold: 2 },
     })
-    const script = scriptAgent(mock, [{ text: 'ok' }, BAD, { text: 'ok again' }, BAD])
+    const script = scriptAgent(model, [{ text: 'ok' }, BAD, { text: 'ok again' }, BAD])
     await service.stepTurn('t1', sid, { input: 'one' })
     expect((await service.stepTurn('t1', sid, { input: 'two' })).status).toBe('failed')
     await service.stepTurn('t1', sid, { input: 'three' })
@@ -141,9 +148,9 @@ describe('context reset', () => {
   })
 
   it('is off by default: failed turns write no manifest', async () => {
-    const { service, mock } = fixture.engine
+    const { service, model } = fixture.engine
     const { session_id: sid } = await service.createSession('t1', {})
-    scriptAgent(mock, [BAD, BAD, BAD])
+    scriptAgent(model, [BAD, BAD, BAD])
     for (const input of ['a', 'b', 'c']) await service.stepTurn('t1', sid, { input })
     expect(await manifestText('default')).toBeUndefined()
     const { state } = await committed(fixture.engine.deps, 't1', sid)

@@ -1,0 +1,33 @@
+import { parseEngineState } from '../../contract/engine-state.ts'
+import { TurnlineError } from '../../contract/errors.ts'
+import { responseRecordOf } from '../../contract/open-responses-record.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { OpenResponsesView, ResponseViewOptions } from '../session-api.ts'
+import { openResponsesView } from './open-responses-view.ts'
+
+/**
+ * The view of a stored response (`resp_<session id>`), to be fed the session's committed
+ * events: the settings and creation second of its record, and whether its turn waits on the
+ * client's function calls (then the response ended with them). 404 for a session that is not a
+ * response.
+ */
+export async function storedResponseView(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  options: ResponseViewOptions = {},
+): Promise<OpenResponsesView & { waitingOnClient: boolean }> {
+  const snapshot = await deps.sessions.open(ref)
+  const state = parseEngineState(snapshot.state)
+  if (!responseRecordOf(state.config)) {
+    throw new TurnlineError('not_found', `no response resp_${ref.sessionId}`)
+  }
+  const finishedAt = Date.parse(snapshot.updatedAt)
+  const view = openResponsesView(state.config, {
+    sessionId: ref.sessionId,
+    extensions: options.extensions ?? false,
+    now: () => (snapshot.status === 'completed' ? finishedAt : Date.now()),
+  })
+  const waitingOnClient = state.open_turn?.waiting?.resume.client_call_id !== undefined
+  return Object.assign(view, { waitingOnClient })
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CallbackEventType } from '../../src/contract/callback-delivery.ts'
+import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
+import type { CallbackContext } from '../../src/core/callbacks/callback-sender.ts'
+import { sweepCallbacks } from '../../src/core/callbacks/callback-sweep.ts'
+import { systemClock } from '../../src/ports/clock.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { testCallbackPolicy } from '../support/callback-policy.ts'
+import { startHookReceiver } from '../support/hook-receiver.ts'
+import { requireServices } from '../support/services.ts'
+import { createTestBucket } from '../support/test-bucket.ts'
+
+/**
+ * The callbacks' outbox on S3 (moto_server, whose conditional writes behave as AWS's): three
+ * instances sweeping the same bucket at once, each with its own client, send every notice once —
+ * the claims are compare-and-swap writes, and only one of the racing claims of a record wins.
+ * The next sweep drops the markers of what is finished and sends nothing again.
+ */
+const SECRET = 'callback-s3-contract-secret'
+const services = requireServices()
+let bucket: Awaited<ReturnType<typeof createTestBucket>>
+let receiver: Awaited<ReturnType<typeof startHookReceiver>>
+
+beforeAll(async () => {
+  bucket = await createTestBucket(services.s3, 'callbacks')
+  receiver = await startHookReceiver(SECRET)
+})
+
+afterAll(async () => {
+  await receiver?.close()
+  await bucket?.destroy()
+})
+
+function instance(owner: string): { ctx: CallbackContext; sessions: SessionStore } {
+  const sessions = new SessionStore({ store: bucket.store('deploy') })
+  return {
+    sessions,
+    ctx: {
+      outbox: new CallbackOutbox(sessions),
+      policy: testCallbackPolicy((input, init) => fetch(input, init), owner, SECRET, {
+        allowHttp: true,
+        timeoutMs: 5000,
+        claimMarginMs: 5000,
+        markerGraceMs: 60_000,
+      }),
+      clock: systemClock,
+      log: () => {},
+    },
+  }
+}
+
+describe('callback outbox on S3', () => {
+  it('sends each notice once when three instances sweep at the same time', async () => {
+    const [a, b, c] = ['a', 'b', 'c'].map(instance) as [
+      ReturnType<typeof instance>,
+      ReturnType<typeof instance>,
+      ReturnType<typeof instance>,
+    ]
+    const url = receiver.url('/hooks')
+    const now = Date.now()
+    for (let n = 0; n < 4; n++) {
+      const ref = { tenant: 'acme', workspace: 'default', sessionId: `ses_s3_${n}` }
+      const types: CallbackEventType[] = ['turn.completed', 'thread.completed']
+      await a.ctx.outbox.mark(ref, 1, url, now)
+      await a.ctx.outbox.record(
+        ref,
+        1,
+        types.map((type, i) => ({
+          type,
+          notice: {
+            type,
+            timestamp: new Date(now).toISOString(),
+            data: { session_id: ref.sessionId, status: 'terminal', seq: 3 + i, events_url: '/e' },
+          },
+        })),
+        url,
+        now,
+      )
+    }
+    await Promise.all([a, b, c].map((i) => sweepCallbacks(i.ctx, i.sessions)))
+
+    const ids = receiver.received.map((hook) => String(hook.headers['webhook-id']))
+    expect(ids).toHaveLength(8)
+    expect(new Set(ids).size).toBe(8)
+    expect(receiver.received.every((hook) => hook.signatureValid)).toBe(true)
+    // A batch whose records two instances shared is finished by the next sweep: nothing resent.
+    await sweepCallbacks(c.ctx, c.sessions)
+    expect(receiver.received).toHaveLength(8)
+    expect(await a.ctx.outbox.markers()).toEqual([])
+    for (let n = 0; n < 4; n++) {
+      const ref = { tenant: 'acme', workspace: 'default', sessionId: `ses_s3_${n}` }
+      const stored = await b.ctx.outbox.deliveries(ref)
+      expect(stored.map((d) => [d.record.type, d.record.state, d.record.attempts.length])).toEqual([
+        ['turn.completed', 'delivered', 1],
+        ['thread.completed', 'delivered', 1],
+      ])
+    }
+  })
+})

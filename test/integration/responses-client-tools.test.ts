@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createApp } from '../../functions/app.ts'
+import { startEngine } from '../support/engine-harness.ts'
+import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
+import { parseSse } from '../support/sse-frames.ts'
+
+/**
+ * Conformance of `/v1/responses` with the specification's tool calling and conversation state,
+ * written from the specification: function tools are the client's (the response ends with
+ * `function_call` items, streamed with their argument events), `function_call_output` items
+ * continue the loop (with `previous_response_id` or the whole history), multi-turn message
+ * history reaches the model in order. Real engine, real HTTP, the mock OpenAI API as the model;
+ * every answer is validated against the published schema as it is (no extensions).
+ */
+const KEY = 'responses-tools-key-0123456789'
+let engine: Awaited<ReturnType<typeof startEngine>>
+let server: RunningServer
+
+beforeAll(async () => {
+  engine = await startEngine()
+  server = await serveApp(
+    createApp({
+      api: engine.service,
+      auth: { keys: [{ key: KEY, tenant: 'tenant-t' }] },
+      log: () => {},
+    }),
+  )
+})
+afterAll(async () => {
+  await server?.close()
+  await engine?.close()
+})
+beforeEach(() => engine.mock.reset())
+
+const WEATHER = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Get the current weather for a location',
+  parameters: {
+    type: 'object',
+    properties: { location: { type: 'string', description: 'The city and state' } },
+    required: ['location'],
+  },
+}
+const ARGS = '{"location":"San Francisco, CA"}'
+const CALL = { id: 'call_weather_1', name: 'get_weather', arguments: ARGS }
+
+type Json = Record<string, unknown>
+interface ResponseJson {
+  id: string
+  status: string
+  output: Json[]
+  tools: Json[]
+  previous_response_id: string | null
+}
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.url}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+async function create(body: unknown, headers: Record<string, string> = {}): Promise<ResponseJson> {
+  const res = await post(body, headers)
+  const text = await res.text()
+  expect(res.status, text).toBe(200)
+  const response = JSON.parse(text) as ResponseJson
+  expect(responseResourceErrors(response, false)).toEqual([])
+  return response
+}
+
+async function stream(body: unknown): Promise<Json[]> {
+  const res = await post({ ...(body as Json), stream: true })
+  expect(res.status).toBe(200)
+  const { frames } = parseSse(await res.text())
+  expect(frames.at(-1)).toEqual({ data: '[DONE]' })
+  const events = frames.slice(0, -1).map((f) => JSON.parse(f.data) as Json)
+  expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+  assertConformingStream(events, { extensions: false })
+  return events
+}
+
+/** The chat messages the model was sent in its last request. */
+const sentMessages = () =>
+  ((engine.mock.requests.at(-1)?.body.messages ?? []) as Json[]).filter((m) => m.role !== 'system')
+
+describe('client function tools', () => {
+  it('a function call ends the response: a completed function_call item, the tool echoed', async () => {
+    engine.mock.enqueue({ toolCalls: [CALL] })
+    const response = await create({
+      model: 'gpt-4o-mini',
+      input: [{ type: 'message', role: 'user', content: "What's the weather like in SF?" }],
+      tools: [WEATHER],
+    })
+    expect(response.status).toBe('completed')
+    expect(response.output).toEqual([
+      {
+        type: 'function_call',
+        id: expect.any(String),
+        call_id: 'call_weather_1',
+        name: 'get_weather',
+        arguments: ARGS,
+        status: 'completed',
+      },
+    ])
+    expect(response.tools).toEqual([{ ...WEATHER, strict: null }])
+    const tools = (engine.mock.requests[0]?.body.tools ?? []) as { function: Json }[]
+    expect(tools.map((t) => t.function.name)).toContain('get_weather')
+    engine.mock.assertDone()
+  })
+
+  it('streams the call: output_item.added, function_call_arguments.delta and .done, output_item.done', async () => {
+    engine.mock.enqueue({ toolCalls: [CALL], chunkSize: 5 })
+    const events = await stream({ input: "What's the weather like in SF?", tools: [WEATHER] })
+    const types = events.map((e) => e.type)
+    const added = events.find((e) => e.type === 'response.output_item.added')
+    expect(added?.item).toMatchObject({
+      type: 'function_call',
+      arguments: '',
+      status: 'in_progress',
+    })
+    const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta')
+    expect(deltas.map((e) => e.delta).join('')).toBe(ARGS)
+    const done = events.find((e) => e.type === 'response.function_call_arguments.done')
+    expect(done?.arguments).toBe(ARGS)
+    expect(types.indexOf('response.function_call_arguments.done')).toBeLessThan(
+      types.indexOf('response.output_item.done'),
+    )
+    const last = events.at(-1) as { type: string; response: ResponseJson }
+    expect(last.type).toBe('response.completed')
+    expect(last.response.output[0]).toMatchObject({ type: 'function_call', status: 'completed' })
+  })
+
+  it('previous_response_id with function_call_output continues the tool loop', async () => {
+    engine.mock.enqueue({ toolCalls: [CALL] })
+    const first = await create({ input: 'Weather in SF?', tools: [WEATHER] })
+    engine.mock.enqueue({ text: 'It is 64 degrees and clear in San Francisco.' })
+    const second = await create({
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'call_weather_1', output: '64F, clear' }],
+      tools: [WEATHER],
+    })
+    expect(second.status).toBe('completed')
+    expect(second.previous_response_id).toBe(first.id)
+    expect(second.id).not.toBe(first.id)
+    expect(second.output.at(-1)).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: 'It is 64 degrees and clear in San Francisco.' }],
+    })
+    const messages = sentMessages()
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(messages[0]?.content).toContain('Weather in SF?')
+    expect(messages[2]).toMatchObject({ tool_call_id: 'call_weather_1', content: '64F, clear' })
+    engine.mock.assertDone()
+  })
+
+  it('the whole history (as the AI SDK sends it) continues the loop without previous_response_id', async () => {
+    engine.mock.enqueue({ text: 'Sunny.' })
+    const response = await create({
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'Weather in SF?' }] },
+        { type: 'function_call', call_id: 'call_x', name: 'get_weather', arguments: ARGS },
+        { type: 'function_call_output', call_id: 'call_x', output: '{"sky":"clear"}' },
+      ],
+      tools: [WEATHER],
+    })
+    expect(response.output.at(-1)).toMatchObject({ type: 'message' })
+    const messages = sentMessages()
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(messages[1]?.tool_calls).toMatchObject([
+      {
+        id: 'call_x',
+        function: { name: 'get_weather', arguments: ARGS },
+      },
+    ])
+  })
+
+  it('a call without its output, or an output of no call, is a 400 naming the call', async () => {
+    const missing = await post({
+      input: [
+        { role: 'user', content: 'Weather?' },
+        { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: ARGS },
+        { role: 'user', content: 'and?' },
+      ],
+      tools: [WEATHER],
+    })
+    expect(missing.status).toBe(400)
+    const error = ((await missing.json()) as { error: Json }).error
+    expect(error).toMatchObject({ type: 'invalid_request', param: 'input' })
+    expect(error.message).toContain('call_a')
+    const stray = await post({
+      input: [{ type: 'function_call_output', call_id: 'call_b', output: 'x' }],
+    })
+    expect(stray.status).toBe(400)
+    expect(JSON.stringify(await stray.json())).toContain('call_b')
+    expect(engine.mock.requests).toHaveLength(0)
+  })
+
+  it('GET of a response waiting on the client answers it and its stream as they were sent', async () => {
+    engine.mock.enqueue({ toolCalls: [CALL] })
+    const live = await stream({ input: 'Weather in SF?', tools: [WEATHER] })
+    const completed = live.at(-1)?.response as ResponseJson
+    const res = await fetch(`${server.url}/v1/responses/${completed.id}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
+    const read = (await res.json()) as ResponseJson
+    expect(read.status).toBe('completed')
+    expect(read.output).toEqual(completed.output)
+    const again = parseSse(
+      await (
+        await fetch(`${server.url}/v1/responses/${completed.id}?stream=true`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        })
+      ).text(),
+    ).frames
+    expect(again.at(-1)).toEqual({ data: '[DONE]' })
+    expect(again.slice(0, -1).map((f) => (JSON.parse(f.data) as Json).type)).toEqual(
+      live.map((e) => e.type),
+    )
+  })
+})
+
+describe('conversation state', () => {
+  it('assistant, system and developer messages in input: the history reaches the model in order', async () => {
+    engine.mock.enqueue({ text: 'Your name is Alice.' })
+    const response = await create({
+      input: [
+        { type: 'message', role: 'developer', content: 'Answer briefly.' },
+        { type: 'message', role: 'user', content: 'My name is Alice.' },
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Hello Alice!', annotations: [] }],
+        },
+        { type: 'reasoning', summary: [] },
+        { type: 'message', role: 'user', content: 'What is my name?' },
+      ],
+    })
+    expect(response.status).toBe('completed')
+    const all = (engine.mock.requests.at(-1)?.body.messages ?? []) as Json[]
+    expect(JSON.stringify(all.filter((m) => m.role === 'system'))).toContain('Answer briefly.')
+    expect(sentMessages()).toMatchObject([
+      { role: 'user', content: 'My name is Alice.' },
+      { role: 'assistant', content: 'Hello Alice!' },
+      { role: 'user' },
+    ])
+    expect(JSON.stringify(sentMessages()[2])).toContain('What is my name?')
+  })
+
+  it('previous_response_id: the earlier input and output come before the new input', async () => {
+    engine.mock.enqueue({ text: 'Noted: blue.' })
+    const first = await create({ input: 'Remember: my color is blue.' })
+    engine.mock.enqueue({ text: 'Blue.' })
+    const second = await create({ previous_response_id: first.id, input: 'What is my color?' })
+    expect(second.previous_response_id).toBe(first.id)
+    expect(sentMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
+    expect(sentMessages()[1]).toMatchObject({ content: 'Noted: blue.' })
+  })
+
+  it('the same Idempotency-Key answers the same response and runs the model once', async () => {
+    engine.mock.enqueue({ text: 'Once.' })
+    const key = `idem-${Date.now()}`
+    const first = await create({ input: 'Say once.' }, { 'idempotency-key': key })
+    const again = await create({ input: 'Say once.' }, { 'idempotency-key': key })
+    expect(again.id).toBe(first.id)
+    expect(again.output).toEqual(first.output)
+    expect(engine.mock.requests).toHaveLength(1)
+  })
+})
