@@ -21,6 +21,7 @@ export type RecordedWork = { created: true } | { created: false; existing: Store
 
 const PENDING = `${STORE_ROOT_FOLDERS.deployment}/work/pending/`
 const DONE = `${STORE_ROOT_FOLDERS.deployment}/work/done/`
+const FAILED = `${STORE_ROOT_FOLDERS.deployment}/work/failed/`
 const RECORD = /^([^/]+)\/([^/]+)\/([0-9a-f]{32})\.json$/
 
 /**
@@ -31,6 +32,7 @@ const RECORD = /^([^/]+)\/([^/]+)\/([0-9a-f]{32})\.json$/
 export class WorkQueue {
   private readonly root: string
   private readonly doneRoot: string
+  private readonly failedRoot: string
 
   constructor(
     private readonly store: ObjectStore,
@@ -39,6 +41,7 @@ export class WorkQueue {
     const head = prefix.replace(/^\/+|\/+$/g, '')
     this.root = `${head ? `${head}/` : ''}${PENDING}`
     this.doneRoot = `${head ? `${head}/` : ''}${DONE}`
+    this.failedRoot = `${head ? `${head}/` : ''}${FAILED}`
   }
 
   private key(at: WorkLocation): string {
@@ -106,6 +109,24 @@ export class WorkQueue {
 
   async isDone(at: WorkLocation): Promise<boolean> {
     return (await this.store.get(this.key(at).replace(this.root, this.doneRoot))) !== null
+  }
+
+  /**
+   * Moves a record that cannot run (it carries `failed`) out of the queue, to
+   * `.turnline/work/failed/…`, where its status is read: the sweep never lists it again. A retry
+   * of its request records it anew (and runs it: what refused it may have passed).
+   */
+  async retire(record: WorkRecord): Promise<void> {
+    const key = this.key(record).replace(this.root, this.failedRoot)
+    await this.store.put(key, toBytes(serializeWorkRecord(record)), {
+      contentType: 'application/json',
+    })
+    await this.remove(record)
+  }
+
+  async readFailed(at: WorkLocation): Promise<WorkRecord | null> {
+    const object = await this.store.get(this.key(at).replace(this.root, this.failedRoot))
+    return object ? parseWorkRecord(object.body) : null
   }
 
   async remove(at: WorkLocation): Promise<void> {

@@ -211,6 +211,26 @@ describe('background turns on npm start', () => {
     expect((await call('GET', location)).status).toBe(404)
   })
 
+  it('shows why work cannot run, and takes it out of the queue', async () => {
+    mock.reset()
+    const session = (await call('POST', '/v1/sessions', {})).json().session_id as string
+    // Nothing to continue and no input: the engine refuses the turn (invalid_input).
+    const headers = { ...ASYNC, 'idempotency-key': 'refused-1' }
+    const first = await call('POST', `/v1/sessions/${session}/turns`, {}, headers)
+    expect(first.status, first.text).toBe(202)
+    const location = first.headers.get('location') ?? ''
+    const failed = await workState(location, 'failed')
+    expect(failed).toMatchObject({ attempts: 1, error: { code: 'invalid_input' } })
+    expect(String((failed.error as { message: string }).message)).toContain('input is required')
+    await expect.poll(pendingRecords).toEqual([])
+    const files = new FsObjectStore({ root: join(dir, 'data') })
+    const kept = await listAll(files, '.turnline/work/failed/')
+    expect(kept.objects.map((o) => o.key)).toEqual([
+      `.turnline/work/failed/local/${session}/${first.json().work_id}.json`,
+    ])
+    expect(mock.requests).toHaveLength(0)
+  })
+
   it('finds by its sweep a record whose trigger was lost', async () => {
     mock.reset()
     const session = (await call('POST', '/v1/sessions', {})).json().session_id as string

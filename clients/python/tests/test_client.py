@@ -63,6 +63,17 @@ def test_sync_flow(server_url: str) -> None:
         counts = {w["workspace"]: w["sessions"] for w in client.list_workspaces()["workspaces"]}
         assert counts["py"] == 2
 
+        # Deleted: a session, then a whole workspace; every read of them is 404 after.
+        client.delete_session(newest)
+        with pytest.raises(TurnlineApiError) as gone:
+            client.get_session(newest)
+        assert gone.value.status == 404
+        doomed = client.create_session({"workspace": "py-doomed"})["session_id"]
+        client.delete_workspace("py-doomed")
+        with pytest.raises(TurnlineApiError) as erased:
+            client.get_session(doomed)
+        assert erased.value.status == 404
+
 
 def test_errors_carry_the_servers_codes(server_url: str) -> None:
     with TurnlineClient(server_url) as client:

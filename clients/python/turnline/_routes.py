@@ -58,6 +58,14 @@ def get_session(session_id: str) -> Call:
     return Call("GET", session_path(session_id), ("session_id", "status"))
 
 
+def delete_session(session_id: str) -> Call:
+    return Call("DELETE", session_path(session_id))
+
+
+def delete_workspace(workspace: str) -> Call:
+    return Call("DELETE", f"/v1/workspaces/{quote(workspace, safe='')}")
+
+
 def list_deliveries(session_id: str) -> Call:
     return Call("GET", session_path(session_id, "/deliveries"), ("deliveries",))
 

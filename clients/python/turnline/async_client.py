@@ -68,6 +68,14 @@ class AsyncTurnlineClient:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return await self._call(routes.get_session(session_id))
 
+    async def delete_session(self, session_id: str) -> None:
+        """``DELETE /v1/sessions/{id}``: erases the session and everything of it (a running turn: 409)."""
+        await (await self._open(routes.delete_session(session_id))).aclose()
+
+    async def delete_workspace(self, workspace: str) -> None:
+        """``DELETE /v1/workspaces/{workspace}``: erases every session and artifact of the workspace."""
+        await (await self._open(routes.delete_workspace(workspace))).aclose()
+
     async def list_deliveries(self, session_id: str) -> dict[str, Any]:
         """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
         return await self._call(routes.list_deliveries(session_id))

@@ -67,6 +67,14 @@ class TurnlineClient:
         """``GET /v1/sessions/{id}``: the session view (usage, config, budget)."""
         return self._call(routes.get_session(session_id))
 
+    def delete_session(self, session_id: str) -> None:
+        """``DELETE /v1/sessions/{id}``: erases the session and everything of it (a running turn: 409)."""
+        self._open(routes.delete_session(session_id)).close()
+
+    def delete_workspace(self, workspace: str) -> None:
+        """``DELETE /v1/workspaces/{workspace}``: erases every session and artifact of the workspace."""
+        self._open(routes.delete_workspace(workspace)).close()
+
     def list_deliveries(self, session_id: str) -> dict[str, Any]:
         """``GET /v1/sessions/{id}/deliveries``: its completion-callback notices and attempts."""
         return self._call(routes.list_deliveries(session_id))

@@ -93,7 +93,7 @@ async function settleFault(
     await queue.update(stored, { ...stored.record, attempts, last_error: failure })
     return { outcome: 'retry', error: failure }
   }
-  await queue.update(stored, { ...stored.record, attempts, failed: failure })
+  await queue.retire({ ...stored.record, attempts, failed: failure })
   return { outcome: 'failed', error: failure }
 }
 

@@ -22,8 +22,8 @@ export async function workStatus(
   const ref = await locator.locate(at.tenant, at.sessionId)
   const base = { work_id: at.workId, session_id: at.sessionId }
   const location = { tenant: at.tenant, session_id: at.sessionId, work_id: at.workId }
-  const stored = /^[0-9a-f]{32}$/.test(at.workId) ? await queue.read(location) : null
-  const record = stored?.record
+  const stored = await queue.read(location)
+  const record = stored?.record ?? (await queue.readFailed(location)) ?? undefined
   if (record?.failed) {
     return { ...base, state: 'failed', attempts: record.attempts, error: record.failed }
   }
@@ -61,8 +61,8 @@ export async function loopWorkStatus(
   at: { tenant: string; loopId: string; workId: string },
 ): Promise<WorkStatus> {
   const folder = loopWorkFolder(at.loopId)
-  const stored = await queue.read({ tenant: at.tenant, session_id: folder, work_id: at.workId })
-  const record = stored?.record
+  const location = { tenant: at.tenant, session_id: folder, work_id: at.workId }
+  const record = (await queue.read(location))?.record ?? (await queue.readFailed(location))
   if (!record) {
     throw new TurnlineError(
       'not_found',
