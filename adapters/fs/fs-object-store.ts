@@ -57,7 +57,7 @@ import {
   checkPutOptions,
   collectPage,
   planListing,
-} from '../../src/ports/object-store-listing.ts'
+} from '../shared/object-store-listing.ts'
 import { appendToFile } from './fs-append.ts'
 import { createOnly } from './fs-create.ts'
 import { syncNewName } from './fs-durability.ts'

@@ -8,13 +8,13 @@
 import type { Dirent } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import type { ListedObject } from '../../src/ports/object-store.ts'
+import { compareKeys } from '../../src/shared/compare-keys.ts'
 import {
   canSkipSubtree,
-  compareKeys,
   foldedPrefix,
   isBeforeStart,
   type ListingPlan,
-} from '../../src/ports/object-store-listing.ts'
+} from '../shared/object-store-listing.ts'
 import { type HeldFolder, holdChild, holdFolder } from './fs-folder-handles.ts'
 import { errnoOf, listingBase, storageError, WORK_DIR } from './fs-key-path.ts'
 import { SymlinkInStore } from './fs-no-follow.ts'

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import {
   type BucketState,
   type FailureThrottle,
@@ -6,6 +6,7 @@ import {
   type ThrottleBucket,
   type ThrottleVerdict,
 } from '../../src/ports/failure-throttle.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 
 export interface MemoryFailureThrottleOptions {
   clock?: Clock

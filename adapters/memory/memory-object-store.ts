@@ -17,13 +17,13 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
+import { compareKeys } from '../../src/shared/compare-keys.ts'
 import {
   checkAppendOptions,
   checkPutOptions,
   collectPage,
-  compareKeys,
   planListing,
-} from '../../src/ports/object-store-listing.ts'
+} from '../shared/object-store-listing.ts'
 
 interface Entry {
   /** The bytes are `data[0, length)`; appends fill the spare room after them. */

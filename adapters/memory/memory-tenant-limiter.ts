@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import { firstFreeRetryAfter, leaseAcquiredAt } from '../../src/ports/held-retry-after.ts'
 import {
   type DayUsage,
@@ -13,6 +13,7 @@ import {
   utcDay,
   type WindowVerdict,
 } from '../../src/ports/tenant-limiter.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 
 export interface MemoryTenantLimiterOptions {
   clock?: Clock

@@ -24,13 +24,13 @@ import type {
   PutOptions,
   StoredObject,
 } from '../../src/ports/object-store.ts'
-import { checkPutOptions, MAX_LIST_LIMIT } from '../../src/ports/object-store-listing.ts'
 import {
   checkDeadline,
   DEFAULT_STORAGE_DEADLINE,
   type IoDeadline,
   withDeadline,
 } from '../shared/io-deadline.ts'
+import { checkPutOptions, MAX_LIST_LIMIT } from '../shared/object-store-listing.ts'
 
 import { isMissingObject, s3Error } from './s3-errors.ts'
 

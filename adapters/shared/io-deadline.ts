@@ -1,6 +1,8 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
-import { sleepOn, systemClock, type TimerClock } from '../../src/ports/clock.ts'
+import type { TimerClock } from '../../src/ports/clock.ts'
 import { backoffMs } from '../../src/shared/backoff.ts'
+import { sleepOn } from '../../src/shared/sleep-on.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 
 /**
  * Deadlines of the network adapters' calls (S3 storage, the Upstash coordinator): every call

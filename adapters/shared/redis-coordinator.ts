@@ -1,4 +1,4 @@
-import { type Clock, type Ids, randomIds, systemClock } from '../../src/ports/clock.ts'
+import type { Clock, Ids } from '../../src/ports/clock.ts'
 import {
   type BeginTurnRequest,
   type BeginTurnResult,
@@ -24,6 +24,8 @@ import {
   leaseAcquiredAt,
   stampedLeaseId,
 } from '../../src/ports/held-retry-after.ts'
+import { randomIds } from '../../src/shared/random-ids.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import {
   asArray,
   asInteger,

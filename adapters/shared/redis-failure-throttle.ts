@@ -1,10 +1,11 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import type {
   FailureThrottle,
   ThrottleBucket,
   ThrottleVerdict,
 } from '../../src/ports/failure-throttle.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { replyArray, replyInteger } from './tenant-limiter-scripts.ts'

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import {
   DAY_COUNTER_TTL_MS,
   type DayUsage,
@@ -13,6 +13,7 @@ import {
   utcDay,
   type WindowVerdict,
 } from '../../src/ports/tenant-limiter.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import * as quota from './quota-reservation-scripts.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'

@@ -68,7 +68,13 @@ export async function engineAloneVariant(
   const { SessionStore } = await load('src/store/session-store.ts')
   const { MemoryObjectStore } = await load('adapters/memory/memory-object-store.ts')
   const { MemoryCoordinator } = await load('adapters/memory/memory-coordinator.ts')
-  const { randomIds, systemClock } = await load('src/ports/clock.ts')
+  // The real clock and ids live in src/shared; a tree from before that had them in src/ports.
+  const { systemClock } = await load('src/shared/system-clock.ts').catch(() =>
+    load('src/ports/clock.ts'),
+  )
+  const { randomIds } = await load('src/shared/random-ids.ts').catch(() =>
+    load('src/ports/clock.ts'),
+  )
   const model = stubModel(callsTool)
   const deps: ServiceDeps = {
     sessions: new SessionStore({ store: new MemoryObjectStore() }),

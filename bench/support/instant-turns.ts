@@ -5,10 +5,11 @@
  */
 import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
-import { randomIds, systemClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { randomIds } from '../../src/shared/random-ids.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 
 /** Streams `deltas` and completes at once with their text and realistic usage. */

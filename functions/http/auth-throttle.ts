@@ -1,12 +1,13 @@
 import type { MiddlewareHandler } from 'hono'
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import type {
   FailureThrottle,
   ThrottleBucket,
   ThrottleRule,
   ThrottleVerdict,
 } from '../../src/ports/failure-throttle.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import type { AddressRange } from './address-ranges.ts'
 import type { AppEnv } from './app-context.ts'
 import { type Authenticator, presentedKey } from './auth.ts'

@@ -1,5 +1,7 @@
 import type { SessionApi } from '../../src/core/session-api.ts'
-import { sleepOn, systemClock, type TimerClock } from '../../src/ports/clock.ts'
+import type { TimerClock } from '../../src/ports/clock.ts'
+import { sleepOn } from '../../src/shared/sleep-on.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import type { EventPage, SequencedEvent } from '../../src/store/read-events.ts'
 import {
   eventFrame,

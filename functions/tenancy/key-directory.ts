@@ -1,7 +1,8 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { TenantLimits } from '../../src/contract/tenancy.ts'
-import { type Clock, systemClock } from '../../src/ports/clock.ts'
+import type { Clock } from '../../src/ports/clock.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import { hashDigest, type KeyLookup, sameDigest } from '../http/auth.ts'
 import { readKeyRegistry, usableRegistryKeys } from './key-registry.ts'
 

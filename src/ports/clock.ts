@@ -1,4 +1,8 @@
-/** Time and randomness, injected so the core stays deterministic under test. */
+/**
+ * Time and randomness, injected so the core stays deterministic under test. The real ones are
+ * in src/shared: `systemClock` (system-clock.ts), `randomIds` (random-ids.ts); `sleepOn`
+ * (sleep-on.ts) waits on any of them.
+ */
 export interface Clock {
   now(): number
 }
@@ -18,34 +22,4 @@ export interface Ids {
   uuid(): string
   /** An opaque random token (≥128 bits), e.g. for lease fencing. */
   token(): string
-}
-
-export const systemClock: TimerClock = {
-  now: () => Date.now(),
-  setTimer(ms, fire) {
-    const timer = setTimeout(fire, ms)
-    return () => clearTimeout(timer)
-  },
-}
-
-/** Resolves after `ms` on `clock`, or at once when `signal` aborts (the timer is cancelled). */
-export function sleepOn(clock: TimerClock, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve()
-    const done = () => {
-      cancel()
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const cancel = clock.setTimer(ms, done)
-    signal?.addEventListener('abort', done)
-  })
-}
-
-export const randomIds: Ids = {
-  uuid: () => crypto.randomUUID(),
-  token: () => {
-    const bytes = crypto.getRandomValues(new Uint8Array(16))
-    return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-  },
 }

@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from './clock.ts'
+import { systemClock } from '../shared/system-clock.ts'
+import type { Clock } from './clock.ts'
 import type { Coordinator } from './coordinator.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import { parsePendingIntent, serializePendingIntent } from '../contract/pending-intent.ts'
-import { type Clock, systemClock } from '../ports/clock.ts'
+import type { Clock } from '../ports/clock.ts'
 import type {
   BeginTurnRequest,
   BeginTurnResult,
@@ -13,6 +13,7 @@ import type {
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import { checkEndTurn, checkIntent, checkPositiveInteger } from '../ports/coordinator-checks.ts'
 import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import { systemClock } from '../shared/system-clock.ts'
 import { toBytes } from './json-bytes.ts'
 import type { SessionLocator } from './session-locator.ts'
 import type { SessionStore } from './session-store.ts'

@@ -1,6 +1,6 @@
 import { TurnlineError } from '../contract/errors.ts'
 import type { ListPage } from '../ports/object-store.ts'
-import { compareKeys } from '../ports/object-store-listing.ts'
+import { compareKeys } from '../shared/compare-keys.ts'
 import { assertSegment } from './session-ref.ts'
 
 /**

@@ -1,9 +1,11 @@
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service-deps.ts'
-import { randomIds, systemClock, type TimerClock } from '../../src/ports/clock.ts'
+import type { TimerClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { randomIds } from '../../src/shared/random-ids.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import { SessionStore, type SessionStoreOptions } from '../../src/store/session-store.ts'
 
 export const TOOL_SECRET = 'test-tool-secret'

@@ -1,7 +1,7 @@
 import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter.ts'
 import { createApp } from '../../functions/app.ts'
 import { WebhookConfigSchema } from '../../src/contract/webhook-config.ts'
-import { systemClock } from '../../src/ports/clock.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import { FakeSessionApi } from './fake-session-api.ts'
 
 /**

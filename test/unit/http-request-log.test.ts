@@ -8,7 +8,8 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { createApp } from '../../functions/app.ts'
 import type { AuthConfig } from '../../functions/http/auth.ts'
 import { SessionService } from '../../src/core/session-service.ts'
-import { randomIds, systemClock } from '../../src/ports/clock.ts'
+import { randomIds } from '../../src/shared/random-ids.ts'
+import { systemClock } from '../../src/shared/system-clock.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 
 type Entry = Record<string, unknown>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { newSessionId } from '../../src/core/session/create-session.ts'
-import { randomIds } from '../../src/ports/clock.ts'
+import { randomIds } from '../../src/shared/random-ids.ts'
 
 describe('session ids', () => {
   it('keep the VT Code-like shape: session-<UTC second>-<16 hex-safe characters>', () => {

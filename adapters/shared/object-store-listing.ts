@@ -1,39 +1,21 @@
 /**
- * Key ordering, list paging and put-option checks shared by the ObjectStore adapters (list paging
- * by those that list keys themselves: memory, fs).
- * Keys sort by Unicode code point, which is the UTF-8 byte order S3 uses. A page holds objects
+ * List paging and put-option checks shared by the ObjectStore adapters (list paging by those
+ * that list keys themselves: memory, fs), in key order (src/shared/compare-keys.ts). A page holds objects
  * and folded prefixes together, in key order, at most `limit` entries; the cursor names the last
  * entry returned, so the next page resumes strictly after it (after the whole folded "folder"
  * when that entry was a prefix).
  */
-import { TurnlineError } from '../contract/errors.ts'
+import { TurnlineError } from '../../src/contract/errors.ts'
 import type {
   AppendOptions,
   ListedObject,
   ListOptions,
   ListPage,
   PutOptions,
-} from './object-store.ts'
+} from '../../src/ports/object-store.ts'
+import { compareKeys } from '../../src/shared/compare-keys.ts'
 
 export const MAX_LIST_LIMIT = 1000
-
-/** Maps a UTF-16 code unit so that comparing mapped units orders strings by code point. */
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800
-  if (unit >= 0xd800) return unit + 0x2000
-  return unit
-}
-
-/** Code-point (UTF-8 byte) order; negative when `a` sorts first. */
-export function compareKeys(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x !== y) return codePointRank(x) - codePointRank(y)
-  }
-  return a.length - b.length
-}
 
 export interface ListingPlan {
   prefix: string
