@@ -1,3 +1,4 @@
+import { preloadEncodings } from '../../src/core/session-service.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeEmbedded } from './node-embedded.ts'
@@ -12,6 +13,9 @@ import { limitRegExpBacktracking } from './regexp-backtracking.ts'
  * supervises it starts a whole new one.
  */
 limitRegExpBacktracking()
+// The tokenizer tables load on this thread while the embedded runner starts in its own process
+// (startEntryApp waits for it); preload() below then finds them loaded.
+const encodings = preloadEncodings().catch(() => undefined)
 const embedded = nodeEmbedded({
   callbacks: true,
   report: (line) => console.error(`turnline: WARNING: ${line}`),
@@ -26,6 +30,7 @@ const entry = await startEntryApp(process.env, embedded.options, {
   background: true,
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
+await encodings
 await entry.api.preload()
 const callbacks = startCallbackLoop(entry.deps)
 serveOnNode(entry, async () => {

@@ -52,6 +52,17 @@ import { stepTurn } from './turn/step-turn.ts'
 
 const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
 
+/**
+ * Loads the encodings `preload` loads, with the default tokenizer unless told otherwise: an
+ * entry may start it before its deps are built (it overlaps what they wait for, such as the
+ * embedded runner's start); `preload` then finds them loaded.
+ */
+export async function preloadEncodings(
+  load: (model: string) => Promise<unknown> = tokenizerForModel,
+): Promise<void> {
+  for (const model of PRELOADED_ENCODING_MODELS) await load(model)
+}
+
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 
@@ -76,8 +87,7 @@ export class SessionService extends BackgroundService implements SessionApi {
    * calls it before it serves, so no tenant's first large input stalls every other request.
    */
   async preload(): Promise<void> {
-    const load = this.deps.tokenizer ?? tokenizerForModel
-    for (const model of PRELOADED_ENCODING_MODELS) await load(model)
+    await preloadEncodings(this.deps.tokenizer ?? tokenizerForModel)
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
