@@ -1,3 +1,4 @@
+import { VIEWER_SCRIPT_ACTIONS } from './viewer-script-actions.ts'
 import { VIEWER_SCRIPT_APP } from './viewer-script-app.ts'
 import { VIEWER_SCRIPT_CORE } from './viewer-script-core.ts'
 import { VIEWER_SCRIPT_ITEMS } from './viewer-script-items.ts'
@@ -16,6 +17,7 @@ ${VIEWER_SCRIPT_SHARED}
 ${VIEWER_SCRIPT_CORE}
 ${VIEWER_SCRIPT_ITEMS}
 ${VIEWER_SCRIPT_TIMELINE}
+${VIEWER_SCRIPT_ACTIONS}
 ${VIEWER_SCRIPT_APP}
 })()
 `

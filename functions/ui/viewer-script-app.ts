@@ -105,10 +105,11 @@ function sessionsTable(list, workspace) {
       el('td', { 'data-label': 'turns', text: fmtInt(s.turn_count) }),
       el('td', { 'data-label': 'events', text: fmtInt(s.last_seq + 1) }),
       el('td', { 'data-label': 'updated', text: fmtTime(s.updated_at) }),
+      el('td', { class: 'title', 'data-label': 'title', text: s.title || '–' }),
     ]))
   return list.sessions.length
     ? el('table', { class: 'sessions', id: 'sessions' }, [
-        el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'updated'].map((h) => el('th', { text: h })))]),
+        el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'updated', 'title'].map((h) => el('th', { text: h })))]),
         el('tbody', {}, rows),
       ])
     : el('p', { class: 'empty', id: 'sessions', text: 'No sessions in workspace "' + workspace + '".' })
@@ -180,7 +181,19 @@ async function showSession(id, signal) {
   const back = el('a', { href: '#/', text: '← all sessions' })
   const root = el('ol', { class: 'timeline', id: 'timeline', 'data-last-seq': '-1', 'data-event-count': '0' })
   const timeline = new Timeline(root)
-  render('session', [el('p', {}, [back]), el('h1', {}, ['Session ', el('small', { text: id })]), facts, stream, root])
+  const title = el('p', { class: 'session-title', id: 'session-title', hidden: true })
+  let refresh = () => {}
+  const controls = new Controls(id, {
+    timeline: timeline,
+    refresh: () => refresh(),
+    deleted: (workspace) => {
+      location.hash = listHash(workspace, '')
+    },
+  })
+  timeline.onFork = (n) => controls.fork(n)
+  render('session', [el('p', {}, [back]), el('h1', {}, ['Session ', el('small', { text: id })]), title, facts, controls.node, stream, root])
+  const ticker = setInterval(() => controls.tick(), 1000)
+  signal.addEventListener('abort', () => clearInterval(ticker))
 
   // Events up to the session's last seq at opening are history: the page stays at the top
   // for them; a newer one scrolls into view when the reader is at the bottom already.
@@ -190,18 +203,34 @@ async function showSession(id, signal) {
     if (signal.aborted) return
     if (historyTo === Infinity) historyTo = view.last_seq
     back.setAttribute('href', listHash(view.workspace, ''))
+    title.textContent = view.title || ''
+    title.hidden = !view.title
     showFacts(facts, view)
     timeline.setPrice(view.price)
+    const activity = view.activity
+    timeline.markWaiting(activity && activity.state === 'waiting' ? activity.item_id : undefined)
+    controls.update(view)
+  }
+  const loadInputs = async () => {
+    const inputs = await loadTurns(id)
+    if (!signal.aborted) timeline.setInputs(inputs)
   }
   await load()
+  await loadInputs()
   let pending = null
-  const refresh = () => {
+  refresh = () => {
     if (pending) return
     pending = setTimeout(() => {
       pending = null
       if (!signal.aborted) load().catch(() => {})
     }, 250)
   }
+  // While the session is active, its state is read again every few seconds (a turn that ends
+  // waiting on a command, or awaiting approval, says so only in its committed state).
+  const poll = setInterval(() => {
+    if (!timeline.completed) refresh()
+  }, LIST_REFRESH_MS)
+  signal.addEventListener('abort', () => clearInterval(poll))
   await followEvents(id, {
     signal: signal,
     lastSeq: () => timeline.last,
@@ -209,7 +238,8 @@ async function showSession(id, signal) {
     onEvent: (seq, event) => {
       const atBottom = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60
       timeline.apply(seq, event)
-      if (/^(turn\.(completed|failed)|thread\.(completed|compact_boundary)|context\.reset)$/.test(event.type)) refresh()
+      if (/^(turn\.(started|completed|failed)|thread\.(completed|compact_boundary)|context\.reset|permission\.(requested|resolved)|plan\.approval\.(requested|resolved))$/.test(event.type)) refresh()
+      if (event.type === 'turn.started' && !timeline.inputs.has(seq)) loadInputs().catch(() => {})
       if (atBottom && seq > historyTo) window.scrollTo(0, document.documentElement.scrollHeight)
     },
     onState: (state, detail) => {

@@ -73,9 +73,16 @@ const ITEM_RENDERERS = {
       ],
     }
   },
+  // A command that outlived its yield has no exit code yet and names its session: it went on
+  // running after this output (the model polls or waits for it), so it is not shown finished.
   tool_output: (item) => ({
     kind: 'output',
-    head: [statusBadge(item.status), exitMeta(item.exit_code)],
+    head: [
+      item.exit_code === undefined && /\bsession_id\b/.test(String(item.output || ''))
+        ? badge('left running', 'running')
+        : statusBadge(item.status),
+      exitMeta(item.exit_code),
+    ],
     body: [outputBlock(item.output || '', item.spool_path ? 'full output: ' + item.spool_path : null)],
   }),
   file_change: (item) => ({

@@ -15,6 +15,57 @@ class Timeline {
     this.count = 0
     this.last = -1
     this.completed = false
+    /** Each turn's recorded input by the seq of its turn.started (GET …/turns). */
+    this.inputs = new Map()
+    /** When the open turn started (epoch ms), for the live state's elapsed time. */
+    this.runningSince = undefined
+    /** Called with a turn's number by its "Fork from here" button. */
+    this.onFork = undefined
+    this.waitingItem = undefined
+  }
+
+  setInputs(inputs) {
+    this.inputs = inputs
+    for (const turn of this.turns) this.showInput(turn)
+    const open = this.open && inputs.get(this.open.seq)
+    if (open) this.runningSince = Date.parse(open.started_at)
+  }
+
+  /** What the turn was asked, once, from the recorded inputs. */
+  showInput(turn) {
+    const entry = this.inputs.get(turn.seq)
+    if (!entry || turn.inputShown) return
+    turn.inputShown = true
+    if (entry.turn_id && /^turn-[0-9]+$/.test(entry.turn_id)) turn.id = Number(entry.turn_id.slice(5))
+    const input = entry.input || {}
+    const parts = []
+    for (const follow of input.follow_ups || []) parts.push(el('div', { class: 'follow-up', text: 'Follow-up: ' + follow.text }))
+    const given = input.input
+    if (typeof given === 'string') parts.push(el('div', { class: 'text', text: given }))
+    else if (Array.isArray(given)) {
+      for (const part of given) {
+        if (part.type === 'input_text') parts.push(el('div', { class: 'text', text: part.text }))
+        else if (part.type === 'input_image' && /^data:image\//.test(String(part.image_url))) parts.push(el('img', { class: 'input-image', src: part.image_url, alt: 'image input' }))
+        else if (part.type === 'input_image') parts.push(el('div', { class: 'meta', text: 'image: ' + part.image_url }))
+      }
+    }
+    if (parts.length === 0) return
+    clear(turn.input).appendChild(el('div', { class: 'kind', text: 'asked' }))
+    append(turn.input, parts)
+    turn.input.hidden = false
+  }
+
+  /** Marks the item a turn waits on (a command still running) until the turn goes on. */
+  markWaiting(itemId) {
+    for (const id of [this.waitingItem, this.waitingItem && this.waitingItem + ':output']) {
+      const node = id && this.items.get(id)
+      if (node) node.removeAttribute('data-waiting')
+    }
+    this.waitingItem = itemId
+    for (const id of [itemId, itemId && itemId + ':output']) {
+      const node = id && this.items.get(id)
+      if (node) node.setAttribute('data-waiting', '')
+    }
   }
 
   apply(seq, event) {
@@ -58,9 +109,12 @@ class Timeline {
     const usage = el('span', { class: 'usage' })
     const cost = el('span', { class: 'cost', title: "estimated at the session's model price" })
     const list = el('ol', { class: 'items' })
+    const input = el('div', { class: 'turn-input', hidden: true })
+    const actions = el('span', { class: 'turn-actions' })
     const breakdown = event.token_breakdown
     const node = el('li', { class: 'turn running', 'data-turn': number, 'data-seq': seq }, [
-      el('div', { class: 'turn-head' }, [el('h2', { text: 'Turn ' + number }), status, usage, cost]),
+      el('div', { class: 'turn-head' }, [el('h2', { text: 'Turn ' + number }), status, usage, cost, actions]),
+      input,
       breakdown
         ? el('div', {
             class: 'meta',
@@ -72,9 +126,12 @@ class Timeline {
       list,
     ])
     this.root.appendChild(node)
-    const turn = { number: number, node: node, list: list, status: status, usage: undefined, usageNode: usage, cost: cost }
+    const turn = { number: number, id: number, seq: seq, node: node, list: list, status: status, usage: undefined, usageNode: usage, cost: cost, input: input, actions: actions }
     this.turns.push(turn)
     this.open = turn
+    const known = this.inputs.get(seq)
+    this.runningSince = known ? Date.parse(known.started_at) : Date.now()
+    this.showInput(turn)
   }
 
   closeTurn(state, usage, message) {
@@ -88,7 +145,12 @@ class Timeline {
       this.showCost(turn)
     }
     if (message) turn.node.appendChild(el('div', { class: 'turn-error', text: message }))
+    if (this.onFork && !turn.actions.firstChild) {
+      const fork = () => this.onFork(turn.id)
+      turn.actions.appendChild(el('button', { type: 'button', class: 'fork', 'data-fork-turn': turn.number, text: 'Fork from here', onclick: fork }))
+    }
     this.open = null
+    this.runningSince = undefined
   }
 
   on_turn_completed(event) {
@@ -117,6 +179,8 @@ class Timeline {
     if (!node) {
       node = el('li', { class: 'item', 'data-item-id': item.id, 'data-seq': seq })
       this.items.set(item.id, node)
+      const waiting = this.waitingItem
+      if (waiting && (item.id === waiting || item.id === waiting + ':output')) node.setAttribute('data-waiting', '')
       // A tool's output goes under its invocation when that is on the page.
       const parent = item.type === 'tool_output' ? this.items.get(item.call_id) : undefined
       const slot = parent && parent.querySelector(':scope > .item-outputs')

@@ -3,6 +3,7 @@ export const VIEWER_CSS = `
 :root{--fg:#1d2330;--muted:#5d6675;--line:#d9dde4;--bg:#f6f7f9;--card:#fff;--accent:#2458d3;
 --ok:#1f7a3a;--warn:#9a5b00;--bad:#b3261e;--code:#f0f2f5;color-scheme:light}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html,body{margin:0;padding:0}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}
@@ -77,6 +78,27 @@ li.marker .title{font-weight:700}
 .empty{color:var(--muted);font-style:italic}
 form.key{display:flex;gap:.5rem;flex-wrap:wrap;margin-top:.6rem}
 form.key input{flex:1 1 16rem}
+.session-title{margin:-.4rem 0 .8rem;color:var(--muted);word-break:break-word}
+table.sessions td.title{color:var(--muted);max-width:22rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.controls{display:flex;flex-direction:column;gap:.5rem}
+.live-state{font-weight:600}
+.live-state::before{content:"";display:inline-block;width:.6rem;height:.6rem;border-radius:50%;margin-right:.4rem;background:#aab3c2}
+.live-state[data-state=running]::before,.live-state[data-state=waiting]::before{background:var(--accent)}
+.live-state[data-state=awaiting_approval]::before,.live-state[data-state=awaiting_plan_approval]::before{background:var(--warn)}
+.live-state[data-state=completed]::before{background:var(--ok)}
+.actions{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+.actions .question{flex:1 1 100%;color:var(--bad)}
+button.danger{color:var(--bad);border-color:var(--bad)}
+form.composer{display:flex;gap:.4rem;flex-wrap:wrap}
+form.composer textarea{flex:1 1 16rem;min-width:0;font:inherit;border:1px solid var(--line);border-radius:6px;padding:.3rem .5rem}
+#action-message[data-error]{color:var(--bad)}
+.turn-actions{margin-left:auto}
+.turn-actions button{font-size:12px;padding:.1rem .5rem}
+.turn-input{border-left:3px solid var(--accent);background:#f3f6fd;border-radius:4px;padding:.3rem .6rem;margin:.2rem 0 .4rem}
+.turn-input .kind{font-weight:700;text-transform:uppercase;font-size:11px;color:var(--muted)}
+.turn-input .follow-up{color:var(--muted)}
+img.input-image{max-width:12rem;max-height:9rem;border:1px solid var(--line);border-radius:4px;margin-top:.3rem}
+li.item[data-waiting]>.item-head::after{content:"command still running";color:var(--accent);font-weight:600}
 @media (max-width:640px){
   main{padding:.6rem}
   table.sessions thead{display:none}

@@ -244,6 +244,28 @@ export const SessionViewSchema = z
       .describe('USD per token the cost is estimated with; absent when unknown.'),
     config: SessionConfigSchema.describe('The settings the session was created with.'),
     budget: BudgetReportSchema.describe('Steps, tokens and cost against the session limits.'),
+    activity: z
+      .object({
+        state: z
+          .enum(['open', 'waiting', 'awaiting_approval', 'awaiting_plan_approval'])
+          .describe(
+            '`waiting`: a command still runs in the sandbox (continue with `POST …/turns` without input, or the runner continues it when the command exits); `awaiting_approval`: a tool call waits for `POST …/permissions`; `awaiting_plan_approval`: a plan waits for `POST …/plan-approval`; `open`: a turn committed part of its work and has not ended (it may be running now).',
+          ),
+        turn_id: z.string().describe('The open turn (the planning turn of a waiting plan).'),
+        item_id: z.string().optional().describe('The tool invocation item waited on.'),
+        tool_name: z.string().optional().describe('Its tool.'),
+        command: z.string().optional().describe('Its command line, for a sandbox command.'),
+        since: z
+          .string()
+          .optional()
+          .describe(
+            'RFC 3339: when the command started, or the approval was asked for (elapsed time = now − since).',
+          ),
+      })
+      .optional()
+      .describe(
+        'What the session is doing between calls, from its committed state; absent when no turn is open and no plan waits. A turn running right now shows once it commits (before its tools run); its events are the live view.',
+      ),
   })
   .meta({ id: 'SessionView', description: 'One session: its manifest summary, usage and config.' })
 

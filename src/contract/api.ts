@@ -84,6 +84,18 @@ export interface SessionView extends SessionSummary {
   config: SessionConfig
   /** The session's guardrails: steps (turns), tokens and cost against its limits. */
   budget: BudgetReport
+  /** What the session is doing between calls (session/current-activity.ts); absent when idle. */
+  activity?: SessionActivity
+}
+
+/** A turn left open or a plan waiting, as `GET /v1/sessions/:id` shows it. */
+export interface SessionActivity {
+  state: 'open' | 'waiting' | 'awaiting_approval' | 'awaiting_plan_approval'
+  turn_id: string
+  item_id?: string
+  tool_name?: string
+  command?: string
+  since?: string
 }
 
 /** The `limit` of a paged listing. */

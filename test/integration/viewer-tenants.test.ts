@@ -1,12 +1,5 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from '../support/chromium.ts'
-import type { MockOpenAI } from '../support/mock-openai.ts'
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
-import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
+import { describe, expect, it } from 'vitest'
+import { useViewerServer } from '../support/viewer-server.ts'
 
 /**
  * The viewer on a multi-tenant server (TURNLINE_API_KEYS): without a key it asks for one, a
@@ -15,36 +8,16 @@ import { startTestBackends, type TestBackends } from '../support/test-deployment
  */
 const KEY_A = 'viewer-key-tenant-a-0123456789'
 const KEY_B = 'viewer-key-tenant-b-0123456789'
-let dir = ''
-let backends: TestBackends
-let mock: MockOpenAI
-let server: ServerProcess
-let browser: Browser
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'turnline-viewer-mt-'))
-  await chmod(dir, 0o711)
-  backends = await startTestBackends('viewer-mt')
-  ;({ mock } = backends)
-  server = await startServerProcess(
-    backends.env({
-      TURNLINE_DATA_DIR: join(dir, 'data'),
-      TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
-      HOST: '127.0.0.1',
-    }),
-  )
-  browser = await launchChromium()
-}, 90_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.stop()
-  await backends?.close()
-  if (dir) await rm(dir, { recursive: true, force: true })
+const fixture = useViewerServer('viewer-mt', {
+  TURNLINE_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`,
+  HOST: '127.0.0.1',
 })
+const mock = () => fixture.mock
+const server = () => fixture.server
+const browser = () => fixture.browser
 
 async function call(key: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${server().url}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -58,10 +31,10 @@ describe('the timeline viewer with API keys', { timeout: 120_000 }, () => {
   it('asks for the key, shows a 401, and shows only the key’s tenant', async () => {
     const a = String((await call(KEY_A, '/v1/sessions', {})).session_id)
     const b = String((await call(KEY_B, '/v1/sessions', {})).session_id)
-    mock.enqueue({ text: 'Answer for tenant A.' })
+    mock().enqueue({ text: 'Answer for tenant A.' })
     await call(KEY_A, `/v1/sessions/${a}/turns`, { input: 'Hello' })
 
-    const page = await browser.newPage()
+    const page = await browser().newPage()
     const urls: string[] = []
     const authorized: string[] = []
     page.on('request', (request) => {
@@ -72,7 +45,7 @@ describe('the timeline viewer with API keys', { timeout: 120_000 }, () => {
     })
 
     // No key yet: the page asks for one and shows no sessions.
-    await page.goto(`${server.url}/ui`)
+    await page.goto(`${server().url}/ui`)
     const panel = page.locator('#key-panel')
     await panel.waitFor({ timeout: 15_000 })
     expect(await panel.textContent()).toContain('This server needs an API key.')
@@ -96,7 +69,7 @@ describe('the timeline viewer with API keys', { timeout: 120_000 }, () => {
     await page.locator('li.turn.completed').waitFor({ timeout: 15_000 })
     expect(await page.locator('li.turn').textContent()).toContain('Answer for tenant A.')
 
-    await page.goto(`${server.url}/ui#/sessions/${b}`)
+    await page.goto(`${server().url}/ui#/sessions/${b}`)
     const error = page.locator('#error-panel')
     await error.waitFor({ timeout: 15_000 })
     expect(await error.textContent()).toContain('404 not_found')
@@ -110,6 +83,6 @@ describe('the timeline viewer with API keys', { timeout: 120_000 }, () => {
     await panel.waitFor({ timeout: 15_000 })
     expect(await page.evaluate(() => sessionStorage.getItem('turnline.api_key'))).toBeNull()
     await page.close()
-    mock.assertDone()
+    mock().assertDone()
   })
 })

@@ -7,10 +7,12 @@ import { withoutSecrets } from '../mcp/mcp-servers.ts'
 import { sessionPrice } from '../model/budget.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { ModelPrice } from '../model/pricing.ts'
+import { currentActivity } from './current-activity.ts'
 
 /**
  * `GET /v1/sessions/:id`: the session folded to its last batch — summary, usage, cost, the model
- * and price in force, its settings (secrets redacted) and the budget report.
+ * and price in force, its settings (secrets redacted), the budget report and what it is doing
+ * between calls (`activity`).
  */
 export async function sessionView(deps: ServiceDeps, ref: SessionRef): Promise<SessionView> {
   const snapshot = await deps.sessions.open(ref)
@@ -38,6 +40,7 @@ export async function sessionView(deps: ServiceDeps, ref: SessionRef): Promise<S
     ...(price ? { price: viewPrice(price) } : {}),
     config: withoutSecrets(state.config),
     budget: sessionBudget(state),
+    ...(snapshot.status === 'active' ? currentActivity(state) : {}),
   }
 }
 
