@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { TextFormatJsonSchema } from './open-responses-record.ts'
 
 /**
  * Request fields of `POST /v1/responses` whose only accepted value is the one the response
@@ -51,15 +52,18 @@ export const ECHOED_DEFAULTS = {
   text: z
     .strictObject({
       format: z
-        .strictObject({
-          type: z
-            .literal('text', { error: 'text.format.type can only be "text"' })
-            .describe('Always `text`.'),
-        })
+        .discriminatedUnion(
+          'type',
+          [
+            z.strictObject({ type: z.literal('text').describe('Plain text.') }),
+            TextFormatJsonSchema,
+          ],
+          { error: 'text.format.type can be "text" or "json_schema"' },
+        )
         .nullish()
-        .describe('The output format: `{type: "text"}`.'),
+        .describe('The output format: `{type: "text"}`, or `{type: "json_schema", name, schema}`.'),
     })
     .nullish()
-    .describe('Output text settings: only `{format: {type: "text"}}`.'),
+    .describe('Output text settings: the format of the answer.'),
   user: z.string().max(256).nullish().describe('Deprecated end-user identifier; ignored.'),
 }

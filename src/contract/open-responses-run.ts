@@ -60,6 +60,7 @@ function configOf(
     ...(request.reasoning?.effort == null ? {} : { reasoning_effort: request.reasoning.effort }),
     ...(request.reasoning?.summary == null ? {} : { reasoning_summary: request.reasoning.summary }),
   }
+  const format = request.text?.format
   // Sampling without a model name applies to the deployment's model.
   const sampled = Object.keys(sampling).length > 0
   const record = encodeResponseRecord({
@@ -68,9 +69,11 @@ function configOf(
     model: request.model ?? DEFAULT_MODEL_LABEL,
     max_tool_calls: request.max_tool_calls ?? null,
     previous_response_id: request.previous_response_id ?? null,
+    ...(format?.type === 'json_schema' ? { text_format: format } : {}),
   })
   const tools = request.tools ?? []
   return {
+    ...(format?.type === 'json_schema' ? { output_schema: format.schema } : {}),
     ...(sampled
       ? { model: { ...(request.model == null ? {} : { name: request.model }), ...sampling } }
       : request.model == null

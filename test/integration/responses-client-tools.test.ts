@@ -271,3 +271,44 @@ describe('conversation state', () => {
     expect(engine.mock.requests).toHaveLength(1)
   })
 })
+
+describe('structured output', () => {
+  const format = {
+    type: 'json_schema',
+    name: 'city',
+    schema: {
+      type: 'object',
+      properties: { name: { type: 'string' }, population: { type: 'integer' } },
+      required: ['name', 'population'],
+      additionalProperties: false,
+    },
+    strict: true,
+  }
+
+  it('text.format json_schema reaches the provider strict, is echoed, and a valid answer completes', async () => {
+    engine.mock.enqueue({ text: '{"name":"Oslo","population":709000}' })
+    const res = await post({ input: 'Largest city of Norway?', text: { format } })
+    expect(res.status).toBe(200)
+    const response = (await res.json()) as ResponseJson & { text: Json }
+    expect(response.status).toBe('completed')
+    expect(response.text).toEqual({ format: { ...format, description: null } })
+    const sent = engine.mock.requests.at(-1)?.body.response_format as Json
+    expect(sent).toMatchObject({
+      type: 'json_schema',
+      json_schema: { schema: format.schema, strict: true },
+    })
+  })
+
+  it('an answer that does not follow the schema fails the response, saying why', async () => {
+    engine.mock.enqueue({ text: '{"name":"Oslo"}' })
+    // Not checked against the vendored schema: its JsonSchemaResponseFormat types `schema` as
+    // null only (the specification's own zod schema takes an object), so no echo conforms.
+    const res = await post({ input: 'Largest city of Norway?', text: { format }, stream: true })
+    const frames = parseSse(await res.text()).frames.slice(0, -1)
+    const events = frames.map((f) => JSON.parse(f.data) as Json)
+    const last = events.at(-1) as { type: string; response: { status: string; error: Json } }
+    expect(last.type).toBe('response.failed')
+    expect(last.response.error.code).toBe('model_error')
+    expect(String(last.response.error.message)).toContain('population')
+  })
+})

@@ -162,4 +162,27 @@ describe('the openai client against npm start', () => {
       },
     ])
   })
+
+  it('responses.parse: the structured answer parsed by the client', async () => {
+    mock.enqueue({ text: '{"city":"Lima","celsius":19}' })
+    const parsed = await client.responses.parse({
+      model: 'gpt-4o-mini',
+      input: 'Weather in Lima as JSON.',
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'weather',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+            required: ['city', 'celsius'],
+            additionalProperties: false,
+          },
+        },
+      },
+    })
+    expect(parsed.status).toBe('completed')
+    expect(parsed.output_parsed).toEqual({ city: 'Lima', celsius: 19 })
+  })
 })

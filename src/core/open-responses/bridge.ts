@@ -4,6 +4,7 @@ import type { BridgeOptions, Emit, ItemState } from './bridge-state.ts'
 
 export type { BridgeOptions } from './bridge-state.ts'
 
+import { formatViolation } from './answer-format.ts'
 import { customEventFor } from './custom-events.ts'
 import { addCall, closeCall, sendArguments } from './function-call-stream.ts'
 import {
@@ -88,9 +89,12 @@ export class OpenResponsesBridge {
         this.start(emit)
         this.completeItem(event.item, emit)
         break
-      case 'turn.completed':
-        this.finish('completed', toOpenUsage(event.usage), null, emit)
+      case 'turn.completed': {
+        const violation = formatViolation(this.state.output, this.state.text.format)
+        const error = violation ? { code: 'model_error' as const, message: violation } : null
+        this.finish(error ? 'failed' : 'completed', toOpenUsage(event.usage), error, emit)
         break
+      }
       case 'turn.failed':
         this.finish(
           'failed',

@@ -41,6 +41,16 @@ export function responseSettingsOf(
         strict: tool.strict ?? null,
       })),
       previous_response_id: record?.previous_response_id ?? null,
+      text_format: record?.text_format
+        ? {
+            type: 'json_schema',
+            name: record.text_format.name,
+            description: record.text_format.description ?? null,
+            schema: record.text_format.schema as { [key: string]: JsonValue },
+            // Always sent strict to the provider, and the answer is checked.
+            strict: true,
+          }
+        : { type: 'text' },
     },
     ...(record ? { createdAt: record.created_at } : {}),
   }

@@ -19,6 +19,7 @@ export const DEFAULT_SETTINGS: ResponseSettings = {
   metadata: {},
   tools: [],
   previous_response_id: null,
+  text_format: { type: 'text' },
 }
 
 /** VT Code usage → Open Responses usage (every field the specification requires). */
@@ -59,7 +60,7 @@ export function newResponseResource(
     tool_choice: 'auto',
     truncation: 'auto',
     parallel_tool_calls: true,
-    text: { format: { type: 'text' } },
+    text: { format: structuredClone(settings.text_format) },
     top_p: settings.top_p,
     presence_penalty: 0,
     frequency_penalty: 0,

@@ -102,7 +102,20 @@ export interface ResponseSettings {
   /** The client's function tools, as the response lists them. */
   tools: FunctionToolEcho[]
   previous_response_id: string | null
+  /** The answer's format (`json_schema`: the answer is checked against it). */
+  text_format: TextFormatEcho
 }
+
+/** The answer's format as the response lists it: plain text, or JSON following a schema. */
+export type TextFormatEcho =
+  | { type: 'text' }
+  | {
+      type: 'json_schema'
+      name: string
+      description: string | null
+      schema: { [key: string]: JsonValue }
+      strict: boolean
+    }
 
 /** A function tool as the response resource lists it (every field the schema requires). */
 export interface FunctionToolEcho {
@@ -130,7 +143,7 @@ export interface ResponseObject {
   tool_choice: 'auto'
   truncation: 'auto'
   parallel_tool_calls: boolean
-  text: { format: { type: 'text' } }
+  text: { format: TextFormatEcho }
   top_p: number
   presence_penalty: number
   frequency_penalty: number
