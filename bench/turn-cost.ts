@@ -43,7 +43,7 @@ import { parseArgs } from 'node:util'
 import { requireServices } from '../test/support/services.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { engineAloneVariant } from './support/engine-alone.ts'
-import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
+import { countWriterThreadsOf, fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { rawVariant } from './support/raw-loop.ts'
 import {
   type RoundSample,
@@ -106,6 +106,7 @@ async function beforeBuilder(tree: BeforeTree, key: string): Promise<Builder | u
   }
   const name = EXPORTS[key]
   if (!name) return undefined
+  await countWriterThreadsOf(tree.root)
   const module = (await import(join(tree.root, 'bench/support/turnline-variants.ts'))) as Record<
     string,
     Builder | undefined

@@ -2,7 +2,9 @@
  * Counts fsync/fdatasync calls made anywhere in this process, for benchmarks: the FileHandle
  * methods (what the fs adapter's folder syncs and the raw loop use), the callback and sync forms
  * of `node:fs`, and those the fs adapter's writer threads report (their `node:fs` is their own).
- * Install once before the work to be counted; read `fsyncCount()` around it.
+ * An earlier revision loaded by `--before` has its own copy of the writer threads' module: its
+ * count is added with `countWriterThreadsOf`. Install once before the work to be counted; read
+ * `fsyncCount()` around it.
  */
 import fs from 'node:fs'
 import { open, rm } from 'node:fs/promises'
@@ -11,9 +13,20 @@ import { writerThreadFsyncs } from '../../adapters/fs/fs-writer-threads.ts'
 
 let syncs = 0
 let installed = false
+const writerThreadCounts = new Set<() => number>([writerThreadFsyncs])
 
 export function fsyncCount(): number {
-  return syncs + writerThreadFsyncs()
+  let total = syncs
+  for (const count of writerThreadCounts) total += count()
+  return total
+}
+
+/** Adds the fsyncs of another source tree's writer threads (a `--before` revision's). */
+export async function countWriterThreadsOf(root: string): Promise<void> {
+  const module = (await import(join(root, 'adapters/fs/fs-writer-threads.ts')).catch(
+    () => ({}),
+  )) as { writerThreadFsyncs?: () => number }
+  if (module.writerThreadFsyncs) writerThreadCounts.add(module.writerThreadFsyncs)
 }
 
 export async function installFsyncCounter(scratchDir: string): Promise<void> {

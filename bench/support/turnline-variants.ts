@@ -6,7 +6,9 @@
  * the fs store (the Hono app served on loopback), and in-process on S3 (moto) + Upstash
  * (redis-server behind the REST proxy).
  */
+
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { countingCoordinator } from '../../adapters/memory/counting-coordinator.ts'
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
@@ -51,24 +53,6 @@ export interface Variant {
 export const WORKSPACE = 'bench'
 
 /** Counts coordinator calls: each method call is one round trip on the Upstash adapter. */
-function countingCoordinator(inner: Coordinator): {
-  coordinator: Coordinator
-  calls: () => number
-} {
-  let calls = 0
-  const coordinator = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver)
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        calls++
-        return (value as (...a: unknown[]) => unknown).apply(target, args)
-      }
-    },
-  })
-  return { coordinator, calls: () => calls }
-}
-
 async function benchDeps(
   scenario: Endpoints,
   store: ObjectStore,

@@ -9,6 +9,7 @@ import pytest
 
 from turnline import (
     AsyncTurnlineClient,
+    InputPart,
     TurnlineApiError,
     TurnlineClient,
     TurnlineConnectionError,
@@ -129,3 +130,27 @@ def test_async_flow(server_url: str) -> None:
             assert missing.value.code == "not_found"
 
     asyncio.run(flow())
+
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_turn_inputs_with_images_and_fork_at_a_turn(server_url: str) -> None:
+    with TurnlineClient(server_url) as client:
+        sid = client.create_session({"workspace": "py-inputs"})["session_id"]
+        parts: list[InputPart] = [
+            {"type": "input_text", "text": "What is in this picture?"},
+            {"type": "input_image", "image_url": PNG, "detail": "low"},
+        ]
+        assert client.step_turn(sid, parts)["status"] == "completed"
+        assert client.step_turn(sid, "and then?")["status"] == "completed"
+        turns = client.list_turns(sid)["turns"]
+        assert [t["turn_id"] for t in turns] == ["turn-1", "turn-2"]
+        assert [t["input"]["input"] for t in turns] == [parts, "and then?"]
+        assert client.get_session(sid)["title"] == "What is in this picture?"
+        assert [t["turn_id"] for t in client.list_turns(sid, limit=1)["turns"]] == ["turn-1"]
+        forked = client.fork(sid, at_turn=1)["session_id"]
+        assert forked != sid and client.list_turns(forked)["turns"] == []
+        with pytest.raises(TurnlineApiError) as refused:
+            client.fork(sid, at_turn=9)
+        assert refused.value.status == 400 and refused.value.code == "invalid_input"

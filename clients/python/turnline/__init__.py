@@ -3,6 +3,7 @@
 The same flow, methods and error codes as the TypeScript client (``turnline/client``).
 """
 
+from ._input import InputImagePart, InputPart, InputTextPart, TurnInput
 from ._protocol import RetryPolicy, SeqEvent, turn_events
 from .async_client import AsyncTurnlineClient, AsyncTurnStream
 from .client import TurnlineClient, TurnStream
@@ -20,6 +21,9 @@ __all__ = [
     "AsyncTurnlineClient",
     "ERROR_CODES",
     "HTTP_STATUS",
+    "InputImagePart",
+    "InputPart",
+    "InputTextPart",
     "RetryPolicy",
     "SeqEvent",
     "TurnStream",
@@ -27,6 +31,7 @@ __all__ = [
     "TurnlineClient",
     "TurnlineConnectionError",
     "TurnlineError",
+    "TurnInput",
     "TurnlineProtocolError",
     "turn_events",
 ]

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import httpx
 
+from ._input import TurnInput, wire_input
 from ._protocol import clean, new_idempotency_key, session_path
 
 TURN_KEYS = ("turn_id", "status", "events", "next_seq")
@@ -76,13 +77,18 @@ def list_sessions(**query: Any) -> Call:
 
 def turn(
     session_id: str,
-    input: Optional[str],
+    input: Optional[TurnInput],
     limits: Optional[Mapping[str, Any]],
     idempotency_key: Optional[str],
 ) -> Call:
-    body = clean({"input": input, "limits": dict(limits) if limits else None})
+    body = clean({"input": wire_input(input), "limits": dict(limits) if limits else None})
     key = idempotency_key or new_idempotency_key()
     return Call("POST", session_path(session_id, "/turns"), TURN_KEYS, body=body, key=key)
+
+
+def list_turns(session_id: str, **query: Any) -> Call:
+    """``GET …/turns``: a page of the session's turns, each with what it was asked."""
+    return Call("GET", session_path(session_id, "/turns"), ("turns",), query=clean(query))
 
 
 def end(session_id: str, how: str) -> Call:

@@ -10,6 +10,7 @@ from typing import Any, AsyncIterator, Mapping, Optional
 import httpx
 
 from . import _routes as routes
+from ._input import TurnInput
 from ._protocol import (
     FeedProgress,
     RetryPolicy,
@@ -84,6 +85,11 @@ class AsyncTurnlineClient:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return await self._call(routes.list_sessions(**query))
 
+    async def list_turns(self, session_id: str, **query: Any) -> dict[str, Any]:
+        """``GET …/turns`` (``limit``, ``cursor``): ``{turns, cursor?}``, each turn with its ``seq``,
+        ``turn_id`` and what it was asked (``input``: the request's input, the follow-ups applied)."""
+        return await self._call(routes.list_turns(session_id, **query))
+
     async def sessions(self, **query: Any) -> AsyncIterator[dict[str, Any]]:
         """Every session of the query, page after page."""
         cursor = None
@@ -98,7 +104,7 @@ class AsyncTurnlineClient:
     async def step_turn(
         self,
         session_id: str,
-        input: Optional[str] = None,
+        input: Optional[TurnInput] = None,
         *,
         limits: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,
@@ -110,7 +116,7 @@ class AsyncTurnlineClient:
     def stream_turn(
         self,
         session_id: str,
-        input: Optional[str] = None,
+        input: Optional[TurnInput] = None,
         *,
         limits: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,

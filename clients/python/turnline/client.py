@@ -9,6 +9,7 @@ from typing import Any, Iterator, Mapping, Optional
 import httpx
 
 from . import _routes as routes
+from ._input import TurnInput
 from ._protocol import (
     FeedProgress,
     RetryPolicy,
@@ -83,6 +84,11 @@ class TurnlineClient:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return self._call(routes.list_sessions(**query))
 
+    def list_turns(self, session_id: str, **query: Any) -> dict[str, Any]:
+        """``GET …/turns`` (``limit``, ``cursor``): ``{turns, cursor?}``, each turn with its ``seq``,
+        ``turn_id`` and what it was asked (``input``: the request's input, the follow-ups applied)."""
+        return self._call(routes.list_turns(session_id, **query))
+
     def sessions(self, **query: Any) -> Iterator[dict[str, Any]]:
         """Every session of the query, page after page."""
         cursor = None
@@ -96,7 +102,7 @@ class TurnlineClient:
     def step_turn(
         self,
         session_id: str,
-        input: Optional[str] = None,
+        input: Optional[TurnInput] = None,
         *,
         limits: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,
@@ -108,7 +114,7 @@ class TurnlineClient:
     def stream_turn(
         self,
         session_id: str,
-        input: Optional[str] = None,
+        input: Optional[TurnInput] = None,
         *,
         limits: Optional[Mapping[str, Any]] = None,
         idempotency_key: Optional[str] = None,

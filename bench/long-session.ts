@@ -1,0 +1,109 @@
+/**
+ * `npm run bench:long-session [-- --turns N] [--svg FILE]`: one session driven to 1,000 turns
+ * through the engine on the fs store (a temporary folder), a 4 KB tool answer each turn, a 2 MB
+ * one every 100 turns (kept as an output artifact), a 16,000-token context window so compaction
+ * crosses again and again. Prints, by stage (turns 2–11, 91–100, 291–300, 991–1,000): median and
+ * p99 turn time as a ratio to turns 2–11, model request size, object requests and coordinator
+ * round trips per turn, bytes stored per turn; writes the curve (median turn time ratio and bytes
+ * per turn over the session, by blocks of 10 turns) as an SVG. Method and figures:
+ * docs/performance.md#long-sessions.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
+import { median, quantile, runLongSession, type TurnSample } from '../test/support/long-session.ts'
+
+const { values } = parseArgs({
+  options: { turns: { type: 'string', default: '1000' }, svg: { type: 'string' } },
+})
+const turns = Number(values.turns)
+const dir = await mkdtemp(join(tmpdir(), 'turnline-long-session-'))
+try {
+  const samples = await runLongSession({
+    turns,
+    store: new FsObjectStore({ root: dir }),
+    contextTokens: 16_000,
+    toolBytes: 4096,
+    bigEvery: 100,
+    bigBytes: 2 * 1024 * 1024,
+    onTurn: (s) => {
+      if (s.turn % 100 === 0) process.stderr.write(`turn ${s.turn}\n`)
+    },
+  })
+  report(samples)
+  if (values.svg) await writeFile(values.svg, curve(samples))
+} finally {
+  await rm(dir, { recursive: true, force: true })
+}
+
+function stageOf(samples: TurnSample[], from: number, to: number) {
+  return samples.filter((s) => s.turn >= from && s.turn <= to)
+}
+
+function report(samples: TurnSample[]) {
+  const base = stageOf(samples, 2, 11)
+  const baseMs = median(base.map((s) => s.ms))
+  const ordinary = samples.filter((s) => s.turn % 100 !== 0)
+  console.log(`${samples.length} turns, ${samples.filter((s) => s.compacted).length} compactions`)
+  console.log(
+    '| turns | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | of them index/turns.json |',
+  )
+  console.log('|---|---|---|---|---|---|---|---|')
+  for (const [from, to] of [
+    [2, 11],
+    [91, 100],
+    [291, 300],
+    [991, 1000],
+  ] as const) {
+    const rows = stageOf(ordinary, from, to)
+    if (rows.length === 0) continue
+    const col = (key: keyof TurnSample) => rows.map((s) => Number(s[key]))
+    console.log(
+      `| ${from}–${to} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${median(col('objectRequests'))} | ${median(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${median(col('turnIndexBytes'))} |`,
+    )
+  }
+  const total = samples.reduce((sum, s) => sum + s.bytesWritten, 0)
+  console.log(
+    `bytes written in all: ${total}; a turn with a 2 MB answer writes it once as an artifact`,
+  )
+}
+
+/** Median turn time (ratio to turns 2–11) and bytes written, per block of 10 turns. */
+function curve(samples: TurnSample[]): string {
+  const baseMs = median(stageOf(samples, 2, 11).map((s) => s.ms))
+  const blocks: { turn: number; ratio: number; bytes: number }[] = []
+  for (let from = 1; from <= samples.length; from += 10) {
+    const rows = stageOf(samples, from, from + 9).filter((s) => s.turn % 100 !== 0)
+    if (rows.length === 0) continue
+    blocks.push({
+      turn: from + 9,
+      ratio: median(rows.map((s) => s.ms)) / baseMs,
+      bytes: median(rows.map((s) => s.bytesWritten)),
+    })
+  }
+  const width = 720
+  const height = 260
+  const x = (turn: number) => 50 + ((width - 70) * turn) / samples.length
+  const maxBytes = Math.max(...blocks.map((b) => b.bytes)) * 1.2
+  const yRatio = (r: number) => height - 30 - ((height - 50) * Math.min(r, 2)) / 2
+  const yBytes = (b: number) => height - 30 - ((height - 50) * b) / maxBytes
+  const line = (y: (b: (typeof blocks)[number]) => number) =>
+    blocks.map((b) => `${x(b.turn).toFixed(1)},${y(b).toFixed(1)}`).join(' ')
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11" role="img">
+<title>A 1,000-turn session: median turn time and bytes stored per turn</title>
+<rect width="100%" height="100%" fill="white"/>
+<line x1="50" y1="${height - 30}" x2="${width - 20}" y2="${height - 30}" stroke="black"/>
+<line x1="50" y1="20" x2="50" y2="${height - 30}" stroke="black"/>
+<line x1="50" y1="${yRatio(1)}" x2="${width - 20}" y2="${yRatio(1)}" stroke="#ccc" stroke-dasharray="4"/>
+<text x="54" y="${yRatio(1) - 4}">t = t(2–11)</text>
+<text x="54" y="16">median turn time ÷ turns 2–11 (blue, 0–2) · bytes stored per turn (orange, 0–${Math.round(maxBytes)})</text>
+<text x="${width / 2}" y="${height - 8}" text-anchor="middle">turn (medians of blocks of 10; the turns with a 2 MB answer left out)</text>
+<text x="50" y="${height - 18}" text-anchor="middle">0</text>
+<text x="${x(samples.length)}" y="${height - 18}" text-anchor="middle">${samples.length}</text>
+<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="${line((b) => yRatio(b.ratio))}"/>
+<polyline fill="none" stroke="#ff7f0e" stroke-width="1.5" points="${line((b) => yBytes(b.bytes))}"/>
+</svg>
+`
+}

@@ -1,0 +1,130 @@
+import { countingCoordinator } from '../../adapters/memory/counting-coordinator.ts'
+import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
+import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { isSummaryRequest } from './compaction-engine.ts'
+import { prose, seededRandom } from './compaction-histories.ts'
+import { echoTool } from './engine-deps.ts'
+import { startScriptedEngine } from './scripted-engine.ts'
+
+/** What one turn of a long session cost. */
+export interface TurnSample {
+  turn: number
+  ms: number
+  /** Object store requests (get, put, list, delete, append). */
+  objectRequests: number
+  coordinatorTrips: number
+  /** Bytes written to the store. */
+  bytesWritten: number
+  /**
+   * Of them, bytes of `index/turns.json` (VT Code's turn index, rewritten whole every turn: it
+   * grows by about 110 bytes a turn of the session, the one write that is not flat yet).
+   */
+  turnIndexBytes: number
+  /** The largest model request of the turn (JSON bytes of its messages). */
+  requestBytes: number
+  compacted: boolean
+}
+
+export interface LongSessionOptions {
+  turns: number
+  store: ObjectStore
+  /** The session's context window (tokens): compaction crosses it again and again. */
+  contextTokens: number
+  /** Bytes of each turn's tool answer (a few KB). */
+  toolBytes: number
+  /** Every `bigEvery` turns the tool answers `bigBytes` instead (kept as an output artifact). */
+  bigEvery?: number
+  bigBytes?: number
+  onTurn?: (sample: TurnSample) => void
+}
+
+/**
+ * One session driven turn by turn through the engine (SessionService) on `store`: each turn the
+ * model calls the `lookup` tool (a few KB back, now and then MBs) and then answers; the model
+ * reports usage from its request size, so compaction runs whenever the context fills. Every
+ * turn's object requests, coordinator round trips, bytes written and largest model request.
+ */
+export async function runLongSession(options: LongSessionOptions): Promise<TurnSample[]> {
+  let turnIndexBytes = 0
+  const inner = options.store
+  const append = inner.append?.bind(inner)
+  const store: ObjectStore = {
+    get: (key) => inner.get(key),
+    list: (prefix, opts) => inner.list(prefix, opts),
+    delete: (key) => inner.delete(key),
+    put: (key, body, opts) => {
+      if (key.endsWith('/index/turns.json')) turnIndexBytes += body.byteLength
+      return inner.put(key, body, opts)
+    },
+    ...(append ? { append } : {}),
+  }
+  const counted = countingObjectStore(store)
+  const coord = countingCoordinator(new MemoryCoordinator())
+  const engine = startScriptedEngine({ store: counted.store, coordinator: coord.coordinator })
+  const random = seededRandom(31)
+  const filler = (bytes: number) =>
+    prose(random, 400)
+      .repeat(Math.ceil(bytes / 2000))
+      .slice(0, bytes)
+  let turn = 0
+  engine.receiver.setReply(() => {
+    const big = options.bigEvery !== undefined && turn % options.bigEvery === 0
+    return { body: filler(big ? (options.bigBytes ?? 0) : options.toolBytes) }
+  })
+  engine.model.respond((request) => {
+    if (isSummaryRequest(request)) return { text: `Summary at turn ${turn}: ${prose(random, 40)}` }
+    const messages = request.messages as { role: string }[]
+    if (messages.at(-1)?.role === 'user') {
+      const args = JSON.stringify({ q: `turn ${turn}` })
+      return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
+    }
+    return { text: `done ${turn}: ${prose(random, 30)}` }
+  })
+  const { session_id } = await engine.service.createSession('t1', {
+    instructions: 'Be brief.',
+    harness: { max_context_tokens: options.contextTokens },
+    tools: [echoTool(engine.receiver.url)],
+  })
+  const samples: TurnSample[] = []
+  for (turn = 1; turn <= options.turns; turn++) {
+    counted.reset()
+    turnIndexBytes = 0
+    const trips = coord.calls()
+    const seen = engine.model.requests.length
+    const started = performance.now()
+    const result = await engine.service.stepTurn('t1', session_id, {
+      input: `task ${turn}: ${prose(random, 30)}`,
+    })
+    const ms = performance.now() - started
+    if (result.status !== 'completed') throw new Error(`turn ${turn} ended ${result.status}`)
+    const counts = counted.snapshot()
+    const sample: TurnSample = {
+      turn,
+      ms,
+      objectRequests: counts.get + counts.put + counts.list + counts.delete + counts.append,
+      coordinatorTrips: coord.calls() - trips,
+      bytesWritten: counts.bytesWritten,
+      turnIndexBytes,
+      requestBytes: Math.max(
+        ...engine.model.requests.slice(seen).map((r) => JSON.stringify(r.messages).length),
+      ),
+      compacted: result.events.some((e) => e.type === 'thread.compact_boundary'),
+    }
+    samples.push(sample)
+    options.onTurn?.(sample)
+  }
+  return samples
+}
+
+/** The median of `values` (0 for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
+}
+
+/** The `q`-quantile of `values` (0–1; 0 for none). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+}
