@@ -73,6 +73,12 @@ export interface TurnlineClientOptions {
   headers?: Record<string, string>
 }
 
+export interface TurnsQuery {
+  /** 1–200 (default 50). */
+  limit?: number
+  cursor?: string
+}
+
 export interface ListSessionsQuery {
   workspace?: string
   status?: 'active' | 'completed'

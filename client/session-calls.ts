@@ -4,9 +4,16 @@ import {
   ForkResponseSchema,
   SessionListSchema,
   SessionViewSchema,
+  TurnListSchema,
   WorkspaceListSchema,
 } from '../src/contract/wire-responses.ts'
-import type { CallOptions, ForkRequest, ListSessionsQuery, SessionConfigInput } from './requests.ts'
+import type {
+  CallOptions,
+  ForkRequest,
+  ListSessionsQuery,
+  SessionConfigInput,
+  TurnsQuery,
+} from './requests.ts'
 import type { Transport } from './transport.ts'
 import type {
   CreatedSession,
@@ -15,6 +22,7 @@ import type {
   SessionList,
   SessionSummary,
   SessionView,
+  TurnList,
   WorkspaceList,
 } from './types.ts'
 
@@ -56,6 +64,14 @@ export class SessionCalls {
   /** `GET /v1/workspaces`: the tenant's workspaces with their numbers of sessions. */
   listWorkspaces(options: CallOptions = {}): Promise<WorkspaceList> {
     return this.transport.json('GET', '/v1/workspaces', WorkspaceListSchema, options)
+  }
+
+  /** `GET …/turns`: a page of the session's turns, each with what it was asked. */
+  listTurns(id: string, query: TurnsQuery = {}, options: CallOptions = {}): Promise<TurnList> {
+    return this.transport.json('GET', sessionPath(id, '/turns'), TurnListSchema, {
+      query: { ...query },
+      signal: options.signal,
+    })
   }
 
   /** Every session of a workspace, page after page. */

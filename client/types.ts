@@ -21,6 +21,7 @@ import type {
   SessionListSchema,
   SessionSummarySchema,
   SessionViewSchema,
+  TurnListSchema,
   TurnResponseSchema,
   TurnStatusSchema,
   VerificationResultSchema,
@@ -39,6 +40,8 @@ export type ForkedSession = z.output<typeof ForkResponseSchema>
 export type SessionSummary = z.output<typeof SessionSummarySchema>
 export type SessionList = z.output<typeof SessionListSchema>
 export type WorkspaceList = z.output<typeof WorkspaceListSchema>
+/** `GET …/turns`: a page of a session's turns, each with what it was asked. */
+export type TurnList = z.output<typeof TurnListSchema>
 /** `GET /v1/sessions/:id/deliveries` (docs/http-api.md#completion-callbacks). */
 export type DeliveryList = z.output<typeof DeliveryListSchema>
 export type SessionView = z.output<typeof SessionViewSchema>

@@ -47,6 +47,7 @@ export const ForkResponseSchema = tolerant(api.ForkResponseSchema)
 export const SessionSummarySchema = tolerant(api.SessionSummarySchema)
 export const SessionListSchema = tolerant(api.SessionListSchema)
 export const WorkspaceListSchema = tolerant(api.WorkspaceListSchema)
+export const TurnListSchema = tolerant(api.TurnListSchema)
 export const BudgetReportSchema = tolerant(api.BudgetReportSchema)
 /** `GET /v1/sessions/:id`: its `config` drops settings a newer server added. */
 export const SessionViewSchema = tolerant(api.SessionViewSchema)

@@ -92,6 +92,9 @@ describe('TurnlineClient against a real server', () => {
     expect(listed.map((s) => s.session_id)).toEqual([id])
     const { workspaces } = await client.listWorkspaces()
     expect(workspaces).toContainEqual({ workspace: 'client-e2e', sessions: 1 })
+    const { turns } = await client.listTurns(id)
+    expect(turns.map((t) => t.turn_id)).toEqual(['turn-1', 'turn-2'])
+    expect(view.title).toBe(turns[0]?.input?.input)
 
     // complete, with its events streamed to onEvent; the followed feed ends at thread.completed.
     const ended: SeqEvent[] = []

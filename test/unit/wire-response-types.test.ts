@@ -28,10 +28,12 @@ import {
   OrientationViewSchema,
   type SessionSummarySchema,
   type SessionViewSchema,
+  type TurnListSchema,
   TurnResponseSchema,
   type TurnStatusSchema,
   type VerificationResultSchema,
 } from '../../src/contract/wire-responses.ts'
+import type { TurnPage } from '../../src/store/turn-inputs.ts'
 
 type Out<S extends z.ZodType> = z.output<S>
 /** Each assignable to the other (deep equality chokes on the session config's unions). */
@@ -50,6 +52,7 @@ describe('API response schemas match the server types', () => {
     expectTypeOf<Out<typeof SessionSummarySchema>>().toEqualTypeOf<SessionSummary>()
     expectTypeOf<Out<typeof SessionViewSchema>>().toEqualTypeOf<SessionView>()
     expectTypeOf<Out<typeof IntentResponseSchema>>().toEqualTypeOf<IntentResponse>()
+    expectTypeOf<TurnPage>().toExtend<Out<typeof TurnListSchema>>()
     expectTypeOf<Out<typeof BudgetReportSchema>>().toEqualTypeOf<BudgetReport>()
     // The wire also carries events of types this version does not know (opaque on read).
     expectTypeOf<TurnResponse>().toExtend<Out<typeof TurnResponseSchema>>()
