@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { ResponseResourceSchema } from '../../src/contract/api-responses.ts'
+import { ResponseDeletedSchema, ResponseResourceSchema } from '../../src/contract/api-responses.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   ResponseReadQuerySchema,
@@ -162,6 +162,34 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
     pathParams(ResponseIdParamsSchema),
     queryParams(ResponseReadQuerySchema),
     (c) => readResponse(c, ctx),
+  )
+  routes.delete(
+    '/responses/:id',
+    operation({
+      operationId: 'deleteResponse',
+      tags: ['exec'],
+      summary: 'Delete a response',
+      description:
+        'Erases the response and its session as `DELETE /v1/sessions/{id}` does (refused with 409 `session_busy` while its turn runs). Only sessions created by `POST /v1/responses` are responses: others are 404.',
+      responses: {
+        200: {
+          description: 'Deleted.',
+          content: { 'application/json': { schema: answerSchema(ResponseDeletedSchema) } },
+        },
+        ...openResponsesErrorAnswers(400, 401, 404, 409, 500, 503),
+      },
+    }),
+    pathParams(ResponseIdParamsSchema),
+    noQuery,
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const sessionId = id.slice('resp_'.length)
+      const tenant = c.get('tenant')
+      // 404 for a session that is not a response.
+      await ctx.api.storedResponseView(tenant, sessionId)
+      await ctx.api.deleteSession(tenant, sessionId)
+      return c.json({ id, object: 'response', deleted: true })
+    },
   )
   return routes
 }

@@ -441,6 +441,15 @@ export const ServiceIndexSchema = z
   })
   .meta({ id: 'ServiceIndex', description: 'Links to the docs, the document and health.' })
 
+/** `DELETE /v1/responses/{id}`: what was deleted. */
+export const ResponseDeletedSchema = z
+  .object({
+    id: z.string().describe('The response deleted (`resp_<session id>`).'),
+    object: z.literal('response').describe('Always `response`.'),
+    deleted: z.literal(true).describe('Always true.'),
+  })
+  .meta({ id: 'ResponseDeleted', description: 'A deleted response.' })
+
 export const ResponseResourceSchema = z
   .looseObject({
     id: z.string().describe('`resp_<thread id>`: `GET /v1/responses/{id}` reads it back.'),

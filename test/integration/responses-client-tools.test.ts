@@ -261,6 +261,28 @@ describe('conversation state', () => {
     expect(sentMessages()[1]).toMatchObject({ content: 'Noted: blue.' })
   })
 
+  it('DELETE /v1/responses/{id} erases the response: read back it is 404, so is its continuation', async () => {
+    engine.mock.enqueue({ text: 'Soon gone.' })
+    const response = await create({ input: 'Forget this.' })
+    const url = `${server.url}/v1/responses/${response.id}`
+    const auth = { authorization: `Bearer ${KEY}` }
+    const deleted = await fetch(url, { method: 'DELETE', headers: auth })
+    expect(deleted.status).toBe(200)
+    expect(await deleted.json()).toEqual({ id: response.id, object: 'response', deleted: true })
+    expect((await fetch(url, { headers: auth })).status).toBe(404)
+    expect((await post({ previous_response_id: response.id, input: 'and?' })).status).toBe(404)
+    expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(404)
+    const plain = await engine.service.createSession('tenant-t', {})
+    const other = await fetch(`${server.url}/v1/responses/resp_${plain.session_id}`, {
+      method: 'DELETE',
+      headers: auth,
+    })
+    expect(other.status).toBe(404)
+    expect((await engine.service.getSession('tenant-t', plain.session_id)).session_id).toBe(
+      plain.session_id,
+    )
+  })
+
   it('the same Idempotency-Key answers the same response and runs the model once', async () => {
     engine.mock.enqueue({ text: 'Once.' })
     const key = `idem-${Date.now()}`
