@@ -312,3 +312,24 @@ describe('structured output', () => {
     expect(String(last.response.error.message)).toContain('population')
   })
 })
+
+describe('truncation', () => {
+  it('an answer cut at max_output_tokens is incomplete, with the reason, streamed and not', async () => {
+    engine.mock.enqueue({ text: 'A long answer that was cut', finishReason: 'length' })
+    const events = await stream({ input: 'Write a lot.', max_output_tokens: 16 })
+    const last = events.at(-1) as { type: string; response: Json & { output: Json[] } }
+    expect(last.type).toBe('response.incomplete')
+    expect(last.response).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+    })
+    expect(last.response.output.at(-1)).toMatchObject({ type: 'message', status: 'incomplete' })
+    engine.mock.enqueue({ text: 'Cut again', finishReason: 'length' })
+    const response = (await create({
+      input: 'Write a lot.',
+      max_output_tokens: 16,
+    })) as ResponseJson & Json
+    expect(response.status).toBe('incomplete')
+    expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' })
+  })
+})

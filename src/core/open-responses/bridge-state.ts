@@ -30,4 +30,10 @@ export interface BridgeOptions {
    * response hold only what the specification defines, numbered as if the others never were.
    */
   extensions?: boolean
+  /**
+   * A response's turn ends its thread in the same commit (`end_after_turn`): the response ends
+   * at `thread.completed`, whose stop reason tells a cut answer (`incomplete`). Default: at
+   * `turn.completed`.
+   */
+  endAtThread?: boolean
 }

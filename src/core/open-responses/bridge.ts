@@ -1,10 +1,7 @@
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
+import { responseEnd } from './answer-format.ts'
 import type { BridgeOptions, Emit, ItemState } from './bridge-state.ts'
-
-export type { BridgeOptions } from './bridge-state.ts'
-
-import { formatViolation } from './answer-format.ts'
 import { customEventFor } from './custom-events.ts'
 import { addCall, closeCall, sendArguments } from './function-call-stream.ts'
 import {
@@ -28,8 +25,6 @@ import type {
 
 export { toOpenUsage } from './response-resource.ts'
 
-const TERMINAL = new Set(['completed', 'failed', 'incomplete'])
-
 /**
  * Maps the ThreadEvents of one response to Open Responses stream events that both the
  * specification's schema and common clients accept (docs/http-api.md lists where this differs
@@ -48,8 +43,10 @@ export class OpenResponsesBridge {
   private readonly now: () => number
   private readonly extensions: boolean
   private readonly clientTools: Set<string>
+  /** The usage of a completed turn whose response ends with its thread. */
+  private turnUsage: OpenUsage | undefined
 
-  constructor(options: BridgeOptions) {
+  constructor(private readonly options: BridgeOptions) {
     this.now = options.now ?? Date.now
     this.extensions = options.extensions ?? true
     const settings = { ...DEFAULT_SETTINGS, ...options.settings }
@@ -59,10 +56,6 @@ export class OpenResponsesBridge {
       options.createdAt ?? this.seconds(),
       settings,
     )
-  }
-
-  get responseId(): string {
-    return this.state.id
   }
 
   /** A copy of the response as it stands. */
@@ -89,12 +82,11 @@ export class OpenResponsesBridge {
         this.start(emit)
         this.completeItem(event.item, emit)
         break
-      case 'turn.completed': {
-        const violation = formatViolation(this.state.output, this.state.text.format)
-        const error = violation ? { code: 'model_error' as const, message: violation } : null
-        this.finish(error ? 'failed' : 'completed', toOpenUsage(event.usage), error, emit)
+      case 'turn.completed':
+        // A response's thread ends in the same commit, with the model's last stop reason.
+        this.turnUsage = toOpenUsage(event.usage)
+        if (!this.options.endAtThread) this.complete(undefined, emit)
         break
-      }
       case 'turn.failed':
         this.finish(
           'failed',
@@ -112,6 +104,9 @@ export class OpenResponsesBridge {
         )
         break
       default: {
+        if (event.type === 'thread.completed' && this.turnUsage) {
+          this.complete(event.stop_reason ?? undefined, emit)
+        }
         const custom = this.extensions ? customEventFor(event) : undefined
         if (!custom) break
         this.start(emit)
@@ -159,22 +154,27 @@ export class OpenResponsesBridge {
     emit({ type: 'response.in_progress', response: this.response })
   }
 
+  private complete(stopReason: string | undefined, emit: Emit): void {
+    const end = responseEnd(this.state.output, this.state.text.format, stopReason)
+    const last = this.state.output.at(-1)
+    if (end.incomplete && last?.type === 'message') last.status = 'incomplete'
+    this.state.incomplete_details = end.incomplete ?? null
+    this.finish(end.status, this.turnUsage ?? null, end.error, emit)
+  }
+
   private finish(
-    status: 'completed' | 'failed',
+    status: 'completed' | 'failed' | 'incomplete',
     usage: OpenUsage | null,
     error: ResponseError | null,
     emit: Emit,
   ): void {
-    if (TERMINAL.has(this.state.status)) return
+    if (this.state.status !== 'in_progress') return
     this.start(emit)
     this.state.status = status
     this.state.usage = usage
     this.state.error = error
     if (status === 'completed') this.state.completed_at = this.seconds()
-    emit({
-      type: status === 'completed' ? 'response.completed' : 'response.failed',
-      response: this.response,
-    })
+    emit({ type: `response.${status}`, response: this.response })
   }
 
   /** The call id of an invocation: its raw tool_call_id on first use, else its item id. */

@@ -30,6 +30,7 @@ export function openResponsesView(
       ...(createdAt === undefined ? {} : { createdAt }),
       ...(options.now ? { now: options.now } : {}),
       ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+      endAtThread: true,
     })
     return bridge
   }

@@ -133,7 +133,7 @@ export interface ResponseObject {
   created_at: number
   completed_at: number | null
   status: ResponseStatus
-  incomplete_details: null
+  incomplete_details: { reason: string } | null
   model: string
   previous_response_id: string | null
   instructions: string | null
@@ -169,7 +169,12 @@ interface ItemRef {
 /** A streaming event as written, `sequence_number` included. */
 export type StreamEvent =
   | {
-      type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.failed'
+      type:
+        | 'response.created'
+        | 'response.in_progress'
+        | 'response.completed'
+        | 'response.failed'
+        | 'response.incomplete'
       sequence_number: number
       response: ResponseObject
     }
