@@ -1,6 +1,6 @@
 import { egressRulesFrom } from '../src/contract/egress-rules.ts'
+import { EgressRefused } from '../src/contract/transport-failure.ts'
 import { CallbackOutbox, type CallbackPolicy, callbackUrlProblem } from '../src/core/session-api.ts'
-import { EgressRefused } from '../src/ports/transport-failure.ts'
 import type { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 import { literalChecked, type TenantFetchOptions } from './tenant-fetch.ts'

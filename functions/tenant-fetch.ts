@@ -1,6 +1,6 @@
 import { EgressPolicy } from '../adapters/shared/egress-policy.ts'
 import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.ts'
-import { EgressRefused } from '../src/ports/transport-failure.ts'
+import { EgressRefused } from '../src/contract/transport-failure.ts'
 import { hostNamed } from '../src/shared/host-list.ts'
 import { parseIp } from '../src/shared/ip-address.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
-import { EgressRefused } from '../../src/ports/transport-failure.ts'
+import { EgressRefused } from '../../src/contract/transport-failure.ts'
 import { formatIp, type IpAddress } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 

@@ -7,6 +7,7 @@ import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotoc
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
+import { transportFailureText } from '../../src/contract/transport-failure.ts'
 import type {
   McpCallOutcome,
   McpClient,
@@ -16,7 +17,6 @@ import type {
   McpListedTool,
   McpSessionHandle,
 } from '../../src/ports/mcp-client.ts'
-import { transportFailureText } from '../../src/ports/transport-failure.ts'
 import { toCallOutcome, toListedTool } from './mcp-results.ts'
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>

@@ -18,15 +18,15 @@ import {
   checkEndTurn,
   checkIntent,
   checkPositiveInteger,
-  idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
 import {
   heldRetryAfter,
   leaseAcquiredAt,
   stampedLeaseId,
-} from '../../src/ports/held-retry-after.ts'
+} from '../../src/shared/held-retry-after.ts'
 import { randomIds } from '../../src/shared/random-ids.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
+import { idempotencyKey } from '../shared/idempotency-key.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock

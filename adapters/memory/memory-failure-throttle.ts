@@ -1,12 +1,11 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import {
-  type BucketState,
-  type FailureThrottle,
-  spendToken,
-  type ThrottleBucket,
-  type ThrottleVerdict,
+import type {
+  FailureThrottle,
+  ThrottleBucket,
+  ThrottleVerdict,
 } from '../../src/ports/failure-throttle.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
+import { type BucketState, spendToken } from './spend-token.ts'
 
 export interface MemoryFailureThrottleOptions {
   clock?: Clock

@@ -1,5 +1,4 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import { firstFreeRetryAfter, leaseAcquiredAt } from '../../src/ports/held-retry-after.ts'
 import {
   type DayUsage,
   REQUEST_WINDOW_MS,
@@ -7,13 +6,14 @@ import {
   type ReservationVerdict,
   SETTLED_TTL_MS,
   type SlotVerdict,
-  slidingWindowUsed,
   type TenantLimiter,
   type UsageCharge,
-  utcDay,
   type WindowVerdict,
 } from '../../src/ports/tenant-limiter.ts'
+import { firstFreeRetryAfter, leaseAcquiredAt } from '../../src/shared/held-retry-after.ts'
+import { slidingWindowUsed } from '../../src/shared/sliding-window-used.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
+import { utcDay } from '../../src/shared/utc-day.ts'
 
 export interface MemoryTenantLimiterOptions {
   clock?: Clock

@@ -10,6 +10,7 @@ import {
   WorktreeResultSchema,
 } from '../../src/contract/runner-protocol.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
+import { transportFailureText } from '../../src/contract/transport-failure.ts'
 import type {
   ExecPollRequest,
   ExecSnapshot,
@@ -20,7 +21,6 @@ import type {
   SandboxRunner,
   SandboxScope,
 } from '../../src/ports/sandbox-runner.ts'
-import { transportFailureText } from '../../src/ports/transport-failure.ts'
 import { backoffMs } from '../../src/shared/backoff.ts'
 import { base64Bytes, readAnswer, snapshot, unavailable } from './runner-answer.ts'
 

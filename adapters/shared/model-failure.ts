@@ -1,5 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { transportFailureText } from '../../src/ports/transport-failure.ts'
+import { transportFailureText } from '../../src/contract/transport-failure.ts'
 
 /**
  * A failed model call as every model adapter reports it (adapters/openai, adapters/anthropic):

@@ -17,13 +17,12 @@ import {
   checkEndTurn,
   checkIntent,
   checkPositiveInteger,
-  idempotencyKey,
 } from '../../src/ports/coordinator-checks.ts'
 import {
   heldRetryAfter,
   leaseAcquiredAt,
   stampedLeaseId,
-} from '../../src/ports/held-retry-after.ts'
+} from '../../src/shared/held-retry-after.ts'
 import { randomIds } from '../../src/shared/random-ids.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import {
@@ -36,6 +35,7 @@ import {
   pickRecord,
 } from './coordinator-redis-replies.ts'
 import * as scripts from './coordinator-redis-scripts.ts'
+import { idempotencyKey } from './idempotency-key.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'

@@ -11,10 +11,10 @@ import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { replyArray, replyInteger } from './tenant-limiter-scripts.ts'
 
 /**
- * KEYS: the buckets. ARGV: now, then capacity and refillMs of each bucket. For each, `spendToken` of
- * `failure-throttle.ts` in Lua on a hash `{t: tokens, at: instant, b: in a burst}`, which
- * expires when the bucket would be full again. → {counted, remaining, retryAfterMs,
- * burstStarted} per bucket, flat.
+ * KEYS: the buckets. ARGV: now, then capacity and refillMs of each bucket. For each,
+ * `spendToken` of `adapters/memory/spend-token.ts` in Lua on a hash `{t: tokens, at: instant,
+ * b: in a burst}`, which expires when the bucket would be full again. → {counted, remaining,
+ * retryAfterMs, burstStarted} per bucket, flat.
  */
 export const SPEND_TOKENS = `
 local now = tonumber(ARGV[1])

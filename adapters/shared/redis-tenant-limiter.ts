@@ -7,13 +7,13 @@ import {
   type ReservationVerdict,
   SETTLED_TTL_MS,
   type SlotVerdict,
-  slidingWindowUsed,
   type TenantLimiter,
   type UsageCharge,
-  utcDay,
   type WindowVerdict,
 } from '../../src/ports/tenant-limiter.ts'
+import { slidingWindowUsed } from '../../src/shared/sliding-window-used.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
+import { utcDay } from '../../src/shared/utc-day.ts'
 import type { IoDeadline } from './io-deadline.ts'
 import * as quota from './quota-reservation-scripts.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'

@@ -1,10 +1,10 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
 import {
   firstFreeRetryAfter,
   type HeldLease,
   leaseAcquiredAt,
-} from '../../src/ports/held-retry-after.ts'
-import type { SlotVerdict } from '../../src/ports/tenant-limiter.ts'
+} from '../../src/shared/held-retry-after.ts'
 
 /**
  * Lua scripts and reply readers of the Redis TenantLimiter (`redis-tenant-limiter.ts`, over

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { type UsageReport, UsageReportSchema } from '../../src/contract/tenancy.ts'
-import { dayEndMs, toMicroUsd } from '../../src/ports/tenant-limiter.ts'
+import { toMicroUsd } from '../../src/shared/micro-usd.ts'
+import { dayEndMs } from '../../src/shared/utc-day.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { JSON_TYPE } from '../http/event-framing.ts'
 import { noQuery } from '../openapi/declared-input.ts'

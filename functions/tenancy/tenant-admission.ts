@@ -1,8 +1,9 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { Admission, ModelCallEstimate, ModelCallHold } from '../../src/ports/admission.ts'
-import { stampedLeaseId } from '../../src/ports/held-retry-after.ts'
-import { dayEndMs, toMicroUsd, utcDay } from '../../src/ports/tenant-limiter.ts'
+import { stampedLeaseId } from '../../src/shared/held-retry-after.ts'
+import { toMicroUsd } from '../../src/shared/micro-usd.ts'
+import { dayEndMs, utcDay } from '../../src/shared/utc-day.ts'
 import { limitsOf, secondsUntil, type Tenancy } from './tenancy.ts'
 
 /**

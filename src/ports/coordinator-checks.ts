@@ -55,8 +55,3 @@ export function checkEndTurn(request: EndTurnRequest): void {
   const ttl = request.idempotency?.ttlSeconds
   if (ttl !== undefined) checkPositiveInteger('ttlSeconds', ttl)
 }
-
-/** Tenant-scoped idempotency key; the tenant is escaped so `a:b`+`c` never meets `a`+`b:c`. */
-export function idempotencyKey(tenant: string, key: string): string {
-  return `${encodeURIComponent(tenant)}:${key}`
-}

@@ -1,4 +1,4 @@
-import type { HeldRetryAfter } from './held-retry-after.ts'
+import type { HeldRetryAfter } from '../shared/held-retry-after.ts'
 
 /**
  * Coordinator: hot coordination state (Redis/Upstash in production). Never the only copy of

@@ -115,40 +115,8 @@ export interface TenantLimiter {
 /** The request window of production: one minute. */
 export const REQUEST_WINDOW_MS = 60_000
 
-const DAY_MS = 86_400_000
-
-/** The UTC day of an instant, `YYYY-MM-DD`. */
-export function utcDay(nowMs: number): string {
-  return new Date(nowMs).toISOString().slice(0, 10)
-}
-
-/** When the UTC day of `nowMs` ends (epoch ms). */
-export function dayEndMs(nowMs: number): number {
-  return (Math.floor(nowMs / DAY_MS) + 1) * DAY_MS
-}
-
 /** How long a day's counters are kept after the day began: two days (then they expire). */
-export const DAY_COUNTER_TTL_MS = 2 * DAY_MS
+export const DAY_COUNTER_TTL_MS = 2 * 86_400_000
 
 /** How long a settled call id is remembered (a settle resent later still counts once). */
-export const SETTLED_TTL_MS = 2 * DAY_MS
-
-/**
- * The sliding-window estimate of requests in the last `windowMs` (the algorithm of
- * `@upstash/ratelimit`'s `slidingWindow`, on its keys): the current fixed window plus the previous one
- * weighted by the part of it still inside the sliding window.
- */
-export function slidingWindowUsed(
-  current: number,
-  previous: number,
-  nowMs: number,
-  windowMs: number,
-): number {
-  const elapsed = (nowMs % windowMs) / windowMs
-  return Math.floor((1 - elapsed) * previous) + current
-}
-
-/** Micro-USD (integers, as the counters store cost) from USD. */
-export function toMicroUsd(usd: number): number {
-  return Math.max(0, Math.round(usd * 1_000_000))
-}
+export const SETTLED_TTL_MS = 2 * 86_400_000

@@ -1,5 +1,6 @@
 import { parseBatch } from '../contract/batch.ts'
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import type { SessionKeys } from './session-ref.ts'
 
 /**

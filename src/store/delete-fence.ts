@@ -5,7 +5,8 @@ import {
   serializeDeletedMarker,
 } from '../contract/deleted-marker.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import type { SessionKeys } from './session-ref.ts'
 
 const MAX_ATTEMPTS = 64

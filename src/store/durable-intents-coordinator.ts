@@ -12,9 +12,10 @@ import type {
 } from '../ports/coordinator.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import { checkEndTurn, checkIntent, checkPositiveInteger } from '../ports/coordinator-checks.ts'
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
 import { toBytes } from './json-bytes.ts'
+import { listAll } from './list-all.ts'
 import type { SessionLocator } from './session-locator.ts'
 import type { SessionStore } from './session-store.ts'
 

@@ -5,8 +5,9 @@ import {
   type OutputArtifact,
   OutputArtifactSchema,
 } from '../contract/output-artifact.ts'
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
+import { listAll } from './list-all.ts'
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))

@@ -1,4 +1,5 @@
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import { applyRetention, type RetentionPolicy } from './retention.ts'
 import { assertSegment, assertTenant } from './session-ref.ts'
 

@@ -1,6 +1,6 @@
 import { parseSessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { listAll } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import { assertSegment, sessionPointerKey, workspaceSessionsPrefix } from './session-ref.ts'
 
 /** VT Code RetentionPolicy defaults. */

@@ -2,7 +2,8 @@ import type { Batch } from '../contract/batch.ts'
 import { isTurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { parseSessionManifest } from '../contract/session-manifest.ts'
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import { probeLastBatch, readBatches } from './rehydrate.ts'
 import {
   encodeListCursor,

@@ -1,4 +1,5 @@
-import { listAll, type ObjectStore } from '../ports/object-store.ts'
+import type { ObjectStore } from '../ports/object-store.ts'
+import { listAll } from './list-all.ts'
 import { tenantPrefix, workspaceSessionsPrefix } from './session-ref.ts'
 
 /** One workspace of a tenant and how many sessions it holds. */

@@ -6,9 +6,9 @@
  * suite's fresh coordinator per test.
  */
 import { describe, expect, it } from 'vitest'
+import { coordinatorReplayGuard } from '../../functions/coordinator-replay-guard.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
-import { coordinatorReplayGuard } from '../../src/ports/replay-guard.ts'
 
 /**
  * Short lease or claim for expiry tests; `advance(EXPIRE_WAIT_MS)` outlives it. On Redis it is

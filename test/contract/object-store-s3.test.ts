@@ -2,7 +2,8 @@ import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { s3Error } from '../../adapters/s3/s3-errors.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
-import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { requireServices } from '../support/services.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 

@@ -3,7 +3,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isTurnlineError } from '../../src/contract/errors.ts'
-import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 
 export interface StoreFixture {
   store: ObjectStore

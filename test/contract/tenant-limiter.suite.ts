@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { stampedLeaseId } from '../../src/ports/held-retry-after.ts'
-import { type TenantLimiter, utcDay } from '../../src/ports/tenant-limiter.ts'
+import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
+import { stampedLeaseId } from '../../src/shared/held-retry-after.ts'
+import { utcDay } from '../../src/shared/utc-day.ts'
 
 /**
  * The TenantLimiter contract, run over every adapter (memory with a manual clock, Upstash REST

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import { EgressEnvSchema, egressRulesFrom } from '../../src/contract/egress-rules.ts'
-import { EgressRefused } from '../../src/ports/transport-failure.ts'
+import { EgressRefused } from '../../src/contract/transport-failure.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { requireServices } from '../support/services.ts'
 import { startTestDeployment, type TestDeployment } from '../support/test-deployment.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { startWorkerd } from '../support/runtimes.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'

@@ -9,7 +9,8 @@ import { parseSessionManifest } from '../../src/contract/session-manifest.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { parseTurnIndex } from '../../src/contract/turn-index.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
-import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 const isTurnEnd = (type: string) => type === 'turn.completed' || type === 'turn.failed'

@@ -1,6 +1,6 @@
 import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import type { TestS3 } from './services.ts'
 
 /** A fresh, uniquely named bucket on the local S3 emulator, and stores under its prefixes. */

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest'
 /**
  * The layout's rules (docs/architecture.md), checked on every run: which folder may import
  * which, no import cycles, no platform or SDK imports in src/ and client/, zod schemas only in
- * src/contract, files of at most 300 lines (schema files in src/contract: 500), and functions
- * in src/core of at most 60 lines unless their comment gives the reason (`Long: …`).
+ * src/contract, files of at most 300 lines (schema files in src/contract: 500), functions
+ * in src/core of at most 60 lines unless their comment gives the reason (`Long: …`), and ports
+ * that are interfaces (src/ports exports types and constants, no function or class).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -39,6 +40,13 @@ const ALLOWED: Record<Exclude<Layer, 'infra'>, readonly Layer[]> = {
   client: ['shared', 'contract'],
   cli: ['shared', 'contract', 'ports', 'store', 'core', 'adapters', 'functions', 'client'],
 }
+
+/**
+ * The one file of src/ports that exports functions: the Coordinator's argument rules, part of the
+ * port's contract (every adapter — memory, Redis, the store's durable intents — refuses a bad
+ * argument the same way), and the store's durable intents can import nothing the adapters share.
+ */
+const PORT_FUNCTION_FILES = ['src/ports/coordinator-checks.ts']
 
 /** The faces of src/core that functions/ (and the CLI) may use. */
 const CORE_FACES = ['src/core/session-api.ts', 'src/core/session-service.ts']
@@ -355,6 +363,34 @@ describe('architecture', () => {
         ts.forEachChild(node, visit)
       }
       visit(source)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('keeps src/ports to interfaces: its files export no function or class', () => {
+    const problems: string[] = []
+    for (const { file, text } of files) {
+      if (!file.startsWith('src/ports/') || PORT_FUNCTION_FILES.includes(file)) continue
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+      for (const statement of source.statements) {
+        const exported = ts
+          .getModifiers(statement as ts.HasModifiers)
+          ?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+        const isCode =
+          ts.isFunctionDeclaration(statement) ||
+          ts.isClassDeclaration(statement) ||
+          (ts.isVariableStatement(statement) &&
+            statement.declarationList.declarations.some(
+              ({ initializer }) =>
+                initializer !== undefined &&
+                (ts.isArrowFunction(initializer) ||
+                  ts.isFunctionExpression(initializer) ||
+                  ts.isClassExpression(initializer)),
+            ))
+        if (exported && isCode) {
+          problems.push(`${file}:${lineOf(source, statement.getStart(source)) + 1}`)
+        }
+      }
     }
     expect(problems).toEqual([])
   })

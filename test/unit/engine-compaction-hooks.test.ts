@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { parseBatch } from '../../src/contract/batch.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { scriptAgent } from '../support/compaction-engine.ts'
 import { TOOL_SECRET } from '../support/engine-deps.ts'
 import { gate } from '../support/gate.ts'

@@ -6,7 +6,7 @@ import {
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { assertNoOrphansInRequests, isSummaryRequest } from '../support/compaction-engine.ts'
 import { prose, seededRandom } from '../support/compaction-histories.ts'

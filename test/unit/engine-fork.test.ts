@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
 
 let engine: ScriptedEngine

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
-import { listAll, type ObjectStore } from '../../src/ports/object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
 import {
   DurableIntentsCoordinator,
   sessionIntentFolders,
 } from '../../src/store/durable-intents-coordinator.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { SessionLocator } from '../../src/store/session-locator.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { crashingObjectStore } from '../support/crashing-object-store.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { useScriptedEngine } from '../support/scripted-engine.ts'
 

@@ -4,7 +4,7 @@ import {
   heldRetryAfter,
   leaseAcquiredAt,
   stampedLeaseId,
-} from '../../src/ports/held-retry-after.ts'
+} from '../../src/shared/held-retry-after.ts'
 
 /** A 60 s lease renewed every 20 s, asked about at `NOW`. */
 const TTL = 60_000

@@ -4,7 +4,7 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import { coordinatorId } from '../../src/core/engine/with-lease.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { gate } from '../support/gate.ts'
 import { startScriptedEngine } from '../support/scripted-engine.ts'
 

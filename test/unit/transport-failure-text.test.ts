@@ -1,8 +1,8 @@
 import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { EgressRefused, transportFailureText } from '../../src/contract/transport-failure.ts'
 import { callHttpTool } from '../../src/core/tools/http-tool-call.ts'
-import { EgressRefused, transportFailureText } from '../../src/ports/transport-failure.ts'
 
 /** A port that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {

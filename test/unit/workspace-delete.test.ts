@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
-import { listAll } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { gate } from '../support/gate.ts'
 import { startScriptedEngine } from '../support/scripted-engine.ts'
 

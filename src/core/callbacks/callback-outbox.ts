@@ -8,7 +8,8 @@ import {
   serializeCallbackDelivery,
 } from '../../contract/callback-delivery.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
-import { listAll, type ObjectStore } from '../../ports/object-store.ts'
+import type { ObjectStore } from '../../ports/object-store.ts'
+import { listAll } from '../../store/list-all.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 import { callbackMessageId, type NoticeDraft } from './callback-notices.ts'

@@ -1,7 +1,7 @@
 import type { CallbackDelivery, DeliveryAttempt } from '../../contract/callback-delivery.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
+import { EgressRefused, transportFailureText } from '../../contract/transport-failure.ts'
 import type { TimerClock } from '../../ports/clock.ts'
-import { EgressRefused, transportFailureText } from '../../ports/transport-failure.ts'
 import { backoffMs } from '../../shared/backoff.ts'
 import type { CallbackOutbox, StoredDelivery } from './callback-outbox.ts'
 import { type CallbackPolicy, callbackUrlProblem } from './callback-policy.ts'

@@ -1,5 +1,5 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import type { HeldRetryAfter } from '../../ports/held-retry-after.ts'
+import type { HeldRetryAfter } from '../../shared/held-retry-after.ts'
 
 /**
  * 409 `session_busy`: another turn holds the session's lease. Retry-After comes from that lease

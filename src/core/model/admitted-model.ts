@@ -1,7 +1,7 @@
 import type { Usage } from '../../contract/usage.ts'
 import type { ModelCallHold } from '../../ports/admission.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/model-client.ts'
-import { toMicroUsd } from '../../ports/tenant-limiter.ts'
+import { toMicroUsd } from '../../shared/micro-usd.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { estimateCostUsd, type ModelPrice } from './pricing.ts'

@@ -1,5 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
-import { listAll } from '../../ports/object-store.ts'
+import { listAll } from '../../store/list-all.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment, workspaceSessionsPrefix } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'

@@ -1,7 +1,7 @@
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
-import { transportFailureText } from '../../ports/transport-failure.ts'
+import { transportFailureText } from '../../contract/transport-failure.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { captureOutput, type OutputKeeping } from './output-capture.ts'

@@ -1,4 +1,4 @@
-import { isTurnlineError } from '../contract/errors.ts'
+import { isTurnlineError } from './errors.ts'
 
 /**
  * A destination the egress rules refused (adapters/shared/egress-policy.ts): a fetch rejects with it,
