@@ -118,7 +118,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(turn1).toContain('2,200 in · 80 out tokens')
     const cost1 = `$${costOf(2200, 80).toFixed(6)}`
     expect(await text(page, 'li.turn[data-turn="1"] .cost')).toBe(cost1)
-    await expect.poll(() => text(page, '#fact-cost')).toBe(cost1)
+    await expect.poll(() => text(page, '#fact-cost'), { timeout: 15_000 }).toBe(cost1)
     expect(await attr(page, '#stream', 'data-state')).toBe('live')
 
     // A new turn appears live, without a reload.
@@ -135,7 +135,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     const cost2 = costOf(3000, 10, 2048)
     expect(await text(page, 'li.turn[data-turn="2"] .cost')).toBe(`$${cost2.toFixed(6)}`)
     await expect
-      .poll(() => text(page, '#fact-cost'))
+      .poll(() => text(page, '#fact-cost'), { timeout: 15_000 })
       .toBe(`$${(costOf(2200, 80) + cost2).toFixed(6)}`)
 
     // The server's 3 s follow window ended the stream at least once; the page reopened it.
@@ -185,8 +185,8 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     await call(`/v1/sessions/${id}/complete`, {})
     await page.locator('li.marker.result').waitFor({ timeout: 15_000 })
     expect(await text(page, 'li.marker.result')).toContain('Third answer, after the cut.')
-    await expect.poll(() => attr(page, '#stream', 'data-state')).toBe('ended')
-    await expect.poll(() => text(page, '#fact-status')).toBe('completed')
+    await expect.poll(() => attr(page, '#stream', 'data-state'), { timeout: 15_000 }).toBe('ended')
+    await expect.poll(() => text(page, '#fact-status'), { timeout: 15_000 }).toBe('completed')
     await page.evaluate(() => window.scrollTo(0, 0))
     expect(errors).toEqual([])
     await checkScreenshot(page)
@@ -201,7 +201,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     })
     await phone.goto(`${proxy.url}/ui#/sessions/${id}`)
     await phone.locator('li.marker.result').waitFor({ timeout: 15_000 })
-    await expect.poll(() => attr(phone, '#stream', 'data-state')).toBe('ended')
+    await expect.poll(() => attr(phone, '#stream', 'data-state'), { timeout: 15_000 }).toBe('ended')
     const total = Number((await call(`/v1/sessions/${id}`)).last_seq) + 1
     expect(Number(await attr(phone, '#timeline', 'data-event-count'))).toBe(total)
     expect(await phone.locator('li.turn').count()).toBe(3)

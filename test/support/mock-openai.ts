@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { type HttpBindings, serve } from '@hono/node-server'
 import { type Context, Hono } from 'hono'
+import { cutConnection } from './cut-connection.ts'
 import { compactedResponse, type MockCompaction } from './mock-openai-compact.ts'
 import {
   chatCompletion,
@@ -225,8 +226,7 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (sent === step.disconnectAfterFrames) {
-          await delay(20) // let the frames already written reach the client first
-          c.env.incoming.socket.destroy()
+          await cutConnection(c.env.incoming.socket)
           controller.close()
           return
         }

@@ -1,5 +1,7 @@
+import type { Socket } from 'node:net'
 import type { HttpBindings } from '@hono/node-server'
 import { Hono } from 'hono'
+import { cutConnection } from './cut-connection.ts'
 import { serveApp } from './http-server.ts'
 
 /**
@@ -102,11 +104,12 @@ export async function startProviderReplay(): Promise<ProviderReplay> {
 
 /**
  * SSE frames as a streamed response; after `cutAfter` frames the connection is dropped (the
- * socket of Node's bindings destroyed), as a provider stream that breaks off.
+ * socket of Node's bindings flushed and destroyed, `cutConnection`), as a provider stream
+ * that breaks off.
  */
 export function eventStream(
   frames: string[],
-  socket: { destroy(): void },
+  socket: Socket,
   cutAfter: number | undefined,
   init: { status?: number; headers?: Record<string, string> | undefined },
 ): Response {
@@ -116,11 +119,7 @@ export function eventStream(
     async pull(controller) {
       const frame = frames[sent]
       if (sent === cutAfter || frame === undefined) {
-        if (sent === cutAfter) {
-          // Let the frames already written reach the client before the socket goes.
-          await new Promise((resolve) => setTimeout(resolve, 20))
-          socket.destroy()
-        }
+        if (sent === cutAfter) await cutConnection(socket)
         controller.close()
         return
       }
