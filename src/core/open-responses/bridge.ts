@@ -19,7 +19,6 @@ import type {
   OutputItem,
   ResponseError,
   ResponseObject,
-  ResponseSettings,
   StreamEvent,
 } from './types.ts'
 
