@@ -1,4 +1,4 @@
-import { chmod, chown, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -6,7 +6,7 @@ import path from 'node:path'
 import { formatIp } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
-import { alive } from './process-tree.ts'
+import { leftByGoneProcesses } from './process-tree.ts'
 
 /** Whose command a proxy socket serves: logged with every destination it asks for. */
 export interface EgressIdentity {
@@ -119,11 +119,8 @@ export class EgressProxy {
 
 /** Folders left by runners that were killed (SIGKILL closes nothing): their sockets are dead. */
 async function removeStaleFolders(): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => [] as string[])
-  for (const name of names) {
-    const pid = Number(new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1])
-    if (pid > 0 && pid !== process.pid && !alive(pid)) {
-      await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => {})
-    }
+  const pattern = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`)
+  for (const name of await leftByGoneProcesses(tmpdir(), pattern)) {
+    await rm(path.join(tmpdir(), name), { recursive: true, force: true }).catch(() => {})
   }
 }

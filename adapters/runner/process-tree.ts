@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 
 /** The first child's first child… `depth` levels below `pid`; undefined when one is missing. */
 export function descendant(pid: number, depth: number): number | undefined {
@@ -27,4 +28,19 @@ export function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/**
+ * The entries of `folder` that `pattern` names as a process's own (its first group the pid) and
+ * whose process is gone: what runners killed before their end left behind. A match without a pid
+ * is an older runner's name, gone too; this process's own entries are never listed.
+ */
+export async function leftByGoneProcesses(folder: string, pattern: RegExp): Promise<string[]> {
+  const names = await readdir(folder).catch(() => [] as string[])
+  return names.filter((name) => {
+    const match = pattern.exec(name)
+    if (!match) return false
+    const pid = Number(match[1])
+    return !(pid === process.pid || (pid > 0 && alive(pid)))
+  })
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
 import { constants } from 'node:fs'
-import { access, lstat, mkdir, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises'
+import { access, lstat, mkdir, readFile, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
-import { alive } from './process-tree.ts'
+import { leftByGoneProcesses } from './process-tree.ts'
 import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 import { seccompArch, seccompFilter } from './seccomp-filter.ts'
@@ -185,11 +185,8 @@ export async function openSandbox(
  * are removed; one of this pid left by an earlier process is replaced.
  */
 async function freshProbeFolder(root: string): Promise<string> {
-  for (const name of await readdir(root).catch(() => [])) {
-    const pid = /^\.sandbox-probe(?:-(\d+))?$/.exec(name)
-    if (pid && (pid[1] === undefined || !alive(Number(pid[1])))) {
-      await rm(path.join(root, name), { recursive: true, force: true })
-    }
+  for (const name of await leftByGoneProcesses(root, /^\.sandbox-probe(?:-(\d+))?$/)) {
+    await rm(path.join(root, name), { recursive: true, force: true })
   }
   const workspace = path.join(root, `.sandbox-probe-${process.pid}`)
   await rm(workspace, { recursive: true, force: true })
