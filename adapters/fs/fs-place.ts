@@ -43,15 +43,27 @@ export async function holdKeyFolder(
   key: string,
   create: boolean,
 ): Promise<Placed> {
-  try {
-    return await holdFolder(root, dir, { create })
-  } catch (error) {
-    if (error instanceof SymlinkInStore) throw symlinkError(key, error)
-    const errno = errnoOf(error)
-    if (errno === 'ENOENT' && !create) throw error
-    if (errno === 'ENOTDIR' || errno === 'EEXIST') throw collisionError(key, 'object', error)
-    throw storageError(error, create ? 'mkdir' : 'open', key)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await holdFolder(root, dir, { create })
+    } catch (error) {
+      // A folder made on the way was pruned (an empty folder's last object deleted) before it
+      // was opened: make it again.
+      if (create && errnoOf(error) === 'ENOENT' && attempt < CREATE_ATTEMPTS) continue
+      throw keyFolderError(error, key, create)
+    }
   }
+}
+
+/** How often a folder pruned while it was being made is made again before the write fails. */
+const CREATE_ATTEMPTS = 5
+
+function keyFolderError(error: unknown, key: string, create: boolean): unknown {
+  if (error instanceof SymlinkInStore) return symlinkError(key, error)
+  const errno = errnoOf(error)
+  if (errno === 'ENOENT' && !create) return error
+  if (errno === 'ENOTDIR' || errno === 'EEXIST') return collisionError(key, 'object', error)
+  return storageError(error, create ? 'mkdir' : 'open', key)
 }
 
 /**
