@@ -1,10 +1,10 @@
-import { mkdir, realpath, rm } from 'node:fs/promises'
-import path from 'node:path'
+import { realpath, rm } from 'node:fs/promises'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { nodeEgressPolicy } from './egress-host.ts'
 import { EgressProxy } from './egress-proxy.ts'
+import { freshFolderOfThisProcess } from './process-tree.ts'
 import { type CommandNetwork, RELAY_PORT, type RelayTools } from './sandbox-network.ts'
 import { which } from './sandbox-probe.ts'
 
@@ -102,9 +102,7 @@ async function probe(
   tools: RelayTools,
   root: string,
 ): Promise<string | undefined> {
-  const workspace = path.join(root, '.egress-probe')
-  await rm(workspace, { recursive: true, force: true })
-  await mkdir(workspace, { recursive: true })
+  const workspace = await freshFolderOfThisProcess(root, '.egress-probe')
   const real = await realpath(workspace)
   await sandbox.prepareWorkspace(root, real)
   const egress = await proxy.open({ tenant: '-', sessionId: '-', execSessionId: 'probe' })

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
+import path from 'node:path'
 
 /** The first child's first child… `depth` levels below `pid`; undefined when one is missing. */
 export function descendant(pid: number, depth: number): number | undefined {
@@ -43,4 +44,21 @@ export async function leftByGoneProcesses(folder: string, pattern: RegExp): Prom
     const pid = Number(match[1])
     return !(pid === process.pid || (pid > 0 && alive(pid)))
   })
+}
+
+/**
+ * A fresh, empty folder `<name>-<pid>` in `root` for this process alone: runners started at
+ * once on one root (two instances of a server) must not remove each other's probe folders.
+ * Such folders left by runners that died are removed; one of this pid left by an earlier
+ * process is replaced.
+ */
+export async function freshFolderOfThisProcess(root: string, name: string): Promise<string> {
+  const own = new RegExp(`^${name.replace(/[.]/g, '\\.')}(?:-(\\d+))?$`)
+  for (const gone of await leftByGoneProcesses(root, own)) {
+    await rm(path.join(root, gone), { recursive: true, force: true })
+  }
+  const folder = path.join(root, `${name}-${process.pid}`)
+  await rm(folder, { recursive: true, force: true })
+  await mkdir(folder, { recursive: true })
+  return folder
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
 import { constants } from 'node:fs'
-import { access, lstat, mkdir, readFile, readlink, realpath, rm } from 'node:fs/promises'
+import { access, lstat, readFile, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
-import { leftByGoneProcesses } from './process-tree.ts'
+import { freshFolderOfThisProcess } from './process-tree.ts'
 import { type BwrapHost, sizesTmpfs, tmpfsSizes } from './sandbox-launch.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 import { seccompArch, seccompFilter } from './seccomp-filter.ts'
@@ -158,7 +158,7 @@ export async function openSandbox(
   }
   if (!arch) warnings.push(`${NO_FILTER} there is no system call table for ${process.arch} here`)
 
-  const workspace = await freshProbeFolder(root)
+  const workspace = await freshFolderOfThisProcess(root, '.sandbox-probe')
   const real = await realpath(workspace)
   const sandboxOf = (host: BwrapHost) =>
     new CommandSandbox(settings, bwrapStatus(settings, host, warnings), host, prlimit)
@@ -177,21 +177,6 @@ export async function openSandbox(
     await rm(workspace, { recursive: true, force: true })
   }
   return sandboxOf(host)
-}
-
-/**
- * The probe's own folder, `.sandbox-probe-<pid>`: runners started at once on one root (two
- * instances of a server) must not remove each other's probe. Folders left by runners that died
- * are removed; one of this pid left by an earlier process is replaced.
- */
-async function freshProbeFolder(root: string): Promise<string> {
-  for (const name of await leftByGoneProcesses(root, /^\.sandbox-probe(?:-(\d+))?$/)) {
-    await rm(path.join(root, name), { recursive: true, force: true })
-  }
-  const workspace = path.join(root, `.sandbox-probe-${process.pid}`)
-  await rm(workspace, { recursive: true, force: true })
-  await mkdir(workspace, { recursive: true })
-  return workspace
 }
 
 const NO_FILTER =

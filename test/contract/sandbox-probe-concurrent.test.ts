@@ -7,8 +7,8 @@ import { runnerWithClient, runToEnd } from '../support/sandbox-commands.ts'
 
 /**
  * Runners started at once on one root (two server instances sharing a runner root) each probe
- * the sandbox in a folder of their own: none removes another's probe, so every one starts with
- * the sandbox required. A probe folder left by a runner that died is removed.
+ * the sandbox and the network relay in folders of their own: none removes another's probe, so every one starts with
+ * the sandbox required. Probe folders left by a runner that died are removed.
  */
 const roots: string[] = []
 const runners: RunnerProcess[] = []
@@ -19,11 +19,12 @@ afterAll(async () => {
 })
 
 describe('the sandbox probe on a shared runner root', () => {
-  it('lets runners started at once all start sandboxed, and clears a dead runner’s probe', async () => {
+  it('lets runners started at once all start sandboxed, and clears a dead runner’s probes', async () => {
     const root = await mkdtemp(join(tmpdir(), 'turnline-probe-'))
     roots.push(root)
     // pid_max is at most 4194304 on Linux: no process has this pid
     await mkdir(join(root, '.sandbox-probe-4194305'), { recursive: true })
+    await mkdir(join(root, '.egress-probe-4194305'), { recursive: true })
     const secret = 'probe-runner-secret-0123456789abcdef'
     const started = await Promise.all(
       Array.from({ length: 4 }, () => runnerWithClient({ root, secret })),
@@ -34,7 +35,7 @@ describe('the sandbox probe on a shared runner root', () => {
       expect(run.exitCode).toBe(0)
       expect(run.output.trim()).toBe('ok')
     }
-    const left = (await readdir(root)).filter((name) => name.startsWith('.sandbox-probe'))
+    const left = (await readdir(root)).filter((name) => /^\.(sandbox|egress)-probe/.test(name))
     expect(left).toEqual([])
   })
 })
