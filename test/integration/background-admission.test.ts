@@ -1,143 +1,90 @@
-import { describe, expect, it, vi } from 'vitest'
-import { useEntryWithMock } from '../support/entry-with-mock.ts'
-import { gate } from '../support/gate.ts'
-import { signMessage } from '../support/signed-callback.ts'
-import { until } from '../support/until.ts'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 
 /**
- * Work the background worker runs — a turn, an exec run, a loop step and a webhook run, each
- * answered 202 and run later by `npm start`'s own worker — is admitted like `POST …/turns`: it
- * holds one of the tenant's turn slots while it runs (so a request meanwhile is 429), a second
- * one waits for the slot instead of running beside it, and over the daily token quota none of
- * it reaches the model (the work shows why). Every model call here uses 40,005 tokens, so that a
- * call in flight (its reservation, some 6,400 tokens) leaves the quota of 100,000 open.
+ * Background runs are charged and refused like every other model call: on `npm start` (its own
+ * background worker, the fs store, API keys) a tenant over its daily token quota gets its
+ * background turn and background exec accepted (202, recorded), and the worker then refuses
+ * them before any model call — each ends `failed` with `quota_exceeded`, nothing is left
+ * pending, and the session holds no new turn.
  */
-const SECRET = `whsec_${Buffer.from('background-admission-secret-0123').toString('base64')}`
-const usage = { input_tokens: 40_000, output_tokens: 5 }
-const entry = useEntryWithMock('bg-admission', {
-  TURNLINE_WORK_SWEEP_MS: '250',
-  TURNLINE_LIMIT_CONCURRENT_TURNS: '1',
-  TURNLINE_LIMIT_TOKENS_PER_DAY: '100000',
-  TURNLINE_WEBHOOKS: JSON.stringify({
-    triage: { secret: SECRET, tenant: 'local', prompt: 'New issue event: {{body}}' },
-  }),
+const KEY = 'bg-admission-key-0123456789'
+const QUOTA = 150
+let dir: string
+let mock: MockOpenAI
+let server: NodeEntry
+let url = ''
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-bg-admission-'))
+  mock = await startMockOpenAI()
+  server = startNodeEntry({
+    PORT: '0',
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    TURNLINE_API_KEYS: `${KEY}=acme`,
+    TURNLINE_LIMIT_TOKENS_PER_DAY: String(QUOTA),
+    OPENAI_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: 'sk-test',
+    TURNLINE_MODEL: 'gpt-4o-mini',
+    TURNLINE_WORK_SWEEP_MS: '250',
+    // No embedded runner (it would need the command sandbox): nothing here runs a command.
+    TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
+    TURNLINE_RUNNER_SECRET: 'bg-admission-runner-secret',
+  })
+  url = await server.listening()
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await mock?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-async function call(path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${entry.url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+async function call(method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
-  return {
-    status: response.status,
-    location: response.headers.get('location') ?? '',
-    text,
-    json: () => JSON.parse(text) as Record<string, unknown>,
+  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) }
+}
+
+/** Polls the work's status resource until it leaves `queued`/`running` (no fixed sleep). */
+async function settled(location: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const answer = await call('GET', location)
+    expect(answer.status, answer.text).toBe(200)
+    const state = answer.json().state
+    if (state !== 'queued' && state !== 'running') return answer.json()
+    if (Date.now() > deadline) throw new Error(`work still ${state}: ${answer.text}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
-const ASYNC = { prefer: 'respond-async' }
-const newSession = async () => (await call('/v1/sessions', {})).json().session_id as string
-
-/** Records background work; its status resource. */
-async function queued(path: string, body: unknown, key: string): Promise<string> {
-  const answer = await call(path, body, { ...ASYNC, 'idempotency-key': key })
-  expect(answer.status, answer.text).toBe(202)
-  return answer.location
-}
-
-async function deliver(id: string) {
-  const signed = signMessage(SECRET, JSON.stringify({ action: 'opened', title: 'Crash' }), id)
-  const response = await fetch(`${entry.url}/v1/webhooks/triage`, { method: 'POST', ...signed })
-  return {
-    status: response.status,
-    location: response.headers.get('location') ?? '',
-    text: await response.text(),
-  }
-}
-
-/** The work's status once `done` holds for it (polled: the worker runs it when it can). */
-async function workUntil(location: string, done: (work: Record<string, unknown>) => boolean) {
-  let last = ''
-  const seen = async () => {
-    const answer = await call(location)
-    last = answer.text
-    return answer.status === 200 && done(answer.json()) ? answer.json() : undefined
-  }
-  return vi
-    .waitUntil(seen, { timeout: 60_000, interval: 50 })
-    .catch((error: unknown) => Promise.reject(new Error(`${location}: ${last}`, { cause: error })))
-}
-
-describe('work the background worker runs is admitted', { timeout: 180_000 }, () => {
-  it('holds a turn slot while it runs; a second one waits for the slot', async () => {
-    let inFlight = 0
-    let most = 0
-    const held = gate()
-    entry.mock.respond(async (request) => {
-      // The request below must be refused; were it not, it would answer at once (and fail).
-      if (JSON.stringify(request.body).includes('not now')) return { text: 'ran', usage }
-      inFlight += 1
-      most = Math.max(most, inFlight)
-      try {
-        await held.promise
-        return { text: 'done in the background', usage }
-      } finally {
-        inFlight -= 1
-      }
-    })
-    const first = await queued(`/v1/sessions/${await newSession()}/turns`, { input: 'a' }, 'bg-a')
-    await until('the background turn in its model call', () => (inFlight === 1 ? true : undefined))
-    const second = await queued(`/v1/sessions/${await newSession()}/turns`, { input: 'b' }, 'bg-b')
-
-    // The worker's turn holds the tenant's only slot: a request now is refused.
-    const refused = await call(`/v1/sessions/${await newSession()}/turns`, { input: 'not now' })
-    expect(refused.status, refused.text).toBe(429)
-    expect(refused.json()).toMatchObject({
-      error: { code: 'too_many_concurrent_turns', details: { limit: 1, active: 1 } },
-    })
-    expect((await call(second)).json()).toMatchObject({ state: 'queued' })
-
-    held.open()
-    for (const at of [first, second]) {
-      const done = await workUntil(at, (w) => w.state === 'done')
-      expect(done.turn).toMatchObject({ status: 'completed' })
+describe('background runs over the daily token quota', () => {
+  it('are accepted, then refused before any model call: failed with quota_exceeded', async () => {
+    const id = (await call('POST', '/v1/sessions', {})).json().session_id as string
+    mock.enqueue({ text: 'the quota is spent', usage: { input_tokens: 100, output_tokens: 50 } })
+    expect((await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })).status).toBe(200)
+    expect((await call('GET', '/v1/usage')).json().tokens).toMatchObject({ used: QUOTA })
+    // From here any model request fails the test (the mock has nothing queued).
+    const async = { prefer: 'respond-async' }
+    const turn = await call('POST', `/v1/sessions/${id}/turns`, { input: 'more' }, async)
+    const exec = await call('POST', '/v1/exec', { prompt: 'list todos' }, async)
+    for (const accepted of [turn, exec]) {
+      expect(accepted.status, accepted.text).toBe(202)
+      const work = await settled(accepted.headers.get('location') ?? '')
+      expect(work).toMatchObject({ state: 'failed', error: { code: 'quota_exceeded' } })
     }
-    expect(most).toBe(1)
-    expect(entry.mock.requests).toHaveLength(2)
-  })
-
-  it('over the daily quota no background work reaches the model; it says why', async () => {
-    entry.mock.reset()
-    // 80,010 tokens so far; this turn takes the day's usage past the limit.
-    entry.mock.enqueue({ text: 'the last one today', usage })
-    const last = await call(`/v1/sessions/${await newSession()}/turns`, { input: 'last' })
-    expect(last.status, last.text).toBe(200)
-    entry.mock.reset()
-
-    const created = await call('/v1/loops', { task: 'tidy the repo' })
-    expect(created.status, created.text).toBe(201)
-    const loopId = created.json().loop_id as string
-    const hook = await deliver('msg_bg_admission_1')
-    expect(hook.status, hook.text).toBe(202)
-    const works = [
-      await queued(`/v1/sessions/${await newSession()}/turns`, { input: 'more' }, 'bg-quota'),
-      await queued('/v1/exec', { prompt: 'list todos' }, 'bg-exec'),
-      await queued(`/v1/loops/${loopId}/step`, {}, 'bg-loop'),
-      hook.location,
-    ]
-    for (const at of works) {
-      const work = await workUntil(at, (w) => w.last_error !== undefined || w.error !== undefined)
-      const error = (work.error ?? work.last_error) as { code: string; message: string }
-      expect({ at, code: error.code }).toEqual({ at, code: 'quota_exceeded' })
-      expect(error.message).toMatch(
-        /daily tokens quota of tenant local is used up \(120015 of 100000\)/,
-      )
-      expect(work.state).not.toBe('done')
-    }
-    expect(entry.mock.requests).toHaveLength(0)
-    entry.mock.assertDone()
+    expect(mock.requests).toHaveLength(1)
+    const view = (await call('GET', `/v1/sessions/${id}`)).json()
+    expect(view).toMatchObject({ turn_count: 1 })
+    expect((await call('GET', '/v1/usage')).json().tokens).toMatchObject({ used: QUOTA })
   })
 })
