@@ -16,7 +16,7 @@ import { LAMBDA_URL_HOST } from '../support/lambda-runtime.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
 import { startNodeEntry } from '../support/node-entry.ts'
 import { executableOf, type NodeBinary, otherNodeMajor } from '../support/other-node.ts'
-import { DENO_FLAGS, startDeno, startWorkerd } from '../support/runtimes.ts'
+import { DENO_FLAGS, denoTaskFlags, startDeno, startWorkerd } from '../support/runtimes.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
 
@@ -181,9 +181,7 @@ describe('the same sessions on every runtime', () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const data = join(dataDir, 'deno')
     const env = { ...common(receiver.host, backends.mock.baseURL), TURNLINE_DATA_DIR: data }
-    const { runtime, startMs } = await started(() =>
-      startDeno(env, [...DENO_FLAGS, `--allow-write=${data}`]),
-    )
+    const { runtime, startMs } = await started(() => startDeno(env, denoTaskFlags('serve')))
     await record('deno fs', startMs, () => httpCall(runtime))
   })
 
