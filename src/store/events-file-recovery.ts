@@ -1,7 +1,7 @@
 import { isTurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { TurnIndex } from '../contract/turn-index.ts'
-import { parseTurnIndex, serializeTurnIndex } from '../contract/turn-index.ts'
+import { parseTurnIndex, salvageTurnIndex, serializeTurnIndex } from '../contract/turn-index.ts'
 import type { StoredObject } from '../ports/object-store.ts'
 import { completeLines, emptyShape, extendShape } from './events-file-shape.ts'
 import type { EventsFile, EventsFileContext } from './events-file-state.ts'
@@ -179,15 +179,18 @@ async function write(
     through: snapshot.nextSeq,
     batch: snapshot.lastBatch,
     shape,
-    indexEtag: storedIndex?.etag,
+    index: undefined,
   }
-  const index = serializeTurnIndex({ entries: [...shape.entries] })
-  if (storedIndex && new TextDecoder().decode(storedIndex.body) === index) return file
-  const written = await objects.put(keys.turnIndex, toBytes(index), {
+  const index = toBytes(serializeTurnIndex({ entries: [...shape.entries] }))
+  if (storedIndex && sameBytes(storedIndex.body, index)) {
+    const { etag, version } = storedIndex
+    return { ...file, index: { etag, size: index.length, version } }
+  }
+  const written = await objects.put(keys.turnIndex, index, {
     contentType: 'application/json',
     ...(storedIndex ? { ifMatch: storedIndex.etag } : { ifNoneMatch: '*' }),
   })
-  return { ...file, indexEtag: written.etag }
+  return { ...file, index: { etag: written.etag, size: index.length, version: written.version } }
 }
 
 /** What the manifest says the file holds, when the file shows it still does (see above). */
@@ -223,6 +226,10 @@ async function trustedPrefix(
     : undefined
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && holdsAt(a, 0, b)
+}
+
 function holdsAt(file: Uint8Array, at: number, expected: Uint8Array): boolean {
   if (at < 0 || at + expected.length > file.length) return false
   for (let i = 0; i < expected.length; i++) if (file[at + i] !== expected[i]) return false
@@ -234,7 +241,9 @@ function readIndex(stored: StoredObject | null): TurnIndex | undefined {
   try {
     return parseTurnIndex(stored.body)
   } catch {
-    return undefined // a damaged index is rebuilt; its timestamps fall back to the batches'
+    // A torn append keeps its whole entries; a damaged index is rebuilt, its timestamps falling
+    // back to the batches'.
+    return salvageTurnIndex(stored.body)
   }
 }
 

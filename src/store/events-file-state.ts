@@ -18,8 +18,20 @@ export interface EventsFile {
   /** The last batch whose lines it holds (-1: none). */
   batch: number
   shape: FileShape
-  /** Etag of index/turns.json as this process last wrote or read it (undefined: none). */
-  indexEtag: string | undefined
+  /** index/turns.json as this process last wrote or read it (undefined: not known). */
+  index: KnownIndex | undefined
+}
+
+/**
+ * index/turns.json as this process last wrote or read it: all its bytes are what
+ * `serializeTurnIndex` writes for the file's entries, so the next turn's entries can be appended.
+ */
+export interface KnownIndex {
+  /** For a put (compare-and-swap); an append gives none. */
+  etag: string | undefined
+  size: number
+  /** For an append (`ifVersion`). */
+  version: string | undefined
 }
 
 /** An ObjectStore that appends. */

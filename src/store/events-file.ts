@@ -1,9 +1,17 @@
 import { isTurnlineError } from '../contract/errors.ts'
-import { serializeTurnIndex } from '../contract/turn-index.ts'
-import type { ObjectStore } from '../ports/object-store.ts'
+import {
+  serializeTurnIndex,
+  serializeTurnIndexAppend,
+  TURN_INDEX_TAIL,
+} from '../contract/turn-index.ts'
 import { recoverEventsFile } from './events-file-recovery.ts'
-import { extendShape } from './events-file-shape.ts'
-import type { EventsFile, EventsFileContext } from './events-file-state.ts'
+import { extendShape, type FileShape } from './events-file-shape.ts'
+import type {
+  AppendingStore,
+  EventsFile,
+  EventsFileContext,
+  KnownIndex,
+} from './events-file-state.ts'
 import { toBytes } from './json-bytes.ts'
 import type { KnownBatch } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
@@ -78,14 +86,16 @@ async function appendKnown(
   // after it: one fsync less on the turn's path. A crash between the two leaves an index that
   // runs ahead of the file or lags it, which the next writer that does not know the file finds
   // and rewrites (events-file-recovery.ts), as it does a torn append.
-  const indexDue = shape.entries !== file.shape.entries || file.indexEtag === undefined
+  const indexDue = shape.entries !== file.shape.entries || file.index === undefined
   const [written, index] = await Promise.all([
     ctx.objects.append(keys.events, toBytes(`${lines.join('\n')}\n`), {
       at: file.size,
       ifSize: file.size,
       ...(file.version === undefined ? {} : { ifVersion: file.version }),
     }),
-    indexDue ? writeIndex(ctx.objects, keys, { ...file, shape }, file.indexEtag) : undefined,
+    indexDue
+      ? writeIndex(ctx.objects, keys, file.shape.entries.length, shape, file.index)
+      : undefined,
   ])
   const next: EventsFile = {
     ...file,
@@ -94,24 +104,41 @@ async function appendKnown(
     through: file.through + lines.length,
     batch: batch.batch,
     shape,
-    ...(index ? { indexEtag: index.indexEtag } : {}),
+    ...(index ? { index } : {}),
   }
   ctx.cache.setEventsFile(keys.root, next)
   ctx.cache.forgetBatchesThrough(keys.root, batch.batch - 1)
   return next
 }
 
-/** Writes index/turns.json from the file's shape (compare-and-swap on `etag`). */
-export async function writeIndex(
-  objects: ObjectStore,
+/**
+ * Writes index/turns.json for the file's `shape`. When this process knows the index as it stands
+ * (`known`, with `before` entries), only the new entries are appended — a write of the same size
+ * at turn 1,000 as at turn 2 — else it is put whole (compare-and-swap on the known etag; created
+ * when none is known). Like the file's lines, the bytes appended at an offset are a function of
+ * the log, so writers racing there write the same bytes; a torn append leaves an index that does
+ * not parse, which the next writer that reads the file rewrites (events-file-recovery.ts).
+ */
+async function writeIndex(
+  objects: AppendingStore,
   keys: SessionKeys,
-  file: EventsFile,
-  etag: string | undefined,
-): Promise<EventsFile> {
-  const body = toBytes(serializeTurnIndex({ entries: [...file.shape.entries] }))
+  before: number,
+  shape: FileShape,
+  known: KnownIndex | undefined,
+): Promise<KnownIndex> {
+  const added = shape.entries.slice(before)
+  if (known?.version !== undefined && added.length > 0) {
+    const written = await objects.append(
+      keys.turnIndex,
+      toBytes(serializeTurnIndexAppend(before, added)),
+      { at: known.size - TURN_INDEX_TAIL.length, ifSize: known.size, ifVersion: known.version },
+    )
+    return { etag: undefined, size: written.size, version: written.version }
+  }
+  const body = toBytes(serializeTurnIndex({ entries: [...shape.entries] }))
   const written = await objects.put(keys.turnIndex, body, {
     contentType: 'application/json',
-    ...(etag === undefined ? { ifNoneMatch: '*' } : { ifMatch: etag }),
+    ...(known?.etag === undefined ? { ifNoneMatch: '*' } : { ifMatch: known.etag }),
   })
-  return { ...file, indexEtag: written.etag }
+  return { etag: written.etag, size: body.length, version: written.version }
 }

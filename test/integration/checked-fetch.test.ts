@@ -6,6 +6,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import { EgressEnvSchema, egressRulesFrom } from '../../src/contract/egress-rules.ts'
 import { EgressRefused } from '../../src/contract/transport-failure.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
+import { startHttpTarget } from '../support/sandbox-commands.ts'
 
 /**
  * The fetch of tenant-directed calls on Node, against real servers and a real DNS server: every
@@ -17,6 +18,8 @@ let redirector: Server
 let targetPort: number
 let redirectorPort: number
 let hits = 0
+/** On every interface; the test DNS puts `localhost` at 127.0.0.2, /etc/hosts at 127.0.0.1. */
+let everywhere: Awaited<ReturnType<typeof startHttpTarget>>
 let location = ''
 
 const listen = (server: Server) =>
@@ -25,7 +28,12 @@ const listen = (server: Server) =>
   )
 
 beforeAll(async () => {
-  dns = await startTestDns({ 'rebound.example': ['127.0.0.1'], 'mirror.example': ['127.0.0.1'] })
+  dns = await startTestDns({
+    'rebound.example': ['127.0.0.1'],
+    'mirror.example': ['127.0.0.1'],
+    localhost: ['127.0.0.2'],
+  })
+  everywhere = await startHttpTarget('reached', '0.0.0.0')
   target = createServer((_req, res) => {
     hits += 1
     res.end('internal secret')
@@ -40,6 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dns?.close()
+  await everywhere?.close()
   target?.closeAllConnections()
   redirector?.closeAllConnections()
   await new Promise((resolve) => target?.close(resolve))
@@ -75,6 +84,17 @@ describe('checked fetch', () => {
     const response = await fetchChecked(`http://mirror.example:${targetPort}/`)
     expect(await response.text()).toBe('internal secret')
     expect(hits).toBe(1)
+  })
+
+  it('connects to the address it checked, never to the name again', async () => {
+    // A second lookup of `localhost` (the system's) would answer 127.0.0.1, which is refused.
+    const fetchChecked = fetchWith(`127.0.0.2:${everywhere.port}`)
+    const response = await fetchChecked(`http://localhost:${everywhere.port}/`)
+    expect(await response.text()).toBe('reached\n')
+    expect(everywhere.reachedAt()).toEqual(['127.0.0.2'])
+    const refused = await fetchChecked(`http://127.0.0.1:${everywhere.port}/`).catch((e) => e)
+    expect(refused).toBeInstanceOf(EgressRefused)
+    expect(everywhere.requests()).toBe(1)
   })
 
   it('checks every redirect: an allowlisted host cannot send the call to a refused one', async () => {

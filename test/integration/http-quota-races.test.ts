@@ -14,39 +14,50 @@ import { startTestBackends } from '../support/test-deployment.ts'
 
 /**
  * Daily token quotas under races, over real HTTP on each place the counters can live: Upstash
- * (the REST proxy in front of redis-server, sessions on S3), plain Redis over TCP, and this
- * process (the embedded default). Every model call holds its estimate before it is made, in one
- * atomic step with the check, so parallel turns cannot all pass the same check; a turn refused
- * that way is 429 and leaves nothing in its session. Every reply here uses 150 tokens; the quota
- * is two of them.
+ * (the REST proxy in front of redis-server, sessions on S3) with three instances, plain Redis
+ * over TCP with two, and this process (the embedded default, one instance). Every model call
+ * holds its estimate before it is made, in one atomic step with the check, so parallel turns
+ * cannot all pass the same check — not even when they reach different instances, which share
+ * nothing but the coordinator; a turn refused that way is 429 and leaves nothing in its session.
+ * Every reply here uses 150 tokens; the quota is two of them.
  */
 const QUOTA = 300
 const PER_TURN = 150
 const run = crypto.randomUUID().slice(0, 8)
 
 interface Deployment {
-  url: string
+  /** One URL per instance; the instances share the coordinator (and the store, when not memory). */
+  urls: string[]
   mock: MockOpenAI
   close(): Promise<void>
 }
 
-/** An app on `env` (plus keys, the quota and the mock model), served over HTTP. */
+/**
+ * `instances` apps on `env` (plus keys, the quota and the mock model), each served over HTTP,
+ * all on the same coordinator.
+ */
 async function deployed(
   label: string,
   start: (env: Record<string, string>) => Promise<{ url: string; close(): Promise<void> }>,
   mock: MockOpenAI,
+  instances = 1,
 ): Promise<Deployment & { key: (name: string) => string }> {
   const keys = ['race', 'fork', 'retry'].map((name) => `${label}-${name}-${run}-key-0123456789`)
-  const app = await start({
+  const env = {
     TURNLINE_API_KEYS: keys.map((key) => `${key}=${key.replace(/-key-.*$/, '')}`).join(','),
     TURNLINE_LIMIT_TOKENS_PER_DAY: String(QUOTA),
     TURNLINE_LOG: 'off',
     OPENAI_BASE_URL: mock.baseURL,
     OPENAI_API_KEY: 'test',
     TURNLINE_MODEL: 'gpt-4o-mini',
-  })
+  }
+  const apps: { url: string; close(): Promise<void> }[] = []
+  for (let i = 0; i < instances; i++) apps.push(await start(env))
   return {
-    ...app,
+    urls: apps.map((app) => app.url),
+    close: async () => {
+      for (const app of apps) await app.close()
+    },
     mock,
     key: (name) => keys.find((key) => key.startsWith(`${label}-${name}-`)) ?? '',
   }
@@ -81,7 +92,7 @@ const transports: [string, () => ReturnType<typeof deployed>][] = [
     async () => {
       const backends = await startTestBackends('quota-races')
       closers.push(() => backends.close())
-      return deployed('upstash', (env) => startAppInstance(backends.env(env)), backends.mock)
+      return deployed('upstash', (env) => startAppInstance(backends.env(env)), backends.mock, 3)
     },
   ],
   [
@@ -90,7 +101,8 @@ const transports: [string, () => ReturnType<typeof deployed>][] = [
       const mock = await startMockOpenAI()
       closers.push(() => mock.close())
       const redis = { TURNLINE_STORE: 'memory', REDIS_URL: requireServices().redisUrl }
-      return deployed('tcp', (env) => nodeApp({ ...redis, ...env }), mock)
+      // Sessions in each instance's memory: a session lives on the instance that made it.
+      return deployed('tcp', (env) => nodeApp({ ...redis, ...env }), mock, 2)
     },
   ],
   [
@@ -110,8 +122,9 @@ describe.each(transports)('daily token quota under races: %s', (_name, start) =>
     closers.push(() => app.close())
   })
 
-  const call = (name: string, path: string, init: RequestInit = {}) =>
-    fetch(`${app.url}${path}`, {
+  /** A request to instance `on` (of `app.urls`). */
+  const call = (name: string, path: string, init: RequestInit = {}, on = 0) =>
+    fetch(`${app.urls[on % app.urls.length]}${path}`, {
       ...init,
       headers: {
         authorization: `Bearer ${app.key(name)}`,
@@ -119,17 +132,18 @@ describe.each(transports)('daily token quota under races: %s', (_name, start) =>
         ...(init.headers as Record<string, string> | undefined),
       },
     })
-  const newSession = async (name: string) => {
-    const res = await call(name, '/v1/sessions', { method: 'POST', body: '{}' })
+  const newSession = async (name: string, on = 0) => {
+    const res = await call(name, '/v1/sessions', { method: 'POST', body: '{}' }, on)
     expect(res.status).toBe(201)
     return ((await res.json()) as { session_id: string }).session_id
   }
-  const turn = (name: string, id: string, headers: Record<string, string> = {}) =>
-    call(name, `/v1/sessions/${id}/turns`, {
-      method: 'POST',
-      body: JSON.stringify({ input: 'go' }),
-      headers,
-    })
+  const turn = (name: string, id: string, headers: Record<string, string> = {}, on = 0) =>
+    call(
+      name,
+      `/v1/sessions/${id}/turns`,
+      { method: 'POST', body: JSON.stringify({ input: 'go' }), headers },
+      on,
+    )
   const usage = async (name: string) =>
     (await (await call(name, '/v1/usage')).json()) as UsageReport
   const replies = (delayMs = 0) =>
@@ -138,17 +152,23 @@ describe.each(transports)('daily token quota under races: %s', (_name, start) =>
       return { text: 'done', usage: { input_tokens: 100, output_tokens: 50 } }
     })
 
-  it('50 parallel turns end within the quota plus one turn; the refused ones leave nothing', async () => {
+  it('50 parallel turns spread over the instances end within the quota plus one turn; the refused ones leave nothing', async () => {
     app.mock.reset()
     replies(100)
     const ids = []
-    for (let i = 0; i < 50; i++) ids.push(await newSession('race'))
-    const answers = await Promise.all(ids.map((id) => turn('race', id)))
+    // Session i lives on (and is turned on) instance i mod the instance count.
+    for (let i = 0; i < 50; i++) ids.push(await newSession('race', i))
+    const answers = await Promise.all(ids.map((id, i) => turn('race', id, {}, i)))
     const ran = answers.filter((a) => a.status === 200)
     const refused = answers.filter((a) => a.status === 429)
     expect(ran.length + refused.length).toBe(50)
     expect(ran.length).toBeGreaterThanOrEqual(1)
     expect(app.mock.requests).toHaveLength(ran.length)
+    // Each instance refused some: each checked the counters every instance shares.
+    for (let on = 0; on < app.urls.length; on++) {
+      const here = answers.filter((_, i) => i % app.urls.length === on)
+      expect(here.some((a) => a.status === 429)).toBe(true)
+    }
     for (const answer of refused) {
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(
         'quota_exceeded',
@@ -159,8 +179,10 @@ describe.each(transports)('daily token quota under races: %s', (_name, start) =>
     expect(report.tokens.used).toBeLessThanOrEqual(QUOTA + PER_TURN)
     expect(report.tokens.reserved).toBe(0)
     // A refused turn committed nothing: its session holds only thread.started.
-    const refusedId = ids[answers.findIndex((a) => a.status === 429)]
-    const view = (await (await call('race', `/v1/sessions/${refusedId}`)).json()) as {
+    const refusedAt = answers.findIndex((a) => a.status === 429)
+    const view = (await (
+      await call('race', `/v1/sessions/${ids[refusedAt]}`, {}, refusedAt)
+    ).json()) as {
       turn_count: number
       last_seq: number
     }

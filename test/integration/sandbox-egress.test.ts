@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commandTurns } from '../support/command-turns.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
+import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { curlCommand, startHttpTarget, startListener } from '../support/sandbox-commands.ts'
@@ -26,6 +27,9 @@ let dataDir: string
 let mock: MockOpenAI
 let dns: TestDns
 let allowed: Awaited<ReturnType<typeof startHttpTarget>>
+/** On every interface; allowlisted at 127.0.0.2 only, where the test DNS puts `localhost`. */
+let checkedOnly: Awaited<ReturnType<typeof startHttpTarget>>
+let s3Endpoint: URL
 let server: NodeEntry
 let serverPort: number
 let redisPort: number
@@ -37,13 +41,21 @@ beforeAll(async () => {
   await chmod(dataDir, 0o711)
   mock = await startMockOpenAI()
   allowed = await startHttpTarget('hello from the allowlisted host')
+  checkedOnly = await startHttpTarget('hello from the checked address', '0.0.0.0')
   dns = await startTestDns({
     [PUBLIC_LOOKING]: ['127.0.0.1'],
     [MIRROR]: ['127.0.0.1'],
     // This machine's name, which its /etc/hosts maps to loopback too.
     [hostname()]: ['127.0.0.1'],
+    // Where the egress checks look names up, `localhost` is 127.0.0.2; every other lookup on
+    // this machine (/etc/hosts) answers 127.0.0.1. A second lookup would show.
+    localhost: ['127.0.0.2'],
+    // Public addresses the deployment names internal (TURNLINE_EGRESS_DENY), by name.
+    'db.named-internal.example': ['1.2.4.4'],
+    'alias.public-looking.example': ['1.2.4.4'],
   })
-  const redisUrl = requireServices().redisUrl
+  const { redisUrl, s3 } = requireServices()
+  s3Endpoint = new URL(s3.endpoint)
   redisPort = Number(new URL(redisUrl).port)
   server = startNodeEntry({
     PORT: '0',
@@ -55,7 +67,8 @@ beforeAll(async () => {
     REDIS_URL: redisUrl,
     // The shared test Redis holds other deployments' keys: this one gets its own.
     TURNLINE_REDIS_NAMESPACE: `egress-${randomBytes(6).toString('hex')}`,
-    TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port}`,
+    TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port},127.0.0.2:${checkedOnly.port}`,
+    TURNLINE_EGRESS_DENY: '1.2.3.0/24,.corp.example,db.named-internal.example',
     TURNLINE_EGRESS_DNS: dns.address,
     // Tenants pick their tools' hosts: every address is checked when a call connects.
     TURNLINE_TOOL_ALLOWED_HOSTS: '*',
@@ -72,6 +85,7 @@ afterAll(async () => {
   await mock?.close()
   await dns?.close()
   await allowed?.close()
+  await checkedOnly?.close()
   if (dataDir) await rm(dataDir, { recursive: true, force: true })
 })
 
@@ -122,6 +136,19 @@ describe('a command with the network reaches the public internet only', () => {
     expect(raw).not.toContain('PONG')
   })
 
+  it('refuses the model endpoint and the S3 endpoint the server uses, on loopback', async () => {
+    const model = new URL(mock.baseURL)
+    await refused(`http://127.0.0.1:${model.port}/v1/models`, /a loopback address/)
+    await refused(`http://127.0.0.1:${s3Endpoint.port}/`, /a loopback address/)
+    await refused(`http://localhost:${s3Endpoint.port}/`, /a loopback address/)
+    const tls = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`https://127.0.0.1:${model.port}/v1/models`, "--noproxy ''"),
+    )
+    expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+  })
+
   it('refuses a private address, and cloud metadata at the link-local 169.254.169.254', async () => {
     await refused('http://10.20.30.40/', /a private network address/)
     await refused('http://172.16.0.1:8080/', /a private network address/)
@@ -158,6 +185,64 @@ describe('a command with the network reaches the public internet only', () => {
     } finally {
       await listener.close()
     }
+  })
+
+  it('refuses IPv6 unique local and link-local addresses, and IPv4 forms of refused ones', async () => {
+    const targets: [string, RegExp][] = [
+      ['http://[fd00::1]/', /\[?fd00::1\]? is a unique local address/],
+      ['http://[fe80::1]/', /\[?fe80::1\]? is a link-local address/],
+      ['http://[::ffff:169.254.169.254]/', /IPv4-mapped form of 169\.254\.169\.254, a link-local/],
+      ['http://[::ffff:10.0.0.1]/', /IPv4-mapped form of 10\.0\.0\.1, a private network/],
+      ['http://[64:ff9b::a9fe:a9fe]/', /NAT64 form of 169\.254\.169\.254/],
+    ]
+    // One command, one curl per address: each answer is the proxy's refusal.
+    const output = await turns.runInTurn(
+      KEY,
+      open,
+      targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
+    )
+    for (const [, reason] of targets) expect(output).toMatch(reason)
+    expect(output.match(/status=403/g)).toHaveLength(targets.length)
+  })
+
+  it('refuses what the deployment names internal: a network, a name suffix, the addresses of a name', async () => {
+    const targets: [string, RegExp][] = [
+      ['http://1.2.3.4/', /1\.2\.3\.4 is an address named internal by TURNLINE_EGRESS_DENY/],
+      ['http://git.corp.example/', /git\.corp\.example is named internal by TURNLINE_EGRESS_DENY/],
+      [
+        'http://alias.public-looking.example/',
+        /resolves to 1\.2\.4\.4, an address of db\.named-internal\.example/,
+      ],
+    ]
+    const output = await turns.runInTurn(
+      KEY,
+      open,
+      targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
+    )
+    for (const [, reason] of targets) expect(output).toMatch(reason)
+    expect(output.match(/status=403/g)).toHaveLength(targets.length)
+  })
+
+  it('connects to the address it checked, never to the name again', async () => {
+    // A proxy that looked the name up a second time to connect would get /etc/hosts' 127.0.0.1,
+    // which is refused; the checked answer, 127.0.0.2, is the one allowlisted.
+    const before = checkedOnly.requests()
+    const plain = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`http://localhost:${checkedOnly.port}/`, "--noproxy ''"),
+    )
+    expect(plain).toMatch(/hello from the checked address\n+status=200/)
+    const tunnelled = await turns.runInTurn(
+      KEY,
+      open,
+      curlCommand(`http://localhost:${checkedOnly.port}/`, "--noproxy '' --proxytunnel"),
+    )
+    expect(tunnelled).toMatch(/hello from the checked address\n+status=200/)
+    expect(checkedOnly.requests()).toBe(before + 2)
+    expect(checkedOnly.reachedAt().slice(before)).toEqual(['127.0.0.2', '127.0.0.2'])
+    // The same port at 127.0.0.1 stays refused.
+    await refused(`http://127.0.0.1:${checkedOnly.port}/`, /a loopback address/)
   })
 
   it('refuses a public-looking name that resolves to loopback', async () => {
@@ -293,6 +378,24 @@ describe('calls the server makes where a tenant points it, with TURNLINE_TOOL_AL
       'hello from the allowlisted host',
     )
     expect(allowed.requests()).toBe(before + 1)
+  })
+
+  it("a session's MCP server at a name that resolves to loopback is refused when it connects", async () => {
+    const mcp: TestMcpServer = await startMcpServer()
+    try {
+      const port = new URL(mcp.url).port
+      const session = await turns.createSession(KEY, {
+        mcp_servers: [{ name: 'docs', url: `http://${PUBLIC_LOOKING}:${port}/mcp` }],
+      })
+      mock.enqueue({ text: 'no tools today' })
+      const turn = await turns.api(KEY, `/v1/sessions/${session}/turns`, { input: 'hello' })
+      expect(JSON.stringify(turn.warnings)).toMatch(
+        /MCP server docs: .*refused: .*resolves to 127\.0\.0\.1, a loopback address/,
+      )
+      expect(mcp.requests).toHaveLength(0)
+    } finally {
+      await mcp.close()
+    }
   })
 
   it('an HTTP hook at a name that resolves to loopback is refused too', async () => {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto'
+import { realpathSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { conformanceAnswer } from '../support/conformance-model.ts'
 import { NORMALISED, normalise } from '../support/conformance-normalise.ts'
@@ -14,14 +15,15 @@ import { type LambdaBundle, loadLambdaBundle } from '../support/lambda-bundle.ts
 import { LAMBDA_URL_HOST } from '../support/lambda-runtime.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
 import { startNodeEntry } from '../support/node-entry.ts'
-import { DENO_FLAGS, startDeno, startWorkerd } from '../support/runtimes.ts'
+import { executableOf, type NodeBinary, otherNodeMajor } from '../support/other-node.ts'
+import { DENO_FLAGS, denoTaskFlags, startDeno, startWorkerd } from '../support/runtimes.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * One handler, every runtime, the same events — byte for byte. The scripted sessions of
  * conformance-scenario.ts run against real Node (`npm start`'s entry: filesystem store; S3 +
- * Upstash), real Deno (filesystem store; S3 on moto + Upstash through the test proxy), real
+ * Upstash; and on the other Node major `engines` allows, 20 or 22: other-node.ts), real Deno (filesystem store; S3 on moto + Upstash through the test proxy), real
  * workerd (`wrangler dev`, S3 + Upstash) and the Lambda bundle (the Runtime API stand-in, S3 +
  * Upstash), then with turns alternating between Deno and workerd on one store. One mock model (answers
  * computed from each request: conformance-model.ts), one moto bucket and one redis-server for all
@@ -53,6 +55,10 @@ let backends: TestBackends | undefined
 let receiver: Awaited<ReturnType<typeof startToolReceiver>> | undefined
 let dataDir = ''
 const runs = new Map<string, Run>()
+/** Node 20 when the tests run on Node 22 (CI), Node 22 when they run on Node 20. */
+let otherNode: NodeBinary | undefined
+/** The run every other is compared with: `npm start`'s entry on the Node running the tests. */
+const REFERENCE = `node ${process.version}`
 const stops: (() => Promise<void>)[] = []
 
 const httpCall =
@@ -107,7 +113,7 @@ async function nodeEntry(env: Record<string, string>) {
     await node.stop()
     throw error
   })
-  return { url, stop: () => node.stop() }
+  return { url, pid: node.child.pid, stop: () => node.stop() }
 }
 
 function s3Env(name: string): Record<string, string> {
@@ -128,7 +134,8 @@ beforeAll(async () => {
     createHmac('sha256', TOOL_SECRET).update('local').digest('hex'),
   )
   dataDir = await mkdtemp(join(tmpdir(), 'turnline-conformance-'))
-}, 120_000)
+  otherNode = otherNodeMajor()
+}, 360_000)
 
 afterAll(async () => {
   for (const stop of stops.splice(0)) await stop()
@@ -138,7 +145,7 @@ afterAll(async () => {
 })
 
 describe('the same sessions on every runtime', () => {
-  it('Node (npm start entry, filesystem store)', async () => {
+  it(`Node (npm start entry, filesystem store) on this process's Node`, async () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const env = {
       ...common(receiver.host, backends.mock.baseURL),
@@ -146,7 +153,22 @@ describe('the same sessions on every runtime', () => {
       TURNLINE_DATA_DIR: join(dataDir, 'node'),
     }
     const { runtime, startMs } = await started(() => nodeEntry(env))
-    await record('node', startMs, () => httpCall(runtime))
+    await record(REFERENCE, startMs, () => httpCall(runtime))
+  })
+
+  it('Node of the other major engines allows (20 or 22), filesystem store', async () => {
+    if (!backends || !receiver || !otherNode) throw new Error('setup failed')
+    const env = {
+      ...common(receiver.host, backends.mock.baseURL),
+      PATH: `${dirname(otherNode.bin)}${delimiter}${process.env.PATH ?? ''}`,
+      PORT: '0',
+      TURNLINE_DATA_DIR: join(dataDir, 'node-other'),
+    }
+    const { runtime, startMs } = await started(() => nodeEntry(env))
+    expect(executableOf(runtime.pid ?? 0), 'the entry runs on that Node').toBe(
+      realpathSync(otherNode.bin),
+    )
+    await record(`node ${otherNode.version}`, startMs, () => httpCall(runtime))
   })
 
   it('Node (npm start entry), S3 + Upstash', async () => {
@@ -159,9 +181,7 @@ describe('the same sessions on every runtime', () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const data = join(dataDir, 'deno')
     const env = { ...common(receiver.host, backends.mock.baseURL), TURNLINE_DATA_DIR: data }
-    const { runtime, startMs } = await started(() =>
-      startDeno(env, [...DENO_FLAGS, `--allow-write=${data}`]),
-    )
+    const { runtime, startMs } = await started(() => startDeno(env, denoTaskFlags('serve')))
     await record('deno fs', startMs, () => httpCall(runtime))
   })
 
@@ -198,18 +218,18 @@ describe('the same sessions on every runtime', () => {
   })
 
   it('answered and asked the model byte for byte alike, ids and timestamps aside', () => {
-    const node = runs.get('node')
+    const node = runs.get(REFERENCE)
     expect(node, 'the Node run').toBeDefined()
     const text = (value: unknown) => JSON.stringify(value, null, 1)
     const normalised = `normalised: ${NORMALISED.join('; ')}`
     for (const [name, run] of runs) {
-      if (name === 'node') continue
+      if (name === REFERENCE) continue
       expect(text(run.records), `${name}: answers (${normalised})`).toBe(text(node?.records))
       expect(text(run.requests), `${name}: model requests (${normalised})`).toBe(
         text(node?.requests),
       )
     }
-    expect([...runs.keys()]).toHaveLength(7)
+    expect([...runs.keys()]).toHaveLength(8)
     const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] ?? 0
     for (const [name, run] of runs) {
       console.log(

@@ -5,6 +5,7 @@ import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { isSummaryRequest } from './compaction-engine.ts'
 import { prose, seededRandom } from './compaction-histories.ts'
 import { echoTool } from './engine-deps.ts'
+import { countingKeyWrites } from './key-write-bytes.ts'
 import { startScriptedEngine } from './scripted-engine.ts'
 
 /** What one turn of a long session cost. */
@@ -17,8 +18,8 @@ export interface TurnSample {
   /** Bytes written to the store. */
   bytesWritten: number
   /**
-   * Of them, bytes of `index/turns.json` (VT Code's turn index, rewritten whole every turn: it
-   * grows by about 110 bytes a turn of the session, the one write that is not flat yet).
+   * Of them, bytes of `index/turns.json` (VT Code's turn index: on a store that appends, the
+   * turn's entry is appended; a store that cannot rewrites it with `events.jsonl`).
    */
   turnIndexBytes: number
   /** The largest model request of the turn (JSON bytes of its messages). */
@@ -46,20 +47,8 @@ export interface LongSessionOptions {
  * turn's object requests, coordinator round trips, bytes written and largest model request.
  */
 export async function runLongSession(options: LongSessionOptions): Promise<TurnSample[]> {
-  let turnIndexBytes = 0
-  const inner = options.store
-  const append = inner.append?.bind(inner)
-  const store: ObjectStore = {
-    get: (key) => inner.get(key),
-    list: (prefix, opts) => inner.list(prefix, opts),
-    delete: (key) => inner.delete(key),
-    put: (key, body, opts) => {
-      if (key.endsWith('/index/turns.json')) turnIndexBytes += body.byteLength
-      return inner.put(key, body, opts)
-    },
-    ...(append ? { append } : {}),
-  }
-  const counted = countingObjectStore(store)
+  const index = countingKeyWrites(options.store, (key) => key.endsWith('/index/turns.json'))
+  const counted = countingObjectStore(index.store)
   const coord = countingCoordinator(new MemoryCoordinator())
   const engine = startScriptedEngine({ store: counted.store, coordinator: coord.coordinator })
   const random = seededRandom(31)
@@ -89,7 +78,7 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
   const samples: TurnSample[] = []
   for (turn = 1; turn <= options.turns; turn++) {
     counted.reset()
-    turnIndexBytes = 0
+    index.take()
     const trips = coord.calls()
     const seen = engine.model.requests.length
     const started = performance.now()
@@ -105,7 +94,7 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
       objectRequests: counts.get + counts.put + counts.list + counts.delete + counts.append,
       coordinatorTrips: coord.calls() - trips,
       bytesWritten: counts.bytesWritten,
-      turnIndexBytes,
+      turnIndexBytes: index.take(),
       requestBytes: Math.max(
         ...engine.model.requests.slice(seen).map((r) => JSON.stringify(r.messages).length),
       ),

@@ -87,23 +87,34 @@ export async function startListener(host = '127.0.0.1'): Promise<{
 export const connectCommand = (port: number) =>
   `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3 && echo CONNECTED' 2>&1; echo "exit=$?"`
 
-/** An HTTP server on 127.0.0.1 that answers every request with `text` and counts them. */
-export async function startHttpTarget(text: string): Promise<{
+/**
+ * An HTTP server on `host` (127.0.0.1, or every interface with `0.0.0.0`) that answers every
+ * request with `text`, counts them and records the local address each one came in on.
+ */
+export async function startHttpTarget(
+  text: string,
+  host = '127.0.0.1',
+): Promise<{
   port: number
   requests: () => number
+  /** The address each request was sent to (its connection's local address), in order. */
+  reachedAt: () => string[]
   close: () => Promise<void>
 }> {
   let requests = 0
-  const server = createHttpServer((_req, res) => {
+  const reached: string[] = []
+  const server = createHttpServer((req, res) => {
     requests += 1
+    reached.push(req.socket.localAddress ?? '')
     res.end(`${text}\n`)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()))
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   return {
     port: address.port,
     requests: () => requests,
+    reachedAt: () => [...reached],
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

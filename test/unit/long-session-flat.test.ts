@@ -32,13 +32,12 @@ describe('a 100-turn session', { timeout: 120_000 }, () => {
     expect(median(of(last, 'coordinatorTrips'))).toBeLessThanOrEqual(
       median(of(first, 'coordinatorTrips')),
     )
-    // Bytes stored per turn, but for VT Code's turn index (index/turns.json), which is rewritten
-    // whole each turn and so grows with the session (about 110 bytes a turn): a known follow-up,
-    // measured here so that it shows.
-    const stored = (rows: TurnSample[]) => rows.map((s) => s.bytesWritten - s.turnIndexBytes)
-    expect(median(stored(last))).toBeLessThan(1.5 * median(stored(first)))
+    // Bytes stored per turn, VT Code's turn index (index/turns.json) among them: its entry is
+    // appended, so it costs the same at turn 100 as at turn 2.
+    expect(median(of(last, 'bytesWritten'))).toBeLessThan(1.5 * median(of(first, 'bytesWritten')))
     const index = (rows: TurnSample[]) => median(of(rows, 'turnIndexBytes'))
-    expect(index(last) - index(first)).toBeLessThan(200 * 100)
+    expect(index(first)).toBeGreaterThan(0)
+    expect(index(last)).toBeLessThanOrEqual(index(first) + 8) // wider offsets, more digits
     // A request holds at most the context window (about 4 bytes a token, JSON besides) and the
     // 2 MB answers never enter it.
     expect(Math.max(...of(samples, 'requestBytes'))).toBeLessThan(8000 * 6)

@@ -34,10 +34,10 @@ describe('when the manifest is written', () => {
       }
       expect(writtenAt, `appendable: ${appendable}`).toEqual([3, 7])
       if (appendable) {
-        // every commit appends its lines; a batch that ends a turn rewrites the small turn
+        // every commit appends its lines; a batch that ends a turn appends its entry to the turn
         // index; a checkpoint adds the checkpoint and the manifest
-        expect(appendsPerCommit).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1])
-        expect(putsPerCommit).toEqual([2, 2, 4, 2, 2, 2, 4, 2, 2])
+        expect(appendsPerCommit).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2])
+        expect(putsPerCommit).toEqual([1, 1, 3, 1, 1, 1, 3, 1, 1])
       } else {
         // an ordinary commit is its batch alone; a checkpoint adds the checkpoint, the rewrite of
         // events.jsonl and the turn index, and the manifest
