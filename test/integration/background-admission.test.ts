@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 
@@ -56,15 +56,18 @@ async function call(method: string, path: string, body?: unknown, headers = {}) 
 
 /** Polls the work's status resource until it leaves `queued`/`running` (no fixed sleep). */
 async function settled(location: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
+  let last = ''
+  const left = async () => {
     const answer = await call('GET', location)
-    expect(answer.status, answer.text).toBe(200)
-    const state = answer.json().state
-    if (state !== 'queued' && state !== 'running') return answer.json()
-    if (Date.now() > deadline) throw new Error(`work still ${state}: ${answer.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    last = answer.text
+    const state = answer.status === 200 ? answer.json().state : undefined
+    return state !== undefined && state !== 'queued' && state !== 'running'
+      ? (answer.json() as Record<string, unknown>)
+      : undefined
   }
+  return vi
+    .waitUntil(left, { timeout: 30_000, interval: 50 })
+    .catch((error: unknown) => Promise.reject(new Error(`work still: ${last}`, { cause: error })))
 }
 
 describe('background runs over the daily token quota', () => {
