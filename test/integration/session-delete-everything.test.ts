@@ -109,11 +109,13 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
   })
 
-  it('DELETE /v1/workspaces also erases its loops: sandbox, pointer, work records', async () => {
+  it('DELETE /v1/workspaces also erases its loops: sandbox, pointer, schedule, work records', async () => {
     const created = await call('POST', '/v1/loops', {
       loop_id: 'nightly-gc',
       task: 'tidy up',
       session: { workspace: 'loopy' },
+      // Never due during the test (a run would hold the loop's session).
+      schedule: { cron: '0 0 1 1 *' },
     })
     expect(created.status, created.text).toBe(201)
     const cmd = `echo loop > loop.txt && ln -s ${outside} out`
@@ -137,6 +139,7 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
     expect(await loopKeys()).toEqual(
       expect.arrayContaining([
         'local/.turnline/loops/nightly-gc.json',
+        '.turnline/schedules/local/nightly-gc.json',
         'local/loopy/.vtcode/state/loop-nightly-gc.json',
         marker,
       ]),

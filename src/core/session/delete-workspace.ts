@@ -6,6 +6,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment, workspaceSessionsPrefix } from '../../store/session-ref.ts'
 import { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { LoopStore } from '../loops/loop-store.ts'
 import { eraseSandbox } from '../sandbox/erase-sandbox.ts'
 import { deleteSession } from './delete-session.ts'
 
@@ -60,19 +61,20 @@ function loopIdOf(name: string): string | undefined {
 /**
  * The loops of a workspace being deleted (their steps' sessions went with the others): each
  * loop's sandbox workspace on the runner (`loop-<id>`), its background work records and step
- * markers (`.turnline/work/…/<tenant>/loop.<id>/`) and its pointer
- * (`<tenant>/.turnline/loops/<id>.json`). Its state (`.vtcode/state/loop-<id>.json`) goes last,
+ * markers (`.turnline/work/…/<tenant>/loop.<id>/`), its schedule entry and its pointer
+ * (`LoopStore.forget`). Its state (`.vtcode/state/loop-<id>.json`) goes last,
  * with the workspace's other objects, so a call cut short finds the loop again.
  */
 async function deleteLoops(deps: ServiceDeps, tenant: string, workspace: string): Promise<void> {
   const { objects } = deps.sessions
   const states = `${deps.sessions.vtcodeRoot(tenant, workspace)}state/`
   const work = new WorkQueue(objects, deps.sessions.prefix)
+  const loops = new LoopStore(deps.sessions)
   for (const { key } of (await listAll(objects, states)).objects) {
     const loopId = loopIdOf(key.slice(states.length))
     if (loopId === undefined) continue
     await eraseSandbox(deps, { tenant, sessionId: `loop-${loopId}` })
     await work.forgetSession(tenant, loopWorkFolder(loopId))
-    await objects.delete(`${deps.sessions.tenantRoot(tenant)}.turnline/loops/${loopId}.json`)
+    await loops.forget(tenant, loopId)
   }
 }
