@@ -15,7 +15,7 @@ async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
 }
 
 /** Writes create-only; an object already there (same key, so the same bytes) is fine. */
-async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<void> {
+export async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<void> {
   try {
     await store.put(key, body, { ifNoneMatch: '*' })
   } catch (error) {
