@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exercisedCases } from '../support/conformance-coverage.ts'
 import { conformanceAnswer } from '../support/conformance-model.ts'
 import { NORMALISED, normalise } from '../support/conformance-normalise.ts'
 import {
@@ -30,9 +31,15 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
  * of them (each deployment its own S3_PREFIX and Redis namespace), the same runner configuration
  * (a runner URL that is never called: every runtime offers the same sandbox tools) and the same
  * tool receiver. After normalising only what NORMALISED lists (ids and timestamps), every
- * answer and every model request must be identical to Node's.
+ * answer and every model request must be identical to Node's, and Node's transcript must show
+ * every case the script is for (conformance-coverage.ts).
  */
 const TOOL_SECRET = 'conformance-tool-secret'
+/**
+ * One runtime's start and 19 calls. Generous: on the shared 2-core machine under load the Lambda
+ * bundle's build and load alone took 50 s, workerd's start 20 s.
+ */
+const RUN_TIMEOUT_MS = 240_000
 const common = (receiverHost: string, modelBaseURL: string) => ({
   TURNLINE_SINGLE_TENANT: '1',
   OPENAI_BASE_URL: modelBaseURL,
@@ -144,7 +151,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true })
 })
 
-describe('the same sessions on every runtime', () => {
+describe('the same sessions on every runtime', { timeout: RUN_TIMEOUT_MS }, () => {
   it(`Node (npm start entry, filesystem store) on this process's Node`, async () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const env = {
@@ -215,6 +222,14 @@ describe('the same sessions on every runtime', () => {
     ])
     const calls = [httpCall(deno.runtime), httpCall(workerd.runtime)]
     await record('deno + workerd, alternating', 0, (step) => calls[step % 2] as ConformanceCall)
+  })
+
+  it('the script exercised every case it is there for (the reference run shows each)', () => {
+    const reference = runs.get(REFERENCE)
+    expect(reference, 'the reference run').toBeDefined()
+    const cases = exercisedCases((reference?.records ?? []) as ConformanceRecord[])
+    const everyCase = Object.fromEntries(Object.keys(cases).map((name) => [name, true]))
+    expect(cases).toEqual(everyCase)
   })
 
   it('answered and asked the model byte for byte alike, ids and timestamps aside', () => {
