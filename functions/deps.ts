@@ -9,6 +9,7 @@ import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { randomIds } from '../src/shared/random-ids.ts'
 import { systemClock } from '../src/shared/system-clock.ts'
 import { SessionStore } from '../src/store/session-store.ts'
+import type { AnthropicPlatformBackends } from './anthropic-choice.ts'
 import { API_VERSION } from './app.ts'
 import { callbackDeps } from './callback-choice.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
@@ -39,7 +40,7 @@ import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
  * embedded filesystem store exists on Node and Deno, so it is passed in rather than imported
  * here (a Worker bundle must not pull in `node:fs`).
  */
-export interface DepsOptions extends TenantFetchOptions {
+export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBackends {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
@@ -170,7 +171,7 @@ export async function createDeps(
   const allowedHosts =
     config.TURNLINE_TOOL_ALLOWED_HOSTS ?? (singleTenant ? LOOPBACK_TOOL_HOSTS : [])
   const tenantFetch = tenantFetches(config, allowedHosts, options, fetchImpl)
-  const chosen = chooseModel(config, fetchImpl)
+  const chosen = await chooseModel(config, fetchImpl, options)
   const modelChoice = chosen.choice
   const model = trace.model(chosen.client, config, modelChoice)
   notices.push(modelChoice.notice)

@@ -8,6 +8,7 @@ import { envJson, envFlag as flag, envInteger as integer } from '../src/contract
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
+import { AnthropicPlatformEnvShape, anthropicPlatformChecks } from './anthropic-platform-env.ts'
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
@@ -66,6 +67,8 @@ export const EnvSchema = z.object({
   /** Anthropic's Messages API (`api: "anthropic"`): key, and an endpoint other than Anthropic's. */
   ANTHROPIC_API_KEY: text.optional(),
   ANTHROPIC_BASE_URL: httpUrl.optional(),
+  /** Claude on Bedrock or Vertex AI instead (anthropic-platform-env.ts). */
+  ...AnthropicPlatformEnvShape,
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
@@ -157,7 +160,7 @@ export function isLoopbackHost(host: string): boolean {
 
 /** Variables that only mean something together. */
 function crossChecks(env: EnvConfig): string[] {
-  const problems: string[] = []
+  const problems: string[] = anthropicPlatformChecks(env)
   const s3Extras = [
     'S3_REGION',
     'S3_ENDPOINT',

@@ -8,7 +8,7 @@ import {
   recognizeProvider,
 } from '../adapters/openai/provider-profile.ts'
 import type { ModelApi, ModelClient } from '../src/ports/model-client.ts'
-import { chooseAnthropic } from './anthropic-choice.ts'
+import { type AnthropicPlatformBackends, chooseAnthropic } from './anthropic-choice.ts'
 import type { EnvConfig } from './env-config.ts'
 import { routedModelClient, unconfiguredAnthropicClient } from './model-router.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
@@ -35,17 +35,19 @@ export interface ModelChoice {
 /**
  * Picks the model client. A real model as soon as an endpoint is set — OPENAI_API_KEY or
  * OPENAI_BASE_URL for the OpenAI-compatible APIs (`chat`, `responses`), ANTHROPIC_API_KEY or
- * ANTHROPIC_BASE_URL for the Messages API (`anthropic`); with both, each session's `model.api`
+ * ANTHROPIC_BASE_URL (or TURNLINE_ANTHROPIC_PLATFORM: Bedrock, Vertex) for the Messages API
+ * (`anthropic`); with both, each session's `model.api`
  * picks. Without either, a single-tenant server (npm start, the CLI) runs the offline demo model
  * and says so; a multi-tenant server never falls back to it silently (TURNLINE_MODEL_PROVIDER=demo
  * asks for it explicitly), so its turns fail with `model_not_configured` instead.
  */
-export function chooseModel(
+export async function chooseModel(
   config: EnvConfig,
   fetchImpl: typeof fetch,
-): { client: ModelClient; choice: ModelChoice } {
+  platforms: AnthropicPlatformBackends = {},
+): Promise<{ client: ModelClient; choice: ModelChoice }> {
   const endpoint = config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined
-  const anthropic = chooseAnthropic(config, fetchImpl)
+  const anthropic = await chooseAnthropic(config, fetchImpl, platforms)
   const api = config.TURNLINE_MODEL_API ?? (anthropic && !endpoint ? 'anthropic' : 'chat')
   const singleTenant = !isMultiTenantEnv(config)
   const configured = endpoint || anthropic !== undefined

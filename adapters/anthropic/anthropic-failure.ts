@@ -25,7 +25,7 @@ import {
  * | `not_found_error` | 404 | bad_request | no |
  */
 const CONTEXT_MESSAGE =
-  /prompt is too long|exceeds? (the )?context (limit|window)|context window|too many (input )?tokens/i
+  /prompt is too long|input is too long|exceeds? (the )?context (limit|window)|context window|too many (input )?tokens/i
 
 const KIND_OF_TYPE: Readonly<Record<string, ModelErrorKind>> = {
   overloaded_error: 'server',

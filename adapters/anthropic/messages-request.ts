@@ -1,4 +1,9 @@
-import type { MessageCreateParamsStreaming, Tool } from '@anthropic-ai/sdk/resources/messages'
+import type {
+  MessageCreateParamsStreaming,
+  ThinkingConfigParam,
+  Tool,
+  ToolChoice,
+} from '@anthropic-ai/sdk/resources/messages'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
 import { placeCacheBreakpoints } from './cache-breakpoints.ts'
@@ -41,8 +46,39 @@ export function messagesRequestBody(request: ModelRequest): MessageCreateParamsS
     messages,
     stream: true,
     ...(system.length > 0 ? { system } : {}),
+    ...(tools.length > 0 ? toolChoiceOf(request, thinking) : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(thinking ? { thinking } : {}),
     ...(config ? { output_config: config } : {}),
+  }
+}
+
+/**
+ * `tool_choice` as the Messages API takes it: `none`, `any` (required), `tool` (a named one),
+ * with `disable_parallel_tool_use` for `parallel_tool_calls: false`. The API refuses a forced
+ * choice while the model thinks, so that is said here instead of as the provider's 400.
+ */
+function toolChoiceOf(
+  request: ModelRequest,
+  thinking: ThinkingConfigParam | undefined,
+): { tool_choice?: ToolChoice } {
+  const choice = request.toolChoice
+  const single = request.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}
+  if (choice === undefined) {
+    return request.parallelToolCalls === false ? { tool_choice: { type: 'auto', ...single } } : {}
+  }
+  if (choice === 'none') return { tool_choice: { type: 'none' } }
+  if (thinking !== undefined && thinking.type !== 'disabled') {
+    throw new ProviderStreamError(
+      'the Anthropic Messages API cannot force a tool call while the model thinks: use tool_choice "auto" or "none", or turn reasoning_effort off',
+      'tool_choice_not_supported',
+      'bad_request',
+    )
+  }
+  return {
+    tool_choice:
+      choice === 'required'
+        ? { type: 'any', ...single }
+        : { type: 'tool', name: choice.name, ...single },
   }
 }

@@ -14,6 +14,7 @@ import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { cacheKeyField, cacheKeyHeaders, type ProviderProfile } from './provider-profile.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
+import { toolChoiceFields } from './tool-choice-fields.ts'
 
 export function chatRequestBody(
   request: ModelRequest,
@@ -28,7 +29,15 @@ export function chatRequestBody(
     messages: request.messages.map((message) => toChatMessage(message, profile)),
     stream: true,
     stream_options: { include_usage: true },
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(tools.length > 0
+      ? {
+          tools,
+          ...toolChoiceFields(request, (name) => ({
+            type: 'function' as const,
+            function: { name },
+          })),
+        }
+      : {}),
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),

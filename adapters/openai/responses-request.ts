@@ -8,6 +8,7 @@ import { ANSWER_PART_SEPARATOR } from '../../src/contract/history-message.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { cacheKeyField, type ProviderProfile } from './provider-profile.ts'
+import { toolChoiceFields } from './tool-choice-fields.ts'
 
 /** One history message → Responses input items (an assistant turn may yield several). */
 export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
@@ -81,7 +82,9 @@ export function responsesRequestBody(
     store: false,
     ...(reasonsEncrypted(request) ? { include: ['reasoning.encrypted_content' as const] } : {}),
     ...cacheKeyField(request, profile),
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(tools.length > 0
+      ? { tools, ...toolChoiceFields(request, (name) => ({ type: 'function' as const, name })) }
+      : {}),
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),

@@ -72,10 +72,15 @@ export class DiskQuota {
     watched.sessions.add(session)
   }
 
-  /** `session` has ended: no more measuring for it, and what it wrote is measured next time. */
-  unwatch(tenant: string, session: ExecSession): void {
+  /** The tenant's workspaces changed (one was erased): measured afresh on the next check. */
+  remeasure(tenant: string): void {
     const usage = this.#usage.get(tenant)
     if (usage) usage.at = 0
+  }
+
+  /** `session` has ended: no more measuring for it, and what it wrote is measured next time. */
+  unwatch(tenant: string, session: ExecSession): void {
+    this.remeasure(tenant)
     const watched = this.#watched.get(tenant)
     if (!watched) return
     watched.sessions.delete(session)

@@ -1,3 +1,4 @@
+import { rename, writeFile } from 'node:fs/promises'
 import * as z from 'zod'
 import type { ExecInfo, ExecSession } from './exec-session.ts'
 import type { SpoolFile, SpoolIdentity } from './spool-file.ts'
@@ -93,4 +94,10 @@ export function execInfoOf(record: ExecRecord): ExecInfo {
     backend: record.backend,
     spoolRel: record.spool_path,
   }
+}
+
+/** Writes a command's record (`execRecordText`) to `file` whole: a temporary file, renamed. */
+export async function saveExecRecord(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text)
+  await rename(`${file}.tmp`, file)
 }

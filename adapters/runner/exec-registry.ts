@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import * as z from 'zod'
 import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { execInfoOf, execRecordText, parseExecRecord, recordedIdentity } from './exec-record.ts'
+import { execRecordText, saveExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
+import { ExecStateFolder } from './exec-state-folder.ts'
 import { Refusal } from './refusal.ts'
 import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
 import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { openFolder, refusingRaces } from './workspace-files.ts'
+import { WorkspaceGate } from './workspace-gate.ts'
 import { normalRel } from './workspace-paths.ts'
 import type { OpenWorkspace, WorkspaceRoot } from './workspace-root.ts'
 import { at, HeldFds } from './workspace-walk.ts'
@@ -55,8 +56,8 @@ export class ExecRegistry {
     private readonly onExit: ExitListener,
   ) {}
 
-  #stateDir(scope: Scope) {
-    return path.join(this.root, '.runner-state', scope.tenant, scope.sessionId)
+  #state(scope: Scope) {
+    return new ExecStateFolder(this.root, scope.tenant, scope.sessionId)
   }
 
   #key(scope: Scope, id: string) {
@@ -65,11 +66,15 @@ export class ExecRegistry {
 
   /** Starts of this process still under way, by request: a concurrent retry joins them. */
   readonly #starting = new Map<string, Promise<{ session: ExecSession; attached: boolean }>>()
+  readonly #erasing = new WorkspaceGate()
+  /** Records being written of commands that have just settled. */
+  readonly #settling = new Map<string, Promise<void>>()
 
   async start(
     scope: Scope,
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
+    this.#erasing.admit(`${scope.tenant}/${scope.sessionId}`)
     const key = this.#key(scope, body.request_id)
     const under = this.#starting.get(key)
     if (under) {
@@ -91,10 +96,9 @@ export class ExecRegistry {
     body: ExecStartBody,
   ): Promise<{ session: ExecSession; attached: boolean }> {
     const network = scope.sandbox.network(body.network)
-    const dir = this.#stateDir(scope)
-    await mkdir(path.join(dir, 'requests'), { recursive: true })
-    await mkdir(path.join(dir, 'exec'), { recursive: true })
-    const claim = path.join(dir, 'requests', `${body.request_id}.json`)
+    const state = this.#state(scope)
+    await state.make()
+    const claim = state.claimFile(body.request_id)
     const existing = await this.#attach(scope, claim, body)
     if (existing) return { session: existing, attached: true }
 
@@ -104,12 +108,8 @@ export class ExecRegistry {
     try {
       const rel = body.workdir ?? '.'
       const workdir = refusingRaces(rel, () => openFolder(scope.workspace, rel, held))
-      if (!workdir) {
-        throw new Refusal(
-          'not_found',
-          `workdir ${JSON.stringify(normalRel(rel))} is not a directory`,
-        )
-      }
+      const missing = `workdir ${JSON.stringify(normalRel(rel))} is not a directory`
+      if (!workdir) throw new Refusal('not_found', missing)
       const folder = { ...workdir, rel: normalRel(rel) }
       return await this.#spawn(scope, body, claim, folder, network, release)
     } catch (error) {
@@ -144,15 +144,16 @@ export class ExecRegistry {
       spoolRel,
     }
     const started = Date.now()
+    const record = this.#state(scope).recordFile(id)
     // The spool, then the record (with the spool's identity), then the claim: whoever holds a
     // claim has its record on disk.
     try {
-      await this.#saveRecord(scope, exec, spool, started)
+      await saveExecRecord(record, execRecordText(exec, spool, started))
       await writeFile(claim, JSON.stringify({ exec_session_id: id }), { flag: 'wx' })
     } catch (error) {
       release()
       spool.release()
-      await rm(this.#recordFile(scope, id), { force: true })
+      await rm(record, { force: true })
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const raced = await this.#attach(scope, claim, body)
       if (raced) return { session: raced, attached: true }
@@ -191,7 +192,11 @@ export class ExecRegistry {
           release()
           this.limits.settled(scope.tenant, s)
           void egress?.close()
-          void this.#saveRecord(scope, exec, spool, started, s).finally(() => this.onExit(scope, s))
+          const saved = saveExecRecord(record, execRecordText(exec, spool, started, s))
+          this.#settling.set(this.#key(scope, id), saved)
+          void saved.finally(
+            () => this.#settling.delete(this.#key(scope, id)) && this.onExit(scope, s),
+          )
           this.#hold(s)
           this.#forgetLater(scope, id, s)
         },
@@ -226,18 +231,13 @@ export class ExecRegistry {
     }, FORGET_AFTER_MS).unref()
   }
 
-  #recordFile(scope: Scope, id: string) {
-    return path.join(this.#stateDir(scope), 'exec', `${id}.json`)
-  }
-
   async #attach(
     scope: Scope,
     claim: string,
     body: ExecStartBody,
   ): Promise<ExecSession | undefined> {
-    const text = await readFile(claim, 'utf8').catch(() => undefined)
-    if (text === undefined) return undefined
-    const id = z.object({ exec_session_id: z.string() }).parse(JSON.parse(text)).exec_session_id
+    const id = await this.#state(scope).claimed(claim)
+    if (id === undefined) return undefined
     const session = await this.get(scope, id)
     sameCommand(session, body)
     return session
@@ -247,39 +247,44 @@ export class ExecRegistry {
   async get(scope: Scope, id: string): Promise<ExecSession> {
     const live = this.#live.get(this.#key(scope, id))
     if (live) return live
-    const text = await readFile(this.#recordFile(scope, id), 'utf8').catch(() => undefined)
-    if (text === undefined) {
+    const session = await this.#state(scope).recorded(id, () =>
+      this.workspaces.open(scope.tenant, scope.sessionId),
+    )
+    if (!session) {
       throw new Refusal('not_found', `no exec session ${id} in this workspace`, {
         exec_session_id: id,
       })
     }
-    const record = parseExecRecord(text)
-    const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), () =>
-      this.workspaces.open(scope.tenant, scope.sessionId),
-    )
-    // Running when the runner stopped: the size of the (verified) spool is all there is.
-    const total = record.total_output_bytes ?? spool.size()
-    const session = ExecSession.recorded(execInfoOf(record), spool, {
-      exitCode: record.exit_code,
-      exitedAt: record.exited_at,
-      total,
-    })
     this.#live.set(this.#key(scope, id), session)
     this.#forgetLater(scope, id, session)
     return session
   }
 
-  async #saveRecord(
-    scope: Scope,
-    exec: ExecInfo,
-    spool: SpoolFile,
-    startedAt: number,
-    done?: ExecSession,
-  ) {
-    const text = execRecordText(exec, spool, startedAt, done)
-    const file = this.#recordFile(scope, exec.id)
-    await writeFile(`${file}.tmp`, text)
-    await rename(`${file}.tmp`, file)
+  /**
+   * Before a workspace is erased (workspace-eraser.ts): no start there until `reopen`; starts
+   * under way finish, then every command of it ends (its whole sandbox), its record is written
+   * and it is forgotten, its spool's descriptor closed (an open one keeps the file's blocks).
+   */
+  async endAll(tenant: string, session: string): Promise<void> {
+    const workspace = `${tenant}/${session}`
+    this.#erasing.close(workspace)
+    const mine = <T>(map: Map<string, T>) =>
+      [...map].filter(([key]) => key.startsWith(`${workspace}/`))
+    await Promise.allSettled(mine(this.#starting).map(([, run]) => run))
+    const commands = mine(this.#live)
+    await Promise.all(commands.map(([, s]) => s.kill()))
+    await Promise.allSettled(mine(this.#settling).map(([, saved]) => saved))
+    for (const [key, s] of commands) {
+      this.#live.delete(key)
+      this.#holding.delete(s)
+      s.forget()
+      s.spool.release()
+    }
+  }
+
+  /** The erase of `endAll` is over: commands may start in the (new) workspace again. */
+  reopen(tenant: string, session: string): void {
+    this.#erasing.reopen(`${tenant}/${session}`)
   }
 
   /** Ends every running command (runner shutdown). */

@@ -1,6 +1,7 @@
 import { mkdir, realpath } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { WorkspaceEraseBodySchema } from '../../src/contract/runner-protocol.ts'
 import {
   ID_HEADER,
   MemoryReplayGuard,
@@ -19,6 +20,7 @@ import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
 import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
+import { WorkspaceEraser } from './workspace-eraser.ts'
 import { checkWorkspaceName } from './workspace-paths.ts'
 import { WorkspaceRoot } from './workspace-root.ts'
 
@@ -59,6 +61,8 @@ export interface RunningRunner {
 }
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024
+/** Erases a session's workspace (workspace-eraser.ts); it has no workspace opened for it. */
+const ERASE_ROUTE = '/v1/workspace/erase'
 
 class HttpFailure extends Error {
   constructor(
@@ -133,6 +137,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     })
   })
   const routes = runnerRoutes(registry, limits)
+  const eraser = new WorkspaceEraser(workspaces, registry, (tenant) => limits.remeasure(tenant))
   const replay = new MemoryReplayGuard()
 
   const handle = async (req: IncomingMessage): Promise<unknown> => {
@@ -140,7 +145,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     if (pathname === '/healthz' && req.method === 'GET') {
       return { ok: true, sandbox: sandbox.status.isolation }
     }
-    const target = routes.get(pathname)
+    const target =
+      pathname === ERASE_ROUTE ? { schema: WorkspaceEraseBodySchema } : routes.get(pathname)
     if (!target) throw new HttpFailure(404, 'not_found', `no route ${pathname}`)
     if (req.method !== 'POST') throw new HttpFailure(405, 'method_not_allowed', 'use POST')
     const raw = await readBody(req)
@@ -176,6 +182,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     const body = parsed.data as { tenant: string; session_id: string }
     // Names first: a tenant's uid and cgroups are named after it.
     checkWorkspaceName(body.tenant)
+    // Erasing reaches the workspace its own way (workspace-eraser.ts), never making it.
+    if (!('handle' in target)) return eraser.erase(body.tenant, body.session_id)
     const tenantSandbox = await limits.sandboxFor(body.tenant)
     const workspace = workspaces.open(body.tenant, body.session_id, tenantSandbox.fileOwner)
     try {

@@ -208,6 +208,11 @@ export class TenantLimitEnforcer {
     this.#disk.watch(tenant, sandbox.fileOwner, session)
   }
 
+  /** A workspace of the tenant was erased: its disk use is measured afresh. */
+  remeasure(tenant: string): void {
+    this.#disk.remeasure(tenant)
+  }
+
   settled(tenant: string, session: ExecSession): void {
     this.#disk.unwatch(tenant, session)
   }

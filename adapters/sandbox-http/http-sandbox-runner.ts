@@ -7,6 +7,7 @@ import {
   GitLogResultSchema,
   PatchResultSchema,
   SpoolChunkSchema,
+  WorkspaceEraseResultSchema,
   WorktreeResultSchema,
 } from '../../src/contract/runner-protocol.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
@@ -196,6 +197,14 @@ export class HttpSandboxRunner implements SandboxRunner {
 
   recentCommits(scope: SandboxScope, r: { count: number }) {
     return this.#call('/v1/git/recent-log', scope, r, GitLogResultSchema, { idempotent: true })
+  }
+
+  /** Ending the workspace's commands takes a few seconds at most; removing files, longer. */
+  eraseWorkspace(scope: SandboxScope) {
+    return this.#call('/v1/workspace/erase', scope, {}, WorkspaceEraseResultSchema, {
+      holdMs: 120_000,
+      idempotent: true,
+    })
   }
 
   createWorktree(scope: SandboxScope, r: { name: string; ref?: string }) {

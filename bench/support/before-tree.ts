@@ -1,10 +1,12 @@
 /**
- * An earlier revision of this repository, extracted with `git archive` into a temporary folder
- * (node_modules linked from this checkout), so that bench/turn-cost.ts can run its Turnline
- * variants from both revisions in one process and one interleaved run.
+ * An earlier revision of this repository, extracted with `git archive` into a temporary folder,
+ * so that bench/turn-cost.ts can run its Turnline variants from both revisions in one process and
+ * one interleaved run. Its node_modules are this checkout's when both lock files are the same;
+ * otherwise its own, installed from its lock file (`npm ci`, from npm's cache where it can), so a
+ * revision whose dependencies differ still loads what it imported then.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -29,7 +31,7 @@ export async function checkoutBefore(revision: string): Promise<BeforeTree> {
     maxBuffer: 512 * 1024 * 1024,
   })
   execFileSync('tar', ['-x', '-C', root], { input: archive })
-  await symlink(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir')
+  await giveModules(root, commit)
   if (!existsSync(join(root, 'bench/support/turnline-variants.ts'))) {
     await rm(root, { recursive: true, force: true })
     throw new Error(`${revision} (${commit}) has no bench/support/turnline-variants.ts to run`)
@@ -39,4 +41,20 @@ export async function checkoutBefore(revision: string): Promise<BeforeTree> {
     root,
     remove: () => rm(root, { recursive: true, force: true }),
   }
+}
+
+/** This checkout's node_modules when the lock files match, else the revision's own install. */
+async function giveModules(root: string, commit: string): Promise<void> {
+  const lock = 'package-lock.json'
+  const same = readFileSync(join(root, lock), 'utf8') === readFileSync(join(repo, lock), 'utf8')
+  if (same) {
+    await symlink(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir')
+    return
+  }
+  process.stderr.write(`${commit}: its ${lock} differs from this checkout's; npm ci in ${root}\n`)
+  execFileSync(
+    'npm',
+    ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
+  )
 }

@@ -38,7 +38,7 @@ export class BackgroundWorker implements WorkTrigger {
   private stopped = false
 
   constructor(
-    private readonly api: Pick<SessionApi, 'runWork' | 'listWork'>,
+    private readonly api: Pick<SessionApi, 'runWork' | 'listWork' | 'fireSchedules'>,
     private readonly options: BackgroundWorkerOptions,
   ) {}
 
@@ -71,7 +71,10 @@ export class BackgroundWorker implements WorkTrigger {
     this.pump()
   }
 
-  /** Lists the whole queue once and wakes every record; resolves with how many it found. */
+  /**
+   * Fires the loop schedules that are due, then lists the whole queue once and wakes every
+   * record; resolves with how many records it found.
+   */
   sweep(): Promise<number> {
     this.sweeping ??= this.listAll().finally(() => {
       this.sweeping = undefined
@@ -82,6 +85,11 @@ export class BackgroundWorker implements WorkTrigger {
   private async listAll(): Promise<number> {
     let found = 0
     let after: string | undefined
+    try {
+      await this.api.fireSchedules()
+    } catch (error) {
+      this.options.log({ level: 'warn', msg: 'loop schedules failed', error: String(error) })
+    }
     try {
       do {
         const page = await this.api.listWork(after)
@@ -112,6 +120,8 @@ export class BackgroundWorker implements WorkTrigger {
       const result = await this.api.runWork(at)
       // Another turn holds the session: try again when its lease says, well before a sweep.
       if (result.outcome === 'busy') this.retryAfter(at, result.retryAfterMs)
+      // A loop run's next step, recorded by this one: at once, not at the next sweep.
+      if (result.outcome === 'done' && result.next) this.wake(result.next)
     } catch (error) {
       // The record could not be read or updated (the store is down): the sweep tries again.
       this.options.log({

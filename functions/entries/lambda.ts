@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { readFile } from 'node:fs/promises'
 import { streamHandle } from 'hono/aws-lambda'
+import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
@@ -35,6 +37,9 @@ const entry = await startEntryApp(
     // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
     reachableFromAnywhere: true,
     contextStorage: () => new AsyncLocalStorage(),
+    // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
+    awsCredentials: awsCredentialChain,
+    readTextFile: (path) => readFile(path, 'utf8'),
   },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())

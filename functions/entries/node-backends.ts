@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { readFile } from 'node:fs/promises'
+import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
@@ -15,7 +17,8 @@ import { referenceScriptFile } from './reference-script-file.ts'
  * retention.mjs): the filesystem store under TURNLINE_DATA_DIR as the default, the plain-Redis
  * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
  * the socket's peer as the client address, the fetch that checks the addresses of
- * tenant-directed calls when they connect, and AsyncLocalStorage for the current span.
+ * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
+ * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -27,6 +30,8 @@ export const nodeBackends: Pick<
   | 'checkedFetch'
   | 'referenceScript'
   | 'contextStorage'
+  | 'awsCredentials'
+  | 'readTextFile'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
@@ -35,6 +40,8 @@ export const nodeBackends: Pick<
   peerAddress: nodePeer,
   checkedFetch: nodeCheckedFetch,
   contextStorage: () => new AsyncLocalStorage(),
+  awsCredentials: awsCredentialChain,
+  readTextFile: (path) => readFile(path, 'utf8'),
   ...referenceScriptField(),
 }
 

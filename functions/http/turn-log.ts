@@ -141,6 +141,8 @@ class LoggedSessionApi implements SessionApi {
   queueLoopStep = (...args: Args<'queueLoopStep'>) => this.api.queueLoopStep(...args)
   loopWorkStatus = (...args: Args<'loopWorkStatus'>) => this.api.loopWorkStatus(...args)
   listWork = (...args: Args<'listWork'>) => this.api.listWork(...args)
+  runLoop = (...args: Args<'runLoop'>) => this.api.runLoop(...args)
+  fireSchedules = (...args: Args<'fireSchedules'>) => this.api.fireSchedules(...args)
   workStatus = (...args: Args<'workStatus'>) => this.api.workStatus(...args)
   createSession = (...args: Args<'createSession'>) => this.api.createSession(...args)
   listSessions = (...args: Args<'listSessions'>) => this.api.listSessions(...args)

@@ -2,13 +2,23 @@ import { Hono } from 'hono'
 import { LoopStepResponseSchema, LoopViewSchema } from '../../src/contract/api-responses.ts'
 import {
   BackgroundHeadersSchema,
+  LoopRunAcceptedSchema,
   LoopStepAcceptedSchema,
   WorkStatusSchema,
 } from '../../src/contract/background-responses.ts'
-import { LoopCreateRequestSchema, LoopStepRequestSchema } from '../../src/contract/loop-state.ts'
-import { LoopIdParamsSchema, LoopWorkParamsSchema } from '../../src/contract/route-params.ts'
+import {
+  LoopCreateRequestSchema,
+  LoopRunRequestSchema,
+  LoopStepRequestSchema,
+} from '../../src/contract/loop-state.ts'
+import {
+  IdempotencyHeadersSchema,
+  LoopIdParamsSchema,
+  LoopWorkParamsSchema,
+} from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { acceptedLoopStep, prefersAsync } from '../http/background-answer.ts'
+import { acceptedLoopRun, requireWorker, wakeRun } from '../http/loop-run-answer.ts'
 import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -47,7 +57,49 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
         },
       },
     }),
-    async (c) => c.json(await ctx.api.createLoop(c.get('tenant'), c.req.valid('json')), 201),
+    async (c) => {
+      const tenant = c.get('tenant')
+      const body = c.req.valid('json')
+      if (!body.autorun) return c.json(await ctx.api.createLoop(tenant, body), 201)
+      const worker = requireWorker(ctx)
+      const loop = await ctx.api.createLoop(tenant, body)
+      const run = await ctx.api.runLoop(tenant, loop.loop_id, { trigger: 'autorun' })
+      wakeRun(tenant, run.work, worker)
+      return c.json(run.loop, 201)
+    },
+  )
+  routes.post(
+    '/loops/:id/run',
+    operation({
+      operationId: 'runLoop',
+      tags: ['loops'],
+      summary: 'Run a loop to its end in the background',
+      description:
+        "Starts a background run where the server runs a worker: each step is recorded and run like a background step, one after the other, until the loop completes, fails, is paused, reaches its budget, or a step needs a person (an approval, a command's client, a required verification) — then the run stops (`run.stop_reason`) and a `loop.stopped` callback goes out. A run already running is answered again (`duplicate: true`; its step is recorded again if a crash lost it). 409 for a completed, failed or paused loop, and where no worker runs.",
+      responses: {
+        202: jsonAnswer('The run is on; `Location` names the loop.', LoopRunAcceptedSchema),
+        ...errorAnswers(400, 401, 404, 409, 413, 422, 500, 503),
+      },
+    }),
+    pathParams(LoopIdParamsSchema),
+    noQuery,
+    headerParams(IdempotencyHeadersSchema),
+    jsonBody(ctx, LoopRunRequestSchema, {
+      required: false,
+      examples: { run: { summary: 'Run the loop to its end', value: {} } },
+    }),
+    async (c) => {
+      const tenant = c.get('tenant')
+      const loopId = c.req.valid('param').id
+      const worker = requireWorker(ctx)
+      const key = c.req.valid('header')['Idempotency-Key']
+      const run = await ctx.api.runLoop(tenant, loopId, {
+        trigger: 'api',
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      })
+      wakeRun(tenant, run.work, worker)
+      return acceptedLoopRun(loopId, run)
+    },
   )
   routes.get(
     '/loops/:id',

@@ -64,6 +64,31 @@ export const LoopStepAcceptedSchema = z
     description: "A loop's next step recorded (202): a worker runs it.",
   })
 
+export const LoopRunAcceptedSchema = z
+  .object({
+    loop_id: z.string().describe('The loop.'),
+    run_id: z.string().describe("The run (the loop's `run.run_id`)."),
+    work_id: z.string().describe('Names the step the run runs first (`GET …/work/{work_id}`).'),
+    duplicate: z
+      .boolean()
+      .describe('True when this run was running already (a retry, or a second `run`).'),
+    status: z
+      .enum(['running', 'stopped'])
+      .describe(
+        '`running`: a worker steps the loop; `stopped`: a retried request of a run that ended.',
+      ),
+    links: z
+      .object({
+        status: z.string().describe('`GET` it while its step is pending (WorkStatus).'),
+        loop: z.string().describe('The loop: its run, current step, steps and status.'),
+      })
+      .describe('Where to follow it.'),
+  })
+  .meta({
+    id: 'LoopRunAccepted',
+    description: 'A loop run started (202): a worker steps the loop until its end.',
+  })
+
 export const WebhookAcceptedSchema = z
   .object({
     session_id: z.string().describe('The automation session (derived from the delivery id).'),

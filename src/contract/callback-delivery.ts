@@ -16,6 +16,7 @@ export const CALLBACK_EVENT_TYPES = [
   'turn.completed',
   'turn.failed',
   'thread.completed',
+  'loop.stopped',
 ] as const
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number]
 
@@ -81,6 +82,19 @@ export const CallbackNoticeSchema = z
           .describe(
             "The session's events feed (absolute with TURNLINE_PUBLIC_URL); `?after=<seq - 1>` reads from this event on.",
           ),
+        loop: z
+          .object({
+            loop_id: z.string().describe('The loop.'),
+            run_id: z.string().describe('The run that stopped.'),
+            reason: z.string().describe('Why it stopped (`run.stop_reason`).'),
+            status: z.string().describe("The loop's status."),
+            budget_status: z.string().describe("The loop's budget status."),
+            step_index: z.number().int().nonnegative().describe('Steps done.'),
+            total_cost_usd: z.number().nonnegative().describe('Cost of all steps so far.'),
+            message: z.string().optional().describe('What stopped it, in words.'),
+          })
+          .optional()
+          .describe('loop.stopped only: the loop run (the session is its newest step).'),
       })
       .describe('What the notice reports.'),
   })

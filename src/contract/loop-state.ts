@@ -2,6 +2,7 @@ import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
 import { BudgetStatusSchema, CostBudgetSchema } from './budget-status.ts'
 import { TurnlineError } from './errors.ts'
+import { CronSchema, LoopRunSchema, LoopScheduleSchema } from './loop-run.ts'
 import { SessionConfigSchema } from './session-config.ts'
 
 /**
@@ -79,6 +80,8 @@ export const LoopRunStateSchema = z.object({
     .array(LoopStepRecordSchema)
     .max(RECENT_LOOP_STEPS)
     .describe('The newest steps, oldest first.'),
+  run: LoopRunSchema.optional(),
+  schedule: LoopScheduleSchema.optional(),
 })
 export type LoopRunState = z.infer<typeof LoopRunStateSchema>
 
@@ -133,6 +136,16 @@ export const LoopCreateRequestSchema = z.strictObject({
   budget: CostBudgetSchema.default(CostBudgetSchema.parse({})).describe(
     "The loop's limits (VT Code CostBudget).",
   ),
+  autorun: z
+    .boolean()
+    .optional()
+    .describe(
+      'Start a background run at once (POST /v1/loops/{id}/run): where the server runs a worker.',
+    ),
+  schedule: z
+    .strictObject({ cron: CronSchema })
+    .optional()
+    .describe('Start a background run at every minute the cron expression (UTC) names.'),
 })
 export type LoopCreateRequest = z.infer<typeof LoopCreateRequestSchema>
 
@@ -153,6 +166,9 @@ export const LoopStepRequestSchema = z.strictObject({
     .describe('Raise or lower limits (with or without a control).'),
 })
 export type LoopStepRequest = z.infer<typeof LoopStepRequestSchema>
+
+/** `POST /v1/loops/:id/run`: no fields (yet); an empty object or no body. */
+export const LoopRunRequestSchema = z.strictObject({})
 
 /** A loop as the API shows it: the stored state and its budget report. */
 export type LoopView = LoopRunState & { budget_report: BudgetReport }

@@ -48,7 +48,6 @@ export const ECHOED_DEFAULTS = {
     .null({ error: 'prompt_cache_key is not supported: the provider caches on its own' })
     .optional()
     .describe('Only null (what the response echoes).'),
-  parallel_tool_calls: only(true, 'parallel_tool_calls can only be true').describe('Only true.'),
   text: z
     .strictObject({
       format: z

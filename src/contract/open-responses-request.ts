@@ -3,6 +3,7 @@ import { ECHOED_DEFAULTS } from './open-responses-defaults.ts'
 import { FunctionToolSchema, InputItemSchema } from './open-responses-input.ts'
 import { RESERVED_METADATA_PREFIX } from './open-responses-record.ts'
 import { ReasoningEffortSchema } from './session-config.ts'
+import { ToolChoiceSchema } from './tool-choice.ts'
 
 /**
  * `POST /v1/responses` body: the Open Responses request fields Turnline honours; unknown fields
@@ -82,12 +83,13 @@ export const ResponsesRequestSchema = z.strictObject({
     .describe(
       'Function tools the client runs: a call ends the response with `function_call` items; send their `function_call_output` items back to continue.',
     ),
-  tool_choice: z
-    .literal('auto', {
-      error: 'tool_choice can only be "auto": the model chooses whether to call a function',
-    })
+  tool_choice: ToolChoiceSchema.nullish().describe(
+    '`auto` (default), `none`, `required`, `{type: "function", name}` (one of `tools`), or `{type: "allowed_tools", mode, tools}`. A forced choice holds until the model has called a tool.',
+  ),
+  parallel_tool_calls: z
+    .boolean()
     .nullish()
-    .describe('Only `auto`.'),
+    .describe('false: the model calls at most one function per answer.'),
   store: z
     .literal(true, { error: 'store cannot be false: every response is kept as a session' })
     .nullish()

@@ -7,6 +7,7 @@ import { encodeResponseRecord, RESPONSE_RECORD_KEY } from './open-responses-reco
 import { DEFAULT_MODEL_LABEL, type ResponsesRequest } from './open-responses-request.ts'
 import type { ModelSettingsInput, SessionConfigInput } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
+import { type ToolChoice, toolChoiceNames } from './tool-choice.ts'
 import type { InputPart, TurnInput } from './turn-input.ts'
 
 /**
@@ -72,7 +73,10 @@ function configOf(
     ...(format?.type === 'json_schema' ? { text_format: format } : {}),
   })
   const tools = request.tools ?? []
+  const choice = toolChoiceOf(request)
   return {
+    ...(choice === undefined ? {} : { tool_choice: choice }),
+    ...(request.parallel_tool_calls === false ? { parallel_tool_calls: false } : {}),
     ...(format?.type === 'json_schema' ? { output_schema: format.schema } : {}),
     ...(sampled
       ? { model: { ...(request.model == null ? {} : { name: request.model }), ...sampling } }
@@ -95,6 +99,21 @@ function configOf(
         }),
     metadata: { ...request.metadata, [RESPONSE_RECORD_KEY]: record },
   }
+}
+
+/** The request's `tool_choice` (absent when `auto`); the functions it names must be in `tools`. */
+function toolChoiceOf(request: ResponsesRequest): ToolChoice | undefined {
+  const choice = request.tool_choice ?? undefined
+  const offered = new Set((request.tools ?? []).map((tool) => tool.name))
+  const unknown = toolChoiceNames(choice).filter((name) => !offered.has(name))
+  if (unknown.length > 0) {
+    throw new TurnlineError(
+      'invalid_input',
+      `tool_choice names ${unknown.map((n) => `"${n}"`).join(', ')}, which is not one of the request's function tools`,
+      { details: { field: 'body.tool_choice' } },
+    )
+  }
+  return choice === 'auto' ? undefined : choice
 }
 
 const isInstruction = (item: InputItem): item is Message =>

@@ -157,6 +157,10 @@ export const GitLogBodySchema = z.strictObject({
 })
 export type GitLogBody = z.infer<typeof GitLogBodySchema>
 
+/** `POST /v1/workspace/erase`: the scope alone (its workspace goes, docs/runner-protocol.md). */
+export const WorkspaceEraseBodySchema = z.strictObject({ ...Scoped })
+export type WorkspaceEraseBody = z.infer<typeof WorkspaceEraseBodySchema>
+
 // --- responses -------------------------------------------------------------------------------------
 
 export const ExecCaptureSchema = z.object({
@@ -242,6 +246,18 @@ export const GitLogResultSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('unknown'), reason: z.string() }),
 ])
 export type GitLogResult = z.infer<typeof GitLogResultSchema>
+
+/**
+ * What erasing a workspace found: 'erased' (it, or what a cut-short erase left, is gone),
+ * 'absent' (nothing was there: erased before, or never made), 'kept' (the runner never erases
+ * this workspace, e.g. project mode's user folder; `reason` says why).
+ */
+export const WorkspaceEraseResultSchema = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('erased') }),
+  z.object({ state: z.literal('absent') }),
+  z.object({ state: z.literal('kept'), reason: z.string() }),
+])
+export type WorkspaceEraseResult = z.infer<typeof WorkspaceEraseResultSchema>
 
 /** Refusals a runner answers with a 4xx; the client turns them into typed results. */
 export const REFUSAL_CODES = [

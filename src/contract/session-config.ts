@@ -4,6 +4,7 @@ import { ClientToolSchema, ToolNameSchema } from './client-tool.ts'
 import { TurnlineError } from './errors.ts'
 import { HooksSchema } from './hook-config.ts'
 import { McpServersSchema } from './mcp-config.ts'
+import { ToolChoiceSchema } from './tool-choice.ts'
 
 /**
  * What a session is created with (`POST /v1/sessions`), validated at the HTTP boundary and
@@ -398,6 +399,15 @@ export const SessionConfigSchema = z.strictObject({
     .optional()
     .describe(
       'Function tools the client runs (Open Responses `function` tools): a call ends the turn `waiting` on the client.',
+    ),
+  tool_choice: ToolChoiceSchema.optional().describe(
+    'Which tools the model may or must call: `auto` (absent), `none`, `required`, `{type: "function", name}`, or `{type: "allowed_tools", mode, tools}`. A forced choice holds for the first model request of each turn (until the model has called a tool); the later requests of the turn are `auto`.',
+  ),
+  parallel_tool_calls: z
+    .boolean()
+    .optional()
+    .describe(
+      'false: the model calls at most one tool per answer (sent to the provider). Absent or true: the provider may call several at once.',
     ),
   mcp_servers: McpServersSchema.describe(
     'MCP servers over Streamable HTTP; their tools are read at the first turn and after tools/list_changed',

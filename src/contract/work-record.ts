@@ -46,6 +46,8 @@ export const WorkRecordSchema = z.object({
   session_id: z.string().min(1),
   loop_id: z.string().min(1).optional(),
   step_index: CounterSchema.optional(),
+  /** A loop run's step: once it ran, the worker records the run's next step (or stops the run). */
+  run_id: z.string().min(1).max(80).optional(),
   /** The turn's idempotency key: the caller's `Idempotency-Key`, or one the server made. */
   idempotency_key: z.string().min(1).max(256),
   /** Hex SHA-256 of the request: the same key with another request is refused (422). */

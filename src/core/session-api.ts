@@ -24,6 +24,7 @@ import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
 import type { BackgroundApi } from './background/background-api.ts'
 
 export type {
+  LoopRunStarted,
   QueuedWork,
   WorkRunOutcome,
   WorkStatus,

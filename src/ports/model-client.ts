@@ -16,11 +16,21 @@ export interface ToolDefinition {
 
 export type { ModelApi }
 
+/**
+ * What the model must do with the request's tools, when not its own choice (`auto`): call none,
+ * call at least one, or call the named one. Sent only with tools.
+ */
+export type ModelToolChoice = 'none' | 'required' | { name: string }
+
 export interface ModelRequest {
   model: string
   api: ModelApi
   messages: HistoryMessage[]
   tools: ToolDefinition[]
+  /** Absent: the model chooses (`auto`). */
+  toolChoice?: ModelToolChoice
+  /** false: at most one tool call in the answer. Absent: the provider's default (several). */
+  parallelToolCalls?: false
   maxOutputTokens?: number
   /** Sampling temperature and nucleus sampling; absent → the provider's defaults. */
   temperature?: number

@@ -155,6 +155,12 @@ export type RecentCommits =
   | { state: 'none' }
   | { state: 'unknown'; reason: string }
 
+/** What erasing a workspace found (`SandboxRunner.eraseWorkspace`). */
+export type WorkspaceErased =
+  | { state: 'erased' }
+  | { state: 'absent' }
+  | { state: 'kept'; reason: string }
+
 export interface SandboxRunner {
   start(scope: SandboxScope, request: ExecStartRequest): Promise<RunnerResult<ExecSnapshot>>
   write(scope: SandboxScope, request: ExecWriteRequest): Promise<RunnerResult<ExecSnapshot>>
@@ -182,6 +188,11 @@ export interface SandboxRunner {
     scope: SandboxScope,
     request: { count: number },
   ): Promise<RunnerResult<RecentCommits>>
+  /**
+   * Erases the scope's workspace for good (deleting a session): its commands end, every file
+   * goes (symlinks as links, never followed), and the runner's records of it. Idempotent.
+   */
+  eraseWorkspace(scope: SandboxScope): Promise<RunnerResult<WorkspaceErased>>
   /** A git worktree under `.vtcode/worktrees/<name>` (sub-agents with isolation = "worktree"). */
   createWorktree(
     scope: SandboxScope,

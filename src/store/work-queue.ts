@@ -8,6 +8,7 @@ import {
 } from '../contract/work-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
+import { listAll } from './list-all.ts'
 import { assertSegment, assertTenant } from './session-ref.ts'
 
 /** A record as read, with the version a conditional rewrite needs. */
@@ -122,6 +123,23 @@ export class WorkQueue {
       contentType: 'application/json',
     })
     await this.remove(record)
+  }
+
+  /**
+   * Deletes every record of one session — pending, done and failed — when the session is
+   * deleted; answers how many went.
+   */
+  async forgetSession(tenant: string, sessionId: string): Promise<number> {
+    assertTenant(tenant)
+    assertSegment('session_id', sessionId)
+    let removed = 0
+    for (const root of [this.root, this.doneRoot, this.failedRoot]) {
+      for (const { key } of (await listAll(this.store, `${root}${tenant}/${sessionId}/`)).objects) {
+        await this.store.delete(key)
+        removed += 1
+      }
+    }
+    return removed
   }
 
   async readFailed(at: WorkLocation): Promise<WorkRecord | null> {

@@ -90,14 +90,23 @@ async function refusedStart(where: SandboxScope) {
 
 const hold = (n: number) => `for i in $(seq ${n}); do sleep 600 & done; echo "held ${n}"; wait`
 
-/** Holds 30 processes in one command of a tenant, then tries 30 more in another. */
-async function forkBomb(on: HttpSandboxRunner, tenant: string) {
+/**
+ * Holds 30 processes in one command of a tenant, then tries 30 more in another; `meanwhile` runs
+ * while the tenant still holds every process it got (both commands' sleeps).
+ */
+async function forkBomb(on: HttpSandboxRunner, tenant: string, meanwhile: () => Promise<void>) {
   const first = scope(tenant)
   const holding = await startUntil(first, hold(30), 'held 30', on)
   expect(holding.output).toContain('held 30')
   const second = scope(tenant)
   try {
     const bomb = await runToEnd(on, second, `${hold(30)} 2>&1; echo "exit=$?"`)
+    // The first command still runs, holding its 30: the tenant is at its limit now.
+    const still = value(
+      await on.poll(first, { execSessionId: holding.id, yieldTimeMs: 0, maxOutputBytes: 1024 }),
+    )
+    expect(still.state.status).toBe('running')
+    await meanwhile()
     // What it did start lives on in its sandbox: ended here, so it holds nothing afterwards.
     await on.close(second, bomb.id)
     return bomb
@@ -107,19 +116,24 @@ async function forkBomb(on: HttpSandboxRunner, tenant: string) {
 }
 
 /**
- * The second command of the bomb cannot fork; another tenant still forks 30 processes. Each
- * runner gets a tenant name of its own: runners on different roots give one name the same uid.
+ * The second command of the bomb cannot fork; another tenant forks 30 processes while the bomber
+ * still holds all it got (a limit shared by every tenant would refuse those too). Each runner
+ * gets a tenant name of its own: runners on different roots give one name the same uid.
  */
 async function bombStopsThere(on: HttpSandboxRunner, bomber: string) {
-  const second = await forkBomb(on, bomber)
+  let other = ''
+  const second = await forkBomb(on, bomber, async () => {
+    other = (
+      await runToEnd(
+        on,
+        scope('bystander'),
+        'for i in $(seq 30); do sleep 0.2 & done; wait; echo forked-30',
+      )
+    ).output
+  })
   expect(second.output).toMatch(/fork|Resource temporarily unavailable/i)
   expect(second.output).not.toContain('held 30')
-  const other = await runToEnd(
-    on,
-    scope('bystander'),
-    'for i in $(seq 30); do sleep 0.2 & done; wait; echo forked-30',
-  )
-  expect(other.output).toContain('forked-30')
+  expect(other).toContain('forked-30')
 }
 
 describe('per-tenant limits on the host', () => {
@@ -160,12 +174,30 @@ describe('per-tenant limits on the host', () => {
         ).state
       : second.state
     expect(ended).toEqual({ status: 'exited', exitCode: 137 })
-    await client.close(first, holding.id)
-    await client.close(again, second.id)
+    // The survivor holds its 160 MiB of the tenant's 256 while another tenant allocates as much:
+    // both go on (one limit for every tenant would end one of them).
+    const [kept, keptId] = survivor ? [again, second.id] : [first, holding.id]
+    const running = async (where: SandboxScope, id: string) =>
+      value(await client.poll(where, { execSessionId: id, yieldTimeMs: 0, maxOutputBytes: 1024 }))
+        .state.status
+    expect(await running(kept, keptId)).toBe('running')
     const frugal = scope('frugal')
     const other = await startUntil(frugal, allocate(160), 'allocated')
     expect(other.output).toContain('allocated')
+    // A kill by the kernel's OOM handling may land a moment after the allocation: a short wait
+    // on each for an end that must not come.
+    for (const [where, id] of [
+      [kept, keptId],
+      [frugal, other.id],
+    ] as const) {
+      const waited = value(
+        await client.wait(where, { execSessionId: id, timeoutMs: 1500, maxOutputBytes: 1024 }),
+      )
+      expect(waited.state.status).toBe('running')
+    }
     value(await client.close(frugal, other.id))
+    await client.close(first, holding.id)
+    await client.close(again, second.id)
   })
 
   it("the running-commands cap refuses a tenant's next start (409, naming the setting); another tenant still starts", async () => {

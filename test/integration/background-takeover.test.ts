@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listAll } from '../../src/store/list-all.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { gate } from '../support/gate.ts'
+import { jsonCaller } from '../support/json-call.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
@@ -60,15 +61,7 @@ afterAll(async () => {
   if (runnerRoot) await rm(runnerRoot, { recursive: true, force: true })
 })
 
-async function call(url: string, method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...AUTH, ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) }
-}
+const call = jsonCaller(AUTH)
 
 describe('a background turn whose instance is killed mid-run', () => {
   it('is taken over by another instance after the lease, without calling the committed tool again', async () => {

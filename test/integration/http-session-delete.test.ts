@@ -16,7 +16,11 @@ let mock: MockOpenAI
 let redis: IORedis
 
 beforeAll(async () => {
-  deployment = await startTestDeployment('delete', { TURNLINE_API_KEYS: KEYS, TURNLINE_LOG: 'off' })
+  deployment = await startTestDeployment('delete', {
+    TURNLINE_API_KEYS: KEYS,
+    TURNLINE_LOG: 'off',
+    TURNLINE_CALLBACK_ALLOW_HTTP: '1',
+  })
   mock = deployment.mock
   redis = new IORedis(requireServices().redisUrl)
 }, 60_000)
@@ -36,7 +40,11 @@ const TWO = 'delete-key-tenant-two-0002'
 
 describe('DELETE /v1/sessions/{id}', { timeout: 60_000 }, () => {
   it('erases the session from S3 and Redis; every route answers 404 after', async () => {
-    const created = await call(ONE, 'POST', '/v1/sessions', { workspace: 'gdpr' })
+    // Its completion callbacks go nowhere (a closed port): their outbox entries stay pending.
+    const created = await call(ONE, 'POST', '/v1/sessions', {
+      workspace: 'gdpr',
+      callback: { url: 'http://127.0.0.1:9/notices' },
+    })
     const { session_id: id } = (await created.json()) as { session_id: string }
     mock.enqueue({ text: 'Personal data, briefly.' })
     const turn = await fetch(`${deployment.app.url}/v1/sessions/${id}/turns`, {
@@ -53,10 +61,22 @@ describe('DELETE /v1/sessions/{id}', { timeout: 60_000 }, () => {
       202,
     )
     const store = deployment.bucket.store()
+    // Background work of the session as the queue keeps it: queued, run (a loop step's
+    // marker), and retired as failed.
+    const work = '0123456789abcdef0123456789abcdef'
+    for (const state of ['pending', 'done', 'failed']) {
+      await store.put(
+        `.turnline/work/${state}/one/${id}/${work}.json`,
+        new TextEncoder().encode('{}'),
+      )
+    }
     const objects = async () =>
       (await listAll(store, '')).objects.map(({ key }) => key).filter((key) => key.includes(id))
     const redisKeys = async () => (await redis.keys(`*${id}*`)).sort()
-    expect((await objects()).length).toBeGreaterThan(3)
+    const before = await objects()
+    expect(before.filter((key) => key.startsWith('.turnline/work/'))).toHaveLength(3)
+    expect(before.filter((key) => key.startsWith('.turnline/callbacks/')).length).toBeGreaterThan(0)
+    expect(before.filter((key) => key.includes(`${id}/callbacks/`)).length).toBeGreaterThan(0)
     // The tip, the pending intent, and the turn's first answer under its Idempotency-Key.
     expect((await redisKeys()).filter((key) => key.endsWith(`${id}/turn-one`))).toHaveLength(1)
 

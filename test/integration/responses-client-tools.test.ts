@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createApp } from '../../functions/app.ts'
-import { startEngine } from '../support/engine-harness.ts'
-import { type RunningServer, serveApp } from '../support/http-server.ts'
-import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
+import { assertConformingStream } from '../support/open-responses-schema.ts'
+import {
+  type ResponseJson,
+  type ResponsesApp,
+  startResponsesApp,
+  WEATHER_TOOL,
+} from '../support/responses-app.ts'
 import { parseSse } from '../support/sse-frames.ts'
 
 /**
@@ -13,64 +16,27 @@ import { parseSse } from '../support/sse-frames.ts'
  * history reaches the model in order. Real engine, real HTTP, the mock OpenAI API as the model;
  * every answer is validated against the published schema as it is (no extensions).
  */
-const KEY = 'responses-tools-key-0123456789'
-let engine: Awaited<ReturnType<typeof startEngine>>
-let server: RunningServer
+let app: ResponsesApp
+let engine: ResponsesApp['engine']
+let server: ResponsesApp['server']
 
 beforeAll(async () => {
-  engine = await startEngine()
-  server = await serveApp(
-    createApp({
-      api: engine.service,
-      auth: { keys: [{ key: KEY, tenant: 'tenant-t' }] },
-      log: () => {},
-    }),
-  )
+  app = await startResponsesApp('responses-tools-key-0123456789', 'tenant-t')
+  engine = app.engine
+  server = app.server
 })
 afterAll(async () => {
-  await server?.close()
-  await engine?.close()
+  await app?.close()
 })
 beforeEach(() => engine.mock.reset())
 
-const WEATHER = {
-  type: 'function',
-  name: 'get_weather',
-  description: 'Get the current weather for a location',
-  parameters: {
-    type: 'object',
-    properties: { location: { type: 'string', description: 'The city and state' } },
-    required: ['location'],
-  },
-}
+const WEATHER = WEATHER_TOOL
 const ARGS = '{"location":"San Francisco, CA"}'
 const CALL = { id: 'call_weather_1', name: 'get_weather', arguments: ARGS }
 
 type Json = Record<string, unknown>
-interface ResponseJson {
-  id: string
-  status: string
-  output: Json[]
-  tools: Json[]
-  previous_response_id: string | null
-}
-
-async function post(body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}/v1/responses`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  })
-}
-
-async function create(body: unknown, headers: Record<string, string> = {}): Promise<ResponseJson> {
-  const res = await post(body, headers)
-  const text = await res.text()
-  expect(res.status, text).toBe(200)
-  const response = JSON.parse(text) as ResponseJson
-  expect(responseResourceErrors(response, false)).toEqual([])
-  return response
-}
+const post = (body: unknown, headers: Record<string, string> = {}) => app.post(body, headers)
+const create = (body: unknown, headers: Record<string, string> = {}) => app.create(body, headers)
 
 async function stream(body: unknown): Promise<Json[]> {
   const res = await post({ ...(body as Json), stream: true })
@@ -205,7 +171,7 @@ describe('client function tools', () => {
     const live = await stream({ input: 'Weather in SF?', tools: [WEATHER] })
     const completed = live.at(-1)?.response as ResponseJson
     const res = await fetch(`${server.url}/v1/responses/${completed.id}`, {
-      headers: { authorization: `Bearer ${KEY}` },
+      headers: app.auth,
     })
     const read = (await res.json()) as ResponseJson
     expect(read.status).toBe('completed')
@@ -213,7 +179,7 @@ describe('client function tools', () => {
     const again = parseSse(
       await (
         await fetch(`${server.url}/v1/responses/${completed.id}?stream=true`, {
-          headers: { authorization: `Bearer ${KEY}` },
+          headers: app.auth,
         })
       ).text(),
     ).frames
@@ -265,7 +231,7 @@ describe('conversation state', () => {
     engine.mock.enqueue({ text: 'Soon gone.' })
     const response = await create({ input: 'Forget this.' })
     const url = `${server.url}/v1/responses/${response.id}`
-    const auth = { authorization: `Bearer ${KEY}` }
+    const auth = app.auth
     const deleted = await fetch(url, { method: 'DELETE', headers: auth })
     expect(deleted.status).toBe(200)
     expect(await deleted.json()).toEqual({ id: response.id, object: 'response', deleted: true })

@@ -50,6 +50,9 @@ beforeAll(async () => {
     // Where the egress checks look names up, `localhost` is 127.0.0.2; every other lookup on
     // this machine (/etc/hosts) answers 127.0.0.1. A second lookup would show.
     localhost: ['127.0.0.2'],
+    // Public addresses the deployment names internal (TURNLINE_EGRESS_DENY), by name.
+    'db.named-internal.example': ['1.2.4.4'],
+    'alias.public-looking.example': ['1.2.4.4'],
   })
   const { redisUrl, s3 } = requireServices()
   s3Endpoint = new URL(s3.endpoint)
@@ -65,6 +68,7 @@ beforeAll(async () => {
     // The shared test Redis holds other deployments' keys: this one gets its own.
     TURNLINE_REDIS_NAMESPACE: `egress-${randomBytes(6).toString('hex')}`,
     TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port},127.0.0.2:${checkedOnly.port}`,
+    TURNLINE_EGRESS_DENY: '1.2.3.0/24,.corp.example,db.named-internal.example',
     TURNLINE_EGRESS_DNS: dns.address,
     // Tenants pick their tools' hosts: every address is checked when a call connects.
     TURNLINE_TOOL_ALLOWED_HOSTS: '*',
@@ -192,6 +196,24 @@ describe('a command with the network reaches the public internet only', () => {
       ['http://[64:ff9b::a9fe:a9fe]/', /NAT64 form of 169\.254\.169\.254/],
     ]
     // One command, one curl per address: each answer is the proxy's refusal.
+    const output = await turns.runInTurn(
+      KEY,
+      open,
+      targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
+    )
+    for (const [, reason] of targets) expect(output).toMatch(reason)
+    expect(output.match(/status=403/g)).toHaveLength(targets.length)
+  })
+
+  it('refuses what the deployment names internal: a network, a name suffix, the addresses of a name', async () => {
+    const targets: [string, RegExp][] = [
+      ['http://1.2.3.4/', /1\.2\.3\.4 is an address named internal by TURNLINE_EGRESS_DENY/],
+      ['http://git.corp.example/', /git\.corp\.example is named internal by TURNLINE_EGRESS_DENY/],
+      [
+        'http://alias.public-looking.example/',
+        /resolves to 1\.2\.4\.4, an address of db\.named-internal\.example/,
+      ],
+    ]
     const output = await turns.runInTurn(
       KEY,
       open,

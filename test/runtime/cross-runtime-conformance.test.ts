@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exercisedCases } from '../support/conformance-coverage.ts'
 import { conformanceAnswer } from '../support/conformance-model.ts'
 import { NORMALISED, normalise } from '../support/conformance-normalise.ts'
 import {
@@ -16,7 +17,7 @@ import { LAMBDA_URL_HOST } from '../support/lambda-runtime.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
 import { startNodeEntry } from '../support/node-entry.ts'
 import { executableOf, type NodeBinary, otherNodeMajor } from '../support/other-node.ts'
-import { DENO_FLAGS, startDeno, startWorkerd } from '../support/runtimes.ts'
+import { DENO_FLAGS, denoTaskFlags, startDeno, startWorkerd } from '../support/runtimes.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
 
@@ -30,7 +31,8 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
  * of them (each deployment its own S3_PREFIX and Redis namespace), the same runner configuration
  * (a runner URL that is never called: every runtime offers the same sandbox tools) and the same
  * tool receiver. After normalising only what NORMALISED lists (ids and timestamps), every
- * answer and every model request must be identical to Node's.
+ * answer and every model request must be identical to Node's, and Node's transcript must show
+ * every case the script is for (conformance-coverage.ts).
  */
 const TOOL_SECRET = 'conformance-tool-secret'
 const common = (receiverHost: string, modelBaseURL: string) => ({
@@ -181,9 +183,7 @@ describe('the same sessions on every runtime', () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const data = join(dataDir, 'deno')
     const env = { ...common(receiver.host, backends.mock.baseURL), TURNLINE_DATA_DIR: data }
-    const { runtime, startMs } = await started(() =>
-      startDeno(env, [...DENO_FLAGS, `--allow-write=${data}`]),
-    )
+    const { runtime, startMs } = await started(() => startDeno(env, denoTaskFlags('serve')))
     await record('deno fs', startMs, () => httpCall(runtime))
   })
 
@@ -217,6 +217,14 @@ describe('the same sessions on every runtime', () => {
     ])
     const calls = [httpCall(deno.runtime), httpCall(workerd.runtime)]
     await record('deno + workerd, alternating', 0, (step) => calls[step % 2] as ConformanceCall)
+  })
+
+  it('the script exercised every case it is there for (the reference run shows each)', () => {
+    const reference = runs.get(REFERENCE)
+    expect(reference, 'the reference run').toBeDefined()
+    const cases = exercisedCases((reference?.records ?? []) as ConformanceRecord[])
+    const everyCase = Object.fromEntries(Object.keys(cases).map((name) => [name, true]))
+    expect(cases).toEqual(everyCase)
   })
 
   it('answered and asked the model byte for byte alike, ids and timestamps aside', () => {

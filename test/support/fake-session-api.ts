@@ -17,6 +17,7 @@ import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
 import type {
+  LoopRunStarted,
   OpenResponsesView,
   QueuedWork,
   SessionApi,
@@ -301,6 +302,8 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   loopWorkStatus = async (): Promise<WorkStatus> => this.unsupported('loopWorkStatus')
   runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
   listWork = async () => ({ items: [] })
+  runLoop = async (): Promise<LoopRunStarted> => this.unsupported('runLoop')
+  fireSchedules = async () => ({ started: [], skipped: 0 })
   workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
 
   async approvePlan(tenant: string, sessionId: string): Promise<TurnResponse> {

@@ -45,6 +45,9 @@ export async function loadLambdaBundle(env: Record<string, string>): Promise<Lam
       handler: unknown
     }
     handler = module.handler
+  } catch (error) {
+    await rm(out, { recursive: true, force: true })
+    throw error
   } finally {
     process.env = saved
   }

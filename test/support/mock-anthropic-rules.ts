@@ -52,6 +52,8 @@ export function requestViolation(
     }
     if (budget >= maxTokens) return '`max_tokens` must be greater than `thinking.budget_tokens`'
   }
+  const choice = toolChoiceViolation(body, thinking)
+  if (choice) return choice
   const messages = body.messages.filter(isObject)
   let breakpoints = [...blocksOf(body.system), ...toolsOf(body)].filter(
     (block) => block.cache_control,
@@ -107,6 +109,32 @@ function imageViolation(block: Json): string | undefined {
   return data !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(data)
     ? undefined
     : 'image.source.base64: invalid base64 data'
+}
+
+/**
+ * `tool_choice`: one of the API's four types; `tool` names one of `tools`; none of them with
+ * thinking on except `auto` and `none` ("Extended thinking" → "Tool use with thinking").
+ */
+function toolChoiceViolation(body: Json, thinking: Json | undefined): string | undefined {
+  if (!('tool_choice' in body)) return undefined
+  const choice = isObject(body.tool_choice) ? body.tool_choice : {}
+  if (!['auto', 'any', 'tool', 'none'].includes(String(choice.type))) {
+    return 'tool_choice: Input tag does not match any of the expected tags'
+  }
+  if (choice.type === 'none' && 'disable_parallel_tool_use' in choice) {
+    return 'tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted'
+  }
+  if (choice.type === 'tool' && !toolsOf(body).some((tool) => tool.name === choice.name)) {
+    return `tool_choice.tool.name: Tool '${String(choice.name)}' not found in provided tools`
+  }
+  if (
+    (choice.type === 'any' || choice.type === 'tool') &&
+    thinking &&
+    thinking.type !== 'disabled'
+  ) {
+    return 'Thinking may not be enabled when tool_choice forces tool use.'
+  }
+  return undefined
 }
 
 function toolsOf(body: Json): Json[] {

@@ -12,6 +12,7 @@ import {
   responseObject,
   responsesFrames,
 } from './mock-openai-frames.ts'
+import { errorReply, toolChoiceViolation } from './mock-openai-rules.ts'
 import { openMocks } from './open-mocks.ts'
 
 export type { MockCompaction } from './mock-openai-compact.ts'
@@ -86,23 +87,6 @@ export interface MockOpenAI {
   close(): Promise<void>
 }
 
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'invalid_request_error',
-  403: 'invalid_request_error',
-  404: 'invalid_request_error',
-  429: 'requests',
-}
-
-function errorReply(step: MockStep, status: number): Response {
-  const message = step.message ?? `mock error ${status}`
-  const type = ERROR_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error')
-  return Response.json(
-    { error: { message, type, param: null, code: step.code ?? null } },
-    { status, headers: step.headers ?? {} },
-  )
-}
-
 function withStreamError(
   api: MockApi,
   frames: string[],
@@ -157,6 +141,9 @@ export async function startMockOpenAI(): Promise<MockOpenAI> {
     }
     requests.push(request)
     const n = requests.length
+    const refused = toolChoiceViolation(api, body)
+    if (refused) failures.push(`mock-openai: request #${n} to ${c.req.path} refused: ${refused}`)
+    if (refused) return errorReply({ message: refused, code: 'invalid_value' }, 400)
     let step = queue.shift()
     if (!step && responder) step = await responder(request)
     const forCompact = step?.api === 'compact' || step?.compaction !== undefined

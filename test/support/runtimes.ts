@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, type RuntimeProcess, startRuntime } from './runtime-process.ts'
 
@@ -52,8 +53,21 @@ export async function startWorkerd(
   })
 }
 
-/** The permissions docs/deploy/deno-deploy.md gives for a deployment on S3 and Upstash. */
-export const DENO_FLAGS = ['--allow-net', '--allow-env', '--allow-read']
+/**
+ * The permissions of a deno.json task (`serve`: the filesystem store; `serve:s3`: S3 and
+ * Upstash), the ones docs/deploy/deno-deploy.md gives: the tests run Deno with exactly those.
+ */
+export function denoTaskFlags(task: 'serve' | 'serve:s3'): string[] {
+  const config = JSON.parse(readFileSync(join(root, 'deno.json'), 'utf8')) as {
+    tasks?: Record<string, { command?: string }>
+  }
+  const command = config.tasks?.[task]?.command
+  if (command === undefined) throw new Error(`deno.json has no task ${task}`)
+  return command.split(/\s+/).filter((word) => word.startsWith('--allow-'))
+}
+
+/** The permissions of a deployment on S3 and Upstash (deno.json's `serve:s3`). */
+export const DENO_FLAGS = denoTaskFlags('serve:s3')
 
 /**
  * `deno serve functions/entries/deno.ts` with node_modules' deno; the environment is exactly

@@ -47,6 +47,15 @@ describe('stored artifact formats', () => {
     expect(serializeLoopState(state)).toBe(fixture('loop-nightly.json'))
   })
 
+  it('a loop with a schedule and a stopped run parses and re-serializes byte-identically', () => {
+    const state = parseLoopState(fixture('loop-hourly-run.json'))
+    expect(state).toMatchObject({
+      run: { trigger: 'schedule', state: 'stopped', stop_reason: 'budget' },
+      schedule: { cron: '0 * * * *' },
+    })
+    expect(serializeLoopState(state)).toBe(fixture('loop-hourly-run.json'))
+  })
+
   it('refuses an unknown ledger version and corrupt JSON with typed errors', () => {
     const future = fixture('progress.json').replace('"schema_version": 1', '"schema_version": 2')
     expect(() => parseProgressLedger(future)).toThrow(/unknown schema_version/)

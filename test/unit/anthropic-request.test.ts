@@ -180,8 +180,8 @@ describe('Anthropic transcript', () => {
 describe('model choice with Anthropic', () => {
   const fetchImpl: typeof fetch = (...args) => fetch(...args)
 
-  it('defaults to api "anthropic" when only Anthropic is configured', () => {
-    const { choice } = chooseModel(
+  it('defaults to api "anthropic" when only Anthropic is configured', async () => {
+    const { choice } = await chooseModel(
       parseEnv({ ANTHROPIC_API_KEY: 'sk-ant-x', TURNLINE_MODEL: 'claude-sonnet-4-6' }),
       fetchImpl,
     )
@@ -194,7 +194,7 @@ describe('model choice with Anthropic', () => {
   })
 
   it('keeps the OpenAI default with both, and routes each session by its api', async () => {
-    const { choice, client } = chooseModel(
+    const { choice, client } = await chooseModel(
       parseEnv({ ANTHROPIC_API_KEY: 'sk-ant-x', OPENAI_API_KEY: 'sk-x' }),
       fetchImpl,
     )
@@ -204,7 +204,7 @@ describe('model choice with Anthropic', () => {
   })
 
   it('fails an anthropic session where only OpenAI is configured, naming the variable', async () => {
-    const { client } = chooseModel(parseEnv({ OPENAI_API_KEY: 'sk-x' }), fetchImpl)
+    const { client } = await chooseModel(parseEnv({ OPENAI_API_KEY: 'sk-x' }), fetchImpl)
     const pull = async () => {
       for await (const _ of client.stream(request())) break
     }

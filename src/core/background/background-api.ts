@@ -1,4 +1,5 @@
 import type { TurnRequest, TurnStatus } from '../../contract/api.ts'
+import type { LoopView } from '../../contract/loop-state.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import type { WorkError, WorkLocation } from '../../contract/work-record.ts'
@@ -15,8 +16,8 @@ export interface QueuedWork {
 
 /** What one run of a pending record came to (the worker decides what to do next from it). */
 export type WorkRunOutcome =
-  /** The turn has an outcome (committed); the record is deleted. */
-  | { outcome: 'done'; status: TurnStatus }
+  /** The turn has an outcome (committed); the record is deleted. `next`: a loop run's next step. */
+  | { outcome: 'done'; status: TurnStatus; next?: WorkLocation }
   /** Another turn holds the session: the record stays, to be tried after `retryAfterMs`. */
   | { outcome: 'busy'; retryAfterMs: number }
   /** A fault worth retrying: counted on the record, which stays. */
@@ -25,6 +26,13 @@ export type WorkRunOutcome =
   | { outcome: 'failed'; error: WorkError }
   /** Nothing to run: the record is gone (run elsewhere) or failed before. */
   | { outcome: 'gone' }
+
+/** A loop run started, or the one running (`duplicate`): the loop, and its step's record. */
+export interface LoopRunStarted {
+  loop: LoopView
+  work: QueuedWork
+  duplicate: boolean
+}
 
 /** What `GET /v1/sessions/{id}/work/{work_id}` answers. */
 export interface WorkStatus {
@@ -82,6 +90,18 @@ export interface BackgroundApi {
     request: { input?: string },
     options?: { idempotencyKey?: string },
   ): Promise<QueuedWork>
+  /**
+   * Starts a loop run (or answers the one running, and records its step again if a crash lost
+   * it): a worker steps the loop until it completes, fails, pauses, reaches its budget or needs
+   * a person. 409 for a completed, failed or paused loop.
+   */
+  runLoop(
+    tenant: string,
+    loopId: string,
+    options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
+  ): Promise<LoopRunStarted>
+  /** Starts the runs of every loop schedule that is due (the worker's and cron's call). */
+  fireSchedules(): Promise<{ started: WorkLocation[]; skipped: number }>
   /** Runs one pending record through the turn engine (the worker's call). */
   runWork(at: WorkLocation): Promise<WorkRunOutcome>
   /** One page of every pending record of the deployment (the sweep's call). */

@@ -12,7 +12,9 @@ import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
+import { fireDueSchedules } from './loop-schedules.ts'
 import { queueWork, workIdOf } from './queue-work.ts'
+import { startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
 
@@ -111,6 +113,18 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
       source: 'loops',
       loopStep: { loop_id: loopId, step_index: loop.step_index },
     })
+  }
+
+  runLoop(
+    tenant: string,
+    loopId: string,
+    options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
+  ) {
+    return startLoopRun(this.deps, this.work, tenant, loopId, options)
+  }
+
+  fireSchedules() {
+    return fireDueSchedules(this.deps, this.work, this.deps.log ?? console.warn)
   }
 
   runWork(at: WorkLocation) {

@@ -14,7 +14,7 @@ export interface WorkRequest {
   request: TurnRequest
   source: WorkSource
   /** A loop step instead of a session's turn: which loop, and which step it runs. */
-  loopStep?: { loop_id: string; step_index: number }
+  loopStep?: { loop_id: string; step_index: number; run_id?: string }
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { stepLoop } from '../loops/loop-service.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { WorkRunOutcome } from './background-api.ts'
+import { runLoopRunStep, stopLoopRun } from './run-loop.ts'
 
 /** Runs of one record that may end in a retryable fault before it is marked failed. */
 export const MAX_WORK_ATTEMPTS = 8
@@ -43,11 +44,14 @@ export async function runWork(
     marked ??= queue.update(read, { ...record, started_at }).catch(() => null)
   }
   try {
-    const status = await runRecorded(deps, locator, read.record, started)
+    const ran =
+      record.run_id !== undefined
+        ? await runLoopRunStep(deps, locator, queue, record, started)
+        : { status: await runRecorded(deps, locator, read.record, started) }
     await marked
     if (record.kind === 'loop_step') await queue.markDone(at)
     await queue.remove(at)
-    return { outcome: 'done', status }
+    return { outcome: 'done', ...ran }
   } catch (error) {
     if (isTurnlineError(error, ...WAIT_CODES)) {
       return { outcome: 'busy', retryAfterMs: Math.max(1, error.retryAfter ?? 1) * 1000 }
@@ -92,6 +96,13 @@ async function settleFault(
   if (retryable && attempts < MAX_WORK_ATTEMPTS) {
     await queue.update(stored, { ...stored.record, attempts, last_error: failure })
     return { outcome: 'retry', error: failure }
+  }
+  if (stored.record.run_id !== undefined) {
+    // A loop run whose step cannot run stops, saying why (and its callback says so).
+    await stopLoopRun(deps, stored.record, {
+      reason: 'error',
+      message: `${failure.code}: ${failure.message}`,
+    })
   }
   await queue.retire({ ...stored.record, attempts, failed: failure })
   return { outcome: 'failed', error: failure }

@@ -170,4 +170,10 @@ export class CallbackOutbox {
   dropMarker(key: string): Promise<void> {
     return this.objects.delete(key)
   }
+
+  /** Drops every batch marker of a session being deleted (its records go with its folder). */
+  async dropSession(ref: SessionRef): Promise<void> {
+    const folder = this.markerKey(ref, 0).replace(/[^/]+$/, '')
+    for (const { key } of (await listAll(this.objects, folder)).objects) await this.dropMarker(key)
+  }
 }

@@ -52,8 +52,12 @@ export async function createLoop(
     current_step: null,
     last_session_id: null,
     steps: [],
+    ...(request.schedule ? { schedule: { cron: request.schedule.cron } } : {}),
   }
-  await new LoopStore(deps.sessions).create(tenant, state)
+  const store = new LoopStore(deps.sessions)
+  // The schedule's entry first: a loop created after it is found; an entry without one is dropped.
+  if (request.schedule) await store.addScheduleEntry(tenant, loopId, now)
+  await store.create(tenant, state)
   return loopView(state)
 }
 

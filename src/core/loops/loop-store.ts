@@ -8,6 +8,8 @@ import {
 } from '../../contract/loop-state.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { fromBytes, toBytes } from '../../store/json-bytes.ts'
+import { listAll } from '../../store/list-all.ts'
+import { assertTenant } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 
 /**
@@ -36,6 +38,49 @@ export class LoopStore {
   stateKey(tenant: string, workspace: string, loopId: string): string {
     assertLoopId(loopId)
     return `${this.sessions.vtcodeRoot(tenant, workspace)}state/loop-${loopId}.json`
+  }
+
+  private get schedulesRoot(): string {
+    const head = this.sessions.prefix.replace(/^\/+|\/+$/g, '')
+    return `${head ? `${head}/` : ''}.turnline/schedules/`
+  }
+
+  /**
+   * `<prefix>/.turnline/schedules/<tenant>/<loop_id>.json`: a loop with a schedule, so one
+   * listing of the deployment finds every schedule (the cron itself is in the loop state).
+   */
+  async addScheduleEntry(tenant: string, loopId: string, now: string): Promise<void> {
+    assertTenant(tenant)
+    assertLoopId(loopId)
+    const entry = { format: 'turnline.loop-schedule', version: 1, loop_id: loopId, created_at: now }
+    try {
+      await this.objects.put(
+        `${this.schedulesRoot}${tenant}/${loopId}.json`,
+        toBytes(JSON.stringify(entry)),
+        {
+          ifNoneMatch: '*',
+          contentType: 'application/json',
+        },
+      )
+    } catch (error) {
+      if (!isTurnlineError(error, 'conflict')) throw error
+    }
+  }
+
+  /** Every scheduled loop of the deployment. */
+  async scheduleEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
+    const page = await listAll(this.objects, this.schedulesRoot)
+    return page.objects.flatMap(({ key }) => {
+      const match = /^([^/]+)\/([^/]+)\.json$/.exec(key.slice(this.schedulesRoot.length))
+      return match?.[1] && match[2] && LOOP_ID.test(match[2])
+        ? [{ tenant: match[1], loopId: match[2] }]
+        : []
+    })
+  }
+
+  removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
+    assertLoopId(loopId)
+    return this.objects.delete(`${this.schedulesRoot}${tenant}/${loopId}.json`)
   }
 
   /** Creates pointer and state; 409 conflict when the id is taken. */

@@ -51,6 +51,8 @@ export function responseSettingsOf(
             strict: true,
           }
         : { type: 'text' },
+      tool_choice: config.tool_choice ?? 'auto',
+      parallel_tool_calls: config.parallel_tool_calls ?? true,
     },
     ...(record ? { createdAt: record.created_at } : {}),
   }

@@ -20,6 +20,8 @@ export const DEFAULT_SETTINGS: ResponseSettings = {
   tools: [],
   previous_response_id: null,
   text_format: { type: 'text' },
+  tool_choice: 'auto',
+  parallel_tool_calls: true,
 }
 
 /** VT Code usage → Open Responses usage (every field the specification requires). */
@@ -35,9 +37,8 @@ export function toOpenUsage(usage: Usage): OpenUsage {
 
 /**
  * A new response resource, `in_progress`, with every field the specification requires. What
- * Turnline does not vary is reported as it is: its own tools (no client `tools`, choice
- * `auto`), context compaction (`truncation: auto`), always stored (each response is a session),
- * never in the background, plain text output.
+ * Turnline does not vary is reported as it is: context compaction (`truncation: auto`), always
+ * stored (each response is a session), never in the background.
  */
 export function newResponseResource(
   id: string,
@@ -57,9 +58,9 @@ export function newResponseResource(
     output: [],
     error: null,
     tools: settings.tools.map((tool) => ({ ...tool })),
-    tool_choice: 'auto',
+    tool_choice: structuredClone(settings.tool_choice),
     truncation: 'auto',
-    parallel_tool_calls: true,
+    parallel_tool_calls: settings.parallel_tool_calls,
     text: { format: structuredClone(settings.text_format) },
     top_p: settings.top_p,
     presence_penalty: 0,

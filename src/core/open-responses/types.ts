@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../contract/json-value.ts'
+import type { ToolChoice } from '../../contract/tool-choice.ts'
 
 /**
  * The Open Responses shapes the bridge produces (openresponses.org, schema version 2026-04-24):
@@ -104,6 +105,8 @@ export interface ResponseSettings {
   previous_response_id: string | null
   /** The answer's format (`json_schema`: the answer is checked against it). */
   text_format: TextFormatEcho
+  tool_choice: ToolChoice
+  parallel_tool_calls: boolean
 }
 
 /** The answer's format as the response lists it: plain text, or JSON following a schema. */
@@ -140,7 +143,7 @@ export interface ResponseObject {
   output: OutputItem[]
   error: ResponseError | null
   tools: FunctionToolEcho[]
-  tool_choice: 'auto'
+  tool_choice: ToolChoice
   truncation: 'auto'
   parallel_tool_calls: boolean
   text: { format: TextFormatEcho }

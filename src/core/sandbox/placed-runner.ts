@@ -58,6 +58,8 @@ export function placedRunner(inner: SandboxRunner, placement: SandboxPlacement):
       return result.ok ? { ok: true, value: { changes: strip(result.value.changes) } } : result
     },
     createWorktree: (scope, request) => inner.createWorktree(scopeOf(scope), request),
+    // The session's own workspace, never the one it is placed in (another session's).
+    eraseWorkspace: (scope) => inner.eraseWorkspace(scope),
   }
 }
 

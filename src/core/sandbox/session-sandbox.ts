@@ -82,6 +82,7 @@ function allowed(runner: SandboxRunner, allow: CommandAllowance | undefined): Sa
     writeFile: (scope, request) => runner.writeFile(scope, request),
     applyPatch: (scope, patch) => runner.applyPatch(scope, patch),
     createWorktree: (scope, request) => runner.createWorktree(scope, request),
+    eraseWorkspace: (scope) => runner.eraseWorkspace(scope),
   }
 }
 

@@ -3,9 +3,12 @@ import { batchIdempotencyKeys } from '../../store/batch-idempotency-keys.ts'
 import { fenceLog } from '../../store/delete-fence.ts'
 import { deleteSessionFolder } from '../../store/retention.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
+import { WorkQueue } from '../../store/work-queue.ts'
+import { CallbackOutbox } from '../callbacks/callback-outbox.ts'
 import { sessionScopedKey } from '../engine/idempotency.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { coordinatorId } from '../engine/with-lease.ts'
+import { eraseSandbox } from '../sandbox/erase-sandbox.ts'
 
 /**
  * `DELETE /v1/sessions/:id`: erases everything of one session of this tenant, holding its lease
@@ -14,8 +17,8 @@ import { coordinatorId } from '../engine/with-lease.ts'
  * log (a turn that lost its lease cannot commit after it: delete-fence.ts), then the coordinator
  * forgets the session
  * (tip, pending intents, cancellation flag, the idempotency records of the keys its batches
- * name: no process answers from a cached copy or a stored first answer after), then
- * the store erases its folder — the manifest first (no listing names it after), the log from
+ * name: no process answers from a cached copy or a stored first answer after), the runner
+ * erases its sandbox workspace (its commands end first), then the store erases its folder — the manifest first (no listing names it after), the log from
  * the last batch down, checkpoints, exports, stored intents, and last the id pointer. A call
  * cut short midway leaves the pointer (and what it had not reached yet, readable), so the next
  * call finds the session and finishes; once the pointer is gone every read is 404, as for an
@@ -52,7 +55,13 @@ export async function deleteSession(
       keys: keys.map((key) => sessionScopedKey(ref, { key, fingerprint: '' })),
     })
     deps.sessions.forget(ref)
+    // The folder's own objects stay until its sandbox is gone: a runner that fails keeps the
+    // id pointer, so the next call finds the session and erases the rest.
+    await eraseSandbox(deps, { tenant, sessionId })
     await objects.delete(folder.manifest)
+    // Its records outside its folder: background work (pending, done, failed), callback markers.
+    await new WorkQueue(objects, deps.sessions.prefix).forgetSession(tenant, sessionId)
+    await new CallbackOutbox(deps.sessions).dropSession(ref)
     await deleteSessionFolder(objects, folder.root, folder.pointer, marker)
   } finally {
     await deps.coordinator.releaseLease(begin.lease).catch(() => undefined)

@@ -1,4 +1,5 @@
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
+import { groupDigits } from '../../shared/digit-groups.ts'
 
 const decoder = new TextDecoder()
 
@@ -24,7 +25,7 @@ export function textOfSlice(bytes: Uint8Array, cut: { before?: boolean; after?: 
   return decoder.decode(bytes.subarray(start, end))
 }
 
-const n = (value: number) => value.toLocaleString('en-US')
+const n = groupDigits
 
 /**
  * What the model and the transcript see of an output kept as an artifact: its head, a notice

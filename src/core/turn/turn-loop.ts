@@ -16,6 +16,7 @@ import { systemPrompt } from '../orientation/system-prompt.ts'
 import { CLIENT_TOOL_KIND } from '../tools/client-tool-handler.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
+import { type OfferedTools, offeredTools } from './offered-tools.ts'
 import type { TurnMachine } from './turn-machine.ts'
 
 export interface TurnLoopContext {
@@ -60,7 +61,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     if (stop) return stop
     if (!ctx.settings) return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
     await compaction?.beforeRequest()
-    const step = await requestWithRecovery(ctx, ctx.settings)
+    const offer = offeredTools(turn.state.config, turn.open, calls.tools.catalog)
+    if ('refused' in offer) return { kind: 'failed', message: offer.refused }
+    const step = await requestWithRecovery(ctx, ctx.settings, offer)
     if ('kind' in step) return step
     accountResponse(ctx, ctx.settings, step)
     const over = reachedStop({ state: turn.state, open: turn.open, at: 'after_response' })
@@ -95,10 +98,11 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
 async function requestWithRecovery(
   ctx: TurnLoopContext,
   settings: ResolvedModelSettings,
+  offer: Exclude<OfferedTools, { refused: string }>,
 ): Promise<(ModelStepResult & { sent: number }) | TurnEnd> {
   const { compaction } = ctx
   try {
-    return await send(ctx, settings)
+    return await send(ctx, settings, offer)
   } catch (error) {
     const failure = modelFailure(error)
     const verdict =
@@ -106,14 +110,18 @@ async function requestWithRecovery(
     if (verdict === 'none') return { kind: 'failed', message: failure.message }
     if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
     try {
-      return await send(ctx, settings)
+      return await send(ctx, settings, offer)
     } catch (again) {
       return blocked(compaction, modelFailure(again))
     }
   }
 }
 
-async function send(ctx: TurnLoopContext, settings: ResolvedModelSettings) {
+async function send(
+  ctx: TurnLoopContext,
+  settings: ResolvedModelSettings,
+  offer: Exclude<OfferedTools, { refused: string }>,
+) {
   const { turn, calls } = ctx
   const { state, open } = turn
   const sent = calls.history.length
@@ -128,7 +136,7 @@ async function send(ctx: TurnLoopContext, settings: ResolvedModelSettings) {
       model: settings.name,
       api: settings.api,
       messages: requestMessages(state, calls.history),
-      tools: calls.tools.catalog,
+      ...offer,
       ...requestSettings(settings),
       ...(state.config.output_schema ? { outputSchema: state.config.output_schema } : {}),
       promptCacheKey: cacheKey,

@@ -50,6 +50,6 @@ export function assertVerified(state: EngineState, action: string): void {
   throw new TurnlineError(
     'conflict',
     `${last.turn_id} changed ${files}; harness.verification is required: POST /v1/sessions/:id/verify before ${action}`,
-    { retryable: false, details: { turn_id: last.turn_id } },
+    { retryable: false, details: { turn_id: last.turn_id, reason: 'verification_required' } },
   )
 }

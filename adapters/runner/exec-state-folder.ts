@@ -1,0 +1,61 @@
+import { mkdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import * as z from 'zod'
+import { execInfoOf, parseExecRecord, recordedIdentity } from './exec-record.ts'
+import { ExecSession } from './exec-session.ts'
+import { SpoolFile } from './spool-file.ts'
+import type { OpenWorkspace } from './workspace-root.ts'
+
+/** The runner's own folder beside the workspaces (out of every command's reach). */
+export const STATE_FOLDER = '.runner-state'
+
+/**
+ * `<root>/.runner-state/<tenant>/<session>`: the runner's bookkeeping of one workspace —
+ * `requests/<request_id>.json` (a start's claim, create-exclusive) and `exec/<id>.json` (each
+ * command's record). Made on a workspace's first command; erased with the workspace.
+ */
+export class ExecStateFolder {
+  readonly dir: string
+
+  constructor(root: string, tenant: string, session: string) {
+    this.dir = path.join(root, STATE_FOLDER, tenant, session)
+  }
+
+  async make(): Promise<void> {
+    await mkdir(path.join(this.dir, 'requests'), { recursive: true })
+    await mkdir(path.join(this.dir, 'exec'), { recursive: true })
+  }
+
+  claimFile(requestId: string): string {
+    return path.join(this.dir, 'requests', `${requestId}.json`)
+  }
+
+  recordFile(execSessionId: string): string {
+    return path.join(this.dir, 'exec', `${execSessionId}.json`)
+  }
+
+  /** The exec session id a claim names; undefined when there is no claim. */
+  async claimed(claim: string): Promise<string | undefined> {
+    const text = await readFile(claim, 'utf8').catch(() => undefined)
+    if (text === undefined) return undefined
+    return z.object({ exec_session_id: z.string() }).parse(JSON.parse(text)).exec_session_id
+  }
+
+  /**
+   * A command known from its record only (the runner restarted, or forgot it), its spool
+   * reached again through `reach`; undefined when there is no record.
+   */
+  async recorded(id: string, reach: () => OpenWorkspace): Promise<ExecSession | undefined> {
+    const text = await readFile(this.recordFile(id), 'utf8').catch(() => undefined)
+    if (text === undefined) return undefined
+    const record = parseExecRecord(text)
+    const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), reach)
+    // Running when the runner stopped: the size of the (verified) spool is all there is.
+    const total = record.total_output_bytes ?? spool.size()
+    return ExecSession.recorded(execInfoOf(record), spool, {
+      exitCode: record.exit_code,
+      exitedAt: record.exited_at,
+      total,
+    })
+  }
+}

@@ -1,0 +1,38 @@
+import { TurnlineError } from '../../src/contract/errors.ts'
+import type { LoopRunStarted, QueuedWork } from '../../src/core/session-api.ts'
+import type { RouteContext } from './app-context.ts'
+import { JSON_TYPE } from './event-framing.ts'
+
+type Worker = NonNullable<RouteContext['background']>
+
+/** A loop run needs a worker: where none runs (Workers, Lambda, Deno) it is 409, not a run. */
+export function requireWorker(ctx: RouteContext): Worker {
+  if (ctx.background) return ctx.background
+  throw new TurnlineError(
+    'conflict',
+    'this deployment runs no background worker (Workers, Lambda and Deno have none yet): step the loop with POST /v1/loops/{id}/step',
+    { retryable: false, details: { reason: 'no_background_worker' } },
+  )
+}
+
+/** Rings the worker's bell for the run's step record. */
+export function wakeRun(tenant: string, work: QueuedWork, worker: Worker): void {
+  worker.wake({ tenant, session_id: work.session_id, work_id: work.work_id })
+}
+
+/** 202 for a run started (or running): the run, its step's status, the loop (`Location`). */
+export function acceptedLoopRun(loopId: string, run: LoopRunStarted): Response {
+  const loop = `/v1/loops/${encodeURIComponent(loopId)}`
+  const body = {
+    loop_id: loopId,
+    run_id: run.loop.run?.run_id ?? '',
+    work_id: run.work.work_id,
+    duplicate: run.duplicate,
+    status: run.loop.run?.state ?? 'running',
+    links: { status: `${loop}/work/${run.work.work_id}`, loop },
+  }
+  return new Response(JSON.stringify(body), {
+    status: 202,
+    headers: { 'content-type': JSON_TYPE, location: loop },
+  })
+}

@@ -1,0 +1,51 @@
+import type { LoopRunState } from '../../contract/loop-state.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { eventsUrl } from './callback-policy.ts'
+
+/**
+ * `loop.stopped`: a loop run came to its end or to a point where a person is needed. Recorded
+ * in the outbox of the loop's newest step session (whose own notices — `turn.waiting`,
+ * `thread.completed` — went to the same URL), under its last batch, so its `webhook-id` is
+ * stable: recording it again (a worker that died after it, before the run's state said so)
+ * finds the same delivery. A run that stopped before any step had a session reports nothing.
+ * Called before the run's state is saved stopped, so a crash in between records it again.
+ */
+export async function recordLoopStopped(
+  deps: ServiceDeps,
+  tenant: string,
+  state: LoopRunState,
+): Promise<void> {
+  const callbacks = deps.callbacks
+  const run = state.run
+  const sessionId = state.current_step?.session_id ?? state.last_session_id
+  if (!callbacks || !run?.stop_reason || !sessionId) return
+  const url = state.session.callback?.url ?? callbacks.policy.defaultUrlFor(tenant)
+  if (!url) return
+  const ref = { tenant, workspace: state.workspace, sessionId }
+  const snapshot = await deps.sessions.open(ref)
+  const now = deps.clock.now()
+  const notice = {
+    type: 'loop.stopped' as const,
+    timestamp: new Date(now).toISOString(),
+    data: {
+      session_id: sessionId,
+      status: run.stop_reason === 'waiting' ? ('waiting' as const) : ('terminal' as const),
+      seq: Math.max(0, snapshot.nextSeq - 1),
+      events_url: eventsUrl(callbacks.policy, sessionId),
+      loop: {
+        loop_id: state.loop_id,
+        run_id: run.run_id,
+        reason: run.stop_reason,
+        status: state.status,
+        budget_status: state.budget_status,
+        step_index: state.step_index,
+        total_cost_usd: state.cumulative.total_cost_usd,
+        ...(run.message ? { message: run.message } : {}),
+      },
+    },
+  }
+  const batch = snapshot.lastBatch
+  await callbacks.outbox.mark(ref, batch, url, now)
+  await callbacks.outbox.record(ref, batch, [{ type: 'loop.stopped', notice }], url, now)
+  callbacks.policy.wake?.()
+}

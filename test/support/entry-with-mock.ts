@@ -1,0 +1,43 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { type MockOpenAI, startMockOpenAI } from './mock-openai.ts'
+import { type NodeEntry, startNodeEntry } from './node-entry.ts'
+
+export interface EntryWithMock {
+  /** The temp folder; the data dir is its `data`. */
+  dir: string
+  mock: MockOpenAI
+  server: NodeEntry
+  url: string
+}
+
+/**
+ * `npm start` as a real process for a test file, on the fs store in a temp folder the sandbox
+ * user can get through, answering with the mock OpenAI model (gpt-4o-mini); `env` adds to that.
+ * Started before the file's tests, stopped and removed after them.
+ */
+export function useEntryWithMock(name: string, env: Record<string, string>): EntryWithMock {
+  const fixture = {} as EntryWithMock
+  beforeAll(async () => {
+    fixture.dir = await mkdtemp(join(tmpdir(), `turnline-${name}-`))
+    await chmod(fixture.dir, 0o711)
+    fixture.mock = await startMockOpenAI()
+    fixture.server = startNodeEntry({
+      PORT: '0',
+      TURNLINE_DATA_DIR: join(fixture.dir, 'data'),
+      OPENAI_BASE_URL: fixture.mock.baseURL,
+      OPENAI_API_KEY: 'sk-test',
+      TURNLINE_MODEL: 'gpt-4o-mini',
+      ...env,
+    })
+    fixture.url = await fixture.server.listening()
+  }, 60_000)
+  afterAll(async () => {
+    await fixture.server?.stop()
+    await fixture.mock?.close()
+    if (fixture.dir) await rm(fixture.dir, { recursive: true, force: true })
+  })
+  return fixture
+}

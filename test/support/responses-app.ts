@@ -1,0 +1,75 @@
+import { expect } from 'vitest'
+import { createApp } from '../../functions/app.ts'
+import { startEngine } from './engine-harness.ts'
+import { type RunningServer, serveApp } from './http-server.ts'
+import { responseResourceErrors } from './open-responses-schema.ts'
+
+type Json = Record<string, unknown>
+
+/** The function tool of the specification's examples (and of the compliance suite). */
+export const WEATHER_TOOL = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Get the current weather for a location',
+  parameters: {
+    type: 'object',
+    properties: { location: { type: 'string', description: 'The city and state' } },
+    required: ['location'],
+  },
+}
+
+/** A response resource as the tests read it. */
+export interface ResponseJson extends Json {
+  id: string
+  status: string
+  output: Json[]
+  tools: Json[]
+  previous_response_id: string | null
+}
+
+/**
+ * The app over real HTTP on a real engine (mock OpenAI model) with one API key, and the
+ * `/v1/responses` calls the Open Responses tests make.
+ */
+export interface ResponsesApp {
+  engine: Awaited<ReturnType<typeof startEngine>>
+  server: RunningServer
+  /** `authorization: Bearer <key>` for the app's one key. */
+  auth: { authorization: string }
+  post(body: unknown, headers?: Record<string, string>): Promise<Response>
+  /** POSTs and expects 200 with a response resource that conforms to the published schema. */
+  create(body: unknown, headers?: Record<string, string>): Promise<ResponseJson>
+  close(): Promise<void>
+}
+
+export async function startResponsesApp(key: string, tenant: string): Promise<ResponsesApp> {
+  const engine = await startEngine()
+  const server = await serveApp(
+    createApp({ api: engine.service, auth: { keys: [{ key, tenant }] }, log: () => {} }),
+  )
+  const auth = { authorization: `Bearer ${key}` }
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+  return {
+    engine,
+    server,
+    auth,
+    post,
+    async create(body, headers = {}) {
+      const res = await post(body, headers)
+      const text = await res.text()
+      expect(res.status, text).toBe(200)
+      const response = JSON.parse(text) as ResponseJson
+      expect(responseResourceErrors(response, false)).toEqual([])
+      return response
+    },
+    async close() {
+      await server.close()
+      await engine.close()
+    },
+  }
+}
