@@ -9,9 +9,9 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
 /**
  * A tenant's daily quota of kept tool output (TURNLINE_LIMIT_OUTPUT_BYTES_PER_DAY) under races
  * on two instances that share only the coordinator (Upstash, the REST proxy in front of
- * redis-server) and the bucket (S3 on moto): each answer of 1.5 MB is counted before its bytes
- * are stored, atomically with the check, so the outputs kept on both instances together stay
- * within the quota; an answer refused mid-way is the tool's error, keeps nothing in the store and
+ * redis-server) and the bucket (S3 on moto): each answer of 1.5 MB is counted whole (its
+ * Content-Length) before its bytes are stored, atomically with the check, so the outputs kept on
+ * both instances together are exactly those that fit; an answer refused mid-way is the tool's error, keeps nothing in the store and
  * counts nothing; `GET /v1/usage` shows the bytes kept.
  */
 const KEY = `outq-${crypto.randomUUID().slice(0, 8)}-key-0123456789`
@@ -68,7 +68,7 @@ async function outputBytes(sessionId: string): Promise<number> {
 
 describe('the daily quota of kept tool output, on two instances', () => {
   it('keeps answers racing on both instances within the quota; a refused one keeps nothing', async () => {
-    receiver.setReply(() => ({ body: 'y'.repeat(ANSWER) }))
+    receiver.setReply(() => ({ body: 'y'.repeat(ANSWER), contentLength: true }))
     backends.mock.respond((request) => {
       const messages = request.body.messages as { role: string; content?: string }[]
       const last = messages.at(-1)
@@ -106,9 +106,9 @@ describe('the daily quota of kept tool output, on two instances', () => {
     )
     const kept = answers.filter((text) => text === 'kept').length
     expect(kept + answers.filter((text) => text === 'refused').length).toBe(TURNS)
-    // 2 answers fit in the quota; at least one is kept, none beyond it
-    expect(kept).toBeGreaterThanOrEqual(1)
-    expect(kept).toBeLessThanOrEqual(Math.floor(QUOTA / ANSWER))
+    // the answers' length is known (Content-Length), so each is counted whole before any of it
+    // is stored: exactly the 2 that fit are kept, whatever the order
+    expect(kept).toBe(Math.floor(QUOTA / ANSWER))
     const usage = (await (await call('/v1/usage')).json()) as UsageReport
     expect(usage.output_bytes).toEqual({
       limit: QUOTA,

@@ -78,6 +78,18 @@ describe('kept output within its caps', () => {
     expect(takes()).toBeLessThanOrEqual(7)
   })
 
+  it('outputs of known size racing for the last of the quota are kept or refused whole', async () => {
+    const { kept, used } = keeping({ maxBytes: 64 << 20, limit: 5 << 20 })
+    const answer = 'z'.repeat(2 << 20)
+    const captured = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        captureOutput(new Response(`${i}${answer}`), INLINE, kept, answer.length + 1),
+      ),
+    )
+    expect(captured.filter((c) => c.kind === 'artifact')).toHaveLength(2)
+    expect(await used()).toBe(2 * (answer.length + 1))
+  })
+
   it("an output the tenant's daily quota refuses mid-way keeps nothing and gives back what it took", async () => {
     const { kept, used } = keeping({ maxBytes: 64 << 20, limit: (2 << 20) + 950 * 1024 })
     const first = await captureOutput(streamed(2 << 20), INLINE, kept)

@@ -32,7 +32,7 @@ export async function keepSpool(
   keeping: OutputKeeping,
 ): Promise<KeptSpool> {
   const kept = await KeptOutput.start(keeping)
-  const early = kept.tooLarge(totalBytes)
+  const early = await kept.expect(totalBytes)
   if (early !== undefined) return { kind: 'not_kept', reason: `the output exceeded ${early}` }
   for (;;) {
     const read = await runner.readSpool(scope, {

@@ -42,8 +42,9 @@ export async function outputCap(
 /**
  * One output on its way into an output artifact, within every cap: the most one output may have,
  * what the session may still keep (both known when it starts) and the tenant's daily quota,
- * counted before the bytes are stored — in steps of a chunk, so a 50 MB answer asks about 50
- * times, not once per read — and given back for what the output did not keep. An output refused
+ * counted before the bytes are stored — all at once when the size is known (`expect`), else in
+ * steps of a chunk, so a 50 MB answer asks about 50 times, not once per read — and given back for
+ * what the output did not keep. An output refused
  * by any of them leaves nothing stored (`write` answers why; the chunks already written are
  * deleted, their count given back).
  */
@@ -68,6 +69,16 @@ export class KeptOutput {
   /** Why an output of `bytes` in all cannot be kept (undefined: it may be, quota permitting). */
   tooLarge(bytes: number): string | undefined {
     return bytes > this.cap.bytes ? this.cap.reason : undefined
+  }
+
+  /**
+   * Counts an output whose size is known before it arrives (a Content-Length, an MCP result, a
+   * command's spool) all at once: outputs racing for the last of a quota are then kept or refused
+   * whole, instead of each holding part of it and all being refused. The reason when a cap
+   * refuses it (nothing is counted then).
+   */
+  async expect(bytes: number): Promise<string | undefined> {
+    return this.tooLarge(bytes) ?? (await this.#take(bytes, { exact: true }))
   }
 
   /**
@@ -103,9 +114,10 @@ export class KeptOutput {
     await this.writer.discard()
   }
 
-  async #take(need: number): Promise<string | undefined> {
+  async #take(need: number, options = { exact: false }): Promise<string | undefined> {
     if (!this.quota || need <= this.#taken) return undefined
-    const step = Math.min(this.cap.bytes, Math.max(need, this.#taken + OUTPUT_CHUNK_BYTES))
+    const chunkStep = Math.max(need, this.#taken + OUTPUT_CHUNK_BYTES)
+    const step = options.exact ? need : Math.min(this.cap.bytes, chunkStep)
     let refused = await this.quota.take(step - this.#taken)
     if (refused === undefined) {
       this.#taken = step

@@ -19,13 +19,16 @@ function keepTail(tail: Uint8Array, more: Uint8Array, size: number): Uint8Array 
 /**
  * Reads a tool's answer: up to `limit` bytes it is the text itself; beyond, with `keeping`, the
  * whole answer streams into an output artifact (at most one chunk and the preview's head and
- * tail held in memory) and the text is a preview naming it. Without `keeping` the answer is cut
+ * tail held in memory) and the text is a preview naming it; its size, when known (`knownSize`, or
+ * the answer's Content-Length), is counted against the caps before any of it is stored. Without
+ * `keeping` the answer is cut
  * at `limit` with a notice, as before artifacts existed.
  */
 export async function captureOutput(
   response: Response,
   limit: number,
   keeping?: OutputKeeping,
+  knownSize?: number,
 ): Promise<CapturedOutput> {
   if (!keeping || !response.body) {
     const { text, cut } = await readLimited(response, limit)
@@ -52,7 +55,7 @@ export async function captureOutput(
     const text = `${textOfSlice(head, { after: true })}\n[the answer exceeded ${reason}; it was not kept]`
     return { kind: 'too_large', text }
   }
-  const early = kept.tooLarge(size)
+  const early = await kept.expect(Math.max(size, knownSize ?? declaredLength(response)))
   if (early !== undefined) return tooLarge(early)
   try {
     const refused = await kept.write(first)
@@ -70,4 +73,10 @@ export async function captureOutput(
   }
   const artifact = await kept.finish()
   return { kind: 'artifact', text: outputPreview(artifact, head, tail), artifact }
+}
+
+/** The answer's Content-Length (0 when it has none or it is not a number). */
+function declaredLength(response: Response): number {
+  const length = Number(response.headers.get('content-length') ?? '')
+  return Number.isSafeInteger(length) && length > 0 ? length : 0
 }
