@@ -162,6 +162,17 @@ describe('a command with the network reaches the public internet only', () => {
       curlCommand(`https://127.0.0.1:${model.port}/v1/models`, "--noproxy ''"),
     )
     expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+    // Around the proxy there is nothing of the host's: neither answers.
+    const direct = await turns.runInTurn(
+      KEY,
+      open,
+      [
+        curlCommand(`http://127.0.0.1:${model.port}/v1/models`, "--noproxy '*'"),
+        curlCommand(`http://127.0.0.1:${s3Endpoint.port}/`, "--noproxy '*'"),
+      ].join('; '),
+    )
+    expect(direct).toMatch(/Failed to connect|Couldn't connect/)
+    expect(direct.match(/status=000/g)).toHaveLength(2)
   })
 
   it('refuses a private address, and cloud metadata at the link-local 169.254.169.254', async () => {
