@@ -181,7 +181,7 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     tenant: string,
     sessionId: string,
     options?: ResponseViewOptions,
-  ): Promise<OpenResponsesView & { waitingOnClient: boolean }>
+  ): Promise<OpenResponsesView & { waitingOnClient: boolean; workId?: string }>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.

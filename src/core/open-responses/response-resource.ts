@@ -38,7 +38,7 @@ export function toOpenUsage(usage: Usage): OpenUsage {
 /**
  * A new response resource, `in_progress`, with every field the specification requires. What
  * Turnline does not vary is reported as it is: context compaction (`truncation: auto`), always
- * stored (each response is a session), never in the background.
+ * stored (each response is a session); `background` as the request asked.
  */
 export function newResponseResource(
   id: string,
@@ -72,7 +72,7 @@ export function newResponseResource(
     max_output_tokens: settings.max_output_tokens,
     max_tool_calls: settings.max_tool_calls,
     store: true,
-    background: false,
+    background: settings.background ?? false,
     service_tier: 'default',
     metadata: { ...settings.metadata },
     safety_identifier: null,

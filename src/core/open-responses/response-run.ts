@@ -30,34 +30,8 @@ export function runResponse(
   options: TurnOptions = {},
 ): Promise<ResponseRunResult> {
   return admitStep(deps, tenant, undefined, async (admitted) => {
-    const earlier = request.previousResponseId
-      ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
-      : []
-    const history = [...earlier, ...request.run.history]
-    const { input } = request.run
-    if (input === undefined && history.at(-1)?.role !== 'tool') {
-      throw new TurnlineError(
-        'invalid_input',
-        'input must end with a user message, or with the function_call_output items of the calls the model made',
-        { details: { field: 'body.input' } },
-      )
-    }
-    assertAnsweredCalls(history)
+    const { ref, input } = await openResponseSession(deps, locator, tenant, request)
     const key = request.idempotencyKey
-    const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
-    let ref: SessionRef
-    try {
-      ref = await startSession(deps, locator, tenant, parseConfig(request.run.config), {
-        source: 'startup',
-        history,
-        endAfterTurn: true,
-        ...(sessionId ? { sessionId } : {}),
-      })
-    } catch (error) {
-      // A retry: the session of this key exists, and its turn answers as it did.
-      if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
-      ref = await locator.locate(tenant, sessionId)
-    }
     const started: ThreadEvent = { type: 'thread.started', thread_id: ref.sessionId }
     options.onEvent?.(started, 0)
     const turn = await stepTurn(
@@ -69,6 +43,47 @@ export function runResponse(
     )
     return { session_id: ref.sessionId, events: [started, ...turn.events], status: turn.status }
   })
+}
+
+/**
+ * The session of a response, created (or found again: a retry with the same key) and seeded
+ * with the conversation so far; the input its one turn runs. A background response runs that
+ * turn later, in a worker (src/core/background/queue-response.ts).
+ */
+export async function openResponseSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest,
+): Promise<{ ref: SessionRef; input: ResponseRunRequest['run']['input'] }> {
+  const earlier = request.previousResponseId
+    ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
+    : []
+  const history = [...earlier, ...request.run.history]
+  const { input } = request.run
+  if (input === undefined && history.at(-1)?.role !== 'tool') {
+    throw new TurnlineError(
+      'invalid_input',
+      'input must end with a user message, or with the function_call_output items of the calls the model made',
+      { details: { field: 'body.input' } },
+    )
+  }
+  assertAnsweredCalls(history)
+  const key = request.idempotencyKey
+  const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
+  try {
+    const ref = await startSession(deps, locator, tenant, parseConfig(request.run.config), {
+      source: 'startup',
+      history,
+      endAfterTurn: true,
+      ...(sessionId ? { sessionId } : {}),
+    })
+    return { ref, input }
+  } catch (error) {
+    // A retry: the session of this key exists, and its turn answers as it did.
+    if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
+    return { ref: await locator.locate(tenant, sessionId), input }
+  }
 }
 
 /** The whole transcript of a response of this tenant (404 for any other session). */
