@@ -2,7 +2,13 @@ import type {
   MessageCreateParamsStreaming,
   RawMessageStreamEvent,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { ReasoningBlock, ToolCall } from '../../src/contract/history-message.ts'
+import { answerOrder } from '../../src/contract/answer-blocks.ts'
+import {
+  ANSWER_PART_SEPARATOR,
+  type AnswerBlockKind,
+  type ReasoningBlock,
+  type ToolCall,
+} from '../../src/contract/history-message.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
@@ -21,7 +27,7 @@ export interface MessagesEndpoint {
 }
 
 type Block =
-  | { kind: 'text' }
+  | { kind: 'text'; run: number }
   | { kind: 'thinking'; thinking: string; signature: string }
   | { kind: 'redacted'; data: string }
   | { kind: 'tool'; id: string; name: string; args: string; input: unknown }
@@ -45,7 +51,9 @@ export async function* streamMessages(
     signal: request.signal,
   })
   const blocks = new Map<number, Block>()
-  let text = ''
+  /** Texts of the answer's runs of text blocks (a run ends at a thinking or tool block). */
+  const runs: string[] = []
+  let previous: Block['kind'] | undefined
   let reasoning = ''
   let usage: AnthropicUsageReport | undefined
   let stopReason: string | undefined
@@ -61,6 +69,8 @@ export async function* streamMessages(
         break
       case 'content_block_start': {
         const block = event.content_block
+        if (block.type === 'text' && previous !== 'text') runs.push('')
+        previous = block.type === 'text' ? 'text' : 'other'
         if (block.type === 'thinking') {
           const state: Block = { kind: 'thinking', thinking: '', signature: block.signature }
           blocks.set(event.index, state)
@@ -83,10 +93,11 @@ export async function* streamMessages(
             argumentsDelta: '',
           }
         } else if (block.type === 'text') {
-          blocks.set(event.index, { kind: 'text' })
+          const run = runs.length - 1
+          blocks.set(event.index, { kind: 'text', run })
           if (block.text !== '') {
-            text += block.text
-            yield { type: 'text_delta', text: block.text }
+            runs[run] += block.text
+            yield { type: 'text_delta', text: block.text, part: run }
           }
         } else {
           blocks.set(event.index, { kind: 'other' })
@@ -97,8 +108,9 @@ export async function* streamMessages(
         const state = blocks.get(event.index)
         const delta = event.delta
         if (delta.type === 'text_delta') {
-          text += delta.text
-          yield { type: 'text_delta', text: delta.text }
+          const run = state?.kind === 'text' ? state.run : Math.max(0, runs.length - 1)
+          runs[run] = (runs[run] ?? '') + delta.text
+          yield { type: 'text_delta', text: delta.text, part: run }
         } else if (delta.type === 'thinking_delta' && state?.kind === 'thinking') {
           yield* thought(delta.thinking, state)
         } else if (delta.type === 'signature_delta' && state?.kind === 'thinking') {
@@ -146,10 +158,13 @@ export async function* streamMessages(
   }
   const counted = usage ? normalizeAnthropicUsage(usage) : undefined
   const reasoningBlocks = answerReasoning(blocks)
+  const order = answerOrder(blockKinds(blocks))
   yield {
     type: 'completed',
     response: {
-      text,
+      text: runs.join(ANSWER_PART_SEPARATOR),
+      ...(runs.length > 1 ? { parts: runs.map((text) => ({ text })) } : {}),
+      ...(order ? { order } : {}),
       toolCalls: answerCalls(blocks),
       usage: counted?.usage ?? { ...ZERO_USAGE },
       ...(stopReason === undefined ? {} : { stopReason: stopReasonOf(stopReason) }),
@@ -161,6 +176,26 @@ export async function* streamMessages(
       ...named,
     },
   }
+}
+
+/**
+ * The kind of each block of the answer, in the API's order: thinking and redacted thinking are
+ * reasoning, a run of text blocks one text, a tool use a tool call (`answerOrder`).
+ */
+function blockKinds(blocks: Map<number, Block>): AnswerBlockKind[] {
+  const kinds: AnswerBlockKind[] = []
+  let previous: Block['kind'] | undefined
+  for (const [, block] of [...blocks].sort(([a], [b]) => a - b)) {
+    if (block.kind === 'thinking' || (block.kind === 'redacted' && block.data !== '')) {
+      kinds.push('reasoning')
+    } else if (block.kind === 'tool') {
+      kinds.push('tool_call')
+    } else if (block.kind === 'text' && previous !== 'text') {
+      kinds.push('text')
+    }
+    previous = block.kind
+  }
+  return kinds
 }
 
 /** The answer's thinking and redacted-thinking blocks, in their order. */

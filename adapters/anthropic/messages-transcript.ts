@@ -5,6 +5,7 @@ import type {
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
+import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
@@ -25,8 +26,10 @@ export interface AnthropicTranscript {
  * - a user message's images become `image` blocks after its text (base64 from a `data:` URL,
  *   else the URL for the API to fetch);
  * - an assistant message becomes its reasoning blocks (`thinking` with its `signature`,
- *   `redacted_thinking`), unchanged and first, then its text, then one `tool_use` per call;
- *   reasoning of another API (Chat reasoning text, a Responses item) is left out;
+ *   `redacted_thinking`, unchanged), its texts and one `tool_use` per call, in the order the API
+ *   gave them (interleaved thinking between tool uses goes back where it was; without a kept
+ *   order: thinking, text, tools); reasoning of another API (Chat reasoning text, a Responses
+ *   item) is left out;
  * - tool results become `tool_result` blocks of a user message, and consecutive user-side
  *   blocks share one message (the API wants the roles to alternate; parallel tool results go in
  *   one message after the assistant's `tool_use` blocks), the tool results first: the API
@@ -100,26 +103,22 @@ function textBlocks(text: string): TextBlockParam[] {
   return text === '' ? [] : [{ type: 'text', text }]
 }
 
+/** An answer's blocks in the order the API gave them (`answerBlocks`), those of this API only. */
 function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = []
-  for (const block of message.reasoning ?? []) {
-    if (block.type === 'anthropic_thinking') {
-      blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature })
-    } else if (block.type === 'anthropic_redacted_thinking') {
-      blocks.push({ type: 'redacted_thinking', data: block.data })
+  return answerBlocks(message).flatMap((entry): ContentBlockParam[] => {
+    if (entry.kind === 'text') return textBlocks(entry.part.text)
+    if (entry.kind === 'tool_call') {
+      const { id, name, arguments: args } = entry.call
+      return [{ type: 'tool_use', id, name, input: toolInput(args) }]
     }
-  }
-  const texts = message.parts?.map((part) => part.text) ?? [message.content]
-  for (const text of texts) blocks.push(...textBlocks(text))
-  for (const call of message.tool_calls ?? []) {
-    blocks.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: toolInput(call.arguments),
-    })
-  }
-  return blocks
+    const block = entry.block
+    if (block.type === 'anthropic_thinking') {
+      return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }]
+    }
+    return block.type === 'anthropic_redacted_thinking'
+      ? [{ type: 'redacted_thinking', data: block.data }]
+      : []
+  })
 }
 
 /**

@@ -3,8 +3,8 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses'
+import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
-import { ANSWER_PART_SEPARATOR } from '../../src/contract/history-message.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { cacheKeyField, type ProviderProfile } from './provider-profile.ts'
@@ -38,18 +38,8 @@ export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
       return [
         { type: 'function_call_output', call_id: message.tool_call_id, output: message.content },
       ]
-    case 'assistant': {
-      const items: ResponseInputItem[] = [...reasoningItems(message), ...answerItems(message)]
-      for (const call of message.tool_calls ?? []) {
-        items.push({
-          type: 'function_call',
-          call_id: call.id,
-          name: call.name,
-          arguments: call.arguments,
-        })
-      }
-      return items
-    }
+    case 'assistant':
+      return assistantItems(message)
     case 'compaction':
       return [
         {
@@ -116,43 +106,42 @@ export function responsesRequestBody(
 }
 
 /**
- * The Responses reasoning items of an assistant message, as they came: only those with their
- * `encrypted_content` (every request is `store: false`, so the provider cannot look an item up by
- * its id); reasoning of other APIs is not for this one.
+ * An assistant message as Responses input items, in the order the provider gave them
+ * (`answerBlocks`: a reasoning item goes back right before the call or message it led to, as the
+ * API requires): its reasoning items — only those with their `encrypted_content` (every request
+ * is `store: false`, so the provider cannot look an item up by its id; reasoning of other APIs
+ * is not for this one) —, one message item per part with its phase (one message when the answer
+ * came as one; none for a tool call without text), and its function calls.
  */
-function reasoningItems(message: AssistantMessage): ResponseInputItem[] {
-  const items: ResponseInputItem[] = []
-  for (const block of message.reasoning ?? []) {
-    if (block.type !== 'openai_reasoning' || block.encrypted_content === undefined) continue
-    items.push({
-      type: 'reasoning',
-      id: block.id,
-      summary: block.summary.map((text) => ({ type: 'summary_text' as const, text })),
-      ...(block.content
-        ? { content: block.content.map((text) => ({ type: 'reasoning_text' as const, text })) }
-        : {}),
-      encrypted_content: block.encrypted_content,
-    })
-  }
-  return items
-}
-
-/**
- * The answer as message items: one per part with its phase when the answer came as several (and
- * the parts still make up the content), else one message — none for a tool call without text.
- */
-function answerItems(message: AssistantMessage): ResponseInputItem[] {
-  const parts = message.parts
-  if (parts && parts.map((part) => part.text).join(ANSWER_PART_SEPARATOR) === message.content) {
-    return parts.map((part) => ({
-      type: 'message' as const,
-      role: 'assistant' as const,
-      content: part.text,
-      ...(part.phase === undefined ? {} : { phase: part.phase }),
-    }))
-  }
-  if (message.content === '' && message.tool_calls?.length) return []
-  return [{ type: 'message', role: 'assistant', content: message.content }]
+function assistantItems(message: AssistantMessage): ResponseInputItem[] {
+  const blocks = answerBlocks(message)
+  const items = blocks.flatMap((entry): ResponseInputItem[] => {
+    if (entry.kind === 'text') {
+      const { text, phase } = entry.part
+      return [{ type: 'message', role: 'assistant', content: text, ...(phase ? { phase } : {}) }]
+    }
+    if (entry.kind === 'tool_call') {
+      const { id, name, arguments: args } = entry.call
+      return [{ type: 'function_call', call_id: id, name, arguments: args }]
+    }
+    const block = entry.block
+    if (block.type !== 'openai_reasoning' || block.encrypted_content === undefined) return []
+    return [
+      {
+        type: 'reasoning',
+        id: block.id,
+        summary: block.summary.map((text) => ({ type: 'summary_text' as const, text })),
+        ...(block.content
+          ? { content: block.content.map((text) => ({ type: 'reasoning_text' as const, text })) }
+          : {}),
+        encrypted_content: block.encrypted_content,
+      },
+    ]
+  })
+  const spoke = blocks.some((entry) => entry.kind !== 'reasoning')
+  return spoke
+    ? items
+    : [...items, { type: 'message', role: 'assistant', content: message.content }]
 }
 
 /**

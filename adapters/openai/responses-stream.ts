@@ -4,8 +4,10 @@ import type {
   ResponseOutputItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses'
+import { answerOrder } from '../../src/contract/answer-blocks.ts'
 import {
   ANSWER_PART_SEPARATOR,
+  type AnswerBlockKind,
   type AnswerPart,
   type ReasoningBlock,
 } from '../../src/contract/history-message.ts'
@@ -42,20 +44,23 @@ export function responsesStopReason(response: Response, hasToolCalls: boolean): 
 }
 
 /**
- * The answer's message items and reasoning items, from the final response's output (the
- * provider's own account), else from the items the stream completed.
+ * The answer's message items and reasoning items, and the order of its items, from the final
+ * response's output (the provider's own account), else from the items the stream completed.
  */
 function answerOf(
   final: Response,
   done: Map<number, ResponseOutputItem>,
-): { parts: AnswerPart[]; reasoning: ReasoningBlock[] } {
+): { parts: AnswerPart[]; reasoning: ReasoningBlock[]; kinds: AnswerBlockKind[] } {
   const output = final.output?.length
     ? final.output
     : [...done.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)
   const parts: AnswerPart[] = []
   const reasoning: ReasoningBlock[] = []
+  const kinds: AnswerBlockKind[] = []
   for (const item of output) {
+    if (item.type === 'function_call') kinds.push('tool_call')
     if (item.type === 'message') {
+      kinds.push('text')
       let text = ''
       for (const part of item.content)
         text += part.type === 'output_text' ? part.text : part.refusal
@@ -65,6 +70,7 @@ function answerOf(
         ...(phase === 'commentary' || phase === 'final_answer' ? { phase } : {}),
       })
     } else if (item.type === 'reasoning') {
+      kinds.push('reasoning')
       reasoning.push({
         type: 'openai_reasoning',
         id: item.id,
@@ -74,7 +80,7 @@ function answerOf(
       })
     }
   }
-  return { parts, reasoning }
+  return { parts, reasoning, kinds }
 }
 
 /** Streams one Responses API response; the caller owns retries and abort checks. */
@@ -156,6 +162,7 @@ export async function* streamResponses(
   const toolCalls = calls.finish()
   const answer = answerOf(final, done)
   const several = answer.parts.length > 1 || answer.parts.some((part) => part.phase)
+  const order = answerOrder(answer.kinds)
   const readable =
     reasoning ||
     answer.reasoning
@@ -170,6 +177,7 @@ export async function* streamResponses(
       ...(final.usage ? {} : { usageMissing: true }),
       stopReason: responsesStopReason(final, toolCalls.length > 0),
       ...(several ? { parts: answer.parts } : {}),
+      ...(order ? { order } : {}),
       ...(readable === '' ? {} : { reasoning: readable }),
       ...(answer.reasoning.length > 0 ? { reasoningBlocks: answer.reasoning } : {}),
       ...reasoningTokensOf(final.usage?.output_tokens_details?.reasoning_tokens),

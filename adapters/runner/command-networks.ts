@@ -28,7 +28,15 @@ export interface CommandNetworks {
   close(): Promise<void>
 }
 
-const PROBE_TIMEOUT_MS = 20_000
+/**
+ * How long the start-up probe may take in all, and how long its client waits for the proxy's
+ * answer once the request is sent (socat's `-t`). A working relay answers at once and the probe
+ * ends then; the waits are long because a loaded machine (a busy CI runner, a cold start that
+ * is still compiling) can keep the runner from answering for seconds, and a probe given up too
+ * early leaves every command without network until the next start.
+ */
+const PROBE_TIMEOUT_MS = 60_000
+const PROBE_ANSWER_WAIT_SECONDS = 45
 const PROBE_REQUEST = 'GET http://0.0.0.0:1/ HTTP/1.0\r\nhost: probe\r\n\r\n'
 
 function without(reason: string): CommandNetworks {
@@ -109,7 +117,14 @@ async function probe(
   try {
     const result = await sandbox.run(
       {
-        argv: [tools.socat, '-t', '5', '-', `TCP:127.0.0.1:${RELAY_PORT}`],
+        argv: [
+          tools.socat,
+          '-t',
+          String(PROBE_ANSWER_WAIT_SECONDS),
+          // The request, then its side closed: the proxy still answers (and then closes).
+          '-',
+          `TCP:127.0.0.1:${RELAY_PORT}`,
+        ],
         workspace: real,
         cwd: real,
         env: commandEnv({ workspace: real, cwd: real, tty: false, passEnv: [], source: {} }),

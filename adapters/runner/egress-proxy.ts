@@ -77,6 +77,11 @@ export class EgressProxy {
       return decision
     }
     const server = createServer()
+    // A client that closes its side once it sent its request (HTTP/1.0 tools, `printf … | socat`)
+    // still gets the answer: without this Node ends the socket at the client's FIN, and an answer
+    // that waited for the check (a name lookup) was lost. (`httpAllowHalfOpen` is Node's own
+    // switch for this on http.Server; it is not in its type definitions.)
+    ;(server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true
     const clients = new Set<Socket>()
     server.maxConnections = MAX_CONNECTIONS
     // Downloads and uploads may take long; the sandbox's own time limit bounds them.

@@ -29,6 +29,13 @@ const SOCKET_INSIDE = '/run/turnline/egress.sock'
 const RELAY_LOCAL = `0100007F:${RELAY_PORT.toString(16).toUpperCase().padStart(4, '0')}`
 /** … in state LISTEN. */
 const LISTEN = '0A'
+/**
+ * How long the relay keeps carrying one direction of a connection after the other one ended
+ * (socat's `-t`; its default is half a second). A client that sends its request and then closes
+ * its side (`printf … | socat`, HTTP/1.0 tools) still gets the whole answer, however long the
+ * proxy or the far end takes; the sandbox's own time limit bounds it.
+ */
+const HALF_CLOSED_SECONDS = 3600
 
 /** bubblewrap arguments: the command's proxy socket, bound into the sandbox. */
 export function networkMounts(network: false | CommandNetwork): string[] {
@@ -67,7 +74,8 @@ export function networkArgv(network: false | CommandNetwork, argv: string[]): st
   }
   const { socat, setpriv, sleep } = network.tools
   const script = [
-    `${setpriv} --pdeathsig KILL ${socat} TCP-LISTEN:${RELAY_PORT},bind=127.0.0.1,reuseaddr,fork ` +
+    `${setpriv} --pdeathsig KILL ${socat} -t ${HALF_CLOSED_SECONDS} ` +
+      `TCP-LISTEN:${RELAY_PORT},bind=127.0.0.1,reuseaddr,fork ` +
       `UNIX-CONNECT:${SOCKET_INSIDE} </dev/null >/dev/null 2>&1 &`,
     'relay=$!',
     'listening() {',

@@ -55,7 +55,7 @@ export async function readResponse(
   }
   // A turn waiting on the client's function calls: the response ended with them.
   if (!ended && view.waitingOnClient) {
-    caughtUp.push(...view.awaitClientEvents())
+    caughtUp.push(...view.awaitClientEvents(view.waitUsage))
     ended = true
   }
 

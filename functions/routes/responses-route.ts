@@ -5,7 +5,7 @@ import {
   ResponseReadQuerySchema,
   ResponsesRequestSchema,
 } from '../../src/contract/open-responses-request.ts'
-import { toResponseRun } from '../../src/contract/open-responses-run.ts'
+import { type ResponseRunResult, toResponseRun } from '../../src/contract/open-responses-run.ts'
 import {
   IdempotencyHeadersSchema,
   ResponseIdParamsSchema,
@@ -106,12 +106,13 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
         extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
       })
       // A turn that waits on the client's function calls ends the response with them.
-      const ending = (status: string) => (status === 'waiting' ? view.awaitClient() : '')
+      const ending = ({ status, usage }: ResponseRunResult) =>
+        status === 'waiting' ? view.awaitClient(usage) : ''
 
       if (!toStream) {
         const result = await ctx.api.respond(tenant, call)
         for (const event of result.events) view.frames(event)
-        ending(result.status)
+        ending(result)
         if (!view.response) throw new TurnlineError('internal', 'the response run gave no events')
         return new Response(JSON.stringify(view.response), {
           status: 200,
@@ -130,7 +131,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             },
           }),
         tail: (result) =>
-          result.events.slice(streamed).map(frames).join('') + ending(result.status) + view.done,
+          result.events.slice(streamed).map(frames).join('') + ending(result) + view.done,
         failure: (error) => {
           const { message } = mapError(error, ctx.log).body.error
           return frames({ type: 'error', message }) + view.done

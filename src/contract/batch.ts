@@ -27,11 +27,12 @@ import { StoredTurnInputSchema } from './turn-input-record.ts'
 
 export const BATCH_FORMAT = 'turnline.batch'
 /**
- * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`
- * (history-message.ts). Version 1 batches are still read, with the version 1 message schema.
+ * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`; 3: and the
+ * `order` of their blocks (history-message.ts). Version 1 and 2 batches are still read, each with
+ * its own message schema.
  */
-export const BATCH_VERSION = 2
-const READABLE_VERSIONS = [1, 2] as const
+export const BATCH_VERSION = 3
+const READABLE_VERSIONS = [1, 2, 3] as const
 
 export const HistoryDeltaSchema = z.object({
   /** True when the segment starts over (compaction, context reset) before `append`. */
@@ -45,7 +46,7 @@ export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.
 
 const BatchFieldsSchema = z.object({
   format: z.literal(BATCH_FORMAT),
-  version: z.union([z.literal(1), z.literal(BATCH_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(BATCH_VERSION)]),
   batch: CounterSchema,
   /** Seq of the first event of this batch. */
   first_seq: CounterSchema,
@@ -83,8 +84,9 @@ export function parseBatch(input: Uint8Array | string): Batch {
   requireFormat(doc, 'format', BATCH_FORMAT, WHAT)
   requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
   const fields = validateDocument(BatchFieldsSchema, doc, WHAT)
-  if (fields.history && fields.version === 1) {
-    const append = validateDocument(historyMessagesSchema(1), fields.history.append, WHAT)
+  if (fields.history && fields.version !== BATCH_VERSION) {
+    const read = historyMessagesSchema(fields.version)
+    const append = validateDocument(read, fields.history.append, WHAT)
     fields.history = { ...fields.history, append }
   }
   const spelled = numbersByEvent(text)

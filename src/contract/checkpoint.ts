@@ -21,15 +21,18 @@ import {
  */
 
 export const CHECKPOINT_FORMAT = 'turnline.checkpoint'
-/** 2: the transcript's assistant messages may carry `reasoning` and `parts` (as batch version 2). */
-export const CHECKPOINT_VERSION = 2
-const READABLE_VERSIONS = [1, 2] as const
+/**
+ * 2: the transcript's assistant messages may carry `reasoning` and `parts`; 3: and the `order` of
+ * their blocks (as batch versions 2 and 3).
+ */
+export const CHECKPOINT_VERSION = 3
+const READABLE_VERSIONS = [1, 2, 3] as const
 /** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
 export const MAX_APPLIED_INTENT_IDS = 64
 
 export const CheckpointSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
-  version: z.union([z.literal(1), z.literal(CHECKPOINT_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(CHECKPOINT_VERSION)]),
   /** The batch this checkpoint folds through. */
   batch: CounterSchema,
   /** Seq the next committed event gets. */
@@ -60,8 +63,9 @@ export function parseCheckpoint(input: Uint8Array | string): Checkpoint {
   requireFormat(doc, 'format', CHECKPOINT_FORMAT, WHAT)
   requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
   const checkpoint = validateDocument(CheckpointSchema, doc, WHAT)
-  if (checkpoint.version === 1) {
-    return { ...checkpoint, history: validateDocument(historyMessagesSchema(1), doc.history, WHAT) }
+  if (checkpoint.version !== CHECKPOINT_VERSION) {
+    const read = historyMessagesSchema(checkpoint.version)
+    return { ...checkpoint, history: validateDocument(read, doc.history, WHAT) }
   }
   return checkpoint
 }

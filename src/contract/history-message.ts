@@ -5,10 +5,12 @@ import { UserImageSchema } from './turn-input.ts'
  * One message of the model-facing transcript, provider-neutral (OpenAI chat shape).
  * Stored in batch history deltas and state checkpoints; translated by model adapters.
  *
- * Two versions are stored. Version 1 (batch and checkpoint version 1) is {@link
- * HistoryMessageV1Schema}, frozen. Version 2 (batch and checkpoint version 2) adds, on assistant
- * messages, the reasoning the model produced before the answer (`reasoning`) and the answer's
- * separate message items (`parts`): each adapter sends them back the way its provider requires.
+ * Three versions are stored. Version 1 (batch and checkpoint version 1) is {@link
+ * HistoryMessageV1Schema}, frozen. Version 2 adds, on assistant messages, the reasoning the model
+ * produced before the answer (`reasoning`) and the answer's separate message items (`parts`):
+ * each adapter sends them back the way its provider requires ({@link HistoryMessageV2Schema},
+ * frozen). Version 3 (what is written) adds the provider's order of an answer's blocks when
+ * reasoning came between its texts or tool calls (`order`).
  */
 export const ToolCallSchema = z.object({
   id: z.string().min(1),
@@ -113,18 +115,42 @@ export const HistoryMessageV1Schema = z.discriminatedUnion('role', [
   CompactionMessage,
 ])
 
-/** The transcript message of batch and checkpoint version 2 (what is written). */
+const AssistantMessageV2 = AssistantMessageV1.extend({
+  /** What the model reasoned before this answer, block by block (absent: nothing kept). */
+  reasoning: z.array(ReasoningBlockSchema).min(1).optional(),
+  /**
+   * The answer's message items when it came as several or they carried a phase; `content` is
+   * their texts joined by a blank line. Absent: one message item, `content` alone.
+   */
+  parts: z.array(AnswerPartSchema).min(1).optional(),
+})
+
+/** The transcript message of batch and checkpoint version 2 (read-only: never written again). */
+export const HistoryMessageV2Schema = z.discriminatedUnion('role', [
+  SystemMessage,
+  UserMessage,
+  AssistantMessageV2,
+  ToolMessage,
+  CompactionMessage,
+])
+
+/** One kind of block of an answer, in {@link AssistantMessage.order}. */
+export const AnswerBlockKindSchema = z.enum(['reasoning', 'text', 'tool_call'])
+export type AnswerBlockKind = z.infer<typeof AnswerBlockKindSchema>
+
+/** The transcript message of batch and checkpoint version 3 (what is written). */
 export const HistoryMessageSchema = z.discriminatedUnion('role', [
   SystemMessage,
   UserMessage,
-  AssistantMessageV1.extend({
-    /** What the model reasoned before this answer, block by block (absent: nothing kept). */
-    reasoning: z.array(ReasoningBlockSchema).min(1).optional(),
+  AssistantMessageV2.extend({
     /**
-     * The answer's message items when it came as several or they carried a phase; `content` is
-     * their texts joined by a blank line. Absent: one message item, `content` alone.
+     * The order the provider gave the answer's blocks in, when it was not reasoning, then text,
+     * then tool calls (Anthropic interleaved thinking between tool uses, OpenAI Responses
+     * reasoning items between message and function call items): each entry stands for the next
+     * reasoning block, text (a part, or `content` when there are no parts) or tool call.
+     * Absent: that usual order. See `answerBlocks` (answer-blocks.ts).
      */
-    parts: z.array(AnswerPartSchema).min(1).optional(),
+    order: z.array(AnswerBlockKindSchema).min(2).optional(),
   }),
   ToolMessage,
   CompactionMessage,
@@ -132,9 +158,15 @@ export const HistoryMessageSchema = z.discriminatedUnion('role', [
 export type HistoryMessage = z.infer<typeof HistoryMessageSchema>
 export type AssistantMessage = Extract<HistoryMessage, { role: 'assistant' }>
 
-/** Reads version 1 messages or version 2 ones, by the stored document's version. */
-export function historyMessagesSchema(version: 1 | 2) {
-  return z.array(version === 1 ? HistoryMessageV1Schema : HistoryMessageSchema)
+/** Reads the messages of a stored document by its version (1, 2 or 3). */
+export function historyMessagesSchema(version: 1 | 2 | 3) {
+  return z.array(
+    version === 1
+      ? HistoryMessageV1Schema
+      : version === 2
+        ? HistoryMessageV2Schema
+        : HistoryMessageSchema,
+  )
 }
 
 /** Blank line between the texts of an answer's parts (`AssistantMessage.parts`). */

@@ -9,6 +9,7 @@ import type { ModelSettingsInput, SessionConfigInput } from './session-config.ts
 import type { ThreadEvent } from './thread-event.ts'
 import { type ToolChoice, toolChoiceNames } from './tool-choice.ts'
 import type { InputPart, TurnInput } from './turn-input.ts'
+import type { Usage } from './usage.ts'
 
 /**
  * What a `POST /v1/responses` request becomes: the config of its session, the transcript the
@@ -173,4 +174,6 @@ export interface ResponseRunResult {
   events: ThreadEvent[]
   /** `waiting`: the model called a client's function and the turn waits for its output. */
   status: TurnStatus
+  /** The usage of a turn that waits on the client, so far (its response reports it). */
+  usage?: Usage
 }

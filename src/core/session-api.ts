@@ -18,6 +18,7 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
+import type { Usage } from '../contract/usage.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
 import type { AgentLayerApi } from './agent-layer/agent-layer-api.ts'
@@ -67,11 +68,22 @@ export interface OpenResponsesView {
   readonly done: string
   /**
    * The frames that end a response whose turn waits on the client's function calls: the calls
-   * done, then `response.completed`.
+   * done, then `response.completed` with the turn's usage so far.
    */
-  awaitClient(): string
+  awaitClient(usage?: Usage): string
   /** The same events one by one. */
-  awaitClientEvents(): { sequence: number; frame: string }[]
+  awaitClientEvents(usage?: Usage): { sequence: number; frame: string }[]
+}
+
+/**
+ * A stored response's view: whether its turn waits on the client's function calls (the
+ * response then ended with them) and that turn's usage so far.
+ */
+export type StoredResponseView = OpenResponsesView & {
+  waitingOnClient: boolean
+  waitUsage?: Usage
+  /** A background response: the work that runs its turn. */
+  workId?: string
 }
 
 /** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
@@ -181,7 +193,7 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     tenant: string,
     sessionId: string,
     options?: ResponseViewOptions,
-  ): Promise<OpenResponsesView & { waitingOnClient: boolean; workId?: string }>
+  ): Promise<StoredResponseView>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.

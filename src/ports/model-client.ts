@@ -1,4 +1,5 @@
 import type {
+  AnswerBlockKind,
   AnswerPart,
   HistoryMessage,
   ReasoningBlock,
@@ -72,6 +73,11 @@ export interface ModelResponse {
   reasoningBlocks?: ReasoningBlock[]
   /** The answer's message items when there were several or they carried a phase. */
   parts?: AnswerPart[]
+  /**
+   * The order of the answer's reasoning blocks, texts and tool calls, when it was not that
+   * (`answerOrder`, src/contract/answer-blocks.ts).
+   */
+  order?: AnswerBlockKind[]
   /** Reasoning tokens within output_tokens, when the provider reports them. */
   reasoningTokens?: number
   /** The model that answered and the response's id, as the provider named them (telemetry). */

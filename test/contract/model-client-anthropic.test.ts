@@ -214,7 +214,7 @@ describe('Anthropic adapter against the mock Messages API', () => {
       { text: 'A long answer cut short', disconnectAfterFrames: 4 },
     )
     const { error, events } = await failure(request([user('Hi')]))
-    expect(events).toEqual([{ type: 'text_delta', text: 'A long' }])
+    expect(events).toEqual([{ type: 'text_delta', text: 'A long', part: 0 }])
     expect(error).toMatchObject({ details: { kind: 'network', attempts: 3 } })
     expect(mock.requests).toHaveLength(3)
   })

@@ -200,6 +200,23 @@ describe('per-tenant limits on the host', () => {
     await client.close(again, second.id)
   })
 
+  it("a command's /tmp counts against the tenant's memory: filling it stops at the tenant's limit", async () => {
+    // /tmp may hold 768 MiB (¾ of the command's 1024); the tenant has 256 MiB in all.
+    const filler = scope('tmp-filler')
+    const { exitCode, output } = await runToEnd(
+      client,
+      filler,
+      'head -c 400M /dev/zero > /tmp/fill; echo "rc=$?"; du -sb /tmp',
+      { timeoutMs: 60_000 },
+    )
+    expect(exitCode, output).toBe(137)
+    expect(output).not.toContain('rc=0')
+    const held = /^(\d+)\s+\/tmp$/m.exec(output)?.[1]
+    if (held !== undefined) expect(Number(held)).toBeLessThanOrEqual(256 * 1024 * 1024)
+    // The memory went with the command's sandbox: the tenant's next command runs.
+    expect((await runToEnd(client, scope('tmp-filler'), 'echo again')).output).toBe('again\n')
+  })
+
   it("the running-commands cap refuses a tenant's next start (409, naming the setting); another tenant still starts", async () => {
     const mine = [scope('busy'), scope('busy'), scope('busy')]
     const held = []

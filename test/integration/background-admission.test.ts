@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jsonCalls } from '../support/json-calls.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 
@@ -44,31 +45,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-async function call(method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) }
-}
-
-/** Polls the work's status resource until it leaves `queued`/`running` (no fixed sleep). */
-async function settled(location: string): Promise<Record<string, unknown>> {
-  let last = ''
-  const left = async () => {
-    const answer = await call('GET', location)
-    last = answer.text
-    const state = answer.status === 200 ? answer.json().state : undefined
-    return state !== undefined && state !== 'queued' && state !== 'running'
-      ? (answer.json() as Record<string, unknown>)
-      : undefined
-  }
-  return vi
-    .waitUntil(left, { timeout: 30_000, interval: 50 })
-    .catch((error: unknown) => Promise.reject(new Error(`work still: ${last}`, { cause: error })))
-}
+const { call, workState } = jsonCalls(() => url, { authorization: `Bearer ${KEY}` })
 
 describe('background runs over the daily token quota', () => {
   it('are accepted, then refused before any model call: failed with quota_exceeded', async () => {
@@ -82,7 +59,7 @@ describe('background runs over the daily token quota', () => {
     const exec = await call('POST', '/v1/exec', { prompt: 'list todos' }, async)
     for (const accepted of [turn, exec]) {
       expect(accepted.status, accepted.text).toBe(202)
-      const work = await settled(accepted.headers.get('location') ?? '')
+      const work = await workState(accepted.headers.get('location') ?? '', 'failed', 'done')
       expect(work).toMatchObject({ state: 'failed', error: { code: 'quota_exceeded' } })
     }
     expect(mock.requests).toHaveLength(1)

@@ -8,6 +8,7 @@ import { serializeWorkRecord } from '../../src/contract/work-record.ts'
 import { workIdOf } from '../../src/core/background/queue-work.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { gate } from '../support/gate.ts'
+import { jsonCalls } from '../support/json-calls.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 
@@ -53,16 +54,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-async function call(method: string, path: string, body?: unknown, headers = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await response.text()
-  const json = () => JSON.parse(text) as Record<string, unknown>
-  return { status: response.status, headers: response.headers, text, json }
-}
+const { call, workState } = jsonCalls(() => url)
 
 function deliver(body: string, id: string) {
   const timestamp = String(Math.floor(Date.now() / 1000))
@@ -74,18 +66,6 @@ function deliver(body: string, id: string) {
     'webhook-timestamp': timestamp,
     'webhook-signature': `v1,${signature}`,
   })
-}
-
-/** Polls the work's status resource until `state` (waits for the event, no fixed sleep). */
-async function workState(location: string, state: string) {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const answer = await call('GET', location)
-    expect(answer.status, answer.text).toBe(200)
-    if (answer.json().state === state) return answer.json()
-    if (Date.now() > deadline) throw new Error(`work never became ${state}: ${answer.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 async function pendingRecords(): Promise<string[]> {

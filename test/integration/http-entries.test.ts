@@ -30,8 +30,14 @@ function start(env: Record<string, string>): Started {
   return { child, output: () => text, exited }
 }
 
+/** Waits for the entry's "listening on" line: up to a minute on a loaded machine, or its exit. */
 async function listening(started: Started): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+  let exited = false
+  void started.exited.then(() => {
+    exited = true
+  })
+  const deadline = Date.now() + 60_000
+  while (!exited && Date.now() < deadline) {
     const match = /listening on (http:\/\/\S+)/.exec(started.output())
     if (match?.[1]) return match[1]
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -105,7 +111,7 @@ describe('Node entry (npm start)', () => {
     } finally {
       started.child.kill('SIGKILL')
     }
-  })
+  }, 120_000)
 
   it('refuses a non-loopback HOST without API keys, naming the variable', async () => {
     const started = start({ HOST: '0.0.0.0', PORT: '0', TURNLINE_DATA_DIR: join(dir, 'data') })

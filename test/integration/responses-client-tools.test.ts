@@ -166,6 +166,26 @@ describe('client function tools', () => {
     expect(engine.mock.requests).toHaveLength(0)
   })
 
+  it('a response waiting on the client reports the usage of its turn, streamed, answered and read back', async () => {
+    const usage = { input_tokens: 40, cached_input_tokens: 8, output_tokens: 12 }
+    const expected = {
+      input_tokens: 40,
+      output_tokens: 12,
+      total_tokens: 52,
+      input_tokens_details: { cached_tokens: 8 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    }
+    engine.mock.enqueue({ toolCalls: [CALL], usage })
+    const answered = await create({ input: 'Weather in SF?', tools: [WEATHER] })
+    expect(answered.usage).toEqual(expected)
+    engine.mock.enqueue({ toolCalls: [CALL], usage })
+    const live = await stream({ input: 'Weather in SF?', tools: [WEATHER] })
+    const completed = live.at(-1)?.response as ResponseJson
+    expect(completed.usage).toEqual(expected)
+    const read = await fetch(`${server.url}/v1/responses/${completed.id}`, { headers: app.auth })
+    expect(((await read.json()) as ResponseJson).usage).toEqual(expected)
+  })
+
   it('GET of a response waiting on the client answers it and its stream as they were sent', async () => {
     engine.mock.enqueue({ toolCalls: [CALL] })
     const live = await stream({ input: 'Weather in SF?', tools: [WEATHER] })
@@ -312,6 +332,10 @@ describe('truncation', () => {
       incomplete_details: { reason: 'max_output_tokens' },
     })
     expect(last.response.output.at(-1)).toMatchObject({ type: 'message', status: 'incomplete' })
+    // The message's own done says so too, right before the response ends.
+    const done = events.filter((e) => e.type === 'response.output_item.done').at(-1)
+    expect(done?.item).toMatchObject({ type: 'message', status: 'incomplete' })
+    expect(events.indexOf(done as Json)).toBe(events.length - 2)
     engine.mock.enqueue({ text: 'Cut again', finishReason: 'length' })
     const response = (await create({
       input: 'Write a lot.',

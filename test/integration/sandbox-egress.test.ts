@@ -30,6 +30,8 @@ let allowed: Awaited<ReturnType<typeof startHttpTarget>>
 /** On every interface; allowlisted at 127.0.0.2 only, where the test DNS puts `localhost`. */
 let checkedOnly: Awaited<ReturnType<typeof startHttpTarget>>
 let s3Endpoint: URL
+/** Allowlisted; answers 1.5 s after each request. */
+let late: Awaited<ReturnType<typeof startHttpTarget>>
 let server: NodeEntry
 let serverPort: number
 let redisPort: number
@@ -42,6 +44,7 @@ beforeAll(async () => {
   mock = await startMockOpenAI()
   allowed = await startHttpTarget('hello from the allowlisted host')
   checkedOnly = await startHttpTarget('hello from the checked address', '0.0.0.0')
+  late = await startHttpTarget('hello, late', '127.0.0.1', 1500)
   dns = await startTestDns({
     [PUBLIC_LOOKING]: ['127.0.0.1'],
     [MIRROR]: ['127.0.0.1'],
@@ -67,7 +70,7 @@ beforeAll(async () => {
     REDIS_URL: redisUrl,
     // The shared test Redis holds other deployments' keys: this one gets its own.
     TURNLINE_REDIS_NAMESPACE: `egress-${randomBytes(6).toString('hex')}`,
-    TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port},127.0.0.2:${checkedOnly.port}`,
+    TURNLINE_EGRESS_ALLOW: `${MIRROR}:${allowed.port},127.0.0.1:${allowed.port},127.0.0.2:${checkedOnly.port},127.0.0.1:${late.port}`,
     TURNLINE_EGRESS_DENY: '1.2.3.0/24,.corp.example,db.named-internal.example',
     TURNLINE_EGRESS_DNS: dns.address,
     // Tenants pick their tools' hosts: every address is checked when a call connects.
@@ -86,6 +89,7 @@ afterAll(async () => {
   await dns?.close()
   await allowed?.close()
   await checkedOnly?.close()
+  await late?.close()
   if (dataDir) await rm(dataDir, { recursive: true, force: true })
 })
 
@@ -99,6 +103,17 @@ async function refused(url: string, reason: RegExp): Promise<string> {
   expect(output).toMatch(reason)
   expect(output).toMatch(/status=403/)
   return output
+}
+
+/** Several refusals in one command, one curl through the proxy per URL: each is a 403 naming its reason. */
+async function refusedInOneCommand(targets: [string, RegExp][]): Promise<void> {
+  const output = await turns.runInTurn(
+    KEY,
+    open,
+    targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
+  )
+  for (const [, reason] of targets) expect(output).toMatch(reason)
+  expect(output.match(/status=403/g)).toHaveLength(targets.length)
 }
 
 describe('a command with the network reaches the public internet only', () => {
@@ -147,6 +162,17 @@ describe('a command with the network reaches the public internet only', () => {
       curlCommand(`https://127.0.0.1:${model.port}/v1/models`, "--noproxy ''"),
     )
     expect(tls).toMatch(/CONNECT tunnel failed, response 403/)
+    // Around the proxy there is nothing of the host's: neither answers.
+    const direct = await turns.runInTurn(
+      KEY,
+      open,
+      [
+        curlCommand(`http://127.0.0.1:${model.port}/v1/models`, "--noproxy '*'"),
+        curlCommand(`http://127.0.0.1:${s3Endpoint.port}/`, "--noproxy '*'"),
+      ].join('; '),
+    )
+    expect(direct).toMatch(/Failed to connect|Couldn't connect/)
+    expect(direct.match(/status=000/g)).toHaveLength(2)
   })
 
   it('refuses a private address, and cloud metadata at the link-local 169.254.169.254', async () => {
@@ -195,14 +221,7 @@ describe('a command with the network reaches the public internet only', () => {
       ['http://[::ffff:10.0.0.1]/', /IPv4-mapped form of 10\.0\.0\.1, a private network/],
       ['http://[64:ff9b::a9fe:a9fe]/', /NAT64 form of 169\.254\.169\.254/],
     ]
-    // One command, one curl per address: each answer is the proxy's refusal.
-    const output = await turns.runInTurn(
-      KEY,
-      open,
-      targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
-    )
-    for (const [, reason] of targets) expect(output).toMatch(reason)
-    expect(output.match(/status=403/g)).toHaveLength(targets.length)
+    await refusedInOneCommand(targets)
   })
 
   it('refuses what the deployment names internal: a network, a name suffix, the addresses of a name', async () => {
@@ -214,13 +233,21 @@ describe('a command with the network reaches the public internet only', () => {
         /resolves to 1\.2\.4\.4, an address of db\.named-internal\.example/,
       ],
     ]
+    await refusedInOneCommand(targets)
+  })
+
+  it('answers a client that closed its side after the request, however late the answer', async () => {
+    // HTTP/1.0 as `printf | socat` sends it: the request, then EOF; the far end answers 1.5 s on.
+    const before = late.requests()
     const output = await turns.runInTurn(
       KEY,
       open,
-      targets.map(([url]) => curlCommand(url, "--noproxy ''")).join('; '),
+      `printf 'GET http://127.0.0.1:${late.port}/ HTTP/1.0\\r\\nhost: x\\r\\n\\r\\n' | ` +
+        `socat -t 30 - TCP:127.0.0.1:3128 2>&1; echo "exit=$?"`,
     )
-    for (const [, reason] of targets) expect(output).toMatch(reason)
-    expect(output.match(/status=403/g)).toHaveLength(targets.length)
+    expect(output).toMatch(/^HTTP\/1\.1 200 /m)
+    expect(output).toContain('hello, late')
+    expect(late.requests()).toBe(before + 1)
   })
 
   it('connects to the address it checked, never to the name again', async () => {

@@ -108,4 +108,54 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
     expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('host file')
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
   })
+
+  it('DELETE /v1/workspaces also erases its loops: sandbox, pointer, schedule, work records', async () => {
+    const created = await call('POST', '/v1/loops', {
+      loop_id: 'nightly-gc',
+      task: 'tidy up',
+      session: { workspace: 'loopy' },
+      // Never due during the test (a run would hold the loop's session).
+      schedule: { cron: '0 0 1 1 *' },
+    })
+    expect(created.status, created.text).toBe(201)
+    const cmd = `echo loop > loop.txt && ln -s ${outside} out`
+    mock.enqueue({
+      toolCalls: [
+        { id: 'c1', name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 5000 }) },
+      ],
+    })
+    mock.enqueue({ text: 'tidied' })
+    const step = await call('POST', '/v1/loops/nightly-gc/step', {})
+    expect(step.status, step.text).toBe(200)
+    const sandbox = join(dir, 'data-runner', 'local', 'loop-nightly-gc')
+    expect(readFileSync(join(sandbox, 'loop.txt'), 'utf8')).toBe('loop\n')
+    const store = new FsObjectStore({ root: join(dir, 'data') })
+    const marker = '.turnline/work/done/local/loop.nightly-gc/0123456789abcdef0123456789abcdef.json'
+    await store.put(marker, new Uint8Array())
+    const loopKeys = async () =>
+      (await listAll(store, '')).objects
+        .map(({ key }) => key)
+        .filter((key) => key.includes('nightly-gc'))
+    expect(await loopKeys()).toEqual(
+      expect.arrayContaining([
+        'local/.turnline/loops/nightly-gc.json',
+        '.turnline/schedules/local/nightly-gc.json',
+        'local/loopy/.vtcode/state/loop-nightly-gc.json',
+        marker,
+      ]),
+    )
+
+    const deleted = await call('DELETE', '/v1/workspaces/loopy')
+    expect(deleted.status, deleted.text).toBe(204)
+
+    // Left: the deleted-session marker of the step's session, as every deleted session leaves.
+    expect(await loopKeys()).toEqual([
+      expect.stringMatching(
+        /^local\/loopy\/\.vtcode\/sessions\/nightly-gc-step-0\/log\/\d{10}\.json$/,
+      ),
+    ])
+    expect(existsSync(sandbox)).toBe(false)
+    expect(await readdir(outside)).toEqual(['keep.txt'])
+    expect((await call('GET', '/v1/loops/nightly-gc')).status).toBe(404)
+  })
 })

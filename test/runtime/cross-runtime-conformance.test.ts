@@ -35,6 +35,11 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
  * every case the script is for (conformance-coverage.ts).
  */
 const TOOL_SECRET = 'conformance-tool-secret'
+/**
+ * One runtime's start and 19 calls. Generous: on the shared 2-core machine under load the Lambda
+ * bundle's build and load alone took 50 s, workerd's start 20 s.
+ */
+const RUN_TIMEOUT_MS = 240_000
 const common = (receiverHost: string, modelBaseURL: string) => ({
   TURNLINE_SINGLE_TENANT: '1',
   OPENAI_BASE_URL: modelBaseURL,
@@ -146,7 +151,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true })
 })
 
-describe('the same sessions on every runtime', () => {
+describe('the same sessions on every runtime', { timeout: RUN_TIMEOUT_MS }, () => {
   it(`Node (npm start entry, filesystem store) on this process's Node`, async () => {
     if (!backends || !receiver) throw new Error('setup failed')
     const env = {

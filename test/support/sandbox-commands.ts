@@ -89,11 +89,13 @@ export const connectCommand = (port: number) =>
 
 /**
  * An HTTP server on `host` (127.0.0.1, or every interface with `0.0.0.0`) that answers every
- * request with `text`, counts them and records the local address each one came in on.
+ * request with `text` (`delayMs` after it came), counts them and records the local address each
+ * one came in on.
  */
 export async function startHttpTarget(
   text: string,
   host = '127.0.0.1',
+  delayMs = 0,
 ): Promise<{
   port: number
   requests: () => number
@@ -106,7 +108,8 @@ export async function startHttpTarget(
   const server = createHttpServer((req, res) => {
     requests += 1
     reached.push(req.socket.localAddress ?? '')
-    res.end(`${text}\n`)
+    if (delayMs === 0) res.end(`${text}\n`)
+    else setTimeout(() => res.end(`${text}\n`), delayMs)
   })
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()))
   const address = server.address()

@@ -8,16 +8,57 @@ import {
 } from '../../src/contract/checkpoint.ts'
 
 /**
- * The transcript format, version 2 (assistant reasoning and answer parts) beside the read-only
- * version 1 fixtures in test/fixtures/store/ (log/, state/), which stay readable.
+ * The transcript format: version 3 (the order of an answer's blocks, test/fixtures/store/v3/)
+ * beside the read-only version 2 fixtures (assistant reasoning and answer parts, v2/) and
+ * version 1 fixtures (log/, state/), which stay readable, each with its own message schema.
  */
 const text = (path: string) =>
   readFileSync(new URL(`../fixtures/store/${path}`, import.meta.url), 'utf8')
 
-describe('transcript format version 2', () => {
+describe('transcript format version 3', () => {
   it('is what batches and checkpoints are written with', () => {
-    expect(BATCH_VERSION).toBe(2)
-    expect(CHECKPOINT_VERSION).toBe(2)
+    expect(BATCH_VERSION).toBe(3)
+    expect(CHECKPOINT_VERSION).toBe(3)
+  })
+
+  it('reads a batch whose answers keep the order of their blocks, byte for byte', () => {
+    const source = text('v3/batch-order.json')
+    const batch = parseBatch(source)
+    expect(batch.version).toBe(3)
+    const [, claude, , , responses] = batch.history?.append ?? []
+    expect(claude).toMatchObject({
+      role: 'assistant',
+      order: ['reasoning', 'text', 'reasoning', 'tool_call', 'tool_call'],
+    })
+    expect(responses).toMatchObject({
+      order: ['reasoning', 'text', 'reasoning', 'tool_call', 'text'],
+    })
+    expect(serializeBatch(batch)).toBe(source)
+  })
+
+  it('reads a version 3 checkpoint byte for byte', () => {
+    const source = text('v3/checkpoint-order.json')
+    const checkpoint = parseCheckpoint(source)
+    expect(checkpoint.history[2]).toMatchObject({ order: expect.any(Array) })
+    expect(serializeCheckpoint(checkpoint)).toBe(source)
+  })
+
+  it('reads version 2 documents with the version 2 message schema', () => {
+    // Version 2 never had an order: a field by that name in a v2 document is not read as one.
+    const doc = JSON.parse(text('v2/batch-reasoning.json'))
+    doc.history.append[3].order = ['text', 'reasoning']
+    expect(parseBatch(JSON.stringify(doc)).history?.append[3]).not.toHaveProperty('order')
+    const checkpoint = JSON.parse(text('v2/checkpoint-reasoning.json'))
+    checkpoint.history[2].order = ['text', 'reasoning']
+    expect(parseCheckpoint(JSON.stringify(checkpoint)).history[2]).not.toHaveProperty('order')
+  })
+
+  it('refuses an order naming an unknown kind of block', () => {
+    const doc = JSON.parse(text('v3/batch-order.json'))
+    doc.history.append[1].order = ['reasoning', 'image']
+    expect(() => parseBatch(JSON.stringify(doc))).toThrow(
+      expect.objectContaining({ code: 'corrupt_data' }),
+    )
   })
 
   it('reads a batch whose assistant messages carry reasoning and parts, byte for byte', () => {

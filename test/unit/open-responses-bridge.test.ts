@@ -170,7 +170,9 @@ describe('OpenResponsesBridge', () => {
       { type: 'thread.started', thread_id: 't' },
       { type: 'item.updated', item: { id: 'm', type: 'agent_message', text: 'hi' } },
       { type: 'item.completed', item: { id: 'n', type: 'agent_message', text: 'yo' } },
+      { type: 'turn.completed', usage },
     ]).map((e) => e.type)
+    // A message's output_item.done waits for what comes next (the end says if it was cut).
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -183,6 +185,7 @@ describe('OpenResponsesBridge', () => {
       'response.output_text.done',
       'response.content_part.done',
       'response.output_item.done',
+      'response.completed',
     ])
   })
 
@@ -221,5 +224,105 @@ describe('OpenResponsesBridge', () => {
       code: 'server_error',
       message: 'store down',
     })
+  })
+})
+
+describe('how a message ends: its output_item.done waits for what comes next', () => {
+  const asJson = (events: StreamEvent[]) =>
+    JSON.parse(JSON.stringify(events)) as Parameters<typeof assertConformingStream>[0]
+  const endingAtThread = (tools: string[] = []) =>
+    new OpenResponsesBridge({
+      responseId: 'resp_1',
+      settings: {
+        model: 'gpt-test',
+        tools: tools.map((name) => ({
+          type: 'function' as const,
+          name,
+          description: null,
+          parameters: null,
+          strict: null,
+        })),
+      },
+      now: NOW,
+      endAtThread: true,
+      extensions: false,
+    })
+  const message = (text: string): ParsedThreadEvent[] => [
+    { type: 'item.started', item: { id: 'item_0', type: 'agent_message', text: '' } },
+    { type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text } },
+  ]
+  const threadCompleted = (stop_reason: string): ParsedThreadEvent => ({
+    type: 'thread.completed',
+    thread_id: 't',
+    session_id: 't',
+    subtype: 'success',
+    outcome_code: 'success',
+    result: 'x',
+    usage,
+    num_turns: 1,
+    stop_reason,
+  })
+
+  it('an answer cut at max_output_tokens: the streamed done says incomplete, before response.incomplete', () => {
+    const bridge = endingAtThread()
+    const events = [
+      { type: 'thread.started', thread_id: 't' } as const,
+      ...message('A long answer that was'),
+      { type: 'turn.completed', usage } as const,
+      threadCompleted('max_tokens'),
+    ].flatMap((event) => bridge.push(event))
+    assertConformingStream(asJson(events), { extensions: false })
+    const types = events.map((e) => e.type)
+    expect(types.slice(-2)).toEqual(['response.output_item.done', 'response.incomplete'])
+    const done = events.at(-2) as { item: { status: string } }
+    expect(done.item.status).toBe('incomplete')
+    expect(bridge.response.output[0]).toMatchObject({ status: 'incomplete' })
+  })
+
+  it('an answer that ended: done says completed', () => {
+    const bridge = endingAtThread()
+    const events = [
+      { type: 'thread.started', thread_id: 't' } as const,
+      ...message('Done.'),
+      { type: 'turn.completed', usage } as const,
+      threadCompleted('end_turn'),
+    ].flatMap((event) => bridge.push(event))
+    const done = events.find((e) => e.type === 'response.output_item.done') as {
+      item: { status: string }
+    }
+    expect(done.item.status).toBe('completed')
+    expect(events.at(-1)?.type).toBe('response.completed')
+  })
+
+  it('a message before a client call is done (completed) before the call is added; the usage of a waiting response is given', () => {
+    const bridge = endingAtThread(['get_weather'])
+    const events = [
+      { type: 'thread.started', thread_id: 't' } as const,
+      ...message('Let me look.'),
+      {
+        type: 'item.started',
+        item: {
+          id: 'item_1',
+          type: 'tool_invocation',
+          tool_name: 'get_weather',
+          tool_call_id: 'call_1',
+          status: 'in_progress',
+        },
+      } as const,
+    ].flatMap((event) => bridge.push(event))
+    const ending = bridge.awaitClient(toOpenUsage(usage))
+    const all = [...events, ...ending]
+    assertConformingStream(asJson(all), { extensions: false })
+    const types = all.map((e) =>
+      e.type === 'response.output_item.added'
+        ? `${e.type}:${(e as { item: { type: string } }).item.type}`
+        : e.type,
+    )
+    const done = types.indexOf('response.output_item.done')
+    expect(done).toBeGreaterThan(0)
+    expect(done).toBeLessThan(types.indexOf('response.output_item.added:function_call'))
+    expect((all[done] as { item: { status: string } }).item.status).toBe('completed')
+    expect(bridge.response).toMatchObject({ status: 'completed', usage: toOpenUsage(usage) })
+    expect(responseResourceErrors(bridge.response, false)).toEqual([])
   })
 })

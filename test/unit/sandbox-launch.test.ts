@@ -98,7 +98,7 @@ describe('bubblewrap launch: network', () => {
     const command = launch.args.slice(launch.args.lastIndexOf('--') + 1)
     expect(command.slice(0, 2)).toEqual(['sh', '-c'])
     expect(command[2]).toMatch(
-      /setpriv --pdeathsig KILL \/usr\/bin\/socat TCP-LISTEN:3128,bind=127\.0\.0\.1/,
+      /setpriv --pdeathsig KILL \/usr\/bin\/socat -t 3600 TCP-LISTEN:3128,bind=127\.0\.0\.1/,
     )
     expect(command.slice(-3)).toEqual(spec.argv)
     expect(launch.env).toMatchObject({

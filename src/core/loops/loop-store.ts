@@ -83,6 +83,15 @@ export class LoopStore {
     return this.objects.delete(`${this.schedulesRoot}${tenant}/${loopId}.json`)
   }
 
+  /**
+   * A loop's objects outside its workspace — its schedule entry, then its pointer — when its
+   * workspace is deleted (its state goes with the workspace, after this).
+   */
+  async forget(tenant: string, loopId: string): Promise<void> {
+    await this.removeScheduleEntry(tenant, loopId)
+    await this.objects.delete(this.pointerKey(tenant, loopId))
+  }
+
   /** Creates pointer and state; 409 conflict when the id is taken. */
   async create(tenant: string, state: LoopRunState): Promise<StoredLoop> {
     const pointer: LoopPointer = {

@@ -2,17 +2,18 @@ import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
 import { responseEnd } from './answer-format.ts'
 import type { BridgeOptions, Emit, ItemState } from './bridge-state.ts'
+import { callIdAssigner } from './call-ids.ts'
 import { customEventFor } from './custom-events.ts'
 import { addCall, closeCall, sendArguments } from './function-call-stream.ts'
 import {
   completedStatus,
   isStandardItem,
   streamedText,
-  textPart,
   toOutputItem,
   withoutText,
 } from './items.ts'
 import { DEFAULT_SETTINGS, newResponseResource, toOpenUsage } from './response-resource.ts'
+import { closeTextPart, openTextPart } from './text-part-events.ts'
 import type {
   ExtensionItemStatus,
   OpenUsage,
@@ -37,13 +38,18 @@ export class OpenResponsesBridge {
   private started = false
   private readonly state: ResponseObject
   private readonly items = new Map<string, ItemState>()
-  private readonly callIds = new Map<string, string>()
-  private readonly usedRawCallIds = new Set<string>()
+  /** The call id of an invocation: its raw tool_call_id on first use, else its item id. */
+  private readonly callId = callIdAssigner()
   private readonly now: () => number
   private readonly extensions: boolean
   private readonly clientTools: Set<string>
   /** The usage of a completed turn whose response ends with its thread. */
   private turnUsage: OpenUsage | undefined
+  /**
+   * The output index of a message whose `output_item.done` waits for the next event: only the
+   * end tells whether the answer was cut (`incomplete`), and then the message is the last item.
+   */
+  private heldDone: number | undefined
 
   constructor(private readonly options: BridgeOptions) {
     this.now = options.now ?? Date.now
@@ -119,20 +125,35 @@ export class OpenResponsesBridge {
    * The response ends with the client's function calls (the turn waits for their outputs): each
    * call still open is done, and the response `completed`, as the specification has it.
    */
-  awaitClient(): StreamEvent[] {
+  awaitClient(usage?: OpenUsage): StreamEvent[] {
     const [out, emit] = this.collector()
     for (const state of this.items.values()) {
       if (state.call && !state.done) closeCall(state, this.setOutput, emit)
     }
-    this.finish('completed', this.state.usage, null, emit)
+    this.finish('completed', usage ?? this.state.usage, null, emit)
     return out
   }
 
   /** Where events go, numbered as they are emitted. */
   private collector(): [StreamEvent[], Emit] {
     const out: StreamEvent[] = []
-    const emit: Emit = ({ type, ...rest }) => {
+    const send: Emit = ({ type, ...rest }) => {
       out.push({ type, sequence_number: this.seq++, ...rest } as StreamEvent)
+    }
+    // Anything sent after a held message's done shows the message was not the end of the
+    // response: its done goes first, as it stands (the end sets its status before it ends).
+    const emit: Emit = (draft) => {
+      const index = this.heldDone
+      const item = index === undefined ? undefined : this.state.output[index]
+      this.heldDone = undefined
+      if (index !== undefined && item) {
+        send({
+          type: 'response.output_item.done',
+          output_index: index,
+          item: structuredClone(item),
+        })
+      }
+      send(draft)
     }
     return [out, emit]
   }
@@ -176,16 +197,6 @@ export class OpenResponsesBridge {
     emit({ type: `response.${status}`, response: this.response })
   }
 
-  /** The call id of an invocation: its raw tool_call_id on first use, else its item id. */
-  private callId = (invocationId: string, raw: string | undefined): string => {
-    const known = this.callIds.get(invocationId)
-    if (known !== undefined) return known
-    const id = raw !== undefined && !this.usedRawCallIds.has(raw) ? raw : invocationId
-    if (id === raw) this.usedRawCallIds.add(raw)
-    this.callIds.set(invocationId, id)
-    return id
-  }
-
   private snapshot(item: ThreadItem, status: ExtensionItemStatus): OutputItem {
     const mapped = toOutputItem(item, status, this.callId)
     const state = this.items.get(item.id)
@@ -217,16 +228,7 @@ export class OpenResponsesBridge {
     const shown = added.type === 'message' ? { ...added, content: [] } : added
     emit({ type: 'response.output_item.added', output_index: index, item: shown })
     const at = { item_id: item.id, output_index: index }
-    if (item.type === 'agent_message') {
-      emit({ type: 'response.content_part.added', ...at, content_index: 0, part: textPart('') })
-    } else if (item.type === 'reasoning') {
-      emit({
-        type: 'response.reasoning_summary_part.added',
-        ...at,
-        summary_index: 0,
-        part: { type: 'summary_text', text: '' },
-      })
-    }
+    openTextPart(item, at, emit)
     this.sendDelta(item, state, emit)
     this.snapshot(item, 'in_progress')
   }
@@ -277,20 +279,9 @@ export class OpenResponsesBridge {
     state.done = true
     const done = this.snapshot(item, completedStatus(item))
     const at = { item_id: item.id, output_index: state.index }
-    if (item.type === 'agent_message') {
-      const { text } = item
-      emit({ type: 'response.output_text.done', ...at, content_index: 0, text, logprobs: [] })
-      emit({ type: 'response.content_part.done', ...at, content_index: 0, part: textPart(text) })
-    } else if (item.type === 'reasoning') {
-      const { text } = item
-      emit({ type: 'response.reasoning_summary_text.done', ...at, summary_index: 0, text })
-      emit({
-        type: 'response.reasoning_summary_part.done',
-        ...at,
-        summary_index: 0,
-        part: { type: 'summary_text', text },
-      })
-    }
-    emit({ type: 'response.output_item.done', output_index: state.index, item: done })
+    closeTextPart(item, at, emit)
+    const open = this.state.status === 'in_progress'
+    if (item.type === 'agent_message' && open) this.heldDone = state.index
+    else emit({ type: 'response.output_item.done', output_index: state.index, item: done })
   }
 }

@@ -1,7 +1,8 @@
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import type { Usage } from '../../contract/usage.ts'
 import type { OpenResponsesView } from '../session-api.ts'
-import { OpenResponsesBridge } from './bridge.ts'
+import { OpenResponsesBridge, toOpenUsage } from './bridge.ts'
 import { responseIdOf, responseSettingsOf } from './response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from './sse.ts'
 
@@ -34,8 +35,8 @@ export function openResponsesView(
     })
     return bridge
   }
-  const awaitClient = () =>
-    (bridge?.awaitClient() ?? []).map((bridged) => ({
+  const awaitClient = (usage?: Usage) =>
+    (bridge?.awaitClient(usage && toOpenUsage(usage)) ?? []).map((bridged) => ({
       sequence: bridged.sequence_number,
       frame: openResponsesFrame(bridged),
     }))
@@ -53,8 +54,8 @@ export function openResponsesView(
       return bridge?.response
     },
     done: OPEN_RESPONSES_DONE,
-    awaitClient: () =>
-      awaitClient()
+    awaitClient: (usage) =>
+      awaitClient(usage)
         .map((e) => e.frame)
         .join(''),
     awaitClientEvents: awaitClient,

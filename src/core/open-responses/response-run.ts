@@ -41,7 +41,11 @@ export function runResponse(
       { ...options, ...(key === undefined ? {} : { idempotencyKey: key }) },
       admitted,
     )
-    return { session_id: ref.sessionId, events: [started, ...turn.events], status: turn.status }
+    const result = { session_id: ref.sessionId, events: [started, ...turn.events] }
+    if (turn.status !== 'waiting') return { ...result, status: turn.status }
+    // The turn stays open on the client's calls: its usage so far is in the open turn.
+    const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
+    return { ...result, status: turn.status, ...(open ? { usage: open.usage } : {}) }
   })
 }
 

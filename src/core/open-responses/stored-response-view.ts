@@ -3,7 +3,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
-import type { OpenResponsesView, ResponseViewOptions } from '../session-api.ts'
+import type { ResponseViewOptions, StoredResponseView } from '../session-api.ts'
 import { openResponsesView } from './open-responses-view.ts'
 
 /**
@@ -16,7 +16,7 @@ export async function storedResponseView(
   deps: ServiceDeps,
   ref: SessionRef,
   options: ResponseViewOptions = {},
-): Promise<OpenResponsesView & { waitingOnClient: boolean; workId?: string }> {
+): Promise<StoredResponseView> {
   const snapshot = await deps.sessions.open(ref)
   const state = parseEngineState(snapshot.state)
   const record = responseRecordOf(state.config)
@@ -29,7 +29,8 @@ export async function storedResponseView(
     extensions: options.extensions ?? false,
     now: () => (snapshot.status === 'completed' ? finishedAt : Date.now()),
   })
-  const waitingOnClient = state.open_turn?.waiting?.resume.client_call_id !== undefined
+  const open = state.open_turn
+  const waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
   const work = record.background ? { workId: record.background.work_id } : {}
-  return Object.assign(view, { waitingOnClient }, work)
+  return Object.assign(view, { waitingOnClient, ...(open ? { waitUsage: open.usage } : {}) }, work)
 }

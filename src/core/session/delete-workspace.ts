@@ -1,8 +1,13 @@
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import { LOOP_ID } from '../../contract/loop-state.ts'
+import { loopWorkFolder } from '../../contract/work-record.ts'
 import { listAll } from '../../store/list-all.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { assertSegment, workspaceSessionsPrefix } from '../../store/session-ref.ts'
+import { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { LoopStore } from '../loops/loop-store.ts'
+import { eraseSandbox } from '../sandbox/erase-sandbox.ts'
 import { deleteSession } from './delete-session.ts'
 
 /**
@@ -11,7 +16,8 @@ import { deleteSession } from './delete-session.ts'
  * forgotten), then every other object of the workspace folder (durable artifacts, exports
  * written into it). A session whose turn runs is left as it is and the call answers 409
  * `session_busy` once the others are gone; the next call finishes. The deleted sessions'
- * markers stay (delete-fence.ts). A workspace with nothing in it is 404.
+ * markers stay (delete-fence.ts). A workspace with nothing in it is 404. Its loops go too
+ * (`deleteLoops`).
  */
 export async function deleteWorkspace(
   deps: ServiceDeps,
@@ -40,7 +46,35 @@ export async function deleteWorkspace(
     }
   }
   if (busy) throw busy
+  await deleteLoops(deps, tenant, workspace)
   for (const { key } of (await listAll(objects, folder)).objects) {
     if (!key.startsWith(sessionsRoot)) await objects.delete(key)
+  }
+}
+
+/** The loop id of a state object's name (`loop-<id>.json`), or undefined. */
+function loopIdOf(name: string): string | undefined {
+  const id = /^loop-(.+)\.json$/.exec(name)?.[1]
+  return id !== undefined && LOOP_ID.test(id) ? id : undefined
+}
+
+/**
+ * The loops of a workspace being deleted (their steps' sessions went with the others): each
+ * loop's sandbox workspace on the runner (`loop-<id>`), its background work records and step
+ * markers (`.turnline/work/…/<tenant>/loop.<id>/`), its schedule entry and its pointer
+ * (`LoopStore.forget`). Its state (`.vtcode/state/loop-<id>.json`) goes last,
+ * with the workspace's other objects, so a call cut short finds the loop again.
+ */
+async function deleteLoops(deps: ServiceDeps, tenant: string, workspace: string): Promise<void> {
+  const { objects } = deps.sessions
+  const states = `${deps.sessions.vtcodeRoot(tenant, workspace)}state/`
+  const work = new WorkQueue(objects, deps.sessions.prefix)
+  const loops = new LoopStore(deps.sessions)
+  for (const { key } of (await listAll(objects, states)).objects) {
+    const loopId = loopIdOf(key.slice(states.length))
+    if (loopId === undefined) continue
+    await eraseSandbox(deps, { tenant, sessionId: `loop-${loopId}` })
+    await work.forgetSession(tenant, loopWorkFolder(loopId))
+    await loops.forget(tenant, loopId)
   }
 }

@@ -4,6 +4,7 @@ import { azureCases } from './azure.ts'
 import { groqCases, mistralCases, qwenCases, xaiCases } from './chat-families.ts'
 import { deepseekCases } from './deepseek.ts'
 import { imageInputCases } from './image-input.ts'
+import { interleavedOrderCases } from './interleaved-order.ts'
 import { moonshotCases } from './moonshot.ts'
 import { openaiChatCases } from './openai-chat.ts'
 import { openaiResponsesCases } from './openai-responses.ts'
@@ -31,4 +32,5 @@ export const PROVIDER_CASES: Record<string, ProviderCase[]> = {
   'LM Studio': lmstudioCases,
   'Prompt caching (each family)': promptCachingCases,
   'Image input (each family)': imageInputCases,
+  'Interleaved reasoning order': interleavedOrderCases,
 }
