@@ -14,16 +14,26 @@ const PAGE = 1000
 /**
  * `background: true` (OpenAI's background mode): the response's session is created and its turn
  * recorded for the worker; the answer is the response resource at once, `queued`. Where no
- * worker runs it is 400: the client streams instead. Not together with `stream`.
+ * worker runs it is 400: the client streams instead. Not together with `stream`, nor with
+ * `store: false` (as OpenAI: a background response is kept to be polled).
  */
 export async function backgroundResponse(
   ctx: RouteContext,
   tenant: string,
   call: ResponseRunRequest,
-  stream: boolean,
+  asked: { stream: boolean; store: boolean | null | undefined },
 ): Promise<Response> {
   const worker = ctx.background
-  if (!worker || stream) {
+  if (asked.store === false) {
+    throw new TurnlineError(
+      'invalid_input',
+      'background responses are stored: not with store: false',
+      {
+        details: { field: 'body.store' },
+      },
+    )
+  }
+  if (!worker || asked.stream) {
     throw new TurnlineError(
       'invalid_input',
       worker

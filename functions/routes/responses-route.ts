@@ -100,7 +100,9 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       }
       const tenant = c.get('tenant')
       const toStream = request.stream === true || wantsEventStream(c.req.header('accept'))
-      if (request.background) return backgroundResponse(ctx, tenant, call, toStream)
+      if (request.background) {
+        return backgroundResponse(ctx, tenant, call, { stream: toStream, store: request.store })
+      }
       // Built from the config the session stores, so GET /v1/responses/:id answers the same.
       const view = ctx.api.openResponsesView(run.config, {
         extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),

@@ -4,12 +4,14 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import { assertAnsweredCalls } from '../../contract/open-responses-history.ts'
 import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../../contract/open-responses-run.ts'
+import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { admitStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
+import { deleteSession } from '../session/delete-session.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { sessionIdOf } from './response-record.ts'
@@ -30,8 +32,19 @@ export function runResponse(
   options: TurnOptions = {},
 ): Promise<ResponseRunResult> {
   return admitStep(deps, tenant, undefined, async (admitted) => {
-    const { ref, input } = await openResponseSession(deps, locator, tenant, request)
+    const history = await seededHistoryOf(deps, locator, tenant, request)
+    const { input } = request.run
     const key = request.idempotencyKey
+    const config = parseConfig(request.run.config)
+    const kept = responseRecordOf(config)?.store !== false
+    if (!kept && key !== undefined) {
+      throw new TurnlineError(
+        'invalid_input',
+        'store: false keeps nothing to answer a retry with: send an Idempotency-Key only with store: true (the default)',
+        { details: { field: 'header.idempotency-key' } },
+      )
+    }
+    const ref = await responseSession(deps, locator, tenant, { config, history, key })
     const started: ThreadEvent = { type: 'thread.started', thread_id: ref.sessionId }
     options.onEvent?.(started, 0)
     const turn = await stepTurn(
@@ -41,31 +54,39 @@ export function runResponse(
       { ...options, ...(key === undefined ? {} : { idempotencyKey: key }) },
       admitted,
     )
-    const result = { session_id: ref.sessionId, events: [started, ...turn.events] }
-    if (turn.status !== 'waiting') return { ...result, status: turn.status }
-    // The turn stays open on the client's calls: its usage so far is in the open turn.
-    const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
-    return { ...result, status: turn.status, ...(open ? { usage: open.usage } : {}) }
+    const result: ResponseRunResult = {
+      session_id: ref.sessionId,
+      events: [started, ...turn.events],
+      status: turn.status,
+    }
+    if (turn.status === 'waiting') {
+      // The turn stays open on the client's calls: its usage so far is in the open turn.
+      const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
+      if (open) result.usage = open.usage
+    }
+    // store: false: nothing of the response is kept once it ends (its events are in hand).
+    if (!kept) {
+      await deleteSession(deps, locator, tenant, ref.sessionId)
+    }
+    return result
   })
 }
 
 /**
- * The session of a response, created (or found again: a retry with the same key) and seeded
- * with the conversation so far; the input its one turn runs. A background response runs that
- * turn later, in a worker (src/core/background/queue-response.ts).
+ * The conversation the session starts with: the previous response's transcript, then the
+ * input's items; it must leave a turn something to answer (a user message, or call outputs).
  */
-export async function openResponseSession(
+async function seededHistoryOf(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
   request: ResponseRunRequest,
-): Promise<{ ref: SessionRef; input: ResponseRunRequest['run']['input'] }> {
+): Promise<HistoryMessage[]> {
   const earlier = request.previousResponseId
     ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
     : []
   const history = [...earlier, ...request.run.history]
-  const { input } = request.run
-  if (input === undefined && history.at(-1)?.role !== 'tool') {
+  if (request.run.input === undefined && history.at(-1)?.role !== 'tool') {
     throw new TurnlineError(
       'invalid_input',
       'input must end with a user message, or with the function_call_output items of the calls the model made',
@@ -73,20 +94,47 @@ export async function openResponseSession(
     )
   }
   assertAnsweredCalls(history)
+  return history
+}
+
+/**
+ * The session of a response, created (or found again: a retry with the same key) and seeded
+ * with the conversation so far, and the input its one turn runs: what a background response
+ * records for a worker to run (src/core/background/queue-response.ts).
+ */
+export async function openResponseSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest,
+): Promise<{ ref: SessionRef; input: ResponseRunRequest['run']['input'] }> {
+  const history = await seededHistoryOf(deps, locator, tenant, request)
+  const config = parseConfig(request.run.config)
   const key = request.idempotencyKey
+  const ref = await responseSession(deps, locator, tenant, { config, history, key })
+  return { ref, input: request.run.input }
+}
+
+/** A new session for the response; with an Idempotency-Key, the one its first try created. */
+async function responseSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  seed: { config: SessionConfig; history: HistoryMessage[]; key: string | undefined },
+): Promise<SessionRef> {
+  const { key } = seed
   const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
   try {
-    const ref = await startSession(deps, locator, tenant, parseConfig(request.run.config), {
+    return await startSession(deps, locator, tenant, seed.config, {
       source: 'startup',
-      history,
+      history: seed.history,
       endAfterTurn: true,
       ...(sessionId ? { sessionId } : {}),
     })
-    return { ref, input }
   } catch (error) {
     // A retry: the session of this key exists, and its turn answers as it did.
     if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
-    return { ref: await locator.locate(tenant, sessionId), input }
+    return locator.locate(tenant, sessionId)
   }
 }
 

@@ -113,6 +113,7 @@ export interface ResponseSettings {
   text_format: TextFormatEcho
   tool_choice: ToolChoice
   parallel_tool_calls: boolean
+  store: boolean
   /** Created with `background: true` (absent: false). */
   background?: boolean
 }
