@@ -18,7 +18,7 @@ async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
  * Writes create-only; an object already there (same key, so the same bytes) is fine. True when
  * this write made it.
  */
-async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
+export async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
   try {
     await store.put(key, body, { ifNoneMatch: '*' })
     return true

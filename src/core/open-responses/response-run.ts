@@ -6,6 +6,7 @@ import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../../contract/open-responses-run.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import { SessionImages } from '../../store/session-images.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { admitStep } from '../engine/admit-step.ts'
@@ -151,14 +152,18 @@ async function previousTranscript(
   })
   if (sessionId === undefined) throw missing
   let snapshot: Awaited<ReturnType<ServiceDeps['sessions']['open']>>
+  let ref: SessionRef
   try {
-    snapshot = await deps.sessions.open(await locator.locate(tenant, sessionId))
+    ref = await locator.locate(tenant, sessionId)
+    snapshot = await deps.sessions.open(ref)
   } catch (error) {
     if (isTurnlineError(error, 'not_found')) throw missing
     throw error
   }
   if (!responseRecordOf(parseEngineState(snapshot.state).config)) throw missing
-  return snapshot.history
+  // Its stored images go in loaded: the new response's session stores them in its own folder.
+  const images = new SessionImages(deps.sessions.objects, deps.sessions.keys(ref).root)
+  return images.loadMessages(snapshot.history)
 }
 
 async function sha256(text: string): Promise<string> {
