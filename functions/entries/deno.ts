@@ -4,7 +4,7 @@ import { denoPeer } from '../http/client-address.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
-import { referenceScriptFile } from './reference-script-file.ts'
+import { referenceScriptOption } from './reference-script-file.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
 declare const Deno: {
@@ -41,12 +41,3 @@ const entry = await startEntryApp(
 ).catch(onStartupError(exit))
 
 export default denoServeModule(entry, exit)
-
-function referenceScriptOption() {
-  try {
-    const script = referenceScriptFile()
-    return script ? { referenceScript: script } : {}
-  } catch {
-    return {} // no --allow-read: the pinned CDN then
-  }
-}
