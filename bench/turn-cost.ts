@@ -13,6 +13,8 @@
  *   http    Turnline over HTTP (the Hono app on loopback) on the fs store
  *   s3      Turnline in-process on S3 (moto_server) + Upstash (redis-server through the REST
  *           proxy); needs `npm run services:start`. Not in the default set.
+ *   traced  `memory` with tracing on, exported to a sink on loopback (bench/support/traced-variant.ts);
+ *           beside `memory` it is what tracing costs when on. Not in the default set.
  *   engine  the engine alone: memory adapters, an in-process model that streams what the mock
  *           streams, an in-process tool (bench/support/engine-alone.ts); no sockets, so its
  *           figures are the engine's own work. Not in the default set; its ratio to the
@@ -45,6 +47,7 @@ import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { engineAloneVariant } from './support/engine-alone.ts'
 import { countWriterThreadsOf, fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { rawVariant } from './support/raw-loop.ts'
+import { tracedVariant } from './support/traced-variant.ts'
 import {
   type RoundSample,
   type RoundStats,
@@ -90,6 +93,7 @@ const BUILDERS: Record<string, Builder> = {
   fs: fsVariant,
   http: httpVariant,
   s3: s3Variant,
+  traced: tracedVariant,
 }
 /** The export of bench/support/turnline-variants.ts behind each Turnline variant. */
 const EXPORTS: Record<string, string> = {

@@ -7,6 +7,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { sentImage } from '../../src/contract/stored-image.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
 
@@ -58,7 +59,10 @@ export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTrans
         } else push('user', textBlocks(message.content))
         break
       case 'user':
-        push('user', [...textBlocks(message.content), ...(message.images ?? []).map(imageBlock)])
+        push('user', [
+          ...textBlocks(message.content),
+          ...(message.images ?? []).map((image) => imageBlock(sentImage(image))),
+        ])
         break
       case 'tool':
         push('user', [

@@ -1,6 +1,7 @@
 import type { Clock } from '../../src/ports/clock.ts'
 import {
   type DayUsage,
+  type OutputVerdict,
   REQUEST_WINDOW_MS,
   type Reservation,
   type ReservationVerdict,
@@ -153,6 +154,24 @@ export class MemoryTenantLimiter implements TenantLimiter {
     }
   }
 
+  async keepOutput(
+    tenant: string,
+    bytes: number,
+    limit: number | undefined,
+  ): Promise<OutputVerdict> {
+    const day = this.#day(tenant)
+    if (limit !== undefined && day.outputBytes + bytes > limit) {
+      return { status: 'refused', used: day.outputBytes }
+    }
+    day.outputBytes += bytes
+    return { status: 'counted' }
+  }
+
+  async returnOutput(tenant: string, bytes: number): Promise<void> {
+    const day = this.#day(tenant)
+    day.outputBytes = Math.max(0, day.outputBytes - bytes)
+  }
+
   #window(tenant: string, limit: number): WindowVerdict {
     const now = this.#clock.now()
     const current = Math.floor(now / this.#windowMs)
@@ -187,6 +206,7 @@ export class MemoryTenantLimiter implements TenantLimiter {
         costMicroUsd: 0,
         reservedTokens: 0,
         reservedCostMicroUsd: 0,
+        outputBytes: 0,
       }
       this.#days.set(tenant, usage)
     }

@@ -3,6 +3,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { sentImage } from '../../src/contract/stored-image.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import type { ProviderProfile } from './provider-profile.ts'
@@ -25,7 +26,10 @@ export function toChatMessage(
       return message.images
         ? {
             role: 'user',
-            content: [...textPart(message.content), ...message.images.map(imagePart)],
+            content: [
+              ...textPart(message.content),
+              ...message.images.map((image) => imagePart(sentImage(image))),
+            ],
           }
         : { role: 'user', content: message.content }
     case 'tool':

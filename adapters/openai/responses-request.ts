@@ -5,6 +5,7 @@ import type {
 } from 'openai/resources/responses/responses'
 import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { sentImage } from '../../src/contract/stored-image.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
 import { cacheKeyField, type ProviderProfile } from './provider-profile.ts'
@@ -25,7 +26,7 @@ export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
                 ...(message.content === ''
                   ? []
                   : [{ type: 'input_text' as const, text: message.content }]),
-                ...message.images.map((image) => ({
+                ...message.images.map(sentImage).map((image) => ({
                   type: 'input_image' as const,
                   image_url: image.url,
                   detail: image.detail ?? ('auto' as const),

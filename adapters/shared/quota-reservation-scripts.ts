@@ -1,14 +1,15 @@
-import type { DayUsage, ReservationVerdict } from '../../src/ports/tenant-limiter.ts'
+import type { DayUsage, OutputVerdict, ReservationVerdict } from '../../src/ports/tenant-limiter.ts'
 import { replyArray, replyInteger } from './tenant-limiter-scripts.ts'
 
 /**
  * Lua scripts and reply readers of the daily quotas' reservations on Redis (both transports run
  * them: `RedisTenantLimiter`). Keys, under the coordinator's namespace (`limiterKey`):
  *
- * - `usage:<tenant>:<YYYY-MM-DD>`: today's counters (`tokens`, `cost_micro_usd`, `requests`)
+ * - `usage:<tenant>:<YYYY-MM-DD>`: today's counters (`tokens`, `cost_micro_usd`, `requests`,
  * - `holds:<tenant>`: a hash of the model calls in flight, call id → `<deadline>:<tokens>:<cost>`
  *   (deadline in epoch ms, cost in micro-USD); a hold past its deadline is dropped by the next
  *   script that reads the hash
+ *   and `output_bytes`, the tool output kept as output artifacts)
  * - `settled:<tenant>:<call id>`: set when a call is settled, kept two days, so a resent or
  *   repeated settle counts once
  *
@@ -82,13 +83,34 @@ return 1
 `
 
 /**
+ * KEYS: day. ARGV: bytes, limit (-1: none), dayTtlMs. → {1} counted | {0, used} refused (nothing
+ * counted).
+ */
+export const KEEP_OUTPUT = `
+local bytes, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local used = tonumber(redis.call('HGET', KEYS[1], 'output_bytes') or '0') or 0
+if limit >= 0 and used + bytes > limit then return {0, used} end
+redis.call('HINCRBY', KEYS[1], 'output_bytes', bytes)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return {1}
+`
+
+/** KEYS: day. ARGV: bytes. Never below 0. */
+export const RETURN_OUTPUT = `
+local used = tonumber(redis.call('HGET', KEYS[1], 'output_bytes') or '0') or 0
+local back = math.min(used, tonumber(ARGV[1]))
+if back > 0 then redis.call('HINCRBY', KEYS[1], 'output_bytes', -back) end
+return 1
+`
+
+/**
  * KEYS: day, holds. ARGV: now. → {requests, tokens, cost} as stored (nil when unset), then the
- * live holds' tokens and cost.
+ * live holds' tokens and cost, then the kept output bytes (nil when unset).
  */
 export const USAGE = `${HOLDS}
-local day = redis.call('HMGET', KEYS[1], 'requests', 'tokens', 'cost_micro_usd')
+local day = redis.call('HMGET', KEYS[1], 'requests', 'tokens', 'cost_micro_usd', 'output_bytes')
 local held_tokens, held_cost = holds_of(KEYS[2], tonumber(ARGV[1]), nil)
-return {day[1], day[2], day[3], held_tokens, held_cost}
+return {day[1], day[2], day[3], held_tokens, held_cost, day[4]}
 `
 
 export function readReservation(reply: unknown): ReservationVerdict {
@@ -106,7 +128,7 @@ export function readReservation(reply: unknown): ReservationVerdict {
 
 /** Today's counters and the live holds from `USAGE`; an unset counter is 0. */
 export function readUsage(day: string, reply: unknown): DayUsage {
-  const [requests, tokens, cost, heldTokens, heldCost] = replyArray(reply, 'usageToday')
+  const [requests, tokens, cost, heldTokens, heldCost, output] = replyArray(reply, 'usageToday')
   const counter = (value: unknown) =>
     value === undefined || value === null ? 0 : replyInteger(value, 'usageToday')
   return {
@@ -116,5 +138,13 @@ export function readUsage(day: string, reply: unknown): DayUsage {
     costMicroUsd: counter(cost),
     reservedTokens: counter(heldTokens),
     reservedCostMicroUsd: counter(heldCost),
+    outputBytes: counter(output),
   }
+}
+
+export function readOutputVerdict(reply: unknown): OutputVerdict {
+  const [status, used] = replyArray(reply, 'keepOutput')
+  return replyInteger(status, 'keepOutput') === 1
+    ? { status: 'counted' }
+    : { status: 'refused', used: replyInteger(used, 'keepOutput') }
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../../src/ports/clock.ts'
 import {
   DAY_COUNTER_TTL_MS,
   type DayUsage,
+  type OutputVerdict,
   REQUEST_WINDOW_MS,
   type Reservation,
   type ReservationVerdict,
@@ -190,6 +191,25 @@ export class RedisTenantLimiter<C extends RedisCommands = RedisCommands> impleme
       [String(now)],
     )
     return quota.readUsage(utcDay(now), reply)
+  }
+
+  async keepOutput(
+    tenant: string,
+    bytes: number,
+    limit: number | undefined,
+  ): Promise<OutputVerdict> {
+    const reply = await this.eval(
+      'keepOutput',
+      quota.KEEP_OUTPUT,
+      [this.dayKey(tenant, this.clock.now())],
+      [String(bytes), String(limit ?? -1), String(DAY_COUNTER_TTL_MS)],
+    )
+    return quota.readOutputVerdict(reply)
+  }
+
+  async returnOutput(tenant: string, bytes: number): Promise<void> {
+    const day = this.dayKey(tenant, this.clock.now())
+    await this.eval('returnOutput', quota.RETURN_OUTPUT, [day], [String(bytes)])
   }
 
   /** Today's counters of `tenant` (the UTC day of `nowMs`). */

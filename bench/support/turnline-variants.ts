@@ -13,7 +13,7 @@ import { countingObjectStore } from '../../adapters/memory/counting-object-store
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
 import { createApp } from '../../functions/app.ts'
-import { createDeps } from '../../functions/deps.ts'
+import { createDeps, type DepsOptions } from '../../functions/deps.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
 import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
@@ -58,6 +58,7 @@ async function benchDeps(
   scenario: Endpoints,
   store: ObjectStore,
   dataDir: string,
+  extra: { env?: Record<string, string>; options?: DepsOptions } = {},
 ): Promise<Awaited<ReturnType<typeof createDeps>>> {
   return createDeps(
     {
@@ -66,8 +67,9 @@ async function benchDeps(
       OPENAI_API_KEY: 'bench',
       TURNLINE_MODEL: MODEL,
       TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+      ...extra.env,
     },
-    { defaultStore: () => store, log: () => {} },
+    { defaultStore: () => store, log: () => {}, ...extra.options },
   )
 }
 
@@ -113,10 +115,16 @@ export async function inProcessVariant(
   scenario: Endpoints,
   base: ObjectStore,
   dataDir: string,
-  options: { coordinator?: Coordinator; trips?: () => number; close?: () => Promise<void> } = {},
+  options: {
+    coordinator?: Coordinator
+    trips?: () => number
+    close?: () => Promise<void>
+    /** More environment and entry options of the deployment (bench/support/traced-variant.ts). */
+    deployment?: { env?: Record<string, string>; options?: DepsOptions }
+  } = {},
 ): Promise<Variant> {
   const counted = countingObjectStore(base)
-  const deps = await benchDeps(scenario, counted.store, dataDir)
+  const deps = await benchDeps(scenario, counted.store, dataDir, options.deployment)
   const coord = countingCoordinator(options.coordinator ?? deps.service.coordinator)
   const service: ServiceDeps = { ...deps.service, coordinator: coord.coordinator }
   const api = new SessionService(service)

@@ -4,6 +4,7 @@ import { denoPeer } from '../http/client-address.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import { referenceScriptOption } from './reference-script-file.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
 declare const Deno: {
@@ -31,6 +32,9 @@ const entry = await startEntryApp(
     reachableFromAnywhere: true,
     peerAddress: denoPeer,
     contextStorage: () => new AsyncLocalStorage(),
+    // The API reference renderer from node_modules (read with --allow-read), as on Node: /docs
+    // renders offline. Without a copy there, the page loads it from the pinned CDN.
+    ...referenceScriptOption(),
   },
   { log: (line) => console.error(line) },
   (deps) => missingDenoPermissions(deps, (descriptor) => Deno.permissions.querySync(descriptor)),

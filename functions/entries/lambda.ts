@@ -10,6 +10,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
@@ -40,6 +41,8 @@ const entry = await startEntryApp(
     // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
     awsCredentials: awsCredentialChain,
     readTextFile: (path) => readFile(path, 'utf8'),
+    // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
+    ...referenceScriptOption(),
   },
   { log: (line) => console.log(line) },
 ).catch(onStartupError())

@@ -10,7 +10,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
 import { nodePeer } from '../http/client-address.ts'
-import { referenceScriptFile } from './reference-script-file.ts'
+import { referenceScriptOption } from './reference-script-file.ts'
 
 /**
  * The backends only a Node process has, for the Node entries (`npm start`, the CLI, check.mjs,
@@ -42,12 +42,7 @@ export const nodeBackends: Pick<
   contextStorage: () => new AsyncLocalStorage(),
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
-  ...referenceScriptField(),
-}
-
-function referenceScriptField(): Pick<DepsOptions, 'referenceScript'> {
-  const script = referenceScriptFile()
-  return script ? { referenceScript: script } : {}
+  ...referenceScriptOption(),
 }
 
 /** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */

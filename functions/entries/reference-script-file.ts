@@ -24,6 +24,20 @@ export function referenceScriptFile(): ReferenceScript | undefined {
   }
 }
 
+/**
+ * The entries' `referenceScript` option: the bundle where there is one, else nothing (the page
+ * then loads it from the pinned CDN) — also where the runtime may not read files (Deno without
+ * --allow-read).
+ */
+export function referenceScriptOption(): { referenceScript?: ReferenceScript } {
+  try {
+    const script = referenceScriptFile()
+    return script ? { referenceScript: script } : {}
+  } catch {
+    return {}
+  }
+}
+
 function located(): string | undefined {
   const beside = fileURLToPath(new URL('./reference/scalar.js', import.meta.url))
   if (existsSync(beside)) return beside

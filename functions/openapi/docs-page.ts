@@ -7,8 +7,8 @@ import { escapeHtml, PAGE_HEAD } from '../ui/viewer-page.ts'
  * Scalar's standalone bundle (`/docs/scalar.js`, the npm package's own file, which the entry
  * hands over as `ReferenceScript`) and the call that starts it (`/docs/init.js`). So the page
  * renders offline, under a CSP that allows scripts of this origin only (no inline script, no
- * third party). A runtime that has no copy of the bundle (Workers, Deno; see
- * docs/http-api.md) loads it from a CDN at the same pinned version instead.
+ * third party). A runtime that has no copy of the bundle (Workers; see docs/http-api.md)
+ * loads it from a CDN at the same pinned version instead.
  */
 
 /** Scalar's standalone bundle (`dist/browser/standalone.js` of @scalar/api-reference). */

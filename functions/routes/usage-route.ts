@@ -11,7 +11,7 @@ import { limitsOf, type Tenancy, windowHeaders } from '../tenancy/tenancy.ts'
 /**
  * `GET /usage`: the calling tenant's usage today (UTC) against its limits: requests (today, and
  * in the current one-minute window), running turns, model tokens and estimated cost (with what
- * model calls in flight hold of them). A limit
+ * model calls in flight hold of them), tool output kept as output artifacts. A limit
  * that does not apply is `null` (and so is its `remaining`). The call itself is not counted
  * and never refused for the request limit.
  */
@@ -24,7 +24,7 @@ export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
       tags: ['meta'],
       summary: "The calling tenant's usage and limits",
       description:
-        "The tenant's usage today (UTC): requests, running turns, model tokens and estimated cost, each against its limit (`null`: none). The call itself is not counted and never refused for the request limit. Served when the deployment has per-tenant limits (TURNLINE_LIMIT_* or the key registry).",
+        "The tenant's usage today (UTC): requests, running turns, model tokens, estimated cost and tool output kept as output artifacts, each against its limit (`null`: none). The call itself is not counted and never refused for the request limit. Served when the deployment has per-tenant limits (TURNLINE_LIMIT_* or the key registry).",
       responses: {
         200: jsonAnswer('The usage report.', UsageReportSchema, RATE_LIMIT_HEADERS),
         ...errorAnswers(400, 401, 500, 503),
@@ -77,6 +77,7 @@ export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
               : Math.max(0, costLimitMicro - today.costMicroUsd - today.reservedCostMicroUsd) /
                 1_000_000,
         },
+        output_bytes: remaining(limits.outputBytesPerDay, today.outputBytes),
       }
       return new Response(JSON.stringify(report), {
         headers: { 'content-type': JSON_TYPE, ...(window ? windowHeaders(window, now) : {}) },

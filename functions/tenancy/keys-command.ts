@@ -25,6 +25,7 @@ export const KEYS_USAGE = `usage: npm run keys -- <command>
   list                               keys (hashes), tenants, labels and limits
   limits <tenant> [--requests-per-minute N] [--concurrent-turns N]
                   [--tokens-per-day N] [--cost-usd-per-day USD]
+                  [--output-bytes-per-day N]
                                      set a tenant's limits; a value of "default" falls back to
                                      TURNLINE_LIMIT_*, "none" lifts the limit for this tenant
   hash                               read a key on stdin, print its sha256:<hex>
@@ -44,6 +45,7 @@ const LIMIT_OPTIONS = {
   'concurrent-turns': 'concurrent_turns',
   'tokens-per-day': 'tokens_per_day',
   'cost-usd-per-day': 'cost_usd_per_day',
+  'output-bytes-per-day': 'output_bytes_per_day',
 } as const
 
 class UsageError extends Error {}

@@ -101,6 +101,9 @@ function defaultsOf(config: EnvConfig): EffectiveLimits {
   if (config.TURNLINE_LIMIT_COST_USD_PER_DAY !== undefined) {
     limits.costUsdPerDay = config.TURNLINE_LIMIT_COST_USD_PER_DAY
   }
+  if (config.TURNLINE_LIMIT_OUTPUT_BYTES_PER_DAY !== undefined) {
+    limits.outputBytesPerDay = config.TURNLINE_LIMIT_OUTPUT_BYTES_PER_DAY
+  }
   return limits
 }
 
@@ -110,6 +113,7 @@ function describe(limits: EffectiveLimits): string {
     limits.concurrentTurns !== undefined && `${limits.concurrentTurns} concurrent turns`,
     limits.tokensPerDay !== undefined && `${limits.tokensPerDay} tokens/day`,
     limits.costUsdPerDay !== undefined && `$${limits.costUsdPerDay}/day`,
+    limits.outputBytesPerDay !== undefined && `${limits.outputBytesPerDay} output bytes/day`,
   ]
   return parts.filter(Boolean).join(', ')
 }

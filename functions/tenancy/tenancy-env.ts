@@ -21,6 +21,8 @@ export const TenancyEnvShape = {
   TURNLINE_LIMIT_CONCURRENT_TURNS: integer(1, 1_000_000).optional(),
   TURNLINE_LIMIT_TOKENS_PER_DAY: integer(1, Number.MAX_SAFE_INTEGER).optional(),
   TURNLINE_LIMIT_COST_USD_PER_DAY: usd.optional(),
+  /** Bytes of tool output a tenant may keep as output artifacts per UTC day. */
+  TURNLINE_LIMIT_OUTPUT_BYTES_PER_DAY: integer(1, Number.MAX_SAFE_INTEGER).optional(),
   /** Lease of a running turn's slot: renewed while it runs, lapses this long after a crash. */
   TURNLINE_TURN_SLOT_TTL_MS: integer(1000, 3_600_000).default(60_000),
   /** Output tokens a model call reserves against the daily quotas when it sets no maximum. */

@@ -38,10 +38,12 @@ export function limitsOf(tenancy: Tenancy, tenant: string): EffectiveLimits {
   const turns = pick('concurrent_turns', tenancy.defaults.concurrentTurns)
   const tokens = pick('tokens_per_day', tenancy.defaults.tokensPerDay)
   const cost = pick('cost_usd_per_day', tenancy.defaults.costUsdPerDay)
+  const output = pick('output_bytes_per_day', tenancy.defaults.outputBytesPerDay)
   if (rpm !== undefined) limits.requestsPerMinute = rpm
   if (turns !== undefined) limits.concurrentTurns = turns
   if (tokens !== undefined) limits.tokensPerDay = tokens
   if (cost !== undefined) limits.costUsdPerDay = cost
+  if (output !== undefined) limits.outputBytesPerDay = output
   return limits
 }
 

@@ -32,6 +32,23 @@ export function tenantAdmission(tenancy: Tenancy): Admission {
       return withTurnSlot(tenancy, tenant, limits.concurrentTurns, run)
     },
     reserve: (tenant, call) => reserve(tenancy, tenant, call),
+    async keepOutput(tenant, bytes) {
+      const limit = limitsOf(tenancy, tenant).outputBytesPerDay
+      const verdict = await tenancy.limiter.keepOutput(tenant, bytes, limit)
+      if (verdict.status === 'counted') return { kept: true }
+      const day = utcDay(tenancy.clock.now())
+      return {
+        kept: false,
+        reason:
+          `the ${limit} bytes of tool output tenant ${tenant} may keep per day ` +
+          `(output_bytes_per_day; ${verdict.used} kept on ${day}, resets at 00:00 UTC)`,
+      }
+    },
+    async returnOutput(tenant, bytes) {
+      await tenancy.limiter
+        .returnOutput(tenant, bytes)
+        .catch((error: unknown) => tenancy.log?.(fault('kept output return failed', tenant, error)))
+    },
   }
 }
 

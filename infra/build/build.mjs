@@ -4,7 +4,8 @@
 //   node infra/build/build.mjs            every target
 //   node infra/build/build.mjs node       dist/node/{server,runner,runner-child,check,retention,keys}.mjs
 //                                         and reference/scalar.js (the /docs renderer)
-//   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler
+//   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler,
+//                                         and reference/scalar.js
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx,
 //                                         and the runner-child.mjs its embedded engine starts
 //   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
@@ -104,6 +105,8 @@ const targets = {
       banner: { js: requireShim },
       outExtension: { '.js': '.mjs' },
     },
+    // The API reference renderer (/docs/scalar.js) beside index.mjs: /docs renders offline.
+    after: (outDir) => copyReferenceScript(outDir),
   },
 }
 

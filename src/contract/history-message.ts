@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { StoredUserImageSchema } from './stored-image.ts'
 import { UserImageSchema } from './turn-input.ts'
 
 /**
@@ -10,7 +11,8 @@ import { UserImageSchema } from './turn-input.ts'
  * produced before the answer (`reasoning`) and the answer's separate message items (`parts`):
  * each adapter sends them back the way its provider requires ({@link HistoryMessageV2Schema},
  * frozen). Version 3 (what is written) adds the provider's order of an answer's blocks when
- * reasoning came between its texts or tool calls (`order`).
+ * reasoning came between its texts or tool calls (`order`), and user images stored in the
+ * session's folder and named by reference instead of inline `data:` URLs (`images`).
  */
 export const ToolCallSchema = z.object({
   id: z.string().min(1),
@@ -141,7 +143,16 @@ export type AnswerBlockKind = z.infer<typeof AnswerBlockKindSchema>
 /** The transcript message of batch and checkpoint version 3 (what is written). */
 export const HistoryMessageSchema = z.discriminatedUnion('role', [
   SystemMessage,
-  UserMessage,
+  UserMessage.extend({
+    /**
+     * The images the input carried, in order: stored ones by reference (a `data:` image is
+     * stored in the session's folder when its batch is committed), `https:` ones by URL.
+     */
+    images: z
+      .array(z.union([UserImageSchema, StoredUserImageSchema]))
+      .min(1)
+      .optional(),
+  }),
   AssistantMessageV2.extend({
     /**
      * The order the provider gave the answer's blocks in, when it was not reasoning, then text,

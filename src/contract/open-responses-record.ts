@@ -33,6 +33,8 @@ const RecordSchema = z.object({
   previous_response_id: z.string().nullable().optional(),
   /** The structured-output format the response echoes (absent: plain text). */
   text_format: TextFormatJsonSchema.optional(),
+  /** `store: false`: the session is erased once the response ends (absent: kept). */
+  store: z.literal(false).optional(),
 })
 export type ResponseRecord = z.infer<typeof RecordSchema>
 

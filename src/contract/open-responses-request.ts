@@ -91,9 +91,11 @@ export const ResponsesRequestSchema = z.strictObject({
     .nullish()
     .describe('false: the model calls at most one function per answer.'),
   store: z
-    .literal(true, { error: 'store cannot be false: every response is kept as a session' })
+    .boolean()
     .nullish()
-    .describe('Only `true`: every response is stored with its session.'),
+    .describe(
+      '`true` (default): the response is kept as a session (read back, continued, deleted). `false`: its session is erased once the response ends, so nothing of it can be read back or continued.',
+    ),
   background: z
     .literal(false, { error: 'background is not supported: stream the response instead' })
     .nullish()

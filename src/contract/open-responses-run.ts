@@ -72,6 +72,7 @@ function configOf(
     max_tool_calls: request.max_tool_calls ?? null,
     previous_response_id: request.previous_response_id ?? null,
     ...(format?.type === 'json_schema' ? { text_format: format } : {}),
+    ...(request.store === false ? { store: false as const } : {}),
   })
   const tools = request.tools ?? []
   const choice = toolChoiceOf(request)

@@ -47,6 +47,14 @@ export const ReadOutputArgsSchema = z.strictObject({
   start_line: z.int().min(1).optional().describe('First line to read (1-based).'),
   line_count: z.int().min(1).max(2000).optional().describe('Lines to read.'),
   search: z.string().min(1).max(1000).optional().describe('Text to find: lists matching lines.'),
+  regex: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe(
+      'A regular expression to find (JavaScript syntax without back-references or lookarounds, matched in linear time): lists matching lines.',
+    ),
   ignore_case: z.boolean().optional(),
   max_matches: z.int().min(1).max(200).optional(),
 })

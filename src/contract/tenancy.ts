@@ -84,6 +84,8 @@ export const TenantLimitsSchema = z.strictObject({
   tokens_per_day: count.min(1).nullable().optional(),
   /** Estimated model cost in USD per UTC day. */
   cost_usd_per_day: z.number().positive().max(1e9).nullable().optional(),
+  /** Bytes of tool output kept as output artifacts per UTC day. */
+  output_bytes_per_day: count.min(1).nullable().optional(),
 })
 export type TenantLimits = z.infer<typeof TenantLimitsSchema>
 
@@ -93,6 +95,7 @@ export interface EffectiveLimits {
   concurrentTurns?: number
   tokensPerDay?: number
   costUsdPerDay?: number
+  outputBytesPerDay?: number
 }
 
 export const RegistryKeySchema = z.strictObject({
@@ -170,6 +173,9 @@ export const UsageReportSchema = z
     concurrent_turns: LimitUsageSchema.describe('Turns running now.'),
     tokens: QuotaUsageSchema.describe('Model tokens today (input + output).'),
     cost_usd: QuotaUsageSchema.describe('Estimated model cost today, in US dollars.'),
+    output_bytes: LimitUsageSchema.describe(
+      'Bytes of tool output kept today as output artifacts (answers over the inline limit, kept whole by reference).',
+    ),
   })
   .meta({
     id: 'UsageReport',

@@ -1,5 +1,12 @@
 import * as z from 'zod'
-import { type TurnInput, TurnInputSchema } from './turn-input.ts'
+import { ImageRefSchema } from './stored-image.ts'
+import {
+  ImageDetailSchema,
+  InputImagePartSchema,
+  InputTextPartSchema,
+  type TurnInput,
+  TurnInputSchema,
+} from './turn-input.ts'
 
 /**
  * What a turn was asked, on the record: Turnline's own field of the batch that starts the turn
@@ -10,9 +17,13 @@ import { type TurnInput, TurnInputSchema } from './turn-input.ts'
  *
  * Versioned on its own (`version`), so the batch format it rides in does not change: a reader
  * that predates it ignores the field; one that meets a newer version reads the turn as having
- * no recorded input.
+ * no recorded input. Version 1 ({@link TurnInputRecordSchema}, also what the API lists) keeps
+ * the input exactly as given; version 2 (what is written) names a `data:` image stored in the
+ * session's folder by reference (stored-image.ts) instead of inline, and the listing loads it
+ * back.
  */
 export const TURN_INPUT_RECORD_VERSION = 1
+export const STORED_TURN_INPUT_VERSION = 2
 
 export const IntentInputSchema = z.object({
   intent_id: z.string().min(1).describe('The follow-up id (`POST …/intents` answered it).'),
@@ -37,19 +48,46 @@ export const TurnInputRecordSchema = z
   .meta({ id: 'TurnInputRecord', description: 'What one turn was asked.' })
 export type TurnInputRecord = z.infer<typeof TurnInputRecordSchema>
 
+/** An image part of a version 2 record: a stored image, by reference. */
+export const StoredInputImagePartSchema = z.strictObject({
+  type: z.literal('input_image'),
+  image: ImageRefSchema,
+  detail: ImageDetailSchema.optional(),
+})
+
+/** The record as version 2 stores it. */
+export const TurnInputRecordV2Schema = z.object({
+  version: z.literal(STORED_TURN_INPUT_VERSION),
+  input: z
+    .union([
+      z.string().min(1),
+      z
+        .array(z.union([InputTextPartSchema, InputImagePartSchema, StoredInputImagePartSchema]))
+        .min(1),
+    ])
+    .optional(),
+  follow_ups: TurnInputRecordSchema.shape.follow_ups,
+})
+export type TurnInputRecordV2 = z.infer<typeof TurnInputRecordV2Schema>
+
 /** A record of a version this build cannot read: kept as an unknown JSON object. */
 export const StoredTurnInputSchema = z.union([
   TurnInputRecordSchema,
-  z.looseObject({ version: z.number().int().min(2) }),
+  TurnInputRecordV2Schema,
+  z.looseObject({ version: z.number().int().min(3) }),
 ])
 export type StoredTurnInput = z.infer<typeof StoredTurnInputSchema>
+
+/** A record this build reads: version 1 (input as given) or 2 (images by reference). */
+export type ReadableTurnInput = TurnInputRecord | TurnInputRecordV2
 
 /** The record, when this build reads its version. */
 export function readableTurnInput(
   stored: StoredTurnInput | undefined,
-): TurnInputRecord | undefined {
-  return stored !== undefined && stored.version === TURN_INPUT_RECORD_VERSION
-    ? (stored as TurnInputRecord)
+): ReadableTurnInput | undefined {
+  return stored !== undefined &&
+    (stored.version === TURN_INPUT_RECORD_VERSION || stored.version === STORED_TURN_INPUT_VERSION)
+    ? (stored as ReadableTurnInput)
     : undefined
 }
 
@@ -75,7 +113,7 @@ export const TITLE_MAX_CHARS = 120
  * follow-up's) with runs of white space collapsed, at most {@link TITLE_MAX_CHARS} characters
  * (an ellipsis marks a cut). Undefined when the turn held no text.
  */
-export function titleOf(record: TurnInputRecord): string | undefined {
+export function titleOf(record: ReadableTurnInput): string | undefined {
   const input = record.input
   const text =
     typeof input === 'string'

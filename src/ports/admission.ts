@@ -11,8 +11,13 @@ import type { UsageCharge } from './tenant-limiter.ts'
  * - `reserve`: before each model call — its estimate held against the daily quotas, atomically
  *   with the check; `settle` replaces the hold by the provider's usage once the call answered.
  *
- * A refusal is a TurnlineError: 429 `quota_exceeded` or `too_many_concurrent_turns`, with
- * Retry-After.
+ * - `keepOutput`: before a tool output's bytes are stored as an output artifact — counted in the
+ *   tenant's usage, atomically with the check against its daily limit (src/core/tools/
+ *   kept-output.ts asks in steps of a chunk and gives back what an output did not keep).
+ *
+ * A refusal of a step or a model call is a TurnlineError: 429 `quota_exceeded` or
+ * `too_many_concurrent_turns`, with Retry-After; a refused output is the tool's error (a result,
+ * not an exception: the turn goes on).
  */
 export interface Admission {
   /** Output tokens reserved for a call that sets no `max_output_tokens`. */
@@ -21,6 +26,17 @@ export interface Admission {
   step<T>(tenant: string, run: () => Promise<T>): Promise<T>
   /** Holds a model call's estimate before the call is made. */
   reserve(tenant: string, call: ModelCallEstimate): Promise<ModelCallHold>
+  /**
+   * Counts `bytes` more of tool output kept as output artifacts today; when that would pass the
+   * tenant's daily limit nothing is counted and the answer says why (words for the model and
+   * the user).
+   */
+  keepOutput(
+    tenant: string,
+    bytes: number,
+  ): Promise<{ kept: true } | { kept: false; reason: string }>
+  /** Takes back bytes `keepOutput` counted for output that was not kept after all. Never rejects. */
+  returnOutput(tenant: string, bytes: number): Promise<void>
 }
 
 export interface ModelCallEstimate {

@@ -13,6 +13,9 @@
  *   before the call is made, atomically with the check (`reserve`), and replaced by the
  *   provider's usage once it answers (`settle`) or dropped when it failed (`release`). A hold
  *   nobody settles (a crashed instance) lapses at its deadline; a settle counts once per call id.
+ * - kept output: the bytes of tool output kept as output artifacts today, counted before they
+ *   are stored, atomically with the check against the tenant's daily limit (`keepOutput`), and
+ *   given back for an output that was not kept after all (`returnOutput`).
  * - turn slots: a set of running turns per tenant, each with a deadline (a lease). A slot is
  *   renewed while its turn runs and released when it ends; a crashed instance's slots lapse at
  *   their deadline, so none leaks forever.
@@ -51,7 +54,14 @@ export interface DayUsage {
   /** Held by model calls in flight (reserved, not settled yet). */
   reservedTokens: number
   reservedCostMicroUsd: number
+  /** Bytes of tool output kept as output artifacts (counted before they are stored). */
+  outputBytes: number
 }
+
+export type OutputVerdict =
+  | { status: 'counted' }
+  /** Today's kept output plus `bytes` would pass the limit; nothing was counted. */
+  | { status: 'refused'; used: number }
 
 /** One model call's estimate, to hold against the tenant's daily quotas until it settles. */
 export interface Reservation {
@@ -110,6 +120,14 @@ export interface TenantLimiter {
   /** Drops call `id`'s hold without charging (the call failed before any usage). */
   release(tenant: string, id: string): Promise<void>
   usageToday(tenant: string): Promise<DayUsage>
+  /**
+   * Counts `bytes` more of kept tool output today — with `limit`, only when today's count plus
+   * `bytes` stays within it; the check and the count are one atomic step, so outputs kept at
+   * once on several instances cannot pass it together.
+   */
+  keepOutput(tenant: string, bytes: number, limit: number | undefined): Promise<OutputVerdict>
+  /** Takes back `bytes` counted by `keepOutput` for output that was not kept after all. */
+  returnOutput(tenant: string, bytes: number): Promise<void>
 }
 
 /** The request window of production: one minute. */

@@ -9,6 +9,7 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { utf8Length } from '../shared/utf8-length.ts'
 import { BUFFER_MAX_BYTES, BUFFER_MAX_EVENTS } from './event-buffer.ts'
 import { toBytes } from './json-bytes.ts'
+import { SessionImages } from './session-images.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { foldBatch } from './session-snapshot.ts'
@@ -58,6 +59,13 @@ export async function commitBatch(
     throw new TurnlineError('internal', 'a batch needs exactly one serialized line per event')
   }
   validateEvents(input.events, lines)
+  // `data:` images are stored once in the session's folder; the batch names them.
+  const images = new SessionImages(store, keys.root)
+  const history = input.history && {
+    ...input.history,
+    append: await images.stashMessages(input.history.append),
+  }
+  const turnInput = input.turnInput && (await images.stashInput(input.turnInput))
   const batch: Batch = {
     format: BATCH_FORMAT,
     version: BATCH_VERSION,
@@ -68,10 +76,10 @@ export async function commitBatch(
     commit_id: commitId(),
     ...(input.turnId ? { turn_id: input.turnId } : {}),
     ...(input.idempotencyKey ? { idempotency_key: input.idempotencyKey } : {}),
-    ...(input.history ? { history: input.history } : {}),
+    ...(history ? { history } : {}),
     ...(input.state ? { state: input.state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
-    ...(input.turnInput ? { turn_input: input.turnInput } : {}),
+    ...(turnInput ? { turn_input: turnInput } : {}),
   }
   const body = toBytes(serializeBatch(batch, lines))
   try {

@@ -14,12 +14,17 @@ async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-/** Writes create-only; an object already there (same key, so the same bytes) is fine. */
-async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<void> {
+/**
+ * Writes create-only; an object already there (same key, so the same bytes) is fine. True when
+ * this write made it.
+ */
+export async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
   try {
     await store.put(key, body, { ifNoneMatch: '*' })
+    return true
   } catch (error) {
     if (!isTurnlineError(error, 'conflict')) throw error
+    return false
   }
 }
 
@@ -57,6 +62,8 @@ export class OutputArtifactWriter {
   private newlines = 0
   private lastByte = -1
   private readonly chunks: OutputArtifact['chunks'] = []
+  /** Keys of the chunks this writer made (not found already there). */
+  private readonly made: string[] = []
 
   constructor(
     private readonly store: ObjectStore,
@@ -104,9 +111,20 @@ export class OutputArtifactWriter {
     if (this.filled === 0) return
     const body = this.buffer.slice(0, this.filled)
     const sha256 = await sha256Hex(body)
-    await putOnce(this.store, `${this.folder}chunks/${sha256}`, body)
+    const key = `${this.folder}chunks/${sha256}`
+    if (await putOnce(this.store, key, body)) this.made.push(key)
     this.chunks.push({ sha256, size: body.byteLength })
     this.filled = 0
+  }
+
+  /**
+   * Gives up an output that is not kept (over a cap): deletes the chunks this writer made, so
+   * nothing of it stays stored; chunks it found already there belong to other outputs. No
+   * descriptor was written, so no artifact ever named them.
+   */
+  async discard(): Promise<void> {
+    this.filled = 0
+    await Promise.all(this.made.splice(0).map((key) => this.store.delete(key)))
   }
 }
 

@@ -3,6 +3,7 @@ import { TurnlineError } from '../contract/errors.ts'
 import { readableTurnInput, type TurnInputRecord } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { readBatches } from './rehydrate.ts'
+import { SessionImages } from './session-images.ts'
 import type { SessionKeys } from './session-ref.ts'
 
 /** One turn as `GET /v1/sessions/{id}/turns` lists it. */
@@ -39,6 +40,7 @@ export async function readTurnInputs(
   options: { cursor?: string; limit: number },
 ): Promise<TurnPage> {
   const turns: TurnEntry[] = []
+  const images = new SessionImages(objects, keys.root)
   let next = options.cursor === undefined ? 0 : cursorBatch(options.cursor) + 1
   while (next <= lastBatch && turns.length < options.limit) {
     const numbers = Array.from(
@@ -47,19 +49,23 @@ export async function readTurnInputs(
     )
     for (const batch of await readBatches(objects, keys, numbers)) {
       next = batch.batch + 1
-      turns.push(...turnsOf(batch))
+      turns.push(...(await turnsOf(batch, images)))
       if (turns.length >= options.limit) break
     }
   }
   return { turns, ...(next <= lastBatch ? { cursor: String(next - 1) } : {}) }
 }
 
-/** The turns a batch started: its input goes with the last (the turn the batch names). */
-function turnsOf(batch: Batch): TurnEntry[] {
+/**
+ * The turns a batch started: its input goes with the last (the turn the batch names), its
+ * stored images loaded back as `data:` URLs.
+ */
+async function turnsOf(batch: Batch, images: SessionImages): Promise<TurnEntry[]> {
   const starts = batch.events.flatMap((line, i) =>
     line.event.type === 'turn.started' ? [batch.first_seq + i] : [],
   )
-  const record = readableTurnInput(batch.turn_input)
+  const readable = readableTurnInput(batch.turn_input)
+  const record = readable && (await images.loadInput(readable))
   return starts.map((seq, i) => {
     const own = i === starts.length - 1
     const input = own && record ? withoutVersion(record) : undefined

@@ -106,6 +106,7 @@ describe('RedisTcpTenantLimiter specifics', () => {
         costMicroUsd: 21,
         reservedTokens: 0,
         reservedCostMicroUsd: 0,
+        outputBytes: 0,
       }
       expect(await tcp.usageToday(tenant)).toEqual(expected)
       expect(await rest.usageToday(tenant)).toEqual(expected)

@@ -83,6 +83,7 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
           costMicroUsd: 0,
           reservedTokens: 0,
           reservedCostMicroUsd: 0,
+          outputBytes: 0,
         })
         expect((await h.limiter.usageToday(freshTenant())).requests).toBe(0)
       }))
@@ -221,6 +222,7 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
           costMicroUsd: 3500,
           reservedTokens: 0,
           reservedCostMicroUsd: 0,
+          outputBytes: 0,
         })
       }))
 
@@ -322,6 +324,34 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
         // 0, 30, 60 and 90 held are below 100: four calls hold, the other 46 are refused.
         expect(verdicts.filter((v) => v.status === 'held')).toHaveLength(4)
         expect((await h.limiter.usageToday(tenant)).reservedTokens).toBe(120)
+      }))
+
+    it('counts kept output bytes within the daily limit, and takes back what was returned', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        expect(await h.limiter.keepOutput(tenant, 600, undefined)).toEqual({ status: 'counted' })
+        expect(await h.limiter.keepOutput(tenant, 400, 1000)).toEqual({ status: 'counted' })
+        expect(await h.limiter.keepOutput(tenant, 1, 1000)).toEqual({
+          status: 'refused',
+          used: 1000,
+        })
+        expect((await h.limiter.usageToday(tenant)).outputBytes).toBe(1000)
+        await h.limiter.returnOutput(tenant, 300)
+        expect(await h.limiter.keepOutput(tenant, 300, 1000)).toEqual({ status: 'counted' })
+        // never below nothing
+        await h.limiter.returnOutput(tenant, 5000)
+        expect((await h.limiter.usageToday(tenant)).outputBytes).toBe(0)
+        expect((await h.limiter.usageToday(freshTenant())).outputBytes).toBe(0)
+      }))
+
+    it('counts at most what fits when 50 outputs are kept at once', () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const verdicts = await Promise.all(
+          Array.from({ length: 50 }, () => h.limiter.keepOutput(tenant, 30, 100)),
+        )
+        expect(verdicts.filter((v) => v.status === 'counted')).toHaveLength(3)
+        expect((await h.limiter.usageToday(tenant)).outputBytes).toBe(90)
       }))
   })
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -217,6 +217,15 @@ describe('Claude sessions on npm start', () => {
     ]
     expect(messagesOf(0)[0]?.content).toMatchObject([{ type: 'text' }, ...images])
     expect(messagesOf(1)[0]?.content).toMatchObject([{ type: 'text' }, ...images])
+    // Sent again from the store: the PNG is one object of the session's images/ folder, and no
+    // batch or checkpoint carries it inline.
+    const files = (await readdir(join(dir, 'data'), { recursive: true })).filter((f) =>
+      f.includes(id),
+    )
+    expect(files.filter((f) => /\/images\/[0-9a-f]{64}\.json$/.test(f))).toHaveLength(1)
+    for (const file of files.filter((f) => /\/(log|state)\/\d+\.json$/.test(f))) {
+      expect(await readFile(join(dir, 'data', file), 'utf8'), file).not.toContain(';base64,')
+    }
   })
 
   it('refuses sampling parameters on api "anthropic" when the session is created', async () => {

@@ -4,16 +4,20 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/chromium.ts'
+import type { RuntimeProcess } from '../support/runtime-process.ts'
+import { startDeno } from '../support/runtimes.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 
 /**
  * The API reference page (`GET /docs`) of `npm start`'s entry in headless Chromium with the
  * network blocked: the browser resolves no name but the server's address, and every request to
  * another origin is aborted. The page must render the document from its own origin's scripts,
- * under its CSP, without one violation. `/` sends the browser on to the viewer.
+ * under its CSP, without one violation. `/` sends the browser on to the viewer. The same page
+ * of the Deno entry (`deno serve`, the renderer read from node_modules) renders offline too.
  */
 let dir = ''
 let server: ServerProcess
+let deno: RuntimeProcess
 let browser: Browser
 
 beforeAll(async () => {
@@ -23,6 +27,12 @@ beforeAll(async () => {
     TURNLINE_LOG: 'off',
     TURNLINE_MODEL_PROVIDER: 'demo',
   })
+  deno = await startDeno({
+    TURNLINE_STORE: 'memory',
+    TURNLINE_SINGLE_TENANT: '1',
+    TURNLINE_MODEL_PROVIDER: 'demo',
+    TURNLINE_LOG: 'off',
+  })
   // No name resolves: a script or font from a CDN cannot load, whatever the page asks for.
   browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'])
 }, 90_000)
@@ -30,13 +40,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await server?.stop()
+  await deno?.stop()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
 describe('the API reference offline', { timeout: 120_000 }, () => {
   it('renders from its own origin under its CSP with the network blocked', async () => {
+    await rendersOffline(server.url)
+  })
+
+  it('renders offline on Deno too', async () => {
+    await rendersOffline(deno.url)
+  })
+
+  async function rendersOffline(url: string) {
     const page = await browser.newPage()
-    const origin = new URL(server.url).origin
+    const origin = new URL(url).origin
     const elsewhere: string[] = []
     await page.route('**/*', (route) => {
       const url = route.request().url()
@@ -58,7 +77,7 @@ describe('the API reference offline', { timeout: 120_000 }, () => {
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
 
-    const answer = await page.goto(`${server.url}/docs`)
+    const answer = await page.goto(`${url}/docs`)
     expect(answer?.status()).toBe(200)
     const csp = answer?.headers()['content-security-policy'] ?? ''
     expect(csp).toMatch(/script-src 'self'(;|$)/)
@@ -77,7 +96,7 @@ describe('the API reference offline', { timeout: 120_000 }, () => {
     expect(errors).toEqual([])
     expect(elsewhere).toEqual([])
     await page.close()
-  })
+  }
 
   it('sends a browser opening / to the viewer, and an API client the index', async () => {
     const page = await browser.newPage()

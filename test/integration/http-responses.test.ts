@@ -208,7 +208,7 @@ describe('POST /v1/responses', () => {
     expect(tools.status).toBe(400)
     expect(JSON.stringify(await tools.json())).toContain('only function tools are supported')
     for (const [body, says] of [
-      [{ input: 'x', store: false }, 'store cannot be false'],
+      [{ input: 'x', store: 'no' }, 'store'],
       [{ input: 'x', background: true }, 'background is not supported'],
       [{ input: 'x', reasoning: { effort: 'huge' } }, 'reasoning'],
       [{ input: 'x', model: 'm', temperature: 3 }, 'temperature'],

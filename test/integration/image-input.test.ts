@@ -78,6 +78,31 @@ describe('image input', () => {
     expect(messages).toContainEqual(imageMessage)
     expect(lastUser(messages)).toEqual({ role: 'user', content: 'Is that all?' })
     engine.mock.assertDone()
+
+    // The PNG is stored once, apart: sent again from there, listed again as it was given.
+    const { objects } = await engine.store.list('')
+    const keys = objects.map((object) => object.key).filter((key) => key.includes(id))
+    expect(keys.filter((key) => /\/images\/[0-9a-f]{64}\.json$/.test(key))).toHaveLength(1)
+    for (const key of keys.filter((k) => /\/(log|state)\//.test(k))) {
+      const body = new TextDecoder().decode((await engine.store.get(key))?.body)
+      expect(body, key).not.toContain(';base64,')
+    }
+    const listed = await fetch(`${server.url}/v1/sessions/${id}/turns`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    }).then((r) => r.json() as Promise<{ turns: { input?: { input?: unknown } }[] }>)
+    expect(listed.turns[0]?.input?.input).toEqual(WITH_IMAGES)
+
+    // A fork at that turn gets the image loaded, stores it in its own folder, and sends it on.
+    const fork = await post(`/v1/sessions/${id}/fork`, { at_turn: 1 })
+    expect(fork.status, JSON.stringify(fork.body)).toBe(201)
+    const forkId = fork.body.session_id as string
+    engine.mock.enqueue({ text: 'Forked.' })
+    expect((await post(`/v1/sessions/${forkId}/turns`, { input: 'Again?' })).body.status).toBe(
+      'completed',
+    )
+    expect(engine.mock.requests[2]?.body.messages as unknown[]).toContainEqual(imageMessage)
+    const forkKeys = (await engine.store.list('')).objects.map((o) => o.key)
+    expect(forkKeys.filter((k) => k.includes(forkId) && k.includes('/images/'))).toHaveLength(1)
   })
 
   it('sends them to the Responses API as input_image parts', async () => {

@@ -6,6 +6,7 @@ import { createOpenAIModelClient } from '../../adapters/openai/openai-model-clie
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { engineDeps } from './engine-deps.ts'
 import type { CaseClient, CaseTurn, ProviderCase } from './provider-case.ts'
@@ -80,6 +81,29 @@ export async function runProviderCase(
     }
   }
   replay.assertDone()
+  await expectImagesStoredApart(store, providerCase)
+}
+
+/**
+ * A `data:` image is kept once in the session's `images/` folder and named by reference: no
+ * batch or checkpoint carries it inline (the model got it again from there on later turns).
+ */
+async function expectImagesStoredApart(store: MemoryObjectStore, providerCase: ProviderCase) {
+  const { objects } = await listAll(store, '')
+  const inline: string[] = []
+  for (const { key } of objects) {
+    if (!/\/(log|state)\//.test(key)) continue
+    const text = new TextDecoder().decode((await store.get(key))?.body)
+    if (text.includes(';base64,')) inline.push(key)
+  }
+  expect(inline, `${providerCase.name}: images inline in the log`).toEqual([])
+  const sent = providerCase.turns.some(
+    (turn) =>
+      Array.isArray(turn.input) &&
+      turn.input.some((part) => part.type === 'input_image' && part.image_url.startsWith('data:')),
+  )
+  const stored = objects.filter(({ key }) => /\/images\/[0-9a-f]{64}\.json$/.test(key))
+  expect(stored.length > 0, `${providerCase.name}: images stored apart`).toBe(sent)
 }
 
 function checkTurn(

@@ -15,7 +15,13 @@ export interface ReceivedCall {
   signatureValid: boolean
 }
 
-export type ToolReply = (call: ReceivedCall) => { status?: number; body: string; delayMs?: number }
+export type ToolReply = (call: ReceivedCall) => {
+  status?: number
+  body: string
+  delayMs?: number
+  /** Send the body's Content-Length (else it goes chunked, its length unknown in advance). */
+  contentLength?: boolean
+}
 
 /**
  * What a customer's tool endpoint does with a call: verifies the HMAC signature as a real
@@ -47,7 +53,10 @@ export async function startToolReceiver(secret: string) {
     req.on('end', () => {
       const answer = recorder.receive(req.headers, Buffer.concat(chunks).toString('utf8'))
       setTimeout(() => {
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' })
+        res.writeHead(answer.status ?? 200, {
+          'content-type': 'application/json',
+          ...(answer.contentLength ? { 'content-length': Buffer.byteLength(answer.body) } : {}),
+        })
         res.end(answer.body)
       }, answer.delayMs ?? 0)
     })

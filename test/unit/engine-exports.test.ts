@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import type { AtifTrajectory } from '../../src/core/exports/atif-trajectory.ts'
+import { OutputArtifacts } from '../../src/store/output-artifacts.ts'
 import { echoTool } from '../support/engine-deps.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
@@ -124,6 +125,43 @@ describe('session exports', () => {
       { tool_call_id: 'c1', function_name: 'lookup', arguments: { q: 'w' } },
     ])
     expect(await text(`${sessionRoot(session_id)}derived/open-responses.jsonl`)).toBeUndefined()
+  })
+
+  it('a tool answer kept as an output artifact is referenced by every export, never inlined', async () => {
+    // 3 MB with a marker in its middle: only the artifact holds the middle
+    const half = 'x'.repeat(1_500_000)
+    engine.receiver.setReply(() => ({ body: `${half}MIDDLE-MARKER-31${half}` }))
+    engine.model.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"everything"}' }] },
+      { text: 'read it' },
+    )
+    const { session_id } = await engine.service.createSession('x1', {
+      tools: [echoTool(engine.receiver.url)],
+      harness: { event_log_path: 'exports/big.jsonl', atif_enabled: true },
+    })
+    await engine.service.stepTurn('x1', session_id, { input: 'look it all up' })
+    await engine.service.complete('x1', session_id)
+    const root = sessionRoot(session_id)
+    const exports = {
+      'event log': await text('x1/default/exports/big.jsonl'),
+      'ATIF trajectory': await text(`${root}derived/atif-trajectory.json`),
+      'Open Responses view': await text(`${root}derived/open-responses.jsonl`),
+      'events.jsonl': await text(`${root}events.jsonl`),
+    }
+    const id = /kept whole as artifact (out_[0-9a-f]{32})/.exec(exports['event log'] ?? '')?.[1]
+    expect(id).toBeDefined()
+    for (const [name, exported] of Object.entries(exports)) {
+      expect(exported, name).toContain(`${id}`)
+      expect(exported, name).not.toContain('MIDDLE-MARKER-31')
+      expect(exported?.length, name).toBeLessThan(100_000)
+    }
+    // and the artifact itself holds the whole answer
+    const outputs = new OutputArtifacts(engine.store, root)
+    const parts: string[] = []
+    for await (const part of (await outputs.open(id ?? '')).read(0, Number.MAX_SAFE_INTEGER)) {
+      parts.push(new TextDecoder().decode(part))
+    }
+    expect(parts.join('')).toContain(`${half}MIDDLE-MARKER-31${half}`)
   })
 
   it('refuses event log paths outside the workspace or into the session store (400)', async () => {

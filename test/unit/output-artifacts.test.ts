@@ -197,6 +197,28 @@ describe('read_tool_output', () => {
     expect(many.output.split('\n')[0]).toContain('3 matching lines (the first 3; more follow)')
   })
 
+  it('searches by a regular expression in linear time, whatever the pattern', async () => {
+    const text = `${'a'.repeat(200_000)}!\nerror 404 at /x\nERROR 500 at /y\n`
+    const { outputs, artifact } = await stored(text)
+    const id = artifact.id
+    const codes = await run(outputs, {
+      artifact_id: id,
+      regex: 'error (\\d{3})',
+      ignore_case: true,
+    })
+    expect(codes.output.split('\n')).toEqual([
+      `[${id}: 2 matching lines of 3]`,
+      `line 2 (byte 200002): error 404 at /x`,
+      `line 3 (byte 200018): ERROR 500 at /y`,
+    ])
+    // JavaScript's engine would backtrack for ages here; this one answers at once
+    const none = await run(outputs, { artifact_id: id, regex: '(a+)+b$' })
+    expect(none.output).toBe(`[${id}: 0 matching lines of 3]\n`)
+    const refused = await run(outputs, { artifact_id: id, regex: '(a)\\1' })
+    expect(refused).toMatchObject({ ok: false })
+    expect(refused.output).toContain('back-references are not supported')
+  })
+
   it('answers the model clearly for an unknown id or bad arguments', async () => {
     const outputs = new OutputArtifacts(new MemoryObjectStore(), 's/')
     const unknown = await run(outputs, { artifact_id: FIXTURE_ID })

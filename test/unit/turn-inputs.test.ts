@@ -130,10 +130,10 @@ describe('turn inputs on the record', () => {
         events: [{ schema_version: '0.11.0', event: { type: 'turn.started' } }],
         committed_at: '2026-01-01T00:00:00Z',
         turn_id: 'turn-1',
-        turn_input: { version: 2, prompt: { what: 'new' } },
+        turn_input: { version: 3, prompt: { what: 'new' } },
       }),
     )
-    expect(batch.turn_input).toEqual({ version: 2, prompt: { what: 'new' } })
+    expect(batch.turn_input).toEqual({ version: 3, prompt: { what: 'new' } })
     expect(titleOf({ version: 1, input: '😀'.repeat(121) })).toBe(`${'😀'.repeat(119)}…`)
     expect(titleOf({ version: 1, follow_ups: [{ intent_id: 'i', text: ' queued ' }] })).toBe(
       'queued',

@@ -55,6 +55,7 @@ function modelFor(run: CompactionRun, mode: CompactionMode) {
     deps: run.deps,
     tenant: run.ref.tenant,
     sessionId: run.ref.sessionId,
+    workspace: run.ref.workspace,
     price: sessionPrice(run.settings),
   }
   const number = (run.state.compaction?.compactions ?? 0) + 1

@@ -1,7 +1,7 @@
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import { joinBytes } from '../tools/join-bytes.ts'
-import type { OutputKeeping } from '../tools/output-capture.ts'
+import type { OutputKeeping } from '../tools/kept-output.ts'
 
 /**
  * Bytes of a hook answer kept as an artifact that are read back to find its decision. A hook's

@@ -2,7 +2,9 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { McpCatalogTool } from '../../contract/mcp-config.ts'
 import type { McpCallOutcome } from '../../ports/mcp-client.ts'
-import { captureOutput, type OutputKeeping } from '../tools/output-capture.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
+import type { OutputKeeping } from '../tools/kept-output.ts'
+import { captureOutput } from '../tools/output-capture.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import type { McpPool } from './mcp-pool.ts'
 import { boundedText, mcpResultText } from './mcp-result-text.ts'
@@ -22,7 +24,12 @@ async function resultOutput(
   const text = mcpResultText(outcome)
   if (!keeping)
     return { output: boundedText(text, maxResultBytes), failed: outcome.isError === true }
-  const captured = await captureOutput(new Response(text), maxResultBytes, keeping)
+  const captured = await captureOutput(
+    new Response(text),
+    maxResultBytes,
+    keeping,
+    utf8Length(text),
+  )
   return {
     output: captured.text,
     failed: outcome.isError === true || captured.kind === 'too_large',

@@ -3,6 +3,7 @@ import type { ModelCallHold } from '../../ports/admission.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/model-client.ts'
 import { toMicroUsd } from '../../shared/micro-usd.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
+import { SessionImages } from '../../store/session-images.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { estimateCostUsd, type ModelPrice } from './pricing.ts'
 import { withEstimatedUsage } from './usage-estimate.ts'
@@ -12,6 +13,8 @@ export interface ModelCallOwner {
   deps: ServiceDeps
   tenant: string
   sessionId: string
+  /** The session's workspace: where its stored images are loaded from. */
+  workspace: string
   /** Per token; undefined when unknown (no cost is reserved or charged, as for the budget). */
   price: ModelPrice | undefined
 }
@@ -36,8 +39,15 @@ const BYTES_PER_TOKEN = 3
 export function admittedModel(owner: ModelCallOwner, step: string): ModelClient {
   const client = owner.deps.models(owner.tenant)
   const id = `${owner.sessionId}/${step}`
+  const { sessions } = owner.deps
+  const { tenant, workspace, sessionId } = owner
+  // Stored images go out as the provider takes them: loaded back from the session's folder.
+  const images = new SessionImages(
+    sessions.objects,
+    sessions.keys({ tenant, workspace, sessionId }).root,
+  )
   const model: ModelClient = {
-    stream: (request) => admittedStream(owner, id, client, request),
+    stream: (request) => admittedStream(owner, id, client, request, images),
   }
   const compact = client.compact?.bind(client)
   if (compact) {
@@ -45,7 +55,8 @@ export function admittedModel(owner: ModelCallOwner, step: string): ModelClient 
       const hold = await reserve(owner, id, [request.instructions, request.messages], undefined)
       let usage: Usage | undefined
       try {
-        const result = await compact(request)
+        const messages = await images.loadMessages(request.messages)
+        const result = await compact({ ...request, messages })
         usage = result.usage
         return result
       } finally {
@@ -61,12 +72,14 @@ async function* admittedStream(
   id: string,
   client: ModelClient,
   request: ModelRequest,
+  images: SessionImages,
 ): AsyncIterable<ModelStreamEvent> {
   const { messages, tools, outputSchema } = request
   const hold = await reserve(owner, id, [messages, tools, outputSchema], request.maxOutputTokens)
   let usage: Usage | undefined
   try {
-    for await (const event of client.stream(request)) {
+    const sent = { ...request, messages: await images.loadMessages(messages) }
+    for await (const event of client.stream(sent)) {
       if (event.type !== 'completed') {
         yield event
         continue

@@ -53,6 +53,7 @@ export function responseSettingsOf(
         : { type: 'text' },
       tool_choice: config.tool_choice ?? 'auto',
       parallel_tool_calls: config.parallel_tool_calls ?? true,
+      store: record?.store ?? true,
     },
     ...(record ? { createdAt: record.created_at } : {}),
   }

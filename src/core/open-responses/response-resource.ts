@@ -22,6 +22,7 @@ export const DEFAULT_SETTINGS: ResponseSettings = {
   text_format: { type: 'text' },
   tool_choice: 'auto',
   parallel_tool_calls: true,
+  store: true,
 }
 
 /** VT Code usage → Open Responses usage (every field the specification requires). */
@@ -37,8 +38,8 @@ export function toOpenUsage(usage: Usage): OpenUsage {
 
 /**
  * A new response resource, `in_progress`, with every field the specification requires. What
- * Turnline does not vary is reported as it is: context compaction (`truncation: auto`), always
- * stored (each response is a session), never in the background.
+ * Turnline does not vary is reported as it is: context compaction (`truncation: auto`), never
+ * in the background.
  */
 export function newResponseResource(
   id: string,
@@ -71,7 +72,7 @@ export function newResponseResource(
     usage: null,
     max_output_tokens: settings.max_output_tokens,
     max_tool_calls: settings.max_tool_calls,
-    store: true,
+    store: settings.store,
     background: false,
     service_tier: 'default',
     metadata: { ...settings.metadata },

@@ -4,12 +4,15 @@ import type { HistoryMessage } from '../../contract/history-message.ts'
 import { assertAnsweredCalls } from '../../contract/open-responses-history.ts'
 import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../../contract/open-responses-run.ts'
+import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import { SessionImages } from '../../store/session-images.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { admitStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
+import { deleteSession } from '../session/delete-session.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { sessionIdOf } from './response-record.ts'
@@ -30,34 +33,19 @@ export function runResponse(
   options: TurnOptions = {},
 ): Promise<ResponseRunResult> {
   return admitStep(deps, tenant, undefined, async (admitted) => {
-    const earlier = request.previousResponseId
-      ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
-      : []
-    const history = [...earlier, ...request.run.history]
+    const history = await seededHistoryOf(deps, locator, tenant, request)
     const { input } = request.run
-    if (input === undefined && history.at(-1)?.role !== 'tool') {
+    const key = request.idempotencyKey
+    const config = parseConfig(request.run.config)
+    const kept = responseRecordOf(config)?.store !== false
+    if (!kept && key !== undefined) {
       throw new TurnlineError(
         'invalid_input',
-        'input must end with a user message, or with the function_call_output items of the calls the model made',
-        { details: { field: 'body.input' } },
+        'store: false keeps nothing to answer a retry with: send an Idempotency-Key only with store: true (the default)',
+        { details: { field: 'header.idempotency-key' } },
       )
     }
-    assertAnsweredCalls(history)
-    const key = request.idempotencyKey
-    const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
-    let ref: SessionRef
-    try {
-      ref = await startSession(deps, locator, tenant, parseConfig(request.run.config), {
-        source: 'startup',
-        history,
-        endAfterTurn: true,
-        ...(sessionId ? { sessionId } : {}),
-      })
-    } catch (error) {
-      // A retry: the session of this key exists, and its turn answers as it did.
-      if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
-      ref = await locator.locate(tenant, sessionId)
-    }
+    const ref = await responseSession(deps, locator, tenant, { config, history, key })
     const started: ThreadEvent = { type: 'thread.started', thread_id: ref.sessionId }
     options.onEvent?.(started, 0)
     const turn = await stepTurn(
@@ -67,12 +55,70 @@ export function runResponse(
       { ...options, ...(key === undefined ? {} : { idempotencyKey: key }) },
       admitted,
     )
-    const result = { session_id: ref.sessionId, events: [started, ...turn.events] }
-    if (turn.status !== 'waiting') return { ...result, status: turn.status }
-    // The turn stays open on the client's calls: its usage so far is in the open turn.
-    const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
-    return { ...result, status: turn.status, ...(open ? { usage: open.usage } : {}) }
+    const result: ResponseRunResult = {
+      session_id: ref.sessionId,
+      events: [started, ...turn.events],
+      status: turn.status,
+    }
+    if (turn.status === 'waiting') {
+      // The turn stays open on the client's calls: its usage so far is in the open turn.
+      const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
+      if (open) result.usage = open.usage
+    }
+    // store: false: nothing of the response is kept once it ends (its events are in hand).
+    if (!kept) {
+      await deleteSession(deps, locator, tenant, ref.sessionId)
+    }
+    return result
   })
+}
+
+/**
+ * The conversation the session starts with: the previous response's transcript, then the
+ * input's items; it must leave a turn something to answer (a user message, or call outputs).
+ */
+async function seededHistoryOf(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest,
+): Promise<HistoryMessage[]> {
+  const earlier = request.previousResponseId
+    ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
+    : []
+  const history = [...earlier, ...request.run.history]
+  if (request.run.input === undefined && history.at(-1)?.role !== 'tool') {
+    throw new TurnlineError(
+      'invalid_input',
+      'input must end with a user message, or with the function_call_output items of the calls the model made',
+      { details: { field: 'body.input' } },
+    )
+  }
+  assertAnsweredCalls(history)
+  return history
+}
+
+/** A new session for the response; with an Idempotency-Key, the one its first try created. */
+async function responseSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  seed: { config: SessionConfig; history: HistoryMessage[]; key: string | undefined },
+): Promise<SessionRef> {
+  const { key } = seed
+  const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
+  try {
+    return await startSession(deps, locator, tenant, seed.config, {
+      source: 'startup',
+      history: seed.history,
+      endAfterTurn: true,
+      ...(sessionId ? { sessionId } : {}),
+    })
+  } catch (error) {
+    // A retry: the session of this key exists, and its turn answers as it did.
+    if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
+    return locator.locate(tenant, sessionId)
+  }
 }
 
 /** The whole transcript of a response of this tenant (404 for any other session). */
@@ -88,14 +134,18 @@ async function previousTranscript(
   })
   if (sessionId === undefined) throw missing
   let snapshot: Awaited<ReturnType<ServiceDeps['sessions']['open']>>
+  let ref: SessionRef
   try {
-    snapshot = await deps.sessions.open(await locator.locate(tenant, sessionId))
+    ref = await locator.locate(tenant, sessionId)
+    snapshot = await deps.sessions.open(ref)
   } catch (error) {
     if (isTurnlineError(error, 'not_found')) throw missing
     throw error
   }
   if (!responseRecordOf(parseEngineState(snapshot.state).config)) throw missing
-  return snapshot.history
+  // Its stored images go in loaded: the new response's session stores them in its own folder.
+  const images = new SessionImages(deps.sessions.objects, deps.sessions.keys(ref).root)
+  return images.loadMessages(snapshot.history)
 }
 
 async function sha256(text: string): Promise<string> {

@@ -107,6 +107,7 @@ export interface ResponseSettings {
   text_format: TextFormatEcho
   tool_choice: ToolChoice
   parallel_tool_calls: boolean
+  store: boolean
 }
 
 /** The answer's format as the response lists it: plain text, or JSON following a schema. */

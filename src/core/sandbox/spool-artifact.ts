@@ -1,7 +1,7 @@
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import { OUTPUT_CHUNK_BYTES } from '../../contract/output-artifact.ts'
 import type { SandboxRunner, SandboxScope } from '../../ports/sandbox-runner.ts'
-import { type OutputKeeping, outputCap } from '../tools/output-capture.ts'
+import { KeptOutput, type OutputKeeping } from '../tools/kept-output.ts'
 import type { ExecResponse } from './exec-response.ts'
 import type { ExecToolResult } from './exec-tools.ts'
 
@@ -31,26 +31,24 @@ export async function keepSpool(
   totalBytes: number,
   keeping: OutputKeeping,
 ): Promise<KeptSpool> {
-  const cap = await outputCap(keeping)
-  if (totalBytes > cap.bytes) {
-    return { kind: 'not_kept', reason: `the output exceeded ${cap.reason}` }
-  }
-  const writer = keeping.artifacts.writer()
+  const kept = await KeptOutput.start(keeping)
+  const early = await kept.expect(totalBytes)
+  if (early !== undefined) return { kind: 'not_kept', reason: `the output exceeded ${early}` }
   for (;;) {
     const read = await runner.readSpool(scope, {
       execSessionId,
-      offset: writer.written,
+      offset: kept.written,
       length: OUTPUT_CHUNK_BYTES,
     })
-    if (!read.ok)
+    if (!read.ok) {
+      await kept.abandon()
       return { kind: 'not_kept', reason: `its spool could not be read: ${read.refusal.message}` }
-    if (writer.written + read.value.bytes.byteLength > cap.bytes) {
-      return { kind: 'not_kept', reason: `the output exceeded ${cap.reason}` }
     }
-    await writer.write(read.value.bytes)
+    const refused = await kept.write(read.value.bytes)
+    if (refused !== undefined) return { kind: 'not_kept', reason: `the output exceeded ${refused}` }
     if (read.value.eof || read.value.bytes.byteLength === 0) break
   }
-  return { kind: 'artifact', artifact: await writer.finish() }
+  return { kind: 'artifact', artifact: await kept.finish() }
 }
 
 /**

@@ -4,6 +4,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ForkRequest } from '../../contract/route-bodies.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
+import { SessionImages } from '../../store/session-images.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
@@ -79,9 +80,11 @@ async function fork(
   const config = options.limits
     ? { ...state.config, limits: { ...state.config.limits, ...options.limits } }
     : state.config
+  // The source's stored images go in loaded: the fork stores them in its own folder.
+  const images = new SessionImages(deps.sessions.objects, deps.sessions.keys(source).root)
   const ref = await startSession(deps, locator, source.tenant, config, {
     source: 'fork',
-    history: seed,
+    history: await images.loadMessages(seed),
     ...(placement ? { placement } : {}),
     agent: { handoff, origin: { kind: 'fork', session_id: source.sessionId } },
   })
@@ -149,6 +152,7 @@ async function summarize(
     deps,
     tenant: source.tenant,
     sessionId: source.sessionId,
+    workspace: source.workspace,
     price: sessionPrice(settings),
   }
   for await (const event of admittedModel(owner, `fork-${deps.ids.token()}`).stream(request)) {

@@ -4,7 +4,8 @@ import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../contract/transport-failure.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
-import { captureOutput, type OutputKeeping } from './output-capture.ts'
+import type { OutputKeeping } from './kept-output.ts'
+import { captureOutput } from './output-capture.ts'
 
 export interface HttpToolResult {
   ok: boolean

@@ -1,17 +1,8 @@
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
-import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import { joinBytes } from './join-bytes.ts'
+import { KeptOutput, type OutputKeeping } from './kept-output.ts'
 import { outputPreview, previewSizes, textOfSlice } from './output-preview.ts'
 import { readLimited } from './read-limited.ts'
-
-/** Where outputs over the inline limit go, and how large one may be. */
-export interface OutputKeeping {
-  artifacts: OutputArtifacts
-  /** Bytes one output may have in all; a larger one is refused (nothing of it is kept). */
-  maxBytes: number
-  /** Bytes the session's artifacts may hold in all; an answer that would pass it is refused. */
-  maxSessionBytes?: number
-}
 
 export type CapturedOutput =
   | { kind: 'inline'; text: string }
@@ -25,35 +16,19 @@ function keepTail(tail: Uint8Array, more: Uint8Array, size: number): Uint8Array 
   return joinBytes([tail.subarray(tail.byteLength - keep), more])
 }
 
-/** Bytes one output may have now (the cap on one output, or what the session has left), and why. */
-export async function outputCap(
-  keeping: OutputKeeping,
-): Promise<{ bytes: number; reason: string }> {
-  const own = {
-    bytes: keeping.maxBytes,
-    reason: `${keeping.maxBytes} bytes, the most one tool output may have (TURNLINE_TOOL_MAX_OUTPUT_BYTES)`,
-  }
-  if (keeping.maxSessionBytes === undefined) return own
-  const left = keeping.maxSessionBytes - (await keeping.artifacts.storedBytes())
-  if (left >= own.bytes) return own
-  return {
-    bytes: Math.max(0, left),
-    reason:
-      `the ${keeping.maxSessionBytes} bytes of tool outputs one session may keep ` +
-      '(TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES)',
-  }
-}
-
 /**
  * Reads a tool's answer: up to `limit` bytes it is the text itself; beyond, with `keeping`, the
  * whole answer streams into an output artifact (at most one chunk and the preview's head and
- * tail held in memory) and the text is a preview naming it. Without `keeping` the answer is cut
+ * tail held in memory) and the text is a preview naming it; its size, when known (`knownSize`, or
+ * the answer's Content-Length), is counted against the caps before any of it is stored. Without
+ * `keeping` the answer is cut
  * at `limit` with a notice, as before artifacts existed.
  */
 export async function captureOutput(
   response: Response,
   limit: number,
   keeping?: OutputKeeping,
+  knownSize?: number,
 ): Promise<CapturedOutput> {
   if (!keeping || !response.body) {
     const { text, cut } = await readLimited(response, limit)
@@ -74,27 +49,34 @@ export async function captureOutput(
   const sizes = previewSizes(limit)
   const head = first.slice(0, sizes.head)
   let tail = keepTail(new Uint8Array(0), first, sizes.tail)
-  const cap = await outputCap(keeping)
-  const tooLarge = async (): Promise<CapturedOutput> => {
-    await reader.cancel()
-    const text = `${textOfSlice(head, { after: true })}\n[the answer exceeded ${cap.reason}; it was not kept]`
+  const kept = await KeptOutput.start(keeping)
+  const tooLarge = async (reason: string): Promise<CapturedOutput> => {
+    await reader.cancel().catch(() => undefined)
+    const text = `${textOfSlice(head, { after: true })}\n[the answer exceeded ${reason}; it was not kept]`
     return { kind: 'too_large', text }
   }
-  if (size > cap.bytes) return tooLarge()
-  const writer = keeping.artifacts.writer()
+  const early = await kept.expect(Math.max(size, knownSize ?? declaredLength(response)))
+  if (early !== undefined) return tooLarge(early)
   try {
-    await writer.write(first)
+    const refused = await kept.write(first)
+    if (refused !== undefined) return await tooLarge(refused)
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      if (writer.written + value.byteLength > cap.bytes) return await tooLarge()
-      await writer.write(value)
+      const refused = await kept.write(value)
+      if (refused !== undefined) return await tooLarge(refused)
       tail = keepTail(tail, value, sizes.tail)
     }
   } catch (error) {
     await reader.cancel().catch(() => undefined)
     throw error
   }
-  const artifact = await writer.finish()
+  const artifact = await kept.finish()
   return { kind: 'artifact', text: outputPreview(artifact, head, tail), artifact }
+}
+
+/** The answer's Content-Length (0 when it has none or it is not a number). */
+function declaredLength(response: Response): number {
+  const length = Number(response.headers.get('content-length') ?? '')
+  return Number.isSafeInteger(length) && length > 0 ? length : 0
 }

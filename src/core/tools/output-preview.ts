@@ -42,6 +42,18 @@ export function outputPreview(
     `${artifact.id}; ${n(hidden)} bytes between byte ${n(head.byteLength)} and the last ` +
     `${n(tail.byteLength)} bytes are not shown. Read any part with read_tool_output ` +
     `{"artifact_id":"${artifact.id}"} and offset/length (bytes), start_line/line_count, ` +
-    'or search.]'
+    'search or regex.]'
   return `${textOfSlice(head, { after: true })}\n${notice}\n${textOfSlice(tail, { before: true })}`
+}
+
+const NOTICE =
+  /\n(\[output of [\d,]+ bytes \([\d,]+ lines?\) kept whole as artifact out_[0-9a-f]{32};[^\n]*\])\n/
+
+/**
+ * The notice of a preview made by `outputPreview` in `text` (undefined when there is none), so
+ * that a view cut shorter than the preview — the tool_output item of the events — still names
+ * the artifact.
+ */
+export function artifactNoticeIn(text: string): string | undefined {
+  return NOTICE.exec(text)?.[1]
 }

@@ -4,6 +4,7 @@ import {
   type ReadOutputArgs,
   ReadOutputArgsSchema,
 } from '../../contract/output-artifact.ts'
+import { LinearRegexError, linearRegex } from '../../shared/linear-regex.ts'
 import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import { readArgs } from '../sandbox/exec-tool-schemas.ts'
 import { joinBytes } from './join-bytes.ts'
@@ -50,20 +51,44 @@ async function readLines(outputs: OutputArtifacts, artifact: OutputArtifact, arg
   return `${header}\n${shown.join('\n')}`
 }
 
-async function search(outputs: OutputArtifacts, artifact: OutputArtifact, args: ReadOutputArgs) {
+/** Where `line` matches what the call looks for (a string, or a regular expression). */
+type LineMatcher = (line: string) => { index: number; end: number } | undefined
+
+function matcherOf(args: ReadOutputArgs): LineMatcher | string {
+  if (args.regex !== undefined) {
+    try {
+      const pattern = linearRegex(args.regex, { ignoreCase: args.ignore_case === true })
+      return (line) => pattern.exec(line)
+    } catch (error) {
+      if (error instanceof LinearRegexError) return `regex: ${error.message}`
+      throw error
+    }
+  }
   const needle = args.ignore_case ? (args.search ?? '').toLowerCase() : (args.search ?? '')
+  return (line) => {
+    const index = (args.ignore_case ? line.toLowerCase() : line).indexOf(needle)
+    return index === -1 ? undefined : { index, end: index + needle.length }
+  }
+}
+
+async function search(
+  outputs: OutputArtifacts,
+  artifact: OutputArtifact,
+  args: ReadOutputArgs,
+  matches: LineMatcher,
+) {
   const most = args.max_matches ?? DEFAULT_MATCHES
   const found: string[] = []
   let more = false
   for await (const line of outputLines(outputs, artifact)) {
-    const at = (args.ignore_case ? line.text.toLowerCase() : line.text).indexOf(needle)
-    if (at === -1) continue
+    const match = matches(line.text)
+    if (match === undefined) continue
     if (found.length === most) {
       more = true
       break
     }
-    const from = Math.max(0, at - MATCH_CONTEXT)
-    const shown = line.text.slice(from, at + needle.length + MATCH_CONTEXT)
+    const from = Math.max(0, match.index - MATCH_CONTEXT)
+    const shown = line.text.slice(from, match.end + MATCH_CONTEXT)
     found.push(`line ${line.number} (byte ${line.offset}): ${from > 0 ? '…' : ''}${shown}`)
   }
   const header =
@@ -84,7 +109,8 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
       description:
         'Read a tool output that was too long to show whole: its preview (or a command answer, ' +
         'as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
-        'start_line/line_count for lines, or search for the lines containing a string. At most ' +
+        'start_line/line_count for lines, search for the lines containing a string, or regex for ' +
+        'the lines matching a regular expression (no back-references or lookarounds). At most ' +
         `${READ_OUTPUT_MAX_BYTES} bytes a call.`,
       parameters: {
         type: 'object',
@@ -95,6 +121,7 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
           start_line: { type: 'integer', minimum: 1 },
           line_count: { type: 'integer', minimum: 1, maximum: 2000 },
           search: { type: 'string', minLength: 1, maxLength: 1000 },
+          regex: { type: 'string', minLength: 1, maxLength: 1000 },
           ignore_case: { type: 'boolean' },
           max_matches: { type: 'integer', minimum: 1, maximum: 200 },
         },
@@ -110,7 +137,11 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
       const args = parsed.value
       const artifact = await outputs.describe(args.artifact_id)
       if (!artifact) return failed(`no output artifact ${args.artifact_id} in this session`)
-      if (args.search !== undefined) return succeeded(await search(outputs, artifact, args))
+      if (args.search !== undefined || args.regex !== undefined) {
+        const matches = matcherOf(args)
+        if (typeof matches === 'string') return failed(matches)
+        return succeeded(await search(outputs, artifact, args, matches))
+      }
       if (args.start_line !== undefined || args.line_count !== undefined) {
         return succeeded(await readLines(outputs, artifact, args))
       }

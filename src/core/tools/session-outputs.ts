@@ -1,7 +1,8 @@
+import type { Admission } from '../../ports/admission.ts'
 import { OutputArtifacts } from '../../store/output-artifacts.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
-import type { OutputKeeping } from './output-capture.ts'
+import type { OutputKeeping, OutputQuota } from './kept-output.ts'
 
 /** Default of the most one tool output may have in all (TURNLINE_TOOL_MAX_OUTPUT_BYTES). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -16,9 +17,22 @@ export function sessionOutputs(deps: ServiceDeps, ref: SessionRef): OutputArtifa
 
 /** How the session keeps tool answers over the inline limit. */
 export function outputKeeping(deps: ServiceDeps, ref: SessionRef): OutputKeeping {
+  const { admission } = deps
   return {
     artifacts: sessionOutputs(deps, ref),
     maxBytes: deps.tools.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     maxSessionBytes: deps.tools.maxSessionOutputBytes ?? DEFAULT_MAX_SESSION_OUTPUT_BYTES,
+    ...(admission ? { quota: tenantOutputQuota(admission, ref.tenant) } : {}),
+  }
+}
+
+/** The tenant's daily quota of kept output (Admission.keepOutput), as the tools meet it. */
+export function tenantOutputQuota(admission: Admission, tenant: string): OutputQuota {
+  return {
+    take: async (bytes) => {
+      const verdict = await admission.keepOutput(tenant, bytes)
+      return verdict.kept ? undefined : verdict.reason
+    },
+    give: (bytes) => admission.returnOutput(tenant, bytes),
   }
 }

@@ -3,7 +3,7 @@ import type { HttpTool } from '../../contract/session-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { callHttpTool } from './http-tool-call.ts'
-import type { OutputKeeping } from './output-capture.ts'
+import type { OutputKeeping } from './kept-output.ts'
 import { orderCatalog } from './tool-catalog.ts'
 import type { ToolHandler } from './tool-handler.ts'
 

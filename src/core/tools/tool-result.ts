@@ -2,6 +2,7 @@ import type { PendingCall } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
 import { parseLoose } from '../model/model-step.ts'
+import { artifactNoticeIn } from './output-preview.ts'
 import { toolOutputPayload } from './tool-output-text.ts'
 
 /** Bytes of a tool's answer shown in the tool_output item (the model gets the whole bounded answer). */
@@ -65,5 +66,8 @@ function preview(text: string): string {
   const bytes = new TextEncoder().encode(text)
   if (bytes.byteLength <= OUTPUT_PREVIEW_BYTES) return text
   const head = new TextDecoder().decode(bytes.slice(0, OUTPUT_PREVIEW_BYTES)).replace(/\uFFFD$/, '')
-  return `${head}\n[output truncated: ${bytes.byteLength} bytes in all]`
+  const marker = `${head}\n[output truncated: ${bytes.byteLength} bytes in all]`
+  // A preview of an output kept as an artifact keeps the notice that names it.
+  const notice = artifactNoticeIn(text)
+  return notice === undefined ? marker : `${marker}\n${notice}`
 }

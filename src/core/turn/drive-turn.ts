@@ -115,7 +115,7 @@ function endThreadAfterTurn(input: DriveTurnInput, status: TurnStatus): TurnStat
 function modelOwner(input: DriveTurnInput, settings: ResolvedModelSettings | undefined) {
   const { deps, ref } = input
   const price = settings && sessionPrice(settings)
-  return { deps, tenant: ref.tenant, sessionId: ref.sessionId, price }
+  return { deps, tenant: ref.tenant, sessionId: ref.sessionId, workspace: ref.workspace, price }
 }
 
 /**

@@ -9,10 +9,11 @@ import {
 import { parseSse } from '../support/sse-frames.ts'
 
 /**
- * `tool_choice` and `parallel_tool_calls` on `/v1/responses`, from the specification: every
- * choice it defines is accepted, reaches the model request (here the Chat Completions API of the
- * mock OpenAI server, which refuses what OpenAI refuses) and is echoed by the response; a
- * choice naming a function the request does not define is a 400 naming `tool_choice`.
+ * Request options of `/v1/responses`, from the specification. `tool_choice` and
+ * `parallel_tool_calls`: every choice it defines is accepted, reaches the model request (here the
+ * Chat Completions API of the mock OpenAI server, which refuses what OpenAI refuses) and is
+ * echoed; a choice naming a function the request does not define is a 400 naming `tool_choice`.
+ * `store: false`: the response is answered whole and nothing of it can be read back or continued.
  */
 let app: ResponsesApp
 
@@ -135,5 +136,44 @@ describe('parallel_tool_calls', () => {
     const response = await create({ input: 'Hi', tools: [WEATHER], parallel_tool_calls: true })
     expect(sent()).not.toHaveProperty('parallel_tool_calls')
     expect(response.parallel_tool_calls).toBe(true)
+  })
+})
+
+describe('store: false', () => {
+  it('answers the response (store: false echoed), then keeps nothing: GET and previous_response_id are 404', async () => {
+    app.engine.mock.enqueue({ text: 'Not kept.' })
+    const response = await create({ input: 'Forget me.', store: false })
+    expect(response.store).toBe(false)
+    expect(response.output.at(-1)).toMatchObject({ type: 'message' })
+    const url = `${app.server.url}/v1/responses/${response.id}`
+    expect((await fetch(url, { headers: app.auth })).status).toBe(404)
+    const next = await post({ previous_response_id: response.id, input: 'and?' })
+    expect(next.status).toBe(404)
+    expect(((await next.json()) as { error: Json }).error.param).toBe('previous_response_id')
+  })
+
+  it('streamed, and waiting on a function call: the stream is whole, nothing is kept', async () => {
+    app.engine.mock.enqueue({ toolCalls: [CALL] })
+    const res = await post({ input: 'Weather?', tools: [WEATHER], store: false, stream: true })
+    const frames = parseSse(await res.text()).frames
+    expect(frames.at(-1)).toEqual({ data: '[DONE]' })
+    const events = frames.slice(0, -1).map((f) => JSON.parse(f.data) as Json)
+    assertConformingStream(events, { extensions: false })
+    const last = events.at(-1) as { type: string; response: ResponseJson }
+    expect(last.type).toBe('response.completed')
+    expect(last.response).toMatchObject({ store: false, output: [{ type: 'function_call' }] })
+    const url = `${app.server.url}/v1/responses/${last.response.id}`
+    expect((await fetch(url, { headers: app.auth })).status).toBe(404)
+  })
+
+  it('with an Idempotency-Key is a 400: nothing would be kept to answer a retry with', async () => {
+    const res = await app.post(
+      { input: 'Once?', store: false },
+      { 'idempotency-key': `store-false-${Date.now()}` },
+    )
+    expect(res.status).toBe(400)
+    const { error } = (await res.json()) as { error: Json }
+    expect(error).toMatchObject({ type: 'invalid_request', param: 'header.idempotency-key' })
+    expect(app.engine.mock.requests).toHaveLength(0)
   })
 })
