@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { ResponseReadQuery } from '../../src/contract/open-responses-request.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { backgroundStatus } from '../http/background-response.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorJson, mapError } from '../http/http-errors.ts'
 import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
@@ -31,13 +32,17 @@ export async function readResponse(
   })
   let nextSeq = 0
   let ended = false
+  let subtype: string | undefined
   type Bridged = { sequence: number; frame: string }
   const readMore = async (): Promise<{ events: Bridged[]; complete: boolean }> => {
     const page = await ctx.api.readEvents(tenant, sessionId, nextSeq - 1, PAGE)
     nextSeq = page.nextSeq
     const events = page.events.flatMap((e) => {
       const event = e.line.event as ThreadEvent
-      if (event.type === 'thread.completed') ended = true
+      if (event.type === 'thread.completed') {
+        ended = true
+        subtype = event.subtype
+      }
       return view.events(event)
     })
     return { events, complete: page.complete }
@@ -56,7 +61,10 @@ export async function readResponse(
 
   const stream = query.stream === 'true' || query.stream === '1'
   if (!stream && !(query.stream === undefined && wantsEventStream(c.req.header('accept')))) {
-    return new Response(JSON.stringify(view.response), {
+    // A background response: queued, failed before it ran, or cancelled (its work says).
+    const end = { ended, ...(subtype ? { subtype } : {}) }
+    const resource = await backgroundStatus(ctx, tenant, sessionId, view, end)
+    return new Response(JSON.stringify(resource), {
       status: 200,
       headers: { 'content-type': JSON_TYPE },
     })

@@ -12,6 +12,7 @@ import {
 } from '../../src/contract/route-params.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { backgroundResponse, cancelResponse } from '../http/background-response.ts'
 import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
@@ -98,6 +99,10 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
         ...(key === undefined ? {} : { idempotencyKey: key }),
       }
       const tenant = c.get('tenant')
+      const toStream = request.stream === true || wantsEventStream(c.req.header('accept'))
+      if (request.background) {
+        return backgroundResponse(ctx, tenant, call, { stream: toStream, store: request.store })
+      }
       // Built from the config the session stores, so GET /v1/responses/:id answers the same.
       const view = ctx.api.openResponsesView(run.config, {
         extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
@@ -106,7 +111,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       const ending = ({ status, usage }: ResponseRunResult) =>
         status === 'waiting' ? view.awaitClient(usage) : ''
 
-      if (!(request.stream === true || wantsEventStream(c.req.header('accept')))) {
+      if (!toStream) {
         const result = await ctx.api.respond(tenant, call)
         for (const event of result.events) view.frames(event)
         ending(result)
@@ -163,6 +168,27 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
     pathParams(ResponseIdParamsSchema),
     queryParams(ResponseReadQuerySchema),
     (c) => readResponse(c, ctx),
+  )
+  routes.post(
+    '/responses/:id/cancel',
+    operation({
+      operationId: 'cancelResponse',
+      tags: ['exec'],
+      summary: 'Cancel a background response',
+      description:
+        'Ends a response created with `background: true` as cancelled (its turn, if running, stops at its next model event) and answers the resource with status `cancelled`. A response created without `background` is 400; one that ended already is 409.',
+      responses: {
+        200: {
+          description: 'The response, cancelled.',
+          content: { 'application/json': { schema: answerSchema(ResponseResourceSchema) } },
+        },
+        ...openResponsesErrorAnswers(400, 401, 404, 409, 500, 503),
+      },
+    }),
+    pathParams(ResponseIdParamsSchema),
+    noQuery,
+    async (c) =>
+      cancelResponse(ctx, c.get('tenant'), c.req.valid('param').id.slice('resp_'.length)),
   )
   routes.delete(
     '/responses/:id',

@@ -460,7 +460,11 @@ export const ResponseResourceSchema = z
       .int()
       .nullable()
       .describe('Unix seconds when it completed; null while it runs.'),
-    status: z.string().describe('`completed`, `failed`, `in_progress` or `incomplete`.'),
+    status: z
+      .string()
+      .describe(
+        '`queued` (background), `in_progress`, `completed`, `failed`, `incomplete` or `cancelled`.',
+      ),
     model: z.string().describe('The model label the request named.'),
     output: z.array(z.unknown()).describe('Open Responses output items.'),
     usage: z.unknown().describe('Open Responses usage; null when unknown.'),

@@ -31,6 +31,8 @@ const RecordSchema = z.object({
   max_tool_calls: z.number().int().positive().nullable(),
   /** The response this one continues (absent in records written before it was kept). */
   previous_response_id: z.string().nullable().optional(),
+  /** A background response (`background: true`): the work that runs its turn. */
+  background: z.object({ work_id: z.string() }).optional(),
   /** The structured-output format the response echoes (absent: plain text). */
   text_format: TextFormatJsonSchema.optional(),
   /** `store: false`: the session is erased once the response ends (absent: kept). */
@@ -40,6 +42,12 @@ export type ResponseRecord = z.infer<typeof RecordSchema>
 
 export function encodeResponseRecord(record: ResponseRecord): string {
   return JSON.stringify(record)
+}
+
+/** A record (as stored) marked as a background response's, run by the work `workId`. */
+export function withBackgroundWork(raw: string, workId: string): string {
+  const record = RecordSchema.parse(JSON.parse(raw))
+  return encodeResponseRecord({ ...record, background: { work_id: workId } })
 }
 
 /** The record of a session created by `POST /v1/responses`, or undefined for other sessions. */

@@ -97,9 +97,11 @@ export const ResponsesRequestSchema = z.strictObject({
       '`true` (default): the response is kept as a session (read back, continued, deleted). `false`: its session is erased once the response ends, so nothing of it can be read back or continued.',
     ),
   background: z
-    .literal(false, { error: 'background is not supported: stream the response instead' })
+    .boolean()
     .nullish()
-    .describe('Only `false`: stream instead.'),
+    .describe(
+      '`true`: answer at once with the response `queued` and run it in the background (where the server runs a worker: `npm start`, Docker); poll `GET /v1/responses/{id}`, or `POST …/cancel`. Not with `stream`.',
+    ),
   ...ECHOED_DEFAULTS,
 })
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>

@@ -22,7 +22,7 @@ export const WORK_RECORD_VERSION = 1
 export const WorkIdSchema = z.string().regex(/^[0-9a-f]{32}$/)
 
 /** What asked for the work: a turn request, an exec run, a webhook delivery, a loop step. */
-export const WorkSourceSchema = z.enum(['turns', 'exec', 'webhook', 'loops'])
+export const WorkSourceSchema = z.enum(['turns', 'exec', 'webhook', 'loops', 'responses'])
 export type WorkSource = z.infer<typeof WorkSourceSchema>
 
 export const WorkErrorSchema = z.object({

@@ -79,7 +79,12 @@ export interface OpenResponsesView {
  * A stored response's view: whether its turn waits on the client's function calls (the
  * response then ended with them) and that turn's usage so far.
  */
-export type StoredResponseView = OpenResponsesView & { waitingOnClient: boolean; waitUsage?: Usage }
+export type StoredResponseView = OpenResponsesView & {
+  waitingOnClient: boolean
+  waitUsage?: Usage
+  /** A background response: the work that runs its turn. */
+  workId?: string
+}
 
 /** How a response is shown: with Turnline's `vtcode:*` items and events, or without (default). */
 export interface ResponseViewOptions {

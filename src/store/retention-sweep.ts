@@ -2,6 +2,7 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from './list-all.ts'
 import { applyRetention, type RetentionPolicy } from './retention.ts'
 import { assertSegment, assertTenant } from './session-ref.ts'
+import { sweepWork } from './work-retention.ts'
 
 export interface SweepResult {
   /** Workspaces whose session folder was examined. */
@@ -10,6 +11,8 @@ export interface SweepResult {
   deleted: { tenant: string; workspace: string; sessions: string[] }[]
   /** Workspaces the sweep could not finish (it goes on with the others). */
   failed: { tenant: string; workspace: string; error: string }[]
+  /** Background work's leftovers deleted: failed records and loop steps' done markers. */
+  work?: { failed: number; done: number }
 }
 
 /**
@@ -48,6 +51,7 @@ export async function sweepRetention(
       }
     }
   }
+  result.work = await sweepWork(store, { now: options.now, prefix })
   return result
 }
 

@@ -99,10 +99,15 @@ export class WorkQueue {
    * step cannot be replayed by its key like a turn — run again, it would run the next step — so
    * a retry of its request, or a record written again after the run, finds this instead.
    */
-  async markDone(at: WorkLocation): Promise<void> {
+  async markDone(at: WorkLocation, now: number): Promise<void> {
     const key = this.key(at).replace(this.root, this.doneRoot)
+    // When it was written, so the retention sweep (work-retention.ts) can drop it in time.
+    const marker = { format: 'turnline.work-done', version: 1, at: new Date(now).toISOString() }
     try {
-      await this.store.put(key, new Uint8Array(), { ifNoneMatch: '*' })
+      await this.store.put(key, toBytes(JSON.stringify(marker)), {
+        ifNoneMatch: '*',
+        contentType: 'application/json',
+      })
     } catch (error) {
       if (!isTurnlineError(error, 'conflict')) throw error
     }

@@ -209,7 +209,10 @@ describe('POST /v1/responses', () => {
     expect(JSON.stringify(await tools.json())).toContain('only function tools are supported')
     for (const [body, says] of [
       [{ input: 'x', store: 'no' }, 'store'],
-      [{ input: 'x', background: true }, 'background is not supported'],
+      [
+        { input: 'x', background: true },
+        'background responses need a server that runs a background worker',
+      ],
       [{ input: 'x', reasoning: { effort: 'huge' } }, 'reasoning'],
       [{ input: 'x', model: 'm', temperature: 3 }, 'temperature'],
       [{ input: 'x', metadata: { 'turnline:open_responses': '{}' } }, 'reserved'],

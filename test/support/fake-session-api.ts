@@ -303,6 +303,7 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
   listWork = async () => ({ items: [] })
   runLoop = async (): Promise<LoopRunStarted> => this.unsupported('runLoop')
+  queueResponse = async (): Promise<QueuedWork> => this.unsupported('queueResponse')
   fireSchedules = async () => ({ started: [], skipped: 0 })
   workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { prefersAsync } from '../../functions/http/background-answer.ts'
 import { parseWorkRecord, serializeWorkRecord } from '../../src/contract/work-record.ts'
+import { sweepRetention } from '../../src/store/retention-sweep.ts'
 import { locationOf, WorkQueue } from '../../src/store/work-queue.ts'
+import { sweepWork } from '../../src/store/work-retention.ts'
 
 const fixture = () =>
   readFileSync(new URL('../fixtures/engine/work-record.json', import.meta.url), 'utf8')
@@ -92,5 +94,55 @@ describe('Prefer: respond-async (RFC 7240)', () => {
     expect(prefersAsync('respond-asynchronously')).toBe(false)
     expect(prefersAsync('wait=10')).toBe(false)
     expect(prefersAsync(undefined)).toBe(false)
+  })
+})
+
+describe('the retention of background work', () => {
+  it('deletes failed records a week after their failure and done markers two days after the step', async () => {
+    const store = new MemoryObjectStore()
+    const queue = new WorkQueue(store, 'pfx')
+    const DAY = 86_400_000
+    const start = Date.parse('2026-03-01T00:00:00Z')
+    const record = parseWorkRecord(fixture())
+    const failed = {
+      code: 'session_completed',
+      message: 'ended',
+      at: new Date(start).toISOString(),
+    }
+    await queue.retire({ ...record, failed })
+    const fresh = {
+      ...record,
+      work_id: 'd'.repeat(32),
+      failed: { ...failed, at: new Date(start + 6 * DAY).toISOString() },
+    }
+    await queue.retire(fresh)
+    const step = { tenant: 'acme', session_id: 'loop.nightly', work_id: 'e'.repeat(32) }
+    await queue.markDone(step, start)
+    // A marker from before markers carried their time (an empty object) goes at once.
+    await store.put(
+      `pfx/.turnline/work/done/acme/loop.nightly/${'f'.repeat(32)}.json`,
+      new Uint8Array(),
+    )
+    await store.put(
+      'pfx/.turnline/work/failed/acme/s1/unreadable.json',
+      new TextEncoder().encode('{'),
+    )
+
+    expect(await sweepWork(store, { now: start + DAY, prefix: 'pfx' })).toEqual({
+      failed: 0,
+      done: 1,
+    })
+    expect(await queue.isDone(step)).toBe(true)
+    expect(await sweepWork(store, { now: start + 7 * DAY, prefix: 'pfx' })).toEqual({
+      failed: 1,
+      done: 1,
+    })
+    expect(await queue.isDone(step)).toBe(false)
+    expect(await queue.readFailed(record)).toBeNull()
+    expect(await queue.readFailed(fresh)).toMatchObject({ failed: { code: 'session_completed' } })
+    const left = (await store.list('pfx/.turnline/work/')).objects.map((o) => o.key)
+    expect(left).toHaveLength(2) // the fresh failure, and the unreadable object for an operator
+    const swept = await sweepRetention(store, { now: start + 14 * DAY, prefix: 'pfx' })
+    expect(swept.work).toEqual({ failed: 1, done: 0 })
   })
 })

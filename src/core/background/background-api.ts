@@ -1,5 +1,6 @@
 import type { TurnRequest, TurnStatus } from '../../contract/api.ts'
 import type { LoopView } from '../../contract/loop-state.ts'
+import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import type { WorkError, WorkLocation } from '../../contract/work-record.ts'
@@ -110,6 +111,11 @@ export interface BackgroundApi {
   ): Promise<LoopRunStarted>
   /** Starts the runs of every loop schedule that is due (the worker's and cron's call). */
   fireSchedules(): Promise<{ started: WorkLocation[]; skipped: number }>
+  /**
+   * A background response (`POST /v1/responses` with `background: true`): its session created,
+   * its turn recorded for the worker.
+   */
+  queueResponse(tenant: string, request: ResponseRunRequest): Promise<QueuedWork>
   /** Runs one pending record through the turn engine (the worker's call). */
   runWork(at: WorkLocation): Promise<WorkRunOutcome>
   /** One page of every pending record of the deployment (the sweep's call). */

@@ -1,5 +1,6 @@
 import type { TurnRequest } from '../../contract/api.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import { loopWorkFolder, type WorkLocation } from '../../contract/work-record.ts'
@@ -13,6 +14,7 @@ import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
+import { queueResponse } from './queue-response.ts'
 import { queueWork, workIdOf } from './queue-work.ts'
 import { startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
@@ -125,6 +127,10 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   fireSchedules() {
     return fireDueSchedules(this.deps, this.work, this.deps.log ?? console.warn)
+  }
+
+  queueResponse(tenant: string, request: ResponseRunRequest) {
+    return queueResponse(this.deps, this.locator, this.work, tenant, request)
   }
 
   runWork(at: WorkLocation) {

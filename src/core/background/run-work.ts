@@ -59,7 +59,7 @@ export async function runWork(
         ? await runLoopRunStep(deps, locator, queue, record, started)
         : { status: await runRecorded(deps, locator, read.record, started) }
     await marked
-    if (record.kind === 'loop_step') await queue.markDone(at)
+    if (record.kind === 'loop_step') await queue.markDone(at, deps.clock.now())
     await queue.remove(at)
     return { outcome: 'done', ...ran }
   } catch (error) {

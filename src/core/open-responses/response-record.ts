@@ -54,6 +54,7 @@ export function responseSettingsOf(
       tool_choice: config.tool_choice ?? 'auto',
       parallel_tool_calls: config.parallel_tool_calls ?? true,
       store: record?.store ?? true,
+      ...(record?.background ? { background: true } : {}),
     },
     ...(record ? { createdAt: record.created_at } : {}),
   }

@@ -38,8 +38,8 @@ export function toOpenUsage(usage: Usage): OpenUsage {
 
 /**
  * A new response resource, `in_progress`, with every field the specification requires. What
- * Turnline does not vary is reported as it is: context compaction (`truncation: auto`), never
- * in the background.
+ * Turnline does not vary is reported as it is: context compaction (`truncation: auto`);
+ * `background` as the request asked.
  */
 export function newResponseResource(
   id: string,
@@ -73,7 +73,7 @@ export function newResponseResource(
     max_output_tokens: settings.max_output_tokens,
     max_tool_calls: settings.max_tool_calls,
     store: settings.store,
-    background: false,
+    background: settings.background ?? false,
     service_tier: 'default',
     metadata: { ...settings.metadata },
     safety_identifier: null,

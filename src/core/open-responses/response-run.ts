@@ -98,6 +98,24 @@ async function seededHistoryOf(
   return history
 }
 
+/**
+ * The session of a response, created (or found again: a retry with the same key) and seeded
+ * with the conversation so far, and the input its one turn runs: what a background response
+ * records for a worker to run (src/core/background/queue-response.ts).
+ */
+export async function openResponseSession(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest,
+): Promise<{ ref: SessionRef; input: ResponseRunRequest['run']['input'] }> {
+  const history = await seededHistoryOf(deps, locator, tenant, request)
+  const config = parseConfig(request.run.config)
+  const key = request.idempotencyKey
+  const ref = await responseSession(deps, locator, tenant, { config, history, key })
+  return { ref, input: request.run.input }
+}
+
 /** A new session for the response; with an Idempotency-Key, the one its first try created. */
 async function responseSession(
   deps: ServiceDeps,

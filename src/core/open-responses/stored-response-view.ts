@@ -9,8 +9,8 @@ import { openResponsesView } from './open-responses-view.ts'
 /**
  * The view of a stored response (`resp_<session id>`), to be fed the session's committed
  * events: the settings and creation second of its record, and whether its turn waits on the
- * client's function calls (then the response ended with them). 404 for a session that is not a
- * response.
+ * client's function calls (then the response ended with them), and for a background response
+ * the work that runs it. 404 for a session that is not a response.
  */
 export async function storedResponseView(
   deps: ServiceDeps,
@@ -19,7 +19,8 @@ export async function storedResponseView(
 ): Promise<StoredResponseView> {
   const snapshot = await deps.sessions.open(ref)
   const state = parseEngineState(snapshot.state)
-  if (!responseRecordOf(state.config)) {
+  const record = responseRecordOf(state.config)
+  if (!record) {
     throw new TurnlineError('not_found', `no response resp_${ref.sessionId}`)
   }
   const finishedAt = Date.parse(snapshot.updatedAt)
@@ -30,5 +31,6 @@ export async function storedResponseView(
   })
   const open = state.open_turn
   const waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
-  return Object.assign(view, { waitingOnClient, ...(open ? { waitUsage: open.usage } : {}) })
+  const work = record.background ? { workId: record.background.work_id } : {}
+  return Object.assign(view, { waitingOnClient, ...(open ? { waitUsage: open.usage } : {}) }, work)
 }

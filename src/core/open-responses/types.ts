@@ -84,7 +84,13 @@ export interface OpenUsage {
   output_tokens_details: { reasoning_tokens: number }
 }
 
-export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'incomplete'
+export type ResponseStatus =
+  | 'queued'
+  | 'in_progress'
+  | 'completed'
+  | 'failed'
+  | 'incomplete'
+  | 'cancelled'
 
 export interface ResponseError {
   code: 'model_error' | 'server_error'
@@ -108,6 +114,8 @@ export interface ResponseSettings {
   tool_choice: ToolChoice
   parallel_tool_calls: boolean
   store: boolean
+  /** Created with `background: true` (absent: false). */
+  background?: boolean
 }
 
 /** The answer's format as the response lists it: plain text, or JSON following a schema. */
