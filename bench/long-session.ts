@@ -38,6 +38,10 @@ try {
   await rm(dir, { recursive: true, force: true })
 }
 
+function mean(values: number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / (values.length || 1)
+}
+
 function stageOf(samples: TurnSample[], from: number, to: number) {
   return samples.filter((s) => s.turn >= from && s.turn <= to)
 }
@@ -48,9 +52,9 @@ function report(samples: TurnSample[]) {
   const ordinary = samples.filter((s) => s.turn % 100 !== 0)
   console.log(`${samples.length} turns, ${samples.filter((s) => s.compacted).length} compactions`)
   console.log(
-    '| turns | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | of them index/turns.json |',
+    '| turns | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | bytes stored (mean, checkpoints and compactions included) | of them index/turns.json |',
   )
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('|---|---|---|---|---|---|---|---|---|')
   for (const [from, to] of [
     [2, 11],
     [91, 100],
@@ -61,7 +65,7 @@ function report(samples: TurnSample[]) {
     if (rows.length === 0) continue
     const col = (key: keyof TurnSample) => rows.map((s) => Number(s[key]))
     console.log(
-      `| ${from}–${to} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${median(col('objectRequests'))} | ${median(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${median(col('turnIndexBytes'))} |`,
+      `| ${from}–${to} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${median(col('objectRequests'))} | ${median(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${Math.round(mean(col('bytesWritten')))} | ${median(col('turnIndexBytes'))} |`,
     )
   }
   const total = samples.reduce((sum, s) => sum + s.bytesWritten, 0)
