@@ -2,7 +2,13 @@ import type { EgressStatus } from '../adapters/runner/command-networks.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
-import type { EnvConfig } from './env-config.ts'
+import { runnerSandbox } from '../adapters/sandbox-http/runner-sandbox-status.ts'
+import {
+  SandboxedOnlyRunner,
+  unsandboxedRunnerText,
+} from '../adapters/sandbox-http/sandboxed-only-runner.ts'
+import type { SandboxRunner } from '../src/ports/sandbox-runner.ts'
+import { ConfigError, type EnvConfig } from './env-config.ts'
 import { sandboxNotes } from './sandbox-notices.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
@@ -66,7 +72,7 @@ export async function sandboxRunnerOf(
   fetchImpl: typeof fetch,
   notices: string[],
   warnings: string[],
-): Promise<{ client: HttpSandboxRunner; secret: string } | undefined> {
+): Promise<{ client: SandboxRunner; secret: string } | undefined> {
   if (config.TURNLINE_RUNNER_URL === undefined && options.defaultRunner) {
     const settings = sandboxSettingsFrom(config)
     // Several tenants: their commands run sandboxed or not at all.
@@ -100,5 +106,29 @@ export async function sandboxRunnerOf(
     )
     return undefined
   }
-  return { client: new HttpSandboxRunner({ url, secret, fetch: fetchImpl }), secret }
+  const client = new HttpSandboxRunner({ url, secret, fetch: fetchImpl })
+  const probe = () => runnerSandbox({ url, secret, fetch: fetchImpl, now: Date.now })
+  const found = await probe()
+  if (!isMultiTenantEnv(config)) {
+    if (found.known && found.sandbox.isolation === 'none') {
+      warnings.push(
+        `commands run UNSANDBOXED on the sandbox runner at ${url} (${found.sandbox.reason}): ` +
+          "with the runner host's files and network. Fine for one trusted user; never serve " +
+          'others like this (with several tenants the server refuses such a runner).',
+      )
+    }
+    return { client, secret }
+  }
+  // Several tenants: commands only on a runner that reports bubblewrap, now and before each one.
+  const refusal = unsandboxedRunnerText(url, found)
+  if (found.known && refusal !== undefined) throw new ConfigError([refusal])
+  if (!found.known || found.sandbox.isolation !== 'bwrap') {
+    warnings.push(
+      `could not learn how the sandbox runner at ${url} isolates commands (${found.known ? found.sandbox.isolation : found.why}); ` +
+        'every command first asks it, and none runs until it reports bubblewrap',
+    )
+  } else {
+    notices.push(`sandbox: the runner at ${url} reports bubblewrap ${found.sandbox.version}`)
+  }
+  return { client: new SandboxedOnlyRunner(client, () => url, probe), secret }
 }

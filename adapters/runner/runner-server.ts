@@ -1,7 +1,11 @@
 import { mkdir, realpath } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { WorkspaceEraseBodySchema } from '../../src/contract/runner-protocol.ts'
+import type * as z from 'zod'
+import {
+  SandboxStatusBodySchema,
+  WorkspaceEraseBodySchema,
+} from '../../src/contract/runner-protocol.ts'
 import {
   ID_HEADER,
   MemoryReplayGuard,
@@ -18,6 +22,7 @@ import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { openSandbox } from './sandbox-probe.ts'
+import { SignedAnswer, sandboxReport } from './sandbox-report.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
 import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
 import { WorkspaceEraser } from './workspace-eraser.ts'
@@ -61,8 +66,12 @@ export interface RunningRunner {
 }
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024
-/** Erases a session's workspace (workspace-eraser.ts); it has no workspace opened for it. */
-const ERASE_ROUTE = '/v1/workspace/erase'
+/** Routes with no workspace opened: erasing one (workspace-eraser.ts), the sandbox report. */
+const STATUS_ROUTE = '/v1/sandbox/status'
+const OWN_ROUTES = new Map<string, { schema: z.ZodType }>([
+  ['/v1/workspace/erase', { schema: WorkspaceEraseBodySchema }],
+  [STATUS_ROUTE, { schema: SandboxStatusBodySchema }],
+])
 
 class HttpFailure extends Error {
   constructor(
@@ -145,8 +154,8 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     if (pathname === '/healthz' && req.method === 'GET') {
       return { ok: true, sandbox: sandbox.status.isolation }
     }
-    const target =
-      pathname === ERASE_ROUTE ? { schema: WorkspaceEraseBodySchema } : routes.get(pathname)
+    const route = routes.get(pathname)
+    const target = OWN_ROUTES.get(pathname) ?? route
     if (!target) throw new HttpFailure(404, 'not_found', `no route ${pathname}`)
     if (req.method !== 'POST') throw new HttpFailure(405, 'method_not_allowed', 'use POST')
     const raw = await readBody(req)
@@ -179,15 +188,17 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         `invalid body: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'rejected'}`,
       )
     }
+    const { nonce } = parsed.data as { nonce: string }
+    if (pathname === STATUS_ROUTE) return sandboxReport(sandbox.status, options.secret, nonce)
     const body = parsed.data as { tenant: string; session_id: string }
     // Names first: a tenant's uid and cgroups are named after it.
     checkWorkspaceName(body.tenant)
     // Erasing reaches the workspace its own way (workspace-eraser.ts), never making it.
-    if (!('handle' in target)) return eraser.erase(body.tenant, body.session_id)
+    if (!route) return eraser.erase(body.tenant, body.session_id)
     const tenantSandbox = await limits.sandboxFor(body.tenant)
     const workspace = workspaces.open(body.tenant, body.session_id, tenantSandbox.fileOwner)
     try {
-      return await target.handle(
+      return await route.handle(
         { tenant: body.tenant, sessionId: body.session_id, workspace, sandbox: tenantSandbox },
         body,
         Date.now(),
@@ -251,8 +262,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value[0] : value
+  return [req.headers[name]].flat()[0]
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -280,10 +290,11 @@ function errorBody(code: string, message: string, details?: Record<string, unkno
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return
-  const text = JSON.stringify(body)
+  const text = body instanceof SignedAnswer ? body.text : JSON.stringify(body)
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
+    ...(body instanceof SignedAnswer ? body.headers : {}),
   })
   res.end(text)
 }

@@ -65,7 +65,7 @@ export function unavailable(
   })
 }
 
-function safeJson(text: string): unknown {
+export function safeJson(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {

@@ -161,6 +161,13 @@ export type GitLogBody = z.infer<typeof GitLogBodySchema>
 export const WorkspaceEraseBodySchema = z.strictObject({ ...Scoped })
 export type WorkspaceEraseBody = z.infer<typeof WorkspaceEraseBodySchema>
 
+/**
+ * `POST /v1/sandbox/status`: how the runner isolates commands now, in an answer signed with the
+ * runner secret that echoes this nonce (docs/runner-protocol.md, "Sandbox status").
+ */
+export const SandboxStatusBodySchema = z.strictObject({ nonce: Scoped.nonce })
+export type SandboxStatusBody = z.infer<typeof SandboxStatusBodySchema>
+
 // --- responses -------------------------------------------------------------------------------------
 
 export const ExecCaptureSchema = z.object({
@@ -258,6 +265,20 @@ export const WorkspaceEraseResultSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('kept'), reason: z.string() }),
 ])
 export type WorkspaceEraseResult = z.infer<typeof WorkspaceEraseResultSchema>
+
+/**
+ * The signed answer to `POST /v1/sandbox/status`. `type` keeps it from passing for a request (or
+ * a request for it); `nonce` is the request's, so an old answer cannot be played back.
+ */
+export const SandboxStatusAnswerSchema = z.object({
+  type: z.literal('sandbox.status'),
+  nonce: Scoped.nonce,
+  sandbox: z.discriminatedUnion('isolation', [
+    z.object({ isolation: z.literal('bwrap'), version: z.string() }),
+    z.object({ isolation: z.literal('none'), reason: z.string() }),
+  ]),
+})
+export type SandboxStatusAnswer = z.infer<typeof SandboxStatusAnswerSchema>
 
 /** Refusals a runner answers with a 4xx; the client turns them into typed results. */
 export const REFUSAL_CODES = [
