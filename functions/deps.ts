@@ -220,6 +220,10 @@ export async function createDeps(
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
+      quotaWait: {
+        retryMaxMs: config.TURNLINE_WORK_QUOTA_RETRY_MS,
+        maxAgeMs: config.TURNLINE_WORK_MAX_AGE_MS,
+      },
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {

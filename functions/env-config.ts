@@ -106,6 +106,10 @@ export const EnvSchema = z.object({
   TURNLINE_WORK_SWEEP_MS: integer(100, 86_400_000).default(15_000),
   /** Background turns one process runs at once. */
   TURNLINE_WORK_CONCURRENCY: integer(1, 1024).default(16),
+  /** Background work refused for the daily quota waits; the longest pause between tries. */
+  TURNLINE_WORK_QUOTA_RETRY_MS: integer(100, 86_400_000).default(300_000),
+  /** Background work still refused for the daily quota this long after its 202 fails. */
+  TURNLINE_WORK_MAX_AGE_MS: integer(1000, 30 * 86_400_000).default(172_800_000),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */

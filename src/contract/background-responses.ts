@@ -108,9 +108,9 @@ export const WorkStatusSchema = z
     work_id: z.string().describe('The work, as the 202 named it.'),
     session_id: z.string().describe('Its session.'),
     state: z
-      .enum(['queued', 'running', 'done', 'failed'])
+      .enum(['queued', 'waiting', 'running', 'done', 'failed'])
       .describe(
-        '`queued`: recorded, not started; `running`: a worker started its turn (also while the turn of a crashed instance waits to be taken over); `done`: the turn has an outcome; `failed`: it cannot run (`error`).',
+        "`queued`: recorded, not started; `waiting`: refused for the tenant's daily quota, it stays pending and is tried again at `waiting.retry_at` until it runs or reaches its maximum age (docs/limits.md); `running`: a worker started its turn (also while the turn of a crashed instance waits to be taken over); `done`: the turn has an outcome; `failed`: it cannot run (`error`).",
       ),
     turn: z
       .object({
@@ -122,5 +122,15 @@ export const WorkStatusSchema = z
     attempts: z.number().int().optional().describe('Runs that ended in a retryable fault.'),
     last_error: WorkErrorSchema.optional().describe('The last retryable fault.'),
     error: WorkErrorSchema.optional().describe('Why it failed (`failed`).'),
+    waiting: z
+      .object({
+        reason: z.literal('quota_exceeded').describe("The tenant's daily quota is used up."),
+        message: z.string().describe('The last refusal (which quota, how much is used).'),
+        since: z.string().describe('The first refusal (RFC 3339).'),
+        retry_at: z.string().describe('The next try, no sooner (RFC 3339).'),
+        refusals: z.number().int().describe('Tries refused so far (none counts as a fault).'),
+      })
+      .optional()
+      .describe('Why and until when it waits (`waiting`).'),
   })
   .meta({ id: 'WorkStatus', description: 'Where a background turn stands.' })

@@ -9,7 +9,8 @@ import { CounterSchema, documentCodec, Rfc3339Schema } from './stored-document.t
  * Idempotency-Key, so the same `work_id`) or a redelivered webhook a duplicate — and deleted by
  * the worker once the turn has an outcome. A worker that finds it refused (a fault that will not
  * pass by retrying) rewrites it with `failed` (If-Match) and leaves it for the status resource;
- * a retryable fault only counts an attempt.
+ * a retryable fault only counts an attempt; a refusal for the tenant's daily quota counts
+ * nothing and records `waiting` (the record stays until the quota allows it or it expires).
  *
  * One record per request, not per session: a session may have several queued, each named by its
  * idempotency key, so deleting one (the store has no conditional delete) never touches another.
@@ -30,6 +31,23 @@ export const WorkErrorSchema = z.object({
   at: Rfc3339Schema,
 })
 export type WorkError = z.infer<typeof WorkErrorSchema>
+
+/**
+ * Work refused admission because its tenant's daily quota is used up: it waits for the quota
+ * (never counted as a fault) and is tried again no sooner than `retry_at`
+ * (core/background/quota-wait.ts), until the work's maximum age.
+ */
+export const WorkWaitSchema = z.object({
+  code: z.literal('quota_exceeded'),
+  /** The last refusal's message (which quota, how much of it is used). */
+  message: z.string(),
+  /** The first refusal of this wait. */
+  since: Rfc3339Schema,
+  retry_at: Rfc3339Schema,
+  /** Refusals so far (each one a try that found the quota used up). */
+  refusals: CounterSchema,
+})
+export type WorkWait = z.infer<typeof WorkWaitSchema>
 
 export const WorkRecordSchema = z.object({
   format: z.literal(WORK_RECORD_FORMAT),
@@ -59,6 +77,8 @@ export const WorkRecordSchema = z.object({
   /** Runs that ended in a retryable fault (the record stays for the next wake or sweep). */
   attempts: CounterSchema,
   last_error: WorkErrorSchema.optional(),
+  /** Set once the work was refused for its tenant's daily quota: it waits for the quota. */
+  waiting: WorkWaitSchema.optional(),
   /** Set when the work cannot run (a refusal, or too many faults): kept, never run again. */
   failed: WorkErrorSchema.optional(),
 })

@@ -9,7 +9,7 @@ import { until } from '../support/until.ts'
  * answered 202 and run later by `npm start`'s own worker — is admitted like `POST …/turns`: it
  * holds one of the tenant's turn slots while it runs (so a request meanwhile is 429), a second
  * one waits for the slot instead of running beside it, and over the daily token quota none of
- * it reaches the model (the work shows why). Every model call here uses 40,005 tokens, so that a
+ * it reaches the model (the work waits for the quota and shows why). Every model call here uses 40,005 tokens, so that a
  * call in flight (its reservation, some 6,400 tokens) leaves the quota of 100,000 open.
  */
 const SECRET = `whsec_${Buffer.from('background-admission-secret-0123').toString('base64')}`
@@ -129,13 +129,16 @@ describe('work the background worker runs is admitted', { timeout: 180_000 }, ()
       hook.location,
     ]
     for (const at of works) {
-      const work = await workUntil(at, (w) => w.last_error !== undefined || w.error !== undefined)
-      const error = (work.error ?? work.last_error) as { code: string; message: string }
-      expect({ at, code: error.code }).toEqual({ at, code: 'quota_exceeded' })
-      expect(error.message).toMatch(
+      const work = await workUntil(at, (w) => w.waiting !== undefined || w.error !== undefined)
+      const wait = work.waiting as { reason: string; message: string }
+      expect({ at, state: work.state, reason: wait?.reason }).toEqual({
+        at,
+        state: 'waiting',
+        reason: 'quota_exceeded',
+      })
+      expect(wait.message).toMatch(
         /daily tokens quota of tenant local is used up \(120015 of 100000\)/,
       )
-      expect(work.state).not.toBe('done')
     }
     expect(entry.mock.requests).toHaveLength(0)
     entry.mock.assertDone()

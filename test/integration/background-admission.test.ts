@@ -10,8 +10,9 @@ import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
  * Background runs are charged and refused like every other model call: on `npm start` (its own
  * background worker, the fs store, API keys) a tenant over its daily token quota gets its
  * background turn and background exec accepted (202, recorded), and the worker then refuses
- * them before any model call — each ends `failed` with `quota_exceeded`, nothing is left
- * pending, and the session holds no new turn.
+ * them before any model call. They wait for the quota (background-quota-wait.test.ts) up to the
+ * work's maximum age — 1 s here — and then each ends `failed` with `quota_exceeded`, saying it
+ * expired; nothing is left pending, and the session holds no new turn.
  */
 const KEY = 'bg-admission-key-0123456789'
 const QUOTA = 150
@@ -32,6 +33,8 @@ beforeAll(async () => {
     OPENAI_API_KEY: 'sk-test',
     TURNLINE_MODEL: 'gpt-4o-mini',
     TURNLINE_WORK_SWEEP_MS: '250',
+    TURNLINE_WORK_QUOTA_RETRY_MS: '100',
+    TURNLINE_WORK_MAX_AGE_MS: '1000',
     // No embedded runner (it would need the command sandbox): nothing here runs a command.
     TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
     TURNLINE_RUNNER_SECRET: 'bg-admission-runner-secret',
@@ -48,7 +51,7 @@ afterAll(async () => {
 const { call, workState } = jsonCalls(() => url, { authorization: `Bearer ${KEY}` })
 
 describe('background runs over the daily token quota', () => {
-  it('are accepted, then refused before any model call: failed with quota_exceeded', async () => {
+  it('are accepted, refused before any model call, and fail once they expire', async () => {
     const id = (await call('POST', '/v1/sessions', {})).json().session_id as string
     mock.enqueue({ text: 'the quota is spent', usage: { input_tokens: 100, output_tokens: 50 } })
     expect((await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })).status).toBe(200)
@@ -61,6 +64,9 @@ describe('background runs over the daily token quota', () => {
       expect(accepted.status, accepted.text).toBe(202)
       const work = await workState(accepted.headers.get('location') ?? '', 'failed', 'done')
       expect(work).toMatchObject({ state: 'failed', error: { code: 'quota_exceeded' } })
+      const error = work.error as { message: string }
+      expect(error.message).toMatch(/^expired: the work waited for its tenant's daily quota/)
+      expect(error.message).toMatch(/the last refusal: the daily tokens quota .* is used up/)
     }
     expect(mock.requests).toHaveLength(1)
     const view = (await call('GET', `/v1/sessions/${id}`)).json()

@@ -1,4 +1,4 @@
-import { expect } from 'vitest'
+import { expect, vi } from 'vitest'
 
 /** One answer of the server: status, headers, the body as text and parsed. */
 export interface JsonAnswer {
@@ -31,24 +31,31 @@ export function jsonCalls(base: () => string, headers: Record<string, string> = 
   }
 
   /**
-   * Polls the work's status resource (`Location` of a 202) until its state is one of `states`,
-   * and answers it (waits for the event, no fixed sleep).
+   * Polls the work's status resource (`Location` of a 202) until `done` holds for it, and
+   * answers it (waits for the event, no fixed sleep).
    */
-  async function workState(
+  async function workWhere(
     location: string,
-    ...states: string[]
+    done: (work: Record<string, unknown>) => boolean,
   ): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 30_000
-    for (;;) {
+    let last = ''
+    const seen = async () => {
       const answer = await call('GET', location)
+      last = answer.text
       expect(answer.status, answer.text).toBe(200)
-      if (states.includes(String(answer.json().state))) return answer.json()
-      if (Date.now() > deadline) {
-        throw new Error(`work never became ${states.join(' or ')}: ${answer.text}`)
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      return done(answer.json()) ? answer.json() : undefined
     }
+    return vi
+      .waitUntil(seen, { timeout: 60_000, interval: 50 })
+      .catch((error: unknown) =>
+        Promise.reject(new Error(`${location}: ${last}`, { cause: error })),
+      )
   }
 
-  return { call, workState }
+  /** The work's status once its state is one of `states`. */
+  function workState(location: string, ...states: string[]): Promise<Record<string, unknown>> {
+    return workWhere(location, (work) => states.includes(String(work.state)))
+  }
+
+  return { call, workState, workWhere }
 }

@@ -52,6 +52,7 @@ describe('createDeps', () => {
       leaseMs: 60_000,
       idempotencyTtlSeconds: 86_400,
       invocationBudgetMs: 25_000,
+      quotaWait: { retryMaxMs: 300_000, maxAgeMs: 172_800_000 },
     })
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },

@@ -42,13 +42,21 @@ export interface WorkStatus {
   /**
    * `queued`: recorded, not started; `running`: its turn is open (running, or left by a crash
    * and waiting for a worker to take it over); `done`: its turn has an outcome (`turn`);
-   * `failed`: it cannot run (`error`).
+   * `failed`: it cannot run (`error`); `waiting`: refused for the tenant's daily quota, it
+   * stays pending and is tried again at `waiting.retry_at` (docs/limits.md).
    */
-  state: 'queued' | 'running' | 'done' | 'failed'
+  state: 'queued' | 'waiting' | 'running' | 'done' | 'failed'
   turn?: { turn_id: string; status?: TurnStatus }
   attempts?: number
   last_error?: WorkError
   error?: WorkError
+  waiting?: {
+    reason: 'quota_exceeded'
+    message: string
+    since: string
+    retry_at: string
+    refusals: number
+  }
 }
 
 /** An automation run recorded for the background (a verified webhook delivery). */

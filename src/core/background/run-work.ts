@@ -1,5 +1,5 @@
 import type { TurnStatus } from '../../contract/api.ts'
-import { isTurnlineError } from '../../contract/errors.ts'
+import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { WorkError, WorkLocation, WorkRecord } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { stepLoop } from '../loops/loop-service.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { WorkRunOutcome } from './background-api.ts'
+import { DEFAULT_QUOTA_WAIT, expiredError, expiresAt, waitAfterRefusal } from './quota-wait.ts'
 import { runLoopRunStep, stopLoopRun } from './run-loop.ts'
 
 /** Runs of one record that may end in a retryable fault before it is marked failed. */
@@ -37,6 +38,15 @@ export async function runWork(
     await queue.remove(at)
     return { outcome: 'gone' }
   }
+  if (record.waiting) {
+    // Waiting for the quota: not before its retry time, and never past its maximum age.
+    const now = deps.clock.now()
+    const policy = deps.defaults.quotaWait ?? DEFAULT_QUOTA_WAIT
+    if (now >= expiresAt(record, policy))
+      return fail(deps, queue, read, expiredError(record, now, policy))
+    const wait = Date.parse(record.waiting.retry_at) - now
+    if (wait > 0) return { outcome: 'busy', retryAfterMs: wait }
+  }
   // The record says it runs once its turn does (the first event comes under the lease).
   let marked: Promise<StoredWork | null> | undefined
   const started = () => {
@@ -55,6 +65,9 @@ export async function runWork(
   } catch (error) {
     if (isTurnlineError(error, ...WAIT_CODES)) {
       return { outcome: 'busy', retryAfterMs: Math.max(1, error.retryAfter ?? 1) * 1000 }
+    }
+    if (isTurnlineError(error, 'quota_exceeded')) {
+      return waitForQuota(deps, queue, (await marked) ?? read, error)
     }
     return settleFault(deps, queue, (await marked) ?? read, error)
   }
@@ -97,6 +110,37 @@ async function settleFault(
     await queue.update(stored, { ...stored.record, attempts, last_error: failure })
     return { outcome: 'retry', error: failure }
   }
+  return fail(deps, queue, { ...stored, record: { ...stored.record, attempts } }, failure)
+}
+
+/**
+ * Refused for the tenant's daily quota: the record waits (no attempt counted), to be tried
+ * again at its `retry_at` (quota-wait.ts), or fails once it is too old to wait any longer.
+ */
+async function waitForQuota(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  stored: StoredWork,
+  refusal: TurnlineError,
+): Promise<WorkRunOutcome> {
+  const now = deps.clock.now()
+  const policy = deps.defaults.quotaWait ?? DEFAULT_QUOTA_WAIT
+  const { started_at: _started, ...record } = stored.record
+  const waiting = waitAfterRefusal(record, refusal, now, policy)
+  if (now >= expiresAt(record, policy)) {
+    return fail(deps, queue, stored, expiredError({ ...record, waiting }, now, policy))
+  }
+  await queue.update(stored, { ...record, waiting })
+  return { outcome: 'busy', retryAfterMs: Math.max(1, Date.parse(waiting.retry_at) - now) }
+}
+
+/** The work cannot run: a loop run stops saying why; the record leaves the queue, failed. */
+async function fail(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  stored: StoredWork,
+  failure: WorkError,
+): Promise<WorkRunOutcome> {
   if (stored.record.run_id !== undefined) {
     // A loop run whose step cannot run stops, saying why (and its callback says so).
     await stopLoopRun(deps, stored.record, {
@@ -104,7 +148,7 @@ async function settleFault(
       message: `${failure.code}: ${failure.message}`,
     })
   }
-  await queue.retire({ ...stored.record, attempts, failed: failure })
+  await queue.retire({ ...stored.record, failed: failure })
   return { outcome: 'failed', error: failure }
 }
 

@@ -1,6 +1,6 @@
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
-import { loopWorkFolder } from '../../contract/work-record.ts'
+import { loopWorkFolder, type WorkRecord } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -40,7 +40,7 @@ export async function workStatus(
     const turn = opened && open ? { turn: { turn_id: open.turn_id } } : {}
     return { ...base, state: 'running', ...turn, ...tries(record) }
   }
-  if (record) return { ...base, state: 'queued', ...tries(record) }
+  if (record) return { ...base, ...pending(record) }
   throw new TurnlineError(
     'not_found',
     `no background work ${at.workId.slice(0, 64)} on this session`,
@@ -72,5 +72,20 @@ export async function loopWorkStatus(
   const base = { work_id: at.workId, session_id: `${at.loopId}-step-${record.step_index ?? 0}` }
   if (record.failed)
     return { ...base, state: 'failed', attempts: record.attempts, error: record.failed }
-  return { ...base, state: record.started_at ? 'running' : 'queued', ...tries(record) }
+  if (record.started_at) return { ...base, state: 'running', ...tries(record) }
+  return { ...base, ...pending(record) }
+}
+
+/** A record not started: queued, or waiting for its tenant's daily quota (and until when). */
+function pending(record: WorkRecord): Pick<WorkStatus, 'state' | 'waiting' | 'attempts'> {
+  const wait = record.waiting
+  if (!wait) return { state: 'queued', ...tries(record) }
+  const waiting = {
+    reason: wait.code,
+    message: wait.message,
+    since: wait.since,
+    retry_at: wait.retry_at,
+    refusals: wait.refusals,
+  }
+  return { state: 'waiting', waiting, ...tries(record) }
 }

@@ -8,6 +8,7 @@ import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
 import type { Telemetry } from '../../ports/telemetry.ts'
 import type { TokenizerLoader } from '../../ports/tokenizer.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import type { QuotaWaitPolicy } from '../background/quota-wait.ts'
 import type { CallbackOutbox } from '../callbacks/callback-outbox.ts'
 import type { CallbackPolicy } from '../callbacks/callback-policy.ts'
 
@@ -42,6 +43,8 @@ export interface ServiceDefaults {
   idempotencyTtlSeconds: number
   /** Wall-clock budget of one invocation for tool waits; longer waits end the turn `waiting`. */
   invocationBudgetMs?: number
+  /** How background work refused for the daily quota waits; DEFAULT_QUOTA_WAIT when absent. */
+  quotaWait?: QuotaWaitPolicy
 }
 
 /**
