@@ -10,6 +10,7 @@ import {
   type IdempotencyRecord,
   type Lease,
   type QueuedIntent,
+  type StandingLease,
 } from '../../src/ports/coordinator.ts'
 import {
   checkBatch,
@@ -145,6 +146,15 @@ export class MemoryCoordinator implements Coordinator {
 
   async getTip(sessionId: string): Promise<number | null> {
     return this.#live(this.#tips, sessionId) ?? null
+  }
+
+  async readLease(sessionId: string): Promise<StandingLease | undefined> {
+    const held = this.#liveEntry(this.#leases, sessionId)
+    if (held === undefined) return undefined
+    return {
+      remainingMs: held.expiresAt === null ? Number.MAX_SAFE_INTEGER : held.expiresAt - this.#now(),
+      acquiredAtMs: leaseAcquiredAt(held.value),
+    }
   }
 
   async setTip(sessionId: string, batch: number): Promise<void> {

@@ -149,3 +149,8 @@ if holder then return holder end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]
 `
+
+/** KEYS: lease. → {holder|false, pttl}: who holds the lease and its time left, read together. */
+export const READ_LEASE = `
+return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}
+`

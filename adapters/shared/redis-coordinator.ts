@@ -9,6 +9,7 @@ import {
   type EnqueueIntentResult,
   type Lease,
   type QueuedIntent,
+  type StandingLease,
 } from '../../src/ports/coordinator.ts'
 import {
   checkBatch,
@@ -200,6 +201,18 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
   async getTip(sessionId: string): Promise<number | null> {
     const reply = await this.#call('getTip', () => this.commands.get(this.#key('tip', sessionId)))
     return parseTip(reply)
+  }
+
+  async readLease(sessionId: string): Promise<StandingLease | undefined> {
+    const key = [this.#key('lease', sessionId)]
+    const [holder, pttl] = asArray(
+      await this.#eval('readLease', scripts.READ_LEASE, key, []),
+      'readLease',
+    )
+    if (typeof holder !== 'string') return undefined
+    const left = asInteger(pttl, 'readLease') // -1: no expiry (never so written)
+    const remainingMs = left === -1 ? Number.MAX_SAFE_INTEGER : Math.max(0, left)
+    return { remainingMs, acquiredAtMs: leaseAcquiredAt(holder) }
   }
 
   async setTip(sessionId: string, batch: number): Promise<void> {

@@ -60,6 +60,8 @@ function liveState(view, timeline, now) {
     const what = activity.command || activity.tool_name || 'a tool'
     return { state: 'waiting', text: 'waiting on a command: ' + what + ' — running' + since(activity.since) }
   }
+  if (activity && activity.turn_state === 'interrupted') return { state: 'interrupted', text: 'turn interrupted — nobody is running it (its server stopped mid-turn); resume it' }
+  if (activity && activity.turn_state === 'running') return { state: 'running', text: 'turn running' + (timeline.runningSince ? ' for ' + fmtElapsed(now - timeline.runningSince) : '') }
   if (timeline.open) return { state: 'running', text: 'turn running' + (timeline.runningSince ? ' for ' + fmtElapsed(now - timeline.runningSince) : '') }
   return { state: 'idle', text: 'idle — send a message to start a turn' }
 }
@@ -116,6 +118,7 @@ class Controls {
       list.push(button('plan-execute', 'Execute plan', () => this.plan('execute'), 'primary'))
       list.push(button('plan-reject', 'Reject plan', () => this.plan('cancel')))
     }
+    if (live.state === 'interrupted') list.push(button('resume', 'Resume the turn', () => this.run('resumed', () => postJson(sessionPath(this.id, '/turns'), {}, true)), 'primary'))
     if (live.state === 'waiting') list.push(button('continue', 'Check the command now', () => this.run('continued', () => postJson(sessionPath(this.id, '/turns'), {}, true))))
     if (active) list.push(button('cancel', 'Cancel…', () => this.confirm('End this session as cancelled? A running turn stops.', 'Cancel session', () => this.cancel())))
     list.push(button('delete', 'Delete…', () => this.confirm('Delete this session and everything of it? This cannot be undone.', 'Delete for good', () => this.remove()), 'danger'))

@@ -86,6 +86,7 @@ table.sessions td.title{color:var(--muted);max-width:22rem;overflow:hidden;text-
 .live-state[data-state=running]::before,.live-state[data-state=waiting]::before{background:var(--accent)}
 .live-state[data-state=awaiting_approval]::before,.live-state[data-state=awaiting_plan_approval]::before{background:var(--warn)}
 .live-state[data-state=completed]::before{background:var(--ok)}
+.live-state[data-state=interrupted]::before{background:var(--bad)}
 .actions{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
 .actions .question{flex:1 1 100%;color:var(--bad)}
 button.danger{color:var(--bad);border-color:var(--bad)}

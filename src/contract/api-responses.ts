@@ -261,6 +261,12 @@ export const SessionViewSchema = z
           .describe(
             'RFC 3339: when the command started, or the approval was asked for (elapsed time = now − since).',
           ),
+        turn_state: z
+          .enum(['running', 'interrupted'])
+          .optional()
+          .describe(
+            "From the session's lease: `running` while an instance holds it and renews it (the turn is being worked on now); `interrupted` when the turn is `open` but nobody holds the lease or its holder stopped renewing it (the instance running it died; the next `POST …/turns` resumes the turn). Absent for a turn waiting on a command or a person with nobody working on it.",
+          ),
       })
       .optional()
       .describe(

@@ -96,6 +96,8 @@ export interface SessionActivity {
   tool_name?: string
   command?: string
   since?: string
+  /** From the session's lease (core/session/turn-state.ts): someone runs it, or it was left. */
+  turn_state?: 'running' | 'interrupted'
 }
 
 /** The `limit` of a paged listing. */

@@ -15,6 +15,14 @@ export interface Lease {
   token: string
 }
 
+/** A held lease as read (`readLease`). */
+export interface StandingLease {
+  /** Time until it lapses unless renewed (ms). */
+  remainingMs: number
+  /** When it was acquired (epoch ms), when its token says. */
+  acquiredAtMs?: number | undefined
+}
+
 /** What an idempotency key resolved to: the committed outcome of the first attempt. */
 export interface IdempotencyRecord {
   sessionId: string
@@ -74,6 +82,12 @@ export interface Coordinator {
   /** Releases a lease without recording anything (failed or aborted turn). */
   releaseLease(lease: Lease): Promise<void>
   getTip(sessionId: string): Promise<number | null>
+  /**
+   * The session's lease as it stands, read only: the time it has left and, from its token, when
+   * it was acquired; undefined when nobody holds it. A turn's heartbeat renews it every third of
+   * its life, so a lease not renewed for two of those was left by a run that stopped.
+   */
+  readLease(sessionId: string): Promise<StandingLease | undefined>
   /** Raises the tip to `batch`; a lower value leaves it unchanged. */
   setTip(sessionId: string, batch: number): Promise<void>
 

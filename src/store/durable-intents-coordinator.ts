@@ -9,6 +9,7 @@ import type {
   EnqueueIntentResult,
   Lease,
   QueuedIntent,
+  StandingLease,
 } from '../ports/coordinator.ts'
 import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import { checkEndTurn, checkIntent, checkPositiveInteger } from '../ports/coordinator-checks.ts'
@@ -134,6 +135,9 @@ export class DurableIntentsCoordinator implements Coordinator {
   }
   getTip(sessionId: string): Promise<number | null> {
     return this.#inner.getTip(sessionId)
+  }
+  readLease(sessionId: string): Promise<StandingLease | undefined> {
+    return this.#inner.readLease(sessionId)
   }
   setTip(sessionId: string, batch: number): Promise<void> {
     return this.#inner.setTip(sessionId, batch)

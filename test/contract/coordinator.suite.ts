@@ -91,6 +91,17 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
         }
       })
 
+      it('readLease shows a held lease with its time left and acquisition, and none once released', async () => {
+        expect(await c().readLease('s-read')).toBeUndefined()
+        const lease = acquired(await c().beginTurn({ ...base, sessionId: 's-read' }))
+        const held = await c().readLease('s-read')
+        expect(held?.remainingMs).toBeGreaterThan(0)
+        expect(held?.remainingMs).toBeLessThanOrEqual(LEASE_MS)
+        expect(held?.acquiredAtMs).toBe(Number(lease.token.split('.')[0]))
+        await c().releaseLease(lease)
+        expect(await c().readLease('s-read')).toBeUndefined()
+      })
+
       it('leases of different sessions are independent', async () => {
         acquired(await c().beginTurn({ ...base, sessionId: 's-a' }))
         acquired(await c().beginTurn({ ...base, sessionId: 's-b' }))

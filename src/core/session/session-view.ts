@@ -1,13 +1,15 @@
 import type { SessionView } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
+import { type EngineState, parseEngineState } from '../../contract/engine-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { coordinatorId } from '../engine/with-lease.ts'
 import { sessionBudget } from '../guardrails/session-budget.ts'
 import { withoutSecrets } from '../mcp/mcp-servers.ts'
 import { sessionPrice } from '../model/budget.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { ModelPrice } from '../model/pricing.ts'
 import { currentActivity } from './current-activity.ts'
+import { withTurnState } from './turn-state.ts'
 
 /**
  * `GET /v1/sessions/:id`: the session folded to its last batch — summary, usage, cost, the model
@@ -40,8 +42,16 @@ export async function sessionView(deps: ServiceDeps, ref: SessionRef): Promise<S
     ...(price ? { price: viewPrice(price) } : {}),
     config: withoutSecrets(state.config),
     budget: sessionBudget(state),
-    ...(snapshot.status === 'active' ? currentActivity(state) : {}),
+    ...(snapshot.status === 'active' ? await liveActivity(deps, ref, state) : {}),
   }
+}
+
+/** What the session does between calls, with whether anyone is running its turn (its lease). */
+async function liveActivity(deps: ServiceDeps, ref: SessionRef, state: EngineState) {
+  const { activity } = currentActivity(state)
+  if (!activity) return {}
+  const lease = await deps.coordinator.readLease(coordinatorId(ref))
+  return { activity: withTurnState(activity, lease, deps.defaults.leaseMs, deps.clock.now()) }
 }
 
 /** The price a session view shows: per input, output, cached and cache-written input token. */
