@@ -65,7 +65,9 @@ export async function backgroundStatus(
   if (end.subtype === 'cancelled') return { ...response, status: 'cancelled' }
   if (end.ended || view.workId === undefined || response.status !== 'in_progress') return response
   const work = await ctx.api.workStatus(tenant, sessionId, view.workId).catch(() => undefined)
-  if (work?.state === 'queued') return { ...response, status: 'queued' }
+  // Work waiting for the tenant's quota has not started: to a Responses client it is queued.
+  if (work?.state === 'queued' || work?.state === 'waiting')
+    return { ...response, status: 'queued' }
   if (work?.state === 'failed') {
     const message = work.error ? `${work.error.code}: ${work.error.message}` : 'the run failed'
     return { ...response, status: 'failed', error: { code: 'server_error', message } }

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { useEntryWithMock } from '../support/entry-with-mock.ts'
 import { jsonCalls } from '../support/json-calls.ts'
@@ -70,6 +70,9 @@ describe('background work over the daily quota', { timeout: 180_000 }, () => {
     expect(hook.status, hookText).toBe(202)
     const hookSession = (JSON.parse(hookText) as { session_id: string }).session_id
     const works = [turn.headers.get('location') ?? '', hook.headers.get('location') ?? '']
+    const created = await call('POST', '/v1/responses', { input: 'later', background: true })
+    expect(created.status, created.text).toBe(200)
+    const responseId = created.json().id as string
 
     for (const at of works) {
       const waiting = await workWhere(at, (w) => Number(w.waiting && refusals(w)) > 8)
@@ -81,9 +84,11 @@ describe('background work over the daily quota', { timeout: 180_000 }, () => {
       expect(Date.parse(String(field(waiting, 'retry_at')))).not.toBeNaN()
     }
     expect(entry.mock.requests).toHaveLength(1)
+    // A background response whose work waits for the quota has not started: `queued`.
+    const queued = await call('GET', `/v1/responses/${responseId}`)
+    expect(queued.json()).toMatchObject({ id: responseId, status: 'queued' })
 
-    entry.mock.enqueue({ text: 'ran once the quota allowed', usage })
-    entry.mock.enqueue({ text: 'ran once the quota allowed', usage })
+    for (let i = 0; i < 3; i++) entry.mock.enqueue({ text: 'ran once the quota allowed', usage })
     const cli = keys()
     expect(await cli.run('limits', 'acme', '--tokens-per-day', '100000')).toBe(0)
     // The turn completes; the webhook run's turn ends its session (`terminal`).
@@ -92,7 +97,11 @@ describe('background work over the daily quota', { timeout: 180_000 }, () => {
       const done = await workState(at, 'done', 'failed')
       expect(done).toMatchObject({ state: 'done', turn: { status: outcomes[i] } })
     }
-    expect(entry.mock.requests).toHaveLength(3)
+    await vi.waitUntil(
+      async () => (await call('GET', `/v1/responses/${responseId}`)).json().status === 'completed',
+      { timeout: 60_000, interval: 100 },
+    )
+    expect(entry.mock.requests).toHaveLength(4)
     entry.mock.assertDone()
     expect((await call('GET', `/v1/sessions/${id}`)).json()).toMatchObject({ turn_count: 2 })
     const hookView = (await call('GET', `/v1/sessions/${hookSession}`)).json()
