@@ -17,7 +17,7 @@
 //
 // Prints what it does; exits non-zero on the first failure.
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,6 +26,8 @@ import { devStateFile, servicesRunning, testEnv } from '../local/services.mjs'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(path.join(tmpdir(), 'turnline-prod-'))
+// The sandbox user must reach the runner's workspaces below it, as in the container image.
+chmodSync(work, 0o755)
 const children = new Set()
 
 function step(text) {
@@ -173,6 +175,9 @@ async function main() {
   const runner = start('runner', ['--enable-source-maps', 'dist/node/runner.mjs'], app, {
     NODE_ENV: 'production',
     TURNLINE_RUNNER_ROOT: path.join(work, 'workspaces'),
+    // As the runner image: commands sandboxed or not at all (a multi-tenant server refuses an
+    // unsandboxed runner).
+    TURNLINE_SANDBOX: 'require',
     TURNLINE_RUNNER_HOST: '127.0.0.1',
     TURNLINE_RUNNER_PORT: String(runnerPort),
     TURNLINE_RUNNER_SECRET: secret,
