@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useEntryWithMock } from '../support/entry-with-mock.ts'
 import { jsonCalls } from '../support/json-calls.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 
 /**
  * Background runs are charged and refused like every other model call: on `npm start` (its own
@@ -16,44 +12,26 @@ import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
  */
 const KEY = 'bg-admission-key-0123456789'
 const QUOTA = 150
-let dir: string
-let mock: MockOpenAI
-let server: NodeEntry
-let url = ''
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'turnline-bg-admission-'))
-  mock = await startMockOpenAI()
-  server = startNodeEntry({
-    PORT: '0',
-    TURNLINE_DATA_DIR: join(dir, 'data'),
-    TURNLINE_API_KEYS: `${KEY}=acme`,
-    TURNLINE_LIMIT_TOKENS_PER_DAY: String(QUOTA),
-    OPENAI_BASE_URL: mock.baseURL,
-    OPENAI_API_KEY: 'sk-test',
-    TURNLINE_MODEL: 'gpt-4o-mini',
-    TURNLINE_WORK_SWEEP_MS: '250',
-    TURNLINE_WORK_QUOTA_RETRY_MS: '100',
-    TURNLINE_WORK_MAX_AGE_MS: '1000',
-    // No embedded runner (it would need the command sandbox): nothing here runs a command.
-    TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
-    TURNLINE_RUNNER_SECRET: 'bg-admission-runner-secret',
-  })
-  url = await server.listening()
-}, 60_000)
-
-afterAll(async () => {
-  await server?.stop()
-  await mock?.close()
-  if (dir) await rm(dir, { recursive: true, force: true })
+const entry = useEntryWithMock('bg-admission', {
+  TURNLINE_API_KEYS: `${KEY}=acme`,
+  TURNLINE_LIMIT_TOKENS_PER_DAY: String(QUOTA),
+  TURNLINE_WORK_SWEEP_MS: '250',
+  TURNLINE_WORK_QUOTA_RETRY_MS: '100',
+  TURNLINE_WORK_MAX_AGE_MS: '1000',
+  // No embedded runner (it would need the command sandbox): nothing here runs a command.
+  TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
+  TURNLINE_RUNNER_SECRET: 'bg-admission-runner-secret',
 })
 
-const { call, workState } = jsonCalls(() => url, { authorization: `Bearer ${KEY}` })
+const { call, workState } = jsonCalls(() => entry.url, { authorization: `Bearer ${KEY}` })
 
 describe('background runs over the daily token quota', () => {
   it('are accepted, refused before any model call, and fail once they expire', async () => {
     const id = (await call('POST', '/v1/sessions', {})).json().session_id as string
-    mock.enqueue({ text: 'the quota is spent', usage: { input_tokens: 100, output_tokens: 50 } })
+    entry.mock.enqueue({
+      text: 'the quota is spent',
+      usage: { input_tokens: 100, output_tokens: 50 },
+    })
     expect((await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })).status).toBe(200)
     expect((await call('GET', '/v1/usage')).json().tokens).toMatchObject({ used: QUOTA })
     // From here any model request fails the test (the mock has nothing queued).
@@ -68,7 +46,7 @@ describe('background runs over the daily token quota', () => {
       expect(error.message).toMatch(/^expired: the work waited for its tenant's daily quota/)
       expect(error.message).toMatch(/the last refusal: the daily tokens quota .* is used up/)
     }
-    expect(mock.requests).toHaveLength(1)
+    expect(entry.mock.requests).toHaveLength(1)
     const view = (await call('GET', `/v1/sessions/${id}`)).json()
     expect(view).toMatchObject({ turn_count: 1 })
     expect((await call('GET', '/v1/usage')).json().tokens).toMatchObject({ used: QUOTA })

@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { listAll } from '../../src/store/list-all.ts'
-import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
-import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { useEntryWithMock } from '../support/entry-with-mock.ts'
 
 /**
  * `DELETE /v1/sessions/{id}` on `npm start` as a real process (the fs store, its embedded
@@ -14,41 +12,23 @@ import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
  * marker — log, exports, callbacks outbox, background work records — and its sandbox workspace
  * leaves the runner, the symlinks its command planted removed as links, their targets intact.
  */
-let dir = ''
+const entry = useEntryWithMock('delete-all', {
+  TURNLINE_CALLBACK_ALLOW_HTTP: '1',
+  TURNLINE_SANDBOX: 'require',
+  // No sweep during the test: the work record written below stays as it is.
+  TURNLINE_WORK_SWEEP_MS: '3600000',
+})
+/** A host folder outside every workspace, which the command's symlinks point at. */
 let outside = ''
-let mock: MockOpenAI
-let server: NodeEntry
-let url = ''
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'turnline-delete-all-'))
-  await chmod(dir, 0o711)
-  outside = join(dir, 'host')
+  outside = join(entry.dir, 'host')
   await mkdir(outside)
   await writeFile(join(outside, 'keep.txt'), 'host file')
-  mock = await startMockOpenAI()
-  server = startNodeEntry({
-    PORT: '0',
-    TURNLINE_DATA_DIR: join(dir, 'data'),
-    OPENAI_BASE_URL: mock.baseURL,
-    OPENAI_API_KEY: 'sk-test',
-    TURNLINE_MODEL: 'gpt-4o-mini',
-    TURNLINE_CALLBACK_ALLOW_HTTP: '1',
-    TURNLINE_SANDBOX: 'require',
-    // No sweep during the test: the work record written below stays as it is.
-    TURNLINE_WORK_SWEEP_MS: '3600000',
-  })
-  url = await server.listening()
-}, 60_000)
-
-afterAll(async () => {
-  await server?.stop()
-  await mock?.close()
-  if (dir) await rm(dir, { recursive: true, force: true })
 })
 
 async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}${path}`, {
+  const response = await fetch(`${entry.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -65,19 +45,19 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
     expect(created.status, created.text).toBe(201)
     const id = (JSON.parse(created.text) as { session_id: string }).session_id
     const cmd = `echo secret > notes.txt && ln -s ${outside} out && ln -s ${outside}/keep.txt keep`
-    mock.enqueue({
+    entry.mock.enqueue({
       toolCalls: [
         { id: 'c1', name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 5000 }) },
       ],
     })
-    mock.enqueue({ text: 'noted' })
+    entry.mock.enqueue({ text: 'noted' })
     const turn = await call('POST', `/v1/sessions/${id}/turns`, { input: 'remember this' })
     expect(turn.status, turn.text).toBe(200)
     expect(JSON.parse(turn.text)).toMatchObject({ status: 'completed' })
 
-    const workspace = join(dir, 'data-runner', 'local', id)
+    const workspace = join(entry.dir, 'data-runner', 'local', id)
     expect(readFileSync(join(workspace, 'notes.txt'), 'utf8')).toBe('secret\n')
-    const store = new FsObjectStore({ root: join(dir, 'data') })
+    const store = new FsObjectStore({ root: join(entry.dir, 'data') })
     const work = `.turnline/work/pending/local/${id}/0123456789abcdef0123456789abcdef.json`
     await store.put(work, new TextEncoder().encode('{}'))
     const keys = async () =>
@@ -103,7 +83,7 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
       expect.stringMatching(new RegExp(`^local/gdpr/\\.vtcode/sessions/${id}/log/\\d{10}\\.json$`)),
     ])
     expect(existsSync(workspace)).toBe(false)
-    expect(existsSync(join(dir, 'data-runner', '.runner-state', 'local', id))).toBe(false)
+    expect(existsSync(join(entry.dir, 'data-runner', '.runner-state', 'local', id))).toBe(false)
     expect(await readdir(outside)).toEqual(['keep.txt'])
     expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('host file')
     expect((await call('GET', `/v1/sessions/${id}`)).status).toBe(404)
@@ -119,17 +99,17 @@ describe('DELETE /v1/sessions/{id} on npm start', { timeout: 120_000 }, () => {
     })
     expect(created.status, created.text).toBe(201)
     const cmd = `echo loop > loop.txt && ln -s ${outside} out`
-    mock.enqueue({
+    entry.mock.enqueue({
       toolCalls: [
         { id: 'c1', name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 5000 }) },
       ],
     })
-    mock.enqueue({ text: 'tidied' })
+    entry.mock.enqueue({ text: 'tidied' })
     const step = await call('POST', '/v1/loops/nightly-gc/step', {})
     expect(step.status, step.text).toBe(200)
-    const sandbox = join(dir, 'data-runner', 'local', 'loop-nightly-gc')
+    const sandbox = join(entry.dir, 'data-runner', 'local', 'loop-nightly-gc')
     expect(readFileSync(join(sandbox, 'loop.txt'), 'utf8')).toBe('loop\n')
-    const store = new FsObjectStore({ root: join(dir, 'data') })
+    const store = new FsObjectStore({ root: join(entry.dir, 'data') })
     const marker = '.turnline/work/done/local/loop.nightly-gc/0123456789abcdef0123456789abcdef.json'
     await store.put(marker, new Uint8Array())
     const loopKeys = async () =>
