@@ -1,10 +1,8 @@
 import { expect, vi } from 'vitest'
+import { type JsonAnswer as AnyJsonAnswer, jsonCaller } from './json-call.ts'
 
-/** One answer of the server: status, headers, the body as text and parsed. */
-export interface JsonAnswer {
-  status: number
-  headers: Headers
-  text: string
+/** One answer of the server: status, headers, the body as text and parsed (an object). */
+export interface JsonAnswer extends Omit<AnyJsonAnswer, 'json'> {
   json: () => Record<string, unknown>
 }
 
@@ -14,21 +12,13 @@ export interface JsonAnswer {
  * status resource.
  */
 export function jsonCalls(base: () => string, headers: Record<string, string> = {}) {
-  async function call(
+  const request = jsonCaller(headers)
+  const call = (
     method: string,
     path: string,
     body?: unknown,
     extra: Record<string, string> = {},
-  ): Promise<JsonAnswer> {
-    const response = await fetch(`${base()}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers, ...extra },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-    const text = await response.text()
-    const json = () => JSON.parse(text) as Record<string, unknown>
-    return { status: response.status, headers: response.headers, text, json }
-  }
+  ): Promise<JsonAnswer> => request(base(), method, path, body, extra)
 
   /**
    * Polls the work's status resource (`Location` of a 202) until `done` holds for it, and
