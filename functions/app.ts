@@ -32,6 +32,7 @@ import { execRoute } from './routes/exec-route.ts'
 import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { outputArtifactRoutes } from './routes/output-artifact-routes.ts'
+import { responseItemsRoute } from './routes/response-items-route.ts'
 import { responsesRoute } from './routes/responses-route.ts'
 import { responsesSocketRoute } from './routes/responses-socket-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
@@ -193,6 +194,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
+  app.route('/v1', responseItemsRoute(ctx))
   app.route(
     '/v1',
     responsesSocketRoute(ctx, { sockets: options.sockets, authenticate, tenancy: options.tenancy }),
