@@ -1,4 +1,6 @@
+import type { ExecutionContext } from 'hono'
 import type { Deps } from '../deps.ts'
+import { streamedBody, whenBodyEnds } from '../http/body-end.ts'
 import { type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
 
 /**
@@ -18,7 +20,9 @@ export interface IsolateApp {
 
 /**
  * A build that fails (a configuration error) is logged once and answers every request with a
- * 500 naming the problem, rather than a bare crash; a scheduled run rejects with it.
+ * 500 naming the problem, rather than a bare crash; a scheduled run rejects with it. With
+ * telemetry on, each request's spans are exported before the isolate's request ends
+ * (`ctx.waitUntil`): an isolate runs no timer once its requests are done.
  */
 export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: EntryLog): IsolateApp {
   let deps: Promise<Deps> | undefined
@@ -31,7 +35,13 @@ export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: Ent
     deps: depsOf,
     async fetch(request, bindings, ctx) {
       ready ??= depsOf(bindings).then(
-        (built): FetchHandler => entryApp(built, { log }).fetch,
+        (built): FetchHandler => {
+          const { fetch } = entryApp(built, { log })
+          const flush = built.flushTelemetry
+          if (!flush) return fetch
+          return async (request, env, ctx) =>
+            flushedAfter(await fetch(request, env, ctx), flush, ctx)
+        },
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)
           log(`turnline: cannot start: ${message}`)
@@ -41,6 +51,30 @@ export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: Ent
       return (await ready)(request, bindings, ctx)
     },
   }
+}
+
+/**
+ * Hands the telemetry export to `ctx.waitUntil` once the answer is complete: at once for a
+ * plain answer, when its body ends for a streamed one (whose request span ends then).
+ */
+function flushedAfter(
+  response: Response,
+  flush: () => Promise<void>,
+  ctx: ExecutionContext | undefined,
+): Response {
+  if (!ctx) return response
+  const exported = () => flush().catch(() => {})
+  const body = streamedBody(response)
+  if (!body) {
+    ctx.waitUntil(exported())
+    return response
+  }
+  let ended: () => void = () => {}
+  ctx.waitUntil(new Promise<void>((resolve) => (ended = resolve)).then(exported))
+  return new Response(
+    whenBodyEnds(body, () => ended()),
+    response,
+  )
 }
 
 function startupFailure(message: string): Response {

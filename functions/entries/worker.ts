@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ExecutionContext } from 'hono'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
@@ -5,6 +6,7 @@ import { claimedDeps } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
+import { workerReferenceScript } from './worker-reference-assets.ts'
 
 /**
  * Cloudflare Workers entry. Deps are built from the bindings on the isolate's first request (or
@@ -27,6 +29,10 @@ const isolate = isolateApp(
       reachableFromAnywhere: true,
       // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
       publicOnlyFetch: true,
+      // Spans nest by the isolate's async context (the `nodejs_als` compatibility flag).
+      contextStorage: () => new AsyncLocalStorage(),
+      // The API reference renderer from the Worker's static assets: /docs renders offline.
+      ...workerReferenceScript(bindings),
     }).then(claimedDeps),
   (line) => console.log(line),
 )
