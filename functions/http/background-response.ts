@@ -38,7 +38,7 @@ export async function backgroundResponse(
       'invalid_input',
       worker
         ? 'background and stream together are not supported: create it in the background, then stream GET /v1/responses/{id}?stream=true'
-        : 'background responses need a server that runs a background worker (npm start, Docker): stream the response instead',
+        : 'background responses need a server that runs a background worker (docs/deploy/README.md#runtime-matrix): stream the response instead',
       { details: { field: 'body.background' } },
     )
   }

@@ -5,12 +5,12 @@ import { JSON_TYPE } from './event-framing.ts'
 
 type Worker = NonNullable<RouteContext['background']>
 
-/** A loop run needs a worker: where none runs (Workers, Lambda, Deno) it is 409, not a run. */
+/** A loop run needs a worker: where none runs (docs/deploy/README.md#runtime-matrix) it is 409. */
 export function requireWorker(ctx: RouteContext): Worker {
   if (ctx.background) return ctx.background
   throw new TurnlineError(
     'conflict',
-    'this deployment runs no background worker (Workers, Lambda and Deno have none yet): step the loop with POST /v1/loops/{id}/step',
+    'this deployment runs no background worker (docs/deploy/README.md#runtime-matrix): step the loop with POST /v1/loops/{id}/step',
     { retryable: false, details: { reason: 'no_background_worker' } },
   )
 }

@@ -11,6 +11,7 @@ import type {
   TurnsQuery,
 } from '../contract/api.ts'
 import type { DeliveryList } from '../contract/callback-delivery.ts'
+import type { ListedInputItem } from '../contract/open-responses-input-items.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
@@ -194,6 +195,11 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     sessionId: string,
     options?: ResponseViewOptions,
   ): Promise<StoredResponseView>
+  /**
+   * `GET /v1/responses/:id/input_items`: the response's input items in input order
+   * (open-responses/response-input-items.ts). TurnlineError('not_found') as storedResponseView.
+   */
+  responseInputItems(tenant: string, sessionId: string): Promise<ListedInputItem[]>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.
