@@ -65,8 +65,8 @@ export interface TurnOptions {
 export interface OpenResponsesView {
   /** The SSE frames of the Open Responses events this ThreadEvent maps to (often none). */
   frames(event: ThreadEvent): string
-  /** The same events one by one: each one's `sequence_number` and SSE frame. */
-  events(event: ThreadEvent): { sequence: number; frame: string }[]
+  /** The same events one by one: each one's `sequence_number`, SSE frame and object. */
+  events(event: ThreadEvent): ViewEvent[]
   /** The response object as it stands; undefined before the first event. */
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
@@ -77,7 +77,15 @@ export interface OpenResponsesView {
    */
   awaitClient(usage?: Usage): string
   /** The same events one by one. */
-  awaitClientEvents(usage?: Usage): { sequence: number; frame: string }[]
+  awaitClientEvents(usage?: Usage): ViewEvent[]
+}
+
+/** One Open Responses event of a view: its number, its SSE frame, the event itself. */
+export interface ViewEvent {
+  sequence: number
+  frame: string
+  /** The event object (a WebSocket message is its JSON). */
+  event: { type: string; sequence_number: number }
 }
 
 /**

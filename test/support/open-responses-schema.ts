@@ -130,3 +130,8 @@ export function assertConformingStream(
     }
   }
 }
+
+/** Errors of a WebSocket error message (`WebSocketErrorEvent`); [] when it conforms. */
+export function socketErrorEventErrors(event: unknown): string[] {
+  return errorsOf('WebSocketErrorEvent', event, true)
+}
