@@ -1,6 +1,7 @@
 import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { Deps } from '../deps.ts'
 import { type EntryApp, type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
+import { type SocketAcceptor, withSocketUpgrades } from './standard-sockets.ts'
 
 /**
  * One set of deps and one app per isolate, for runtimes whose configuration arrives with each
@@ -30,13 +31,19 @@ export function isolateApp(
   build: (bindings: unknown) => Promise<Deps>,
   log: EntryLog,
   triggerOf?: (bindings: unknown, deps: Deps) => WorkTrigger | undefined,
+  /** The runtime's WebSocket upgrade (the Worker's WebSocketPair): serves the WebSocket mode. */
+  acceptSockets?: SocketAcceptor,
 ): IsolateApp {
   let app: Promise<EntryApp> | undefined
   let ready: Promise<FetchHandler> | undefined
   const appOf = (bindings: unknown) => {
     app ??= build(bindings).then((built) => {
       const trigger = triggerOf?.(bindings, built)
-      return entryApp(built, { log, ...(trigger ? { trigger } : {}) })
+      return entryApp(built, {
+        log,
+        ...(trigger ? { trigger } : {}),
+        ...(acceptSockets ? { sockets: true } : {}),
+      })
     })
     return app
   }
@@ -44,7 +51,10 @@ export function isolateApp(
     app: appOf,
     async fetch(request, bindings, ctx) {
       ready ??= appOf(bindings).then(
-        (built): FetchHandler => built.fetch,
+        (built): FetchHandler =>
+          built.sockets && acceptSockets
+            ? withSocketUpgrades(built.fetch, built.sockets, acceptSockets)
+            : built.fetch,
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)
           log(`turnline: cannot start: ${message}`)
