@@ -5,10 +5,10 @@ import { loggedSessionApi } from '../http/turn-log.ts'
 import type { EntryApp } from './entry-app.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import {
-  QUEUE_MAX_DELAY_MS,
   type QueueMessage,
   QueueTrigger,
   queueProducerOf,
+  REDELIVERY_MAX_MS,
   readQueueMessage,
 } from './worker-queue.ts'
 
@@ -60,7 +60,7 @@ export async function consumeWorkBatch(
         api,
         wake: (at) => trigger?.wake(at),
         callbacks: () => scheduledCallbacks(entry.deps),
-        maxDelayMs: QUEUE_MAX_DELAY_MS,
+        maxDelayMs: REDELIVERY_MAX_MS,
         log: workerLog,
       })
       const delaySeconds = settled.settle === 'retry' ? Math.ceil(settled.delayMs / 1000) : 0

@@ -93,6 +93,18 @@ const ReasoningItem = z.object({
   encrypted_content: z.string().nullish().describe('Ignored.'),
 })
 
+/** A compacted conversation (`POST /v1/responses/compact`): it stands for everything before it. */
+const CompactionItem = z.object({
+  type: z.literal('compaction').describe('Always `compaction`.'),
+  id: Id,
+  encrypted_content: z
+    .string()
+    .min(1)
+    .max(50_000_000)
+    .describe('As `POST /v1/responses/compact` answered it.'),
+  created_by: z.string().max(200).nullish().describe('Ignored.'),
+})
+
 /** An input item; a message may leave out `type`. */
 export const InputItemSchema = z.preprocess(
   (value) =>
@@ -101,10 +113,10 @@ export const InputItemSchema = z.preprocess(
       : value,
   z.discriminatedUnion(
     'type',
-    [MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem],
+    [MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem, CompactionItem],
     {
       error:
-        'an input item is a message, function_call, function_call_output or reasoning item ' +
+        'an input item is a message, function_call, function_call_output, reasoning or compaction item ' +
         '(item_reference is not supported: send the item itself, or previous_response_id)',
     },
   ),
