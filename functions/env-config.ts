@@ -110,6 +110,11 @@ export const EnvSchema = z.object({
   TURNLINE_WORK_QUOTA_RETRY_MS: integer(100, 86_400_000).default(300_000),
   /** Background work still refused for the daily quota this long after its 202 fails. */
   TURNLINE_WORK_MAX_AGE_MS: integer(1000, 30 * 86_400_000).default(172_800_000),
+  /**
+   * The SQS queue whose messages ring the bell for background work on Lambda (the bundle's
+   * `index.work` consumes it, `index.sweep` rings for what a lost message left).
+   */
+  TURNLINE_WORK_QUEUE_URL: httpUrl.optional(),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */

@@ -1,6 +1,7 @@
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
+import { sweepWork } from './work-sweep.ts'
 
 /** What a route needs to ring the bell once a background turn is recorded. */
 export interface WorkTrigger {
@@ -82,25 +83,13 @@ export class BackgroundWorker implements WorkTrigger {
     return this.sweeping
   }
 
-  private async listAll(): Promise<number> {
-    let found = 0
-    let after: string | undefined
-    try {
-      await this.api.fireSchedules()
-    } catch (error) {
-      this.options.log({ level: 'warn', msg: 'loop schedules failed', error: String(error) })
-    }
-    try {
-      do {
-        const page = await this.api.listWork(after)
-        for (const at of page.items) this.wake(at)
-        found += page.items.length
-        after = page.next
-      } while (after !== undefined && !this.stopped)
-    } catch (error) {
-      this.options.log({ level: 'warn', msg: 'background sweep failed', error: String(error) })
-    }
-    return found
+  private listAll(): Promise<number> {
+    return sweepWork(
+      this.api,
+      (at) => this.wake(at),
+      this.options.log,
+      () => this.stopped,
+    )
   }
 
   private pump(): void {

@@ -1,7 +1,7 @@
 import type { ExecutionContext, Hono } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
-import { BackgroundWorker } from '../background/background-worker.ts'
+import { BackgroundWorker, type WorkTrigger } from '../background/background-worker.ts'
 import { claimRedisNamespace } from '../deployment-claim.ts'
 import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
@@ -32,6 +32,12 @@ export interface EntryLogging {
    * entry starts once it serves (`worker.start()`) and stops at shutdown.
    */
   background?: boolean
+  /**
+   * A runtime without a life between requests rings a queue instead (Lambda: SQS), when the
+   * deployment configures one: the trigger routes ring for work they recorded. Undefined:
+   * background work runs in the request.
+   */
+  trigger?: (deps: Deps) => WorkTrigger | undefined
 }
 
 /** The app of one runtime entry, on its deps. */
@@ -60,11 +66,12 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
   if (!logging.startLineAtListen) logStart(deps)
   const api = new SessionService(deps.service)
   const worker = logging.background ? backgroundWorker(deps, api) : undefined
+  const trigger = worker ?? logging.trigger?.(deps)
   const app = createApp({
     api,
     auth: deps.auth,
     ...deps.http,
-    ...(worker ? { background: worker } : {}),
+    ...(trigger ? { background: trigger } : {}),
   })
   const fetch: FetchHandler = (request, bindings, ctx) => app.fetch(request, bindings, ctx)
   return { deps, api, app, fetch, ...(worker ? { worker } : {}) }

@@ -7,9 +7,18 @@ import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordina
 import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
+import type { QueueBells } from '../background/queue-bells.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import {
+  drainedHandler,
+  type StreamingHandler,
+  sqsBells,
+  sweepHandler,
+  workHandler,
+} from './lambda-background.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
@@ -23,9 +32,12 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * durable filesystem: configure S3_BUCKET, and Upstash (or REDIS_URL: a Redis the function
  * reaches over TCP, such as ElastiCache in its VPC) for coordination across instances. A
  * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
- * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. docs/deploy/aws-lambda.md has the whole recipe.
+ * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. With
+ * TURNLINE_WORK_QUEUE_URL, background work is recorded and rung on that SQS queue, which
+ * `index.work` consumes (lambda-background.ts). docs/deploy/aws-lambda.md has the whole recipe.
  */
 limitRegExpBacktracking()
+let bells: QueueBells | undefined
 const entry = await startEntryApp(
   process.env,
   {
@@ -44,10 +56,23 @@ const entry = await startEntryApp(
     // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
     ...referenceScriptOption(),
   },
-  { log: (line) => console.log(line) },
+  {
+    log: (line) => console.log(line),
+    trigger: (deps) => {
+      bells = sqsBells(deps, awsCredentialChain())
+      return bells
+    },
+  },
 ).catch(onStartupError())
 
-export const handler = streamHandle(entry.app)
+const served = streamHandle(entry.app) as unknown as StreamingHandler
+export const handler = bells ? drainedHandler(served, bells) : served
+
+/** `index.work`, the work queue's SQS event source (batch item failures reported). */
+export const work = (event: unknown): Promise<SqsBatchResponse> => workHandler(entry, bells, event)
+
+/** `index.sweep`, for an EventBridge schedule: loop schedules, and work whose message was lost. */
+export const sweep = (): Promise<{ found: number }> => sweepHandler(entry, bells)
 
 /** `index.callbacks`, for an EventBridge schedule: one sweep of the callbacks' outbox. */
 export const callbacks = (): Promise<void> => scheduledCallbacks(entry.deps)
