@@ -115,6 +115,11 @@ export const EnvSchema = z.object({
    * `index.work` consumes it, `index.sweep` rings for what a lost message left).
    */
   TURNLINE_WORK_QUEUE_URL: httpUrl.optional(),
+  /**
+   * The cron expression of the Worker's trigger that also sweeps retention (the others sweep
+   * background work and callbacks only); unset, every trigger does.
+   */
+  TURNLINE_RETENTION_CRON: text.max(100).optional(),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */

@@ -13,6 +13,12 @@ export interface SqsQueueOptions {
   fetch?: FetchLike
 }
 
+/** Messages one SendMessageBatch may carry. */
+const BATCH = 10
+/** SQS's longest delay on a message, and its longest visibility timeout. */
+const MAX_DELAY_SECONDS = 900
+const MAX_VISIBILITY_SECONDS = 43_200
+
 /** The region an AWS queue URL names, if it is one (`sqs.<region>.amazonaws.com`). */
 export function sqsRegionOf(queueUrl: string): string | undefined {
   const host = new URL(queueUrl).hostname
@@ -20,11 +26,12 @@ export function sqsRegionOf(queueUrl: string): string | undefined {
 }
 
 /**
- * Sends messages to one SQS queue: `SendMessage` in SQS's JSON protocol
- * (`X-Amz-Target: AmazonSQS.SendMessage`, `application/x-amz-json-1.0`), POSTed to the queue's
- * URL and signed with AWS Signature Version 4 by the AWS SDK's signer — the one call the
- * background bells need, without the SQS client package. An answer that is not 2xx throws with
- * SQS's error type and message.
+ * One SQS queue, as a producer of JSON message bodies (the shape of a Cloudflare Queue's
+ * producer binding, so the same trigger drives both) and as what a consumer needs beyond the
+ * event source: SendMessage, SendMessageBatch and ChangeMessageVisibility in SQS's JSON protocol
+ * (`X-Amz-Target: AmazonSQS.<Action>`, `application/x-amz-json-1.0`), POSTed to the queue's URL
+ * and signed with AWS Signature Version 4 by the AWS SDK's signer — without the SQS client
+ * package. An answer that is not 2xx, or a batch entry SQS refused, throws with SQS's reason.
  */
 export class SqsQueue {
   private readonly signer: SignatureV4
@@ -42,16 +49,48 @@ export class SqsQueue {
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
   }
 
-  async send(body: string, delaySeconds = 0): Promise<void> {
-    const payload = JSON.stringify({
-      QueueUrl: this.options.queueUrl,
-      MessageBody: body,
-      ...(delaySeconds > 0 ? { DelaySeconds: Math.min(900, Math.ceil(delaySeconds)) } : {}),
+  async send(body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+    const delay = Math.min(MAX_DELAY_SECONDS, Math.ceil(options.delaySeconds ?? 0))
+    await this.call('SendMessage', {
+      MessageBody: JSON.stringify(body),
+      ...(delay > 0 ? { DelaySeconds: delay } : {}),
     })
+  }
+
+  async sendBatch(messages: Iterable<{ body: unknown }>): Promise<void> {
+    const all = [...messages]
+    for (let start = 0; start < all.length; start += BATCH) {
+      const entries = all.slice(start, start + BATCH).map((message, i) => ({
+        Id: String(i),
+        MessageBody: JSON.stringify(message.body),
+      }))
+      const answer = (await this.call('SendMessageBatch', { Entries: entries })) as {
+        Failed?: { Code?: string; Message?: string }[]
+      }
+      const failed = answer.Failed ?? []
+      if (failed.length > 0) {
+        const first = failed[0]
+        throw new Error(
+          `SQS SendMessageBatch refused ${failed.length} of ${entries.length}: ${first?.Code ?? ''} ${first?.Message ?? ''}`,
+        )
+      }
+    }
+  }
+
+  /** Hides a received message for `seconds` from now (what a delayed redelivery is on SQS). */
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
+    await this.call('ChangeMessageVisibility', {
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: Math.max(0, Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(seconds))),
+    })
+  }
+
+  private async call(action: string, fields: Record<string, unknown>): Promise<unknown> {
+    const payload = JSON.stringify({ QueueUrl: this.options.queueUrl, ...fields })
     const headers: Record<string, string> = {
       host: this.target.host,
       'content-type': 'application/x-amz-json-1.0',
-      'x-amz-target': 'AmazonSQS.SendMessage',
+      'x-amz-target': `AmazonSQS.${action}`,
     }
     const signed = await this.signer.sign({
       method: 'POST',
@@ -70,11 +109,8 @@ export class SqsQueue {
       body: payload,
       signal: AbortSignal.timeout(10_000),
     })
-    if (response.ok) {
-      await response.body?.cancel()
-      return
-    }
     const text = await response.text()
+    if (response.ok) return text ? (JSON.parse(text) as unknown) : {}
     let reason = text.slice(0, 300)
     try {
       const error = JSON.parse(text) as { __type?: string; message?: string; Message?: string }
@@ -82,6 +118,6 @@ export class SqsQueue {
     } catch {
       // not JSON: the text itself
     }
-    throw new Error(`SQS SendMessage answered ${response.status}: ${reason}`)
+    throw new Error(`SQS ${action} answered ${response.status}: ${reason}`)
   }
 }

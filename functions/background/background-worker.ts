@@ -2,11 +2,7 @@ import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
 import { sweepWork } from './work-sweep.ts'
-
-/** What a route needs to ring the bell once a background turn is recorded. */
-export interface WorkTrigger {
-  wake(at: WorkLocation): void
-}
+import type { WorkTrigger } from './work-trigger.ts'
 
 export interface BackgroundWorkerOptions {
   /** Runs at once in this process; more wait in memory (or, beyond MAX_WAITING, for the sweep). */
@@ -84,12 +80,13 @@ export class BackgroundWorker implements WorkTrigger {
   }
 
   private listAll(): Promise<number> {
-    return sweepWork(
-      this.api,
-      (at) => this.wake(at),
-      this.options.log,
-      () => this.stopped,
-    )
+    return sweepWork(this.api, {
+      wake: (page) => {
+        for (const at of page) this.wake(at)
+      },
+      log: this.options.log,
+      stopped: () => this.stopped,
+    })
   }
 
   private pump(): void {

@@ -9,16 +9,10 @@ import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
-import type { QueueBells } from '../background/queue-bells.ts'
+import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
-import { onStartupError, startEntryApp } from './entry-app.ts'
-import {
-  drainedHandler,
-  type StreamingHandler,
-  sqsBells,
-  sweepHandler,
-  workHandler,
-} from './lambda-background.ts'
+import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
+import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
@@ -34,45 +28,44 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
  * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. With
  * TURNLINE_WORK_QUEUE_URL, background work is recorded and rung on that SQS queue, which
- * `index.work` consumes (lambda-background.ts). docs/deploy/aws-lambda.md has the whole recipe.
+ * `index.work` consumes and `index.sweep` sweeps for (lambda-background.ts).
+ * docs/deploy/aws-lambda.md has the whole recipe.
  */
 limitRegExpBacktracking()
-let bells: QueueBells | undefined
-const entry = await startEntryApp(
-  process.env,
-  {
-    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
-    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
-    redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
-    peerAddress: lambdaPeer,
-    // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
-    checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
-    // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
-    reachableFromAnywhere: true,
-    contextStorage: () => new AsyncLocalStorage(),
-    // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
-    awsCredentials: awsCredentialChain,
-    readTextFile: (path) => readFile(path, 'utf8'),
-    // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
-    ...referenceScriptOption(),
-  },
-  {
-    log: (line) => console.log(line),
-    trigger: (deps) => {
-      bells = sqsBells(deps, awsCredentialChain())
-      return bells
-    },
-  },
-).catch(onStartupError())
+let background: LambdaQueue | undefined
+const entry = await createDeps(process.env, {
+  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+  peerAddress: lambdaPeer,
+  // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
+  checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
+  // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
+  reachableFromAnywhere: true,
+  contextStorage: () => new AsyncLocalStorage(),
+  // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
+  awsCredentials: awsCredentialChain,
+  readTextFile: (path) => readFile(path, 'utf8'),
+  // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
+  ...referenceScriptOption(),
+})
+  .then(claimedDeps)
+  .then((deps) => {
+    // The work queue (TURNLINE_WORK_QUEUE_URL), written with the function's role.
+    background = lambdaQueue(deps, awsCredentialChain())
+    const trigger = background?.trigger
+    return entryApp(deps, { log: (line) => console.log(line), ...(trigger ? { trigger } : {}) })
+  })
+  .catch(onStartupError())
 
-const served = streamHandle(entry.app) as unknown as StreamingHandler
-export const handler = bells ? drainedHandler(served, bells) : served
+export const handler = streamHandle(entry.app)
 
 /** `index.work`, the work queue's SQS event source (batch item failures reported). */
-export const work = (event: unknown): Promise<SqsBatchResponse> => workHandler(entry, bells, event)
+export const work = (event: unknown): Promise<SqsBatchResponse> =>
+  workHandler(entry, background, event)
 
 /** `index.sweep`, for an EventBridge schedule: loop schedules, and work whose message was lost. */
-export const sweep = (): Promise<{ found: number }> => sweepHandler(entry, bells)
+export const sweep = (): Promise<{ found: number }> => sweepHandler(entry, background)
 
 /** `index.callbacks`, for an EventBridge schedule: one sweep of the callbacks' outbox. */
 export const callbacks = (): Promise<void> => scheduledCallbacks(entry.deps)

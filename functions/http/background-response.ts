@@ -43,7 +43,7 @@ export async function backgroundResponse(
     )
   }
   const queued = await ctx.api.queueResponse(tenant, call)
-  worker.wake({ tenant, session_id: queued.session_id, work_id: queued.work_id })
+  await worker.wake({ tenant, session_id: queued.session_id, work_id: queued.work_id })
   const view = await ctx.api.storedResponseView(tenant, queued.session_id)
   const resource = await resourceOf(ctx, tenant, queued.session_id, view)
   return json(resource)

@@ -16,8 +16,8 @@ export function requireWorker(ctx: RouteContext): Worker {
 }
 
 /** Rings the worker's bell for the run's step record. */
-export function wakeRun(tenant: string, work: QueuedWork, worker: Worker): void {
-  worker.wake({ tenant, session_id: work.session_id, work_id: work.work_id })
+export async function wakeRun(tenant: string, work: QueuedWork, worker: Worker): Promise<void> {
+  await worker.wake({ tenant, session_id: work.session_id, work_id: work.work_id })
 }
 
 /** 202 for a run started (or running): the run, its step's status, the loop (`Location`). */

@@ -82,7 +82,7 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       if (ctx.background) {
         const queued = await ctx.api.queueTrigger(hook.tenant, request)
         const { session_id, work_id } = queued
-        ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
+        await ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
         const answer = { session_id, duplicate: queued.duplicate, work_id }
         return new Response(JSON.stringify(answer), {
           status: 202,

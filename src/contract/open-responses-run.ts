@@ -166,6 +166,14 @@ export interface ResponseRunRequest {
   run: ResponseRun
   /** `resp_<session id>` of the response this one continues. */
   previousResponseId?: string
+  /**
+   * The transcript of the response this one continues, in hand instead of read from its session
+   * (a `store: false` response a WebSocket connection keeps in its memory); with it,
+   * `previousResponseId` is not looked up.
+   */
+  previousTranscript?: HistoryMessage[]
+  /** `store: false`: answer the session's whole transcript before it is erased. */
+  keepTranscript?: boolean
   /** The client's Idempotency-Key: the same key is the same response, run once. */
   idempotencyKey?: string
 }
@@ -177,4 +185,6 @@ export interface ResponseRunResult {
   status: TurnStatus
   /** The usage of a turn that waits on the client, so far (its response reports it). */
   usage?: Usage
+  /** With `keepTranscript` on a `store: false` response: its whole conversation, outputs included. */
+  transcript?: HistoryMessage[]
 }

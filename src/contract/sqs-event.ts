@@ -2,8 +2,8 @@ import * as z from 'zod'
 
 /**
  * What Lambda's SQS event source hands the function (the fields Turnline reads): a batch of
- * messages, each with its id — what a partial batch response names to have it delivered again —
- * and its body.
+ * messages, each with its id — what a partial batch response names to have it delivered again
+ * — its receipt handle (to delay that redelivery), its body, and how often it was received.
  */
 export const SqsEventSchema = z
   .object({
@@ -11,7 +11,9 @@ export const SqsEventSchema = z
       z
         .object({
           messageId: z.string().min(1),
+          receiptHandle: z.string().min(1),
           body: z.string(),
+          attributes: z.object({ ApproximateReceiveCount: z.string().regex(/^\d{1,9}$/) }).loose(),
         })
         .loose(),
     ),

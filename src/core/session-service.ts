@@ -29,6 +29,7 @@ import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
+import { responseInputItems } from './open-responses/response-input-items.ts'
 import { runResponse } from './open-responses/response-run.ts'
 import { storedResponseView } from './open-responses/stored-response-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
@@ -235,6 +236,10 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   async storedResponseView(tenant: string, sessionId: string, options?: ResponseViewOptions) {
     return storedResponseView(this.deps, await this.locator.locate(tenant, sessionId), options)
+  }
+
+  async responseInputItems(tenant: string, sessionId: string) {
+    return responseInputItems(this.deps, await this.locator.locate(tenant, sessionId))
   }
 
   respond(tenant: string, request: ResponseRunRequest, options?: TurnOptions) {

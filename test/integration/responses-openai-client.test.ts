@@ -163,6 +163,31 @@ describe('the openai client against npm start', () => {
     ])
   })
 
+  it('responses.inputItems.list pages through the input items (cursor after the last id)', async () => {
+    mock.enqueue({ text: 'Four.' })
+    const response = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    })
+    const texts: string[] = []
+    for await (const item of client.responses.inputItems.list(response.id, {
+      order: 'asc',
+      limit: 2,
+    })) {
+      if (item.type === 'message') {
+        for (const part of item.content) if ('text' in part) texts.push(part.text)
+      }
+    }
+    expect(texts).toEqual(['one', 'two', 'three'])
+    await client.responses.delete(response.id)
+    const gone = await client.responses.inputItems.list(response.id).catch((e: unknown) => e)
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError)
+  })
+
   it('responses.parse: the structured answer parsed by the client', async () => {
     mock.enqueue({ text: '{"city":"Lima","celsius":19}' })
     const parsed = await client.responses.parse({

@@ -381,6 +381,11 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
 
+  async responseInputItems(tenant: string, sessionId: string): Promise<never> {
+    this.find(tenant, sessionId)
+    throw new TurnlineError('not_found', `no response resp_${sessionId}`)
+  }
+
   async exec(
     tenant: string,
     body: SessionConfigInput & { prompt: string },

@@ -5,6 +5,7 @@ export interface SqsMessage {
   MessageId: string
   ReceiptHandle: string
   Body: string
+  Attributes?: Record<string, string>
 }
 
 /**
@@ -32,6 +33,7 @@ export class MotoSqsQueue {
       MaxNumberOfMessages: max,
       VisibilityTimeout: visibilitySeconds,
       WaitTimeSeconds: 0,
+      MessageSystemAttributeNames: ['All'],
     })
     return answer.Messages ?? []
   }
@@ -47,19 +49,24 @@ export class MotoSqsQueue {
     })
   }
 
-  /** Messages waiting, visible or delayed (SQS's approximate counts, exact on moto). */
+  /** Messages not deleted yet: visible, delayed or in flight (SQS's approximate counts, exact on moto). */
   async waiting(): Promise<number> {
     const answer = await call<{ Attributes: Record<string, string> }>(
       this.endpoint,
       'GetQueueAttributes',
       {
         QueueUrl: this.url,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesDelayed',
+          'ApproximateNumberOfMessagesNotVisible',
+        ],
       },
     )
     return (
       Number(answer.Attributes.ApproximateNumberOfMessages ?? 0) +
-      Number(answer.Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+      Number(answer.Attributes.ApproximateNumberOfMessagesDelayed ?? 0) +
+      Number(answer.Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
     )
   }
 
@@ -95,7 +102,7 @@ export function sqsEvent(
       receiptHandle: message.ReceiptHandle,
       body: message.Body,
       attributes: {
-        ApproximateReceiveCount: '1',
+        ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
         SentTimestamp: String(Date.now()),
         SenderId: 'AIDAEXAMPLE',
         ApproximateFirstReceiveTimestamp: String(Date.now()),

@@ -80,6 +80,8 @@ describe('infra/deploy/lambda/template.yaml: background work', () => {
     expect(work).toMatch(/Handler: index\.work\n/)
     expect(work).toMatch(/Type: SQS\n\s+Properties:\n\s+Queue: !GetAtt WorkQueue\.Arn/)
     expect(work).toMatch(/FunctionResponseTypes: \[ReportBatchItemFailures\]/)
+    // A message to deliver later is hidden until then (ChangeMessageVisibility).
+    expect(work).toMatch(/SQSPollerPolicy: \{ QueueName: !GetAtt WorkQueue\.QueueName \}/)
     const timeout = Number(/Timeout: (\d+)/.exec(work)?.[1])
     const visibility = Number(/VisibilityTimeout: (\d+)/.exec(resource('WorkQueue'))?.[1])
     expect(visibility).toBeGreaterThanOrEqual(6 * timeout)
