@@ -85,6 +85,12 @@ export async function workHandler(
   const { Records } = parseInput(SqsEventSchema, event, 'event')
   const api = consumerApi(entry)
   const failures: { itemIdentifier: string }[] = []
+  // One pass over the outbox serves every `callbacks` message of the batch.
+  let pass: Promise<void> | undefined
+  const callbacks = () => {
+    pass ??= scheduledCallbacks(entry.deps)
+    return pass
+  }
   await Promise.all(
     Records.map(async (record) => {
       const message = readMessage(record.messageId, record.body)
@@ -93,7 +99,7 @@ export async function workHandler(
       const settled = await deliverTrigger(message, attempt, {
         api,
         wake: (at) => trigger.wake(at),
-        callbacks: () => scheduledCallbacks(entry.deps),
+        callbacks,
         maxDelayMs: SQS_MAX_DELAY_MS,
         log,
       })
