@@ -33,6 +33,7 @@ import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { outputArtifactRoutes } from './routes/output-artifact-routes.ts'
 import { responseItemsRoute } from './routes/response-items-route.ts'
+import { responsesCompactRoute } from './routes/responses-compact-route.ts'
 import { responsesRoute } from './routes/responses-route.ts'
 import { responsesSocketRoute } from './routes/responses-socket-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
@@ -195,6 +196,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
   app.route('/v1', responseItemsRoute(ctx))
+  app.route('/v1', responsesCompactRoute(ctx))
   app.route(
     '/v1',
     responsesSocketRoute(ctx, { sockets: options.sockets, authenticate, tenancy: options.tenancy }),

@@ -1,6 +1,9 @@
+import type { ExecutionContext } from 'hono'
 import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { Deps } from '../deps.ts'
+import { streamedBody, whenBodyEnds } from '../http/body-end.ts'
 import { type EntryApp, type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
+import { type SocketAcceptor, withSocketUpgrades } from './standard-sockets.ts'
 
 /**
  * One set of deps and one app per isolate, for runtimes whose configuration arrives with each
@@ -24,19 +27,26 @@ export interface IsolateApp {
  * A build that fails (a configuration error) is logged once and answers every request with a
  * 500 naming the problem, rather than a bare crash; a scheduled run or a queue batch rejects
  * with it. `triggerOf` gives the app its background trigger from the bindings (the Worker's
- * Queue), where there is one.
+ * Queue), where there is one. With telemetry on, each request's spans are exported before the
+ * isolate's request ends (`ctx.waitUntil`): an isolate runs no timer once its requests are done.
  */
 export function isolateApp(
   build: (bindings: unknown) => Promise<Deps>,
   log: EntryLog,
   triggerOf?: (bindings: unknown, deps: Deps) => WorkTrigger | undefined,
+  /** The runtime's WebSocket upgrade (the Worker's WebSocketPair): serves the WebSocket mode. */
+  acceptSockets?: SocketAcceptor,
 ): IsolateApp {
   let app: Promise<EntryApp> | undefined
   let ready: Promise<FetchHandler> | undefined
   const appOf = (bindings: unknown) => {
     app ??= build(bindings).then((built) => {
       const trigger = triggerOf?.(bindings, built)
-      return entryApp(built, { log, ...(trigger ? { trigger } : {}) })
+      return entryApp(built, {
+        log,
+        ...(trigger ? { trigger } : {}),
+        ...(acceptSockets ? { sockets: true } : {}),
+      })
     })
     return app
   }
@@ -44,7 +54,16 @@ export function isolateApp(
     app: appOf,
     async fetch(request, bindings, ctx) {
       ready ??= appOf(bindings).then(
-        (built): FetchHandler => built.fetch,
+        (built): FetchHandler => {
+          const served =
+            built.sockets && acceptSockets
+              ? withSocketUpgrades(built.fetch, built.sockets, acceptSockets)
+              : built.fetch
+          const flush = built.deps.flushTelemetry
+          if (!flush) return served
+          return async (request, env, ctx) =>
+            flushedAfter(await served(request, env, ctx), flush, ctx)
+        },
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)
           log(`turnline: cannot start: ${message}`)
@@ -54,6 +73,30 @@ export function isolateApp(
       return (await ready)(request, bindings, ctx)
     },
   }
+}
+
+/**
+ * Hands the telemetry export to `ctx.waitUntil` once the answer is complete: at once for a
+ * plain answer, when its body ends for a streamed one (whose request span ends then).
+ */
+function flushedAfter(
+  response: Response,
+  flush: () => Promise<void>,
+  ctx: ExecutionContext | undefined,
+): Response {
+  if (!ctx) return response
+  const exported = () => flush().catch(() => {})
+  const body = streamedBody(response)
+  if (!body) {
+    ctx.waitUntil(exported())
+    return response
+  }
+  let ended: () => void = () => {}
+  ctx.waitUntil(new Promise<void>((resolve) => (ended = resolve)).then(exported))
+  return new Response(
+    whenBodyEnds(body, () => ended()),
+    response,
+  )
 }
 
 function startupFailure(message: string): Response {

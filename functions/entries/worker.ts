@@ -1,12 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ExecutionContext } from 'hono'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
-import { claimedDeps } from './entry-app.ts'
+import { claimedDeps, type EntryApp } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 import { consumeWorkBatch, scheduledWork, workerTrigger } from './worker-background.ts'
 import type { QueueMessage } from './worker-queue.ts'
+import { workerReferenceScript } from './worker-reference-assets.ts'
+import { workerSocketAcceptor } from './worker-sockets.ts'
 
 /**
  * Cloudflare Workers entry. Deps are built from the bindings on the isolate's first request (or
@@ -17,7 +20,8 @@ import type { QueueMessage } from './worker-queue.ts'
  * is set (`wrangler dev`). Compaction counts with gpt-tokenizer as on every runtime, its rank
  * tables shipped as text and parsed on first use (worker-rank-table.ts). With the work queue
  * bound (TURNLINE_WORK_QUEUE), background work is recorded, answered 202 and run by this
- * Worker's `queue` handler (worker-background.ts).
+ * Worker's `queue` handler (worker-background.ts). The Open Responses WebSocket mode upgrades with
+ * a `WebSocketPair` (worker-sockets.ts).
  */
 const isolate = isolateApp(
   (bindings) =>
@@ -31,9 +35,14 @@ const isolate = isolateApp(
       reachableFromAnywhere: true,
       // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
       publicOnlyFetch: true,
+      // Spans nest by the isolate's async context (the `nodejs_als` compatibility flag).
+      contextStorage: () => new AsyncLocalStorage(),
+      // The API reference renderer from the Worker's static assets: /docs renders offline.
+      ...workerReferenceScript(bindings),
     }).then(claimedDeps),
   (line) => console.log(line),
   workerTrigger,
+  workerSocketAcceptor,
 )
 
 function textBindings(bindings: unknown): Record<string, string> {
@@ -50,7 +59,9 @@ export default {
    * each message names, or a pass over the callbacks' outbox.
    */
   async queue(batch: { readonly messages: readonly QueueMessage[] }, env: unknown) {
-    await consumeWorkBatch(batch, await isolate.app(env))
+    const entry = await isolate.app(env)
+    // Spans of the batch are exported before the invocation ends, as a request's are.
+    await consumeWorkBatch(batch, entry).finally(() => entry.deps.flushTelemetry?.())
   },
 
   /**
@@ -61,13 +72,17 @@ export default {
    */
   async scheduled(controller: { cron: string; scheduledTime: number }, env: unknown) {
     const entry = await isolate.app(env)
-    const { deps } = entry
-    await scheduledWork(entry)
-    const swept = await scheduledCallbacks(deps).catch((error: unknown) => error)
-    const retentionCron = deps.config.TURNLINE_RETENTION_CRON
-    if (retentionCron === undefined || retentionCron === controller.cron) {
-      await scheduledRetention(deps, { now: controller.scheduledTime, cron: controller.cron })
-    }
-    if (swept !== undefined) throw swept
+    await scheduledRun(entry, controller).finally(() => entry.deps.flushTelemetry?.())
   },
+}
+
+async function scheduledRun(entry: EntryApp, controller: { cron: string; scheduledTime: number }) {
+  const { deps } = entry
+  await scheduledWork(entry)
+  const swept = await scheduledCallbacks(deps).catch((error: unknown) => error)
+  const retentionCron = deps.config.TURNLINE_RETENTION_CRON
+  if (retentionCron === undefined || retentionCron === controller.cron) {
+    await scheduledRetention(deps, { now: controller.scheduledTime, cron: controller.cron })
+  }
+  if (swept !== undefined) throw swept
 }

@@ -159,6 +159,7 @@ class LoggedSessionApi implements SessionApi {
   openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
   storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
   responseInputItems = (...args: Args<'responseInputItems'>) => this.api.responseInputItems(...args)
+  compactResponse = (...args: Args<'compactResponse'>) => this.api.compactResponse(...args)
   getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
   listArtifacts = (...args: Args<'listArtifacts'>) => this.api.listArtifacts(...args)
   getArtifact = (...args: Args<'getArtifact'>) => this.api.getArtifact(...args)

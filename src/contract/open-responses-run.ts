@@ -22,6 +22,8 @@ export interface ResponseRun {
   config: SessionConfigInput
   history: HistoryMessage[]
   input?: TurnInput
+  /** The input held a compaction item: `history` starts there (no earlier conversation). */
+  compacted?: true
 }
 
 type Message = Extract<InputItem, { type: 'message' }>
@@ -43,10 +45,12 @@ export function toResponseRun(request: ResponsesRequest, createdAt: number): Res
   let split = conversation.length
   while (split > 0 && isUser(conversation[split - 1]?.item)) split -= 1
   const prompt = promptOf(conversation.slice(split).map(({ item }) => item as Message))
+  const before = conversation.slice(0, split).map(({ item }) => item)
   return {
     config: configOf(request, instructions, createdAt),
-    history: seededHistory(conversation.slice(0, split).map(({ item }) => item)),
+    history: seededHistory(before),
     ...(prompt === undefined ? {} : { input: prompt }),
+    ...(before.some((item) => item.type === 'compaction') ? { compacted: true as const } : {}),
   }
 }
 

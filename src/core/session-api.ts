@@ -11,6 +11,10 @@ import type {
   TurnsQuery,
 } from '../contract/api.ts'
 import type { DeliveryList } from '../contract/callback-delivery.ts'
+import type {
+  CompactResource,
+  ResponsesCompactRequest,
+} from '../contract/open-responses-compaction.ts'
 import type { ListedInputItem } from '../contract/open-responses-input-items.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
@@ -208,6 +212,11 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
    * (open-responses/response-input-items.ts). TurnlineError('not_found') as storedResponseView.
    */
   responseInputItems(tenant: string, sessionId: string): Promise<ListedInputItem[]>
+  /**
+   * `POST /v1/responses/compact`: the conversation compacted in a session of its own, which is
+   * erased once it answered (open-responses/compact-response.ts).
+   */
+  compactResponse(tenant: string, request: ResponsesCompactRequest): Promise<CompactResource>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.

@@ -188,6 +188,26 @@ describe('the openai client against npm start', () => {
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError)
   })
 
+  it('responses.compact: the compacted window continues the conversation as input', async () => {
+    mock.enqueue({ text: 'Summary: the code word is slate.' })
+    const compacted = await client.responses.compact({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'Remember the code word: slate.' },
+        { role: 'assistant', content: 'OK.' },
+      ],
+    })
+    expect(compacted.object).toBe('response.compaction')
+    expect(compacted.output.at(-1)?.type).toBe('compaction')
+    mock.enqueue({ text: 'slate' })
+    const next = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [...compacted.output, { role: 'user', content: 'What is the code word?' }],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+    expect(next.output_text).toBe('slate')
+    expect(JSON.stringify(mock.requests.at(-1)?.body)).toContain('the code word is slate')
+  })
+
   it('responses.parse: the structured answer parsed by the client', async () => {
     mock.enqueue({ text: '{"city":"Lima","celsius":19}' })
     const parsed = await client.responses.parse({

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createDeps } from '../../functions/deps.ts'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import { SessionService } from '../../src/core/session-service.ts'
@@ -6,6 +7,7 @@ import { listAll } from '../../src/store/list-all.ts'
 import { deploymentEnv } from '../support/app-instance.ts'
 import { gate } from '../support/gate.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
+import { jsonCalls } from '../support/json-calls.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startWorkerd } from '../support/runtimes.ts'
@@ -24,6 +26,7 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
  */
 const TOOL_SECRET = 'workerd-background-tool-secret'
 const ASYNC = { prefer: 'respond-async' }
+const HOOK_SECRET = Buffer.from('workerd-background-webhook-secret')
 let bucket: Awaited<ReturnType<typeof createTestBucket>> | undefined
 let proxy: UpstashProxy | undefined
 let mock: MockOpenAI
@@ -46,6 +49,14 @@ beforeAll(async () => {
       TURNLINE_SINGLE_TENANT: '1',
       TURNLINE_TOOL_SECRET: TOOL_SECRET,
       TURNLINE_CALLBACK_ALLOW_HTTP: '1',
+      TURNLINE_WEBHOOKS: JSON.stringify({
+        triage: {
+          secret: `whsec_${HOOK_SECRET.toString('base64')}`,
+          tenant: 'local',
+          session: { instructions: 'Triage incoming issues.' },
+          prompt: 'New issue event: {{body}}',
+        },
+      }),
       // A delivery put back for a busy session comes again within seconds, not a minute.
       TURNLINE_LEASE_MS: '4000',
     },
@@ -61,41 +72,19 @@ afterAll(async () => {
   await bucket?.destroy()
 })
 
-async function call(method: string, path: string, body?: unknown, headers = {}) {
+const { call, workState } = jsonCalls(() => {
   if (!worker) throw new Error('workerd is not running')
-  const response = await fetch(`${worker.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  })
-  const text = await response.text()
-  const json = () => JSON.parse(text) as Record<string, unknown>
-  return { status: response.status, headers: response.headers, text, json }
-}
+  return worker.url
+})
 
-/** Polls until `probe` answers something (no fixed sleeps: the machine is shared). */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 50_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = await probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}\n--- workerd ---\n${worker?.output()}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+/** Waits for `probe` to answer something (an event, no fixed sleep); fails with the log. */
+function until<T>(what: string, probe: () => Promise<T | undefined>, timeout = 50_000) {
+  return vi
+    .waitUntil(probe, { timeout, interval: 100 })
+    .catch((error: unknown) =>
+      Promise.reject(new Error(`${what}\n--- workerd ---\n${worker?.output()}`, { cause: error })),
+    ) as Promise<T>
 }
-
-const workState = (location: string, state: string) =>
-  until(`${location} ${state}`, async () => {
-    const answer = await call('GET', location)
-    return answer.json().state === state ? answer.json() : undefined
-  })
 
 const turnStarts = async (session: string) =>
   (
@@ -105,6 +94,19 @@ const turnStarts = async (session: string) =>
 
 const pending = async () =>
   bucket ? (await listAll(bucket.store(), '.turnline/work/pending/')).objects : []
+
+/** A webhook delivery signed as Standard Webhooks senders sign it. */
+function deliver(body: string, id: string) {
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  const signature = createHmac('sha256', HOOK_SECRET)
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64')
+  return call('POST', '/v1/webhooks/triage', JSON.parse(body), {
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${signature}`,
+  })
+}
 
 /** Lines of the Worker's log with `msg`, parsed. */
 function logLines(msg: string): Record<string, unknown>[] {
@@ -175,6 +177,33 @@ describe('background work on Workers (Queue consumer, cron sweep)', () => {
     expect(hook.signatureValid).toBe(true)
     expect(hook.body).toMatchObject({ type: 'turn.completed' })
     expect(logLines('work sweep')).toEqual([])
+  })
+
+  it('answers a webhook 202 and a background response at once, and runs each once', async () => {
+    mock.reset()
+    mock.enqueue({ text: 'Labelled as bug.' }, { text: 'the background answer' })
+    const body = JSON.stringify({ action: 'opened', title: 'Crash on save' })
+    const hook = await deliver(body, 'msg_wbg_1')
+    expect(hook.status, hook.text).toBe(202)
+    const { session_id, work_id } = hook.json() as { session_id: string; work_id: string }
+    expect(hook.json()).toEqual({ session_id, duplicate: false, work_id })
+    const location = hook.headers.get('location') ?? ''
+    expect((await workState(location, 'done')).turn).toMatchObject({ status: 'terminal' })
+    const redelivered = await deliver(body, 'msg_wbg_1')
+    expect(redelivered.json()).toEqual({ session_id, duplicate: true, work_id })
+
+    const request = { input: 'Say something.', background: true }
+    const created = await call('POST', '/v1/responses', request)
+    expect(created.status, created.text).toBe(200)
+    expect(created.json()).toMatchObject({ object: 'response', background: true })
+    const id = created.json().id as string
+    const done = await until('the background response', async () => {
+      const view = (await call('GET', `/v1/responses/${id}`)).json()
+      return view.status === 'completed' ? view : undefined
+    })
+    expect(JSON.stringify(done.output)).toContain('the background answer')
+    expect(mock.requests).toHaveLength(2)
+    expect(await turnStarts(session_id)).toBe(1)
   })
 
   it('runs a record whose message was lost once the cron trigger sweeps', async () => {

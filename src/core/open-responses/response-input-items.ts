@@ -60,21 +60,8 @@ function historyItems(message: HistoryMessage): Unnumbered[] {
       return message.content === ''
         ? []
         : [message_('system', [{ type: 'input_text', text: message.content }])]
-    case 'user': {
-      const content: ListedContent[] = message.content
-        ? [{ type: 'input_text', text: message.content }]
-        : []
-      for (const image of message.images ?? []) {
-        if ('url' in image) {
-          content.push({
-            type: 'input_image',
-            image_url: image.url,
-            detail: image.detail ?? 'auto',
-          })
-        }
-      }
-      return [message_('user', content)]
-    }
+    case 'user':
+      return [message_('user', userContent(message))]
     case 'assistant': {
       const text: Unnumbered[] =
         message.content === ''
@@ -107,6 +94,19 @@ function historyItems(message: HistoryMessage): Unnumbered[] {
     case 'compaction':
       return [{ type: 'compaction', encrypted_content: message.encrypted_content }]
   }
+}
+
+/** A user message's content parts as an item lists them (stored images loaded already). */
+export function userContent(message: Extract<HistoryMessage, { role: 'user' }>): ListedContent[] {
+  const content: ListedContent[] = message.content
+    ? [{ type: 'input_text', text: message.content }]
+    : []
+  for (const image of message.images ?? []) {
+    if ('url' in image) {
+      content.push({ type: 'input_image', image_url: image.url, detail: image.detail ?? 'auto' })
+    }
+  }
+  return content
 }
 
 function userItem(input: TurnInput): Unnumbered {

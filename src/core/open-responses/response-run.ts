@@ -90,7 +90,8 @@ async function seededHistoryOf(
     (request.previousResponseId
       ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
       : [])
-  const history = [...earlier, ...request.run.history]
+  // A compaction item in the input stands for the whole conversation before it.
+  const history = [...(request.run.compacted ? [] : earlier), ...request.run.history]
   if (request.run.input === undefined && history.at(-1)?.role !== 'tool') {
     throw new TurnlineError(
       'invalid_input',
@@ -144,7 +145,7 @@ async function responseSession(
 }
 
 /** The whole transcript of a response of this tenant (404 for any other session). */
-async function previousTranscript(
+export async function previousTranscript(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
