@@ -3,77 +3,13 @@ import { isTurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { parseSessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { listAll } from './list-all.ts'
+import { betweenCalls } from './between-calls.ts'
 import { probeLastBatch, readBatches } from './rehydrate.ts'
-import {
-  encodeListCursor,
-  encodeNewestCursor,
-  resumeAfter,
-  resumeBefore,
-} from './session-list-cursor.ts'
 import { SessionKeys } from './session-ref.ts'
 import { batchTitle } from './session-snapshot.ts'
 
-type Where = { prefix: string; root: string; workspace: string }
-type ManifestPage = { sessions: SessionManifest[]; cursor?: string }
-
-/** How a listing orders sessions: by their ids, which start with their creation time (UTC). */
-export type ListOrder = 'newest' | 'oldest'
-
-/**
- * One page of a workspace's sessions, each as its manifest brought up to its last committed
- * batch. An active session's stored manifest lags its log by up to a checkpoint interval (it is
- * not written after every batch), so each active one is probed and the batches after its
- * manifest are folded in; a listing never shows an older turn count or update time than
- * `GET /v1/sessions/:id`. Sessions are read in parallel. Oldest first is the store's own key
- * order (one listing request per page); newest first lists the workspace's session folders (one
- * request per 1,000 sessions) and reads the manifests of the page only.
- */
-export async function listSessionManifests(
-  objects: ObjectStore,
-  where: Where,
-  options: { cursor?: string; limit?: number; order?: ListOrder },
-): Promise<ManifestPage> {
-  if (options.order === 'newest') return newestFirst(objects, where, options)
-  const { root, workspace } = where
-  const page = await objects.list(root, {
-    delimiter: '/',
-    limit: options.limit ?? 50,
-    ...(options.cursor ? { startAfter: resumeAfter(options.cursor, workspace, root) } : {}),
-  })
-  const read = await Promise.all(
-    page.prefixes.map((folder) => currentManifest(objects, where.prefix, folder)),
-  )
-  const sessions = read.filter((manifest) => manifest !== undefined)
-  const cursor = page.cursor ? encodeListCursor(workspace, page, root) : undefined
-  return { sessions, ...(cursor ? { cursor } : {}) }
-}
-
-/** A page of the workspace's sessions, the most recently created first. */
-async function newestFirst(
-  objects: ObjectStore,
-  where: Where,
-  options: { cursor?: string; limit?: number },
-): Promise<ManifestPage> {
-  const { root, workspace } = where
-  const before = options.cursor === undefined ? undefined : resumeBefore(options.cursor, workspace)
-  const { prefixes } = await listAll(objects, root, { delimiter: '/' })
-  const ids = prefixes
-    .map((folder) => folder.slice(root.length, -1))
-    .filter((id) => before === undefined || id < before)
-    .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0))
-  const chosen = ids.slice(0, options.limit ?? 50)
-  const read = await Promise.all(
-    chosen.map((id) => currentManifest(objects, where.prefix, `${root}${id}/`)),
-  )
-  const sessions = read.filter((manifest) => manifest !== undefined)
-  const last = chosen.at(-1)
-  const more = ids.length > chosen.length && last !== undefined
-  return { sessions, ...(more ? { cursor: encodeNewestCursor(workspace, last) } : {}) }
-}
-
 /** The folder's manifest, current; undefined when it is unreadable or the session is gone. */
-async function currentManifest(
+export async function currentManifest(
   objects: ObjectStore,
   prefix: string,
   folder: string,
@@ -135,8 +71,10 @@ export function manifestAhead(
     }
     const lastSeq = batch.first_seq + batch.events.length - 1
     const title = next.title ?? batchTitle(batch)
+    const { between_calls: _before, ...rest } = next
     next = {
-      ...next,
+      ...rest,
+      ...betweenCalls(batch.state, next.between_calls),
       ...(title === undefined ? {} : { title }),
       status,
       turn_count,
