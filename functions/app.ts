@@ -5,7 +5,7 @@ import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { Telemetry } from '../src/ports/telemetry.ts'
-import type { WorkTrigger } from './background/background-worker.ts'
+import type { WorkTrigger } from './background/work-trigger.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
@@ -19,6 +19,7 @@ import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
 import { requestTrace } from './http/request-trace.ts'
 import { routeMethods } from './http/route-methods.ts'
+import type { SocketUpgrades } from './http/socket-connection.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
 import { openApiJsonOf } from './openapi/openapi-document.ts'
@@ -31,7 +32,10 @@ import { execRoute } from './routes/exec-route.ts'
 import { loopRoutes } from './routes/loop-routes.ts'
 import { metaRoutes } from './routes/meta-routes.ts'
 import { outputArtifactRoutes } from './routes/output-artifact-routes.ts'
+import { responseItemsRoute } from './routes/response-items-route.ts'
+import { responsesCompactRoute } from './routes/responses-compact-route.ts'
 import { responsesRoute } from './routes/responses-route.ts'
+import { responsesSocketRoute } from './routes/responses-socket-route.ts'
 import { runnerRoutes } from './routes/runner-callback-route.ts'
 import { sessionRoutes } from './routes/session-routes.ts'
 import { steeringRoutes } from './routes/steering-routes.ts'
@@ -89,6 +93,11 @@ export interface AppOptions {
   telemetry?: Telemetry
   /** The background worker (Node): enables 202 answers for background turns and webhooks. */
   background?: WorkTrigger
+  /**
+   * The runtime's WebSocket upgrades (Node, Deno, Workers): enables the Open Responses WebSocket
+   * mode on `GET /v1/responses`; the entry's server carries out the upgrades the app accepts.
+   */
+  sockets?: SocketUpgrades
 }
 
 export const API_VERSION = '0.1.0'
@@ -186,6 +195,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1', compactRoutes(ctx))
   app.route('/v1', execRoute(ctx))
   app.route('/v1', responsesRoute(ctx))
+  app.route('/v1', responseItemsRoute(ctx))
+  app.route('/v1', responsesCompactRoute(ctx))
+  app.route(
+    '/v1',
+    responsesSocketRoute(ctx, { sockets: options.sockets, authenticate, tenancy: options.tenancy }),
+  )
   app.route('/v1', artifactRoutes(ctx))
   app.route('/v1', agentSessionRoutes(ctx))
   app.route('/v1', loopRoutes(ctx))

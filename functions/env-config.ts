@@ -110,6 +110,11 @@ export const EnvSchema = z.object({
   TURNLINE_WORK_QUOTA_RETRY_MS: integer(100, 86_400_000).default(300_000),
   /** Background work still refused for the daily quota this long after its 202 fails. */
   TURNLINE_WORK_MAX_AGE_MS: integer(1000, 30 * 86_400_000).default(172_800_000),
+  /**
+   * The cron expression of the Worker's trigger that also sweeps retention (the others sweep
+   * background work and callbacks only); unset, every trigger does.
+   */
+  TURNLINE_RETENTION_CRON: text.max(100).optional(),
   TURNLINE_RUNNER_URL: httpUrl.optional(),
   TURNLINE_RUNNER_SECRET: text.min(16, 'must be at least 16 characters').optional(),
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */

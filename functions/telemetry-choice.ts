@@ -1,5 +1,5 @@
+import type { Context } from '@opentelemetry/api'
 import { type ContextStorage, OtelTelemetry } from '../adapters/otel/otel-telemetry.ts'
-import type { SpanContext } from '../adapters/otel/trace-context.ts'
 import { tracedCalls } from '../adapters/otel/traced-calls.ts'
 import { tracedFetch } from '../adapters/otel/traced-fetch.ts'
 import { type ModelEndpoint, tracedModelClient } from '../adapters/otel/traced-model-client.ts'
@@ -11,7 +11,7 @@ import type { ModelChoice } from './model-choice.ts'
 import { otelSettingsOf } from './telemetry-env.ts'
 
 /** The runtime's async context (AsyncLocalStorage), made by the entries that have one. */
-export type ContextStorageFactory = () => ContextStorage<SpanContext>
+export type ContextStorageFactory = () => ContextStorage<Context>
 
 /**
  * The deployment's telemetry from the OTEL_* variables (docs/observability.md): undefined when

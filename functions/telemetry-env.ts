@@ -100,8 +100,8 @@ export function otelSettingsOf(env: TelemetryEnv, version: string): OtelSettings
     ...(metrics ? { metrics } : {}),
     resource: {
       'service.version': version,
-      'telemetry.sdk.name': 'turnline',
-      'telemetry.sdk.language': 'webjs',
+      // Cumulative metrics of two processes (or Worker isolates) must not read as one series.
+      'service.instance.id': crypto.randomUUID(),
       ...env.OTEL_RESOURCE_ATTRIBUTES,
       'service.name':
         env.OTEL_SERVICE_NAME ?? env.OTEL_RESOURCE_ATTRIBUTES?.['service.name'] ?? 'turnline',

@@ -5,8 +5,10 @@
  * without following a link, made if missing) and opened `O_NOFOLLOW`, like every write of the
  * store: a link at the name or on the way is refused (corrupt_data), never followed. The thread
  * checks the file's size and version (inode and birth time: a put replaces the file, so the
- * version changes; appends keep it) just before writing, and fsyncs the bytes before the append
- * returns; the check and the write are not atomic against another process, which the port's
+ * version changes; appends keep it) just before writing, and fsyncs the file before the append
+ * returns (unless the caller asked for `durable: false`: then the bytes are left to the page
+ * cache until a later durable append to the file, which may be one of no bytes, syncs them); the
+ * check and the write are not atomic against another process, which the port's
  * contract leaves to callers (they write the same bytes at the same offset). A file the append
  * creates (`ifSize` 0, no file yet) gets its name made durable like a put's: its folder, and any
  * folder created for it, are fsynced.
@@ -45,7 +47,7 @@ export async function appendToFile(
         reply = await appendOnThread({
           path: folder.child(name),
           bytes: new Uint8Array(bytes),
-          durable,
+          durable: durable && options.durable !== false,
           at: options.at,
           ifSize: options.ifSize,
           ifVersion: options.ifVersion,

@@ -24,7 +24,8 @@
  *   manifest against the log and the rolled-up events against the manifest). One fsync per
  *   replace, two per new name (plus one per folder created).
  * - Appends (fs-append.ts) write into the object's file in place (no temp file, no lock), through
- *   its held folder and `O_NOFOLLOW` like every other write, and fsync it; a reader may see one in
+ *   its held folder and `O_NOFOLLOW` like every other write, and fsync it (unless asked not to:
+ *   `durable: false`; an append of no bytes then only fsyncs); a reader may see one in
  *   progress as a partial last line. `version` (inode and birth time, reported by gets and puts)
  *   changes when a put replaces the file.
  * - Delete removes the file under the key's lock, then prunes empty parent folders.

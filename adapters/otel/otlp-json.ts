@@ -1,9 +1,10 @@
-import type { SpanKind, TelemetryAttributes, TelemetryValue } from '../../src/ports/telemetry.ts'
+import type { TelemetryAttributes, TelemetryValue } from '../../src/ports/telemetry.ts'
 
 /**
- * The OTLP/JSON encoding (OpenTelemetry protocol, JSON mapping of its protobuf messages): ids
- * as lowercase hex, enums as integers, 64-bit integers as decimal strings, field names in
- * lowerCamelCase. What `ExportTraceServiceRequest` and `ExportMetricsServiceRequest` carry.
+ * The OTLP/JSON encoding (OpenTelemetry protocol, JSON mapping of its protobuf messages) of
+ * metric points: enums as integers, 64-bit integers as decimal strings, field names in
+ * lowerCamelCase — what `ExportMetricsServiceRequest` carries (spans go through the SDK's
+ * exporter).
  */
 
 export type OtlpAnyValue =
@@ -17,21 +18,6 @@ export interface OtlpKeyValue {
   key: string
   value: OtlpAnyValue
 }
-
-/** A finished span, as the exporter keeps it until it is sent. */
-export interface FinishedSpan {
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  name: string
-  kind: SpanKind
-  startTimeUnixNano: string
-  endTimeUnixNano: string
-  attributes: OtlpKeyValue[]
-  status: { code: 0 | 1 | 2; message?: string }
-}
-
-const KIND: Record<SpanKind, number> = { internal: 1, server: 2, client: 3 }
 
 export function otlpValue(value: TelemetryValue): OtlpAnyValue {
   if (typeof value === 'string') return { stringValue: value }
@@ -56,29 +42,3 @@ export function unixNano(ms: number): string {
 }
 
 export const SCOPE = { name: 'turnline', version: '0.1.0' }
-
-export function traceRequest(resource: OtlpKeyValue[], spans: readonly FinishedSpan[]) {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: resource },
-        scopeSpans: [
-          {
-            scope: SCOPE,
-            spans: spans.map((span) => ({
-              traceId: span.traceId,
-              spanId: span.spanId,
-              ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
-              name: span.name,
-              kind: KIND[span.kind],
-              startTimeUnixNano: span.startTimeUnixNano,
-              endTimeUnixNano: span.endTimeUnixNano,
-              attributes: span.attributes,
-              status: span.status,
-            })),
-          },
-        ],
-      },
-    ],
-  }
-}

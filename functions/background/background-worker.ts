@@ -1,11 +1,8 @@
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
-
-/** What a route needs to ring the bell once a background turn is recorded. */
-export interface WorkTrigger {
-  wake(at: WorkLocation): void
-}
+import { sweepWork } from './work-sweep.ts'
+import type { WorkTrigger } from './work-trigger.ts'
 
 export interface BackgroundWorkerOptions {
   /** Runs at once in this process; more wait in memory (or, beyond MAX_WAITING, for the sweep). */
@@ -82,25 +79,14 @@ export class BackgroundWorker implements WorkTrigger {
     return this.sweeping
   }
 
-  private async listAll(): Promise<number> {
-    let found = 0
-    let after: string | undefined
-    try {
-      await this.api.fireSchedules()
-    } catch (error) {
-      this.options.log({ level: 'warn', msg: 'loop schedules failed', error: String(error) })
-    }
-    try {
-      do {
-        const page = await this.api.listWork(after)
-        for (const at of page.items) this.wake(at)
-        found += page.items.length
-        after = page.next
-      } while (after !== undefined && !this.stopped)
-    } catch (error) {
-      this.options.log({ level: 'warn', msg: 'background sweep failed', error: String(error) })
-    }
-    return found
+  private listAll(): Promise<number> {
+    return sweepWork(this.api, {
+      wake: (page) => {
+        for (const at of page) this.wake(at)
+      },
+      log: this.options.log,
+      stopped: () => this.stopped,
+    })
   }
 
   private pump(): void {

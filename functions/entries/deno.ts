@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { denoPeer } from '../http/client-address.ts'
+import { startCallbackLoop } from './callback-loop.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
@@ -20,7 +21,9 @@ declare const Deno: {
  * disk, so set S3_BUCKET there. A configuration error stops the server at startup; so does
  * the lack of TURNLINE_API_KEYS (or the key registry) unless TURNLINE_SINGLE_TENANT is set, and
  * then an address other than loopback (`deno serve` takes the address from its own flags, so
- * PORT and HOST are not used).
+ * PORT and HOST are not used). `deno serve` lives on between requests as Node does, so it runs the
+ * same background worker (background turns, webhook 202s, loop runs and schedules) and the same
+ * callback delivery loop.
  */
 const exit = (code: number): never => Deno.exit(code)
 const entry = await startEntryApp(
@@ -36,8 +39,12 @@ const entry = await startEntryApp(
     // renders offline. Without a copy there, the page loads it from the pinned CDN.
     ...referenceScriptOption(),
   },
-  { log: (line) => console.error(line) },
+  { log: (line) => console.error(line), background: true },
   (deps) => missingDenoPermissions(deps, (descriptor) => Deno.permissions.querySync(descriptor)),
 ).catch(onStartupError(exit))
+
+// Work and notices recorded before this process started (or by one that died) are swept first.
+startCallbackLoop(entry.deps)
+entry.worker?.start()
 
 export default denoServeModule(entry, exit)

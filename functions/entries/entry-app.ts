@@ -2,10 +2,12 @@ import type { ExecutionContext, Hono } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
 import { createApp } from '../app.ts'
 import { BackgroundWorker } from '../background/background-worker.ts'
+import type { WorkTrigger } from '../background/work-trigger.ts'
 import { claimRedisNamespace } from '../deployment-claim.ts'
 import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
+import { SocketUpgrades } from '../http/socket-connection.ts'
 import { loggedSessionApi } from '../http/turn-log.ts'
 import { logStart } from './start-log.ts'
 import { checkedAtStart } from './startup-probe.ts'
@@ -32,6 +34,16 @@ export interface EntryLogging {
    * entry starts once it serves (`worker.start()`) and stops at shutdown.
    */
   background?: boolean
+  /**
+   * The runtime has no loop between requests but a platform queue (the Worker's Queue binding):
+   * background work is recorded and answered 202, and this trigger wakes a consumer to run it.
+   */
+  trigger?: WorkTrigger
+  /**
+   * The runtime's server can carry out WebSocket upgrades (Node, Deno, Workers): the app serves
+   * the Open Responses WebSocket mode, and the entry upgrades what it accepts (`sockets`).
+   */
+  sockets?: boolean
 }
 
 /** The app of one runtime entry, on its deps. */
@@ -43,6 +55,10 @@ export interface EntryApp {
   fetch: FetchHandler
   /** With `background`: the worker that runs background turns in this process. */
   worker?: BackgroundWorker
+  /** What rings the bell for recorded work: the worker, or the runtime's trigger. */
+  trigger?: WorkTrigger
+  /** With `sockets`: the WebSocket upgrades the app accepted, for the entry's server. */
+  sockets?: SocketUpgrades
 }
 
 /**
@@ -60,14 +76,25 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
   if (!logging.startLineAtListen) logStart(deps)
   const api = new SessionService(deps.service)
   const worker = logging.background ? backgroundWorker(deps, api) : undefined
+  const trigger = worker ?? logging.trigger
+  const sockets = logging.sockets ? new SocketUpgrades() : undefined
   const app = createApp({
     api,
     auth: deps.auth,
     ...deps.http,
-    ...(worker ? { background: worker } : {}),
+    ...(trigger ? { background: trigger } : {}),
+    ...(sockets ? { sockets } : {}),
   })
   const fetch: FetchHandler = (request, bindings, ctx) => app.fetch(request, bindings, ctx)
-  return { deps, api, app, fetch, ...(worker ? { worker } : {}) }
+  return {
+    deps,
+    api,
+    app,
+    fetch,
+    ...(worker ? { worker } : {}),
+    ...(trigger ? { trigger } : {}),
+    ...(sockets ? { sockets } : {}),
+  }
 }
 
 /** The worker of a long-running entry; its runs are logged like turns (TURNLINE_LOG). */

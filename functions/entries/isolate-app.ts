@@ -1,10 +1,13 @@
+import type { ExecutionContext } from 'hono'
+import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { Deps } from '../deps.ts'
-import { type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
+import { streamedBody, whenBodyEnds } from '../http/body-end.ts'
+import { type EntryApp, type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
 
 /**
  * One set of deps and one app per isolate, for runtimes whose configuration arrives with each
- * call (Worker bindings): built on the first request or scheduled run from that call's
- * bindings, then reused for the life of the isolate.
+ * call (Worker bindings): built on the first request, queue batch or scheduled run from that
+ * call's bindings, then reused for the life of the isolate.
  */
 export interface IsolateApp {
   fetch: (
@@ -12,26 +15,44 @@ export interface IsolateApp {
     bindings: unknown,
     ctx?: Parameters<FetchHandler>[2],
   ) => Promise<Response>
-  /** The isolate's deps (a scheduled run); rejects when the configuration is invalid. */
-  deps(bindings: unknown): Promise<Deps>
+  /**
+   * The isolate's app and service (a queue batch, a scheduled run); rejects when the
+   * configuration is invalid.
+   */
+  app(bindings: unknown): Promise<EntryApp>
 }
 
 /**
  * A build that fails (a configuration error) is logged once and answers every request with a
- * 500 naming the problem, rather than a bare crash; a scheduled run rejects with it.
+ * 500 naming the problem, rather than a bare crash; a scheduled run or a queue batch rejects
+ * with it. `triggerOf` gives the app its background trigger from the bindings (the Worker's
+ * Queue), where there is one. With telemetry on, each request's spans are exported before the
+ * isolate's request ends (`ctx.waitUntil`): an isolate runs no timer once its requests are done.
  */
-export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: EntryLog): IsolateApp {
-  let deps: Promise<Deps> | undefined
+export function isolateApp(
+  build: (bindings: unknown) => Promise<Deps>,
+  log: EntryLog,
+  triggerOf?: (bindings: unknown, deps: Deps) => WorkTrigger | undefined,
+): IsolateApp {
+  let app: Promise<EntryApp> | undefined
   let ready: Promise<FetchHandler> | undefined
-  const depsOf = (bindings: unknown) => {
-    deps ??= build(bindings)
-    return deps
+  const appOf = (bindings: unknown) => {
+    app ??= build(bindings).then((built) => {
+      const trigger = triggerOf?.(bindings, built)
+      return entryApp(built, { log, ...(trigger ? { trigger } : {}) })
+    })
+    return app
   }
   return {
-    deps: depsOf,
+    app: appOf,
     async fetch(request, bindings, ctx) {
-      ready ??= depsOf(bindings).then(
-        (built): FetchHandler => entryApp(built, { log }).fetch,
+      ready ??= appOf(bindings).then(
+        (built): FetchHandler => {
+          const flush = built.deps.flushTelemetry
+          if (!flush) return built.fetch
+          return async (request, env, ctx) =>
+            flushedAfter(await built.fetch(request, env, ctx), flush, ctx)
+        },
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)
           log(`turnline: cannot start: ${message}`)
@@ -41,6 +62,30 @@ export function isolateApp(build: (bindings: unknown) => Promise<Deps>, log: Ent
       return (await ready)(request, bindings, ctx)
     },
   }
+}
+
+/**
+ * Hands the telemetry export to `ctx.waitUntil` once the answer is complete: at once for a
+ * plain answer, when its body ends for a streamed one (whose request span ends then).
+ */
+function flushedAfter(
+  response: Response,
+  flush: () => Promise<void>,
+  ctx: ExecutionContext | undefined,
+): Response {
+  if (!ctx) return response
+  const exported = () => flush().catch(() => {})
+  const body = streamedBody(response)
+  if (!body) {
+    ctx.waitUntil(exported())
+    return response
+  }
+  let ended: () => void = () => {}
+  ctx.waitUntil(new Promise<void>((resolve) => (ended = resolve)).then(exported))
+  return new Response(
+    whenBodyEnds(body, () => ended()),
+    response,
+  )
 }
 
 function startupFailure(message: string): Response {

@@ -1,6 +1,9 @@
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import { DEFAULT_BODY_LIMITS } from '../http/read-body.ts'
 import type { EntryApp } from './entry-app.ts'
+import { serveSocketsOnNode } from './node-sockets.ts'
 import { logStart } from './start-log.ts'
 
 /** How long open streams (SSE turns, followed feeds) get after SIGINT/SIGTERM. */
@@ -19,6 +22,10 @@ export function serveOnNode(entry: EntryApp, onShutdown: () => Promise<void>): v
     console.log(`turnline: listening on http://${shown}:${info.port} (docs: /docs)`)
     logStart(entry.deps, `http://${shown}:${info.port}`)
   })
+  if (entry.sockets) {
+    const maxBytes = entry.deps.http.limits?.maxBytes ?? DEFAULT_BODY_LIMITS.maxBytes
+    serveSocketsOnNode(server as Server, entry.app.fetch, entry.sockets, maxBytes)
+  }
   server.on('error', (error: NodeJS.ErrnoException) => {
     const why = error.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : error.message
     console.error(`turnline: cannot listen on ${host}:${port}: ${why}`)

@@ -28,6 +28,7 @@ const entry = await startEntryApp(process.env, embedded.options, {
   log: (line) => console.log(line),
   startLineAtListen: true,
   background: true,
+  sockets: true,
 }).catch(onStartupError((code) => process.exit(code)))
 // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
 await encodings

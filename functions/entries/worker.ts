@@ -1,10 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ExecutionContext } from 'hono'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
-import { claimedDeps } from './entry-app.ts'
+import { claimedDeps, type EntryApp } from './entry-app.ts'
 import { isolateApp } from './isolate-app.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
+import { consumeWorkBatch, scheduledWork, workerTrigger } from './worker-background.ts'
+import type { QueueMessage } from './worker-queue.ts'
+import { workerReferenceScript } from './worker-reference-assets.ts'
 
 /**
  * Cloudflare Workers entry. Deps are built from the bindings on the isolate's first request (or
@@ -13,7 +17,9 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * isolate's memory, which suits `wrangler dev` and nothing else. Without TURNLINE_API_KEYS (or
  * the key registry) every request answers 500 naming the setting, unless TURNLINE_SINGLE_TENANT
  * is set (`wrangler dev`). Compaction counts with gpt-tokenizer as on every runtime, its rank
- * tables shipped as text and parsed on first use (worker-rank-table.ts).
+ * tables shipped as text and parsed on first use (worker-rank-table.ts). With the work queue
+ * bound (TURNLINE_WORK_QUEUE), background work is recorded, answered 202 and run by this
+ * Worker's `queue` handler (worker-background.ts).
  */
 const isolate = isolateApp(
   (bindings) =>
@@ -27,8 +33,13 @@ const isolate = isolateApp(
       reachableFromAnywhere: true,
       // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
       publicOnlyFetch: true,
+      // Spans nest by the isolate's async context (the `nodejs_als` compatibility flag).
+      contextStorage: () => new AsyncLocalStorage(),
+      // The API reference renderer from the Worker's static assets: /docs renders offline.
+      ...workerReferenceScript(bindings),
     }).then(claimedDeps),
   (line) => console.log(line),
+  workerTrigger,
 )
 
 function textBindings(bindings: unknown): Record<string, string> {
@@ -41,16 +52,34 @@ export default {
     isolate.fetch(request, env, ctx),
 
   /**
-   * Cron trigger (wrangler.toml `[triggers] crons`): one sweep of the callbacks' outbox, then one
-   * retention sweep over the bucket.
+   * The work queue's consumer (wrangler.toml `[[queues.consumers]]`): runs the recorded work
+   * each message names, or a pass over the callbacks' outbox.
+   */
+  async queue(batch: { readonly messages: readonly QueueMessage[] }, env: unknown) {
+    const entry = await isolate.app(env)
+    // Spans of the batch are exported before the invocation ends, as a request's are.
+    await consumeWorkBatch(batch, entry).finally(() => entry.deps.flushTelemetry?.())
+  },
+
+  /**
+   * Cron triggers (wrangler.toml `[triggers] crons`): the background work's sweep (loop
+   * schedules due, work whose message was lost), one sweep of the callbacks' outbox (their
+   * retries), then — on the trigger TURNLINE_RETENTION_CRON names, or every trigger without
+   * it — one retention sweep over the bucket.
    */
   async scheduled(controller: { cron: string; scheduledTime: number }, env: unknown) {
-    const deps = await isolate.deps(env)
-    const swept = await scheduledCallbacks(deps).catch((error: unknown) => error)
-    await scheduledRetention(deps, {
-      now: controller.scheduledTime,
-      cron: controller.cron,
-    })
-    if (swept !== undefined) throw swept
+    const entry = await isolate.app(env)
+    await scheduledRun(entry, controller).finally(() => entry.deps.flushTelemetry?.())
   },
+}
+
+async function scheduledRun(entry: EntryApp, controller: { cron: string; scheduledTime: number }) {
+  const { deps } = entry
+  await scheduledWork(entry)
+  const swept = await scheduledCallbacks(deps).catch((error: unknown) => error)
+  const retentionCron = deps.config.TURNLINE_RETENTION_CRON
+  if (retentionCron === undefined || retentionCron === controller.cron) {
+    await scheduledRetention(deps, { now: controller.scheduledTime, cron: controller.cron })
+  }
+  if (swept !== undefined) throw swept
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type * as z from 'zod'
 import type { SessionApi } from '../../src/core/session-api.ts'
-import type { WorkTrigger } from '../background/background-worker.ts'
+import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { FollowOptions } from './event-feed.ts'
 import type { ErrorLog } from './http-errors.ts'
 import { type BodyLimits, readJsonBody } from './read-body.ts'

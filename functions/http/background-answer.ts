@@ -28,7 +28,7 @@ export function acceptedWork(
   tenant: string,
   queued: QueuedWork,
   trigger: NonNullable<RouteContext['background']>,
-): Response {
+): Promise<Response> {
   const status = workStatusPath(queued.session_id, queued.work_id)
   const events = `/v1/sessions/${encodeURIComponent(queued.session_id)}/events`
   return accepted(tenant, queued, trigger, {
@@ -44,21 +44,21 @@ export function acceptedLoopStep(
   loopId: string,
   queued: QueuedWork,
   trigger: NonNullable<RouteContext['background']>,
-): Response {
+): Promise<Response> {
   const loop = `/v1/loops/${encodeURIComponent(loopId)}`
   const { session_id: _folder, ...work } = queued
   const links = { status: `${loop}/work/${queued.work_id}`, loop }
   return accepted(tenant, queued, trigger, { loop_id: loopId, ...work, status: 'queued', links })
 }
 
-function accepted(
+async function accepted(
   tenant: string,
   queued: QueuedWork,
   trigger: NonNullable<RouteContext['background']>,
   body: { links: { status: string } & Record<string, string> } & Record<string, unknown>,
-): Response {
+): Promise<Response> {
   const at: WorkLocation = { tenant, session_id: queued.session_id, work_id: queued.work_id }
-  trigger.wake(at)
+  await trigger.wake(at)
   const status = body.links.status
   return new Response(JSON.stringify(body), {
     status: 202,

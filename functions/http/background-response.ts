@@ -38,12 +38,12 @@ export async function backgroundResponse(
       'invalid_input',
       worker
         ? 'background and stream together are not supported: create it in the background, then stream GET /v1/responses/{id}?stream=true'
-        : 'background responses need a server that runs a background worker (npm start, Docker): stream the response instead',
+        : 'background responses need a server that runs a background worker (docs/deploy/README.md#runtime-matrix): stream the response instead',
       { details: { field: 'body.background' } },
     )
   }
   const queued = await ctx.api.queueResponse(tenant, call)
-  worker.wake({ tenant, session_id: queued.session_id, work_id: queued.work_id })
+  await worker.wake({ tenant, session_id: queued.session_id, work_id: queued.work_id })
   const view = await ctx.api.storedResponseView(tenant, queued.session_id)
   const resource = await resourceOf(ctx, tenant, queued.session_id, view)
   return json(resource)

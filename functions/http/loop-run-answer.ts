@@ -5,19 +5,19 @@ import { JSON_TYPE } from './event-framing.ts'
 
 type Worker = NonNullable<RouteContext['background']>
 
-/** A loop run needs a worker: where none runs (Workers, Lambda, Deno) it is 409, not a run. */
+/** A loop run needs a worker: where none runs (docs/deploy/README.md#runtime-matrix) it is 409. */
 export function requireWorker(ctx: RouteContext): Worker {
   if (ctx.background) return ctx.background
   throw new TurnlineError(
     'conflict',
-    'this deployment runs no background worker (Workers, Lambda and Deno have none yet): step the loop with POST /v1/loops/{id}/step',
+    'this deployment runs no background worker (docs/deploy/README.md#runtime-matrix): step the loop with POST /v1/loops/{id}/step',
     { retryable: false, details: { reason: 'no_background_worker' } },
   )
 }
 
 /** Rings the worker's bell for the run's step record. */
-export function wakeRun(tenant: string, work: QueuedWork, worker: Worker): void {
-  worker.wake({ tenant, session_id: work.session_id, work_id: work.work_id })
+export async function wakeRun(tenant: string, work: QueuedWork, worker: Worker): Promise<void> {
+  await worker.wake({ tenant, session_id: work.session_id, work_id: work.work_id })
 }
 
 /** 202 for a run started (or running): the run, its step's status, the loop (`Location`). */

@@ -45,11 +45,19 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   } catch {
     throw invalid('request body is not valid UTF-8')
   }
+  return parseJsonDocument(text, 'request body')
+}
+
+/**
+ * A JSON document received whole (a request body, a WebSocket message): its syntax and nesting
+ * depth checked, errors naming `what` (`field` names the body).
+ */
+export function parseJsonDocument(text: string, what: string): unknown {
   const parsed = parseJson(text)
-  if (!parsed.ok) throw invalid(`request body is not valid JSON: ${parsed.reason}`)
+  if (!parsed.ok) throw invalid(`${what} is not valid JSON: ${parsed.reason}`)
   const value = parsed.value
   if (depthExceeds(value, MAX_JSON_DEPTH)) {
-    throw invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+    throw invalid(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`)
   }
   return value
 }

@@ -158,6 +158,8 @@ class LoggedSessionApi implements SessionApi {
   listTurns = (...args: Args<'listTurns'>) => this.api.listTurns(...args)
   openResponsesView = (...args: Args<'openResponsesView'>) => this.api.openResponsesView(...args)
   storedResponseView = (...args: Args<'storedResponseView'>) => this.api.storedResponseView(...args)
+  responseInputItems = (...args: Args<'responseInputItems'>) => this.api.responseInputItems(...args)
+  compactResponse = (...args: Args<'compactResponse'>) => this.api.compactResponse(...args)
   getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
   listArtifacts = (...args: Args<'listArtifacts'>) => this.api.listArtifacts(...args)
   getArtifact = (...args: Args<'getArtifact'>) => this.api.getArtifact(...args)

@@ -7,12 +7,15 @@ import { escapeHtml, PAGE_HEAD } from '../ui/viewer-page.ts'
  * Scalar's standalone bundle (`/docs/scalar.js`, the npm package's own file, which the entry
  * hands over as `ReferenceScript`) and the call that starts it (`/docs/init.js`). So the page
  * renders offline, under a CSP that allows scripts of this origin only (no inline script, no
- * third party). A runtime that has no copy of the bundle (Workers; see docs/http-api.md)
- * loads it from a CDN at the same pinned version instead.
+ * third party). A runtime that has no copy of the bundle (a Worker deployed without its static
+ * assets; see docs/http-api.md) loads it from a CDN at the same pinned version instead.
  */
 
-/** Scalar's standalone bundle (`dist/browser/standalone.js` of @scalar/api-reference). */
-export type ReferenceScript = () => Promise<Uint8Array<ArrayBuffer>>
+/**
+ * Scalar's standalone bundle (`dist/browser/standalone.js` of @scalar/api-reference): its bytes
+ * (read from a file), or a stream of them (a Worker's static asset).
+ */
+export type ReferenceScript = () => Promise<Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>>
 
 export const REFERENCE_VERSION = '1.76.0'
 export const REFERENCE_CDN = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${REFERENCE_VERSION}`

@@ -64,7 +64,7 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
       const worker = requireWorker(ctx)
       const loop = await ctx.api.createLoop(tenant, body)
       const run = await ctx.api.runLoop(tenant, loop.loop_id, { trigger: 'autorun' })
-      wakeRun(tenant, run.work, worker)
+      await wakeRun(tenant, run.work, worker)
       return c.json(run.loop, 201)
     },
   )
@@ -97,7 +97,7 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
         trigger: 'api',
         ...(key === undefined ? {} : { idempotencyKey: key }),
       })
-      wakeRun(tenant, run.work, worker)
+      await wakeRun(tenant, run.work, worker)
       return acceptedLoopRun(loopId, run)
     },
   )

@@ -29,9 +29,9 @@ const bytesAnswer = (description: string) => ({
 })
 
 /**
- * `GET /v1/sessions/{id}/artifacts/{artifact_id}`: the whole bytes of a tool output the session
- * kept as an artifact (its preview names the id), streamed from the store; one byte range with
- * `Range`.
+ * `GET /v1/sessions/{id}/artifacts/{artifact_id}`: the whole bytes of a tool output or a turn
+ * input's text the session kept as an artifact (its preview names the id), streamed from the
+ * store; one byte range with `Range`.
  */
 export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -40,9 +40,9 @@ export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
     operation({
       operationId: 'getOutputArtifact',
       tags: ['sessions'],
-      summary: 'Read a tool output kept whole',
+      summary: 'Read a tool output or input text kept whole',
       description:
-        'A tool answer over the inline limit (TURNLINE_TOOL_MAX_RESPONSE_BYTES) is kept whole as an immutable, content-addressed artifact of the session; the model and the transcript get a preview naming its id (`out_…`). This answers its bytes as stored, or one byte range of them (`Range`, 206 with `Content-Range`; 416 past the end).',
+        "A tool answer, or a text of a turn's input, over the inline limit (TURNLINE_TOOL_MAX_RESPONSE_BYTES) is kept whole as an immutable, content-addressed artifact of the session; the model and the transcript get a preview naming its id (`out_…`), and `GET …/turns` lists an input's artifacts in `input_artifacts`. This answers its bytes as stored, or one byte range of them (`Range`, 206 with `Content-Range`; 416 past the end).",
       responses: {
         200: bytesAnswer('The whole artifact.'),
         206: bytesAnswer('The requested byte range.'),

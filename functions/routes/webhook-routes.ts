@@ -35,11 +35,11 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * and the run's idempotency key derive from the delivery id, so redeliveries get the first run's
  * answer (`duplicate: true`); the run ends its thread, so retention can prune it.
  *
- * Where the server runs a background worker (Node), the delivery is answered 202
+ * Where the server runs a background worker (Node, Deno), the delivery is answered 202
  * `{session_id, duplicate, work_id}` as soon as its session and its turn are recorded
  * (contract/work-record.ts), long before a sender gives up (GitHub waits 10 s), and the worker
  * runs it; a redelivery finds the session or the record and is `duplicate: true`, never a second
- * run. Elsewhere (Workers, Lambda) the first turn runs in the request and answers 200.
+ * run. Elsewhere the first turn runs in the request and answers 200.
  */
 export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, WebhookConfig>>) {
   const routes = new Hono<AppEnv>()
@@ -50,7 +50,7 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       tags: ['callbacks'],
       summary: 'A webhook delivery starts an automation run',
       description:
-        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Where the server runs a background worker (`npm start`, Docker) the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
+        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Where the server runs a background worker the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
       security: [],
       responses: {
         200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
@@ -82,7 +82,7 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       if (ctx.background) {
         const queued = await ctx.api.queueTrigger(hook.tenant, request)
         const { session_id, work_id } = queued
-        ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
+        await ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
         const answer = { session_id, duplicate: queued.duplicate, work_id }
         return new Response(JSON.stringify(answer), {
           status: 202,

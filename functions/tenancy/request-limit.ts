@@ -17,17 +17,7 @@ export function requestLimit(tenancy: Tenancy, log: ErrorLog): MiddlewareHandler
   return async (c, next) => {
     // Reading one's usage neither counts nor is refused (as GitHub's /rate_limit).
     if (c.req.path === '/v1/usage') return next()
-    const tenant = c.get('tenant')
-    let verdict: WindowVerdict | undefined
-    try {
-      verdict = await tenancy.limiter.hit(tenant, limitsOf(tenancy, tenant).requestsPerMinute)
-    } catch (error) {
-      if (!isTurnlineError(error, 'coordinator_unavailable')) throw error
-      // Fail open, as @upstash/ratelimit does on a timeout: an outage of the counters does not
-      // stop requests that need no coordinator (turns still do, and fail on their own).
-      log({ level: 'warn', msg: 'request limit unavailable; request let through', tenant })
-      return next()
-    }
+    const verdict = await countRequest(tenancy, c.get('tenant'), log)
     if (verdict === undefined) return next()
     const now = tenancy.clock.now()
     const headers = windowHeaders(verdict, now)
@@ -38,5 +28,26 @@ export function requestLimit(tenancy: Tenancy, log: ErrorLog): MiddlewareHandler
     }
     await next()
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+  }
+}
+
+/**
+ * Counts one request of `tenant` (an HTTP request, a WebSocket's `response.create`): the
+ * window's verdict, or undefined when the tenant has no request limit or the counters cannot be
+ * reached (the request passes, logged).
+ */
+export async function countRequest(
+  tenancy: Tenancy,
+  tenant: string,
+  log: ErrorLog,
+): Promise<WindowVerdict | undefined> {
+  try {
+    return await tenancy.limiter.hit(tenant, limitsOf(tenancy, tenant).requestsPerMinute)
+  } catch (error) {
+    if (!isTurnlineError(error, 'coordinator_unavailable')) throw error
+    // Fail open, as @upstash/ratelimit does on a timeout: an outage of the counters does not
+    // stop requests that need no coordinator (turns still do, and fail on their own).
+    log({ level: 'warn', msg: 'request limit unavailable; request let through', tenant })
+    return undefined
   }
 }

@@ -20,12 +20,12 @@
 //         them, so they cost nothing at cold start.
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
-import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
+import { copyReferenceScript } from './reference-script.mjs'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const { values: flags, positionals: wanted } = parseArgs({
@@ -71,7 +71,7 @@ const targets = {
       outExtension: { '.js': '.mjs' },
     },
     // The API reference renderer (/docs/scalar.js), so production needs no dev dependency.
-    after: (outDir) => copyReferenceScript(outDir),
+    after: (outDir) => copyReferenceScriptInto(outDir),
   },
   cli: {
     outDir: path.join(dist, 'cli'),
@@ -106,16 +106,13 @@ const targets = {
       outExtension: { '.js': '.mjs' },
     },
     // The API reference renderer (/docs/scalar.js) beside index.mjs: /docs renders offline.
-    after: (outDir) => copyReferenceScript(outDir),
+    after: (outDir) => copyReferenceScriptInto(outDir),
   },
 }
 
 /** @scalar/api-reference's standalone bundle → OUT/reference/scalar.js (reference-script-file.ts). */
-function copyReferenceScript(outDir) {
-  const main = createRequire(path.join(root, 'package.json')).resolve('@scalar/api-reference')
-  const bundle = path.join(path.dirname(main), 'browser', 'standalone.js')
-  mkdirSync(path.join(outDir, 'reference'), { recursive: true })
-  copyFileSync(bundle, path.join(outDir, 'reference', 'scalar.js'))
+function copyReferenceScriptInto(outDir) {
+  copyReferenceScript(path.join(outDir, 'reference', 'scalar.js'))
 }
 
 function size(file) {

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { fractionalNumbers, type NumberLexeme, valueSpan } from '../shared/json-scan.ts'
+import { referContents, resolveContents } from './batch-content-refs.ts'
 import { decodeStoredText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
@@ -28,11 +29,12 @@ import { StoredTurnInputSchema } from './turn-input-record.ts'
 export const BATCH_FORMAT = 'turnline.batch'
 /**
  * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`; 3: and the
- * `order` of their blocks (history-message.ts). Version 1 and 2 batches are still read, each with
- * its own message schema.
+ * `order` of their blocks (history-message.ts); 4: a message whose content an event of the batch
+ * holds names that event's item instead (`content_of`, batch-content-refs.ts). Versions 1–3 are
+ * still read, each with its own message schema, and written back as they were.
  */
-export const BATCH_VERSION = 3
-const READABLE_VERSIONS = [1, 2, 3] as const
+export const BATCH_VERSION = 4
+const READABLE_VERSIONS = [1, 2, 3, 4] as const
 
 export const HistoryDeltaSchema = z.object({
   /** True when the segment starts over (compaction, context reset) before `append`. */
@@ -46,7 +48,7 @@ export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.
 
 const BatchFieldsSchema = z.object({
   format: z.literal(BATCH_FORMAT),
-  version: z.union([z.literal(1), z.literal(2), z.literal(BATCH_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(BATCH_VERSION)]),
   batch: CounterSchema,
   /** Seq of the first event of this batch. */
   first_seq: CounterSchema,
@@ -83,8 +85,13 @@ export function parseBatch(input: Uint8Array | string): Batch {
   const doc = readDocument(text, WHAT)
   requireFormat(doc, 'format', BATCH_FORMAT, WHAT)
   requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
+  const history = doc.history as Record<string, unknown> | undefined
+  if (doc.version === 4 && typeof history === 'object' && history !== null) {
+    const events = Array.isArray(doc.events) ? doc.events : []
+    doc.history = { ...history, append: resolveContents(history.append, events, WHAT) }
+  }
   const fields = validateDocument(BatchFieldsSchema, doc, WHAT)
-  if (fields.history && fields.version !== BATCH_VERSION) {
+  if (fields.history && (fields.version === 1 || fields.version === 2)) {
     const read = historyMessagesSchema(fields.version)
     const append = validateDocument(read, fields.history.append, WHAT)
     fields.history = { ...fields.history, append }
@@ -114,15 +121,19 @@ export function serializeBatch(batch: Batch, lines?: readonly string[]): string 
   if (lines && lines.length !== batch.events.length) {
     throw new TurnlineError('internal', 'cannot write batch: one serialized line per event')
   }
+  const written = lines ?? batch.events.map(serializeVersioned)
+  const history =
+    valid.history && batch.version >= 4
+      ? { ...valid.history, append: referContents(valid.history.append, written) }
+      : valid.history
   const document = {
     ...valid,
+    ...(history === undefined ? {} : { history }),
     ...(batch.state === undefined ? {} : { state: batch.state }),
     events: batch.events,
   }
   return encodeOrderedObject(document, KEYS, (key, member) =>
-    key === 'events'
-      ? `[${lines ? lines.join(',') : (member as VersionedThreadEvent[]).map(serializeVersioned).join(',')}]`
-      : encodePlainMember(key, member),
+    key === 'events' ? `[${written.join(',')}]` : encodePlainMember(key, member),
   )
 }
 

@@ -1,11 +1,13 @@
 import { TurnlineError } from './errors.ts'
 import type { AssistantMessage, HistoryMessage } from './history-message.ts'
+import { decodeCompaction } from './open-responses-compaction.ts'
 import type { InputItem } from './open-responses-input.ts'
 
 /**
  * The transcript a response's session starts with, from the conversation its input carries:
  * user and assistant messages as they are, each function call on the assistant message before
- * it (a new one when none is open), each function output as the tool result of its call.
+ * it (a new one when none is open), each function output as the tool result of its call; a
+ * compaction item is the compacted conversation it stands for, in place of everything before it.
  */
 export function seededHistory(items: readonly InputItem[]): HistoryMessage[] {
   const history: HistoryMessage[] = []
@@ -29,6 +31,9 @@ export function seededHistory(items: readonly InputItem[]): HistoryMessage[] {
         }
         break
       }
+      case 'compaction':
+        history.splice(0, history.length, ...decodeCompaction(item.encrypted_content, 'body.input'))
+        break
       case 'function_call_output':
         history.push({
           role: 'tool',

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { ClientToolSchema } from './client-tool.ts'
-import { InputImagePartSchema } from './turn-input.ts'
+import { INPUT_TEXT_MAX_CHARS, InputImagePartSchema } from './turn-input.ts'
 
 /**
  * The items of a `POST /v1/responses` `input` array (Open Responses input items): messages of
@@ -16,6 +16,14 @@ const Status = z.string().max(40).nullish().describe('Ignored.')
 const InputText = z.object({
   type: z.literal('input_text').describe('Always `input_text`.'),
   text: Text.describe('The text.'),
+})
+/** A message's text: may be long (the request body's limit comes first). */
+const MessageText = z.string().max(INPUT_TEXT_MAX_CHARS)
+const MessageInputText = z.object({
+  type: z.literal('input_text').describe('Always `input_text`.'),
+  text: MessageText.describe(
+    "The text. In the input's last user message, over the inline limit (64 KiB) it is kept whole as an artifact of the response's session and the model reads a preview naming it.",
+  ),
 })
 const OutputText = z.object({
   type: z.literal('output_text').describe('Always `output_text`.'),
@@ -37,9 +45,16 @@ const MessageItem = z.object({
     .describe('Who wrote it.'),
   content: z
     .union([
-      Text,
+      MessageText,
       z
-        .array(z.discriminatedUnion('type', [InputText, InputImagePartSchema, OutputText, Refusal]))
+        .array(
+          z.discriminatedUnion('type', [
+            MessageInputText,
+            InputImagePartSchema,
+            OutputText,
+            Refusal,
+          ]),
+        )
         .max(64),
     ])
     .describe(
@@ -78,6 +93,18 @@ const ReasoningItem = z.object({
   encrypted_content: z.string().nullish().describe('Ignored.'),
 })
 
+/** A compacted conversation (`POST /v1/responses/compact`): it stands for everything before it. */
+const CompactionItem = z.object({
+  type: z.literal('compaction').describe('Always `compaction`.'),
+  id: Id,
+  encrypted_content: z
+    .string()
+    .min(1)
+    .max(50_000_000)
+    .describe('As `POST /v1/responses/compact` answered it.'),
+  created_by: z.string().max(200).nullish().describe('Ignored.'),
+})
+
 /** An input item; a message may leave out `type`. */
 export const InputItemSchema = z.preprocess(
   (value) =>
@@ -86,10 +113,10 @@ export const InputItemSchema = z.preprocess(
       : value,
   z.discriminatedUnion(
     'type',
-    [MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem],
+    [MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem, CompactionItem],
     {
       error:
-        'an input item is a message, function_call, function_call_output or reasoning item ' +
+        'an input item is a message, function_call, function_call_output, reasoning or compaction item ' +
         '(item_reference is not supported: send the item itself, or previous_response_id)',
     },
   ),

@@ -4,6 +4,7 @@ import { FunctionToolSchema, InputItemSchema } from './open-responses-input.ts'
 import { RESERVED_METADATA_PREFIX } from './open-responses-record.ts'
 import { ReasoningEffortSchema } from './session-config.ts'
 import { ToolChoiceSchema } from './tool-choice.ts'
+import { INPUT_TEXT_MAX_CHARS } from './turn-input.ts'
 
 /**
  * `POST /v1/responses` body: the Open Responses request fields Turnline honours; unknown fields
@@ -11,7 +12,6 @@ import { ToolChoiceSchema } from './tool-choice.ts'
  * specification's request schema. How a request becomes a session and a turn is
  * open-responses-run.ts.
  */
-const Text = z.string().max(1_000_000)
 
 export const ResponsesRequestSchema = z.strictObject({
   model: z
@@ -21,7 +21,7 @@ export const ResponsesRequestSchema = z.strictObject({
     .nullish()
     .describe('A model name; absent → the deployment default.'),
   input: z
-    .union([Text.min(1), z.array(InputItemSchema).min(1).max(1024)])
+    .union([z.string().min(1).max(INPUT_TEXT_MAX_CHARS), z.array(InputItemSchema).min(1).max(1024)])
     .describe(
       'A prompt string, or input items: messages (user, assistant, system, developer), function calls and their outputs, reasoning items.',
     ),

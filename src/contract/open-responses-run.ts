@@ -22,6 +22,8 @@ export interface ResponseRun {
   config: SessionConfigInput
   history: HistoryMessage[]
   input?: TurnInput
+  /** The input held a compaction item: `history` starts there (no earlier conversation). */
+  compacted?: true
 }
 
 type Message = Extract<InputItem, { type: 'message' }>
@@ -43,10 +45,12 @@ export function toResponseRun(request: ResponsesRequest, createdAt: number): Res
   let split = conversation.length
   while (split > 0 && isUser(conversation[split - 1]?.item)) split -= 1
   const prompt = promptOf(conversation.slice(split).map(({ item }) => item as Message))
+  const before = conversation.slice(0, split).map(({ item }) => item)
   return {
     config: configOf(request, instructions, createdAt),
-    history: seededHistory(conversation.slice(0, split).map(({ item }) => item)),
+    history: seededHistory(before),
     ...(prompt === undefined ? {} : { input: prompt }),
+    ...(before.some((item) => item.type === 'compaction') ? { compacted: true as const } : {}),
   }
 }
 
@@ -166,6 +170,14 @@ export interface ResponseRunRequest {
   run: ResponseRun
   /** `resp_<session id>` of the response this one continues. */
   previousResponseId?: string
+  /**
+   * The transcript of the response this one continues, in hand instead of read from its session
+   * (a `store: false` response a WebSocket connection keeps in its memory); with it,
+   * `previousResponseId` is not looked up.
+   */
+  previousTranscript?: HistoryMessage[]
+  /** `store: false`: answer the session's whole transcript before it is erased. */
+  keepTranscript?: boolean
   /** The client's Idempotency-Key: the same key is the same response, run once. */
   idempotencyKey?: string
 }
@@ -177,4 +189,6 @@ export interface ResponseRunResult {
   status: TurnStatus
   /** The usage of a turn that waits on the client, so far (its response reports it). */
   usage?: Usage
+  /** With `keepTranscript` on a `store: false` response: its whole conversation, outputs included. */
+  transcript?: HistoryMessage[]
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { OutputArtifactIdSchema } from './output-artifact.ts'
 import { ImageRefSchema } from './stored-image.ts'
 import {
   ImageDetailSchema,
@@ -20,10 +21,33 @@ import {
  * no recorded input. Version 1 ({@link TurnInputRecordSchema}, also what the API lists) keeps
  * the input exactly as given; version 2 (what is written) names a `data:` image stored in the
  * session's folder by reference (stored-image.ts) instead of inline, and the listing loads it
- * back.
+ * back; version 3 (written only for a turn whose input had text over the inline limit) is
+ * version 2 plus `input_artifacts`: that text is kept whole as output artifacts of the session
+ * and the record's `input` holds its preview (src/core/turn/kept-input.ts).
  */
 export const TURN_INPUT_RECORD_VERSION = 1
 export const STORED_TURN_INPUT_VERSION = 2
+export const KEPT_TURN_INPUT_VERSION = 3
+
+/** A text of a turn's input kept whole as an output artifact (its preview is in `input`). */
+export const InputArtifactRefSchema = z
+  .strictObject({
+    artifact_id: OutputArtifactIdSchema.describe(
+      'The artifact holding the text whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
+    ),
+    size: z.int().min(0).describe('Bytes of the text (UTF-8).'),
+    lines: z.int().min(0).describe('Lines of the text.'),
+  })
+  .meta({ id: 'InputArtifactRef', description: 'A text of the input kept whole by reference.' })
+export type InputArtifactRef = z.infer<typeof InputArtifactRefSchema>
+
+const InputArtifactsSchema = z
+  .array(InputArtifactRefSchema)
+  .min(1)
+  .max(64)
+  .describe(
+    "Texts of `input` over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`), kept whole as artifacts of the session: `input` holds each one's preview (its head and tail and a notice naming the artifact), in the order they appear.",
+  )
 
 export const IntentInputSchema = z.object({
   intent_id: z.string().min(1).describe('The follow-up id (`POST …/intents` answered it).'),
@@ -44,6 +68,7 @@ export const TurnInputRecordSchema = z
       .describe(
         'Follow-ups queued with `POST …/intents` and applied as the turn started, in order (they come before `input` in the transcript).',
       ),
+    input_artifacts: InputArtifactsSchema.optional(),
   })
   .meta({ id: 'TurnInputRecord', description: 'What one turn was asked.' })
 export type TurnInputRecord = z.infer<typeof TurnInputRecordSchema>
@@ -70,31 +95,52 @@ export const TurnInputRecordV2Schema = z.object({
 })
 export type TurnInputRecordV2 = z.infer<typeof TurnInputRecordV2Schema>
 
+/** The record as version 3 stores it: version 2 with the texts kept as artifacts named. */
+export const TurnInputRecordV3Schema = z.object({
+  ...TurnInputRecordV2Schema.shape,
+  version: z.literal(KEPT_TURN_INPUT_VERSION),
+  input_artifacts: InputArtifactsSchema,
+})
+export type TurnInputRecordV3 = z.infer<typeof TurnInputRecordV3Schema>
+
 /** A record of a version this build cannot read: kept as an unknown JSON object. */
 export const StoredTurnInputSchema = z.union([
   TurnInputRecordSchema,
   TurnInputRecordV2Schema,
-  z.looseObject({ version: z.number().int().min(3) }),
+  TurnInputRecordV3Schema,
+  z.looseObject({ version: z.number().int().min(4) }),
 ])
 export type StoredTurnInput = z.infer<typeof StoredTurnInputSchema>
 
-/** A record this build reads: version 1 (input as given) or 2 (images by reference). */
-export type ReadableTurnInput = TurnInputRecord | TurnInputRecordV2
+/**
+ * A record this build reads: version 1 (input as given), 2 (images by reference) or 3 (and
+ * texts kept as artifacts).
+ */
+export type ReadableTurnInput = TurnInputRecord | TurnInputRecordV2 | TurnInputRecordV3
+
+const READABLE_VERSIONS: readonly number[] = [
+  TURN_INPUT_RECORD_VERSION,
+  STORED_TURN_INPUT_VERSION,
+  KEPT_TURN_INPUT_VERSION,
+]
 
 /** The record, when this build reads its version. */
 export function readableTurnInput(
   stored: StoredTurnInput | undefined,
 ): ReadableTurnInput | undefined {
-  return stored !== undefined &&
-    (stored.version === TURN_INPUT_RECORD_VERSION || stored.version === STORED_TURN_INPUT_VERSION)
+  return stored !== undefined && READABLE_VERSIONS.includes(stored.version)
     ? (stored as ReadableTurnInput)
     : undefined
 }
 
-/** The record of a turn started with `input` (if any) after the queued `followUps`. */
+/**
+ * The record of a turn started with `input` (if any) after the queued `followUps`; `kept`: the
+ * texts of the input kept as artifacts (then `input` holds their previews).
+ */
 export function turnInputRecord(
   input: TurnInput | undefined,
   followUps: readonly { id: string; text: string }[],
+  kept: readonly InputArtifactRef[] = [],
 ): TurnInputRecord {
   return {
     version: TURN_INPUT_RECORD_VERSION,
@@ -102,6 +148,7 @@ export function turnInputRecord(
     ...(followUps.length
       ? { follow_ups: followUps.map((intent) => ({ intent_id: intent.id, text: intent.text })) }
       : {}),
+    ...(kept.length ? { input_artifacts: [...kept] } : {}),
   }
 }
 

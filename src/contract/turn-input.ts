@@ -21,9 +21,21 @@ export const ImageDetailSchema = z
   .enum(['auto', 'low', 'high'])
   .describe('How closely the model looks (OpenAI `detail`); absent → `auto`.')
 
+/**
+ * Characters one text of an input may have. The request body's limit (`TURNLINE_MAX_BODY_BYTES`,
+ * at most 64 MiB) comes first; a text over the inline limit is kept whole as an artifact of the
+ * session and the model reads its preview (src/core/turn/kept-input.ts).
+ */
+export const INPUT_TEXT_MAX_CHARS = 64 * 1024 * 1024
+
 export const InputTextPartSchema = z.strictObject({
   type: z.literal('input_text').describe('Always `input_text`.'),
-  text: z.string().max(1_000_000).describe('The text.'),
+  text: z
+    .string()
+    .max(INPUT_TEXT_MAX_CHARS)
+    .describe(
+      'The text. Over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`, 64 KiB) it is kept whole as an artifact of the session and the model reads a preview naming it.',
+    ),
 })
 
 export const InputImagePartSchema = z.strictObject({
@@ -39,7 +51,7 @@ export const InputPartSchema = z.discriminatedUnion('type', [
 export type InputPart = z.infer<typeof InputPartSchema>
 
 export const TurnInputSchema = z.union([
-  z.string().min(1).max(1_000_000),
+  z.string().min(1).max(INPUT_TEXT_MAX_CHARS),
   z.array(InputPartSchema).min(1).max(64),
 ])
 export type TurnInput = z.infer<typeof TurnInputSchema>

@@ -11,6 +11,11 @@ import type {
   TurnsQuery,
 } from '../contract/api.ts'
 import type { DeliveryList } from '../contract/callback-delivery.ts'
+import type {
+  CompactResource,
+  ResponsesCompactRequest,
+} from '../contract/open-responses-compaction.ts'
+import type { ListedInputItem } from '../contract/open-responses-input-items.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
@@ -60,8 +65,8 @@ export interface TurnOptions {
 export interface OpenResponsesView {
   /** The SSE frames of the Open Responses events this ThreadEvent maps to (often none). */
   frames(event: ThreadEvent): string
-  /** The same events one by one: each one's `sequence_number` and SSE frame. */
-  events(event: ThreadEvent): { sequence: number; frame: string }[]
+  /** The same events one by one: each one's `sequence_number`, SSE frame and object. */
+  events(event: ThreadEvent): ViewEvent[]
   /** The response object as it stands; undefined before the first event. */
   readonly response: object | undefined
   /** The stream's terminal frame, `data: [DONE]`. */
@@ -72,7 +77,15 @@ export interface OpenResponsesView {
    */
   awaitClient(usage?: Usage): string
   /** The same events one by one. */
-  awaitClientEvents(usage?: Usage): { sequence: number; frame: string }[]
+  awaitClientEvents(usage?: Usage): ViewEvent[]
+}
+
+/** One Open Responses event of a view: its number, its SSE frame, the event itself. */
+export interface ViewEvent {
+  sequence: number
+  frame: string
+  /** The event object (a WebSocket message is its JSON). */
+  event: { type: string; sequence_number: number }
 }
 
 /**
@@ -194,6 +207,16 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     sessionId: string,
     options?: ResponseViewOptions,
   ): Promise<StoredResponseView>
+  /**
+   * `GET /v1/responses/:id/input_items`: the response's input items in input order
+   * (open-responses/response-input-items.ts). TurnlineError('not_found') as storedResponseView.
+   */
+  responseInputItems(tenant: string, sessionId: string): Promise<ListedInputItem[]>
+  /**
+   * `POST /v1/responses/compact`: the conversation compacted in a session of its own, which is
+   * erased once it answered (open-responses/compact-response.ts).
+   */
+  compactResponse(tenant: string, request: ResponsesCompactRequest): Promise<CompactResource>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.

@@ -9,6 +9,7 @@ import type {
 } from '../contract/api.ts'
 import { parseEngineState } from '../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
+import type { ResponsesCompactRequest } from '../contract/open-responses-compaction.ts'
 import type { ResponseRunRequest } from '../contract/open-responses-run.ts'
 import type { PermissionResolutionRequest } from '../contract/permission-resolution.ts'
 import type { PlanApprovalRequest } from '../contract/plan-approval.ts'
@@ -28,7 +29,9 @@ import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
 import { completedError } from './engine/turn-replay.ts'
 import { coordinatorId } from './engine/with-lease.ts'
+import { compactResponse } from './open-responses/compact-response.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
+import { responseInputItems } from './open-responses/response-input-items.ts'
 import { runResponse } from './open-responses/response-run.ts'
 import { storedResponseView } from './open-responses/stored-response-view.ts'
 import { recordPermissionDecision } from './permissions/decide-permission.ts'
@@ -235,6 +238,14 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   async storedResponseView(tenant: string, sessionId: string, options?: ResponseViewOptions) {
     return storedResponseView(this.deps, await this.locator.locate(tenant, sessionId), options)
+  }
+
+  compactResponse(tenant: string, request: ResponsesCompactRequest) {
+    return compactResponse(this.deps, this.locator, tenant, request)
+  }
+
+  async responseInputItems(tenant: string, sessionId: string) {
+    return responseInputItems(this.deps, await this.locator.locate(tenant, sessionId))
   }
 
   respond(tenant: string, request: ResponseRunRequest, options?: TurnOptions) {

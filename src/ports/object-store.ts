@@ -37,6 +37,13 @@ export interface AppendOptions {
   ifSize: number
   /** The object's `version` the caller knows: another one (replaced by a put) is a 'conflict'. */
   ifVersion?: string
+  /**
+   * `false`: the bytes need not be durable when the append returns (the store may leave them to
+   * the OS); a later durable append to the object — of no bytes, to only sync — makes everything
+   * it holds durable. For derived objects whose readers check them against the record. Default:
+   * durable, like a put. A file an append creates gets its name made durable either way.
+   */
+  durable?: boolean
 }
 
 export interface AppendResult {
@@ -82,7 +89,7 @@ export interface ObjectStore {
   delete(key: string): Promise<void>
   /**
    * Optional capability: writes `bytes` at `at` and makes them the object's end, without
-   * rewriting what comes before — durable when it returns, like a put. Only stores that can
+   * rewriting what comes before — durable when it returns, like a put (unless `durable: false`). Only stores that can
    * grow a file in place have it (the fs store; the memory store, which stands in for it in
    * tests); on the others (S3) callers rewrite the whole object instead.
    *

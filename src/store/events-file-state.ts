@@ -20,6 +20,11 @@ export interface EventsFile {
   shape: FileShape
   /** index/turns.json as this process last wrote or read it (undefined: not known). */
   index: KnownIndex | undefined
+  /**
+   * Lines were appended without a sync since the file was last made durable: a manifest must
+   * not vouch for them (`events_bytes`) before they are synced (`syncEventsFile`).
+   */
+  unsynced?: boolean
 }
 
 /**

@@ -19,9 +19,9 @@ import type { SessionSnapshot } from './session-snapshot.ts'
 
 /**
  * events.jsonl on a store that appends (`ObjectStore.append`: the fs store). After every commit
- * the batch's canonical lines are appended (and fsynced by the store) — the history is never
- * rewritten — and, when the batch completes a turn, index/turns.json is rewritten from what this
- * process knows of the file (a small object). A writer that does not know the file as it is (a
+ * the batch's canonical lines are appended — the history is never rewritten — and, when the
+ * batch completes a turn, its entry is appended to index/turns.json from what this process knows
+ * of the file. A writer that does not know the file as it is (a
  * new process, a crash, another writer) reads it once and brings it up to date
  * (events-file-recovery.ts). VT Code's cap applies: past `maxRetained` events the oldest
  * completed turns are cut, down to `retainedAfterCut`, which is the one rewrite.
@@ -32,19 +32,26 @@ import type { SessionSnapshot } from './session-snapshot.ts'
  * does not know the file to end right before the batch, or an append finds it otherwise, the
  * file is read and brought up to `snapshot` instead. Throws when it cannot be (the commit stands:
  * the next writer repairs the file).
+ *
+ * The batch is the durable record; the file is derived from it and checked against it by every
+ * writer that does not know it (events-file-recovery.ts), so the append is synced only when
+ * `durable` (the commit will write a manifest, whose `events_bytes` vouch for the file); other
+ * lines are synced by the next durable append or by `syncEventsFile`. The turn index is never
+ * synced on its own: a writer that reads the file rebuilds it from the file's lines.
  */
 export async function appendCommitted(
   ctx: EventsFileContext,
   keys: SessionKeys,
   snapshot: SessionSnapshot,
   known: KnownBatch,
+  durable = true,
 ): Promise<EventsFile> {
   const file = ctx.cache.eventsFile(keys.root)
   const { batch, lines } = known
   const fits = file !== undefined && file.through - file.headSeq + lines.length <= ctx.maxRetained
   if (file && fits && file.batch === batch.batch - 1 && file.through === batch.first_seq) {
     try {
-      return await appendKnown(ctx, keys, file, known)
+      return await appendKnown(ctx, keys, file, known, durable)
     } catch (error) {
       ctx.cache.setEventsFile(keys.root, undefined)
       if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
@@ -74,11 +81,32 @@ export async function currentEventsFile(
   return recovered
 }
 
+/**
+ * Makes every line this process appended to the file durable (an append of no bytes, synced)
+ * before a manifest vouches for them; the file as it is then.
+ */
+export async function syncEventsFile(
+  ctx: EventsFileContext,
+  keys: SessionKeys,
+  file: EventsFile,
+): Promise<EventsFile> {
+  if (!file.unsynced) return file
+  const synced = await ctx.objects.append(keys.events, new Uint8Array(0), {
+    at: file.size,
+    ifSize: file.size,
+    ...(file.version === undefined ? {} : { ifVersion: file.version }),
+  })
+  const next: EventsFile = { ...file, version: synced.version, unsynced: false }
+  if (ctx.cache.eventsFile(keys.root) === file) ctx.cache.setEventsFile(keys.root, next)
+  return next
+}
+
 async function appendKnown(
   ctx: EventsFileContext,
   keys: SessionKeys,
   file: EventsFile,
   known: KnownBatch,
+  durable: boolean,
 ): Promise<EventsFile> {
   const { batch, lines } = known
   const shape = extendShape(file.shape, lines, batch.first_seq, () => batch.committed_at)
@@ -92,6 +120,7 @@ async function appendKnown(
       at: file.size,
       ifSize: file.size,
       ...(file.version === undefined ? {} : { ifVersion: file.version }),
+      durable,
     }),
     indexDue
       ? writeIndex(ctx.objects, keys, file.shape.entries.length, shape, file.index)
@@ -105,6 +134,7 @@ async function appendKnown(
     batch: batch.batch,
     shape,
     ...(index ? { index } : {}),
+    unsynced: !durable,
   }
   ctx.cache.setEventsFile(keys.root, next)
   ctx.cache.forgetBatchesThrough(keys.root, batch.batch - 1)
@@ -131,7 +161,12 @@ async function writeIndex(
     const written = await objects.append(
       keys.turnIndex,
       toBytes(serializeTurnIndexAppend(before, added)),
-      { at: known.size - TURN_INDEX_TAIL.length, ifSize: known.size, ifVersion: known.version },
+      {
+        at: known.size - TURN_INDEX_TAIL.length,
+        ifSize: known.size,
+        ifVersion: known.version,
+        durable: false,
+      },
     )
     return { etag: undefined, size: written.size, version: written.version }
   }

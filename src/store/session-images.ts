@@ -12,10 +12,12 @@ import {
 } from '../contract/stored-image.ts'
 import type { UserImage } from '../contract/turn-input.ts'
 import {
+  KEPT_TURN_INPUT_VERSION,
   type ReadableTurnInput,
   STORED_TURN_INPUT_VERSION,
   type TurnInputRecord,
   type TurnInputRecordV2,
+  type TurnInputRecordV3,
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
@@ -79,15 +81,22 @@ export class SessionImages {
     )
   }
 
-  /** A turn's input record as version 2 stores it: its `data:` images by reference. */
-  async stashInput(record: ReadableTurnInput): Promise<TurnInputRecordV2> {
+  /**
+   * A turn's input record as version 2 stores it: its `data:` images by reference; version 3
+   * when texts of it were kept as artifacts (`input_artifacts`).
+   */
+  async stashInput(record: ReadableTurnInput): Promise<TurnInputRecordV2 | TurnInputRecordV3> {
     const { version: _version, input, ...rest } = record
+    const kept = 'input_artifacts' in rest ? rest.input_artifacts : undefined
+    const stored = (
+      given: Omit<TurnInputRecordV2, 'version'>,
+    ): TurnInputRecordV2 | TurnInputRecordV3 =>
+      kept
+        ? { version: KEPT_TURN_INPUT_VERSION, ...given, input_artifacts: kept }
+        : { version: STORED_TURN_INPUT_VERSION, ...given }
+    const follow = rest.follow_ups ? { follow_ups: rest.follow_ups } : {}
     if (typeof input !== 'object') {
-      return {
-        version: STORED_TURN_INPUT_VERSION,
-        ...(input === undefined ? {} : { input }),
-        ...rest,
-      }
+      return stored({ ...(input === undefined ? {} : { input }), ...follow })
     }
     const parts = await Promise.all(
       input.map(async (part) => {
@@ -96,7 +105,7 @@ export class SessionImages {
         return ref ? { type: 'input_image' as const, image: ref, ...detail(part) } : part
       }),
     )
-    return { version: STORED_TURN_INPUT_VERSION, input: parts, ...rest }
+    return stored({ input: parts, ...follow })
   }
 
   /** The messages with their stored images loaded back as `data:` URLs. */

@@ -2,11 +2,11 @@ import { serializeCheckpoint } from '../contract/checkpoint.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { currentEventsFile } from './events-file.ts'
+import { appendCommitted, currentEventsFile, syncEventsFile } from './events-file.ts'
 import { appendingStore, type EventsFile, fileRollup } from './events-file-state.ts'
 import { toBytes } from './json-bytes.ts'
 import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
-import { type RollupState, rollup } from './rollup.ts'
+import { type KnownBatch, type RollupState, rollup } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
 import { checkpointOf } from './session-snapshot.ts'
@@ -26,6 +26,8 @@ export interface PreparedManifest {
   manifest: SessionManifest
   /** Whether the manifest must be written now (see `manifestDue`). */
   due: boolean
+  /** On a store that appends: the events.jsonl the manifest describes (synced before it). */
+  events?: EventsFile
 }
 
 /**
@@ -84,12 +86,12 @@ export async function prepareManifest(
   const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
   const appending = appendingStore(ctx.objects)
   const current = appended?.through === snapshot.nextSeq ? appended : undefined
-  const file = appending
-    ? (current
-        ? Promise.resolve(current)
-        : currentEventsFile({ ...ctx, objects: appending }, keys, snapshot)
-      ).then(fileRollup)
+  const eventsFile = appending
+    ? current
+      ? Promise.resolve(current)
+      : currentEventsFile({ ...ctx, objects: appending }, keys, snapshot)
     : undefined
+  const file = eventsFile?.then(fileRollup)
   file?.catch(() => undefined)
   const before = rollupStateOf(snapshot.manifest?.value)
   const writing =
@@ -113,7 +115,51 @@ export async function prepareManifest(
     throw new TurnlineError('conflict', 'events.jsonl changed while it was being rolled up')
   }
   const due = holdsAll && manifestDue(next, manifest, ctx.checkpointEvery, force)
-  return { snapshot: next, manifest, due }
+  return { snapshot: next, manifest, due, ...(eventsFile ? { events: await eventsFile } : {}) }
+}
+
+/**
+ * On a store that appends, the committed batch's lines appended to events.jsonl (`snapshot` is
+ * the one after it), before any other maintenance and whether or not the commit `maintain`s;
+ * synced at once when a manifest is expected. Nothing on other stores.
+ */
+export async function appendAfterCommit(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  snapshot: SessionSnapshot,
+  known: KnownBatch,
+  maintain: boolean,
+): Promise<EventsFile | undefined> {
+  const appending = appendingStore(ctx.objects)
+  if (!appending) return undefined
+  const reset = Boolean(known.batch.history?.reset)
+  const force = snapshot.status === 'completed'
+  const durable = maintain && manifestExpected(snapshot, reset, force, ctx.checkpointEvery)
+  return appendCommitted({ ...ctx, objects: appending }, keys, snapshot, known, durable)
+}
+
+/**
+ * Whether a commit that leaves `snapshot` will write the manifest (see `manifestDue`), as far as
+ * it can be told before the commit's lines are appended: then the append is synced at once, so
+ * the manifest's `events_bytes` need no sync of their own. A wrong guess costs only that: a
+ * manifest due otherwise syncs the file first (`prepareManifest`), and an append synced for
+ * nothing costs one fsync.
+ */
+export function manifestExpected(
+  snapshot: SessionSnapshot,
+  historyReset: boolean,
+  force: boolean,
+  checkpointEvery: number,
+): boolean {
+  const stored = snapshot.manifest?.value
+  return (
+    force ||
+    historyReset ||
+    stored === undefined ||
+    stored.status !== snapshot.status ||
+    snapshot.batchesSinceCheckpoint >= checkpointEvery ||
+    snapshot.lastBatch - stored.last_batch >= checkpointEvery
+  )
 }
 
 async function writeCheckpoint(
@@ -158,7 +204,11 @@ export async function writeManifest(
   keys: SessionKeys,
   prepared: PreparedManifest,
 ): Promise<SessionSnapshot> {
-  const { snapshot } = prepared
+  const { snapshot, events } = prepared
+  // The manifest vouches for the file's bytes (`events_bytes`): lines appended without a sync
+  // are synced first.
+  const appending = appendingStore(ctx.objects)
+  if (appending && events) await syncEventsFile({ ...ctx, objects: appending }, keys, events)
   const manifest = await syncManifest(ctx.objects, keys, prepared.manifest, snapshot.manifest)
   if (manifest.value.last_batch > snapshot.lastBatch) ctx.cache.delete(keys.root)
   return { ...snapshot, manifest }

@@ -7,8 +7,7 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
-import { appendCommitted } from './events-file.ts'
-import { appendingStore, type EventsFile } from './events-file-state.ts'
+import type { EventsFile } from './events-file-state.ts'
 import { listAll } from './list-all.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import type { EventPage } from './read-events.ts'
@@ -19,6 +18,7 @@ import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { manifestAsOfLog } from './session-listing.ts'
 import {
+  appendAfterCommit,
   type MaintenanceContext,
   pendingManifestSnapshot,
   prepareManifest,
@@ -165,18 +165,16 @@ export class SessionStore {
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
     let maintenanceError: unknown
-    const appending = appendingStore(this.objects)
+    const maintain = options.maintain !== false || force
+    const reset = Boolean(batch.history?.reset)
     let file: EventsFile | undefined
-    if (appending) {
-      try {
-        file = await appendCommitted({ ...this.upkeep, objects: appending }, keys, next, known)
-      } catch (error) {
-        maintenanceError = error
-      }
+    try {
+      file = await appendAfterCommit(this.upkeep, keys, next, known, maintain)
+    } catch (error) {
+      maintenanceError = error
     }
-    if (options.maintain !== false || force) {
+    if (maintain) {
       try {
-        const reset = Boolean(batch.history?.reset)
         const prepared = await prepareManifest(this.upkeep, keys, next, reset, force, file)
         if (!prepared.due) {
           next = prepared.snapshot

@@ -43,6 +43,19 @@ describe('fs store writes: kept folder handles, writer threads and overlapped st
     expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
   })
 
+  it('fsyncs an append unless it is asked not to; an append of no bytes only fsyncs', async () => {
+    await store.append('s/events.jsonl', encode('a\n'), { at: 0, ifSize: 0 })
+    const fsyncs = writerThreadFsyncs()
+    await store.append('s/events.jsonl', encode('b\n'), { at: 2, ifSize: 2, durable: false })
+    await store.append('s/events.jsonl', encode('c\n'), { at: 4, ifSize: 4, durable: false })
+    expect(writerThreadFsyncs()).toBe(fsyncs)
+    await store.append('s/events.jsonl', new Uint8Array(0), { at: 6, ifSize: 6 })
+    expect(writerThreadFsyncs()).toBe(fsyncs + 1)
+    await store.append('s/events.jsonl', encode('d\n'), { at: 6, ifSize: 6 })
+    expect(writerThreadFsyncs()).toBe(fsyncs + 2)
+    expect(decode((await store.get('s/events.jsonl'))!.body)).toBe('a\nb\nc\nd\n')
+  })
+
   it('keeps a handle on the folder a plain put made a new name in', async () => {
     await store.put('s/state/a.json', encode('1'))
     const dir = join(root, 's/state')

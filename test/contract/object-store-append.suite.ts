@@ -65,6 +65,14 @@ export function describeAppends(name: string, makeStore: () => Promise<StoreFixt
       expect(text((await store.get('s/log'))?.body)).toBe('one\ntwo\nthree\n')
     })
 
+    it('appends left unsynced read back like any, and an append of no bytes keeps them', async () => {
+      const first = await append('s/log', 'one\n', { at: 0, ifSize: 0, durable: false })
+      await append('s/log', 'two\n', { at: 4, ifSize: 4, durable: false })
+      const synced = await append('s/log', '', { at: 8, ifSize: 8, ifVersion: first.version })
+      expect(synced).toEqual({ size: 8, version: first.version })
+      expect(text((await store.get('s/log'))?.body)).toBe('one\ntwo\n')
+    })
+
     it('rejects unusable offsets before any I/O', async () => {
       for (const options of [
         { at: -1, ifSize: 0 },

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/chromium.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
-import { startDeno } from '../support/runtimes.ts'
+import { startDeno, startWorkerd } from '../support/runtimes.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 
 /**
@@ -13,11 +13,13 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  * network blocked: the browser resolves no name but the server's address, and every request to
  * another origin is aborted. The page must render the document from its own origin's scripts,
  * under its CSP, without one violation. `/` sends the browser on to the viewer. The same page
- * of the Deno entry (`deno serve`, the renderer read from node_modules) renders offline too.
+ * of the Deno entry (`deno serve`, the renderer read from node_modules) renders offline too, and
+ * so does the Worker's in workerd (`wrangler dev --local`: the renderer is a static asset).
  */
 let dir = ''
 let server: ServerProcess
 let deno: RuntimeProcess
+let workerd: RuntimeProcess
 let browser: Browser
 
 beforeAll(async () => {
@@ -33,6 +35,11 @@ beforeAll(async () => {
     TURNLINE_MODEL_PROVIDER: 'demo',
     TURNLINE_LOG: 'off',
   })
+  workerd = await startWorkerd({
+    TURNLINE_SINGLE_TENANT: '1',
+    TURNLINE_MODEL_PROVIDER: 'demo',
+    TURNLINE_LOG: 'off',
+  })
   // No name resolves: a script or font from a CDN cannot load, whatever the page asks for.
   browser = await launchChromium(['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'])
 }, 90_000)
@@ -41,6 +48,7 @@ afterAll(async () => {
   await browser?.close()
   await server?.stop()
   await deno?.stop()
+  await workerd?.stop()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
@@ -51,6 +59,14 @@ describe('the API reference offline', { timeout: 120_000 }, () => {
 
   it('renders offline on Deno too', async () => {
     await rendersOffline(deno.url)
+  })
+
+  it('renders offline on workerd, the renderer served from the Worker static assets', async () => {
+    await rendersOffline(workerd.url)
+    const script = await fetch(`${workerd.url}/docs/scalar.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toMatch(/^(text|application)\/javascript/)
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(1024 * 1024)
   })
 
   async function rendersOffline(url: string) {

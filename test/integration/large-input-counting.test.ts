@@ -50,6 +50,8 @@ beforeAll(async () => {
       OPENAI_BASE_URL: mock.baseURL,
       OPENAI_API_KEY: 'sk-counting',
       TURNLINE_MODEL: 'gpt-4o-mini',
+      // Inline, as the model would read it: a longer input is kept as an artifact instead.
+      TURNLINE_TOOL_MAX_RESPONSE_BYTES: String(1024 * 1024),
       TURNLINE_LOG: 'off',
     },
     { tokenizer: async () => watched },

@@ -1,5 +1,4 @@
 import { createHash, createHmac } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +8,7 @@ import { echoTool } from '../support/engine-harness.ts'
 import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { peakResident, s3StoreEnv } from '../support/server-memory.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
@@ -30,23 +30,6 @@ const HTTP_BOUND = 96 * 1024 * 1024
 const MCP_BOUND = 160 * 1024 * 1024
 const KEY = 'acme-memory-bound-key-0123456789'
 const TOOL_SECRET = 'memory-bound-tool-secret-0123456789'
-
-/** Peak resident bytes of the largest process in the entry's process group (the server). */
-function peakResident(group: number): number {
-  let peak = 0
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[2]) !== group) continue
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-      peak = Math.max(peak, Number(hwm?.[1] ?? 0) * 1024)
-    } catch {
-      // a process that ended while it was read
-    }
-  }
-  return peak
-}
 
 const sha = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
 
@@ -86,17 +69,7 @@ for (const store of ['fs', 's3'] as const) {
         TURNLINE_TOOL_SECRET: TOOL_SECRET,
         TURNLINE_TOOL_ALLOWED_HOSTS: `${receiver.host},${new URL(mcp.url).host}`,
         TURNLINE_LOG: 'off',
-        ...(s3 && bucket
-          ? {
-              TURNLINE_STORE: 's3',
-              S3_BUCKET: bucket.bucket,
-              S3_ENDPOINT: s3.endpoint,
-              S3_REGION: s3.region,
-              S3_FORCE_PATH_STYLE: '1',
-              S3_ACCESS_KEY_ID: s3.accessKeyId,
-              S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-            }
-          : {}),
+        ...(s3 && bucket ? s3StoreEnv(s3, bucket.bucket) : {}),
       })
       client = new TurnlineClient({ baseUrl: await server.listening(), apiKey: KEY })
     }, 60_000)

@@ -163,6 +163,51 @@ describe('the openai client against npm start', () => {
     ])
   })
 
+  it('responses.inputItems.list pages through the input items (cursor after the last id)', async () => {
+    mock.enqueue({ text: 'Four.' })
+    const response = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: 'three' },
+      ],
+    })
+    const texts: string[] = []
+    for await (const item of client.responses.inputItems.list(response.id, {
+      order: 'asc',
+      limit: 2,
+    })) {
+      if (item.type === 'message') {
+        for (const part of item.content) if ('text' in part) texts.push(part.text)
+      }
+    }
+    expect(texts).toEqual(['one', 'two', 'three'])
+    await client.responses.delete(response.id)
+    const gone = await client.responses.inputItems.list(response.id).catch((e: unknown) => e)
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError)
+  })
+
+  it('responses.compact: the compacted window continues the conversation as input', async () => {
+    mock.enqueue({ text: 'Summary: the code word is slate.' })
+    const compacted = await client.responses.compact({
+      model: 'gpt-4o-mini',
+      input: [
+        { role: 'user', content: 'Remember the code word: slate.' },
+        { role: 'assistant', content: 'OK.' },
+      ],
+    })
+    expect(compacted.object).toBe('response.compaction')
+    expect(compacted.output.at(-1)?.type).toBe('compaction')
+    mock.enqueue({ text: 'slate' })
+    const next = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: [...compacted.output, { role: 'user', content: 'What is the code word?' }],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+    expect(next.output_text).toBe('slate')
+    expect(JSON.stringify(mock.requests.at(-1)?.body)).toContain('the code word is slate')
+  })
+
   it('responses.parse: the structured answer parsed by the client', async () => {
     mock.enqueue({ text: '{"city":"Lima","celsius":19}' })
     const parsed = await client.responses.parse({

@@ -48,14 +48,23 @@ describe('Worker bundle', () => {
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
-  it('is self-contained: no node: modules, no filesystem adapter', () => {
-    // Its only imports: the two rank tables, uploaded beside it as Text modules.
+  it('is self-contained: no node: modules but AsyncLocalStorage, no filesystem adapter', () => {
+    // Its only imports: the two rank tables, uploaded beside it as Text modules, and
+    // node:async_hooks, which the nodejs_als compatibility flag provides (nothing else of Node).
     expect(externals.map((path) => path.replace(/^\.\/[0-9a-f]{40}-/, ''))).toEqual(
-      expect.arrayContaining(['o200k_base', 'cl100k_base']),
+      expect.arrayContaining(['o200k_base', 'cl100k_base', 'node:async_hooks']),
     )
-    expect(externals).toHaveLength(2)
+    expect(externals).toHaveLength(3)
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
     expect(inputs).toContain('functions/entries/worker.ts')
+  })
+
+  it('has the OpenTelemetry SDK with the Web (fetch) build of the OTLP exporter, not Node http', () => {
+    expect(inputs).toContain(
+      'node_modules/@opentelemetry/exporter-trace-otlp-http/build/esm/platform/browser/OTLPTraceExporter.js',
+    )
+    expect(inputs.filter((path) => path.includes('@opentelemetry/sdk-trace/'))).not.toEqual([])
+    expect(inputs.filter((path) => /otel.*node-http|platform\/node\//.test(path))).toEqual([])
   })
 
   it('counts with gpt-tokenizer, its rank tables text beside the bundle, not compiled in it', () => {

@@ -384,6 +384,15 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }
 
+  async compactResponse(): Promise<never> {
+    throw new TurnlineError('model_not_configured', 'the fake session API compacts nothing')
+  }
+
+  async responseInputItems(tenant: string, sessionId: string): Promise<never> {
+    this.find(tenant, sessionId)
+    throw new TurnlineError('not_found', `no response resp_${sessionId}`)
+  }
+
   async exec(
     tenant: string,
     body: SessionConfigInput & { prompt: string },

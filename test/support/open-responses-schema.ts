@@ -102,6 +102,11 @@ export function streamEventErrors(event: JsonObject, extensions = true): string[
   return [`unknown event type ${JSON.stringify(type)}: not in the published schema`]
 }
 
+/** Errors of one item against the published item union (`ItemField`); [] when it conforms. */
+export function itemErrors(item: unknown): string[] {
+  return errorsOf('ItemField', item, true)
+}
+
 /** Errors of a response resource against the schema; [] when it conforms. */
 export function responseResourceErrors(response: unknown, extensions = true): string[] {
   return errorsOf('ResponseResource', response, !extensions)
@@ -124,4 +129,9 @@ export function assertConformingStream(
       )
     }
   }
+}
+
+/** Errors of a WebSocket error message (`WebSocketErrorEvent`); [] when it conforms. */
+export function socketErrorEventErrors(event: unknown): string[] {
+  return errorsOf('WebSocketErrorEvent', event, true)
 }

@@ -85,7 +85,10 @@ const MetricsRequest = z.object({
   ),
 })
 
-export type ReceivedSpan = z.infer<typeof SpanSchema> & { resource: Record<string, unknown> }
+export type ReceivedSpan = z.infer<typeof SpanSchema> & {
+  resource: Record<string, unknown>
+  scope: z.infer<typeof Scope>
+}
 export type ReceivedMetric = z.infer<typeof MetricSchema>
 
 export interface OtlpReceiver {
@@ -112,7 +115,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     }
     for (const rs of parsed.data.resourceSpans) {
       for (const ss of rs.scopeSpans) {
-        for (const span of ss.spans) spans.push({ ...span, resource: rs.resource.attributes })
+        for (const span of ss.spans) {
+          spans.push({ ...span, resource: rs.resource.attributes, scope: ss.scope })
+        }
       }
     }
     return c.json({})

@@ -8,6 +8,8 @@ export interface RuntimeProcess {
   output(): string
   /** Stops the whole process group: SIGTERM, then SIGKILL after a grace period. */
   stop(): Promise<void>
+  /** A crash: SIGKILL to the whole process group, nothing flushed; resolves once it is gone. */
+  crash(): Promise<void>
 }
 
 export interface RuntimeCommand {
@@ -137,5 +139,11 @@ export async function startRuntime(spec: RuntimeCommand): Promise<RuntimeProcess
         `--- ${spec.name} output ---\n${text || '(none)'}`,
     )
   }
-  return { url, output: () => text, stop }
+  const crash = async () => {
+    if (group === undefined) return
+    killGroup(group, 'SIGKILL')
+    await exited
+    running.delete(group)
+  }
+  return { url, output: () => text, stop, crash }
 }

@@ -17,7 +17,8 @@ const text = (path: string) =>
 
 describe('transcript format version 3', () => {
   it('is what batches and checkpoints are written with', () => {
-    expect(BATCH_VERSION).toBe(3)
+    // Batch version 4 keeps version 3's messages and stores each text once (store-content-refs).
+    expect(BATCH_VERSION).toBe(4)
     expect(CHECKPOINT_VERSION).toBe(3)
   })
 

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseBatch, serializeBatch } from '../../src/contract/batch.ts'
 import { parseCheckpoint, serializeCheckpoint } from '../../src/contract/checkpoint.ts'
 import {
   parseSessionManifest,
   serializeSessionManifest,
 } from '../../src/contract/session-manifest.ts'
-import { titleOf } from '../../src/contract/turn-input-record.ts'
+import { readableTurnInput, titleOf } from '../../src/contract/turn-input-record.ts'
+import { SessionKeys } from '../../src/store/session-ref.ts'
+import { readTurnInputs } from '../../src/store/turn-inputs.ts'
 import { useScriptedEngine } from '../support/scripted-engine.ts'
 
 const fixture = useScriptedEngine()
@@ -130,10 +133,11 @@ describe('turn inputs on the record', () => {
         events: [{ schema_version: '0.11.0', event: { type: 'turn.started' } }],
         committed_at: '2026-01-01T00:00:00Z',
         turn_id: 'turn-1',
-        turn_input: { version: 3, prompt: { what: 'new' } },
+        turn_input: { version: 4, prompt: { what: 'new' } },
       }),
     )
-    expect(batch.turn_input).toEqual({ version: 3, prompt: { what: 'new' } })
+    expect(batch.turn_input).toEqual({ version: 4, prompt: { what: 'new' } })
+    expect(readableTurnInput(batch.turn_input)).toBeUndefined()
     expect(titleOf({ version: 1, input: '😀'.repeat(121) })).toBe(`${'😀'.repeat(119)}…`)
     expect(titleOf({ version: 1, follow_ups: [{ intent_id: 'i', text: ' queued ' }] })).toBe(
       'queued',
@@ -155,6 +159,34 @@ describe('stored turn inputs (read-only fixtures)', () => {
     })
     expect(serializeBatch(batch)).toBe(source)
     expect(batch.turn_input && titleOf(batch.turn_input as never)).toBe('What is in this picture?')
+  })
+
+  it('a batch with a version 3 record (a text kept as an artifact) reads, re-serializes byte for byte and lists its preview and artifact', async () => {
+    const source = stored('batch-v3.json')
+    const batch = parseBatch(source)
+    expect(serializeBatch(batch)).toBe(source)
+    const record = readableTurnInput(batch.turn_input)
+    if (record?.version !== 3) throw new Error('not a version 3 record')
+    expect(record.input_artifacts).toEqual([
+      { artifact_id: 'out_46d86b4f110e38fb3f4bbf65ed918223', size: 90_000, lines: 3000 },
+    ])
+    const [question, log] = (record.input ?? []) as { type: string; text: string }[]
+    expect(question?.text).toBe('Which requests failed in this log?')
+    expect(log?.text).toContain(
+      '[input of 90,000 bytes (3,000 lines) kept whole as artifact out_46d86b4f110e38fb3f4bbf65ed918223;',
+    )
+    expect(titleOf(record)).toBe(
+      'Which requests failed in this log? 0001 GET /api/orders 200 12ms 0002 GET /api/orders 200 12ms 0003 GET /api/orders 200…',
+    )
+    // the listing shows the preview and names the artifact
+    const store = new MemoryObjectStore()
+    const keys = new SessionKeys('', { tenant: 'acme', workspace: 'default', sessionId: 's1' })
+    await store.put(keys.batch(1), new TextEncoder().encode(source))
+    const page = await readTurnInputs(store, keys, 1, { cursor: '0', limit: 10 })
+    expect(page.turns[0]?.input).toEqual({
+      input: record.input,
+      input_artifacts: record.input_artifacts,
+    })
   })
 
   it('a manifest and a checkpoint with a title read and re-serialize byte for byte', () => {

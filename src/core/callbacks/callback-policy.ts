@@ -31,8 +31,12 @@ export interface CallbackPolicy {
   claimMarginMs: number
   /** A batch marker whose batch never committed is dropped after this long. */
   markerGraceMs: number
-  /** Told when notices were recorded: a long-running server delivers them at once. */
-  wake?: () => void
+  /**
+   * Told when notices were recorded: a long-running server delivers them at once; a runtime
+   * without a loop between requests sends a queue message (awaited, so it leaves inside the
+   * invocation that committed). Never rejects: what it cannot wake, the sweep delivers.
+   */
+  wake?: () => void | Promise<void>
 }
 
 /** Why a callback URL cannot be used, or undefined when it can. */

@@ -47,5 +47,5 @@ export async function recordLoopStopped(
   const batch = snapshot.lastBatch
   await callbacks.outbox.mark(ref, batch, url, now)
   await callbacks.outbox.record(ref, batch, [{ type: 'loop.stopped', notice }], url, now)
-  callbacks.policy.wake?.()
+  await callbacks.policy.wake?.()
 }

@@ -60,7 +60,7 @@ export async function recordCallbacks(
       return
     }
     await callbacks.outbox.record(ref, marked.batch, drafts, marked.url, deps.clock.now())
-    callbacks.policy.wake?.()
+    await callbacks.policy.wake?.()
   } catch (error) {
     ;(deps.log ?? console.warn)({
       msg: 'callback notices not recorded after the commit; the sweep records them',

@@ -62,7 +62,11 @@ export async function compactSession(
         history: writer.history,
         replaceHistory: (messages) => writer.replaceHistory(messages),
         dispatcher: writer.dispatcher,
-        basis: segmentBasis(state, settings, sessionTools(deps, ref, state, mcp).catalog),
+        basis: segmentBasis(
+          state,
+          settings,
+          sessionTools(deps, ref, state, mcp, writer.history).catalog,
+        ),
         meter: meterFor(deps, state, settings),
         thresholds: thresholdsFor(state, settings),
         appliedIntents: snapshot.appliedIntents,

@@ -1,10 +1,15 @@
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { Usage } from '../../contract/usage.ts'
-import type { OpenResponsesView } from '../session-api.ts'
+import type { OpenResponsesView, ViewEvent } from '../session-api.ts'
 import { OpenResponsesBridge, toOpenUsage } from './bridge.ts'
 import { responseIdOf, responseSettingsOf } from './response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from './sse.ts'
+import type { StreamEvent } from './types.ts'
+
+function viewEvent(bridged: StreamEvent): ViewEvent {
+  return { sequence: bridged.sequence_number, frame: openResponsesFrame(bridged), event: bridged }
+}
 
 /** The model a response reports when its session names none (the deployment default). */
 const DEFAULT_MODEL_LABEL = 'default'
@@ -36,14 +41,8 @@ export function openResponsesView(
     return bridge
   }
   const awaitClient = (usage?: Usage) =>
-    (bridge?.awaitClient(usage && toOpenUsage(usage)) ?? []).map((bridged) => ({
-      sequence: bridged.sequence_number,
-      frame: openResponsesFrame(bridged),
-    }))
-  const events = (event: ThreadEvent) =>
-    bridgeFor(event)
-      .push(event)
-      .map((bridged) => ({ sequence: bridged.sequence_number, frame: openResponsesFrame(bridged) }))
+    (bridge?.awaitClient(usage && toOpenUsage(usage)) ?? []).map(viewEvent)
+  const events = (event: ThreadEvent) => bridgeFor(event).push(event).map(viewEvent)
   return {
     events,
     frames: (event) =>

@@ -65,8 +65,10 @@ export function runResponse(
       const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
       if (open) result.usage = open.usage
     }
-    // store: false: nothing of the response is kept once it ends (its events are in hand).
+    // store: false: nothing of the response is kept once it ends (its events are in hand; its
+    // transcript too when the caller keeps it in memory, images loaded).
     if (!kept) {
+      if (request.keepTranscript) result.transcript = await transcriptOf(deps, ref)
       await deleteSession(deps, locator, tenant, ref.sessionId)
     }
     return result
@@ -83,10 +85,13 @@ async function seededHistoryOf(
   tenant: string,
   request: ResponseRunRequest,
 ): Promise<HistoryMessage[]> {
-  const earlier = request.previousResponseId
-    ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
-    : []
-  const history = [...earlier, ...request.run.history]
+  const earlier =
+    request.previousTranscript ??
+    (request.previousResponseId
+      ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
+      : [])
+  // A compaction item in the input stands for the whole conversation before it.
+  const history = [...(request.run.compacted ? [] : earlier), ...request.run.history]
   if (request.run.input === undefined && history.at(-1)?.role !== 'tool') {
     throw new TurnlineError(
       'invalid_input',
@@ -140,7 +145,7 @@ async function responseSession(
 }
 
 /** The whole transcript of a response of this tenant (404 for any other session). */
-async function previousTranscript(
+export async function previousTranscript(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
@@ -161,9 +166,22 @@ async function previousTranscript(
     throw error
   }
   if (!responseRecordOf(parseEngineState(snapshot.state).config)) throw missing
-  // Its stored images go in loaded: the new response's session stores them in its own folder.
+  return loadedHistory(deps, ref, snapshot.history)
+}
+
+/** A response session's whole transcript as it stands, its images loaded. */
+async function transcriptOf(deps: ServiceDeps, ref: SessionRef): Promise<HistoryMessage[]> {
+  return loadedHistory(deps, ref, (await deps.sessions.open(ref)).history)
+}
+
+/** Stored images go in loaded: the session that reads them stores them in its own folder. */
+function loadedHistory(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  history: HistoryMessage[],
+): Promise<HistoryMessage[]> {
   const images = new SessionImages(deps.sessions.objects, deps.sessions.keys(ref).root)
-  return images.loadMessages(snapshot.history)
+  return images.loadMessages(history)
 }
 
 async function sha256(text: string): Promise<string> {

@@ -28,17 +28,19 @@ export function textOfSlice(bytes: Uint8Array, cut: { before?: boolean; after?: 
 const n = groupDigits
 
 /**
- * What the model and the transcript see of an output kept as an artifact: its head, a notice
- * naming the artifact, its sizes and how to read the rest, and its tail.
+ * What the model and the transcript see of an output (or a turn's input text) kept as an
+ * artifact: its head, a notice naming the artifact, its sizes and how to read the rest, and its
+ * tail.
  */
 export function outputPreview(
   artifact: OutputArtifact,
   head: Uint8Array,
   tail: Uint8Array,
+  what: 'output' | 'input' = 'output',
 ): string {
   const hidden = artifact.size - head.byteLength - tail.byteLength
   const notice =
-    `[output of ${n(artifact.size)} bytes (${n(artifact.lines)} lines) kept whole as artifact ` +
+    `[${what} of ${n(artifact.size)} bytes (${n(artifact.lines)} lines) kept whole as artifact ` +
     `${artifact.id}; ${n(hidden)} bytes between byte ${n(head.byteLength)} and the last ` +
     `${n(tail.byteLength)} bytes are not shown. Read any part with read_tool_output ` +
     `{"artifact_id":"${artifact.id}"} and offset/length (bytes), start_line/line_count, ` +
@@ -56,4 +58,16 @@ const NOTICE =
  */
 export function artifactNoticeIn(text: string): string | undefined {
   return NOTICE.exec(text)?.[1]
+}
+
+/** Whether a message of the transcript holds the preview of a turn input kept as an artifact. */
+export function namesInputArtifact(message: { role: string; content?: unknown }): boolean {
+  return (
+    message.role === 'user' &&
+    typeof message.content === 'string' &&
+    message.content.includes('kept whole as artifact out_') &&
+    /\[input of [\d,]+ bytes \([\d,]+ lines?\) kept whole as artifact out_[0-9a-f]{32};/.test(
+      message.content,
+    )
+  )
 }

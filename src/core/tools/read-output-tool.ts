@@ -107,8 +107,8 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
     definition: {
       name: READ_OUTPUT_TOOL,
       description:
-        'Read a tool output that was too long to show whole: its preview (or a command answer, ' +
-        'as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
+        'Read a tool output or an input text that was too long to show whole: its preview (or ' +
+        'a command answer, as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
         'start_line/line_count for lines, search for the lines containing a string, or regex for ' +
         'the lines matching a regular expression (no back-references or lookarounds). At most ' +
         `${READ_OUTPUT_MAX_BYTES} bytes a call.`,

@@ -23,10 +23,12 @@ import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { userMessageOf } from '../model/image-input.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { outputKeeping } from '../tools/session-outputs.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
+import { type KeptInput, keepLongInput } from './kept-input.ts'
 import { applySessionTransition, TurnMachine } from './turn-machine.ts'
 
 /**
@@ -86,7 +88,8 @@ async function runTurn(input: LeasedTurn) {
       `a plan from ${state.plan_approval.turn_id} waits for approval: POST /plan-approval first`,
     )
   }
-  const { turn, turnStart, ackIntents } = continuedTurn(input, writer) ?? newTurn(input, writer)
+  const { turn, turnStart, ackIntents } =
+    continuedTurn(input, writer) ?? (await newTurn(input, writer))
   // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
   const warnings = turnStart === undefined ? await fireSessionStart(deps, ref, state, 'resume') : []
   return driveTurn({
@@ -135,7 +138,7 @@ function continuedTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn | unde
  * open turn waits for a decision or a running tool, and without input unless something queued
  * or left blocked gives it one.
  */
-function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
+async function newTurn(input: LeasedTurn, writer: TurnWriter): Promise<DrivenTurn> {
   const { state, request, call } = input
   const { dispatcher, history } = writer
   const previous = state.open_turn ?? undefined
@@ -166,10 +169,11 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
     )
   }
   assertVerified(state, 'the next turn')
+  const kept = await keptInput(input)
   const userMessage =
-    request.input === undefined
+    kept === undefined
       ? undefined
-      : userMessageOf(request.input, resolveModelSettings(state.config.model, input.deps.defaults))
+      : userMessageOf(kept.input, resolveModelSettings(state.config.model, input.deps.defaults))
   if (previous)
     closeOpenTurn({
       dispatcher,
@@ -186,8 +190,18 @@ function newTurn(input: LeasedTurn, writer: TurnWriter): DrivenTurn {
   writer.markApplied(boundary.appliedIds)
   history.push(...starting)
   if (userMessage) history.push(userMessage)
-  writer.recordTurnInput(turnInputRecord(request.input, boundary.apply))
+  writer.recordTurnInput(turnInputRecord(kept?.input, boundary.apply, kept?.artifacts))
   return { turn, turnStart, ackIntents: boundary.ack }
+}
+
+/** The request's input, its text over the inline limit kept whole as artifacts (previewed). */
+function keptInput({ deps, ref, request }: LeasedTurn): Promise<KeptInput | undefined> {
+  if (request.input === undefined) return Promise.resolve(undefined)
+  return keepLongInput(request.input, {
+    keeping: outputKeeping(deps, ref),
+    limit: deps.tools.maxResponseBytes,
+    now: () => deps.clock.now(),
+  })
 }
 
 function intentBoundary(input: LeasedTurn, history: readonly HistoryMessage[]) {

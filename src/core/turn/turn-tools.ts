@@ -1,4 +1,5 @@
 import type { EngineState } from '../../contract/engine-state.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -8,6 +9,7 @@ import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { clientToolHandler } from '../tools/client-tool-handler.ts'
+import { namesInputArtifact } from '../tools/output-preview.ts'
 import { readOutputToolHandler } from '../tools/read-output-tool.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
@@ -21,13 +23,14 @@ export const DEFAULT_INVOCATION_BUDGET_MS = 25_000
  * The session's tools: its HTTP tools, the sandbox's built-ins when a runner is configured
  * (`unified_exec` only with `harness.unified_exec`), the artifact tools (withAgentTools), the
  * tools of its MCP servers, and `read_tool_output` for HTTP and MCP answers and command output
- * kept as artifacts; then the client's function tools (`client_tools`), run by the client.
+ * kept as artifacts (and for a turn input kept as one, while the transcript names it); then the client's function tools (`client_tools`), run by the client.
  */
 export function sessionTools(
   deps: ServiceDeps,
   ref: SessionRef,
   state: EngineState,
   mcp?: McpTools,
+  history: readonly HistoryMessage[] = [],
 ): ToolRegistry {
   const unified = state.config.harness.unified_exec === true
   const keeping = outputKeeping(deps, ref)
@@ -35,7 +38,11 @@ export function sessionTools(
   // Sessions with HTTP, MCP or command tools can page through outputs too long to show whole.
   const taken = new Set(http.map((tool) => tool.definition.name))
   const reader = readOutputToolHandler(keeping.artifacts)
-  const answering = http.length > 0 || (mcp?.handlers.length ?? 0) > 0 || deps.sandbox !== undefined
+  const answering =
+    http.length > 0 ||
+    (mcp?.handlers.length ?? 0) > 0 ||
+    deps.sandbox !== undefined ||
+    history.some(namesInputArtifact)
   if (answering && !taken.has(reader.definition.name)) http.push(reader)
   const own = withAgentTools(
     deps,
@@ -122,7 +129,7 @@ export function toolCallContext(input: {
     turn,
     dispatcher: writer.dispatcher,
     history: writer.history,
-    tools: sessionTools(deps, ref, state, mcp),
+    tools: sessionTools(deps, ref, state, mcp, writer.history),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
     hookDeps: hookDeps(deps, ref, state, signal),

@@ -1,0 +1,137 @@
+import { TurnlineError } from '../../contract/errors.ts'
+import type { TurnInput } from '../../contract/turn-input.ts'
+import type { InputArtifactRef } from '../../contract/turn-input-record.ts'
+import { groupDigits } from '../../shared/digit-groups.ts'
+import { dayEndMs } from '../../shared/utc-day.ts'
+import { utf8Length } from '../../shared/utf8-length.ts'
+import { KeptOutput, type OutputKeeping } from '../tools/kept-output.ts'
+import { outputPreview, previewSizes } from '../tools/output-preview.ts'
+
+/** UTF-16 code units of a long text encoded and stored at once (about 256 KiB to 768 KiB). */
+const SLICE_UNITS = 256 * 1024
+
+/** Bytes a preview adds beyond its head and tail (the notice), at most. */
+const NOTICE_BYTES = 512
+
+export interface KeptInput {
+  /** The input as the transcript, the model and the record get it: long texts as previews. */
+  input: TurnInput
+  /** The texts kept whole as artifacts, in the order they appear in the input. */
+  artifacts: InputArtifactRef[]
+}
+
+export interface InputKeeping {
+  keeping: OutputKeeping
+  /** The inline limit (TURNLINE_TOOL_MAX_RESPONSE_BYTES): bytes of text given to the model whole. */
+  limit: number
+  now: () => number
+}
+
+/**
+ * A turn's input whose text is over the inline limit, kept the way a long tool output is: the
+ * longest texts first, each is streamed into an output artifact of the session (one slice
+ * encoded at a time) and replaced by a preview — its head and tail, its sizes and the artifact's
+ * id, readable with `read_tool_output` — until the input's text is within the limit. A text
+ * shorter than a preview stays as it is. An input within the limit is returned unchanged.
+ *
+ * The artifact counts against the same caps as tool outputs: over `TURNLINE_TOOL_MAX_OUTPUT_BYTES`
+ * or what the session may still keep, 413 `payload_too_large`; over the tenant's daily
+ * `output_bytes_per_day`, 429 `quota_exceeded` — before the turn opens, with nothing kept.
+ */
+export async function keepLongInput(input: TurnInput, options: InputKeeping): Promise<KeptInput> {
+  const texts = typeof input === 'string' ? [input] : input.map(textOf)
+  const sizes = texts.map((text) => (text === undefined ? 0 : utf8Length(text)))
+  let total = sizes.reduce((sum, size) => sum + size, 0)
+  if (total <= options.limit) return { input, artifacts: [] }
+  const { head, tail } = previewSizes(options.limit)
+  const order = sizes.map((size, index) => ({ size, index })).sort((a, b) => b.size - a.size)
+  const kept = new Map<number, { text: string; artifact: InputArtifactRef }>()
+  for (const { size, index } of order) {
+    if (total <= options.limit || size <= head + tail + NOTICE_BYTES) break
+    const text = texts[index] ?? ''
+    const stored = await keepText(text, size, options)
+    kept.set(index, stored)
+    total += utf8Length(stored.text) - size
+  }
+  const artifacts = [...kept.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((index) => {
+      const found = kept.get(index)
+      return found ? [found.artifact] : []
+    })
+  if (typeof input === 'string') return { input: kept.get(0)?.text ?? input, artifacts }
+  const parts = input.map((part, index) => {
+    const found = kept.get(index)
+    return found && part.type === 'input_text' ? { ...part, text: found.text } : part
+  })
+  return { input: parts as typeof input, artifacts }
+}
+
+function textOf(part: Exclude<TurnInput, string>[number]): string | undefined {
+  return part.type === 'input_text' ? part.text : undefined
+}
+
+/** Stores one text whole (`size` UTF-8 bytes) and answers its preview and reference. */
+async function keepText(
+  text: string,
+  size: number,
+  options: InputKeeping,
+): Promise<{ text: string; artifact: InputArtifactRef }> {
+  const { keeping } = options
+  const kept = await KeptOutput.start(keeping)
+  const refused = kept.tooLarge(size)
+  if (refused !== undefined) throw tooLarge(size, keeping)
+  const quota = await kept.expect(size)
+  if (quota !== undefined) throw quotaExceeded(size, quota, options.now())
+  const encoder = new TextEncoder()
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + SLICE_UNITS)
+    // A surrogate pair stays in one slice, so it encodes as its character.
+    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--
+    const late = await kept.write(encoder.encode(text.slice(at, end)))
+    if (late !== undefined) throw quotaExceeded(size, late, options.now())
+    at = end
+  }
+  const artifact = await kept.finish()
+  const sizes = previewSizes(options.limit)
+  const headBytes = encoder.encode(text.slice(0, sizes.head)).subarray(0, sizes.head)
+  const tailText = encoder.encode(text.slice(-sizes.tail))
+  const tailBytes = tailText.subarray(Math.max(0, tailText.byteLength - sizes.tail))
+  return {
+    text: outputPreview(artifact, headBytes, tailBytes, 'input'),
+    artifact: { artifact_id: artifact.id, size: artifact.size, lines: artifact.lines },
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
+
+/** 413: the text is over the most one artifact may have, or what the session may still keep. */
+function tooLarge(size: number, keeping: OutputKeeping): TurnlineError {
+  const own = size > keeping.maxBytes
+  const max = own ? keeping.maxBytes : (keeping.maxSessionBytes ?? keeping.maxBytes)
+  const setting = own ? 'TURNLINE_TOOL_MAX_OUTPUT_BYTES' : 'TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES'
+  const what = own
+    ? `the ${groupDigits(max)} bytes one input text or tool output may keep`
+    : `what is left of the ${groupDigits(max)} bytes of inputs and tool outputs one session may keep`
+  return new TurnlineError(
+    'payload_too_large',
+    `input: a text of ${groupDigits(size)} bytes is more than ${what} (${setting}); nothing was kept`,
+    { details: { field: 'input', max_bytes: max, limit: setting } },
+  )
+}
+
+/** 429: the tenant's daily quota of kept bytes would be passed. */
+function quotaExceeded(size: number, reason: string, now: number): TurnlineError {
+  const retryAfter = Math.max(1, Math.ceil((dayEndMs(now) - now) / 1000))
+  return new TurnlineError(
+    'quota_exceeded',
+    `input: a text of ${groupDigits(size)} bytes would pass ${reason}; nothing was kept`,
+    {
+      retryable: true,
+      retryAfter,
+      details: { quota: 'output_bytes', field: 'input', retry_after_seconds: retryAfter },
+    },
+  )
+}

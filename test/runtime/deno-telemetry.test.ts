@@ -1,0 +1,8 @@
+import { startDeno } from '../support/runtimes.ts'
+import { telemetryScenario } from './telemetry-scenario.ts'
+
+/** Tracing in Deno with the deno.json task's permissions (Node's build of the OTLP exporter). */
+telemetryScenario('deno', (vars) => startDeno({ TURNLINE_STORE: 'memory', ...vars }), {
+  sdkLanguage: 'nodejs',
+  flushEachRequest: false,
+})

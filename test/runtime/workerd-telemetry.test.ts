@@ -1,0 +1,8 @@
+import { startWorkerd } from '../support/runtimes.ts'
+import { telemetryScenario } from './telemetry-scenario.ts'
+
+/** Tracing in workerd, the Worker bundle as deployed (the Web build of the OTLP exporter). */
+telemetryScenario('workerd', (vars) => startWorkerd(vars), {
+  sdkLanguage: 'webjs',
+  flushEachRequest: true,
+})

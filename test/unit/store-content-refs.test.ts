@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { BATCH_VERSION, parseBatch, serializeBatch } from '../../src/contract/batch.ts'
+import { listAll } from '../../src/store/list-all.ts'
+import { startScriptedEngine } from '../support/scripted-engine.ts'
+import { expectFilesMatchLog } from '../support/session-files.ts'
+
+/**
+ * Batch version 4 stores each text once: the transcript's tool message and answer name the item
+ * whose event holds the text (`content_of`) instead of repeating it. Read-only fixtures: a
+ * version 4 batch (test/fixtures/store/v4/) and a whole session written with version 3 batches
+ * and a version 3 checkpoint, outputs inline (test/fixtures/store/v3-session/), which keeps
+ * reading and continuing unchanged.
+ */
+const fixtures = fileURLToPath(new URL('../fixtures/store/', import.meta.url))
+const text = (path: string) => readFileSync(join(fixtures, path), 'utf8')
+const decode = (body: Uint8Array | undefined) => new TextDecoder().decode(body)
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? filesUnder(path) : [path]
+  })
+}
+
+/** A store holding the version 3 session fixture; its session id and the folder's keys. */
+async function v3Session() {
+  const store = new MemoryObjectStore()
+  const root = join(fixtures, 'v3-session')
+  const files = new Map<string, string>()
+  for (const path of filesUnder(root)) {
+    const key = relative(root, path)
+    files.set(key, readFileSync(path, 'utf8'))
+    await store.put(key, new Uint8Array(readFileSync(path)))
+  }
+  const pointer = [...files.keys()].find((key) => key.startsWith('t1/.turnline/sessions/'))
+  const sessionId = JSON.parse(files.get(pointer ?? '') ?? '{}').session_id as string
+  return { store, files, sessionId }
+}
+
+async function batchesOf(store: MemoryObjectStore, sessionId: string) {
+  const { objects } = await listAll(store, `t1/default/.vtcode/sessions/${sessionId}/log/`)
+  return Promise.all(
+    objects.map(async (o) => ({ key: o.key, text: decode((await store.get(o.key))?.body) })),
+  )
+}
+
+describe('batch version 4: each text stored once', () => {
+  it('is what batches are written with', () => {
+    expect(BATCH_VERSION).toBe(4)
+  })
+
+  it('reads a version 4 batch with its contents put back, and writes it back byte for byte', () => {
+    const source = text('v4/batch-content-refs.json')
+    const batch = parseBatch(source)
+    const [tool, answer] = batch.history?.append ?? []
+    const items = batch.events.map((line) => line.event)
+    const output = items.find((e) => e.type === 'item.completed' && e.item.type === 'tool_output')
+    const said = items.find((e) => e.type === 'item.completed' && e.item.type === 'agent_message')
+    expect(tool).toMatchObject({ role: 'tool', content: expect.stringMatching(/.{200}/) })
+    expect(output).toMatchObject({ item: { output: tool?.content } })
+    expect(said).toMatchObject({ item: { text: answer?.content } })
+    expect(source).not.toContain(`"content":${JSON.stringify(tool?.content)}`)
+    expect(serializeBatch(batch)).toBe(source)
+  })
+
+  it('refuses a message that names an item the batch does not complete', () => {
+    const doc = JSON.parse(text('v4/batch-content-refs.json'))
+    doc.history.append[0].content_of = 'item_9:output'
+    expect(() => parseBatch(JSON.stringify(doc))).toThrow(
+      expect.objectContaining({ code: 'corrupt_data' }),
+    )
+  })
+
+  it('keeps short texts inline, and version 3 batches as they were', () => {
+    const doc = JSON.parse(text('v4/batch-content-refs.json'))
+    const v3 = parseBatch(JSON.stringify({ ...doc, version: 3, history: undefined }))
+    expect(serializeBatch(v3)).not.toContain('content_of')
+    const source = text('v3/batch-order.json')
+    expect(serializeBatch(parseBatch(source))).toBe(source)
+  })
+
+  it('continues a session whose version 3 batches hold the outputs inline', async () => {
+    const { store, files, sessionId } = await v3Session()
+    const oldBatches = await batchesOf(store, sessionId)
+    const outputs = oldBatches.flatMap(({ text: body }) =>
+      (parseBatch(body).history?.append ?? []).flatMap((m) =>
+        m.role === 'tool' ? [m.content] : [],
+      ),
+    )
+    expect(outputs.length).toBe(9)
+    for (const body of oldBatches.map((b) => b.text)) expect(body).toContain('"version":3')
+
+    const engine = startScriptedEngine({ store })
+    engine.receiver.setReply(() => ({ body: `fresh answer ${'x'.repeat(300)}` }))
+    const args = JSON.stringify({ q: 'turn 10' })
+    engine.model.enqueue(
+      { toolCalls: [{ id: 'call_10', name: 'lookup', arguments: args }] },
+      { text: `done 10: ${'y'.repeat(120)}` },
+    )
+    const turn = await engine.service.stepTurn('t1', sessionId, { input: 'task 10' })
+    expect(turn.status).toBe('completed')
+    // The model saw every old output whole, read from the version 3 batches and checkpoint.
+    const first = JSON.stringify(engine.model.requests[0]?.messages)
+    for (const output of outputs) expect(first).toContain(JSON.stringify(output))
+    const second = JSON.stringify(engine.model.requests[1]?.messages)
+    expect(second).toContain(`fresh answer ${'x'.repeat(300)}`)
+
+    // Old objects unchanged; the new batches are version 4 and refer to their events.
+    const after = await batchesOf(store, sessionId)
+    for (const old of oldBatches) {
+      expect(after.find((b) => b.key === old.key)?.text).toBe(files.get(old.key))
+    }
+    const added = after.slice(oldBatches.length)
+    expect(added.length).toBe(2)
+    for (const { text: body } of added) expect(body).toContain('"version":4')
+    expect(added[1]?.text).toContain('"content_of":"item_')
+    expect(added[1]?.text.split(`fresh answer ${'x'.repeat(300)}`).length).toBe(2) // once
+    await expectFilesMatchLog(store, engine.service, sessionId, 'continued')
+
+    // A cold process reads the version 4 batches back whole.
+    const cold = startScriptedEngine({ store })
+    cold.model.enqueue({ text: 'done 11' })
+    const next = await cold.service.stepTurn('t1', sessionId, { input: 'task 11' })
+    expect(next.status).toBe('completed')
+    const request = JSON.stringify(cold.model.requests[0]?.messages)
+    expect(request).toContain(`fresh answer ${'x'.repeat(300)}`)
+    expect(request).toContain(`done 10: ${'y'.repeat(120)}`)
+    await expectFilesMatchLog(store, cold.service, sessionId, 'cold')
+  })
+})
