@@ -52,6 +52,12 @@ export async function consumeWorkBatch(
 ): Promise<void> {
   const api = workerApi(entry)
   const { trigger } = entry
+  // One pass over the outbox serves every `callbacks` message of the batch.
+  let pass: Promise<void> | undefined
+  const callbacks = () => {
+    pass ??= scheduledCallbacks(entry.deps)
+    return pass
+  }
   await Promise.all(
     batch.messages.map(async (message) => {
       const parsed = readQueueMessage(message, workerLog)
@@ -59,7 +65,7 @@ export async function consumeWorkBatch(
       const settled = await deliverTrigger(parsed, message.attempts, {
         api,
         wake: (at) => trigger?.wake(at),
-        callbacks: () => scheduledCallbacks(entry.deps),
+        callbacks,
         maxDelayMs: REDELIVERY_MAX_MS,
         log: workerLog,
       })
