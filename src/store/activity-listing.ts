@@ -60,22 +60,43 @@ export async function listByActivity(
     await fillIn(where, scope)
     scanned = await scan()
   }
-  const page = walkPage(scanned, direction, walk?.after, limit)
   const root = workspaceSessionsPrefix(prefix, scope.tenant, scope.workspace)
-  const read = await Promise.all(
-    page.entries.map((entry) => currentManifest(objects, prefix, `${root}${entry.sessionId}/`)),
-  )
-  const gone = page.entries.filter((_, i) => read[i] === undefined).map((e) => e.sessionId)
-  if (gone.length > 0) await index.dropActivity(scope, gone)
-  const sessions = page.entries.flatMap((entry, i) => {
-    const manifest = read[i]
-    return manifest ? [{ manifest, lastActivityMs: entry.lastActivityMs }] : []
-  })
-  const last = page.entries.at(-1)
-  if (!page.more || last === undefined) return { sessions }
-  const after = { position: last.position, sessionId: last.sessionId }
-  const cursor = encodeListCursor({ workspace: scope.workspace, order, asOf: scanned.asOf, after })
-  return { sessions, cursor }
+  const { asOf } = scanned
+  // A session the index holds but the store no longer does is dropped and the page filled from
+  // the sessions after it: a page is short only when nothing follows.
+  for (let round = 0; ; round++) {
+    const page = walkPage(scanned, direction, walk?.after, limit)
+    const read = await Promise.all(
+      page.entries.map((entry) => currentManifest(objects, prefix, `${root}${entry.sessionId}/`)),
+    )
+    const gone = page.entries.filter((_, i) => read[i] === undefined).map((e) => e.sessionId)
+    if (gone.length > 0) await index.dropActivity(scope, gone)
+    if (gone.length === 0 || round === 3) {
+      const shown = page.entries.flatMap((entry, i) => {
+        const manifest = read[i]
+        return manifest ? [{ entry, manifest }] : []
+      })
+      const sessions = shown.map(({ entry, manifest }) => ({
+        manifest,
+        lastActivityMs: entry.lastActivityMs,
+      }))
+      // The cursor names the last session listed (never one found gone).
+      const last = shown.at(-1)?.entry ?? page.entries.at(-1)
+      if (!page.more || last === undefined) return { sessions }
+      const after = { position: last.position, sessionId: last.sessionId }
+      return {
+        sessions,
+        cursor: encodeListCursor({ workspace: scope.workspace, order, asOf, after }),
+      }
+    }
+    scanned = await index.scanActivity({
+      ...scope,
+      direction,
+      limit: limit + 1,
+      asOf,
+      ...(walk ? { boundary: walk.after.position } : {}),
+    })
+  }
 }
 
 /**
