@@ -111,6 +111,11 @@ export const EnvSchema = z.object({
   /** Background work still refused for the daily quota this long after its 202 fails. */
   TURNLINE_WORK_MAX_AGE_MS: integer(1000, 30 * 86_400_000).default(172_800_000),
   /**
+   * The SQS queue whose messages ring the bell for background work on Lambda (the bundle's
+   * `index.work` consumes it, `index.sweep` rings for what a lost message left).
+   */
+  TURNLINE_WORK_QUEUE_URL: httpUrl.optional(),
+  /**
    * The cron expression of the Worker's trigger that also sweeps retention (the others sweep
    * background work and callbacks only); unset, every trigger does.
    */

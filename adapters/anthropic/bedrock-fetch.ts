@@ -1,9 +1,9 @@
 import { SignatureV4 } from '@smithy/signature-v4'
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
+import { WebSha256 } from '../shared/web-sha256.ts'
 import { eventStreamMessages } from './aws-event-stream.ts'
 import { anthropicErrorBody, anthropicErrorResponse, anthropicErrorType } from './bedrock-errors.ts'
 import { platformRequest } from './platform-request.ts'
-import { WebSha256 } from './web-sha256.ts'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 

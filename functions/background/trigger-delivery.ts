@@ -18,8 +18,11 @@ export interface TriggerDeliveryOptions {
   /** One pass over the completion callbacks' outbox (the `callbacks` message). */
   callbacks: () => Promise<void>
   /**
-   * The longest delay the platform puts on a redelivery. Work that must wait longer (the
-   * tenant's quota) is acknowledged and left to the sweep, which finds it again.
+   * The longest delay a message is put back for: at most what the platform allows, and best
+   * no longer than the sweep's period. Work that must wait longer (the tenant's quota) is
+   * acknowledged and left to the sweep, which finds it again — a sweep sends every pending
+   * record, so a message put back for the whole of a long wait would be joined by another at
+   * every sweep.
    */
   maxDelayMs: number
   log: (entry: Record<string, unknown>) => void

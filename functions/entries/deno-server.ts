@@ -1,6 +1,8 @@
 import { isLoopbackHost } from '../env-config.ts'
 import { isSingleTenant } from '../http/auth.ts'
+import { denoSocketAcceptor } from './deno-sockets.ts'
 import type { EntryApp, FetchHandler } from './entry-app.ts'
+import { withSocketUpgrades } from './standard-sockets.ts'
 
 /** What `deno serve` hands to `onListen`. */
 export type ListenAddr = { transport: string; hostname?: string; port?: number; path?: string }
@@ -15,11 +17,14 @@ export interface DenoServeModule {
  * The app as a `deno serve` module. `deno serve` takes the address from its own flags (PORT
  * and HOST do not apply), so the loopback rule is checked once it listens: without
  * TURNLINE_API_KEYS (single-tenant, unauthenticated) any address but loopback stops the server.
+ * WebSocket upgrades the app accepts are carried out with `Deno.upgradeWebSocket`.
  */
 export function denoServeModule(entry: EntryApp, exit: (code: number) => never): DenoServeModule {
   const singleTenant = isSingleTenant(entry.deps.auth)
   return {
-    fetch: entry.fetch,
+    fetch: entry.sockets
+      ? withSocketUpgrades(entry.fetch, entry.sockets, denoSocketAcceptor)
+      : entry.fetch,
     onListen(addr) {
       const host = addr.hostname ?? ''
       if (addr.transport === 'tcp' && singleTenant && !isLoopbackHost(host)) {

@@ -39,7 +39,7 @@ const entry = await startEntryApp(
     // renders offline. Without a copy there, the page loads it from the pinned CDN.
     ...referenceScriptOption(),
   },
-  { log: (line) => console.error(line), background: true },
+  { log: (line) => console.error(line), background: true, sockets: true },
   (deps) => missingDenoPermissions(deps, (descriptor) => Deno.permissions.querySync(descriptor)),
 ).catch(onStartupError(exit))
 

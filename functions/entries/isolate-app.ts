@@ -3,6 +3,7 @@ import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { Deps } from '../deps.ts'
 import { streamedBody, whenBodyEnds } from '../http/body-end.ts'
 import { type EntryApp, type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
+import { type SocketAcceptor, withSocketUpgrades } from './standard-sockets.ts'
 
 /**
  * One set of deps and one app per isolate, for runtimes whose configuration arrives with each
@@ -33,13 +34,19 @@ export function isolateApp(
   build: (bindings: unknown) => Promise<Deps>,
   log: EntryLog,
   triggerOf?: (bindings: unknown, deps: Deps) => WorkTrigger | undefined,
+  /** The runtime's WebSocket upgrade (the Worker's WebSocketPair): serves the WebSocket mode. */
+  acceptSockets?: SocketAcceptor,
 ): IsolateApp {
   let app: Promise<EntryApp> | undefined
   let ready: Promise<FetchHandler> | undefined
   const appOf = (bindings: unknown) => {
     app ??= build(bindings).then((built) => {
       const trigger = triggerOf?.(bindings, built)
-      return entryApp(built, { log, ...(trigger ? { trigger } : {}) })
+      return entryApp(built, {
+        log,
+        ...(trigger ? { trigger } : {}),
+        ...(acceptSockets ? { sockets: true } : {}),
+      })
     })
     return app
   }
@@ -48,10 +55,14 @@ export function isolateApp(
     async fetch(request, bindings, ctx) {
       ready ??= appOf(bindings).then(
         (built): FetchHandler => {
+          const served =
+            built.sockets && acceptSockets
+              ? withSocketUpgrades(built.fetch, built.sockets, acceptSockets)
+              : built.fetch
           const flush = built.deps.flushTelemetry
-          if (!flush) return built.fetch
+          if (!flush) return served
           return async (request, env, ctx) =>
-            flushedAfter(await built.fetch(request, env, ctx), flush, ctx)
+            flushedAfter(await served(request, env, ctx), flush, ctx)
         },
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)

@@ -7,9 +7,12 @@ import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordina
 import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
 import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
+import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
-import { onStartupError, startEntryApp } from './entry-app.ts'
+import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
+import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
@@ -23,31 +26,46 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * durable filesystem: configure S3_BUCKET, and Upstash (or REDIS_URL: a Redis the function
  * reaches over TCP, such as ElastiCache in its VPC) for coordination across instances. A
  * configuration error fails the init, and so does a function without TURNLINE_API_KEYS (or the
- * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. docs/deploy/aws-lambda.md has the whole recipe.
+ * key registry) unless TURNLINE_SINGLE_TENANT asks for an unauthenticated one. With
+ * TURNLINE_WORK_QUEUE_URL, background work is recorded and rung on that SQS queue, which
+ * `index.work` consumes and `index.sweep` sweeps for (lambda-background.ts).
+ * docs/deploy/aws-lambda.md has the whole recipe.
  */
 limitRegExpBacktracking()
-const entry = await startEntryApp(
-  process.env,
-  {
-    redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
-    redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
-    redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
-    peerAddress: lambdaPeer,
-    // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
-    checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
-    // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
-    reachableFromAnywhere: true,
-    contextStorage: () => new AsyncLocalStorage(),
-    // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
-    awsCredentials: awsCredentialChain,
-    readTextFile: (path) => readFile(path, 'utf8'),
-    // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
-    ...referenceScriptOption(),
-  },
-  { log: (line) => console.log(line) },
-).catch(onStartupError())
+let background: LambdaQueue | undefined
+const entry = await createDeps(process.env, {
+  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
+  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
+  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+  peerAddress: lambdaPeer,
+  // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
+  checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
+  // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
+  reachableFromAnywhere: true,
+  contextStorage: () => new AsyncLocalStorage(),
+  // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
+  awsCredentials: awsCredentialChain,
+  readTextFile: (path) => readFile(path, 'utf8'),
+  // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
+  ...referenceScriptOption(),
+})
+  .then(claimedDeps)
+  .then((deps) => {
+    // The work queue (TURNLINE_WORK_QUEUE_URL), written with the function's role.
+    background = lambdaQueue(deps, awsCredentialChain())
+    const trigger = background?.trigger
+    return entryApp(deps, { log: (line) => console.log(line), ...(trigger ? { trigger } : {}) })
+  })
+  .catch(onStartupError())
 
 export const handler = streamHandle(entry.app)
+
+/** `index.work`, the work queue's SQS event source (batch item failures reported). */
+export const work = (event: unknown): Promise<SqsBatchResponse> =>
+  workHandler(entry, background, event)
+
+/** `index.sweep`, for an EventBridge schedule: loop schedules, and work whose message was lost. */
+export const sweep = (): Promise<{ found: number }> => sweepHandler(entry, background)
 
 /** `index.callbacks`, for an EventBridge schedule: one sweep of the callbacks' outbox. */
 export const callbacks = (): Promise<void> => scheduledCallbacks(entry.deps)

@@ -5,10 +5,10 @@ import { loggedSessionApi } from '../http/turn-log.ts'
 import type { EntryApp } from './entry-app.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import {
-  QUEUE_MAX_DELAY_MS,
   type QueueMessage,
   QueueTrigger,
   queueProducerOf,
+  REDELIVERY_MAX_MS,
   readQueueMessage,
 } from './worker-queue.ts'
 
@@ -52,6 +52,12 @@ export async function consumeWorkBatch(
 ): Promise<void> {
   const api = workerApi(entry)
   const { trigger } = entry
+  // One pass over the outbox serves every `callbacks` message of the batch.
+  let pass: Promise<void> | undefined
+  const callbacks = () => {
+    pass ??= scheduledCallbacks(entry.deps)
+    return pass
+  }
   await Promise.all(
     batch.messages.map(async (message) => {
       const parsed = readQueueMessage(message, workerLog)
@@ -59,8 +65,8 @@ export async function consumeWorkBatch(
       const settled = await deliverTrigger(parsed, message.attempts, {
         api,
         wake: (at) => trigger?.wake(at),
-        callbacks: () => scheduledCallbacks(entry.deps),
-        maxDelayMs: QUEUE_MAX_DELAY_MS,
+        callbacks,
+        maxDelayMs: REDELIVERY_MAX_MS,
         log: workerLog,
       })
       const delaySeconds = settled.settle === 'retry' ? Math.ceil(settled.delayMs / 1000) : 0

@@ -19,8 +19,13 @@ export interface QueueProducer {
 /** Messages one `sendBatch` may carry (Cloudflare Queues: 100). */
 const BATCH = 100
 
-/** The longest delay Cloudflare Queues puts on a message or a retry: 12 hours. */
-export const QUEUE_MAX_DELAY_MS = 43_200_000
+/**
+ * The longest pause a message is put back for (Cloudflare allows hours). Work that must wait
+ * longer — the tenant's quota, a session busy beyond it — is acknowledged instead and found by
+ * the every-minute cron sweep: otherwise every sweep would add another message that keeps coming
+ * back for the whole wait.
+ */
+export const REDELIVERY_MAX_MS = 60_000
 
 /** The work queue's producer among the Worker's bindings, when it is bound. */
 export function queueProducerOf(bindings: unknown): QueueProducer | undefined {

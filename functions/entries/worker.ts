@@ -9,6 +9,7 @@ import { scheduledRetention } from './scheduled-retention.ts'
 import { consumeWorkBatch, scheduledWork, workerTrigger } from './worker-background.ts'
 import type { QueueMessage } from './worker-queue.ts'
 import { workerReferenceScript } from './worker-reference-assets.ts'
+import { workerSocketAcceptor } from './worker-sockets.ts'
 
 /**
  * Cloudflare Workers entry. Deps are built from the bindings on the isolate's first request (or
@@ -19,7 +20,8 @@ import { workerReferenceScript } from './worker-reference-assets.ts'
  * is set (`wrangler dev`). Compaction counts with gpt-tokenizer as on every runtime, its rank
  * tables shipped as text and parsed on first use (worker-rank-table.ts). With the work queue
  * bound (TURNLINE_WORK_QUEUE), background work is recorded, answered 202 and run by this
- * Worker's `queue` handler (worker-background.ts).
+ * Worker's `queue` handler (worker-background.ts). The Open Responses WebSocket mode upgrades with
+ * a `WebSocketPair` (worker-sockets.ts).
  */
 const isolate = isolateApp(
   (bindings) =>
@@ -40,6 +42,7 @@ const isolate = isolateApp(
     }).then(claimedDeps),
   (line) => console.log(line),
   workerTrigger,
+  workerSocketAcceptor,
 )
 
 function textBindings(bindings: unknown): Record<string, string> {

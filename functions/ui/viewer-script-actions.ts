@@ -160,6 +160,20 @@ class Controls {
     this.render()
   }
 
+  /** Opens an artifact of the session (a long input text) as plain text in a new tab. */
+  async openArtifact(artifactId) {
+    try {
+      const response = await api(sessionPath(this.id, '/artifacts/' + encodeURIComponent(artifactId)))
+      const text = new Blob([await response.arrayBuffer()], { type: 'text/plain; charset=utf-8' })
+      const url = URL.createObjectURL(text)
+      window.open(url, '_blank')
+      setTimeout(() => URL.revokeObjectURL(url), 60000)
+    } catch (error) {
+      this.message.setAttribute('data-error', '')
+      this.message.textContent = error instanceof ApiError ? error.status + ' ' + error.code + ': ' + error.message : String(error)
+    }
+  }
+
   decide(decision) {
     const tool = this.view.activity.tool_name
     return this.run(decision === 'allow' ? 'approved' : 'denied', async () => {

@@ -191,6 +191,7 @@ async function showSession(id, signal) {
     },
   })
   timeline.onFork = (n) => controls.fork(n)
+  timeline.onOpenArtifact = (artifactId) => controls.openArtifact(artifactId)
   render('session', [el('p', {}, [back]), el('h1', {}, ['Session ', el('small', { text: id })]), title, facts, controls.node, stream, root])
   const ticker = setInterval(() => controls.tick(), 1000)
   signal.addEventListener('abort', () => clearInterval(ticker))

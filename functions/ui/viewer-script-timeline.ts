@@ -21,6 +21,8 @@ class Timeline {
     this.runningSince = undefined
     /** Called with a turn's number by its "Fork from here" button. */
     this.onFork = undefined
+    /** Called with an artifact id by the link of an input text kept whole. */
+    this.onOpenArtifact = undefined
     this.waitingItem = undefined
   }
 
@@ -48,6 +50,15 @@ class Timeline {
         else if (part.type === 'input_image' && /^data:image\//.test(String(part.image_url))) parts.push(el('img', { class: 'input-image', src: part.image_url, alt: 'image input' }))
         else if (part.type === 'input_image') parts.push(el('div', { class: 'meta', text: 'image: ' + part.image_url }))
       }
+    }
+    // Texts kept whole as artifacts: the text above is their preview; the link opens the whole.
+    for (const kept of input.input_artifacts || []) {
+      const open = (event) => {
+        event.preventDefault()
+        if (this.onOpenArtifact) this.onOpenArtifact(kept.artifact_id)
+      }
+      const label = kept.artifact_id + ' (' + fmtInt(kept.size) + ' bytes, ' + fmtInt(kept.lines) + ' lines)'
+      parts.push(el('div', { class: 'meta input-artifact' }, ['kept whole: ', el('a', { href: '#', class: 'artifact-link', 'data-artifact': kept.artifact_id, text: label, onclick: open })]))
     }
     if (parts.length === 0) return
     clear(turn.input).appendChild(el('div', { class: 'kind', text: 'asked' }))

@@ -1,5 +1,6 @@
 // Real local services for development and tests: moto_server (S3 with conditional writes, run from
-// the chroot that setup-moto.sh builds) and redis-server, each on a free loopback port.
+// the chroot that setup-moto.sh builds; the same endpoint serves SQS, which the Lambda background
+// tests use) and redis-server, each on a free loopback port.
 //
 //   node infra/local/services.mjs start    start both, write .tmp/services.json, leave them running
 //   node infra/local/services.mjs stop     stop the services recorded in .tmp/services.json

@@ -1,6 +1,4 @@
 import { TurnlineError } from '../contract/errors.ts'
-import type { ListPage } from '../ports/object-store.ts'
-import { compareKeys } from '../shared/compare-keys.ts'
 import { assertSegment } from './session-ref.ts'
 
 /**
@@ -24,14 +22,9 @@ interface CursorBody {
 
 const MAX_CURSOR = 2048
 
-export function encodeListCursor(
-  workspace: string,
-  page: ListPage,
-  root: string,
-): string | undefined {
-  const last = lastEntry(page, root)
-  if (last === undefined) return undefined
-  const body: CursorBody = { v: 1, w: workspace, a: last.name, f: last.folder }
+/** The cursor of an oldest-first page whose last session is `sessionId`. */
+export function encodeSessionCursor(workspace: string, sessionId: string): string {
+  const body: CursorBody = { v: 1, w: workspace, a: sessionId, f: true }
   return base64url(JSON.stringify(body))
 }
 
@@ -68,15 +61,6 @@ function decodeFor(cursor: string, workspace: string): CursorBody {
     throw invalid('this cursor belongs to another workspace; list again without cursor')
   }
   return body
-}
-
-function lastEntry(page: ListPage, root: string): { name: string; folder: boolean } | undefined {
-  const object = page.objects.at(-1)?.key
-  const folder = page.prefixes.at(-1)
-  if (folder !== undefined && (object === undefined || compareKeys(folder, object) > 0)) {
-    return { name: folder.slice(root.length, -1), folder: true }
-  }
-  return object === undefined ? undefined : { name: object.slice(root.length), folder: false }
 }
 
 function decode(cursor: string): CursorBody {

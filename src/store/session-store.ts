@@ -37,6 +37,8 @@ export interface SessionStoreOptions {
   clock?: Clock
   /** Write a state checkpoint after this many batches (also after every history reset). */
   checkpointEvery?: number
+  /** See CHECKPOINT_HISTORY_BATCHES. */
+  checkpointHistoryBatches?: number
   maxRetainedEvents?: number
   /** Snapshots kept warm per process (0 disables). */
   cacheSize?: number
@@ -74,6 +76,7 @@ export class SessionStore {
       objects: this.objects,
       cache: this.cache,
       checkpointEvery: options.checkpointEvery ?? 16,
+      historyBatches: options.checkpointHistoryBatches,
       maxRetained: options.maxRetainedEvents ?? MAX_RETAINED_EVENTS,
     }
   }

@@ -173,12 +173,16 @@ for (const store of ['fs', 's3'] as const) {
       )
     })
 
-    it('POST /v1/responses keeps a long input the same way', async () => {
+    it('POST /v1/responses keeps a long input the same way, and a long earlier message of its conversation', async () => {
       const log = pastedLog(2 * 1024 * 1024, 'resp')
       const asked = mock.requests.length
       mock.enqueue({ text: 'summarized' })
+      const earlier = pastedLog(1024 * 1024, 'seed')
       const response = await call('POST', '/v1/responses', {
         input: [
+          // an earlier message of the conversation: it seeds the transcript, kept the same way
+          { role: 'user', content: earlier },
+          { role: 'assistant', content: 'Send the next one.' },
           {
             role: 'user',
             content: [
@@ -197,7 +201,12 @@ for (const store of ['fs', 's3'] as const) {
       // The message's texts are one text of the turn's input, kept whole.
       const text = `Summarize this log.\n\n${log}`
       expect(preview).toContain(`[input of ${text.length.toLocaleString('en-US')} bytes`)
-      const id = artifactIn(preview) ?? ''
+      const ids = [...preview.matchAll(/kept whole as artifact (out_[0-9a-f]{32})/g)].map(
+        (m) => m[1],
+      )
+      expect(ids).toHaveLength(2)
+      expect(preview).toContain(`[input of ${earlier.length.toLocaleString('en-US')} bytes`)
+      const id = ids[1] ?? ''
       const session = String(response.json.id).replace(/^resp_/, '')
       const whole = await fetch(`${url}/v1/sessions/${session}/artifacts/${id}`, {
         headers: { authorization: `Bearer ${KEY}` },

@@ -1,12 +1,12 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { useEntryWithMock } from '../support/entry-with-mock.ts'
-import type { MockOpenAI, MockRequest } from '../support/mock-openai.ts'
+import type { MockOpenAI } from '../support/mock-openai.ts'
 import {
   assertConformingStream,
   responseResourceErrors,
   socketErrorEventErrors,
 } from '../support/open-responses-schema.ts'
-import { WEATHER_TOOL } from '../support/responses-app.ts'
+import { WEATHER_TOOL, weatherModel } from '../support/responses-app.ts'
 import {
   openResponsesSocket,
   refusedUpgrade,
@@ -33,18 +33,6 @@ const auth = (key = KEY) => ({ Authorization: `Bearer ${key}` })
 
 type Json = Record<string, unknown>
 
-/** The model answers by what it is sent: get_weather when offered it after a user message. */
-function modelTurn(request: MockRequest) {
-  const messages = (request.body.messages ?? []) as Json[]
-  const tools = (request.body.tools ?? []) as { function: { name: string } }[]
-  const last = messages.at(-1)
-  if (last?.role === 'user' && tools.some((t) => t.function.name === 'get_weather')) {
-    return { toolCalls: [{ name: 'get_weather', arguments: '{"location":"Paris"}' }] }
-  }
-  if (last?.role === 'tool') return { text: `The tool said: ${String(last.content)}` }
-  return { text: `You said: ${JSON.stringify(last?.content ?? null).slice(0, 200)}` }
-}
-
 beforeAll(() => {
   mock = entry.mock
   url = socketUrl(entry.url)
@@ -52,7 +40,12 @@ beforeAll(() => {
 
 beforeEach(() => {
   mock.reset()
-  mock.respond(modelTurn)
+  mock.respond(
+    weatherModel(
+      'Paris',
+      (messages) => `You said: ${JSON.stringify(messages.at(-1)?.content ?? null).slice(0, 200)}`,
+    ),
+  )
 })
 
 /** A completed response whose every event conforms, numbered densely from 0. */

@@ -211,6 +211,36 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     await phone.close()
     await page.close()
   })
+
+  it("shows a long input's preview and opens the whole text it was kept as", async () => {
+    const { session_id: id } = (await call('/v1/sessions', {})) as { session_id: string }
+    const log = Array.from({ length: 4000 }, (_, n) => `entry ${n} ${'z'.repeat(40)}`).join('\n')
+    mock.enqueue({ text: 'Read.' })
+    expect((await turn(id, log)).status).toBe('completed')
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(`${proxy.url}/ui#/sessions/${id}`)
+    const link = page.locator('li.turn[data-turn="1"] .turn-input a.artifact-link')
+    await link.waitFor({ timeout: 15_000 })
+    const size = Buffer.byteLength(log)
+    expect(await link.textContent()).toMatch(
+      new RegExp(`^out_[0-9a-f]{32} \\(${size.toLocaleString('en-US')} bytes, 4,000 lines\\)$`),
+    )
+    const asked = await text(page, 'li.turn[data-turn="1"] .turn-input')
+    expect(asked).toContain('entry 0 ')
+    expect(asked).toContain('kept whole as artifact')
+    expect(asked).not.toContain('entry 2000 ')
+    // The link opens the whole text (fetched with the page's credentials) in a new tab.
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), link.click()])
+    await opened.waitForLoadState()
+    const whole = await opened.evaluate(() => document.body.textContent ?? '')
+    expect(whole.trim()).toBe(log)
+    expect(errors).toEqual([])
+    await opened.close()
+    await page.close()
+  })
 })
 
 /**

@@ -20,13 +20,18 @@ export interface LambdaBundle {
   close(): Promise<void>
 }
 
+/** The bundle built into `out` and its module, loaded as the runtime loads it. */
+export interface ImportedLambda {
+  out: string
+  module: Record<string, unknown>
+}
+
 /**
- * `npm run build:lambda` into a temp folder, `index.handler` loaded with the runtime's
- * `awslambda` globals and `env` as its environment (read once, when the module loads), each
- * request invoked as a function URL event (payload 2.0) through the Runtime API stand-in
- * (lambda-runtime.ts). One bundle per call: each loads its own copy of the module.
+ * `npm run build:lambda` into a temp folder, its `index.mjs` imported with the runtime's
+ * `awslambda` globals and `env` as its environment (read once, when the module loads). Each call
+ * builds and loads its own copy. The caller deletes `out`.
  */
-export async function loadLambdaBundle(env: Record<string, string>): Promise<LambdaBundle> {
+export async function importLambdaBundle(env: Record<string, string>): Promise<ImportedLambda> {
   const out = await mkdtemp(join(tmpdir(), 'turnline-lambda-'))
   const built = spawnSync(process.execPath, ['infra/build/build.mjs', 'lambda', '--out', out], {
     cwd: root,
@@ -38,20 +43,33 @@ export async function loadLambdaBundle(env: Record<string, string>): Promise<Lam
   }
   const saved = { ...process.env }
   Object.assign(process.env, env)
-  let handler: unknown
   try {
     installLambdaGlobals()
-    const module = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as {
-      handler: unknown
-    }
-    handler = module.handler
+    const module = (await import(pathToFileURL(join(out, 'lambda/index.mjs')).href)) as Record<
+      string,
+      unknown
+    >
+    return { out, module }
   } catch (error) {
     await rm(out, { recursive: true, force: true })
     throw error
   } finally {
     process.env = saved
   }
-  if (!isStreamingHandler(handler)) throw new Error('index.handler is not a streaming handler')
+}
+
+/**
+ * The bundle (`importLambdaBundle`) with `index.handler` called like an HTTP API: each request
+ * invoked as a function URL event (payload 2.0) through the Runtime API stand-in
+ * (lambda-runtime.ts).
+ */
+export async function loadLambdaBundle(env: Record<string, string>): Promise<LambdaBundle> {
+  const { out, module } = await importLambdaBundle(env)
+  const handler = module.handler
+  if (!isStreamingHandler(handler)) {
+    await rm(out, { recursive: true, force: true })
+    throw new Error('index.handler is not a streaming handler')
+  }
   const streaming = handler
   return {
     async call(request) {

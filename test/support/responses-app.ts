@@ -2,6 +2,7 @@ import { expect } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { startEngine } from './engine-harness.ts'
 import { type RunningServer, serveApp } from './http-server.ts'
+import type { MockRequest } from './mock-openai.ts'
 import { responseResourceErrors } from './open-responses-schema.ts'
 
 type Json = Record<string, unknown>
@@ -16,6 +17,24 @@ export const WEATHER_TOOL = {
     properties: { location: { type: 'string', description: 'The city and state' } },
     required: ['location'],
   },
+}
+
+/**
+ * A mock model for client-tool loops: a call of `get_weather` (for `location`) when offered it
+ * right after a user message, `The tool said: <output>` after the tool's output, otherwise what
+ * `otherwise` makes of the messages it was sent.
+ */
+export function weatherModel(location: string, otherwise: (messages: Json[]) => string) {
+  return (request: MockRequest) => {
+    const messages = (request.body.messages ?? []) as Json[]
+    const tools = (request.body.tools ?? []) as { function: { name: string } }[]
+    const last = messages.at(-1)
+    if (last?.role === 'user' && tools.some((t) => t.function.name === 'get_weather')) {
+      return { toolCalls: [{ name: 'get_weather', arguments: JSON.stringify({ location }) }] }
+    }
+    if (last?.role === 'tool') return { text: `The tool said: ${String(last.content)}` }
+    return { text: otherwise(messages) }
+  }
 }
 
 /** A response resource as the tests read it. */

@@ -54,3 +54,47 @@ describe('infra/deploy/lambda/template.yaml', () => {
     }
   })
 })
+
+/** A top-level resource's block of the template (up to the next resource). */
+function resource(name: string): string {
+  const block = new RegExp(`\\n {2}${name}:\\n((?: {4}.*\\n| *#.*\\n|\\n)+)`).exec(template)?.[1]
+  if (block === undefined) throw new Error(`no resource ${name} in the template`)
+  return block
+}
+
+describe('infra/deploy/lambda/template.yaml: background work', () => {
+  it('names only handlers the Lambda entry exports', () => {
+    const entry = readFileSync(
+      new URL('../../functions/entries/lambda.ts', import.meta.url),
+      'utf8',
+    )
+    const handlers = [...template.matchAll(/Handler: index\.(\w+)/g)].map((m) => m[1])
+    expect(handlers).toEqual(
+      expect.arrayContaining(['handler', 'work', 'sweep', 'callbacks', 'retention']),
+    )
+    for (const name of handlers) expect(entry).toMatch(new RegExp(`export const ${name}\\b`))
+  })
+
+  it('consumes the work queue with partial batch responses and hides a message while it runs', () => {
+    const work = resource('WorkFunction')
+    expect(work).toMatch(/Handler: index\.work\n/)
+    expect(work).toMatch(/Type: SQS\n\s+Properties:\n\s+Queue: !GetAtt WorkQueue\.Arn/)
+    expect(work).toMatch(/FunctionResponseTypes: \[ReportBatchItemFailures\]/)
+    // A message to deliver later is hidden until then (ChangeMessageVisibility).
+    expect(work).toMatch(/SQSPollerPolicy: \{ QueueName: !GetAtt WorkQueue\.QueueName \}/)
+    const timeout = Number(/Timeout: (\d+)/.exec(work)?.[1])
+    const visibility = Number(/VisibilityTimeout: (\d+)/.exec(resource('WorkQueue'))?.[1])
+    expect(visibility).toBeGreaterThanOrEqual(6 * timeout)
+    expect(resource('WorkQueue')).toMatch(/deadLetterTargetArn: !GetAtt WorkDeadLetterQueue\.Arn/)
+    // Every function that rings a bell may send to the queue, and every one knows its URL.
+    for (const name of ['ApiFunction', 'WorkFunction', 'SweepFunction']) {
+      expect(resource(name)).toMatch(
+        /SQSSendMessagePolicy: \{ QueueName: !GetAtt WorkQueue\.QueueName \}/,
+      )
+    }
+    expect(template).toMatch(/\n {8}TURNLINE_WORK_QUEUE_URL: !Ref WorkQueue\n/)
+    expect(resource('SweepFunction')).toMatch(
+      /Handler: index\.sweep\n[\s\S]*ScheduleExpression: rate\(1 minute\)/,
+    )
+  })
+})

@@ -85,6 +85,34 @@ describe('deleting a session', () => {
     expect(listed.sessions).toEqual([])
   })
 
+  it('leaves no trace in a paged listing: no empty page, no cursor that names it', async () => {
+    const { engine, service, id } = await sessionWithData()
+    const { session_id: kept } = await engine.service.createSession('t1', { workspace: 'ws' })
+    await service.deleteSession('t1', id)
+    // A cursor is base64url JSON made of the last entry of a page: decoded, it must not hold the
+    // deleted session's id, whichever order is asked and however small the page.
+    const decoded = (cursor: string | undefined) =>
+      cursor === undefined ? '' : Buffer.from(cursor, 'base64url').toString('utf8')
+    for (const order of ['oldest', 'newest'] as const) {
+      const seen: string[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < 5; page += 1) {
+        const listed = await service.listSessions('t1', {
+          workspace: 'ws',
+          limit: 1,
+          order,
+          ...(cursor ? { cursor } : {}),
+        })
+        expect(decoded(listed.cursor), order).not.toContain(id)
+        if (listed.cursor !== undefined) expect(listed.sessions, order).toHaveLength(1)
+        seen.push(...listed.sessions.map((s) => s.session_id))
+        cursor = listed.cursor
+        if (cursor === undefined) break
+      }
+      expect(seen, order).toEqual([kept])
+    }
+  })
+
   it('is finished by the next call when the first dies midway', async () => {
     const { service, id, keysOf, dying } = await sessionWithData()
     const before = (await keysOf()).length

@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4'
 import { describe, expect, it } from 'vitest'
-import { WebSha256 } from '../../adapters/anthropic/web-sha256.ts'
+import { WebSha256 } from '../../adapters/shared/web-sha256.ts'
 import { sigV4Problem } from '../support/sigv4-verifier.ts'
 
 /**

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { retryDelayMs } from '../../functions/background/trigger-delivery.ts'
+import { deliverTrigger, retryDelayMs } from '../../functions/background/trigger-delivery.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import {
   callbacksMessage,
   parseTriggerMessage,
   workMessage,
 } from '../../src/contract/trigger-message.ts'
+import type { WorkLocation } from '../../src/contract/work-record.ts'
+import type { WorkRunOutcome } from '../../src/core/session-api.ts'
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/queue/${name}`, import.meta.url), 'utf8')
@@ -54,5 +56,71 @@ describe('trigger message', () => {
   it('backs off 2 s, 4 s, … up to the platform maximum', () => {
     expect([1, 2, 3].map((n) => retryDelayMs(n, 60_000))).toEqual([2000, 4000, 8000])
     expect(retryDelayMs(40, 60_000)).toBe(60_000)
+  })
+})
+
+describe('deliverTrigger: how a queue message is settled', () => {
+  const at = { tenant: 'acme', session_id: 's1', work_id: '8aa43608586de315e60ee8cb32fa65bd' }
+  const settle = async (outcome: WorkRunOutcome | Error, message = workMessage(at)) => {
+    const woken: WorkLocation[] = []
+    let passes = 0
+    const settled = await deliverTrigger(message, 3, {
+      api: {
+        runWork: async () => {
+          if (outcome instanceof Error) throw outcome
+          return outcome
+        },
+      },
+      wake: (next) => {
+        woken.push(next)
+      },
+      callbacks: async () => {
+        passes += 1
+      },
+      maxDelayMs: 60_000,
+      log: () => {},
+    })
+    return { settled, woken, passes }
+  }
+  const next = { ...at, work_id: 'ffa43608586de315e60ee8cb32fa65bd' }
+  const error = { code: 'model_error', message: 'down', at: '2026-12-05T10:00:00Z' }
+
+  it('acknowledges an outcome and rings the bell for a loop run’s next step', async () => {
+    const done = await settle({ outcome: 'done', status: 'completed', next })
+    expect(done.settled).toEqual({ settle: 'ack', outcome: 'done' })
+    expect(done.woken).toEqual([next])
+    for (const outcome of [{ outcome: 'gone' }, { outcome: 'failed', error }] as const) {
+      expect((await settle(outcome)).settled).toMatchObject({ settle: 'ack' })
+    }
+  })
+
+  it('puts a busy one back for as long as the lease says, up to the sweep’s period', async () => {
+    expect((await settle({ outcome: 'busy', retryAfterMs: 4000 })).settled).toEqual({
+      settle: 'retry',
+      delayMs: 4000,
+      outcome: 'busy',
+    })
+    // Longer (the tenant's quota): acknowledged, the next sweep finds it again.
+    expect((await settle({ outcome: 'busy', retryAfterMs: 300_000 })).settled).toEqual({
+      settle: 'ack',
+      outcome: 'busy',
+    })
+  })
+
+  it('backs off after a fault, counted by the run or thrown by the store', async () => {
+    const retried = { settle: 'retry', delayMs: 8000 }
+    expect((await settle({ outcome: 'retry', error })).settled).toEqual({
+      ...retried,
+      outcome: 'retry',
+    })
+    expect((await settle(new Error('store down'))).settled).toEqual({
+      ...retried,
+      outcome: 'fault',
+    })
+  })
+
+  it('runs one pass over the outbox for a callbacks message', async () => {
+    const pass = await settle(new Error('not called'), callbacksMessage())
+    expect(pass).toMatchObject({ settled: { settle: 'ack', outcome: 'callbacks' }, passes: 1 })
   })
 })

@@ -134,6 +134,7 @@ async function responseSession(
     return await startSession(deps, locator, tenant, seed.config, {
       source: 'startup',
       history: seed.history,
+      keepLongTexts: true,
       endAfterTurn: true,
       ...(sessionId ? { sessionId } : {}),
     })

@@ -17,7 +17,9 @@ import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { assertMcpAllowed } from '../mcp/mcp-servers.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
+import { outputKeeping } from '../tools/session-outputs.ts'
 import { httpToolCatalog } from '../tools/tool-catalog.ts'
+import { keepLongMessages } from '../turn/kept-input.ts'
 
 /** Validates a create-session body (400 with every problem named). */
 export function parseConfig(body: SessionConfigInput): SessionConfig {
@@ -46,6 +48,8 @@ export async function startSession(
     endAfterTurn?: boolean
     /** Agent-layer state to start with (a handoff, the origin, a verifier role). */
     agent?: AgentState
+    /** Keep the history's user texts over the inline limit as artifacts (a client's transcript). */
+    keepLongTexts?: boolean
   },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
@@ -78,6 +82,15 @@ export async function startSession(
         }
       : {}),
   }
+  // Before the session exists: a text refused by a cap leaves nothing behind.
+  const history =
+    seed.keepLongTexts && seed.history
+      ? await keepLongMessages(seed.history, {
+          keeping: outputKeeping(deps, ref),
+          limit: deps.tools.maxResponseBytes,
+          now: () => deps.clock.now(),
+        })
+      : seed.history
   try {
     await locator.register(ref, new Date(now).toISOString())
   } catch (error) {
@@ -87,7 +100,7 @@ export async function startSession(
   const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,
-    ...(seed.history?.length ? { history: { append: seed.history } } : {}),
+    ...(history?.length ? { history: { append: history } } : {}),
   })
   rememberCommittedState(created.snapshot.state)
   const warnings = await fireSessionStart(deps, ref, state, seed.source)

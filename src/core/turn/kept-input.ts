@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../contract/errors.ts'
+import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import type { InputArtifactRef } from '../../contract/turn-input-record.ts'
 import { groupDigits } from '../../shared/digit-groups.ts'
@@ -65,6 +66,26 @@ export async function keepLongInput(input: TurnInput, options: InputKeeping): Pr
     return found && part.type === 'input_text' ? { ...part, text: found.text } : part
   })
   return { input: parts as typeof input, artifacts }
+}
+
+/**
+ * A seeded transcript (the conversation a `POST /v1/responses` input carries before its last
+ * user messages) with each user message over the inline limit kept the same way: its text
+ * stored whole as an artifact, the message holding its preview.
+ */
+export async function keepLongMessages(
+  history: readonly HistoryMessage[],
+  options: InputKeeping,
+): Promise<HistoryMessage[]> {
+  const kept: HistoryMessage[] = []
+  for (const message of history) {
+    if (message.role !== 'user' || typeof message.content !== 'string') kept.push(message)
+    else {
+      const { input } = await keepLongInput(message.content, options)
+      kept.push(input === message.content ? message : { ...message, content: String(input) })
+    }
+  }
+  return kept
 }
 
 function textOf(part: Exclude<TurnInput, string>[number]): string | undefined {

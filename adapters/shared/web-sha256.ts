@@ -1,4 +1,5 @@
-import type { Checksum, SourceData } from '@smithy/types'
+/** What the AWS SDK hands a hash (`@smithy/types` SourceData), structurally. */
+type SourceData = string | ArrayBuffer | ArrayBufferView
 
 const encoder = new TextEncoder()
 
@@ -10,9 +11,10 @@ function bytesOf(data: SourceData): Uint8Array<ArrayBuffer> {
 
 /**
  * SHA-256, or HMAC-SHA-256 when given a secret, on Web Crypto: the hash the AWS request signer
- * (`@smithy/signature-v4`) takes, so SigV4 signing runs on every runtime without Node's crypto.
+ * (`@smithy/signature-v4`) takes (its `Checksum`), so SigV4 signing — Bedrock's, SQS's — runs on
+ * every runtime without Node's crypto.
  */
-export class WebSha256 implements Checksum {
+export class WebSha256 {
   private parts: Uint8Array<ArrayBuffer>[] = []
   private readonly secret: Uint8Array<ArrayBuffer> | undefined
 
