@@ -14,11 +14,14 @@ import { utf8Length } from '../../src/shared/utf8-length.ts'
 import { type ErrorLog, mapError } from './http-errors.ts'
 import { parseJsonDocument } from './read-body.ts'
 import { parseInput } from './request-input.ts'
+import { afterWarmup, type WarmupResponse, warmupResponse } from './socket-warmup.ts'
 
-/** A `response.create` event, validated: the request and its idempotency key. */
+/** A `response.create` event, validated: the request, its idempotency key, `generate`. */
 export interface ResponseCreate {
   request: ResponsesRequest
   idempotencyKey?: string
+  /** `generate: false`: a warm-up (socket-warmup.ts). */
+  warmup?: true
 }
 
 /**
@@ -45,14 +48,18 @@ export function parseResponseCreate(data: string | Uint8Array, maxBytes: number)
   for (const name of ENVELOPE_FIELDS) delete fields[name]
   const request = parseInput(ResponsesRequestSchema, fields, 'body')
   const key = envelope.idempotency_key
-  return { request, ...(key === undefined ? {} : { idempotencyKey: key }) }
+  return {
+    request,
+    ...(key === undefined ? {} : { idempotencyKey: key }),
+    ...(envelope.generate === false ? { warmup: true as const } : {}),
+  }
 }
 
-/** A `store: false` response the connection keeps in memory, so the next one can continue it. */
-export interface KeptResponse {
-  id: string
-  transcript: HistoryMessage[]
-}
+/**
+ * The response the connection keeps in memory, so the next one can continue it: a `store: false`
+ * response (its transcript) or a warm-up (the request it carried).
+ */
+export type KeptResponse = { id: string; transcript: HistoryMessage[] } | WarmupResponse
 
 export interface SocketResponseOptions {
   api: SessionApi
@@ -78,23 +85,31 @@ export interface SocketResponseEnd {
  * Runs one response on the connection, as `POST /v1/responses` with `stream: true` does: the
  * same session, turn and bridge, each event sent as its own message (no SSE framing, no
  * `[DONE]`: the response's terminal event ends it). A `previous_response_id` naming the
- * `store: false` response the connection keeps continues it from memory; any other is looked up
- * as over HTTP. Rejects when nothing was sent yet (the caller sends an error event); a fault
+ * `store: false` response the connection keeps continues it from memory, one naming its warm-up
+ * starts from what the warm-up carried (`generate: false`, socket-warmup.ts); any other is looked
+ * up as over HTTP. Rejects when nothing was sent yet (the caller sends an error event); a fault
  * after the response started ends it with `response.failed`, as the HTTP stream does.
  */
 export async function runSocketResponse(
-  { request, idempotencyKey }: ResponseCreate,
+  { request, idempotencyKey, warmup }: ResponseCreate,
   options: SocketResponseOptions,
 ): Promise<SocketResponseEnd> {
   const { api, tenant, kept } = options
-  const run = toResponseRun(request, Math.floor(Date.now() / 1000))
+  if (warmup) return { failed: false, kept: warmupResponse(request, idempotencyKey, options) }
   const previous = request.previous_response_id ?? undefined
   const fromMemory = previous !== undefined && kept?.id === previous ? kept : undefined
+  const warmed = fromMemory && 'warmup' in fromMemory ? fromMemory.warmup : undefined
+  const run = toResponseRun(
+    warmed ? afterWarmup(warmed, request) : request,
+    Math.floor(Date.now() / 1000),
+  )
   const forgets = request.store === false
   const call: ResponseRunRequest = {
     run,
-    ...(fromMemory ? { previousTranscript: fromMemory.transcript } : {}),
-    ...(previous === undefined ? {} : { previousResponseId: previous }),
+    ...(fromMemory && 'transcript' in fromMemory
+      ? { previousTranscript: fromMemory.transcript }
+      : {}),
+    ...(previous === undefined || warmed ? {} : { previousResponseId: previous }),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(forgets ? { keepTranscript: true } : {}),
   }

@@ -20,7 +20,9 @@ import {
  * `/v1/responses` with the key in `Authorization` on the upgrade, `response.create` events, one
  * response at a time, each ending at its terminal event (or an `error` event with a `code`).
  * Every event must conform to the published schema, every terminal response be a response
- * resource. (`websocket-compact-new-chain` needs `POST /v1/responses/compact`, not served yet.)
+ * resource. `websocket-generate-false` is of the suite's WebSocket tests as first published (the
+ * specification's text and the suite dropped `generate` before the 2026-04-24 release; OpenAI's
+ * WebSocket mode has it, and Turnline serves it on a socket).
  */
 const KEY = 'responses-socket-compliance-0123456789'
 const MODEL = 'gpt-4o-mini'
@@ -164,6 +166,80 @@ describe('the compliance suite websocket scenarios against npm start', () => {
       input: 'Try to continue after the failed turn. Reply with exactly: stale',
     })
     expect(errorCode(retry)).toBe('previous_response_not_found')
+    socket.close()
+  })
+
+  it('websocket-generate-false', async () => {
+    const socket = await connect()
+    const warmup = passes(
+      await create(socket, {
+        store: false,
+        generate: false,
+        instructions: 'Answer tersely.',
+        input: 'Remember the code word: basalt. Prepare to answer with exactly: warmed',
+      }),
+    )
+    expect(warmup.id).toMatch(/^resp_/)
+    expect(warmup.output).toEqual([])
+    expect(warmup.instructions).toBe('Answer tersely.')
+    const calls = entry.mock.requests.length
+    const generated = passes(
+      await create(socket, {
+        store: false,
+        previous_response_id: warmup.id,
+        input: 'Reply with exactly: warmed',
+      }),
+    )
+    // Only the generated response called the model, with what the warm-up carried first.
+    expect(entry.mock.requests.length).toBe(calls + 1)
+    const sent = JSON.stringify(entry.mock.requests.at(-1)?.body.messages)
+    expect(sent).toContain('Answer tersely.')
+    expect(sent.indexOf('Prepare to answer')).toBeLessThan(sent.indexOf('Reply with exactly'))
+    expect(generated.previous_response_id).toBe(warmup.id)
+    expect(generated.instructions).toBe('Answer tersely.')
+    expect(JSON.stringify(generated.output)).toContain('basalt')
+    socket.close()
+  })
+
+  it('websocket-compact-new-chain', async () => {
+    const compacted = await fetch(`${entry.url}/v1/responses/compact`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        input: [
+          {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'Remember the compaction code word: slate.' }],
+          },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'OK.' }] },
+          {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'Compress this conversation for later.' }],
+          },
+        ],
+      }),
+    })
+    expect(compacted.status).toBe(200)
+    const { output } = (await compacted.json()) as { output: Json[] }
+    expect(Array.isArray(output)).toBe(true)
+    const socket = await connect()
+    passes(
+      await create(socket, {
+        store: false,
+        input: [
+          ...output,
+          {
+            type: 'message',
+            role: 'user',
+            content: 'Continue from here. Reply with exactly: compacted',
+          },
+        ],
+        tools: [],
+      }),
+    )
     socket.close()
   })
 })

@@ -180,6 +180,50 @@ describe('the WebSocket mode of /v1/responses on npm start', () => {
     socket.close()
   })
 
+  it('keeps a generate: false warm-up on its connection only, and HTTP does not take generate', async () => {
+    const socket = await openResponsesSocket(url, auth())
+    const refused: [Json, string][] = [
+      [{ previous_response_id: 'resp_x' }, 'previous_response_id'],
+      [{ idempotency_key: 'warm-1' }, 'idempotency_key'],
+      [{ generate: 'no' }, 'generate'],
+    ]
+    for (const [fields, param] of refused) {
+      socket.send({ type: 'response.create', input: 'x', generate: false, ...fields })
+      const { last } = await socket.turn()
+      expect(last, param).toMatchObject({ type: 'error', status: 400, error: { param } })
+    }
+    // A stored-by-default warm-up is the connection's too: not readable, not found elsewhere.
+    socket.send({ type: 'response.create', generate: false, tools: [WEATHER_TOOL], input: 'hi' })
+    const warm = completed(await socket.turn())
+    expect(warm.output).toEqual([])
+    expect(warm.tools).toHaveLength(1)
+    expect(mock.requests).toHaveLength(0)
+    const read = await fetch(`${entry.url}/v1/responses/${warm.id}`, { headers: auth() })
+    expect(read.status).toBe(404)
+    const other = await openResponsesSocket(url, auth())
+    other.send({ type: 'response.create', previous_response_id: warm.id, input: 'again' })
+    const { last } = await other.turn()
+    expect(last).toMatchObject({ status: 404, error: { code: 'previous_response_not_found' } })
+    other.close()
+    // Its continuation offers the warm-up's tools to the model, after the warm-up's input.
+    socket.send({ type: 'response.create', previous_response_id: warm.id, input: 'now' })
+    const next = completed(await socket.turn())
+    expect(next.previous_response_id).toBe(warm.id)
+    expect(mock.requests).toHaveLength(1)
+    const body = mock.requests[0]?.body as { tools?: Json[]; messages?: Json[] }
+    expect(JSON.stringify(body.tools)).toContain('"get_weather"')
+    expect(JSON.stringify(body.messages)).toMatch(/hi.*now/)
+    socket.close()
+    const http = await fetch(`${entry.url}/v1/responses`, {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ input: 'x', generate: false }),
+    })
+    expect(http.status).toBe(400)
+    expect(await http.json()).toMatchObject({ error: { code: 'invalid_input' } })
+    expect(mock.requests).toHaveLength(1)
+  })
+
   it('runs a response.create with an idempotency_key once, however often it is sent', async () => {
     const key = `socket-once-${Date.now()}`
     const socket = await openResponsesSocket(url, auth())
