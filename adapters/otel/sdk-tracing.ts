@@ -9,7 +9,8 @@ import {
   trace,
 } from '@opentelemetry/api'
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
 import {
   AlwaysOffSampler,
@@ -53,8 +54,13 @@ export interface BatchLimits {
   maxExportBatchSize: number
 }
 
+/** Where spans go, and in which OTLP/HTTP encoding (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL). */
+export interface TracesEndpoint extends OtlpEndpoint {
+  protocol: 'http/protobuf' | 'http/json'
+}
+
 export interface TracingSettings {
-  endpoint: OtlpEndpoint
+  endpoint: TracesEndpoint
   resource: TelemetryAttributes
   sampler: SamplerConfig
   batch: BatchLimits
@@ -70,8 +76,9 @@ const propagator = new W3CTraceContextPropagator()
 
 /**
  * Spans on the OpenTelemetry SDK (`@opentelemetry/sdk-trace-base`): its tracer, samplers and
- * batch span processor, and the OTLP/HTTP JSON exporter (`@opentelemetry/exporter-trace-otlp-http`:
- * Node's `http` on Node and Lambda and Deno, `fetch` in its Web build on workerd). Nothing is
+ * batch span processor, and an official OTLP/HTTP exporter — protobuf
+ * (`@opentelemetry/exporter-trace-otlp-proto`) or JSON (`…-otlp-http`), each on Node's `http` on
+ * Node and Lambda and Deno, and on `fetch` in its Web build on workerd. Nothing is
  * registered globally: the current context is the caller's business (an async context), so
  * another OpenTelemetry user in the same process is left alone.
  */
@@ -85,15 +92,7 @@ export class SdkTracing {
       sampler: samplerOf(settings.sampler),
       spanProcessors: [
         new BatchSpanProcessor(
-          loggedExporter(
-            new OTLPTraceExporter({
-              url: settings.endpoint.url,
-              headers: { ...settings.endpoint.headers },
-              timeoutMillis: settings.endpoint.timeoutMs,
-            }),
-            settings.endpoint.url,
-            log,
-          ),
+          loggedExporter(exporterOf(settings.endpoint), settings.endpoint.url, log),
           {
             scheduledDelayMillis: settings.batch.scheduleDelayMs,
             maxQueueSize: settings.batch.maxQueueSize,
@@ -177,6 +176,17 @@ function definedOnly(attributes: TelemetryAttributes | undefined) {
     out[key] = typeof value === 'object' ? [...value] : value
   }
   return out
+}
+
+function exporterOf(endpoint: TracesEndpoint): SpanExporter {
+  const config = {
+    url: endpoint.url,
+    headers: { ...endpoint.headers },
+    timeoutMillis: endpoint.timeoutMs,
+  }
+  return endpoint.protocol === 'http/json'
+    ? new JsonTraceExporter(config)
+    : new ProtobufTraceExporter(config)
 }
 
 function samplerOf(config: SamplerConfig): Sampler {
