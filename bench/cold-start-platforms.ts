@@ -15,7 +15,14 @@
  * Worker): a turn there needs S3 and Upstash, which a cold start on workerd would mostly wait
  * for. Figures, not pass/fail.
  *
+ * Each target's CPU time up to its first answered turn is read from /proc over its process tree
+ * (the server, the embedded runner and what they launched) just after that answer.
+ *
  *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno]
+ *                                         [--built dist/node/server.mjs,/tmp/before/node/server.mjs]
+ *
+ * `--built` lists built servers to start (several: an A/B of two builds, e.g. one made with
+ * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
@@ -24,6 +31,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '../test/support/runtime-process.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
+import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { median } from './support/stats.ts'
 import { MODEL, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
 import { httpClientVariant } from './support/turnline-variants.ts'
@@ -32,6 +40,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: 'node,built,deno' },
+    built: { type: 'string', default: 'dist/node/server.mjs' },
   },
 })
 const RUNS = Number(values.runs)
@@ -107,16 +116,18 @@ const TARGETS: Record<string, Target[]> = {
         env: turnlineEnv(port, dir),
       }),
     },
-    {
-      name: 'node: built (dist/node/server.mjs)',
-      runtime: 'node-plain',
-      trivial: false,
-      command: (port, dir) => ({
-        file: process.execPath,
-        args: ['dist/node/server.mjs'],
-        env: turnlineEnv(port, dir),
+    ...values.built.split(',').map(
+      (server): Target => ({
+        name: `node: built (${server})`,
+        runtime: 'node-plain',
+        trivial: false,
+        command: (port, dir) => ({
+          file: process.execPath,
+          args: [server],
+          env: turnlineEnv(port, dir),
+        }),
       }),
-    },
+    ),
   ],
   deno: [
     {
@@ -151,7 +162,10 @@ const TARGETS: Record<string, Target[]> = {
  * Spawns the target and times spawn → first answer of GET /healthz (`up`) and spawn → first
  * answered turn (or POST, for a trivial app).
  */
-async function coldStart(target: Target, run: number): Promise<{ up: number; turn: number }> {
+async function coldStart(
+  target: Target,
+  run: number,
+): Promise<{ up: number; turn: number; cpu: number }> {
   const port = await freePort()
   const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
   const { file, args, env } = target.command(port, dir)
@@ -178,7 +192,8 @@ async function coldStart(target: Target, run: number): Promise<{ up: number; tur
       const session = await client.newSession(0)
       await session.turn('step 1', `cold-${run}`)
     }
-    return { up, turn: performance.now() - started }
+    const turn = performance.now() - started
+    return { up, turn, cpu: treeCpuMs([child.pid ?? 0])[0] ?? Number.NaN }
   } finally {
     if (child.exitCode === null && child.pid !== undefined) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -192,9 +207,11 @@ try {
   const targets = values.only.split(',').flatMap((key) => TARGETS[key] ?? [])
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
   const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
+  const cpus = new Map(targets.map((t) => [t.name, [] as number[]]))
   for (let run = 0; run < RUNS; run++) {
     for (const target of targets) {
-      const { up, turn } = await coldStart(target, run)
+      const { up, turn, cpu } = await coldStart(target, run)
+      cpus.get(target.name)?.push(cpu)
       ups.get(target.name)?.push(up)
       times.get(target.name)?.push(turn)
     }
@@ -209,7 +226,8 @@ try {
     const ratios = list.map((ms, i) => ms / (base[i] ?? Number.NaN))
     console.log(
       `  ${target.name.padEnd(45)} median ${median(list).toFixed(0).padStart(5)} ms ` +
-        `(${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})` +
+        `(${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)}), ` +
+        `CPU ${median(cpus.get(target.name) ?? []).toFixed(0)} ms` +
         (target.trivial
           ? ''
           : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios); ` +

@@ -6,7 +6,7 @@ import { stdoutData, terminalSafe } from './terminal-text.ts'
 import { SESSIONS_USAGE } from './usage.ts'
 
 /**
- * `turnline sessions`: one line per session, the most recently created first (or the server's
+ * `turnline sessions`: one line per session, the most recently active first (or the server's
  * JSON); `--oldest` the other way, `--cursor` the next page (the command names it).
  */
 export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode> {
@@ -40,14 +40,14 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
       io.stdout.write(stdoutData(io.stdout)(`${JSON.stringify(page)}\n`))
       return EXIT.success
     }
-    // In the server's order: newest (or oldest) first, continued by the cursor.
+    // In the server's order: the latest (or earliest) activity first, continued by the cursor.
     const rows = page.sessions.map((s) =>
       [
         s.session_id,
-        s.status,
+        [s.status, s.turn_state ?? s.activity_state].filter(Boolean).join('/'),
         String(s.turn_count),
         String(s.event_count),
-        s.updated_at,
+        s.last_activity_at ?? s.updated_at,
         shortTitle(s.title),
       ].map(terminalSafe),
     )
@@ -55,7 +55,9 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<ExitCode>
       io.stderr.write(`no sessions in workspace ${terminalSafe(values.workspace ?? 'default')}\n`)
       return EXIT.success
     }
-    io.stdout.write(table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'UPDATED', 'TITLE'], ...rows]))
+    io.stdout.write(
+      table([['SESSION', 'STATUS', 'TURNS', 'EVENTS', 'LAST ACTIVITY', 'TITLE'], ...rows]),
+    )
     if (page.cursor) {
       const oldest = values.oldest ? ' --oldest' : ''
       io.stderr.write(`(more sessions: turnline sessions${oldest} --cursor ${page.cursor})\n`)

@@ -67,9 +67,10 @@ ${CONNECTION}`
 export const SESSIONS_USAGE = `Usage: turnline sessions [--workspace NAME] [--status active|completed] [--limit N]
                          [--oldest] [--cursor CURSOR] [--json]
 
-Lists a workspace's sessions, the most recently created first (--oldest: the oldest first):
-id, status, turns, events, last update; --limit per page (default 50, at most 200). When more
-remain, stderr names the --cursor of the next page. --json prints the server's answer
+Lists a workspace's sessions, the most recently active first (--oldest: the least recently
+active first): id, status (with a turn running or interrupted, or what it waits for), turns,
+events, last activity, title; --limit per page (default 50, at most 200). When more remain,
+stderr names the --cursor of the next page. --json prints the server's answer
 ({"sessions":[…],"cursor"?}) unchanged.
 
 ${CONNECTION}`

@@ -140,7 +140,7 @@ export async function createDeps(
   const config = parseEnv(env, options)
   const notices: string[] = []
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
-  const telemetry = telemetryOf(config, options, fetchImpl, API_VERSION, notices)
+  const telemetry = await telemetryOf(config, options, fetchImpl, API_VERSION, notices)
   const trace = traced(telemetry)
   const store = trace.store(
     objectStoreOf(config, options, notices),

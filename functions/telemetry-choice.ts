@@ -1,5 +1,6 @@
 import type { Context } from '@opentelemetry/api'
 import { type ContextStorage, OtelTelemetry } from '../adapters/otel/otel-telemetry.ts'
+import { loadOtelSdk } from '../adapters/otel/sdk-tracing.ts'
 import { tracedCalls } from '../adapters/otel/traced-calls.ts'
 import { tracedFetch } from '../adapters/otel/traced-fetch.ts'
 import { type ModelEndpoint, tracedModelClient } from '../adapters/otel/traced-model-client.ts'
@@ -16,8 +17,10 @@ export type ContextStorageFactory = () => ContextStorage<Context>
 /**
  * The deployment's telemetry from the OTEL_* variables (docs/observability.md): undefined when
  * nothing is to be exported, and then nothing is wrapped — a turn costs what it cost before.
+ * The OpenTelemetry SDK is imported only when traces are exported (adapters/otel/sdk-tracing.ts,
+ * loadOtelSdk): loading it costs ≈ 0.1 s of CPU, which a start without OTEL_* does not pay.
  */
-export function telemetryOf(
+export async function telemetryOf(
   config: EnvConfig,
   options: {
     contextStorage?: ContextStorageFactory | undefined
@@ -26,7 +29,7 @@ export function telemetryOf(
   fetchImpl: typeof fetch,
   version: string,
   notices: string[],
-): OtelTelemetry | undefined {
+): Promise<OtelTelemetry | undefined> {
   const settings = otelSettingsOf(config, version)
   if (!settings) return undefined
   const storage = options.contextStorage?.()
@@ -39,9 +42,10 @@ export function telemetryOf(
   }
   const log = options.log ?? ((entry) => console.warn(JSON.stringify(entry)))
   notices.push(
-    `telemetry: ${[settings.traces && `traces to ${settings.traces.url}`, settings.metrics && `metrics to ${settings.metrics.url}`].filter(Boolean).join(', ')} (OTLP/HTTP JSON)`,
+    `telemetry: ${[settings.traces && `traces to ${settings.traces.url} (OTLP/HTTP ${settings.traces.protocol === 'http/json' ? 'JSON' : 'protobuf'})`, settings.metrics && `metrics to ${settings.metrics.url} (OTLP/HTTP JSON)`].filter(Boolean).join(', ')}`,
   )
-  return new OtelTelemetry(settings, storage, fetchImpl, log)
+  const sdk = settings.traces ? await loadOtelSdk(settings.traces.protocol) : undefined
+  return new OtelTelemetry(settings, storage, fetchImpl, log, sdk)
 }
 
 /** The backends and calls out, traced when telemetry is on (the same objects when it is off). */

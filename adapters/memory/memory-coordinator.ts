@@ -28,6 +28,7 @@ import {
 import { randomIds } from '../../src/shared/random-ids.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import { idempotencyKey } from '../shared/idempotency-key.ts'
+import { MemoryActivityIndex } from './memory-activity-index.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock
@@ -48,7 +49,7 @@ interface Expiring<T> {
  * Every method runs synchronously between awaits, so each is atomic like a Lua script.
  * Web-standard only: also runs in workerd and Deno.
  */
-export class MemoryCoordinator implements Coordinator {
+export class MemoryCoordinator extends MemoryActivityIndex implements Coordinator {
   readonly #clock: Clock
   readonly #ids: Ids
   readonly #tipTtlMs: number
@@ -62,6 +63,7 @@ export class MemoryCoordinator implements Coordinator {
   #namespaceClaim: string | undefined
 
   constructor(options: MemoryCoordinatorOptions = {}) {
+    super()
     this.#clock = options.clock ?? systemClock
     this.#ids = options.ids ?? randomIds
     this.#tipTtlMs = (options.tipTtlSeconds ?? 30 * 86_400) * 1000
@@ -116,6 +118,7 @@ export class MemoryCoordinator implements Coordinator {
     }
     if (request.ackIntents?.length)
       await this.ackIntents(request.lease.sessionId, request.ackIntents)
+    if (request.activity) this.touch(request.activity)
     this.#release(request.lease)
   }
 

@@ -16,6 +16,7 @@ import { type ExportFailureLog, type OtlpEndpoint, OtlpExporter } from './otlp-e
 import { type OtlpKeyValue, otlpAttributes } from './otlp-json.ts'
 import {
   type BatchLimits,
+  type OtelSdk,
   type SamplerConfig,
   SdkTracing,
   type TracesEndpoint,
@@ -62,20 +63,25 @@ export class OtelTelemetry implements Telemetry {
     private readonly storage: ContextStorage<Context>,
     fetchImpl: typeof fetch,
     log: ExportFailureLog,
+    /** The SDK spans are made with (loadOtelSdk()); needed when the settings have traces. */
+    sdk: OtelSdk | undefined,
   ) {
     this.captureContent = settings.captureContent
     this.resource = otlpAttributes(settings.resource)
-    this.tracing = settings.traces
-      ? new SdkTracing(
-          {
-            endpoint: settings.traces,
-            resource: settings.resource,
-            sampler: settings.sampler,
-            batch: settings.batch,
-          },
-          log,
-        )
-      : undefined
+    if (settings.traces && !sdk) throw new Error('traces need the OpenTelemetry SDK loaded')
+    this.tracing =
+      settings.traces && sdk
+        ? new SdkTracing(
+            {
+              endpoint: settings.traces,
+              resource: settings.resource,
+              sampler: settings.sampler,
+              batch: settings.batch,
+            },
+            log,
+            sdk,
+          )
+        : undefined
     this.metrics = new MetricStore(Date.now())
     this.metricExporter = settings.metrics
       ? new OtlpExporter(settings.metrics, fetchImpl, log)

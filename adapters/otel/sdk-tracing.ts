@@ -1,27 +1,5 @@
-import {
-  type Context,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api'
-import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core'
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  type SpanExporter,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base'
+import type { Context, Span, SpanKind } from '@opentelemetry/api'
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type {
   OpenSpan,
   SpanKind as PortSpanKind,
@@ -54,9 +32,12 @@ export interface BatchLimits {
   maxExportBatchSize: number
 }
 
-/** Where spans go, and in which OTLP/HTTP encoding (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL). */
+/** The encodings of OTLP/HTTP (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL); protobuf is the spec's default. */
+export type TraceProtocol = 'http/protobuf' | 'http/json'
+
+/** Where spans go, and in which encoding. */
 export interface TracesEndpoint extends OtlpEndpoint {
-  protocol: 'http/protobuf' | 'http/json'
+  protocol: TraceProtocol
 }
 
 export interface TracingSettings {
@@ -66,13 +47,35 @@ export interface TracingSettings {
   batch: BatchLimits
 }
 
-const KIND: Record<PortSpanKind, SpanKind> = {
-  internal: SpanKind.INTERNAL,
-  server: SpanKind.SERVER,
-  client: SpanKind.CLIENT,
+/**
+ * The OpenTelemetry packages spans are made with, imported when tracing is configured and not
+ * before: loading them costs ≈ 0.1 s of CPU, which a start without OTEL_* does not pay. (A
+ * dynamic import keeps them out of the start in the Node build too, where packages stay imports
+ * that a bundle would otherwise hoist to its top.)
+ */
+export interface OtelSdk {
+  api: typeof import('@opentelemetry/api')
+  core: typeof import('@opentelemetry/core')
+  /** The official exporter of the configured encoding (only that one is imported). */
+  exporter:
+    | typeof import('@opentelemetry/exporter-trace-otlp-proto')
+    | typeof import('@opentelemetry/exporter-trace-otlp-http')
+  resources: typeof import('@opentelemetry/resources')
+  base: typeof import('@opentelemetry/sdk-trace-base')
 }
 
-const propagator = new W3CTraceContextPropagator()
+export async function loadOtelSdk(protocol: TraceProtocol = 'http/protobuf'): Promise<OtelSdk> {
+  const [api, core, exporter, resources, base] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+  ])
+  return { api, core, exporter, resources, base }
+}
 
 /**
  * Spans on the OpenTelemetry SDK (`@opentelemetry/sdk-trace-base`): its tracer, samplers and
@@ -83,16 +86,35 @@ const propagator = new W3CTraceContextPropagator()
  * another OpenTelemetry user in the same process is left alone.
  */
 export class SdkTracing {
-  private readonly provider: BasicTracerProvider
+  private readonly provider
   private readonly tracer
+  private readonly propagator
+  private readonly kinds: Record<PortSpanKind, SpanKind>
 
-  constructor(settings: TracingSettings, log: ExportFailureLog) {
-    this.provider = new BasicTracerProvider({
+  constructor(
+    settings: TracingSettings,
+    log: ExportFailureLog,
+    private readonly sdk: OtelSdk,
+  ) {
+    const { SpanKind } = sdk.api
+    this.kinds = { internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT }
+    this.propagator = new sdk.core.W3CTraceContextPropagator()
+    const { defaultResource, resourceFromAttributes } = sdk.resources
+    this.provider = new sdk.base.BasicTracerProvider({
       resource: defaultResource().merge(resourceFromAttributes(definedOnly(settings.resource))),
-      sampler: samplerOf(settings.sampler),
+      sampler: samplerOf(settings.sampler, sdk),
       spanProcessors: [
-        new BatchSpanProcessor(
-          loggedExporter(exporterOf(settings.endpoint), settings.endpoint.url, log),
+        new sdk.base.BatchSpanProcessor(
+          loggedExporter(
+            new sdk.exporter.OTLPTraceExporter({
+              url: settings.endpoint.url,
+              headers: { ...settings.endpoint.headers },
+              timeoutMillis: settings.endpoint.timeoutMs,
+            }),
+            settings.endpoint.url,
+            log,
+            sdk,
+          ),
           {
             scheduledDelayMillis: settings.batch.scheduleDelayMs,
             maxQueueSize: settings.batch.maxQueueSize,
@@ -115,9 +137,10 @@ export class SdkTracing {
     options: SpanOptions,
     current: Context | undefined,
   ): { context: Context; span: OpenSpan } {
+    const { ROOT_CONTEXT, defaultTextMapGetter, trace } = this.sdk.api
     const parent =
       options.kind === 'server'
-        ? propagator.extract(
+        ? this.propagator.extract(
             ROOT_CONTEXT,
             { traceparent: options.remoteParent ?? '' },
             defaultTextMapGetter,
@@ -125,16 +148,16 @@ export class SdkTracing {
         : (current ?? ROOT_CONTEXT)
     const sdkSpan = this.tracer.startSpan(
       name,
-      { kind: KIND[options.kind ?? 'internal'], attributes: definedOnly(options.attributes) },
+      { kind: this.kinds[options.kind ?? 'internal'], attributes: definedOnly(options.attributes) },
       parent,
     )
-    return { context: trace.setSpan(parent, sdkSpan), span: portSpan(sdkSpan) }
+    return { context: trace.setSpan(parent, sdkSpan), span: portSpan(sdkSpan, this.sdk) }
   }
 
   /** The W3C trace context headers of `context`'s span, for a call out. */
   headersOf(context: Context | undefined): Record<string, string> {
     const headers: Record<string, string> = {}
-    if (context) propagator.inject(context, headers, defaultTextMapSetter)
+    if (context) this.propagator.inject(context, headers, this.sdk.api.defaultTextMapSetter)
     return headers
   }
 
@@ -148,7 +171,7 @@ export class SdkTracing {
   }
 }
 
-function portSpan(span: Span): OpenSpan {
+function portSpan(span: Span, sdk: OtelSdk): OpenSpan {
   if (!span.isRecording()) {
     return { set: () => {}, fail: () => {}, rename: () => {}, deferEnd: () => () => {}, end() {} }
   }
@@ -158,7 +181,7 @@ function portSpan(span: Span): OpenSpan {
     fail: (errorType, message) => {
       span.setAttribute('error.type', errorType)
       span.setStatus({
-        code: SpanStatusCode.ERROR,
+        code: sdk.api.SpanStatusCode.ERROR,
         ...(message ? { message: message.slice(0, 500) } : {}),
       })
     },
@@ -178,18 +201,9 @@ function definedOnly(attributes: TelemetryAttributes | undefined) {
   return out
 }
 
-function exporterOf(endpoint: TracesEndpoint): SpanExporter {
-  const config = {
-    url: endpoint.url,
-    headers: { ...endpoint.headers },
-    timeoutMillis: endpoint.timeoutMs,
-  }
-  return endpoint.protocol === 'http/json'
-    ? new JsonTraceExporter(config)
-    : new ProtobufTraceExporter(config)
-}
-
-function samplerOf(config: SamplerConfig): Sampler {
+function samplerOf(config: SamplerConfig, sdk: OtelSdk) {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } =
+    sdk.base
   const root =
     config.name === 'always_off' || config.name === 'parentbased_always_off'
       ? new AlwaysOffSampler()
@@ -203,12 +217,17 @@ function samplerOf(config: SamplerConfig): Sampler {
  * A failed export is dropped by the processor (telemetry never holds a turn up) and logged
  * once until an export succeeds again, so a collector that is down does not flood the log.
  */
-function loggedExporter(inner: SpanExporter, url: string, log: ExportFailureLog): SpanExporter {
+function loggedExporter(
+  inner: SpanExporter,
+  url: string,
+  log: ExportFailureLog,
+  sdk: OtelSdk,
+): SpanExporter {
   let failing = false
   return {
     export: (spans, done) =>
       inner.export(spans, (result) => {
-        if (result.code === ExportResultCode.SUCCESS) {
+        if (result.code === sdk.core.ExportResultCode.SUCCESS) {
           failing = false
         } else if (!failing) {
           failing = true

@@ -1,3 +1,5 @@
+import { TOUCH_ACTIVITY_FN } from './activity-redis-scripts.ts'
+
 /**
  * Lua scripts of the Redis Coordinators (adapters/upstash over REST, adapters/redis-tcp over TCP:
  * same scripts, same keys, so either adapter can serve a database the other wrote). Each runs atomically in one EVAL, so every Coordinator
@@ -67,18 +69,26 @@ return 1
 `
 
 /**
- * KEYS: lease, tip, intents[, idem]. ARGV: token, tip|'', tipTtlSeconds, record|'',
- * idemTtlSeconds, acknowledged intent ids…
- * Raises the tip, stores the idempotency record if none exists (first outcome wins), removes
- * the acknowledged intents, releases the lease only if the token still holds it.
+ * KEYS: lease, tip, intents[, idem][, activity set, moves, meta]. ARGV: token, tip|'',
+ * tipTtlSeconds, record|'', idemTtlSeconds, session|'', atMs, windowMs, acknowledged intent ids…
+ * Raises the tip, stores the idempotency record if none exists (first outcome wins), moves the
+ * session up the activity index (the idem key is there when the record is), removes the
+ * acknowledged intents, releases the lease only if the token still holds it.
  * → 1 lease released | 0 it was lost already.
  */
-export const END_TURN = `${RAISE_TIP}
+export const END_TURN = `${RAISE_TIP}${TOUCH_ACTIVITY_FN}
 if ARGV[2] ~= '' then raise_tip(KEYS[2], ARGV[2], ARGV[3]) end
-if KEYS[4] then redis.call('SET', KEYS[4], ARGV[4], 'NX', 'EX', ARGV[5]) end
-if #ARGV > 5 then
+local activity = 4
+if ARGV[4] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[4], 'NX', 'EX', ARGV[5])
+  activity = 5
+end
+if ARGV[6] ~= '' then
+  touch_activity(KEYS[activity], KEYS[activity + 1], KEYS[activity + 2], ARGV[6], ARGV[7], ARGV[8])
+end
+if #ARGV > 8 then
   local acked = {}
-  for i = 6, #ARGV do acked[ARGV[i]] = true end
+  for i = 9, #ARGV do acked[ARGV[i]] = true end
   for _, item in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
     local stop = string.find(item, '\\n', 3, true)
     if stop and acked[string.sub(item, 3, stop - 1)] then redis.call('LREM', KEYS[3], 1, item) end

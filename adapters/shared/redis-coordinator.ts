@@ -38,6 +38,7 @@ import {
 import * as scripts from './coordinator-redis-scripts.ts'
 import { idempotencyKey } from './idempotency-key.ts'
 import type { IoDeadline } from './io-deadline.ts'
+import { RedisActivityIndex } from './redis-activity-index.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 
@@ -61,23 +62,21 @@ export interface RedisCoordinatorOptions<C extends RedisCommands> {
 /**
  * The Coordinator on Redis, whatever carries the commands: every operation is one Lua script of
  * `coordinator-redis-scripts.ts` (EVAL) or one plain read, so an ordinary turn is `beginTurn`
- * plus `endTurn`, two round trips. The same keys with the same meaning over every transport, so
- * the Upstash and the TCP adapters (which extend this class with their transport) can serve one
- * database. Every script is safe to resend, so each call runs under the deadline with resends.
+ * plus `endTurn`, two round trips (the activity index, its base class, rides in `endTurn`). The
+ * same keys over every transport: the Upstash and the TCP adapters (which extend this class with
+ * their transport) can serve one database. Every script is safe to resend (under the deadline).
  */
-export class RedisCoordinator<C extends RedisCommands = RedisCommands> implements Coordinator {
-  /** The transport: the adapter's own client behind it. */
-  protected readonly commands: C
+export class RedisCoordinator<C extends RedisCommands = RedisCommands>
+  extends RedisActivityIndex<C>
+  implements Coordinator
+{
   readonly #ns: string
   readonly #ids: Ids
   readonly #clock: Clock
   readonly #tipTtl: string
-  /** The deadline of every call. */
-  readonly deadline: IoDeadline
 
   constructor(options: RedisCoordinatorOptions<C>) {
-    this.commands = options.commands
-    this.deadline = options.deadline
+    super(options.commands, options.deadline, options.namespace ?? DEFAULT_REDIS_PREFIX)
     this.#ns = options.namespace ?? DEFAULT_REDIS_PREFIX
     this.#ids = options.ids ?? randomIds
     this.#clock = options.clock ?? systemClock
@@ -153,14 +152,11 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands> implement
       record = JSON.stringify({ v: 1, ...pickRecord(idempotency.record) })
     }
     const ttl = idempotency?.ttlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS
-    await this.#eval('endTurn', scripts.END_TURN, keys, [
-      lease.token,
-      request.tip === undefined ? '' : String(request.tip),
-      this.#tipTtl,
-      record,
-      String(ttl),
-      ...(request.ackIntents ?? []),
-    ])
+    const touch = request.activity && this.touchArgs(request.activity)
+    const tip = request.tip === undefined ? '' : String(request.tip)
+    const args = [lease.token, tip, this.#tipTtl, record, String(ttl)]
+    args.push(...(touch?.args ?? ['', '', '']), ...(request.ackIntents ?? []))
+    await this.#eval('endTurn', scripts.END_TURN, [...keys, ...(touch?.keys ?? [])], args)
   }
 
   async releaseLease(lease: Lease): Promise<void> {

@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { type WebSocket, WebSocketServer } from 'ws'
 import {
+  abandon,
   CLOSE,
   type SocketOpener,
   type SocketPeer,
@@ -40,7 +41,15 @@ export function serveSocketsOnNode(
       await writeResponse(socket, response)
       return
     }
-    sockets.handleUpgrade(incoming, socket, head, (ws) => attach(ws, open))
+    let opened = false
+    // A handshake `ws` refuses (a bad Sec-WebSocket-Key, …) is answered 400 and never opens.
+    socket.once('close', () => {
+      if (!opened) abandon(open)
+    })
+    sockets.handleUpgrade(incoming, socket, head, (ws) => {
+      opened = true
+      attach(ws, open)
+    })
   }
 }
 

@@ -1,4 +1,5 @@
 import {
+  abandon,
   CLOSE,
   type SocketOpener,
   type SocketUpgrades,
@@ -24,7 +25,14 @@ export function withSocketUpgrades(
     const response = await fetch(request, bindings, ctx)
     if (!wantsWebSocket(request)) return response
     const open = upgrades.take(request)
-    return open ? accept(request, open) : response
+    if (!open) return response
+    try {
+      return accept(request, open)
+    } catch {
+      // The runtime refused the handshake (a malformed upgrade request).
+      abandon(open)
+      return new Response('not a valid WebSocket handshake', { status: 400 })
+    }
   }
 }
 

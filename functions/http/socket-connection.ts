@@ -20,6 +20,14 @@ export interface SocketSession {
 /** What the route hands the runtime for a request it accepts: the session, once it has a peer. */
 export type SocketOpener = (peer: SocketPeer) => SocketSession
 
+/**
+ * Lets go of a session the app accepted for a connection that never opened (the runtime refused
+ * the handshake): what the route reserved for it (the tenant's socket count) is released.
+ */
+export function abandon(open: SocketOpener): void {
+  open({ send: () => {}, close: () => {} }).closed()
+}
+
 /** Close codes (RFC 6455 §7.4.1) the protocol uses. */
 export const CLOSE = {
   normal: 1000,

@@ -22,12 +22,15 @@ export function socketErrorEvent(error: unknown, log: ErrorLog): SocketErrorEven
     body.code === 'not_found' && body.param === 'previous_response_id'
       ? 'previous_response_not_found'
       : body.code
+  // On a socket the Idempotency-Key is the event's `idempotency_key`.
+  const param = body.param === 'header.idempotency-key' ? 'idempotency_key' : body.param
   return {
     type: 'error',
     status: mapped.status,
     error: {
       ...body,
       code,
+      param,
       ...(retryAfter === undefined
         ? {}
         : { details: { ...body.details, retry_after: retryAfter } }),

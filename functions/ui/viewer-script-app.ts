@@ -93,7 +93,7 @@ async function loadSessions(workspace, status) {
     cursor = body.cursor
     if (!cursor) break
   }
-  // The server lists the most recently created first: the 1,000 shown are the newest.
+  // The server lists the most recently active first: the 1,000 shown are the latest active.
   return { sessions: sessions, more: Boolean(cursor) }
 }
 
@@ -101,23 +101,32 @@ function sessionsTable(list, workspace) {
   const rows = list.sessions.map((s) =>
     el('tr', { 'data-session-id': s.session_id }, [
       el('td', { class: 'id', 'data-label': 'session' }, [el('a', { href: '#/sessions/' + encodeURIComponent(s.session_id), text: s.session_id })]),
-      el('td', { 'data-label': 'status' }, [badge(s.status)]),
+      el('td', { class: 'state', 'data-label': 'status' }, listedState(s)),
       el('td', { 'data-label': 'turns', text: fmtInt(s.turn_count) }),
       el('td', { 'data-label': 'events', text: fmtInt(s.last_seq + 1) }),
-      el('td', { 'data-label': 'updated', text: fmtTime(s.updated_at) }),
+      el('td', { 'data-label': 'last active', text: fmtTime(s.last_activity_at || s.updated_at) }),
       el('td', { class: 'title', 'data-label': 'title', text: s.title || '–' }),
     ]))
   return list.sessions.length
     ? el('table', { class: 'sessions', id: 'sessions' }, [
-        el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'updated', 'title'].map((h) => el('th', { text: h })))]),
+        el('thead', {}, [el('tr', {}, ['session', 'status', 'turns', 'events', 'last active', 'title'].map((h) => el('th', { text: h })))]),
         el('tbody', {}, rows),
       ])
     : el('p', { class: 'empty', id: 'sessions', text: 'No sessions in workspace "' + workspace + '".' })
 }
 
+// The status, and what an active session waits for: a turn running or interrupted (from its
+// lease), a command, an approval or a plan.
+function listedState(s) {
+  const shown = [badge(s.status)]
+  if (s.turn_state) shown.push(' ', badge(s.turn_state === 'interrupted' ? 'interrupted' : 'running', s.turn_state === 'interrupted' ? 'failed' : 'running'))
+  else if (s.activity_state) shown.push(' ', badge(s.activity_state.replace(/_/g, ' '), 'other'))
+  return shown
+}
+
 function listCount(list) {
   const n = list.sessions.length
-  return fmtInt(n) + ' session' + (n === 1 ? '' : 's') + (list.more ? ' (the newest ' + n + ')' : '')
+  return fmtInt(n) + ' session' + (n === 1 ? '' : 's') + (list.more ? ' (the ' + n + ' latest active)' : '')
 }
 
 async function showList(workspace, status, signal) {

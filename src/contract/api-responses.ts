@@ -111,6 +111,9 @@ export const CreateSessionResponseSchema = z
   })
   .meta({ id: 'CreateSessionResponse', description: 'A session just created.' })
 
+const ActivityState = z.enum(['open', 'waiting', 'awaiting_approval', 'awaiting_plan_approval'])
+const TurnState = z.enum(['running', 'interrupted'])
+
 const summaryFields = {
   session_id: Id('The session id.'),
   thread_id: Id('The VT Code thread id.'),
@@ -130,12 +133,28 @@ const summaryFields = {
 }
 
 export const SessionSummarySchema = z
-  .object(summaryFields)
+  .object({
+    ...summaryFields,
+    last_activity_at: z
+      .string()
+      .optional()
+      .describe(
+        "RFC 3339 time of the session's last activity, what a listing is ordered by: its creation, or the end of the last call that committed to it (a turn, an approval, a cancel); present in listings.",
+      ),
+    activity_state: ActivityState.optional().describe(
+      'In listings: what the session waits for between calls, as `activity.state` of `GET /v1/sessions/{id}` says it; absent when no turn is open and no plan waits.',
+    ),
+    turn_state: TurnState.optional().describe(
+      'In listings: as `activity.turn_state` of `GET /v1/sessions/{id}`: `running` while an instance works on the open turn, `interrupted` when the turn is `open` and nobody does (resume it with `POST …/turns`).',
+    ),
+  })
   .meta({ id: 'SessionSummary', description: 'A listed session: what its manifest says.' })
 
 export const SessionListSchema = z
   .object({
-    sessions: z.array(SessionSummarySchema).describe('One page, newest first.'),
+    sessions: z
+      .array(SessionSummarySchema)
+      .describe('One page, by last activity: the latest first (`order=newest`) or the earliest.'),
     cursor: z
       .string()
       .optional()
@@ -246,11 +265,9 @@ export const SessionViewSchema = z
     budget: BudgetReportSchema.describe('Steps, tokens and cost against the session limits.'),
     activity: z
       .object({
-        state: z
-          .enum(['open', 'waiting', 'awaiting_approval', 'awaiting_plan_approval'])
-          .describe(
-            '`waiting`: a command still runs in the sandbox (continue with `POST …/turns` without input, or the runner continues it when the command exits); `awaiting_approval`: a tool call waits for `POST …/permissions`; `awaiting_plan_approval`: a plan waits for `POST …/plan-approval`; `open`: a turn committed part of its work and has not ended (it may be running now).',
-          ),
+        state: ActivityState.describe(
+          '`waiting`: a command still runs in the sandbox (continue with `POST …/turns` without input, or the runner continues it when the command exits); `awaiting_approval`: a tool call waits for `POST …/permissions`; `awaiting_plan_approval`: a plan waits for `POST …/plan-approval`; `open`: a turn committed part of its work and has not ended (it may be running now).',
+        ),
         turn_id: z.string().describe('The open turn (the planning turn of a waiting plan).'),
         item_id: z.string().optional().describe('The tool invocation item waited on.'),
         tool_name: z.string().optional().describe('Its tool.'),
@@ -261,12 +278,9 @@ export const SessionViewSchema = z
           .describe(
             'RFC 3339: when the command started, or the approval was asked for (elapsed time = now − since).',
           ),
-        turn_state: z
-          .enum(['running', 'interrupted'])
-          .optional()
-          .describe(
-            "From the session's lease: `running` while an instance holds it and renews it (the turn is being worked on now); `interrupted` when the turn is `open` but nobody holds the lease or its holder stopped renewing it (the instance running it died; the next `POST …/turns` resumes the turn). Absent for a turn waiting on a command or a person with nobody working on it.",
-          ),
+        turn_state: TurnState.optional().describe(
+          "From the session's lease: `running` while an instance holds it and renews it (the turn is being worked on now); `interrupted` when the turn is `open` but nobody holds the lease or its holder stopped renewing it (the instance running it died; the next `POST …/turns` resumes the turn). Absent for a turn waiting on a command or a person with nobody working on it.",
+        ),
       })
       .optional()
       .describe(

@@ -65,6 +65,14 @@ export interface SessionSummary {
   title?: string
 }
 
+/** A session as `GET /v1/sessions` lists it: its summary, last activity and state between calls. */
+export interface ListedSession extends SessionSummary {
+  /** RFC 3339: what the listing is ordered by (src/ports/activity-index.ts). */
+  last_activity_at: string
+  activity_state?: SessionActivity['state']
+  turn_state?: SessionActivity['turn_state']
+}
+
 export interface SessionView extends SessionSummary {
   /** Model requests so far (thread.completed num_turns). */
   num_turns: number
@@ -117,7 +125,7 @@ export const ListSessionsQuerySchema = z.strictObject({
     .enum(['newest', 'oldest'])
     .default('newest')
     .describe(
-      '`newest` (the default): the most recently created sessions first; `oldest`: the oldest first. A cursor continues the order it was made in.',
+      "By last activity (`last_activity_at`: creation, or the end of the last call that committed to the session): `newest` (the default), the most recently active first; `oldest`, the least recently active first. A cursor continues the walk it was made in, in the order as it stood at the walk's first page.",
     ),
   cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
   limit: pageLimit(200, 50, 'Sessions per page (default 50) or events per page (default 1000).'),

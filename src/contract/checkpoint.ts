@@ -1,5 +1,7 @@
 import * as z from 'zod'
 import { EngineStateSchema } from './batch.ts'
+import { corruptData } from './corrupt-data.ts'
+import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { encodeOrderedObject } from './json-value.ts'
 import { SessionStatusSchema } from './session-manifest.ts'
@@ -23,24 +25,38 @@ import {
 export const CHECKPOINT_FORMAT = 'turnline.checkpoint'
 /**
  * 2: the transcript's assistant messages may carry `reasoning` and `parts`; 3: and the `order` of
- * their blocks (as batch versions 2 and 3).
+ * their blocks (as batch versions 2 and 3); 4: the transcript may be named instead of written
+ * (`history_from`): the batches still hold it, so a checkpoint need not write it again.
  */
-export const CHECKPOINT_VERSION = 3
-const READABLE_VERSIONS = [1, 2, 3] as const
+export const CHECKPOINT_VERSION = 4
+const READABLE_VERSIONS = [1, 2, 3, 4] as const
+
+/**
+ * Where a checkpoint's transcript is, when it does not hold it (version 4): the transcript of the
+ * checkpoint at batch `checkpoint` (none: an empty one) followed by the transcript deltas of the
+ * batches from `batch` through the checkpoint's own, folded in order (a delta that resets starts
+ * over).
+ */
+export const HistoryFromSchema = z.object({
+  checkpoint: CounterSchema.optional(),
+  batch: CounterSchema,
+})
+export type HistoryFrom = z.infer<typeof HistoryFromSchema>
 /** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
 export const MAX_APPLIED_INTENT_IDS = 64
 
 export const CheckpointSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
-  version: z.union([z.literal(1), z.literal(2), z.literal(CHECKPOINT_VERSION)]),
+  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(CHECKPOINT_VERSION)]),
   /** The batch this checkpoint folds through. */
   batch: CounterSchema,
   /** Seq the next committed event gets. */
   next_seq: CounterSchema,
   turn_count: CounterSchema,
   status: SessionStatusSchema,
-  /** Transcript of the current request segment only. */
-  history: z.array(HistoryMessageSchema),
+  /** Transcript of the current request segment only; or, from version 4, `history_from`. */
+  history: z.array(HistoryMessageSchema).optional(),
+  history_from: HistoryFromSchema.optional(),
   state: EngineStateSchema.optional(),
   /** Newest applied intent ids, oldest first. */
   applied_intents: z.array(z.string().min(1)).max(MAX_APPLIED_INTENT_IDS),
@@ -62,15 +78,32 @@ export function parseCheckpoint(input: Uint8Array | string): Checkpoint {
   const doc = readDocument(input, WHAT)
   requireFormat(doc, 'format', CHECKPOINT_FORMAT, WHAT)
   requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
-  const checkpoint = validateDocument(CheckpointSchema, doc, WHAT)
-  if (checkpoint.version !== CHECKPOINT_VERSION) {
-    const read = historyMessagesSchema(checkpoint.version)
-    return { ...checkpoint, history: validateDocument(read, doc.history, WHAT) }
+  const { history_from, ...read } = validateDocument(CheckpointSchema, doc, WHAT)
+  // Only version 4 names its transcript; a field by that name in an older one is not read.
+  const named = read.version === CHECKPOINT_VERSION ? history_from : undefined
+  if ((read.history === undefined) === (named === undefined)) {
+    throw corruptData(WHAT, 'a checkpoint holds its transcript or (version 4) names it, not both')
   }
-  return checkpoint
+  if (named) {
+    const inOrder =
+      named.batch <= read.batch + 1 &&
+      (named.checkpoint === undefined || named.checkpoint < named.batch)
+    if (!inOrder) throw corruptData(WHAT, 'history_from names batches after the checkpoint')
+    return { ...read, history_from: named }
+  }
+  if (read.version === 1 || read.version === 2) {
+    return {
+      ...read,
+      history: validateDocument(historyMessagesSchema(read.version), doc.history, WHAT),
+    }
+  }
+  return read
 }
 
 /** Compact JSON of a checkpoint. */
 export function serializeCheckpoint(checkpoint: Checkpoint): string {
+  if ((checkpoint.history === undefined) === (checkpoint.history_from === undefined)) {
+    throw new TurnlineError('internal', 'cannot write checkpoint: history or history_from, one')
+  }
   return encodeOrderedObject(validateForWrite(CheckpointSchema, checkpoint, WHAT), KEYS)
 }

@@ -70,6 +70,18 @@ export const SessionManifestSchema = z.object({
    * and added without a version bump: a reader that predates it ignores it.
    */
   title: z.string().min(1).optional(),
+  /**
+   * What the session waits for between calls as of `last_batch`, from the engine state (a turn
+   * left open, waiting on a command or on an approval; a plan waiting): what a listing shows
+   * (`activity_state`) without reading the state. Optional and added without a version bump, as
+   * `title`; absent when nothing waits.
+   */
+  between_calls: z
+    .object({
+      turn: z.enum(['open', 'waiting', 'awaiting_approval']).optional(),
+      plan: z.literal(true).optional(),
+    })
+    .optional(),
 })
 export type SessionManifest = z.infer<typeof SessionManifestSchema>
 

@@ -2,8 +2,8 @@ import type {
   CreateSessionResponse,
   IntentRequest,
   IntentResponse,
+  ListedSession,
   ListSessionsQuery,
-  SessionSummary,
   SessionView,
   TurnRequest,
   TurnResponse,
@@ -113,7 +113,7 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   listSessions(
     tenant: string,
     query: ListSessionsQuery,
-  ): Promise<{ sessions: SessionSummary[]; cursor?: string }>
+  ): Promise<{ sessions: ListedSession[]; cursor?: string }>
   /** The tenant's workspaces, each with its number of sessions, in name order. */
   listWorkspaces(tenant: string): Promise<{ workspaces: { workspace: string; sessions: number }[] }>
   getSession(tenant: string, sessionId: string): Promise<SessionView>

@@ -109,7 +109,7 @@ export class SessionService extends BackgroundService implements SessionApi {
   }
 
   listSessions(tenant: string, query: ListSessionsQuery) {
-    return listSessions(this.deps.sessions, tenant, query)
+    return listSessions(this.deps, tenant, query)
   }
 
   listWorkspaces(tenant: string) {

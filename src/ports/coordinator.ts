@@ -1,10 +1,11 @@
 import type { HeldRetryAfter } from '../shared/held-retry-after.ts'
+import type { ActivityIndex, ActivityTouch } from './activity-index.ts'
 
 /**
  * Coordinator: hot coordination state (Redis/Upstash in production). Never the only copy of
  * accepted data, except pending intents. Shaped around a turn so an ordinary turn costs two
  * round trips: `beginTurn` (lease + tip + idempotency lookup + pending intents) and `endTurn`
- * (tip + idempotency record + acknowledged intents + lease release).
+ * (tip + idempotency record + acknowledged intents + the activity index + lease release).
  */
 export interface Lease {
   sessionId: string
@@ -55,6 +56,8 @@ export interface EndTurnRequest {
   idempotency?: { key: string; record: IdempotencyRecord; ttlSeconds?: number }
   /** Intents applied by the committed batches: removed from the pending queue. */
   ackIntents?: readonly string[]
+  /** The step committed something: the session moves up the activity index (`touchActivity`). */
+  activity?: ActivityTouch
 }
 
 /** How long an idempotency record lives when `ttlSeconds` is not given (24 h). */
@@ -74,7 +77,7 @@ export type EnqueueIntentResult =
   | { status: 'accepted'; pending: number }
   | { status: 'full'; capacity: number }
 
-export interface Coordinator {
+export interface Coordinator extends ActivityIndex {
   beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult>
   /** Extends a held lease; false when it was lost (expired and taken). */
   renewLease(lease: Lease, leaseMs: number): Promise<boolean>

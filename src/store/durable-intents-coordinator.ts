@@ -156,6 +156,11 @@ export class DurableIntentsCoordinator implements Coordinator {
   cancelRequested(sessionId: string): Promise<boolean> {
     return this.#inner.cancelRequested(sessionId)
   }
+  touchActivity: Coordinator['touchActivity'] = (touch) => this.#inner.touchActivity(touch)
+  scanActivity: Coordinator['scanActivity'] = (query) => this.#inner.scanActivity(query)
+  missingActivity: Coordinator['missingActivity'] = (...a) => this.#inner.missingActivity(...a)
+  backfillActivity: Coordinator['backfillActivity'] = (...a) => this.#inner.backfillActivity(...a)
+  dropActivity: Coordinator['dropActivity'] = (...a) => this.#inner.dropActivity(...a)
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return this.#inner.claimOnce(key, ttlMs)
   }

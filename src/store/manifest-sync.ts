@@ -2,6 +2,7 @@ import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { parseSessionManifest, serializeSessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { betweenCalls } from './between-calls.ts'
 import { toBytes } from './json-bytes.ts'
 import type { RollupState } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
@@ -34,6 +35,7 @@ export function manifestOf(snapshot: SessionSnapshot, rollup: RollupState): Sess
       ? { checkpoint_batch: snapshot.checkpointBatch }
       : {}),
     ...(snapshot.title === undefined ? {} : { title: snapshot.title }),
+    ...betweenCalls(snapshot.state),
   }
 }
 

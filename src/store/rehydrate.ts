@@ -1,13 +1,19 @@
 import type { Batch } from '../contract/batch.ts'
 import { parseBatch } from '../contract/batch.ts'
-import { parseCheckpoint } from '../contract/checkpoint.ts'
+import { type Checkpoint, parseCheckpoint } from '../contract/checkpoint.ts'
 import { TurnlineError } from '../contract/errors.ts'
+import type { HistoryMessage } from '../contract/history-message.ts'
 import { parseSessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from './list-all.ts'
 import type { SessionKeys, SessionRef } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
-import { emptySnapshot, foldBatch, snapshotFromCheckpoint } from './session-snapshot.ts'
+import {
+  emptySnapshot,
+  foldBatch,
+  foldHistory,
+  snapshotFromCheckpoint,
+} from './session-snapshot.ts'
 
 /**
  * Folds a session to its last committed batch: manifest → probe forward for batches beyond
@@ -60,16 +66,17 @@ export async function rehydrate(
   const batchNumbers = (from: number) => Array.from({ length: last - from }, (_, i) => from + 1 + i)
 
   if (checkpoint && manifest) {
-    snapshot = snapshotFromCheckpoint(
-      ref,
-      manifest.value.thread_id,
-      parseCheckpoint(checkpoint.body),
-      manifest,
-    )
-    for (const batch of await readBatches(store, keys, batchNumbers(snapshot.lastBatch))) {
-      snapshot = fold(snapshot, batch)
+    const read = parseCheckpoint(checkpoint.body)
+    const [history, after] = await Promise.all([
+      checkpointHistory(store, keys, read),
+      readBatches(store, keys, batchNumbers(read.batch)),
+    ])
+    if (history) {
+      const threadId = manifest.value.thread_id
+      snapshot = snapshotFromCheckpoint(ref, threadId, read, manifest, history)
+      for (const batch of after) snapshot = fold(snapshot, batch)
+      return snapshot
     }
-    return snapshot
   }
 
   const batches = await readBatches(store, keys, batchNumbers(-1))
@@ -84,6 +91,45 @@ export async function rehydrate(
   )
   for (const batch of batches) snapshot = fold(snapshot, batch)
   return snapshot
+}
+
+/** How many checkpoints a transcript is followed through (each names the one before it). */
+const MAX_NAMED_CHECKPOINTS = 4
+
+/**
+ * A checkpoint's transcript: the one it holds, or the one it names (`history_from`): the
+ * transcript of the checkpoint named, followed by the deltas of the batches named, read in
+ * parallel. Undefined when a checkpoint named is missing (derived data: the caller folds the log
+ * from the start instead).
+ */
+async function checkpointHistory(
+  store: ObjectStore,
+  keys: SessionKeys,
+  checkpoint: Checkpoint,
+  depth = 0,
+): Promise<HistoryMessage[] | undefined> {
+  const from = checkpoint.history_from
+  if (!from) return checkpoint.history ?? []
+  if (depth >= MAX_NAMED_CHECKPOINTS) {
+    throw new TurnlineError('corrupt_data', `checkpoint ${checkpoint.batch} names too many others`)
+  }
+  const numbers = Array.from(
+    { length: checkpoint.batch - from.batch + 1 },
+    (_, i) => from.batch + i,
+  )
+  const [base, batches] = await Promise.all([
+    from.checkpoint === undefined
+      ? []
+      : store
+          .get(keys.checkpoint(from.checkpoint))
+          .then((object) =>
+            object
+              ? checkpointHistory(store, keys, parseCheckpoint(object.body), depth + 1)
+              : undefined,
+          ),
+    readBatches(store, keys, numbers),
+  ])
+  return base && batches.reduce(foldHistory, base)
 }
 
 /**

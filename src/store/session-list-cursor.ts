@@ -3,64 +3,59 @@ import { assertSegment } from './session-ref.ts'
 
 /**
  * The cursor of `GET /v1/sessions`: opaque to clients (base64url of a small JSON document), made
- * by the server from the last entry of a page — never a storage continuation token — and
- * validated when it comes back: bound to its workspace, naming an entry of the sessions folder.
- * A cursor the server did not issue is 400 invalid_input; nothing in it or in the error names a
- * storage key.
+ * by the server from the last session of a page and validated when it comes back — bound to its
+ * workspace and its order. Version 2 (the activity order): the walk's snapshot point `t` (the
+ * activity index's clock at the first page, src/store/activity-walk.ts) and the last session
+ * listed, its position in the walk `p` and its id `a`. A cursor of version 1 (the order by
+ * creation it replaced) or one the server did not issue is 400 invalid_input, "list again".
  */
+export interface ListCursor {
+  workspace: string
+  order: 'newest' | 'oldest'
+  /** The walk's snapshot point (epoch ms of the index's clock). */
+  asOf: number
+  /** The last session listed: its position in the walk and its id. */
+  after: { position: number; sessionId: string }
+}
+
 interface CursorBody {
-  v: 1
-  /** The workspace listed. */
+  v: 2
   w: string
-  /** The last entry returned, relative to the sessions folder: a session id or a file name. */
+  o: 'n' | 'o'
+  t: number
+  p: number
   a: string
-  /** True when that entry was a session folder (the listing resumes after all of it). */
-  f: boolean
-  /** `n` for a newest-first listing (the next page holds the sessions before `a`). */
-  o?: 'n'
 }
 
 const MAX_CURSOR = 2048
 
-/** The cursor of an oldest-first page whose last session is `sessionId`. */
-export function encodeSessionCursor(workspace: string, sessionId: string): string {
-  const body: CursorBody = { v: 1, w: workspace, a: sessionId, f: true }
+export function encodeListCursor(cursor: ListCursor): string {
+  const body: CursorBody = {
+    v: 2,
+    w: cursor.workspace,
+    o: cursor.order === 'newest' ? 'n' : 'o',
+    t: cursor.asOf,
+    p: cursor.after.position,
+    a: cursor.after.sessionId,
+  }
   return base64url(JSON.stringify(body))
 }
 
-/** The cursor of a newest-first page whose last session is `sessionId`. */
-export function encodeNewestCursor(workspace: string, sessionId: string): string {
-  const body: CursorBody = { v: 1, w: workspace, a: sessionId, f: true, o: 'n' }
-  return base64url(JSON.stringify(body))
-}
-
-/** The session id a newest-first listing continues before. */
-export function resumeBefore(cursor: string, workspace: string): string {
-  const body = decodeFor(cursor, workspace)
-  if (body.o !== 'n' || !body.f) {
-    throw invalid('this cursor belongs to an oldest-first listing; list again without cursor')
-  }
-  return body.a
-}
-
-/**
- * The key a listing resumes after. Keys inside a session folder `<id>/` all sort before
- * `<id>0` ('/' < '0'), while a folder such as `<id>0/` or `<id>_x/` sorts after it.
- */
-export function resumeAfter(cursor: string, workspace: string, root: string): string {
-  const body = decodeFor(cursor, workspace)
-  if (body.o !== undefined) {
-    throw invalid('this cursor belongs to a newest-first listing; list again without cursor')
-  }
-  return body.f ? `${root}${body.a}0` : `${root}${body.a}`
-}
-
-function decodeFor(cursor: string, workspace: string): CursorBody {
+/** The cursor's walk, checked against the listing it is given to. */
+export function decodeListCursor(
+  cursor: string,
+  workspace: string,
+  order: 'newest' | 'oldest',
+): ListCursor {
   const body = decode(cursor)
   if (body.w !== workspace) {
     throw invalid('this cursor belongs to another workspace; list again without cursor')
   }
-  return body
+  const made = body.o === 'n' ? 'newest' : 'oldest'
+  if (made !== order) {
+    throw invalid(`this cursor belongs to a ${made}-first listing; list again without cursor`)
+  }
+  return { workspace, order, asOf: body.t, after: { position: body.p, sessionId: body.a } }
 }
 
 function decode(cursor: string): CursorBody {
@@ -72,33 +67,37 @@ function decode(cursor: string): CursorBody {
     throw invalid('cursor is not one this server issued; list again without cursor')
   }
   const body = value as Partial<CursorBody> | null
+  if (body !== null && typeof body === 'object' && (body as { v?: unknown }).v === 1) {
+    throw invalid('this cursor is from an older listing order; list again without cursor')
+  }
   if (
     body === null ||
     typeof body !== 'object' ||
-    body.v !== 1 ||
+    body.v !== 2 ||
     typeof body.w !== 'string' ||
+    (body.o !== 'n' && body.o !== 'o') ||
+    !isTime(body.t) ||
+    !isTime(body.p) ||
+    body.p > body.t ||
     typeof body.a !== 'string' ||
-    typeof body.f !== 'boolean' ||
-    (body.o !== undefined && body.o !== 'n') ||
-    !validName(body.a, body.f)
+    !validId(body.a)
   ) {
     throw invalid('cursor is not one this server issued; list again without cursor')
   }
   return body as CursorBody
 }
 
-function validName(name: string, folder: boolean): boolean {
-  if (folder) {
-    try {
-      assertSegment('session_id', name)
-      return true
-    } catch {
-      return false
-    }
+function isTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+function validId(id: string): boolean {
+  try {
+    assertSegment('session_id', id)
+    return true
+  } catch {
+    return false
   }
-  // a file directly in the sessions folder: one name, no control characters
-  if (name.length === 0 || name.length > 1024 || name.includes('/')) return false
-  return Array.from(name).every((char) => (char.codePointAt(0) ?? 0) >= 0x20)
 }
 
 function invalid(message: string): TurnlineError {

@@ -1,4 +1,4 @@
-import { serializeCheckpoint } from '../contract/checkpoint.ts'
+import { type Checkpoint, serializeCheckpoint } from '../contract/checkpoint.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
@@ -9,7 +9,7 @@ import { manifestOf, rollupStateOf, syncManifest } from './manifest-sync.ts'
 import { type KnownBatch, type RollupState, rollup } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
-import { checkpointOf } from './session-snapshot.ts'
+import { CHECKPOINT_HISTORY_BATCHES, checkpointed, checkpointOf } from './session-snapshot.ts'
 import type { SnapshotCache } from './snapshot-cache.ts'
 
 /** What the maintenance after a commit works with: the store and its per-process cache. */
@@ -17,6 +17,8 @@ export interface MaintenanceContext {
   objects: ObjectStore
   cache: SnapshotCache
   checkpointEvery: number
+  /** The most batches a checkpoint names for its transcript (default CHECKPOINT_HISTORY_BATCHES). */
+  historyBatches?: number | undefined
   maxRetained: number
 }
 
@@ -105,9 +107,7 @@ export async function prepareManifest(
   ])
   if (checkpoint.status === 'rejected') throw checkpoint.reason
   if (rolled.status === 'rejected') throw rolled.reason
-  const next = checkpointing
-    ? { ...snapshot, checkpointBatch: snapshot.lastBatch, batchesSinceCheckpoint: 0 }
-    : snapshot
+  const next = checkpoint.value ? checkpointed(snapshot, checkpoint.value) : snapshot
   const manifest = manifestOf(next, rolled.value)
   // Never a manifest that counts events events.jsonl does not hold (a rollup that lost a race).
   const holdsAll = rolled.value.rolledThrough === next.nextSeq
@@ -162,20 +162,29 @@ export function manifestExpected(
   )
 }
 
+/**
+ * Writes the snapshot's checkpoint; the checkpoint. One already there (another writer's, of the
+ * same batch) stands: a reader resolves whichever of the two forms it finds.
+ */
 async function writeCheckpoint(
   ctx: MaintenanceContext,
   keys: SessionKeys,
   snapshot: SessionSnapshot,
-): Promise<void> {
+): Promise<Checkpoint> {
+  const checkpoint = checkpointOf(snapshot, ctx.historyBatches ?? CHECKPOINT_HISTORY_BATCHES)
   try {
     await ctx.objects.put(
       keys.checkpoint(snapshot.lastBatch),
-      toBytes(serializeCheckpoint(checkpointOf(snapshot))),
-      { ifNoneMatch: '*', contentType: 'application/json' },
+      toBytes(serializeCheckpoint(checkpoint)),
+      {
+        ifNoneMatch: '*',
+        contentType: 'application/json',
+      },
     )
   } catch (error) {
     if (!isTurnlineError(error, 'conflict')) throw error
   }
+  return checkpoint
 }
 
 /** Rolls events.jsonl up to the snapshot; the rollup state in force afterwards. */

@@ -1,5 +1,10 @@
 import type { Batch } from '../contract/batch.ts'
-import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../contract/checkpoint.ts'
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type HistoryFrom,
+} from '../contract/checkpoint.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
 import { readableTurnInput, titleOf } from '../contract/turn-input-record.ts'
@@ -37,6 +42,12 @@ export interface SessionSnapshot {
   /** Checkpoint the snapshot was folded from, and what accumulated since. */
   checkpointBatch: number | undefined
   batchesSinceCheckpoint: number
+  /**
+   * Where the stored objects hold `history`: the newest checkpoint that holds a transcript (or
+   * none: the segment started since) and the first batch whose delta follows it. A checkpoint
+   * names this instead of writing the transcript again (`checkpointOf`).
+   */
+  historyFrom: HistoryFrom
   /** The manifest as read (with its etag), for compare-and-swap; undefined if missing. */
   manifest: { value: SessionManifest; etag: string } | undefined
 }
@@ -51,11 +62,7 @@ export function foldBatch(snapshot: SessionSnapshot, batch: Batch): SessionSnaps
       status = 'active'
     if (type === 'turn.completed' || type === 'turn.failed') turnCount += 1
   }
-  const history = batch.history
-    ? batch.history.reset
-      ? [...batch.history.append]
-      : [...snapshot.history, ...batch.history.append]
-    : snapshot.history
+  const history = foldHistory(snapshot.history, batch)
   const title = snapshot.title ?? batchTitle(batch)
   return {
     ...snapshot,
@@ -69,7 +76,14 @@ export function foldBatch(snapshot: SessionSnapshot, batch: Batch): SessionSnaps
     state: batch.state ? { ...snapshot.state, ...batch.state } : snapshot.state,
     appliedIntents: mergeApplied(snapshot.appliedIntents, batch.applied_intents ?? []),
     batchesSinceCheckpoint: snapshot.batchesSinceCheckpoint + 1,
+    historyFrom: batch.history?.reset ? { batch: batch.batch } : snapshot.historyFrom,
   }
+}
+
+/** A transcript with one batch's delta applied (a delta that resets starts over). */
+export function foldHistory(history: HistoryMessage[], batch: Batch): HistoryMessage[] {
+  if (!batch.history) return history
+  return batch.history.reset ? [...batch.history.append] : [...history, ...batch.history.append]
 }
 
 /** The title a batch's recorded turn input gives a session that has none yet. */
@@ -86,12 +100,16 @@ export function mergeApplied(window: readonly string[], added: readonly string[]
   return merged.slice(-APPLIED_INTENT_WINDOW)
 }
 
-/** The snapshot a checkpoint stands for. */
+/**
+ * The snapshot a checkpoint stands for; `history`: its transcript, when it names it
+ * (`history_from`) rather than holding it.
+ */
 export function snapshotFromCheckpoint(
   ref: SessionRef,
   threadId: string,
   checkpoint: Checkpoint,
   manifest: SessionSnapshot['manifest'],
+  history: HistoryMessage[] = checkpoint.history ?? [],
 ): SessionSnapshot {
   return {
     ref,
@@ -103,11 +121,12 @@ export function snapshotFromCheckpoint(
     ...(checkpoint.title === undefined ? {} : { title: checkpoint.title }),
     lastBatch: checkpoint.batch,
     nextSeq: checkpoint.next_seq,
-    history: checkpoint.history,
+    history,
     state: checkpoint.state,
     appliedIntents: checkpoint.applied_intents,
     checkpointBatch: checkpoint.batch,
     batchesSinceCheckpoint: 0,
+    historyFrom: checkpoint.history_from ?? fromCheckpoint(checkpoint.batch),
     manifest,
   }
 }
@@ -133,12 +152,30 @@ export function emptySnapshot(
     appliedIntents: [],
     checkpointBatch: undefined,
     batchesSinceCheckpoint: 0,
+    historyFrom: { batch: 0 },
     manifest,
   }
 }
 
-/** A checkpoint of the snapshot (written create-only at `state/<lastBatch>`). */
-export function checkpointOf(snapshot: SessionSnapshot): Checkpoint {
+/**
+ * The most batches a checkpoint names for its transcript instead of writing it: a cold reader
+ * reads them besides the (at most `checkpointEvery`) batches after the checkpoint.
+ */
+export const CHECKPOINT_HISTORY_BATCHES = 48
+
+/** A transcript held by the checkpoint at `batch`, followed by nothing yet. */
+function fromCheckpoint(batch: number): HistoryFrom {
+  return { checkpoint: batch, batch: batch + 1 }
+}
+
+/**
+ * A checkpoint of the snapshot (written create-only at `state/<lastBatch>`). Its transcript is
+ * named (`history_from`) while the batches that hold it number at most `historyBatches` — the
+ * most a reader of the checkpoint reads for it — and written whole otherwise.
+ */
+export function checkpointOf(snapshot: SessionSnapshot, historyBatches = 0): Checkpoint {
+  const { historyFrom } = snapshot
+  const named = snapshot.lastBatch - historyFrom.batch + 1 <= historyBatches
   return {
     format: CHECKPOINT_FORMAT,
     version: CHECKPOINT_VERSION,
@@ -146,11 +183,21 @@ export function checkpointOf(snapshot: SessionSnapshot): Checkpoint {
     next_seq: snapshot.nextSeq,
     turn_count: snapshot.turnCount,
     status: snapshot.status,
-    history: snapshot.history,
+    ...(named ? { history_from: historyFrom } : { history: snapshot.history }),
     ...(snapshot.state ? { state: snapshot.state } : {}),
     applied_intents: snapshot.appliedIntents,
     created_at: snapshot.createdAt,
     updated_at: snapshot.updatedAt,
     ...(snapshot.title === undefined ? {} : { title: snapshot.title }),
+  }
+}
+
+/** The snapshot once `checkpoint` of it is stored. */
+export function checkpointed(snapshot: SessionSnapshot, checkpoint: Checkpoint): SessionSnapshot {
+  return {
+    ...snapshot,
+    checkpointBatch: checkpoint.batch,
+    batchesSinceCheckpoint: 0,
+    historyFrom: checkpoint.history_from ?? fromCheckpoint(checkpoint.batch),
   }
 }

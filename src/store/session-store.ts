@@ -16,7 +16,7 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import type { RetentionPolicy, RetentionResult } from './retention.ts'
 import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
-import { type ListOrder, listSessionManifests, manifestAsOfLog } from './session-listing.ts'
+import { manifestAsOfLog } from './session-listing.ts'
 import {
   appendAfterCommit,
   type MaintenanceContext,
@@ -37,6 +37,8 @@ export interface SessionStoreOptions {
   clock?: Clock
   /** Write a state checkpoint after this many batches (also after every history reset). */
   checkpointEvery?: number
+  /** See CHECKPOINT_HISTORY_BATCHES. */
+  checkpointHistoryBatches?: number
   maxRetainedEvents?: number
   /** Snapshots kept warm per process (0 disables). */
   cacheSize?: number
@@ -74,6 +76,7 @@ export class SessionStore {
       objects: this.objects,
       cache: this.cache,
       checkpointEvery: options.checkpointEvery ?? 16,
+      historyBatches: options.checkpointHistoryBatches,
       maxRetained: options.maxRetainedEvents ?? MAX_RETAINED_EVENTS,
     }
   }
@@ -258,16 +261,6 @@ export class SessionStore {
       events: batches.flatMap((batch) => batch.events.map((line) => line.event as ThreadEvent)),
       nextSeq: last ? last.first_seq + last.events.length : 0,
     }
-  }
-
-  /** Manifests of one workspace's sessions (each current), oldest or newest first, paged. */
-  list(
-    tenant: string,
-    workspace: string,
-    options: { cursor?: string; limit?: number; order?: ListOrder } = {},
-  ): Promise<{ sessions: SessionManifest[]; cursor?: string }> {
-    const root = workspaceSessionsPrefix(this.prefix, tenant, workspace)
-    return listSessionManifests(this.objects, { prefix: this.prefix, root, workspace }, options)
   }
 
   /** The tenant's workspaces with their numbers of sessions (workspace-listing.ts). */

@@ -11,6 +11,7 @@ import type {
   IdempotencyRecord,
   Lease,
 } from '../../src/ports/coordinator.ts'
+import { describeCoordinatorActivity } from './coordinator-activity.suite.ts'
 import { describeCoordinatorClaims, EXPIRE_WAIT_MS, SHORT_MS } from './coordinator-claims.suite.ts'
 import { describeCoordinatorIntents } from './coordinator-intents.suite.ts'
 
@@ -330,5 +331,6 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
 
     describeCoordinatorIntents(c)
     describeCoordinatorClaims(c, (ms) => f().advance(ms))
+    describeCoordinatorActivity(c)
   })
 }

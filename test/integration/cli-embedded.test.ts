@@ -275,7 +275,7 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
     )
   })
 
-  it('lists sessions newest first, a page at a time, every one reachable with --cursor', async () => {
+  it('lists sessions by last activity, a page at a time, every one reachable with --cursor', async () => {
     const env = { TURNLINE_DATA_DIR: join(dir, 'listing') }
     const made: string[] = []
     for (const n of [1, 2, 3]) {

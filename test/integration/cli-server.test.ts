@@ -182,7 +182,7 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
       })
       expect(listed.code, listed.stderr).toBe(0)
       expect(listed.stdout).toMatch(
-        /^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+UPDATED\s+TITLE\nsession-\S+\s+completed\s+1\s+/,
+        /^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+LAST ACTIVITY\s+TITLE\nsession-\S+\s+completed\s+1\s+/,
       )
     } finally {
       await keyed.stop()
@@ -197,7 +197,7 @@ describe('turnline against other servers', { timeout: 180_000 }, () => {
       expect(run.code, run.stderr).toBe(0)
       const id = String((jsonLines(run.stdout)[0] as { thread_id?: string } | undefined)?.thread_id)
       const listed = (await runCli(['sessions', ...url], { cwd: dir })).stdout
-      expect(listed).toMatch(/^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+UPDATED\s+TITLE\n/)
+      expect(listed).toMatch(/^SESSION\s+STATUS\s+TURNS\s+EVENTS\s+LAST ACTIVITY\s+TITLE\n/)
       // the session's title is its first prompt
       expect(listed).toMatch(new RegExp(`${id}\\s+completed\\s+1\\s+\\d+\\s+\\S+\\s+hello\\n`))
       const deleted = await runCli(['delete', id, ...url], { cwd: dir })

@@ -159,6 +159,10 @@ describe('the WebSocket mode of /v1/responses on npm start', () => {
         JSON.stringify({ type: 'response.create', input: 'x', idempotency_key: 'a b' }),
         'idempotency_key',
       ],
+      [
+        JSON.stringify({ type: 'response.create', input: 'x', store: false, idempotency_key: 'k' }),
+        'idempotency_key',
+      ],
     ]
     for (const [text, param] of bad) {
       socket.sendText(text)
@@ -206,6 +210,17 @@ describe('the WebSocket mode of /v1/responses on npm start', () => {
     await expect(openResponsesSocket(url)).rejects.toThrow(/cannot open/)
     const plain = await fetch(url.replace(/^ws/, 'http'), { headers: auth() })
     expect(plain.status).toBe(426)
+    // Handshakes the WebSocket server refuses release what the route reserved for them: more of
+    // them than a tenant may hold sockets, then a socket still opens.
+    for (let i = 0; i < 40; i++) {
+      const bad = await refusedUpgrade(url.replace(/^ws/, 'http'), {
+        ...auth(),
+        'sec-websocket-key': 'not-a-key',
+      })
+      expect(bad.status).toBe(400)
+    }
+    const socket = await openResponsesSocket(url, auth())
+    socket.close()
     expect(mock.requests).toHaveLength(0)
   })
 })

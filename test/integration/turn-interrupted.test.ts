@@ -14,7 +14,8 @@ import { requireServices } from '../support/services.ts'
  * `interrupted` once that process was killed with SIGKILL mid-turn and nobody runs the open turn
  * — on the embedded default (the coordinator in the process: the lease died with it) and on the
  * fs store + plain Redis (the lease outlives the process in Redis until it lapses; a lease not
- * renewed for two renewal periods is a dead holder's). A new turn call resumes it.
+ * renewed for two renewal periods is a dead holder's). A new turn call resumes it. The session
+ * list (`activity_state`, `turn_state` of each summary) says the same as the session's view.
  */
 const closers: (() => Promise<void>)[] = []
 afterAll(async () => {
@@ -67,7 +68,20 @@ describe.each(configurations)('an open turn after a kill -9, on %s', (_, backend
       const view = await call('GET', `/v1/sessions/${session}`)
       expect(view.status, view.text).toBe(200)
       const activity = view.json().activity as { state: string; turn_state?: string } | undefined
-      return activity ? `${activity.state}/${activity.turn_state ?? '-'}` : 'none'
+      const shown = activity ? `${activity.state}/${activity.turn_state ?? '-'}` : 'none'
+      // The listing says the same of the session (its summary's activity_state and turn_state).
+      const list = await call('GET', '/v1/sessions')
+      const listed = (
+        list.json().sessions as {
+          session_id: string
+          activity_state?: string
+          turn_state?: string
+        }[]
+      ).find((s) => s.session_id === session)
+      const inList = listed?.activity_state
+        ? `${listed.activity_state}/${listed.turn_state ?? '-'}`
+        : 'none'
+      return inList === shown ? shown : `view ${shown}, list ${inList}`
     }
 
     await start()

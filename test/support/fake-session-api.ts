@@ -105,7 +105,10 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     const views = [...this.sessions.values()]
       .filter((s) => s.tenant === tenant && s.config.workspace === query.workspace)
       .filter((s) => query.status === undefined || s.status === query.status)
-      .map((s) => this.view(s))
+      .map((s) => {
+        const view = this.view(s)
+        return { ...view, last_activity_at: view.updated_at }
+      })
     return { sessions: views.slice(0, query.limit) }
   }
 

@@ -181,4 +181,15 @@ describe('a long turn input in the engine', () => {
     const view = await service.getSession('t1', session_id)
     expect(view.title).toMatch(/^line 0 é€😀 x+ line 1 é€😀 x+ line 2 .*…$/u)
   })
+
+  it('an exec prompt over the limit is kept the same way; the model reads the preview', async () => {
+    const { service, model } = fixture.engine
+    const text = longText(5000)
+    model.enqueue({ text: 'done' })
+    const run = await service.exec('t1', { prompt: text })
+    expect(run.events.at(-1)?.type).toBe('thread.completed')
+    const user = String(model.requests[0]?.messages.find((m) => m.role === 'user')?.content)
+    expect(user).toContain(`[input of ${Buffer.byteLength(text).toLocaleString('en-US')} bytes`)
+    expect(Buffer.byteLength(user)).toBeLessThan(LIMIT)
+  })
 })

@@ -3,9 +3,11 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
 import { SessionService } from '../../src/core/session-service.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { cronMatches, latestCronSlot, parseCron } from '../../src/shared/cron-expression.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { testCallbackPolicy } from '../support/callback-policy.ts'
+import { SimulatedCrash } from '../support/crashing-object-store.ts'
 import { engineDeps } from '../support/engine-deps.ts'
 import { ScriptedModelClient } from '../support/scripted-model.ts'
 import { testClock } from '../support/test-clock.ts'
@@ -18,8 +20,7 @@ import { testClock } from '../support/test-clock.ts'
  */
 const URL = 'https://hooks.example.com/loops'
 
-function engine() {
-  const store = new MemoryObjectStore()
+function engine(store: ObjectStore = new MemoryObjectStore()) {
   const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 30))
   const model = new ScriptedModelClient()
   const fetchImpl = (async () => new Response('{}')) as unknown as typeof fetch
@@ -132,6 +133,45 @@ describe('a loop run', () => {
       step_index: 2,
       run: { state: 'stopped', stop_reason: 'budget' },
     })
+  })
+
+  it('is revived by the sweep when its instance died before recording its first step', async () => {
+    // The instance dies at its first write of a work record: after the run was saved.
+    let dying = true
+    const store = new (class extends MemoryObjectStore {
+      override put(...args: Parameters<MemoryObjectStore['put']>) {
+        if (dying && args[0].includes('.turnline/work/pending/')) {
+          return Promise.reject(new SimulatedCrash('the instance died'))
+        }
+        return super.put(...args)
+      }
+    })()
+    const { service, model, clock } = engine(store)
+    await service.createLoop('t1', loopBody('orphan', 2))
+    await expect(service.runLoop('t1', 'orphan', { trigger: 'api' })).rejects.toThrow(
+      SimulatedCrash,
+    )
+    dying = false
+    expect(await service.getLoop('t1', 'orphan')).toMatchObject({ run: { state: 'running' } })
+    expect((await service.listWork()).items).toEqual([])
+    // Within a lease of its start the run may still be recording its step: left alone.
+    expect((await service.fireSchedules()).started).toEqual([])
+    await clock.advance(30_000)
+    const swept = await service.fireSchedules()
+    expect(swept.started).toHaveLength(1)
+    expect((await service.listWork()).items).toEqual(swept.started)
+    // Found again by a later sweep, the same record: nothing new.
+    expect((await service.fireSchedules()).started).toEqual([])
+    model.enqueue({ text: 'step 0' }, { text: 'step 1' })
+    expect(await drain(service, swept.started[0])).toBe(2)
+    expect(model.requests).toHaveLength(2)
+    expect(await service.getLoop('t1', 'orphan')).toMatchObject({
+      step_index: 2,
+      run: { state: 'stopped', stop_reason: 'budget' },
+    })
+    // The run stopped: the next sweep drops its entry, and has nothing to revive.
+    expect((await service.fireSchedules()).started).toEqual([])
+    expect((await store.list('.turnline/loop-runs/')).objects).toEqual([])
   })
 })
 

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type OtelSettings, OtelTelemetry } from '../../adapters/otel/otel-telemetry.ts'
+import { loadOtelSdk, type OtelSdk } from '../../adapters/otel/sdk-tracing.ts'
 import { tracedModelClient } from '../../adapters/otel/traced-model-client.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { ConfigError, parseEnv } from '../../functions/env-config.ts'
@@ -10,8 +11,10 @@ import type { ModelClient, ModelRequest } from '../../src/ports/model-client.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 
 let otlp: OtlpReceiver
+let sdk: OtelSdk
 beforeAll(async () => {
   otlp = await startOtlpReceiver()
+  sdk = await loadOtelSdk()
 })
 afterAll(() => otlp.close())
 beforeEach(() => {
@@ -37,6 +40,7 @@ function telemetry(overrides: Partial<OtelSettings> = {}) {
     new AsyncLocalStorage(),
     fetch,
     () => {},
+    sdk,
   )
 }
 

@@ -131,4 +131,42 @@ describe('batch version 4: each text stored once', () => {
     expect(request).toContain(`done 10: ${'y'.repeat(120)}`)
     await expectFilesMatchLog(store, cold.service, sessionId, 'cold')
   })
+
+  it('continues it past its next checkpoint, which names the version 3 one', async () => {
+    const { store, sessionId } = await v3Session()
+    const outputs = (await batchesOf(store, sessionId)).flatMap(({ text: body }) =>
+      (parseBatch(body).history?.append ?? []).flatMap((m) =>
+        m.role === 'tool' ? [m.content] : [],
+      ),
+    )
+    const engine = startScriptedEngine({ store })
+    let turn = 10
+    engine.receiver.setReply(() => ({ body: `answer of turn ${turn} ${'z'.repeat(200)}` }))
+    engine.model.respond((request) => {
+      const messages = request.messages as { role: string }[]
+      if (messages.at(-1)?.role !== 'user') return { text: `done ${turn}` }
+      const args = JSON.stringify({ q: `turn ${turn}` })
+      return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
+    })
+    // Batches 19–32: the checkpoint after batch 32 is the first this code writes.
+    for (; turn <= 16; turn++) {
+      const result = await engine.service.stepTurn('t1', sessionId, { input: `task ${turn}` })
+      expect(result.status).toBe('completed')
+    }
+    const root = `t1/default/.vtcode/sessions/${sessionId}/`
+    const checkpoint = JSON.parse(decode((await store.get(`${root}state/0000000032.json`))?.body))
+    expect(checkpoint).toMatchObject({ version: 4, history_from: { checkpoint: 16, batch: 17 } })
+    expect(checkpoint).not.toHaveProperty('history')
+
+    const cold = startScriptedEngine({ store })
+    cold.model.enqueue({ text: 'done 17' })
+    expect((await cold.service.stepTurn('t1', sessionId, { input: 'task 17' })).status).toBe(
+      'completed',
+    )
+    const request = JSON.stringify(cold.model.requests[0]?.messages)
+    for (const output of outputs) expect(request).toContain(JSON.stringify(output))
+    for (let n = 10; n <= 16; n++)
+      expect(request).toContain(`answer of turn ${n} ${'z'.repeat(200)}`)
+    await expectFilesMatchLog(store, cold.service, sessionId, 'past the checkpoint')
+  })
 })

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
+import { MemoryActivityIndex } from '../../adapters/memory/memory-activity-index.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseSessionManifest } from '../../src/contract/session-manifest.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listByActivity } from '../../src/store/activity-listing.ts'
 import { toBytes } from '../../src/store/json-bytes.ts'
+import { SessionLocator } from '../../src/store/session-locator.ts'
+import type { SessionRef } from '../../src/store/session-ref.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
 
@@ -116,7 +120,7 @@ describe('when the manifest is written', () => {
     await sessions.commit(await sessions.open(other), {
       events: [threadCompleted(other.sessionId, 1)],
     })
-    const { sessions: listed } = await new SessionStore({ store }).list('t1', 'w1')
+    const listed = await listed1(store, [ref, other])
     expect(listed.map((m) => [m.session_id, m.status, m.turn_count, m.last_batch])).toEqual([
       ['session-1', 'active', 5, 5],
       ['session-2', 'completed', 1, 2],
@@ -124,17 +128,25 @@ describe('when the manifest is written', () => {
     expect(listed[0]).toEqual(await new SessionStore({ store }).manifest(ref))
   })
 
-  it('lists a manifest that names no valid session as stored, without failing the page', async () => {
+  it('leaves out a manifest that names no session of the tenant, without failing the page', async () => {
     const store = new MemoryObjectStore()
     const sessions = new SessionStore({ store })
     await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
     const stored = await storedManifest(store, sessions)
     const odd = { ...stored!, session_id: 'odd', tenant: 'not a tenant!' }
     await store.put('t1/w1/.vtcode/sessions/odd/manifest.json', toBytes(JSON.stringify(odd)))
-    const { sessions: listed } = await new SessionStore({ store }).list('t1', 'w1')
-    expect(listed.map((m) => [m.session_id, m.tenant])).toEqual([
-      ['odd', 'not a tenant!'],
-      ['session-1', 't1'],
-    ])
+    const listed = await listed1(store, [ref, { ...ref, sessionId: 'odd' }])
+    expect(listed.map((m) => [m.session_id, m.tenant])).toEqual([['session-1', 't1']])
   })
 })
+
+/** The manifests `GET /v1/sessions` lists of t1/w1, the least recently active first. */
+async function listed1(store: ObjectStore, refs: readonly SessionRef[]) {
+  const locator = new SessionLocator(store, '')
+  for (const r of refs) await locator.register(r, new Date(0).toISOString())
+  const index = new MemoryActivityIndex()
+  const where = { objects: store, prefix: '', index, nowMs: Date.now() }
+  const scope = { tenant: 't1', workspace: 'w1' }
+  const page = await listByActivity(where, scope, { limit: 50, order: 'oldest' })
+  return page.sessions.map((s) => s.manifest)
+}

@@ -3,6 +3,7 @@ import type * as z from 'zod'
 import type {
   CreateSessionResponse,
   IntentResponse,
+  ListedSession,
   SessionSummary,
   SessionView,
   TurnResponse,
@@ -49,7 +50,10 @@ describe('API response schemas match the server types', () => {
   it('for sessions and turns', () => {
     expectTypeOf<Out<typeof TurnStatusSchema>>().toEqualTypeOf<TurnStatus>()
     expectTypeOf<Out<typeof CreateSessionResponseSchema>>().toEqualTypeOf<CreateSessionResponse>()
-    expectTypeOf<Out<typeof SessionSummarySchema>>().toEqualTypeOf<SessionSummary>()
+    // A listed session adds its last activity and state; the schema also reads a session view.
+    expectTypeOf<ListedSession>().toExtend<Out<typeof SessionSummarySchema>>()
+    expectTypeOf<SessionSummary>().toExtend<Out<typeof SessionSummarySchema>>()
+    expectTypeOf<Out<typeof SessionSummarySchema>>().toExtend<SessionSummary>()
     expectTypeOf<Out<typeof SessionViewSchema>>().toEqualTypeOf<SessionView>()
     expectTypeOf<Out<typeof IntentResponseSchema>>().toEqualTypeOf<IntentResponse>()
     expectTypeOf<TurnPage>().toExtend<Out<typeof TurnListSchema>>()

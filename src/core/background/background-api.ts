@@ -109,7 +109,10 @@ export interface BackgroundApi {
     loopId: string,
     options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
   ): Promise<LoopRunStarted>
-  /** Starts the runs of every loop schedule that is due (the worker's and cron's call). */
+  /**
+   * Starts the runs of every loop schedule that is due, and records the step of a loop run whose
+   * step record a crash lost (the sweep's call, on every runtime).
+   */
   fireSchedules(): Promise<{ started: WorkLocation[]; skipped: number }>
   /**
    * A background response (`POST /v1/responses` with `background: true`): its session created,

@@ -13,6 +13,7 @@ import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
+import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
 import { queueResponse } from './queue-response.ts'
 import { queueWork, workIdOf } from './queue-work.ts'
@@ -125,8 +126,12 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return startLoopRun(this.deps, this.work, tenant, loopId, options)
   }
 
-  fireSchedules() {
-    return fireDueSchedules(this.deps, this.work, this.deps.log ?? console.warn)
+  /** The sweep's first step: due loop schedules, then loop runs whose step record was lost. */
+  async fireSchedules() {
+    const log = this.deps.log ?? console.warn
+    const fired = await fireDueSchedules(this.deps, this.work, log)
+    const revived = await reviveLoopRuns(this.deps, this.work, log)
+    return { ...fired, started: [...fired.started, ...revived] }
   }
 
   queueResponse(tenant: string, request: ResponseRunRequest) {

@@ -56,7 +56,7 @@ export async function startLoopRun(
     if (current && (current.state === 'running' || current.run_id === keyed)) {
       return {
         loop: loopView(state),
-        work: await recordStep(deps, queue, tenant, state),
+        work: await recordRunStep(deps, queue, tenant, state),
         duplicate: true,
       }
     }
@@ -74,8 +74,11 @@ export async function startLoopRun(
         ? { schedule: { ...state.schedule, last_slot: options.slot } }
         : {}
     try {
+      // Before the run exists: a crash between saving it and recording its step is found by
+      // the sweep through this entry (loop-run-revival.ts).
+      await store.addRunEntry(tenant, loopId, now)
       const saved = await store.save(loop, { ...state, run, ...schedule, updated_at: now })
-      const work = await recordStep(deps, queue, tenant, saved.state)
+      const work = await recordRunStep(deps, queue, tenant, saved.state)
       return { loop: loopView(saved.state), work, duplicate: false }
     } catch (error) {
       if (!isTurnlineError(error, 'conflict') || attempt >= ATTEMPTS) throw error
@@ -93,7 +96,7 @@ function assertStartable(state: LoopRunState): void {
 }
 
 /** The record of the step a running run is at (create-only: the same key finds it). */
-async function recordStep(
+export async function recordRunStep(
   deps: ServiceDeps,
   queue: WorkQueue,
   tenant: string,
@@ -169,7 +172,7 @@ export async function runLoopRunStep(
     await stopLoopRun(deps, record, { reason: 'error', message: 'the step did not advance' })
     return { status: 'failed' }
   }
-  const next = await recordStep(deps, queue, record.tenant, after.state)
+  const next = await recordRunStep(deps, queue, record.tenant, after.state)
   return {
     status: 'completed',
     next: { tenant: record.tenant, session_id: next.session_id, work_id: next.work_id },

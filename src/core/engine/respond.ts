@@ -12,6 +12,8 @@ export interface TurnAnswer {
   record?: TurnRecord
   /** Highest batch committed. */
   tip: number
+  /** When it was committed (epoch ms). */
+  activeAt: number
   /** The manifest write still running after the commit (never rejects): `withLease` overlaps
    * it with the coordinator's end of turn and answers when both are done. */
   settling?: Promise<void>
@@ -56,6 +58,7 @@ export async function respond(
     response: { turn_id: turnId, status, events, next_seq: writer.snapshot.nextSeq, ...warnings },
     ...(record ? { record } : {}),
     tip: writer.snapshot.lastBatch,
+    activeAt: Date.parse(writer.snapshot.updatedAt),
     ...(writer.manifestWritten ? { settling: writer.manifestWritten } : {}),
   }
 }

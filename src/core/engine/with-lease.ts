@@ -17,6 +17,8 @@ export interface LeasedOutcome {
   record?: TurnRecord
   /** Highest batch committed. */
   tip?: number
+  /** When the last batch was committed (epoch ms): the session's last activity. */
+  activeAt?: number
   /** Intents the committed batches applied (or had applied before): removed from the queue. */
   ackIntents?: string[]
   /** Work after the commit point still running (the manifest write; never rejects). */
@@ -118,6 +120,18 @@ function endTurnRequest(input: {
     tenant: ref.tenant,
     ...(outcome.tip !== undefined ? { tip: outcome.tip } : {}),
     ...(outcome.ackIntents?.length ? { ackIntents: outcome.ackIntents } : {}),
+    // Something was committed: the session moves up the activity index, in the same round trip,
+    // to the time of its last commit (what an index rebuilt from the manifests would say).
+    ...(outcome.activeAt !== undefined
+      ? {
+          activity: {
+            tenant: ref.tenant,
+            workspace: ref.workspace,
+            sessionId: ref.sessionId,
+            atMs: outcome.activeAt,
+          },
+        }
+      : {}),
     ...(call && outcome.record
       ? {
           idempotency: {

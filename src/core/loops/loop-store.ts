@@ -23,6 +23,13 @@ export interface StoredLoop {
   key: string
 }
 
+/** The deployment-wide folders that list loops: scheduled ones, ones with a run started. */
+type LoopEntryKind = 'schedules' | 'loop-runs'
+const ENTRY_FORMATS = {
+  schedules: 'turnline.loop-schedule',
+  'loop-runs': 'turnline.loop-run-entry',
+} as const
+
 export class LoopStore {
   constructor(private readonly sessions: SessionStore) {}
 
@@ -40,22 +47,29 @@ export class LoopStore {
     return `${this.sessions.vtcodeRoot(tenant, workspace)}state/loop-${loopId}.json`
   }
 
-  private get schedulesRoot(): string {
+  private entriesRoot(kind: LoopEntryKind): string {
     const head = this.sessions.prefix.replace(/^\/+|\/+$/g, '')
-    return `${head ? `${head}/` : ''}.turnline/schedules/`
+    return `${head ? `${head}/` : ''}.turnline/${kind}/`
   }
 
   /**
-   * `<prefix>/.turnline/schedules/<tenant>/<loop_id>.json`: a loop with a schedule, so one
-   * listing of the deployment finds every schedule (the cron itself is in the loop state).
+   * `<prefix>/.turnline/<kind>/<tenant>/<loop_id>.json`, create-only, so one listing of the
+   * deployment finds every such loop: `schedules`, a loop with a schedule (the cron itself is in
+   * the loop state); `loop-runs`, a loop whose run was started and may still be running (the run
+   * is in the loop state; the sweep drops the entry once it is not).
    */
-  async addScheduleEntry(tenant: string, loopId: string, now: string): Promise<void> {
+  private async addEntry(
+    kind: LoopEntryKind,
+    tenant: string,
+    loopId: string,
+    now: string,
+  ): Promise<void> {
     assertTenant(tenant)
     assertLoopId(loopId)
-    const entry = { format: 'turnline.loop-schedule', version: 1, loop_id: loopId, created_at: now }
+    const entry = { format: ENTRY_FORMATS[kind], version: 1, loop_id: loopId, created_at: now }
     try {
       await this.objects.put(
-        `${this.schedulesRoot}${tenant}/${loopId}.json`,
+        `${this.entriesRoot(kind)}${tenant}/${loopId}.json`,
         toBytes(JSON.stringify(entry)),
         {
           ifNoneMatch: '*',
@@ -67,28 +81,56 @@ export class LoopStore {
     }
   }
 
-  /** Every scheduled loop of the deployment. */
-  async scheduleEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
-    const page = await listAll(this.objects, this.schedulesRoot)
+  private async entries(kind: LoopEntryKind): Promise<Array<{ tenant: string; loopId: string }>> {
+    const root = this.entriesRoot(kind)
+    const page = await listAll(this.objects, root)
     return page.objects.flatMap(({ key }) => {
-      const match = /^([^/]+)\/([^/]+)\.json$/.exec(key.slice(this.schedulesRoot.length))
+      const match = /^([^/]+)\/([^/]+)\.json$/.exec(key.slice(root.length))
       return match?.[1] && match[2] && LOOP_ID.test(match[2])
         ? [{ tenant: match[1], loopId: match[2] }]
         : []
     })
   }
 
-  removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
+  private removeEntry(kind: LoopEntryKind, tenant: string, loopId: string): Promise<void> {
     assertLoopId(loopId)
-    return this.objects.delete(`${this.schedulesRoot}${tenant}/${loopId}.json`)
+    return this.objects.delete(`${this.entriesRoot(kind)}${tenant}/${loopId}.json`)
+  }
+
+  addScheduleEntry(tenant: string, loopId: string, now: string): Promise<void> {
+    return this.addEntry('schedules', tenant, loopId, now)
+  }
+
+  /** Every scheduled loop of the deployment. */
+  scheduleEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
+    return this.entries('schedules')
+  }
+
+  removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
+    return this.removeEntry('schedules', tenant, loopId)
+  }
+
+  /** Written before a run is saved, so a run whose first step record a crash lost is found. */
+  addRunEntry(tenant: string, loopId: string, now: string): Promise<void> {
+    return this.addEntry('loop-runs', tenant, loopId, now)
+  }
+
+  /** Every loop whose run may be running. */
+  runEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
+    return this.entries('loop-runs')
+  }
+
+  removeRunEntry(tenant: string, loopId: string): Promise<void> {
+    return this.removeEntry('loop-runs', tenant, loopId)
   }
 
   /**
-   * A loop's objects outside its workspace — its schedule entry, then its pointer — when its
-   * workspace is deleted (its state goes with the workspace, after this).
+   * A loop's objects outside its workspace — its schedule and run entries, then its pointer —
+   * when its workspace is deleted (its state goes with the workspace, after this).
    */
   async forget(tenant: string, loopId: string): Promise<void> {
     await this.removeScheduleEntry(tenant, loopId)
+    await this.removeRunEntry(tenant, loopId)
     await this.objects.delete(this.pointerKey(tenant, loopId))
   }
 

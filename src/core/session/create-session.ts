@@ -103,9 +103,23 @@ export async function startSession(
     ...(history?.length ? { history: { append: history } } : {}),
   })
   rememberCommittedState(created.snapshot.state)
+  await touchActivity(deps, ref, Date.parse(created.snapshot.updatedAt))
   const warnings = await fireSessionStart(deps, ref, state, seed.source)
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref
+}
+
+/**
+ * The new session enters the activity index (src/ports/activity-index.ts). Best effort: created,
+ * it stays created; a listing fills in what the index lacks (src/store/activity-listing.ts).
+ */
+async function touchActivity(deps: ServiceDeps, ref: SessionRef, atMs: number): Promise<void> {
+  const { tenant, workspace, sessionId } = ref
+  await deps.coordinator
+    .touchActivity({ tenant, workspace, sessionId, atMs })
+    .catch((error: unknown) => {
+      ;(deps.log ?? console.warn)({ msg: 'indexing a new session failed', error: String(error) })
+    })
 }
 
 function orientReason(source: SessionStartSource, agent: AgentState | undefined): OrientReason {
@@ -116,7 +130,7 @@ function orientReason(source: SessionStartSource, agent: AgentState | undefined)
 /**
  * VT Code-like id: `session-<YYYYMMDDTHHMMSSZ>-<mmm><random hex>`, where `mmm` is the creation
  * millisecond (three decimal digits) and 13 random hex digits follow. Ids sort by creation time
- * to the millisecond, which is the order of a newest-first listing (store/session-listing.ts).
+ * to the millisecond.
  */
 export function newSessionId(now: number, token: string): string {
   const iso = new Date(now).toISOString()

@@ -63,6 +63,7 @@ export async function deleteSession(
     await new WorkQueue(objects, deps.sessions.prefix).forgetSession(tenant, sessionId)
     await new CallbackOutbox(deps.sessions).dropSession(ref)
     await deleteSessionFolder(objects, folder.root, folder.pointer, marker)
+    await deps.coordinator.dropActivity({ tenant, workspace: ref.workspace }, [sessionId])
   } finally {
     await deps.coordinator.releaseLease(begin.lease).catch(() => undefined)
   }

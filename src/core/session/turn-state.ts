@@ -20,10 +20,20 @@ export function withTurnState(
   leaseMs: number,
   nowMs: number,
 ): SessionActivity {
+  const turnState = turnStateOf(activity.state, lease, leaseMs, nowMs)
+  return turnState ? { ...activity, turn_state: turnState } : activity
+}
+
+/** `turn_state` of a session waiting in `state` whose lease stands as `lease` (above). */
+export function turnStateOf(
+  state: SessionActivity['state'],
+  lease: StandingLease | undefined,
+  leaseMs: number,
+  nowMs: number,
+): SessionActivity['turn_state'] {
   const live =
     lease !== undefined &&
     heldRetryAfter({ remainingMs: lease.remainingMs, ttlMs: leaseMs }, nowMs).state === 'running'
-  if (live) return { ...activity, turn_state: 'running' }
-  if (activity.state === 'open') return { ...activity, turn_state: 'interrupted' }
-  return activity
+  if (live) return 'running'
+  return state === 'open' ? 'interrupted' : undefined
 }

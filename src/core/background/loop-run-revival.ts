@@ -1,0 +1,73 @@
+import { isTurnlineError } from '../../contract/errors.ts'
+import type { WorkLocation } from '../../contract/work-record.ts'
+import type { WorkQueue } from '../../store/work-queue.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
+import { LoopStore } from '../loops/loop-store.ts'
+import { recordRunStep } from './run-loop.ts'
+
+/**
+ * Revives loop runs whose step record was lost (any process, every sweep): a run is saved in
+ * the loop state and then its first step recorded, so an instance that died between the two
+ * left a run `running` that no record moves — asking `POST …/run` again was the only way on.
+ * Every run started leaves an entry under `.turnline/loop-runs/` before it is saved; the sweep
+ * reads each such loop and, for a run still running whose loop has not moved for a lease,
+ * records the step it is at (create-only: a record already there, the usual case, changes
+ * nothing). An entry whose loop has no running run any more is dropped. Answers the records it
+ * wrote, for the sweep to wake.
+ */
+export async function reviveLoopRuns(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  log: (entry: Record<string, unknown>) => void,
+): Promise<WorkLocation[]> {
+  const store = new LoopStore(deps.sessions)
+  const revived: WorkLocation[] = []
+  for (const { tenant, loopId } of await store.runEntries()) {
+    try {
+      const at = await reviveOne(deps, queue, store, tenant, loopId)
+      if (at) {
+        log({
+          level: 'warn',
+          msg: 'loop run revived: its step had no record',
+          tenant,
+          loop: loopId,
+        })
+        revived.push(at)
+      }
+    } catch (error) {
+      log({
+        level: 'warn',
+        msg: 'loop run check failed',
+        tenant,
+        loop: loopId,
+        error: String(error),
+      })
+    }
+  }
+  return revived
+}
+
+async function reviveOne(
+  deps: ServiceDeps,
+  queue: WorkQueue,
+  store: LoopStore,
+  tenant: string,
+  loopId: string,
+): Promise<WorkLocation | undefined> {
+  let state: Awaited<ReturnType<LoopStore['load']>>['state']
+  try {
+    state = (await store.load(tenant, loopId)).state
+  } catch (error) {
+    if (!isTurnlineError(error, 'not_found')) throw error
+    await store.removeRunEntry(tenant, loopId)
+    return undefined
+  }
+  if (state.run?.state !== 'running') {
+    await store.removeRunEntry(tenant, loopId)
+    return undefined
+  }
+  // A run that moved within a lease is between a step and the next one's record, or starting.
+  if (deps.clock.now() - Date.parse(state.updated_at) < deps.defaults.leaseMs) return undefined
+  const work = await recordRunStep(deps, queue, tenant, state)
+  return work.duplicate ? undefined : { tenant, session_id: work.session_id, work_id: work.work_id }
+}
