@@ -1,41 +1,101 @@
 /**
- * `npm run bench:long-session [-- --turns N] [--svg FILE]`: one session driven to 1,000 turns
- * through the engine on the fs store (a temporary folder), a 4 KB tool answer each turn, a 2 MB
- * one every 100 turns (kept as an output artifact), a 16,000-token context window so compaction
- * crosses again and again. Prints, by stage (turns 2–11, 91–100, 291–300, 991–1,000): median and
- * p99 turn time as a ratio to turns 2–11, model request size, object requests and coordinator
- * round trips per turn, bytes stored per turn; writes the curve (median turn time ratio and bytes
- * per turn over the session, by blocks of 10 turns) as an SVG. Method and figures:
- * docs/performance.md#long-sessions.
+ * `npm run bench:long-session [-- --turns N] [--window TOKENS] [--store fs|s3|memory] [--svg FILE]`:
+ * one session driven to 1,000 turns through the engine on the fs store (a temporary folder; `s3`:
+ * moto from `npm run services:start`), a 4 KB tool answer each turn, a 2 MB one every 100 turns
+ * (kept as an output artifact), a 16,000-token context window so compaction crosses again and
+ * again. Prints, by stage (turns 2–11, 91–100, 291–300, 991–1,000): median and p99 turn time as a
+ * ratio to turns 2–11, model request size, object requests, fsyncs (fs) and coordinator round
+ * trips per turn, bytes written per turn; then what the store holds at the end, by kind of
+ * object, against the content (messages and tool outputs); writes the curve (median turn time
+ * ratio and bytes per turn over the session, by blocks of 10 turns) as an SVG. Method and
+ * figures: docs/performance.md#long-sessions.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
-import { median, quantile, runLongSession, type TurnSample } from '../test/support/long-session.ts'
+import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
+import type { ObjectStore } from '../src/ports/object-store.ts'
+import {
+  median,
+  quantile,
+  runLongSession,
+  storedBytesByKind,
+  type TurnSample,
+} from '../test/support/long-session.ts'
+import { benchS3Store } from './support/bench-s3.ts'
+import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 
 const { values } = parseArgs({
-  options: { turns: { type: 'string', default: '1000' }, svg: { type: 'string' } },
+  options: {
+    turns: { type: 'string', default: '1000' },
+    window: { type: 'string', default: '16000' },
+    store: { type: 'string', default: 'fs' },
+    big: { type: 'string', default: '100' },
+    svg: { type: 'string' },
+  },
 })
 const turns = Number(values.turns)
+const bigEvery = Number(values.big)
 const dir = await mkdtemp(join(tmpdir(), 'turnline-long-session-'))
+await installFsyncCounter(dir)
+const s3 = values.store === 's3' ? await benchS3Store() : undefined
+const store: ObjectStore =
+  s3?.store ??
+  (values.store === 'memory' ? new MemoryObjectStore() : new FsObjectStore({ root: dir }))
+const fsyncs: number[] = []
+let syncs = fsyncCount()
 try {
   const samples = await runLongSession({
     turns,
-    store: new FsObjectStore({ root: dir }),
-    contextTokens: 16_000,
+    store,
+    contextTokens: Number(values.window),
     toolBytes: 4096,
-    bigEvery: 100,
-    bigBytes: 2 * 1024 * 1024,
+    ...(bigEvery > 0 ? { bigEvery, bigBytes: 2 * 1024 * 1024 } : {}),
     onTurn: (s) => {
+      fsyncs.push(fsyncCount() - syncs)
+      syncs = fsyncCount()
       if (s.turn % 100 === 0) process.stderr.write(`turn ${s.turn}\n`)
     },
   })
   report(samples)
+  await reportStored(samples)
   if (values.svg) await writeFile(values.svg, curve(samples))
 } finally {
+  await s3?.destroy()
   await rm(dir, { recursive: true, force: true })
+}
+
+/** What the store holds at the end, by kind of object, against the content of the session. */
+async function reportStored(samples: TurnSample[]) {
+  const kinds = await storedBytesByKind(store)
+  const content = samples.reduce((sum, s) => sum + s.contentBytes, 0)
+  const big = samples.filter((s) => bigEvery > 0 && s.turn % bigEvery === 0).length
+  const stored = [...kinds.values()].reduce((sum, v) => sum + v, 0)
+  console.log(
+    `\nstored at the end (${values.store}, ${samples.length} turns, ${big} with a 2 MB answer):`,
+  )
+  console.log('| objects | bytes | per turn | ÷ content |')
+  console.log('|---|---|---|---|')
+  for (const [kind, bytes] of [...kinds].sort((a, b) => b[1] - a[1])) {
+    console.log(
+      `| ${kind} | ${bytes} | ${Math.round(bytes / samples.length)} | ${(bytes / content).toFixed(2)} |`,
+    )
+  }
+  console.log(
+    `| **all** | ${stored} | ${Math.round(stored / samples.length)} | **${(stored / content).toFixed(2)}** |`,
+  )
+  console.log(
+    `content (messages and tool outputs): ${content} bytes, ${Math.round(content / samples.length)} a turn`,
+  )
+  const ordinary = samples
+    .map((s, i) => ({ s, f: fsyncs[i] ?? 0 }))
+    .filter(({ s }) => !s.compacted && !(bigEvery > 0 && s.turn % bigEvery === 0) && s.turn > 1)
+  console.log(
+    `ordinary turn (median): ${median(ordinary.map(({ s }) => s.objectRequests))} object requests, ` +
+      `${median(ordinary.map(({ f }) => f))} fsyncs, ${median(ordinary.map(({ s }) => s.bytesWritten))} bytes written`,
+  )
 }
 
 function mean(values: number[]): number {
@@ -49,7 +109,7 @@ function stageOf(samples: TurnSample[], from: number, to: number) {
 function report(samples: TurnSample[]) {
   const base = stageOf(samples, 2, 11)
   const baseMs = median(base.map((s) => s.ms))
-  const ordinary = samples.filter((s) => s.turn % 100 !== 0)
+  const ordinary = samples.filter((s) => bigEvery === 0 || s.turn % bigEvery !== 0)
   console.log(`${samples.length} turns, ${samples.filter((s) => s.compacted).length} compactions`)
   console.log(
     '| turns | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | bytes stored (mean, checkpoints and compactions included) | of them index/turns.json |',
@@ -79,7 +139,9 @@ function curve(samples: TurnSample[]): string {
   const baseMs = median(stageOf(samples, 2, 11).map((s) => s.ms))
   const blocks: { turn: number; ratio: number; bytes: number }[] = []
   for (let from = 1; from <= samples.length; from += 10) {
-    const rows = stageOf(samples, from, from + 9).filter((s) => s.turn % 100 !== 0)
+    const rows = stageOf(samples, from, from + 9).filter(
+      (s) => bigEvery === 0 || s.turn % bigEvery !== 0,
+    )
     if (rows.length === 0) continue
     blocks.push({
       turn: from + 9,

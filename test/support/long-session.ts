@@ -2,6 +2,7 @@ import { countingCoordinator } from '../../adapters/memory/counting-coordinator.
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { isSummaryRequest } from './compaction-engine.ts'
 import { prose, seededRandom } from './compaction-histories.ts'
 import { echoTool } from './engine-deps.ts'
@@ -25,6 +26,11 @@ export interface TurnSample {
   /** The largest model request of the turn (JSON bytes of its messages). */
   requestBytes: number
   compacted: boolean
+  /**
+   * The turn's content (UTF-8 bytes): its input, the tool's answers, the model's answers and tool
+   * call arguments — what the session is about, which the store should hold about once.
+   */
+  contentBytes: number
 }
 
 export interface LongSessionOptions {
@@ -57,18 +63,25 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
       .repeat(Math.ceil(bytes / 2000))
       .slice(0, bytes)
   let turn = 0
+  let content = 0
+  const utf8 = (text: string) => new TextEncoder().encode(text).byteLength
   engine.receiver.setReply(() => {
     const big = options.bigEvery !== undefined && turn % options.bigEvery === 0
-    return { body: filler(big ? (options.bigBytes ?? 0) : options.toolBytes) }
+    const body = filler(big ? (options.bigBytes ?? 0) : options.toolBytes)
+    content += utf8(body)
+    return { body }
   })
   engine.model.respond((request) => {
     if (isSummaryRequest(request)) return { text: `Summary at turn ${turn}: ${prose(random, 40)}` }
     const messages = request.messages as { role: string }[]
     if (messages.at(-1)?.role === 'user') {
       const args = JSON.stringify({ q: `turn ${turn}` })
+      content += utf8(args)
       return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
     }
-    return { text: `done ${turn}: ${prose(random, 30)}` }
+    const text = `done ${turn}: ${prose(random, 30)}`
+    content += utf8(text)
+    return { text }
   })
   const { session_id } = await engine.service.createSession('t1', {
     instructions: 'Be brief.',
@@ -79,12 +92,12 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
   for (turn = 1; turn <= options.turns; turn++) {
     counted.reset()
     index.take()
+    const input = `task ${turn}: ${prose(random, 30)}`
+    content = utf8(input)
     const trips = coord.calls()
     const seen = engine.model.requests.length
     const started = performance.now()
-    const result = await engine.service.stepTurn('t1', session_id, {
-      input: `task ${turn}: ${prose(random, 30)}`,
-    })
+    const result = await engine.service.stepTurn('t1', session_id, { input })
     const ms = performance.now() - started
     if (result.status !== 'completed') throw new Error(`turn ${turn} ended ${result.status}`)
     const counts = counted.snapshot()
@@ -99,11 +112,26 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
         ...engine.model.requests.slice(seen).map((r) => JSON.stringify(r.messages).length),
       ),
       compacted: result.events.some((e) => e.type === 'thread.compact_boundary'),
+      contentBytes: content,
     }
     samples.push(sample)
     options.onTurn?.(sample)
   }
   return samples
+}
+
+/**
+ * What `store` holds, in bytes, by kind of object: the session folder's own (`log/`, `state/`,
+ * `history/`, `outputs/`, `events.jsonl`, …) and everything else under `other`.
+ */
+export async function storedBytesByKind(store: ObjectStore): Promise<Map<string, number>> {
+  const kinds = new Map<string, number>()
+  for (const { key, size } of (await listAll(store, '')).objects) {
+    const inSession = /\/\.vtcode\/sessions\/[^/]+\/(.*)$/.exec(key)?.[1]
+    const kind = inSession === undefined ? 'other' : (/^[^/]+\//.exec(inSession)?.[0] ?? inSession)
+    kinds.set(kind, (kinds.get(kind) ?? 0) + size)
+  }
+  return kinds
 }
 
 /** The median of `values` (0 for none). */
