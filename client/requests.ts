@@ -82,7 +82,7 @@ export interface TurnsQuery {
 export interface ListSessionsQuery {
   workspace?: string
   status?: 'active' | 'completed'
-  /** `newest` (the server's default): the most recently created first; `oldest`. */
+  /** By last activity: `newest` (the server's default), the most recently active first; `oldest`. */
   order?: 'newest' | 'oldest'
   /** 1–200 (default 50). */
   limit?: number

@@ -53,7 +53,7 @@ export class SessionCalls {
     return this.transport.json('GET', sessionPath(id), SessionViewSchema, options)
   }
 
-  /** `GET /v1/sessions`: one page of a workspace's sessions, newest first unless `order: 'oldest'`. */
+  /** `GET /v1/sessions`: a page of a workspace's sessions by last activity, latest first unless `order: 'oldest'`. */
   listSessions(query: ListSessionsQuery = {}, options: CallOptions = {}): Promise<SessionList> {
     return this.transport.json('GET', '/v1/sessions', SessionListSchema, {
       query: { ...query },
