@@ -1,12 +1,14 @@
 import type {
   Base64ImageSource,
   ContentBlockParam,
+  DocumentBlockParam,
   ImageBlockParam,
   MessageParam,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
 import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { sentFile, type UserFile } from '../../src/contract/stored-file.ts'
 import { sentImage } from '../../src/contract/stored-image.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
@@ -25,7 +27,7 @@ export interface AnthropicTranscript {
  *   transcript (a fork summary after a user message) becomes user text, as the Messages API has
  *   no system turn inside the conversation on every platform;
  * - a user message's images become `image` blocks after its text (base64 from a `data:` URL,
- *   else the URL for the API to fetch);
+ *   else the URL for the API to fetch), its documents (PDFs) `document` blocks after them;
  * - an assistant message becomes its reasoning blocks (`thinking` with its `signature`,
  *   `redacted_thinking`, unchanged), its texts and one `tool_use` per call, in the order the API
  *   gave them (interleaved thinking between tool uses goes back where it was; without a kept
@@ -62,6 +64,7 @@ export function toAnthropicTranscript(history: HistoryMessage[]): AnthropicTrans
         push('user', [
           ...textBlocks(message.content),
           ...(message.images ?? []).map((image) => imageBlock(sentImage(image))),
+          ...(message.files ?? []).map((file) => documentBlock(sentFile(file))),
         ])
         break
       case 'tool':
@@ -100,6 +103,15 @@ function imageBlock(image: UserImage): ImageBlockParam {
     return { type: 'image', source: { type: 'base64', media_type: mediaType, data: data[2] } }
   }
   return { type: 'image', source: { type: 'url', url: image.url } }
+}
+
+/** A document of a user message (a PDF) as a `document` block with a base64 source. */
+function documentBlock(file: UserFile): DocumentBlockParam {
+  return {
+    type: 'document',
+    source: { type: 'base64', media_type: file.media_type, data: file.data },
+    title: file.filename,
+  }
 }
 
 /** Text as a content block; an empty text is no block (the API refuses empty text blocks). */

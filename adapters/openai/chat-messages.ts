@@ -3,6 +3,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { fileDataUrl, sentFile, type UserFile } from '../../src/contract/stored-file.ts'
 import { sentImage } from '../../src/contract/stored-image.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
 import { ProviderStreamError } from './model-failure.ts'
@@ -23,12 +24,13 @@ export function toChatMessage(
     case 'system':
       return { role: 'system', content: message.content }
     case 'user':
-      return message.images
+      return message.images || message.files
         ? {
             role: 'user',
             content: [
               ...textPart(message.content),
-              ...message.images.map((image) => imagePart(sentImage(image))),
+              ...(message.images ?? []).map((image) => imagePart(sentImage(image))),
+              ...(message.files ?? []).map((file) => filePart(sentFile(file))),
             ],
           }
         : { role: 'user', content: message.content }
@@ -53,6 +55,12 @@ const textPart = (text: string): ChatCompletionContentPart[] =>
 const imagePart = (image: UserImage): ChatCompletionContentPart => ({
   type: 'image_url',
   image_url: { url: image.url, ...(image.detail ? { detail: image.detail } : {}) },
+})
+
+/** A document of a user message as a Chat `file` part (base64 as a `data:` URL). */
+const filePart = (file: UserFile): ChatCompletionContentPart => ({
+  type: 'file',
+  file: { filename: file.filename, file_data: fileDataUrl(file) },
 })
 
 function toChatAssistant(message: AssistantMessage, profile: ProviderProfile): AssistantParam {

@@ -5,6 +5,7 @@ import type {
 } from 'openai/resources/responses/responses'
 import { answerBlocks } from '../../src/contract/answer-blocks.ts'
 import type { AssistantMessage, HistoryMessage } from '../../src/contract/history-message.ts'
+import { fileDataUrl, sentFile } from '../../src/contract/stored-file.ts'
 import { sentImage } from '../../src/contract/stored-image.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
@@ -21,18 +22,24 @@ export function toResponsesInput(message: HistoryMessage): ResponseInputItem[] {
         {
           type: 'message',
           role: 'user',
-          content: message.images
-            ? [
-                ...(message.content === ''
-                  ? []
-                  : [{ type: 'input_text' as const, text: message.content }]),
-                ...message.images.map(sentImage).map((image) => ({
-                  type: 'input_image' as const,
-                  image_url: image.url,
-                  detail: image.detail ?? ('auto' as const),
-                })),
-              ]
-            : message.content,
+          content:
+            message.images || message.files
+              ? [
+                  ...(message.content === ''
+                    ? []
+                    : [{ type: 'input_text' as const, text: message.content }]),
+                  ...(message.images ?? []).map(sentImage).map((image) => ({
+                    type: 'input_image' as const,
+                    image_url: image.url,
+                    detail: image.detail ?? ('auto' as const),
+                  })),
+                  ...(message.files ?? []).map(sentFile).map((file) => ({
+                    type: 'input_file' as const,
+                    filename: file.filename,
+                    file_data: fileDataUrl(file),
+                  })),
+                ]
+              : message.content,
         },
       ]
     case 'tool':

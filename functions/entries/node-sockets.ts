@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { type WebSocket, WebSocketServer } from 'ws'
+import type { WebSocket, WebSocketServer } from 'ws'
 import {
   abandon,
   CLOSE,
@@ -19,7 +19,9 @@ const FRAME_SLACK = 64 * 1024
  * so the same authentication, host guard and limits, the peer address from the socket), then
  * upgrades the connection when the app accepted it (SocketUpgrades) or writes the app's answer
  * (401, 426, …) and closes it. `ws` closes a frame larger than the message limit plus a margin
- * with 1009; below that the protocol answers an oversized message with an error event.
+ * with 1009; below that the protocol answers an oversized message with an error event. `ws` is
+ * imported at the first upgrade, not at start (≈ 60 ms of CPU a server without sockets never
+ * spends; docs/performance.md).
  */
 export function serveSocketsOnNode(
   server: Server,
@@ -27,13 +29,18 @@ export function serveSocketsOnNode(
   upgrades: SocketUpgrades,
   maxMessageBytes: number,
 ): void {
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes + FRAME_SLACK })
+  let sockets: Promise<WebSocketServer> | undefined
+  const socketServer = () =>
+    (sockets ??= import('ws').then(
+      (ws) => new ws.WebSocketServer({ noServer: true, maxPayload: maxMessageBytes + FRAME_SLACK }),
+    ))
   server.on('upgrade', (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
     void upgrade(incoming, socket, head).catch(() => socket.destroy())
   })
 
   async function upgrade(incoming: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const sockets = await socketServer()
     const request = requestOf(incoming)
     const response = await fetch(request, { incoming })
     const open = upgrades.take(request)

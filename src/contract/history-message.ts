@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { StoredUserFileSchema, UserFileSchema } from './stored-file.ts'
 import { StoredUserImageSchema } from './stored-image.ts'
 import { UserImageSchema } from './turn-input.ts'
 
@@ -150,6 +151,16 @@ export const HistoryMessageSchema = z.discriminatedUnion('role', [
      */
     images: z
       .array(z.union([UserImageSchema, StoredUserImageSchema]))
+      .min(1)
+      .optional(),
+    /**
+     * The documents (PDFs) the input carried, in order, for the model to read: stored in the
+     * session's folder and named by reference once the batch is committed (stored-file.ts).
+     * Added without a version bump: a build that does not know it reads the message without
+     * its documents.
+     */
+    files: z
+      .array(z.union([UserFileSchema, StoredUserFileSchema]))
       .min(1)
       .optional(),
   }),

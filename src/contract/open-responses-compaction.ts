@@ -128,7 +128,10 @@ export function decodeCompaction(encrypted: string, field: string): HistoryMessa
   if (!parsed.success) throw refuse('its encrypted_content is damaged')
   // Images travel inline: a reference would name another session's stored image.
   const stored = parsed.data.messages.some(
-    (message) => message.role === 'user' && message.images?.some((image) => 'sha256' in image),
+    (message) =>
+      message.role === 'user' &&
+      (message.images?.some((image) => 'sha256' in image) ||
+        message.files?.some((file) => 'sha256' in file)),
   )
   if (stored) throw refuse('its encrypted_content is damaged')
   return parsed.data.messages

@@ -1,7 +1,9 @@
 import { TurnlineError } from './errors.ts'
 import type { AssistantMessage, HistoryMessage } from './history-message.ts'
 import { decodeCompaction } from './open-responses-compaction.ts'
+import { documentOf } from './open-responses-files.ts'
 import type { InputItem } from './open-responses-input.ts'
+import type { UserFile } from './stored-file.ts'
 
 /**
  * The transcript a response's session starts with, from the conversation its input carries:
@@ -54,23 +56,32 @@ function userMessage(content: Content): HistoryMessage {
   if (typeof content === 'string') return { role: 'user', content }
   const texts: string[] = []
   const images: { url: string; detail?: 'auto' | 'low' | 'high' }[] = []
+  const files: UserFile[] = []
   for (const part of content) {
     if (part.type === 'input_text' || part.type === 'output_text') texts.push(part.text)
     if (part.type === 'input_image') {
       images.push({ url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) })
     }
+    if (part.type === 'input_file') files.push(documentOf(part))
   }
   const text = texts.filter((t) => t !== '').join('\n\n')
-  return images.length > 0
-    ? { role: 'user', content: text, images }
-    : { role: 'user', content: text }
+  return {
+    role: 'user',
+    content: text,
+    ...(images.length > 0 ? { images } : {}),
+    ...(files.length > 0 ? { files } : {}),
+  }
 }
 
 function assistantText(content: Content): string {
   if (typeof content === 'string') return content
   return content
     .map((part) =>
-      part.type === 'refusal' ? part.refusal : part.type === 'input_image' ? '' : part.text,
+      part.type === 'refusal'
+        ? part.refusal
+        : part.type === 'input_image' || part.type === 'input_file'
+          ? ''
+          : part.text,
     )
     .join('')
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { ClientToolSchema } from './client-tool.ts'
+import { InputFilePartSchema } from './input-file.ts'
 import { INPUT_TEXT_MAX_CHARS, InputImagePartSchema } from './turn-input.ts'
 
 /**
@@ -51,6 +52,7 @@ const MessageItem = z.object({
           z.discriminatedUnion('type', [
             MessageInputText,
             InputImagePartSchema,
+            InputFilePartSchema,
             OutputText,
             Refusal,
           ]),
@@ -58,7 +60,7 @@ const MessageItem = z.object({
         .max(64),
     ])
     .describe(
-      'A string, or parts: `input_text` and `input_image` (user), `output_text` and `refusal` (assistant).',
+      'A string, or parts: `input_text`, `input_image` and `input_file` (user), `output_text` and `refusal` (assistant).',
     ),
 })
 export type MessageItem = z.infer<typeof MessageItem>

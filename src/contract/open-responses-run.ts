@@ -1,11 +1,13 @@
 import type { TurnStatus } from './api.ts'
 import { TurnlineError } from './errors.ts'
 import type { HistoryMessage } from './history-message.ts'
+import { withResolvedFiles } from './open-responses-files.ts'
 import { seededHistory } from './open-responses-history.ts'
 import type { InputItem, MessageItem } from './open-responses-input.ts'
 import { encodeResponseRecord, RESPONSE_RECORD_KEY } from './open-responses-record.ts'
 import { DEFAULT_MODEL_LABEL, type ResponsesRequest } from './open-responses-request.ts'
 import type { ModelSettingsInput, SessionConfigInput } from './session-config.ts'
+import type { UserFile } from './stored-file.ts'
 import type { ThreadEvent } from './thread-event.ts'
 import { type ToolChoice, toolChoiceNames } from './tool-choice.ts'
 import type { InputPart, TurnInput } from './turn-input.ts'
@@ -32,7 +34,7 @@ export function toResponseRun(request: ResponsesRequest, createdAt: number): Res
   const items: InputItem[] =
     typeof request.input === 'string'
       ? [{ type: 'message', role: 'user', content: request.input }]
-      : request.input
+      : withResolvedFiles(request.input)
   const instructions = [
     request.instructions ?? '',
     ...items.flatMap((item, i) => (isInstruction(item) ? [instructionText(item, i)] : [])),
@@ -44,11 +46,21 @@ export function toResponseRun(request: ResponsesRequest, createdAt: number): Res
     .filter(({ item }) => !isInstruction(item) && item.type !== 'reasoning')
   let split = conversation.length
   while (split > 0 && isUser(conversation[split - 1]?.item)) split -= 1
-  const prompt = promptOf(conversation.slice(split).map(({ item }) => item as Message))
+  const trailing = conversation.slice(split).map(({ item }) => item as Message)
+  // The documents of the turn's messages go just before it, in a message of their own: a turn's
+  // input holds text and images.
+  const documents = seededHistory(trailing).flatMap((m) =>
+    m.role === 'user' ? (m.files ?? []) : [],
+  )
+  const prompt =
+    promptOf(trailing) ??
+    (documents.length > 0 ? `Attached: ${documents.map((d) => d.filename).join(', ')}` : undefined)
   const before = conversation.slice(0, split).map(({ item }) => item)
+  const attached: HistoryMessage[] =
+    documents.length > 0 ? [{ role: 'user', content: '', files: documents as [UserFile] }] : []
   return {
     config: configOf(request, instructions, createdAt),
-    history: seededHistory(before),
+    history: [...seededHistory(before), ...attached],
     ...(prompt === undefined ? {} : { input: prompt }),
     ...(before.some((item) => item.type === 'compaction') ? { compacted: true as const } : {}),
   }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { parseStoredBlob } from './stored-blob.ts'
 import { ImageDetailSchema, type UserImage } from './turn-input.ts'
 
 /**
@@ -69,22 +70,5 @@ export function dataUrlOf(image: StoredImage): string {
 
 /** Reads a stored image: corrupt_data when it is not one, unsupported_version when newer. */
 export function parseStoredImage(text: string, sha256: string): StoredImage {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (cause) {
-    throw new TurnlineError('corrupt_data', `image ${sha256.slice(0, 16)} is not JSON`, { cause })
-  }
-  const version = (value as { version?: unknown } | null)?.version
-  if (typeof version === 'number' && version > STORED_IMAGE_VERSION) {
-    throw new TurnlineError(
-      'unsupported_version',
-      `image ${sha256.slice(0, 16)} has version ${version}; this build reads ${STORED_IMAGE_VERSION}`,
-    )
-  }
-  const parsed = StoredImageSchema.safeParse(value)
-  if (!parsed.success || parsed.data.sha256 !== sha256) {
-    throw new TurnlineError('corrupt_data', `image ${sha256.slice(0, 16)} is not a stored image`)
-  }
-  return parsed.data
+  return parseStoredBlob(text, sha256, 'image', STORED_IMAGE_VERSION, StoredImageSchema)
 }

@@ -22,6 +22,7 @@ import {
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './output-artifacts.ts'
+import { hasFiles, SessionFiles } from './session-files.ts'
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
@@ -36,10 +37,13 @@ type AnyImage = UserImage | StoredUserImage
  * checkpoint that carries the transcript: a `data:` image is stored when the batch that first
  * holds it is committed (`stashMessages`, `stashInput`), and named there by reference; it is
  * loaded again for each model request (`loadMessages`), for a fork or a response seeded with the
- * transcript, and for the turns listing (`loadInput`). `https:` images stay URLs.
+ * transcript, and for the turns listing (`loadInput`). `https:` images stay URLs. The messages'
+ * documents (`files`) go the same way, through session-files.ts.
  */
 export class SessionImages {
   private readonly folder: string
+  /** The messages' documents (`files`), stored and loaded alongside their images. */
+  private readonly files: SessionFiles
   /** Loaded images by SHA-256, for the requests of one invocation. */
   private readonly loaded = new Map<string, Promise<string>>()
 
@@ -49,6 +53,7 @@ export class SessionImages {
     sessionRoot: string,
   ) {
     this.folder = `${sessionRoot}images/`
+    this.files = new SessionFiles(store, sessionRoot)
   }
 
   /** Stores a `data:` image (create-only; the same bytes are one object); undefined for a URL. */
@@ -71,12 +76,14 @@ export class SessionImages {
 
   /** The messages with their `data:` images stored and named by reference. */
   async stashMessages(messages: HistoryMessage[]): Promise<HistoryMessage[]> {
-    if (!messages.some(hasInline)) return messages
+    if (!messages.some((m) => hasInline(m) || hasFiles(m, 'inline'))) return messages
     return Promise.all(
       messages.map(async (message) => {
-        if (message.role !== 'user' || !message.images) return message
-        const images = await Promise.all(message.images.map((image) => this.stashImage(image)))
-        return { ...message, images: images as [AnyImage, ...AnyImage[]] }
+        if (message.role !== 'user') return message
+        const filed = await this.files.stash(message)
+        if (!filed.images) return filed
+        const images = await Promise.all(filed.images.map((image) => this.stashImage(image)))
+        return { ...filed, images: images as [AnyImage, ...AnyImage[]] }
       }),
     )
   }
@@ -110,14 +117,14 @@ export class SessionImages {
 
   /** The messages with their stored images loaded back as `data:` URLs. */
   async loadMessages(messages: HistoryMessage[]): Promise<HistoryMessage[]> {
-    if (!messages.some(hasStored)) return messages
+    if (!messages.some((m) => hasStored(m) || hasFiles(m, 'stored'))) return messages
     return Promise.all(
       messages.map(async (message) => {
-        if (message.role !== 'user' || !message.images?.some((image) => 'sha256' in image)) {
-          return message
-        }
-        const images = await Promise.all(message.images.map((image) => this.loadImage(image)))
-        return { ...message, images: images as [UserImage, ...UserImage[]] }
+        if (message.role !== 'user') return message
+        const filed = await this.files.load(message)
+        if (!filed.images?.some((image) => 'sha256' in image)) return filed
+        const images = await Promise.all(filed.images.map((image) => this.loadImage(image)))
+        return { ...filed, images: images as [UserImage, ...UserImage[]] }
       }),
     )
   }

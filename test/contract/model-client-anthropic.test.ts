@@ -99,6 +99,30 @@ describe('Anthropic adapter against the mock Messages API', () => {
     })
   })
 
+  it('sends the documents of a user message as base64 document blocks after its text', async () => {
+    mock.enqueue({ text: 'Quarterly report' })
+    const data = Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64')
+    await run(
+      request([
+        system,
+        {
+          role: 'user',
+          content: 'Title?',
+          files: [{ filename: 'report.pdf', media_type: 'application/pdf', data }],
+        },
+      ]),
+    )
+    const messages = mock.requests[0]?.body.messages as { content: unknown }[]
+    expect(messages.at(-1)?.content).toEqual([
+      { type: 'text', text: 'Title?' },
+      {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data },
+        title: 'report.pdf',
+      },
+    ])
+  })
+
   it('round-trips signed thinking through a tool loop, and the next request reads the cache', async () => {
     mock.enqueue(
       {

@@ -186,6 +186,37 @@ describe('the compliance suite scenarios against npm start', () => {
     completedWithOutput(await respond({ model: MODEL, input }))
   })
 
+  it('file-input', async () => {
+    // A small PDF as base64 file_data with its filename, as the suite sends it.
+    const pdf = Buffer.from(
+      '%PDF-1.1\n1 0 obj << /Type /Catalog >> endobj\n(Title: Compliance File Input Fixture)\n%%EOF',
+    ).toString('base64')
+    const input = [
+      user([
+        { type: 'input_text', text: 'Read the attached file and answer with its title only.' },
+        {
+          type: 'input_file',
+          filename: 'compliance-fixture.pdf',
+          file_data: `data:application/pdf;base64,${pdf}`,
+        },
+      ]),
+    ]
+    completedWithOutput(await respond({ model: MODEL, input }))
+    const sent = mock.requests.at(-1)?.body.messages as Json[]
+    expect(sent).toContainEqual({
+      role: 'user',
+      content: [
+        {
+          type: 'file',
+          file: {
+            filename: 'compliance-fixture.pdf',
+            file_data: `data:application/pdf;base64,${pdf}`,
+          },
+        },
+      ],
+    })
+  })
+
   it('multi-turn', async () => {
     const input = [
       user('My name is Alice.'),

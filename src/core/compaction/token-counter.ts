@@ -286,9 +286,14 @@ function keyOf(message: HistoryMessage): string | undefined {
   return chars > MAX_HASHED_CHARS ? undefined : contentKey(message)
 }
 
-/** Tokens a message costs beyond its texts: its tool calls' framing, or its images. */
+/**
+ * Tokens a message costs beyond its texts: its tool calls' framing, or its images and documents
+ * (a PDF page costs about an image; its pages are not counted here, so each counts as one).
+ */
 function toolCallOverhead(message: HistoryMessage): number {
-  if (message.role === 'user') return IMAGE_TOKENS * (message.images?.length ?? 0)
+  if (message.role === 'user') {
+    return IMAGE_TOKENS * ((message.images?.length ?? 0) + (message.files?.length ?? 0))
+  }
   if (message.role !== 'assistant') return 0
   return TOOL_CALL_OVERHEAD_TOKENS * (message.tool_calls?.length ?? 0)
 }

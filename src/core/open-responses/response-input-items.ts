@@ -3,6 +3,7 @@ import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ListedContent, ListedInputItem } from '../../contract/open-responses-input-items.ts'
 import { responseRecordOf } from '../../contract/open-responses-record.ts'
+import { fileDataUrl } from '../../contract/stored-file.ts'
 import { splitTurnInput, type TurnInput } from '../../contract/turn-input.ts'
 import { readBatches } from '../../store/rehydrate.ts'
 import { SessionImages } from '../../store/session-images.ts'
@@ -104,6 +105,11 @@ export function userContent(message: Extract<HistoryMessage, { role: 'user' }>):
   for (const image of message.images ?? []) {
     if ('url' in image) {
       content.push({ type: 'input_image', image_url: image.url, detail: image.detail ?? 'auto' })
+    }
+  }
+  for (const file of message.files ?? []) {
+    if ('data' in file) {
+      content.push({ type: 'input_file', filename: file.filename, file_data: fileDataUrl(file) })
     }
   }
   return content
