@@ -42,9 +42,9 @@ export async function telemetryOf(
   }
   const log = options.log ?? ((entry) => console.warn(JSON.stringify(entry)))
   notices.push(
-    `telemetry: ${[settings.traces && `traces to ${settings.traces.url}`, settings.metrics && `metrics to ${settings.metrics.url}`].filter(Boolean).join(', ')} (OTLP/HTTP JSON)`,
+    `telemetry: ${[settings.traces && `traces to ${settings.traces.url} (OTLP/HTTP ${settings.traces.protocol === 'http/json' ? 'JSON' : 'protobuf'})`, settings.metrics && `metrics to ${settings.metrics.url} (OTLP/HTTP JSON)`].filter(Boolean).join(', ')}`,
   )
-  const sdk = settings.traces ? await loadOtelSdk() : undefined
+  const sdk = settings.traces ? await loadOtelSdk(settings.traces.protocol) : undefined
   return new OtelTelemetry(settings, storage, fetchImpl, log, sdk)
 }
 

@@ -31,8 +31,11 @@ const keyValues = z.string().transform((value, ctx) => {
   return out
 })
 
-const protocol = z.enum(['http/json'], {
-  error: 'Turnline exports OTLP over HTTP with JSON encoding: set http/json or leave it unset',
+const protocol = z.enum(['http/protobuf', 'http/json'], {
+  error: 'Turnline exports OTLP over HTTP: set http/protobuf or http/json, or leave it unset',
+})
+const metricsProtocol = z.enum(['http/json'], {
+  error: 'Turnline sends metrics as OTLP/HTTP JSON only: set http/json or leave it unset',
 })
 const exporter = z.enum(['otlp', 'none'], { error: 'must be otlp or none' })
 
@@ -47,7 +50,7 @@ export const TelemetryEnvShape = {
   OTEL_EXPORTER_OTLP_TIMEOUT: integer(1, 600_000).default(10_000),
   OTEL_EXPORTER_OTLP_PROTOCOL: protocol.optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol.optional(),
-  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: protocol.optional(),
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: metricsProtocol.optional(),
   OTEL_TRACES_EXPORTER: exporter.optional(),
   OTEL_METRICS_EXPORTER: exporter.optional(),
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).optional(),
@@ -96,7 +99,18 @@ export function otelSettingsOf(env: TelemetryEnv, version: string): OtelSettings
         )
   if (!traces && !metrics) return undefined
   return {
-    ...(traces ? { traces } : {}),
+    ...(traces
+      ? {
+          traces: {
+            ...traces,
+            // The spec's default for OTLP/HTTP; metrics are JSON whatever the general variable says.
+            protocol:
+              env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+              env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+              'http/protobuf',
+          },
+        }
+      : {}),
     ...(metrics ? { metrics } : {}),
     resource: {
       'service.version': version,

@@ -14,12 +14,18 @@ import { backgroundTimer } from './background-timer.ts'
 import { MetricStore } from './metric-store.ts'
 import { type ExportFailureLog, type OtlpEndpoint, OtlpExporter } from './otlp-exporter.ts'
 import { type OtlpKeyValue, otlpAttributes } from './otlp-json.ts'
-import { type BatchLimits, type OtelSdk, type SamplerConfig, SdkTracing } from './sdk-tracing.ts'
+import {
+  type BatchLimits,
+  type OtelSdk,
+  type SamplerConfig,
+  SdkTracing,
+  type TracesEndpoint,
+} from './sdk-tracing.ts'
 
 /** What the OTEL_* variables configure (functions/telemetry-env.ts reads them). */
 export interface OtelSettings {
   /** Absent: no traces (OTEL_TRACES_EXPORTER=none). */
-  traces?: OtlpEndpoint
+  traces?: TracesEndpoint
   /** Absent: no metrics (OTEL_METRICS_EXPORTER=none). */
   metrics?: OtlpEndpoint
   resource: TelemetryAttributes

@@ -32,8 +32,16 @@ export interface BatchLimits {
   maxExportBatchSize: number
 }
 
+/** The encodings of OTLP/HTTP (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL); protobuf is the spec's default. */
+export type TraceProtocol = 'http/protobuf' | 'http/json'
+
+/** Where spans go, and in which encoding. */
+export interface TracesEndpoint extends OtlpEndpoint {
+  protocol: TraceProtocol
+}
+
 export interface TracingSettings {
-  endpoint: OtlpEndpoint
+  endpoint: TracesEndpoint
   resource: TelemetryAttributes
   sampler: SamplerConfig
   batch: BatchLimits
@@ -48,16 +56,21 @@ export interface TracingSettings {
 export interface OtelSdk {
   api: typeof import('@opentelemetry/api')
   core: typeof import('@opentelemetry/core')
-  exporter: typeof import('@opentelemetry/exporter-trace-otlp-http')
+  /** The official exporter of the configured encoding (only that one is imported). */
+  exporter:
+    | typeof import('@opentelemetry/exporter-trace-otlp-proto')
+    | typeof import('@opentelemetry/exporter-trace-otlp-http')
   resources: typeof import('@opentelemetry/resources')
   base: typeof import('@opentelemetry/sdk-trace-base')
 }
 
-export async function loadOtelSdk(): Promise<OtelSdk> {
+export async function loadOtelSdk(protocol: TraceProtocol = 'http/protobuf'): Promise<OtelSdk> {
   const [api, core, exporter, resources, base] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/core'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-base'),
   ])
@@ -66,8 +79,9 @@ export async function loadOtelSdk(): Promise<OtelSdk> {
 
 /**
  * Spans on the OpenTelemetry SDK (`@opentelemetry/sdk-trace-base`): its tracer, samplers and
- * batch span processor, and the OTLP/HTTP JSON exporter (`@opentelemetry/exporter-trace-otlp-http`:
- * Node's `http` on Node and Lambda and Deno, `fetch` in its Web build on workerd). Nothing is
+ * batch span processor, and an official OTLP/HTTP exporter — protobuf
+ * (`@opentelemetry/exporter-trace-otlp-proto`) or JSON (`…-otlp-http`), each on Node's `http` on
+ * Node and Lambda and Deno, and on `fetch` in its Web build on workerd. Nothing is
  * registered globally: the current context is the caller's business (an async context), so
  * another OpenTelemetry user in the same process is left alone.
  */

@@ -10,7 +10,7 @@ import { until } from '../support/until.ts'
 
 /**
  * OpenTelemetry end to end: `npm start` with the standard OTEL_* variables pointed at a real
- * OTLP/HTTP receiver. A turn with a tool call, started with the caller's `traceparent`, arrives
+ * OTLP/HTTP receiver, traces in the default protobuf encoding. A turn with a tool call, started with the caller's `traceparent`, arrives
  * as one trace under the caller's span (test/support/turn-trace.ts has what it must hold; the
  * workerd test checks the same), and the metrics arrive.
  */
@@ -52,7 +52,14 @@ afterAll(async () => {
 
 describe('OpenTelemetry through npm start', () => {
   it('exports a turn with a tool call as one trace under the caller span, with GenAI attributes', async () => {
-    await runTracedTurn(url, { mock, otlp, tool, serviceName: 'turnline-telemetry-test' })
+    // No OTEL_EXPORTER_OTLP_PROTOCOL: the spec's default, http/protobuf.
+    await runTracedTurn(url, {
+      mock,
+      otlp,
+      tool,
+      serviceName: 'turnline-telemetry-test',
+      encoding: 'protobuf',
+    })
   })
 
   it('exports the token, model-duration, turn and request metrics', async () => {

@@ -16,7 +16,12 @@ import { until } from '../support/until.ts'
 export function telemetryScenario(
   name: string,
   start: (vars: Record<string, string>) => Promise<RuntimeProcess>,
-  expected: { sdkLanguage: 'webjs' | 'nodejs'; flushEachRequest: boolean },
+  expected: {
+    sdkLanguage: 'webjs' | 'nodejs'
+    flushEachRequest: boolean
+    /** The trace encoding: protobuf is the default, JSON is asked for. */
+    encoding: 'protobuf' | 'json'
+  },
 ): void {
   describe(`OpenTelemetry in ${name}`, () => {
     let mock: MockOpenAI
@@ -38,6 +43,9 @@ export function telemetryScenario(
         OTEL_SERVICE_NAME: `turnline-${name}-test`,
         OTEL_BSP_SCHEDULE_DELAY: expected.flushEachRequest ? '3600000' : '50',
         OTEL_METRIC_EXPORT_INTERVAL: expected.flushEachRequest ? '3600000' : '100',
+        ...(expected.encoding === 'json'
+          ? { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }
+          : {}),
       })
     }, 90_000)
 
@@ -54,6 +62,7 @@ export function telemetryScenario(
         otlp,
         tool,
         serviceName: `turnline-${name}-test`,
+        encoding: expected.encoding,
       }).catch((error: unknown) => {
         throw new Error(`${error}\n--- ${name} output ---\n${runtime.output()}`)
       })

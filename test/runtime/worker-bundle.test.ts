@@ -59,12 +59,16 @@ describe('Worker bundle', () => {
     expect(inputs).toContain('functions/entries/worker.ts')
   })
 
-  it('has the OpenTelemetry SDK with the Web (fetch) build of the OTLP exporter, not Node http', () => {
-    expect(inputs).toContain(
-      'node_modules/@opentelemetry/exporter-trace-otlp-http/build/esm/platform/browser/OTLPTraceExporter.js',
-    )
+  it('has the OpenTelemetry SDK with the Web (fetch) builds of the OTLP exporters, not Node http', () => {
+    for (const encoding of ['http', 'proto']) {
+      expect(inputs).toContain(
+        `node_modules/@opentelemetry/exporter-trace-otlp-${encoding}/build/esm/platform/browser/OTLPTraceExporter.js`,
+      )
+    }
     expect(inputs.filter((path) => path.includes('@opentelemetry/sdk-trace/'))).not.toEqual([])
     expect(inputs.filter((path) => /otel.*node-http|platform\/node\//.test(path))).toEqual([])
+    // The tests' protobuf decoder (a second otlp-transformer) and protobufjs stay out.
+    expect(inputs.filter((path) => /otlp-transformer-0216|protobufjs/.test(path))).toEqual([])
   })
 
   it('counts with gpt-tokenizer, its rank tables text beside the bundle, not compiled in it', () => {

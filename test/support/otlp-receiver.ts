@@ -1,11 +1,14 @@
 import { Hono } from 'hono'
 import * as z from 'zod'
 import { serveApp } from './http-server.ts'
+import { decodeProtobufTraceRequest } from './otlp-proto-decode.ts'
 
 /**
- * A real OTLP/HTTP receiver (JSON encoding, as a collector's `otlphttp` receiver takes it):
- * `POST /v1/traces` and `POST /v1/metrics`, each request checked against the OTLP JSON shape
- * and kept decoded — spans with their attributes as plain values, metrics by name.
+ * A real OTLP/HTTP receiver (as a collector's `otlphttp` receiver takes it): `POST /v1/traces`
+ * in protobuf (decoded with the OpenTelemetry definitions, otlp-proto-decode.ts) or JSON, and
+ * `POST /v1/metrics` in JSON, each request checked against the OTLP JSON shape and kept decoded
+ * — spans with their attributes as plain values, metrics by name — with the encoding each trace
+ * export came in.
  */
 const AnyValue: z.ZodType<unknown> = z.lazy(() =>
   z.union([
@@ -95,6 +98,8 @@ export interface OtlpReceiver {
   /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT. */
   url: string
   spans: ReceivedSpan[]
+  /** The encoding of each trace export request, in arrival order. */
+  traceEncodings: ('protobuf' | 'json')[]
   /** The latest export of each metric (cumulative: the latest holds everything). */
   metrics: Map<string, ReceivedMetric>
   /** Requests whose body was not valid OTLP JSON (a test fails on any). */
@@ -106,13 +111,26 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
   const metrics = new Map<string, ReceivedMetric>()
   const rejected: string[] = []
+  const traceEncodings: ('protobuf' | 'json')[] = []
   const app = new Hono()
   app.post('/v1/traces', async (c) => {
-    const parsed = TraceRequest.safeParse(await c.req.json())
-    if (!parsed.success || c.req.header('content-type') !== 'application/json') {
-      rejected.push(`traces: ${parsed.error?.message ?? c.req.header('content-type')}`)
+    const type = c.req.header('content-type')
+    const encoding =
+      type === 'application/x-protobuf' ? 'protobuf' : type === 'application/json' ? 'json' : null
+    if (encoding === null) {
+      rejected.push(`traces: content-type ${type}`)
+      return c.json({}, 415)
+    }
+    const body =
+      encoding === 'json'
+        ? await c.req.json()
+        : decodeProtobufTraceRequest(new Uint8Array(await c.req.arrayBuffer()))
+    const parsed = TraceRequest.safeParse(body)
+    if (!parsed.success) {
+      rejected.push(`traces (${encoding}): ${parsed.error.message}`)
       return c.json({}, 400)
     }
+    traceEncodings.push(encoding)
     for (const rs of parsed.data.resourceSpans) {
       for (const ss of rs.scopeSpans) {
         for (const span of ss.spans) {
@@ -136,5 +154,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     return c.json({})
   })
   const server = await serveApp(app)
-  return { url: server.url, spans, metrics, rejected, close: () => server.close() }
+  return {
+    url: server.url,
+    spans,
+    traceEncodings,
+    metrics,
+    rejected,
+    close: () => server.close(),
+  }
 }

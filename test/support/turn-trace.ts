@@ -47,7 +47,14 @@ function enqueueToolTurn(mock: MockOpenAI): void {
  */
 export async function runTracedTurn(
   baseUrl: string,
-  parts: { mock: MockOpenAI; otlp: OtlpReceiver; tool: TracedTool; serviceName: string },
+  parts: {
+    mock: MockOpenAI
+    otlp: OtlpReceiver
+    tool: TracedTool
+    serviceName: string
+    /** The OTLP/HTTP encoding every trace export must have come in. */
+    encoding: 'protobuf' | 'json'
+  },
 ): Promise<void> {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${baseUrl}${path}`, {
@@ -75,6 +82,7 @@ export async function runTracedTurn(
     modelPort: Number(new URL(parts.mock.baseURL).port),
     toolHeaders: parts.tool.headers,
   })
+  expect(new Set(parts.otlp.traceEncodings)).toEqual(new Set([parts.encoding]))
 }
 
 const named = (spans: ReceivedSpan[], name: string) => spans.filter((span) => span.name === name)

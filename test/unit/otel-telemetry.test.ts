@@ -24,7 +24,12 @@ beforeEach(() => {
 function telemetry(overrides: Partial<OtelSettings> = {}) {
   return new OtelTelemetry(
     {
-      traces: { url: `${otlp.url}/v1/traces`, headers: {}, timeoutMs: 5000 },
+      traces: {
+        url: `${otlp.url}/v1/traces`,
+        headers: {},
+        timeoutMs: 5000,
+        protocol: 'http/protobuf',
+      },
       resource: { 'service.name': 'unit' },
       sampler: { name: 'parentbased_always_on', ratio: 1 },
       batch: { scheduleDelayMs: 60_000, maxQueueSize: 100, maxExportBatchSize: 50 },
@@ -94,6 +99,7 @@ describe('OpenTelemetry configuration', () => {
       url: 'http://collector:4318/v1/traces',
       headers: { 'x-api-key': 'a b', team: 't' },
       timeoutMs: 10_000,
+      protocol: 'http/protobuf',
     })
     expect(settings?.metrics?.url).toBe('http://metrics:9000/custom')
     expect(settings?.resource).toMatchObject({
@@ -107,6 +113,27 @@ describe('OpenTelemetry configuration', () => {
     )
     expect(noTraces?.traces).toBeUndefined()
     expect(noTraces?.metrics?.url).toBe('http://c:4318/v1/metrics')
+  })
+
+  it('sends traces as protobuf unless JSON is asked for, and metrics as JSON', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }
+    const json = otelSettingsOf(
+      parseEnv({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }),
+      '0',
+    )
+    expect(json?.traces?.protocol).toBe('http/json')
+    const own = otelSettingsOf(
+      parseEnv({
+        ...endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+      '0',
+    )
+    expect(own?.traces?.protocol).toBe('http/protobuf')
+    expect(() =>
+      parseEnv({ ...endpoint, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf' }),
+    ).toThrow(ConfigError)
   })
 
   it('refuses an encoding it does not send rather than failing every export', () => {
