@@ -1,3 +1,4 @@
+import { normalise } from './conformance-normalise.ts'
 import type { MockRequest, MockStep } from './mock-openai.ts'
 
 /**
@@ -8,10 +9,23 @@ import type { MockRequest, MockStep } from './mock-openai.ts'
  * A user message may carry a directive, `[[tool NAME ARGS]]` (ARGS verbatim, malformed JSON
  * included: several directives make several calls in one answer); the model then calls those
  * tools. After tool results, or without a directive, it answers in text naming how many
- * messages it saw and the start of the last one. Usage is left to the mock (estimated from the
- * request's length), the same for the same request.
+ * messages it saw and the start of the last one. Usage is estimated from the length of the
+ * request as the run compares it (ids and timestamps normalised), so it is the same for requests
+ * the run counts as the same: a compaction archive made in the same second as another is named
+ * with a `-2`, which the comparison normalises but which would change a length estimated from the
+ * raw request.
  */
 export function conformanceAnswer(request: MockRequest): MockStep {
+  const step = answerOf(request)
+  const output =
+    (step.text ?? '') + (step.toolCalls ?? []).map((t) => t.name + t.arguments).join('')
+  const input = JSON.stringify(normalise(request.body))
+  return { ...step, usage: { input_tokens: tokens(input), output_tokens: tokens(output) } }
+}
+
+const tokens = (text: string) => Math.ceil(text.length / 4)
+
+function answerOf(request: MockRequest): MockStep {
   const messages = (request.body.messages ?? []) as ChatMessage[]
   const last = messages.at(-1)
   const text = last === undefined ? '' : contentText(last)
