@@ -11,7 +11,12 @@ import type { AwsCredentialIdentity, Provider } from '@smithy/types'
 export function awsCredentialChain(): Provider<AwsCredentialIdentity> {
   let chain: Promise<Provider<AwsCredentialIdentity>> | undefined
   return async () => {
-    chain ??= import('@aws-sdk/credential-provider-node').then((sdk) => sdk.defaultProvider())
+    chain ??= import('@aws-sdk/credential-provider-node').then((sdk) => {
+      // The Lambda bundle puts this CommonJS package in a chunk of its own whose only export is
+      // `default` (its module.exports); Node's own loader also gives that `default`.
+      const { defaultProvider } = (sdk as unknown as { default?: typeof sdk }).default ?? sdk
+      return defaultProvider()
+    })
     return (await chain)()
   }
 }
