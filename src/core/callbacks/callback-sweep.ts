@@ -1,4 +1,4 @@
-import { parseBatch } from '../../contract/batch.ts'
+import { parseStoredBatch } from '../../contract/batch-encoding.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 import { callbackNotices } from './callback-notices.ts'
@@ -35,7 +35,7 @@ async function recover(
     await ctx.outbox.dropMarker(entry.key)
     return undefined
   }
-  const batch = parseBatch(object.body)
+  const batch = await parseStoredBatch(object.body)
   const drafts = callbackNotices(
     {
       sessionId: entry.ref.sessionId,
