@@ -4,7 +4,7 @@ import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import type { DeliveryView } from '../../src/contract/callback-delivery.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
 import { echoTool } from '../support/engine-deps.ts'
-import { startHookReceiver } from '../support/hook-receiver.ts'
+import { type HookReply, startHookReceiver } from '../support/hook-receiver.ts'
 import { jsonCalls } from '../support/json-calls.ts'
 import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
@@ -12,6 +12,7 @@ import { refusedCallbackDestinations } from '../support/refused-destinations.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startDeno } from '../support/runtimes.ts'
 import { startHttpTarget } from '../support/sandbox-commands.ts'
+import { startTlsTarget } from '../support/tls-target.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
@@ -33,6 +34,8 @@ let tools: Awaited<ReturnType<typeof startToolReceiver>>
 let otherTools: Awaited<ReturnType<typeof startToolReceiver>>
 /** On every interface: which address a call reached shows (`checked.example` is 127.0.0.2). */
 let everywhere: Awaited<ReturnType<typeof startHttpTarget>>
+/** HTTPS with a certificate for `tls.example` that nothing trusts. */
+let untrusted: Awaited<ReturnType<typeof startTlsTarget>>
 let deno: RuntimeProcess
 
 beforeAll(async () => {
@@ -43,9 +46,11 @@ beforeAll(async () => {
   tools = await startToolReceiver(secret)
   otherTools = await startToolReceiver(secret)
   everywhere = await startHttpTarget('reached the checked address', '0.0.0.0')
+  untrusted = await startTlsTarget('tls.example')
   dns = await startTestDns({
     'rebound.example': ['127.0.0.1'],
     'tools.example': ['127.0.0.1'],
+    'tls.example': ['127.0.0.1'],
     // Only the test DNS knows these names: a second lookup by the system would find nothing.
     'checked.example': ['127.0.0.2'],
   })
@@ -60,11 +65,12 @@ beforeAll(async () => {
     TURNLINE_TOOL_ALLOWED_HOSTS: '*',
     TURNLINE_CALLBACK_ALLOW_HTTP: '1',
     // Exactly these loopback destinations are the operator's to allow; the rest stays refused.
-    TURNLINE_EGRESS_ALLOW: `${receiver.host},tools.example:${toolPort},127.0.0.2:${everywhere.port}`,
+    TURNLINE_EGRESS_ALLOW: `${receiver.host},tools.example:${toolPort},127.0.0.2:${everywhere.port},tls.example:${untrusted.port}`,
     TURNLINE_EGRESS_DNS: dns.address,
     TURNLINE_CALLBACK_RETRY_FIRST_MS: '50',
     TURNLINE_CALLBACK_RETRY_MAX_MS: '200',
     TURNLINE_CALLBACK_SWEEP_MS: '200',
+    TURNLINE_CALLBACK_TIMEOUT_MS: '3000',
   })
 }, 60_000)
 
@@ -72,7 +78,8 @@ afterAll(async () => {
   await deno?.stop()
   await mock?.close()
   await dns?.close()
-  for (const server of [receiver, other, tools, otherTools, everywhere]) await server?.close()
+  for (const server of [receiver, other, tools, otherTools, everywhere, untrusted])
+    await server?.close()
 })
 
 const { call } = jsonCalls(() => deno.url, { authorization: `Bearer ${KEY}` })
@@ -112,6 +119,41 @@ describe('Deno with API keys: completion callbacks', () => {
       { timeout: 60_000, interval: 100 },
     )
     expect(delivered?.attempts.at(-1)?.status_code).toBe(200)
+  }, 150_000)
+
+  it('retries a receiver that drops, times out and answers 500 first: one accepted delivery', async () => {
+    const session = await sessionWith({ callback: { url: receiver.url('/hooks/retried') } })
+    const replies: HookReply[] = [
+      { destroy: true },
+      { hold: new Promise(() => {}) },
+      { status: 500 },
+    ]
+    const answers: number[] = []
+    receiver.setReply((hook) => {
+      if ((hook.body.data as { session_id?: string })?.session_id !== session) return {}
+      const reply = replies[answers.length] ?? {}
+      answers.push(reply.destroy || reply.hold ? 0 : (reply.status ?? 200))
+      return reply
+    })
+    mock.enqueue({ text: 'retried on deno' })
+    expect((await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' })).status).toBe(200)
+    const [delivered] = await vi.waitUntil(
+      async () => {
+        const list = await deliveries(session)
+        return list[0]?.state === 'delivered' ? list : undefined
+      },
+      { timeout: 90_000, interval: 100 },
+    )
+    const attempts = delivered?.attempts ?? []
+    expect(attempts).toHaveLength(4)
+    expect(attempts[0]?.status_code).toBeUndefined()
+    expect(attempts[1]?.error).toBe('no answer within 3000 ms')
+    expect(attempts.slice(2).map((a) => a.status_code)).toEqual([500, 200])
+    const hooks = receiver.received.filter((hook) => hook.path === '/hooks/retried')
+    expect(hooks).toHaveLength(4)
+    expect(new Set(hooks.map((hook) => hook.headers['webhook-id'])).size).toBe(1)
+    expect(hooks.every((hook) => hook.signatureValid)).toBe(true)
+    expect(answers.filter((status) => status === 200)).toHaveLength(1)
   }, 150_000)
 
   it('refuses loopback, link-local, private and rebinding destinations, and says why', async () => {
@@ -171,6 +213,14 @@ describe('Deno with API keys and TURNLINE_TOOL_ALLOWED_HOSTS=*: HTTP tools and M
       'reached the checked address',
     )
     expect(everywhere.reachedAt()).toEqual(['127.0.0.2'])
+  })
+
+  it('keeps the name for TLS: SNI names it, and a certificate nothing vouches for is refused', async () => {
+    const output = await callTool(`https://tls.example:${untrusted.port}/tool`)
+    expect(output).toMatch(/could not be reached/)
+    // The handshake reached the checked address asking for the URL's name; no request followed.
+    expect(untrusted.serverNames()).toEqual(['tls.example'])
+    expect(untrusted.requests()).toBe(0)
   })
 
   it('refuses a tool at loopback, link-local or a name that resolves to loopback', async () => {
