@@ -17,7 +17,7 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * `deno serve` with API keys (multi-tenant) checks every address a tenant directs a call to, as
- * `npm start` does: completion callbacks and HTTP tools go through the address-checked fetch
+ * `npm start` does: completion callbacks, HTTP tools, HTTP hooks and MCP servers go through the address-checked fetch
  * (adapters/egress/deno-egress-host.ts with the undici connector of checked-fetch.ts), which
  * resolves the name (here through a real DNS server, TURNLINE_EGRESS_DNS), refuses loopback,
  * link-local, private and unique-local addresses and names that resolve to them, and connects
@@ -237,6 +237,27 @@ describe('Deno with API keys and TURNLINE_TOOL_ALLOWED_HOSTS=*: HTTP tools and M
       [`http://10.0.0.7:${port}/tool`, /refused: 10\.0\.0\.7 is a private network address/],
     ]
     for (const [url, reason] of targets) expect(await callTool(url)).toMatch(reason)
+    expect(otherTools.calls).toHaveLength(0)
+  })
+
+  it('sends an HTTP hook to an allowed name, and refuses one at a name that resolves to loopback', async () => {
+    const stopHook = (url: string) => ({ hooks: [{ event: 'stop', type: 'http', url }] })
+    const before = tools.calls.length
+    const reached = await sessionWith(
+      stopHook(`http://tools.example:${new URL(tools.url).port}/hook`),
+    )
+    mock.enqueue({ text: 'nothing to do' })
+    const first = await call('POST', `/v1/sessions/${reached}/turns`, { input: 'hello' })
+    expect(first.status, first.text).toBe(200)
+    expect(first.text).not.toMatch(/refused/)
+    expect(tools.calls.slice(before).map((c) => c.signatureValid)).toEqual([true])
+
+    const refused = await sessionWith(
+      stopHook(`http://rebound.example:${new URL(otherTools.url).port}/hook`),
+    )
+    mock.enqueue({ text: 'nothing to do' })
+    const second = await call('POST', `/v1/sessions/${refused}/turns`, { input: 'hello' })
+    expect(second.text).toMatch(/refused: rebound\.example resolves to 127\.0\.0\.1, a loopback/)
     expect(otherTools.calls).toHaveLength(0)
   })
 
