@@ -17,11 +17,11 @@ import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * `deno serve` with API keys (multi-tenant) checks every address a tenant directs a call to, as
- * `npm start` does: completion callbacks, HTTP tools, HTTP hooks and MCP servers go through the address-checked fetch
- * (adapters/egress/deno-egress-host.ts with the undici connector of checked-fetch.ts), which
- * resolves the name (here through a real DNS server, TURNLINE_EGRESS_DNS), refuses loopback,
- * link-local, private and unique-local addresses and names that resolve to them, and connects
- * to the address it checked. The receivers are on loopback, reachable only because the
+ * `npm start` does: completion callbacks, HTTP tools, HTTP hooks and MCP servers go through the
+ * address-checked fetch (adapters/egress/deno-egress-host.ts with the undici connector of
+ * checked-fetch.ts), which resolves the name (here through a real DNS server,
+ * TURNLINE_EGRESS_DNS), refuses loopback, link-local, private and unique-local addresses and
+ * names that resolve to them, and connects to the address it checked. The receivers are on loopback, reachable only because the
  * operator allows exactly their address (TURNLINE_EGRESS_ALLOW), as the Node tests do.
  */
 const KEY = 'acme-deno-egress-key-0123456789abcdef'
