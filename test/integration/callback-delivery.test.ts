@@ -9,6 +9,7 @@ import { startTestDns, type TestDns } from '../support/dns-server.ts'
 import { type HookReply, type ReceivedHook, startHookReceiver } from '../support/hook-receiver.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { refusedCallbackDestinations } from '../support/refused-destinations.ts'
 
 /**
  * Completion callbacks on `npm start` (multi-tenant: API keys), delivered to a real receiver:
@@ -202,17 +203,7 @@ describe('completion callbacks on npm start', () => {
   it('refuses loopback, link-local, private and rebinding destinations, and says why', async () => {
     other.setReply(() => ({}))
     const port = Number(other.host.split(':')[1])
-    const targets = {
-      [`http://127.0.0.1:${port}/hook`]: /127\.0\.0\.1 is a loopback address/,
-      [`http://[::ffff:127.0.0.1]:${port}/hook`]: /loopback/,
-      'http://169.254.169.254/latest/meta-data': /link-local/,
-      'http://10.1.2.3/hook': /private/,
-      'http://192.168.0.10/hook': /private/,
-      'http://[fd00::1]/hook': /unique local/,
-      'http://100.64.0.1/hook': /carrier-grade NAT/,
-      [`http://rebound.example:${port}/hook`]:
-        /rebound\.example resolves to 127\.0\.0\.1, a loopback/,
-    }
+    const targets = refusedCallbackDestinations(port)
     const sessions: [string, RegExp][] = []
     for (const [target, reason] of Object.entries(targets)) {
       const session = await sessionWithCallback(target)
