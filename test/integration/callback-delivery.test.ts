@@ -2,9 +2,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TurnlineClient } from '../../client/index.ts'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
-import type { DeliveryView } from '../../src/contract/callback-delivery.ts'
+import { eventually, listDeliveries } from '../support/callback-polling.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
 import { type HookReply, type ReceivedHook, startHookReceiver } from '../support/hook-receiver.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
@@ -66,22 +65,8 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, json: () => JSON.parse(text) as Record<string, unknown> }
 }
 
-/** Polls `probe` (which may call the server) until it answers something. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const found = await probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 /** Through the typed client, which validates the answer with the contract's schema. */
-async function deliveries(session: string): Promise<DeliveryView[]> {
-  const client = new TurnlineClient({ baseUrl: url, apiKey: KEY })
-  return (await client.listDeliveries(session)).deliveries as DeliveryView[]
-}
+const deliveries = (session: string) => listDeliveries(url, KEY, session)
 
 async function sessionWithCallback(callbackUrl: string): Promise<string> {
   const created = await call('POST', '/v1/sessions', { callback: { url: callbackUrl } })
