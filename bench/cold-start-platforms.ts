@@ -7,25 +7,27 @@
  *   node (npm start)   `node infra/start.mjs` (sources through tsx; embedded runner, fs store)
  *   node (built)       `node dist/node/server.mjs` (run `npm run build` first)
  *   deno               `deno serve … functions/entries/deno.ts` (fs store, no runner)
+ *   workerd            bare `workerd serve` on the Worker bundle `wrangler deploy` would upload
+ *                      (sessions in the isolate's memory: no S3 or Upstash to wait for; bindings
+ *                      as text, fetches allowed to this machine's mock and receiver)
  *   trivial (node)     bench/support/trivial/hono-node.ts through tsx, as `npm start` loads code
  *   trivial (node)     bench/support/trivial/hono-node.mjs on plain node, the built server's floor
  *   trivial (deno)     `deno serve bench/support/trivial/hono-app.ts`
+ *   trivial (workerd)  bench/support/trivial/hono-app.ts bundled by esbuild, on bare workerd
  *
- * workerd is measured by bench/cold-start.ts (spawn → first /healthz, against a trivial
- * Worker): a turn there needs S3 and Upstash, which a cold start on workerd would mostly wait
- * for. Figures, not pass/fail.
+ * Figures, not pass/fail.
  *
  * Each target's CPU time up to its first answered turn is read from /proc over its process tree
  * (the server, the embedded runner and what they launched) just after that answer.
  *
- *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno]
+ *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno,workerd]
  *                                         [--built dist/node/server.mjs,/tmp/before/node/server.mjs]
  *
  * `--built` lists built servers to start (several: an A/B of two builds, e.g. one made with
  * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -35,11 +37,18 @@ import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { median } from './support/stats.ts'
 import { MODEL, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
 import { httpClientVariant } from './support/turnline-variants.ts'
+import {
+  compatibility,
+  trivialWorker,
+  workerBundle,
+  workerdBin,
+  workerdConfig,
+} from './support/workerd-bundle.ts'
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'node,built,deno' },
+    only: { type: 'string', default: 'node,built,deno,workerd' },
     built: { type: 'string', default: 'dist/node/server.mjs' },
   },
 })
@@ -50,14 +59,17 @@ const peers = await startPeerProcesses(true)
 const root = await mkdtemp(join(tmpdir(), 'cold-start-'))
 await chmod(root, 0o711)
 
+interface Command {
+  file: string
+  args: string[]
+  env: Record<string, string>
+}
+
 interface Target {
   name: string
-  runtime: 'node' | 'node-plain' | 'deno'
+  runtime: 'node' | 'node-plain' | 'deno' | 'workerd'
   trivial: boolean
-  command: (
-    port: number,
-    dir: string,
-  ) => { file: string; args: string[]; env: Record<string, string> }
+  command: (port: number, dir: string) => Command | Promise<Command>
 }
 
 const turnlineEnv = (port: number, dir: string) => ({
@@ -81,6 +93,56 @@ const denoServe = (port: number, module: string, extra: string[]) => [
   ...extra,
   module,
 ]
+
+/** The Worker bundle and the trivial Worker, built once when workerd is measured. */
+async function workerdTargets(): Promise<Target[]> {
+  const [bundle, trivial, compat] = await Promise.all([
+    workerBundle(join(root, 'worker'), true),
+    trivialWorker(join(root, 'trivial-worker.js')),
+    compatibility(),
+  ])
+  const serve =
+    (
+      moduleFile: string,
+      texts: string[],
+      vars: (port: number, dir: string) => Record<string, string>,
+    ) =>
+    async (port: number, dir: string): Promise<Command> => {
+      await mkdir(dir, { recursive: true })
+      const worker = { moduleFile, texts, compatibility: compat }
+      const config = await workerdConfig({
+        ...worker,
+        dir,
+        port,
+        vars: vars(port, dir),
+        localOutbound: true,
+      })
+      return { file: workerdBin, args: ['serve', config], env: turnlineEnv(port, dir) }
+    }
+  const workerVars = (port: number, dir: string) => {
+    const { PATH, HOME, PORT, TURNLINE_DATA_DIR, DENO_NO_UPDATE_CHECK, NO_COLOR, ...vars } =
+      turnlineEnv(port, dir)
+    return { ...vars, TURNLINE_SINGLE_TENANT: '1' }
+  }
+  return [
+    {
+      name: 'workerd: Worker bundle (wrangler deploy)',
+      runtime: 'workerd',
+      trivial: false,
+      command: serve(
+        bundle.file,
+        bundle.texts.map((t) => t.name),
+        workerVars,
+      ),
+    },
+    {
+      name: 'workerd: trivial Hono app',
+      runtime: 'workerd',
+      trivial: true,
+      command: serve(trivial, [], () => ({})),
+    },
+  ]
+}
 
 const TARGETS: Record<string, Target[]> = {
   node: [
@@ -168,13 +230,23 @@ async function coldStart(
 ): Promise<{ up: number; turn: number; cpu: number }> {
   const port = await freePort()
   const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
-  const { file, args, env } = target.command(port, dir)
+  const { file, args, env } = await target.command(port, dir)
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child: ChildProcess = spawn(file, args, { cwd: here, env, stdio: 'ignore', detached: true })
+  const child: ChildProcess = spawn(file, args, {
+    cwd: here,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000)
+  })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${target.name} exited with ${child.exitCode}`)
+      if (child.exitCode !== null)
+        throw new Error(`${target.name} exited with ${child.exitCode}:\n${stderr}`)
       if (performance.now() - started > 60_000) throw new Error(`${target.name}: not up in 60 s`)
       const up = await fetch(`${url}/healthz`).then(
         (r) => r.arrayBuffer().then(() => true),
@@ -204,7 +276,9 @@ async function coldStart(
 }
 
 try {
-  const targets = values.only.split(',').flatMap((key) => TARGETS[key] ?? [])
+  const wanted = values.only.split(',')
+  if (wanted.includes('workerd')) TARGETS.workerd = await workerdTargets()
+  const targets = wanted.flatMap((key) => TARGETS[key] ?? [])
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
   const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
   const cpus = new Map(targets.map((t) => [t.name, [] as number[]]))
