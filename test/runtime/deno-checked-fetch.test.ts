@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { TurnlineClient } from '../../client/index.ts'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
@@ -237,6 +238,17 @@ describe('Deno with API keys and TURNLINE_TOOL_ALLOWED_HOSTS=*: HTTP tools and M
       [`http://10.0.0.7:${port}/tool`, /refused: 10\.0\.0\.7 is a private network address/],
     ]
     for (const [url, reason] of targets) expect(await callTool(url)).toMatch(reason)
+    expect(otherTools.calls).toHaveLength(0)
+  })
+
+  it("refuses this host's own non-loopback interface address (read with --allow-sys)", async () => {
+    const own = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .find((i) => i.family === 'IPv4' && !i.internal)
+    if (!own) throw new Error('this machine has no non-loopback IPv4 interface to test with')
+    expect(await callTool(`http://${own.address}:${new URL(otherTools.url).port}/tool`)).toMatch(
+      `refused: ${own.address} is one of this host's own addresses`,
+    )
     expect(otherTools.calls).toHaveLength(0)
   })
 
