@@ -22,202 +22,56 @@
  *
  *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno,workerd]
  *                                         [--built dist/node/server.mjs,/tmp/before/node/server.mjs]
+ *                                         [--before REVISION]
  *
  * `--built` lists built servers to start (several: an A/B of two builds, e.g. one made with
- * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree).
+ * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree). `--before` starts
+ * Turnline on every runtime asked for from REVISION too (extracted by bench/support/before-tree.ts,
+ * built and bundled there), in the same interleaved rounds: a before/after per platform.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '../test/support/runtime-process.ts'
+import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { type Target, trivialTargets, turnlineTargets } from './support/cold-start-targets.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { median } from './support/stats.ts'
 import { MODEL, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
 import { httpClientVariant } from './support/turnline-variants.ts'
-import {
-  compatibility,
-  trivialWorker,
-  workerBundle,
-  workerdBin,
-  workerdConfig,
-} from './support/workerd-bundle.ts'
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
     only: { type: 'string', default: 'node,built,deno,workerd' },
     built: { type: 'string', default: 'dist/node/server.mjs' },
+    before: { type: 'string' },
   },
 })
 const RUNS = Number(values.runs)
 const here = join(import.meta.dirname, '..')
-const bin = (name: string) => join(here, 'node_modules/.bin', name)
 const peers = await startPeerProcesses(true)
 const root = await mkdtemp(join(tmpdir(), 'cold-start-'))
 await chmod(root, 0o711)
 
-interface Command {
-  file: string
-  args: string[]
-  env: Record<string, string>
-}
-
-interface Target {
-  name: string
-  runtime: 'node' | 'node-plain' | 'deno' | 'workerd'
-  trivial: boolean
-  command: (port: number, dir: string) => Command | Promise<Command>
-}
-
-const turnlineEnv = (port: number, dir: string) => ({
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  PORT: String(port),
-  TURNLINE_DATA_DIR: join(dir, 'data'),
-  OPENAI_BASE_URL: peers.mock.baseURL,
-  OPENAI_API_KEY: 'bench',
-  TURNLINE_MODEL: MODEL,
-  TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-  DENO_NO_UPDATE_CHECK: '1',
-  NO_COLOR: '1',
-})
-const denoServe = (port: number, module: string, extra: string[]) => [
-  'serve',
-  '--host',
-  '127.0.0.1',
-  '--port',
-  String(port),
-  ...extra,
-  module,
-]
-
-/** The Worker bundle and the trivial Worker, built once when workerd is measured. */
-async function workerdTargets(): Promise<Target[]> {
-  const [bundle, trivial, compat] = await Promise.all([
-    workerBundle(join(root, 'worker'), true),
-    trivialWorker(join(root, 'trivial-worker.js')),
-    compatibility(),
-  ])
-  const serve =
-    (
-      moduleFile: string,
-      texts: string[],
-      vars: (port: number, dir: string) => Record<string, string>,
-    ) =>
-    async (port: number, dir: string): Promise<Command> => {
-      await mkdir(dir, { recursive: true })
-      const worker = { moduleFile, texts, compatibility: compat }
-      const config = await workerdConfig({
-        ...worker,
-        dir,
-        port,
-        vars: vars(port, dir),
-        localOutbound: true,
-      })
-      return { file: workerdBin, args: ['serve', config], env: turnlineEnv(port, dir) }
-    }
-  const workerVars = (port: number, dir: string) => {
-    const { PATH, HOME, PORT, TURNLINE_DATA_DIR, DENO_NO_UPDATE_CHECK, NO_COLOR, ...vars } =
-      turnlineEnv(port, dir)
-    return { ...vars, TURNLINE_SINGLE_TENANT: '1' }
-  }
-  return [
-    {
-      name: 'workerd: Worker bundle (wrangler deploy)',
-      runtime: 'workerd',
-      trivial: false,
-      command: serve(
-        bundle.file,
-        bundle.texts.map((t) => t.name),
-        workerVars,
-      ),
-    },
-    {
-      name: 'workerd: trivial Hono app',
-      runtime: 'workerd',
-      trivial: true,
-      command: serve(trivial, [], () => ({})),
-    },
-  ]
-}
-
-const TARGETS: Record<string, Target[]> = {
-  node: [
-    {
-      name: 'node: npm start (infra/start.mjs)',
-      runtime: 'node',
-      trivial: false,
-      command: (port, dir) => ({
-        file: process.execPath,
-        args: ['infra/start.mjs'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-    {
-      name: 'node: trivial Hono app (tsx)',
-      runtime: 'node',
-      trivial: true,
-      command: (port, dir) => ({
-        file: bin('tsx'),
-        args: ['bench/support/trivial/hono-node.ts'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-  ],
-  built: [
-    {
-      name: 'node: trivial Hono app (plain node)',
-      runtime: 'node-plain',
-      trivial: true,
-      command: (port, dir) => ({
-        file: process.execPath,
-        args: ['bench/support/trivial/hono-node.mjs'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-    ...values.built.split(',').map(
-      (server): Target => ({
-        name: `node: built (${server})`,
-        runtime: 'node-plain',
-        trivial: false,
-        command: (port, dir) => ({
-          file: process.execPath,
-          args: [server],
-          env: turnlineEnv(port, dir),
-        }),
-      }),
-    ),
-  ],
-  deno: [
-    {
-      name: 'deno: deno serve functions/entries/deno.ts',
-      runtime: 'deno',
-      trivial: false,
-      command: (port, dir) => ({
-        file: bin('deno'),
-        args: denoServe(port, 'functions/entries/deno.ts', [
-          '--allow-net',
-          '--allow-env',
-          '--allow-read',
-          '--allow-write',
-        ]),
-        env: { ...turnlineEnv(port, dir), TURNLINE_SINGLE_TENANT: '1' },
-      }),
-    },
-    {
-      name: 'deno: trivial Hono app',
-      runtime: 'deno',
-      trivial: true,
-      command: (port, dir) => ({
-        file: bin('deno'),
-        args: denoServe(port, 'bench/support/trivial/hono-app.ts', ['--allow-net']),
-        env: turnlineEnv(port, dir),
-      }),
-    },
-  ],
+const context = {
+  here,
+  scratch: root,
+  env: (port: number, dir: string): Record<string, string> => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: String(port),
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    OPENAI_BASE_URL: peers.mock.baseURL,
+    OPENAI_API_KEY: 'bench',
+    TURNLINE_MODEL: MODEL,
+    TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+    DENO_NO_UPDATE_CHECK: '1',
+    NO_COLOR: '1',
+  }),
 }
 
 /**
@@ -226,15 +80,16 @@ const TARGETS: Record<string, Target[]> = {
  */
 async function coldStart(
   target: Target,
+  index: number,
   run: number,
 ): Promise<{ up: number; turn: number; cpu: number }> {
   const port = await freePort()
-  const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
-  const { file, args, env } = await target.command(port, dir)
+  const dir = join(root, `${target.runtime}-${index}-${run}`)
+  const { file, args, env, cwd } = await target.command(port, dir)
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
   const child: ChildProcess = spawn(file, args, {
-    cwd: here,
+    cwd: cwd ?? here,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
@@ -275,16 +130,22 @@ async function coldStart(
   }
 }
 
+let before: BeforeTree | undefined
 try {
   const wanted = values.only.split(',')
-  if (wanted.includes('workerd')) TARGETS.workerd = await workerdTargets()
-  const targets = wanted.flatMap((key) => TARGETS[key] ?? [])
+  before = values.before === undefined ? undefined : await checkoutBefore(values.before)
+  const builds = values.built.split(',')
+  const targets = [
+    ...(await trivialTargets(context, wanted)),
+    ...(before ? await turnlineTargets(context, before, wanted, builds) : []),
+    ...(await turnlineTargets(context, { label: '', root: here }, wanted, builds)),
+  ]
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
   const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
   const cpus = new Map(targets.map((t) => [t.name, [] as number[]]))
   for (let run = 0; run < RUNS; run++) {
-    for (const target of targets) {
-      const { up, turn, cpu } = await coldStart(target, run)
+    for (const [index, target] of targets.entries()) {
+      const { up, turn, cpu } = await coldStart(target, index, run)
       cpus.get(target.name)?.push(cpu)
       ups.get(target.name)?.push(up)
       times.get(target.name)?.push(turn)
@@ -309,6 +170,7 @@ try {
     )
   }
 } finally {
+  await before?.remove()
   await peers.close()
   await rm(root, { recursive: true, force: true })
 }

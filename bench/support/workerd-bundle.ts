@@ -16,14 +16,21 @@ export interface WorkerBundle {
   packages: [string, number][]
 }
 
-/** functions/entries/worker.ts bundled exactly as `wrangler deploy` would (wrangler.toml). */
-export async function workerBundle(outdir: string, minify: boolean): Promise<WorkerBundle> {
+/**
+ * functions/entries/worker.ts bundled exactly as `wrangler deploy` would (wrangler.toml), from
+ * this checkout or another source tree (`from`).
+ */
+export async function workerBundle(
+  outdir: string,
+  minify: boolean,
+  from = root,
+): Promise<WorkerBundle> {
   const args = ['deploy', '--dry-run', '--outdir', outdir, '--metafile']
   execFileSync(
     join(root, 'node_modules/.bin/wrangler'),
     [...args, minify ? '--minify' : '--no-minify'],
     {
-      cwd: root,
+      cwd: from,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

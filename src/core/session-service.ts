@@ -17,7 +17,6 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
-import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
@@ -27,8 +26,6 @@ import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
-import { completedError } from './engine/turn-replay.ts'
-import { coordinatorId } from './engine/with-lease.ts'
 import { compactResponse } from './open-responses/compact-response.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { responseInputItems } from './open-responses/response-input-items.ts'
@@ -41,6 +38,7 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
+import { enqueueIntent } from './session/enqueue-intent.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
 import { sessionView } from './session/session-view.ts'
@@ -53,17 +51,23 @@ import type {
 } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
-const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
+/**
+ * The model whose encoding a server loads before it serves when the deployment names no default
+ * model: o200k_base, the encoding of gpt-4o and later, the o-series, gpt-5 and any model not
+ * known (bpe-tokenizer.ts).
+ */
+const PRELOADED_MODEL = 'gpt-4o'
 
 /**
- * Loads the encodings `preload` loads, with the default tokenizer unless told otherwise: an
- * entry may start it before its deps are built (it overlaps what they wait for, such as the
- * embedded runner's start); `preload` then finds them loaded.
+ * Loads the encoding of `model` (default: o200k_base's), with the default tokenizer unless told
+ * otherwise: an entry may start it before its deps are built (it overlaps what they wait for,
+ * such as the embedded runner's start); `preload` then finds it loaded.
  */
 export async function preloadEncodings(
   load: (model: string) => Promise<unknown> = tokenizerForModel,
+  model = PRELOADED_MODEL,
 ): Promise<void> {
-  for (const model of PRELOADED_ENCODING_MODELS) await load(model)
+  await load(model)
 }
 
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
@@ -86,11 +90,17 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   /**
    * Loads what a request would otherwise load on first use and that holds the thread while it
-   * loads: the tokenizer's encodings (≈ 0.5 s for o200k's rank table). A long-running server
-   * calls it before it serves, so no tenant's first large input stalls every other request.
+   * loads: the encoding of the deployment's default model (o200k_base's without one; ≈ 0.2 s of
+   * CPU for its rank table). A long-running server calls it before it serves, so no tenant's
+   * first turn stalls every other request. The other encoding (cl100k_base, for sessions that
+   * name a model older than gpt-4o) loads when a count first needs it: preloading it cost every
+   * start ≈ 80 ms of CPU before listening (docs/performance.md, cold start).
    */
   async preload(): Promise<void> {
-    await preloadEncodings(this.deps.tokenizer ?? tokenizerForModel)
+    await preloadEncodings(
+      this.deps.tokenizer ?? tokenizerForModel,
+      this.deps.defaults.model ?? PRELOADED_MODEL,
+    )
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
@@ -199,23 +209,7 @@ export class SessionService extends BackgroundService implements SessionApi {
   }
 
   async enqueueIntent(tenant: string, sessionId: string, request: IntentRequest) {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const manifest = await this.deps.sessions.manifest(ref)
-    if (manifest.status === 'completed') throw completedError(ref)
-    const id = this.deps.ids.uuid()
-    const result = await this.deps.coordinator.enqueueIntent(
-      coordinatorId(ref),
-      { id, text: request.text },
-      DEFAULT_INTENT_CAPACITY,
-    )
-    if (result.status === 'full') {
-      throw new TurnlineError(
-        'follow_up_queue_full',
-        `follow-up intent queue is full (capacity ${result.capacity}); retry after the next turn`,
-        { details: { capacity: result.capacity } },
-      )
-    }
-    return { id, pending: result.pending }
+    return enqueueIntent(this.deps, await this.locator.locate(tenant, sessionId), request)
   }
 
   async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {
