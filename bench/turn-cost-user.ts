@@ -16,6 +16,8 @@
  *   s3      `node infra/start.mjs` on S3 (moto_server) + Upstash (the REST proxy over
  *           redis-server), both behind counting forwarders in a process of their own
  *           (bench/support/store-peers.ts); needs `npm run services:start`. Not in the default set.
+ *   s3lim   the same, multi-tenant (an API key) with per-tenant limits that never refuse a bench
+ *           turn (request window, daily tokens, turn slots), counted in Upstash. Not in the default set.
  *
  * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive).
  *
@@ -76,6 +78,7 @@ const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<En
   raw: async (peers, dir) => ({ variant: rawVariant(peers, dir) }),
   fs: async (peers, dir) => ({ variant: await fsVariant(peers, dir) }),
   s3: (peers, dir) => s3Entry(peers, dir, NODE_ARGS),
+  s3lim: (peers, dir) => s3Entry(peers, dir, NODE_ARGS, true),
   start: (peers, dir) =>
     serverEntry(
       'npm start (infra/start.mjs), fs',
