@@ -48,31 +48,39 @@ const HOP_BY_HOP = new Set([
 const endToEnd = (headers: IncomingHttpHeaders): OutgoingHttpHeaders =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
 
-/** Passes every request on to `target` over a kept-alive connection, noting when it ran. */
-async function countingForwarder(target: URL, done: (from: number) => void) {
+/**
+ * Passes every request on to `target` over a kept-alive connection, noting when it ran; with
+ * `rttMs`, after holding it that long (a store that far away: its answer comes one RTT later).
+ */
+async function countingForwarder(target: URL, rttMs: number, done: (from: number) => void) {
   const agent = new Agent({ keepAlive: true })
   const server = createServer((req, res) => {
     const from = performance.now()
-    const out = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: endToEnd(req.headers),
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers))
-        answer.pipe(res)
-        answer.once('end', () => done(from))
-      },
-    )
-    out.once('error', (error) => {
-      res.writeHead(502)
-      res.end(String(error))
-    })
-    req.pipe(out)
+    if (rttMs > 0) req.pause()
+    const forward = () => {
+      const out = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: endToEnd(req.headers),
+          agent,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers))
+          answer.pipe(res)
+          answer.once('end', () => done(from))
+        },
+      )
+      out.once('error', (error) => {
+        res.writeHead(502)
+        res.end(String(error))
+      })
+      req.pipe(out)
+    }
+    if (rttMs > 0) setTimeout(forward, rttMs)
+    else forward()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
@@ -85,13 +93,19 @@ async function countingForwarder(target: URL, done: (from: number) => void) {
   }
 }
 
-export async function startStorePeers(options: { redisUrl: string; s3Endpoint: string }) {
+export async function startStorePeers(options: {
+  redisUrl: string
+  s3Endpoint: string
+  /** Added to every request to either store (default 0: loopback). */
+  rttMs?: number
+}) {
+  const rtt = options.rttMs ?? 0
   let spans: Span[] = []
   const note = (kind: Span['kind']) => (from: number) =>
     spans.push({ kind, from, to: performance.now() })
   const upstash = await startUpstashProxy({ redisUrl: options.redisUrl })
-  const upstashFront = await countingForwarder(new URL(upstash.url), note('upstash'))
-  const s3Front = await countingForwarder(new URL(options.s3Endpoint), note('s3'))
+  const upstashFront = await countingForwarder(new URL(upstash.url), rtt, note('upstash'))
+  const s3Front = await countingForwarder(new URL(options.s3Endpoint), rtt, note('s3'))
   return {
     upstashUrl: upstashFront.url,
     upstashToken: upstash.token,

@@ -94,16 +94,19 @@ export async function s3Entry(
   peers: PeerProcesses,
   dir: string,
   nodeArgs: string[],
-  limits = false,
+  options: { limits?: boolean; rttMs?: number } = {},
 ): Promise<Entry> {
+  const limits = options.limits ?? false
   const services = requireServices()
   const pids = servicePids()
   const bucket = await createTestBucket(services.s3, 'usercost')
   const stores = await startStoreProcess({
     redisUrl: services.redisUrl,
     s3Endpoint: services.s3.endpoint,
+    ...(options.rttMs ? { rttMs: options.rttMs } : {}),
   })
-  const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}`
+  const rtt = options.rttMs ? `, RTT ${options.rttMs} ms` : ''
+  const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}${rtt}`
   const entry = await serverEntry(name, peers, dir, here, ['infra/start.mjs'], nodeArgs, {
     env: {
       ...(limits
