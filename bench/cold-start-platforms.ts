@@ -7,22 +7,27 @@
  *   node (npm start)   `node infra/start.mjs` (sources through tsx; embedded runner, fs store)
  *   node (built)       `node dist/node/server.mjs` (run `npm run build` first)
  *   deno               `deno serve … functions/entries/deno.ts` (fs store, no runner)
+ *   workerd            bare `workerd serve` on the Worker bundle `wrangler deploy` would upload
+ *                      (sessions in the isolate's memory: no S3 or Upstash to wait for; bindings
+ *                      as text, fetches allowed to this machine's mock and receiver)
  *   trivial (node)     bench/support/trivial/hono-node.ts through tsx, as `npm start` loads code
  *   trivial (node)     bench/support/trivial/hono-node.mjs on plain node, the built server's floor
  *   trivial (deno)     `deno serve bench/support/trivial/hono-app.ts`
+ *   trivial (workerd)  bench/support/trivial/hono-app.ts bundled by esbuild, on bare workerd
  *
- * workerd is measured by bench/cold-start.ts (spawn → first /healthz, against a trivial
- * Worker): a turn there needs S3 and Upstash, which a cold start on workerd would mostly wait
- * for. Figures, not pass/fail.
+ * Figures, not pass/fail.
  *
  * Each target's CPU time up to its first answered turn is read from /proc over its process tree
  * (the server, the embedded runner and what they launched) just after that answer.
  *
- *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno]
+ *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno,workerd]
  *                                         [--built dist/node/server.mjs,/tmp/before/node/server.mjs]
+ *                                         [--before REVISION]
  *
  * `--built` lists built servers to start (several: an A/B of two builds, e.g. one made with
- * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree).
+ * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree). `--before` starts
+ * Turnline on every runtime asked for from REVISION too (extracted by bench/support/before-tree.ts,
+ * built and bundled there), in the same interleaved rounds: a before/after per platform.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
@@ -30,6 +35,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '../test/support/runtime-process.ts'
+import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { type Target, trivialTargets, turnlineTargets } from './support/cold-start-targets.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { median } from './support/stats.ts'
@@ -39,123 +46,32 @@ import { httpClientVariant } from './support/turnline-variants.ts'
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'node,built,deno' },
+    only: { type: 'string', default: 'node,built,deno,workerd' },
     built: { type: 'string', default: 'dist/node/server.mjs' },
+    before: { type: 'string' },
   },
 })
 const RUNS = Number(values.runs)
 const here = join(import.meta.dirname, '..')
-const bin = (name: string) => join(here, 'node_modules/.bin', name)
 const peers = await startPeerProcesses(true)
 const root = await mkdtemp(join(tmpdir(), 'cold-start-'))
 await chmod(root, 0o711)
 
-interface Target {
-  name: string
-  runtime: 'node' | 'node-plain' | 'deno'
-  trivial: boolean
-  command: (
-    port: number,
-    dir: string,
-  ) => { file: string; args: string[]; env: Record<string, string> }
-}
-
-const turnlineEnv = (port: number, dir: string) => ({
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  PORT: String(port),
-  TURNLINE_DATA_DIR: join(dir, 'data'),
-  OPENAI_BASE_URL: peers.mock.baseURL,
-  OPENAI_API_KEY: 'bench',
-  TURNLINE_MODEL: MODEL,
-  TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-  DENO_NO_UPDATE_CHECK: '1',
-  NO_COLOR: '1',
-})
-const denoServe = (port: number, module: string, extra: string[]) => [
-  'serve',
-  '--host',
-  '127.0.0.1',
-  '--port',
-  String(port),
-  ...extra,
-  module,
-]
-
-const TARGETS: Record<string, Target[]> = {
-  node: [
-    {
-      name: 'node: npm start (infra/start.mjs)',
-      runtime: 'node',
-      trivial: false,
-      command: (port, dir) => ({
-        file: process.execPath,
-        args: ['infra/start.mjs'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-    {
-      name: 'node: trivial Hono app (tsx)',
-      runtime: 'node',
-      trivial: true,
-      command: (port, dir) => ({
-        file: bin('tsx'),
-        args: ['bench/support/trivial/hono-node.ts'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-  ],
-  built: [
-    {
-      name: 'node: trivial Hono app (plain node)',
-      runtime: 'node-plain',
-      trivial: true,
-      command: (port, dir) => ({
-        file: process.execPath,
-        args: ['bench/support/trivial/hono-node.mjs'],
-        env: turnlineEnv(port, dir),
-      }),
-    },
-    ...values.built.split(',').map(
-      (server): Target => ({
-        name: `node: built (${server})`,
-        runtime: 'node-plain',
-        trivial: false,
-        command: (port, dir) => ({
-          file: process.execPath,
-          args: [server],
-          env: turnlineEnv(port, dir),
-        }),
-      }),
-    ),
-  ],
-  deno: [
-    {
-      name: 'deno: deno serve functions/entries/deno.ts',
-      runtime: 'deno',
-      trivial: false,
-      command: (port, dir) => ({
-        file: bin('deno'),
-        args: denoServe(port, 'functions/entries/deno.ts', [
-          '--allow-net',
-          '--allow-env',
-          '--allow-read',
-          '--allow-write',
-        ]),
-        env: { ...turnlineEnv(port, dir), TURNLINE_SINGLE_TENANT: '1' },
-      }),
-    },
-    {
-      name: 'deno: trivial Hono app',
-      runtime: 'deno',
-      trivial: true,
-      command: (port, dir) => ({
-        file: bin('deno'),
-        args: denoServe(port, 'bench/support/trivial/hono-app.ts', ['--allow-net']),
-        env: turnlineEnv(port, dir),
-      }),
-    },
-  ],
+const context = {
+  here,
+  scratch: root,
+  env: (port: number, dir: string): Record<string, string> => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: String(port),
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    OPENAI_BASE_URL: peers.mock.baseURL,
+    OPENAI_API_KEY: 'bench',
+    TURNLINE_MODEL: MODEL,
+    TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+    DENO_NO_UPDATE_CHECK: '1',
+    NO_COLOR: '1',
+  }),
 }
 
 /**
@@ -164,17 +80,28 @@ const TARGETS: Record<string, Target[]> = {
  */
 async function coldStart(
   target: Target,
+  index: number,
   run: number,
 ): Promise<{ up: number; turn: number; cpu: number }> {
   const port = await freePort()
-  const dir = join(root, `${target.runtime}-${target.trivial ? 'trivial' : 'turnline'}-${run}`)
-  const { file, args, env } = target.command(port, dir)
+  const dir = join(root, `${target.runtime}-${index}-${run}`)
+  const { file, args, env, cwd } = await target.command(port, dir)
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child: ChildProcess = spawn(file, args, { cwd: here, env, stdio: 'ignore', detached: true })
+  const child: ChildProcess = spawn(file, args, {
+    cwd: cwd ?? here,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000)
+  })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${target.name} exited with ${child.exitCode}`)
+      if (child.exitCode !== null)
+        throw new Error(`${target.name} exited with ${child.exitCode}:\n${stderr}`)
       if (performance.now() - started > 60_000) throw new Error(`${target.name}: not up in 60 s`)
       const up = await fetch(`${url}/healthz`).then(
         (r) => r.arrayBuffer().then(() => true),
@@ -203,14 +130,22 @@ async function coldStart(
   }
 }
 
+let before: BeforeTree | undefined
 try {
-  const targets = values.only.split(',').flatMap((key) => TARGETS[key] ?? [])
+  const wanted = values.only.split(',')
+  before = values.before === undefined ? undefined : await checkoutBefore(values.before)
+  const builds = values.built.split(',')
+  const targets = [
+    ...(await trivialTargets(context, wanted)),
+    ...(before ? await turnlineTargets(context, before, wanted, builds) : []),
+    ...(await turnlineTargets(context, { label: '', root: here }, wanted, builds)),
+  ]
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
   const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
   const cpus = new Map(targets.map((t) => [t.name, [] as number[]]))
   for (let run = 0; run < RUNS; run++) {
-    for (const target of targets) {
-      const { up, turn, cpu } = await coldStart(target, run)
+    for (const [index, target] of targets.entries()) {
+      const { up, turn, cpu } = await coldStart(target, index, run)
       cpus.get(target.name)?.push(cpu)
       ups.get(target.name)?.push(up)
       times.get(target.name)?.push(turn)
@@ -235,6 +170,7 @@ try {
     )
   }
 } finally {
+  await before?.remove()
   await peers.close()
   await rm(root, { recursive: true, force: true })
 }

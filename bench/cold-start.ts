@@ -9,77 +9,25 @@
  *
  *   npx tsx bench/cold-start.ts [--runs 7]
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { gzipSync } from 'node:zlib'
 import { rankTableEncoding } from '../functions/entries/worker-rank-table.ts'
 import { freePort } from '../test/support/runtime-process.ts'
 import { median } from './support/stats.ts'
+import {
+  type Compatibility,
+  compatibility,
+  type WorkerBundle,
+  workerBundle,
+  workerdBin,
+  workerdConfig,
+} from './support/workerd-bundle.ts'
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } })
 const RUNS = Number(values.runs)
-const root = new URL('../', import.meta.url).pathname
-const bin = (name: string) => join(root, 'node_modules/.bin', name)
-const quietEnv = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: 'false',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-}
-
-interface Bundle {
-  file: string
-  raw: number
-  gzip: number
-  /** Text modules beside worker.js (the rank tables, wrangler.toml `[[rules]]`), by file name. */
-  texts: { name: string; raw: number; gzip: number }[]
-  packages: [string, number][]
-}
-
-async function bundle(outdir: string, minify: boolean): Promise<Bundle> {
-  const args = ['deploy', '--dry-run', '--outdir', outdir, '--metafile']
-  execFileSync(bin('wrangler'), [...args, minify ? '--minify' : '--no-minify'], {
-    cwd: root,
-    env: quietEnv,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const file = join(outdir, 'worker.js')
-  const code = await readFile(file)
-  const meta = JSON.parse(await readFile(join(outdir, 'bundle-meta.json'), 'utf8')) as {
-    outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>
-  }
-  const byPackage = new Map<string, number>()
-  for (const output of Object.values(meta.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const key = packageOf(input)
-      byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput)
-    }
-  }
-  const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8)
-  const texts = []
-  for (const name of await readdir(outdir)) {
-    if (name === 'worker.js' || /\.(map|md|json)$/.test(name)) continue
-    const text = await readFile(join(outdir, name))
-    texts.push({ name, raw: text.length, gzip: gzipSync(text).length })
-  }
-  return { file, raw: code.length, gzip: gzipSync(code).length, packages, texts }
-}
-
-function packageOf(input: string): string {
-  const at = input.lastIndexOf('node_modules/')
-  if (at < 0) return `(turnline) ${input.split('/')[0]}/`
-  const parts = input.slice(at + 'node_modules/'.length).split('/')
-  return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1]}` : (parts[0] ?? input)
-}
-
-async function compatibilityDate(): Promise<string> {
-  const toml = await readFile(join(root, 'wrangler.toml'), 'utf8')
-  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1]
-  if (!date) throw new Error('wrangler.toml has no compatibility_date')
-  return date
-}
 
 interface Timing {
   cold: number
@@ -90,30 +38,20 @@ interface Timing {
 async function coldStart(
   dir: string,
   moduleFile: string,
-  date: string,
+  compat: Compatibility,
   texts: string[] = [],
 ): Promise<Timing> {
   const port = await freePort()
-  const config = join(dir, `config-${port}.capnp`)
-  await writeFile(
-    config,
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "${relative(dir, moduleFile)}"),
-${texts.map((name) => `    (name = "${name}", text = embed "${relative(dir, join(moduleFile, '..', name))}"),`).join('\n')}
-  ],
-  compatibilityDate = "${date}",
-  bindings = [ (name = "TURNLINE_SINGLE_TENANT", text = "1") ],
-);
-`,
-  )
+  const config = await workerdConfig({
+    dir,
+    moduleFile,
+    texts,
+    compatibility: compat,
+    port,
+    vars: { TURNLINE_SINGLE_TENANT: '1' },
+  })
   const started = performance.now()
-  const child = spawn(bin('workerd'), ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(workerdBin, ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
@@ -148,8 +86,8 @@ ${texts.map((name) => `    (name = "${name}", text = embed "${relative(dir, join
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`
 const dir = await mkdtemp(join(tmpdir(), 'turnline-cold-'))
 try {
-  const plain = await bundle(join(dir, 'plain'), false)
-  const minified = await bundle(join(dir, 'min'), true)
+  const plain = await workerBundle(join(dir, 'plain'), false)
+  const minified = await workerBundle(join(dir, 'min'), true)
   console.log('Worker bundle (functions/entries/worker.ts, wrangler deploy --dry-run):')
   console.log(
     `  minified (as wrangler.toml deploys)  ${kb(minified.raw)} raw, ${kb(minified.gzip)} gzip`,
@@ -164,10 +102,10 @@ try {
   const total = minified.texts.reduce((sum, t) => sum + t.gzip, minified.gzip)
   console.log(`  upload in all: ${kb(total)} gzip`)
 
-  const date = await compatibilityDate()
+  const compat = await compatibility()
   const floorFile = join(dir, 'floor.js')
   await writeFile(floorFile, 'export default { fetch: () => new Response("ok") }\n')
-  const names = (built: Bundle) => built.texts.map((t) => t.name)
+  const names = (built: WorkerBundle) => built.texts.map((t) => t.name)
   const kinds: Record<string, [string, string[]]> = {
     'trivial Worker': [floorFile, []],
     Turnline: [minified.file, names(minified)],
@@ -176,7 +114,7 @@ try {
   const runs = new Map<string, Timing[]>(Object.keys(kinds).map((k) => [k, []]))
   for (let i = 0; i < RUNS; i++) {
     for (const [kind, [file, texts]] of Object.entries(kinds))
-      runs.get(kind)?.push(await coldStart(dir, file, date, texts))
+      runs.get(kind)?.push(await coldStart(dir, file, compat, texts))
   }
   const ms = (list: number[]) =>
     `${median(list).toFixed(0)} ms (${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})`

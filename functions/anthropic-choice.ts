@@ -1,6 +1,4 @@
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
-import { createAnthropicModelClient } from '../adapters/anthropic/anthropic-model-client.ts'
-import { bedrockBaseURL, bedrockFetch } from '../adapters/anthropic/bedrock-fetch.ts'
 import {
   type GoogleCredentials,
   GoogleCredentialsSchema,
@@ -46,6 +44,7 @@ export async function chooseAnthropic(
   const { ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: baseURL } = config
   if (apiKey === undefined && baseURL === undefined) return undefined
   const endpoint = baseURL ?? ANTHROPIC_DEFAULT_BASE_URL
+  const { createAnthropicModelClient } = await anthropicSdkClient()
   return {
     client: createAnthropicModelClient({
       apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
@@ -57,8 +56,19 @@ export async function chooseAnthropic(
   }
 }
 
+/**
+ * The adapter over Anthropic's SDK, imported only when a deployment configures Claude: loading
+ * the SDK costs every other start ≈ 0.1 s of CPU (docs/performance.md, cold start).
+ */
+function anthropicSdkClient(): Promise<
+  typeof import('../adapters/anthropic/anthropic-model-client.ts')
+> {
+  return import('../adapters/anthropic/anthropic-model-client.ts')
+}
+
 /** The SDK's client with a platform's fetch: the same requests, sent where the platform wants. */
-function platformClient(fetch: typeof globalThis.fetch): ModelClient {
+async function platformClient(fetch: typeof globalThis.fetch): Promise<ModelClient> {
+  const { createAnthropicModelClient } = await anthropicSdkClient()
   return createAnthropicModelClient({
     apiKey: KEYLESS_PLACEHOLDER,
     baseURL: 'https://claude.invalid',
@@ -66,11 +76,12 @@ function platformClient(fetch: typeof globalThis.fetch): ModelClient {
   })
 }
 
-function bedrock(
+async function bedrock(
   config: EnvConfig,
   fetchImpl: typeof fetch,
   backends: AnthropicPlatformBackends,
-): AnthropicChoice {
+): Promise<AnthropicChoice> {
+  const { bedrockBaseURL, bedrockFetch } = await import('../adapters/anthropic/bedrock-fetch.ts')
   const region = (config.AWS_REGION ?? config.AWS_DEFAULT_REGION) as string
   const baseURL = config.ANTHROPIC_BEDROCK_BASE_URL ?? bedrockBaseURL(region)
   const keys =
@@ -90,7 +101,7 @@ function bedrock(
   }
   const auth = apiKey ? 'Bedrock API key' : keys ? 'AWS keys' : 'the AWS credential chain'
   return {
-    client: platformClient(
+    client: await platformClient(
       bedrockFetch({
         region,
         baseURL,
@@ -121,7 +132,7 @@ async function vertex(
     ? `${credentials.type === 'service_account' ? 'service account' : 'user'} credentials from GOOGLE_APPLICATION_CREDENTIALS`
     : "the metadata server's service account"
   return {
-    client: platformClient(
+    client: await platformClient(
       vertexFetch({ region, projectId, baseURL, tokens, fetch: fetchImpl }) as typeof fetch,
     ),
     baseURL,

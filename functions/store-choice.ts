@@ -1,5 +1,4 @@
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
-import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { ConfigError, type EnvConfig, ioDeadline } from './env-config.ts'
 
@@ -22,12 +21,14 @@ export function storeKindOf(
 /**
  * The object store of a deployment: S3 (S3_BUCKET), the entry's embedded default (the
  * filesystem store on Node and Deno) or this process's memory (a Worker without a bucket).
+ * The S3 adapter (and the AWS SDK under it) is imported only when S3 is configured: loading it
+ * costs a start on the filesystem store ≈ 0.1 s of CPU (docs/performance.md, cold start).
  */
-export function objectStoreOf(
+export async function objectStoreOf(
   config: EnvConfig,
   options: StoreOptions,
   notices: string[],
-): ObjectStore {
+): Promise<ObjectStore> {
   switch (storeKindOf(config, options)) {
     case 's3': {
       const bucket = config.S3_BUCKET
@@ -41,6 +42,7 @@ export function objectStoreOf(
       notices.push(
         `sessions in S3 bucket ${bucket}${config.S3_PREFIX ? `/${config.S3_PREFIX}` : ''}`,
       )
+      const { S3ObjectStore } = await import('../adapters/s3/s3-object-store.ts')
       return new S3ObjectStore({
         bucket,
         ...(config.S3_PREFIX === undefined ? {} : { prefix: config.S3_PREFIX }),

@@ -8,8 +8,8 @@ import { ConfigError, type EnvConfig } from './env-config.ts'
 /** What an entry tells createDeps about the fetch of calls a tenant directs. */
 export interface TenantFetchOptions {
   /**
-   * A fetch that checks every address it connects to against the egress rules (Node and Lambda:
-   * adapters/egress/checked-fetch.ts). Hosts only a wildcard allows go through it.
+   * A fetch that checks every address it connects to against the egress rules (Node, Lambda and
+   * Deno: adapters/egress/checked-fetch.ts). Hosts only a wildcard allows go through it.
    */
   checkedFetch?: (rules: EgressRules) => typeof fetch
   /**
@@ -34,8 +34,8 @@ export interface TenantFetches {
  * names in TURNLINE_TOOL_ALLOWED_HOSTS (or a deployment MCP server's) goes out as named, with
  * `trusted`; any other host — reachable only through `*` — goes through the checked fetch, so a
  * name that resolves to loopback, a private network or cloud metadata is refused when the call
- * connects. A runtime with neither a checked fetch nor a public-only platform fetch (Deno)
- * refuses `*` at start rather than call unchecked.
+ * connects. An entry with neither a checked fetch nor a public-only platform fetch refuses `*`
+ * at start rather than call unchecked.
  */
 export function tenantFetches(
   config: EnvConfig,

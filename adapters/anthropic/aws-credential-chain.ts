@@ -1,4 +1,5 @@
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
+import { commonJsExports } from '../shared/commonjs-exports.ts'
 
 /**
  * The AWS SDK's default credential chain (environment keys, shared config and credentials
@@ -11,12 +12,9 @@ import type { AwsCredentialIdentity, Provider } from '@smithy/types'
 export function awsCredentialChain(): Provider<AwsCredentialIdentity> {
   let chain: Promise<Provider<AwsCredentialIdentity>> | undefined
   return async () => {
-    chain ??= import('@aws-sdk/credential-provider-node').then((sdk) => {
-      // The Lambda bundle puts this CommonJS package in a chunk of its own whose only export is
-      // `default` (its module.exports); Node's own loader also gives that `default`.
-      const { defaultProvider } = (sdk as unknown as { default?: typeof sdk }).default ?? sdk
-      return defaultProvider()
-    })
+    chain ??= import('@aws-sdk/credential-provider-node').then((sdk) =>
+      commonJsExports(sdk).defaultProvider(),
+    )
     return (await chain)()
   }
 }

@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
+import { denoEgressPolicy } from '../../adapters/egress/deno-egress-host.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { denoPeer } from '../http/client-address.ts'
 import { startCallbackLoop } from './callback-loop.ts'
@@ -34,6 +36,10 @@ const entry = await startEntryApp(
     defaultStore: (root) => new FsObjectStore({ root }),
     reachableFromAnywhere: true,
     peerAddress: denoPeer,
+    // Callbacks in multi-tenant mode and hosts only `*` allows: every address resolved and
+    // checked when the call connects, and the connection made to the checked address (undici
+    // over Deno's node:net and node:tls, which keep the name for SNI and the certificate).
+    checkedFetch: (rules) => checkedFetch(denoEgressPolicy(rules)),
     contextStorage: () => new AsyncLocalStorage(),
     // The API reference renderer from node_modules (read with --allow-read), as on Node: /docs
     // renders offline. Without a copy there, the page loads it from the pinned CDN.

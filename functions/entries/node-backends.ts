@@ -3,9 +3,6 @@ import { readFile } from 'node:fs/promises'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
-import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
-import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
@@ -23,9 +20,7 @@ import { referenceScriptOption } from './reference-script-file.ts'
 export const nodeBackends: Pick<
   DepsOptions,
   | 'defaultStore'
-  | 'redisCoordinator'
-  | 'redisLimiter'
-  | 'redisThrottle'
+  | 'redisTcp'
   | 'peerAddress'
   | 'checkedFetch'
   | 'referenceScript'
@@ -34,9 +29,7 @@ export const nodeBackends: Pick<
   | 'readTextFile'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
-  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
-  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
-  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+  redisTcp: redisTcpBackends,
   peerAddress: nodePeer,
   checkedFetch: nodeCheckedFetch,
   contextStorage: () => new AsyncLocalStorage(),
@@ -44,6 +37,22 @@ export const nodeBackends: Pick<
   readTextFile: (path) => readFile(path, 'utf8'),
   ...referenceScriptOption(),
 }
+
+/** The plain-Redis clients for REDIS_URL, imported when it is set (ioredis under them). */
+async function redisTcpBackends(): Promise<Pick<DepsOptions, RedisTcpOption>> {
+  const [coordinator, limiter, throttle] = await Promise.all([
+    import('../../adapters/redis-tcp/redis-tcp-coordinator.ts'),
+    import('../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'),
+    import('../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'),
+  ])
+  return {
+    redisCoordinator: (url, keyspace) => new coordinator.RedisTcpCoordinator({ url, ...keyspace }),
+    redisLimiter: (url, keyspace) => new limiter.RedisTcpTenantLimiter({ url, ...keyspace }),
+    redisThrottle: (url, keyspace) => new throttle.RedisTcpFailureThrottle({ url, ...keyspace }),
+  }
+}
+
+type RedisTcpOption = 'redisCoordinator' | 'redisLimiter' | 'redisThrottle'
 
 /** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */
 function nodeCheckedFetch(rules: EgressRules): typeof fetch {

@@ -13,8 +13,9 @@ import { limitRegExpBacktracking } from './regexp-backtracking.ts'
  * supervises it starts a whole new one.
  */
 limitRegExpBacktracking()
-// The tokenizer tables load on this thread while the embedded runner starts in its own process
-// (startEntryApp waits for it); preload() below then finds them loaded.
+// The tokenizer's o200k table (the encoding of current models) loads on this thread while the
+// embedded runner starts in its own process (startEntryApp waits for it); preload() below then
+// finds it loaded, or loads the default model's encoding when that is another.
 const encodings = preloadEncodings().catch(() => undefined)
 const embedded = nodeEmbedded({
   callbacks: true,
@@ -30,7 +31,7 @@ const entry = await startEntryApp(process.env, embedded.options, {
   background: true,
   sockets: true,
 }).catch(onStartupError((code) => process.exit(code)))
-// Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.5 s.
+// Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.2–0.5 s.
 await encodings
 await entry.api.preload()
 const callbacks = startCallbackLoop(entry.deps)

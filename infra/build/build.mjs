@@ -3,7 +3,7 @@
 //
 //   node infra/build/build.mjs            every target
 //   node infra/build/build.mjs node       dist/node/{server,runner,runner-child,check,retention,keys}.mjs
-//                                         and reference/scalar.js (the /docs renderer)
+//                                         (+ chunks) and reference/scalar.js (the /docs renderer)
 //   node infra/build/build.mjs lambda     dist/lambda/index.mjs (+ chunks), handler index.handler,
 //                                         and reference/scalar.js
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx,
@@ -11,8 +11,10 @@
 //   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
-// node:   our code in one file per entry; packages stay imports resolved from node_modules at run
-//         time, so the production install is `npm ci --omit=dev` plus dist/.
+// node:   our code in one file per entry plus shared chunks beside them (chunk-*.mjs, and a
+//         chunk per adapter a start imports only when configured: S3, Anthropic, MCP, plain
+//         Redis); packages stay imports resolved from node_modules at run time, so the
+//         production install is `npm ci --omit=dev` plus dist/.
 // client: platform-neutral ESM for browsers, Deno, Workers and Node (zod stays an import), and
 //         its declarations (types/), with `.js` import paths that every resolver follows.
 // lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships);
@@ -68,6 +70,11 @@ const targets = {
         keys: 'functions/entries/keys-cli.ts',
       },
       packages: 'external',
+      // What a start does not need (the S3, Anthropic, MCP and Redis adapters and the packages
+      // under them) in chunks imported on first use; beside the entries, so that paths taken
+      // from import.meta.url (runner-child.mjs, reference/) are the same from a chunk.
+      splitting: true,
+      chunkNames: '[name]-[hash]',
       outExtension: { '.js': '.mjs' },
     },
     // The API reference renderer (/docs/scalar.js), so production needs no dev dependency.

@@ -6,10 +6,14 @@ import { UsageSchema } from './usage.ts'
  * Completion callbacks (docs/http-api.md#completion-callbacks): a session (also each step
  * session of a loop, each run of a webhook hook: their `session` settings) may name a URL that
  * Turnline POSTs a Standard Webhooks-signed notice to when a turn waits for a person, completes
- * or fails, and when the thread completes. Notices go out from a durable outbox in the object
+ * or fails, when the thread completes, and when background work fails without a turn to report
+ * it (`work.failed`). Notices go out from a durable outbox in the object
  * store: a marker per committed batch (`turnline.callback_batch`) and a delivery record per
  * notice (`turnline.callback_delivery`), both versioned.
  */
+
+/** A background work's id (as contract/work-record.ts, which imports the session settings). */
+const WorkIdSchema = z.string().regex(/^[0-9a-f]{32}$/)
 
 export const CALLBACK_EVENT_TYPES = [
   'turn.waiting',
@@ -17,6 +21,7 @@ export const CALLBACK_EVENT_TYPES = [
   'turn.failed',
   'thread.completed',
   'loop.stopped',
+  'work.failed',
 ] as const
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number]
 
@@ -66,7 +71,7 @@ export const CallbackNoticeSchema = z
           .string()
           .optional()
           .describe('The latest assistant text (turn.completed, thread.completed).'),
-        message: z.string().optional().describe('What went wrong (turn.failed).'),
+        message: z.string().optional().describe('What went wrong (turn.failed, work.failed).'),
         subtype: z.string().optional().describe('thread.completed only.'),
         outcome_code: z.string().optional().describe('thread.completed only.'),
         usage: UsageSchema.optional().describe(
@@ -95,6 +100,22 @@ export const CallbackNoticeSchema = z
           })
           .optional()
           .describe('loop.stopped only: the loop run (the session is its newest step).'),
+        work: z
+          .object({
+            work_id: z.string().describe('The id the 202 answered (`work_id`).'),
+            source: z
+              .string()
+              .describe('What asked for it: `turns`, `exec`, `webhook`, `loops`, `responses`.'),
+            code: z.string().describe('Why it failed: an error code (`quota_exceeded`, …).'),
+            message: z.string().describe('Why it failed, in words.'),
+            attempts: z.number().int().nonnegative().describe('Runs that ended in a fault.'),
+            created_at: Rfc3339Schema.describe('When the work was accepted (its 202).'),
+            loop_id: z.string().optional().describe('The loop, for a loop step.'),
+          })
+          .optional()
+          .describe(
+            "work.failed only: background work that ended failed without a turn reporting it (it waited for its tenant's daily quota until its maximum age, was refused, or kept faulting).",
+          ),
       })
       .describe('What the notice reports.'),
   })
@@ -119,6 +140,11 @@ export const CallbackBatchSchema = z.object({
   batch: z.number().int().nonnegative(),
   url: z.url(),
   created_at: Rfc3339Schema,
+  /**
+   * Set on the marker of one `work.failed` notice (`work-<work_id>.json`): it reports a work
+   * record, not a batch (`batch` is the session's last batch when it was recorded).
+   */
+  work_id: WorkIdSchema.optional(),
 })
 export type CallbackBatch = z.infer<typeof CallbackBatchSchema>
 
@@ -138,7 +164,8 @@ export const DeliveryAttemptSchema = z
   .meta({ id: 'CallbackAttempt' })
 
 /**
- * `callbacks/<batch:010d>-<type>.json` in the session's folder: one notice and its delivery,
+ * `callbacks/<batch:010d>-<type>.json` in the session's folder (`callbacks/work-<work_id>-<type>.json`
+ * for a `work.failed` notice): one notice and its delivery,
  * created create-only (the same key whoever records it), then replaced by compare-and-swap:
  * a claim (a lease: `claim.until`) before each attempt, the attempt's outcome after it.
  */
@@ -152,6 +179,8 @@ export const CallbackDeliverySchema = z
       .describe('The `webhook-id` of every attempt.'),
     type: z.enum(CALLBACK_EVENT_TYPES),
     batch: z.number().int().nonnegative(),
+    /** A `work.failed` notice's work (key `callbacks/work-<work_id>-<type>.json`). */
+    work_id: WorkIdSchema.optional(),
     url: z.url(),
     /** The exact body of every attempt (the signature covers these bytes). */
     body: z.string(),
@@ -193,6 +222,10 @@ export const DeliveryViewSchema = z
   .object({
     id: z.string().describe('The `webhook-id` of every attempt.'),
     type: z.enum(CALLBACK_EVENT_TYPES).describe('What the notice reports.'),
+    work_id: z
+      .string()
+      .optional()
+      .describe('`work.failed` only: the background work it reports (`work_id` of its 202).'),
     state: z
       .enum(['pending', 'delivered', 'failed'])
       .describe(

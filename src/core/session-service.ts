@@ -53,17 +53,23 @@ import type {
 } from './session-api.ts'
 import { stepTurn } from './turn/step-turn.ts'
 
-const PRELOADED_ENCODING_MODELS = ['gpt-4o', 'gpt-4'] // o200k_base, cl100k_base (bpe-tokenizer.ts)
+/**
+ * The model whose encoding a server loads before it serves when the deployment names no default
+ * model: o200k_base, the encoding of gpt-4o and later, the o-series, gpt-5 and any model not
+ * known (bpe-tokenizer.ts).
+ */
+const PRELOADED_MODEL = 'gpt-4o'
 
 /**
- * Loads the encodings `preload` loads, with the default tokenizer unless told otherwise: an
- * entry may start it before its deps are built (it overlaps what they wait for, such as the
- * embedded runner's start); `preload` then finds them loaded.
+ * Loads the encoding of `model` (default: o200k_base's), with the default tokenizer unless told
+ * otherwise: an entry may start it before its deps are built (it overlaps what they wait for,
+ * such as the embedded runner's start); `preload` then finds it loaded.
  */
 export async function preloadEncodings(
   load: (model: string) => Promise<unknown> = tokenizerForModel,
+  model = PRELOADED_MODEL,
 ): Promise<void> {
-  for (const model of PRELOADED_ENCODING_MODELS) await load(model)
+  await load(model)
 }
 
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
@@ -86,11 +92,17 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   /**
    * Loads what a request would otherwise load on first use and that holds the thread while it
-   * loads: the tokenizer's encodings (≈ 0.5 s for o200k's rank table). A long-running server
-   * calls it before it serves, so no tenant's first large input stalls every other request.
+   * loads: the encoding of the deployment's default model (o200k_base's without one; ≈ 0.2 s of
+   * CPU for its rank table). A long-running server calls it before it serves, so no tenant's
+   * first turn stalls every other request. The other encoding (cl100k_base, for sessions that
+   * name a model older than gpt-4o) loads when a count first needs it: preloading it cost every
+   * start ≈ 80 ms of CPU before listening (docs/performance.md, cold start).
    */
   async preload(): Promise<void> {
-    await preloadEncodings(this.deps.tokenizer ?? tokenizerForModel)
+    await preloadEncodings(
+      this.deps.tokenizer ?? tokenizerForModel,
+      this.deps.defaults.model ?? PRELOADED_MODEL,
+    )
   }
 
   async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {

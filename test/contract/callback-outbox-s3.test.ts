@@ -14,7 +14,9 @@ import { createTestBucket } from '../support/test-bucket.ts'
  * The callbacks' outbox on S3 (moto_server, whose conditional writes behave as AWS's): three
  * instances sweeping the same bucket at once, each with its own client, send every notice once —
  * the claims are compare-and-swap writes, and only one of the racing claims of a record wins.
- * The next sweep drops the markers of what is finished and sends nothing again.
+ * The next sweep drops the markers of what is finished and sends nothing again. A `work.failed`
+ * notice recorded twice (a worker that died after recording it, before retiring its work, and
+ * the worker that ran the work again) is one record, sent once.
  */
 const SECRET = 'callback-s3-contract-secret'
 const services = requireServices()
@@ -95,5 +97,46 @@ describe('callback outbox on S3', () => {
         ['thread.completed', 'delivered', 1],
       ])
     }
+  })
+
+  it("sends a work's work.failed once when it was recorded twice (a crash's redo) and three instances sweep", async () => {
+    const [a, b, c] = ['d', 'e', 'f'].map(instance) as [
+      ReturnType<typeof instance>,
+      ReturnType<typeof instance>,
+      ReturnType<typeof instance>,
+    ]
+    const url = receiver.url('/work-hooks')
+    const before = receiver.received.length
+    const works = ['1', '2', '3'].map((n) => n.repeat(32))
+    const ref = { tenant: 'acme', workspace: 'default', sessionId: 'ses_s3_work' }
+    for (const workId of works) {
+      for (const [i, writer] of [a, b].entries()) {
+        const now = Date.now() + i
+        const notice = {
+          type: 'work.failed' as const,
+          timestamp: new Date(now).toISOString(),
+          data: { session_id: ref.sessionId, status: 'failed' as const, seq: 0, events_url: '/e' },
+        }
+        await writer.ctx.outbox.recordWork(
+          ref,
+          { workId, batch: 0, draft: { type: 'work.failed', notice } },
+          url,
+          now,
+        )
+      }
+    }
+    await Promise.all([a, b, c].map((i) => sweepCallbacks(i.ctx, i.sessions)))
+    await sweepCallbacks(c.ctx, c.sessions)
+    const got = receiver.received.slice(before)
+    expect(got).toHaveLength(3)
+    expect(got.every((hook) => hook.signatureValid && hook.path === '/work-hooks')).toBe(true)
+    const stored = await b.ctx.outbox.deliveries(ref)
+    expect(stored.map((d) => [d.record.work_id, d.record.state, d.record.attempts.length])).toEqual(
+      works.map((work) => [work, 'delivered', 1]),
+    )
+    expect(new Set(got.map((hook) => String(hook.headers['webhook-id'])))).toEqual(
+      new Set(stored.map((d) => d.record.id)),
+    )
+    expect(await a.ctx.outbox.markers()).toEqual([])
   })
 })

@@ -2,13 +2,13 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TurnlineClient } from '../../client/index.ts'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
-import type { DeliveryView } from '../../src/contract/callback-delivery.ts'
+import { eventually, listDeliveries } from '../support/callback-polling.ts'
 import { startTestDns, type TestDns } from '../support/dns-server.ts'
 import { type HookReply, type ReceivedHook, startHookReceiver } from '../support/hook-receiver.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { refusedCallbackDestinations } from '../support/refused-destinations.ts'
 
 /**
  * Completion callbacks on `npm start` (multi-tenant: API keys), delivered to a real receiver:
@@ -65,22 +65,8 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, json: () => JSON.parse(text) as Record<string, unknown> }
 }
 
-/** Polls `probe` (which may call the server) until it answers something. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const found = await probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 /** Through the typed client, which validates the answer with the contract's schema. */
-async function deliveries(session: string): Promise<DeliveryView[]> {
-  const client = new TurnlineClient({ baseUrl: url, apiKey: KEY })
-  return (await client.listDeliveries(session)).deliveries as DeliveryView[]
-}
+const deliveries = (session: string) => listDeliveries(url, KEY, session)
 
 async function sessionWithCallback(callbackUrl: string): Promise<string> {
   const created = await call('POST', '/v1/sessions', { callback: { url: callbackUrl } })
@@ -202,17 +188,7 @@ describe('completion callbacks on npm start', () => {
   it('refuses loopback, link-local, private and rebinding destinations, and says why', async () => {
     other.setReply(() => ({}))
     const port = Number(other.host.split(':')[1])
-    const targets = {
-      [`http://127.0.0.1:${port}/hook`]: /127\.0\.0\.1 is a loopback address/,
-      [`http://[::ffff:127.0.0.1]:${port}/hook`]: /loopback/,
-      'http://169.254.169.254/latest/meta-data': /link-local/,
-      'http://10.1.2.3/hook': /private/,
-      'http://192.168.0.10/hook': /private/,
-      'http://[fd00::1]/hook': /unique local/,
-      'http://100.64.0.1/hook': /carrier-grade NAT/,
-      [`http://rebound.example:${port}/hook`]:
-        /rebound\.example resolves to 127\.0\.0\.1, a loopback/,
-    }
+    const targets = refusedCallbackDestinations(port)
     const sessions: [string, RegExp][] = []
     for (const [target, reason] of Object.entries(targets)) {
       const session = await sessionWithCallback(target)

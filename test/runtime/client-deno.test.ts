@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { collect, repoRoot } from '../support/cli-process.ts'
+import { runDenoScript } from '../support/deno-script.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 
@@ -36,27 +35,10 @@ describe('the client in Deno', () => {
   it('streams a turn, follows the feed and maps errors with the network permission only', async () => {
     mock.enqueue({ text: 'Hello, Deno.' })
     const host = new URL(server.url).host
-    const run = await collect(
-      spawn(
-        join(repoRoot, 'node_modules/.bin/deno'),
-        [
-          'run',
-          `--allow-net=${host}`,
-          '--no-prompt',
-          'test/support/client-deno-script.ts',
-          server.url,
-        ],
-        {
-          cwd: repoRoot,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            DENO_NO_UPDATE_CHECK: '1',
-            NO_COLOR: '1',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      ),
+    const run = await runDenoScript(
+      'test/support/client-deno-script.ts',
+      [`--allow-net=${host}`],
+      [server.url],
     )
     expect(run.code, run.stderr).toBe(0)
     expect(JSON.parse(run.stdout)).toEqual({

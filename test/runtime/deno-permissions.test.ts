@@ -9,8 +9,9 @@ import { smokeScenario } from './smoke-scenario.ts'
 
 /**
  * Deno with the permissions docs/deploy/deno-deploy.md gives. On S3 and Upstash it needs no
- * `--allow-sys` (the AWS SDK's default User-Agent called `os.release()`, which Deno refuses
- * without it: every storage call failed and was retried as an outage). A permission the
+ * `--allow-sys` beyond `networkInterfaces` (the AWS SDK's default User-Agent called
+ * `os.release()`, which Deno refuses without `--allow-sys=osRelease`: every storage call failed
+ * and was retried as an outage). A permission the
  * deployment needs and does not have stops the start with a message naming the flag, instead of
  * a 503 on every request while /healthz answers 200.
  */
@@ -94,6 +95,21 @@ describe('a permission Deno does not grant stops the start, naming the flag', ()
       'storage or coordinator unusable: S3 get failed: CredentialsProviderError: no S3 credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)',
     )
     expect(error).not.toMatch(/attempts in \d+ ms/)
+  })
+
+  it('API keys without --allow-sys=networkInterfaces: the egress checks need the interfaces', async () => {
+    // The checks of callbacks and tenants' calls refuse this host's own addresses.
+    const started = startDeno(
+      {
+        TURNLINE_API_KEYS: 'deno-permissions-key-0123456789abcdef=acme',
+        TURNLINE_STORE: 'memory',
+        TURNLINE_MODEL_PROVIDER: 'demo',
+      },
+      DENO_FLAGS.filter((flag) => !flag.startsWith('--allow-sys')),
+    )
+    await expect(started).rejects.toThrow(
+      'Deno permission not granted: --allow-sys=networkInterfaces (callbacks and tenants',
+    )
   })
 
   it('the model endpoint left out of --allow-net', async () => {

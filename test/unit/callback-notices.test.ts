@@ -9,7 +9,11 @@ import {
 } from '../../src/contract/callback-delivery.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import { callbackMessageId, callbackNotices } from '../../src/core/callbacks/callback-notices.ts'
+import {
+  callbackMessageId,
+  callbackNotices,
+  workMessageId,
+} from '../../src/core/callbacks/callback-notices.ts'
 import { assertCallbackAllowed } from '../../src/core/callbacks/callback-policy.ts'
 
 const usage = {
@@ -103,6 +107,11 @@ describe('callback notices of a batch', () => {
     expect(await callbackMessageId('acme', 'ses_1', 4, 'turn.completed')).toBe(id)
     expect(await callbackMessageId('acme', 'ses_1', 5, 'turn.completed')).not.toBe(id)
     expect(await callbackMessageId('other', 'ses_1', 4, 'turn.completed')).not.toBe(id)
+    const work = 'a'.repeat(32)
+    const workId = await workMessageId('acme', 'ses_1', work, 'work.failed')
+    expect(workId).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect(await workMessageId('acme', 'ses_1', work, 'work.failed')).toBe(workId)
+    expect(await workMessageId('acme', 'ses_1', 'b'.repeat(32), 'work.failed')).not.toBe(workId)
   })
 
   it('refuses an http callback unless the operator allows http', () => {
@@ -144,6 +153,25 @@ describe('stored callback formats (read-only fixtures)', () => {
       parseCallbackDelivery(JSON.stringify({ ...doc, version: 2 })),
     )
     failsWith('corrupt_data', () => parseCallbackDelivery(JSON.stringify({ ...doc, id: 'x' })))
+  })
+
+  it("callbacks/work-<work_id>-work.failed.json and its marker: one work's notice", async () => {
+    const work = '3f9a0c1b2d4e5f60718293a4b5c6d7e8'
+    const stored = text(`work-${work}-work.failed.json`)
+    const record = parseCallbackDelivery(stored)
+    expect(record).toMatchObject({ type: 'work.failed', work_id: work, state: 'pending' })
+    expect(record.id).toBe(
+      await workMessageId('acme', 'ses_20261205T030000Z_4f2a', work, 'work.failed'),
+    )
+    const notice = CallbackNoticeSchema.parse(JSON.parse(record.body))
+    expect(notice.data.work).toMatchObject({ work_id: work, code: 'quota_exceeded' })
+    expect(serializeCallbackDelivery(record)).toBe(stored)
+    const markerText = text(`marker-work-${work}.json`)
+    const marker = parseCallbackBatch(markerText)
+    expect(marker).toMatchObject({ work_id: work, batch: 4 })
+    expect(serializeCallbackBatch(marker)).toBe(markerText)
+    const doc = JSON.parse(markerText) as Record<string, unknown>
+    failsWith('corrupt_data', () => parseCallbackBatch(JSON.stringify({ ...doc, work_id: 'x' })))
   })
 
   it('the batch marker', () => {

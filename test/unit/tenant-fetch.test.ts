@@ -46,7 +46,7 @@ describe('the fetch of tenant-directed calls', () => {
     ])
   })
 
-  it('refuses * at start where nothing can check the addresses a call connects to (Deno)', () => {
+  it('refuses * at start where nothing can check the addresses a call connects to (an entry without a checked fetch)', () => {
     const { make } = recorder()
     expect(() => tenantFetches(config(), ['*'], {}, make('trusted'))).toThrow(ConfigError)
     expect(() => tenantFetches(config(), ['*'], {}, make('trusted'))).toThrow(

@@ -3,6 +3,7 @@ import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { WorkError, WorkLocation, WorkRecord } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
+import { recordWorkFailed } from '../callbacks/work-callbacks.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { stepLoop } from '../loops/loop-service.ts'
 import { stepTurn } from '../turn/step-turn.ts'
@@ -43,7 +44,7 @@ export async function runWork(
     const now = deps.clock.now()
     const policy = deps.defaults.quotaWait ?? DEFAULT_QUOTA_WAIT
     if (now >= expiresAt(record, policy))
-      return fail(deps, queue, read, expiredError(record, now, policy))
+      return fail(deps, locator, queue, read, expiredError(record, now, policy))
     const wait = Date.parse(record.waiting.retry_at) - now
     if (wait > 0) return { outcome: 'busy', retryAfterMs: wait }
   }
@@ -67,9 +68,9 @@ export async function runWork(
       return { outcome: 'busy', retryAfterMs: Math.max(1, error.retryAfter ?? 1) * 1000 }
     }
     if (isTurnlineError(error, 'quota_exceeded')) {
-      return waitForQuota(deps, queue, (await marked) ?? read, error)
+      return waitForQuota(deps, locator, queue, (await marked) ?? read, error)
     }
-    return settleFault(deps, queue, (await marked) ?? read, error)
+    return settleFault(deps, locator, queue, (await marked) ?? read, error)
   }
 }
 
@@ -99,6 +100,7 @@ async function runRecorded(
 /** A fault: counted and retried later when it may pass, else recorded as the work's failure. */
 async function settleFault(
   deps: ServiceDeps,
+  locator: SessionLocator,
   queue: WorkQueue,
   stored: StoredWork,
   error: unknown,
@@ -110,7 +112,7 @@ async function settleFault(
     await queue.update(stored, { ...stored.record, attempts, last_error: failure })
     return { outcome: 'retry', error: failure }
   }
-  return fail(deps, queue, { ...stored, record: { ...stored.record, attempts } }, failure)
+  return fail(deps, locator, queue, { ...stored, record: { ...stored.record, attempts } }, failure)
 }
 
 /**
@@ -119,6 +121,7 @@ async function settleFault(
  */
 async function waitForQuota(
   deps: ServiceDeps,
+  locator: SessionLocator,
   queue: WorkQueue,
   stored: StoredWork,
   refusal: TurnlineError,
@@ -128,25 +131,31 @@ async function waitForQuota(
   const { started_at: _started, ...record } = stored.record
   const waiting = waitAfterRefusal(record, refusal, now, policy)
   if (now >= expiresAt(record, policy)) {
-    return fail(deps, queue, stored, expiredError({ ...record, waiting }, now, policy))
+    return fail(deps, locator, queue, stored, expiredError({ ...record, waiting }, now, policy))
   }
   await queue.update(stored, { ...record, waiting })
   return { outcome: 'busy', retryAfterMs: Math.max(1, Date.parse(waiting.retry_at) - now) }
 }
 
-/** The work cannot run: a loop run stops saying why; the record leaves the queue, failed. */
+/**
+ * The work cannot run: a loop run stops saying why (its `loop.stopped` callback says so), other
+ * work records its `work.failed` callback; then the record leaves the queue, failed. A crash
+ * before it left records the same notice again at the next run, never a second one.
+ */
 async function fail(
   deps: ServiceDeps,
+  locator: SessionLocator,
   queue: WorkQueue,
   stored: StoredWork,
   failure: WorkError,
 ): Promise<WorkRunOutcome> {
   if (stored.record.run_id !== undefined) {
-    // A loop run whose step cannot run stops, saying why (and its callback says so).
     await stopLoopRun(deps, stored.record, {
       reason: 'error',
       message: `${failure.code}: ${failure.message}`,
     })
+  } else {
+    await recordWorkFailed(deps, locator, stored.record, failure)
   }
   await queue.retire({ ...stored.record, failed: failure })
   return { outcome: 'failed', error: failure }

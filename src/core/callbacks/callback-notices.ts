@@ -103,8 +103,23 @@ export async function callbackMessageId(
   batch: number,
   type: CallbackEventType,
 ): Promise<string> {
-  const bytes = new TextEncoder().encode(`${tenant}/${sessionId}/${batch}/${type}`)
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return messageIdOf(`${tenant}/${sessionId}/${batch}/${type}`)
+}
+
+/** A `work.failed` notice's `webhook-id`: the same over tenant, session and work id. */
+export function workMessageId(
+  tenant: string,
+  sessionId: string,
+  workId: string,
+  type: CallbackEventType,
+): Promise<string> {
+  return messageIdOf(`${tenant}/${sessionId}/work/${workId}/${type}`)
+}
+
+async function messageIdOf(text: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)),
+  )
   const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
   return `msg_${hex}`
 }

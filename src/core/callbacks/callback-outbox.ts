@@ -12,17 +12,26 @@ import type { ObjectStore } from '../../ports/object-store.ts'
 import { listAll } from '../../store/list-all.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
-import { callbackMessageId, type NoticeDraft } from './callback-notices.ts'
+import { callbackMessageId, type NoticeDraft, workMessageId } from './callback-notices.ts'
 
 const pad = (n: number) => String(n).padStart(10, '0')
 const bytes = (text: string) => new TextEncoder().encode(text)
-const MARKER_KEY = /^([^/]+)\/([^/]+)\/([^/]+)\/(\d{10})\.json$/
+const MARKER_KEY = /^([^/]+)\/([^/]+)\/([^/]+)\/(?:(\d{10})|work-([0-9a-f]{32}))\.json$/
 
-/** A batch marker found by the sweep. */
+/** A marker found by the sweep: of a committed batch, or of one work's `work.failed` notice. */
 export interface MarkerEntry {
   key: string
   ref: SessionRef
   batch: number
+  /** A work marker (`work-<work_id>.json`): its deliveries are that work's, not a batch's. */
+  work?: string
+}
+
+/** One `work.failed` notice to record: its work, and the session's last batch (for ordering). */
+export interface WorkNotice {
+  workId: string
+  batch: number
+  draft: NoticeDraft
 }
 
 /** A delivery record as stored, with the version to replace it by compare-and-swap. */
@@ -41,11 +50,48 @@ async function createOnce(objects: ObjectStore, key: string, body: string): Prom
   }
 }
 
+function markerOf(ref: SessionRef, batch: number, url: string, at: string): CallbackBatch {
+  return {
+    format: 'turnline.callback_batch',
+    version: 1,
+    tenant: ref.tenant,
+    workspace: ref.workspace,
+    session_id: ref.sessionId,
+    batch,
+    url,
+    created_at: at,
+  }
+}
+
+/** A notice not yet attempted: due at once. */
+function pendingDelivery(
+  id: string,
+  draft: NoticeDraft,
+  batch: number,
+  url: string,
+  at: string,
+): CallbackDelivery {
+  return {
+    format: 'turnline.callback_delivery',
+    version: 1,
+    id,
+    type: draft.type,
+    batch,
+    url,
+    body: JSON.stringify(draft.notice),
+    state: 'pending',
+    created_at: at,
+    next_attempt_at: at,
+    attempts: [],
+  }
+}
+
 /**
  * The callbacks' durable outbox in the object store: batch markers at the deployment's root
  * (`.turnline/callbacks/<tenant>/<workspace>/<session>/<batch>.json`, what the sweep lists) and
  * delivery records in each session's folder (`callbacks/<batch>-<type>.json`, what
- * `GET …/deliveries` lists, deleted with the session).
+ * `GET …/deliveries` lists, deleted with the session); a `work.failed` notice has its own
+ * marker and record keyed by its work id (`work-<work_id>.json`, `callbacks/work-<work_id>-…`).
  */
 export class CallbackOutbox {
   readonly objects: ObjectStore
@@ -62,24 +108,38 @@ export class CallbackOutbox {
     return `${this.markersRoot}${ref.tenant}/${ref.workspace}/${ref.sessionId}/${pad(batch)}.json`
   }
 
-  private recordsPrefix(ref: SessionRef, batch?: number): string {
+  /** The marker of one work's `work.failed` notice (the same key whoever records it). */
+  workMarkerKey(ref: SessionRef, workId: string): string {
+    return this.markerKey(ref, 0).replace(/[^/]+$/, `work-${workId}.json`)
+  }
+
+  private recordsPrefix(ref: SessionRef, batch?: number | { work: string }): string {
     const root = `${this.sessions.keys(ref).root}callbacks/`
-    return batch === undefined ? root : `${root}${pad(batch)}-`
+    if (batch === undefined) return root
+    return typeof batch === 'number' ? `${root}${pad(batch)}-` : `${root}work-${batch.work}-`
   }
 
   /** Before the commit of `batch`: the marker the sweep recovers from (create-only). */
   mark(ref: SessionRef, batch: number, url: string, now: number): Promise<void> {
-    const marker: CallbackBatch = {
-      format: 'turnline.callback_batch',
-      version: 1,
-      tenant: ref.tenant,
-      workspace: ref.workspace,
-      session_id: ref.sessionId,
-      batch,
-      url,
-      created_at: new Date(now).toISOString(),
-    }
+    const marker = markerOf(ref, batch, url, new Date(now).toISOString())
     return createOnce(this.objects, this.markerKey(ref, batch), serializeCallbackBatch(marker))
+  }
+
+  /**
+   * Before a failed work record is retired: its `work.failed` notice, marker then delivery, both
+   * create-only and keyed by the work id — recorded again after a crash, they are the same
+   * objects, with the same `webhook-id`.
+   */
+  async recordWork(ref: SessionRef, work: WorkNotice, url: string, now: number): Promise<void> {
+    const at = new Date(now).toISOString()
+    const marker = { ...markerOf(ref, work.batch, url, at), work_id: work.workId }
+    const markerKey = this.workMarkerKey(ref, work.workId)
+    await createOnce(this.objects, markerKey, serializeCallbackBatch(marker))
+    const { type } = work.draft
+    const id = await workMessageId(ref.tenant, ref.sessionId, work.workId, type)
+    const record = { ...pendingDelivery(id, work.draft, work.batch, url, at), work_id: work.workId }
+    const key = `${this.recordsPrefix(ref, { work: work.workId })}${type}.json`
+    await createOnce(this.objects, key, serializeCallbackDelivery(record))
   }
 
   /** After the commit: one pending delivery per notice (create-only, keyed by batch and type). */
@@ -93,27 +153,19 @@ export class CallbackOutbox {
     const at = new Date(now).toISOString()
     await Promise.all(
       drafts.map(async (draft) => {
-        const record: CallbackDelivery = {
-          format: 'turnline.callback_delivery',
-          version: 1,
-          id: await callbackMessageId(ref.tenant, ref.sessionId, batch, draft.type),
-          type: draft.type,
-          batch,
-          url,
-          body: JSON.stringify(draft.notice),
-          state: 'pending',
-          created_at: at,
-          next_attempt_at: at,
-          attempts: [],
-        }
+        const id = await callbackMessageId(ref.tenant, ref.sessionId, batch, draft.type)
+        const record = pendingDelivery(id, draft, batch, url, at)
         const key = `${this.recordsPrefix(ref, batch)}${draft.type}.json`
         await createOnce(this.objects, key, serializeCallbackDelivery(record))
       }),
     )
   }
 
-  /** The deliveries of one batch (or of the whole session) in the order of their events. */
-  async deliveries(ref: SessionRef, batch?: number): Promise<StoredDelivery[]> {
+  /**
+   * The deliveries of one batch, of one work (`{work}`), or of the whole session, in the order
+   * of their events.
+   */
+  async deliveries(ref: SessionRef, batch?: number | { work: string }): Promise<StoredDelivery[]> {
     const page = await listAll(this.objects, this.recordsPrefix(ref, batch))
     const found = await Promise.all(
       page.objects.map(async ({ key }) => {
@@ -157,8 +209,9 @@ export class CallbackOutbox {
     return page.objects.flatMap(({ key }) => {
       const match = MARKER_KEY.exec(key.slice(this.markersRoot.length))
       if (!match) return []
-      const [, tenant = '', workspace = '', sessionId = '', batch = '0'] = match
-      return [{ key, ref: { tenant, workspace, sessionId }, batch: Number(batch) }]
+      const [, tenant = '', workspace = '', sessionId = '', batch = '0', work] = match
+      const ref = { tenant, workspace, sessionId }
+      return [{ key, ref, batch: Number(batch), ...(work ? { work } : {}) }]
     })
   }
 

@@ -1,8 +1,9 @@
 import { parseBatch } from '../../contract/batch.ts'
+import type { CallbackBatch } from '../../contract/callback-delivery.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 import { callbackNotices } from './callback-notices.ts'
-import type { MarkerEntry } from './callback-outbox.ts'
+import type { MarkerEntry, StoredDelivery } from './callback-outbox.ts'
 import { eventsUrl } from './callback-policy.ts'
 import { type CallbackContext, sendDue } from './callback-sender.ts'
 
@@ -29,12 +30,7 @@ async function recover(
   const marker = await ctx.outbox.readMarker(entry.key)
   if (!marker) return undefined
   const object = await sessions.objects.get(sessions.keys(entry.ref).batch(entry.batch))
-  if (!object) {
-    const dropAt = Date.parse(marker.created_at) + ctx.policy.markerGraceMs
-    if (dropAt > ctx.clock.now()) return dropAt
-    await ctx.outbox.dropMarker(entry.key)
-    return undefined
-  }
+  if (!object) return dropAfterGrace(ctx, entry.key, marker)
   const batch = parseBatch(object.body)
   const drafts = callbackNotices(
     {
@@ -61,12 +57,49 @@ async function settleMarker(
   sessions: SessionStore,
   entry: MarkerEntry,
 ): Promise<number | undefined> {
+  if (entry.work !== undefined) return settleWork(ctx, entry, entry.work)
   let records = await ctx.outbox.deliveries(entry.ref, entry.batch)
   if (records.length === 0) {
     const recovered = await recover(ctx, sessions, entry)
     if (recovered !== 'recorded') return recovered
     records = await ctx.outbox.deliveries(entry.ref, entry.batch)
   }
+  return sendAll(ctx, entry, records)
+}
+
+/**
+ * A work marker: its `work.failed` delivery is sent when due. With none (its writer died between
+ * the two, and will write it again when the work is run again) it is dropped after its grace.
+ */
+async function settleWork(
+  ctx: CallbackContext,
+  entry: MarkerEntry,
+  work: string,
+): Promise<number | undefined> {
+  const records = await ctx.outbox.deliveries(entry.ref, { work })
+  if (records.length > 0) return sendAll(ctx, entry, records)
+  const marker = await ctx.outbox.readMarker(entry.key)
+  return marker ? dropAfterGrace(ctx, entry.key, marker) : undefined
+}
+
+/** A marker with nothing to send is dropped once its grace has passed; until then, when. */
+async function dropAfterGrace(
+  ctx: CallbackContext,
+  key: string,
+  marker: CallbackBatch,
+): Promise<number | undefined> {
+  const dropAt = Date.parse(marker.created_at) + ctx.policy.markerGraceMs
+  if (dropAt > ctx.clock.now()) return dropAt
+  await ctx.outbox.dropMarker(key)
+  return undefined
+}
+
+/** Sends what is due of one marker's deliveries; drops the marker once all of them are final. */
+async function sendAll(
+  ctx: CallbackContext,
+  entry: MarkerEntry,
+  records: readonly StoredDelivery[],
+): Promise<number | undefined> {
   let dueAt: number | undefined
   for (const stored of records) {
     const outcome = await sendDue(ctx, entry.ref.tenant, stored)
