@@ -19,6 +19,7 @@ import {
   checkEndTurn,
   checkIntent,
   checkPositiveInteger,
+  copyIntent,
 } from '../../src/ports/coordinator-checks.ts'
 import {
   heldRetryAfter,
@@ -177,13 +178,13 @@ export class MemoryCoordinator extends MemoryActivityIndex implements Coordinato
       return { status: 'accepted', pending: queue.length }
     }
     if (queue.length >= capacity) return { status: 'full', capacity }
-    queue.push({ id: intent.id, text: intent.text })
+    queue.push(copyIntent(intent))
     this.#intents.set(sessionId, queue)
     return { status: 'accepted', pending: queue.length }
   }
 
   async pendingIntents(sessionId: string): Promise<QueuedIntent[]> {
-    return (this.#intents.get(sessionId) ?? []).map((intent) => ({ ...intent }))
+    return (this.#intents.get(sessionId) ?? []).map(copyIntent)
   }
 
   async ackIntents(sessionId: string, ids: readonly string[]): Promise<number> {

@@ -1,3 +1,8 @@
+import {
+  type InputArtifactRef,
+  InputArtifactsSchema,
+} from '../../src/contract/turn-input-record.ts'
+import type { QueuedIntent } from '../../src/ports/coordinator.ts'
 import { TOUCH_ACTIVITY_FN } from './activity-redis-scripts.ts'
 
 /**
@@ -99,16 +104,18 @@ return 0
 `
 
 /**
- * Intent entries are list items `1\n<id>\n<text>` (format version 1; ids never contain a line
- * feed), so a script finds an id by prefix without a JSON library.
+ * Intent entries are list items `1\n<id>\n<text>` (format version 1), or
+ * `2\n<id>\n<artifacts>\n<text>` (version 2: a follow-up kept as an artifact, `<artifacts>` the
+ * JSON of its references, `<text>` its preview); ids never contain a line feed, so a script finds
+ * an id after the one-character version without a JSON library.
  * KEYS: intents. ARGV: id, entry, capacity. → {'accepted', pending} | {'full', pending}
  * An id already pending is accepted again without a second copy (safe retries).
  */
 export const ENQUEUE_INTENT = `
 local items = redis.call('LRANGE', KEYS[1], 0, -1)
-local prefix = '1\\n' .. ARGV[1] .. '\\n'
+local named = ARGV[1] .. '\\n'
 for _, item in ipairs(items) do
-  if string.sub(item, 1, #prefix) == prefix then return {'accepted', #items} end
+  if string.sub(item, 3, 2 + #named) == named then return {'accepted', #items} end
 end
 if #items >= tonumber(ARGV[3]) then return {'full', #items} end
 return {'accepted', redis.call('RPUSH', KEYS[1], ARGV[2])}
@@ -139,17 +146,38 @@ return 0
 `
 
 export const INTENT_ENTRY_VERSION = '1'
+export const KEPT_INTENT_ENTRY_VERSION = '2'
 
-export function encodeIntentEntry(id: string, text: string): string {
-  return `${INTENT_ENTRY_VERSION}\n${id}\n${text}`
+/** The list item of an intent: version 2 when its text was kept as an artifact, else 1. */
+export function encodeIntentEntry(intent: QueuedIntent): string {
+  const { id, text, artifacts } = intent
+  if (!artifacts?.length) return `${INTENT_ENTRY_VERSION}\n${id}\n${text}`
+  return `${KEPT_INTENT_ENTRY_VERSION}\n${id}\n${JSON.stringify(artifacts)}\n${text}`
 }
 
-/** The entry's id and text, or null when it is not a version-1 entry. */
-export function decodeIntentEntry(entry: string): { id: string; text: string } | null {
-  if (!entry.startsWith(`${INTENT_ENTRY_VERSION}\n`)) return null
+/** The entry's intent, or null when it is not a version 1 or 2 entry. */
+export function decodeIntentEntry(entry: string): QueuedIntent | null {
+  const version = entry.slice(0, 2)
+  if (version !== `${INTENT_ENTRY_VERSION}\n` && version !== `${KEPT_INTENT_ENTRY_VERSION}\n`) {
+    return null
+  }
   const stop = entry.indexOf('\n', 2)
   if (stop <= 2) return null
-  return { id: entry.slice(2, stop), text: entry.slice(stop + 1) }
+  const id = entry.slice(2, stop)
+  if (version === `${INTENT_ENTRY_VERSION}\n`) return { id, text: entry.slice(stop + 1) }
+  const end = entry.indexOf('\n', stop + 1)
+  if (end < 0) return null
+  const artifacts = artifactsOf(entry.slice(stop + 1, end))
+  return artifacts ? { id, text: entry.slice(end + 1), artifacts } : null
+}
+
+function artifactsOf(json: string): InputArtifactRef[] | undefined {
+  try {
+    const parsed = InputArtifactsSchema.safeParse(JSON.parse(json))
+    return parsed.success ? parsed.data : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** KEYS: the namespace's claim. ARGV: claim. → the claim in force (ARGV[1] when it was first). */

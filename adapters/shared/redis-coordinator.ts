@@ -232,7 +232,7 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
       'enqueueIntent',
       scripts.ENQUEUE_INTENT,
       [this.#key('intents', sessionId)],
-      [intent.id, scripts.encodeIntentEntry(intent.id, intent.text), String(capacity)],
+      [intent.id, scripts.encodeIntentEntry(intent), String(capacity)],
     )
     const [status, pending] = asArray(reply, 'enqueueIntent')
     if (status === 'accepted') return { status, pending: asInteger(pending, 'enqueueIntent') }

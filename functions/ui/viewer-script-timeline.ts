@@ -41,7 +41,10 @@ class Timeline {
     if (entry.turn_id && /^turn-[0-9]+$/.test(entry.turn_id)) turn.id = Number(entry.turn_id.slice(5))
     const input = entry.input || {}
     const parts = []
-    for (const follow of input.follow_ups || []) parts.push(el('div', { class: 'follow-up', text: 'Follow-up: ' + follow.text }))
+    for (const follow of input.follow_ups || []) {
+      parts.push(el('div', { class: 'follow-up', text: 'Follow-up: ' + follow.text }))
+      parts.push(...this.keptLinks(follow.input_artifacts))
+    }
     const given = input.input
     if (typeof given === 'string') parts.push(el('div', { class: 'text', text: given }))
     else if (Array.isArray(given)) {
@@ -51,19 +54,23 @@ class Timeline {
         else if (part.type === 'input_image') parts.push(el('div', { class: 'meta', text: 'image: ' + part.image_url }))
       }
     }
-    // Texts kept whole as artifacts: the text above is their preview; the link opens the whole.
-    for (const kept of input.input_artifacts || []) {
+    parts.push(...this.keptLinks(input.input_artifacts))
+    if (parts.length === 0) return
+    clear(turn.input).appendChild(el('div', { class: 'kind', text: 'asked' }))
+    append(turn.input, parts)
+    turn.input.hidden = false
+  }
+
+  /** Texts kept whole as artifacts: the text shown is their preview; each link opens the whole. */
+  keptLinks(artifacts) {
+    return (artifacts || []).map((kept) => {
       const open = (event) => {
         event.preventDefault()
         if (this.onOpenArtifact) this.onOpenArtifact(kept.artifact_id)
       }
       const label = kept.artifact_id + ' (' + fmtInt(kept.size) + ' bytes, ' + fmtInt(kept.lines) + ' lines)'
-      parts.push(el('div', { class: 'meta input-artifact' }, ['kept whole: ', el('a', { href: '#', class: 'artifact-link', 'data-artifact': kept.artifact_id, text: label, onclick: open })]))
-    }
-    if (parts.length === 0) return
-    clear(turn.input).appendChild(el('div', { class: 'kind', text: 'asked' }))
-    append(turn.input, parts)
-    turn.input.hidden = false
+      return el('div', { class: 'meta input-artifact' }, ['kept whole: ', el('a', { href: '#', class: 'artifact-link', 'data-artifact': kept.artifact_id, text: label, onclick: open })])
+    })
   }
 
   /** Marks the item a turn waits on (a command still running) until the turn goes on. */

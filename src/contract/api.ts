@@ -2,7 +2,7 @@ import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
 import { LimitsSchema, type SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
-import { TurnInputSchema } from './turn-input.ts'
+import { INPUT_TEXT_MAX_CHARS, TurnInputSchema } from './turn-input.ts'
 import type { Usage } from './usage.ts'
 
 /** Request and response bodies of the HTTP API (v1). Requests are zod-validated at ingress. */
@@ -162,8 +162,10 @@ export const IntentRequestSchema = z.strictObject({
   text: z
     .string()
     .min(1)
-    .max(100_000)
-    .describe('The follow-up message, delivered at the next turn boundary.'),
+    .max(INPUT_TEXT_MAX_CHARS)
+    .describe(
+      'The follow-up message, delivered at the next turn boundary. Over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`, 64 KiB) it is kept whole as an artifact of the session when it is accepted, and the model reads a preview naming it (as a long turn input).',
+    ),
 })
 export type IntentRequest = z.infer<typeof IntentRequestSchema>
 

@@ -105,11 +105,16 @@ export const CallbackNoticeSchema = z
             work_id: z.string().describe('The id the 202 answered (`work_id`).'),
             source: z
               .string()
-              .describe('What asked for it: `turns`, `exec`, `webhook`, `loops`, `responses`.'),
+              .optional()
+              .describe(
+                'What asked for it: `turns`, `exec`, `webhook`, `loops`, `responses` (absent when its stored record could not be read).',
+              ),
             code: z.string().describe('Why it failed: an error code (`quota_exceeded`, …).'),
             message: z.string().describe('Why it failed, in words.'),
             attempts: z.number().int().nonnegative().describe('Runs that ended in a fault.'),
-            created_at: Rfc3339Schema.describe('When the work was accepted (its 202).'),
+            created_at: Rfc3339Schema.optional().describe(
+              'When the work was accepted (its 202; absent when its stored record could not be read).',
+            ),
             loop_id: z.string().optional().describe('The loop, for a loop step.'),
           })
           .optional()

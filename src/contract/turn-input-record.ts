@@ -23,11 +23,15 @@ import {
  * session's folder by reference (stored-image.ts) instead of inline, and the listing loads it
  * back; version 3 (written only for a turn whose input had text over the inline limit) is
  * version 2 plus `input_artifacts`: that text is kept whole as output artifacts of the session
- * and the record's `input` holds its preview (src/core/turn/kept-input.ts).
+ * and the record's `input` holds its preview (src/core/turn/kept-input.ts). Version 4 (written
+ * only for a turn that applied a follow-up whose text was over the inline limit) is version 3
+ * with `input_artifacts` optional and a follow-up's own `input_artifacts`: its `text` is the
+ * preview of the artifact named there (kept when `POST …/intents` accepted it).
  */
 export const TURN_INPUT_RECORD_VERSION = 1
 export const STORED_TURN_INPUT_VERSION = 2
 export const KEPT_TURN_INPUT_VERSION = 3
+export const KEPT_FOLLOW_UP_INPUT_VERSION = 4
 
 /** A text of a turn's input kept whole as an output artifact (its preview is in `input`). */
 export const InputArtifactRefSchema = z
@@ -41,7 +45,7 @@ export const InputArtifactRefSchema = z
   .meta({ id: 'InputArtifactRef', description: 'A text of the input kept whole by reference.' })
 export type InputArtifactRef = z.infer<typeof InputArtifactRefSchema>
 
-const InputArtifactsSchema = z
+export const InputArtifactsSchema = z
   .array(InputArtifactRefSchema)
   .min(1)
   .max(64)
@@ -49,10 +53,21 @@ const InputArtifactsSchema = z
     "Texts of `input` over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`), kept whole as artifacts of the session: `input` holds each one's preview (its head and tail and a notice naming the artifact), in the order they appear.",
   )
 
-export const IntentInputSchema = z.object({
+const StoredIntentInputSchema = z.object({
   intent_id: z.string().min(1).describe('The follow-up id (`POST …/intents` answered it).'),
-  text: z.string().describe('Its text.'),
+  text: z.string().describe('Its text (its preview when it was kept as an artifact).'),
 })
+
+export const IntentInputSchema = z.object({
+  ...StoredIntentInputSchema.shape,
+  input_artifacts: InputArtifactsSchema.max(1)
+    .optional()
+    .describe(
+      "The follow-up's text was over the inline limit: kept whole as this artifact of the session, `text` holds its preview.",
+    ),
+})
+
+export type IntentInput = z.infer<typeof IntentInputSchema>
 
 export const TurnInputRecordSchema = z
   .object({
@@ -91,7 +106,7 @@ export const TurnInputRecordV2Schema = z.object({
         .min(1),
     ])
     .optional(),
-  follow_ups: TurnInputRecordSchema.shape.follow_ups,
+  follow_ups: z.array(StoredIntentInputSchema).optional(),
 })
 export type TurnInputRecordV2 = z.infer<typeof TurnInputRecordV2Schema>
 
@@ -103,25 +118,40 @@ export const TurnInputRecordV3Schema = z.object({
 })
 export type TurnInputRecordV3 = z.infer<typeof TurnInputRecordV3Schema>
 
+/** The record as version 4 stores it: version 3 with follow-ups kept as artifacts named. */
+export const TurnInputRecordV4Schema = z.object({
+  ...TurnInputRecordV2Schema.shape,
+  version: z.literal(KEPT_FOLLOW_UP_INPUT_VERSION),
+  follow_ups: TurnInputRecordSchema.shape.follow_ups,
+  input_artifacts: InputArtifactsSchema.optional(),
+})
+export type TurnInputRecordV4 = z.infer<typeof TurnInputRecordV4Schema>
+
 /** A record of a version this build cannot read: kept as an unknown JSON object. */
 export const StoredTurnInputSchema = z.union([
   TurnInputRecordSchema,
   TurnInputRecordV2Schema,
   TurnInputRecordV3Schema,
-  z.looseObject({ version: z.number().int().min(4) }),
+  TurnInputRecordV4Schema,
+  z.looseObject({ version: z.number().int().min(5) }),
 ])
 export type StoredTurnInput = z.infer<typeof StoredTurnInputSchema>
 
 /**
- * A record this build reads: version 1 (input as given), 2 (images by reference) or 3 (and
- * texts kept as artifacts).
+ * A record this build reads: version 1 (input as given), 2 (images by reference), 3 (and texts
+ * kept as artifacts) or 4 (and follow-ups kept as artifacts).
  */
-export type ReadableTurnInput = TurnInputRecord | TurnInputRecordV2 | TurnInputRecordV3
+export type ReadableTurnInput =
+  | TurnInputRecord
+  | TurnInputRecordV2
+  | TurnInputRecordV3
+  | TurnInputRecordV4
 
 const READABLE_VERSIONS: readonly number[] = [
   TURN_INPUT_RECORD_VERSION,
   STORED_TURN_INPUT_VERSION,
   KEPT_TURN_INPUT_VERSION,
+  KEPT_FOLLOW_UP_INPUT_VERSION,
 ]
 
 /** The record, when this build reads its version. */
@@ -139,16 +169,26 @@ export function readableTurnInput(
  */
 export function turnInputRecord(
   input: TurnInput | undefined,
-  followUps: readonly { id: string; text: string }[],
+  followUps: readonly { id: string; text: string; artifacts?: InputArtifactRef[] | undefined }[],
   kept: readonly InputArtifactRef[] = [],
 ): TurnInputRecord {
   return {
     version: TURN_INPUT_RECORD_VERSION,
     ...(input === undefined ? {} : { input }),
-    ...(followUps.length
-      ? { follow_ups: followUps.map((intent) => ({ intent_id: intent.id, text: intent.text })) }
-      : {}),
+    ...(followUps.length ? { follow_ups: followUps.map(followUpOf) } : {}),
     ...(kept.length ? { input_artifacts: [...kept] } : {}),
+  }
+}
+
+function followUpOf(intent: {
+  id: string
+  text: string
+  artifacts?: InputArtifactRef[] | undefined
+}): IntentInput {
+  return {
+    intent_id: intent.id,
+    text: intent.text,
+    ...(intent.artifacts?.length ? { input_artifacts: [...intent.artifacts] } : {}),
   }
 }
 

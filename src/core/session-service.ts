@@ -17,7 +17,6 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
-import { DEFAULT_INTENT_CAPACITY } from '../ports/coordinator.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
@@ -27,8 +26,6 @@ import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
-import { completedError } from './engine/turn-replay.ts'
-import { coordinatorId } from './engine/with-lease.ts'
 import { compactResponse } from './open-responses/compact-response.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { responseInputItems } from './open-responses/response-input-items.ts'
@@ -41,6 +38,7 @@ import { parseConfig, startSession } from './session/create-session.ts'
 import { deleteSession } from './session/delete-session.ts'
 import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
+import { enqueueIntent } from './session/enqueue-intent.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
 import { sessionView } from './session/session-view.ts'
@@ -211,23 +209,7 @@ export class SessionService extends BackgroundService implements SessionApi {
   }
 
   async enqueueIntent(tenant: string, sessionId: string, request: IntentRequest) {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const manifest = await this.deps.sessions.manifest(ref)
-    if (manifest.status === 'completed') throw completedError(ref)
-    const id = this.deps.ids.uuid()
-    const result = await this.deps.coordinator.enqueueIntent(
-      coordinatorId(ref),
-      { id, text: request.text },
-      DEFAULT_INTENT_CAPACITY,
-    )
-    if (result.status === 'full') {
-      throw new TurnlineError(
-        'follow_up_queue_full',
-        `follow-up intent queue is full (capacity ${result.capacity}); retry after the next turn`,
-        { details: { capacity: result.capacity } },
-      )
-    }
-    return { id, pending: result.pending }
+    return enqueueIntent(this.deps, await this.locator.locate(tenant, sessionId), request)
   }
 
   async listTurns(tenant: string, sessionId: string, query: TurnsQuery): Promise<TurnPage> {

@@ -1,4 +1,5 @@
 import { TurnlineError } from '../contract/errors.ts'
+import { InputArtifactsSchema as IntentArtifactsSchema } from '../contract/turn-input-record.ts'
 import type { BeginTurnRequest, EndTurnRequest, QueuedIntent } from './coordinator.ts'
 
 /**
@@ -36,6 +37,12 @@ export function checkIntent(intent: QueuedIntent): void {
   if (typeof intent.text !== 'string') {
     throw new TurnlineError('invalid_input', 'intent text must be a string')
   }
+  if (
+    intent.artifacts !== undefined &&
+    !IntentArtifactsSchema.safeParse(intent.artifacts).success
+  ) {
+    throw new TurnlineError('invalid_input', 'intent artifacts must name 1-64 output artifacts')
+  }
 }
 
 export function checkClaimKey(key: string): void {
@@ -54,4 +61,13 @@ export function checkEndTurn(request: EndTurnRequest): void {
   if (request.tip !== undefined) checkBatch(request.tip)
   const ttl = request.idempotency?.ttlSeconds
   if (ttl !== undefined) checkPositiveInteger('ttlSeconds', ttl)
+}
+
+/** A copy of the intent with only its fields (`artifacts` when it has some). */
+export function copyIntent(intent: QueuedIntent): QueuedIntent {
+  return {
+    id: intent.id,
+    text: intent.text,
+    ...(intent.artifacts?.length ? { artifacts: intent.artifacts.map((a) => ({ ...a })) } : {}),
+  }
 }

@@ -1,3 +1,4 @@
+import type { InputArtifactRef } from '../contract/turn-input-record.ts'
 import type { HeldRetryAfter } from '../shared/held-retry-after.ts'
 import type { ActivityIndex, ActivityTouch } from './activity-index.ts'
 
@@ -68,6 +69,11 @@ export interface QueuedIntent {
   /** UUIDv4 in practice; any 1–128 characters of `[A-Za-z0-9._:-]`. */
   id: string
   text: string
+  /**
+   * The follow-up's text was over the inline limit: kept whole as this artifact of the session
+   * when it was accepted, `text` is its preview (src/core/turn/kept-input.ts).
+   */
+  artifacts?: InputArtifactRef[]
 }
 
 /** VT Code `MAX_QUEUED_FOLLOW_UP_INTENTS`: queued plus in flight (not yet acknowledged). */

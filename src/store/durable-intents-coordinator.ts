@@ -1,5 +1,9 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
-import { parsePendingIntent, serializePendingIntent } from '../contract/pending-intent.ts'
+import {
+  parsePendingIntent,
+  pendingIntentOf,
+  serializePendingIntent,
+} from '../contract/pending-intent.ts'
 import type { Clock } from '../ports/clock.ts'
 import type {
   BeginTurnRequest,
@@ -193,8 +197,10 @@ export class DurableIntentsCoordinator implements Coordinator {
       queue.next = Math.max(queue.next, n + 1)
       const body = bodies[i]
       if (!body) continue // deleted meanwhile: acknowledged by another writer
-      const { id, text } = parsePendingIntent(body.body)
-      await this.#inner.enqueueIntent(sessionId, { id, text }, LOAD_CAPACITY)
+      const stored = parsePendingIntent(body.body)
+      const { id, text } = stored
+      const artifacts = 'input_artifacts' in stored ? { artifacts: stored.input_artifacts } : {}
+      await this.#inner.enqueueIntent(sessionId, { id, text, ...artifacts }, LOAD_CAPACITY)
       queue.keys.set(id, key)
     }
     return queue
@@ -202,15 +208,8 @@ export class DurableIntentsCoordinator implements Coordinator {
 
   /** Stores the intent (create-only, the next free number) before it is accepted. */
   async #persist(queue: Queue, intent: QueuedIntent): Promise<void> {
-    const body = toBytes(
-      serializePendingIntent({
-        format: 'turnline.pending-intent',
-        version: 1,
-        id: intent.id,
-        text: intent.text,
-        accepted_at: new Date(this.#clock.now()).toISOString(),
-      }),
-    )
+    const acceptedAt = new Date(this.#clock.now()).toISOString()
+    const body = toBytes(serializePendingIntent(pendingIntentOf(intent, acceptedAt)))
     for (let attempt = 0; attempt < 32; attempt++) {
       const key = `${queue.folder}${pad(queue.next++)}.json`
       try {

@@ -12,12 +12,14 @@ import {
 } from '../contract/stored-image.ts'
 import type { UserImage } from '../contract/turn-input.ts'
 import {
+  KEPT_FOLLOW_UP_INPUT_VERSION,
   KEPT_TURN_INPUT_VERSION,
   type ReadableTurnInput,
   STORED_TURN_INPUT_VERSION,
   type TurnInputRecord,
   type TurnInputRecordV2,
   type TurnInputRecordV3,
+  type TurnInputRecordV4,
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
@@ -30,6 +32,9 @@ async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
 }
 
 type AnyImage = UserImage | StoredUserImage
+
+/** A turn input record as it is written: version 2, 3 or 4. */
+type StoredInputRecord = TurnInputRecordV2 | TurnInputRecordV3 | TurnInputRecordV4
 
 /**
  * The images of a session's user messages, kept once each in its folder (`images/<sha256>.json`,
@@ -90,18 +95,26 @@ export class SessionImages {
 
   /**
    * A turn's input record as version 2 stores it: its `data:` images by reference; version 3
-   * when texts of it were kept as artifacts (`input_artifacts`).
+   * when texts of it were kept as artifacts (`input_artifacts`); version 4 when a follow-up's
+   * text was (its own `input_artifacts`).
    */
-  async stashInput(record: ReadableTurnInput): Promise<TurnInputRecordV2 | TurnInputRecordV3> {
+  async stashInput(record: ReadableTurnInput): Promise<StoredInputRecord> {
     const { version: _version, input, ...rest } = record
     const kept = 'input_artifacts' in rest ? rest.input_artifacts : undefined
-    const stored = (
-      given: Omit<TurnInputRecordV2, 'version'>,
-    ): TurnInputRecordV2 | TurnInputRecordV3 =>
-      kept
-        ? { version: KEPT_TURN_INPUT_VERSION, ...given, input_artifacts: kept }
-        : { version: STORED_TURN_INPUT_VERSION, ...given }
-    const follow = rest.follow_ups ? { follow_ups: rest.follow_ups } : {}
+    const followUps = rest.follow_ups
+    const keptFollowUp = followUps?.some((f) => 'input_artifacts' in f && f.input_artifacts)
+    const stored = (given: Omit<TurnInputRecordV2, 'version'>): StoredInputRecord =>
+      keptFollowUp
+        ? {
+            version: KEPT_FOLLOW_UP_INPUT_VERSION,
+            ...given,
+            ...(followUps ? { follow_ups: followUps } : {}),
+            ...(kept ? { input_artifacts: kept } : {}),
+          }
+        : kept
+          ? { version: KEPT_TURN_INPUT_VERSION, ...given, input_artifacts: kept }
+          : { version: STORED_TURN_INPUT_VERSION, ...given }
+    const follow = followUps ? { follow_ups: followUps } : {}
     if (typeof input !== 'object') {
       return stored({ ...(input === undefined ? {} : { input }), ...follow })
     }

@@ -131,6 +131,20 @@ export class WorkQueue {
   }
 
   /**
+   * Moves a record that cannot be read (corrupt) out of the queue as it is, to
+   * `.turnline/work/failed/…`: the sweep never wakes it again, and its status says it is corrupt.
+   */
+  async retireUnreadable(at: WorkLocation): Promise<void> {
+    const key = this.key(at)
+    const object = await this.store.get(key)
+    if (!object) return
+    await this.store.put(key.replace(this.root, this.failedRoot), object.body, {
+      contentType: 'application/json',
+    })
+    await this.store.delete(key)
+  }
+
+  /**
    * Deletes every record of one session — pending, done and failed — when the session is
    * deleted; answers how many went.
    */

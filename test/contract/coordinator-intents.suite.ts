@@ -128,6 +128,23 @@ export function describeCoordinatorIntents(c: () => Coordinator): void {
       expect((await c().pendingIntents('s1')).map((p) => p.text)).toEqual(texts)
     })
 
+    it('keeps the artifact a long follow-up was kept as, beside its preview, through enqueue, begin and ack', async () => {
+      const artifacts = [{ artifact_id: `out_${'a1'.repeat(16)}`, size: 2_097_152, lines: 30_000 }]
+      const kept = { ...intent(1, 'head…\n[input of 2,097,152 bytes …]\n…tail'), artifacts }
+      await c().enqueueIntent('s-kept', kept)
+      await c().enqueueIntent('s-kept', intent(2))
+      // the same id again: accepted, not queued twice, whatever its entry's version
+      expect(await c().enqueueIntent('s-kept', kept)).toEqual({ status: 'accepted', pending: 2 })
+      expect(await c().pendingIntents('s-kept')).toEqual([kept, intent(2)])
+      const begin = await c().beginTurn({ sessionId: 's-kept', tenant: 't', leaseMs: 10_000 })
+      expect(begin).toMatchObject({ status: 'acquired', intents: [kept, intent(2)] })
+      if (begin.status !== 'acquired') return
+      await c().endTurn({ lease: begin.lease, tenant: 't', tip: 1, ackIntents: [kept.id] })
+      expect(await c().pendingIntents('s-kept')).toEqual([intent(2)])
+      const bad = { ...intent(3), artifacts: [{ artifact_id: 'nope', size: 1, lines: 1 }] }
+      expect(await errorCode(c().enqueueIntent('s-kept', bad))).toBe('invalid_input')
+    })
+
     it('queues of different sessions are independent', async () => {
       for (let n = 1; n <= 16; n++) await c().enqueueIntent('s-a', intent(n))
       expect(await c().enqueueIntent('s-b', intent(1))).toEqual({ status: 'accepted', pending: 1 })

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type MockOpenAI, type MockRequest, startMockOpenAI } from '../support/mock-openai.ts'
+import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
+import { artifactIn, pastedLog, sha, userText } from '../support/pasted-log.ts'
 import { peakResident, s3StoreEnv } from '../support/server-memory.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
@@ -25,28 +25,6 @@ const INPUT_BYTES = 5 * 1024 * 1024
  */
 const MEMORY_BOUND = 64 * 1024 * 1024
 const KEY = 'acme-input-artifacts-key-0123456789'
-
-const sha = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex')
-
-/** A pasted log of `bytes` (ASCII, numbered lines); one line in the middle holds a marker. */
-function pastedLog(bytes: number, tag: string): string {
-  const line = (n: number) => `${tag} ${String(n).padStart(8, '0')} ${'y'.repeat(60)}\n`
-  const count = Math.floor(bytes / line(0).length)
-  const middle = Math.floor(count / 2)
-  return Array.from({ length: count }, (_, n) =>
-    n === middle ? line(n).replace('yyyyyyyyyy', 'MIDDLE-4b1') : line(n),
-  ).join('')
-}
-
-function userText(request: MockRequest | undefined): string {
-  const messages = (request?.body.messages ?? []) as { role: string; content: unknown }[]
-  return messages
-    .filter((m) => m.role === 'user')
-    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
-    .join('\n')
-}
-
-const artifactIn = (text: string) => /kept whole as artifact (out_[0-9a-f]{32})/.exec(text)?.[1]
 
 for (const store of ['fs', 's3'] as const) {
   describe(`a 5 MB pasted input through npm start (${store})`, () => {
@@ -93,7 +71,7 @@ for (const store of ['fs', 's3'] as const) {
     }
 
     it('is kept whole; the model reads a preview under 100 KB and pages through the middle; memory stays bounded', async () => {
-      const log = pastedLog(INPUT_BYTES, 'req')
+      const log = pastedLog(INPUT_BYTES, 'req', 'MIDDLE-4b1')
       const middle = log.indexOf('MIDDLE-4b1')
       const created = await call('POST', '/v1/sessions', {})
       const session = String(created.json.session_id)
@@ -174,10 +152,10 @@ for (const store of ['fs', 's3'] as const) {
     })
 
     it('POST /v1/responses keeps a long input the same way, and a long earlier message of its conversation', async () => {
-      const log = pastedLog(2 * 1024 * 1024, 'resp')
+      const log = pastedLog(2 * 1024 * 1024, 'resp', 'MIDDLE-4b1')
       const asked = mock.requests.length
       mock.enqueue({ text: 'summarized' })
-      const earlier = pastedLog(1024 * 1024, 'seed')
+      const earlier = pastedLog(1024 * 1024, 'seed', 'MIDDLE-4b1')
       const response = await call('POST', '/v1/responses', {
         input: [
           // an earlier message of the conversation: it seeds the transcript, kept the same way

@@ -251,15 +251,23 @@ describe('Lambda: background work through SQS (index.handler, index.work, index.
     expect(await pendingRecords()).toEqual([])
   })
 
-  it('puts off a message whose record cannot be read (a batch item failure), and drops a malformed one', async () => {
+  it('puts off a message whose record is of a newer version, fails a corrupt one, and drops a malformed one', async () => {
     const store = backends.bucket.store()
-    const workId = 'ab'.repeat(16)
+    const [newer, corrupt] = ['ab'.repeat(16), 'cd'.repeat(16)]
+    const pending = (workId: string) => `.turnline/work/pending/tenant-b/s-corrupt/${workId}.json`
+    // A record a newer release wrote (a rolling deploy): left for the instances that read it.
     await store.put(
-      `.turnline/work/pending/tenant-b/s-corrupt/${workId}.json`,
+      pending(newer),
+      new TextEncoder().encode('{"format":"turnline.work","version":2}'),
+      {},
+    )
+    // A record that is not one: failed as it is, out of the queue, never delivered again.
+    await store.put(
+      pending(corrupt),
       new TextEncoder().encode('{"format":"turnline.work","version":1'),
       {},
     )
-    await queue.send(
+    const trigger = (workId: string) =>
       JSON.stringify({
         format: 'turnline.trigger',
         version: 1,
@@ -267,20 +275,24 @@ describe('Lambda: background work through SQS (index.handler, index.work, index.
         tenant: 'tenant-b',
         session_id: 's-corrupt',
         work_id: workId,
-      }),
-    )
+      })
+    await queue.send(trigger(newer))
+    await queue.send(trigger(corrupt))
     await queue.send('not a trigger')
     const messages: SqsMessage[] = []
-    while (messages.length < 2) messages.push(...(await receiveSome()))
-    const corrupt = messages.find((message) => message.Body.includes(workId))
-    expect(await deliver(messages)).toEqual([corrupt?.MessageId])
+    while (messages.length < 3) messages.push(...(await receiveSome()))
+    const putOff = messages.find((message) => message.Body.includes(newer))
+    expect(await deliver(messages)).toEqual([putOff?.MessageId])
+    expect(await store.get(pending(corrupt))).toBeNull()
+    const failed = await store.get(pending(corrupt).replace('/pending/', '/failed/'))
+    expect(new TextDecoder().decode(failed?.body)).toBe('{"format":"turnline.work","version":1')
     // Hidden for the pause the delivery gave (2 s), not the 300 s it was received for: it comes
-    // back, received a second time; the malformed one was deleted.
+    // back, received a second time; the malformed and the corrupt ones were deleted.
     const [again, ...others] = await receiveSome()
     expect(others).toEqual([])
-    expect(again?.MessageId).toBe(corrupt?.MessageId)
+    expect(again?.MessageId).toBe(putOff?.MessageId)
     expect(again?.Attributes?.ApproximateReceiveCount).toBe('2')
-    await store.delete(`.turnline/work/pending/tenant-b/s-corrupt/${workId}.json`)
+    await store.delete(pending(newer))
     // The record is gone now: this delivery finds nothing to run and succeeds.
     if (!again) throw new Error('not delivered again')
     expect(await deliver([again])).toEqual([])

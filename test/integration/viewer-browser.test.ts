@@ -217,6 +217,11 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     const log = Array.from({ length: 4000 }, (_, n) => `entry ${n} ${'z'.repeat(40)}`).join('\n')
     mock.enqueue({ text: 'Read.' })
     expect((await turn(id, log)).status).toBe('completed')
+    // A follow-up as long, kept when it was accepted and applied by the next turn.
+    const steer = Array.from({ length: 3000 }, (_, n) => `steer ${n} ${'q'.repeat(40)}`).join('\n')
+    await call(`/v1/sessions/${id}/intents`, { text: steer })
+    mock.enqueue({ text: 'Steered.' })
+    expect((await call(`/v1/sessions/${id}/turns`, {})).status).toBe('completed')
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const errors: string[] = []
@@ -232,6 +237,16 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(asked).toContain('entry 0 ')
     expect(asked).toContain('kept whole as artifact')
     expect(asked).not.toContain('entry 2000 ')
+    const followed = page.locator('li.turn[data-turn="2"] .turn-input a.artifact-link')
+    await followed.waitFor({ timeout: 15_000 })
+    expect(await followed.textContent()).toMatch(
+      new RegExp(
+        `^out_[0-9a-f]{32} \\(${Buffer.byteLength(steer).toLocaleString('en-US')} bytes, 3,000 lines\\)$`,
+      ),
+    )
+    const steered = await text(page, 'li.turn[data-turn="2"] .turn-input')
+    expect(steered).toContain('Follow-up: steer 0 ')
+    expect(steered).not.toContain('steer 1500 ')
     // The link opens the whole text (fetched with the page's credentials) in a new tab.
     const [opened] = await Promise.all([page.context().waitForEvent('page'), link.click()])
     await opened.waitForLoadState()

@@ -52,9 +52,24 @@ describe('stored fixtures parse and re-serialize byte-identically', () => {
     expect(intent.text).toContain('\n')
     expect(serializePendingIntent(intent)).toBe(text('intents/0000000003.json'))
     const stored = JSON.parse(text('intents/0000000003.json')) as Record<string, unknown>
-    failsWith('unsupported_version', () => parsePendingIntent(encode({ ...stored, version: 2 })))
+    failsWith('unsupported_version', () => parsePendingIntent(encode({ ...stored, version: 3 })))
     failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, id: 'has space' })))
     failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, format: 'other' })))
+  })
+
+  it('intents/0000000004.json (version 2: a follow-up kept as an artifact, its preview as text)', () => {
+    const intent = parsePendingIntent(bytes('intents/0000000004.json'))
+    if (intent.version !== 2) throw new Error('not a version 2 pending intent')
+    expect(intent.input_artifacts).toEqual([
+      { artifact_id: 'out_18bc9620417b56732a98256df25e4681', size: 90_036, lines: 3002 },
+    ])
+    expect(intent.text).toContain('kept whole as artifact out_18bc9620417b56732a98256df25e4681;')
+    expect(serializePendingIntent(intent)).toBe(text('intents/0000000004.json'))
+    const stored = JSON.parse(text('intents/0000000004.json')) as Record<string, unknown>
+    failsWith('unsupported_version', () => parsePendingIntent(encode({ ...stored, version: 3 })))
+    failsWith('corrupt_data', () => parsePendingIntent(encode({ ...stored, input_artifacts: [] })))
+    const { input_artifacts: _kept, ...plain } = stored
+    failsWith('corrupt_data', () => parsePendingIntent(encode(plain)))
   })
 
   it('deleted/0000000003.json (the marker a deleted session leaves in its log)', () => {

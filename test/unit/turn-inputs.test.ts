@@ -133,10 +133,10 @@ describe('turn inputs on the record', () => {
         events: [{ schema_version: '0.11.0', event: { type: 'turn.started' } }],
         committed_at: '2026-01-01T00:00:00Z',
         turn_id: 'turn-1',
-        turn_input: { version: 4, prompt: { what: 'new' } },
+        turn_input: { version: 5, prompt: { what: 'new' } },
       }),
     )
-    expect(batch.turn_input).toEqual({ version: 4, prompt: { what: 'new' } })
+    expect(batch.turn_input).toEqual({ version: 5, prompt: { what: 'new' } })
     expect(readableTurnInput(batch.turn_input)).toBeUndefined()
     expect(titleOf({ version: 1, input: '😀'.repeat(121) })).toBe(`${'😀'.repeat(119)}…`)
     expect(titleOf({ version: 1, follow_ups: [{ intent_id: 'i', text: ' queued ' }] })).toBe(
@@ -187,6 +187,39 @@ describe('stored turn inputs (read-only fixtures)', () => {
       input: record.input,
       input_artifacts: record.input_artifacts,
     })
+  })
+
+  it('a batch with a version 4 record (a follow-up kept as an artifact) reads, re-serializes byte for byte and lists its preview and artifact', async () => {
+    const source = stored('batch-v4.json')
+    const batch = parseBatch(source)
+    expect(serializeBatch(batch)).toBe(source)
+    const record = readableTurnInput(batch.turn_input)
+    if (record?.version !== 4) throw new Error('not a version 4 record')
+    expect(record.input).toBeUndefined()
+    const [long, short] = record.follow_ups ?? []
+    expect(long?.input_artifacts).toEqual([
+      { artifact_id: 'out_18bc9620417b56732a98256df25e4681', size: 90_036, lines: 3002 },
+    ])
+    expect(long?.text).toContain(
+      '[input of 90,036 bytes (3,002 lines) kept whole as artifact out_18bc9620417b56732a98256df25e4681;',
+    )
+    expect(short).toEqual({
+      intent_id: 'd908d60b-0f05-48ff-9413-e0ff114e00e9',
+      text: 'Then count them.',
+    })
+    expect(titleOf(record)).toMatch(/^Which requests failed in this log\? 0001 GET/)
+    // the transcript holds the preview, tagged with the follow-up's id
+    const appended = batch.history?.append ?? []
+    expect(
+      appended.find((m) => m.role === 'user' && m.intent_id === long?.intent_id),
+    ).toMatchObject({
+      content: long?.text,
+    })
+    const store = new MemoryObjectStore()
+    const keys = new SessionKeys('', { tenant: 'acme', workspace: 'default', sessionId: 's1' })
+    await store.put(keys.batch(1), new TextEncoder().encode(source))
+    const page = await readTurnInputs(store, keys, 1, { cursor: '0', limit: 10 })
+    expect(page.turns[0]?.input).toEqual({ follow_ups: record.follow_ups })
   })
 
   it('a manifest and a checkpoint with a title read and re-serialize byte for byte', () => {

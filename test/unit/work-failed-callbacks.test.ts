@@ -214,4 +214,36 @@ describe('work.failed callbacks', () => {
     })
     expect(run.model.requests).toHaveLength(1)
   })
+
+  it('fails a corrupt record once, saying so, and never wakes it again', async () => {
+    const store = new MemoryObjectStore()
+    const clock = testClock(Date.now())
+    const target = receiver()
+    const run = engine(store, clock, target.fetch)
+    const { session_id } = await run.service.createSession('acme', { callback: { url: URL } })
+    const work = await run.service.queueTurn(
+      'acme',
+      session_id,
+      { input: 'x' },
+      { idempotencyKey: 'corrupt' },
+    )
+    const [pending] = (await store.list('')).objects.filter((o) => o.key.includes('/work/pending/'))
+    await store.put(pending?.key ?? '', new TextEncoder().encode('{"format":"turnline.work"'))
+    expect(await run.service.runWork(at('acme', work))).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'corrupt_data' },
+    })
+    expect((await run.service.listWork()).items).toEqual([])
+    expect(await run.service.runWork(at('acme', work))).toEqual({ outcome: 'gone' })
+    await expect(run.service.workStatus('acme', session_id, work.work_id)).rejects.toMatchObject({
+      code: 'corrupt_data',
+    })
+    await sweepCallbacks(run.ctx, run.sessions)
+    expect(target.got).toHaveLength(1)
+    expect(JSON.parse(await (target.got[0] as Request).text())).toMatchObject({
+      type: 'work.failed',
+      data: { session_id, work: { work_id: work.work_id, code: 'corrupt_data', attempts: 0 } },
+    })
+    expect(run.model.requests).toHaveLength(0)
+  })
 })

@@ -1,6 +1,11 @@
 import type { TurnStatus } from '../../contract/api.ts'
-import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
-import type { WorkError, WorkLocation, WorkRecord } from '../../contract/work-record.ts'
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import {
+  loopWorkFolder,
+  type WorkError,
+  type WorkLocation,
+  type WorkRecord,
+} from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
 import { recordWorkFailed } from '../callbacks/work-callbacks.ts'
@@ -10,6 +15,9 @@ import { stepTurn } from '../turn/step-turn.ts'
 import type { WorkRunOutcome } from './background-api.ts'
 import { DEFAULT_QUOTA_WAIT, expiredError, expiresAt, waitAfterRefusal } from './quota-wait.ts'
 import { runLoopRunStep, stopLoopRun } from './run-loop.ts'
+
+/** A loop's background steps' folder starts so (`loop.<loop_id>`); no session id does. */
+const LOOP_FOLDER = loopWorkFolder('')
 
 /** Runs of one record that may end in a retryable fault before it is marked failed. */
 export const MAX_WORK_ATTEMPTS = 8
@@ -32,7 +40,11 @@ export async function runWork(
   queue: WorkQueue,
   at: WorkLocation,
 ): Promise<WorkRunOutcome> {
-  const read = await queue.read(at)
+  const read = await queue.read(at).catch((error: unknown) => {
+    if (isTurnlineError(error, 'corrupt_data')) return error
+    throw error
+  })
+  if (read instanceof TurnlineError) return failUnreadable(deps, locator, queue, at, read)
   if (!read || read.record.failed) return { outcome: 'gone' }
   const { record } = read
   if (record.kind === 'loop_step' && (await queue.isDone(at))) {
@@ -158,6 +170,37 @@ async function fail(
     await recordWorkFailed(deps, locator, stored.record, failure)
   }
   await queue.retire({ ...stored.record, failed: failure })
+  return { outcome: 'failed', error: failure }
+}
+
+/**
+ * A record that cannot be read (corrupt; a newer version is left to the instances that read it)
+ * is failed as it is: its `work.failed` says so, and it leaves the queue, so no sweep runs it
+ * again. A loop run whose step it was is revived by the sweep (loop-run-revival.ts).
+ */
+async function failUnreadable(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  queue: WorkQueue,
+  at: WorkLocation,
+  error: TurnlineError,
+): Promise<WorkRunOutcome> {
+  ;(deps.log ?? console.warn)({
+    msg: 'background work record unreadable',
+    ...at,
+    error: error.message,
+  })
+  const failure: WorkError = {
+    code: 'corrupt_data',
+    message: 'its stored work record could not be read (corrupt); the server log has the details',
+    at: new Date(deps.clock.now()).toISOString(),
+  }
+  const loop = at.session_id.startsWith(LOOP_FOLDER)
+  const work = loop
+    ? { ...at, kind: 'loop_step' as const, loop_id: at.session_id.slice(LOOP_FOLDER.length) }
+    : { ...at, kind: 'turn' as const }
+  await recordWorkFailed(deps, locator, work, failure)
+  await queue.retireUnreadable(at)
   return { outcome: 'failed', error: failure }
 }
 

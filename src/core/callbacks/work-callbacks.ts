@@ -8,6 +8,10 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
 import { eventsUrl } from './callback-policy.ts'
 
+/** What a failed work's notice says of it: all of its record, or (unreadable) its location. */
+export type FailedWork = Pick<WorkRecord, 'tenant' | 'session_id' | 'work_id' | 'kind'> &
+  Partial<Pick<WorkRecord, 'loop_id' | 'source' | 'created_at' | 'attempts'>>
+
 /** The session a failed work's notice is recorded in, and where it goes. */
 interface Target {
   ref: SessionRef
@@ -28,7 +32,7 @@ interface Target {
 export async function recordWorkFailed(
   deps: ServiceDeps,
   locator: SessionLocator,
-  record: WorkRecord,
+  record: FailedWork,
   failure: WorkError,
 ): Promise<void> {
   const callbacks = deps.callbacks
@@ -48,11 +52,11 @@ export async function recordWorkFailed(
       message: `${failure.code}: ${failure.message}`,
       work: {
         work_id: record.work_id,
-        source: record.source,
+        ...(record.source === undefined ? {} : { source: record.source }),
         code: failure.code,
         message: failure.message,
-        attempts: record.attempts,
-        created_at: record.created_at,
+        attempts: record.attempts ?? 0,
+        ...(record.created_at === undefined ? {} : { created_at: record.created_at }),
         ...(target.loopId === undefined ? {} : { loop_id: target.loopId }),
       },
     },
@@ -69,7 +73,7 @@ export async function recordWorkFailed(
 async function targetOf(
   deps: ServiceDeps,
   locator: SessionLocator,
-  record: WorkRecord,
+  record: FailedWork,
 ): Promise<Target | undefined> {
   const defaultUrl = deps.callbacks?.policy.defaultUrlFor(record.tenant)
   try {

@@ -17,9 +17,8 @@ import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { assertMcpAllowed } from '../mcp/mcp-servers.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
-import { outputKeeping } from '../tools/session-outputs.ts'
 import { httpToolCatalog } from '../tools/tool-catalog.ts'
-import { keepLongMessages } from '../turn/kept-input.ts'
+import { inputKeeping, keepLongMessages } from '../turn/kept-input.ts'
 
 /** Validates a create-session body (400 with every problem named). */
 export function parseConfig(body: SessionConfigInput): SessionConfig {
@@ -85,11 +84,7 @@ export async function startSession(
   // Before the session exists: a text refused by a cap leaves nothing behind.
   const history =
     seed.keepLongTexts && seed.history
-      ? await keepLongMessages(seed.history, {
-          keeping: outputKeeping(deps, ref),
-          limit: deps.tools.maxResponseBytes,
-          now: () => deps.clock.now(),
-        })
+      ? await keepLongMessages(seed.history, inputKeeping(deps, ref))
       : seed.history
   try {
     await locator.register(ref, new Date(now).toISOString())

@@ -1,6 +1,7 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { InterjectedEvent } from '../../contract/thread-event.ts'
 import type { QueuedIntent } from '../../ports/coordinator.ts'
+import { copyIntent } from '../../ports/coordinator-checks.ts'
 
 /**
  * Steering follow-ups at a turn boundary (VT Code steering, §7 of the contract). Pending intents
@@ -63,7 +64,7 @@ export function planIntentBoundary(input: IntentBoundaryInput): IntentBoundary {
     if (seen.has(intent.id)) continue
     seen.add(intent.id)
     if (applied.has(intent.id)) alreadyApplied.push(intent.id)
-    else apply.push({ id: intent.id, text: intent.text })
+    else apply.push(copyIntent(intent))
   }
   const appliedIds = apply.map((intent) => intent.id)
   return {

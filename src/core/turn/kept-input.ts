@@ -5,8 +5,11 @@ import type { InputArtifactRef } from '../../contract/turn-input-record.ts'
 import { groupDigits } from '../../shared/digit-groups.ts'
 import { dayEndMs } from '../../shared/utc-day.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
+import type { ServiceDeps } from '../engine/service-deps.ts'
 import { KeptOutput, type OutputKeeping } from '../tools/kept-output.ts'
 import { outputPreview, previewSizes } from '../tools/output-preview.ts'
+import { outputKeeping } from '../tools/session-outputs.ts'
 
 /** UTF-16 code units of a long text encoded and stored at once (about 256 KiB to 768 KiB). */
 const SLICE_UNITS = 256 * 1024
@@ -26,6 +29,15 @@ export interface InputKeeping {
   /** The inline limit (TURNLINE_TOOL_MAX_RESPONSE_BYTES): bytes of text given to the model whole. */
   limit: number
   now: () => number
+}
+
+/** How the session keeps texts of its inputs: as its tool outputs, past the inline limit. */
+export function inputKeeping(deps: ServiceDeps, ref: SessionRef): InputKeeping {
+  return {
+    keeping: outputKeeping(deps, ref),
+    limit: deps.tools.maxResponseBytes,
+    now: () => deps.clock.now(),
+  }
 }
 
 /**

@@ -23,12 +23,11 @@ import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { userMessageOf } from '../model/image-input.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
-import { outputKeeping } from '../tools/session-outputs.ts'
 import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
-import { type KeptInput, keepLongInput } from './kept-input.ts'
+import { inputKeeping, type KeptInput, keepLongInput } from './kept-input.ts'
 import { applySessionTransition, TurnMachine } from './turn-machine.ts'
 
 /**
@@ -197,11 +196,7 @@ async function newTurn(input: LeasedTurn, writer: TurnWriter): Promise<DrivenTur
 /** The request's input, its text over the inline limit kept whole as artifacts (previewed). */
 function keptInput({ deps, ref, request }: LeasedTurn): Promise<KeptInput | undefined> {
   if (request.input === undefined) return Promise.resolve(undefined)
-  return keepLongInput(request.input, {
-    keeping: outputKeeping(deps, ref),
-    limit: deps.tools.maxResponseBytes,
-    now: () => deps.clock.now(),
-  })
+  return keepLongInput(request.input, inputKeeping(deps, ref))
 }
 
 function intentBoundary(input: LeasedTurn, history: readonly HistoryMessage[]) {
