@@ -18,7 +18,8 @@ declare const Deno: {
 
 /**
  * Deno entry: `deno serve --host 127.0.0.1 --allow-net --allow-env --allow-read --allow-write
- * functions/entries/deno.ts`. Packages resolve from node_modules (deno.json). Sessions default to the
+ * --allow-sys=networkInterfaces functions/entries/deno.ts` (the last for the address checks of
+ * callbacks and tenants' calls with keys: deno-permissions.ts). Packages resolve from node_modules (deno.json). Sessions default to the
  * embedded filesystem store under TURNLINE_DATA_DIR, as on Node; Deno Deploy has no writable
  * disk, so set S3_BUCKET there. A configuration error stops the server at startup; so does
  * the lack of TURNLINE_API_KEYS (or the key registry) unless TURNLINE_SINGLE_TENANT is set, and

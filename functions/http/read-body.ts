@@ -1,4 +1,5 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { concatBytes } from '../../src/shared/concat-bytes.ts'
 import { parseJson } from '../../src/shared/json-syntax.ts'
 
 /** Bounds on a request body: read no more than `maxBytes`, and give up after `timeoutMs`. */
@@ -165,14 +166,7 @@ async function readChunks(request: Request, limits: BodyLimits): Promise<Uint8Ar
   } finally {
     stop()
   }
-  if (chunks.length === 1 && chunks[0]) return chunks[0]
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
+  return concatBytes(chunks, total)
 }
 
 /** Iterative depth check (a recursive one could itself overflow the stack). */

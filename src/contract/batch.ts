@@ -23,18 +23,20 @@ import { StoredTurnInputSchema } from './turn-input-record.ts'
 /**
  * A commit batch, `log/<n:010d>.json`: the one commit point of a session. Written create-only;
  * holds the events of the batch (as canonical versioned lines, in order), the transcript delta,
- * the turn engine's state, the idempotency key and the intent ids applied by the batch.
+ * the turn engine's state, the idempotency key and the intent ids applied by the batch. Stored as
+ * its JSON text (versions 1–4) or that text gzip-compressed (version 5 on: batch-encoding.ts).
  */
 
 export const BATCH_FORMAT = 'turnline.batch'
 /**
  * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`; 3: and the
  * `order` of their blocks (history-message.ts); 4: a message whose content an event of the batch
- * holds names that event's item instead (`content_of`, batch-content-refs.ts). Versions 1–3 are
- * still read, each with its own message schema, and written back as they were.
+ * holds names that event's item instead (`content_of`, batch-content-refs.ts); 5: the same
+ * document, stored gzip-compressed (batch-encoding.ts). Versions 1–4 are still read, each with
+ * its own message schema, and written back as they were.
  */
-export const BATCH_VERSION = 4
-const READABLE_VERSIONS = [1, 2, 3, 4] as const
+export const BATCH_VERSION = 5
+const READABLE_VERSIONS = [1, 2, 3, 4, 5] as const
 
 export const HistoryDeltaSchema = z.object({
   /** True when the segment starts over (compaction, context reset) before `append`. */
@@ -48,7 +50,13 @@ export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.
 
 const BatchFieldsSchema = z.object({
   format: z.literal(BATCH_FORMAT),
-  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(BATCH_VERSION)]),
+  version: z.union([
+    z.literal(1),
+    z.literal(2),
+    z.literal(3),
+    z.literal(4),
+    z.literal(BATCH_VERSION),
+  ]),
   batch: CounterSchema,
   /** Seq of the first event of this batch. */
   first_seq: CounterSchema,
@@ -86,7 +94,12 @@ export function parseBatch(input: Uint8Array | string): Batch {
   requireFormat(doc, 'format', BATCH_FORMAT, WHAT)
   requireVersion(doc, 'version', READABLE_VERSIONS, WHAT)
   const history = doc.history as Record<string, unknown> | undefined
-  if (doc.version === 4 && typeof history === 'object' && history !== null) {
+  if (
+    typeof doc.version === 'number' &&
+    doc.version >= 4 &&
+    typeof history === 'object' &&
+    history !== null
+  ) {
     const events = Array.isArray(doc.events) ? doc.events : []
     doc.history = { ...history, append: resolveContents(history.append, events, WHAT) }
   }

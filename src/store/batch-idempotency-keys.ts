@@ -1,4 +1,4 @@
-import { parseBatch } from '../contract/batch.ts'
+import { parseStoredBatch } from '../contract/batch-encoding.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { listAll } from './list-all.ts'
 import type { SessionKeys } from './session-ref.ts'
@@ -17,7 +17,7 @@ export async function batchIdempotencyKeys(
     const object = await store.get(key)
     if (!object) continue
     try {
-      const key = parseBatch(object.body).idempotency_key
+      const key = (await parseStoredBatch(object.body)).idempotency_key
       if (key !== undefined) found.add(key)
     } catch {
       // unreadable: nothing to forget that we can name

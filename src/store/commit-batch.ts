@@ -1,5 +1,6 @@
 import type { Batch } from '../contract/batch.ts'
 import { BATCH_FORMAT, BATCH_VERSION, serializeBatch } from '../contract/batch.ts'
+import { storedBatchBody } from '../contract/batch-encoding.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
@@ -8,7 +9,6 @@ import type { TurnInputRecord } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { utf8Length } from '../shared/utf8-length.ts'
 import { BUFFER_MAX_BYTES, BUFFER_MAX_EVENTS } from './event-buffer.ts'
-import { toBytes } from './json-bytes.ts'
 import { SessionImages } from './session-images.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
@@ -81,12 +81,9 @@ export async function commitBatch(
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
     ...(turnInput ? { turn_input: turnInput } : {}),
   }
-  const body = toBytes(serializeBatch(batch, lines))
+  const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines))
   try {
-    await store.put(keys.batch(batch.batch), body, {
-      ifNoneMatch: '*',
-      contentType: 'application/json',
-    })
+    await store.put(keys.batch(batch.batch), body, { ifNoneMatch: '*', contentType })
   } catch (error) {
     // A transport retry of our own create-only PUT whose first reply was lost comes back as a
     // conflict although we won: the stored bytes are then exactly ours.

@@ -1,5 +1,5 @@
 import type { Batch } from '../contract/batch.ts'
-import { parseBatch } from '../contract/batch.ts'
+import { parseStoredBatch } from '../contract/batch-encoding.ts'
 import { type Checkpoint, parseCheckpoint } from '../contract/checkpoint.ts'
 import { TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
@@ -173,17 +173,19 @@ export async function readBatches(
     const later = page.objects.some((o) => (keys.batchNumber(o.key) ?? -1) > absent)
     throw missingBatch(keys, absent, later ? absent + 1 : -1)
   }
-  return objects.map((object, i) => {
-    const n = numbers[i] as number
-    const batch = parseBatch((object as { body: Uint8Array }).body)
-    if (batch.batch !== n) {
-      throw new TurnlineError(
-        'corrupt_data',
-        `batch ${n} of session ${keys.sessionId} claims to be batch ${batch.batch}`,
-      )
-    }
-    return batch
-  })
+  return Promise.all(
+    objects.map(async (object, i) => {
+      const n = numbers[i] as number
+      const batch = await parseStoredBatch((object as { body: Uint8Array }).body)
+      if (batch.batch !== n) {
+        throw new TurnlineError(
+          'corrupt_data',
+          `batch ${n} of session ${keys.sessionId} claims to be batch ${batch.batch}`,
+        )
+      }
+      return batch
+    }),
+  )
 }
 
 /** A committed batch that is not there: the session was deleted, or (a hole) its log is damaged. */

@@ -2,7 +2,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { type Batch, parseBatch } from '../../src/contract/batch.ts'
+import type { Batch } from '../../src/contract/batch.ts'
+import { parseStoredBatch } from '../../src/contract/batch-encoding.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { type CallbackRelay, startCallbackRelay } from '../support/callback-relay.ts'
 import { gate } from '../support/gate.ts'
@@ -177,7 +178,7 @@ async function storedBatches(sessionId: string): Promise<Batch[]> {
   for (const key of keys) {
     const object = await store.get(key)
     if (!object) throw new Error(`${key} vanished`)
-    batches.push(parseBatch(object.body))
+    batches.push(await parseStoredBatch(object.body))
   }
   return batches
 }

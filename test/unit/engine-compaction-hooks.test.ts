@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { parseBatch } from '../../src/contract/batch.ts'
+import { parseStoredBatch } from '../../src/contract/batch-encoding.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { scriptAgent } from '../support/compaction-engine.ts'
 import { TOOL_SECRET } from '../support/engine-deps.ts'
@@ -18,7 +18,9 @@ async function boundariesCommitted(sid: string): Promise<number> {
   const { objects } = await listAll(fixture.engine.store, `t1/default/.vtcode/sessions/${sid}/log/`)
   let count = 0
   for (const { key } of objects) {
-    const batch = parseBatch((await fixture.engine.store.get(key))?.body ?? new Uint8Array())
+    const batch = await parseStoredBatch(
+      (await fixture.engine.store.get(key))?.body ?? new Uint8Array(),
+    )
     count += batch.events.filter((l) => l.event.type === 'thread.compact_boundary').length
   }
   return count

@@ -114,7 +114,10 @@ describe('a 500-turn session', { timeout: 60_000 }, () => {
       }
       expect(compact.read.keys.filter(isVtcodeFile)).toHaveLength(2)
       expect(compact.value.events.map((e) => e.type)).toEqual(['thread.compact_boundary'])
+      const [boundary] = compact.value.events
       return {
+        compactedArchive:
+          boundary?.type === 'thread.compact_boundary' ? boundary.history_artifact_path : undefined,
         open: open.read,
         compact: compact.read,
         logBytes: log.objects.reduce((sum, o) => sum + o.size, 0),
@@ -154,6 +157,13 @@ describe('a 500-turn session', { timeout: 60_000 }, () => {
     expect(end.open.get).toBeLessThanOrEqual(18)
     expect(engine.receiver.calls.length).toBeGreaterThan(150)
     expect(end.open.bytesRead).toBeLessThan(end.logBytes / 20)
+    // VT Code's retention of compaction archives: the newest 10, every envelope.
+    const history = (await listAll(counting.store, `${root}history/`)).objects.map((o) => o.key)
+    const archives = history.filter((key) => key.endsWith('.jsonl'))
+    expect(archives).toHaveLength(10)
+    expect(history.filter((key) => key.endsWith('.memory.json')).length).toBeGreaterThan(boundaries)
+    const newest = end.compactedArchive
+    expect(archives).toContain(newest)
     console.info(
       JSON.stringify({
         turns: turn - 1,

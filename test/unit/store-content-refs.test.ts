@@ -1,12 +1,18 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
-import { BATCH_VERSION, parseBatch, serializeBatch } from '../../src/contract/batch.ts'
+import type { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { parseBatch, serializeBatch } from '../../src/contract/batch.ts'
+import { batchText } from '../../src/contract/batch-encoding.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { startScriptedEngine } from '../support/scripted-engine.ts'
 import { expectFilesMatchLog } from '../support/session-files.ts'
+import {
+  coldTurn,
+  continueWithToolTurns,
+  fixtureSession,
+} from '../support/store-fixture-session.ts'
 
 /**
  * Batch version 4 stores each text once: the transcript's tool message and answer name the item
@@ -19,40 +25,24 @@ const fixtures = fileURLToPath(new URL('../fixtures/store/', import.meta.url))
 const text = (path: string) => readFileSync(join(fixtures, path), 'utf8')
 const decode = (body: Uint8Array | undefined) => new TextDecoder().decode(body)
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : [path]
-  })
-}
-
 /** A store holding the version 3 session fixture; its session id and the folder's keys. */
 async function v3Session() {
-  const store = new MemoryObjectStore()
-  const root = join(fixtures, 'v3-session')
-  const files = new Map<string, string>()
-  for (const path of filesUnder(root)) {
-    const key = relative(root, path)
-    files.set(key, readFileSync(path, 'utf8'))
-    await store.put(key, new Uint8Array(readFileSync(path)))
-  }
-  const pointer = [...files.keys()].find((key) => key.startsWith('t1/.turnline/sessions/'))
-  const sessionId = JSON.parse(files.get(pointer ?? '') ?? '{}').session_id as string
-  return { store, files, sessionId }
+  const { store, files, sessionId } = await fixtureSession(join(fixtures, 'v3-session'))
+  const texts = new Map([...files].map(([key, body]) => [key, decode(body)]))
+  return { store, files: texts, sessionId }
 }
 
 async function batchesOf(store: MemoryObjectStore, sessionId: string) {
   const { objects } = await listAll(store, `t1/default/.vtcode/sessions/${sessionId}/log/`)
   return Promise.all(
-    objects.map(async (o) => ({ key: o.key, text: decode((await store.get(o.key))?.body) })),
+    objects.map(async (o) => {
+      const body = (await store.get(o.key))?.body ?? new Uint8Array()
+      return { key: o.key, text: decode(await batchText(body)), stored: decode(body) }
+    }),
   )
 }
 
 describe('batch version 4: each text stored once', () => {
-  it('is what batches are written with', () => {
-    expect(BATCH_VERSION).toBe(4)
-  })
-
   it('reads a version 4 batch with its contents put back, and writes it back byte for byte', () => {
     const source = text('v4/batch-content-refs.json')
     const batch = parseBatch(source)
@@ -109,24 +99,22 @@ describe('batch version 4: each text stored once', () => {
     const second = JSON.stringify(engine.model.requests[1]?.messages)
     expect(second).toContain(`fresh answer ${'x'.repeat(300)}`)
 
-    // Old objects unchanged; the new batches are version 4 and refer to their events.
+    // Old objects unchanged; the new batches (version 5: version 4's document, compressed) refer
+    // to their events.
     const after = await batchesOf(store, sessionId)
     for (const old of oldBatches) {
-      expect(after.find((b) => b.key === old.key)?.text).toBe(files.get(old.key))
+      expect(after.find((b) => b.key === old.key)?.stored).toBe(files.get(old.key))
     }
     const added = after.slice(oldBatches.length)
     expect(added.length).toBe(2)
-    for (const { text: body } of added) expect(body).toContain('"version":4')
+    for (const { text: body } of added) expect(body).toContain('"version":5')
     expect(added[1]?.text).toContain('"content_of":"item_')
     expect(added[1]?.text.split(`fresh answer ${'x'.repeat(300)}`).length).toBe(2) // once
     await expectFilesMatchLog(store, engine.service, sessionId, 'continued')
 
     // A cold process reads the version 4 batches back whole.
-    const cold = startScriptedEngine({ store })
-    cold.model.enqueue({ text: 'done 11' })
-    const next = await cold.service.stepTurn('t1', sessionId, { input: 'task 11' })
-    expect(next.status).toBe('completed')
-    const request = JSON.stringify(cold.model.requests[0]?.messages)
+    const cold = await coldTurn(store, sessionId, 11)
+    const { request } = cold
     expect(request).toContain(`fresh answer ${'x'.repeat(300)}`)
     expect(request).toContain(`done 10: ${'y'.repeat(120)}`)
     await expectFilesMatchLog(store, cold.service, sessionId, 'cold')
@@ -139,31 +127,15 @@ describe('batch version 4: each text stored once', () => {
         m.role === 'tool' ? [m.content] : [],
       ),
     )
-    const engine = startScriptedEngine({ store })
-    let turn = 10
-    engine.receiver.setReply(() => ({ body: `answer of turn ${turn} ${'z'.repeat(200)}` }))
-    engine.model.respond((request) => {
-      const messages = request.messages as { role: string }[]
-      if (messages.at(-1)?.role !== 'user') return { text: `done ${turn}` }
-      const args = JSON.stringify({ q: `turn ${turn}` })
-      return { toolCalls: [{ id: `call_${turn}`, name: 'lookup', arguments: args }] }
-    })
     // Batches 19–32: the checkpoint after batch 32 is the first this code writes.
-    for (; turn <= 16; turn++) {
-      const result = await engine.service.stepTurn('t1', sessionId, { input: `task ${turn}` })
-      expect(result.status).toBe('completed')
-    }
+    await continueWithToolTurns(store, sessionId, 10, 16)
     const root = `t1/default/.vtcode/sessions/${sessionId}/`
     const checkpoint = JSON.parse(decode((await store.get(`${root}state/0000000032.json`))?.body))
     expect(checkpoint).toMatchObject({ version: 4, history_from: { checkpoint: 16, batch: 17 } })
     expect(checkpoint).not.toHaveProperty('history')
 
-    const cold = startScriptedEngine({ store })
-    cold.model.enqueue({ text: 'done 17' })
-    expect((await cold.service.stepTurn('t1', sessionId, { input: 'task 17' })).status).toBe(
-      'completed',
-    )
-    const request = JSON.stringify(cold.model.requests[0]?.messages)
+    const cold = await coldTurn(store, sessionId, 17)
+    const { request } = cold
     for (const output of outputs) expect(request).toContain(JSON.stringify(output))
     for (let n = 10; n <= 16; n++)
       expect(request).toContain(`answer of turn ${n} ${'z'.repeat(200)}`)

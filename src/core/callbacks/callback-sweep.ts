@@ -1,4 +1,4 @@
-import { parseBatch } from '../../contract/batch.ts'
+import { parseStoredBatch } from '../../contract/batch-encoding.ts'
 import type { CallbackBatch } from '../../contract/callback-delivery.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionStore } from '../../store/session-store.ts'
@@ -31,7 +31,7 @@ async function recover(
   if (!marker) return undefined
   const object = await sessions.objects.get(sessions.keys(entry.ref).batch(entry.batch))
   if (!object) return dropAfterGrace(ctx, entry.key, marker)
-  const batch = parseBatch(object.body)
+  const batch = await parseStoredBatch(object.body)
   const drafts = callbackNotices(
     {
       sessionId: entry.ref.sessionId,

@@ -8,6 +8,7 @@ import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { retainedUserMessages } from '../session/fork-history.ts'
 import { hookContext, hookDeps } from '../turn/turn-tools.ts'
+import { pruneHistoryArchivesQuietly } from './archive-retention.ts'
 import { buildMemoryEnvelope } from './build-envelope.ts'
 import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
 import { produceCompaction } from './compaction-modes.ts'
@@ -26,7 +27,8 @@ import { compactBoundaryEvent, resolveSegment } from './segment-boundary.ts'
  * continuity tail and retained user messages) → the one model call, provider-native
  * (`responses.compact`, mode `provider`) or a summary without tools (mode `local`), see
  * compaction-modes.ts; its usage and cost count toward the session → archive the history and
- * write the memory envelope next to it (both create-only) → `pre_compact` hooks → open the next request segment → replace the
+ * write the memory envelope next to it (both create-only), and remove the session's archives past
+ * the newest 10 as VT Code does (archive-retention.ts) → `pre_compact` hooks → open the next request segment → replace the
  * transcript, clear the usage anchor and the pending flag → emit `thread.compact_boundary`.
  * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
  * rehydration reads only the new segment.
@@ -125,7 +127,15 @@ async function compactOnce(
         appliedIntentIds: run.appliedIntents,
       }),
   )
-  await writeCompactionSummary(deps, ref, product.summary, run.warnings)
+  await Promise.all([
+    writeCompactionSummary(deps, ref, product.summary, run.warnings),
+    pruneHistoryArchivesQuietly(
+      deps.sessions.objects,
+      deps.sessions.keys(ref).root,
+      ref.sessionId,
+      run.warnings,
+    ),
+  ])
   const messages = [...product.complete(artifacts.envelope), ...kept]
   const originalMessageCount = stripMemoryEnvelope(run.history).length
   const mode = product.mode

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import type { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { BATCH_VERSION, parseBatch, serializeBatch } from '../../src/contract/batch.ts'
+import {
+  batchText,
+  compressBatchText,
+  isGzip,
+  parseStoredBatch,
+} from '../../src/contract/batch-encoding.ts'
+import { listAll } from '../../src/store/list-all.ts'
+import { expectFilesMatchLog } from '../support/session-files.ts'
+import {
+  coldTurn,
+  continueWithToolTurns,
+  fixtureSession,
+} from '../support/store-fixture-session.ts'
+
+/**
+ * Batch version 5 is version 4's document stored gzip-compressed. Read-only fixtures: a version 5
+ * batch compressed by another gzip implementation (test/fixtures/store/v5/, with its text beside
+ * it) and a whole session written with version 4 batches and a version 4 checkpoint
+ * (test/fixtures/store/v4-session/), which keeps reading and continuing unchanged.
+ */
+const fixtures = fileURLToPath(new URL('../fixtures/store/', import.meta.url))
+const bytes = (path: string) => new Uint8Array(readFileSync(join(fixtures, path)))
+const text = (path: string) => readFileSync(join(fixtures, path), 'utf8')
+const decode = (body: Uint8Array) => new TextDecoder().decode(body)
+const encode = (value: string) => new TextEncoder().encode(value)
+
+async function storedBatches(store: MemoryObjectStore, sessionId: string) {
+  const { objects } = await listAll(store, `t1/default/.vtcode/sessions/${sessionId}/log/`)
+  return Promise.all(
+    objects.map(async (o) => ({ key: o.key, body: (await store.get(o.key))?.body as Uint8Array })),
+  )
+}
+
+const failsWith = async (code: string, run: () => Promise<unknown>) => {
+  await expect(run()).rejects.toMatchObject({ code })
+}
+
+describe('batch version 5: stored compressed', () => {
+  it('is what batches are written with', () => {
+    expect(BATCH_VERSION).toBe(5)
+  })
+
+  it('reads a version 5 fixture, and its document writes back byte for byte', async () => {
+    const stored = bytes('v5/batch-compressed.json.gz')
+    expect(isGzip(stored)).toBe(true)
+    const batch = await parseStoredBatch(stored)
+    expect(batch).toMatchObject({ version: 5, batch: 4 })
+    const [tool] = batch.history?.append ?? []
+    expect(tool).toMatchObject({ role: 'tool', content: expect.stringMatching(/.{200}/) })
+    const source = text('v5/batch-compressed.json')
+    expect(decode(await batchText(stored))).toBe(source)
+    expect(serializeBatch(batch)).toBe(source)
+    // Our own compression reads back to the same text.
+    expect(decode(await batchText(await compressBatchText(source)))).toBe(source)
+  })
+
+  it('reads version 1–4 batches stored as text, as before', async () => {
+    for (const path of ['v4/batch-content-refs.json', 'v3/batch-order.json']) {
+      const batch = await parseStoredBatch(bytes(path))
+      expect(serializeBatch(batch)).toBe(text(path))
+    }
+  })
+
+  it('refuses a version stored the wrong way, and gzip that does not decompress', async () => {
+    const v4 = text('v4/batch-content-refs.json')
+    await failsWith('corrupt_data', async () => parseStoredBatch(await compressBatchText(v4)))
+    await failsWith('corrupt_data', async () =>
+      parseStoredBatch(encode(text('v5/batch-compressed.json'))),
+    )
+    const stored = bytes('v5/batch-compressed.json.gz')
+    await failsWith('corrupt_data', () => parseStoredBatch(stored.slice(0, stored.length / 2)))
+    await failsWith('corrupt_data', () =>
+      parseStoredBatch(new Uint8Array([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6])),
+    )
+    const future = JSON.parse(text('v5/batch-compressed.json'))
+    await failsWith('unsupported_version', async () =>
+      parseStoredBatch(await compressBatchText(JSON.stringify({ ...future, version: 6 }))),
+    )
+  })
+
+  it('continues a session of version 4 batches and checkpoint, past its next checkpoint', async () => {
+    const { store, files, sessionId } = await fixtureSession(join(fixtures, 'v4-session'))
+    const root = `t1/default/.vtcode/sessions/${sessionId}/`
+    const old = await storedBatches(store, sessionId)
+    expect(old.length).toBe(19)
+    const outputs = old.flatMap(({ body }) =>
+      (parseBatch(body).history?.append ?? []).flatMap((m) =>
+        m.role === 'tool' ? [m.content] : [],
+      ),
+    )
+    expect(outputs.length).toBe(9)
+    // Batches 19–32: the checkpoint after batch 32 is the first this code writes.
+    const engine = await continueWithToolTurns(store, sessionId, 10, 16)
+    // The model saw every old output whole, read from the version 4 batches and checkpoint.
+    const first = JSON.stringify(engine.model.requests[0]?.messages)
+    for (const output of outputs) expect(first).toContain(JSON.stringify(output))
+
+    // Old batches unchanged; the new ones compressed, version 5.
+    const after = await storedBatches(store, sessionId)
+    for (const { key, body } of old) expect(after.find((b) => b.key === key)?.body).toEqual(body)
+    for (const { body } of after.slice(old.length)) {
+      expect(isGzip(body)).toBe(true)
+      expect((await parseStoredBatch(body)).version).toBe(5)
+    }
+    const checkpoint = JSON.parse(
+      decode((await store.get(`${root}state/0000000032.json`))?.body as Uint8Array),
+    )
+    // The version 4 checkpoint named its transcript from batch 0: so does the new one.
+    expect(checkpoint).toMatchObject({ version: 4, history_from: { batch: 0 } })
+    expect(checkpoint).not.toHaveProperty('history')
+    // What VT Code's readers see: events.jsonl keeps the old session's bytes, then the new lines.
+    const events = (await store.get(`${root}events.jsonl`))?.body as Uint8Array
+    const before = files.get(`${root}events.jsonl`) as Uint8Array
+    expect(events.slice(0, before.length)).toEqual(before)
+    await expectFilesMatchLog(store, engine.service, sessionId, 'continued')
+
+    // A cold process reads both kinds back whole.
+    const cold = await coldTurn(store, sessionId, 17)
+    const { request } = cold
+    for (const output of outputs) expect(request).toContain(JSON.stringify(output))
+    for (let n = 10; n <= 16; n++)
+      expect(request).toContain(`answer of turn ${n} ${'z'.repeat(200)}`)
+    await expectFilesMatchLog(store, cold.service, sessionId, 'cold')
+  })
+})
