@@ -16,6 +16,11 @@
  *   s3      `node infra/start.mjs` on S3 (moto_server) + Upstash (the REST proxy over
  *           redis-server), both behind counting forwarders in a process of their own
  *           (bench/support/store-peers.ts); needs `npm run services:start`. Not in the default set.
+ *   s3lim   the same, multi-tenant (an API key) with per-tenant limits that never refuse a bench
+ *           turn (request window, daily tokens, turn slots), counted in Upstash. Not in the default set.
+ *
+ * `--store-rtt <ms>` makes the s3 variants' stores that far away (each forwarder holds every
+ * request that long), so that requests sent together show as one round trip.
  *
  * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive).
  *
@@ -29,6 +34,7 @@
  *   npm run bench:turn-cost-user -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
  *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
  *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
+ *                                   [--store-rtt 0]
  */
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
@@ -61,6 +67,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     before: { type: 'string' },
     'tool-calls': { type: 'string', default: '1' },
+    /** Milliseconds the stores' forwarders add to every request of the s3 variants. */
+    'store-rtt': { type: 'string', default: '0' },
     /** Node options for the server processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
     'node-args': { type: 'string', default: '' },
   },
@@ -70,12 +78,14 @@ const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 const ROUNDS = Number(values.rounds)
 const WARMUP = Number(values.warmup)
+const STORE_RTT = Number(values['store-rtt'])
 const here = join(import.meta.dirname, '..')
 
 const BUILDERS: Record<string, (peers: PeerProcesses, dir: string) => Promise<Entry>> = {
   raw: async (peers, dir) => ({ variant: rawVariant(peers, dir) }),
   fs: async (peers, dir) => ({ variant: await fsVariant(peers, dir) }),
-  s3: (peers, dir) => s3Entry(peers, dir, NODE_ARGS),
+  s3: (peers, dir) => s3Entry(peers, dir, NODE_ARGS, { rttMs: STORE_RTT }),
+  s3lim: (peers, dir) => s3Entry(peers, dir, NODE_ARGS, { limits: true, rttMs: STORE_RTT }),
   start: (peers, dir) =>
     serverEntry(
       'npm start (infra/start.mjs), fs',

@@ -7,7 +7,7 @@
  *
  *   tsx bench/support/peer-process.ts mock [--tool-calls 0|1]
  *   tsx bench/support/peer-process.ts receiver
- *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint>   (store-peers.ts;
+ *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint> [--rtt <ms>]   (store-peers.ts;
  *     prints the Upstash URL and token and the S3 endpoint; `trips` answers the round trips)
  */
 import { createInterface } from 'node:readline'
@@ -24,6 +24,7 @@ const { values, positionals } = parseArgs({
     'tool-calls': { type: 'string', default: '1' },
     redis: { type: 'string' },
     s3: { type: 'string' },
+    rtt: { type: 'string', default: '0' },
   },
 })
 const callsTool = values['tool-calls'] !== '0'
@@ -60,6 +61,7 @@ if (positionals[0] === 'mock') {
   const stores = await startStorePeers({
     redisUrl: values.redis ?? '',
     s3Endpoint: values.s3 ?? '',
+    rttMs: Number(values.rtt),
   })
   const { upstashUrl, upstashToken, s3Endpoint } = stores
   console.log(JSON.stringify({ url: upstashUrl, token: upstashToken, s3: s3Endpoint }))

@@ -89,6 +89,8 @@ export interface StoreProcess {
 export async function startStoreProcess(services: {
   redisUrl: string
   s3Endpoint: string
+  /** Added to every request to either store (default 0). */
+  rttMs?: number
 }): Promise<StoreProcess> {
   const peer = await startPeer([
     'stores',
@@ -96,6 +98,8 @@ export async function startStoreProcess(services: {
     services.redisUrl,
     '--s3',
     services.s3Endpoint,
+    '--rtt',
+    String(services.rttMs ?? 0),
   ])
   return {
     pid: peer.child.pid as number,

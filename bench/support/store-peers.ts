@@ -2,11 +2,18 @@
  * The remote stores of bench/turn-cost-user.ts's S3 + Upstash variant, as one process beside
  * the services (`npm run services:start`): the Upstash REST proxy in front of redis-server
  * (test/support/upstash-proxy.ts) and moto_server, each behind a forwarder that passes every
- * request on over a kept-alive connection (one loopback hop more for both). Both note when each request started and ended, so
+ * request on over a kept-alive connection (one loopback hop more for both; hop-by-hop headers are
+ * not passed on, so the server keeps its connection to the forwarder as it would to S3). Both note when each request started and ended, so
  * the bench can tell per turn how many requests each store got and how many round trips were
  * sequential (requests whose intervals overlap count as one round trip).
  */
-import { Agent, createServer, request } from 'node:http'
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  request,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startUpstashProxy } from '../../test/support/upstash-proxy.ts'
 
@@ -23,31 +30,57 @@ interface Span {
   to: number
 }
 
-/** Passes every request on to `target` over a kept-alive connection, noting when it ran. */
-async function countingForwarder(target: URL, done: (from: number) => void) {
+/**
+ * Headers of one hop (RFC 9110 §7.6.1), not passed on. moto answers every request with
+ * `Connection: close`: passed on, it made the server's S3 client open a new connection to this
+ * forwarder for every request, which a real S3 endpoint does not make it do.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+const endToEnd = (headers: IncomingHttpHeaders): OutgoingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
+
+/**
+ * Passes every request on to `target` over a kept-alive connection, noting when it ran; with
+ * `rttMs`, after holding it that long (a store that far away: its answer comes one RTT later).
+ */
+async function countingForwarder(target: URL, rttMs: number, done: (from: number) => void) {
   const agent = new Agent({ keepAlive: true })
   const server = createServer((req, res) => {
     const from = performance.now()
-    const out = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(res)
-        answer.once('end', () => done(from))
-      },
-    )
-    out.once('error', (error) => {
-      res.writeHead(502)
-      res.end(String(error))
-    })
-    req.pipe(out)
+    if (rttMs > 0) req.pause()
+    const forward = () => {
+      const out = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: endToEnd(req.headers),
+          agent,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers))
+          answer.pipe(res)
+          answer.once('end', () => done(from))
+        },
+      )
+      out.once('error', (error) => {
+        res.writeHead(502)
+        res.end(String(error))
+      })
+      req.pipe(out)
+    }
+    if (rttMs > 0) setTimeout(forward, rttMs)
+    else forward()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
@@ -60,13 +93,19 @@ async function countingForwarder(target: URL, done: (from: number) => void) {
   }
 }
 
-export async function startStorePeers(options: { redisUrl: string; s3Endpoint: string }) {
+export async function startStorePeers(options: {
+  redisUrl: string
+  s3Endpoint: string
+  /** Added to every request to either store (default 0: loopback). */
+  rttMs?: number
+}) {
+  const rtt = options.rttMs ?? 0
   let spans: Span[] = []
   const note = (kind: Span['kind']) => (from: number) =>
     spans.push({ kind, from, to: performance.now() })
   const upstash = await startUpstashProxy({ redisUrl: options.redisUrl })
-  const upstashFront = await countingForwarder(new URL(upstash.url), note('upstash'))
-  const s3Front = await countingForwarder(new URL(options.s3Endpoint), note('s3'))
+  const upstashFront = await countingForwarder(new URL(upstash.url), rtt, note('upstash'))
+  const s3Front = await countingForwarder(new URL(options.s3Endpoint), rtt, note('s3'))
   return {
     upstashUrl: upstashFront.url,
     upstashToken: upstash.token,

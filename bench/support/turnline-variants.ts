@@ -182,18 +182,22 @@ export async function httpVariant(scenario: Endpoints, dataDir: string): Promise
   }
 }
 
-/** Sessions and turns POSTed to a Turnline server at `url` (single tenant: no API key). */
+/**
+ * Sessions and turns POSTed to a Turnline server at `url` (single tenant: no API key; else
+ * `auth`, e.g. `{ authorization: 'Bearer …' }`, on every request).
+ */
 export function httpClientVariant(
   name: string,
   url: string,
   scenario: Endpoints,
   bytes: (sessionId: string) => Promise<number>,
+  auth: Record<string, string> = {},
 ): Variant {
   const tool = lookupTool(scenario.toolUrl)
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${url}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...auth, ...headers },
       body: JSON.stringify(body),
     })
     const text = await response.text()

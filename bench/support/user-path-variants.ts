@@ -36,8 +36,7 @@ export async function serverEntry(
   cwd: string,
   argv: string[],
   nodeArgs: string[],
-  extraEnv: Record<string, string> = {},
-  store?: ObjectStore,
+  extra: { env?: Record<string, string>; store?: ObjectStore; auth?: Record<string, string> } = {},
 ): Promise<Entry> {
   const server = await startServerProcess({
     cwd,
@@ -48,10 +47,10 @@ export async function serverEntry(
       OPENAI_API_KEY: 'bench',
       TURNLINE_MODEL: MODEL,
       TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-      ...extraEnv,
+      ...extra.env,
     },
   })
-  const kept = store ?? new FsObjectStore({ root: join(dir, 'data') })
+  const kept = extra.store ?? new FsObjectStore({ root: join(dir, 'data') })
   const bytes = (sessionId: string) =>
     storedBytes(
       kept,
@@ -61,7 +60,7 @@ export async function serverEntry(
   for (const line of server.output().split('\n')) {
     if (/WARNING|sandbox/i.test(line)) console.log(`${name}: ${line}`)
   }
-  const client = httpClientVariant(name, server.url, peers, bytes)
+  const client = httpClientVariant(name, server.url, peers, bytes, extra.auth)
   return { variant: { ...client, close: () => server.stop() }, pid: server.pid }
 }
 
@@ -73,27 +72,46 @@ function servicePids(): Record<string, number> {
   return Object.fromEntries(Object.entries(pids ?? {}).map(([name, pid]) => [name, pid]))
 }
 
-/** `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted. */
+/** An API key of the bench's tenant, for the variant with per-tenant limits. */
+const BENCH_API_KEY = 'bench-key-0123456789abcdef'
+
+/**
+ * Per-tenant limits high enough never to refuse a bench turn, so that every check runs: the
+ * request window, the daily token quota (each model call's hold and settlement) and a turn slot.
+ */
+const TENANT_LIMITS = {
+  TURNLINE_API_KEYS: `${BENCH_API_KEY}=${TENANT}`,
+  TURNLINE_LIMIT_REQUESTS_PER_MINUTE: '1000000',
+  TURNLINE_LIMIT_CONCURRENT_TURNS: '64',
+  TURNLINE_LIMIT_TOKENS_PER_DAY: '1000000000000',
+}
+
+/**
+ * `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted; with
+ * `limits`, multi-tenant (an API key) with the per-tenant limits on, kept in Upstash too.
+ */
 export async function s3Entry(
   peers: PeerProcesses,
   dir: string,
   nodeArgs: string[],
+  options: { limits?: boolean; rttMs?: number } = {},
 ): Promise<Entry> {
+  const limits = options.limits ?? false
   const services = requireServices()
   const pids = servicePids()
   const bucket = await createTestBucket(services.s3, 'usercost')
   const stores = await startStoreProcess({
     redisUrl: services.redisUrl,
     s3Endpoint: services.s3.endpoint,
+    ...(options.rttMs ? { rttMs: options.rttMs } : {}),
   })
-  const entry = await serverEntry(
-    'npm start, S3 (moto) + Upstash',
-    peers,
-    dir,
-    here,
-    ['infra/start.mjs'],
-    nodeArgs,
-    {
+  const rtt = options.rttMs ? `, RTT ${options.rttMs} ms` : ''
+  const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}${rtt}`
+  const entry = await serverEntry(name, peers, dir, here, ['infra/start.mjs'], nodeArgs, {
+    env: {
+      ...(limits
+        ? { ...TENANT_LIMITS, TURNLINE_TOOL_ALLOWED_HOSTS: new URL(peers.toolUrl).host }
+        : {}),
       S3_BUCKET: bucket.bucket,
       S3_ENDPOINT: stores.s3Endpoint,
       S3_REGION: services.s3.region,
@@ -105,8 +123,9 @@ export async function s3Entry(
       // Each run is a deployment of its own (the namespace is claimed by one bucket).
       TURNLINE_REDIS_NAMESPACE: bucket.bucket.slice(-40),
     },
-    bucket.store(''),
-  )
+    store: bucket.store(''),
+    auth: limits ? { authorization: `Bearer ${BENCH_API_KEY}` } : {},
+  })
   const close = entry.variant.close
   return {
     ...entry,

@@ -28,8 +28,10 @@ export function tenantAdmission(tenancy: Tenancy): Admission {
     defaultOutputTokens: tenancy.defaultOutputTokens,
     async step(tenant, run) {
       const limits = limitsOf(tenancy, tenant)
-      await checkDailyQuota(tenancy, tenant, limits)
-      return withTurnSlot(tenancy, tenant, limits.concurrentTurns, run)
+      // The quota check reads today's usage, the slot is its own key: asked together, so a
+      // limited step waits for one round trip to the limiter, not two.
+      const quota = checkDailyQuota(tenancy, tenant, limits)
+      return withTurnSlot(tenancy, tenant, limits.concurrentTurns, quota, run)
     },
     reserve: (tenant, call) => reserve(tenancy, tenant, call),
     async keepOutput(tenant, bytes) {
@@ -151,17 +153,37 @@ function quotaExceeded(
   })
 }
 
-/** Takes a turn slot for the length of `run`, renewing its lease meanwhile; 429 when none free. */
+/**
+ * Takes a turn slot for the length of `run`, renewing its lease meanwhile; 429 when none free.
+ * The slot is asked for while `quota` (the daily quota check) is under way: when the quota
+ * refuses, a slot taken meanwhile is given back and the quota's 429 answers, as when it was
+ * checked first.
+ */
 async function withTurnSlot<T>(
   tenancy: Tenancy,
   tenant: string,
   limit: number | undefined,
+  quota: Promise<void>,
   run: () => Promise<T>,
 ): Promise<T> {
-  if (limit === undefined) return run()
+  if (limit === undefined) {
+    await quota
+    return run()
+  }
   const slot = stampedLeaseId(tenancy.clock.now(), crypto.randomUUID())
   const { limiter, slotTtlMs } = tenancy
-  const verdict = await limiter.acquireSlot(tenant, slot, limit, slotTtlMs)
+  const [checked, taken] = await Promise.allSettled([
+    quota,
+    limiter.acquireSlot(tenant, slot, limit, slotTtlMs),
+  ])
+  if (checked.status === 'rejected') {
+    if (taken.status === 'fulfilled' && taken.value.status === 'acquired') {
+      await releaseSlot(tenancy, tenant, slot)
+    }
+    throw checked.reason
+  }
+  if (taken.status === 'rejected') throw taken.reason
+  const verdict = taken.value
   if (verdict.status === 'full') {
     const retryAfter = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
     throw new TurnlineError(
@@ -186,11 +208,15 @@ async function withTurnSlot<T>(
     return await run()
   } finally {
     clearInterval(renew)
-    await limiter.releaseSlot(tenant, slot).catch((error: unknown) => {
-      // The slot lapses at its deadline.
-      tenancy.log?.(fault('turn slot release failed', tenant, error))
-    })
+    await releaseSlot(tenancy, tenant, slot)
   }
+}
+
+/** Gives a turn slot back; never rejects (a slot that cannot be released lapses at its deadline). */
+async function releaseSlot(tenancy: Tenancy, tenant: string, slot: string): Promise<void> {
+  await tenancy.limiter.releaseSlot(tenant, slot).catch((error: unknown) => {
+    tenancy.log?.(fault('turn slot release failed', tenant, error))
+  })
 }
 
 function fault(

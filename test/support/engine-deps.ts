@@ -1,5 +1,6 @@
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import type { ServiceDefaults, ServiceDeps } from '../../src/core/engine/service-deps.ts'
+import type { Admission } from '../../src/ports/admission.ts'
 import type { TimerClock } from '../../src/ports/clock.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import type { ModelClient } from '../../src/ports/model-client.ts'
@@ -18,6 +19,8 @@ export interface EngineOptions {
   /** Session-store settings, e.g. `checkpointEvery: 1` to write the manifest every turn. */
   sessions?: Omit<SessionStoreOptions, 'store'>
   clock?: TimerClock
+  /** The deployment's per-tenant limits (none when absent). */
+  admission?: Admission
 }
 
 /** The engine's ports for a test: one model client, HTTP tools on loopback, logs collected. */
@@ -47,6 +50,7 @@ export function engineDeps(
       ...options.defaults,
     },
     log: (entry) => logs.push(entry),
+    ...(options.admission ? { admission: options.admission } : {}),
   }
 }
 

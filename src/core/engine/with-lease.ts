@@ -75,9 +75,15 @@ export async function withLease(
   // Renewed on a timer for as long as this invocation holds it, independent of stream events.
   const { coordinator, clock, log } = deps
   const keeper = keepLease({ coordinator, clock, leaseMs: deps.defaults.leaseMs, log }, lease)
+  let ending: Promise<void> | undefined
+  // endTurn starts as soon as the work is done, inside the admitted step: the turn slot is
+  // given back while it runs (one round trip to the limiter and the coordinator, not two).
   const leased = async () => {
     const snapshot = await deps.sessions.open(ref, begin.tip)
-    return work(lease, snapshot, begin.intents)
+    const done = await work(lease, snapshot, begin.intents)
+    keeper.stop()
+    ending = endTurn(deps, endTurnRequest({ deps, ref, call, lease, outcome: done }))
+    return done
   }
   let outcome: LeasedOutcome
   try {
@@ -87,23 +93,30 @@ export async function withLease(
         : await admitStep(deps, ref.tenant, admission === 'admit' ? undefined : admission, leased)
   } catch (error) {
     keeper.stop()
-    await deps.coordinator.releaseLease(lease).catch(() => undefined)
+    if (ending) await ending
+    else await deps.coordinator.releaseLease(lease).catch(() => undefined)
     throw error
   }
-  keeper.stop()
-  // endTurn and the manifest write both follow the commit point and neither needs the other,
-  // so they run concurrently: one round trip of latency instead of two. A crash between them
-  // leaves a tip ahead of the manifest, which readers handle as any manifest that lags the log
-  // (docs/performance.md reasons it through).
-  const ending = deps.coordinator
-    .endTurn(endTurnRequest({ deps, ref, call, lease, outcome }))
-    // Committed already: the answer stands; the lease expires and the tip is re-probed.
-    .catch((error: unknown) => {
-      const entry = { msg: 'ending the turn in the coordinator failed', error: String(error) }
-      ;(log ?? console.warn)(entry)
-    })
   await Promise.all([ending, outcome.settling])
   return outcome.response
+}
+
+/**
+ * Ends the turn in the coordinator; never rejects. endTurn and the manifest write both follow
+ * the commit point and neither needs the other, so they run concurrently: one round trip of
+ * latency instead of two. A crash between them leaves a tip ahead of the manifest, which readers
+ * handle as any manifest that lags the log (docs/performance.md reasons it through).
+ */
+function endTurn(deps: ServiceDeps, request: EndTurnRequest): Promise<void> {
+  return (
+    deps.coordinator
+      .endTurn(request)
+      // Committed already: the answer stands; the lease expires and the tip is re-probed.
+      .catch((error: unknown) => {
+        const entry = { msg: 'ending the turn in the coordinator failed', error: String(error) }
+        ;(deps.log ?? console.warn)(entry)
+      })
+  )
 }
 
 /** What the coordinator records as the step ends: the tip, the acknowledged intents, the answer. */

@@ -17,6 +17,12 @@ export interface ModelCallOwner {
   workspace: string
   /** Per token; undefined when unknown (no cost is reserved or charged, as for the budget). */
   price: ModelPrice | undefined
+  /**
+   * Where a streamed call's settlement is left running instead of awaited before the stream
+   * ends: the turn goes on to its commit meanwhile and awaits them all before it answers
+   * (settlements never reject). Without it each call awaits its own.
+   */
+  settlements?: Promise<void>[]
 }
 
 /**
@@ -90,7 +96,9 @@ async function* admittedStream(
       yield { type: 'completed', response }
     }
   } finally {
-    await finish(owner, hold, usage)
+    const finished = finish(owner, hold, usage)
+    if (owner.settlements) owner.settlements.push(finished)
+    else await finished
   }
 }
 

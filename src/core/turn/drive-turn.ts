@@ -47,6 +47,17 @@ type DrivenEnd = TurnEnd | { kind: 'cancelled' }
  * terminal (thread.completed), cancelled, or still open (`awaiting_approval`, `waiting`).
  */
 export async function driveTurn(input: DriveTurnInput) {
+  // The model calls' settlements with the tenant's limiter run beside the turn's commits
+  // (admitted-model.ts); the turn answers once they are done, whatever its end.
+  const settlements: Promise<void>[] = []
+  try {
+    return await driveTurnSettling(input, settlements)
+  } finally {
+    await Promise.all(settlements)
+  }
+}
+
+async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<void>[]) {
   const { deps, ref, turn, writer, options, turnStart } = input
   const warnings: string[] = [...(input.warnings ?? [])]
   // A new turn reads a stale MCP catalog first: the turn's tool set is fixed from here on.
@@ -76,7 +87,7 @@ export async function driveTurn(input: DriveTurnInput) {
   const end = await loopToEnd({ input, mcp, warnings }, async () =>
     runTurnLoop({
       turn,
-      model: (step) => admittedModel(modelOwner(input, settings), step),
+      model: (step) => admittedModel({ ...modelOwner(input, settings), settlements }, step),
       settings,
       calls,
       compaction,
