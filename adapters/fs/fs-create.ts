@@ -2,9 +2,11 @@
  * A create-only put of the fs store (the session log's commit point). The folder of the name is
  * held first (fs-folder-handles.ts: kept open, reached without following a link; made if
  * missing, a link on the way refused), then the writer thread writes the temp file and links it
- * through the folder's descriptor (EEXIST if the name is taken, in any process); a folder
- * removed meanwhile is held again and the link retried here. The name is made durable through
- * the same handle while the temp name is removed.
+ * through the folder's descriptor (EEXIST if the name is taken, in any process), then removes the
+ * temp name (it plays no part in the object's durability once the object has its own name); a
+ * folder removed meanwhile is held again and the link retried here. The name is made durable
+ * through the same handle (the temp name removed beside it when the link was retried here, or
+ * when its removal on the thread failed).
  *
  * Tried and not kept: the whole put on the writer thread (the folder opened and checked there,
  * its fsync made there too) — one message each way, but each put then held its thread through
@@ -53,9 +55,11 @@ export async function createOnly(
     }
   }
   // The temp name is not needed once the object has its own name (it plays no part in the
-  // object's durability), so it is removed while the folder is fsynced.
+  // object's durability): the writer thread removed it after the link, else it is removed here
+  // while the folder is fsynced.
   try {
-    await settleAll([io.syncNewName(placed), removeTemp(written.temp)])
+    const removing = written.removed === true ? [] : [removeTemp(written.temp)]
+    await settleAll([io.syncNewName(placed), ...removing])
   } finally {
     placed.folder.release()
     written.release()

@@ -4,11 +4,14 @@
  * next to the module would have to be found and shipped separately.
  *
  * One request: make a temp file in `tmpDir` with `bytes` (fsynced when `durable`), closed; then,
- * with `linkTo`, give it that name with `link()`. Each step is a synchronous call on this thread,
- * so the whole request costs the event loop one message each way instead of one thread-pool
- * round trip per step. Replies:
+ * with `linkTo`, give it that name with `link()` and remove the temp name (it plays no part in
+ * the object's durability once the object has its own name). Each step is a synchronous call on
+ * this thread, so the whole request costs the event loop one message each way instead of one
+ * thread-pool round trip per step. Replies:
  *
- *   { id, temp, synced }                    the temp file is written (and linked, if asked)
+ *   { id, temp, synced }                    the temp file is written (not linked: none asked)
+ *   { id, temp, synced, removed }           written and linked; `removed`: the temp name is gone
+ *                                            (else the caller removes it, and sees why not)
  *   { id, temp, synced, linkError }          written, but the link failed: the temp file is
  *                                            kept for the caller to place or remove
  *   { id, error }                            the temp file could not be written; none is left
@@ -139,6 +142,14 @@ parentPort.on('message', (request) => {
       parentPort.postMessage({ id, temp, version, synced: durable, linkError: plain(error) })
       return
     }
+    let removed = true
+    try {
+      fs.unlinkSync(temp)
+    } catch (error) {
+      removed = error?.code === 'ENOENT'
+    }
+    parentPort.postMessage({ id, temp, version, synced: durable, removed })
+    return
   }
   parentPort.postMessage({ id, temp, version, synced: durable })
 })

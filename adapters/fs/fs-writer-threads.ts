@@ -31,10 +31,16 @@ export interface TempWrite {
 }
 
 /**
- * The written temp file and its version (inode and birth time: a link or rename keeps it), and
- * whether `linkTo` failed (the temp file is then still there).
+ * The written temp file and its version (inode and birth time: a link or rename keeps it),
+ * whether `linkTo` failed (the temp file is then still there), and whether the temp name was
+ * removed after the link (`removed`; when not, the caller removes it).
  */
-export type TempWritten = { temp: string; version?: string; linkError?: NodeJS.ErrnoException }
+export type TempWritten = {
+  temp: string
+  version?: string
+  linkError?: NodeJS.ErrnoException
+  removed?: boolean
+}
 
 /** An append for a writer thread (fs-append.ts has the rules). */
 export interface AppendRequest {
@@ -62,6 +68,7 @@ interface Reply {
   synced?: boolean
   error?: ErrorFields
   linkError?: ErrorFields
+  removed?: boolean
 }
 interface ErrorFields {
   code?: string
@@ -90,6 +97,7 @@ export async function writeOnThread(request: TempWrite): Promise<TempWritten> {
     temp: reply.temp,
     ...(reply.version === undefined ? {} : { version: reply.version }),
     ...(reply.linkError === undefined ? {} : { linkError: errnoError(reply.linkError) }),
+    ...(reply.removed === true ? { removed: true } : {}),
   }
 }
 

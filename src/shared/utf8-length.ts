@@ -4,9 +4,16 @@
  * format, the store's offsets and bounds, quota reservations, compaction's byte bounds and the
  * sandbox's output previews all use it.
  */
+const NON_ASCII = /[^ -~\t\n\r]/
+
 export function utf8Length(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
+  // Up to the first code unit that is not printable ASCII, a tab or a line break, one byte each:
+  // found by the regex engine, 3-4× faster than the loop below over a long ASCII text (the JSON
+  // of a model request, which a quota reservation counts).
+  const first = text.search(NON_ASCII)
+  if (first < 0) return text.length
+  let bytes = first
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c < 0x80) bytes += 1
     else if (c < 0x800) bytes += 2

@@ -7,6 +7,7 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
 import type { CommitInput } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
+import { DeferredAppends } from './deferred-appends.ts'
 import type { EventsFile } from './events-file-state.ts'
 import { listAll } from './list-all.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
@@ -66,6 +67,7 @@ export class SessionStore {
   private readonly clock: Clock
   private readonly cache: SnapshotCache
   private readonly upkeep: MaintenanceContext
+  private readonly deferred = new DeferredAppends()
 
   constructor(options: SessionStoreOptions) {
     this.objects = options.store
@@ -146,13 +148,16 @@ export class SessionStore {
    * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
    * `overlapManifest`: for an active session, the manifest write is left running and returned
    * as `manifestWritten`, so the caller can overlap it with its own last round trip.
+   * `deferAppend` (with `maintain: false`): the append is left running (deferred-appends.ts), so
+   * the caller's next step overlaps it; its failure is the next commit's `maintenanceError`.
    */
   async commit(
     snapshot: SessionSnapshot,
     input: CommitInput,
-    options: { maintain?: boolean; overlapManifest?: boolean } = {},
+    options: { maintain?: boolean; overlapManifest?: boolean; deferAppend?: boolean } = {},
   ): Promise<CommitResult> {
     const keys = this.keys(snapshot.ref)
+    let maintenanceError = await this.deferred.settle(keys.root)
     const now = new Date(this.clock.now()).toISOString()
     let committed: Awaited<ReturnType<typeof commitBatch>>
     try {
@@ -167,14 +172,18 @@ export class SessionStore {
     const force = committed.snapshot.status === 'completed'
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
-    let maintenanceError: unknown
     const maintain = options.maintain !== false || force
     const reset = Boolean(batch.history?.reset)
+    if (options.deferAppend && !maintain) {
+      this.deferred.defer(keys.root, appendAfterCommit(this.upkeep, keys, next, known, false))
+      this.cache.set(keys.root, next)
+      return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
+    }
     let file: EventsFile | undefined
     try {
       file = await appendAfterCommit(this.upkeep, keys, next, known, maintain)
     } catch (error) {
-      maintenanceError = error
+      maintenanceError ??= error
     }
     if (maintain) {
       try {
@@ -220,6 +229,7 @@ export class SessionStore {
       if (current.status === 'active' || value.rolled_batch === current.last_batch) return current
     }
     const snapshot = await this.open(ref, tipHint)
+    await this.deferred.idle(keys.root)
     const force = snapshot.status === 'completed'
     const prepared = await prepareManifest(this.upkeep, keys, snapshot, false, force)
     const repaired = await writeManifest(this.upkeep, keys, prepared)

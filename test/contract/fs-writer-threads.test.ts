@@ -44,6 +44,22 @@ describe('fs store writer threads', () => {
     expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
   })
 
+  it('removes the temp name on the thread once the link made the name; keeps it when the link fails', async () => {
+    const tmpDir = join(root, 'tmp')
+    await mkdir(tmpDir)
+    const linkTo = join(root, 'linked.json')
+    const linked = await writeOnThread({ tmpDir, bytes: encode('one'), durable: true, linkTo })
+    expect(linked.removed).toBe(true)
+    expect(linked.linkError).toBeUndefined()
+    expect(await readdir(tmpDir)).toEqual([])
+    expect(await readFile(linkTo, 'utf8')).toBe('one')
+    const taken = await writeOnThread({ tmpDir, bytes: encode('two'), durable: true, linkTo })
+    expect(taken.linkError?.code).toBe('EEXIST')
+    expect(taken.removed).toBeUndefined()
+    expect(await readdir(tmpDir)).toEqual([taken.temp.slice(tmpDir.length + 1)])
+    expect(await readFile(linkTo, 'utf8')).toBe('one')
+  })
+
   it("leaves the caller's bytes intact, a pooled Buffer's included", async () => {
     const store = new FsObjectStore({ root })
     const pooled = Buffer.from('pooled body')

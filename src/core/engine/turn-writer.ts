@@ -15,7 +15,8 @@ import { rememberCommittedState } from './writable-state.ts'
  * point, `SessionStore.commit`), in the order a turn may reach them:
  *
  * - `before_tools`: the open turn with its invocations, before the first side-effecting tool
- *   runs (a crash after it reports them interrupted, never runs them again); no maintenance.
+ *   runs (a crash after it reports them interrupted, never runs them again); no maintenance,
+ *   and its lines are appended to events.jsonl while the tools run (`deferAppend`).
  * - `history_reset`: a compaction or context reset replaced the transcript; the store follows
  *   it with a checkpoint, so rehydration reads the new segment only.
  * - `turn_end`: how every invocation ends (`respond`): its last events and state; the manifest
@@ -147,7 +148,11 @@ export class TurnWriter {
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
         ...(this.turnInput ? { turnInput: this.turnInput } : {}),
       },
-      { maintain, ...(point === 'turn_end' ? { overlapManifest: true } : {}) },
+      {
+        maintain,
+        ...(point === 'turn_end' ? { overlapManifest: true } : {}),
+        ...(point === 'before_tools' ? { deferAppend: true } : {}),
+      },
     )
     this.appliedIntents = []
     this.turnInput = undefined
