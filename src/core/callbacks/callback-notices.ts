@@ -106,20 +106,32 @@ export async function callbackMessageId(
   return messageIdOf(`${tenant}/${sessionId}/${batch}/${type}`)
 }
 
-/** A `work.failed` notice's `webhook-id`: the same over tenant, session and work id. */
+/**
+ * A keyed notice's `webhook-id` (`work.failed` by its work id, `loop.stopped` by its run's key):
+ * the same over tenant, session and key.
+ */
 export function workMessageId(
   tenant: string,
   sessionId: string,
-  workId: string,
+  key: string,
   type: CallbackEventType,
 ): Promise<string> {
-  return messageIdOf(`${tenant}/${sessionId}/work/${workId}/${type}`)
+  return messageIdOf(`${tenant}/${sessionId}/work/${key}/${type}`)
+}
+
+/** The key of a loop run's `loop.stopped` notice: a run stops once. */
+export function loopRunNoticeKey(loopId: string, runId: string): Promise<string> {
+  return hex32(`loop-run/${loopId}/${runId}`)
 }
 
 async function messageIdOf(text: string): Promise<string> {
+  return `msg_${await hex32(text)}`
+}
+
+/** 32 hex digits of SHA-256 over `text`. */
+async function hex32(text: string): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)),
   )
-  const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
-  return `msg_${hex}`
+  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
 }
