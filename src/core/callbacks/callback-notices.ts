@@ -37,7 +37,8 @@ function waitingFor(state: Readonly<Record<string, unknown>>) {
  * The notices of one committed batch, a pure function of it (so the writer after its commit and
  * the sweep after a crash record the same ones): `turn.completed` / `turn.failed` per such event,
  * `thread.completed` for the thread's end, and `turn.waiting` when the batch leaves the turn
- * waiting for a person and reports nothing else.
+ * waiting for a person and reports nothing else — or completes it proposing a plan that waits
+ * for approval (the turn answers `awaiting_approval`: the notice says so, with the plan's text).
  */
 export function callbackNotices(batch: CommittedBatch, eventsUrl: string): NoticeDraft[] {
   const { state } = batch
@@ -57,7 +58,16 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
     drafts.push({ type, notice: { type, timestamp: batch.committedAt, data } })
   batch.events.forEach((event, i) => {
     const seq = batch.firstSeq + i
-    if (event.type === 'turn.completed') {
+    if (event.type === 'turn.completed' && !ends && state.plan_approval != null) {
+      // A turn that ended proposing a plan answers `awaiting_approval`: it waits for a person.
+      add('turn.waiting', {
+        ...base(seq),
+        status: 'awaiting_approval',
+        waiting_for: 'plan_approval',
+        usage: event.usage,
+        ...(result === undefined ? {} : { result }),
+      })
+    } else if (event.type === 'turn.completed') {
       add('turn.completed', {
         ...base(seq),
         status: ends ? 'terminal' : 'completed',
