@@ -34,6 +34,21 @@ function waitingFor(state: Readonly<Record<string, unknown>>) {
 }
 
 /**
+ * What a `turn.completed` reports: the turn completed (`terminal` when the thread ended with it),
+ * or — ended proposing a plan that waits for approval — it answers `awaiting_approval`, so its
+ * notice is `turn.waiting`.
+ */
+function completion(
+  state: Readonly<Record<string, unknown>>,
+  { threadEnds }: { threadEnds: boolean },
+): [CallbackEventType, Pick<CallbackNotice['data'], 'status' | 'waiting_for'>] {
+  if (!threadEnds && state.plan_approval != null) {
+    return ['turn.waiting', { status: 'awaiting_approval', waiting_for: 'plan_approval' }]
+  }
+  return ['turn.completed', { status: threadEnds ? 'terminal' : 'completed' }]
+}
+
+/**
  * The notices of one committed batch, a pure function of it (so the writer after its commit and
  * the sweep after a crash record the same ones): `turn.completed` / `turn.failed` per such event,
  * `thread.completed` for the thread's end, and `turn.waiting` when the batch leaves the turn
@@ -58,19 +73,11 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
     drafts.push({ type, notice: { type, timestamp: batch.committedAt, data } })
   batch.events.forEach((event, i) => {
     const seq = batch.firstSeq + i
-    if (event.type === 'turn.completed' && !ends && state.plan_approval != null) {
-      // A turn that ended proposing a plan answers `awaiting_approval`: it waits for a person.
-      add('turn.waiting', {
+    if (event.type === 'turn.completed') {
+      const [type, fields] = completion(state, { threadEnds: ends })
+      add(type, {
         ...base(seq),
-        status: 'awaiting_approval',
-        waiting_for: 'plan_approval',
-        usage: event.usage,
-        ...(result === undefined ? {} : { result }),
-      })
-    } else if (event.type === 'turn.completed') {
-      add('turn.completed', {
-        ...base(seq),
-        status: ends ? 'terminal' : 'completed',
+        ...fields,
         usage: event.usage,
         ...(result === undefined ? {} : { result }),
       })
