@@ -1,4 +1,5 @@
 import { deferredSdkMcpClient } from '../adapters/mcp/deferred-mcp-client.ts'
+import type { Gzip } from '../src/contract/batch-encoding.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
@@ -47,6 +48,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
   memoryStoreByDefault?: boolean
   /** No AWS credential chain (a Worker): S3_BUCKET needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY. */
   s3KeysRequired?: boolean
+  /** Compresses batches (Node: node:zlib's; default: the Web-standard CompressionStream). */
+  gzip?: Gzip
   /**
    * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
    * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).
@@ -156,7 +159,7 @@ export async function createDeps(
     storeKindOf(config, options) ?? 'store',
   )
   const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
-  const sessions = new SessionStore({ store })
+  const sessions = new SessionStore({ store, ...(options.gzip ? { gzip: options.gzip } : {}) })
   const coordinator = trace.coordinator(coordinatorOf(config, options, calls, notices, sessions))
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({

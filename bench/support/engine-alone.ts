@@ -7,6 +7,7 @@
  * Modules are imported from `root`, so an earlier revision's engine runs its own code.
  */
 import { join } from 'node:path'
+import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
 import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import type { ModelClient, ModelStreamEvent } from '../../src/ports/model-client.ts'
@@ -77,7 +78,8 @@ export async function engineAloneVariant(
   )
   const model = stubModel(callsTool)
   const deps: ServiceDeps = {
-    sessions: new SessionStore({ store: new MemoryObjectStore() }),
+    // Batches compressed as Node's entries compress them (a revision before ignores it).
+    sessions: new SessionStore({ store: new MemoryObjectStore(), gzip: nodeGzip }),
     coordinator: new MemoryCoordinator(),
     models: () => model,
     clock: systemClock,

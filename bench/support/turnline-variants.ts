@@ -12,6 +12,7 @@ import { countingCoordinator } from '../../adapters/memory/counting-coordinator.
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
+import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import { createApp } from '../../functions/app.ts'
 import { createDeps, type DepsOptions } from '../../functions/deps.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
@@ -69,7 +70,8 @@ async function benchDeps(
       TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
       ...extra.env,
     },
-    { defaultStore: () => store, log: () => {}, ...extra.options },
+    // Batches compressed as Node's entries compress them (nodeBackends).
+    { defaultStore: () => store, log: () => {}, gzip: nodeGzip, ...extra.options },
   )
 }
 

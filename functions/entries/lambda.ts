@@ -4,6 +4,7 @@ import { streamHandle } from 'hono/aws-lambda'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
@@ -42,6 +43,7 @@ const entry = await createDeps(process.env, {
   // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
+  gzip: nodeGzip,
   // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
   ...referenceScriptOption(),
 })

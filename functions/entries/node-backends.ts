@@ -4,6 +4,7 @@ import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chai
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
 import { nodePeer } from '../http/client-address.ts'
@@ -16,7 +17,8 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
  * the socket's peer as the client address, the fetch that checks the addresses of
  * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
- * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file.
+ * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file, and
+ * node:zlib's gzip for the batches.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -28,6 +30,7 @@ export const nodeBackends: Pick<
   | 'contextStorage'
   | 'awsCredentials'
   | 'readTextFile'
+  | 'gzip'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisTcp: redisTcpBackends,
@@ -36,6 +39,7 @@ export const nodeBackends: Pick<
   contextStorage: () => new AsyncLocalStorage(),
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
+  gzip: nodeGzip,
   ...referenceScriptOption(),
 }
 

@@ -1,6 +1,9 @@
 import type { Batch } from '../contract/batch.ts'
 import { BATCH_FORMAT, BATCH_VERSION, serializeBatch } from '../contract/batch.ts'
-import { storedBatchBody } from '../contract/batch-encoding.ts'
+import { type Gzip, storedBatchBody } from '../contract/batch-encoding.ts'
+
+export type { Gzip }
+
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
@@ -46,6 +49,7 @@ export async function commitBatch(
   snapshot: SessionSnapshot,
   input: CommitInput,
   committedAt: string,
+  gzip?: Gzip,
 ): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number; lines: string[] }> {
   if (snapshot.status === 'completed') {
     throw new TurnlineError(
@@ -82,7 +86,7 @@ export async function commitBatch(
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
     ...(turnInput ? { turn_input: turnInput } : {}),
   }
-  const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines))
+  const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines), gzip)
   try {
     await store.put(keys.batch(batch.batch), body, { ifNoneMatch: '*', contentType })
   } catch (error) {

@@ -1,21 +1,17 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
-import type { SessionManifest } from '../contract/session-manifest.ts'
-import { parseSessionManifest } from '../contract/session-manifest.ts'
+import { parseSessionManifest, type SessionManifest } from '../contract/session-manifest.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
-import type { CommitInput } from './commit-batch.ts'
-import { commitBatch } from './commit-batch.ts'
+import { type CommitInput, commitBatch, type Gzip } from './commit-batch.ts'
 import { DeferredAppends } from './deferred-appends.ts'
 import type { EventsFile } from './events-file-state.ts'
 import { listAll } from './list-all.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
-import type { EventPage } from './read-events.ts'
-import { readEvents } from './read-events.ts'
+import { type EventPage, readEvents } from './read-events.ts'
 import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
-import type { RetentionPolicy, RetentionResult } from './retention.ts'
-import { applyRetention } from './retention.ts'
+import { applyRetention, type RetentionPolicy, type RetentionResult } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { manifestAsOfLog } from './session-listing.ts'
 import {
@@ -43,6 +39,8 @@ export interface SessionStoreOptions {
   maxRetainedEvents?: number
   /** Snapshots kept warm per process (0 disables). */
   cacheSize?: number
+  /** Compresses batches (default: the Web-standard CompressionStream; batch-encoding.ts). */
+  gzip?: Gzip
 }
 
 export interface CommitResult {
@@ -65,6 +63,7 @@ export class SessionStore {
   readonly objects: ObjectStore
   readonly prefix: string
   private readonly clock: Clock
+  private readonly gzip: Gzip | undefined
   private readonly cache: SnapshotCache
   private readonly upkeep: MaintenanceContext
   private readonly deferred = new DeferredAppends()
@@ -73,6 +72,7 @@ export class SessionStore {
     this.objects = options.store
     this.prefix = options.prefix ?? ''
     this.clock = options.clock ?? systemClock
+    this.gzip = options.gzip
     this.cache = new SnapshotCache(options.cacheSize ?? 256)
     this.upkeep = {
       objects: this.objects,
@@ -161,7 +161,7 @@ export class SessionStore {
     const now = new Date(this.clock.now()).toISOString()
     let committed: Awaited<ReturnType<typeof commitBatch>>
     try {
-      committed = await commitBatch(this.objects, keys, snapshot, input, now)
+      committed = await commitBatch(this.objects, keys, snapshot, input, now, this.gzip)
     } catch (error) {
       if (isTurnlineError(error, 'conflict')) this.cache.delete(keys.root)
       throw error

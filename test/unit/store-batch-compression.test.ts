@@ -2,16 +2,21 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import type { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import { BATCH_VERSION, parseBatch, serializeBatch } from '../../src/contract/batch.ts'
 import {
   batchText,
   compressBatchText,
+  type Gzip,
   isGzip,
   parseStoredBatch,
 } from '../../src/contract/batch-encoding.ts'
+import { SessionService } from '../../src/core/session-service.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { engineDeps } from '../support/engine-deps.ts'
+import { ScriptedModelClient } from '../support/scripted-model.ts'
 import { expectFilesMatchLog } from '../support/session-files.ts'
 import {
   coldTurn,
@@ -156,5 +161,34 @@ describe('batch version 6: the state fields a batch changed', () => {
     const cold = new SessionStore({ store, cacheSize: 0 })
     const folded = await cold.open({ tenant: 't1', workspace: 'default', sessionId })
     expect(folded.state).toEqual(warm.state)
+  })
+})
+
+describe("a platform's own gzip", () => {
+  it('node:zlib writes batches the Web-standard reader reads back, and SessionStore uses it', async () => {
+    const source = text('v5/batch-compressed.json')
+    const big = JSON.stringify({ ...JSON.parse(source), turn_id: 'x'.repeat(300 * 1024) })
+    for (const doc of [source, big]) {
+      const stored = await compressBatchText(doc, nodeGzip)
+      expect(decode(await batchText(stored))).toBe(doc)
+    }
+    const store = new MemoryObjectStore()
+    let calls = 0
+    const counted: Gzip = (bytes) => {
+      calls += 1
+      return nodeGzip(bytes)
+    }
+    const model = new ScriptedModelClient()
+    const deps = engineDeps({ store, model, fetch }, [])
+    const service = new SessionService({
+      ...deps,
+      sessions: new SessionStore({ store, gzip: counted }),
+    })
+    const { session_id } = await service.createSession('t1', {})
+    model.enqueue({ text: 'done' })
+    expect((await service.stepTurn('t1', session_id, { input: 'go' })).status).toBe('completed')
+    expect(calls).toBe(2)
+    const cold = await coldTurn(store, session_id, 2)
+    expect(cold.request).toContain('done')
   })
 })
