@@ -3,9 +3,6 @@ import { readFile } from 'node:fs/promises'
 import { streamHandle } from 'hono/aws-lambda'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
-import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
-import { RedisTcpFailureThrottle } from '../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'
-import { RedisTcpTenantLimiter } from '../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
@@ -13,6 +10,7 @@ import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
 import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
+import { redisTcpBackends } from './redis-tcp-backends.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
@@ -34,9 +32,7 @@ import { scheduledRetention } from './scheduled-retention.ts'
 limitRegExpBacktracking()
 let background: LambdaQueue | undefined
 const entry = await createDeps(process.env, {
-  redisCoordinator: (url, keyspace) => new RedisTcpCoordinator({ url, ...keyspace }),
-  redisLimiter: (url, keyspace) => new RedisTcpTenantLimiter({ url, ...keyspace }),
-  redisThrottle: (url, keyspace) => new RedisTcpFailureThrottle({ url, ...keyspace }),
+  redisTcp: redisTcpBackends,
   peerAddress: lambdaPeer,
   // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
   checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),

@@ -7,6 +7,7 @@ import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
 import { nodePeer } from '../http/client-address.ts'
+import { redisTcpBackends } from './redis-tcp-backends.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 
 /**
@@ -37,22 +38,6 @@ export const nodeBackends: Pick<
   readTextFile: (path) => readFile(path, 'utf8'),
   ...referenceScriptOption(),
 }
-
-/** The plain-Redis clients for REDIS_URL, imported when it is set (ioredis under them). */
-async function redisTcpBackends(): Promise<Pick<DepsOptions, RedisTcpOption>> {
-  const [coordinator, limiter, throttle] = await Promise.all([
-    import('../../adapters/redis-tcp/redis-tcp-coordinator.ts'),
-    import('../../adapters/redis-tcp/redis-tcp-tenant-limiter.ts'),
-    import('../../adapters/redis-tcp/redis-tcp-failure-throttle.ts'),
-  ])
-  return {
-    redisCoordinator: (url, keyspace) => new coordinator.RedisTcpCoordinator({ url, ...keyspace }),
-    redisLimiter: (url, keyspace) => new limiter.RedisTcpTenantLimiter({ url, ...keyspace }),
-    redisThrottle: (url, keyspace) => new throttle.RedisTcpFailureThrottle({ url, ...keyspace }),
-  }
-}
-
-type RedisTcpOption = 'redisCoordinator' | 'redisLimiter' | 'redisThrottle'
 
 /** Tenant-directed calls to hosts only `*` allows: every address checked when it connects. */
 function nodeCheckedFetch(rules: EgressRules): typeof fetch {

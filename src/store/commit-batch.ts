@@ -77,6 +77,7 @@ export async function commitBatch(
     append: await images.stashMessages(input.history.append),
   }
   const turnInput = input.turnInput && (await images.stashInput(input.turnInput))
+  const state = input.state && changedFields(snapshot.state, input.state)
   const batch: Batch = {
     format: BATCH_FORMAT,
     version: BATCH_VERSION,
@@ -88,7 +89,7 @@ export async function commitBatch(
     ...(input.turnId ? { turn_id: input.turnId } : {}),
     ...(input.idempotencyKey ? { idempotency_key: input.idempotencyKey } : {}),
     ...(history ? { history } : {}),
-    ...(input.state ? { state: input.state } : {}),
+    ...(state ? { state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
     ...(turnInput ? { turn_input: turnInput } : {}),
   }
@@ -112,6 +113,26 @@ export async function commitBatch(
     }
   }
   return committed
+}
+
+/**
+ * The fields of `after` whose value differs from `before`'s (compared as JSON), or undefined when
+ * none does: what a batch writes of the engine state (version 6). Folded over `before` it gives
+ * what folding `after` whole gives, field for field — a field `after` lacks stays as it was in both.
+ */
+function changedFields(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (!before) return after
+  let changed: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(after)) {
+    if (value === undefined) continue
+    if (key in before && JSON.stringify(before[key]) === JSON.stringify(value)) continue
+    changed ??= {}
+    changed[key] = value
+  }
+  return changed
 }
 
 /** 32 hex characters (a v4 UUID's 122 random bits): randomUUID draws from a pooled source. */

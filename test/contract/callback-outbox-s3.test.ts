@@ -117,9 +117,9 @@ describe('callback outbox on S3', () => {
           timestamp: new Date(now).toISOString(),
           data: { session_id: ref.sessionId, status: 'failed' as const, seq: 0, events_url: '/e' },
         }
-        await writer.ctx.outbox.recordWork(
+        await writer.ctx.outbox.recordKeyed(
           ref,
-          { workId, batch: 0, draft: { type: 'work.failed', notice } },
+          { key: workId, workId, batch: 0, draft: { type: 'work.failed', notice } },
           url,
           now,
         )

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { echoTool } from '../support/engine-deps.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { artifactIn, pastedLog, sha, userText } from '../support/pasted-log.ts'
@@ -16,7 +17,9 @@ import { createTestBucket } from '../support/test-bucket.ts'
  * byte through the API), what stays queued is its preview, the turn that applies it sends the
  * model a request under 100 KB naming the artifact, the model pages through the middle with
  * `read_tool_output`, later requests stay small, and the turn's record lists the follow-up's
- * preview and names its artifact. A short follow-up beside it stays inline.
+ * preview and names its artifact. A short follow-up beside it stays inline. The other texts a
+ * client answers a turn with are kept the same way: a permission's `followup` answer, and the
+ * output of a client's function call given to `POST /v1/responses`.
  */
 const FOLLOW_UP_BYTES = 3 * 1024 * 1024
 const KEY = 'acme-intent-artifacts-key-0123456789'
@@ -44,6 +47,7 @@ for (const store of ['fs', 's3'] as const) {
         TURNLINE_MODEL: 'gpt-4o-mini',
         TURNLINE_MAX_BODY_BYTES: String(16 * 1024 * 1024),
         TURNLINE_LOG: 'off',
+        TURNLINE_TOOL_ALLOWED_HOSTS: '127.0.0.1:9',
         ...(s3 && bucket ? s3StoreEnv(s3, bucket.bucket) : {}),
       }
     }, 60_000)
@@ -55,9 +59,11 @@ for (const store of ['fs', 's3'] as const) {
       if (dir) await rm(dir, { recursive: true, force: true })
     })
 
+    let current: string | undefined
     const start = async () => {
       server = startNodeEntry(env)
-      return server.listening()
+      current = await server.listening()
+      return current
     }
     const call = async (url: string, method: string, path: string, body?: unknown) => {
       const response = await fetch(`${url}${path}`, {
@@ -148,6 +154,69 @@ for (const store of ['fs', 's3'] as const) {
       const next = await call(url, 'POST', `/v1/sessions/${session}/turns`, { input: 'and now?' })
       expect(next.status).toBe(200)
       expect(JSON.stringify(mock.requests[later]?.body).length).toBeLessThan(100_000)
+    })
+
+    it("a permission's long followup answer and a client's long function output are kept too", async () => {
+      const url = current ?? (await start())
+      const kept = async (session: string, id: string, whole: string) => {
+        const read = await fetch(`${url}/v1/sessions/${session}/artifacts/${id}`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        })
+        expect(read.status).toBe(200)
+        expect(sha(Buffer.from(await read.arrayBuffer()))).toBe(sha(whole))
+      }
+
+      // A followup answer (at most 100,000 characters) instead of running the tool.
+      const answer = pastedLog(99_000, 'answer', 'MIDDLE-9c2')
+      const created = await call(url, 'POST', '/v1/sessions', {
+        tools: [echoTool('http://127.0.0.1:9/lookup')],
+        permissions: { mode: 'default' },
+      })
+      const session = String(created.json.session_id)
+      mock.enqueue({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"x"}' }] })
+      const asking = await call(url, 'POST', `/v1/sessions/${session}/turns`, { input: 'look' })
+      expect(asking.json.status).toBe('awaiting_approval')
+      const decided = await call(url, 'POST', `/v1/sessions/${session}/permissions`, {
+        tool_name: 'lookup',
+        decision: 'followup',
+        message: answer,
+      })
+      expect(decided.status, JSON.stringify(decided.json).slice(0, 400)).toBe(200)
+      mock.enqueue({ text: 'understood' })
+      const asked = mock.requests.length
+      const resumed = await call(url, 'POST', `/v1/sessions/${session}/turns`, {})
+      expect(resumed.json.status).toBe('completed')
+      const sent = JSON.stringify(mock.requests[asked]?.body)
+      expect(sent).toContain(`[input of ${answer.length.toLocaleString('en-US')} bytes`)
+      expect(sent).not.toContain('MIDDLE-9c2')
+      expect(sent.length).toBeLessThan(answer.length)
+      await kept(session, artifactIn(userText(mock.requests[asked])) ?? '', answer)
+
+      // The output of a client's function call, given with the conversation.
+      const output = pastedLog(900_000, 'output', 'MIDDLE-9c2')
+      mock.enqueue({ text: 'summarized' })
+      const before = mock.requests.length
+      const response = await call(url, 'POST', '/v1/responses', {
+        input: [
+          { role: 'user', content: 'Fetch the log and summarize it.' },
+          { type: 'function_call', call_id: 'call_log', name: 'fetch_log', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'call_log', output },
+        ],
+        tools: [{ type: 'function', name: 'fetch_log', parameters: { type: 'object' } }],
+      })
+      expect(response.status, JSON.stringify(response.json).slice(0, 400)).toBe(200)
+      const request = mock.requests[before]
+      expect(JSON.stringify(request?.body).length).toBeLessThan(100_000)
+      const messages = (request?.body.messages ?? []) as { role: string; content: string }[]
+      const tool = messages.find((m) => m.role === 'tool')?.content ?? ''
+      expect(tool).toContain(`[output of ${output.length.toLocaleString('en-US')} bytes`)
+      expect(tool).not.toContain('MIDDLE-9c2')
+      const names = ((request?.body.tools ?? []) as { function: { name: string } }[]).map(
+        (t) => t.function.name,
+      )
+      expect(names).toContain('read_tool_output')
+      const responseSession = String(response.json.id).replace(/^resp_/, '')
+      await kept(responseSession, artifactIn(tool) ?? '', output)
     })
   })
 }

@@ -4,8 +4,9 @@ import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter
 import { tenantAdmission } from '../../functions/tenancy/tenant-admission.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { OutputKeeping } from '../../src/core/tools/kept-output.ts'
+import { namesInputArtifact } from '../../src/core/tools/output-preview.ts'
 import { tenantOutputQuota } from '../../src/core/tools/session-outputs.ts'
-import { keepLongInput } from '../../src/core/turn/kept-input.ts'
+import { keepLongInput, keepLongMessages, keepLongText } from '../../src/core/turn/kept-input.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import { OutputArtifacts } from '../../src/store/output-artifacts.ts'
 import { useScriptedEngine } from '../support/scripted-engine.ts'
@@ -136,6 +137,29 @@ describe('a turn input over the inline limit', () => {
     expect((refused as { retryAfter?: number }).retryAfter).toBeGreaterThan(0)
     expect(await daily.used()).toBe(0)
     expect(await daily.keeping.artifacts.storedBytes()).toBe(0)
+  })
+
+  it("keepLongText: a client's tool output is previewed as an output, a short text stays; the transcript then names it", async () => {
+    const { keeping } = keepingOf({})
+    expect(await keepLongText('short', options(keeping), 'output')).toBe('short')
+    const text = longText(3000)
+    const preview = await keepLongText(text, options(keeping), 'output')
+    expect(preview).toContain(`[output of ${Buffer.byteLength(text).toLocaleString('en-US')} bytes`)
+    const id = /kept whole as artifact (out_[0-9a-f]{32})/.exec(preview)?.[1] ?? ''
+    expect(await readBack(keeping, id)).toBe(text)
+    expect(namesInputArtifact({ role: 'tool', content: preview })).toBe(true)
+    expect(namesInputArtifact({ role: 'user', content: preview })).toBe(false)
+    expect(namesInputArtifact({ role: 'assistant', content: preview })).toBe(false)
+    const seeded = await keepLongMessages(
+      [
+        { role: 'user', content: 'run it' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c', name: 'f', arguments: '{}' }] },
+        { role: 'tool', tool_call_id: 'c', content: text },
+      ],
+      options(keeping),
+    )
+    expect(seeded[0]).toEqual({ role: 'user', content: 'run it' })
+    expect(seeded[2]).toEqual({ role: 'tool', tool_call_id: 'c', content: preview })
   })
 })
 

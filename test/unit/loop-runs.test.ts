@@ -117,6 +117,32 @@ describe('a loop run', () => {
     })
   })
 
+  it('sends each run its own loop.stopped, also when two stop at the same session and batch', async () => {
+    const { service, model, outbox } = engine()
+    await service.createLoop('t1', loopBody('twice', 5))
+    model.enqueue({ text: 'step 0' })
+    const a = await service.runLoop('t1', 'twice', { trigger: 'api' })
+    const first = await service.runWork(location('t1', a.work))
+    await service.stepLoop('t1', 'twice', { control: 'pause' })
+    expect(await drain(service, first.outcome === 'done' ? first.next : undefined)).toBe(1)
+    await service.stepLoop('t1', 'twice', { control: 'resume' })
+    // Paused before its first step: it stops at the same session, nothing committed since.
+    const b = await service.runLoop('t1', 'twice', { trigger: 'api' })
+    await service.stepLoop('t1', 'twice', { control: 'pause' })
+    expect(await drain(service, location('t1', b.work))).toBe(1)
+    expect(model.requests).toHaveLength(1)
+    const loop = await service.getLoop('t1', 'twice')
+    const ref = { tenant: 't1', workspace: loop.workspace, sessionId: 'twice-step-0' }
+    const stopped = (await outbox.deliveries(ref)).filter((d) => d.record.type === 'loop.stopped')
+    const runs = stopped.map((d) => JSON.parse(d.record.body).data.loop)
+    expect(runs).toHaveLength(2)
+    expect(new Set(runs.map((r) => r.run_id))).toEqual(
+      new Set([a.loop.run?.run_id, b.loop.run?.run_id]),
+    )
+    expect(runs.every((r) => r.reason === 'paused')).toBe(true)
+    expect(new Set(stopped.map((d) => d.record.id)).size).toBe(2)
+  })
+
   it('never runs a step twice when its record runs again after the step ran (a crash before its removal)', async () => {
     const { service, model } = engine()
     await service.createLoop('t1', loopBody('crash', 2))

@@ -34,10 +34,26 @@ function waitingFor(state: Readonly<Record<string, unknown>>) {
 }
 
 /**
+ * What a `turn.completed` reports: the turn completed (`terminal` when the thread ended with it),
+ * or — ended proposing a plan that waits for approval — it answers `awaiting_approval`, so its
+ * notice is `turn.waiting`.
+ */
+function completion(
+  state: Readonly<Record<string, unknown>>,
+  { threadEnds }: { threadEnds: boolean },
+): [CallbackEventType, Pick<CallbackNotice['data'], 'status' | 'waiting_for'>] {
+  if (!threadEnds && state.plan_approval != null) {
+    return ['turn.waiting', { status: 'awaiting_approval', waiting_for: 'plan_approval' }]
+  }
+  return ['turn.completed', { status: threadEnds ? 'terminal' : 'completed' }]
+}
+
+/**
  * The notices of one committed batch, a pure function of it (so the writer after its commit and
  * the sweep after a crash record the same ones): `turn.completed` / `turn.failed` per such event,
  * `thread.completed` for the thread's end, and `turn.waiting` when the batch leaves the turn
- * waiting for a person and reports nothing else.
+ * waiting for a person and reports nothing else — or completes it proposing a plan that waits
+ * for approval (the turn answers `awaiting_approval`: the notice says so, with the plan's text).
  */
 export function callbackNotices(batch: CommittedBatch, eventsUrl: string): NoticeDraft[] {
   const { state } = batch
@@ -58,9 +74,10 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
   batch.events.forEach((event, i) => {
     const seq = batch.firstSeq + i
     if (event.type === 'turn.completed') {
-      add('turn.completed', {
+      const [type, fields] = completion(state, { threadEnds: ends })
+      add(type, {
         ...base(seq),
-        status: ends ? 'terminal' : 'completed',
+        ...fields,
         usage: event.usage,
         ...(result === undefined ? {} : { result }),
       })
@@ -106,20 +123,32 @@ export async function callbackMessageId(
   return messageIdOf(`${tenant}/${sessionId}/${batch}/${type}`)
 }
 
-/** A `work.failed` notice's `webhook-id`: the same over tenant, session and work id. */
+/**
+ * A keyed notice's `webhook-id` (`work.failed` by its work id, `loop.stopped` by its run's key):
+ * the same over tenant, session and key.
+ */
 export function workMessageId(
   tenant: string,
   sessionId: string,
-  workId: string,
+  key: string,
   type: CallbackEventType,
 ): Promise<string> {
-  return messageIdOf(`${tenant}/${sessionId}/work/${workId}/${type}`)
+  return messageIdOf(`${tenant}/${sessionId}/work/${key}/${type}`)
+}
+
+/** The key of a loop run's `loop.stopped` notice: a run stops once. */
+export function loopRunNoticeKey(loopId: string, runId: string): Promise<string> {
+  return hex32(`loop-run/${loopId}/${runId}`)
 }
 
 async function messageIdOf(text: string): Promise<string> {
+  return `msg_${await hex32(text)}`
+}
+
+/** 32 hex digits of SHA-256 over `text`. */
+async function hex32(text: string): Promise<string> {
   const digest = new Uint8Array(
     await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)),
   )
-  const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
-  return `msg_${hex}`
+  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
 }

@@ -23,13 +23,19 @@ export interface MarkerEntry {
   key: string
   ref: SessionRef
   batch: number
-  /** A work marker (`work-<work_id>.json`): its deliveries are that work's, not a batch's. */
+  /** A keyed marker (`work-<key>.json`): its deliveries are that key's, not a batch's. */
   work?: string
 }
 
-/** One `work.failed` notice to record: its work, and the session's last batch (for ordering). */
-export interface WorkNotice {
-  workId: string
+/**
+ * A notice keyed by what it reports rather than by a batch: `work.failed` by its work id,
+ * `loop.stopped` by its run (32 hex digits of SHA-256 over loop and run); `batch` is the
+ * session's last batch when it was recorded (for ordering).
+ */
+export interface KeyedNotice {
+  key: string
+  /** The work a `work.failed` reports (its records carry it). */
+  workId?: string
   batch: number
   draft: NoticeDraft
 }
@@ -108,9 +114,9 @@ export class CallbackOutbox {
     return `${this.markersRoot}${ref.tenant}/${ref.workspace}/${ref.sessionId}/${pad(batch)}.json`
   }
 
-  /** The marker of one work's `work.failed` notice (the same key whoever records it). */
-  workMarkerKey(ref: SessionRef, workId: string): string {
-    return this.markerKey(ref, 0).replace(/[^/]+$/, `work-${workId}.json`)
+  /** The marker of one keyed notice (the same key whoever records it). */
+  keyedMarkerKey(ref: SessionRef, key: string): string {
+    return this.markerKey(ref, 0).replace(/[^/]+$/, `work-${key}.json`)
   }
 
   private recordsPrefix(ref: SessionRef, batch?: number | { work: string }): string {
@@ -126,19 +132,20 @@ export class CallbackOutbox {
   }
 
   /**
-   * Before a failed work record is retired: its `work.failed` notice, marker then delivery, both
-   * create-only and keyed by the work id — recorded again after a crash, they are the same
-   * objects, with the same `webhook-id`.
+   * A keyed notice (before the state that says it happened is saved: a retired work record, a
+   * stopped run), marker then delivery, both create-only under its key — recorded again after a
+   * crash, they are the same objects, with the same `webhook-id`.
    */
-  async recordWork(ref: SessionRef, work: WorkNotice, url: string, now: number): Promise<void> {
+  async recordKeyed(ref: SessionRef, notice: KeyedNotice, url: string, now: number) {
     const at = new Date(now).toISOString()
-    const marker = { ...markerOf(ref, work.batch, url, at), work_id: work.workId }
-    const markerKey = this.workMarkerKey(ref, work.workId)
+    const work = notice.workId === undefined ? {} : { work_id: notice.workId }
+    const marker = { ...markerOf(ref, notice.batch, url, at), ...work }
+    const markerKey = this.keyedMarkerKey(ref, notice.key)
     await createOnce(this.objects, markerKey, serializeCallbackBatch(marker))
-    const { type } = work.draft
-    const id = await workMessageId(ref.tenant, ref.sessionId, work.workId, type)
-    const record = { ...pendingDelivery(id, work.draft, work.batch, url, at), work_id: work.workId }
-    const key = `${this.recordsPrefix(ref, { work: work.workId })}${type}.json`
+    const { type } = notice.draft
+    const id = await workMessageId(ref.tenant, ref.sessionId, notice.key, type)
+    const record = { ...pendingDelivery(id, notice.draft, notice.batch, url, at), ...work }
+    const key = `${this.recordsPrefix(ref, { work: notice.key })}${type}.json`
     await createOnce(this.objects, key, serializeCallbackDelivery(record))
   }
 

@@ -1,13 +1,15 @@
 import type { LoopRunState } from '../../contract/loop-state.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { loopRunNoticeKey } from './callback-notices.ts'
 import { eventsUrl } from './callback-policy.ts'
 
 /**
  * `loop.stopped`: a loop run came to its end or to a point where a person is needed. Recorded
  * in the outbox of the loop's newest step session (whose own notices — `turn.waiting`,
- * `thread.completed` — went to the same URL), under its last batch, so its `webhook-id` is
- * stable: recording it again (a worker that died after it, before the run's state said so)
- * finds the same delivery. A run that stopped before any step had a session reports nothing.
+ * `thread.completed` — went to the same URL), keyed by its run (a run stops once), so its
+ * `webhook-id` is stable: recording it again (a worker that died after it, before the run's
+ * state said so) finds the same delivery, and the stop of a later run at the same session and
+ * batch (paused before its first step) is a delivery of its own. A run that stopped before any step had a session reports nothing.
  * Called before the run's state is saved stopped, so a crash in between records it again.
  */
 export async function recordLoopStopped(
@@ -44,8 +46,8 @@ export async function recordLoopStopped(
       },
     },
   }
-  const batch = snapshot.lastBatch
-  await callbacks.outbox.mark(ref, batch, url, now)
-  await callbacks.outbox.record(ref, batch, [{ type: 'loop.stopped', notice }], url, now)
+  const key = await loopRunNoticeKey(state.loop_id, run.run_id)
+  const draft = { type: 'loop.stopped' as const, notice }
+  await callbacks.outbox.recordKeyed(ref, { key, batch: snapshot.lastBatch, draft }, url, now)
   await callbacks.policy.wake?.()
 }

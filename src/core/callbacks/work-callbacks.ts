@@ -62,11 +62,12 @@ export async function recordWorkFailed(
     },
   }
   const work = {
+    key: record.work_id,
     workId: record.work_id,
     batch: snapshot.lastBatch,
     draft: { type: notice.type, notice },
   }
-  await callbacks.outbox.recordWork(ref, work, url, deps.clock.now())
+  await callbacks.outbox.recordKeyed(ref, work, url, deps.clock.now())
   await callbacks.policy.wake?.()
 }
 

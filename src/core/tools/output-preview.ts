@@ -60,14 +60,19 @@ export function artifactNoticeIn(text: string): string | undefined {
   return NOTICE.exec(text)?.[1]
 }
 
-/** Whether a message of the transcript holds the preview of a turn input kept as an artifact. */
+/**
+ * Whether a message of the transcript holds the preview of a text kept as an artifact: a turn
+ * input's or a follow-up's (a user message), or a tool output's (a tool message: a client's
+ * function output kept as a conversation was seeded, or a tool's answer).
+ */
 export function namesInputArtifact(message: { role: string; content?: unknown }): boolean {
+  const what = message.role === 'user' ? 'input' : message.role === 'tool' ? 'output' : undefined
   return (
-    message.role === 'user' &&
+    what !== undefined &&
     typeof message.content === 'string' &&
     message.content.includes('kept whole as artifact out_') &&
-    /\[input of [\d,]+ bytes \([\d,]+ lines?\) kept whole as artifact out_[0-9a-f]{32};/.test(
-      message.content,
-    )
+    new RegExp(
+      `\\[${what} of [\\d,]+ bytes \\([\\d,]+ lines?\\) kept whole as artifact out_[0-9a-f]{32};`,
+    ).test(message.content)
   )
 }

@@ -83,7 +83,9 @@ export async function keepLongInput(input: TurnInput, options: InputKeeping): Pr
 /**
  * A seeded transcript (the conversation a `POST /v1/responses` input carries before its last
  * user messages) with each user message over the inline limit kept the same way: its text
- * stored whole as an artifact, the message holding its preview.
+ * stored whole as an artifact, the message holding its preview. So is each tool message over
+ * it — the output of a client's function call (`function_call_output`) — with a preview that
+ * calls it an output, as a long tool answer's.
  */
 export async function keepLongMessages(
   history: readonly HistoryMessage[],
@@ -91,13 +93,31 @@ export async function keepLongMessages(
 ): Promise<HistoryMessage[]> {
   const kept: HistoryMessage[] = []
   for (const message of history) {
-    if (message.role !== 'user' || typeof message.content !== 'string') kept.push(message)
-    else {
+    if (message.role === 'user' && typeof message.content === 'string') {
       const { input } = await keepLongInput(message.content, options)
       kept.push(input === message.content ? message : { ...message, content: String(input) })
-    }
+    } else if (message.role === 'tool') {
+      const text = await keepLongText(message.content, options, 'output')
+      kept.push(text === message.content ? message : { ...message, content: text })
+    } else kept.push(message)
   }
   return kept
+}
+
+/**
+ * One text (a client's tool output, a permission's follow-up answer) over the inline limit kept
+ * whole as an artifact, answered as its preview (`what` names it in the notice); a text within
+ * the limit, or shorter than a preview, is answered as it is.
+ */
+export async function keepLongText(
+  text: string,
+  options: InputKeeping,
+  what: 'input' | 'output' = 'input',
+): Promise<string> {
+  const size = utf8Length(text)
+  const { head, tail } = previewSizes(options.limit)
+  if (size <= options.limit || size <= head + tail + NOTICE_BYTES) return text
+  return (await keepText(text, size, options, what)).text
 }
 
 function textOf(part: Exclude<TurnInput, string>[number]): string | undefined {
@@ -109,6 +129,7 @@ async function keepText(
   text: string,
   size: number,
   options: InputKeeping,
+  what: 'input' | 'output' = 'input',
 ): Promise<{ text: string; artifact: InputArtifactRef }> {
   const { keeping } = options
   const kept = await KeptOutput.start(keeping)
@@ -131,7 +152,7 @@ async function keepText(
   const tailText = encoder.encode(text.slice(-sizes.tail))
   const tailBytes = tailText.subarray(Math.max(0, tailText.byteLength - sizes.tail))
   return {
-    text: outputPreview(artifact, headBytes, tailBytes, 'input'),
+    text: outputPreview(artifact, headBytes, tailBytes, what),
     artifact: { artifact_id: artifact.id, size: artifact.size, lines: artifact.lines },
   }
 }
