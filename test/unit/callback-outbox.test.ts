@@ -84,7 +84,12 @@ describe('callback outbox', () => {
     const first = engine(noRecords(store), clock, target.fetch)
     const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
     first.model.enqueue({ text: 'done' })
-    const turn = await first.service.stepTurn('acme', session_id, { input: 'go' })
+    const turn = await first.service.stepTurn(
+      'acme',
+      session_id,
+      { input: 'go' },
+      { idempotencyKey: 'order-42' },
+    )
     expect(turn.status).toBe('completed')
     expect(target.got).toHaveLength(0)
 
@@ -100,7 +105,14 @@ describe('callback outbox', () => {
     )
     expect(JSON.parse(body)).toMatchObject({
       type: 'turn.completed',
-      data: { session_id, turn_id: turn.turn_id, status: 'completed', result: 'done' },
+      data: {
+        session_id,
+        turn_id: turn.turn_id,
+        status: 'completed',
+        result: 'done',
+        // recovered from the committed batch: the key of the call that committed it
+        idempotency_key: 'order-42',
+      },
     })
     // finished: the marker is gone and a second sweep sends nothing
     expect(await ctx.outbox.markers()).toEqual([])

@@ -7,6 +7,8 @@ export interface CommittedBatch {
   turnId?: string
   /** Seq of `events[0]`. */
   firstSeq: number
+  /** The batch's number: the call whose record ends with it names its Idempotency-Key. */
+  batch?: number
   events: readonly ThreadEvent[]
   /** The engine state after the batch (or the batch's state patch: the same fields). */
   state: Readonly<Record<string, unknown>>
@@ -31,6 +33,22 @@ function waitingFor(state: Readonly<Record<string, unknown>>) {
   const open = object(state.open_turn)
   if (!open || open.waiting !== undefined) return undefined
   return open.pending_permission !== undefined ? ('approval' as const) : ('continue' as const)
+}
+
+/**
+ * The Idempotency-Key of the call that committed the batch (a background run's is its 202's
+ * `idempotency_key`), from the turn record the call left in the state: one that ends with this
+ * batch, of this turn. Absent for a call without a key.
+ */
+function callKey(batch: CommittedBatch): string | undefined {
+  const records = batch.state.recent_turns
+  if (batch.batch === undefined || !batch.turnId || !Array.isArray(records)) return undefined
+  const found = records.findLast((r: unknown) => {
+    const record = object(r)
+    return record?.turn_id === batch.turnId && record?.last_batch === batch.batch
+  })
+  const key = object(found)?.key
+  return typeof key === 'string' && key !== '' ? key : undefined
 }
 
 /**
@@ -61,9 +79,11 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
     typeof state.last_assistant_text === 'string' ? state.last_assistant_text : undefined
   const cost = typeof state.cost_usd === 'number' ? { cost_usd: state.cost_usd } : {}
   const ends = batch.events.some((e) => e.type === 'thread.completed')
+  const key = callKey(batch)
   const base = (seq: number) => ({
     session_id: batch.sessionId,
     ...(batch.turnId ? { turn_id: batch.turnId } : {}),
+    ...(key === undefined ? {} : { idempotency_key: key }),
     seq,
     events_url: eventsUrl,
     ...cost,

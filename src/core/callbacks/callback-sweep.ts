@@ -38,6 +38,7 @@ async function recover(
       sessionId: entry.ref.sessionId,
       ...(batch.turn_id ? { turnId: batch.turn_id } : {}),
       firstSeq: batch.first_seq,
+      batch: entry.batch,
       events: batch.events.map((line) => line.event as ThreadEvent),
       // Version 6 on: the batch holds only the fields it changed; the notice needs the state.
       state:
