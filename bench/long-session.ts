@@ -7,8 +7,10 @@
  * ratio to turns 2–11, model request size, object requests, fsyncs (fs) and coordinator round
  * trips per turn, bytes written per turn; then what the store holds at the end, by kind of
  * object, against the content (messages and tool outputs); writes the curve (median turn time
- * ratio and bytes per turn over the session, by blocks of 10 turns) as an SVG. Method and
- * figures: docs/performance.md#long-sessions.
+ * ratio and bytes per turn over the session, by blocks of 10 turns) as an SVG; and the time a
+ * cold engine takes to rehydrate the session after turns 10, 100, 300 and 1,000 (the objects
+ * and bytes it reads), as a ratio to the first. Method and figures:
+ * docs/performance.md#long-sessions.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -25,6 +27,7 @@ import {
   type TurnSample,
 } from '../test/support/long-session.ts'
 import { benchS3Store } from './support/bench-s3.ts'
+import { coldRehydration, type Rehydration } from './support/cold-rehydration.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 
 const { values } = parseArgs({
@@ -46,6 +49,10 @@ const store: ObjectStore =
   (values.store === 'memory' ? new MemoryObjectStore() : new FsObjectStore({ root: dir }))
 const fsyncs: number[] = []
 let syncs = fsyncCount()
+/** A store adapter that shares nothing with the one the turns ran on (fs: a new instance). */
+const fresh = (): ObjectStore => (values.store === 'fs' ? new FsObjectStore({ root: dir }) : store)
+const rehydrations: Rehydration[] = []
+const REHYDRATE_AT = [10, 100, 300, 1000]
 try {
   const samples = await runLongSession({
     turns,
@@ -53,13 +60,17 @@ try {
     contextTokens: Number(values.window),
     toolBytes: 4096,
     ...(bigEvery > 0 ? { bigEvery, bigBytes: 2 * 1024 * 1024 } : {}),
-    onTurn: (s) => {
+    onTurn: async (s, sessionId) => {
       fsyncs.push(fsyncCount() - syncs)
+      if (REHYDRATE_AT.includes(s.turn) || (s.turn === turns && !REHYDRATE_AT.includes(turns))) {
+        rehydrations.push(await coldRehydration(fresh, sessionId, s.turn))
+      }
       syncs = fsyncCount()
       if (s.turn % 100 === 0) process.stderr.write(`turn ${s.turn}\n`)
     },
   })
   report(samples)
+  reportRehydration()
   await reportStored(samples)
   if (values.svg) await writeFile(values.svg, curve(samples))
 } finally {
@@ -96,6 +107,22 @@ async function reportStored(samples: TurnSample[]) {
     `ordinary turn (median): ${median(ordinary.map(({ s }) => s.objectRequests))} object requests, ` +
       `${median(ordinary.map(({ f }) => f))} fsyncs, ${median(ordinary.map(({ s }) => s.bytesWritten))} bytes written`,
   )
+}
+
+/** Rehydration by a cold engine after each stage, as a ratio to the first. */
+function reportRehydration() {
+  const first = rehydrations[0]
+  if (!first) return
+  console.log(
+    `\nrehydration by a cold engine (${values.store}; median of 15 after one untimed, each on a new store adapter):`,
+  )
+  console.log('| after turn | ms | ÷ first | objects read | bytes read |')
+  console.log('|---|---|---|---|---|')
+  for (const r of rehydrations) {
+    console.log(
+      `| ${r.turn} | ${r.ms.toFixed(1)} | ${(r.ms / first.ms).toFixed(2)} | ${r.objects} | ${r.bytes} |`,
+    )
+  }
 }
 
 function mean(values: number[]): number {

@@ -35,6 +35,7 @@ export async function createOnly(
   root: string,
   path: string,
   key: string,
+  onNamed?: () => void,
 ): Promise<string | undefined> {
   const name = basename(path)
   const held = await holdKeyFolder(root, dirname(path), key, true)
@@ -58,6 +59,7 @@ export async function createOnly(
   // object's durability): the writer thread removed it after the link, else it is removed here
   // while the folder is fsynced.
   try {
+    onNamed?.()
     const removing = written.removed === true ? [] : [removeTemp(written.temp)]
     await settleAll([io.syncNewName(placed), ...removing])
   } finally {

@@ -135,6 +135,7 @@ export class FsObjectStore implements ObjectStore {
             root,
             path,
             key,
+            options.onNamed,
           )
         : await this.#replace(temp(), root, path, key, options.ifMatch)
     return version === undefined ? { etag } : { etag, version }

@@ -30,10 +30,10 @@ export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['steering'],
       summary: 'Answer a tool call waiting for approval',
       description:
-        'The human answer to a turn that stopped `awaiting_approval`. The answer (status `waiting`) holds `permission.resolved`; the next turn without input continues the tool loop.',
+        'The human answer to a turn that stopped `awaiting_approval`. The answer (status `waiting`) holds `permission.resolved`; the next turn without input continues the tool loop. A `followup` `message` over the inline limit is kept whole as an artifact of the session and the model reads a preview naming it (413 / 429 over the caps of output artifacts, as a long turn input).',
       responses: {
         200: jsonAnswer('Status `waiting`; events: `permission.resolved`.', TurnResponseSchema),
-        ...errorAnswers(400, 401, 404, 409, 413, 500, 503),
+        ...errorAnswers(400, 401, 404, 409, 413, 429, 500, 503),
       },
     }),
     pathParams(SessionIdParamsSchema),

@@ -20,10 +20,10 @@ export function steeringRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['steering'],
       summary: 'Queue a steering follow-up',
       description:
-        'Accepted also while a turn runs; the next turn boundary applies queued intents in order (at most 16 pending). A full queue is 409 `follow_up_queue_full` and drops nothing.',
+        "Accepted also while a turn runs; the next turn boundary applies queued intents in order (at most 16 pending). A full queue is 409 `follow_up_queue_full` and drops nothing. A `text` over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`) is kept whole as an artifact of the session as it is accepted, and the model reads a preview naming it; over the caps of output artifacts it is 413 `payload_too_large`, over the tenant's daily `output_bytes_per_day` 429 `quota_exceeded` (nothing kept, nothing queued).",
       responses: {
         202: jsonAnswer('Queued.', IntentResponseSchema),
-        ...errorAnswers(400, 401, 404, 409, 413, 500, 503),
+        ...errorAnswers(400, 401, 404, 409, 413, 429, 500, 503),
       },
     }),
     pathParams(SessionIdParamsSchema),

@@ -32,11 +32,13 @@ export const BATCH_FORMAT = 'turnline.batch'
  * 2: assistant messages of the transcript delta may carry `reasoning` and `parts`; 3: and the
  * `order` of their blocks (history-message.ts); 4: a message whose content an event of the batch
  * holds names that event's item instead (`content_of`, batch-content-refs.ts); 5: the same
- * document, stored gzip-compressed (batch-encoding.ts). Versions 1–4 are still read, each with
- * its own message schema, and written back as they were.
+ * document, stored gzip-compressed (batch-encoding.ts); 6: and `state` holds only the fields the
+ * batch changed (shallow: a field is written whole when its value changed), so the state after a
+ * batch is the fold of the batches before it (state-through.ts). Versions 1–5 are still read,
+ * each with its own message schema, and written back as they were.
  */
-export const BATCH_VERSION = 5
-const READABLE_VERSIONS = [1, 2, 3, 4, 5] as const
+export const BATCH_VERSION = 6
+const READABLE_VERSIONS = [1, 2, 3, 4, 5, 6] as const
 
 export const HistoryDeltaSchema = z.object({
   /** True when the segment starts over (compaction, context reset) before `append`. */
@@ -55,6 +57,7 @@ const BatchFieldsSchema = z.object({
     z.literal(2),
     z.literal(3),
     z.literal(4),
+    z.literal(5),
     z.literal(BATCH_VERSION),
   ]),
   batch: CounterSchema,

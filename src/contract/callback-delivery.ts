@@ -58,6 +58,12 @@ export const CallbackNoticeSchema = z
           .string()
           .optional()
           .describe('The turn (absent for a thread ended between turns).'),
+        idempotency_key: z
+          .string()
+          .optional()
+          .describe(
+            "The Idempotency-Key of the call that committed the event (a background run's: the `idempotency_key` of its 202); absent for a call without one.",
+          ),
         status: z
           .enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal'])
           .describe("The turn's status as `POST …/turns` answers it."),

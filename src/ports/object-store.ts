@@ -23,6 +23,13 @@ export interface PutOptions {
   ifNoneMatch?: '*'
   ifMatch?: string
   contentType?: string
+  /**
+   * With `ifNoneMatch: '*'`: called once the object can be read under its key, when the store
+   * still has a step to make it durable (the fs store: its folder's fsync), so the caller can
+   * overlap work that only needs the name with that step. The put still settles only when it is
+   * done, and rejects if it fails. Stores without such a step need not call it.
+   */
+  onNamed?: () => void
 }
 
 /** Where an append goes (`ObjectStore.append`). */

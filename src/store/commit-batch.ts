@@ -17,6 +17,14 @@ import { foldBatch } from './session-snapshot.ts'
 /** Largest single event line accepted (a bounded tool preview fits many times over). */
 export const MAX_EVENT_LINE_BYTES = 1024 * 1024
 
+/** A committed batch: the snapshot after it, its size and its canonical lines. */
+export interface CommittedBatch {
+  batch: Batch
+  snapshot: SessionSnapshot
+  bytes: number
+  lines: string[]
+}
+
 /** What a writer commits in one batch. */
 export interface CommitInput {
   events: ThreadEvent[]
@@ -38,7 +46,9 @@ export interface CommitInput {
 /**
  * Builds the next batch of `snapshot` and writes it create-only: the one commit point.
  * Losing the race (someone committed that batch number first) throws TurnlineError('conflict')
- * and writes nothing else. Returns the batch and the snapshot after it.
+ * and writes nothing else. Returns the batch and the snapshot after it; `onNamed` gets them as
+ * soon as the batch can be read under its name, when the store still has to make it durable
+ * (`PutOptions.onNamed`).
  */
 export async function commitBatch(
   store: ObjectStore,
@@ -46,7 +56,8 @@ export async function commitBatch(
   snapshot: SessionSnapshot,
   input: CommitInput,
   committedAt: string,
-): Promise<{ batch: Batch; snapshot: SessionSnapshot; bytes: number; lines: string[] }> {
+  onNamed?: (committed: CommittedBatch) => void,
+): Promise<CommittedBatch> {
   if (snapshot.status === 'completed') {
     throw new TurnlineError(
       'session_completed',
@@ -66,6 +77,7 @@ export async function commitBatch(
     append: await images.stashMessages(input.history.append),
   }
   const turnInput = input.turnInput && (await images.stashInput(input.turnInput))
+  const state = input.state && changedFields(snapshot.state, input.state)
   const batch: Batch = {
     format: BATCH_FORMAT,
     version: BATCH_VERSION,
@@ -77,13 +89,19 @@ export async function commitBatch(
     ...(input.turnId ? { turn_id: input.turnId } : {}),
     ...(input.idempotencyKey ? { idempotency_key: input.idempotencyKey } : {}),
     ...(history ? { history } : {}),
-    ...(input.state ? { state: input.state } : {}),
+    ...(state ? { state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
     ...(turnInput ? { turn_input: turnInput } : {}),
   }
   const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines))
+  const committed = { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }
+  const named = onNamed && (() => onNamed(committed))
   try {
-    await store.put(keys.batch(batch.batch), body, { ifNoneMatch: '*', contentType })
+    await store.put(keys.batch(batch.batch), body, {
+      ifNoneMatch: '*',
+      contentType,
+      ...(named ? { onNamed: named } : {}),
+    })
   } catch (error) {
     // A transport retry of our own create-only PUT whose first reply was lost comes back as a
     // conflict although we won: the stored bytes are then exactly ours.
@@ -94,7 +112,27 @@ export async function commitBatch(
       throw error
     }
   }
-  return { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }
+  return committed
+}
+
+/**
+ * The fields of `after` whose value differs from `before`'s (compared as JSON), or undefined when
+ * none does: what a batch writes of the engine state (version 6). Folded over `before` it gives
+ * what folding `after` whole gives, field for field — a field `after` lacks stays as it was in both.
+ */
+function changedFields(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (!before) return after
+  let changed: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(after)) {
+    if (value === undefined) continue
+    if (key in before && JSON.stringify(before[key]) === JSON.stringify(value)) continue
+    changed ??= {}
+    changed[key] = value
+  }
+  return changed
 }
 
 /** 32 hex characters (a v4 UUID's 122 random bits): randomUUID draws from a pooled source. */

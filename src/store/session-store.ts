@@ -5,7 +5,8 @@ import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { Clock } from '../ports/clock.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
-import type { CommitInput } from './commit-batch.ts'
+import { AppendAfterName } from './append-after-name.ts'
+import type { CommitInput, CommittedBatch } from './commit-batch.ts'
 import { commitBatch } from './commit-batch.ts'
 import { DeferredAppends } from './deferred-appends.ts'
 import type { EventsFile } from './events-file-state.ts'
@@ -19,7 +20,6 @@ import { applyRetention } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { manifestAsOfLog } from './session-listing.ts'
 import {
-  appendAfterCommit,
   type MaintenanceContext,
   pendingManifestSnapshot,
   prepareManifest,
@@ -143,13 +143,12 @@ export class SessionStore {
 
   /**
    * Commits the next batch after `snapshot`; TurnlineError('conflict') if someone was first.
-   * On a store that appends, the batch's lines are then appended to events.jsonl (and the turn
-   * index rewritten when the batch ends a turn), before anything else and whatever `maintain`.
-   * `maintain: false` skips checkpoint, rollup and manifest (a mid-turn commit: one PUT).
-   * `overlapManifest`: for an active session, the manifest write is left running and returned
-   * as `manifestWritten`, so the caller can overlap it with its own last round trip.
-   * `deferAppend` (with `maintain: false`): the append is left running (deferred-appends.ts), so
-   * the caller's next step overlaps it; its failure is the next commit's `maintenanceError`.
+   * On a store that appends, the batch's lines are appended to events.jsonl (and the turn index
+   * when it ends a turn) as soon as it has its name (append-after-name.ts), whatever `maintain`;
+   * `deferAppend` (with `maintain: false`) leaves that append running (deferred-appends.ts): its
+   * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup
+   * and manifest (a mid-turn commit). `overlapManifest`: the manifest write is left running, as
+   * `manifestWritten`, so the caller can overlap it with its own last round trip.
    */
   async commit(
     snapshot: SessionSnapshot,
@@ -159,29 +158,30 @@ export class SessionStore {
     const keys = this.keys(snapshot.ref)
     let maintenanceError = await this.deferred.settle(keys.root)
     const now = new Date(this.clock.now()).toISOString()
-    let committed: Awaited<ReturnType<typeof commitBatch>>
+    const append = new AppendAfterName(this.upkeep, keys, options.maintain !== false)
+    let committed: CommittedBatch
     try {
-      committed = await commitBatch(this.objects, keys, snapshot, input, now)
+      committed = await commitBatch(this.objects, keys, snapshot, input, now, append.start)
     } catch (error) {
-      if (isTurnlineError(error, 'conflict')) this.cache.delete(keys.root)
+      if ((await append.settled()) || isTurnlineError(error, 'conflict'))
+        this.cache.delete(keys.root)
       throw error
     }
     const { batch } = committed
-    const known = { batch, lines: committed.lines }
-    this.cache.rememberBatch(keys.root, known, committed.bytes)
+    this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     let next = committed.snapshot
     const maintain = options.maintain !== false || force
     const reset = Boolean(batch.history?.reset)
     if (options.deferAppend && !maintain) {
-      this.deferred.defer(keys.root, appendAfterCommit(this.upkeep, keys, next, known, false))
+      this.deferred.defer(keys.root, append.start(committed))
       this.cache.set(keys.root, next)
       return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
     }
     let file: EventsFile | undefined
     try {
-      file = await appendAfterCommit(this.upkeep, keys, next, known, maintain)
+      file = await append.start(committed)
     } catch (error) {
       maintenanceError ??= error
     }

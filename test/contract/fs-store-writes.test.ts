@@ -32,6 +32,33 @@ describe('fs store writes: kept folder handles, writer threads and overlapped st
     await rm(root, { recursive: true, force: true })
   })
 
+  it("tells a create-only put's caller when the name exists, before the put settles; never on a conflict", async () => {
+    const seen: string[] = []
+    let settled = false
+    const reads: Promise<string | null | undefined>[] = []
+    const put = store
+      .put('n/log/0001.json', encode('one'), {
+        ifNoneMatch: '*',
+        onNamed: () => {
+          seen.push(settled ? 'named after the put settled' : 'named')
+          reads.push(store.get('n/log/0001.json').then((o) => o && decode(o.body)))
+        },
+      })
+      .then(() => {
+        settled = true
+      })
+    await put
+    expect(seen).toEqual(['named'])
+    expect(await Promise.all(reads)).toEqual(['one'])
+    await expect(
+      store.put('n/log/0001.json', encode('two'), {
+        ifNoneMatch: '*',
+        onNamed: () => seen.push('named on a conflict'),
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' })
+    expect(seen).toEqual(['named'])
+  })
+
   it('keeps a handle on the folder a new name was made in, and fsyncs through it', async () => {
     await store.put('s/log/0001.json', encode('1'), { ifNoneMatch: '*' })
     const dir = join(root, 's/log')

@@ -74,7 +74,10 @@ for (const store of ['fs', 's3'] as const) {
       return { status: response.status, json: (await response.json()) as Record<string, unknown> }
     }
 
-    it('is kept whole when accepted; the turn that applies it sends a preview under 100 KB and pages through it', async () => {
+    // Two starts of the server and a 3 MB follow-up: generous on a loaded machine.
+    it('is kept whole when accepted; the turn that applies it sends a preview under 100 KB and pages through it', {
+      timeout: 180_000,
+    }, async () => {
       const log = pastedLog(FOLLOW_UP_BYTES, 'steer', 'MIDDLE-9c2')
       const middle = log.indexOf('MIDDLE-9c2')
       let url = await start()
@@ -156,7 +159,9 @@ for (const store of ['fs', 's3'] as const) {
       expect(JSON.stringify(mock.requests[later]?.body).length).toBeLessThan(100_000)
     })
 
-    it("a permission's long followup answer and a client's long function output are kept too", async () => {
+    it("a permission's long followup answer and a client's long function output are kept too", {
+      timeout: 120_000,
+    }, async () => {
       const url = current ?? (await start())
       const kept = async (session: string, id: string, whole: string) => {
         const read = await fetch(`${url}/v1/sessions/${session}/artifacts/${id}`, {

@@ -15,9 +15,11 @@ import { signMessage } from '../support/signed-callback.ts'
  * their maximum age, then fail — and each sends one signed `work.failed` notice to its session's
  * callback URL, visible in `GET …/deliveries`. A server killed while the receiver still refuses
  * the notice leaves it to the next server, which delivers it with the same `webhook-id`: one
- * accepted delivery per work.
+ * accepted delivery per work. Before that: a session that names no callback reports to its
+ * tenant's default (`TURNLINE_CALLBACK_URLS`), here a turn left waiting for a plan's approval.
  */
 const KEY = 'acme-work-failed-key-0123456789abcdef'
+const PLAN = 'Intro.\n<proposed_plan>\n1. Read the code\n2. Fix the bug\n</proposed_plan>'
 const TOOL_SECRET = 'work-failed-deployment-secret'
 const HOOK_SECRET = `whsec_${Buffer.from('work-failed-hook-secret-0123456789').toString('base64')}`
 let dir: string
@@ -49,6 +51,8 @@ async function start(): Promise<void> {
       },
     }),
     TURNLINE_CALLBACK_ALLOW_HTTP: '1',
+    // The tenant's default, for sessions that name no callback.
+    TURNLINE_CALLBACK_URLS: JSON.stringify({ acme: receiver.url('/hooks/default') }),
     TURNLINE_EGRESS_ALLOW: receiver.host,
     TURNLINE_CALLBACK_TIMEOUT_MS: '2000',
     TURNLINE_CALLBACK_RETRY_FIRST_MS: '50',
@@ -99,6 +103,32 @@ afterAll(async () => {
 })
 
 describe('work.failed on npm start', { timeout: 180_000 }, () => {
+  // First: it spends 15 of the 150 tokens; the next test spends the rest.
+  it("reports to the tenant's default URL a session that names none, and a turn waiting on a person", async () => {
+    receiver.setReply(() => ({}))
+    const created = await call('POST', '/v1/sessions', { permissions: { mode: 'plan' } })
+    expect(created.status, created.text).toBe(201)
+    const session = created.json().session_id as string
+    mock.enqueue({ text: PLAN, usage: { input_tokens: 10, output_tokens: 5 } })
+    const turn = await call('POST', `/v1/sessions/${session}/turns`, { input: 'plan it' })
+    expect(turn.json().status).toBe('awaiting_approval')
+    const [waiting] = await eventually('the turn.waiting delivery', async () => {
+      const list = await deliveries(session)
+      return list[0]?.state === 'delivered' ? list : undefined
+    })
+    expect(waiting).toMatchObject({
+      type: 'turn.waiting',
+      url: receiver.url('/hooks/default'),
+      notice: {
+        data: { session_id: session, status: 'awaiting_approval', waiting_for: 'plan_approval' },
+      },
+    })
+    const hooks = receiver.received.filter((h) => dataOf(h).session_id === session)
+    expect(hooks.map((h) => [h.path, h.body.type, idOf(h), h.signatureValid])).toEqual([
+      ['/hooks/default', 'turn.waiting', waiting?.id, true],
+    ])
+  })
+
   it('reports background work that expired waiting for the quota, once, across a crash', async () => {
     let accepting = false
     receiver.setReply((hook) => {
@@ -114,6 +144,7 @@ describe('work.failed on npm start', { timeout: 180_000 }, () => {
     const session = created.json().session_id as string
     mock.enqueue({ text: 'the quota is spent', usage: { input_tokens: 100, output_tokens: 50 } })
     expect((await call('POST', `/v1/sessions/${session}/turns`, { input: 'go' })).status).toBe(200)
+    const modelCalls = mock.requests.length
     // From here a model request fails the test: the quota is used up and nothing is queued.
     const turn = await call(
       'POST',
@@ -181,6 +212,6 @@ describe('work.failed on npm start', { timeout: 180_000 }, () => {
       work_id: workId,
       notice: { data: { work: { work_id: workId } } },
     })
-    expect(mock.requests).toHaveLength(1)
+    expect(mock.requests).toHaveLength(modelCalls)
   })
 })

@@ -3,8 +3,12 @@ import type { DeliveryView } from '../../src/contract/callback-delivery.ts'
 import { until } from './until.ts'
 
 /** Polls `probe` (which may call the server) until it answers something: a minute at most. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  return until(what, probe, 60_000)
+export function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  return until(what, probe, timeoutMs)
 }
 
 /** A session's callback deliveries through the typed client (which validates the answer). */

@@ -43,7 +43,8 @@ export interface LongSessionOptions {
   /** Every `bigEvery` turns the tool answers `bigBytes` instead (kept as an output artifact). */
   bigEvery?: number
   bigBytes?: number
-  onTurn?: (sample: TurnSample) => void
+  /** After each turn (awaited; not part of the turn's figures), with the session's id. */
+  onTurn?: (sample: TurnSample, sessionId: string) => void | Promise<void>
 }
 
 /**
@@ -115,7 +116,7 @@ export async function runLongSession(options: LongSessionOptions): Promise<TurnS
       contentBytes: content,
     }
     samples.push(sample)
-    options.onTurn?.(sample)
+    await options.onTurn?.(sample, session_id)
   }
   return samples
 }

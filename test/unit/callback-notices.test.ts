@@ -94,6 +94,25 @@ describe('callback notices of a batch', () => {
     expect(types([item as ThreadEvent], { plan_approval: { turn_id: 't', plan: 'p' } })).toEqual([
       'turn.waiting',
     ])
+    // A turn that completed proposing a plan answers awaiting_approval: so does its notice.
+    const planned = callbackNotices(
+      batch([{ type: 'turn.completed', usage } as ThreadEvent], {
+        plan_approval: { turn_id: 't', plan: 'p' },
+        last_assistant_text: 'the plan',
+      }),
+      '/e',
+    )
+    expect(planned.map((d) => [d.type, d.notice.data])).toEqual([
+      [
+        'turn.waiting',
+        expect.objectContaining({
+          status: 'awaiting_approval',
+          waiting_for: 'plan_approval',
+          result: 'the plan',
+          usage,
+        }),
+      ],
+    ])
     const decided = callbackNotices(batch([item as ThreadEvent], { open_turn: open }), '/e')
     expect(decided[0]?.notice.data).toMatchObject({ status: 'waiting', waiting_for: 'continue' })
     const command = { ...open, waiting: { item_id: 'item_1', resume: {} } }

@@ -84,7 +84,12 @@ describe('callback outbox', () => {
     const first = engine(noRecords(store), clock, target.fetch)
     const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
     first.model.enqueue({ text: 'done' })
-    const turn = await first.service.stepTurn('acme', session_id, { input: 'go' })
+    const turn = await first.service.stepTurn(
+      'acme',
+      session_id,
+      { input: 'go' },
+      { idempotencyKey: 'order-42' },
+    )
     expect(turn.status).toBe('completed')
     expect(target.got).toHaveLength(0)
 
@@ -100,7 +105,14 @@ describe('callback outbox', () => {
     )
     expect(JSON.parse(body)).toMatchObject({
       type: 'turn.completed',
-      data: { session_id, turn_id: turn.turn_id, status: 'completed', result: 'done' },
+      data: {
+        session_id,
+        turn_id: turn.turn_id,
+        status: 'completed',
+        result: 'done',
+        // recovered from the committed batch: the key of the call that committed it
+        idempotency_key: 'order-42',
+      },
     })
     // finished: the marker is gone and a second sweep sends nothing
     expect(await ctx.outbox.markers()).toEqual([])
@@ -112,6 +124,33 @@ describe('callback outbox', () => {
       sessionId: session_id,
     })
     expect(delivery?.record).toMatchObject({ state: 'delivered', attempts: [{ status_code: 200 }] })
+  })
+
+  it('recovers a notice from the state folded up to its batch, not from the batch alone', async () => {
+    // Batch version 6 holds only the state fields a batch changed: every turn below answers the
+    // same text, so its batch does not write last_assistant_text, and the batches after 16 are
+    // folded over the checkpoint.
+    const store = new MemoryObjectStore()
+    const clock = testClock(Date.now())
+    const target = receiver(() => 200)
+    const first = engine(noRecords(store), clock, target.fetch)
+    const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
+    const turns: string[] = []
+    for (let n = 1; n <= 18; n++) {
+      first.model.enqueue({ text: 'done' })
+      const turn = await first.service.stepTurn('acme', session_id, { input: `go ${n}` })
+      expect(turn.status).toBe('completed')
+      turns.push(turn.turn_id)
+    }
+    const root = `acme/default/.vtcode/sessions/${session_id}/`
+    expect((await store.list(`${root}state/`)).objects.length).toBeGreaterThan(0)
+    const { ctx, sessions } = context(store, clock, target.fetch, 'b')
+    await sweepCallbacks(ctx, sessions)
+    const notices = await Promise.all(target.got.map(async (r) => JSON.parse(await r.text())))
+    expect(notices.map((n) => n.data.turn_id).sort()).toEqual([...turns].sort())
+    for (const notice of notices) {
+      expect(notice).toMatchObject({ type: 'turn.completed', data: { result: 'done' } })
+    }
   })
 
   it("reports a webhook hook's run: its turn and its thread's end, from its session settings", async () => {

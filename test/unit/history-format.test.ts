@@ -18,8 +18,9 @@ const text = (path: string) =>
 describe('transcript format version 3', () => {
   it('is what batches and checkpoints are written with', () => {
     // Batch version 4 keeps version 3's messages and stores each text once (store-content-refs);
-    // 5 stores version 4's document compressed (store-batch-compression).
-    expect(BATCH_VERSION).toBe(5)
+    // 5 stores version 4's document compressed, 6 its state as what changed
+    // (store-batch-compression).
+    expect(BATCH_VERSION).toBe(6)
     expect(CHECKPOINT_VERSION).toBe(4) // 4: may name its transcript instead (store-checkpoint-history)
   })
 

@@ -11,6 +11,7 @@ import {
   parseStoredBatch,
 } from '../../src/contract/batch-encoding.ts'
 import { listAll } from '../../src/store/list-all.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
 import { expectFilesMatchLog } from '../support/session-files.ts'
 import {
   coldTurn,
@@ -19,10 +20,11 @@ import {
 } from '../support/store-fixture-session.ts'
 
 /**
- * Batch version 5 is version 4's document stored gzip-compressed. Read-only fixtures: a version 5
- * batch compressed by another gzip implementation (test/fixtures/store/v5/, with its text beside
- * it) and a whole session written with version 4 batches and a version 4 checkpoint
- * (test/fixtures/store/v4-session/), which keeps reading and continuing unchanged.
+ * Batch version 5 is version 4's document stored gzip-compressed; version 6 writes of the engine
+ * state only the fields the batch changed. Read-only fixtures: a version 5 batch compressed by
+ * another gzip implementation (test/fixtures/store/v5/, with its text beside it), a version 6
+ * batch (test/fixtures/store/v6/) and a whole session written with version 4 batches and a
+ * version 4 checkpoint (test/fixtures/store/v4-session/), which keeps reading and continuing.
  */
 const fixtures = fileURLToPath(new URL('../fixtures/store/', import.meta.url))
 const bytes = (path: string) => new Uint8Array(readFileSync(join(fixtures, path)))
@@ -42,8 +44,8 @@ const failsWith = async (code: string, run: () => Promise<unknown>) => {
 }
 
 describe('batch version 5: stored compressed', () => {
-  it('is what batches are written with', () => {
-    expect(BATCH_VERSION).toBe(5)
+  it('is still read; batches are written with version 6 (its state: what changed)', () => {
+    expect(BATCH_VERSION).toBe(6)
   })
 
   it('reads a version 5 fixture, and its document writes back byte for byte', async () => {
@@ -80,7 +82,7 @@ describe('batch version 5: stored compressed', () => {
     )
     const future = JSON.parse(text('v5/batch-compressed.json'))
     await failsWith('unsupported_version', async () =>
-      parseStoredBatch(await compressBatchText(JSON.stringify({ ...future, version: 6 }))),
+      parseStoredBatch(await compressBatchText(JSON.stringify({ ...future, version: 7 }))),
     )
   })
 
@@ -101,12 +103,12 @@ describe('batch version 5: stored compressed', () => {
     const first = JSON.stringify(engine.model.requests[0]?.messages)
     for (const output of outputs) expect(first).toContain(JSON.stringify(output))
 
-    // Old batches unchanged; the new ones compressed, version 5.
+    // Old batches unchanged; the new ones compressed, version 6.
     const after = await storedBatches(store, sessionId)
     for (const { key, body } of old) expect(after.find((b) => b.key === key)?.body).toEqual(body)
     for (const { body } of after.slice(old.length)) {
       expect(isGzip(body)).toBe(true)
-      expect((await parseStoredBatch(body)).version).toBe(5)
+      expect((await parseStoredBatch(body)).version).toBe(6)
     }
     const checkpoint = JSON.parse(
       decode((await store.get(`${root}state/0000000032.json`))?.body as Uint8Array),
@@ -127,5 +129,32 @@ describe('batch version 5: stored compressed', () => {
     for (let n = 10; n <= 16; n++)
       expect(request).toContain(`answer of turn ${n} ${'z'.repeat(200)}`)
     await expectFilesMatchLog(store, cold.service, sessionId, 'cold')
+  })
+})
+
+describe('batch version 6: the state fields a batch changed', () => {
+  it('reads a version 6 fixture, and its document writes back byte for byte', async () => {
+    const batch = await parseStoredBatch(bytes('v6/batch-state-changes.json.gz'))
+    expect(batch).toMatchObject({ version: 6, batch: 2 })
+    expect(Object.keys(batch.state ?? {})).toContain('last_assistant_text')
+    expect(batch.state).not.toHaveProperty('engine_version')
+    expect(serializeBatch(batch)).toBe(text('v6/batch-state-changes.json'))
+  })
+
+  it('writes only what changed, and a cold process folds the same state', async () => {
+    const { store, sessionId } = await fixtureSession(join(fixtures, 'v4-session'))
+    const engine = await continueWithToolTurns(store, sessionId, 10, 12)
+    const warm = await engine.deps.sessions.open({ tenant: 't1', workspace: 'default', sessionId })
+    const added = (await storedBatches(store, sessionId)).slice(19)
+    const states = await Promise.all(
+      added.map(async ({ body }) => (await parseStoredBatch(body)).state),
+    )
+    for (const state of states) {
+      expect(state).toBeDefined()
+      expect(state).not.toHaveProperty('engine_version') // written once, by batch 0
+    }
+    const cold = new SessionStore({ store, cacheSize: 0 })
+    const folded = await cold.open({ tenant: 't1', workspace: 'default', sessionId })
+    expect(folded.state).toEqual(warm.state)
   })
 })

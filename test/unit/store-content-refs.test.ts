@@ -99,15 +99,15 @@ describe('batch version 4: each text stored once', () => {
     const second = JSON.stringify(engine.model.requests[1]?.messages)
     expect(second).toContain(`fresh answer ${'x'.repeat(300)}`)
 
-    // Old objects unchanged; the new batches (version 5: version 4's document, compressed) refer
-    // to their events.
+    // Old objects unchanged; the new batches (version 6: version 4's document, compressed, its
+    // state what changed) refer to their events.
     const after = await batchesOf(store, sessionId)
     for (const old of oldBatches) {
       expect(after.find((b) => b.key === old.key)?.stored).toBe(files.get(old.key))
     }
     const added = after.slice(oldBatches.length)
     expect(added.length).toBe(2)
-    for (const { text: body } of added) expect(body).toContain('"version":5')
+    for (const { text: body } of added) expect(body).toContain('"version":6')
     expect(added[1]?.text).toContain('"content_of":"item_')
     expect(added[1]?.text.split(`fresh answer ${'x'.repeat(300)}`).length).toBe(2) // once
     await expectFilesMatchLog(store, engine.service, sessionId, 'continued')

@@ -246,4 +246,23 @@ describe('work.failed callbacks', () => {
     })
     expect(run.model.requests).toHaveLength(0)
   })
+
+  it("names a background turn's Idempotency-Key in its turn notices (its 202's idempotency_key)", async () => {
+    const store = new MemoryObjectStore()
+    const clock = testClock(Date.now())
+    const target = receiver()
+    const run = engine(store, clock, target.fetch)
+    const { session_id } = await run.service.createSession('acme', { callback: { url: URL } })
+    const work = await run.service.queueTurn('acme', session_id, { input: 'x' })
+    run.model.enqueue({ text: 'ran' })
+    expect(await run.service.runWork(at('acme', work))).toMatchObject({ outcome: 'done' })
+    run.model.enqueue({ text: 'in the foreground' })
+    await run.service.stepTurn('acme', session_id, { input: 'y' })
+    await sweepCallbacks(run.ctx, run.sessions)
+    const bodies = await Promise.all(target.got.map(async (r) => JSON.parse(await r.text())))
+    expect(bodies.map((b) => [b.type, b.data.idempotency_key])).toEqual([
+      ['turn.completed', work.idempotency_key],
+      ['turn.completed', undefined],
+    ])
+  })
 })

@@ -7,6 +7,8 @@ export interface CommittedBatch {
   turnId?: string
   /** Seq of `events[0]`. */
   firstSeq: number
+  /** The batch's number: the call whose record ends with it names its Idempotency-Key. */
+  batch?: number
   events: readonly ThreadEvent[]
   /** The engine state after the batch (or the batch's state patch: the same fields). */
   state: Readonly<Record<string, unknown>>
@@ -34,10 +36,42 @@ function waitingFor(state: Readonly<Record<string, unknown>>) {
 }
 
 /**
+ * The Idempotency-Key of the call that committed the batch (a background run's is its 202's
+ * `idempotency_key`), from the turn record the call left in the state: one that ends with this
+ * batch, of this turn. Absent for a call without a key.
+ */
+function callKey(batch: CommittedBatch): string | undefined {
+  const records = batch.state.recent_turns
+  if (batch.batch === undefined || !batch.turnId || !Array.isArray(records)) return undefined
+  const found = records.findLast((r: unknown) => {
+    const record = object(r)
+    return record?.turn_id === batch.turnId && record?.last_batch === batch.batch
+  })
+  const key = object(found)?.key
+  return typeof key === 'string' && key !== '' ? key : undefined
+}
+
+/**
+ * What a `turn.completed` reports: the turn completed (`terminal` when the thread ended with it),
+ * or — ended proposing a plan that waits for approval — it answers `awaiting_approval`, so its
+ * notice is `turn.waiting`.
+ */
+function completion(
+  state: Readonly<Record<string, unknown>>,
+  { threadEnds }: { threadEnds: boolean },
+): [CallbackEventType, Pick<CallbackNotice['data'], 'status' | 'waiting_for'>] {
+  if (!threadEnds && state.plan_approval != null) {
+    return ['turn.waiting', { status: 'awaiting_approval', waiting_for: 'plan_approval' }]
+  }
+  return ['turn.completed', { status: threadEnds ? 'terminal' : 'completed' }]
+}
+
+/**
  * The notices of one committed batch, a pure function of it (so the writer after its commit and
  * the sweep after a crash record the same ones): `turn.completed` / `turn.failed` per such event,
  * `thread.completed` for the thread's end, and `turn.waiting` when the batch leaves the turn
- * waiting for a person and reports nothing else.
+ * waiting for a person and reports nothing else — or completes it proposing a plan that waits
+ * for approval (the turn answers `awaiting_approval`: the notice says so, with the plan's text).
  */
 export function callbackNotices(batch: CommittedBatch, eventsUrl: string): NoticeDraft[] {
   const { state } = batch
@@ -45,9 +79,11 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
     typeof state.last_assistant_text === 'string' ? state.last_assistant_text : undefined
   const cost = typeof state.cost_usd === 'number' ? { cost_usd: state.cost_usd } : {}
   const ends = batch.events.some((e) => e.type === 'thread.completed')
+  const key = callKey(batch)
   const base = (seq: number) => ({
     session_id: batch.sessionId,
     ...(batch.turnId ? { turn_id: batch.turnId } : {}),
+    ...(key === undefined ? {} : { idempotency_key: key }),
     seq,
     events_url: eventsUrl,
     ...cost,
@@ -58,9 +94,10 @@ export function callbackNotices(batch: CommittedBatch, eventsUrl: string): Notic
   batch.events.forEach((event, i) => {
     const seq = batch.firstSeq + i
     if (event.type === 'turn.completed') {
-      add('turn.completed', {
+      const [type, fields] = completion(state, { threadEnds: ends })
+      add(type, {
         ...base(seq),
-        status: ends ? 'terminal' : 'completed',
+        ...fields,
         usage: event.usage,
         ...(result === undefined ? {} : { result }),
       })

@@ -2,6 +2,7 @@ import { parseStoredBatch } from '../../contract/batch-encoding.ts'
 import type { CallbackBatch } from '../../contract/callback-delivery.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import { stateThrough } from '../../store/state-through.ts'
 import { callbackNotices } from './callback-notices.ts'
 import type { MarkerEntry, StoredDelivery } from './callback-outbox.ts'
 import { eventsUrl } from './callback-policy.ts'
@@ -37,8 +38,13 @@ async function recover(
       sessionId: entry.ref.sessionId,
       ...(batch.turn_id ? { turnId: batch.turn_id } : {}),
       firstSeq: batch.first_seq,
+      batch: entry.batch,
       events: batch.events.map((line) => line.event as ThreadEvent),
-      state: batch.state ?? {},
+      // Version 6 on: the batch holds only the fields it changed; the notice needs the state.
+      state:
+        batch.version >= 6
+          ? await stateThrough(sessions.objects, sessions.keys(entry.ref), entry.batch)
+          : (batch.state ?? {}),
       committedAt: batch.committed_at,
     },
     eventsUrl(ctx.policy, entry.ref.sessionId),

@@ -49,6 +49,7 @@ export async function recordCallbacks(
         sessionId: ref.sessionId,
         turnId,
         firstSeq: writer.snapshot.nextSeq - events.length,
+        batch: marked.batch,
         events,
         state: writer.state as unknown as Record<string, unknown>,
         committedAt: new Date(deps.clock.now()).toISOString(),
