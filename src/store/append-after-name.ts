@@ -1,7 +1,7 @@
 import type { CommittedBatch } from './commit-batch.ts'
 import type { EventsFile } from './events-file-state.ts'
-import type { SessionKeys } from './session-ref.ts'
 import { appendAfterCommit, type MaintenanceContext } from './session-maintenance.ts'
+import type { SessionKeys } from './session-ref.ts'
 
 /**
  * The append of a commit's lines to events.jsonl (appendAfterCommit), started as soon as the
