@@ -2,6 +2,7 @@ import type { ArtifactKind, MemoryKind } from '../src/contract/artifacts.ts'
 import {
   ArtifactListSchema,
   ArtifactViewSchema,
+  DeliveryListSchema,
   LoopStepResponseSchema,
   LoopViewSchema,
 } from '../src/contract/wire-responses.ts'
@@ -14,7 +15,13 @@ import type {
   ProgressUpdate,
 } from './requests.ts'
 import type { Transport } from './transport.ts'
-import type { ArtifactList, ArtifactView, LoopStepResponse, LoopView } from './types.ts'
+import type {
+  ArtifactList,
+  ArtifactView,
+  DeliveryList,
+  LoopStepResponse,
+  LoopView,
+} from './types.ts'
 
 const artifactsOf = (workspace: string, kind?: string) =>
   `/v1/workspaces/${encodeURIComponent(workspace)}/artifacts${kind ? `/${encodeURIComponent(kind)}` : ''}`
@@ -89,6 +96,11 @@ export class LoopsClient {
 
   get(id: string, options: CallOptions = {}): Promise<LoopView> {
     return this.transport.json('GET', loop(id), LoopViewSchema, options)
+  }
+
+  /** `GET /v1/loops/:id/deliveries`: `loop.stopped` of runs stopped before a step session. */
+  listDeliveries(id: string, options: CallOptions = {}): Promise<DeliveryList> {
+    return this.transport.json('GET', loop(id, '/deliveries'), DeliveryListSchema, options)
   }
 
   /** Runs or resumes the next step, or pauses, resumes, completes, fails it, or re-budgets it. */

@@ -5,7 +5,13 @@
 //
 // Plain Node ESM: it must run before anything is built and without tsx.
 import { existsSync } from 'node:fs'
+import nodeModule from 'node:module'
 import { fileURLToPath } from 'node:url'
+
+// Node's compile cache (Node ≥ 22.1) before anything else loads, tsx and its transpiled modules
+// included: the next start reuses the compiled code (functions/entries/compile-cache.ts says
+// where it is kept and how to turn it off).
+nodeModule.enableCompileCache?.()
 
 const built = fileURLToPath(new URL('../dist/node/server.mjs', import.meta.url))
 

@@ -152,6 +152,7 @@ class LoggedSessionApi implements SessionApi {
   deleteSession = (...args: Args<'deleteSession'>) => this.api.deleteSession(...args)
   deleteWorkspace = (...args: Args<'deleteWorkspace'>) => this.api.deleteWorkspace(...args)
   listDeliveries = (...args: Args<'listDeliveries'>) => this.api.listDeliveries(...args)
+  listLoopDeliveries = (...args: Args<'listLoopDeliveries'>) => this.api.listLoopDeliveries(...args)
   enqueueIntent = (...args: Args<'enqueueIntent'>) => this.api.enqueueIntent(...args)
   fork = (...args: Args<'fork'>) => this.api.fork(...args)
   readEvents = (...args: Args<'readEvents'>) => this.api.readEvents(...args)

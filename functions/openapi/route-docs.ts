@@ -69,7 +69,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: '`forbidden`: a deployment without keys answers only requests addressed to this machine (a loopback `Host`, or one in TURNLINE_ALLOWED_HOSTS) and not sent by another site (`Origin`).',
   404: '`not_found`: no such resource for this tenant.',
   409: '`session_busy` (with Retry-After), `session_completed`, `follow_up_queue_full` or `conflict`.',
-  413: '`payload_too_large`: the body exceeds the limit (`details.max_bytes`), or a text of a turn input over the inline limit is more than an artifact may keep (`details.limit`: `TURNLINE_TOOL_MAX_OUTPUT_BYTES`, or `TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES` for what the session has left).',
+  413: "`payload_too_large`: the body exceeds the limit (`details.max_bytes`), or a text of a turn input over the inline limit is more than an artifact may keep (`details.limit`: `TURNLINE_TOOL_MAX_OUTPUT_BYTES`, or `TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES` for what the session has left; the tenant's `output_bytes_per_output` or `output_bytes_per_session` where lower).",
   416: '`invalid_input`: the byte range starts past the end (`Content-Range: bytes */<size>`).',
   422: '`model_not_configured`, or `idempotency_key_reused`: the key was used with another request.',
   429: '`rate_limited`, `too_many_concurrent_turns` or `quota_exceeded`, with Retry-After: a per-tenant limit of the deployment (docs/configuration.md#tenancy; `details.quota: "output_bytes"` when a long input text would pass the tenant\'s daily `output_bytes_per_day`), or `rate_limited` with `details.reason: "authentication_failures"`: too many failed authentications from this client or with this key prefix.',

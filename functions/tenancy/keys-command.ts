@@ -25,9 +25,12 @@ export const KEYS_USAGE = `usage: npm run keys -- <command>
   list                               keys (hashes), tenants, labels and limits
   limits <tenant> [--requests-per-minute N] [--concurrent-turns N]
                   [--tokens-per-day N] [--cost-usd-per-day USD]
-                  [--output-bytes-per-day N]
+                  [--output-bytes-per-day N] [--output-bytes-per-output N]
+                  [--output-bytes-per-session N]
                                      set a tenant's limits; a value of "default" falls back to
                                      TURNLINE_LIMIT_*, "none" lifts the limit for this tenant
+                                     (the per-output and per-session caps only lower the
+                                     deployment's TURNLINE_TOOL_MAX_*OUTPUT_BYTES)
   hash                               read a key on stdin, print its sha256:<hex>
 
 The registry is ${'`.turnline/api-keys.json`'} in the configured store (TURNLINE_STORE, S3_BUCKET, …);
@@ -46,6 +49,8 @@ const LIMIT_OPTIONS = {
   'tokens-per-day': 'tokens_per_day',
   'cost-usd-per-day': 'cost_usd_per_day',
   'output-bytes-per-day': 'output_bytes_per_day',
+  'output-bytes-per-output': 'output_bytes_per_output',
+  'output-bytes-per-session': 'output_bytes_per_session',
 } as const
 
 class UsageError extends Error {}

@@ -44,6 +44,10 @@ export function limitsOf(tenancy: Tenancy, tenant: string): EffectiveLimits {
   if (tokens !== undefined) limits.tokensPerDay = tokens
   if (cost !== undefined) limits.costUsdPerDay = cost
   if (output !== undefined) limits.outputBytesPerDay = output
+  const perOutput = pick('output_bytes_per_output', undefined)
+  const perSession = pick('output_bytes_per_session', undefined)
+  if (perOutput !== undefined) limits.outputBytesPerOutput = perOutput
+  if (perSession !== undefined) limits.outputBytesPerSession = perSession
   return limits
 }
 

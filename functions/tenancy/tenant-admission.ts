@@ -46,6 +46,13 @@ export function tenantAdmission(tenancy: Tenancy): Admission {
           `(output_bytes_per_day; ${verdict.used} kept on ${day}, resets at 00:00 UTC)`,
       }
     },
+    outputCaps(tenant) {
+      const limits = limitsOf(tenancy, tenant)
+      return {
+        ...(limits.outputBytesPerOutput ? { perOutput: limits.outputBytesPerOutput } : {}),
+        ...(limits.outputBytesPerSession ? { perSession: limits.outputBytesPerSession } : {}),
+      }
+    },
     async returnOutput(tenant, bytes) {
       await tenancy.limiter
         .returnOutput(tenant, bytes)

@@ -62,9 +62,9 @@ const targets = {
     options: {
       ...common,
       entryPoints: {
-        server: 'functions/entries/node.ts',
+        server: 'functions/entries/node-start.ts',
         runner: 'adapters/runner/main.ts',
-        'runner-child': 'adapters/runner/child-main.ts',
+        'runner-child': 'functions/entries/runner-child-start.ts',
         check: 'functions/entries/check-deployment.ts',
         retention: 'functions/entries/retention-cli.ts',
         keys: 'functions/entries/keys-cli.ts',
@@ -84,7 +84,10 @@ const targets = {
     outDir: path.join(dist, 'cli'),
     options: {
       ...common,
-      entryPoints: { main: 'cli/main.ts', 'runner-child': 'adapters/runner/child-main.ts' },
+      entryPoints: {
+        main: 'cli/main.ts',
+        'runner-child': 'functions/entries/runner-child-start.ts',
+      },
       packages: 'external',
       outExtension: { '.js': '.mjs' },
     },

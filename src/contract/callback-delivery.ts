@@ -53,7 +53,12 @@ export const CallbackNoticeSchema = z
     timestamp: Rfc3339Schema.describe('When the event was committed.'),
     data: z
       .object({
-        session_id: z.string().describe('The session.'),
+        session_id: z
+          .string()
+          .optional()
+          .describe(
+            'The session (absent only on the `loop.stopped` of a run that stopped before any step had a session, as `seq` and `events_url`).',
+          ),
         turn_id: z
           .string()
           .optional()
@@ -71,6 +76,7 @@ export const CallbackNoticeSchema = z
           .number()
           .int()
           .nonnegative()
+          .optional()
           .describe('Seq of the event reported (the last of its batch for turn.waiting).'),
         waiting_for: z.enum(WAITING_FOR).optional().describe('turn.waiting only.'),
         result: z
@@ -90,6 +96,7 @@ export const CallbackNoticeSchema = z
           .describe("The session's cost so far, when priced."),
         events_url: z
           .string()
+          .optional()
           .describe(
             "The session's events feed (absolute with TURNLINE_PUBLIC_URL); `?after=<seq - 1>` reads from this event on.",
           ),
@@ -105,7 +112,9 @@ export const CallbackNoticeSchema = z
             message: z.string().optional().describe('What stopped it, in words.'),
           })
           .optional()
-          .describe('loop.stopped only: the loop run (the session is its newest step).'),
+          .describe(
+            'loop.stopped only: the loop run (the session is its newest step; none before its first).',
+          ),
         work: z
           .object({
             work_id: z.string().describe('The id the 202 answered (`work_id`).'),

@@ -86,6 +86,16 @@ export const TenantLimitsSchema = z.strictObject({
   cost_usd_per_day: z.number().positive().max(1e9).nullable().optional(),
   /** Bytes of tool output kept as output artifacts per UTC day. */
   output_bytes_per_day: count.min(1).nullable().optional(),
+  /**
+   * Bytes one kept output (or input text) may have: lowers the deployment's
+   * `TURNLINE_TOOL_MAX_OUTPUT_BYTES` for this tenant (the lower of the two applies).
+   */
+  output_bytes_per_output: count.min(1).nullable().optional(),
+  /**
+   * Bytes one session's output artifacts may hold: lowers the deployment's
+   * `TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES` for this tenant (the lower of the two applies).
+   */
+  output_bytes_per_session: count.min(1).nullable().optional(),
 })
 export type TenantLimits = z.infer<typeof TenantLimitsSchema>
 
@@ -96,6 +106,8 @@ export interface EffectiveLimits {
   tokensPerDay?: number
   costUsdPerDay?: number
   outputBytesPerDay?: number
+  outputBytesPerOutput?: number
+  outputBytesPerSession?: number
 }
 
 export const RegistryKeySchema = z.strictObject({

@@ -134,6 +134,8 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   deleteSession(tenant: string, sessionId: string): Promise<void>
   /** The session's completion-callback deliveries with their attempts (callbacks/). */
   listDeliveries(tenant: string, sessionId: string): Promise<DeliveryList>
+  /** A loop's own deliveries: `loop.stopped` of runs stopped before any step had a session. */
+  listLoopDeliveries(tenant: string, loopId: string): Promise<DeliveryList>
   /**
    * Queues a steering follow-up, also while a turn runs; the next turn boundary applies it.
    * At most 16 pending: the 17th is TurnlineError('follow_up_queue_full'), nothing dropped.

@@ -21,7 +21,7 @@ import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
 import { BackgroundService } from './background/background-service.ts'
-import { listDeliveries } from './callbacks/list-deliveries.ts'
+import { listDeliveries, listLoopDeliveries } from './callbacks/list-deliveries.ts'
 import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
@@ -152,6 +152,8 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   listDeliveries = (tenant: string, id: string) =>
     listDeliveries(this.deps, this.locator, tenant, id)
+  listLoopDeliveries = (tenant: string, loopId: string) =>
+    listLoopDeliveries(this.deps, tenant, loopId)
 
   async trigger(tenant: string, request: AutomationRequest) {
     return triggerAutomation(this.deps, this.locator, tenant, request)

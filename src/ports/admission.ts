@@ -37,6 +37,12 @@ export interface Admission {
   ): Promise<{ kept: true } | { kept: false; reason: string }>
   /** Takes back bytes `keepOutput` counted for output that was not kept after all. Never rejects. */
   returnOutput(tenant: string, bytes: number): Promise<void>
+  /**
+   * The tenant's own caps on one kept output and on a session's output artifacts, where it has
+   * them (`output_bytes_per_output`, `output_bytes_per_session`): the lower of these and the
+   * deployment's applies. Absent: the deployment's caps only.
+   */
+  outputCaps?(tenant: string): { perOutput?: number; perSession?: number }
 }
 
 export interface ModelCallEstimate {

@@ -145,6 +145,8 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     return { deliveries: [] }
   }
 
+  listLoopDeliveries = async (): Promise<DeliveryList> => this.unsupported('listLoopDeliveries')
+
   private view(s: FakeSession): SessionView {
     const now = '2026-01-01T00:00:00Z'
     return {

@@ -4,13 +4,11 @@ import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
 import type { CallbackContext } from '../../src/core/callbacks/callback-sender.ts'
 import { sweepCallbacks } from '../../src/core/callbacks/callback-sweep.ts'
-import { SessionService } from '../../src/core/session-service.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { callbackEngine } from '../support/callback-engine.ts'
 import { testCallbackPolicy } from '../support/callback-policy.ts'
 import { SimulatedCrash } from '../support/crashing-object-store.ts'
-import { engineDeps } from '../support/engine-deps.ts'
-import { ScriptedModelClient } from '../support/scripted-model.ts'
 import { type TestClock, testClock } from '../support/test-clock.ts'
 
 /**
@@ -38,17 +36,6 @@ function receiver(script: (n: number) => Reply) {
     return new Response('{}', { status: reply })
   }) as typeof fetch
   return { got, fetch: fetchImpl }
-}
-
-function engine(store: ObjectStore, clock: TestClock, fetchImpl: typeof fetch) {
-  const model = new ScriptedModelClient()
-  const deps = engineDeps({ store, model, fetch: fetchImpl, clock }, [])
-  const sessions = new SessionStore({ store })
-  const callbacks = {
-    outbox: new CallbackOutbox(sessions),
-    policy: testCallbackPolicy(fetchImpl, 'a', SECRET),
-  }
-  return { model, service: new SessionService({ ...deps, sessions, callbacks }), sessions }
 }
 
 function context(store: ObjectStore, clock: TestClock, fetchImpl: typeof fetch, owner: string) {
@@ -81,7 +68,7 @@ describe('callback outbox', () => {
     // Now: the receiver's check holds the signed timestamp to five minutes of its own clock.
     const clock = testClock(Date.now())
     const target = receiver(() => 200)
-    const first = engine(noRecords(store), clock, target.fetch)
+    const first = callbackEngine(noRecords(store), clock, target.fetch, SECRET)
     const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
     first.model.enqueue({ text: 'done' })
     const turn = await first.service.stepTurn(
@@ -133,7 +120,7 @@ describe('callback outbox', () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
     const target = receiver(() => 200)
-    const first = engine(noRecords(store), clock, target.fetch)
+    const first = callbackEngine(noRecords(store), clock, target.fetch, SECRET)
     const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
     const turns: string[] = []
     for (let n = 1; n <= 18; n++) {
@@ -157,7 +144,7 @@ describe('callback outbox', () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
     const target = receiver(() => 200)
-    const run = engine(store, clock, target.fetch)
+    const run = callbackEngine(store, clock, target.fetch, SECRET)
     run.model.enqueue({ text: 'triaged' })
     await run.service.trigger('acme', {
       sessionId: 'ses_hook_1',

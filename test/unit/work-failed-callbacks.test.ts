@@ -3,13 +3,13 @@ import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter.ts'
 import { tenantAdmission } from '../../functions/tenancy/tenant-admission.ts'
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
-import type { WorkLocation } from '../../src/contract/work-record.ts'
 import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
 import type { CallbackContext } from '../../src/core/callbacks/callback-sender.ts'
 import { sweepCallbacks } from '../../src/core/callbacks/callback-sweep.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { acceptingReceiver, workAt } from '../support/callback-engine.ts'
 import { testCallbackPolicy } from '../support/callback-policy.ts'
 import { SimulatedCrash } from '../support/crashing-object-store.ts'
 import { engineDeps } from '../support/engine-deps.ts'
@@ -26,15 +26,6 @@ import { type TestClock, testClock } from '../support/test-clock.ts'
 const SECRET = 'work-failed-secret'
 const URL = 'https://hooks.example.com/work'
 const MAX_AGE_MS = 10_000
-
-function receiver() {
-  const got: Request[] = []
-  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
-    got.push(new Request(input, init))
-    return new Response('{}', { status: 200 })
-  }) as typeof fetch
-  return { got, fetch: fetchImpl }
-}
 
 function engine(store: ObjectStore, clock: TestClock, fetchImpl: typeof fetch, quota?: number) {
   const model = new ScriptedModelClient()
@@ -83,17 +74,11 @@ function crashOnRetire(inner: ObjectStore): ObjectStore {
   }
 }
 
-const at = (tenant: string, work: { session_id: string; work_id: string }): WorkLocation => ({
-  tenant,
-  session_id: work.session_id,
-  work_id: work.work_id,
-})
-
 describe('work.failed callbacks', () => {
   it('reports work that waited for the quota until its maximum age, once, across a crash', async () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
-    const target = receiver()
+    const target = acceptingReceiver()
     const first = engine(crashOnRetire(store), clock, target.fetch, 0)
     const { session_id } = await first.service.createSession('acme', { callback: { url: URL } })
     const work = await first.service.queueTurn(
@@ -102,18 +87,18 @@ describe('work.failed callbacks', () => {
       { input: 'later' },
       { idempotencyKey: 'quota-expiry' },
     )
-    expect(await first.service.runWork(at('acme', work))).toMatchObject({ outcome: 'busy' })
+    expect(await first.service.runWork(workAt('acme', work))).toMatchObject({ outcome: 'busy' })
     expect(await first.service.workStatus('acme', session_id, work.work_id)).toMatchObject({
       state: 'waiting',
     })
     await clock.advance(MAX_AGE_MS + 1)
     // The notice is recorded, then the worker dies before the record is retired.
-    await expect(first.service.runWork(at('acme', work))).rejects.toBeInstanceOf(SimulatedCrash)
+    await expect(first.service.runWork(workAt('acme', work))).rejects.toBeInstanceOf(SimulatedCrash)
     const second = engine(store, clock, target.fetch, 0)
     const ref = { tenant: 'acme', workspace: 'default', sessionId: session_id }
     const recorded = await second.ctx.outbox.deliveries(ref)
     expect(recorded.map((d) => d.record.type)).toEqual(['work.failed'])
-    expect(await second.service.runWork(at('acme', work))).toMatchObject({
+    expect(await second.service.runWork(workAt('acme', work))).toMatchObject({
       outcome: 'failed',
       error: { code: 'quota_exceeded', message: expect.stringMatching(/^expired: /) },
     })
@@ -158,7 +143,7 @@ describe('work.failed callbacks', () => {
   it('reports work refused when it runs (its session completed meanwhile), separately per work', async () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
-    const target = receiver()
+    const target = acceptingReceiver()
     const run = engine(store, clock, target.fetch)
     const { session_id } = await run.service.createSession('acme', { callback: { url: URL } })
     const works = []
@@ -169,7 +154,7 @@ describe('work.failed callbacks', () => {
     }
     await run.service.complete('acme', session_id)
     for (const work of works) {
-      expect(await run.service.runWork(at('acme', work))).toMatchObject({
+      expect(await run.service.runWork(workAt('acme', work))).toMatchObject({
         outcome: 'failed',
         error: { code: 'session_completed' },
       })
@@ -187,7 +172,7 @@ describe('work.failed callbacks', () => {
   it("reports a loop's background step refused when it runs, in the newest step session", async () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
-    const target = receiver()
+    const target = acceptingReceiver()
     const run = engine(store, clock, target.fetch)
     await run.service.createLoop('acme', {
       loop_id: 'tidy',
@@ -199,7 +184,7 @@ describe('work.failed callbacks', () => {
     await run.service.stepLoop('acme', 'tidy', {})
     const work = await run.service.queueLoopStep('acme', 'tidy', {}, { idempotencyKey: 'step-1' })
     await run.service.stepLoop('acme', 'tidy', { control: 'pause' })
-    expect(await run.service.runWork(at('acme', work))).toMatchObject({
+    expect(await run.service.runWork(workAt('acme', work))).toMatchObject({
       outcome: 'failed',
       error: { code: 'conflict' },
     })
@@ -218,7 +203,7 @@ describe('work.failed callbacks', () => {
   it('fails a corrupt record once, saying so, and never wakes it again', async () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
-    const target = receiver()
+    const target = acceptingReceiver()
     const run = engine(store, clock, target.fetch)
     const { session_id } = await run.service.createSession('acme', { callback: { url: URL } })
     const work = await run.service.queueTurn(
@@ -229,12 +214,12 @@ describe('work.failed callbacks', () => {
     )
     const [pending] = (await store.list('')).objects.filter((o) => o.key.includes('/work/pending/'))
     await store.put(pending?.key ?? '', new TextEncoder().encode('{"format":"turnline.work"'))
-    expect(await run.service.runWork(at('acme', work))).toMatchObject({
+    expect(await run.service.runWork(workAt('acme', work))).toMatchObject({
       outcome: 'failed',
       error: { code: 'corrupt_data' },
     })
     expect((await run.service.listWork()).items).toEqual([])
-    expect(await run.service.runWork(at('acme', work))).toEqual({ outcome: 'gone' })
+    expect(await run.service.runWork(workAt('acme', work))).toEqual({ outcome: 'gone' })
     await expect(run.service.workStatus('acme', session_id, work.work_id)).rejects.toMatchObject({
       code: 'corrupt_data',
     })
@@ -250,12 +235,12 @@ describe('work.failed callbacks', () => {
   it("names a background turn's Idempotency-Key in its turn notices (its 202's idempotency_key)", async () => {
     const store = new MemoryObjectStore()
     const clock = testClock(Date.now())
-    const target = receiver()
+    const target = acceptingReceiver()
     const run = engine(store, clock, target.fetch)
     const { session_id } = await run.service.createSession('acme', { callback: { url: URL } })
     const work = await run.service.queueTurn('acme', session_id, { input: 'x' })
     run.model.enqueue({ text: 'ran' })
-    expect(await run.service.runWork(at('acme', work))).toMatchObject({ outcome: 'done' })
+    expect(await run.service.runWork(workAt('acme', work))).toMatchObject({ outcome: 'done' })
     run.model.enqueue({ text: 'in the foreground' })
     await run.service.stepTurn('acme', session_id, { input: 'y' })
     await sweepCallbacks(run.ctx, run.sessions)

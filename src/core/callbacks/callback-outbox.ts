@@ -8,6 +8,7 @@ import {
   serializeCallbackDelivery,
 } from '../../contract/callback-delivery.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
+import { LOOP_ID } from '../../contract/loop-state.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { listAll } from '../../store/list-all.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -17,6 +18,20 @@ import { callbackMessageId, type NoticeDraft, workMessageId } from './callback-n
 const pad = (n: number) => String(n).padStart(10, '0')
 const bytes = (text: string) => new TextEncoder().encode(text)
 const MARKER_KEY = /^([^/]+)\/([^/]+)\/([^/]+)\/(?:(\d{10})|work-([0-9a-f]{32}))\.json$/
+/** A loop's own markers sit under `.loop.<loop_id>`: never a session id (none starts with "."). */
+const LOOP_FOLDER = '.loop.'
+
+/**
+ * A loop's own outbox, for the `loop.stopped` of a run that stopped before any step had a
+ * session (paused before its first step, a fault before the step's session was created).
+ */
+export interface LoopOwner {
+  tenant: string
+  workspace: string
+  loopId: string
+}
+
+const isLoopOwner = (owner: SessionRef | LoopOwner): owner is LoopOwner => 'loopId' in owner
 
 /** A marker found by the sweep: of a committed batch, or of one work's `work.failed` notice. */
 export interface MarkerEntry {
@@ -25,6 +40,8 @@ export interface MarkerEntry {
   batch: number
   /** A keyed marker (`work-<key>.json`): its deliveries are that key's, not a batch's. */
   work?: string
+  /** A loop's own keyed marker (`.loop.<loop_id>/work-<key>.json`): `ref` names no session. */
+  loop?: LoopOwner
 }
 
 /**
@@ -136,17 +153,35 @@ export class CallbackOutbox {
    * stopped run), marker then delivery, both create-only under its key — recorded again after a
    * crash, they are the same objects, with the same `webhook-id`.
    */
-  async recordKeyed(ref: SessionRef, notice: KeyedNotice, url: string, now: number) {
+  async recordKeyed(owner: SessionRef | LoopOwner, notice: KeyedNotice, url: string, now: number) {
     const at = new Date(now).toISOString()
+    const place = this.keyedPlace(owner, notice.key)
     const work = notice.workId === undefined ? {} : { work_id: notice.workId }
-    const marker = { ...markerOf(ref, notice.batch, url, at), ...work }
-    const markerKey = this.keyedMarkerKey(ref, notice.key)
-    await createOnce(this.objects, markerKey, serializeCallbackBatch(marker))
+    const marker = { ...markerOf(place.ref, notice.batch, url, at), ...work }
+    await createOnce(this.objects, place.markerKey, serializeCallbackBatch(marker))
     const { type } = notice.draft
-    const id = await workMessageId(ref.tenant, ref.sessionId, notice.key, type)
+    const id = await workMessageId(owner.tenant, place.ref.sessionId, notice.key, type)
     const record = { ...pendingDelivery(id, notice.draft, notice.batch, url, at), ...work }
-    const key = `${this.recordsPrefix(ref, { work: notice.key })}${type}.json`
-    await createOnce(this.objects, key, serializeCallbackDelivery(record))
+    const recordKey = `${place.records}${type}.json`
+    await createOnce(this.objects, recordKey, serializeCallbackDelivery(record))
+  }
+
+  /** Where a keyed notice's marker and records are: a session's, or a loop's own. */
+  private keyedPlace(owner: SessionRef | LoopOwner, key: string) {
+    if (!isLoopOwner(owner)) {
+      const records = this.recordsPrefix(owner, { work: key })
+      return { ref: owner, markerKey: this.keyedMarkerKey(owner, key), records }
+    }
+    const records = `${this.loopRecords(owner)}work-${key}-`
+    const ref = { ...owner, sessionId: `${LOOP_FOLDER}${owner.loopId}` }
+    const markerKey = `${this.markersRoot}${owner.tenant}/${owner.workspace}/${ref.sessionId}/work-${key}.json`
+    return { ref, markerKey, records }
+  }
+
+  /** `<workspace>/.vtcode/state/loop-<id>/callbacks/`: deleted with the loop's workspace. */
+  private loopRecords(loop: LoopOwner): string {
+    if (!LOOP_ID.test(loop.loopId)) throw new Error(`not a loop id: ${loop.loopId.slice(0, 80)}`)
+    return `${this.sessions.vtcodeRoot(loop.tenant, loop.workspace)}state/loop-${loop.loopId}/callbacks/`
   }
 
   /** After the commit: one pending delivery per notice (create-only, keyed by batch and type). */
@@ -172,8 +207,24 @@ export class CallbackOutbox {
    * The deliveries of one batch, of one work (`{work}`), or of the whole session, in the order
    * of their events.
    */
-  async deliveries(ref: SessionRef, batch?: number | { work: string }): Promise<StoredDelivery[]> {
-    const page = await listAll(this.objects, this.recordsPrefix(ref, batch))
+  deliveries(ref: SessionRef, batch?: number | { work: string }): Promise<StoredDelivery[]> {
+    return this.listRecords(this.recordsPrefix(ref, batch))
+  }
+
+  /** A loop's own deliveries (of one key, or all of them). */
+  loopDeliveries(loop: LoopOwner, key?: string): Promise<StoredDelivery[]> {
+    return this.listRecords(`${this.loopRecords(loop)}${key === undefined ? '' : `work-${key}-`}`)
+  }
+
+  /** The deliveries of a keyed marker: its session's or its loop's. */
+  keyedDeliveries(entry: MarkerEntry, key: string): Promise<StoredDelivery[]> {
+    return entry.loop
+      ? this.loopDeliveries(entry.loop, key)
+      : this.deliveries(entry.ref, { work: key })
+  }
+
+  private async listRecords(prefix: string): Promise<StoredDelivery[]> {
+    const page = await listAll(this.objects, prefix)
     const found = await Promise.all(
       page.objects.map(async ({ key }) => {
         const object = await this.objects.get(key)
@@ -218,6 +269,11 @@ export class CallbackOutbox {
       if (!match) return []
       const [, tenant = '', workspace = '', sessionId = '', batch = '0', work] = match
       const ref = { tenant, workspace, sessionId }
+      if (sessionId.startsWith(LOOP_FOLDER)) {
+        const loopId = sessionId.slice(LOOP_FOLDER.length)
+        if (!work || !LOOP_ID.test(loopId)) return []
+        return [{ key, ref, batch: Number(batch), work, loop: { tenant, workspace, loopId } }]
+      }
       return [{ key, ref, batch: Number(batch), ...(work ? { work } : {}) }]
     })
   }

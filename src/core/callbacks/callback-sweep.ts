@@ -74,7 +74,8 @@ async function settleMarker(
 }
 
 /**
- * A work marker: its `work.failed` delivery is sent when due. With none (its writer died between
+ * A keyed marker (a session's or a loop's own): its `work.failed` or `loop.stopped` delivery is
+ * sent when due. With none (its writer died between
  * the two, and will write it again when the work is run again) it is dropped after its grace.
  */
 async function settleWork(
@@ -82,7 +83,7 @@ async function settleWork(
   entry: MarkerEntry,
   work: string,
 ): Promise<number | undefined> {
-  const records = await ctx.outbox.deliveries(entry.ref, { work })
+  const records = await ctx.outbox.keyedDeliveries(entry, work)
   if (records.length > 0) return sendAll(ctx, entry, records)
   const marker = await ctx.outbox.readMarker(entry.key)
   return marker ? dropAfterGrace(ctx, entry.key, marker) : undefined

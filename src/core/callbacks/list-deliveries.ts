@@ -5,6 +5,8 @@ import {
 } from '../../contract/callback-delivery.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { LoopStore } from '../loops/loop-store.ts'
+import type { StoredDelivery } from './callback-outbox.ts'
 
 /** The completion-callback deliveries of a session with their attempts, oldest first. */
 export async function listDeliveries(
@@ -15,7 +17,25 @@ export async function listDeliveries(
 ): Promise<DeliveryList> {
   const ref = await locator.locate(tenant, sessionId)
   if (!deps.callbacks) return { deliveries: [] }
-  const stored = await deps.callbacks.outbox.deliveries(ref)
+  return viewOf(await deps.callbacks.outbox.deliveries(ref))
+}
+
+/**
+ * A loop's own deliveries: the `loop.stopped` of runs that stopped before any step had a
+ * session (the others are listed with their step session). 404 for an unknown loop.
+ */
+export async function listLoopDeliveries(
+  deps: ServiceDeps,
+  tenant: string,
+  loopId: string,
+): Promise<DeliveryList> {
+  const { state } = await new LoopStore(deps.sessions).load(tenant, loopId)
+  if (!deps.callbacks) return { deliveries: [] }
+  const owner = { tenant, workspace: state.workspace, loopId }
+  return viewOf(await deps.callbacks.outbox.loopDeliveries(owner))
+}
+
+function viewOf(stored: readonly StoredDelivery[]): DeliveryList {
   return {
     deliveries: stored.map(({ record }): DeliveryView => {
       const { format: _f, version: _v, body, batch: _b, claim: _c, ...view } = record

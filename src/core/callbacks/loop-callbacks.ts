@@ -9,7 +9,9 @@ import { eventsUrl } from './callback-policy.ts'
  * `thread.completed` — went to the same URL), keyed by its run (a run stops once), so its
  * `webhook-id` is stable: recording it again (a worker that died after it, before the run's
  * state said so) finds the same delivery, and the stop of a later run at the same session and
- * batch (paused before its first step) is a delivery of its own. A run that stopped before any step had a session reports nothing.
+ * batch (paused before its first step) is a delivery of its own. A run that stopped before any
+ * step had a session records it in the loop's own outbox (the same key), without `session_id`,
+ * `seq` or `events_url`; `GET /v1/loops/{id}/deliveries` lists those.
  * Called before the run's state is saved stopped, so a crash in between records it again.
  */
 export async function recordLoopStopped(
@@ -20,20 +22,26 @@ export async function recordLoopStopped(
   const callbacks = deps.callbacks
   const run = state.run
   const sessionId = state.current_step?.session_id ?? state.last_session_id
-  if (!callbacks || !run?.stop_reason || !sessionId) return
+  if (!callbacks || !run?.stop_reason) return
   const url = state.session.callback?.url ?? callbacks.policy.defaultUrlFor(tenant)
   if (!url) return
-  const ref = { tenant, workspace: state.workspace, sessionId }
-  const snapshot = await deps.sessions.open(ref)
+  const ref = sessionId ? { tenant, workspace: state.workspace, sessionId } : undefined
+  const snapshot = ref ? await deps.sessions.open(ref) : undefined
   const now = deps.clock.now()
+  const session =
+    sessionId && snapshot
+      ? {
+          session_id: sessionId,
+          seq: Math.max(0, snapshot.nextSeq - 1),
+          events_url: eventsUrl(callbacks.policy, sessionId),
+        }
+      : {}
   const notice = {
     type: 'loop.stopped' as const,
     timestamp: new Date(now).toISOString(),
     data: {
-      session_id: sessionId,
+      ...session,
       status: run.stop_reason === 'waiting' ? ('waiting' as const) : ('terminal' as const),
-      seq: Math.max(0, snapshot.nextSeq - 1),
-      events_url: eventsUrl(callbacks.policy, sessionId),
       loop: {
         loop_id: state.loop_id,
         run_id: run.run_id,
@@ -48,6 +56,8 @@ export async function recordLoopStopped(
   }
   const key = await loopRunNoticeKey(state.loop_id, run.run_id)
   const draft = { type: 'loop.stopped' as const, notice }
-  await callbacks.outbox.recordKeyed(ref, { key, batch: snapshot.lastBatch, draft }, url, now)
+  const owner = ref ?? { tenant, workspace: state.workspace, loopId: state.loop_id }
+  const batch = snapshot?.lastBatch ?? 0
+  await callbacks.outbox.recordKeyed(owner, { key, batch, draft }, url, now)
   await callbacks.policy.wake?.()
 }

@@ -16,17 +16,30 @@ export interface OutputKeeping {
   maxBytes: number
   /** Bytes the session's artifacts may hold in all; an answer that would pass it is refused. */
   maxSessionBytes?: number
+  /**
+   * The settings the caps come from, as errors name them: the deployment's
+   * (`TURNLINE_TOOL_MAX_OUTPUT_BYTES`, `TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES`, the default) or
+   * the tenant's lower ones (`output_bytes_per_output`, `output_bytes_per_session`).
+   */
+  settings?: { perOutput: string; perSession: string }
   /** The tenant's daily quota of kept output; absent: not counted. */
   quota?: OutputQuota
 }
+
+/** The deployment's settings of the caps on kept output. */
+export const DEPLOYMENT_CAPS = {
+  perOutput: 'TURNLINE_TOOL_MAX_OUTPUT_BYTES',
+  perSession: 'TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES',
+} as const
 
 /** Bytes one output may have now (the cap on one output, or what the session has left), and why. */
 export async function outputCap(
   keeping: OutputKeeping,
 ): Promise<{ bytes: number; reason: string }> {
+  const settings = keeping.settings ?? DEPLOYMENT_CAPS
   const own = {
     bytes: keeping.maxBytes,
-    reason: `${keeping.maxBytes} bytes, the most one tool output may have (TURNLINE_TOOL_MAX_OUTPUT_BYTES)`,
+    reason: `${keeping.maxBytes} bytes, the most one tool output may have (${settings.perOutput})`,
   }
   if (keeping.maxSessionBytes === undefined) return own
   const left = keeping.maxSessionBytes - (await keeping.artifacts.storedBytes())
@@ -35,7 +48,7 @@ export async function outputCap(
     bytes: Math.max(0, left),
     reason:
       `the ${keeping.maxSessionBytes} bytes of tool outputs one session may keep ` +
-      '(TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES)',
+      `(${settings.perSession})`,
   }
 }
 

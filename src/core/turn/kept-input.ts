@@ -7,7 +7,7 @@ import { dayEndMs } from '../../shared/utc-day.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
-import { KeptOutput, type OutputKeeping } from '../tools/kept-output.ts'
+import { DEPLOYMENT_CAPS, KeptOutput, type OutputKeeping } from '../tools/kept-output.ts'
 import { outputPreview, previewSizes } from '../tools/output-preview.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 
@@ -165,7 +165,8 @@ function isHighSurrogate(code: number): boolean {
 function tooLarge(size: number, keeping: OutputKeeping): TurnlineError {
   const own = size > keeping.maxBytes
   const max = own ? keeping.maxBytes : (keeping.maxSessionBytes ?? keeping.maxBytes)
-  const setting = own ? 'TURNLINE_TOOL_MAX_OUTPUT_BYTES' : 'TURNLINE_TOOL_MAX_SESSION_OUTPUT_BYTES'
+  const settings = keeping.settings ?? DEPLOYMENT_CAPS
+  const setting = own ? settings.perOutput : settings.perSession
   const what = own
     ? `the ${groupDigits(max)} bytes one input text or tool output may keep`
     : `what is left of the ${groupDigits(max)} bytes of inputs and tool outputs one session may keep`

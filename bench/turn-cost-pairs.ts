@@ -1,0 +1,91 @@
+/**
+ * Revisions of `npm start` against each other and the raw loop, turn by turn: each revision's
+ * server is its own process (extracted with `git archive`, started as bench/turn-cost-user.ts
+ * starts it, against the same mock and receiver processes), and every turn of the run is taken
+ * by each variant in turn, in an order rotated by one every turn, so that each variant follows
+ * each other one as often and none follows itself. bench/turn-cost-user.ts interleaves whole sessions in a fixed
+ * rotation instead, where a variant always runs right after the same other one: on a loaded
+ * machine that alone moved one revision's p50 by half against the same code in another slot
+ * (docs/performance.md). Prints per variant the mean, p50 and p90 turn (first turns left out),
+ * the ratios to the raw loop, and the server's CPU per turn from /proc.
+ *
+ *   npx tsx bench/turn-cost-pairs.ts [--revisions main,HEAD] [--sessions 10] [--turns 20]
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { startPeerProcesses } from './support/peer-processes.ts'
+import { treeCpuMs } from './support/process-tree-cpu.ts'
+import { rawVariant } from './support/raw-loop.ts'
+import type { Variant } from './support/turnline-variants.ts'
+import { serverEntry } from './support/user-path-variants.ts'
+
+const { values } = parseArgs({
+  options: {
+    revisions: { type: 'string', default: 'main,HEAD' },
+    sessions: { type: 'string', default: '10' },
+    turns: { type: 'string', default: '20' },
+  },
+})
+const SESSIONS = Number(values.sessions)
+const TURNS = Number(values.turns)
+const root = await mkdtemp(join(tmpdir(), 'turn-cost-pairs-'))
+const peers = await startPeerProcesses(true)
+const trees: BeforeTree[] = []
+const variants: { name: string; variant: Variant; pid?: number }[] = []
+try {
+  for (const [i, revision] of values.revisions.split(',').entries()) {
+    const tree = await checkoutBefore(revision)
+    trees.push(tree)
+    const dir = join(root, `rev-${i}`)
+    await mkdir(dir)
+    const entry = await serverEntry(tree.label, peers, dir, tree.root, ['infra/start.mjs'], [])
+    variants.push({ name: tree.label, variant: entry.variant, pid: entry.pid })
+  }
+  const rawDir = join(root, 'raw')
+  await mkdir(rawDir)
+  variants.push({ name: 'raw loop', variant: rawVariant(peers, rawDir) })
+  const times = variants.map(() => [] as number[])
+  const cpu = variants.map(() => 0)
+  // Session -1 warms every variant up; first turns are left out (a session's start is apart).
+  for (let s = -1; s < SESSIONS; s++) {
+    const sessions = await Promise.all(variants.map((v) => v.variant.newSession(s)))
+    for (let t = 0; t < TURNS; t++) {
+      const shift = (s + 1) * TURNS + t
+      const order = variants.map((_, i) => (i + shift) % variants.length)
+      for (const i of order) {
+        const { pid } = variants[i] as (typeof variants)[number]
+        const before = pid === undefined ? 0 : (treeCpuMs([pid])[0] ?? 0)
+        const started = performance.now()
+        await sessions[i]?.turn(`step ${t + 1}`, `pair-${s}-${t}`)
+        const ms = performance.now() - started
+        if (s < 0 || t === 0) continue
+        times[i]?.push(ms)
+        if (pid !== undefined) cpu[i] = (cpu[i] ?? 0) + (treeCpuMs([pid])[0] ?? 0) - before
+      }
+    }
+  }
+  const sorted = (a: number[]) => [...a].sort((x, y) => x - y)
+  const at = (a: number[], q: number) => sorted(a)[Math.floor(a.length * q)] ?? Number.NaN
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length
+  const raw = times[times.length - 1] ?? []
+  console.log(
+    `${SESSIONS} sessions × ${TURNS - 1} turns each (order rotated every turn; first turns left out)`,
+  )
+  for (const [i, { name, pid }] of variants.entries()) {
+    const a = times[i] ?? []
+    const server = pid === undefined ? '—' : ((cpu[i] ?? 0) / a.length).toFixed(2)
+    console.log(
+      `${name.padEnd(24)} mean ${mean(a).toFixed(2)} p50 ${at(a, 0.5).toFixed(2)} ` +
+        `p90 ${at(a, 0.9).toFixed(2)} ms; × raw mean ${(mean(a) / mean(raw)).toFixed(2)} ` +
+        `p50 ${(at(a, 0.5) / at(raw, 0.5)).toFixed(2)}; server CPU ms/turn ${server}`,
+    )
+  }
+} finally {
+  for (const v of variants) await v.variant.close()
+  await peers.close()
+  for (const tree of trees) await tree.remove()
+  await rm(root, { recursive: true, force: true })
+}
