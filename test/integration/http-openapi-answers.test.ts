@@ -128,6 +128,11 @@ describe('answers of a real service match the document', () => {
     expect(loop.status).toBe(201)
     const loopId = (loop.json as { loop_id: string }).loop_id
     expect((await call('get', '/v1/loops/{id}', { id: loopId })).status).toBe(200)
+    const loopDeliveries = await call('get', '/v1/loops/{id}/deliveries', { id: loopId })
+    expect(loopDeliveries).toEqual({ status: 200, json: { deliveries: [] } })
+    expect((await call('get', '/v1/loops/{id}/deliveries', { id: 'no-such-loop' })).status).toBe(
+      404,
+    )
     expect(
       (await call('post', '/v1/loops/{id}/step', { id: loopId }, { control: 'pause' })).status,
     ).toBe(200)
