@@ -6,7 +6,7 @@ import { noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /**
- * The completion-callback deliveries of a session, and a loop's own (docs/callbacks.md).
+ * The completion-callback deliveries of a session, and a loop's own (docs/http-api.md#completion-callbacks).
  */
 export function callbackRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
