@@ -72,7 +72,10 @@ export class SessionKeys {
     return `${this.root}log/`
   }
   checkpoint(n: number): string {
-    return `${this.root}state/${pad(n)}.json`
+    return `${this.checkpointPrefix}${pad(n)}.json`
+  }
+  get checkpointPrefix(): string {
+    return `${this.root}state/`
   }
   get manifest(): string {
     return `${this.root}manifest.json`

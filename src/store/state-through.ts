@@ -16,7 +16,7 @@ export async function stateThrough(
   keys: SessionKeys,
   n: number,
 ): Promise<Record<string, unknown>> {
-  const prefix = keys.checkpoint(0).slice(0, -'0000000000.json'.length)
+  const prefix = keys.checkpointPrefix
   const numbers = (await listAll(store, prefix)).objects
     .map((object) => /^(\d{10})\.json$/.exec(object.key.slice(prefix.length))?.[1])
     .map(Number)
