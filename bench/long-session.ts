@@ -82,7 +82,7 @@ async function serverMode() {
     ...workload,
     dir,
     counts: values.counts !== '0',
-    notice: (line) => console.log(`server: ${line}`),
+    notice: (line) => console.log(line),
     onTurn: async (s, sessionId, dataDir) => {
       if (!rehydrateAt.includes(s.turn)) return
       const fresh = () => new FsObjectStore({ root: dataDir })

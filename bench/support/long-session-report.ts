@@ -34,13 +34,13 @@ const counted = (values: number[]) =>
   values.some((v) => Number.isNaN(v)) ? '—' : String(median(values))
 
 export function reportStages(samples: TurnSample[], shape: ReportShape) {
-  const baseMs = median(stageOf(samples, 2, 11).map((s) => s.ms))
+  const baseMs = median(stageOf(ordinaryOf(samples, shape), 2, 11).map((s) => s.ms))
   const ordinary = ordinaryOf(samples, shape)
   console.log(`${samples.length} turns, ${samples.filter((s) => s.compacted).length} compactions`)
   console.log(
-    '| turns | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | bytes stored (mean, checkpoints and compactions included) | of them index/turns.json |',
+    '| turns | median t (ms) | median t / t(2–11) | p99 t / t(2–11) | model request (max, bytes) | object requests (median) | coordinator trips (median) | bytes stored (median) | bytes stored (mean, checkpoints and compactions included) | of them index/turns.json |',
   )
-  console.log('|---|---|---|---|---|---|---|---|---|')
+  console.log('|---|---|---|---|---|---|---|---|---|---|')
   for (const [from, to] of [
     [2, 11],
     [91, 100],
@@ -51,7 +51,7 @@ export function reportStages(samples: TurnSample[], shape: ReportShape) {
     if (rows.length === 0) continue
     const col = (key: keyof TurnSample) => rows.map((s) => Number(s[key]))
     console.log(
-      `| ${from}–${to} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${counted(col('objectRequests'))} | ${counted(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${Math.round(mean(col('bytesWritten')))} | ${median(col('turnIndexBytes'))} |`,
+      `| ${from}–${to} | ${median(col('ms')).toFixed(1)} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${counted(col('objectRequests'))} | ${counted(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${Math.round(mean(col('bytesWritten')))} | ${median(col('turnIndexBytes'))} |`,
     )
   }
   const total = samples.reduce((sum, s) => sum + s.bytesWritten, 0)
@@ -114,7 +114,7 @@ export function reportRehydration(rehydrations: Rehydration[], store: string) {
 
 /** Median turn time (ratio to turns 2–11) and bytes written, per block of 10 turns. */
 export function curve(samples: TurnSample[], shape: ReportShape, title: string): string {
-  const baseMs = median(stageOf(samples, 2, 11).map((s) => s.ms))
+  const baseMs = median(stageOf(ordinaryOf(samples, shape), 2, 11).map((s) => s.ms))
   const blocks: { turn: number; ratio: number; bytes: number }[] = []
   for (let from = 1; from <= samples.length; from += 10) {
     const rows = ordinaryOf(stageOf(samples, from, from + 9), shape)

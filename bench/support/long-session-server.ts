@@ -33,7 +33,7 @@ export interface ServerSessionOptions {
   counts: boolean
   /** After each turn of the timed run, with its server's data folder. */
   onTurn?: (sample: TurnSample, sessionId: string, dataDir: string) => void | Promise<void>
-  /** Lines the timed run's server printed about its sandbox or a warning. */
+  /** Lines the timed run's server printed about its sandbox or a warning; the runs' agreement. */
   notice?: (line: string) => void
 }
 
@@ -60,7 +60,7 @@ async function runOnce(options: ServerSessionOptions, name: string, traced: bool
   try {
     if (!traced) {
       for (const line of server.output().split('\n')) {
-        if (/WARNING|sandbox/i.test(line)) options.notice?.(line)
+        if (/WARNING|sandbox/i.test(line)) options.notice?.(`server: ${line}`)
       }
     }
     const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -132,6 +132,12 @@ export async function runServerLongSession(
   const timed = await runOnce(options, 'timed', false)
   if (options.counts) {
     const counted = await runOnce(options, 'counted', true)
+    // The same workload: the same turns should compact, else a turn's counts are another's.
+    const differ = timed.samples.filter((s, i) => s.compacted !== counted.samples[i]?.compacted)
+    options.notice?.(
+      `counted run: ${counted.samples.filter((s) => s.compacted).length} compactions, ` +
+        `${differ.length} turns compacting in one run and not in the other`,
+    )
     for (const [i, sample] of timed.samples.entries()) {
       const calls = counted.calls[i]
       if (!calls) continue
