@@ -1,5 +1,12 @@
 import type { IncomingMessage } from 'node:http'
-import type { Hop } from './node-fetch.ts'
+
+/** What one hop of a request is: fetch's arguments, normalised. */
+export interface Hop {
+  url: URL
+  method: string
+  headers: Record<string, string>
+  body: Buffer | undefined
+}
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])
 /** Headers fetch drops when a redirect leaves the origin. */

@@ -21,20 +21,12 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { nextRedirect } from './node-fetch-redirect.ts'
+import { type Hop, nextRedirect } from './node-fetch-redirect.ts'
 import { responseBody } from './node-response-body.ts'
 
 const IDLE_MS = 300_000
 const MAX_REDIRECTS = 20
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
-
-/** What one hop of a request is: fetch's arguments, normalised. */
-export interface Hop {
-  url: URL
-  method: string
-  headers: Record<string, string>
-  body: Buffer | undefined
-}
 
 export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input, init)) {
   const agents = {
