@@ -271,10 +271,13 @@ describe('an HTTP tool answer of several MB', () => {
       'with TurnlineClient(url, api_key=key) as client:',
       '    whole = hashlib.sha256(b"".join(client.output_artifact(session, artifact))).hexdigest()',
       '    part = client.read_output_artifact(session, artifact, start=5, end=15).decode()',
+      '    kept = [o["tool_call_id"] for o in client.kept_outputs(session)["outputs"]]',
       'async def main():',
       '    async with AsyncTurnlineClient(url, api_key=key) as client:',
-      '        return (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
-      'print(whole, part, asyncio.run(main()))',
+      '        head = (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
+      '        listed = (await client.kept_outputs(session, limit=1))["outputs"][0]["artifact_id"]',
+      '        return head + " " + str(listed == artifact)',
+      'print(whole, part, ",".join(kept), asyncio.run(main()))',
     ].join('\n')
     const python = await collect(
       spawn('/usr/bin/python3', ['-c', script, url, KEY, session, artifactId], {
@@ -285,7 +288,7 @@ describe('an HTTP tool answer of several MB', () => {
     )
     expect(python.code, python.stderr).toBe(0)
     expect(python.stdout.trim()).toBe(
-      `${digest(answer)} ${answer.slice(5, 15)} ${answer.slice(0, 3)}`,
+      `${digest(answer)} ${answer.slice(5, 15)} call_big ${answer.slice(0, 3)} True`,
     )
   })
 })
