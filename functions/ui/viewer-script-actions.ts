@@ -22,19 +22,59 @@ async function postJson(path, body, keyed) {
   return response.status === 204 ? null : response.json()
 }
 
-/** Turn all pages of GET …/turns into a map from the seq of each turn.started to its entry. */
-async function loadTurns(id) {
-  const bySeq = new Map()
+/** Every entry of a paged listing of the session (at most 50 pages), in a map by keyOf. */
+async function loadPaged(id, path, field, keyOf) {
+  const byKey = new Map()
   let cursor
   for (let page = 0; page < 50; page++) {
     const query = new URLSearchParams({ limit: '200' })
     if (cursor) query.set('cursor', cursor)
-    const body = await apiJson(sessionPath(id, '/turns?' + query.toString()))
-    for (const turn of body.turns) bySeq.set(turn.seq, turn)
+    const body = await apiJson(sessionPath(id, path + '?' + query.toString()))
+    for (const entry of body[field]) byKey.set(keyOf(entry), entry)
     cursor = body.cursor
     if (!cursor) break
   }
-  return bySeq
+  return byKey
+}
+
+/** GET …/turns as a map from the seq of each turn.started to its entry. */
+const loadTurns = (id) => loadPaged(id, '/turns', 'turns', (turn) => turn.seq)
+
+/** GET …/artifacts as a map from each kept output's tool_output item id to it. */
+const loadKeptOutputs = (id) => loadPaged(id, '/artifacts', 'outputs', (kept) => kept.item_id)
+
+/**
+ * Loads the session's kept outputs into the timeline; called again when an output that may be
+ * one completes (mayBeKept), it reads once at a time, then once more if asked meanwhile.
+ */
+function keptOutputsLoader(id, timeline, signal) {
+  let loading = null
+  let again = false
+  const loadKept = () => {
+    if (loading) {
+      again = true
+      return
+    }
+    loading = loadKeptOutputs(id)
+      .then((kept) => {
+        if (!signal.aborted) timeline.setKeptOutputs(kept)
+      })
+      .catch(() => {})
+      .finally(() => {
+        loading = null
+        if (again && !signal.aborted) {
+          again = false
+          loadKept()
+        }
+      })
+  }
+  return loadKept
+}
+
+/** A tool output completed that may have been kept whole: a command's (spooled) or a preview naming an artifact. */
+function mayBeKept(event) {
+  const item = event.type === 'item.completed' ? event.item : undefined
+  return !!item && item.type === 'tool_output' && (!!item.spool_path || KEPT_NOTICE.test(String(item.output || '')))
 }
 
 function fmtElapsed(ms) {
@@ -160,7 +200,7 @@ class Controls {
     this.render()
   }
 
-  /** Opens an artifact of the session (a long input text) as plain text in a new tab. */
+  /** Opens an artifact of the session (a long input text, a kept output) as plain text in a new tab. */
   async openArtifact(artifactId) {
     try {
       const response = await api(sessionPath(this.id, '/artifacts/' + encodeURIComponent(artifactId)))
