@@ -9,9 +9,9 @@ import {
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { planParts } from '../../src/store/event-parts.ts'
+import { toBytes } from '../../src/store/json-bytes.ts'
 import { manifestOf as manifestOf2, rollupStateOf } from '../../src/store/manifest-sync.ts'
 import { rollup } from '../../src/store/rollup.ts'
-import { toBytes } from '../../src/store/json-bytes.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
 import { expectFilesMatch, readSessionFiles } from '../support/session-files.ts'
@@ -227,17 +227,60 @@ describe('event parts (a store that cannot append)', () => {
 
 describe('planParts', () => {
   it('adds the new part and leaves out parts before the head', () => {
-    expect(planParts([[0, 10], [10, 20]], [20, 25], 12)).toEqual({
-      parts: [[10, 20], [20, 25]],
+    expect(
+      planParts(
+        [
+          [0, 10],
+          [10, 20],
+        ],
+        [20, 25],
+        12,
+      ),
+    ).toEqual({
+      parts: [
+        [10, 20],
+        [20, 25],
+      ],
       created: [[20, 25]],
     })
   })
 
   it('beyond the most parts, merges the two smallest neighbours (from the head on)', () => {
-    const plan = planParts([[0, 10], [10, 12], [12, 13], [13, 30]], [30, 40], 5, 4)
-    expect(plan.parts).toEqual([[0, 10], [10, 13], [13, 30], [30, 40]])
-    expect(plan.created).toEqual([[30, 40], [10, 13]])
-    const first = planParts([[0, 10], [10, 11], [11, 30]], [30, 40], 8, 3)
-    expect(first.parts).toEqual([[8, 11], [11, 30], [30, 40]])
+    const plan = planParts(
+      [
+        [0, 10],
+        [10, 12],
+        [12, 13],
+        [13, 30],
+      ],
+      [30, 40],
+      5,
+      4,
+    )
+    expect(plan.parts).toEqual([
+      [0, 10],
+      [10, 13],
+      [13, 30],
+      [30, 40],
+    ])
+    expect(plan.created).toEqual([
+      [30, 40],
+      [10, 13],
+    ])
+    const first = planParts(
+      [
+        [0, 10],
+        [10, 11],
+        [11, 30],
+      ],
+      [30, 40],
+      8,
+      3,
+    )
+    expect(first.parts).toEqual([
+      [8, 11],
+      [11, 30],
+      [30, 40],
+    ])
   })
 })
