@@ -28,7 +28,7 @@ export const SESSION_STORE_SCHEMA_VERSION = 1
 export const MANIFEST_FORMAT_VERSION = 1
 export const MANIFEST_PARTS_FORMAT_VERSION = 2
 /** The most parts a manifest lists (store/event-parts.ts merges the smallest beyond it). */
-export const MAX_EVENT_PARTS = 64
+export const MAX_EVENT_PARTS = 256
 
 export const SessionStatusSchema = z.enum(['active', 'completed'])
 export type SessionStatus = z.infer<typeof SessionStatusSchema>

@@ -10,9 +10,10 @@ import type { SessionKeys } from './session-ref.ts'
  * of seqs [first, end), listed in the manifest (`event_parts`, format 2). A part's bytes follow
  * from its name and the log alone, so two writers that create the same part write the same bytes
  * and create-only makes the second a no-op. A rollup writes one part with the lines since the
- * last one; VT Code's cap cuts the head as before (whole parts before it are deleted once a
- * manifest without them is in force; the first part is read from the head on); beyond
- * MAX_EVENT_PARTS the two smallest neighbours are merged into one new part.
+ * last one (joined with the last part when that one holds fewer lines); VT Code's cap cuts the
+ * head as before (whole parts before it are deleted once a manifest without them is in force;
+ * the first part is read from the head on); beyond MAX_EVENT_PARTS the two smallest neighbours
+ * are merged into one new part.
  */
 
 /** [first seq, end seq) of a part. */
@@ -78,9 +79,9 @@ export interface PartsPlan {
 
 /**
  * The parts that hold [head, end) once `added` (a new part starting at or after the head, or
- * none) follows `parts`: parts that end at or before the head are left out, and beyond `max`
- * parts the two neighbours with the fewest lines between them are merged into a new part (lines
- * before the head are not kept in it).
+ * none) follows `parts`: parts that end at or before the head are left out, a last part smaller
+ * than the new one is joined with it, and beyond `max` parts the two neighbours with the fewest
+ * lines between them are merged into a new part (lines before the head are not kept in it).
  */
 export function planParts(
   parts: readonly EventPart[],
@@ -91,8 +92,16 @@ export function planParts(
   const kept = parts.filter(([, end]) => end > head)
   const created = new Set<EventPart>()
   if (added) {
-    kept.push(added)
-    created.add(added)
+    // A last part with fewer lines than the new one is written again with them (at most twice
+    // the new lines): small rollups (a history reset right after a checkpoint) make no parts of
+    // their own, and the list stays short without ever rewriting much.
+    const last = kept[kept.length - 1]
+    const joined =
+      last && last[1] === added[0] && last[1] - Math.max(last[0], head) < added[1] - added[0]
+    const part: EventPart = joined ? [Math.max(last[0], head), added[1]] : added
+    if (joined) kept.pop()
+    kept.push(part)
+    created.add(part)
   }
   while (kept.length > max) {
     let best = 0

@@ -38,7 +38,7 @@ export interface PreparedManifest {
  * Whether a commit writes the manifest. Not after every batch: readers take the manifest as a
  * lower bound and probe the log forward (DESIGN §3), so an active session's manifest is written
  * only when it would otherwise miss something a reader cannot get from the log's tail — the
- * first manifest, a new checkpoint, a rewrite of events.jsonl (a rollup; on a store that appends,
+ * first manifest, a new checkpoint, a rollup (a new part of the events; on a store that appends,
  * a cut of old turns), the session's end (`force`) — or when it lags by `checkpointEvery`
  * batches (a checkpoint that could not be written). Between those, a turn's commit is its batch
  * (and, on a store that appends, its lines appended to events.jsonl).
@@ -71,10 +71,10 @@ export function manifestDue(
  *
  * - on a store that appends, the commit appended the batch's lines already (events-file.ts);
  *   here the file is only brought up to date if that failed or this process does not know it;
- * - on the others (S3), events.jsonl is rewritten (rolled up) whenever the manifest is to be
- *   written anyway (a checkpoint, the session's end, no manifest yet, a lag of N batches), so it
- *   lags the log by less than `checkpointEvery` batches and never costs a manifest write of its
- *   own.
+ * - on the others (S3), the events since the last rollup are written as one part (rollup.ts,
+ *   event-parts.ts) whenever the manifest is to be written anyway (a checkpoint, the session's
+ *   end, no manifest yet, a lag of N batches), so they lag the log by less than
+ *   `checkpointEvery` batches and never cost a manifest write of their own.
  *
  * Every write is create-only or compare-and-swap (or an append at a checked size), so a writer
  * that lost its lease meanwhile cannot overwrite a newer version.

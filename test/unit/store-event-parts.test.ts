@@ -65,7 +65,7 @@ async function fromBatches(store: ObjectStore, sessions: SessionStore): Promise<
 }
 
 describe('event parts (a store that cannot append)', () => {
-  it('writes each rolled line once: one part per rollup, never a rewrite, until the cap', async () => {
+  it('writes a part per rollup, never a rewrite of the rolled events, until the cap', async () => {
     const counting = countingObjectStore(new MemoryObjectStore({ appendable: false }))
     const written = new Map<string, number>()
     const store: ObjectStore = {
@@ -83,9 +83,12 @@ describe('event parts (a store that cannot append)', () => {
     const manifest = await manifestOf(store, sessions)
     expect(manifest.format_version).toBe(2)
     expect(manifest.rollup_etag).toBeUndefined()
+    // no part written twice; besides the listed ones, only small parts joined into the next
     const partKeys = [...written.keys()].filter((k) => k.includes('/events/'))
-    expect(partKeys).toHaveLength(manifest.event_parts?.length ?? 0)
     expect([...written.entries()].filter(([k, n]) => k.includes('/events/') && n > 1)).toEqual([])
+    const listed = (manifest.event_parts ?? []).map(([f, e]) => sessions.keys(ref).eventPart(f, e))
+    expect(listed.every((k) => partKeys.includes(k))).toBe(true)
+    expect(counting.counts.bytesWritten).toBeGreaterThan(0)
     expect([...written.keys()].some((k) => k.endsWith('/events.jsonl'))).toBe(false)
     expect([...written.keys()].some((k) => k.endsWith('/index/turns.json'))).toBe(false)
     const files = await readSessionFiles(store, ref.sessionId)
@@ -243,6 +246,30 @@ describe('planParts', () => {
       ],
       created: [[20, 25]],
     })
+  })
+
+  it('joins a last part with fewer lines than the new one (from the head on)', () => {
+    const plan = planParts(
+      [
+        [0, 10],
+        [10, 12],
+      ],
+      [12, 20],
+      0,
+    )
+    expect(plan).toEqual({
+      parts: [
+        [0, 10],
+        [10, 20],
+      ],
+      created: [[10, 20]],
+    })
+    expect(planParts([[0, 10]], [10, 15], 8)).toEqual({ parts: [[8, 15]], created: [[8, 15]] })
+    // an equal or bigger last part stays as it is
+    expect(planParts([[0, 5]], [5, 10], 0).parts).toEqual([
+      [0, 5],
+      [5, 10],
+    ])
   })
 
   it('beyond the most parts, merges the two smallest neighbours (from the head on)', () => {

@@ -82,10 +82,12 @@ describe('when the manifest is written', () => {
         expect(snapshot.checkpointBatch).toBe(n)
         expect(stored).toMatchObject({ last_batch: n, rolled_batch: n, checkpoint_batch: n })
         expect(lines).toHaveLength(1 + n * 5)
-        // one part per rollup, holding only the lines since the one before
+        // a part per rollup with the lines since the one before, joined with the last part when
+        // that one holds fewer lines (the creation's one line, then 36 lines before 40)
         const parts = stored?.event_parts ?? []
-        expect(parts).toHaveLength(eventsWrittenAt.length + 1)
-        expect(parts.at(-1)).toEqual([Math.max(1, 1 + (n - 8) * 5), 1 + n * 5])
+        expect(parts.length).toBeLessThanOrEqual(eventsWrittenAt.length)
+        expect(parts.at(-1)?.[1]).toBe(1 + n * 5)
+        expect(parts.at(-1)?.[0]).toBeLessThanOrEqual(Math.max(0, 1 + (n - 8) * 5))
       }
     }
     expect(eventsWrittenAt).toEqual([7, 15, 23, 31, 39])

@@ -38,7 +38,7 @@ describe('events.jsonl rollup', () => {
     expect(manifest.events_bytes).toBe(final)
   })
 
-  it('without appends, writes each line once, in parts, past the cap too', async () => {
+  it('without appends, writes each line about once, in parts, past the cap too', async () => {
     const inner = new MemoryObjectStore({ appendable: false })
     let partBytes = 0
     const store: ObjectStore = {
@@ -57,7 +57,10 @@ describe('events.jsonl rollup', () => {
     const { events } = await sessions.readEvents(ref, 0, 100_000)
     const lines = events.map((e) => serializeVersionedLine(e.line.event))
     const bytes = lines.reduce((sum, line) => sum + toBytes(`${line}\n`).length, 0)
-    expect(partBytes).toBe(bytes)
+    // Rewriting the retained events at each rollup wrote 6× this; a part smaller than the next
+    // one is joined with it (written twice), here only the creation's single line.
+    expect(partBytes).toBeGreaterThanOrEqual(bytes)
+    expect(partBytes).toBeLessThan(1.05 * bytes)
     expect((await sessions.manifest(ref)).event_count).toBeLessThanOrEqual(100)
   })
 
