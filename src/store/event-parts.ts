@@ -10,7 +10,7 @@ import type { SessionKeys } from './session-ref.ts'
  * of seqs [first, end), listed in the manifest (`event_parts`, format 2). A part's bytes follow
  * from its name and the log alone, so two writers that create the same part write the same bytes
  * and create-only makes the second a no-op. A rollup writes one part with the lines since the
- * last one (joined with the last part when that one holds fewer lines); VT Code's cap cuts the
+ * last one (joined with the last part when that one is much smaller); VT Code's cap cuts the
  * head as before (whole parts before it are deleted once a manifest without them is in force;
  * the first part is read from the head on); beyond MAX_EVENT_PARTS the two smallest neighbours
  * are merged into one new part.
@@ -79,9 +79,10 @@ export interface PartsPlan {
 
 /**
  * The parts that hold [head, end) once `added` (a new part starting at or after the head, or
- * none) follows `parts`: parts that end at or before the head are left out, a last part smaller
- * than the new one is joined with it, and beyond `max` parts the two neighbours with the fewest
- * lines between them are merged into a new part (lines before the head are not kept in it).
+ * none) follows `parts`: parts that end at or before the head are left out, a last part of less
+ * than a quarter of the new one's lines is joined with it, and beyond `max` parts the two
+ * neighbours with the fewest lines between them are merged into a new part (lines before the
+ * head are not kept in it).
  */
 export function planParts(
   parts: readonly EventPart[],
@@ -92,12 +93,12 @@ export function planParts(
   const kept = parts.filter(([, end]) => end > head)
   const created = new Set<EventPart>()
   if (added) {
-    // A last part with fewer lines than the new one is written again with them (at most twice
-    // the new lines): small rollups (a history reset right after a checkpoint) make no parts of
-    // their own, and the list stays short without ever rewriting much.
+    // A last part of less than a quarter of the new one's lines is written again with them (at
+    // most 1.25 times the new lines): small rollups (a history reset right after a checkpoint)
+    // make no parts of their own, and the list stays short without rewriting much.
     const last = kept[kept.length - 1]
     const joined =
-      last && last[1] === added[0] && last[1] - Math.max(last[0], head) < added[1] - added[0]
+      last && last[1] === added[0] && 4 * (last[1] - Math.max(last[0], head)) < added[1] - added[0]
     const part: EventPart = joined ? [Math.max(last[0], head), added[1]] : added
     if (joined) kept.pop()
     kept.push(part)

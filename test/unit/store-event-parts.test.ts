@@ -248,27 +248,27 @@ describe('planParts', () => {
     })
   })
 
-  it('joins a last part with fewer lines than the new one (from the head on)', () => {
+  it('joins a last part of less than a quarter of the new one (from the head on)', () => {
     const plan = planParts(
       [
         [0, 10],
         [10, 12],
       ],
-      [12, 20],
+      [12, 30],
       0,
     )
     expect(plan).toEqual({
       parts: [
         [0, 10],
-        [10, 20],
+        [10, 30],
       ],
-      created: [[10, 20]],
+      created: [[10, 30]],
     })
-    expect(planParts([[0, 10]], [10, 15], 8)).toEqual({ parts: [[8, 15]], created: [[8, 15]] })
-    // an equal or bigger last part stays as it is
-    expect(planParts([[0, 5]], [5, 10], 0).parts).toEqual([
+    expect(planParts([[0, 10]], [10, 30], 8)).toEqual({ parts: [[8, 30]], created: [[8, 30]] })
+    // a bigger last part stays as it is
+    expect(planParts([[0, 5]], [5, 25], 0).parts).toEqual([
       [0, 5],
-      [5, 10],
+      [5, 25],
     ])
   })
 
