@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
@@ -17,8 +18,11 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
  * the socket's peer as the client address, the fetch that checks the addresses of
  * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
- * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file, and
- * node:zlib's gzip for the batches.
+ * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file,
+ * node:zlib's gzip for the batches, and fetch on node:http for the calls to hosts the operator
+ * names (the model, the runner, named tool and hook hosts, callbacks, telemetry): a fraction of
+ * the global fetch's CPU per request. Tenant-directed calls to hosts only `*` allows still go
+ * through the checked fetch.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -31,6 +35,7 @@ export const nodeBackends: Pick<
   | 'awsCredentials'
   | 'readTextFile'
   | 'gzip'
+  | 'fetch'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisTcp: redisTcpBackends,
@@ -40,6 +45,7 @@ export const nodeBackends: Pick<
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
   gzip: nodeGzip,
+  fetch: nodeFetch(),
   ...referenceScriptOption(),
 }
 
