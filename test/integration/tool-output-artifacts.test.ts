@@ -174,8 +174,9 @@ describe('an HTTP tool answer of several MB', () => {
   it('is listed by the call that kept it', async () => {
     const listing = await get(`/v1/sessions/${session}/artifacts`)
     expect(listing.status).toBe(200)
-    const body = (await listing.json()) as { outputs: Record<string, unknown>[]; cursor?: string }
+    const body = (await listing.json()) as { outputs: Record<string, unknown>[]; resume?: string }
     expect(body).toEqual({
+      resume: expect.stringMatching(/^[0-9]+$/),
       outputs: [
         {
           seq: expect.any(Number),
@@ -191,6 +192,9 @@ describe('an HTTP tool answer of several MB', () => {
       ],
     })
     expect(body.outputs[0]?.item_id).toBe(`${body.outputs[0]?.call_id}:output`)
+    // Read again from where it stopped: only what was kept since (nothing).
+    const since = await get(`/v1/sessions/${session}/artifacts?cursor=${body.resume}`)
+    expect(await since.json()).toEqual({ outputs: [], resume: body.resume })
     expect((await get(`/v1/sessions/${session}/artifacts`, {}, OTHER_KEY)).status).toBe(404)
     expect((await get(`/v1/sessions/${session}/artifacts?limit=0`)).status).toBe(400)
   })
