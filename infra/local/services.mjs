@@ -29,6 +29,11 @@ export const devStateFile = path.join(tmpDir, 'services.json')
 export const motoRoot = process.env.TURNLINE_MOTO_ROOT || '/var/cache/turnline/moto-root'
 const S3_DEFAULTS = { region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test' }
 /** What each recorded pid must be running before we signal it (guards against pid reuse). */
+const MOTO_ATOMIC = readFileSync(
+  fileURLToPath(new URL('./moto-server-atomic.py', import.meta.url)),
+  'utf8',
+)
+const MOTO_LAUNCH = "import os; exec(os.environ['TURNLINE_MOTO_LAUNCHER'])"
 const COMMAND_MARK = { moto: 'moto_server', redis: 'redis-server' }
 
 /** Checks that both services can start at all, before starting either. */
@@ -71,8 +76,16 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
     startProcess({
       name: 'moto_server',
       command: bin.chroot,
-      args: (port) => [motoRoot, 'moto_server', '-H', '127.0.0.1', '-p', String(port)],
-      env: { PATH: SYSTEM_PATH, HOME: '/root', LC_ALL: 'C.UTF-8', PYTHONUNBUFFERED: '1' },
+      // Conditional writes made atomic (see moto-server-atomic.py); `moto_server` stays in the
+      // command line, which is how a recorded pid is recognised as ours.
+      args: (port) => [
+        ...[motoRoot, 'python3', '-c', MOTO_LAUNCH, 'moto_server'],
+        ...['-H', '127.0.0.1', '-p', String(port)],
+      ],
+      env: {
+        ...{ PATH: SYSTEM_PATH, HOME: '/root', LC_ALL: 'C.UTF-8', PYTHONUNBUFFERED: '1' },
+        TURNLINE_MOTO_LAUNCHER: MOTO_ATOMIC,
+      },
       probe: httpAnswers,
       timeoutMs: 30_000,
       logFile: logs.moto,

@@ -7,7 +7,8 @@
 #   TURNLINE_MOTO_ROOT      chroot folder (default /var/cache/turnline/moto-root)
 #   TURNLINE_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
 #
-# Run moto from it with: chroot "$TURNLINE_MOTO_ROOT" moto_server -H 127.0.0.1 -p PORT
+# Run moto from it with: chroot "$TURNLINE_MOTO_ROOT" moto_server -H 127.0.0.1 -p PORT (services.mjs
+# runs it through moto-server-atomic.py, which makes its conditional writes atomic)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

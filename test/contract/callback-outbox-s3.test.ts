@@ -41,8 +41,10 @@ function instance(owner: string): { ctx: CallbackContext; sessions: SessionStore
       outbox: new CallbackOutbox(sessions),
       policy: testCallbackPolicy((input, init) => fetch(input, init), owner, SECRET, {
         allowHttp: true,
-        timeoutMs: 5000,
-        claimMarginMs: 5000,
+        // Generous: an attempt cut by its deadline on a loaded machine is retried (at least once,
+        // the same id) and would be counted twice here, which is not what these cases are about.
+        timeoutMs: 30_000,
+        claimMarginMs: 30_000,
         markerGraceMs: 60_000,
       }),
       clock: systemClock,
