@@ -29,6 +29,7 @@ export async function coldRehydration(
   sessionId: string,
   turn: number,
   repeats = 15,
+  tenant = 't1',
 ): Promise<Rehydration> {
   const times: number[] = []
   let objects = 0
@@ -43,7 +44,7 @@ export async function coldRehydration(
     })
     const locator = new SessionLocator(deps.sessions.objects, '')
     const started = performance.now()
-    const snapshot = await deps.sessions.open(await locator.locate('t1', sessionId))
+    const snapshot = await deps.sessions.open(await locator.locate(tenant, sessionId))
     if (i >= 0) times.push(performance.now() - started)
     if (snapshot.history.length === 0) throw new Error('rehydrated an empty transcript')
     const counts = counted.snapshot()

@@ -7,6 +7,9 @@
  *
  *   tsx bench/support/peer-process.ts mock [--tool-calls 0|1]
  *   tsx bench/support/peer-process.ts receiver
+ *   tsx bench/support/peer-process.ts long-mock | long-receiver --tool-bytes <n> --big-every <n>
+ *     --big-bytes <n>   (long-session-peers.ts, for bench/long-session.ts; `stats` answers what
+ *     each saw since the last `stats`)
  *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint> [--rtt <ms>]   (store-peers.ts;
  *     prints the Upstash URL and token and the S3 endpoint; `trips` answers the round trips)
  */
@@ -15,6 +18,7 @@ import { parseArgs } from 'node:util'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import { startMockOpenAI } from '../../test/support/mock-openai.ts'
 import { startBenchToolReceiver } from './bench-tool-receiver.ts'
+import { startLongMock, startLongReceiver } from './long-session-peers.ts'
 import { startStorePeers } from './store-peers.ts'
 import { mockReply, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 
@@ -25,6 +29,9 @@ const { values, positionals } = parseArgs({
     redis: { type: 'string' },
     s3: { type: 'string' },
     rtt: { type: 'string', default: '0' },
+    'tool-bytes': { type: 'string', default: '4096' },
+    'big-every': { type: 'string', default: '0' },
+    'big-bytes': { type: 'string', default: '0' },
   },
 })
 const callsTool = values['tool-calls'] !== '0'
@@ -69,6 +76,20 @@ if (positionals[0] === 'mock') {
     if (line === 'trips') console.log(JSON.stringify(stores.trips()))
   })
   lines.on('close', () => void stores.close().finally(() => process.exit(0)))
+} else if (positionals[0] === 'long-mock' || positionals[0] === 'long-receiver') {
+  const peer =
+    positionals[0] === 'long-mock'
+      ? await startLongMock()
+      : await startLongReceiver({
+          toolBytes: Number(values['tool-bytes']),
+          bigEvery: Number(values['big-every']),
+          bigBytes: Number(values['big-bytes']),
+        })
+  console.log(JSON.stringify({ url: peer.url }))
+  lines.on('line', (line) => {
+    if (line === 'stats') console.log(JSON.stringify(peer.take()))
+  })
+  lines.on('close', () => void peer.close().finally(() => process.exit(0)))
 } else {
-  throw new Error('usage: peer-process.ts mock|receiver [--tool-calls 0|1]')
+  throw new Error('usage: peer-process.ts mock|receiver|stores|long-mock|long-receiver')
 }

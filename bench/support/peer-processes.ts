@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import { createInterface, type Interface } from 'node:readline'
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
+import type { LongPeerStats } from './long-session-peers.ts'
 import type { StoreTrips } from './store-peers.ts'
 import { type Endpoints, TENANT, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 
@@ -64,13 +65,52 @@ export async function startPeerProcesses(callsTool: boolean): Promise<PeerProces
       if (answer !== 'ok') throw new Error(`the mock answered: ${answer}`)
     },
     toolCalls: async () => Number(await ask(receiver, 'count')),
-    async close() {
-      for (const peer of [mock, receiver]) {
-        const exited = once(peer.child, 'exit')
-        peer.child.stdin?.end()
-        await exited
-      }
-    },
+    close: () => closePeers([mock, receiver]),
+  }
+}
+
+export interface LongSessionPeers {
+  mockUrl: string
+  toolUrl: string
+  pids: { mock: number; receiver: number }
+  /** What the mock and the receiver saw since the last call. */
+  stats(): Promise<{ mock: LongPeerStats; receiver: LongPeerStats }>
+  close(): Promise<void>
+}
+
+/** The mock and the tool receiver of bench/long-session.ts, each its own process. */
+export async function startLongSessionPeers(workload: {
+  toolBytes: number
+  bigEvery: number
+  bigBytes: number
+}): Promise<LongSessionPeers> {
+  const [mock, receiver] = await Promise.all([
+    startPeer(['long-mock']),
+    startPeer([
+      'long-receiver',
+      '--tool-bytes',
+      String(workload.toolBytes),
+      '--big-every',
+      String(workload.bigEvery),
+      '--big-bytes',
+      String(workload.bigBytes),
+    ]),
+  ])
+  const stats = async (peer: Peer) => JSON.parse(await ask(peer, 'stats')) as LongPeerStats
+  return {
+    mockUrl: mock.ready.url,
+    toolUrl: receiver.ready.url,
+    pids: { mock: mock.child.pid as number, receiver: receiver.child.pid as number },
+    stats: async () => ({ mock: await stats(mock), receiver: await stats(receiver) }),
+    close: () => closePeers([mock, receiver]),
+  }
+}
+
+async function closePeers(peers: Peer[]): Promise<void> {
+  for (const peer of peers) {
+    const exited = once(peer.child, 'exit')
+    peer.child.stdin?.end()
+    await exited
   }
 }
 
@@ -107,10 +147,6 @@ export async function startStoreProcess(services: {
     upstashToken: peer.ready.token ?? '',
     s3Endpoint: peer.ready.s3 ?? '',
     trips: async () => JSON.parse(await ask(peer, 'trips')) as StoreTrips,
-    async close() {
-      const exited = once(peer.child, 'exit')
-      peer.child.stdin?.end()
-      await exited
-    },
+    close: () => closePeers([peer]),
   }
 }

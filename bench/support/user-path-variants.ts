@@ -29,6 +29,19 @@ export interface Entry {
   others?: Record<string, number>
 }
 
+/**
+ * What a bench's server is told beside its data folder and port: where the model is (the mock)
+ * and the tool signing secret; everything else stays at its default.
+ */
+export function userServerEnv(modelBaseURL: string): Record<string, string> {
+  return {
+    OPENAI_BASE_URL: modelBaseURL,
+    OPENAI_API_KEY: 'bench',
+    TURNLINE_MODEL: MODEL,
+    TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+  }
+}
+
 export async function serverEntry(
   name: string,
   peers: PeerProcesses,
@@ -42,13 +55,7 @@ export async function serverEntry(
     cwd,
     argv: [...nodeArgs, ...argv],
     dir,
-    env: {
-      OPENAI_BASE_URL: peers.mock.baseURL,
-      OPENAI_API_KEY: 'bench',
-      TURNLINE_MODEL: MODEL,
-      TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-      ...extra.env,
-    },
+    env: { ...userServerEnv(peers.mock.baseURL), ...extra.env },
   })
   const kept = extra.store ?? new FsObjectStore({ root: join(dir, 'data') })
   const bytes = (sessionId: string) =>
