@@ -2,6 +2,7 @@ import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
 import { redisKeyPrefix } from '../adapters/shared/redis-namespace.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
+import type { UpstashTransport } from '../adapters/upstash/upstash-transport.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import {
   DurableIntentsCoordinator,
@@ -23,6 +24,28 @@ export function redisNamespaceOf(config: EnvConfig): string {
   return redisKeyPrefix(config.TURNLINE_REDIS_NAMESPACE)
 }
 
+/** UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are both set. */
+export function isUpstashConfigured(config: EnvConfig): boolean {
+  return (
+    config.UPSTASH_REDIS_REST_URL !== undefined && config.UPSTASH_REDIS_REST_TOKEN !== undefined
+  )
+}
+
+/**
+ * The connection of the Upstash adapters (coordinator, tenant limiter, failed-authentication
+ * counters), on the entry's transport when it has one (Node: `nodeUpstashTransport`).
+ */
+export function upstashOf(
+  config: EnvConfig,
+  options: { upstashTransport?: UpstashTransport | undefined },
+): { url: string; token: string; transport?: UpstashTransport } {
+  return {
+    url: config.UPSTASH_REDIS_REST_URL ?? '',
+    token: config.UPSTASH_REDIS_REST_TOKEN ?? '',
+    ...(options.upstashTransport ? { transport: options.upstashTransport } : {}),
+  }
+}
+
 /**
  * The coordinator of a deployment: Upstash (REST), plain Redis (TCP) or this process. Redis keeps
  * pending intents itself (persistently: docs/deploy/storage.md); the in-process coordinator keeps
@@ -32,16 +55,15 @@ export function coordinatorOf(
   config: EnvConfig,
   options: {
     redisCoordinator?: ((url: string, keyspace: RedisKeyspace) => Coordinator) | undefined
+    upstashTransport?: UpstashTransport | undefined
   },
   calls: IoDeadline,
   notices: string[],
   sessions: SessionStore,
 ): Coordinator {
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
   const namespace = redisNamespaceOf(config)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashCoordinator({ url, token, deadline: calls, namespace })
+  if (isUpstashConfigured(config)) {
+    return new UpstashCoordinator({ ...upstashOf(config, options), deadline: calls, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!options.redisCoordinator) {

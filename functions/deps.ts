@@ -1,4 +1,5 @@
 import { deferredSdkMcpClient } from '../adapters/mcp/deferred-mcp-client.ts'
+import type { UpstashTransport } from '../adapters/upstash/upstash-transport.ts'
 import type { Gzip } from '../src/contract/batch-encoding.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -76,6 +77,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
    * a start without Redis ≈ 80 ms of CPU); they replace the ones given directly.
    */
   redisTcp?: () => Promise<Pick<DepsOptions, 'redisCoordinator' | 'redisLimiter' | 'redisThrottle'>>
+  /** How the Upstash adapters send requests (default: fetch; Node: node:http, kept alive). */
+  upstashTransport?: UpstashTransport
   /** Where a request comes from, the runtime's way (the socket, CF-Connecting-IP, …). */
   peerAddress?: PeerAddress
   /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
@@ -167,6 +170,7 @@ export async function createDeps(
     store,
     deadline: calls,
     redisLimiter: options.redisLimiter,
+    upstashTransport: options.upstashTransport,
     onTenants: (tenants) => secrets.add(tenants),
     notices,
     log: options.log,
@@ -175,7 +179,7 @@ export async function createDeps(
     keys: config.TURNLINE_API_KEYS ?? [],
     ...(registry ? { registry } : {}),
   }
-  const authFailures = authFailureLimit(config, calls, options.redisThrottle)
+  const authFailures = authFailureLimit(config, calls, options)
   const singleTenant = isSingleTenant(auth)
   if (singleTenant) {
     notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')

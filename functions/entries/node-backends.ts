@@ -4,6 +4,7 @@ import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chai
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import { nodeUpstashTransport } from '../../adapters/upstash/upstash-node-transport.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
@@ -18,7 +19,7 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * the socket's peer as the client address, the fetch that checks the addresses of
  * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
  * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file, and
- * node:zlib's gzip for the batches.
+ * node:zlib's gzip for the batches, and node:http with kept-alive connections for Upstash.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -31,6 +32,7 @@ export const nodeBackends: Pick<
   | 'awsCredentials'
   | 'readTextFile'
   | 'gzip'
+  | 'upstashTransport'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisTcp: redisTcpBackends,
@@ -40,6 +42,7 @@ export const nodeBackends: Pick<
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
   gzip: nodeGzip,
+  upstashTransport: nodeUpstashTransport(),
   ...referenceScriptOption(),
 }
 

@@ -1,11 +1,17 @@
 import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashTenantLimiter } from '../../adapters/upstash/upstash-tenant-limiter.ts'
+import type { UpstashTransport } from '../../adapters/upstash/upstash-transport.ts'
 import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
-import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
+import {
+  isUpstashConfigured,
+  type RedisKeyspace,
+  redisNamespaceOf,
+  upstashOf,
+} from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import { KeyDirectory } from './key-directory.ts'
 import type { Tenancy } from './tenancy.ts'
@@ -31,6 +37,7 @@ export function tenancyParts(input: {
   store: ObjectStore
   deadline: IoDeadline
   redisLimiter: ((url: string, keyspace: RedisKeyspace) => TenantLimiter) | undefined
+  upstashTransport: UpstashTransport | undefined
   onTenants: (tenants: readonly string[]) => Promise<void>
   notices: string[]
   log: ((entry: Record<string, unknown>) => void) | undefined
@@ -70,11 +77,9 @@ export function tenancyParts(input: {
 
 function limiterOf(input: Parameters<typeof tenancyParts>[0]): TenantLimiter {
   const { config, deadline } = input
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
   const namespace = redisNamespaceOf(config)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashTenantLimiter({ url, token, deadline, namespace })
+  if (isUpstashConfigured(config)) {
+    return new UpstashTenantLimiter({ ...upstashOf(config, input), deadline, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!input.redisLimiter) {
