@@ -13,6 +13,10 @@
  * second run of the same workload (`--counts 0` skips it), rehydration by a cold engine in this
  * process reading the server's data folder between turns.
  *
+ * `--store s3` (server mode): `npm start` on a bucket on moto and Upstash over redis-server
+ * (`npm run services:start`), both behind counting forwarders: object requests, coordinator
+ * round trips and the bytes sent to S3 counted on the wire, in the timed run.
+ *
  * `--mode engine`: the engine in this process (bench/support/long-session-engine.ts) on `--store`,
  * its ports counted directly, fsyncs too (fs).
  *
@@ -27,7 +31,6 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { parseArgs } from 'node:util'
-import { FsObjectStore } from '../adapters/fs/fs-object-store.ts'
 import { coldRehydration, type Rehydration } from './support/cold-rehydration.ts'
 import { runEngineLongSession } from './support/long-session-engine.ts'
 import {
@@ -70,31 +73,36 @@ try {
 }
 
 async function serverMode() {
-  if (values.store !== 'fs') throw new Error('--mode server runs on the fs store (its default)')
+  const store = values.store === 's3' ? 's3' : 'fs'
+  if (values.store !== store) throw new Error('--mode server runs on fs (its default) or s3')
   // The sandbox user must get through to the workspaces under the data folder.
   await chmod(dir, 0o711)
   const rehydrations: Rehydration[] = []
-  const shape: ReportShape = { bigEvery: workload.bigEvery, store: 'npm start, fs' }
+  const shape: ReportShape = { bigEvery: workload.bigEvery, store: `npm start, ${store}` }
   console.log(
-    `npm start (infra/start.mjs) in its own process, default configuration, over HTTP; Node ${process.version}`,
+    `npm start (infra/start.mjs) in its own process, ${store === 'fs' ? 'default configuration' : 'S3 (moto) + Upstash, counted on the wire'}, over HTTP; Node ${process.version}`,
   )
-  const { samples, dataDir } = await runServerLongSession({
+  const run = await runServerLongSession({
     ...workload,
     dir,
+    store,
     counts: values.counts !== '0',
     notice: (line) => console.log(line),
-    onTurn: async (s, sessionId, dataDir) => {
+    onTurn: async (s, sessionId, fresh) => {
       if (!rehydrateAt.includes(s.turn)) return
-      const fresh = () => new FsObjectStore({ root: dataDir })
       rehydrations.push(await coldRehydration(fresh, sessionId, s.turn, 15, TENANT))
     },
   })
-  reportStages(samples, shape)
-  reportRehydration(rehydrations, 'the server\u2019s fs store, read by this process')
-  await reportStored(new FsObjectStore({ root: dataDir }), samples, shape)
-  if (values.svg) {
-    const title = 'A 1,000-turn session on npm start: median turn time and bytes written per turn'
-    await writeFile(values.svg, curve(samples, shape, title))
+  try {
+    reportStages(run.samples, shape)
+    reportRehydration(rehydrations, `the server's ${store} store, read by this process`)
+    await reportStored(run.store(), run.samples, shape)
+    if (values.svg) {
+      const title = `A 1,000-turn session on npm start (${store}): median turn time and bytes written per turn`
+      await writeFile(values.svg, curve(run.samples, shape, title))
+    }
+  } finally {
+    await run.close()
   }
 }
 

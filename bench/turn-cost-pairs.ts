@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/turn-cost-pairs.ts [--revisions main,HEAD] [--sessions 10] [--turns 20]
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -32,6 +32,8 @@ const { values } = parseArgs({
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 const root = await mkdtemp(join(tmpdir(), 'turn-cost-pairs-'))
+// As in turn-cost-user.ts: the sandbox user must reach the runners' workspaces (mkdtemp is 0700).
+await chmod(root, 0o711)
 const peers = await startPeerProcesses(true)
 const trees: BeforeTree[] = []
 const variants: { name: string; variant: Variant; pid?: number }[] = []

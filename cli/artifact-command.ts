@@ -1,7 +1,8 @@
 import { createWriteStream } from 'node:fs'
 import { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
-import type { ByteRange } from '../client/output-artifacts-client.ts'
+import type { ByteRange, OutputArtifactsClient } from '../client/output-artifacts-client.ts'
+import type { KeptOutputList } from '../client/types.ts'
 import { parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
@@ -10,10 +11,12 @@ import { stdoutData } from './terminal-text.ts'
 import { ARTIFACT_USAGE } from './usage.ts'
 
 /**
- * `turnline artifact SESSION ARTIFACT_ID`: a tool output the session kept whole (its preview
- * names `out_…`), streamed — to `--output FILE` byte for byte, else to stdout as text
- * (terminal-safe on a terminal). `--range START-END` reads one byte range (END inclusive, as in
- * HTTP; `START-` to the end).
+ * `turnline artifact SESSION [OUTPUT]`: without OUTPUT, lists the tool outputs the session kept
+ * whole (`GET …/artifacts`), one a line; with it, a kept output — named by its artifact id
+ * (`out_…`, as its preview names it) or by the call that made it (the model's call id, the
+ * `tool_invocation` item or its `tool_output` item, as the listing gives them) — streamed to
+ * `--output FILE` byte for byte, else to stdout as text (terminal-safe on a terminal).
+ * `--range START-END` reads one byte range (END inclusive, as in HTTP; `START-` to the end).
  */
 export async function artifactCommand(argv: string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parsedOrUsage('artifact', () => parse(argv))
@@ -21,13 +24,22 @@ export async function artifactCommand(argv: string[], io: Io): Promise<ExitCode>
     io.stdout.write(ARTIFACT_USAGE)
     return EXIT.success
   }
-  const [sessionId, artifactId, ...extra] = positionals
-  if (sessionId === undefined || artifactId === undefined || extra.length > 0) {
-    throw new CliError('turnline artifact: give a SESSION id and an ARTIFACT_ID', EXIT.usage)
+  const [sessionId, named, ...extra] = positionals
+  if (sessionId === undefined || extra.length > 0) {
+    throw new CliError('turnline artifact: give a SESSION id and at most one OUTPUT', EXIT.usage)
   }
   const range = values.range === undefined ? undefined : rangeOf(values.range)
   const connection = await connect({ url: values.url, apiKey: values['api-key'] }, io.env)
   try {
+    const outputs = connection.client.outputs
+    if (named === undefined) {
+      // Tool names and call ids are the model's text: made terminal-safe like any other.
+      const toStdout = stdoutData(io.stdout)
+      for await (const kept of outputs.all(sessionId))
+        io.stdout.write(toStdout(`${listLine(kept)}\n`))
+      return EXIT.success
+    }
+    const artifactId = ARTIFACT_ID.test(named) ? named : await byCall(outputs, sessionId, named)
     const opened = await connection.client.outputs.open(sessionId, artifactId, {
       ...(range ? { range } : {}),
     })
@@ -47,6 +59,31 @@ export async function artifactCommand(argv: string[], io: Io): Promise<ExitCode>
   } finally {
     await connection.close()
   }
+}
+
+const ARTIFACT_ID = /^out_[0-9a-f]{32}$/
+
+type Kept = KeptOutputList['outputs'][number]
+
+/** One kept output as a line: its id, sizes, tool and the ids of its call. */
+function listLine(kept: Kept): string {
+  const call = [kept.tool_call_id, kept.item_id].filter((id) => id !== undefined).join(' ')
+  return `${kept.artifact_id}\t${kept.size} bytes\t${kept.lines} lines\t${kept.tool_name ?? '-'}\t${call}`
+}
+
+/** The artifact of the output a call made, found in the listing; a usage error when none. */
+async function byCall(
+  outputs: OutputArtifactsClient,
+  sessionId: string,
+  call: string,
+): Promise<string> {
+  for await (const kept of outputs.all(sessionId)) {
+    if ([kept.tool_call_id, kept.call_id, kept.item_id].includes(call)) return kept.artifact_id
+  }
+  throw new CliError(
+    `turnline artifact: no kept output of call ${call} in session ${sessionId} (turnline artifact ${sessionId} lists them)`,
+    EXIT.usage,
+  )
 }
 
 /** `START-END` (inclusive) or `START-`. */

@@ -19,8 +19,8 @@ Usage:
   turnline sessions [options]                   list sessions
   turnline events SESSION [options]             print a session's events (--follow: live)
   turnline delete SESSION [options]             erase a session and everything of it
-  turnline artifact SESSION ARTIFACT_ID [options]
-                                                a tool output the session kept whole (out_…)
+  turnline artifact SESSION [OUTPUT] [options]  list the tool outputs a session kept whole,
+                                                or print one (out_… or its call id)
   turnline --version | --help | <command> --help
 
 ${CONNECTION}
@@ -84,12 +84,15 @@ command again.
 
 ${CONNECTION}`
 
-export const ARTIFACT_USAGE = `Usage: turnline artifact SESSION ARTIFACT_ID [--range START-END] [--output FILE]
+export const ARTIFACT_USAGE = `Usage: turnline artifact SESSION [OUTPUT] [--range START-END] [--output FILE]
 
-Prints a tool output the session kept whole because it passed the inline limit: an HTTP or MCP
-tool's answer, a command's output or a hook's answer (its preview names the id, out_…; a command
-answer has it as output_artifact_id). --output FILE writes its bytes exactly; stdout gets it as
-text. --range reads one byte range (END inclusive; START- to the end).
+Without OUTPUT: lists the tool outputs the session kept whole because they passed the inline
+limit (an HTTP or MCP tool's answer, a command's output, a hook's answer), one a line: artifact
+id, bytes, lines, tool, the model's call id and the tool_output item id.
+With OUTPUT: prints that output whole. OUTPUT is its artifact id (out_…, as its preview names it;
+a command answer has it as output_artifact_id) or the call that made it (the model's call id, or
+the tool_invocation or tool_output item id). --output FILE writes its bytes exactly; stdout gets
+it as text. --range reads one byte range (END inclusive; START- to the end).
 
 ${CONNECTION}`
 

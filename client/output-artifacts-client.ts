@@ -1,6 +1,8 @@
+import { KeptOutputListSchema } from '../src/contract/wire-responses.ts'
 import { TurnlineProtocolError } from './errors.ts'
-import type { CallOptions } from './requests.ts'
+import type { CallOptions, TurnsQuery } from './requests.ts'
 import type { Transport } from './transport.ts'
+import type { KeptOutputList } from './types.ts'
 
 /** Bytes `[start, end)` of an output artifact (`end` omitted: to its end). */
 export interface ByteRange {
@@ -30,6 +32,39 @@ const path = (sessionId: string, artifactId: string) =>
  */
 export class OutputArtifactsClient {
   constructor(private readonly transport: Transport) {}
+
+  /**
+   * `GET /v1/sessions/:id/artifacts`: a page of the tool outputs the session kept whole, each by
+   * the call that answered it — a command's among them, whose event names only its spool.
+   */
+  list(
+    sessionId: string,
+    query: TurnsQuery = {},
+    options: CallOptions = {},
+  ): Promise<KeptOutputList> {
+    const listing = `/v1/sessions/${encodeURIComponent(sessionId)}/artifacts`
+    return this.transport.json('GET', listing, KeptOutputListSchema, {
+      query: { ...query },
+      signal: options.signal,
+    })
+  }
+
+  /** Every kept output of the session, page after page. */
+  async *all(
+    sessionId: string,
+    options: CallOptions = {},
+  ): AsyncGenerator<KeptOutputList['outputs'][number]> {
+    let cursor: string | undefined
+    do {
+      const page = await this.list(
+        sessionId,
+        { limit: 200, ...(cursor ? { cursor } : {}) },
+        options,
+      )
+      yield* page.outputs
+      cursor = page.cursor
+    } while (cursor !== undefined)
+  }
 
   /** The artifact's bytes, whole or one range, as a stream (never held whole in memory). */
   async open(

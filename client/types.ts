@@ -13,6 +13,7 @@ import type {
   ForkResponseSchema,
   HandoffResponseSchema,
   IntentResponseSchema,
+  KeptOutputListSchema,
   LoopStepResponseSchema,
   LoopViewSchema,
   OpenResponseSchema,
@@ -42,6 +43,8 @@ export type SessionList = z.output<typeof SessionListSchema>
 export type WorkspaceList = z.output<typeof WorkspaceListSchema>
 /** `GET …/turns`: a page of a session's turns, each with what it was asked. */
 export type TurnList = z.output<typeof TurnListSchema>
+/** `GET …/artifacts`: a page of the tool outputs a session kept whole, by call. */
+export type KeptOutputList = z.output<typeof KeptOutputListSchema>
 /** `GET /v1/sessions/:id/deliveries` (docs/http-api.md#completion-callbacks). */
 export type DeliveryList = z.output<typeof DeliveryListSchema>
 export type SessionView = z.output<typeof SessionViewSchema>

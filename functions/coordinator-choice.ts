@@ -2,7 +2,6 @@ import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
 import { redisKeyPrefix } from '../adapters/shared/redis-namespace.ts'
 import { UpstashCoordinator } from '../adapters/upstash/upstash-coordinator.ts'
-import type { UpstashTransport } from '../adapters/upstash/upstash-transport.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import {
   DurableIntentsCoordinator,
@@ -33,16 +32,16 @@ export function isUpstashConfigured(config: EnvConfig): boolean {
 
 /**
  * The connection of the Upstash adapters (coordinator, tenant limiter, failed-authentication
- * counters), on the entry's transport when it has one (Node: `nodeUpstashTransport`).
+ * counters), on the entry's fetch when it has one (Node: fetch on node:http, kept alive).
  */
 export function upstashOf(
   config: EnvConfig,
-  options: { upstashTransport?: UpstashTransport | undefined },
-): { url: string; token: string; transport?: UpstashTransport } {
+  options: { fetch?: typeof fetch | undefined },
+): { url: string; token: string; fetch?: typeof fetch } {
   return {
     url: config.UPSTASH_REDIS_REST_URL ?? '',
     token: config.UPSTASH_REDIS_REST_TOKEN ?? '',
-    ...(options.upstashTransport ? { transport: options.upstashTransport } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   }
 }
 
@@ -55,7 +54,7 @@ export function coordinatorOf(
   config: EnvConfig,
   options: {
     redisCoordinator?: ((url: string, keyspace: RedisKeyspace) => Coordinator) | undefined
-    upstashTransport?: UpstashTransport | undefined
+    fetch?: typeof fetch | undefined
   },
   calls: IoDeadline,
   notices: string[],

@@ -1,5 +1,4 @@
 import { deferredSdkMcpClient } from '../adapters/mcp/deferred-mcp-client.ts'
-import type { UpstashTransport } from '../adapters/upstash/upstash-transport.ts'
 import type { Gzip } from '../src/contract/batch-encoding.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -52,8 +51,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
   /** Compresses batches (Node: node:zlib's; default: the Web-standard CompressionStream). */
   gzip?: Gzip
   /**
-   * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
-   * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).
+   * fetch for the model client, the runner, Upstash, and HTTP tools and MCP servers on hosts the
+   * operator names (default: the global one); hosts only `*` allows: `checkedFetch`.
    */
   fetch?: typeof fetch
   /**
@@ -77,8 +76,6 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
    * a start without Redis ≈ 80 ms of CPU); they replace the ones given directly.
    */
   redisTcp?: () => Promise<Pick<DepsOptions, 'redisCoordinator' | 'redisLimiter' | 'redisThrottle'>>
-  /** How the Upstash adapters send requests (default: fetch; Node: node:http, kept alive). */
-  upstashTransport?: UpstashTransport
   /** Where a request comes from, the runtime's way (the socket, CF-Connecting-IP, …). */
   peerAddress?: PeerAddress
   /** Sink of the request and turn lines when TURNLINE_LOG=json (default: JSON lines on stdout). */
@@ -170,7 +167,7 @@ export async function createDeps(
     store,
     deadline: calls,
     redisLimiter: options.redisLimiter,
-    upstashTransport: options.upstashTransport,
+    fetch: options.fetch,
     onTenants: (tenants) => secrets.add(tenants),
     notices,
     log: options.log,

@@ -3,15 +3,14 @@ import type { TurnlineError } from '../../src/contract/errors.ts'
 import type { RedisCommands } from '../shared/redis-commands.ts'
 import { toCoordinatorError } from './upstash-errors.ts'
 import { UpstashRest, type UpstashRetry } from './upstash-rest.ts'
-import { fetchUpstashTransport, type UpstashTransport } from './upstash-transport.ts'
 
 /** How the Upstash adapters reach their database: its REST URL and token, or a ready client. */
 export type UpstashConnection =
   | {
       url: string
       token: string
-      /** How requests are sent (default: the runtime's fetch; Node: `nodeUpstashTransport`). */
-      transport?: UpstashTransport
+      /** How requests are sent (default: the global fetch; Node's entries: fetch on node:http). */
+      fetch?: typeof fetch
       /** Transport retries (a lost response is safe to resend: see the scripts). */
       retry?: UpstashRetry
       /** Batch calls made in the same tick into one `/pipeline` request (default: true). */
@@ -25,7 +24,7 @@ export type UpstashConnection =
 /**
  * The Redis commands over Upstash's REST API: each one HTTP request (or a share of one
  * `/pipeline` request). Given a URL and token, it speaks the REST protocol itself on its
- * transport (`UpstashRest`), every request aborted after `attemptMs`; given an `@upstash/redis`
+ * fetch (`UpstashRest`), every request aborted after `attemptMs`; given an `@upstash/redis`
  * client, it calls that. Replies are raw either way, as the shared reply readers expect (they
  * also read what a client with automatic deserialization gives).
  */
@@ -46,7 +45,7 @@ export class UpstashCommands implements RedisCommands {
     this.#rest = new UpstashRest({
       url: connection.url,
       token: connection.token,
-      transport: connection.transport ?? fetchUpstashTransport,
+      fetch: connection.fetch ?? ((input, init) => fetch(input, init)),
       attemptMs,
       ...(connection.retry === undefined ? {} : { retry: connection.retry }),
       ...(connection.enableAutoPipelining === undefined

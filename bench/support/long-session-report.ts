@@ -51,7 +51,7 @@ export function reportStages(samples: TurnSample[], shape: ReportShape) {
     if (rows.length === 0) continue
     const col = (key: keyof TurnSample) => rows.map((s) => Number(s[key]))
     console.log(
-      `| ${from}–${to} | ${median(col('ms')).toFixed(1)} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${counted(col('objectRequests'))} | ${counted(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${Math.round(mean(col('bytesWritten')))} | ${median(col('turnIndexBytes'))} |`,
+      `| ${from}–${to} | ${median(col('ms')).toFixed(1)} | ${(median(col('ms')) / baseMs).toFixed(2)} | ${(quantile(col('ms'), 0.99) / baseMs).toFixed(2)} | ${Math.max(...col('requestBytes'))} | ${counted(col('objectRequests'))} | ${counted(col('coordinatorTrips'))} | ${median(col('bytesWritten'))} | ${Math.round(mean(col('bytesWritten')))} | ${counted(col('turnIndexBytes'))} |`,
     )
   }
   const total = samples.reduce((sum, s) => sum + s.bytesWritten, 0)

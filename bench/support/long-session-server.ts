@@ -5,16 +5,18 @@
  * the model's base URL and the tool secret given), with the mock of the OpenAI API and the tool
  * receiver each in a process of their own (long-session-peers.ts). Everything a turn's figures
  * hold is taken outside the server process: the turn's time by the client, the model request
- * sizes by the mock, the bytes written from the data folder on disk (disk-writes.ts); object
- * requests and coordinator calls by a second run of the same workload on a second server that
- * exports its traces (turn-span-counts.ts), so the timed run stays at the default configuration.
+ * sizes by the mock, the rest by the store (long-session-backends.ts): on fs the bytes written
+ * from the data folder on disk, object requests and coordinator calls by a second run of the
+ * same workload on a second server that exports its traces (turn-span-counts.ts), so the timed
+ * run stays at the default configuration; on s3 all three on the wire, in the timed run.
  */
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { TurnResponse } from '../../src/contract/api.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { prose, seededRandom } from '../../test/support/compaction-histories.ts'
 import type { TurnSample } from '../../test/support/long-session.ts'
-import { diskWatch } from './disk-writes.ts'
+import { fsBackend, type LongSessionBackend, s3Backend } from './long-session-backends.ts'
 import { startLongSessionPeers } from './peer-processes.ts'
 import { startServerProcess } from './server-process.ts'
 import { lookupTool } from './turn-cost-scenario.ts'
@@ -29,10 +31,12 @@ export interface ServerSessionOptions {
   toolBytes: number
   bigEvery: number
   bigBytes: number
-  /** Also count object requests and coordinator calls (a second, traced run). */
+  /** `fs` (the default configuration) or `s3` (moto + Upstash, counted on the wire). */
+  store: 'fs' | 's3'
+  /** On fs, also count object requests and coordinator calls (a second, traced run). */
   counts: boolean
-  /** After each turn of the timed run, with its server's data folder. */
-  onTurn?: (sample: TurnSample, sessionId: string, dataDir: string) => void | Promise<void>
+  /** After each turn of the timed run, with a function giving new adapters on its store. */
+  onTurn?: (sample: TurnSample, sessionId: string, store: () => ObjectStore) => void | Promise<void>
   /** Lines the timed run's server printed about its sandbox or a warning; the runs' agreement. */
   notice?: (line: string) => void
 }
@@ -40,7 +44,7 @@ export interface ServerSessionOptions {
 interface Run {
   samples: TurnSample[]
   calls: TurnCalls[]
-  dataDir: string
+  backend: LongSessionBackend
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text).byteLength
@@ -48,15 +52,16 @@ const utf8 = (text: string) => new TextEncoder().encode(text).byteLength
 async function runOnce(options: ServerSessionOptions, name: string, traced: boolean): Promise<Run> {
   const dir = join(options.dir, name)
   await mkdir(dir, { recursive: true })
-  const dataDir = join(dir, 'data')
+  const backend = options.store === 's3' ? await s3Backend() : fsBackend(dir)
   const peers = await startLongSessionPeers(options)
   const spans = traced ? await startTurnSpanCounts() : undefined
   const server = await startServerProcess({
     cwd: join(import.meta.dirname, '..', '..'),
     argv: ['infra/start.mjs'],
     dir,
-    env: { ...userServerEnv(peers.mockUrl), ...spans?.env },
+    env: { ...userServerEnv(peers.mockUrl), ...backend.env, ...spans?.env },
   })
+  let kept = false
   try {
     if (!traced) {
       for (const line of server.output().split('\n')) {
@@ -79,7 +84,7 @@ async function runOnce(options: ServerSessionOptions, name: string, traced: bool
       tools: [lookupTool(peers.toolUrl)],
     })) as { session_id: string }
     await peers.stats()
-    const disk = await diskWatch(dataDir, (path) => path.endsWith('/index/turns.json'))
+    await backend.start()
     const random = seededRandom(33)
     const samples: TurnSample[] = []
     for (let turn = 1; turn <= options.turns; turn++) {
@@ -97,41 +102,43 @@ async function runOnce(options: ServerSessionOptions, name: string, traced: bool
       if (seen.receiver.calls !== 1) {
         throw new Error(`turn ${turn} called the tool ${seen.receiver.calls} times`)
       }
-      const written = await disk.take()
       const sample: TurnSample = {
         turn,
         ms,
-        objectRequests: Number.NaN,
-        coordinatorTrips: Number.NaN,
-        bytesWritten: written.bytes,
-        turnIndexBytes: written.trackedBytes,
+        ...(await backend.afterTurn()),
         requestBytes: Math.max(...seen.mock.requests),
         compacted: result.events.some((e) => e.type === 'thread.compact_boundary'),
         contentBytes: utf8(input) + seen.mock.content + seen.receiver.content,
       }
       samples.push(sample)
-      if (!traced) await options.onTurn?.(sample, session_id, dataDir)
+      if (!traced) await options.onTurn?.(sample, session_id, backend.store)
       if (turn % 100 === 0) process.stderr.write(`${name}: turn ${turn}\n`)
     }
-    return { samples, calls: (await spans?.counts()) ?? [], dataDir }
+    const calls = (await spans?.counts()) ?? []
+    kept = true
+    return { samples, calls, backend }
   } finally {
     await server.stop()
     await spans?.close()
     await peers.close()
+    if (!kept) await backend.close()
   }
 }
 
 /**
- * The timed run, then (with `counts`) the traced one; each turn's object requests and
- * coordinator calls taken from the traced run's same turn. Returns the timed run's data folder,
- * whose store the caller can read at the end.
+ * The timed run, then (on fs, with `counts`) the traced one; each turn's object requests and
+ * coordinator calls taken from the traced run's same turn (on s3: counted on the wire in the
+ * timed run). Returns the timed run's store, to read at the end, and what releases it.
  */
-export async function runServerLongSession(
-  options: ServerSessionOptions,
-): Promise<{ samples: TurnSample[]; dataDir: string }> {
+export async function runServerLongSession(options: ServerSessionOptions): Promise<{
+  samples: TurnSample[]
+  store: () => ObjectStore
+  close: () => Promise<void>
+}> {
   const timed = await runOnce(options, 'timed', false)
-  if (options.counts) {
+  if (options.counts && options.store === 'fs') {
     const counted = await runOnce(options, 'counted', true)
+    await counted.backend.close()
     // The same workload: the same turns should compact, else a turn's counts are another's.
     const differ = timed.samples.filter((s, i) => s.compacted !== counted.samples[i]?.compacted)
     options.notice?.(
@@ -145,5 +152,5 @@ export async function runServerLongSession(
       sample.coordinatorTrips = calls.coordinatorTrips
     }
   }
-  return { samples: timed.samples, dataDir: timed.dataDir }
+  return { samples: timed.samples, store: timed.backend.store, close: timed.backend.close }
 }

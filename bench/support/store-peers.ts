@@ -20,6 +20,8 @@ import { startUpstashProxy } from '../../test/support/upstash-proxy.ts'
 export interface StoreTrips {
   s3: number
   upstash: number
+  /** Bytes of the bodies of the requests to S3 (the objects and parts put, and a few XML lists). */
+  s3Bytes: number
   /** Groups of overlapping requests, in time order: the sequential round trips. */
   sequential: number
 }
@@ -28,6 +30,8 @@ interface Span {
   kind: 's3' | 'upstash'
   from: number
   to: number
+  /** Bytes of the request's body. */
+  bytes: number
 }
 
 /**
@@ -52,10 +56,18 @@ const endToEnd = (headers: IncomingHttpHeaders): OutgoingHttpHeaders =>
  * Passes every request on to `target` over a kept-alive connection, noting when it ran; with
  * `rttMs`, after holding it that long (a store that far away: its answer comes one RTT later).
  */
-async function countingForwarder(target: URL, rttMs: number, done: (from: number) => void) {
+async function countingForwarder(
+  target: URL,
+  rttMs: number,
+  done: (from: number, bytes: number) => void,
+) {
   const agent = new Agent({ keepAlive: true })
   const server = createServer((req, res) => {
     const from = performance.now()
+    let bytes = 0
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.byteLength
+    })
     if (rttMs > 0) req.pause()
     const forward = () => {
       const out = request(
@@ -70,7 +82,7 @@ async function countingForwarder(target: URL, rttMs: number, done: (from: number
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers))
           answer.pipe(res)
-          answer.once('end', () => done(from))
+          answer.once('end', () => done(from, bytes))
         },
       )
       out.once('error', (error) => {
@@ -101,8 +113,8 @@ export async function startStorePeers(options: {
 }) {
   const rtt = options.rttMs ?? 0
   let spans: Span[] = []
-  const note = (kind: Span['kind']) => (from: number) =>
-    spans.push({ kind, from, to: performance.now() })
+  const note = (kind: Span['kind']) => (from: number, bytes: number) =>
+    spans.push({ kind, from, to: performance.now(), bytes })
   const upstash = await startUpstashProxy({ redisUrl: options.redisUrl })
   const upstashFront = await countingForwarder(new URL(upstash.url), rtt, note('upstash'))
   const s3Front = await countingForwarder(new URL(options.s3Endpoint), rtt, note('s3'))
@@ -121,7 +133,8 @@ export async function startStorePeers(options: {
         end = Math.max(end, span.to)
       }
       const count = (kind: Span['kind']) => taken.filter((s) => s.kind === kind).length
-      return { s3: count('s3'), upstash: count('upstash'), sequential }
+      const s3Bytes = taken.filter((s) => s.kind === 's3').reduce((sum, s) => sum + s.bytes, 0)
+      return { s3: count('s3'), upstash: count('upstash'), s3Bytes, sequential }
     },
     async close() {
       await s3Front.close()

@@ -94,6 +94,43 @@ const TENANT_LIMITS = {
 }
 
 /**
+ * A deployment's stores on the local services (`npm run services:start`): a bucket of its own on
+ * moto and the Upstash REST proxy over redis-server, both behind the counting forwarders of a
+ * process of their own (store-peers.ts); `env` is what a server is told of them.
+ */
+export async function countedS3Deployment(label: string, rttMs?: number) {
+  const services = requireServices()
+  const bucket = await createTestBucket(services.s3, label)
+  const stores = await startStoreProcess({
+    redisUrl: services.redisUrl,
+    s3Endpoint: services.s3.endpoint,
+    ...(rttMs ? { rttMs } : {}),
+  })
+  const env: Record<string, string> = {
+    S3_BUCKET: bucket.bucket,
+    S3_ENDPOINT: stores.s3Endpoint,
+    S3_REGION: services.s3.region,
+    S3_FORCE_PATH_STYLE: '1',
+    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
+    UPSTASH_REDIS_REST_URL: stores.upstashUrl,
+    UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
+    // Each run is a deployment of its own (the namespace is claimed by one bucket).
+    TURNLINE_REDIS_NAMESPACE: bucket.bucket.slice(-40),
+  }
+  return {
+    env,
+    stores,
+    /** The bucket, read directly (not through the forwarder: not counted). */
+    store: () => bucket.store(''),
+    async close() {
+      await stores.close()
+      await bucket.destroy()
+    },
+  }
+}
+
+/**
  * `npm start` on S3 (moto) + Upstash (the REST proxy over redis-server), both counted; with
  * `limits`, multi-tenant (an API key) with the per-tenant limits on, kept in Upstash too.
  */
@@ -104,14 +141,8 @@ export async function s3Entry(
   options: { limits?: boolean; rttMs?: number; cwd?: string; label?: string } = {},
 ): Promise<Entry> {
   const limits = options.limits ?? false
-  const services = requireServices()
   const pids = servicePids()
-  const bucket = await createTestBucket(services.s3, 'usercost')
-  const stores = await startStoreProcess({
-    redisUrl: services.redisUrl,
-    s3Endpoint: services.s3.endpoint,
-    ...(options.rttMs ? { rttMs: options.rttMs } : {}),
-  })
+  const deployment = await countedS3Deployment('usercost', options.rttMs)
   const rtt = options.rttMs ? `, RTT ${options.rttMs} ms` : ''
   const label = options.label ? ` [${options.label}]` : ''
   const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}${rtt}${label}`
@@ -121,20 +152,12 @@ export async function s3Entry(
       ...(limits
         ? { ...TENANT_LIMITS, TURNLINE_TOOL_ALLOWED_HOSTS: new URL(peers.toolUrl).host }
         : {}),
-      S3_BUCKET: bucket.bucket,
-      S3_ENDPOINT: stores.s3Endpoint,
-      S3_REGION: services.s3.region,
-      S3_FORCE_PATH_STYLE: '1',
-      S3_ACCESS_KEY_ID: services.s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
-      UPSTASH_REDIS_REST_URL: stores.upstashUrl,
-      UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
-      // Each run is a deployment of its own (the namespace is claimed by one bucket).
-      TURNLINE_REDIS_NAMESPACE: bucket.bucket.slice(-40),
+      ...deployment.env,
     },
-    store: bucket.store(''),
+    store: deployment.store(),
     auth: limits ? { authorization: `Bearer ${BENCH_API_KEY}` } : {},
   })
+  const { stores } = deployment
   const close = entry.variant.close
   return {
     ...entry,
@@ -144,8 +167,7 @@ export async function s3Entry(
       ...entry.variant,
       async close() {
         await close()
-        await stores.close()
-        await bucket.destroy()
+        await deployment.close()
       },
     },
   }

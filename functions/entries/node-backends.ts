@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
-import { nodeUpstashTransport } from '../../adapters/upstash/upstash-node-transport.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
@@ -18,8 +18,11 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * coordinator, per-tenant limiter and failed-authentication counters over TCP for REDIS_URL,
  * the socket's peer as the client address, the fetch that checks the addresses of
  * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
- * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file, and
- * node:zlib's gzip for the batches, and node:http with kept-alive connections for Upstash.
+ * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file,
+ * node:zlib's gzip for the batches, and fetch on node:http for the calls to hosts the operator
+ * names (the model, the runner, named tool and hook hosts, callbacks, telemetry): a fraction of
+ * the global fetch's CPU per request. Tenant-directed calls to hosts only `*` allows still go
+ * through the checked fetch. The Upstash adapters send on it too.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -32,7 +35,7 @@ export const nodeBackends: Pick<
   | 'awsCredentials'
   | 'readTextFile'
   | 'gzip'
-  | 'upstashTransport'
+  | 'fetch'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisTcp: redisTcpBackends,
@@ -42,7 +45,7 @@ export const nodeBackends: Pick<
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
   gzip: nodeGzip,
-  upstashTransport: nodeUpstashTransport(),
+  fetch: nodeFetch(),
   ...referenceScriptOption(),
 }
 

@@ -162,6 +162,7 @@ class LoggedSessionApi implements SessionApi {
   responseInputItems = (...args: Args<'responseInputItems'>) => this.api.responseInputItems(...args)
   compactResponse = (...args: Args<'compactResponse'>) => this.api.compactResponse(...args)
   getOutputArtifact = (...args: Args<'getOutputArtifact'>) => this.api.getOutputArtifact(...args)
+  listKeptOutputs = (...args: Args<'listKeptOutputs'>) => this.api.listKeptOutputs(...args)
   listArtifacts = (...args: Args<'listArtifacts'>) => this.api.listArtifacts(...args)
   getArtifact = (...args: Args<'getArtifact'>) => this.api.getArtifact(...args)
   putArtifact = (...args: Args<'putArtifact'>) => this.api.putArtifact(...args)

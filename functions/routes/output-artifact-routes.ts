@@ -1,10 +1,18 @@
 import { Hono } from 'hono'
-import { OutputArtifactParamsSchema, RangeHeadersSchema } from '../../src/contract/route-params.ts'
+import {
+  KeptOutputListSchema,
+  KeptOutputsQuerySchema,
+} from '../../src/contract/kept-output-list.ts'
+import {
+  OutputArtifactParamsSchema,
+  RangeHeadersSchema,
+  SessionIdParamsSchema,
+} from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { byteRange } from '../http/byte-range.ts'
 import { JSON_TYPE } from '../http/event-framing.ts'
-import { headerParams, noQuery, pathParams } from '../openapi/declared-input.ts'
-import { errorAnswers, operation } from '../openapi/route-docs.ts'
+import { headerParams, noQuery, pathParams, queryParams } from '../openapi/declared-input.ts'
+import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
 /** An async iterable of byte chunks as a stream read one chunk at a time. */
 function streamOf(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
@@ -29,12 +37,36 @@ const bytesAnswer = (description: string) => ({
 })
 
 /**
+ * `GET /v1/sessions/{id}/artifacts`: the tool outputs the session kept whole, each by the call
+ * that answered it (a command's `tool_output` event names only its spool, so this is how a
+ * reader gets from any output to its artifact).
  * `GET /v1/sessions/{id}/artifacts/{artifact_id}`: the whole bytes of a tool output or a turn
  * input's text the session kept as an artifact (its preview names the id), streamed from the
  * store; one byte range with `Range`.
  */
 export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
+  routes.get(
+    '/sessions/:id/artifacts',
+    operation({
+      operationId: 'listKeptOutputs',
+      tags: ['sessions'],
+      summary: 'List the tool outputs a session kept whole',
+      description:
+        "Every tool output the session kept as an artifact (a command's output, an HTTP or MCP tool's answer, a hook's answer in a deny reason, each over the inline limit), by the `tool_output` item and call that produced it, with the artifact's id and sizes. VT Code's events are unchanged: a command's `tool_output` event names only its `spool_path`, so this listing is how its artifact is found. Derived from the session's batches in order; pages of `limit`, pass `cursor` back for the next. A turn input's texts kept as artifacts are listed by `GET …/turns` (`input_artifacts`).",
+      responses: {
+        200: jsonAnswer('One page of kept outputs.', KeptOutputListSchema),
+        ...errorAnswers(400, 401, 404, 500, 503),
+      },
+    }),
+    pathParams(SessionIdParamsSchema),
+    queryParams(KeptOutputsQuerySchema),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const page = await ctx.api.listKeptOutputs(c.get('tenant'), id, c.req.valid('query'))
+      return new Response(JSON.stringify(page), { headers: { 'content-type': JSON_TYPE } })
+    },
+  )
   routes.get(
     '/sessions/:id/artifacts/:artifact_id',
     operation({

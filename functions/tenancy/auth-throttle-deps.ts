@@ -1,7 +1,6 @@
 import { MemoryFailureThrottle } from '../../adapters/memory/memory-failure-throttle.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashFailureThrottle } from '../../adapters/upstash/upstash-failure-throttle.ts'
-import type { UpstashTransport } from '../../adapters/upstash/upstash-transport.ts'
 import type { FailureThrottle } from '../../src/ports/failure-throttle.ts'
 import {
   isUpstashConfigured,
@@ -24,7 +23,7 @@ export function authFailureLimit(
   deadline: IoDeadline,
   backends: {
     redisThrottle?: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined
-    upstashTransport?: UpstashTransport | undefined
+    fetch?: typeof fetch | undefined
   },
 ): AuthFailureLimit | undefined {
   if (!isMultiTenantEnv(config)) return undefined

@@ -1,7 +1,6 @@
 import { MemoryTenantLimiter } from '../../adapters/memory/memory-tenant-limiter.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashTenantLimiter } from '../../adapters/upstash/upstash-tenant-limiter.ts'
-import type { UpstashTransport } from '../../adapters/upstash/upstash-transport.ts'
 import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
@@ -37,7 +36,8 @@ export function tenancyParts(input: {
   store: ObjectStore
   deadline: IoDeadline
   redisLimiter: ((url: string, keyspace: RedisKeyspace) => TenantLimiter) | undefined
-  upstashTransport: UpstashTransport | undefined
+  /** The entry's fetch, for Upstash (default: the global one). */
+  fetch: typeof fetch | undefined
   onTenants: (tenants: readonly string[]) => Promise<void>
   notices: string[]
   log: ((entry: Record<string, unknown>) => void) | undefined

@@ -22,19 +22,69 @@ async function postJson(path, body, keyed) {
   return response.status === 204 ? null : response.json()
 }
 
-/** Turn all pages of GET …/turns into a map from the seq of each turn.started to its entry. */
-async function loadTurns(id) {
-  const bySeq = new Map()
-  let cursor
+/**
+ * Every entry of a paged listing of the session (at most 50 pages) from cursor on, added to
+ * byKey by keyOf; answers the last page's resume (where it stopped reading).
+ */
+async function loadPaged(id, path, field, keyOf, byKey, from) {
+  let cursor = from
+  let resume = from
   for (let page = 0; page < 50; page++) {
     const query = new URLSearchParams({ limit: '200' })
     if (cursor) query.set('cursor', cursor)
-    const body = await apiJson(sessionPath(id, '/turns?' + query.toString()))
-    for (const turn of body.turns) bySeq.set(turn.seq, turn)
+    const body = await apiJson(sessionPath(id, path + '?' + query.toString()))
+    for (const entry of body[field]) byKey.set(keyOf(entry), entry)
+    resume = body.resume || resume
     cursor = body.cursor
     if (!cursor) break
   }
+  return resume
+}
+
+/** GET …/turns as a map from the seq of each turn.started to its entry. */
+async function loadTurns(id) {
+  const bySeq = new Map()
+  await loadPaged(id, '/turns', 'turns', (turn) => turn.seq, bySeq)
   return bySeq
+}
+
+
+/**
+ * Loads the session's kept outputs (GET …/artifacts) into the timeline, by tool_output item id;
+ * called again when an output that may be one completes (mayBeKept), it reads only the batches
+ * committed since (the listing's resume), once at a time, then once more if asked meanwhile.
+ */
+function keptOutputsLoader(id, timeline, signal) {
+  const kept = new Map()
+  let resume
+  let loading = null
+  let again = false
+  const loadKept = () => {
+    if (loading) {
+      again = true
+      return
+    }
+    loading = loadPaged(id, '/artifacts', 'outputs', (output) => output.item_id, kept, resume)
+      .then((through) => {
+        resume = through
+        if (!signal.aborted) timeline.setKeptOutputs(kept)
+      })
+      .catch(() => {})
+      .finally(() => {
+        loading = null
+        if (again && !signal.aborted) {
+          again = false
+          loadKept()
+        }
+      })
+  }
+  return loadKept
+}
+
+/** A tool output completed that may have been kept whole: a command's (spooled) or a preview naming an artifact. */
+function mayBeKept(event) {
+  const item = event.type === 'item.completed' ? event.item : undefined
+  return !!item && item.type === 'tool_output' && (!!item.spool_path || KEPT_NOTICE.test(String(item.output || '')))
 }
 
 function fmtElapsed(ms) {
@@ -160,7 +210,7 @@ class Controls {
     this.render()
   }
 
-  /** Opens an artifact of the session (a long input text) as plain text in a new tab. */
+  /** Opens an artifact of the session (a long input text, a kept output) as plain text in a new tab. */
   async openArtifact(artifactId) {
     try {
       const response = await api(sessionPath(this.id, '/artifacts/' + encodeURIComponent(artifactId)))

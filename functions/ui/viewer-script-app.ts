@@ -225,8 +225,10 @@ async function showSession(id, signal) {
     const inputs = await loadTurns(id)
     if (!signal.aborted) timeline.setInputs(inputs)
   }
+  const loadKept = keptOutputsLoader(id, timeline, signal)
   await load()
   await loadInputs()
+  loadKept()
   let pending = null
   refresh = () => {
     if (pending) return
@@ -250,6 +252,7 @@ async function showSession(id, signal) {
       timeline.apply(seq, event)
       if (/^(turn\.(started|completed|failed)|thread\.(completed|compact_boundary)|context\.reset|permission\.(requested|resolved)|plan\.approval\.(requested|resolved))$/.test(event.type)) refresh()
       if (event.type === 'turn.started' && !timeline.inputs.has(seq)) loadInputs().catch(() => {})
+      if (seq > historyTo && mayBeKept(event)) loadKept()
       if (atBottom && seq > historyTo) window.scrollTo(0, document.documentElement.scrollHeight)
     },
     onState: (state, detail) => {

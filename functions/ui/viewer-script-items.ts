@@ -32,11 +32,36 @@ function exitMeta(code) {
   return typeof code === 'number' ? el('span', { class: 'meta', text: 'exit ' + code }) : null
 }
 
-function outputBlock(text, meta) {
+/** A link that opens an artifact of the session whole (its text, in a new tab). */
+function artifactLink(artifactId, label, onOpen) {
+  const open = (event) => {
+    event.preventDefault()
+    if (onOpen) onOpen(artifactId)
+  }
+  return el('a', { href: '#', class: 'artifact-link', 'data-artifact': artifactId, text: label, onclick: open })
+}
+
+/** How a kept answer's preview (or a hook's note in a deny reason) names its artifact. */
+const KEPT_NOTICE = /\bkept (?:whole )?as artifact (out_[0-9a-f]{32})\b/
+
+/**
+ * The link to an output kept whole: as the session's listing names it (GET …/artifacts, with
+ * its sizes; the only place a command's is named), else as its preview's notice does.
+ */
+function keptOutputLink(item, kept, onOpen) {
+  const named = KEPT_NOTICE.exec(String(item.output || ''))
+  const artifactId = kept ? kept.artifact_id : named && named[1]
+  if (!artifactId) return null
+  const label = kept ? artifactId + ' (' + fmtInt(kept.size) + ' bytes, ' + fmtInt(kept.lines) + ' lines)' : artifactId
+  return el('div', { class: 'meta output-artifact' }, ['whole output: ', artifactLink(artifactId, label, onOpen)])
+}
+
+function outputBlock(text, meta, kept) {
   const lines = text ? text.split('\n').length : 0
   return el('div', { class: 'output' }, [
     text ? el('pre', { class: 'tool-output', text: text }) : el('div', { class: 'empty', text: 'no output' }),
     meta || lines > 20 ? el('div', { class: 'meta' }, [meta || null, lines > 20 ? ' ' + fmtInt(lines) + ' lines' : null]) : null,
+    kept || null,
   ])
 }
 
@@ -75,7 +100,7 @@ const ITEM_RENDERERS = {
   },
   // A command that outlived its yield has no exit code yet and names its session: it went on
   // running after this output (the model polls or waits for it), so it is not shown finished.
-  tool_output: (item) => ({
+  tool_output: (item, context) => ({
     kind: 'output',
     head: [
       item.exit_code === undefined && /\bsession_id\b/.test(String(item.output || ''))
@@ -83,7 +108,13 @@ const ITEM_RENDERERS = {
         : statusBadge(item.status),
       exitMeta(item.exit_code),
     ],
-    body: [outputBlock(item.output || '', item.spool_path ? 'full output: ' + item.spool_path : null)],
+    body: [
+      outputBlock(
+        item.output || '',
+        item.spool_path ? 'spooled in the workspace: ' + item.spool_path : null,
+        keptOutputLink(item, context.kept, context.onOpenArtifact),
+      ),
+    ],
   }),
   file_change: (item) => ({
     kind: 'file change',
@@ -131,11 +162,14 @@ const ITEM_RENDERERS = {
   error: (item) => ({ kind: 'error', body: [el('div', { class: 'text', text: item.message })] }),
 }
 
-/** Fills an item's element (head and body) from its newest snapshot. */
-function renderItem(node, item) {
+/**
+ * Fills an item's element (head and body) from its newest snapshot; context holds what the
+ * timeline knows beside the events (kept: the item's kept output; onOpenArtifact).
+ */
+function renderItem(node, item, context) {
   const render = ITEM_RENDERERS[item.type]
   const view = render
-    ? render(item)
+    ? render(item, context || {})
     : { kind: String(item.type), body: [el('pre', { text: jsonText(item) })] }
   node.className = 'item item-' + String(item.type).replace(/[^a-z_]/g, '')
   const head = el('div', { class: 'item-head' }, [el('span', { class: 'kind', text: view.kind })].concat(view.head || []))

@@ -21,9 +21,12 @@ class Timeline {
     this.runningSince = undefined
     /** Called with a turn's number by its "Fork from here" button. */
     this.onFork = undefined
-    /** Called with an artifact id by the link of an input text kept whole. */
+    /** Called with an artifact id by the link of an input text or an output kept whole. */
     this.onOpenArtifact = undefined
     this.waitingItem = undefined
+    /** Kept outputs by tool_output item id, and the newest snapshot of each tool_output item. */
+    this.keptOutputs = new Map()
+    this.outputItems = new Map()
   }
 
   setInputs(inputs) {
@@ -64,13 +67,21 @@ class Timeline {
   /** Texts kept whole as artifacts: the text shown is their preview; each link opens the whole. */
   keptLinks(artifacts) {
     return (artifacts || []).map((kept) => {
-      const open = (event) => {
-        event.preventDefault()
-        if (this.onOpenArtifact) this.onOpenArtifact(kept.artifact_id)
-      }
       const label = kept.artifact_id + ' (' + fmtInt(kept.size) + ' bytes, ' + fmtInt(kept.lines) + ' lines)'
-      return el('div', { class: 'meta input-artifact' }, ['kept whole: ', el('a', { href: '#', class: 'artifact-link', 'data-artifact': kept.artifact_id, text: label, onclick: open })])
+      return el('div', { class: 'meta input-artifact' }, ['kept whole: ', artifactLink(kept.artifact_id, label, (id) => this.onOpenArtifact && this.onOpenArtifact(id))])
     })
+  }
+
+  /** The session's kept outputs by tool_output item id (GET …/artifacts): each output shows its link. */
+  setKeptOutputs(kept) {
+    this.keptOutputs = kept
+    for (const [itemId, item] of this.outputItems) {
+      if (kept.has(itemId)) renderItem(this.items.get(itemId), item, this.itemContext(itemId))
+    }
+  }
+
+  itemContext(itemId) {
+    return { kept: this.keptOutputs.get(itemId), onOpenArtifact: (id) => this.onOpenArtifact && this.onOpenArtifact(id) }
   }
 
   /** Marks the item a turn waits on (a command still running) until the turn goes on. */
@@ -205,7 +216,8 @@ class Timeline {
       if (slot) slot.appendChild(node)
       else this.target().appendChild(node)
     }
-    renderItem(node, item)
+    if (item.type === 'tool_output') this.outputItems.set(item.id, item)
+    renderItem(node, item, this.itemContext(item.id))
   }
 
   on_thread_compact_boundary(event, seq) {

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import * as api from './api-responses.ts'
 import { DeliveryListSchema as DocumentedDeliveryList } from './callback-delivery.ts'
+import { KeptOutputListSchema as DocumentedKeptOutputList } from './kept-output-list.ts'
 import { parseEventValue } from './serialize.ts'
 import type { ParsedThreadEvent } from './thread-event.ts'
 import { tolerant } from './tolerant-schema.ts'
@@ -48,6 +49,8 @@ export const SessionSummarySchema = tolerant(api.SessionSummarySchema)
 export const SessionListSchema = tolerant(api.SessionListSchema)
 export const WorkspaceListSchema = tolerant(api.WorkspaceListSchema)
 export const TurnListSchema = tolerant(api.TurnListSchema)
+/** `GET /v1/sessions/:id/artifacts`: the tool outputs a session kept whole, by call. */
+export const KeptOutputListSchema = tolerant(DocumentedKeptOutputList)
 export const BudgetReportSchema = tolerant(api.BudgetReportSchema)
 /** `GET /v1/sessions/:id`: its `config` drops settings a newer server added. */
 export const SessionViewSchema = tolerant(api.SessionViewSchema)

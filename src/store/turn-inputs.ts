@@ -1,8 +1,7 @@
 import type { Batch } from '../contract/batch.ts'
-import { TurnlineError } from '../contract/errors.ts'
 import { readableTurnInput, type TurnInputRecord } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { readBatches } from './rehydrate.ts'
+import { readBatchPage } from './batch-pages.ts'
 import { SessionImages } from './session-images.ts'
 import type { SessionKeys } from './session-ref.ts'
 
@@ -24,14 +23,9 @@ export interface TurnPage {
   cursor?: string
 }
 
-/** Batches read at once while a page fills. */
-const CHUNK = 16
-
 /**
- * A page of a session's turns in order, each with the input its first batch recorded. The
- * batches are the record (never rewritten, kept for the session's life), so the listing reads
- * them from the cursor on, `CHUNK` at a time, until `limit` turns are found or the log ends: a
- * page costs one read per batch it passes. The cursor is the number of the last batch read.
+ * A page of a session's turns in order, each with the input its first batch recorded
+ * (batch-pages.ts: a page costs one read per batch it passes).
  */
 export async function readTurnInputs(
   objects: ObjectStore,
@@ -39,21 +33,11 @@ export async function readTurnInputs(
   lastBatch: number,
   options: { cursor?: string; limit: number },
 ): Promise<TurnPage> {
-  const turns: TurnEntry[] = []
   const images = new SessionImages(objects, keys.root)
-  let next = options.cursor === undefined ? 0 : cursorBatch(options.cursor) + 1
-  while (next <= lastBatch && turns.length < options.limit) {
-    const numbers = Array.from(
-      { length: Math.min(CHUNK, lastBatch - next + 1) },
-      (_, i) => next + i,
-    )
-    for (const batch of await readBatches(objects, keys, numbers)) {
-      next = batch.batch + 1
-      turns.push(...(await turnsOf(batch, images)))
-      if (turns.length >= options.limit) break
-    }
-  }
-  return { turns, ...(next <= lastBatch ? { cursor: String(next - 1) } : {}) }
+  const page = await readBatchPage(objects, keys, lastBatch, options, (batch) =>
+    turnsOf(batch, images),
+  )
+  return { turns: page.entries, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) }
 }
 
 /**
@@ -81,13 +65,4 @@ async function turnsOf(batch: Batch, images: SessionImages): Promise<TurnEntry[]
 function withoutVersion(record: TurnInputRecord): Omit<TurnInputRecord, 'version'> {
   const { version: _version, ...rest } = record
   return rest
-}
-
-function cursorBatch(cursor: string): number {
-  if (!/^(0|[1-9][0-9]{0,14})$/.test(cursor)) {
-    throw new TurnlineError('invalid_input', 'cursor: not one this listing returned', {
-      details: { field: 'query.cursor' },
-    })
-  }
-  return Number(cursor)
 }

@@ -5,7 +5,7 @@ import {
   UpstashCoordinator,
   type UpstashCoordinatorOptions,
 } from '../../adapters/upstash/upstash-coordinator.ts'
-import { nodeUpstashTransport } from '../../adapters/upstash/upstash-node-transport.ts'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import { requireServices } from '../support/services.ts'
 import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
@@ -48,9 +48,9 @@ describeCoordinator('upstash (REST proxy → redis-server)', async () => ({
   cleanup: async () => {},
 }))
 
-// The Node entries' transport: node:http with kept-alive connections, pipelining on (the default).
-describeCoordinator("upstash over node:http (the Node entries' transport)", async () => ({
-  coordinator: coordinator({ transport: nodeUpstashTransport() }),
+// The Node entries' fetch (on node:http, kept alive), pipelining on (the default).
+describeCoordinator("upstash over node:http (the Node entries' fetch)", async () => ({
+  coordinator: coordinator({ fetch: nodeFetch() }),
   advance: sleep,
   cleanup: async () => {},
 }))
@@ -77,14 +77,14 @@ async function caught(promise: Promise<unknown>): Promise<TurnlineError> {
 }
 
 describe('UpstashCoordinator specifics', () => {
-  for (const [enableAutoPipelining, transport] of [
+  for (const [enableAutoPipelining, onNode] of [
     [true, undefined],
     [false, undefined],
-    [true, nodeUpstashTransport()],
+    [true, nodeFetch()],
   ] as const) {
-    const over = transport ? ', node:http' : ''
+    const over = onNode ? ', node:http' : ''
     it(`an ordinary turn costs exactly 2 HTTP round trips (auto-pipelining ${enableAutoPipelining}${over})`, async () => {
-      const c = coordinator({ enableAutoPipelining, ...(transport ? { transport } : {}) })
+      const c = coordinator({ enableAutoPipelining, ...(onNode ? { fetch: onNode } : {}) })
       const idempotency = {
         key: 'idem-1',
         record: { sessionId: 's1', turnId: 't1', batch: 1, response: '{"ok":true}' },
@@ -118,12 +118,12 @@ describe('UpstashCoordinator specifics', () => {
     })
   }
 
-  for (const [name, transport] of [
+  for (const [name, onNode] of [
     ['fetch', undefined],
-    ['node:http', nodeUpstashTransport()],
+    ['node:http', nodeFetch()],
   ] as const) {
     it(`sends back the database's latest sync token (read-your-writes; ${name})`, async () => {
-      const c = coordinator(transport ? { transport } : {})
+      const c = coordinator(onNode ? { fetch: onNode } : {})
       proxy.resetStats()
       await c.setTip('s', 1)
       await c.getTip('s')

@@ -3,8 +3,7 @@ import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordina
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
-import { nodeUpstashTransport } from '../../adapters/upstash/upstash-node-transport.ts'
-import type { UpstashTransport } from '../../adapters/upstash/upstash-transport.ts'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
@@ -68,10 +67,10 @@ function s3Store(deadline: IoDeadline = DEADLINE): S3ObjectStore {
 
 function coordinator(
   deadline: IoDeadline = DEADLINE,
-  transport: UpstashTransport | undefined = undefined,
+  onNode: typeof fetch | undefined = undefined,
 ): UpstashCoordinator {
   return new UpstashCoordinator({
-    ...(transport ? { transport } : {}),
+    ...(onNode ? { fetch: onNode } : {}),
     url: redisProxy.url,
     token: upstash.token,
     namespace: `turnline-deadline:${crypto.randomUUID().slice(0, 8)}:`,
@@ -171,19 +170,19 @@ describe('S3 deadlines', () => {
   })
 })
 
-// Over the runtime's fetch (the default) and over node:http with kept-alive connections (what
+// Over the runtime's fetch (the default) and over fetch on node:http (what
 // the Node entries pass): an abandoned request is aborted either way, and resent on a new one.
-for (const [name, transport] of [
+for (const [name, onNode] of [
   ['fetch', undefined],
-  ['node:http', nodeUpstashTransport()],
+  ['node:http', nodeFetch()],
 ] as const) {
   describe(`Upstash deadlines (${name})`, () => {
     it('a frozen coordinator fails in bounded time: 503 code, Retry-After', async () => {
-      await frozenBeginTurnFails(coordinator(DEADLINE, transport), redisProxy)
+      await frozenBeginTurnFails(coordinator(DEADLINE, onNode), redisProxy)
     })
 
     it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
-      const c = coordinator(ROOMY, transport)
+      const c = coordinator(ROOMY, onNode)
       redisProxy.freeze('replies')
       const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
       await resent(redisProxy)
@@ -192,7 +191,7 @@ for (const [name, transport] of [
     })
 
     it('a resent one-time claim whose first attempt won is still won', async () => {
-      const c = coordinator(ROOMY, transport)
+      const c = coordinator(ROOMY, onNode)
       redisProxy.freeze('replies')
       const claim = c.claimOnce('runner-callback:lost-reply', 10_000)
       await resent(redisProxy)

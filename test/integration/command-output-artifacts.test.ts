@@ -110,12 +110,44 @@ describe('command output over the inline limit', () => {
     expect(kept.artifact.size).toBe(whole.length)
     expect(kept.artifact.lines).toBe(120_000)
     expect(sha(bytes)).toBe(sha(whole))
+
+    // The command's tool_output event names only its spool; the listing names its artifact,
+    // by the call that kept it (the search's page quoting the output keeps nothing).
+    const listed = await service.listKeptOutputs('local', session_id, { limit: 50 })
+    const { events } = await service.readEvents('local', session_id, -1, 1000)
+    const first = events
+      .map((e) => e.line.event as ThreadEvent)
+      .flatMap((e) =>
+        e.type === 'item.completed' && e.item.type === 'tool_output' ? [e.item] : [],
+      )
+      .find((item) => item.tool_call_id === 'c1')
+    expect(first).toMatchObject({ output: '', spool_path: answer.spool_path })
+    expect(first).not.toHaveProperty('output_artifact_id')
+    expect(listed).toEqual({
+      resume: expect.stringMatching(/^[0-9]+$/),
+      outputs: [
+        {
+          seq: expect.any(Number),
+          item_id: first?.id,
+          call_id: first?.call_id,
+          tool_call_id: 'c1',
+          tool_name: 'exec_command',
+          turn_id: expect.stringMatching(/^turn-/),
+          artifact_id: id,
+          size: whole.length,
+          lines: 120_000,
+        },
+      ],
+    })
   })
 
   it('output within the limit stays inline: no artifact is named', async () => {
-    const { answer } = await commandTurn("head -c 30000 /dev/zero | tr '\\0' q")
+    const { session_id, answer } = await commandTurn("head -c 30000 /dev/zero | tr '\\0' q")
     expect(answer.total_output_bytes).toBe(30_000)
     expect(answer).not.toHaveProperty('output_artifact_id')
+    const { service } = fixture.engine
+    const listed = await service.listKeptOutputs('local', session_id, { limit: 50 })
+    expect(listed.outputs).toEqual([])
   })
 
   it('output over the cap on one output is not kept, and the answer says which setting refused it', async () => {
@@ -166,5 +198,9 @@ describe('command hook output over the inline limit', () => {
     const id = /kept as artifact (out_[0-9a-f]{32})/.exec(told)?.[1] ?? ''
     const kept = await service.getOutputArtifact('local', session_id, id)
     expect(kept.artifact.size).toBe('{"decision":"deny","reason":"too long "}'.length + 200_000)
+    const listed = await service.listKeptOutputs('local', session_id, { limit: 50 })
+    expect(listed.outputs).toMatchObject([
+      { tool_call_id: 'w1', tool_name: 'write_file', artifact_id: id, size: kept.artifact.size },
+    ])
   })
 })

@@ -238,6 +238,10 @@ describe('MCP tools in a session', () => {
     const parts: Uint8Array[] = []
     for await (const part of opened.read(0, opened.artifact.size)) parts.push(part)
     expect(Buffer.concat(parts).toString('utf8')).toBe(big)
+    const listed = await fixture.engine.service.listKeptOutputs('local', session_id, { limit: 5 })
+    expect(listed.outputs).toMatchObject([
+      { tool_name: 'mcp__docs__dump', artifact_id: id, size: Buffer.byteLength(big) },
+    ])
   })
 
   it('refuses bad MCP settings at creation (400)', async () => {

@@ -96,6 +96,7 @@ describe('answers of a real service match the document', () => {
     expect((await call('get', '/v1/sessions/{id}', v)).status).toBe(200)
     expect((await call('get', '/v1/sessions', v)).status).toBe(200)
     expect((await call('get', '/v1/sessions/{id}/events', v)).status).toBe(200)
+    expect((await call('get', '/v1/sessions/{id}/artifacts', v)).status).toBe(200)
     expect(
       (await call('post', '/v1/sessions/{id}/intents', v, { text: 'Also this.' })).status,
     ).toBe(202)

@@ -171,6 +171,34 @@ describe('an HTTP tool answer of several MB', () => {
     expect(malformed.status).toBe(400)
   })
 
+  it('is listed by the call that kept it', async () => {
+    const listing = await get(`/v1/sessions/${session}/artifacts`)
+    expect(listing.status).toBe(200)
+    const body = (await listing.json()) as { outputs: Record<string, unknown>[]; resume?: string }
+    expect(body).toEqual({
+      resume: expect.stringMatching(/^[0-9]+$/),
+      outputs: [
+        {
+          seq: expect.any(Number),
+          item_id: expect.stringMatching(/:output$/),
+          call_id: expect.any(String),
+          tool_call_id: 'call_big',
+          tool_name: 'lookup',
+          turn_id: 'turn-1',
+          artifact_id: artifactId,
+          size: Buffer.byteLength(answer),
+          lines: 90_000,
+        },
+      ],
+    })
+    expect(body.outputs[0]?.item_id).toBe(`${body.outputs[0]?.call_id}:output`)
+    // Read again from where it stopped: only what was kept since (nothing).
+    const since = await get(`/v1/sessions/${session}/artifacts?cursor=${body.resume}`)
+    expect(await since.json()).toEqual({ outputs: [], resume: body.resume })
+    expect((await get(`/v1/sessions/${session}/artifacts`, {}, OTHER_KEY)).status).toBe(404)
+    expect((await get(`/v1/sessions/${session}/artifacts?limit=0`)).status).toBe(400)
+  })
+
   it('the model pages through it with read_tool_output; the next request stays small', async () => {
     const read = (id: string, args: Record<string, unknown>) => ({
       id,
@@ -223,6 +251,23 @@ describe('an HTTP tool answer of several MB', () => {
     const printed = await runCli([...cli, '--range', '100-199'])
     expect(printed.stdout).toBe(answer.slice(100, 200))
 
+    // The listing, from the client and the CLI; the CLI also finds an output by its call.
+    const listed = await client.outputs.list(session)
+    expect(listed.outputs.map((o) => [o.tool_call_id, o.artifact_id])).toEqual([
+      ['call_big', artifactId],
+    ])
+    const connection = ['--url', url, '--api-key', KEY]
+    const lines = await runCli(['artifact', session, ...connection])
+    expect(lines.code, lines.stderr).toBe(0)
+    expect(lines.stdout).toBe(
+      `${artifactId}\t${answer.length} bytes\t90000 lines\tlookup\tcall_big ${listed.outputs[0]?.item_id}\n`,
+    )
+    const byCall = await runCli(['artifact', session, 'call_big', '--range', '0-9', ...connection])
+    expect(byCall.stdout).toBe(answer.slice(0, 10))
+    const noCall = await runCli(['artifact', session, 'call_nothing', ...connection])
+    expect(noCall.code).toBe(2)
+    expect(noCall.stderr).toContain('no kept output of call call_nothing')
+
     const script = [
       'import asyncio, hashlib, sys',
       'from turnline import AsyncTurnlineClient, TurnlineClient',
@@ -230,10 +275,13 @@ describe('an HTTP tool answer of several MB', () => {
       'with TurnlineClient(url, api_key=key) as client:',
       '    whole = hashlib.sha256(b"".join(client.output_artifact(session, artifact))).hexdigest()',
       '    part = client.read_output_artifact(session, artifact, start=5, end=15).decode()',
+      '    kept = [o["tool_call_id"] for o in client.kept_outputs(session)["outputs"]]',
       'async def main():',
       '    async with AsyncTurnlineClient(url, api_key=key) as client:',
-      '        return (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
-      'print(whole, part, asyncio.run(main()))',
+      '        head = (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
+      '        listed = (await client.kept_outputs(session, limit=1))["outputs"][0]["artifact_id"]',
+      '        return head + " " + str(listed == artifact)',
+      'print(whole, part, ",".join(kept), asyncio.run(main()))',
     ].join('\n')
     const python = await collect(
       spawn('/usr/bin/python3', ['-c', script, url, KEY, session, artifactId], {
@@ -244,7 +292,7 @@ describe('an HTTP tool answer of several MB', () => {
     )
     expect(python.code, python.stderr).toBe(0)
     expect(python.stdout.trim()).toBe(
-      `${digest(answer)} ${answer.slice(5, 15)} ${answer.slice(0, 3)}`,
+      `${digest(answer)} ${answer.slice(5, 15)} call_big ${answer.slice(0, 3)} True`,
     )
   })
 })

@@ -1,14 +1,17 @@
+import { createHmac } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/chromium.ts'
+import { echoTool } from '../support/engine-deps.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { screenshotStats } from '../support/screenshot-pixels.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
+import { startToolReceiver } from '../support/tool-receiver.ts'
 
 /**
  * The timeline viewer (`GET /ui`) in headless Chromium against `npm start`'s entry on the local
@@ -22,14 +25,22 @@ let mock: MockOpenAI
 let server: ServerProcess
 let proxy: FreezableProxy
 let browser: Browser
+let receiver: Awaited<ReturnType<typeof startToolReceiver>>
+const TOOL_SECRET = 'viewer-tool-secret-0123456789abcdef'
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnline-viewer-'))
   await chmod(dir, 0o711) // the sandbox user must reach the workspaces
   backends = await startTestBackends('viewer')
   ;({ mock } = backends)
+  // A session HTTP tool's endpoint (the server signs each call with the tenant's key).
+  receiver = await startToolReceiver(
+    createHmac('sha256', TOOL_SECRET).update('local').digest('hex'),
+  )
   server = await startServerProcess(
     backends.env({
+      TURNLINE_TOOL_SECRET: TOOL_SECRET,
+      TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
       TURNLINE_DATA_DIR: join(dir, 'data'),
       TURNLINE_FOLLOW_MAX_SECONDS: '3',
       TURNLINE_FOLLOW_POLL_MS: '100',
@@ -44,6 +55,7 @@ afterAll(async () => {
   await proxy?.close()
   await server?.stop()
   await backends?.close()
+  await receiver?.close()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
@@ -254,6 +266,96 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(whole.trim()).toBe(log)
     expect(errors).toEqual([])
     await opened.close()
+    await page.close()
+  })
+
+  it("links every output kept whole, a command's included, and opens it", async () => {
+    // An HTTP tool answer and a command's output, each over the inline limit (64 KiB).
+    const answer = Array.from({ length: 3000 }, (_, n) => `answer ${n} ${'h'.repeat(40)}`).join(
+      '\n',
+    )
+    receiver.setReply(() => ({ body: answer }))
+    const tool = echoTool(receiver.url)
+    const { session_id: id } = (await call('/v1/sessions', { tools: [tool] })) as {
+      session_id: string
+    }
+    const printed =
+      'awk \'BEGIN { for (i = 0; i < 4000; i++) printf "printed %05d %s\\n", i, "pppppppppppppppppppppppppppppp" }\''
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_http', name: 'lookup', arguments: '{"q":"all"}' }] },
+      {
+        toolCalls: [
+          {
+            id: 'call_cmd',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: printed, yield_time_ms: 20_000 }),
+          },
+        ],
+      },
+      { text: 'Both read.' },
+    )
+    expect((await turn(id, 'Look it up, then print')).status).toBe('completed')
+    const listed = (await call(`/v1/sessions/${id}/artifacts`)) as {
+      outputs: { item_id: string; tool_call_id: string; artifact_id: string; size: number }[]
+    }
+    expect(listed.outputs.map((o) => o.tool_call_id)).toEqual(['call_http', 'call_cmd'])
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    const listings: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes(`/sessions/${id}/artifacts?`)) listings.push(request.url())
+    })
+    await page.goto(`${proxy.url}/ui#/sessions/${id}`)
+    for (const kept of listed.outputs) {
+      const link = page.locator(`[data-item-id="${kept.item_id}"] .output-artifact a.artifact-link`)
+      await expect
+        .poll(() => link.textContent(), { timeout: 15_000 })
+        .toBe(
+          `${kept.artifact_id} (${kept.size.toLocaleString('en-US')} bytes, ${(kept.tool_call_id === 'call_http' ? 3000 : 4000).toLocaleString('en-US')} lines)`,
+        )
+    }
+    // The command's output item shows its spool and the link; the link opens the whole output.
+    const command = listed.outputs[1]
+    const commandItem = page.locator(`[data-item-id="${command?.item_id}"]`)
+    expect(await commandItem.textContent()).toContain('spooled in the workspace: ')
+    const [opened] = await Promise.all([
+      page.context().waitForEvent('page'),
+      commandItem.locator('a.artifact-link').click(),
+    ])
+    await opened.waitForLoadState()
+    const whole = await opened.evaluate(() => document.body.textContent ?? '')
+    expect(whole).toContain('printed 00000 ppp')
+    expect(whole).toContain('printed 03999 ppp')
+    expect(whole.trim().split('\n')).toHaveLength(4000)
+    await opened.close()
+
+    // A command kept while the page is open gets its link live.
+    mock.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'call_live',
+            name: 'exec_command',
+            arguments: JSON.stringify({
+              cmd: printed.replace('printed', 'live'),
+              yield_time_ms: 20_000,
+            }),
+          },
+        ],
+      },
+      { text: 'Printed live.' },
+    )
+    await turn(id, 'Print again')
+    const live = page.locator('li.turn[data-turn="2"] .output-artifact a.artifact-link')
+    await live.waitFor({ timeout: 20_000 })
+    // Read again from where the first listing stopped, not from the session's start.
+    expect(listings[0]).not.toContain('cursor=')
+    expect(listings.slice(1).every((url) => /[?&]cursor=[0-9]+/.test(url))).toBe(true)
+    expect(listings.length).toBeGreaterThan(1)
+    expect(await live.textContent()).toMatch(/^out_[0-9a-f]{32} \([0-9,]+ bytes, 4,000 lines\)$/)
+    expect(errors).toEqual([])
     await page.close()
   })
 })

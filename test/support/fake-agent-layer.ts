@@ -20,6 +20,9 @@ export class FakeAgentLayer implements AgentLayerApi {
   getOutputArtifact(...args: Parameters<AgentLayerApi['getOutputArtifact']>) {
     return this.record('getOutputArtifact', args) as ReturnType<AgentLayerApi['getOutputArtifact']>
   }
+  listKeptOutputs(...args: Parameters<AgentLayerApi['listKeptOutputs']>) {
+    return this.record('listKeptOutputs', args) as ReturnType<AgentLayerApi['listKeptOutputs']>
+  }
   listArtifacts(...args: Parameters<AgentLayerApi['listArtifacts']>) {
     return this.record('listArtifacts', args) as ReturnType<AgentLayerApi['listArtifacts']>
   }

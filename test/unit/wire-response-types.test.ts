@@ -12,6 +12,7 @@ import type {
 import type { ArtifactEntry, ArtifactView } from '../../src/contract/artifacts.ts'
 import type { BudgetReport } from '../../src/contract/budget-status.ts'
 import type { HandoffResponse } from '../../src/contract/handoff-request.ts'
+import type { KeptOutputList } from '../../src/contract/kept-output-list.ts'
 import type { LoopStepResponse, LoopView } from '../../src/contract/loop-state.ts'
 import type { OrientationView } from '../../src/contract/orientation-view.ts'
 import { serializeVersionedLine } from '../../src/contract/serialize.ts'
@@ -24,6 +25,7 @@ import {
   EventFeedLineSchema,
   type HandoffResponseSchema,
   type IntentResponseSchema,
+  type KeptOutputListSchema,
   type LoopStepResponseSchema,
   type LoopViewSchema,
   OrientationViewSchema,
@@ -57,6 +59,7 @@ describe('API response schemas match the server types', () => {
     expectTypeOf<Out<typeof SessionViewSchema>>().toEqualTypeOf<SessionView>()
     expectTypeOf<Out<typeof IntentResponseSchema>>().toEqualTypeOf<IntentResponse>()
     expectTypeOf<TurnPage>().toExtend<Out<typeof TurnListSchema>>()
+    expectTypeOf<Out<typeof KeptOutputListSchema>>().toEqualTypeOf<KeptOutputList>()
     expectTypeOf<Out<typeof BudgetReportSchema>>().toEqualTypeOf<BudgetReport>()
     // The wire also carries events of types this version does not know (opaque on read).
     expectTypeOf<TurnResponse>().toExtend<Out<typeof TurnResponseSchema>>()

@@ -6,6 +6,7 @@ import type {
   MemoryKind,
 } from '../../contract/artifacts.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type { KeptOutputList, KeptOutputsQuery } from '../../contract/kept-output-list.ts'
 import type {
   LoopCreateInput,
   LoopStepRequest,
@@ -26,6 +27,15 @@ export interface AgentLayerApi {
    * reader of its bytes; not_found when the session has no such artifact.
    */
   getOutputArtifact(tenant: string, sessionId: string, id: string): Promise<OutputArtifactRead>
+  /**
+   * A page of the tool outputs the session kept whole, by the call that answered each (derived
+   * from its batches: core/tools/read-kept-outputs.ts).
+   */
+  listKeptOutputs(
+    tenant: string,
+    sessionId: string,
+    query: KeptOutputsQuery,
+  ): Promise<KeptOutputList>
   /** Every artifact kind of a workspace with its path and whether it exists. */
   listArtifacts(tenant: string, workspace: string): Promise<ArtifactEntry[]>
   /** One artifact; not_found when it does not exist. */

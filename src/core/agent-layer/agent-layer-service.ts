@@ -8,6 +8,7 @@ import type {
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HandoffResponse, HandoffRouteRequest } from '../../contract/handoff-request.ts'
+import type { KeptOutputsQuery } from '../../contract/kept-output-list.ts'
 import type { LoopCreateInput, LoopStepRequest, LoopView } from '../../contract/loop-state.ts'
 import type { OrientationView } from '../../contract/orientation-view.ts'
 import type { VerifyRequest } from '../../contract/verification.ts'
@@ -26,6 +27,7 @@ import { handoffSession } from '../handoff/handoff-step.ts'
 import { createLoop, getLoop, stepLoop } from '../loops/loop-service.ts'
 import { buildOrientation } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { readKeptOutputs } from '../tools/read-kept-outputs.ts'
 import { sessionOutputs } from '../tools/session-outputs.ts'
 import { verifyChange } from '../verifier/verify-change.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
@@ -45,6 +47,14 @@ export class AgentLayerService implements AgentLayerApi {
   async getOutputArtifact(tenant: string, sessionId: string, id: string) {
     const ref = await this.locator.locate(tenant, sessionId)
     return sessionOutputs(this.deps, ref).open(id)
+  }
+
+  async listKeptOutputs(tenant: string, sessionId: string, query: KeptOutputsQuery) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const { lastBatch } = await this.deps.sessions.open(ref)
+    const keys = this.deps.sessions.keys(ref)
+    const outputs = sessionOutputs(this.deps, ref)
+    return readKeptOutputs(this.deps.sessions.objects, keys, outputs, lastBatch, query)
   }
 
   async listArtifacts(tenant: string, workspace: string): Promise<ArtifactEntry[]> {

@@ -1,0 +1,179 @@
+/**
+ * `fetch` on `node:http` and `node:https` for the outgoing calls of a Node process (the model's
+ * streamed requests, HTTP tools and hooks on hosts the operator names, the runner, callbacks,
+ * telemetry): Node's global fetch runs the WHATWG fetch algorithm in JavaScript on undici —
+ * a Request, a Response, header guards, a body stream for the request and one for the response
+ * — which costs ≈ 0.2 ms of CPU more per request than the same request on `node:http`, and a
+ * steady turn makes three (docs/performance.md, the turn path on fs).
+ *
+ * It answers a real `Response` whose body is a stream over the socket's chunks, rejects as
+ * fetch does (`signal.reason` on an abort, `TypeError('fetch failed', { cause })` on a transport
+ * failure; an abort or a broken connection after the headers errors the body) and follows
+ * redirects as fetch does for `redirect: 'follow'` (the default), `'manual'` (the 3xx answered
+ * as it came) and `'error'`. Requests it does not take on — a `Request` object, a body that is a
+ * stream, a Blob or a FormData, a scheme other than http(s), a URL with credentials — go to
+ * `fallback` (the global fetch), so every caller keeps fetch's behaviour. It does not ask for
+ * compressed answers; an answer compressed anyway is decompressed, as fetch would.
+ *
+ * Connections are kept alive per origin (a free socket closes after 4 s idle, under the 5 s
+ * that servers such as Node's keep one by default); a connection with no data for 300 s fails
+ * the request, as undici's header and body timeouts do.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { type Hop, nextRedirect } from './node-fetch-redirect.ts'
+import { responseBody } from './node-response-body.ts'
+
+const IDLE_MS = 300_000
+const MAX_REDIRECTS = 20
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
+
+export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input, init)) {
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, timeout: 4_000, scheduling: 'lifo' }),
+    https: new HttpsAgent({ keepAlive: true, timeout: 4_000, scheduling: 'lifo' }),
+  }
+  const fetchOnNode = async (input: string | URL | Request, init?: RequestInit) => {
+    const hop = typeof input === 'string' || input instanceof URL ? hopOf(input, init) : undefined
+    if (hop === undefined) return fallback(input, init)
+    const signal = init?.signal ?? undefined
+    signal?.throwIfAborted()
+    const mode = init?.redirect ?? 'follow'
+    let current = hop
+    for (let redirects = 0; ; redirects++) {
+      const { response, res } = await send(current, agents, signal)
+      const next = mode === 'manual' ? undefined : nextRedirect(current, res)
+      if (next === undefined) return response
+      res.resume()
+      if (mode === 'error' || redirects >= MAX_REDIRECTS) {
+        throw new TypeError('fetch failed', {
+          cause: new Error(mode === 'error' ? 'unexpected redirect' : 'redirect count exceeded'),
+        })
+      }
+      current = next
+    }
+  }
+  return fetchOnNode as typeof fetch
+}
+
+/** The request as one hop, or undefined when it is for the fallback. */
+function hopOf(input: string | URL, init: RequestInit | undefined): Hop | undefined {
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+  if (url.username !== '' || url.password !== '') return undefined
+  const body = bodyOf(init?.body)
+  if (body === false) return undefined
+  const method = methodOf(init?.method)
+  if (body && (method === 'GET' || method === 'HEAD')) return undefined
+  const headers = headersOf(init?.headers)
+  if (body) {
+    headers['content-length'] = String(body.bytes.byteLength)
+    if (body.type && headers['content-type'] === undefined) headers['content-type'] = body.type
+  } else if (method !== 'GET' && method !== 'HEAD') {
+    headers['content-length'] = '0'
+  }
+  headers.accept ??= '*/*'
+  headers['user-agent'] ??= 'node'
+  return { url, method, headers, body: body ? body.bytes : undefined }
+}
+
+/** The body's bytes and default type; false when it is a kind this fetch leaves to the fallback. */
+function bodyOf(body: RequestInit['body']): { bytes: Buffer; type?: string } | undefined | false {
+  if (body === undefined || body === null) return undefined
+  if (typeof body === 'string')
+    return { bytes: Buffer.from(body), type: 'text/plain;charset=UTF-8' }
+  if (body instanceof Uint8Array)
+    return { bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }
+  if (body instanceof ArrayBuffer) return { bytes: Buffer.from(body) }
+  if (body instanceof URLSearchParams) {
+    return {
+      bytes: Buffer.from(body.toString()),
+      type: 'application/x-www-form-urlencoded;charset=UTF-8',
+    }
+  }
+  return false
+}
+
+const STANDARD_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'])
+
+function methodOf(method: string | undefined): string {
+  if (method === undefined) return 'GET'
+  const upper = method.toUpperCase()
+  return STANDARD_METHODS.has(upper) ? upper : method
+}
+
+function headersOf(headers: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (headers === undefined) return out
+  const entries =
+    headers instanceof Headers || Array.isArray(headers)
+      ? new Headers(headers).entries()
+      : Object.entries(headers)
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase()
+    out[key] = out[key] === undefined ? String(value) : `${out[key]}, ${value}`
+  }
+  return out
+}
+
+/** One request on the wire; resolves once the answer's headers are in. */
+function send(
+  hop: Hop,
+  agents: { http: HttpAgent; https: HttpsAgent },
+  signal: AbortSignal | undefined,
+): Promise<{ response: Response; res: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const https = hop.url.protocol === 'https:'
+    const req = (https ? httpsRequest : httpRequest)(hop.url, {
+      method: hop.method,
+      headers: hop.headers,
+      agent: https ? agents.https : agents.http,
+    })
+    let answered = false
+    let failBody: ((reason: unknown) => void) | undefined
+    const onAbort = () => {
+      const reason = signal?.reason
+      if (answered) failBody?.(reason)
+      else reject(reason)
+      req.destroy()
+    }
+    const done = () => signal?.removeEventListener('abort', onAbort)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    req.setTimeout(IDLE_MS, () => {
+      req.destroy(new Error(`no data for ${IDLE_MS / 1000} s: the connection timed out`))
+    })
+    req.once('error', (error) => {
+      done()
+      if (!answered) reject(new TypeError('fetch failed', { cause: error }))
+    })
+    req.once('response', (res) => {
+      answered = true
+      const status = res.statusCode ?? 0
+      const headers = new Headers()
+      const raw = res.rawHeaders
+      for (let i = 0; i + 1 < raw.length; i += 2)
+        headers.append(raw[i] as string, raw[i + 1] as string)
+      if (NULL_BODY_STATUS.has(status) || hop.method === 'HEAD') {
+        done()
+        res.resume()
+        resolve({
+          response: new Response(null, { status, statusText: res.statusMessage, headers }),
+          res,
+        })
+        return
+      }
+      const body = responseBody(res, done)
+      failBody = body.fail
+      resolve({
+        response: new Response(body.stream, { status, statusText: res.statusMessage, headers }),
+        res,
+      })
+    })
+    req.end(hop.body)
+  })
+}
