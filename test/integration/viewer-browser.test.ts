@@ -310,8 +310,9 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     await page.goto(`${proxy.url}/ui#/sessions/${id}`)
     for (const kept of listed.outputs) {
       const link = page.locator(`[data-item-id="${kept.item_id}"] .output-artifact a.artifact-link`)
+      await link.waitFor({ timeout: 30_000 })
       await expect
-        .poll(() => link.textContent(), { timeout: 15_000 })
+        .poll(() => link.textContent(), { timeout: 30_000 })
         .toBe(
           `${kept.artifact_id} (${kept.size.toLocaleString('en-US')} bytes, ${(kept.tool_call_id === 'call_http' ? 3000 : 4000).toLocaleString('en-US')} lines)`,
         )
@@ -349,7 +350,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     )
     await turn(id, 'Print again')
     const live = page.locator('li.turn[data-turn="2"] .output-artifact a.artifact-link')
-    await live.waitFor({ timeout: 20_000 })
+    await live.waitFor({ timeout: 30_000 })
     // Read again from where the first listing stopped, not from the session's start.
     expect(listings[0]).not.toContain('cursor=')
     expect(listings.slice(1).every((url) => /[?&]cursor=[0-9]+/.test(url))).toBe(true)
