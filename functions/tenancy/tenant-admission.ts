@@ -74,8 +74,7 @@ async function reserve(
   if (held) {
     const verdict = await limiter.reserve(tenant, {
       id: call.id,
-      tokens: call.tokens,
-      costMicroUsd: call.costMicroUsd,
+      ...call.estimate(),
       ttlMs: tenancy.reservationTtlMs,
       ...(limits.tokensPerDay === undefined ? {} : { tokensPerDay: limits.tokensPerDay }),
       ...(costLimit === undefined ? {} : { costMicroUsdPerDay: costLimit }),

@@ -22,32 +22,41 @@ async function postJson(path, body, keyed) {
   return response.status === 204 ? null : response.json()
 }
 
-/** Every entry of a paged listing of the session (at most 50 pages), in a map by keyOf. */
-async function loadPaged(id, path, field, keyOf) {
-  const byKey = new Map()
-  let cursor
+/**
+ * Every entry of a paged listing of the session (at most 50 pages) from cursor on, added to
+ * byKey by keyOf; answers the last page's resume (where it stopped reading).
+ */
+async function loadPaged(id, path, field, keyOf, byKey, from) {
+  let cursor = from
+  let resume = from
   for (let page = 0; page < 50; page++) {
     const query = new URLSearchParams({ limit: '200' })
     if (cursor) query.set('cursor', cursor)
     const body = await apiJson(sessionPath(id, path + '?' + query.toString()))
     for (const entry of body[field]) byKey.set(keyOf(entry), entry)
+    resume = body.resume || resume
     cursor = body.cursor
     if (!cursor) break
   }
-  return byKey
+  return resume
 }
 
 /** GET …/turns as a map from the seq of each turn.started to its entry. */
-const loadTurns = (id) => loadPaged(id, '/turns', 'turns', (turn) => turn.seq)
+async function loadTurns(id) {
+  const bySeq = new Map()
+  await loadPaged(id, '/turns', 'turns', (turn) => turn.seq, bySeq)
+  return bySeq
+}
 
-/** GET …/artifacts as a map from each kept output's tool_output item id to it. */
-const loadKeptOutputs = (id) => loadPaged(id, '/artifacts', 'outputs', (kept) => kept.item_id)
 
 /**
- * Loads the session's kept outputs into the timeline; called again when an output that may be
- * one completes (mayBeKept), it reads once at a time, then once more if asked meanwhile.
+ * Loads the session's kept outputs (GET …/artifacts) into the timeline, by tool_output item id;
+ * called again when an output that may be one completes (mayBeKept), it reads only the batches
+ * committed since (the listing's resume), once at a time, then once more if asked meanwhile.
  */
 function keptOutputsLoader(id, timeline, signal) {
+  const kept = new Map()
+  let resume
   let loading = null
   let again = false
   const loadKept = () => {
@@ -55,8 +64,9 @@ function keptOutputsLoader(id, timeline, signal) {
       again = true
       return
     }
-    loading = loadKeptOutputs(id)
-      .then((kept) => {
+    loading = loadPaged(id, '/artifacts', 'outputs', (output) => output.item_id, kept, resume)
+      .then((through) => {
+        resume = through
         if (!signal.aborted) timeline.setKeptOutputs(kept)
       })
       .catch(() => {})

@@ -37,6 +37,12 @@ export const KeptOutputListSchema = z
       .string()
       .optional()
       .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
+    resume: z
+      .string()
+      .optional()
+      .describe(
+        'Opaque: where this page stopped reading, on the last page too. Passed back as `cursor` later, it lists only outputs kept since (absent when the session has no batch yet).',
+      ),
   })
   .meta({ id: 'KeptOutputList', description: "One page of a session's kept tool outputs." })
 export type KeptOutputList = z.infer<typeof KeptOutputListSchema>

@@ -48,8 +48,11 @@ export interface Admission {
 export interface ModelCallEstimate {
   /** Names the call within the tenant: `<session>/<turn>/<step>`; settled once per id. */
   id: string
-  tokens: number
-  costMicroUsd: number
+  /**
+   * The call's estimate, worked out when asked: it costs a pass over the request's JSON, which
+   * an admission that holds nothing for the tenant (no daily token or cost quota) never needs.
+   */
+  estimate(): { tokens: number; costMicroUsd: number }
 }
 
 export interface ModelCallHold {

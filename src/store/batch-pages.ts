@@ -9,6 +9,11 @@ export interface BatchPage<T> {
   entries: T[]
   /** Pass back to read on; absent when the log was read to its end. */
   cursor?: string
+  /**
+   * The number of the last batch this page read (the cursor, or where the log ended; -1 when
+   * it read none): passed back as a cursor later, it reads only batches committed since.
+   */
+  through: number
 }
 
 /** Batches read at once while a page fills. */
@@ -40,7 +45,7 @@ export async function readBatchPage<T>(
       if (entries.length >= options.limit) break
     }
   }
-  return { entries, ...(next <= lastBatch ? { cursor: String(next - 1) } : {}) }
+  return { entries, ...(next <= lastBatch ? { cursor: String(next - 1) } : {}), through: next - 1 }
 }
 
 function cursorBatch(cursor: string): number {

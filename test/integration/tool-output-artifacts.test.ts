@@ -174,8 +174,9 @@ describe('an HTTP tool answer of several MB', () => {
   it('is listed by the call that kept it', async () => {
     const listing = await get(`/v1/sessions/${session}/artifacts`)
     expect(listing.status).toBe(200)
-    const body = (await listing.json()) as { outputs: Record<string, unknown>[]; cursor?: string }
+    const body = (await listing.json()) as { outputs: Record<string, unknown>[]; resume?: string }
     expect(body).toEqual({
+      resume: expect.stringMatching(/^[0-9]+$/),
       outputs: [
         {
           seq: expect.any(Number),
@@ -191,6 +192,9 @@ describe('an HTTP tool answer of several MB', () => {
       ],
     })
     expect(body.outputs[0]?.item_id).toBe(`${body.outputs[0]?.call_id}:output`)
+    // Read again from where it stopped: only what was kept since (nothing).
+    const since = await get(`/v1/sessions/${session}/artifacts?cursor=${body.resume}`)
+    expect(await since.json()).toEqual({ outputs: [], resume: body.resume })
     expect((await get(`/v1/sessions/${session}/artifacts`, {}, OTHER_KEY)).status).toBe(404)
     expect((await get(`/v1/sessions/${session}/artifacts?limit=0`)).status).toBe(400)
   })
@@ -271,10 +275,13 @@ describe('an HTTP tool answer of several MB', () => {
       'with TurnlineClient(url, api_key=key) as client:',
       '    whole = hashlib.sha256(b"".join(client.output_artifact(session, artifact))).hexdigest()',
       '    part = client.read_output_artifact(session, artifact, start=5, end=15).decode()',
+      '    kept = [o["tool_call_id"] for o in client.kept_outputs(session)["outputs"]]',
       'async def main():',
       '    async with AsyncTurnlineClient(url, api_key=key) as client:',
-      '        return (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
-      'print(whole, part, asyncio.run(main()))',
+      '        head = (await client.read_output_artifact(session, artifact, start=0, end=3)).decode()',
+      '        listed = (await client.kept_outputs(session, limit=1))["outputs"][0]["artifact_id"]',
+      '        return head + " " + str(listed == artifact)',
+      'print(whole, part, ",".join(kept), asyncio.run(main()))',
     ].join('\n')
     const python = await collect(
       spawn('/usr/bin/python3', ['-c', script, url, KEY, session, artifactId], {
@@ -285,7 +292,7 @@ describe('an HTTP tool answer of several MB', () => {
     )
     expect(python.code, python.stderr).toBe(0)
     expect(python.stdout.trim()).toBe(
-      `${digest(answer)} ${answer.slice(5, 15)} ${answer.slice(0, 3)}`,
+      `${digest(answer)} ${answer.slice(5, 15)} call_big ${answer.slice(0, 3)} True`,
     )
   })
 })

@@ -303,11 +303,16 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
+    const listings: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes(`/sessions/${id}/artifacts?`)) listings.push(request.url())
+    })
     await page.goto(`${proxy.url}/ui#/sessions/${id}`)
     for (const kept of listed.outputs) {
       const link = page.locator(`[data-item-id="${kept.item_id}"] .output-artifact a.artifact-link`)
+      await link.waitFor({ timeout: 30_000 })
       await expect
-        .poll(() => link.textContent(), { timeout: 15_000 })
+        .poll(() => link.textContent(), { timeout: 30_000 })
         .toBe(
           `${kept.artifact_id} (${kept.size.toLocaleString('en-US')} bytes, ${(kept.tool_call_id === 'call_http' ? 3000 : 4000).toLocaleString('en-US')} lines)`,
         )
@@ -345,7 +350,11 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     )
     await turn(id, 'Print again')
     const live = page.locator('li.turn[data-turn="2"] .output-artifact a.artifact-link')
-    await live.waitFor({ timeout: 20_000 })
+    await live.waitFor({ timeout: 30_000 })
+    // Read again from where the first listing stopped, not from the session's start.
+    expect(listings[0]).not.toContain('cursor=')
+    expect(listings.slice(1).every((url) => /[?&]cursor=[0-9]+/.test(url))).toBe(true)
+    expect(listings.length).toBeGreaterThan(1)
     expect(await live.textContent()).toMatch(/^out_[0-9a-f]{32} \([0-9,]+ bytes, 4,000 lines\)$/)
     expect(errors).toEqual([])
     await page.close()

@@ -120,6 +120,11 @@ def event_page(session_id: str, after: Optional[int], limit: Optional[int]) -> C
     return Call("GET", session_path(session_id, "/events"), query=clean({"after": after, "limit": limit}))
 
 
+def kept_outputs(session_id: str, **query: Any) -> Call:
+    """``GET …/artifacts``: a page of the tool outputs the session kept whole, by call."""
+    return Call("GET", session_path(session_id, "/artifacts"), ("outputs",), query=clean(query))
+
+
 def output_artifact(session_id: str, artifact_id: str) -> Call:
     """``GET …/artifacts/{artifact_id}``: a tool output the session kept whole (bytes)."""
     return Call("GET", session_path(session_id, f"/artifacts/{quote(artifact_id, safe='')}"))

@@ -85,6 +85,12 @@ class AsyncTurnlineClient:
         """``GET /v1/sessions`` (``workspace``, ``status``, ``limit``, ``cursor``): ``{sessions, cursor?}``."""
         return await self._call(routes.list_sessions(**query))
 
+    async def kept_outputs(self, session_id: str, **query: Any) -> dict[str, Any]:
+        """``GET …/artifacts`` (``limit``, ``cursor``): ``{outputs, cursor?}``, the tool outputs the
+        session kept whole, each with its ``artifact_id``, ``size``, ``lines`` and the call that made
+        it (``item_id``, ``call_id``, ``tool_call_id``, ``tool_name``) — a command's too."""
+        return await self._call(routes.kept_outputs(session_id, **query))
+
     async def list_turns(self, session_id: str, **query: Any) -> dict[str, Any]:
         """``GET …/turns`` (``limit``, ``cursor``): ``{turns, cursor?}``, each turn with its ``seq``,
         ``turn_id`` and what it was asked (``input``: the request's input, the follow-ups applied)."""

@@ -2,6 +2,7 @@ import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { TurnInputRecord } from '../../contract/turn-input-record.ts'
+import { cloneJson } from '../../shared/clone-json.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import type { EventListener } from '../session-api.ts'
@@ -144,7 +145,7 @@ export class TurnWriter {
           append: this.history.slice(this.committedHistory),
         },
         // A private copy: the cached snapshot must not change with this invocation's state.
-        state: structuredClone(patch),
+        state: cloneJson(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
         ...(this.turnInput ? { turnInput: this.turnInput } : {}),
       },

@@ -1,5 +1,6 @@
 import type { EngineState } from '../../contract/engine-state.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
+import { cloneJson } from '../../shared/clone-json.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 
 /**
@@ -18,6 +19,6 @@ export function rememberCommittedState(state: SessionSnapshot['state']): void {
 /** The snapshot's engine state as a private copy the invocation may change. */
 export function writableState(snapshot: SessionSnapshot): EngineState {
   const state = snapshot.state
-  if (state && committedHere.has(state)) return structuredClone(state) as EngineState
-  return structuredClone(parseEngineState(state))
+  if (state && committedHere.has(state)) return cloneJson(state) as EngineState
+  return cloneJson(parseEngineState(state))
 }

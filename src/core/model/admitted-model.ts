@@ -37,8 +37,8 @@ const BYTES_PER_TOKEN = 3
  * `compaction-2/local`, `fork-<token>`): every model call of the engine is made through here
  * (test/unit/architecture.test.ts checks that nothing else asks `deps.models`). Before the
  * request is sent its estimate — the request's input tokens (its JSON bytes / 3) plus its
- * `max_output_tokens`, else the deployment's default output reservation — is held with the
- * deployment's admission, which refuses with 429 `quota_exceeded` without the model being called;
+ * `max_output_tokens`, else the deployment's default output reservation; worked out only when the
+ * tenant has a daily token or cost quota to hold it against — is held with the deployment's admission, which refuses with 429 `quota_exceeded` without the model being called;
  * once the provider answered, its usage is settled in place of the estimate (once per call id,
  * `<session>/<step>`); a call that failed without an answer releases its hold.
  */
@@ -110,12 +110,13 @@ async function reserve(
 ): Promise<ModelCallHold | undefined> {
   const admission = owner.deps.admission
   if (!admission) return undefined
-  const input = Math.ceil(utf8Length(JSON.stringify(sent) ?? '') / BYTES_PER_TOKEN)
-  const output = maxOutputTokens ?? admission.defaultOutputTokens
   return admission.reserve(owner.tenant, {
     id,
-    tokens: input + output,
-    costMicroUsd: costOf(owner.price, input, output),
+    estimate: () => {
+      const input = Math.ceil(utf8Length(JSON.stringify(sent) ?? '') / BYTES_PER_TOKEN)
+      const output = maxOutputTokens ?? admission.defaultOutputTokens
+      return { tokens: input + output, costMicroUsd: costOf(owner.price, input, output) }
+    },
   })
 }
 

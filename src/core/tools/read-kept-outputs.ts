@@ -91,5 +91,9 @@ export async function readKeptOutputs(
   const page = await readBatchPage(objects, keys, lastBatch, options, (batch) =>
     keptOutputsOf(batch, outputs),
   )
-  return { outputs: page.entries, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) }
+  return {
+    outputs: page.entries,
+    ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+    ...(page.through >= 0 ? { resume: String(page.through) } : {}),
+  }
 }
