@@ -56,8 +56,7 @@ export interface CommitResult {
 
 /**
  * The session-log protocol on an ObjectStore: numbered create-only batches are the only commit
- * point; checkpoints, the rolled-up events (events.jsonl and the turn index, or parts on a store
- * that cannot append) and the manifest follow them.
+ * point; checkpoints, the rolled-up events (events.jsonl or parts), the manifest follow them.
  */
 export class SessionStore {
   readonly objects: ObjectStore

@@ -10,8 +10,8 @@ import { listAll } from '../../src/store/list-all.ts'
 import { readBatches } from '../../src/store/rehydrate.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
-import { readSessionFiles } from '../support/session-files.ts'
 import { requireServices } from '../support/services.ts'
+import { readSessionFiles } from '../support/session-files.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
 
 /**
