@@ -1,6 +1,6 @@
 /**
  * `npm run bench:long-session [-- --turns N] [--window TOKENS] [--big EVERY] [--svg FILE]
- *  [--mode server|engine] [--counts 1|0] [--store fs|s3|memory]`: one session driven to 1,000
+ *  [--mode server|engine] [--counts 1|0] [--store fs|s3|memory] [--samples FILE]`: one session driven to 1,000
  * turns, a 4 KB tool answer each turn, a 2 MB one every 100 turns (kept as an output artifact), a
  * 16,000-token context window so compaction crosses again and again.
  *
@@ -52,6 +52,8 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'fs' },
     big: { type: 'string', default: '100' },
     svg: { type: 'string' },
+    /** Every turn's figures as JSON, to draw or check again without a run. */
+    samples: { type: 'string' },
   },
 })
 const turns = Number(values.turns)
@@ -94,6 +96,7 @@ async function serverMode() {
     },
   })
   try {
+    if (values.samples) await writeFile(values.samples, JSON.stringify(run.samples))
     reportStages(run.samples, shape)
     reportRehydration(rehydrations, `the server's ${store} store, read by this process`)
     await reportStored(run.store(), run.samples, shape)
@@ -111,6 +114,7 @@ async function engineMode() {
   const run = await runEngineLongSession({ ...workload, dir, store, rehydrateAt })
   const shape: ReportShape = { bigEvery: workload.bigEvery, store: `engine in process, ${store}` }
   try {
+    if (values.samples) await writeFile(values.samples, JSON.stringify(run.samples))
     reportStages(run.samples, shape)
     reportRehydration(run.rehydrations, store)
     await reportStored(run.store, run.samples, shape, store === 'fs' ? run.fsyncs : undefined)

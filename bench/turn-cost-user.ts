@@ -22,7 +22,8 @@
  * `--store-rtt <ms>` makes the s3 variants' stores that far away (each forwarder holds every
  * request that long), so that requests sent together show as one round trip.
  *
- * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive).
+ * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive), on
+ * fs, and on S3 + Upstash for each of `s3`/`s3lim` in `--variants`.
  *
  * Besides bench/turn-cost.ts's table it prints, per variant, the medians over rounds of: the
  * server's CPU per turn counted from /proc over its process tree (server, runner and anything
@@ -200,6 +201,20 @@ try {
     await mkdir(dir, { recursive: true })
     const name = `npm start, fs [${tree.label}]`
     entries.push(await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs'], NODE_ARGS))
+    // The S3 variants of that revision too, when this run has them.
+    for (const limits of [false, true]) {
+      if (!keys.includes(limits ? 's3lim' : 's3')) continue
+      const s3Dir = join(root, `${limits ? 's3lim' : 's3'}-before-${i}`)
+      await mkdir(s3Dir, { recursive: true })
+      entries.push(
+        await s3Entry(peers, s3Dir, NODE_ARGS, {
+          limits,
+          rttMs: STORE_RTT,
+          cwd: tree.root,
+          label: tree.label,
+        }),
+      )
+    }
   }
   const names = entries.map((e) => e.variant.name)
   const baseline = names[0] ?? ''

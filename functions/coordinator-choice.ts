@@ -23,6 +23,28 @@ export function redisNamespaceOf(config: EnvConfig): string {
   return redisKeyPrefix(config.TURNLINE_REDIS_NAMESPACE)
 }
 
+/** UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN are both set. */
+export function isUpstashConfigured(config: EnvConfig): boolean {
+  return (
+    config.UPSTASH_REDIS_REST_URL !== undefined && config.UPSTASH_REDIS_REST_TOKEN !== undefined
+  )
+}
+
+/**
+ * The connection of the Upstash adapters (coordinator, tenant limiter, failed-authentication
+ * counters), on the entry's fetch when it has one (Node: fetch on node:http, kept alive).
+ */
+export function upstashOf(
+  config: EnvConfig,
+  options: { fetch?: typeof fetch | undefined },
+): { url: string; token: string; fetch?: typeof fetch } {
+  return {
+    url: config.UPSTASH_REDIS_REST_URL ?? '',
+    token: config.UPSTASH_REDIS_REST_TOKEN ?? '',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  }
+}
+
 /**
  * The coordinator of a deployment: Upstash (REST), plain Redis (TCP) or this process. Redis keeps
  * pending intents itself (persistently: docs/deploy/storage.md); the in-process coordinator keeps
@@ -32,16 +54,15 @@ export function coordinatorOf(
   config: EnvConfig,
   options: {
     redisCoordinator?: ((url: string, keyspace: RedisKeyspace) => Coordinator) | undefined
+    fetch?: typeof fetch | undefined
   },
   calls: IoDeadline,
   notices: string[],
   sessions: SessionStore,
 ): Coordinator {
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
   const namespace = redisNamespaceOf(config)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashCoordinator({ url, token, deadline: calls, namespace })
+  if (isUpstashConfigured(config)) {
+    return new UpstashCoordinator({ ...upstashOf(config, options), deadline: calls, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!options.redisCoordinator) {

@@ -51,8 +51,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
   /** Compresses batches (Node: node:zlib's; default: the Web-standard CompressionStream). */
   gzip?: Gzip
   /**
-   * fetch for the model client, the runner, and HTTP tools and MCP servers on hosts the operator
-   * names (default: the global one); hosts only `*` allows: `checkedFetch` (tenant-fetch.ts).
+   * fetch for the model client, the runner, Upstash, and HTTP tools and MCP servers on hosts the
+   * operator names (default: the global one); hosts only `*` allows: `checkedFetch`.
    */
   fetch?: typeof fetch
   /**
@@ -167,6 +167,7 @@ export async function createDeps(
     store,
     deadline: calls,
     redisLimiter: options.redisLimiter,
+    fetch: options.fetch,
     onTenants: (tenants) => secrets.add(tenants),
     notices,
     log: options.log,
@@ -175,7 +176,7 @@ export async function createDeps(
     keys: config.TURNLINE_API_KEYS ?? [],
     ...(registry ? { registry } : {}),
   }
-  const authFailures = authFailureLimit(config, calls, options.redisThrottle)
+  const authFailures = authFailureLimit(config, calls, options)
   const singleTenant = isSingleTenant(auth)
   if (singleTenant) {
     notices.push('single-tenant mode (no TURNLINE_API_KEYS): every request is tenant "local"')

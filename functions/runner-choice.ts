@@ -1,6 +1,5 @@
 import type { EgressStatus } from '../adapters/runner/command-networks.ts'
 import type { SandboxStatus } from '../adapters/runner/command-sandbox.ts'
-import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { HttpSandboxRunner } from '../adapters/sandbox-http/http-sandbox-runner.ts'
 import { runnerSandbox } from '../adapters/sandbox-http/runner-sandbox-status.ts'
 import {
@@ -8,24 +7,10 @@ import {
   unsandboxedRunnerText,
 } from '../adapters/sandbox-http/sandboxed-only-runner.ts'
 import type { SandboxRunner } from '../src/ports/sandbox-runner.ts'
+import { type EmbeddedRunnerRequest, embeddedRunnerRequest } from './embedded-runner-request.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
 import { sandboxNotes } from './sandbox-notices.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
-
-/** What an entry needs to start the embedded runner (Node: a child process, node-embedded.ts). */
-export interface EmbeddedRunnerRequest {
-  /** TURNLINE_RUNNER_ROOT; undefined: the entry's default, beside TURNLINE_DATA_DIR. */
-  root: string | undefined
-  dataDir: string
-  /** The filesystem store's folder when sessions are kept there (TURNLINE_DATA_DIR), else undefined. */
-  storeDir: string | undefined
-  server: { host: string; port: number }
-  /** With `mode` `require` (always with several tenants), no working sandbox is a ConfigError. */
-  sandbox: SandboxSettings
-  multiTenant: boolean
-  /** The runner process's whole environment (`runnerProcessEnv`). */
-  env: Record<string, string>
-}
 
 export interface EmbeddedRunner {
   /** The runner's URL now (a restarted runner listens elsewhere). */
@@ -43,25 +28,6 @@ export interface EmbeddedRunner {
 export type DefaultRunner = (request: EmbeddedRunnerRequest) => Promise<EmbeddedRunner>
 
 /**
- * The embedded runner's environment: PATH (and TMPDIR) for node and the sandbox's tools, and the
- * variables TURNLINE_SANDBOX_ENV names, which commands are meant to get. Nothing else of the
- * server's environment — no key, no secret — so a runner made to read its own
- * `/proc/self/environ` finds nothing to steal.
- */
-export function runnerProcessEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  passEnv: readonly string[],
-): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of ['PATH', 'TMPDIR', ...passEnv]) {
-    const value = env[name]
-    if (value !== undefined && value !== '' && !name.toUpperCase().startsWith('TURNLINE_'))
-      out[name] = value
-  }
-  return out
-}
-
-/**
  * The sandbox runner: configured by URL and secret, else the entry's embedded one, else none.
  * Its notices and warnings (how commands are isolated) go to the start output.
  */
@@ -74,18 +40,9 @@ export async function sandboxRunnerOf(
   warnings: string[],
 ): Promise<{ client: SandboxRunner; secret: string } | undefined> {
   if (config.TURNLINE_RUNNER_URL === undefined && options.defaultRunner) {
-    const settings = sandboxSettingsFrom(config)
-    // Several tenants: their commands run sandboxed or not at all.
-    const multiTenant = isMultiTenantEnv(config)
-    const embedded = await options.defaultRunner({
-      root: config.TURNLINE_RUNNER_ROOT,
-      dataDir: config.TURNLINE_DATA_DIR,
-      storeDir: options.storeDir,
-      server: { host: config.HOST, port: config.PORT },
-      sandbox: multiTenant ? { ...settings, mode: 'require' } : settings,
-      multiTenant,
-      env: runnerProcessEnv(env, settings.passEnv),
-    })
+    const embedded = await options.defaultRunner(
+      embeddedRunnerRequest(config, env, options.storeDir),
+    )
     notices.push(`sandbox: the reference runner ${embedded.description}`, ...embedded.notices)
     warnings.push(...embedded.warnings)
     sandboxNotes(embedded.sandbox, embedded.egress, notices, warnings)

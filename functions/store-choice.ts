@@ -9,10 +9,13 @@ interface StoreOptions {
   s3KeysRequired?: boolean | undefined
 }
 
-/** Which store the configuration asks for (undefined: none this runtime has). */
+/**
+ * Which store the configuration asks for (undefined: none this runtime has); of the runtime's
+ * options only whether it has a default store, or keeps sessions in memory by default, counts.
+ */
 export function storeKindOf(
   config: EnvConfig,
-  options: StoreOptions,
+  options: { defaultStore?: unknown; memoryStoreByDefault?: boolean | undefined },
 ): 's3' | 'fs' | 'memory' | undefined {
   const fallback = options.defaultStore ? 'fs' : options.memoryStoreByDefault ? 'memory' : undefined
   return config.TURNLINE_STORE ?? (config.S3_BUCKET !== undefined ? 's3' : fallback)

@@ -14,7 +14,7 @@ export interface RunnerChildOptions {
   secret: string
   callbackUrl?: string
   sandbox: SandboxSettings
-  /** The child's whole environment (functions/runner-choice.ts, runnerProcessEnv), never the parent's. */
+  /** The child's whole environment (functions/embedded-runner-request.ts, runnerProcessEnv), never the parent's. */
   env: Record<string, string>
   /** Project mode: this folder is every session's workspace (runner-server.ts). */
   project?: string
@@ -60,15 +60,20 @@ function childArgs(): string[] {
 }
 
 /**
- * Starts the reference runner as a child process (`child-main.ts`) with exactly `env` for its
- * environment, hands it its settings and secret on stdin and waits for its ready line. Rejects
- * with SandboxUnavailable when a sandbox is required and does not work, and with an Error when
- * it fails otherwise. The child's stderr is this process's; its stdin stays open for its
- * life: when this process exits, however, the child sees it end and stops with its commands.
+ * A runner process that loads its code and waits for its settings on stdin
+ * (`startRunnerChild` hands them over): started ahead, while the parent still works out what
+ * they are, it loads meanwhile. `abandon()` ends its stdin, and so the process, unconfigured.
  */
-export async function startRunnerChild(options: RunnerChildOptions): Promise<RunnerChild> {
+export interface RunnerProcess {
+  child: ChildProcess
+  exited: Promise<RunnerExit>
+  abandon(): void
+}
+
+/** Spawns the runner's program with exactly `env` for its environment (see RunnerProcess). */
+export function spawnRunnerProcess(env: Record<string, string>): RunnerProcess {
   const child = spawn(process.execPath, childArgs(), {
-    env: options.env,
+    env,
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   const exited = new Promise<RunnerExit>((resolve) =>
@@ -77,6 +82,22 @@ export async function startRunnerChild(options: RunnerChildOptions): Promise<Run
   // A parent that outlives the pipe must not die of EPIPE; a failed spawn shows as no ready line.
   child.stdin?.on('error', () => {})
   child.on('error', () => {})
+  return { child, exited, abandon: () => child.stdin?.end() }
+}
+
+/**
+ * Starts the reference runner as a child process (`child-main.ts`) with exactly `env` for its
+ * environment (or takes the process `spawned` ahead with that environment), hands it its settings
+ * and secret on stdin and waits for its ready line. Rejects
+ * with SandboxUnavailable when a sandbox is required and does not work, and with an Error when
+ * it fails otherwise. The child's stderr is this process's; its stdin stays open for its
+ * life: when this process exits, however, the child sees it end and stops with its commands.
+ */
+export async function startRunnerChild(
+  options: RunnerChildOptions,
+  spawned: RunnerProcess = spawnRunnerProcess(options.env),
+): Promise<RunnerChild> {
+  const { child, exited } = spawned
   const config: RunnerChildConfig = {
     root: options.root,
     secret: options.secret,

@@ -5,6 +5,7 @@ import {
   type RunnerChild,
   type RunnerChildOptions,
   type RunnerExit,
+  type RunnerProcess,
   startRunnerChild,
 } from './runner-child.ts'
 
@@ -42,12 +43,16 @@ function how(exit: RunnerExit): string {
  * reported, a new child (same secret and settings, a new port: `url()` follows it) is started
  * after a backoff, and after `maxDeaths` deaths within a minute — or a restart that fails —
  * it gives up (`onGiveUp`). A restarted runner finds the commands of the dead one `lost`
- * (docs/runner-protocol.md). The first start's failure is the caller's: it rejects.
+ * (docs/runner-protocol.md). The first start's failure is the caller's: it rejects. `spawned`:
+ * the first child's process, spawned ahead (runner-child.ts, spawnRunnerProcess).
  */
-export async function superviseRunner(options: SupervisorOptions): Promise<SupervisedRunner> {
+export async function superviseRunner(
+  options: SupervisorOptions,
+  spawned?: RunnerProcess,
+): Promise<SupervisedRunner> {
   const maxDeaths = options.maxDeaths ?? 5
   const firstDelayMs = options.backoffMs ?? 500
-  let current: RunnerChild = await startRunnerChild(options)
+  let current: RunnerChild = await startRunnerChild(options, spawned)
   let closed = false
   let gaveUp = false
   const deaths: number[] = []

@@ -85,6 +85,10 @@ export class S3ObjectStore implements ObjectStore {
         ...(options.forcePathStyle !== undefined ? { forcePathStyle: options.forcePathStyle } : {}),
         ...(options.credentials ? { credentials: options.credentials } : {}),
         defaultUserAgentProvider: turnlineUserAgent,
+        // No CRC32 of every PUT body on top of its SHA-256: the signature already covers the
+        // body's SHA-256 (`x-amz-content-sha256`), which S3 checks against what it receives.
+        // The extra checksum cost both ends CPU on every commit (docs/performance.md).
+        requestChecksumCalculation: 'WHEN_REQUIRED',
       })
   }
 

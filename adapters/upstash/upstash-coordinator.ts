@@ -28,23 +28,17 @@ export type UpstashCoordinatorOptions = UpstashConnection & {
  * Coordinator on Upstash Redis (REST): the shared `RedisCoordinator` over `UpstashCommands`.
  * Every call is exactly one HTTP request: one Lua script (EVAL, so no NOSCRIPT fallback round
  * trip) or one plain read. An ordinary turn is `beginTurn` plus `endTurn`: two round trips.
- * Request counting wraps the client, an injected one too (it counts every request it makes).
+ * Requests are counted, an injected client's too.
  */
 export class UpstashCoordinator extends RedisCoordinator<UpstashCommands> {
-  #requests = 0
-
   constructor(options: UpstashCoordinatorOptions) {
     const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
     checkDeadline('UpstashCoordinator deadline', deadline)
     super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
-    this.commands.client.use((request, next) => {
-      this.#requests += 1
-      return next(request)
-    })
   }
 
   /** HTTP requests sent by this adapter's client so far (each is one round trip). */
   get requestCount(): number {
-    return this.#requests
+    return this.commands.requestCount
   }
 }

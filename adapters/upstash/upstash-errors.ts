@@ -1,9 +1,11 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 import { refusedByRuntime } from '../shared/runtime-permission.ts'
+import { UpstashReplyError } from './upstash-rest.ts'
 
 /**
- * Translates what `@upstash/redis` throws into TurnlineErrors. Messages never carry the command
- * body (the client appends it, and it may hold intent text or tokens).
+ * Translates what the REST client (`UpstashRest`) or an `@upstash/redis` client throws into
+ * TurnlineErrors. Messages never carry the command body (`@upstash/redis` appends it, and it may
+ * hold intent text or tokens).
  */
 export function toCoordinatorError(error: unknown, operation: string): TurnlineError {
   if (isTurnlineError(error)) return error
@@ -12,22 +14,23 @@ export function toCoordinatorError(error: unknown, operation: string): TurnlineE
   const raw = error instanceof Error ? error.message : String(error)
   const name = error instanceof Error ? error.name : ''
   const reason = raw.replace(/,? command was: [\s\S]*$/, '').trim()
+  const replied = error instanceof UpstashReplyError ? error.reason : undefined
 
-  if (name === 'UpstashError' && /^Unauthorized\b/i.test(reason)) {
+  if (replied === 'unauthorized' || (name === 'UpstashError' && /^Unauthorized\b/i.test(reason))) {
     return new TurnlineError(
       'coordinator_unavailable',
       `coordinator ${operation}: Upstash rejected the REST token (401 Unauthorized); check the coordinator URL and token`,
       { cause: error, retryable: false, details: { operation, reason: 'unauthorized' } },
     )
   }
-  if (name === 'UpstashJSONParseError') {
+  if (replied === 'bad_response' || name === 'UpstashJSONParseError') {
     return new TurnlineError(
       'coordinator_unavailable',
       `coordinator ${operation}: the Upstash endpoint answered something other than JSON`,
       { cause: error, retryable: true, details: { operation, reason: 'bad_response' } },
     )
   }
-  if (name === 'UpstashError') {
+  if (replied === 'command_error' || name === 'UpstashError') {
     // A script or type error is a fault of ours or of the data, not of availability.
     if (/WRONGTYPE|user_script|Error compiling script|Error running script/i.test(reason)) {
       return new TurnlineError('internal', `coordinator ${operation} failed: ${reason}`, {

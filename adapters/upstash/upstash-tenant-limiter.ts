@@ -1,4 +1,3 @@
-import type { Redis } from '@upstash/redis'
 import type { Clock } from '../../src/ports/clock.ts'
 import {
   checkDeadline,
@@ -6,12 +5,9 @@ import {
   type IoDeadline,
 } from '../shared/io-deadline.ts'
 import { RedisTenantLimiter } from '../shared/redis-tenant-limiter.ts'
-import { UpstashCommands } from './upstash-commands.ts'
+import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
-export type UpstashTenantLimiterOptions = (
-  | { url: string; token: string; enableAutoPipelining?: boolean }
-  | { client: Redis }
-) & {
+export type UpstashTenantLimiterOptions = UpstashConnection & {
   /** The coordinator's key prefix (default `turnline:`). */
   namespace?: string
   /** Length of the request window (default one minute). */

@@ -112,10 +112,13 @@ export function reportRehydration(rehydrations: Rehydration[], store: string) {
   }
 }
 
-/** Median turn time (ratio to turns 2–11) and bytes written, per block of 10 turns. */
+/**
+ * Median turn time (ratio to turns 2–11) and bytes written (median and mean: the mean counts the
+ * turns that checkpoint, compact or rewrite a whole file), per block of 10 turns.
+ */
 export function curve(samples: TurnSample[], shape: ReportShape, title: string): string {
   const baseMs = median(stageOf(ordinaryOf(samples, shape), 2, 11).map((s) => s.ms))
-  const blocks: { turn: number; ratio: number; bytes: number }[] = []
+  const blocks: { turn: number; ratio: number; bytes: number; meanBytes: number }[] = []
   for (let from = 1; from <= samples.length; from += 10) {
     const rows = ordinaryOf(stageOf(samples, from, from + 9), shape)
     if (rows.length === 0) continue
@@ -123,12 +126,13 @@ export function curve(samples: TurnSample[], shape: ReportShape, title: string):
       turn: from + 9,
       ratio: median(rows.map((s) => s.ms)) / baseMs,
       bytes: median(rows.map((s) => s.bytesWritten)),
+      meanBytes: mean(rows.map((s) => s.bytesWritten)),
     })
   }
   const width = 720
   const height = 260
   const x = (turn: number) => 50 + ((width - 70) * turn) / samples.length
-  const maxBytes = Math.max(...blocks.map((b) => b.bytes)) * 1.2
+  const maxBytes = Math.max(...blocks.map((b) => b.meanBytes)) * 1.2
   const yRatio = (r: number) => height - 30 - ((height - 50) * Math.min(r, 2)) / 2
   const yBytes = (b: number) => height - 30 - ((height - 50) * b) / maxBytes
   const line = (y: (b: (typeof blocks)[number]) => number) =>
@@ -140,12 +144,13 @@ export function curve(samples: TurnSample[], shape: ReportShape, title: string):
 <line x1="50" y1="20" x2="50" y2="${height - 30}" stroke="black"/>
 <line x1="50" y1="${yRatio(1)}" x2="${width - 20}" y2="${yRatio(1)}" stroke="#ccc" stroke-dasharray="4"/>
 <text x="54" y="${yRatio(1) - 4}">t = t(2–11)</text>
-<text x="54" y="16">median turn time ÷ turns 2–11 (blue, 0–2) · bytes stored per turn (orange, 0–${Math.round(maxBytes)})</text>
+<text x="54" y="16">median turn time ÷ turns 2–11 (blue, 0–2) · bytes written per turn, median (orange) and mean (dashed), 0–${Math.round(maxBytes)}</text>
 <text x="${width / 2}" y="${height - 8}" text-anchor="middle">turn (medians of blocks of 10; the turns with a 2 MB answer left out)</text>
 <text x="50" y="${height - 18}" text-anchor="middle">0</text>
 <text x="${x(samples.length)}" y="${height - 18}" text-anchor="middle">${samples.length}</text>
 <polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="${line((b) => yRatio(b.ratio))}"/>
 <polyline fill="none" stroke="#ff7f0e" stroke-width="1.5" points="${line((b) => yBytes(b.bytes))}"/>
+<polyline fill="none" stroke="#ff7f0e" stroke-width="1" stroke-dasharray="3" points="${line((b) => yBytes(b.meanBytes))}"/>
 </svg>
 `
 }

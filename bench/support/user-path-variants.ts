@@ -138,14 +138,16 @@ export async function s3Entry(
   peers: PeerProcesses,
   dir: string,
   nodeArgs: string[],
-  options: { limits?: boolean; rttMs?: number } = {},
+  options: { limits?: boolean; rttMs?: number; cwd?: string; label?: string } = {},
 ): Promise<Entry> {
   const limits = options.limits ?? false
   const pids = servicePids()
   const deployment = await countedS3Deployment('usercost', options.rttMs)
   const rtt = options.rttMs ? `, RTT ${options.rttMs} ms` : ''
-  const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}${rtt}`
-  const entry = await serverEntry(name, peers, dir, here, ['infra/start.mjs'], nodeArgs, {
+  const label = options.label ? ` [${options.label}]` : ''
+  const name = `npm start, S3 (moto) + Upstash${limits ? ', tenant limits' : ''}${rtt}${label}`
+  const cwd = options.cwd ?? here
+  const entry = await serverEntry(name, peers, dir, cwd, ['infra/start.mjs'], nodeArgs, {
     env: {
       ...(limits
         ? { ...TENANT_LIMITS, TURNLINE_TOOL_ALLOWED_HOSTS: new URL(peers.toolUrl).host }

@@ -22,7 +22,7 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * node:zlib's gzip for the batches, and fetch on node:http for the calls to hosts the operator
  * names (the model, the runner, named tool and hook hosts, callbacks, telemetry): a fraction of
  * the global fetch's CPU per request. Tenant-directed calls to hosts only `*` allows still go
- * through the checked fetch.
+ * through the checked fetch. The Upstash adapters send on it too.
  */
 export const nodeBackends: Pick<
   DepsOptions,

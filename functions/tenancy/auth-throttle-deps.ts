@@ -2,7 +2,12 @@ import { MemoryFailureThrottle } from '../../adapters/memory/memory-failure-thro
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashFailureThrottle } from '../../adapters/upstash/upstash-failure-throttle.ts'
 import type { FailureThrottle } from '../../src/ports/failure-throttle.ts'
-import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
+import {
+  isUpstashConfigured,
+  type RedisKeyspace,
+  redisNamespaceOf,
+  upstashOf,
+} from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import type { AuthFailureLimit } from '../http/auth-throttle.ts'
 import { isMultiTenantEnv } from './tenancy-env.ts'
@@ -16,12 +21,15 @@ import { isMultiTenantEnv } from './tenancy-env.ts'
 export function authFailureLimit(
   config: EnvConfig,
   deadline: IoDeadline,
-  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
+  backends: {
+    redisThrottle?: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined
+    fetch?: typeof fetch | undefined
+  },
 ): AuthFailureLimit | undefined {
   if (!isMultiTenantEnv(config)) return undefined
   const fallback = new MemoryFailureThrottle()
   return {
-    throttle: sharedThrottle(config, deadline, redisThrottle) ?? fallback,
+    throttle: sharedThrottle(config, deadline, backends) ?? fallback,
     fallback,
     perMinute: config.TURNLINE_AUTH_FAILURES_PER_MINUTE,
     trustedProxies: config.TURNLINE_TRUSTED_PROXIES ?? [],
@@ -31,15 +39,14 @@ export function authFailureLimit(
 function sharedThrottle(
   config: EnvConfig,
   deadline: IoDeadline,
-  redisThrottle: ((url: string, keyspace: RedisKeyspace) => FailureThrottle) | undefined,
+  backends: Parameters<typeof authFailureLimit>[2],
 ): FailureThrottle | undefined {
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
   const namespace = redisNamespaceOf(config)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashFailureThrottle({ url, token, deadline, namespace })
+  if (isUpstashConfigured(config)) {
+    return new UpstashFailureThrottle({ ...upstashOf(config, backends), deadline, namespace })
   }
   if (config.REDIS_URL === undefined) return undefined
+  const { redisThrottle } = backends
   if (!redisThrottle) {
     throw new ConfigError([
       'REDIS_URL: this runtime has no TCP Redis client for counting failed authentications; use Upstash',

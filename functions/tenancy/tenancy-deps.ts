@@ -5,7 +5,12 @@ import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
-import { type RedisKeyspace, redisNamespaceOf } from '../coordinator-choice.ts'
+import {
+  isUpstashConfigured,
+  type RedisKeyspace,
+  redisNamespaceOf,
+  upstashOf,
+} from '../coordinator-choice.ts'
 import { ConfigError, type EnvConfig } from '../env-config.ts'
 import { KeyDirectory } from './key-directory.ts'
 import type { Tenancy } from './tenancy.ts'
@@ -31,6 +36,8 @@ export function tenancyParts(input: {
   store: ObjectStore
   deadline: IoDeadline
   redisLimiter: ((url: string, keyspace: RedisKeyspace) => TenantLimiter) | undefined
+  /** The entry's fetch, for Upstash (default: the global one). */
+  fetch: typeof fetch | undefined
   onTenants: (tenants: readonly string[]) => Promise<void>
   notices: string[]
   log: ((entry: Record<string, unknown>) => void) | undefined
@@ -70,11 +77,9 @@ export function tenancyParts(input: {
 
 function limiterOf(input: Parameters<typeof tenancyParts>[0]): TenantLimiter {
   const { config, deadline } = input
-  const url = config.UPSTASH_REDIS_REST_URL
-  const token = config.UPSTASH_REDIS_REST_TOKEN
   const namespace = redisNamespaceOf(config)
-  if (url !== undefined && token !== undefined) {
-    return new UpstashTenantLimiter({ url, token, deadline, namespace })
+  if (isUpstashConfigured(config)) {
+    return new UpstashTenantLimiter({ ...upstashOf(config, input), deadline, namespace })
   }
   if (config.REDIS_URL !== undefined) {
     if (!input.redisLimiter) {

@@ -1,6 +1,7 @@
 import { Redis } from '@upstash/redis'
 import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import {
   UpstashCoordinator,
   type UpstashCoordinatorOptions,
@@ -47,6 +48,13 @@ describeCoordinator('upstash (REST proxy → redis-server)', async () => ({
   cleanup: async () => {},
 }))
 
+// The Node entries' fetch (on node:http, kept alive), pipelining on (the default).
+describeCoordinator("upstash over node:http (the Node entries' fetch)", async () => ({
+  coordinator: coordinator({ fetch: nodeFetch() }),
+  advance: sleep,
+  cleanup: async () => {},
+}))
+
 // A client configured like most applications configure it: automatic deserialization and
 // auto-pipelining on. The adapter must give the same answers.
 describeCoordinator('upstash (injected client, library defaults)', async () => ({
@@ -69,9 +77,14 @@ async function caught(promise: Promise<unknown>): Promise<TurnlineError> {
 }
 
 describe('UpstashCoordinator specifics', () => {
-  for (const enableAutoPipelining of [true, false]) {
-    it(`an ordinary turn costs exactly 2 HTTP round trips (auto-pipelining ${enableAutoPipelining})`, async () => {
-      const c = coordinator({ enableAutoPipelining })
+  for (const [enableAutoPipelining, onNode] of [
+    [true, undefined],
+    [false, undefined],
+    [true, nodeFetch()],
+  ] as const) {
+    const over = onNode ? ', node:http' : ''
+    it(`an ordinary turn costs exactly 2 HTTP round trips (auto-pipelining ${enableAutoPipelining}${over})`, async () => {
+      const c = coordinator({ enableAutoPipelining, ...(onNode ? { fetch: onNode } : {}) })
       const idempotency = {
         key: 'idem-1',
         record: { sessionId: 's1', turnId: 't1', batch: 1, response: '{"ok":true}' },
@@ -102,6 +115,26 @@ describe('UpstashCoordinator specifics', () => {
       })
       expect(replay).toEqual({ status: 'replay', record: idempotency.record })
       expect(proxy.requestCount).toBe(1)
+    })
+  }
+
+  for (const [name, onNode] of [
+    ['fetch', undefined],
+    ['node:http', nodeFetch()],
+  ] as const) {
+    it(`sends back the database's latest sync token (read-your-writes; ${name})`, async () => {
+      const c = coordinator(onNode ? { fetch: onNode } : {})
+      proxy.resetStats()
+      await c.setTip('s', 1)
+      await c.getTip('s')
+      await c.getTip('s')
+      const [first, second, third] = proxy.requests
+      expect(first?.syncToken).toBeUndefined()
+      expect(second?.syncToken).toMatch(/^sync-\d+$/)
+      expect(third?.syncToken).not.toBe(second?.syncToken)
+      expect(Number(third?.syncToken?.slice(5))).toBeGreaterThan(
+        Number(second?.syncToken?.slice(5)),
+      )
     })
   }
 

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import type { IoDeadline } from '../../adapters/shared/io-deadline.ts'
 import { UpstashCoordinator } from '../../adapters/upstash/upstash-coordinator.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
+import type { Coordinator } from '../../src/ports/coordinator.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
 import { requireServices } from '../support/services.ts'
@@ -63,8 +65,12 @@ function s3Store(deadline: IoDeadline = DEADLINE): S3ObjectStore {
   })
 }
 
-function coordinator(deadline: IoDeadline = DEADLINE): UpstashCoordinator {
+function coordinator(
+  deadline: IoDeadline = DEADLINE,
+  onNode: typeof fetch | undefined = undefined,
+): UpstashCoordinator {
   return new UpstashCoordinator({
+    ...(onNode ? { fetch: onNode } : {}),
     url: redisProxy.url,
     token: upstash.token,
     namespace: `turnline-deadline:${crypto.randomUUID().slice(0, 8)}:`,
@@ -82,6 +88,18 @@ async function failure(promise: Promise<unknown>): Promise<{ error: TurnlineErro
     throw error
   }
   throw new Error('expected a TurnlineError')
+}
+
+/** With `proxy` frozen, a beginTurn fails in bounded time: a retryable 503 code, Retry-After. */
+async function frozenBeginTurnFails(c: Coordinator, proxy: FreezableProxy): Promise<void> {
+  proxy.freeze()
+  const { error, ms } = await failure(
+    c.beginTurn({ sessionId: 's1', tenant: 't', leaseMs: 10_000 }),
+  )
+  expect(error.code).toBe('coordinator_unavailable')
+  expect(error.retryable).toBe(true)
+  expect(error.retryAfter).toBeGreaterThanOrEqual(1)
+  expect(ms).toBeLessThan(DEADLINE.budgetMs + 1_000)
 }
 
 /** Roomy attempts for the tests that thaw a backend in time: a loaded machine still makes it. */
@@ -152,38 +170,37 @@ describe('S3 deadlines', () => {
   })
 })
 
-describe('Upstash deadlines', () => {
-  it('a frozen coordinator fails in bounded time: 503 code, Retry-After', async () => {
-    const c = coordinator()
-    redisProxy.freeze()
-    const { error, ms } = await failure(
-      c.beginTurn({ sessionId: 's1', tenant: 't', leaseMs: 10_000 }),
-    )
-    expect(error.code).toBe('coordinator_unavailable')
-    expect(error.retryable).toBe(true)
-    expect(error.retryAfter).toBeGreaterThanOrEqual(1)
-    expect(ms).toBeLessThan(DEADLINE.budgetMs + 1_000)
-  })
+// Over the runtime's fetch (the default) and over fetch on node:http (what
+// the Node entries pass): an abandoned request is aborted either way, and resent on a new one.
+for (const [name, onNode] of [
+  ['fetch', undefined],
+  ['node:http', nodeFetch()],
+] as const) {
+  describe(`Upstash deadlines (${name})`, () => {
+    it('a frozen coordinator fails in bounded time: 503 code, Retry-After', async () => {
+      await frozenBeginTurnFails(coordinator(DEADLINE, onNode), redisProxy)
+    })
 
-  it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
-    const c = coordinator(ROOMY)
-    redisProxy.freeze('replies')
-    const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
-    await resent(redisProxy)
-    redisProxy.thaw()
-    expect((await begin).status).toBe('acquired')
-  })
+    it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {
+      const c = coordinator(ROOMY, onNode)
+      redisProxy.freeze('replies')
+      const begin = c.beginTurn({ sessionId: 's-lost-reply', tenant: 't', leaseMs: 10_000 })
+      await resent(redisProxy)
+      redisProxy.thaw()
+      expect((await begin).status).toBe('acquired')
+    })
 
-  it('a resent one-time claim whose first attempt won is still won', async () => {
-    const c = coordinator(ROOMY)
-    redisProxy.freeze('replies')
-    const claim = c.claimOnce('runner-callback:lost-reply', 10_000)
-    await resent(redisProxy)
-    redisProxy.thaw()
-    expect(await claim).toBe(true)
-    expect(await c.claimOnce('runner-callback:lost-reply', 10_000)).toBe(false)
+    it('a resent one-time claim whose first attempt won is still won', async () => {
+      const c = coordinator(ROOMY, onNode)
+      redisProxy.freeze('replies')
+      const claim = c.claimOnce('runner-callback:lost-reply', 10_000)
+      await resent(redisProxy)
+      redisProxy.thaw()
+      expect(await claim).toBe(true)
+      expect(await c.claimOnce('runner-callback:lost-reply', 10_000)).toBe(false)
+    })
   })
-})
+}
 
 describe('plain Redis (TCP) deadlines', () => {
   function tcpCoordinator(deadline: IoDeadline = DEADLINE): RedisTcpCoordinator {
@@ -199,14 +216,7 @@ describe('plain Redis (TCP) deadlines', () => {
   it('a frozen Redis fails in bounded time: 503 code, Retry-After', async () => {
     const c = tcpCoordinator()
     expect(await c.getTip('warm-up')).toBeNull()
-    tcpProxy.freeze()
-    const { error, ms } = await failure(
-      c.beginTurn({ sessionId: 's1', tenant: 't', leaseMs: 10_000 }),
-    )
-    expect(error.code).toBe('coordinator_unavailable')
-    expect(error.retryable).toBe(true)
-    expect(error.retryAfter).toBeGreaterThanOrEqual(1)
-    expect(ms).toBeLessThan(DEADLINE.budgetMs + 1_000)
+    await frozenBeginTurnFails(c, tcpProxy)
   })
 
   it('a resent beginTurn whose first attempt won (reply lost) still holds the lease', async () => {

@@ -9,7 +9,7 @@ import { describeObjectStore } from './object-store.suite.ts'
 
 const services = requireServices()
 const bucket = `turnline-os-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
-const client = new S3Client({
+const connection = {
   region: services.s3.region,
   endpoint: services.s3.endpoint,
   forcePathStyle: true,
@@ -17,7 +17,8 @@ const client = new S3Client({
     accessKeyId: services.s3.accessKeyId,
     secretAccessKey: services.s3.secretAccessKey,
   },
-})
+}
+const client = new S3Client(connection)
 let stores = 0
 
 beforeAll(async () => {
@@ -41,6 +42,9 @@ describeObjectStore('s3 (moto)', async () => {
     },
   }
 })
+
+/** A store that builds its own client from connection options (no shared client). */
+const ownClientStore = (prefix: string) => new S3ObjectStore({ bucket, prefix, ...connection })
 
 describe('S3ObjectStore specifics', () => {
   const encode = (text: string) => new TextEncoder().encode(text)
@@ -67,19 +71,32 @@ describe('S3ObjectStore specifics', () => {
   })
 
   it('builds its own client from connection options', async () => {
-    const store = new S3ObjectStore({
-      bucket,
-      prefix: 'own-client',
-      region: services.s3.region,
-      endpoint: services.s3.endpoint,
-      forcePathStyle: true,
-      credentials: {
-        accessKeyId: services.s3.accessKeyId,
-        secretAccessKey: services.s3.secretAccessKey,
-      },
-    })
+    const store = ownClientStore('own-client')
     const { etag } = await store.put('k', encode('v'), { ifNoneMatch: '*' })
     expect((await store.get('k'))?.etag).toBe(etag)
+    await store.delete('k')
+    store.client.destroy()
+  })
+
+  it('signs each PUT body by its SHA-256 and adds no second checksum of it', async () => {
+    const store = ownClientStore('one-checksum')
+    const sent: Record<string, string>[] = []
+    store.client.middlewareStack.add(
+      (next) => async (args) => {
+        const { request } = args as { request: { method: string; headers: Record<string, string> } }
+        if (request.method === 'PUT') sent.push({ ...request.headers })
+        return next(args)
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    )
+    const body = encode('{"batch":1}')
+    await store.put('k', body, { ifNoneMatch: '*' })
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body))
+    const hex = [...digest].map((b) => b.toString(16).padStart(2, '0')).join('')
+    expect(sent).toHaveLength(1)
+    expect(sent[0]?.['x-amz-content-sha256']).toBe(hex)
+    expect(sent[0]?.authorization).toContain('x-amz-content-sha256')
+    expect(Object.keys(sent[0] ?? {}).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([])
     await store.delete('k')
     store.client.destroy()
   })

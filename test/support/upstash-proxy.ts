@@ -12,6 +12,8 @@ import { Redis as IORedis } from 'ioredis'
  * - `Upstash-Encoding: base64`: every string in a result base64-encoded (recursively in arrays),
  *   integers plain, nil null
  * - a wrong bearer token → 401 `{"error":"Unauthorized"}`; command errors → 400 `{"error":"…"}`
+ * - every answer carries a new `upstash-sync-token` (`sync-1`, `sync-2`, …), as Upstash's do for
+ *   read-your-writes; the token a request brought is noted with it
  *
  * Every request is counted so tests can measure round trips.
  */
@@ -29,6 +31,8 @@ export interface UpstashProxy {
 export interface ProxiedRequest {
   path: string
   commands: string[]
+  /** The request's `upstash-sync-token` header, when it had one. */
+  syncToken?: string
 }
 
 export interface UpstashProxyOptions {
@@ -56,6 +60,7 @@ export async function startUpstashProxy(options: UpstashProxyOptions): Promise<U
   }
 
   let requests: ProxiedRequest[] = []
+  let syncTokens = 0
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error)
@@ -67,8 +72,14 @@ export async function startUpstashProxy(options: UpstashProxyOptions): Promise<U
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     const body = await readBody(req)
-    const entry: ProxiedRequest = { path, commands: [] }
+    const brought = req.headers['upstash-sync-token']
+    const entry: ProxiedRequest = {
+      path,
+      commands: [],
+      ...(typeof brought === 'string' ? { syncToken: brought } : {}),
+    }
     requests.push(entry)
+    res.setHeader('upstash-sync-token', `sync-${++syncTokens}`)
     if (req.headers.authorization !== `Bearer ${token}`) {
       send(res, 401, { error: 'Unauthorized' })
       return

@@ -1,0 +1,34 @@
+import { preloadEncodings } from '../../src/core/session-service.ts'
+import { startCallbackLoop } from './callback-loop.ts'
+import type { EmbeddedRunnerStarter } from './embedded-runner.ts'
+import { onStartupError, startEntryApp } from './entry-app.ts'
+import { nodeBackends } from './node-backends.ts'
+import { serveOnNode } from './node-server.ts'
+
+/**
+ * The Node server on the embedded defaults (node.ts loads this once it has started the runner):
+ * sessions in the filesystem store, the reference runner as a child process calling back this
+ * server, served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM.
+ */
+export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<void> {
+  // The tokenizer's o200k table (the encoding of current models) loads on this thread while the
+  // deps are built (startEntryApp waits for the runner); preload() below then finds it loaded,
+  // or loads the default model's encoding when that is another.
+  const encodings = preloadEncodings().catch(() => undefined)
+  const entry = await startEntryApp(
+    process.env,
+    { ...nodeBackends, defaultRunner: runner.defaultRunner },
+    { log: (line) => console.log(line), startLineAtListen: true, background: true, sockets: true },
+  ).catch(onStartupError((code) => process.exit(code)))
+  // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.2–0.5 s.
+  await encodings
+  await entry.api.preload()
+  const callbacks = startCallbackLoop(entry.deps)
+  serveOnNode(entry, async () => {
+    entry.worker?.stop()
+    callbacks?.stop()
+    await Promise.all([runner.close(), entry.deps.flushTelemetry?.()])
+  })
+  // Background turns recorded before this process started (or by an instance that died) first.
+  entry.worker?.start()
+}

@@ -1,0 +1,99 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { earlyEmbeddedRunnerRequest } from '../../functions/embedded-runner-request.ts'
+import { embeddedRunner } from '../../functions/entries/embedded-runner.ts'
+import { cmdlineOf, descendantsOf, isGone, waitFor } from '../support/proc-tree.ts'
+
+/**
+ * `npm start` starts its runner before the server's code has loaded (functions/entries/node.ts),
+ * from what the environment asks for; the deps take that runner over only when they ask for
+ * the same one, and otherwise it is stopped and another started. Real runner processes.
+ */
+let dir: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'turnline-early-runner-'))
+  await chmod(dir, 0o711)
+})
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+const env = (name: string, extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '',
+  TURNLINE_DATA_DIR: join(dir, name),
+  TURNLINE_SANDBOX: 'off',
+  ...extra,
+})
+
+/** This process's runner children (child-main.ts through tsx). */
+const runnerProcesses = () =>
+  descendantsOf(process.pid).filter((pid) => cmdlineOf(pid).includes('child-main'))
+
+const pidOf = (description: string) => Number(/child process (\d+)/.exec(description)?.[1])
+
+describe('the embedded runner started early', () => {
+  it('is the one the deps get when they ask for the same runner: one process, started once', async () => {
+    const runner = embeddedRunner({ callbacks: false, report: () => {} })
+    try {
+      const request = earlyEmbeddedRunnerRequest(env('same'), { fsStoreByDefault: true })
+      if (request === undefined) throw new Error('no request for a valid environment')
+      await runner.startEarly(request)
+      const early = runnerProcesses()
+      expect(early).toHaveLength(1)
+      const given = await runner.defaultRunner(
+        earlyEmbeddedRunnerRequest(env('same'), { fsStoreByDefault: true }) ?? request,
+      )
+      expect(pidOf(given.description)).toBe(early[0])
+      expect(runnerProcesses()).toEqual(early)
+      expect(await fetch(`${given.url()}/healthz`).then((r) => r.status)).toBe(200)
+    } finally {
+      await runner.close()
+    }
+    await waitFor(
+      () => runnerProcesses().length === 0,
+      () => `runner processes left: ${runnerProcesses().join(', ')}`,
+    )
+  })
+
+  it('is stopped, and another started, when the deps ask for another runner', async () => {
+    const runner = embeddedRunner({ callbacks: false, report: () => {} })
+    try {
+      const early = earlyEmbeddedRunnerRequest(env('asked'), { fsStoreByDefault: true })
+      if (early === undefined) throw new Error('no request for a valid environment')
+      await runner.startEarly(early)
+      const [first] = runnerProcesses()
+      if (first === undefined) throw new Error('no runner process after the early start')
+      const other = earlyEmbeddedRunnerRequest(
+        env('asked', { TURNLINE_SANDBOX_ENV: 'PIP_INDEX_URL', PIP_INDEX_URL: 'https://x.test' }),
+        { fsStoreByDefault: true },
+      )
+      if (other === undefined) throw new Error('no request for a valid environment')
+      const given = await runner.defaultRunner(other)
+      const second = pidOf(given.description)
+      expect(second).not.toBe(first)
+      expect(isGone(first)).toBe(true)
+      expect(runnerProcesses()).toEqual([second])
+    } finally {
+      await runner.close()
+    }
+  })
+
+  it('is not started for a runner URL or an invalid environment (the deps say what is wrong)', () => {
+    const options = { fsStoreByDefault: true }
+    const remote = { TURNLINE_RUNNER_URL: 'http://127.0.0.1:9', TURNLINE_RUNNER_SECRET: 'x' }
+    expect(earlyEmbeddedRunnerRequest(env('url', remote), options)).toBeUndefined()
+    expect(earlyEmbeddedRunnerRequest(env('bad', { PORT: 'not-a-port' }), options)).toBeUndefined()
+    const { TURNLINE_SANDBOX, ...auto } = env('keys')
+    const keys = earlyEmbeddedRunnerRequest(
+      { ...auto, TURNLINE_API_KEYS: `${'k'.repeat(24)}=acme` },
+      options,
+    )
+    // Several tenants: the runner must sandbox its commands, whatever TURNLINE_SANDBOX says.
+    expect(keys?.sandbox.mode).toBe('require')
+    expect(keys?.multiTenant).toBe(true)
+  })
+})
