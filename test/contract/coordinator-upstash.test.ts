@@ -1,11 +1,11 @@
 import { Redis } from '@upstash/redis'
 import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import {
   UpstashCoordinator,
   type UpstashCoordinatorOptions,
 } from '../../adapters/upstash/upstash-coordinator.ts'
-import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import { requireServices } from '../support/services.ts'
 import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
