@@ -11,8 +11,8 @@ import { stdoutData } from './terminal-text.ts'
 import { ARTIFACT_USAGE } from './usage.ts'
 
 /**
- * `turnline artifact SESSION [OUTPUT]`: without OUTPUT, lists the tool outputs the session kept
- * whole (`GET …/artifacts`), one a line; with it, a kept output — named by its artifact id
+ * `turnline artifact SESSION [OUTPUT]`: without OUTPUT, lists the tool outputs and hook answers
+ * the session kept whole (`GET …/artifacts`), one a line; with it, a kept output — named by its artifact id
  * (`out_…`, as its preview names it) or by the call that made it (the model's call id, the
  * `tool_invocation` item or its `tool_output` item, as the listing gives them) — streamed to
  * `--output FILE` byte for byte, else to stdout as text (terminal-safe on a terminal).
@@ -65,10 +65,17 @@ const ARTIFACT_ID = /^out_[0-9a-f]{32}$/
 
 type Kept = KeptOutputList['outputs'][number]
 
-/** One kept output as a line: its id, sizes, tool and the ids of its call. */
+/**
+ * One kept output as a line: its id, sizes, then a tool output's tool and the ids of its call,
+ * or a hook answer's `hook <event> <hook>` and the model's call id it ran for (if any).
+ */
 function listLine(kept: Kept): string {
+  const sizes = `${kept.artifact_id}\t${kept.size} bytes\t${kept.lines} lines`
+  if (kept.kind === 'hook_answer') {
+    return `${sizes}\thook ${kept.event} ${kept.hook}\t${kept.tool_call_id ?? ''}`
+  }
   const call = [kept.tool_call_id, kept.item_id].filter((id) => id !== undefined).join(' ')
-  return `${kept.artifact_id}\t${kept.size} bytes\t${kept.lines} lines\t${kept.tool_name ?? '-'}\t${call}`
+  return `${sizes}\t${kept.tool_name ?? '-'}\t${call}`
 }
 
 /** The artifact of the output a call made, found in the listing; a usage error when none. */
@@ -78,6 +85,7 @@ async function byCall(
   call: string,
 ): Promise<string> {
   for await (const kept of outputs.all(sessionId)) {
+    if (kept.kind !== 'tool_output') continue
     if ([kept.tool_call_id, kept.call_id, kept.item_id].includes(call)) return kept.artifact_id
   }
   throw new CliError(

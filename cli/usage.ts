@@ -88,7 +88,8 @@ export const ARTIFACT_USAGE = `Usage: turnline artifact SESSION [OUTPUT] [--rang
 
 Without OUTPUT: lists the tool outputs the session kept whole because they passed the inline
 limit (an HTTP or MCP tool's answer, a command's output, a hook's answer), one a line: artifact
-id, bytes, lines, tool, the model's call id and the tool_output item id.
+id, bytes, lines, then the tool, the model's call id and the tool_output item id — or, for a
+hook's answer, "hook EVENT HOOK" and the model's call id the hook ran for (pre/post_tool_use).
 With OUTPUT: prints that output whole. OUTPUT is its artifact id (out_…, as its preview names it;
 a command answer has it as output_artifact_id) or the call that made it (the model's call id, or
 the tool_invocation or tool_output item id). --output FILE writes its bytes exactly; stdout gets

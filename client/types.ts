@@ -43,8 +43,12 @@ export type SessionList = z.output<typeof SessionListSchema>
 export type WorkspaceList = z.output<typeof WorkspaceListSchema>
 /** `GET …/turns`: a page of a session's turns, each with what it was asked. */
 export type TurnList = z.output<typeof TurnListSchema>
-/** `GET …/artifacts`: a page of the tool outputs a session kept whole, by call. */
+/** `GET …/artifacts`: a page of the tool outputs and hook answers a session kept whole. */
 export type KeptOutputList = z.output<typeof KeptOutputListSchema>
+/** One entry of `KeptOutputList`: a tool output (`kind: 'tool_output'`) or a hook answer. */
+export type KeptOutputEntry = KeptOutputList['outputs'][number]
+/** A hook answer kept whole, by the hook that gave it (`kind: 'hook_answer'`). */
+export type KeptHookOutput = Extract<KeptOutputEntry, { kind: 'hook_answer' }>
 /** `GET /v1/sessions/:id/deliveries` (docs/http-api.md#completion-callbacks). */
 export type DeliveryList = z.output<typeof DeliveryListSchema>
 export type SessionView = z.output<typeof SessionViewSchema>

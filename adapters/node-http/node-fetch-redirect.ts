@@ -31,7 +31,6 @@ export function nextRedirect(hop: Hop, res: IncomingMessage): Hop | undefined {
   if (!REDIRECT_STATUS.has(res.statusCode ?? 0) || location === undefined) return undefined
   const url = new URL(location, hop.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    res.resume()
     throw new TypeError('fetch failed', { cause: new Error(`redirect to ${url.protocol}`) })
   }
   const headers = { ...hop.headers }

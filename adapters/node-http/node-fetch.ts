@@ -42,9 +42,17 @@ export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input,
     let current = hop
     for (let redirects = 0; ; redirects++) {
       const { response, res } = await send(current, agents, signal)
-      const next = mode === 'manual' ? undefined : nextRedirect(current, res)
+      if (mode === 'manual') return response
+      let next: Hop | undefined
+      try {
+        next = nextRedirect(current, res)
+      } catch (error) {
+        void response.body?.cancel()
+        throw error
+      }
       if (next === undefined) return response
-      res.resume()
+      // A redirect's own body is not read: cancelling it ends its connection and its listeners.
+      void response.body?.cancel()
       if (mode === 'error' || redirects >= MAX_REDIRECTS) {
         throw new TypeError('fetch failed', {
           cause: new Error(mode === 'error' ? 'unexpected redirect' : 'redirect count exceeded'),

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 
+/** Socket chunks held for a reader that is behind before the socket is paused. */
+const QUEUED = new CountQueuingStrategy({ highWaterMark: 16 })
+
 /**
  * The body of an answer as the stream a fetch `Response` reads: the socket's chunks as they
  * come (paused while the reader is behind), decompressed when the answer says it is compressed
@@ -23,30 +26,33 @@ export function responseBody(
     if (error === undefined) controller.close()
     else controller.error(error)
   }
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c
-      source.on('data', (chunk: Buffer) => {
-        if (over) return
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
-        if ((controller.desiredSize ?? 1) <= 0) source.pause()
-      })
-      source.once('end', () => end())
-      source.once('error', (error) => end(new TypeError('terminated', { cause: error })))
-      res.once('close', () => {
-        if (!res.complete)
-          end(new TypeError('terminated', { cause: new Error('other side closed') }))
-      })
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c
+        source.on('data', (chunk: Buffer) => {
+          if (over) return
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          if ((controller.desiredSize ?? 1) <= 0) source.pause()
+        })
+        source.once('end', () => end())
+        source.once('error', (error) => end(new TypeError('terminated', { cause: error })))
+        res.once('close', () => {
+          if (!res.complete)
+            end(new TypeError('terminated', { cause: new Error('other side closed') }))
+        })
+      },
+      pull() {
+        source.resume()
+      },
+      cancel() {
+        over = true
+        finished()
+        res.destroy()
+      },
     },
-    pull() {
-      source.resume()
-    },
-    cancel() {
-      over = true
-      finished()
-      res.destroy()
-    },
-  })
+    QUEUED,
+  )
   return {
     stream,
     fail: (reason) => {

@@ -39,7 +39,7 @@ const bytesAnswer = (description: string) => ({
 /**
  * `GET /v1/sessions/{id}/artifacts`: the tool outputs the session kept whole, each by the call
  * that answered it (a command's `tool_output` event names only its spool, so this is how a
- * reader gets from any output to its artifact).
+ * reader gets from any output to its artifact), and the hook answers it kept, each by its hook.
  * `GET /v1/sessions/{id}/artifacts/{artifact_id}`: the whole bytes of a tool output or a turn
  * input's text the session kept as an artifact (its preview names the id), streamed from the
  * store; one byte range with `Range`.
@@ -51,9 +51,9 @@ export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
     operation({
       operationId: 'listKeptOutputs',
       tags: ['sessions'],
-      summary: 'List the tool outputs a session kept whole',
+      summary: 'List the tool outputs and hook answers a session kept whole',
       description:
-        "Every tool output the session kept as an artifact (a command's output, an HTTP or MCP tool's answer, a hook's answer in a deny reason, each over the inline limit), by the `tool_output` item and call that produced it, with the artifact's id and sizes. VT Code's events are unchanged: a command's `tool_output` event names only its `spool_path`, so this listing is how its artifact is found. Derived from the session's batches in order; pages of `limit`, pass `cursor` back for the next. A turn input's texts kept as artifacts are listed by `GET …/turns` (`input_artifacts`).",
+        "Every tool output and hook answer the session kept as an artifact (each over the inline limit), with the artifact's id and sizes. An entry of `kind` `tool_output` (a command's output, an HTTP or MCP tool's answer) names the `tool_output` item and call that produced it; one of `kind` `hook_answer` names the hook (`event`, `hook`, `hook_index`, `hook_type`, and for pre/post_tool_use the model's `tool_call_id`) — any hook event's answer, a `pre_tool_use` deny's among them. VT Code's events are unchanged: a command's `tool_output` event names only its `spool_path` and no event names a hook's answer, so this listing is how those artifacts are found. Derived from the session's batches in order; pages of `limit`, pass `cursor` back for the next. A turn input's texts kept as artifacts are listed by `GET …/turns` (`input_artifacts`).",
       responses: {
         200: jsonAnswer('One page of kept outputs.', KeptOutputListSchema),
         ...errorAnswers(400, 401, 404, 500, 503),

@@ -6,6 +6,7 @@ import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { assertJsonObject } from './json-check.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
+import { StoredKeptHookAnswersSchema } from './kept-hook-answers.ts'
 import { parseVersionedValue, serializeVersioned } from './serialize.ts'
 import {
   CounterSchema,
@@ -79,6 +80,12 @@ const BatchFieldsSchema = z.object({
    * that predates it ignores it.
    */
   turn_input: StoredTurnInputSchema.optional(),
+  /**
+   * The hook answers kept whole as output artifacts by the hooks whose effect this batch
+   * commits (kept-hook-answers.ts, versioned on its own). Added without a batch version bump,
+   * as `turn_input`: a reader that predates it ignores it.
+   */
+  hook_answers: StoredKeptHookAnswersSchema.optional(),
 })
 
 export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {

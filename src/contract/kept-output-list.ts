@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { KeptHookAnswerSchema } from './kept-hook-answers.ts'
 import { OutputArtifactIdSchema } from './output-artifact.ts'
 
 /**
@@ -8,13 +9,16 @@ import { OutputArtifactIdSchema } from './output-artifact.ts'
  * a field. The listing is derived when read from the batches, where each tool call's
  * `tool_output` item and the transcript's tool message the model got commit together: a
  * command's answer names its artifact in `output_artifact_id`, a kept answer's preview (and a
- * hook's deny reason) in its notice. Only an artifact the session holds is listed.
+ * hook's deny reason) in its notice. A hook answer kept whole is listed from the batch that
+ * committed the hook's effect (`hook_answers`, kept-hook-answers.ts), as an entry of kind
+ * `hook_answer`. Only an artifact the session holds is listed.
  */
 
 const Count = z.number().int().nonnegative()
 
 export const KeptOutputSchema = z
   .object({
+    kind: z.literal('tool_output').describe("A tool call's output (`hook_answer`: a hook's)."),
     seq: Count.describe('Seq of the `item.completed` event of the `tool_output` item.'),
     item_id: z.string().describe('The `tool_output` item (`<call_id>:output`).'),
     call_id: z.string().describe('The `tool_invocation` item it answers.'),
@@ -30,9 +34,32 @@ export const KeptOutputSchema = z
   .meta({ id: 'KeptOutput', description: 'A tool output kept whole, by the call that made it.' })
 export type KeptOutput = z.infer<typeof KeptOutputSchema>
 
+export const KeptHookOutputSchema = KeptHookAnswerSchema.extend({
+  kind: z.literal('hook_answer').describe("A hook's answer (`tool_output`: a tool call's)."),
+  seq: Count.describe(
+    "Seq of the last event of the batch that committed the hook's effect (with its answer).",
+  ),
+  turn_id: z.string().optional().describe('The turn (`turn-<n>`) whose batch recorded it.'),
+}).meta({
+  id: 'KeptHookOutput',
+  description: 'A hook answer kept whole, by the hook that gave it and the event that ran it.',
+})
+export type KeptHookOutput = z.infer<typeof KeptHookOutputSchema>
+
+/** One entry of the listing: a tool call's output or a hook's answer, told apart by `kind`. */
+export const KeptOutputEntrySchema = z.discriminatedUnion('kind', [
+  KeptOutputSchema,
+  KeptHookOutputSchema,
+])
+export type KeptOutputEntry = z.infer<typeof KeptOutputEntrySchema>
+
 export const KeptOutputListSchema = z
   .object({
-    outputs: z.array(KeptOutputSchema).describe('In the order of their events, oldest first.'),
+    outputs: z
+      .array(KeptOutputEntrySchema)
+      .describe(
+        'In the order of their batches, oldest first: within a batch, tool outputs by their events, then hook answers.',
+      ),
     cursor: z
       .string()
       .optional()

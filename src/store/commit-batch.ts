@@ -3,6 +3,7 @@ import { BATCH_FORMAT, BATCH_VERSION, serializeBatch } from '../contract/batch.t
 import { type Gzip, storedBatchBody } from '../contract/batch-encoding.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
+import { type KeptHookAnswer, storedHookAnswers } from '../contract/kept-hook-answers.ts'
 import { EVENT_SCHEMA_VERSION, serializeVersionedLine } from '../contract/serialize.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInputRecord } from '../contract/turn-input-record.ts'
@@ -43,6 +44,8 @@ export interface CommitInput {
   appliedIntents?: string[]
   /** What the turn this batch starts was asked (with its `turn.started`). */
   turnInput?: TurnInputRecord
+  /** Hook answers kept whole as artifacts by the hooks whose effect this batch commits. */
+  hookAnswers?: readonly KeptHookAnswer[]
 }
 
 /**
@@ -81,6 +84,7 @@ export async function commitBatch(
   }
   const turnInput = input.turnInput && (await images.stashInput(input.turnInput))
   const state = input.state && changedFields(snapshot.state, input.state)
+  const hookAnswers = storedHookAnswers(input.hookAnswers ?? [])
   const batch: Batch = {
     format: BATCH_FORMAT,
     version: BATCH_VERSION,
@@ -95,6 +99,7 @@ export async function commitBatch(
     ...(state ? { state } : {}),
     ...(input.appliedIntents?.length ? { applied_intents: input.appliedIntents } : {}),
     ...(turnInput ? { turn_input: turnInput } : {}),
+    ...(hookAnswers ? { hook_answers: hookAnswers } : {}),
   }
   const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines), gzip)
   const committed = { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }

@@ -127,6 +127,7 @@ describe('command output over the inline limit', () => {
       resume: expect.stringMatching(/^[0-9]+$/),
       outputs: [
         {
+          kind: 'tool_output',
           seq: expect.any(Number),
           item_id: first?.id,
           call_id: first?.call_id,
@@ -199,8 +200,21 @@ describe('command hook output over the inline limit', () => {
     const kept = await service.getOutputArtifact('local', session_id, id)
     expect(kept.artifact.size).toBe('{"decision":"deny","reason":"too long "}'.length + 200_000)
     const listed = await service.listKeptOutputs('local', session_id, { limit: 50 })
-    expect(listed.outputs).toMatchObject([
-      { tool_call_id: 'w1', tool_name: 'write_file', artifact_id: id, size: kept.artifact.size },
+    // Listed once, as the command hook's answer (its deny reason names it too).
+    expect(listed.outputs).toEqual([
+      {
+        kind: 'hook_answer',
+        seq: expect.any(Number),
+        turn_id: expect.stringMatching(/^turn-/),
+        event: 'pre_tool_use',
+        hook: 'pre_tool_use#0',
+        hook_index: 0,
+        hook_type: 'command',
+        tool_call_id: 'w1',
+        artifact_id: id,
+        size: kept.artifact.size,
+        lines: 1,
+      },
     ])
   })
 })

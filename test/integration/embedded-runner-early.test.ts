@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { earlyEmbeddedRunnerRequest } from '../../functions/embedded-runner-request.ts'
 import { embeddedRunner } from '../../functions/entries/embedded-runner.ts'
-import { cmdlineOf, descendantsOf, isGone, waitFor } from '../support/proc-tree.ts'
+import { cmdlineOf, descendantsOf, isGone, parentOf, waitFor } from '../support/proc-tree.ts'
 
 /**
  * `npm start` starts its runner before the server's code has loaded (functions/entries/node.ts),
@@ -29,9 +29,11 @@ const env = (name: string, extra: Record<string, string> = {}) => ({
   ...extra,
 })
 
-/** This process's runner children (child-main.ts through tsx). */
+/** The runner processes this process started itself (child-main.ts through tsx). */
 const runnerProcesses = () =>
-  descendantsOf(process.pid).filter((pid) => cmdlineOf(pid).includes('child-main'))
+  descendantsOf(process.pid).filter(
+    (pid) => parentOf(pid) === process.pid && cmdlineOf(pid).includes('child-main'),
+  )
 
 const pidOf = (description: string) => Number(/child process (\d+)/.exec(description)?.[1])
 

@@ -26,6 +26,8 @@ const connections = new Set<unknown>()
 /** Answers held open by /hold, and the next chunk /stream may write. */
 const held: ServerResponse[] = []
 let release: (() => void) | undefined
+/** Settles when the connection that carried /redirect-big's answer is closed. */
+let redirectClosed: Promise<void> | undefined
 
 async function route(req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://x').pathname
@@ -56,6 +58,10 @@ async function route(req: IncomingMessage, res: ServerResponse, body: string): P
     const [, , status, ...to] = path.split('/')
     res.writeHead(Number(status), { location: decodeURIComponent(to.join('/')) })
     res.end()
+  } else if (path === '/redirect-big') {
+    redirectClosed = new Promise((resolve) => req.socket.once('close', () => resolve()))
+    res.writeHead(307, { location: '/echo' })
+    res.end('x'.repeat(4 * 1024 * 1024))
   } else if (path === '/empty') {
     res.writeHead(204)
     res.end()
@@ -77,6 +83,8 @@ function recording(): Server {
     })
   })
   s.on('connection', (socket) => connections.add(socket))
+  // Idle connections stay open: only the client closes them (a redirect's, below).
+  s.keepAliveTimeout = 10 * 60_000
   return s
 }
 
@@ -207,6 +215,11 @@ describe('nodeFetch', () => {
     expect(await away.json()).toEqual({ method: 'POST', body: 'x' })
     expect(last().headers.authorization).toBeUndefined()
     expect(last().headers['x-kept']).toBe('1')
+
+    // The redirect's own body is not read: its connection is closed, not left paused.
+    const big = await fetchOnNode(`${base}/redirect-big`, { method: 'POST', body: 'x' })
+    expect(await big.json()).toEqual({ method: 'POST', body: 'x' })
+    await redirectClosed
 
     const loop = `${base}/redirect/302/${encodeURIComponent('/redirect/302/%2Fecho')}`
     expect((await fetchOnNode(loop)).status).toBe(201)

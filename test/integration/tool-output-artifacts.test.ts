@@ -179,6 +179,7 @@ describe('an HTTP tool answer of several MB', () => {
       resume: expect.stringMatching(/^[0-9]+$/),
       outputs: [
         {
+          kind: 'tool_output',
           seq: expect.any(Number),
           item_id: expect.stringMatching(/:output$/),
           call_id: expect.any(String),
@@ -260,7 +261,7 @@ describe('an HTTP tool answer of several MB', () => {
     const lines = await runCli(['artifact', session, ...connection])
     expect(lines.code, lines.stderr).toBe(0)
     expect(lines.stdout).toBe(
-      `${artifactId}\t${answer.length} bytes\t90000 lines\tlookup\tcall_big ${listed.outputs[0]?.item_id}\n`,
+      `${artifactId}\t${answer.length} bytes\t90000 lines\tlookup\tcall_big ${(listed.outputs[0] as { item_id?: string } | undefined)?.item_id}\n`,
     )
     const byCall = await runCli(['artifact', session, 'call_big', '--range', '0-9', ...connection])
     expect(byCall.stdout).toBe(answer.slice(0, 10))

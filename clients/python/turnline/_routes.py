@@ -121,7 +121,7 @@ def event_page(session_id: str, after: Optional[int], limit: Optional[int]) -> C
 
 
 def kept_outputs(session_id: str, **query: Any) -> Call:
-    """``GET …/artifacts``: a page of the tool outputs the session kept whole, by call."""
+    """``GET …/artifacts``: a page of the tool outputs and hook answers the session kept whole."""
     return Call("GET", session_path(session_id, "/artifacts"), ("outputs",), query=clean(query))
 
 

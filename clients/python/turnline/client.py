@@ -85,9 +85,11 @@ class TurnlineClient:
         return self._call(routes.list_sessions(**query))
 
     def kept_outputs(self, session_id: str, **query: Any) -> dict[str, Any]:
-        """``GET …/artifacts`` (``limit``, ``cursor``): ``{outputs, cursor?}``, the tool outputs the
-        session kept whole, each with its ``artifact_id``, ``size``, ``lines`` and the call that made
-        it (``item_id``, ``call_id``, ``tool_call_id``, ``tool_name``) — a command's too."""
+        """``GET …/artifacts`` (``limit``, ``cursor``): ``{outputs, cursor?}``, the tool outputs and
+        hook answers the session kept whole, each with its ``kind``, ``artifact_id``, ``size`` and
+        ``lines``: a ``tool_output`` by the call that made it (``item_id``, ``call_id``,
+        ``tool_call_id``, ``tool_name``) — a command's too; a ``hook_answer`` by its hook
+        (``event``, ``hook``, ``hook_index``, ``hook_type``, ``tool_call_id`` for tool hooks)."""
         return self._call(routes.kept_outputs(session_id, **query))
 
     def list_turns(self, session_id: str, **query: Any) -> dict[str, Any]:

@@ -150,7 +150,7 @@ async function compactOnce(
       historyArtifactPath: artifacts.historyPath,
     }),
     state.config.hooks,
-    hookDeps(deps, ref, state, run.signal),
+    hookDeps(deps, ref, state, run.signal, run.recordHookAnswer),
   )
   run.warnings.push(...hookWarnings('pre_compact', outcome))
 
@@ -183,7 +183,7 @@ async function compactOnce(
   })
   run.dispatcher.emit(event)
   // VT Code keeps session_start{compact} for compatibility beside pre_compact.
-  run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact')))
+  run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact', run.recordHookAnswer)))
   return { kind: 'compacted', event }
 }
 

@@ -2,6 +2,7 @@ import type { EngineState, OpenTurn } from '../../contract/engine-state.ts'
 import type { CompactionTrigger } from '../../contract/enums.ts'
 import type { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
 import type { ThreadCompactBoundaryEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
@@ -24,6 +25,8 @@ export interface CompactionRun {
   settings: ResolvedModelSettings
   history: HistoryMessage[]
   replaceHistory: (messages: readonly HistoryMessage[]) => void
+  /** Records a hook answer kept whole in the batch that commits the compaction. */
+  recordHookAnswer?: ((answer: KeptHookAnswer) => void) | undefined
   dispatcher: EventDispatcher
   basis: SegmentBasis
   meter: ContextMeter

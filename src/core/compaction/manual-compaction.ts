@@ -1,5 +1,6 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import type { CompactRequest } from '../../contract/compact-request.ts'
+import type { EngineState } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { idempotentCall, recordedTurn } from '../engine/idempotency.ts'
@@ -41,13 +42,7 @@ export async function compactSession(
         `${state.open_turn.turn_id} is still open: continue it (POST /turns without input) or cancel before compacting`,
       )
     }
-    const settings = resolveModelSettings(state.config.model, deps.defaults)
-    if (!settings) {
-      throw new TurnlineError(
-        'model_not_configured',
-        'compaction needs one summary call and no model is configured: set OPENAI_API_KEY and TURNLINE_MODEL, or pass "model"',
-      )
-    }
+    const settings = summarySettings(deps, state)
     const writer = new TurnWriter(deps, ref, snapshot, state, call, options.onEvent)
     const warnings: string[] = []
     // The catalog in force (no refresh, no connection): the segment is the turn's.
@@ -61,6 +56,7 @@ export async function compactSession(
         settings,
         history: writer.history,
         replaceHistory: (messages) => writer.replaceHistory(messages),
+        recordHookAnswer: (answer) => writer.recordHookAnswer(answer),
         dispatcher: writer.dispatcher,
         basis: segmentBasis(
           state,
@@ -82,4 +78,14 @@ export async function compactSession(
     const turnId = `turn-${state.turn_counter}`
     return respond(deps, ref, writer, { turnId, status: 'completed', warnings, remember: true })
   })
+}
+
+/** The model settings of the summary call; refused when no model is configured. */
+function summarySettings(deps: ServiceDeps, state: EngineState) {
+  const settings = resolveModelSettings(state.config.model, deps.defaults)
+  if (settings) return settings
+  throw new TurnlineError(
+    'model_not_configured',
+    'compaction needs one summary call and no model is configured: set OPENAI_API_KEY and TURNLINE_MODEL, or pass "model"',
+  )
 }

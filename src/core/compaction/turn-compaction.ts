@@ -247,6 +247,7 @@ export class TurnCompaction {
       settings,
       history: writer.history,
       replaceHistory: (messages) => writer.replaceHistory(messages),
+      recordHookAnswer: (answer) => writer.recordHookAnswer(answer),
       dispatcher: writer.dispatcher,
       basis: segmentBasis(state, settings, this.input.tools),
       meter: this.meter,

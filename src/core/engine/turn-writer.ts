@@ -1,6 +1,7 @@
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
 import type { TurnInputRecord } from '../../contract/turn-input-record.ts'
 import { cloneJson } from '../../shared/clone-json.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -41,6 +42,8 @@ export class TurnWriter {
   private rewriteConfig = false
   /** What the turn this invocation started was asked: recorded by the next commit. */
   private turnInput: TurnInputRecord | undefined
+  /** Hook answers kept whole as artifacts since the last commit: recorded by the next. */
+  private hookAnswers: KeptHookAnswer[] = []
   private current: SessionSnapshot
   private manifestWrite: Promise<void> | undefined
 
@@ -110,6 +113,11 @@ export class TurnWriter {
     this.turnInput = input
   }
 
+  /** A hook answer kept whole as an artifact: recorded by the next commit, with its effect. */
+  recordHookAnswer(answer: KeptHookAnswer): void {
+    this.hookAnswers.push(answer)
+  }
+
   /** Intent ids whose user messages were appended: recorded by the next commit. */
   markApplied(ids: readonly string[]): void {
     this.appliedIntents.push(...ids)
@@ -148,6 +156,7 @@ export class TurnWriter {
         state: cloneJson(patch),
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
         ...(this.turnInput ? { turnInput: this.turnInput } : {}),
+        ...(this.hookAnswers.length ? { hookAnswers: this.hookAnswers } : {}),
       },
       {
         maintain,
@@ -157,6 +166,7 @@ export class TurnWriter {
     )
     this.appliedIntents = []
     this.turnInput = undefined
+    this.hookAnswers = []
     this.rewriteConfig = false
     this.historyReset = false
     this.committedHistory = this.history.length

@@ -67,17 +67,17 @@ export async function runCommandHook(
       }
     }
     if (result.artifact && kept) {
-      const artifactId = result.artifact.id
+      const artifact = result.artifact
       const read = await keptAnswerText(kept.keeping.artifacts, result.artifact)
       if ('error' in read)
-        return { ok: false, answer: {}, exitCode: result.exitCode, error: read.error, artifactId }
+        return { ok: false, answer: {}, exitCode: result.exitCode, error: read.error, artifact }
       const note = ` (${keptAnswerNote(result.artifact)})`
       const attempt = answerOf({ ...result, stdout: read.text })
       if (attempt.answer.reason !== undefined || attempt.answer.decision === 'deny') {
         attempt.answer.reason = `${attempt.answer.reason ?? 'denied'}${note}`
       }
       if (attempt.error !== undefined) attempt.error += note
-      return { ...attempt, artifactId }
+      return { ...attempt, artifact }
     }
     return answerOf(result)
   } catch (error) {

@@ -27,7 +27,7 @@ export interface HookAttempt {
   /** Exit code of a command hook. */
   exitCode?: number
   /** The output artifact keeping an answer over the inline limit whole. */
-  artifactId?: string
+  artifact?: OutputArtifact
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024
@@ -126,7 +126,7 @@ async function attemptOf(
   kept?: HookKeeping,
 ): Promise<HookAttempt> {
   const read = await readAnswer(response, limit, kept)
-  const artifact = read.artifact ? { artifactId: read.artifact.id } : {}
+  const artifact = read.artifact ? { artifact: read.artifact } : {}
   const status = response.status
   if ('error' in read) return { ok: false, answer: {}, status, error: read.error, ...artifact }
   const note = read.artifact ? ` (${keptAnswerNote(read.artifact)})` : ''

@@ -1,4 +1,6 @@
 import type { HookConfig, HookEvent } from '../../contract/hook-config.ts'
+import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
+import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
 import { runCommandHook } from './command-hook.ts'
 import type { HookKeeping } from './hook-artifact.ts'
@@ -30,6 +32,11 @@ export interface HookRunnerDeps {
   signal?: AbortSignal
   /** Where answers over the inline limit are kept whole (the session's output artifacts). */
   kept?: HookKeeping
+  /**
+   * Told of each answer kept whole, to record it in the batch that commits the hook's effect
+   * (`TurnWriter.recordHookAnswer`); without it the answer is kept but listed nowhere.
+   */
+  onKept?: (answer: KeptHookAnswer) => void
 }
 
 export interface HookResult {
@@ -52,7 +59,7 @@ export interface HookResult {
   /** True when this hook's deny (or fail-closed failure) counts. */
   honoured?: boolean
   /** The output artifact keeping the hook's whole answer, when it was over the inline limit. */
-  artifactId?: string
+  artifact?: Pick<OutputArtifact, 'id' | 'size' | 'lines'>
 }
 
 export interface HookRunOutcome {
@@ -107,6 +114,7 @@ export async function runHooks<E extends HookEvent>(
     }),
   )
 
+  if (deps.onKept) for (const answer of keptAnswers(event, payload, results)) deps.onKept(answer)
   const denier = results.find((result) => result.honoured)
   if (!denier) return { results }
   const reason =
@@ -114,6 +122,31 @@ export async function runHooks<E extends HookEvent>(
       ? (denier.reason ?? `denied by hook ${denier.name}`)
       : `hook ${denier.name} failed (${denier.error ?? 'unknown error'}) and is fail-closed`
   return { denied: { reason, hook: denier.name }, results }
+}
+
+/** The answers of `results` kept whole, as a batch records them. */
+function keptAnswers(
+  event: HookEvent,
+  payload: HookPayloads[HookEvent],
+  results: readonly HookResult[],
+): KeptHookAnswer[] {
+  const toolCallId = 'tool_call_id' in payload ? payload.tool_call_id : null
+  return results.flatMap(({ artifact, name, index, type }) =>
+    artifact
+      ? [
+          {
+            event,
+            hook: name,
+            hook_index: index,
+            hook_type: type,
+            ...(toolCallId !== null ? { tool_call_id: toolCallId } : {}),
+            artifact_id: artifact.id,
+            size: artifact.size,
+            lines: artifact.lines,
+          },
+        ]
+      : [],
+  )
 }
 
 function toResult(
@@ -139,7 +172,15 @@ function toResult(
     ...(denies ? { decision: 'deny' as const } : {}),
     ...(attempt.answer.reason !== undefined ? { reason: attempt.answer.reason } : {}),
     ...((denies || failedClosed) && deniable ? { honoured: hook.blocking } : {}),
-    ...(attempt.artifactId !== undefined ? { artifactId: attempt.artifactId } : {}),
+    ...(attempt.artifact !== undefined
+      ? {
+          artifact: {
+            id: attempt.artifact.id,
+            size: attempt.artifact.size,
+            lines: attempt.artifact.lines,
+          },
+        }
+      : {}),
   }
 }
 

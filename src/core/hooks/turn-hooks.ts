@@ -4,7 +4,10 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { hookContext, hookDeps } from '../turn/turn-tools.ts'
 import { sessionStartPayload, stopPayload } from './hook-payloads.ts'
-import { hookWarnings, runHooks } from './run-hooks.ts'
+import { type HookRunnerDeps, hookWarnings, runHooks } from './run-hooks.ts'
+
+/** Records an answer kept whole in the batch with the hook's effect (TurnWriter). */
+type OnKept = HookRunnerDeps['onKept']
 
 /** `stop` hooks when a turn completes; failures become warnings, never a lost turn. */
 export async function fireStop(
@@ -13,13 +16,14 @@ export async function fireStop(
   state: EngineState,
   warnings: string[],
   signal?: AbortSignal,
+  onKept?: OnKept,
 ): Promise<void> {
   if (!state.config.hooks.some((hook) => hook.event === 'stop')) return
   const outcome = await runHooks(
     'stop',
     stopPayload(hookContext(deps, ref), { lastAssistantMessage: state.last_assistant_text ?? '' }),
     state.config.hooks,
-    hookDeps(deps, ref, state, signal),
+    hookDeps(deps, ref, state, signal, onKept),
   )
   warnings.push(...hookWarnings('stop', outcome))
 }
@@ -30,13 +34,14 @@ export async function fireSessionStart(
   ref: SessionRef,
   state: EngineState,
   source: SessionStartSource,
+  onKept?: OnKept,
 ): Promise<string[]> {
   if (!state.config.hooks.some((hook) => hook.event === 'session_start')) return []
   const outcome = await runHooks(
     'session_start',
     sessionStartPayload(hookContext(deps, ref), source),
     state.config.hooks,
-    hookDeps(deps, ref, state),
+    hookDeps(deps, ref, state, undefined, onKept),
   )
   return hookWarnings('session_start', outcome)
 }

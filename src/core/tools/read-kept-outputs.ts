@@ -1,5 +1,11 @@
 import type { Batch } from '../../contract/batch.ts'
-import type { KeptOutput, KeptOutputList } from '../../contract/kept-output-list.ts'
+import { readableHookAnswers } from '../../contract/kept-hook-answers.ts'
+import type {
+  KeptHookOutput,
+  KeptOutput,
+  KeptOutputEntry,
+  KeptOutputList,
+} from '../../contract/kept-output-list.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { readBatchPage } from '../../store/batch-pages.ts'
@@ -37,9 +43,36 @@ type ToolOutputItem = Extract<ThreadItem, { type: 'tool_output' }>
 /**
  * The kept outputs a batch recorded: each `tool_output` item completed in it, paired with the
  * tool message the model got for the same call (both are committed by one batch), when that
- * message names an artifact the session holds.
+ * message names an artifact the session holds; then the hook answers it kept (`hook_answers`).
+ * A `pre_tool_use` hook's deny names its kept answer in the tool message: the batch lists it
+ * once, as the hook's.
  */
-async function keptOutputsOf(batch: Batch, outputs: OutputArtifacts): Promise<KeptOutput[]> {
+async function keptOutputsOf(batch: Batch, outputs: OutputArtifacts): Promise<KeptOutputEntry[]> {
+  const hooks = await keptHookOutputsOf(batch, outputs)
+  const byHooks = new Set(hooks.map((hook) => hook.artifact_id))
+  const tools = await keptToolOutputsOf(batch, outputs)
+  return [...tools.filter((tool) => !byHooks.has(tool.artifact_id)), ...hooks]
+}
+
+/** The hook answers a batch kept whole, each whose artifact the session holds. */
+async function keptHookOutputsOf(
+  batch: Batch,
+  outputs: OutputArtifacts,
+): Promise<KeptHookOutput[]> {
+  const found: KeptHookOutput[] = []
+  for (const answer of readableHookAnswers(batch.hook_answers)) {
+    if (!(await outputs.describe(answer.artifact_id))) continue
+    found.push({
+      kind: 'hook_answer',
+      seq: batch.first_seq + batch.events.length - 1,
+      ...(batch.turn_id !== undefined ? { turn_id: batch.turn_id } : {}),
+      ...answer,
+    })
+  }
+  return found
+}
+
+async function keptToolOutputsOf(batch: Batch, outputs: OutputArtifacts): Promise<KeptOutput[]> {
   const messages = new Map<string, string>()
   for (const message of batch.history?.append ?? []) {
     if (message.role === 'tool') messages.set(message.tool_call_id, message.content)
@@ -62,6 +95,7 @@ async function keptOutputsOf(batch: Batch, outputs: OutputArtifacts): Promise<Ke
     const artifact = id === undefined ? null : await outputs.describe(id)
     if (!artifact) continue
     found.push({
+      kind: 'tool_output',
       seq,
       item_id: item.id,
       call_id: item.call_id,

@@ -195,7 +195,9 @@ async function settleEnd(
       })
       dispatcher.emit({ type: 'turn.completed', usage: open.usage })
       turn.apply({ type: 'turn_completed' })
-      await fireStop(deps, ref, state, warnings, input.options.signal)
+      await fireStop(deps, ref, state, warnings, input.options.signal, (answer) =>
+        writer.recordHookAnswer(answer),
+      )
       return planned ? 'awaiting_approval' : 'completed'
     }
     case 'failed':

@@ -90,7 +90,12 @@ async function runTurn(input: LeasedTurn) {
   const { turn, turnStart, ackIntents } =
     continuedTurn(input, writer) ?? (await newTurn(input, writer))
   // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
-  const warnings = turnStart === undefined ? await fireSessionStart(deps, ref, state, 'resume') : []
+  const warnings =
+    turnStart === undefined
+      ? await fireSessionStart(deps, ref, state, 'resume', (answer) =>
+          writer.recordHookAnswer(answer),
+        )
+      : []
   return driveTurn({
     deps,
     ref,

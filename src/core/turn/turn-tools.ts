@@ -86,6 +86,8 @@ export function hookDeps(
   ref: SessionRef,
   state: EngineState,
   signal?: AbortSignal,
+  /** Records each answer kept whole in the batch with the hook's effect (TurnWriter). */
+  onKept?: HookRunnerDeps['onKept'],
 ): HookRunnerDeps {
   const kept = { keeping: outputKeeping(deps, ref), inlineBytes: deps.tools.maxResponseBytes }
   const runCommand = deps.sandbox
@@ -98,6 +100,7 @@ export function hookDeps(
     now: () => deps.clock.now(),
     ...(runCommand ? { runCommand } : {}),
     ...(signal ? { signal } : {}),
+    ...(onKept ? { onKept } : {}),
   }
 }
 
@@ -132,7 +135,7 @@ export function toolCallContext(input: {
     tools: sessionTools(deps, ref, state, mcp, writer.history),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
-    hookDeps: hookDeps(deps, ref, state, signal),
+    hookDeps: hookDeps(deps, ref, state, signal, (answer) => writer.recordHookAnswer(answer)),
     hookContext: hookContext(deps, ref),
     warnings,
     nextItemId,
