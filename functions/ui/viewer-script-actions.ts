@@ -49,10 +49,16 @@ async function loadTurns(id) {
 }
 
 
+/** The key of a listed kept output: a tool output's item id; a hook answer's own key. */
+function keptKey(output) {
+  return output.kind === 'hook_answer' ? 'hook:' + output.seq + ':' + output.hook_index + ':' + output.artifact_id : output.item_id
+}
+
 /**
- * Loads the session's kept outputs (GET …/artifacts) into the timeline, by tool_output item id;
- * called again when an output that may be one completes (mayBeKept), it reads only the batches
- * committed since (the listing's resume), once at a time, then once more if asked meanwhile.
+ * Loads the session's kept outputs (GET …/artifacts) into the timeline, tool outputs by
+ * tool_output item id, hook answers by keptKey; called again when an output that may be one
+ * completes (mayBeKept), it reads only the batches committed since (the listing's resume), once
+ * at a time, then once more if asked meanwhile.
  */
 function keptOutputsLoader(id, timeline, signal) {
   const kept = new Map()
@@ -64,7 +70,7 @@ function keptOutputsLoader(id, timeline, signal) {
       again = true
       return
     }
-    loading = loadPaged(id, '/artifacts', 'outputs', (output) => output.item_id, kept, resume)
+    loading = loadPaged(id, '/artifacts', 'outputs', keptKey, kept, resume)
       .then((through) => {
         resume = through
         if (!signal.aborted) timeline.setKeptOutputs(kept)
@@ -81,8 +87,13 @@ function keptOutputsLoader(id, timeline, signal) {
   return loadKept
 }
 
-/** A tool output completed that may have been kept whole: a command's (spooled) or a preview naming an artifact. */
-function mayBeKept(event) {
+/**
+ * An event after which a kept output may be listed: a tool output completed that may have been
+ * kept whole (a command's, spooled, or a preview naming an artifact); in a session with hooks,
+ * also the end of a turn or a compaction (a hook answer kept whole names itself in no event).
+ */
+function mayBeKept(event, hooked) {
+  if (hooked && /^(turn\.(completed|failed)|thread\.compact_boundary)$/.test(event.type)) return true
   const item = event.type === 'item.completed' ? event.item : undefined
   return !!item && item.type === 'tool_output' && (!!item.spool_path || KEPT_NOTICE.test(String(item.output || '')))
 }

@@ -208,10 +208,12 @@ async function showSession(id, signal) {
   // Events up to the session's last seq at opening are history: the page stays at the top
   // for them; a newer one scrolls into view when the reader is at the bottom already.
   let historyTo = Infinity
+  let hooked = false
   const load = async () => {
     const view = await apiJson('/v1/sessions/' + encodeURIComponent(id))
     if (signal.aborted) return
     if (historyTo === Infinity) historyTo = view.last_seq
+    hooked = !!(view.config && Array.isArray(view.config.hooks) && view.config.hooks.length)
     back.setAttribute('href', listHash(view.workspace, ''))
     title.textContent = view.title || ''
     title.hidden = !view.title
@@ -252,7 +254,7 @@ async function showSession(id, signal) {
       timeline.apply(seq, event)
       if (/^(turn\.(started|completed|failed)|thread\.(completed|compact_boundary)|context\.reset|permission\.(requested|resolved)|plan\.approval\.(requested|resolved))$/.test(event.type)) refresh()
       if (event.type === 'turn.started' && !timeline.inputs.has(seq)) loadInputs().catch(() => {})
-      if (seq > historyTo && mayBeKept(event)) loadKept()
+      if (seq > historyTo && mayBeKept(event, hooked)) loadKept()
       if (atBottom && seq > historyTo) window.scrollTo(0, document.documentElement.scrollHeight)
     },
     onState: (state, detail) => {

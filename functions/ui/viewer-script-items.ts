@@ -56,6 +56,46 @@ function keptOutputLink(item, kept, onOpen) {
   return el('div', { class: 'meta output-artifact' }, ['whole output: ', artifactLink(artifactId, label, onOpen)])
 }
 
+/** The kept hook answers of the listing (GET …/artifacts), each linked once in its turn. */
+class HookAnswerLinks {
+  constructor() {
+    /** Not shown yet: each waits for its turn to be on the page. */
+    this.waiting = []
+    this.shown = new Set()
+  }
+
+  add(kept) {
+    for (const [key, output] of kept) {
+      if (output.kind !== 'hook_answer' || this.shown.has(key)) continue
+      this.shown.add(key)
+      this.waiting.push(output)
+    }
+    return this
+  }
+
+  show(turns, lastSeq, onOpen) {
+    this.waiting = this.waiting.filter((output) => !showHookAnswer(turns, lastSeq, output, onOpen))
+  }
+}
+
+/**
+ * A kept hook answer's link, in its turn — the last one started at or before the batch that
+ * kept it (its seq) — below the turn's items; false while that turn is not on the page.
+ */
+function showHookAnswer(turns, lastSeq, kept, onOpen) {
+  const turn = turns.filter((t) => t.seq <= kept.seq).pop()
+  if (!turn || lastSeq < kept.seq) return false
+  if (!turn.hookAnswers) {
+    turn.hookAnswers = el('div', { class: 'hook-answers' })
+    turn.node.insertBefore(turn.hookAnswers, turn.list.nextSibling)
+  }
+  const label = kept.artifact_id + ' (' + fmtInt(kept.size) + ' bytes, ' + fmtInt(kept.lines) + ' lines)'
+  const who = kept.event + ' hook ' + kept.hook + (kept.tool_call_id ? ' (call ' + kept.tool_call_id + ')' : '')
+  const line = el('div', { class: 'meta hook-answer', 'data-hook-event': kept.event }, [who + ', whole answer: ', artifactLink(kept.artifact_id, label, onOpen)])
+  turn.hookAnswers.appendChild(line)
+  return true
+}
+
 function outputBlock(text, meta, kept) {
   const lines = text ? text.split('\n').length : 0
   return el('div', { class: 'output' }, [

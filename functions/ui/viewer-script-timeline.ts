@@ -27,6 +27,7 @@ class Timeline {
     /** Kept outputs by tool_output item id, and the newest snapshot of each tool_output item. */
     this.keptOutputs = new Map()
     this.outputItems = new Map()
+    this.hookAnswers = new HookAnswerLinks()
   }
 
   setInputs(inputs) {
@@ -78,6 +79,7 @@ class Timeline {
     for (const [itemId, item] of this.outputItems) {
       if (kept.has(itemId)) renderItem(this.items.get(itemId), item, this.itemContext(itemId))
     }
+    this.hookAnswers.add(kept).show(this.turns, this.last, (id) => this.onOpenArtifact && this.onOpenArtifact(id))
   }
 
   itemContext(itemId) {
@@ -105,6 +107,7 @@ class Timeline {
     const handler = this['on_' + String(event.type).replace(/[^a-z_.]/g, '').replace(/\./g, '_')]
     if (typeof handler === 'function') handler.call(this, event, seq)
     else this.marker('other', String(event.type), [el('pre', { text: jsonText(event) })], seq)
+    if (this.hookAnswers.waiting.length) this.hookAnswers.show(this.turns, seq, (id) => this.onOpenArtifact && this.onOpenArtifact(id))
   }
 
   /** Where new entries go: the open turn's list, else the timeline itself. */

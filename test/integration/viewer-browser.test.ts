@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../support/chromium.ts'
 import { echoTool } from '../support/engine-deps.ts'
 import { type FreezableProxy, startFreezableProxy } from '../support/freezable-proxy.ts'
+import { startHookReceiver } from '../support/hook-receiver.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { screenshotStats } from '../support/screenshot-pixels.ts'
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
@@ -26,6 +27,7 @@ let server: ServerProcess
 let proxy: FreezableProxy
 let browser: Browser
 let receiver: Awaited<ReturnType<typeof startToolReceiver>>
+let hooks: Awaited<ReturnType<typeof startHookReceiver>>
 const TOOL_SECRET = 'viewer-tool-secret-0123456789abcdef'
 
 beforeAll(async () => {
@@ -37,10 +39,12 @@ beforeAll(async () => {
   receiver = await startToolReceiver(
     createHmac('sha256', TOOL_SECRET).update('local').digest('hex'),
   )
+  // A session's HTTP hooks' endpoint (signed with the same tenant key).
+  hooks = await startHookReceiver(createHmac('sha256', TOOL_SECRET).update('local').digest('hex'))
   server = await startServerProcess(
     backends.env({
       TURNLINE_TOOL_SECRET: TOOL_SECRET,
-      TURNLINE_TOOL_ALLOWED_HOSTS: receiver.host,
+      TURNLINE_TOOL_ALLOWED_HOSTS: `${receiver.host},${hooks.host}`,
       TURNLINE_DATA_DIR: join(dir, 'data'),
       TURNLINE_FOLLOW_MAX_SECONDS: '3',
       TURNLINE_FOLLOW_POLL_MS: '100',
@@ -56,6 +60,7 @@ afterAll(async () => {
   await server?.stop()
   await backends?.close()
   await receiver?.close()
+  await hooks?.close()
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
@@ -356,6 +361,65 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     expect(listings.slice(1).every((url) => /[?&]cursor=[0-9]+/.test(url))).toBe(true)
     expect(listings.length).toBeGreaterThan(1)
     expect(await live.textContent()).toMatch(/^out_[0-9a-f]{32} \([0-9,]+ bytes, 4,000 lines\)$/)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('links the hook answers kept whole in their turn, and one kept while the page is open', async () => {
+    // post_tool_use and stop hooks answering over the inline limit (64 KiB), 2,000 lines each.
+    const answer = (mark: string) =>
+      Array.from({ length: 2000 }, (_, n) => `${mark} ${n} ${'k'.repeat(40)}`).join('\n')
+    hooks.setReply((hook) => ({ body: answer(hook.path.slice(1)) }))
+    receiver.setReply(() => ({ body: 'short' }))
+    const { session_id: id } = (await call('/v1/sessions', {
+      tools: [echoTool(receiver.url)],
+      hooks: [
+        { event: 'post_tool_use', type: 'http', name: 'audit', url: hooks.url('/post') },
+        { event: 'stop', type: 'http', name: 'review', url: hooks.url('/stop') },
+      ],
+    })) as { session_id: string }
+    mock.enqueue(
+      { toolCalls: [{ id: 'call_hooked', name: 'lookup', arguments: '{"q":"x"}' }] },
+      { text: 'Hooked.' },
+    )
+    expect((await turn(id, 'Look it up')).status).toBe('completed')
+    const listed = (await call(`/v1/sessions/${id}/artifacts`)) as {
+      outputs: { kind: string; event: string; artifact_id: string; size: number }[]
+    }
+    expect(listed.outputs.map((o) => [o.kind, o.event])).toEqual([
+      ['hook_answer', 'post_tool_use'],
+      ['hook_answer', 'stop'],
+    ])
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(`${proxy.url}/ui#/sessions/${id}`)
+    const links = page.locator('li.turn[data-turn="1"] .hook-answer')
+    await expect.poll(() => links.count(), { timeout: 30_000 }).toBe(2)
+    const [post, stop] = listed.outputs
+    expect(await links.nth(0).textContent()).toBe(
+      `post_tool_use hook audit (call call_hooked), whole answer: ${post?.artifact_id} (${post?.size.toLocaleString('en-US')} bytes, 2,000 lines)`,
+    )
+    expect(await links.nth(1).textContent()).toBe(
+      `stop hook review, whole answer: ${stop?.artifact_id} (${stop?.size.toLocaleString('en-US')} bytes, 2,000 lines)`,
+    )
+    const [opened] = await Promise.all([
+      page.context().waitForEvent('page'),
+      links.nth(1).locator('a.artifact-link').click(),
+    ])
+    await opened.waitForLoadState()
+    const whole = await opened.evaluate(() => document.body.textContent ?? '')
+    expect(whole.trim()).toBe(answer('stop'))
+    await opened.close()
+
+    // A turn while the page is open: its stop hook's kept answer gets its link live.
+    hooks.setReply((hook) => ({ body: answer(`again-${hook.path.slice(1)}`) }))
+    mock.enqueue({ text: 'Again.' })
+    expect((await turn(id, 'Once more')).status).toBe('completed')
+    const again = page.locator('li.turn[data-turn="2"] .hook-answer[data-hook-event="stop"]')
+    await again.waitFor({ timeout: 30_000 })
+    expect(await again.textContent()).toMatch(/^stop hook review, whole answer: out_[0-9a-f]{32} /)
     expect(errors).toEqual([])
     await page.close()
   })
