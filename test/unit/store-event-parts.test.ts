@@ -226,3 +226,22 @@ describe('event parts (a store that cannot append)', () => {
     await expectFilesMatch(store, ref.sessionId, [...events, ...more, done])
   })
 })
+
+describe('a writer whose cached manifest is stale', () => {
+  it('never records parts another writer deleted', async () => {
+    const store = new MemoryObjectStore({ appendable: false })
+    const options = { store, maxRetainedEvents: 30, checkpointEvery: 2 }
+    const a = new SessionStore(options)
+    await a.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    await grow(a, 1, 4)
+    // another writer takes the session on, past cuts of the head that delete old parts
+    const b = new SessionStore(options)
+    await grow(b, 5, 8)
+    // the first writer comes back with what it cached
+    await grow(a, 13, 2)
+    const manifest = await manifestOf(store, a)
+    for (const [f, e] of manifest.event_parts ?? []) {
+      expect(await store.get(a.keys(ref).eventPart(f, e)), `part ${f}-${e}`).not.toBeNull()
+    }
+  })
+})
