@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { corruptData } from './corrupt-data.ts'
 import { encodeOrderedObject } from './json-value.ts'
 import {
   CounterSchema,
@@ -18,8 +19,16 @@ import {
 
 /** VT Code store layout version (`SESSION_STORE_SCHEMA_VERSION`). */
 export const SESSION_STORE_SCHEMA_VERSION = 1
-/** Version of Turnline's manifest fields. */
+/**
+ * Version of Turnline's manifest fields: 1 when events.jsonl is one object (rewritten, or
+ * appended to), 2 when the rolled events are create-only parts (`event_parts`: a store that
+ * cannot append). Both are read; a reader that knows only 1 refuses a 2 rather than take the
+ * missing `events.jsonl` for a rollup in progress.
+ */
 export const MANIFEST_FORMAT_VERSION = 1
+export const MANIFEST_PARTS_FORMAT_VERSION = 2
+/** The most parts a manifest lists (store/event-parts.ts merges the smallest beyond it). */
+export const MAX_EVENT_PARTS = 256
 
 export const SessionStatusSchema = z.enum(['active', 'completed'])
 export type SessionStatus = z.infer<typeof SessionStatusSchema>
@@ -42,7 +51,10 @@ export type VtcodeSessionManifest = z.infer<typeof VtcodeSessionManifestSchema>
 
 export const SessionManifestSchema = z.object({
   ...VtcodeSessionManifestSchema.shape,
-  format_version: z.literal(MANIFEST_FORMAT_VERSION),
+  format_version: z.union([
+    z.literal(MANIFEST_FORMAT_VERSION),
+    z.literal(MANIFEST_PARTS_FORMAT_VERSION),
+  ]),
   thread_id: z.string().min(1),
   tenant: z.string().min(1),
   workspace: z.string().min(1),
@@ -63,6 +75,15 @@ export const SessionManifestSchema = z.object({
    * it: the fs store). The file may have grown since by appends; these bytes stay as they are.
    */
   events_bytes: CounterSchema.optional(),
+  /**
+   * Format 2 only: the create-only parts (`events/<first>-<end>.jsonl`) that hold the events
+   * [rolled_head_seq, rolled_through), in order, each as [first seq, end seq); the first may
+   * start before the head (its lines before it are not read).
+   */
+  event_parts: z
+    .array(z.tuple([CounterSchema, CounterSchema]))
+    .max(MAX_EVENT_PARTS)
+    .optional(),
   /** Batch of the newest checkpoint (`state/<n>.json`). */
   checkpoint_batch: CounterSchema.optional(),
   /**
@@ -92,11 +113,49 @@ const KEYS = keysOf(SessionManifestSchema)
 export function parseSessionManifest(input: Uint8Array | string): SessionManifest {
   const doc = readDocument(input, WHAT)
   requireVersion(doc, 'schema_version', [SESSION_STORE_SCHEMA_VERSION], WHAT)
-  requireVersion(doc, 'format_version', [MANIFEST_FORMAT_VERSION], WHAT)
-  return validateDocument(SessionManifestSchema, doc, WHAT)
+  requireVersion(
+    doc,
+    'format_version',
+    [MANIFEST_FORMAT_VERSION, MANIFEST_PARTS_FORMAT_VERSION],
+    WHAT,
+  )
+  return checkParts(validateDocument(SessionManifestSchema, doc, WHAT))
 }
 
 /** Compact JSON of a manifest, VT Code's fields first. */
 export function serializeSessionManifest(manifest: SessionManifest): string {
-  return encodeOrderedObject(validateForWrite(SessionManifestSchema, manifest, WHAT), KEYS)
+  return encodeOrderedObject(
+    checkParts(validateForWrite(SessionManifestSchema, manifest, WHAT)),
+    KEYS,
+  )
+}
+
+/** Parts come with format 2 only, contiguous, ending at `rolled_through`, covering the head. */
+function checkParts(manifest: SessionManifest): SessionManifest {
+  const parts = manifest.event_parts
+  const v2 = manifest.format_version === MANIFEST_PARTS_FORMAT_VERSION
+  if (!v2 && parts === undefined) return manifest
+  const ok =
+    v2 &&
+    parts !== undefined &&
+    manifest.rollup_etag === undefined &&
+    manifest.events_bytes === undefined &&
+    partsCover(parts, manifest.rolled_head_seq, manifest.rolled_through)
+  if (!ok) {
+    throw corruptData(
+      WHAT,
+      'event_parts must come with format_version 2 and cover rolled_head_seq..rolled_through',
+      { reason: 'invalid_shape' },
+    )
+  }
+  return manifest
+}
+
+function partsCover(parts: readonly (readonly [number, number])[], head: number, end: number) {
+  if (parts.length === 0) return head === end
+  const first = parts[0] as readonly [number, number]
+  if (first[0] > head || (head < end && first[1] <= head)) return false
+  return parts.every(([from, to], i) => from < to && (i === 0 || parts[i - 1]?.[1] === from))
+    ? parts[parts.length - 1]?.[1] === end
+    : false
 }

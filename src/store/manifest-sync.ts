@@ -1,6 +1,11 @@
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { SessionManifest } from '../contract/session-manifest.ts'
-import { parseSessionManifest, serializeSessionManifest } from '../contract/session-manifest.ts'
+import {
+  MANIFEST_FORMAT_VERSION,
+  MANIFEST_PARTS_FORMAT_VERSION,
+  parseSessionManifest,
+  serializeSessionManifest,
+} from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { betweenCalls } from './between-calls.ts'
 import { toBytes } from './json-bytes.ts'
@@ -20,7 +25,7 @@ export function manifestOf(snapshot: SessionSnapshot, rollup: RollupState): Sess
     turn_count: snapshot.turnCount,
     event_count: snapshot.nextSeq - rollup.headSeq,
     status: snapshot.status,
-    format_version: 1,
+    format_version: rollup.parts ? MANIFEST_PARTS_FORMAT_VERSION : MANIFEST_FORMAT_VERSION,
     thread_id: snapshot.threadId,
     tenant: snapshot.ref.tenant,
     workspace: snapshot.ref.workspace,
@@ -31,6 +36,7 @@ export function manifestOf(snapshot: SessionSnapshot, rollup: RollupState): Sess
     rolled_batch: rollup.rolledBatch,
     ...(rollup.etag !== undefined ? { rollup_etag: rollup.etag } : {}),
     ...(rollup.bytes !== undefined ? { events_bytes: rollup.bytes } : {}),
+    ...(rollup.parts ? { event_parts: rollup.parts.map(([first, end]) => [first, end]) } : {}),
     ...(snapshot.checkpointBatch !== undefined
       ? { checkpoint_batch: snapshot.checkpointBatch }
       : {}),
@@ -47,6 +53,7 @@ export function rollupStateOf(manifest: SessionManifest | undefined): RollupStat
     rolledBatch: manifest.rolled_batch,
     ...(manifest.rollup_etag !== undefined ? { etag: manifest.rollup_etag } : {}),
     ...(manifest.events_bytes !== undefined ? { bytes: manifest.events_bytes } : {}),
+    ...(manifest.event_parts ? { parts: manifest.event_parts } : {}),
   }
 }
 

@@ -2,6 +2,7 @@ import type { Batch } from '../contract/batch.ts'
 import { parseVersionedLine } from '../contract/serialize.ts'
 import type { VersionedThreadEvent } from '../contract/thread-event.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { readPartLines } from './event-parts.ts'
 import { fromBytes } from './json-bytes.ts'
 import { readBatches } from './rehydrate.ts'
 import type { RollupState } from './rollup.ts'
@@ -26,9 +27,9 @@ export interface EventPage {
 const READ_AHEAD = 8
 
 /**
- * Events with seq ≥ `fromSeq`, at most `limit`, from the rolled events.jsonl when it is the
- * version the manifest describes and covers `fromSeq`, otherwise from the batches (which
- * always hold every event). Works during and after rollup: a half-finished rollup only makes
+ * Events with seq ≥ `fromSeq`, at most `limit`, from the rolled events when they cover
+ * `fromSeq` — the parts that hold the page (event-parts.ts), or events.jsonl when it is the
+ * version the manifest describes — otherwise from the batches (which always hold every event). Works during and after rollup: a half-finished rollup only makes
  * the read fall back to batches.
  */
 export async function readEvents(
@@ -47,7 +48,19 @@ export async function readEvents(
   }
 
   const { rollup } = view
-  if (start < rollup.rolledThrough && start >= rollup.headSeq && rollup.etag !== undefined) {
+  const inRolled = start < rollup.rolledThrough && start >= rollup.headSeq
+  if (inRolled && rollup.parts) {
+    // Only the parts that hold the page are read.
+    const lines = await readPartLines(store, keys, rollup.parts, start, limit)
+    if (lines) {
+      lines.forEach((text, i) => {
+        events.push({ seq: start + i, line: parseVersionedLine(text), text })
+      })
+      if (events.length >= limit) return page(wanted(), view)
+    } else {
+      nextBatch = await batchHolding(store, keys, start, view.lastBatch)
+    }
+  } else if (inRolled && rollup.etag !== undefined) {
     const file = await store.get(keys.events)
     if (file && file.etag === rollup.etag) {
       const lines = fromBytes(file.body, 'events.jsonl').split('\n')

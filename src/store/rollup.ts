@@ -1,32 +1,42 @@
 import type { Batch } from '../contract/batch.ts'
 import { isTurnlineError } from '../contract/errors.ts'
 import { serializeVersionedLine } from '../contract/serialize.ts'
-import type { TurnIndex } from '../contract/turn-index.ts'
-import { parseTurnIndex, serializeTurnIndex } from '../contract/turn-index.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { fromBytes, toBytes } from './json-bytes.ts'
+import {
+  createPart,
+  droppedParts,
+  type EventPart,
+  planParts,
+  readPartLines,
+} from './event-parts.ts'
+import { fromBytes } from './json-bytes.ts'
 import { readBatches } from './rehydrate.ts'
 import type { SessionKeys } from './session-ref.ts'
 import type { SessionSnapshot } from './session-snapshot.ts'
-import { buildTurnIndex, cutHead } from './turn-index-builder.ts'
+import { cutHead } from './turn-index-builder.ts'
 
 /** VT Code DEFAULT_MAX_EVENTS: events retained in events.jsonl (older completed turns are cut). */
 export const MAX_RETAINED_EVENTS = 10_000
 
-/** What events.jsonl holds, as recorded in the manifest. */
+/** What the rolled events are, as recorded in the manifest. */
 export interface RollupState {
-  /** Seq after the last rolled event (events.jsonl covers [headSeq, rolledThrough)). */
+  /** Seq after the last rolled event (the rolled events are [headSeq, rolledThrough)). */
   rolledThrough: number
   headSeq: number
-  /** Last batch whose events are in events.jsonl (-1: none). */
+  /** Last batch whose events are rolled (-1: none). */
   rolledBatch: number
-  /** Etag of the events.jsonl this state describes; any other version is not trusted. */
+  /**
+   * Format 1 on a store that cannot append (before parts): etag of the events.jsonl this state
+   * describes; any other version is not trusted.
+   */
   etag?: string
   /**
    * On a store that appends: the file's first `bytes` bytes hold [headSeq, rolledThrough); it
    * may have grown since (events-file.ts).
    */
   bytes?: number
+  /** On a store that cannot append: the parts that hold the events (event-parts.ts). */
+  parts?: readonly EventPart[]
 }
 
 export const EMPTY_ROLLUP: RollupState = { rolledThrough: 0, headSeq: 0, rolledBatch: -1 }
@@ -38,22 +48,30 @@ export interface KnownBatch {
 }
 
 /**
- * What this process last wrote as events.jsonl and index/turns.json, with their etags: the next
- * rollup starts from it instead of reading both back. Only a hint — both writes are
- * compare-and-swap on these etags, so a copy that no longer matches the store loses the race
- * (the rollup is skipped and the copy dropped), never overwrites anything.
+ * What this process last rolled up: the next rollup starts from it instead of reading the parts
+ * back. Used only while the manifest still lists the same parts.
  */
 export interface RolledCopy {
-  etag: string
+  parts: readonly EventPart[]
+  headSeq: number
+  /** The lines of seqs [headSeq, end of the last part). */
   lines: readonly string[]
-  index: { value: TurnIndex; etag: string } | undefined
+}
+
+/** A rollup's outcome: the state to record, and the objects to delete once it is recorded. */
+export interface Rolled {
+  state: RollupState
+  copy: RolledCopy
+  /** Parts (and a format-1 events.jsonl and its index) no manifest in force needs any more. */
+  obsolete: string[]
 }
 
 /**
- * Rewrites events.jsonl (If-Match CAS) and index/turns.json to cover every committed batch up
- * to the snapshot. Returns the new state, or undefined when another writer changed events.jsonl
- * first (then nothing is written). An events.jsonl that the manifest does not describe (a crash
- * mid-rollup) is rebuilt from the batches.
+ * Rolls the events up to the snapshot on a store that cannot append: one create-only part with
+ * the lines since the last rollup (event-parts.ts), VT Code's cap applied at the head. The
+ * parts a manifest lists are trusted when they hold as many lines as their names say; else
+ * (a damaged or missing part) they are rebuilt from the batches into one part, as is a format-1
+ * `events.jsonl` (its lines, when it is the version the manifest records) at the first rollup.
  */
 export async function rollup(
   store: ObjectStore,
@@ -63,92 +81,79 @@ export async function rollup(
   maxRetained = MAX_RETAINED_EVENTS,
   known: ReadonlyMap<number, KnownBatch> = new Map(),
   copy?: RolledCopy,
-): Promise<{ state: RollupState; copy: RolledCopy } | undefined> {
-  const current = await currentFile(store, keys, state, copy)
-  const trusted = current ? current.etag === state.etag : state.etag === undefined
-  const base = trusted ? state : EMPTY_ROLLUP
-  const [storedIndex, batches] = await Promise.all([
-    current?.copy?.index ?? readStoredIndex(store, keys),
-    readBatchesVia(
-      known,
-      store,
-      keys,
-      Array.from(
-        { length: snapshot.lastBatch - base.rolledBatch },
-        (_, i) => base.rolledBatch + 1 + i,
-      ),
-    ),
-  ])
-
-  const lines = trusted && current ? [...current.lines()] : []
-  const endTimes = new Map<number, string>()
-  for (const { batch, lines: batchLines } of batches) {
-    batchLines.forEach((line, i) => {
-      lines.push(line)
-      endTimes.set(batch.first_seq + i, batch.committed_at)
-    })
+): Promise<Rolled> {
+  let current = await currentLines(store, keys, state, copy)
+  let batches = await batchesAfter(current.base)
+  if (current.base.headSeq + current.lines.length + count(batches) !== snapshot.nextSeq) {
+    current = { lines: [], base: EMPTY_ROLLUP, whole: true }
+    batches = await batchesAfter(current.base)
   }
-  const cut = cutHead(lines, maxRetained)
-  const headSeq = base.headSeq + cut.removed
-  const oldIndex = trusted && current ? storedIndex?.value : undefined
-  const index: TurnIndex = buildTurnIndex(cut.lines, headSeq, oldIndex, endTimes, cut.removedTurns)
-  const text = cut.lines.length ? `${cut.lines.join('\n')}\n` : ''
-
-  let etag: string
-  try {
-    const written = await store.put(
-      keys.events,
-      toBytes(text),
-      current
-        ? { ifMatch: current.etag, contentType: 'application/x-ndjson' }
-        : { ifNoneMatch: '*' },
-    )
-    etag = written.etag
-  } catch (error) {
-    if (isTurnlineError(error, 'conflict', 'not_found')) return undefined
-    throw error
-  }
-  let indexCopy: RolledCopy['index']
-  try {
-    // CAS too: a slower rollup must never put back an index older than the file it describes.
-    const written = await store.put(keys.turnIndex, toBytes(serializeTurnIndex(index)), {
-      contentType: 'application/json',
-      ...(storedIndex ? { ifMatch: storedIndex.etag } : { ifNoneMatch: '*' }),
-    })
-    indexCopy = { value: index, etag: written.etag }
-  } catch (error) {
-    if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
-  }
+  const cut = cutHead([...current.lines, ...batches.flatMap((b) => b.lines)], maxRetained)
+  const headSeq = current.base.headSeq + cut.removed
+  const end = snapshot.nextSeq
+  const from = current.whole ? headSeq : Math.max(current.base.rolledThrough, headSeq)
+  const plan = planParts(
+    current.whole ? [] : (current.base.parts ?? []),
+    from < end ? [from, end] : undefined,
+    headSeq,
+  )
+  await Promise.all(plan.created.map((part) => createPart(store, keys, part, cut.lines, headSeq)))
+  const obsolete = droppedParts(keys, state.parts ?? [], plan.parts)
+  if (state.etag !== undefined) obsolete.push(keys.events, keys.turnIndex)
   return {
-    state: { rolledThrough: snapshot.nextSeq, headSeq, rolledBatch: snapshot.lastBatch, etag },
-    copy: { etag, lines: cut.lines, index: indexCopy },
+    state: { rolledThrough: end, headSeq, rolledBatch: snapshot.lastBatch, parts: plan.parts },
+    copy: { parts: plan.parts, headSeq, lines: cut.lines },
+    obsolete,
+  }
+
+  function batchesAfter(base: RollupState): Promise<KnownBatch[]> {
+    const numbers = Array.from(
+      { length: snapshot.lastBatch - base.rolledBatch },
+      (_, i) => base.rolledBatch + 1 + i,
+    )
+    return readBatchesVia(known, store, keys, numbers)
   }
 }
 
 /**
- * events.jsonl as it stands: this process's copy when it is the version the manifest records
- * (no read), else read from the store.
+ * The rolled lines as the manifest describes them, and the state they are of: this process's
+ * copy, the parts, or a format-1 events.jsonl (`whole`: written again as one part); nothing
+ * from EMPTY_ROLLUP (`whole`) when they cannot be trusted.
  */
-async function currentFile(
+async function currentLines(
   store: ObjectStore,
   keys: SessionKeys,
   state: RollupState,
   copy: RolledCopy | undefined,
-): Promise<{ etag: string; lines: () => readonly string[]; copy?: RolledCopy } | undefined> {
-  if (copy && state.etag !== undefined && copy.etag === state.etag) {
-    return { etag: copy.etag, lines: () => copy.lines, copy }
+): Promise<{ lines: readonly string[]; base: RollupState; whole: boolean }> {
+  const nothing = { lines: [], base: EMPTY_ROLLUP, whole: true }
+  if (state.rolledBatch < 0) return { ...nothing, whole: false }
+  const size = state.rolledThrough - state.headSeq
+  if (state.parts) {
+    if (copy && copy.headSeq === state.headSeq && sameParts(copy.parts, state.parts)) {
+      return { lines: copy.lines, base: state, whole: false }
+    }
+    const lines = await readPartLines(store, keys, state.parts, state.headSeq)
+    return lines?.length === size ? { lines, base: state, whole: false } : nothing
   }
+  if (state.etag === undefined) return nothing
   const file = await store.get(keys.events)
-  if (!file) return undefined
-  return { etag: file.etag, lines: () => splitLines(fromBytes(file.body, keys.events)) }
+  if (!file || file.etag !== state.etag) return nothing
+  try {
+    const lines = splitLines(fromBytes(file.body, keys.events))
+    return lines.length === size ? { lines, base: state, whole: true } : nothing
+  } catch (error) {
+    if (isTurnlineError(error, 'corrupt_data')) return nothing
+    throw error
+  }
 }
 
-async function readStoredIndex(
-  store: ObjectStore,
-  keys: SessionKeys,
-): Promise<{ value: TurnIndex | undefined; etag: string } | undefined> {
-  const stored = await store.get(keys.turnIndex)
-  return stored ? { value: readIndex(stored.body), etag: stored.etag } : undefined
+function sameParts(a: readonly EventPart[], b: readonly EventPart[]): boolean {
+  return a.length === b.length && a.every(([f, e], i) => b[i]?.[0] === f && b[i]?.[1] === e)
+}
+
+function count(batches: readonly KnownBatch[]): number {
+  return batches.reduce((sum, b) => sum + b.lines.length, 0)
 }
 
 /** Batches this process committed itself are taken from memory; the rest are read. */
@@ -166,14 +171,6 @@ export async function readBatchesVia(
     ]),
   )
   return numbers.map((n) => (known.get(n) ?? read.get(n)) as KnownBatch)
-}
-
-function readIndex(body: Uint8Array): TurnIndex | undefined {
-  try {
-    return parseTurnIndex(body)
-  } catch {
-    return undefined // a damaged index is rebuilt; timestamps of old turns fall back
-  }
 }
 
 function splitLines(text: string): string[] {

@@ -30,13 +30,15 @@ export interface PreparedManifest {
   due: boolean
   /** On a store that appends: the events.jsonl the manifest describes (synced before it). */
   events?: EventsFile
+  /** Objects to delete once the manifest is in force (parts it no longer lists: event-parts.ts). */
+  obsolete?: string[]
 }
 
 /**
  * Whether a commit writes the manifest. Not after every batch: readers take the manifest as a
  * lower bound and probe the log forward (DESIGN §3), so an active session's manifest is written
  * only when it would otherwise miss something a reader cannot get from the log's tail — the
- * first manifest, a new checkpoint, a rewrite of events.jsonl (a rollup; on a store that appends,
+ * first manifest, a new checkpoint, a rollup (a new part of the events; on a store that appends,
  * a cut of old turns), the session's end (`force`) — or when it lags by `checkpointEvery`
  * batches (a checkpoint that could not be written). Between those, a turn's commit is its batch
  * (and, on a store that appends, its lines appended to events.jsonl).
@@ -69,10 +71,10 @@ export function manifestDue(
  *
  * - on a store that appends, the commit appended the batch's lines already (events-file.ts);
  *   here the file is only brought up to date if that failed or this process does not know it;
- * - on the others (S3), events.jsonl is rewritten (rolled up) whenever the manifest is to be
- *   written anyway (a checkpoint, the session's end, no manifest yet, a lag of N batches), so it
- *   lags the log by less than `checkpointEvery` batches and never costs a manifest write of its
- *   own.
+ * - on the others (S3), the events since the last rollup are written as one part (rollup.ts,
+ *   event-parts.ts) whenever the manifest is to be written anyway (a checkpoint, the session's
+ *   end, no manifest yet, a lag of N batches), so they lag the log by less than
+ *   `checkpointEvery` batches and never cost a manifest write of their own.
  *
  * Every write is create-only or compare-and-swap (or an append at a checked size), so a writer
  * that lost its lease meanwhile cannot overwrite a newer version.
@@ -103,19 +105,27 @@ export async function prepareManifest(
     file ??
       (writing && before.rolledThrough < snapshot.nextSeq
         ? rollUp(ctx, keys, snapshot, before)
-        : before),
+        : { state: before, obsolete: [] }),
   ])
   if (checkpoint.status === 'rejected') throw checkpoint.reason
   if (rolled.status === 'rejected') throw rolled.reason
   const next = checkpoint.value ? checkpointed(snapshot, checkpoint.value) : snapshot
-  const manifest = manifestOf(next, rolled.value)
+  const { state, obsolete } =
+    'state' in rolled.value ? rolled.value : { state: rolled.value, obsolete: [] }
+  const manifest = manifestOf(next, state)
   // Never a manifest that counts events events.jsonl does not hold (a rollup that lost a race).
-  const holdsAll = rolled.value.rolledThrough === next.nextSeq
+  const holdsAll = state.rolledThrough === next.nextSeq
   if (force && !holdsAll) {
     throw new TurnlineError('conflict', 'events.jsonl changed while it was being rolled up')
   }
   const due = holdsAll && manifestDue(next, manifest, ctx.checkpointEvery, force)
-  return { snapshot: next, manifest, due, ...(eventsFile ? { events: await eventsFile } : {}) }
+  return {
+    snapshot: next,
+    manifest,
+    due,
+    ...(eventsFile ? { events: await eventsFile } : {}),
+    ...(obsolete.length ? { obsolete } : {}),
+  }
 }
 
 /**
@@ -187,20 +197,19 @@ async function writeCheckpoint(
   return checkpoint
 }
 
-/** Rolls events.jsonl up to the snapshot; the rollup state in force afterwards. */
+/** Rolls the events up to the snapshot (event parts); the rollup state to record. */
 async function rollUp(
   ctx: MaintenanceContext,
   keys: SessionKeys,
   snapshot: SessionSnapshot,
   before: RollupState,
-): Promise<RollupState> {
+): Promise<{ state: RollupState; obsolete: string[] }> {
   const known = ctx.cache.batches(keys.root)
   const copy = ctx.cache.rolled(keys.root)
   const done = await rollup(ctx.objects, keys, snapshot, before, ctx.maxRetained, known, copy)
-  ctx.cache.rememberRolled(keys.root, done?.copy)
-  const rolled = done?.state ?? before
-  ctx.cache.forgetBatchesThrough(keys.root, rolled.rolledBatch)
-  return rolled
+  ctx.cache.rememberRolled(keys.root, done.copy)
+  ctx.cache.forgetBatchesThrough(keys.root, done.state.rolledBatch)
+  return done
 }
 
 /**
@@ -220,6 +229,13 @@ export async function writeManifest(
   if (appending && events) await syncEventsFile({ ...ctx, objects: appending }, keys, events)
   const manifest = await syncManifest(ctx.objects, keys, prepared.manifest, snapshot.manifest)
   if (manifest.value.last_batch > snapshot.lastBatch) ctx.cache.delete(keys.root)
+  // Parts this manifest no longer lists go once it is in force; a reader that still follows an
+  // older manifest finds one missing and reads the batches instead.
+  if (manifest.value === prepared.manifest && prepared.obsolete) {
+    await Promise.all(
+      prepared.obsolete.map((key) => ctx.objects.delete(key).catch(() => undefined)),
+    )
+  }
   return { ...snapshot, manifest }
 }
 

@@ -83,6 +83,13 @@ export class SessionKeys {
   get events(): string {
     return `${this.root}events.jsonl`
   }
+  /**
+   * A create-only part of the rolled events, on a store that cannot append (store/event-parts.ts):
+   * the canonical lines of seqs [first, end).
+   */
+  eventPart(first: number, end: number): string {
+    return `${this.root}events/${pad(first)}-${pad(end)}.jsonl`
+  }
   get turnIndex(): string {
     return `${this.root}index/turns.json`
   }

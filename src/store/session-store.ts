@@ -56,7 +56,7 @@ export interface CommitResult {
 
 /**
  * The session-log protocol on an ObjectStore: numbered create-only batches are the only commit
- * point; checkpoints, the rolled-up events.jsonl, the turn index and the manifest follow them.
+ * point; checkpoints, the rolled-up events (events.jsonl or parts), the manifest follow them.
  */
 export class SessionStore {
   readonly objects: ObjectStore

@@ -49,7 +49,7 @@ const ownClientStore = (prefix: string) => new S3ObjectStore({ bucket, prefix, .
 describe('S3ObjectStore specifics', () => {
   const encode = (text: string) => new TextEncoder().encode(text)
 
-  it('cannot append: the session store rewrites events.jsonl there', () => {
+  it('cannot append: the session store writes the rolled events in parts there', () => {
     const store: ObjectStore = new S3ObjectStore({ bucket, client })
     expect(store.append).toBeUndefined()
   })

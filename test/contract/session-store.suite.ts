@@ -105,9 +105,8 @@ export function describeSessionStore(name: string, makeStore: MakeStore): void {
           expect(page.events[0]?.seq).toBe(from)
           expect(page.events[0]?.line.event).toEqual(committed[from])
         }
-        // events.jsonl is complete and canonical once thread.completed is committed
-        const file = await store.get(sessions.keys(ref).events)
-        const lines = new TextDecoder().decode(file?.body).trimEnd().split('\n')
+        // events.jsonl (or its parts) is complete and canonical once thread.completed is committed
+        const { lines } = await readSessionFiles(store, ref.sessionId)
         expect(lines.map((l) => parseVersionedLine(l).event)).toEqual(committed)
         const manifest = await sessions.manifest(ref)
         expect(manifest).toMatchObject({
@@ -198,8 +197,7 @@ export function describeSessionStore(name: string, makeStore: MakeStore): void {
               read.map((e) => e.event),
               `${mode} put #${crashAt}`,
             ).toEqual(expected)
-            const file = await store.get(next.keys(ref).events)
-            const lines = new TextDecoder().decode(file?.body).trimEnd().split('\n')
+            const { lines } = await readSessionFiles(store, ref.sessionId)
             expect(
               lines.map((l) => parseVersionedLine(l).event),
               `${mode} put #${crashAt}`,

@@ -9,6 +9,7 @@ import { echoTool } from '../support/engine-harness.ts'
 import { gate } from '../support/gate.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
+import { readSessionFiles } from '../support/session-files.ts'
 import { parseSse } from '../support/sse-frames.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
@@ -169,11 +170,10 @@ describe('a session over HTTP on S3 + Upstash + the OpenAI adapter', () => {
     ])
     mock.assertDone()
 
-    // events.jsonl in S3: every line valid, the same bytes as every HTTP view
-    const key = `tenant-a/ws-http/.vtcode/sessions/${id}/events.jsonl`
-    const stored = await bucket.store().get(key)
-    const lines = new TextDecoder().decode(stored?.body).split('\n')
-    expect(lines.pop()).toBe('')
+    // The rolled events in S3 (parts: S3 cannot append): every line valid, the same bytes as
+    // every HTTP view
+    const { lines, parts } = await readSessionFiles(bucket.store(), id)
+    expect(parts?.length).toBeGreaterThan(0)
     for (const line of lines) expect(parseVersionedLine(line).schema_version).toBe('0.11.0')
     expect(lines).toEqual(seen.map((e) => `{"schema_version":"0.11.0","event":${e}}`))
 

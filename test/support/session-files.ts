@@ -24,12 +24,22 @@ export async function sessionFolder(store: ObjectStore, sessionId: string): Prom
   return key.slice(0, key.indexOf(marker) + marker.length)
 }
 
-/** What the folder holds, as VT Code reads it. */
+/**
+ * What the folder holds, as VT Code reads it. On a store that cannot append (format 2 manifest)
+ * the rolled events are parts (`events/<first>-<end>.jsonl`): their lines from the head on are
+ * what events.jsonl would hold, and there is no turn index.
+ */
 export async function readSessionFiles(store: ObjectStore, sessionId: string) {
   const folder = await sessionFolder(store, sessionId)
-  const [events, index, manifest] = await Promise.all(
+  const [stored, storedIndex, storedManifest] = await Promise.all(
     ['events.jsonl', 'index/turns.json', 'manifest.json'].map((name) => store.get(folder + name)),
   )
+  const manifest = storedManifest ? parseSessionManifest(storedManifest.body) : undefined
+  const parts = manifest?.event_parts
+  const events = parts
+    ? { body: await joinedParts(store, folder, parts, manifest?.rolled_head_seq ?? 0) }
+    : stored
+  const index = parts ? null : storedIndex
   if (!events) throw new Error(`session ${sessionId} has no events.jsonl`)
   const text = decode(events.body)
   expect(text.endsWith('\n'), 'events.jsonl ends with a whole line').toBe(true)
@@ -44,8 +54,30 @@ export async function readSessionFiles(store: ObjectStore, sessionId: string) {
       return parsed.event
     }),
     index: index ? parseTurnIndex(index.body) : undefined,
-    manifest: manifest ? parseSessionManifest(manifest.body) : undefined,
+    manifest,
+    parts,
   }
+}
+
+const pad = (n: number) => String(n).padStart(10, '0')
+
+/** The lines of the parts from `head` on, as one text. */
+async function joinedParts(
+  store: ObjectStore,
+  folder: string,
+  parts: readonly (readonly [number, number])[],
+  head: number,
+): Promise<Uint8Array> {
+  const lines: string[] = []
+  for (const [first, end] of parts) {
+    const part = await store.get(`${folder}events/${pad(first)}-${pad(end)}.jsonl`)
+    if (!part) throw new Error(`part ${first}-${end} is missing`)
+    const held = decode(part.body).split('\n')
+    expect(held.pop(), 'a part ends with a whole line').toBe('')
+    expect(held.length, 'a part holds the lines its name says').toBe(end - first)
+    lines.push(...held.slice(Math.max(0, head - first)))
+  }
+  return new TextEncoder().encode(lines.map((line) => `${line}\n`).join(''))
 }
 
 /** Checks the folder against `committed` (every event of the session, from seq 0). */
@@ -61,9 +93,10 @@ export async function expectFilesMatch(
   expect(files.events, `${label}: events.jsonl holds exactly the committed events`).toEqual(
     committed.slice(head),
   )
-  expect(files.index, `${label}: index/turns.json is there`).toBeDefined()
+  if (files.parts) expect(files.index, `${label}: no turn index beside parts`).toBeUndefined()
+  else expect(files.index, `${label}: index/turns.json is there`).toBeDefined()
   const entries = files.index?.entries ?? []
-  const expected = turnsOf(files.lines)
+  const expected = files.parts ? [] : turnsOf(files.lines)
   expect(
     entries.map(({ ts: _, ...entry }) => entry),
     `${label}: the turn index describes events.jsonl`,

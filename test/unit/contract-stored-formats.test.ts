@@ -46,6 +46,62 @@ describe('stored fixtures parse and re-serialize byte-identically', () => {
     expect(serializeSessionManifest(manifest)).toBe(text('manifest.appended.json'))
   })
 
+  it('manifest.parts.json (format 2, a store that cannot append: the events in parts)', () => {
+    const manifest = parseSessionManifest(bytes('manifest.parts.json'))
+    expect(manifest).toMatchObject({
+      format_version: 2,
+      event_parts: [
+        [0, 4],
+        [4, 6],
+      ],
+    })
+    expect(manifest.rollup_etag).toBeUndefined()
+    expect(serializeSessionManifest(manifest)).toBe(text('manifest.parts.json'))
+    const parts = ['events/0000000000-0000000004.jsonl', 'events/0000000004-0000000006.jsonl']
+    expect(parts.map(text).join('')).toBe(text('events.jsonl'))
+    const stored = JSON.parse(text('manifest.parts.json')) as Record<string, unknown>
+    failsWith('unsupported_version', () =>
+      parseSessionManifest(encode({ ...stored, format_version: 3 })),
+    )
+    // parts only with format 2, contiguous, covering the head up to rolled_through
+    failsWith('corrupt_data', () => parseSessionManifest(encode({ ...stored, format_version: 1 })))
+    for (const event_parts of [
+      [[0, 4]],
+      [
+        [0, 4],
+        [5, 6],
+      ],
+      [
+        [1, 4],
+        [4, 6],
+      ],
+      [
+        [0, 6],
+        [6, 6],
+      ],
+    ]) {
+      failsWith('corrupt_data', () => parseSessionManifest(encode({ ...stored, event_parts })))
+    }
+    failsWith('corrupt_data', () => parseSessionManifest(encode({ ...stored, rollup_etag: 'x' })))
+    const { event_parts: _, ...without } = stored
+    failsWith('corrupt_data', () => parseSessionManifest(encode(without)))
+    // after a cut of the head: the first part holds it, read from it on
+    const cut = { ...stored, rolled_head_seq: 5, event_count: 1, event_parts: [[4, 6]] }
+    expect(parseSessionManifest(encode(cut)).rolled_head_seq).toBe(5)
+    failsWith('corrupt_data', () =>
+      parseSessionManifest(
+        encode({
+          ...cut,
+          rolled_head_seq: 4,
+          event_parts: [
+            [0, 4],
+            [4, 6],
+          ],
+        }),
+      ),
+    )
+  })
+
   it('intents/0000000003.json', () => {
     const intent = parsePendingIntent(bytes('intents/0000000003.json'))
     expect(intent).toMatchObject({ format: 'turnline.pending-intent', version: 1 })

@@ -73,6 +73,16 @@ describe('a 100-turn session', { timeout: 120_000 }, () => {
     // The batch committed before the tool runs and the final one; checkpoints, the manifest and
     // the rewrite of events.jsonl come every 16 batches.
     expect(median(ordinary.map((s) => s.objectRequests))).toBe(2)
+    // Bytes written per turn stay flat: the events rolled up every 16 batches go into a new part
+    // each time (store/event-parts.ts), never a rewrite of all of them, and there is no turn
+    // index to rewrite. Means over 24 turns (3 rollups each); rewriting events.jsonl whole, the
+    // last stage wrote 5.5× the first (22 KB, then 122 KB a turn; now 14 and 16 KB).
+    const mean = (rows: TurnSample[]) =>
+      rows.reduce((sum, s) => sum + s.bytesWritten, 0) / Math.max(1, rows.length)
+    const first = mean(stage(samples, 2, 25))
+    const last = mean(stage(samples, 73, 96))
+    expect(last).toBeLessThan(1.3 * first)
+    expect(Math.max(...samples.map((s) => s.turnIndexBytes))).toBe(0)
     await expectStoredOnce(store, samples)
   })
 })

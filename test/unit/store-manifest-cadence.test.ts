@@ -10,6 +10,7 @@ import { SessionLocator } from '../../src/store/session-locator.ts'
 import type { SessionRef } from '../../src/store/session-ref.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
+import { readSessionFiles } from '../support/session-files.ts'
 
 const ref = { tenant: 't1', workspace: 'w1', sessionId: 'session-1' }
 
@@ -43,10 +44,10 @@ describe('when the manifest is written', () => {
         expect(appendsPerCommit).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2])
         expect(putsPerCommit).toEqual([1, 1, 3, 1, 1, 1, 3, 1, 1])
       } else {
-        // an ordinary commit is its batch alone; a checkpoint adds the checkpoint, the rewrite of
-        // events.jsonl and the turn index, and the manifest
+        // an ordinary commit is its batch alone; a checkpoint adds the checkpoint, a part of the
+        // rolled events (the lines since the last one) and the manifest
         expect(appendsPerCommit).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0])
-        expect(putsPerCommit).toEqual([1, 1, 5, 1, 1, 1, 5, 1, 1])
+        expect(putsPerCommit).toEqual([1, 1, 4, 1, 1, 1, 4, 1, 1])
       }
       await sessions.commit(await sessions.open(ref), { events: [threadCompleted('thread-1', 9)] })
       expect(await storedManifest(counting.store, sessions)).toMatchObject({
@@ -57,32 +58,36 @@ describe('when the manifest is written', () => {
     }
   })
 
-  it('without appends, rewrites events.jsonl with every manifest write, so it lags less than a checkpoint interval', async () => {
+  it('without appends, rolls a part of the events up with every manifest write, so they lag less than a checkpoint interval', async () => {
     const counting = countingObjectStore(new MemoryObjectStore({ appendable: false }))
     const sessions = new SessionStore({ store: counting.store, checkpointEvery: 8 })
     await sessions.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
-    const keys = sessions.keys(ref)
     const eventsWrittenAt: number[] = []
     for (let n = 1; n <= 40; n++) {
-      const before = (await counting.store.get(keys.events))?.etag
+      const before = (await storedManifest(counting.store, sessions))?.event_parts
       const { snapshot } = await sessions.commit(await sessions.open(ref), {
         events: turnEvents(n, 3),
       })
-      const file = await counting.store.get(keys.events)
-      const lines = new TextDecoder().decode(file?.body).split('\n').filter(Boolean)
+      const { lines } = await readSessionFiles(counting.store, ref.sessionId)
       const stored = await storedManifest(counting.store, sessions)
-      // the stored manifest never counts an event the file does not hold
+      // the stored manifest never counts an event the parts do not hold
+      expect(stored?.format_version).toBe(2)
       expect(stored?.event_count).toBe(stored?.rolled_through)
-      expect(lines.length).toBeGreaterThanOrEqual(stored?.event_count ?? 0)
+      expect(lines.length).toBe(stored?.event_count ?? 0)
       // the lag bound: fewer than `checkpointEvery` batches
       expect(snapshot.lastBatch - (stored?.rolled_batch ?? -1)).toBeLessThan(8)
-      if (file?.etag !== before) {
+      if (JSON.stringify(stored?.event_parts) !== JSON.stringify(before)) {
         eventsWrittenAt.push(n)
-        // the rewrite goes with the checkpoint's manifest, which records it
+        // the part goes with the checkpoint's manifest, which lists it
         expect(snapshot.checkpointBatch).toBe(n)
         expect(stored).toMatchObject({ last_batch: n, rolled_batch: n, checkpoint_batch: n })
-        expect(stored?.rollup_etag).toBe(file?.etag)
         expect(lines).toHaveLength(1 + n * 5)
+        // a part per rollup with the lines since the one before, joined with the last part when
+        // that one holds fewer lines (the creation's one line, then 36 lines before 40)
+        const parts = stored?.event_parts ?? []
+        expect(parts.length).toBeLessThanOrEqual(eventsWrittenAt.length)
+        expect(parts.at(-1)?.[1]).toBe(1 + n * 5)
+        expect(parts.at(-1)?.[0]).toBeLessThanOrEqual(Math.max(0, 1 + (n - 8) * 5))
       }
     }
     expect(eventsWrittenAt).toEqual([7, 15, 23, 31, 39])
