@@ -92,3 +92,40 @@ describe('HTTP hook answers over the inline limit', () => {
     expect(JSON.stringify(turn.events)).not.toContain('kept as artifact')
   })
 })
+
+describe('kept hook answers of any event are listed', () => {
+  it("a long allow of pre_tool_use and a pre_compact's long answer, each with its hook", async () => {
+    const { service, mock, receiver } = fixture.engine
+    const pre = `{"decision":"allow","note":"${'p'.repeat(100_000)}"}`
+    const compact = `{"note":"${'c'.repeat(150_000)}"}`
+    hooks.setReply((hook) => ({ body: hook.path === '/pre' ? pre : compact }))
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      hooks: [
+        { event: 'pre_tool_use', type: 'http', name: 'gate', url: hooks.url('/pre') },
+        { event: 'pre_compact', type: 'http', url: hooks.url('/compact') },
+      ],
+    })
+    mock.enqueue({ toolCalls: [call] }, { text: 'ran' })
+    const turn = await service.stepTurn('t1', session_id, { input: 'go' })
+    expect(invocation(turn.events)).toMatchObject({ outcome: 'success' })
+    mock.enqueue({ text: 'the summary' })
+    const compacted = await service.compact('t1', session_id)
+    expect(compacted.events.map((e) => e.type)).toContain('thread.compact_boundary')
+
+    const listed = await service.listKeptOutputs('t1', session_id, { limit: 50 })
+    expect(listed.outputs).toMatchObject([
+      {
+        kind: 'hook_answer',
+        event: 'pre_tool_use',
+        hook: 'gate',
+        tool_call_id: 'c1',
+        size: pre.length,
+      },
+      { kind: 'hook_answer', event: 'pre_compact', hook: 'pre_compact#1', size: compact.length },
+    ])
+    const [first, second] = listed.outputs
+    expect(sha(await readArtifact(session_id, first?.artifact_id ?? ''))).toBe(sha(pre))
+    expect(sha(await readArtifact(session_id, second?.artifact_id ?? ''))).toBe(sha(compact))
+  })
+})
