@@ -20,7 +20,7 @@ export interface TurnSample {
   bytesWritten: number
   /**
    * Of them, bytes of `index/turns.json` (VT Code's turn index: on a store that appends, the
-   * turn's entry is appended; a store that cannot rewrites it with `events.jsonl`).
+   * turn's entry is appended; a store that cannot append keeps none, its events being parts).
    */
   turnIndexBytes: number
   /** The largest model request of the turn (JSON bytes of its messages). */
