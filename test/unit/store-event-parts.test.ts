@@ -9,10 +9,12 @@ import {
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { toBytes } from '../../src/store/json-bytes.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { manifestOf as manifestOf2, rollupStateOf } from '../../src/store/manifest-sync.ts'
 import { rollup } from '../../src/store/rollup.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
-import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
+import { commitTurns } from '../support/commit-turns.ts'
+import { threadCompleted, threadStarted } from '../support/sample-events.ts'
 import { expectFilesMatch, readSessionFiles } from '../support/session-files.ts'
 
 /**
@@ -21,15 +23,8 @@ import { expectFilesMatch, readSessionFiles } from '../support/session-files.ts'
  */
 const ref = { tenant: 't1', workspace: 'w1', sessionId: 'session-1' }
 
-async function grow(sessions: SessionStore, from: number, turns: number) {
-  const events: ThreadEvent[] = []
-  for (let n = from; n < from + turns; n++) {
-    const e = turnEvents(n, 3)
-    await sessions.commit(await sessions.open(ref), { events: e })
-    events.push(...e)
-  }
-  return events
-}
+const grow = (sessions: SessionStore, from: number, turns: number) =>
+  commitTurns(sessions, ref, from, turns)
 
 async function manifestOf(store: ObjectStore, sessions: SessionStore): Promise<SessionManifest> {
   const stored = await store.get(sessions.keys(ref).manifest)
@@ -52,9 +47,7 @@ async function feed(sessions: SessionStore, from = 0, limit = 7): Promise<string
 /** What the batches alone say (a store whose manifest lists no rolled events). */
 async function fromBatches(store: ObjectStore, sessions: SessionStore): Promise<ThreadEvent[]> {
   const copy = new MemoryObjectStore({ appendable: false })
-  const { objects } = await import('../../src/store/list-all.ts').then((m) =>
-    m.listAll(store, sessions.keys(ref).logPrefix),
-  )
+  const { objects } = await listAll(store, sessions.keys(ref).logPrefix)
   for (const { key } of objects) {
     const body = (await store.get(key))?.body
     if (body) await copy.put(key, body)
@@ -112,9 +105,7 @@ describe('event parts (a store that cannot append)', () => {
     expect(parts[0]?.[0]).toBeLessThanOrEqual(head)
     expect(parts[0]?.[1]).toBeGreaterThan(head)
     // only the parts the manifest lists are left
-    const left = await import('../../src/store/list-all.ts').then((m) =>
-      m.listAll(store, `${sessions.keys(ref).root}events/`),
-    )
+    const left = await listAll(store, `${sessions.keys(ref).root}events/`)
     expect(left.objects.map((o) => o.key).sort()).toEqual(
       parts.map(([f, e]) => sessions.keys(ref).eventPart(f, e)).sort(),
     )

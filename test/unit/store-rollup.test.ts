@@ -1,26 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseVersionedLine, serializeVersionedLine } from '../../src/contract/serialize.ts'
-import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { parseTurnIndex } from '../../src/contract/turn-index.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { toBytes } from '../../src/store/json-bytes.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { commitTurns } from '../support/commit-turns.ts'
 import { recordingEventsWrites } from '../support/events-file-writes.ts'
-import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
+import { threadCompleted, threadStarted } from '../support/sample-events.ts'
 
 const ref = { tenant: 't1', workspace: 'w1', sessionId: 'session-1' }
 const decode = (b: Uint8Array | undefined) => new TextDecoder().decode(b)
 
-async function grow(sessions: SessionStore, turns: number, from = 1) {
-  const events: ThreadEvent[] = []
-  for (let n = from; n < from + turns; n++) {
-    const e = turnEvents(n, 3)
-    await sessions.commit(await sessions.open(ref), { events: e })
-    events.push(...e)
-  }
-  return events
-}
+const grow = (sessions: SessionStore, turns: number, from = 1) =>
+  commitTurns(sessions, ref, from, turns)
 
 describe('events.jsonl rollup', () => {
   it('on a store that appends, never rewrites events.jsonl below the cap: bytes written = the file', async () => {
