@@ -2,6 +2,7 @@ import { isTurnlineError } from '../contract/errors.ts'
 import { MAX_EVENT_PARTS } from '../contract/session-manifest.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
+import { putOnce } from './put-once.ts'
 import type { SessionKeys } from './session-ref.ts'
 
 /**
@@ -139,14 +140,7 @@ export async function createPart(
 ): Promise<void> {
   const [first, end] = part
   const text = `${lines.slice(first - head, end - head).join('\n')}\n`
-  try {
-    await store.put(keys.eventPart(first, end), toBytes(text), {
-      ifNoneMatch: '*',
-      contentType: 'application/x-ndjson',
-    })
-  } catch (error) {
-    if (!isTurnlineError(error, 'conflict')) throw error
-  }
+  await putOnce(store, keys.eventPart(first, end), toBytes(text), 'application/x-ndjson')
 }
 
 /** Keys of the parts in `before` that `after` no longer lists. */

@@ -8,24 +8,11 @@ import {
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { listAll } from './list-all.ts'
+import { putOnce } from './put-once.ts'
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
-}
-
-/**
- * Writes create-only; an object already there (same key, so the same bytes) is fine. True when
- * this write made it.
- */
-export async function putOnce(store: ObjectStore, key: string, body: Uint8Array): Promise<boolean> {
-  try {
-    await store.put(key, body, { ifNoneMatch: '*' })
-    return true
-  } catch (error) {
-    if (!isTurnlineError(error, 'conflict')) throw error
-    return false
-  }
 }
 
 /** A stored descriptor: corrupt_data when it is not one, unsupported_version when newer. */

@@ -10,7 +10,7 @@ import {
 } from '../contract/stored-file.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
-import { putOnce } from './output-artifacts.ts'
+import { putOnce } from './put-once.ts'
 
 type AnyFile = UserFile | StoredUserFile
 type UserMessage = Extract<HistoryMessage, { role: 'user' }>

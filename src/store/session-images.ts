@@ -23,7 +23,7 @@ import {
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
-import { putOnce } from './output-artifacts.ts'
+import { putOnce } from './put-once.ts'
 import { hasFiles, SessionFiles } from './session-files.ts'
 
 async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {

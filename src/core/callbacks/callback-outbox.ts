@@ -11,6 +11,7 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import { LOOP_ID } from '../../contract/loop-state.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { listAll } from '../../store/list-all.ts'
+import { putOnce } from '../../store/put-once.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 import { callbackMessageId, type NoticeDraft, workMessageId } from './callback-notices.ts'
@@ -66,11 +67,7 @@ export interface StoredDelivery {
 
 /** Create-only: an existing object (ours or another writer's, same content by key) is fine. */
 async function createOnce(objects: ObjectStore, key: string, body: string): Promise<void> {
-  try {
-    await objects.put(key, bytes(body), { ifNoneMatch: '*', contentType: 'application/json' })
-  } catch (error) {
-    if (!isTurnlineError(error, 'conflict')) throw error
-  }
+  await putOnce(objects, key, bytes(body), 'application/json')
 }
 
 function markerOf(ref: SessionRef, batch: number, url: string, at: string): CallbackBatch {
