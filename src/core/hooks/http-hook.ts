@@ -3,6 +3,7 @@ import type { HookConfig, HttpHook } from '../../contract/hook-config.ts'
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../contract/transport-failure.ts'
+import { deadlineSignal } from '../../shared/deadline-signal.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { captureOutput } from '../tools/output-capture.ts'
@@ -77,6 +78,7 @@ export async function callHttpHook(
   /** Where an answer over the inline limit is kept whole; without it, it is cut. */
   kept?: HookKeeping,
 ): Promise<HookAttempt> {
+  const deadline = deadlineSignal(hook.timeout_ms, request.signal)
   try {
     if (!hookHostAllowed(policy.allowedHosts, hook.url)) {
       return { ok: false, answer: {}, error: `host ${new URL(hook.url).host} is not allowed` }
@@ -87,14 +89,10 @@ export async function callHttpHook(
       body,
       nowMs: request.now,
     })
-    const signals = [
-      AbortSignal.timeout(hook.timeout_ms),
-      ...(request.signal ? [request.signal] : []),
-    ]
     const response = await policy.fetch(hook.url, {
       method: 'POST',
       redirect: 'manual',
-      signal: AbortSignal.any(signals),
+      signal: deadline.signal,
       headers: {
         'content-type': 'application/json',
         ...signed,
@@ -116,6 +114,8 @@ export async function callHttpHook(
       }
     }
     return { ok: false, answer: {}, error: `could not be reached: ${transportFailureText(error)}` }
+  } finally {
+    deadline.clear()
   }
 }
 

@@ -2,6 +2,7 @@ import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { HttpTool } from '../../contract/session-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../contract/transport-failure.ts'
+import { deadlineSignal } from '../../shared/deadline-signal.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import type { OutputKeeping } from './kept-output.ts'
@@ -65,12 +66,12 @@ export async function callHttpTool(
     nowMs: request.now,
   })
   const timeoutMs = tool.timeout_ms ?? policy.timeoutMs
-  const signals = [AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]
+  const deadline = deadlineSignal(timeoutMs, signal)
   try {
     const response = await policy.fetch(tool.url, {
       method: 'POST',
       redirect: 'manual',
-      signal: AbortSignal.any(signals),
+      signal: deadline.signal,
       headers: {
         'content-type': 'application/json',
         ...signed,
@@ -96,5 +97,7 @@ export async function callHttpTool(
         ? `tool ${tool.name} timed out after ${timeoutMs} ms`
         : `tool ${tool.name} could not be reached: ${transportFailureText(error)}`
     return { ok: false, output }
+  } finally {
+    deadline.clear()
   }
 }
