@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { denoEgressPolicy } from '../../adapters/egress/deno-egress-host.ts'
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { denoPeer } from '../http/client-address.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
+import { warmedFsStore } from './warmed-fs-store.ts'
 
 /** The part of the Deno namespace this entry uses (tsc here has no Deno types). */
 declare const Deno: {
@@ -34,7 +34,7 @@ const entry = await startEntryApp(
   // Deno Deploy serves a public address: without keys the entry refuses to start unless
   // TURNLINE_SINGLE_TENANT is set (and then only on loopback, checked at listen).
   {
-    defaultStore: (root) => new FsObjectStore({ root }),
+    defaultStore: warmedFsStore,
     reachableFromAnywhere: true,
     peerAddress: denoPeer,
     // Callbacks in multi-tenant mode and hosts only `*` allows: every address resolved and

@@ -4,6 +4,7 @@ import type { EmbeddedRunnerStarter } from './embedded-runner.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeBackends } from './node-backends.ts'
 import { serveOnNode } from './node-server.ts'
+import { warmedFsStore } from './warmed-fs-store.ts'
 
 /**
  * The Node server on the embedded defaults (node.ts loads this once it has started the runner):
@@ -17,7 +18,7 @@ export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<voi
   const encodings = preloadEncodings().catch(() => undefined)
   const entry = await startEntryApp(
     process.env,
-    { ...nodeBackends, defaultRunner: runner.defaultRunner },
+    { ...nodeBackends, defaultStore: warmedFsStore, defaultRunner: runner.defaultRunner },
     { log: (line) => console.log(line), startLineAtListen: true, background: true, sockets: true },
   ).catch(onStartupError((code) => process.exit(code)))
   // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.2–0.5 s.
