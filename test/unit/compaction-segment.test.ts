@@ -48,6 +48,17 @@ describe('request segment hashes', () => {
     expect(await catalogHash([])).toBeUndefined()
   })
 
+  it('hash the compact JSON of the catalog, whether a definition was hashed before or not', async () => {
+    const catalog = [lookup, refund]
+    const expected = reference(JSON.stringify(catalog))
+    expect(await catalogHash(catalog)).toBe(expected)
+    expect(await catalogHash(catalog)).toBe(expected)
+    expect(await catalogHash(catalog.map((definition) => structuredClone(definition)))).toBe(
+      expected,
+    )
+    expect(await catalogHash([refund, lookup])).toBe(reference(JSON.stringify([refund, lookup])))
+  })
+
   it('numbers segments segment-%08d', () => {
     expect(segmentId(2)).toBe('segment-00000002')
     expect(segmentId(123_456_789)).toBe('segment-123456789')

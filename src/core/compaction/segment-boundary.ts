@@ -57,12 +57,24 @@ export function prefixHash(systemPrompt: string): Promise<string> {
  */
 export async function catalogHash(tools: readonly ToolDefinition[]): Promise<string | undefined> {
   if (tools.length === 0) return undefined
-  const definitions = tools.map(({ name, description, parameters }) => ({
-    name,
-    description,
-    parameters,
-  }))
-  return hash16(JSON.stringify(definitions))
+  return hash16(`[${tools.map(definitionJson).join(',')}]`)
+}
+
+/**
+ * The compact JSON of each definition hashed so far, by the definition: the built-in tools'
+ * definitions are constants, whose schemas are most of a catalog's bytes, so each is written
+ * once per process rather than on every invocation. Definitions are never changed once made.
+ */
+const definitionJsons = new WeakMap<ToolDefinition, string>()
+
+function definitionJson(definition: ToolDefinition): string {
+  let json = definitionJsons.get(definition)
+  if (json === undefined) {
+    const { name, description, parameters } = definition
+    json = JSON.stringify({ name, description, parameters })
+    definitionJsons.set(definition, json)
+  }
+  return json
 }
 
 export interface SegmentBasis {
