@@ -3,14 +3,13 @@ import { RECENT_TURN_RECORDS } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
 import type { TurnInputRecord } from '../../contract/turn-input-record.ts'
-import { cloneJson } from '../../shared/clone-json.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SessionSnapshot } from '../../store/session-snapshot.ts'
 import type { EventListener } from '../session-api.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
 import type { IdempotentCall } from './idempotency.ts'
 import type { ServiceDeps } from './service-deps.ts'
-import { rememberCommittedState } from './writable-state.ts'
+import { rememberCommittedState, statePatch } from './writable-state.ts'
 
 /**
  * The named points at which an invocation commits a batch (the session log's only commit
@@ -140,6 +139,9 @@ export class TurnWriter {
       Object.entries(rest).map(([k, v]) => [k, v ?? null]),
     )
     if (this.rewriteConfig) patch.config = config
+    // Private copies of the changed fields: the cached snapshot must not change with this
+    // invocation's state.
+    const changed = statePatch(this.current.state, patch)
     const { events, lines } = this.dispatcher.takeWithLines()
     const result = await this.deps.sessions.commit(
       this.current,
@@ -152,8 +154,7 @@ export class TurnWriter {
           ...(this.historyReset ? { reset: true } : {}),
           append: this.history.slice(this.committedHistory),
         },
-        // A private copy: the cached snapshot must not change with this invocation's state.
-        state: cloneJson(patch),
+        state: changed.patch,
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
         ...(this.turnInput ? { turnInput: this.turnInput } : {}),
         ...(this.hookAnswers.length ? { hookAnswers: this.hookAnswers } : {}),
@@ -171,7 +172,7 @@ export class TurnWriter {
     this.historyReset = false
     this.committedHistory = this.history.length
     this.current = result.snapshot
-    rememberCommittedState(result.snapshot.state)
+    rememberCommittedState(result.snapshot.state, changed.fields)
     if (result.maintenanceError) this.maintenanceFailed(result.maintenanceError)
     this.manifestWrite = result.manifestWritten?.then((error) => {
       if (error !== undefined) this.maintenanceFailed(error)
