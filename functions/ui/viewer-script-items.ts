@@ -58,10 +58,20 @@ function keptOutputLink(item, kept, onOpen) {
 
 /** The kept hook answers of the listing (GET …/artifacts), each linked once in its turn. */
 class HookAnswerLinks {
-  constructor() {
+  constructor(root) {
+    /** The timeline, whose thread-started marker holds the links kept before any turn. */
+    this.root = root
+    this.start = undefined
     /** Not shown yet: each waits for its turn to be on the page. */
     this.waiting = []
     this.shown = new Set()
+  }
+
+  /** The thread-started marker as a place for links, once it is on the page. */
+  threadStart() {
+    const node = this.start ? undefined : this.root && this.root.querySelector(':scope > li.marker.start')
+    if (node) this.start = { seq: Number(node.getAttribute('data-seq')), node: node, list: node.lastChild }
+    return this.start
   }
 
   add(kept) {
@@ -74,16 +84,19 @@ class HookAnswerLinks {
   }
 
   show(turns, lastSeq, onOpen) {
-    this.waiting = this.waiting.filter((output) => !showHookAnswer(turns, lastSeq, output, onOpen))
+    const start = this.threadStart()
+    this.waiting = this.waiting.filter((output) => !showHookAnswer(turns, lastSeq, output, onOpen, start))
   }
 }
 
 /**
  * A kept hook answer's link, in its turn — the last one started at or before the batch that
- * kept it (its seq) — below the turn's items; false while that turn is not on the page.
+ * kept it (its seq) — below the turn's items; one kept as the session was created (batch 0,
+ * before any turn: a session_start hook's) below the thread's start. False while that place is
+ * not on the page.
  */
-function showHookAnswer(turns, lastSeq, kept, onOpen) {
-  const turn = turns.filter((t) => t.seq <= kept.seq).pop()
+function showHookAnswer(turns, lastSeq, kept, onOpen, start) {
+  const turn = turns.filter((t) => t.seq <= kept.seq).pop() || (start && start.seq <= kept.seq ? start : undefined)
   if (!turn || lastSeq < kept.seq) return false
   if (!turn.hookAnswers) {
     turn.hookAnswers = el('div', { class: 'hook-answers' })

@@ -27,7 +27,7 @@ class Timeline {
     /** Kept outputs by tool_output item id, and the newest snapshot of each tool_output item. */
     this.keptOutputs = new Map()
     this.outputItems = new Map()
-    this.hookAnswers = new HookAnswerLinks()
+    this.hookAnswers = new HookAnswerLinks(root)
   }
 
   setInputs(inputs) {

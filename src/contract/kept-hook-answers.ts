@@ -6,7 +6,8 @@ import { OutputArtifactIdSchema } from './output-artifact.ts'
  * The hook answers a batch kept whole (`hook_answers`): Turnline's own field of the batch that
  * commits the hook's effect — the `post_tool_use` hooks of a call with its `tool_output`, the
  * `stop` hooks with the turn's end, `pre_compact` and `session_start{compact}` with the
- * compaction's reset, `pre_tool_use` with the call's run or rejection. An answer over the inline
+ * compaction's reset, `pre_tool_use` with the call's run or rejection, `session_start{startup,
+ * fork}` with batch 0, which creates the session (create-session.ts). An answer over the inline
  * limit is kept as an output artifact of the session (hook-artifact.ts in src/core/hooks); no
  * event names it (`events.jsonl` stays VT Code's), so this record is how
  * `GET /v1/sessions/{id}/artifacts` lists it.

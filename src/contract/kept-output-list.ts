@@ -37,9 +37,14 @@ export type KeptOutput = z.infer<typeof KeptOutputSchema>
 export const KeptHookOutputSchema = KeptHookAnswerSchema.extend({
   kind: z.literal('hook_answer').describe("A hook's answer (`tool_output`: a tool call's)."),
   seq: Count.describe(
-    "Seq of the last event of the batch that committed the hook's effect (with its answer).",
+    "Seq of the last event of the batch that committed the hook's effect (with its answer); 0 (`thread.started`) for a `session_start` hook run as the session was created or forked.",
   ),
-  turn_id: z.string().optional().describe('The turn (`turn-<n>`) whose batch recorded it.'),
+  turn_id: z
+    .string()
+    .optional()
+    .describe(
+      'The turn (`turn-<n>`) whose batch recorded it; absent for one recorded as the session was created.',
+    ),
 }).meta({
   id: 'KeptHookOutput',
   description: 'A hook answer kept whole, by the hook that gave it and the event that ran it.',

@@ -365,7 +365,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     await page.close()
   })
 
-  it('links the hook answers kept whole in their turn, and one kept while the page is open', async () => {
+  it('links the hook answers kept whole in their turn (a session_start one under the thread start), and one kept while the page is open', async () => {
     // post_tool_use and stop hooks answering over the inline limit (64 KiB), 2,000 lines each.
     const answer = (mark: string) =>
       Array.from({ length: 2000 }, (_, n) => `${mark} ${n} ${'k'.repeat(40)}`).join('\n')
@@ -376,6 +376,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
       hooks: [
         { event: 'post_tool_use', type: 'http', name: 'audit', url: hooks.url('/post') },
         { event: 'stop', type: 'http', name: 'review', url: hooks.url('/stop') },
+        { event: 'session_start', type: 'http', name: 'boot', url: hooks.url('/start') },
       ],
     })) as { session_id: string }
     mock.enqueue(
@@ -387,6 +388,7 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
       outputs: { kind: string; event: string; artifact_id: string; size: number }[]
     }
     expect(listed.outputs.map((o) => [o.kind, o.event])).toEqual([
+      ['hook_answer', 'session_start'],
       ['hook_answer', 'post_tool_use'],
       ['hook_answer', 'stop'],
     ])
@@ -397,7 +399,12 @@ describe('the timeline viewer in Chromium', { timeout: 180_000 }, () => {
     await page.goto(`${proxy.url}/ui#/sessions/${id}`)
     const links = page.locator('li.turn[data-turn="1"] .hook-answer')
     await expect.poll(() => links.count(), { timeout: 30_000 }).toBe(2)
-    const [post, stop] = listed.outputs
+    const [start, post, stop] = listed.outputs
+    // Kept as the session was created, before any turn: under the thread's start.
+    const started = page.locator('li.marker.start .hook-answer[data-hook-event="session_start"]')
+    expect(await started.textContent()).toBe(
+      `session_start hook boot, whole answer: ${start?.artifact_id} (${start?.size.toLocaleString('en-US')} bytes, 2,000 lines)`,
+    )
     expect(await links.nth(0).textContent()).toBe(
       `post_tool_use hook audit (call call_hooked), whole answer: ${post?.artifact_id} (${post?.size.toLocaleString('en-US')} bytes, 2,000 lines)`,
     )

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { expect } from 'vitest'
 import { standardWebhookValid } from './webhook-signature-check.ts'
 
 export interface ReceivedHook {
@@ -142,4 +143,22 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/**
+ * The listing entry (`GET …/artifacts`) of `answer`, kept whole from the first `session_start`
+ * hook, named `boot`, as a session was created or forked: in batch 0, seq 0, no turn.
+ */
+export function keptStartAnswer(answer: string) {
+  return {
+    kind: 'hook_answer',
+    seq: 0,
+    event: 'session_start',
+    hook: 'boot',
+    hook_index: 0,
+    hook_type: 'http',
+    artifact_id: expect.stringMatching(/^out_[0-9a-f]{32}$/),
+    size: new TextEncoder().encode(answer).length,
+    lines: answer.split('\n').length,
+  }
 }

@@ -1,9 +1,10 @@
 import type { AgentState, OrientReason } from '../../contract/agent-state.ts'
 import type { EngineState } from '../../contract/engine-state.ts'
 import { ENGINE_STATE_VERSION } from '../../contract/engine-state.ts'
-import { isTurnlineError } from '../../contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { SessionStartSource } from '../../contract/hook-config.ts'
+import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
 import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
 import { readSessionConfig } from '../../contract/session-config.ts'
 import { ZERO_USAGE } from '../../contract/usage.ts'
@@ -28,8 +29,12 @@ export function parseConfig(body: SessionConfigInput): SessionConfig {
 }
 
 /**
- * Starts a session: its pointer, then batch 0 (thread.started, the config in the engine state,
- * and an optional seed transcript, e.g. a fork's summary), then `session_start` hooks.
+ * Starts a session: its pointer, the `session_start` hooks, then batch 0 (thread.started, the
+ * config in the engine state, an optional seed transcript, e.g. a fork's summary, and the hook
+ * answers kept whole, `hook_answers`). The hooks run before the session exists, as in VT Code
+ * they run while the session is set up, before its first turn: a session that exists has run
+ * them and records what they kept, in the batch that creates it; a start that dies before batch
+ * 0 leaves no session, and its retry runs them again (an answer kept twice is stored once).
  * Long: the first state, field by field, and the create-only first batch.
  */
 export async function startSession(
@@ -91,17 +96,32 @@ export async function startSession(
   } catch (error) {
     // A chosen id whose pointer an earlier attempt left: batch 0 decides whether it exists.
     if (!(seed.sessionId && isTurnlineError(error, 'conflict'))) throw error
+    await assertNotStarted(deps, ref)
   }
+  // The session_start hooks run before batch 0, which records the answers they kept whole.
+  const hookAnswers: KeptHookAnswer[] = []
+  const warnings = await fireSessionStart(deps, ref, state, seed.source, (answer) =>
+    hookAnswers.push(answer),
+  )
   const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],
     state,
     ...(history?.length ? { history: { append: history } } : {}),
+    hookAnswers,
   })
   rememberCommittedState(created.snapshot.state)
   await touchActivity(deps, ref, Date.parse(created.snapshot.updatedAt))
-  const warnings = await fireSessionStart(deps, ref, state, seed.source)
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref
+}
+
+/**
+ * A retried start of a session an earlier attempt created is the conflict batch 0's create-only
+ * write would give, found before the `session_start` hooks run again.
+ */
+async function assertNotStarted(deps: ServiceDeps, ref: SessionRef): Promise<void> {
+  const first = await deps.sessions.objects.get(deps.sessions.keys(ref).batch(0))
+  if (first) throw new TurnlineError('conflict', `session ${ref.sessionId} already exists`)
 }
 
 /**
