@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import type { AtifTrajectory } from '../../src/core/exports/atif-trajectory.ts'
 import { OutputArtifacts } from '../../src/store/output-artifacts.ts'
-import { echoTool } from '../support/engine-deps.ts'
+import { echoTool, TOOL_SECRET } from '../support/engine-deps.ts'
+import { inProcessHookReceiver } from '../support/hook-receiver.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
 import { type ScriptedEngine, startScriptedEngine } from '../support/scripted-engine.ts'
 
@@ -162,6 +163,67 @@ describe('session exports', () => {
       parts.push(new TextDecoder().decode(part))
     }
     expect(parts.join('')).toContain(`${half}MIDDLE-MARKER-31${half}`)
+  })
+
+  it('hook answers kept whole are named by the ATIF trajectory where they were kept, never inlined', async () => {
+    const hooks = inProcessHookReceiver(TOOL_SECRET)
+    const hooked = startScriptedEngine({ hooks })
+    // 80 KB each (over the 64 KiB inline limit), a marker in the middle only the artifact holds.
+    const pad = 'h'.repeat(40_000)
+    hooks.setReply((hook) => ({ body: `${pad}${hook.path.slice(1)}-HOOK-MIDDLE${pad}` }))
+    hooked.model.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"w"}' }] },
+      { text: 'done' },
+    )
+    const { session_id } = await hooked.service.createSession('x1', {
+      tools: [echoTool(hooked.receiver.url)],
+      hooks: [
+        { event: 'session_start', type: 'http', name: 'boot', url: hooks.url('/start') },
+        { event: 'post_tool_use', type: 'http', name: 'audit', url: hooks.url('/post') },
+        { event: 'stop', type: 'http', name: 'review', url: hooks.url('/stop') },
+      ],
+      harness: { atif_enabled: true },
+    })
+    await hooked.service.stepTurn('x1', session_id, { input: 'look it up' })
+    await hooked.service.complete('x1', session_id)
+    const raw = hooked.store.get(`${sessionRoot(session_id)}derived/atif-trajectory.json`)
+    const atif = JSON.parse(new TextDecoder().decode((await raw)?.body)) as AtifTrajectory
+    expect(JSON.stringify(atif)).not.toContain('-HOOK-MIDDLE')
+    const listed = await hooked.service.listKeptOutputs('x1', session_id, { limit: 50 })
+    const kept = listed.outputs.flatMap((o) => (o.kind === 'hook_answer' ? [o] : []))
+    expect(kept.map((o) => o.event)).toEqual(['session_start', 'post_tool_use', 'stop'])
+    const steps = atif.steps.filter((step) => step.message?.startsWith('hook_answer: '))
+    expect(steps.map((step) => step.extra?.artifact_id)).toEqual(kept.map((o) => o.artifact_id))
+    // The session_start hook's first (kept as the session was created), each after its batch.
+    expect(atif.steps[0]).toEqual({
+      step_id: 1,
+      source: 'system',
+      message: `hook_answer: session_start hook boot: answer of ${kept[0]?.size} bytes (1 lines) kept whole as artifact ${kept[0]?.artifact_id}`,
+      extra: {
+        hook_event: 'session_start',
+        hook: 'boot',
+        hook_index: 0,
+        hook_type: 'http',
+        artifact_id: kept[0]?.artifact_id,
+        size: 80_017,
+        lines: 1,
+      },
+    })
+    // The others after the last event of the batch that recorded each.
+    const order = atif.steps.map((step) =>
+      step.tool_calls ? 'call' : (step.extra?.hook_event ?? step.message),
+    )
+    expect(order).toEqual([
+      'session_start',
+      'call',
+      'done',
+      'turn_completed',
+      'post_tool_use',
+      'stop',
+    ])
+    expect(steps[1]?.extra?.tool_call_id).toBe('c1')
+    expect(atif.final_metrics.total_steps).toBe(atif.steps.length)
+    hooked.model.assertDone()
   })
 
   it('refuses event log paths outside the workspace or into the session store (400)', async () => {

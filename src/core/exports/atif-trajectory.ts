@@ -1,8 +1,16 @@
 import { COMPACTION_TRIGGERS, CONTEXT_RESET_TRIGGERS } from '../../contract/enums.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
+import type { KeptHookOutput } from '../../contract/kept-output-list.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
 import type { Usage } from '../../contract/usage.ts'
+import type {
+  AtifAgent,
+  AtifStep,
+  AtifStepMetrics,
+  AtifToolCall,
+  AtifTrajectory,
+} from './atif-types.ts'
 
 /**
  * An ATIF v1.4 trajectory (Agent Trajectory Interchange Format) of a thread, built from its
@@ -17,49 +25,7 @@ import type { Usage } from '../../contract/usage.ts'
  */
 export const ATIF_SCHEMA_VERSION = 'ATIF-v1.4'
 
-export interface AtifToolCall {
-  tool_call_id: string
-  function_name: string
-  arguments?: JsonValue
-}
-
-export interface AtifStepMetrics {
-  prompt_tokens: number
-  completion_tokens: number
-  cached_tokens?: number
-  extra?: { cache_creation_tokens: number }
-}
-
-export interface AtifStep {
-  step_id: number
-  source: 'system' | 'user' | 'agent'
-  message?: string
-  reasoning_content?: string
-  tool_calls?: AtifToolCall[]
-  observation?: { results: { source_call_id: string; content: string }[] }
-  metrics?: AtifStepMetrics
-  extra?: Record<string, JsonValue>
-}
-
-export interface AtifTrajectory {
-  schema_version: string
-  session_id: string
-  agent: { name: string; version: string; model_name?: string }
-  steps: AtifStep[]
-  final_metrics: {
-    total_prompt_tokens: number
-    total_completion_tokens: number
-    total_cached_tokens?: number
-    total_steps: number
-    extra: { num_turns: number }
-  }
-}
-
-export interface AtifAgent {
-  name: string
-  version: string
-  model?: string
-}
+export type { AtifAgent, AtifStep, AtifStepMetrics, AtifToolCall, AtifTrajectory }
 
 interface PendingInvocation {
   itemId: string
@@ -170,6 +136,27 @@ export class AtifTrajectoryBuilder {
         extra: { num_turns: this.turns },
       },
     }
+  }
+
+  /**
+   * A hook answer kept whole (Turnline's: no event names it), as a system step that names its
+   * artifact, never its text: placed after the last event of the batch that recorded it.
+   */
+  hookAnswer(kept: KeptHookOutput): void {
+    const call = kept.tool_call_id === undefined ? '' : ` (call ${kept.tool_call_id})`
+    this.step('system', {
+      message: `hook_answer: ${kept.event} hook ${kept.hook}${call}: answer of ${kept.size} bytes (${kept.lines} lines) kept whole as artifact ${kept.artifact_id}`,
+      extra: {
+        hook_event: kept.event,
+        hook: kept.hook,
+        hook_index: kept.hook_index,
+        hook_type: kept.hook_type,
+        ...(kept.tool_call_id === undefined ? {} : { tool_call_id: kept.tool_call_id }),
+        artifact_id: kept.artifact_id,
+        size: kept.size,
+        lines: kept.lines,
+      },
+    })
   }
 
   private count(usage: Usage): void {
@@ -289,9 +276,23 @@ export class AtifTrajectoryBuilder {
   }
 }
 
-/** The trajectory of a whole thread, as the JSON VT Code writes (pretty, two-space indent). */
-export function atifTrajectoryText(events: readonly ParsedThreadEvent[], agent: AtifAgent): string {
+/**
+ * The trajectory of a whole thread (its events, from seq 0), as the JSON VT Code writes (pretty,
+ * two-space indent), with a step for each hook answer the session kept whole after the event of
+ * its `seq`.
+ */
+export function atifTrajectoryText(
+  events: readonly ParsedThreadEvent[],
+  agent: AtifAgent,
+  hookAnswers: readonly KeptHookOutput[] = [],
+): string {
   const builder = new AtifTrajectoryBuilder(agent)
-  for (const event of events) builder.push(event)
+  let next = 0
+  events.forEach((event, seq) => {
+    builder.push(event)
+    for (let kept = hookAnswers[next]; kept && kept.seq <= seq; kept = hookAnswers[++next]) {
+      builder.hookAnswer(kept)
+    }
+  })
   return JSON.stringify(builder.finish(), null, 2)
 }

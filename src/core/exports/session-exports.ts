@@ -8,6 +8,8 @@ import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
 import { responseSettingsOf } from '../open-responses/response-record.ts'
 import { readSessionEvents } from '../session/read-session-events.ts'
+import { readKeptHookAnswers } from '../tools/read-kept-outputs.ts'
+import { sessionOutputs } from '../tools/session-outputs.ts'
 import { atifTrajectoryText } from './atif-trajectory.ts'
 
 /**
@@ -71,17 +73,29 @@ export async function writeSessionExports(
     )
   }
   if (atif) {
-    const text = atifTrajectoryText(events, {
-      name: PRODUCT_NAME,
-      version: PRODUCT_VERSION,
-      ...(model ? { model } : {}),
+    await attempt('derived/atif-trajectory.json', async () => {
+      const agent = { name: PRODUCT_NAME, version: PRODUCT_VERSION, ...(model ? { model } : {}) }
+      const text = atifTrajectoryText(events, agent, await keptHookAnswers(deps, ref, state))
+      await deps.sessions.objects.put(
+        atifTrajectoryKey(keys.root),
+        new TextEncoder().encode(text),
+        {
+          contentType: 'application/json',
+        },
+      )
     })
-    await attempt('derived/atif-trajectory.json', () =>
-      deps.sessions.objects.put(atifTrajectoryKey(keys.root), new TextEncoder().encode(text), {
-        contentType: 'application/json',
-      }),
-    )
   }
+}
+
+/**
+ * The hook answers the session kept whole, which the trajectory names (no event does): read from
+ * its batches, only when it has hooks.
+ */
+async function keptHookAnswers(deps: ServiceDeps, ref: SessionRef, state: EngineState) {
+  if (state.config.hooks.length === 0) return []
+  const { lastBatch } = await deps.sessions.open(ref)
+  const objects = deps.sessions.objects
+  return readKeptHookAnswers(objects, deps.sessions.keys(ref), sessionOutputs(deps, ref), lastBatch)
 }
 
 /** Key of a session's ATIF trajectory: `<session root>derived/atif-trajectory.json`. */

@@ -131,3 +131,28 @@ export async function readKeptOutputs(
     ...(page.through >= 0 ? { resume: String(page.through) } : {}),
   }
 }
+
+/**
+ * Every hook answer the session kept whole, oldest first, each whose artifact it holds: for the
+ * exports that name them (the ATIF trajectory). Reads every batch once.
+ */
+export async function readKeptHookAnswers(
+  objects: ObjectStore,
+  keys: SessionKeys,
+  outputs: OutputArtifacts,
+  lastBatch: number,
+): Promise<KeptHookOutput[]> {
+  const found: KeptHookOutput[] = []
+  for (let cursor: string | undefined; ; ) {
+    const page = await readBatchPage(
+      objects,
+      keys,
+      lastBatch,
+      { ...(cursor !== undefined ? { cursor } : {}), limit: 200 },
+      (batch) => keptHookOutputsOf(batch, outputs),
+    )
+    found.push(...page.entries)
+    if (page.cursor === undefined) return found
+    cursor = page.cursor
+  }
+}
