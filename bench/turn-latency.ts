@@ -12,7 +12,6 @@
  * per-turn overhead ≤ 3 × RTT. Figures, not pass/fail.
  */
 import { parseArgs } from 'node:util'
-import { S3Client } from '@aws-sdk/client-s3'
 import { countingObjectStore } from '../adapters/memory/counting-object-store.ts'
 import { RedisTcpCoordinator } from '../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { S3ObjectStore } from '../adapters/s3/s3-object-store.ts'
@@ -91,7 +90,9 @@ async function run(rtt: number, kind: string) {
   const services = requireServices()
   const bucket = await createTestBucket(services.s3, 'latency')
   const s3Proxy = await startHttpDelayProxy(services.s3.endpoint, rtt)
-  const client = new S3Client({
+  const store = new S3ObjectStore({
+    bucket: bucket.bucket,
+    prefix: 'bench',
     region: services.s3.region,
     endpoint: s3Proxy.url,
     forcePathStyle: true,
@@ -100,7 +101,6 @@ async function run(rtt: number, kind: string) {
       secretAccessKey: services.s3.secretAccessKey,
     },
   })
-  const store = new S3ObjectStore({ bucket: bucket.bucket, prefix: 'bench', client })
   const namespace = `bench-latency-${Date.now()}:`
   const closers: (() => Promise<unknown>)[] = [() => s3Proxy.close()]
   let coordinator: Coordinator
@@ -140,7 +140,6 @@ async function run(rtt: number, kind: string) {
     return p50
   } finally {
     for (const close of closers) await close()
-    client.destroy()
     await bucket.destroy()
   }
 }

@@ -46,8 +46,6 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
   memoryStoreByDefault?: boolean
-  /** No AWS credential chain (a Worker): S3_BUCKET needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY. */
-  s3KeysRequired?: boolean
   /** Compresses batches (Node: node:zlib's; default: the Web-standard CompressionStream). */
   gzip?: Gzip
   /**

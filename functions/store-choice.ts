@@ -1,12 +1,38 @@
+import type { AwsCredentialIdentity, Provider } from '@smithy/types'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
+import type { S3Credentials } from '../adapters/s3/s3-rest.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { ConfigError, type EnvConfig, ioDeadline } from './env-config.ts'
 
 interface StoreOptions {
   defaultStore?: ((dataDir: string) => ObjectStore) | undefined
   memoryStoreByDefault?: boolean | undefined
-  /** No AWS credential chain (a Worker): S3 credentials must be configured. */
-  s3KeysRequired?: boolean | undefined
+  /** The AWS credential chain (Node, Lambda); without it S3 needs keys in the environment. */
+  awsCredentials?: (() => Provider<AwsCredentialIdentity>) | undefined
+  /** How the S3 client sends (Node: fetch on node:http; default the global fetch). */
+  fetch?: typeof fetch | undefined
+}
+
+/**
+ * The S3 client's credentials, first found: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY; then
+ * AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY with AWS_SESSION_TOKEN (what the AWS credential
+ * chain reads first, and all Lambda gives: the function's role, as temporary keys); then the
+ * entry's AWS credential chain (Node, Lambda: profiles, SSO, web identity, container and
+ * instance roles — imported on the first request, cached and refreshed by it). Undefined when
+ * none applies (a Worker, Deno without keys).
+ */
+function s3CredentialsOf(config: EnvConfig, options: StoreOptions): S3Credentials | undefined {
+  if (config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY) {
+    return { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
+  }
+  if (config.AWS_ACCESS_KEY_ID && config.AWS_SECRET_ACCESS_KEY) {
+    return {
+      accessKeyId: config.AWS_ACCESS_KEY_ID,
+      secretAccessKey: config.AWS_SECRET_ACCESS_KEY,
+      ...(config.AWS_SESSION_TOKEN ? { sessionToken: config.AWS_SESSION_TOKEN } : {}),
+    }
+  }
+  return options.awsCredentials?.()
 }
 
 /**
@@ -24,8 +50,7 @@ export function storeKindOf(
 /**
  * The object store of a deployment: S3 (S3_BUCKET), the entry's embedded default (the
  * filesystem store on Node and Deno) or this process's memory (a Worker without a bucket).
- * The S3 adapter (and the AWS SDK under it) is imported only when S3 is configured: loading it
- * costs a start on the filesystem store ≈ 0.1 s of CPU (docs/performance.md, cold start).
+ * The S3 adapter is imported only when S3 is configured; it sends on the entry's fetch.
  */
 export async function objectStoreOf(
   config: EnvConfig,
@@ -36,10 +61,12 @@ export async function objectStoreOf(
     case 's3': {
       const bucket = config.S3_BUCKET
       if (bucket === undefined) throw new ConfigError(['TURNLINE_STORE: s3 needs S3_BUCKET'])
-      if (options.s3KeysRequired && config.S3_ACCESS_KEY_ID === undefined) {
+      const credentials = s3CredentialsOf(config, options)
+      if (credentials === undefined) {
         throw new ConfigError([
           'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: required with S3_BUCKET here; this runtime ' +
-            'has no other source of S3 credentials (no environment or instance role to read)',
+            'has no other source of S3 credentials than keys (these, or AWS_ACCESS_KEY_ID and ' +
+            'AWS_SECRET_ACCESS_KEY with AWS_SESSION_TOKEN)',
         ])
       }
       notices.push(
@@ -55,14 +82,8 @@ export async function objectStoreOf(
           ? {}
           : { forcePathStyle: config.S3_FORCE_PATH_STYLE }),
         deadline: ioDeadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
-        ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-          ? {
-              credentials: {
-                accessKeyId: config.S3_ACCESS_KEY_ID,
-                secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-              },
-            }
-          : {}),
+        credentials,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
       })
     }
     case 'fs': {

@@ -1,34 +1,38 @@
 /**
- * Maps S3 SDK failures to TurnlineErrors. Conditional-write losses (412 PreconditionFailed, 409
+ * Maps S3 failures to TurnlineErrors. Conditional-write losses (412 PreconditionFailed, 409
  * ConditionalRequestConflict) are 'conflict'; a missing object is 'not_found'; transport faults,
  * throttling and 5xx are 'storage_unavailable' and retryable; configuration faults (no bucket,
  * bad credentials) are 'storage_unavailable' but not retryable.
  */
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { refusedByRuntime } from '../shared/runtime-permission.ts'
+import { S3ResponseError } from './s3-response-error.ts'
 
-interface SdkFailure {
+interface Failure {
   name: string
   status: number | undefined
   errno: string | undefined
 }
 
-function describeFailure(error: unknown): SdkFailure {
+/** The code and status of an S3 answer, or the name and errno of a transport fault. */
+function describeFailure(error: unknown): Failure {
+  if (error instanceof S3ResponseError) {
+    return { name: error.code, status: error.status, errno: undefined }
+  }
   if (typeof error !== 'object' || error === null) {
     return { name: String(error), status: undefined, errno: undefined }
   }
   const record = error as Record<string, unknown>
-  const metadata = record.$metadata as { httpStatusCode?: unknown } | undefined
-  const status = metadata?.httpStatusCode
-  const code = record.code ?? record.Code
+  const cause = record.cause as Record<string, unknown> | undefined
+  const code = record.code ?? cause?.code
   return {
     name: typeof record.name === 'string' ? record.name : 'Error',
-    status: typeof status === 'number' ? status : undefined,
+    status: undefined,
     errno: typeof code === 'string' ? code : undefined,
   }
 }
 
-/** True when the SDK reports that the object does not exist. */
+/** True when S3 answered that the object does not exist. */
 export function isMissingObject(error: unknown): boolean {
   const { name, status } = describeFailure(error)
   return name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket')
@@ -42,7 +46,7 @@ const NOT_RETRYABLE = new Set([
   'SignatureDoesNotMatch',
   'PermanentRedirect',
   'AuthorizationHeaderMalformed',
-  // The SDK found no credentials (none configured, none in its own sources): no retry finds some.
+  // No credentials (none configured, none from the runtime's source): no retry finds some.
   'CredentialsProviderError',
 ])
 
@@ -85,7 +89,7 @@ export function s3Error(error: unknown, action: string, key: string): TurnlineEr
   const reason = failure.errno ? `${name} (${failure.errno})` : name
   const hint =
     name === 'CredentialsProviderError'
-      ? ': no S3 credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)'
+      ? ': no S3 credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or give the process an AWS credential source: docs/deploy/storage.md)'
       : ''
   return new TurnlineError('storage_unavailable', `S3 ${action} failed: ${reason}${hint}`, {
     details,

@@ -1,22 +1,15 @@
 /**
- * ObjectStore on the S3 API (`@aws-sdk/client-s3`): AWS S3, R2, MinIO, moto. Conditional writes
- * use PutObject `If-None-Match: *` and `If-Match: <etag>`; the backend must support both (AWS S3
- * does since 2024). Uses only Web-standard APIs itself, so it also runs in workerd and Deno.
+ * ObjectStore on the S3 API: AWS S3, R2, MinIO, moto. Conditional writes use PutObject
+ * `If-None-Match: *` and `If-Match: <etag>`; the backend must support both (AWS S3 does since
+ * 2024). Requests go through `S3Rest` (SigV4 on Web Crypto, the entry's fetch), so it runs on
+ * every runtime — Node, Lambda, workerd, Deno — without the AWS SDK.
  *
- * Note on retries: the SDK retries transport faults and 5xx. A conditional PUT whose first
- * attempt landed but whose answer was lost comes back as 'conflict' on the retry; callers that
- * must tell "I won" from "someone else won" read the object back (the session log does this
- * through its idempotency key).
+ * Note on retries: transport faults, 5xx and throttling are retried (`S3Rest`, then the call's
+ * deadline). A conditional PUT whose first attempt landed but whose answer was lost comes back as
+ * 'conflict' on the retry; callers that must tell "I won" from "someone else won" read the object
+ * back (the session log does this through its idempotency key).
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3'
 import { TurnlineError } from '../../src/contract/errors.ts'
-import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
 import type {
   ListOptions,
   ListPage,
@@ -31,8 +24,9 @@ import {
   withDeadline,
 } from '../shared/io-deadline.ts'
 import { checkPutOptions, MAX_LIST_LIMIT } from '../shared/object-store-listing.ts'
-
 import { isMissingObject, s3Error } from './s3-errors.ts'
+import { type S3Credentials, S3Rest } from './s3-rest.ts'
+import { parseListResult } from './s3-xml.ts'
 
 export interface S3ObjectStoreOptions {
   bucket: string
@@ -43,9 +37,15 @@ export interface S3ObjectStoreOptions {
   endpoint?: string
   /** Path-style URLs (`endpoint/bucket/key`); needed by most emulators. */
   forcePathStyle?: boolean
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  /** A ready client; when given, region/endpoint/forcePathStyle/credentials are ignored. */
-  client?: S3Client
+  /**
+   * Keys, or a source of them asked before each request (the AWS credential chain the Node and
+   * Lambda entries give: environment, profile, SSO, web identity, container and instance roles).
+   */
+  credentials?: S3Credentials
+  /** How requests are sent (default: the global fetch). */
+  fetch?: typeof fetch
+  /** A ready client; when given, the connection options above are ignored. */
+  client?: S3Rest
   /**
    * Deadline of every call: an attempt is abandoned (aborted) after `attemptMs` and retried
    * while `budgetMs` lasts, then the call fails `storage_unavailable` (503, Retry-After).
@@ -54,18 +54,8 @@ export interface S3ObjectStoreOptions {
   deadline?: IoDeadline
 }
 
-/**
- * The User-Agent of every S3 request. The SDK's Node default names the OS release (`os.release()`),
- * which Deno refuses without `--allow-sys`: every call then failed before it left the process. The
- * same short agent on every runtime instead.
- */
-const turnlineUserAgent = async (): Promise<[string, string?][]> => [
-  [PRODUCT_NAME, PRODUCT_VERSION],
-  ['lang/js'],
-]
-
 export class S3ObjectStore implements ObjectStore {
-  readonly client: S3Client
+  readonly client: S3Rest
   readonly bucket: string
   readonly #base: string
   /** The deadline of every call. */
@@ -77,31 +67,27 @@ export class S3ObjectStore implements ObjectStore {
     checkDeadline('S3ObjectStore deadline', this.deadline)
     const prefix = options.prefix ?? ''
     this.#base = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`
+    // One checksum of every PUT body: its SHA-256, signed (`x-amz-content-sha256`), which S3
+    // checks against what it receives; no CRC32 beside it (docs/performance.md).
     this.client =
       options.client ??
-      new S3Client({
+      new S3Rest({
+        bucket: options.bucket,
         region: options.region ?? 'us-east-1',
-        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-        ...(options.forcePathStyle !== undefined ? { forcePathStyle: options.forcePathStyle } : {}),
-        ...(options.credentials ? { credentials: options.credentials } : {}),
-        defaultUserAgentProvider: turnlineUserAgent,
-        // No CRC32 of every PUT body on top of its SHA-256: the signature already covers the
-        // body's SHA-256 (`x-amz-content-sha256`), which S3 checks against what it receives.
-        // The extra checksum cost both ends CPU on every commit (docs/performance.md).
-        requestChecksumCalculation: 'WHEN_REQUIRED',
+        endpoint: options.endpoint,
+        forcePathStyle: options.forcePathStyle,
+        credentials: options.credentials,
+        fetch: options.fetch,
       })
   }
 
   async get(key: string): Promise<StoredObject | null> {
     const Key = this.#key(key)
-    return this.#call('get', async (abortSignal) => {
+    return this.#call('get', async (signal) => {
       try {
-        const response = await this.client.send(
-          new GetObjectCommand({ Bucket: this.bucket, Key }),
-          { abortSignal },
-        )
-        const body = response.Body ? await response.Body.transformToByteArray() : new Uint8Array(0)
-        return { body, etag: requireEtag(response.ETag, 'get', key) }
+        const response = await this.client.send({ method: 'GET', key: Key, signal })
+        const etag = requireEtag(response.headers.get('etag'), 'get', key)
+        return { body: new Uint8Array(await response.arrayBuffer()), etag }
       } catch (error) {
         if (isMissingObject(error)) return null
         throw s3Error(error, 'get', key)
@@ -112,21 +98,16 @@ export class S3ObjectStore implements ObjectStore {
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<{ etag: string }> {
     const Key = this.#key(key)
     checkPutOptions(key, options)
-    return this.#call('put', async (abortSignal) => {
+    const headers: Record<string, string> = {
+      ...(options.contentType ? { 'content-type': options.contentType } : {}),
+      ...(options.ifNoneMatch ? { 'if-none-match': options.ifNoneMatch } : {}),
+      ...(options.ifMatch !== undefined ? { 'if-match': options.ifMatch } : {}),
+    }
+    return this.#call('put', async (signal) => {
       try {
-        const response = await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucket,
-            Key,
-            Body: body,
-            ContentLength: body.length,
-            ...(options.contentType ? { ContentType: options.contentType } : {}),
-            ...(options.ifNoneMatch ? { IfNoneMatch: options.ifNoneMatch } : {}),
-            ...(options.ifMatch !== undefined ? { IfMatch: options.ifMatch } : {}),
-          }),
-          { abortSignal },
-        )
-        return { etag: requireEtag(response.ETag, 'put', key) }
+        const response = await this.client.send({ method: 'PUT', key: Key, headers, body, signal })
+        await response.arrayBuffer()
+        return { etag: requireEtag(response.headers.get('etag'), 'put', key) }
       } catch (error) {
         throw s3Error(error, 'put', key)
       }
@@ -142,29 +123,26 @@ export class S3ObjectStore implements ObjectStore {
     }
     const base = this.#base
     const fullPrefix = base + prefix
-    const command = new ListObjectsV2Command({
-      Bucket: this.bucket,
-      MaxKeys: Math.min(limit, MAX_LIST_LIMIT),
-      ...(fullPrefix ? { Prefix: fullPrefix } : {}),
-      ...(options.delimiter ? { Delimiter: options.delimiter } : {}),
-      ...(options.cursor
-        ? { ContinuationToken: options.cursor }
-        : options.startAfter !== undefined
-          ? { StartAfter: base + options.startAfter }
-          : {}),
-    })
-    return this.#call('list', async (abortSignal) => {
+    const query: [string, string][] = [
+      ['list-type', '2'],
+      ['max-keys', String(Math.min(limit, MAX_LIST_LIMIT))],
+    ]
+    if (fullPrefix) query.push(['prefix', fullPrefix])
+    if (options.delimiter) query.push(['delimiter', options.delimiter])
+    if (options.cursor) query.push(['continuation-token', options.cursor])
+    else if (options.startAfter !== undefined)
+      query.push(['start-after', base + options.startAfter])
+    return this.#call('list', async (signal) => {
       try {
-        const response = await this.client.send(command, { abortSignal })
-        const objects = (response.Contents ?? []).flatMap((item) =>
-          item.Key?.startsWith(base)
-            ? [{ key: item.Key.slice(base.length), size: item.Size ?? 0 }]
-            : [],
+        const response = await this.client.send({ method: 'GET', query, signal })
+        const page = parseListResult(await response.text())
+        const objects = page.contents.flatMap((item) =>
+          item.key.startsWith(base) ? [{ key: item.key.slice(base.length), size: item.size }] : [],
         )
-        const prefixes = (response.CommonPrefixes ?? []).flatMap((item) =>
-          item.Prefix?.startsWith(base) ? [item.Prefix.slice(base.length)] : [],
+        const prefixes = page.commonPrefixes.flatMap((prefix) =>
+          prefix.startsWith(base) ? [prefix.slice(base.length)] : [],
         )
-        const cursor = response.IsTruncated ? response.NextContinuationToken : undefined
+        const cursor = page.isTruncated ? page.nextContinuationToken : undefined
         return { objects, prefixes, ...(cursor ? { cursor } : {}) }
       } catch (error) {
         throw s3Error(error, 'list', prefix)
@@ -174,11 +152,9 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     const Key = this.#key(key)
-    await this.#call('delete', async (abortSignal) => {
+    await this.#call('delete', async (signal) => {
       try {
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }), {
-          abortSignal,
-        })
+        await (await this.client.send({ method: 'DELETE', key: Key, signal })).arrayBuffer()
       } catch (error) {
         if (isMissingObject(error)) return
         throw s3Error(error, 'delete', key)
@@ -204,7 +180,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
-function requireEtag(etag: string | undefined, action: string, key: string): string {
+function requireEtag(etag: string | null, action: string, key: string): string {
   if (etag) return etag
   throw new TurnlineError('storage_unavailable', `S3 ${action} returned no ETag`, {
     details: { action },

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util'
-import { CreateBucketCommand } from '@aws-sdk/client-s3'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
 import { createDeps } from '../deps.ts'
 import { claimedDeps, onStartupError } from './entry-app.ts'
@@ -38,12 +37,9 @@ async function createBucket(objects: typeof store): Promise<void> {
     console.error('turnline: --create-bucket needs an S3 store (S3_BUCKET)')
     process.exit(2)
   }
-  try {
-    await objects.client.send(new CreateBucketCommand({ Bucket: objects.bucket }))
-    console.log(`turnline: created bucket ${objects.bucket}`)
-  } catch (error) {
-    const name = error instanceof Error ? error.name : ''
-    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error
-    console.log(`turnline: bucket ${objects.bucket} exists`)
-  }
+  const outcome = await objects.client.createBucket()
+  const name = objects.bucket
+  console.log(
+    outcome === 'created' ? `turnline: created bucket ${name}` : `turnline: bucket ${name} exists`,
+  )
 }

@@ -27,8 +27,6 @@ const isolate = isolateApp(
   (bindings) =>
     createDeps(textBindings(bindings), {
       memoryStoreByDefault: true,
-      // The SDK's browser build reads no environment and no instance role.
-      s3KeysRequired: true,
       peerAddress: workerPeer,
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).

@@ -1,7 +1,8 @@
-import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { s3Error } from '../../adapters/s3/s3-errors.ts'
 import { S3ObjectStore } from '../../adapters/s3/s3-object-store.ts'
+import { S3ResponseError } from '../../adapters/s3/s3-response-error.ts'
+import { S3Rest } from '../../adapters/s3/s3-rest.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { requireServices } from '../support/services.ts'
@@ -18,18 +19,17 @@ const connection = {
     secretAccessKey: services.s3.secretAccessKey,
   },
 }
-const client = new S3Client(connection)
+const client = new S3Rest({ bucket, ...connection })
 let stores = 0
 
 beforeAll(async () => {
-  await client.send(new CreateBucketCommand({ Bucket: bucket }))
+  await client.createBucket()
 })
 
 afterAll(async () => {
   const everything = new S3ObjectStore({ bucket, client })
   for (const { key } of (await listAll(everything, '')).objects) await everything.delete(key)
-  await client.send(new DeleteBucketCommand({ Bucket: bucket }))
-  client.destroy()
+  await client.deleteBucket()
 })
 
 /** Each test works under its own prefix of the shared bucket, and empties it afterwards. */
@@ -75,34 +75,33 @@ describe('S3ObjectStore specifics', () => {
     const { etag } = await store.put('k', encode('v'), { ifNoneMatch: '*' })
     expect((await store.get('k'))?.etag).toBe(etag)
     await store.delete('k')
-    store.client.destroy()
   })
 
   it('signs each PUT body by its SHA-256 and adds no second checksum of it', async () => {
-    const store = ownClientStore('one-checksum')
     const sent: Record<string, string>[] = []
-    store.client.middlewareStack.add(
-      (next) => async (args) => {
-        const { request } = args as { request: { method: string; headers: Record<string, string> } }
-        if (request.method === 'PUT') sent.push({ ...request.headers })
-        return next(args)
-      },
-      { step: 'finalizeRequest', priority: 'low' },
-    )
+    const watching: typeof fetch = (input, init) => {
+      if (init?.method === 'PUT') sent.push({ ...(init.headers as Record<string, string>) })
+      return fetch(input, init)
+    }
+    const store = new S3ObjectStore({
+      bucket,
+      prefix: 'one-checksum',
+      ...connection,
+      fetch: watching,
+    })
     const body = encode('{"batch":1}')
     await store.put('k', body, { ifNoneMatch: '*' })
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body))
     const hex = [...digest].map((b) => b.toString(16).padStart(2, '0')).join('')
     expect(sent).toHaveLength(1)
     expect(sent[0]?.['x-amz-content-sha256']).toBe(hex)
-    expect(sent[0]?.authorization).toContain('x-amz-content-sha256')
+    expect(sent[0]?.authorization).toContain('if-none-match;x-amz-content-sha256;x-amz-date')
     expect(Object.keys(sent[0] ?? {}).filter((h) => h.startsWith('x-amz-checksum-'))).toEqual([])
     await store.delete('k')
-    store.client.destroy()
   })
 
   it('reports a missing bucket as a permanent storage fault', async () => {
-    const store = new S3ObjectStore({ bucket: 'turnline-no-such-bucket', client })
+    const store = new S3ObjectStore({ ...connection, bucket: 'turnline-no-such-bucket' })
     await expect(store.put('k', encode('v'))).rejects.toMatchObject({
       code: 'storage_unavailable',
       retryable: false,
@@ -110,14 +109,16 @@ describe('S3ObjectStore specifics', () => {
   })
 
   it('reports an unreachable endpoint as a retryable storage fault', async () => {
-    const offline = new S3Client({
+    const offline = new S3Rest({
+      bucket,
       region: 'us-east-1',
       endpoint: 'http://127.0.0.1:9',
       forcePathStyle: true,
       maxAttempts: 1,
       credentials: { accessKeyId: 'x', secretAccessKey: 'y' },
     })
-    const store = new S3ObjectStore({ bucket, client: offline })
+    const deadline = { attemptMs: 1_000, budgetMs: 1_500 }
+    const store = new S3ObjectStore({ bucket, client: offline, deadline })
     await expect(store.get('k')).rejects.toMatchObject({
       code: 'storage_unavailable',
       retryable: true,
@@ -126,12 +127,10 @@ describe('S3ObjectStore specifics', () => {
       code: 'storage_unavailable',
       retryable: true,
     })
-    offline.destroy()
   })
 
   it('maps answers moto never gives (409, 5xx, throttling) like AWS documents them', () => {
-    const sdk = (name: string, status: number) =>
-      Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } })
+    const sdk = (name: string, status: number) => new S3ResponseError(name, status, 'answer')
     const mapped = (error: unknown) => {
       const { code, retryable } = s3Error(error, 'put', 'k')
       return { code, retryable }
@@ -152,7 +151,8 @@ describe('S3ObjectStore specifics', () => {
       retryable: false,
     })
     expect(mapped(sdk('KeyTooLongError', 400))).toEqual({ code: 'invalid_input', retryable: false })
-    expect(mapped(Object.assign(new Error('socket'), { code: 'ECONNRESET' }))).toEqual({
+    const reset = new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })
+    expect(mapped(reset)).toEqual({
       code: 'storage_unavailable',
       retryable: true,
     })

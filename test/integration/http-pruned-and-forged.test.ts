@@ -1,4 +1,3 @@
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type AppInstance, startAppInstance } from '../support/app-instance.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
@@ -161,12 +160,9 @@ describe('error messages', () => {
     const batch = (id: string, n: number) =>
       `tenant-p/ws-corrupt/.vtcode/sessions/${id}/log/000000000${n}.json`
     // One session's batch 1 is damaged in place, the other's is gone (a hole below batch 2).
-    await bucket.client.send(
-      new PutObjectCommand({ Bucket: bucket.bucket, Key: batch(damaged, 1), Body: '{"form' }),
-    )
-    await bucket.client.send(
-      new DeleteObjectCommand({ Bucket: bucket.bucket, Key: batch(holed, 1) }),
-    )
+    const everything = bucket.store()
+    await everything.put(batch(damaged, 1), new TextEncoder().encode('{"form'))
+    await everything.delete(batch(holed, 1))
     const fresh = await instance()
     for (const id of [damaged, holed]) {
       const { status, body } = await answer(await call(fresh, 'GET', `/v1/sessions/${id}`))

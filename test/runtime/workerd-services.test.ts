@@ -7,8 +7,8 @@ import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.t
 import { smokeScenario } from './smoke-scenario.ts'
 
 /**
- * The smoke scenario in workerd on the real backends: the AWS SDK against moto_server (which is
- * what the @aws-sdk/xml-builder alias is for) and @upstash/redis against redis-server, without
+ * The smoke scenario in workerd on the real backends: the S3 adapter against moto_server and
+ * the Upstash adapters against redis-server (through the REST proxy), without
  * nodejs_compat.
  */
 let bucket: Awaited<ReturnType<typeof createTestBucket>> | undefined

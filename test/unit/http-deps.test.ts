@@ -158,8 +158,8 @@ describe('createDeps', () => {
     const store = deps.service.sessions.objects as S3ObjectStore
     expect(store).toBeInstanceOf(S3ObjectStore)
     expect(store.bucket).toBe('my-bucket')
-    expect(await store.client.config.region()).toBe('eu-west-1')
-    expect(store.client.config.forcePathStyle).toBe(true)
+    expect(store.client.region).toBe('eu-west-1')
+    expect(store.client.pathStyle).toBe(true)
     expect(deps.service.coordinator).toBeInstanceOf(UpstashCoordinator)
     expect(deps.service.models('t1')).not.toBe(unconfiguredModelClient)
     expect(deps.service.defaults).toMatchObject({ model: 'llama3', modelApi: 'responses' })
@@ -297,6 +297,8 @@ describe('createDeps', () => {
   it('gives S3 and Upstash calls deadlines: defaults, and scaled to a short lease', async () => {
     const base = {
       S3_BUCKET: 'bucket-a',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
       UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:1',
       UPSTASH_REDIS_REST_TOKEN: 'token',
     }

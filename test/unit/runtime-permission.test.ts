@@ -99,7 +99,7 @@ describe('checkedAtStart', () => {
 
 describe('a runtime without an AWS credential chain (a Worker)', () => {
   it('refuses S3_BUCKET without S3 keys at start', async () => {
-    const worker = { memoryStoreByDefault: true, s3KeysRequired: true }
+    const worker = { memoryStoreByDefault: true }
     const error = await createDeps(
       { TURNLINE_SINGLE_TENANT: '1', S3_BUCKET: 'bucket' },
       worker,
