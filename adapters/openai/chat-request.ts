@@ -1,5 +1,4 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
@@ -41,7 +40,8 @@ export function chatEndpoint(options: {
  */
 export async function postChat(
   endpoint: ChatEndpoint,
-  body: ChatCompletionCreateParamsStreaming,
+  /** The request's JSON (chat-stream.ts `chatRequestText`). */
+  body: string,
   signal?: AbortSignal,
   headers: Record<string, string> = {},
 ): Promise<Response> {
@@ -60,7 +60,7 @@ export async function postChat(
         authorization: `Bearer ${endpoint.apiKey}`,
         ...headers,
       },
-      body: JSON.stringify(body),
+      body,
       signal: controller.signal,
     })
   } catch (error) {

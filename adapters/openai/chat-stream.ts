@@ -2,6 +2,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
+import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { deltaPieces, ReasoningBlocks } from './chat-delta.ts'
@@ -20,13 +21,49 @@ export function chatRequestBody(
   request: ModelRequest,
   profile: ProviderProfile,
 ): ChatCompletionCreateParamsStreaming {
+  return {
+    model: request.model,
+    messages: request.messages.map((message) => toChatMessage(message, profile)),
+    ...requestFields(request, profile),
+  }
+}
+
+/**
+ * `chatRequestBody`'s JSON, byte for byte, with each transcript message's JSON written once per
+ * message and provider profile: a session's requests resend the whole transcript, whose
+ * messages are the same objects from one request to the next (never changed once made).
+ */
+export function chatRequestText(request: ModelRequest, profile: ProviderProfile): string {
+  let known = messageJsons.get(profile)
+  if (known === undefined) {
+    known = new WeakMap()
+    messageJsons.set(profile, known)
+  }
+  const messages: string[] = []
+  for (const message of request.messages) {
+    let json = known.get(message)
+    if (json === undefined) {
+      json = JSON.stringify(toChatMessage(message, profile))
+      known.set(message, json)
+    }
+    messages.push(json)
+  }
+  const rest = JSON.stringify(requestFields(request, profile)).slice(1)
+  return `{"model":${JSON.stringify(request.model)},"messages":[${messages.join(',')}],${rest}`
+}
+
+const messageJsons = new WeakMap<ProviderProfile, WeakMap<HistoryMessage, string>>()
+
+/** The body's members after `model` and `messages`, in the order they are sent. */
+function requestFields(
+  request: ModelRequest,
+  profile: ProviderProfile,
+): Omit<ChatCompletionCreateParamsStreaming, 'model' | 'messages'> {
   const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }))
   return {
-    model: request.model,
-    messages: request.messages.map((message) => toChatMessage(message, profile)),
     stream: true,
     stream_options: { include_usage: true },
     ...(tools.length > 0
@@ -64,7 +101,7 @@ export async function* streamChat(
 ): AsyncGenerator<ModelStreamEvent> {
   const response = await postChat(
     endpoint,
-    chatRequestBody(request, profile),
+    chatRequestText(request, profile),
     request.signal,
     cacheKeyHeaders(request, profile),
   )
