@@ -47,7 +47,9 @@ export const LoopRunStateSchema = z.object({
   last_artifact_path: z
     .string()
     .nullable()
-    .describe('The artifact the last step wrote; null before any.'),
+    .describe(
+      "Where the last step's session can be read, relative to the workspace folder: its `events.jsonl` on a store that appends (fs), its `manifest.json`, which lists the parts that hold its events, on one that cannot (S3); null before any.",
+    ),
   status: LoopStatusSchema.describe('`running`, `paused`, `completed` or `failed`.'),
   started_at: z.string().describe('RFC 3339 start time.'),
   updated_at: z.string().describe('RFC 3339 time of the last change.'),

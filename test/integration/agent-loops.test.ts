@@ -89,7 +89,8 @@ describe('loop run state', () => {
       step_index: 2,
       status: 'running',
       last_session_id: 'nightly-step-1',
-      last_artifact_path: '.vtcode/sessions/nightly-step-1/events.jsonl',
+      // S3 keeps no events.jsonl: the manifest lists the parts that hold the step's events.
+      last_artifact_path: '.vtcode/sessions/nightly-step-1/manifest.json',
       cumulative: { input_tokens: 300, output_tokens: 150 },
     })
     expect(second.loop.cumulative.total_cost_usd).toBeCloseTo(cost, 10)

@@ -48,11 +48,23 @@ export function stepConfig(state: LoopRunState): SessionConfig {
   }
 }
 
+/**
+ * Where a step's session can be read, relative to the workspace folder (`last_artifact_path`):
+ * VT Code's `events.jsonl` on a store that appends (fs). A store that cannot append (S3) keeps
+ * no `events.jsonl`: the events are create-only parts, which the session's `manifest.json`
+ * lists (their lines from its `rolled_head_seq` on are what `events.jsonl` would hold, and a
+ * step's session, completed, is rolled up to its end), so the manifest is named.
+ */
+export function stepArtifactPath(sessionId: string, store: { appends: boolean }): string {
+  return `.vtcode/sessions/${sessionId}/${store.appends ? 'events.jsonl' : 'manifest.json'}`
+}
+
 /** The state after `record` (the claimed step) ended; unchanged if it was accounted already. */
 export function accountStep(
   state: LoopRunState,
   record: LoopStepRecord,
   now: string,
+  artifactPath: string,
 ): LoopRunState {
   if (state.current_step?.index !== record.index) return state
   const cumulative = {
@@ -67,7 +79,7 @@ export function accountStep(
     cumulative,
     current_step: null,
     last_session_id: record.session_id,
-    last_artifact_path: `.vtcode/sessions/${record.session_id}/events.jsonl`,
+    last_artifact_path: artifactPath,
     steps: [...state.steps, record].slice(-RECENT_LOOP_STEPS),
     updated_at: now,
   }

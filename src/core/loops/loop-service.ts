@@ -8,12 +8,13 @@ import type {
   LoopView,
 } from '../../contract/loop-state.ts'
 import { LOOP_STATE_VERSION, readLoopCreateRequest } from '../../contract/loop-state.ts'
+import { appendingStore } from '../../store/events-file-state.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { allMilestonesDone, newLedger, noteAdvance, noteStall } from '../artifacts/progress.ts'
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig } from '../session/create-session.ts'
-import { accountStep, loopReport, loopView } from './loop-accounting.ts'
+import { accountStep, loopReport, loopView, stepArtifactPath } from './loop-accounting.ts'
 import { runLoopStep } from './loop-step.ts'
 import { LoopStore, type StoredLoop } from './loop-store.ts'
 
@@ -173,8 +174,10 @@ async function account(
   record: LoopStepRecord,
 ): Promise<StoredLoop> {
   let current = loop
+  const appends = appendingStore(deps.sessions.objects) !== undefined
+  const artifactPath = stepArtifactPath(record.session_id, { appends })
   for (let attempt = 0; ; attempt++) {
-    const next = accountStep(current.state, record, iso(deps))
+    const next = accountStep(current.state, record, iso(deps), artifactPath)
     if (next === current.state) return current
     try {
       current = await store.save(current, next)
