@@ -153,6 +153,10 @@ try {
     await peers.forget()
   }
   console.log(`cold start, spawn → first answered turn (Turnline) or POST (trivial), ${RUNS} runs:`)
+  // Listening → the first turn answered (session created, one turn), per run: a fresh
+  // process's first session and turn, apart from the start itself.
+  const afterUp = (name: string) =>
+    (times.get(name) ?? []).map((ms, i) => ms - (ups.get(name)?.[i] ?? Number.NaN))
   const floor = (runtime: string) =>
     targets.find((t) => t.trivial && t.runtime === runtime)?.name ?? ''
   for (const target of targets) {
@@ -166,7 +170,8 @@ try {
         (target.trivial
           ? ''
           : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios); ` +
-            `listening after ${median(ups.get(target.name) ?? []).toFixed(0)} ms`),
+            `listening after ${median(ups.get(target.name) ?? []).toFixed(0)} ms, ` +
+            `first turn answered ${median(afterUp(target.name)).toFixed(0)} ms after that`),
     )
   }
 } finally {
