@@ -11,10 +11,12 @@ import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { toBytes } from '../../src/store/json-bytes.ts'
 import { listAll } from '../../src/store/list-all.ts'
 import { manifestOf as manifestOf2, rollupStateOf } from '../../src/store/manifest-sync.ts'
+import { deleteSessionFolder } from '../../src/store/retention.ts'
 import { rollup } from '../../src/store/rollup.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { commitTurns } from '../support/commit-turns.ts'
-import { threadCompleted, threadStarted } from '../support/sample-events.ts'
+import { crashingObjectStore, SimulatedCrash } from '../support/crashing-object-store.ts'
+import { threadCompleted, threadStarted, turnEvents } from '../support/sample-events.ts'
 import { expectFilesMatch, readSessionFiles } from '../support/session-files.ts'
 
 /**
@@ -234,5 +236,60 @@ describe('a writer whose cached manifest is stale', () => {
     for (const [f, e] of manifest.event_parts ?? []) {
       expect(await store.get(a.keys(ref).eventPart(f, e)), `part ${f}-${e}`).not.toBeNull()
     }
+  })
+})
+
+describe('parts a writer left unlisted (it died before its manifest)', () => {
+  it('are one per lost rollup, each the lines since the manifest in force; never read, deleted with the session', async () => {
+    const store = new MemoryObjectStore({ appendable: false })
+    const healthy = new SessionStore({ store, checkpointEvery: 4 })
+    await healthy.create(ref, 'thread-1', { events: [threadStarted('thread-1')] })
+    const events = [threadStarted('thread-1'), ...(await grow(healthy, 1, 8))]
+    const keys = healthy.keys(ref)
+    const inForce = await manifestOf(store, healthy)
+    // Three writers in turn, each dying as it writes the manifest its rollup is due for.
+    let turn = 9
+    for (let writer = 0; writer < 3; writer++) {
+      const dying = crashingObjectStore(store, (key) => key === keys.manifest, 'before')
+      const sessions = new SessionStore({ store: dying.store, checkpointEvery: 4 })
+      while (!dying.crashed()) {
+        const e = turnEvents(turn++, 3)
+        await sessions.commit(await sessions.open(ref), { events: e }).catch((error) => {
+          if (!(error instanceof SimulatedCrash)) throw error
+        })
+        events.push(...e)
+      }
+    }
+    const listed = (m: SessionManifest) =>
+      new Set((m.event_parts ?? []).map(([f, e]) => `${f}-${e}`))
+    const parts = async () =>
+      (await listAll(store, `${keys.root}events/`)).objects.map((o) =>
+        o.key.slice(-27, -6).split('-').map(Number),
+      )
+    // The manifest in force is the one before them; each left one part of the lines since it.
+    expect(await manifestOf(store, healthy)).toEqual(inForce)
+    const unlisted = (await parts()).filter(([f, e]) => !listed(inForce).has(`${f}-${e}`))
+    expect(unlisted).toHaveLength(3)
+    for (const [first] of unlisted) expect(first).toBe(inForce.rolled_through)
+    // Each writer's reaches its own last event: a later one's is longer, the manifest staying behind.
+    const ends = unlisted.map(([, end]) => end as number)
+    expect(ends).toEqual([...ends].sort((a, b) => a - b))
+    expect(new Set(ends).size).toBe(3)
+    // Nothing reads them: the feed follows the manifest (and the batches past it).
+    const fresh = new SessionStore({ store, checkpointEvery: 4 })
+    expect((await fresh.readEvents(ref, 0, 100_000)).events.map((x) => x.line.event)).toEqual(
+      events,
+    )
+    // The next rollup that lands starts again from the manifest in force; the orphans stay …
+    const done = threadCompleted('thread-1', turn)
+    await fresh.commit(await fresh.open(ref), { events: [done] })
+    const after = await manifestOf(store, fresh)
+    expect(after.rolled_through).toBe(events.length + 1)
+    const stillUnlisted = (await parts()).filter(([f, e]) => !listed(after).has(`${f}-${e}`))
+    expect(stillUnlisted).toEqual(unlisted)
+    await expectFilesMatch(store, ref.sessionId, [...events, done])
+    // … until the session is deleted with its whole folder.
+    await deleteSessionFolder(store, keys.root, 't1/.turnline/pointer')
+    expect((await listAll(store, keys.root)).objects).toEqual([])
   })
 })
