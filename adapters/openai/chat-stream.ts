@@ -1,97 +1,14 @@
-import type {
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions'
-import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import type { ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { deltaPieces, ReasoningBlocks } from './chat-delta.ts'
-import { toChatMessage } from './chat-messages.ts'
 import { type ChatEndpoint, postChat } from './chat-request.ts'
+import { chatRequestText } from './chat-request-body.ts'
 import { chatChunks } from './chat-sse.ts'
 import { type ChatUsageReport, normalizeChatUsage, usageIn } from './chat-usage.ts'
 import { ProviderStreamError } from './model-failure.ts'
-import { OUTPUT_SCHEMA_NAME } from './output-schema-format.ts'
-import { cacheKeyField, cacheKeyHeaders, type ProviderProfile } from './provider-profile.ts'
+import { cacheKeyHeaders, type ProviderProfile } from './provider-profile.ts'
 import { reasoningTokensOf } from './reasoning-tokens.ts'
 import { ToolCallAssembler } from './tool-call-assembler.ts'
-import { toolChoiceFields } from './tool-choice-fields.ts'
-
-export function chatRequestBody(
-  request: ModelRequest,
-  profile: ProviderProfile,
-): ChatCompletionCreateParamsStreaming {
-  return {
-    model: request.model,
-    messages: request.messages.map((message) => toChatMessage(message, profile)),
-    ...requestFields(request, profile),
-  }
-}
-
-/**
- * `chatRequestBody`'s JSON, byte for byte, with each transcript message's JSON written once per
- * message and provider profile: a session's requests resend the whole transcript, whose
- * messages are the same objects from one request to the next (never changed once made).
- */
-export function chatRequestText(request: ModelRequest, profile: ProviderProfile): string {
-  let known = messageJsons.get(profile)
-  if (known === undefined) {
-    known = new WeakMap()
-    messageJsons.set(profile, known)
-  }
-  const messages: string[] = []
-  for (const message of request.messages) {
-    let json = known.get(message)
-    if (json === undefined) {
-      json = JSON.stringify(toChatMessage(message, profile))
-      known.set(message, json)
-    }
-    messages.push(json)
-  }
-  const rest = JSON.stringify(requestFields(request, profile)).slice(1)
-  return `{"model":${JSON.stringify(request.model)},"messages":[${messages.join(',')}],${rest}`
-}
-
-const messageJsons = new WeakMap<ProviderProfile, WeakMap<HistoryMessage, string>>()
-
-/** The body's members after `model` and `messages`, in the order they are sent. */
-function requestFields(
-  request: ModelRequest,
-  profile: ProviderProfile,
-): Omit<ChatCompletionCreateParamsStreaming, 'model' | 'messages'> {
-  const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }))
-  return {
-    stream: true,
-    stream_options: { include_usage: true },
-    ...(tools.length > 0
-      ? {
-          tools,
-          ...toolChoiceFields(request, (name) => ({
-            type: 'function' as const,
-            function: { name },
-          })),
-        }
-      : {}),
-    ...(request.maxOutputTokens === undefined
-      ? {}
-      : { max_completion_tokens: request.maxOutputTokens }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.topP === undefined ? {} : { top_p: request.topP }),
-    ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
-    ...cacheKeyField(request, profile),
-    ...(request.outputSchema === undefined
-      ? {}
-      : {
-          response_format: {
-            type: 'json_schema',
-            json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema, strict: true },
-          },
-        }),
-  }
-}
 
 /** Streams one Chat Completions response; the caller owns retries and abort checks. */
 export async function* streamChat(

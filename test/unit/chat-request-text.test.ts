@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chatRequestBody, chatRequestText } from '../../adapters/openai/chat-stream.ts'
+import { chatRequestBody, chatRequestText } from '../../adapters/openai/chat-request-body.ts'
 import { providerProfile } from '../../adapters/openai/provider-profile.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
@@ -26,6 +26,14 @@ const base: ModelRequest = {
 
 const requests: [string, ModelRequest][] = [
   ['no tools', base],
+  [
+    'tools alone',
+    {
+      ...base,
+      tools: [{ name: 'lookup', description: 'Look up', parameters: { type: 'object' } }],
+    },
+  ],
+  ['options without tools', { ...base, temperature: 0, maxOutputTokens: 64 }],
   [
     'tools, a forced choice and every option',
     {
