@@ -123,3 +123,28 @@ describe('session_start hook answers kept as a session is created or forked', ()
     expect(hooks.received).toHaveLength(2)
   })
 })
+
+describe("a hook payload's transcript_path", () => {
+  it.each([
+    { store: 'one that appends (fs)', appendable: true },
+    { store: 'one that cannot append (S3)', appendable: false },
+  ])('names an events.jsonl the store holds on $store, else is null', async ({ appendable }) => {
+    const store = new MemoryObjectStore({ appendable })
+    const engine = startScriptedEngine({ store, hooks })
+    const { session_id } = await engine.service.createSession('t1', {
+      hooks: [{ event: 'stop', type: 'http', url: hooks.url('/stop') }],
+    })
+    engine.model.enqueue({ text: 'done' })
+    expect((await engine.service.stepTurn('t1', session_id, { input: 'go' })).status).toBe(
+      'completed',
+    )
+    const path = hooks.received.at(-1)?.body.transcript_path
+    if (!appendable) {
+      expect(path).toBeNull()
+      return
+    }
+    expect(path).toBe(`t1/default/.vtcode/sessions/${session_id}/events.jsonl`)
+    const file = new TextDecoder().decode((await store.get(String(path)))?.body)
+    expect(file.split('\n')[0]).toContain('"type":"thread.started"')
+  })
+})

@@ -1,5 +1,6 @@
 import type { EngineState } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import { appendingStore } from '../../store/events-file-state.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { withAgentTools } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -104,13 +105,18 @@ export function hookDeps(
   }
 }
 
+/**
+ * What every hook payload starts with. `transcript_path` is the session's `events.jsonl` key on
+ * a store that keeps one (it appends: fs); null on one that cannot append (S3), whose events are
+ * create-only parts and which has no such file.
+ */
 export function hookContext(deps: ServiceDeps, ref: SessionRef) {
   return {
     sessionId: ref.sessionId,
     cwd: deps.sandbox
       ? sessionSandbox(deps.sandbox).workspacePath(ref)
       : `${ref.tenant}/${ref.workspace}`,
-    transcriptPath: deps.sessions.keys(ref).events,
+    transcriptPath: appendingStore(deps.sessions.objects) ? deps.sessions.keys(ref).events : null,
   }
 }
 
