@@ -4,6 +4,7 @@ import {
   type ReadOutputArgs,
   ReadOutputArgsSchema,
 } from '../../contract/output-artifact.ts'
+import type { ToolDefinition } from '../../ports/model-client.ts'
 import { LinearRegexError, linearRegex } from '../../shared/linear-regex.ts'
 import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import { readArgs } from '../sandbox/exec-tool-schemas.ts'
@@ -97,6 +98,33 @@ async function search(
   return `${header}\n${found.join('\n')}`.slice(0, READ_OUTPUT_MAX_BYTES)
 }
 
+/** `read_tool_output`'s definition: one object for every session (the catalog hash keeps its JSON). */
+const READ_OUTPUT_DEFINITION: ToolDefinition = {
+  name: READ_OUTPUT_TOOL,
+  description:
+    'Read a tool output or an input text that was too long to show whole: its preview (or ' +
+    'a command answer, as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
+    'start_line/line_count for lines, search for the lines containing a string, or regex for ' +
+    'the lines matching a regular expression (no back-references or lookarounds). At most ' +
+    `${READ_OUTPUT_MAX_BYTES} bytes a call.`,
+  parameters: {
+    type: 'object',
+    properties: {
+      artifact_id: { type: 'string', pattern: '^out_[0-9a-f]{32}$' },
+      offset: { type: 'integer', minimum: 0 },
+      length: { type: 'integer', minimum: 1, maximum: READ_OUTPUT_MAX_BYTES },
+      start_line: { type: 'integer', minimum: 1 },
+      line_count: { type: 'integer', minimum: 1, maximum: 2000 },
+      search: { type: 'string', minLength: 1, maxLength: 1000 },
+      regex: { type: 'string', minLength: 1, maxLength: 1000 },
+      ignore_case: { type: 'boolean' },
+      max_matches: { type: 'integer', minimum: 1, maximum: 200 },
+    },
+    required: ['artifact_id'],
+    additionalProperties: false,
+  },
+}
+
 /**
  * `read_tool_output`: pages through an output kept whole as an artifact of the session (the
  * preview names its id) by bytes, by lines, or by searching for a string. Read-only, so it is
@@ -104,31 +132,7 @@ async function search(
  */
 export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
   return {
-    definition: {
-      name: READ_OUTPUT_TOOL,
-      description:
-        'Read a tool output or an input text that was too long to show whole: its preview (or ' +
-        'a command answer, as output_artifact_id) names the artifact id (out_…). Give offset/length for bytes, ' +
-        'start_line/line_count for lines, search for the lines containing a string, or regex for ' +
-        'the lines matching a regular expression (no back-references or lookarounds). At most ' +
-        `${READ_OUTPUT_MAX_BYTES} bytes a call.`,
-      parameters: {
-        type: 'object',
-        properties: {
-          artifact_id: { type: 'string', pattern: '^out_[0-9a-f]{32}$' },
-          offset: { type: 'integer', minimum: 0 },
-          length: { type: 'integer', minimum: 1, maximum: READ_OUTPUT_MAX_BYTES },
-          start_line: { type: 'integer', minimum: 1 },
-          line_count: { type: 'integer', minimum: 1, maximum: 2000 },
-          search: { type: 'string', minLength: 1, maxLength: 1000 },
-          regex: { type: 'string', minLength: 1, maxLength: 1000 },
-          ignore_case: { type: 'boolean' },
-          max_matches: { type: 'integer', minimum: 1, maximum: 200 },
-        },
-        required: ['artifact_id'],
-        additionalProperties: false,
-      },
-    },
+    definition: READ_OUTPUT_DEFINITION,
     kind: 'builtin',
     readOnly: true,
     async run(raw) {
