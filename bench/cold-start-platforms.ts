@@ -7,6 +7,8 @@
  *   node (npm start)   `node infra/start.mjs` (sources through tsx; embedded runner, fs store)
  *   node (built)       `node dist/node/server.mjs` (run `npm run build` first)
  *   deno               `deno serve … functions/entries/deno.ts` (fs store, no runner)
+ *                      and `deno serve … dist/deno/server.mjs`, the Deno build (built into the
+ *                      scratch folder and started there, no node_modules beside it)
  *   workerd            bare `workerd serve` on the Worker bundle `wrangler deploy` would upload
  *                      (sessions in the isolate's memory: no S3 or Upstash to wait for; bindings
  *                      as text, fetches allowed to this machine's mock and receiver)

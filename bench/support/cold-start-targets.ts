@@ -152,17 +152,41 @@ export async function turnlineTargets(
     }
   }
   if (runtimes.includes('deno')) {
-    targets.push({
-      name: `deno: deno serve functions/entries/deno.ts${label}`,
+    const denoTarget = (name: string, module: string, folder: string): Target => ({
+      name,
       runtime: 'deno',
       trivial: false,
       command: (port, dir) => ({
         file: bin('deno'),
-        args: denoServe(port, 'functions/entries/deno.ts', DENO_ALLOW),
+        args: denoServe(port, module, DENO_ALLOW),
         env: { ...ctx.env(port, dir), TURNLINE_SINGLE_TENANT: '1' },
-        cwd,
+        cwd: folder,
       }),
     })
+    targets.push(
+      denoTarget(
+        `deno: deno serve functions/entries/deno.ts${label}`,
+        'functions/entries/deno.ts',
+        cwd,
+      ),
+    )
+    // The Deno build (dist/deno/server.mjs) of this checkout, built into the scratch folder and
+    // started from there (no node_modules beside it), with the same permissions. An earlier
+    // tree may have no Deno build target.
+    if (tree.label === '') {
+      const out = join(ctx.scratch, 'deno-build')
+      execFileSync(process.execPath, ['infra/build/build.mjs', 'deno', '--out', out], {
+        cwd,
+        stdio: 'ignore',
+      })
+      targets.push(
+        denoTarget(
+          'deno: deno serve dist/deno/server.mjs (built)',
+          'server.mjs',
+          join(out, 'deno'),
+        ),
+      )
+    }
   }
   if (runtimes.includes('workerd')) {
     const outdir = join(ctx.scratch, `worker${tree.label === '' ? '' : `-${tree.label}`}`)

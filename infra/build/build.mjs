@@ -9,6 +9,8 @@
 //   node infra/build/build.mjs cli        dist/cli/main.mjs, what cli/turnline.mjs runs without tsx,
 //                                         and the runner-child.mjs its embedded engine starts
 //   node infra/build/build.mjs client     dist/client/index.mjs + types/, the package's "./client"
+//   node infra/build/build.mjs deno       dist/deno/server.mjs (+ chunks), what `deno serve` runs
+//                                         in production, and reference/scalar.js
 //   node infra/build/build.mjs --out DIR  DIR instead of dist/ (tests build into a temp folder)
 //
 // node:   our code and the packages it imports in one file per entry plus shared chunks
@@ -20,12 +22,19 @@
 //         reach, a package imported by a name computed at run time, still resolves there).
 // client: platform-neutral ESM for browsers, Deno, Workers and Node (zod stays an import), and
 //         its declarations (types/), with `.js` import paths that every resolver follows.
+// deno:   as node, from functions/entries/deno.ts: ≈ 600 source modules and the packages under
+//         them in one file plus chunks beside it, so `deno serve` reads a few files instead of
+//         resolving, transpiling and loading each (docs/performance.md, cold start). Packages
+//         resolve with Deno's own conditions (`deno` first, then `node`); node builtins stay
+//         `node:` imports, which Deno provides. Needs no node_modules at run time.
 // lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships);
 //         the tokenizer's rank tables are split into chunks loaded only when compaction needs
 //         them, so they cost nothing at cold start.
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
+
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { builtinModules } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -47,6 +56,19 @@ const requireShim = [
   'const require = __turnlineCreateRequire(import.meta.url);',
 ].join('\n')
 
+// Packages that name node builtins without `node:` (`import('http')`, `require('fs')`): Deno
+// resolves only the prefixed names from a module outside node_modules, so the Deno bundle
+// imports them prefixed.
+const builtinNames = new Set(builtinModules.filter((name) => !name.startsWith('_')))
+const nodePrefixed = {
+  name: 'node-prefixed-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_/]+$/ }, ({ path: name }) =>
+      builtinNames.has(name) ? { path: `node:${name}`, external: true } : undefined,
+    )
+  },
+}
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -57,6 +79,20 @@ const common = {
   legalComments: 'linked',
   logLevel: 'warning',
   metafile: true,
+}
+
+/**
+ * A server's entries with what a start does not need (the S3, Anthropic, MCP and Redis adapters
+ * and the packages under them) in chunks imported on first use; beside the entries, so that
+ * paths taken from import.meta.url (runner-child.mjs, reference/) are the same from a chunk.
+ * CommonJS packages inside the ESM chunks call require() for node builtins (Deno has
+ * node:module's createRequire too).
+ */
+const serverChunks = {
+  banner: { js: requireShim },
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
 }
 
 const targets = {
@@ -72,14 +108,7 @@ const targets = {
         retention: 'functions/entries/retention-cli.ts',
         keys: 'functions/entries/keys-cli.ts',
       },
-      // CommonJS packages inside the ESM chunks call require() for node builtins.
-      banner: { js: requireShim },
-      // What a start does not need (the S3, Anthropic, MCP and Redis adapters and the packages
-      // under them) in chunks imported on first use; beside the entries, so that paths taken
-      // from import.meta.url (runner-child.mjs, reference/) are the same from a chunk.
-      splitting: true,
-      chunkNames: '[name]-[hash]',
-      outExtension: { '.js': '.mjs' },
+      ...serverChunks,
     },
     // The API reference renderer (/docs/scalar.js), so production needs no dev dependency.
     after: (outDir) => copyReferenceScriptInto(outDir),
@@ -107,6 +136,21 @@ const targets = {
       outExtension: { '.js': '.mjs' },
     },
     after: (outDir) => emitDeclarations('client/index.ts', path.join(outDir, 'types')),
+  },
+  deno: {
+    outDir: path.join(dist, 'deno'),
+    options: {
+      ...common,
+      entryPoints: { server: 'functions/entries/deno.ts' },
+      // What Deno resolves in a package's exports when it runs the sources (`deno`, then `node`).
+      conditions: ['deno'],
+      plugins: [nodePrefixed],
+      // Deno's V8, not the oldest Node: nothing is lowered.
+      target: 'esnext',
+      ...serverChunks,
+    },
+    // The API reference renderer (/docs/scalar.js) beside server.mjs: /docs renders offline.
+    after: (outDir) => copyReferenceScriptInto(outDir),
   },
   lambda: {
     outDir: path.join(dist, 'lambda'),

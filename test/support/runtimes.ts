@@ -72,27 +72,21 @@ export const DENO_FLAGS = denoTaskFlags('serve:s3')
 
 /**
  * `deno serve functions/entries/deno.ts` with node_modules' deno; the environment is exactly
- * `vars`, the permissions `flags` (add `--allow-write` for the filesystem store).
+ * `vars`, the permissions `flags` (add `--allow-write` for the filesystem store). `module` and
+ * `cwd` start another module (the Deno build, dist/deno/server.mjs) from another folder.
  */
 export async function startDeno(
   vars: Record<string, string>,
   flags: readonly string[] = DENO_FLAGS,
+  { module = 'functions/entries/deno.ts', cwd = root }: { module?: string; cwd?: string } = {},
 ): Promise<RuntimeProcess> {
   const port = await freePort()
   return startRuntime({
     name: 'deno serve',
     command: join(root, 'node_modules/.bin/deno'),
-    args: [
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      ...flags,
-      'functions/entries/deno.ts',
-    ],
+    args: ['serve', '--host', '127.0.0.1', '--port', String(port), ...flags, module],
     env: { ...baseEnv(), DENO_NO_UPDATE_CHECK: '1', ...vars },
-    cwd: root,
+    cwd,
     port,
     readyTimeoutMs: 20_000,
   })
