@@ -2,16 +2,19 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { denoTaskFlags, startDeno } from '../support/runtimes.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listAll } from '../../src/store/list-all.ts'
+import { DENO_FLAGS, denoTaskFlags, startDeno } from '../support/runtimes.ts'
+import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 import { smokeScenario } from './smoke-scenario.ts'
 
 /**
- * The Deno build (`node infra/build/build.mjs deno`, dist/deno/server.mjs) under `deno serve`
- * with the `serve` task's permissions, on the filesystem store: built into a temp folder, then
- * copied alone into a folder with no node_modules and no deno.json, as a deployment of the
- * bundle has it. The smoke scenario (a session, text and HTTP tool turns against the mock model)
- * runs against it.
+ * The Deno build (`node infra/build/build.mjs deno`, dist/deno/server.mjs) under `deno serve`:
+ * built into a temp folder, then copied alone into a folder with no node_modules and no
+ * deno.json, as a deployment of the bundle has it. The smoke scenario (a session, text and HTTP
+ * tool turns against the mock model) runs against it on the filesystem store with the `serve`
+ * task's permissions, and on S3 and Upstash (the S3 adapter a chunk loaded on first use) with
+ * those of `serve:s3`.
  */
 const root = new URL('../../', import.meta.url).pathname
 const work = mkdtempSync(join(tmpdir(), 'turnline-deno-bundle-'))
@@ -33,9 +36,30 @@ describe('the Deno build', () => {
   })
 })
 
+const bundle = { module: 'server.mjs', cwd: app }
+
 smokeScenario('Deno, built (dist/deno/server.mjs)', (vars) =>
-  startDeno({ TURNLINE_DATA_DIR: join(work, 'data'), ...vars }, denoTaskFlags('serve'), {
-    module: 'server.mjs',
-    cwd: app,
-  }),
+  startDeno({ TURNLINE_DATA_DIR: join(work, 'data'), ...vars }, denoTaskFlags('serve'), bundle),
 )
+
+describe('the Deno build on S3 and Upstash', () => {
+  let backends: TestBackends | undefined
+  beforeAll(async () => {
+    backends = await startTestBackends('deno-bundle')
+  })
+  afterAll(async () => {
+    await backends?.close()
+  })
+
+  smokeScenario('Deno, built, + S3 + Upstash', (vars) => {
+    if (!backends) throw new Error('setup failed')
+    return startDeno({ ...backends.env(), ...vars }, DENO_FLAGS, bundle)
+  })
+
+  it('left the session in the bucket and took its leases through Upstash', async () => {
+    if (!backends) throw new Error('setup failed')
+    const keys = (await listAll(backends.bucket.store(), '')).objects.map((o) => o.key)
+    expect(keys.filter((key) => key.endsWith('/manifest.json')).length).toBeGreaterThan(0)
+    expect(backends.proxy.requests.flatMap((r) => r.commands)).toContain('eval')
+  })
+})
