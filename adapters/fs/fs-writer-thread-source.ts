@@ -27,7 +27,8 @@
  *   { id, error }                            an I/O error (ENOENT: a missing parent folder;
  *                                            ELOOP: a link at the name; EFTYPE: not a file)
  *
- * Errors travel as { code, message, syscall }. A temp file, and a file created by an append, is
+ * Once it listens, the thread sends { ready: true }: the pool queues no write on it before then
+ * while another thread is running. Errors travel as { code, message, syscall }. A temp file, and a file created by an append, is
  * fstat'ed before it is closed: its `version` goes back with the reply.
  */
 export const WRITER_THREAD_SOURCE = `
@@ -153,4 +154,5 @@ parentPort.on('message', (request) => {
   }
   parentPort.postMessage({ id, temp, version, synced: durable })
 })
+parentPort.postMessage({ ready: true })
 `
