@@ -80,7 +80,7 @@ describe('a permission Deno does not grant stops the start, naming the flag', ()
     if (!backends) throw new Error('setup failed')
     const { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, ...env } = backends.env({
       TURNLINE_SINGLE_TENANT: '1',
-      // The SDK's own sources hold nothing: an empty home, no instance metadata service.
+      // No other source of credentials either: an empty home, no instance metadata service.
       HOME: dataDir,
       AWS_EC2_METADATA_DISABLED: 'true',
     })
@@ -92,8 +92,9 @@ describe('a permission Deno does not grant stops the start, naming the flag', ()
       },
       (failure: unknown) => String(failure),
     )
+    expect(error).toContain('turnline: invalid configuration:')
     expect(error).toContain(
-      'storage or coordinator unusable: S3 get failed: CredentialsProviderError: no S3 credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)',
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: required with S3_BUCKET here; this runtime has no other source of S3 credentials than keys',
     )
     expect(error).not.toMatch(/attempts in \d+ ms/)
   })
