@@ -1,6 +1,9 @@
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
+import { abortableSleep } from '../../src/shared/abortable-sleep.ts'
+import { type Backoff, backoffMs } from '../../src/shared/backoff.ts'
+import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 import { responseError, S3CredentialsMissing, S3ResponseError } from './s3-response-error.ts'
-import { type AwsCredentials, EMPTY_SHA256, SigV4Signer, sha256Hex, uriEncode } from './sigv4.ts'
+import { type AwsCredentials, EMPTY_SHA256, SigV4Signer, uriEncode } from './sigv4.ts'
 
 /** Credentials as they are, or a source asked before every request (it caches and refreshes). */
 export type S3Credentials = AwsCredentials | (() => Promise<AwsCredentials>)
@@ -54,7 +57,9 @@ const CLOCK_SKEW = new Set([
   'AuthFailure',
 ])
 const SKEW_MS = 5 * 60_000
-const MAX_DELAY_MS = 20_000
+/** Full jitter up to 20 s, as the SDK's standard mode; throttling answers wait from a longer step. */
+const RETRY: Backoff = { firstMs: 100, maxMs: 20_000, jitter: 'full' }
+const THROTTLED_RETRY: Backoff = { ...RETRY, firstMs: 500 }
 
 /**
  * The S3 REST API for one bucket, on a given fetch: each request signed with SigV4
@@ -141,7 +146,7 @@ export class S3Rest {
         })
       } catch (error) {
         if (request.signal?.aborted || attempt >= this.#maxAttempts) throw error
-        await pause(delayMs(attempt, false), request.signal)
+        await abortableSleep(backoffMs(attempt, RETRY), request.signal)
         continue
       }
       if (answer.ok) return answer
@@ -152,7 +157,7 @@ export class S3Rest {
       if (!throttled && !TRANSIENT.has(failure.code) && !TRANSIENT_STATUS.has(failure.status)) {
         throw failure
       }
-      await pause(delayMs(attempt, throttled), request.signal)
+      await abortableSleep(backoffMs(attempt, throttled ? THROTTLED_RETRY : RETRY), request.signal)
     }
   }
 
@@ -229,28 +234,4 @@ function bufferOf(body: Uint8Array): Uint8Array<ArrayBuffer> {
   return body.buffer instanceof ArrayBuffer
     ? (body as Uint8Array<ArrayBuffer>)
     : new Uint8Array(body)
-}
-
-/** Full jitter, as the SDK's standard mode: random × min(20 s, 2^attempt × base). */
-function delayMs(attempt: number, throttled: boolean): number {
-  const base = throttled ? 500 : 100
-  return Math.floor(Math.random() * Math.min(MAX_DELAY_MS, 2 ** attempt * base))
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason)
-      return
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -8,6 +8,7 @@
  * kept as a ready HMAC key, so a request costs one SHA-256 of its canonical request and one HMAC
  * (the body's SHA-256 is the caller's: `payloadHash`).
  */
+import { sha256Hex, toHex } from '../../src/shared/sha256-hex.ts'
 
 export interface AwsCredentials {
   accessKeyId: string
@@ -42,18 +43,6 @@ export function uriEncode(text: string, keepSlash = false): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   )
   return keepSlash ? encoded.replaceAll('%2F', '/') : encoded
-}
-
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)
-  let hex = ''
-  for (const byte of view) hex += byte.toString(16).padStart(2, '0')
-  return hex
-}
-
-export async function sha256Hex(data: Uint8Array<ArrayBuffer> | string): Promise<string> {
-  const bytes = typeof data === 'string' ? encoder.encode(data) : data
-  return toHex(await crypto.subtle.digest('SHA-256', bytes))
 }
 
 async function hmac(key: BufferSource, data: string): Promise<ArrayBuffer> {

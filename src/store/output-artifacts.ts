@@ -6,14 +6,10 @@ import {
   OutputArtifactSchema,
 } from '../contract/output-artifact.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { listAll } from './list-all.ts'
 import { putOnce } from './put-once.ts'
-
-async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
-}
 
 /** A stored descriptor: corrupt_data when it is not one, unsupported_version when newer. */
 export function parseOutputArtifact(body: Uint8Array, id: string): OutputArtifact {

@@ -22,14 +22,10 @@ import {
   type TurnInputRecordV4,
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './put-once.ts'
 import { hasFiles, SessionFiles } from './session-files.ts'
-
-async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
-}
 
 type AnyImage = UserImage | StoredUserImage
 

@@ -20,4 +20,11 @@ describe('backoffMs (the one backoff formula)', () => {
     expect(backoffMs(0, spread, () => 1)).toBe(313)
     expect(backoffMs(9, spread, () => 0.5)).toBe(5_000)
   })
+
+  it('full jitter picks a whole number of ms in [0, step)', () => {
+    const full = { firstMs: 100, maxMs: 20_000, jitter: 'full' } as const
+    expect(backoffMs(0, full, () => 0)).toBe(0)
+    expect(backoffMs(2, full, () => 0.999)).toBe(399)
+    expect(backoffMs(12, full, () => 0.5)).toBe(10_000)
+  })
 })

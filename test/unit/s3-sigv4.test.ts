@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { S3Rest } from '../../adapters/s3/s3-rest.ts'
-import { EMPTY_SHA256, SigV4Signer, sha256Hex, uriEncode } from '../../adapters/s3/sigv4.ts'
+import { EMPTY_SHA256, SigV4Signer, uriEncode } from '../../adapters/s3/sigv4.ts'
+import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 
 /**
  * The signer against AWS's published expected values (not against itself):
