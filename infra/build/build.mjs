@@ -69,6 +69,17 @@ const nodePrefixed = {
   },
 }
 
+/**
+ * hono-openapi's own schema converters, never called (Turnline hands it its own resolver): their
+ * dynamic imports of every schema library would keep all of zod's namespace (≈ 40 locales, its
+ * AOT compiler: ≈ 400 KB) in the zod chunk every start parses
+ * (functions/entries/standard-schema-stand-in.ts; the Worker aliases them in wrangler.toml).
+ */
+const standardSchemaStandIn = {
+  '@standard-community/standard-json': './functions/entries/standard-schema-stand-in.ts',
+  '@standard-community/standard-openapi': './functions/entries/standard-schema-stand-in.ts',
+}
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -89,6 +100,7 @@ const common = {
  * node:module's createRequire too).
  */
 const serverChunks = {
+  alias: standardSchemaStandIn,
   banner: { js: requireShim },
   splitting: true,
   chunkNames: '[name]-[hash]',
@@ -159,6 +171,7 @@ const targets = {
       entryPoints: { index: 'functions/entries/lambda.ts' },
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
+      alias: standardSchemaStandIn,
       minify: true,
       banner: { js: requireShim },
       outExtension: { '.js': '.mjs' },
