@@ -1,7 +1,9 @@
 /**
  * Worker bundle size and cold start. Bundles functions/entries/worker.ts exactly as `wrangler deploy`
- * would (wrangler.toml: its alias, minified), prints the raw and gzip size (also unminified), the
- * largest packages in it, then starts bare workerd on the bundle a few times and prints the
+ * would (wrangler.toml: its build command, minified), prints the raw and gzip size of what a start
+ * compiles and of the modules loaded on demand (also with wrangler's minify off, which leaves the
+ * build command's modules as they are), the largest packages in it, then starts bare workerd on
+ * the bundle a few times and prints the
  * median time from spawn to the first answer of GET /healthz (process start, compiling every
  * module, building deps on the first request; TURNLINE_SINGLE_TENANT as `wrangler dev` gives it).
  * A trivial Worker gives the floor. Figures, not
@@ -20,7 +22,8 @@ import { median } from './support/stats.ts'
 import {
   type Compatibility,
   compatibility,
-  type WorkerBundle,
+  describeWorkerBundle,
+  type WorkerModule,
   workerBundle,
   workerdBin,
   workerdConfig,
@@ -39,13 +42,13 @@ async function coldStart(
   dir: string,
   moduleFile: string,
   compat: Compatibility,
-  texts: string[] = [],
+  modules: WorkerModule[] = [],
 ): Promise<Timing> {
   const port = await freePort()
   const config = await workerdConfig({
     dir,
     moduleFile,
-    texts,
+    modules,
     compatibility: compat,
     port,
     vars: { TURNLINE_SINGLE_TENANT: '1' },
@@ -89,32 +92,33 @@ try {
   const plain = await workerBundle(join(dir, 'plain'), false)
   const minified = await workerBundle(join(dir, 'min'), true)
   console.log('Worker bundle (functions/entries/worker.ts, wrangler deploy --dry-run):')
-  console.log(
-    `  minified (as wrangler.toml deploys)  ${kb(minified.raw)} raw, ${kb(minified.gzip)} gzip`,
-  )
-  console.log(`  unminified                           ${kb(plain.raw)} raw, ${kb(plain.gzip)} gzip`)
+  console.log(`  minified (as wrangler.toml deploys)  ${describeWorkerBundle(minified)}`)
+  console.log(`  wrangler's minify off                ${describeWorkerBundle(plain)}`)
   console.log('  largest parts (minified):')
   for (const [name, bytes] of minified.packages)
     console.log(`    ${kb(bytes).padStart(7)}  ${name}`)
-  console.log('  text modules beside it (not compiled at startup):')
-  for (const text of minified.texts)
-    console.log(`    ${kb(text.raw).padStart(7)} raw, ${kb(text.gzip)} gzip  ${text.name}`)
-  const total = minified.texts.reduce((sum, t) => sum + t.gzip, minified.gzip)
+  console.log('  modules beside worker.js (on demand unless marked):')
+  for (const module of minified.modules) {
+    const mark = module.atStart ? ' (at start)' : ''
+    console.log(
+      `    ${kb(module.raw).padStart(7)} raw, ${kb(module.gzip)} gzip  ${module.type} ${module.name}${mark}`,
+    )
+  }
+  const total = minified.modules.reduce((sum, m) => sum + m.gzip, minified.gzip)
   console.log(`  upload in all: ${kb(total)} gzip`)
 
   const compat = await compatibility()
   const floorFile = join(dir, 'floor.js')
   await writeFile(floorFile, 'export default { fetch: () => new Response("ok") }\n')
-  const names = (built: WorkerBundle) => built.texts.map((t) => t.name)
-  const kinds: Record<string, [string, string[]]> = {
+  const kinds: Record<string, [string, WorkerModule[]]> = {
     'trivial Worker': [floorFile, []],
-    Turnline: [minified.file, names(minified)],
-    'Turnline unminified': [plain.file, names(plain)],
+    Turnline: [minified.file, minified.modules],
+    'Turnline unminified': [plain.file, plain.modules],
   }
   const runs = new Map<string, Timing[]>(Object.keys(kinds).map((k) => [k, []]))
   for (let i = 0; i < RUNS; i++) {
-    for (const [kind, [file, texts]] of Object.entries(kinds))
-      runs.get(kind)?.push(await coldStart(dir, file, compat, texts))
+    for (const [kind, [file, modules]] of Object.entries(kinds))
+      runs.get(kind)?.push(await coldStart(dir, file, compat, modules))
   }
   const ms = (list: number[]) =>
     `${median(list).toFixed(0)} ms (${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)})`
@@ -128,7 +132,7 @@ try {
   }
   // What the first count that needs an encoding pays in the Worker: the table parsed from its
   // text and the encoding built (here in Node's V8, as workerd's; once per isolate).
-  for (const text of minified.texts) {
+  for (const text of minified.modules.filter((m) => m.type === 'text')) {
     const encoding = text.name.endsWith('cl100k_base') ? 'cl100k_base' : 'o200k_base'
     const source = await readFile(join(dir, 'min', text.name), 'utf8')
     const started = performance.now()

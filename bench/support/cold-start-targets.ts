@@ -7,7 +7,9 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   compatibility,
+  describeWorkerBundle,
   trivialWorker,
+  type WorkerModule,
   workerBundle,
   workerdBin,
   workerdConfig,
@@ -191,6 +193,7 @@ export async function turnlineTargets(
   if (runtimes.includes('workerd')) {
     const outdir = join(ctx.scratch, `worker${tree.label === '' ? '' : `-${tree.label}`}`)
     const bundle = await workerBundle(outdir, true, cwd)
+    console.log(`workerd${label}: ${describeWorkerBundle(bundle)}`)
     const vars = (port: number, dir: string) => {
       const { PATH, HOME, PORT, TURNLINE_DATA_DIR, DENO_NO_UPDATE_CHECK, NO_COLOR, ...rest } =
         ctx.env(port, dir)
@@ -200,12 +203,7 @@ export async function turnlineTargets(
       name: `workerd: Worker bundle (wrangler deploy)${label}`,
       runtime: 'workerd',
       trivial: false,
-      command: workerdServe(
-        ctx,
-        bundle.file,
-        bundle.texts.map((t) => t.name),
-        vars,
-      ),
+      command: workerdServe(ctx, bundle.file, bundle.modules, vars),
     })
   }
   return targets
@@ -215,12 +213,12 @@ export async function turnlineTargets(
 function workerdServe(
   ctx: TargetContext,
   moduleFile: string,
-  texts: string[],
+  modules: WorkerModule[],
   vars: (port: number, dir: string) => Record<string, string>,
 ): (port: number, dir: string) => Promise<Command> {
   return async (port, dir) => {
     await mkdir(dir, { recursive: true })
-    const worker = { moduleFile, texts, compatibility: await compatibility() }
+    const worker = { moduleFile, modules, compatibility: await compatibility() }
     const config = await workerdConfig({
       ...worker,
       dir,

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -7,18 +8,34 @@ import { build } from 'esbuild'
 const root = join(import.meta.dirname, '../..')
 export const workerdBin = join(root, 'node_modules/.bin/workerd')
 
-export interface WorkerBundle {
-  file: string
+/** A module uploaded beside worker.js, named by its path below the output folder. */
+export interface WorkerModule {
+  name: string
+  /** `text`: the rank tables (wrangler.toml `[[rules]]`), nothing to compile. */
+  type: 'esModule' | 'text'
   raw: number
   gzip: number
-  /** Text modules beside worker.js (the rank tables, wrangler.toml `[[rules]]`), by file name. */
-  texts: { name: string; raw: number; gzip: number }[]
+  /** Imported statically from worker.js (directly or through another such module): compiled at start. */
+  atStart: boolean
+}
+
+export interface WorkerBundle {
+  file: string
+  /** worker.js alone. */
+  raw: number
+  gzip: number
+  /** The modules beside it (the chunks loaded on demand and their shared chunks, the tables). */
+  modules: WorkerModule[]
+  /** worker.js and every JavaScript module imported statically from it: what a start compiles. */
+  atStart: { raw: number; gzip: number }
   packages: [string, number][]
 }
 
 /**
  * functions/entries/worker.ts bundled exactly as `wrangler deploy` would (wrangler.toml), from
- * this checkout or another source tree (`from`).
+ * this checkout or another source tree (`from`, also one from before the Worker was split into
+ * modules: everything in worker.js, the tables beside it). `minify` is wrangler's flag: it
+ * applies to worker.js; the modules beside it come minified from the build command.
  */
 export async function workerBundle(
   outdir: string,
@@ -37,7 +54,71 @@ export async function workerBundle(
   )
   const file = join(outdir, 'worker.js')
   const code = await readFile(file)
-  const meta = JSON.parse(await readFile(join(outdir, 'bundle-meta.json'), 'utf8')) as {
+  const packages = await packageSizes(outdir, from)
+  const modules: WorkerModule[] = []
+  const sources = new Map<string, string>()
+  for (const entry of await readdir(outdir, { recursive: true, withFileTypes: true })) {
+    const name = relative(outdir, join(entry.parentPath, entry.name))
+    if (!entry.isFile() || name === 'worker.js' || /\.(map|md|json)$/.test(name)) continue
+    const content = await readFile(join(outdir, name))
+    const type = name.endsWith('.js') ? 'esModule' : 'text'
+    if (type === 'esModule') sources.set(name, content.toString())
+    modules.push({
+      name,
+      type,
+      raw: content.length,
+      gzip: gzipSync(content).length,
+      atStart: false,
+    })
+  }
+  const reached = staticImports(code.toString(), sources)
+  for (const module of modules) module.atStart = reached.has(module.name)
+  const atStart = { raw: code.length, gzip: gzipSync(code).length }
+  for (const module of modules.filter((m) => m.atStart && m.type === 'esModule')) {
+    atStart.raw += module.raw
+    atStart.gzip += module.gzip
+  }
+  return { file, raw: code.length, gzip: gzipSync(code).length, modules, atStart, packages }
+}
+
+/** One line: what a start compiles, what waits until imported, the text modules. */
+export function describeWorkerBundle(bundle: WorkerBundle): string {
+  const kb = (bytes: number) => `${(bytes / 1000).toFixed(0)} kB`
+  const sum = (list: WorkerModule[]) => list.reduce((total, m) => total + m.raw, 0)
+  const js = bundle.modules.filter((m) => m.type === 'esModule')
+  const later = js.filter((m) => !m.atStart)
+  const texts = bundle.modules.filter((m) => m.type === 'text')
+  return (
+    `worker.js ${kb(bundle.raw)}; compiled at start ${kb(bundle.atStart.raw)} ` +
+    `(${kb(bundle.atStart.gzip)} gzip, ${js.length - later.length + 1} modules); ` +
+    `on demand ${kb(sum(later))} in ${later.length} modules; text ${kb(sum(texts))}`
+  )
+}
+
+/** The modules beside worker.js that it imports statically, directly or through one another. */
+function staticImports(main: string, sources: Map<string, string>): Set<string> {
+  const reached = new Set<string>()
+  const visit = (code: string) => {
+    // `import{…}from"./x.js"` and `import"./x.js"`; `import("./x.js")` (on demand) has a paren.
+    for (const [, path] of code.matchAll(/(?:\bfrom|\bimport)\s*"\.\/([^"]+)"/g)) {
+      if (path === undefined || reached.has(path)) continue
+      reached.add(path)
+      const source = sources.get(path)
+      if (source !== undefined) visit(source)
+    }
+  }
+  visit(main)
+  return reached
+}
+
+/**
+ * The largest packages by minified bytes: from the build command's metafile
+ * (dist/worker-meta.json) where the Worker is split into modules, else from wrangler's.
+ */
+async function packageSizes(outdir: string, from: string): Promise<[string, number][]> {
+  const split = join(from, 'dist', 'worker-meta.json')
+  const metaFile = existsSync(split) ? split : join(outdir, 'bundle-meta.json')
+  const meta = JSON.parse(await readFile(metaFile, 'utf8')) as {
     outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>
   }
   const byPackage = new Map<string, number>()
@@ -47,14 +128,7 @@ export async function workerBundle(
       byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput)
     }
   }
-  const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8)
-  const texts = []
-  for (const name of await readdir(outdir)) {
-    if (name === 'worker.js' || /\.(map|md|json)$/.test(name)) continue
-    const text = await readFile(join(outdir, name))
-    texts.push({ name, raw: text.length, gzip: gzipSync(text).length })
-  }
-  return { file, raw: code.length, gzip: gzipSync(code).length, packages, texts }
+  return [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8)
 }
 
 function packageOf(input: string): string {
@@ -79,14 +153,14 @@ export async function compatibility(): Promise<Compatibility> {
 }
 
 /**
- * Writes a `workerd serve` config in `dir` for one ES module (and the text modules beside it)
+ * Writes a `workerd serve` config in `dir` for one ES module (and the modules beside it)
  * listening on 127.0.0.1:port, with `vars` as text bindings; with `localOutbound` its fetches
  * may reach this machine's loopback (the bench's mock model and tool receiver). Returns its path.
  */
 export async function workerdConfig(options: {
   dir: string
   moduleFile: string
-  texts?: string[]
+  modules?: Pick<WorkerModule, 'name' | 'type'>[]
   compatibility: Compatibility
   port: number
   vars: Record<string, string>
@@ -95,7 +169,7 @@ export async function workerdConfig(options: {
   const { dir, moduleFile, port } = options
   const { date, flags } = options.compatibility
   const config = join(dir, `config-${port}.capnp`)
-  const texts = options.texts ?? []
+  const modules = options.modules ?? []
   const bindings = Object.entries(options.vars)
     .map(([name, value]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(value)})`)
     .join(', ')
@@ -113,7 +187,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [
     (name = "worker.js", esModule = embed "${relative(dir, moduleFile)}"),
-${texts.map((name) => `    (name = "${name}", text = embed "${relative(dir, join(moduleFile, '..', name))}"),`).join('\n')}
+${modules.map(({ name, type }) => `    (name = "${name}", ${type} = embed "${relative(dir, join(moduleFile, '..', name))}"),`).join('\n')}
   ],
   compatibilityDate = "${date}",
   compatibilityFlags = [${flags.map((f) => JSON.stringify(f)).join(', ')}],${outbound}

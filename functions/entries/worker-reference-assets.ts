@@ -5,7 +5,7 @@ interface AssetsBinding {
   fetch(request: Request): Promise<Response>
 }
 
-/** Where worker-assets.mjs puts the renderer in the Worker's assets. */
+/** Where infra/build/worker-build.mjs puts the renderer in the Worker's assets. */
 const SCRIPT_PATH = '/docs/scalar.js'
 
 /**

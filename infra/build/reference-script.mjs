@@ -1,6 +1,6 @@
 // The API reference renderer's browser bundle (@scalar/api-reference's dist/browser/standalone.js),
 // copied where each runtime serves /docs/scalar.js from: beside the Node and Lambda builds
-// (build.mjs), and into the Worker's static assets (worker-assets.mjs).
+// (build.mjs), and into the Worker's static assets (worker-build.mjs).
 import { copyFileSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -10,15 +10,26 @@ const root = new URL('../../', import.meta.url).pathname
 interface Metafile {
   outputs: Record<
     string,
-    { imports: { path: string }[]; inputs: Record<string, { bytesInOutput: number }> }
+    {
+      imports: { path: string; kind: string; external?: boolean }[]
+      exports: string[]
+      inputs: Record<string, { bytesInOutput: number }>
+    }
   >
 }
 
-/** The Worker as `wrangler deploy` bundles it (wrangler.toml, alias, minify), without deploying. */
+/**
+ * The Worker as `wrangler deploy` uploads it (wrangler.toml: its build command, which bundles
+ * functions/entries/worker.ts into dist/worker/ with the modules loaded on demand beside it, and
+ * wrangler's own pass over worker.js), without deploying.
+ */
 describe('Worker bundle', () => {
   let dir = ''
+  let uploaded: string[] = []
+  let outputs: Metafile['outputs'] = {}
+  /** Every input of every module, and of those compiled at every start (worker.js and its static imports). */
   let inputs: string[] = []
-  let externals: string[] = []
+  let atStart: string[] = []
   let anthropicBytes = 0
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'turnline-bundle-'))
@@ -35,28 +46,82 @@ describe('Worker bundle', () => {
         },
       },
     )
-    const meta = JSON.parse(await readFile(join(dir, 'bundle-meta.json'), 'utf8')) as Metafile
-    const worker = Object.entries(meta.outputs).find(([name]) => name.endsWith('worker.js'))?.[1]
-    if (!worker) throw new Error(`no worker.js among ${Object.keys(meta.outputs).join(', ')}`)
-    inputs = Object.keys(worker.inputs)
-    for (const [path, input] of Object.entries(worker.inputs)) {
-      if (path.includes('@anthropic-ai/sdk/')) anthropicBytes += input.bytesInOutput
+    uploaded = (await readdir(dir, { recursive: true })).filter(
+      (name) => !/\.(map|md|json)$/.test(name),
+    )
+    const meta = JSON.parse(await readFile(join(root, 'dist/worker-meta.json'), 'utf8')) as Metafile
+    outputs = meta.outputs
+    const started = staticClosure('dist/worker/worker.js')
+    for (const [name, output] of Object.entries(outputs)) {
+      if (!name.endsWith('.js')) continue
+      inputs.push(...Object.keys(output.inputs))
+      if (started.has(name)) atStart.push(...Object.keys(output.inputs))
+      for (const [path, input] of Object.entries(output.inputs)) {
+        if (path.includes('@anthropic-ai/sdk/')) anthropicBytes += input.bytesInOutput
+      }
     }
-    externals = worker.imports.map((i) => i.path)
+    inputs = [...new Set(inputs)]
+    atStart = [...new Set(atStart)]
   })
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
-  it('is self-contained: no node: modules but AsyncLocalStorage, no filesystem adapter', () => {
-    // Its only imports: the two rank tables, uploaded beside it as Text modules, and
-    // node:async_hooks, which the nodejs_als compatibility flag provides (nothing else of Node).
-    expect(externals.map((path) => path.replace(/^\.\/[0-9a-f]{40}-/, ''))).toEqual(
-      expect.arrayContaining(['o200k_base', 'cl100k_base', 'node:async_hooks']),
+  function staticClosure(from: string, seen = new Set<string>()): Set<string> {
+    seen.add(from)
+    for (const i of outputs[from]?.imports ?? []) {
+      if (i.kind === 'import-statement' && !i.external && !seen.has(i.path))
+        staticClosure(i.path, seen)
+    }
+    return seen
+  }
+
+  it('uploads worker.js and every module it and its chunks import, the rank tables as text', () => {
+    expect(uploaded).toContain('worker.js')
+    const imported = new Set<string>()
+    for (const [name, output] of Object.entries(outputs)) {
+      if (!name.endsWith('.js')) continue
+      imported.add(name.replace('dist/worker/', ''))
+      for (const i of output.imports) {
+        if (!i.external) imported.add(i.path.replace('dist/worker/', ''))
+        else if (i.path.startsWith('./')) imported.add(i.path.slice(2))
+        // Only node:async_hooks is left to the runtime (the nodejs_als compatibility flag).
+        else expect(i.path).toBe('node:async_hooks')
+      }
+    }
+    expect([...imported].filter((name) => !uploaded.includes(name))).toEqual([])
+    expect(uploaded).toEqual(
+      expect.arrayContaining([
+        'modules/gpt-tokenizer/esm/bpeRanks/o200k_base',
+        'modules/gpt-tokenizer/esm/bpeRanks/cl100k_base',
+      ]),
     )
-    expect(externals).toHaveLength(3)
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
-    expect(inputs).toContain('functions/entries/worker.ts')
+    expect(atStart).toContain('functions/entries/worker.ts')
+  })
+
+  it('compiles at start none of what only configured deployments use', () => {
+    const late = [
+      '@anthropic-ai/sdk/',
+      '@modelcontextprotocol/sdk/',
+      '@opentelemetry/sdk-trace',
+      '@smithy/',
+      'adapters/s3/',
+      'gpt-tokenizer/',
+    ]
+    for (const part of late) {
+      expect(inputs.filter((path) => path.includes(part))).not.toEqual([])
+      expect(atStart.filter((path) => path.includes(part))).toEqual([])
+    }
+  })
+
+  it('loads no CommonJS package on demand (its module would export only `default`)', () => {
+    const onDemand = Object.values(outputs).flatMap((output) =>
+      output.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
+    )
+    expect(onDemand).not.toEqual([])
+    for (const path of onDemand)
+      expect([path, outputs[path]?.exports]).not.toEqual([path, ['default']])
   })
 
   it('has the OpenTelemetry SDK with the Web (fetch) builds of the OTLP exporters, not Node http', () => {
