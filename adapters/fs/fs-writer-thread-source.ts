@@ -46,7 +46,7 @@ const plain = (error) => ({
 
 const versionOf = (fd) => {
   const info = fs.fstatSync(fd, { bigint: true })
-  return { size: Number(info.size), version: info.ino + '.' + info.birthtimeNs }
+  return { file: info.isFile(), size: Number(info.size), version: info.ino + '.' + info.birthtimeNs }
 }
 
 const writeAll = (fd, bytes, position) => {
@@ -104,10 +104,10 @@ const append = ({ id, path, bytes, at, ifSize, ifVersion, durable }) => {
   }
   const { fd, created } = opened
   try {
-    if (!fs.fstatSync(fd).isFile()) {
+    const { file, size, version } = versionOf(fd)
+    if (!file) {
       return { id, error: { code: 'EFTYPE', message: 'not a regular file', syscall: 'open' } }
     }
-    const { size, version } = versionOf(fd)
     if (size !== ifSize || (ifVersion !== undefined && ifVersion !== version)) {
       return { id, conflict: true, size, version }
     }

@@ -157,11 +157,12 @@ describe.each(MODES)('the fs store, folders %s', (_, descriptors) => {
       expect(await readFile(hostFile(), 'utf8')).toBe('host file secret.txt')
     })
 
-    it('an append refuses it, at any size it expects: the target is unchanged', async () => {
+    it('an append refuses it, at any size it expects, synced or not: the target is unchanged', async () => {
       for (const ifSize of [0, 'host file secret.txt'.length]) {
-        expect(await codeOf(store.append(key, encode('evil'), { at: ifSize, ifSize }))).toBe(
-          'corrupt_data',
-        )
+        for (const durable of [true, false]) {
+          const appended = store.append(key, encode('evil'), { at: ifSize, ifSize, durable })
+          expect(await codeOf(appended)).toBe('corrupt_data')
+        }
       }
       expect(await readFile(hostFile(), 'utf8')).toBe('host file secret.txt')
       expect((await lstat(join(root, key))).isSymbolicLink()).toBe(true)

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { withFileLock } from '../../adapters/fs/fs-lock.ts'
 import { forceDescriptorPaths } from '../../adapters/fs/fs-no-follow.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { gate } from '../support/gate.ts'
 import { describeObjectStore } from './object-store.suite.ts'
 import { describeAppends } from './object-store-append.suite.ts'
@@ -48,6 +49,22 @@ async function freshStore() {
 describeObjectStore('fs', freshStore)
 
 describeAppends('fs', freshStore)
+
+// Appends not asked to be synced (events.jsonl's and the turn index's on every commit): the same
+// contract.
+describeAppends('fs, appends unsynced unless asked', async () => {
+  const fixture = await freshStore()
+  const { store } = fixture
+  const unsynced: ObjectStore = {
+    get: (key) => store.get(key),
+    put: (key, body, options) => store.put(key, body, options),
+    list: (prefix, options) => store.list(prefix, options),
+    delete: (key) => store.delete(key),
+    append: (key, bytes, options) =>
+      store.append(key, bytes, { ...options, durable: options.durable ?? false }),
+  }
+  return { ...fixture, store: unsynced }
+})
 
 // Where /proc/self/fd is missing (not Linux) the store reaches its folders by path, each
 // component checked: the same contract.
