@@ -1,4 +1,9 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from 'openai/error'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 

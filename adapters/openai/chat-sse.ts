@@ -1,4 +1,4 @@
-import { APIError, OpenAIError } from 'openai'
+import { APIError, OpenAIError } from 'openai/error'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import { SseDecoder } from '../../src/shared/sse-decoder.ts'
 

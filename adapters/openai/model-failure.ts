@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai/error'
 import {
   connectionFailure,
   type ModelErrorKind,

@@ -1,4 +1,4 @@
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type {
   ModelClient,
   ModelCompactionRequest,
@@ -57,21 +57,31 @@ const KEYLESS_PLACEHOLDER = 'unused'
  * runs its own retry loop (the SDK's is switched off): it retries only 429, 5xx and transport
  * faults, bounds server-requested waits, aborts its backoff with the request signal, and never
  * retries once an event has reached the caller.
+ *
+ * The SDK's client (every resource of the API, ≈ 110 KB minified) is imported and made at the
+ * first Responses request or compaction: Chat Completions streams never need it, and a bundle
+ * that splits modules (the Worker, whose start compiles what it imports statically) keeps it
+ * out of the start.
  */
 export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
   if (!options.apiKey && !options.baseURL) throw modelNotConfiguredError()
-  const client = new OpenAI({
-    // Everything explicit, so the SDK never consults process.env / Deno.env.
-    apiKey: options.apiKey || KEYLESS_PLACEHOLDER,
-    baseURL: options.baseURL || DEFAULT_BASE_URL,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    logLevel: 'off',
-    maxRetries: 0,
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  })
+  let made: Promise<OpenAI> | undefined
+  const client = () =>
+    (made ??= import('openai').then(
+      ({ default: SdkClient }) =>
+        new SdkClient({
+          // Everything explicit, so the SDK never consults process.env / Deno.env.
+          apiKey: options.apiKey || KEYLESS_PLACEHOLDER,
+          baseURL: options.baseURL || DEFAULT_BASE_URL,
+          organization: null,
+          project: null,
+          webhookSecret: null,
+          logLevel: 'off',
+          maxRetries: 0,
+          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        }),
+    ))
   // Chat streams skip the SDK's request pipeline (see chat-request.ts); the rest goes through it.
   const chat = chatEndpoint({
     apiKey: options.apiKey || KEYLESS_PLACEHOLDER,
@@ -84,14 +94,18 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
 
   function stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return retryingStream(policy, request.signal, () =>
-      request.api === 'responses'
-        ? streamResponses(client, request, profile)
-        : streamChat(chat, request, profile),
+      request.api === 'responses' ? responsesStream(request) : streamChat(chat, request, profile),
     )
   }
 
+  async function* responsesStream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    yield* streamResponses(await client(), request, profile)
+  }
+
   function compact(request: ModelCompactionRequest): Promise<ModelCompactionResult> {
-    return retryingCall(policy, request.signal, () => compactResponses(client, request))
+    return retryingCall(policy, request.signal, async () =>
+      compactResponses(await client(), request),
+    )
   }
 
   return { stream, compact }

@@ -266,5 +266,25 @@ export function smokeScenario(name: string, start: StartRuntime): void {
       expect(mcp.requests.some((r) => r.rpc === 'tools/call' && r.auth === 'Bearer t')).toBe(true)
       mock.assertDone()
     })
+
+    it('answers through the Responses API, its SDK client loaded on first use', async () => {
+      if (!mock) throw new Error('setup failed')
+      mock.reset()
+      const created = await json<{ session_id: string }>(
+        await call('POST', '/v1/sessions', { model: { api: 'responses' } }),
+        201,
+      )
+      mock.enqueue({ api: 'responses', text: 'Via responses.' })
+      const turn = await json<TurnBody>(
+        await call('POST', `/v1/sessions/${created.session_id}/turns`, { input: 'Hi' }),
+        200,
+      )
+      expect(turn.status).toBe('completed')
+      expect(turn.events).toContainEqual(
+        expect.objectContaining({ item: expect.objectContaining({ text: 'Via responses.' }) }),
+      )
+      expect(mock.requests.map((r) => r.path)).toEqual(['/v1/responses'])
+      mock.assertDone()
+    })
   })
 }
