@@ -12,10 +12,10 @@
  *   npx tsx bench/turn-cost-pairs.ts [--revisions main,HEAD] [--sessions 10] [--turns 20]
  */
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { benchDataDir } from './support/bench-data-dir.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
 import { rawVariant } from './support/raw-loop.ts'
@@ -31,7 +31,7 @@ const { values } = parseArgs({
 })
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
-const root = await mkdtemp(join(tmpdir(), 'turn-cost-pairs-'))
+const root = await mkdtemp(join(benchDataDir(), 'turn-cost-pairs-'))
 // As in turn-cost-user.ts: the sandbox user must reach the runners' workspaces (mkdtemp is 0700).
 await chmod(root, 0o711)
 const peers = await startPeerProcesses(true)

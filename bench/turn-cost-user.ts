@@ -33,16 +33,16 @@
  * coordinator trips and fsyncs are counted in this process only: "—"/0 for server processes.
  *
  *   npm run bench:turn-cost-user -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
- *                                   [--variants raw,fs,start,built] [--before main] [--dir /tmp]
+ *                                   [--variants raw,fs,start,built] [--before main] [--dir .tmp/bench]
  *                                   [--tool-calls 1] [--node-args='--cpu-prof --cpu-prof-dir=…']
  *                                   [--store-rtt 0]
  */
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { benchDataDir } from './support/bench-data-dir.ts'
 import { fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { type PeerProcesses, startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
@@ -64,7 +64,7 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '3' },
     variants: { type: 'string', default: 'raw,fs,start,built' },
-    dir: { type: 'string', default: tmpdir() },
+    dir: { type: 'string', default: benchDataDir() },
     warmup: { type: 'string', default: '2' },
     before: { type: 'string' },
     'tool-calls': { type: 'string', default: '1' },

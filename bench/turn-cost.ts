@@ -35,15 +35,15 @@
  * turn without tools costs (revisions given with `--before` need this option too).
  *
  *   npm run bench:turn-cost -- [--sessions 50] [--turns 20] [--rounds 3] [--warmup 2]
- *                              [--variants raw,memory,fs,http] [--before HEAD~1] [--dir /tmp]
+ *                              [--variants raw,memory,fs,http] [--before HEAD~1] [--dir .tmp/bench]
  *                              [--tool-calls 1]
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { requireServices } from '../test/support/services.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
+import { benchDataDir } from './support/bench-data-dir.ts'
 import { engineAloneVariant } from './support/engine-alone.ts'
 import { countWriterThreadsOf, fsyncCount, installFsyncCounter } from './support/fsync-counter.ts'
 import { rawVariant } from './support/raw-loop.ts'
@@ -71,7 +71,7 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '3' },
     variants: { type: 'string', default: 'raw,memory,fs,http' },
-    dir: { type: 'string', default: tmpdir() },
+    dir: { type: 'string', default: benchDataDir() },
     warmup: { type: 'string', default: '2' },
     before: { type: 'string' },
     'tool-calls': { type: 'string', default: '1' },
