@@ -11,8 +11,11 @@ export const workerdBin = join(root, 'node_modules/.bin/workerd')
 /** A module uploaded beside worker.js, named by its path below the output folder. */
 export interface WorkerModule {
   name: string
-  /** `text`: the rank tables (wrangler.toml `[[rules]]`), nothing to compile. */
-  type: 'esModule' | 'text'
+  /**
+   * `data`: the rank tables (`*.bin`, wrangler.toml `[[rules]]`); `text`: the same in revisions
+   * before them. Nothing to compile.
+   */
+  type: 'esModule' | 'text' | 'data'
   raw: number
   gzip: number
   /** Imported statically from worker.js (directly or through another such module): compiled at start. */
@@ -61,7 +64,7 @@ export async function workerBundle(
     const name = relative(outdir, join(entry.parentPath, entry.name))
     if (!entry.isFile() || name === 'worker.js' || /\.(map|md|json)$/.test(name)) continue
     const content = await readFile(join(outdir, name))
-    const type = name.endsWith('.js') ? 'esModule' : 'text'
+    const type = name.endsWith('.js') ? 'esModule' : name.endsWith('.bin') ? 'data' : 'text'
     if (type === 'esModule') sources.set(name, content.toString())
     modules.push({
       name,
@@ -81,17 +84,17 @@ export async function workerBundle(
   return { file, raw: code.length, gzip: gzipSync(code).length, modules, atStart, packages }
 }
 
-/** One line: what a start compiles, what waits until imported, the text modules. */
+/** One line: what a start compiles, what waits until imported, the tables (data or text). */
 export function describeWorkerBundle(bundle: WorkerBundle): string {
   const kb = (bytes: number) => `${(bytes / 1000).toFixed(0)} kB`
   const sum = (list: WorkerModule[]) => list.reduce((total, m) => total + m.raw, 0)
   const js = bundle.modules.filter((m) => m.type === 'esModule')
   const later = js.filter((m) => !m.atStart)
-  const texts = bundle.modules.filter((m) => m.type === 'text')
+  const texts = bundle.modules.filter((m) => m.type !== 'esModule')
   return (
     `worker.js ${kb(bundle.raw)}; compiled at start ${kb(bundle.atStart.raw)} ` +
     `(${kb(bundle.atStart.gzip)} gzip, ${js.length - later.length + 1} modules); ` +
-    `on demand ${kb(sum(later))} in ${later.length} modules; text ${kb(sum(texts))}`
+    `on demand ${kb(sum(later))} in ${later.length} modules; tables ${kb(sum(texts))}`
   )
 }
 

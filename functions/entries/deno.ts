@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { denoEgressPolicy } from '../../adapters/egress/deno-egress-host.ts'
+import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
 import { denoPeer } from '../http/client-address.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'
 import { denoServeModule } from './deno-server.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
+import { rankTableFiles } from './rank-table-files.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { warmedFsStore } from './warmed-fs-store.ts'
 
@@ -29,6 +31,7 @@ declare const Deno: {
  * callback delivery loop.
  */
 const exit = (code: number): never => Deno.exit(code)
+useRankTables(rankTableFiles)
 const entry = await startEntryApp(
   Deno.env.toObject(),
   // Deno Deploy serves a public address: without keys the entry refuses to start unless

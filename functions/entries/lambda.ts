@@ -7,11 +7,13 @@ import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
+import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
 import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
+import { rankTableFiles } from './rank-table-files.ts'
 import { redisTcpBackends } from './redis-tcp-backends.ts'
 import { referenceScriptOption } from './reference-script-file.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
@@ -32,6 +34,7 @@ import { scheduledRetention } from './scheduled-retention.ts'
  * docs/deploy/aws-lambda.md has the whole recipe.
  */
 limitRegExpBacktracking()
+useRankTables(rankTableFiles)
 let background: LambdaQueue | undefined
 const entry = await createDeps(process.env, {
   redisTcp: redisTcpBackends,

@@ -1,9 +1,11 @@
+import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
 import { preloadEncodings } from '../../src/core/session-service.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import type { EmbeddedRunnerStarter } from './embedded-runner.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'
 import { nodeBackends } from './node-backends.ts'
 import { serveOnNode } from './node-server.ts'
+import { rankTableFiles } from './rank-table-files.ts'
 import { warmedFsStore } from './warmed-fs-store.ts'
 
 /**
@@ -11,6 +13,8 @@ import { warmedFsStore } from './warmed-fs-store.ts'
  * sessions in the filesystem store, the reference runner as a child process calling back this
  * server, served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM.
  */
+useRankTables(rankTableFiles)
+
 export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<void> {
   // The tokenizer's o200k table (the encoding of current models) loads on this thread while the
   // deps are built (startEntryApp waits for the runner); preload() below then finds it loaded,
@@ -21,7 +25,7 @@ export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<voi
     { ...nodeBackends, defaultStore: warmedFsStore, defaultRunner: runner.defaultRunner },
     { log: (line) => console.log(line), startLineAtListen: true, background: true, sockets: true },
   ).catch(onStartupError((code) => process.exit(code)))
-  // Before listening: loaded on first use, the tokenizer would hold every request for ≈ 0.2–0.5 s.
+  // Before listening: a large input's first count would otherwise load it while requests wait.
   await encodings
   await entry.api.preload()
   const callbacks = startCallbackLoop(entry.deps)

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ExecutionContext } from 'hono'
+import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
 import { claimedDeps, type EntryApp } from './entry-app.ts'
@@ -8,6 +9,7 @@ import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 import { consumeWorkBatch, scheduledWork, workerTrigger } from './worker-background.ts'
 import type { QueueMessage } from './worker-queue.ts'
+import { workerRankTables } from './worker-rank-tables.ts'
 import { workerReferenceScript } from './worker-reference-assets.ts'
 import { workerSocketAcceptor } from './worker-sockets.ts'
 
@@ -17,12 +19,14 @@ import { workerSocketAcceptor } from './worker-sockets.ts'
  * filesystem: without S3_BUCKET (and without an explicit TURNLINE_STORE) sessions live in the
  * isolate's memory, which suits `wrangler dev` and nothing else. Without TURNLINE_API_KEYS (or
  * the key registry) every request answers 500 naming the setting, unless TURNLINE_SINGLE_TENANT
- * is set (`wrangler dev`). Compaction counts with gpt-tokenizer as on every runtime, its rank
- * tables shipped as text and parsed on first use (worker-rank-table.ts). With the work queue
+ * is set (`wrangler dev`). Compaction counts tokens as on every runtime, its rank tables uploaded
+ * as Data modules (worker-rank-tables.ts). With the work queue
  * bound (TURNLINE_WORK_QUEUE), background work is recorded, answered 202 and run by this
  * Worker's `queue` handler (worker-background.ts). The Open Responses WebSocket mode upgrades with
  * a `WebSocketPair` (worker-sockets.ts).
  */
+useRankTables(workerRankTables)
+
 const isolate = isolateApp(
   (bindings) =>
     createDeps(textBindings(bindings), {

@@ -27,13 +27,14 @@
 //         resolving, transpiling and loading each (docs/performance.md, cold start). Packages
 //         resolve with Deno's own conditions (`deno` first, then `node`); node builtins stay
 //         `node:` imports, which Deno provides. Needs no node_modules at run time.
-// lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships);
-//         the tokenizer's rank tables are split into chunks loaded only when compaction needs
-//         them, so they cost nothing at cold start.
+// lambda: everything bundled (the SDK version we test, not the one the Lambda runtime ships).
+//
+// node, deno and lambda carry the token counter's rank tables in rank-tables/ beside the entry
+// (src/core/compaction/rank-tables/*.bin, read as bytes when an encoding first loads).
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
 
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -122,8 +123,9 @@ const targets = {
       },
       ...serverChunks,
     },
-    // The API reference renderer (/docs/scalar.js), so production needs no dev dependency.
-    after: (outDir) => copyReferenceScriptInto(outDir),
+    // The API reference renderer (/docs/scalar.js), so production needs no dev dependency, and
+    // the token counter's rank tables.
+    after: (outDir) => copyServerFiles(outDir),
   },
   cli: {
     outDir: path.join(dist, 'cli'),
@@ -161,8 +163,9 @@ const targets = {
       target: 'esnext',
       ...serverChunks,
     },
-    // The API reference renderer (/docs/scalar.js) beside server.mjs: /docs renders offline.
-    after: (outDir) => copyReferenceScriptInto(outDir),
+    // The API reference renderer (/docs/scalar.js) beside server.mjs: /docs renders offline; and
+    // the token counter's rank tables.
+    after: (outDir) => copyServerFiles(outDir),
   },
   lambda: {
     outDir: path.join(dist, 'lambda'),
@@ -176,14 +179,23 @@ const targets = {
       banner: { js: requireShim },
       outExtension: { '.js': '.mjs' },
     },
-    // The API reference renderer (/docs/scalar.js) beside index.mjs: /docs renders offline.
-    after: (outDir) => copyReferenceScriptInto(outDir),
+    // The API reference renderer (/docs/scalar.js) beside index.mjs: /docs renders offline; and
+    // the token counter's rank tables.
+    after: (outDir) => copyServerFiles(outDir),
   },
 }
 
-/** @scalar/api-reference's standalone bundle → OUT/reference/scalar.js (reference-script-file.ts). */
-function copyReferenceScriptInto(outDir) {
+/**
+ * Beside a server's entries: @scalar/api-reference's standalone bundle → OUT/reference/scalar.js
+ * (reference-script-file.ts), and the committed rank tables → OUT/rank-tables/ (what
+ * functions/entries/rank-table-files.ts reads; without them a start derives each table from
+ * gpt-tokenizer's ranks, ≈ 10× slower).
+ */
+function copyServerFiles(outDir) {
   copyReferenceScript(path.join(outDir, 'reference', 'scalar.js'))
+  cpSync(path.join(root, 'src/core/compaction/rank-tables'), path.join(outDir, 'rank-tables'), {
+    recursive: true,
+  })
 }
 
 function size(file) {

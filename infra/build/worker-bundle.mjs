@@ -19,9 +19,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
  * Modules replaced in the Worker, resolved from the project's root:
- * - gpt-tokenizer's encodings are built from their rank tables shipped as text (wrangler.toml's
- *   `[[rules]]`), parsed when a count first needs them: compiled as JavaScript at every isolate
- *   start, the tables doubled the cold start (functions/entries/worker-rank-table.ts).
+ * - gpt-tokenizer's rank literals (3.6 MB of JavaScript) are left out: the Worker counts with the
+ *   rank tables uploaded as Data modules (wrangler.toml's `[[rules]]`,
+ *   functions/entries/worker-rank-tables.ts); the package's ranks are never imported there.
  * - The MCP client validates with @cfworker/json-schema (adapters/mcp); the SDK's default Ajv
  *   validator, never constructed, stays out, as do hono-openapi's schema converters (ours is
  *   zod.toJSONSchema).
@@ -33,8 +33,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
  *   `SpanKind`.
  */
 const alias = {
-  'gpt-tokenizer/encoding/o200k_base': './functions/entries/worker-encoding-o200k.ts',
-  'gpt-tokenizer/encoding/cl100k_base': './functions/entries/worker-encoding-cl100k.ts',
+  'gpt-tokenizer/esm/bpeRanks/o200k_base': './functions/entries/worker-packaged-ranks.ts',
+  'gpt-tokenizer/esm/bpeRanks/cl100k_base': './functions/entries/worker-packaged-ranks.ts',
   ajv: './functions/entries/worker-ajv.ts',
   'ajv-formats': './functions/entries/worker-ajv.ts',
   '@standard-community/standard-json': './functions/entries/standard-schema-stand-in.ts',
@@ -62,7 +62,7 @@ function aliasPlugin(rootDir) {
 }
 
 /**
- * The globs of wrangler.toml's non-JavaScript `[[rules]]` (the rank tables as Text modules).
+ * The globs of wrangler.toml's non-JavaScript `[[rules]]` (the rank tables as Data modules).
  */
 function ruleGlobs(rootDir) {
   const toml = readFileSync(path.join(rootDir, 'wrangler.toml'), 'utf8')

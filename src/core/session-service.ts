@@ -90,7 +90,7 @@ export class SessionService extends BackgroundService implements SessionApi {
 
   /**
    * Loads what a request would otherwise load on first use and that holds the thread while it
-   * loads: the encoding of the deployment's default model (o200k_base's without one; ≈ 0.2 s of
+   * loads: the encoding of the deployment's default model (o200k_base's without one; ≈ 10–15 ms of
    * CPU for its rank table). A long-running server calls it before it serves, so no tenant's
    * first turn stalls every other request. The other encoding (cl100k_base, for sessions that
    * name a model older than gpt-4o) loads when a count first needs it: preloading it cost every

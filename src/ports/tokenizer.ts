@@ -1,7 +1,7 @@
 /**
  * Text → token count for compaction estimates. The engine loads a model's tokenizer only when
- * provider usage does not settle a decision. Every runtime counts with the same BPE encodings
- * (the Worker too: functions/entries/worker-rank-table.ts); `approximateTokenizer` is a length
+ * provider usage does not settle a decision. Every runtime counts with the same BPE rank tables
+ * (src/core/compaction/bpe-tokenizer.ts); `approximateTokenizer` is a length
  * heuristic for tests and benches.
  */
 

@@ -76,7 +76,7 @@ describe('Worker bundle', () => {
     return seen
   }
 
-  it('uploads worker.js and every module it and its chunks import, the rank tables as text', () => {
+  it('uploads worker.js and every module it and its chunks import, the rank tables as data', () => {
     expect(uploaded).toContain('worker.js')
     const imported = new Set<string>()
     for (const [name, output] of Object.entries(outputs)) {
@@ -92,8 +92,8 @@ describe('Worker bundle', () => {
     expect([...imported].filter((name) => !uploaded.includes(name))).toEqual([])
     expect(uploaded).toEqual(
       expect.arrayContaining([
-        'modules/gpt-tokenizer/esm/bpeRanks/o200k_base',
-        'modules/gpt-tokenizer/esm/bpeRanks/cl100k_base',
+        'modules/dist/worker-rank-tables/o200k_base.bin',
+        'modules/dist/worker-rank-tables/cl100k_base.bin',
       ]),
     )
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])
@@ -139,12 +139,12 @@ describe('Worker bundle', () => {
     expect(inputs.filter((path) => /otlp-transformer-0216|protobufjs/.test(path))).toEqual([])
   })
 
-  it('counts with gpt-tokenizer, its rank tables text beside the bundle, not compiled in it', () => {
-    expect(inputs).toContain('node_modules/gpt-tokenizer/esm/GptEncoding.js')
-    expect(inputs).toContain('functions/entries/worker-encoding-o200k.ts')
-    expect(inputs).toContain('functions/entries/worker-encoding-cl100k.ts')
+  it("counts with the rank tables beside the bundle, none of gpt-tokenizer's encodings in it", () => {
+    expect(inputs).toContain('functions/entries/worker-rank-tables.ts')
+    expect(inputs).toContain('src/core/compaction/bpe-counter.ts')
     expect(inputs.filter((path) => path.includes('/bpeRanks/'))).toEqual([])
     expect(inputs.filter((path) => path.includes('gpt-tokenizer/esm/encoding/'))).toEqual([])
+    expect(inputs.filter((path) => path.includes('gpt-tokenizer/esm/GptEncoding'))).toEqual([])
   })
 
   it('has the MCP SDK client but not Ajv (the client validates with @cfworker/json-schema)', () => {

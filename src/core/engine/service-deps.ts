@@ -80,8 +80,8 @@ export interface ServiceDeps {
   mcp?: McpConfig
   /**
    * Tokenizer for compaction estimates, asked for only when provider usage does not settle the
-   * decision. Default: gpt-tokenizer's encoding of the model, imported on first use (every
-   * runtime: the Worker bundle builds it from rank tables shipped as text, worker-rank-table.ts).
+   * decision. Default: the model's encoding (bpe-tokenizer.ts), loaded on first use from the rank
+   * tables every runtime shares.
    * Tests pass a spy or `approximateTokenizer`; a deployment never should, since a count that
    * differs by runtime makes a session compact differently by where its turns run.
    */
