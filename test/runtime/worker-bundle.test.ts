@@ -119,8 +119,13 @@ describe('Worker bundle', () => {
   })
 
   it('loads no CommonJS package on demand (its module would export only `default`)', () => {
+    // The stand-in for gpt-tokenizer's rank modules is ES and exports `default` as they do.
+    const standIn = 'functions/entries/worker-packaged-ranks.ts'
     const onDemand = Object.values(outputs).flatMap((output) =>
-      output.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path),
+      output.imports
+        .filter((i) => i.kind === 'dynamic-import' && !i.external)
+        .map((i) => i.path)
+        .filter((path) => !Object.keys(outputs[path]?.inputs ?? {}).includes(standIn)),
     )
     expect(onDemand).not.toEqual([])
     for (const path of onDemand)
