@@ -1,3 +1,5 @@
+import { deadlineSignal } from '../../src/shared/deadline-signal.ts'
+
 /** Transport retries of a request that could not be sent or whose answer was lost. */
 export type UpstashRetry =
   | false
@@ -100,24 +102,31 @@ export class UpstashRest {
     const { token, fetch, attemptMs, retry } = this.#options
     const retries = retry === false ? 0 : (retry?.retries ?? 5)
     const backoff = (retry === false ? undefined : retry?.backoff) ?? ((n) => Math.exp(n) * 50)
-    const signal = AbortSignal.timeout(attemptMs)
+    // Not AbortSignal.timeout: its timer would run to its end after every call (deadline-signal.ts).
+    const { signal, clear } = deadlineSignal(attemptMs)
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
       ...(this.#syncToken === '' ? {} : { 'upstash-sync-token': this.#syncToken }),
     }
     let answer: Response | undefined
-    for (let attempt = 0; answer === undefined; attempt += 1) {
-      try {
-        this.#requests += 1
-        answer = await fetch(url, { method: 'POST', headers, body, signal })
-      } catch (error) {
-        if (signal.aborted || attempt >= retries) throw error
-        await new Promise((resolve) => setTimeout(resolve, backoff(attempt)))
+    let text: string
+    try {
+      for (let attempt = 0; answer === undefined; attempt += 1) {
+        try {
+          this.#requests += 1
+          answer = await fetch(url, { method: 'POST', headers, body, signal })
+        } catch (error) {
+          if (signal.aborted || attempt >= retries) throw error
+          await new Promise((resolve) => setTimeout(resolve, backoff(attempt)))
+        }
       }
+      text = await answer.text()
+    } finally {
+      clear()
     }
     this.#syncToken = answer.headers.get('upstash-sync-token') ?? this.#syncToken
-    const parsed = parse(await answer.text())
+    const parsed = parse(text)
     if (answer.ok) return parsed
     const message = errorOf(parsed) ?? `HTTP ${answer.status}`
     throw answer.status === 401
