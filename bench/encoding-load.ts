@@ -5,8 +5,8 @@
  * worktree), interleaved, medians. Where the tree has functions/entries/rank-table-files.ts, the
  * run reads the committed rank tables as the Node entry does; otherwise it loads gpt-tokenizer's
  * encoding as that revision did. Also the heap and the process's resident memory grown by the
- * load (after a full GC), and the CPU of counting a ≈ 400 KB text (code and prose) once the
- * encoding is loaded.
+ * load (after a full GC), and the CPU of counting a 400 KB text (this checkout's docs, the same
+ * for every tree) once the encoding is loaded.
  *
  *   npx tsx bench/encoding-load.ts [--runs 7] [--encoding o200k_base] [--before <rev>]
  */
@@ -36,8 +36,10 @@ const { loadTokenizer, useRankTables } = await import(tree + '/src/core/compacti
 if (useRankTables && existsSync(tree + '/functions/entries/rank-table-files.ts')) {
   useRankTables((await import(tree + '/functions/entries/rank-table-files.ts')).rankTableFiles)
 }
-const text = readdirSync(tree + '/docs').filter((n) => n.endsWith('.md')).concat()
-  .map((n) => readFileSync(tree + '/docs/' + n, 'utf8')).join('\\n').slice(0, 400_000)
+// The same text for every tree: this checkout's docs.
+const docs = ${JSON.stringify(join(root, 'docs'))}
+const text = readdirSync(docs).filter((n) => n.endsWith('.md'))
+  .map((n) => readFileSync(docs + '/' + n, 'utf8')).join('\\n').slice(0, 400_000)
 globalThis.gc(); globalThis.gc()
 const heap0 = process.memoryUsage().heapUsed, rss0 = process.memoryUsage().rss
 const cpu0 = process.cpuUsage()
