@@ -6,7 +6,7 @@ import type { RankTableSource } from '../../src/core/compaction/bpe-tokenizer.ts
  * dist/worker-rank-tables/ by wrangler.toml's [build] command, infra/build/worker-rank-tables.mjs:
  * ≈ 1 MiB less to upload), uploaded beside the bundle as Data modules (an ArrayBuffer each,
  * nothing to compile or parse) and imported when a count first needs the encoding, which then
- * computes its hash table (≈ 10–20 ms for o200k, once per isolate).
+ * computes its hash table (≈ 15–30 ms for o200k, once per isolate).
  */
 export const workerRankTables: RankTableSource = async (encoding) => {
   const table =

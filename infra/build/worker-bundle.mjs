@@ -62,11 +62,18 @@ function aliasPlugin(rootDir) {
 }
 
 /**
- * The globs of wrangler.toml's non-JavaScript `[[rules]]` (the rank tables as Data modules).
+ * wrangler's own default rule this bundle uses: `*.bin` as Data modules (the token counter's
+ * rank tables, functions/entries/worker-rank-tables.ts). Declared again in wrangler.toml, wrangler
+ * would find each such file twice.
+ */
+const DEFAULT_RULE_GLOBS = ['**/*.bin']
+
+/**
+ * The globs of wrangler.toml's non-JavaScript `[[rules]]`, and of the default rule above.
  */
 function ruleGlobs(rootDir) {
   const toml = readFileSync(path.join(rootDir, 'wrangler.toml'), 'utf8')
-  const globs = []
+  const globs = [...DEFAULT_RULE_GLOBS]
   for (const [, list] of toml.matchAll(/^globs\s*=\s*\[([^\]]*)\]/gm)) {
     for (const [, glob] of list.matchAll(/"([^"]+)"/g)) if (!glob.endsWith('.js')) globs.push(glob)
   }

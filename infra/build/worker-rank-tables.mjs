@@ -3,7 +3,7 @@
 // allows S = 0: src/core/compaction/rank-table-bytes.ts), written to dist/worker-rank-tables/,
 // which functions/entries/worker-rank-tables.ts imports as Data modules. With the hash tables the
 // upload was 2.9 MiB gzip, at the free plan's 3 MiB; without them ≈ 1.9 MiB, and an isolate
-// computes the hash table when a count first needs the encoding (≈ 10–20 ms, once).
+// computes the hash table when a count first needs the encoding (≈ 15–30 ms, once).
 //
 // Run by wrangler.toml's [build] command (infra/build/worker-build.mjs) before every
 // `wrangler dev` and `wrangler deploy`, before the Worker is bundled. Plain Node ESM, so that it runs before anything is built.

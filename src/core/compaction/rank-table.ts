@@ -3,7 +3,7 @@
  * format): every rank's byte string in one buffer, and the precomputed open-addressing hash table
  * from byte string to rank. Loading one views the bytes where they were read and sums the
  * lengths into offsets, a few milliseconds (computing the hash table where a table leaves it out,
- * ≈ 10–20 ms), where gpt-tokenizer compiled a 2.4 MB array literal
+ * ≈ 15–30 ms), where gpt-tokenizer compiled a 2.4 MB array literal
  * and filled 200,000-entry Maps in ≈ 150 ms (docs/performance.md, "The rank table as bytes").
  */
 import {
@@ -55,7 +55,7 @@ export function readRankTable(data: Uint8Array): RankTable {
   starts[count] = at
   if (at !== bytes.length) throw new Error('rank table: lengths and bytes disagree')
   if (slotCount === 0) {
-    // Left out (the Worker's upload): computed here, ≈ 10–20 ms for o200k.
+    // Left out (the Worker's upload): computed here, ≈ 15–30 ms for o200k.
     const size = slotCountFor(count)
     return { bytes, starts, slots: hashSlots(bytes, starts, size), mask: size - 1 }
   }
