@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from '../../src/contract/lazy-schema.ts'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
@@ -11,28 +12,32 @@ const METADATA_HOST = 'metadata.google.internal'
  * A Google credentials file (`GOOGLE_APPLICATION_CREDENTIALS`, or what `gcloud auth
  * application-default login` writes): a service account key, or a user's refresh token.
  */
-export const GoogleCredentialsSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('service_account'),
-    client_email: z.string().min(1),
-    private_key: z.string().includes('PRIVATE KEY'),
-    private_key_id: z.string().optional(),
-    token_uri: z.url().optional(),
-  }),
-  z.object({
-    type: z.literal('authorized_user'),
-    client_id: z.string().min(1),
-    client_secret: z.string().min(1),
-    refresh_token: z.string().min(1),
-    token_uri: z.url().optional(),
-  }),
-])
+export const GoogleCredentialsSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.object({
+      type: z.literal('service_account'),
+      client_email: z.string().min(1),
+      private_key: z.string().includes('PRIVATE KEY'),
+      private_key_id: z.string().optional(),
+      token_uri: z.url().optional(),
+    }),
+    z.object({
+      type: z.literal('authorized_user'),
+      client_id: z.string().min(1),
+      client_secret: z.string().min(1),
+      refresh_token: z.string().min(1),
+      token_uri: z.url().optional(),
+    }),
+  ]),
+)
 export type GoogleCredentials = z.infer<typeof GoogleCredentialsSchema>
 
-const TokenAnswerSchema = z.object({
-  access_token: z.string().min(1),
-  expires_in: z.number().positive().optional(),
-})
+const TokenAnswerSchema = lazySchema(() =>
+  z.object({
+    access_token: z.string().min(1),
+    expires_in: z.number().positive().optional(),
+  }),
+)
 
 export interface AccessTokenSource {
   /** A valid access token (cached until a minute before it expires). */

@@ -2,6 +2,7 @@ import type OpenAI from 'openai'
 import type { ResponseCompactParams } from 'openai/resources/responses/responses'
 import * as z from 'zod'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
+import { lazySchema } from '../../src/contract/lazy-schema.ts'
 import type { ModelCompactionRequest, ModelCompactionResult } from '../../src/ports/model-client.ts'
 import { ProviderStreamError } from './model-failure.ts'
 import { toResponsesInput } from './responses-request.ts'
@@ -13,31 +14,33 @@ import { normalizeResponsesUsage } from './responses-stream.ts'
  * history messages. Items the transcript cannot hold (reasoning and the like) are left out.
  */
 
-const TextPart = z.looseObject({ type: z.string(), text: z.string().optional() })
+const TextPart = lazySchema(() => z.looseObject({ type: z.string(), text: z.string().optional() }))
 
-const OutputItem = z.discriminatedUnion('type', [
-  z.looseObject({
-    type: z.literal('message'),
-    role: z.string(),
-    content: z.union([z.string(), z.array(TextPart)]),
-  }),
-  z.looseObject({
-    type: z.literal('compaction'),
-    encrypted_content: z.string().min(1),
-    id: z.string().min(1).nullish(),
-  }),
-  z.looseObject({
-    type: z.literal('function_call'),
-    call_id: z.string().min(1),
-    name: z.string().min(1),
-    arguments: z.string(),
-  }),
-  z.looseObject({
-    type: z.literal('function_call_output'),
-    call_id: z.string().min(1),
-    output: z.union([z.string(), z.array(TextPart)]),
-  }),
-])
+const OutputItem = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.looseObject({
+      type: z.literal('message'),
+      role: z.string(),
+      content: z.union([z.string(), z.array(TextPart)]),
+    }),
+    z.looseObject({
+      type: z.literal('compaction'),
+      encrypted_content: z.string().min(1),
+      id: z.string().min(1).nullish(),
+    }),
+    z.looseObject({
+      type: z.literal('function_call'),
+      call_id: z.string().min(1),
+      name: z.string().min(1),
+      arguments: z.string(),
+    }),
+    z.looseObject({
+      type: z.literal('function_call_output'),
+      call_id: z.string().min(1),
+      output: z.union([z.string(), z.array(TextPart)]),
+    }),
+  ]),
+)
 type OutputItem = z.infer<typeof OutputItem>
 
 function textOf(content: string | z.infer<typeof TextPart>[]): string {

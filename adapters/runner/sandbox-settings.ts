@@ -6,6 +6,7 @@ import {
   NO_EGRESS_RULES,
 } from '../../src/contract/egress-rules.ts'
 import { envInteger as integer } from '../../src/contract/env-values.ts'
+import { lazySchema } from '../../src/contract/lazy-schema.ts'
 
 /**
  * How the reference runner isolates commands (docs/configuration.md, "Command sandbox"). The
@@ -186,7 +187,7 @@ export const SandboxEnvShape = {
   ...EgressEnvShape,
 }
 
-export const SandboxEnvSchema = z.object(SandboxEnvShape)
+export const SandboxEnvSchema = lazySchema(() => z.object(SandboxEnvShape))
 export type SandboxEnv = z.output<typeof SandboxEnvSchema>
 
 /** Settings from parsed variables, defaults for the rest. */

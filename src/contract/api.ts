@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { LimitsSchema, type SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
 import { INPUT_TEXT_MAX_CHARS, TurnInputSchema } from './turn-input.ts'
@@ -11,22 +12,26 @@ import type { Usage } from './usage.ts'
  * The limits a turn (or a fork) may change: the session's counts (model requests, turns, tokens,
  * cost) stay as they are, so a new limit is compared with what was used so far.
  */
-export const LimitsChangeSchema = LimitsSchema.pick({
-  max_turns: true,
-  max_budget_usd: true,
-  max_tokens: true,
-  max_steps: true,
-}).refine((limits) => Object.keys(limits).length > 0, 'name at least one limit')
+export const LimitsChangeSchema = lazySchema(() =>
+  LimitsSchema.pick({
+    max_turns: true,
+    max_budget_usd: true,
+    max_tokens: true,
+    max_steps: true,
+  }).refine((limits) => Object.keys(limits).length > 0, 'name at least one limit'),
+)
 export type LimitsChange = z.infer<typeof LimitsChangeSchema>
 
-export const TurnRequestSchema = z.strictObject({
-  input: TurnInputSchema.optional().describe(
-    'The user message of this turn: a string, or `input_text` and `input_image` parts; optional when the turn continues (approval, waits).',
-  ),
-  limits: LimitsChangeSchema.optional().describe(
-    "New limits of the session from this turn on: each one given replaces the session's (the others stay), compared with what the session used so far. A session that reached a limit is completed: fork it with new `limits` instead.",
-  ),
-})
+export const TurnRequestSchema = lazySchema(() =>
+  z.strictObject({
+    input: TurnInputSchema.optional().describe(
+      'The user message of this turn: a string, or `input_text` and `input_image` parts; optional when the turn continues (approval, waits).',
+    ),
+    limits: LimitsChangeSchema.optional().describe(
+      "New limits of the session from this turn on: each one given replaces the session's (the others stay), compared with what the session used so far. A session that reached a limit is completed: fork it with new `limits` instead.",
+    ),
+  }),
+)
 export type TurnRequest = z.infer<typeof TurnRequestSchema>
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/
@@ -113,60 +118,72 @@ function pageLimit(max: number, fallback: number, what: string) {
   return z.coerce.number().int().min(1).max(max).default(fallback).describe(what)
 }
 
-export const ListSessionsQuerySchema = z.strictObject({
-  workspace: z
-    .string()
-    .min(1)
-    .max(128)
-    .default('default')
-    .describe('The workspace whose sessions are listed.'),
-  status: z.enum(['active', 'completed']).optional().describe('Only sessions with this status.'),
-  order: z
-    .enum(['newest', 'oldest'])
-    .default('newest')
-    .describe(
-      "By last activity (`last_activity_at`: creation, or the end of the last call that committed to the session): `newest` (the default), the most recently active first; `oldest`, the least recently active first. A cursor continues the walk it was made in, in the order as it stood at the walk's first page.",
-    ),
-  cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
-  limit: pageLimit(200, 50, 'Sessions per page (default 50) or events per page (default 1000).'),
-})
+export const ListSessionsQuerySchema = lazySchema(() =>
+  z.strictObject({
+    workspace: z
+      .string()
+      .min(1)
+      .max(128)
+      .default('default')
+      .describe('The workspace whose sessions are listed.'),
+    status: z.enum(['active', 'completed']).optional().describe('Only sessions with this status.'),
+    order: z
+      .enum(['newest', 'oldest'])
+      .default('newest')
+      .describe(
+        "By last activity (`last_activity_at`: creation, or the end of the last call that committed to the session): `newest` (the default), the most recently active first; `oldest`, the least recently active first. A cursor continues the walk it was made in, in the order as it stood at the walk's first page.",
+      ),
+    cursor: z.string().min(1).max(2048).optional().describe('The `cursor` of the previous page.'),
+    limit: pageLimit(200, 50, 'Sessions per page (default 50) or events per page (default 1000).'),
+  }),
+)
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>
 
-export const EventsQuerySchema = z.strictObject({
-  after: z.coerce
-    .number()
-    .int()
-    .min(-1)
-    .optional()
-    .describe('Only events with a greater seq (-1: from the start).'),
-  follow: z
-    .enum(['0', '1', 'true', 'false'])
-    .optional()
-    .describe('`1`/`true`: keep the stream open until `thread.completed` (or the follow limit).'),
-  limit: pageLimit(5000, 1000, 'Sessions per page (default 50) or events per page (default 1000).'),
-})
+export const EventsQuerySchema = lazySchema(() =>
+  z.strictObject({
+    after: z.coerce
+      .number()
+      .int()
+      .min(-1)
+      .optional()
+      .describe('Only events with a greater seq (-1: from the start).'),
+    follow: z
+      .enum(['0', '1', 'true', 'false'])
+      .optional()
+      .describe('`1`/`true`: keep the stream open until `thread.completed` (or the follow limit).'),
+    limit: pageLimit(
+      5000,
+      1000,
+      'Sessions per page (default 50) or events per page (default 1000).',
+    ),
+  }),
+)
 
-export const TurnsQuerySchema = z.strictObject({
-  cursor: z
-    .string()
-    .min(1)
-    .max(32)
-    .optional()
-    .describe('The `cursor` of the previous page; absent: from the first turn.'),
-  limit: pageLimit(200, 50, 'Turns per page (default 50).'),
-})
+export const TurnsQuerySchema = lazySchema(() =>
+  z.strictObject({
+    cursor: z
+      .string()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe('The `cursor` of the previous page; absent: from the first turn.'),
+    limit: pageLimit(200, 50, 'Turns per page (default 50).'),
+  }),
+)
 export type TurnsQuery = z.infer<typeof TurnsQuerySchema>
 
 /** `POST /v1/sessions/:id/intents`: a steering follow-up for the next turn boundary. */
-export const IntentRequestSchema = z.strictObject({
-  text: z
-    .string()
-    .min(1)
-    .max(INPUT_TEXT_MAX_CHARS)
-    .describe(
-      'The follow-up message, delivered at the next turn boundary. Over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`, 64 KiB) it is kept whole as an artifact of the session when it is accepted, and the model reads a preview naming it (as a long turn input).',
-    ),
-})
+export const IntentRequestSchema = lazySchema(() =>
+  z.strictObject({
+    text: z
+      .string()
+      .min(1)
+      .max(INPUT_TEXT_MAX_CHARS)
+      .describe(
+        'The follow-up message, delivered at the next turn boundary. Over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`, 64 KiB) it is kept whole as an artifact of the session when it is accepted, and the model reads a preview naming it (as a long turn input).',
+      ),
+  }),
+)
 export type IntentRequest = z.infer<typeof IntentRequestSchema>
 
 export interface IntentResponse {

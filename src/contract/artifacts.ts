@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { type HandoffRequest, HandoffRequestSchema } from './handoff.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { type ProgressUpdate, ProgressUpdateSchema } from './progress-ledger.ts'
 
 /**
@@ -30,7 +31,7 @@ export const ARTIFACT_KINDS = [
   'compaction_summary',
   'context_reset',
 ] as const
-export const ArtifactKindSchema = z.enum(ARTIFACT_KINDS)
+export const ArtifactKindSchema = lazySchema(() => z.enum(ARTIFACT_KINDS))
 export type ArtifactKind = z.infer<typeof ArtifactKindSchema>
 
 /** Path of each artifact below the workspace's `.vtcode/` folder. */
@@ -66,19 +67,23 @@ export const MAX_MEMORY_ENTRY_BYTES = 8 * 1024
 export const MAX_MEMORY_FILE_BYTES = 4 * 1024 * 1024
 
 /** `PUT …/artifacts/{document kind or compaction_summary}`. */
-export const DocumentBodySchema = z.strictObject({
-  content: z.string().max(MAX_DOCUMENT_BYTES).describe('The whole document (markdown).'),
-})
+export const DocumentBodySchema = lazySchema(() =>
+  z.strictObject({
+    content: z.string().max(MAX_DOCUMENT_BYTES).describe('The whole document (markdown).'),
+  }),
+)
 export type DocumentBody = z.infer<typeof DocumentBodySchema>
 
 /** `POST …/artifacts/notes` and `…/decisions`: one append. */
-export const MemoryAppendSchema = z.strictObject({
-  text: z
-    .string()
-    .max(MAX_MEMORY_ENTRY_BYTES)
-    .refine((text) => text.trim() !== '', 'must not be empty')
-    .describe('The entry; stored as one `- [<time>] <text>` line.'),
-})
+export const MemoryAppendSchema = lazySchema(() =>
+  z.strictObject({
+    text: z
+      .string()
+      .max(MAX_MEMORY_ENTRY_BYTES)
+      .refine((text) => text.trim() !== '', 'must not be empty')
+      .describe('The entry; stored as one `- [<time>] <text>` line.'),
+  }),
+)
 export type MemoryAppend = z.infer<typeof MemoryAppendSchema>
 
 /** One `- [<RFC 3339>] <text>` line of notes.md or decisions.md. */
@@ -125,20 +130,26 @@ export function artifactPutSchema(kind: ArtifactKind): z.ZodType | undefined {
 }
 
 /** What `PUT …/artifacts/{kind}` accepts over all kinds (each kind takes one of these). */
-export const ArtifactPutBodySchema = z
-  .union([DocumentBodySchema, ProgressUpdateSchema, HandoffRequestSchema])
-  .describe(
-    '`{content}` for a document or `compaction_summary`; a progress update (fields given replace, others kept) for `progress`; a HandoffRequest for `handoff`.',
-  )
+export const ArtifactPutBodySchema = lazySchema(() =>
+  z
+    .union([DocumentBodySchema, ProgressUpdateSchema, HandoffRequestSchema])
+    .describe(
+      '`{content}` for a document or `compaction_summary`; a progress update (fields given replace, others kept) for `progress`; a HandoffRequest for `handoff`.',
+    ),
+)
 
 /** Arguments of the model's artifact tools (src/core/artifacts/artifact-tools.ts). */
-export const MemoryToolArgsSchema = z.object({ text: z.string().min(1) })
-export const WriteArtifactArgsSchema = z.object({
-  kind: z.enum(DOCUMENT_KINDS),
-  content: z.string().max(MAX_DOCUMENT_BYTES),
-})
-export const ReadArtifactArgsSchema = z.object({ kind: ArtifactKindSchema })
-export const UpdateProgressArgsSchema = ProgressUpdateSchema.omit({
-  stalled: true,
-  git_checkpoint: true,
-})
+export const MemoryToolArgsSchema = lazySchema(() => z.object({ text: z.string().min(1) }))
+export const WriteArtifactArgsSchema = lazySchema(() =>
+  z.object({
+    kind: z.enum(DOCUMENT_KINDS),
+    content: z.string().max(MAX_DOCUMENT_BYTES),
+  }),
+)
+export const ReadArtifactArgsSchema = lazySchema(() => z.object({ kind: ArtifactKindSchema }))
+export const UpdateProgressArgsSchema = lazySchema(() =>
+  ProgressUpdateSchema.omit({
+    stalled: true,
+    git_checkpoint: true,
+  }),
+)

@@ -7,6 +7,7 @@ import { HistoryMessageSchema, historyMessagesSchema } from './history-message.t
 import { assertJsonObject } from './json-check.ts'
 import { encodeOrderedObject, encodePlainMember } from './json-value.ts'
 import { StoredKeptHookAnswersSchema } from './kept-hook-answers.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { parseVersionedValue, serializeVersioned } from './serialize.ts'
 import {
   CounterSchema,
@@ -41,52 +42,58 @@ export const BATCH_FORMAT = 'turnline.batch'
 export const BATCH_VERSION = 6
 const READABLE_VERSIONS = [1, 2, 3, 4, 5, 6] as const
 
-export const HistoryDeltaSchema = z.object({
-  /** True when the segment starts over (compaction, context reset) before `append`. */
-  reset: z.boolean().optional(),
-  append: z.array(HistoryMessageSchema),
-})
+export const HistoryDeltaSchema = lazySchema(() =>
+  z.object({
+    /** True when the segment starts over (compaction, context reset) before `append`. */
+    reset: z.boolean().optional(),
+    append: z.array(HistoryMessageSchema),
+  }),
+)
 export type HistoryDelta = z.infer<typeof HistoryDeltaSchema>
 
 /** Opaque session state owned by the turn engine: any JSON object. */
-export const EngineStateSchema: z.ZodType<Record<string, unknown>> = z.record(z.string(), z.json())
+export const EngineStateSchema: z.ZodType<Record<string, unknown>> = lazySchema(() =>
+  z.record(z.string(), z.json()),
+)
 
-const BatchFieldsSchema = z.object({
-  format: z.literal(BATCH_FORMAT),
-  version: z.union([
-    z.literal(1),
-    z.literal(2),
-    z.literal(3),
-    z.literal(4),
-    z.literal(5),
-    z.literal(BATCH_VERSION),
-  ]),
-  batch: CounterSchema,
-  /** Seq of the first event of this batch. */
-  first_seq: CounterSchema,
-  /** Validated one by one as versioned events after the rest of the document. */
-  events: z.array(z.unknown()).min(1, 'a batch holds at least one event'),
-  committed_at: Rfc3339Schema,
-  /** Random id of the commit attempt: tells our own retried PUT from another writer's. */
-  commit_id: z.string().min(1).max(64).optional(),
-  turn_id: z.string().min(1).optional(),
-  idempotency_key: z.string().min(1).optional(),
-  history: HistoryDeltaSchema.optional(),
-  state: EngineStateSchema.optional(),
-  applied_intents: z.array(z.string().min(1)).optional(),
-  /**
-   * On the batch that starts a turn (holding its `turn.started`): what the turn was asked
-   * (turn-input-record.ts, versioned on its own). Added without a batch version bump: a reader
-   * that predates it ignores it.
-   */
-  turn_input: StoredTurnInputSchema.optional(),
-  /**
-   * The hook answers kept whole as output artifacts by the hooks whose effect this batch
-   * commits (kept-hook-answers.ts, versioned on its own). Added without a batch version bump,
-   * as `turn_input`: a reader that predates it ignores it.
-   */
-  hook_answers: StoredKeptHookAnswersSchema.optional(),
-})
+const BatchFieldsSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(BATCH_FORMAT),
+    version: z.union([
+      z.literal(1),
+      z.literal(2),
+      z.literal(3),
+      z.literal(4),
+      z.literal(5),
+      z.literal(BATCH_VERSION),
+    ]),
+    batch: CounterSchema,
+    /** Seq of the first event of this batch. */
+    first_seq: CounterSchema,
+    /** Validated one by one as versioned events after the rest of the document. */
+    events: z.array(z.unknown()).min(1, 'a batch holds at least one event'),
+    committed_at: Rfc3339Schema,
+    /** Random id of the commit attempt: tells our own retried PUT from another writer's. */
+    commit_id: z.string().min(1).max(64).optional(),
+    turn_id: z.string().min(1).optional(),
+    idempotency_key: z.string().min(1).optional(),
+    history: HistoryDeltaSchema.optional(),
+    state: EngineStateSchema.optional(),
+    applied_intents: z.array(z.string().min(1)).optional(),
+    /**
+     * On the batch that starts a turn (holding its `turn.started`): what the turn was asked
+     * (turn-input-record.ts, versioned on its own). Added without a batch version bump: a reader
+     * that predates it ignores it.
+     */
+    turn_input: StoredTurnInputSchema.optional(),
+    /**
+     * The hook answers kept whole as output artifacts by the hooks whose effect this batch
+     * commits (kept-hook-answers.ts, versioned on its own). Added without a batch version bump,
+     * as `turn_input`: a reader that predates it ignores it.
+     */
+    hook_answers: StoredKeptHookAnswersSchema.optional(),
+  }),
+)
 
 export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {
   events: VersionedThreadEvent[]
@@ -95,7 +102,7 @@ export type Batch = Omit<z.infer<typeof BatchFieldsSchema>, 'events'> & {
 const WHAT = 'batch'
 const KEYS = keysOf(BatchFieldsSchema)
 /** The state is checked apart (assertJsonObject): it is the bulk of a batch, and plain JSON. */
-const WRITE_SCHEMA = BatchFieldsSchema.omit({ events: true, state: true })
+const WRITE_SCHEMA = lazySchema(() => BatchFieldsSchema.omit({ events: true, state: true }))
 
 /** Reads a batch. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
 export function parseBatch(input: Uint8Array | string): Batch {

@@ -4,6 +4,7 @@ import { corruptData } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
 import { encodeOrderedObject } from './json-value.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { SessionStatusSchema } from './session-manifest.ts'
 import {
   CounterSchema,
@@ -37,41 +38,46 @@ const READABLE_VERSIONS = [1, 2, 3, 4] as const
  * batches from `batch` through the checkpoint's own, folded in order (a delta that resets starts
  * over).
  */
-export const HistoryFromSchema = z.object({
-  checkpoint: CounterSchema.optional(),
-  batch: CounterSchema,
-})
+export const HistoryFromSchema = lazySchema(() =>
+  z.object({
+    checkpoint: CounterSchema.optional(),
+    batch: CounterSchema,
+  }),
+)
 export type HistoryFrom = z.infer<typeof HistoryFromSchema>
 /** Newest applied intent ids kept (VT Code MAX_APPLIED_FOLLOW_UP_INTENT_IDS). */
 export const MAX_APPLIED_INTENT_IDS = 64
 
-export const CheckpointSchema = z.object({
-  format: z.literal(CHECKPOINT_FORMAT),
-  version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(CHECKPOINT_VERSION)]),
-  /** The batch this checkpoint folds through. */
-  batch: CounterSchema,
-  /** Seq the next committed event gets. */
-  next_seq: CounterSchema,
-  turn_count: CounterSchema,
-  status: SessionStatusSchema,
-  /** Transcript of the current request segment only; or, from version 4, `history_from`. */
-  history: z.array(HistoryMessageSchema).optional(),
-  history_from: HistoryFromSchema.optional(),
-  state: EngineStateSchema.optional(),
-  /** Newest applied intent ids, oldest first. */
-  applied_intents: z.array(z.string().min(1)).max(MAX_APPLIED_INTENT_IDS),
-  created_at: Rfc3339Schema,
-  updated_at: Rfc3339Schema,
-  /**
-   * The session's title: its first recorded turn input, trimmed (turn-input-record.ts). Optional
-   * and added without a version bump: a reader that predates it ignores it.
-   */
-  title: z.string().min(1).optional(),
-})
+export const CheckpointSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(CHECKPOINT_FORMAT),
+    version: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(CHECKPOINT_VERSION)]),
+    /** The batch this checkpoint folds through. */
+    batch: CounterSchema,
+    /** Seq the next committed event gets. */
+    next_seq: CounterSchema,
+    turn_count: CounterSchema,
+    status: SessionStatusSchema,
+    /** Transcript of the current request segment only; or, from version 4, `history_from`. */
+    history: z.array(HistoryMessageSchema).optional(),
+    history_from: HistoryFromSchema.optional(),
+    state: EngineStateSchema.optional(),
+    /** Newest applied intent ids, oldest first. */
+    applied_intents: z.array(z.string().min(1)).max(MAX_APPLIED_INTENT_IDS),
+    created_at: Rfc3339Schema,
+    updated_at: Rfc3339Schema,
+    /**
+     * The session's title: its first recorded turn input, trimmed (turn-input-record.ts). Optional
+     * and added without a version bump: a reader that predates it ignores it.
+     */
+    title: z.string().min(1).optional(),
+  }),
+)
 export type Checkpoint = z.infer<typeof CheckpointSchema>
 
 const WHAT = 'checkpoint'
-const KEYS = keysOf(CheckpointSchema)
+/** The checkpoint's fields in order, read from its schema at the first write. */
+let keys: readonly string[] | undefined
 
 /** Reads a checkpoint. Throws TurnlineError('corrupt_data' | 'unsupported_version'). */
 export function parseCheckpoint(input: Uint8Array | string): Checkpoint {
@@ -105,5 +111,6 @@ export function serializeCheckpoint(checkpoint: Checkpoint): string {
   if ((checkpoint.history === undefined) === (checkpoint.history_from === undefined)) {
     throw new TurnlineError('internal', 'cannot write checkpoint: history or history_from, one')
   }
-  return encodeOrderedObject(validateForWrite(CheckpointSchema, checkpoint, WHAT), KEYS)
+  keys ??= keysOf(CheckpointSchema)
+  return encodeOrderedObject(validateForWrite(CheckpointSchema, checkpoint, WHAT), keys)
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { documentCodec, Rfc3339Schema } from './stored-document.ts'
 
 /**
@@ -11,11 +12,13 @@ import { documentCodec, Rfc3339Schema } from './stored-document.ts'
 export const DELETED_MARKER_FORMAT = 'turnline.deleted'
 export const DELETED_MARKER_VERSION = 1
 
-export const DeletedMarkerSchema = z.object({
-  format: z.literal(DELETED_MARKER_FORMAT),
-  version: z.literal(DELETED_MARKER_VERSION),
-  deleted_at: Rfc3339Schema,
-})
+export const DeletedMarkerSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(DELETED_MARKER_FORMAT),
+    version: z.literal(DELETED_MARKER_VERSION),
+    deleted_at: Rfc3339Schema,
+  }),
+)
 export type DeletedMarker = z.infer<typeof DeletedMarkerSchema>
 
 const codec = documentCodec(DeletedMarkerSchema, {

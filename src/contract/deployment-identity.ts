@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import {
   readDocument,
   requireFormat,
@@ -22,22 +23,26 @@ export const DEPLOYMENT_ID_FORMAT = 'turnline.deployment'
 /** A deployment id: `dep_` and 128 random bits in lowercase hex. */
 export const DEPLOYMENT_ID = /^dep_[0-9a-f]{32}$/
 
-export const DeploymentIdSchema = z.strictObject({
-  format: z.literal(DEPLOYMENT_ID_FORMAT),
-  version: z.literal(1),
-  id: z.string().regex(DEPLOYMENT_ID),
-  created_at: z.iso.datetime(),
-})
+export const DeploymentIdSchema = lazySchema(() =>
+  z.strictObject({
+    format: z.literal(DEPLOYMENT_ID_FORMAT),
+    version: z.literal(1),
+    id: z.string().regex(DEPLOYMENT_ID),
+    created_at: z.iso.datetime(),
+  }),
+)
 export type DeploymentId = z.infer<typeof DeploymentIdSchema>
 
 /** The value of `<namespace>deployment` in Redis (format version 1). */
-export const NamespaceClaimSchema = z.strictObject({
-  v: z.literal(1),
-  deployment: z.string().regex(DEPLOYMENT_ID),
-  /** Where that deployment keeps its sessions, for the operator (`s3://bucket/prefix`, …). */
-  store: z.string().max(500),
-  claimed_at: z.iso.datetime(),
-})
+export const NamespaceClaimSchema = lazySchema(() =>
+  z.strictObject({
+    v: z.literal(1),
+    deployment: z.string().regex(DEPLOYMENT_ID),
+    /** Where that deployment keeps its sessions, for the operator (`s3://bucket/prefix`, …). */
+    store: z.string().max(500),
+    claimed_at: z.iso.datetime(),
+  }),
+)
 export type NamespaceClaim = z.infer<typeof NamespaceClaimSchema>
 
 /**

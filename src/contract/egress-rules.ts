@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { type IpNetwork, parseIp, parseNetwork } from '../shared/ip-address.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * The operator's egress settings (docs/configuration.md, "Network egress"): hosts and networks a
@@ -114,7 +115,7 @@ export const EgressEnvShape = {
   TURNLINE_EGRESS_DNS: servers.optional(),
 }
 
-export const EgressEnvSchema = z.object(EgressEnvShape)
+export const EgressEnvSchema = lazySchema(() => z.object(EgressEnvShape))
 export type EgressEnv = z.output<typeof EgressEnvSchema>
 
 export function egressRulesFrom(env: EgressEnv): EgressRules {

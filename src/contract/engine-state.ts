@@ -3,6 +3,7 @@ import { AgentStateSchema } from './agent-state.ts'
 import { CompactionStateSchema } from './compaction-state.ts'
 import { PermissionDecisionSchema } from './enums.ts'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { McpStateSchema } from './mcp-config.ts'
 import { PendingPermissionSchema } from './permission-resolution.ts'
 import { PendingPlanApprovalSchema } from './plan-approval.ts'
@@ -16,58 +17,64 @@ import { UsageSchema } from './usage.ts'
  */
 export const ENGINE_STATE_VERSION = 1
 
-const Count = z.number().int().nonnegative()
+const Count = lazySchema(() => z.number().int().nonnegative())
 
 /** A tool call committed before it ran; resolved (output recorded) before the turn goes on. */
-export const PendingCallSchema = z.object({
-  item_id: z.string(),
-  tool_call_id: z.string(),
-  tool_name: z.string(),
-  arguments: z.string(),
-})
+export const PendingCallSchema = lazySchema(() =>
+  z.object({
+    item_id: z.string(),
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    arguments: z.string(),
+  }),
+)
 export type PendingCall = z.infer<typeof PendingCallSchema>
 
 /** A turn that committed part of its work and has not ended yet (crash, wait, approval). */
-export const OpenTurnSchema = z.object({
-  turn_id: z.string(),
-  idempotency_key: z.string().optional(),
-  /** Digest of the request that opened the turn under `idempotency_key` (absent before v0.2). */
-  request_fingerprint: z.string().optional(),
-  pending_calls: z.array(PendingCallSchema),
-  /** True from just before the first pending call runs: a crash then interrupted them. */
-  tools_running: z.boolean().default(false),
-  /** The call waiting for a human decision (the turn ended `awaiting_approval`). */
-  pending_permission: PendingPermissionSchema.optional(),
-  /** The decision recorded by `POST …/permissions`, applied when the turn continues. */
-  approval: z
-    .object({
-      item_id: z.string(),
-      decision: PermissionDecisionSchema,
-      message: z.string().optional(),
-    })
-    .optional(),
-  /** A tool still running in the sandbox: what its handler needs to resume the wait. */
-  waiting: z.object({ item_id: z.string(), resume: z.record(z.string(), z.json()) }).optional(),
-  /** Usage of the turn so far. */
-  usage: UsageSchema,
-  tool_loops: Count,
-})
+export const OpenTurnSchema = lazySchema(() =>
+  z.object({
+    turn_id: z.string(),
+    idempotency_key: z.string().optional(),
+    /** Digest of the request that opened the turn under `idempotency_key` (absent before v0.2). */
+    request_fingerprint: z.string().optional(),
+    pending_calls: z.array(PendingCallSchema),
+    /** True from just before the first pending call runs: a crash then interrupted them. */
+    tools_running: z.boolean().default(false),
+    /** The call waiting for a human decision (the turn ended `awaiting_approval`). */
+    pending_permission: PendingPermissionSchema.optional(),
+    /** The decision recorded by `POST …/permissions`, applied when the turn continues. */
+    approval: z
+      .object({
+        item_id: z.string(),
+        decision: PermissionDecisionSchema,
+        message: z.string().optional(),
+      })
+      .optional(),
+    /** A tool still running in the sandbox: what its handler needs to resume the wait. */
+    waiting: z.object({ item_id: z.string(), resume: z.record(z.string(), z.json()) }).optional(),
+    /** Usage of the turn so far. */
+    usage: UsageSchema,
+    tool_loops: Count,
+  }),
+)
 export type OpenTurn = z.infer<typeof OpenTurnSchema>
 
 /** Where a finished turn's batches are, so a retried Idempotency-Key can be answered. */
-export const TurnRecordSchema = z.object({
-  key: z.string(),
-  /**
-   * Digest of the operation and request the key was first used with: the key sent again with a
-   * different request is refused (422), never answered with this turn. Absent in older records.
-   */
-  request_fingerprint: z.string().optional(),
-  turn_id: z.string(),
-  status: z.enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal']),
-  first_batch: Count,
-  last_batch: Count,
-  warnings: z.array(z.string()).optional(),
-})
+export const TurnRecordSchema = lazySchema(() =>
+  z.object({
+    key: z.string(),
+    /**
+     * Digest of the operation and request the key was first used with: the key sent again with a
+     * different request is refused (422), never answered with this turn. Absent in older records.
+     */
+    request_fingerprint: z.string().optional(),
+    turn_id: z.string(),
+    status: z.enum(['completed', 'failed', 'waiting', 'awaiting_approval', 'terminal']),
+    first_batch: Count,
+    last_batch: Count,
+    warnings: z.array(z.string()).optional(),
+  }),
+)
 export type TurnRecord = z.infer<typeof TurnRecordSchema>
 export const RECENT_TURN_RECORDS = 16
 
@@ -77,57 +84,61 @@ export const RECENT_TURN_RECORDS = 16
  * blocked after a failed recovery, consecutive stalled turns, and a written context reset
  * manifest the next turn starts from. Every field is optional: older states parse unchanged.
  */
-export const EngineCompactionSchema = CompactionStateSchema.extend({
-  /** The last turn ended blocked (recovery did not help): a turn without input retries it. */
-  blocked: z.boolean().optional(),
-  /** Consecutive turns that ended failed (`context_reset_mode: on_stall`). */
-  stall_count: Count.optional(),
-  /** Key of a context reset manifest not yet consumed: the next turn starts from orientation. */
-  reset_manifest: z.string().optional(),
-})
+export const EngineCompactionSchema = lazySchema(() =>
+  CompactionStateSchema.extend({
+    /** The last turn ended blocked (recovery did not help): a turn without input retries it. */
+    blocked: z.boolean().optional(),
+    /** Consecutive turns that ended failed (`context_reset_mode: on_stall`). */
+    stall_count: Count.optional(),
+    /** Key of a context reset manifest not yet consumed: the next turn starts from orientation. */
+    reset_manifest: z.string().optional(),
+  }),
+)
 export type EngineCompaction = z.infer<typeof EngineCompactionSchema>
 
-export const EngineStateSchema = z.object({
-  engine_version: z.literal(ENGINE_STATE_VERSION),
-  config: SessionConfigSchema,
-  usage: UsageSchema,
-  /** Reasoning tokens within usage.output_tokens, as far as the provider reported them. */
-  reasoning_tokens: Count.nullish(),
-  /** Tokens of `usage` estimated with a tokenizer because the provider reported none. */
-  estimated_tokens: Count.nullish(),
-  /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
-  model_requests: Count,
-  cost_usd: z.number().nonnegative().nullish(),
-  budget_warned: z.boolean(),
-  pricing_warned: z.boolean(),
-  item_counter: Count,
-  turn_counter: Count,
-  last_assistant_text: z.string().nullish(),
-  last_stop_reason: z.string().nullish(),
-  /** Message of the last turn.failed, cleared by a completed turn. */
-  last_failure: z.string().nullish(),
-  open_turn: OpenTurnSchema.nullable().optional(),
-  /** Permission mode in force when it differs from the config's (plan approval switches it). */
-  permission_mode: z.enum(['default', 'plan', 'auto']).nullish(),
-  /** A plan waiting for `POST …/plan-approval` (plan mode). */
-  plan_approval: PendingPlanApprovalSchema.nullish(),
-  /** The approved plan, preserved across a fresh-context handoff. */
-  approved_plan: z.string().nullish(),
-  /** Sandbox work happens in another workspace's folder (a sub-agent in a git worktree). */
-  sandbox_placement: z.object({ session_id: z.string(), base_dir: z.string() }).nullish(),
-  recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
-  /**
-   * An automation run: the thread ends (thread.completed) as soon as a turn ends completed or
-   * failed, so the session is closed and retention can prune it.
-   */
-  end_after_turn: z.boolean().nullish(),
-  /** MCP sessions and the catalog read from the session's MCP servers; absent without any. */
-  mcp: McpStateSchema.nullish(),
-  /** Absent in states written before compaction was wired in; null when cleared. */
-  compaction: EngineCompactionSchema.nullish(),
-  /** Orient phase, handoff, changes and verification (agent-state.ts); absent in older states. */
-  agent: AgentStateSchema.nullish(),
-})
+export const EngineStateSchema = lazySchema(() =>
+  z.object({
+    engine_version: z.literal(ENGINE_STATE_VERSION),
+    config: SessionConfigSchema,
+    usage: UsageSchema,
+    /** Reasoning tokens within usage.output_tokens, as far as the provider reported them. */
+    reasoning_tokens: Count.nullish(),
+    /** Tokens of `usage` estimated with a tokenizer because the provider reported none. */
+    estimated_tokens: Count.nullish(),
+    /** Model requests made (thread.completed num_turns; limits.max_turns counts these). */
+    model_requests: Count,
+    cost_usd: z.number().nonnegative().nullish(),
+    budget_warned: z.boolean(),
+    pricing_warned: z.boolean(),
+    item_counter: Count,
+    turn_counter: Count,
+    last_assistant_text: z.string().nullish(),
+    last_stop_reason: z.string().nullish(),
+    /** Message of the last turn.failed, cleared by a completed turn. */
+    last_failure: z.string().nullish(),
+    open_turn: OpenTurnSchema.nullable().optional(),
+    /** Permission mode in force when it differs from the config's (plan approval switches it). */
+    permission_mode: z.enum(['default', 'plan', 'auto']).nullish(),
+    /** A plan waiting for `POST …/plan-approval` (plan mode). */
+    plan_approval: PendingPlanApprovalSchema.nullish(),
+    /** The approved plan, preserved across a fresh-context handoff. */
+    approved_plan: z.string().nullish(),
+    /** Sandbox work happens in another workspace's folder (a sub-agent in a git worktree). */
+    sandbox_placement: z.object({ session_id: z.string(), base_dir: z.string() }).nullish(),
+    recent_turns: z.array(TurnRecordSchema).max(RECENT_TURN_RECORDS),
+    /**
+     * An automation run: the thread ends (thread.completed) as soon as a turn ends completed or
+     * failed, so the session is closed and retention can prune it.
+     */
+    end_after_turn: z.boolean().nullish(),
+    /** MCP sessions and the catalog read from the session's MCP servers; absent without any. */
+    mcp: McpStateSchema.nullish(),
+    /** Absent in states written before compaction was wired in; null when cleared. */
+    compaction: EngineCompactionSchema.nullish(),
+    /** Orient phase, handoff, changes and verification (agent-state.ts); absent in older states. */
+    agent: AgentStateSchema.nullish(),
+  }),
+)
 export type EngineState = z.infer<typeof EngineStateSchema>
 
 export function parseEngineState(value: unknown): EngineState {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * Enums of the VT Code event schema 0.11.0, with their exact wire strings.
@@ -35,19 +36,19 @@ export const THREAD_COMPLETION_SUBTYPES = [
   'cancelled',
 ] as const
 export type ThreadCompletionSubtype = (typeof THREAD_COMPLETION_SUBTYPES)[number]
-export const ThreadCompletionSubtypeSchema = openEnum(THREAD_COMPLETION_SUBTYPES)
+export const ThreadCompletionSubtypeSchema = lazySchema(() => openEnum(THREAD_COMPLETION_SUBTYPES))
 
 export const COMPACTION_TRIGGERS = ['manual', 'auto', 'recovery', 'model_switch'] as const
 export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number]
-export const CompactionTriggerSchema = openEnum(COMPACTION_TRIGGERS)
+export const CompactionTriggerSchema = lazySchema(() => openEnum(COMPACTION_TRIGGERS))
 
 export const COMPACTION_MODES = ['provider', 'local'] as const
 export type CompactionMode = (typeof COMPACTION_MODES)[number]
-export const CompactionModeSchema = openEnum(COMPACTION_MODES)
+export const CompactionModeSchema = lazySchema(() => openEnum(COMPACTION_MODES))
 
 export const CONTEXT_RESET_TRIGGERS = ['plan_approval'] as const
 export type ContextResetTrigger = (typeof CONTEXT_RESET_TRIGGERS)[number]
-export const ContextResetTriggerSchema = openEnum(CONTEXT_RESET_TRIGGERS)
+export const ContextResetTriggerSchema = lazySchema(() => openEnum(CONTEXT_RESET_TRIGGERS))
 
 export const PLAN_APPROVAL_DECISIONS = [
   'execute',
@@ -59,7 +60,7 @@ export const PLAN_APPROVAL_DECISIONS = [
   'switch_auto',
 ] as const
 export type PlanApprovalDecision = (typeof PLAN_APPROVAL_DECISIONS)[number]
-export const PlanApprovalDecisionSchema = openEnum(PLAN_APPROVAL_DECISIONS)
+export const PlanApprovalDecisionSchema = lazySchema(() => openEnum(PLAN_APPROVAL_DECISIONS))
 
 /** The string VT Code itself writes for its catch-all variant of every open enum. */
 export const UNKNOWN_ENUM_WIRE_VALUE = 'unknown'
@@ -67,11 +68,11 @@ export const UNKNOWN_ENUM_WIRE_VALUE = 'unknown'
 // --- closed enums ---------------------------------------------------------------------------------
 
 export const COMMAND_EXECUTION_STATUSES = ['completed', 'failed', 'in_progress'] as const
-export const CommandExecutionStatusSchema = z.enum(COMMAND_EXECUTION_STATUSES)
+export const CommandExecutionStatusSchema = lazySchema(() => z.enum(COMMAND_EXECUTION_STATUSES))
 export type CommandExecutionStatus = z.infer<typeof CommandExecutionStatusSchema>
 
 export const TOOL_CALL_STATUSES = ['completed', 'failed', 'in_progress'] as const
-export const ToolCallStatusSchema = z.enum(TOOL_CALL_STATUSES)
+export const ToolCallStatusSchema = lazySchema(() => z.enum(TOOL_CALL_STATUSES))
 export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>
 
 export const TOOL_OUTCOMES = [
@@ -84,19 +85,19 @@ export const TOOL_OUTCOMES = [
   'invalid_tool',
   'cancelled',
 ] as const
-export const ToolOutcomeSchema = z.enum(TOOL_OUTCOMES)
+export const ToolOutcomeSchema = lazySchema(() => z.enum(TOOL_OUTCOMES))
 export type ToolOutcome = z.infer<typeof ToolOutcomeSchema>
 
 export const PATCH_APPLY_STATUSES = ['completed', 'failed'] as const
-export const PatchApplyStatusSchema = z.enum(PATCH_APPLY_STATUSES)
+export const PatchApplyStatusSchema = lazySchema(() => z.enum(PATCH_APPLY_STATUSES))
 export type PatchApplyStatus = z.infer<typeof PatchApplyStatusSchema>
 
 export const PATCH_CHANGE_KINDS = ['add', 'delete', 'update'] as const
-export const PatchChangeKindSchema = z.enum(PATCH_CHANGE_KINDS)
+export const PatchChangeKindSchema = lazySchema(() => z.enum(PATCH_CHANGE_KINDS))
 export type PatchChangeKind = z.infer<typeof PatchChangeKindSchema>
 
 export const MCP_TOOL_CALL_STATUSES = ['started', 'completed', 'failed'] as const
-export const McpToolCallStatusSchema = z.enum(MCP_TOOL_CALL_STATUSES)
+export const McpToolCallStatusSchema = lazySchema(() => z.enum(MCP_TOOL_CALL_STATUSES))
 export type McpToolCallStatus = z.infer<typeof McpToolCallStatusSchema>
 
 export const HARNESS_EVENT_KINDS = [
@@ -120,20 +121,20 @@ export const HARNESS_EVENT_KINDS = [
   'snapshot_created',
   'snapshot_restored',
 ] as const
-export const HarnessEventKindSchema = z.enum(HARNESS_EVENT_KINDS)
+export const HarnessEventKindSchema = lazySchema(() => z.enum(HARNESS_EVENT_KINDS))
 export type HarnessEventKind = z.infer<typeof HarnessEventKindSchema>
 
 /** `permission.resolved.decision`. */
 export const PERMISSION_DECISIONS = ['allow', 'deny', 'cancelled', 'followup'] as const
-export const PermissionDecisionSchema = z.enum(PERMISSION_DECISIONS)
+export const PermissionDecisionSchema = lazySchema(() => z.enum(PERMISSION_DECISIONS))
 export type PermissionDecision = z.infer<typeof PermissionDecisionSchema>
 
 /** `interjected.source`. */
 export const INTERJECTION_SOURCES = ['direct', 'queue'] as const
-export const InterjectionSourceSchema = z.enum(INTERJECTION_SOURCES)
+export const InterjectionSourceSchema = lazySchema(() => z.enum(INTERJECTION_SOURCES))
 export type InterjectionSource = z.infer<typeof InterjectionSourceSchema>
 
 /** `interjected.redirect_kind`. */
 export const REDIRECT_KINDS = ['interjection'] as const
-export const RedirectKindSchema = z.enum(REDIRECT_KINDS)
+export const RedirectKindSchema = lazySchema(() => z.enum(REDIRECT_KINDS))
 export type RedirectKind = z.infer<typeof RedirectKindSchema>

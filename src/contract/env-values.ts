@@ -6,14 +6,20 @@ import * as z from 'zod'
  * strings; the callers treat an empty value as unset before these run.
  */
 
-/** A whole number from `min` to `max`. */
+/**
+ * A whole number from `min` to `max`. Its parser (ten zod schemas) is built when a value is first
+ * parsed: behind `.default()` or `.optional()`, an unset variable never reaches it, and a start
+ * reads a few of the forty-odd integer variables (docs/performance.md, cold start).
+ */
 export const envInteger = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
+  z.lazy(() =>
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max)),
+  )
 
 /** A boolean: `1`/`true`/`yes` or `0`/`false`/`no`, in any case. */
 export const envFlag = z

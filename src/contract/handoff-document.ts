@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
 import { HandoffRequestSchema } from './handoff.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * The handoff waiting for the next agent of a workspace: `.vtcode/tasks/current_handoff.json`,
@@ -8,14 +9,16 @@ import { HandoffRequestSchema } from './handoff.ts'
  */
 export const HANDOFF_DOCUMENT_VERSION = 1
 
-export const HandoffDocumentSchema = z.object({
-  schema_version: z.literal(HANDOFF_DOCUMENT_VERSION),
-  /** The session that produced it; absent when a caller uploaded it. */
-  from_session: z.string().optional(),
-  /** RFC 3339. */
-  created_at: z.string(),
-  handoff: HandoffRequestSchema,
-})
+export const HandoffDocumentSchema = lazySchema(() =>
+  z.object({
+    schema_version: z.literal(HANDOFF_DOCUMENT_VERSION),
+    /** The session that produced it; absent when a caller uploaded it. */
+    from_session: z.string().optional(),
+    /** RFC 3339. */
+    created_at: z.string(),
+    handoff: HandoffRequestSchema,
+  }),
+)
 export type HandoffDocument = z.infer<typeof HandoffDocumentSchema>
 
 export function parseHandoffDocument(text: string): HandoffDocument {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * Lifecycle hooks of a session (`hooks` of `POST /v1/sessions`): a flat list, each entry bound to
@@ -12,12 +13,12 @@ export const HOOK_EVENTS = [
   'post_tool_use',
   'stop',
 ] as const
-export const HookEventSchema = z.enum(HOOK_EVENTS)
+export const HookEventSchema = lazySchema(() => z.enum(HOOK_EVENTS))
 export type HookEvent = z.infer<typeof HookEventSchema>
 
 /** `session_start.source`. */
 export const SESSION_START_SOURCES = ['startup', 'resume', 'fork', 'compact'] as const
-export const SessionStartSourceSchema = z.enum(SESSION_START_SOURCES)
+export const SessionStartSourceSchema = lazySchema(() => z.enum(SESSION_START_SOURCES))
 export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>
 
 /** VT Code's default hook timeout: 60 s. */
@@ -34,10 +35,9 @@ export function isValidMatcher(pattern: string): boolean {
   }
 }
 
-const MatcherSchema = z
-  .string()
-  .max(200)
-  .refine(isValidMatcher, 'matcher is not a valid regular expression')
+const MatcherSchema = lazySchema(() =>
+  z.string().max(200).refine(isValidMatcher, 'matcher is not a valid regular expression'),
+)
 
 const common = {
   event: HookEventSchema.describe('The lifecycle event the hook runs on.'),
@@ -67,30 +67,33 @@ const common = {
 }
 
 /** POSTs the payload, signed, to an allow-listed URL. */
-export const HttpHookSchema = z.strictObject({
-  ...common,
-  type: z.literal('http').describe('Always `http`.'),
-  url: z
-    .url({ protocol: /^https?$/ })
-    .describe("Where the hook's payload is POSTed (http or https)."),
-})
+export const HttpHookSchema = lazySchema(() =>
+  z.strictObject({
+    ...common,
+    type: z.literal('http').describe('Always `http`.'),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .describe("Where the hook's payload is POSTed (http or https)."),
+  }),
+)
 export type HttpHook = z.infer<typeof HttpHookSchema>
 
 /** Runs `sh -c <command>` in the session's sandbox with the payload on stdin. */
-export const CommandHookSchema = z.strictObject({
-  ...common,
-  type: z.literal('command').describe('Always `command`.'),
-  command: z
-    .string()
-    .min(1)
-    .max(10_000)
-    .describe('The shell command run in the sandbox with the payload on stdin.'),
-})
+export const CommandHookSchema = lazySchema(() =>
+  z.strictObject({
+    ...common,
+    type: z.literal('command').describe('Always `command`.'),
+    command: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .describe('The shell command run in the sandbox with the payload on stdin.'),
+  }),
+)
 export type CommandHook = z.infer<typeof CommandHookSchema>
 
-export const HookConfigSchema = z
-  .discriminatedUnion('type', [HttpHookSchema, CommandHookSchema])
-  .superRefine((hook, ctx) => {
+export const HookConfigSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [HttpHookSchema, CommandHookSchema]).superRefine((hook, ctx) => {
     if (hook.event === 'stop' && hook.matcher !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -105,8 +108,9 @@ export const HookConfigSchema = z
         path: ['fail_closed'],
       })
     }
-  })
+  }),
+)
 export type HookConfig = z.infer<typeof HookConfigSchema>
 export type HookConfigInput = z.input<typeof HookConfigSchema>
 
-export const HooksSchema = z.array(HookConfigSchema).max(64).default([])
+export const HooksSchema = lazySchema(() => z.array(HookConfigSchema).max(64).default([]))

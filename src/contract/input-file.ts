@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 import type { UserFile } from './stored-file.ts'
 
 /**
@@ -17,17 +18,19 @@ import type { UserFile } from './stored-file.ts'
  * `file_id` (Turnline has no Files API) and `file_url` (Turnline fetches nothing for a client)
  * are refused, as is any other kind of file: 400 naming the field.
  */
-export const InputFilePartSchema = z.object({
-  type: z.literal('input_file').describe('Always `input_file`.'),
-  file_data: z
-    .string()
-    .max(50_000_000)
-    .nullish()
-    .describe('The bytes: a `data:<media type>;base64,…` URL, or base64 with `filename`.'),
-  filename: z.string().max(255).nullish().describe('The name the model is shown.'),
-  file_url: z.string().max(8192).nullish().describe('Not supported: send `file_data`.'),
-  file_id: z.string().max(200).nullish().describe('Not supported: send `file_data`.'),
-})
+export const InputFilePartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('input_file').describe('Always `input_file`.'),
+    file_data: z
+      .string()
+      .max(50_000_000)
+      .nullish()
+      .describe('The bytes: a `data:<media type>;base64,…` URL, or base64 with `filename`.'),
+    filename: z.string().max(255).nullish().describe('The name the model is shown.'),
+    file_url: z.string().max(8192).nullish().describe('Not supported: send `file_data`.'),
+    file_id: z.string().max(200).nullish().describe('Not supported: send `file_data`.'),
+  }),
+)
 export type InputFilePart = z.infer<typeof InputFilePartSchema>
 
 export type ResolvedFile =

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 
 /** Any JSON value, as JSON.parse produces it. */
 export type JsonValue =
@@ -14,19 +15,23 @@ export type JsonObject = { [key: string]: JsonValue }
  * What `z.json()` accepts, written out so that the recursion names itself: JSON Schema (and the
  * OpenAPI document) shows it as the one `JsonValue` definition.
  */
-export const JsonValueSchema: z.ZodType<JsonValue> = z
-  .lazy(() =>
-    z.union([
-      z.string(),
-      z.number(),
-      z.boolean(),
-      z.null(),
-      z.array(JsonValueSchema),
-      z.record(z.string(), JsonValueSchema),
-    ]),
-  )
-  .meta({ id: 'JsonValue', description: 'Any JSON value.' })
-export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema)
+export const JsonValueSchema: z.ZodType<JsonValue> = lazySchema(() =>
+  z
+    .lazy(() =>
+      z.union([
+        z.string(),
+        z.number(),
+        z.boolean(),
+        z.null(),
+        z.array(JsonValueSchema),
+        z.record(z.string(), JsonValueSchema),
+      ]),
+    )
+    .meta({ id: 'JsonValue', description: 'Any JSON value.' }),
+)
+export const JsonObjectSchema: z.ZodType<JsonObject> = lazySchema(() =>
+  z.record(z.string(), JsonValueSchema),
+)
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { HookEventSchema } from './hook-config.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { OutputArtifactIdSchema } from './output-artifact.ts'
 
 /**
@@ -18,40 +19,46 @@ import { OutputArtifactIdSchema } from './output-artifact.ts'
  */
 export const KEPT_HOOK_ANSWERS_VERSION = 1
 
-const Count = z.number().int().nonnegative()
+const Count = lazySchema(() => z.number().int().nonnegative())
 
-export const KeptHookAnswerSchema = z.object({
-  event: HookEventSchema.describe('The hook event that ran the hook.'),
-  hook: z.string().min(1).describe("The hook's `name`, else `<event>#<index>`."),
-  hook_index: Count.describe("Index of the hook in the session's `hooks`."),
-  hook_type: z.enum(['http', 'command']).describe('An HTTP hook or a command hook.'),
-  tool_call_id: z
-    .string()
-    .optional()
-    .describe("pre/post_tool_use: the model's call id the hook ran for."),
-  artifact_id: OutputArtifactIdSchema.describe(
-    'The artifact holding the answer whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
-  ),
-  size: Count.describe('Bytes of the whole answer.'),
-  lines: Count.describe('Lines of the whole answer.'),
-})
+export const KeptHookAnswerSchema = lazySchema(() =>
+  z.object({
+    event: HookEventSchema.describe('The hook event that ran the hook.'),
+    hook: z.string().min(1).describe("The hook's `name`, else `<event>#<index>`."),
+    hook_index: Count.describe("Index of the hook in the session's `hooks`."),
+    hook_type: z.enum(['http', 'command']).describe('An HTTP hook or a command hook.'),
+    tool_call_id: z
+      .string()
+      .optional()
+      .describe("pre/post_tool_use: the model's call id the hook ran for."),
+    artifact_id: OutputArtifactIdSchema.describe(
+      'The artifact holding the answer whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
+    ),
+    size: Count.describe('Bytes of the whole answer.'),
+    lines: Count.describe('Lines of the whole answer.'),
+  }),
+)
 export type KeptHookAnswer = z.infer<typeof KeptHookAnswerSchema>
 
-const KeptHookAnswersV1Schema = z.object({
-  version: z.literal(KEPT_HOOK_ANSWERS_VERSION),
-  answers: z.array(KeptHookAnswerSchema).min(1),
-})
+const KeptHookAnswersV1Schema = lazySchema(() =>
+  z.object({
+    version: z.literal(KEPT_HOOK_ANSWERS_VERSION),
+    answers: z.array(KeptHookAnswerSchema).min(1),
+  }),
+)
 
 /** What a batch may hold: version 1, or a newer version this build does not read. */
-export const StoredKeptHookAnswersSchema = z.union([
-  KeptHookAnswersV1Schema,
-  z.looseObject({
-    version: z
-      .number()
-      .int()
-      .min(KEPT_HOOK_ANSWERS_VERSION + 1),
-  }),
-])
+export const StoredKeptHookAnswersSchema = lazySchema(() =>
+  z.union([
+    KeptHookAnswersV1Schema,
+    z.looseObject({
+      version: z
+        .number()
+        .int()
+        .min(KEPT_HOOK_ANSWERS_VERSION + 1),
+    }),
+  ]),
+)
 export type StoredKeptHookAnswers = z.infer<typeof StoredKeptHookAnswersSchema>
 
 /** The answers a stored record lists; none when it is a version this build does not read. */

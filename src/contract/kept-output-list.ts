@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { KeptHookAnswerSchema } from './kept-hook-answers.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { OutputArtifactIdSchema } from './output-artifact.ts'
 
 /**
@@ -14,84 +15,91 @@ import { OutputArtifactIdSchema } from './output-artifact.ts'
  * `hook_answer`. Only an artifact the session holds is listed.
  */
 
-const Count = z.number().int().nonnegative()
+const Count = lazySchema(() => z.number().int().nonnegative())
 
-export const KeptOutputSchema = z
-  .object({
-    kind: z.literal('tool_output').describe("A tool call's output (`hook_answer`: a hook's)."),
-    seq: Count.describe('Seq of the `item.completed` event of the `tool_output` item.'),
-    item_id: z.string().describe('The `tool_output` item (`<call_id>:output`).'),
-    call_id: z.string().describe('The `tool_invocation` item it answers.'),
-    tool_call_id: z.string().optional().describe("The model's call id."),
-    tool_name: z.string().optional().describe('The tool called.'),
-    turn_id: z.string().optional().describe('The turn (`turn-<n>`) whose batch recorded it.'),
-    artifact_id: OutputArtifactIdSchema.describe(
-      'The artifact holding the answer whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
-    ),
-    size: Count.describe('Bytes of the whole output.'),
-    lines: Count.describe('Lines of the whole output.'),
-  })
-  .meta({ id: 'KeptOutput', description: 'A tool output kept whole, by the call that made it.' })
+export const KeptOutputSchema = lazySchema(() =>
+  z
+    .object({
+      kind: z.literal('tool_output').describe("A tool call's output (`hook_answer`: a hook's)."),
+      seq: Count.describe('Seq of the `item.completed` event of the `tool_output` item.'),
+      item_id: z.string().describe('The `tool_output` item (`<call_id>:output`).'),
+      call_id: z.string().describe('The `tool_invocation` item it answers.'),
+      tool_call_id: z.string().optional().describe("The model's call id."),
+      tool_name: z.string().optional().describe('The tool called.'),
+      turn_id: z.string().optional().describe('The turn (`turn-<n>`) whose batch recorded it.'),
+      artifact_id: OutputArtifactIdSchema.describe(
+        'The artifact holding the answer whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
+      ),
+      size: Count.describe('Bytes of the whole output.'),
+      lines: Count.describe('Lines of the whole output.'),
+    })
+    .meta({ id: 'KeptOutput', description: 'A tool output kept whole, by the call that made it.' }),
+)
 export type KeptOutput = z.infer<typeof KeptOutputSchema>
 
-export const KeptHookOutputSchema = KeptHookAnswerSchema.extend({
-  kind: z.literal('hook_answer').describe("A hook's answer (`tool_output`: a tool call's)."),
-  seq: Count.describe(
-    "Seq of the last event of the batch that committed the hook's effect (with its answer); 0 (`thread.started`) for a `session_start` hook run as the session was created or forked.",
-  ),
-  turn_id: z
-    .string()
-    .optional()
-    .describe(
-      'The turn (`turn-<n>`) whose batch recorded it; absent for one recorded as the session was created.',
+export const KeptHookOutputSchema = lazySchema(() =>
+  KeptHookAnswerSchema.extend({
+    kind: z.literal('hook_answer').describe("A hook's answer (`tool_output`: a tool call's)."),
+    seq: Count.describe(
+      "Seq of the last event of the batch that committed the hook's effect (with its answer); 0 (`thread.started`) for a `session_start` hook run as the session was created or forked.",
     ),
-}).meta({
-  id: 'KeptHookOutput',
-  description: 'A hook answer kept whole, by the hook that gave it and the event that ran it.',
-})
+    turn_id: z
+      .string()
+      .optional()
+      .describe(
+        'The turn (`turn-<n>`) whose batch recorded it; absent for one recorded as the session was created.',
+      ),
+  }).meta({
+    id: 'KeptHookOutput',
+    description: 'A hook answer kept whole, by the hook that gave it and the event that ran it.',
+  }),
+)
 export type KeptHookOutput = z.infer<typeof KeptHookOutputSchema>
 
 /** One entry of the listing: a tool call's output or a hook's answer, told apart by `kind`. */
-export const KeptOutputEntrySchema = z.discriminatedUnion('kind', [
-  KeptOutputSchema,
-  KeptHookOutputSchema,
-])
+export const KeptOutputEntrySchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [KeptOutputSchema, KeptHookOutputSchema]),
+)
 export type KeptOutputEntry = z.infer<typeof KeptOutputEntrySchema>
 
-export const KeptOutputListSchema = z
-  .object({
-    outputs: z
-      .array(KeptOutputEntrySchema)
-      .describe(
-        'In the order of their batches, oldest first: within a batch, tool outputs by their events, then hook answers.',
-      ),
-    cursor: z
-      .string()
-      .optional()
-      .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
-    resume: z
-      .string()
-      .optional()
-      .describe(
-        'Opaque: where this page stopped reading, on the last page too. Passed back as `cursor` later, it lists only outputs kept since (absent when the session has no batch yet).',
-      ),
-  })
-  .meta({ id: 'KeptOutputList', description: "One page of a session's kept tool outputs." })
+export const KeptOutputListSchema = lazySchema(() =>
+  z
+    .object({
+      outputs: z
+        .array(KeptOutputEntrySchema)
+        .describe(
+          'In the order of their batches, oldest first: within a batch, tool outputs by their events, then hook answers.',
+        ),
+      cursor: z
+        .string()
+        .optional()
+        .describe('Opaque: pass it back as `cursor` for the next page; absent on the last page.'),
+      resume: z
+        .string()
+        .optional()
+        .describe(
+          'Opaque: where this page stopped reading, on the last page too. Passed back as `cursor` later, it lists only outputs kept since (absent when the session has no batch yet).',
+        ),
+    })
+    .meta({ id: 'KeptOutputList', description: "One page of a session's kept tool outputs." }),
+)
 export type KeptOutputList = z.infer<typeof KeptOutputListSchema>
 
-export const KeptOutputsQuerySchema = z.strictObject({
-  cursor: z
-    .string()
-    .min(1)
-    .max(32)
-    .optional()
-    .describe('The `cursor` of the previous page; absent: from the start of the session.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(50)
-    .describe('Outputs per page (default 50).'),
-})
+export const KeptOutputsQuerySchema = lazySchema(() =>
+  z.strictObject({
+    cursor: z
+      .string()
+      .min(1)
+      .max(32)
+      .optional()
+      .describe('The `cursor` of the previous page; absent: from the start of the session.'),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(50)
+      .describe('Outputs per page (default 50).'),
+  }),
+)
 export type KeptOutputsQuery = z.infer<typeof KeptOutputsQuerySchema>

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { corruptData, decodeStoredText, invalidShape, parseJsonText } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * VT Code's session memory envelope (`SessionMemoryEnvelope`, schema version 3), written next to a
@@ -18,60 +19,70 @@ export const MAX_APPLIED_INTENT_IDS = 64
 /** Lists other than touched_files keep this many newest entries when merged. */
 export const MEMORY_LIST_LIMIT = 5
 
-const OptionalText = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? undefined)
-const TextList = z
-  .array(z.string())
-  .nullish()
-  .transform((value) => value ?? [])
-
-export const GroundedFactSchema = z.object({ fact: z.string(), source: z.string() })
-export type GroundedFact = z.infer<typeof GroundedFactSchema>
-
-export const QueuedIntentSchema = z.object({ id: z.string().min(1), text: z.string() })
-export type QueuedIntent = z.infer<typeof QueuedIntentSchema>
-
-export const MemoryEnvelopeSchema = z.object({
-  session_id: z
+const OptionalText = lazySchema(() =>
+  z
     .string()
     .nullish()
-    .transform((value) => value ?? ''),
-  schema_version: z
-    .number()
-    .int()
-    .nonnegative()
-    .nullish()
     .transform((value) => value ?? undefined),
-  summary: z.string(),
-  objective: OptionalText,
-  task_summary: OptionalText,
-  spec_summary: OptionalText,
-  evaluation_summary: OptionalText,
-  verification_summary: OptionalText,
-  constraints: TextList,
-  grounded_facts: z
-    .array(GroundedFactSchema)
+)
+const TextList = lazySchema(() =>
+  z
+    .array(z.string())
     .nullish()
     .transform((value) => value ?? []),
-  touched_files: TextList,
-  open_questions: TextList,
-  verification_todo: TextList,
-  delegation_notes: TextList,
-  pending_intents: z
-    .array(QueuedIntentSchema)
-    .max(MAX_PENDING_INTENTS)
-    .nullish()
-    .transform((value) => value ?? []),
-  applied_intent_ids: z
-    .array(z.string().min(1))
-    .max(MAX_APPLIED_INTENT_IDS)
-    .nullish()
-    .transform((value) => value ?? []),
-  history_artifact_path: OptionalText,
-  generated_at: z.string().min(1),
-})
+)
+
+export const GroundedFactSchema = lazySchema(() =>
+  z.object({ fact: z.string(), source: z.string() }),
+)
+export type GroundedFact = z.infer<typeof GroundedFactSchema>
+
+export const QueuedIntentSchema = lazySchema(() =>
+  z.object({ id: z.string().min(1), text: z.string() }),
+)
+export type QueuedIntent = z.infer<typeof QueuedIntentSchema>
+
+export const MemoryEnvelopeSchema = lazySchema(() =>
+  z.object({
+    session_id: z
+      .string()
+      .nullish()
+      .transform((value) => value ?? ''),
+    schema_version: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullish()
+      .transform((value) => value ?? undefined),
+    summary: z.string(),
+    objective: OptionalText,
+    task_summary: OptionalText,
+    spec_summary: OptionalText,
+    evaluation_summary: OptionalText,
+    verification_summary: OptionalText,
+    constraints: TextList,
+    grounded_facts: z
+      .array(GroundedFactSchema)
+      .nullish()
+      .transform((value) => value ?? []),
+    touched_files: TextList,
+    open_questions: TextList,
+    verification_todo: TextList,
+    delegation_notes: TextList,
+    pending_intents: z
+      .array(QueuedIntentSchema)
+      .max(MAX_PENDING_INTENTS)
+      .nullish()
+      .transform((value) => value ?? []),
+    applied_intent_ids: z
+      .array(z.string().min(1))
+      .max(MAX_APPLIED_INTENT_IDS)
+      .nullish()
+      .transform((value) => value ?? []),
+    history_artifact_path: OptionalText,
+    generated_at: z.string().min(1),
+  }),
+)
 export type MemoryEnvelope = z.output<typeof MemoryEnvelopeSchema>
 
 /** Field order of the serde struct, which is the order serde_json writes. */

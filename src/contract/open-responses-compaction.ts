@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
 import { type HistoryMessage, HistoryMessageSchema } from './history-message.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { InputItemSchema } from './open-responses-input.ts'
 import type { ListedContent } from './open-responses-input-items.ts'
 
@@ -19,47 +20,51 @@ export const COMPACTION_FORMAT = 'turnline.compaction'
 export const COMPACTION_VERSION = 1
 const PREFIX = `${COMPACTION_FORMAT}.v${COMPACTION_VERSION}:`
 
-export const ResponsesCompactRequestSchema = z.strictObject({
-  model: z
-    .string()
-    .min(1)
-    .max(200)
-    .nullish()
-    .describe('The model that writes the summary; absent → the deployment default.'),
-  input: z
-    .union([z.string().min(1).max(1_000_000), z.array(InputItemSchema).min(1).max(1024)])
-    .nullish()
-    .describe('The conversation to compact: a user message, or input items.'),
-  previous_response_id: z
-    .string()
-    .regex(/^resp_[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'not a response id of this server')
-    .nullish()
-    .describe("Compact that response's whole conversation (then `input`, if any)."),
-  instructions: z
-    .string()
-    .max(200_000)
-    .nullish()
-    .describe('System instructions of the conversation (not of the summary).'),
-})
+export const ResponsesCompactRequestSchema = lazySchema(() =>
+  z.strictObject({
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullish()
+      .describe('The model that writes the summary; absent → the deployment default.'),
+    input: z
+      .union([z.string().min(1).max(1_000_000), z.array(InputItemSchema).min(1).max(1024)])
+      .nullish()
+      .describe('The conversation to compact: a user message, or input items.'),
+    previous_response_id: z
+      .string()
+      .regex(/^resp_[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'not a response id of this server')
+      .nullish()
+      .describe("Compact that response's whole conversation (then `input`, if any)."),
+    instructions: z
+      .string()
+      .max(200_000)
+      .nullish()
+      .describe('System instructions of the conversation (not of the summary).'),
+  }),
+)
 export type ResponsesCompactRequest = z.infer<typeof ResponsesCompactRequestSchema>
 
-export const CompactResourceSchema = z
-  .object({
-    id: z.string().describe('`cmp_<id>`: the compaction (nothing is kept to read back).'),
-    object: z.literal('response.compaction').describe('Always `response.compaction`.'),
-    output: z
-      .array(
-        z.looseObject({
-          type: z.string().describe('`message`, then one `compaction`.'),
-        }),
-      )
-      .describe(
-        'The user messages the compaction kept (`message` items), then one `compaction` item `{type, id, encrypted_content}`: send them back as `input`, followed by what comes next.',
-      ),
-    created_at: z.number().int().describe('Unix seconds when it was compacted.'),
-    usage: z.looseObject({}).describe('Open Responses usage of the summary call.'),
-  })
-  .meta({ id: 'CompactResource', description: 'A compacted conversation.' })
+export const CompactResourceSchema = lazySchema(() =>
+  z
+    .object({
+      id: z.string().describe('`cmp_<id>`: the compaction (nothing is kept to read back).'),
+      object: z.literal('response.compaction').describe('Always `response.compaction`.'),
+      output: z
+        .array(
+          z.looseObject({
+            type: z.string().describe('`message`, then one `compaction`.'),
+          }),
+        )
+        .describe(
+          'The user messages the compaction kept (`message` items), then one `compaction` item `{type, id, encrypted_content}`: send them back as `input`, followed by what comes next.',
+        ),
+      created_at: z.number().int().describe('Unix seconds when it was compacted.'),
+      usage: z.looseObject({}).describe('Open Responses usage of the summary call.'),
+    })
+    .meta({ id: 'CompactResource', description: 'A compacted conversation.' }),
+)
 
 /** What `POST /v1/responses/compact` answers (the specification's `CompactResource`). */
 export interface CompactResource {
@@ -98,11 +103,13 @@ export function encodeCompaction(messages: readonly HistoryMessage[]): string {
   )
 }
 
-const CompactionDocumentSchema = z.object({
-  format: z.literal(COMPACTION_FORMAT),
-  version: z.literal(COMPACTION_VERSION),
-  messages: z.array(HistoryMessageSchema).max(100_000),
-})
+const CompactionDocumentSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(COMPACTION_FORMAT),
+    version: z.literal(COMPACTION_VERSION),
+    messages: z.array(HistoryMessageSchema).max(100_000),
+  }),
+)
 
 /**
  * The conversation a compaction item stands for; invalid_input naming `field` when the item was

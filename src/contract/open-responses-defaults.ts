@@ -10,7 +10,8 @@ import { TextFormatJsonSchema } from './open-responses-record.ts'
 const only = <T extends string | number | boolean>(value: T, why: string) =>
   z.literal(value, { error: why }).nullish()
 
-export const ECHOED_DEFAULTS = {
+/** The fields, built when the request schema that spreads them is (open-responses-request.ts). */
+export const echoedDefaults = () => ({
   truncation: only(
     'auto',
     'truncation can only be "auto": Turnline compacts the context when it fills up',
@@ -65,4 +66,4 @@ export const ECHOED_DEFAULTS = {
     .nullish()
     .describe('Output text settings: the format of the answer.'),
   user: z.string().max(256).nullish().describe('Deprecated end-user identifier; ignored.'),
-}
+})

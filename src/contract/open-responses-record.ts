@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import type { SessionConfig } from './session-config.ts'
 
 /**
@@ -12,32 +13,36 @@ export const RESPONSE_RECORD_KEY = 'turnline:open_responses'
 export const RESERVED_METADATA_PREFIX = 'turnline:'
 
 /** Structured output: the answer is JSON following `schema` (sent to the provider, strict). */
-export const TextFormatJsonSchema = z.strictObject({
-  type: z.literal('json_schema').describe('JSON following `schema`.'),
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -')
-    .describe("The format's name."),
-  description: z.string().max(4000).nullish().describe('What the format is for.'),
-  schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the answer.'),
-  strict: z.boolean().nullish().describe('Sent strict in any case: the answer must follow it.'),
-})
+export const TextFormatJsonSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal('json_schema').describe('JSON following `schema`.'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1–64 characters from A-Z a-z 0-9 _ -')
+      .describe("The format's name."),
+    description: z.string().max(4000).nullish().describe('What the format is for.'),
+    schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the answer.'),
+    strict: z.boolean().nullish().describe('Sent strict in any case: the answer must follow it.'),
+  }),
+)
 export type TextFormatJson = z.infer<typeof TextFormatJsonSchema>
 
-const RecordSchema = z.object({
-  v: z.literal(1),
-  created_at: z.number().int().nonnegative(),
-  model: z.string(),
-  max_tool_calls: z.number().int().positive().nullable(),
-  /** The response this one continues (absent in records written before it was kept). */
-  previous_response_id: z.string().nullable().optional(),
-  /** A background response (`background: true`): the work that runs its turn. */
-  background: z.object({ work_id: z.string() }).optional(),
-  /** The structured-output format the response echoes (absent: plain text). */
-  text_format: TextFormatJsonSchema.optional(),
-  /** `store: false`: the session is erased once the response ends (absent: kept). */
-  store: z.literal(false).optional(),
-})
+const RecordSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    created_at: z.number().int().nonnegative(),
+    model: z.string(),
+    max_tool_calls: z.number().int().positive().nullable(),
+    /** The response this one continues (absent in records written before it was kept). */
+    previous_response_id: z.string().nullable().optional(),
+    /** A background response (`background: true`): the work that runs its turn. */
+    background: z.object({ work_id: z.string() }).optional(),
+    /** The structured-output format the response echoes (absent: plain text). */
+    text_format: TextFormatJsonSchema.optional(),
+    /** `store: false`: the session is erased once the response ends (absent: kept). */
+    store: z.literal(false).optional(),
+  }),
+)
 export type ResponseRecord = z.infer<typeof RecordSchema>
 
 export function encodeResponseRecord(record: ResponseRecord): string {

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import type { FrozenOrientation, OrientReason } from './agent-state.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /** `GET /v1/sessions/:id/orientation`. */
 export interface OrientationView {
@@ -14,9 +15,11 @@ export interface OrientationView {
   warnings?: string[]
 }
 
-export const OrientationQuerySchema = z.strictObject({
-  preview: z
-    .enum(['0', '1', 'true', 'false'])
-    .optional()
-    .describe('`1`/`true`: also build the orientation a new orient phase would freeze now.'),
-})
+export const OrientationQuerySchema = lazySchema(() =>
+  z.strictObject({
+    preview: z
+      .enum(['0', '1', 'true', 'false'])
+      .optional()
+      .describe('`1`/`true`: also build the orientation a new orient phase would freeze now.'),
+  }),
+)

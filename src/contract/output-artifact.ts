@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * A tool output kept whole by reference (an "output artifact" of a session): an answer over the
@@ -13,49 +14,57 @@ export const OUTPUT_ARTIFACT_VERSION = 1
 /** Bytes of one stored chunk (the last one may be shorter). Part of the id: never change it. */
 export const OUTPUT_CHUNK_BYTES = 1024 * 1024
 
-export const OutputArtifactIdSchema = z
-  .string()
-  .regex(/^out_[0-9a-f]{32}$/, 'an output artifact id is out_ and 32 lowercase hex characters')
-  .describe('An output artifact id, as named in the preview of a tool output.')
+export const OutputArtifactIdSchema = lazySchema(() =>
+  z
+    .string()
+    .regex(/^out_[0-9a-f]{32}$/, 'an output artifact id is out_ and 32 lowercase hex characters')
+    .describe('An output artifact id, as named in the preview of a tool output.'),
+)
 
-export const OutputChunkSchema = z.strictObject({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.int().min(1).max(OUTPUT_CHUNK_BYTES),
-})
+export const OutputChunkSchema = lazySchema(() =>
+  z.strictObject({
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    size: z.int().min(1).max(OUTPUT_CHUNK_BYTES),
+  }),
+)
 
 /** `outputs/<id>.json` (version 1). */
-export const OutputArtifactSchema = z.strictObject({
-  version: z.literal(OUTPUT_ARTIFACT_VERSION),
-  id: OutputArtifactIdSchema,
-  /** Bytes of the whole output. */
-  size: z.int().min(0),
-  /** Lines: newline characters, plus one when the last line has none. */
-  lines: z.int().min(0),
-  chunk_bytes: z.literal(OUTPUT_CHUNK_BYTES),
-  chunks: z.array(OutputChunkSchema),
-})
+export const OutputArtifactSchema = lazySchema(() =>
+  z.strictObject({
+    version: z.literal(OUTPUT_ARTIFACT_VERSION),
+    id: OutputArtifactIdSchema,
+    /** Bytes of the whole output. */
+    size: z.int().min(0),
+    /** Lines: newline characters, plus one when the last line has none. */
+    lines: z.int().min(0),
+    chunk_bytes: z.literal(OUTPUT_CHUNK_BYTES),
+    chunks: z.array(OutputChunkSchema),
+  }),
+)
 export type OutputArtifact = z.infer<typeof OutputArtifactSchema>
 
 /** Bytes of an output the read tool returns at most in one call. */
 export const READ_OUTPUT_MAX_BYTES = 32 * 1024
 
 /** The arguments of `read_tool_output`. */
-export const ReadOutputArgsSchema = z.strictObject({
-  artifact_id: OutputArtifactIdSchema,
-  offset: z.int().min(0).optional().describe('First byte to read (0-based).'),
-  length: z.int().min(1).max(READ_OUTPUT_MAX_BYTES).optional().describe('Bytes to read.'),
-  start_line: z.int().min(1).optional().describe('First line to read (1-based).'),
-  line_count: z.int().min(1).max(2000).optional().describe('Lines to read.'),
-  search: z.string().min(1).max(1000).optional().describe('Text to find: lists matching lines.'),
-  regex: z
-    .string()
-    .min(1)
-    .max(1000)
-    .optional()
-    .describe(
-      'A regular expression to find (JavaScript syntax without back-references or lookarounds, matched in linear time): lists matching lines.',
-    ),
-  ignore_case: z.boolean().optional(),
-  max_matches: z.int().min(1).max(200).optional(),
-})
+export const ReadOutputArgsSchema = lazySchema(() =>
+  z.strictObject({
+    artifact_id: OutputArtifactIdSchema,
+    offset: z.int().min(0).optional().describe('First byte to read (0-based).'),
+    length: z.int().min(1).max(READ_OUTPUT_MAX_BYTES).optional().describe('Bytes to read.'),
+    start_line: z.int().min(1).optional().describe('First line to read (1-based).'),
+    line_count: z.int().min(1).max(2000).optional().describe('Lines to read.'),
+    search: z.string().min(1).max(1000).optional().describe('Text to find: lists matching lines.'),
+    regex: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        'A regular expression to find (JavaScript syntax without back-references or lookarounds, matched in linear time): lists matching lines.',
+      ),
+    ignore_case: z.boolean().optional(),
+    max_matches: z.int().min(1).max(200).optional(),
+  }),
+)
 export type ReadOutputArgs = z.infer<typeof ReadOutputArgsSchema>

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { encodeOrderedObject } from './json-value.ts'
+import { lazySchema } from './lazy-schema.ts'
 import {
   keysOf,
   Rfc3339Schema,
@@ -26,21 +27,25 @@ export const PENDING_INTENT_FORMAT = 'turnline.pending-intent' as const
 export const PENDING_INTENT_VERSION = 1
 export const KEPT_PENDING_INTENT_VERSION = 2
 
-const PendingIntentV1Schema = z.object({
-  format: z.literal(PENDING_INTENT_FORMAT),
-  version: z.literal(PENDING_INTENT_VERSION),
-  /** The id answered with the 202, carried by the user message that applies it. */
-  id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
-  text: z.string(),
-  accepted_at: Rfc3339Schema,
-})
+const PendingIntentV1Schema = lazySchema(() =>
+  z.object({
+    format: z.literal(PENDING_INTENT_FORMAT),
+    version: z.literal(PENDING_INTENT_VERSION),
+    /** The id answered with the 202, carried by the user message that applies it. */
+    id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
+    text: z.string(),
+    accepted_at: Rfc3339Schema,
+  }),
+)
 
-const PendingIntentV2Schema = z.object({
-  ...PendingIntentV1Schema.shape,
-  version: z.literal(KEPT_PENDING_INTENT_VERSION),
-  /** `text` is the preview of these texts, kept whole as artifacts of the session. */
-  input_artifacts: InputArtifactsSchema,
-})
+const PendingIntentV2Schema = lazySchema(() =>
+  z.object({
+    ...PendingIntentV1Schema.shape,
+    version: z.literal(KEPT_PENDING_INTENT_VERSION),
+    /** `text` is the preview of these texts, kept whole as artifacts of the session. */
+    input_artifacts: InputArtifactsSchema,
+  }),
+)
 
 export type PendingIntent =
   | z.infer<typeof PendingIntentV1Schema>

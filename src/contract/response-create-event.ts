@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { IDEMPOTENCY_KEY } from './api.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * The client event of the Open Responses WebSocket mode (specification 2026-04-24,
@@ -15,25 +16,31 @@ import { IDEMPOTENCY_KEY } from './api.ts'
 const httpOnly = (field: string, why: string) =>
   z.never({ error: `${field} is a field of the HTTP transport; WebSocket mode ${why}` }).optional()
 
-export const ResponseCreateEnvelopeSchema = z.looseObject({
-  type: z.literal('response.create', {
-    error: 'a client event is {"type": "response.create", …the fields of a response request}',
+export const ResponseCreateEnvelopeSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('response.create', {
+      error: 'a client event is {"type": "response.create", …the fields of a response request}',
+    }),
+    idempotency_key: z
+      .string()
+      .regex(IDEMPOTENCY_KEY, {
+        error: 'idempotency_key must be 1–200 characters from A-Z a-z 0-9 . _ : -',
+      })
+      .optional()
+      .describe(
+        'The Idempotency-Key of this response: the same key is the same response, run once.',
+      ),
+    generate: z
+      .boolean()
+      .optional()
+      .describe(
+        'false: a warm-up response (no output, nothing sent to the model) to continue from.',
+      ),
+    stream: httpOnly('stream', 'streams every response'),
+    stream_options: httpOnly('stream_options', 'streams every response'),
+    background: httpOnly('background', 'runs each response while the connection waits'),
   }),
-  idempotency_key: z
-    .string()
-    .regex(IDEMPOTENCY_KEY, {
-      error: 'idempotency_key must be 1–200 characters from A-Z a-z 0-9 . _ : -',
-    })
-    .optional()
-    .describe('The Idempotency-Key of this response: the same key is the same response, run once.'),
-  generate: z
-    .boolean()
-    .optional()
-    .describe('false: a warm-up response (no output, nothing sent to the model) to continue from.'),
-  stream: httpOnly('stream', 'streams every response'),
-  stream_options: httpOnly('stream_options', 'streams every response'),
-  background: httpOnly('background', 'runs each response while the connection waits'),
-})
+)
 
 /** The fields of the envelope that are not the request's. */
 export const ENVELOPE_FIELDS = ['type', 'idempotency_key', 'generate'] as const

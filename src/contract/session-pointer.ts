@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * `<prefix>/<tenant>/.turnline/sessions/<session_id>.json`: which workspace folder holds a
@@ -7,13 +8,15 @@ import { TurnlineError } from './errors.ts'
  */
 export const SESSION_POINTER_FORMAT = 'turnline.session-pointer'
 
-export const SessionPointerSchema = z.strictObject({
-  format: z.literal(SESSION_POINTER_FORMAT),
-  version: z.literal(1),
-  session_id: z.string().min(1),
-  workspace: z.string().min(1),
-  created_at: z.string().min(1),
-})
+export const SessionPointerSchema = lazySchema(() =>
+  z.strictObject({
+    format: z.literal(SESSION_POINTER_FORMAT),
+    version: z.literal(1),
+    session_id: z.string().min(1),
+    workspace: z.string().min(1),
+    created_at: z.string().min(1),
+  }),
+)
 export type SessionPointer = z.infer<typeof SessionPointerSchema>
 
 export function parseSessionPointer(bytes: Uint8Array): SessionPointer {

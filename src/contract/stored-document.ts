@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { corruptData, describeIssues, invalidShape, parseStoredObject } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { encodeOrderedObject } from './json-value.ts'
+import { lazySchema } from './lazy-schema.ts'
 
 /**
  * Shared rules of the JSON documents Turnline stores (manifest, turn index, batches,
@@ -10,10 +11,10 @@ import { encodeOrderedObject } from './json-value.ts'
  */
 
 /** RFC 3339 timestamp with `Z` or a numeric offset (any fraction precision, as chrono writes). */
-export const Rfc3339Schema = z.iso.datetime({ offset: true })
+export const Rfc3339Schema = lazySchema(() => z.iso.datetime({ offset: true }))
 
 /** A count, sequence number or batch number. */
-export const CounterSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+export const CounterSchema = lazySchema(() => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
 
 /** Reads `input` as a JSON object, or throws corrupt_data. */
 export function readDocument(input: Uint8Array | string, what: string): Record<string, unknown> {
@@ -103,7 +104,8 @@ export function documentCodec<T extends z.ZodObject>(
   schema: T,
   tag: { format: string; version: number; what: string },
 ): { parse(input: Uint8Array | string): z.output<T>; serialize(value: z.output<T>): string } {
-  const keys = keysOf(schema)
+  // Read from the schema at the first write, so that a codec costs nothing until it is used.
+  let keys: readonly string[] | undefined
   return {
     parse(input) {
       const doc = readDocument(input, tag.what)
@@ -112,6 +114,7 @@ export function documentCodec<T extends z.ZodObject>(
       return validateDocument(schema, doc, tag.what)
     },
     serialize(value) {
+      keys ??= keysOf(schema)
       return encodeOrderedObject(validateForWrite(schema, value, tag.what), keys)
     },
   }

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { parseStoredBlob } from './stored-blob.ts'
 
 /**
@@ -14,27 +15,33 @@ export const STORED_FILE_FORMAT = 'turnline.file'
 export const STORED_FILE_VERSION = 1
 
 /** What a model is sent as a document. */
-export const DocumentMediaTypeSchema = z.enum(['application/pdf'])
+export const DocumentMediaTypeSchema = lazySchema(() => z.enum(['application/pdf']))
 export type DocumentMediaType = z.infer<typeof DocumentMediaTypeSchema>
 
-const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 is 64 lowercase hex characters')
-const FilenameSchema = z.string().min(1).max(255)
+const Sha256Schema = lazySchema(() =>
+  z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 is 64 lowercase hex characters'),
+)
+const FilenameSchema = lazySchema(() => z.string().min(1).max(255))
 
 /** A document as a model adapter sends it: its name and bytes (base64). */
-export const UserFileSchema = z.object({
-  filename: FilenameSchema,
-  media_type: DocumentMediaTypeSchema,
-  data: z.string().min(1),
-})
+export const UserFileSchema = lazySchema(() =>
+  z.object({
+    filename: FilenameSchema,
+    media_type: DocumentMediaTypeSchema,
+    data: z.string().min(1),
+  }),
+)
 export type UserFile = z.infer<typeof UserFileSchema>
 
 /** A document of a user message stored in the session's folder, by reference. */
-export const StoredUserFileSchema = z.object({
-  filename: FilenameSchema,
-  sha256: Sha256Schema,
-  media_type: DocumentMediaTypeSchema,
-  size: z.int().min(1),
-})
+export const StoredUserFileSchema = lazySchema(() =>
+  z.object({
+    filename: FilenameSchema,
+    sha256: Sha256Schema,
+    media_type: DocumentMediaTypeSchema,
+    size: z.int().min(1),
+  }),
+)
 export type StoredUserFile = z.infer<typeof StoredUserFileSchema>
 
 /** A stored document reaches an adapter only loaded (SessionFiles.load); one that did not is a fault. */
@@ -52,14 +59,16 @@ export function fileDataUrl(file: UserFile): string {
 }
 
 /** `files/<sha256>.json` (version 1): the document's bytes, base64, with what they are. */
-export const StoredFileSchema = z.strictObject({
-  format: z.literal(STORED_FILE_FORMAT),
-  version: z.literal(STORED_FILE_VERSION),
-  sha256: Sha256Schema,
-  media_type: DocumentMediaTypeSchema,
-  size: z.int().min(1),
-  data: z.string().min(1),
-})
+export const StoredFileSchema = lazySchema(() =>
+  z.strictObject({
+    format: z.literal(STORED_FILE_FORMAT),
+    version: z.literal(STORED_FILE_VERSION),
+    sha256: Sha256Schema,
+    media_type: DocumentMediaTypeSchema,
+    size: z.int().min(1),
+    data: z.string().min(1),
+  }),
+)
 export type StoredFile = z.infer<typeof StoredFileSchema>
 
 /** Reads a stored document: corrupt_data when it is not one, unsupported_version when newer. */

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TurnlineError } from './errors.ts'
+import { lazySchema } from './lazy-schema.ts'
 import { parseStoredBlob } from './stored-blob.ts'
 import { ImageDetailSchema, type UserImage } from './turn-input.ts'
 
@@ -13,22 +14,30 @@ import { ImageDetailSchema, type UserImage } from './turn-input.ts'
 export const STORED_IMAGE_FORMAT = 'turnline.image'
 export const STORED_IMAGE_VERSION = 1
 
-export const ImageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+export const ImageMediaTypeSchema = lazySchema(() =>
+  z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+)
 export type ImageMediaType = z.infer<typeof ImageMediaTypeSchema>
 
-const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 is 64 lowercase hex characters')
+const Sha256Schema = lazySchema(() =>
+  z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 is 64 lowercase hex characters'),
+)
 
 /** A stored image as the transcript names it. */
-export const ImageRefSchema = z.object({
-  sha256: Sha256Schema,
-  media_type: ImageMediaTypeSchema,
-  /** Bytes of the image. */
-  size: z.int().min(1),
-})
+export const ImageRefSchema = lazySchema(() =>
+  z.object({
+    sha256: Sha256Schema,
+    media_type: ImageMediaTypeSchema,
+    /** Bytes of the image. */
+    size: z.int().min(1),
+  }),
+)
 export type ImageRef = z.infer<typeof ImageRefSchema>
 
 /** An image of a user message stored in the session's folder, by reference (transcript v3). */
-export const StoredUserImageSchema = ImageRefSchema.extend({ detail: ImageDetailSchema.optional() })
+export const StoredUserImageSchema = lazySchema(() =>
+  ImageRefSchema.extend({ detail: ImageDetailSchema.optional() }),
+)
 export type StoredUserImage = z.infer<typeof StoredUserImageSchema>
 
 /**
@@ -44,14 +53,16 @@ export function sentImage(image: UserImage | StoredUserImage): UserImage {
 }
 
 /** `images/<sha256>.json` (version 1): the image's bytes, base64, with what they are. */
-export const StoredImageSchema = z.strictObject({
-  format: z.literal(STORED_IMAGE_FORMAT),
-  version: z.literal(STORED_IMAGE_VERSION),
-  sha256: Sha256Schema,
-  media_type: ImageMediaTypeSchema,
-  size: z.int().min(1),
-  data: z.string().min(1),
-})
+export const StoredImageSchema = lazySchema(() =>
+  z.strictObject({
+    format: z.literal(STORED_IMAGE_FORMAT),
+    version: z.literal(STORED_IMAGE_VERSION),
+    sha256: Sha256Schema,
+    media_type: ImageMediaTypeSchema,
+    size: z.int().min(1),
+    data: z.string().min(1),
+  }),
+)
 export type StoredImage = z.infer<typeof StoredImageSchema>
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/]+={0,2})$/

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { readDocument, requireFormat, requireVersion, validateDocument } from './stored-document.ts'
 import { WorkIdSchema, type WorkLocation } from './work-record.ts'
 
@@ -20,16 +21,18 @@ const Tag = {
   version: z.literal(TRIGGER_MESSAGE_VERSION),
 }
 
-export const TriggerMessageSchema = z.discriminatedUnion('kind', [
-  z.object({
-    ...Tag,
-    kind: z.literal('work'),
-    tenant: z.string().min(1).max(128),
-    session_id: z.string().min(1).max(200),
-    work_id: WorkIdSchema,
-  }),
-  z.object({ ...Tag, kind: z.literal('callbacks') }),
-])
+export const TriggerMessageSchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({
+      ...Tag,
+      kind: z.literal('work'),
+      tenant: z.string().min(1).max(128),
+      session_id: z.string().min(1).max(200),
+      work_id: WorkIdSchema,
+    }),
+    z.object({ ...Tag, kind: z.literal('callbacks') }),
+  ]),
+)
 export type TriggerMessage = z.infer<typeof TriggerMessageSchema>
 
 const WHAT = 'work trigger message'

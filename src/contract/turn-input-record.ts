@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { OutputArtifactIdSchema } from './output-artifact.ts'
 import { ImageRefSchema } from './stored-image.ts'
 import {
@@ -34,107 +35,127 @@ export const KEPT_TURN_INPUT_VERSION = 3
 export const KEPT_FOLLOW_UP_INPUT_VERSION = 4
 
 /** A text of a turn's input kept whole as an output artifact (its preview is in `input`). */
-export const InputArtifactRefSchema = z
-  .strictObject({
-    artifact_id: OutputArtifactIdSchema.describe(
-      'The artifact holding the text whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
-    ),
-    size: z.int().min(0).describe('Bytes of the text (UTF-8).'),
-    lines: z.int().min(0).describe('Lines of the text.'),
-  })
-  .meta({ id: 'InputArtifactRef', description: 'A text of the input kept whole by reference.' })
+export const InputArtifactRefSchema = lazySchema(() =>
+  z
+    .strictObject({
+      artifact_id: OutputArtifactIdSchema.describe(
+        'The artifact holding the text whole: `GET /v1/sessions/{id}/artifacts/{artifact_id}`.',
+      ),
+      size: z.int().min(0).describe('Bytes of the text (UTF-8).'),
+      lines: z.int().min(0).describe('Lines of the text.'),
+    })
+    .meta({ id: 'InputArtifactRef', description: 'A text of the input kept whole by reference.' }),
+)
 export type InputArtifactRef = z.infer<typeof InputArtifactRefSchema>
 
-export const InputArtifactsSchema = z
-  .array(InputArtifactRefSchema)
-  .min(1)
-  .max(64)
-  .describe(
-    "Texts of `input` over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`), kept whole as artifacts of the session: `input` holds each one's preview (its head and tail and a notice naming the artifact), in the order they appear.",
-  )
-
-const StoredIntentInputSchema = z.object({
-  intent_id: z.string().min(1).describe('The follow-up id (`POST …/intents` answered it).'),
-  text: z.string().describe('Its text (its preview when it was kept as an artifact).'),
-})
-
-export const IntentInputSchema = z.object({
-  ...StoredIntentInputSchema.shape,
-  input_artifacts: InputArtifactsSchema.max(1)
-    .optional()
+export const InputArtifactsSchema = lazySchema(() =>
+  z
+    .array(InputArtifactRefSchema)
+    .min(1)
+    .max(64)
     .describe(
-      "The follow-up's text was over the inline limit: kept whole as this artifact of the session, `text` holds its preview.",
+      "Texts of `input` over the inline limit (`TURNLINE_TOOL_MAX_RESPONSE_BYTES`), kept whole as artifacts of the session: `input` holds each one's preview (its head and tail and a notice naming the artifact), in the order they appear.",
     ),
-})
+)
+
+const StoredIntentInputSchema = lazySchema(() =>
+  z.object({
+    intent_id: z.string().min(1).describe('The follow-up id (`POST …/intents` answered it).'),
+    text: z.string().describe('Its text (its preview when it was kept as an artifact).'),
+  }),
+)
+
+export const IntentInputSchema = lazySchema(() =>
+  z.object({
+    ...StoredIntentInputSchema.shape,
+    input_artifacts: InputArtifactsSchema.max(1)
+      .optional()
+      .describe(
+        "The follow-up's text was over the inline limit: kept whole as this artifact of the session, `text` holds its preview.",
+      ),
+  }),
+)
 
 export type IntentInput = z.infer<typeof IntentInputSchema>
 
-export const TurnInputRecordSchema = z
-  .object({
-    version: z
-      .literal(TURN_INPUT_RECORD_VERSION)
-      .describe('Version of this record (1); a newer one is listed without its input.'),
-    input: TurnInputSchema.optional().describe(
-      "The turn's `input` exactly as the request gave it (a string, or `input_text` and `input_image` parts); absent when the turn had none.",
-    ),
-    follow_ups: z
-      .array(IntentInputSchema)
-      .optional()
-      .describe(
-        'Follow-ups queued with `POST …/intents` and applied as the turn started, in order (they come before `input` in the transcript).',
+export const TurnInputRecordSchema = lazySchema(() =>
+  z
+    .object({
+      version: z
+        .literal(TURN_INPUT_RECORD_VERSION)
+        .describe('Version of this record (1); a newer one is listed without its input.'),
+      input: TurnInputSchema.optional().describe(
+        "The turn's `input` exactly as the request gave it (a string, or `input_text` and `input_image` parts); absent when the turn had none.",
       ),
-    input_artifacts: InputArtifactsSchema.optional(),
-  })
-  .meta({ id: 'TurnInputRecord', description: 'What one turn was asked.' })
+      follow_ups: z
+        .array(IntentInputSchema)
+        .optional()
+        .describe(
+          'Follow-ups queued with `POST …/intents` and applied as the turn started, in order (they come before `input` in the transcript).',
+        ),
+      input_artifacts: InputArtifactsSchema.optional(),
+    })
+    .meta({ id: 'TurnInputRecord', description: 'What one turn was asked.' }),
+)
 export type TurnInputRecord = z.infer<typeof TurnInputRecordSchema>
 
 /** An image part of a version 2 record: a stored image, by reference. */
-export const StoredInputImagePartSchema = z.strictObject({
-  type: z.literal('input_image'),
-  image: ImageRefSchema,
-  detail: ImageDetailSchema.optional(),
-})
+export const StoredInputImagePartSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal('input_image'),
+    image: ImageRefSchema,
+    detail: ImageDetailSchema.optional(),
+  }),
+)
 
 /** The record as version 2 stores it. */
-export const TurnInputRecordV2Schema = z.object({
-  version: z.literal(STORED_TURN_INPUT_VERSION),
-  input: z
-    .union([
-      z.string().min(1),
-      z
-        .array(z.union([InputTextPartSchema, InputImagePartSchema, StoredInputImagePartSchema]))
-        .min(1),
-    ])
-    .optional(),
-  follow_ups: z.array(StoredIntentInputSchema).optional(),
-})
+export const TurnInputRecordV2Schema = lazySchema(() =>
+  z.object({
+    version: z.literal(STORED_TURN_INPUT_VERSION),
+    input: z
+      .union([
+        z.string().min(1),
+        z
+          .array(z.union([InputTextPartSchema, InputImagePartSchema, StoredInputImagePartSchema]))
+          .min(1),
+      ])
+      .optional(),
+    follow_ups: z.array(StoredIntentInputSchema).optional(),
+  }),
+)
 export type TurnInputRecordV2 = z.infer<typeof TurnInputRecordV2Schema>
 
 /** The record as version 3 stores it: version 2 with the texts kept as artifacts named. */
-export const TurnInputRecordV3Schema = z.object({
-  ...TurnInputRecordV2Schema.shape,
-  version: z.literal(KEPT_TURN_INPUT_VERSION),
-  input_artifacts: InputArtifactsSchema,
-})
+export const TurnInputRecordV3Schema = lazySchema(() =>
+  z.object({
+    ...TurnInputRecordV2Schema.shape,
+    version: z.literal(KEPT_TURN_INPUT_VERSION),
+    input_artifacts: InputArtifactsSchema,
+  }),
+)
 export type TurnInputRecordV3 = z.infer<typeof TurnInputRecordV3Schema>
 
 /** The record as version 4 stores it: version 3 with follow-ups kept as artifacts named. */
-export const TurnInputRecordV4Schema = z.object({
-  ...TurnInputRecordV2Schema.shape,
-  version: z.literal(KEPT_FOLLOW_UP_INPUT_VERSION),
-  follow_ups: TurnInputRecordSchema.shape.follow_ups,
-  input_artifacts: InputArtifactsSchema.optional(),
-})
+export const TurnInputRecordV4Schema = lazySchema(() =>
+  z.object({
+    ...TurnInputRecordV2Schema.shape,
+    version: z.literal(KEPT_FOLLOW_UP_INPUT_VERSION),
+    follow_ups: TurnInputRecordSchema.shape.follow_ups,
+    input_artifacts: InputArtifactsSchema.optional(),
+  }),
+)
 export type TurnInputRecordV4 = z.infer<typeof TurnInputRecordV4Schema>
 
 /** A record of a version this build cannot read: kept as an unknown JSON object. */
-export const StoredTurnInputSchema = z.union([
-  TurnInputRecordSchema,
-  TurnInputRecordV2Schema,
-  TurnInputRecordV3Schema,
-  TurnInputRecordV4Schema,
-  z.looseObject({ version: z.number().int().min(5) }),
-])
+export const StoredTurnInputSchema = lazySchema(() =>
+  z.union([
+    TurnInputRecordSchema,
+    TurnInputRecordV2Schema,
+    TurnInputRecordV3Schema,
+    TurnInputRecordV4Schema,
+    z.looseObject({ version: z.number().int().min(5) }),
+  ]),
+)
 export type StoredTurnInput = z.infer<typeof StoredTurnInputSchema>
 
 /**

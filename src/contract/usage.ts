@@ -1,14 +1,17 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 
-const TokenCount = z.number().int().nonnegative()
+const TokenCount = lazySchema(() => z.number().int().nonnegative())
 
 /** VT Code Usage: all four fields required on read and on write. */
-export const UsageSchema = z.object({
-  input_tokens: TokenCount.describe('Prompt tokens.'),
-  cached_input_tokens: TokenCount.describe("Prompt tokens read from the provider's cache."),
-  cache_creation_tokens: TokenCount.describe("Prompt tokens written to the provider's cache."),
-  output_tokens: TokenCount.describe('Answer tokens (reasoning included).'),
-})
+export const UsageSchema = lazySchema(() =>
+  z.object({
+    input_tokens: TokenCount.describe('Prompt tokens.'),
+    cached_input_tokens: TokenCount.describe("Prompt tokens read from the provider's cache."),
+    cache_creation_tokens: TokenCount.describe("Prompt tokens written to the provider's cache."),
+    output_tokens: TokenCount.describe('Answer tokens (reasoning included).'),
+  }),
+)
 export type Usage = z.infer<typeof UsageSchema>
 
 export const ZERO_USAGE: Usage = Object.freeze({

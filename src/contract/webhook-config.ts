@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { lazySchema } from './lazy-schema.ts'
 import { SessionConfigSchema } from './session-config.ts'
 import { isUsableWebhookSecret } from './standard-webhooks.ts'
 import { TenantNameSchema } from './tenancy.ts'
@@ -8,21 +9,25 @@ import { TenantNameSchema } from './tenancy.ts'
  * (Standard Webhooks signing) starts a session with `session` settings and runs one turn whose
  * input is `prompt` with `{{body}}` replaced by the delivered payload.
  */
-export const WebhookConfigSchema = z.strictObject({
-  /** Standard Webhooks secret: `whsec_<base64>` (or raw text). */
-  secret: z
-    .string()
-    .min(16)
-    .refine(isUsableWebhookSecret, { error: 'a whsec_ secret must be base64 after the prefix' }),
-  tenant: TenantNameSchema,
-  session: SessionConfigSchema.default(SessionConfigSchema.parse({})),
-  prompt: z.string().min(1).max(100_000).default('{{body}}'),
-})
+export const WebhookConfigSchema = lazySchema(() =>
+  z.strictObject({
+    /** Standard Webhooks secret: `whsec_<base64>` (or raw text). */
+    secret: z
+      .string()
+      .min(16)
+      .refine(isUsableWebhookSecret, { error: 'a whsec_ secret must be base64 after the prefix' }),
+    tenant: TenantNameSchema,
+    session: SessionConfigSchema.default(SessionConfigSchema.parse({})),
+    prompt: z.string().min(1).max(100_000).default('{{body}}'),
+  }),
+)
 export type WebhookConfig = z.infer<typeof WebhookConfigSchema>
 
-export const WebhooksSchema = z.record(
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'webhook names use 1–64 characters from A-Z a-z 0-9 _ -'),
-  WebhookConfigSchema,
+export const WebhooksSchema = lazySchema(() =>
+  z.record(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'webhook names use 1–64 characters from A-Z a-z 0-9 _ -'),
+    WebhookConfigSchema,
+  ),
 )
