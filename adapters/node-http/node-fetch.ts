@@ -6,7 +6,9 @@
  * — which costs ≈ 0.2 ms of CPU more per request than the same request on `node:http`, and a
  * steady turn makes three (docs/performance.md, the turn path on fs).
  *
- * It answers a real `Response` whose body is a stream over the socket's chunks, rejects as
+ * It answers a `Response` (node-response.ts: its status, headers and body reads its own, every
+ * other member a platform Response's made on first use) whose body is the socket's chunks
+ * (node-response-body.ts), rejects as
  * fetch does (`signal.reason` on an abort, `TypeError('fetch failed', { cause })` on a transport
  * failure; an abort or a broken connection after the headers errors the body) and follows
  * redirects as fetch does for `redirect: 'follow'` (the default), `'manual'` (the 3xx answered
@@ -22,7 +24,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { type Hop, nextRedirect } from './node-fetch-redirect.ts'
-import { responseBody } from './node-response-body.ts'
+import { NodeResponse } from './node-response.ts'
+import { NodeResponseBody } from './node-response-body.ts'
 
 const IDLE_MS = 300_000
 const MAX_REDIRECTS = 20
@@ -41,18 +44,18 @@ export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input,
     const mode = init?.redirect ?? 'follow'
     let current = hop
     for (let redirects = 0; ; redirects++) {
-      const { response, res } = await send(current, agents, signal)
+      const { response, res, body } = await send(current, agents, signal)
       if (mode === 'manual') return response
       let next: Hop | undefined
       try {
         next = nextRedirect(current, res)
       } catch (error) {
-        void response.body?.cancel()
+        void body?.cancel()
         throw error
       }
       if (next === undefined) return response
       // A redirect's own body is not read: cancelling it ends its connection and its listeners.
-      void response.body?.cancel()
+      void body?.cancel()
       if (mode === 'error' || redirects >= MAX_REDIRECTS) {
         throw new TypeError('fetch failed', {
           cause: new Error(mode === 'error' ? 'unexpected redirect' : 'redirect count exceeded'),
@@ -134,7 +137,7 @@ function send(
   hop: Hop,
   agents: { http: HttpAgent; https: HttpsAgent },
   signal: AbortSignal | undefined,
-): Promise<{ response: Response; res: IncomingMessage }> {
+): Promise<{ response: Response; res: IncomingMessage; body: NodeResponseBody | null }> {
   return new Promise((resolve, reject) => {
     const https = hop.url.protocol === 'https:'
     const req = (https ? httpsRequest : httpRequest)(hop.url, {
@@ -166,21 +169,18 @@ function send(
       const raw = res.rawHeaders
       for (let i = 0; i + 1 < raw.length; i += 2)
         headers.append(raw[i] as string, raw[i + 1] as string)
+      const statusText = res.statusMessage ?? ''
       if (NULL_BODY_STATUS.has(status) || hop.method === 'HEAD') {
         done()
         res.resume()
-        resolve({
-          response: new Response(null, { status, statusText: res.statusMessage, headers }),
-          res,
-        })
+        const response = new NodeResponse(null, { status, statusText, headers })
+        resolve({ response: response as unknown as Response, res, body: null })
         return
       }
-      const body = responseBody(res, done)
-      failBody = body.fail
-      resolve({
-        response: new Response(body.stream, { status, statusText: res.statusMessage, headers }),
-        res,
-      })
+      const body = new NodeResponseBody(res, done)
+      failBody = (reason) => body.fail(reason)
+      const response = new NodeResponse(body, { status, statusText, headers })
+      resolve({ response: response as unknown as Response, res, body })
     })
     req.end(hop.body)
   })

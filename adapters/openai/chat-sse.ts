@@ -1,11 +1,13 @@
 import { APIError, OpenAIError } from 'openai/error'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
+import { bodyReader } from '../../src/shared/body-reader.ts'
 import { SseDecoder } from '../../src/shared/sse-decoder.ts'
 
 /**
  * The chunks of a streamed Chat Completions response, read straight from its body: the request
  * (headers, retries of the connection, HTTP errors as APIError) stays with the SDK
- * (`create(…).asResponse()`), the body is decoded here with one TextDecoder and string scanning
+ * (`create(…).asResponse()`), the body is decoded here (read through `bodyReader`: the Node
+ * fetch's own reader, else the web stream's) with one TextDecoder and string scanning
  * instead of the SDK's byte-array concatenation and three layers of async iterators, which cost
  * more CPU than the rest of a turn's model step. The frames come from the one SSE decoder
  * (src/shared/sse-decoder.ts: `\n`, `\r\n` or `\r` line ends, comments skipped, `data:` lines
@@ -15,8 +17,8 @@ import { SseDecoder } from '../../src/shared/sse-decoder.ts'
  * quietly (the caller checks its signal). Stopping early cancels the body.
  */
 export async function* chatChunks(response: Response): AsyncGenerator<ChatCompletionChunk> {
-  if (!response.body) throw new OpenAIError('Attempted to iterate over a response with no body')
-  const reader = response.body.getReader()
+  const reader = bodyReader(response)
+  if (!reader) throw new OpenAIError('Attempted to iterate over a response with no body')
   const decoder = new TextDecoder()
   const sse = new SseDecoder()
   let finished = false

@@ -1,4 +1,5 @@
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
+import { bodyReader } from '../../shared/body-reader.ts'
 import { joinBytes } from './join-bytes.ts'
 import { KeptOutput, type OutputKeeping } from './kept-output.ts'
 import { outputPreview, previewSizes, textOfSlice } from './output-preview.ts'
@@ -30,11 +31,12 @@ export async function captureOutput(
   keeping?: OutputKeeping,
   knownSize?: number,
 ): Promise<CapturedOutput> {
-  if (!keeping || !response.body) {
+  if (!keeping) {
     const { text, cut } = await readLimited(response, limit)
     return { kind: 'inline', text: cut ? `${text}\n[response cut at ${limit} bytes]` : text }
   }
-  const reader = response.body.getReader()
+  const reader = bodyReader(response)
+  if (!reader) return { kind: 'inline', text: '' }
   const parts: Uint8Array[] = []
   let size = 0
   for (;;) {

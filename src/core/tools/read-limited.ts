@@ -1,3 +1,4 @@
+import { bodyReader } from '../../shared/body-reader.ts'
 import { joinBytes } from './join-bytes.ts'
 
 /** Reads at most `limit` bytes of a response body (then cancels it) as UTF-8 text. */
@@ -5,8 +6,8 @@ export async function readLimited(
   response: Response,
   limit: number,
 ): Promise<{ text: string; cut: boolean }> {
-  if (!response.body) return { text: '', cut: false }
-  const reader = response.body.getReader()
+  const reader = bodyReader(response)
+  if (!reader) return { text: '', cut: false }
   const chunks: Uint8Array[] = []
   let size = 0
   let cut = false
