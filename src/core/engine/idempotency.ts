@@ -1,6 +1,7 @@
 import type { EngineState, TurnRecord } from '../../contract/engine-state.ts'
 import { TurnRecordSchema } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
+import { sha256HexOfText } from '../../shared/sha256-small.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 
 /**
@@ -73,10 +74,8 @@ export function coordinatorRecord(response: string, call: IdempotentCall): TurnR
   return result.data
 }
 
-async function fingerprint(operation: string, request: unknown): Promise<string> {
-  const text = canonicalJson({ operation, request })
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
+function fingerprint(operation: string, request: unknown): Promise<string> {
+  return sha256HexOfText(canonicalJson({ operation, request }))
 }
 
 /** JSON with object keys sorted and undefined members left out: equal requests, equal text. */
