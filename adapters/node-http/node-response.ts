@@ -62,9 +62,14 @@ export class NodeResponse {
 
   arrayBuffer(): Promise<ArrayBuffer> {
     if (this.#platform !== undefined && !this.#used) return this.#platform.arrayBuffer()
-    return this.#bytes().then(
-      (bytes) =>
-        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    // Bytes joined from several chunks are an array of their own; one chunk is a view of the socket's.
+    return this.#bytes().then((bytes) =>
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? (bytes.buffer as ArrayBuffer)
+        : (bytes.buffer.slice(
+            bytes.byteOffset,
+            bytes.byteOffset + bytes.byteLength,
+          ) as ArrayBuffer),
     )
   }
 
