@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { denoEgressPolicy } from '../../adapters/egress/deno-egress-host.ts'
-import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
+import { useRankTables } from '../../src/core/session-service.ts'
 import { denoPeer } from '../http/client-address.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import { type DenoPermissionQuery, missingDenoPermissions } from './deno-permissions.ts'

@@ -1,5 +1,4 @@
-import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
-import { preloadEncodings } from '../../src/core/session-service.ts'
+import { preloadEncodings, useRankTables } from '../../src/core/session-service.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import type { EmbeddedRunnerStarter } from './embedded-runner.ts'
 import { onStartupError, startEntryApp } from './entry-app.ts'

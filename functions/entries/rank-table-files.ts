@@ -1,8 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import {
-  packagedRankTables,
-  type RankTableSource,
-} from '../../src/core/compaction/bpe-tokenizer.ts'
+import { packagedRankTables, type RankTableSource } from '../../src/core/session-service.ts'
 import type { EncodingName } from '../../src/ports/tokenizer.ts'
 
 /**

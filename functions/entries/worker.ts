@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ExecutionContext } from 'hono'
-import { useRankTables } from '../../src/core/compaction/bpe-tokenizer.ts'
+import { useRankTables } from '../../src/core/session-service.ts'
 import { createDeps } from '../deps.ts'
 import { workerPeer } from '../http/client-address.ts'
 import { claimedDeps, type EntryApp } from './entry-app.ts'

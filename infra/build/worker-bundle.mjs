@@ -62,18 +62,32 @@ function aliasPlugin(rootDir) {
 }
 
 /**
- * wrangler's own default rule this bundle uses: `*.bin` as Data modules (the token counter's
- * rank tables, functions/entries/worker-rank-tables.ts). Declared again in wrangler.toml, wrangler
- * would find each such file twice.
+ * The token counter's rank tables (functions/entries/worker-rank-tables.ts imports
+ * `turnline-worker-rank-tables/<encoding>.bin`): the files worker-rank-tables.mjs wrote to
+ * dist/worker-rank-tables/, left as imports of copies under modules/ beside the chunks, which
+ * wrangler uploads as Data modules by its default rule for `*.bin`.
  */
-const DEFAULT_RULE_GLOBS = ['**/*.bin']
+function rankTableModules(rootDir, copies) {
+  return {
+    name: 'worker-rank-tables',
+    setup(build) {
+      build.onResolve({ filter: /^turnline-worker-rank-tables\/[a-z0-9_]+\.bin$/ }, (args) => {
+        const file = args.path.slice('turnline-worker-rank-tables/'.length)
+        const name = `modules/rank-tables/${file}`
+        copies.set(name, path.join(rootDir, 'dist', 'worker-rank-tables', file))
+        return { path: `./${name}`, external: true }
+      })
+    },
+  }
+}
 
 /**
- * The globs of wrangler.toml's non-JavaScript `[[rules]]`, and of the default rule above.
+ * The globs of wrangler.toml's non-JavaScript `[[rules]]` (none now: the rank tables are
+ * rankTableModules' above).
  */
 function ruleGlobs(rootDir) {
   const toml = readFileSync(path.join(rootDir, 'wrangler.toml'), 'utf8')
-  const globs = [...DEFAULT_RULE_GLOBS]
+  const globs = []
   for (const [, list] of toml.matchAll(/^globs\s*=\s*\[([^\]]*)\]/gm)) {
     for (const [, glob] of list.matchAll(/"([^"]+)"/g)) if (!glob.endsWith('.js')) globs.push(glob)
   }
@@ -146,7 +160,11 @@ export async function bundleWorker({ rootDir = root, outDir } = {}) {
     write: false,
     outdir: out,
     logLevel: 'warning',
-    plugins: [aliasPlugin(rootDir), ruleModules(rootDir, copies)],
+    plugins: [
+      rankTableModules(rootDir, copies),
+      aliasPlugin(rootDir),
+      ruleModules(rootDir, copies),
+    ],
   })
   const files = new Map(result.outputFiles.map((file) => [file.path, file.contents]))
   for (const [name, source] of copies) files.set(path.join(out, name), readFileSync(source))

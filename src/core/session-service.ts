@@ -70,6 +70,12 @@ export async function preloadEncodings(
   await load(model)
 }
 
+/** Where the token counter's rank tables come from: each runtime entry's choice (bpe-tokenizer.ts). */
+export {
+  packagedRankTables,
+  type RankTableSource,
+  useRankTables,
+} from './compaction/bpe-tokenizer.ts'
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
 export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
 

@@ -92,8 +92,8 @@ describe('Worker bundle', () => {
     expect([...imported].filter((name) => !uploaded.includes(name))).toEqual([])
     expect(uploaded).toEqual(
       expect.arrayContaining([
-        'modules/dist/worker-rank-tables/o200k_base.bin',
-        'modules/dist/worker-rank-tables/cl100k_base.bin',
+        'modules/rank-tables/o200k_base.bin',
+        'modules/rank-tables/cl100k_base.bin',
       ]),
     )
     expect(inputs.filter((path) => path.startsWith('adapters/fs/'))).toEqual([])

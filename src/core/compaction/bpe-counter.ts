@@ -26,7 +26,10 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 /** With the `u` flag only a surrogate without its other half is a code point of its own. */
 const LONE_SURROGATE = /\p{Cs}/u
 
-/** A counter over one table; `pattern` is the pre-tokenizer's (its flags are kept). */
+/**
+ * A counter over one table; `pattern` is the pre-tokenizer's (its flags are kept).
+ * Long: one closure over the table, the cache and the merge's scratch arrays, the hot path.
+ */
 export function bpeCounter(table: RankTable, pattern: RegExp, cacheEntries: number): BpeCounter {
   const splitter = new RegExp(
     pattern.source,
