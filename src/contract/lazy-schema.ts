@@ -51,6 +51,9 @@ function become(stand: object): object {
   return stand
 }
 
+/** A schema with nothing but what every zod schema has. */
+let plain: z.ZodUnknown | undefined
+
 /**
  * The prototype of every schema not built yet (one for all, so that built schemas of a kind
  * share their hidden class and zod's property reads stay fast): a read or write that reaches it
@@ -59,9 +62,6 @@ function become(stand: object): object {
  * zod schema has (zod asks `"_idmap" in schema` to tell a registry from a schema), and the walk
  * ends at Object.prototype.
  */
-/** A schema with nothing but what every zod schema has. */
-let plain: z.ZodUnknown | undefined
-
 const unbuilt = new Proxy(Object.create(null) as object, {
   get: (_, key, receiver) => Reflect.get(become(receiver), key, receiver),
   set: (_, key, value, receiver) => Reflect.set(become(receiver), key, value, receiver),
