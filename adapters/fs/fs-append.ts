@@ -1,7 +1,9 @@
 /**
  * Appends of the fs store (`ObjectStore.append`): the bytes are written into the object's own
  * file, at `at`, by a writer thread (fs-writer-thread-source.ts) — no temp file, no lock, no new
- * name. The file is named through its folder's held descriptor (fs-folder-handles.ts: reached
+ * name — or, when the append is not synced, small, and its file exists, on the calling thread
+ * with the same calls and checks (fs-append-here.ts: a page-cache write, cheaper than a thread's
+ * round trip). The file is named through its folder's held descriptor (fs-folder-handles.ts: reached
  * without following a link, made if missing) and opened `O_NOFOLLOW`, like every write of the
  * store: a link at the name or on the way is refused (corrupt_data), never followed. The thread
  * checks the file's size and version (inode and birth time: a put replaces the file, so the
@@ -16,6 +18,7 @@
 import { basename, dirname } from 'node:path'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { AppendOptions, AppendResult } from '../../src/ports/object-store.ts'
+import { appendHere, appendsHere } from './fs-append-here.ts'
 import { syncNewName } from './fs-durability.ts'
 import { errnoOf, storageError } from './fs-key-path.ts'
 import { SymlinkInStore } from './fs-no-follow.ts'
@@ -43,15 +46,17 @@ export async function appendToFile(
     let stale = false
     try {
       try {
-        // A copy per attempt, moved to the thread: the caller's bytes stay as they are.
-        reply = await appendOnThread({
+        const request = {
           path: folder.child(name),
-          bytes: new Uint8Array(bytes),
-          durable: durable && options.durable !== false,
           at: options.at,
           ifSize: options.ifSize,
           ifVersion: options.ifVersion,
-        })
+        }
+        const synced = durable && options.durable !== false
+        // A copy per attempt, moved to the thread: the caller's bytes stay as they are.
+        reply =
+          (appendsHere(bytes, synced) ? appendHere({ ...request, bytes }) : undefined) ??
+          (await appendOnThread({ ...request, bytes: new Uint8Array(bytes), durable: synced }))
       } catch (error) {
         const errno = errnoOf(error)
         if (errno === 'ENOENT' && (await folder.stale())) {

@@ -14,7 +14,7 @@
  * requests with an error (whether their files were written is then unknown, as after any I/O
  * error) and is replaced on the next request.
  */
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 
 /** Most writer threads per process (the thread pool's default size). */
 export const MAX_WRITER_THREADS = 4
@@ -56,6 +56,8 @@ export class WriterThreadPool {
   private nextId = 0
   /** fsyncs made on this pool's threads. */
   fsyncs = 0
+  /** Requests sent to this pool's threads. */
+  sent = 0
 
   constructor(private readonly startWorker: StartWorker) {}
 
@@ -63,6 +65,7 @@ export class WriterThreadPool {
   send(message: Record<string, unknown>, bytes: Uint8Array<ArrayBuffer>): Promise<Reply> {
     const thread = this.pick()
     const id = this.nextId++
+    this.sent++
     return new Promise((resolve, reject) => {
       if (thread.pending.size === 0) thread.worker.ref()
       thread.pending.set(id, { resolve, reject })

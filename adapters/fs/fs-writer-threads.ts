@@ -91,6 +91,11 @@ export function writerThreadFsyncs(): number {
   return pool.fsyncs
 }
 
+/** Requests sent to writer threads in this process (for tests). */
+export function writerThreadRequests(): number {
+  return pool.sent
+}
+
 /** Writer threads running (for tests). */
 export function writerThreadCount(): number {
   return pool.count()

@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { HERE_MAX_BYTES } from '../../adapters/fs/fs-append-here.ts'
 import { syncNewName } from '../../adapters/fs/fs-durability.ts'
 import {
   cachedFolderCount,
@@ -10,7 +12,8 @@ import {
   MAX_FOLDER_HANDLES,
 } from '../../adapters/fs/fs-folder-handles.ts'
 import { FsObjectStore, fsLockPath } from '../../adapters/fs/fs-object-store.ts'
-import { writerThreadFsyncs } from '../../adapters/fs/fs-writer-threads.ts'
+import { writerThreadFsyncs, writerThreadRequests } from '../../adapters/fs/fs-writer-threads.ts'
+import { outcome } from './object-store.suite.ts'
 
 const encode = (text: string) => new TextEncoder().encode(text)
 const decode = (body: Uint8Array) => new TextDecoder().decode(body)
@@ -81,6 +84,42 @@ describe('fs store writes: kept folder handles, writer threads and overlapped st
     await store.append('s/events.jsonl', encode('d\n'), { at: 6, ifSize: 6 })
     expect(writerThreadFsyncs()).toBe(fsyncs + 2)
     expect(decode((await store.get('s/events.jsonl'))!.body)).toBe('a\nb\nc\nd\n')
+  })
+
+  it('makes a small unsynced append to a file that exists on the calling thread, every other on a writer thread', async () => {
+    const requests = writerThreadRequests()
+    await store.append('s/events.jsonl', encode('a\n'), { at: 0, ifSize: 0, durable: false })
+    expect(writerThreadRequests()).toBe(requests + 1) // the file is made on a thread
+    await store.append('s/events.jsonl', encode('b\n'), { at: 2, ifSize: 2, durable: false })
+    expect(
+      await outcome(
+        store.append('s/events.jsonl', encode('x'), { at: 2, ifSize: 2, durable: false }),
+      ),
+    ).toBe('conflict')
+    expect(writerThreadRequests()).toBe(requests + 1)
+    await store.append('s/events.jsonl', encode('c\n'), { at: 4, ifSize: 4 })
+    expect(writerThreadRequests()).toBe(requests + 2) // synced
+    const large = new Uint8Array(HERE_MAX_BYTES + 1).fill(0x61)
+    await store.append('s/events.jsonl', large, { at: 6, ifSize: 6, durable: false })
+    expect(writerThreadRequests()).toBe(requests + 3) // larger than an append made here
+    const size = 6 + large.byteLength
+    const torn = encode('torn, not a whole line')
+    await store.append('s/events.jsonl', torn, { at: size, ifSize: size, durable: false })
+    await store.append('s/events.jsonl', encode('d\n'), {
+      at: size,
+      ifSize: size + torn.byteLength,
+      durable: false,
+    })
+    expect(writerThreadRequests()).toBe(requests + 3)
+    const body = decode((await store.get('s/events.jsonl'))!.body)
+    expect(body).toBe(`a\nb\nc\n${'a'.repeat(large.byteLength)}d\n`)
+    // Something other than a file at the name is refused here as on a thread.
+    await mkdir(join(root, 's/folder.jsonl'))
+    execFileSync('mkfifo', [join(root, 's/fifo.jsonl')])
+    for (const key of ['s/folder.jsonl', 's/fifo.jsonl']) {
+      const appended = store.append(key, encode('x'), { at: 0, ifSize: 0, durable: false })
+      expect(await outcome(appended)).toBe('corrupt_data')
+    }
   })
 
   it('keeps a handle on the folder a plain put made a new name in', async () => {
