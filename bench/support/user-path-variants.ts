@@ -72,7 +72,7 @@ export async function serverEntry(
 }
 
 /** moto_server's and redis-server's process ids, as `npm run services:start` recorded them. */
-function servicePids(): Record<string, number> {
+export function servicePids(): Record<string, number> {
   const file = join(here, '.tmp/services.json')
   if (!existsSync(file)) return {}
   const pids = (JSON.parse(readFileSync(file, 'utf8')) as { pids?: Record<string, number> }).pids

@@ -28,12 +28,16 @@ export const tmpDir = path.join(repoRoot, '.tmp')
 export const devStateFile = path.join(tmpDir, 'services.json')
 export const motoRoot = process.env.TURNLINE_MOTO_ROOT || '/var/cache/turnline/moto-root'
 const S3_DEFAULTS = { region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test' }
-/** What each recorded pid must be running before we signal it (guards against pid reuse). */
-const MOTO_ATOMIC = readFileSync(
-  fileURLToPath(new URL('./moto-server-atomic.py', import.meta.url)),
-  'utf8',
-)
+/**
+ * The text moto_server is launched with: its per-request costs that are not S3's cut
+ * (moto-server-lean.py), then its conditional writes made atomic (moto-server-atomic.py, which
+ * runs the server).
+ */
+const MOTO_LAUNCHER = ['moto-server-lean.py', 'moto-server-atomic.py']
+  .map((file) => readFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), 'utf8'))
+  .join('\n')
 const MOTO_LAUNCH = "import os; exec(os.environ['TURNLINE_MOTO_LAUNCHER'])"
+/** What each recorded pid must be running before we signal it (guards against pid reuse). */
 const COMMAND_MARK = { moto: 'moto_server', redis: 'redis-server' }
 
 /** Checks that both services can start at all, before starting either. */
@@ -76,15 +80,15 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
     startProcess({
       name: 'moto_server',
       command: bin.chroot,
-      // Conditional writes made atomic (see moto-server-atomic.py); `moto_server` stays in the
-      // command line, which is how a recorded pid is recognised as ours.
+      // Lean and with conditional writes made atomic (see MOTO_LAUNCHER); `moto_server` stays in
+      // the command line, which is how a recorded pid is recognised as ours.
       args: (port) => [
         ...[motoRoot, 'python3', '-c', MOTO_LAUNCH, 'moto_server'],
         ...['-H', '127.0.0.1', '-p', String(port)],
       ],
       env: {
         ...{ PATH: SYSTEM_PATH, HOME: '/root', LC_ALL: 'C.UTF-8', PYTHONUNBUFFERED: '1' },
-        TURNLINE_MOTO_LAUNCHER: MOTO_ATOMIC,
+        TURNLINE_MOTO_LAUNCHER: MOTO_LAUNCHER,
       },
       probe: httpAnswers,
       timeoutMs: 30_000,

@@ -1,0 +1,88 @@
+# moto_server without the per-request work that is not S3's: run before moto-server-atomic.py
+# in the same launcher text (services.mjs joins them). What S3 answers is unchanged; what goes:
+#
+# - The service lookup by host, made again for every request: moto's dispatcher lists its own
+#   package folder (a listdir and ~170 stat calls) and tries every service's URL patterns to find
+#   that a request signed for `s3` in `us-east-1` goes to the S3 app. The answer depends only on
+#   the host name and the installed package, so it is kept per host name.
+# - A new connection, and a new thread, for every request: the dev server (werkzeug) answers each
+#   with `Connection: close`, because Python's http.server cannot drain a request body the app
+#   did not read before the next request line. Here the body is read in full first (by its
+#   Content-Length), so the connection can be kept; a chunked request still closes it. While the
+#   app runs, the handler's reader is an empty buffer: the dev server's drain after each answer
+#   (it reads whatever arrives within 10 ms, safe only when the connection closes) then finds
+#   nothing to read instead of taking the next request.
+# - Nagle's algorithm on kept connections: an answer is written as its head, then its body;
+#   without TCP_NODELAY the body can wait for the client's delayed ACK of the head.
+# - One log line per request (TURNLINE_MOTO_LOG_REQUESTS=1 keeps them). Errors are still logged.
+import io
+import os
+
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+from werkzeug.serving import WSGIRequestHandler
+
+_backend_for_host = DomainDispatcherApplication.get_backend_for_host
+_backends = {}
+
+
+def _get_backend_for_host_kept(self, host):
+    # Called under the dispatcher's lock; None (no backend) is kept as well.
+    if host not in _backends:
+        _backends[host] = _backend_for_host(self, host)
+    return _backends[host]
+
+
+DomainDispatcherApplication.get_backend_for_host = _get_backend_for_host_kept
+
+_make_environ = WSGIRequestHandler.make_environ
+_send_header = WSGIRequestHandler.send_header
+
+
+def _make_environ_buffered(self):
+    environ = _make_environ(self)
+    self._turnline_keep = False
+    if "wsgi.input_terminated" in environ:
+        return environ  # chunked: the body's end is found by reading it; close as before
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return environ
+    if length < 0:
+        return environ
+    body = self.rfile.read(length) if length > 0 else b""
+    if len(body) != length:
+        return environ  # the client went away mid-body
+    environ["wsgi.input"] = io.BytesIO(body)
+    self._turnline_keep = True
+    self.rfile = io.BytesIO()  # the connection's reader is given back after the answer
+    return environ
+
+
+def _send_header_kept(self, keyword, value):
+    if (
+        keyword.lower() == "connection"
+        and value.lower() == "close"
+        and getattr(self, "_turnline_keep", False)
+    ):
+        return  # the body was read in full: the next request on this connection can be read
+    _send_header(self, keyword, value)
+
+
+_run_wsgi = WSGIRequestHandler.run_wsgi
+
+
+def _run_wsgi_kept(self):
+    reader = self.rfile
+    try:
+        _run_wsgi(self)
+    finally:
+        self.rfile = reader
+
+
+WSGIRequestHandler.run_wsgi = _run_wsgi_kept
+WSGIRequestHandler.disable_nagle_algorithm = True
+WSGIRequestHandler.make_environ = _make_environ_buffered
+WSGIRequestHandler.send_header = _send_header_kept
+
+if os.environ.get("TURNLINE_MOTO_LOG_REQUESTS") != "1":
+    WSGIRequestHandler.log_request = lambda self, code="-", size="-": None
