@@ -1,11 +1,12 @@
 /**
  * The remote stores of bench/turn-cost-user.ts's S3 + Upstash variant, as one process beside
  * the services (`npm run services:start`): the Upstash REST proxy in front of redis-server
- * (test/support/upstash-proxy.ts) and moto_server, each behind a forwarder that passes every
- * request on over a kept-alive connection (one loopback hop more for both; hop-by-hop headers are
- * not passed on, so the server keeps its connection to the forwarder as it would to S3). Both note when each request started and ended, so
- * the bench can tell per turn how many requests each store got and how many round trips were
- * sequential (requests whose intervals overlap count as one round trip).
+ * (test/support/upstash-proxy.ts), which notes each request itself, and moto_server behind a
+ * forwarder that passes every request on over a kept-alive connection (one loopback hop more;
+ * hop-by-hop headers are not passed on, so the server keeps its connection to the forwarder as
+ * it would to S3). Both note when each request started and ended, so the bench can tell per turn
+ * how many requests each store got and how many round trips were sequential (requests whose
+ * intervals overlap count as one round trip).
  */
 import {
   Agent,
@@ -115,17 +116,22 @@ export async function startStorePeers(options: {
   let spans: Span[] = []
   const note = (kind: Span['kind']) => (from: number, bytes: number) =>
     spans.push({ kind, from, to: performance.now(), bytes })
-  const upstash = await startUpstashProxy({ redisUrl: options.redisUrl })
-  const upstashFront = await countingForwarder(new URL(upstash.url), rtt, note('upstash'))
+  const upstashDone = note('upstash')
+  const upstash = await startUpstashProxy({
+    redisUrl: options.redisUrl,
+    holdMs: rtt,
+    observe: ({ from, bytes }) => upstashDone(from, bytes),
+  })
   const s3Front = await countingForwarder(new URL(options.s3Endpoint), rtt, note('s3'))
   return {
-    upstashUrl: upstashFront.url,
+    upstashUrl: upstash.url,
     upstashToken: upstash.token,
     s3Endpoint: s3Front.url,
     /** What happened since the last call. */
     trips(): StoreTrips {
       const taken = spans.sort((a, b) => a.from - b.from)
       spans = []
+      upstash.resetStats() // the proxy's own record of requests is not read here
       let sequential = 0
       let end = Number.NEGATIVE_INFINITY
       for (const span of taken) {
@@ -138,7 +144,6 @@ export async function startStorePeers(options: {
     },
     async close() {
       await s3Front.close()
-      await upstashFront.close()
       await upstash.close()
     },
   }
