@@ -8,13 +8,16 @@
  * requests) — moto, the store peers' process, redis-server and this client — read from /proc.
  *
  *   npx tsx bench/store-peers-cost.ts [--turns 300] [--rounds 3] [--s3 <endpoint> --moto-pid <pid>]
+ *     [--hashes node|web]
  *
  * `--s3` and `--moto-pid` point it at another moto_server (one started by hand with other
  * options), so two ways of running it can be compared in one sitting.
  */
 import { parseArgs } from 'node:util'
 import { nodeFetch } from '../adapters/node-http/node-fetch.ts'
+import { nodeSigV4Hashes } from '../adapters/s3/node-sigv4-hashes.ts'
 import { S3Rest } from '../adapters/s3/s3-rest.ts'
+import { webCryptoHashes } from '../adapters/s3/sigv4.ts'
 import { UpstashRest } from '../adapters/upstash/upstash-rest.ts'
 import { requireServices } from '../test/support/services.ts'
 import { createTestBucket } from '../test/support/test-bucket.ts'
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     s3: { type: 'string' },
     'moto-pid': { type: 'string' },
+    hashes: { type: 'string', default: 'node' },
   },
 })
 const turns = Number(values.turns)
@@ -46,6 +50,7 @@ const objects = new S3Rest({
   forcePathStyle: true,
   credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
   fetch: fetchOnNode,
+  hashes: values.hashes === 'web' ? webCryptoHashes : nodeSigV4Hashes,
 })
 const upstash = new UpstashRest({
   url: stores.upstashUrl,

@@ -1,4 +1,5 @@
 import { deferredSdkMcpClient } from '../adapters/mcp/deferred-mcp-client.ts'
+import type { SigV4Hashes } from '../adapters/s3/sigv4.ts'
 import type { Gzip } from '../src/contract/batch-encoding.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
@@ -53,6 +54,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
    * operator names (default: the global one); hosts only `*` allows: `checkedFetch`.
    */
   fetch?: typeof fetch
+  /** The S3 client's signing hashes (Node, Lambda: node:crypto's; default Web Crypto's). */
+  sigv4Hashes?: SigV4Hashes
   /**
    * The embedded sandbox runner when TURNLINE_RUNNER_URL is not set (Node starts the reference
    * runner as a child process). With `sandbox.mode` `require` (always in multi-tenant mode) it

@@ -1,6 +1,7 @@
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
 import { MemoryObjectStore } from '../adapters/memory/memory-object-store.ts'
 import type { S3Credentials } from '../adapters/s3/s3-rest.ts'
+import type { SigV4Hashes } from '../adapters/s3/sigv4.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
 import { ConfigError, type EnvConfig, ioDeadline } from './env-config.ts'
 
@@ -11,6 +12,8 @@ interface StoreOptions {
   awsCredentials?: (() => Provider<AwsCredentialIdentity>) | undefined
   /** How the S3 client sends (Node: fetch on node:http; default the global fetch). */
   fetch?: typeof fetch | undefined
+  /** How the S3 client hashes what it signs (Node: node:crypto's; default Web Crypto's). */
+  sigv4Hashes?: SigV4Hashes | undefined
 }
 
 /**
@@ -84,6 +87,7 @@ export async function objectStoreOf(
         deadline: ioDeadline(config, config.TURNLINE_STORAGE_TIMEOUT_MS ?? 5_000),
         credentials,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.sigv4Hashes ? { hashes: options.sigv4Hashes } : {}),
       })
     }
     case 'fs': {

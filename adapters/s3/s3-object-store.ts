@@ -27,6 +27,7 @@ import { checkPutOptions, MAX_LIST_LIMIT } from '../shared/object-store-listing.
 import { isMissingObject, s3Error } from './s3-errors.ts'
 import { type S3Credentials, S3Rest } from './s3-rest.ts'
 import { parseListResult } from './s3-xml.ts'
+import type { SigV4Hashes } from './sigv4.ts'
 
 export interface S3ObjectStoreOptions {
   bucket: string
@@ -44,6 +45,8 @@ export interface S3ObjectStoreOptions {
   credentials?: S3Credentials
   /** How requests are sent (default: the global fetch). */
   fetch?: typeof fetch
+  /** The signature's and the bodies' hashes (default: Web Crypto's). */
+  hashes?: SigV4Hashes
   /** A ready client; when given, the connection options above are ignored. */
   client?: S3Rest
   /**
@@ -78,6 +81,7 @@ export class S3ObjectStore implements ObjectStore {
         forcePathStyle: options.forcePathStyle,
         credentials: options.credentials,
         fetch: options.fetch,
+        hashes: options.hashes,
       })
   }
 

@@ -1,9 +1,14 @@
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
 import { abortableSleep } from '../../src/shared/abortable-sleep.ts'
 import { type Backoff, backoffMs } from '../../src/shared/backoff.ts'
-import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 import { responseError, S3CredentialsMissing, S3ResponseError } from './s3-response-error.ts'
-import { type AwsCredentials, EMPTY_SHA256, SigV4Signer, uriEncode } from './sigv4.ts'
+import {
+  type AwsCredentials,
+  EMPTY_SHA256,
+  type SigV4Hashes,
+  SigV4Signer,
+  uriEncode,
+} from './sigv4.ts'
 
 /** Credentials as they are, or a source asked before every request (it caches and refreshes). */
 export type S3Credentials = AwsCredentials | (() => Promise<AwsCredentials>)
@@ -20,6 +25,8 @@ export interface S3RestOptions {
   fetch?: typeof fetch | undefined
   /** Attempts per request, the first included (default 3, as the AWS SDK's standard mode). */
   maxAttempts?: number | undefined
+  /** The signature's and the body's hashes (Node's entries: node:crypto's; default Web Crypto's). */
+  hashes?: SigV4Hashes | undefined
 }
 
 export interface S3Request {
@@ -97,7 +104,7 @@ export class S3Rest {
     this.#host = new URL(this.#origin).host
     const base = endpoint.pathname.replace(/\/+$/, '')
     this.#bucketPath = virtual ? base : `${base}/${uriEncode(options.bucket)}`
-    this.#signer = new SigV4Signer(options.region, 's3')
+    this.#signer = new SigV4Signer(options.region, 's3', options.hashes)
     this.#credentials = options.credentials
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3)
@@ -117,7 +124,8 @@ export class S3Rest {
     const query = request.query ?? []
     const url = this.urlOf(request.key, query)
     const body = request.body
-    const payloadHash = body === undefined ? EMPTY_SHA256 : await sha256Hex(bufferOf(body))
+    const payloadHash =
+      body === undefined ? EMPTY_SHA256 : await this.#signer.hashes.sha256Hex(bufferOf(body))
     for (let attempt = 1; ; attempt++) {
       const credentials = await this.#credentialsNow()
       const headers = await this.#signer.sign(

@@ -5,10 +5,20 @@
  * given, already encoded once (S3's rule: no second encoding, no dot-segment normalisation).
  *
  * The signing key (four HMACs of the secret) is derived once per day, region and service and
- * kept as a ready HMAC key, so a request costs one SHA-256 of its canonical request and one HMAC
- * (the body's SHA-256 is the caller's: `payloadHash`).
+ * kept, so a request costs one SHA-256 of its canonical request and one HMAC (the body's SHA-256
+ * is the caller's: `payloadHash`). The hashes are Web Crypto's unless the entry gives its own
+ * (`SigV4Hashes`: on Node, node:crypto's on the calling thread — Web Crypto's are asynchronous,
+ * a hop to the thread pool and back for each, ≈ 0.2 ms of CPU per signed PUT against 0.01 ms).
  */
 import { sha256Hex, toHex } from '../../src/shared/sha256-hex.ts'
+
+/** SHA-256 and HMAC-SHA-256 as SigV4 uses them; either may answer at once or later. */
+export interface SigV4Hashes {
+  /** Hex SHA-256 of bytes, or of a string's UTF-8. */
+  sha256Hex(data: Uint8Array<ArrayBuffer> | string): string | Promise<string>
+  /** HMAC-SHA-256 of a string's UTF-8 under a raw key (the same key object is given again). */
+  hmacSha256(key: Uint8Array<ArrayBuffer>, data: string): Uint8Array | Promise<Uint8Array>
+}
 
 export interface AwsCredentials {
   accessKeyId: string
@@ -45,9 +55,20 @@ export function uriEncode(text: string, keepSlash = false): string {
   return keepSlash ? encoded.replaceAll('%2F', '/') : encoded
 }
 
-async function hmac(key: BufferSource, data: string): Promise<ArrayBuffer> {
-  const imported = await crypto.subtle.importKey('raw', key, HMAC, false, ['sign'])
-  return crypto.subtle.sign('HMAC', imported, encoder.encode(data))
+/** Imported HMAC keys, per raw key: the day's signing key is imported once, not per request. */
+const importedKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>()
+
+/** Web Crypto's hashes (every runtime). */
+export const webCryptoHashes: SigV4Hashes = {
+  sha256Hex,
+  async hmacSha256(key, data) {
+    let imported = importedKeys.get(key)
+    if (imported === undefined) {
+      imported = crypto.subtle.importKey('raw', key, HMAC, false, ['sign'])
+      importedKeys.set(key, imported)
+    }
+    return new Uint8Array(await crypto.subtle.sign('HMAC', await imported, encoder.encode(data)))
+  },
 }
 
 /** `20150830T123600Z` of a time. */
@@ -60,11 +81,12 @@ export function amzDate(time: Date): string {
 
 /** Signs requests for one region and service; keeps the day's signing key. */
 export class SigV4Signer {
-  #cached: { scope: string; secret: string; key: CryptoKey } | undefined
+  #cached: { scope: string; secret: string; key: Uint8Array<ArrayBuffer> } | undefined
 
   constructor(
     readonly region: string,
     readonly service: string,
+    readonly hashes: SigV4Hashes = webCryptoHashes,
   ) {}
 
   /**
@@ -92,23 +114,24 @@ export class SigV4Signer {
       signedHeaders,
       request.payloadHash,
     ].join('\n')
-    const toSign = `AWS4-HMAC-SHA256\n${stamp}\n${scope}\n${await sha256Hex(canonical)}`
+    const toSign = `AWS4-HMAC-SHA256\n${stamp}\n${scope}\n${await this.hashes.sha256Hex(canonical)}`
     const key = await this.#signingKey(scope, day, credentials.secretAccessKey)
-    const signature = toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(toSign)))
+    const signature = toHex(await this.hashes.hmacSha256(key, toSign))
     headers.authorization =
       `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, ` +
       `SignedHeaders=${signedHeaders}, Signature=${signature}`
     return headers
   }
 
-  async #signingKey(scope: string, day: string, secret: string): Promise<CryptoKey> {
+  async #signingKey(scope: string, day: string, secret: string): Promise<Uint8Array<ArrayBuffer>> {
     const cached = this.#cached
     if (cached && cached.scope === scope && cached.secret === secret) return cached.key
+    const hmac = async (key: Uint8Array<ArrayBuffer>, data: string) =>
+      new Uint8Array(await this.hashes.hmacSha256(key, data))
     const dated = await hmac(encoder.encode(`AWS4${secret}`), day)
     const regional = await hmac(dated, this.region)
     const service = await hmac(regional, this.service)
-    const raw = await hmac(service, 'aws4_request')
-    const key = await crypto.subtle.importKey('raw', raw, HMAC, false, ['sign'])
+    const key = await hmac(service, 'aws4_request')
     this.#cached = { scope, secret, key }
     return key
   }

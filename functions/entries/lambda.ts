@@ -5,6 +5,7 @@ import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chai
 import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import { nodeSigV4Hashes } from '../../adapters/s3/node-sigv4-hashes.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import { useRankTables } from '../../src/core/session-service.ts'
@@ -51,6 +52,7 @@ const entry = await createDeps(process.env, {
   // Calls to hosts the operator names (S3, Upstash, the model, …) on node:http, kept alive, as
   // on the Node server: a fraction of the global fetch's CPU per request.
   fetch: nodeFetch(),
+  sigv4Hashes: nodeSigV4Hashes,
   // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
   ...referenceScriptOption(),
 })

@@ -5,6 +5,7 @@ import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
 import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
+import { nodeSigV4Hashes } from '../../adapters/s3/node-sigv4-hashes.ts'
 import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { EgressRules } from '../../src/contract/egress-rules.ts'
 import type { DepsOptions } from '../deps.ts'
@@ -22,7 +23,8 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * node:zlib's gzip for the batches, and fetch on node:http for the calls to hosts the operator
  * names (the model, the runner, named tool and hook hosts, callbacks, telemetry): a fraction of
  * the global fetch's CPU per request. Tenant-directed calls to hosts only `*` allows still go
- * through the checked fetch. The Upstash adapters send on it too.
+ * through the checked fetch. The Upstash adapters send on it too; the S3 client signs with
+ * node:crypto's hashes on the calling thread.
  */
 export const nodeBackends: Pick<
   DepsOptions,
@@ -36,6 +38,7 @@ export const nodeBackends: Pick<
   | 'readTextFile'
   | 'gzip'
   | 'fetch'
+  | 'sigv4Hashes'
 > = {
   defaultStore: (root) => new FsObjectStore({ root }),
   redisTcp: redisTcpBackends,
@@ -46,6 +49,7 @@ export const nodeBackends: Pick<
   readTextFile: (path) => readFile(path, 'utf8'),
   gzip: nodeGzip,
   fetch: nodeFetch(),
+  sigv4Hashes: nodeSigV4Hashes,
   ...referenceScriptOption(),
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { nodeSigV4Hashes } from '../../adapters/s3/node-sigv4-hashes.ts'
 import { S3Rest } from '../../adapters/s3/s3-rest.ts'
-import { EMPTY_SHA256, SigV4Signer, uriEncode } from '../../adapters/s3/sigv4.ts'
-import { sha256Hex } from '../../src/shared/sha256-hex.ts'
+import { EMPTY_SHA256, SigV4Signer, uriEncode, webCryptoHashes } from '../../adapters/s3/sigv4.ts'
 
 /**
  * The signer against AWS's published expected values (not against itself):
@@ -12,7 +12,12 @@ import { sha256Hex } from '../../src/shared/sha256-hex.ts'
  * - the worked examples of Amazon S3's API reference, "Examples: Signature Calculations in AWS
  *   Signature Version 4" (docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html):
  *   GET Object with a range, PUT Object, GET Bucket lifecycle, GET Bucket (list), 2013-05-24.
+ * Each with Web Crypto's hashes (every runtime) and with node:crypto's (the Node and Lambda entries).
  */
+const HASHES = [
+  ['Web Crypto', webCryptoHashes],
+  ['node:crypto', nodeSigV4Hashes],
+] as const
 const SUITE = {
   credentials: {
     accessKeyId: 'AKIDEXAMPLE',
@@ -33,8 +38,8 @@ const S3_DOCS = {
 const signatureOf = (headers: Record<string, string>) =>
   /Signature=([0-9a-f]{64})$/.exec(headers.authorization ?? '')?.[1]
 
-describe('SigV4Signer against the AWS test suite', () => {
-  const signer = new SigV4Signer('us-east-1', 'service')
+describe.each(HASHES)('SigV4Signer on %s hashes against the AWS test suite', (_, hashes) => {
+  const signer = new SigV4Signer('us-east-1', 'service', hashes)
   const suite = (
     method: string,
     query: [string, string][],
@@ -95,96 +100,99 @@ describe('SigV4Signer against the AWS test suite', () => {
   })
 })
 
-describe("SigV4Signer against Amazon S3's worked examples", () => {
-  const signer = new SigV4Signer('us-east-1', 's3')
-  const s3 = async (
-    method: string,
-    path: string,
-    query: [string, string][],
-    headers: Record<string, string>,
-    payloadHash = EMPTY_SHA256,
-  ) =>
-    signer.sign(
-      {
-        method,
-        host: S3_DOCS.host,
+describe.each(HASHES)(
+  "SigV4Signer on %s hashes against Amazon S3's worked examples",
+  (_, hashes) => {
+    const signer = new SigV4Signer('us-east-1', 's3', hashes)
+    const s3 = async (
+      method: string,
+      path: string,
+      query: [string, string][],
+      headers: Record<string, string>,
+      payloadHash = EMPTY_SHA256,
+    ) =>
+      signer.sign(
+        {
+          method,
+          host: S3_DOCS.host,
+          path,
+          query,
+          headers: { ...headers, 'x-amz-content-sha256': payloadHash },
+          payloadHash,
+        },
+        S3_DOCS.credentials,
+        S3_DOCS.time,
+      )
+
+    it('GET Object, first 10 bytes', async () => {
+      const headers = await s3('GET', '/test.txt', [], { range: 'bytes=0-9' })
+      expect(headers.authorization).toBe(
+        'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, ' +
+          'SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, ' +
+          'Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
+      )
+    })
+
+    it('PUT Object, a key that needs encoding and a body', async () => {
+      const body = new TextEncoder().encode('Welcome to Amazon S3.')
+      const hash = await hashes.sha256Hex(body)
+      expect(hash).toBe('44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072')
+      const path = `/${uriEncode('test$file.text', true)}`
+      expect(path).toBe('/test%24file.text')
+      const headers = await s3(
+        'PUT',
         path,
-        query,
-        headers: { ...headers, 'x-amz-content-sha256': payloadHash },
-        payloadHash,
-      },
-      S3_DOCS.credentials,
-      S3_DOCS.time,
-    )
+        [],
+        { date: 'Fri, 24 May 2013 00:00:00 GMT', 'x-amz-storage-class': 'REDUCED_REDUNDANCY' },
+        hash,
+      )
+      expect(headers.authorization).toContain(
+        'SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,',
+      )
+      expect(signatureOf(headers)).toBe(
+        '98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd',
+      )
+    })
 
-  it('GET Object, first 10 bytes', async () => {
-    const headers = await s3('GET', '/test.txt', [], { range: 'bytes=0-9' })
-    expect(headers.authorization).toBe(
-      'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, ' +
-        'SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, ' +
-        'Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41',
-    )
-  })
+    it('GET Bucket lifecycle, a parameter without a value', async () => {
+      expect(signatureOf(await s3('GET', '/', [['lifecycle', '']], {}))).toBe(
+        'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543',
+      )
+    })
 
-  it('PUT Object, a key that needs encoding and a body', async () => {
-    const body = new TextEncoder().encode('Welcome to Amazon S3.')
-    const hash = await sha256Hex(body)
-    expect(hash).toBe('44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072')
-    const path = `/${uriEncode('test$file.text', true)}`
-    expect(path).toBe('/test%24file.text')
-    const headers = await s3(
-      'PUT',
-      path,
-      [],
-      { date: 'Fri, 24 May 2013 00:00:00 GMT', 'x-amz-storage-class': 'REDUCED_REDUNDANCY' },
-      hash,
-    )
-    expect(headers.authorization).toContain(
-      'SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,',
-    )
-    expect(signatureOf(headers)).toBe(
-      '98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd',
-    )
-  })
+    it('GET Bucket (list objects), parameters in canonical order', async () => {
+      const query: [string, string][] = [
+        ['prefix', 'J'],
+        ['max-keys', '2'],
+      ]
+      expect(signatureOf(await s3('GET', '/', query, {}))).toBe(
+        '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7',
+      )
+    })
 
-  it('GET Bucket lifecycle, a parameter without a value', async () => {
-    expect(signatureOf(await s3('GET', '/', [['lifecycle', '']], {}))).toBe(
-      'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543',
-    )
-  })
+    it("keeps the day's signing key apart per secret", async () => {
+      const other = await signer.sign(
+        {
+          method: 'GET',
+          host: S3_DOCS.host,
+          path: '/',
+          query: [],
+          headers: {},
+          payloadHash: EMPTY_SHA256,
+        },
+        { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'another secret' },
+        S3_DOCS.time,
+      )
+      const same = await s3('GET', '/', [], {})
+      expect(signatureOf(other)).not.toBe(signatureOf(same))
+    })
 
-  it('GET Bucket (list objects), parameters in canonical order', async () => {
-    const query: [string, string][] = [
-      ['prefix', 'J'],
-      ['max-keys', '2'],
-    ]
-    expect(signatureOf(await s3('GET', '/', query, {}))).toBe(
-      '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7',
-    )
-  })
-
-  it("keeps the day's signing key apart per secret", async () => {
-    const other = await signer.sign(
-      {
-        method: 'GET',
-        host: S3_DOCS.host,
-        path: '/',
-        query: [],
-        headers: {},
-        payloadHash: EMPTY_SHA256,
-      },
-      { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'another secret' },
-      S3_DOCS.time,
-    )
-    const same = await s3('GET', '/', [], {})
-    expect(signatureOf(other)).not.toBe(signatureOf(same))
-  })
-
-  it('encodes keys as S3 does: unreserved kept, everything else percent-encoded once', () => {
-    expect(uriEncode("a b/c!'()*ñ", true)).toBe('a%20b/c%21%27%28%29%2A%C3%B1')
-    expect(uriEncode('a/b')).toBe('a%2Fb')
-  })
-})
+    it('encodes keys as S3 does: unreserved kept, everything else percent-encoded once', () => {
+      expect(uriEncode("a b/c!'()*ñ", true)).toBe('a%20b/c%21%27%28%29%2A%C3%B1')
+      expect(uriEncode('a/b')).toBe('a%2Fb')
+    })
+  },
+)
 
 describe('S3Rest addresses', () => {
   const at = (options: Partial<ConstructorParameters<typeof S3Rest>[0]>) =>
