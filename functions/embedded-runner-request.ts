@@ -1,5 +1,6 @@
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { type EnvConfig, parseEnv } from './env-config.ts'
+import { runnerProcessEnv } from './runner-process-env.ts'
 import { storeKindOf } from './store-choice.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
@@ -14,27 +15,8 @@ export interface EmbeddedRunnerRequest {
   /** With `mode` `require` (always with several tenants), no working sandbox is a ConfigError. */
   sandbox: SandboxSettings
   multiTenant: boolean
-  /** The runner process's whole environment (`runnerProcessEnv`). */
+  /** The runner process's whole environment (runner-process-env.ts). */
   env: Record<string, string>
-}
-
-/**
- * The embedded runner's environment: PATH (and TMPDIR) for node and the sandbox's tools, and the
- * variables TURNLINE_SANDBOX_ENV names, which commands are meant to get. Nothing else of the
- * server's environment — no key, no secret — so a runner made to read its own
- * `/proc/self/environ` finds nothing to steal.
- */
-export function runnerProcessEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  passEnv: readonly string[],
-): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of ['PATH', 'TMPDIR', ...passEnv]) {
-    const value = env[name]
-    if (value !== undefined && value !== '' && !name.toUpperCase().startsWith('TURNLINE_'))
-      out[name] = value
-  }
-  return out
 }
 
 /** The embedded runner asked for by `config` (runner-choice.ts starts it when no URL is set). */

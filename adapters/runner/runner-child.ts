@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { ChildProcess } from 'node:child_process'
 import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import { RunnerChildAnswerSchema, type RunnerChildConfig } from './runner-child-protocol.ts'
+import { type RunnerExit, type RunnerProcess, spawnRunnerProcess } from './runner-process.ts'
 import { SandboxUnavailable } from './sandbox-probe.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 
@@ -14,17 +12,12 @@ export interface RunnerChildOptions {
   secret: string
   callbackUrl?: string
   sandbox: SandboxSettings
-  /** The child's whole environment (functions/embedded-runner-request.ts, runnerProcessEnv), never the parent's. */
+  /** The child's whole environment (functions/runner-process-env.ts), never the parent's. */
   env: Record<string, string>
   /** Project mode: this folder is every session's workspace (runner-server.ts). */
   project?: string
   /** How long the start (with its sandbox probe) may take; default 60 s. */
   readyTimeoutMs?: number
-}
-
-export interface RunnerExit {
-  code: number | null
-  signal: NodeJS.Signals | null
 }
 
 export interface RunnerChild {
@@ -40,50 +33,6 @@ export interface RunnerChild {
 
 /** How long a runner may take to end its commands (SIGTERM, 2 s, SIGKILL) and exit. */
 const STOP_GRACE_MS = 10_000
-
-/**
- * node's arguments for the child program: from the sources (this module is a .ts file, run
- * through tsx or vitest) `child-main.ts` with tsx's loader; from a build (this code is bundled
- * into dist/node/server.mjs or dist/cli/main.mjs) the `runner-child.mjs` built beside it.
- */
-function childArgs(): string[] {
-  const here = import.meta.url
-  if (here.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href
-    return ['--import', tsx, fileURLToPath(new URL('./child-main.ts', here))]
-  }
-  const built = fileURLToPath(new URL('./runner-child.mjs', here))
-  if (!existsSync(built)) {
-    throw new Error(`the runner's program ${built} is missing: run npm run build again`)
-  }
-  return ['--enable-source-maps', built]
-}
-
-/**
- * A runner process that loads its code and waits for its settings on stdin
- * (`startRunnerChild` hands them over): started ahead, while the parent still works out what
- * they are, it loads meanwhile. `abandon()` ends its stdin, and so the process, unconfigured.
- */
-export interface RunnerProcess {
-  child: ChildProcess
-  exited: Promise<RunnerExit>
-  abandon(): void
-}
-
-/** Spawns the runner's program with exactly `env` for its environment (see RunnerProcess). */
-export function spawnRunnerProcess(env: Record<string, string>): RunnerProcess {
-  const child = spawn(process.execPath, childArgs(), {
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const exited = new Promise<RunnerExit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  // A parent that outlives the pipe must not die of EPIPE; a failed spawn shows as no ready line.
-  child.stdin?.on('error', () => {})
-  child.on('error', () => {})
-  return { child, exited, abandon: () => child.stdin?.end() }
-}
 
 /**
  * Starts the reference runner as a child process (`child-main.ts`) with exactly `env` for its

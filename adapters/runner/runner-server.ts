@@ -13,18 +13,18 @@ import {
   TIMESTAMP_HEADER,
   verifyRunnerMessage,
 } from '../../src/contract/runner-signature.ts'
-import { type EgressStatus, openCommandNetworks } from './command-networks.ts'
+import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
+import { openConfinement } from './confinement-probes.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
 import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
-import { openSandbox } from './sandbox-probe.ts'
 import { SignedAnswer, sandboxReport } from './sandbox-report.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
-import { TenantLimitEnforcer, type TenantLimitStatus } from './tenant-limit-enforcer.ts'
+import type { TenantLimitStatus } from './tenant-limit-enforcer.ts'
 import { WorkspaceEraser } from './workspace-eraser.ts'
 import { checkWorkspaceName } from './workspace-paths.ts'
 import { WorkspaceRoot } from './workspace-root.ts'
@@ -104,23 +104,13 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         process.getuid?.() ?? -1,
       )
     : (options.sandbox ?? DEFAULT_SANDBOX_SETTINGS)
-  const sandbox = await openSandbox(settings, root)
+  const { sandbox, limits, networks } = await openConfinement({
+    root,
+    settings,
+    project: project !== undefined,
+    log,
+  })
   const workspaces = WorkspaceRoot.open(root, project)
-  if (sandbox.status.isolation === 'none') {
-    log({ event: 'sandbox_unavailable', level: 'warn', reason: sandbox.status.reason })
-  } else {
-    for (const warning of sandbox.status.warnings) {
-      log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
-    }
-  }
-  const limits = await TenantLimitEnforcer.open(root, sandbox, log, project !== undefined)
-  for (const warning of limits.status.warnings) {
-    log({ event: 'tenant_limit_unenforced', level: 'warn', warning })
-  }
-  const networks = await openCommandNetworks({ sandbox, rules: settings.egress, root, log })
-  if (networks.status.mode === 'none' && settings.network !== 'off') {
-    log({ event: 'egress_unavailable', level: 'warn', reason: networks.status.reason })
-  }
   const callbacks = options.callbackUrl
     ? new ExitCallbacks({
         url: options.callbackUrl,

@@ -1,13 +1,8 @@
 import { backoffMs } from '../../src/shared/backoff.ts'
 import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
-import {
-  type RunnerChild,
-  type RunnerChildOptions,
-  type RunnerExit,
-  type RunnerProcess,
-  startRunnerChild,
-} from './runner-child.ts'
+import { type RunnerChild, type RunnerChildOptions, startRunnerChild } from './runner-child.ts'
+import type { RunnerExit, RunnerProcess } from './runner-process.ts'
 
 export interface SupervisorOptions extends RunnerChildOptions {
   /** Loud lines for the operator (a death, a restart, giving up), without a prefix. */
@@ -44,7 +39,7 @@ function how(exit: RunnerExit): string {
  * after a backoff, and after `maxDeaths` deaths within a minute — or a restart that fails —
  * it gives up (`onGiveUp`). A restarted runner finds the commands of the dead one `lost`
  * (docs/runner-protocol.md). The first start's failure is the caller's: it rejects. `spawned`:
- * the first child's process, spawned ahead (runner-child.ts, spawnRunnerProcess).
+ * the first child's process, spawned ahead (runner-process.ts, spawnRunnerProcess).
  */
 export async function superviseRunner(
   options: SupervisorOptions,

@@ -100,11 +100,14 @@ function unsandboxed(
  * Finds out once, at start, whether commands can run in bubblewrap here: looks for bwrap and
  * prlimit, then runs a real sandboxed command in a scratch workspace under `root` with the very
  * options every command gets. `require` turns a failure into an error; `auto` into an unsandboxed
- * runner whose status says why.
+ * runner whose status says why. `probing` is handed the sandbox as it will be if that command
+ * works, as the command starts, so that a caller can probe more with it meanwhile; this resolves
+ * to that very object when the command works, and never otherwise.
  */
 export async function openSandbox(
   settings: SandboxSettings,
   root: string,
+  probing?: (candidate: CommandSandbox) => void,
 ): Promise<CommandSandbox> {
   // In the system folders, which every sandbox mounts.
   const prlimit = await which('prlimit', COMMAND_PATH.split(':'))
@@ -162,9 +165,12 @@ export async function openSandbox(
   const real = await realpath(workspace)
   const sandboxOf = (host: BwrapHost) =>
     new CommandSandbox(settings, bwrapStatus(settings, host, warnings), host, prlimit)
-  await sandboxOf(host).prepareWorkspace(root, real)
+  const probed = host
+  const candidate = sandboxOf(host)
+  await candidate.prepareWorkspace(root, real)
   try {
-    let failure = await probe(sandboxOf(host), host, real)
+    probing?.(candidate)
+    let failure = await probe(candidate, host, real)
     if (failure && host.seccompFilter && /seccomp/i.test(failure)) {
       // A kernel (or a container's policy) without seccomp filters: sandboxed without one.
       warnings.push(`${NO_FILTER} the kernel refused it (${failure})`)
@@ -176,7 +182,7 @@ export async function openSandbox(
   } finally {
     await rm(workspace, { recursive: true, force: true })
   }
-  return sandboxOf(host)
+  return host === probed ? candidate : sandboxOf(host)
 }
 
 const NO_FILTER =

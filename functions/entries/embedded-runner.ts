@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { spawnRunnerProcess } from '../../adapters/runner/runner-child.ts'
+import { type RunnerProcess, spawnRunnerProcess } from '../../adapters/runner/runner-process.ts'
 import { type SupervisedRunner, superviseRunner } from '../../adapters/runner/runner-supervisor.ts'
 import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import type { EmbeddedRunnerRequest } from '../embedded-runner-request.ts'
@@ -34,9 +34,11 @@ export interface EmbeddedRunnerStarter {
    * does so before the server's code has loaded): `defaultRunner` hands over this start when
    * it is asked for the same request, with its outcome (a refusal included), and otherwise
    * stops it and starts another. Resolves once the child process has its settings (its
-   * folders prepared first), so that what the caller does next cannot hold them up.
+   * folders prepared first), so that what the caller does next cannot hold them up. `spawned`:
+   * the runner's process spawned even earlier (node.ts), used when it has the environment the
+   * request asks for, else abandoned unconfigured.
    */
-  startEarly(request: EmbeddedRunnerRequest): Promise<void>
+  startEarly(request: EmbeddedRunnerRequest, spawned?: RunnerProcess): Promise<void>
   /** Stops the runner (and every command it still runs), if one was started. */
   close(): Promise<void>
 }
@@ -55,9 +57,10 @@ export function embeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunnerSt
   const start = async (
     request: EmbeddedRunnerRequest,
     handedOver: () => void = () => {},
+    ahead?: RunnerProcess,
   ): Promise<EmbeddedRunner> => {
     // The process loads its code while its folders are prepared (its settings name them).
-    const spawned = spawnRunnerProcess(request.env)
+    const spawned = processFor(request, ahead)
     const layout = await prepareRunnerLayout(request).catch((error: unknown) => {
       spawned.abandon()
       throw error
@@ -120,14 +123,21 @@ export function embeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunnerSt
       }
       return start(request)
     },
-    startEarly: (request) =>
+    startEarly: (request, spawned) =>
       new Promise((resolve) => {
-        const runner = start(request, resolve)
+        const runner = start(request, resolve, spawned)
         // Its outcome, a refusal included, is the deps' when they ask (defaultRunner).
         runner.catch(() => undefined).finally(resolve)
         early = { request, runner }
       }),
     close: () => stopAll(),
+  }
+
+  /** The process spawned ahead when its environment is the one asked for, else a new one. */
+  function processFor(request: EmbeddedRunnerRequest, ahead?: RunnerProcess): RunnerProcess {
+    if (ahead !== undefined && isDeepStrictEqual(ahead.env, request.env)) return ahead
+    ahead?.abandon()
+    return spawnRunnerProcess(request.env)
   }
 
   async function stopAll(): Promise<void> {

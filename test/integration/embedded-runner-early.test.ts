@@ -2,14 +2,18 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawnRunnerProcess } from '../../adapters/runner/runner-process.ts'
 import { earlyEmbeddedRunnerRequest } from '../../functions/embedded-runner-request.ts'
 import { embeddedRunner } from '../../functions/entries/embedded-runner.ts'
+import { runnerEnvAhead } from '../../functions/runner-process-env.ts'
 import { cmdlineOf, descendantsOf, isGone, parentOf, waitFor } from '../support/proc-tree.ts'
 
 /**
  * `npm start` starts its runner before the server's code has loaded (functions/entries/node.ts),
  * from what the environment asks for; the deps take that runner over only when they ask for
- * the same one, and otherwise it is stopped and another started. Real runner processes.
+ * the same one, and otherwise it is stopped and another started. Its process is spawned even
+ * before that, from the variables as they are (`runnerEnvAhead`), and used only when the parsed
+ * request asks for that very environment. Real runner processes.
  */
 let dir: string
 
@@ -82,6 +86,69 @@ describe('the embedded runner started early', () => {
     } finally {
       await runner.close()
     }
+  })
+
+  it('takes the process spawned from the variables as they are when the request asks for its environment', async () => {
+    const runner = embeddedRunner({ callbacks: false, report: () => {} })
+    try {
+      const variables = env('ahead', {
+        TURNLINE_SANDBOX_ENV: ' PIP_INDEX_URL , ',
+        PIP_INDEX_URL: 'https://x.test',
+        OPENAI_API_KEY: 'sk-not-for-the-runner',
+      })
+      const envAhead = runnerEnvAhead(variables)
+      if (envAhead === undefined) throw new Error('no environment ahead without a runner URL')
+      const ahead = spawnRunnerProcess(envAhead)
+      const request = earlyEmbeddedRunnerRequest(variables, { fsStoreByDefault: true })
+      if (request === undefined) throw new Error('no request for a valid environment')
+      expect(request.env).toEqual(envAhead)
+      expect(envAhead).toEqual({ PATH: process.env.PATH ?? '', PIP_INDEX_URL: 'https://x.test' })
+      await runner.startEarly(request, ahead)
+      const given = await runner.defaultRunner(request)
+      expect(pidOf(given.description)).toBe(ahead.child.pid)
+      expect(runnerProcesses()).toEqual([ahead.child.pid])
+    } finally {
+      await runner.close()
+    }
+  })
+
+  it('abandons the process spawned ahead, having run nothing, when the request asks for another environment', async () => {
+    const runner = embeddedRunner({ callbacks: false, report: () => {} })
+    try {
+      const ahead = spawnRunnerProcess({ PATH: process.env.PATH ?? '', PIP_INDEX_URL: 'x' })
+      const request = earlyEmbeddedRunnerRequest(env('abandoned'), { fsStoreByDefault: true })
+      if (request === undefined) throw new Error('no request for a valid environment')
+      await runner.startEarly(request, ahead)
+      // Its stdin ended before any settings: it exits at once, configured by nobody.
+      expect(await ahead.exited).toEqual({ code: 0, signal: null })
+      const given = await runner.defaultRunner(request)
+      expect(pidOf(given.description)).not.toBe(ahead.child.pid)
+      expect(runnerProcesses()).toEqual([pidOf(given.description)])
+    } finally {
+      await runner.close()
+    }
+  })
+
+  it('spawns nothing ahead for a runner URL; otherwise the environment ahead is the parsed one', () => {
+    const remote = { TURNLINE_RUNNER_URL: 'http://127.0.0.1:9', TURNLINE_RUNNER_SECRET: 'x' }
+    expect(runnerEnvAhead(env('url', remote))).toBeUndefined()
+    const cases = [
+      env('plain', { TMPDIR: '/var/tmp', OPENAI_API_KEY: 'sk-x' }),
+      env('names', { TURNLINE_SANDBOX_ENV: 'A_1,B', A_1: 'a', B: '', C: 'c' }),
+      {
+        ...env('keys', { TURNLINE_API_KEYS: `${'k'.repeat(24)}=acme` }),
+        TURNLINE_SANDBOX: 'require',
+      },
+    ]
+    for (const variables of cases) {
+      const request = earlyEmbeddedRunnerRequest(variables, { fsStoreByDefault: true })
+      expect(request).toBeDefined()
+      expect(runnerEnvAhead(variables)).toEqual(request?.env)
+    }
+    // An environment the deps refuse has no request: what was spawned ahead is abandoned.
+    const own = env('own', { TURNLINE_SANDBOX_ENV: 'TURNLINE_TOOL_SECRET' })
+    expect(runnerEnvAhead(own)).toEqual({ PATH: process.env.PATH ?? '' })
+    expect(earlyEmbeddedRunnerRequest(own, { fsStoreByDefault: true })).toBeUndefined()
   })
 
   it('is not started for a runner URL or an invalid environment (the deps say what is wrong)', () => {
