@@ -1,3 +1,5 @@
+import { compile } from 'zod'
+import { useSchemaCompiler } from '../../src/contract/compiled-schema.ts'
 import { preloadEncodings, useRankTables } from '../../src/core/session-service.ts'
 import { startCallbackLoop } from './callback-loop.ts'
 import type { EmbeddedRunnerStarter } from './embedded-runner.ts'
@@ -15,6 +17,8 @@ import { warmedFsStore } from './warmed-fs-store.ts'
 useRankTables(rankTableFiles)
 
 export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<void> {
+  // What a commit writes is checked through zod's compiled parsers (compiled-schema.ts).
+  useSchemaCompiler(compile)
   // The tokenizer's o200k table (the encoding of current models) loads on this thread while the
   // deps are built (startEntryApp waits for the runner); preload() below then finds it loaded,
   // or loads the default model's encoding when that is another.
