@@ -137,3 +137,28 @@ describe('Upstash REST proxy', () => {
     expect(proxy.requests.at(-1)).toMatchObject({ path: '/pipeline', commands: ['incr', 'incr'] })
   })
 })
+
+describe('Upstash REST proxy, observed', () => {
+  it('tells `observe` of each request once its answer is written, with its body size', async () => {
+    const served: { from: number; to: number; bytes: number }[] = []
+    const observed = await startUpstashProxy({
+      redisUrl: requireServices().redisUrl,
+      observe: (request) => served.push(request),
+      holdMs: 5,
+    })
+    try {
+      const body = JSON.stringify([['PING'], ['ECHO', 'x']])
+      const response = await fetch(`${observed.url}/pipeline`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${observed.token}` },
+        body,
+      })
+      expect(await response.json()).toEqual([{ result: 'PONG' }, { result: 'x' }])
+      expect(served).toHaveLength(1)
+      expect(served[0]?.bytes).toBe(Buffer.byteLength(body))
+      expect(served[0]?.to).toBeGreaterThan(served[0]?.from ?? Number.POSITIVE_INFINITY)
+    } finally {
+      await observed.close()
+    }
+  })
+})

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
@@ -51,6 +52,28 @@ describe('moto_server', () => {
     expect(await putStatus(s3, put('a', 'two', { IfNoneMatch: '*' }))).toBe(412)
     expect(await putStatus(s3, put('a', 'three', { IfMatch: first.ETag }))).toBe(200)
     expect(await putStatus(s3, put('a', 'four', { IfMatch: first.ETag }))).toBe(412)
+  })
+
+  it('keeps a connection: two requests sent at once on one socket are both answered', async () => {
+    // A PUT with a body and a GET in one write: the GET must not be read as the PUT's leftovers.
+    const endpoint = new URL(services.s3.endpoint)
+    const head = (line: string, extra: string) =>
+      `${line} HTTP/1.1\r\nHost: ${endpoint.host}\r\n` +
+      'Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/aws4_request, ' +
+      `SignedHeaders=host, Signature=0\r\n${extra}\r\n`
+    const socket = connect(Number(endpoint.port), endpoint.hostname)
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    socket.write(
+      `${head(`PUT /${Bucket}/kept`, 'Content-Length: 5\r\n')}hello` +
+        head(`GET /${Bucket}/kept`, 'Connection: close\r\n'),
+    )
+    await closed
+    const answers = Buffer.concat(chunks).toString('latin1')
+    expect(answers.match(/^HTTP\/1\.1 200 /gm)).toHaveLength(2)
+    expect(answers.split('\r\n\r\n').at(-1)).toBe('hello')
+    await s3.send(new DeleteObjectCommand({ Bucket, Key: 'kept' }))
   })
 
   it('lets exactly one of 20 racing create-only PUTs win', async () => {
