@@ -116,12 +116,15 @@ export class WriterThreadPool {
 
   private start(): Thread {
     const worker = this.startWorker()
-    worker.unref()
     const thread: Thread = { worker, running: false, pending: new Map() }
     worker.on('message', (reply: Reply) => {
       if (reply.ready === true) thread.running = true
       else this.settle(thread, reply)
     })
+    // After the listener: adding a 'message' listener refs the worker's port, which would keep
+    // the process alive for a thread that never gets a request (one warmed, or started for
+    // later requests).
+    worker.unref()
     const fail = (error: Error) => {
       const index = this.threads.indexOf(thread)
       if (index >= 0) this.threads.splice(index, 1)

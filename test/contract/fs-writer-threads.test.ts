@@ -120,4 +120,19 @@ describe('fs store writer threads', () => {
     expect(code).toBe(0)
     expect(await readFile(join(root, 'k/v.json'), 'utf8')).toBe('kept')
   })
+
+  it('a writer thread that never got a request does not keep the process alive', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CHILD, root, 'k/none.json', '', 'delete'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    )
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+  })
 })
