@@ -3,14 +3,15 @@
  * held first (fs-folder-handles.ts: kept open, reached without following a link; made if
  * missing, a link on the way refused), then the writer thread writes the temp file and links it
  * through the folder's descriptor (EEXIST if the name is taken, in any process), then removes the
- * temp name (it plays no part in the object's durability once the object has its own name); a
- * folder removed meanwhile is held again and the link retried here. The name is made durable
- * through the same handle (the temp name removed beside it when the link was retried here, or
- * when its removal on the thread failed).
+ * temp name (it plays no part in the object's durability once the object has its own name),
+ * answers, and fsyncs the folder through the held descriptor, answered in a second message: the
+ * caller acts on the name (`onNamed`) while the folder is fsynced, and no thread-pool job is
+ * needed. A folder removed meanwhile is held again and the link retried here, and the name made
+ * durable through the new handle here (the temp name removed beside it, as when its removal on
+ * the thread failed).
  *
- * Tried and not kept: the whole put on the writer thread (the folder opened and checked there,
- * its fsync made there too) — one message each way, but each put then held its thread through
- * two fsyncs, and turns got slower (docs/performance.md).
+ * Tried and not kept: the whole put answered once, after the folder's fsync on the thread (the
+ * caller's appends then waited for it; turns got slower: docs/performance.md).
  */
 import { basename, dirname } from 'node:path'
 import { settleAll } from './fs-durability.ts'
@@ -20,10 +21,17 @@ import type { HeldTemp } from './fs-work-folders.ts'
 
 /** What a create-only put needs of its store. */
 export interface CreateIo {
-  /** Writes the put's bytes to a temp file (fs-work-folders.ts), linked to `linkTo`. */
-  writeTemp(linkTo: string): Promise<HeldTemp>
-  /** Makes the name made in the placed folder durable (and the folders made for it). */
-  syncNewName(placed: Placed): Promise<void>
+  /**
+   * Writes the put's bytes to a temp file (fs-work-folders.ts), linked to `linkTo`; the folder
+   * whose descriptor is `syncFolder` (that of `linkTo`) fsynced after the link when the store
+   * makes names durable.
+   */
+  writeTemp(linkTo: string, syncFolder: number): Promise<HeldTemp>
+  /**
+   * Makes the name made in the placed folder durable (and the folders made for it); `ownSync`:
+   * the folder's own fsync, made already (its outcome).
+   */
+  syncNewName(placed: Placed, ownSync?: Promise<void>): Promise<void>
 }
 
 /**
@@ -41,7 +49,7 @@ export async function createOnly(
   const held = await holdKeyFolder(root, dirname(path), key, true)
   let written: HeldTemp
   try {
-    written = await io.writeTemp(held.folder.child(name))
+    written = await io.writeTemp(held.folder.child(name), held.folder.fd)
   } catch (error) {
     held.folder.release()
     throw error
@@ -57,11 +65,15 @@ export async function createOnly(
   }
   // The temp name is not needed once the object has its own name (it plays no part in the
   // object's durability): the writer thread removed it after the link, else it is removed here
-  // while the folder is fsynced.
+  // while the folder is fsynced (here unless the thread did, through the handle still held).
+  const synced = placed === held ? written.folderSync : undefined
   try {
     onNamed?.()
     const removing = written.removed === true ? [] : [removeTemp(written.temp)]
-    await settleAll([io.syncNewName(placed), ...removing])
+    const ownSync = synced?.then(({ error }) => {
+      if (error !== undefined) throw error
+    })
+    await settleAll([io.syncNewName(placed, ownSync), ...removing])
   } finally {
     placed.folder.release()
     written.release()

@@ -22,15 +22,17 @@ const CANNOT_SYNC_FOLDER = new Set([
 
 /**
  * Makes a new name durable: fsyncs the folder it was made in (through the handle it was made
- * through), and when folders were created for it (the topmost being `created`), the parent of
- * each of them too (each held without following a link).
+ * through; `ownSync`: that fsync made already, on a writer thread), and when folders were created
+ * for it (the topmost being `created`), the parent of each of them too (each held without
+ * following a link).
  */
 export async function syncNewName(
   root: string,
   folder: HeldFolder,
   created: string | undefined,
+  ownSync: Promise<void> = folder.sync(),
 ): Promise<void> {
-  const work = [tolerant(folder.sync())]
+  const work = [tolerant(ownSync)]
   if (created !== undefined) {
     for (let dir = folder.path; dir.startsWith(created) && dir !== root; ) {
       dir = dirname(dir)

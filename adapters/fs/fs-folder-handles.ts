@@ -44,6 +44,8 @@ export interface HeldFolder {
   readonly path: string
   /** `name` in this folder, as a path the kernel looks up from the held descriptor. */
   child(name: string): string
+  /** The held descriptor (open until released): for a writer thread to fsync the folder. */
+  readonly fd: number
   sync(): Promise<void>
   /** True when the folder was removed, or the path names another folder, since it was opened. */
   stale(): Promise<boolean>
@@ -144,6 +146,7 @@ function held(dir: string, entry: Entry, throughFd: boolean): HeldFolder {
   return {
     path: dir,
     child: (name) => (throughFd ? throughDescriptor(entry.handle, name) : join(dir, name)),
+    fd: entry.handle.fd,
     sync: () => entry.handle.sync(),
     async stale() {
       const [mine, now] = await Promise.all([

@@ -5,8 +5,8 @@
  *   for compare-and-swap: a writer whose expected content is still there loses nothing.
  * - Every write first goes to a temp file in `<root>/.turnline-fs/tmp` (same filesystem), written
  *   on a writer thread (fs-writer-threads.ts), then: create-only `link()`s it to the final name
- *   (on the same thread; atomic, fails with EEXIST across processes; fs-place.ts), and
- *   the temp name is removed while the folder is fsynced; plain and `ifMatch` puts `rename()` it
+ *   (on the same thread; atomic, fails with EEXIST across processes; fs-place.ts), removes
+ *   the temp name and fsyncs the folder (fs-create.ts); plain and `ifMatch` puts `rename()` it
  *   over the final name while holding the key's lock file (so a compare-and-swap can never
  *   interleave with another writer or a delete, in any process). The lock is acquired while the
  *   temp file is being written; the compare and the rename happen only once both are done.
@@ -127,11 +127,23 @@ export class FsObjectStore implements ObjectStore {
     const etag = etagOf(bytes)
     const root = await this.#prepare()
     const path = keyPath(root, key)
-    const temp = (linkTo?: string) => writeTemp(root, body, bytes, this.#durable, key, linkTo)
+    const temp = (linkTo?: string, syncFolder?: number) =>
+      writeTemp(
+        root,
+        body,
+        bytes,
+        this.#durable,
+        key,
+        linkTo,
+        this.#durable ? syncFolder : undefined,
+      )
     const version =
       options.ifNoneMatch === '*'
         ? await createOnly(
-            { writeTemp: temp, syncNewName: (placed) => this.#syncNewName(root, placed, key) },
+            {
+              writeTemp: temp,
+              syncNewName: (placed, ownSync) => this.#syncNewName(root, placed, key, ownSync),
+            },
             root,
             path,
             key,
@@ -234,9 +246,14 @@ export class FsObjectStore implements ObjectStore {
   }
 
   /** With durability on, makes the new name (and any folder created for it) durable. */
-  async #syncNewName(root: string, placed: Placed, key: string): Promise<void> {
+  async #syncNewName(
+    root: string,
+    placed: Placed,
+    key: string,
+    ownSync?: Promise<void>,
+  ): Promise<void> {
     if (!this.#durable) return
-    await syncNewName(root, placed.folder, placed.created).catch((error: unknown) => {
+    await syncNewName(root, placed.folder, placed.created, ownSync).catch((error: unknown) => {
       // A link swapped in on the way to a folder made for the name: the name was made in the
       // store's own folder, but cannot be made durable through the link.
       if (error instanceof SymlinkInStore) throw symlinkError(key, error)

@@ -73,6 +73,7 @@ export async function writeTemp(
   durable: boolean,
   key: string,
   linkTo?: string,
+  syncFolder?: number,
 ): Promise<HeldTemp> {
   let tmp = await holdWorkFolder(root, 'tmp', key)
   for (let attempt = 0; ; attempt++) {
@@ -82,6 +83,7 @@ export async function writeTemp(
         bytes: attempt === 0 ? bytes : new Uint8Array(body),
         durable,
         linkTo,
+        syncFolder,
       })
       const held = tmp
       return { ...written, release: () => held.release() }

@@ -31,6 +31,9 @@ export interface Reply {
   error?: ErrorFields
   linkError?: ErrorFields
   removed?: boolean
+  folderSynced?: boolean
+  folderSyncError?: ErrorFields
+  folderSkipped?: boolean
 }
 export interface ErrorFields {
   code?: string
@@ -63,20 +66,37 @@ export class WriterThreadPool {
 
   /** Sends one request; the bytes are moved when they fill their buffer. */
   send(message: Record<string, unknown>, bytes: Uint8Array<ArrayBuffer>): Promise<Reply> {
+    return this.sendWithFollowUp(message, bytes, false).reply
+  }
+
+  /**
+   * Sends one request that the thread answers twice (`followUp`: the second reply, to the
+   * `syncId` the request carries), or once.
+   */
+  sendWithFollowUp(
+    message: Record<string, unknown>,
+    bytes: Uint8Array<ArrayBuffer>,
+    followUp = true,
+  ): { reply: Promise<Reply>; followUp: Promise<Reply> | undefined } {
     const thread = this.pick()
     const id = this.nextId++
+    const syncId = followUp ? this.nextId++ : undefined
     this.sent++
-    return new Promise((resolve, reject) => {
-      if (thread.pending.size === 0) thread.worker.ref()
-      thread.pending.set(id, { resolve, reject })
-      // Moved, not copied, when the bytes are their buffer's whole content.
-      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-      try {
-        thread.worker.postMessage({ id, ...message }, whole ? [bytes.buffer] : [])
-      } catch (error) {
-        this.settle(thread, { id, error: { message: String(error) } })
-      }
-    })
+    if (thread.pending.size === 0) thread.worker.ref()
+    const awaiting = (key: number) =>
+      new Promise<Reply>((resolve, reject) => thread.pending.set(key, { resolve, reject }))
+    const reply = awaiting(id)
+    const second = syncId === undefined ? undefined : awaiting(syncId)
+    // Moved, not copied, when the bytes are their buffer's whole content.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    try {
+      const request = syncId === undefined ? { id, ...message } : { id, syncId, ...message }
+      thread.worker.postMessage(request, whole ? [bytes.buffer] : [])
+    } catch (error) {
+      this.settle(thread, { id, error: { message: String(error) } })
+      if (syncId !== undefined) this.settle(thread, { id: syncId, folderSkipped: true })
+    }
+    return { reply, followUp: second }
   }
 
   /** Starts a thread ahead of the first request when there is none. */
@@ -144,6 +164,7 @@ export class WriterThreadPool {
     thread.pending.delete(reply.id)
     if (thread.pending.size === 0) thread.worker.unref()
     if (reply.synced) this.fsyncs++
+    if (reply.folderSynced) this.fsyncs++
     if (reply.error !== undefined) request.reject(errnoError(reply.error))
     else request.resolve(reply)
   }

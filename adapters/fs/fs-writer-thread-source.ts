@@ -12,6 +12,14 @@
  *   { id, temp, synced }                    the temp file is written (not linked: none asked)
  *   { id, temp, synced, removed }           written and linked; `removed`: the temp name is gone
  *                                            (else the caller removes it, and sees why not)
+ *
+ * With `syncFolder` (the descriptor of the folder `linkTo` is in, held open by the caller until
+ * it has both replies) and `syncId`, a second reply follows the first: the folder fsynced after
+ * the link (the caller meanwhile acts on the name made), so a put needs no thread-pool job:
+ *
+ *   { id: syncId, folderSynced }             the folder is fsynced
+ *   { id: syncId, folderSyncError }          its fsync failed so
+ *   { id: syncId, folderSkipped }            no name was made: nothing to sync
  *   { id, temp, synced, linkError }          written, but the link failed: the temp file is
  *                                            kept for the caller to place or remove
  *   { id, error }                            the temp file could not be written; none is left
@@ -122,37 +130,49 @@ const append = ({ id, path, bytes, at, ifSize, ifVersion, durable }) => {
   }
 }
 
+const writeAndLink = ({ id, tmpDir, bytes, durable, linkTo }) => {
+  let written
+  try {
+    written = writeTemp(tmpDir, bytes, durable)
+  } catch (error) {
+    return { id, error: plain(error) }
+  }
+  const { temp, version } = written
+  if (linkTo === undefined) return { id, temp, version, synced: durable }
+  try {
+    fs.linkSync(temp, linkTo)
+  } catch (error) {
+    return { id, temp, version, synced: durable, linkError: plain(error) }
+  }
+  let removed = true
+  try {
+    fs.unlinkSync(temp)
+  } catch (error) {
+    removed = error?.code === 'ENOENT'
+  }
+  return { id, temp, version, synced: durable, removed }
+}
+
+const syncFolderAfter = (id, fd, linked) => {
+  if (!linked) return { id, folderSkipped: true }
+  try {
+    fs.fsyncSync(fd)
+    return { id, folderSynced: true }
+  } catch (error) {
+    return { id, folderSyncError: plain(error) }
+  }
+}
+
 parentPort.on('message', (request) => {
   if (request.op === 'append') {
     parentPort.postMessage(append(request))
     return
   }
-  const { id, tmpDir, bytes, durable, linkTo } = request
-  let written
-  try {
-    written = writeTemp(tmpDir, bytes, durable)
-  } catch (error) {
-    parentPort.postMessage({ id, error: plain(error) })
-    return
+  const reply = writeAndLink(request)
+  parentPort.postMessage(reply)
+  if (request.syncId !== undefined) {
+    parentPort.postMessage(syncFolderAfter(request.syncId, request.syncFolder, reply.removed !== undefined))
   }
-  const { temp, version } = written
-  if (linkTo !== undefined) {
-    try {
-      fs.linkSync(temp, linkTo)
-    } catch (error) {
-      parentPort.postMessage({ id, temp, version, synced: durable, linkError: plain(error) })
-      return
-    }
-    let removed = true
-    try {
-      fs.unlinkSync(temp)
-    } catch (error) {
-      removed = error?.code === 'ENOENT'
-    }
-    parentPort.postMessage({ id, temp, version, synced: durable, removed })
-    return
-  }
-  parentPort.postMessage({ id, temp, version, synced: durable })
 })
 parentPort.postMessage({ ready: true })
 `

@@ -5,7 +5,8 @@
  * close), and a create-only put a fifth (link); each costs the event loop a wake-up and a
  * promise, ≈ 0.1 ms on a small VM. A writer thread makes the same calls synchronously, off the
  * event loop, and answers once: one message each way per put (what it saves a turn is in
- * docs/performance.md).
+ * docs/performance.md); a create-only put's thread also fsyncs the new name's folder and
+ * answers that apart (no thread-pool job for it).
  *
  * The threads are a WriterThreadPool (fs-writer-pool.ts: which thread a write goes to, threads
  * that die); up to MAX_WRITER_THREADS per process, idle ones do not keep the process alive.
@@ -25,6 +26,11 @@ export interface TempWrite {
   durable: boolean
   /** Give the written file this name too (`link()`, fails if the name exists). */
   linkTo?: string | undefined
+  /**
+   * With `linkTo`: the descriptor of the folder the name is made in (held open by the caller
+   * until `folderSync` settles), fsynced on the thread once the link is made and answered.
+   */
+  syncFolder?: number | undefined
 }
 
 /**
@@ -37,6 +43,12 @@ export type TempWritten = {
   version?: string
   linkError?: NodeJS.ErrnoException
   removed?: boolean
+  /**
+   * With `syncFolder`: the folder's fsync on the thread after the link, settled when it is done
+   * (with `error` when it failed; `skipped` when no link was made). Rejects only when the thread
+   * dies first (the outcome is then unknown).
+   */
+  folderSync?: Promise<{ error?: NodeJS.ErrnoException; skipped?: true }>
 }
 
 /** An append for a writer thread (fs-append.ts has the rules). */
@@ -61,14 +73,25 @@ const pool = new WriterThreadPool(
 
 /** Writes a temp file on a writer thread; rejects with the errno error of the failed step. */
 export async function writeOnThread(request: TempWrite): Promise<TempWritten> {
-  const { bytes, tmpDir, durable, linkTo } = request
-  const reply = await pool.send({ tmpDir, bytes, durable, linkTo }, bytes)
+  const { bytes, tmpDir, durable, linkTo, syncFolder } = request
+  const sent = pool.sendWithFollowUp(
+    { tmpDir, bytes, durable, linkTo, syncFolder },
+    bytes,
+    linkTo !== undefined && syncFolder !== undefined,
+  )
+  const folderSync = sent.followUp?.then((second) => {
+    if (second.folderSyncError !== undefined) return { error: errnoError(second.folderSyncError) }
+    return second.folderSynced === true ? {} : { skipped: true as const }
+  })
+  folderSync?.catch(() => undefined)
+  const reply = await sent.reply
   if (reply.temp === undefined) throw errnoError({ message: 'fs writer thread sent no file' })
   return {
     temp: reply.temp,
     ...(reply.version === undefined ? {} : { version: reply.version }),
     ...(reply.linkError === undefined ? {} : { linkError: errnoError(reply.linkError) }),
     ...(reply.removed === true ? { removed: true } : {}),
+    ...(folderSync === undefined ? {} : { folderSync }),
   }
 }
 

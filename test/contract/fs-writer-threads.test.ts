@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -73,13 +73,49 @@ describe('fs store writer threads', () => {
   })
 
   it('counts the fsyncs made on the threads, and makes none for a store without durability', async () => {
+    const store = new FsObjectStore({ root })
+    await store.put('d/0.json', encode('0'), { ifNoneMatch: '*' })
     const before = writerThreadFsyncs()
-    await new FsObjectStore({ root }).put('d/1.json', encode('1'), { ifNoneMatch: '*' })
-    expect(writerThreadFsyncs()).toBe(before + 1)
+    // The temp file's bytes, then the folder of the new name.
+    await store.put('d/1.json', encode('1'), { ifNoneMatch: '*' })
+    expect(writerThreadFsyncs()).toBe(before + 2)
     await new FsObjectStore({ root, durable: false }).put('d/2.json', encode('2'), {
       ifNoneMatch: '*',
     })
-    expect(writerThreadFsyncs()).toBe(before + 1)
+    expect(writerThreadFsyncs()).toBe(before + 2)
+  })
+
+  it("fsyncs the new name's folder through the given descriptor after the link, answered apart; none when no name was made", async () => {
+    const tmpDir = join(root, 'tmp')
+    await mkdir(tmpDir)
+    const folder = await open(root, 'r')
+    try {
+      const linkTo = join(root, 'synced.json')
+      const write = { tmpDir, durable: true, linkTo, syncFolder: folder.fd }
+      const before = writerThreadFsyncs()
+      const linked = await writeOnThread({ ...write, bytes: encode('one') })
+      expect(linked.removed).toBe(true)
+      expect(await linked.folderSync).toEqual({})
+      expect(writerThreadFsyncs()).toBe(before + 2)
+      const taken = await writeOnThread({ ...write, bytes: encode('two') })
+      expect(taken.linkError?.code).toBe('EEXIST')
+      expect(await taken.folderSync).toEqual({ skipped: true })
+      expect(writerThreadFsyncs()).toBe(before + 3)
+      await rm(taken.temp)
+      // A descriptor that is not open: the failure comes back with the second answer.
+      const bad = await writeOnThread({
+        ...write,
+        linkTo: join(root, 'unsynced.json'),
+        syncFolder: 2 ** 30,
+        bytes: encode('three'),
+      })
+      expect(bad.removed).toBe(true)
+      expect((await bad.folderSync)?.error?.code).toBe('EBADF')
+      expect(await readFile(join(root, 'unsynced.json'), 'utf8')).toBe('three')
+      expect(pendingThreadWrites()).toBe(0)
+    } finally {
+      await folder.close()
+    }
   })
 
   it('fails the pending writes of a thread that dies, and starts a new thread for the next', async () => {
