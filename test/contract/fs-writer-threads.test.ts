@@ -143,8 +143,9 @@ describe('fs store writer threads', () => {
     expect(await readFile(written.temp, 'utf8')).toBe('next')
   })
 
-  it('a pending write keeps the process alive until it is on disk; idle threads do not', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, root, 'k/v.json', 'kept'], {
+  /** Runs the child program to its exit: its code and what it wrote to stderr. */
+  async function runChild(...args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, root, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''
@@ -152,23 +153,15 @@ describe('fs store writer threads', () => {
       stderr += chunk.toString()
     })
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-    expect(stderr).toBe('')
-    expect(code).toBe(0)
+    return { code, stderr }
+  }
+
+  it('a pending write keeps the process alive until it is on disk; idle threads do not', async () => {
+    expect(await runChild('k/v.json', 'kept')).toEqual({ code: 0, stderr: '' })
     expect(await readFile(join(root, 'k/v.json'), 'utf8')).toBe('kept')
   })
 
   it('a writer thread that never got a request does not keep the process alive', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CHILD, root, 'k/none.json', '', 'delete'],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    )
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-    expect(stderr).toBe('')
-    expect(code).toBe(0)
+    expect(await runChild('k/none.json', '', 'delete')).toEqual({ code: 0, stderr: '' })
   })
 })
