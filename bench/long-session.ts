@@ -14,8 +14,9 @@
  * process reading the server's data folder between turns.
  *
  * `--store s3` (server mode): `npm start` on a bucket on moto and Upstash over redis-server
- * (`npm run services:start`), both behind counting forwarders: object requests, coordinator
- * round trips and the bytes sent to S3 counted on the wire, in the timed run.
+ * (`npm run services:start`), each counting its own requests (the Upstash REST proxy's notes,
+ * moto's request log): object requests, coordinator round trips and the bytes sent to S3, in the
+ * timed run.
  *
  * `--mode engine`: the engine in this process (bench/support/long-session-engine.ts) on `--store`,
  * its ports counted directly, fsyncs too (fs).

@@ -2,8 +2,9 @@
  * CPU per request of the S3 + Upstash variant's local stand-ins, apart from any server: the
  * requests of an ordinary tool turn (an Upstash EVAL, two create-only 3 KB PUTs, an Upstash
  * EVAL) sent in that order, one at a time, by the server's own clients (S3Rest and UpstashRest on
- * the node:http fetch) through the store peers' process (store-peers.ts: the Upstash REST proxy
- * and the counting forwarder in front of moto) to moto_server and redis-server
+ * the node:http fetch), to moto_server directly (which notes each request in its request log,
+ * read by the store peers' process) and through the store peers' process (store-peers.ts: the
+ * Upstash REST proxy) to redis-server
  * (`npm run services:start`). Prints, per round, the CPU each process spent per "turn" (those 4
  * requests) — moto, the store peers' process, redis-server and this client — read from /proc.
  *
@@ -11,7 +12,8 @@
  *     [--hashes node|web]
  *
  * `--s3` and `--moto-pid` point it at another moto_server (one started by hand with other
- * options), so two ways of running it can be compared in one sitting.
+ * options), so two ways of running it can be compared in one sitting (its S3 requests are then
+ * not counted: that moto notes none).
  */
 import { parseArgs } from 'node:util'
 import { nodeFetch } from '../adapters/node-http/node-fetch.ts'
@@ -23,7 +25,7 @@ import { requireServices } from '../test/support/services.ts'
 import { createTestBucket } from '../test/support/test-bucket.ts'
 import { startStoreProcess } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
-import { servicePids } from './support/user-path-variants.ts'
+import { motoRequestLogPath, servicePids } from './support/user-path-variants.ts'
 
 const { values } = parseArgs({
   options: {
@@ -41,14 +43,21 @@ const s3Endpoint = values.s3 ?? services.s3.endpoint
 const motoPid = Number(values['moto-pid'] ?? pids.moto)
 const s3 = { ...services.s3, endpoint: s3Endpoint }
 const bucket = await createTestBucket(s3, 'peercost')
-const stores = await startStoreProcess({ redisUrl: services.redisUrl, s3Endpoint })
+// Signed with a key of its own, which moto's request log counts (another moto, `--s3`, has none).
+const accessKeyId = `peercost${process.pid}`
+const stores = await startStoreProcess({
+  redisUrl: services.redisUrl,
+  s3Endpoint,
+  s3RequestLog: values.s3 ? '/dev/null' : motoRequestLogPath(),
+  s3AccessKeyId: accessKeyId,
+})
 const fetchOnNode = nodeFetch()
 const objects = new S3Rest({
   bucket: bucket.bucket,
   region: s3.region,
   endpoint: stores.s3Endpoint,
   forcePathStyle: true,
-  credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  credentials: { accessKeyId, secretAccessKey: s3.secretAccessKey },
   fetch: fetchOnNode,
   hashes: values.hashes === 'web' ? webCryptoHashes : nodeSigV4Hashes,
 })

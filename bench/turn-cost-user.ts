@@ -14,13 +14,15 @@
  *   start   `node infra/start.mjs`, fs store, over HTTP
  *   built   `node dist/node/server.mjs`, fs store, over HTTP
  *   s3      `node infra/start.mjs` on S3 (moto_server) + Upstash (the REST proxy over
- *           redis-server), both behind counting forwarders in a process of their own
- *           (bench/support/store-peers.ts); needs `npm run services:start`. Not in the default set.
+ *           redis-server), both counted from a process of their own (bench/support/store-peers.ts:
+ *           the proxy's own notes, moto's request log); needs `npm run services:start`. Not in the
+ *           default set.
  *   s3lim   the same, multi-tenant (an API key) with per-tenant limits that never refuse a bench
  *           turn (request window, daily tokens, turn slots), counted in Upstash. Not in the default set.
  *
- * `--store-rtt <ms>` makes the s3 variants' stores that far away (each forwarder holds every
- * request that long), so that requests sent together show as one round trip.
+ * `--store-rtt <ms>` makes the s3 variants' stores that far away (the Upstash proxy holds every
+ * request that long, an HTTP delay proxy in front of moto half that long each way), so that
+ * requests sent together show as one round trip.
  *
  * `--before <rev>` also starts `infra/start.mjs` of that revision (extracted with git archive), on
  * fs, and on S3 + Upstash for each of `s3`/`s3lim` in `--variants`.
@@ -68,7 +70,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     before: { type: 'string' },
     'tool-calls': { type: 'string', default: '1' },
-    /** Milliseconds the stores' forwarders add to every request of the s3 variants. */
+    /** Milliseconds the stores add to every request of the s3 variants. */
     'store-rtt': { type: 'string', default: '0' },
     /** Node options for the server processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
     'node-args': { type: 'string', default: '' },

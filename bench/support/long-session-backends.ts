@@ -2,9 +2,9 @@
  * The stores of bench/long-session.ts's server mode, and what each lets the bench see from
  * outside the server process after every turn. `fs` (the default configuration): the data folder
  * on disk (disk-writes.ts) — bytes written, no request counts. `s3`: a bucket on moto and the
- * Upstash REST proxy over redis-server (`npm run services:start`), both behind counting
- * forwarders in a process of their own (store-peers.ts) — every request to either store counted
- * on the wire, and the bytes of the bodies sent to S3.
+ * Upstash REST proxy over redis-server (`npm run services:start`), each noting its own requests,
+ * read by a process of their own (store-peers.ts) — every request to either store counted, and
+ * the bytes of the bodies sent to S3.
  */
 import { join } from 'node:path'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'

@@ -10,8 +10,9 @@
  *   tsx bench/support/peer-process.ts long-mock | long-receiver --tool-bytes <n> --big-every <n>
  *     --big-bytes <n>   (long-session-peers.ts, for bench/long-session.ts; `stats` answers what
  *     each saw since the last `stats`)
- *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint> [--rtt <ms>]   (store-peers.ts;
- *     prints the Upstash URL and token and the S3 endpoint; `trips` answers the round trips)
+ *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint> --s3-log <file>
+ *     --s3-key <access key id> [--rtt <ms>]   (store-peers.ts; prints the Upstash URL and token
+ *     and the S3 endpoint; `trips` answers the round trips)
  */
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -28,6 +29,8 @@ const { values, positionals } = parseArgs({
     'tool-calls': { type: 'string', default: '1' },
     redis: { type: 'string' },
     s3: { type: 'string' },
+    's3-log': { type: 'string' },
+    's3-key': { type: 'string' },
     rtt: { type: 'string', default: '0' },
     'tool-bytes': { type: 'string', default: '4096' },
     'big-every': { type: 'string', default: '0' },
@@ -68,12 +71,14 @@ if (positionals[0] === 'mock') {
   const stores = await startStorePeers({
     redisUrl: values.redis ?? '',
     s3Endpoint: values.s3 ?? '',
+    s3RequestLog: values['s3-log'] ?? '',
+    s3AccessKeyId: values['s3-key'] ?? '',
     rttMs: Number(values.rtt),
   })
   const { upstashUrl, upstashToken, s3Endpoint } = stores
   console.log(JSON.stringify({ url: upstashUrl, token: upstashToken, s3: s3Endpoint }))
   lines.on('line', (line) => {
-    if (line === 'trips') console.log(JSON.stringify(stores.trips()))
+    if (line === 'trips') void stores.trips().then((trips) => console.log(JSON.stringify(trips)))
   })
   lines.on('close', () => void stores.close().finally(() => process.exit(0)))
 } else if (positionals[0] === 'long-mock' || positionals[0] === 'long-receiver') {

@@ -125,10 +125,13 @@ export interface StoreProcess {
   close(): Promise<void>
 }
 
-/** The Upstash REST proxy and the S3 forwarder in their own process (store-peers.ts). */
+/** The Upstash REST proxy and the reader of moto's request log in their own process (store-peers.ts). */
 export async function startStoreProcess(services: {
   redisUrl: string
   s3Endpoint: string
+  /** moto's request log, and the access key id whose requests are counted. */
+  s3RequestLog: string
+  s3AccessKeyId: string
   /** Added to every request to either store (default 0). */
   rttMs?: number
 }): Promise<StoreProcess> {
@@ -138,6 +141,10 @@ export async function startStoreProcess(services: {
     services.redisUrl,
     '--s3',
     services.s3Endpoint,
+    '--s3-log',
+    services.s3RequestLog,
+    '--s3-key',
+    services.s3AccessKeyId,
     '--rtt',
     String(services.rttMs ?? 0),
   ])

@@ -1,8 +1,8 @@
 /**
  * The Turnline-process variants of bench/turn-cost-user.ts: a server started as a user starts it
  * (server-process.ts) with a client for its HTTP API, on the fs store or on S3 (moto) + Upstash
- * (the REST proxy over redis-server), the latter's stores behind counting forwarders in their own
- * process (store-peers.ts).
+ * (the REST proxy over redis-server), the latter's requests counted from a process of their own
+ * (store-peers.ts).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -79,6 +79,25 @@ export function servicePids(): Record<string, number> {
   return Object.fromEntries(Object.entries(pids ?? {}).map(([name, pid]) => [name, pid]))
 }
 
+/**
+ * The file in which `npm run services:start`'s moto notes each request (moto-server-lean.py), as
+ * .tmp/services.json records it; services started before moto noted its requests have none.
+ */
+export function motoRequestLogPath(): string {
+  const file = join(here, '.tmp/services.json')
+  const info = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { s3?: { requestLog?: string } })
+    : {}
+  const log = info.s3?.requestLog
+  if (!log || !existsSync(log)) {
+    throw new Error(
+      'moto does not note its requests (no s3.requestLog in .tmp/services.json): restart the ' +
+        'services with npm run services:stop && npm run services:start',
+    )
+  }
+  return log
+}
+
 /** An API key of the bench's tenant, for the variant with per-tenant limits. */
 const BENCH_API_KEY = 'bench-key-0123456789abcdef'
 
@@ -95,15 +114,19 @@ const TENANT_LIMITS = {
 
 /**
  * A deployment's stores on the local services (`npm run services:start`): a bucket of its own on
- * moto and the Upstash REST proxy over redis-server, both behind the counting forwarders of a
- * process of their own (store-peers.ts); `env` is what a server is told of them.
+ * moto and the Upstash REST proxy over redis-server, both counted from a process of their own
+ * (store-peers.ts): moto notes the requests signed with an access key id of this deployment's
+ * own; `env` is what a server is told of them.
  */
 export async function countedS3Deployment(label: string, rttMs?: number) {
   const services = requireServices()
   const bucket = await createTestBucket(services.s3, label)
+  const accessKeyId = `counted${process.pid}x${Date.now()}`
   const stores = await startStoreProcess({
     redisUrl: services.redisUrl,
     s3Endpoint: services.s3.endpoint,
+    s3RequestLog: motoRequestLogPath(),
+    s3AccessKeyId: accessKeyId,
     ...(rttMs ? { rttMs } : {}),
   })
   const env: Record<string, string> = {
@@ -111,7 +134,7 @@ export async function countedS3Deployment(label: string, rttMs?: number) {
     S3_ENDPOINT: stores.s3Endpoint,
     S3_REGION: services.s3.region,
     S3_FORCE_PATH_STYLE: '1',
-    S3_ACCESS_KEY_ID: services.s3.accessKeyId,
+    S3_ACCESS_KEY_ID: accessKeyId,
     S3_SECRET_ACCESS_KEY: services.s3.secretAccessKey,
     UPSTASH_REDIS_REST_URL: stores.upstashUrl,
     UPSTASH_REDIS_REST_TOKEN: stores.upstashToken,
@@ -121,7 +144,7 @@ export async function countedS3Deployment(label: string, rttMs?: number) {
   return {
     env,
     stores,
-    /** The bucket, read directly (not through the forwarder: not counted). */
+    /** The bucket, read directly (with the services' own access key id: not counted). */
     store: () => bucket.store(''),
     async close() {
       await stores.close()

@@ -86,3 +86,80 @@ WSGIRequestHandler.send_header = _send_header_kept
 
 if os.environ.get("TURNLINE_MOTO_LOG_REQUESTS") != "1":
     WSGIRequestHandler.log_request = lambda self, code="-", size="-": None
+
+# Each request's own record, when asked (TURNLINE_MOTO_REQUEST_LOG_FD: a file descriptor the
+# launcher inherits, opened for appending; unset, nothing is noted). Two lines per request, each
+# written whole with one write: `b <id> <ns> <method> <access key id>` once its request line and
+# headers are read, `e <id> <ns> <body bytes>` after the request (<ns>: when the answer's last
+# byte was handed to the socket; -1 bytes: a chunked body); <ns> is CLOCK_MONOTONIC
+# (time.monotonic_ns(), Node's process.hrtime.bigint()). The start line is written before any
+# answer, so a reader that has seen a request's answer can wait for its end line (written after
+# the dev server's drain, up to 10 ms later).
+_request_log_fd = os.environ.get("TURNLINE_MOTO_REQUEST_LOG_FD")
+if _request_log_fd:
+    import itertools
+    import time
+
+    _log_fd = int(_request_log_fd)
+    _request_ids = itertools.count(1)
+    _parse_request = WSGIRequestHandler.parse_request
+    _run_wsgi_noted = WSGIRequestHandler.run_wsgi
+
+    class _NotedWriter:
+        # The connection's writer, noting when it last wrote: the answer's end.
+        def __init__(self, raw):
+            self._raw = raw
+            self.last = 0
+
+        def write(self, data):
+            written = self._raw.write(data)
+            self.last = time.monotonic_ns()
+            return written
+
+        def __getattr__(self, name):
+            return getattr(self._raw, name)
+
+    def _access_key(self):
+        credential = (self.headers.get("Authorization") or "").partition("Credential=")[2]
+        return credential.partition("/")[0] or "-"
+
+    def _note_end(self):
+        request_id = getattr(self, "_turnline_request", None)
+        if request_id is None:
+            return
+        self._turnline_request = None
+        body = getattr(self, "_turnline_body", -1)
+        ended = self.wfile.last if self.wfile.last > self._turnline_from else time.monotonic_ns()
+        os.write(_log_fd, f"e {request_id} {ended} {body}\n".encode())
+
+    def _parse_request_noted(self):
+        started = time.monotonic_ns()
+        if not isinstance(self.wfile, _NotedWriter):
+            self.wfile = _NotedWriter(self.wfile)
+        self._turnline_from = started
+        parsed = _parse_request(self)
+        request_id = next(_request_ids)
+        self._turnline_request = request_id
+        self._turnline_body = -1
+        key = _access_key(self) if parsed else "-"
+        method = getattr(self, "command", None) or "-"
+        os.write(_log_fd, f"b {request_id} {started} {method} {key}\n".encode())
+        if not parsed:
+            _note_end(self)
+        return parsed
+
+    def _make_environ_noted(self):
+        environ = _make_environ_buffered(self)
+        if getattr(self, "_turnline_keep", False):
+            self._turnline_body = int(environ.get("CONTENT_LENGTH") or 0)
+        return environ
+
+    def _run_wsgi_logged(self):
+        try:
+            _run_wsgi_noted(self)
+        finally:
+            _note_end(self)
+
+    WSGIRequestHandler.parse_request = _parse_request_noted
+    WSGIRequestHandler.make_environ = _make_environ_noted
+    WSGIRequestHandler.run_wsgi = _run_wsgi_logged

@@ -103,11 +103,24 @@ function logTail(file) {
 }
 
 /** Starts one service on a free port; retries on another port if the first one was taken. */
-export async function startProcess({ name, command, args, env, probe, timeoutMs, logFile }) {
+export async function startProcess({
+  name,
+  command,
+  args,
+  env,
+  probe,
+  timeoutMs,
+  logFile,
+  extraFds = [],
+}) {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
     const log = openSync(logFile, 'w')
-    const child = spawn(command, args(port), { detached: true, stdio: ['ignore', log, log], env })
+    const child = spawn(command, args(port), {
+      detached: true,
+      stdio: ['ignore', log, log, ...extraFds],
+      env,
+    })
     closeSync(log)
     child.unref()
     let exit = null

@@ -8,7 +8,16 @@
 //   node infra/local/services.mjs env      print `export TURNLINE_TEST_…=…` lines for a shell
 //
 // Plain Node ESM (no TypeScript) so that it runs before anything is built.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -67,10 +76,17 @@ function preflight() {
  * and returns their coordinates. Throws (after stopping whatever did start) when either fails.
  * `owner` is the pid whose exit makes the services stale (null: they outlive their starter).
  */
-export async function startServices({ stateFile = devStateFile, owner = null } = {}) {
+export async function startServices({
+  stateFile = devStateFile,
+  owner = null,
+  requestLog = null,
+} = {}) {
   const bin = preflight()
   const logDir = path.join(tmpDir, 'logs')
   mkdirSync(logDir, { recursive: true })
+  // moto notes each request in `requestLog` when given (moto-server-lean.py): fd 3 of its process.
+  if (requestLog) rmSync(requestLog, { force: true })
+  const requestLogFd = requestLog ? openSync(requestLog, 'a') : null
   const tag = path.basename(stateFile, '.json')
   const logs = {
     moto: path.join(logDir, `${tag}-moto.log`),
@@ -89,7 +105,9 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
       env: {
         ...{ PATH: SYSTEM_PATH, HOME: '/root', LC_ALL: 'C.UTF-8', PYTHONUNBUFFERED: '1' },
         TURNLINE_MOTO_LAUNCHER: MOTO_LAUNCHER,
+        ...(requestLogFd === null ? {} : { TURNLINE_MOTO_REQUEST_LOG_FD: '3' }),
       },
+      extraFds: requestLogFd === null ? [] : [requestLogFd],
       probe: httpAnswers,
       timeoutMs: 30_000,
       logFile: logs.moto,
@@ -108,6 +126,7 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
       logFile: logs.redis,
     }),
   ])
+  if (requestLogFd !== null) closeSync(requestLogFd)
   const [moto, redis] = started
   if (moto.status === 'rejected' || redis.status === 'rejected') {
     for (const s of started) if (s.status === 'fulfilled') await killGroup(s.value.pid)
@@ -115,11 +134,15 @@ export async function startServices({ stateFile = devStateFile, owner = null } =
     throw new Error(reasons.join('\n'))
   }
   const info = {
-    s3: { endpoint: `http://127.0.0.1:${moto.value.port}`, ...S3_DEFAULTS },
+    s3: {
+      endpoint: `http://127.0.0.1:${moto.value.port}`,
+      ...S3_DEFAULTS,
+      ...(requestLog ? { requestLog } : {}),
+    },
     redis: { url: `redis://127.0.0.1:${redis.value.port}` },
     pids: { moto: moto.value.pid, redis: redis.value.pid },
     owner,
-    logs,
+    logs: requestLog ? { ...logs, motoRequests: requestLog } : logs,
   }
   writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`)
   return info
@@ -188,7 +211,8 @@ async function cli(command) {
         return
       }
       await stopServices(devStateFile)
-      const info = await startServices()
+      // Each moto request noted for the benches that count a turn's S3 requests (store-peers.ts).
+      const info = await startServices({ requestLog: path.join(tmpDir, 'moto-requests.log') })
       console.log(`S3 (moto_server)  ${info.s3.endpoint}  pid ${info.pids.moto}`)
       console.log(`redis-server      ${info.redis.url}  pid ${info.pids.redis}`)
       console.log(
