@@ -3,6 +3,7 @@
 // tests use) and redis-server, each on a free loopback port.
 //
 //   node infra/local/services.mjs start    start both, write .tmp/services.json, leave them running
+//                                          (moto notes each request in .tmp/moto-requests.log)
 //   node infra/local/services.mjs stop     stop the services recorded in .tmp/services.json
 //   node infra/local/services.mjs status   print .tmp/services.json if its services are running
 //   node infra/local/services.mjs env      print `export TURNLINE_TEST_…=…` lines for a shell
