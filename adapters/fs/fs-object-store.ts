@@ -128,21 +128,13 @@ export class FsObjectStore implements ObjectStore {
     const root = await this.#prepare()
     const path = keyPath(root, key)
     const temp = (linkTo?: string, syncFolder?: number) =>
-      writeTemp(
-        root,
-        body,
-        bytes,
-        this.#durable,
-        key,
-        linkTo,
-        this.#durable ? syncFolder : undefined,
-      )
+      writeTemp(root, body, bytes, this.#durable, key, linkTo, syncFolder)
     const version =
       options.ifNoneMatch === '*'
         ? await createOnly(
             {
               writeTemp: temp,
-              syncNewName: (placed, ownSync) => this.#syncNewName(root, placed, key, ownSync),
+              syncNewName: (placed, own) => this.#syncNewName(root, placed, key, own),
             },
             root,
             path,
@@ -246,14 +238,9 @@ export class FsObjectStore implements ObjectStore {
   }
 
   /** With durability on, makes the new name (and any folder created for it) durable. */
-  async #syncNewName(
-    root: string,
-    placed: Placed,
-    key: string,
-    ownSync?: Promise<void>,
-  ): Promise<void> {
+  async #syncNewName(root: string, placed: Placed, key: string, own?: Promise<void>) {
     if (!this.#durable) return
-    await syncNewName(root, placed.folder, placed.created, ownSync).catch((error: unknown) => {
+    await syncNewName(root, placed.folder, placed.created, own).catch((error: unknown) => {
       // A link swapped in on the way to a folder made for the name: the name was made in the
       // store's own folder, but cannot be made durable through the link.
       if (error instanceof SymlinkInStore) throw symlinkError(key, error)

@@ -63,8 +63,9 @@ export interface HeldTemp extends TempWritten {
 
 /**
  * Writes a temp file holding `bytes` (moved to a writer thread) in the tmp folder, linked to
- * `linkTo` if given (fs-writer-threads.ts). Should the tmp folder have been removed, it is held
- * again and the write repeated with a fresh copy of `body` (whose copy `bytes` is).
+ * `linkTo` if given (fs-writer-threads.ts), whose folder (the descriptor `syncFolder`) the thread
+ * then fsyncs when `durable`. Should the tmp folder have been removed, it is held again and the
+ * write repeated with a fresh copy of `body` (whose copy `bytes` is).
  */
 export async function writeTemp(
   root: string,
@@ -83,7 +84,7 @@ export async function writeTemp(
         bytes: attempt === 0 ? bytes : new Uint8Array(body),
         durable,
         linkTo,
-        syncFolder,
+        syncFolder: durable ? syncFolder : undefined,
       })
       const held = tmp
       return { ...written, release: () => held.release() }
