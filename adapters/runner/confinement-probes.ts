@@ -52,14 +52,15 @@ export async function openConfinement(options: {
       log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
     }
   }
-  let networksFound = ahead?.networks
-  if (ahead?.candidate !== sandbox) {
-    await closeNetworks(networksFound)
+  let networksFound: Promise<CommandNetworks>
+  if (ahead !== undefined && ahead.candidate === sandbox) networksFound = ahead.networks
+  else {
+    await closeNetworks(ahead?.networks)
     networksFound = networksOf(sandbox)
   }
   const [limits, networks] = await Promise.allSettled([
     TenantLimitEnforcer.open(root, sandbox, log, options.project),
-    networksFound ?? networksOf(sandbox),
+    networksFound,
   ])
   if (limits.status === 'rejected' || networks.status === 'rejected') {
     await Promise.all([
