@@ -21,7 +21,6 @@ import {
   type ParsedThreadEvent,
   THREAD_EVENT_SCHEMAS,
   type ThreadEvent,
-  ThreadEventSchema,
   type ThreadEventType,
   TokenBreakdownSchema,
   type UnknownThreadEvent,
@@ -29,6 +28,7 @@ import {
 } from './thread-event.ts'
 import { FileUpdateChangeSchema, THREAD_ITEM_SCHEMAS, type ThreadItemType } from './thread-item.ts'
 import { UsageSchema } from './usage.ts'
+import { checkWrittenEvent } from './written-event-check.ts'
 
 /**
  * Wire text of VT Code events, byte-compatible with serde_json: compact, keys in serde declaration
@@ -88,7 +88,7 @@ function encodeEventMember(key: string, member: unknown): string {
 /** Compact JSON of one bare event, as `vtcode exec --json` prints it. */
 export function serializeEvent(event: ParsedThreadEvent): string {
   if (isUnknownEvent(event)) return event.source
-  const checked = ThreadEventSchema.safeParse(event)
+  const checked = checkWrittenEvent(event)
   if (!checked.success) {
     throw new TurnlineError(
       'internal',
