@@ -6,7 +6,8 @@
 # compare-and-swap of the storage protocol (commits, leases, callback claims) relies on that
 # guarantee, so this launcher runs the S3 handler's writes (PUT, POST, DELETE of a key) one at a
 # time. Reads are not serialised. services.mjs runs it with the chroot's python3 (the text in an
-# environment variable, run by a one-line -c, after moto-server-lean.py), followed by the word
+# environment variable, run by a one-line -c, after moto-server-lean.py and
+# moto-server-requests.py), followed by the word
 # moto_server and its arguments.
 import sys
 import threading

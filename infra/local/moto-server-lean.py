@@ -9,14 +9,16 @@
 #   with `Connection: close`, because Python's http.server cannot drain a request body the app
 #   did not read before the next request line. Here the body is read in full first (by its
 #   Content-Length), so the connection can be kept; a chunked request still closes it. While the
-#   app runs, the handler's reader is an empty buffer: the dev server's drain after each answer
-#   (it reads whatever arrives within 10 ms, safe only when the connection closes) then finds
-#   nothing to read instead of taking the next request.
+#   app runs, the handler's reader is an empty buffer, and the dev server's drain after each
+#   answer (it reads whatever arrives within 10 ms, safe only when the connection closes) is
+#   skipped on a kept connection, so it cannot take the next request.
+# - Per-request work around the S3 app: moto-server-requests.py, run after this file.
 # - Nagle's algorithm on kept connections: an answer is written as its head, then its body;
 #   without TCP_NODELAY the body can wait for the client's delayed ACK of the head.
 # - One log line per request (TURNLINE_MOTO_LOG_REQUESTS=1 keeps them). Errors are still logged.
 import io
 import os
+import threading
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from werkzeug.serving import WSGIRequestHandler
@@ -36,11 +38,15 @@ DomainDispatcherApplication.get_backend_for_host = _get_backend_for_host_kept
 
 _make_environ = WSGIRequestHandler.make_environ
 _send_header = WSGIRequestHandler.send_header
+# Whether the request this thread answers keeps its connection (each connection has a thread of
+# its own: ThreadingMixIn); read by the drain below.
+_connection = threading.local()
 
 
 def _make_environ_buffered(self):
     environ = _make_environ(self)
     self._turnline_keep = False
+    _connection.kept = False
     if "wsgi.input_terminated" in environ:
         return environ  # chunked: the body's end is found by reading it; close as before
     try:
@@ -54,6 +60,7 @@ def _make_environ_buffered(self):
         return environ  # the client went away mid-body
     environ["wsgi.input"] = io.BytesIO(body)
     self._turnline_keep = True
+    _connection.kept = True
     self.rfile = io.BytesIO()  # the connection's reader is given back after the answer
     return environ
 
@@ -84,6 +91,40 @@ WSGIRequestHandler.disable_nagle_algorithm = True
 WSGIRequestHandler.make_environ = _make_environ_buffered
 WSGIRequestHandler.send_header = _send_header_kept
 
+# The dev server's drain after each answer waits up to 10 ms for more bytes on the socket (it reads
+# whatever arrives, then closes the connection). On a kept connection the body was read in full
+# and whatever arrives next is the next request, so there is nothing to drain: the thread goes
+# back to reading requests at once instead of making an epoll selector per request and sitting in
+# it until the next request or the 10 ms are up. A connection that closes (a chunked body) is
+# drained as before.
+import selectors
+
+import werkzeug.serving
+
+
+class _NothingToDrain:
+    def register(self, *args, **kwargs):
+        return None
+
+    def select(self, timeout=None):
+        return []
+
+    def close(self):
+        return None
+
+
+class _ServingSelectors:
+    EVENT_READ = selectors.EVENT_READ
+
+    @staticmethod
+    def DefaultSelector():
+        if getattr(_connection, "kept", False):
+            return _NothingToDrain()
+        return selectors.DefaultSelector()
+
+
+werkzeug.serving.selectors = _ServingSelectors
+
 if os.environ.get("TURNLINE_MOTO_LOG_REQUESTS") != "1":
     WSGIRequestHandler.log_request = lambda self, code="-", size="-": None
 
@@ -91,10 +132,10 @@ if os.environ.get("TURNLINE_MOTO_LOG_REQUESTS") != "1":
 # launcher inherits, opened for appending; unset, nothing is noted). Two lines per request, each
 # written whole with one write: `b <id> <ns> <method> <access key id>` once its request line and
 # headers are read, `e <id> <ns> <body bytes>` after the request (<ns>: when the answer's last
-# byte was handed to the socket; -1 bytes: a chunked body); <ns> is CLOCK_MONOTONIC
+# bytes began to be handed to the socket; -1 bytes: a chunked body); <ns> is CLOCK_MONOTONIC
 # (time.monotonic_ns(), Node's process.hrtime.bigint()). The start line is written before any
-# answer, so a reader that has seen a request's answer can wait for its end line (written after
-# the dev server's drain, up to 10 ms later).
+# answer, so a reader that has seen a request's answer can wait for its end line (written right
+# after the answer, on the same thread).
 _request_log_fd = os.environ.get("TURNLINE_MOTO_REQUEST_LOG_FD")
 if _request_log_fd:
     import itertools
@@ -106,15 +147,16 @@ if _request_log_fd:
     _run_wsgi_noted = WSGIRequestHandler.run_wsgi
 
     class _NotedWriter:
-        # The connection's writer, noting when it last wrote: the answer's end.
+        # The connection's writer, noting when it last began a write: the answer's last bytes go
+        # to the socket from then on. (Noted after the write, the time could fall after the
+        # client already had them: the thread can wait for the GIL once the bytes are sent.)
         def __init__(self, raw):
             self._raw = raw
             self.last = 0
 
         def write(self, data):
-            written = self._raw.write(data)
             self.last = time.monotonic_ns()
-            return written
+            return self._raw.write(data)
 
         def __getattr__(self, name):
             return getattr(self._raw, name)

@@ -40,10 +40,10 @@ export const motoRoot = process.env.TURNLINE_MOTO_ROOT || '/var/cache/turnline/m
 const S3_DEFAULTS = { region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test' }
 /**
  * The text moto_server is launched with: its per-request costs that are not S3's cut
- * (moto-server-lean.py), then its conditional writes made atomic (moto-server-atomic.py, which
- * runs the server).
+ * (moto-server-lean.py, moto-server-requests.py), then its conditional writes made atomic
+ * (moto-server-atomic.py, which runs the server).
  */
-const MOTO_LAUNCHER = ['moto-server-lean.py', 'moto-server-atomic.py']
+const MOTO_LAUNCHER = ['moto-server-lean.py', 'moto-server-requests.py', 'moto-server-atomic.py']
   .map((file) => readFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url)), 'utf8'))
   .join('\n')
 const MOTO_LAUNCH = "import os; exec(os.environ['TURNLINE_MOTO_LAUNCHER'])"

@@ -8,8 +8,8 @@
 #   TURNLINE_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
 #
 # Run moto from it with: chroot "$TURNLINE_MOTO_ROOT" moto_server -H 127.0.0.1 -p PORT (services.mjs
-# runs it through moto-server-lean.py and moto-server-atomic.py: no per-request work that is not
-# S3's, and its conditional writes atomic)
+# runs it through moto-server-lean.py, moto-server-requests.py and moto-server-atomic.py: no
+# per-request work that is not S3's, and its conditional writes atomic)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

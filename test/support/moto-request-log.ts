@@ -57,7 +57,7 @@ export function motoRequestLog(path: string, accessKeyId: string) {
         if (performance.now() > deadline) {
           throw new Error(`moto noted ${open.size} request(s) that did not end in ${timeoutMs} ms`)
         }
-        await sleep(4) // its end is noted after the dev server's drain (≤ 10 ms): a few polls
+        await sleep(1) // its end is noted right after its answer, on moto's thread: a poll or two
         readNew()
       }
       const taken = done
