@@ -48,11 +48,9 @@ function without(reason: string): CommandNetworks {
 }
 
 /** The relay's programs in the system folders every sandbox mounts, or why they are missing. */
-async function findRelayTools(): Promise<RelayTools | string> {
+function findRelayTools(): RelayTools | string {
   const dirs = COMMAND_PATH.split(':')
-  const [socat, setpriv, sleep] = await Promise.all(
-    ['socat', 'setpriv', 'sleep'].map((name) => which(name, dirs)),
-  )
+  const [socat, setpriv, sleep] = ['socat', 'setpriv', 'sleep'].map((name) => which(name, dirs))
   if (!socat) return 'socat is not installed (Debian/Ubuntu: apt-get install socat)'
   if (!setpriv) return 'setpriv (util-linux) is not installed'
   if (!sleep) return 'sleep (coreutils) is not installed'
@@ -79,7 +77,7 @@ export async function openCommandNetworks(options: {
     )
   }
   if (sandbox.settings.network === 'off') return without('TURNLINE_SANDBOX_NETWORK=off')
-  const tools = await findRelayTools()
+  const tools = findRelayTools()
   if (typeof tools === 'string') return without(tools)
   const asRoot = process.getuid?.() === 0
   const proxy = await EgressProxy.start({

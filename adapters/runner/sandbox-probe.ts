@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
-import { constants } from 'node:fs'
-import { access, lstat, readFile, readlink, realpath, rm } from 'node:fs/promises'
+import { accessSync, constants } from 'node:fs'
+import { lstat, readFile, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { COMMAND_PATH, commandEnv } from './command-env.ts'
 import { CommandSandbox, type SandboxStatus } from './command-sandbox.ts'
@@ -20,20 +20,24 @@ export class SandboxUnavailable extends Error {
   }
 }
 
-/** The first executable `name` in `dirs` (default: the runner's PATH, then the standard one). */
-export async function which(
+/**
+ * The first executable `name` in `dirs` (default: the runner's PATH, then the standard one).
+ * Synchronous: it is asked only while the runner starts, before it serves anything, and a few
+ * access(2) calls on the main thread cost microseconds where each one sent through libuv's
+ * thread pool waited behind the start's other file work (6–8 ms for the relay's three programs).
+ */
+export function which(
   name: string,
   dirs = [...(process.env.PATH ?? '').split(':'), ...COMMAND_PATH.split(':')],
-): Promise<string | undefined> {
+): string | undefined {
   for (const dir of dirs.filter((d) => d.startsWith('/'))) {
     const candidate = path.join(dir, name)
-    if (
-      await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
+    try {
+      accessSync(candidate, constants.X_OK)
       return candidate
+    } catch {
+      // Not here, or not executable: the next folder.
+    }
   }
   return undefined
 }
@@ -110,7 +114,7 @@ export async function openSandbox(
   probing?: (candidate: CommandSandbox) => void,
 ): Promise<CommandSandbox> {
   // In the system folders, which every sandbox mounts.
-  const prlimit = await which('prlimit', COMMAND_PATH.split(':'))
+  const prlimit = which('prlimit', COMMAND_PATH.split(':'))
   const fail = (reason: string): CommandSandbox => {
     if (settings.mode === 'require') throw new SandboxUnavailable(reason)
     return unsandboxed(settings, reason, prlimit)
@@ -118,7 +122,7 @@ export async function openSandbox(
   if (settings.mode === 'off') return unsandboxed(settings, 'TURNLINE_SANDBOX=off', prlimit)
   if (process.platform !== 'linux')
     return fail(`bubblewrap needs Linux (this is ${process.platform})`)
-  const bwrap = await which('bwrap')
+  const bwrap = which('bwrap')
   if (!bwrap) {
     return fail(
       'bubblewrap is not installed (no bwrap on PATH; Debian/Ubuntu: apt-get install bubblewrap)',
@@ -209,6 +213,23 @@ function bwrapStatus(
 }
 
 /**
+ * The probe's command: prints the user it runs as (`id -u`), writes a file in the workspace and
+ * reads it back, then prints its seccomp lines (`grep ^Seccomp /proc/self/status`) — with the
+ * shell's builtins alone, so that the probe is one process in the sandbox (prlimit, then this
+ * `sh`) rather than four: the shell reads its own /proc/self/status, whose `Uid:` line holds the
+ * real, effective, saved and filesystem uids (`id -u` prints the effective one) and whose seccomp
+ * lines are those of any process it would start.
+ */
+const PROBE_SCRIPT = [
+  'while read -r key real effective _; do [ "$key" = Uid: ] && echo "$effective" && break; done < /proc/self/status',
+  'echo ok > probe.txt && read -r line < probe.txt && echo "$line"',
+  'while read -r key value; do case $key in',
+  '  Seccomp:) echo "$key $value" ;;',
+  '  Seccomp_filters:) echo "$key $value"; break ;;',
+  'esac; done < /proc/self/status',
+].join('\n')
+
+/**
  * Runs one real command with the options every command gets; says what went wrong, if anything.
  * With a seccomp filter, the command's /proc/self/status must show it: one filter more than the
  * runner's own (which a container may have given it).
@@ -220,11 +241,7 @@ async function probe(
 ): Promise<string | undefined> {
   const result = await sandbox.run(
     {
-      argv: [
-        'sh',
-        '-c',
-        'id -u; echo ok > probe.txt && cat probe.txt; grep ^Seccomp /proc/self/status',
-      ],
+      argv: ['sh', '-c', PROBE_SCRIPT],
       workspace,
       cwd: workspace,
       env: commandEnv({ workspace, cwd: workspace, tty: false, passEnv: [], source: {} }),

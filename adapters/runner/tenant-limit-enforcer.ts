@@ -63,8 +63,8 @@ export class TenantLimitEnforcer {
     const settings = sandbox.settings
     const limits = settings.tenant
     const asRoot = process.getuid?.() === 0
-    const prlimit = (await which('prlimit', COMMAND_PATH.split(':'))) ?? 'prlimit'
-    const setpriv = await which('setpriv', COMMAND_PATH.split(':'))
+    const prlimit = which('prlimit', COMMAND_PATH.split(':')) ?? 'prlimit'
+    const setpriv = which('setpriv', COMMAND_PATH.split(':'))
     const warnings: string[] = []
     const range = settings.tenantUids
     const ownUids = asRoot && sandbox.sandboxed && range !== null
