@@ -93,13 +93,17 @@ export class FsObjectStore implements ObjectStore {
   readonly #durable: boolean
   readonly #lock: LockTimings
   #ready: Promise<void> | undefined
-  /** The root's real path, once the root exists: folders below it are reached from it. */
-  #real: string | undefined
+  #real: string | undefined // the root's real path once it exists: folders below are reached from it
 
   constructor(options: FsObjectStoreOptions) {
     this.root = resolve(options.root)
     this.#durable = options.durable ?? true
     this.#lock = { ...DEFAULT_LOCK_TIMINGS, ...options.lock }
+  }
+
+  /** Sets the store up now, not at the first write (which meets a failure of it again). */
+  prepareAhead(): void {
+    this.#prepare().catch(() => {})
   }
 
   async get(key: string): Promise<StoredObject | null> {

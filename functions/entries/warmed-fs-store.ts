@@ -10,5 +10,7 @@ import { warmWriterThreads } from '../../adapters/fs/fs-writer-threads.ts'
  */
 export function warmedFsStore(root: string): FsObjectStore {
   warmWriterThreads()
-  return new FsObjectStore({ root })
+  const store = new FsObjectStore({ root })
+  store.prepareAhead()
+  return store
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -218,5 +218,31 @@ describe('fs store writes: kept folder handles, writer threads and overlapped st
     expect(await readdir(join(root, '.turnline-fs', 'tmp'))).toEqual([])
     expect(await readdir(join(root, '.turnline-fs', 'locks'))).toEqual([])
     expect(decode((await store.get('c.json'))!.body)).toBe('v1')
+  })
+
+  it('prepared ahead, sets itself up before any write; a failed preparation is met again by the first write', async () => {
+    // A temp file a killed process left an hour ago: the setup's sweep removes it.
+    const tmp = join(root, '.turnline-fs', 'tmp')
+    await mkdir(tmp, { recursive: true })
+    await writeFile(join(tmp, 'left'), 'x')
+    const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000)
+    await utimes(join(tmp, 'left'), hourAgo, hourAgo)
+    store.prepareAhead()
+    for (let tries = 0; (await readdir(tmp)).length > 0; tries++) {
+      expect(tries, 'the sweep of a store prepared ahead').toBeLessThan(500)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(await readdir(join(root, '.turnline-fs'))).toEqual(expect.arrayContaining(['locks']))
+
+    // A root that cannot be made (a file in its place): nothing thrown ahead; the write says so,
+    // and once the root can be made, the next write sets the store up and succeeds.
+    const blocked = join(root, 'blocked')
+    await writeFile(blocked, 'not a folder')
+    const later = new FsObjectStore({ root: join(blocked, 'store') })
+    later.prepareAhead()
+    await expect(later.put('k', encode('v'))).rejects.toMatchObject({ code: 'storage_unavailable' })
+    await rm(blocked)
+    await later.put('k', encode('v'))
+    expect(decode((await later.get('k'))!.body)).toBe('v')
   })
 })
