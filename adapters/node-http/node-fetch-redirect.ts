@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http'
-
 /** What one hop of a request is: fetch's arguments, normalised. */
 export interface Hop {
   url: URL
@@ -26,9 +24,12 @@ const BODY_HEADERS = [
  * body. Leaving the origin drops the credentials' headers. A Location that is not http(s) is a
  * transport failure, as in fetch.
  */
-export function nextRedirect(hop: Hop, res: IncomingMessage): Hop | undefined {
-  const location = res.headers.location
-  if (!REDIRECT_STATUS.has(res.statusCode ?? 0) || location === undefined) return undefined
+export function nextRedirect(
+  hop: Hop,
+  status: number,
+  location: string | undefined,
+): Hop | undefined {
+  if (!REDIRECT_STATUS.has(status) || location === undefined) return undefined
   const url = new URL(location, hop.url)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TypeError('fetch failed', { cause: new Error(`redirect to ${url.protocol}`) })
@@ -37,7 +38,6 @@ export function nextRedirect(hop: Hop, res: IncomingMessage): Hop | undefined {
   if (url.origin !== hop.url.origin) {
     for (const name of CROSS_ORIGIN_DROPPED) delete headers[name]
   }
-  const status = res.statusCode
   const toGet =
     (status === 303 && hop.method !== 'GET' && hop.method !== 'HEAD') ||
     ((status === 301 || status === 302) && hop.method === 'POST')

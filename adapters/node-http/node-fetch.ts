@@ -1,16 +1,18 @@
 /**
- * `fetch` on `node:http` and `node:https` for the outgoing calls of a Node process (the model's
- * streamed requests, HTTP tools and hooks on hosts the operator names, the runner, callbacks,
- * telemetry): Node's global fetch runs the WHATWG fetch algorithm in JavaScript on undici —
- * a Request, a Response, header guards, a body stream for the request and one for the response
- * — which costs ≈ 0.2 ms of CPU more per request than the same request on `node:http`, and a
- * steady turn makes three (docs/performance.md, the turn path on fs).
+ * `fetch` on Node's sockets for the outgoing calls of a Node process (the model's streamed
+ * requests, HTTP tools and hooks on hosts the operator names, the runner, callbacks, telemetry,
+ * the S3 and Upstash clients): Node's global fetch runs the WHATWG fetch algorithm in JavaScript
+ * on undici — a Request, a Response, header guards, a body stream for the request and one for
+ * the response — which costs ≈ 0.2 ms of CPU more per request, and Node's HTTP client (its
+ * agent, request and message streams) ≈ 0.05 ms more than the HTTP/1.1 exchange itself
+ * (http1-connections.ts); a steady turn makes three (docs/performance.md).
  *
  * It answers a `Response` (node-response.ts: its status, headers and body reads its own, every
  * other member a platform Response's made on first use) whose body is the socket's chunks
  * (node-response-body.ts), rejects as
  * fetch does (`signal.reason` on an abort, `TypeError('fetch failed', { cause })` on a transport
- * failure; an abort or a broken connection after the headers errors the body) and follows
+ * failure or an answer that breaks HTTP/1.1; an abort or a broken connection after the headers
+ * errors the body) and follows
  * redirects as fetch does for `redirect: 'follow'` (the default), `'manual'` (the 3xx answered
  * as it came) and `'error'`. Requests it does not take on — a `Request` object, a body that is a
  * stream, a Blob or a FormData, a scheme other than http(s), a URL with credentials — go to
@@ -21,21 +23,14 @@
  * that servers such as Node's keep one by default); a connection with no data for 300 s fails
  * the request, as undici's header and body timeouts do.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { Http1Connections } from './http1-connections.ts'
 import { type Hop, nextRedirect } from './node-fetch-redirect.ts'
 import { NodeResponse } from './node-response.ts'
-import { NodeResponseBody } from './node-response-body.ts'
 
-const IDLE_MS = 300_000
 const MAX_REDIRECTS = 20
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304])
 
 export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input, init)) {
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, timeout: 4_000, scheduling: 'lifo' }),
-    https: new HttpsAgent({ keepAlive: true, timeout: 4_000, scheduling: 'lifo' }),
-  }
+  const connections = new Http1Connections()
   const fetchOnNode = async (input: string | URL | Request, init?: RequestInit) => {
     const hop = typeof input === 'string' || input instanceof URL ? hopOf(input, init) : undefined
     if (hop === undefined) return fallback(input, init)
@@ -44,11 +39,12 @@ export function nodeFetch(fallback: typeof fetch = (input, init) => fetch(input,
     const mode = init?.redirect ?? 'follow'
     let current = hop
     for (let redirects = 0; ; redirects++) {
-      const { response, res, body } = await send(current, agents, signal)
+      const { head, body } = await connections.send(current, signal)
+      const response = new NodeResponse(body, head) as unknown as Response
       if (mode === 'manual') return response
       let next: Hop | undefined
       try {
-        next = nextRedirect(current, res)
+        next = nextRedirect(current, head.status, head.header('location'))
       } catch (error) {
         void body?.cancel()
         throw error
@@ -130,58 +126,4 @@ function headersOf(headers: HeadersInit | undefined): Record<string, string> {
     out[key] = out[key] === undefined ? String(value) : `${out[key]}, ${value}`
   }
   return out
-}
-
-/** One request on the wire; resolves once the answer's headers are in. */
-function send(
-  hop: Hop,
-  agents: { http: HttpAgent; https: HttpsAgent },
-  signal: AbortSignal | undefined,
-): Promise<{ response: Response; res: IncomingMessage; body: NodeResponseBody | null }> {
-  return new Promise((resolve, reject) => {
-    const https = hop.url.protocol === 'https:'
-    const req = (https ? httpsRequest : httpRequest)(hop.url, {
-      method: hop.method,
-      headers: hop.headers,
-      agent: https ? agents.https : agents.http,
-    })
-    let answered = false
-    let failBody: ((reason: unknown) => void) | undefined
-    const onAbort = () => {
-      const reason = signal?.reason
-      if (answered) failBody?.(reason)
-      else reject(reason)
-      req.destroy()
-    }
-    const done = () => signal?.removeEventListener('abort', onAbort)
-    signal?.addEventListener('abort', onAbort, { once: true })
-    req.setTimeout(IDLE_MS, () => {
-      req.destroy(new Error(`no data for ${IDLE_MS / 1000} s: the connection timed out`))
-    })
-    req.once('error', (error) => {
-      done()
-      if (!answered) reject(new TypeError('fetch failed', { cause: error }))
-    })
-    req.once('response', (res) => {
-      answered = true
-      const status = res.statusCode ?? 0
-      const headers = new Headers()
-      const raw = res.rawHeaders
-      for (let i = 0; i + 1 < raw.length; i += 2)
-        headers.append(raw[i] as string, raw[i + 1] as string)
-      const statusText = res.statusMessage ?? ''
-      if (NULL_BODY_STATUS.has(status) || hop.method === 'HEAD') {
-        done()
-        res.resume()
-        const response = new NodeResponse(null, { status, statusText, headers })
-        resolve({ response: response as unknown as Response, res, body: null })
-        return
-      }
-      const body = new NodeResponseBody(res, done)
-      failBody = (reason) => body.fail(reason)
-      const response = new NodeResponse(body, { status, statusText, headers })
-      resolve({ response: response as unknown as Response, res, body })
-    })
-    req.end(hop.body)
-  })
 }

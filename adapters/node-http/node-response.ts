@@ -1,5 +1,6 @@
 import { BODY_READER, type BodyReader } from '../../src/shared/body-reader.ts'
 import { concatBytes } from '../../src/shared/concat-bytes.ts'
+import type { ResponseHead } from './http1-response-parser.ts'
 import type { NodeResponseBody } from './node-response-body.ts'
 
 /** The platform's Response, as it was when this module loaded. */
@@ -20,19 +21,29 @@ const READS_BODY = new Set(['arrayBuffer', 'blob', 'bytes', 'clone', 'formData',
 export class NodeResponse {
   readonly status: number
   readonly statusText: string
-  readonly headers: Headers
+  #rawHeaders: readonly string[]
+  #headers: Headers | undefined
   #body: NodeResponseBody | null
   #platform: Response | undefined
   #used = false
 
-  constructor(
-    body: NodeResponseBody | null,
-    init: { status: number; statusText: string; headers: Headers },
-  ) {
+  constructor(body: NodeResponseBody | null, head: ResponseHead) {
     this.#body = body
-    this.status = init.status
-    this.statusText = init.statusText
-    this.headers = init.headers
+    this.status = head.status
+    this.statusText = head.statusText
+    this.#rawHeaders = head.rawHeaders
+  }
+
+  /** The answer's headers (made on first use: most answers' are never read). */
+  get headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers()
+      const raw = this.#rawHeaders
+      for (let i = 0; i + 1 < raw.length; i += 2)
+        headers.append(raw[i] as string, raw[i + 1] as string)
+      this.#headers = headers
+    }
+    return this.#headers
   }
 
   get ok(): boolean {
@@ -104,7 +115,7 @@ export class NodeResponse {
   // platform Response made on first use.
   static {
     const own = new Set(Object.getOwnPropertyNames(NodeResponse.prototype))
-    for (const field of ['status', 'statusText', 'headers']) own.add(field)
+    for (const field of ['status', 'statusText']) own.add(field)
     const delegate = (name: string, descriptor: PropertyDescriptor) => {
       if (descriptor.get) {
         Object.defineProperty(NodeResponse.prototype, name, {
