@@ -8,6 +8,7 @@ import { encodeJsonValue, type JsonValue } from './json-value.ts'
  * (`1.0`, `\u0041`) all keep the model's exact bytes, as a string.
  */
 export function exactJsonOrRaw(raw: string): JsonValue {
+  if (!mayBeJson(raw)) return raw
   let value: JsonValue
   try {
     value = JSON.parse(raw) as JsonValue
@@ -20,6 +21,43 @@ export function exactJsonOrRaw(raw: string): JsonValue {
     // not representable (a non-finite number)
     return raw
   }
+}
+
+/**
+ * False when `text` cannot be JSON for its first and last characters: an object, list or string
+ * that is not closed yet — the arguments of a call while they stream, which every update of its
+ * item shows. JSON.parse would throw for these, and a thrown SyntaxError (with its stack) costs
+ * several times the parse.
+ */
+function mayBeJson(text: string): boolean {
+  const first = text.charCodeAt(firstNonSpace(text))
+  const last = text.charCodeAt(lastNonSpace(text))
+  if (first === OPEN_BRACE) return last === CLOSE_BRACE
+  if (first === OPEN_BRACKET) return last === CLOSE_BRACKET
+  if (first === QUOTE) return last === QUOTE
+  return true
+}
+
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09
+}
+
+function firstNonSpace(text: string): number {
+  let i = 0
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++
+  return i
+}
+
+function lastNonSpace(text: string): number {
+  let i = text.length - 1
+  while (i > 0 && isJsonSpace(text.charCodeAt(i))) i--
+  return i
 }
 
 /** JSON text without whitespace outside strings (the text must already be valid JSON). */

@@ -8,6 +8,9 @@ describe('tool arguments as items show them', () => {
       n: [1, 2.5, -3e-7],
     })
     expect(exactJsonOrRaw('"text"')).toBe('text')
+    expect(exactJsonOrRaw(' \n[1, {"a": "}"}]\t\r\n')).toEqual([1, { a: '}' }])
+    expect(exactJsonOrRaw('12')).toBe(12)
+    expect(exactJsonOrRaw('null')).toBe(null)
   })
 
   it.each([
@@ -17,6 +20,12 @@ describe('tool arguments as items show them', () => {
     ['a duplicate key', '{"a":1,"a":2}'],
     ['an unusual spelling', '{"n":1.0,"s":"\\u0041"}'],
     ['text that is not JSON (yet)', '{"q":"unfinish'],
+    ['an unclosed object', ' {"q":"a"} {'],
+    ['an unclosed list', '[1, [2]'],
+    ['an unclosed string', '"text'],
+    ['a lone quote', '"'],
+    ['nothing', ''],
+    ['only whitespace', ' \n'],
   ])('keeps %s as the raw text', (_why, raw) => {
     expect(exactJsonOrRaw(raw)).toBe(raw)
   })
