@@ -41,6 +41,11 @@ export interface CommitInput {
   idempotencyKey?: string
   history?: { reset?: boolean; append: HistoryMessage[] }
   state?: Record<string, unknown>
+  /**
+   * `state` holds only the fields whose JSON differs from the snapshot's state's, or that it lacks
+   * (the writer compared them: `statePatch`): written as it is instead of being compared again.
+   */
+  stateChangesOnly?: boolean
   appliedIntents?: string[]
   /** What the turn this batch starts was asked (with its `turn.started`). */
   turnInput?: TurnInputRecord
@@ -83,7 +88,11 @@ export async function commitBatch(
     append: await images.stashMessages(input.history.append),
   }
   const turnInput = input.turnInput && (await images.stashInput(input.turnInput))
-  const state = input.state && changedFields(snapshot.state, input.state)
+  const state =
+    input.state &&
+    (input.stateChangesOnly
+      ? someChanged(snapshot.state, input.state)
+      : changedFields(snapshot.state, input.state))
   const hookAnswers = storedHookAnswers(input.hookAnswers ?? [])
   const batch: Batch = {
     format: BATCH_FORMAT,
@@ -141,6 +150,20 @@ function changedFields(
     changed[key] = value
   }
   return changed
+}
+
+/** `changes` as changedFields would give it when they are what changed: undefined when empty. */
+function someChanged(
+  before: Record<string, unknown> | undefined,
+  changes: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (!before) return changes
+  let some = false
+  for (const key in changes) {
+    if (changes[key] === undefined) return changedFields(before, changes)
+    some = true
+  }
+  return some ? changes : undefined
 }
 
 /** 32 hex characters (a v4 UUID's 122 random bits): randomUUID draws from a pooled source. */

@@ -150,13 +150,24 @@ describe('batch version 6: the state fields a batch changed', () => {
     const { store, sessionId } = await fixtureSession(join(fixtures, 'v4-session'))
     const engine = await continueWithToolTurns(store, sessionId, 10, 12)
     const warm = await engine.deps.sessions.open({ tenant: 't1', workspace: 'default', sessionId })
-    const added = (await storedBatches(store, sessionId)).slice(19)
-    const states = await Promise.all(
-      added.map(async ({ body }) => (await parseStoredBatch(body)).state),
+    const stored = await storedBatches(store, sessionId)
+    const all = await Promise.all(
+      stored.map(async ({ body }) => (await parseStoredBatch(body)).state),
     )
+    const states = all.slice(19)
     for (const state of states) {
       expect(state).toBeDefined()
       expect(state).not.toHaveProperty('engine_version') // written once, by batch 0
+    }
+    // Each new batch holds only fields whose JSON differs from the state folded before it.
+    let before: Record<string, unknown> = {}
+    for (const [n, state] of all.entries()) {
+      if (n >= 19) {
+        for (const [key, value] of Object.entries(state ?? {})) {
+          expect(JSON.stringify(value)).not.toBe(JSON.stringify(before[key]))
+        }
+      }
+      before = { ...before, ...state }
     }
     const cold = new SessionStore({ store, cacheSize: 0 })
     const folded = await cold.open({ tenant: 't1', workspace: 'default', sessionId })

@@ -155,6 +155,7 @@ export class TurnWriter {
           append: this.history.slice(this.committedHistory),
         },
         state: changed.patch,
+        stateChangesOnly: true,
         ...(this.appliedIntents.length ? { appliedIntents: this.appliedIntents } : {}),
         ...(this.turnInput ? { turnInput: this.turnInput } : {}),
         ...(this.hookAnswers.length ? { hookAnswers: this.hookAnswers } : {}),
