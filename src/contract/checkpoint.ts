@@ -3,6 +3,7 @@ import { EngineStateSchema } from './batch.ts'
 import { corruptData } from './corrupt-data.ts'
 import { TurnlineError } from './errors.ts'
 import { HistoryMessageSchema, historyMessagesSchema } from './history-message.ts'
+import { assertJsonObject } from './json-check.ts'
 import { encodeOrderedObject } from './json-value.ts'
 import { lazySchema } from './lazy-schema.ts'
 import { SessionStatusSchema } from './session-manifest.ts'
@@ -112,5 +113,14 @@ export function serializeCheckpoint(checkpoint: Checkpoint): string {
     throw new TurnlineError('internal', 'cannot write checkpoint: history or history_from, one')
   }
   keys ??= keysOf(CheckpointSchema)
-  return encodeOrderedObject(validateForWrite(CheckpointSchema, checkpoint, WHAT), keys)
+  const valid = validateForWrite(CheckpointWriteSchema, checkpoint, WHAT)
+  if (checkpoint.state === undefined) return encodeOrderedObject(valid, keys)
+  assertJsonObject(checkpoint.state, `${WHAT}: state`)
+  return encodeOrderedObject({ ...valid, state: checkpoint.state }, keys)
 }
+
+/**
+ * The state is checked apart (assertJsonObject), as a batch's is: it is plain JSON, and its schema
+ * (a JSON value's, a reference cycle) would keep the rest from zod's compiled parser.
+ */
+export const CheckpointWriteSchema = lazySchema(() => CheckpointSchema.omit({ state: true }))

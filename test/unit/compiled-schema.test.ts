@@ -4,6 +4,11 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { HistoryDeltaSchema, parseBatch } from '../../src/contract/batch.ts'
 import {
+  CheckpointWriteSchema,
+  parseCheckpoint,
+  serializeCheckpoint,
+} from '../../src/contract/checkpoint.ts'
+import {
   compiledSchema,
   USES_BEFORE_COMPILING,
   useSchemaCompiler,
@@ -44,7 +49,12 @@ describe('compiledSchema', () => {
 
   it('compiles the write schemas of a commit at their USES_BEFORE_COMPILING-th check (a zod that stops compiling them fails here)', () => {
     useSchemaCompiler(z.compile)
-    for (const schema of [TurnIndexSchema, SessionManifestSchema, HistoryDeltaSchema]) {
+    for (const schema of [
+      TurnIndexSchema,
+      SessionManifestSchema,
+      HistoryDeltaSchema,
+      CheckpointWriteSchema,
+    ]) {
       for (let use = 1; use < USES_BEFORE_COMPILING; use++) {
         expect(compiledSchema(schema)).toBe(schema)
       }
@@ -71,6 +81,31 @@ describe('compiledSchema', () => {
       expect(runtime).toHaveProperty('data')
       expect(compiled).toEqual(runtime)
     }
+  })
+
+  it('writes the stored checkpoints back byte for byte, their state checked apart', () => {
+    const files = [
+      join(STORE, 'state/0000000001.json'),
+      join(SESSION, 'state/0000000016.json'),
+      join(
+        STORE,
+        'v4-session/t1/default/.vtcode/sessions/session-20261205T123423Z-3910284379a94f4a/state/0000000016.json',
+      ),
+    ]
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8').trim()
+      const checkpoint = parseCheckpoint(text)
+      const { runtime, compiled } = both(CheckpointWriteSchema, checkpoint)
+      expect(compiled).toEqual(runtime)
+      if (checkpoint.version === 4) expect(serializeCheckpoint(checkpoint)).toBe(text)
+    }
+    const checkpoint = parseCheckpoint(readFileSync(files[1] as string, 'utf8'))
+    expect(() => serializeCheckpoint({ ...checkpoint, state: { n: Number.NaN } })).toThrow(
+      'cannot write checkpoint: state',
+    )
+    expect(() => serializeCheckpoint({ ...checkpoint, turn_count: -1 })).toThrow(
+      'cannot write checkpoint: turn_count',
+    )
   })
 
   it('fails with the runtime parser’s issues', () => {
