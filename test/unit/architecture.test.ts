@@ -291,6 +291,16 @@ describe('architecture', () => {
     expect(problems).toEqual([])
   })
 
+  it("reads zod's core by named imports, not `z.core` or `z.locales` values (which keep every locale in a bundle)", () => {
+    // A value read of the namespace keeps all of it: ≈ 40 locales, 400 KB more that each Node,
+    // Deno and Worker start parses (docs/performance.md, cold start). Types (`z.core.$…`) are free.
+    const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+    const reading = files
+      .filter(({ text }) => /\bz\.core\.(?!\$)|\bz\.locales\b/.test(code(text)))
+      .map(({ file }) => file)
+    expect(reading).toEqual([])
+  })
+
   it('admits every turn step and model call in one place', () => {
     const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
     const using = (pattern: RegExp) =>
