@@ -32,7 +32,7 @@ export function isUpstashConfigured(config: EnvConfig): boolean {
 
 /**
  * The connection of the Upstash adapters (coordinator, tenant limiter, failed-authentication
- * counters), on the entry's fetch when it has one (Node: fetch on node:http, kept alive).
+ * counters), on the entry's fetch when it has one (Node: adapters/node-http's fetch, kept alive).
  */
 export function upstashOf(
   config: EnvConfig,

@@ -10,7 +10,7 @@ interface StoreOptions {
   memoryStoreByDefault?: boolean | undefined
   /** The AWS credential chain (Node, Lambda); without it S3 needs keys in the environment. */
   awsCredentials?: (() => Provider<AwsCredentialIdentity>) | undefined
-  /** How the S3 client sends (Node: fetch on node:http; default the global fetch). */
+  /** How the S3 client sends (Node: adapters/node-http's fetch; default the global fetch). */
   fetch?: typeof fetch | undefined
   /** How the S3 client hashes what it signs (Node: node:crypto's; default Web Crypto's). */
   sigv4Hashes?: SigV4Hashes | undefined

@@ -21,7 +21,7 @@ export interface S3RestOptions {
   /** Path-style URLs (`endpoint/bucket/key`); needed by most emulators. */
   forcePathStyle?: boolean | undefined
   credentials?: S3Credentials | undefined
-  /** How requests are sent (Node's entries: fetch on node:http, kept alive). */
+  /** How requests are sent (Node's entries: adapters/node-http's fetch, kept alive). */
   fetch?: typeof fetch | undefined
   /** Attempts per request, the first included (default 3, as the AWS SDK's standard mode). */
   maxAttempts?: number | undefined

@@ -9,7 +9,7 @@ export type UpstashConnection =
   | {
       url: string
       token: string
-      /** How requests are sent (default: the global fetch; Node's entries: fetch on node:http). */
+      /** How requests are sent (default: the global fetch; Node's entries: adapters/node-http's fetch). */
       fetch?: typeof fetch
       /** Transport retries (a lost response is safe to resend: see the scripts). */
       retry?: UpstashRetry

@@ -13,7 +13,7 @@ export type UpstashRetry =
 export interface UpstashRestOptions {
   url: string
   token: string
-  /** How requests are sent (Node's entries: fetch on node:http, a third of the global one's CPU). */
+  /** How requests are sent (Node's entries: adapters/node-http's fetch, a third of the global one's CPU or less). */
   fetch: typeof fetch
   /** Each HTTP request is aborted after this long (its attempts together). */
   attemptMs: number

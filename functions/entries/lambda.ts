@@ -49,7 +49,7 @@ const entry = await createDeps(process.env, {
   awsCredentials: awsCredentialChain,
   readTextFile: (path) => readFile(path, 'utf8'),
   gzip: nodeGzip,
-  // Calls to hosts the operator names (S3, Upstash, the model, …) on node:http, kept alive, as
+  // Calls to hosts the operator names (S3, Upstash, the model, …) on the Node fetch (HTTP/1.1 on Node's sockets), kept alive, as
   // on the Node server: a fraction of the global fetch's CPU per request.
   fetch: nodeFetch(),
   sigv4Hashes: nodeSigV4Hashes,

@@ -20,7 +20,7 @@ import { referenceScriptOption } from './reference-script-file.ts'
  * the socket's peer as the client address, the fetch that checks the addresses of
  * tenant-directed calls when they connect, AsyncLocalStorage for the current span, and for
  * Claude on Bedrock or Vertex the AWS credential chain and the Google credentials file,
- * node:zlib's gzip for the batches, and fetch on node:http for the calls to hosts the operator
+ * node:zlib's gzip for the batches, and fetch as HTTP/1.1 on Node's sockets for the calls to hosts the operator
  * names (the model, the runner, named tool and hook hosts, callbacks, telemetry): a fraction of
  * the global fetch's CPU per request. Tenant-directed calls to hosts only `*` allows still go
  * through the checked fetch. The Upstash adapters send on it too; the S3 client signs with

@@ -1,5 +1,4 @@
 import { once } from 'node:events'
-import { createServer as createHttpServer } from 'node:http'
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
@@ -31,7 +30,7 @@ beforeAll(async () => {
       void (async () => {
         for (const piece of pieces) {
           socket.write(piece)
-          await new Promise((resolve) => setTimeout(resolve, 1))
+          await new Promise((resolve) => setImmediate(resolve))
         }
         if (close) socket.end()
       })()
@@ -85,19 +84,15 @@ describe('nodeFetch on the wire', () => {
   })
 
   it('opens a new connection when the server closed the kept one', async () => {
-    const node = createHttpServer((_req, res) => res.end('fine'))
-    node.keepAliveTimeout = 50
-    node.listen(0, '127.0.0.1')
-    await once(node, 'listening')
-    const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/`
-    try {
-      expect(await (await fetchOnNode(url)).text()).toBe('fine')
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      expect(await (await fetchOnNode(url)).text()).toBe('fine')
-    } finally {
-      node.closeAllConnections()
-      await new Promise((resolve) => node.close(resolve))
-    }
+    // Kept by the client (HTTP/1.1, read to its length), then closed by the server.
+    answer = { pieces: ['HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nfine'], close: true }
+    expect(await (await fetchOnNode(`${base}/i`)).text()).toBe('fine')
+    await once(sockets.at(-1) as Socket, 'close')
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+    const before = sockets.length
+    answer = { pieces: ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nagain'], close: false }
+    expect(await (await fetchOnNode(`${base}/j`)).text()).toBe('again')
+    expect(sockets.length - before).toBe(1)
   })
 
   it('refuses a header that would break the head before sending anything', async () => {
