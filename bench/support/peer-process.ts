@@ -12,7 +12,8 @@
  *     each saw since the last `stats`)
  *   tsx bench/support/peer-process.ts stores --redis <url> --s3 <endpoint> --s3-log <file>
  *     --s3-key <access key id> [--rtt <ms>]   (store-peers.ts; prints the Upstash URL and token
- *     and the S3 endpoint; `trips` answers the round trips)
+ *     and the S3 endpoint; `trips` answers the round trips since the last call, `turns <JSON
+ *     array of turn starts>` the same turn by turn)
  */
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -79,6 +80,10 @@ if (positionals[0] === 'mock') {
   console.log(JSON.stringify({ url: upstashUrl, token: upstashToken, s3: s3Endpoint }))
   lines.on('line', (line) => {
     if (line === 'trips') void stores.trips().then((trips) => console.log(JSON.stringify(trips)))
+    if (line.startsWith('turns ')) {
+      const starts = JSON.parse(line.slice('turns '.length)) as number[]
+      void stores.tripsByTurn(starts).then((trips) => console.log(JSON.stringify(trips)))
+    }
   })
   lines.on('close', () => void stores.close().finally(() => process.exit(0)))
 } else if (positionals[0] === 'long-mock' || positionals[0] === 'long-receiver') {

@@ -122,6 +122,8 @@ export interface StoreProcess {
   s3Endpoint: string
   /** Requests and sequential round trips since the last call. */
   trips(): Promise<StoreTrips>
+  /** The same, turn by turn, for turns that started at `starts` (store-peers.ts's tripsByTurn). */
+  tripsByTurn(starts: number[]): Promise<StoreTrips[]>
   close(): Promise<void>
 }
 
@@ -154,6 +156,8 @@ export async function startStoreProcess(services: {
     upstashToken: peer.ready.token ?? '',
     s3Endpoint: peer.ready.s3 ?? '',
     trips: async () => JSON.parse(await ask(peer, 'trips')) as StoreTrips,
+    tripsByTurn: async (starts) =>
+      JSON.parse(await ask(peer, `turns ${JSON.stringify(starts)}`)) as StoreTrips[],
     close: () => closePeers([peer]),
   }
 }

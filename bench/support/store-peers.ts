@@ -51,24 +51,36 @@ export async function startStorePeers(options: {
   })
   const moto = motoRequestLog(options.s3RequestLog, options.s3AccessKeyId)
   const s3Front = rtt > 0 ? await startHttpDelayProxy(options.s3Endpoint, rtt) : undefined
+  /** Every request to either store noted since the last call, in the order they started. */
+  const take = async (): Promise<Span[]> => {
+    const s3 = (await moto.take()).map((r): Span => ({ kind: 's3', ...r }))
+    const taken = [...spans, ...s3].sort((a, b) => a.from - b.from)
+    spans = []
+    upstash.resetStats() // the proxy's own record of requests is not read here
+    return taken
+  }
   return {
     upstashUrl: upstash.url,
     upstashToken: upstash.token,
     s3Endpoint: s3Front?.url ?? options.s3Endpoint,
     /** What happened since the last call. */
     async trips(): Promise<StoreTrips> {
-      const s3 = (await moto.take()).map((r): Span => ({ kind: 's3', ...r }))
-      const taken = [...spans, ...s3].sort((a, b) => a.from - b.from)
-      spans = []
-      upstash.resetStats() // the proxy's own record of requests is not read here
-      let sequential = 0
-      let end = Number.NEGATIVE_INFINITY
-      for (const span of taken) {
-        if (span.from > end) sequential++
-        end = Math.max(end, span.to)
+      return tally(await take())
+    },
+    /**
+     * What happened since the last call, turn by turn: each request counts for the turn during
+     * which it started, the turns starting at `starts` (CLOCK_MONOTONIC, ms, ascending; the last
+     * runs until now). Requests that started before the first turn (the session's creation) are
+     * dropped. One read of moto's log for a whole session, instead of one after every turn.
+     */
+    async tripsByTurn(starts: number[]): Promise<StoreTrips[]> {
+      const turns: Span[][] = starts.map(() => [])
+      let turn = -1
+      for (const span of await take()) {
+        while (turn + 1 < starts.length && span.from >= (starts[turn + 1] as number)) turn++
+        if (turn >= 0) turns[turn]?.push(span)
       }
-      const s3Bytes = s3.reduce((sum, s) => sum + s.bytes, 0)
-      return { s3: s3.length, upstash: taken.length - s3.length, s3Bytes, sequential }
+      return turns.map(tally)
     },
     async close() {
       await s3Front?.close()
@@ -76,4 +88,21 @@ export async function startStorePeers(options: {
       await upstash.close()
     },
   }
+}
+
+/** Requests to each store, S3 bytes, and sequential round trips of spans in the order they started. */
+function tally(taken: Span[]): StoreTrips {
+  let sequential = 0
+  let end = Number.NEGATIVE_INFINITY
+  let s3 = 0
+  let s3Bytes = 0
+  for (const span of taken) {
+    if (span.from > end) sequential++
+    end = Math.max(end, span.to)
+    if (span.kind === 's3') {
+      s3++
+      s3Bytes += span.bytes
+    }
+  }
+  return { s3, upstash: taken.length - s3, s3Bytes, sequential }
 }

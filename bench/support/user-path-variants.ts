@@ -23,8 +23,11 @@ const here = join(import.meta.dirname, '..', '..')
 export interface Entry {
   variant: Variant
   pid?: number
-  /** The remote stores' requests since the last call (S3 + Upstash only). */
-  trips?: () => Promise<StoreTrips>
+  /**
+   * The remote stores' requests since the last call, turn by turn, for turns that started at
+   * `starts` (CLOCK_MONOTONIC, ms); what came before the first is dropped (S3 + Upstash only).
+   */
+  tripsByTurn?: (starts: number[]) => Promise<StoreTrips[]>
   /** Processes whose CPU per turn is reported apart: the stores' proxies, moto, redis. */
   others?: Record<string, number>
 }
@@ -184,7 +187,7 @@ export async function s3Entry(
   const close = entry.variant.close
   return {
     ...entry,
-    trips: () => stores.trips(),
+    tripsByTurn: (starts) => stores.tripsByTurn(starts),
     others: { 'store proxies': stores.pid, ...pids },
     variant: {
       ...entry.variant,
