@@ -7,6 +7,7 @@
  * (redis-server behind the REST proxy).
  */
 
+import { compile } from 'zod'
 import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { countingCoordinator } from '../../adapters/memory/counting-coordinator.ts'
 import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
@@ -16,6 +17,7 @@ import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import { createApp } from '../../functions/app.ts'
 import { createDeps, type DepsOptions } from '../../functions/deps.ts'
 import type { TurnResponse } from '../../src/contract/api.ts'
+import { useSchemaCompiler } from '../../src/contract/compiled-schema.ts'
 import type { ServiceDeps } from '../../src/core/engine/service-deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
@@ -61,6 +63,8 @@ async function benchDeps(
   dataDir: string,
   extra: { env?: Record<string, string>; options?: DepsOptions } = {},
 ): Promise<Awaited<ReturnType<typeof createDeps>>> {
+  // What is written is checked through zod's compiled parsers, as Node's entries do (serveNodeEntry).
+  useSchemaCompiler(compile)
   return createDeps(
     {
       TURNLINE_DATA_DIR: dataDir,
