@@ -20,13 +20,19 @@ import { THREAD_ITEM_SCHEMAS } from './thread-item.ts'
  * rejected exactly as before, with the same issues.
  */
 export function checkWrittenEvent(event: unknown): z.ZodSafeParseResult<ThreadEvent> {
-  const fast = compiledSchema(WrittenEventSchema)
+  const fast = compiledSchema(WrittenEventSchema, EVENTS_BEFORE_COMPILING)
   if (fast !== WrittenEventSchema) {
     const checked = fast.safeParse(event)
     if (checked.success) return checked as z.ZodSafeParseResult<ThreadEvent>
   }
   return ThreadEventSchema.safeParse(event)
 }
+
+/**
+ * A turn dispatches 10–15 events: compiled after about as many turns as the schemas of what a
+ * commit writes (USES_BEFORE_COMPILING commits), so a process's first turn does not pay it.
+ */
+export const EVENTS_BEFORE_COMPILING = 100
 
 /** A JSON value, by a check with no reference cycle (not for JSON Schema: no shape given). */
 const CheckedJsonValueSchema = lazySchema(() => z.custom<JsonValue>(isCheckedJsonValue))

@@ -3,11 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { parseBatch } from '../../src/contract/batch.ts'
-import {
-  compiledSchema,
-  USES_BEFORE_COMPILING,
-  useSchemaCompiler,
-} from '../../src/contract/compiled-schema.ts'
+import { compiledSchema, useSchemaCompiler } from '../../src/contract/compiled-schema.ts'
 import { describeIssues } from '../../src/contract/corrupt-data.ts'
 import { encodeJsonValue, type JsonValue } from '../../src/contract/json-value.ts'
 import {
@@ -17,7 +13,11 @@ import {
 } from '../../src/contract/json-value-check.ts'
 import { parseEventLine, serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
-import { checkWrittenEvent, WrittenEventSchema } from '../../src/contract/written-event-check.ts'
+import {
+  checkWrittenEvent,
+  EVENTS_BEFORE_COMPILING,
+  WrittenEventSchema,
+} from '../../src/contract/written-event-check.ts'
 
 const SESSION = join(
   import.meta.dirname,
@@ -121,7 +121,9 @@ const AWKWARD_ARGUMENTS: [string, unknown][] = [
 describe('the check of an event before it is written', () => {
   it('compiles (a zod that stops compiling it, or an event that gains a JSON value elsewhere, fails here)', () => {
     useSchemaCompiler(z.compile)
-    for (let use = 1; use < USES_BEFORE_COMPILING; use++) compiledSchema(WrittenEventSchema)
+    for (let use = 1; use < EVENTS_BEFORE_COMPILING; use++) {
+      expect(compiledSchema(WrittenEventSchema, EVENTS_BEFORE_COMPILING)).toBe(WrittenEventSchema)
+    }
     expect(compiledSchema(WrittenEventSchema)).not.toBe(WrittenEventSchema)
   })
 
