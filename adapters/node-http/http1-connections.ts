@@ -154,17 +154,24 @@ export class Http1Connections {
         written = true
         if (parser.complete && !over) end(undefined)
       }
-      const bodyBytes = hop.body
-      if (bodyBytes === undefined || bodyBytes.byteLength <= ONE_WRITE) {
-        const headBytes = Buffer.byteLength(head, 'latin1')
-        const all = Buffer.allocUnsafe(headBytes + (bodyBytes?.byteLength ?? 0))
+      const sent = hop.body
+      const length =
+        sent === undefined
+          ? 0
+          : typeof sent === 'string'
+            ? Buffer.byteLength(sent)
+            : sent.byteLength
+      if (length <= ONE_WRITE) {
+        // The head is latin1 with no character above 0xff (requestHead): a byte a character.
+        const all = Buffer.allocUnsafe(head.length + length)
         all.write(head, 0, 'latin1')
-        bodyBytes?.copy(all, headBytes)
+        if (typeof sent === 'string') all.write(sent, head.length, 'utf8')
+        else sent?.copy(all, head.length)
         socket.write(all, afterWrite)
       } else {
         socket.cork()
         socket.write(head, 'latin1')
-        socket.write(bodyBytes, afterWrite)
+        socket.write(sent as Buffer | string, afterWrite)
         socket.uncork()
       }
     })

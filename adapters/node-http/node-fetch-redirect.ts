@@ -3,7 +3,8 @@ export interface Hop {
   url: URL
   method: string
   headers: Record<string, string>
-  body: Buffer | undefined
+  /** A string goes out as UTF-8. */
+  body: Buffer | string | undefined
 }
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308])

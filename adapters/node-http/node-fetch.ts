@@ -79,7 +79,7 @@ function hopOf(input: string | URL, init: RequestInit | undefined): Hop | undefi
   if (body && (method === 'GET' || method === 'HEAD')) return undefined
   const headers = headersOf(init?.headers)
   if (body) {
-    headers['content-length'] = String(body.bytes.byteLength)
+    headers['content-length'] = String(body.length)
     if (body.type && headers['content-type'] === undefined) headers['content-type'] = body.type
   } else if (method !== 'GET' && method !== 'HEAD') {
     headers['content-length'] = '0'
@@ -89,17 +89,29 @@ function hopOf(input: string | URL, init: RequestInit | undefined): Hop | undefi
   return { url, method, headers, body: body ? body.bytes : undefined }
 }
 
-/** The body's bytes and default type; false when it is a kind this fetch leaves to the fallback. */
-function bodyOf(body: RequestInit['body']): { bytes: Buffer; type?: string } | undefined | false {
+/**
+ * The body (a string is written as UTF-8 straight into the request's buffer), its length in
+ * bytes and its default type; false when it is a kind this fetch leaves to the fallback.
+ */
+function bodyOf(
+  body: RequestInit['body'],
+): { bytes: Buffer | string; length: number; type?: string } | undefined | false {
   if (body === undefined || body === null) return undefined
-  if (typeof body === 'string')
-    return { bytes: Buffer.from(body), type: 'text/plain;charset=UTF-8' }
-  if (body instanceof Uint8Array)
-    return { bytes: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }
-  if (body instanceof ArrayBuffer) return { bytes: Buffer.from(body) }
+  if (typeof body === 'string') {
+    return { bytes: body, length: Buffer.byteLength(body), type: 'text/plain;charset=UTF-8' }
+  }
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    const bytes =
+      body instanceof Uint8Array
+        ? Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+        : Buffer.from(body)
+    return { bytes, length: bytes.byteLength }
+  }
   if (body instanceof URLSearchParams) {
+    const text = body.toString()
     return {
-      bytes: Buffer.from(body.toString()),
+      bytes: text,
+      length: Buffer.byteLength(text),
       type: 'application/x-www-form-urlencoded;charset=UTF-8',
     }
   }

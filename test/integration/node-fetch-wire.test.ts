@@ -15,6 +15,8 @@ const sockets: Socket[] = []
 /** The answer to the next request, as bytes cut into pieces, then whether to close. */
 let answer: { pieces: string[]; close: boolean } = { pieces: [], close: false }
 const requests: string[] = []
+/** What came after each request's head in the same read (the bench's bodies come in one write). */
+const bodies: string[] = []
 
 beforeAll(async () => {
   server = createServer((socket) => {
@@ -25,6 +27,7 @@ beforeAll(async () => {
       const end = seen.indexOf('\r\n\r\n')
       if (end === -1) return
       requests.push(seen.slice(0, end))
+      bodies.push(seen.slice(end + 4))
       seen = ''
       const { pieces, close } = answer
       void (async () => {
@@ -93,6 +96,15 @@ describe('nodeFetch on the wire', () => {
     answer = { pieces: ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nagain'], close: false }
     expect(await (await fetchOnNode(`${base}/j`)).text()).toBe('again')
     expect(sockets.length - before).toBe(1)
+  })
+
+  it('sends a text body as UTF-8 in the write of its head, its length in bytes', async () => {
+    answer = { pieces: ['HTTP/1.1 204 No Content\r\n\r\n'], close: false }
+    await fetchOnNode(`${base}/k`, { method: 'POST', body: 'h\u00e9llo \u2713 \ud83d' })
+    const bytes = Buffer.from('h\u00e9llo \u2713 \ufffd')
+    expect(requests.at(-1)).toContain(`\r\ncontent-length: ${bytes.byteLength}\r\n`)
+    expect(requests.at(-1)).toContain('\r\ncontent-type: text/plain;charset=UTF-8\r\n')
+    expect(bodies.at(-1)).toBe(bytes.toString('latin1'))
   })
 
   it('refuses a header that would break the head before sending anything', async () => {
