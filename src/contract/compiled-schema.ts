@@ -13,21 +13,17 @@ import type * as z from 'zod'
  * on a steady `npm start` turn a batch's check cost ≈ 100–260 µs and a turn-index entry's
  * ≈ 100 µs, against ≈ 2 µs when the same check runs hot (docs/performance.md).
  *
- * A schema is compiled at its `USES_BEFORE_COMPILING`-th check (or the caller's count), not its
- * first: compiling costs 5–20 ms of CPU a schema (≈ 25 ms for every event's), which a process's
- * first turn (its cold start) does not pay. The Worker
+ * A schema is compiled at its `USES_BEFORE_COMPILING`-th check, not its first: compiling costs
+ * 5–20 ms of CPU a schema, which a process's first turn (its cold start) does not pay. The Worker
  * and Deno do not install the compiler, so their bundles do not carry it; there every schema is
  * used as it is.
  */
-export function compiledSchema<T extends z.ZodType>(
-  schema: T,
-  usesBeforeCompiling = USES_BEFORE_COMPILING,
-): T {
+export function compiledSchema<T extends z.ZodType>(schema: T): T {
   if (compiler === undefined) return schema
   const known = seen.get(schema)
   if (typeof known === 'object') return known as T
   const uses = (known ?? 0) + 1
-  if (uses < usesBeforeCompiling) {
+  if (uses < USES_BEFORE_COMPILING) {
     seen.set(schema, uses)
     return schema
   }

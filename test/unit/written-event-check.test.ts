@@ -3,7 +3,11 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { parseBatch } from '../../src/contract/batch.ts'
-import { compiledSchema, useSchemaCompiler } from '../../src/contract/compiled-schema.ts'
+import {
+  compiledSchema,
+  USES_BEFORE_COMPILING,
+  useSchemaCompiler,
+} from '../../src/contract/compiled-schema.ts'
 import { describeIssues } from '../../src/contract/corrupt-data.ts'
 import { encodeJsonValue, type JsonValue } from '../../src/contract/json-value.ts'
 import {
@@ -13,11 +17,7 @@ import {
 } from '../../src/contract/json-value-check.ts'
 import { parseEventLine, serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
-import {
-  checkWrittenEvent,
-  EVENTS_BEFORE_COMPILING,
-  WrittenEventSchema,
-} from '../../src/contract/written-event-check.ts'
+import { checkWrittenEvent, writtenEventSchema } from '../../src/contract/written-event-check.ts'
 
 const SESSION = join(
   import.meta.dirname,
@@ -119,12 +119,29 @@ const AWKWARD_ARGUMENTS: [string, unknown][] = [
 ]
 
 describe('the check of an event before it is written', () => {
-  it('compiles (a zod that stops compiling it, or an event that gains a JSON value elsewhere, fails here)', () => {
+  it('compiles each kind of event at its USES_BEFORE_COMPILING-th check (a zod that stops compiling them, or an event that gains a JSON value elsewhere, fails here)', () => {
     useSchemaCompiler(z.compile)
-    for (let use = 1; use < EVENTS_BEFORE_COMPILING; use++) {
-      expect(compiledSchema(WrittenEventSchema, EVENTS_BEFORE_COMPILING)).toBe(WrittenEventSchema)
+    const mcp = { type: 'item.started', item: { id: 'i', type: 'mcp_tool_call', tool_name: 't' } }
+    const events = [...FIXTURE_EVENTS, withArguments({ a: 1 }), mcp]
+    const kinds = new Set(events.map(writtenEventSchema))
+    expect(kinds.size).toBeGreaterThan(12)
+    for (const schema of kinds) {
+      if (schema === undefined) throw new Error('an event of no kind')
+      for (let use = 1; use < USES_BEFORE_COMPILING; use++) {
+        expect(compiledSchema(schema)).toBe(schema)
+      }
+      expect(compiledSchema(schema)).not.toBe(schema)
     }
-    expect(compiledSchema(WrittenEventSchema)).not.toBe(WrittenEventSchema)
+    // One schema per kind, made once.
+    expect(writtenEventSchema(withArguments([1]))).toBe(writtenEventSchema(withArguments('x')))
+    for (const none of [
+      null,
+      {},
+      { type: 'no.such' },
+      { type: 'item.started', item: { type: 'no' } },
+    ]) {
+      expect(writtenEventSchema(none)).toBeUndefined()
+    }
   })
 
   it('answers what ThreadEventSchema answers for every fixture event, compiled and not', () => {
