@@ -1,6 +1,6 @@
+import { HTTP_TOKEN, namesClose } from './http1-syntax.ts'
 import type { Hop } from './node-fetch-redirect.ts'
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** What a header value may not hold, as Node's HTTP client and undici refuse it. */
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
@@ -12,11 +12,12 @@ const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/
  * before anything is sent. Written as latin1, as Node writes a head.
  */
 export function requestHead(hop: Hop): string {
-  if (!TOKEN.test(hop.method)) throw new TypeError(`${JSON.stringify(hop.method)} is not a method`)
+  if (!HTTP_TOKEN.test(hop.method))
+    throw new TypeError(`${JSON.stringify(hop.method)} is not a method`)
   let head = `${hop.method} ${hop.url.pathname}${hop.url.search} HTTP/1.1\r\n`
   for (const name in hop.headers) {
     const value = hop.headers[name] as string
-    if (!TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`)
+    if (!HTTP_TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`)
     if (INVALID_VALUE.test(value)) {
       throw new TypeError(`invalid character in the value of header ${JSON.stringify(name)}`)
     }
@@ -29,5 +30,5 @@ export function requestHead(hop: Hop): string {
 
 /** Whether the request asks for its connection to be closed after the answer. */
 export function closesConnection(hop: Hop): boolean {
-  return /(^|,)\s*close\s*(,|$)/i.test(hop.headers.connection ?? '')
+  return namesClose(hop.headers.connection ?? '')
 }

@@ -1,3 +1,5 @@
+import { HTTP_TOKEN, namesClose } from './http1-syntax.ts'
+
 /** An answer's head: its status line and its header lines, names and values as sent. */
 export interface ResponseHead {
   status: number
@@ -22,7 +24,6 @@ export interface ResponseEvents {
 /** The largest head taken, as Node's default `--max-http-header-size`. */
 const MAX_HEAD = 16 * 1024
 const CRLF = Buffer.from('\r\n\r\n')
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
 
 type Framing =
@@ -213,13 +214,12 @@ function parseHead(text: string): ResponseHead {
     const line = lines[i] as string
     const colon = line.indexOf(':')
     const name = colon === -1 ? '' : line.slice(0, colon)
-    if (!TOKEN.test(name)) throw new ProtocolError('a malformed header line')
+    if (!HTTP_TOKEN.test(name)) throw new ProtocolError('a malformed header line')
     rawHeaders.push(name, line.slice(colon + 1).trim())
   }
   const header = (wanted: string) => headerValue(rawHeaders, wanted)
   const connection = header('connection')?.toLowerCase() ?? ''
-  const keepAlive =
-    status[1] === '1' ? !/(^|,)\s*close\s*(,|$)/.test(connection) : /keep-alive/.test(connection)
+  const keepAlive = status[1] === '1' ? !namesClose(connection) : /keep-alive/.test(connection)
   return {
     status: Number(status[2]),
     statusText: status[3] ?? '',
