@@ -29,7 +29,8 @@
  * `--built` lists built servers to start (several: an A/B of two builds, e.g. one made with
  * `node infra/build/build.mjs node --out DIR` from an earlier revision's tree). `--before` starts
  * Turnline on every runtime asked for from REVISION too (extracted by bench/support/before-tree.ts,
- * built and bundled there), in the same interleaved rounds: a before/after per platform.
+ * built and bundled there, its Deno build too when its build script has that target), in the same
+ * interleaved rounds: a before/after per platform.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'

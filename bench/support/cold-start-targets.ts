@@ -3,6 +3,7 @@
  * checkout, or an earlier revision's for an A/B), and the trivial Hono app on the same runtimes.
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
@@ -172,18 +173,18 @@ export async function turnlineTargets(
         cwd,
       ),
     )
-    // The Deno build (dist/deno/server.mjs) of this checkout, built into the scratch folder and
+    // The Deno build (dist/deno/server.mjs) of the tree, built into the scratch folder and
     // started from there (no node_modules beside it), with the same permissions. An earlier
-    // tree may have no Deno build target.
-    if (tree.label === '') {
-      const out = join(ctx.scratch, 'deno-build')
+    // tree may have no Deno build target: then only its sources are started.
+    if (hasDenoBuild(cwd)) {
+      const out = join(ctx.scratch, `deno-build${tree.label === '' ? '' : `-${tree.label}`}`)
       execFileSync(process.execPath, ['infra/build/build.mjs', 'deno', '--out', out], {
         cwd,
         stdio: 'ignore',
       })
       targets.push(
         denoTarget(
-          'deno: deno serve dist/deno/server.mjs (built)',
+          `deno: deno serve dist/deno/server.mjs (built)${label}`,
           'server.mjs',
           join(out, 'deno'),
         ),
@@ -207,6 +208,11 @@ export async function turnlineTargets(
     })
   }
   return targets
+}
+
+/** Whether the tree's build script has the Deno target (`node infra/build/build.mjs deno`). */
+function hasDenoBuild(root: string): boolean {
+  return /^\s+deno: \{/m.test(readFileSync(join(root, 'infra/build/build.mjs'), 'utf8'))
 }
 
 /** Bare `workerd serve` on one module, its fetches allowed to this machine's mock and receiver. */
