@@ -25,9 +25,8 @@
  *   replace, two per new name (plus one per folder created).
  * - Appends (fs-append.ts) write into the object's file in place (no temp file, no lock), through
  *   its held folder and `O_NOFOLLOW` like every other write, and fsync it (unless asked not to:
- *   `durable: false`; an append of no bytes then only fsyncs); a reader may see one in
- *   progress as a partial last line. `version` (inode and birth time, reported by gets and puts)
- *   changes when a put replaces the file.
+ *   `durable: false`; an append of no bytes then only fsyncs); a reader may see one in progress
+ *   as a partial last line. `version` (inode and birth time) changes when a put replaces the file.
  * - Delete removes the file under the key's lock, then prunes empty parent folders.
  * - No symbolic link below the root is ever followed (fs-no-follow.ts): every object is named
  *   through the descriptor of its folder, held open after the folder was reached without
@@ -90,6 +89,7 @@ export interface FsObjectStoreOptions {
 
 export class FsObjectStore implements ObjectStore {
   readonly root: string
+  readonly allocationBytes = 4096 // the usual block of ext4, XFS, btrfs and APFS
   readonly #durable: boolean
   readonly #lock: LockTimings
   #ready: Promise<void> | undefined

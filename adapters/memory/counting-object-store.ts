@@ -34,6 +34,7 @@ function zeroCounts(): ObjectStoreCounts {
 export function countingObjectStore(inner: ObjectStore): CountingObjectStore {
   const counts = zeroCounts()
   const store: ObjectStore = {
+    allocationBytes: inner.allocationBytes,
     async get(key) {
       counts.get++
       const found = await inner.get(key)

@@ -26,7 +26,8 @@ import { StoredTurnInputSchema } from './turn-input-record.ts'
  * A commit batch, `log/<n:010d>.json`: the one commit point of a session. Written create-only;
  * holds the events of the batch (as canonical versioned lines, in order), the transcript delta,
  * the turn engine's state, the idempotency key and the intent ids applied by the batch. Stored as
- * its JSON text (versions 1–4) or that text gzip-compressed (version 5 on: batch-encoding.ts).
+ * its JSON text (versions 1–4), that text gzip-compressed (versions 5–6) or either (version 7 on:
+ * batch-encoding.ts).
  */
 
 export const BATCH_FORMAT = 'turnline.batch'
@@ -36,11 +37,12 @@ export const BATCH_FORMAT = 'turnline.batch'
  * holds names that event's item instead (`content_of`, batch-content-refs.ts); 5: the same
  * document, stored gzip-compressed (batch-encoding.ts); 6: and `state` holds only the fields the
  * batch changed (shallow: a field is written whole when its value changed), so the state after a
- * batch is the fold of the batches before it (state-through.ts). Versions 1–5 are still read,
+ * batch is the fold of the batches before it (state-through.ts); 7: the same document, stored as
+ * its text or compressed, as the writer chose (batch-encoding.ts). Versions 1–6 are still read,
  * each with its own message schema, and written back as they were.
  */
-export const BATCH_VERSION = 6
-const READABLE_VERSIONS = [1, 2, 3, 4, 5, 6] as const
+export const BATCH_VERSION = 7
+const READABLE_VERSIONS = [1, 2, 3, 4, 5, 6, 7] as const
 
 export const HistoryDeltaSchema = lazySchema(() =>
   z.object({
@@ -65,6 +67,7 @@ const BatchFieldsSchema = lazySchema(() =>
       z.literal(3),
       z.literal(4),
       z.literal(5),
+      z.literal(6),
       z.literal(BATCH_VERSION),
     ]),
     batch: CounterSchema,

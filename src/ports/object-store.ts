@@ -84,6 +84,12 @@ export interface ListPage {
 }
 
 export interface ObjectStore {
+  /**
+   * Optional: the least a stored object takes (a filesystem's block), so a body up to this many
+   * bytes costs the same to keep whatever its size; a writer need not compress one (the fs store).
+   * Absent: every byte counts (S3, memory).
+   */
+  readonly allocationBytes?: number
   get(key: string): Promise<StoredObject | null>
   /** `version`: from stores that append (see `StoredObject.version`). */
   put(

@@ -1,6 +1,6 @@
 import type { Batch } from '../contract/batch.ts'
 import { BATCH_FORMAT, BATCH_VERSION, serializeBatch } from '../contract/batch.ts'
-import { type Gzip, storedBatchBody } from '../contract/batch-encoding.ts'
+import { type BatchEncoding, type Gzip, storedBatchBody } from '../contract/batch-encoding.ts'
 import { isTurnlineError, TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { type KeptHookAnswer, storedHookAnswers } from '../contract/kept-hook-answers.ts'
@@ -67,7 +67,7 @@ export async function commitBatch(
   input: CommitInput,
   committedAt: string,
   onNamed?: (committed: CommittedBatch) => void,
-  gzip?: Gzip,
+  encoding?: BatchEncoding,
 ): Promise<CommittedBatch> {
   if (snapshot.status === 'completed') {
     throw new TurnlineError(
@@ -110,7 +110,7 @@ export async function commitBatch(
     ...(turnInput ? { turn_input: turnInput } : {}),
     ...(hookAnswers ? { hook_answers: hookAnswers } : {}),
   }
-  const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines), gzip)
+  const { body, contentType } = await storedBatchBody(batch, serializeBatch(batch, lines), encoding)
   const committed = { batch, snapshot: foldBatch(snapshot, batch), bytes: body.byteLength, lines }
   const named = onNamed && (() => onNamed(committed))
   try {

@@ -147,8 +147,7 @@ export class SessionStore {
    * `deferAppend` (with `maintain: false`) leaves that append running (deferred-appends.ts): its
    * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup
    * and manifest (a mid-turn commit). `overlapManifest`: the manifest write is left running, as
-   * `manifestWritten`, so the caller can overlap it with its own last round trip.
-   */
+   * `manifestWritten`, so the caller can overlap it with its own last round trip. */
   async commit(
     snapshot: SessionSnapshot,
     input: CommitInput,
@@ -161,7 +160,8 @@ export class SessionStore {
     const { objects, gzip } = this
     let committed: CommittedBatch
     try {
-      committed = await commitBatch(objects, keys, snapshot, input, now, append.start, gzip)
+      const encoding = { gzip, textUpTo: objects.allocationBytes }
+      committed = await commitBatch(objects, keys, snapshot, input, now, append.start, encoding)
     } catch (error) {
       if ((await append.settled()) || isTurnlineError(error, 'conflict'))
         this.cache.delete(keys.root)

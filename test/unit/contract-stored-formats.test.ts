@@ -217,7 +217,7 @@ describe('versions', () => {
 
   it('rejects unknown batch, checkpoint and turn index versions', () => {
     const batch = JSON.parse(text(BATCHES[1] ?? '')) as Record<string, unknown>
-    failsWith('unsupported_version', () => parseBatch(encode({ ...batch, version: 7 })))
+    failsWith('unsupported_version', () => parseBatch(encode({ ...batch, version: 8 })))
     const checkpoint = JSON.parse(text('state/0000000001.json')) as Record<string, unknown>
     failsWith('unsupported_version', () => parseCheckpoint(encode({ ...checkpoint, version: 5 })))
     failsWith('unsupported_version', () => parseTurnIndex('{"entries":[],"format_version":2}'))

@@ -20,7 +20,7 @@ describe('transcript format version 3', () => {
     // Batch version 4 keeps version 3's messages and stores each text once (store-content-refs);
     // 5 stores version 4's document compressed, 6 its state as what changed
     // (store-batch-compression).
-    expect(BATCH_VERSION).toBe(6)
+    expect(BATCH_VERSION).toBe(7)
     expect(CHECKPOINT_VERSION).toBe(4) // 4: may name its transcript instead (store-checkpoint-history)
   })
 

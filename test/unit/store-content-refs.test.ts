@@ -107,7 +107,7 @@ describe('batch version 4: each text stored once', () => {
     }
     const added = after.slice(oldBatches.length)
     expect(added.length).toBe(2)
-    for (const { text: body } of added) expect(body).toContain('"version":6')
+    for (const { text: body } of added) expect(body).toContain('"version":7')
     expect(added[1]?.text).toContain('"content_of":"item_')
     expect(added[1]?.text.split(`fresh answer ${'x'.repeat(300)}`).length).toBe(2) // once
     await expectFilesMatchLog(store, engine.service, sessionId, 'continued')
