@@ -69,7 +69,8 @@ export async function startEmbeddedEngine(
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     describe: `embedded engine, sessions in ${store}, model ${modelText}`,
-    warnings: deps.warnings,
+    // Said before anything runs: the runner's network too, once its egress probe has ended.
+    warnings: [...deps.warnings, ...((await deps.laterNotes)?.warnings ?? [])],
     ...(model.provider === 'demo'
       ? {
           demoNotice:

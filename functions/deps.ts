@@ -27,6 +27,7 @@ import { jsonLines, type LogSink } from './http/request-log.ts'
 import { chooseModel, type ModelChoice } from './model-choice.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
 import { type DefaultRunner, sandboxRunnerOf } from './runner-choice.ts'
+import type { StartNotes } from './sandbox-notices.ts'
 import { objectStoreOf, storeKindOf } from './store-choice.ts'
 import { type ContextStorageFactory, telemetryOf, traced } from './telemetry-choice.ts'
 import { authFailureLimit } from './tenancy/auth-throttle-deps.ts'
@@ -129,6 +130,8 @@ export interface Deps {
   notices: string[]
   /** Startup warnings to print loudly (commands running unsandboxed). */
   warnings: string[]
+  /** Notes known after the start (the runner's commands' network), printed when they come. */
+  laterNotes?: Promise<StartNotes>
   /**
    * The Redis namespace this deployment must hold before it serves (`claimRedisNamespace`, which
    * the entries run); absent with a coordinator in the process or sessions in memory.
@@ -258,6 +261,7 @@ export async function createDeps(
     }),
     ...(telemetry ? { telemetry } : {}),
   }
+  const redisClaim = redisClaimOf(config, store, coordinator, redisNamespaceOf(config))
   return {
     service,
     auth,
@@ -287,12 +291,9 @@ export async function createDeps(
     },
     notices,
     warnings,
+    ...(runner?.laterNotes ? { laterNotes: runner.laterNotes } : {}),
     model: modelChoice,
-    ...redisClaimField(redisClaimOf(config, store, coordinator, redisNamespaceOf(config))),
+    ...(redisClaim === undefined ? {} : { redisClaim }),
     config,
   }
-}
-
-function redisClaimField(claim: RedisClaim | undefined): { redisClaim?: RedisClaim } {
-  return claim === undefined ? {} : { redisClaim: claim }
 }

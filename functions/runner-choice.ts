@@ -9,7 +9,7 @@ import {
 import type { SandboxRunner } from '../src/ports/sandbox-runner.ts'
 import { type EmbeddedRunnerRequest, embeddedRunnerRequest } from './embedded-runner-request.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
-import { sandboxNotes } from './sandbox-notices.ts'
+import { egressNotes, type StartNotes, sandboxNotes } from './sandbox-notices.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
 
 export interface EmbeddedRunner {
@@ -17,8 +17,12 @@ export interface EmbeddedRunner {
   url: () => string
   secret: string
   sandbox: SandboxStatus
-  /** How its commands allowed the network reach it: the egress proxy, or none and why. */
-  egress: EgressStatus
+  /**
+   * How its commands allowed the network reach it: the egress proxy, or none and why; known
+   * once its egress probe has ended, after the runner answered (its commands allowed the
+   * network wait for it, in the runner).
+   */
+  egress: Promise<EgressStatus>
   /** Where and how it runs, for the start notice (its process id, its workspace folder). */
   description: string
   notices: string[]
@@ -29,7 +33,8 @@ export type DefaultRunner = (request: EmbeddedRunnerRequest) => Promise<Embedded
 
 /**
  * The sandbox runner: configured by URL and secret, else the entry's embedded one, else none.
- * Its notices and warnings (how commands are isolated) go to the start output.
+ * Its notices and warnings (how commands are isolated) go to the start output; the embedded
+ * runner's about its commands' network come later (`laterNotes`), once its egress probe ended.
  */
 export async function sandboxRunnerOf(
   config: EnvConfig,
@@ -38,15 +43,18 @@ export async function sandboxRunnerOf(
   fetchImpl: typeof fetch,
   notices: string[],
   warnings: string[],
-): Promise<{ client: SandboxRunner; secret: string } | undefined> {
+): Promise<
+  { client: SandboxRunner; secret: string; laterNotes?: Promise<StartNotes> } | undefined
+> {
   if (config.TURNLINE_RUNNER_URL === undefined && options.defaultRunner) {
     const embedded = await options.defaultRunner(
       embeddedRunnerRequest(config, env, options.storeDir),
     )
     notices.push(`sandbox: the reference runner ${embedded.description}`, ...embedded.notices)
     warnings.push(...embedded.warnings)
-    sandboxNotes(embedded.sandbox, embedded.egress, notices, warnings)
+    sandboxNotes(embedded.sandbox, notices, warnings)
     return {
+      laterNotes: embedded.egress.then((egress) => egressNotes(embedded.sandbox, egress)),
       client: new HttpSandboxRunner({
         url: embedded.url,
         secret: embedded.secret,

@@ -8,8 +8,10 @@
  * stdin: one JSON line (runner-child-protocol.ts: root, secret, callback URL, sandbox settings),
  * then nothing; its end means the parent is gone (however it died): every command is ended and
  * the process exits. SIGTERM does the same; SIGINT is left to the parent.
- * stdout: one JSON line, `{"listening","pid","sandbox","egress"}` once it accepts requests, or
- * `{"error":{"code","message"}}` when it cannot start (then it exits non-zero).
+ * stdout: one JSON line, `{"listening","pid","sandbox"}` once it accepts requests (its sandbox
+ * probe passed), then `{"egress"}` once its egress probe has ended (commands allowed the network
+ * wait for that meanwhile); or `{"error":{"code","message"}}` when it cannot start (then it
+ * exits non-zero).
  * stderr: the runner's faults, one JSON line each.
  */
 import { RunnerChildConfigSchema } from './runner-child-protocol.ts'
@@ -102,4 +104,5 @@ if (stopping) {
   await runner.close()
   process.exit(0)
 }
-answer({ listening: runner.url, pid: process.pid, sandbox: runner.sandbox, egress: runner.egress })
+answer({ listening: runner.url, pid: process.pid, sandbox: runner.sandbox })
+void runner.egress.then((egress) => answer({ egress }))

@@ -39,7 +39,8 @@ const PROBE_TIMEOUT_MS = 60_000
 const PROBE_ANSWER_WAIT_SECONDS = 45
 const PROBE_REQUEST = 'GET http://0.0.0.0:1/ HTTP/1.0\r\nhost: probe\r\n\r\n'
 
-function without(reason: string): CommandNetworks {
+/** Networks for no command: each one allowed the network gets none, with `reason`. */
+export function withoutNetworks(reason: string): CommandNetworks {
   return {
     status: { mode: 'none', reason },
     open: async () => ({ network: { kind: 'unavailable', reason }, close: async () => {} }),
@@ -72,13 +73,13 @@ export async function openCommandNetworks(options: {
   const { sandbox, root, log } = options
   const status = sandbox.status
   if (status.isolation !== 'bwrap') {
-    return without(
+    return withoutNetworks(
       `commands are not sandboxed (${status.reason}): they use this host's network, unchecked`,
     )
   }
-  if (sandbox.settings.network === 'off') return without('TURNLINE_SANDBOX_NETWORK=off')
+  if (sandbox.settings.network === 'off') return withoutNetworks('TURNLINE_SANDBOX_NETWORK=off')
   const tools = findRelayTools()
-  if (typeof tools === 'string') return without(tools)
+  if (typeof tools === 'string') return withoutNetworks(tools)
   const asRoot = process.getuid?.() === 0
   const proxy = await EgressProxy.start({
     policy: nodeEgressPolicy(options.rules),
@@ -88,7 +89,7 @@ export async function openCommandNetworks(options: {
   const failure = await probe(sandbox, proxy, tools, root)
   if (failure) {
     await proxy.close()
-    return without(`the network relay does not work here (${failure})`)
+    return withoutNetworks(`the network relay does not work here (${failure})`)
   }
   return {
     status: { mode: 'proxy' },

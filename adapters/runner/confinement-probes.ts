@@ -1,5 +1,6 @@
 import { type CommandNetworks, openCommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
+import { type ProbedNetworks, probedNetworks } from './probed-networks.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
 import { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
@@ -8,24 +9,25 @@ import { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 export interface Confinement {
   sandbox: CommandSandbox
   limits: TenantLimitEnforcer
-  networks: CommandNetworks
+  /** Found out after the start has answered: commands allowed the network wait for it. */
+  networks: ProbedNetworks
 }
 
 /**
- * What a runner's start finds out before it answers: whether commands run in bubblewrap (the
- * sandbox probe, sandbox-probe.ts: the only one that can refuse the start), how tenants are held
- * to their limits (uids, cgroups: TenantLimitEnforcer) and how commands allowed the network
- * reach it (the egress proxy, probed with a real relay in the sandbox: command-networks.ts).
+ * What a runner's start finds out: whether commands run in bubblewrap (the sandbox probe,
+ * sandbox-probe.ts: the only one that can refuse the start), how tenants are held to their
+ * limits (uids, cgroups: TenantLimitEnforcer) and how commands allowed the network reach it (the
+ * egress proxy, probed with a real relay in the sandbox: command-networks.ts).
  *
- * They are found out side by side, as each is a launch or two that mostly waits: the egress
- * probe starts with the sandbox as it will be if the sandbox probe's command works, beside that
- * command, and the limits beside the egress probe. The egress probe's outcome is kept only when
- * the sandbox probe ends with that very sandbox; otherwise (the kernel refused the seccomp filter,
- * or no sandbox works) its proxy is closed and the networks are found out again for the sandbox
- * there is — as before, when they came after it. A refusal is thrown after the egress probe
- * begun beside it is closed. What each warns of is logged in the order it was: the sandbox, the
- * limits, the network. If the limits or the networks fail, the other is closed and the failure
- * (the limits' first) is thrown.
+ * They are found out side by side, as each is a launch or two that mostly waits: the limits and
+ * the egress probe start with the sandbox as it will be if the sandbox probe's command works,
+ * beside that command. What they found is kept only when the sandbox probe ends with that very
+ * sandbox; otherwise (the kernel refused the seccomp filter, or no sandbox works) it is closed
+ * and found out again for the sandbox there is. A refusal is thrown after what began beside it
+ * is closed. This resolves once the sandbox and the limits are known; the egress probe may
+ * still run (probed-networks.ts): its outcome cannot refuse a start, commands allowed the
+ * network wait for it, and its warning is logged when it ends. The sandbox's warnings are logged
+ * before the limits'. If the limits fail, the networks are closed and the failure is thrown.
  */
 export async function openConfinement(options: {
   root: string
@@ -34,15 +36,21 @@ export async function openConfinement(options: {
   log: (entry: Record<string, unknown>) => void
 }): Promise<Confinement> {
   const { root, settings, log } = options
-  const networksOf = (sandbox: CommandSandbox) =>
-    openCommandNetworks({ sandbox, rules: settings.egress, root, log })
-  let ahead: { candidate: CommandSandbox; networks: Promise<CommandNetworks> } | undefined
+  const findFor = (sandbox: CommandSandbox): Found => {
+    const found = {
+      candidate: sandbox,
+      networks: openCommandNetworks({ sandbox, rules: settings.egress, root, log }),
+      limits: TenantLimitEnforcer.open(root, sandbox, log, options.project),
+    }
+    found.networks.catch(() => undefined)
+    found.limits.catch(() => undefined)
+    return found
+  }
+  let ahead: Found | undefined
   const sandbox = await openSandbox(settings, root, (candidate) => {
-    const networks = networksOf(candidate)
-    networks.catch(() => undefined)
-    ahead = { candidate, networks }
+    ahead = findFor(candidate)
   }).catch(async (error: unknown) => {
-    await closeNetworks(ahead?.networks)
+    await closeFound(ahead)
     throw error
   })
   if (sandbox.status.isolation === 'none') {
@@ -52,35 +60,41 @@ export async function openConfinement(options: {
       log({ event: 'sandbox_weakened', level: 'warn', reason: warning })
     }
   }
-  let networksFound: Promise<CommandNetworks>
-  if (ahead !== undefined && ahead.candidate === sandbox) networksFound = ahead.networks
+  let kept: Found
+  if (ahead !== undefined && ahead.candidate === sandbox) kept = ahead
   else {
-    await closeNetworks(ahead?.networks)
-    networksFound = networksOf(sandbox)
+    await closeFound(ahead)
+    kept = findFor(sandbox)
   }
-  const [limits, networks] = await Promise.allSettled([
-    TenantLimitEnforcer.open(root, sandbox, log, options.project),
-    networksFound,
-  ])
-  if (limits.status === 'rejected' || networks.status === 'rejected') {
-    await Promise.all([
-      limits.status === 'fulfilled' ? limits.value.close() : undefined,
-      networks.status === 'fulfilled' ? networks.value.close() : undefined,
-    ])
-    throw limits.status === 'rejected' ? limits.reason : (networks as PromiseRejectedResult).reason
-  }
-  for (const warning of limits.value.status.warnings) {
+  const networks = probedNetworks(kept.networks)
+  void networks.status.then((egress) => {
+    if (egress.mode === 'none' && settings.network !== 'off') {
+      log({ event: 'egress_unavailable', level: 'warn', reason: egress.reason })
+    }
+  })
+  const limits = await kept.limits.catch(async (error: unknown) => {
+    await networks.close()
+    throw error
+  })
+  for (const warning of limits.status.warnings) {
     log({ event: 'tenant_limit_unenforced', level: 'warn', warning })
   }
-  const egress = networks.value.status
-  if (egress.mode === 'none' && settings.network !== 'off') {
-    log({ event: 'egress_unavailable', level: 'warn', reason: egress.reason })
-  }
-  return { sandbox, limits: limits.value, networks: networks.value }
+  return { sandbox, limits, networks }
 }
 
-/** Closes the networks of a probe whose outcome is not used, once it has one. */
-async function closeNetworks(found: Promise<CommandNetworks> | undefined): Promise<void> {
-  const networks = await found?.catch(() => undefined)
-  await networks?.close()
+/** The limits and networks found for one sandbox (the candidate, or the one there is). */
+interface Found {
+  candidate: CommandSandbox
+  networks: Promise<CommandNetworks>
+  limits: Promise<TenantLimitEnforcer>
+}
+
+/** Closes what was found for a sandbox whose outcome is not used, once each has one. */
+async function closeFound(found: Found | undefined): Promise<void> {
+  if (found === undefined) return
+  const [networks, limits] = await Promise.all([
+    found.networks.catch(() => undefined),
+    found.limits.catch(() => undefined),
+  ])
+  await Promise.all([networks?.close(), limits?.close()])
 }

@@ -52,7 +52,7 @@ export class ExecRegistry {
     private readonly root: string,
     private readonly workspaces: WorkspaceRoot,
     private readonly limits: TenantLimitEnforcer,
-    private readonly networks: CommandNetworks,
+    private readonly networks: Pick<CommandNetworks, 'open'>,
     private readonly onExit: ExitListener,
   ) {}
 

@@ -7,8 +7,10 @@
  * Flags may also come from TURNLINE_RUNNER_ROOT, TURNLINE_RUNNER_PORT, TURNLINE_RUNNER_HOST and
  * TURNLINE_RUNNER_CALLBACK_URL; the secret only from the environment (argv is visible to every
  * user of the machine). The command sandbox is configured by the TURNLINE_SANDBOX* variables
- * (docs/configuration.md). Prints one JSON line `{"listening":"<url>","sandbox":{…}}` on stdout
- * once it accepts requests; SIGTERM and SIGINT end every running command and exit.
+ * (docs/configuration.md). Prints one JSON line `{"listening":"<url>","sandbox":{…},"egress":{…}}`
+ * on stdout once its egress probe has ended (it accepts requests from when its sandbox probe
+ * passed; a command allowed the network waits for the egress probe); SIGTERM and SIGINT end
+ * every running command and exit.
  */
 import { parseArgs } from 'node:util'
 import { startRunner } from './runner-server.ts'
@@ -55,6 +57,15 @@ const runner = await startRunner({
   ...(callbackUrl ? { callbackUrl } : {}),
 }).catch((error: Error) => fail(error.message))
 
+let stopping = false
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    void runner.close().then(() => process.exit(0))
+  })
+}
+
 if (runner.sandbox.isolation === 'none') {
   process.stderr.write(
     `runner: WARNING: commands run UNSANDBOXED as uid ${runner.sandbox.uid}, with this machine's ` +
@@ -65,28 +76,18 @@ if (runner.sandbox.isolation === 'none') {
   for (const warning of runner.sandbox.warnings)
     process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
-if (
-  runner.sandbox.isolation === 'bwrap' &&
-  runner.egress.mode === 'none' &&
-  sandbox.settings.network !== 'off'
-) {
-  process.stderr.write(
-    `runner: WARNING: commands allowed the network get none: ${runner.egress.reason}\n`,
-  )
-}
 for (const warning of runner.tenantLimits.warnings) {
   process.stderr.write(`runner: WARNING: ${warning}\n`)
 }
-const { url, sandbox: status, egress, tenantLimits } = runner
+const egress = await runner.egress
+if (
+  runner.sandbox.isolation === 'bwrap' &&
+  egress.mode === 'none' &&
+  sandbox.settings.network !== 'off'
+) {
+  process.stderr.write(`runner: WARNING: commands allowed the network get none: ${egress.reason}\n`)
+}
+const { url, sandbox: status, tenantLimits } = runner
 process.stdout.write(
   `${JSON.stringify({ listening: url, sandbox: status, egress, tenant_limits: tenantLimits })}\n`,
 )
-
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    void runner.close().then(() => process.exit(0))
-  })
-}

@@ -93,14 +93,19 @@ const EgressStatusSchema: z.ZodType<EgressStatus> = lazySchema(() =>
   ]),
 )
 
-/** The one line the child writes on stdout: it accepts requests, or why it cannot start. */
+/**
+ * The first line the child writes on stdout: it accepts requests, or why it cannot start. A
+ * ready line without `egress` is followed by RunnerChildEgressSchema's line once the egress
+ * probe has ended (commands allowed the network wait for it meanwhile); one with `egress` (a
+ * runner that probed its egress before answering) is the whole answer.
+ */
 export const RunnerChildAnswerSchema = lazySchema(() =>
   z.union([
     z.object({
       listening: z.url(),
       pid: z.number().int(),
       sandbox: SandboxStatusSchema,
-      egress: EgressStatusSchema,
+      egress: EgressStatusSchema.optional(),
     }),
     z.object({
       error: z.object({
@@ -111,3 +116,6 @@ export const RunnerChildAnswerSchema = lazySchema(() =>
   ]),
 )
 export type RunnerChildAnswer = z.infer<typeof RunnerChildAnswerSchema>
+
+/** The line after a ready line without `egress`: how commands allowed the network reach it. */
+export const RunnerChildEgressSchema = lazySchema(() => z.object({ egress: EgressStatusSchema }))

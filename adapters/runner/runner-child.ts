@@ -1,7 +1,11 @@
 import type { ChildProcess } from 'node:child_process'
 import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
-import { RunnerChildAnswerSchema, type RunnerChildConfig } from './runner-child-protocol.ts'
+import {
+  RunnerChildAnswerSchema,
+  type RunnerChildConfig,
+  RunnerChildEgressSchema,
+} from './runner-child-protocol.ts'
 import { type RunnerExit, type RunnerProcess, spawnRunnerProcess } from './runner-process.ts'
 import { SandboxUnavailable } from './sandbox-probe.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
@@ -24,7 +28,11 @@ export interface RunnerChild {
   pid: number
   url: string
   sandbox: SandboxStatus
-  egress: EgressStatus
+  /**
+   * How its commands allowed the network reach it, once its egress probe has ended (after it
+   * answered ready: its commands allowed the network wait for it there, runner-child-protocol.ts).
+   */
+  egress: Promise<EgressStatus>
   /** Resolves once the process has exited, however. */
   exited: Promise<RunnerExit>
   /** SIGTERM (the runner ends its commands, then exits); SIGKILL if it has not after a grace. */
@@ -37,7 +45,8 @@ const STOP_GRACE_MS = 10_000
 /**
  * Starts the reference runner as a child process (`child-main.ts`) with exactly `env` for its
  * environment (or takes the process `spawned` ahead with that environment), hands it its settings
- * and secret on stdin and waits for its ready line. Rejects
+ * and secret on stdin and waits for its ready line (its egress status may follow on the next).
+ * Rejects
  * with SandboxUnavailable when a sandbox is required and does not work, and with an Error when
  * it fails otherwise. The child's stderr is this process's; its stdin stays open for its
  * life: when this process exits, however, the child sees it end and stops with its commands.
@@ -57,9 +66,10 @@ export async function startRunnerChild(
   child.stdin?.write(`${JSON.stringify(config)}\n`)
 
   const close = stopper(child, exited)
+  const nextLine = stdoutLines(child)
   let line: string
   try {
-    line = await readyLine(child, exited, options.readyTimeoutMs ?? 60_000)
+    line = await readyLine(nextLine, child, exited, options.readyTimeoutMs ?? 60_000)
   } catch (error) {
     await close()
     throw error
@@ -74,13 +84,12 @@ export async function startRunnerChild(
     const { code, message } = answer.data.error
     throw code === 'sandbox_unavailable' ? new SandboxUnavailable(message) : new Error(message)
   }
-  // Nothing more is expected on stdout; keep it drained so the child never blocks on it.
-  child.stdout?.resume()
+  const { egress } = answer.data
   return {
     pid: answer.data.pid,
     url: answer.data.listening,
     sandbox: answer.data.sandbox,
-    egress: answer.data.egress,
+    egress: egress !== undefined ? Promise.resolve(egress) : nextLine().then(egressOf),
     exited,
     close,
   }
@@ -94,32 +103,78 @@ function parseJson(line: string): unknown {
   }
 }
 
+/** The egress status on the line after the ready line; none, and why, when it is not there. */
+function egressOf(line: string | undefined): EgressStatus {
+  if (line === undefined) {
+    return { mode: 'none', reason: 'the runner process ended before its egress probe did' }
+  }
+  const parsed = RunnerChildEgressSchema.safeParse(parseJson(line))
+  if (parsed.success) return parsed.data.egress
+  return {
+    mode: 'none',
+    reason: `the runner process answered ${JSON.stringify(line.slice(0, 200))}`,
+  }
+}
+
+/**
+ * The child's stdout, one line per call (undefined once it has ended). It is read from now on,
+ * whether or not anyone asks, so that the child never blocks on it.
+ */
+function stdoutLines(child: ChildProcess): () => Promise<string | undefined> {
+  let text = ''
+  let ended = false
+  const waiting: ((line: string | undefined) => void)[] = []
+  const hand = () => {
+    for (let reader = waiting[0]; reader !== undefined; reader = waiting[0]) {
+      const end = text.indexOf('\n')
+      if (end < 0 && !ended) return
+      waiting.shift()
+      if (end < 0) reader(undefined)
+      else {
+        reader(text.slice(0, end))
+        text = text.slice(end + 1)
+      }
+    }
+  }
+  child.stdout?.setEncoding('utf8')
+  child.stdout?.on('data', (chunk: string) => {
+    text += chunk
+    hand()
+  })
+  // stdout ends when the process does (after its last line has been read).
+  child.stdout?.once('end', () => {
+    ended = true
+    hand()
+  })
+  if (!child.stdout) ended = true
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve)
+      hand()
+    })
+}
+
 function readyLine(
+  nextLine: () => Promise<string | undefined>,
   child: ChildProcess,
   exited: Promise<RunnerExit>,
   timeoutMs: number,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = ''
     const timer = setTimeout(
       () => reject(new Error(`the runner process did not start within ${timeoutMs} ms`)),
       timeoutMs,
     )
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8')
-      const end = text.indexOf('\n')
-      if (end < 0) return
-      clearTimeout(timer)
-      child.stdout?.off('data', onData)
-      resolve(text.slice(0, end))
-    }
-    child.stdout?.on('data', onData)
     child.once('error', (error) => {
       clearTimeout(timer)
       reject(error)
     })
-    // stdout ends when the process does (after its last line has been read).
-    child.stdout?.once('end', () => {
+    void nextLine().then((line) => {
+      if (line !== undefined) {
+        clearTimeout(timer)
+        resolve(line)
+        return
+      }
       void exited.then(({ code, signal }) => {
         clearTimeout(timer)
         reject(

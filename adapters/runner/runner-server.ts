@@ -59,8 +59,12 @@ export interface RunningRunner {
   sandbox: SandboxStatus
   /** How each tenant is held to its limits here, and what cannot be enforced. */
   tenantLimits: TenantLimitStatus
-  /** How commands allowed the network reach it: the egress proxy, or none and why. */
-  egress: EgressStatus
+  /**
+   * How commands allowed the network reach it: the egress proxy, or none and why. Found out
+   * after the runner answers (its probe cannot refuse a start): a command allowed the network
+   * waits for it, one without does not (probed-networks.ts).
+   */
+  egress: Promise<EgressStatus>
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
 }

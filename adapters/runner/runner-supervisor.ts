@@ -21,7 +21,8 @@ export interface SupervisedRunner {
   /** The current child's process id (operators find its /proc entry with it). */
   pid(): number
   sandbox: SandboxStatus
-  egress: EgressStatus
+  /** The first child's egress status, once its egress probe has ended (runner-child.ts). */
+  egress: Promise<EgressStatus>
   /** Stops the child (it ends its commands) and restarts no more. */
   close(): Promise<void>
 }

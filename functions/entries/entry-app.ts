@@ -9,6 +9,7 @@ import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { SocketUpgrades } from '../http/socket-connection.ts'
 import { loggedSessionApi } from '../http/turn-log.ts'
+import type { StartNotes } from '../sandbox-notices.ts'
 import { logStart } from './start-log.ts'
 import { checkedAtStart } from './startup-probe.ts'
 
@@ -62,17 +63,14 @@ export interface EntryApp {
 }
 
 /**
- * The wiring every runtime entry shares, on deps already built: the startup notices (once), the
- * warnings (loudly, on stderr), the structured start line, and the app with everything the deps
+ * The wiring every runtime entry shares, on deps already built: the startup notices (once, and
+ * those that come later when they come), the warnings (loudly, on stderr), the structured start line, and the app with everything the deps
  * enable (the signed runner callback and its replay guard in the coordinator, automation
  * webhooks, body limits, followed feeds, the operator log).
  */
 export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
-  for (const notice of deps.notices) logging.log(`turnline: ${notice}`)
-  for (const warning of deps.warnings) {
-    const rule = `turnline: ${'!'.repeat(72)}`
-    console.error(`${rule}\nturnline: WARNING: ${warning}\n${rule}`)
-  }
+  printNotes(deps, logging)
+  void deps.laterNotes?.then((later) => printNotes(later, logging))
   if (!logging.startLineAtListen) logStart(deps)
   const api = new SessionService(deps.service)
   const worker = logging.background ? backgroundWorker(deps, api) : undefined
@@ -94,6 +92,15 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
     ...(worker ? { worker } : {}),
     ...(trigger ? { trigger } : {}),
     ...(sockets ? { sockets } : {}),
+  }
+}
+
+/** Notices on the entry's log, warnings loudly on stderr. */
+function printNotes(notes: StartNotes, logging: EntryLogging): void {
+  for (const notice of notes.notices) logging.log(`turnline: ${notice}`)
+  for (const warning of notes.warnings) {
+    const rule = `turnline: ${'!'.repeat(72)}`
+    console.error(`${rule}\nturnline: WARNING: ${warning}\n${rule}`)
   }
 }
 

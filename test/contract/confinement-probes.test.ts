@@ -43,7 +43,7 @@ describe('the confinement probes of a runner start', () => {
         log: () => {},
       })
       try {
-        expect(found.networks.status).toEqual(alone.status)
+        expect(await found.networks.status).toEqual(alone.status)
       } finally {
         await alone.close()
       }

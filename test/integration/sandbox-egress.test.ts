@@ -11,6 +11,7 @@ import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { curlCommand, startHttpTarget, startListener } from '../support/sandbox-commands.ts'
 import { requireServices } from '../support/services.ts'
 import { startToolReceiver } from '../support/tool-receiver.ts'
+import { until } from '../support/until.ts'
 
 /**
  * The egress policy, tried from turns: `npm start` with several tenants, Redis as coordinator,
@@ -117,9 +118,15 @@ async function refusedInOneCommand(targets: [string, RegExp][]): Promise<void> {
 }
 
 describe('a command with the network reaches the public internet only', () => {
-  it('the server said how commands reach the network', () => {
-    expect(server.output()).toMatch(
-      /network only for sessions that allow it, through the egress proxy/,
+  it('the server said how commands reach the network, once its runner had probed it', async () => {
+    expect(server.output()).toMatch(/bubblewrap .* network only for sessions that allow it, limits/)
+    // The egress probe may end after the server listens: its notice comes when it does.
+    await until('the egress notice', () =>
+      /commands allowed the network reach it through the egress proxy \(the public internet only\)/.test(
+        server.output(),
+      )
+        ? true
+        : undefined,
     )
   })
 
