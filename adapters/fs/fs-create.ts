@@ -8,13 +8,15 @@
  * caller acts on the name (`onNamed`) while the folder is fsynced, and no thread-pool job is
  * needed. A folder removed meanwhile is held again and the link retried here, and the name made
  * durable through the new handle here (the temp name removed beside it, as when its removal on
- * the thread failed).
+ * the thread failed). On Deno the thread cannot use the held descriptor (each thread has
+ * descriptors of its own): its fsync fails with EBADF and the folder is fsynced here instead.
  *
  * Tried and not kept: the whole put answered once, after the folder's fsync on the thread (the
  * caller's appends then waited for it; turns got slower: docs/performance.md).
  */
 import { basename, dirname } from 'node:path'
 import { settleAll } from './fs-durability.ts'
+import { errnoOf } from './fs-key-path.ts'
 import { holdKeyFolder, type Placed, placeTemp } from './fs-place.ts'
 import { removeTemp } from './fs-temp-file.ts'
 import type { HeldTemp } from './fs-work-folders.ts'
@@ -71,7 +73,11 @@ export async function createOnly(
     onNamed?.()
     const removing = written.removed === true ? [] : [removeTemp(written.temp)]
     const ownSync = synced?.then(({ error }) => {
-      if (error !== undefined) throw error
+      if (error === undefined) return
+      // A descriptor the thread cannot use: on Deno each thread has descriptors of its own
+      // (node:fs hands out resource ids), so the folder is fsynced here, through the held one.
+      if (errnoOf(error) === 'EBADF') return placed.folder.sync()
+      throw error
     })
     await settleAll([io.syncNewName(placed, ownSync), ...removing])
   } finally {

@@ -56,6 +56,7 @@ export interface HeldFolder {
 
 /** Path → kept handle, least recently used first. */
 const entries = new Map<string, Entry>()
+let syncsHere = 0
 
 /**
  * Holds the folder `dir` (the real root or below it), opening it without following a link if no
@@ -130,6 +131,11 @@ export async function cachedFolderIdentity(
   return { dev: info.dev, ino: info.ino }
 }
 
+/** Folder fsyncs made through held handles on this thread (tests add the writer threads'). */
+export function folderFsyncsHere(): number {
+  return syncsHere
+}
+
 /** Number of folder handles kept open (for tests). */
 export function cachedFolderCount(): number {
   return entries.size
@@ -147,7 +153,10 @@ function held(dir: string, entry: Entry, throughFd: boolean): HeldFolder {
     path: dir,
     child: (name) => (throughFd ? throughDescriptor(entry.handle, name) : join(dir, name)),
     fd: entry.handle.fd,
-    sync: () => entry.handle.sync(),
+    async sync() {
+      await entry.handle.sync()
+      syncsHere++
+    },
     async stale() {
       const [mine, now] = await Promise.all([
         entry.handle.stat({ bigint: true }),
