@@ -1,5 +1,6 @@
 import { type SandboxSettings, sandboxSettingsFrom } from '../adapters/runner/sandbox-settings.ts'
 import { type EnvConfig, parseEnv } from './env-config.ts'
+import { LOCAL_TENANT } from './http/auth.ts'
 import { runnerProcessEnv } from './runner-process-env.ts'
 import { storeKindOf } from './store-choice.ts'
 import { isMultiTenantEnv } from './tenancy/tenancy-env.ts'
@@ -15,6 +16,8 @@ export interface EmbeddedRunnerRequest {
   /** With `mode` `require` (always with several tenants), no working sandbox is a ConfigError. */
   sandbox: SandboxSettings
   multiTenant: boolean
+  /** Tenants the runner sets up once it has answered: single-tenant, `local`; else none. */
+  prepareTenants: string[]
   /** The runner process's whole environment (runner-process-env.ts). */
   env: Record<string, string>
 }
@@ -35,6 +38,7 @@ export function embeddedRunnerRequest(
     server: { host: config.HOST, port: config.PORT },
     sandbox: multiTenant ? { ...settings, mode: 'require' } : settings,
     multiTenant,
+    prepareTenants: multiTenant ? [] : [LOCAL_TENANT],
     env: runnerProcessEnv(env, settings.passEnv),
   }
 }

@@ -87,6 +87,7 @@ try {
     secret: config.secret,
     sandbox: config.sandbox,
     ...(config.project ? { project: config.project } : {}),
+    ...(config.prepare_tenants ? { prepareTenants: config.prepare_tenants } : {}),
     ...(config.callback_url ? { callbackUrl: config.callback_url } : {}),
     log: (entry) => {
       // The parent reports a missing or weakened sandbox (or network) itself, from the status.

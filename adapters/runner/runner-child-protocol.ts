@@ -59,6 +59,8 @@ export const RunnerChildConfigSchema = lazySchema(() =>
     sandbox: SandboxSettingsSchema,
     /** Project mode (runner-server.ts): the one folder every session works in (absolute). */
     project: z.string().min(1).optional(),
+    /** Tenants set up once the runner has answered (a single-tenant server's `local`). */
+    prepare_tenants: z.array(z.string().min(1)).optional(),
   }),
 )
 export type RunnerChildConfig = z.infer<typeof RunnerChildConfigSchema>

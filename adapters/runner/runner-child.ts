@@ -20,6 +20,8 @@ export interface RunnerChildOptions {
   env: Record<string, string>
   /** Project mode: this folder is every session's workspace (runner-server.ts). */
   project?: string
+  /** Tenants the runner sets up once it has answered, before their first request. */
+  prepareTenants?: string[]
   /** How long the start (with its sandbox probe) may take; default 60 s. */
   readyTimeoutMs?: number
 }
@@ -62,6 +64,7 @@ export async function startRunnerChild(
     sandbox: options.sandbox,
     ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     ...(options.project ? { project: options.project } : {}),
+    ...(options.prepareTenants?.length ? { prepare_tenants: options.prepareTenants } : {}),
   }
   child.stdin?.write(`${JSON.stringify(config)}\n`)
 

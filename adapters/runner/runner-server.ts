@@ -51,6 +51,8 @@ export interface RunnerOptions {
    * its commands (project-mode.ts); the runner's own state stays under `root`.
    */
   project?: string
+  /** Tenants set up once it listens, off its start's path (TenantLimitEnforcer.prepare). */
+  prepareTenants?: string[]
 }
 
 export interface RunningRunner {
@@ -231,6 +233,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     await limits.close()
     throw error
   })
+  const preparing = limits.prepare(options.prepareTenants ?? [], log)
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   let closing: Promise<void> | undefined
@@ -243,6 +246,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
       closing ??= (async () => {
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        await preparing
         await registry.closeAll()
         await limits.close()
         await networks.close()

@@ -11,6 +11,7 @@ import type { TenantLimits as Limits } from './sandbox-settings.ts'
 import { type CgroupStatus, TenantCgroups, tryJoin } from './tenant-cgroups.ts'
 import { confineLaunch } from './tenant-launch.ts'
 import { TenantUids } from './tenant-uids.ts'
+import { checkWorkspaceName } from './workspace-paths.ts'
 
 /** What holds each tenant to its limits here, as the runner reports it at start. */
 export interface TenantLimitStatus {
@@ -30,6 +31,8 @@ export interface TenantLimitStatus {
  */
 export class TenantLimitEnforcer {
   readonly #sandboxes = new Map<string, Promise<CommandSandbox>>()
+  /** Cgroup setups under way, by tenant: a request meanwhile joins the one under way. */
+  readonly #ensuring = new Map<string, Promise<void>>()
   readonly #slots: CommandSlots
   readonly #disk: DiskQuota
 
@@ -143,7 +146,11 @@ export class TenantLimitEnforcer {
     )
   }
 
-  /** The sandbox of a tenant: its own uid, its cgroups, its process limit around each launch. */
+  /**
+   * The sandbox of a tenant: its own uid, its cgroups, its process limit around each launch.
+   * Made once per tenant (a call while it is being made joins that), its cgroups made again
+   * before each request (joining a setup under way).
+   */
   async sandboxFor(tenant: string): Promise<CommandSandbox> {
     let made = this.#sandboxes.get(tenant)
     if (!made) {
@@ -152,8 +159,18 @@ export class TenantLimitEnforcer {
       made.catch(() => this.#sandboxes.delete(tenant))
     }
     const sandbox = await made
-    await this.cgroups?.ensure(tenant)
+    await this.#ensure(tenant)
     return sandbox
+  }
+
+  #ensure(tenant: string): Promise<void> | undefined {
+    if (!this.cgroups) return undefined
+    let under = this.#ensuring.get(tenant)
+    if (!under) {
+      under = this.cgroups.ensure(tenant).finally(() => this.#ensuring.delete(tenant))
+      this.#ensuring.set(tenant, under)
+    }
+    return under
   }
 
   async #make(tenant: string): Promise<CommandSandbox> {
@@ -184,6 +201,23 @@ export class TenantLimitEnforcer {
         await handOver(workspace, shared, { uid, gid: uid })
       }
     }
+  }
+
+  /**
+   * Sets tenants up ahead of their first request (a single-tenant server's `local`, once the
+   * runner listens), so that it does not pay for their uid and cgroups: that request joins the
+   * setup under way, or makes it itself when it failed (which is logged).
+   */
+  async prepare(tenants: string[], log: (entry: Record<string, unknown>) => void): Promise<void> {
+    const one = async (tenant: string) => {
+      try {
+        checkWorkspaceName(tenant)
+        await this.sandboxFor(tenant)
+      } catch (error) {
+        log({ event: 'tenant_prepare_failed', tenant, error: String(error) })
+      }
+    }
+    await Promise.all(tenants.map(one))
   }
 
   /** Admits a command: a running-commands slot (its release returned), and the disk quota. */

@@ -75,6 +75,7 @@ export function embeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunnerSt
         secret,
         sandbox: request.sandbox,
         env: request.env,
+        prepareTenants: request.prepareTenants,
         ...(options.project ? { project: options.project } : {}),
         ...(callbackUrl ? { callbackUrl } : {}),
         report: options.report,
