@@ -61,11 +61,7 @@ export interface RunningRunner {
   sandbox: SandboxStatus
   /** How each tenant is held to its limits here, and what cannot be enforced. */
   tenantLimits: TenantLimitStatus
-  /**
-   * How commands allowed the network reach it: the egress proxy, or none and why. Found out
-   * after the runner answers (its probe cannot refuse a start): a command allowed the network
-   * waits for it, one without does not (probed-networks.ts).
-   */
+  /** How commands allowed the network reach it, once its probe ended (probed-networks.ts). */
   egress: Promise<EgressStatus>
   /** Stops accepting requests, ends every running command, stops callback retries. */
   close(): Promise<void>
@@ -233,7 +229,11 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     await limits.close()
     throw error
   })
+  // Off the start's path: the tenants asked for, and the body schemas (built at their first use).
   const preparing = limits.prepare(options.prepareTenants ?? [], log)
+  setImmediate(() => {
+    for (const route of [...OWN_ROUTES.values(), ...routes.values()]) route.schema.safeParse({})
+  })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   let closing: Promise<void> | undefined
