@@ -46,18 +46,22 @@ export async function leftByGoneProcesses(folder: string, pattern: RegExp): Prom
   })
 }
 
+/** Folders handed out by freshFolderOfThisProcess in this process, for their names. */
+let freshFolders = 0
+
 /**
- * A fresh, empty folder `<name>-<pid>` in `root` for this process alone: runners started at
- * once on one root (two instances of a server) must not remove each other's probe folders.
- * Such folders left by runners that died are removed; one of this pid left by an earlier
- * process is replaced.
+ * A fresh, empty folder `<name>-<pid>-<n>` in `root` for this call alone: runners started at
+ * once on one root (two instances of a server) must not remove each other's probe folders, nor
+ * two probes of one process (an egress probe still running after its runner answered ready, and
+ * another begun meanwhile) each other's. Such folders left by runners that died are removed; one
+ * of this name left by an earlier process of this pid is replaced.
  */
 export async function freshFolderOfThisProcess(root: string, name: string): Promise<string> {
-  const own = new RegExp(`^${name.replace(/[.]/g, '\\.')}(?:-(\\d+))?$`)
+  const own = new RegExp(`^${name.replace(/[.]/g, '\\.')}(?:-(\\d+)(?:-\\d+)?)?$`)
   for (const gone of await leftByGoneProcesses(root, own)) {
     await rm(path.join(root, gone), { recursive: true, force: true })
   }
-  const folder = path.join(root, `${name}-${process.pid}`)
+  const folder = path.join(root, `${name}-${process.pid}-${freshFolders++}`)
   await rm(folder, { recursive: true, force: true })
   await mkdir(folder, { recursive: true })
   return folder

@@ -25,6 +25,9 @@ describe('the sandbox probe on a shared runner root', () => {
     // pid_max is at most 4194304 on Linux: no process has this pid
     await mkdir(join(root, '.sandbox-probe-4194305'), { recursive: true })
     await mkdir(join(root, '.egress-probe-4194305'), { recursive: true })
+    // Named as this tree names them: the pid, then the folder's number in that process.
+    await mkdir(join(root, '.sandbox-probe-4194305-3'), { recursive: true })
+    await mkdir(join(root, '.egress-probe-4194305-0'), { recursive: true })
     const secret = 'probe-runner-secret-0123456789abcdef'
     const started = await Promise.all(
       Array.from({ length: 4 }, () => runnerWithClient({ root, secret })),
