@@ -64,9 +64,9 @@ export interface EntryApp {
 
 /**
  * The wiring every runtime entry shares, on deps already built: the startup notices (once, and
- * those that come later when they come), the warnings (loudly, on stderr), the structured start line, and the app with everything the deps
- * enable (the signed runner callback and its replay guard in the coordinator, automation
- * webhooks, body limits, followed feeds, the operator log).
+ * those that come later when they come), the warnings (loudly, on stderr), the structured start
+ * line, and the app with everything the deps enable (the signed runner callback and its replay
+ * guard in the coordinator, automation webhooks, body limits, followed feeds, the operator log).
  */
 export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
   printNotes(deps, logging)

@@ -5,11 +5,12 @@ import { corruptData } from './corrupt-data.ts'
 /**
  * How a batch's JSON is stored. Batches of versions 1–4 are their JSON text as it is; versions
  * 5 and 6 the text gzip-compressed (RFC 1952, through the Web-standard `CompressionStream`: the
- * same on Node, Deno and Workers); from version 7 either, as the writer chose: text when the store
- * keeps it in no more room than gzip would (a filesystem's block, `ObjectStore.allocationBytes`),
- * gzip otherwise. A reader tells the two apart by the first byte — JSON text starts with `{`,
- * gzip with 0x1f 0x8b — so every version reads through one path. No `Content-Encoding` is set on the object: a fetch-based S3 client would then
- * decompress it on the way and hand back bytes that are not what was stored.
+ * same on Node, Deno and Workers); from version 7 either, as the writer chose: text when the
+ * store keeps it in no more room than gzip would (a filesystem's block,
+ * `ObjectStore.allocationBytes`), gzip otherwise. A reader tells the two apart by the first byte
+ * — JSON text starts with `{`, gzip with 0x1f 0x8b — so every version reads through one path. No
+ * `Content-Encoding` is set on the object: a fetch-based S3 client would then decompress it on
+ * the way and hand back bytes that are not what was stored.
  */
 
 export const GZIP_BATCH_CONTENT_TYPE = 'application/gzip'
@@ -128,14 +129,11 @@ export async function storedBatchBody(
   text: string,
   { gzip = webGzip, textUpTo = 0 }: BatchEncoding = {},
 ): Promise<{ body: Uint8Array; contentType: string }> {
-  if (batch.version < COMPRESSED_FROM_VERSION) {
-    return { body: encoder.encode(text), contentType: 'application/json' }
-  }
-  if (batch.version < EITHER_FROM_VERSION || text.length > textUpTo) {
-    return { body: await compressBatchText(text, gzip), contentType: GZIP_BATCH_CONTENT_TYPE }
-  }
   const bytes = encoder.encode(text)
-  return bytes.byteLength <= textUpTo
+  const asText =
+    batch.version < COMPRESSED_FROM_VERSION ||
+    (batch.version >= EITHER_FROM_VERSION && bytes.byteLength <= textUpTo)
+  return asText
     ? { body: bytes, contentType: 'application/json' }
     : { body: await gzip(bytes), contentType: GZIP_BATCH_CONTENT_TYPE }
 }

@@ -145,9 +145,9 @@ export class SessionStore {
    * On a store that appends, the batch's lines are appended to events.jsonl (and the turn index
    * when it ends a turn) as soon as it has its name (append-after-name.ts), whatever `maintain`;
    * `deferAppend` (with `maintain: false`) leaves that append running (deferred-appends.ts): its
-   * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup
-   * and manifest (a mid-turn commit). `overlapManifest`: the manifest write is left running, as
-   * `manifestWritten`, so the caller can overlap it with its own last round trip. */
+   * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup,
+   * manifest (mid-turn). `overlapManifest`: the manifest write is left running (`manifestWritten`).
+   */
   async commit(
     snapshot: SessionSnapshot,
     input: CommitInput,
