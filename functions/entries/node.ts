@@ -1,5 +1,6 @@
 import { type RunnerProcess, spawnRunnerProcess } from '../../adapters/runner/runner-process.ts'
 import { runnerEnvAhead } from '../runner-process-env.ts'
+import { keepArrayResultsPacked } from './packed-array-results.ts'
 import { limitRegExpBacktracking } from './regexp-backtracking.ts'
 
 /**
@@ -20,6 +21,7 @@ import { limitRegExpBacktracking } from './regexp-backtracking.ts'
  * configuration, the deployment guard, a refused sandbox — still comes before the server listens.
  */
 limitRegExpBacktracking()
+keepArrayResultsPacked()
 const ahead = spawnAhead()
 const [{ earlyEmbeddedRunnerRequest }, { embeddedRunner }] = await Promise.all([
   import('../embedded-runner-request.ts'),
