@@ -9,10 +9,19 @@
  * (docs/performance.md). Prints per variant the mean, p50 and p90 turn (first turns left out),
  * the ratios to the raw loop, and the server's CPU per turn from /proc.
  *
+ * A revision may carry Node options of its own after a `|` (`main|--max-semi-space-size=32`), so
+ * one revision runs against itself with other V8 flags; `--node-args` go to every server, and
+ * `--env K=V,…` into the environment of those marked `main|…|env`. `--probe <dir>` loads
+ * bench/support/gc-alloc-probe.mjs into each server and signals it after the warm-up session, so
+ * each writes its GC counts and allocation profile over the measured turns to <dir>.
+ *
  *   npx tsx bench/turn-cost-pairs.ts [--revisions main,HEAD] [--sessions 10] [--turns 20]
+ *                                    [--node-args '…'] [--env K=V,…] [--probe <dir>]
  */
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+
+import { readFileSync } from 'node:fs'
+import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { benchDataDir } from './support/bench-data-dir.ts'
@@ -27,8 +36,20 @@ const { values } = parseArgs({
     revisions: { type: 'string', default: 'main,HEAD' },
     sessions: { type: 'string', default: '10' },
     turns: { type: 'string', default: '20' },
+    'node-args': { type: 'string', default: '' },
+    env: { type: 'string', default: '' },
+    probe: { type: 'string' },
   },
 })
+const words = (s: string) => s.split(' ').filter((a) => a !== '')
+const EXTRA_ENV = Object.fromEntries(
+  values.env
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+)
+const PROBE = values.probe === undefined ? undefined : resolve(values.probe)
+const PROBE_MODULE = join(import.meta.dirname, 'support', 'gc-alloc-probe.mjs')
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 const root = await mkdtemp(join(benchDataDir(), 'turn-cost-pairs-'))
@@ -38,13 +59,24 @@ const peers = await startPeerProcesses(true)
 const trees: BeforeTree[] = []
 const variants: { name: string; variant: Variant; pid?: number }[] = []
 try {
-  for (const [i, revision] of values.revisions.split(',').entries()) {
+  if (PROBE) await mkdir(PROBE, { recursive: true })
+  for (const [i, spec] of values.revisions.split(',').entries()) {
+    const [revision = 'HEAD', flags = '', withEnv] = spec.split('|')
     const tree = await checkoutBefore(revision)
     trees.push(tree)
     const dir = join(root, `rev-${i}`)
     await mkdir(dir)
-    const entry = await serverEntry(tree.label, peers, dir, tree.root, ['infra/start.mjs'], [])
-    variants.push({ name: tree.label, variant: entry.variant, pid: entry.pid })
+    const nodeArgs = [...words(values['node-args']), ...words(flags)]
+    const env: Record<string, string> = withEnv === 'env' ? { ...EXTRA_ENV } : {}
+    if (PROBE) {
+      nodeArgs.unshift(`--import=${PROBE_MODULE}`)
+      env.TURNLINE_GC_PROBE_OUT = join(PROBE, `${i}.json`)
+    }
+    const name = [tree.label, flags, withEnv === 'env' ? values.env : ''].filter(Boolean).join(' ')
+    const entry = await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs'], nodeArgs, {
+      env,
+    })
+    variants.push({ name, variant: entry.variant, pid: entry.pid })
   }
   const rawDir = join(root, 'raw')
   await mkdir(rawDir)
@@ -54,6 +86,7 @@ try {
   const orders = balancedOrders(variants.length)
   // Session -1 warms every variant up; first turns are left out (a session's start is apart).
   for (let s = -1; s < SESSIONS; s++) {
+    if (s === 0 && PROBE) for (const { pid } of variants) if (pid) process.kill(pid, 'SIGUSR2')
     const sessions = await Promise.all(variants.map((v) => v.variant.newSession(s)))
     for (let t = 0; t < TURNS; t++) {
       const order = orders[((s + 1) * TURNS + t) % orders.length] ?? []
@@ -73,6 +106,7 @@ try {
   const at = (a: number[], q: number) => sorted(a)[Math.floor(a.length * q)] ?? Number.NaN
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length
   const raw = times[times.length - 1] ?? []
+  const rss = variants.map(({ pid }) => (pid === undefined ? '' : rssOf(pid)))
   console.log(
     `${SESSIONS} sessions × ${TURNS - 1} turns each (each variant after each other one as often; first turns left out)`,
   )
@@ -82,14 +116,26 @@ try {
     console.log(
       `${name.padEnd(24)} mean ${mean(a).toFixed(2)} p50 ${at(a, 0.5).toFixed(2)} ` +
         `p90 ${at(a, 0.9).toFixed(2)} ms; × raw mean ${(mean(a) / mean(raw)).toFixed(2)} ` +
-        `p50 ${(at(a, 0.5) / at(raw, 0.5)).toFixed(2)}; server CPU ms/turn ${server}`,
+        `p50 ${(at(a, 0.5) / at(raw, 0.5)).toFixed(2)}; server CPU ms/turn ${server}${rss[i]}`,
     )
   }
 } finally {
   for (const v of variants) await v.variant.close()
+  if (PROBE) {
+    for (const [i] of trees.entries()) {
+      await copyFile(join(root, `rev-${i}`, 'server.log'), join(PROBE, `${i}.log`)).catch(() => {})
+    }
+  }
   await peers.close()
   for (const tree of trees) await tree.remove()
   await rm(root, { recursive: true, force: true })
+}
+
+/** The server process's resident set now and at its peak (its runner apart), from /proc. */
+function rssOf(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const mb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024
+  return `; RSS ${mb('VmRSS').toFixed(0)} MB (peak ${mb('VmHWM').toFixed(0)})`
 }
 
 /**
