@@ -32,7 +32,25 @@ export function keyPath(root: string, key: string): string {
     throw invalidKey(key, 'dot segment')
   }
   if (segments[0] === WORK_DIR) throw invalidKey(key, 'reserved folder')
-  return join(root, ...segments)
+  return rootPrefix(root) + key
+}
+
+/**
+ * What `join(root, key)` puts before a key that passed the checks above (no empty, `.` or `..`
+ * segment, so joining only normalizes the root's part): the root normalized, with its separator.
+ * Kept per root (a process has a few), so that a key's path is one concatenation instead of
+ * `join`'s normalizing walk over the whole path on every object operation.
+ */
+const prefixes = new Map<string, string>()
+
+function rootPrefix(root: string): string {
+  let prefix = prefixes.get(root)
+  if (prefix === undefined) {
+    prefix = join(root, 'k').slice(0, -1)
+    if (prefixes.size >= 64) prefixes.clear()
+    prefixes.set(root, prefix)
+  }
+  return prefix
 }
 
 /**

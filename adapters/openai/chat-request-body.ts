@@ -29,7 +29,9 @@ export function chatRequestBody(
  * `chatRequestBody`'s JSON, byte for byte, with each transcript message's JSON written once per
  * message and provider profile and each tool's once per definition: a session's requests resend
  * the whole transcript and catalog, whose messages and definitions are the same objects from one
- * request to the next (never changed once made; the built-in tools' are constants).
+ * request to the next (never changed once made; the built-in tools' are constants). The pieces
+ * are joined once, into a flat string: a string built by `+` or a template is a tree of pieces
+ * that the request's `Buffer.byteLength` copies into a flat one again before it is sent.
  */
 export function chatRequestText(request: ModelRequest, profile: ProviderProfile): string {
   let known = messageJsons.get(profile)
@@ -37,23 +39,31 @@ export function chatRequestText(request: ModelRequest, profile: ProviderProfile)
     known = new WeakMap()
     messageJsons.set(profile, known)
   }
-  const messages: string[] = []
-  for (const message of request.messages) {
+  const { messages, tools } = request
+  const options = JSON.stringify(optionFields(request, profile))
+  // Every piece in one array of the exact length, joined once.
+  const parts = new Array<string>(2 * messages.length + 2 * tools.length + 4)
+  let at = 0
+  parts[at++] = `{"model":${JSON.stringify(request.model)},"messages":[`
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as HistoryMessage
     let json = known.get(message)
     if (json === undefined) {
       json = JSON.stringify(toChatMessage(message, profile))
       known.set(message, json)
     }
-    messages.push(json)
+    if (i > 0) parts[at++] = ','
+    parts[at++] = json
   }
-  const tools =
-    request.tools.length > 0 ? `,"tools":[${request.tools.map(toolJson).join(',')}]` : ''
-  const options = JSON.stringify(optionFields(request, profile))
-  return (
-    `{"model":${JSON.stringify(request.model)},"messages":[${messages.join(',')}],` +
-    `"stream":true,"stream_options":{"include_usage":true}${tools}` +
-    `${options === '{}' ? '' : `,${options.slice(1, -1)}`}}`
-  )
+  parts[at++] = '],"stream":true,"stream_options":{"include_usage":true}'
+  for (let i = 0; i < tools.length; i++) {
+    parts[at++] = i === 0 ? ',"tools":[' : ','
+    parts[at++] = toolJson(tools[i] as ToolDefinition)
+  }
+  if (tools.length > 0) parts[at++] = ']'
+  parts[at++] = options === '{}' ? '}' : `,${options.slice(1)}`
+  parts.length = at
+  return parts.join('')
 }
 
 const messageJsons = new WeakMap<ProviderProfile, WeakMap<HistoryMessage, string>>()

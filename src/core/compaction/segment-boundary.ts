@@ -57,7 +57,42 @@ export function prefixHash(systemPrompt: string): Promise<string> {
  */
 export async function catalogHash(tools: readonly ToolDefinition[]): Promise<string | undefined> {
   if (tools.length === 0) return undefined
-  return hash16(`[${tools.map(definitionJson).join(',')}]`)
+  const jsons = tools.map(definitionJson)
+  for (const seen of catalogs) if (sameTexts(seen.jsons, jsons)) return seen.hash
+  // Joined once, into a flat string (a template over a joined list is a tree of pieces, which
+  // the lookup in `known` would copy into a flat one again).
+  const parts = new Array<string>(2 * jsons.length + 1)
+  for (let i = 0; i < jsons.length; i++) {
+    parts[2 * i] = i === 0 ? '[' : ','
+    parts[2 * i + 1] = jsons[i] as string
+  }
+  parts[2 * jsons.length] = ']'
+  const entry = { jsons, hash: hash16(parts.join('')) }
+  if (catalogs.length >= CATALOGS_MAX) catalogs.length = 0
+  catalogs.push(entry)
+  // A failed digest is not remembered.
+  entry.hash.catch(() => {
+    const at = catalogs.indexOf(entry)
+    if (at >= 0) catalogs.splice(at, 1)
+  })
+  return entry.hash
+}
+
+/**
+ * Catalogs hashed so far, each as its definitions' JSON texts: every turn resolves its catalog
+ * from the same constant definitions (whose texts are the same strings, compared at once) and the
+ * few a session declares (new objects every turn, short texts), so comparing the texts one by one
+ * finds a catalog seen before without joining and hashing its whole text (≈ 14 KB with the
+ * built-in tools) again. The same texts in the same order are the same catalog text, so the
+ * same hash. Bounded: emptied when full.
+ */
+const catalogs: { jsons: readonly string[]; hash: Promise<string> }[] = []
+const CATALOGS_MAX = 16
+
+function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**
