@@ -11,9 +11,11 @@ export function assertJsonObject(value: unknown, what: string): void {
   if (!isPlainObject(value)) {
     throw new TurnlineError('internal', `cannot write ${what}: not a JSON object`)
   }
-  const problem = firstProblem(value, '')
+  const at: (string | number)[] = []
+  const problem = firstProblem(value, at)
   if (problem !== undefined) {
-    throw new TurnlineError('internal', `cannot write ${what}: ${problem}`)
+    const path = at.map((step) => `/${step}`).join('') || '/'
+    throw new TurnlineError('internal', `cannot write ${what}: ${path}: ${problem}`)
   }
 }
 
@@ -23,31 +25,39 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-/** Where the first non-JSON value is (a path), or undefined when all is JSON. */
-function firstProblem(value: unknown, path: string): string | undefined {
+/**
+ * What the first non-JSON value is, or undefined when all is JSON; `at` is left holding the steps
+ * (array indexes, object keys) to it. The path is written only for a problem found, not for every
+ * value checked.
+ */
+function firstProblem(value: unknown, at: (string | number)[]): string | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return undefined
     case 'number':
-      return Number.isFinite(value) ? undefined : `${path || '/'}: ${value} is not a JSON number`
+      return Number.isFinite(value) ? undefined : `${value} is not a JSON number`
     case 'object': {
       if (value === null) return undefined
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = firstProblem(value[i], `${path}/${i}`)
+          at.push(i)
+          const problem = firstProblem(value[i], at)
           if (problem !== undefined) return problem
+          at.pop()
         }
         return undefined
       }
-      if (!isPlainObject(value)) return `${path || '/'}: not a plain object`
+      if (!isPlainObject(value)) return 'not a plain object'
       for (const key of Object.keys(value)) {
-        const problem = firstProblem(value[key], `${path}/${key}`)
+        at.push(key)
+        const problem = firstProblem(value[key], at)
         if (problem !== undefined) return problem
+        at.pop()
       }
       return undefined
     }
     default:
-      return `${path || '/'}: ${typeof value} is not a JSON value`
+      return `${typeof value} is not a JSON value`
   }
 }
