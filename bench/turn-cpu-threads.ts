@@ -8,12 +8,15 @@
  *
  * With `--strace <file>`, every thread of the tree is traced (`strace -f`, one line per call,
  * each with its thread id) over the sessions' steady turns; count them with `sort | uniq -c`.
+ * With `--log <file>`, the server's output (e.g. V8's traces under `--node-args='--trace-opt'`)
+ * is kept there, and `<file>.sessions` gives the log's length in bytes as each session started.
  *
  *   npx tsx bench/turn-cpu-threads.ts [--revision HEAD] [--sessions 30] [--turns 20] [--idle 10]
- *     [--strace <file>]
+ *     [--strace <file>] [--log <file>] [--node-args '…']
  */
 import { spawn } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { statSync } from 'node:fs'
+import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '20' },
     idle: { type: 'string', default: '10' },
     strace: { type: 'string' },
+    log: { type: 'string' },
     blocks: { type: 'string', default: '1' },
     'node-args': { type: 'string', default: '' },
   },
@@ -53,7 +57,9 @@ try {
   const steady = new Map<string, ThreadCpu>()
   const starts = new Map<string, ThreadCpu>()
   const started = performance.now()
+  const logAt: number[] = []
   for (let s = 0; s < SESSIONS; s++) {
+    logAt.push(statSync(join(dir, 'server.log')).size)
     const atStart = threadCpu(pid)
     const session = await entry.variant.newSession(s)
     await session.turn('step 1', `s${s}-0`)
@@ -95,6 +101,10 @@ try {
     IDLE_S,
   )
   await entry.variant.close()
+  if (values.log !== undefined) {
+    await copyFile(join(dir, 'server.log'), values.log)
+    await writeFile(`${values.log}.sessions`, `${JSON.stringify(logAt)}\n`)
+  }
 } finally {
   await peers.close()
   await tree?.remove()
