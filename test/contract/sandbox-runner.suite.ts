@@ -94,8 +94,17 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
           maxOutputBytes: 4096,
         }),
       )
-      expect(first.output.head).toBe('got:a\ngot:b\n')
       expect(first.state.status).toBe('running')
+      // The shell may answer after the write's wait on a loaded machine: read on until it has.
+      let echoed = first.output.head
+      for (let polls = 0; echoed.length < 'got:a\ngot:b\n'.length && polls < 50; polls++) {
+        const polled = value(
+          await t.runner.poll(scope, { execSessionId: id, yieldTimeMs: 100, maxOutputBytes: 4096 }),
+        )
+        expect(polled.state.status).toBe('running')
+        echoed += polled.output.head
+      }
+      expect(echoed).toBe('got:a\ngot:b\n')
       const closed = value(
         await t.runner.write(scope, {
           execSessionId: id,
