@@ -1,6 +1,6 @@
 import { APIError, OpenAIError } from 'openai/error'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
-import { bodyReader } from '../../src/shared/body-reader.ts'
+import { type BodyReader, bodyReader } from '../../src/shared/body-reader.ts'
 import { SseDecoder } from '../../src/shared/sse-decoder.ts'
 
 /**
@@ -13,45 +13,87 @@ import { SseDecoder } from '../../src/shared/sse-decoder.ts'
  * (src/shared/sse-decoder.ts: `\n`, `\r\n` or `\r` line ends, comments skipped, `data:` lines
  * joined, an unterminated last frame dropped); as the SDK's Stream for chat, `[DONE]` ends the
  * data, a chunk carrying `error` throws APIError (classified like an HTTP error without a
- * status), unparseable data throws its SyntaxError, and an aborted body ends the iteration
- * quietly (the caller checks its signal). Stopping early cancels the body.
+ * status), unparseable data throws its SyntaxError, and an aborted body ends the reading
+ * quietly (the caller checks its signal).
+ *
+ * One `read()` hands out the chunks of one read of the body, so that the stream's reader
+ * (chat-stream.ts) turns them into events in its own loop instead of awaiting a generator per
+ * chunk. A failing chunk ends its read: the chunks before it are handed out first and the
+ * failure is thrown by the next `read()`, so that what came before it is delivered as it was.
  */
+export class ChatChunkReader {
+  private readonly reader: BodyReader
+  private readonly decoder = new TextDecoder()
+  private readonly sse = new SseDecoder()
+  private failure: { error: unknown } | undefined
+  private done = false
+  /** The body was read to its end (or aborted): nothing to cancel. */
+  finished = false
+
+  constructor(private readonly response: Response) {
+    const reader = bodyReader(response)
+    if (!reader) throw new OpenAIError('Attempted to iterate over a response with no body')
+    this.reader = reader
+  }
+
+  /** The chunks of the body's next read, or undefined once the body has ended. */
+  async read(): Promise<ChatCompletionChunk[] | undefined> {
+    if (this.failure) throw this.failure.error
+    if (this.finished) return undefined
+    let read: ReadableStreamReadResult<Uint8Array>
+    try {
+      read = await this.reader.read()
+    } catch (error) {
+      if (!isAbortError(error)) throw error
+      this.finished = true
+      return undefined
+    }
+    if (read.done) this.finished = true
+    const text = read.done
+      ? this.decoder.decode()
+      : this.decoder.decode(read.value, { stream: true })
+    const chunks: ChatCompletionChunk[] = []
+    for (const event of this.sse.push(text)) {
+      if (this.done) continue
+      if (event.data.startsWith('[DONE]')) {
+        this.done = true
+        continue
+      }
+      if (event.event?.startsWith('thread.')) continue
+      try {
+        chunks.push(this.chunk(event.data))
+      } catch (error) {
+        this.failure = { error }
+        this.finished = false
+        break
+      }
+    }
+    return chunks
+  }
+
+  /** Cancels the body (after an early stop or a failure); never rejects. */
+  cancel(): Promise<void> {
+    return this.reader.cancel().catch(() => undefined)
+  }
+
+  private chunk(text: string): ChatCompletionChunk {
+    const data = JSON.parse(text) as ChatCompletionChunk & { error?: unknown }
+    if (data?.error) throw new APIError(undefined, data.error, undefined, this.response.headers)
+    return data
+  }
+}
+
+/** The chunks of `response` one by one; stopping early cancels the body. */
 export async function* chatChunks(response: Response): AsyncGenerator<ChatCompletionChunk> {
-  const reader = bodyReader(response)
-  if (!reader) throw new OpenAIError('Attempted to iterate over a response with no body')
-  const decoder = new TextDecoder()
-  const sse = new SseDecoder()
-  let finished = false
-  let done = false
+  const reader = new ChatChunkReader(response)
   try {
     for (;;) {
-      let read: ReadableStreamReadResult<Uint8Array>
-      try {
-        read = await reader.read()
-      } catch (error) {
-        if (isAbortError(error)) {
-          finished = true
-          return
-        }
-        throw error
-      }
-      const text = read.done ? decoder.decode() : decoder.decode(read.value, { stream: true })
-      for (const event of sse.push(text)) {
-        if (done) continue
-        if (event.data.startsWith('[DONE]')) {
-          done = true
-          continue
-        }
-        if (event.event?.startsWith('thread.')) continue
-        const data = JSON.parse(event.data) as ChatCompletionChunk & { error?: unknown }
-        if (data?.error) throw new APIError(undefined, data.error, undefined, response.headers)
-        yield data
-      }
-      if (read.done) break
+      const chunks = await reader.read()
+      if (chunks === undefined) return
+      for (const chunk of chunks) yield chunk
     }
-    finished = true
   } finally {
-    if (!finished) await reader.cancel().catch(() => undefined)
+    if (!reader.finished) await reader.cancel()
   }
 }
 
