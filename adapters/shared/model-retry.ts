@@ -90,116 +90,27 @@ export async function retryOrThrow(
 
 /**
  * Streams `attempt()` again after a retryable failure, as long as no event has reached the
- * caller yet; an event delivered commits the stream to this attempt. An iterator of its own
- * rather than an async generator: once an event is delivered, each next one is the attempt's own
- * result passed through (its failure mapped by `retryOrThrow`), without a generator's promises
- * and result objects per event.
+ * caller yet; an event delivered commits the stream to this attempt.
  */
-export function retryingStream(
+export async function* retryingStream(
   policy: ModelRetryPolicy,
   signal: AbortSignal | undefined,
   attempt: () => AsyncIterable<ModelStreamEvent>,
-): AsyncIterableIterator<ModelStreamEvent> {
-  return new RetryingStream(policy, signal, attempt)
-}
-
-type Step = IteratorResult<ModelStreamEvent, undefined>
-
-/**
- * The states of an async generator that `for await` can reach: not started, before the first
- * event (retrying), delivering (the attempt committed), ended (returned, thrown or closed).
- */
-class RetryingStream implements AsyncIterableIterator<ModelStreamEvent> {
-  private attempt: AsyncIterator<ModelStreamEvent> | undefined
-  private tries = 0
-  private delivered = false
-  private ended = false
-  // Made once per stream, not per event (assigned here: no name is set on them at run time).
-  private readonly onStep: (step: IteratorResult<ModelStreamEvent>) => Step
-  private readonly onFailure: (error: unknown) => Promise<never>
-
-  constructor(
-    private readonly policy: ModelRetryPolicy,
-    private readonly signal: AbortSignal | undefined,
-    private readonly start: () => AsyncIterable<ModelStreamEvent>,
-  ) {
-    this.onStep = (step) => this.passed(step)
-    this.onFailure = (error) => this.failed(error)
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this
-  }
-
-  next(): Promise<Step> {
-    if (this.ended) return Promise.resolve(DONE)
-    if (!this.delivered) return this.first()
-    return (this.attempt as AsyncIterator<ModelStreamEvent>)
-      .next()
-      .then(this.onStep, this.onFailure)
-  }
-
-  /** Closes the attempt (as `for await` closes it): a failure to close is mapped as any other. */
-  async return(): Promise<Step> {
-    if (this.ended) return DONE
-    this.ended = true
-    const attempt = this.attempt
-    if (!this.delivered || !attempt?.return) return DONE
+): AsyncGenerator<ModelStreamEvent> {
+  for (let tries = 0; ; tries++) {
+    let delivered = false
     try {
-      const closed = await attempt.return()
-      if (Object(closed) !== closed) throw new TypeError('iterator result is not an object')
-    } catch (error) {
-      return this.failed(error)
-    }
-    return DONE
-  }
-
-  /** Until the first event: each failure is retried or thrown by `retryOrThrow`. */
-  private async first(): Promise<Step> {
-    for (;;) {
-      try {
-        this.signal?.throwIfAborted()
-        this.attempt = this.start()[Symbol.asyncIterator]()
-        const step = await this.attempt.next()
-        if (step.done) return this.end()
-        this.delivered = true
-        return { done: false, value: step.value }
-      } catch (error) {
-        try {
-          await retryOrThrow(this.policy, {
-            error,
-            attempt: this.tries,
-            delivered: false,
-            signal: this.signal,
-          })
-        } catch (thrown) {
-          this.ended = true
-          throw thrown
-        }
-        this.tries += 1
+      signal?.throwIfAborted()
+      for await (const event of attempt()) {
+        delivered = true
+        yield event
       }
+      return
+    } catch (error) {
+      await retryOrThrow(policy, { error, attempt: tries, delivered, signal })
     }
-  }
-
-  /** After the first event: the attempt's result passed on, or its failure mapped. */
-  private passed(step: IteratorResult<ModelStreamEvent>): Step {
-    return step.done ? this.end() : step
-  }
-
-  private async failed(error: unknown): Promise<never> {
-    this.ended = true
-    const failure = { error, attempt: this.tries, delivered: true, signal: this.signal }
-    await retryOrThrow(this.policy, failure)
-    throw error
-  }
-
-  private end(): Step {
-    this.ended = true
-    return DONE
   }
 }
-
-const DONE: Step = Object.freeze({ done: true, value: undefined })
 
 /** Calls `attempt()` again after a retryable failure. */
 export async function retryingCall<T>(
