@@ -5,10 +5,8 @@
  * what each thread used in between; a thread that ended in between is lost (its time goes to no
  * one), so read around a steady run where threads live long. Resolution: one clock tick.
  */
-import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-
-const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100)
+import { readdirSync } from 'node:fs'
+import { processTree, readProc, statFields, TICK_MS } from './process-tree-cpu.ts'
 
 /** One thread's or one process's reaped children's CPU, keyed `pid:tid` (`pid:reaped`). */
 export interface ThreadCpu {
@@ -17,42 +15,15 @@ export interface ThreadCpu {
   ms: number
 }
 
-function fields(stat: string): string[] {
-  // The name is in parentheses and may hold anything: the fields follow the last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined // exited while we looked
-  }
-}
-
-function treePids(root: number): number[] {
-  const parent = new Map<number, number>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const stat = read(`/proc/${name}/stat`)
-    if (stat !== undefined) parent.set(Number(name), Number(fields(stat)[1]))
-  }
-  const tree = [root]
-  for (let i = 0; i < tree.length; i++) {
-    for (const [pid, ppid] of parent) if (ppid === tree[i]) tree.push(pid)
-  }
-  return tree
-}
-
 /** Every thread's CPU so far in `root`'s tree, keyed `pid:tid`. */
 export function threadCpu(root: number): Map<string, ThreadCpu> {
   const out = new Map<string, ThreadCpu>()
-  for (const pid of treePids(root)) {
-    const stat = read(`/proc/${pid}/stat`)
+  for (const pid of processTree(root)) {
+    const stat = readProc(`/proc/${pid}/stat`)
     if (stat === undefined) continue
-    const cmd = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean)
+    const cmd = (readProc(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean)
     const process = `${pid} ${cmd.slice(0, 3).join(' ').slice(0, 60)}`
-    const f = fields(stat)
+    const f = statFields(stat)
     const reaped = (Number(f[13]) + Number(f[14])) * TICK_MS
     out.set(`${pid}:reaped`, { process, thread: '(reaped children)', ms: reaped })
     let tids: string[] = []
@@ -63,10 +34,10 @@ export function threadCpu(root: number): Map<string, ThreadCpu> {
     }
     tids.sort((a, b) => Number(a) - Number(b))
     for (const [ordinal, tid] of tids.entries()) {
-      const t = read(`/proc/${pid}/task/${tid}/stat`)
+      const t = readProc(`/proc/${pid}/task/${tid}/stat`)
       if (t === undefined) continue
-      const tf = fields(t)
-      const name = (read(`/proc/${pid}/task/${tid}/comm`) ?? '?').trim()
+      const tf = statFields(t)
+      const name = (readProc(`/proc/${pid}/task/${tid}/comm`) ?? '?').trim()
       const ms = (Number(tf[11]) + Number(tf[12])) * TICK_MS
       // Threads in the order they were made (ids grow): a Node process makes the main thread,
       // then V8's platform workers (GC and compiler tasks), then libuv's pool when first used,
