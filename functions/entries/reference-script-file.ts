@@ -7,7 +7,7 @@ import type { ReferenceScript } from '../openapi/docs-page.ts'
 
 /**
  * The API reference renderer's bundle on Node: `reference/scalar.js` beside the built server
- * (`npm run build` copies it into dist/node, so a production install needs no dev dependency),
+ * (`npm run build` copies it into dist/node, and build:lambda into dist/lambda, so a production install needs no dev dependency),
  * else `dist/browser/standalone.js` of `@scalar/api-reference` in node_modules (a clone). Read
  * once, on first use. Undefined when neither exists: the page then loads it from the CDN.
  */
@@ -39,8 +39,11 @@ export function referenceScriptOption(): { referenceScript?: ReferenceScript } {
 }
 
 function located(): string | undefined {
-  const beside = fileURLToPath(new URL('./reference/scalar.js', import.meta.url))
-  if (existsSync(beside)) return beside
+  // Beside this code, or beside the chunks' folder (the Lambda bundle's chunks/).
+  for (const place of ['./reference/scalar.js', '../reference/scalar.js']) {
+    const beside = fileURLToPath(new URL(place, import.meta.url))
+    if (existsSync(beside)) return beside
+  }
   try {
     // The package's main module is dist/index.js; its browser bundle sits in dist/browser.
     const main = createRequire(import.meta.url).resolve('@scalar/api-reference')

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -161,8 +161,12 @@ describe('Lambda bundle without keys', () => {
     const consoleError = console.error
     console.error = (...args: unknown[]) => errors.push(args.join(' '))
     try {
-      // A new module instance (the query), loaded as the runtime loads it at init.
-      const url = `${pathToFileURL(join(out, 'lambda/index.mjs')).href}?without-keys`
+      // A new module instance (the query) of the handlers' chunk, which index.mjs imports at
+      // init once it has set V8's flags (index.mjs itself would import the instance loaded above).
+      const chunks = await readdir(join(out, 'lambda/chunks'))
+      const handlers = chunks.find((name) => /^lambda-handlers-\w+\.mjs$/.test(name))
+      expect(handlers).toBeDefined()
+      const url = `${pathToFileURL(join(out, 'lambda/chunks', handlers as string)).href}?without-keys`
       await expect(import(url)).rejects.toThrow(/TURNLINE_API_KEYS: not set/)
     } finally {
       console.error = consoleError
