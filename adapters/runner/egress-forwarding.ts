@@ -1,13 +1,9 @@
-import {
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  request,
-  type ServerResponse,
-} from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { formatIp, type IpAddress } from '../../src/shared/ip-address.ts'
 import type { EgressDecision } from '../shared/egress-policy.ts'
+import { nodeHttp } from './node-http.ts'
 
 /**
  * The two ways a command's HTTP client uses a forward proxy: `CONNECT host:port` (a tunnel,
@@ -185,7 +181,7 @@ export async function forward(
     answer(res, 502, `${url.host}: ${(error as Error).message}`)
     return
   }
-  const upstream = request({
+  const upstream = nodeHttp.request({
     method: req.method,
     path: `${url.pathname}${url.search}`,
     headers: { ...endToEnd(req.headers), host: url.host },

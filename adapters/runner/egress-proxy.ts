@@ -1,11 +1,11 @@
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { formatIp } from '../../src/shared/ip-address.ts'
 import type { EgressPolicy } from '../shared/egress-policy.ts'
 import { type EgressCheck, forward, tunnel } from './egress-forwarding.ts'
+import { nodeHttp } from './node-http.ts'
 import { leftByGoneProcesses } from './process-tree.ts'
 
 /** Whose command a proxy socket serves: logged with every destination it asks for. */
@@ -76,7 +76,7 @@ export class EgressProxy {
       })
       return decision
     }
-    const server = createServer()
+    const server = nodeHttp.createServer()
     // A client that closes its side once it sent its request (HTTP/1.0 tools, `printf … | socat`)
     // still gets the answer: without this Node ends the socket at the client's FIN, and an answer
     // that waited for the check (a name lookup) was lost. (`httpAllowHalfOpen` is Node's own

@@ -1,5 +1,5 @@
 import { mkdir, realpath } from 'node:fs/promises'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type * as z from 'zod'
 import {
@@ -19,6 +19,7 @@ import { openConfinement } from './confinement-probes.ts'
 import { ExecRegistry } from './exec-registry.ts'
 import { ExitCallbacks } from './exit-callback.ts'
 import { closeInheritedDescriptors } from './inherited-descriptors.ts'
+import { nodeHttp } from './node-http.ts'
 import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerRoutes } from './runner-routes.ts'
@@ -200,7 +201,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     }
   }
 
-  const server = createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     handle(req).then(
       (body) => send(res, 200, body),
       (error: unknown) => {
