@@ -67,6 +67,11 @@ export async function startRunnerChild(
     ...(options.prepareTenants?.length ? { prepare_tenants: options.prepareTenants } : {}),
   }
   child.stdin?.write(`${JSON.stringify(config)}\n`)
+  // The answer's parser — zod's, with the schemas it is made of, built at their first parse — is
+  // made while the child loads its code and probes its sandbox rather than once its answer has
+  // come, where it held a server's start ≈ 10 ms (docs/performance.md, cold start). The value it
+  // parses is no answer and its outcome is dropped.
+  setImmediate(() => RunnerChildAnswerSchema.safeParse({}))
 
   const close = stopper(child, exited)
   const nextLine = stdoutLines(child)
