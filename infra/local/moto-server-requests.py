@@ -122,3 +122,62 @@ def _gen_amzn_requestid_long(headerdict=None):
 
 
 moto.core.responses.gen_amzn_requestid_long = _gen_amzn_requestid_long
+
+# Whether a request names its bucket in the host (S3Response.subdomain_based_buckets), decided
+# again 5 times a request, each time with up to 20 regular-expression matches on the host: the
+# answer depends only on the host and two settings (S3_IGNORE_SUBDOMAIN_BUCKETNAME,
+# MOTO_S3_CUSTOM_ENDPOINTS), so it is kept per host and the settings as they are at each call.
+# A request without a host header is decided as before, every time.
+import os
+
+import moto.s3.responses
+from moto import settings
+
+_subdomain_based_buckets = moto.s3.responses.S3Response.subdomain_based_buckets
+_subdomain_by_host = {}
+
+
+def _subdomain_based_buckets_kept(self, request):
+    host = request.headers.get("host", request.headers.get("Host"))
+    if not host or not isinstance(host, str):
+        return _subdomain_based_buckets(self, request)
+    key = (
+        host,
+        settings.S3_IGNORE_SUBDOMAIN_BUCKETNAME,
+        os.environ.get("MOTO_S3_CUSTOM_ENDPOINTS"),
+    )
+    answer = _subdomain_by_host.get(key)
+    if answer is None:
+        answer = _subdomain_based_buckets(self, request)
+        if len(_subdomain_by_host) >= 256:
+            _subdomain_by_host.clear()
+        _subdomain_by_host[key] = answer
+    return answer
+
+
+moto.s3.responses.S3Response.subdomain_based_buckets = _subdomain_based_buckets_kept
+
+# A request's headers are read from its WSGI environment ~50 times a request, each name turned
+# into its environment key (upper case, "-" to "_", "HTTP_" before it) anew: the key is kept per
+# name. Anything but a plain str goes to werkzeug's own lookup, as does a name not yet seen.
+from werkzeug.datastructures.headers import EnvironHeaders
+
+_environ_key = EnvironHeaders._get_key
+_environ_names = {}
+
+
+def _environ_key_kept(self, key):
+    name = _environ_names.get(key) if type(key) is str else None
+    if name is None:
+        if type(key) is not str:
+            return _environ_key(self, key)
+        name = key.upper().replace("-", "_")
+        if name not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            name = f"HTTP_{name}"
+        if len(_environ_names) >= 1024:
+            _environ_names.clear()
+        _environ_names[key] = name
+    return self.environ[name]
+
+
+EnvironHeaders._get_key = _environ_key_kept
