@@ -10,9 +10,10 @@
  * each with its thread id) over the sessions' steady turns; count them with `sort | uniq -c`.
  * With `--log <file>`, the server's output (e.g. V8's traces under `--node-args='--trace-opt'`)
  * is kept there, and `<file>.sessions` gives the log's length in bytes as each session started.
+ * With `--blocks <n>`, the steady turns are printed per block of sessions/n sessions.
  *
  *   npx tsx bench/turn-cpu-threads.ts [--revision HEAD] [--sessions 30] [--turns 20] [--idle 10]
- *     [--strace <file>] [--log <file>] [--node-args '…']
+ *     [--strace <file>] [--log <file>] [--blocks 1] [--node-args '…']
  */
 import { spawn } from 'node:child_process'
 import { statSync } from 'node:fs'
@@ -41,6 +42,7 @@ const nodeArgs = values['node-args'].split(' ').filter(Boolean)
 const SESSIONS = Number(values.sessions)
 const TURNS = Number(values.turns)
 const IDLE_S = Number(values.idle)
+const BLOCKS = Number(values.blocks)
 const root = await mkdtemp(join(benchDataDir(), 'turn-cpu-threads-'))
 // As in turn-cost-user.ts: the sandbox user must reach the runners' workspaces (mkdtemp is 0700).
 await chmod(root, 0o711)
@@ -69,8 +71,8 @@ try {
     for (let t = 1; t < TURNS; t++) await session.turn(`step ${t + 1}`, `s${s}-${t}`)
     await tracer?.stop()
     add(steady, threadCpuSince(atSteady, threadCpu(pid)))
-    const block = SESSIONS / Number(values.blocks)
-    if (Number(values.blocks) > 1 && (s + 1) % block === 0) {
+    const block = SESSIONS / BLOCKS
+    if (BLOCKS > 1 && (s + 1) % block === 0) {
       print(
         `sessions ${s + 2 - block}-${s + 1}: steady turns, ms of CPU per turn`,
         [...steady.values()],
@@ -81,7 +83,7 @@ try {
   }
   const seconds = (performance.now() - started) / 1000
   const turns = SESSIONS * (TURNS - 1)
-  if (Number(values.blocks) === 1)
+  if (BLOCKS === 1)
     print(
       `${turns} steady turns (${SESSIONS} sessions, ${seconds.toFixed(1)} s in all), ms of CPU per turn`,
       [...steady.values()],

@@ -7,9 +7,10 @@ import type { ReferenceScript } from '../openapi/docs-page.ts'
 
 /**
  * The API reference renderer's bundle on Node: `reference/scalar.js` beside the built server
- * (`npm run build` copies it into dist/node, and build:lambda into dist/lambda, so a production install needs no dev dependency),
- * else `dist/browser/standalone.js` of `@scalar/api-reference` in node_modules (a clone). Read
- * once, on first use. Undefined when neither exists: the page then loads it from the CDN.
+ * (`npm run build` copies it into dist/node, and build:lambda into dist/lambda, so a production
+ * install needs no dev dependency), else `dist/browser/standalone.js` of `@scalar/api-reference`
+ * in node_modules (a clone). Read once, on first use. Undefined when neither exists: the page then
+ * loads it from the CDN.
  */
 export function referenceScriptFile(): ReferenceScript | undefined {
   const path = located()
