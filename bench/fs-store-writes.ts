@@ -6,12 +6,15 @@
  * iteration runs each operation on every revision in turn (the order rotated per iteration), so
  * a noisy neighbour hits both alike; the ratio column is this checkout ÷ the earlier revision.
  * Durable stores (fsync on), 2 KB bodies by default, in a temporary folder on `--dir`'s
- * filesystem. Figures, not pass/fail.
+ * filesystem. A reference row times the raw loop's write (bench/support/raw-loop.ts) in the
+ * same iterations: the same bytes appended to a file that exists already, fsynced (no new name,
+ * no folder fsync: about what an append-only segment per session would cost a commit, before its
+ * framing and lock). Figures, not pass/fail.
  *
  *   npm run bench:fs-writes -- [--iterations 400] [--warmup 40] [--bytes 2048]
  *                              [--before <git revision>] [--dir /tmp]
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -83,9 +86,25 @@ async function run(s: Subject, op: Operation, record: boolean): Promise<void> {
   if (record) s.times[op].push(performance.now() - started)
 }
 
+/** The raw loop's write: the file opened for appending, the bytes written, fsynced, closed. */
+async function append(path: string, n: number, times: number[] | undefined): Promise<void> {
+  const bytes = body(n)
+  const started = performance.now()
+  const file = await open(path, 'a')
+  try {
+    await file.write(bytes)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+  times?.push(performance.now() - started)
+}
+
 const scratch = await mkdtemp(join(values.dir, 'turnline-fs-writes-'))
 let before: BeforeTree | undefined
 try {
+  const segment = join(scratch, 'session.jsonl')
+  const appends: number[] = []
   before = await checkoutBefore(values.before)
   const current = (await import('../adapters/fs/fs-object-store.ts')).FsObjectStore
   const earlier = (await import(join(before.root, 'adapters/fs/fs-object-store.ts')))
@@ -99,21 +118,26 @@ try {
     for (const op of OPERATIONS) {
       for (const s of order) await run(s, op, i >= WARMUP)
     }
+    await append(segment, i, i >= WARMUP ? appends : undefined)
   }
   const [now, then] = subjects as [Subject, Subject]
   console.log(
     `fs store, durable, ${BYTES}-byte bodies, ${ITERATIONS} iterations (+${WARMUP} warm-up)`,
   )
   console.log(`ms, median (p90)        this checkout    ${then.label.padEnd(16)} ratio`)
+  const cell = (t: number[]) =>
+    `${median(t).toFixed(3)} (${percentile(t, 90).toFixed(3)})`.padEnd(17)
   for (const op of OPERATIONS) {
     const a = median(now.times[op])
     const b = median(then.times[op])
-    const cell = (t: number[]) =>
-      `${median(t).toFixed(3)} (${percentile(t, 90).toFixed(3)})`.padEnd(17)
     console.log(
       `${op.padEnd(22)} ${cell(now.times[op])}${cell(then.times[op])}${(a / b).toFixed(2)}`,
     )
   }
+  const created = median(now.times['create-only put']) / median(appends)
+  console.log(
+    `${"raw loop's append".padEnd(22)} ${cell(appends)}(reference: the raw loop's write; create-only put ÷ it ${created.toFixed(2)})`,
+  )
 } finally {
   await before?.remove()
   await rm(scratch, { recursive: true, force: true })
