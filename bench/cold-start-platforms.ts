@@ -16,6 +16,21 @@
  *   trivial (node)     bench/support/trivial/hono-node.mjs on plain node, the built server's floor
  *   trivial (deno)     `deno serve bench/support/trivial/hono-app.ts`
  *   trivial (workerd)  bench/support/trivial/hono-app.ts bundled by esbuild, on bare workerd
+ *   same work (node)   bench/support/same-work/node.ts through tsx, beside `npm start`
+ *   same work (node)   the same bundled by esbuild into the scratch folder, on plain node,
+ *                      beside the built server
+ *   same work (deno)   `deno serve bench/support/same-work/app.ts`
+ *
+ * The same-work app is a minimal Hono app whose POST runs the raw loop's one turn
+ * (bench/support/raw-loop.ts) against the same mock model and tool receiver: a session file
+ * created, two streamed model calls, the signed tool POST, each step appended and fsynced in the
+ * start's data folder, the answer sent after the last fsync. Each Turnline target is printed
+ * against the trivial app and against the same-work app on its runtime (medians of per-run
+ * ratios), and how much later than the same-work app it listens and answers its first turn: the
+ * part of the gap that is ours (the runner's start and our code's load before listening, our turn
+ * code compiled on its first call after). There is no same-work app on workerd: a Worker has no
+ * filesystem to append and fsync a file on (Turnline there keeps sessions in the isolate's
+ * memory), so workerd is compared with the trivial Worker only.
  *
  * Figures, not pass/fail.
  *
@@ -39,11 +54,18 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '../test/support/runtime-process.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
-import { type Target, trivialTargets, turnlineTargets } from './support/cold-start-targets.ts'
+import {
+  startEnv,
+  type Target,
+  type TargetKind,
+  trivialTargets,
+  turnlineTargets,
+} from './support/cold-start-targets.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
 import { treeCpuMs } from './support/process-tree-cpu.ts'
+import { sameWorkTargets } from './support/same-work-targets.ts'
 import { median } from './support/stats.ts'
-import { MODEL, TOOL_MASTER_SECRET } from './support/turn-cost-scenario.ts'
+import { ANSWER } from './support/turn-cost-scenario.ts'
 import { httpClientVariant } from './support/turnline-variants.ts'
 
 const { values } = parseArgs({
@@ -60,26 +82,11 @@ const peers = await startPeerProcesses(true)
 const root = await mkdtemp(join(tmpdir(), 'cold-start-'))
 await chmod(root, 0o711)
 
-const context = {
-  here,
-  scratch: root,
-  env: (port: number, dir: string): Record<string, string> => ({
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '',
-    PORT: String(port),
-    TURNLINE_DATA_DIR: join(dir, 'data'),
-    OPENAI_BASE_URL: peers.mock.baseURL,
-    OPENAI_API_KEY: 'bench',
-    TURNLINE_MODEL: MODEL,
-    TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
-    DENO_NO_UPDATE_CHECK: '1',
-    NO_COLOR: '1',
-  }),
-}
+const context = { here, scratch: root, env: startEnv(peers.mock.baseURL) }
 
 /**
- * Spawns the target and times spawn → first answer of GET /healthz (`up`) and spawn → first
- * answered turn (or POST, for a trivial app).
+ * Spawns the target and times spawn → first answer of GET /healthz (`up`; the floor apps answer
+ * it 404) and spawn → first answered turn (or POST, for a floor app).
  */
 async function coldStart(
   target: Target,
@@ -114,9 +121,11 @@ async function coldStart(
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
     const up = performance.now() - started
-    if (target.trivial) {
+    if (target.kind !== 'turnline') {
       const answer = await fetch(`${url}/turn`, { method: 'POST', body: '{"input":"hi"}' })
-      await answer.json()
+      const body = (await answer.json()) as { text?: string }
+      if (target.kind === 'same work' && body.text !== ANSWER)
+        throw new Error(`${target.name} answered ${answer.status}: ${JSON.stringify(body)}`)
     } else {
       const client = httpClientVariant(target.name, url, peers, async () => 0)
       const session = await client.newSession(0)
@@ -140,6 +149,7 @@ try {
   const builds = values.built.split(',')
   const targets = [
     ...(await trivialTargets(context, wanted)),
+    ...(await sameWorkTargets(context, wanted, { url: peers.toolUrl, secret: peers.toolSecret })),
     ...(before ? await turnlineTargets(context, before, wanted, builds) : []),
     ...(await turnlineTargets(context, { label: '', root: here }, wanted, builds)),
   ]
@@ -155,27 +165,55 @@ try {
     }
     await peers.forget()
   }
-  console.log(`cold start, spawn → first answered turn (Turnline) or POST (trivial), ${RUNS} runs:`)
-  // Listening → the first turn answered (session created, one turn), per run: a fresh
-  // process's first session and turn, apart from the start itself.
+  console.log(
+    `cold start, spawn → first answered turn (Turnline) or POST (trivial, same work), ${RUNS} runs:`,
+  )
+  const list = (map: Map<string, number[]>, name: string) => map.get(name) ?? []
+  // Listening → the first turn (or POST) answered, per run: a fresh process's first session and
+  // turn, apart from the start itself.
   const afterUp = (name: string) =>
-    (times.get(name) ?? []).map((ms, i) => ms - (ups.get(name)?.[i] ?? Number.NaN))
-  const floor = (runtime: string) =>
-    targets.find((t) => t.trivial && t.runtime === runtime)?.name ?? ''
+    list(times, name).map((ms, i) => ms - (list(ups, name)[i] ?? Number.NaN))
+  const floor = (runtime: string, kind: TargetKind) =>
+    targets.find((t) => t.kind === kind && t.runtime === runtime)?.name
+  /** Median of per-run ratios of `name`'s times to the floor's (undefined: no such floor). */
+  const ratio = (name: string, of: string | undefined) => {
+    if (of === undefined) return undefined
+    const base = list(times, of)
+    return median(list(times, name).map((ms, i) => ms / (base[i] ?? Number.NaN)))
+  }
+  /** Median of per-run differences `a[i] - b[i]`. */
+  const beyond = (a: number[], b: number[]) => median(a.map((ms, i) => ms - (b[i] ?? Number.NaN)))
   for (const target of targets) {
-    const list = times.get(target.name) ?? []
-    const base = times.get(floor(target.runtime)) ?? []
-    const ratios = list.map((ms, i) => ms / (base[i] ?? Number.NaN))
+    const { name, kind, runtime } = target
+    const ms = list(times, name)
+    const trivial = ratio(name, floor(runtime, 'trivial'))
+    const same = floor(runtime, 'same work')
+    const sameRatio = ratio(name, same)
+    const up =
+      `listening after ${median(list(ups, name)).toFixed(0)} ms, ` +
+      `first ${kind === 'turnline' ? 'turn' : 'POST'} answered ` +
+      `${median(afterUp(name)).toFixed(0)} ms after that`
+    const vsSame =
+      same === undefined
+        ? ', × same work — (no same-work app on this runtime)'
+        : `, × same work ${sameRatio?.toFixed(2)}`
     console.log(
-      `  ${target.name.padEnd(45)} median ${median(list).toFixed(0).padStart(5)} ms ` +
-        `(${Math.min(...list).toFixed(0)}–${Math.max(...list).toFixed(0)}), ` +
-        `CPU ${median(cpus.get(target.name) ?? []).toFixed(0)} ms` +
-        (target.trivial
+      `  ${name.padEnd(45)} median ${median(ms).toFixed(0).padStart(5)} ms ` +
+        `(${Math.min(...ms).toFixed(0)}–${Math.max(...ms).toFixed(0)}), ` +
+        `CPU ${median(list(cpus, name)).toFixed(0)} ms` +
+        (kind === 'trivial'
           ? ''
-          : `, × trivial ${median(ratios).toFixed(2)} (median of per-run ratios); ` +
-            `listening after ${median(ups.get(target.name) ?? []).toFixed(0)} ms, ` +
-            `first turn answered ${median(afterUp(target.name)).toFixed(0)} ms after that`),
+          : `, × trivial ${trivial?.toFixed(2)} (median of per-run ratios)`) +
+        (kind === 'turnline' ? `${vsSame}; ${up}` : kind === 'same work' ? `; ${up}` : ''),
     )
+    if (kind === 'turnline' && same !== undefined) {
+      console.log(
+        `  ${''.padEnd(45)} beyond the same-work app: listening ` +
+          `+${beyond(list(ups, name), list(ups, same)).toFixed(0)} ms, first turn after ` +
+          `listening +${beyond(afterUp(name), afterUp(same)).toFixed(0)} ms, CPU ` +
+          `+${beyond(list(cpus, name), list(cpus, same)).toFixed(0)} ms (medians of per-run differences)`,
+      )
+    }
   }
 } finally {
   await before?.remove()

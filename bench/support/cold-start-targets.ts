@@ -1,11 +1,14 @@
 /**
  * What bench/cold-start-platforms.ts starts: Turnline on each runtime from a source tree (this
- * checkout, or an earlier revision's for an A/B), and the trivial Hono app on the same runtimes.
+ * checkout, or an earlier revision's for an A/B), and the trivial Hono app on the same runtimes
+ * (the same-work app is in same-work-targets.ts).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { MODEL } from './scenario-tool.ts'
+import { TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 import {
   compatibility,
   describeWorkerBundle,
@@ -26,10 +29,16 @@ export interface Command {
   cwd?: string
 }
 
+/**
+ * `trivial`: the trivial Hono app (answers a POST with its JSON); `same work`: the same-work app
+ * (answers a POST after the raw loop's one turn); both are floors Turnline is compared with.
+ */
+export type TargetKind = 'turnline' | 'trivial' | 'same work'
+
 export interface Target {
   name: string
   runtime: Runtime
-  trivial: boolean
+  kind: TargetKind
   command: (port: number, dir: string) => Command | Promise<Command>
 }
 
@@ -48,9 +57,28 @@ export interface SourceTree {
   root: string
 }
 
-const DENO_ALLOW = ['--allow-net', '--allow-env', '--allow-read', '--allow-write']
+/**
+ * The environment of every start: PORT, TURNLINE_DATA_DIR under the start's own folder `dir`,
+ * the mock model at `modelURL`, the scenario's model and tool master secret.
+ */
+export const startEnv =
+  (modelURL: string) =>
+  (port: number, dir: string): Record<string, string> => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: String(port),
+    TURNLINE_DATA_DIR: join(dir, 'data'),
+    OPENAI_BASE_URL: modelURL,
+    OPENAI_API_KEY: 'bench',
+    TURNLINE_MODEL: MODEL,
+    TURNLINE_TOOL_SECRET: TOOL_MASTER_SECRET,
+    DENO_NO_UPDATE_CHECK: '1',
+    NO_COLOR: '1',
+  })
 
-const denoServe = (port: number, module: string, extra: string[]) => [
+export const DENO_ALLOW = ['--allow-net', '--allow-env', '--allow-read', '--allow-write']
+
+export const denoServe = (port: number, module: string, extra: string[]) => [
   'serve',
   '--host',
   '127.0.0.1',
@@ -72,7 +100,7 @@ export async function trivialTargets(ctx: TargetContext, runtimes: string[]): Pr
   ): Target => ({
     name,
     runtime,
-    trivial: true,
+    kind: 'trivial',
     command: (port, dir) => ({ file, args: args(port), env: ctx.env(port, dir) }),
   })
   if (runtimes.includes('node')) {
@@ -101,7 +129,7 @@ export async function trivialTargets(ctx: TargetContext, runtimes: string[]): Pr
     targets.push({
       name: 'workerd: trivial Hono app',
       runtime: 'workerd',
-      trivial: true,
+      kind: 'trivial',
       command: workerdServe(ctx, module, [], () => ({})),
     })
   }
@@ -127,7 +155,7 @@ export async function turnlineTargets(
     targets.push({
       name: `node: npm start (infra/start.mjs)${label}`,
       runtime: 'node',
-      trivial: false,
+      kind: 'turnline',
       command: (port, dir) => ({
         file: process.execPath,
         args: ['infra/start.mjs'],
@@ -145,7 +173,7 @@ export async function turnlineTargets(
       targets.push({
         name: `node: built (${tree.label === '' ? server : 'dist/node/server.mjs'})${label}`,
         runtime: 'node-plain',
-        trivial: false,
+        kind: 'turnline',
         command: (port, dir) => ({
           file: process.execPath,
           args: [server],
@@ -158,7 +186,7 @@ export async function turnlineTargets(
     const denoTarget = (name: string, module: string, folder: string): Target => ({
       name,
       runtime: 'deno',
-      trivial: false,
+      kind: 'turnline',
       command: (port, dir) => ({
         file: bin('deno'),
         args: denoServe(port, module, DENO_ALLOW),
@@ -203,7 +231,7 @@ export async function turnlineTargets(
     targets.push({
       name: `workerd: Worker bundle (wrangler deploy)${label}`,
       runtime: 'workerd',
-      trivial: false,
+      kind: 'turnline',
       command: workerdServe(ctx, bundle.file, bundle.modules, vars),
     })
   }

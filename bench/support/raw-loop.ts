@@ -8,7 +8,8 @@
 import { createHmac } from 'node:crypto'
 import { open, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type Endpoints, lookupFunction, MODEL } from './turn-cost-scenario.ts'
+import { lookupFunction, MODEL } from './scenario-tool.ts'
+import type { Endpoints } from './turn-cost-scenario.ts'
 import type { Variant } from './turnline-variants.ts'
 
 interface ToolCall {
@@ -152,7 +153,8 @@ export async function rawSession(options: {
     persisted = messages.length
   }
   return {
-    async turn(input: string): Promise<void> {
+    /** One turn: the model, the tool, the model again; the answer's text once it is durable. */
+    async turn(input: string): Promise<string> {
       messages.push({ role: 'user', content: input })
       for (let step = 0; ; step++) {
         const reply = await complete(options.baseURL, messages)
@@ -163,7 +165,7 @@ export async function rawSession(options: {
         }
         messages.push(assistant)
         await persist(reply.usage)
-        if (reply.toolCalls.length === 0) return
+        if (reply.toolCalls.length === 0) return reply.text
         if (step > 0) throw new Error('the raw loop expected an answer after the tool result')
         for (const call of reply.toolCalls) {
           const output = await callTool(
@@ -194,7 +196,12 @@ export function rawVariant(scenario: Endpoints, dir: string): Variant {
         toolUrl: scenario.toolUrl,
         toolSecret: scenario.toolSecret,
       })
-      return { turn: (input) => session.turn(input), bytes: () => session.bytes() }
+      return {
+        turn: async (input) => {
+          await session.turn(input)
+        },
+        bytes: () => session.bytes(),
+      }
     },
     objectRequests: () => undefined,
     coordinatorTrips: () => undefined,

@@ -9,12 +9,14 @@
 import { deriveTenantSecret } from '../../functions/tool-secrets.ts'
 import { type MockOpenAI, type MockStep, startMockOpenAI } from '../../test/support/mock-openai.ts'
 import { startBenchToolReceiver } from './bench-tool-receiver.ts'
+import { lookupFunction } from './scenario-tool.ts'
+
+export { lookupFunction, MODEL } from './scenario-tool.ts'
 
 /** TURNLINE_TOOL_SECRET of the Turnline variants; the receiver checks the derived secret. */
 export const TOOL_MASTER_SECRET = 'bench-tool-master-secret'
 /** The tenant of a single-tenant deployment (no API keys). */
 export const TENANT = 'local'
-export const MODEL = 'gpt-4o-mini'
 export const ANSWER = 'Done: the change is in place.'
 
 /** The session's one tool, as given at session creation. */
@@ -22,24 +24,9 @@ export const lookupTool = (url: string) => ({
   type: 'http' as const,
   name: 'lookup',
   description: 'Look a thing up',
-  parameters: {
-    type: 'object',
-    properties: { q: { type: 'string' } },
-    required: ['q'],
-    additionalProperties: false,
-  },
+  parameters: lookupFunction.function.parameters,
   url,
 })
-
-/** The same tool as a Chat Completions tool definition (for the raw loop). */
-export const lookupFunction = {
-  type: 'function' as const,
-  function: {
-    name: 'lookup',
-    description: 'Look a thing up',
-    parameters: lookupTool('http://unused').parameters,
-  },
-}
 
 /** The mock's answer to one request: a call of `lookup` first, the answer after its result. */
 export function mockReply(messages: unknown, callsTool: boolean): MockStep {
