@@ -24,6 +24,10 @@ export function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
 }
 
+/** utime + stime + cutime + cstime: the process and its reaped children. */
+const ownTicks = (fields: string[]) =>
+  [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0)
+
 interface Proc {
   ppid: number
   ticks: number
@@ -36,8 +40,7 @@ function scan(): Map<number, Proc> {
     const stat = readProc(`/proc/${name}/stat`)
     if (stat === undefined) continue
     const fields = statFields(stat)
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0)
-    procs.set(Number(name), { ppid: Number(fields[1]), ticks })
+    procs.set(Number(name), { ppid: Number(fields[1]), ticks: ownTicks(fields) })
   }
   return procs
 }
@@ -72,4 +75,10 @@ export function treeCpuMs(roots: number[]): number[] {
       descendants(root, children).reduce((ticks, pid) => ticks + (procs.get(pid)?.ticks ?? 0), 0) *
       TICK_MS,
   )
+}
+
+/** CPU ms used so far by `pid` itself and the children it reaped, not its live descendants. */
+export function processCpuMs(pid: number): number {
+  const stat = readProc(`/proc/${pid}/stat`)
+  return stat === undefined ? Number.NaN : ownTicks(statFields(stat)) * TICK_MS
 }
