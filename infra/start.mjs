@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import nodeModule from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { registerSourceTransform } from './start-transform.mjs'
 
 // Node's compile cache (Node ≥ 22.1) before anything else loads, tsx and its transpiled modules
 // included: the next start reuses the compiled code (functions/entries/compile-cache.ts says
@@ -27,6 +28,9 @@ async function tsxApi() {
 const tsx = await tsxApi()
 if (tsx) {
   tsx.register()
+  // The repository's own .ts files transpiled without tsx's keepNames, where Node allows
+  // (infra/start-transform.mjs); tsx resolves every import and loads the rest.
+  await registerSourceTransform(fileURLToPath(new URL('..', import.meta.url)))
   await import('../functions/entries/node.ts')
 } else if (existsSync(built)) {
   process.setSourceMapsEnabled?.(true)
