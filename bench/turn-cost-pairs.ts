@@ -11,7 +11,9 @@
  *
  * A revision may carry Node options of its own after a `|` (`main|--max-semi-space-size=32`), so
  * one revision runs against itself with other V8 flags; `--node-args` go to every server, and
- * `--env K=V,…` into the environment of those marked `main|…|env`. `--probe <dir>` loads
+ * `--env K=V,…` into the environment of those marked `main|…|env`. A fourth field names the
+ * entry to start instead of infra/start.mjs, and the revision `.` is this checkout as it is (not
+ * extracted): `.|||dist/node/server.mjs` is this checkout's build beside its `npm start` (`.`). `--probe <dir>` loads
  * bench/support/gc-alloc-probe.mjs into each server and signals it after the warm-up session, so
  * each writes its GC counts and allocation profile over the measured turns to <dir>.
  *
@@ -61,8 +63,8 @@ const variants: { name: string; variant: Variant; pid?: number }[] = []
 try {
   if (PROBE) await mkdir(PROBE, { recursive: true })
   for (const [i, spec] of values.revisions.split(',').entries()) {
-    const [revision = 'HEAD', flags = '', withEnv] = spec.split('|')
-    const tree = await checkoutBefore(revision)
+    const [revision = 'HEAD', flags = '', withEnv, entryFile = 'infra/start.mjs'] = spec.split('|')
+    const tree = revision === '.' ? thisCheckout(entryFile) : await checkoutBefore(revision)
     trees.push(tree)
     const dir = join(root, `rev-${i}`)
     await mkdir(dir)
@@ -73,7 +75,7 @@ try {
       env.TURNLINE_GC_PROBE_OUT = join(PROBE, `${i}.json`)
     }
     const name = [tree.label, flags, withEnv === 'env' ? values.env : ''].filter(Boolean).join(' ')
-    const entry = await serverEntry(name, peers, dir, tree.root, ['infra/start.mjs'], nodeArgs, {
+    const entry = await serverEntry(name, peers, dir, tree.root, [entryFile], nodeArgs, {
       env,
     })
     variants.push({ name, variant: entry.variant, pid: entry.pid })
@@ -129,6 +131,11 @@ try {
   await peers.close()
   for (const tree of trees) await tree.remove()
   await rm(root, { recursive: true, force: true })
+}
+
+/** This checkout as it is, its `entry` started (nothing extracted, nothing removed after). */
+function thisCheckout(entry: string): BeforeTree {
+  return { label: `. ${entry}`, root: resolve(import.meta.dirname, '..'), remove: async () => {} }
 }
 
 /** The server process's resident set now and at its peak (its runner apart), from /proc. */
