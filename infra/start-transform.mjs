@@ -1,9 +1,9 @@
 // `npm start`'s TypeScript transform, on Node versions with in-thread module hooks
 // (`module.registerHooks`, Node ≥ 22.15): the repository's own .ts files are transpiled with
 // esbuild as tsx does, but without `keepNames`. tsx wraps every named function and class in
-// `__name(fn, "fn")` (an Object.defineProperty call each time a closure is created), ≈ a tenth
-// of a millisecond of server CPU a steady turn that the build (one esbuild bundle, no keepNames)
-// does not spend (docs/performance.md, `npm start` against the build). Names stay as written:
+// `__name(fn, "fn")` (an Object.defineProperty call each time a closure is created): ≈ 0.5 ms of
+// server CPU a steady turn that the build (one esbuild bundle, no keepNames) does not spend
+// (docs/performance.md, `npm start` against the build). Names stay as written:
 // a transform of one file renames nothing. tsx stays registered beneath: it still resolves every
 // import and loads everything else (packages, JSON). Stack traces map to the sources (inline
 // source maps; tsx turned source maps on).
