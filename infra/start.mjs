@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs'
 import nodeModule from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { registerSourceTransform } from './start-transform.mjs'
 
 // Node's compile cache (Node ≥ 22.1) before anything else loads, tsx and its transpiled modules
 // included: the next start reuses the compiled code (functions/entries/compile-cache.ts says
@@ -29,7 +28,9 @@ const tsx = await tsxApi()
 if (tsx) {
   tsx.register()
   // The repository's own .ts files transpiled without tsx's keepNames, where Node allows
-  // (infra/start-transform.mjs); tsx resolves every import and loads the rest.
+  // (infra/start-transform.mjs); tsx resolves every import and loads the rest. Imported here, not
+  // at the top: a production install runs dist/ and needs nothing of this.
+  const { registerSourceTransform } = await import('./start-transform.mjs')
   await registerSourceTransform(fileURLToPath(new URL('..', import.meta.url)))
   await import('../functions/entries/node.ts')
 } else if (existsSync(built)) {
