@@ -7,8 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { MODEL } from './scenario-tool.ts'
-import { TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
+import { MODEL, TOOL_MASTER_SECRET } from './turn-cost-scenario.ts'
 import {
   compatibility,
   describeWorkerBundle,
