@@ -4,7 +4,12 @@ import { SandboxEnvShape } from '../adapters/runner/sandbox-settings.ts'
 import type { IoDeadline } from '../adapters/shared/io-deadline.ts'
 import { CallbackEnvShape } from '../src/contract/callback-env.ts'
 import { REDIS_NAMESPACE } from '../src/contract/deployment-identity.ts'
-import { envJson, envFlag as flag, envInteger as integer } from '../src/contract/env-values.ts'
+import {
+  envJson,
+  envList,
+  envFlag as flag,
+  envInteger as integer,
+} from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
 import { ModelApiSchema } from '../src/contract/session-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
@@ -29,12 +34,7 @@ export class ConfigError extends Error {
 
 const text = z.string().trim().min(1)
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-const list = z.string().transform((v) =>
-  v
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean),
-)
+const list = envList.transform((entries) => entries.map((entry) => entry.toLowerCase()))
 const apiKeys = z.string().transform((value, ctx): ApiKey[] => {
   const parsed = parseApiKeys(value)
   if (typeof parsed === 'string') {

@@ -5,7 +5,7 @@ import {
   egressRulesFrom,
   NO_EGRESS_RULES,
 } from '../../src/contract/egress-rules.ts'
-import { envInteger as integer } from '../../src/contract/env-values.ts'
+import { envList, envInteger as integer } from '../../src/contract/env-values.ts'
 import { lazySchema } from '../../src/contract/lazy-schema.ts'
 
 /**
@@ -109,40 +109,24 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
-const names = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z.array(
-      z
-        .string()
-        .regex(ENV_NAME, 'must list variable names (A-Z a-z 0-9 _)')
-        .refine((name) => !name.toUpperCase().startsWith('TURNLINE_'), {
-          message: 'TURNLINE_* variables hold the server’s own secrets and never reach commands',
-        }),
-    ),
-  )
-const paths = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z.array(
-      z
-        .string()
-        .regex(/^\/[^,:\0]*$/, 'must list absolute paths')
-        .refine((p) => !p.split('/').includes('..'), 'must not contain ".."'),
-    ),
-  )
+const names = envList.pipe(
+  z.array(
+    z
+      .string()
+      .regex(ENV_NAME, 'must list variable names (A-Z a-z 0-9 _)')
+      .refine((name) => !name.toUpperCase().startsWith('TURNLINE_'), {
+        message: 'TURNLINE_* variables hold the server’s own secrets and never reach commands',
+      }),
+  ),
+)
+const paths = envList.pipe(
+  z.array(
+    z
+      .string()
+      .regex(/^\/[^,:\0]*$/, 'must list absolute paths')
+      .refine((p) => !p.split('/').includes('..'), 'must not contain ".."'),
+  ),
+)
 
 const uidRange = z
   .string()

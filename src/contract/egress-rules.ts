@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { type IpNetwork, parseIp, parseNetwork } from '../shared/ip-address.ts'
+import { envList } from './env-values.ts'
 import { lazySchema } from './lazy-schema.ts'
 
 /**
@@ -67,14 +68,7 @@ export function parseEgressEntry(raw: string): EgressEntry | string {
   return { kind: 'name', name: name[2], suffix: name[1] === '.', ...(p ? { port: p } : {}) }
 }
 
-const commaList = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-)
-
-const entries = commaList.pipe(
+const entries = envList.pipe(
   z.array(
     z
       .string()
@@ -104,7 +98,7 @@ function resolverAddress(text: string): boolean {
   return parseIp(host)?.family === 4 && port(portText) !== 'bad'
 }
 
-const servers = commaList.pipe(
+const servers = envList.pipe(
   z.array(z.string().refine(resolverAddress, 'must list resolver addresses (ip or ip:port)')),
 )
 

@@ -29,6 +29,14 @@ export const envFlag = z
   .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no']))
   .transform((v) => v === '1' || v === 'true' || v === 'yes')
 
+/** A comma-separated list: each entry trimmed, empty ones dropped (pipe it into its array's schema). */
+export const envList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean),
+)
+
 /** JSON text, parsed (pipe it into the schema of its value); `message` when it is not JSON. */
 export const envJson = (message: string) =>
   z.string().transform((value, ctx) => {
