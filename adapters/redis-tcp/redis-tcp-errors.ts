@@ -1,4 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
+import { commandFailure, unreachable } from '../shared/coordinator-failure.ts'
 
 /**
  * Translates what ioredis throws into TurnlineErrors: refused credentials are not retryable,
@@ -24,24 +25,10 @@ export function toRedisTcpError(
         { cause: error, retryable: false, details: { operation, reason: 'unauthorized' } },
       )
     }
-    if (/WRONGTYPE|user_script|Error compiling script|Error running script/i.test(reason)) {
-      return new TurnlineError('internal', `coordinator ${operation} failed: ${reason}`, {
-        cause: error,
-        details: { operation, reason: 'command_error' },
-      })
-    }
-    return new TurnlineError(
-      'coordinator_unavailable',
-      `coordinator ${operation} failed: ${reason}`,
-      { cause: error, retryable: true, details: { operation, reason: 'command_error' } },
-    )
+    return commandFailure(error, operation, reason)
   }
   const why = lastConnectionError
     ? `${reason}; last connection error: ${lastConnectionError}`
     : reason
-  return new TurnlineError(
-    'coordinator_unavailable',
-    `coordinator ${operation}: Redis is unreachable (${why || name || 'unknown error'})`,
-    { cause: error, retryable: true, retryAfter: 1, details: { operation, reason: 'transport' } },
-  )
+  return unreachable(error, operation, 'Redis', why || name || 'unknown error')
 }

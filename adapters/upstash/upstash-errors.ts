@@ -1,4 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
+import { commandFailure, unreachable } from '../shared/coordinator-failure.ts'
 import { refusedByRuntime } from '../shared/runtime-permission.ts'
 import { UpstashReplyError } from './upstash-rest.ts'
 
@@ -31,22 +32,7 @@ export function toCoordinatorError(error: unknown, operation: string): TurnlineE
     )
   }
   if (replied === 'command_error' || name === 'UpstashError') {
-    // A script or type error is a fault of ours or of the data, not of availability.
-    if (/WRONGTYPE|user_script|Error compiling script|Error running script/i.test(reason)) {
-      return new TurnlineError('internal', `coordinator ${operation} failed: ${reason}`, {
-        cause: error,
-        details: { operation, reason: 'command_error' },
-      })
-    }
-    return new TurnlineError(
-      'coordinator_unavailable',
-      `coordinator ${operation} failed: ${reason}`,
-      { cause: error, retryable: true, details: { operation, reason: 'command_error' } },
-    )
+    return commandFailure(error, operation, reason)
   }
-  return new TurnlineError(
-    'coordinator_unavailable',
-    `coordinator ${operation}: Upstash is unreachable (${reason || name || 'unknown error'})`,
-    { cause: error, retryable: true, retryAfter: 1, details: { operation, reason: 'transport' } },
-  )
+  return unreachable(error, operation, 'Upstash', reason || name || 'unknown error')
 }
