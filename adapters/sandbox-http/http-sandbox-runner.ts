@@ -47,6 +47,9 @@ interface CallOptions {
   idempotent?: boolean
 }
 
+/** A read: nothing changes on the runner, so a failed attempt is sent again. */
+const READ: CallOptions = { idempotent: true }
+
 /**
  * The sandbox runner over HTTP (`docs/runner-protocol.md`), with fetch and WebCrypto only, so it
  * runs in workerd, Deno and Node. Refusals (4xx with a known code) become typed results;
@@ -140,27 +143,18 @@ export class HttpSandboxRunner implements SandboxRunner {
     )
   }
 
-  async readSpool(
-    scope: SandboxScope,
-    r: { execSessionId: string; offset: number; length: number },
-  ) {
+  readSpool(scope: SandboxScope, r: { execSessionId: string; offset: number; length: number }) {
     const body = { exec_session_id: r.execSessionId, offset: r.offset, length: r.length }
-    const result = await this.#call('/v1/exec/read-spool', scope, body, SpoolChunkSchema, {
-      idempotent: true,
-    })
-    if (!result.ok) return result
-    const v = result.value
-    const value = {
+    return this.#mapped('/v1/exec/read-spool', scope, body, SpoolChunkSchema, READ, (v) => ({
       offset: v.offset,
       bytes: base64Bytes(v.data_base64),
       totalOutputBytes: v.total_output_bytes,
       complete: v.complete,
       eof: v.eof,
-    }
-    return { ok: true as const, value }
+    }))
   }
 
-  async readFile(
+  readFile(
     scope: SandboxScope,
     r: { path: string; startLine?: number; maxLines?: number; maxBytes?: number },
   ) {
@@ -170,12 +164,7 @@ export class HttpSandboxRunner implements SandboxRunner {
       ...(r.maxLines !== undefined ? { max_lines: r.maxLines } : {}),
       ...(r.maxBytes !== undefined ? { max_bytes: r.maxBytes } : {}),
     }
-    const result = await this.#call('/v1/files/read', scope, body, FileReadResultSchema, {
-      idempotent: true,
-    })
-    if (!result.ok) return result
-    const v = result.value
-    const value = {
+    return this.#mapped('/v1/files/read', scope, body, FileReadResultSchema, READ, (v) => ({
       path: v.path,
       content: v.content,
       size: v.size,
@@ -183,8 +172,7 @@ export class HttpSandboxRunner implements SandboxRunner {
       endLine: v.end_line,
       totalLines: v.total_lines,
       truncated: v.truncated,
-    }
-    return { ok: true as const, value }
+    }))
   }
 
   writeFile(scope: SandboxScope, r: { path: string; content: string }) {
@@ -196,7 +184,7 @@ export class HttpSandboxRunner implements SandboxRunner {
   }
 
   recentCommits(scope: SandboxScope, r: { count: number }) {
-    return this.#call('/v1/git/recent-log', scope, r, GitLogResultSchema, { idempotent: true })
+    return this.#call('/v1/git/recent-log', scope, r, GitLogResultSchema, READ)
   }
 
   /** Ending the workspace's commands takes a few seconds at most; removing files, longer. */
@@ -214,14 +202,26 @@ export class HttpSandboxRunner implements SandboxRunner {
     })
   }
 
-  async #capture(
+  #capture(
     route: string,
     scope: SandboxScope,
     body: Record<string, unknown>,
     options: CallOptions,
   ): Promise<RunnerResult<ExecSnapshot>> {
-    const result = await this.#call(route, scope, body, ExecCaptureSchema, options)
-    return result.ok ? { ok: true, value: snapshot(result.value) } : result
+    return this.#mapped(route, scope, body, ExecCaptureSchema, options, snapshot)
+  }
+
+  /** A call whose answer becomes the port's value through `map` (refusals pass as they are). */
+  async #mapped<S extends z.ZodType, T>(
+    route: string,
+    scope: SandboxScope,
+    body: Record<string, unknown>,
+    schema: S,
+    options: CallOptions,
+    map: (answer: z.output<S>) => T,
+  ): Promise<RunnerResult<T>> {
+    const result = await this.#call(route, scope, body, schema, options)
+    return result.ok ? { ok: true, value: map(result.value) } : result
   }
 
   async #call<S extends z.ZodType>(
