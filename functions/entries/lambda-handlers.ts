@@ -1,12 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
-import { readFile } from 'node:fs/promises'
 import { streamHandle } from 'hono/aws-lambda'
 import { awsCredentialChain } from '../../adapters/anthropic/aws-credential-chain.ts'
-import { checkedFetch } from '../../adapters/egress/checked-fetch.ts'
-import { nodeFetch } from '../../adapters/node-http/node-fetch.ts'
-import { nodeEgressPolicy } from '../../adapters/runner/egress-host.ts'
-import { nodeSigV4Hashes } from '../../adapters/s3/node-sigv4-hashes.ts'
-import { nodeGzip } from '../../adapters/zlib/node-gzip.ts'
 import type { SqsBatchResponse } from '../../src/contract/sqs-event.ts'
 import { useRankTables } from '../../src/core/session-service.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
@@ -14,9 +7,8 @@ import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
 import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
 import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
+import { nodeProcessBackends } from './node-process-backends.ts'
 import { rankTableFiles } from './rank-table-files.ts'
-import { redisTcpBackends } from './redis-tcp-backends.ts'
-import { referenceScriptOption } from './reference-script-file.ts'
 import { scheduledCallbacks } from './scheduled-callbacks.ts'
 import { scheduledRetention } from './scheduled-retention.ts'
 
@@ -36,23 +28,13 @@ import { scheduledRetention } from './scheduled-retention.ts'
 useRankTables(rankTableFiles)
 let background: LambdaQueue | undefined
 const entry = await createDeps(process.env, {
-  redisTcp: redisTcpBackends,
+  // As on the Node server (node-process-backends.ts): Claude on Bedrock signs with the function's
+  // role, on Vertex with a bundled credentials file; /docs offline from the renderer's bundle
+  // the build puts beside index.mjs (reference/).
+  ...nodeProcessBackends,
   peerAddress: lambdaPeer,
-  // A function in a VPC reaches private networks: `*` hosts are checked when they connect.
-  checkedFetch: (rules) => checkedFetch(nodeEgressPolicy(rules)),
   // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
   reachableFromAnywhere: true,
-  contextStorage: () => new AsyncLocalStorage(),
-  // Claude on Bedrock signs with the function's role; on Vertex, a bundled credentials file.
-  awsCredentials: awsCredentialChain,
-  readTextFile: (path) => readFile(path, 'utf8'),
-  gzip: nodeGzip,
-  // Calls to hosts the operator names (S3, Upstash, the model, …) on the Node fetch (HTTP/1.1 on Node's sockets), kept alive, as
-  // on the Node server: a fraction of the global fetch's CPU per request.
-  fetch: nodeFetch(),
-  sigv4Hashes: nodeSigV4Hashes,
-  // /docs offline: the build puts the renderer's bundle beside index.mjs (reference/).
-  ...referenceScriptOption(),
 })
   .then(claimedDeps)
   .then((deps) => {
