@@ -1,4 +1,9 @@
-import type { ArtifactKind, DocumentKind } from '../../contract/artifacts.ts'
+import {
+  type ArtifactKind,
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  MEMORY_KINDS,
+} from '../../contract/artifacts.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { HandoffRequest } from '../../contract/handoff.ts'
 import { parseHandoffDocument } from '../../contract/handoff-document.ts'
@@ -81,14 +86,8 @@ export async function gatherOrientation(input: GatherInput): Promise<GatheredOri
   }
   const kinds = [
     'progress',
-    'spec',
-    'contract',
-    'sprint_contract',
-    'evaluation',
-    'outcome_verification',
-    'feature_list',
-    'notes',
-    'decisions',
+    ...DOCUMENT_KINDS,
+    ...MEMORY_KINDS,
     'compaction_summary',
     'context_reset',
     'handoff',
