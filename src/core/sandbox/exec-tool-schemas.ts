@@ -7,12 +7,27 @@ import { parseJson } from '../../shared/json-syntax.ts'
  * Schema for the model, zod twins to read the arguments).
  */
 
-const maxOutputTokens = {
+/** The response's output budget, a parameter of every command tool (unified_exec's too). */
+export const maxOutputTokens = {
   type: 'integer',
   minimum: 1,
   maximum: 50_000,
   default: 10_000,
   description: 'Output token budget of this response (the preview is also capped at 6 KiB).',
+}
+
+/** A wait's deadline and its alias (write_stdin's and unified_exec's `wait`). */
+export const waitDeadline = {
+  wait_timeout_seconds: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Wait deadline in seconds (capped by the long-running command ceiling).',
+  },
+  timeout_seconds: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Alias of wait_timeout_seconds.',
+  },
 }
 
 export const EXEC_COMMAND_TOOL: ToolDefinition = {
@@ -74,16 +89,7 @@ export const WRITE_STDIN_TOOL: ToolDefinition = {
         default: 1000,
         description: 'How long to collect output for write and poll (250–30000 ms).',
       },
-      wait_timeout_seconds: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Wait deadline in seconds (capped by the long-running command ceiling).',
-      },
-      timeout_seconds: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Alias of wait_timeout_seconds.',
-      },
+      ...waitDeadline,
       max_output_tokens: maxOutputTokens,
     },
     required: ['session_id'],

@@ -6,7 +6,7 @@ import {
 } from '../../contract/sandbox-tool-args.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { ExecClosed, ExecFailure } from './exec-response.ts'
-import { readArgs } from './exec-tool-schemas.ts'
+import { maxOutputTokens, readArgs, waitDeadline } from './exec-tool-schemas.ts'
 import type { ExecToolContext, ExecToolResult } from './exec-tools.ts'
 import { runExecTool } from './exec-tools.ts'
 
@@ -41,23 +41,8 @@ export const UNIFIED_EXEC_TOOL: ToolDefinition = {
         minimum: 0,
         description: 'How long to collect output before returning (ms; run 10000, others 1000).',
       },
-      wait_timeout_seconds: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Wait deadline in seconds (capped by the long-running command ceiling).',
-      },
-      timeout_seconds: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Alias of wait_timeout_seconds.',
-      },
-      max_output_tokens: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 50_000,
-        default: 10_000,
-        description: 'Output token budget of this response (the preview is also capped at 6 KiB).',
-      },
+      ...waitDeadline,
+      max_output_tokens: maxOutputTokens,
       workdir: {
         type: 'string',
         description: 'Working directory of a run, relative to the workspace.',
