@@ -1,7 +1,7 @@
 import type { PendingCall } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
-import { parseLoose } from '../model/model-step.ts'
+import { toolCallEnding } from '../tools/tool-call-ending.ts'
 
 /** Tool outcomes of a call that was never run because someone said no. */
 export type RejectionOutcome =
@@ -45,27 +45,10 @@ export function rejectionDetail(
  */
 export function rejectedToolEvents(rejected: RejectedTool): ThreadEvent[] {
   const { call, outcome, detail } = rejected
-  const output = {
-    id: `${call.item_id}:output`,
-    type: 'tool_output' as const,
-    call_id: call.item_id,
-    tool_call_id: call.tool_call_id,
-  }
+  const ending = toolCallEnding(call, 'failed', outcome)
   const events: ThreadEvent[] = [
-    {
-      type: 'item.completed',
-      item: {
-        id: call.item_id,
-        type: 'tool_invocation',
-        tool_name: call.tool_name,
-        arguments: parseLoose(call.arguments),
-        tool_call_id: call.tool_call_id,
-        status: 'failed',
-        outcome,
-      },
-    },
-    { type: 'item.started', item: { ...output, output: '', status: 'in_progress' } },
-    { type: 'item.completed', item: { ...output, output: detail, status: 'failed' } },
+    ...ending.events,
+    { type: 'item.completed', item: { ...ending.output, output: detail, status: 'failed' } },
   ]
   if (outcome !== 'followup') {
     events.push({

@@ -1,8 +1,8 @@
 import type { PendingCall } from '../../contract/engine-state.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
-import { parseLoose } from '../model/model-step.ts'
 import { artifactNoticeIn } from './output-preview.ts'
+import { toolCallEnding } from './tool-call-ending.ts'
 import { toolOutputPayload } from './tool-output-text.ts'
 
 /** Bytes of a tool's answer shown in the tool_output item (the model gets the whole bounded answer). */
@@ -28,25 +28,8 @@ export function recordToolResult(
   output: string,
   extra: { exitCode?: number; spoolPath?: string } = {},
 ): void {
-  dispatcher.emit({
-    type: 'item.completed',
-    item: {
-      id: call.item_id,
-      type: 'tool_invocation',
-      tool_name: call.tool_name,
-      arguments: parseLoose(call.arguments),
-      tool_call_id: call.tool_call_id,
-      status,
-      outcome,
-    },
-  })
-  const base = {
-    id: `${call.item_id}:output`,
-    type: 'tool_output' as const,
-    call_id: call.item_id,
-    tool_call_id: call.tool_call_id,
-  }
-  dispatcher.emit({ type: 'item.started', item: { ...base, output: '', status: 'in_progress' } })
+  const { events, output: base } = toolCallEnding(call, status, outcome)
+  for (const event of events) dispatcher.emit(event)
   const payload = toolOutputPayload(output)
   const spoolPath = payload.spoolPath ?? extra.spoolPath
   dispatcher.emit({
