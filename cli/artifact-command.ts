@@ -1,9 +1,8 @@
 import { createWriteStream } from 'node:fs'
 import { Writable } from 'node:stream'
-import { parseArgs } from 'node:util'
 import type { ByteRange, OutputArtifactsClient } from '../client/output-artifacts-client.ts'
 import type { KeptOutputList } from '../client/types.ts'
-import { parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
+import { parseSessionCommand } from './command-args.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -19,7 +18,10 @@ import { ARTIFACT_USAGE } from './usage.ts'
  * `--range START-END` reads one byte range (END inclusive, as in HTTP; `START-` to the end).
  */
 export async function artifactCommand(argv: string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parsedOrUsage('artifact', () => parse(argv))
+  const { values, positionals } = parseSessionCommand('artifact', argv, {
+    range: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  })
   if (values.help) {
     io.stdout.write(ARTIFACT_USAGE)
     return EXIT.success
@@ -103,17 +105,4 @@ function rangeOf(text: string): ByteRange {
     throw new CliError('turnline artifact: --range is START-END or START- (bytes)', EXIT.usage)
   }
   return end === undefined ? { start } : { start, end }
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      range: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      ...SESSION_COMMAND_OPTIONS,
-    },
-  })
 }

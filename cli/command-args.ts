@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { CliError, EXIT } from './exit-codes.ts'
 
 /** A command's parsed arguments, or a usage error (exit 2) naming the command. */
@@ -19,8 +20,27 @@ export function oneSession(command: string, positionals: readonly string[]): str
 }
 
 /** The options every command that reaches a session has: where it runs, and its help. */
-export const SESSION_COMMAND_OPTIONS = {
+const SESSION_COMMAND_OPTIONS = {
   url: { type: 'string' },
   'api-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
+
+/**
+ * The arguments of a command that reaches a session (`events`, `delete`, `artifact`): its own
+ * `options` and the common ones, positionals allowed, strict; a usage error names the command.
+ */
+export function parseSessionCommand<const O extends NonNullable<ParseArgsConfig['options']>>(
+  command: string,
+  argv: string[],
+  options: O,
+) {
+  return parsedOrUsage(command, () =>
+    parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { ...options, ...SESSION_COMMAND_OPTIONS },
+    }),
+  )
+}

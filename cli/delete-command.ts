@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util'
-import { oneSession, parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
+import { oneSession, parseSessionCommand } from './command-args.ts'
 import { connect } from './connection.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 import type { Io } from './io.ts'
@@ -11,7 +10,7 @@ import { DELETE_USAGE } from './usage.ts'
  * /v1/sessions/:id`). A running turn makes the server refuse (409, exit 7): cancel it first.
  */
 export async function deleteCommand(argv: string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parsedOrUsage('delete', () => parse(argv))
+  const { values, positionals } = parseSessionCommand('delete', argv, {})
   if (values.help) {
     io.stdout.write(DELETE_USAGE)
     return EXIT.success
@@ -25,15 +24,4 @@ export async function deleteCommand(argv: string[], io: Io): Promise<ExitCode> {
   } finally {
     await connection.close()
   }
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      ...SESSION_COMMAND_OPTIONS,
-    },
-  })
 }

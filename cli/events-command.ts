@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util'
 import type { SeqEvent } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
-import { oneSession, parsedOrUsage, SESSION_COMMAND_OPTIONS } from './command-args.ts'
+import { oneSession, parseSessionCommand } from './command-args.ts'
 import { connect } from './connection.ts'
 import { CliError, EXIT, type ExitCode } from './exit-codes.ts'
 import { type Io, useColor } from './io.ts'
@@ -17,7 +16,11 @@ import { EVENTS_USAGE } from './usage.ts'
  * reconnecting after the server's follow limit.
  */
 export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parsedOrUsage('events', () => parse(argv))
+  const { values, positionals } = parseSessionCommand('events', argv, {
+    after: { type: 'string' },
+    follow: { type: 'boolean', short: 'f' },
+    json: { type: 'boolean' },
+  })
   if (values.help) {
     io.stdout.write(EVENTS_USAGE)
     return EXIT.success
@@ -71,18 +74,4 @@ export async function eventsCommand(argv: string[], io: Io): Promise<ExitCode> {
     view?.close()
     await connection.close()
   }
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      after: { type: 'string' },
-      follow: { type: 'boolean', short: 'f' },
-      json: { type: 'boolean' },
-      ...SESSION_COMMAND_OPTIONS,
-    },
-  })
 }
