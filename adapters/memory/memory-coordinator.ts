@@ -5,6 +5,7 @@ import {
   type Coordinator,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
   DEFAULT_INTENT_CAPACITY,
+  DEFAULT_TIP_TTL_SECONDS,
   type EndTurnRequest,
   type EnqueueIntentResult,
   type IdempotencyRecord,
@@ -67,7 +68,7 @@ export class MemoryCoordinator extends MemoryActivityIndex implements Coordinato
     super()
     this.#clock = options.clock ?? systemClock
     this.#ids = options.ids ?? randomIds
-    this.#tipTtlMs = (options.tipTtlSeconds ?? 30 * 86_400) * 1000
+    this.#tipTtlMs = (options.tipTtlSeconds ?? DEFAULT_TIP_TTL_SECONDS) * 1000
   }
 
   async claimNamespace(claim: string): Promise<string> {

@@ -1,4 +1,3 @@
-import type { Clock, Ids } from '../../src/ports/clock.ts'
 import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
@@ -6,17 +5,10 @@ import {
 } from '../shared/io-deadline.ts'
 // The Lua scripts and reply readers are shared with the Upstash adapter (adapters/shared): the same
 // keys with the same meaning, so both adapters can serve one database.
-import { RedisCoordinator } from '../shared/redis-coordinator.ts'
+import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
-export interface RedisTcpCoordinatorOptions extends RedisTcpConnection {
-  /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
-  namespace?: string
-  ids?: Ids
-  /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
-  clock?: Clock
-  /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
-  tipTtlSeconds?: number
+export interface RedisTcpCoordinatorOptions extends RedisTcpConnection, RedisCoordinatorSettings {
   /**
    * Deadline of every call: a command is abandoned after `attemptMs` (ioredis' command timeout)
    * and resent while `budgetMs` lasts — every script is safe to resend — then the call fails

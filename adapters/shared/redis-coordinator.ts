@@ -5,6 +5,7 @@ import {
   type Coordinator,
   DEFAULT_IDEMPOTENCY_TTL_SECONDS,
   DEFAULT_INTENT_CAPACITY,
+  DEFAULT_TIP_TTL_SECONDS,
   type EndTurnRequest,
   type EnqueueIntentResult,
   type Lease,
@@ -42,21 +43,22 @@ import { RedisActivityIndex } from './redis-activity-index.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 
-export interface RedisCoordinatorOptions<C extends RedisCommands> {
-  /** How the commands reach Redis (Upstash REST, a TCP connection). */
-  commands: C
-  /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
-  deadline: IoDeadline
-  /**
-   * Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>` (`redisKeyPrefix`). Default
-   * `turnline:`.
-   */
+/** What every Redis coordinator is configured with, whatever carries its commands. */
+export interface RedisCoordinatorSettings {
+  /** Prefix of every key (`redisKeyPrefix`): `turnline:` (the default) → `turnline:lease:<sid>`. */
   namespace?: string
   ids?: Ids
   /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
   clock?: Clock
   /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
   tipTtlSeconds?: number
+}
+
+export interface RedisCoordinatorOptions<C extends RedisCommands> extends RedisCoordinatorSettings {
+  /** How the commands reach Redis (Upstash REST, a TCP connection). */
+  commands: C
+  /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
+  deadline: IoDeadline
 }
 
 /**
@@ -80,7 +82,7 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
     this.#ns = options.namespace ?? DEFAULT_REDIS_PREFIX
     this.#ids = options.ids ?? randomIds
     this.#clock = options.clock ?? systemClock
-    const tipTtl = options.tipTtlSeconds ?? 30 * 86_400
+    const tipTtl = options.tipTtlSeconds ?? DEFAULT_TIP_TTL_SECONDS
     if (tipTtl !== 0) checkPositiveInteger('tipTtlSeconds', tipTtl)
     this.#tipTtl = String(tipTtl)
   }

@@ -1,28 +1,21 @@
-import type { Clock, Ids } from '../../src/ports/clock.ts'
 import {
   checkDeadline,
   DEFAULT_COORDINATOR_DEADLINE,
   type IoDeadline,
 } from '../shared/io-deadline.ts'
-import { RedisCoordinator } from '../shared/redis-coordinator.ts'
+import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
-export type UpstashCoordinatorOptions = UpstashConnection & {
-  /** Prefix of every key, e.g. `turnline:` → `turnline:lease:<sid>`. Default `turnline:`. */
-  namespace?: string
-  ids?: Ids
-  /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
-  clock?: Clock
-  /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
-  tipTtlSeconds?: number
-  /**
-   * Deadline of every call: an attempt is abandoned after `attemptMs` (a client this adapter
-   * builds also aborts the HTTP request then) and resent while `budgetMs` lasts — every script
-   * is safe to resend — then the call fails `coordinator_unavailable` (503, Retry-After).
-   * Default 3 s per attempt, 15 s per call.
-   */
-  deadline?: IoDeadline
-}
+export type UpstashCoordinatorOptions = UpstashConnection &
+  RedisCoordinatorSettings & {
+    /**
+     * Deadline of every call: an attempt is abandoned after `attemptMs` (a client this adapter
+     * builds also aborts the HTTP request then) and resent while `budgetMs` lasts — every script
+     * is safe to resend — then the call fails `coordinator_unavailable` (503, Retry-After).
+     * Default 3 s per attempt, 15 s per call.
+     */
+    deadline?: IoDeadline
+  }
 
 /**
  * Coordinator on Upstash Redis (REST): the shared `RedisCoordinator` over `UpstashCommands`.

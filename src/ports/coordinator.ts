@@ -64,6 +64,9 @@ export interface EndTurnRequest {
 /** How long an idempotency record lives when `ttlSeconds` is not given (24 h). */
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 86_400
 
+/** How long `tip:<sid>` lives after its last write when a coordinator is given no lifetime (30 days). */
+export const DEFAULT_TIP_TTL_SECONDS = 30 * 86_400
+
 /** A steering follow-up (VT Code `QueuedFollowUpIntent`). */
 export interface QueuedIntent {
   /** UUIDv4 in practice; any 1–128 characters of `[A-Za-z0-9._:-]`. */
