@@ -1,8 +1,5 @@
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 // The Lua scripts and reply readers are shared with the Upstash adapter (adapters/shared): the same
 // keys with the same meaning, so both adapters can serve one database.
 import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
@@ -30,9 +27,7 @@ export interface RedisTcpCoordinatorOptions extends RedisTcpConnection, RedisCoo
  */
 export class RedisTcpCoordinator extends RedisCoordinator<RedisTcpCommands> {
   constructor(options: RedisTcpCoordinatorOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('RedisTcpCoordinator deadline', deadline)
-    super({ ...options, deadline, commands: new RedisTcpCommands(options, deadline.attemptMs) })
+    super(onTransport('RedisTcpCoordinator', options, RedisTcpCommands))
   }
 
   /** Commands sent so far (each is one round trip: nothing is pipelined). */

@@ -1,9 +1,6 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 import { RedisFailureThrottle } from '../shared/redis-failure-throttle.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
@@ -20,9 +17,7 @@ export interface RedisTcpFailureThrottleOptions extends RedisTcpConnection {
  */
 export class RedisTcpFailureThrottle extends RedisFailureThrottle<RedisTcpCommands> {
   constructor(options: RedisTcpFailureThrottleOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('RedisTcpFailureThrottle deadline', deadline)
-    super({ ...options, deadline, commands: new RedisTcpCommands(options, deadline.attemptMs) })
+    super(onTransport('RedisTcpFailureThrottle', options, RedisTcpCommands))
   }
 
   async close(): Promise<void> {

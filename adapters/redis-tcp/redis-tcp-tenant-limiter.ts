@@ -1,9 +1,6 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 import { RedisTenantLimiter } from '../shared/redis-tenant-limiter.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
@@ -25,9 +22,7 @@ export interface RedisTcpTenantLimiterOptions extends RedisTcpConnection {
  */
 export class RedisTcpTenantLimiter extends RedisTenantLimiter<RedisTcpCommands> {
   constructor(options: RedisTcpTenantLimiterOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('RedisTcpTenantLimiter deadline', deadline)
-    super({ ...options, deadline, commands: new RedisTcpCommands(options, deadline.attemptMs) })
+    super(onTransport('RedisTcpTenantLimiter', options, RedisTcpCommands))
   }
 
   async close(): Promise<void> {

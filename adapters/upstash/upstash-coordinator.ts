@@ -1,8 +1,5 @@
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
@@ -25,9 +22,7 @@ export type UpstashCoordinatorOptions = UpstashConnection &
  */
 export class UpstashCoordinator extends RedisCoordinator<UpstashCommands> {
   constructor(options: UpstashCoordinatorOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('UpstashCoordinator deadline', deadline)
-    super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
+    super(onTransport('UpstashCoordinator', options, UpstashCommands))
   }
 
   /** HTTP requests sent by this adapter's client so far (each is one round trip). */

@@ -1,9 +1,6 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 import { RedisFailureThrottle } from '../shared/redis-failure-throttle.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
@@ -18,8 +15,6 @@ export type UpstashFailureThrottleOptions = UpstashConnection & {
 /** The FailureThrottle on Upstash Redis (REST), in the coordinator's database. */
 export class UpstashFailureThrottle extends RedisFailureThrottle<UpstashCommands> {
   constructor(options: UpstashFailureThrottleOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('UpstashFailureThrottle deadline', deadline)
-    super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
+    super(onTransport('UpstashFailureThrottle', options, UpstashCommands))
   }
 }

@@ -1,9 +1,6 @@
 import type { Clock } from '../../src/ports/clock.ts'
-import {
-  checkDeadline,
-  DEFAULT_COORDINATOR_DEADLINE,
-  type IoDeadline,
-} from '../shared/io-deadline.ts'
+import type { IoDeadline } from '../shared/io-deadline.ts'
+import { onTransport } from '../shared/redis-adapter-options.ts'
 import { RedisTenantLimiter } from '../shared/redis-tenant-limiter.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
@@ -25,8 +22,6 @@ export type UpstashTenantLimiterOptions = UpstashConnection & {
  */
 export class UpstashTenantLimiter extends RedisTenantLimiter<UpstashCommands> {
   constructor(options: UpstashTenantLimiterOptions) {
-    const deadline = options.deadline ?? DEFAULT_COORDINATOR_DEADLINE
-    checkDeadline('UpstashTenantLimiter deadline', deadline)
-    super({ ...options, deadline, commands: new UpstashCommands(options, deadline.attemptMs) })
+    super(onTransport('UpstashTenantLimiter', options, UpstashCommands))
   }
 }
