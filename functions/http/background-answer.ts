@@ -1,7 +1,7 @@
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { QueuedWork } from '../../src/core/session-api.ts'
 import type { RouteContext } from './app-context.ts'
-import { JSON_TYPE } from './event-framing.ts'
+import { jsonResponse } from './json-response.ts'
 
 /**
  * Whether a `Prefer` header (RFC 7240) asks for `respond-async`: one of its comma-separated
@@ -60,13 +60,9 @@ async function accepted(
   const at: WorkLocation = { tenant, session_id: queued.session_id, work_id: queued.work_id }
   await trigger.wake(at)
   const status = body.links.status
-  return new Response(JSON.stringify(body), {
-    status: 202,
-    headers: {
-      'content-type': JSON_TYPE,
-      location: status,
-      'preference-applied': 'respond-async',
-      vary: 'Prefer',
-    },
+  return jsonResponse(JSON.stringify(body), 202, {
+    location: status,
+    'preference-applied': 'respond-async',
+    vary: 'Prefer',
   })
 }

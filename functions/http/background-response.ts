@@ -3,7 +3,7 @@ import type { ResponseRunRequest } from '../../src/contract/open-responses-run.t
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { OpenResponsesView } from '../../src/core/session-api.ts'
 import type { RouteContext } from './app-context.ts'
-import { JSON_TYPE } from './event-framing.ts'
+import { jsonResponse } from './json-response.ts'
 
 /** The response resource (the view types it `object`): the fields read and overlaid here. */
 type Resource = { status?: unknown } & Record<string, unknown>
@@ -127,5 +127,5 @@ async function resourceOf(
 }
 
 function json(body: unknown): Response {
-  return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': JSON_TYPE } })
+  return jsonResponse(JSON.stringify(body))
 }

@@ -75,7 +75,6 @@ export function turnResponseJson(response: TurnResponse): string {
   )
 }
 
-export const JSON_TYPE = 'application/json; charset=utf-8'
 export const NDJSON_TYPE = 'application/x-ndjson; charset=utf-8'
 export const SSE_TYPE = 'text/event-stream; charset=utf-8'
 

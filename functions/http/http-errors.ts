@@ -1,6 +1,7 @@
 import { HTTP_STATUS } from '../../src/contract/error-status.ts'
 import type { ErrorCode } from '../../src/contract/errors.ts'
 import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
+import { jsonResponse } from './json-response.ts'
 
 export { HTTP_STATUS }
 
@@ -66,10 +67,7 @@ export function errorResponse(error: unknown, log: ErrorLog): Response {
 }
 
 export function jsonErrorResponse(mapped: MappedError): Response {
-  return new Response(errorJson(mapped.body), {
-    status: mapped.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...mapped.headers },
-  })
+  return jsonResponse(errorJson(mapped.body), mapped.status, mapped.headers)
 }
 
 /** JSON of an error body; details that cannot be serialized are dropped, never fatal. */

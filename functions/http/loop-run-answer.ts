@@ -1,7 +1,7 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import type { LoopRunStarted, QueuedWork } from '../../src/core/session-api.ts'
 import type { RouteContext } from './app-context.ts'
-import { JSON_TYPE } from './event-framing.ts'
+import { jsonResponse } from './json-response.ts'
 
 type Worker = NonNullable<RouteContext['background']>
 
@@ -31,8 +31,5 @@ export function acceptedLoopRun(loopId: string, run: LoopRunStarted): Response {
     status: run.loop.run?.state ?? 'running',
     links: { status: `${loop}/work/${run.work.work_id}`, loop },
   }
-  return new Response(JSON.stringify(body), {
-    status: 202,
-    headers: { 'content-type': JSON_TYPE, location: loop },
-  })
+  return jsonResponse(JSON.stringify(body), 202, { location: loop })
 }

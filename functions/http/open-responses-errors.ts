@@ -1,5 +1,6 @@
 import type { ErrorLog, MappedError } from './http-errors.ts'
 import { errorResponse, mapError } from './http-errors.ts'
+import { jsonResponse } from './json-response.ts'
 
 /**
  * The Open Responses error envelope, for the `/v1/responses` routes: `{"error":{"type","code",
@@ -80,8 +81,5 @@ export function asOpenResponsesError(mapped: MappedError): Response {
     const { details: _dropped, ...bare } = body.error
     text = JSON.stringify({ error: bare })
   }
-  return new Response(text, {
-    status: mapped.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...mapped.headers },
-  })
+  return jsonResponse(text, mapped.status, mapped.headers)
 }

@@ -9,7 +9,8 @@ import { OrientationQuerySchema } from '../../src/contract/orientation-view.ts'
 import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import { VerifyRequestSchema } from '../../src/contract/verification.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { turnResponseJson } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import {
   headerParams,
   jsonBody,
@@ -125,7 +126,7 @@ export function agentSessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       )
       // The proposer's events as in every turn answer, byte for byte, plus the verdict.
       const text = `${turnResponseJson(turn).slice(0, -1)},"verification":${JSON.stringify(verification)}}`
-      return new Response(text, { headers: { 'content-type': JSON_TYPE } })
+      return jsonResponse(text)
     },
   )
   return routes

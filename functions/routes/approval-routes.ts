@@ -5,7 +5,8 @@ import { PlanApprovalRequestSchema } from '../../src/contract/plan-approval.ts'
 import { ForkRequestSchema } from '../../src/contract/route-bodies.ts'
 import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { turnResponseJson } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -21,7 +22,7 @@ import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 export function approvalRoutes(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   const turnJson = (response: Parameters<typeof turnResponseJson>[0]) =>
-    new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+    jsonResponse(turnResponseJson(response))
 
   routes.post(
     '/sessions/:id/permissions',

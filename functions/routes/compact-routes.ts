@@ -3,7 +3,8 @@ import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
 import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
-import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { turnResponseJson } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -47,7 +48,7 @@ export function compactRoutes(ctx: RouteContext): Hono<AppEnv> {
         ...(body.instructions === undefined ? {} : { instructions: body.instructions }),
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
       })
-      return new Response(turnResponseJson(response), { headers: { 'content-type': JSON_TYPE } })
+      return jsonResponse(turnResponseJson(response))
     },
   )
   return routes

@@ -5,7 +5,7 @@ import {
   ServiceIndexSchema,
 } from '../../src/contract/api-responses.ts'
 import type { AppEnv } from '../http/app-context.ts'
-import { JSON_TYPE } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { docsPage, type ReferenceScript } from '../openapi/docs-page.ts'
 import { jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -103,7 +103,7 @@ export function metaRoutes(
         },
       },
     }),
-    async () => new Response(await documentJson(), { headers: { 'content-type': JSON_TYPE } }),
+    async () => jsonResponse(await documentJson()),
   )
   routes.get(
     '/docs',

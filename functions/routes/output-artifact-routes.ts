@@ -10,7 +10,7 @@ import {
 } from '../../src/contract/route-params.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { byteRange } from '../http/byte-range.ts'
-import { JSON_TYPE } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { headerParams, noQuery, pathParams, queryParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -64,7 +64,7 @@ export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
     async (c) => {
       const { id } = c.req.valid('param')
       const page = await ctx.api.listKeptOutputs(c.get('tenant'), id, c.req.valid('query'))
-      return new Response(JSON.stringify(page), { headers: { 'content-type': JSON_TYPE } })
+      return jsonResponse(JSON.stringify(page))
     },
   )
   routes.get(
@@ -98,9 +98,8 @@ export function outputArtifactRoutes(ctx: RouteContext): Hono<AppEnv> {
       const range = byteRange(c.req.valid('header').Range, size)
       if (range.kind === 'unsatisfiable') {
         const message = `the range is outside the artifact's ${size} bytes`
-        return new Response(JSON.stringify({ error: { code: 'invalid_input', message } }), {
-          status: 416,
-          headers: { 'content-type': JSON_TYPE, 'content-range': `bytes */${size}` },
+        return jsonResponse(JSON.stringify({ error: { code: 'invalid_input', message } }), 416, {
+          'content-range': `bytes */${size}`,
         })
       }
       const [start, end] = range.kind === 'range' ? [range.start, range.end] : [0, size]

@@ -3,8 +3,9 @@ import type { ResponseReadQuery } from '../../src/contract/open-responses-reques
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { backgroundStatus } from '../http/background-response.ts'
-import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorJson, mapError } from '../http/http-errors.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 
@@ -64,10 +65,7 @@ export async function readResponse(
     // A background response: queued, failed before it ran, or cancelled (its work says).
     const end = { ended, ...(subtype ? { subtype } : {}) }
     const resource = await backgroundStatus(ctx, tenant, sessionId, view, end)
-    return new Response(JSON.stringify(resource), {
-      status: 200,
-      headers: { 'content-type': JSON_TYPE },
-    })
+    return jsonResponse(JSON.stringify(resource))
   }
   const after = query.starting_after ?? -1
   const frames = (events: Bridged[]) =>

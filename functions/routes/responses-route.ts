@@ -13,8 +13,9 @@ import {
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { backgroundResponse, cancelResponse } from '../http/background-response.ts'
-import { JSON_TYPE, SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
+import { SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { mapError } from '../http/http-errors.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { liveResponse } from '../http/live-stream.ts'
 import { openResponsesErrorResponse } from '../http/open-responses-errors.ts'
 import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
@@ -116,10 +117,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
         for (const event of result.events) view.frames(event)
         ending(result)
         if (!view.response) throw new TurnlineError('internal', 'the response run gave no events')
-        return new Response(JSON.stringify(view.response), {
-          status: 200,
-          headers: { 'content-type': JSON_TYPE },
-        })
+        return jsonResponse(JSON.stringify(view.response))
       }
 
       let streamed = 0

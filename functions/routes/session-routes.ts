@@ -20,7 +20,7 @@ import {
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
-import { JSON_TYPE } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 import {
   headerParams,
@@ -37,8 +37,7 @@ import {
   streamContent,
 } from '../openapi/route-docs.ts'
 
-const json = (value: unknown, status = 200) =>
-  new Response(JSON.stringify(value), { status, headers: { 'content-type': JSON_TYPE } })
+const json = (value: unknown, status = 200) => jsonResponse(JSON.stringify(value), status)
 
 const sse = (c: { req: { header: (name: string) => string | undefined } }) =>
   wantsEventStream(c.req.header('accept'))

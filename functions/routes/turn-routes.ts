@@ -12,7 +12,6 @@ import type { AppContext, AppEnv, RouteContext } from '../http/app-context.ts'
 import { acceptedWork, prefersAsync } from '../http/background-answer.ts'
 import {
   eventFrame,
-  JSON_TYPE,
   SSE_TYPE,
   seqOf,
   sseFrame,
@@ -20,6 +19,7 @@ import {
   turnResponseJson,
 } from '../http/event-framing.ts'
 import { errorJson, errorResponse, mapError } from '../http/http-errors.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { liveResponse } from '../http/live-stream.ts'
 import { wantsEventStream } from '../http/request-input.ts'
 import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
@@ -156,10 +156,7 @@ async function respond(
 ): Promise<Response> {
   if (!wantsEventStream(c.req.header('accept'))) {
     const response = await run({})
-    return new Response(turnResponseJson(response), {
-      status: 200,
-      headers: { 'content-type': JSON_TYPE },
-    })
+    return jsonResponse(turnResponseJson(response))
   }
   let lastSeq = -1
   return liveResponse({

@@ -3,7 +3,7 @@ import { type UsageReport, UsageReportSchema } from '../../src/contract/tenancy.
 import { toMicroUsd } from '../../src/shared/micro-usd.ts'
 import { dayEndMs } from '../../src/shared/utc-day.ts'
 import type { AppEnv } from '../http/app-context.ts'
-import { JSON_TYPE } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { noQuery } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation, RATE_LIMIT_HEADERS } from '../openapi/route-docs.ts'
 import { limitsOf, type Tenancy, windowHeaders } from '../tenancy/tenancy.ts'
@@ -79,9 +79,7 @@ export function usageRoute(tenancy: Tenancy): Hono<AppEnv> {
         },
         output_bytes: remaining(limits.outputBytesPerDay, today.outputBytes),
       }
-      return new Response(JSON.stringify(report), {
-        headers: { 'content-type': JSON_TYPE, ...(window ? windowHeaders(window, now) : {}) },
-      })
+      return jsonResponse(JSON.stringify(report), 200, window ? windowHeaders(window, now) : {})
     },
   )
   return routes

@@ -11,7 +11,8 @@ import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { workStatusPath } from '../http/background-answer.ts'
-import { JSON_TYPE, turnResponseJson } from '../http/event-framing.ts'
+import { turnResponseJson } from '../http/event-framing.ts'
+import { jsonResponse } from '../http/json-response.ts'
 import { readBodyText } from '../http/read-body.ts'
 import { documentedBody, documentedHeaders, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
@@ -84,14 +85,13 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
         const { session_id, work_id } = queued
         await ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
         const answer = { session_id, duplicate: queued.duplicate, work_id }
-        return new Response(JSON.stringify(answer), {
-          status: 202,
-          headers: { 'content-type': JSON_TYPE, location: workStatusPath(session_id, work_id) },
+        return jsonResponse(JSON.stringify(answer), 202, {
+          location: workStatusPath(session_id, work_id),
         })
       }
       const run = await ctx.api.trigger(hook.tenant, request)
       const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
-      return new Response(text, { status: 200, headers: { 'content-type': JSON_TYPE } })
+      return jsonResponse(text)
     },
   )
   return routes
