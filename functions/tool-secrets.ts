@@ -1,4 +1,5 @@
 import { TurnlineError } from '../src/contract/errors.ts'
+import { toHex } from '../src/shared/sha256-hex.ts'
 
 /**
  * Per-tenant signing secrets for session-defined HTTP tools:
@@ -18,7 +19,7 @@ export async function deriveTenantSecret(master: string, tenant: string): Promis
     ['sign'],
   )
   const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(tenant))
-  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, '0')).join('')
+  return toHex(mac)
 }
 
 /** A synchronous `secretFor` over secrets derived up front for the given tenants. */

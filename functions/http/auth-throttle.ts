@@ -7,6 +7,7 @@ import type {
   ThrottleRule,
   ThrottleVerdict,
 } from '../../src/ports/failure-throttle.ts'
+import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import type { AddressRange } from './address-ranges.ts'
 import type { AppEnv } from './app-context.ts'
@@ -145,12 +146,9 @@ function rule(perMinute: number): ThrottleRule {
   return { capacity: perMinute, refillMs: 60_000 / perMinute }
 }
 
-const encoder = new TextEncoder()
-
 /** A stable, short name for a key prefix that does not reveal it: 16 hex of its SHA-256. */
 async function prefixId(prefix: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(prefix)))
-  return Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join('')
+  return (await sha256Hex(prefix)).slice(0, 16)
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))

@@ -8,6 +8,7 @@ import {
   reservedTenantName,
 } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { toHex } from '../../src/shared/sha256-hex.ts'
 import { keyDigest } from '../http/auth.ts'
 
 /**
@@ -97,7 +98,7 @@ export function usableRegistryKeys(registry: KeyRegistry): {
 /** `sha256:<hex>` of a key: what the registry and TURNLINE_API_KEYS hold instead of the key. */
 export async function hashApiKey(key: string): Promise<string> {
   const digest = await keyDigest(key)
-  return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`
+  return `sha256:${toHex(digest)}`
 }
 
 /** A new random API key: `tl_` and 256 random bits in base64url (46 characters). */

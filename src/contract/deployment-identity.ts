@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { toHex } from '../shared/sha256-hex.ts'
 import { lazySchema } from './lazy-schema.ts'
 import {
   readDocument,
@@ -68,5 +69,5 @@ export function serializeDeploymentId(value: DeploymentId): string {
 /** A new random deployment id. */
 export function newDeploymentId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
-  return `dep_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
+  return `dep_${toHex(bytes)}`
 }

@@ -1,3 +1,4 @@
+import { toHex } from '../shared/sha256-hex.ts'
 import { webhookFor } from './standard-webhooks.ts'
 
 /**
@@ -159,5 +160,5 @@ function fail(
 /** A random nonce for a request body (128 bits, hex). */
 export function newNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+  return toHex(bytes)
 }

@@ -9,6 +9,7 @@ import {
   type UserFile,
 } from '../contract/stored-file.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './put-once.ts'
 
@@ -57,8 +58,7 @@ export class SessionFiles {
   private async stashFile(file: AnyFile): Promise<AnyFile> {
     if (!('data' in file)) return file
     const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0))
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
-    const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
+    const sha256 = await sha256Hex(bytes)
     const stored: StoredFile = {
       format: STORED_FILE_FORMAT,
       version: STORED_FILE_VERSION,

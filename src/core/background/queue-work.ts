@@ -1,5 +1,6 @@
 import type { TurnRequest } from '../../contract/api.ts'
 import type { WorkRecord, WorkSource } from '../../contract/work-record.ts'
+import { sha256Hex } from '../../shared/sha256-hex.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import { assertSameRequest, idempotentCall } from '../engine/idempotency.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
@@ -63,8 +64,5 @@ export async function queueWork(
 
 /** The work id of a key: the first 32 hex characters of its SHA-256. */
 export async function workIdOf(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key))
-  return Array.from(new Uint8Array(digest).slice(0, 16), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('')
+  return (await sha256Hex(key)).slice(0, 32)
 }

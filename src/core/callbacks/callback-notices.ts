@@ -1,5 +1,6 @@
 import type { CallbackEventType, CallbackNotice } from '../../contract/callback-delivery.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import { sha256Hex } from '../../shared/sha256-hex.ts'
 
 /** What a committed batch says, as much as its notices need (from the writer or the batch). */
 export interface CommittedBatch {
@@ -167,8 +168,5 @@ async function messageIdOf(text: string): Promise<string> {
 
 /** 32 hex digits of SHA-256 over `text`. */
 async function hex32(text: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)),
-  )
-  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('')
+  return (await sha256Hex(text)).slice(0, 32)
 }

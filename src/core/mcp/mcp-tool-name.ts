@@ -1,3 +1,5 @@
+import { sha256Hex } from '../../shared/sha256-hex.ts'
+
 /**
  * VT Code's model-visible MCP tool name: `mcp__<server>__<tool>`, each part with every character
  * outside `A-Z a-z 0-9 _ -` replaced by `_` (an empty part is `tool`); a name longer than 64
@@ -12,9 +14,6 @@ const sanitize = (part: string) => (part === '' ? 'tool' : part.replace(/[^A-Za-
 export async function mcpToolName(server: string, tool: string): Promise<string> {
   const full = `${MCP_TOOL_PREFIX}${sanitize(server)}__${sanitize(tool)}`
   if (full.length <= MAX_LENGTH) return full
-  const digest = new Uint8Array(
-    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(full)),
-  )
-  const hex = Array.from(digest.slice(0, HASH_LENGTH / 2), (b) => b.toString(16).padStart(2, '0'))
-  return `${full.slice(0, MAX_LENGTH - 1 - HASH_LENGTH)}_${hex.join('')}`
+  const hex = (await sha256Hex(full)).slice(0, HASH_LENGTH)
+  return `${full.slice(0, MAX_LENGTH - 1 - HASH_LENGTH)}_${hex}`
 }

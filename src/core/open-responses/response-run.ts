@@ -6,6 +6,7 @@ import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import type { ResponseRunRequest, ResponseRunResult } from '../../contract/open-responses-run.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import { sha256Hex } from '../../shared/sha256-hex.ts'
 import { SessionImages } from '../../store/session-images.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -129,7 +130,7 @@ async function responseSession(
   seed: { config: SessionConfig; history: HistoryMessage[]; key: string | undefined },
 ): Promise<SessionRef> {
   const { key } = seed
-  const sessionId = key === undefined ? undefined : `resp-${(await sha256(key)).slice(0, 40)}`
+  const sessionId = key === undefined ? undefined : `resp-${(await sha256Hex(key)).slice(0, 40)}`
   try {
     return await startSession(deps, locator, tenant, seed.config, {
       source: 'startup',
@@ -183,9 +184,4 @@ function loadedHistory(
 ): Promise<HistoryMessage[]> {
   const images = new SessionImages(deps.sessions.objects, deps.sessions.keys(ref).root)
   return images.loadMessages(history)
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
 }

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../shared/sha256-hex.ts'
 /**
  * The deterministic id of one runner start: the same (tenant, session, tool call) always gives
  * the same id, so a start retried after a lost reply or a crash re-attaches to the command it
@@ -13,7 +14,5 @@ export async function execRequestId(key: {
   const text = ['turnline-exec-v1', key.tenant, key.sessionId, key.toolCallId, key.itemId ?? '']
     .map((part) => `${part.length}:${part}`)
     .join('|')
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
-  return `req_${hex.slice(0, 40)}`
+  return `req_${(await sha256Hex(text)).slice(0, 40)}`
 }

@@ -1,6 +1,7 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
+import { sha256Hex } from '../../shared/sha256-hex.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { stepTurn } from '../turn/step-turn.ts'
@@ -60,7 +61,5 @@ export async function triggerAutomation(
 }
 
 export async function deliveryKey(deliveryId: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(deliveryId))
-  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
-  return `delivery/${hex}`
+  return `delivery/${await sha256Hex(deliveryId)}`
 }
