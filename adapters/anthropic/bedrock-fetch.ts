@@ -1,5 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4'
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
+import { base64Bytes } from '../../src/shared/base64-bytes.ts'
 import { WebSha256 } from '../shared/web-sha256.ts'
 import { eventStreamMessages } from './aws-event-stream.ts'
 import { anthropicErrorBody, anthropicErrorResponse, anthropicErrorType } from './bedrock-errors.ts'
@@ -100,7 +101,7 @@ const decoder = new TextDecoder()
 
 /** Base64 to UTF-8 text, on Web-standard globals. */
 function fromBase64(text: string): string {
-  return decoder.decode(Uint8Array.from(atob(text), (char) => char.charCodeAt(0)))
+  return decoder.decode(base64Bytes(text))
 }
 
 /**

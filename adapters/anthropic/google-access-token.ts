@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { lazySchema } from '../../src/contract/lazy-schema.ts'
+import { base64Bytes } from '../../src/shared/base64-bytes.ts'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
@@ -164,7 +165,7 @@ async function signedAssertion(
   }
   const unsigned = `${encodeJson(header)}.${encodeJson(claims)}`
   const pem = credentials.private_key.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '')
-  const der = Uint8Array.from(atob(pem), (char) => char.charCodeAt(0))
+  const der = base64Bytes(pem)
   const key = await crypto.subtle.importKey(
     'pkcs8',
     der,

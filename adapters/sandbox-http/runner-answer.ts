@@ -73,13 +73,6 @@ export function safeJson(text: string): unknown {
   }
 }
 
-export function base64Bytes(text: string): Uint8Array {
-  const binary = atob(text)
-  const out = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
-  return out
-}
-
 /** The wire capture in the port's shape. */
 export function snapshot(c: ExecCapture): ExecSnapshot {
   return {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { base64Bytes } from '../shared/base64-bytes.ts'
 import { TurnlineError } from './errors.ts'
 import { lazySchema } from './lazy-schema.ts'
 import type { UserFile } from './stored-file.ts'
@@ -113,7 +114,7 @@ export function resolveInputFile(part: InputFilePart, field: string): ResolvedFi
   if (mediaType && (mediaType.startsWith('text/') || TEXT_TYPES.has(mediaType))) {
     let text: string
     try {
-      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))
+      const bytes = base64Bytes(base64)
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
     } catch {
       throw refuse('.file_data', `${filename ?? 'the file'} is not UTF-8 text`)

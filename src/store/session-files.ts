@@ -9,6 +9,7 @@ import {
   type UserFile,
 } from '../contract/stored-file.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { base64Bytes } from '../shared/base64-bytes.ts'
 import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './put-once.ts'
@@ -57,7 +58,7 @@ export class SessionFiles {
 
   private async stashFile(file: AnyFile): Promise<AnyFile> {
     if (!('data' in file)) return file
-    const bytes = Uint8Array.from(atob(file.data), (char) => char.charCodeAt(0))
+    const bytes = base64Bytes(file.data)
     const sha256 = await sha256Hex(bytes)
     const stored: StoredFile = {
       format: STORED_FILE_FORMAT,

@@ -22,6 +22,7 @@ import {
   type TurnInputRecordV4,
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { base64Bytes } from '../shared/base64-bytes.ts'
 import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './put-once.ts'
@@ -61,7 +62,7 @@ export class SessionImages {
   async stash(url: string): Promise<ImageRef | undefined> {
     const data = dataImage(url)
     if (!data) return undefined
-    const bytes = Uint8Array.from(atob(data.base64), (char) => char.charCodeAt(0))
+    const bytes = base64Bytes(data.base64)
     const sha256 = await sha256Hex(bytes)
     const image: StoredImage = {
       format: STORED_IMAGE_FORMAT,
