@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4'
 import type { AwsCredentialIdentity, Provider } from '@smithy/types'
-import { base64Bytes } from '../../src/shared/base64-bytes.ts'
+import { base64Bytes } from '../../src/shared/base64.ts'
 import { WebSha256 } from '../shared/web-sha256.ts'
 import { eventStreamMessages } from './aws-event-stream.ts'
 import { anthropicErrorBody, anthropicErrorResponse, anthropicErrorType } from './bedrock-errors.ts'

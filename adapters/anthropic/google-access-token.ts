@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { lazySchema } from '../../src/contract/lazy-schema.ts'
-import { base64Bytes } from '../../src/shared/base64-bytes.ts'
+import { base64Bytes, toBase64url } from '../../src/shared/base64.ts'
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
@@ -137,13 +137,7 @@ async function requestToken(
   return parsed.data
 }
 
-const base64url = (bytes: Uint8Array): string =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-
-const encodeJson = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)))
+const encodeJson = (value: unknown) => toBase64url(new TextEncoder().encode(JSON.stringify(value)))
 
 /** The JWT a service account trades for a token: RS256 over its claims, with its private key. */
 async function signedAssertion(
@@ -178,5 +172,5 @@ async function signedAssertion(
     key,
     new TextEncoder().encode(unsigned),
   )
-  return `${unsigned}.${base64url(new Uint8Array(signature))}`
+  return `${unsigned}.${toBase64url(new Uint8Array(signature))}`
 }

@@ -23,7 +23,7 @@ import type {
   SandboxScope,
 } from '../../src/ports/sandbox-runner.ts'
 import { backoffMs } from '../../src/shared/backoff.ts'
-import { base64Bytes } from '../../src/shared/base64-bytes.ts'
+import { base64Bytes } from '../../src/shared/base64.ts'
 import { readAnswer, snapshot, unavailable } from './runner-answer.ts'
 
 export interface HttpSandboxRunnerOptions {

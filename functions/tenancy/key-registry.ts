@@ -8,6 +8,7 @@ import {
   reservedTenantName,
 } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
+import { toBase64url } from '../../src/shared/base64.ts'
 import { toHex } from '../../src/shared/sha256-hex.ts'
 import { keyDigest } from '../http/auth.ts'
 
@@ -104,8 +105,7 @@ export async function hashApiKey(key: string): Promise<string> {
 /** A new random API key: `tl_` and 256 random bits in base64url (46 characters). */
 export function newApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
-  const base64 = btoa(String.fromCharCode(...bytes))
-  return `tl_${base64.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')}`
+  return `tl_${toBase64url(bytes)}`
 }
 
 function unreadable(why: string): TurnlineError {

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { base64Bytes } from '../shared/base64-bytes.ts'
+import { base64Bytes } from '../shared/base64.ts'
 import { TurnlineError } from './errors.ts'
 import { lazySchema } from './lazy-schema.ts'
 import type { UserFile } from './stored-file.ts'

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { base64Bytes, toBase64 } from '../shared/base64.ts'
 import { TurnlineError } from './errors.ts'
 import { type HistoryMessage, HistoryMessageSchema } from './history-message.ts'
 import { lazySchema } from './lazy-schema.ts'
@@ -87,12 +88,7 @@ export interface CompactResource {
 }
 
 function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text)
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  }
-  return btoa(binary)
+  return toBase64(new TextEncoder().encode(text))
 }
 
 /** The `encrypted_content` of a compaction item standing for `messages` (images loaded). */
@@ -125,8 +121,7 @@ export function decodeCompaction(encrypted: string, field: string): HistoryMessa
   if (!encrypted.startsWith(PREFIX)) throw refuse('not a compaction item of this server')
   let value: unknown
   try {
-    const binary = atob(encrypted.slice(PREFIX.length))
-    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0))
+    const bytes = base64Bytes(encrypted.slice(PREFIX.length))
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
   } catch {
     throw refuse('its encrypted_content is damaged')

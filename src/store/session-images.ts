@@ -22,7 +22,7 @@ import {
   type TurnInputRecordV4,
 } from '../contract/turn-input-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { base64Bytes } from '../shared/base64-bytes.ts'
+import { base64Bytes } from '../shared/base64.ts'
 import { sha256Hex } from '../shared/sha256-hex.ts'
 import { fromBytes, toBytes } from './json-bytes.ts'
 import { putOnce } from './put-once.ts'

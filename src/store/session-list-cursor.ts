@@ -1,4 +1,5 @@
 import { TurnlineError } from '../contract/errors.ts'
+import { base64urlBytes, toBase64url } from '../shared/base64.ts'
 import { assertSegment } from './session-ref.ts'
 
 /**
@@ -105,14 +106,9 @@ function invalid(message: string): TurnlineError {
 }
 
 function base64url(text: string): string {
-  const bytes = new TextEncoder().encode(text)
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+  return toBase64url(new TextEncoder().encode(text))
 }
 
 function fromBase64url(text: string): string {
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'))
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0))
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  return new TextDecoder('utf-8', { fatal: true }).decode(base64urlBytes(text))
 }
