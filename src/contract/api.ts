@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import type { BudgetReport } from './budget-status.ts'
 import { lazySchema } from './lazy-schema.ts'
+import { pageLimit } from './page-limit.ts'
 import { LimitsSchema, type SessionConfig } from './session-config.ts'
 import type { ThreadEvent } from './thread-event.ts'
 import { INPUT_TEXT_MAX_CHARS, TurnInputSchema } from './turn-input.ts'
@@ -111,11 +112,6 @@ export interface SessionActivity {
   since?: string
   /** From the session's lease (core/session/turn-state.ts): someone runs it, or it was left. */
   turn_state?: 'running' | 'interrupted'
-}
-
-/** The `limit` of a paged listing. */
-function pageLimit(max: number, fallback: number, what: string) {
-  return z.coerce.number().int().min(1).max(max).default(fallback).describe(what)
 }
 
 export const ListSessionsQuerySchema = lazySchema(() =>

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { KeptHookAnswerSchema } from './kept-hook-answers.ts'
 import { lazySchema } from './lazy-schema.ts'
 import { OutputArtifactIdSchema } from './output-artifact.ts'
+import { pageLimit } from './page-limit.ts'
 
 /**
  * `GET /v1/sessions/{id}/artifacts`: the tool outputs a session kept whole, each by the call
@@ -93,13 +94,7 @@ export const KeptOutputsQuerySchema = lazySchema(() =>
       .max(32)
       .optional()
       .describe('The `cursor` of the previous page; absent: from the start of the session.'),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(200)
-      .default(50)
-      .describe('Outputs per page (default 50).'),
+    limit: pageLimit(200, 50, 'Outputs per page (default 50).'),
   }),
 )
 export type KeptOutputsQuery = z.infer<typeof KeptOutputsQuerySchema>
