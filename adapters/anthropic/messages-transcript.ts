@@ -11,6 +11,7 @@ import type { AssistantMessage, HistoryMessage } from '../../src/contract/histor
 import { sentFile, type UserFile } from '../../src/contract/stored-file.ts'
 import { sentImage } from '../../src/contract/stored-image.ts'
 import type { UserImage } from '../../src/contract/turn-input.ts'
+import { parseJsonObject } from '../../src/shared/json-object.ts'
 import { ProviderStreamError } from '../shared/model-failure.ts'
 
 /** A Messages API request's `system` blocks and `messages`, from a transcript. */
@@ -142,13 +143,6 @@ function assistantBlocks(message: AssistantMessage): ContentBlockParam[] {
  * or `{}` when it is not an object (an answer cut at max_tokens mid-call, or no arguments).
  */
 export function toolInput(raw: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(raw)
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return value as Record<string, unknown>
-    }
-  } catch {
-    // Not JSON: sent back as no arguments; the tool result already said why it did not run.
-  }
-  return {}
+  // Not an object: sent back as no arguments; the tool result already said why it did not run.
+  return parseJsonObject(raw) ?? {}
 }

@@ -8,6 +8,7 @@ import type {
 } from '../../contract/kept-output-list.ts'
 import type { ThreadItem } from '../../contract/thread-item.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
+import { parseJsonObject } from '../../shared/json-object.ts'
 import { readBatchPage } from '../../store/batch-pages.ts'
 import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import type { SessionKeys } from '../../store/session-ref.ts'
@@ -24,17 +25,12 @@ const NAMED = /\bkept (?:whole )?as artifact (out_[0-9a-f]{32})\b/
  * hook's note.
  */
 export function keptArtifactIdOf(content: string): string | undefined {
-  if (content.trimStart().startsWith('{')) {
-    try {
-      const value: unknown = JSON.parse(content)
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const id = (value as { output_artifact_id?: unknown }).output_artifact_id
-        return typeof id === 'string' && ID.test(id) ? id : undefined
-      }
-    } catch {
-      // not JSON: a text answer, read for a notice below
-    }
+  const value = parseJsonObject(content)
+  if (value) {
+    const id = value.output_artifact_id
+    return typeof id === 'string' && ID.test(id) ? id : undefined
   }
+  // not a JSON object: a text answer, read for a notice
   return NAMED.exec(content)?.[1]
 }
 

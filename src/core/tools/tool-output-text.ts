@@ -1,3 +1,5 @@
+import { parseJsonObject } from '../../shared/json-object.ts'
+
 /**
  * What a `tool_output` item shows, as VT Code derives it from a tool's answer: the model reads
  * the whole (bounded) answer, the item holds the text extracted from it.
@@ -20,7 +22,7 @@ const PRIMARY_KEYS = ['output', 'stdout', 'stderr', 'content'] as const
 const NOTE_KEYS = ['message', 'critical_note', 'hint', 'next_action'] as const
 
 export function toolOutputPayload(answer: string): ToolOutputPayload {
-  const value = parseObject(answer)
+  const value = parseJsonObject(answer)
   if (!value) return { text: answer }
   const spool = value.spool_path
   if (typeof spool === 'string') return { text: '', spoolPath: spool }
@@ -34,19 +36,6 @@ export function toolOutputPayload(answer: string): ToolOutputPayload {
   addUnique(parts, errorMessage(value))
   for (const key of NOTE_KEYS) addUnique(parts, trimmedString(value, key))
   return { text: parts.join('\n') }
-}
-
-function parseObject(text: string): Json | undefined {
-  const start = text.trimStart()
-  if (!start.startsWith('{')) return undefined
-  try {
-    const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Json)
-      : undefined
-  } catch {
-    return undefined
-  }
 }
 
 function trimmedString(value: Json, key: string): string | undefined {
