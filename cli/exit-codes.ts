@@ -1,4 +1,4 @@
-import type { ThreadCompletedEvent } from '../src/contract/thread-event.ts'
+import type { ThreadCompletedEvent } from '../src/contract/thread-lifecycle-events.ts'
 
 /**
  * Exit codes of `turnline`. `exec` exits with the outcome of the session, one code per

@@ -1,4 +1,4 @@
-import type { ThreadCompletedEvent } from '../src/contract/thread-event.ts'
+import type { ThreadCompletedEvent } from '../src/contract/thread-lifecycle-events.ts'
 
 /** Plain-text pieces of the human progress view (no colours, no terminal control). */
 

@@ -2,7 +2,7 @@ import { writeSync } from 'node:fs'
 import type { TurnlineClient } from '../client/turnline-client.ts'
 import type { SeqEvent, TurnStatus } from '../client/types.ts'
 import { serializeEvent } from '../src/contract/serialize.ts'
-import type { ThreadCompletedEvent } from '../src/contract/thread-event.ts'
+import type { ThreadCompletedEvent } from '../src/contract/thread-lifecycle-events.ts'
 import type { Progress } from './progress.ts'
 
 export interface RunOutputOptions {

@@ -22,11 +22,11 @@ import {
   THREAD_EVENT_SCHEMAS,
   type ThreadEvent,
   type ThreadEventType,
-  TokenBreakdownSchema,
   type UnknownThreadEvent,
   type VersionedThreadEvent,
 } from './thread-event.ts'
 import { FileUpdateChangeSchema, THREAD_ITEM_SCHEMAS, type ThreadItemType } from './thread-item.ts'
+import { TokenBreakdownSchema } from './turn-events.ts'
 import { UsageSchema } from './usage.ts'
 import { checkWrittenEvent } from './written-event-check.ts'
 

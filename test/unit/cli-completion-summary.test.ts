@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { completionSummary } from '../../cli/item-text.ts'
-import type { ThreadCompletedEvent } from '../../src/contract/thread-event.ts'
+import type { ThreadCompletedEvent } from '../../src/contract/thread-lifecycle-events.ts'
 
 const completed = (input: number, cached: number): ThreadCompletedEvent => ({
   type: 'thread.completed',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { RequestSegmentSchema } from '../../src/contract/request-segment.ts'
 import { parseEventLine, serializeEvent } from '../../src/contract/serialize.ts'
-import { ThreadCompactBoundaryEventSchema } from '../../src/contract/thread-event.ts'
+import { ThreadCompactBoundaryEventSchema } from '../../src/contract/thread-lifecycle-events.ts'
 import {
   catalogHash,
   compactBoundaryEvent,

@@ -1,6 +1,6 @@
 import type { CompactionMode, CompactionTrigger } from '../../contract/enums.ts'
 import type { RequestSegment } from '../../contract/request-segment.ts'
-import type { ThreadCompactBoundaryEvent } from '../../contract/thread-event.ts'
+import type { ThreadCompactBoundaryEvent } from '../../contract/thread-lifecycle-events.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 
 /**

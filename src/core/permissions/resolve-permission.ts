@@ -2,14 +2,14 @@ import type { PendingCall } from '../../contract/engine-state.ts'
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type {
+  PermissionRequestedEvent,
+  PermissionResolvedEvent,
+} from '../../contract/permission-and-plan-events.ts'
+import type {
   PendingPermission,
   PermissionResolution,
   PermissionResolutionRequest,
 } from '../../contract/permission-resolution.ts'
-import type {
-  PermissionRequestedEvent,
-  PermissionResolvedEvent,
-} from '../../contract/thread-event.ts'
 import { type RejectionOutcome, rejectionDetail } from './rejected-tool.ts'
 
 /** What the engine does with the waiting call once a decision is in. */

@@ -1,5 +1,5 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { ContextResetEvent } from '../../contract/thread-event.ts'
+import type { ContextResetEvent } from '../../contract/thread-lifecycle-events.ts'
 
 /**
  * The plan-approval context reset (`fresh_context`, "clear context and implement"): VT Code

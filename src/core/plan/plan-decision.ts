@@ -1,7 +1,8 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { PlanApprovalResolvedEvent } from '../../contract/permission-and-plan-events.ts'
 import type { PendingPlanApproval, PlanApprovalRequest } from '../../contract/plan-approval.ts'
-import type { ContextResetEvent, PlanApprovalResolvedEvent } from '../../contract/thread-event.ts'
+import type { ContextResetEvent } from '../../contract/thread-lifecycle-events.ts'
 import { contextResetEvent } from './fresh-context.ts'
 import { freshContextDirective } from './handoff-prompt.ts'
 

@@ -1,5 +1,5 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
-import type { InterjectedEvent } from '../../contract/thread-event.ts'
+import type { InterjectedEvent } from '../../contract/turn-events.ts'
 import type { QueuedIntent } from '../../ports/coordinator.ts'
 import { copyIntent } from '../../ports/coordinator-checks.ts'
 
