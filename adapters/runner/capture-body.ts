@@ -1,4 +1,4 @@
-import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import type { ExecCapture } from '../../src/contract/runner-answers.ts'
 import type { ExecSession } from './exec-session.ts'
 
 /** The capture answer of start, write, poll, wait and close. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import type { ExecStartBody } from '../../src/contract/runner-requests.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { constants } from 'node:os'
-import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import type { ExecCapture } from '../../src/contract/runner-answers.ts'
 import { spawnLaunch, watchSandboxInit } from './command-sandbox.ts'
 import { headAndTail } from './head-and-tail.ts'
 import { childPids, descendant } from './process-tree.ts'

@@ -1,4 +1,4 @@
-import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
+import type { ExecExitCallback } from '../../src/contract/exec-exit-callback.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
 import { type Backoff, backoffMs } from '../../src/shared/backoff.ts'
 

@@ -1,11 +1,11 @@
 import { planPatch } from '../../src/contract/patch-apply.ts'
 import { parsePatch } from '../../src/contract/patch-parser.ts'
 import type {
-  FileReadBody,
   FileReadResult,
   FileWriteResult,
   PatchResult,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-answers.ts'
+import type { FileReadBody } from '../../src/contract/runner-requests.ts'
 import { Refusal } from './refusal.ts'
 import { readRegular, removeRegular, replaceRegular } from './workspace-files.ts'
 import { normalRel } from './workspace-paths.ts'

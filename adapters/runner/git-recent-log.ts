@@ -1,4 +1,4 @@
-import type { GitLogResult } from '../../src/contract/runner-protocol.ts'
+import type { GitLogResult } from '../../src/contract/runner-answers.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { GitObjects, GitUnreadable, gitEntry, gitFile } from './git-objects.ts'
 import type { WorkspaceDir } from './workspace-walk.ts'

@@ -1,4 +1,4 @@
-import type { ExecCapture } from '../../src/contract/runner-protocol.ts'
+import type { ExecCapture } from '../../src/contract/runner-answers.ts'
 import { backToBoundary, forwardToBoundary } from './utf8-cut.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { RefusalCode } from '../../src/contract/runner-protocol.ts'
+import type { RefusalCode } from '../../src/contract/runner-answers.ts'
 
 /** An expected refusal of the runner, answered as a 4xx `{error:{code,message,details?}}`. */
 export class Refusal extends Error {

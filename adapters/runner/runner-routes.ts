@@ -11,7 +11,7 @@ import {
   GitLogBodySchema,
   SpoolReadBodySchema,
   WorktreeBodySchema,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-requests.ts'
 import { captureBody } from './capture-body.ts'
 import type { ExecRegistry, Scope } from './exec-registry.ts'
 import { applyWorkspacePatch, readWorkspaceFile, writeWorkspaceFile } from './file-ops.ts'

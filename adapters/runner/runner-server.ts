@@ -5,7 +5,7 @@ import type * as z from 'zod'
 import {
   SandboxStatusBodySchema,
   WorkspaceEraseBodySchema,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-requests.ts'
 import {
   ID_HEADER,
   MemoryReplayGuard,

@@ -1,4 +1,4 @@
-import type { ExecStartBody } from '../../src/contract/runner-protocol.ts'
+import type { ExecStartBody } from '../../src/contract/runner-requests.ts'
 import type { ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
 

@@ -1,4 +1,4 @@
-import type { SandboxStatusAnswer } from '../../src/contract/runner-protocol.ts'
+import type { SandboxStatusAnswer } from '../../src/contract/runner-answers.ts'
 import { signedHeaders } from '../../src/contract/runner-signature.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 

@@ -1,5 +1,5 @@
 import { type FileHandle, open, rename } from 'node:fs/promises'
-import type { WorkspaceEraseResult } from '../../src/contract/runner-protocol.ts'
+import type { WorkspaceEraseResult } from '../../src/contract/runner-answers.ts'
 import { STATE_FOLDER } from './exec-state-folder.ts'
 import { FolderKeepsChanging, removeFolder } from './folder-removal.ts'
 import { Refusal } from './refusal.ts'

@@ -1,4 +1,4 @@
-import type { WorktreeResult } from '../../src/contract/runner-protocol.ts'
+import type { WorktreeResult } from '../../src/contract/runner-answers.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { Refusal } from './refusal.ts'

@@ -9,7 +9,7 @@ import {
   SpoolChunkSchema,
   WorkspaceEraseResultSchema,
   WorktreeResultSchema,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-answers.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
 import { transportFailureText } from '../../src/contract/transport-failure.ts'
 import type {

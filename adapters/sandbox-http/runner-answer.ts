@@ -5,7 +5,7 @@ import {
   REFUSAL_CODES,
   type RefusalCode,
   RunnerErrorBodySchema,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-answers.ts'
 import type { ExecSnapshot, RunnerResult } from '../../src/ports/sandbox-runner.ts'
 
 /**

@@ -1,7 +1,7 @@
 import {
   type SandboxStatusAnswer,
   SandboxStatusAnswerSchema,
-} from '../../src/contract/runner-protocol.ts'
+} from '../../src/contract/runner-answers.ts'
 import {
   ID_HEADER,
   newNonce,

@@ -1,4 +1,4 @@
-import { type ExecExitCallback, ExecExitCallbackSchema } from './runner-protocol.ts'
+import { type ExecExitCallback, ExecExitCallbackSchema } from './exec-exit-callback.ts'
 import {
   ID_HEADER,
   type ReplayGuard,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { ExecExitCallback } from '../../src/contract/exec-exit-callback.ts'
 import { readExitCallback } from '../../src/contract/runner-callback.ts'
-import type { ExecExitCallback } from '../../src/contract/runner-protocol.ts'
 import { MemoryReplayGuard } from '../../src/contract/runner-signature.ts'
 import { standardWebhookValid } from './webhook-signature-check.ts'
 
