@@ -26,7 +26,7 @@ import {
   type OpenAICompatibleProvider,
   providerProfile,
 } from '../adapters/openai/provider-profile.ts'
-import type { ModelApi } from '../src/contract/session-config.ts'
+import type { ModelApi } from '../src/contract/model-config.ts'
 import { SessionService } from '../src/core/session-service.ts'
 import type { ModelClient } from '../src/ports/model-client.ts'
 import { engineDeps } from '../test/support/engine-deps.ts'

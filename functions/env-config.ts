@@ -11,7 +11,7 @@ import {
   envInteger as integer,
 } from '../src/contract/env-values.ts'
 import { McpServersSchema } from '../src/contract/mcp-config.ts'
-import { ModelApiSchema } from '../src/contract/session-config.ts'
+import { ModelApiSchema } from '../src/contract/model-config.ts'
 import { WebhooksSchema } from '../src/contract/webhook-config.ts'
 import { AnthropicPlatformEnvShape, anthropicPlatformChecks } from './anthropic-platform-env.ts'
 import { parseRange } from './http/address-ranges.ts'

@@ -2,7 +2,9 @@ import * as z from 'zod'
 import type { CreateSessionResponse, TurnResponse } from './api.ts'
 import { BoundaryItemSchema, type HandoffRequest } from './handoff.ts'
 import { lazySchema } from './lazy-schema.ts'
-import { LimitsSchema, ModelSettingsSchema, PermissionsSchema } from './session-config.ts'
+import { LimitsSchema } from './limits-config.ts'
+import { ModelSettingsSchema } from './model-config.ts'
+import { PermissionsSchema } from './permissions-config.ts'
 
 /**
  * `POST /v1/sessions/:id/handoff`: what the caller adds to the HandoffRequest the service

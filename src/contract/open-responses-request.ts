@@ -1,9 +1,9 @@
 import * as z from 'zod'
 import { lazySchema } from './lazy-schema.ts'
+import { ReasoningEffortSchema } from './model-config.ts'
 import { echoedDefaults } from './open-responses-defaults.ts'
 import { FunctionToolSchema, InputItemSchema } from './open-responses-input.ts'
 import { RESERVED_METADATA_PREFIX } from './open-responses-record.ts'
-import { ReasoningEffortSchema } from './session-config.ts'
 import { ToolChoiceSchema } from './tool-choice.ts'
 import { INPUT_TEXT_MAX_CHARS } from './turn-input.ts'
 

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import type { TurnResponse } from './api.ts'
 import { lazySchema } from './lazy-schema.ts'
-import { ModelSettingsSchema } from './session-config.ts'
+import { ModelSettingsSchema } from './model-config.ts'
 
 /**
  * Propose/verify separation (VT Code `verify_proposed_change`): `POST /v1/sessions/:id/verify`

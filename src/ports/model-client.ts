@@ -5,7 +5,7 @@ import type {
   ReasoningBlock,
   ToolCall,
 } from '../contract/history-message.ts'
-import type { ModelApi } from '../contract/session-config.ts'
+import type { ModelApi } from '../contract/model-config.ts'
 import type { Usage } from '../contract/usage.ts'
 
 /** A function tool as offered to the model (JSON Schema parameters). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { PendingCall } from '../../src/contract/engine-state.ts'
 import { HooksSchema } from '../../src/contract/hook-config.ts'
-import { PermissionsSchema } from '../../src/contract/session-config.ts'
+import { PermissionsSchema } from '../../src/contract/permissions-config.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import type { PermissionPolicy } from '../../src/core/permissions/permission-policy.ts'
 import { gateToolCall, type ToolGateInput } from '../../src/core/permissions/tool-gate.ts'

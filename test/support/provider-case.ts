@@ -1,6 +1,6 @@
 import type { OpenAICompatibleProvider } from '../../adapters/openai/provider-profile.ts'
 import type { TurnStatus } from '../../src/contract/api.ts'
-import type { ModelSettingsInput } from '../../src/contract/session-config.ts'
+import type { ModelSettingsInput } from '../../src/contract/model-config.ts'
 import type { TurnInput } from '../../src/contract/turn-input.ts'
 import type { Usage } from '../../src/contract/usage.ts'
 import type { ReplayFrame, ReplayReply } from './provider-replay.ts'

@@ -7,7 +7,7 @@ import {
 } from '../../adapters/anthropic/thinking-settings.ts'
 import { parseEnv } from '../../functions/env-config.ts'
 import { chooseModel } from '../../functions/model-choice.ts'
-import { ModelSettingsSchema } from '../../src/contract/session-config.ts'
+import { ModelSettingsSchema } from '../../src/contract/model-config.ts'
 import type { ModelRequest } from '../../src/ports/model-client.ts'
 
 const request = (fields: Partial<ModelRequest> = {}): ModelRequest => ({

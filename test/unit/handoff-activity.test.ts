@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_TEST_COMMAND_PATTERN } from '../../src/contract/session-config.ts'
+import { DEFAULT_TEST_COMMAND_PATTERN } from '../../src/contract/harness-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { buildHandoff } from '../../src/core/handoff/build-handoff.ts'
 import {

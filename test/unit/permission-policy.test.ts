@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { PendingCall } from '../../src/contract/engine-state.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import { PermissionResolutionRequestSchema } from '../../src/contract/permission-resolution.ts'
-import { PermissionsSchema } from '../../src/contract/session-config.ts'
+import { PermissionsSchema } from '../../src/contract/permissions-config.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import {
   decide,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EventLogPathSchema } from '../../src/contract/session-config.ts'
+import { EventLogPathSchema } from '../../src/contract/harness-config.ts'
 import { eventLogObjectPath } from '../../src/core/exports/session-exports.ts'
 import { SessionKeys } from '../../src/store/session-ref.ts'
 

@@ -4,7 +4,7 @@ import {
   type OpenTurn,
   parseEngineState,
 } from '../../src/contract/engine-state.ts'
-import type { Limits } from '../../src/contract/session-config.ts'
+import type { Limits } from '../../src/contract/limits-config.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import {

@@ -1,5 +1,5 @@
 import type { EngineState } from '../../contract/engine-state.ts'
-import type { ModelSettings } from '../../contract/session-config.ts'
+import type { ModelSettings } from '../../contract/model-config.ts'
 import type { Usage } from '../../contract/usage.ts'
 import type { ModelPrice } from './pricing.ts'
 import { estimateCostUsd, priceFor } from './pricing.ts'

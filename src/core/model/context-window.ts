@@ -1,4 +1,4 @@
-import type { ModelSettings } from '../../contract/session-config.ts'
+import type { ModelSettings } from '../../contract/model-config.ts'
 
 /**
  * The provider's context capacity of a model, in tokens: the session's `context_window` setting,

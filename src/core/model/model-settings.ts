@@ -1,4 +1,5 @@
-import type { ModelSettings, SessionConfig } from '../../contract/session-config.ts'
+import type { ModelSettings } from '../../contract/model-config.ts'
+import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ModelRequest } from '../../ports/model-client.ts'
 import type { ServiceDefaults } from '../engine/service-deps.ts'
 

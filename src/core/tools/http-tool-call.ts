@@ -1,5 +1,5 @@
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
-import type { HttpTool } from '../../contract/session-config.ts'
+import type { HttpTool } from '../../contract/http-tool-config.ts'
 import { standardWebhookHeaders } from '../../contract/standard-webhooks.ts'
 import { transportFailureText } from '../../contract/transport-failure.ts'
 import { deadlineSignal } from '../../shared/deadline-signal.ts'

@@ -1,5 +1,5 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import type { HttpTool } from '../../contract/session-config.ts'
+import type { HttpTool } from '../../contract/http-tool-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 
 /** VT Code's catalog order: these first, in this order, then everything else. */

@@ -1,5 +1,5 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import type { HttpTool } from '../../contract/session-config.ts'
+import type { HttpTool } from '../../contract/http-tool-config.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { callHttpTool } from './http-tool-call.ts'
