@@ -1,7 +1,10 @@
 import type { MiddlewareHandler } from 'hono'
 import { type DescribeRouteOptions, describeRoute } from 'hono-openapi'
 import type * as z from 'zod'
-import { ErrorBodySchema, OpenResponsesErrorBodySchema } from '../../src/contract/api-responses.ts'
+import {
+  ErrorBodySchema,
+  OpenResponsesErrorBodySchema,
+} from '../../src/contract/error-responses.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { schemaResolver } from './schema-resolver.ts'
 

@@ -3,7 +3,7 @@ import {
   HandoffResponseSchema,
   OrientationViewSchema,
   VerifyResponseSchema,
-} from '../../src/contract/api-responses.ts'
+} from '../../src/contract/agent-session-responses.ts'
 import { HandoffRouteRequestSchema } from '../../src/contract/handoff-request.ts'
 import { OrientationQuerySchema } from '../../src/contract/orientation-view.ts'
 import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'

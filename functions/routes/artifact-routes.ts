@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { ArtifactListSchema, ArtifactViewSchema } from '../../src/contract/api-responses.ts'
 import {
   ArtifactPutBodySchema,
   type ArtifactWrite,
@@ -8,6 +7,7 @@ import {
   MemoryAppendSchema,
 } from '../../src/contract/artifacts.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { ArtifactListSchema, ArtifactViewSchema } from '../../src/contract/resource-responses.ts'
 import {
   ArtifactParamsSchema,
   IfMatchHeadersSchema,

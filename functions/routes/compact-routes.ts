@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
-import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import { CompactRequestSchema } from '../../src/contract/compact-request.ts'
 import { IdempotencyHeadersSchema, SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import { TurnResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { turnResponseJson } from '../http/event-framing.ts'
 import { jsonResponse } from '../http/json-response.ts'

@@ -1,11 +1,11 @@
 import { Hono } from 'hono'
-import { LoopStepResponseSchema, LoopViewSchema } from '../../src/contract/api-responses.ts'
 import {
   BackgroundHeadersSchema,
   LoopRunAcceptedSchema,
   LoopStepAcceptedSchema,
   WorkStatusSchema,
 } from '../../src/contract/background-responses.ts'
+import { LoopStepResponseSchema, LoopViewSchema } from '../../src/contract/loop-responses.ts'
 import {
   LoopCreateRequestSchema,
   LoopRunRequestSchema,

@@ -1,9 +1,6 @@
 import { Hono } from 'hono'
-import {
-  ErrorBodySchema,
-  HealthSchema,
-  ServiceIndexSchema,
-} from '../../src/contract/api-responses.ts'
+import { ErrorBodySchema } from '../../src/contract/error-responses.ts'
+import { HealthSchema, ServiceIndexSchema } from '../../src/contract/resource-responses.ts'
 import type { AppEnv } from '../http/app-context.ts'
 import { jsonResponse } from '../http/json-response.ts'
 import { docsPage, type ReferenceScript } from '../openapi/docs-page.ts'

@@ -1,11 +1,14 @@
 import { Hono } from 'hono'
-import { ResponseDeletedSchema, ResponseResourceSchema } from '../../src/contract/api-responses.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import {
   ResponseReadQuerySchema,
   ResponsesRequestSchema,
 } from '../../src/contract/open-responses-request.ts'
 import { type ResponseRunResult, toResponseRun } from '../../src/contract/open-responses-run.ts'
+import {
+  ResponseDeletedSchema,
+  ResponseResourceSchema,
+} from '../../src/contract/resource-responses.ts'
 import {
   IdempotencyHeadersSchema,
   ResponseIdParamsSchema,

@@ -5,19 +5,19 @@ import {
   TurnsQuerySchema,
 } from '../../src/contract/api.ts'
 import {
-  CreateSessionResponseSchema,
-  SequencedEventSchema,
-  SessionListSchema,
-  SessionViewSchema,
-  TurnListSchema,
-  WorkspaceListSchema,
-} from '../../src/contract/api-responses.ts'
-import {
   LastEventIdHeadersSchema,
   SessionIdParamsSchema,
   WorkspaceParamsSchema,
 } from '../../src/contract/route-params.ts'
 import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import {
+  CreateSessionResponseSchema,
+  SequencedEventSchema,
+  SessionListSchema,
+  TurnListSchema,
+  WorkspaceListSchema,
+} from '../../src/contract/session-responses.ts'
+import { SessionViewSchema } from '../../src/contract/session-view-response.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
 import { jsonResponse } from '../http/json-response.ts'

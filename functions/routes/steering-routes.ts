@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { IntentRequestSchema } from '../../src/contract/api.ts'
-import { IntentResponseSchema } from '../../src/contract/api-responses.ts'
 import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import { IntentResponseSchema } from '../../src/contract/session-responses.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'

@@ -1,12 +1,12 @@
 import { Hono } from 'hono'
 import { TurnRequestSchema, type TurnResponse } from '../../src/contract/api.ts'
-import { TurnResponseSchema } from '../../src/contract/api-responses.ts'
 import {
   BackgroundAcceptedSchema,
   BackgroundHeadersSchema,
 } from '../../src/contract/background-responses.ts'
 import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
 import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
+import { TurnResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
 import type { AppContext, AppEnv, RouteContext } from '../http/app-context.ts'
 import { acceptedWork, prefersAsync } from '../http/background-answer.ts'

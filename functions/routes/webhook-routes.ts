@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { WebhookRunResponseSchema } from '../../src/contract/api-responses.ts'
 import { WebhookAcceptedSchema } from '../../src/contract/background-responses.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import {
@@ -8,6 +7,7 @@ import {
   WebhookPayloadSchema,
 } from '../../src/contract/route-params.ts'
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
+import { WebhookRunResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { workStatusPath } from '../http/background-answer.ts'

@@ -1,7 +1,7 @@
 import * as z from 'zod'
-import { TURN_STATUSES } from './api-responses.ts'
 import { lazySchema } from './lazy-schema.ts'
 import { IdempotencyHeadersSchema } from './route-params.ts'
+import { TURN_STATUSES } from './turn-responses.ts'
 
 /**
  * The answers of background turns (docs/http-api.md#background-turns): the 202 of a request

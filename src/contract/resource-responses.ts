@@ -3,9 +3,9 @@ import { ARTIFACT_KINDS } from './artifacts.ts'
 import { lazySchema } from './lazy-schema.ts'
 
 /**
- * Response bodies of the artifact, meta and Open Responses routes, beside the others of
- * api-responses.ts (which re-exports them; its notes apply): an artifact and the artifact list,
- * health, the service index, and `/v1/responses`' resource and deletion.
+ * Response bodies of the artifact, meta and Open Responses routes (notes:
+ * `response-fields.ts`): an artifact and the artifact list, health, the service index, and
+ * `/v1/responses`' resource and deletion.
  */
 
 const ArtifactKind = lazySchema(() => z.enum(ARTIFACT_KINDS).describe('The artifact kind.'))

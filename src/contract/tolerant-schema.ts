@@ -7,7 +7,7 @@ import * as z from 'zod'
  * schemas that reject a misspelt field) become stripping ones; loose ones stay loose. The output
  * type is the same, since a strict and a stripping object read to the same value.
  *
- * The API's documented response schemas (`api-responses.ts`) are strict about extra fields in
+ * The API's documented response schemas (`*-responses.ts`) are strict about extra fields in
  * the OpenAPI document; `wire-responses.ts` derives the client's readers from them with this.
  */
 export function tolerant<S extends z.ZodType>(schema: S): S {

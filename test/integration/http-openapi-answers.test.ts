@@ -10,7 +10,7 @@ import { SessionService } from '../../src/core/session-service.ts'
 /**
  * The answers of a real service (memory store, the offline demo model) match the response
  * schemas of its own OpenAPI document, with no field the document does not name: the response
- * schemas in src/contract/api-responses.ts describe what the service really sends.
+ * schemas in src/contract/*-responses.ts describe what the service really sends.
  */
 
 type Json = Record<string, unknown>

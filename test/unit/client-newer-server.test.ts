@@ -3,7 +3,7 @@ import { TurnlineApiError } from '../../client/errors.ts'
 import { TurnlineClient } from '../../client/turnline-client.ts'
 import { createApp } from '../../functions/app.ts'
 import { createDeps } from '../../functions/deps.ts'
-import * as api from '../../src/contract/api-responses.ts'
+import { SessionViewSchema } from '../../src/contract/session-view-response.ts'
 import * as wire from '../../src/contract/wire-responses.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 
@@ -108,7 +108,7 @@ describe('the readers derived from the documented schemas', () => {
   const config = { workspace: 'w', new_setting: 1 }
 
   it('tolerate unknown fields where the documented schema (and request schema) refuses them', () => {
-    expect(api.SessionViewSchema.shape.config.safeParse(config).success).toBe(false)
+    expect(SessionViewSchema.shape.config.safeParse(config).success).toBe(false)
     expect(wire.SessionViewSchema.shape.config.parse(config)).not.toHaveProperty('new_setting')
   })
 

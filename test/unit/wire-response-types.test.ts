@@ -44,7 +44,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /**
  * The response schemas the client validates with (src/contract/wire-responses.ts, derived from
- * the documented api-responses.ts) against the types the server answers with: `tsc` fails this file
+ * the documented *-responses.ts) against the types the server answers with: `tsc` fails this file
  * when one side changes without the other. A server answer must pass the schema (server type
  * assignable to the schema's input), and the client's type must be the server's.
  */
