@@ -15,13 +15,16 @@
  * entry to start instead of infra/start.mjs, and the revision `.` is this checkout as it is (not
  * extracted): `.|||dist/node/server.mjs` is this checkout's build beside its `npm start` (`.`). `--probe <dir>` loads
  * bench/support/gc-alloc-probe.mjs into each server and signals it after the warm-up session, so
- * each writes its GC counts and allocation profile over the measured turns to <dir>.
+ * each writes its GC counts and allocation profile over the measured turns to <dir>. `--windows
+ * <file>` writes each server's measured turns there, as `[variant, start, end]` (ns, CLOCK_MONOTONIC,
+ * the clock of V8's CPU profiles): bench/profile-functions.ts keeps a profile's samples in them.
  *
  *   npx tsx bench/turn-cost-pairs.ts [--revisions main,HEAD] [--sessions 10] [--turns 20]
  *                                    [--node-args '…'] [--env K=V,…] [--probe <dir>]
+ *                                    [--windows <file>]
  */
 
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     'node-args': { type: 'string', default: '' },
     env: { type: 'string', default: '' },
     probe: { type: 'string' },
+    windows: { type: 'string' },
   },
 })
 const words = (s: string) => s.split(' ').filter((a) => a !== '')
@@ -85,6 +89,7 @@ try {
   variants.push({ name: 'raw loop', variant: rawVariant(peers, rawDir) })
   const times = variants.map(() => [] as number[])
   const cpu = variants.map(() => 0)
+  const windows: [number, string, string][] = []
   const orders = balancedOrders(variants.length)
   // Session -1 warms every variant up; first turns are left out (a session's start is apart).
   for (let s = -1; s < SESSIONS; s++) {
@@ -96,14 +101,17 @@ try {
         const { pid } = variants[i] as (typeof variants)[number]
         const before = pid === undefined ? 0 : (treeCpuMs([pid])[0] ?? 0)
         const started = performance.now()
+        const startedNs = process.hrtime.bigint()
         await sessions[i]?.turn(`step ${t + 1}`, `pair-${s}-${t}`)
         const ms = performance.now() - started
         if (s < 0 || t === 0) continue
+        if (pid !== undefined) windows.push([i, `${startedNs}`, `${process.hrtime.bigint()}`])
         times[i]?.push(ms)
         if (pid !== undefined) cpu[i] = (cpu[i] ?? 0) + (treeCpuMs([pid])[0] ?? 0) - before
       }
     }
   }
+  if (values.windows) writeFileSync(values.windows, JSON.stringify(windows))
   const sorted = (a: number[]) => [...a].sort((x, y) => x - y)
   const at = (a: number[], q: number) => sorted(a)[Math.floor(a.length * q)] ?? Number.NaN
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length
