@@ -13,6 +13,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { assertCallbackAllowed } from '../callbacks/callback-policy.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { coordinatorId } from '../engine/with-lease.ts'
 import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
@@ -110,7 +111,11 @@ export async function startSession(
     hookAnswers,
   })
   rememberCommittedState(created.snapshot.state)
-  await touchActivity(deps, ref, Date.parse(created.snapshot.updatedAt))
+  // One round trip for both where the coordinator pipelines (Upstash: commands of one tick).
+  await Promise.all([
+    touchActivity(deps, ref, Date.parse(created.snapshot.updatedAt)),
+    recordTip(deps, ref, created.batch),
+  ])
   if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
   return ref
 }
@@ -135,6 +140,20 @@ async function touchActivity(deps: ServiceDeps, ref: SessionRef, atMs: number): 
     .catch((error: unknown) => {
       ;(deps.log ?? console.warn)({ msg: 'indexing a new session failed', error: String(error) })
     })
+}
+
+/**
+ * The coordinator learns the session's tip (batch 0), so its first turn finds the snapshot this
+ * process cached at creation named by `beginTurn` and trusts it, as every later turn does,
+ * instead of probing the log (a LIST on S3). Best effort: without it the first turn probes.
+ */
+async function recordTip(deps: ServiceDeps, ref: SessionRef, batch: number): Promise<void> {
+  await deps.coordinator.setTip(coordinatorId(ref), batch).catch((error: unknown) => {
+    ;(deps.log ?? console.warn)({
+      msg: 'recording the tip of a new session failed',
+      error: String(error),
+    })
+  })
 }
 
 function orientReason(source: SessionStartSource, agent: AgentState | undefined): OrientReason {
