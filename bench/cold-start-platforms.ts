@@ -20,6 +20,13 @@
  *   same work (node)   the same bundled by esbuild into the scratch folder, on plain node,
  *                      beside the built server
  *   same work (deno)   `deno serve bench/support/same-work/app.ts`
+ *   lambda             a fresh node started as the AWS Lambda Node.js runtime starts a function
+ *                      (bench/support/lambda/: its bootstrap on a Runtime API and function URL in
+ *                      this process) on `npm run build:lambda`'s bundle (S3 on moto, Upstash,
+ *                      the SQS work queue: `npm run services:start` first), on the trivial app
+ *                      and on the same-work app, each behind `streamHandle`. No listen to poll:
+ *                      the first request waits through the init, whose end (the first
+ *                      `invocation/next`) is reported apart. This checkout only (no `--before`).
  *
  * The same-work app is a minimal Hono app whose POST runs the raw loop's one turn
  * (bench/support/raw-loop.ts) against the same mock model and tool receiver: a session file
@@ -37,7 +44,7 @@
  * Each target's CPU time up to its first answered turn is read from /proc over its process tree
  * (the server, the embedded runner and what they launched) just after that answer.
  *
- *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno,workerd]
+ *   npx tsx bench/cold-start-platforms.ts [--runs 5] [--only node,built,deno,workerd,lambda]
  *                                         [--built dist/node/server.mjs,/tmp/before/node/server.mjs]
  *                                         [--before REVISION]
  *
@@ -61,6 +68,8 @@ import {
   trivialTargets,
   turnlineTargets,
 } from './support/cold-start-targets.ts'
+import { startLambdaFront } from './support/lambda/front.ts'
+import { type LambdaTargets, lambdaTargets } from './support/lambda/targets.ts'
 import { startPeerProcesses } from './support/peer-processes.ts'
 import { processCpuMs, treeCpuMs } from './support/process-tree-cpu.ts'
 import { sameWorkTargets } from './support/same-work-targets.ts'
@@ -86,17 +95,21 @@ const context = { here, scratch: root, env: startEnv(peers.mock.baseURL) }
 
 /**
  * Spawns the target and times spawn → first answer of GET /healthz (`up`; the floor apps answer
- * it 404) and spawn → first answered turn (or POST, for a floor app).
+ * it 404) and spawn → first answered turn (or POST, for a floor app). A Lambda function has no
+ * listen to poll: its first request waits at the function URL (lambda/front.ts) through the init,
+ * as a request that finds no warm instance does, and `up` is spawn → its first
+ * `invocation/next` (the init done).
  */
 async function coldStart(
   target: Target,
   index: number,
   run: number,
 ): Promise<{ up: number; turn: number; cpu: number; own: number }> {
-  const port = await freePort()
+  const front = target.runtime === 'lambda' ? await startLambdaFront() : undefined
+  const port = front?.runtimePort ?? (await freePort())
   const dir = join(root, `${target.runtime}-${index}-${run}`)
   const { file, args, env, cwd } = await target.command(port, dir)
-  const url = `http://127.0.0.1:${port}`
+  const url = front?.url ?? `http://127.0.0.1:${port}`
   const started = performance.now()
   const child: ChildProcess = spawn(file, args, {
     cwd: cwd ?? here,
@@ -108,8 +121,14 @@ async function coldStart(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000)
   })
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`${target.name} exited with ${code}:\n${stderr}`)),
+    ),
+  )
+  died.catch(() => {})
   try {
-    for (;;) {
+    while (front === undefined) {
       if (child.exitCode !== null)
         throw new Error(`${target.name} exited with ${child.exitCode}:\n${stderr}`)
       if (performance.now() - started > 60_000) throw new Error(`${target.name}: not up in 60 s`)
@@ -120,18 +139,10 @@ async function coldStart(
       if (up) break
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
-    const up = performance.now() - started
-    if (target.kind !== 'turnline') {
-      const answer = await fetch(`${url}/turn`, { method: 'POST', body: '{"input":"hi"}' })
-      const body = (await answer.json()) as { text?: string }
-      if (target.kind === 'same work' && body.text !== ANSWER)
-        throw new Error(`${target.name} answered ${answer.status}: ${JSON.stringify(body)}`)
-    } else {
-      const client = httpClientVariant(target.name, url, peers, async () => 0)
-      const session = await client.newSession(0)
-      await session.turn('step 1', `cold-${run}`)
-    }
+    const listening = performance.now() - started
+    await Promise.race([firstAnswer(target, url, run), died, ...(front ? [front.failed] : [])])
     const turn = performance.now() - started
+    const up = front ? (await front.initEnded) - started : listening
     const pid = child.pid ?? 0
     return { up, turn, cpu: treeCpuMs([pid])[0] ?? Number.NaN, own: processCpuMs(pid) }
   } finally {
@@ -140,10 +151,26 @@ async function coldStart(
       process.kill(-child.pid, 'SIGKILL')
       await exited
     }
+    await front?.close()
   }
 }
 
+/** The first requests: a session created and its first turn, or one POST for a floor app. */
+async function firstAnswer(target: Target, url: string, run: number): Promise<void> {
+  if (target.kind !== 'turnline') {
+    const answer = await fetch(`${url}/turn`, { method: 'POST', body: '{"input":"hi"}' })
+    const body = (await answer.json()) as { text?: string }
+    if (target.kind === 'same work' && body.text !== ANSWER)
+      throw new Error(`${target.name} answered ${answer.status}: ${JSON.stringify(body)}`)
+    return
+  }
+  const client = httpClientVariant(target.name, url, peers, async () => 0, target.auth)
+  const session = await client.newSession(0)
+  await session.turn('step 1', `cold-${run}`)
+}
+
 let before: BeforeTree | undefined
+let lambda: LambdaTargets | undefined
 try {
   const wanted = values.only.split(',')
   before = values.before === undefined ? undefined : await checkoutBefore(values.before)
@@ -154,6 +181,8 @@ try {
     ...(before ? await turnlineTargets(context, before, wanted, builds) : []),
     ...(await turnlineTargets(context, { label: '', root: here }, wanted, builds)),
   ]
+  lambda = await lambdaTargets(context, wanted, { url: peers.toolUrl, secret: peers.toolSecret })
+  targets.push(...lambda.targets)
   const times = new Map(targets.map((t) => [t.name, [] as number[]]))
   const ups = new Map(targets.map((t) => [t.name, [] as number[]]))
   const cpus = new Map(targets.map((t) => [t.name, [] as number[]]))
@@ -194,7 +223,8 @@ try {
     const same = floor(runtime, 'same work')
     const sameRatio = ratio(name, same)
     const up =
-      `listening after ${median(list(ups, name)).toFixed(0)} ms, ` +
+      (runtime === 'lambda' ? 'init (spawn → first invocation/next) ' : 'listening after ') +
+      `${median(list(ups, name)).toFixed(0)} ms, ` +
       `first ${kind === 'turnline' ? 'turn' : 'POST'} answered ` +
       `${median(afterUp(name)).toFixed(0)} ms after that`
     const vsSame =
@@ -208,21 +238,32 @@ try {
         (kind === 'trivial'
           ? ''
           : `, × trivial ${trivial?.toFixed(2)} (median of per-run ratios)`) +
-        (kind === 'turnline' ? `${vsSame}; ${up}` : kind === 'same work' ? `; ${up}` : ''),
+        (kind === 'turnline'
+          ? `${vsSame}; ${up}`
+          : kind === 'same work' || runtime === 'lambda'
+            ? `; ${up}`
+            : ''),
     )
     if (kind === 'turnline' && same !== undefined) {
+      // On Lambda: the init, and no embedded runner (the process is the function alone).
+      const lambda = runtime === 'lambda'
+      const cpu = lambda
+        ? ''
+        : `: the server's process +${beyond(list(owns, name), list(cpus, same)).toFixed(0)}, ` +
+          `the embedded runner and what it launched ` +
+          `${beyond(list(cpus, name), list(owns, name)).toFixed(0)}`
+      const start = lambda ? 'init' : 'listening'
       console.log(
-        `  ${''.padEnd(45)} beyond the same-work app: listening ` +
+        `  ${''.padEnd(45)} beyond the same-work app: ${start} ` +
           `+${beyond(list(ups, name), list(ups, same)).toFixed(0)} ms, first turn after ` +
-          `listening +${beyond(afterUp(name), afterUp(same)).toFixed(0)} ms, CPU ` +
-          `+${beyond(list(cpus, name), list(cpus, same)).toFixed(0)} ms: the server's process ` +
-          `+${beyond(list(owns, name), list(cpus, same)).toFixed(0)}, the embedded runner and ` +
-          `what it launched ${beyond(list(cpus, name), list(owns, name)).toFixed(0)} ` +
+          `${start} +${beyond(afterUp(name), afterUp(same)).toFixed(0)} ms, CPU ` +
+          `+${beyond(list(cpus, name), list(cpus, same)).toFixed(0)} ms${cpu} ` +
           `(medians of per-run differences)`,
       )
     }
   }
 } finally {
+  await lambda?.close()
   await before?.remove()
   await peers.close()
   await rm(root, { recursive: true, force: true })

@@ -18,7 +18,7 @@ import {
   workerdConfig,
 } from './workerd-bundle.ts'
 
-export type Runtime = 'node' | 'node-plain' | 'deno' | 'workerd'
+export type Runtime = 'node' | 'node-plain' | 'deno' | 'workerd' | 'lambda'
 
 export interface Command {
   file: string
@@ -38,7 +38,12 @@ export interface Target {
   name: string
   runtime: Runtime
   kind: TargetKind
+  /**
+   * `port`: where it listens (on Lambda: the port of the Runtime API it polls, lambda/front.ts).
+   */
   command: (port: number, dir: string) => Command | Promise<Command>
+  /** Headers of its requests (a Lambda function with API keys). */
+  auth?: Record<string, string>
 }
 
 export interface TargetContext {

@@ -26,12 +26,13 @@ export interface SameWorkTool {
 }
 
 /**
- * same-work/node.ts and what it imports (Hono, @hono/node-server, the raw loop) as one ES module
- * for plain node, as the built server is a bundle; written to `outfile` (a `.mjs`).
+ * `entry` of this checkout and what it imports as one ES module for plain node, written to
+ * `outfile` (a `.mjs`): same-work/node.ts (Hono, @hono/node-server, the raw loop) beside the built
+ * server, which is a bundle too; the Lambda bootstrap and handlers (lambda/targets.ts).
  */
-export async function sameWorkNodeBundle(here: string, outfile: string): Promise<string> {
+export async function nodeBundle(here: string, entry: string, outfile: string): Promise<string> {
   await build({
-    entryPoints: [join(here, NODE_ENTRY)],
+    entryPoints: [join(here, entry)],
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -69,7 +70,7 @@ export async function sameWorkTargets(
     targets.push(target('node: same-work app (tsx)', 'node', bin('tsx'), () => [NODE_ENTRY]))
   }
   if (runtimes.includes('built')) {
-    const bundle = await sameWorkNodeBundle(ctx.here, join(ctx.scratch, 'same-work-node.mjs'))
+    const bundle = await nodeBundle(ctx.here, NODE_ENTRY, join(ctx.scratch, 'same-work-node.mjs'))
     targets.push(
       target('node: same-work app (plain node, bundled)', 'node-plain', process.execPath, () => [
         bundle,

@@ -129,8 +129,11 @@ export async function invokeStreaming(
   }
 }
 
-/** A chunked POST to the Runtime API, as the runtime's `createResponseStream` builds it. */
-function responseStream(port: number, requestId: string): ResponseStream {
+/**
+ * A chunked POST to the Runtime API on 127.0.0.1:`port`, as the runtime's `createResponseStream`
+ * builds it (also the bench's Lambda bootstrap's, bench/support/lambda/bootstrap.ts).
+ */
+export function responseStream(port: number, requestId: string): ResponseStream {
   const request = httpRequest({
     hostname: '127.0.0.1',
     port,
