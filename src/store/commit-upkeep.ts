@@ -17,6 +17,9 @@ export interface Upkept {
   /** With `overlapManifest`: settles when the manifest write is done, with its error if any
    * (never rejects). The commit stands either way. */
   manifestWritten?: Promise<unknown>
+  /** With `deferMaintenance`: settles when the maintenance left running after the commit
+   * returned is done, with its failure if any (never rejects; nothing waits for it). */
+  maintenanceLeftRunning?: Promise<unknown>
 }
 
 /** How the commit's maintenance runs (see `SessionStore.commit`). */

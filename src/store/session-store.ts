@@ -146,7 +146,7 @@ export class SessionStore {
    * `deferAppend` (with `maintain: false`) leaves that append running (deferred-appends.ts): its
    * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup,
    * manifest (mid-turn). `overlapManifest`: the manifest write is left running (`manifestWritten`);
-   * with `deferMaintenance`, all the maintenance is (deferred-appends.ts, as `deferAppend`).
+   * with `deferMaintenance`, all the maintenance is (deferred-appends.ts; `maintenanceLeftRunning`).
    */
   async commit(
     snapshot: SessionSnapshot,
@@ -159,8 +159,7 @@ export class SessionStore {
     const now = new Date(this.clock.now()).toISOString()
     const overlapManifest = options.overlapManifest === true
     const leftRunning = this.deferMaintenance && overlapManifest
-    // Left running, the manifest syncs events.jsonl (`writeManifest`): the append need not.
-    const syncs = options.maintain !== false && !leftRunning
+    const syncs = options.maintain !== false && !leftRunning // else writeManifest syncs the file
     const append = new AppendAfterName(this.upkeep, keys, syncs)
     const { objects, gzip } = this
     let committed: CommittedBatch
@@ -178,34 +177,35 @@ export class SessionStore {
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
     const next = committed.snapshot
     const maintain = options.maintain !== false || force
-    const historyReset = Boolean(batch.history?.reset)
     const reported = maintenanceError ? { maintenanceError } : {}
     if (options.deferAppend && !maintain) {
       this.deferred.defer(keys.root, append.start(committed))
       this.cache.set(keys.root, next)
       return { snapshot: next, ...done, ...reported }
     }
-    const upkeep = { maintain, historyReset, force, overlapManifest }
+    const upkeep = { maintain, historyReset: Boolean(batch.history?.reset), force, overlapManifest }
     const appended = append.start(committed)
     if (leftRunning && !force) {
       await appended.catch(() => undefined) // events.jsonl holds the batch, as after any commit
       this.cache.set(keys.root, next)
       const deferred = { ...upkeep, overlapManifest: false, replacing: true }
-      this.leaveRunning(keys, next, upkeepAfterCommit(this.upkeep, keys, next, appended, deferred))
-      return { snapshot: next, ...done, ...reported }
+      const upkept = upkeepAfterCommit(this.upkeep, keys, next, appended, deferred)
+      const maintenanceLeftRunning = this.leaveRunning(keys, next, upkept)
+      return { snapshot: next, ...done, maintenanceLeftRunning, ...reported }
     }
     const kept = await upkeepAfterCommit(this.upkeep, keys, next, appended, upkeep)
     maintenanceError ??= kept.maintenanceError
     return { ...kept, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
   }
 
-  /** The maintenance of `next`'s commit, left running as the session's deferred work. */
-  private leaveRunning(keys: SessionKeys, next: SessionSnapshot, upkeep: Promise<Upkept>): void {
+  /** `next`'s maintenance, left running as the session's deferred work; settles with its failure. */
+  private leaveRunning(keys: SessionKeys, next: SessionSnapshot, upkeep: Promise<Upkept>) {
     const kept = upkeep.then(({ snapshot, maintenanceError }) => {
       this.maintained.set(next, snapshot)
-      if (maintenanceError !== undefined) throw maintenanceError
+      return maintenanceError
     })
     this.deferred.defer(keys.root, kept)
+    return kept
   }
 
   /** Waits for the maintenance commits left running: the session's, or all (before an exit). */
