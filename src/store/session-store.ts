@@ -8,6 +8,7 @@ import { AppendAfterName } from './append-after-name.ts'
 import { type CommitInput, type CommittedBatch, commitBatch, type Gzip } from './commit-batch.ts'
 import { type Upkept, upkeepAfterCommit } from './commit-upkeep.ts'
 import { DeferredAppends } from './deferred-appends.ts'
+import { checkedForDeletion } from './erased-meanwhile.ts'
 import { listAll } from './list-all.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import { type EventPage, readEvents } from './read-events.ts'
@@ -37,11 +38,9 @@ export interface SessionStoreOptions {
   /** Compresses batches (default: the Web-standard CompressionStream). */
   gzip?: Gzip | undefined
   /**
-   * The process keeps running after a commit returns (a server that goes on after its answer):
-   * a commit that may overlap its manifest write (`overlapManifest`, a turn's end) returns once
-   * its batch is written and its lines appended to events.jsonl, and leaves its checkpoint, rollup
-   * and manifest running, for the session's next commit in this process to settle first. Only
-   * where nothing stops the process once it has answered (not Lambda, not a Worker).
+   * The process runs on after it answers (not Lambda, not a Worker): a turn's end commit returns
+   * once its batch is written and appended to events.jsonl, and leaves its checkpoint, rollup and
+   * manifest running for the session's next commit here to settle first (erased-meanwhile.ts).
    */
   deferMaintenance?: boolean | undefined
 }
@@ -200,9 +199,9 @@ export class SessionStore {
 
   /** `next`'s maintenance, left running as the session's deferred work; settles with its failure. */
   private leaveRunning(keys: SessionKeys, next: SessionSnapshot, upkeep: Promise<Upkept>) {
-    const kept = upkeep.then(({ snapshot, maintenanceError }) => {
-      this.maintained.set(next, snapshot)
-      return maintenanceError
+    const kept = checkedForDeletion(this.objects, keys, next, upkeep).then((upkept) => {
+      this.maintained.set(next, upkept.snapshot)
+      return upkept.maintenanceError
     })
     this.deferred.defer(keys.root, kept)
     return kept

@@ -10,7 +10,8 @@ import { readSessionFiles } from '../support/session-files.ts'
  * In a process that runs on after it answers (`deferMaintenance`, the Node server), a turn
  * answers once its final batch is committed; its checkpoint, rollup and manifest finish after.
  * The session's next commit in the process settles them first, a failure of them is logged when
- * it happens and loses nothing, and the session's end (its manifest) is still awaited. These
+ * it happens and loses nothing, a deletion by another process meanwhile leaves nothing of it,
+ * and the session's end (its manifest) is still awaited. These
  * engines checkpoint after every turn, so every turn has all of that maintenance.
  */
 const DEFERRED = { checkpointEvery: 1, deferMaintenance: true }
@@ -174,6 +175,26 @@ describe('maintenance after the answer', () => {
     await deleted
     await engine.deps.sessions.settled()
     // Only the deleted-session marker stays (delete-fence.ts): no checkpoint, no manifest.
+    const { objects } = await listAll(inner, '')
+    const left = objects.map((o) => o.key).filter((key) => key.includes(session_id))
+    expect(left).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
+  })
+
+  it('a session another process deletes while it runs keeps nothing it writes after', async () => {
+    const inner = new MemoryObjectStore()
+    const gate = gatedMaintenance(inner)
+    const engine = startScriptedEngine({ store: gate.store, sessions: DEFERRED })
+    const { session_id } = await engine.service.createSession('t1', {})
+    const release = gate.hold()
+    engine.model.enqueue({ text: 'one' })
+    await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
+    await vi.waitFor(() => expect(gate.held()).toBeGreaterThan(0))
+    // The lease is released: another process deletes the session while the checkpoint waits.
+    await startScriptedEngine({ store: inner }).service.deleteSession('t1', session_id)
+    release()
+    await engine.deps.sessions.settled()
+    // Its checkpoint landed after the deletion listed the folder, and was erased after it.
+    expect(gate.puts.some((key) => key.startsWith('state/'))).toBe(true)
     const { objects } = await listAll(inner, '')
     const left = objects.map((o) => o.key).filter((key) => key.includes(session_id))
     expect(left).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
