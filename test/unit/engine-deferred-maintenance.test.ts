@@ -68,6 +68,25 @@ async function expectWhole(engine: ScriptedEngine, sessionId: string, turns: num
   return page
 }
 
+/** A session whose first turn has answered with its checkpoint and manifest held. */
+async function answeredWithMaintenanceHeld() {
+  const inner = new MemoryObjectStore()
+  const gate = gatedMaintenance(inner)
+  const engine = startScriptedEngine({ store: gate.store, sessions: DEFERRED })
+  const { session_id } = await engine.service.createSession('t1', {})
+  const release = gate.hold()
+  engine.model.enqueue({ text: 'one' })
+  await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
+  return { inner, gate, engine, session_id, release }
+}
+
+/** Of a deleted session only its deleted-session marker stays (delete-fence.ts). */
+async function expectOnlyTheMarker(store: ObjectStore, sessionId: string) {
+  const { objects } = await listAll(store, '')
+  const left = objects.map((o) => o.key).filter((key) => key.includes(sessionId))
+  expect(left).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
+}
+
 describe('maintenance after the answer', () => {
   it('answers before the maintenance, and the next commit settles it first', async () => {
     const inner = new MemoryObjectStore()
@@ -158,13 +177,7 @@ describe('maintenance after the answer', () => {
   })
 
   it('a session deleted right after its turn answered is erased after the maintenance', async () => {
-    const inner = new MemoryObjectStore()
-    const gate = gatedMaintenance(inner)
-    const engine = startScriptedEngine({ store: gate.store, sessions: DEFERRED })
-    const { session_id } = await engine.service.createSession('t1', {})
-    const release = gate.hold()
-    engine.model.enqueue({ text: 'one' })
-    await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
+    const { inner, gate, engine, session_id, release } = await answeredWithMaintenanceHeld()
     const batches = () => gate.puts.filter((p) => p.startsWith('log/')).length
     const before = batches()
     const deleted = engine.service.deleteSession('t1', session_id)
@@ -175,19 +188,11 @@ describe('maintenance after the answer', () => {
     await deleted
     await engine.deps.sessions.settled()
     // Only the deleted-session marker stays (delete-fence.ts): no checkpoint, no manifest.
-    const { objects } = await listAll(inner, '')
-    const left = objects.map((o) => o.key).filter((key) => key.includes(session_id))
-    expect(left).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
+    await expectOnlyTheMarker(inner, session_id)
   })
 
   it('a session another process deletes while it runs keeps nothing it writes after', async () => {
-    const inner = new MemoryObjectStore()
-    const gate = gatedMaintenance(inner)
-    const engine = startScriptedEngine({ store: gate.store, sessions: DEFERRED })
-    const { session_id } = await engine.service.createSession('t1', {})
-    const release = gate.hold()
-    engine.model.enqueue({ text: 'one' })
-    await engine.service.stepTurn('t1', session_id, { input: 'one' }, {})
+    const { inner, gate, engine, session_id, release } = await answeredWithMaintenanceHeld()
     await vi.waitFor(() => expect(gate.held()).toBeGreaterThan(0))
     // The lease is released: another process deletes the session while the checkpoint waits.
     await startScriptedEngine({ store: inner }).service.deleteSession('t1', session_id)
@@ -195,9 +200,7 @@ describe('maintenance after the answer', () => {
     await engine.deps.sessions.settled()
     // Its checkpoint landed after the deletion listed the folder, and was erased after it.
     expect(gate.puts.some((key) => key.startsWith('state/'))).toBe(true)
-    const { objects } = await listAll(inner, '')
-    const left = objects.map((o) => o.key).filter((key) => key.includes(session_id))
-    expect(left).toEqual([expect.stringMatching(/\/log\/\d{10}\.json$/)])
+    await expectOnlyTheMarker(inner, session_id)
   })
 
   it('the session’s end still waits for its manifest', async () => {
