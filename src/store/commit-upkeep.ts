@@ -20,6 +20,8 @@ export interface Upkept {
   /** With `deferMaintenance`: settles when the maintenance left running after the commit
    * returned is done, with its failure if any (never rejects; nothing waits for it). */
   maintenanceLeftRunning?: Promise<unknown>
+  /** Nothing was due after the commit: no checkpoint, rollup or manifest written. */
+  nothingDue?: true
 }
 
 /** How the commit's maintenance runs (see `SessionStore.commit`). */
@@ -58,12 +60,14 @@ export async function upkeepAfterCommit(
     maintenanceError = error
   }
   const failed = () => (maintenanceError !== undefined ? { maintenanceError } : {})
+  let nothingDue = !options.maintain
   if (options.maintain) {
     const { historyReset, force } = options
     try {
       const prepared = await prepareManifest(ctx, keys, next, historyReset, force, file)
       if (!prepared.due) {
         next = prepared.snapshot
+        nothingDue = true
       } else if (options.overlapManifest && !force) {
         const pending = pendingManifestSnapshot(prepared)
         ctx.cache.set(keys.root, pending)
@@ -81,5 +85,5 @@ export async function upkeepAfterCommit(
   }
   if (options.replacing) ctx.cache.replace(keys.root, committed, next)
   else ctx.cache.set(keys.root, next)
-  return { snapshot: next, ...failed() }
+  return { snapshot: next, ...failed(), ...(nothingDue ? { nothingDue: true as const } : {}) }
 }

@@ -33,7 +33,10 @@ export async function eraseIfDeletedMeanwhile(
   return true
 }
 
-/** `upkeep` (of the commit that left `committed`), then the check above; its failure is upkeep's. */
+/**
+ * `upkeep` (of the commit that left `committed`), then, if it was due to write anything, the check
+ * above; the check's failure is upkeep's.
+ */
 export async function checkedForDeletion(
   objects: ObjectStore,
   keys: SessionKeys,
@@ -41,6 +44,7 @@ export async function checkedForDeletion(
   upkeep: Promise<Upkept>,
 ): Promise<Upkept> {
   const upkept = await upkeep
+  if (upkept.nothingDue) return upkept
   try {
     await eraseIfDeletedMeanwhile(objects, keys, committed.lastBatch)
     return upkept

@@ -203,6 +203,30 @@ describe('maintenance after the answer', () => {
     await expectOnlyTheMarker(inner, session_id)
   })
 
+  it('a turn with nothing due after its commit checks for no deletion (no LIST)', async () => {
+    const inner = new MemoryObjectStore()
+    const lists: string[] = []
+    const store: ObjectStore = {
+      get: (key) => inner.get(key),
+      put: (key, body, options) => inner.put(key, body, options),
+      delete: (key) => inner.delete(key),
+      list: (prefix, options) => {
+        lists.push(prefix)
+        return inner.list(prefix, options)
+      },
+    }
+    const sessions = { checkpointEvery: 16, deferMaintenance: true }
+    const engine = startScriptedEngine({ store, sessions })
+    const { session_id } = await engine.service.createSession('t1', {})
+    for (const text of ['one', 'two', 'three']) {
+      engine.model.enqueue({ text })
+      await engine.service.stepTurn('t1', session_id, { input: text }, {})
+      await engine.deps.sessions.settled()
+      if (text === 'one') lists.length = 0 // the first turn's own reads aside
+    }
+    expect(lists).toEqual([])
+  })
+
   it('the session’s end still waits for its manifest', async () => {
     const inner = new MemoryObjectStore()
     const gate = gatedMaintenance(inner)
