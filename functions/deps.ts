@@ -1,5 +1,6 @@
 import { deferredSdkMcpClient } from '../adapters/mcp/deferred-mcp-client.ts'
 import type { SigV4Hashes } from '../adapters/s3/sigv4.ts'
+import type { Gzip } from '../src/contract/batch-encoding.ts'
 import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
@@ -9,7 +10,7 @@ import type { Telemetry } from '../src/ports/telemetry.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { randomIds } from '../src/shared/random-ids.ts'
 import { systemClock } from '../src/shared/system-clock.ts'
-import { SessionStore, type SessionStoreOptions } from '../src/store/session-store.ts'
+import { SessionStore } from '../src/store/session-store.ts'
 import type { AnthropicPlatformBackends } from './anthropic-choice.ts'
 import { API_VERSION } from './app.ts'
 import { callbackDeps } from './callback-choice.ts'
@@ -40,16 +41,15 @@ import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
  * The only reader of configuration. Each runtime entry passes its environment record
  * (`process.env`, `Deno.env.toObject()`, the Worker `env`) and what only it can provide: the
  * embedded filesystem store exists on Node and Deno, so it is passed in rather than imported
- * here (a Worker bundle must not pull in `node:fs`). Node's `gzip` is node:zlib's; only a server
- * that runs on after it answers (Node's) sets `deferMaintenance` (session-store.ts). */
-export interface DepsOptions
-  extends TenantFetchOptions,
-    AnthropicPlatformBackends,
-    Pick<SessionStoreOptions, 'gzip' | 'deferMaintenance'> {
+ * here (a Worker bundle must not pull in `node:fs`).
+ */
+export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBackends {
   /** The embedded default store, given TURNLINE_DATA_DIR (Node: FsObjectStore). */
   defaultStore?: (dataDir: string) => ObjectStore
   /** No filesystem store (a Worker): sessions in memory when S3_BUCKET and TURNLINE_STORE are unset. */
   memoryStoreByDefault?: boolean
+  /** Compresses batches (Node: node:zlib's; default: the Web-standard CompressionStream). */
+  gzip?: Gzip
   /**
    * fetch for the model client, the runner, Upstash, and HTTP tools and MCP servers on hosts the
    * operator names (default: the global one); hosts only `*` allows: `checkedFetch`.
@@ -163,8 +163,7 @@ export async function createDeps(
     storeKindOf(config, options) ?? 'store',
   )
   const calls = ioDeadline(config, config.TURNLINE_COORDINATOR_TIMEOUT_MS ?? 3_000)
-  const { gzip, deferMaintenance } = options
-  const sessions = new SessionStore({ store, gzip, deferMaintenance })
+  const sessions = new SessionStore({ store, ...(options.gzip ? { gzip: options.gzip } : {}) })
   const coordinator = trace.coordinator(coordinatorOf(config, options, calls, notices, sessions))
   const secrets = new TenantSecretBook(config.TURNLINE_TOOL_SECRET ?? randomMasterSecret())
   const { tenancy, registry } = tenancyParts({

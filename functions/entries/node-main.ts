@@ -12,8 +12,7 @@ import { warmedFsStore } from './warmed-fs-store.ts'
 /**
  * The Node server on the embedded defaults (node.ts loads this once it has started the runner):
  * sessions in the filesystem store, the reference runner as a child process calling back this
- * server, served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM. It keeps running after
- * it answers, so a turn's maintenance after its commit finishes after the answer.
+ * server, served at HOST:PORT with a graceful shutdown on SIGINT/SIGTERM.
  */
 useRankTables(rankTableFiles)
 
@@ -26,13 +25,7 @@ export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<voi
   const encodings = preloadEncodings().catch(() => undefined)
   const entry = await startEntryApp(
     process.env,
-    {
-      ...nodeBackends,
-      defaultStore: warmedFsStore,
-      defaultRunner: runner.defaultRunner,
-      // A long-running server: a turn's maintenance may finish after its answer.
-      deferMaintenance: true,
-    },
+    { ...nodeBackends, defaultStore: warmedFsStore, defaultRunner: runner.defaultRunner },
     { log: (line) => console.log(line), startLineAtListen: true, background: true, sockets: true },
   ).catch(onStartupError((code) => process.exit(code)))
   // Before listening: a large input's first count would otherwise load it while requests wait.
@@ -42,12 +35,7 @@ export async function serveNodeEntry(runner: EmbeddedRunnerStarter): Promise<voi
   serveOnNode(entry, async () => {
     entry.worker?.stop()
     callbacks?.stop()
-    // The checkpoints and manifests turns left running are written before the process exits.
-    await Promise.all([
-      runner.close(),
-      entry.deps.service.sessions.settled(),
-      entry.deps.flushTelemetry?.(),
-    ])
+    await Promise.all([runner.close(), entry.deps.flushTelemetry?.()])
   })
   // Background turns recorded before this process started (or by an instance that died) first.
   entry.worker?.start()

@@ -6,9 +6,8 @@ import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
 import { AppendAfterName } from './append-after-name.ts'
 import { type CommitInput, type CommittedBatch, commitBatch, type Gzip } from './commit-batch.ts'
-import { type Upkept, upkeepAfterCommit } from './commit-upkeep.ts'
 import { DeferredAppends } from './deferred-appends.ts'
-import { checkedForDeletion } from './erased-meanwhile.ts'
+import type { EventsFile } from './events-file-state.ts'
 import { listAll } from './list-all.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
 import { type EventPage, readEvents } from './read-events.ts'
@@ -16,7 +15,12 @@ import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
 import { applyRetention, type RetentionPolicy, type RetentionResult } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { manifestAsOfLog } from './session-listing.ts'
-import { type MaintenanceContext, prepareManifest, writeManifest } from './session-maintenance.ts'
+import {
+  type MaintenanceContext,
+  pendingManifestSnapshot,
+  prepareManifest,
+  writeManifest,
+} from './session-maintenance.ts'
 import type { SessionRef } from './session-ref.ts'
 import { assertTenant, SessionKeys, workspaceSessionsPrefix } from './session-ref.ts'
 import { emptySnapshot, type SessionSnapshot } from './session-snapshot.ts'
@@ -35,18 +39,20 @@ export interface SessionStoreOptions {
   maxRetainedEvents?: number
   /** Snapshots kept warm per process (0 disables). */
   cacheSize?: number
-  /** Compresses batches (default: the Web-standard CompressionStream). */
-  gzip?: Gzip | undefined
-  /**
-   * The process runs on after it answers (not Lambda, not a Worker): a turn's end commit returns
-   * once its batch is written and appended to events.jsonl, and leaves its checkpoint, rollup and
-   * manifest running for the session's next commit here to settle first (erased-meanwhile.ts).
-   */
-  deferMaintenance?: boolean | undefined
+  gzip?: Gzip
 }
 
-/** The committed batch, and its maintenance's outcome (commit-upkeep.ts) so callers can log it. */
-export type CommitResult = Upkept & { batch: number; firstSeq: number }
+export interface CommitResult {
+  snapshot: SessionSnapshot
+  batch: number
+  firstSeq: number
+  /** A failure after the commit point (checkpoint, rollup, manifest): the commit stands and the
+   * next writer or reader repairs it; reported so callers can log it. */
+  maintenanceError?: unknown
+  /** With `overlapManifest`: settles when the manifest write is done, with its error if any
+   * (never rejects). The commit stands either way. */
+  manifestWritten?: Promise<unknown>
+}
 
 /**
  * The session-log protocol on an ObjectStore: numbered create-only batches are the only commit
@@ -60,16 +66,12 @@ export class SessionStore {
   private readonly cache: SnapshotCache
   private readonly upkeep: MaintenanceContext
   private readonly deferred = new DeferredAppends()
-  private readonly deferMaintenance: boolean
-  /** A snapshot a commit returned before its maintenance ran → the one that maintenance left. */
-  private readonly maintained = new WeakMap<SessionSnapshot, SessionSnapshot>()
 
   constructor(options: SessionStoreOptions) {
     this.objects = options.store
     this.prefix = options.prefix ?? ''
     this.clock = options.clock ?? systemClock
     this.gzip = options.gzip
-    this.deferMaintenance = options.deferMaintenance === true
     this.cache = new SnapshotCache(options.cacheSize ?? 256)
     this.upkeep = {
       objects: this.objects,
@@ -144,8 +146,7 @@ export class SessionStore {
    * when it ends a turn) as soon as it has its name (append-after-name.ts), whatever `maintain`;
    * `deferAppend` (with `maintain: false`) leaves that append running (deferred-appends.ts): its
    * failure is the next commit's `maintenanceError`. `maintain: false` skips checkpoint, rollup,
-   * manifest (mid-turn). `overlapManifest`: the manifest write is left running (`manifestWritten`);
-   * with `deferMaintenance`, all the maintenance is (deferred-appends.ts; `maintenanceLeftRunning`).
+   * manifest (mid-turn). `overlapManifest`: the manifest write is left running (`manifestWritten`).
    */
   async commit(
     snapshot: SessionSnapshot,
@@ -154,12 +155,8 @@ export class SessionStore {
   ): Promise<CommitResult> {
     const keys = this.keys(snapshot.ref)
     let maintenanceError = await this.deferred.settle(keys.root)
-    snapshot = this.maintained.get(snapshot) ?? snapshot
     const now = new Date(this.clock.now()).toISOString()
-    const overlapManifest = options.overlapManifest === true
-    const leftRunning = this.deferMaintenance && overlapManifest
-    const syncs = options.maintain !== false && !leftRunning // else writeManifest syncs the file
-    const append = new AppendAfterName(this.upkeep, keys, syncs)
+    const append = new AppendAfterName(this.upkeep, keys, options.maintain !== false)
     const { objects, gzip } = this
     let committed: CommittedBatch
     try {
@@ -174,42 +171,47 @@ export class SessionStore {
     this.cache.rememberBatch(keys.root, { batch, lines: committed.lines }, committed.bytes)
     const force = committed.snapshot.status === 'completed'
     const done = { batch: batch.batch, firstSeq: batch.first_seq }
-    const next = committed.snapshot
+    let next = committed.snapshot
     const maintain = options.maintain !== false || force
-    const reported = maintenanceError ? { maintenanceError } : {}
+    const reset = Boolean(batch.history?.reset)
     if (options.deferAppend && !maintain) {
       this.deferred.defer(keys.root, append.start(committed))
       this.cache.set(keys.root, next)
-      return { snapshot: next, ...done, ...reported }
+      return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
     }
-    const upkeep = { maintain, historyReset: Boolean(batch.history?.reset), force, overlapManifest }
-    const appended = append.start(committed)
-    if (leftRunning && !force) {
-      await appended.catch(() => undefined) // events.jsonl holds the batch, as after any commit
-      this.cache.set(keys.root, next)
-      const deferred = { ...upkeep, overlapManifest: false, replacing: true }
-      const upkept = upkeepAfterCommit(this.upkeep, keys, next, appended, deferred)
-      const maintenanceLeftRunning = this.leaveRunning(keys, next, upkept)
-      return { snapshot: next, ...done, maintenanceLeftRunning, ...reported }
+    let file: EventsFile | undefined
+    try {
+      file = await append.start(committed)
+    } catch (error) {
+      maintenanceError ??= error
     }
-    const kept = await upkeepAfterCommit(this.upkeep, keys, next, appended, upkeep)
-    maintenanceError ??= kept.maintenanceError
-    return { ...kept, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
-  }
-
-  /** `next`'s maintenance, left running as the session's deferred work; settles with its failure. */
-  private leaveRunning(keys: SessionKeys, next: SessionSnapshot, upkeep: Promise<Upkept>) {
-    const kept = checkedForDeletion(this.objects, keys, next, upkeep).then((upkept) => {
-      this.maintained.set(next, upkept.snapshot)
-      return upkept.maintenanceError
-    })
-    this.deferred.defer(keys.root, kept)
-    return kept
-  }
-
-  /** Waits for the maintenance commits left running: the session's, or all (before an exit). */
-  settled(ref?: SessionRef): Promise<void> {
-    return ref ? this.deferred.idle(this.keys(ref).root) : this.deferred.drain()
+    if (maintain) {
+      try {
+        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force, file)
+        if (!prepared.due) {
+          next = prepared.snapshot
+        } else if (options.overlapManifest && !force) {
+          const pending = pendingManifestSnapshot(prepared)
+          this.cache.set(keys.root, pending)
+          const manifestWritten = writeManifest(this.upkeep, keys, prepared).then(
+            (written) => void this.cache.replace(keys.root, pending, written),
+            (error: unknown) => error,
+          )
+          return {
+            snapshot: pending,
+            ...done,
+            manifestWritten,
+            ...(maintenanceError ? { maintenanceError } : {}),
+          }
+        } else {
+          next = await writeManifest(this.upkeep, keys, prepared)
+        }
+      } catch (error) {
+        maintenanceError ??= error
+      }
+    }
+    this.cache.set(keys.root, next)
+    return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
   }
 
   /**
@@ -220,7 +222,6 @@ export class SessionStore {
    */
   async manifest(ref: SessionRef, tipHint?: number | null): Promise<SessionManifest> {
     const keys = this.keys(ref)
-    await this.deferred.idle(keys.root)
     const stored = await this.objects.get(keys.manifest)
     if (stored) {
       const value = parseSessionManifest(stored.body)

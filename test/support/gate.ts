@@ -6,14 +6,3 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   })
   return { promise, open }
 }
-
-/** Whether `promise` settles within the macrotask queue's next turns (a head start for a bug). */
-export async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
-  let done = false
-  const mark = () => {
-    done = true
-  }
-  void promise.then(mark, mark)
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
-  return done
-}

@@ -175,12 +175,9 @@ export class TurnWriter {
     this.current = result.snapshot
     rememberCommittedState(result.snapshot.state, changed.fields)
     if (result.maintenanceError) this.maintenanceFailed(result.maintenanceError)
-    const reportFailure = (error: unknown) => {
+    this.manifestWrite = result.manifestWritten?.then((error) => {
       if (error !== undefined) this.maintenanceFailed(error)
-    }
-    this.manifestWrite = result.manifestWritten?.then(reportFailure)
-    // Left running after the answer: its failure is logged when it happens, not awaited.
-    void result.maintenanceLeftRunning?.then(reportFailure)
+    })
   }
 
   private maintenanceFailed(error: unknown): void {

@@ -46,8 +46,6 @@ export async function deleteSession(
   try {
     const { objects } = deps.sessions
     const folder = deps.sessions.keys(ref)
-    // What the last turn's commit left running in this process writes nothing after the erasure.
-    await deps.sessions.settled(ref)
     // First the fence: a turn that lost its lease can no longer commit (delete-fence.ts).
     const marker = await fenceLog(objects, folder, new Date(deps.clock.now()).toISOString())
     // Before anything is erased: a call cut short after this has nothing left to name.
