@@ -19,8 +19,10 @@ import type { AddressInfo } from 'node:net'
  * sees exactly what a function URL in RESPONSE_STREAM mode would forward and when.
  */
 
-const PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response'
-const DELIMITER = Buffer.alloc(8)
+/** The content type of a response that starts with the HTTP integration prelude. */
+export const PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response'
+/** What ends the prelude: 8 NUL bytes. */
+export const DELIMITER = Buffer.alloc(8)
 
 interface ResponseStream {
   write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { urlEvent } from '../../../test/support/lambda-runtime.ts'
+import { DELIMITER, PRELUDE_CONTENT_TYPE, urlEvent } from '../../../test/support/lambda-runtime.ts'
 
 /**
  * What AWS runs around one Lambda execution environment in bench/cold-start-platforms.ts, in the
@@ -27,9 +27,6 @@ interface Invocation {
   event: unknown
   client: ServerResponse
 }
-
-const DELIMITER = Buffer.alloc(8)
-const PRELUDE_TYPE = 'application/vnd.awslambda.http-integration-response'
 
 const listen = (server: Server) =>
   new Promise<number>((resolve) =>
@@ -92,7 +89,7 @@ export async function startLambdaFront(): Promise<LambdaFront> {
     const response = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/response$/.exec(path)
     const invocation = response ? handedOut.get(response[1] ?? '') : undefined
     if (request.method === 'POST' && invocation) {
-      if (request.headers['content-type'] !== PRELUDE_TYPE) {
+      if (request.headers['content-type'] !== PRELUDE_CONTENT_TYPE) {
         fail(new Error(`the function answered ${request.headers['content-type']}, not a prelude`))
       }
       forward(request, invocation.client, fail)
