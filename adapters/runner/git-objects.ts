@@ -1,5 +1,6 @@
-import { constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs'
+import { constants, fstatSync, openSync, readSync } from 'node:fs'
 import { inflateSync } from 'node:zlib'
+import { GitReadBudget, type GitReadCost } from './git-read-budget.ts'
 import { readRegular, withHeld } from './workspace-files.ts'
 import { at, FOLDER_FLAGS, locate, type WorkspaceDir } from './workspace-walk.ts'
 
@@ -8,8 +9,8 @@ import { at, FOLDER_FLAGS, locate, type WorkspaceDir } from './workspace-walk.ts
  * git process): loose objects and undeltified entries of version-2 pack indexes. Every file is
  * reached through workspace-walk.ts without following any symlink and opened O_NOFOLLOW, so a
  * tenant's `.git` can point the runner nowhere else. Anything else (a deltified entry, an index
- * of another version, a multi-pack index, a file too large) is `GitUnreadable`: the caller then
- * asks git itself, in the sandbox.
+ * of another version, a multi-pack index, a file too large, a reading past the bounds of
+ * git-read-budget.ts) is `GitUnreadable`: the caller then asks git itself, in the sandbox.
  */
 
 export class GitUnreadable extends Error {
@@ -33,13 +34,15 @@ export function gitEntry(ws: WorkspaceDir, rel: string) {
 }
 
 /** The names in a workspace folder (none when it is absent), no symlink followed on the way. */
-function folderNames(ws: WorkspaceDir, rel: string): string[] {
+function folderNames(ws: WorkspaceDir, rel: string, budget: GitReadBudget): string[] {
   return withHeld(rel, (held) => {
     const place = locate(ws, rel, NO_LINKS, held)
     if (!place.info) return []
     if (!place.info.isDirectory()) throw new GitUnreadable(`${rel} is not a folder`)
     const fd = held.add(openSync(at(place.dir, place.name), FOLDER_FLAGS))
-    return readdirSync(`/proc/self/fd/${fd}`)
+    const names = budget.names(`/proc/self/fd/${fd}`)
+    if (names === undefined) throw new GitUnreadable(`${rel} holds too many names`)
+    return names
   })
 }
 
@@ -86,14 +89,22 @@ function lowerBound(index: PackIndex, prefix: string): number {
 export class GitObjects {
   readonly #packs: PackIndex[] = []
   readonly #loose = new Map<string, string[]>()
+  readonly #budget = new GitReadBudget()
 
   constructor(private readonly ws: WorkspaceDir) {
-    const names = folderNames(ws, '.git/objects/pack')
+    const names = folderNames(ws, '.git/objects/pack', this.#budget)
     if (names.includes('multi-pack-index')) throw new GitUnreadable('a multi-pack index')
     for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
       const bytes = gitFile(ws, `.git/objects/pack/${name}`, MAX_INDEX_BYTES)
+      this.#spend({ bytes: bytes?.length })
       if (bytes) this.#packs.push(parseIndex(name, bytes))
     }
+  }
+
+  /** Counts what this reading loads; past its bounds the reading is left to git. */
+  #spend(cost: GitReadCost): void {
+    const over = this.#budget.spend(cost)
+    if (over !== undefined) throw new GitUnreadable(over)
   }
 
   /** What git counts to size abbreviations: the objects in packs. */
@@ -104,12 +115,14 @@ export class GitObjects {
   /** The body of commit `sha`. */
   commit(sha: string): string {
     if (!SHA.test(sha)) throw new GitUnreadable(`not an object id: ${sha}`)
+    this.#spend({ objects: 1 })
     const loose = gitFile(
       this.ws,
       `.git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
       MAX_COMMIT_BYTES,
     )
     const raw = loose ? inflated(loose) : this.#packed(sha)
+    this.#spend({ bytes: (loose?.length ?? 0) + raw.length })
     const nul = raw.indexOf(0)
     const header = raw.toString('latin1', 0, nul)
     if (!header.startsWith('commit ')) throw new GitUnreadable(`${sha} is not a commit`)
@@ -122,7 +135,7 @@ export class GitObjects {
     const dir = sha.slice(0, 2)
     let names = this.#loose.get(dir)
     if (!names) {
-      names = folderNames(this.ws, `.git/objects/${dir}`)
+      names = folderNames(this.ws, `.git/objects/${dir}`, this.#budget)
       this.#loose.set(dir, names)
     }
     const rest = prefix.slice(2)
@@ -164,7 +177,9 @@ export class GitObjects {
       entry.type === 6
         ? this.#object(pack, offset - (entry.baseOffset ?? 0), depth + 1)
         : this.#byId(entry.baseId ?? '', depth + 1)
-    return { type: base.type, data: applyDelta(base.data, entry.data) }
+    const data = applyDelta(base.data, entry.data)
+    this.#spend({ bytes: data.length })
+    return { type: base.type, data }
   }
 
   #byId(sha: string, depth: number): { type: number; data: Buffer } {
@@ -196,6 +211,7 @@ export class GitObjects {
       }
       if (type === 0 || type === 5) throw new GitUnreadable(`pack entry type ${type}`)
       if (size > MAX_COMMIT_BYTES) throw new GitUnreadable(`a pack entry of ${size} bytes`)
+      this.#spend({ objects: 1, bytes: size })
       const entry: Omit<RawEntry, 'data'> = { type }
       if (type === 6) {
         byte = head[used++] ?? 0
@@ -241,7 +257,9 @@ function applyDelta(base: Buffer, delta: Buffer): Buffer {
     return value
   }
   if (size() !== base.length) throw new GitUnreadable('a delta for another base')
-  const out = Buffer.alloc(size())
+  const made = size()
+  if (made > MAX_COMMIT_BYTES) throw new GitUnreadable(`a delta making ${made} bytes`)
+  const out = Buffer.alloc(made)
   let written = 0
   while (at < delta.length) {
     const op = delta[at++] ?? 0

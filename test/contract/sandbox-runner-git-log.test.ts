@@ -1,5 +1,7 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { link, mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { deflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { GIT_LOG_COMMAND } from '../../src/core/orientation/workspace-git.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
@@ -39,6 +41,16 @@ const commit = (message: string, date: number) =>
 
 const recent = async (scope: SandboxScope) =>
   value(await fixture.client.recentCommits(scope, { count: 5 }))
+
+/** With HEAD on `head`, the reading is unknown and the runner's peak memory grows < 512 MiB. */
+async function unknownInBoundedMemory(scope: SandboxScope, head: string): Promise<void> {
+  const git = join(workspace(scope), '.git')
+  await writeFile(join(git, 'refs/heads/master'), `${head}\n`)
+  await writeFile(join(git, 'HEAD'), 'ref: refs/heads/master\n')
+  const before = fixture.runner.peakMemoryBytes()
+  expect(await recent(scope)).toMatchObject({ state: 'unknown' })
+  expect(fixture.runner.peakMemoryBytes() - before).toBeLessThan(512 * 1024 * 1024)
+}
 
 describe('the recent git log read without a process', () => {
   it('finds no repository in a workspace without .git, nor commits on an unborn branch', async () => {
@@ -107,5 +119,106 @@ describe('the recent git log read without a process', () => {
     const read = await recent(head)
     expect(read).toMatchObject({ state: 'unknown' })
     expect(JSON.stringify(read)).not.toContain('secret of another session')
+  })
+
+  it('gives up past a bound on what it loads: a commit with many huge parents is unknown', async () => {
+    // A tenant's .git can hold objects that inflate a thousandfold, and one commit can name
+    // tens of thousands of parents (git reads what a name holds, so one file hard-linked under
+    // every name costs its few kilobytes once): read in full, the walk would hold gigabytes.
+    const scope = newScope()
+    await run(scope, 'git init -q')
+    const git = join(workspace(scope), '.git')
+    const object = async (sha: string, body: string) => {
+      await mkdir(join(git, 'objects', sha.slice(0, 2)), { recursive: true })
+      const file = join(git, 'objects', sha.slice(0, 2), sha.slice(2))
+      await writeFile(file, deflateSync(`commit ${Buffer.byteLength(body)}\0${body}`))
+      return file
+    }
+    const header =
+      'tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\ncommitter t <t@t> 1700000000 +0000\n\n'
+    const parents = Array.from({ length: 400 }, () => randomBytes(20).toString('hex'))
+    const huge = await object(parents[0] as string, `${header}${'x'.repeat(4_000_000)}\n`)
+    for (const sha of parents.slice(1)) {
+      await mkdir(join(git, 'objects', sha.slice(0, 2)), { recursive: true })
+      await link(huge, join(git, 'objects', sha.slice(0, 2), sha.slice(2)))
+    }
+    const head = 'f'.repeat(40)
+    await object(head, `${parents.map((p) => `parent ${p}\n`).join('')}${header}top\n`)
+    // Read in full: 400 subjects of 4 MB each, 1.6 GB.
+    await unknownInBoundedMemory(scope, head)
+  })
+
+  it('never makes an object larger than a commit may be from a small delta in a pack', async () => {
+    // A pack entry's delta names the size it makes and copies 64 KiB of its base per byte: 16 KiB
+    // of delta would make 1 GiB, before the object is seen not to be a commit.
+    const scope = newScope()
+    await run(scope, 'git init -q')
+    const git = join(workspace(scope), '.git')
+    const entryHeader = (type: number, size: number) => {
+      const bytes = [(type << 4) | (size & 15) | (size > 15 ? 0x80 : 0)]
+      for (let rest = size >>> 4; rest > 0; rest >>>= 7) {
+        bytes.push((rest & 0x7f) | (rest > 0x7f ? 0x80 : 0))
+      }
+      return Buffer.from(bytes)
+    }
+    const varint = (value: number) => {
+      const bytes: number[] = []
+      for (let rest = value; ; rest = Math.floor(rest / 128)) {
+        bytes.push((rest & 0x7f) | (rest >= 128 ? 0x80 : 0))
+        if (rest < 128) return Buffer.from(bytes)
+      }
+    }
+    const base = Buffer.alloc(0x10000)
+    const copies = 16 * 1024
+    const delta = Buffer.concat([
+      varint(base.length),
+      varint(copies * 0x10000),
+      Buffer.alloc(copies, 0x80), // each: copy 0x10000 bytes from the base's start
+    ])
+    const baseEntry = Buffer.concat([entryHeader(3, base.length), deflateSync(base)])
+    const deltaAt = 12 + baseEntry.length
+    expect(deltaAt - 12).toBeLessThan(128) // the entry's offset back to its base, in one byte
+    const pack = Buffer.concat([
+      Buffer.from('PACK\0\0\0\x02\0\0\0\x02', 'latin1'),
+      baseEntry,
+      entryHeader(6, delta.length),
+      Buffer.from([deltaAt - 12]),
+      deflateSync(delta),
+      Buffer.alloc(20),
+    ])
+    const head = 'f'.repeat(40)
+    const fanout = Buffer.alloc(256 * 4)
+    fanout.writeUInt32BE(1, 255 * 4)
+    const idx = Buffer.concat([
+      Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
+      fanout,
+      Buffer.from(head, 'hex'),
+      Buffer.alloc(4), // its crc32, not read
+      Buffer.alloc(4), // its offset in the pack, set below
+      Buffer.alloc(40), // the checksums, not read
+    ])
+    idx.writeUInt32BE(deltaAt, 8 + 256 * 4 + 20 + 4)
+    await writeFile(join(git, 'objects/pack/pack-bomb.pack'), pack)
+    await writeFile(join(git, 'objects/pack/pack-bomb.idx'), idx)
+    await unknownInBoundedMemory(scope, head)
+  })
+
+  it('lists no object folder past a bound on names: one of millions is never read whole', async () => {
+    // Names cost a tenant a directory entry each (hard links: no file of their own), while the
+    // runner would hold every one of them at once: 100 002 here, the bound 100 000.
+    const scope = newScope()
+    await run(scope, `git init -q && ${commit('one', 1_700_000_000)}`)
+    const pack = join(workspace(scope), '.git/objects/pack')
+    // Two files, as a file has at most 65 000 links on ext4.
+    await writeFile(join(pack, 'a'), '')
+    await writeFile(join(pack, 'b'), '')
+    for (let i = 0; i < 100_000; i += 1000) {
+      await Promise.all(
+        Array.from({ length: 1000 }, (_, j) =>
+          link(join(pack, (i + j) % 2 ? 'a' : 'b'), join(pack, `n${i + j}`)),
+        ),
+      )
+    }
+    expect(await recent(scope)).toMatchObject({ state: 'unknown' })
   })
 })

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cmdlineOf, descendantsOf } from './proc-tree.ts'
 
@@ -36,6 +36,8 @@ export interface RunnerProcess {
   crash(): Promise<void>
   /** The descriptors the runner's own node process holds open now. */
   openDescriptors(): number
+  /** The most memory the runner's own node process has held so far, bytes (VmHWM). */
+  peakMemoryBytes(): number
 }
 
 /**
@@ -104,6 +106,10 @@ export async function startRunnerProcess(options: {
         stop: () => end('SIGTERM'),
         crash: () => end('SIGKILL'),
         openDescriptors: () => readdirSync(`/proc/${runnerPid(group)}/fd`).length,
+        peakMemoryBytes: () => {
+          const status = readFileSync(`/proc/${runnerPid(group)}/status`, 'utf8')
+          return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024
+        },
       }
     if (child.exitCode !== null || Date.now() > deadline) {
       await end('SIGKILL')

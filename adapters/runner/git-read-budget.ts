@@ -1,0 +1,53 @@
+import { opendirSync } from 'node:fs'
+
+/**
+ * What one reading of a workspace's `.git` (git-objects.ts) may load in all. The repository is
+ * the tenant's and can ask for far more than any history the reading shows needs: objects that
+ * inflate a thousandfold, a commit naming tens of thousands of parents (one object file
+ * hard-linked under every name costs its bytes once), folders of millions of names. The runner
+ * serves every tenant from one process and reads synchronously, so a reading past these bounds
+ * stops and is left to git, run in the sandbox under the tenant's own limits.
+ */
+const LIMITS = {
+  /** Pack indexes, object files and inflated objects (a 50-commit walk needs a few MB). */
+  bytes: 128 * 1024 * 1024,
+  /** Commits and pack entries read (50 commits, their parents and delta bases). */
+  objects: 2000,
+  /** Names listed in object folders (a loose object folder holds hundreds to thousands). */
+  names: 100_000,
+}
+
+export type GitReadCost = Partial<Record<keyof typeof LIMITS, number>>
+
+export class GitReadBudget {
+  readonly #spent = { bytes: 0, objects: 0, names: 0 }
+
+  /** Counts `cost`; says which bound the reading has passed, if any. */
+  spend(cost: GitReadCost): string | undefined {
+    for (const key of ['bytes', 'objects', 'names'] as const) {
+      this.#spent[key] += cost[key] ?? 0
+      if (this.#spent[key] > LIMITS[key]) {
+        return `the repository needs more than ${LIMITS[key]} ${key} read`
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * The names in the folder at `path` (a `/proc/self/fd` path), listed one entry at a time so
+   * a huge folder is never read whole; undefined once they pass the bound on names.
+   */
+  names(path: string): string[] | undefined {
+    const dir = opendirSync(path)
+    try {
+      const names: string[] = []
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (this.spend({ names: 1 }) !== undefined) return undefined
+        names.push(entry.name)
+      }
+      return names
+    } finally {
+      dir.closeSync()
+    }
+  }
+}
