@@ -13,8 +13,11 @@ const LIMITS = {
   bytes: 128 * 1024 * 1024,
   /** Commits and pack entries read (50 commits, their parents and delta bases). */
   objects: 2000,
-  /** Names listed in object folders (a loose object folder holds hundreds to thousands). */
-  names: 100_000,
+  /**
+   * Names listed in object folders: git packs loose objects once there are 6700 (gc.auto), and
+   * abbreviating a commit scans its folder's names once per length tried (up to 34 times).
+   */
+  names: 10_000,
 }
 
 export type GitReadCost = Partial<Record<keyof typeof LIMITS, number>>
