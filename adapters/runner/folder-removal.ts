@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type FileHandle, open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
+import { type FileHandle, open, opendir, rename, rmdir, unlink } from 'node:fs/promises'
 import { at, FOLDER_FLAGS } from './workspace-walk.ts'
 
 /** Folders held open at once by one removal; deeper folders are moved up first (see below). */
@@ -86,7 +86,9 @@ async function removeEntry(dir: number, name: string): Promise<boolean> {
  */
 async function emptyOnce(top: number, fd: number, depth: number): Promise<boolean> {
   let again = false
-  for (const entry of await readdir(at(fd, '.'), { withFileTypes: true })) {
+  // Read a few entries at a time, never listed whole: a tenant's folder can hold millions of
+  // names, in each of the folders held on the way down.
+  for await (const entry of await opendir(at(fd, '.'))) {
     if (!entry.isDirectory()) {
       if (await removeEntry(fd, entry.name)) again = true
       continue

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, link, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -168,6 +168,39 @@ describe('POST /v1/workspace/erase', { timeout: 120_000 }, () => {
       expect(await readdir(join(root, 'delta'))).toEqual([])
       expect(existsSync(join(root, '.runner-state', 'delta', 's4'))).toBe(false)
       expect(await hostFiles()).toEqual(HOST_FILES)
+    } finally {
+      await runner.stop()
+      await rm(root, { recursive: true, force: true })
+    }
+  })
+
+  it('never lists a whole folder at once: a tree of huge folders costs the runner no memory', async () => {
+    // A name costs a tenant a directory entry (hard links: no file of their own), the runner a
+    // listed entry of ~200 bytes; a folder on ext4 holds millions, the eraser holds 64 at once.
+    const root = await mkdtemp(join(tmpdir(), 'turnline-erase-names-'))
+    const secret = 'erase-names-secret-0123456789abcdef'
+    const runner = await startRunnerProcess({ root, secret })
+    try {
+      const scope = { tenant: 'epsilon', sessionId: 's5' }
+      const client = new HttpSandboxRunner({ url: runner.url, secret })
+      // A file has at most 65 000 links on ext4: one file for each folder.
+      await run(client, scope, 'mkdir -p a/b/c/d && touch a/f a/b/f a/b/c/f a/b/c/d/f')
+      const workspace = join(root, 'epsilon', 's5')
+      for (const folder of ['a', 'a/b', 'a/b/c', 'a/b/c/d']) {
+        const file = join(workspace, folder, 'f')
+        for (let i = 0; i < 60_000; i += 1000) {
+          await Promise.all(
+            Array.from({ length: 1000 }, (_, j) =>
+              link(file, join(workspace, folder, `n${i + j}`)),
+            ),
+          )
+        }
+      }
+      const before = runner.peakMemoryBytes()
+      expect(await client.eraseWorkspace(scope)).toEqual({ ok: true, value: { state: 'erased' } })
+      expect(await readdir(join(root, 'epsilon'))).toEqual([])
+      // Listed whole, the four folders on the way down: 240 000 entries held at once.
+      expect(runner.peakMemoryBytes() - before).toBeLessThan(40 * 1024 * 1024)
     } finally {
       await runner.stop()
       await rm(root, { recursive: true, force: true })
