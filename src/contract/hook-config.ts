@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { linearRegexProblem } from '../shared/linear-regex.ts'
 import { lazySchema } from './lazy-schema.ts'
 
 /**
@@ -24,19 +25,23 @@ export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>
 /** VT Code's default hook timeout: 60 s. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
 
-/** True when `pattern` is usable as a matcher (`""`, `"*"`, or a regular expression). */
-export function isValidMatcher(pattern: string): boolean {
-  if (pattern === '' || pattern === '*') return true
-  try {
-    new RegExp(`^(?:${pattern})$`)
-    return true
-  } catch {
-    return false
-  }
+/**
+ * Why `pattern` is not usable as a matcher (`""`, `"*"`, or a regular expression the linear-time
+ * engine runs: no back-references or lookarounds, src/shared/linear-regex.ts), or undefined.
+ */
+export function matcherProblem(pattern: string): string | undefined {
+  if (pattern === '' || pattern === '*') return undefined
+  return linearRegexProblem(`^(?:${pattern})$`)
 }
 
 const MatcherSchema = lazySchema(() =>
-  z.string().max(200).refine(isValidMatcher, 'matcher is not a valid regular expression'),
+  z
+    .string()
+    .max(200)
+    .superRefine((pattern, ctx) => {
+      const problem = matcherProblem(pattern)
+      if (problem) ctx.addIssue({ code: 'custom', message: `matcher is not usable: ${problem}` })
+    }),
 )
 
 const common = {

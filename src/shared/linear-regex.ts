@@ -106,6 +106,17 @@ export function linearRegex(pattern: string, options: { ignoreCase?: boolean } =
   return { exec: (subject) => run(program, subject) }
 }
 
+/** Why `pattern` cannot be compiled (its LinearRegexError's message), or undefined. */
+export function linearRegexProblem(pattern: string): string | undefined {
+  try {
+    linearRegex(pattern)
+    return undefined
+  } catch (error) {
+    if (error instanceof LinearRegexError) return error.message
+    throw error
+  }
+}
+
 function holds(kind: AssertKind, s: string, at: number): boolean {
   if (kind === 'bol') return at === 0
   if (kind === 'eol') return at === s.length

@@ -188,21 +188,47 @@ describe('large inputs while /healthz is polled every 50 ms', () => {
     expect(sent.some((m) => m.role === 'user' && m.content.includes(text))).toBe(true)
   })
 
-  it('a hook matcher written to backtrack against a tool name it names', async () => {
-    poller.mark('backtracking matcher')
-    const name = 'a'.repeat(64)
-    const session = await newSession({
-      tools: [{ ...echoTool(receiver.url), name }],
-      // Backtracking alone, `^(?:(a|a)*b)$` would try 2^64 ways against that name.
-      hooks: [{ event: 'pre_tool_use', type: 'http', url: receiver.url, matcher: '(a|a)*b' }],
+  // Backtracking alone, `^(?:(a|a)*b)$` would try 2^64 ways against that name; V8's own linear
+  // engine takes over the first, but runs `{0,100}` only by backtracking.
+  it.each(['(a|a)*b', '(?:a|a){0,100}b'])(
+    'a hook matcher written to backtrack against a tool name it names: %s',
+    async (matcher) => {
+      poller.mark(`backtracking matcher ${matcher}`)
+      const name = 'a'.repeat(64)
+      const session = await newSession({
+        tools: [{ ...echoTool(receiver.url), name }],
+        hooks: [{ event: 'pre_tool_use', type: 'http', url: receiver.url, matcher }],
+      })
+      receiver.setReply(() => ({ body: '{"ok":true}' }))
+      mock.enqueue(
+        { toolCalls: [{ id: 'call_aaa', name, arguments: JSON.stringify({ q: 'x' }) }] },
+        { text: 'called' },
+      )
+      await completedTurn(session, 'call it')
+      expect(lastToolMessage()).toBe('{"ok":true}')
+    },
+  )
+
+  it('a hook matcher with a back-reference (nothing bounds its backtracking) is refused', async () => {
+    const refused = await post('/v1/sessions', {
+      hooks: [{ event: 'pre_tool_use', type: 'http', url: receiver.url, matcher: '(a|a)*\\1b' }],
     })
-    receiver.setReply(() => ({ body: '{"ok":true}' }))
+    expect(refused.status).toBe(400)
+    expect(refused.json.error?.message).toMatch(/back-references are not supported/)
+  })
+
+  it('a test command pattern written to backtrack, against a command the model ran', async () => {
+    poller.mark('test command pattern')
+    const session = await newSession({ harness: { test_command_pattern: '(?:a|a){0,100}b' } })
+    const cmd = `echo ${'a'.repeat(64)}`
     mock.enqueue(
-      { toolCalls: [{ id: 'call_aaa', name, arguments: JSON.stringify({ q: 'x' }) }] },
-      { text: 'called' },
+      { toolCalls: [{ id: 'call_aa', name: 'exec_command', arguments: JSON.stringify({ cmd }) }] },
+      { text: 'ran' },
     )
-    await completedTurn(session, 'call it')
-    expect(lastToolMessage()).toBe('{"ok":true}')
+    await completedTurn(session, 'run it')
+    // The handoff looks for the last test command among the commands run.
+    const handoff = await post(`/v1/sessions/${session}/handoff`, {})
+    expect(handoff.status, JSON.stringify(handoff.json)).toBe(200)
   })
 
   it('answered every poll within 250 ms', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_TEST_COMMAND_PATTERN } from '../../src/contract/harness-config.ts'
+import { DEFAULT_TEST_COMMAND_PATTERN, HarnessSchema } from '../../src/contract/harness-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { buildHandoff } from '../../src/core/handoff/build-handoff.ts'
 import {
@@ -7,6 +7,7 @@ import {
   renderTestRun,
   sessionActivity,
 } from '../../src/core/handoff/session-activity.ts'
+import { linearRegex } from '../../src/shared/linear-regex.ts'
 
 let n = 0
 function tool(name: string, answer: object | string): ThreadEvent[] {
@@ -92,7 +93,8 @@ describe('session activity', () => {
   })
 
   it('recognizes common test runners and nothing else by default', () => {
-    const re = new RegExp(DEFAULT_TEST_COMMAND_PATTERN)
+    // As lastTestRun matches it: on the linear-time engine.
+    const re = linearRegex(DEFAULT_TEST_COMMAND_PATTERN)
     for (const yes of [
       'npm test',
       'cd app && npm run test',
@@ -102,10 +104,25 @@ describe('session activity', () => {
       'go test ./...',
       'make check',
     ]) {
-      expect(re.test(yes), yes).toBe(true)
+      expect(re.exec(yes), yes).toBeDefined()
     }
     for (const no of ['npm install', 'echo test', 'cat latest.txt', 'git commit -m "go test"x']) {
-      expect(re.test(no), no).toBe(false)
+      expect(re.exec(no), no).toBeUndefined()
+    }
+  })
+
+  it("matches a session's own pattern in linear time, and refuses one that needs backtracking", () => {
+    const command = `echo ${'a'.repeat(64)}`
+    const activity = sessionActivity([
+      ...tool('exec_command', { command, output: 'a', session_id: 'run-3', is_exited: true }),
+    ])
+    // JavaScript's engine (and V8's own linear one, which takes no {0,100}) would try 2^64 ways.
+    expect(lastTestRun(activity, { pattern: '(?:a|a){0,100}b' })).toBeUndefined()
+    expect(lastTestRun(activity, { pattern: '(?:a|a){0,100}$' })?.command).toBe(command)
+    for (const pattern of ['(a|a)*\\1b', '(?!x)a', '(']) {
+      const parsed = HarnessSchema.safeParse({ test_command_pattern: pattern })
+      expect(parsed.success, pattern).toBe(false)
+      expect(parsed.error?.issues[0]?.message, pattern).toMatch(/^not a usable pattern: /)
     }
   })
 

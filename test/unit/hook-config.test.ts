@@ -125,6 +125,26 @@ describe('hook payloads', () => {
     expect(hookMatches('auto', undefined)).toBe(true)
   })
 
+  it('matches in time linear in the subject, and refuses what needs backtracking', () => {
+    // On JavaScript's engine each would try 2^64 ways; V8's own linear engine takes neither.
+    const name = 'a'.repeat(64)
+    expect(hookMatches('(?:a|a){0,100}b', name)).toBe(false)
+    expect(hookMatches('(?:a|a){0,100}', name)).toBe(true)
+    expect(hookMatches('(?:a|a){0,100}', 'a'.repeat(101))).toBe(false)
+    const hook = { event: 'pre_tool_use', type: 'http', url: 'https://hooks.example/h' }
+    for (const [matcher, why] of [
+      ['(a|a)*\\1b', 'back-references are not supported'],
+      ['(?=a)a', 'lookarounds are not supported'],
+      ['(?<!b)a', 'lookarounds are not supported'],
+      ['(a', 'matcher is not usable'],
+    ]) {
+      const parsed = HookConfigSchema.safeParse({ ...hook, matcher })
+      expect(parsed.success, matcher).toBe(false)
+      expect(parsed.error?.issues[0]?.message, matcher).toContain(why)
+    }
+    expect(HookConfigSchema.safeParse({ ...hook, matcher: 'Write|Edit' }).success).toBe(true)
+  })
+
   it('gives commands VT Code’s environment with the Claude aliases', () => {
     expect(hookEnvironment(preToolUsePayload(ctx, { toolName: 't', toolInput: {} }))).toEqual({
       VT_PROJECT_DIR: '/workspace/proj',

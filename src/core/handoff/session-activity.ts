@@ -1,5 +1,6 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
+import { type LinearRegex, linearRegex } from '../../shared/linear-regex.ts'
 import { tailText } from '../orientation/artifact-summaries.ts'
 
 /**
@@ -118,9 +119,12 @@ export function lastTestRun(
   selector: TestSelector,
 ): CommandRun | undefined {
   const marked = selector.command?.trim()
-  const pattern = marked === undefined ? new RegExp(selector.pattern) : undefined
+  // The session's own pattern, against commands its model wrote: linear time, never backtracking.
+  const pattern = marked === undefined ? linearRegex(selector.pattern) : undefined
   const matches = (command: string) =>
-    marked !== undefined ? command.trim() === marked : (pattern as RegExp).test(command)
+    marked !== undefined
+      ? command.trim() === marked
+      : (pattern as LinearRegex).exec(command) !== undefined
   return activity.commands.filter((run) => matches(run.command)).at(-1)
 }
 

@@ -1,10 +1,14 @@
+import { type LinearRegex, linearRegex } from '../../shared/linear-regex.ts'
+
 /**
  * A hook's `matcher` (VT Code semantics): empty or `*` matches everything; anything else is a
  * regular expression that must match the whole subject (`^(?:matcher)$`), so a plain name is an
  * exact match and `Write|Edit`, `mcp__github__.*` work as expected. Events without a subject
- * (`stop`) match every hook.
+ * (`stop`) match every hook. The session's tenant writes the matcher and names the tools it is
+ * matched against, so it runs on the linear-time engine (src/shared/linear-regex.ts), never on
+ * JavaScript's backtracking one.
  */
-const cache = new Map<string, RegExp | null>()
+const cache = new Map<string, LinearRegex | null>()
 
 export function hookMatches(matcher: string | undefined, subject: string | undefined): boolean {
   if (matcher === undefined || matcher === '' || matcher === '*' || subject === undefined) {
@@ -13,12 +17,12 @@ export function hookMatches(matcher: string | undefined, subject: string | undef
   let regex = cache.get(matcher)
   if (regex === undefined) {
     try {
-      regex = new RegExp(`^(?:${matcher})$`)
+      regex = linearRegex(`^(?:${matcher})$`)
     } catch {
       regex = null
     }
     if (cache.size > 1000) cache.clear()
     cache.set(matcher, regex)
   }
-  return regex?.test(subject) ?? false
+  return regex !== null && regex.exec(subject) !== undefined
 }
