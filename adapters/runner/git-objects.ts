@@ -140,11 +140,14 @@ export class GitObjects {
     }
     const rest = prefix.slice(2)
     if (names.some((n) => n.startsWith(rest) && `${dir}${n}` !== sha)) return true
+    // An index git wrote lists each object once, sorted: two entries from the prefix decide.
     return this.#packs.some((index) => {
-      for (let i = lowerBound(index, prefix); i < index.count; i++) {
+      for (let i = lowerBound(index, prefix), seen = false; i < index.count; i++) {
         const other = index.shas.toString('hex', i * 20, i * 20 + 20)
         if (!other.startsWith(prefix)) return false
         if (other !== sha) return true
+        if (seen) throw new GitUnreadable(`${index.name} lists ${sha} twice`)
+        seen = true
       }
       return false
     })
