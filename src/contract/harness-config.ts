@@ -83,14 +83,13 @@ export const HarnessSchema = lazySchema(() =>
       .max(1000)
       .default(50)
       .describe('Tool calls allowed within one turn before it stops (VT Code tool-loop limit).'),
+    // This setting, the export settings and the MCP settings have no zod defaults: absent means
+    // the documented default, so configurations stored before them re-serialize unchanged.
     unified_exec: z
       .boolean()
-      .describe(
-        'offer unified_exec (run, write, poll, continue, wait, close) beside exec_command; default false',
-      )
       .optional()
       .describe(
-        "Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue, wait, close) beside exec_command and write_stdin; needs a sandbox runner. The export and MCP settings have no zod defaults: absent means the documented default, so configurations stored before them re-serialize unchanged.",
+        "Offer `unified_exec` (VT Code's command-session dispatcher: run, write, poll, continue, wait, close) beside exec_command and write_stdin; needs a sandbox runner. Default false.",
       ),
     event_log_path: EventLogPathSchema.describe(
       'workspace-relative object that also gets the bare ThreadEvent JSONL after every turn (a path without extension is a folder)',
@@ -101,19 +100,15 @@ export const HarnessSchema = lazySchema(() =>
       ),
     open_responses_enabled: z
       .boolean()
-      .describe('write derived/open-responses.jsonl when the thread completes; default true')
       .optional()
       .describe(
-        'Write the Open Responses view `derived/open-responses.jsonl` when the thread completes.',
+        'Write the Open Responses view `derived/open-responses.jsonl` when the thread completes. Default true.',
       ),
     atif_enabled: z
       .boolean()
-      .describe(
-        'write the ATIF v1.4 trajectory derived/atif-trajectory.json when the thread completes; default false',
-      )
       .optional()
       .describe(
-        'Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes.',
+        'Write the ATIF v1.4 trajectory `derived/atif-trajectory.json` when the thread completes. Default false.',
       ),
     orientation_enabled: z
       .boolean()
