@@ -82,7 +82,9 @@ export const HarnessSchema = lazySchema(() =>
       .positive()
       .max(1000)
       .default(50)
-      .describe('Tool calls allowed within one turn before it stops (VT Code tool-loop limit).'),
+      .describe(
+        "Rounds of tool calls (a model answer's calls, however many) one turn may run; the model request after the last one fails the turn (VT Code's tool-loop limit).",
+      ),
     // This setting, the export settings and the MCP settings have no zod defaults: absent means
     // the documented default, so configurations stored before them re-serialize unchanged.
     unified_exec: z

@@ -69,7 +69,9 @@ export const ResponsesRequestSchema = lazySchema(() =>
       .min(1)
       .max(1000)
       .nullish()
-      .describe("The most tool calls the turn may make (the session's `harness.max_tool_loops`)."),
+      .describe(
+        "The session's `harness.max_tool_loops`: rounds of tool calls the turn may run; the model request after the last one fails the response.",
+      ),
     metadata: z
       .record(z.string().min(1).max(64), z.string().max(512))
       .refine((value) => Object.keys(value).length <= 16, { error: 'at most 16 metadata keys' })
