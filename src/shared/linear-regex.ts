@@ -95,15 +95,38 @@ function compile(root: Node): Op[] {
   return program
 }
 
+/**
+ * Steps (a program step entered at a position) a search may take for each character it reads.
+ * Linear is not enough: `.{0,1000}x` enters ~2,000 steps at every position, 8 s of the event
+ * loop for a 64 KiB line; the searches people write take 1–20 (a log line, a command).
+ */
+const STEPS_PER_CHARACTER = 32
+
+/**
+ * What a search may still spend, shared by the searches of one call over many subjects (the
+ * lines of an output, the commands of a session): it starts at twice the program's size and
+ * every character read (and each subject's end) adds {@link STEPS_PER_CHARACTER}.
+ */
+export interface StepBudget {
+  steps: number
+}
+
 /** A compiled pattern: `exec` finds the leftmost match in a string. */
 export interface LinearRegex {
-  exec(subject: string): { index: number; end: number } | undefined
+  /**
+   * The leftmost match; throws LinearRegexError once the search spends more than its budget
+   * (without one, a budget of its own): the pattern costs too much against such text.
+   */
+  exec(subject: string, budget?: StepBudget): { index: number; end: number } | undefined
+  /** A new budget for searching several subjects. */
+  budget(): StepBudget
 }
 
 /** Compiles `pattern`; throws LinearRegexError for syntax it does not support or cannot parse. */
 export function linearRegex(pattern: string, options: { ignoreCase?: boolean } = {}): LinearRegex {
   const program = compile(new Parser(pattern, options.ignoreCase === true).parse())
-  return { exec: (subject) => run(program, subject) }
+  const budget = () => ({ steps: 2 * program.length })
+  return { exec: (subject, given = budget()) => run(program, subject, given), budget }
 }
 
 /** Why `pattern` cannot be compiled (its LinearRegexError's message), or undefined. */
@@ -127,10 +150,15 @@ function holds(kind: AssertKind, s: string, at: number): boolean {
 
 /**
  * The Pike VM: threads in priority order, each program step entered at most once per position
- * (`seen`), so the work is O(program × subject). The leftmost match wins; among the threads that
- * started there, the one of highest priority (JavaScript's choice).
+ * (`seen`), so the work is O(program × subject), and at most what `budget` allows. The leftmost
+ * match wins; among the threads that started there, the one of highest priority (JavaScript's
+ * choice).
  */
-function run(program: Op[], s: string): { index: number; end: number } | undefined {
+function run(
+  program: Op[],
+  s: string,
+  budget: StepBudget,
+): { index: number; end: number } | undefined {
   const seen = new Int32Array(program.length).fill(-1)
   let current: { pc: number; start: number }[] = []
   let found: { index: number; end: number } | undefined
@@ -140,6 +168,11 @@ function run(program: Op[], s: string): { index: number; end: number } | undefin
       const next = stack.pop() as number
       if (seen[next] === at) continue
       seen[next] = at
+      if (--budget.steps < 0) {
+        throw new LinearRegexError(
+          `the pattern needs more than ${STEPS_PER_CHARACTER} steps a character on this text: write a simpler one`,
+        )
+      }
       const op = program[next] as Op
       if (op.op === 'jmp') stack.push(op.x)
       else if (op.op === 'split') stack.push(op.y, op.x)
@@ -149,6 +182,8 @@ function run(program: Op[], s: string): { index: number; end: number } | undefin
     }
   }
   for (let at = 0; at <= s.length; at++) {
+    // Earned as the search reads: a pattern that costs too much a character fails early on.
+    budget.steps += STEPS_PER_CHARACTER
     if (!found) add(current, 0, at, at)
     if (current.length === 0) {
       if (found) break

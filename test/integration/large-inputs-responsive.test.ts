@@ -226,9 +226,38 @@ describe('large inputs while /healthz is polled every 50 ms', () => {
       { text: 'ran' },
     )
     await completedTurn(session, 'run it')
-    // The handoff looks for the last test command among the commands run.
-    const handoff = await post(`/v1/sessions/${session}/handoff`, {})
-    expect(handoff.status, JSON.stringify(handoff.json)).toBe(200)
+    // The handoff looks for the last test command among the commands run: too costly a pattern
+    // for them is refused, and a command named instead is found.
+    const refused = await post(`/v1/sessions/${session}/handoff`, {})
+    expect(refused.status, JSON.stringify(refused.json)).toBe(400)
+    expect(refused.json.error?.message).toMatch(/^harness\.test_command_pattern: the pattern needs/)
+    const named = await post(`/v1/sessions/${session}/handoff`, { test_command: cmd })
+    expect(named.status, JSON.stringify(named.json)).toBe(200)
+  })
+
+  it('a read_tool_output regex that costs too much a character, over a line a command printed', async () => {
+    poller.mark('costly regex')
+    const session = await newSession()
+    // One line of 2.5 MB, over this server's 2 MiB inline limit: kept as an artifact.
+    const cmd = "head -c 2500000 /dev/zero | tr '\\0' a"
+    const exec = { cmd, yield_time_ms: 20_000 }
+    mock.enqueue({
+      toolCalls: [{ id: 'call_line', name: 'exec_command', arguments: JSON.stringify(exec) }],
+    })
+    mock.respond(() => {
+      const { output_artifact_id } = JSON.parse(lastToolMessage()) as { output_artifact_id: string }
+      mock.respond(() => ({ text: 'searched' }))
+      // Linear, but ~2,000 steps at every position of the line's first 64 KiB: 8 s of the loop.
+      const read = { artifact_id: output_artifact_id, regex: '.{0,1000}x' }
+      const call = { id: 'call_regex', name: 'read_tool_output', arguments: JSON.stringify(read) }
+      return { toolCalls: [call] }
+    })
+    try {
+      await completedTurn(session, 'search it')
+    } finally {
+      mock.respond(undefined)
+    }
+    expect(lastToolMessage()).toMatch(/^regex: the pattern needs more than 32 steps a character/)
   })
 
   it('answered every poll within 250 ms', async () => {

@@ -86,4 +86,22 @@ describe('linearRegex', () => {
     expect(linearRegex('^(a+)+!').exec(line)).toEqual({ index: 0, end: line.length })
     expect(linearRegex('(\\w+\\s?)+$').exec(`${'word '.repeat(20_000)}!`)).toBeUndefined()
   })
+
+  it('spends at most a bounded number of steps a character, one budget for many subjects', () => {
+    const line = 'a'.repeat(10_000)
+    // ~2,000 steps at every position of such a line: refused before it takes seconds.
+    const wide = linearRegex('.{0,1000}x')
+    expect(() => wide.exec(line)).toThrow(LinearRegexError)
+    expect(() => wide.exec(line)).toThrow('needs more than 32 steps a character')
+    expect(wide.exec('abx')).toEqual({ index: 0, end: 3 })
+    // Many short subjects draw on one budget: each alone fits, all of them do not.
+    const budget = wide.budget()
+    expect(() => {
+      for (let i = 0; i < 1000; i++) wide.exec('a'.repeat(1000), budget)
+    }).toThrow(LinearRegexError)
+    const plain = linearRegex('(?:foo|bar)\\s*=\\s*\\d+')
+    const shared = plain.budget()
+    for (let i = 0; i < 1000; i++)
+      expect(plain.exec(`${'a'.repeat(1000)} foo = 1`, shared)).toBeDefined()
+  })
 })

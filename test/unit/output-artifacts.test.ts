@@ -219,6 +219,19 @@ describe('read_tool_output', () => {
     expect(refused.output).toContain('back-references are not supported')
   })
 
+  it('gives up on a pattern that costs too much a character, before it holds the process', async () => {
+    // Linear, but ~2,000 steps at every position: 8 s of the event loop for a 64 KiB line.
+    const text = `${'a'.repeat(64 * 1024)}\n${'ab\n'.repeat(20_000)}x\n`
+    const { outputs, artifact } = await stored(text)
+    for (const regex of ['.{0,1000}x', '(?:a|b){0,1000}x']) {
+      const refused = await run(outputs, { artifact_id: artifact.id, regex })
+      expect(refused, regex).toMatchObject({ ok: false })
+      expect(refused.output).toMatch(/^regex: the pattern needs more than 32 steps a character/)
+    }
+    const found = await run(outputs, { artifact_id: artifact.id, regex: '^(?:a|b){0,10}x' })
+    expect(found.output.split('\n')[0]).toBe(`[${artifact.id}: 1 matching line of 20002]`)
+  })
+
   it('answers the model clearly for an unknown id or bad arguments', async () => {
     const outputs = new OutputArtifacts(new MemoryObjectStore(), 's/')
     const unknown = await run(outputs, { artifact_id: FIXTURE_ID })

@@ -1,6 +1,7 @@
+import { TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
-import { type LinearRegex, linearRegex } from '../../shared/linear-regex.ts'
+import { LinearRegexError, linearRegex } from '../../shared/linear-regex.ts'
 import { tailText } from '../orientation/artifact-summaries.ts'
 
 /**
@@ -119,13 +120,22 @@ export function lastTestRun(
   selector: TestSelector,
 ): CommandRun | undefined {
   const marked = selector.command?.trim()
-  // The session's own pattern, against commands its model wrote: linear time, never backtracking.
-  const pattern = marked === undefined ? linearRegex(selector.pattern) : undefined
-  const matches = (command: string) =>
-    marked !== undefined
-      ? command.trim() === marked
-      : (pattern as LinearRegex).exec(command) !== undefined
-  return activity.commands.filter((run) => matches(run.command)).at(-1)
+  if (marked !== undefined)
+    return activity.commands.findLast((run) => run.command.trim() === marked)
+  // The session's own pattern, against commands its model wrote: linear time, never backtracking,
+  // and within a step budget for them all.
+  const pattern = linearRegex(selector.pattern)
+  const budget = pattern.budget()
+  try {
+    return activity.commands.findLast((run) => pattern.exec(run.command, budget) !== undefined)
+  } catch (error) {
+    if (!(error instanceof LinearRegexError)) throw error
+    throw new TurnlineError(
+      'invalid_input',
+      `harness.test_command_pattern: ${error.message}, or name the command (test_command)`,
+      { details: { field: 'harness.test_command_pattern' } },
+    )
+  }
 }
 
 /** `Command: …`, `Exit code: …`, the last 60 lines of output, and the spool when there is one. */

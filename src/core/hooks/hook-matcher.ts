@@ -6,8 +6,10 @@ import { type LinearRegex, linearRegex } from '../../shared/linear-regex.ts'
  * exact match and `Write|Edit`, `mcp__github__.*` work as expected. Events without a subject
  * (`stop`) match every hook. The session's tenant writes the matcher and names the tools it is
  * matched against, so it runs on the linear-time engine (src/shared/linear-regex.ts), never on
- * JavaScript's backtracking one.
+ * JavaScript's backtracking one; without a step budget, as a subject is a name (at most
+ * `mcp__<64>__<64>`): at most the pattern's 20,000 steps for each of its characters.
  */
+const UNBOUNDED = { steps: Number.POSITIVE_INFINITY }
 const cache = new Map<string, LinearRegex | null>()
 
 export function hookMatches(matcher: string | undefined, subject: string | undefined): boolean {
@@ -24,5 +26,5 @@ export function hookMatches(matcher: string | undefined, subject: string | undef
     if (cache.size > 1000) cache.clear()
     cache.set(matcher, regex)
   }
-  return regex !== null && regex.exec(subject) !== undefined
+  return regex !== null && regex.exec(subject, UNBOUNDED) !== undefined
 }

@@ -59,7 +59,9 @@ function matcherOf(args: ReadOutputArgs): LineMatcher | string {
   if (args.regex !== undefined) {
     try {
       const pattern = linearRegex(args.regex, { ignoreCase: args.ignore_case === true })
-      return (line) => pattern.exec(line)
+      // One budget for the lines of the call (the search ends with a LinearRegexError past it).
+      const budget = pattern.budget()
+      return (line) => pattern.exec(line, budget)
     } catch (error) {
       if (error instanceof LinearRegexError) return `regex: ${error.message}`
       throw error
@@ -144,7 +146,12 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
       if (args.search !== undefined || args.regex !== undefined) {
         const matches = matcherOf(args)
         if (typeof matches === 'string') return failed(matches)
-        return succeeded(await search(outputs, artifact, args, matches))
+        try {
+          return succeeded(await search(outputs, artifact, args, matches))
+        } catch (error) {
+          if (error instanceof LinearRegexError) return failed(`regex: ${error.message}`)
+          throw error
+        }
       }
       if (args.start_line !== undefined || args.line_count !== undefined) {
         return succeeded(await readLines(outputs, artifact, args))
