@@ -61,6 +61,7 @@ function parseIndex(name: string, bytes: Buffer): PackIndex {
   const shasAt = 8 + 256 * 4
   const offsetsAt = shasAt + count * 24
   const largeAt = offsetsAt + count * 4
+  if (bytes.length < largeAt + 40) throw new GitUnreadable(`${name} holds fewer than ${count}`)
   return {
     name,
     count,
