@@ -12,8 +12,12 @@ export function startCallbackLoop(deps: Deps): CallbackWorker | undefined {
   const callbacks = deps.service.callbacks
   if (!callbacks) return undefined
   const log = deps.service.log ?? (deps.config.TURNLINE_LOG === 'json' ? jsonLines : () => {})
+  const clock = deps.service.clock
+  // An operator log line like every other: `ts`, `level`, `msg` (docs/configuration.md#operator-log).
+  const stamped = (entry: Record<string, unknown>) =>
+    log({ ts: new Date(clock.now()).toISOString(), level: 'info', ...entry })
   const worker = new CallbackWorker(
-    { ...callbacks, clock: deps.service.clock, log: (entry) => log({ level: 'info', ...entry }) },
+    { ...callbacks, clock, log: stamped },
     deps.service.sessions,
     deps.config.TURNLINE_CALLBACK_SWEEP_MS,
   )

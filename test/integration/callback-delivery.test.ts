@@ -157,6 +157,16 @@ describe('completion callbacks on npm start', () => {
       expect(JSON.parse(hooks[0]?.raw ?? '')).toEqual(delivery.notice)
     }
     expect(new Set(hooksOf(session).map(idOf)).size).toBe(2)
+    // The operator log's lines of these attempts: JSON with ts, level and msg, as every line.
+    const attemptLines = (server?.output() ?? '')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"callback attempt"'))
+      .map((line) => JSON.parse(line) as { ts?: string; level?: string; msg?: string })
+    expect(attemptLines.length).toBeGreaterThanOrEqual(8)
+    for (const line of attemptLines) {
+      expect(line).toMatchObject({ level: 'info', msg: 'callback attempt' })
+      expect(Date.parse(line.ts ?? '')).not.toBeNaN()
+    }
   })
 
   it('leaves a pending delivery of a killed server to the next one, with the same id', async () => {
