@@ -74,19 +74,6 @@ function parseIndex(name: string, bytes: Buffer): PackIndex {
   }
 }
 
-/** First index in the sorted sha table whose sha is ≥ `prefix` (hex, any length). */
-function lowerBound(index: PackIndex, prefix: string): number {
-  let lo = 0
-  let hi = index.count
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const sha = index.shas.toString('hex', mid * 20, mid * 20 + 20)
-    if (sha < prefix) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
 export class GitObjects {
   readonly #packs: PackIndex[] = []
   readonly #loose = new Map<string, string[]>()
@@ -106,6 +93,20 @@ export class GitObjects {
   #spend(cost: GitReadCost): void {
     const over = this.#budget.spend(cost)
     if (over !== undefined) throw new GitUnreadable(over)
+  }
+
+  /** First index in the sorted sha table whose sha is ≥ `prefix` (hex, any length). */
+  #lowerBound(index: PackIndex, prefix: string): number {
+    this.#spend({ steps: Math.ceil(Math.log2(index.count + 1)) })
+    let lo = 0
+    let hi = index.count
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const sha = index.shas.toString('hex', mid * 20, mid * 20 + 20)
+      if (sha < prefix) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
 
   /** What git counts to size abbreviations: the objects in packs. */
@@ -143,7 +144,7 @@ export class GitObjects {
     if (names.some((n) => n.startsWith(rest) && `${dir}${n}` !== sha)) return true
     // An index git wrote lists each object once, sorted: two entries from the prefix decide.
     return this.#packs.some((index) => {
-      for (let i = lowerBound(index, prefix), seen = false; i < index.count; i++) {
+      for (let i = this.#lowerBound(index, prefix), seen = false; i < index.count; i++) {
         const other = index.shas.toString('hex', i * 20, i * 20 + 20)
         if (!other.startsWith(prefix)) return false
         if (other !== sha) return true
@@ -164,7 +165,7 @@ export class GitObjects {
 
   #find(sha: string): { pack: string; offset: number } | undefined {
     for (const index of this.#packs) {
-      const i = lowerBound(index, sha)
+      const i = this.#lowerBound(index, sha)
       if (i >= index.count || index.shas.toString('hex', i * 20, i * 20 + 20) !== sha) continue
       return { pack: index.name.replace(/\.idx$/, '.pack'), offset: index.offsets(i) }
     }
