@@ -114,7 +114,9 @@ function inProcessAuthFailures(): AuthFailureLimit {
   return { throttle, fallback: throttle, perMinute: 60, trustedProxies: [] }
 }
 
-const defaultLog: ErrorLog = (entry) => console.error(JSON.stringify(entry))
+/** Faults on stderr, one JSON line each with `ts` as every operator log line (configuration.md). */
+const defaultLog: ErrorLog = (entry) =>
+  console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry }))
 
 /**
  * The Turnline HTTP app (v1). Web-standard only, so the same app runs on Node, Deno, workerd

@@ -45,7 +45,9 @@ export function tenancyParts(input: {
   const { config, notices } = input
   const shared = isMultiTenantEnv(config) || hasLimitDefaults(config)
   const log =
-    input.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)))
+    input.log ??
+    ((entry: Record<string, unknown>) =>
+      console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry })))
   const tenancy: Tenancy = {
     limiter: shared ? limiterOf(input) : new MemoryTenantLimiter(),
     defaults: defaultsOf(config),

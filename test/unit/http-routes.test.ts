@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
@@ -227,5 +227,20 @@ describe('error mapping', () => {
 
     api.failNext = 'a string'
     expect((await app.request('/v1/sessions/s1')).status).toBe(500)
+  })
+
+  it('logs a fault on stderr as a JSON line with ts, level and msg when no log is given', async () => {
+    const api = new FakeSessionApi()
+    const app = createApp({ api, auth: { keys: [] } })
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      api.failNext = new TurnlineError('storage_unavailable', 'the store did not answer')
+      expect((await app.request('/v1/sessions/s1')).status).toBe(503)
+      const line = JSON.parse(String(stderr.mock.calls[0]?.[0])) as { ts?: string }
+      expect(line).toMatchObject({ level: 'error', msg: 'request failed' })
+      expect(Date.parse(line.ts ?? '')).not.toBeNaN()
+    } finally {
+      stderr.mockRestore()
+    }
   })
 })
