@@ -55,6 +55,8 @@ export const OpenTurnSchema = lazySchema(() =>
     /** Usage of the turn so far. */
     usage: UsageSchema,
     tool_loops: Count,
+    /** Server-run tool calls started in the turn (`harness.max_tool_calls`); absent: none. */
+    tool_calls_run: Count.optional(),
   }),
 )
 export type OpenTurn = z.infer<typeof OpenTurnSchema>

@@ -85,8 +85,18 @@ export const HarnessSchema = lazySchema(() =>
       .describe(
         "Rounds of tool calls (a model answer's calls, however many) one turn may run; the model request after the last one fails the turn (VT Code's tool-loop limit).",
       ),
-    // This setting, the export settings and the MCP settings have no zod defaults: absent means
-    // the documented default, so configurations stored before them re-serialize unchanged.
+    // max_tool_calls, unified_exec, the export settings and the MCP settings have no zod
+    // defaults: absent means the documented default, so configurations stored before them
+    // re-serialize unchanged.
+    max_tool_calls: z
+      .number()
+      .int()
+      .positive()
+      .max(1000)
+      .optional()
+      .describe(
+        "Server-run tool calls one turn may run (`max_tool_calls` of `POST /v1/responses`); once that many have run, the model is offered no more of them (`tool_choice: none` when the session has no client function), a call it still makes is not run (its result says why), and the turn goes on to the model's answer. Client functions are not counted. Absent: no such limit.",
+      ),
     unified_exec: z
       .boolean()
       .optional()

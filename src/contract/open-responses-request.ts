@@ -70,7 +70,7 @@ export const ResponsesRequestSchema = lazySchema(() =>
       .max(1000)
       .nullish()
       .describe(
-        "The session's `harness.max_tool_loops`: rounds of tool calls the turn may run; the model request after the last one fails the response.",
+        "The most calls of the server's own tools run in the response (the session's `harness.max_tool_calls`); once reached, the model is offered none and a further call is not run, and the response completes. Function tools are not counted.",
       ),
     metadata: z
       .record(z.string().min(1).max(64), z.string().max(512))

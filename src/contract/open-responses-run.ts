@@ -105,7 +105,7 @@ function configOf(
     ...(instructions === '' ? {} : { instructions }),
     ...(request.max_tool_calls == null
       ? {}
-      : { harness: { max_tool_loops: request.max_tool_calls } }),
+      : { harness: { max_tool_calls: request.max_tool_calls } }),
     ...(tools.length === 0
       ? {}
       : {

@@ -68,6 +68,36 @@ describe('offeredTools', () => {
     expect(offer({ tool_choice: 'none' }, 0, [])).toEqual({ tools: [] })
   })
 
+  it('once harness.max_tool_calls server calls have run: every tool under none', () => {
+    const limited = (run: number, config: Partial<SessionConfigInput> = {}) =>
+      offeredTools(
+        readSessionConfig({ ...config, harness: { max_tool_calls: 2 } }),
+        { ...open(1), tool_calls_run: run },
+        CATALOG,
+      )
+    expect(limited(1)).toEqual({ tools: CATALOG })
+    expect(limited(2)).toEqual({ tools: CATALOG, toolChoice: 'none' })
+    expect(limited(3, { parallel_tool_calls: false })).toEqual({
+      tools: CATALOG,
+      toolChoice: 'none',
+      parallelToolCalls: false,
+    })
+    expect(offer({}, 5)).toEqual({ tools: CATALOG })
+  })
+
+  it("past harness.max_tool_calls the client's functions stay offered: the limit does not count them", () => {
+    const weather = {
+      name: 'get_weather',
+      description: 'get_weather',
+      parameters: {},
+    }
+    const config = readSessionConfig({ client_tools: [weather], harness: { max_tool_calls: 1 } })
+    const reached = { ...open(1), tool_calls_run: 1 }
+    expect(offeredTools(config, reached, CATALOG)).toEqual({ tools: [tool('get_weather')] })
+    const none = readSessionConfig({ ...config, tool_choice: 'none' })
+    expect(offeredTools(none, reached, CATALOG)).toEqual({ tools: CATALOG, toolChoice: 'none' })
+  })
+
   it('the session config refuses shapes that are no tool choice', () => {
     expect(() => readSessionConfig({ tool_choice: 'always' })).toThrow(/tool_choice/)
     expect(() => readSessionConfig({ tool_choice: { type: 'function' } })).toThrow(/tool_choice/)

@@ -81,10 +81,14 @@ describe('turn transitions', () => {
     let frame = openedTurn(session())
     frame = turnTransition(frame, { type: 'tool_round_requested', calls: [call(0), call(1)] })
     expect(frame.open).toMatchObject({ tool_loops: 1, pending_calls: [call(0), call(1)] })
+    expect(frame.open).not.toHaveProperty('tool_calls_run')
+    frame = turnTransition(frame, { type: 'call_started' })
     frame = turnTransition(frame, { type: 'tools_started' })
     frame = turnTransition(frame, { type: 'call_settled', itemId: 'item_0' })
+    frame = turnTransition(frame, { type: 'call_started' })
     frame = turnTransition(frame, { type: 'call_waiting', itemId: 'item_1', resume: { id: 'x' } })
     expect(frame.open).toMatchObject({
+      tool_calls_run: 2,
       tools_running: true,
       pending_calls: [call(1)],
       waiting: { item_id: 'item_1', resume: { id: 'x' } },

@@ -17,6 +17,9 @@ import { limitCompletion, sessionLimits, sessionUse } from './session-budget.ts'
  * | `limits.max_budget_usd` (estimated cost, strict) | before, after | thread ends `error_max_budget_usd` / `budget_limit_reached` |
  * | `harness.max_tool_loops` (tool rounds in one turn) | before | the turn fails, the session goes on |
  *
+ * `harness.max_tool_calls` (server-run calls in one turn) is not a stop: past it the
+ * model is offered no server tool and its calls are not run (tool-call-limit.ts).
+ *
  * The wall-clock budget of an invocation is not a stop: a tool wait that would outlive it ends
  * the turn `waiting` (tools/, `invocationBudgetMs`), and the next call continues it.
  */

@@ -5,6 +5,7 @@ import type { HookConfig } from '../../contract/hook-config.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { Telemetry } from '../../ports/telemetry.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
+import { notRunOutput, toolCallLimitReached } from '../guardrails/tool-call-limit.ts'
 import type { HookContext } from '../hooks/hook-payloads.ts'
 import { postToolUsePayload } from '../hooks/hook-payloads.ts'
 import type { HookRunnerDeps } from '../hooks/run-hooks.ts'
@@ -48,11 +49,13 @@ export interface ToolCallContext {
 export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
 
 /**
- * Works through the open turn's pending calls in order: unknown tool or invalid arguments →
- * invalid_tool; the permission policy and `pre_tool_use` hooks (deny → rejected; ask → the
- * turn stops `awaiting_approval`); then the run. Before the first run the turn is committed with
- * `tools_running`, so a crash after that reports the calls interrupted instead of re-running
- * them. A run that would outlive the invocation stops the turn `waiting`.
+ * Works through the open turn's pending calls in order: a server-run call past
+ * `harness.max_tool_calls` is not run (guardrails/tool-call-limit.ts); unknown tool or invalid
+ * arguments → invalid_tool; the permission policy and `pre_tool_use` hooks (deny → rejected;
+ * ask → the turn stops `awaiting_approval`); then the run, counted (`call_started`) when the
+ * server runs it. Before the first run the turn is committed with `tools_running`, so a crash
+ * after that reports the calls interrupted instead of re-running them. A run that would outlive
+ * the invocation stops the turn `waiting`.
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   const { turn } = ctx
@@ -113,6 +116,7 @@ async function nextCall(
   ctx.warnings.push(...gate.warnings)
   // Approved after the turn stopped: the invocation's snapshot marks it running again.
   if (decided) ctx.dispatcher.emit(runningSnapshot(call))
+  if (handler.kind !== CLIENT_TOOL_KIND) turn.apply({ type: 'call_started' })
   if (!open.tools_running) {
     turn.apply({ type: 'tools_started' })
     await ctx.checkpoint()
@@ -129,11 +133,20 @@ async function nextCall(
   return undefined
 }
 
-/** The call's handler and arguments; an unknown tool or invalid arguments settle it `invalid_tool`. */
+/**
+ * The call's handler and arguments; a server-run call past `harness.max_tool_calls` settles
+ * `cancelled`, not run; an unknown tool or invalid arguments settle it `invalid_tool`.
+ */
 function checkedCall(ctx: ToolCallContext, call: PendingCall) {
   const handler = ctx.tools.get(call.tool_name)
   // A client's function gets the arguments as the model wrote them: the client checks them.
   if (handler?.kind === CLIENT_TOOL_KIND) return { handler, parsed: { value: {} } }
+  const { config } = ctx.turn.state
+  if (handler && toolCallLimitReached(config, ctx.turn.open)) {
+    recordToolResult(ctx.dispatcher, ctx.history, call, 'failed', 'cancelled', notRunOutput(config))
+    ctx.turn.apply({ type: 'call_settled', itemId: call.item_id })
+    return undefined
+  }
   const parsed = handler ? checkArguments(call.arguments, handler.definition.parameters) : undefined
   if (handler && parsed?.ok) return { handler, parsed }
   const why = !handler

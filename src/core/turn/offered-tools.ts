@@ -2,6 +2,7 @@ import type { OpenTurn } from '../../contract/engine-state.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import { toolChoiceNames } from '../../contract/tool-choice.ts'
 import type { ModelToolChoice, ToolDefinition } from '../../ports/model-client.ts'
+import { toolCallLimitReached } from '../guardrails/tool-call-limit.ts'
 
 /** The tools one model request offers, and what the model must do with them. */
 export type OfferedTools =
@@ -14,7 +15,8 @@ export type OfferedTools =
  * choice (`required`, a named function) holds only until the model has made a round of tool
  * calls in this turn (`tool_loops`), after which the model chooses, so the loop can end with an
  * answer. A choice that names a tool the session does not offer, or forces a call where no tool
- * is offered, is refused (the turn fails saying why).
+ * is offered, is refused (the turn fails saying why). Once the turn has run
+ * `harness.max_tool_calls` server-run calls, see {@link limitReached}.
  */
 export function offeredTools(
   config: SessionConfig,
@@ -46,8 +48,27 @@ export function offeredTools(
   if (forced && tools.length === 0) {
     return { refused: 'tool_choice requires a tool call, but the session offers no tools' }
   }
+  if (toolCallLimitReached(config, open)) return limitReached(config, tools, mode, parallel)
   if (mode === 'auto' || tools.length === 0 || (forced && open.tool_loops > 0)) {
     return { tools, ...parallel }
   }
   return { tools, toolChoice: mode, ...parallel }
+}
+
+/**
+ * The offer once `harness.max_tool_calls` server-run calls have run (guardrails/tool-call-limit.ts):
+ * only the client's functions, which the limit does not count, the model choosing; with none,
+ * every tool with `tool_choice: none`, so the model answers (a provider that reads tool calls in
+ * the transcript gets the definitions of the tools they name).
+ */
+function limitReached(
+  config: SessionConfig,
+  tools: ToolDefinition[],
+  mode: ModelToolChoice | 'auto',
+  parallel: { parallelToolCalls?: false },
+): OfferedTools {
+  const client = new Set((config.client_tools ?? []).map((tool) => tool.name))
+  const functions = tools.filter((tool) => client.has(tool.name))
+  if (functions.length === 0 || mode === 'none') return { tools, toolChoice: 'none', ...parallel }
+  return { tools: functions, ...parallel }
 }

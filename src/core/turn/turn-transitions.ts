@@ -16,6 +16,7 @@ import { addUsage, type Usage, ZERO_USAGE } from '../../contract/usage.ts'
  *   (none) ──────────────▶ open ◀──────────────────────────────┐
  *                           │ tool_round_requested ─▶ calls pending ─ tools_started ─▶ running
  *                           │      ▲  call_settled / calls_abandoned ◀──────────────────┘
+ *                           │      │  call_started: a server-run call, counted as it starts
  *                           │      └── permission_requested ─▶ (left open, awaiting approval)
  *                           │          permission_decided, approval_used
  *                           │      └── call_waiting ─▶ (left open, waiting) ─ wait_dropped
@@ -54,6 +55,8 @@ export type TurnTransition =
   | { type: 'tool_round_requested'; calls: PendingCall[] }
   /** The first pending call is about to run (committed first: a crash reports them). */
   | { type: 'tools_started' }
+  /** A server-run call is about to run: the turn counts it (`harness.max_tool_calls`). */
+  | { type: 'call_started' }
   /** Every pending call got its result (or none was left to run). */
   | { type: 'tools_settled' }
   /** One call got its result (run, rejected, invalid): no longer pending, no longer waited on. */
@@ -145,6 +148,8 @@ export function turnTransition(frame: TurnFrame, transition: TurnTransition): Tu
       }
     case 'tools_started':
       return { state, open: { ...open, tools_running: true } }
+    case 'call_started':
+      return { state, open: { ...open, tool_calls_run: (open.tool_calls_run ?? 0) + 1 } }
     case 'tools_settled':
       return { state, open: { ...open, tools_running: false } }
     case 'call_settled': {
