@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { parseStoredBatch } from '../../src/contract/batch-encoding.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { listAll } from '../../src/store/list-all.ts'
 import { echoTool } from '../support/engine-deps.ts'
 import { useScriptedEngine } from '../support/scripted-engine.ts'
 
@@ -17,6 +19,18 @@ const invocations = (events: ThreadEvent[]) =>
     e.type === 'item.completed' && e.item.type === 'tool_invocation' ? [e.item] : [],
   )
 
+/** Whether any batch the session committed stored the turn's count of calls run. */
+async function countStored(sid: string): Promise<boolean> {
+  const { store } = fixture.engine
+  const { objects } = await listAll(store, `t1/default/.vtcode/sessions/${sid}/log/`)
+  expect(objects.length).toBeGreaterThan(0)
+  for (const { key } of objects) {
+    const batch = await parseStoredBatch((await store.get(key))?.body ?? new Uint8Array())
+    if (JSON.stringify(batch.state ?? {}).includes('"tool_calls_run"')) return true
+  }
+  return false
+}
+
 async function session(harness: Record<string, unknown>) {
   const { service, receiver } = fixture.engine
   const created = await service.createSession('t1', { tools: [echoTool(receiver.url)], harness })
@@ -31,6 +45,7 @@ describe('harness.max_tool_calls', () => {
     const turn = await service.stepTurn('t1', id, { input: 'Look a up.' })
     expect(turn.status).toBe('completed')
     expect(turn.events.at(-1)?.type).toBe('turn.completed')
+    expect(await countStored(id)).toBe(true)
     expect(receiver.calls).toHaveLength(1)
     expect(model.requests[0]?.toolChoice).toBeUndefined()
     expect(model.requests[1]?.toolChoice).toBe('none')
@@ -108,6 +123,8 @@ describe('harness.max_tool_calls', () => {
     const looped = await service.stepTurn('t1', free, { input: 'a, b, c?' })
     expect(receiver.calls).toHaveLength(3)
     expect(model.requests.map((r) => r.toolChoice)).toEqual([undefined, undefined])
+    // Without the limit nothing is counted: its turns are stored as before the setting existed.
+    expect(await countStored(free)).toBe(false)
     expect(looped.status).toBe('failed')
     expect(looped.events.at(-1)).toMatchObject({
       type: 'turn.failed',
