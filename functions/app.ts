@@ -12,6 +12,7 @@ import { type AuthFailureLimit, throttledAuthentication } from './http/auth-thro
 import type { PeerAddress } from './http/client-address.ts'
 import { cors } from './http/cors.ts'
 import { DEFAULT_FOLLOW, type FollowOptions } from './http/event-feed.ts'
+import { FollowedStreams } from './http/followed-streams.ts'
 import { hostGuard } from './http/host-guard.ts'
 import { type ErrorLog, notFound } from './http/http-errors.ts'
 import { errorAnswerFor } from './http/open-responses-errors.ts'
@@ -132,6 +133,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     follow: { ...DEFAULT_FOLLOW, ...options.follow },
+    followed: new FollowedStreams(),
     log,
     ...(options.background ? { background: options.background } : {}),
   }

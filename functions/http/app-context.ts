@@ -3,6 +3,7 @@ import type * as z from 'zod'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { FollowOptions } from './event-feed.ts'
+import type { FollowedStreams } from './followed-streams.ts'
 import type { ErrorLog } from './http-errors.ts'
 import { type BodyLimits, readJsonBody } from './read-body.ts'
 import { parseInput } from './request-input.ts'
@@ -12,6 +13,8 @@ export interface RouteContext {
   api: SessionApi
   limits: BodyLimits
   follow: FollowOptions
+  /** The followed streams each tenant holds open in this process (a bound per tenant). */
+  followed: FollowedStreams
   log: ErrorLog
   /**
    * The process's background worker, where the runtime has one (Node): requests that prefer

@@ -11,6 +11,7 @@ import {
   sseFrame,
   streamHeaders,
 } from './event-framing.ts'
+import type { FollowedStreams } from './followed-streams.ts'
 import { type ErrorLog, errorJson, mapError } from './http-errors.ts'
 
 /** How `follow=1` polls the store. */
@@ -37,6 +38,8 @@ export interface FeedRequest {
   follow: boolean
   sse: boolean
   options: FollowOptions
+  /** Holds a followed stream as one of the tenant's (429 past the bound). */
+  followed: FollowedStreams
   log: ErrorLog
 }
 
@@ -111,7 +114,7 @@ export async function eventFeedResponse(request: FeedRequest): Promise<Response>
       abort.abort()
     },
   })
-  return new Response(stream, { status: 200, headers })
+  return new Response(request.followed.hold(tenant, stream), { status: 200, headers })
 }
 
 function hasCompletion(page: EventPage): boolean {

@@ -119,5 +119,5 @@ export async function readResponse(
       cancelled = true
     },
   })
-  return new Response(body, { status: 200, headers })
+  return new Response(ctx.followed.hold(tenant, body), { status: 200, headers })
 }

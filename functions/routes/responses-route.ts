@@ -163,7 +163,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             ),
           },
         },
-        ...openResponsesErrorAnswers(400, 401, 404, 500, 503),
+        ...openResponsesErrorAnswers(400, 401, 404, 429, 500, 503),
       },
     }),
     pathParams(ResponseIdParamsSchema),

@@ -196,7 +196,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['sessions'],
       summary: 'Read the events of a session',
       description:
-        'Events with seq > `after`, as NDJSON (one SequencedEvent per line) or, with `Accept: text/event-stream`, as Server-Sent Events. `follow=1` keeps the stream open until `thread.completed` (or the follow limit). The `Turnline-Next-Seq` header names the seq after the first page.',
+        'Events with seq > `after`, as NDJSON (one SequencedEvent per line) or, with `Accept: text/event-stream`, as Server-Sent Events. `follow=1` keeps the stream open until `thread.completed` (or the follow limit); a tenant may hold 64 followed streams open on one server (429 past that). The `Turnline-Next-Seq` header names the seq after the first page.',
       responses: {
         200: {
           description: 'The events from `after` on.',
@@ -216,7 +216,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
             ),
           },
         },
-        ...errorAnswers(400, 401, 404, 500, 503),
+        ...errorAnswers(400, 401, 404, 429, 500, 503),
       },
     }),
     pathParams(SessionIdParamsSchema),
@@ -234,6 +234,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
         follow: query.follow === '1' || query.follow === 'true',
         sse: streaming,
         options: ctx.follow,
+        followed: ctx.followed,
         log: ctx.log,
       })
     },
