@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { measureWorkspaces } from './disk-usage.ts'
+import { type Usage, usageAfter } from './disk-usage-verdict.ts'
 import type { ExecSession } from './exec-session.ts'
 import { Refusal } from './refusal.ts'
 
@@ -8,13 +9,6 @@ const MIB = 1024 * 1024
 
 /** The user a tenant's workspaces belong to (measured as that user), or the runner's own. */
 export type WorkspaceUser = { uid: number; gid: number } | undefined
-
-interface Usage {
-  bytes: number
-  /** Why the usage is unknown (counted as over the quota), or undefined. */
-  unknown?: string
-  at: number
-}
 
 interface Watched {
   user: WorkspaceUser
@@ -28,7 +22,9 @@ interface Watched {
  * workspaces, measured (disk-usage.ts) at most once per check interval and counted up by the
  * runner's own writes in between, is checked before a command starts and before a file write;
  * while commands of the tenant run, it is measured every interval and, over the quota, they are
- * ended with a note. A filesystem quota, where the deployment has one, stops writes at once.
+ * ended with a note. A usage that cannot be measured counts as over the quota (see
+ * disk-usage-verdict.ts); erasing a workspace (deleting its session) is the way out. A
+ * filesystem quota, where the deployment has one, stops writes at once.
  */
 export class DiskQuota {
   readonly #usage = new Map<string, Usage>()
@@ -39,6 +35,8 @@ export class DiskQuota {
     /** Undefined: no quota (project mode: the workspace is the user's own folder). */
     private readonly quotaMb: number | undefined,
     private readonly intervalMs: number,
+    /** The longest one walk of a tenant's workspaces may take (disk-usage.ts). */
+    private readonly walkTimeoutMs: number,
     private readonly log: (entry: Record<string, unknown>) => void,
   ) {}
 
@@ -115,7 +113,9 @@ export class DiskQuota {
     if (this.quotaMb === undefined) return undefined
     const max = this.quotaMb * MIB
     const setting = `its disk quota of ${this.quotaMb} MiB (TURNLINE_SANDBOX_TENANT_DISK_MB)`
-    if (usage.unknown) return `the workspaces' disk use cannot be measured: ${usage.unknown}`
+    if (usage.unknown) {
+      return `the workspaces' disk use cannot be measured: ${usage.unknown}; no command starts and no file is written until it can: delete a session to erase its workspace and free its files`
+    }
     if (usage.bytes + adding <= max) return undefined
     const used = `${(usage.bytes / MIB).toFixed(1)} MiB`
     return adding > 0 && usage.bytes <= max
@@ -127,16 +127,18 @@ export class DiskQuota {
     const dir = path.join(this.root, tenant)
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
     const workspaces = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name))
-    const measured = await measureWorkspaces(workspaces, user)
-    const previous = this.#usage.get(tenant)
-    let usage: Usage
-    if (measured === undefined) {
-      this.log({ event: 'disk_measure_failed', level: 'warn', tenant })
-      usage = { bytes: previous?.bytes ?? 0, at: Date.now() }
-    } else if (!measured.ok) {
-      usage = { bytes: previous?.bytes ?? 0, unknown: measured.reason, at: Date.now() }
-    } else {
-      usage = { bytes: measured.bytes, at: Date.now() }
+    const startedAt = Date.now()
+    const measured = await measureWorkspaces(workspaces, user, this.walkTimeoutMs)
+    const usage = usageAfter(this.#usage.get(tenant), measured, startedAt, Date.now())
+    if (measured.kind === 'failed') {
+      const counted = usage.unknown ? 'over the quota' : 'the last figure'
+      this.log({
+        event: 'disk_measure_failed',
+        level: 'warn',
+        tenant,
+        reason: measured.reason,
+        counted,
+      })
     }
     this.#usage.set(tenant, usage)
     return usage

@@ -36,6 +36,7 @@ const SandboxSettingsSchema: z.ZodType<SandboxSettings> = lazySchema(() =>
       memoryMb: z.number().int().positive(),
       diskMb: z.number().int().positive(),
       diskCheckSeconds: z.number().int().positive(),
+      diskWalkTimeoutMs: z.number().int().positive(),
     }),
     tenantUids: z.object({ first: z.number().int(), last: z.number().int() }).nullable(),
     cgroups: z.enum(['auto', 'off']),

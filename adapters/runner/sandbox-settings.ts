@@ -51,6 +51,8 @@ export interface TenantLimits {
   diskMb: number
   /** Seconds between measurements of its disk use while a command of it runs. */
   diskCheckSeconds: number
+  /** Longest walk of one measurement, ms; a second walk in a row this slow counts as over. */
+  diskWalkTimeoutMs: number
 }
 
 /** The uids (and equal gids) given to tenants, one each, when the runner runs as root. */
@@ -100,6 +102,7 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
     memoryMb: 8192,
     diskMb: 10_240,
     diskCheckSeconds: 10,
+    diskWalkTimeoutMs: 60_000,
   },
   tenantUids: { first: 1_000_000_000, last: 1_000_999_999 },
   cgroups: 'auto',
@@ -163,6 +166,7 @@ export const SandboxEnvShape = {
   TURNLINE_SANDBOX_TENANT_MEMORY_MB: integer(64, 16_777_216).optional(),
   TURNLINE_SANDBOX_TENANT_DISK_MB: integer(1, 1_073_741_824).optional(),
   TURNLINE_SANDBOX_DISK_CHECK_SECONDS: integer(1, 86_400).optional(),
+  TURNLINE_SANDBOX_DISK_WALK_TIMEOUT_MS: integer(10, 3_600_000).optional(),
   TURNLINE_SANDBOX_TENANT_UIDS: uidRange.optional(),
   TURNLINE_SANDBOX_CGROUPS: z.enum(['auto', 'off']).optional(),
   TURNLINE_SANDBOX_ENV: names.optional(),
@@ -196,6 +200,7 @@ export function sandboxSettingsFrom(env: SandboxEnv): SandboxSettings {
       memoryMb: env.TURNLINE_SANDBOX_TENANT_MEMORY_MB ?? d.tenant.memoryMb,
       diskMb: env.TURNLINE_SANDBOX_TENANT_DISK_MB ?? d.tenant.diskMb,
       diskCheckSeconds: env.TURNLINE_SANDBOX_DISK_CHECK_SECONDS ?? d.tenant.diskCheckSeconds,
+      diskWalkTimeoutMs: env.TURNLINE_SANDBOX_DISK_WALK_TIMEOUT_MS ?? d.tenant.diskWalkTimeoutMs,
     },
     tenantUids:
       env.TURNLINE_SANDBOX_TENANT_UIDS === undefined

@@ -49,7 +49,8 @@ export class TenantLimitEnforcer {
     const limits = sandbox.settings.tenant
     this.#slots = new CommandSlots(limits.commands)
     const quota = project ? undefined : limits.diskMb
-    this.#disk = new DiskQuota(root, quota, limits.diskCheckSeconds * 1000, log)
+    const { diskCheckSeconds, diskWalkTimeoutMs } = limits
+    this.#disk = new DiskQuota(root, quota, diskCheckSeconds * 1000, diskWalkTimeoutMs, log)
   }
 
   /**
