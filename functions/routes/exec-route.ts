@@ -20,7 +20,7 @@ import { answerSchema, errorAnswers, jsonAnswer, operation } from '../openapi/ro
  * A fault after the stream started is reported as a VT Code `error` event line. With
  * `Prefer: respond-async` (where a worker runs) the session is created and its turn recorded,
  * answered 202; with an Idempotency-Key the session id derives from the key, so a retry answers
- * the same 202.
+ * the same 202 — and, run in the request, the turn's first outcome, without running it again.
  */
 export function execRoute(ctx: RouteContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -65,9 +65,11 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
         return acceptedWork(tenant, queued, ctx.background)
       }
       let streamed = 0
+      const key = headers['Idempotency-Key']
       return liveResponse({
         run: (push) =>
           ctx.api.exec(tenant, body, {
+            ...(key === undefined ? {} : { idempotencyKey: key }),
             onEvent: (event, _seq, line) => {
               streamed += 1
               push(bareLine(event, line))

@@ -267,6 +267,9 @@ export class SessionService extends BackgroundService implements SessionApi {
     }
     // One admitted step: the turn runs in its slot, the session is created only once admitted.
     return admitStep(this.deps, tenant, undefined, async (admitted) => {
+      const key = options.idempotencyKey
+      if (key !== undefined)
+        return this.keyedExec(tenant, { config, prompt, key }, options, admitted)
       const created = await this.createSession(tenant, config)
       const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
       options.onEvent?.(events[0] as ThreadEvent, 0)

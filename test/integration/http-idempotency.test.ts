@@ -57,7 +57,29 @@ async function newSession(on: AppInstance): Promise<string> {
 const turn = (on: AppInstance, id: string, input: string, key?: string) =>
   call(on, `/v1/sessions/${id}/turns`, { input }, key)
 
+/** The bare events of a `POST /v1/exec` answer (NDJSON), by type. */
+async function execEvents(res: Response): Promise<{ type: string; thread_id?: string }[]> {
+  expect(res.status).toBe(200)
+  const lines = (await res.text()).trim().split('\n')
+  return lines.map((line) => JSON.parse(line) as { type: string; thread_id?: string })
+}
+
 describe('Idempotency-Key', () => {
+  it('runs POST /v1/exec in the request once per key, on any instance', async () => {
+    const [a, b] = [await instance(), await instance()]
+    mock.enqueue({ text: 'exec once' })
+    const first = await execEvents(await call(a, '/v1/exec', { prompt: 'do it' }, 'exec-key-1'))
+    const again = await execEvents(await call(b, '/v1/exec', { prompt: 'do it' }, 'exec-key-1'))
+    expect(mock.requests).toHaveLength(1)
+    expect(first.at(-1)?.type).toBe('thread.completed')
+    expect(again.map((e) => e.type)).toEqual(first.map((e) => e.type))
+    expect(again[0]?.thread_id).toBe(first[0]?.thread_id)
+    const reused = await call(b, '/v1/exec', { prompt: 'something else' }, 'exec-key-1')
+    expect(reused.status).toBe(422)
+    expect(await reused.json()).toMatchObject({ error: { code: 'idempotency_key_reused' } })
+    expect(mock.requests).toHaveLength(1)
+  })
+
   it('refuses the same key with another input (422) and still replays the first answer', async () => {
     const a = await instance()
     const id = await newSession(a)

@@ -2,21 +2,25 @@ import type { TurnRequest } from '../../contract/api.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
+import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import { loopWorkFolder, type WorkLocation } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { WorkQueue } from '../../store/work-queue.ts'
 import { AgentLayerService } from '../agent-layer/agent-layer-service.ts'
+import type { AdmittedStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
+import type { TurnOptions } from '../session-api.ts'
+import { stepTurn } from '../turn/step-turn.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
 import { queueResponse } from './queue-response.ts'
-import { queueWork, workIdOf } from './queue-work.ts'
+import { execSessionIdOf, queueWork, workIdOf } from './queue-work.ts'
 import { startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
@@ -64,7 +68,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
       })
     }
     const key = options.idempotencyKey
-    const derived = key === undefined ? undefined : `ex-${(await workIdOf(key)).slice(0, 24)}`
+    const derived = key === undefined ? undefined : await execSessionIdOf(key)
     const { sessionId, existed } = await this.startOnce(tenant, config, derived)
     const queued = await queueWork(this.deps, this.work, {
       tenant,
@@ -154,6 +158,32 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return loopWorkStatus(this.work, { tenant, loopId, workId })
   }
 
+  /**
+   * An exec run with an Idempotency-Key: its session derives from the key (as a background
+   * run's) and ends with its turn, so a retry finds both and answers the turn's first outcome
+   * without running anything again (the key with another prompt is 422).
+   */
+  protected async keyedExec(
+    tenant: string,
+    run: { config: SessionConfigInput; prompt: TurnInput; key: string },
+    options: TurnOptions,
+    admitted: AdmittedStep,
+  ) {
+    const { sessionId } = await this.startOnce(tenant, run.config, await execSessionIdOf(run.key))
+    const started: ThreadEvent = { type: 'thread.started', thread_id: sessionId }
+    // Announced with the turn's first event: a key refused before it is a plain error answer.
+    const { onEvent } = options
+    let announced = false
+    const announce: TurnOptions['onEvent'] = (event, seq, line) => {
+      if (!announced) onEvent?.(started, 0)
+      announced = true
+      onEvent?.(event, seq, line)
+    }
+    const ref = await this.locator.locate(tenant, sessionId)
+    const turnOptions = { ...options, onEvent: announce }
+    const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
+    return { session_id: sessionId, events: [started, ...turn.events] }
+  }
   /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */
   private async startOnce(tenant: string, body: SessionConfigInput, sessionId?: string) {
     const config = parseConfig(body)

@@ -62,6 +62,14 @@ export async function queueWork(
   return { ...queued, duplicate: true }
 }
 
+/**
+ * The session of an exec run with an Idempotency-Key (`ex-…`, from the key): a retry finds it,
+ * whether the run was recorded for a worker or runs in the request.
+ */
+export async function execSessionIdOf(key: string): Promise<string> {
+  return `ex-${(await workIdOf(key)).slice(0, 24)}`
+}
+
 /** The work id of a key: the first 32 hex characters of its SHA-256. */
 export async function workIdOf(key: string): Promise<string> {
   return (await sha256Hex(key)).slice(0, 32)
