@@ -29,6 +29,8 @@ interface Watched {
 export class DiskQuota {
   readonly #usage = new Map<string, Usage>()
   readonly #watched = new Map<string, Watched>()
+  /** The walk of each tenant's workspaces under way: checks meanwhile wait for it. */
+  readonly #walks = new Map<string, Promise<Usage>>()
 
   constructor(
     private readonly root: string,
@@ -38,14 +40,14 @@ export class DiskQuota {
     /** The longest one walk of a tenant's workspaces may take (disk-usage.ts). */
     private readonly walkTimeoutMs: number,
     private readonly log: (entry: Record<string, unknown>) => void,
+    private readonly measure: typeof measureWorkspaces = measureWorkspaces,
   ) {}
 
   /** Refuses (409) when the tenant is at or over its quota, or would be with `adding` bytes. */
   async check(tenant: string, user: WorkspaceUser, adding = 0): Promise<void> {
     if (this.quotaMb === undefined) return
     let usage = this.#usage.get(tenant)
-    if (!usage || Date.now() - usage.at >= this.intervalMs)
-      usage = await this.#measure(tenant, user)
+    if (!usage || Date.now() - usage.at >= this.intervalMs) usage = await this.#walk(tenant, user)
     const problem = this.#problem(usage, adding)
     if (problem) {
       throw new Refusal('conflict', problem, {
@@ -70,10 +72,15 @@ export class DiskQuota {
     watched.sessions.add(session)
   }
 
-  /** The tenant's workspaces changed (one was erased): measured afresh on the next check. */
+  /**
+   * The tenant's workspaces changed (one was erased, a command ended): measured afresh on the
+   * next check, by a walk that starts after this (a walk under way is no longer waited for, and
+   * what it finds is not kept).
+   */
   remeasure(tenant: string): void {
     const usage = this.#usage.get(tenant)
     if (usage) usage.at = 0
+    this.#walks.delete(tenant)
   }
 
   /** `session` has ended: no more measuring for it, and what it wrote is measured next time. */
@@ -98,7 +105,7 @@ export class DiskQuota {
     if (!watched || watched.measuring) return
     watched.measuring = true
     try {
-      const usage = await this.#measure(tenant, watched.user)
+      const usage = await this.#walk(tenant, watched.user)
       const problem = this.#problem(usage, 0)
       if (!problem) return
       this.log({ event: 'disk_quota_exceeded', level: 'warn', tenant, used_bytes: usage.bytes })
@@ -123,13 +130,31 @@ export class DiskQuota {
       : `this tenant's workspaces use ${used}, over ${setting}; delete files to free space`
   }
 
-  async #measure(tenant: string, user: WorkspaceUser): Promise<Usage> {
+  /**
+   * One walk of the tenant's workspaces at a time: a check while one is under way waits for it,
+   * so a tenant's requests cannot start walks side by side (each may take `walkTimeoutMs`).
+   */
+  #walk(tenant: string, user: WorkspaceUser): Promise<Usage> {
+    const running = this.#walks.get(tenant)
+    if (running) return running
+    const walk = this.#measureOnce(tenant, user, () => this.#walks.get(tenant) === walk)
+    this.#walks.set(tenant, walk)
+    const done = () => {
+      if (this.#walks.get(tenant) === walk) this.#walks.delete(tenant)
+    }
+    walk.then(done, done)
+    return walk
+  }
+
+  async #measureOnce(tenant: string, user: WorkspaceUser, current: () => boolean): Promise<Usage> {
     const dir = path.join(this.root, tenant)
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
     const workspaces = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name))
     const startedAt = Date.now()
-    const measured = await measureWorkspaces(workspaces, user, this.walkTimeoutMs)
+    const measured = await this.measure(workspaces, user, this.walkTimeoutMs)
     const usage = usageAfter(this.#usage.get(tenant), measured, startedAt, Date.now())
+    // A walk from before `remeasure` answers its own waiters only.
+    if (!current()) return usage
     if (measured.kind === 'failed') {
       const counted = usage.unknown ? 'over the quota' : 'the last figure'
       this.log({

@@ -11,10 +11,11 @@ export type Measurement =
 
 /**
  * Bytes allocated on disk by the given workspaces, hard links counted once, symlinks never
- * followed, one filesystem: `du -s -x -c` (GNU), run as the user the workspaces belong to (the
- * tenant's), so measuring never reads a tenant's tree with the runner's rights. Sparse files count
- * what they really occupy; `fallocate`d space counts in full. A walk longer than `timeoutMs` is
- * ended and `failed` (disk-usage-verdict.ts decides what that means for the quota).
+ * followed, one filesystem: `du -s -x -c --files0-from=-` (GNU), run as the user the workspaces
+ * belong to (the tenant's), so measuring never reads a tenant's tree with the runner's rights.
+ * Sparse files count what they really occupy; `fallocate`d space counts in full. A walk longer
+ * than `timeoutMs` is ended and `failed` (disk-usage-verdict.ts decides what that means for the
+ * quota).
  */
 export function measureWorkspaces(
   workspaces: readonly string[],
@@ -23,9 +24,11 @@ export function measureWorkspaces(
 ): Promise<Measurement> {
   if (workspaces.length === 0) return Promise.resolve({ kind: 'bytes', bytes: 0 })
   return new Promise((resolve) => {
-    execFile(
+    // The folders go on du's standard input, NUL-separated: a tenant may have more workspaces
+    // than fit on a command line (E2BIG would leave no total).
+    const child = execFile(
       'du',
-      ['-s', '-x', '-c', '-P', '-B1', '--', ...workspaces],
+      ['-s', '-x', '-c', '-P', '-B1', '--files0-from=-'],
       {
         env: { PATH: COMMAND_PATH, LC_ALL: 'C' },
         timeout: timeoutMs,
@@ -54,5 +57,8 @@ export function measureWorkspaces(
         resolve({ kind: 'failed', reason: `du gave no total (${why})` })
       },
     )
+    // du ended early (killed at the timeout) closes its input: the error comes with the exit.
+    child.stdin?.on('error', () => {})
+    child.stdin?.end(`${workspaces.join('\0')}\0`)
   })
 }
