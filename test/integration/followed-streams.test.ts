@@ -3,6 +3,7 @@ import { createApp } from '../../functions/app.ts'
 import { MAX_FOLLOWED_STREAMS_PER_TENANT } from '../../functions/http/followed-streams.ts'
 import { startEngine } from '../support/engine-harness.ts'
 import { type RunningServer, serveApp } from '../support/http-server.ts'
+import { until } from '../support/until.ts'
 
 /**
  * One tenant's followed streams are bounded on a server (invariant 10): each holds a connection
@@ -69,11 +70,10 @@ describe('followed streams of one tenant', () => {
       other.drop()
       // A dropped stream gives its place back (once the server sees the connection go).
       held.pop()?.drop()
-      let again = await follow(KEY_A, session)
-      for (let tries = 0; again.res.status === 429 && tries < 100; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
-        again = await follow(KEY_A, session)
-      }
+      const again = await until('a place given back', async () => {
+        const stream = await follow(KEY_A, session)
+        return stream.res.status === 429 ? undefined : stream
+      })
       expect(again.res.status).toBe(200)
       held.push(again)
     } finally {
