@@ -10,10 +10,10 @@ import {
   turnTransition,
 } from '../../src/core/turn/turn-transitions.ts'
 
-const session = (): EngineState =>
+const session = (config: Record<string, unknown> = {}): EngineState =>
   parseEngineState({
     engine_version: 1,
-    config: SessionConfigSchema.parse({}),
+    config: SessionConfigSchema.parse(config),
     usage: { ...ZERO_USAGE },
     model_requests: 0,
     budget_warned: false,
@@ -78,7 +78,7 @@ describe('turn transitions', () => {
   })
 
   it('walks a tool round: requested, started, one call waiting, settled', () => {
-    let frame = openedTurn(session())
+    let frame = openedTurn(session({ harness: { max_tool_calls: 5 } }))
     frame = turnTransition(frame, { type: 'tool_round_requested', calls: [call(0), call(1)] })
     expect(frame.open).toMatchObject({ tool_loops: 1, pending_calls: [call(0), call(1)] })
     expect(frame.open).not.toHaveProperty('tool_calls_run')
@@ -97,6 +97,11 @@ describe('turn transitions', () => {
     frame = turnTransition(frame, { type: 'tools_settled' })
     expect(frame.open).toMatchObject({ pending_calls: [], tools_running: false })
     expect(frame.open).not.toHaveProperty('waiting')
+  })
+
+  it('counts the calls started only under harness.max_tool_calls', () => {
+    const frame = openedTurn(session())
+    expect(turnTransition(frame, { type: 'call_started' })).toBe(frame)
   })
 
   it('asks for a permission, records the decision, and uses it once', () => {

@@ -53,9 +53,9 @@ export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
  * `harness.max_tool_calls` is not run (guardrails/tool-call-limit.ts); unknown tool or invalid
  * arguments → invalid_tool; the permission policy and `pre_tool_use` hooks (deny → rejected;
  * ask → the turn stops `awaiting_approval`); then the run, counted (`call_started`) when the
- * server runs it under that limit. Before the first run the turn is committed with
- * `tools_running`, so a crash after that reports the calls interrupted instead of re-running
- * them. A run that would outlive the invocation stops the turn `waiting`.
+ * server runs it. Before the first run the turn is committed with `tools_running`, so a crash
+ * after that reports the calls interrupted instead of re-running them. A run that would outlive
+ * the invocation stops the turn `waiting`.
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   const { turn } = ctx
@@ -116,9 +116,7 @@ async function nextCall(
   ctx.warnings.push(...gate.warnings)
   // Approved after the turn stopped: the invocation's snapshot marks it running again.
   if (decided) ctx.dispatcher.emit(runningSnapshot(call))
-  // Counted only under a limit, so a session without one stores its turns as before.
-  if (handler.kind !== CLIENT_TOOL_KIND && turn.state.config.harness.max_tool_calls !== undefined)
-    turn.apply({ type: 'call_started' })
+  if (handler.kind !== CLIENT_TOOL_KIND) turn.apply({ type: 'call_started' })
   if (!open.tools_running) {
     turn.apply({ type: 'tools_started' })
     await ctx.checkpoint()

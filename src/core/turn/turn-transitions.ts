@@ -55,7 +55,7 @@ export type TurnTransition =
   | { type: 'tool_round_requested'; calls: PendingCall[] }
   /** The first pending call is about to run (committed first: a crash reports them). */
   | { type: 'tools_started' }
-  /** A server-run call is about to run: the turn counts it (`harness.max_tool_calls`). */
+  /** A server-run call is about to run: counted under `harness.max_tool_calls`. */
   | { type: 'call_started' }
   /** Every pending call got its result (or none was left to run). */
   | { type: 'tools_settled' }
@@ -135,7 +135,18 @@ export function openedTurn(
   }
 }
 
+/**
+ * A server-run call started: counted only under `harness.max_tool_calls`, so a session without
+ * the limit stores its turns as before.
+ */
+function callStarted(frame: TurnFrame): TurnFrame {
+  const { state, open } = frame
+  if (state.config.harness.max_tool_calls === undefined) return frame
+  return { state, open: { ...open, tool_calls_run: (open.tool_calls_run ?? 0) + 1 } }
+}
+
 /** The frame after `transition`; neither input is changed. */
+
 export function turnTransition(frame: TurnFrame, transition: TurnTransition): TurnFrame {
   const { state, open } = frame
   switch (transition.type) {
@@ -149,7 +160,7 @@ export function turnTransition(frame: TurnFrame, transition: TurnTransition): Tu
     case 'tools_started':
       return { state, open: { ...open, tools_running: true } }
     case 'call_started':
-      return { state, open: { ...open, tool_calls_run: (open.tool_calls_run ?? 0) + 1 } }
+      return callStarted(frame)
     case 'tools_settled':
       return { state, open: { ...open, tools_running: false } }
     case 'call_settled': {
