@@ -59,7 +59,7 @@ function sdkClient(options: AnthropicModelClientOptions): BaseAnthropic {
   if (!credential) {
     throw new TurnlineError(
       'model_not_configured',
-      'The Anthropic adapter needs an API key (ANTHROPIC_API_KEY) or a bearer token (ANTHROPIC_AUTH_TOKEN).',
+      'The Anthropic adapter needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (authToken).',
     )
   }
   // Everything explicit, so the SDK never consults process.env / Deno.env or a credentials file

@@ -257,6 +257,12 @@ describe('Anthropic adapter against the mock Messages API', () => {
     expect(String(error)).toContain('invalid x-api-key')
   })
 
+  it('names the variables configuration reads when given no credential', () => {
+    expect(() => createAnthropicModelClient({})).toThrow(
+      'needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (authToken).',
+    )
+  })
+
   it('reports max_tokens and refusal stop reasons as given', async () => {
     mock.enqueue({ text: 'Cut', stopReason: 'max_tokens' }, { text: '', stopReason: 'refusal' })
     expect((await run(request([user('a')]))).answer.stopReason).toBe('max_tokens')
