@@ -13,6 +13,10 @@ import { nodeBackends } from './node-backends.ts'
 const deps = await createDeps(process.env, nodeBackends).catch(
   onStartupError((code) => process.exit(code), 2),
 )
-const result = await sweepRetention(deps.service.sessions.objects, { now: Date.now() })
-console.log(JSON.stringify({ msg: 'retention sweep', ...result }))
+const now = Date.now()
+const result = await sweepRetention(deps.service.sessions.objects, { now })
+const level = result.failed.length > 0 ? 'error' : 'info'
+console.log(
+  JSON.stringify({ ts: new Date(now).toISOString(), level, msg: 'retention sweep', ...result }),
+)
 process.exit(result.failed.length > 0 ? 1 : 0)

@@ -6,7 +6,8 @@ import type { EntryLog } from './entry-app.ts'
  * One sweep of the completion callbacks' outbox from a schedule (the Worker's cron trigger, the
  * Lambda bundle's `index.callbacks`): runtimes without a loop between requests deliver notices,
  * and retry them, when it runs (docs/configuration.md#completion-callbacks). Logs one line,
- * `{"msg":"callback sweep", markers, next_due_at?}`.
+ * `{"ts", "level":"info", "msg":"callback sweep", markers, next_due_at?}`, after the lines of the
+ * deliveries it made, each an operator log line (docs/configuration.md#operator-log).
  */
 export async function scheduledCallbacks(
   deps: Deps,
@@ -14,21 +15,15 @@ export async function scheduledCallbacks(
 ): Promise<void> {
   const callbacks = deps.service.callbacks
   if (!callbacks) return
-  const result = await sweepCallbacks(
-    {
-      ...callbacks,
-      clock: deps.service.clock,
-      log: (entry) => log(JSON.stringify({ level: 'info', ...entry })),
-    },
-    deps.service.sessions,
-  )
-  log(
-    JSON.stringify({
-      msg: 'callback sweep',
-      markers: result.markers,
-      ...(result.nextDueAt === undefined
-        ? {}
-        : { next_due_at: new Date(result.nextDueAt).toISOString() }),
-    }),
-  )
+  const clock = deps.service.clock
+  const stamped = (entry: Record<string, unknown>) =>
+    log(JSON.stringify({ ts: new Date(clock.now()).toISOString(), level: 'info', ...entry }))
+  const result = await sweepCallbacks({ ...callbacks, clock, log: stamped }, deps.service.sessions)
+  stamped({
+    msg: 'callback sweep',
+    markers: result.markers,
+    ...(result.nextDueAt === undefined
+      ? {}
+      : { next_due_at: new Date(result.nextDueAt).toISOString() }),
+  })
 }

@@ -26,6 +26,7 @@ import { tokenizerForModel } from './compaction/bpe-tokenizer.ts'
 import { compactSession } from './compaction/manual-compaction.ts'
 import { admitStep } from './engine/admit-step.ts'
 import type { ServiceDeps } from './engine/service-deps.ts'
+import { serviceLog } from './engine/service-log.ts'
 import { compactResponse } from './open-responses/compact-response.ts'
 import { openResponsesView } from './open-responses/open-responses-view.ts'
 import { responseInputItems } from './open-responses/response-input-items.ts'
@@ -117,9 +118,7 @@ export class SessionService extends BackgroundService implements SessionApi {
       await this.deps.sessions
         .retention(tenant, config.workspace, { preserve: [sessionId] })
         .then((result) => this.locator.forget(tenant, result.deleted))
-        .catch((error) =>
-          (this.deps.log ?? console.warn)({ msg: 'retention failed', error: String(error) }),
-        )
+        .catch((error) => serviceLog(this.deps)({ msg: 'retention failed', error: String(error) }))
     }
     return { session_id: sessionId, thread_id: sessionId, status: 'active' }
   }

@@ -10,6 +10,7 @@ import { WorkQueue } from '../../store/work-queue.ts'
 import { AgentLayerService } from '../agent-layer/agent-layer-service.ts'
 import type { AdmittedStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
@@ -132,7 +133,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   /** The sweep's first step: due loop schedules, then loop runs whose step record was lost. */
   async fireSchedules() {
-    const log = this.deps.log ?? console.warn
+    const log = serviceLog(this.deps)
     const fired = await fireDueSchedules(this.deps, this.work, log)
     const revived = await reviveLoopRuns(this.deps, this.work, log)
     return { ...fired, started: [...fired.started, ...revived] }

@@ -10,6 +10,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { StoredWork, WorkQueue } from '../../store/work-queue.ts'
 import { recordWorkFailed } from '../callbacks/work-callbacks.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { stepLoop } from '../loops/loop-service.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { WorkRunOutcome } from './background-api.ts'
@@ -185,7 +186,7 @@ async function failUnreadable(
   at: WorkLocation,
   error: TurnlineError,
 ): Promise<WorkRunOutcome> {
-  ;(deps.log ?? console.warn)({
+  serviceLog(deps)({
     msg: 'background work record unreadable',
     ...at,
     error: error.message,

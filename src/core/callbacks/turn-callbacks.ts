@@ -1,5 +1,6 @@
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
 import { callbackNotices } from './callback-notices.ts'
 import { eventsUrl } from './callback-policy.ts'
@@ -63,7 +64,7 @@ export async function recordCallbacks(
     await callbacks.outbox.record(ref, marked.batch, drafts, marked.url, deps.clock.now())
     await callbacks.policy.wake?.()
   } catch (error) {
-    ;(deps.log ?? console.warn)({
+    serviceLog(deps)({
       msg: 'callback notices not recorded after the commit; the sweep records them',
       session: ref.sessionId,
       error: String(error),

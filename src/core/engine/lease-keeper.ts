@@ -1,5 +1,6 @@
 import type { TimerClock } from '../../ports/clock.ts'
 import type { Coordinator, Lease } from '../../ports/coordinator.ts'
+import { serviceLog } from './service-log.ts'
 
 /** Leases found taken by another invocation while this one still ran. */
 const lostLeases = new WeakSet<Lease>()
@@ -40,7 +41,7 @@ export function keepLease(
       const held = await deps.coordinator.renewLease(lease, leaseMs)
       if (!held && !stopped) lostLeases.add(lease)
     } catch (error) {
-      ;(deps.log ?? console.warn)({
+      serviceLog(deps)({
         msg: 'renewing the lease failed; retrying at the next tick',
         session: lease.sessionId,
         error: String(error),

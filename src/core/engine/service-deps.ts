@@ -86,7 +86,7 @@ export interface ServiceDeps {
    * differs by runtime makes a session compact differently by where its turns run.
    */
   tokenizer?: TokenizerLoader
-  /** Structured log sink (maintenance failures, warnings); defaults to console.warn. */
+  /** Structured log sink (maintenance failures, warnings); defaults to JSON lines on stderr (service-log.ts). */
   log?: (entry: Record<string, unknown>) => void
   /**
    * Per-tenant quotas and turn slots (src/ports/admission.ts): every turn step is admitted

@@ -9,6 +9,7 @@ import type { EventListener } from '../session-api.ts'
 import { EventDispatcher } from './event-dispatcher.ts'
 import type { IdempotentCall } from './idempotency.ts'
 import type { ServiceDeps } from './service-deps.ts'
+import { serviceLog } from './service-log.ts'
 import { rememberCommittedState, statePatch } from './writable-state.ts'
 
 /**
@@ -181,7 +182,7 @@ export class TurnWriter {
   }
 
   private maintenanceFailed(error: unknown): void {
-    ;(this.deps.log ?? console.warn)({
+    serviceLog(this.deps)({
       msg: 'session maintenance failed; the next writer repairs it',
       session: this.ref.sessionId,
       error: String(error),

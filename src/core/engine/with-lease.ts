@@ -8,6 +8,7 @@ import { type AdmittedStep, admitStep } from './admit-step.ts'
 import { coordinatorRecord, type IdempotentCall, sessionScopedKey } from './idempotency.ts'
 import { keepLease } from './lease-keeper.ts'
 import type { ServiceDeps } from './service-deps.ts'
+import { serviceLog } from './service-log.ts'
 import { sessionBusy } from './session-busy.ts'
 import { replay } from './turn-replay.ts'
 
@@ -114,7 +115,7 @@ function endTurn(deps: ServiceDeps, request: EndTurnRequest): Promise<void> {
       // Committed already: the answer stands; the lease expires and the tip is re-probed.
       .catch((error: unknown) => {
         const entry = { msg: 'ending the turn in the coordinator failed', error: String(error) }
-        ;(deps.log ?? console.warn)(entry)
+        serviceLog(deps)(entry)
       })
   )
 }

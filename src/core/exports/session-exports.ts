@@ -4,6 +4,7 @@ import { serializeEvent } from '../../contract/serialize.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
 import { responseSettingsOf } from '../open-responses/response-record.ts'
@@ -31,7 +32,7 @@ export async function writeSessionExports(
   const openResponses = session.finished && harness.open_responses_enabled !== false
   const atif = session.finished && harness.atif_enabled === true
   if (!eventLog && !openResponses && !atif) return
-  const log = deps.log ?? console.warn
+  const log = serviceLog(deps)
   let events: ParsedThreadEvent[]
   try {
     events = await readSessionEvents(deps, ref)

@@ -13,6 +13,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import { assertCallbackAllowed } from '../callbacks/callback-policy.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { coordinatorId } from '../engine/with-lease.ts'
 import { rememberCommittedState } from '../engine/writable-state.ts'
 import { assertHooksAllowed } from '../hooks/http-hook.ts'
@@ -116,7 +117,7 @@ export async function startSession(
     touchActivity(deps, ref, Date.parse(created.snapshot.updatedAt)),
     recordTip(deps, ref, created.batch),
   ])
-  if (warnings.length) (deps.log ?? console.warn)({ msg: 'session_start hooks', warnings })
+  if (warnings.length) serviceLog(deps)({ msg: 'session_start hooks', warnings })
   return ref
 }
 
@@ -138,7 +139,7 @@ async function touchActivity(deps: ServiceDeps, ref: SessionRef, atMs: number): 
   await deps.coordinator
     .touchActivity({ tenant, workspace, sessionId, atMs })
     .catch((error: unknown) => {
-      ;(deps.log ?? console.warn)({ msg: 'indexing a new session failed', error: String(error) })
+      serviceLog(deps)({ msg: 'indexing a new session failed', error: String(error) })
     })
 }
 
@@ -149,7 +150,7 @@ async function touchActivity(deps: ServiceDeps, ref: SessionRef, atMs: number): 
  */
 async function recordTip(deps: ServiceDeps, ref: SessionRef, batch: number): Promise<void> {
   await deps.coordinator.setTip(coordinatorId(ref), batch).catch((error: unknown) => {
-    ;(deps.log ?? console.warn)({
+    serviceLog(deps)({
       msg: 'recording the tip of a new session failed',
       error: String(error),
     })
