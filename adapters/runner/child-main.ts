@@ -12,9 +12,10 @@
  * probe passed), then `{"egress"}` once its egress probe has ended (commands allowed the network
  * wait for that meanwhile); or `{"error":{"code","message"}}` when it cannot start (then it
  * exits non-zero).
- * stderr: the runner's faults, one JSON line each.
+ * stderr: the runner's log, one operator log line each (runner-log.ts).
  */
 import { RunnerChildConfigSchema } from './runner-child-protocol.ts'
+import { runnerStderrLog } from './runner-log.ts'
 import { type RunningRunner, startRunner } from './runner-server.ts'
 import { SandboxUnavailable } from './sandbox-probe.ts'
 
@@ -93,7 +94,7 @@ try {
       // The parent reports a missing or weakened sandbox (or network) itself, from the status.
       const reported = ['sandbox_unavailable', 'sandbox_weakened', 'egress_unavailable']
       if (reported.includes(String(entry.event))) return
-      process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`)
+      runnerStderrLog(entry)
     },
   })
 } catch (error) {

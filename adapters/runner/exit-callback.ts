@@ -65,6 +65,7 @@ export class ExitCallbacks {
       const retryable = status === 0 || status >= 500 || status === 408 || status === 429
       this.options.log?.({
         event: 'exit_callback_failed',
+        level: 'warn',
         exec_session_id: payload.exec_session_id,
         attempt,
         status,

@@ -22,6 +22,7 @@ import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { nodeHttp } from './node-http.ts'
 import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
+import { runnerStderrLog } from './runner-log.ts'
 import { runnerRoutes } from './runner-routes.ts'
 import { SignedAnswer, sandboxReport } from './sandbox-report.ts'
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from './sandbox-settings.ts'
@@ -91,9 +92,7 @@ class HttpFailure extends Error {
 export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
   if (options.secret.length < 16)
     throw new Error('the runner secret must be at least 16 characters')
-  const log =
-    options.log ??
-    ((entry) => process.stderr.write(`${JSON.stringify({ runner: true, ...entry })}\n`))
+  const log = options.log ?? runnerStderrLog
   // Before any command starts: a descriptor this process inherited would reach every one.
   const closed = closeInheritedDescriptors()
   if (closed.length > 0) log({ event: 'inherited_descriptors_closed', fds: closed })
@@ -212,6 +211,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         } else {
           log({
             event: 'runner_error',
+            level: 'error',
             url: req.url,
             error: String((error as Error)?.stack ?? error),
           })

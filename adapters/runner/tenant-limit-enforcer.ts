@@ -215,7 +215,7 @@ export class TenantLimitEnforcer {
         checkWorkspaceName(tenant)
         await this.sandboxFor(tenant)
       } catch (error) {
-        log({ event: 'tenant_prepare_failed', tenant, error: String(error) })
+        log({ event: 'tenant_prepare_failed', level: 'warn', tenant, error: String(error) })
       }
     }
     await Promise.all(tenants.map(one))

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createDemoModelClient } from '../../adapters/demo-model/demo-model-client.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { runnerLogLine } from '../../adapters/runner/runner-log.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { scheduledCallbacks } from '../../functions/entries/scheduled-callbacks.ts'
 import { scheduledRetention } from '../../functions/entries/scheduled-retention.ts'
@@ -9,8 +10,8 @@ import { engineDeps } from '../support/engine-deps.ts'
 
 /**
  * Every operator log line is one JSON object with `ts`, `level` and `msg`
- * (docs/configuration.md#operator-log): the scheduled sweeps' lines (Workers, Lambda) and the
- * service's own warnings when no sink is given.
+ * (docs/configuration.md#operator-log): the scheduled sweeps' lines (Workers, Lambda), the
+ * service's own warnings when no sink is given, and the sandbox runner's lines.
  */
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -58,5 +59,18 @@ describe('operator log format', () => {
     expect(warned.map(operatorLine)).toMatchObject([
       { level: 'warn', msg: 'retention failed', error: 'Error: listing refused' },
     ])
+  })
+  it("writes the runner's log lines in the same format, named by their event", () => {
+    const refused = { event: 'egress_refused', host: '10.0.0.1', reason: 'private' }
+    expect(operatorLine(runnerLogLine(refused))).toMatchObject({
+      level: 'info',
+      msg: 'egress_refused',
+      runner: true,
+      host: '10.0.0.1',
+    })
+    expect(operatorLine(runnerLogLine({ event: 'runner_error', level: 'error' }))).toMatchObject({
+      level: 'error',
+      msg: 'runner_error',
+    })
   })
 })
