@@ -33,6 +33,8 @@ export async function startEmbeddedEngine(
 ): Promise<EmbeddedEngine> {
   const embedded = nodeEmbedded({
     callbacks: false,
+    // As the engine's own operator log: its warnings and faults only, on stderr.
+    runnerLogLevel: 'warn',
     ...(project ? { project } : {}),
     report: (line) => process.stderr.write(`turnline: WARNING: ${line}\n`),
   })
@@ -52,7 +54,8 @@ export async function startEmbeddedEngine(
     // Nothing listens: requests come only from this process, addressed to no real host.
     allowedHosts: 'any',
     // Faults of the engine itself, as JSON lines on stderr (stdout belongs to --json).
-    log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+    log: (entry) =>
+      process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`),
   })
   const model = deps.model
   const modelText =

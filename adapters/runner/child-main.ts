@@ -12,7 +12,8 @@
  * probe passed), then `{"egress"}` once its egress probe has ended (commands allowed the network
  * wait for that meanwhile); or `{"error":{"code","message"}}` when it cannot start (then it
  * exits non-zero).
- * stderr: the runner's log, one operator log line each (runner-log.ts).
+ * stderr: the runner's log, one operator log line each (runner-log.ts); with `"log_level":"warn"`
+ * only its warnings and faults.
  */
 import { RunnerChildConfigSchema } from './runner-child-protocol.ts'
 import { runnerStderrLog } from './runner-log.ts'
@@ -94,6 +95,8 @@ try {
       // The parent reports a missing or weakened sandbox (or network) itself, from the status.
       const reported = ['sandbox_unavailable', 'sandbox_weakened', 'egress_unavailable']
       if (reported.includes(String(entry.event))) return
+      // The `turnline` command's runner: its warnings and faults only, as its engine's.
+      if (config.log_level === 'warn' && (entry.level ?? 'info') === 'info') return
       runnerStderrLog(entry)
     },
   })

@@ -62,6 +62,8 @@ export const RunnerChildConfigSchema = lazySchema(() =>
     project: z.string().min(1).optional(),
     /** Tenants set up once the runner has answered (a single-tenant server's `local`). */
     prepare_tenants: z.array(z.string().min(1)).optional(),
+    /** The least level of its log lines on stderr: `info` (every line, the default) or `warn`. */
+    log_level: z.enum(['info', 'warn']).optional(),
   }),
 )
 export type RunnerChildConfig = z.infer<typeof RunnerChildConfigSchema>

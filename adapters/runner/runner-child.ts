@@ -22,6 +22,8 @@ export interface RunnerChildOptions {
   project?: string
   /** Tenants the runner sets up once it has answered, before their first request. */
   prepareTenants?: string[]
+  /** The least level of its log lines on stderr: `info` (every line, the default) or `warn`. */
+  logLevel?: 'info' | 'warn'
   /** How long the start (with its sandbox probe) may take; default 60 s. */
   readyTimeoutMs?: number
 }
@@ -65,6 +67,7 @@ export async function startRunnerChild(
     ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     ...(options.project ? { project: options.project } : {}),
     ...(options.prepareTenants?.length ? { prepare_tenants: options.prepareTenants } : {}),
+    ...(options.logLevel ? { log_level: options.logLevel } : {}),
   }
   child.stdin?.write(`${JSON.stringify(config)}\n`)
   // The answer's parser — zod's, with the schemas it is made of, built at their first parse — is

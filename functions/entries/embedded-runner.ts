@@ -24,6 +24,8 @@ export interface EmbeddedRunnerOptions {
    * runner's root (adapters/runner/project-mode.ts).
    */
   project?: string
+  /** The least level of the runner's log lines on stderr: `info` (`npm start`) or `warn` (the CLI). */
+  runnerLogLevel?: 'info' | 'warn'
 }
 
 /** The reference runner as a child process, started for the deps (`defaultRunner`) or before. */
@@ -77,6 +79,7 @@ export function embeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunnerSt
         env: request.env,
         prepareTenants: request.prepareTenants,
         ...(options.project ? { project: options.project } : {}),
+        ...(options.runnerLogLevel ? { logLevel: options.runnerLogLevel } : {}),
         ...(callbackUrl ? { callbackUrl } : {}),
         report: options.report,
         ...(options.onRunnerGivenUp ? { onGiveUp: options.onRunnerGivenUp } : {}),

@@ -97,6 +97,23 @@ describe('turnline exec, embedded engine, offline demo model', { timeout: 180_00
     )
   })
 
+  it("keeps the runner's info lines off stderr, as the engine's: only warnings and faults", async () => {
+    // A descriptor the command inherits reaches its runner, which closes it and logs that
+    // (inherited_descriptors_closed), as it logs its egress probe's refusal (egress_refused).
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, 'cli/turnline.mjs'), 'exec', '--json', 'run `echo hi`'],
+      {
+        cwd: dir,
+        env: cliEnv(options.env),
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      },
+    )
+    const run = await collect(child)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).not.toMatch(/"runner":true|inherited_descriptors_closed|egress_refused/)
+  })
+
   it('shows progress on stderr, one line per item, and the answer on stdout; reads the prompt from stdin', async () => {
     const run = await cli(['exec', '-'], { input: 'write notes.txt: hello notes\n' })
     expect(run.code, run.stderr).toBe(0)
