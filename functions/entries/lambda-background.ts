@@ -14,7 +14,8 @@ import { QueueTrigger } from './worker-queue.ts'
 
 type Log = (entry: Record<string, unknown>) => void
 
-const log: Log = (entry) => console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }))
+const log: Log = (entry) =>
+  console.log(JSON.stringify({ ts: new Date().toISOString(), level: 'info', ...entry }))
 
 /** The longest a redelivery can be put off on SQS: a message's visibility timeout, 12 hours. */
 const SQS_MAX_DELAY_MS = 43_200_000

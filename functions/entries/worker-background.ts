@@ -14,9 +14,9 @@ import {
 
 type Log = (entry: Record<string, unknown>) => void
 
-/** One structured line in the Worker's log. */
+/** One operator log line in the Worker's log: `level` `info` unless the entry says. */
 export const workerLog: Log = (entry) =>
-  console.log(JSON.stringify({ ts: new Date().toISOString(), ...entry }))
+  console.log(JSON.stringify({ ts: new Date().toISOString(), level: 'info', ...entry }))
 
 /**
  * The Worker's trigger, when the work queue is bound (wrangler.toml `[[queues.producers]]`):

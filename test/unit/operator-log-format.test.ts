@@ -5,6 +5,7 @@ import { runnerLogLine } from '../../adapters/runner/runner-log.ts'
 import { createDeps } from '../../functions/deps.ts'
 import { scheduledCallbacks } from '../../functions/entries/scheduled-callbacks.ts'
 import { scheduledRetention } from '../../functions/entries/scheduled-retention.ts'
+import { workerLog } from '../../functions/entries/worker-background.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { engineDeps } from '../support/engine-deps.ts'
 
@@ -72,5 +73,11 @@ describe('operator log format', () => {
       level: 'error',
       msg: 'runner_error',
     })
+  })
+  it("gives the Worker's background lines a level", () => {
+    const logged: unknown[] = []
+    vi.spyOn(console, 'log').mockImplementation((line: unknown) => logged.push(line))
+    workerLog({ msg: 'work sweep', records: 0 })
+    expect(logged.map(operatorLine)).toMatchObject([{ level: 'info', msg: 'work sweep' }])
   })
 })

@@ -123,7 +123,12 @@ export async function sendDue(
   const result = await attempt(ctx, tenant, record)
   const next = settled(ctx, claimed, result)
   if ((await ctx.outbox.replace(stored.key, next, etag)) === false) {
-    ctx.log({ msg: 'callback claim lost during an attempt', id: record.id, key: stored.key })
+    ctx.log({
+      level: 'warn',
+      msg: 'callback claim lost during an attempt',
+      id: record.id,
+      key: stored.key,
+    })
     return { kind: 'pending', dueAt: ctx.clock.now() }
   }
   ctx.log({

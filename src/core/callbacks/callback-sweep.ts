@@ -132,7 +132,12 @@ export async function sweepCallbacks(
     try {
       nextDueAt = earliest(nextDueAt, await settleMarker(ctx, sessions, entry))
     } catch (error) {
-      ctx.log({ msg: 'callback sweep: a batch failed', key: entry.key, error: String(error) })
+      ctx.log({
+        level: 'warn',
+        msg: 'callback sweep: a batch failed',
+        key: entry.key,
+        error: String(error),
+      })
       nextDueAt = earliest(nextDueAt, ctx.clock.now() + ctx.policy.retry.firstMs)
     }
   }

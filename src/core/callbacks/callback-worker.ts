@@ -62,7 +62,7 @@ export class CallbackWorker {
       if (result.nextDueAt !== undefined) next = Math.min(next, result.nextDueAt)
       for (const listener of this.listeners) listener(result)
     } catch (error) {
-      this.ctx.log({ msg: 'callback sweep failed', error: String(error) })
+      this.ctx.log({ level: 'warn', msg: 'callback sweep failed', error: String(error) })
     }
     if (this.stopped) return
     // Never a busy loop: a claim another instance holds, a batch that failed, is looked at
