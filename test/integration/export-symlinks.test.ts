@@ -52,8 +52,9 @@ describe('the event log export and a planted link', () => {
     expect(await readFile(join(base, 'host', 'run.jsonl'), 'utf8')).toBe(HOST_TEXT)
     expect(engine.logs).toContainEqual(
       expect.objectContaining({
-        msg: 'writing exports/run.jsonl failed',
+        msg: 'session exports: writing a file failed',
         session: sessionId,
+        path: 'exports/run.jsonl',
         error: expect.stringMatching(/symbolic link/),
       }),
     )

@@ -50,7 +50,12 @@ export async function writeSessionExports(
     try {
       await write()
     } catch (error) {
-      log({ msg: `writing ${what} failed`, session: ref.sessionId, error: String(error) })
+      log({
+        msg: 'session exports: writing a file failed',
+        session: ref.sessionId,
+        path: what,
+        error: String(error),
+      })
     }
   }
   if (eventLog) {
