@@ -14,6 +14,9 @@ import { parseSse } from '../support/sse-frames.ts'
  * Chat Completions API of the mock OpenAI server, which refuses what OpenAI refuses) and is
  * echoed; a choice naming a function the request does not define is a 400 naming `tool_choice`.
  * `store: false`: the response is answered whole and nothing of it can be read back or continued.
+ * An Idempotency-Key: a retry of the same body answers the same response without a model
+ * request; the key with another body is 422 `idempotency_key_reused`, whichever part differs
+ * (the input, or the settings the response runs with).
  */
 let app: ResponsesApp
 
@@ -175,5 +178,44 @@ describe('store: false', () => {
     const { error } = (await res.json()) as { error: Json }
     expect(error).toMatchObject({ type: 'invalid_request', param: 'header.idempotency-key' })
     expect(app.engine.mock.requests).toHaveLength(0)
+  })
+})
+
+const BODY = { model: 'gpt-4o-mini', input: 'hi', instructions: 'be A' }
+let n = 0
+const newKey = () => `resp-idem-${Date.now()}-${n++}`
+
+describe('Idempotency-Key on POST /v1/responses', () => {
+  it('the same body again: the same response, no second model request (streamed or not)', async () => {
+    const key = newKey()
+    app.engine.mock.enqueue({ text: 'Hello.' })
+    const first = await app.create(BODY, { 'idempotency-key': key })
+    const again = await app.create(BODY, { 'idempotency-key': key })
+    expect(again.id).toBe(first.id)
+    expect(again.output).toEqual(first.output)
+    const streamed = await app.post({ ...BODY, stream: true }, { 'idempotency-key': key })
+    expect(streamed.status).toBe(200)
+    expect(await streamed.text()).toContain(first.id)
+    expect(app.engine.mock.requests).toHaveLength(1)
+  })
+
+  it.each([
+    ['instructions', { instructions: 'be B' }],
+    ['tools', { tools: [WEATHER] }],
+    ['model', { model: 'gpt-4o' }],
+    ['text', { text: { format: { type: 'json_schema', name: 'a', schema: { type: 'object' } } } }],
+    ['max_tool_calls', { max_tool_calls: 3 }],
+    ['metadata', { metadata: { run: '2' } }],
+    ['input', { input: 'hello' }],
+  ])('the key with another %s is 422, and runs nothing', async (_field, change) => {
+    const key = newKey()
+    app.engine.mock.enqueue({ text: 'Hello.' })
+    await app.create(BODY, { 'idempotency-key': key })
+    const reused = await app.post({ ...BODY, ...change }, { 'idempotency-key': key })
+    expect(reused.status).toBe(422)
+    expect(await reused.json()).toMatchObject({
+      error: { code: 'idempotency_key_reused', param: 'header.idempotency-key' },
+    })
+    expect(app.engine.mock.requests).toHaveLength(1)
   })
 })

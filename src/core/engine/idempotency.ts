@@ -79,7 +79,7 @@ function fingerprint(operation: string, request: unknown): Promise<string> {
 }
 
 /** JSON with object keys sorted and undefined members left out: equal requests, equal text. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   const entries = Object.entries(value as Record<string, unknown>)

@@ -17,6 +17,7 @@ import { deleteSession } from '../session/delete-session.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { sessionIdOf } from './response-record.ts'
+import { assertSameResponseRequest } from './retried-response.ts'
 
 /**
  * One response: a session seeded with the conversation so far (the previous response's
@@ -140,9 +141,13 @@ async function responseSession(
       ...(sessionId ? { sessionId } : {}),
     })
   } catch (error) {
-    // A retry: the session of this key exists, and its turn answers as it did.
+    // A retry: the session of this key exists, and its turn answers as it did, if it is the
+    // same request.
     if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
-    return locator.locate(tenant, sessionId)
+    const ref = await locator.locate(tenant, sessionId)
+    const stored = parseEngineState((await deps.sessions.open(ref)).state).config
+    assertSameResponseRequest(stored, seed.config)
+    return ref
   }
 }
 
