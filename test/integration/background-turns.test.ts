@@ -152,6 +152,11 @@ describe('background turns on npm start', () => {
     expect(first.status, first.text).toBe(202)
     const retry = await call('POST', '/v1/exec', { prompt: 'list todos' }, headers)
     expect(retry.json()).toEqual({ ...first.json(), duplicate: true })
+    // The key with other settings is another request: 422, nothing queued.
+    const other = { prompt: 'list todos', instructions: 'be brief' }
+    const reused = await call('POST', '/v1/exec', other, headers)
+    expect(reused.status, reused.text).toBe(422)
+    expect(reused.json()).toMatchObject({ error: { code: 'idempotency_key_reused' } })
     const location = first.headers.get('location') ?? ''
     expect((await workState(location, 'done')).turn).toMatchObject({ status: 'terminal' })
     const view = await call('GET', `/v1/sessions/${first.json().session_id}`)

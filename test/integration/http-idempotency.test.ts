@@ -77,6 +77,11 @@ describe('Idempotency-Key', () => {
     const reused = await call(b, '/v1/exec', { prompt: 'something else' }, 'exec-key-1')
     expect(reused.status).toBe(422)
     expect(await reused.json()).toMatchObject({ error: { code: 'idempotency_key_reused' } })
+    // The same prompt with other settings is another request too.
+    const other = { prompt: 'do it', instructions: 'be brief' }
+    const resettled = await call(a, '/v1/exec', other, 'exec-key-1')
+    expect(resettled.status).toBe(422)
+    expect(await resettled.json()).toMatchObject({ error: { code: 'idempotency_key_reused' } })
     expect(mock.requests).toHaveLength(1)
   })
 

@@ -1,4 +1,5 @@
 import type { TurnRequest } from '../../contract/api.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
@@ -15,6 +16,7 @@ import { completedError } from '../engine/turn-replay.ts'
 import { getLoop } from '../loops/loop-service.ts'
 import { deliveryKey } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
+import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
@@ -71,6 +73,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const key = options.idempotencyKey
     const derived = key === undefined ? undefined : await execSessionIdOf(key)
     const { sessionId, existed } = await this.startOnce(tenant, config, derived)
+    if (existed) await this.assertRetriedConfig(tenant, sessionId, config)
     const queued = await queueWork(this.deps, this.work, {
       tenant,
       sessionId,
@@ -170,7 +173,9 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     options: TurnOptions,
     admitted: AdmittedStep,
   ) {
-    const { sessionId } = await this.startOnce(tenant, run.config, await execSessionIdOf(run.key))
+    const derived = await execSessionIdOf(run.key)
+    const { sessionId, existed } = await this.startOnce(tenant, run.config, derived)
+    if (existed) await this.assertRetriedConfig(tenant, sessionId, run.config)
     const started: ThreadEvent = { type: 'thread.started', thread_id: sessionId }
     // Announced with the turn's first event: a key refused before it is a plain error answer.
     const { onEvent } = options
@@ -185,6 +190,13 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
     return { session_id: sessionId, events: [started, ...turn.events] }
   }
+  /** An exec run's retry brings the settings its key was first used with (else 422). */
+  private async assertRetriedConfig(tenant: string, sessionId: string, body: SessionConfigInput) {
+    const ref = await this.locator.locate(tenant, sessionId)
+    const stored = parseEngineState((await this.deps.sessions.open(ref)).state).config
+    assertSameConfig(stored, parseConfig(body))
+  }
+
   /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */
   private async startOnce(tenant: string, body: SessionConfigInput, sessionId?: string) {
     const config = parseConfig(body)

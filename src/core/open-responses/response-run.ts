@@ -14,10 +14,10 @@ import { admitStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { deleteSession } from '../session/delete-session.ts'
+import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { sessionIdOf } from './response-record.ts'
-import { assertSameResponseRequest } from './retried-response.ts'
 
 /**
  * One response: a session seeded with the conversation so far (the previous response's
@@ -146,7 +146,7 @@ async function responseSession(
     if (!(sessionId && isTurnlineError(error, 'conflict'))) throw error
     const ref = await locator.locate(tenant, sessionId)
     const stored = parseEngineState((await deps.sessions.open(ref)).state).config
-    assertSameResponseRequest(stored, seed.config)
+    assertSameConfig(stored, seed.config)
     return ref
   }
 }

@@ -1,0 +1,33 @@
+import {
+  encodeResponseRecord,
+  RESPONSE_RECORD_KEY,
+  responseRecordOf,
+} from '../../contract/open-responses-record.ts'
+import type { SessionConfig } from '../../contract/session-config.ts'
+import { assertSameRequest, canonicalJson } from '../engine/idempotency.ts'
+
+/**
+ * A retry of a run whose session derives from its Idempotency-Key (`POST /v1/responses`,
+ * `POST /v1/exec`), whose session exists, must be the request the key was first used with. The
+ * turn's own check covers its input only; the rest of the request (model, instructions, tools,
+ * and for a response `previous_response_id`, `text`, `max_tool_calls`, metadata …) is the
+ * session's config, so the config the retry would start with is compared with the stored one,
+ * but for the second a response was created in: otherwise another body under the key would
+ * silently get the first answer instead of 422 `idempotency_key_reused`.
+ */
+export function assertSameConfig(stored: SessionConfig, retry: SessionConfig): void {
+  const first = requestOf(stored)
+  const again = requestOf(retry)
+  assertSameRequest(first, { key: '', fingerprint: again })
+}
+
+/** The config as the request made it, with a response's creation second left out. */
+function requestOf(config: SessionConfig): string {
+  const record = responseRecordOf(config)
+  if (record === undefined) return canonicalJson(config)
+  const metadata = {
+    ...config.metadata,
+    [RESPONSE_RECORD_KEY]: encodeResponseRecord({ ...record, created_at: 0 }),
+  }
+  return canonicalJson({ ...config, metadata })
+}
