@@ -1,5 +1,4 @@
 import * as z from 'zod'
-import { linearRegexProblem } from '../shared/linear-regex.ts'
 import { lazySchema } from './lazy-schema.ts'
 
 /**
@@ -31,6 +30,15 @@ export const DEFAULT_TEST_COMMAND_PATTERN =
   'npx (vitest|jest|mocha)|vitest|jest|mocha|pytest|python3? -m (pytest|unittest)|' +
   'cargo (test|nextest)|go test|mvn( \\S+)* test|\\./gradlew( \\S+)* test|gradle( \\S+)* test|' +
   'make (test|check)|ctest|rspec|phpunit|dotnet test|mix test)(\\s|$)'
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
 
 export const HarnessSchema = lazySchema(() =>
   z.strictObject({
@@ -151,11 +159,9 @@ export const HarnessSchema = lazySchema(() =>
       .string()
       .min(1)
       .max(2000)
-      .superRefine((pattern, ctx) => {
-        // Matched against the commands the session's model wrote: the linear-time engine's syntax.
-        const problem = linearRegexProblem(pattern)
-        if (problem) ctx.addIssue({ code: 'custom', message: `not a usable pattern: ${problem}` })
-      })
+      // A request's pattern must also suit the linear-time engine it is matched on
+      // (session-config.ts `readSessionConfig`); a stored one need only be a regular expression.
+      .refine(isRegExp, 'must be a valid regular expression')
       .default(DEFAULT_TEST_COMMAND_PATTERN)
       .describe("A regular expression a test command matches (a handoff's test results)."),
     verification: z

@@ -26,22 +26,30 @@ export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000
 
 /**
- * Why `pattern` is not usable as a matcher (`""`, `"*"`, or a regular expression the linear-time
- * engine runs: no back-references or lookarounds, src/shared/linear-regex.ts), or undefined.
+ * Why `pattern` is not usable as a new matcher (`""`, `"*"`, or a regular expression the
+ * linear-time engine runs: no back-references or lookarounds, src/shared/linear-regex.ts), or
+ * undefined. Checked on the settings a request sends (session-config.ts `readSessionConfig`); a
+ * stored session's matcher need only be a regular expression (`isValidMatcher`), so a session
+ * stored before this check still reads (its matcher then matches everything: hook-matcher.ts).
  */
 export function matcherProblem(pattern: string): string | undefined {
   if (pattern === '' || pattern === '*') return undefined
   return linearRegexProblem(`^(?:${pattern})$`)
 }
 
+/** True when `pattern` is a matcher a stored session may hold (`""`, `"*"`, a regular expression). */
+export function isValidMatcher(pattern: string): boolean {
+  if (pattern === '' || pattern === '*') return true
+  try {
+    new RegExp(`^(?:${pattern})$`)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const MatcherSchema = lazySchema(() =>
-  z
-    .string()
-    .max(200)
-    .superRefine((pattern, ctx) => {
-      const problem = matcherProblem(pattern)
-      if (problem) ctx.addIssue({ code: 'custom', message: `matcher is not usable: ${problem}` })
-    }),
+  z.string().max(200).refine(isValidMatcher, 'matcher is not a valid regular expression'),
 )
 
 const common = {

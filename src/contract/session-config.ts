@@ -1,9 +1,10 @@
 import * as z from 'zod'
+import { linearRegexProblem } from '../shared/linear-regex.ts'
 import { CallbackSettingsSchema } from './callback-delivery.ts'
 import { ClientToolSchema } from './client-tool.ts'
 import { TurnlineError } from './errors.ts'
 import { HarnessSchema } from './harness-config.ts'
-import { HooksSchema } from './hook-config.ts'
+import { HooksSchema, matcherProblem } from './hook-config.ts'
 import { HttpToolSchema } from './http-tool-config.ts'
 import { lazySchema } from './lazy-schema.ts'
 import { LimitsSchema } from './limits-config.ts'
@@ -92,19 +93,43 @@ export const SessionConfigSchema = lazySchema(() =>
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>
 export type SessionConfig = z.infer<typeof SessionConfigSchema>
 
-/** Validates a create-session body: `invalid_input` (400) naming every problem. */
+/**
+ * Validates a create-session body: `invalid_input` (400) naming every problem. Its patterns
+ * must also suit the linear-time engine they are matched on (`linearPatternIssues`), which a
+ * stored session's need not (read through the schema alone, as they were written).
+ */
 export function readSessionConfig(body: unknown): SessionConfig {
   const result = SessionConfigSchema.safeParse(body)
-  if (!result.success) {
-    throw new TurnlineError(
-      'invalid_input',
-      `invalid session settings: ${z.prettifyError(result.error)}`,
-      {
-        details: {
-          issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-        },
-      },
-    )
+  const issues = result.success
+    ? linearPatternIssues(result.data)
+    : result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
+  if (issues.length > 0 || !result.success) {
+    const listed = result.success
+      ? issues.map((i) => `✖ ${i.message}\n  → at ${i.path}`).join('\n')
+      : z.prettifyError(result.error)
+    throw new TurnlineError('invalid_input', `invalid session settings: ${listed}`, {
+      details: { issues },
+    })
   }
   return result.data
+}
+
+/**
+ * The hook matchers and the test command pattern a request sends are matched against what the
+ * session's tenant names (its tools, its model's commands) on the linear-time engine
+ * (src/shared/linear-regex.ts): no back-references or lookarounds, as in VT Code's own.
+ */
+function linearPatternIssues(config: SessionConfig): { path: string; message: string }[] {
+  const issues = config.hooks.flatMap((hook, i) => {
+    const problem = hook.matcher === undefined ? undefined : matcherProblem(hook.matcher)
+    return problem
+      ? [{ path: `hooks.${i}.matcher`, message: `matcher is not usable: ${problem}` }]
+      : []
+  })
+  const problem = linearRegexProblem(config.harness.test_command_pattern)
+  if (problem) {
+    const message = `not a usable pattern: ${problem}`
+    issues.push({ path: 'harness.test_command_pattern', message })
+  }
+  return issues
 }

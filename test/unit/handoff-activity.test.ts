@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_TEST_COMMAND_PATTERN, HarnessSchema } from '../../src/contract/harness-config.ts'
+import { readSessionConfig } from '../../src/contract/session-config.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import { buildHandoff } from '../../src/core/handoff/build-handoff.ts'
 import {
@@ -125,11 +126,17 @@ describe('session activity', () => {
         message: expect.stringMatching(/^harness\.test_command_pattern: the pattern needs more/),
       }),
     )
-    for (const pattern of ['(a|a)*\\1b', '(?!x)a', '(']) {
-      const parsed = HarnessSchema.safeParse({ test_command_pattern: pattern })
-      expect(parsed.success, pattern).toBe(false)
-      expect(parsed.error?.issues[0]?.message, pattern).toMatch(/^not a usable pattern: /)
+    for (const pattern of ['(a|a)*\\1b', '(?!x)a']) {
+      const refused = () => readSessionConfig({ harness: { test_command_pattern: pattern } })
+      expect(refused, pattern).toThrow(/not a usable pattern: /)
+      // Stored before new patterns had to suit the linear engine: the session still reads, and
+      // looking for its test command is the same 400 as a pattern over its budget.
+      expect(HarnessSchema.safeParse({ test_command_pattern: pattern }).success, pattern).toBe(true)
+      expect(() => lastTestRun(activity, { pattern }), pattern).toThrow(
+        expect.objectContaining({ code: 'invalid_input' }),
+      )
     }
+    expect(HarnessSchema.safeParse({ test_command_pattern: '(' }).success).toBe(false)
   })
 
   it('derives a handoff when nothing was given, and caller text replaces the derived one', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { HookConfigSchema, HooksSchema } from '../../src/contract/hook-config.ts'
+import { readSessionConfig } from '../../src/contract/session-config.ts'
 import { hookEnvironment } from '../../src/core/hooks/command-hook.ts'
 import { parseHookAnswer } from '../../src/core/hooks/hook-answer.ts'
 import { hookMatches } from '../../src/core/hooks/hook-matcher.ts'
@@ -136,13 +137,24 @@ describe('hook payloads', () => {
       ['(a|a)*\\1b', 'back-references are not supported'],
       ['(?=a)a', 'lookarounds are not supported'],
       ['(?<!b)a', 'lookarounds are not supported'],
-      ['(a', 'matcher is not usable'],
+      ['(a', 'matcher is not a valid regular expression'],
     ]) {
-      const parsed = HookConfigSchema.safeParse({ ...hook, matcher })
-      expect(parsed.success, matcher).toBe(false)
-      expect(parsed.error?.issues[0]?.message, matcher).toContain(why)
+      const refused = () => readSessionConfig({ hooks: [{ ...hook, matcher }] })
+      expect(refused, matcher).toThrow(expect.objectContaining({ code: 'invalid_input' }))
+      expect(refused, matcher).toThrow(why)
     }
-    expect(HookConfigSchema.safeParse({ ...hook, matcher: 'Write|Edit' }).success).toBe(true)
+    expect(readSessionConfig({ hooks: [{ ...hook, matcher: 'Write|Edit' }] }).hooks).toHaveLength(1)
+  })
+
+  it('reads a stored matcher the linear engine cannot run, and matches everything with it', () => {
+    // Stored before new matchers had to suit the linear engine: the session still reads, and a
+    // guard still runs (never on backtracking).
+    const hook = { event: 'pre_tool_use', type: 'http', url: 'https://hooks.example/h' }
+    for (const matcher of ['(?!Read).*', '(a|a)*\\1b']) {
+      expect(HookConfigSchema.safeParse({ ...hook, matcher }).success, matcher).toBe(true)
+      expect(hookMatches(matcher, 'Read'), matcher).toBe(true)
+      expect(hookMatches(matcher, 'a'.repeat(64)), matcher).toBe(true)
+    }
   })
 
   it('gives commands VT Code’s environment with the Claude aliases', () => {

@@ -123,10 +123,11 @@ export function lastTestRun(
   if (marked !== undefined)
     return activity.commands.findLast((run) => run.command.trim() === marked)
   // The session's own pattern, against commands its model wrote: linear time, never backtracking,
-  // and within a step budget for them all.
-  const pattern = linearRegex(selector.pattern)
-  const budget = pattern.budget()
+  // and within a step budget for them all (a pattern stored before it had to suit the linear
+  // engine may not compile: the same answer).
   try {
+    const pattern = linearRegex(selector.pattern)
+    const budget = pattern.budget()
     return activity.commands.findLast((run) => pattern.exec(run.command, budget) !== undefined)
   } catch (error) {
     if (!(error instanceof LinearRegexError)) throw error

@@ -26,5 +26,7 @@ export function hookMatches(matcher: string | undefined, subject: string | undef
     if (cache.size > 1000) cache.clear()
     cache.set(matcher, regex)
   }
-  return regex !== null && regex.exec(subject, UNBOUNDED) !== undefined
+  // A matcher the linear-time engine cannot run, stored before new ones had to suit it
+  // (contract/hook-config.ts), matches everything: a guard still runs, never on backtracking.
+  return regex === null || regex.exec(subject, UNBOUNDED) !== undefined
 }
