@@ -1,9 +1,9 @@
-import { FsObjectStore } from '../../adapters/fs/fs-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { createDeps } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import { runKeysCommand } from '../tenancy/keys-command.ts'
+import { nodeBackends } from './node-backends.ts'
 
 /**
  * `npm run keys -- <command>`: adds, revokes and lists the API keys of the key registry
@@ -14,10 +14,12 @@ import { runKeysCommand } from '../tenancy/keys-command.ts'
 const argv = process.argv.slice(2)
 let store: ObjectStore = new MemoryObjectStore()
 if (argv[0] !== 'hash') {
+  // The server's own backends, so every configuration it starts with (REDIS_URL, S3 through the
+  // AWS credential chain) configures this command too. Only the store matters here; the address
+  // checks of a server do not apply.
   const deps = await createDeps(
-    // Only the store matters here; the address checks of a server do not apply.
     { ...process.env, HOST: '127.0.0.1', TURNLINE_LOG: 'off' },
-    { defaultStore: (root) => new FsObjectStore({ root }) },
+    nodeBackends,
   ).catch((error: unknown) => {
     if (!(error instanceof ConfigError)) throw error
     console.error(`turnline keys: ${error.message}`)

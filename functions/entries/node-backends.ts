@@ -4,7 +4,7 @@ import { nodePeer } from '../http/client-address.ts'
 import { nodeProcessBackends } from './node-process-backends.ts'
 
 /**
- * The backends of the Node entries (`npm start`, the CLI, check.mjs, retention.mjs): those of
+ * The backends of the Node entries (`npm start`, the CLI, check.mjs, retention.mjs, keys.mjs): those of
  * every Node process (node-process-backends.ts), the filesystem store under TURNLINE_DATA_DIR as
  * the default, and the socket's peer as the client address.
  */
