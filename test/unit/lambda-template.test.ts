@@ -104,3 +104,13 @@ describe('infra/deploy/lambda/template.yaml: background work', () => {
     )
   })
 })
+
+describe('infra/deploy/lambda/template.yaml: the bucket', () => {
+  it("gives the functions the bucket's region, which the S3 client signs for", () => {
+    // The store signs for S3_REGION, us-east-1 when unset (functions/store-choice.ts); the
+    // stack makes the bucket in its own region.
+    const globals = /\nGlobals:\n((?: {2,}.*\n| *#.*\n)+)/.exec(template)?.[1] ?? ''
+    expect(globals).toMatch(/\n {8}S3_BUCKET: !Ref SessionsBucket\n/)
+    expect(globals).toMatch(/\n {8}S3_REGION: !Ref AWS::Region\n/)
+  })
+})
