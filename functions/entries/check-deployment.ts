@@ -12,7 +12,7 @@ import { checkStorage } from './storage-check.ts'
  * not exist (self-hosted S3 such as MinIO). Exit code 0 when every check passed, 1 otherwise,
  * 2 on a configuration error.
  */
-const { values } = parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
+const { values } = parseCommandLine()
 
 // The bucket is created before the deployment claims its Redis namespace: the claim reads the
 // deployment's id from the bucket.
@@ -31,6 +31,16 @@ const result = await checkStorage(store, deps.service.coordinator)
 for (const line of result.lines) console.log(line)
 console.log(result.ok ? 'turnline: storage checks passed' : 'turnline: storage checks FAILED')
 process.exit(result.ok ? 0 : 1)
+
+/** An option it does not know is a usage error (exit 2), not a failed check (exit 1). */
+function parseCommandLine() {
+  try {
+    return parseArgs({ options: { 'create-bucket': { type: 'boolean' } }, strict: true })
+  } catch (error) {
+    console.error(`turnline: ${(error as Error).message}\nusage: check.mjs [--create-bucket]`)
+    process.exit(2)
+  }
+}
 
 async function createBucket(objects: typeof store): Promise<void> {
   if (!(objects instanceof S3ObjectStore)) {
