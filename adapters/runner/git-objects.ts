@@ -1,6 +1,9 @@
 import { constants, fstatSync, openSync, readSync } from 'node:fs'
 import { inflateSync } from 'node:zlib'
+import type { EventLoopSlices } from './event-loop-slices.ts'
+import { applyDelta } from './git-delta.ts'
 import { GitReadBudget, type GitReadCost } from './git-read-budget.ts'
+import { GitUnreadable } from './git-unreadable.ts'
 import { readRegular, withHeld } from './workspace-files.ts'
 import { at, FOLDER_FLAGS, locate, type WorkspaceDir } from './workspace-walk.ts'
 
@@ -11,15 +14,15 @@ import { at, FOLDER_FLAGS, locate, type WorkspaceDir } from './workspace-walk.ts
  * tenant's `.git` can point the runner nowhere else. Anything else (a deltified entry, an index
  * of another version, a multi-pack index, a file too large, a reading past the bounds of
  * git-read-budget.ts) is `GitUnreadable`: the caller then asks git itself, in the sandbox.
+ *
+ * The reading is the runner's one thread's work, so it pauses (`slices`) between objects, index
+ * searches and delta instructions, letting other tenants' requests in once it has run a slice.
  */
-
-export class GitUnreadable extends Error {
-  override readonly name = 'GitUnreadable'
-}
 
 const NO_LINKS = { followLinks: false, makeFolders: false } as const
 const MAX_INDEX_BYTES = 64 * 1024 * 1024
-const MAX_COMMIT_BYTES = 4 * 1024 * 1024
+/** An object, a pack entry, a delta's result: real commits are a few KiB (see git-read-budget.ts). */
+const MAX_COMMIT_BYTES = 1024 * 1024
 const SHA = /^[0-9a-f]{40}$/
 const MAX_DELTA_DEPTH = 64
 
@@ -79,14 +82,23 @@ export class GitObjects {
   readonly #loose = new Map<string, string[]>()
   readonly #budget = new GitReadBudget()
 
-  constructor(private readonly ws: WorkspaceDir) {
-    const names = folderNames(ws, '.git/objects/pack', this.#budget)
+  private constructor(
+    private readonly ws: WorkspaceDir,
+    private readonly slices: EventLoopSlices,
+  ) {}
+
+  /** The repository's objects, its pack indexes loaded. */
+  static async open(ws: WorkspaceDir, slices: EventLoopSlices): Promise<GitObjects> {
+    const objects = new GitObjects(ws, slices)
+    const names = folderNames(ws, '.git/objects/pack', objects.#budget)
     if (names.includes('multi-pack-index')) throw new GitUnreadable('a multi-pack index')
     for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
+      await slices.pause()
       const bytes = gitFile(ws, `.git/objects/pack/${name}`, MAX_INDEX_BYTES)
-      this.#spend({ bytes: bytes?.length })
-      if (bytes) this.#packs.push(parseIndex(name, bytes))
+      objects.#spend({ bytes: bytes?.length })
+      if (bytes) objects.#packs.push(parseIndex(name, bytes))
     }
+    return objects
   }
 
   /** Counts what this reading loads; past its bounds the reading is left to git. */
@@ -96,7 +108,8 @@ export class GitObjects {
   }
 
   /** First index in the sorted sha table whose sha is ≥ `prefix` (hex, any length). */
-  #lowerBound(index: PackIndex, prefix: string): number {
+  async #lowerBound(index: PackIndex, prefix: string): Promise<number> {
+    await this.slices.pause()
     this.#spend({ steps: Math.ceil(Math.log2(index.count + 1)) })
     let lo = 0
     let hi = index.count
@@ -115,15 +128,16 @@ export class GitObjects {
   }
 
   /** The body of commit `sha`. */
-  commit(sha: string): string {
+  async commit(sha: string): Promise<string> {
     if (!SHA.test(sha)) throw new GitUnreadable(`not an object id: ${sha}`)
+    await this.slices.pause()
     this.#spend({ objects: 1 })
     const loose = gitFile(
       this.ws,
       `.git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
       MAX_COMMIT_BYTES,
     )
-    const raw = loose ? inflated(loose) : this.#packed(sha)
+    const raw = loose ? inflated(loose) : await this.#packed(sha)
     this.#spend({ bytes: (loose?.length ?? 0) + raw.length })
     const nul = raw.indexOf(0)
     const header = raw.toString('latin1', 0, nul)
@@ -132,7 +146,7 @@ export class GitObjects {
   }
 
   /** Whether another object than `sha` starts with its first `length` hex digits. */
-  ambiguous(sha: string, length: number): boolean {
+  async ambiguous(sha: string, length: number): Promise<boolean> {
     const prefix = sha.slice(0, length)
     const dir = sha.slice(0, 2)
     let names = this.#loose.get(dir)
@@ -143,29 +157,29 @@ export class GitObjects {
     const rest = prefix.slice(2)
     if (names.some((n) => n.startsWith(rest) && `${dir}${n}` !== sha)) return true
     // An index git wrote lists each object once, sorted: two entries from the prefix decide.
-    return this.#packs.some((index) => {
-      for (let i = this.#lowerBound(index, prefix), seen = false; i < index.count; i++) {
+    for (const index of this.#packs) {
+      for (let i = await this.#lowerBound(index, prefix), seen = false; i < index.count; i++) {
         const other = index.shas.toString('hex', i * 20, i * 20 + 20)
-        if (!other.startsWith(prefix)) return false
+        if (!other.startsWith(prefix)) break
         if (other !== sha) return true
         if (seen) throw new GitUnreadable(`${index.name} lists ${sha} twice`)
         seen = true
       }
-      return false
-    })
+    }
+    return false
   }
 
-  #packed(sha: string): Buffer {
-    const found = this.#find(sha)
+  async #packed(sha: string): Promise<Buffer> {
+    const found = await this.#find(sha)
     if (!found) throw new GitUnreadable(`object ${sha} is in no pack this reader knows`)
-    const object = this.#object(found.pack, found.offset, 0)
+    const object = await this.#object(found.pack, found.offset, 0)
     if (object.type !== 1) throw new GitUnreadable(`${sha} is not a commit`)
     return Buffer.concat([Buffer.from(`commit ${object.data.length}\0`, 'latin1'), object.data])
   }
 
-  #find(sha: string): { pack: string; offset: number } | undefined {
+  async #find(sha: string): Promise<{ pack: string; offset: number } | undefined> {
     for (const index of this.#packs) {
-      const i = this.#lowerBound(index, sha)
+      const i = await this.#lowerBound(index, sha)
       if (i >= index.count || index.shas.toString('hex', i * 20, i * 20 + 20) !== sha) continue
       return { pack: index.name.replace(/\.idx$/, '.pack'), offset: index.offsets(i) }
     }
@@ -173,22 +187,24 @@ export class GitObjects {
   }
 
   /** The object at `offset` of a pack, its deltas applied (types: 1 commit, 2 tree, 3 blob, 4 tag). */
-  #object(pack: string, offset: number, depth: number): { type: number; data: Buffer } {
+  async #object(pack: string, offset: number, depth: number): Promise<PackObject> {
     if (depth > MAX_DELTA_DEPTH)
       throw new GitUnreadable(`a delta chain deeper than ${MAX_DELTA_DEPTH}`)
+    await this.slices.pause()
     const entry = this.#entry(pack, offset)
     if (entry.type >= 1 && entry.type <= 4) return entry
     const base =
       entry.type === 6
-        ? this.#object(pack, offset - (entry.baseOffset ?? 0), depth + 1)
-        : this.#byId(entry.baseId ?? '', depth + 1)
-    const data = applyDelta(base.data, entry.data)
+        ? await this.#object(pack, offset - (entry.baseOffset ?? 0), depth + 1)
+        : await this.#byId(entry.baseId ?? '', depth + 1)
+    await this.slices.pause()
+    const data = await applyDelta(base.data, entry.data, MAX_COMMIT_BYTES, this.slices)
     this.#spend({ bytes: data.length })
     return { type: base.type, data }
   }
 
-  #byId(sha: string, depth: number): { type: number; data: Buffer } {
-    const found = this.#find(sha)
+  async #byId(sha: string, depth: number): Promise<PackObject> {
+    const found = await this.#find(sha)
     if (!found) throw new GitUnreadable(`delta base ${sha} is in no pack`)
     return this.#object(found.pack, found.offset, depth)
   }
@@ -240,59 +256,16 @@ export class GitObjects {
   }
 }
 
+interface PackObject {
+  type: number
+  data: Buffer
+}
+
 interface RawEntry {
   type: number
   data: Buffer
   baseOffset?: number
   baseId?: string
-}
-
-/** git's delta format: the sizes, then copies from the base and literal inserts. */
-function applyDelta(base: Buffer, delta: Buffer): Buffer {
-  let at = 0
-  const size = () => {
-    let value = 0
-    let shift = 0
-    let byte: number
-    do {
-      byte = delta[at++] ?? 0
-      value += (byte & 0x7f) * 2 ** shift
-      shift += 7
-    } while (byte & 0x80)
-    return value
-  }
-  if (size() !== base.length) throw new GitUnreadable('a delta for another base')
-  const made = size()
-  if (made > MAX_COMMIT_BYTES) throw new GitUnreadable(`a delta making ${made} bytes`)
-  const out = Buffer.alloc(made)
-  let written = 0
-  while (at < delta.length) {
-    const op = delta[at++] ?? 0
-    if (op & 0x80) {
-      let from = 0
-      let length = 0
-      for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) from += (delta[at++] ?? 0) * 256 ** bit
-      for (let bit = 0; bit < 3; bit++) {
-        if (op & (0x10 << bit)) length += (delta[at++] ?? 0) * 256 ** bit
-      }
-      if (length === 0) length = 0x10000
-      if (from + length > base.length || written + length > out.length) {
-        throw new GitUnreadable('a delta copies outside its base')
-      }
-      base.copy(out, written, from, from + length)
-      written += length
-    } else if (op > 0) {
-      if (at + op > delta.length || written + op > out.length)
-        throw new GitUnreadable('a bad delta')
-      delta.copy(out, written, at, at + op)
-      at += op
-      written += op
-    } else {
-      throw new GitUnreadable('a delta with the reserved opcode 0')
-    }
-  }
-  if (written !== out.length) throw new GitUnreadable('a delta shorter than it says')
-  return out
 }
 
 function inflated(bytes: Buffer): Buffer {

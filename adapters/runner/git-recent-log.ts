@@ -1,6 +1,9 @@
 import type { GitLogResult } from '../../src/contract/runner-answers.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { GitObjects, GitUnreadable, gitEntry, gitFile } from './git-objects.ts'
+import { EventLoopSlices } from './event-loop-slices.ts'
+import { GitObjects, gitEntry, gitFile } from './git-objects.ts'
+import { GitUnreadable } from './git-unreadable.ts'
+import { OneAtATime } from './one-at-a-time.ts'
 import type { WorkspaceDir } from './workspace-walk.ts'
 
 /**
@@ -43,17 +46,42 @@ const OTHER_HISTORY = [
 /** What the sandbox's git reads as config besides `.git/config`: HOME is the workspace. */
 const USER_CONFIG = ['.gitconfig', '.config/git/config']
 
-export function recentLog(ws: WorkspaceDir, sandbox: CommandSandbox, count: number): GitLogResult {
-  try {
-    return readLog(ws, sandbox, count)
-  } catch (error) {
-    return { state: 'unknown', reason: error instanceof Error ? error.message : String(error) }
-  }
+/**
+ * How long a reading runs on the runner's one thread before it lets other requests in (a
+ * reading of a real repository takes about that; a pause costs one turn of the event loop).
+ */
+const SLICE_MS = 10
+/**
+ * How long a reading may run in all (its slices): a real repository's takes some 10 ms; past
+ * this the reading is 'unknown' (git, in the sandbox, answers) rather than keep the next reading
+ * waiting.
+ */
+const MAX_RUN_MS = 500
+/** One reading at a time: each may hold up to its bound on bytes (git-read-budget.ts). */
+const readings = new OneAtATime()
+
+export function recentLog(
+  ws: WorkspaceDir,
+  sandbox: CommandSandbox,
+  count: number,
+): Promise<GitLogResult> {
+  return readings.run(async () => {
+    try {
+      return await readLog(ws, sandbox, count, new EventLoopSlices(SLICE_MS, MAX_RUN_MS))
+    } catch (error) {
+      return { state: 'unknown', reason: error instanceof Error ? error.message : String(error) }
+    }
+  })
 }
 
 const unknown = (reason: string): GitLogResult => ({ state: 'unknown', reason })
 
-function readLog(ws: WorkspaceDir, sandbox: CommandSandbox, count: number): GitLogResult {
+async function readLog(
+  ws: WorkspaceDir,
+  sandbox: CommandSandbox,
+  count: number,
+  slices: EventLoopSlices,
+): Promise<GitLogResult> {
   if (sandbox.settings.passEnv.some((name) => name.startsWith('GIT_'))) {
     return unknown('commands get GIT_* variables')
   }
@@ -74,10 +102,11 @@ function readLog(ws: WorkspaceDir, sandbox: CommandSandbox, count: number): GitL
   }
   const head = resolveHead(ws)
   if (head === undefined) return { state: 'none' }
-  const objects = new GitObjects(ws)
-  const lines = walk(objects, head, count).map(
-    ({ sha, subject }) => `${abbreviation(objects, sha)} ${subject}`,
-  )
+  const objects = await GitObjects.open(ws, slices)
+  const lines: string[] = []
+  for (const { sha, subject } of await walk(objects, head, count)) {
+    lines.push(`${await abbreviation(objects, sha)} ${subject}`)
+  }
   return { state: 'log', log: lines.join('\n') }
 }
 
@@ -154,9 +183,9 @@ function subjectOf(message: string): string {
 }
 
 /** git's default walk from `head`: the newest by committer date first, ties in the order met. */
-function walk(objects: GitObjects, head: string, count: number): Commit[] {
+async function walk(objects: GitObjects, head: string, count: number): Promise<Commit[]> {
   const seen = new Set([head])
-  const queue: Commit[] = [parseCommit(head, objects.commit(head))]
+  const queue: Commit[] = [parseCommit(head, await objects.commit(head))]
   const shown: Commit[] = []
   while (queue.length > 0 && shown.length < count) {
     let best = 0
@@ -168,17 +197,17 @@ function walk(objects: GitObjects, head: string, count: number): Commit[] {
     for (const parent of commit.parents) {
       if (seen.has(parent)) continue
       seen.add(parent)
-      queue.push(parseCommit(parent, objects.commit(parent)))
+      queue.push(parseCommit(parent, await objects.commit(parent)))
     }
   }
   return shown
 }
 
 /** git's automatic abbreviation: from the packed object count, then longer until unique. */
-function abbreviation(objects: GitObjects, sha: string): string {
+async function abbreviation(objects: GitObjects, sha: string): Promise<string> {
   const count = objects.packedCount
   const bits = count > 0 ? Math.floor(Math.log2(count)) + 1 : 1
   let length = Math.max(7, Math.ceil(bits / 2))
-  while (length < 40 && objects.ambiguous(sha, length)) length++
+  while (length < 40 && (await objects.ambiguous(sha, length))) length++
   return sha.slice(0, length)
 }

@@ -5,6 +5,13 @@ import { deflateSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { GIT_LOG_COMMAND } from '../../src/core/orientation/workspace-git.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import {
+  entryHeader,
+  HEADER,
+  looseCommit,
+  packIndex,
+  packSearches,
+} from '../support/git-read-worst.ts'
 import { useRunnerProcess } from '../support/runner-fixture.ts'
 import { value } from '../support/runner-results.ts'
 
@@ -41,46 +48,6 @@ const commit = (message: string, date: number) =>
 
 const recent = async (scope: SandboxScope) =>
   value(await fixture.client.recentCommits(scope, { count: 5 }))
-
-/** A loose commit object `sha` (whatever its bytes hash to: the reader takes the name). */
-async function looseCommit(git: string, sha: string, body: string): Promise<string> {
-  await mkdir(join(git, 'objects', sha.slice(0, 2)), { recursive: true })
-  const file = join(git, 'objects', sha.slice(0, 2), sha.slice(2))
-  await writeFile(file, deflateSync(`commit ${Buffer.byteLength(body)}\0${body}`))
-  return file
-}
-
-/** A version-2 pack index listing `entries` as they are (sorted by the caller). */
-function packIndex(entries: { sha: string; offset: number }[]): Buffer {
-  const fanout = Buffer.alloc(256 * 4)
-  for (const { sha } of entries) {
-    for (let byte = Number.parseInt(sha.slice(0, 2), 16); byte < 256; byte++) {
-      fanout.writeUInt32BE(fanout.readUInt32BE(byte * 4) + 1, byte * 4)
-    }
-  }
-  const offsets = Buffer.alloc(entries.length * 4)
-  for (const [i, { offset }] of entries.entries()) offsets.writeUInt32BE(offset, i * 4)
-  return Buffer.concat([
-    Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
-    fanout,
-    ...entries.map(({ sha }) => Buffer.from(sha, 'hex')),
-    Buffer.alloc(entries.length * 4), // the crc32s, not read
-    offsets,
-    Buffer.alloc(40), // the checksums, not read
-  ])
-}
-
-/** A pack entry's type and size, as git writes them before its deflated bytes. */
-function entryHeader(type: number, size: number): Buffer {
-  const bytes = [(type << 4) | (size & 15) | (size > 15 ? 0x80 : 0)]
-  for (let rest = size >>> 4; rest > 0; rest >>>= 7) {
-    bytes.push((rest & 0x7f) | (rest > 0x7f ? 0x80 : 0))
-  }
-  return Buffer.from(bytes)
-}
-
-const HEADER =
-  'tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\ncommitter t <t@t> 1700000000 +0000\n\n'
 
 /** With HEAD on `head`, the reading is unknown and the runner's peak memory grows < 512 MiB. */
 async function unknownInBoundedMemory(scope: SandboxScope, head: string): Promise<void> {
@@ -169,14 +136,14 @@ describe('the recent git log read without a process', () => {
     await run(scope, 'git init -q')
     const git = join(workspace(scope), '.git')
     const parents = Array.from({ length: 400 }, () => randomBytes(20).toString('hex'))
-    const huge = await looseCommit(git, parents[0] as string, `${HEADER}${'x'.repeat(4_000_000)}\n`)
+    const huge = await looseCommit(git, parents[0] as string, `${HEADER}${'x'.repeat(1_000_000)}\n`)
     for (const sha of parents.slice(1)) {
       await mkdir(join(git, 'objects', sha.slice(0, 2)), { recursive: true })
       await link(huge, join(git, 'objects', sha.slice(0, 2), sha.slice(2)))
     }
     const head = 'f'.repeat(40)
     await looseCommit(git, head, `${parents.map((p) => `parent ${p}\n`).join('')}${HEADER}top\n`)
-    // Read in full: 400 subjects of 4 MB each, 1.6 GB.
+    // Read in full: 400 subjects of 1 MB each, 400 MB.
     await unknownInBoundedMemory(scope, head)
   })
 
@@ -266,28 +233,7 @@ describe('the recent git log read without a process', () => {
     const scope = newScope()
     await run(scope, 'git init -q')
     const git = join(workspace(scope), '.git')
-    const ids = (n: number) =>
-      Array.from({ length: n }, () => randomBytes(20).toString('hex')).sort()
-    const parents = ids(400)
-    const head = `ab${'0'.repeat(37)}1`
-    await looseCommit(git, head, `${parents.map((p) => `parent ${p}\n`).join('')}${HEADER}top\n`)
-    const body = Buffer.from(`${HEADER}parent\n`)
-    const pack = Buffer.concat([
-      Buffer.from('PACK\0\0\0\x02\0\0\0\x01', 'latin1'),
-      entryHeader(1, body.length),
-      deflateSync(body),
-      Buffer.alloc(20),
-    ])
-    await writeFile(join(git, 'objects/pack/pack-z.pack'), pack)
-    const listing = (shas: string[]) => packIndex(shas.map((sha) => ({ sha, offset: 12 })))
-    await writeFile(join(git, 'objects/pack/pack-z.idx'), listing(parents))
-    for (let i = 0; i < 300; i++) {
-      await writeFile(
-        join(git, `objects/pack/pack-${String(i).padStart(3, '0')}.idx`),
-        listing(ids(1000)),
-      )
-    }
-    await writeFile(join(git, 'HEAD'), `${head}\n`)
+    await packSearches(git, 400)
     expect(await recent(scope)).toMatchObject({ state: 'unknown' })
   })
 })

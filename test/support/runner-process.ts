@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { cmdlineOf, descendantsOf } from './proc-tree.ts'
 
 const repo = join(import.meta.dirname, '..', '..')
-const tsx = join(repo, 'node_modules/.bin/tsx')
 const running = new Set<number>()
 
 // An interrupted test run must not leave runners behind.
@@ -57,6 +56,8 @@ export async function startRunnerProcess(options: {
    * from a job runner or a supervisor that leaks one.
    */
   inherit?: { fd: number; at: number }
+  /** The checkout whose runner to start (a bench's earlier revision); this one by default. */
+  checkout?: string
 }): Promise<RunnerProcess> {
   const args = [
     'adapters/runner/main.ts',
@@ -66,8 +67,9 @@ export async function startRunnerProcess(options: {
     String(options.port ?? 0),
   ]
   if (options.callbackUrl) args.push('--callback-url', options.callbackUrl)
-  const child: ChildProcess = spawn(tsx, args, {
-    cwd: repo,
+  const cwd = options.checkout ?? repo
+  const child: ChildProcess = spawn(join(cwd, 'node_modules/.bin/tsx'), args, {
+    cwd,
     env: {
       ...process.env,
       TURNLINE_RUNNER_SECRET: options.secret,
