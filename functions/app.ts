@@ -67,6 +67,12 @@ export interface AppOptions {
   replayGuard?: ReplayGuard
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
+  /**
+   * Remembers accepted webhook deliveries (signed messages): the coordinator's
+   * (`coordinatorReplayGuard`) whenever more than one instance serves or the process restarts;
+   * the default remembers them in this process only.
+   */
+  webhookReplayGuard?: ReplayGuard
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
   /**
@@ -86,7 +92,10 @@ export interface AppOptions {
   corsOrigins?: readonly string[]
   /** The API reference renderer's bundle, where the runtime has a copy (else /docs uses a CDN). */
   referenceScript?: ReferenceScript
-  /** With keys: how failed authentications are throttled (default: in this process, 60/min). */
+  /**
+   * With keys: how failed authentications are throttled; failed webhook signatures are counted
+   * the same way, keys or not (default: in this process, 60/min).
+   */
   authFailures?: AuthFailureLimit
   /** Where a request comes from, the runtime's way: the client failures are counted for. */
   peerAddress?: PeerAddress
@@ -171,7 +180,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route('/v1', runnerRoutes(ctx, options.runnerSecret, options.replayGuard ?? inProcess()))
   }
   // Standard Webhooks signatures instead of a bearer key, likewise.
-  if (options.webhooks) app.route('/v1', webhookRoutes(ctx, options.webhooks))
+  if (options.webhooks) {
+    const guards = {
+      replayGuard: options.webhookReplayGuard ?? inProcess(),
+      failures: options.authFailures ?? inProcessAuthFailures(),
+      peer: options.peerAddress,
+      log: options.requestLog ?? log,
+    }
+    app.route('/v1', webhookRoutes(ctx, options.webhooks, guards))
+  }
   if (isSingleTenant(options.auth)) {
     app.use('/v1/*', async (c, next) => {
       c.set('tenant', await authenticate(c.req.header('authorization')))

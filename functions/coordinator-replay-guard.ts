@@ -24,3 +24,11 @@ export function coordinatorReplayGuard(
       ),
   }
 }
+
+/** The app's replay guards on the coordinator: runner callbacks and webhook deliveries. */
+export function replayGuardsOf(coordinator: Coordinator) {
+  return {
+    replayGuard: coordinatorReplayGuard(coordinator, 'runner-callback'),
+    webhookReplayGuard: coordinatorReplayGuard(coordinator, 'webhook-delivery'),
+  }
+}

@@ -15,7 +15,7 @@ import type { AnthropicPlatformBackends } from './anthropic-choice.ts'
 import { API_VERSION } from './app.ts'
 import { callbackDeps } from './callback-choice.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
-import { coordinatorReplayGuard } from './coordinator-replay-guard.ts'
+import { replayGuardsOf } from './coordinator-replay-guard.ts'
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
@@ -101,8 +101,9 @@ export interface Deps {
     follow: Partial<FollowOptions>
     /** Enables the signed runner callback route. */
     runnerSecret?: string
-    /** Accepted runner callbacks, by message id, in the coordinator (all instances). */
+    /** Accepted runner callbacks and webhook deliveries, in the coordinator (all instances). */
     replayGuard: ReplayGuard
+    webhookReplayGuard: ReplayGuard
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
     /** One structured line per request and per turn (TURNLINE_LOG=json). */
@@ -114,7 +115,7 @@ export interface Deps {
     /** Origins whose pages may call the API from a browser (CORS); none by default. */
     corsOrigins: readonly string[]
     referenceScript?: ReferenceScript
-    /** Failed authentications throttled, in the coordinator when there is one (with keys). */
+    /** Failed authentications (and webhook signatures) throttled, in the coordinator if any. */
     authFailures?: AuthFailureLimit
     peerAddress?: PeerAddress
     /** Request spans and metrics (OTEL_*); absent when nothing is exported. */
@@ -272,7 +273,7 @@ export async function createDeps(
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
-      replayGuard: coordinatorReplayGuard(coordinator, 'runner-callback'),
+      ...replayGuardsOf(coordinator),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,

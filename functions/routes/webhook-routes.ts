@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { WebhookAcceptedSchema } from '../../src/contract/background-responses.ts'
-import { TurnlineError } from '../../src/contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../src/contract/errors.ts'
 import {
   SignedDeliveryHeadersSchema,
   WebhookParamsSchema,
@@ -14,6 +14,7 @@ import { workStatusPath } from '../http/background-answer.ts'
 import { turnResponseJson } from '../http/event-framing.ts'
 import { jsonResponse } from '../http/json-response.ts'
 import { readBodyText } from '../http/read-body.ts'
+import { rememberUntilMs, type WebhookGuards, webhookFailures } from '../http/webhook-guards.ts'
 import { documentedBody, documentedHeaders, pathParams } from '../openapi/declared-input.ts'
 import { errorAnswers, jsonAnswer, operation } from '../openapi/route-docs.ts'
 
@@ -24,6 +25,7 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
   409,
   413,
   422,
+  429,
   500,
   502,
   503,
@@ -41,9 +43,21 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * (contract/work-record.ts), long before a sender gives up (GitHub waits 10 s), and the worker
  * runs it; a redelivery finds the session or the record and is `duplicate: true`, never a second
  * run. Elsewhere the first turn runs in the request and answers 200.
+ *
+ * Each accepted signed message (id and timestamp) is claimed in the replay guard before its run
+ * is queued, until its timestamp leaves the window: the same message again is answered from its
+ * session, never creating it, so a replay after the session was deleted is 409 instead of a
+ * second run. A sender's redelivery is signed anew, with its own timestamp, so it is not the
+ * same message: a first delivery lost to a crash between the claim and the queue still runs
+ * when the sender redelivers. Failed signature checks are throttled (webhook-guards.ts).
  */
-export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, WebhookConfig>>) {
+export function webhookRoutes(
+  ctx: RouteContext,
+  hooks: Readonly<Record<string, WebhookConfig>>,
+  guards: WebhookGuards,
+) {
   const routes = new Hono<AppEnv>()
+  const failures = webhookFailures(guards)
   routes.post(
     '/webhooks/:name',
     operation({
@@ -71,30 +85,49 @@ export function webhookRoutes(ctx: RouteContext, hooks: Readonly<Record<string, 
       const { name } = c.req.valid('param')
       const hook = Object.hasOwn(hooks, name) ? hooks[name] : undefined
       if (!hook) throw new TurnlineError('not_found', `no webhook named ${name.slice(0, 64)}`)
+      const buckets = failures.admit(c.req.raw, c.env, name)
       const body = await readBodyText(c.req.raw, ctx.limits)
       const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
-      if (!check.ok) throw new TurnlineError('unauthorized', `webhook rejected: ${check.reason}`)
+      if (!check.ok) return failures.failed(buckets, check.reason)
+      const idDigest = await digest(check.id)
+      const message = `${name}:${idDigest}:${check.timestamp}`
+      const first = await guards.replayGuard.claim(message, rememberUntilMs(check.timestamp))
       const request = {
-        sessionId: `wh-${name}-${await digest(check.id)}`,
+        sessionId: `wh-${name}-${idDigest}`,
         deliveryId: check.id,
         config: hook.session,
         input: renderPrompt(hook.prompt, body),
+        ...(first ? {} : { existingOnly: true }),
       }
-      if (ctx.background) {
-        const queued = await ctx.api.queueTrigger(hook.tenant, request)
-        const { session_id, work_id } = queued
-        await ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
-        const answer = { session_id, duplicate: queued.duplicate, work_id }
-        return jsonResponse(JSON.stringify(answer), 202, {
-          location: workStatusPath(session_id, work_id),
-        })
+      try {
+        return await run(hook, request)
+      } catch (error) {
+        if (first || !isTurnlineError(error, 'not_found')) throw error
+        throw new TurnlineError(
+          'conflict',
+          'this signed delivery was accepted already and its session is gone; it does not run again',
+          { retryable: false },
+        )
       }
-      const run = await ctx.api.trigger(hook.tenant, request)
-      const text = `{"session_id":${JSON.stringify(run.session_id)},"duplicate":${run.duplicate},"turn":${turnResponseJson(run.turn)}}`
-      return jsonResponse(text)
     },
   )
   return routes
+
+  /** The delivery's run: recorded for the worker (202) where there is one, else run now (200). */
+  async function run(hook: WebhookConfig, request: WebhookRun) {
+    if (ctx.background) {
+      const queued = await ctx.api.queueTrigger(hook.tenant, request)
+      const { session_id, work_id } = queued
+      await ctx.background.wake({ tenant: hook.tenant, session_id, work_id })
+      const answer = { session_id, duplicate: queued.duplicate, work_id }
+      return jsonResponse(JSON.stringify(answer), 202, {
+        location: workStatusPath(session_id, work_id),
+      })
+    }
+    const ran = await ctx.api.trigger(hook.tenant, request)
+    const text = `{"session_id":${JSON.stringify(ran.session_id)},"duplicate":${ran.duplicate},"turn":${turnResponseJson(ran.turn)}}`
+    return jsonResponse(text)
+  }
 }
 
 /**
@@ -110,3 +143,5 @@ async function digest(text: string): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
   return Array.from(hash.slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')
 }
+
+type WebhookRun = Parameters<RouteContext['api']['queueTrigger']>[1]

@@ -15,8 +15,8 @@ import { isMultiTenantEnv } from './tenancy-env.ts'
 /**
  * How failed authentications are counted (functions/http/auth-throttle.ts): in the
  * coordinator's Redis when there is one (Upstash, or REDIS_URL through the entry's TCP client),
- * so every instance spends the same tokens, else in this process. None without keys: nothing is
- * authenticated then.
+ * so every instance spends the same tokens, else in this process; failed webhook signatures
+ * are counted the same way. None without keys or webhooks: nothing is authenticated then.
  */
 export function authFailureLimit(
   config: EnvConfig,
@@ -26,7 +26,7 @@ export function authFailureLimit(
     fetch?: typeof fetch | undefined
   },
 ): AuthFailureLimit | undefined {
-  if (!isMultiTenantEnv(config)) return undefined
+  if (!isMultiTenantEnv(config) && config.TURNLINE_WEBHOOKS === undefined) return undefined
   const fallback = new MemoryFailureThrottle()
   return {
     throttle: sharedThrottle(config, deadline, backends) ?? fallback,

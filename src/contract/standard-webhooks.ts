@@ -9,7 +9,10 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks'
  */
 export const WEBHOOK_TOLERANCE_SECONDS = 300
 
-export type WebhookCheck = { ok: true; id: string } | { ok: false; reason: string }
+/** A verified delivery: its id, and its timestamp (epoch seconds) within the tolerance. */
+export type WebhookCheck =
+  | { ok: true; id: string; timestamp: number }
+  | { ok: false; reason: string }
 
 /**
  * The library's signer/verifier for a secret: `whsec_<base64>` as Standard Webhooks defines it,
@@ -43,7 +46,7 @@ export function verifyStandardWebhook(input: {
   }
   try {
     webhookFor(input.secret).verify(input.body, headers, { jsonParse: false })
-    return { ok: true, id: headers['webhook-id']! }
+    return { ok: true, id: headers['webhook-id']!, timestamp: Number(headers['webhook-timestamp']) }
   } catch (error) {
     if (error instanceof WebhookVerificationError) return { ok: false, reason: error.message }
     throw error

@@ -6,7 +6,7 @@
  * suite's fresh coordinator per test.
  */
 import { describe, expect, it } from 'vitest'
-import { coordinatorReplayGuard } from '../../functions/coordinator-replay-guard.ts'
+import { coordinatorReplayGuard, replayGuardsOf } from '../../functions/coordinator-replay-guard.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { Coordinator } from '../../src/ports/coordinator.ts'
 
@@ -60,6 +60,15 @@ export function describeCoordinatorClaims(
       expect(await guard.claim('nonce:abc', expires)).toBe(true)
       expect(await guard.claim('nonce:abc', expires)).toBe(false)
       expect(await c().claimOnce('runner-callback:nonce:abc', 1_000)).toBe(false)
+    })
+
+    it("the app's guards keep webhook deliveries apart from runner callbacks, by signed message", async () => {
+      const guards = replayGuardsOf(c())
+      const message = `triage:${'a'.repeat(24)}:1800000000`
+      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe(true)
+      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe(false)
+      expect(await guards.replayGuard.claim(message, Date.now() + 60_000)).toBe(true)
+      expect(await c().claimOnce(`webhook-delivery:${message}`, 1_000)).toBe(false)
     })
 
     it('the first claim of the namespace holds: concurrent and later claims get it back', async () => {

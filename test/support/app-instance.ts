@@ -58,3 +58,18 @@ export async function startAppInstance(
   const server: RunningServer = await serveApp(app)
   return { url: server.url, deps, logs, close: () => server.close() }
 }
+
+/** Instances on one environment (several processes, or restarts), all closed by `close`. */
+export function appInstances(env: () => Record<string, string>) {
+  const started: AppInstance[] = []
+  return {
+    async start(): Promise<AppInstance> {
+      const instance = await startAppInstance(env())
+      started.push(instance)
+      return instance
+    },
+    async close(): Promise<void> {
+      for (const instance of started.splice(0)) await instance.close()
+    },
+  }
+}

@@ -14,11 +14,12 @@ export function signMessage(
   secret: string,
   body: string,
   id = `msg_${randomBytes(16).toString('hex')}`,
+  timestampSeconds = Math.floor(Date.now() / 1000),
 ): SignedMessage {
   const key = secret.startsWith('whsec_')
     ? Buffer.from(secret.slice('whsec_'.length), 'base64')
     : Buffer.from(secret, 'utf8')
-  const timestamp = String(Math.floor(Date.now() / 1000))
+  const timestamp = String(timestampSeconds)
   const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
   return {
     body,

@@ -65,6 +65,8 @@ export interface QueuedTrigger {
   deliveryId: string
   config: SessionConfigInput
   input: string
+  /** A resend of a signed message accepted before: never creates the session (404 once gone). */
+  existingOnly?: boolean
 }
 
 /**

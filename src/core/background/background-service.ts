@@ -86,7 +86,9 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   /** A webhook delivery: duplicate when its session or its record existed already. */
   async queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork> {
-    const started = await this.startOnce(tenant, request.config, request.sessionId)
+    const started = request.existingOnly
+      ? await this.existing(tenant, request.sessionId)
+      : await this.startOnce(tenant, request.config, request.sessionId)
     const queued = await queueWork(this.deps, this.work, {
       tenant,
       sessionId: started.sessionId,
@@ -195,6 +197,13 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const ref = await this.locator.locate(tenant, sessionId)
     const stored = parseEngineState((await this.deps.sessions.open(ref)).state).config
     assertSameConfig(stored, parseConfig(body))
+  }
+
+  /** A session found in the store, not in this process's cache (another may have deleted it). */
+  private async existing(tenant: string, sessionId: string) {
+    this.locator.forget(tenant, [sessionId])
+    await this.locator.locate(tenant, sessionId)
+    return { sessionId, existed: true }
   }
 
   /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */

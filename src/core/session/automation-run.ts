@@ -21,6 +21,11 @@ export interface AutomationRequest {
   deliveryId: string
   config: SessionConfigInput
   input: string
+  /**
+   * The same signed message was accepted before (the route's replay guard): answer from its
+   * session, never create it — 404 not_found once the session is gone.
+   */
+  existingOnly?: boolean
 }
 
 /**
@@ -38,18 +43,10 @@ export async function triggerAutomation(
   tenant: string,
   request: AutomationRequest,
 ): Promise<AutomationRun> {
-  const config = parseConfig(request.config)
-  let duplicate = false
-  try {
-    await startSession(deps, locator, tenant, config, {
-      source: 'startup',
-      sessionId: request.sessionId,
-      endAfterTurn: true,
-    })
-  } catch (error) {
-    if (!isTurnlineError(error, 'conflict')) throw error
-    duplicate = true
-  }
+  let duplicate = request.existingOnly === true
+  // A pointer cached before another instance deleted the session must not hide that it is gone.
+  if (duplicate) locator.forget(tenant, [request.sessionId])
+  else if (!(await createdNow(deps, locator, tenant, request))) duplicate = true
   const ref = await locator.locate(tenant, request.sessionId)
   const turn = await stepTurn(
     deps,
@@ -58,6 +55,26 @@ export async function triggerAutomation(
     { idempotencyKey: await deliveryKey(request.deliveryId) },
   )
   return { session_id: request.sessionId, duplicate, turn }
+}
+
+/** Creates the run's session: false when it existed already (a redelivery). */
+async function createdNow(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: AutomationRequest,
+): Promise<boolean> {
+  try {
+    await startSession(deps, locator, tenant, parseConfig(request.config), {
+      source: 'startup',
+      sessionId: request.sessionId,
+      endAfterTurn: true,
+    })
+    return true
+  } catch (error) {
+    if (!isTurnlineError(error, 'conflict')) throw error
+    return false
+  }
 }
 
 export async function deliveryKey(deliveryId: string): Promise<string> {
