@@ -56,8 +56,8 @@ afterAll(async () => {
 
 const { call, workState } = jsonCalls(() => url)
 
-function deliver(body: string, id: string) {
-  const timestamp = String(Math.floor(Date.now() / 1000))
+function deliver(body: string, id: string, at = Math.floor(Date.now() / 1000)) {
+  const timestamp = String(at)
   const signature = createHmac('sha256', RAW_SECRET)
     .update(`${id}.${timestamp}.${body}`)
     .digest('base64')
@@ -142,6 +142,22 @@ describe('background turns on npm start', () => {
     expect(mock.requests).toHaveLength(1)
     const view = await call('GET', `/v1/sessions/${session_id}`)
     expect(view.json()).toMatchObject({ status: 'completed', turn_count: 1 })
+  })
+
+  it('answers 409 to a delivery replayed after its session was deleted, never a second run', async () => {
+    mock.reset()
+    mock.enqueue({ text: 'Handled.' })
+    const [body, at] = [JSON.stringify({ action: 'closed' }), Math.floor(Date.now() / 1000)]
+    const first = await deliver(body, 'msg_bg_replay', at)
+    expect(first.status, first.text).toBe(202)
+    const { session_id } = first.json() as { session_id: string }
+    await workState(first.headers.get('location') ?? '', 'done')
+    // The worker lets the session go just after the work is done.
+    const remove = async () => (await call('DELETE', `/v1/sessions/${session_id}`)).status
+    await expect.poll(remove, { timeout: 10_000 }).toBe(204)
+    const replay = await deliver(body, 'msg_bg_replay', at)
+    expect(replay.status, replay.text).toBe(409)
+    expect(mock.requests).toHaveLength(1)
   })
 
   it('runs an exec in the background: 202, the same session for a retry, the session ended', async () => {
