@@ -1,6 +1,7 @@
 import type { Batch } from '../contract/batch.ts'
 import { parseStoredBatch } from '../contract/batch-encoding.ts'
 import { type Checkpoint, parseCheckpoint } from '../contract/checkpoint.ts'
+import { isDeletedMarker } from '../contract/deleted-marker.ts'
 import { TurnlineError } from '../contract/errors.ts'
 import type { HistoryMessage } from '../contract/history-message.ts'
 import { parseSessionManifest } from '../contract/session-manifest.ts'
@@ -156,7 +157,7 @@ export async function probeLastBatch(
     if (n === known) present = true
     if (n > last) last = n
   }
-  if (!present) throw missingBatch(keys, known, last)
+  if (!present) throw await missingBatch(store, keys, known, last)
   return Math.max(last, known)
 }
 
@@ -170,13 +171,19 @@ export async function readBatches(
   const absent = numbers.find((_, i) => !objects[i])
   if (absent !== undefined) {
     const page = await listAll(store, keys.logPrefix, { startAfter: keys.batch(absent) })
-    const later = page.objects.some((o) => (keys.batchNumber(o.key) ?? -1) > absent)
-    throw missingBatch(keys, absent, later ? absent + 1 : -1)
+    const highest = page.objects.reduce(
+      (max, o) => Math.max(max, keys.batchNumber(o.key) ?? -1),
+      -1,
+    )
+    throw await missingBatch(store, keys, absent, highest)
   }
   return Promise.all(
     objects.map(async (object, i) => {
       const n = numbers[i] as number
-      const batch = await parseStoredBatch((object as { body: Uint8Array }).body)
+      const body = (object as { body: Uint8Array }).body
+      const batch = await parseStoredBatch(body).catch((error: unknown) => {
+        throw isDeletedMarker(body) ? deleted(keys, n) : error
+      })
       if (batch.batch !== n) {
         throw new TurnlineError(
           'corrupt_data',
@@ -188,17 +195,35 @@ export async function readBatches(
   )
 }
 
-/** A committed batch that is not there: the session was deleted, or (a hole) its log is damaged. */
-function missingBatch(keys: SessionKeys, batch: number, highestListed: number): TurnlineError {
+/**
+ * A committed batch that is not there: the session was deleted — its log erased from the tail
+ * down, or up to the deleted-session marker that `DELETE` leaves after it (read through a
+ * location another process cached before the delete) — or (a hole) its log is damaged.
+ */
+async function missingBatch(
+  store: ObjectStore,
+  keys: SessionKeys,
+  batch: number,
+  highestListed: number,
+): Promise<TurnlineError> {
   if (highestListed < batch) {
     return new TurnlineError('not_found', `session ${keys.sessionId} not found`, {
       logDetails: { reason: 'log tail missing (deleted by retention?)', batch },
     })
   }
+  const highest = await store.get(keys.batch(highestListed))
+  if (highest && isDeletedMarker(highest.body)) return deleted(keys, highestListed)
   return new TurnlineError(
     'corrupt_data',
     `batch ${batch} of session ${keys.sessionId} is missing while later batches exist`,
   )
+}
+
+/** The deleted-session marker (delete-fence.ts) where a batch was read: the session is gone. */
+function deleted(keys: SessionKeys, batch: number): TurnlineError {
+  return new TurnlineError('not_found', `session ${keys.sessionId} not found`, {
+    logDetails: { reason: 'session deleted (its log is fenced)', batch },
+  })
 }
 
 function fold(snapshot: SessionSnapshot, batch: Batch): SessionSnapshot {

@@ -15,6 +15,9 @@ export async function listDeliveries(
   tenant: string,
   sessionId: string,
 ): Promise<DeliveryList> {
+  // From the id pointer, not this process's cache: the list reads no log, so a session another
+  // process deleted would otherwise list as empty instead of 404.
+  locator.forget(tenant, [sessionId])
   const ref = await locator.locate(tenant, sessionId)
   if (!deps.callbacks) return { deliveries: [] }
   return viewOf(await deps.callbacks.outbox.deliveries(ref))

@@ -30,6 +30,9 @@ export async function deleteSession(
   tenant: string,
   sessionId: string,
 ): Promise<void> {
+  // From the id pointer itself, not this process's cache: once another process deleted the
+  // session its pointer is gone, and this is 404 as for an unknown id.
+  locator.forget(tenant, [sessionId])
   const ref = await locator.locate(tenant, sessionId)
   const id = coordinatorId(ref)
   const begin = await deps.coordinator.beginTurn({
