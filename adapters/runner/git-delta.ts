@@ -1,4 +1,4 @@
-import type { EventLoopSlices } from './event-loop-slices.ts'
+import type { EventLoopPacer } from '../../src/shared/event-loop-pacer.ts'
 import { GitUnreadable } from './git-unreadable.ts'
 
 /** Delta instructions applied between checks of the reading's slice of the event loop. */
@@ -13,7 +13,7 @@ export async function applyDelta(
   base: Buffer,
   delta: Buffer,
   maxBytes: number,
-  slices: EventLoopSlices,
+  slices: EventLoopPacer,
 ): Promise<Buffer> {
   let at = 0
   const size = () => {
@@ -33,7 +33,7 @@ export async function applyDelta(
   const out = Buffer.alloc(made)
   let written = 0
   for (let ops = 1; at < delta.length; ops++) {
-    if (ops % OPS_PER_CHECK === 0) await slices.pause()
+    if (ops % OPS_PER_CHECK === 0) await slices.tick()
     const op = delta[at++] ?? 0
     if (op & 0x80) {
       let from = 0

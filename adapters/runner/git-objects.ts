@@ -1,6 +1,6 @@
 import { constants, fstatSync, openSync, readSync } from 'node:fs'
 import { inflateSync } from 'node:zlib'
-import type { EventLoopSlices } from './event-loop-slices.ts'
+import type { EventLoopPacer } from '../../src/shared/event-loop-pacer.ts'
 import { applyDelta } from './git-delta.ts'
 import { GitReadBudget, type GitReadCost } from './git-read-budget.ts'
 import { GitUnreadable } from './git-unreadable.ts'
@@ -84,16 +84,16 @@ export class GitObjects {
 
   private constructor(
     private readonly ws: WorkspaceDir,
-    private readonly slices: EventLoopSlices,
+    private readonly slices: EventLoopPacer,
   ) {}
 
   /** The repository's objects, its pack indexes loaded. */
-  static async open(ws: WorkspaceDir, slices: EventLoopSlices): Promise<GitObjects> {
+  static async open(ws: WorkspaceDir, slices: EventLoopPacer): Promise<GitObjects> {
     const objects = new GitObjects(ws, slices)
     const names = folderNames(ws, '.git/objects/pack', objects.#budget)
     if (names.includes('multi-pack-index')) throw new GitUnreadable('a multi-pack index')
     for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
-      await slices.pause()
+      await slices.tick()
       const bytes = gitFile(ws, `.git/objects/pack/${name}`, MAX_INDEX_BYTES)
       objects.#spend({ bytes: bytes?.length })
       if (bytes) objects.#packs.push(parseIndex(name, bytes))
@@ -109,7 +109,7 @@ export class GitObjects {
 
   /** First index in the sorted sha table whose sha is ≥ `prefix` (hex, any length). */
   async #lowerBound(index: PackIndex, prefix: string): Promise<number> {
-    await this.slices.pause()
+    await this.slices.tick()
     this.#spend({ steps: Math.ceil(Math.log2(index.count + 1)) })
     let lo = 0
     let hi = index.count
@@ -130,7 +130,7 @@ export class GitObjects {
   /** The body of commit `sha`. */
   async commit(sha: string): Promise<string> {
     if (!SHA.test(sha)) throw new GitUnreadable(`not an object id: ${sha}`)
-    await this.slices.pause()
+    await this.slices.tick()
     this.#spend({ objects: 1 })
     const loose = gitFile(
       this.ws,
@@ -190,14 +190,14 @@ export class GitObjects {
   async #object(pack: string, offset: number, depth: number): Promise<PackObject> {
     if (depth > MAX_DELTA_DEPTH)
       throw new GitUnreadable(`a delta chain deeper than ${MAX_DELTA_DEPTH}`)
-    await this.slices.pause()
+    await this.slices.tick()
     const entry = this.#entry(pack, offset)
     if (entry.type >= 1 && entry.type <= 4) return entry
     const base =
       entry.type === 6
         ? await this.#object(pack, offset - (entry.baseOffset ?? 0), depth + 1)
         : await this.#byId(entry.baseId ?? '', depth + 1)
-    await this.slices.pause()
+    await this.slices.tick()
     const data = await applyDelta(base.data, entry.data, MAX_COMMIT_BYTES, this.slices)
     this.#spend({ bytes: data.length })
     return { type: base.type, data }

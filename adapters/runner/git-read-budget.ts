@@ -7,9 +7,9 @@ import { opendirSync } from 'node:fs'
  * file hard-linked under every name costs its bytes once), folders of millions of names, pack
  * indexes by the thousand, each searched for every object looked up. The runner serves every
  * tenant from one process and thread: a reading pauses for its other requests as it goes
- * (event-loop-slices.ts), one reading at a time, and past these bounds (or its time on the
- * thread, git-recent-log.ts) it stops and is left to git, run in the sandbox under the tenant's
- * own limits.
+ * (src/shared/event-loop-pacer.ts), one reading at a time, and past these bounds (or its time on
+ * the thread, git-recent-log.ts) it stops and is left to git, run in the sandbox under the
+ * tenant's own limits.
  */
 const LIMITS = {
   /** Pack indexes, object files and inflated objects (a 50-commit walk needs a few MB). */

@@ -1,6 +1,7 @@
+import { setImmediate } from 'node:timers/promises'
 import type { GitLogResult } from '../../src/contract/runner-answers.ts'
+import { EventLoopPacer } from '../../src/shared/event-loop-pacer.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
-import { EventLoopSlices } from './event-loop-slices.ts'
 import { GitObjects, gitEntry, gitFile } from './git-objects.ts'
 import { GitUnreadable } from './git-unreadable.ts'
 import { OneAtATime } from './one-at-a-time.ts'
@@ -67,7 +68,12 @@ export function recentLog(
 ): Promise<GitLogResult> {
   return readings.run(async () => {
     try {
-      return await readLog(ws, sandbox, count, new EventLoopSlices(SLICE_MS, MAX_RUN_MS))
+      return await readLog(
+        ws,
+        sandbox,
+        count,
+        new EventLoopPacer({ sliceMs: SLICE_MS, maxRunMs: MAX_RUN_MS, nextTurn: setImmediate }),
+      )
     } catch (error) {
       return { state: 'unknown', reason: error instanceof Error ? error.message : String(error) }
     }
@@ -80,7 +86,7 @@ async function readLog(
   ws: WorkspaceDir,
   sandbox: CommandSandbox,
   count: number,
-  slices: EventLoopSlices,
+  slices: EventLoopPacer,
 ): Promise<GitLogResult> {
   if (sandbox.settings.passEnv.some((name) => name.startsWith('GIT_'))) {
     return unknown('commands get GIT_* variables')

@@ -1,27 +1,15 @@
 import type { Tokenizer } from '../../ports/tokenizer.ts'
+import type { EventLoopPacer } from '../../shared/event-loop-pacer.ts'
 import { eachCountingPiece, PIECE_CHARS } from './counting-pieces.ts'
 
 /**
  * Token counting shares the thread with every other request of the process, so long counts are
  * done a piece at a time and give the event loop a turn whenever {@link SLICE_MS} of counting
- * passed since the last one (`performance.now`, the monotonic Web clock). One piece costs at most
- * ≈ 2.5 ms on the slowest text measured (random base64, ≈ 1.3 s of CPU per MB), so no stretch of
- * counting holds the thread for much more than the slice.
+ * passed since the last one (an `EventLoopPacer`, src/shared/event-loop-pacer.ts). One piece
+ * costs at most ≈ 2.5 ms on the slowest text measured (random base64, ≈ 1.3 s of CPU per MB), so
+ * no stretch of counting holds the thread for much more than the slice.
  */
 export const SLICE_MS = 3
-
-export class CountPacer {
-  #since = performance.now()
-
-  constructor(private readonly sliceMs = SLICE_MS) {}
-
-  /** Call after each piece of work: yields (a macrotask) once the slice is spent. */
-  async tick(): Promise<void> {
-    if (performance.now() - this.#since < this.sliceMs) return
-    await new Promise<void>((resolve) => setTimeout(resolve, 0))
-    this.#since = performance.now()
-  }
-}
 
 /**
  * The tokenizer's count of `text`, yielding between pieces. A text of up to {@link PIECE_CHARS}
@@ -32,7 +20,7 @@ export class CountPacer {
 export async function countPaced(
   tokenizer: Tokenizer,
   text: string,
-  pacer: CountPacer,
+  pacer: EventLoopPacer,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<number> {
   if (text.length <= PIECE_CHARS) {

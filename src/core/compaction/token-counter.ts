@@ -1,10 +1,11 @@
 import type { HistoryMessage } from '../../contract/history-message.ts'
 import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { Tokenizer } from '../../ports/tokenizer.ts'
+import { EventLoopPacer } from '../../shared/event-loop-pacer.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import { contentKey, messageTexts } from './content-key.ts'
-import { CountPacer, countPaced } from './count-pacer.ts'
+import { countPaced, SLICE_MS } from './count-pacer.ts'
 import { PIECE_CHARS } from './counting-pieces.ts'
 
 /**
@@ -66,7 +67,7 @@ export class TokenCounter {
   readonly #byContent = new Map<string, number>()
   /** Exact counts of long texts (warmed), by the text. */
   readonly #byText = new Map<string, number>()
-  readonly #pacer = new CountPacer()
+  readonly #pacer = new EventLoopPacer({ sliceMs: SLICE_MS })
   #anchor: UsageAnchor | undefined
   /** The last transcript summed in full: its array, length, ends and total. */
   #memo:
