@@ -5,6 +5,7 @@ import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { Telemetry } from '../src/ports/telemetry.ts'
+import { operatorLogLine } from '../src/shared/operator-log-line.ts'
 import type { WorkTrigger } from './background/work-trigger.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
@@ -125,8 +126,7 @@ function inProcessAuthFailures(): AuthFailureLimit {
 }
 
 /** Faults on stderr, one JSON line each with `ts` as every operator log line (configuration.md). */
-const defaultLog: ErrorLog = (entry) =>
-  console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry }))
+const defaultLog: ErrorLog = (entry) => console.error(operatorLogLine(entry))
 
 /**
  * The Turnline HTTP app (v1). Web-standard only, so the same app runs on Node, Deno, workerd

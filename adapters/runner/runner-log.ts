@@ -1,3 +1,5 @@
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
+
 /** What the runner's parts log: `event` names the line, `level` when not `info`. */
 export type RunnerLogEntry = Record<string, unknown>
 
@@ -8,7 +10,7 @@ export type RunnerLogEntry = Record<string, unknown>
  */
 export function runnerLogLine(entry: RunnerLogEntry): string {
   const { event, level, ...fields } = entry
-  return `${JSON.stringify({ ts: new Date().toISOString(), level: level ?? 'info', msg: event, runner: true, ...fields })}\n`
+  return `${operatorLogLine({ level: level ?? 'info', msg: event, runner: true, ...fields })}\n`
 }
 
 /** The runner's log as its process writes it: every line on stderr. */

@@ -1,4 +1,5 @@
 import { CallbackWorker } from '../../src/core/session-api.ts'
+import { stampedEntry } from '../../src/shared/operator-log-line.ts'
 import type { Deps } from '../deps.ts'
 import { jsonLines } from '../http/request-log.ts'
 
@@ -15,7 +16,7 @@ export function startCallbackLoop(deps: Deps): CallbackWorker | undefined {
   const clock = deps.service.clock
   // An operator log line like every other: `ts`, `level`, `msg` (docs/configuration.md#operator-log).
   const stamped = (entry: Record<string, unknown>) =>
-    log({ ts: new Date(clock.now()).toISOString(), level: 'info', ...entry })
+    log(stampedEntry(entry, { nowMs: clock.now(), level: 'info' }))
   const worker = new CallbackWorker(
     { ...callbacks, clock, log: stamped },
     deps.service.sessions,

@@ -1,5 +1,6 @@
 import type { ExecutionContext, Hono } from 'hono'
 import { SessionService } from '../../src/core/session-service.ts'
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import { createApp } from '../app.ts'
 import { BackgroundWorker } from '../background/background-worker.ts'
 import type { WorkTrigger } from '../background/work-trigger.ts'
@@ -109,7 +110,7 @@ function backgroundWorker(deps: Deps, api: SessionService): BackgroundWorker {
   const { requestLog } = deps.http
   return new BackgroundWorker(requestLog ? loggedSessionApi(api, requestLog) : api, {
     ...deps.background,
-    log: (entry) => console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry })),
+    log: (entry) => console.error(operatorLogLine(entry)),
   })
 }
 

@@ -3,6 +3,7 @@ import { SqsQueue } from '../../adapters/sqs/sqs-queue.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { type SqsBatchResponse, SqsEventSchema } from '../../src/contract/sqs-event.ts'
 import { parseTriggerMessage, type TriggerMessage } from '../../src/contract/trigger-message.ts'
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import { deliverTrigger } from '../background/trigger-delivery.ts'
 import { sweepWork } from '../background/work-sweep.ts'
 import type { Deps } from '../deps.ts'
@@ -14,8 +15,7 @@ import { QueueTrigger } from './worker-queue.ts'
 
 type Log = (entry: Record<string, unknown>) => void
 
-const log: Log = (entry) =>
-  console.log(JSON.stringify({ ts: new Date().toISOString(), level: 'info', ...entry }))
+const log: Log = (entry) => console.log(operatorLogLine(entry, { level: 'info' }))
 
 /** The longest a redelivery can be put off on SQS: a message's visibility timeout, 12 hours. */
 const SQS_MAX_DELAY_MS = 43_200_000

@@ -1,3 +1,4 @@
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import { sweepRetention } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
 import { onStartupError } from './entry-app.ts'
@@ -16,7 +17,5 @@ const deps = await createDeps(process.env, nodeBackends).catch(
 const now = Date.now()
 const result = await sweepRetention(deps.service.sessions.objects, { now })
 const level = result.failed.length > 0 ? 'error' : 'info'
-console.log(
-  JSON.stringify({ ts: new Date(now).toISOString(), level, msg: 'retention sweep', ...result }),
-)
+console.log(operatorLogLine({ level, msg: 'retention sweep', ...result }, { nowMs: now }))
 process.exit(result.failed.length > 0 ? 1 : 0)

@@ -1,4 +1,5 @@
 import { sweepCallbacks } from '../../src/core/session-api.ts'
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import type { Deps } from '../deps.ts'
 import type { EntryLog } from './entry-app.ts'
 
@@ -17,7 +18,7 @@ export async function scheduledCallbacks(
   if (!callbacks) return
   const clock = deps.service.clock
   const stamped = (entry: Record<string, unknown>) =>
-    log(JSON.stringify({ ts: new Date(clock.now()).toISOString(), level: 'info', ...entry }))
+    log(operatorLogLine(entry, { nowMs: clock.now(), level: 'info' }))
   const result = await sweepCallbacks({ ...callbacks, clock, log: stamped }, deps.service.sessions)
   stamped({
     msg: 'callback sweep',

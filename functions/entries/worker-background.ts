@@ -1,3 +1,4 @@
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import { deliverTrigger } from '../background/trigger-delivery.ts'
 import { sweepWork } from '../background/work-sweep.ts'
 import type { Deps } from '../deps.ts'
@@ -15,8 +16,7 @@ import {
 type Log = (entry: Record<string, unknown>) => void
 
 /** One operator log line in the Worker's log: `level` `info` unless the entry says. */
-export const workerLog: Log = (entry) =>
-  console.log(JSON.stringify({ ts: new Date().toISOString(), level: 'info', ...entry }))
+export const workerLog: Log = (entry) => console.log(operatorLogLine(entry, { level: 'info' }))
 
 /**
  * The Worker's trigger, when the work queue is bound (wrangler.toml `[[queues.producers]]`):

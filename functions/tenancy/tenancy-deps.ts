@@ -4,6 +4,7 @@ import { UpstashTenantLimiter } from '../../adapters/upstash/upstash-tenant-limi
 import type { EffectiveLimits } from '../../src/contract/tenancy.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import type { TenantLimiter } from '../../src/ports/tenant-limiter.ts'
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import {
   isUpstashConfigured,
@@ -45,9 +46,7 @@ export function tenancyParts(input: {
   const { config, notices } = input
   const shared = isMultiTenantEnv(config) || hasLimitDefaults(config)
   const log =
-    input.log ??
-    ((entry: Record<string, unknown>) =>
-      console.error(JSON.stringify({ ts: new Date().toISOString(), ...entry })))
+    input.log ?? ((entry: Record<string, unknown>) => console.error(operatorLogLine(entry)))
   const tenancy: Tenancy = {
     limiter: shared ? limiterOf(input) : new MemoryTenantLimiter(),
     defaults: defaultsOf(config),

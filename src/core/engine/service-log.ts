@@ -1,4 +1,5 @@
 import type { Clock } from '../../ports/clock.ts'
+import { operatorLogLine } from '../../shared/operator-log-line.ts'
 
 export type LogEntry = Record<string, unknown>
 
@@ -14,8 +15,5 @@ export function serviceLog(deps: {
 }): (entry: LogEntry) => void {
   if (deps.log) return deps.log
   const { clock } = deps
-  return (entry) =>
-    console.warn(
-      JSON.stringify({ ts: new Date(clock.now()).toISOString(), level: 'warn', ...entry }),
-    )
+  return (entry) => console.warn(operatorLogLine(entry, { nowMs: clock.now(), level: 'warn' }))
 }
