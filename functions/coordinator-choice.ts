@@ -82,6 +82,9 @@ export function coordinatorOf(
   return new DurableIntentsCoordinator({
     inner: new MemoryCoordinator(),
     objects: sessions.objects,
-    folderOf: sessionIntentFolders(sessions, new SessionLocator(sessions.objects, '')),
+    folderOf: sessionIntentFolders(
+      sessions,
+      new SessionLocator(sessions.objects, '', sessions.locations),
+    ),
   })
 }

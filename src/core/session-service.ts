@@ -90,7 +90,7 @@ export class SessionService extends BackgroundService implements SessionApi {
   ) {
     super(
       deps,
-      new SessionLocator(deps.sessions.objects, options.prefix ?? ''),
+      new SessionLocator(deps.sessions.objects, options.prefix ?? '', deps.sessions.locations),
       options.prefix ?? '',
     )
   }

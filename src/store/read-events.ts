@@ -1,10 +1,13 @@
 import type { Batch } from '../contract/batch.ts'
+import { TurnlineError } from '../contract/errors.ts'
 import { parseVersionedLine } from '../contract/serialize.ts'
+import { parseSessionManifest } from '../contract/session-manifest.ts'
 import type { VersionedThreadEvent } from '../contract/thread-event.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { readPartLines } from './event-parts.ts'
 import { fromBytes } from './json-bytes.ts'
-import { readBatches } from './rehydrate.ts'
+import { rollupStateOf } from './manifest-sync.ts'
+import { probeLastBatch, readBatches } from './rehydrate.ts'
 import type { RollupState } from './rollup.ts'
 import type { SessionKeys } from './session-ref.ts'
 
@@ -21,6 +24,29 @@ export interface EventPage {
   nextSeq: number
   /** True when the page reaches the last committed event. */
   complete: boolean
+}
+
+/**
+ * A session's events with seq ≥ `fromSeq` (at most `limit`): where its log ends, from the
+ * manifest and a listing, then `readEvents`. not_found when the session is gone.
+ */
+export async function readSessionEvents(
+  store: ObjectStore,
+  keys: SessionKeys,
+  fromSeq: number,
+  limit: number,
+): Promise<EventPage> {
+  const stored = await store.get(keys.manifest)
+  const manifest = stored ? parseSessionManifest(stored.body) : undefined
+  const lastBatch = await probeLastBatch(store, keys, manifest?.last_batch ?? -1)
+  if (lastBatch < 0) throw new TurnlineError('not_found', `session ${keys.sessionId} not found`)
+  let nextSeq = (manifest?.last_seq ?? -1) + 1
+  if (!manifest || lastBatch > manifest.last_batch) {
+    const [last] = await readBatches(store, keys, [lastBatch])
+    nextSeq = last ? last.first_seq + last.events.length : nextSeq
+  }
+  const view = { lastBatch, nextSeq, rollup: rollupStateOf(manifest) }
+  return readEvents(store, keys, view, fromSeq, limit)
 }
 
 /** Batches fetched at once while paging through the log. */

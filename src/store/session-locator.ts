@@ -2,21 +2,20 @@ import { TurnlineError } from '../contract/errors.ts'
 import { parseSessionPointer, serializeSessionPointer } from '../contract/session-pointer.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { toBytes } from './json-bytes.ts'
+import { LocationCache } from './location-cache.ts'
 import type { SessionRef } from './session-ref.ts'
 import { assertSegment, sessionPointerKey } from './session-ref.ts'
 
 /**
  * Finds a session's workspace from its id (tenant-scoped pointer objects, create-only and
- * immutable, so lookups are cached for the life of the process). A session of another tenant
- * is simply not found.
+ * immutable, so lookups are cached: location-cache.ts; the service shares the session store's
+ * cache, which its reads evict). A session of another tenant is simply not found.
  */
 export class SessionLocator {
-  private readonly cache = new Map<string, string>()
-
   constructor(
     private readonly store: ObjectStore,
     private readonly prefix: string,
-    private readonly cacheSize = 4096,
+    private readonly cache = new LocationCache(),
   ) {}
 
   private key(tenant: string, sessionId: string): string {
@@ -40,29 +39,22 @@ export class SessionLocator {
         contentType: 'application/json',
       },
     )
-    this.remember(`${ref.tenant}/${ref.sessionId}`, ref.workspace)
+    this.cache.set(ref.tenant, ref.sessionId, ref.workspace)
   }
 
   async locate(tenant: string, sessionId: string): Promise<SessionRef> {
-    const key = this.key(tenant, sessionId)
-    const cacheKey = `${tenant}/${sessionId}`
-    const cached = this.cache.get(cacheKey)
+    const cached = this.cache.get(tenant, sessionId)
     if (cached) return { tenant, workspace: cached, sessionId }
-    const object = await this.store.get(key)
+    const object = await this.store.get(this.key(tenant, sessionId))
     if (!object) throw new TurnlineError('not_found', `session ${sessionId} not found`)
     const pointer = parseSessionPointer(object.body)
     assertSegment('workspace', pointer.workspace)
-    this.remember(cacheKey, pointer.workspace)
+    this.cache.set(tenant, sessionId, pointer.workspace)
     return { tenant, workspace: pointer.workspace, sessionId }
   }
 
   /** Drops cached pointers of sessions this process deleted (retention). */
   forget(tenant: string, sessionIds: readonly string[]): void {
-    for (const id of sessionIds) this.cache.delete(`${tenant}/${id}`)
-  }
-
-  private remember(key: string, workspace: string): void {
-    if (this.cache.size >= this.cacheSize) this.cache.clear()
-    this.cache.set(key, workspace)
+    for (const id of sessionIds) this.cache.delete(tenant, id)
   }
 }

@@ -9,9 +9,10 @@ import { type CommitInput, type CommittedBatch, commitBatch, type Gzip } from '.
 import { DeferredAppends } from './deferred-appends.ts'
 import type { EventsFile } from './events-file-state.ts'
 import { listAll } from './list-all.ts'
+import { LocationCache } from './location-cache.ts'
 import { manifestOf, rollupStateOf } from './manifest-sync.ts'
-import { type EventPage, readEvents } from './read-events.ts'
-import { probeLastBatch, readBatches, rehydrate } from './rehydrate.ts'
+import { type EventPage, readSessionEvents } from './read-events.ts'
+import { readBatches, rehydrate } from './rehydrate.ts'
 import { applyRetention, type RetentionPolicy, type RetentionResult } from './retention.ts'
 import { MAX_RETAINED_EVENTS } from './rollup.ts'
 import { manifestAsOfLog } from './session-listing.ts'
@@ -66,6 +67,8 @@ export class SessionStore {
   private readonly cache: SnapshotCache
   private readonly upkeep: MaintenanceContext
   private readonly deferred = new DeferredAppends()
+  /** Where sessions are (SessionLocator's cache): dropped with the snapshot of one found gone. */
+  readonly locations = new LocationCache()
 
   constructor(options: SessionStoreOptions) {
     this.objects = options.store
@@ -129,13 +132,8 @@ export class SessionStore {
     if (cached?.status === 'active' && tipHint != null && tipHint === cached.lastBatch) {
       return cached
     }
-    let snapshot: SessionSnapshot
-    try {
-      snapshot = await rehydrate(this.objects, keys, ref, cached ? { cached } : {})
-    } catch (error) {
-      if (isTurnlineError(error, 'not_found', 'corrupt_data')) this.cache.delete(keys.root)
-      throw error
-    }
+    const opened = rehydrate(this.objects, keys, ref, cached ? { cached } : {})
+    const snapshot = await opened.catch(this.lost(ref))
     this.cache.set(keys.root, snapshot)
     return snapshot
   }
@@ -225,7 +223,7 @@ export class SessionStore {
     const stored = await this.objects.get(keys.manifest)
     if (stored) {
       const value = parseSessionManifest(stored.body)
-      const current = await manifestAsOfLog(this.objects, keys, value)
+      const current = await manifestAsOfLog(this.objects, keys, value).catch(this.lost(ref))
       if (current.status === 'active' || value.rolled_batch === current.last_batch) return current
     }
     const snapshot = await this.open(ref, tipHint)
@@ -238,24 +236,8 @@ export class SessionStore {
   }
 
   /** Events with seq ≥ fromSeq (at most `limit`), served during and after rollup. */
-  async readEvents(ref: SessionRef, fromSeq: number, limit = 1000): Promise<EventPage> {
-    const keys = this.keys(ref)
-    const stored = await this.objects.get(keys.manifest)
-    const manifest = stored ? parseSessionManifest(stored.body) : undefined
-    const lastBatch = await probeLastBatch(this.objects, keys, manifest?.last_batch ?? -1)
-    if (lastBatch < 0) throw new TurnlineError('not_found', `session ${ref.sessionId} not found`)
-    let nextSeq = (manifest?.last_seq ?? -1) + 1
-    if (!manifest || lastBatch > manifest.last_batch) {
-      const [last] = await readBatches(this.objects, keys, [lastBatch])
-      nextSeq = last ? last.first_seq + last.events.length : nextSeq
-    }
-    return readEvents(
-      this.objects,
-      keys,
-      { lastBatch, nextSeq, rollup: rollupStateOf(manifest) },
-      fromSeq,
-      limit,
-    )
+  readEvents(ref: SessionRef, fromSeq: number, limit = 1000): Promise<EventPage> {
+    return readSessionEvents(this.objects, this.keys(ref), fromSeq, limit).catch(this.lost(ref))
   }
 
   /** The events of batches `from`..`to` (inclusive), e.g. to answer a retried turn. */
@@ -285,6 +267,16 @@ export class SessionStore {
 
   /** Drops the cached snapshot of a session being erased (session/delete-session.ts). */
   forget = (ref: SessionRef) => this.cache.delete(this.keys(ref).root)
+
+  /** A read's failure, rethrown: a session found gone is forgotten, its snapshot and location
+   * (another process, or retention, deleted it); a corrupt one's snapshot is dropped. */
+  private lost =
+    (ref: SessionRef) =>
+    (error: unknown): never => {
+      if (isTurnlineError(error, 'not_found', 'corrupt_data')) this.forget(ref)
+      if (isTurnlineError(error, 'not_found')) this.locations.delete(ref.tenant, ref.sessionId)
+      throw error
+    }
 
   retention(
     tenant: string,

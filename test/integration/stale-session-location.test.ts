@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { type AppInstance, appInstances } from '../support/app-instance.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
@@ -68,4 +69,38 @@ describe('a session deleted by another instance', { timeout: 60_000 }, () => {
       expect({ method, path, status }, body).toEqual({ method, path, status: 404 })
     }
   })
+
+  it('is forgotten there once a read found it deleted: later reads look its pointer up', async () => {
+    const [a, b] = [await apps.start(), await apps.start()]
+    const created = await call(a, 'POST', '/v1/sessions', { workspace: 'stale' })
+    const { session_id: id } = (await created.json()) as { session_id: string }
+    expect((await call(a, 'GET', `/v1/sessions/${id}`)).status).toBe(200)
+    expect((await call(b, 'DELETE', `/v1/sessions/${id}`)).status).toBe(204)
+    expect((await call(a, 'GET', `/v1/sessions/${id}`)).status).toBe(404)
+
+    const { sessions } = a.deps.service
+    const pointer = sessions.keys({ tenant: 'acme', workspace: 'stale', sessionId: id }).pointer
+    const requests = recordRequests(sessions.objects)
+    for (const path of [`/v1/sessions/${id}`, `/v1/sessions/${id}/events`]) {
+      expect((await call(a, 'GET', path)).status).toBe(404)
+    }
+    // One GET of the id pointer each, as for an unknown id; with the stale location kept, each
+    // read got the manifest, listed the log and read the deleted-session marker instead.
+    expect(requests).toEqual([`get ${pointer}`, `get ${pointer}`])
+  })
 })
+
+/** The store requests made from now on, as `get <key>` and `list <prefix>`. */
+function recordRequests(store: ObjectStore): string[] {
+  const requests: string[] = []
+  const { get, list } = store
+  store.get = (key) => {
+    requests.push(`get ${key}`)
+    return get.call(store, key)
+  }
+  store.list = (prefix, options) => {
+    requests.push(`list ${prefix}`)
+    return list.call(store, prefix, options)
+  }
+  return requests
+}
