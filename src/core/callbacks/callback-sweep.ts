@@ -7,6 +7,7 @@ import { callbackNotices } from './callback-notices.ts'
 import type { MarkerEntry, StoredDelivery } from './callback-outbox.ts'
 import { eventsUrl } from './callback-policy.ts'
 import { type CallbackContext, sendDue } from './callback-sender.ts'
+import { inTenantLanes } from './tenant-lanes.ts'
 
 export interface SweepResult {
   /** Epoch ms of the earliest delivery still pending (undefined: nothing pending). */
@@ -16,6 +17,14 @@ export interface SweepResult {
 
 const earliest = (a: number | undefined, b: number | undefined) =>
   a === undefined ? b : b === undefined ? a : Math.min(a, b)
+
+/** Tenants whose outbox one sweep works through side by side. */
+const LANES_AT_ONCE = 8
+
+/** When a tenant's lane stops starting deliveries in this sweep (epoch ms). */
+interface LaneBudget {
+  until: number
+}
 
 /**
  * A marker with no delivery records: its writer died between the commit and recording the
@@ -62,15 +71,16 @@ async function settleMarker(
   ctx: CallbackContext,
   sessions: SessionStore,
   entry: MarkerEntry,
+  budget: LaneBudget,
 ): Promise<number | undefined> {
-  if (entry.work !== undefined) return settleWork(ctx, entry, entry.work)
+  if (entry.work !== undefined) return settleWork(ctx, entry, entry.work, budget)
   let records = await ctx.outbox.deliveries(entry.ref, entry.batch)
   if (records.length === 0) {
     const recovered = await recover(ctx, sessions, entry)
     if (recovered !== 'recorded') return recovered
     records = await ctx.outbox.deliveries(entry.ref, entry.batch)
   }
-  return sendAll(ctx, entry, records)
+  return sendAll(ctx, entry, records, budget)
 }
 
 /**
@@ -82,9 +92,10 @@ async function settleWork(
   ctx: CallbackContext,
   entry: MarkerEntry,
   work: string,
+  budget: LaneBudget,
 ): Promise<number | undefined> {
   const records = await ctx.outbox.keyedDeliveries(entry, work)
-  if (records.length > 0) return sendAll(ctx, entry, records)
+  if (records.length > 0) return sendAll(ctx, entry, records, budget)
   const marker = await ctx.outbox.readMarker(entry.key)
   return marker ? dropAfterGrace(ctx, entry.key, marker) : undefined
 }
@@ -101,14 +112,20 @@ async function dropAfterGrace(
   return undefined
 }
 
-/** Sends what is due of one marker's deliveries; drops the marker once all of them are final. */
+/**
+ * Sends what is due of one marker's deliveries; drops the marker once all of them are final.
+ * Past the lane's budget the rest are left for the next sweep (due now).
+ */
 async function sendAll(
   ctx: CallbackContext,
   entry: MarkerEntry,
   records: readonly StoredDelivery[],
+  budget: LaneBudget,
 ): Promise<number | undefined> {
   let dueAt: number | undefined
   for (const stored of records) {
+    const now = ctx.clock.now()
+    if (now >= budget.until) return earliest(dueAt, now)
     const outcome = await sendDue(ctx, entry.ref.tenant, stored)
     if (outcome.kind === 'pending') dueAt = earliest(dueAt, outcome.dueAt)
   }
@@ -121,6 +138,12 @@ async function sendAll(
  * left unrecorded, sends every delivery that is due and not claimed, drops the markers of
  * finished batches. Any instance may run it at any time; claims keep two from sending the same
  * delivery at once. A marker that fails (the store, a corrupt record) is logged and skipped.
+ *
+ * Each tenant's markers are a lane of their own (up to LANES_AT_ONCE side by side), and a lane
+ * starts no delivery once it has run one attempt's deadline in this pass: what it leaves is due
+ * at the next pass. So a receiver that answers nothing, however many notices its tenant piles
+ * up, holds back neither another tenant's deliveries nor, by more than about one deadline, the
+ * next pass that delivers what was recorded meanwhile.
  */
 export async function sweepCallbacks(
   ctx: CallbackContext,
@@ -128,18 +151,31 @@ export async function sweepCallbacks(
 ): Promise<SweepResult> {
   const markers = await ctx.outbox.markers()
   let nextDueAt: number | undefined
-  for (const entry of markers) {
-    try {
-      nextDueAt = earliest(nextDueAt, await settleMarker(ctx, sessions, entry))
-    } catch (error) {
-      ctx.log({
-        level: 'warn',
-        msg: 'callback sweep: a batch failed',
-        key: entry.key,
-        error: String(error),
-      })
-      nextDueAt = earliest(nextDueAt, ctx.clock.now() + ctx.policy.retry.firstMs)
-    }
-  }
+  await inTenantLanes(
+    markers,
+    (entry) => entry.ref.tenant,
+    LANES_AT_ONCE,
+    async (lane) => {
+      const budget: LaneBudget = { until: ctx.clock.now() + ctx.policy.timeoutMs }
+      for (const entry of lane) {
+        const now = ctx.clock.now()
+        if (now >= budget.until) {
+          nextDueAt = earliest(nextDueAt, now)
+          return
+        }
+        try {
+          nextDueAt = earliest(nextDueAt, await settleMarker(ctx, sessions, entry, budget))
+        } catch (error) {
+          ctx.log({
+            level: 'warn',
+            msg: 'callback sweep: a batch failed',
+            key: entry.key,
+            error: String(error),
+          })
+          nextDueAt = earliest(nextDueAt, ctx.clock.now() + ctx.policy.retry.firstMs)
+        }
+      }
+    },
+  )
   return { ...(nextDueAt === undefined ? {} : { nextDueAt }), markers: markers.length }
 }
