@@ -31,8 +31,40 @@ export function mcpCatalogKey(sessionRoot: string, hash: string): string {
   return `${sessionRoot}mcp/catalog-${hash}.json`
 }
 
-/** Immutable objects: read once per process. */
-const cache = new Map<string, McpCatalog>()
+/** Catalog bytes this process keeps read at most; the least recently used go first. */
+const CACHE_MAX_BYTES = 16 * 1024 * 1024
+
+/**
+ * Immutable objects, kept once read or written, within CACHE_MAX_BYTES: a server's tool list has
+ * no size limit and may change every turn, so an unbounded cache let one tenant's sessions grow
+ * the memory of the process every tenant shares for as long as it runs.
+ */
+const cache = new Map<string, { servers: McpCatalog; bytes: number }>()
+let cachedBytes = 0
+
+function recall(key: string): McpCatalog | undefined {
+  const entry = cache.get(key)
+  if (!entry) return undefined
+  cache.delete(key)
+  cache.set(key, entry)
+  return entry.servers
+}
+
+function remember(key: string, servers: McpCatalog, bytes: number): void {
+  const known = cache.get(key)
+  if (known) {
+    cache.delete(key)
+    cachedBytes -= known.bytes
+  }
+  if (bytes > CACHE_MAX_BYTES) return
+  cache.set(key, { servers, bytes })
+  cachedBytes += bytes
+  for (const [oldest, entry] of cache) {
+    if (cachedBytes <= CACHE_MAX_BYTES) break
+    cache.delete(oldest)
+    cachedBytes -= entry.bytes
+  }
+}
 
 /** The catalog the engine state names; empty when none was read yet. */
 export async function loadMcpCatalog(
@@ -43,7 +75,7 @@ export async function loadMcpCatalog(
   const hash = state.mcp?.catalog
   if (!hash) return {}
   const key = mcpCatalogKey(sessionRoot, hash)
-  const known = cache.get(key)
+  const known = recall(key)
   if (known) return known
   const object = await objects.get(key)
   if (!object) return {}
@@ -51,7 +83,7 @@ export async function loadMcpCatalog(
   requireFormat(raw, 'format', MCP_CATALOG_FORMAT, key)
   requireVersion(raw, 'version', [MCP_CATALOG_VERSION], key)
   const doc = validateDocument(McpCatalogDocumentSchema, raw, key)
-  cache.set(key, doc.servers)
+  remember(key, doc.servers, object.body.byteLength)
   return doc.servers
 }
 
@@ -153,8 +185,9 @@ async function storeCatalog(
   if (hash === mcp.catalog) return
   if (hash) {
     const key = mcpCatalogKey(sessionRoot, hash)
+    const bytes = new TextEncoder().encode(text)
     try {
-      await objects.put(key, new TextEncoder().encode(text), {
+      await objects.put(key, bytes, {
         ifNoneMatch: '*',
         contentType: 'application/json',
       })
@@ -162,7 +195,7 @@ async function storeCatalog(
       // The same content under the same name: an earlier attempt wrote it already.
       if (!isTurnlineError(error, 'conflict')) throw error
     }
-    cache.set(key, catalog)
+    remember(key, catalog, bytes.byteLength)
     mcp.catalog = hash
   } else {
     delete mcp.catalog
