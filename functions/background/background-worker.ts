@@ -1,6 +1,7 @@
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
+import { TenantFairQueue } from './tenant-fair-queue.ts'
 import { sweepWork } from './work-sweep.ts'
 import type { WorkTrigger } from './work-trigger.ts'
 
@@ -15,6 +16,8 @@ export interface BackgroundWorkerOptions {
 
 /** Wakes kept in memory at most; beyond them a wake is dropped and the next sweep finds it. */
 const MAX_WAITING = 10_000
+/** Wakes of one tenant kept in memory at most (the same: the sweep finds the rest). */
+const MAX_WAITING_PER_TENANT = 1_000
 
 /**
  * The background worker of a long-running server (`npm start`, Docker): runs recorded
@@ -25,10 +28,15 @@ const MAX_WAITING = 10_000
  * died mid-run (its turn is taken over once the dead instance's lease lapsed: `runWork`). A
  * record is never claimed: two workers running the same one meet at the session's lease (one
  * gets `session_busy`) and at its idempotency key (a second run replays the first outcome).
+ *
+ * The places are shared fairly between tenants (TenantFairQueue): a free place goes to the
+ * waiting work of the tenant with the fewest running, and one tenant never takes the last place
+ * (with more than one), so a tenant that queues a great deal of long work delays its own, not
+ * every other tenant's behind it.
  */
 export class BackgroundWorker implements WorkTrigger {
   private readonly running = new Set<string>()
-  private readonly waiting = new Map<string, WorkLocation>()
+  private readonly waiting: TenantFairQueue<WorkLocation>
   private readonly retries = new Map<string, ReturnType<typeof setTimeout>>()
   private sweepTimer: ReturnType<typeof setInterval> | undefined
   private sweeping: Promise<number> | undefined
@@ -37,7 +45,13 @@ export class BackgroundWorker implements WorkTrigger {
   constructor(
     private readonly api: Pick<SessionApi, 'runWork' | 'listWork' | 'fireSchedules'>,
     private readonly options: BackgroundWorkerOptions,
-  ) {}
+  ) {
+    this.waiting = new TenantFairQueue({
+      maxWaiting: MAX_WAITING,
+      maxWaitingPerTenant: MAX_WAITING_PER_TENANT,
+      maxRunningPerTenant: Math.max(1, options.concurrency - 1),
+    })
+  }
 
   /** Sweeps now (work left by an earlier process), then every `sweepMs`. */
   start(): void {
@@ -62,10 +76,8 @@ export class BackgroundWorker implements WorkTrigger {
 
   wake(at: WorkLocation): void {
     const key = workKeyOf(at)
-    if (this.stopped || this.running.has(key) || this.waiting.has(key)) return
-    if (this.waiting.size >= MAX_WAITING) return
-    this.waiting.set(key, at)
-    this.pump()
+    if (this.stopped || this.running.has(key) || this.waiting.has(at.tenant, key)) return
+    if (this.waiting.add(at.tenant, key, at)) this.pump()
   }
 
   /**
@@ -90,12 +102,14 @@ export class BackgroundWorker implements WorkTrigger {
   }
 
   private pump(): void {
-    for (const [key, at] of this.waiting) {
-      if (this.running.size >= this.options.concurrency) return
-      this.waiting.delete(key)
+    while (this.running.size < this.options.concurrency) {
+      const next = this.waiting.take()
+      if (!next) return
+      const { tenant, key, item } = next
       this.running.add(key)
-      void this.run(at).finally(() => {
+      void this.run(item).finally(() => {
         this.running.delete(key)
+        this.waiting.done(tenant)
         this.pump()
       })
     }
