@@ -220,7 +220,7 @@ async function main() {
       env: { ...process.env, ...storage, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     }).toString(),
   )
-  if (swept.workspaces < 1 || swept.failed.length > 0 || swept.deleted.length > 0) {
+  if (swept.workspaces < 1 || swept.failed.length > 0 || swept.deleted !== 0) {
     throw new Error(`retention.mjs: ${JSON.stringify(swept)}`)
   }
   console.log(`retention.mjs swept ${swept.workspaces} workspace(s), deleted nothing young`)

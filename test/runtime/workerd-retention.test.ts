@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SessionStore } from '../../src/store/session-store.ts'
+import { writeAncientSessions } from '../support/ancient-sessions.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startWorkerd } from '../support/runtimes.ts'
-import { threadCompleted, threadStarted } from '../support/sample-events.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
 
@@ -11,23 +10,13 @@ import { createTestBucket } from '../support/test-bucket.ts'
  * in workerd on S3 (moto): `wrangler dev --test-scheduled` fires it through `/__scheduled`, and
  * the sweep deletes the closed session that is past VT Code's 30 days, and nothing else.
  */
-const DAY = 86_400_000
 let bucket: Awaited<ReturnType<typeof createTestBucket>> | undefined
 let worker: RuntimeProcess | undefined
 
 beforeAll(async () => {
   const { s3 } = requireServices()
   bucket = await createTestBucket(s3, 'cron')
-  const longAgo = Date.now() - 40 * DAY
-  const sessions = new SessionStore({ store: bucket.store(''), clock: { now: () => longAgo } })
-  for (const [id, close] of [
-    ['ancient-closed', true],
-    ['ancient-active', false],
-  ] as const) {
-    const ref = { tenant: 'acme', workspace: 'web', sessionId: id }
-    await sessions.create(ref, id, { events: [threadStarted(id)] })
-    if (close) await sessions.commit(await sessions.open(ref), { events: [threadCompleted(id, 0)] })
-  }
+  await writeAncientSessions(bucket.store(''))
   worker = await startWorkerd(
     {
       TURNLINE_API_KEYS: 'cron-key-0123456789abcdef=acme',
