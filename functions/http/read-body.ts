@@ -33,7 +33,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   const declared = request.headers.get('content-length')
   if (declared !== null) {
     if (!/^\d{1,15}$/.test(declared.trim())) {
-      throw invalid('Content-Length is not a non-negative integer', 'content-length')
+      throw invalid('Content-Length is not a non-negative integer', 'header.content-length')
     }
     if (Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
   }
@@ -77,20 +77,23 @@ export async function readBodyText(request: Request, limits: BodyLimits): Promis
 
 function checkContentType(header: string | null): void {
   if (header === null) {
-    throw invalid('missing Content-Type: send "Content-Type: application/json"', 'content-type')
+    throw invalid(
+      'missing Content-Type: send "Content-Type: application/json"',
+      'header.content-type',
+    )
   }
   const [type = '', ...params] = header.split(';').map((part) => part.trim().toLowerCase())
   const json = type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
   if (!json) {
     throw invalid(
       `Content-Type ${JSON.stringify(header.slice(0, 100))} is not supported: send application/json`,
-      'content-type',
+      'header.content-type',
     )
   }
   for (const param of params) {
     const [name, value = ''] = param.split('=').map((s) => s.trim())
     if (name === 'charset' && value.replace(/"/g, '') !== 'utf-8') {
-      throw invalid('only charset=utf-8 is supported', 'content-type')
+      throw invalid('only charset=utf-8 is supported', 'header.content-type')
     }
   }
 }

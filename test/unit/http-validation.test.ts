@@ -68,16 +68,18 @@ describe('request bodies', () => {
       }),
     )
     for (const res of [missing, bare]) {
-      expect(await rejection(res)).toMatchObject({ status: 400, field: 'content-type' })
+      expect(await rejection(res)).toMatchObject({ status: 400, field: 'header.content-type' })
     }
     const form = await post('/v1/sessions', 'a=b', {
       'content-type': 'application/x-www-form-urlencoded',
     })
-    expect(await rejection(form)).toMatchObject({ status: 400, field: 'content-type' })
+    expect(await rejection(form)).toMatchObject({ status: 400, field: 'header.content-type' })
     const latin = await post('/v1/sessions', '{}', {
       'content-type': 'application/json; charset=latin1',
     })
-    expect((await rejection(latin)).message).toMatch(/utf-8/)
+    const charset = await rejection(latin)
+    expect(charset).toMatchObject({ status: 400, field: 'header.content-type' })
+    expect(charset.message).toMatch(/utf-8/)
     const vendor = await post('/v1/sessions', '{}', {
       'content-type': 'application/vnd.api+json; charset=UTF-8',
     })
@@ -198,7 +200,7 @@ describe('request bodies', () => {
 
   it('rejects a Content-Length that is not a number', async () => {
     const r = await rejection(await post('/v1/sessions', '{}', { 'content-length': 'lots' }))
-    expect(r).toMatchObject({ status: 400, field: 'content-length' })
+    expect(r).toMatchObject({ status: 400, field: 'header.content-length' })
   })
 })
 
