@@ -28,9 +28,9 @@ export interface AnthropicChoice {
 
 /**
  * The Anthropic side of the deployment's model (sessions on `api: "anthropic"`): Anthropic's
- * Messages API (ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL for another endpoint with the same
- * API), or Claude on Amazon Bedrock or Google Cloud Vertex AI (TURNLINE_ANTHROPIC_PLATFORM);
- * undefined when none is configured. Throws ConfigError when a platform's credentials cannot be
+ * Messages API (ANTHROPIC_API_KEY, or a bearer token: ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for
+ * another endpoint with the same API), or Claude on Amazon Bedrock or Google Cloud Vertex AI
+ * (TURNLINE_ANTHROPIC_PLATFORM); undefined when none is configured. Throws ConfigError when a platform's credentials cannot be
  * had on this runtime.
  */
 export async function chooseAnthropic(
@@ -41,18 +41,24 @@ export async function chooseAnthropic(
   const platform = config.TURNLINE_ANTHROPIC_PLATFORM ?? 'anthropic'
   if (platform === 'bedrock') return bedrock(config, fetchImpl, backends)
   if (platform === 'vertex') return vertex(config, fetchImpl, backends)
-  const { ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: baseURL } = config
-  if (apiKey === undefined && baseURL === undefined) return undefined
+  const { ANTHROPIC_API_KEY: apiKey, ANTHROPIC_AUTH_TOKEN: authToken } = config
+  const baseURL = config.ANTHROPIC_BASE_URL
+  if (apiKey === undefined && authToken === undefined && baseURL === undefined) return undefined
   const endpoint = baseURL ?? ANTHROPIC_DEFAULT_BASE_URL
   const { createAnthropicModelClient } = await anthropicSdkClient()
+  // One credential (env-config refuses both, as the SDK does).
+  const credential =
+    authToken !== undefined ? { authToken } : { apiKey: apiKey ?? KEYLESS_PLACEHOLDER }
+  const held =
+    authToken !== undefined
+      ? 'bearer token set'
+      : apiKey === undefined
+        ? 'no API key'
+        : 'API key set'
   return {
-    client: createAnthropicModelClient({
-      apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
-      baseURL: endpoint,
-      fetch: fetchImpl,
-    }),
+    client: createAnthropicModelClient({ ...credential, baseURL: endpoint, fetch: fetchImpl }),
     baseURL: endpoint,
-    notice: `via ${endpoint} (Anthropic Messages API, ${apiKey === undefined ? 'no API key' : 'API key set'})`,
+    notice: `via ${endpoint} (Anthropic Messages API, ${held})`,
   }
 }
 

@@ -64,10 +64,7 @@ export const EnvSchema = z.object({
   TURNLINE_MODEL_PROVIDER: z.enum(['demo', ...OPENAI_COMPATIBLE_PROVIDERS]).optional(),
   OPENAI_API_KEY: text.optional(),
   OPENAI_BASE_URL: httpUrl.optional(),
-  /** Anthropic's Messages API (`api: "anthropic"`): key, and an endpoint other than Anthropic's. */
-  ANTHROPIC_API_KEY: text.optional(),
-  ANTHROPIC_BASE_URL: httpUrl.optional(),
-  /** Claude on Bedrock or Vertex AI instead (anthropic-platform-env.ts). */
+  /** Claude: Anthropic's Messages API, or Bedrock or Vertex AI (anthropic-platform-env.ts). */
   ...AnthropicPlatformEnvShape,
   S3_BUCKET: z
     .string()

@@ -34,8 +34,9 @@ export interface ModelChoice {
 
 /**
  * Picks the model client. A real model as soon as an endpoint is set — OPENAI_API_KEY or
- * OPENAI_BASE_URL for the OpenAI-compatible APIs (`chat`, `responses`), ANTHROPIC_API_KEY or
- * ANTHROPIC_BASE_URL (or TURNLINE_ANTHROPIC_PLATFORM: Bedrock, Vertex) for the Messages API
+ * OPENAI_BASE_URL for the OpenAI-compatible APIs (`chat`, `responses`), ANTHROPIC_API_KEY,
+ * ANTHROPIC_AUTH_TOKEN or ANTHROPIC_BASE_URL (or TURNLINE_ANTHROPIC_PLATFORM: Bedrock, Vertex)
+ * for the Messages API
  * (`anthropic`); with both, each session's `model.api`
  * picks. Without either, a single-tenant server (npm start, the CLI) runs the offline demo model
  * and says so; a multi-tenant server never falls back to it silently (TURNLINE_MODEL_PROVIDER=demo

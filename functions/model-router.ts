@@ -21,7 +21,7 @@ export function routedModelClient(clients: { openai: ModelClient; anthropic: Mod
 export function anthropicNotConfiguredError(): TurnlineError {
   return new TurnlineError(
     'model_not_configured',
-    'This session asks for the Anthropic Messages API (model api "anthropic") and none is configured: set ANTHROPIC_API_KEY (and optionally ANTHROPIC_BASE_URL).',
+    'This session asks for the Anthropic Messages API (model api "anthropic") and none is configured: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (and optionally ANTHROPIC_BASE_URL).',
   )
 }
 

@@ -9,9 +9,12 @@ import { type MessagesEndpoint, streamMessages } from './messages-stream.ts'
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 
 export interface AnthropicModelClientOptions {
-  /** `x-api-key`. Required unless `authToken` is given or `messages` is (Bedrock, Vertex). */
+  /**
+   * The API key (ANTHROPIC_API_KEY; the SDK sends it as `Authorization: Bearer`). Required unless
+   * `authToken` is given or `messages` is (Bedrock, Vertex).
+   */
   apiKey?: string
-  /** A bearer token instead of an API key (`Authorization: Bearer …`), e.g. for a gateway. */
+  /** A bearer token instead of a key (ANTHROPIC_AUTH_TOKEN: a gateway's), in the same header. */
   authToken?: string
   /** Default `https://api.anthropic.com` (the SDK appends `/v1/messages`). */
   baseURL?: string
@@ -59,7 +62,7 @@ function sdkClient(options: AnthropicModelClientOptions): BaseAnthropic {
   if (!credential) {
     throw new TurnlineError(
       'model_not_configured',
-      'The Anthropic adapter needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (authToken).',
+      'The Anthropic adapter needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (ANTHROPIC_AUTH_TOKEN).',
     )
   }
   // Everything explicit, so the SDK never consults process.env / Deno.env or a credentials file

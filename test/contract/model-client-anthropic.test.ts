@@ -259,7 +259,7 @@ describe('Anthropic adapter against the mock Messages API', () => {
 
   it('names the variables configuration reads when given no credential', () => {
     expect(() => createAnthropicModelClient({})).toThrow(
-      'needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (authToken).',
+      'needs an API key (ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL alone for a gateway that needs none) or a bearer token (ANTHROPIC_AUTH_TOKEN).',
     )
   })
 
