@@ -15,7 +15,8 @@ import {
   usableRegistryKeys,
 } from './key-registry.ts'
 
-export const KEYS_USAGE = `usage: npm run keys -- <command>
+/** The usage text, naming the command as it was invoked (`npm run keys --`, `node dist/node/keys.mjs`). */
+const keysUsage = (invoked: string) => `usage: ${invoked} <command>
 
   add <tenant> [--label TEXT]        make a new key for the tenant; prints it once (only its
                                      SHA-256 is stored)
@@ -41,6 +42,8 @@ export interface KeysIo {
   err: (line: string) => void
   /** All of stdin (for `hash`). */
   stdin: () => Promise<string>
+  /** How the user invoked the command, for its usage text (default `npm run keys --`). */
+  invoked?: string
 }
 
 const LIMIT_OPTIONS = {
@@ -52,6 +55,8 @@ const LIMIT_OPTIONS = {
   'output-bytes-per-output': 'output_bytes_per_output',
   'output-bytes-per-session': 'output_bytes_per_session',
 } as const
+
+const NPM_SCRIPT = 'npm run keys --'
 
 class UsageError extends Error {}
 
@@ -111,7 +116,7 @@ export async function runKeysCommand(
         }
         if (subject !== undefined && !KEY_HASH.test(subject)) {
           throw new UsageError(
-            'revoke takes the key hash (sha256:<hex>; see `npm run keys -- hash`)',
+            `revoke takes the key hash (sha256:<hex>; see \`${io.invoked ?? NPM_SCRIPT} hash\`)`,
           )
         }
         let removed = 0
@@ -162,7 +167,7 @@ export async function runKeysCommand(
     }
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
-      io.err(`turnline keys: ${error.message}\n\n${KEYS_USAGE}`)
+      io.err(`turnline keys: ${error.message}\n\n${keysUsage(io.invoked ?? NPM_SCRIPT)}`)
       return 2
     }
     io.err(`turnline keys: ${error instanceof Error ? error.message : String(error)}`)

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requireServices } from '../support/services.ts'
@@ -41,5 +42,44 @@ describe('npm run keys with the server storage variables', () => {
     expect(listed.status).toBe(0)
     expect(listed.stdout).toContain('acme')
     expect(listed.stdout).toContain('compose')
+  })
+})
+
+describe('the keys command usage', () => {
+  // A usage error prints the usage, naming the command the way it was run.
+  const usage = (command: string, args: string[], cwd: string) => {
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      TURNLINE_STORE: 'memory',
+    }
+    const run = spawnSync(command, [...args, 'bogus'], { cwd, env, encoding: 'utf8' })
+    expect(run.status, run.stderr).toBe(2)
+    return run.stderr.split('\n').find((line) => line.startsWith('usage:'))
+  }
+
+  it('names `npm run keys --` from source, and node with the file once built', {
+    timeout: 180_000,
+  }, async () => {
+    expect(usage(tsx, ['functions/entries/keys-cli.ts'], repo)).toBe(
+      'usage: npm run keys -- <command>',
+    )
+    // Inside the clone, as npm run build writes dist/: the bundle's package imports resolve.
+    const out = await mkdtemp(join(repo, '.tmp', 'keys-build-'))
+    try {
+      const build = spawnSync(process.execPath, ['infra/build/build.mjs', 'node', '--out', out], {
+        cwd: repo,
+        encoding: 'utf8',
+      })
+      expect(build.status, build.stderr).toBe(0)
+      expect(usage(process.execPath, ['node/keys.mjs'], out)).toBe(
+        'usage: node node/keys.mjs <command>',
+      )
+      expect(usage(process.execPath, [join(out, 'node/keys.mjs')], repo)).toBe(
+        `usage: node ${join(out.slice(repo.length + 1), 'node/keys.mjs')} <command>`,
+      )
+    } finally {
+      await rm(out, { recursive: true, force: true })
+    }
   })
 })
