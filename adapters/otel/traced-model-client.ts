@@ -66,11 +66,21 @@ async function* tracedStream(
     }
   } catch (error) {
     errorType = isTurnlineError(error) ? error.code : error instanceof Error ? error.name : 'Error'
-    span.fail(errorType, error instanceof Error ? error.message : undefined)
+    span.fail(errorType, failureText(error))
     throw error
   } finally {
     finish(telemetry, span, { ...base, ...serverOf(endpoint) }, response, errorType, started)
   }
+}
+
+/**
+ * The span's status message: a model error's redacted provider text (an `auth` failure's message
+ * leaves it out; the operator's telemetry keeps it), else the error's message.
+ */
+function failureText(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined
+  const said = isTurnlineError(error) ? error.logDetails?.provider_message : undefined
+  return typeof said === 'string' ? `${error.message} — provider: ${said}` : error.message
 }
 
 function finish(

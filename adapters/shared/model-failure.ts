@@ -1,5 +1,6 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { transportFailureText } from '../../src/contract/transport-failure.ts'
+import { redactCredentials } from '../../src/shared/redact-credentials.ts'
 
 /**
  * A failed model call as every model adapter reports it (adapters/openai, adapters/anthropic):
@@ -105,14 +106,29 @@ export function retryAfterMs(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-/** The TurnlineError a caller sees once the adapter gives up. */
+/**
+ * What an `auth` failure says instead of the provider's answer: the credentials are the
+ * deployment's, and providers name part of the key they refused.
+ */
+export const AUTH_FAILURE_TEXT =
+  "the provider refused the deployment's model credentials (its answer is not shown: it may name the key)"
+
+/**
+ * The TurnlineError a caller sees once the adapter gives up. Its message reaches tenants (the
+ * turn's `turn.failed`, callbacks, answers): the provider's own text only with credential-shaped
+ * parts redacted, and none of it for an `auth` failure; the redacted text is kept for the
+ * operator in `logDetails.provider_message`.
+ */
 export function modelError(failure: ModelFailure, attempts: number): TurnlineError {
   const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`
   const tries = attempts > 1 ? ` after ${attempts} attempts` : ''
+  const said = redactCredentials(failure.message)
+  const shown = failure.kind === 'auth' ? AUTH_FAILURE_TEXT : said
   return new TurnlineError(
     'model_error',
-    `Model request failed: ${failure.kind}${status}${tries}: ${failure.message}`,
+    `Model request failed: ${failure.kind}${status}${tries}: ${shown}`,
     {
+      logDetails: { provider_message: said },
       details: {
         status: failure.status ?? null,
         kind: failure.kind,

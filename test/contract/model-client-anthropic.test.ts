@@ -250,11 +250,12 @@ describe('Anthropic adapter against the mock Messages API', () => {
     expect(mock.requests).toHaveLength(1)
   })
 
-  it('fails auth at once and names the API message', async () => {
+  it("fails auth at once; the API message is the operator's, not the caller's", async () => {
     mock.enqueue({ status: 401, message: 'invalid x-api-key' })
     const { error } = await failure(request([user('Hi')]))
     expect(error).toMatchObject({ details: { kind: 'auth', status: 401, attempts: 1 } })
-    expect(String(error)).toContain('invalid x-api-key')
+    expect(String(error)).not.toContain('invalid x-api-key')
+    expect(error).toMatchObject({ logDetails: { provider_message: 'invalid x-api-key' } })
   })
 
   it('names the variables configuration reads when given no credential', () => {

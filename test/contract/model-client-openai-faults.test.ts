@@ -3,6 +3,7 @@ import {
   createOpenAIModelClient,
   type OpenAIModelClientOptions,
 } from '../../adapters/openai/openai-model-client.ts'
+import { AUTH_FAILURE_TEXT } from '../../adapters/shared/model-failure.ts'
 import { isTurnlineError, type TurnlineError } from '../../src/contract/errors.ts'
 import type { ModelApi, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
@@ -121,11 +122,24 @@ describe.each(['chat', 'responses'] as const)('OpenAI adapter faults, %s API', (
     expect(error.details).toMatchObject({ kind: 'context_overflow', status: 400 })
   })
 
-  it('does not retry a 401', async () => {
-    mock.enqueue({ api, status: 401, code: 'invalid_api_key', message: 'Incorrect API key' })
+  it("does not retry a 401, and does not repeat the provider's words about the key", async () => {
+    const message = 'Incorrect API key provided: sk-proj-****WXYZ. You can find your API key at …'
+    mock.enqueue({ api, status: 401, code: 'invalid_api_key', message })
     const error = await failure(client().stream(request(api)))
     expect(error.details).toMatchObject({ kind: 'auth', status: 401 })
+    expect(error.message).toBe(`Model request failed: auth (HTTP 401): ${AUTH_FAILURE_TEXT}`)
+    // The operator's copy (server log, telemetry) keeps the provider's words, the key redacted.
+    expect(error.logDetails?.provider_message).toContain('Incorrect API key provided: [redacted].')
+    expect(JSON.stringify(error.logDetails)).not.toContain('WXYZ')
     expect(mock.requests).toHaveLength(1)
+  })
+
+  it("redacts the account a rate limit names from the provider's words", async () => {
+    const message = 'Rate limit reached in organization org-SERVERORG123 on requests per min.'
+    mock.enqueue({ api, status: 429, code: 'insufficient_quota', message })
+    const error = await failure(client().stream(request(api)))
+    expect(error.message).toContain('Rate limit reached in organization [redacted] on requests')
+    expect(error.message).not.toContain('SERVERORG123')
   })
 
   it('does not retry an ordinary 400', async () => {

@@ -96,4 +96,28 @@ describe('OpenTelemetry through npm start', () => {
       ),
     ).toMatchObject({ count: 1 })
   })
+
+  it("a refused key: the chat span keeps the provider's words, the key redacted", async () => {
+    const message = 'Incorrect API key provided: sk-tele****WXYZ. You can find your API key at …'
+    mock.enqueue({ status: 401, code: 'invalid_api_key', message })
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const { session_id: id } = (await (await post('/v1/sessions', {})).json()) as {
+      session_id: string
+    }
+    const turn = (await (await post(`/v1/sessions/${id}/turns`, { input: 'hi' })).json()) as {
+      status: string
+    }
+    expect(turn.status).toBe('failed')
+    const span = await until('the failed chat span', () =>
+      otlp.spans.find((s) => s.name.startsWith('chat ') && s.status.code === 2),
+    )
+    expect(span.status.message).toContain('auth (HTTP 401)')
+    expect(span.status.message).toContain('provider: 401 Incorrect API key provided: [redacted].')
+    expect(span.status.message).not.toContain('WXYZ')
+  })
 })

@@ -41,3 +41,20 @@ export function useEntryWithMock(name: string, env: Record<string, string>): Ent
   })
   return fixture
 }
+
+/**
+ * The environment of an entry with one API key (tenant `tenant-a`) and no embedded runner (that
+ * would need the command sandbox; nothing a test using this runs a command), plus `env`.
+ */
+export function keyedEntryEnv(
+  name: string,
+  key: string,
+  env: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    TURNLINE_API_KEYS: `${key}=tenant-a`,
+    TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
+    TURNLINE_RUNNER_SECRET: `${name}-runner-secret`,
+    ...env,
+  }
+}
