@@ -28,7 +28,12 @@ export function commandFailure(error: unknown, operation: string, reason: string
   )
 }
 
-/** `server` (Redis, Upstash) did not answer: retryable, after a second. */
+/**
+ * `server` (Redis, Upstash) did not answer: retryable, after a second. `why` is the transport's
+ * own text (`connect ECONNREFUSED 10.0.4.12:6379`, `getaddrinfo ENOTFOUND redis.internal`,
+ * a runtime's `error sending request for url (…)`): it names the deployment's hosts and ports,
+ * so it is for the server log (`logDetails`), never the message a client is answered with.
+ */
 export function unreachable(
   error: unknown,
   operation: string,
@@ -37,7 +42,13 @@ export function unreachable(
 ): TurnlineError {
   return new TurnlineError(
     'coordinator_unavailable',
-    `coordinator ${operation}: ${server} is unreachable (${why})`,
-    { cause: error, retryable: true, retryAfter: 1, details: { operation, reason: 'transport' } },
+    `coordinator ${operation}: ${server} is unreachable`,
+    {
+      cause: error,
+      retryable: true,
+      retryAfter: 1,
+      details: { operation, reason: 'transport' },
+      logDetails: { transport: why },
+    },
   )
 }

@@ -105,6 +105,7 @@ function giveUp(call: DeadlineCall, attempts: number, elapsed: number, last: unk
     retryAfter: error.retryAfter ?? retryAfter,
     cause: error,
     ...(error.details ? { details: { ...error.details, attempts } } : {}),
+    ...(error.logDetails ? { logDetails: error.logDetails } : {}),
   })
 }
 
