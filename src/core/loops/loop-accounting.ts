@@ -3,6 +3,7 @@ import type { LoopRunState, LoopStepRecord, LoopView } from '../../contract/loop
 import { RECENT_LOOP_STEPS } from '../../contract/loop-state.ts'
 import type { SessionConfig } from '../../contract/session-config.ts'
 import { type BudgetUse, budgetReport } from '../guardrails/cost-budget.ts'
+import { withoutSecrets } from '../mcp/mcp-servers.ts'
 
 /**
  * The loop's arithmetic: its budget use (steps done, tokens, cost), the report, the limits a
@@ -27,8 +28,9 @@ export function loopReport(state: LoopRunState): BudgetReport {
   })
 }
 
+/** A loop as the API shows it: its step settings without their credentials (MCP headers). */
 export function loopView(state: LoopRunState): LoopView {
-  return { ...state, budget_report: loopReport(state) }
+  return { ...state, session: withoutSecrets(state.session), budget_report: loopReport(state) }
 }
 
 /** The step session's settings: the loop's, with limits no larger than what the loop has left. */
