@@ -7,6 +7,7 @@ import { type ModelEndpoint, tracedModelClient } from '../adapters/otel/traced-m
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { ModelApi, ModelClient } from '../src/ports/model-client.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
+import { shownUrl } from '../src/shared/shown-url.ts'
 import type { EnvConfig } from './env-config.ts'
 import type { ModelChoice } from './model-choice.ts'
 import { otelSettingsOf } from './telemetry-env.ts'
@@ -42,7 +43,7 @@ export async function telemetryOf(
   }
   const log = options.log ?? ((entry) => console.warn(JSON.stringify(entry)))
   notices.push(
-    `telemetry: ${[settings.traces && `traces to ${settings.traces.url} (OTLP/HTTP ${settings.traces.protocol === 'http/json' ? 'JSON' : 'protobuf'})`, settings.metrics && `metrics to ${settings.metrics.url} (OTLP/HTTP JSON)`].filter(Boolean).join(', ')}`,
+    `telemetry: ${[settings.traces && `traces to ${shownUrl(settings.traces.url)} (OTLP/HTTP ${settings.traces.protocol === 'http/json' ? 'JSON' : 'protobuf'})`, settings.metrics && `metrics to ${shownUrl(settings.metrics.url)} (OTLP/HTTP JSON)`].filter(Boolean).join(', ')}`,
   )
   const sdk = settings.traces ? await loadOtelSdk(settings.traces.protocol) : undefined
   return new OtelTelemetry(settings, storage, fetchImpl, log, sdk)

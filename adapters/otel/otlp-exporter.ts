@@ -1,3 +1,6 @@
+import { redactCredentials } from '../../src/shared/redact-credentials.ts'
+import { shownUrl } from '../../src/shared/shown-url.ts'
+
 /** Where and how one signal (traces or metrics) is sent: OTLP over HTTP, JSON-encoded. */
 export interface OtlpEndpoint {
   /** The full URL (…/v1/traces, …/v1/metrics). */
@@ -40,8 +43,8 @@ export class OtlpExporter {
         ts: new Date().toISOString(),
         level: 'warn',
         msg: 'telemetry export failed',
-        url: this.endpoint.url,
-        error: error instanceof Error ? error.message : String(error),
+        url: shownUrl(this.endpoint.url),
+        error: redactCredentials(error instanceof Error ? error.message : String(error)),
       })
     }
   }

@@ -6,6 +6,8 @@ import type {
   SpanOptions,
   TelemetryAttributes,
 } from '../../src/ports/telemetry.ts'
+import { redactCredentials } from '../../src/shared/redact-credentials.ts'
+import { shownUrl } from '../../src/shared/shown-url.ts'
 import type { ExportFailureLog, OtlpEndpoint } from './otlp-exporter.ts'
 
 /** OTEL_TRACES_SAMPLER's values (the spec's built-in samplers, which the SDK implements). */
@@ -235,8 +237,8 @@ function loggedExporter(
             ts: new Date().toISOString(),
             level: 'warn',
             msg: 'telemetry export failed',
-            url,
-            error: result.error?.message ?? 'export failed',
+            url: shownUrl(url),
+            error: redactCredentials(result.error?.message ?? 'export failed'),
           })
         }
         done(result)
