@@ -58,15 +58,19 @@ const SLICE_MS = 10
  * waiting.
  */
 const MAX_RUN_MS = 500
-/** One reading at a time: each may hold up to its bound on bytes (git-read-budget.ts). */
+/**
+ * One reading at a time: each may hold up to its bound on bytes (git-read-budget.ts). Taken in
+ * turn by tenant, so one tenant's many readings do not make another tenant's wait for all.
+ */
 const readings = new OneAtATime()
 
 export function recentLog(
+  tenant: string,
   ws: WorkspaceDir,
   sandbox: CommandSandbox,
   count: number,
 ): Promise<GitLogResult> {
-  return readings.run(async () => {
+  return readings.run(tenant, async () => {
     try {
       return await readLog(
         ws,

@@ -128,7 +128,7 @@ export function runnerRoutes(
     [
       '/v1/git/recent-log',
       route(GitLogBodySchema, async (scope, body) =>
-        recentLog(scope.workspace, scope.sandbox, body.count),
+        recentLog(scope.tenant, scope.workspace, scope.sandbox, body.count),
       ),
     ],
     [

@@ -1,7 +1,7 @@
 import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
+import { TenantFairQueue } from '../../src/shared/tenant-fair-queue.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
-import { TenantFairQueue } from './tenant-fair-queue.ts'
 import { sweepWork } from './work-sweep.ts'
 import type { WorkTrigger } from './work-trigger.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { TenantFairQueue } from '../../functions/background/tenant-fair-queue.ts'
+import { TenantFairQueue } from '../../src/shared/tenant-fair-queue.ts'
 
 /** The background worker's waiting work: shared between tenants, bounded per tenant. */
 describe('TenantFairQueue', () => {
