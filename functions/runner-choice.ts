@@ -95,5 +95,5 @@ export async function sandboxRunnerOf(
   } else {
     notices.push(`sandbox: the runner at ${url} reports bubblewrap ${found.sandbox.version}`)
   }
-  return { client: new SandboxedOnlyRunner(client, () => url, probe), secret }
+  return { client: new SandboxedOnlyRunner(client, probe), secret }
 }

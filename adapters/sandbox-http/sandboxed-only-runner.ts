@@ -6,19 +6,36 @@ import type {
 } from '../../src/ports/sandbox-runner.ts'
 import type { RunnerSandbox } from './runner-sandbox-status.ts'
 
-/** Why a multi-tenant server refuses a runner's commands; undefined when it reports bubblewrap. */
+/**
+ * Why a multi-tenant server refuses a runner's commands, for its operator (the start's refusal
+ * or warning): the runner's address and what it said of its host; undefined when it reports
+ * bubblewrap.
+ */
 export function unsandboxedRunnerText(url: string, found: RunnerSandbox): string | undefined {
   const sandbox = found.known ? found.sandbox : undefined
   if (sandbox?.isolation === 'bwrap') return undefined
-  const why = sandbox
-    ? `runs commands UNSANDBOXED (${sandbox.reason})`
-    : `did not report a sandbox (${found.known ? '' : found.why})`
-  return (
-    `the sandbox runner at ${url} ${why}, and this server serves several tenants ` +
-    '(TURNLINE_API_KEYS or a key registry): their commands run only in a sandbox. Start the ' +
-    'runner with TURNLINE_SANDBOX=require on a host where bubblewrap works.'
-  )
+  const why = sandbox ? `runs commands UNSANDBOXED (${sandbox.reason})` : notReported(found)
+  return `the sandbox runner at ${url} ${why}${SEVERAL_TENANTS}`
 }
+
+/**
+ * The same for a tenant, whose refused command carries it as its output: neither the runner's
+ * address (the deployment's internal host and port) nor the runner's account of its host.
+ */
+export function refusedCommandText(found: RunnerSandbox): string | undefined {
+  const sandbox = found.known ? found.sandbox : undefined
+  if (sandbox?.isolation === 'bwrap') return undefined
+  const why = sandbox ? 'runs commands UNSANDBOXED' : notReported(found)
+  return `command refused: the sandbox runner ${why}${SEVERAL_TENANTS}`
+}
+
+const notReported = (found: RunnerSandbox) =>
+  `did not report a sandbox (${found.known ? '' : found.why})`
+
+const SEVERAL_TENANTS =
+  ', and this server serves several tenants (TURNLINE_API_KEYS or a key registry): their ' +
+  'commands run only in a sandbox. Start the runner with TURNLINE_SANDBOX=require on a host ' +
+  'where bubblewrap works.'
 
 /**
  * The remote runner of a multi-tenant server: before every command (and worktree, which runs
@@ -40,7 +57,6 @@ export class SandboxedOnlyRunner implements SandboxRunner {
 
   constructor(
     private readonly inner: SandboxRunner,
-    private readonly url: () => string,
     private readonly probe: () => Promise<RunnerSandbox>,
   ) {
     this.write = inner.write.bind(inner)
@@ -66,13 +82,9 @@ export class SandboxedOnlyRunner implements SandboxRunner {
   }
 
   async #refusal(): Promise<RunnerRefusal | undefined> {
-    const text = unsandboxedRunnerText(this.url(), await this.probe())
-    return text === undefined
+    const message = refusedCommandText(await this.probe())
+    return message === undefined
       ? undefined
-      : {
-          code: 'conflict',
-          message: `command refused: ${text}`,
-          details: { setting: 'TURNLINE_SANDBOX' },
-        }
+      : { code: 'conflict', message, details: { setting: 'TURNLINE_SANDBOX' } }
   }
 }
