@@ -56,6 +56,23 @@ describe("a provider's error answer", () => {
     const events = await (await fetch(`${fx.url}/v1/sessions/${id}/events`, { headers })).text()
     expect(events.match(/"turn\.failed"/g)).toHaveLength(2)
     expectNoSecret(events)
+
+    // The operator reads the provider's words, redacted, in one line per failed call.
+    const logged = fx.server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"model request failed"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(logged).toHaveLength(2)
+    expect(logged[0]).toMatchObject({
+      level: 'warn',
+      tenant: 'tenant-a',
+      session: id,
+      kind: 'auth',
+      status: 401,
+      provider_message: expect.stringContaining('Incorrect API key provided: [redacted]'),
+    })
+    expectNoSecret(JSON.stringify(logged))
   })
 
   it("a rate limit keeps the provider's words without the organization; an exec run the same", async () => {

@@ -1,3 +1,4 @@
+import { isTurnlineError } from '../../contract/errors.ts'
 import type { Usage } from '../../contract/usage.ts'
 import type { ModelCallHold } from '../../ports/admission.ts'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../ports/model-client.ts'
@@ -5,6 +6,7 @@ import { toMicroUsd } from '../../shared/micro-usd.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import { SessionImages } from '../../store/session-images.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { estimateCostUsd, type ModelPrice } from './pricing.ts'
 import { withEstimatedUsage } from './usage-estimate.ts'
 
@@ -65,6 +67,9 @@ export function admittedModel(owner: ModelCallOwner, step: string): ModelClient 
         const result = await compact({ ...request, messages })
         usage = result.usage
         return result
+      } catch (error) {
+        logModelFailure(owner, error)
+        throw error
       } finally {
         await finish(owner, hold, usage)
       }
@@ -95,11 +100,31 @@ async function* admittedStream(
       usage = response.usage
       yield { type: 'completed', response }
     }
+  } catch (error) {
+    logModelFailure(owner, error)
+    throw error
   } finally {
     const finished = finish(owner, hold, usage)
     if (owner.settlements) owner.settlements.push(finished)
     else await finished
   }
+}
+
+/**
+ * A model call the adapter gave up on, for the operator: tenants read the failure without the
+ * provider's words when they may name the deployment's credentials (`modelError`), so the
+ * redacted words are logged here, once per failed call.
+ */
+function logModelFailure(owner: ModelCallOwner, error: unknown): void {
+  if (!isTurnlineError(error, 'model_error')) return
+  serviceLog(owner.deps)({
+    level: 'warn',
+    msg: 'model request failed',
+    tenant: owner.tenant,
+    session: owner.sessionId,
+    ...error.details,
+    provider_message: error.logDetails?.provider_message,
+  })
 }
 
 async function reserve(
