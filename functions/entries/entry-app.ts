@@ -8,6 +8,7 @@ import { claimRedisNamespace } from '../deployment-claim.ts'
 import { createDeps, type Deps, type DepsOptions } from '../deps.ts'
 import { ConfigError } from '../env-config.ts'
 import type { AppEnv } from '../http/app-context.ts'
+import type { RequestTimeLeft } from '../http/request-time-left.ts'
 import { SocketUpgrades } from '../http/socket-connection.ts'
 import { loggedSessionApi } from '../http/turn-log.ts'
 import type { StartNotes } from '../sandbox-notices.ts'
@@ -46,6 +47,11 @@ export interface EntryLogging {
    * the Open Responses WebSocket mode, and the entry upgrades what it accepts (`sockets`).
    */
   sockets?: boolean
+  /**
+   * The platform bounds each request (Lambda's timeout): followed feeds end before it, from the
+   * time it says is left.
+   */
+  timeLeft?: RequestTimeLeft
 }
 
 /** The app of one runtime entry, on its deps. */
@@ -81,6 +87,7 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
     api,
     auth: deps.auth,
     ...deps.http,
+    ...(logging.timeLeft ? { follow: { ...deps.http.follow, timeLeft: logging.timeLeft } } : {}),
     ...(trigger ? { background: trigger } : {}),
     ...(sockets ? { sockets } : {}),
   })

@@ -5,6 +5,7 @@ import { useRankTables } from '../../src/core/session-service.ts'
 import type { SweepResult } from '../../src/store/retention-sweep.ts'
 import { createDeps } from '../deps.ts'
 import { lambdaPeer } from '../http/client-address.ts'
+import { lambdaTimeLeft } from '../http/request-time-left.ts'
 import { claimedDeps, entryApp, onStartupError } from './entry-app.ts'
 import { type LambdaQueue, lambdaQueue, sweepHandler, workHandler } from './lambda-background.ts'
 import { nodeProcessBackends } from './node-process-backends.ts'
@@ -41,7 +42,12 @@ const entry = await createDeps(process.env, {
     // The work queue (TURNLINE_WORK_QUEUE_URL), written with the function's role.
     background = lambdaQueue(deps, awsCredentialChain())
     const trigger = background?.trigger
-    return entryApp(deps, { log: (line) => console.log(line), ...(trigger ? { trigger } : {}) })
+    return entryApp(deps, {
+      log: (line) => console.log(line),
+      // Followed feeds end before the function's timeout (the invocation's remaining time).
+      timeLeft: lambdaTimeLeft,
+      ...(trigger ? { trigger } : {}),
+    })
   })
   .catch(onStartupError())
 

@@ -13,6 +13,7 @@ import {
 } from './event-framing.ts'
 import type { FollowedStreams } from './followed-streams.ts'
 import { type ErrorLog, errorJson, mapError } from './http-errors.ts'
+import type { RequestTimeLeft } from './request-time-left.ts'
 
 /** How `follow=1` polls the store. */
 export interface FollowOptions {
@@ -24,6 +25,8 @@ export interface FollowOptions {
   heartbeatMs: number
   /** Times the polls, the keep-alives and the feed's end (default: the system clock). */
   clock?: TimerClock
+  /** The platform's bound on a request (Lambda's timeout): a feed ends before it. */
+  timeLeft?: RequestTimeLeft
 }
 
 export const DEFAULT_FOLLOW: FollowOptions = { pollMs: 1000, maxMs: 300_000, heartbeatMs: 15_000 }

@@ -8,6 +8,7 @@ import { errorJson, mapError } from '../http/http-errors.ts'
 import { jsonResponse } from '../http/json-response.ts'
 import { EXTENSIONS_HEADER, wantsExtensions } from '../http/open-responses-extensions.ts'
 import { wantsEventStream } from '../http/request-input.ts'
+import { followMsFor } from '../http/request-time-left.ts'
 
 const PAGE = 1000
 const encoder = new TextEncoder()
@@ -76,7 +77,7 @@ export async function readResponse(
   const headers = streamHeaders(SSE_TYPE)
   if (ended) return new Response(frames(caughtUp) + view.done, { status: 200, headers })
 
-  const deadline = Date.now() + ctx.follow.maxMs
+  const deadline = Date.now() + followMsFor(ctx.follow, c.env)
   let lastWrite = Date.now()
   let first = true
   let cancelled = false

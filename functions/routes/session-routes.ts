@@ -22,6 +22,7 @@ import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
 import { jsonResponse } from '../http/json-response.ts'
 import { wantsEventStream } from '../http/request-input.ts'
+import { followMsFor } from '../http/request-time-left.ts'
 import {
   headerParams,
   jsonBody,
@@ -233,7 +234,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
         limit: query.limit,
         follow: query.follow === '1' || query.follow === 'true',
         sse: streaming,
-        options: ctx.follow,
+        options: { ...ctx.follow, maxMs: followMsFor(ctx.follow, c.env) },
         followed: ctx.followed,
         log: ctx.log,
       })

@@ -135,6 +135,35 @@ describe('Lambda bundle (dist/lambda/index.mjs, streamHandle)', () => {
   })
 })
 
+describe('Lambda bundle: a followed feed and the function timeout', () => {
+  it('ends the feed cleanly before the invocation runs out, not at TURNLINE_FOLLOW_MAX_SECONDS', async () => {
+    const created = await invokeStreaming(
+      handler,
+      urlEvent('POST', '/v1/sessions', { ...auth, 'content-type': 'application/json' }, {}),
+    )
+    const { session_id: id } = JSON.parse(created.body) as { session_id: string }
+    // An open session with no turn: the feed has nothing to end it but its time bound, which is
+    // 300 s (the default) while the function has 8 s left; the feed keeps 5 s to end in.
+    const feed = invokeStreaming(
+      handler,
+      urlEvent('GET', `/v1/sessions/${id}/events?follow=1`, {
+        ...auth,
+        accept: 'text/event-stream',
+      }),
+      8_000,
+    )
+    const cut = new Promise<'timed out'>((resolve) =>
+      setTimeout(() => resolve('timed out'), 15_000),
+    )
+    const ended = await Promise.race([feed, cut])
+    expect(ended, 'the feed outlived the function').not.toBe('timed out')
+    if (ended === 'timed out') return
+    expect(ended.prelude.statusCode).toBe(200)
+    expect(parseSse(ended.body).frames.map((f) => f.event)).toEqual(['thread.started'])
+    expect(ended.endedAt).toBeLessThan(8_000 - 2_000)
+  }, 30_000)
+})
+
 describe('Lambda bundle: index.retention (EventBridge schedule)', () => {
   it('deletes closed sessions past 30 days across the bucket', async () => {
     const longAgo = Date.now() - 40 * 86_400_000

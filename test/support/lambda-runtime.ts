@@ -93,6 +93,8 @@ export interface StreamedInvocation {
 export async function invokeStreaming(
   handler: StreamingHandler,
   event: unknown,
+  /** The function's timeout as the context tells it (`getRemainingTimeInMillis`); default 300 s. */
+  timeoutMs = 300_000,
 ): Promise<StreamedInvocation> {
   const started = performance.now()
   const arrivals: StreamedChunk[] = []
@@ -122,7 +124,12 @@ export async function invokeStreaming(
   try {
     const { port } = runtimeApi.address() as AddressInfo
     const stream = responseStream(port, 'invocation-1')
-    await handler(event, stream, { awsRequestId: 'invocation-1', functionName: 'turnline' })
+    const deadline = Date.now() + timeoutMs
+    await handler(event, stream, {
+      awsRequestId: 'invocation-1',
+      functionName: 'turnline',
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    })
     const { contentType, endedAt } = await done
     return { contentType, endedAt, ...splitPrelude(arrivals) }
   } finally {
@@ -201,18 +208,25 @@ export function urlEvent(
   body?: unknown,
 ) {
   const host = LAMBDA_URL_HOST
+  const [rawPath = path, rawQueryString = ''] = path.split('?')
   return {
     version: '2.0',
     routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
+    rawPath,
+    rawQueryString,
     headers: { host, ...headers },
     requestContext: {
       accountId: 'anonymous',
       apiId: 'abc123',
       domainName: host,
       domainPrefix: 'abc123',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      http: {
+        method,
+        path: rawPath,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'test',
+      },
       requestId: crypto.randomUUID(),
       routeKey: '$default',
       stage: '$default',
