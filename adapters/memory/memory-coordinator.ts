@@ -207,6 +207,11 @@ export class MemoryCoordinator extends MemoryActivityIndex implements Coordinato
     return true
   }
 
+  async isClaimed(key: string): Promise<boolean> {
+    checkClaimKey(key)
+    return this.#live(this.#claims, key) !== undefined
+  }
+
   /** Drops expired claims now and then, so a long-lived process does not keep them all. */
   #sweepClaims(): void {
     const now = this.#now()

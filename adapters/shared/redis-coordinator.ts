@@ -131,12 +131,9 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
 
   async renewLease(lease: Lease, leaseMs: number): Promise<boolean> {
     checkPositiveInteger('leaseMs', leaseMs)
-    const reply = await this.#eval(
-      'renewLease',
-      scripts.RENEW_LEASE,
-      [this.#key('lease', lease.sessionId)],
-      [lease.token, String(leaseMs)],
-    )
+    const key = [this.#key('lease', lease.sessionId)]
+    const args = [lease.token, String(leaseMs)]
+    const reply = await this.#eval('renewLease', scripts.RENEW_LEASE, key, args)
     return asInteger(reply, 'renewLease') === 1
   }
 
@@ -189,11 +186,8 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
     )
   }
 
-  async cancelRequested(sessionId: string): Promise<boolean> {
-    const reply = await this.#call('cancelRequested', () =>
-      this.commands.get(this.#key('cancel', sessionId)),
-    )
-    return reply !== null && reply !== undefined
+  cancelRequested(sessionId: string): Promise<boolean> {
+    return this.#exists('cancelRequested', this.#key('cancel', sessionId))
   }
 
   async getTip(sessionId: string): Promise<number | null> {
@@ -263,13 +257,14 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
     checkClaimKey(key)
     checkPositiveInteger('ttlMs', ttlMs)
-    const reply = await this.#eval(
-      'claimOnce',
-      scripts.CLAIM_ONCE,
-      [this.#key('once', key)],
-      [this.#ids.token(), String(ttlMs)],
-    )
+    const args = [this.#ids.token(), String(ttlMs)]
+    const reply = await this.#eval('claimOnce', scripts.CLAIM_ONCE, [this.#key('once', key)], args)
     return asInteger(reply, 'claimOnce') === 1
+  }
+
+  async isClaimed(key: string): Promise<boolean> {
+    checkClaimKey(key)
+    return this.#exists('isClaimed', this.#key('once', key))
   }
 
   async claimNamespace(claim: string): Promise<string> {
@@ -285,6 +280,11 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
 
   #key(kind: 'lease' | 'tip' | 'idem' | 'intents' | 'cancel' | 'once', id: string): string {
     return `${this.#ns}${kind}:${id}`
+  }
+
+  async #exists(operation: string, key: string): Promise<boolean> {
+    const reply = await this.#call(operation, () => this.commands.get(key))
+    return reply !== null && reply !== undefined
   }
 
   #eval(operation: string, script: string, keys: string[], args: string[]): Promise<unknown> {

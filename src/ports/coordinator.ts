@@ -141,6 +141,8 @@ export interface Coordinator extends ActivityIndex {
    * 1–512 characters; the caller namespaces them (e.g. `runner-callback:<message id>`).
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>
+  /** True while a record `claimOnce` made of `key` lives; reads only, never records it. */
+  isClaimed(key: string): Promise<boolean>
 
   /**
    * Records `claim` as the holder of this coordinator's key namespace unless a holder is

@@ -168,6 +168,9 @@ export class DurableIntentsCoordinator implements Coordinator {
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return this.#inner.claimOnce(key, ttlMs)
   }
+  isClaimed(key: string): Promise<boolean> {
+    return this.#inner.isClaimed(key)
+  }
   claimNamespace(claim: string): Promise<string> {
     return this.#inner.claimNamespace(claim)
   }

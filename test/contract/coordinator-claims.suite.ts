@@ -54,6 +54,17 @@ export function describeCoordinatorClaims(
       expect(await c().claimOnce('short:nonce', SHORT_MS)).toBe(true)
     })
 
+    it('tells whether a claim of a key lives, without recording one', async () => {
+      expect(await c().isClaimed('read:nonce')).toBe(false)
+      expect(await c().claimOnce('read:nonce', SHORT_MS)).toBe(true)
+      expect(await c().isClaimed('read:nonce')).toBe(true)
+      expect(await c().isClaimed('read:other')).toBe(false)
+      expect(await c().claimOnce('read:other', SHORT_MS)).toBe(true)
+      await advance(EXPIRE_WAIT_MS)
+      expect(await c().isClaimed('read:nonce')).toBe(false)
+      expect(await errorCode(c().isClaimed(''))).toBe('invalid_input')
+    })
+
     it('a replay guard on it refuses a message id until the signature window has passed', async () => {
       const guard = coordinatorReplayGuard(c(), 'runner-callback')
       const expires = Date.now() + 60_000
