@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { rememberUntilMs } from '../../functions/http/webhook-guards.ts'
 import { sha256Hex } from '../../src/shared/sha256-hex.ts'
-import { type AppInstance, appInstances } from '../support/app-instance.ts'
+import type { AppInstance } from '../support/app-instance.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { signMessage } from '../support/signed-callback.ts'
-import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
+import { webhookDeployment } from '../support/webhook-deployment.ts'
 
 /**
  * A captured webhook delivery replayed within its signature's window on S3 + Upstash: it never
@@ -12,27 +12,13 @@ import { startTestBackends, type TestBackends } from '../support/test-deployment
  * session (the session was the only duplicate check). A sender's redelivery, signed anew,
  * still runs a delivery whose first attempt was recorded but never queued.
  */
-const SECRET = `whsec_${Buffer.from('replay-webhook-secret-0123456789').toString('base64')}`
-const API_KEY = 'api-key-webhook-replay-0123456789'
-let backends: TestBackends
+const deployment = webhookDeployment('whreplay')
+const { secret: SECRET, apiKey: API_KEY, apps } = deployment
 let mock: MockOpenAI
-const apps = appInstances(() =>
-  backends.env({
-    TURNLINE_API_KEYS: `${API_KEY}=acme`,
-    TURNLINE_WEBHOOKS: JSON.stringify({ triage: { secret: SECRET, tenant: 'acme' } }),
-  }),
-)
+beforeAll(() => {
+  mock = deployment.mock
+})
 const instance = () => apps.start()
-
-beforeAll(async () => {
-  backends = await startTestBackends('whreplay')
-  mock = backends.mock
-})
-afterAll(async () => {
-  await apps.close()
-  await backends?.close()
-})
-beforeEach(() => mock.reset())
 
 /** A signed delivery as captured on the wire: the same bytes every time it is sent. */
 function captured(id: string, body: string, timestamp = Math.floor(Date.now() / 1000)) {

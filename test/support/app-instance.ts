@@ -1,4 +1,5 @@
 import { createApp } from '../../functions/app.ts'
+import { BackgroundWorker } from '../../functions/background/background-worker.ts'
 import { createDeps, type Deps, type DepsOptions } from '../../functions/deps.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import { type RunningServer, serveApp } from './http-server.ts'
@@ -46,25 +47,41 @@ export function deploymentEnv(input: {
 export async function startAppInstance(
   env: Record<string, string>,
   options?: DepsOptions,
+  /** With `background`: a background worker in the instance, as a long-running entry has. */
+  runs: { background?: boolean } = {},
 ): Promise<AppInstance> {
   const deps = await createDeps(env, options)
   const logs: Record<string, unknown>[] = []
+  const api = new SessionService(deps.service)
+  const log = (entry: Record<string, unknown>) => logs.push(entry)
+  const worker = runs.background
+    ? new BackgroundWorker(api, { ...deps.background, log })
+    : undefined
   const app = createApp({
-    api: new SessionService(deps.service),
+    api,
     auth: deps.auth,
     ...deps.http,
-    log: (entry) => logs.push(entry),
+    log,
+    ...(worker ? { background: worker } : {}),
   })
   const server: RunningServer = await serveApp(app)
-  return { url: server.url, deps, logs, close: () => server.close() }
+  worker?.start()
+  const close = async () => {
+    worker?.stop()
+    await server.close()
+  }
+  return { url: server.url, deps, logs, close }
 }
 
 /** Instances on one environment (several processes, or restarts), all closed by `close`. */
 export function appInstances(env: () => Record<string, string>) {
   const started: AppInstance[] = []
   return {
-    async start(): Promise<AppInstance> {
-      const instance = await startAppInstance(env())
+    async start(
+      options?: DepsOptions,
+      runs?: { background?: boolean; env?: Record<string, string> },
+    ): Promise<AppInstance> {
+      const instance = await startAppInstance({ ...env(), ...runs?.env }, options, runs)
       started.push(instance)
       return instance
     },

@@ -1,0 +1,34 @@
+import { SimulatedCrash } from './crashing-object-store.ts'
+
+/**
+ * The fetch of a process that dies at one request, as crashingObjectStore's writer does at one
+ * write, but on the wire: every call the process makes (S3, Upstash, the model) goes through it.
+ * At the first request `crashesAt` picks, `before` fails it unsent (nothing stored), `after`
+ * sends it and fails once its answer came (stored, never seen). Every later call fails too, as
+ * for a dead process.
+ */
+export function crashingFetch(
+  crashesAt: (method: string, path: string) => boolean,
+  mode: 'before' | 'after',
+): { fetch: typeof fetch; crashed: () => boolean } {
+  let dead = false
+  const dying: typeof fetch = async (input, init) => {
+    if (dead) throw new SimulatedCrash('the process is dead')
+    const request = input instanceof Request ? input : undefined
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase()
+    const url = new URL(request ? request.url : String(input))
+    const hit = crashesAt(method, decodeURIComponent(url.pathname))
+    if (hit && mode === 'before') {
+      dead = true
+      throw new SimulatedCrash(`crash before ${method} ${url.pathname}`)
+    }
+    const answer = await fetch(input, init)
+    if (hit) {
+      dead = true
+      await answer.arrayBuffer()
+      throw new SimulatedCrash(`crash after ${method} ${url.pathname}`)
+    }
+    return answer
+  }
+  return { fetch: dying, crashed: () => dead }
+}
