@@ -1,12 +1,15 @@
 import { Hono } from 'hono'
+import { MemoryCoordinator } from '../adapters/memory/memory-coordinator.ts'
 import { MemoryFailureThrottle } from '../adapters/memory/memory-failure-throttle.ts'
 import { MemoryReplayGuard } from '../src/contract/runner-signature.ts'
 import type { WebhookConfig } from '../src/contract/webhook-config.ts'
 import type { SessionApi } from '../src/core/session-api.ts'
+import type { DeliveryGuard } from '../src/ports/delivery-guard.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { Telemetry } from '../src/ports/telemetry.ts'
 import { operatorLogLine } from '../src/shared/operator-log-line.ts'
 import type { WorkTrigger } from './background/work-trigger.ts'
+import { coordinatorDeliveryGuard } from './coordinator-replay-guard.ts'
 import type { AppEnv, RouteContext } from './http/app-context.ts'
 import { type AuthConfig, createAuthenticator, isSingleTenant } from './http/auth.ts'
 import { type AuthFailureLimit, throttledAuthentication } from './http/auth-throttle.ts'
@@ -69,11 +72,11 @@ export interface AppOptions {
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /**
-   * Remembers accepted webhook deliveries (signed messages): the coordinator's
-   * (`coordinatorReplayGuard`) whenever more than one instance serves or the process restarts;
-   * the default remembers them in this process only.
+   * Remembers accepted webhook deliveries (signed messages) and whether their runs were recorded:
+   * the coordinator's (`coordinatorDeliveryGuard`) whenever more than one instance serves or the
+   * process restarts; the default remembers them in this process only.
    */
-  webhookReplayGuard?: ReplayGuard
+  webhookReplayGuard?: DeliveryGuard
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
   /**
@@ -182,7 +185,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Standard Webhooks signatures instead of a bearer key, likewise.
   if (options.webhooks) {
     const guards = {
-      replayGuard: options.webhookReplayGuard ?? inProcess(),
+      replayGuard:
+        options.webhookReplayGuard ??
+        coordinatorDeliveryGuard(new MemoryCoordinator(), 'webhook-delivery'),
       failures: options.authFailures ?? inProcessAuthFailures(),
       peer: options.peerAddress,
       log: options.requestLog ?? log,

@@ -5,7 +5,6 @@ import type { ServiceDeps } from '../src/core/session-service.ts'
 import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { FailureThrottle } from '../src/ports/failure-throttle.ts'
 import type { ObjectStore } from '../src/ports/object-store.ts'
-import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import type { Telemetry } from '../src/ports/telemetry.ts'
 import type { TenantLimiter } from '../src/ports/tenant-limiter.ts'
 import { randomIds } from '../src/shared/random-ids.ts'
@@ -15,7 +14,7 @@ import type { AnthropicPlatformBackends } from './anthropic-choice.ts'
 import { API_VERSION } from './app.ts'
 import { callbackDeps } from './callback-choice.ts'
 import { coordinatorOf, type RedisKeyspace, redisNamespaceOf } from './coordinator-choice.ts'
-import { replayGuardsOf } from './coordinator-replay-guard.ts'
+import { type AppReplayGuards, replayGuardsOf } from './coordinator-replay-guard.ts'
 import { type RedisClaim, redisClaimOf } from './deployment-claim.ts'
 import { type EnvConfig, ioDeadline, parseEnv } from './env-config.ts'
 import { type AuthConfig, isSingleTenant, tenantsOf } from './http/auth.ts'
@@ -102,8 +101,8 @@ export interface Deps {
     /** Enables the signed runner callback route. */
     runnerSecret?: string
     /** Accepted runner callbacks and webhook deliveries, in the coordinator (all instances). */
-    replayGuard: ReplayGuard
-    webhookReplayGuard: ReplayGuard
+    replayGuard: AppReplayGuards['replayGuard']
+    webhookReplayGuard: AppReplayGuards['webhookReplayGuard']
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
     /** One structured line per request and per turn (TURNLINE_LOG=json). */

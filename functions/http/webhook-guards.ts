@@ -1,6 +1,6 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { WEBHOOK_TOLERANCE_SECONDS } from '../../src/contract/standard-webhooks.ts'
-import type { ReplayGuard } from '../../src/ports/replay-guard.ts'
+import type { DeliveryGuard } from '../../src/ports/delivery-guard.ts'
 import type { AuthFailureLimit } from './auth-throttle.ts'
 import { clientAddress, type PeerAddress } from './client-address.ts'
 import {
@@ -12,12 +12,13 @@ import {
 
 /**
  * What guards `POST /v1/webhooks/:name` besides the signature (docs/http-api.md, POST /v1/webhooks/:name):
- * the accepted signed messages, remembered in the coordinator (`coordinatorReplayGuard`) so a
- * captured delivery is never run twice, whatever became of its session; and the failed
+ * the accepted signed messages and whether their runs were recorded, remembered in the
+ * coordinator (`coordinatorDeliveryGuard`) so a captured delivery is never run twice, whatever
+ * became of its session, and a resent one whose run was never recorded still runs; and the failed
  * signature checks, counted as failed authentications are (functions/http/auth-throttle.ts).
  */
 export interface WebhookGuards {
-  replayGuard: ReplayGuard
+  replayGuard: DeliveryGuard
   failures: AuthFailureLimit
   peer?: PeerAddress | undefined
   log: (entry: Record<string, unknown>) => void

@@ -45,11 +45,15 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * run. Elsewhere the first turn runs in the request and answers 200.
  *
  * Each accepted signed message (id and timestamp) is claimed in the replay guard before its run
- * is queued, until its timestamp leaves the window: the same message again is answered from its
- * session, never creating it, so a replay after the session was deleted is 409 instead of a
- * second run. A sender's redelivery is signed anew, with its own timestamp, so it is not the
- * same message: a first delivery lost to a crash between the claim and the queue still runs
- * when the sender redelivers. Failed signature checks are throttled (webhook-guards.ts).
+ * is queued, and marked recorded once it is (its session created, its turn queued or run),
+ * until its timestamp leaves the window. The same message again, once recorded, is answered
+ * from its session, never creating it, so a replay after the session was deleted is 409 instead
+ * of a second run. Claimed but not recorded — the first attempt died or failed between the
+ * claim and the queue, or is still under way — it runs as a first delivery would, idempotent on
+ * the delivery id (the session and the turn's key derive from it: one run, whoever gets there
+ * first), unless its session was deleted since (409 again, from the log's deleted-session
+ * marker). A sender's redelivery signed anew is another message and runs the same way. Failed
+ * signature checks are throttled (webhook-guards.ts).
  */
 export function webhookRoutes(
   ctx: RouteContext,
@@ -91,24 +95,28 @@ export function webhookRoutes(
       if (!check.ok) return failures.failed(buckets, check.reason)
       const idDigest = await digest(check.id)
       const message = `${name}:${idDigest}:${check.timestamp}`
-      const first = await guards.replayGuard.claim(message, rememberUntilMs(check.timestamp))
-      const request = {
+      const until = rememberUntilMs(check.timestamp)
+      const earlier = await guards.replayGuard.claim(message, until)
+      const request: WebhookRun = {
         sessionId: `wh-${name}-${idDigest}`,
         deliveryId: check.id,
         config: hook.session,
         input: renderPrompt(hook.prompt, body),
-        ...(first ? {} : { existingOnly: true }),
+        ...(earlier === 'first' ? {} : { earlier }),
       }
+      let answer: Response
       try {
-        return await run(hook, request)
+        answer = await run(hook, request)
       } catch (error) {
-        if (first || !isTurnlineError(error, 'not_found')) throw error
+        if (earlier === 'first' || !isTurnlineError(error, 'not_found')) throw error
         throw new TurnlineError(
           'conflict',
           'this signed delivery was accepted already and its session is gone; it does not run again',
           { retryable: false },
         )
       }
+      if (earlier !== 'recorded') await guards.replayGuard.recorded(message, until)
+      return answer
     },
   )
   return routes

@@ -23,10 +23,7 @@ export async function fenceLog(
   keys: SessionKeys,
   deletedAt: string,
 ): Promise<string> {
-  const numbers = (await listAll(store, keys.logPrefix)).objects
-    .map(({ key }) => keys.batchNumber(key))
-    .filter((n): n is number => n !== undefined)
-  const last = numbers.length > 0 ? Math.max(...numbers) : -1
+  const last = await lastNumber(store, keys)
   if (last >= 0 && (await isMarker(store, keys.batch(last)))) return keys.batch(last)
   const body = new TextEncoder().encode(
     serializeDeletedMarker({
@@ -48,6 +45,24 @@ export async function fenceLog(
   throw new TurnlineError('session_busy', 'the session kept committing while it was deleted', {
     retryAfter: 1,
   })
+}
+
+/**
+ * True when the session's log ends in a deleted-session marker: it was deleted (or its deletion
+ * is under way). The marker outlives the deletion, so this is known after the session is gone;
+ * a session pruned by retention leaves none.
+ */
+export async function logFenced(store: ObjectStore, keys: SessionKeys): Promise<boolean> {
+  const last = await lastNumber(store, keys)
+  return last >= 0 && (await isMarker(store, keys.batch(last)))
+}
+
+/** The number of the log's last object (a batch or the marker); -1 when the log is empty. */
+async function lastNumber(store: ObjectStore, keys: SessionKeys): Promise<number> {
+  const numbers = (await listAll(store, keys.logPrefix)).objects
+    .map(({ key }) => keys.batchNumber(key))
+    .filter((n): n is number => n !== undefined)
+  return numbers.length > 0 ? Math.max(...numbers) : -1
 }
 
 async function isMarker(store: ObjectStore, key: string): Promise<boolean> {

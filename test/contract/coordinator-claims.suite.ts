@@ -76,10 +76,23 @@ export function describeCoordinatorClaims(
     it("the app's guards keep webhook deliveries apart from runner callbacks, by signed message", async () => {
       const guards = replayGuardsOf(c())
       const message = `triage:${'a'.repeat(24)}:1800000000`
-      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe(true)
-      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe(false)
+      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe('first')
+      expect(await guards.webhookReplayGuard.claim(message, Date.now() + 60_000)).toBe('unrecorded')
       expect(await guards.replayGuard.claim(message, Date.now() + 60_000)).toBe(true)
       expect(await c().claimOnce(`webhook-delivery:${message}`, 1_000)).toBe(false)
+    })
+
+    it("a webhook delivery's run, once recorded, is known to every later claim of it", async () => {
+      const guard = replayGuardsOf(c()).webhookReplayGuard
+      const until = Date.now() + 60_000
+      expect(await guard.claim('triage:run:1', until)).toBe('first')
+      expect(await guard.claim('triage:run:2', until)).toBe('first')
+      await guard.recorded('triage:run:1', until)
+      expect(await guard.claim('triage:run:1', until)).toBe('recorded')
+      expect(await guard.claim('triage:run:2', until)).toBe('unrecorded')
+      // Marking it again (a resend that found it unrecorded) changes nothing.
+      await guard.recorded('triage:run:1', until)
+      expect(await guard.claim('triage:run:1', until)).toBe('recorded')
     })
 
     it('the first claim of the namespace holds: concurrent and later claims get it back', async () => {

@@ -9,8 +9,8 @@ import { webhookDeployment } from '../support/webhook-deployment.ts'
 /**
  * A captured webhook delivery replayed within its signature's window on S3 + Upstash: it never
  * runs again, on another instance or after a restart, even once the tenant deleted the run's
- * session (the session was the only duplicate check). A sender's redelivery, signed anew,
- * still runs a delivery whose first attempt was recorded but never queued.
+ * session (the session was the only duplicate check). A delivery whose first attempt was
+ * recorded but never queued runs when it is resent, with the same bytes or signed anew.
  */
 const deployment = webhookDeployment('whreplay')
 const { secret: SECRET, apiKey: API_KEY, apps } = deployment
@@ -63,7 +63,7 @@ describe('webhook replay', () => {
     expect(gone.status).toBe(404)
   })
 
-  it("runs a delivery recorded but never queued (a crash between them) on the sender's redelivery", async () => {
+  it('runs a delivery whose message was recorded but whose run never was, once, when it is resent', async () => {
     mock.respond(() => ({ text: 'Handled late.' }))
     const a = await instance()
     const id = `msg_${crypto.randomUUID()}`
@@ -71,14 +71,20 @@ describe('webhook replay', () => {
     // What the route records before it queues the run; the process died right after.
     const message = `triage:${(await sha256Hex(id)).slice(0, 24)}:${lost.timestamp}`
     const guard = a.deps.http.webhookReplayGuard
-    expect(await guard.claim(message, rememberUntilMs(lost.timestamp))).toBe(true)
-    expect((await lost.send(a)).status).toBe(409)
-    expect(mock.requests).toHaveLength(0)
+    expect(await guard.claim(message, rememberUntilMs(lost.timestamp))).toBe('first')
 
+    // The same bytes again, on another instance: the run that never happened runs now.
+    const resent = await lost.send(await instance())
+    expect(resent.status).toBe(200)
+    expect(await resent.json()).toMatchObject({ duplicate: false, turn: { status: 'terminal' } })
+    expect(mock.requests).toHaveLength(1)
+    // And once only: the same bytes, or the sender's redelivery signed anew, answer from it.
     const redelivery = captured(id, '{"event":"lost"}')
-    const res = await redelivery.send(await instance())
-    expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ duplicate: false, turn: { status: 'terminal' } })
+    for (const send of [lost.send, redelivery.send]) {
+      const res = await send(await instance())
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({ duplicate: true, turn: { status: 'terminal' } })
+    }
     expect(mock.requests).toHaveLength(1)
   })
 })

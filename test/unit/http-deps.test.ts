@@ -58,7 +58,7 @@ describe('createDeps', () => {
       limits: { maxBytes: 1024 * 1024 },
       follow: { maxMs: 300_000, pollMs: 1000 },
       replayGuard: { claim: expect.any(Function) },
-      webhookReplayGuard: { claim: expect.any(Function) },
+      webhookReplayGuard: { claim: expect.any(Function), recorded: expect.any(Function) },
       requestLog: jsonLines,
       // No limits, usage counted in this process only (no extra coordinator calls).
       tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),

@@ -4,6 +4,7 @@ import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
 import type { WorkError, WorkLocation } from '../../contract/work-record.ts'
+import type { EarlierDelivery } from '../session/earlier-delivery.ts'
 
 /** A background turn accepted (202): where it is recorded and how to find it again. */
 export interface QueuedWork {
@@ -65,8 +66,8 @@ export interface QueuedTrigger {
   deliveryId: string
   config: SessionConfigInput
   input: string
-  /** A resend of a signed message accepted before: never creates the session (404 once gone). */
-  existingOnly?: boolean
+  /** The same signed message was accepted before: how far it got (deliverySession). */
+  earlier?: EarlierDelivery
 }
 
 /**

@@ -14,7 +14,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
 import { completedError } from '../engine/turn-replay.ts'
 import { getLoop } from '../loops/loop-service.ts'
-import { deliveryKey } from '../session/automation-run.ts'
+import { deliveryKey, deliverySession } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
@@ -86,17 +86,15 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   /** A webhook delivery: duplicate when its session or its record existed already. */
   async queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork> {
-    const started = request.existingOnly
-      ? await this.existing(tenant, request.sessionId)
-      : await this.startOnce(tenant, request.config, request.sessionId)
+    const created = await deliverySession(this.deps, this.locator, tenant, request)
     const queued = await queueWork(this.deps, this.work, {
       tenant,
-      sessionId: started.sessionId,
+      sessionId: request.sessionId,
       idempotencyKey: await deliveryKey(request.deliveryId),
       request: { input: request.input },
       source: 'webhook',
     })
-    return { ...queued, duplicate: queued.duplicate || started.existed }
+    return { ...queued, duplicate: queued.duplicate || !created }
   }
 
   async queueLoopStep(
@@ -197,13 +195,6 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const ref = await this.locator.locate(tenant, sessionId)
     const stored = parseEngineState((await this.deps.sessions.open(ref)).state).config
     assertSameConfig(stored, parseConfig(body))
-  }
-
-  /** A session found in the store, not in this process's cache (another may have deleted it). */
-  private async existing(tenant: string, sessionId: string) {
-    this.locator.forget(tenant, [sessionId])
-    await this.locator.locate(tenant, sessionId)
-    return { sessionId, existed: true }
   }
 
   /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */

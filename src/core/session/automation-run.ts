@@ -1,11 +1,13 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { isTurnlineError } from '../../contract/errors.ts'
+import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import { sha256Hex } from '../../shared/sha256-hex.ts'
+import { logFenced } from '../../store/delete-fence.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { parseConfig, startSession } from './create-session.ts'
+import type { EarlierDelivery } from './earlier-delivery.ts'
 
 export interface AutomationRun {
   session_id: string
@@ -21,11 +23,8 @@ export interface AutomationRequest {
   deliveryId: string
   config: SessionConfigInput
   input: string
-  /**
-   * The same signed message was accepted before (the route's replay guard): answer from its
-   * session, never create it — 404 not_found once the session is gone.
-   */
-  existingOnly?: boolean
+  /** The same signed message was accepted before (the route's replay guard): how far it got. */
+  earlier?: EarlierDelivery
 }
 
 /**
@@ -43,10 +42,7 @@ export async function triggerAutomation(
   tenant: string,
   request: AutomationRequest,
 ): Promise<AutomationRun> {
-  let duplicate = request.existingOnly === true
-  // A pointer cached before another instance deleted the session must not hide that it is gone.
-  if (duplicate) locator.forget(tenant, [request.sessionId])
-  else if (!(await createdNow(deps, locator, tenant, request))) duplicate = true
+  const duplicate = !(await deliverySession(deps, locator, tenant, request))
   const ref = await locator.locate(tenant, request.sessionId)
   const turn = await stepTurn(
     deps,
@@ -57,15 +53,35 @@ export async function triggerAutomation(
   return { session_id: request.sessionId, duplicate, turn }
 }
 
-/** Creates the run's session: false when it existed already (a redelivery). */
-async function createdNow(
+/**
+ * The delivery's session, before its turn is run or queued; true when it is created now. An
+ * earlier acceptance of the same message that recorded its run: found, never created, 404
+ * not_found once gone (deleted, or pruned). One that never recorded it may have stopped before
+ * the session, or after it: created, or found (as for a redelivery) — unless it was deleted
+ * since, which its log's marker tells (404): a replay after the deletion never runs again. A
+ * pointer this process cached before another instance deleted the session is not trusted.
+ */
+export async function deliverySession(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
-  request: AutomationRequest,
+  request: Omit<AutomationRequest, 'input'>,
 ): Promise<boolean> {
+  const { sessionId } = request
+  if (request.earlier !== undefined) locator.forget(tenant, [sessionId])
+  if (request.earlier === 'recorded') {
+    await locator.locate(tenant, sessionId)
+    return false
+  }
+  const config = parseConfig(request.config)
+  if (request.earlier === 'unrecorded') {
+    const keys = deps.sessions.keys({ tenant, workspace: config.workspace, sessionId })
+    if (await logFenced(deps.sessions.objects, keys)) {
+      throw new TurnlineError('not_found', `session ${sessionId} was deleted`)
+    }
+  }
   try {
-    await startSession(deps, locator, tenant, parseConfig(request.config), {
+    await startSession(deps, locator, tenant, config, {
       source: 'startup',
       sessionId: request.sessionId,
       endAfterTurn: true,
