@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 import type { AppInstance } from '../support/app-instance.ts'
 import { crashingFetch } from '../support/crashing-fetch.ts'
+import { jsonCalls } from '../support/json-calls.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
 import { signMessage } from '../support/signed-callback.ts'
 import { webhookDeployment } from '../support/webhook-deployment.ts'
@@ -67,6 +68,13 @@ async function turnsStarted(on: AppInstance, sessionId: string): Promise<number>
   const events = await api(on, 'GET', `/v1/sessions/${sessionId}/events?after=-1`)
   expect(events.status).toBe(200)
   return (await events.text()).match(/"turn\.started"/g)?.length ?? 0
+}
+
+/** Waits until the work a 202 recorded is done (its status resource, `Location`). */
+async function workDone(on: AppInstance, accepted: Response): Promise<void> {
+  const headers = { authorization: `Bearer ${API_KEY}` }
+  const { workState } = jsonCalls(() => on.url, headers)
+  await workState(accepted.headers.get('location') ?? '', 'done')
 }
 
 /**
@@ -170,12 +178,11 @@ describe('a webhook delivery resent after its first attempt died', () => {
         session_id: d.sessionId,
         duplicate: at !== pointer,
       })
-      await expect.poll(() => turnsStarted(restarted, d.sessionId), { timeout: 20_000 }).toBe(1)
+      await workDone(restarted, resent)
       const again = await d.send(await apps.start(undefined, { background: true }))
       expect(again.status).toBe(202)
       expect(await again.json()).toMatchObject({ duplicate: true })
-      // Time for a second run to show, were there one.
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await workDone(restarted, again)
       expect(mock.requests).toHaveLength(1)
       expect(await turnsStarted(restarted, d.sessionId)).toBe(1)
     },
@@ -213,8 +220,7 @@ describe('two identical deliveries at once', () => {
       work_id: string
     }[]
     expect(new Set(runs.map((run) => run.work_id)).size).toBe(1)
-    await expect.poll(() => turnsStarted(a, d.sessionId), { timeout: 20_000 }).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    for (const [i, on] of [a, b].entries()) await workDone(on, answers[i] as Response)
     expect(mock.requests).toHaveLength(1)
     expect(await turnsStarted(b, d.sessionId)).toBe(1)
   })
