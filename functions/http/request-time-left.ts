@@ -1,5 +1,3 @@
-import type { FollowOptions } from './event-feed.ts'
-
 /**
  * How long the platform still lets this request run, read from the bindings the entry hands the
  * app (`c.env`); undefined where nothing bounds it (Node, Deno, a Worker's HTTP request).
@@ -30,7 +28,10 @@ export const lambdaTimeLeft: RequestTimeLeft = (env) => {
  * How long a followed feed of this request may stay open: `maxMs`, cut so that it ends (cleanly,
  * the client resuming with Last-Event-ID) before the platform ends the invocation.
  */
-export function followMsFor(follow: FollowOptions, env: unknown): number {
+export function followMsFor(
+  follow: { maxMs: number; timeLeft?: RequestTimeLeft | undefined },
+  env: unknown,
+): number {
   const left = follow.timeLeft?.(env)
   if (left === undefined) return follow.maxMs
   return Math.max(0, Math.min(follow.maxMs, left - FEED_END_MARGIN_MS))
