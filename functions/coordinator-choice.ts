@@ -10,6 +10,24 @@ import {
 import { SessionLocator } from '../src/store/session-locator.ts'
 import type { SessionStore } from '../src/store/session-store.ts'
 import { ConfigError, type EnvConfig } from './env-config.ts'
+import { storeKindOf } from './store-choice.ts'
+
+/**
+ * Why sessions in a bucket cannot be served without Upstash (or REDIS_URL) where every request
+ * may reach another instance: each would keep its own leases, idempotency records, replay
+ * guards and counters, so a retried turn, a replayed webhook delivery or two requests at once
+ * could run a turn twice, and no tenant limit would hold.
+ */
+function sharedCoordinatorRequired(tcp: boolean): string {
+  const redis = tcp
+    ? 'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL'
+    : 'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN'
+  return (
+    `${redis}: required with S3_BUCKET here; this runtime serves from many instances at once, ` +
+    'and each would keep its own leases, idempotency records, replay guards and limits, so a ' +
+    'retried or concurrent request could run a turn twice'
+  )
+}
 
 /** How an entry's Redis clients are set up: each call's deadline, the deployment's key prefix. */
 export interface RedisKeyspace {
@@ -53,6 +71,10 @@ export function upstashOf(
 export function coordinatorOf(
   config: EnvConfig,
   options: {
+    /** Many instances at once, each with its own memory (a Worker's isolates, Lambda's). */
+    manyInstances?: boolean | undefined
+    /** The entry has a TCP Redis client, loaded when REDIS_URL is set (DepsOptions.redisTcp). */
+    redisTcp?: unknown
     redisCoordinator?: ((url: string, keyspace: RedisKeyspace) => Coordinator) | undefined
     fetch?: typeof fetch | undefined
   },
@@ -73,6 +95,13 @@ export function coordinatorOf(
     const shown = new URL(config.REDIS_URL)
     notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
     return options.redisCoordinator(config.REDIS_URL, { deadline: calls, namespace })
+  }
+  if (options.manyInstances && storeKindOf(config, {}) === 's3') {
+    throw new ConfigError([
+      sharedCoordinatorRequired(
+        options.redisTcp !== undefined || options.redisCoordinator !== undefined,
+      ),
+    ])
   }
   notices.push(
     'no UPSTASH_REDIS_REST_URL or REDIS_URL: leases and idempotency records live in this ' +

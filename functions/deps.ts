@@ -63,10 +63,7 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
    */
   defaultRunner?: DefaultRunner
   log?: (entry: Record<string, unknown>) => void
-  /**
-   * The coordinator for REDIS_URL (plain Redis over TCP). Only entries with TCP sockets pass it
-   * (Node, Lambda), so a Worker bundle never pulls in a TCP client.
-   */
+  /** The coordinator for REDIS_URL (Node, Lambda: a Worker bundle pulls in no TCP client). */
   redisCoordinator?: (url: string, keyspace: RedisKeyspace) => Coordinator
   /** The per-tenant limiter on REDIS_URL, passed by the same entries. */
   redisLimiter?: (url: string, keyspace: RedisKeyspace) => TenantLimiter
@@ -87,6 +84,8 @@ export interface DepsOptions extends TenantFetchOptions, AnthropicPlatformBacken
   referenceScript?: ReferenceScript
   /** The runtime cannot hold itself to loopback (Workers, Lambda, Deno): see parseEnv. */
   reachableFromAnywhere?: boolean
+  /** Many instances at once (Workers, Lambda): S3 needs a shared Redis (coordinator-choice.ts). */
+  manyInstances?: boolean
   /** The async context spans live in (AsyncLocalStorage); without it nothing is traced. */
   contextStorage?: ContextStorageFactory
 }

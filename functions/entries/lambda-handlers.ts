@@ -36,6 +36,8 @@ const entry = await createDeps(process.env, {
   peerAddress: lambdaPeer,
   // A function URL is public: without keys the init fails (TURNLINE_SINGLE_TENANT aside).
   reachableFromAnywhere: true,
+  // Each concurrent request is another execution environment: S3 needs a shared Redis beside it.
+  manyInstances: true,
 })
   .then(claimedDeps)
   .then((deps) => {

@@ -35,6 +35,8 @@ const isolate = isolateApp(
       // A workers.dev or custom domain is public: no keys, no service (TURNLINE_SINGLE_TENANT
       // for `wrangler dev`).
       reachableFromAnywhere: true,
+      // Requests spread over many isolates: a bucket needs Upstash beside it.
+      manyInstances: true,
       // A deployed Worker's fetch runs on Cloudflare's network: no loopback, no private network.
       publicOnlyFetch: true,
       // Spans nest by the isolate's async context (the `nodejs_als` compatibility flag).

@@ -203,4 +203,25 @@ describe('Lambda bundle without keys', () => {
     }
     expect(errors.join('\n')).toMatch(/TURNLINE_SINGLE_TENANT=1/)
   })
+
+  it('fails its init on S3 without Upstash or REDIS_URL: every instance would keep its own leases', async () => {
+    const saved = { ...process.env }
+    Object.assign(process.env, backends.env({ TURNLINE_API_KEYS: `${KEY}=tenant-l` }))
+    delete process.env.UPSTASH_REDIS_REST_URL
+    delete process.env.UPSTASH_REDIS_REST_TOKEN
+    delete process.env.REDIS_URL
+    const consoleError = console.error
+    console.error = () => {}
+    try {
+      const chunks = await readdir(join(out, 'lambda/chunks'))
+      const handlers = chunks.find((name) => /^lambda-handlers-\w+\.mjs$/.test(name))
+      const url = `${pathToFileURL(join(out, 'lambda/chunks', handlers as string)).href}?no-coordinator`
+      await expect(import(url)).rejects.toThrow(
+        'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL: required with S3_BUCKET here',
+      )
+    } finally {
+      console.error = consoleError
+      process.env = saved
+    }
+  })
 })

@@ -4,6 +4,7 @@ import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startWorkerd } from '../support/runtimes.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
+import { startUpstashProxy, type UpstashProxy } from '../support/upstash-proxy.ts'
 
 /**
  * The Worker's cron trigger (wrangler.toml `[triggers]`, `scheduled` in functions/entries/worker.ts)
@@ -12,10 +13,13 @@ import { createTestBucket } from '../support/test-bucket.ts'
  */
 let bucket: Awaited<ReturnType<typeof createTestBucket>> | undefined
 let worker: RuntimeProcess | undefined
+let proxy: UpstashProxy | undefined
 
 beforeAll(async () => {
-  const { s3 } = requireServices()
+  const { s3, redisUrl } = requireServices()
   bucket = await createTestBucket(s3, 'cron')
+  // A Worker on a bucket needs Upstash beside it (its isolates share nothing else).
+  proxy = await startUpstashProxy({ redisUrl })
   await writeAncientSessions(bucket.store(''))
   worker = await startWorkerd(
     {
@@ -26,6 +30,8 @@ beforeAll(async () => {
       S3_FORCE_PATH_STYLE: 'true',
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      UPSTASH_REDIS_REST_URL: proxy.url,
+      UPSTASH_REDIS_REST_TOKEN: proxy.token,
     },
     ['--test-scheduled'],
   )
@@ -33,6 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop()
+  await proxy?.close()
   await bucket?.destroy()
 })
 
