@@ -1,6 +1,7 @@
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { WorkLocation } from '../../contract/work-record.ts'
 import { latestCronSlot, parseCron } from '../../shared/cron-expression.ts'
+import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
@@ -14,6 +15,11 @@ export interface ScheduleSweep {
   skipped: number
 }
 
+/** Tenants whose schedules one pass fires side by side. */
+const SCHEDULE_LANES = 8
+
+const entryTenant = (entry: { tenant: string }) => entry.tenant
+
 /**
  * Fires the schedules that are due (any process, any time: Node's worker every sweep, a
  * Workers Cron Trigger, an EventBridge schedule on Lambda). A loop's due slot is the newest
@@ -22,6 +28,13 @@ export interface ScheduleSweep {
  * slot, so two processes firing one slot start one run; a slot that finds a run running or the
  * loop paused is recorded as spent and starts nothing; a completed, failed or deleted loop
  * loses its schedule entry.
+ *
+ * The schedules are taken in turn by tenant (inTenantTurns): one loop of a tenant at a time, up
+ * to SCHEDULE_LANES tenants side by side, each next loop the one of the tenant served least
+ * recently. Every due schedule still fires in this pass, but a tenant's first due loop waits for
+ * at most one loop of each other tenant, not for all of another tenant's loops (each about two
+ * store reads), so a tenant with very many schedules, or slow ones, makes its own firing late
+ * and no other's.
  */
 export async function fireDueSchedules(
   deps: ServiceDeps,
@@ -30,7 +43,8 @@ export async function fireDueSchedules(
 ): Promise<ScheduleSweep> {
   const store = new LoopStore(deps.sessions)
   const result: ScheduleSweep = { started: [], skipped: 0 }
-  for (const { tenant, loopId } of await store.scheduleEntries()) {
+  await inTenantTurns(await store.scheduleEntries(), entryTenant, SCHEDULE_LANES, async (entry) => {
+    const { tenant, loopId } = entry
     try {
       const fired = await fireOne(deps, queue, store, tenant, loopId)
       if (fired === 'skipped') result.skipped++
@@ -44,7 +58,7 @@ export async function fireDueSchedules(
         error: String(error),
       })
     }
-  }
+  })
   return result
 }
 

@@ -1,13 +1,13 @@
 import { parseStoredBatch } from '../../contract/batch-encoding.ts'
 import type { CallbackBatch } from '../../contract/callback-delivery.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
+import { inTenantLanes } from '../../shared/tenant-lanes.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 import { stateThrough } from '../../store/state-through.ts'
 import { callbackNotices } from './callback-notices.ts'
 import type { MarkerEntry, StoredDelivery } from './callback-outbox.ts'
 import { eventsUrl } from './callback-policy.ts'
 import { type CallbackContext, sendDue } from './callback-sender.ts'
-import { inTenantLanes } from './tenant-lanes.ts'
 
 export interface SweepResult {
   /** Epoch ms of the earliest delivery still pending (undefined: nothing pending). */

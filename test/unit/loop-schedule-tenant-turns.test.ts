@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
+import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
+import { SessionService } from '../../src/core/session-service.ts'
+import { engineDeps } from '../support/engine-deps.ts'
+import { ScriptedModelClient } from '../support/scripted-model.ts'
+import { type TestClock, testClock } from '../support/test-clock.ts'
+
+/**
+ * The schedule sweep between tenants, on the real engine and a memory store whose reads of one
+ * tenant's objects are slow: a tenant with forty schedules due at the same minute, listed first,
+ * must not hold back the firing of another tenant's, and every schedule still fires once per due
+ * minute — on two instances sweeping at once, and on the sweep after.
+ */
+const BUSY = 'a-busy'
+const QUIET = 'z-quiet'
+const BUSY_LOOPS = 40
+
+/** The busy tenant's objects answer a turn of the event loop late, as a slow store would. */
+class SlowForBusy extends MemoryObjectStore {
+  override async get(key: string) {
+    if (key.includes(BUSY)) await new Promise((resolve) => setImmediate(resolve))
+    return super.get(key)
+  }
+}
+
+function instance(store: SlowForBusy, clock: TestClock, coordinator: MemoryCoordinator) {
+  const fetchImpl = (async () => new Response('{}')) as unknown as typeof fetch
+  const model = new ScriptedModelClient()
+  return new SessionService(engineDeps({ store, model, fetch: fetchImpl, clock, coordinator }, []))
+}
+
+const everyMinute = (loopId: string) => ({
+  loop_id: loopId,
+  task: 'Tidy one file.',
+  schedule: { cron: '* * * * *' },
+  budget: { max_steps: 1, max_tokens: 1_000_000, max_cost_usd: 1 },
+})
+
+async function deployment() {
+  const store = new SlowForBusy()
+  const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 30))
+  const coordinator = new MemoryCoordinator()
+  const first = instance(store, clock, coordinator)
+  for (let n = 0; n < BUSY_LOOPS; n++) await first.createLoop(BUSY, everyMinute(`busy-${n}`))
+  for (const n of [0, 1, 2]) await first.createLoop(QUIET, everyMinute(`quiet-${n}`))
+  return { store, clock, first, second: instance(store, clock, coordinator) }
+}
+
+describe('the schedule sweep between tenants', () => {
+  it("fires another tenant's due schedules within a turn of each tenant, not after all of the busy tenant's", async () => {
+    const { clock, first } = await deployment()
+    await clock.advance(60_000)
+    const fired = await first.fireSchedules()
+    expect(fired.skipped).toBe(0)
+    expect(fired.started).toHaveLength(BUSY_LOOPS + 3)
+    // The quiet tenant's k-th loop waits for at most k of the busy tenant's (one lane each):
+    // it came after all forty before.
+    const order = fired.started.map((at) => at.tenant)
+    const quiet = order.flatMap((tenant, index) => (tenant === QUIET ? [index] : []))
+    expect(quiet).toHaveLength(3)
+    for (const [k, index] of quiet.entries()) expect(index).toBeLessThan(2 * (k + 1))
+  })
+
+  it('fires each schedule once per due minute on two instances sweeping at once, and again at the next', async () => {
+    const { clock, first, second } = await deployment()
+    await clock.advance(60_000)
+    const [a, b] = await Promise.all([first.fireSchedules(), second.fireSchedules()])
+    const runs = new Set(
+      [...a.started, ...b.started].map((at) => `${at.tenant}/${at.session_id}/${at.work_id}`),
+    )
+    expect(runs.size).toBe(BUSY_LOOPS + 3)
+    expect((await first.listWork()).items).toHaveLength(BUSY_LOOPS + 3)
+    // The same minute again: nothing new on either.
+    expect((await second.fireSchedules()).started).toEqual([])
+    const loops = [...Array(BUSY_LOOPS).keys()].map((n) => [BUSY, `busy-${n}`] as const)
+    for (const [tenant, loopId] of [...loops, [QUIET, 'quiet-0'] as const]) {
+      expect(await first.getLoop(tenant, loopId)).toMatchObject({
+        schedule: { last_slot: '2026-01-01T00:01:00.000Z' },
+        run: { trigger: 'schedule', state: 'running' },
+      })
+    }
+  })
+})
