@@ -55,6 +55,8 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   let reasoningDone = false
   let reasoningUpdates = 0
   let reasoningAtUpdate = 0
+  /** The reasoning so far is whitespace only: each delta is checked, never the text so far. */
+  let reasoningBlank = true
   const messages = new AnswerMessages(emit, ctx.nextItemId)
   const calls = new Map<number, CallState>()
 
@@ -63,7 +65,8 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
     if (reasoningDone) return
     reasoning += delta
     if (!reasoningId) {
-      if (reasoning.trim() === '') return
+      if (reasoningBlank && delta.trim() === '') return
+      reasoningBlank = false
       reasoningId = ctx.nextItemId()
       reasoningAtUpdate = reasoning.length
       emit({ type: 'item.started', item: { id: reasoningId, type: 'reasoning', text: reasoning } })
@@ -77,7 +80,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
     }
   }
   const flushReasoning = () => {
-    if (reasoningDone || reasoning.trim() === '') return
+    if (reasoningDone || reasoningBlank) return
     reasoningDone = true
     emit({
       type: 'item.completed',
@@ -139,6 +142,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
   flushReasoning()
   if (!reasoningDone && response.reasoning) {
     reasoning = response.reasoning
+    reasoningBlank = reasoning.trim() === ''
     flushReasoning()
   }
   const finalText = messages.finish(response)
