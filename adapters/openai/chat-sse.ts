@@ -2,6 +2,10 @@ import { APIError, OpenAIError } from 'openai/error'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import { type BodyReader, bodyReader } from '../../src/shared/body-reader.ts'
 import { SseDecoder } from '../../src/shared/sse-decoder.ts'
+import { ProviderStreamError } from './model-failure.ts'
+
+/** Characters one Server-Sent Events frame of the answer may hold (16 Mi). */
+export const MAX_FRAME_CHARS = 16 * 1024 * 1024
 
 /**
  * The chunks of a streamed Chat Completions response, read straight from its body: the request
@@ -14,7 +18,9 @@ import { SseDecoder } from '../../src/shared/sse-decoder.ts'
  * joined, an unterminated last frame dropped); as the SDK's Stream for chat, `[DONE]` ends the
  * data, a chunk carrying `error` throws APIError (classified like an HTTP error without a
  * status), unparseable data throws its SyntaxError, and an aborted body ends the reading
- * quietly (the caller checks its signal).
+ * quietly (the caller checks its signal). One frame may hold at most {@link MAX_FRAME_CHARS}
+ * (a chunk is one delta; a provider that never ends a line is not held without end): past it
+ * the read throws a ProviderStreamError (`frame_too_large`), as a malformed answer.
  *
  * One `read()` hands out the chunks of one read of the body, so that the stream's reader
  * (chat-stream.ts) turns them into events in its own loop instead of awaiting a generator per
@@ -53,7 +59,7 @@ export class ChatChunkReader {
       ? this.decoder.decode()
       : this.decoder.decode(read.value, { stream: true })
     const chunks: ChatCompletionChunk[] = []
-    for (const event of this.sse.push(text)) {
+    for (const event of this.frames(text)) {
       if (this.done) continue
       if (event.data.startsWith('[DONE]')) {
         this.done = true
@@ -69,6 +75,19 @@ export class ChatChunkReader {
       }
     }
     return chunks
+  }
+
+  private frames(text: string) {
+    const frames = this.sse.push(text)
+    if (this.sse.heldChars > MAX_FRAME_CHARS) {
+      this.finished = false
+      throw new ProviderStreamError(
+        `the answer's stream holds a frame of more than ${MAX_FRAME_CHARS} characters`,
+        'frame_too_large',
+        'server',
+      )
+    }
+    return frames
   }
 
   /** Cancels the body (after an early stop or a failure); never rejects. */

@@ -35,6 +35,8 @@ export async function viewerSharedModule() {
     platform: 'browser',
     target: 'es2022',
     legalComments: 'none',
+    // Whitespace only (names stay): the viewer's script has a size budget (viewer-assets.test.ts).
+    minifyWhitespace: true,
     charset: 'utf8',
   })
   const code = result.outputFiles[0].text.trim()

@@ -18,18 +18,41 @@ export interface SseFrame {
  * Each line is read where it lies in the text (`line(text, start, end)`, never empty): only a
  * field's value, and a comment when asked for, is cut out of it; `data` holds the frame's data
  * lines joined so far.
+ *
+ * The work is linear in the text however it is split: a line that spans many pushes is kept as
+ * its pieces, each looked at once for a line end, and joined once when its end arrives (joining
+ * and scanning the whole line again at each push made a long line cost the square of its
+ * length). `heldChars` says what the frame under way holds, its data lines and the line still
+ * open together, for a reader that bounds it (a stream that never ends a line is held whole).
  */
 export class SseDecoder {
-  private pending = ''
+  /** The text after the last line end, in the pieces it came in. */
+  private pending: string[] = []
+  private pendingChars = 0
   private id: string | undefined
   private event: string | undefined
   private data: string | undefined
 
   constructor(private readonly onComment?: (line: string) => void) {}
 
+  /** Characters of the frame under way: its data lines so far and the line still open. */
+  get heldChars(): number {
+    return this.pendingChars + (this.data?.length ?? 0)
+  }
+
   push(text: string): SseFrame[] {
+    const last = this.pending.at(-1)
+    if (last !== undefined && last.charCodeAt(last.length - 1) !== 13) {
+      BREAK.lastIndex = 0
+      if (!BREAK.test(text)) {
+        // The open line goes on: only the new text is looked at.
+        this.pending.push(text)
+        this.pendingChars += text.length
+        return []
+      }
+    }
     const frames: SseFrame[] = []
-    const all = this.pending + text
+    const all = last === undefined ? text : this.pending.join('') + text
     let start = 0
     for (;;) {
       BREAK.lastIndex = start
@@ -46,7 +69,9 @@ export class SseDecoder {
       } else this.line(all, start, end)
       start = next
     }
-    this.pending = all.slice(start)
+    const rest = all.slice(start)
+    this.pending = rest === '' ? [] : [rest]
+    this.pendingChars = rest.length
     return frames
   }
 

@@ -1,6 +1,7 @@
 import { APIError } from 'openai'
 import { describe, expect, it } from 'vitest'
-import { chatChunks } from '../../adapters/openai/chat-sse.ts'
+import { chatChunks, MAX_FRAME_CHARS } from '../../adapters/openai/chat-sse.ts'
+import { ProviderStreamError } from '../../adapters/openai/model-failure.ts'
 
 /** A streamed response whose body arrives in exactly these pieces. */
 function streamed(pieces: string[]): Response {
@@ -91,5 +92,34 @@ describe('chatChunks (Chat Completions SSE body)', () => {
     })
     for await (const _ of chatChunks(new Response(body))) break
     expect(cancelled).toBe(true)
+  })
+
+  it('fails a line that does not end within MAX_FRAME_CHARS, and cancels the body', async () => {
+    const piece = new TextEncoder().encode('x'.repeat(64 * 1024))
+    let sent = 0
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('data: '))
+      },
+      pull(controller) {
+        // Past the bound and two pieces more the body ends (a reader without one just ends).
+        if (sent > MAX_FRAME_CHARS + piece.length) return controller.close()
+        sent += piece.length
+        controller.enqueue(piece)
+      },
+      cancel() {
+        cancelled = true
+      },
+    })
+    const reading = (async () => {
+      for await (const _ of chatChunks(new Response(body))) {
+        // no chunk is complete
+      }
+    })()
+    await expect(reading).rejects.toThrow(ProviderStreamError)
+    await expect(reading).rejects.toMatchObject({ code: 'frame_too_large' })
+    expect(cancelled).toBe(true)
+    expect(sent).toBeLessThanOrEqual(MAX_FRAME_CHARS + piece.length)
   })
 })

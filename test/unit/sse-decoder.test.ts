@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SseDecoder, type SseFrame } from '../../src/shared/sse-decoder.ts'
 
 /** The frames of `pieces` pushed one after the other. */
@@ -43,4 +43,37 @@ describe('SseDecoder (the one Server-Sent Events decoder)', () => {
     expect(comments).toEqual([': ping', ': pong'])
     expect(frames).toEqual([{ data: 'd' }])
   })
+
+  it('looks at each character of a long line about once, however many pushes carry it', () => {
+    // Counted as the characters handed to the line-end scan (RegExp test from lastIndex on):
+    // the decoder once scanned the whole open line again at each push.
+    const test = RegExp.prototype.test
+    let offered = 0
+    vi.spyOn(RegExp.prototype, 'test').mockImplementation(function (this: RegExp, subject) {
+      offered += String(subject).length - (this.global ? this.lastIndex : 0)
+      return test.call(this, subject)
+    })
+    const piece = 'x'.repeat(1024)
+    const decoder = new SseDecoder()
+    const pieces = 2048
+    const frames = [...decoder.push('data: ')]
+    for (let i = 0; i < pieces; i++) frames.push(...decoder.push(piece))
+    frames.push(...decoder.push('\n\n'))
+    expect(frames).toEqual([{ data: piece.repeat(pieces) }])
+    expect(offered).toBeLessThan(3 * pieces * piece.length)
+  })
+
+  it('tells what the frame under way holds: its data lines and the line still open', () => {
+    const decoder = new SseDecoder()
+    decoder.push(`data: ${'x'.repeat(10)}\ndata: ${'y'.repeat(5)}\n`)
+    expect(decoder.heldChars).toBe(16)
+    decoder.push('data: zz')
+    expect(decoder.heldChars).toBe(16 + 8)
+    decoder.push('z\n\n')
+    expect(decoder.heldChars).toBe(0)
+  })
+})
+
+afterEach(() => {
+  vi.restoreAllMocks()
 })
