@@ -1,5 +1,6 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { concatBytes } from '../../src/shared/concat-bytes.ts'
+import { nestedDeeperThan } from '../../src/shared/json-depth.ts'
 import { parseJson } from '../../src/shared/json-syntax.ts'
 
 /** Bounds on a request body: read no more than `maxBytes`, and give up after `timeoutMs`. */
@@ -57,7 +58,7 @@ export function parseJsonDocument(text: string, what: string): unknown {
   const parsed = parseJson(text)
   if (!parsed.ok) throw invalid(`${what} is not valid JSON: ${parsed.reason}`)
   const value = parsed.value
-  if (depthExceeds(value, MAX_JSON_DEPTH)) {
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
     throw invalid(`${what} is nested deeper than ${MAX_JSON_DEPTH} levels`)
   }
   return value
@@ -170,20 +171,4 @@ async function readChunks(request: Request, limits: BodyLimits): Promise<Uint8Ar
     stop()
   }
   return concatBytes(chunks, total)
-}
-
-/** Iterative depth check (a recursive one could itself overflow the stack). */
-function depthExceeds(root: unknown, max: number): boolean {
-  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }]
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop() as { value: unknown; depth: number }
-    if (typeof value !== 'object' || value === null) continue
-    if (depth >= max) return true
-    const children = Array.isArray(value) ? value : Object.values(value)
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null)
-        stack.push({ value: child, depth: depth + 1 })
-    }
-  }
-  return false
 }

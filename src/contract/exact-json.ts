@@ -1,11 +1,20 @@
+import { nestedDeeperThan } from '../shared/json-depth.ts'
 import { encodeJsonValue, type JsonValue } from './json-value.ts'
+
+/**
+ * Nesting a parsed value may have; deeper arguments are kept as their text. Stored items are read
+ * back by recursive parsers (zod's), whose stack a value nested thousands deep overflows: the
+ * turn failed with a RangeError, or a stored one could not be read again.
+ */
+export const PARSED_JSON_MAX_DEPTH = 64
 
 /**
  * A model's tool-call arguments as an item shows them: the parsed JSON value when re-encoding
  * it gives back exactly the text the model sent (ignoring insignificant whitespace), else the
  * raw text. So what reaches the log is never a lossy rewrite: a number beyond 2^53 or `1e400`,
  * integer-like keys that JavaScript would reorder, a duplicate key, or an unusual spelling
- * (`1.0`, `\u0041`) all keep the model's exact bytes, as a string.
+ * (`1.0`, `\u0041`) all keep the model's exact bytes, as a string; so does a value nested deeper
+ * than {@link PARSED_JSON_MAX_DEPTH}.
  */
 export function exactJsonOrRaw(raw: string): JsonValue {
   if (!mayBeJson(raw)) return raw
@@ -15,6 +24,7 @@ export function exactJsonOrRaw(raw: string): JsonValue {
   } catch {
     return raw
   }
+  if (nestedDeeperThan(value, PARSED_JSON_MAX_DEPTH)) return raw
   try {
     return encodeJsonValue(value) === minifyJson(raw) ? value : raw
   } catch {

@@ -1,4 +1,6 @@
 import { Validator } from '@cfworker/json-schema'
+import { PARSED_JSON_MAX_DEPTH } from '../../contract/exact-json.ts'
+import { nestedDeeperThan } from '../../shared/json-depth.ts'
 import { parseJson } from '../../shared/json-syntax.ts'
 
 export type ArgumentCheck =
@@ -16,7 +18,9 @@ const VALIDATORS_MAX = 256
 /**
  * Parses the model's raw argument text and validates it against the tool's JSON Schema
  * (draft 2020-12, no code generation, so it runs in workerd). The reason is written for the
- * model: it is told exactly what was wrong so it can call again.
+ * model: it is told exactly what was wrong so it can call again. Arguments nested deeper than
+ * {@link PARSED_JSON_MAX_DEPTH} are refused before the validator, which recurses with the value
+ * (a recursive schema overflowed the stack at 200 levels: the turn failed with a RangeError).
  */
 export function checkArguments(raw: string, schema: Record<string, unknown>): ArgumentCheck {
   const parsed = raw.trim() === '' ? { ok: true as const, value: {} } : parseJson(raw)
@@ -24,6 +28,9 @@ export function checkArguments(raw: string, schema: Record<string, unknown>): Ar
   const value = parsed.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, reason: 'arguments must be a JSON object' }
+  }
+  if (nestedDeeperThan(value, PARSED_JSON_MAX_DEPTH)) {
+    return { ok: false, reason: `arguments are nested deeper than ${PARSED_JSON_MAX_DEPTH} levels` }
   }
   const text = JSON.stringify(schema)
   let validator = validators.get(text)
