@@ -1,3 +1,4 @@
+import { limitAnswerBytes, MCP_PROTOCOL_BYTES } from '../adapters/mcp/mcp-answer-limit.ts'
 import { EgressPolicy } from '../adapters/shared/egress-policy.ts'
 import { type EgressRules, egressRulesFrom } from '../src/contract/egress-rules.ts'
 import { EgressRefused } from '../src/contract/transport-failure.ts'
@@ -23,7 +24,7 @@ export interface TenantFetchOptions {
 const urlOf = (input: string | URL | Request) =>
   new URL(input instanceof Request ? input.url : input.toString())
 
-/** The fetches of HTTP tools and hooks, and of MCP servers (docs/tools.md). */
+/** The fetches of HTTP tools and hooks, and of MCP servers (docs/tools.md; answers bounded). */
 export interface TenantFetches {
   tools: typeof fetch
   mcp: typeof fetch
@@ -59,7 +60,16 @@ export function tenantFetches(
     (input, init) =>
       hostNamed(named, urlOf(input)) ? trusted(input, init) : checked(input, init)
   const mcpHosts = (config.TURNLINE_MCP_SERVERS ?? []).map((s) => new URL(s.url).host.toLowerCase())
-  return { tools: routed(allowedHosts), mcp: routed([...allowedHosts, ...mcpHosts]) }
+  // An MCP answer is read whole by the SDK: bounded to a kept output's size and its protocol.
+  const mcpBytes = Math.max(
+    config.TURNLINE_TOOL_MAX_OUTPUT_BYTES,
+    config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
+  )
+  const mcp = limitAnswerBytes(
+    routed([...allowedHosts, ...mcpHosts]),
+    mcpBytes + MCP_PROTOCOL_BYTES,
+  )
+  return { tools: routed(allowedHosts), mcp }
 }
 
 /** The platform's fetch, refusing IP literals the egress rules refuse (names: the platform's). */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { limitAnswerBytes } from '../../adapters/mcp/mcp-answer-limit.ts'
 import { createSdkMcpClient } from '../../adapters/mcp/sdk-mcp-client.ts'
 import { isTurnlineError } from '../../src/contract/errors.ts'
 import type { McpConnection } from '../../src/ports/mcp-client.ts'
@@ -130,5 +131,22 @@ describe('SDK MCP client', () => {
     const { connection } = await connect()
     const unknown = await connection.callTool('nope', {}).catch((error: unknown) => error)
     expect(unknown).toMatchObject({ isError: true })
+  })
+})
+
+describe('SDK MCP client with its answers bounded (limitAnswerBytes)', () => {
+  it('an answer past the bound fails the call as tool_error; smaller ones pass', async () => {
+    // The test server answers calls on an SSE stream: the SDK hears the stream fail and the call
+    // ends at its timeout (an answer in JSON fails at once, naming the bound: tenant-fetch.test.ts).
+    const bounded = createSdkMcpClient({ fetch: limitAnswerBytes(fetch, 64 * 1024) })
+    const connection = await bounded.connect(
+      { ...endpoint(), timeoutMs: 1000 },
+      { onToolsChanged: () => {} },
+    )
+    open.push(connection)
+    server.addTool('dump', 'x'.repeat(200_000))
+    const large = await connection.callTool('dump', {}).catch((error: unknown) => error)
+    expect(isTurnlineError(large, 'tool_error')).toBe(true)
+    expect(await connection.callTool('search', { q: 'x' })).toMatchObject({ isError: false })
   })
 })

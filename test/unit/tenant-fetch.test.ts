@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MCP_PROTOCOL_BYTES } from '../../adapters/mcp/mcp-answer-limit.ts'
 import { ConfigError, parseEnv } from '../../functions/env-config.ts'
 import { tenantFetches } from '../../functions/tenant-fetch.ts'
 
@@ -70,5 +71,54 @@ describe('the fetch of tenant-directed calls', () => {
     await fetches.tools('https://api.example.com/')
     await fetches.tools('http://10.1.2.3:8080/')
     expect(calls.map((c) => c.url)).toEqual(['https://api.example.com/', 'http://10.1.2.3:8080/'])
+  })
+
+  it("bounds an MCP server's answer: a body without end fails past the kept output's size", async () => {
+    const MiB = 1024 * 1024
+    const piece = new Uint8Array(64 * 1024)
+    let sent = 0
+    let cancelled = false
+    const endless: typeof fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            // Ends at 8 MiB, far past the bound (a server without one would go on).
+            if (sent >= 8 * MiB) return controller.close()
+            sent += piece.byteLength
+            controller.enqueue(piece)
+          },
+          cancel() {
+            cancelled = true
+          },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      )
+    const env = {
+      TURNLINE_TOOL_MAX_OUTPUT_BYTES: String(MiB),
+      TURNLINE_TOOL_MAX_RESPONSE_BYTES: '1024',
+    }
+    const fetches = tenantFetches(config(env), ['mcp.example'], {}, endless)
+    const answer = await fetches.mcp('https://mcp.example/mcp', { method: 'POST' })
+    await expect(answer.text()).rejects.toMatchObject({
+      code: 'tool_error',
+      details: { max_bytes: MiB + MCP_PROTOCOL_BYTES },
+    })
+    expect(cancelled).toBe(true)
+    expect(sent).toBeLessThanOrEqual(MiB + MCP_PROTOCOL_BYTES + 2 * piece.byteLength)
+    // A declared length past the bound is refused before any of the body is read.
+    const declared: typeof fetch = async () =>
+      new Response('{}', { headers: { 'content-length': String(3 * MiB) } })
+    const refused = tenantFetches(config(env), ['mcp.example'], {}, declared)
+    await expect(refused.mcp('https://mcp.example/mcp')).rejects.toMatchObject({
+      code: 'tool_error',
+    })
+    // Tools' fetch is not this one (their answers are capped as they are read: output-capture.ts).
+    const small = tenantFetches(
+      config(env),
+      ['mcp.example'],
+      {},
+      async () => new Response('{"ok":1}'),
+    )
+    expect(await (await small.mcp('https://mcp.example/mcp')).json()).toEqual({ ok: 1 })
   })
 })
