@@ -57,8 +57,12 @@ export function parsePatch(text: string): PatchParse {
 /** Lines with their 1-based numbers in the original text, without a heredoc wrapper. */
 function unwrap(text: string): Array<[number, string]> {
   let lines = text.split('\n').map((line, i): [number, string] => [i + 1, line])
-  while (lines.length && lines[0]![1].trim() === '') lines = lines.slice(1)
-  while (lines.length && lines.at(-1)![1].trim() === '') lines = lines.slice(0, -1)
+  // Blank lines around the patch are dropped with one slice (one at a time cost their square).
+  let first = 0
+  let end = lines.length
+  while (first < end && lines[first]![1].trim() === '') first++
+  while (end > first && lines[end - 1]![1].trim() === '') end--
+  lines = lines.slice(first, end)
   const heredoc = /^(?:apply_patch\s+)?<<-?\s*(['"]?)(\w+)\1\s*$/.exec(lines[0]?.[1].trim() ?? '')
   if (heredoc?.[2] && lines.length >= 2 && lines.at(-1)![1].trim() === heredoc[2]) {
     lines = lines.slice(1, -1)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { applyChunks } from '../../src/contract/patch-apply.ts'
 import type { PatchChunk } from '../../src/contract/patch-parser.ts'
 import { parsePatch } from '../../src/contract/patch-parser.ts'
@@ -16,7 +16,27 @@ const hunk = (oldLines: string[], newLines: string[]): PatchChunk => ({
   endOfFile: false,
 })
 
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
 describe('apply_patch on large inputs', () => {
+  it('drops blank lines around the patch in one pass, however many there are', () => {
+    // Counted as the array elements slice copies: the blank lines were dropped one slice each.
+    const slice = Array.prototype.slice
+    let copied = 0
+    vi.spyOn(Array.prototype, 'slice').mockImplementation(function (this: unknown[], ...args) {
+      copied += this.length
+      return slice.apply(this, args)
+    })
+    const blank = 5_000
+    const body = '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch'
+    const parsed = parsePatch(`${'\n'.repeat(blank)}${body}${' \n'.repeat(blank)}`)
+    vi.restoreAllMocks()
+    expect(parsed).toEqual({ ok: true, ops: [{ type: 'add', path: 'a.txt', contents: 'x\n' }] })
+    expect(copied).toBeLessThan(10 * 2 * blank)
+  })
+
   it('finds a long hunk in a file of repeated lines', () => {
     const file = `${'a\n'.repeat(400_000)}b\ntail\n`
     const result = applyChunks(file, [hunk([...Array<string>(20_000).fill('a'), 'b'], ['c'])])
