@@ -284,4 +284,17 @@ describe('background work on Workers (Queue consumer, cron sweep)', () => {
     expect(await turnStarts('wbg-cron-step-0')).toBe(1)
     expect(mock.requests).toHaveLength(1)
   })
+
+  it('answers an exec retried with its key as the same run, with other settings 422', async () => {
+    mock.reset()
+    mock.enqueue({ text: 'exec on the queue' })
+    const exec = (body: object) =>
+      call('POST', '/v1/exec', body, { ...ASYNC, 'idempotency-key': 'x' })
+    const first = await exec({ prompt: 'ls' })
+    expect((await exec({ prompt: 'ls' })).json()).toEqual({ ...first.json(), duplicate: true })
+    const reused = await exec({ prompt: 'ls', instructions: 'be brief' })
+    expect(reused.json()).toMatchObject({ error: { code: 'idempotency_key_reused' } })
+    await workState(first.headers.get('location') ?? '', 'done')
+    expect(mock.requests).toHaveLength(1)
+  })
 })
