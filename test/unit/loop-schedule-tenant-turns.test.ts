@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { SessionService } from '../../src/core/session-service.ts'
+import { SimulatedCrash } from '../support/crashing-object-store.ts'
 import { engineDeps } from '../support/engine-deps.ts'
 import { ScriptedModelClient } from '../support/scripted-model.ts'
 import { type TestClock, testClock } from '../support/test-clock.ts'
@@ -10,17 +11,32 @@ import { type TestClock, testClock } from '../support/test-clock.ts'
  * The schedule sweep between tenants, on the real engine and a memory store whose reads of one
  * tenant's objects are slow: a tenant with forty schedules due at the same minute, listed first,
  * must not hold back the firing of another tenant's, and every schedule still fires once per due
- * minute — on two instances sweeping at once, and on the sweep after.
+ * minute — on two instances sweeping at once, and on the sweep after. The same for the sweep's
+ * revival of a run whose step record a crash lost, beside forty runs of the busy tenant.
  */
 const BUSY = 'a-busy'
 const QUIET = 'z-quiet'
 const BUSY_LOOPS = 40
 
-/** The busy tenant's objects answer a turn of the event loop late, as a slow store would. */
+/**
+ * The busy tenant's objects answer a turn of the event loop late, as a slow store would; the
+ * reads of loop pointers are noted in order; while `dying`, the quiet tenant's instance dies at
+ * its first write of a work record.
+ */
 class SlowForBusy extends MemoryObjectStore {
+  dying = false
+  readonly loopReads: string[] = []
   override async get(key: string) {
+    if (key.includes('.turnline/loops/')) this.loopReads.push(key.includes(BUSY) ? BUSY : QUIET)
     if (key.includes(BUSY)) await new Promise((resolve) => setImmediate(resolve))
     return super.get(key)
+  }
+  override put(...args: Parameters<MemoryObjectStore['put']>) {
+    const [key] = args
+    if (this.dying && key.includes(QUIET) && key.includes('.turnline/work/pending/')) {
+      return Promise.reject(new SimulatedCrash('the instance died'))
+    }
+    return super.put(...args)
   }
 }
 
@@ -80,5 +96,29 @@ describe('the schedule sweep between tenants', () => {
         run: { trigger: 'schedule', state: 'running' },
       })
     }
+  })
+
+  it("revives another tenant's run whose step record was lost before checking all of the busy tenant's runs", async () => {
+    const store = new SlowForBusy()
+    const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 30))
+    const service = instance(store, clock, new MemoryCoordinator())
+    const { schedule: _, ...once } = everyMinute('x')
+    for (let n = 0; n < BUSY_LOOPS; n++) {
+      await service.createLoop(BUSY, { ...once, loop_id: `busy-${n}` })
+      await service.runLoop(BUSY, `busy-${n}`, { trigger: 'api' })
+    }
+    await service.createLoop(QUIET, { ...once, loop_id: 'orphan' })
+    store.dying = true
+    await expect(service.runLoop(QUIET, 'orphan', { trigger: 'api' })).rejects.toThrow(
+      SimulatedCrash,
+    )
+    store.dying = false
+    await clock.advance(30_000)
+    store.loopReads.length = 0
+    const swept = await service.fireSchedules()
+    expect(swept.started).toEqual([expect.objectContaining({ tenant: QUIET })])
+    // Checked among the first of the pass: it was checked after all forty before.
+    expect(store.loopReads).toHaveLength(BUSY_LOOPS + 1)
+    expect(store.loopReads.indexOf(QUIET)).toBeLessThan(2)
   })
 })

@@ -1,9 +1,15 @@
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { WorkLocation } from '../../contract/work-record.ts'
+import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
 import { recordRunStep } from './run-loop.ts'
+
+/** Tenants whose run entries one pass checks side by side. */
+const REVIVAL_LANES = 8
+
+const entryTenant = (entry: { tenant: string }) => entry.tenant
 
 /**
  * Revives loop runs whose step record was lost (any process, every sweep): a run is saved in
@@ -14,6 +20,10 @@ import { recordRunStep } from './run-loop.ts'
  * records the step it is at (create-only: a record already there, the usual case, changes
  * nothing). An entry whose loop has no running run any more is dropped. Answers the records it
  * wrote, for the sweep to wake.
+ *
+ * The entries are taken in turn by tenant, as the schedules are (inTenantTurns, up to
+ * REVIVAL_LANES tenants side by side): a tenant with very many runs under way delays another
+ * tenant's revival by at most one check of each tenant ahead of it.
  */
 export async function reviveLoopRuns(
   deps: ServiceDeps,
@@ -22,7 +32,8 @@ export async function reviveLoopRuns(
 ): Promise<WorkLocation[]> {
   const store = new LoopStore(deps.sessions)
   const revived: WorkLocation[] = []
-  for (const { tenant, loopId } of await store.runEntries()) {
+  await inTenantTurns(await store.runEntries(), entryTenant, REVIVAL_LANES, async (entry) => {
+    const { tenant, loopId } = entry
     try {
       const at = await reviveOne(deps, queue, store, tenant, loopId)
       if (at) {
@@ -43,7 +54,7 @@ export async function reviveLoopRuns(
         error: String(error),
       })
     }
-  }
+  })
   return revived
 }
 
