@@ -1,7 +1,10 @@
 import type { ExecutionContext } from 'hono'
+import { operatorLogLine } from '../../src/shared/operator-log-line.ts'
 import type { WorkTrigger } from '../background/work-trigger.ts'
 import type { Deps } from '../deps.ts'
+import { ConfigError } from '../env-config.ts'
 import { streamedBody, whenBodyEnds } from '../http/body-end.ts'
+import { errorResponse } from '../http/http-errors.ts'
 import { type EntryApp, type EntryLog, entryApp, type FetchHandler } from './entry-app.ts'
 import { type SocketAcceptor, withSocketUpgrades } from './standard-sockets.ts'
 
@@ -24,9 +27,11 @@ export interface IsolateApp {
 }
 
 /**
- * A build that fails (a configuration error) is logged once and answers every request with a
- * 500 naming the problem, rather than a bare crash; a scheduled run or a queue batch rejects
- * with it. `triggerOf` gives the app its background trigger from the bindings (the Worker's
+ * A build that fails on the configuration (a ConfigError) is logged once and answers every
+ * request with a 500 naming the problem, rather than a bare crash; a scheduled run or a queue
+ * batch rejects with it. One that fails on a fault worth retrying (the store or Upstash briefly
+ * unreachable at the isolate's first call) answers that call with the fault (503 and
+ * Retry-After) and is built again at the next: a process would be restarted, an isolate lives on. `triggerOf` gives the app its background trigger from the bindings (the Worker's
  * Queue), where there is one. With telemetry on, each request's spans are exported before the
  * isolate's request ends (`ctx.waitUntil`): an isolate runs no timer once its requests are done.
  */
@@ -40,7 +45,8 @@ export function isolateApp(
   let app: Promise<EntryApp> | undefined
   let ready: Promise<FetchHandler> | undefined
   const appOf = (bindings: unknown) => {
-    app ??= build(bindings).then((built) => {
+    if (app) return app
+    const building = build(bindings).then((built) => {
       const trigger = triggerOf?.(bindings, built)
       return entryApp(built, {
         log,
@@ -48,7 +54,13 @@ export function isolateApp(
         ...(acceptSockets ? { sockets: true } : {}),
       })
     })
-    return app
+    app = building
+    // A fault worth retrying (the store or Upstash briefly down) is not kept for the isolate's
+    // life: the next call builds again. A configuration error is kept (nothing changes it).
+    building.catch((error: unknown) => {
+      if (!(error instanceof ConfigError) && app === building) app = undefined
+    })
+    return building
   }
   return {
     app: appOf,
@@ -67,7 +79,10 @@ export function isolateApp(
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error)
           log(`turnline: cannot start: ${message}`)
-          return () => startupFailure(message)
+          if (error instanceof ConfigError) return () => startupFailure(message)
+          // Answered as such (503 and Retry-After for an outage); the next request starts again.
+          ready = undefined
+          return () => errorResponse(error, (entry) => log(operatorLogLine(entry)))
         },
       )
       return (await ready)(request, bindings, ctx)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFreezableProxy } from '../support/freezable-proxy.ts'
 import { startWorkerd } from '../support/runtimes.ts'
 import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
@@ -57,5 +58,28 @@ describe('workerd: a store that cannot be used stops the start', () => {
       delete env[name]
     }
     expect(await firstAnswer(env)).toContain(named)
+  })
+})
+
+describe('workerd: a store briefly unreachable at the first request', () => {
+  it('answers 503 and starts at the next request, not 500 for the life of the isolate', async () => {
+    if (!backends) throw new Error('setup failed')
+    const env = backends.env({ TURNLINE_STORAGE_TIMEOUT_MS: '200', TURNLINE_IO_BUDGET_MS: '1000' })
+    const s3 = await startFreezableProxy(env.S3_ENDPOINT ?? '')
+    s3.freeze()
+    // Ready once /healthz answers the outage: before, the isolate answered 500 from then on.
+    const vars = { TURNLINE_SINGLE_TENANT: '1', ...env, S3_ENDPOINT: s3.url }
+    const worker = await startWorkerd(vars, [], 503)
+    try {
+      const first = await fetch(`${worker.url}/healthz`)
+      expect(first.status, worker.output()).toBe(503)
+      expect(first.headers.get('retry-after')).not.toBeNull()
+      s3.thaw()
+      const next = await fetch(`${worker.url}/healthz`)
+      expect(next.status, `${await next.text()}\n${worker.output()}`).toBe(200)
+    } finally {
+      await worker.stop()
+      await s3.close()
+    }
   })
 })
