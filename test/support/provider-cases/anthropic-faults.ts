@@ -90,12 +90,17 @@ export const anthropicFaultCases: ProviderCase[] = [
     },
   ),
   oneTurn(
-    'HTTP 401 authentication_error fails at once with the API message',
+    "HTTP 401 authentication_error fails at once, without the provider's words (they may name the key)",
     'Errors page: 401 authentication_error',
     {
       ...hi,
       replies: [errorReply(401, 'authentication_error', 'invalid x-api-key')],
-      expect: { status: 'failed', failure: 'invalid x-api-key', requests: [undefined] },
+      expect: {
+        status: 'failed',
+        failure:
+          "Model request failed: auth (HTTP 401): the provider refused the deployment's model credentials",
+        requests: [undefined],
+      },
     },
   ),
   {
