@@ -2,7 +2,7 @@ import type { WorkLocation } from '../../src/contract/work-record.ts'
 import type { SessionApi } from '../../src/core/session-api.ts'
 import { TenantFairQueue } from '../../src/shared/tenant-fair-queue.ts'
 import { workKeyOf } from '../../src/store/work-queue.ts'
-import { sweepWork } from './work-sweep.ts'
+import { fireAndWake, type WorkSweepOptions, wakeListed } from './work-sweep.ts'
 import type { WorkTrigger } from './work-trigger.ts'
 
 export interface BackgroundWorkerOptions {
@@ -39,7 +39,8 @@ export class BackgroundWorker implements WorkTrigger {
   private readonly waiting: TenantFairQueue<WorkLocation>
   private readonly retries = new Map<string, ReturnType<typeof setTimeout>>()
   private sweepTimer: ReturnType<typeof setInterval> | undefined
-  private sweeping: Promise<number> | undefined
+  private listing: Promise<number> | undefined
+  private firing: Promise<void> | undefined
   private stopped = false
 
   constructor(
@@ -81,24 +82,30 @@ export class BackgroundWorker implements WorkTrigger {
   }
 
   /**
-   * Fires the loop schedules that are due, then lists the whole queue once and wakes every
-   * record; resolves with how many records it found.
+   * Fires the loop schedules that are due and lists the whole queue once, waking every record,
+   * each half on its own: a schedule pass still under way (a tenant with many due loops, slow
+   * reads) holds back neither this listing nor the next sweep's, so lost work of every tenant is
+   * found at each sweep whatever the pass costs; a second pass starts only once the first ended.
+   * Resolves with how many records the listing found.
    */
   sweep(): Promise<number> {
-    this.sweeping ??= this.listAll().finally(() => {
-      this.sweeping = undefined
+    this.firing ??= fireAndWake(this.api, this.sweepOptions()).finally(() => {
+      this.firing = undefined
     })
-    return this.sweeping
+    this.listing ??= wakeListed(this.api, this.sweepOptions()).finally(() => {
+      this.listing = undefined
+    })
+    return this.listing
   }
 
-  private listAll(): Promise<number> {
-    return sweepWork(this.api, {
+  private sweepOptions(): WorkSweepOptions {
+    return {
       wake: (page) => {
         for (const at of page) this.wake(at)
       },
       log: this.options.log,
       stopped: () => this.stopped,
-    })
+    }
   }
 
   private pump(): void {
