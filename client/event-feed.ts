@@ -124,7 +124,7 @@ export async function* eventFeed(
         throw new TurnlineProtocolError('the followed feed is not an event stream', response.status)
       }
       if (!response.body) throw new TurnlineProtocolError('the event stream has no body', 200)
-      for await (const frame of framesOf(response.body, signal)) {
+      for await (const frame of framesOf(response.body, signal, policy.idleTimeoutMs)) {
         if (frame.event === 'error') throw apiErrorOf(undefined, frame.data, { inStream: true })
         if (frame.id === undefined) continue
         const seq = seqOf(frame.id)
@@ -197,8 +197,12 @@ export function eventOf(data: string): ParsedThreadEvent {
 }
 
 /** SSE frames of a body; a connection that breaks mid-stream is a TurnlineConnectionError. */
-export async function* framesOf(body: ReadableStream<Uint8Array>, signal?: AbortSignal) {
-  const frames = sseFrames(body)
+export async function* framesOf(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  idleMs?: number,
+) {
+  const frames = sseFrames(body, { idleMs })
   try {
     for (;;) {
       let next: IteratorResult<SseFrame>

@@ -82,7 +82,11 @@ export class ResponsesClient {
           headers: { accept: 'text/event-stream' },
           signal: options.signal,
         })
-        for await (const event of openResponsesEvents(response, options.signal)) {
+        for await (const event of openResponsesEvents(
+          response,
+          options.signal,
+          policy.idleTimeoutMs,
+        )) {
           if (event === DONE) return
           if (event.sequence_number <= last) continue
           last = event.sequence_number
@@ -102,12 +106,17 @@ export class ResponsesClient {
 
 const DONE = Symbol('[DONE]')
 
+/**
+ * The events of a response stream. `idleMs`: the silence that counts as a dropped connection,
+ * for the followed GET, whose server sends keep-alives (the POST's does not while it runs).
+ */
 async function* openResponsesEvents(
   response: Response,
   signal: AbortSignal | undefined,
+  idleMs?: number,
 ): AsyncGenerator<OpenResponsesEvent | typeof DONE, void, undefined> {
   if (!response.body) throw new TurnlineProtocolError('the response stream has no body', 200)
-  for await (const frame of framesOf(response.body, signal)) {
+  for await (const frame of framesOf(response.body, signal, idleMs)) {
     if (frame.data === '[DONE]') {
       yield DONE
       return

@@ -6,6 +6,10 @@ import {
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from './errors.ts'
+import { readUpTo } from './sse.ts'
+
+/** What is read of an error answer's body: an error body of the API is far smaller. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024
 
 /** Any fetch: the platform's, a test's, or an app's own `fetch` (no network at all). */
 export type FetchLike = (request: Request) => Promise<Response>
@@ -92,7 +96,8 @@ export class Transport {
       )
     }
     if (response.ok) return response
-    const text = await response.text().catch(() => '')
+    // Only the start of an error body is shown: the rest of a page that never ends is not read.
+    const text = await readUpTo(response, MAX_ERROR_BODY_BYTES).catch(() => '')
     throw apiErrorOf(response.status, text, {
       retryAfterSeconds: retryAfterOf(response),
       idempotencyKey: options.idempotencyKey,

@@ -97,7 +97,7 @@ async function* streamTurnEvents(
         for (const item of turnEvents(answer)) if (item.seq > last) yield item
         return answer
       }
-      for await (const frame of framesOf(response.body, call.signal)) {
+      for await (const frame of framesOf(response.body, call.signal, policy.idleTimeoutMs)) {
         if (frame.event === 'turn.result') {
           const answer = parseJson(TurnResponseSchema, frame.data, 200)
           // Events a replay or a resumed request did not send live come with the answer.
@@ -130,10 +130,8 @@ async function* streamTurnEvents(
       if (resuming && error instanceof TurnlineApiError && error.code === 'session_busy') {
         busySince ??= Date.now()
         if (Date.now() - busySince > policy.busyTimeoutMs) throw error
-        await abortableSleep(
-          reconnectDelayMs({ ...policy, maxDelayMs: 2000 }, 1, error),
-          call.signal,
-        )
+        // Asked again within 2 s whatever Retry-After says: it is our own turn that holds it.
+        await abortableSleep(Math.min((error.retryAfterSeconds ?? 1) * 1000, 2000), call.signal)
         continue
       }
       failures += 1

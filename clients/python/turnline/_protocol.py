@@ -85,15 +85,25 @@ class RetryPolicy:
     max_attempts: int = 5
     #: First pause in seconds; it doubles per attempt, with jitter.
     initial_delay: float = 0.25
-    #: Longest pause in seconds.
+    #: Longest pause of the backoff in seconds.
     max_delay: float = 5.0
+    #: Longest ``Retry-After`` waited for, in seconds (the tenant's request window): a server that
+    #: asks for a longer wait gets its error raised at once (``retry_after_seconds`` says how long).
+    max_retry_after: float = 60.0
+    #: A stream that sends nothing for this long, in seconds (the server sends ``: keep-alive``
+    #: every 15 s), counts as a dropped connection and is resumed; its answer's head too.
+    idle_timeout: float = 60.0
     #: How long a resumed turn waits while its first request still runs on the server.
     busy_timeout: float = 600.0
 
     def backoff(self, attempt: int, error: Optional[BaseException] = None) -> float:
-        """The pause before attempt ``attempt`` (1-based): exponential with ±25 % jitter, or Retry-After."""
+        """The pause before attempt ``attempt`` (1-based): the server's Retry-After when it sent one (a
+        retry sooner would be refused again), else exponential with ±25 % jitter. A Retry-After past
+        ``max_retry_after`` is not waited for: ``error`` itself is raised."""
         if isinstance(error, TurnlineApiError) and error.retry_after_seconds is not None:
-            return min(error.retry_after_seconds, self.max_delay)
+            if error.retry_after_seconds > self.max_retry_after:
+                raise error
+            return error.retry_after_seconds
         base = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1))
         return base * (0.75 + random.random() * 0.5)
 
@@ -154,7 +164,8 @@ class TurnProgress:
                 self.busy_since = now
             if now - self.busy_since > self.policy.busy_timeout:
                 raise error
-            return min(self.policy.backoff(1, error), 2.0)
+            # Asked again within 2 s whatever Retry-After says: it is our own turn that holds it.
+            return min(error.retry_after_seconds or 1.0, 2.0)
         self.failures += 1
         if not is_transient(error) or self.failures > self.policy.max_attempts:
             if isinstance(error, TurnlineConnectionError) and error.idempotency_key is None:

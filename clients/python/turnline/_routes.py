@@ -47,6 +47,17 @@ def http_options(
     }
 
 
+#: What is read of an error answer's body: an error body of the API is far smaller, and only its
+#: start is shown (the rest of a page that never ends is not read).
+ERROR_BODY_BYTES = 64 * 1024
+
+
+def stream_timeout(timeout: httpx.Timeout, idle: float) -> httpx.Timeout:
+    """The client's timeout with a read timeout of ``idle``: for a stream whose server sends
+    keep-alives, a silence that long is a dropped connection."""
+    return httpx.Timeout(connect=timeout.connect, read=idle, write=timeout.write, pool=timeout.pool)
+
+
 def create_session(config: Optional[Mapping[str, Any]]) -> Call:
     return Call("POST", "/v1/sessions", ("session_id",), body=dict(config or {}))
 

@@ -2,8 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
+
+from .errors import TurnlineProtocolError
+
+#: The most one SSE frame or NDJSON line may hold: 64 Mi characters, four times the 16 MiB of
+#: events one invocation may hold (its ``turn.result`` frame), as the TypeScript client's.
+MAX_FRAME_CHARS = 64 * 1024 * 1024
+
+_BREAK = re.compile(r"[\r\n]")
+
+
+def too_long(what: str) -> TurnlineProtocolError:
+    return TurnlineProtocolError(
+        f"{what} passed {MAX_FRAME_CHARS // (1024 * 1024)} Mi characters without its end; the rest was not read",
+        200,
+    )
 
 
 @dataclass
@@ -16,36 +32,64 @@ class SseFrame:
 class SseDecoder:
     """Server-Sent Events from text as it arrives: comments and frames without data are skipped;
     ``\\n``, ``\\r\\n`` and ``\\r`` line ends are accepted; a last frame without its blank line is
-    never dispatched (it may be torn)."""
+    never dispatched (it may be torn).
+
+    A line that spans many pushes is kept as its pieces, only the new text looked at, and joined
+    once its end arrives, so the work is linear in the text however it is split; a frame past
+    :data:`MAX_FRAME_CHARS` raises a :class:`TurnlineProtocolError`."""
 
     def __init__(self) -> None:
-        self._buffer = ""
+        self._pending: list[str] = []
+        self._pending_chars = 0
         self._event: Optional[str] = None
         self._id: Optional[str] = None
         self._data: list[str] = []
+        self._data_chars = 0
+
+    @property
+    def held_chars(self) -> int:
+        """Characters of the frame under way: its data lines so far and the line still open."""
+        return self._pending_chars + self._data_chars
 
     def push(self, text: str) -> Iterator[SseFrame]:
-        self._buffer += text
+        frames = list(self._push(text))
+        if self.held_chars > MAX_FRAME_CHARS:
+            raise too_long("an SSE frame")
+        return iter(frames)
+
+    def _push(self, text: str) -> Iterator[SseFrame]:
+        if self._pending and not self._pending[-1].endswith("\r") and not _BREAK.search(text):
+            # The open line goes on: only the new text is looked at.
+            self._pending.append(text)
+            self._pending_chars += len(text)
+            return
+        buffer = "".join(self._pending) + text
+        start = 0
         while True:
-            ends = [i for i in (self._buffer.find("\n"), self._buffer.find("\r")) if i >= 0]
-            if not ends:
-                return
-            at = min(ends)
-            if self._buffer[at] == "\r" and at + 1 == len(self._buffer):
-                return  # a "\r" that may be the start of "\r\n"
-            line = self._buffer[:at]
-            skip = 2 if self._buffer.startswith("\r\n", at) else 1
-            self._buffer = self._buffer[at + skip :]
-            frame = self._line(line)
+            found = _BREAK.search(buffer, start)
+            if found is None:
+                break
+            at = found.start()
+            skip = 1
+            if buffer[at] == "\r":
+                if at + 1 == len(buffer):
+                    break  # a "\r" that may be the start of "\r\n"
+                if buffer[at + 1] == "\n":
+                    skip = 2
+            frame = self._line(buffer[start:at])
+            start = at + skip
             if frame is not None:
                 yield frame
+        rest = buffer[start:]
+        self._pending = [rest] if rest else []
+        self._pending_chars = len(rest)
 
     def _line(self, line: str) -> Optional[SseFrame]:
         if line == "":
             frame = None
             if self._data:
                 frame = SseFrame(self._event or "message", self._id, "\n".join(self._data))
-            self._event, self._id, self._data = None, None, []
+            self._event, self._id, self._data, self._data_chars = None, None, [], 0
             return frame
         if line.startswith(":"):
             return None
@@ -54,8 +98,24 @@ class SseDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._data_chars += len(value) + 1
         elif name == "event":
             self._event = value
         elif name == "id" and "\0" not in value:
             self._id = value
         return None
+
+
+class LineBound:
+    """Counts the open line of an NDJSON body as its text arrives; one past
+    :data:`MAX_FRAME_CHARS` raises a :class:`TurnlineProtocolError`."""
+
+    def __init__(self) -> None:
+        self._open = 0
+
+    def push(self, text: str) -> str:
+        end = text.rfind("\n")
+        self._open = self._open + len(text) if end < 0 else len(text) - end - 1
+        if self._open > MAX_FRAME_CHARS:
+            raise too_long("an NDJSON line")
+        return text

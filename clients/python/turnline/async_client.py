@@ -21,7 +21,7 @@ from ._protocol import (
     parse_json,
     seq_of,
 )
-from ._sse import SseDecoder
+from ._sse import LineBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
 from .async_turn_stream import AsyncTurnStream, _chunks, _closing
 
@@ -185,8 +185,9 @@ class AsyncTurnlineClient:
         """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``."""
         call = routes.event_page(session_id, after, limit)
         response = await self._open(call, {"accept": "application/x-ndjson"})
+        bound = LineBound()
         async with _closing(response):
-            text = "".join([chunk async for chunk in _chunks(response)])
+            text = "".join([bound.push(chunk) async for chunk in _chunks(response)])
         events = [feed_line(line, response.status_code) for line in text.splitlines() if line.strip()]
         return {"events": events, "next_seq": next_seq_of(response.headers)}
 
@@ -217,7 +218,7 @@ class AsyncTurnlineClient:
         while True:
             opened = time.monotonic()
             try:
-                response = await self._open(*follow_query(session_id, progress.last))
+                response = await self._open(*follow_query(session_id, progress.last), idle=self.retry.idle_timeout)
                 async with _closing(response):
                     progress.expect_stream(response.status_code, response.headers)
                     decoder = SseDecoder()
@@ -242,12 +243,18 @@ class AsyncTurnlineClient:
             except TurnlineError as error:
                 await asyncio.sleep(progress.after_failure(error))
 
-    async def _open(self, call: routes.Call, headers: Optional[Mapping[str, str]] = None) -> httpx.Response:
-        """A 2xx response, its body still to read (close it); else the API's error."""
+    async def _open(
+        self, call: routes.Call, headers: Optional[Mapping[str, str]] = None, idle: Optional[float] = None
+    ) -> httpx.Response:
+        """A 2xx response, its body still to read (close it); else the API's error. ``idle``: the
+        read timeout of a stream whose server sends keep-alives."""
         sent = dict(headers or {})
         if call.key is not None:
             sent["idempotency-key"] = call.key
-        request = self._http.build_request(call.method, call.path, params=call.query, json=call.body, headers=sent)
+        timeout = self._http.timeout if idle is None else routes.stream_timeout(self._http.timeout, idle)
+        request = self._http.build_request(
+            call.method, call.path, params=call.query, json=call.body, headers=sent, timeout=timeout
+        )
         try:
             response = await self._http.send(request, stream=True)
         except httpx.TransportError as error:
@@ -255,10 +262,15 @@ class AsyncTurnlineClient:
         if response.is_success:
             return response
         async with _closing(response):
+            head = b""
             try:
-                text = (await response.aread()).decode("utf-8", "replace")
+                async for piece in response.aiter_bytes():
+                    head += piece
+                    if len(head) >= routes.ERROR_BODY_BYTES:
+                        break
             except httpx.TransportError:
-                text = ""
+                pass
+            text = head[: routes.ERROR_BODY_BYTES].decode("utf-8", "replace")
         raise api_error_of(
             response.status_code, text, retry_after_seconds=retry_after_of(response.headers), idempotency_key=call.key
         )

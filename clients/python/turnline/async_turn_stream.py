@@ -57,7 +57,7 @@ class AsyncTurnStream:
         headers = {"accept": "text/event-stream"}
         while True:
             try:
-                response = await self._client._open(self._call, headers)
+                response = await self._client._open(self._call, headers, idle=progress.policy.idle_timeout)
                 async with _closing(response):
                     progress.busy_since = None
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):

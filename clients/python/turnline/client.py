@@ -20,7 +20,7 @@ from ._protocol import (
     parse_json,
     seq_of,
 )
-from ._sse import SseDecoder
+from ._sse import LineBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
 from .turn_stream import TurnStream, _chunks
 
@@ -180,8 +180,9 @@ class TurnlineClient:
         """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``."""
         call = routes.event_page(session_id, after, limit)
         response = self._open(call, {"accept": "application/x-ndjson"})
+        bound = LineBound()
         with closing(response):
-            text = "".join(_chunks(response))
+            text = "".join(bound.push(chunk) for chunk in _chunks(response))
         events = [feed_line(line, response.status_code) for line in text.splitlines() if line.strip()]
         return {"events": events, "next_seq": next_seq_of(response.headers)}
 
@@ -211,7 +212,7 @@ class TurnlineClient:
         while True:
             opened = time.monotonic()
             try:
-                response = self._open(*follow_query(session_id, progress.last))
+                response = self._open(*follow_query(session_id, progress.last), idle=self.retry.idle_timeout)
                 with closing(response):
                     progress.expect_stream(response.status_code, response.headers)
                     decoder = SseDecoder()
@@ -236,12 +237,18 @@ class TurnlineClient:
             except TurnlineError as error:
                 time.sleep(progress.after_failure(error))
 
-    def _open(self, call: routes.Call, headers: Optional[Mapping[str, str]] = None) -> httpx.Response:
-        """A 2xx response, its body still to read (close it); else the API's error."""
+    def _open(
+        self, call: routes.Call, headers: Optional[Mapping[str, str]] = None, idle: Optional[float] = None
+    ) -> httpx.Response:
+        """A 2xx response, its body still to read (close it); else the API's error. ``idle``: the
+        read timeout of a stream whose server sends keep-alives."""
         sent = dict(headers or {})
         if call.key is not None:
             sent["idempotency-key"] = call.key
-        request = self._http.build_request(call.method, call.path, params=call.query, json=call.body, headers=sent)
+        timeout = self._http.timeout if idle is None else routes.stream_timeout(self._http.timeout, idle)
+        request = self._http.build_request(
+            call.method, call.path, params=call.query, json=call.body, headers=sent, timeout=timeout
+        )
         try:
             response = self._http.send(request, stream=True)
         except httpx.TransportError as error:
@@ -249,10 +256,15 @@ class TurnlineClient:
         if response.is_success:
             return response
         with closing(response):
+            head = b""
             try:
-                text = response.read().decode("utf-8", "replace")
+                for piece in response.iter_bytes():
+                    head += piece
+                    if len(head) >= routes.ERROR_BODY_BYTES:
+                        break
             except httpx.TransportError:
-                text = ""
+                pass
+            text = head[: routes.ERROR_BODY_BYTES].decode("utf-8", "replace")
         raise api_error_of(
             response.status_code, text, retry_after_seconds=retry_after_of(response.headers), idempotency_key=call.key
         )

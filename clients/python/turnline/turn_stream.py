@@ -42,7 +42,7 @@ class TurnStream:
         headers = {"accept": "text/event-stream"}
         while True:
             try:
-                response = self._client._open(self._call, headers)
+                response = self._client._open(self._call, headers, idle=progress.policy.idle_timeout)
                 with closing(response):
                     progress.busy_since = None
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):
