@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
-import { EventDispatcher } from '../../src/core/engine/event-dispatcher.ts'
-import { runModelStep } from '../../src/core/model/model-step.ts'
-import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/ports/model-client.ts'
+import type { ModelStreamEvent } from '../../src/ports/model-client.ts'
+import { stepOver } from '../support/model-step-run.ts'
 
 /**
  * The work the engine does for a model's stream grows with the stream, never with its square: a
@@ -10,14 +9,6 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/port
  * answer text) once had the whole reasoning so far trimmed at each delta. Measured by the
  * characters `String.prototype.trim` reads, not by time.
  */
-function scripted(events: ModelStreamEvent[]): ModelClient {
-  return {
-    async *stream() {
-      yield* events
-    },
-  } as unknown as ModelClient
-}
-
 const completed: ModelStreamEvent = {
   type: 'completed',
   response: { text: 'done', toolCalls: [], usage: { ...ZERO_USAGE }, stopReason: 'stop' },
@@ -35,17 +26,7 @@ async function trimmedChars(run: () => Promise<unknown>): Promise<number> {
   return chars
 }
 
-async function step(events: ModelStreamEvent[]) {
-  let next = 0
-  const dispatcher = new EventDispatcher(0)
-  const result = await runModelStep({
-    dispatcher,
-    nextItemId: () => `item_${next++}`,
-    model: scripted(events),
-    request: {} as ModelRequest,
-  })
-  return { result, events: dispatcher.take() }
-}
+const step = stepOver
 
 afterEach(() => {
   vi.restoreAllMocks()

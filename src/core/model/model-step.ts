@@ -87,7 +87,7 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
       item: { id: reasoningId ?? ctx.nextItemId(), type: 'reasoning', text: reasoning },
     })
   }
-  const startCall = (index: number, id = '', name = ''): CallState => {
+  const openCall = (id = '', name = ''): CallState => {
     flushReasoning()
     const state: CallState = {
       itemId: ctx.nextItemId(),
@@ -97,8 +97,12 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
       updates: 0,
       lastUpdateAt: 0,
     }
-    calls.set(index, state)
     emit({ type: 'item.started', item: invocation(state) })
+    return state
+  }
+  const startCall = (index: number, id?: string, name?: string): CallState => {
+    const state = openCall(id, name)
+    calls.set(index, state)
     return state
   }
 
@@ -146,12 +150,36 @@ export async function runModelStep(ctx: ModelStepContext): Promise<ModelStepResu
     flushReasoning()
   }
   const finalText = messages.finish(response)
-  const tools = response.toolCalls.map((call, index) => {
-    const state = [...calls.values()].find((c) => c.id === call.id) ?? calls.get(index)
-    const itemId = state?.itemId ?? startCall(1000 + index, call.id, call.name).itemId
-    return { itemId, call }
+  return {
+    response: { ...response, text: finalText },
+    tools: matchCalls(response, calls, openCall),
+  }
+}
+
+/**
+ * Each call of the response with the item the stream opened for it: the first item with its id
+ * (streamed, or opened here for an earlier call), else the one streamed at its index, else a new
+ * item (a call the stream did not show). The items are indexed by call id once, so matching
+ * costs the number of calls, not its square (a scan of every item for each call before).
+ */
+function matchCalls(
+  response: ModelResponse,
+  calls: Map<number, CallState>,
+  openCall: (id: string, name: string) => CallState,
+): InvokedTool[] {
+  const byId = new Map<string, CallState>()
+  const index = (state: CallState) => {
+    if (!byId.has(state.id)) byId.set(state.id, state)
+  }
+  for (const state of calls.values()) index(state)
+  return response.toolCalls.map((call, at) => {
+    let state = byId.get(call.id) ?? calls.get(at)
+    if (!state) {
+      state = openCall(call.id, call.name)
+      index(state)
+    }
+    return { itemId: state.itemId, call }
   })
-  return { response: { ...response, text: finalText }, tools }
 }
 
 function invocation(state: CallState, withArgs = false) {
