@@ -46,6 +46,13 @@ export async function connect(
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new CliError(`turnline: --url: must be http(s): ${url}`, EXIT.usage)
     }
+    if (base.username !== '' || base.password !== '') {
+      // Not echoed: the password would be printed.
+      throw new CliError(
+        "turnline: --url must not hold a user or password (user:password@): give the server's API key with --api-key or TURNLINE_API_KEY",
+        EXIT.usage,
+      )
+    }
     if (options.work?.cd !== undefined) {
       throw new CliError(
         "turnline: --cd applies to the embedded engine; a server's runner works in its own folders",

@@ -50,6 +50,12 @@ export class Transport {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new TypeError(`baseUrl must be http(s): ${options.baseUrl}`)
     }
+    // A fetch refuses such a URL, with the password in its message: refused here, not shown.
+    if (base.username !== '' || base.password !== '') {
+      throw new TypeError(
+        'baseUrl must not hold a user or password (user:password@): give the API key as apiKey',
+      )
+    }
     this.baseUrl = base.href.replace(/\/+$/, '')
     this.apiKey = options.apiKey
     // Bound: a browser's fetch called as a method of another object throws "Illegal invocation".

@@ -157,6 +157,20 @@ describe('turnline exec --url, server with the mock OpenAI model', { timeout: 18
     expect(run.code).toBe(7)
     expect(run.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+/)
   })
+
+  it('refuses a --url that holds a password, without printing it', async () => {
+    const port = await freePort()
+    const url = `http://user:s3cret-pass@127.0.0.1:${port}`
+    for (const args of [
+      ['sessions', '--url', url],
+      ['exec', '--url', url, 'hi'],
+    ]) {
+      const run = await runCli(args, { cwd: dir })
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stderr).toMatch(/--url must not hold a user or password/)
+      expect(run.stdout + run.stderr).not.toContain('s3cret-pass')
+    }
+  })
 })
 
 describe('turnline against other servers', { timeout: 180_000 }, () => {

@@ -154,3 +154,12 @@ def test_turn_inputs_with_images_and_fork_at_a_turn(server_url: str) -> None:
         with pytest.raises(TurnlineApiError) as refused:
             client.fork(sid, at_turn=9)
         assert refused.value.status == 400 and refused.value.code == "invalid_input"
+
+
+def test_base_url_with_a_password_is_refused_unshown() -> None:
+    for base_url in ("http://user:s3cret-pass@127.0.0.1:9", "https://s3cret-pass@example.com"):
+        for make in (TurnlineClient, AsyncTurnlineClient):
+            with pytest.raises(ValueError) as raised:
+                make(base_url)
+            assert "must not hold a user or password" in str(raised.value)
+            assert "s3cret-pass" not in str(raised.value)

@@ -189,3 +189,14 @@ def test_shows_the_start_of_an_error_page_that_never_ends(server_url: str, hosti
         assert raised.value.status == 502
         assert raised.value.code == "http_error"
         assert raised.value.message.startswith("HTTP 502: <html>bad gateway")
+
+
+def test_an_event_id_that_is_not_a_seq_is_a_protocol_error(server_url: str, hostile) -> None:
+    front = hostile(
+        followed,
+        answer(200, {"content-type": "text/event-stream"}, 'id: \u00b2\ndata: {"type":"thread.started"}\n\n'),
+    )
+    with TurnlineClient(server_url) as direct, TurnlineClient(front.url) as client:
+        sid = direct.create_session()["session_id"]
+        with pytest.raises(TurnlineProtocolError, match="an event id is not a seq"):
+            next(iter(client.events(sid, follow=True)))

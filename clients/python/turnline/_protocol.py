@@ -41,7 +41,8 @@ def new_idempotency_key() -> str:
 
 
 def seq_of(frame_id: str) -> int:
-    if not frame_id.isdigit():
+    # ASCII digits only: str.isdigit() takes "²" too, which int() refuses with a ValueError.
+    if not (frame_id.isascii() and frame_id.isdigit()):
         raise TurnlineProtocolError(f"an event id is not a seq: {frame_id[:40]}", 200)
     return int(frame_id)
 
@@ -267,7 +268,7 @@ def follow_query(session_id: str, last: int) -> tuple[Any, dict[str, str]]:
 def next_seq_of(headers: Mapping[str, str]) -> Optional[int]:
     """The ``Turnline-Next-Seq`` of an NDJSON page."""
     value = headers.get("turnline-next-seq", "")
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def clean(values: dict[str, Any]) -> dict[str, Any]:

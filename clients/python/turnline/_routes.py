@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -36,6 +36,9 @@ def http_options(
     """The ``httpx`` client's settings: the base URL, the bearer key, no read timeout."""
     if not base_url.startswith(("http://", "https://")):
         raise ValueError(f"base_url must be http(s): {base_url}")
+    if "@" in urlsplit(base_url).netloc:
+        # httpx would send it as Basic auth, and the errors would show it: refused, not shown.
+        raise ValueError("base_url must not hold a user or password (user:password@): give the API key as api_key")
     sent = dict(headers or {})
     if api_key:
         sent["authorization"] = f"Bearer {api_key}"
