@@ -14,21 +14,30 @@ export function crashingFetch(
   let dead = false
   const dying: typeof fetch = async (input, init) => {
     if (dead) throw new SimulatedCrash('the process is dead')
-    const request = input instanceof Request ? input : undefined
-    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase()
-    const url = new URL(request ? request.url : String(input))
-    const hit = crashesAt(method, decodeURIComponent(url.pathname))
+    const { method, path } = requestLine(input, init)
+    const hit = crashesAt(method, path)
     if (hit && mode === 'before') {
       dead = true
-      throw new SimulatedCrash(`crash before ${method} ${url.pathname}`)
+      throw new SimulatedCrash(`crash before ${method} ${path}`)
     }
     const answer = await fetch(input, init)
     if (hit) {
       dead = true
       await answer.arrayBuffer()
-      throw new SimulatedCrash(`crash after ${method} ${url.pathname}`)
+      throw new SimulatedCrash(`crash after ${method} ${path}`)
     }
     return answer
   }
   return { fetch: dying, crashed: () => dead }
+}
+
+/** The method and the decoded path of a call to fetch. */
+export function requestLine(
+  input: Parameters<typeof fetch>[0],
+  init: Parameters<typeof fetch>[1],
+): { method: string; path: string } {
+  const request = input instanceof Request ? input : undefined
+  const method = (init?.method ?? request?.method ?? 'GET').toUpperCase()
+  const url = new URL(request ? request.url : String(input))
+  return { method, path: decodeURIComponent(url.pathname) }
 }

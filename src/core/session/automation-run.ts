@@ -1,12 +1,14 @@
 import type { TurnResponse } from '../../contract/api.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
-import type { SessionConfigInput } from '../../contract/session-config.ts'
+import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
 import { sha256Hex } from '../../shared/sha256-hex.ts'
 import { logFenced } from '../../store/delete-fence.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { parseConfig, startSession } from './create-session.ts'
+import { deleteSession } from './delete-session.ts'
 import type { EarlierDelivery } from './earlier-delivery.ts'
 
 export interface AutomationRun {
@@ -55,11 +57,15 @@ export async function triggerAutomation(
 
 /**
  * The delivery's session, before its turn is run or queued; true when it is created now. An
- * earlier acceptance of the same message that recorded its run: found, never created, 404
+ * earlier acceptance of the same signed message that recorded its run: found, never created, 404
  * not_found once gone (deleted, or pruned). One that never recorded it may have stopped before
  * the session, or after it: created, or found (as for a redelivery) — unless it was deleted
- * since, which its log's marker tells (404): a replay after the deletion never runs again. A
- * pointer this process cached before another instance deleted the session is not trusted.
+ * since, which its log's marker tells (409): a replay after the deletion never runs again. A
+ * session created now whose log holds that marker is the deleted one — its deletion landed
+ * between that check and the creation, or the delivery is another message of the same id (a
+ * redelivery signed anew): it is erased again and refused (409) before its turn, so the model is
+ * never called for it. A pointer this process cached before another instance deleted the
+ * session is not trusted.
  */
 export async function deliverySession(
   deps: ServiceDeps,
@@ -74,16 +80,32 @@ export async function deliverySession(
     return false
   }
   const config = parseConfig(request.config)
-  if (request.earlier === 'unrecorded') {
-    const keys = deps.sessions.keys({ tenant, workspace: config.workspace, sessionId })
-    if (await logFenced(deps.sessions.objects, keys)) {
-      throw new TurnlineError('not_found', `session ${sessionId} was deleted`)
-    }
+  const keys = deps.sessions.keys({ tenant, workspace: config.workspace, sessionId })
+  if (request.earlier === 'unrecorded' && (await logFenced(deps.sessions.objects, keys))) {
+    throw deletedDelivery(sessionId)
   }
+  const created = await startDelivery(deps, locator, tenant, config, sessionId)
+  if (created && (await logFenced(deps.sessions.objects, keys))) {
+    await deleteSession(deps, locator, tenant, sessionId).catch((error: unknown) => {
+      serviceLog(deps)({ msg: 'erasing a deleted delivery session failed', error: String(error) })
+    })
+    throw deletedDelivery(sessionId)
+  }
+  return created
+}
+
+/** Creates the delivery's session; false when it exists already (create-only). */
+async function startDelivery(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  config: SessionConfig,
+  sessionId: string,
+): Promise<boolean> {
   try {
     await startSession(deps, locator, tenant, config, {
       source: 'startup',
-      sessionId: request.sessionId,
+      sessionId,
       endAfterTurn: true,
     })
     return true
@@ -91,6 +113,14 @@ export async function deliverySession(
     if (!isTurnlineError(error, 'conflict')) throw error
     return false
   }
+}
+
+function deletedDelivery(sessionId: string): TurnlineError {
+  return new TurnlineError(
+    'conflict',
+    `this delivery ran already and its session ${sessionId} was deleted; it does not run again`,
+    { retryable: false },
+  )
 }
 
 export async function deliveryKey(deliveryId: string): Promise<string> {
