@@ -129,6 +129,21 @@ export const LoopPointerSchema = lazySchema(() =>
 )
 export type LoopPointer = z.infer<typeof LoopPointerSchema>
 
+/**
+ * `<prefix>/.turnline/pass-cursors/<schedules|loop-runs>/<tenant>.json`: where the sweep's last
+ * pass stopped in a tenant's entries when it had more than one pass checks
+ * (core/background/pass-budget.ts); replaced at every such pass.
+ */
+export const PassCursorSchema = lazySchema(() =>
+  z.strictObject({
+    format: z.literal('turnline.pass-cursor').describe('Always `turnline.pass-cursor`.'),
+    version: z.literal(1).describe('Always `1`.'),
+    after: z.string().regex(LOOP_ID).describe('The last loop id the pass took.'),
+    at: z.string().describe('When that pass took it (RFC 3339).'),
+  }),
+)
+export type PassCursor = z.infer<typeof PassCursorSchema>
+
 /** `POST /v1/loops`. */
 export const LoopCreateRequestSchema = lazySchema(() =>
   z.strictObject({

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
-import { SessionService } from '../../src/core/session-service.ts'
 import { SimulatedCrash } from '../support/crashing-object-store.ts'
-import { engineDeps } from '../support/engine-deps.ts'
-import { ScriptedModelClient } from '../support/scripted-model.ts'
-import { type TestClock, testClock } from '../support/test-clock.ts'
+import { everyMinute, loopInstance } from '../support/loop-instance.ts'
+import { testClock } from '../support/test-clock.ts'
 
 /**
  * The schedule sweep between tenants, on the real engine and a memory store whose reads of one
@@ -40,27 +38,14 @@ class SlowForBusy extends MemoryObjectStore {
   }
 }
 
-function instance(store: SlowForBusy, clock: TestClock, coordinator: MemoryCoordinator) {
-  const fetchImpl = (async () => new Response('{}')) as unknown as typeof fetch
-  const model = new ScriptedModelClient()
-  return new SessionService(engineDeps({ store, model, fetch: fetchImpl, clock, coordinator }, []))
-}
-
-const everyMinute = (loopId: string) => ({
-  loop_id: loopId,
-  task: 'Tidy one file.',
-  schedule: { cron: '* * * * *' },
-  budget: { max_steps: 1, max_tokens: 1_000_000, max_cost_usd: 1 },
-})
-
 async function deployment() {
   const store = new SlowForBusy()
   const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 30))
   const coordinator = new MemoryCoordinator()
-  const first = instance(store, clock, coordinator)
+  const first = loopInstance({ store, clock, coordinator })
   for (let n = 0; n < BUSY_LOOPS; n++) await first.createLoop(BUSY, everyMinute(`busy-${n}`))
   for (const n of [0, 1, 2]) await first.createLoop(QUIET, everyMinute(`quiet-${n}`))
-  return { store, clock, first, second: instance(store, clock, coordinator) }
+  return { store, clock, first, second: loopInstance({ store, clock, coordinator }) }
 }
 
 describe('the schedule sweep between tenants', () => {
@@ -101,7 +86,7 @@ describe('the schedule sweep between tenants', () => {
   it("revives another tenant's run whose step record was lost before checking all of the busy tenant's runs", async () => {
     const store = new SlowForBusy()
     const clock = testClock(Date.UTC(2026, 0, 1, 0, 0, 30))
-    const service = instance(store, clock, new MemoryCoordinator())
+    const service = loopInstance({ store, clock })
     const { schedule: _, ...once } = everyMinute('x')
     for (let n = 0; n < BUSY_LOOPS; n++) {
       await service.createLoop(BUSY, { ...once, loop_id: `busy-${n}` })

@@ -9,7 +9,8 @@ import { SessionStore } from '../../src/store/session-store.ts'
 /**
  * The loop's stored objects, read-only fixtures of each version a store may hold: the state
  * (VT Code's loop state plus Turnline's fields), the create-only pointer naming its workspace,
- * and the deployment-wide schedule and run entries the worker's sweep lists.
+ * the deployment-wide schedule and run entries the worker's sweep lists, and where a pass
+ * stopped in a tenant's entries.
  */
 const fixture = (name: string) =>
   new Uint8Array(readFileSync(new URL(`../fixtures/store/loops/${name}`, import.meta.url)))
@@ -20,6 +21,7 @@ const KEYS = {
   'state-v1.json': 'acme/default/.vtcode/state/loop-nightly.json',
   'schedule-entry-v1.json': '.turnline/schedules/acme/nightly.json',
   'run-entry-v1.json': '.turnline/loop-runs/acme/nightly.json',
+  'pass-cursor-v1.json': '.turnline/pass-cursors/schedules/acme.json',
 } as const
 
 async function storeOfFixtures(): Promise<LoopStore> {
@@ -70,5 +72,18 @@ describe('stored loop formats', () => {
       const stored = await store.get(KEYS[name])
       expect(new TextDecoder().decode(stored?.body)).toBe(text(name))
     }
+  })
+
+  it('reads where the last pass stopped, writes it byte-identical, and starts over from an unreadable one', async () => {
+    const loops = await storeOfFixtures()
+    expect(await loops.passCursor('schedules', 'acme')).toBe('nightly')
+    expect(await loops.passCursor('loop-runs', 'acme')).toBeUndefined()
+    const store = new MemoryObjectStore()
+    const written = new LoopStore(new SessionStore({ store }))
+    await written.savePassCursor('schedules', 'acme', 'nightly', CREATED)
+    const stored = await store.get(KEYS['pass-cursor-v1.json'])
+    expect(new TextDecoder().decode(stored?.body)).toBe(text('pass-cursor-v1.json'))
+    await store.put(KEYS['pass-cursor-v1.json'], new TextEncoder().encode('{"version":9}'))
+    expect(await written.passCursor('schedules', 'acme')).toBeUndefined()
   })
 })

@@ -4,6 +4,7 @@ import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
+import { entriesForPass } from './pass-budget.ts'
 import { recordRunStep } from './run-loop.ts'
 
 /** Tenants whose run entries one pass checks side by side. */
@@ -23,7 +24,8 @@ const entryTenant = (entry: { tenant: string }) => entry.tenant
  *
  * The entries are taken in turn by tenant, as the schedules are (inTenantTurns, up to
  * REVIVAL_LANES tenants side by side): a tenant with very many runs under way delays another
- * tenant's revival by at most one check of each tenant ahead of it.
+ * tenant's revival by at most one check of each tenant ahead of it. A pass checks at most
+ * PASS_BUDGET_PER_TENANT runs of one tenant (entriesForPass); the next pass checks the rest first.
  */
 export async function reviveLoopRuns(
   deps: ServiceDeps,
@@ -32,7 +34,9 @@ export async function reviveLoopRuns(
 ): Promise<WorkLocation[]> {
   const store = new LoopStore(deps.sessions)
   const revived: WorkLocation[] = []
-  await inTenantTurns(await store.runEntries(), entryTenant, REVIVAL_LANES, async (entry) => {
+  const now = new Date(deps.clock.now()).toISOString()
+  const entries = await entriesForPass(store, 'loop-runs', await store.runEntries(), now)
+  await inTenantTurns(entries, entryTenant, REVIVAL_LANES, async (entry) => {
     const { tenant, loopId } = entry
     try {
       const at = await reviveOne(deps, queue, store, tenant, loopId)

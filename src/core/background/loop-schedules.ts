@@ -5,6 +5,7 @@ import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
+import { entriesForPass } from './pass-budget.ts'
 import { startLoopRun } from './run-loop.ts'
 
 /** What one pass over the schedules did. */
@@ -31,10 +32,12 @@ const entryTenant = (entry: { tenant: string }) => entry.tenant
  *
  * The schedules are taken in turn by tenant (inTenantTurns): one loop of a tenant at a time, up
  * to SCHEDULE_LANES tenants side by side, each next loop the one of the tenant served least
- * recently. Every due schedule still fires in this pass, but a tenant's first due loop waits for
- * at most one loop of each other tenant, not for all of another tenant's loops (each about two
- * store reads), so a tenant with very many schedules, or slow ones, makes its own firing late
- * and no other's.
+ * recently: a tenant's first due loop waits for at most one loop of each other tenant, not for
+ * all of another tenant's loops (each about two store reads), so a tenant with very many
+ * schedules, or slow ones, makes its own firing late and no other's. And a pass checks at most
+ * PASS_BUDGET_PER_TENANT schedules of one tenant (entriesForPass): the rest are the first the
+ * next pass checks, so the pass is not as long as the busiest tenant's schedules, and no due
+ * schedule is left behind.
  */
 export async function fireDueSchedules(
   deps: ServiceDeps,
@@ -43,7 +46,9 @@ export async function fireDueSchedules(
 ): Promise<ScheduleSweep> {
   const store = new LoopStore(deps.sessions)
   const result: ScheduleSweep = { started: [], skipped: 0 }
-  await inTenantTurns(await store.scheduleEntries(), entryTenant, SCHEDULE_LANES, async (entry) => {
+  const now = new Date(deps.clock.now()).toISOString()
+  const entries = await entriesForPass(store, 'schedules', await store.scheduleEntries(), now)
+  await inTenantTurns(entries, entryTenant, SCHEDULE_LANES, async (entry) => {
     const { tenant, loopId } = entry
     try {
       const fired = await fireOne(deps, queue, store, tenant, loopId)

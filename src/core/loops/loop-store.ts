@@ -3,6 +3,7 @@ import type { LoopPointer, LoopRunState } from '../../contract/loop-state.ts'
 import {
   LOOP_ID,
   LoopPointerSchema,
+  PassCursorSchema,
   parseLoopState,
   serializeLoopState,
 } from '../../contract/loop-state.ts'
@@ -24,7 +25,7 @@ export interface StoredLoop {
 }
 
 /** The deployment-wide folders that list loops: scheduled ones, ones with a run started. */
-type LoopEntryKind = 'schedules' | 'loop-runs'
+export type LoopEntryKind = 'schedules' | 'loop-runs'
 const ENTRY_FORMATS = {
   schedules: 'turnline.loop-schedule',
   'loop-runs': 'turnline.loop-run-entry',
@@ -122,6 +123,34 @@ export class LoopStore {
 
   removeRunEntry(tenant: string, loopId: string): Promise<void> {
     return this.removeEntry('loop-runs', tenant, loopId)
+  }
+
+  private cursorKey(kind: LoopEntryKind, tenant: string): string {
+    assertTenant(tenant)
+    const head = this.sessions.prefix.replace(/^\/+|\/+$/g, '')
+    return `${head ? `${head}/` : ''}.turnline/pass-cursors/${kind}/${tenant}.json`
+  }
+
+  /** The last loop id of `tenant`'s entries a pass took (pass-budget.ts); undefined: none yet. */
+  async passCursor(kind: LoopEntryKind, tenant: string): Promise<string | undefined> {
+    const key = this.cursorKey(kind, tenant)
+    const stored = await this.objects.get(key)
+    if (!stored) return undefined
+    try {
+      return PassCursorSchema.parse(JSON.parse(fromBytes(stored.body, key))).after
+    } catch {
+      // Only a position: an unreadable one (or another version's) starts from the first entry.
+      return undefined
+    }
+  }
+
+  /** Replaces it (the last writer wins: instances passing together took the same entries). */
+  async savePassCursor(kind: LoopEntryKind, tenant: string, after: string, now: string) {
+    assertLoopId(after)
+    const cursor = { format: 'turnline.pass-cursor', version: 1, after, at: now }
+    await this.objects.put(this.cursorKey(kind, tenant), toBytes(JSON.stringify(cursor)), {
+      contentType: 'application/json',
+    })
   }
 
   /**
