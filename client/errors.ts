@@ -111,12 +111,18 @@ export function apiErrorOf(
   return new TurnlineApiError(resolved, code, message, { ...options, details })
 }
 
-/** Seconds of a Retry-After header (seconds form), if any. */
-export function retryAfterOf(response: Response): number | undefined {
-  const header = response.headers.get('retry-after')
-  if (header === null || header.trim() === '') return undefined
-  const seconds = Number(header)
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined
+/**
+ * Seconds of a Retry-After header, if any: its delay in seconds (the server's form), or an
+ * HTTP-date (a gateway's or CDN's 503 may send one), as the seconds from now until it.
+ */
+export function retryAfterOf(response: Response, nowMs = Date.now()): number | undefined {
+  const header = response.headers.get('retry-after')?.trim()
+  if (header === undefined || header === '') return undefined
+  if (/^\d+(\.\d+)?$/.test(header)) return Number(header)
+  const at = Date.parse(header)
+  return Number.isFinite(at) && /[a-z]/i.test(header)
+    ? Math.max(0, Math.ceil((at - nowMs) / 1000))
+    : undefined
 }
 
 /** A readable reason of a fetch failure (undici puts the socket error in `cause`). */

@@ -106,6 +106,27 @@ describe('a retried turn', () => {
     )
   })
 
+  it("waits a gateway's 503 whose Retry-After is an HTTP-date", async () => {
+    const { session_id: id } = await direct.createSession()
+    const { client, seen } = await through(turnPost, async (res) => {
+      // Whole seconds: 3 s from now is 2 to 3 s away.
+      const at = new Date(Date.now() + 3000).toUTCString()
+      res.writeHead(503, { 'content-type': 'text/html', 'retry-after': at })
+      res.end('<html>service unavailable</html>')
+    })
+    const turn = client.streamTurn(
+      id,
+      { input: 'hello' },
+      { retry: { initialDelayMs: 20, maxDelayMs: 100 } },
+    )
+    expect((await turn.result()).status).toBe('completed')
+    const posts = seen.filter(turnPost)
+    expect(posts).toHaveLength(2)
+    expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key'])
+    expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(1500)
+    expect((await direct.listTurns(id)).turns).toHaveLength(1)
+  })
+
   it('throws at once a Retry-After longer than it waits for', async () => {
     const { session_id: id } = await direct.createSession()
     const { client, seen } = await through(

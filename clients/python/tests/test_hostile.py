@@ -9,6 +9,8 @@ import asyncio
 import json
 import re
 import threading
+import time
+from email.utils import formatdate
 from typing import Callable, Iterator
 
 import pytest
@@ -80,6 +82,26 @@ def test_waits_the_retry_after_of_a_429_and_runs_once(server_url: str, hostile) 
         assert posts[1].at - posts[0].at >= 1.9
         assert direct.get_session(sid)["turn_count"] == 1
         assert seqs == [e["seq"] for e in direct.events(sid)][1:]
+
+
+def test_waits_a_gateways_503_whose_retry_after_is_an_http_date(server_url: str, hostile) -> None:
+    def unavailable(handler, forward) -> None:
+        # Whole seconds: 3 s from now is 2 to 3 s away.
+        handler.head(503, {"content-type": "text/html", "retry-after": formatdate(time.time() + 3, usegmt=True)})
+        handler.wfile.write(b"<html>service unavailable</html>")
+
+    front = hostile(turn_post, unavailable)
+    with TurnlineClient(server_url) as direct, TurnlineClient(
+        front.url, retry=RetryPolicy(initial_delay=0.02, max_delay=0.1)
+    ) as client:
+        sid = direct.create_session()["session_id"]
+        turn = client.stream_turn(sid, "hello")
+        assert turn.result()["status"] == "completed"
+        posts = [seen for seen in front.seen if turn_post(seen)]
+        assert len(posts) == 2
+        assert posts[0].headers["idempotency-key"] == posts[1].headers["idempotency-key"]
+        assert posts[1].at - posts[0].at >= 1.5
+        assert direct.get_session(sid)["turn_count"] == 1
 
 
 def test_raises_at_once_a_retry_after_longer_than_it_waits(server_url: str, hostile) -> None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any, Mapping, Optional
 
 #: The error codes of this version of the server (src/contract/errors.ts, checked by a test).
@@ -179,12 +183,15 @@ def api_error_of(
 
 
 def retry_after_of(headers: Mapping[str, str]) -> Optional[float]:
-    """Seconds of a Retry-After header (seconds form), if any."""
-    value = headers.get("retry-after")
-    if value is None or value.strip() == "":
-        return None
+    """Seconds of a Retry-After header, if any: its delay in seconds (the server's form), or an
+    HTTP-date (a gateway's or CDN's 503 may send one), as the seconds from now until it."""
+    value = (headers.get("retry-after") or "").strip()
+    if re.fullmatch(r"\d+(\.\d+)?", value, re.ASCII):
+        return float(value)
     try:
-        seconds = float(value)
-    except ValueError:
+        at = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
         return None
-    return seconds if seconds >= 0 else None
+    if at is None or at.tzinfo is None:
+        return None
+    return float(max(0, math.ceil(at.timestamp() - time.time())))
