@@ -26,6 +26,7 @@ import { requestTrace } from './http/request-trace.ts'
 import { routeMethods } from './http/route-methods.ts'
 import type { SocketUpgrades } from './http/socket-connection.ts'
 import { loggedSessionApi } from './http/turn-log.ts'
+import { DEFAULT_WEBHOOK_ID_RETENTION_SECONDS } from './http/webhook-guards.ts'
 import type { ReferenceScript } from './openapi/docs-page.ts'
 import { openApiJsonOf } from './openapi/openapi-document.ts'
 import { agentSessionRoutes } from './routes/agent-session-routes.ts'
@@ -72,11 +73,12 @@ export interface AppOptions {
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /**
-   * Remembers accepted webhook deliveries (signed messages) and whether their runs were recorded:
-   * the coordinator's (`coordinatorDeliveryGuard`) whenever more than one instance serves or the
+   * Remembers accepted webhook delivery ids and whether their runs were recorded: the coordinator's (`coordinatorDeliveryGuard`) whenever more than one instance serves or the
    * process restarts; the default remembers them in this process only.
    */
   webhookReplayGuard?: DeliveryGuard
+  /** How long the webhook guard remembers an accepted delivery id (default 4 days). */
+  webhookIdRetentionSeconds?: number
   /** Operator log: one structured entry per request and per turn (TURNLINE_LOG); none when absent. */
   requestLog?: LogSink
   /**
@@ -188,6 +190,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       replayGuard:
         options.webhookReplayGuard ??
         coordinatorDeliveryGuard(new MemoryCoordinator(), 'webhook-delivery'),
+      idRetentionSeconds: options.webhookIdRetentionSeconds ?? DEFAULT_WEBHOOK_ID_RETENTION_SECONDS,
       failures: options.authFailures ?? inProcessAuthFailures(),
       peer: options.peerAddress,
       log: options.requestLog ?? log,

@@ -3,6 +3,7 @@ import type { Coordinator } from '../src/ports/coordinator.ts'
 import type { DeliveryGuard } from '../src/ports/delivery-guard.ts'
 import type { ReplayGuard } from '../src/ports/replay-guard.ts'
 import { systemClock } from '../src/shared/system-clock.ts'
+import { DEFAULT_WEBHOOK_ID_RETENTION_SECONDS } from './http/webhook-guards.ts'
 
 /** The shortest record kept, so a message signed at the edge of its window is still caught. */
 const MIN_TTL_MS = 1000
@@ -51,15 +52,24 @@ export function coordinatorDeliveryGuard(
   }
 }
 
-/** The app's replay guards on the coordinator: runner callbacks and webhook deliveries. */
-export function replayGuardsOf(coordinator: Coordinator): AppReplayGuards {
+/**
+ * The app's replay guards on the coordinator: runner callbacks, and webhook delivery ids kept
+ * `webhookIdRetentionSeconds` (TURNLINE_WEBHOOK_ID_RETENTION_SECONDS).
+ */
+export function replayGuardsOf(
+  coordinator: Coordinator,
+  webhookIdRetentionSeconds = DEFAULT_WEBHOOK_ID_RETENTION_SECONDS,
+): AppReplayGuards {
   return {
     replayGuard: coordinatorReplayGuard(coordinator, 'runner-callback'),
     webhookReplayGuard: coordinatorDeliveryGuard(coordinator, 'webhook-delivery'),
+    webhookIdRetentionSeconds,
   }
 }
 
 export interface AppReplayGuards {
   replayGuard: ReplayGuard
   webhookReplayGuard: DeliveryGuard
+  /** How long the webhook route has its guard remember an accepted delivery id. */
+  webhookIdRetentionSeconds: number
 }

@@ -99,9 +99,10 @@ export interface Deps {
     follow: Partial<FollowOptions>
     /** Enables the signed runner callback route. */
     runnerSecret?: string
-    /** Accepted runner callbacks and webhook deliveries, in the coordinator (all instances). */
+    /** Accepted runner callbacks and webhook delivery ids, in the coordinator (all instances). */
     replayGuard: AppReplayGuards['replayGuard']
     webhookReplayGuard: AppReplayGuards['webhookReplayGuard']
+    webhookIdRetentionSeconds: AppReplayGuards['webhookIdRetentionSeconds']
     /** Enables `POST /v1/webhooks/:name`. */
     webhooks?: EnvConfig['TURNLINE_WEBHOOKS']
     /** One structured line per request and per turn (TURNLINE_LOG=json). */
@@ -271,7 +272,7 @@ export async function createDeps(
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
       ...(runner ? { runnerSecret: runner.secret } : {}),
-      ...replayGuardsOf(coordinator),
+      ...replayGuardsOf(coordinator, config.TURNLINE_WEBHOOK_ID_RETENTION_SECONDS),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),
       ...(config.TURNLINE_LOG === 'json' ? { requestLog: options.requestLog ?? jsonLines } : {}),
       tenancy,

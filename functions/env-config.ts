@@ -17,6 +17,7 @@ import { AnthropicPlatformEnvShape, anthropicPlatformChecks } from './anthropic-
 import { parseRange } from './http/address-ranges.ts'
 import { type ApiKey, parseApiKeys } from './http/auth.ts'
 import { CorsOriginsSchema } from './http/cors-origins.ts'
+import { WebhookGuardEnvShape } from './http/webhook-guards.ts'
 import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
 
@@ -122,6 +123,7 @@ export const EnvSchema = z.object({
   /** The embedded runner's workspaces; default beside TURNLINE_DATA_DIR (node-embedded.ts). */
   TURNLINE_RUNNER_ROOT: text.optional(),
   TURNLINE_WEBHOOKS: webhooks.optional(),
+  ...WebhookGuardEnvShape,
   TURNLINE_MCP_SERVERS: mcpServers.optional(),
   TURNLINE_INVOCATION_BUDGET_MS: integer(1000, 3_600_000).default(25_000),
   TURNLINE_IDEMPOTENCY_TTL_SECONDS: integer(60, 30 * 86_400).default(86_400),

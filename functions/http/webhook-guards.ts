@@ -1,3 +1,4 @@
+import { envInteger } from '../../src/contract/env-values.ts'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { WEBHOOK_TOLERANCE_SECONDS } from '../../src/contract/standard-webhooks.ts'
 import type { DeliveryGuard } from '../../src/ports/delivery-guard.ts'
@@ -12,13 +13,16 @@ import {
 
 /**
  * What guards `POST /v1/webhooks/:name` besides the signature (docs/http-api.md, POST /v1/webhooks/:name):
- * the accepted signed messages and whether their runs were recorded, remembered in the
- * coordinator (`coordinatorDeliveryGuard`) so a captured delivery is never run twice, whatever
- * became of its session, and a resent one whose run was never recorded still runs; and the failed
- * signature checks, counted as failed authentications are (functions/http/auth-throttle.ts).
+ * the accepted delivery ids and whether their runs were recorded, remembered in the coordinator
+ * (`coordinatorDeliveryGuard`) for `idRetentionSeconds`, so a delivery id that ran is never run
+ * twice, whatever became of its session, and a resent one whose run was never recorded still runs;
+ * and the failed signature checks, counted as failed authentications are
+ * (functions/http/auth-throttle.ts).
  */
 export interface WebhookGuards {
   replayGuard: DeliveryGuard
+  /** How long an accepted delivery id is remembered (TURNLINE_WEBHOOK_ID_RETENTION_SECONDS). */
+  idRetentionSeconds: number
   failures: AuthFailureLimit
   peer?: PeerAddress | undefined
   log: (entry: Record<string, unknown>) => void
@@ -65,9 +69,37 @@ export function webhookFailures(guards: WebhookGuards) {
   }
 }
 
-/** When the replay guard may forget a message signed at `timestamp` (epoch seconds). */
-export function rememberUntilMs(timestamp: number): number {
-  return (timestamp + WEBHOOK_TOLERANCE_SECONDS + WEBHOOK_CLOCK_SKEW_SECONDS) * 1000
+/**
+ * How long a delivery id is remembered by default: 4 days, past the 75½ hours of the retry
+ * schedule the Standard Webhooks specification gives as its example.
+ */
+export const DEFAULT_WEBHOOK_ID_RETENTION_SECONDS = 4 * 86_400
+
+/** The shortest retention: a message's signature window and the clock skew. */
+export const MIN_WEBHOOK_ID_RETENTION_SECONDS =
+  WEBHOOK_TOLERANCE_SECONDS + WEBHOOK_CLOCK_SKEW_SECONDS
+
+/** The guard's variable (functions/env-config.ts spreads it into the environment's schema). */
+export const WebhookGuardEnvShape = {
+  /** How long an accepted webhook-id is remembered: 6 minutes to 30 days. */
+  TURNLINE_WEBHOOK_ID_RETENTION_SECONDS: envInteger(
+    MIN_WEBHOOK_ID_RETENTION_SECONDS,
+    30 * 86_400,
+  ).default(DEFAULT_WEBHOOK_ID_RETENTION_SECONDS),
+}
+
+/**
+ * When the replay guard may forget a delivery id accepted at `nowMs` in a message signed at
+ * `timestamp` (epoch seconds): `retentionSeconds` from now, and never before the message's own
+ * signature could pass no more (a timestamp up to the tolerance ahead of this clock).
+ */
+export function rememberUntilMs(
+  timestamp: number,
+  retentionSeconds: number,
+  nowMs: number,
+): number {
+  const windowEnds = (timestamp + MIN_WEBHOOK_ID_RETENTION_SECONDS) * 1000
+  return Math.max(windowEnds, nowMs + retentionSeconds * 1000)
 }
 
 function throttled(waitMs: number) {

@@ -44,16 +44,17 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * runs it; a redelivery finds the session or the record and is `duplicate: true`, never a second
  * run. Elsewhere the first turn runs in the request and answers 200.
  *
- * Each accepted signed message (id and timestamp) is claimed in the replay guard before its run
- * is queued, and marked recorded once it is (its session created, its turn queued or run),
- * until its timestamp leaves the window. The same message again, once recorded, is answered
- * from its session, never creating it, so a replay after the session was deleted is 409 instead
- * of a second run. Claimed but not recorded — the first attempt died or failed between the
- * claim and the queue, or is still under way — it runs as a first delivery would, idempotent on
- * the delivery id (the session and the turn's key derive from it: one run, whoever gets there
- * first), unless its session was deleted since (409 again, from the log's deleted-session
- * marker). A sender's redelivery signed anew is another message and runs the same way. Failed
- * signature checks are throttled (webhook-guards.ts).
+ * Each accepted delivery id is claimed in the replay guard before its run is queued, and marked
+ * recorded once it is (its session created, its turn queued or run), for `idRetentionSeconds`
+ * (4 days by default) and at least until its timestamp leaves the window. The id again — the
+ * same bytes, or signed anew by its sender — once recorded, is answered from its session, never
+ * creating it, so a replay after the session was deleted or pruned is 409 instead of a second
+ * run. Claimed but not recorded — the first attempt died or failed between the claim and the
+ * queue, or is still under way — it runs as a first delivery would, idempotent on the delivery
+ * id (the session and the turn's key derive from it: one run, whoever gets there first), unless
+ * its session was deleted since (409 again, from the log's deleted-session marker, also when the
+ * deletion lands while the session is created again: automation-run.ts). Failed signature
+ * checks are throttled (webhook-guards.ts).
  */
 export function webhookRoutes(
   ctx: RouteContext,
@@ -69,7 +70,7 @@ export function webhookRoutes(
       tags: ['callbacks'],
       summary: 'A webhook delivery starts an automation run',
       description:
-        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`) get the first run's answer with `duplicate: true`. Where the server runs a background worker the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
+        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`, the same bytes or signed anew) get the first run's answer with `duplicate: true`, and 409 `conflict` once its session was deleted or pruned: a `webhook-id` runs once for as long as the deployment remembers it (`TURNLINE_WEBHOOK_ID_RETENTION_SECONDS`, 4 days by default). Where the server runs a background worker the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
       security: [],
       responses: {
         200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
@@ -94,8 +95,8 @@ export function webhookRoutes(
       const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
       if (!check.ok) return failures.failed(buckets, check.reason)
       const idDigest = await digest(check.id)
-      const message = `${name}:${idDigest}:${check.timestamp}`
-      const until = rememberUntilMs(check.timestamp)
+      const message = deliveryMessage(name, idDigest)
+      const until = rememberUntilMs(check.timestamp, guards.idRetentionSeconds, Date.now())
       const earlier = await guards.replayGuard.claim(message, until)
       const request: WebhookRun = {
         sessionId: `wh-${name}-${idDigest}`,
@@ -145,6 +146,11 @@ export function webhookRoutes(
  */
 export function renderPrompt(template: string, body: string): string {
   return template.replaceAll('{{body}}', () => body)
+}
+
+/** What the replay guard remembers of a delivery: its hook and the digest of its id. */
+export function deliveryMessage(hook: string, idDigest: string): string {
+  return `${hook}:${idDigest}`
 }
 
 async function digest(text: string): Promise<string> {

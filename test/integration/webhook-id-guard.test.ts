@@ -6,8 +6,10 @@ import { sessionKeys, webhookDelivery } from '../support/webhook-delivery.ts'
 import { webhookDeployment } from '../support/webhook-deployment.ts'
 
 /**
- * A webhook-id whose session was deleted never runs again (S3 + Upstash, across instances and
- * restarts): signed anew by its sender, or resent while the deletion runs.
+ * A webhook-id that ran never runs again while the guard remembers it (S3 + Upstash, across
+ * instances and restarts), whatever became of its session: deleted or pruned by retention,
+ * resent with the same bytes or signed anew by its sender; and a resend racing the deletion of
+ * its session never calls the model.
  */
 
 /** The lease a dead instance's turn keeps: short, so a resend waits seconds, not a minute. */
@@ -20,6 +22,12 @@ const now = () => Math.floor(Date.now() / 1000)
 
 async function api(on: AppInstance, method: string, path: string) {
   return fetch(`${on.url}${path}`, { method, headers: { authorization: `Bearer ${API_KEY}` } })
+}
+
+/** Retention prunes every closed session of the hook's workspace, as a full workspace does. */
+async function pruneClosed(on: AppInstance): Promise<string[]> {
+  const policy = { maxSessions: 0, maxAgeDays: 30 }
+  return (await on.deps.service.sessions.retention('acme', 'default', { policy })).deleted
 }
 
 async function expectRefused(answer: Response): Promise<void> {
@@ -38,6 +46,20 @@ describe('a webhook-id that ran', () => {
     for (const on of [a, await apps.start()]) await expectRefused(await d.resign(now()).send(on))
     expect(model().requests).toHaveLength(1)
     expect((await api(a, 'GET', `/v1/sessions/${d.sessionId}`)).status).toBe(404)
+  })
+
+  it('is refused when its sender signs it anew after retention pruned its session', async () => {
+    model().respond(() => ({ text: 'Handled, then pruned.' }))
+    const a = await apps.start()
+    const d = await webhookDelivery(SECRET, '{"event":"pruned"}', now() - 10)
+    expect((await d.send(a)).status).toBe(200)
+    expect(await pruneClosed(a)).toContain(d.sessionId)
+
+    for (const on of [a, await apps.start()]) {
+      await expectRefused(await d.resign(now()).send(on))
+      await expectRefused(await d.send(on))
+    }
+    expect(model().requests).toHaveLength(1)
   })
 })
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { rememberUntilMs } from '../../functions/http/webhook-guards.ts'
+import { deliveryMessage } from '../../functions/routes/webhook-routes.ts'
 import { sha256Hex } from '../../src/shared/sha256-hex.ts'
 import type { AppInstance } from '../support/app-instance.ts'
 import type { MockOpenAI } from '../support/mock-openai.ts'
@@ -68,10 +69,11 @@ describe('webhook replay', () => {
     const a = await instance()
     const id = `msg_${crypto.randomUUID()}`
     const lost = captured(id, '{"event":"lost"}', Math.floor(Date.now() / 1000) - 5)
-    // What the route records before it queues the run; the process died right after.
-    const message = `triage:${(await sha256Hex(id)).slice(0, 24)}:${lost.timestamp}`
+    // What the route records before it creates the session; the process died right after.
+    const message = deliveryMessage('triage', (await sha256Hex(id)).slice(0, 24))
     const guard = a.deps.http.webhookReplayGuard
-    expect(await guard.claim(message, rememberUntilMs(lost.timestamp))).toBe('first')
+    const until = rememberUntilMs(lost.timestamp, a.deps.http.webhookIdRetentionSeconds, Date.now())
+    expect(await guard.claim(message, until)).toBe('first')
 
     // The same bytes again, on another instance: the run that never happened runs now.
     const resent = await lost.send(await instance())

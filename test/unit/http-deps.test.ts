@@ -59,6 +59,7 @@ describe('createDeps', () => {
       follow: { maxMs: 300_000, pollMs: 1000 },
       replayGuard: { claim: expect.any(Function) },
       webhookReplayGuard: { claim: expect.any(Function), recorded: expect.any(Function) },
+      webhookIdRetentionSeconds: 4 * 86_400,
       requestLog: jsonLines,
       // No limits, usage counted in this process only (no extra coordinator calls).
       tenancy: expect.objectContaining({ defaults: {}, limiter: expect.any(MemoryTenantLimiter) }),

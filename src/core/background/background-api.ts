@@ -66,7 +66,7 @@ export interface QueuedTrigger {
   deliveryId: string
   config: SessionConfigInput
   input: string
-  /** The same signed message was accepted before: how far it got (deliverySession). */
+  /** The same delivery id was accepted before: how far it got (deliverySession). */
   earlier?: EarlierDelivery
 }
 

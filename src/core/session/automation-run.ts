@@ -25,7 +25,7 @@ export interface AutomationRequest {
   deliveryId: string
   config: SessionConfigInput
   input: string
-  /** The same signed message was accepted before (the route's replay guard): how far it got. */
+  /** The same delivery id was accepted before (the route's replay guard): how far it got. */
   earlier?: EarlierDelivery
 }
 
@@ -57,15 +57,14 @@ export async function triggerAutomation(
 
 /**
  * The delivery's session, before its turn is run or queued; true when it is created now. An
- * earlier acceptance of the same signed message that recorded its run: found, never created, 404
+ * earlier acceptance of the same delivery id that recorded its run: found, never created, 404
  * not_found once gone (deleted, or pruned). One that never recorded it may have stopped before
  * the session, or after it: created, or found (as for a redelivery) — unless it was deleted
  * since, which its log's marker tells (409): a replay after the deletion never runs again. A
  * session created now whose log holds that marker is the deleted one — its deletion landed
- * between that check and the creation, or the delivery is another message of the same id (a
- * redelivery signed anew): it is erased again and refused (409) before its turn, so the model is
- * never called for it. A pointer this process cached before another instance deleted the
- * session is not trusted.
+ * between that check and the creation, or the guard forgot the delivery id: it is erased again
+ * and refused (409) before its turn, so the model is never called for it. A pointer this process
+ * cached before another instance deleted the session is not trusted.
  */
 export async function deliverySession(
   deps: ServiceDeps,
