@@ -17,9 +17,14 @@ import type {
   McpListedTool,
   McpSessionHandle,
 } from '../../src/ports/mcp-client.ts'
+import { redactCredentials } from '../../src/shared/redact-credentials.ts'
 import { toCallOutcome, toListedTool } from './mcp-results.ts'
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** What a deployment server's refusal of the operator's credentials tells tenants. */
+export const OPERATOR_REFUSED_TEXT =
+  "the server refused the deployment's credentials (its answer is not shown: it may name them)"
 
 /** Pages of `tools/list` followed at most (a runaway cursor loop stops here). */
 const MAX_LIST_PAGES = 50
@@ -173,21 +178,28 @@ class SdkMcpConnection implements McpConnection {
     return { timeout: this.endpoint.timeoutMs, ...(signal ? { signal } : {}) }
   }
 
+  /**
+   * A failed request as the `tool_error` the model and the turn's events read. The server's and
+   * the SDK's words go through redactCredentials, as a model provider's do (servers echo the
+   * Authorization header or a token they refused), and a deployment server's refusal of the
+   * operator's credentials (401, 403) is told without them; the redacted words are kept for the
+   * operator in `logDetails.server_message`. A transport fault's words are the runtime's own.
+   */
   private fault(error: unknown, what: string): TurnlineError {
     if (error instanceof TurnlineError) return error
-    // The SDK's and the server's words are kept; a transport fault's are the runtime's own.
-    const message =
+    const said =
       error instanceof McpError || error instanceof StreamableHTTPError
-        ? error.message
-        : transportFailureText(error)
+        ? redactCredentials(error.message)
+        : undefined
     const status = error instanceof StreamableHTTPError ? error.code : undefined
-    return new TurnlineError(
-      'tool_error',
-      `MCP server ${this.endpoint.name}: ${what}: ${message}`,
-      {
-        details: { server: this.endpoint.name, ...(status !== undefined ? { status } : {}) },
-      },
-    )
+    const refused = this.endpoint.operator === true && (status === 401 || status === 403)
+    const shown = refused
+      ? `HTTP ${status}: ${OPERATOR_REFUSED_TEXT}`
+      : (said ?? transportFailureText(error))
+    return new TurnlineError('tool_error', `MCP server ${this.endpoint.name}: ${what}: ${shown}`, {
+      details: { server: this.endpoint.name, ...(status !== undefined ? { status } : {}) },
+      ...(said !== undefined ? { logDetails: { server_message: said } } : {}),
+    })
   }
 }
 

@@ -15,6 +15,11 @@ export interface McpEndpoint {
   headers: Readonly<Record<string, string>>
   /** Per request. */
   timeoutMs: number
+  /**
+   * A deployment's server (TURNLINE_MCP_SERVERS): its credentials are the operator's, so a
+   * refusal of them (HTTP 401, 403) reaches tenants without the server's words.
+   */
+  operator?: boolean
 }
 
 /** What resumes an MCP session in a later invocation (absent fields: the server keeps none). */

@@ -15,10 +15,14 @@ export interface EntryWithMock {
 
 /**
  * `npm start` as a real process for a test file, on the fs store in a temp folder the sandbox
- * user can get through, answering with the mock OpenAI model (gpt-4o-mini); `env` adds to that.
+ * user can get through, answering with the mock OpenAI model (gpt-4o-mini); `env` adds to that
+ * (a function: read when the entry starts, after the file's earlier `beforeAll` hooks).
  * Started before the file's tests, stopped and removed after them.
  */
-export function useEntryWithMock(name: string, env: Record<string, string>): EntryWithMock {
+export function useEntryWithMock(
+  name: string,
+  env: Record<string, string> | (() => Record<string, string>),
+): EntryWithMock {
   const fixture = {} as EntryWithMock
   beforeAll(async () => {
     fixture.dir = await mkdtemp(join(tmpdir(), `turnline-${name}-`))
@@ -30,7 +34,7 @@ export function useEntryWithMock(name: string, env: Record<string, string>): Ent
       OPENAI_BASE_URL: fixture.mock.baseURL,
       OPENAI_API_KEY: 'sk-test',
       TURNLINE_MODEL: 'gpt-4o-mini',
-      ...env,
+      ...(typeof env === 'function' ? env() : env),
     })
     fixture.url = await fixture.server.listening()
   }, 60_000)

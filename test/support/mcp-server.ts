@@ -18,7 +18,9 @@ import * as z from 'zod'
  * - `secret` {} (after unlock): text "the secret".
  *
  * `addTool(name)` adds a tool to every open MCP session (a deployment-wide change); `forget()`
- * drops every MCP session, so the next request with an old session id gets 404.
+ * drops every MCP session, so the next request with an old session id gets 404; `refuse(status)`
+ * answers every request with that status and a body that echoes its Authorization header (as an
+ * upstream's error page may), until `refuse(undefined)`.
  */
 export interface TestMcpServer {
   url: string
@@ -26,8 +28,14 @@ export interface TestMcpServer {
   readonly requests: { method: string; session?: string; auth?: string; rpc?: string }[]
   addTool(name: string, text: string): void
   forget(): void
+  refuse(status: number | undefined): void
   sessions(): number
   close(): Promise<void>
+}
+
+export interface McpServerOptions {
+  /** `broken`'s error names the Authorization header it was sent. */
+  echoAuth?: boolean
 }
 
 interface Session {
@@ -35,7 +43,7 @@ interface Session {
   server: McpServer
 }
 
-function newServer(extra: Map<string, string>): McpServer {
+function newServer(extra: Map<string, string>, options: McpServerOptions): McpServer {
   const server = new McpServer({ name: 'test-mcp', version: '1.0.0' })
   server.registerTool(
     'search',
@@ -46,10 +54,19 @@ function newServer(extra: Map<string, string>): McpServer {
     },
     async ({ q }) => ({ content: [{ type: 'text', text: `results for ${q}: two hits` }] }),
   )
-  server.registerTool('broken', { description: 'Always fails' }, async () => ({
-    isError: true,
-    content: [{ type: 'text', text: 'the backend is down' }],
-  }))
+  server.registerTool('broken', { description: 'Always fails' }, async (ctx) => {
+    // With `echoAuth`, as a careless server's error may: the credentials it was sent.
+    const auth = options.echoAuth && ctx.requestInfo?.headers.authorization
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `the backend is down${auth ? ` (sent Authorization: ${auth})` : ''}`,
+        },
+      ],
+    }
+  })
   server.registerTool('unlock', { description: 'Unlock the secret tool' }, async (ctx) => {
     if (!extra.has('secret')) {
       extra.set('secret', 'the secret')
@@ -63,10 +80,11 @@ function newServer(extra: Map<string, string>): McpServer {
   return server
 }
 
-export async function startMcpServer(): Promise<TestMcpServer> {
+export async function startMcpServer(options: McpServerOptions = {}): Promise<TestMcpServer> {
   const sessions = new Map<string, Session>()
   const requests: TestMcpServer['requests'] = []
   const global = new Map<string, string>()
+  let refusing: number | undefined
 
   const handle = async (request: Request): Promise<Response> => {
     const session = request.headers.get('mcp-session-id') ?? undefined
@@ -84,6 +102,10 @@ export async function startMcpServer(): Promise<TestMcpServer> {
         : {}),
       ...(rpc ? { rpc } : {}),
     })
+    if (refusing !== undefined) {
+      const auth = request.headers.get('authorization')
+      return Response.json({ error: 'refused', authorization: auth }, { status: refusing })
+    }
     if (session) {
       const known = sessions.get(session)
       if (!known) return Response.json({ error: 'unknown session' }, { status: 404 })
@@ -91,7 +113,7 @@ export async function startMcpServer(): Promise<TestMcpServer> {
     }
     if (rpc !== 'initialize') return Response.json({ error: 'no session' }, { status: 400 })
     const extra = new Map(global)
-    const server = newServer(extra)
+    const server = newServer(extra, options)
     for (const [name, text] of global) {
       server.registerTool(name, { description: `Added: ${name}` }, async () => ({
         content: [{ type: 'text', text }],
@@ -124,6 +146,9 @@ export async function startMcpServer(): Promise<TestMcpServer> {
     forget() {
       for (const { server } of sessions.values()) void server.close()
       sessions.clear()
+    },
+    refuse(status) {
+      refusing = status
     },
     sessions: () => sessions.size,
     async close() {

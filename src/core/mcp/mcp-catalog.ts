@@ -123,6 +123,7 @@ export async function refreshMcpCatalog(input: {
         kept.listed = true
       } catch (error) {
         if (input.signal?.aborted || !isTurnlineError(error, 'tool_error')) throw error
+        pool.failed(server.name, error)
         kept.stale = true
         warnings.push(
           `${error.message}; ${tools ? 'its tools as last read are offered' : 'its tools are not offered'} until it answers`,

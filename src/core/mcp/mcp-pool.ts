@@ -1,4 +1,5 @@
 import type { EngineState } from '../../contract/engine-state.ts'
+import type { TurnlineError } from '../../contract/errors.ts'
 import type { McpServerState, McpState } from '../../contract/mcp-config.ts'
 import type { McpClient, McpConnection } from '../../ports/mcp-client.ts'
 import type { SessionMcpServer } from './mcp-servers.ts'
@@ -29,7 +30,15 @@ export class McpPool {
     readonly servers: readonly SessionMcpServer[],
     private readonly state: EngineState,
     private readonly signal?: AbortSignal,
+    /** Told of each request to a server that failed with a `tool_error` (the operator log). */
+    private readonly onFault?: (server: SessionMcpServer, error: TurnlineError) => void,
   ) {}
+
+  /** A request to `name` failed with `error`: passed on to the pool's listener. */
+  failed(name: string, error: TurnlineError): void {
+    const server = this.server(name)
+    if (server) this.onFault?.(server, error)
+  }
 
   server(name: string): SessionMcpServer | undefined {
     return this.servers.find((server) => server.name === name)

@@ -22,14 +22,17 @@ export function sessionMcpServers(
   config: SessionConfig,
 ): SessionMcpServer[] {
   if (!mcp) return []
-  return [...mcp.servers, ...(config.mcp_servers ?? [])].map((server) =>
-    toSessionServer(server, policy),
-  )
+  return [
+    ...mcp.servers.map((server) => toSessionServer(server, policy, 'deployment')),
+    ...(config.mcp_servers ?? []).map((server) => toSessionServer(server, policy, 'session')),
+  ]
 }
 
 function toSessionServer(
   server: McpServer,
   policy: Pick<HttpToolPolicy, 'timeoutMs'>,
+  /** Who named it: the deployment's servers are the operator's. */
+  from: 'deployment' | 'session',
 ): SessionMcpServer {
   const patterns = server.allowed_tools?.map(compileToolPattern)
   return {
@@ -39,6 +42,7 @@ function toSessionServer(
       url: server.url,
       headers: server.headers ?? {},
       timeoutMs: server.timeout_ms ?? policy.timeoutMs,
+      ...(from === 'deployment' ? { operator: true } : {}),
     },
     allows: (tool) => !patterns || patterns.some((matches) => matches(tool)),
   }

@@ -2,6 +2,7 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { McpCatalogTool } from '../../contract/mcp-config.ts'
 import type { McpCallOutcome } from '../../ports/mcp-client.ts'
+import { redactCredentials } from '../../shared/redact-credentials.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import type { OutputKeeping } from '../tools/kept-output.ts'
 import { captureOutput } from '../tools/output-capture.ts'
@@ -21,7 +22,9 @@ async function resultOutput(
   maxResultBytes: number,
   keeping: OutputKeeping | undefined,
 ): Promise<{ output: string; failed: boolean }> {
-  const text = mcpResultText(outcome)
+  // A tool's error is the server's words (an exception's message, an upstream's answer), which
+  // may echo the credentials it was sent: redacted as a failed request's are.
+  const text = outcome.isError ? redactCredentials(mcpResultText(outcome)) : mcpResultText(outcome)
   if (!keeping)
     return { output: boundedText(text, maxResultBytes), failed: outcome.isError === true }
   const captured = await captureOutput(
@@ -87,6 +90,7 @@ export function mcpToolHandler(
           })
           throw error
         }
+        pool.failed(server, error)
         outcome = { isError: true, content: [{ type: 'text', text: error.message }] }
       }
       const { output, failed } = await resultOutput(outcome, maxResultBytes, keeping)

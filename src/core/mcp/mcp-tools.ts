@@ -4,6 +4,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import { loadMcpCatalog, refreshMcpCatalog } from './mcp-catalog.ts'
+import { mcpFaultLog } from './mcp-fault-log.ts'
 import { McpPool } from './mcp-pool.ts'
 import { sessionMcpServers } from './mcp-servers.ts'
 import { mcpToolHandler } from './mcp-tool-handler.ts'
@@ -29,7 +30,7 @@ export async function openMcpTools(
   if (!deps.mcp) return undefined
   const servers = sessionMcpServers(deps.mcp, deps.tools, state.config)
   if (servers.length === 0 && !state.mcp?.catalog) return undefined
-  const pool = new McpPool(deps.mcp.client, servers, state, options.signal)
+  const pool = new McpPool(deps.mcp.client, servers, state, options.signal, mcpFaultLog(deps, ref))
   const objects = deps.sessions.objects
   const sessionRoot = deps.sessions.keys(ref).root
   try {
