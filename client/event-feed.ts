@@ -119,6 +119,7 @@ export async function* eventFeed(
           'last-event-id': last >= 0 ? String(last) : undefined,
         },
         signal,
+        headTimeoutMs: policy.idleTimeoutMs,
       })
       if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
         throw new TurnlineProtocolError('the followed feed is not an event stream', response.status)

@@ -81,6 +81,7 @@ export class ResponsesClient {
           query: { stream: 'true', ...(last >= 0 ? { starting_after: last } : {}) },
           headers: { accept: 'text/event-stream' },
           signal: options.signal,
+          headTimeoutMs: policy.idleTimeoutMs,
         })
         for await (const event of openResponsesEvents(
           response,

@@ -31,6 +31,11 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined
   /** Reported with a failure, so the caller can retry the same operation safely. */
   idempotencyKey?: string | undefined
+  /**
+   * Longest wait for the answer's head (none: no limit), for a stream whose server answers at
+   * once: past it the request fails as a TurnlineConnectionError, which a stream resumes.
+   */
+  headTimeoutMs?: number | undefined
 }
 
 /** One HTTP request at a time: URLs, auth, error mapping. Web-standard globals only. */
@@ -84,15 +89,21 @@ export class Transport {
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value !== undefined) headers[name] = value
     }
+    const limit = options.headTimeoutMs
+    const controller = limit === undefined ? undefined : linkedController(options.signal)
+    const signal = controller?.signal ?? options.signal
     const request = new Request(this.url(path, options.query), {
       method,
       headers,
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
     })
     let response: Response
     try {
-      response = await this.fetcher(request)
+      const answer = this.fetcher(request)
+      response = await (controller && limit !== undefined
+        ? within(answer, limit, controller)
+        : answer)
     } catch (error) {
       options.signal?.throwIfAborted()
       throw new TurnlineConnectionError(
@@ -120,6 +131,37 @@ export class Transport {
     const response = await this.send(method, path, options)
     return parseJson(schema, await readText(response, options), response.status)
   }
+}
+
+/** A controller that aborts with `outer` (the caller's signal), and can abort alone. */
+function linkedController(outer: AbortSignal | undefined): AbortController {
+  const controller = new AbortController()
+  if (outer?.aborted) controller.abort(outer.reason)
+  else outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
+  return controller
+}
+
+/**
+ * The answer's head, or a rejection once `ms` pass without it: the request is aborted, and a
+ * head that comes after all has its body let go (a fetch that ignores the signal, as an app's
+ * own may, still answers).
+ */
+function within(answer: Promise<Response>, ms: number, controller: AbortController) {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${ms} ms`)
+      controller.abort(error)
+      reject(error)
+    }, ms)
+  })
+  answer.then(
+    (response) => {
+      if (controller.signal.aborted) response.body?.cancel().catch(() => {})
+    },
+    () => {},
+  )
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer))
 }
 
 /** The whole body; a connection that breaks while it is read is a TurnlineConnectionError. */

@@ -89,6 +89,7 @@ async function* streamTurnEvents(
         headers: { accept: 'text/event-stream', 'idempotency-key': key },
         signal: call.signal,
         idempotencyKey: key,
+        headTimeoutMs: policy.idleTimeoutMs,
       })
       busySince = undefined
       const type = response.headers.get('content-type') ?? ''

@@ -167,6 +167,24 @@ describe('a stream that goes silent', () => {
     expect(events).toEqual(log)
   }, 20_000)
 
+  it('resumes a turn whose answer never starts: the server runs it once', async () => {
+    const { session_id: id } = await direct.createSession()
+    // The turn reaches the server and runs there; its answer never reaches the client.
+    const { client, seen } = await through(turnPost, async (_res, forward) => {
+      const answer = await forward()
+      await answer.body?.cancel()
+    })
+    const turn = client.streamTurn(id, { input: 'hello' }, { retry: { idleTimeoutMs: 500 } })
+    const events = await collect(turn)
+    expect((await turn.result()).status).toBe('completed')
+
+    const posts = seen.filter(turnPost)
+    expect(posts).toHaveLength(2)
+    expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key'])
+    expect((await direct.listTurns(id)).turns).toHaveLength(1)
+    expect(events).toEqual((await direct.readEvents(id)).events.filter((e) => e.seq > 0))
+  }, 20_000)
+
   it('reconnects a followed feed with Last-Event-ID: every event once', async () => {
     const { session_id: id } = await direct.createSession()
     await direct.stepTurn(id, { input: 'hello' })
