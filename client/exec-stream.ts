@@ -1,5 +1,5 @@
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
-import { causeOf, TurnlineConnectionError } from './errors.ts'
+import { causeOf, TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { eventOf } from './event-feed.ts'
 import type { ExecRequest } from './requests.ts'
 import { lines } from './sse.ts'
@@ -7,15 +7,23 @@ import type { Transport } from './transport.ts'
 
 /**
  * `POST /v1/exec`: the NDJSON of bare ThreadEvents, `thread.started` … `thread.completed`, like
- * `vtcode exec --json`. A fault after the stream started arrives as an `error` event. Exec is
- * not resumable (each call is a new session): a dropped connection is a TurnlineConnectionError.
+ * `vtcode exec --json`. A fault after the stream started arrives as an `error` event. It is sent
+ * with an Idempotency-Key, from which the server derives the run's session: a dropped connection
+ * is a TurnlineConnectionError carrying the key, and the same request sent again with it runs
+ * nothing twice (its events come again from the start, bare events carrying no seq).
  */
 export async function* execEvents(
   transport: Transport,
   request: ExecRequest,
-  signal: AbortSignal | undefined,
+  options: { signal?: AbortSignal | undefined; idempotencyKey: string },
 ): AsyncGenerator<ParsedThreadEvent, void, undefined> {
-  const response = await transport.send('POST', '/v1/exec', { body: request, signal })
+  const { signal, idempotencyKey } = options
+  const response = await transport.send('POST', '/v1/exec', {
+    body: request,
+    headers: { 'idempotency-key': idempotencyKey },
+    signal,
+    idempotencyKey,
+  })
   if (!response.body) return
   const reader = lines(response.body)
   try {
@@ -25,9 +33,13 @@ export async function* execEvents(
         next = await reader.next()
       } catch (error) {
         signal?.throwIfAborted()
-        throw new TurnlineConnectionError(`the exec stream broke: ${causeOf(error)}`, undefined, {
-          cause: error,
-        })
+        // A line without end is the server's fault, not the connection's.
+        if (error instanceof TurnlineProtocolError) throw error
+        throw new TurnlineConnectionError(
+          `the exec stream broke: ${causeOf(error)}`,
+          idempotencyKey,
+          { cause: error },
+        )
       }
       if (next.done) return
       if (next.value.trim() !== '') yield eventOf(next.value)

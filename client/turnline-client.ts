@@ -22,7 +22,7 @@ import { ResponsesClient } from './responses-client.ts'
 import { sessionPath as session } from './session-calls.ts'
 import { Transport } from './transport.ts'
 import { TurnCalls } from './turn-calls.ts'
-import { keyedPost } from './turn-stream.ts'
+import { keyedPost, newIdempotencyKey } from './turn-stream.ts'
 import type {
   HandoffResponse,
   OrientationView,
@@ -112,9 +112,17 @@ export class TurnlineClient extends TurnCalls {
     })
   }
 
-  /** `POST /v1/exec`: create, one turn, complete — the bare events as they happen. */
-  exec(request: ExecRequest, options: CallOptions = {}): AsyncIterable<ParsedThreadEvent> {
-    return execEvents(this.transport, request, options.signal)
+  /**
+   * `POST /v1/exec`: create, one turn, complete — the bare events as they happen. Sent with an
+   * Idempotency-Key (the caller's or a new one, carried by its errors): sending the same request
+   * with it again never runs it twice.
+   */
+  exec(
+    request: ExecRequest,
+    options: IdempotentCallOptions = {},
+  ): AsyncIterable<ParsedThreadEvent> {
+    const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey()
+    return execEvents(this.transport, request, { signal: options.signal, idempotencyKey })
   }
 
   /** `GET /v1/usage`: the calling tenant's usage today (UTC) against its limits. */

@@ -1,16 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   type SeqEvent,
   TurnlineApiError,
   TurnlineClient,
+  TurnlineConnectionError,
   TurnlineProtocolError,
 } from '../../client/index.ts'
 import {
   type Act,
   answer,
+  cutAfter,
   endless,
   type HostileFront,
   type SeenRequest,
@@ -148,6 +150,30 @@ describe('a retried turn', () => {
     expect(seen.filter(turnPost)).toHaveLength(1)
     expect((await direct.listTurns(id)).turns).toHaveLength(0)
   })
+})
+
+describe('an exec run cut short', () => {
+  it('carries the Idempotency-Key it was sent with: sent again with it, it runs once', async () => {
+    const execPost = (request: SeenRequest) =>
+      request.method === 'POST' && request.path === '/v1/exec'
+    const { client, seen } = await through(execPost, cutAfter(100))
+    const request = { prompt: 'hello', workspace: 'exec-cut' }
+    const error = await collect(client.exec(request)).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(TurnlineConnectionError)
+    const key = (error as TurnlineConnectionError).idempotencyKey
+    expect(key).toBeDefined()
+    expect(seen.filter(execPost)[0]?.headers['idempotency-key']).toBe(key)
+
+    // Sent again with its key (session_busy while the first still runs): the same run.
+    const events = await vi.waitFor(
+      () => collect(client.exec(request, { idempotencyKey: String(key) })),
+      { timeout: 15_000, interval: 200 },
+    )
+    expect(events[0]?.type).toBe('thread.started')
+    expect(events.at(-1)?.type).toBe('thread.completed')
+    expect(seen.filter(execPost).map((r) => r.headers['idempotency-key'])).toContain(key)
+    expect((await direct.listSessions({ workspace: 'exec-cut' })).sessions).toHaveLength(1)
+  }, 30_000)
 })
 
 describe('a stream that goes silent', () => {

@@ -118,6 +118,15 @@ export function stallAfter(bytes: number): Act {
   }
 }
 
+/** Forwards the request, then its answer until `bytes` of the body went out, then drops the line. */
+export function cutAfter(bytes: number): Act {
+  const stall = stallAfter(bytes)
+  return async (res, forward) => {
+    await stall(res, forward)
+    res.destroy()
+  }
+}
+
 /** Answers with `status`, `headers` and `head`, then `piece` again and again while read. */
 export function endless(
   status: number,
