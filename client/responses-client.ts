@@ -12,6 +12,18 @@ const responseOf = (id: string) => `/v1/responses/${encodeURIComponent(id)}`
 type StreamOptions = CallOptions & { retry?: RetryOptions }
 
 /**
+ * An Idempotency-Key for `POST /v1/responses`, sent only when given: the response's session
+ * derives from it, so the same request sent again with it answers the same response, run once.
+ * (Not made up by the client: a key with `store: false` is a 400.)
+ */
+type KeyOption = { idempotencyKey?: string }
+
+const keyed = (key: string | undefined) => ({
+  headers: key === undefined ? {} : { 'idempotency-key': key },
+  idempotencyKey: key,
+})
+
+/**
  * The Open Responses-compatible endpoint (docs/http-api.md): one exec session per response.
  * Streams end at `data: [DONE]`. A stream cut off before it (a dropped connection, the server's
  * follow limit) is resumed from the last `sequence_number` seen with `GET /v1/responses/:id`
@@ -22,25 +34,29 @@ export class ResponsesClient {
   constructor(private readonly transport: Transport) {}
 
   /** `POST /v1/responses` (not streamed): the finished response resource. */
-  create(request: ResponsesRequest, options: CallOptions = {}): Promise<OpenResponse> {
+  create(request: ResponsesRequest, options: CallOptions & KeyOption = {}): Promise<OpenResponse> {
     return this.transport.json('POST', '/v1/responses', OpenResponseSchema, {
       body: { ...request, stream: false },
       signal: options.signal,
+      ...keyed(options.idempotencyKey),
     })
   }
 
   /**
    * `POST /v1/responses` streamed: the Open Responses events as they happen. Once
-   * `response.created` named the response, a cut stream continues with {@link events}.
+   * `response.created` named the response, a cut stream continues with {@link events}; one cut
+   * before it throws, with the `idempotencyKey` given (then sending it again is safe).
    */
   async *stream(
     request: ResponsesRequest,
-    options: StreamOptions = {},
+    options: StreamOptions & KeyOption = {},
   ): AsyncGenerator<OpenResponsesEvent, void, undefined> {
+    const key = keyed(options.idempotencyKey)
     const response = await this.transport.send('POST', '/v1/responses', {
       body: { ...request, stream: true },
-      headers: { accept: 'text/event-stream' },
+      headers: { accept: 'text/event-stream', ...key.headers },
       signal: options.signal,
+      idempotencyKey: key.idempotencyKey,
     })
     let last = -1
     let responseId: string | undefined
@@ -54,6 +70,9 @@ export class ResponsesClient {
       throw new TurnlineConnectionError('the response stream ended without [DONE]')
     } catch (error) {
       options.signal?.throwIfAborted()
+      if (responseId === undefined && error instanceof TurnlineConnectionError) {
+        throw new TurnlineConnectionError(error.message, key.idempotencyKey, { cause: error })
+      }
       if (responseId === undefined || !isTransient(error)) throw error
     }
     yield* this.events(responseId, { ...options, startingAfter: last })

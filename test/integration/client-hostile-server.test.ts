@@ -176,6 +176,43 @@ describe('an exec run cut short', () => {
   }, 30_000)
 })
 
+describe('an Open Responses stream cut before it names its response', () => {
+  it('carries the key it was given: sent again with it, the response runs once', async () => {
+    const post = (request: SeenRequest) =>
+      request.method === 'POST' && request.path === '/v1/responses'
+    // The request reaches the server, which runs it; the line drops once its head is out.
+    const { client, seen } = await through(post, cutAfter(0))
+    const sessionsBefore = await sessionCount()
+    const request = { input: 'hello', model: 'demo' }
+    const key = 'responses-cut-key-1'
+    const error = await collect(client.responses.stream(request, { idempotencyKey: key })).catch(
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(TurnlineConnectionError)
+    expect(error).toMatchObject({ idempotencyKey: key })
+    expect(seen.filter(post)[0]?.headers['idempotency-key']).toBe(key)
+
+    // Sent again with its key until it answers the finished response (while the first request
+    // still runs, the server's stream answers response.failed naming the running turn).
+    const events = await vi.waitFor(
+      async () => {
+        const sent = await collect(client.responses.stream(request, { idempotencyKey: key }))
+        expect(sent.at(-1)?.type).toBe('response.completed')
+        return sent
+      },
+      { timeout: 15_000, interval: 200 },
+    )
+    const again = await client.responses.create(request, { idempotencyKey: key })
+    expect(again.id).toBe((events[0] as { response?: { id?: string } }).response?.id)
+    expect(await sessionCount()).toBe(sessionsBefore + 1)
+  }, 30_000)
+})
+
+async function sessionCount(): Promise<number> {
+  const { workspaces } = await direct.listWorkspaces()
+  return workspaces.reduce((sum, w) => sum + w.sessions, 0)
+}
+
 describe('a stream that goes silent', () => {
   it('resumes a turn with the same key: every event once, one run', async () => {
     const { session_id: id } = await direct.createSession()
