@@ -22,6 +22,7 @@ import { type ErrorLog, notFound } from './http/http-errors.ts'
 import { errorAnswerFor } from './http/open-responses-errors.ts'
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from './http/read-body.ts'
 import { type LogSink, requestLogger } from './http/request-log.ts'
+import type { RequestTimeLeft } from './http/request-time-left.ts'
 import { requestTrace } from './http/request-trace.ts'
 import { routeMethods } from './http/route-methods.ts'
 import type { SocketUpgrades } from './http/socket-connection.ts'
@@ -58,6 +59,8 @@ export interface AppOptions {
   auth: AuthConfig
   limits?: Partial<BodyLimits>
   follow?: Partial<FollowOptions>
+  /** The platform's bound on each request (Lambda's timeout): in-request turns pause before it. */
+  timeLeft?: RequestTimeLeft
   /** Structured log sink for faults (5xx); defaults to one JSON line on console.error. */
   log?: ErrorLog
   /** Shown in the OpenAPI document and the docs page. */
@@ -150,6 +153,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     followed: new FollowedStreams(),
     log,
     ...(options.background ? { background: options.background } : {}),
+    ...(options.timeLeft ? { timeLeft: options.timeLeft } : {}),
   }
   const authenticate = createAuthenticator(options.auth)
   const app = new Hono<AppEnv>()

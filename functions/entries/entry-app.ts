@@ -48,8 +48,8 @@ export interface EntryLogging {
    */
   sockets?: boolean
   /**
-   * The platform bounds each request (Lambda's timeout): followed feeds end before it, from the
-   * time it says is left.
+   * The platform bounds each request (Lambda's timeout): followed feeds end before it, and turns
+   * run in the request pause before it, from the time it says is left.
    */
   timeLeft?: RequestTimeLeft
 }
@@ -87,7 +87,9 @@ export function entryApp(deps: Deps, logging: EntryLogging): EntryApp {
     api,
     auth: deps.auth,
     ...deps.http,
-    ...(logging.timeLeft ? { follow: { ...deps.http.follow, timeLeft: logging.timeLeft } } : {}),
+    ...(logging.timeLeft
+      ? { follow: { ...deps.http.follow, timeLeft: logging.timeLeft }, timeLeft: logging.timeLeft }
+      : {}),
     ...(trigger ? { background: trigger } : {}),
     ...(sockets ? { sockets } : {}),
   })

@@ -7,6 +7,7 @@ import type { FollowedStreams } from './followed-streams.ts'
 import type { ErrorLog } from './http-errors.ts'
 import { type BodyLimits, readJsonBody } from './read-body.ts'
 import { parseInput } from './request-input.ts'
+import type { RequestTimeLeft } from './request-time-left.ts'
 
 /** What every route handler shares. */
 export interface RouteContext {
@@ -22,6 +23,11 @@ export interface RouteContext {
    * in the request, as before.
    */
   background?: WorkTrigger
+  /**
+   * The platform's bound on a request (Lambda's timeout), from the bindings the entry hands the
+   * app: a turn run in the request pauses before it (`TurnOptions.timeLeft`).
+   */
+  timeLeft?: RequestTimeLeft
 }
 
 /** Hono environment of the app: the authenticated tenant is set on every /v1 request. */

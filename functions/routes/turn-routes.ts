@@ -75,10 +75,13 @@ export function turnRoutes(ctx: RouteContext): Hono<AppEnv> {
         const queued = await ctx.api.queueTurn(tenant, sessionId, body, options)
         return acceptedWork(tenant, queued, ctx.background)
       }
+      const { timeLeft } = ctx
       return respond(c, ctx, (options) =>
         ctx.api.stepTurn(tenant, sessionId, body, {
           ...options,
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+          // Lambda: the turn pauses, open, before the invocation's time runs out.
+          ...(timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}),
         }),
       )
     },

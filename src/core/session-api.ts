@@ -59,6 +59,11 @@ export interface TurnOptions {
   /** Called after each model request of the turn loop (operator metrics: model calls per turn). */
   onModelCall?: () => void
   signal?: AbortSignal
+  /**
+   * How long the platform still lets this request run (Lambda's remaining time): a turn run in
+   * the request pauses, open, before it runs out (turn/invocation-deadline.ts).
+   */
+  timeLeft?: () => number | undefined
 }
 
 /** An exec run seen as an Open Responses stream (`POST /v1/responses`), built event by event. */

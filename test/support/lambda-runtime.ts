@@ -93,8 +93,11 @@ export interface StreamedInvocation {
 export async function invokeStreaming(
   handler: StreamingHandler,
   event: unknown,
-  /** The function's timeout as the context tells it (`getRemainingTimeInMillis`); default 300 s. */
-  timeoutMs = 300_000,
+  /**
+   * The function's timeout as the context tells it (`getRemainingTimeInMillis`); default 300 s.
+   * A function: what the context answers each time it is asked (the test plays the clock).
+   */
+  timeoutMs: number | (() => number) = 300_000,
 ): Promise<StreamedInvocation> {
   const started = performance.now()
   const arrivals: StreamedChunk[] = []
@@ -124,11 +127,12 @@ export async function invokeStreaming(
   try {
     const { port } = runtimeApi.address() as AddressInfo
     const stream = responseStream(port, 'invocation-1')
-    const deadline = Date.now() + timeoutMs
+    const deadline = typeof timeoutMs === 'number' ? Date.now() + timeoutMs : 0
+    const remaining = typeof timeoutMs === 'number' ? () => deadline - Date.now() : timeoutMs
     await handler(event, stream, {
       awsRequestId: 'invocation-1',
       functionName: 'turnline',
-      getRemainingTimeInMillis: () => deadline - Date.now(),
+      getRemainingTimeInMillis: remaining,
     })
     const { contentType, endedAt } = await done
     return { contentType, endedAt, ...splitPrelude(arrivals) }

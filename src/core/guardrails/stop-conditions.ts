@@ -21,7 +21,8 @@ import { limitCompletion, sessionLimits, sessionUse } from './session-budget.ts'
  * model is offered no server tool and its calls are not run (tool-call-limit.ts).
  *
  * The wall-clock budget of an invocation is not a stop: a tool wait that would outlive it ends
- * the turn `waiting` (tools/, `invocationBudgetMs`), and the next call continues it.
+ * the turn `waiting` (tools/, `invocationBudgetMs`), and the next call continues it; so does the
+ * platform's bound on a request (Lambda's timeout: turn/invocation-deadline.ts).
  */
 export type StopOutcome =
   | ({ kind: 'terminal'; message: string } & Completion)

@@ -93,6 +93,7 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
       compaction,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onModelCall ? { onModelCall: options.onModelCall } : {}),
+      ...(options.timeLeft ? { deadline: { timeLeft: options.timeLeft, clock: deps.clock } } : {}),
       heartbeat,
     }),
   )

@@ -27,6 +27,7 @@ import { assertVerified } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { driveTurn } from './drive-turn.ts'
 import { planIntentBoundary } from './intent-boundary.ts'
+import { assertTimeForTurn } from './invocation-deadline.ts'
 import { inputKeeping, type KeptInput, keepLongInput } from './kept-input.ts'
 import { applySessionTransition, TurnMachine } from './turn-machine.ts'
 
@@ -49,6 +50,7 @@ export async function stepTurn(
     const record = recordedTurn(state, call)
     if (record) return { response: await replay(deps, ref, record), record }
     if (snapshot.status === 'completed') throw completedError(ref)
+    assertTimeForTurn(options.timeLeft)
     return runTurn({ deps, ref, lease, start: snapshot, state, request, options, intents, call })
   })
 }

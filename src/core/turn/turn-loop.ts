@@ -1,6 +1,7 @@
 import type { EngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, type TurnlineError } from '../../contract/errors.ts'
 import type { HistoryMessage } from '../../contract/history-message.ts'
+import type { TimerClock } from '../../ports/clock.ts'
 import type { ModelClient } from '../../ports/model-client.ts'
 import type { TurnCompaction } from '../compaction/turn-compaction.ts'
 import type { Completion } from '../engine/thread-completion.ts'
@@ -16,6 +17,12 @@ import { systemPrompt } from '../orientation/system-prompt.ts'
 import { CLIENT_TOOL_KIND } from '../tools/client-tool-handler.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
+import {
+  type InvocationTimeLeft,
+  MODEL_CALL_STOPPED,
+  modelCallDeadline,
+  pauseBeforeDeadline,
+} from './invocation-deadline.ts'
 import { type OfferedTools, offeredTools } from './offered-tools.ts'
 import type { TurnMachine } from './turn-machine.ts'
 
@@ -33,6 +40,12 @@ export interface TurnLoopContext {
   signal?: AbortSignal
   /** Told of every model request made (operator metrics). */
   onModelCall?: () => void
+  /**
+   * The platform's bound on the invocation (Lambda's timeout): no model request or tool round
+   * starts, and a model request under way stops, when its time runs short; the turn then stays
+   * open (`waiting`) for the next call to continue (invocation-deadline.ts).
+   */
+  deadline?: { timeLeft: InvocationTimeLeft; clock: TimerClock }
 }
 
 export type TurnEnd =
@@ -60,6 +73,8 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const stop = reachedStop({ state: turn.state, open: turn.open, at: 'before_request' })
     if (stop) return stop
     if (!ctx.settings) return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
+    const late = pausedBeforeDeadline(ctx)
+    if (late) return late
     await compaction?.beforeRequest()
     const offer = offeredTools(turn.state.config, turn.open, calls.tools.catalog)
     if ('refused' in offer) return { kind: 'failed', message: offer.refused }
@@ -84,6 +99,9 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
         arguments: call.arguments,
       })),
     })
+    // The round's calls are recorded, none started: the next call runs them.
+    const lateRound = pausedBeforeDeadline(ctx)
+    if (lateRound) return lateRound
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
     if (over) return over
@@ -102,7 +120,7 @@ async function requestWithRecovery(
 ): Promise<(ModelStepResult & { sent: number }) | TurnEnd> {
   const { compaction } = ctx
   try {
-    return await send(ctx, settings, offer)
+    return await sendInTime(ctx, settings, offer)
   } catch (error) {
     const failure = modelFailure(error)
     const verdict =
@@ -110,10 +128,38 @@ async function requestWithRecovery(
     if (verdict === 'none') return { kind: 'failed', message: failure.message }
     if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
     try {
-      return await send(ctx, settings, offer)
+      return await sendInTime(ctx, settings, offer)
     } catch (again) {
       return blocked(compaction, modelFailure(again))
     }
+  }
+}
+
+/** The turn stays open, paused, when the invocation's time is too short for another step. */
+function pausedBeforeDeadline(ctx: TurnLoopContext): TurnEnd | undefined {
+  const notice = pauseBeforeDeadline(ctx.deadline?.timeLeft)
+  if (!notice) return undefined
+  ctx.calls.warnings.push(notice)
+  return { kind: 'waiting' }
+}
+
+/** `send`, stopped shortly before the invocation's time runs out: then the turn pauses. */
+async function sendInTime(
+  ctx: TurnLoopContext,
+  settings: ResolvedModelSettings,
+  offer: Exclude<OfferedTools, { refused: string }>,
+): Promise<(ModelStepResult & { sent: number }) | TurnEnd> {
+  const deadline =
+    ctx.deadline && modelCallDeadline(ctx.deadline.clock, ctx.deadline.timeLeft, ctx.signal)
+  try {
+    const signal = deadline?.signal ?? ctx.signal
+    return await send({ ...ctx, ...(signal ? { signal } : {}) }, settings, offer)
+  } catch (error) {
+    if (!deadline?.reached()) throw error
+    ctx.calls.warnings.push(MODEL_CALL_STOPPED)
+    return { kind: 'waiting' }
+  } finally {
+    deadline?.clear()
   }
 }
 
