@@ -76,7 +76,7 @@ export interface AppOptions {
   /** Named automation triggers: enables `POST /v1/webhooks/:name`. */
   webhooks?: Readonly<Record<string, WebhookConfig>>
   /**
-   * Remembers accepted webhook delivery ids and whether their runs were recorded: the coordinator's (`coordinatorDeliveryGuard`) whenever more than one instance serves or the
+   * Remembers accepted webhook delivery ids and whether their sessions stood: the coordinator's (`coordinatorDeliveryGuard`) whenever more than one instance serves or the
    * process restarts; the default remembers them in this process only.
    */
   webhookReplayGuard?: DeliveryGuard

@@ -13,9 +13,9 @@ import {
 
 /**
  * What guards `POST /v1/webhooks/:name` besides the signature (docs/http-api.md, POST /v1/webhooks/:name):
- * the accepted delivery ids and whether their runs were recorded, remembered in the coordinator
+ * the accepted delivery ids and whether their sessions stood, remembered in the coordinator
  * (`coordinatorDeliveryGuard`) for `idRetentionSeconds`, so a delivery id that ran is never run
- * twice, whatever became of its session, and a resent one whose run was never recorded still runs;
+ * twice, whatever became of its session, and a resent one whose session never stood still runs;
  * and the failed signature checks, counted as failed authentications are
  * (functions/http/auth-throttle.ts).
  */

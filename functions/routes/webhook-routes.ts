@@ -44,17 +44,17 @@ const { 403: _notChecked, ...SIGNED_ROUTE_ERRORS } = errorAnswers(
  * runs it; a redelivery finds the session or the record and is `duplicate: true`, never a second
  * run. Elsewhere the first turn runs in the request and answers 200.
  *
- * Each accepted delivery id is claimed in the replay guard before its run is queued, and marked
- * recorded once it is (its session created, its turn queued or run), for `idRetentionSeconds`
- * (4 days by default) and at least until its timestamp leaves the window. The id again — the
- * same bytes, or signed anew by its sender — once recorded, is answered from its session, never
- * creating it, so a replay after the session was deleted or pruned is 409 instead of a second
- * run. Claimed but not recorded — the first attempt died or failed between the claim and the
- * queue, or is still under way — it runs as a first delivery would, idempotent on the delivery
- * id (the session and the turn's key derive from it: one run, whoever gets there first), unless
- * its session was deleted since (409 again, from the log's deleted-session marker, also when the
- * deletion lands while the session is created again: automation-run.ts). Failed signature
- * checks are throttled (webhook-guards.ts).
+ * Each accepted delivery id is claimed in the replay guard before its run is recorded, and marked
+ * once its session stands (created, or found; before its turn is queued or run, so before the
+ * turn can close it and retention prune it), for `idRetentionSeconds` (4 days by default) and at
+ * least until its timestamp leaves the window. The id again — the same bytes, or signed anew by
+ * its sender — once marked, is answered from its session, never creating it, so a replay after
+ * the session was deleted or pruned is 409 instead of a second run. Claimed but not marked — the
+ * first attempt died or failed before its session stood, or is still under way — it runs as a
+ * first delivery would, idempotent on the delivery id (the session and the turn's key derive from
+ * it: one run, whoever gets there first), unless its session was deleted since (409 again, from
+ * the log's deleted-session marker, also when the deletion lands while the session is created
+ * again: automation-run.ts). Failed signature checks are throttled (webhook-guards.ts).
  */
 export function webhookRoutes(
   ctx: RouteContext,
@@ -104,6 +104,9 @@ export function webhookRoutes(
         config: hook.session,
         input: renderPrompt(hook.prompt, body),
         ...(earlier === 'first' ? {} : { earlier }),
+        ...(earlier === 'recorded'
+          ? {}
+          : { sessionStands: () => guards.replayGuard.recorded(message, until) }),
       }
       let answer: Response
       try {
@@ -116,7 +119,6 @@ export function webhookRoutes(
           { retryable: false },
         )
       }
-      if (earlier !== 'recorded') await guards.replayGuard.recorded(message, until)
       return answer
     },
   )

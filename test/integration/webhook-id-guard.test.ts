@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { AppInstance } from '../support/app-instance.ts'
 import { crashingFetch } from '../support/crashing-fetch.ts'
 import { heldFetch } from '../support/held-fetch.ts'
-import { sessionKeys, webhookDelivery } from '../support/webhook-delivery.ts'
+import { sendUntilFree, sessionKeys, webhookDelivery } from '../support/webhook-delivery.ts'
 import { webhookDeployment } from '../support/webhook-deployment.ts'
 
 /**
  * A webhook-id that ran never runs again while the guard remembers it (S3 + Upstash, across
  * instances and restarts), whatever became of its session: deleted or pruned by retention,
- * resent with the same bytes or signed anew by its sender; and a resend racing the deletion of
- * its session never calls the model.
+ * resent with the same bytes or signed anew by its sender, also when its first attempt died
+ * before it said so; and a resend racing the deletion of its session never calls the model.
  */
 
 /** The lease a dead instance's turn keeps: short, so a resend waits seconds, not a minute. */
@@ -59,6 +59,29 @@ describe('a webhook-id that ran', () => {
       await expectRefused(await d.resign(now()).send(on))
       await expectRefused(await d.send(on))
     }
+    expect(model().requests).toHaveLength(1)
+  })
+
+  it('is refused after its first attempt died once its turn closed the session, and retention pruned it', async () => {
+    model().respond(() => ({ text: 'Ran, never answered.' }))
+    const d = await webhookDelivery(SECRET, '{"event":"crash"}')
+    // The closing manifest write (after the model's answer) is the process's last request.
+    const dying = crashingFetch(
+      (method, path) =>
+        method === 'PUT' &&
+        path.includes(sessionKeys.manifest(d.sessionId)) &&
+        model().requests.length > 0,
+      'after',
+    )
+    // Whatever it answered (its answer needs no later request), nothing after that write was done.
+    await d.send(await apps.start({ fetch: dying.fetch }))
+    expect(dying.crashed()).toBe(true)
+    expect(model().requests).toHaveLength(1)
+
+    const restarted = await apps.start()
+    expect(await pruneClosed(restarted)).toContain(d.sessionId)
+    await expectRefused(await sendUntilFree(() => d.send(restarted), LEASE_MS))
+    await expectRefused(await sendUntilFree(() => d.resign(now()).send(restarted), LEASE_MS))
     expect(model().requests).toHaveLength(1)
   })
 })

@@ -68,6 +68,8 @@ export interface QueuedTrigger {
   input: string
   /** The same delivery id was accepted before: how far it got (deliverySession). */
   earlier?: EarlierDelivery
+  /** Called once its session stands, before its turn is recorded (deliverySession). */
+  sessionStands?: () => Promise<void>
 }
 
 /**

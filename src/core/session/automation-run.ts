@@ -27,6 +27,12 @@ export interface AutomationRequest {
   input: string
   /** The same delivery id was accepted before (the route's replay guard): how far it got. */
   earlier?: EarlierDelivery
+  /**
+   * Called once the delivery's session stands (created now, or found; never a deleted one),
+   * before its turn is run or queued: the route marks the delivery `recorded` then, while the
+   * session is still active, so retention cannot prune it before the mark.
+   */
+  sessionStands?: () => Promise<void>
 }
 
 /**
@@ -57,8 +63,8 @@ export async function triggerAutomation(
 
 /**
  * The delivery's session, before its turn is run or queued; true when it is created now. An
- * earlier acceptance of the same delivery id that recorded its run: found, never created, 404
- * not_found once gone (deleted, or pruned). One that never recorded it may have stopped before
+ * earlier acceptance of the same delivery id that saw its session stand: found, never created,
+ * 404 not_found once gone (deleted, or pruned). One that never said so may have stopped before
  * the session, or after it: created, or found (as for a redelivery) — unless it was deleted
  * since, which its log's marker tells (409): a replay after the deletion never runs again. A
  * session created now whose log holds that marker is the deleted one — its deletion landed
@@ -90,6 +96,7 @@ export async function deliverySession(
     })
     throw deletedDelivery(sessionId)
   }
+  await request.sessionStands?.()
   return created
 }
 
