@@ -35,6 +35,7 @@ import { tenancyParts } from './tenancy/tenancy-deps.ts'
 import { tenantAdmission } from './tenancy/tenant-admission.ts'
 import { type TenantFetchOptions, tenantFetches } from './tenant-fetch.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
+import { workDefaults } from './work-env.ts'
 
 /**
  * The only reader of configuration. Each runtime entry passes its environment record
@@ -237,10 +238,7 @@ export async function createDeps(
       leaseMs: config.TURNLINE_LEASE_MS,
       idempotencyTtlSeconds: config.TURNLINE_IDEMPOTENCY_TTL_SECONDS,
       invocationBudgetMs: config.TURNLINE_INVOCATION_BUDGET_MS,
-      quotaWait: {
-        retryMaxMs: config.TURNLINE_WORK_QUOTA_RETRY_MS,
-        maxAgeMs: config.TURNLINE_WORK_MAX_AGE_MS,
-      },
+      ...workDefaults(config),
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {

@@ -20,6 +20,7 @@ import { CorsOriginsSchema } from './http/cors-origins.ts'
 import { WebhookGuardEnvShape } from './http/webhook-guards.ts'
 import { TelemetryEnvShape } from './telemetry-env.ts'
 import { isMultiTenantEnv, TenancyEnvShape } from './tenancy/tenancy-env.ts'
+import { WorkEnvShape } from './work-env.ts'
 
 /**
  * The environment variables Turnline reads (docs/configuration.md describes each), validated
@@ -100,14 +101,7 @@ export const EnvSchema = z.object({
     1024 * 1024 * 1024,
   ),
   TURNLINE_LEASE_MS: integer(1000, 3_600_000).default(60_000),
-  /** How often the background worker looks for work whose trigger was lost (functions/background/). */
-  TURNLINE_WORK_SWEEP_MS: integer(100, 86_400_000).default(15_000),
-  /** Background turns one process runs at once. */
-  TURNLINE_WORK_CONCURRENCY: integer(1, 1024).default(16),
-  /** Background work refused for the daily quota waits; the longest pause between tries. */
-  TURNLINE_WORK_QUOTA_RETRY_MS: integer(100, 86_400_000).default(300_000),
-  /** Background work still refused for the daily quota this long after its 202 fails. */
-  TURNLINE_WORK_MAX_AGE_MS: integer(1000, 30 * 86_400_000).default(172_800_000),
+  ...WorkEnvShape,
   /**
    * The SQS queue whose messages ring the bell for background work on Lambda (the bundle's
    * `index.work` consumes it, `index.sweep` rings for what a lost message left).

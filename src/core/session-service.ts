@@ -78,7 +78,12 @@ export {
   useRankTables,
 } from './compaction/bpe-tokenizer.ts'
 /** What the runtime entries build (functions/deps.ts) to construct the service. */
-export type { SandboxConfig, ServiceDeps } from './engine/service-deps.ts'
+export type {
+  SandboxConfig,
+  ServiceDefaults,
+  ServiceDeps,
+  TenantCaps,
+} from './engine/service-deps.ts'
 
 /** The turn engine behind the HTTP API: stateless per call, all state in the store. */
 export class SessionService extends BackgroundService implements SessionApi {

@@ -7,6 +7,7 @@ import {
   type WorkRecord,
 } from '../contract/work-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
+import { countKeys } from './count-keys.ts'
 import { toBytes } from './json-bytes.ts'
 import { listAll } from './list-all.ts'
 import { assertSegment, assertTenant } from './session-ref.ts'
@@ -168,6 +169,12 @@ export class WorkQueue {
 
   async remove(at: WorkLocation): Promise<void> {
     await this.store.delete(this.key(at))
+  }
+
+  /** How many records `tenant` has pending (waiting or running), counted as far as `upTo`. */
+  countPending(tenant: string, upTo: number): Promise<number> {
+    assertTenant(tenant)
+    return countKeys(this.store, `${this.root}${tenant}/`, upTo)
   }
 
   /**

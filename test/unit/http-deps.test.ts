@@ -53,6 +53,7 @@ describe('createDeps', () => {
       idempotencyTtlSeconds: 86_400,
       invocationBudgetMs: 25_000,
       quotaWait: { retryMaxMs: 300_000, maxAgeMs: 172_800_000 },
+      tenantCaps: { scheduledLoops: 100, pendingWork: 1000 },
     })
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },

@@ -1,6 +1,7 @@
 import type { TurnRequest } from '../../contract/api.ts'
 import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
+import type { LoopCreateInput, LoopView } from '../../contract/loop-state.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
@@ -22,13 +23,18 @@ import { stepTurn } from '../turn/step-turn.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
+import { assertPendingRoom } from './pending-room.ts'
 import { queueResponse } from './queue-response.ts'
 import { execSessionIdOf, queueWork, workIdOf } from './queue-work.ts'
 import { startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
 
-/** The background side of SessionService (which extends it): recording, running, status. */
+/**
+ * The background side of SessionService (which extends it): recording, running, status. What a
+ * request would add to the queue is refused first when its tenant has no room left
+ * (assertPendingRoom, TURNLINE_MAX_PENDING_WORK); what the deployment records on its own is not.
+ */
 export class BackgroundService extends AgentLayerService implements BackgroundApi {
   protected readonly work: WorkQueue
 
@@ -46,6 +52,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const ref = await this.locator.locate(tenant, sessionId)
     const manifest = await this.deps.sessions.manifest(ref)
     if (manifest.status === 'completed') throw completedError(ref)
+    await assertPendingRoom(this.deps, this.work, tenant)
     return queueWork(this.deps, this.work, {
       tenant,
       sessionId,
@@ -70,6 +77,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         details: { field: 'prompt' },
       })
     }
+    await assertPendingRoom(this.deps, this.work, tenant)
     const key = options.idempotencyKey
     const derived = key === undefined ? undefined : await execSessionIdOf(key)
     const { sessionId, existed } = await this.startOnce(tenant, config, derived)
@@ -86,6 +94,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
 
   /** A webhook delivery: duplicate when its session or its record existed already. */
   async queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork> {
+    await assertPendingRoom(this.deps, this.work, tenant)
     const created = await deliverySession(this.deps, this.locator, tenant, request)
     const queued = await queueWork(this.deps, this.work, {
       tenant,
@@ -116,6 +125,7 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         return { work_id, session_id: sessionId, idempotency_key: key, duplicate: true }
       }
     }
+    await assertPendingRoom(this.deps, this.work, tenant)
     return queueWork(this.deps, this.work, {
       tenant,
       sessionId,
@@ -126,12 +136,19 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     })
   }
 
-  runLoop(
+  async runLoop(
     tenant: string,
     loopId: string,
     options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
   ) {
+    await assertPendingRoom(this.deps, this.work, tenant)
     return startLoopRun(this.deps, this.work, tenant, loopId, options)
+  }
+
+  /** With `autorun` the loop's run is background work: refused before the loop is created. */
+  override async createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView> {
+    if (request.autorun) await assertPendingRoom(this.deps, this.work, tenant)
+    return super.createLoop(tenant, request)
   }
 
   /** The sweep's first step: due loop schedules, then loop runs whose step record was lost. */
@@ -142,7 +159,8 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return { ...fired, started: [...fired.started, ...revived] }
   }
 
-  queueResponse(tenant: string, request: ResponseRunRequest) {
+  async queueResponse(tenant: string, request: ResponseRunRequest) {
+    await assertPendingRoom(this.deps, this.work, tenant)
     return queueResponse(this.deps, this.locator, this.work, tenant, request)
   }
 

@@ -34,6 +34,20 @@ export interface HttpToolPolicy {
   maxSessionOutputBytes?: number
 }
 
+/**
+ * What one tenant may hold at once of what the deployment's sweeps walk (docs/limits.md#tenants):
+ * scheduled loops (each checked by every schedule pass) and pending background records (each
+ * listed by every sweep and run by the shared workers). Counted in the store when a request would
+ * add one; what the deployment records on its own — a schedule's firing, a run's next step, a
+ * revival — is never refused, so no run stops halfway and no due minute is dropped.
+ */
+export interface TenantCaps {
+  /** Loops with a schedule (TURNLINE_MAX_SCHEDULED_LOOPS). */
+  scheduledLoops: number
+  /** Background work recorded and not yet run to its outcome (TURNLINE_MAX_PENDING_WORK). */
+  pendingWork: number
+}
+
 export interface ServiceDefaults {
   /** Model used when a session names none (TURNLINE_MODEL). */
   model?: string
@@ -45,6 +59,8 @@ export interface ServiceDefaults {
   invocationBudgetMs?: number
   /** How background work refused for the daily quota waits; DEFAULT_QUOTA_WAIT when absent. */
   quotaWait?: QuotaWaitPolicy
+  /** What one tenant may hold of scheduled loops and pending work; absent: no cap (tests). */
+  tenantCaps?: TenantCaps
 }
 
 /**

@@ -56,10 +56,31 @@ export async function createLoop(
     ...(request.schedule ? { schedule: { cron: request.schedule.cron } } : {}),
   }
   const store = new LoopStore(deps.sessions)
+  if (request.schedule) await assertScheduleRoom(deps, store, tenant)
   // The schedule's entry first: a loop created after it is found; an entry without one is dropped.
   if (request.schedule) await store.addScheduleEntry(tenant, loopId, now)
   await store.create(tenant, state)
   return loopView(state)
+}
+
+/**
+ * A tenant has at most TURNLINE_MAX_SCHEDULED_LOOPS scheduled loops (every schedule pass checks
+ * each): a new one past them is 409 `conflict` naming the limit, nothing written. A completed or
+ * failed loop's schedule entry goes when the next sweep checks it, a deleted workspace's loops'
+ * at once. Two creations at once may both pass at the last place.
+ */
+async function assertScheduleRoom(deps: ServiceDeps, store: LoopStore, tenant: string) {
+  const max = deps.defaults.tenantCaps?.scheduledLoops
+  if (max === undefined || (await store.countScheduleEntries(tenant, max)) < max) return
+  throw new TurnlineError(
+    'conflict',
+    `too many scheduled loops: a tenant may have ${max} (TURNLINE_MAX_SCHEDULED_LOOPS); complete ` +
+      'or fail one (its place frees at the next sweep), or create this loop without a schedule',
+    {
+      retryable: false,
+      details: { reason: 'scheduled_loops', limit: 'TURNLINE_MAX_SCHEDULED_LOOPS', max },
+    },
+  )
 }
 
 export async function getLoop(

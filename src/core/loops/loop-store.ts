@@ -8,6 +8,7 @@ import {
   serializeLoopState,
 } from '../../contract/loop-state.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
+import { countKeys } from '../../store/count-keys.ts'
 import { fromBytes, toBytes } from '../../store/json-bytes.ts'
 import { listAll } from '../../store/list-all.ts'
 import { assertTenant } from '../../store/session-ref.ts'
@@ -105,6 +106,12 @@ export class LoopStore {
   /** Every scheduled loop of the deployment. */
   scheduleEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
     return this.entries('schedules')
+  }
+
+  /** How many scheduled loops `tenant` has, counted as far as `upTo`. */
+  countScheduleEntries(tenant: string, upTo: number): Promise<number> {
+    assertTenant(tenant)
+    return countKeys(this.objects, `${this.entriesRoot('schedules')}${tenant}/`, upTo)
   }
 
   removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
