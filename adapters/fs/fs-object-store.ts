@@ -8,8 +8,10 @@
  *   (on the same thread; atomic, fails with EEXIST across processes; fs-place.ts), removes
  *   the temp name and fsyncs the folder (fs-create.ts); plain and `ifMatch` puts `rename()` it
  *   over the final name while holding the key's lock file (so a compare-and-swap can never
- *   interleave with another writer or a delete, in any process). The lock is acquired while the
- *   temp file is being written; the compare and the rename happen only once both are done.
+ *   interleave with another writer or a delete, in any process; fs-replace.ts: a
+ *   compare-and-swap's compare and rename are one writer-thread request). The lock is acquired
+ *   while the temp file is being written; the compare and the rename happen only once both are
+ *   done.
  * - Readers never see partial bodies: names only ever point at complete files.
  * - Durability (`durable`, the default): the temp file's bytes are fsynced before it gets its
  *   name, so after a crash a name never points at torn bytes. A write that makes a new name — a
@@ -65,17 +67,10 @@ import { inKeyFolder, pruneFolders, readObjectFile } from './fs-key-folder.ts'
 import { errnoOf, keyPath, storageError, WORK_DIR } from './fs-key-path.ts'
 import { DEFAULT_LOCK_TIMINGS, type LockTimings } from './fs-lock.ts'
 import { SymlinkInStore } from './fs-no-follow.ts'
-import { holdKeyFolder, type Placed, placeTemp, symlinkError } from './fs-place.ts'
-import { removeTemp } from './fs-temp-file.ts'
+import { type Placed, symlinkError } from './fs-place.ts'
+import { replaceName } from './fs-replace.ts'
 import { walkKeys } from './fs-walk.ts'
-import {
-  type HeldTemp,
-  holdWorkFolder,
-  lockName,
-  sweepTemps,
-  withKeyLock,
-  writeTemp,
-} from './fs-work-folders.ts'
+import { holdWorkFolder, lockName, sweepTemps, withKeyLock, writeTemp } from './fs-work-folders.ts'
 import { warmWriterThreads } from './fs-writer-threads.ts'
 
 export interface FsObjectStoreOptions {
@@ -145,7 +140,18 @@ export class FsObjectStore implements ObjectStore {
             key,
             options.onNamed,
           )
-        : await this.#replace(temp(), root, path, key, options.ifMatch)
+        : await replaceName(
+            {
+              withLock: (fn) => withKeyLock(root, key, this.#lockPath(key), this.#lock, fn),
+              expect: (ifMatch) => this.#expect(path, key, ifMatch),
+              syncNewName: (placed) => this.#syncNewName(root, placed, key),
+            },
+            temp(),
+            root,
+            path,
+            key,
+            options.ifMatch,
+          )
     return version === undefined ? { etag } : { etag, version }
   }
 
@@ -154,50 +160,6 @@ export class FsObjectStore implements ObjectStore {
     checkAppendOptions(key, options)
     const root = await this.#prepare()
     return appendToFile(root, keyPath(root, key), key, bytes, options, this.#durable)
-  }
-
-  /**
-   * Plain and compare-and-swap puts: rename the temp file over the name (through its folder's
-   * descriptor) under the key's lock. The temp file is written while the lock is being acquired
-   * (its bytes are fsynced before the rename either way); a plain put's folder is fsynced while
-   * the lock is released.
-   */
-  async #replace(
-    temp: Promise<HeldTemp>,
-    root: string,
-    path: string,
-    key: string,
-    ifMatch?: string,
-  ): Promise<string | undefined> {
-    // Awaited below, under the lock or in `finally`; this only keeps a failure that comes while
-    // the lock is still being acquired from counting as unhandled.
-    temp.catch(() => undefined)
-    let syncing: Promise<void> | undefined
-    let renamed = false
-    try {
-      await withKeyLock(root, key, this.#lockPath(key), this.#lock, async () => {
-        const [written] = await Promise.all([
-          temp,
-          ifMatch === undefined ? undefined : this.#expect(path, key, ifMatch),
-        ])
-        const held = await holdKeyFolder(root, dirname(path), key, true)
-        const placed = await placeTemp(root, written.temp, basename(path), key, 'rename', held)
-        renamed = true
-        // A compare-and-swap replaces an existing name; a plain put may make a new one.
-        if (ifMatch === undefined) {
-          syncing = this.#syncNewName(root, placed, key).finally(() => placed.folder.release())
-          syncing.catch(() => undefined)
-        } else {
-          placed.folder.release()
-        }
-      })
-      await syncing
-    } finally {
-      const written = await temp.catch(() => undefined)
-      if (!renamed && written !== undefined) await removeTemp(written.temp)
-      written?.release()
-    }
-    return (await temp).version
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListPage> {

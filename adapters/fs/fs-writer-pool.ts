@@ -34,6 +34,10 @@ export interface Reply {
   folderSynced?: boolean
   folderSyncError?: ErrorFields
   folderSkipped?: boolean
+  renamed?: boolean
+  mismatch?: boolean
+  unread?: ErrorFields
+  renameError?: ErrorFields
 }
 export interface ErrorFields {
   code?: string

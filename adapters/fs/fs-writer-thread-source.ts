@@ -35,6 +35,18 @@
  *   { id, error }                            an I/O error (ENOENT: a missing parent folder;
  *                                            ELOOP: a link at the name; EFTYPE: not a file)
  *
+ * Or the last step of a plain or compare-and-swap put (`op: 'replace'`, fs-object-store.ts, run
+ * under the key's lock): with `ifMatch`, read the file at `to` (never through a link: O_NOFOLLOW,
+ * non-blocking) and compare the sha256 etag of its bytes; then `rename()` the written temp file
+ * over `to`. Replies:
+ *
+ *   { id, renamed: true }                    compared (when asked) and renamed
+ *   { id, mismatch: true }                   the file holds other bytes (nothing renamed)
+ *   { id, unread }                           the file could not be read as a regular file
+ *                                            (missing, a link, an I/O error; nothing renamed):
+ *                                            the caller compares the slow way, which says why
+ *   { id, renameError }                      compared, but the rename failed
+ *
  * Once it listens, the thread sends { ready: true }: the pool queues no write on it before then
  * while another thread is running. Errors travel as { code, message, syscall }. A temp file, and a file created by an append, is
  * fstat'ed before it is closed: its `version` goes back with the reply.
@@ -44,7 +56,7 @@ export const WRITER_THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads')
 const fs = require('node:fs')
 const { join } = require('node:path')
-const { randomUUID } = require('node:crypto')
+const { createHash, randomUUID } = require('node:crypto')
 
 const plain = (error) => ({
   code: typeof error?.code === 'string' ? error.code : undefined,
@@ -130,6 +142,37 @@ const append = ({ id, path, bytes, at, ifSize, ifVersion, durable }) => {
   }
 }
 
+const { O_RDONLY } = fs.constants
+const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+
+const etagAt = (path) => {
+  const fd = fs.openSync(path, READ_FLAGS)
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EFTYPE' })
+    return '"' + createHash('sha256').update(fs.readFileSync(fd)).digest('hex') + '"'
+  } finally {
+    try { fs.closeSync(fd) } catch {}
+  }
+}
+
+const replace = ({ id, temp, to, ifMatch }) => {
+  if (ifMatch !== undefined) {
+    let etag
+    try {
+      etag = etagAt(to)
+    } catch (error) {
+      return { id, unread: plain(error) }
+    }
+    if (etag !== ifMatch) return { id, mismatch: true }
+  }
+  try {
+    fs.renameSync(temp, to)
+  } catch (error) {
+    return { id, renameError: plain(error) }
+  }
+  return { id, renamed: true }
+}
+
 const writeAndLink = ({ id, tmpDir, bytes, durable, linkTo }) => {
   let written
   try {
@@ -166,6 +209,10 @@ const syncFolderAfter = (id, fd, linked) => {
 parentPort.on('message', (request) => {
   if (request.op === 'append') {
     parentPort.postMessage(append(request))
+    return
+  }
+  if (request.op === 'replace') {
+    parentPort.postMessage(replace(request))
     return
   }
   const reply = writeAndLink(request)

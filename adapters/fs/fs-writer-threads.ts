@@ -104,6 +104,30 @@ export async function appendOnThread(request: AppendRequest): Promise<AppendRepl
   return { conflict: false, size, version: reply.version, created: reply.created === true }
 }
 
+/**
+ * The last step of a plain or compare-and-swap put, on a writer thread (`op: 'replace'` of
+ * fs-writer-thread-source.ts): `temp` renamed over `to`, after the file there was found to have
+ * the etag `ifMatch` when given. One message each way instead of a thread-pool round trip per
+ * call (open, two stats, read, close, rename).
+ */
+export type ReplaceReply =
+  | { renamed: true }
+  | { mismatch: true }
+  | { unread: NodeJS.ErrnoException }
+  | { renameError: NodeJS.ErrnoException }
+
+export async function replaceOnThread(
+  temp: string,
+  to: string,
+  ifMatch: string | undefined,
+): Promise<ReplaceReply> {
+  const reply = await pool.send({ op: 'replace', temp, to, ifMatch }, new Uint8Array(0))
+  if (reply.renamed === true) return { renamed: true }
+  if (reply.mismatch === true) return { mismatch: true }
+  if (reply.unread !== undefined) return { unread: errnoError(reply.unread) }
+  return { renameError: errnoError(reply.renameError ?? { message: 'fs writer thread: no reply' }) }
+}
+
 /** Starts a writer thread ahead of the first write (startup takes tens of ms). */
 export function warmWriterThreads(): void {
   pool.warm()

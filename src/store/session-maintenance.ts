@@ -32,6 +32,17 @@ export interface PreparedManifest {
   events?: EventsFile
   /** Objects to delete once the manifest is in force (parts it no longer lists: event-parts.ts). */
   obsolete?: string[]
+  /** The checkpoint's put, when the manifest was prepared once it had its name (see below). */
+  checkpointWritten?: Promise<unknown>
+}
+
+/**
+ * A checkpoint being written: `named` once it can be read under its key (or its put is done,
+ * on a store that does not tell), `written` once its put is done (its name made durable).
+ */
+export interface CheckpointWrite {
+  named: Promise<Checkpoint>
+  written: Promise<Checkpoint>
 }
 
 /**
@@ -86,8 +97,9 @@ export async function prepareManifest(
   historyReset: boolean,
   force: boolean,
   appended?: EventsFile,
+  started?: CheckpointWrite,
 ): Promise<PreparedManifest> {
-  const checkpointing = snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || historyReset
+  const checkpointing = checkpointDue(ctx, snapshot, historyReset)
   const appending = appendingStore(ctx.objects)
   const current = appended?.through === snapshot.nextSeq ? appended : undefined
   const eventsFile = appending
@@ -101,7 +113,7 @@ export async function prepareManifest(
   const writing =
     checkpointing || manifestDue(snapshot, manifestOf(snapshot, before), ctx.checkpointEvery, force)
   const [checkpoint, rolled] = await Promise.allSettled([
-    checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined,
+    started?.named ?? (checkpointing ? writeCheckpoint(ctx, keys, snapshot) : undefined),
     file ??
       (writing && before.rolledThrough < snapshot.nextSeq
         ? rollUp(ctx, keys, snapshot, before)
@@ -125,6 +137,7 @@ export async function prepareManifest(
     due,
     ...(eventsFile ? { events: await eventsFile } : {}),
     ...(obsolete.length ? { obsolete } : {}),
+    ...(started ? { checkpointWritten: started.written } : {}),
   }
 }
 
@@ -172,25 +185,42 @@ export function manifestExpected(
   )
 }
 
+/** Whether a commit that leaves `snapshot` writes a checkpoint (every N batches, or a reset). */
+export function checkpointDue(ctx: MaintenanceContext, snapshot: SessionSnapshot, reset: boolean) {
+  return snapshot.batchesSinceCheckpoint >= ctx.checkpointEvery || reset
+}
+
+/** A checkpoint and the bytes it is stored as. */
+export interface PreparedCheckpoint {
+  checkpoint: Checkpoint
+  bytes: Uint8Array
+}
+
+/** The checkpoint of `snapshot`, serialised (checked on the way). */
+export function checkpointBytes(ctx: MaintenanceContext, snapshot: SessionSnapshot) {
+  const checkpoint = checkpointOf(snapshot, ctx.historyBatches ?? CHECKPOINT_HISTORY_BATCHES)
+  return { checkpoint, bytes: toBytes(serializeCheckpoint(checkpoint)) }
+}
+
 /**
- * Writes the snapshot's checkpoint; the checkpoint. One already there (another writer's, of the
- * same batch) stands: a reader resolves whichever of the two forms it finds.
+ * Writes the snapshot's checkpoint (`prepared`: serialised already); the checkpoint. One already
+ * there (another writer's, of the same batch) stands: a reader resolves whichever of the two
+ * forms it finds.
  */
-async function writeCheckpoint(
+export async function writeCheckpoint(
   ctx: MaintenanceContext,
   keys: SessionKeys,
   snapshot: SessionSnapshot,
+  prepared: PreparedCheckpoint = checkpointBytes(ctx, snapshot),
+  onNamed?: () => void,
 ): Promise<Checkpoint> {
-  const checkpoint = checkpointOf(snapshot, ctx.historyBatches ?? CHECKPOINT_HISTORY_BATCHES)
+  const { checkpoint, bytes } = prepared
   try {
-    await ctx.objects.put(
-      keys.checkpoint(snapshot.lastBatch),
-      toBytes(serializeCheckpoint(checkpoint)),
-      {
-        ifNoneMatch: '*',
-        contentType: 'application/json',
-      },
-    )
+    await ctx.objects.put(keys.checkpoint(snapshot.lastBatch), bytes, {
+      ifNoneMatch: '*',
+      contentType: 'application/json',
+      ...(onNamed ? { onNamed } : {}),
+    })
   } catch (error) {
     if (!isTurnlineError(error, 'conflict')) throw error
   }
@@ -215,9 +245,25 @@ async function rollUp(
 /**
  * Writes the prepared manifest (compare-and-swap, never regressing) and returns the snapshot
  * with the manifest in force. A manifest that already names a later batch means another writer
- * committed meanwhile: the cached snapshot is dropped.
+ * committed meanwhile: the cached snapshot is dropped. Settles once the checkpoint it names is
+ * written too (`checkpointWritten`: the manifest was prepared at the checkpoint's name, while
+ * its folder was fsynced); a failure of either is thrown.
  */
 export async function writeManifest(
+  ctx: MaintenanceContext,
+  keys: SessionKeys,
+  prepared: PreparedManifest,
+): Promise<SessionSnapshot> {
+  const [manifest, checkpoint] = await Promise.allSettled([
+    writeManifestOnly(ctx, keys, prepared),
+    prepared.checkpointWritten,
+  ])
+  if (manifest.status === 'rejected') throw manifest.reason
+  if (checkpoint.status === 'rejected') throw checkpoint.reason
+  return manifest.value
+}
+
+async function writeManifestOnly(
   ctx: MaintenanceContext,
   keys: SessionKeys,
   prepared: PreparedManifest,

@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
 import { systemClock } from '../shared/system-clock.ts'
 import { AppendAfterName } from './append-after-name.ts'
+import { CheckpointAhead } from './checkpoint-ahead.ts'
 import { type CommitInput, type CommittedBatch, commitBatch, type Gzip } from './commit-batch.ts'
 import { DeferredAppends } from './deferred-appends.ts'
 import type { EventsFile } from './events-file-state.ts'
@@ -155,11 +156,13 @@ export class SessionStore {
     let maintenanceError = await this.deferred.settle(keys.root)
     const now = new Date(this.clock.now()).toISOString()
     const append = new AppendAfterName(this.upkeep, keys, options.maintain !== false)
+    const ahead = new CheckpointAhead(this.upkeep, keys, options.maintain !== false)
+    const named = ahead.after(append.start)
     const { objects, gzip } = this
     let committed: CommittedBatch
     try {
       const encoding = { gzip, textUpTo: objects.allocationBytes }
-      committed = await commitBatch(objects, keys, snapshot, input, now, append.start, encoding)
+      committed = await commitBatch(objects, keys, snapshot, input, now, named, encoding)
     } catch (error) {
       if ((await append.settled()) || isTurnlineError(error, 'conflict'))
         this.cache.delete(keys.root)
@@ -177,6 +180,7 @@ export class SessionStore {
       this.cache.set(keys.root, next)
       return { snapshot: next, ...done, ...(maintenanceError ? { maintenanceError } : {}) }
     }
+    const checkpoint = ahead.start(committed)
     let file: EventsFile | undefined
     try {
       file = await append.start(committed)
@@ -185,8 +189,10 @@ export class SessionStore {
     }
     if (maintain) {
       try {
-        const prepared = await prepareManifest(this.upkeep, keys, next, reset, force, file)
+        const upkeep = this.upkeep
+        const prepared = await prepareManifest(upkeep, keys, next, reset, force, file, checkpoint)
         if (!prepared.due) {
+          await prepared.checkpointWritten
           next = prepared.snapshot
         } else if (options.overlapManifest && !force) {
           const pending = pendingManifestSnapshot(prepared)
@@ -206,6 +212,7 @@ export class SessionStore {
         }
       } catch (error) {
         maintenanceError ??= error
+        await checkpoint?.written.catch(() => undefined)
       }
     }
     this.cache.set(keys.root, next)
