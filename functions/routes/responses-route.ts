@@ -61,7 +61,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       tags: ['exec'],
       summary: 'Open Responses: create a response',
       description:
-        "Open Responses-compatible: a session seeded with the conversation so far (`previous_response_id`, the items of `input`) runs one turn whose events go through the Open Responses bridge. Function `tools` are the client's: a call ends the response with `function_call` items, and `function_call_output` items in a later request continue the loop. With `stream: true` or `Accept: text/event-stream` the events stream live and end with `data: [DONE]`; otherwise the answer is the response object. With `Idempotency-Key` a retry answers the same response. `GET /v1/responses/{id}` reads it back.",
+        "Open Responses-compatible: a session seeded with the conversation so far (`previous_response_id`, the items of `input`) runs one turn whose events go through the Open Responses bridge. Function `tools` are the client's: a call ends the response with `function_call` items, and `function_call_output` items in a later request continue the loop. With `stream: true` or `Accept: text/event-stream` the events stream live and end with `data: [DONE]`; otherwise the answer is the response object. With `Idempotency-Key` a retry answers the same response; sent while the key's first request still runs it is 409 `session_busy` with Retry-After, as a turn's retry is (never a stream ending `response.failed`: that response is running). `GET /v1/responses/{id}` reads it back.",
       responses: {
         200: {
           description: 'The response resource, or with `stream: true` the event stream.',
@@ -73,7 +73,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
             ),
           },
         },
-        ...openResponsesErrorAnswers(400, 401, 413, 422, 500, 502, 503),
+        ...openResponsesErrorAnswers(400, 401, 409, 413, 422, 500, 502, 503),
       },
     }),
     noQuery,

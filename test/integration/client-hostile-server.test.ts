@@ -193,7 +193,7 @@ describe('an Open Responses stream cut before it names its response', () => {
     expect(seen.filter(post)[0]?.headers['idempotency-key']).toBe(key)
 
     // Sent again with its key until it answers the finished response (while the first request
-    // still runs, the server's stream answers response.failed naming the running turn).
+    // still runs, the server answers 409 session_busy with Retry-After).
     const events = await vi.waitFor(
       async () => {
         const sent = await collect(client.responses.stream(request, { idempotencyKey: key }))

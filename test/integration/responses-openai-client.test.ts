@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { gate } from '../support/gate.ts'
 import { type MockOpenAI, startMockOpenAI } from '../support/mock-openai.ts'
 import { type NodeEntry, startNodeEntry } from '../support/node-entry.ts'
 import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
@@ -81,6 +82,48 @@ describe('the openai client against npm start', () => {
     expect(error.param).toBe('truncation')
     expect(error.message).toContain('Turnline compacts the context')
     expect(mock.requests).toHaveLength(0)
+  })
+
+  it('the same Idempotency-Key while its response runs: 409 session_busy, never response.failed', async () => {
+    const held = gate()
+    mock.enqueue({ text: 'Held answer.', hold: held.promise })
+    const body = { model: 'gpt-4o-mini', input: 'Answer when released.', stream: true } as const
+    // As a header: the client's own `idempotencyKey` option is sent only by clients that set one.
+    const key = { headers: { 'Idempotency-Key': 'resend-while-running-1' } }
+    const first = await client.responses.create(body, key)
+    const firstEvents: { type: string; response?: { id: string } }[] = []
+    const reading = (async () => {
+      for await (const event of first) firstEvents.push(event)
+    })()
+    await expect.poll(() => mock.requests.length).toBe(1)
+
+    // Re-sent streamed and unstreamed while the model holds its answer: refused, not failed.
+    const answers: unknown[] = []
+    for (const resent of [body, { ...body, stream: false }]) {
+      const answer = await client.responses
+        .create(resent, key)
+        .then(async (stream) => {
+          const types: string[] = []
+          for await (const event of stream as AsyncIterable<{ type: string }>)
+            types.push(event.type)
+          return types
+        })
+        .catch((error: unknown) => error)
+      answers.push(answer)
+    }
+    held.open()
+    await reading
+    for (const answer of answers) {
+      expect(answer).toBeInstanceOf(OpenAI.ConflictError)
+      const conflict = answer as InstanceType<typeof OpenAI.ConflictError>
+      expect(conflict.code).toBe('session_busy')
+      expect(Number(conflict.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    }
+    expect(firstEvents.at(-1)?.type).toBe('response.completed')
+    const id = firstEvents[0]?.response?.id
+    const again = await client.responses.create({ ...body, stream: false }, key)
+    expect(again).toMatchObject({ id, status: 'completed', output_text: 'Held answer.' })
+    expect(mock.requests).toHaveLength(1)
   })
 
   it('a tool loop: function_call, then function_call_output by previous_response_id and by history', async () => {

@@ -19,6 +19,7 @@ import { deliveryKey, deliverySession } from '../session/automation-run.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
@@ -195,16 +196,9 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const { sessionId, existed } = await this.startOnce(tenant, run.config, derived)
     if (existed) await this.assertRetriedConfig(tenant, sessionId, run.config)
     const started: ThreadEvent = { type: 'thread.started', thread_id: sessionId }
-    // Announced with the turn's first event: a key refused before it is a plain error answer.
-    const { onEvent } = options
-    let announced = false
-    const announce: TurnOptions['onEvent'] = (event, seq, line) => {
-      if (!announced) onEvent?.(started, 0)
-      announced = true
-      onEvent?.(event, seq, line)
-    }
     const ref = await this.locator.locate(tenant, sessionId)
-    const turnOptions = { ...options, onEvent: announce }
+    // Announced with the turn's first event: a key refused before it is a plain error answer.
+    const turnOptions = announcingStart(options, started)
     const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
     return { session_id: sessionId, events: [started, ...turn.events] }
   }

@@ -16,6 +16,7 @@ import { parseConfig, startSession } from '../session/create-session.ts'
 import { deleteSession } from '../session/delete-session.ts'
 import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
+import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { sessionIdOf } from './response-record.ts'
 
@@ -49,12 +50,16 @@ export function runResponse(
     }
     const ref = await responseSession(deps, locator, tenant, { config, history, key })
     const started: ThreadEvent = { type: 'thread.started', thread_id: ref.sessionId }
-    options.onEvent?.(started, 0)
+    // Announced with the turn's first event: a retry refused before it (409 session_busy while
+    // the key's first request runs) is a plain error answer, not a stream ending response.failed.
     const turn = await stepTurn(
       deps,
       ref,
       input === undefined ? {} : { input },
-      { ...options, ...(key === undefined ? {} : { idempotencyKey: key }) },
+      {
+        ...announcingStart(options, started),
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+      },
       admitted,
     )
     const result: ResponseRunResult = {
