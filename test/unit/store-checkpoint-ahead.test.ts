@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest'
-import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ObjectStore, PutOptions } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { readKeysStore } from '../support/read-keys-store.ts'
 import { threadStarted, turnEvents } from '../support/sample-events.ts'
 
 /**
@@ -100,18 +100,8 @@ describe('a checkpoint written beside the commit’s other upkeep', () => {
     const after = JSON.parse(decode((await store.get(keys.manifest))?.body))
     expect(after.checkpoint_batch).toBe(30)
     // A cold reader reads that checkpoint and no batch before it again.
-    const counting = countingObjectStore(store)
-    const reads: string[] = []
-    const reader = new SessionStore({
-      ...options,
-      store: {
-        ...counting.store,
-        get: (key) => {
-          reads.push(key)
-          return counting.store.get(key)
-        },
-      },
-    })
+    const { store: reading, reads } = readKeysStore(store)
+    const reader = new SessionStore({ ...options, store: reading })
     expect((await reader.open(ref)).history).toEqual((await cold.open(ref)).history)
     expect(reads.filter((k) => k.includes('/log/'))).toEqual([])
     expect(reads.filter((k) => k.includes('/state/')).map((k) => k.slice(-15, -5))).toEqual([

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { countingObjectStore } from '../../adapters/memory/counting-object-store.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import { parseCheckpoint, serializeCheckpoint } from '../../src/contract/checkpoint.ts'
 import type { HistoryMessage } from '../../src/contract/history-message.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
+import { readKeysStore } from '../support/read-keys-store.ts'
 import { threadStarted, turnEvents } from '../support/sample-events.ts'
 
 /**
@@ -62,18 +62,8 @@ describe('checkpoints that name their transcript (version 4)', () => {
     expect(written.every((c) => c.version === 4)).toBe(true)
     // A cold process: the same snapshot, from the manifest's checkpoint (27), the one it names
     // (15), and the batches from 16 on — none older.
-    const counting = countingObjectStore(store)
-    const reads: string[] = []
-    const cold = new SessionStore({
-      ...options,
-      store: {
-        ...counting.store,
-        get: (key) => {
-          reads.push(key)
-          return counting.store.get(key)
-        },
-      },
-    })
+    const { store: reading, reads } = readKeysStore(store)
+    const cold = new SessionStore({ ...options, store: reading })
     const snapshot = await cold.open(ref)
     expect(snapshot.history).toEqual(warm.history)
     expect(snapshot.history.length).toBe(60)
