@@ -7,7 +7,7 @@ import { requireServices } from '../support/services.ts'
  * When the coordinator's Redis cannot be reached, what the transport says (`connect
  * ECONNREFUSED <host>:<port>`) names the deployment's internal address. `npm start` over
  * REDIS_URL through a proxy that is then closed: the client's answers (a turn's 503, its stream,
- * an exec run's `error` event, a streamed response's error) say the coordinator is unreachable
+ * an exec run's `error` event, a streamed response's 503) say the coordinator is unreachable
  * without the address; the server log keeps it.
  */
 const KEY = 'outage-key-0123456789abcdef'
@@ -59,8 +59,12 @@ describe('an unreachable coordinator', () => {
     const run = await (await post('/v1/exec', { prompt: 'hi' })).text()
     expect(run).toContain('"type":"error","message":"coordinator')
     expect(run).not.toContain(port)
-    const response = await (await post('/v1/responses', { input: 'hi', stream: true })).text()
-    expect(response).toContain('"code":"server_error"')
+    // Refused before its stream opens (its start is announced with the turn's first event), as
+    // the turn above is.
+    const responded = await post('/v1/responses', { input: 'hi', stream: true })
+    expect(responded.status).toBe(503)
+    const response = await responded.text()
+    expect(response).toContain('"code":"coordinator_unavailable"')
     expect(response).not.toContain(port)
 
     expect(fx.server.output()).toMatch(new RegExp(`"transport":"[^"]*ECONNREFUSED ${address}`))
