@@ -49,9 +49,14 @@ export class LoopStore {
     return `${this.sessions.vtcodeRoot(tenant, workspace)}state/loop-${loopId}.json`
   }
 
-  private entriesRoot(kind: LoopEntryKind): string {
+  /** `<prefix>/.turnline/`: the deployment's own folder in the store. */
+  private deploymentRoot(): string {
     const head = this.sessions.prefix.replace(/^\/+|\/+$/g, '')
-    return `${head ? `${head}/` : ''}.turnline/${kind}/`
+    return `${head ? `${head}/` : ''}.turnline/`
+  }
+
+  private entriesRoot(kind: LoopEntryKind): string {
+    return `${this.deploymentRoot()}${kind}/`
   }
 
   /**
@@ -134,8 +139,7 @@ export class LoopStore {
 
   private cursorKey(kind: LoopEntryKind, tenant: string): string {
     assertTenant(tenant)
-    const head = this.sessions.prefix.replace(/^\/+|\/+$/g, '')
-    return `${head ? `${head}/` : ''}.turnline/pass-cursors/${kind}/${tenant}.json`
+    return `${this.deploymentRoot()}pass-cursors/${kind}/${tenant}.json`
   }
 
   /** The last loop id of `tenant`'s entries a pass took (pass-budget.ts); undefined: none yet. */
