@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSdkMcpClient } from '../../adapters/mcp/sdk-mcp-client.ts'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
+import { mcpToolName } from '../../src/core/mcp/mcp-tool-name.ts'
 import { useEngine } from '../support/engine-fixture.ts'
 import { echoTool } from '../support/engine-harness.ts'
 import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
@@ -242,6 +243,51 @@ describe('MCP tools in a session', () => {
     expect(listed.outputs).toMatchObject([
       { tool_name: 'mcp__docs__dump', artifact_id: id, size: Buffer.byteLength(big) },
     ])
+  })
+
+  it("a permission rule in the server's own tool name holds for the name the model calls", async () => {
+    // The model calls `mcp__ops__drop_table` (`.` made `_`) and `mcp__ops__delete_…_<hash>` (cut
+    // to 64 characters); rules written with the server's names must still deny them.
+    const ops = await startMcpServer()
+    try {
+      const long = 'delete_repository_with_all_of_its_issues_and_pull_requests'
+      ops.addTool('drop.table', 'dropped')
+      ops.addTool(long, 'deleted')
+      const server = { name: 'ops', url: ops.url }
+      const { session_id } = await fixture.engine.service.createSession('local', {
+        mcp_servers: [server],
+        permissions: { mode: 'auto', deny: ['mcp__ops__drop.table', `mcp__ops__${long}`] },
+        harness: { artifact_tools: false },
+      })
+      const cut = await mcpToolName('ops', long)
+      expect(cut).toMatch(/^mcp__ops__delete_repository_with_all_of_its_issues_and__[0-9a-f]{8}$/)
+      fixture.engine.mock.enqueue(
+        {
+          toolCalls: [
+            { id: 'c1', name: 'mcp__ops__drop_table', arguments: '{}' },
+            { id: 'c2', name: cut, arguments: '{}' },
+          ],
+        },
+        { text: 'Refused.' },
+      )
+      const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'drop' })
+      expect(offered(fixture.engine.mock.requests.at(-2))).toEqual(
+        expect.arrayContaining(['mcp__ops__drop_table', cut]),
+      )
+      expect(turn.status).toBe('completed')
+      const outcomes = turn.events.flatMap((e) =>
+        e.type === 'item.completed' && e.item.type === 'tool_invocation'
+          ? [[e.item.tool_name, (e.item as { outcome?: string }).outcome]]
+          : [],
+      )
+      expect(outcomes).toEqual([
+        ['mcp__ops__drop_table', 'permission_rejected'],
+        [cut, 'permission_rejected'],
+      ])
+      expect(ops.requests.filter((r) => r.rpc === 'tools/call')).toEqual([])
+    } finally {
+      await ops.close()
+    }
   })
 
   it('refuses bad MCP settings at creation (400)', async () => {

@@ -35,7 +35,7 @@ function input(
   return {
     policy: PermissionsSchema.parse(policy),
     call,
-    readOnly: false,
+    traits: { readOnly: false },
     hooks: HooksSchema.parse([
       { event: 'pre_tool_use', type: 'http', url: receiver.url('/gate'), blocking: true },
     ]),
@@ -107,6 +107,7 @@ describe('tool gate: policy, then pre_tool_use hooks', () => {
 
   it('lets only read-only tools through in plan mode', async () => {
     expect((await gateToolCall(input({ mode: 'plan', allow: ['*'] }))).kind).toBe('reject')
-    expect((await gateToolCall(input({ mode: 'plan' }, { readOnly: true }))).kind).toBe('run')
+    const readOnly = { traits: { readOnly: true } }
+    expect((await gateToolCall(input({ mode: 'plan' }, readOnly))).kind).toBe('run')
   })
 })

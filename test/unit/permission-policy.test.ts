@@ -92,6 +92,20 @@ describe('decide', () => {
     expect(decide(p, 'mcp__staging__drop_table', mutating)).toBe('allow')
   })
 
+  it("applies a rule naming a tool's alias (an MCP tool by the server's own name)", () => {
+    const alias = { readOnly: false, aliases: ['mcp__db__drop.table'] }
+    const p = policy({ allow: ['mcp__db__read.*'], deny: ['mcp__db__drop.table'], mode: 'auto' })
+    expect(evaluatePermission(p, 'mcp__db__drop_table', alias)).toMatchObject({
+      decision: 'deny',
+      rule: 'mcp__db__drop.table',
+    })
+    expect(decide(p, 'mcp__db__drop_table', mutating)).toBe('allow')
+    const asks = policy({ allow: ['mcp__db__read.rows'], mode: 'default' })
+    const read = { readOnly: false, aliases: ['mcp__db__read.rows'] }
+    expect(decide(asks, 'mcp__db__read_rows', read)).toBe('allow')
+    expect(decide(asks, 'mcp__db__read_rows', mutating)).toBe('ask')
+  })
+
   it('allows only read-only tools in plan mode, even when allow-listed', () => {
     const p = policy({ allow: ['*'], deny: ['secret_read'], mode: 'plan' })
     expect(decide(p, 'search', readOnly)).toBe('allow')

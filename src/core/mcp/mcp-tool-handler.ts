@@ -9,6 +9,7 @@ import { captureOutput } from '../tools/output-capture.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
 import type { McpPool } from './mcp-pool.ts'
 import { boundedText, mcpResultText } from './mcp-result-text.ts'
+import { MCP_TOOL_PREFIX } from './mcp-tool-name.ts'
 
 /**
  * Bytes of the result shown in the `mcp_tool_call` item (the model gets the whole result, or
@@ -39,6 +40,12 @@ async function resultOutput(
   }
 }
 
+/** A rule may name the tool as the server does (`drop.table`, a name past 64 characters). */
+function ruleNamesOf(server: string, tool: McpCatalogTool): { ruleNames?: string[] } {
+  const ownName = `${MCP_TOOL_PREFIX}${server}__${tool.name}`
+  return ownName === tool.model_name ? {} : { ruleNames: [ownName] }
+}
+
 /**
  * One tool of an MCP server as a handler of the tool registry. A call is recorded as VT Code
  * records every call (tool_invocation, `<id>:output`) and in addition as an `mcp_tool_call` item
@@ -63,6 +70,7 @@ export function mcpToolHandler(
     },
     kind: 'mcp',
     readOnly: tool.read_only,
+    ...ruleNamesOf(server, tool),
     async run(args, ctx) {
       const id = `${ctx.itemId}:mcp`
       const base = {

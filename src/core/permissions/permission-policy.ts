@@ -25,6 +25,11 @@ export type PermissionVerdict = 'allow' | 'deny' | 'ask'
 export interface ToolTraits {
   /** The tool only reads (a tool definition's `read_only`); false when unknown. */
   readOnly: boolean
+  /**
+   * Other names a rule may give the tool: an MCP tool's `mcp__<server>__<its own name>` where
+   * the name the model calls differs (sanitized or cut). A rule matching any of them applies.
+   */
+  aliases?: readonly string[] | undefined
 }
 
 export interface PermissionEvaluation {
@@ -43,7 +48,8 @@ export function evaluatePermission(
   traits: ToolTraits,
 ): PermissionEvaluation {
   // compiled per call: cheap (≤ 200 patterns), and never stale if the policy changes
-  const denied = firstMatch(policy.deny, policy.deny.map(compileToolPattern), toolName)
+  const names = [toolName, ...(traits.aliases ?? [])]
+  const denied = firstMatchOf(policy.deny, names)
   if (denied !== undefined) {
     return {
       decision: 'deny',
@@ -65,7 +71,7 @@ export function evaluatePermission(
           reason: `plan mode allows read-only tools only; ${toolName} may change state`,
         }
   }
-  const allowed = firstMatch(policy.allow, policy.allow.map(compileToolPattern), toolName)
+  const allowed = firstMatchOf(policy.allow, names)
   if (allowed !== undefined) {
     return {
       decision: 'allow',
@@ -81,6 +87,16 @@ export function evaluatePermission(
         source: 'mode',
         reason: `tool ${toolName} is not in the allow list and needs approval`,
       }
+}
+
+/** The first of `patterns` that matches any of `names`. */
+function firstMatchOf(patterns: readonly string[], names: readonly string[]): string | undefined {
+  const compiled = patterns.map(compileToolPattern)
+  for (const name of names) {
+    const found = firstMatch(patterns, compiled, name)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /** `allow`, `deny` or `ask` for one tool call. */

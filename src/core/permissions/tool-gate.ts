@@ -8,7 +8,7 @@ import type { ThreadEvent } from '../../contract/thread-event.ts'
 import { type HookContext, preToolUsePayload } from '../hooks/hook-payloads.ts'
 import { type HookResult, type HookRunnerDeps, hookWarnings, runHooks } from '../hooks/run-hooks.ts'
 import { parseLoose } from '../model/model-step.ts'
-import { evaluatePermission, type PermissionPolicy } from './permission-policy.ts'
+import { evaluatePermission, type PermissionPolicy, type ToolTraits } from './permission-policy.ts'
 import { rejectedToolEvents, rejectionDetail, rejectionToolMessage } from './rejected-tool.ts'
 import { requestPermission } from './resolve-permission.ts'
 
@@ -21,8 +21,8 @@ import { requestPermission } from './resolve-permission.ts'
 export interface ToolGateInput {
   policy: PermissionPolicy
   call: PendingCall
-  /** The tool definition's `read_only` (false when unknown). */
-  readOnly: boolean
+  /** The tool definition's `read_only` and the other names a rule may give it (ruleNames). */
+  traits: ToolTraits
   /** True when `permission.resolved{decision:"allow"}` was recorded for this call. */
   approved?: boolean
   hooks: readonly HookConfig[]
@@ -50,7 +50,7 @@ export type ToolGate =
 export async function gateToolCall(input: ToolGateInput): Promise<ToolGate> {
   const { call } = input
   if (!input.approved) {
-    const verdict = evaluatePermission(input.policy, call.tool_name, { readOnly: input.readOnly })
+    const verdict = evaluatePermission(input.policy, call.tool_name, input.traits)
     if (verdict.decision === 'ask') return { kind: 'ask', ...requestPermission(call, input.now) }
     if (verdict.decision === 'deny') {
       return reject(input, 'permission_rejected', verdict.reason, [], [])

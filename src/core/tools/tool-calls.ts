@@ -92,7 +92,7 @@ async function nextCall(
   const gate = await gateToolCall({
     policy: ctx.policy,
     call,
-    readOnly: handler.readOnly,
+    traits: { readOnly: handler.readOnly, aliases: handler.ruleNames },
     approved: decided?.decision === 'allow',
     hooks: ctx.hooks,
     hookDeps: ctx.hookDeps,

@@ -48,6 +48,11 @@ export interface ToolHandler {
   kind: string
   /** Read-only tools are the only ones allowed in plan mode. */
   readOnly: boolean
+  /**
+   * Other names permission rules may give the tool besides `definition.name`: an MCP tool's
+   * `mcp__<server>__<the server's own name>` when the name the model calls was sanitized or cut.
+   */
+  ruleNames?: readonly string[]
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolRunResult>
   /** Continues a `pending` run in a later invocation. */
   resume?(state: Record<string, unknown>, ctx: ToolRunContext): Promise<ToolRunResult>
