@@ -11,6 +11,8 @@ const fields = {
   workdir: z.string(),
   backend: z.enum(['pipe', 'pty']),
   spool_path: z.string(),
+  /** The spool is `spools/<spool_path>` of the runner's state folder, not in the workspace. */
+  spool_private: z.literal(true).optional(),
   started_at: z.number(),
   exit_code: z.number().int().optional(),
   exited_at: z.number().optional(),
@@ -71,6 +73,7 @@ export function execRecordText(
     workdir: exec.workdir,
     backend: exec.backend,
     spool_path: exec.spoolRel,
+    ...(exec.spoolPrivate ? { spool_private: true as const } : {}),
     spool_identity: identity,
     started_at: startedAt,
     ...(done?.exitCode !== undefined
@@ -93,6 +96,7 @@ export function execInfoOf(record: ExecRecord): ExecInfo {
     workdir: record.workdir,
     backend: record.backend,
     spoolRel: record.spool_path,
+    ...(record.spool_private ? { spoolPrivate: true as const } : {}),
   }
 }
 

@@ -130,10 +130,15 @@ export class ExecRegistry {
   ): Promise<{ session: ExecSession; attached: boolean }> {
     const sandbox = scope.sandbox
     const id = `run-${randomBytes(12).toString('hex')}`
-    const spoolRel = `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
-    const spool = SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
-      this.workspaces.open(scope.tenant, scope.sessionId),
-    )
+    const spoolPrivate = body.private_output === true
+    const spoolRel = spoolPrivate
+      ? `write_stdin_${id}.txt`
+      : `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
+    const spool = spoolPrivate
+      ? this.#state(scope).createPrivateSpool(spoolRel)
+      : SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
+          this.workspaces.open(scope.tenant, scope.sessionId),
+        )
     const exec: ExecInfo = {
       id,
       requestId: body.request_id,
@@ -142,6 +147,7 @@ export class ExecRegistry {
       workdir: workdir.rel,
       backend: body.tty ? 'pty' : 'pipe',
       spoolRel,
+      ...(spoolPrivate ? { spoolPrivate: true as const } : {}),
     }
     const started = Date.now()
     const record = this.#state(scope).recordFile(id)

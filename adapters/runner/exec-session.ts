@@ -18,6 +18,8 @@ export interface ExecInfo {
   workdir: string
   backend: 'pipe' | 'pty'
   spoolRel: string
+  /** The spool is in the runner's own folder (`private_output`), not the workspace. */
+  spoolPrivate?: true
 }
 
 export interface SpawnOptions {

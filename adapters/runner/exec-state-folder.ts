@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs'
 import { mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
@@ -5,14 +6,16 @@ import { execInfoOf, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { ExecSession } from './exec-session.ts'
 import { SpoolFile } from './spool-file.ts'
 import type { OpenWorkspace } from './workspace-root.ts'
+import { FOLDER_FLAGS } from './workspace-walk.ts'
 
 /** The runner's own folder beside the workspaces (out of every command's reach). */
 export const STATE_FOLDER = '.runner-state'
 
 /**
  * `<root>/.runner-state/<tenant>/<session>`: the runner's bookkeeping of one workspace —
- * `requests/<request_id>.json` (a start's claim, create-exclusive) and `exec/<id>.json` (each
- * command's record). Made on a workspace's first command; erased with the workspace.
+ * `requests/<request_id>.json` (a start's claim, create-exclusive), `exec/<id>.json` (each
+ * command's record) and `spools/` (the output of commands started with `private_output`, which
+ * no command reaches). Made on a workspace's first command; erased with the workspace.
  */
 export class ExecStateFolder {
   readonly dir: string
@@ -24,6 +27,27 @@ export class ExecStateFolder {
   async make(): Promise<void> {
     await mkdir(path.join(this.dir, 'requests'), { recursive: true })
     await mkdir(path.join(this.dir, 'exec'), { recursive: true })
+    await mkdir(path.join(this.dir, 'spools'), { recursive: true })
+  }
+
+  /** `spools/` held open, as a spool's folder (the runner's own: no command reaches it). */
+  openSpools(): OpenWorkspace {
+    const dir = path.join(this.dir, 'spools')
+    const fd = openSync(dir, FOLDER_FLAGS)
+    return { fd, path: dir, close: () => closeSync(fd) }
+  }
+
+  /**
+   * A spool in `spools/` (`private_output`): the runner's file, which the session's other
+   * commands can neither read nor rewrite, as they could one in the workspace.
+   */
+  createPrivateSpool(rel: string): SpoolFile {
+    const spools = this.openSpools()
+    try {
+      return SpoolFile.create(spools, rel, undefined, () => this.openSpools())
+    } finally {
+      spools.close()
+    }
   }
 
   claimFile(requestId: string): string {
@@ -49,7 +73,8 @@ export class ExecStateFolder {
     const text = await readFile(this.recordFile(id), 'utf8').catch(() => undefined)
     if (text === undefined) return undefined
     const record = parseExecRecord(text)
-    const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), reach)
+    const spoolReach = record.spool_private ? () => this.openSpools() : reach
+    const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), spoolReach)
     // Running when the runner stopped: the size of the (verified) spool is all there is.
     const total = record.total_output_bytes ?? spool.size()
     return ExecSession.recorded(execInfoOf(record), spool, {

@@ -79,6 +79,7 @@ export class HttpSandboxRunner implements SandboxRunner {
       yield_time_ms: r.yieldTimeMs,
       max_output_bytes: r.maxOutputBytes,
       ...(r.network ? { network: true } : {}),
+      ...(r.privateOutput ? { private_output: true } : {}),
     }
     return this.#capture('/v1/exec/start', scope, body, { holdMs: r.yieldTimeMs, idempotent: true })
   }

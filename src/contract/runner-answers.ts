@@ -33,7 +33,11 @@ export const ExecCaptureSchema = lazySchema(() =>
     }),
     total_output_bytes: Offset,
     spool: z.object({
-      path: z.string().describe('Relative to the workspace.'),
+      path: z
+        .string()
+        .describe(
+          "Relative to the workspace; for a command started with `private_output`, the file's name in the runner's own folder, which no command reaches.",
+        ),
       complete: z.boolean().describe('Every byte of output is in the file and the file is closed.'),
     }),
     wall_time_ms: z.number().int().min(0),

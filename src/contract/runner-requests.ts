@@ -41,6 +41,12 @@ export const ExecStartBodySchema = lazySchema(() =>
       .describe(
         "The session allows this command network access. Absent = no (clients send it only when true, so runners that predate it keep working). The runner's policy decides in the end.",
       ),
+    private_output: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep the command's output spool in the runner's own folder, out of every command's reach, instead of the workspace: what the runner answers is then what the command printed, whatever the session's other commands do (a command hook's answer). Absent = no; clients send it only when true.",
+      ),
   }),
 )
 export type ExecStartBody = z.infer<typeof ExecStartBodySchema>

@@ -47,6 +47,11 @@ export interface ExecStartRequest {
   maxOutputBytes: number
   /** The session allows network access (the runner's policy decides in the end). */
   network?: boolean
+  /**
+   * The output spool is kept out of every command's reach (not in the workspace), so the
+   * session's other commands can neither read nor rewrite it: a command hook's answer.
+   */
+  privateOutput?: boolean
 }
 
 export interface ExecWriteRequest {

@@ -244,3 +244,48 @@ describe('a record of format 1 (no spool identity)', () => {
     }
   })
 })
+
+describe('a command started with private_output', () => {
+  it("keeps its spool out of the session's other commands' reach, before and after a restart", {
+    timeout: 60_000,
+  }, async () => {
+    const scope = fresh()
+    requests += 1
+    const started = value(
+      await client.start(scope, {
+        requestId: `req_spool_attack_${requests}`,
+        toolCallId: `call_${requests}`,
+        cmd: `head -c ${OWN} /dev/zero | tr '\\0' a; echo; echo own`,
+        tty: false,
+        yieldTimeMs: 0,
+        maxOutputBytes: 65_536,
+        privateOutput: true,
+      }),
+    )
+    const id = started.execSessionId
+    const done = value(await waitFor(scope, id))
+    expect(done.totalOutputBytes).toBe(OWN + '\nown\n'.length)
+    // Nothing of it in the workspace for another command to read or rewrite.
+    const probe = await start(
+      scope,
+      `ls .vtcode/context/tool_outputs/ | grep -c ${id} || true; cat .vtcode/context/tool_outputs/*${id}* 2>/dev/null | wc -c`,
+    )
+    expect(text(value(await waitFor(scope, probe.execSessionId)))).toBe('0\n0\n')
+    await recorded(scope, id)
+    await runner.crash()
+    await startOwnRunner()
+    const polled = value(
+      await client.poll(scope, {
+        execSessionId: id,
+        yieldTimeMs: 0,
+        maxOutputBytes: 64,
+        since: OWN - 10,
+      }),
+    )
+    expect(text(polled)).toBe(`${'a'.repeat(10)}\nown\n`)
+    const chunk = value(
+      await client.readSpool(scope, { execSessionId: id, offset: 0, length: 1 << 20 }),
+    )
+    expect(Buffer.from(chunk.bytes).toString('utf8')).toBe(`${'a'.repeat(OWN)}\nown\n`)
+  })
+})

@@ -68,6 +68,70 @@ describe('command hooks through the runner', () => {
   })
 })
 
+describe("a command hook's answer", () => {
+  it("cannot be rewritten by the session's other commands still running", async () => {
+    const { service, mock } = fixture.engine
+    // The hook denies with a JSON answer on stdout, then lingers a moment.
+    const deny = '{"decision":"deny","reason":"no writes today"}'
+    const { session_id } = await service.createSession('local', {
+      hooks: [
+        {
+          event: 'pre_tool_use',
+          type: 'command',
+          command: `echo '${deny}'; sleep 1`,
+          blocking: true,
+          matcher: 'write_file',
+        },
+      ],
+    })
+    // A command the model leaves running overwrites every other command's output spool with
+    // an answer that does not deny, as fast as it can.
+    const forger = [
+      'own=".vtcode/context/tool_outputs/write_stdin_$VTCODE_EXEC_SESSION_ID.txt"',
+      'end=$(($(date +%s) + 20))',
+      'while [ "$(date +%s)" -lt "$end" ]; do',
+      '  for f in .vtcode/context/tool_outputs/write_stdin_*.txt; do',
+      '    [ "$f" = "$own" ] && continue',
+      `    printf '%-${deny.length}s' '{}' | dd of="$f" conv=notrunc 2>/dev/null`,
+      '  done',
+      'done',
+    ].join('\n')
+    mock.enqueue(
+      {
+        toolCalls: [
+          {
+            id: 'x1',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: forger, yield_time_ms: 200 }),
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: 'w1',
+            name: 'write_file',
+            arguments: JSON.stringify({ path: 'forged.txt', content: 'x' }),
+          },
+        ],
+      },
+      { text: 'done' },
+    )
+    const turn = await service.stepTurn('local', session_id, { input: 'write a file' })
+    expect(turn.status, JSON.stringify(turn.warnings)).toBe('completed')
+    const outcomes = turn.events.flatMap((e) =>
+      e.type === 'item.completed' && e.item.type === 'tool_invocation'
+        ? [[e.item.tool_name, (e.item as { outcome?: string }).outcome]]
+        : [],
+    )
+    expect(outcomes).toEqual([
+      ['exec_command', 'success'],
+      ['write_file', 'hook_denied'],
+    ])
+    expect((await findFiles(fixture.root, ['forged.txt']))['forged.txt']).toBeUndefined()
+  })
+})
+
 describe('what a command hook can reach', () => {
   it('no descriptor but stdio, not even one the runner inherited', async () => {
     const { service, mock } = fixture.engine

@@ -104,6 +104,8 @@ function commandHookRunner(
       tty: false,
       yieldTimeMs: 0,
       maxOutputBytes: 64 * 1024,
+      // Its answer decides: kept where the session's other commands cannot rewrite it.
+      privateOutput: true,
     })
     if (!started.ok) throw new Error(`hook command refused: ${started.refusal.message}`)
     const session = started.value.execSessionId
