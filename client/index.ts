@@ -27,7 +27,7 @@ export {
   OutputArtifactsClient,
 } from './output-artifacts-client.ts'
 export type * from './requests.ts'
-export { ResponsesClient } from './responses-client.ts'
+export { ResponsesClient, runningResponseOf } from './responses-client.ts'
 export type { RetryOptions } from './retry.ts'
 export { type SseFrame, sseFrames } from './sse.ts'
 export type { FetchLike } from './transport.ts'

@@ -1,6 +1,6 @@
 import { OpenResponseSchema, OpenResponsesEventSchema } from '../src/contract/wire-responses.ts'
 import { abortableSleep } from '../src/shared/abortable-sleep.ts'
-import { TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
+import { TurnlineApiError, TurnlineConnectionError, TurnlineProtocolError } from './errors.ts'
 import { framesOf } from './event-feed.ts'
 import type { CallOptions, ResponsesRequest } from './requests.ts'
 import { isTransient, type RetryOptions, reconnectDelayMs, retryPolicy } from './retry.ts'
@@ -45,19 +45,29 @@ export class ResponsesClient {
   /**
    * `POST /v1/responses` streamed: the Open Responses events as they happen. Once
    * `response.created` named the response, a cut stream continues with {@link events}; one cut
-   * before it throws, with the `idempotencyKey` given (then sending it again is safe).
+   * before it throws, with the `idempotencyKey` given (then sending it again is safe). Sent
+   * again with that key while the key's first request still runs (409 `session_busy` naming the
+   * running response), it follows that response from its first event instead.
    */
   async *stream(
     request: ResponsesRequest,
     options: StreamOptions & KeyOption = {},
   ): AsyncGenerator<OpenResponsesEvent, void, undefined> {
     const key = keyed(options.idempotencyKey)
-    const response = await this.transport.send('POST', '/v1/responses', {
-      body: { ...request, stream: true },
-      headers: { accept: 'text/event-stream', ...key.headers },
-      signal: options.signal,
-      idempotencyKey: key.idempotencyKey,
-    })
+    let response: Response
+    try {
+      response = await this.transport.send('POST', '/v1/responses', {
+        body: { ...request, stream: true },
+        headers: { accept: 'text/event-stream', ...key.headers },
+        signal: options.signal,
+        idempotencyKey: key.idempotencyKey,
+      })
+    } catch (error) {
+      const running = runningResponseOf(error)
+      if (running === undefined) throw error
+      yield* this.events(running, options)
+      return
+    }
     let last = -1
     let responseId: string | undefined
     try {
@@ -125,6 +135,17 @@ export class ResponsesClient {
 }
 
 const DONE = Symbol('[DONE]')
+
+/**
+ * The response a keyed `POST /v1/responses` was refused for while it runs: the 409
+ * `session_busy`'s `details.response_id` (follow it with `responses.events(id)`, read it with
+ * `responses.get(id)` once it ended); undefined for any other error.
+ */
+export function runningResponseOf(error: unknown): string | undefined {
+  if (!(error instanceof TurnlineApiError) || error.code !== 'session_busy') return undefined
+  const id = error.details?.response_id
+  return typeof id === 'string' && id !== '' ? id : undefined
+}
 
 /**
  * The events of a response stream. `idleMs`: the silence that counts as a dropped connection,

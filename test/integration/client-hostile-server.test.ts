@@ -192,8 +192,8 @@ describe('an Open Responses stream cut before it names its response', () => {
     expect(error).toMatchObject({ idempotencyKey: key })
     expect(seen.filter(post)[0]?.headers['idempotency-key']).toBe(key)
 
-    // Sent again with its key until it answers the finished response (while the first request
-    // still runs, the server answers 409 session_busy with Retry-After).
+    // Sent again with its key: while the first request still runs, the server answers 409
+    // session_busy naming the response, which the stream follows.
     const events = await vi.waitFor(
       async () => {
         const sent = await collect(client.responses.stream(request, { idempotencyKey: key }))
@@ -202,7 +202,10 @@ describe('an Open Responses stream cut before it names its response', () => {
       },
       { timeout: 15_000, interval: 200 },
     )
-    const again = await client.responses.create(request, { idempotencyKey: key })
+    const again = await vi.waitFor(
+      () => client.responses.create(request, { idempotencyKey: key }),
+      { timeout: 15_000, interval: 200 },
+    )
     expect(again.id).toBe((events[0] as { response?: { id?: string } }).response?.id)
     expect(await sessionCount()).toBe(sessionsBefore + 1)
   }, 30_000)

@@ -113,14 +113,17 @@ describe('the openai client against npm start', () => {
     }
     held.open()
     await reading
+    const id = firstEvents[0]?.response?.id
+    expect(id).toMatch(/^resp_/)
     for (const answer of answers) {
       expect(answer).toBeInstanceOf(OpenAI.ConflictError)
       const conflict = answer as InstanceType<typeof OpenAI.ConflictError>
       expect(conflict.code).toBe('session_busy')
       expect(Number(conflict.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      // The refusal names the response that runs, so a client can follow it.
+      expect(conflict.error).toMatchObject({ details: { response_id: id } })
     }
     expect(firstEvents.at(-1)?.type).toBe('response.completed')
-    const id = firstEvents[0]?.response?.id
     const again = await client.responses.create({ ...body, stream: false }, key)
     expect(again).toMatchObject({ id, status: 'completed', output_text: 'Held answer.' })
     expect(mock.requests).toHaveLength(1)

@@ -18,7 +18,7 @@ import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
-import { sessionIdOf } from './response-record.ts'
+import { responseIdOf, sessionIdOf } from './response-record.ts'
 
 /**
  * One response: a session seeded with the conversation so far (the previous response's
@@ -61,7 +61,9 @@ export function runResponse(
         ...(key === undefined ? {} : { idempotencyKey: key }),
       },
       admitted,
-    )
+    ).catch((error: unknown) => {
+      throw namingRunning(error, responseIdOf(ref.sessionId))
+    })
     const result: ResponseRunResult = {
       session_id: ref.sessionId,
       events: [started, ...turn.events],
@@ -79,6 +81,20 @@ export function runResponse(
       await deleteSession(deps, locator, tenant, ref.sessionId)
     }
     return result
+  })
+}
+
+/**
+ * A keyed retry refused while the key's first request runs (409 `session_busy`) names the
+ * response that runs, `details.response_id`: a client can follow it (`GET /v1/responses/{id}`
+ * with `stream=true`) instead of sending the request again until it has finished.
+ */
+function namingRunning(error: unknown, responseId: string): unknown {
+  if (!isTurnlineError(error, 'session_busy')) return error
+  return new TurnlineError('session_busy', `response ${responseId} is running: ${error.message}`, {
+    details: { ...error.details, response_id: responseId },
+    ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+    cause: error,
   })
 }
 
