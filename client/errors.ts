@@ -75,12 +75,29 @@ export class TurnlineConnectionError extends Error {
 
 /** The server answered something that is not the API's contract (a proxy's page, a bug). */
 export class TurnlineProtocolError extends Error {
-  override readonly name = 'TurnlineProtocolError'
+  override readonly name: string = 'TurnlineProtocolError'
   constructor(
     message: string,
     readonly status: number,
   ) {
     super(message)
+  }
+}
+
+/**
+ * A whole answer (a JSON body) past the client's `maxAnswerBytes`: the rest was not read, so a
+ * broken or hostile server cannot grow the client's memory without end.
+ */
+export class TurnlineAnswerTooLargeError extends TurnlineProtocolError {
+  override readonly name: string = 'TurnlineAnswerTooLargeError'
+  constructor(
+    readonly maxBytes: number,
+    status: number,
+  ) {
+    super(
+      `the answer passed the client's maxAnswerBytes (${maxBytes} bytes); the rest was not read`,
+      status,
+    )
   }
 }
 

@@ -15,6 +15,7 @@ export type { ThreadItem } from '../src/contract/thread-item.ts'
 export type { ArtifactPutBody } from './agent-layer-client.ts'
 export { ArtifactsClient, LoopsClient } from './agent-layer-client.ts'
 export {
+  TurnlineAnswerTooLargeError,
   TurnlineApiError,
   type TurnlineApiErrorOptions,
   TurnlineConnectionError,

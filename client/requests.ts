@@ -71,6 +71,11 @@ export interface TurnlineClientOptions {
   fetch?: FetchLike
   /** Extra headers sent with every request. */
   headers?: Record<string, string>
+  /**
+   * The most a whole JSON answer may hold, in bytes (default 256 MiB); past it the call fails
+   * with a TurnlineAnswerTooLargeError, the rest not read.
+   */
+  maxAnswerBytes?: number
 }
 
 export interface TurnsQuery {

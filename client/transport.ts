@@ -3,6 +3,7 @@ import {
   apiErrorOf,
   causeOf,
   retryAfterOf,
+  TurnlineAnswerTooLargeError,
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from './errors.ts'
@@ -10,6 +11,14 @@ import { readUpTo } from './sse.ts'
 
 /** What is read of an error answer's body: an error body of the API is far smaller. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+/**
+ * The default bound of a whole JSON answer: 256 MiB, four times the largest request body a
+ * server takes (TURNLINE_MAX_BODY_BYTES at most 64 MiB), which its largest answers echo (a
+ * session's config), and sixteen times the 16 MiB of events one invocation may hold (a turn's
+ * answer).
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 
 /** Any fetch: the platform's, a test's, or an app's own `fetch` (no network at all). */
 export type FetchLike = (request: Request) => Promise<Response>
@@ -22,6 +31,11 @@ export interface TransportOptions {
   fetch?: FetchLike | undefined
   /** Sent with every request (a tracing header, a proxy's credentials). */
   headers?: Record<string, string> | undefined
+  /**
+   * The most a whole JSON answer may hold, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES});
+   * past it the call fails with a TurnlineAnswerTooLargeError and the rest is not read.
+   */
+  maxAnswerBytes?: number | undefined
 }
 
 export interface RequestOptions {
@@ -41,6 +55,7 @@ export interface RequestOptions {
 /** One HTTP request at a time: URLs, auth, error mapping. Web-standard globals only. */
 export class Transport {
   readonly baseUrl: string
+  readonly maxAnswerBytes: number
   private readonly apiKey: string | undefined
   private readonly fetcher: FetchLike
   private readonly headers: Record<string, string>
@@ -66,6 +81,11 @@ export class Transport {
     // Bound: a browser's fetch called as a method of another object throws "Illegal invocation".
     this.fetcher = options.fetch ?? ((request) => globalThis.fetch(request))
     this.headers = options.headers ?? {}
+    const max = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new TypeError(`maxAnswerBytes must be a positive integer: ${max}`)
+    }
+    this.maxAnswerBytes = max
   }
 
   url(path: string, query: RequestOptions['query'] = {}): string {
@@ -129,7 +149,11 @@ export class Transport {
     options: RequestOptions = {},
   ): Promise<z.output<S>> {
     const response = await this.send(method, path, options)
-    return parseJson(schema, await readText(response, options), response.status)
+    return parseJson(
+      schema,
+      await readText(response, this.maxAnswerBytes, options),
+      response.status,
+    )
   }
 }
 
@@ -164,17 +188,47 @@ function within(answer: Promise<Response>, ms: number, controller: AbortControll
   return Promise.race([answer, late]).finally(() => clearTimeout(timer))
 }
 
-/** The whole body; a connection that breaks while it is read is a TurnlineConnectionError. */
-export async function readText(response: Response, options: RequestOptions = {}): Promise<string> {
+/**
+ * The whole body, at most `maxBytes` of it: one that says (Content-Length) or turns out to be
+ * longer fails with a TurnlineAnswerTooLargeError, the rest not read. A connection that breaks
+ * while it is read is a TurnlineConnectionError.
+ */
+export async function readText(
+  response: Response,
+  maxBytes: number,
+  options: RequestOptions = {},
+): Promise<string> {
+  const tooLarge = () => new TurnlineAnswerTooLargeError(maxBytes, response.status)
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {})
+    throw tooLarge()
+  }
+  if (!response.body) return ''
+  const decoder = new TextDecoder()
+  const reader = response.body.getReader()
+  const pieces: string[] = []
+  let read = 0
   try {
-    return await response.text()
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      read += value.length
+      if (read > maxBytes) throw tooLarge()
+      pieces.push(decoder.decode(value, { stream: true }))
+    }
+    pieces.push(decoder.decode())
+    return pieces.join('')
   } catch (error) {
+    if (error instanceof TurnlineAnswerTooLargeError) throw error
     options.signal?.throwIfAborted()
     throw new TurnlineConnectionError(
       `the connection broke while reading the answer: ${causeOf(error)}`,
       options.idempotencyKey,
       { cause: error },
     )
+  } finally {
+    await reader.cancel().catch(() => {})
   }
 }
 

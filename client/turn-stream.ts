@@ -94,7 +94,11 @@ async function* streamTurnEvents(
       busySince = undefined
       const type = response.headers.get('content-type') ?? ''
       if (!type.startsWith('text/event-stream') || !response.body) {
-        const answer = parseJson(TurnResponseSchema, await readText(response, call), 200)
+        const answer = parseJson(
+          TurnResponseSchema,
+          await readText(response, transport.maxAnswerBytes, call),
+          200,
+        )
         for (const item of turnEvents(answer)) if (item.seq > last) yield item
         return answer
       }

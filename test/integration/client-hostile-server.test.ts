@@ -1,25 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   type SeqEvent,
   TurnlineApiError,
-  TurnlineClient,
   TurnlineConnectionError,
   TurnlineProtocolError,
 } from '../../client/index.ts'
+import { hostileHarness } from '../support/hostile-client.ts'
 import {
-  type Act,
   answer,
   cutAfter,
   endless,
-  type HostileFront,
   type SeenRequest,
   stallAfter,
-  startHostileFront,
 } from '../support/hostile-front.ts'
-import { type ServerProcess, startServerProcess } from '../support/server-process.ts'
 
 /**
  * The typed client in front of a server that misbehaves: `npm start`'s entry (the offline demo
@@ -28,42 +21,8 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  * runs once; a stream that goes silent is resumed; a frame, a line or an error page without end
  * fails the call instead of growing the client's memory without bound.
  */
-let dir: string
-let server: ServerProcess
-let direct: TurnlineClient
-let front: HostileFront | undefined
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'turnline-hostile-'))
-  server = await startServerProcess({
-    TURNLINE_DATA_DIR: dir,
-    TURNLINE_LOG: 'off',
-    TURNLINE_MODEL_PROVIDER: 'demo',
-  })
-  direct = new TurnlineClient({ baseUrl: server.url })
-}, 60_000)
-afterAll(async () => {
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
-afterEach(async () => {
-  await front?.close()
-  front = undefined
-})
-
-/** A client through a front that does `act` to the first request `matches` picks. */
-async function through(
-  matches: (request: SeenRequest) => boolean,
-  act: Act,
-): Promise<{ client: TurnlineClient; seen: SeenRequest[] }> {
-  let done = false
-  front = await startHostileFront(server.url, (request) => {
-    if (done || !matches(request)) return undefined
-    done = true
-    return act
-  })
-  return { client: new TurnlineClient({ baseUrl: front.url }), seen: front.seen }
-}
+const harness = hostileHarness()
+const { through } = harness
 
 const turnPost = (request: SeenRequest) =>
   request.method === 'POST' && /\/v1\/sessions\/[^/]+\/turns$/.test(request.path)
@@ -78,7 +37,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe('a retried turn', () => {
   it("waits the Retry-After of a 429, past the backoff's longest pause, and runs once", async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     const { client, seen } = await through(
       turnPost,
       answer(
@@ -102,14 +61,14 @@ describe('a retried turn', () => {
     expect(posts[0]?.headers['idempotency-key']).toBe(turn.idempotencyKey)
     // Sent again once the server's 2 s had passed, not after the 100 ms of the backoff.
     expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(1900)
-    expect((await direct.listTurns(id)).turns).toHaveLength(1)
+    expect((await harness.direct.listTurns(id)).turns).toHaveLength(1)
     expect(events.map((e) => e.seq)).toEqual(
-      (await direct.readEvents(id)).events.map((e) => e.seq).filter((seq) => seq > 0),
+      (await harness.direct.readEvents(id)).events.map((e) => e.seq).filter((seq) => seq > 0),
     )
   })
 
   it("waits a gateway's 503 whose Retry-After is an HTTP-date", async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     const { client, seen } = await through(turnPost, async (res) => {
       // Whole seconds: 3 s from now is 2 to 3 s away.
       const at = new Date(Date.now() + 3000).toUTCString()
@@ -126,11 +85,11 @@ describe('a retried turn', () => {
     expect(posts).toHaveLength(2)
     expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key'])
     expect((posts[1]?.at ?? 0) - (posts[0]?.at ?? 0)).toBeGreaterThanOrEqual(1500)
-    expect((await direct.listTurns(id)).turns).toHaveLength(1)
+    expect((await harness.direct.listTurns(id)).turns).toHaveLength(1)
   })
 
   it('throws at once a Retry-After longer than it waits for', async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     const { client, seen } = await through(
       turnPost,
       answer(
@@ -148,7 +107,7 @@ describe('a retried turn', () => {
       idempotencyKey: turn.idempotencyKey,
     })
     expect(seen.filter(turnPost)).toHaveLength(1)
-    expect((await direct.listTurns(id)).turns).toHaveLength(0)
+    expect((await harness.direct.listTurns(id)).turns).toHaveLength(0)
   })
 })
 
@@ -172,7 +131,7 @@ describe('an exec run cut short', () => {
     expect(events[0]?.type).toBe('thread.started')
     expect(events.at(-1)?.type).toBe('thread.completed')
     expect(seen.filter(execPost).map((r) => r.headers['idempotency-key'])).toContain(key)
-    expect((await direct.listSessions({ workspace: 'exec-cut' })).sessions).toHaveLength(1)
+    expect((await harness.direct.listSessions({ workspace: 'exec-cut' })).sessions).toHaveLength(1)
   }, 30_000)
 })
 
@@ -212,13 +171,13 @@ describe('an Open Responses stream cut before it names its response', () => {
 })
 
 async function sessionCount(): Promise<number> {
-  const { workspaces } = await direct.listWorkspaces()
+  const { workspaces } = await harness.direct.listWorkspaces()
   return workspaces.reduce((sum, w) => sum + w.sessions, 0)
 }
 
 describe('a stream that goes silent', () => {
   it('resumes a turn with the same key: every event once, one run', async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     // The head and the first bytes of the live stream, then nothing (the connection stays open).
     const { client, seen } = await through(turnPost, stallAfter(120))
     const turn = client.streamTurn(id, { input: 'hello' }, { retry: { idleTimeoutMs: 500 } })
@@ -228,13 +187,13 @@ describe('a stream that goes silent', () => {
     const posts = seen.filter(turnPost)
     expect(posts).toHaveLength(2)
     expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key'])
-    expect((await direct.listTurns(id)).turns).toHaveLength(1)
-    const log = (await direct.readEvents(id)).events.filter((e) => e.seq > 0)
+    expect((await harness.direct.listTurns(id)).turns).toHaveLength(1)
+    const log = (await harness.direct.readEvents(id)).events.filter((e) => e.seq > 0)
     expect(events).toEqual(log)
   }, 20_000)
 
   it('resumes a turn whose answer never starts: the server runs it once', async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     // The turn reaches the server and runs there; its answer never reaches the client.
     const { client, seen } = await through(turnPost, async (_res, forward) => {
       const answer = await forward()
@@ -247,13 +206,13 @@ describe('a stream that goes silent', () => {
     const posts = seen.filter(turnPost)
     expect(posts).toHaveLength(2)
     expect(posts[1]?.headers['idempotency-key']).toBe(posts[0]?.headers['idempotency-key'])
-    expect((await direct.listTurns(id)).turns).toHaveLength(1)
-    expect(events).toEqual((await direct.readEvents(id)).events.filter((e) => e.seq > 0))
+    expect((await harness.direct.listTurns(id)).turns).toHaveLength(1)
+    expect(events).toEqual((await harness.direct.readEvents(id)).events.filter((e) => e.seq > 0))
   }, 20_000)
 
   it('reconnects a followed feed with Last-Event-ID: every event once', async () => {
-    const { session_id: id } = await direct.createSession()
-    await direct.stepTurn(id, { input: 'hello' })
+    const { session_id: id } = await harness.direct.createSession()
+    await harness.direct.stepTurn(id, { input: 'hello' })
     const feed = (request: SeenRequest) =>
       request.method === 'GET' && /\/events\?follow=1/.test(request.path)
     const { client, seen } = await through(feed, stallAfter(300))
@@ -272,10 +231,10 @@ describe('a stream that goes silent', () => {
         reject(new Error('the followed feed was not opened again'))
       }, 10_000)
     })
-    await direct.complete(id)
+    await harness.direct.complete(id)
     await following
 
-    const log = (await direct.readEvents(id)).events
+    const log = (await harness.direct.readEvents(id)).events
     expect(seenEvents).toEqual(log)
     const again = seen.filter(feed)[1]
     expect(Number(again?.headers['last-event-id'])).toBeGreaterThanOrEqual(0)
@@ -284,7 +243,7 @@ describe('a stream that goes silent', () => {
 
 describe('an answer without end', () => {
   it('fails a turn whose SSE line never ends, past 64 Mi characters', async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     const { client } = await through(
       turnPost,
       endless(200, { 'content-type': 'text/event-stream' }, 'id: 1\ndata: ', 'x'),
@@ -297,7 +256,7 @@ describe('an answer without end', () => {
   }, 60_000)
 
   it('fails an events page whose NDJSON line never ends', async () => {
-    const { session_id: id } = await direct.createSession()
+    const { session_id: id } = await harness.direct.createSession()
     const { client } = await through(
       (request) => request.method === 'GET' && request.path.includes('/events'),
       endless(200, { 'content-type': 'application/x-ndjson' }, '{"seq":0,"event":"', 'x'),

@@ -1,6 +1,7 @@
 """The server the tests talk to: `npm start` (infra/start.mjs) of this repository, as a real
-process on a free port, with the offline demo model and sessions in a temporary folder; and a
-TCP proxy that tears connections in the middle of a response."""
+process on a free port, with the offline demo model and sessions in a temporary folder; a TCP
+proxy that tears connections in the middle of a response; and a front that misbehaves on the
+requests a test picks (hostile.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
+from hostile import Act, HostileFront, Seen
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -137,6 +139,29 @@ def tearing_proxy(server_url: str) -> Iterator[TearingProxy]:
         yield proxy
     finally:
         proxy.close()
+
+
+@pytest.fixture
+def hostile(server_url: str) -> Iterator[Callable[[Callable[[Seen], bool], Act], HostileFront]]:
+    """A front that does ``act`` to the first request ``matches`` picks."""
+    fronts: list[HostileFront] = []
+
+    def start(matches: Callable[[Seen], bool], act: Act) -> HostileFront:
+        done: list[bool] = []
+
+        def pick(seen: Seen):
+            if done or not matches(seen):
+                return None
+            done.append(True)
+            return act
+
+        front = HostileFront(server_url, pick)
+        fronts.append(front)
+        return front
+
+    yield start
+    for front in fronts:
+        front.close()
 
 
 def wait_until(check, timeout: float = 60.0) -> None:

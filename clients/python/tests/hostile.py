@@ -119,6 +119,12 @@ def stall_after(size: int) -> Act:
     return act
 
 
+def swallow_the_answer(handler: _Handler, forward: Callable[[], http.client.HTTPResponse]) -> None:
+    """The request reaches the server, which runs it; its answer never reaches the client."""
+    forward().close()
+    handler.owner.closing.wait()
+
+
 def answer(status: int, headers: dict[str, str], body: str) -> Act:
     def act(handler: _Handler, forward: Callable[[], http.client.HTTPResponse]) -> None:
         handler.head(status, headers)

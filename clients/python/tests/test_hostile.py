@@ -11,11 +11,10 @@ import re
 import threading
 import time
 from email.utils import formatdate
-from typing import Callable, Iterator
 
 import pytest
 from conftest import wait_until
-from hostile import Act, HostileFront, Seen, answer, endless, stall_after
+from hostile import Act, Seen, answer, endless, stall_after, swallow_the_answer
 
 from turnline import (
     AsyncTurnlineClient,
@@ -34,29 +33,6 @@ def turn_post(seen: Seen) -> bool:
 
 def followed(seen: Seen) -> bool:
     return seen.method == "GET" and "/events?" in seen.path and "follow=1" in seen.path
-
-
-@pytest.fixture
-def hostile(server_url: str) -> Iterator[Callable[[Callable[[Seen], bool], Act], HostileFront]]:
-    """A front that does ``act`` to the first request ``matches`` picks."""
-    fronts: list[HostileFront] = []
-
-    def start(matches: Callable[[Seen], bool], act: Act) -> HostileFront:
-        done: list[bool] = []
-
-        def pick(seen: Seen):
-            if done or not matches(seen):
-                return None
-            done.append(True)
-            return act
-
-        front = HostileFront(server_url, pick)
-        fronts.append(front)
-        return front
-
-    yield start
-    for front in fronts:
-        front.close()
 
 
 def error_body(code: str, message: str) -> str:
@@ -125,12 +101,6 @@ def test_raises_at_once_a_retry_after_longer_than_it_waits(server_url: str, host
         assert raised.value.idempotency_key == turn.idempotency_key
         assert len([seen for seen in front.seen if turn_post(seen)]) == 1
         assert direct.get_session(sid)["turn_count"] == 0
-
-
-def swallow_the_answer(handler, forward) -> None:
-    # The turn reaches the server and runs there; its answer never reaches the client.
-    forward().close()
-    handler.owner.closing.wait()
 
 
 @pytest.mark.parametrize(

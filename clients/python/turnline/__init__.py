@@ -10,6 +10,7 @@ from .client import TurnlineClient, TurnStream
 from .errors import (
     ERROR_CODES,
     HTTP_STATUS,
+    TurnlineAnswerTooLargeError,
     TurnlineApiError,
     TurnlineConnectionError,
     TurnlineError,
@@ -27,6 +28,7 @@ __all__ = [
     "RetryPolicy",
     "SeqEvent",
     "TurnStream",
+    "TurnlineAnswerTooLargeError",
     "TurnlineApiError",
     "TurnlineClient",
     "TurnlineConnectionError",

@@ -6,11 +6,16 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from .errors import TurnlineProtocolError
+from .errors import TurnlineAnswerTooLargeError, TurnlineProtocolError
 
 #: The most one SSE frame or NDJSON line may hold: 64 Mi characters, four times the 16 MiB of
 #: events one invocation may hold (its ``turn.result`` frame), as the TypeScript client's.
 MAX_FRAME_CHARS = 64 * 1024 * 1024
+
+#: The default bound of a whole JSON answer: 256 MiB, four times the largest request body a server
+#: takes (``TURNLINE_MAX_BODY_BYTES`` at most 64 MiB), which its largest answers echo (a session's
+#: config), as the TypeScript client's ``maxAnswerBytes``.
+DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 
 _BREAK = re.compile(r"[\r\n]")
 
@@ -119,3 +124,26 @@ class LineBound:
         if self._open > MAX_FRAME_CHARS:
             raise too_long("an NDJSON line")
         return text
+
+
+class AnswerBound:
+    """Counts the bytes of a whole answer as they arrive; past ``max_bytes`` (or a Content-Length
+    that says so) raises a :class:`TurnlineAnswerTooLargeError`, the rest not read."""
+
+    def __init__(self, max_bytes: int, status: int, content_length: Optional[str] = None) -> None:
+        self._max = max_bytes
+        self._status = status
+        self._read = 0
+        self.pieces: list[bytes] = []
+        if content_length is not None and content_length.isascii() and content_length.isdigit():
+            if int(content_length) > max_bytes:
+                raise TurnlineAnswerTooLargeError(max_bytes, status)
+
+    def push(self, piece: bytes) -> None:
+        self._read += len(piece)
+        if self._read > self._max:
+            raise TurnlineAnswerTooLargeError(self._max, self._status)
+        self.pieces.append(piece)
+
+    def text(self, encoding: Optional[str]) -> str:
+        return b"".join(self.pieces).decode(encoding or "utf-8", "replace")

@@ -21,9 +21,9 @@ from ._protocol import (
     parse_json,
     seq_of,
 )
-from ._sse import LineBound, SseDecoder
+from ._sse import DEFAULT_MAX_ANSWER_BYTES, LineBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
-from .async_turn_stream import AsyncTurnStream, _chunks, _closing
+from .async_turn_stream import AsyncTurnStream, _answer_text, _chunks, _closing
 
 
 class AsyncTurnlineClient:
@@ -42,10 +42,15 @@ class AsyncTurnlineClient:
         retry: Optional[RetryPolicy] = None,
         timeout: Optional[httpx.Timeout] = None,
         transport: Optional[httpx.AsyncBaseTransport] = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         options = routes.http_options(base_url, api_key, headers, timeout)
         self.base_url: str = options["base_url"]
         self.retry = retry or RetryPolicy()
+        if max_answer_bytes < 1:
+            raise ValueError(f"max_answer_bytes must be positive: {max_answer_bytes}")
+        #: The most a whole JSON answer may hold (a TurnlineAnswerTooLargeError past it).
+        self.max_answer_bytes = max_answer_bytes
         self._http = httpx.AsyncClient(**options, **({"transport": transport} if transport else {}))
 
     async def aclose(self) -> None:
@@ -278,5 +283,5 @@ class AsyncTurnlineClient:
     async def _call(self, call: routes.Call) -> dict[str, Any]:
         response = await self._open(call)
         async with _closing(response):
-            text = "".join([chunk async for chunk in _chunks(response, call.key)])
+            text = await _answer_text(response, self.max_answer_bytes, call.key)
         return parse_json(text, response.status_code, *call.keys)

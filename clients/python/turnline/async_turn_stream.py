@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Optional
 import httpx
 
 from ._protocol import SeqEvent, TurnProgress, parse_json
-from ._sse import SseDecoder
+from ._sse import AnswerBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError
 from ._routes import TURN_KEYS, Call
 
@@ -38,6 +38,18 @@ async def _chunks(response: httpx.Response, key: Optional[str] = None) -> AsyncI
         raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
 
 
+async def _answer_text(response: httpx.Response, max_bytes: int, key: Optional[str] = None) -> str:
+    """The whole body's text, at most ``max_bytes`` of it (else a TurnlineAnswerTooLargeError);
+    a connection that breaks is a TurnlineConnectionError."""
+    bound = AnswerBound(max_bytes, response.status_code, response.headers.get("content-length"))
+    try:
+        async for piece in response.aiter_bytes():
+            bound.push(piece)
+    except httpx.TransportError as error:
+        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+    return bound.text(response.encoding)
+
+
 class AsyncTurnStream:
     """A turn streamed as it runs: iterate it (once, ``async for``) for the events, then
     ``await result()``."""
@@ -61,7 +73,7 @@ class AsyncTurnStream:
                 async with _closing(response):
                     progress.busy_since = None
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                        text = "".join([chunk async for chunk in _chunks(response, progress.key)])
+                        text = await _answer_text(response, self._client.max_answer_bytes, progress.key)
                         progress.answer(parse_json(text, response.status_code, *TURN_KEYS))
                         for item in progress.take():
                             yield item

@@ -20,9 +20,9 @@ from ._protocol import (
     parse_json,
     seq_of,
 )
-from ._sse import LineBound, SseDecoder
+from ._sse import DEFAULT_MAX_ANSWER_BYTES, LineBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
-from .turn_stream import TurnStream, _chunks
+from .turn_stream import TurnStream, _answer_text, _chunks
 
 
 class TurnlineClient:
@@ -41,10 +41,15 @@ class TurnlineClient:
         retry: Optional[RetryPolicy] = None,
         timeout: Optional[httpx.Timeout] = None,
         transport: Optional[httpx.BaseTransport] = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         options = routes.http_options(base_url, api_key, headers, timeout)
         self.base_url: str = options["base_url"]
         self.retry = retry or RetryPolicy()
+        if max_answer_bytes < 1:
+            raise ValueError(f"max_answer_bytes must be positive: {max_answer_bytes}")
+        #: The most a whole JSON answer may hold (a TurnlineAnswerTooLargeError past it).
+        self.max_answer_bytes = max_answer_bytes
         self._http = httpx.Client(**options, **({"transport": transport} if transport else {}))
 
     def close(self) -> None:
@@ -272,5 +277,5 @@ class TurnlineClient:
     def _call(self, call: routes.Call) -> dict[str, Any]:
         response = self._open(call)
         with closing(response):
-            text = "".join(_chunks(response, call.key))
+            text = _answer_text(response, self.max_answer_bytes, call.key)
         return parse_json(text, response.status_code, *call.keys)

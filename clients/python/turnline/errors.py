@@ -143,6 +143,17 @@ class TurnlineProtocolError(TurnlineError):
         self.status = status
 
 
+class TurnlineAnswerTooLargeError(TurnlineProtocolError):
+    """A whole answer (a JSON body) past the client's ``max_answer_bytes``: the rest was not read,
+    so a broken or hostile server cannot grow the client's memory without end."""
+
+    def __init__(self, max_bytes: int, status: int) -> None:
+        super().__init__(
+            f"the answer passed the client's max_answer_bytes ({max_bytes} bytes); the rest was not read", status
+        )
+        self.max_bytes = max_bytes
+
+
 def api_error_of(
     status: Optional[int],
     text: str,

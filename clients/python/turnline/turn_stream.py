@@ -10,7 +10,7 @@ import httpx
 
 from ._routes import TURN_KEYS, Call
 from ._protocol import SeqEvent, TurnProgress, parse_json
-from ._sse import SseDecoder
+from ._sse import AnswerBound, SseDecoder
 from .errors import TurnlineConnectionError, TurnlineError
 
 if TYPE_CHECKING:
@@ -22,6 +22,18 @@ def _chunks(response: httpx.Response, key: Optional[str] = None) -> Iterator[str
         yield from response.iter_text()
     except httpx.TransportError as error:
         raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+
+
+def _answer_text(response: httpx.Response, max_bytes: int, key: Optional[str] = None) -> str:
+    """The whole body's text, at most ``max_bytes`` of it (else a TurnlineAnswerTooLargeError);
+    a connection that breaks is a TurnlineConnectionError."""
+    bound = AnswerBound(max_bytes, response.status_code, response.headers.get("content-length"))
+    try:
+        for piece in response.iter_bytes():
+            bound.push(piece)
+    except httpx.TransportError as error:
+        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+    return bound.text(response.encoding)
 
 
 class TurnStream:
@@ -46,7 +58,7 @@ class TurnStream:
                 with closing(response):
                     progress.busy_since = None
                     if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                        text = "".join(_chunks(response, progress.key))
+                        text = _answer_text(response, self._client.max_answer_bytes, progress.key)
                         progress.answer(parse_json(text, response.status_code, *TURN_KEYS))
                         yield from progress.take()
                         return
