@@ -37,21 +37,26 @@ export interface EventPage {
 
 const path = (sessionId: string) => `/v1/sessions/${encodeURIComponent(sessionId)}/events`
 
-/** One page of the NDJSON events feed: events with seq > `after`, at most `limit`. */
+/**
+ * One page of the NDJSON events feed: events with seq > `after`, at most `limit`. The server
+ * sends a page at once (no keep-alives): a silence past `idleMs`, its head included, fails it as
+ * a dropped connection.
+ */
 export async function readEventPage(
   transport: Transport,
   sessionId: string,
-  options: { after?: number; limit?: number; signal?: AbortSignal },
+  options: { after?: number; limit?: number; signal?: AbortSignal | undefined; idleMs: number },
 ): Promise<EventPage> {
   const response = await transport.send('GET', path(sessionId), {
     query: { after: options.after, limit: options.limit },
     headers: { accept: 'application/x-ndjson' },
     signal: options.signal,
+    headTimeoutMs: options.idleMs,
   })
   const events: SeqEvent[] = []
   if (response.body) {
     try {
-      for await (const line of lines(response.body)) {
+      for await (const line of lines(response.body, { idleMs: options.idleMs })) {
         if (line.trim() === '') continue
         const { seq, event } = parseJson(EventFeedLineSchema, line, response.status)
         events.push({ seq, id: String(seq), event })
@@ -92,7 +97,12 @@ export async function* eventFeed(
     for (;;) {
       let page: EventPage
       try {
-        page = await readEventPage(transport, sessionId, { after: last, limit, signal })
+        page = await readEventPage(transport, sessionId, {
+          after: last,
+          limit,
+          signal,
+          idleMs: policy.idleTimeoutMs,
+        })
       } catch (error) {
         await retryOrThrow(error)
         continue

@@ -46,16 +46,20 @@ export async function* sseFrames(
 /**
  * The body's lines without their line ends (`\n`, a `\r` before it dropped): the NDJSON streams.
  * A last line without one is yielded too. An open line is kept as its pieces and joined once
- * its end arrives; one past {@link MAX_FRAME_CHARS} fails the reading.
+ * its end arrives; one past {@link MAX_FRAME_CHARS}, or a silence past `idleMs`, fails the
+ * reading.
  */
-export async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* lines(
+  body: ReadableStream<Uint8Array>,
+  options: StreamReadOptions = {},
+): AsyncGenerator<string> {
   const decoder = new TextDecoder()
   let open: string[] = []
   let held = 0
   const reader = body.getReader()
   try {
     for (;;) {
-      const { value, done } = await reader.read()
+      const { value, done } = await readWithin(reader, options.idleMs)
       if (done) break
       const text = decoder.decode(value, { stream: true })
       let start = 0

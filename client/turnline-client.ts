@@ -19,6 +19,7 @@ import type {
   VerifyRequest,
 } from './requests.ts'
 import { ResponsesClient } from './responses-client.ts'
+import { retryPolicy } from './retry.ts'
 import { sessionPath as session } from './session-calls.ts'
 import { Transport } from './transport.ts'
 import { TurnCalls } from './turn-calls.ts'
@@ -56,13 +57,18 @@ export class TurnlineClient extends TurnCalls {
     this.outputs = new OutputArtifactsClient(this.transport)
   }
 
-  /** `GET …/events` (NDJSON): one page of events with seq > `after`. */
+  /**
+   * `GET …/events` (NDJSON): one page of events with seq > `after`. The server sends a page at
+   * once: one that sends nothing for `idleTimeoutMs` (default 60 s), its head included, fails
+   * with a TurnlineConnectionError.
+   */
   readEvents(
     id: string,
     query: { after?: number; limit?: number } = {},
-    options: CallOptions = {},
+    options: CallOptions & { idleTimeoutMs?: number } = {},
   ): Promise<EventPage> {
-    return readEventPage(this.transport, id, { ...query, ...options })
+    const idleMs = options.idleTimeoutMs ?? retryPolicy().idleTimeoutMs
+    return readEventPage(this.transport, id, { ...query, signal: options.signal, idleMs })
   }
 
   /**
@@ -115,14 +121,16 @@ export class TurnlineClient extends TurnCalls {
   /**
    * `POST /v1/exec`: create, one turn, complete — the bare events as they happen. Sent with an
    * Idempotency-Key (the caller's or a new one, carried by its errors): sending the same request
-   * with it again never runs it twice.
+   * with it again never runs it twice. A server that sends keep-alives and then nothing for
+   * `idleTimeoutMs` (default 60 s) fails it as a dropped connection.
    */
   exec(
     request: ExecRequest,
-    options: IdempotentCallOptions = {},
+    options: IdempotentCallOptions & { idleTimeoutMs?: number } = {},
   ): AsyncIterable<ParsedThreadEvent> {
     const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey()
-    return execEvents(this.transport, request, { signal: options.signal, idempotencyKey })
+    const idleMs = options.idleTimeoutMs ?? retryPolicy().idleTimeoutMs
+    return execEvents(this.transport, request, { signal: options.signal, idempotencyKey, idleMs })
   }
 
   /** `GET /v1/usage`: the calling tenant's usage today (UTC) against its limits. */

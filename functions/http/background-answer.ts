@@ -4,14 +4,19 @@ import type { RouteContext } from './app-context.ts'
 import { jsonResponse } from './json-response.ts'
 
 /**
- * Whether a `Prefer` header (RFC 7240) asks for `respond-async`: one of its comma-separated
+ * Whether a `Prefer` header (RFC 7240) asks for `token`: one of its comma-separated
  * preferences, any case, with or without parameters (`respond-async; foo=bar`).
  */
-export function prefersAsync(prefer: string | undefined): boolean {
+export function prefers(prefer: string | undefined, token: string): boolean {
   if (!prefer) return false
   return prefer
     .split(',')
-    .some((preference) => preference.split(';')[0]?.trim().toLowerCase() === 'respond-async')
+    .some((preference) => preference.split(';')[0]?.trim().toLowerCase() === token)
+}
+
+/** Whether a `Prefer` header asks for `respond-async`. */
+export function prefersAsync(prefer: string | undefined): boolean {
+  return prefers(prefer, 'respond-async')
 }
 
 /** Where the status of a background turn is served. */

@@ -1,13 +1,13 @@
 import { Hono } from 'hono'
 import {
   BackgroundAcceptedSchema,
-  BackgroundHeadersSchema,
+  ExecHeadersSchema,
 } from '../../src/contract/background-responses.ts'
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
-import { acceptedWork, prefersAsync } from '../http/background-answer.ts'
+import { acceptedWork, prefers, prefersAsync } from '../http/background-answer.ts'
 import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
 import { liveResponse } from '../http/live-stream.ts'
@@ -18,6 +18,8 @@ import { answerSchema, errorAnswers, jsonAnswer, operation } from '../openapi/ro
  * Exec mode, like `vtcode exec --json`: creates a session, runs one turn with the prompt,
  * completes it, and streams bare ThreadEvent lines as they happen, ending at thread.completed.
  * A fault after the stream started is reported as a VT Code `error` event line. With
+ * `Prefer: keep-alive` a blank line is sent while the run sends nothing (bare `vtcode exec
+ * --json` lines have no comment form), so a client can bound the silence it waits. With
  * `Prefer: respond-async` (where a worker runs) the session is created and its turn recorded,
  * answered 202; with an Idempotency-Key the session id derives from the key, so a retry answers
  * the same 202 — and, run in the request, the turn's first outcome, without running it again.
@@ -34,7 +36,8 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
         'Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line. With `Prefer: respond-async` (where the server runs a worker) the session is created, the run recorded and answered 202; its session ends with the turn.',
       responses: {
         200: {
-          description: 'Bare ThreadEvent lines (NDJSON) as they happen.',
+          description:
+            'Bare ThreadEvent lines (NDJSON) as they happen; with `Prefer: keep-alive` (then `Preference-Applied: keep-alive`) also a blank line every 15 s while the run sends nothing.',
           content: { 'application/x-ndjson': { schema: answerSchema(ThreadEventSchema) } },
         },
         202: jsonAnswer(
@@ -45,7 +48,7 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       },
     }),
     noQuery,
-    headerParams(BackgroundHeadersSchema),
+    headerParams(ExecHeadersSchema),
     jsonBody(ctx, ExecRequestSchema, {
       required: true,
       examples: {
@@ -66,6 +69,7 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       }
       let streamed = 0
       const key = headers['Idempotency-Key']
+      const keepAlive = prefers(headers.Prefer, 'keep-alive')
       return liveResponse({
         run: (push) =>
           ctx.api.exec(tenant, body, {
@@ -85,7 +89,11 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
           return `${serializeEvent({ type: 'error', message })}\n`
         },
         errorResponse: (error) => errorResponse(error, ctx.log),
-        headers: streamHeaders(NDJSON_TYPE),
+        headers: {
+          ...streamHeaders(NDJSON_TYPE),
+          ...(keepAlive ? { 'preference-applied': 'keep-alive' } : {}),
+        },
+        ...(keepAlive ? { heartbeat: { everyMs: ctx.follow.heartbeatMs, chunk: '\n' } } : {}),
       })
     },
   )

@@ -21,6 +21,22 @@ export const BackgroundHeadersSchema = lazySchema(() =>
   }),
 )
 
+/**
+ * `POST /v1/exec`'s headers: `Prefer` may also ask for `keep-alive`, blank lines while the run
+ * sends nothing, which bare `vtcode exec --json` lines do not have.
+ */
+export const ExecHeadersSchema = lazySchema(() =>
+  BackgroundHeadersSchema.extend({
+    Prefer: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe(
+        'Comma-separated preferences (RFC 7240). `respond-async`: record the run and answer 202 at once; a worker runs it (where the server runs one; answered with `Preference-Applied: respond-async`). `keep-alive`: a blank line every 15 s while the streamed run sends nothing, so a client can tell a silent run from a dead connection (answered with `Preference-Applied: keep-alive`); without it the stream holds only the bare ThreadEvent lines of `vtcode exec --json`.',
+      ),
+  }),
+)
+
 const WorkLinksSchema = lazySchema(() =>
   z.object({
     status: z.string().describe('`GET` it for where the work stands (WorkStatus).'),

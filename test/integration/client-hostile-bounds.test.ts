@@ -1,16 +1,18 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   TurnlineAnswerTooLargeError,
   TurnlineClient,
+  TurnlineConnectionError,
   TurnlineProtocolError,
 } from '../../client/index.ts'
 import { hostileHarness } from '../support/hostile-client.ts'
-import { type Act, endless, type SeenRequest } from '../support/hostile-front.ts'
+import { type Act, endless, type SeenRequest, stallAfter } from '../support/hostile-front.ts'
 
 /**
  * The typed client's bounds in front of a server that misbehaves (test/support/hostile-client.ts):
  * a whole JSON answer past `maxAnswerBytes` fails the call instead of growing the client's memory
- * without end.
+ * without end, and an exec stream or an events page that goes silent fails (or is read again)
+ * instead of hanging the client for ever.
  */
 const harness = hostileHarness()
 const MAX = 1024 * 1024
@@ -58,4 +60,65 @@ describe('a whole JSON answer past maxAnswerBytes', () => {
     const url = 'http://127.0.0.1:9'
     expect(() => new TurnlineClient({ baseUrl: url, maxAnswerBytes: 0 })).toThrow(TypeError)
   })
+})
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = []
+  for await (const item of items) all.push(item)
+  return all
+}
+
+const pageGet = (request: SeenRequest) =>
+  request.method === 'GET' && /\/events(\?|$)/.test(request.path) && !/follow=/.test(request.path)
+/** The answer's head reaches the server's client, which never sends it on. */
+const headNeverComes: Act = async (_res, forward) => {
+  const answer = await forward()
+  await answer.body?.cancel()
+}
+
+describe('a stream that goes silent', () => {
+  it('fails an exec run, with its key: sent again with it, it runs once', async () => {
+    const execPost = (request: SeenRequest) =>
+      request.method === 'POST' && request.path === '/v1/exec'
+    // The head and the first bytes of the run's lines, then nothing (the connection stays open).
+    const { client, seen } = await harness.through(execPost, stallAfter(100))
+    const request = { prompt: 'hello', workspace: 'exec-silent' }
+    const error = await collect(client.exec(request, { idleTimeoutMs: 500 })).catch(
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(TurnlineConnectionError)
+    const key = (error as TurnlineConnectionError).idempotencyKey
+    expect(seen.filter(execPost)[0]?.headers['idempotency-key']).toBe(key)
+    expect(seen.filter(execPost)[0]?.headers.prefer).toBe('keep-alive')
+
+    const events = await vi.waitFor(
+      () => collect(client.exec(request, { idempotencyKey: String(key) })),
+      { timeout: 15_000, interval: 200 },
+    )
+    expect(events.at(-1)?.type).toBe('thread.completed')
+    expect((await harness.direct.listSessions({ workspace: 'exec-silent' })).sessions).toHaveLength(
+      1,
+    )
+  }, 30_000)
+
+  it('fails an events page whose head or body never comes', async () => {
+    const { session_id: id } = await harness.direct.createSession()
+    await harness.direct.stepTurn(id, { input: 'hello' })
+    for (const act of [stallAfter(50), headNeverComes]) {
+      const { client } = await harness.through(pageGet, act)
+      const started = Date.now()
+      const error = await client.readEvents(id, {}, { idleTimeoutMs: 500 }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TurnlineConnectionError)
+      expect(Date.now() - started).toBeLessThan(5000)
+    }
+  }, 30_000)
+
+  it('reads a silent page of the events again: every event once', async () => {
+    const { session_id: id } = await harness.direct.createSession()
+    await harness.direct.stepTurn(id, { input: 'hello' })
+    const { client, seen } = await harness.through(pageGet, stallAfter(50))
+    const events = await collect(client.events(id, { retry: { idleTimeoutMs: 500 } }))
+    expect(events).toEqual((await harness.direct.readEvents(id)).events)
+    expect(seen.filter(pageGet).length).toBeGreaterThanOrEqual(2)
+  }, 30_000)
 })

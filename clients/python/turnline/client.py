@@ -182,9 +182,11 @@ class TurnlineClient:
     def read_events(
         self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None
     ) -> dict[str, Any]:
-        """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``."""
+        """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``. The server
+        sends a page at once: one that sends nothing for ``RetryPolicy.idle_timeout``, its head
+        included, raises a TurnlineConnectionError (``events`` reads it again)."""
         call = routes.event_page(session_id, after, limit)
-        response = self._open(call, {"accept": "application/x-ndjson"})
+        response = self._open(call, {"accept": "application/x-ndjson"}, idle=self.retry.idle_timeout)
         bound = LineBound()
         with closing(response):
             text = "".join(bound.push(chunk) for chunk in _chunks(response))
