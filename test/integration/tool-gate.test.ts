@@ -105,6 +105,27 @@ describe('tool gate: policy, then pre_tool_use hooks', () => {
     expect(gate.hookResults).toMatchObject([{ decision: 'deny', honoured: true }])
   })
 
+  it("matches a hook's matcher against the MCP tool's own name too", async () => {
+    // The server calls it `repo/delete`; the model calls `mcp__ops__repo_delete`.
+    receiver.setReply(() => ({ body: '{"decision":"deny","reason":"not the repo"}' }))
+    const mcpCall = { ...call, tool_name: 'mcp__ops__repo_delete' }
+    const matched = (matcher: string) =>
+      HooksSchema.parse([
+        { event: 'pre_tool_use', type: 'http', url: receiver.url('/g'), blocking: true, matcher },
+      ])
+    const traits = { readOnly: false, aliases: ['mcp__ops__repo/delete'] }
+    for (const matcher of ['mcp__ops__repo/delete', 'mcp__ops__repo_delete']) {
+      const gate = await gateToolCall(
+        input({ mode: 'auto' }, { call: mcpCall, traits, hooks: matched(matcher) }),
+      )
+      expect(gate.kind === 'reject' && gate.outcome, matcher).toBe('hook_denied')
+    }
+    // Once per call, whichever of its names matched.
+    expect(receiver.received).toHaveLength(2)
+    const other = { call: mcpCall, traits, hooks: matched('mcp__ops__repo/create') }
+    expect((await gateToolCall(input({ mode: 'auto' }, other))).kind).toBe('run')
+  })
+
   it('lets only read-only tools through in plan mode', async () => {
     expect((await gateToolCall(input({ mode: 'plan', allow: ['*'] }))).kind).toBe('reject')
     const readOnly = { traits: { readOnly: true } }

@@ -73,12 +73,17 @@ export async function runHooks<E extends HookEvent>(
   payload: HookPayloads[E],
   hooks: readonly HookConfig[],
   deps: HookRunnerDeps,
+  /** Other names of the payload's tool a matcher may give (an MCP tool's own: ruleNames). */
+  aliases: readonly string[] = [],
 ): Promise<HookRunOutcome> {
   const now = deps.now ?? Date.now
-  const subject = matcherSubject(payload)
+  const subjects = [matcherSubject(payload), ...aliases]
   const selected = hooks
     .map((hook, index) => ({ hook, index }))
-    .filter(({ hook }) => hook.event === event && hookMatches(hook.matcher, subject))
+    .filter(
+      ({ hook }) =>
+        hook.event === event && subjects.some((subject) => hookMatches(hook.matcher, subject)),
+    )
   if (selected.length === 0) return { results: [] }
   const body = JSON.stringify(payload)
   const deniable = DENIABLE_HOOK_EVENTS.has(event)

@@ -65,6 +65,7 @@ export async function gateToolCall(input: ToolGateInput): Promise<ToolGate> {
     }),
     input.hooks,
     input.hookDeps,
+    input.traits.aliases,
   )
   const warnings = hookWarnings('pre_tool_use', outcome)
   if (outcome.denied) {

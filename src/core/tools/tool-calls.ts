@@ -254,6 +254,7 @@ export async function finishCall(
     }),
     ctx.hooks,
     ctx.hookDeps,
+    ctx.tools.get(call.tool_name)?.ruleNames,
   )
   ctx.warnings.push(...hookWarnings('post_tool_use', outcome))
 }
