@@ -156,7 +156,10 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
         const queued = await ctx.api.queueLoopStep(tenant, loopId, body, options)
         return acceptedLoopStep(tenant, loopId, queued, ctx.background)
       }
-      return c.json(await ctx.api.stepLoop(tenant, loopId, body))
+      const { timeLeft } = ctx
+      // Lambda: the step's turn pauses, open, before the invocation's time runs out.
+      const options = timeLeft && step ? { timeLeft: () => timeLeft(c.env) } : {}
+      return c.json(await ctx.api.stepLoop(tenant, loopId, body, options))
     },
   )
   routes.get(

@@ -25,10 +25,16 @@ export const LoopStepResponseSchema = lazySchema(() =>
         .object({
           session_id: z.string().describe("The step's session."),
           status: z.string().describe('Why it waits (`waiting` or `awaiting_approval`).'),
+          warnings: z
+            .array(z.string())
+            .optional()
+            .describe(
+              "The turn's warnings: `paused: …` when it stopped before the platform's timeout (Lambda); the next step call continues it.",
+            ),
         })
         .optional()
         .describe(
-          'A step whose session waits (a command still runs, or a tool call needs approval).',
+          "A step whose session waits (a command still runs, a tool call needs approval, or its turn paused before the platform's timeout).",
         ),
     })
     .meta({ id: 'LoopStepResponse', description: 'The outcome of one loop step call.' }),

@@ -1,15 +1,6 @@
-import { rm } from 'node:fs/promises'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { importLambdaBundle } from '../support/lambda-bundle.ts'
-import {
-  invokeStreaming,
-  isStreamingHandler,
-  type StreamingHandler,
-  urlEvent,
-} from '../support/lambda-runtime.ts'
-import type { MockOpenAI, MockStep } from '../support/mock-openai.ts'
+import { describe, expect, it } from 'vitest'
+import { lambdaDeadline } from '../support/lambda-deadline.ts'
 import { parseSse } from '../support/sse-frames.ts'
-import { startTestBackends, type TestBackends } from '../support/test-deployment.ts'
 
 /**
  * A turn run in the request on Lambda and the function's timeout. The bundle's `index.handler`
@@ -20,71 +11,7 @@ import { startTestBackends, type TestBackends } from '../support/test-deployment
  * at the next call without running anything twice; a request with too little time left for a
  * turn is refused before anything is written.
  */
-const KEY = 'lambda-deadline-key-0123456789'
-
-let out = ''
-let backends: TestBackends
-let mock: MockOpenAI
-let handler: StreamingHandler
-/** What the invocation's context says is left, in ms. */
-let left = 300_000
-
-beforeAll(async () => {
-  backends = await startTestBackends('lambda-deadline')
-  mock = backends.mock
-  const loaded = await importLambdaBundle(backends.env({ TURNLINE_API_KEYS: `${KEY}=tenant-d` }))
-  out = loaded.out
-  if (!isStreamingHandler(loaded.module.handler)) throw new Error('index.handler is not streaming')
-  handler = loaded.module.handler
-}, 180_000)
-
-afterAll(async () => {
-  await backends?.close()
-  if (out) await rm(out, { recursive: true, force: true })
-})
-
-beforeEach(() => {
-  left = 300_000
-  mock.reset()
-})
-
-const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
-
-async function call(method: string, path: string, body?: unknown, headers = {}) {
-  const answer = await invokeStreaming(
-    handler,
-    urlEvent(method, path, { ...auth, ...headers }, body),
-    () => left,
-  )
-  return { status: answer.prelude.statusCode, text: answer.body, endedAt: answer.endedAt }
-}
-
-async function newSession(): Promise<string> {
-  const created = await call('POST', '/v1/sessions', {})
-  return (JSON.parse(created.text) as { session_id: string }).session_id
-}
-
-/** The model's answers in order; `onAsked` runs as each request arrives (the clock moves). */
-function model(...steps: { step: MockStep; onAsked?: () => void }[]) {
-  let next = 0
-  mock.respond(() => {
-    const answer = steps[next++]
-    if (!answer) throw new Error('the model was asked once too often')
-    answer.onAsked?.()
-    return answer.step
-  })
-}
-
-type StoredEvent = { type: string; item?: { type: string } }
-
-/** The session's committed events (the NDJSON feed: `{seq, schema_version, event}` a line). */
-async function storedEvents(id: string): Promise<StoredEvent[]> {
-  const events = await call('GET', `/v1/sessions/${id}/events`)
-  return events.text
-    .trim()
-    .split('\n')
-    .map((line) => (JSON.parse(line) as { event: StoredEvent }).event)
-}
+const { clock, mock, call, newSession, model, storedEvents } = lambdaDeadline('lambda-deadline')
 
 describe('Lambda: a turn run in the request and the function timeout', () => {
   it('pauses before a tool round it has no time for; the next call runs the round once and ends the turn', async () => {
@@ -94,7 +21,7 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
         // The model took long: 30 s are left once it has answered.
         step: { toolCalls: [{ id: 'c1', name: 'no_such_tool', arguments: '{}' }] },
         onAsked: () => {
-          left = 30_000
+          clock.left = 30_000
         },
       },
       { step: { text: 'Done.' } },
@@ -121,7 +48,7 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
     expect(events.map((e) => e.type)).not.toContain('turn.completed')
     expect(events.filter((e) => e.item?.type === 'tool_output')).toHaveLength(0)
 
-    left = 300_000
+    clock.left = 300_000
     const second = await call('POST', `/v1/sessions/${id}/turns`, {})
     expect(second.status).toBe(200)
     expect(JSON.parse(second.text)).toMatchObject({ status: 'completed' })
@@ -131,7 +58,7 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
     expect(
       events.filter((e) => e.type === 'item.completed' && e.item?.type === 'tool_output'),
     ).toHaveLength(1)
-    expect(mock.requests).toHaveLength(2)
+    expect(mock().requests).toHaveLength(2)
   }, 60_000)
 
   it('stops a model answer still streaming 10 s before the timeout; the next call asks again', async () => {
@@ -141,7 +68,7 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
         // A 20 s answer, 500 ms a frame; 8 s are left as it starts.
         step: { text: 'word '.repeat(40), chunkSize: 5, frameDelayMs: 500 },
         onAsked: () => {
-          left = 8_000
+          clock.left = 8_000
         },
       },
       { step: { text: 'Done.' } },
@@ -153,22 +80,22 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
     expect(answer.warnings.join('\n')).toContain('ran out while the model answered')
     expect(first.endedAt).toBeLessThan(10_000)
 
-    left = 300_000
+    clock.left = 300_000
     const second = await call('POST', `/v1/sessions/${id}/turns`, {})
     expect(JSON.parse(second.text)).toMatchObject({ status: 'completed' })
     const events = await storedEvents(id)
     expect(events.filter((e) => e.type === 'turn.completed')).toHaveLength(1)
-    expect(mock.requests).toHaveLength(2)
+    expect(mock().requests).toHaveLength(2)
   }, 60_000)
 
   it('refuses a turn with less than 90 s left, naming respond-async, and writes nothing', async () => {
     const id = await newSession()
-    left = 50_000
+    clock.left = 50_000
     const refused = await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })
     expect(refused.status).toBe(400)
     expect(refused.text).toContain('Prefer: respond-async')
-    expect(mock.requests).toHaveLength(0)
-    left = 300_000
+    expect(mock().requests).toHaveLength(0)
+    clock.left = 300_000
     expect((await storedEvents(id)).map((e) => e.type)).toEqual(['thread.started'])
   }, 60_000)
 })

@@ -16,6 +16,7 @@ import type {
 import type { OrientationView } from '../../contract/orientation-view.ts'
 import type { VerifyRequest, VerifyResponse } from '../../contract/verification.ts'
 import type { OutputArtifactRead } from '../../store/output-artifacts.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 
 /**
  * The agent-engineering face of the service (docs/agent-layer.md): workspace artifacts, the
@@ -85,5 +86,11 @@ export interface AgentLayerApi {
   createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView>
   getLoop(tenant: string, loopId: string): Promise<LoopView>
   /** Runs (or resumes) the next step, or applies a control / budget change. */
-  stepLoop(tenant: string, loopId: string, request: LoopStepRequest): Promise<LoopStepResponse>
+  stepLoop(
+    tenant: string,
+    loopId: string,
+    request: LoopStepRequest,
+    /** `timeLeft`: the step runs in a request the platform bounds; its turn pauses before it. */
+    options?: { timeLeft?: InvocationTimeLeft },
+  ): Promise<LoopStepResponse>
 }

@@ -29,6 +29,7 @@ import { buildOrientation } from '../orientation/orient-step.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { readKeptOutputs } from '../tools/read-kept-outputs.ts'
 import { sessionOutputs } from '../tools/session-outputs.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { verifyChange } from '../verifier/verify-change.ts'
 import type { AgentLayerApi } from './agent-layer-api.ts'
 
@@ -127,8 +128,13 @@ export class AgentLayerService implements AgentLayerApi {
     return getLoop(this.deps, tenant, loopId)
   }
 
-  async stepLoop(tenant: string, loopId: string, request: LoopStepRequest) {
-    return stepLoop(this.deps, this.locator, tenant, loopId, request)
+  async stepLoop(
+    tenant: string,
+    loopId: string,
+    request: LoopStepRequest,
+    options: { timeLeft?: InvocationTimeLeft } = {},
+  ) {
+    return stepLoop(this.deps, this.locator, tenant, loopId, request, {}, options)
   }
 
   async verify(tenant: string, sessionId: string, request: VerifyRequest, options?: TurnOptions) {

@@ -14,6 +14,7 @@ import { allMilestonesDone, newLedger, noteAdvance, noteStall } from '../artifac
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig } from '../session/create-session.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { accountStep, loopReport, loopView, stepArtifactPath } from './loop-accounting.ts'
 import { runLoopStep } from './loop-step.ts'
 import { LoopStore, type StoredLoop } from './loop-store.ts'
@@ -99,6 +100,8 @@ export async function stepLoop(
   request: LoopStepRequest,
   /** `step`: run only that step (a background step, recorded when it was next): once it ran, nothing. */
   only: { step?: number } = {},
+  /** The platform's bound on the request running the step in it: its turn pauses before it. */
+  turn: { timeLeft?: InvocationTimeLeft } = {},
 ): Promise<LoopStepResponse> {
   const store = new LoopStore(deps.sessions)
   let loop = await store.load(tenant, loopId)
@@ -137,11 +140,13 @@ export async function stepLoop(
     state: loop.state,
     claim,
     input: request.input,
+    ...(turn.timeLeft ? { timeLeft: turn.timeLeft } : {}),
   })
   if (outcome.kind === 'waiting') {
+    const { status, warnings } = outcome
     return {
       loop: loopView(loop.state),
-      waiting: { session_id: claim.session_id, status: outcome.status },
+      waiting: { session_id: claim.session_id, status, ...(warnings ? { warnings } : {}) },
     }
   }
   loop = await account(deps, store, tenant, loopId, loop, outcome.record)

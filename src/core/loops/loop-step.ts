@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { truncateText } from '../orientation/artifact-summaries.ts'
 import { startSession } from '../session/create-session.ts'
 import { endSession } from '../session/end-session.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { stepConfig } from './loop-accounting.ts'
 
@@ -22,7 +23,7 @@ import { stepConfig } from './loop-accounting.ts'
 
 export type StepOutcome =
   | { kind: 'done'; record: LoopStepRecord }
-  | { kind: 'waiting'; status: string }
+  | { kind: 'waiting'; status: string; warnings?: string[] }
 
 export interface StepInput {
   deps: ServiceDeps
@@ -31,6 +32,8 @@ export interface StepInput {
   state: LoopRunState
   claim: { index: number; session_id: string; started_at: string }
   input?: string | undefined
+  /** Run in a request the platform bounds (Lambda): the step's turn pauses before its end. */
+  timeLeft?: InvocationTimeLeft | undefined
 }
 
 /** Long: one loop step's sequence under its run state's compare-and-swap. */
@@ -52,18 +55,21 @@ export async function runLoopStep(step: StepInput): Promise<StepOutcome> {
   if (before.status !== 'completed') {
     const current = parseEngineState(before.state)
     const prompt = step.input ? `${state.task}\n\n${step.input}` : state.task
+    const timed = step.timeLeft ? { timeLeft: step.timeLeft } : {}
     const turn = current.open_turn
-      ? await stepTurn(deps, ref, {})
+      ? await stepTurn(deps, ref, {}, timed)
       : current.turn_counter === 0
         ? await stepTurn(
             deps,
             ref,
             { input: prompt },
-            { idempotencyKey: `loop-step/${claim.session_id}` },
+            { idempotencyKey: `loop-step/${claim.session_id}`, ...timed },
           )
         : undefined
     if (turn && (turn.status === 'waiting' || turn.status === 'awaiting_approval')) {
-      return { kind: 'waiting', status: turn.status }
+      // Paused before the platform's timeout (a `paused:` warning): the next step call goes on.
+      const warnings = turn.warnings?.length ? { warnings: turn.warnings } : {}
+      return { kind: 'waiting', status: turn.status, ...warnings }
     }
     if (turn?.status !== 'terminal') {
       await endSession(deps, ref, 'complete', {
