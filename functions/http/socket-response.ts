@@ -137,8 +137,9 @@ export async function runSocketResponse(
       },
     })
     for (const event of result.events.slice(streamed)) send(view.events(event))
-    // A turn that waits on the client's function calls ends the response with them.
-    if (result.status === 'waiting') send(view.awaitClientEvents(result.usage))
+    // A turn that waits on the client's function calls ends the response with them; a turn
+    // paused otherwise ends it incomplete.
+    send(view.endingEvents(result))
     for (const event of held.splice(0)) options.send(event)
     const id = (view.response as { id?: string } | undefined)?.id
     const keep =

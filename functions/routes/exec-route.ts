@@ -6,6 +6,7 @@ import {
 import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
+import { type LeftOpen, leftOpenMessage } from '../../src/contract/turn-left-open.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { acceptedWork, prefers, prefersAsync } from '../http/background-answer.ts'
 import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
@@ -33,7 +34,7 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       tags: ['exec'],
       summary: 'Exec mode: one prompt, one turn, streamed',
       description:
-        'Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line. With `Prefer: respond-async` (where the server runs a worker) the session is created, the run recorded and answered 202; its session ends with the turn.',
+        "Like `vtcode exec --json`: creates a session, runs one turn with the prompt, completes it, and streams bare ThreadEvent lines as they happen, ending at `thread.completed`. A fault after the stream started is a VT Code `error` event line; so is a turn that did not end (paused before the platform's timeout on AWS Lambda, or waiting), naming the session that `POST /v1/sessions/{id}/turns` without input continues. With `Prefer: respond-async` (where the server runs a worker) the session is created, the run recorded and answered 202; its session ends with the turn.",
       responses: {
         200: {
           description:
@@ -70,10 +71,13 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       let streamed = 0
       const key = headers['Idempotency-Key']
       const keepAlive = prefers(headers.Prefer, 'keep-alive')
+      const { timeLeft } = ctx
       return liveResponse({
         run: (push) =>
           ctx.api.exec(tenant, body, {
             ...(key === undefined ? {} : { idempotencyKey: key }),
+            // Lambda: the turn pauses, open, before the invocation's time runs out.
+            ...(timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}),
             onEvent: (event, _seq, line) => {
               streamed += 1
               push(bareLine(event, line))
@@ -83,7 +87,7 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
           result.events
             .slice(streamed)
             .map((event) => bareLine(event))
-            .join(''),
+            .join('') + leftOpenLine(result),
         failure: (error) => {
           const { message } = mapError(error, ctx.log).body.error
           return `${serializeEvent({ type: 'error', message })}\n`
@@ -98,4 +102,13 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
     },
   )
   return routes
+}
+
+/**
+ * A run whose turn stayed open (paused before the platform's timeout, or waiting) ends, instead
+ * of at `thread.completed`, with a VT Code `error` line naming its session and how to continue.
+ */
+function leftOpenLine(result: { session_id: string; open?: LeftOpen }): string {
+  if (!result.open) return ''
+  return `${serializeEvent({ type: 'error', message: leftOpenMessage(result.session_id, result.open) })}\n`
 }

@@ -111,12 +111,15 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       const view = ctx.api.openResponsesView(run.config, {
         extensions: wantsExtensions(c.req.header(EXTENSIONS_HEADER)),
       })
-      // A turn that waits on the client's function calls ends the response with them.
-      const ending = ({ status, usage }: ResponseRunResult) =>
-        status === 'waiting' ? view.awaitClient(usage) : ''
+      // A turn that waits on the client's function calls ends the response with them; one that
+      // paused (before the platform's timeout, or for the quota) ends it `incomplete`.
+      const ending = (result: ResponseRunResult) => view.ending(result)
+      const { timeLeft } = ctx
+      // Lambda: the turn pauses, open, before the invocation's time runs out.
+      const timed = timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}
 
       if (!toStream) {
-        const result = await ctx.api.respond(tenant, call)
+        const result = await ctx.api.respond(tenant, call, timed)
         for (const event of result.events) view.frames(event)
         ending(result)
         if (!view.response) throw new TurnlineError('internal', 'the response run gave no events')
@@ -128,6 +131,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       return liveResponse({
         run: (push) =>
           ctx.api.respond(tenant, call, {
+            ...timed,
             onEvent: (event) => {
               streamed += 1
               push(frames(event))

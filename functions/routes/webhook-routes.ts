@@ -7,6 +7,7 @@ import {
   WebhookPayloadSchema,
 } from '../../src/contract/route-params.ts'
 import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
+import { leftOpenMessage, pausedTurn } from '../../src/contract/turn-left-open.ts'
 import { WebhookRunResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
@@ -70,7 +71,7 @@ export function webhookRoutes(
       tags: ['callbacks'],
       summary: 'A webhook delivery starts an automation run',
       description:
-        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`, the same bytes or signed anew) get the first run's answer with `duplicate: true`, and 409 `conflict` once its session was deleted or pruned: a `webhook-id` runs once for as long as the deployment remembers it (`TURNLINE_WEBHOOK_ID_RETENTION_SECONDS`, 4 days by default). Where the server runs a background worker the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200). Served only for the hooks the deployment configures.",
+        "Standard Webhooks signature with the hook's secret (no bearer key). Starts a session with the hook's settings and one turn whose input is the hook's prompt with `{{body}}` replaced by the payload. Redeliveries (same `webhook-id`, the same bytes or signed anew) get the first run's answer with `duplicate: true`, and 409 `conflict` once its session was deleted or pruned: a `webhook-id` runs once for as long as the deployment remembers it (`TURNLINE_WEBHOOK_ID_RETENTION_SECONDS`, 4 days by default). Where the server runs a background worker the delivery is answered 202 once recorded and runs in the background; elsewhere the turn runs in the request (200), and a turn that paused there (before the platform's timeout, or for the quota) is 409 `conflict` with `details.reason` `paused` and Retry-After: the next delivery of the same `webhook-id` continues it. Served only for the hooks the deployment configures.",
       security: [],
       responses: {
         200: jsonAnswer("The run's session and turn.", WebhookRunResponseSchema),
@@ -110,7 +111,7 @@ export function webhookRoutes(
       }
       let answer: Response
       try {
-        answer = await run(hook, request)
+        answer = await run(hook, request, c.env)
       } catch (error) {
         if (earlier === 'first' || !isTurnlineError(error, 'not_found')) throw error
         throw new TurnlineError(
@@ -124,8 +125,13 @@ export function webhookRoutes(
   )
   return routes
 
-  /** The delivery's run: recorded for the worker (202) where there is one, else run now (200). */
-  async function run(hook: WebhookConfig, request: WebhookRun) {
+  /**
+   * The delivery's run: recorded for the worker (202) where there is one, else run now (200). A
+   * turn run now that paused (before the platform's timeout on Lambda, or for the quota) is not
+   * done: the answer is 409 `conflict`, retryable, so the sender delivers it again, and that
+   * delivery continues the turn where it stopped (automation-run.ts), once.
+   */
+  async function run(hook: WebhookConfig, request: WebhookRun, env: unknown) {
     if (ctx.background) {
       const queued = await ctx.api.queueTrigger(hook.tenant, request)
       const { session_id, work_id } = queued
@@ -135,7 +141,13 @@ export function webhookRoutes(
         location: workStatusPath(session_id, work_id),
       })
     }
-    const ran = await ctx.api.trigger(hook.tenant, request)
+    const { timeLeft } = ctx
+    const ran = await ctx.api.trigger(hook.tenant, {
+      ...request,
+      // Lambda: the turn pauses, open, before the invocation's time runs out.
+      ...(timeLeft ? { timeLeft: () => timeLeft(env) } : {}),
+    })
+    if (pausedTurn(ran.turn)) throw pausedDelivery(ran.session_id, ran.turn.warnings ?? [])
     const text = `{"session_id":${JSON.stringify(ran.session_id)},"duplicate":${ran.duplicate},"turn":${turnResponseJson(ran.turn)}}`
     return jsonResponse(text)
   }
@@ -161,3 +173,12 @@ async function digest(text: string): Promise<string> {
 }
 
 type WebhookRun = Parameters<RouteContext['api']['queueTrigger']>[1]
+
+/** The answer to a delivery whose turn paused: deliver it again to continue it. */
+function pausedDelivery(sessionId: string, warnings: string[]): TurnlineError {
+  return new TurnlineError(
+    'conflict',
+    `${leftOpenMessage(sessionId, { status: 'waiting', warnings })}; or deliver the same webhook-id again, which continues it`,
+    { retryable: true, retryAfter: 1, details: { reason: 'paused', session_id: sessionId } },
+  )
+}

@@ -202,6 +202,8 @@ export interface ResponseRunResult {
   status: TurnStatus
   /** The usage of a turn that waits on the client, so far (its response reports it). */
   usage?: Usage
+  /** `waiting` on the client's function calls; else the turn paused (timeout, quota). */
+  waitingOnClient?: boolean
   /** With `keepTranscript` on a `store: false` response: its whole conversation, outputs included. */
   transcript?: HistoryMessage[]
 }

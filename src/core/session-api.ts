@@ -23,6 +23,7 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
+import type { LeftOpen } from '../contract/turn-left-open.ts'
 import type { Usage } from '../contract/usage.ts'
 import type { EventPage } from '../store/read-events.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
@@ -83,7 +84,18 @@ export interface OpenResponsesView {
   awaitClient(usage?: Usage): string
   /** The same events one by one. */
   awaitClientEvents(usage?: Usage): ViewEvent[]
+  /**
+   * The frames that end a response whose turn stayed open: on the client's function calls as
+   * `awaitClient`; otherwise paused (before the platform's timeout, or for the quota), its
+   * response `incomplete` with `incomplete_details.reason` `paused` (nothing for an ended turn).
+   */
+  ending(result: OpenEnd): string
+  /** The same events one by one. */
+  endingEvents(result: OpenEnd): ViewEvent[]
 }
+
+/** How a response's turn ended, as far as its view's last frames are concerned. */
+export type OpenEnd = Pick<ResponseRunResult, 'status' | 'usage' | 'waitingOnClient'>
 
 /** One Open Responses event of a view: its number, its SSE frame, the event itself. */
 export interface ViewEvent {
@@ -233,10 +245,14 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
     request: ResponseRunRequest,
     options?: TurnOptions,
   ): Promise<ResponseRunResult>
-  /** Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. */
+  /**
+   * Exec mode: create, one turn with the prompt, then complete; events stream to onEvent. A turn
+   * that stayed open (paused before the platform's timeout, or waiting) leaves the session open:
+   * `open` says so.
+   */
   exec(
     tenant: string,
     body: SessionConfigInput & { prompt: TurnInput },
     options?: TurnOptions,
-  ): Promise<{ session_id: string; events: ThreadEvent[] }>
+  ): Promise<{ session_id: string; events: ThreadEvent[]; open?: LeftOpen }>
 }

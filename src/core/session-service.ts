@@ -17,6 +17,7 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
+import { leftOpen } from '../contract/turn-left-open.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
@@ -280,6 +281,9 @@ export class SessionService extends BackgroundService implements SessionApi {
       const ref = await this.locator.locate(tenant, created.session_id)
       const turn = await stepTurn(this.deps, ref, { input: prompt }, options, admitted)
       events.push(...turn.events)
+      // Paused before the platform's timeout, or waiting: the session stays open to continue it.
+      const open = leftOpen(turn)
+      if (open) return { session_id: created.session_id, events, open }
       if (turn.status !== 'terminal') {
         const end = await endSession(this.deps, ref, 'complete', {
           ...options,

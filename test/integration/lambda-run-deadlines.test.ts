@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { lambdaDeadline } from '../support/lambda-deadline.ts'
+import { parseSse } from '../support/sse-frames.ts'
 
 /**
- * The other runs a request carries out on Lambda, and the function's timeout: a loop step. It
- * must pause as a turn does (lambda-turn-deadline.test.ts) — its work committed, nothing run
- * twice — and answer in its own format that it paused and how it goes on: `waiting`.
+ * The other runs a request carries out on Lambda, and the function's timeout: exec, a response
+ * without `background`, a webhook's delivery without a work queue, a loop step. Each must pause
+ * as a turn does (lambda-turn-deadline.test.ts) — its work committed, nothing run twice — and
+ * answer in its own format that it paused and how it goes on: exec with an `error` line naming
+ * its open session, a response `incomplete` (reason `paused`), a delivery 409 so that its sender
+ * delivers it again (which continues it), a loop step `waiting`.
  */
-const { clock, mock, call, model, storedEvents } = lambdaDeadline('lambda-run-deadlines')
+const { clock, mock, call, delivery, model, storedEvents } = lambdaDeadline('lambda-run-deadlines')
 
 /** The model asks for a tool (30 s are left once it has answered), then ends. */
 function slowRound() {
@@ -55,6 +59,107 @@ describe('Lambda: runs carried out in the request pause before the function time
     const events = await storedEvents(session)
     expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
     expect(await toolOutputs(session)).toBe(1)
+    expect(mock().requests).toHaveLength(2)
+  }, 60_000)
+
+  it.each([
+    ['without', {}],
+    ['with', { 'idempotency-key': 'exec-deadline-1' }],
+  ])(
+    'exec %s an Idempotency-Key ends with an error line naming its open session; a turn without input finishes it',
+    async (_, headers) => {
+      slowRound()
+      const first = await call('POST', '/v1/exec', { prompt: 'go' }, headers)
+      expect(first.status).toBe(200)
+      const lines = first.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; thread_id?: string; message?: string })
+      const id = lines[0]?.thread_id ?? ''
+      expect(lines.map((l) => l.type)).not.toContain('thread.completed')
+      const last = lines.at(-1)
+      expect(last?.type).toBe('error')
+      expect(last?.message).toContain("paused: the request's time runs out")
+      expect(last?.message).toContain(`POST /v1/sessions/${id}/turns`)
+
+      clock.left = 300_000
+      const second = await call('POST', `/v1/sessions/${id}/turns`, {})
+      expect(JSON.parse(second.text)).toMatchObject({
+        status: expect.stringMatching(/completed|terminal/),
+      })
+      const events = await storedEvents(id)
+      expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+      expect(await toolOutputs(id)).toBe(1)
+      expect(mock().requests).toHaveLength(2)
+    },
+    60_000,
+  )
+
+  it.each([
+    ['unstreamed', false],
+    ['streamed', true],
+  ])(
+    'a response %s ends incomplete, reason paused; its session continues and it reads back completed',
+    async (_, stream) => {
+      slowRound()
+      const first = await call('POST', '/v1/responses', { input: 'go', stream })
+      expect(first.status).toBe(200)
+      type Resource = { id: string; status: string; incomplete_details: { reason: string } | null }
+      let response: Resource
+      if (stream) {
+        const frames = parseSse(first.text).frames
+        expect(frames.map((f) => f.event)).not.toContain('response.completed')
+        const end = frames.findLast((f) => f.event === 'response.incomplete')
+        response = (JSON.parse(end?.data ?? '{}') as { response: Resource }).response
+        expect(frames.at(-1)?.data).toBe('[DONE]')
+      } else {
+        response = JSON.parse(first.text) as Resource
+      }
+      expect(response.status).toBe('incomplete')
+      expect(response.incomplete_details).toEqual({ reason: 'paused' })
+      const id = response.id.slice('resp_'.length)
+      let events = await storedEvents(id)
+      expect(events.filter((e) => e.item?.type === 'tool_output')).toHaveLength(0)
+
+      clock.left = 300_000
+      const second = await call('POST', `/v1/sessions/${id}/turns`, {})
+      expect(second.status).toBe(200)
+      const read = await call('GET', `/v1/responses/${response.id}`)
+      expect(JSON.parse(read.text)).toMatchObject({ id: response.id, status: 'completed' })
+      events = await storedEvents(id)
+      expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+      expect(await toolOutputs(id)).toBe(1)
+      expect(mock().requests).toHaveLength(2)
+    },
+    60_000,
+  )
+
+  it('a webhook delivery run in the request answers 409 when paused; delivered again it goes on, once', async () => {
+    slowRound()
+    const send = delivery('{"event":"push"}')
+    const first = await send()
+    expect(first.status).toBe(409)
+    const refused = JSON.parse(first.text) as {
+      error: { code: string; message: string; details: { session_id: string } }
+    }
+    expect(refused.error.code).toBe('conflict')
+    expect(refused.error.message).toContain("paused: the request's time runs out")
+    const id = refused.error.details.session_id
+    expect(await toolOutputs(id)).toBe(0)
+
+    clock.left = 300_000
+    const again = await send()
+    expect(again.status).toBe(200)
+    expect(JSON.parse(again.text)).toMatchObject({ session_id: id, duplicate: true })
+    expect(JSON.parse(again.text).turn.status).toMatch(/completed|terminal/)
+    // Once it ended, a further delivery answers the same ending, running nothing.
+    const after = await send()
+    expect(after.status).toBe(200)
+    expect(JSON.parse(after.text).turn.status).toMatch(/completed|terminal/)
+    const events = await storedEvents(id)
+    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
+    expect(events.filter((e) => e.type === 'thread.completed')).toHaveLength(1)
+    expect(await toolOutputs(id)).toBe(1)
     expect(mock().requests).toHaveLength(2)
   }, 60_000)
 })

@@ -98,4 +98,28 @@ describe('Lambda: a turn run in the request and the function timeout', () => {
     clock.left = 300_000
     expect((await storedEvents(id)).map((e) => e.type)).toEqual(['thread.started'])
   }, 60_000)
+
+  it('charges the tenant its estimate for a model answer stopped at the deadline, not nothing', async () => {
+    const id = await newSession()
+    const usage = async () =>
+      (
+        JSON.parse((await call('GET', '/v1/usage')).text) as {
+          tokens: { used: number; reserved: number }
+        }
+      ).tokens
+    const before = await usage()
+    model({
+      step: { text: 'word '.repeat(40), chunkSize: 5, frameDelayMs: 500 },
+      onAsked: () => {
+        clock.left = 8_000
+      },
+    })
+    const first = await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })
+    expect(JSON.parse(first.text)).toMatchObject({ status: 'waiting' })
+    clock.left = 300_000
+    // The provider may bill the answer it was streaming: its hold is charged, not dropped.
+    const after = await usage()
+    expect(after.reserved).toBe(0)
+    expect(after.used - before.used).toBeGreaterThan(0)
+  }, 60_000)
 })

@@ -6,6 +6,7 @@ import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
+import { leftOpen } from '../../contract/turn-left-open.ts'
 import { loopWorkFolder, type WorkLocation } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { WorkQueue } from '../../store/work-queue.ts'
@@ -200,7 +201,8 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     // Announced with the turn's first event: a key refused before it is a plain error answer.
     const turnOptions = announcingStart(options, started)
     const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
-    return { session_id: sessionId, events: [started, ...turn.events] }
+    const open = leftOpen(turn)
+    return { session_id: sessionId, events: [started, ...turn.events], ...(open ? { open } : {}) }
   }
   /** An exec run's retry brings the settings its key was first used with (else 422). */
   private async assertRetriedConfig(tenant: string, sessionId: string, body: SessionConfigInput) {

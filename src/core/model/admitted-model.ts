@@ -42,7 +42,9 @@ const BYTES_PER_TOKEN = 3
  * `max_output_tokens`, else the deployment's default output reservation; worked out only when the
  * tenant has a daily token or cost quota to hold it against — is held with the deployment's admission, which refuses with 429 `quota_exceeded` without the model being called;
  * once the provider answered, its usage is settled in place of the estimate (once per call id,
- * `<session>/<step>`); a call that failed without an answer releases its hold.
+ * `<session>/<step>`); a call that failed without an answer releases its hold, and one stopped
+ * after it was sent (its signal aborted: the platform's deadline, a cancellation) is charged its
+ * estimate, for the provider may bill what it was sent and what it streamed.
  */
 export function admittedModel(owner: ModelCallOwner, step: string): ModelClient {
   const client = owner.deps.models(owner.tenant)
@@ -60,7 +62,8 @@ export function admittedModel(owner: ModelCallOwner, step: string): ModelClient 
   const compact = client.compact?.bind(client)
   if (compact) {
     model.compact = async (request) => {
-      const hold = await reserve(owner, id, [request.instructions, request.messages], undefined)
+      const estimate = callEstimate(owner, [request.instructions, request.messages], undefined)
+      const hold = await reserve(owner, id, estimate)
       let usage: Usage | undefined
       try {
         const messages = await images.loadMessages(request.messages)
@@ -85,8 +88,12 @@ async function* admittedStream(
   request: ModelRequest,
   images: SessionImages,
 ): AsyncIterable<ModelStreamEvent> {
-  const { messages, tools, outputSchema } = request
-  const hold = await reserve(owner, id, [messages, tools, outputSchema], request.maxOutputTokens)
+  const { messages, tools, outputSchema, signal } = request
+  const estimate = callEstimate(owner, [messages, tools, outputSchema], request.maxOutputTokens)
+  const hold = await reserve(owner, id, estimate)
+  // Stopped once sent (the platform's deadline, a cancellation), the call has no usage, yet the
+  // provider may bill what it was sent and what it streamed: its estimate is charged.
+  const sentBeforeStop = signal?.aborted === false
   let usage: Usage | undefined
   try {
     const sent = { ...request, messages: await images.loadMessages(messages) }
@@ -104,7 +111,8 @@ async function* admittedStream(
     logModelFailure(owner, error)
     throw error
   } finally {
-    const finished = finish(owner, hold, usage)
+    const stopped = !usage && sentBeforeStop && aborted(signal)
+    const finished = stopped && hold ? hold.settle(estimate()) : finish(owner, hold, usage)
     if (owner.settlements) owner.settlements.push(finished)
     else await finished
   }
@@ -127,22 +135,27 @@ function logModelFailure(owner: ModelCallOwner, error: unknown): void {
   })
 }
 
+/** What a call is held for (and charged, when it is stopped under way), worked out when asked. */
+function callEstimate(
+  owner: ModelCallOwner,
+  sent: unknown,
+  maxOutputTokens: number | undefined,
+): () => { tokens: number; costMicroUsd: number } {
+  return () => {
+    const input = Math.ceil(utf8Length(JSON.stringify(sent) ?? '') / BYTES_PER_TOKEN)
+    const output = maxOutputTokens ?? owner.deps.admission?.defaultOutputTokens ?? 0
+    return { tokens: input + output, costMicroUsd: costOf(owner.price, input, output) }
+  }
+}
+
 async function reserve(
   owner: ModelCallOwner,
   id: string,
-  sent: unknown,
-  maxOutputTokens: number | undefined,
+  estimate: () => { tokens: number; costMicroUsd: number },
 ): Promise<ModelCallHold | undefined> {
   const admission = owner.deps.admission
   if (!admission) return undefined
-  return admission.reserve(owner.tenant, {
-    id,
-    estimate: () => {
-      const input = Math.ceil(utf8Length(JSON.stringify(sent) ?? '') / BYTES_PER_TOKEN)
-      const output = maxOutputTokens ?? admission.defaultOutputTokens
-      return { tokens: input + output, costMicroUsd: costOf(owner.price, input, output) }
-    },
-  })
+  return admission.reserve(owner.tenant, { id, estimate })
 }
 
 async function finish(
@@ -162,4 +175,9 @@ function costOf(price: ModelPrice | undefined, input: number, output: number): n
   if (!price) return 0
   const usage = { input_tokens: input, cached_input_tokens: 0, cache_creation_tokens: 0 }
   return toMicroUsd(estimateCostUsd({ ...usage, output_tokens: output }, price))
+}
+
+/** Read anew each time (not narrowed by an earlier look): a signal aborts while a call runs. */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true
 }

@@ -134,6 +134,14 @@ export class OpenResponsesBridge {
     return out
   }
 
+  /** The turn paused, open (the platform's timeout, the quota): `incomplete`, reason `paused`. */
+  pause(usage?: OpenUsage): StreamEvent[] {
+    const [out, emit] = this.collector()
+    if (this.state.status === 'in_progress') this.state.incomplete_details = { reason: 'paused' }
+    this.finish('incomplete', usage ?? this.state.usage, null, emit)
+    return out
+  }
+
   /** Where events go, numbered as they are emitted. */
   private collector(): [StreamEvent[], Emit] {
     const out: StreamEvent[] = []

@@ -1,7 +1,7 @@
 import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { Usage } from '../../contract/usage.ts'
-import type { OpenResponsesView, ViewEvent } from '../session-api.ts'
+import type { OpenEnd, OpenResponsesView, ViewEvent } from '../session-api.ts'
 import { OpenResponsesBridge, toOpenUsage } from './bridge.ts'
 import { responseIdOf, responseSettingsOf } from './response-record.ts'
 import { OPEN_RESPONSES_DONE, openResponsesFrame } from './sse.ts'
@@ -42,6 +42,14 @@ export function openResponsesView(
   }
   const awaitClient = (usage?: Usage) =>
     (bridge?.awaitClient(usage && toOpenUsage(usage)) ?? []).map(viewEvent)
+  const paused = (usage?: Usage) =>
+    (bridge?.pause(usage && toOpenUsage(usage)) ?? []).map(viewEvent)
+  const ending = (result: OpenEnd) =>
+    result.status !== 'waiting'
+      ? []
+      : result.waitingOnClient
+        ? awaitClient(result.usage)
+        : paused(result.usage)
   const events = (event: ThreadEvent) => bridgeFor(event).push(event).map(viewEvent)
   return {
     events,
@@ -58,5 +66,10 @@ export function openResponsesView(
         .map((e) => e.frame)
         .join(''),
     awaitClientEvents: awaitClient,
+    ending: (result) =>
+      ending(result)
+        .map((e) => e.frame)
+        .join(''),
+    endingEvents: ending,
   }
 }

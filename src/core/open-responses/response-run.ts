@@ -73,6 +73,7 @@ export function runResponse(
       // The turn stays open on the client's calls: its usage so far is in the open turn.
       const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
       if (open) result.usage = open.usage
+      result.waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
     }
     // store: false: nothing of the response is kept once it ends (its events are in hand; its
     // transcript too when the caller keeps it in memory, images loaded).

@@ -1,11 +1,15 @@
 import type { TurnResponse } from '../../contract/api.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
+import { pausedTurn } from '../../contract/turn-left-open.ts'
 import { sha256Hex } from '../../shared/sha256-hex.ts'
 import { logFenced } from '../../store/delete-fence.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
+import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { parseConfig, startSession } from './create-session.ts'
 import { deleteSession } from './delete-session.ts'
@@ -33,6 +37,8 @@ export interface AutomationRequest {
    * session is still active, so retention cannot prune it before the mark.
    */
   sessionStands?: () => Promise<void>
+  /** Run in a request the platform bounds (Lambda): the turn pauses, open, before its end. */
+  timeLeft?: InvocationTimeLeft | undefined
 }
 
 /**
@@ -43,6 +49,11 @@ export interface AutomationRequest {
  * that died midway is finished by the next one. The run ends its thread with that turn
  * (`thread.completed` once the turn completes or fails, also when it finishes later after a
  * wait), so the session is closed and retention can prune it.
+ *
+ * A turn that paused (before the platform's timeout, or for the quota) is continued by the next
+ * delivery of the same id, once: each pause's continuation has its own key, derived from the
+ * delivery's and the paused answer's last batch (`deliveryStep`), so a redelivery replays what
+ * ran and runs only the step after the last pause.
  */
 export async function triggerAutomation(
   deps: ServiceDeps,
@@ -52,13 +63,30 @@ export async function triggerAutomation(
 ): Promise<AutomationRun> {
   const duplicate = !(await deliverySession(deps, locator, tenant, request))
   const ref = await locator.locate(tenant, request.sessionId)
-  const turn = await stepTurn(
-    deps,
-    ref,
-    { input: request.input },
-    { idempotencyKey: await deliveryKey(request.deliveryId) },
-  )
+  const first = await deliveryKey(request.deliveryId)
+  const key = duplicate ? await deliveryStep(deps, ref, first) : first
+  const turn = await stepTurn(deps, ref, key === first ? { input: request.input } : {}, {
+    idempotencyKey: key,
+    ...(request.timeLeft ? { timeLeft: request.timeLeft } : {}),
+  })
   return { session_id: request.sessionId, duplicate, turn }
+}
+
+/**
+ * The key of the step a redelivery takes: the delivery's own, or, after each answer that paused,
+ * its continuation's (`<key>/after-<last batch>`); the first not recorded yet runs, the last
+ * recorded replays.
+ */
+async function deliveryStep(deps: ServiceDeps, ref: SessionRef, first: string): Promise<string> {
+  const { recent_turns } = parseEngineState((await deps.sessions.open(ref)).state)
+  let key = first
+  for (let record = recent_turns.find((r) => r.key === key); record && pausedTurn(record); ) {
+    const next = `${first}/after-${record.last_batch}`
+    record = recent_turns.find((r) => r.key === next)
+    if (!record) return next
+    key = next
+  }
+  return key
 }
 
 /**
