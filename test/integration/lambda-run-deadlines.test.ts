@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { echoTool } from '../support/engine-deps.ts'
 import { lambdaDeadline } from '../support/lambda-deadline.ts'
 import { parseSse } from '../support/sse-frames.ts'
 
@@ -8,9 +11,29 @@ import { parseSse } from '../support/sse-frames.ts'
  * as a turn does (lambda-turn-deadline.test.ts) — its work committed, nothing run twice — and
  * answer in its own format that it paused and how it goes on: exec with an `error` line naming
  * its open session, a response `incomplete` (reason `paused`), a delivery 409 so that its sender
- * delivers it again (which continues it), a loop step `waiting`.
+ * delivers it again (which continues it), a loop step `waiting`. A tool round pauses between
+ * two of its calls as well, the calls not started left for the next call.
  */
 const { clock, mock, call, delivery, model, storedEvents } = lambdaDeadline('lambda-run-deadlines')
+
+/** The receiver of the `lookup` HTTP tool: counts its calls, runs `onCall` as each arrives. */
+let receiver: Server
+let toolUrl = ''
+const tool = { calls: 0, onCall: () => {} }
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    tool.calls += 1
+    tool.onCall()
+    request.resume()
+    request.on('end', () => response.writeHead(200).end('found'))
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  toolUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/lookup`
+})
+afterAll(async () => {
+  receiver.closeAllConnections()
+  await new Promise<void>((resolve) => receiver.close(() => resolve()))
+})
 
 /** The model asks for a tool (30 s are left once it has answered), then ends. */
 function slowRound() {
@@ -160,6 +183,35 @@ describe('Lambda: runs carried out in the request pause before the function time
     expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
     expect(events.filter((e) => e.type === 'thread.completed')).toHaveLength(1)
     expect(await toolOutputs(id)).toBe(1)
+    expect(mock().requests).toHaveLength(2)
+  }, 60_000)
+
+  it('a tool round pauses between its calls when the timeout nears; the next call runs the rest once', async () => {
+    const created = await call('POST', '/v1/sessions', {
+      tools: [echoTool(toolUrl)],
+      permissions: { mode: 'auto' },
+    })
+    const id = (JSON.parse(created.text) as { session_id: string }).session_id
+    const lookup = (n: string) => ({ id: `c${n}`, name: 'lookup', arguments: `{"q":"${n}"}` })
+    model({ step: { toolCalls: [lookup('1'), lookup('2')] } }, { step: { text: 'Done.' } })
+    tool.calls = 0
+    // The first call took long: 50 s are left once it answered, too little for the second.
+    tool.onCall = () => {
+      clock.left = 50_000
+    }
+    const first = await call('POST', `/v1/sessions/${id}/turns`, { input: 'go' })
+    const paused = JSON.parse(first.text) as { status: string; warnings: string[] }
+    expect(paused.status).toBe('waiting')
+    expect(paused.warnings.join('\n')).toContain("paused: the request's time runs out in 50 s")
+    expect(tool.calls).toBe(1)
+    expect(await toolOutputs(id)).toBe(1)
+
+    clock.left = 300_000
+    tool.onCall = () => {}
+    const second = await call('POST', `/v1/sessions/${id}/turns`, {})
+    expect(JSON.parse(second.text)).toMatchObject({ status: 'completed' })
+    expect(tool.calls).toBe(2)
+    expect(await toolOutputs(id)).toBe(2)
     expect(mock().requests).toHaveLength(2)
   }, 60_000)
 })

@@ -11,6 +11,7 @@ import * as z from 'zod'
  * notifications). Tools:
  *
  * - `search` {q}: text result, read-only;
+ * - `slow` {} (with `slow`): text "slow answer", after 1.5 s;
  * - `broken` {}: a tool error (`isError`);
  * - `unlock` {}: registers the tool `secret` for this MCP session, which sends
  *   `notifications/tools/list_changed` (on the GET stream when one is open, and on the call's
@@ -36,6 +37,8 @@ export interface TestMcpServer {
 export interface McpServerOptions {
   /** `broken`'s error names the Authorization header it was sent. */
   echoAuth?: boolean
+  /** Serve the `slow` tool too. */
+  slow?: boolean
 }
 
 interface Session {
@@ -54,6 +57,12 @@ function newServer(extra: Map<string, string>, options: McpServerOptions): McpSe
     },
     async ({ q }) => ({ content: [{ type: 'text', text: `results for ${q}: two hits` }] }),
   )
+  if (options.slow) {
+    server.registerTool('slow', { description: 'Answers after 1.5 s' }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      return { content: [{ type: 'text', text: 'slow answer' }] }
+    })
+  }
   server.registerTool('broken', { description: 'Always fails' }, async (ctx) => {
     // With `echoAuth`, as a careless server's error may: the credentials it was sent.
     const auth = options.echoAuth && ctx.requestInfo?.headers.authorization

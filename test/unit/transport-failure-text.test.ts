@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { TurnlineError } from '../../src/contract/errors.ts'
 import { EgressRefused, transportFailureText } from '../../src/contract/transport-failure.ts'
 import { callHttpTool } from '../../src/core/tools/http-tool-call.ts'
+import { localLookupTool, localToolPolicy } from '../support/local-http-tool.ts'
 
 /** A port that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -36,22 +37,9 @@ describe('transportFailureText', () => {
   it('is what an HTTP tool on a closed port reports to the model', async () => {
     const port = await closedPort()
     const result = await callHttpTool(
-      {
-        fetch: (input, init) => fetch(input, init),
-        allowedHosts: [`127.0.0.1:${port}`],
-        secretFor: () => 'whsec_dGVzdC1zZWNyZXQtdGVzdC1zZWNyZXQ=',
-        timeoutMs: 5000,
-        maxResponseBytes: 1000,
-      },
+      localToolPolicy(port, 5000),
       { tenant: 't', sessionId: 's', toolCallId: 'c', now: Date.now() },
-      {
-        type: 'http',
-        name: 'lookup',
-        description: 'Looks up',
-        url: `http://127.0.0.1:${port}/`,
-        parameters: { type: 'object' },
-        read_only: true,
-      },
+      localLookupTool(port),
       '{}',
     )
     expect(result).toEqual({

@@ -2,11 +2,13 @@ import { isTurnlineError } from '../../contract/errors.ts'
 import type { JsonValue } from '../../contract/json-value.ts'
 import type { McpCatalogTool } from '../../contract/mcp-config.ts'
 import type { McpCallOutcome } from '../../ports/mcp-client.ts'
+import { deadlineSignal } from '../../shared/deadline-signal.ts'
 import { redactCredentials } from '../../shared/redact-credentials.ts'
 import { utf8Length } from '../../shared/utf8-length.ts'
 import type { OutputKeeping } from '../tools/kept-output.ts'
 import { captureOutput } from '../tools/output-capture.ts'
-import type { ToolHandler } from '../tools/tool-handler.ts'
+import type { ToolHandler, ToolRunContext } from '../tools/tool-handler.ts'
+import { stoppedCallOutput } from '../turn/invocation-deadline.ts'
 import type { McpPool } from './mcp-pool.ts'
 import { boundedText, mcpResultText } from './mcp-result-text.ts'
 import { MCP_TOOL_PREFIX } from './mcp-tool-name.ts'
@@ -47,6 +49,36 @@ function ruleNamesOf(server: string, tool: McpCatalogTool): { ruleNames?: string
 }
 
 /**
+ * The call, cut to the time the platform's timeout leaves (Lambda: `windowMs`): stopped there,
+ * it is the tool's error and is not run again, for it may have taken effect.
+ */
+async function callInWindow(
+  ctx: ToolRunContext,
+  on: { pool: McpPool; server: string; tool: McpCatalogTool; args: Record<string, unknown> },
+): Promise<McpCallOutcome> {
+  const call = async (signal: AbortSignal | undefined) => {
+    const connection = await on.pool.connection(on.server)
+    const result = await connection.callTool(on.tool.name, on.args, signal)
+    on.pool.remember(on.server, connection)
+    return result
+  }
+  const windowMs = ctx.windowMs?.()
+  if (windowMs === undefined) return call(ctx.signal)
+  const window = deadlineSignal(windowMs, ctx.signal)
+  try {
+    return await call(window.signal)
+  } catch (error) {
+    if (!window.signal.aborted || ctx.signal?.aborted) throw error
+    return {
+      isError: true,
+      content: [{ type: 'text', text: stoppedCallOutput(on.tool.model_name, windowMs) }],
+    }
+  } finally {
+    window.clear()
+  }
+}
+
+/**
  * One tool of an MCP server as a handler of the tool registry. A call is recorded as VT Code
  * records every call (tool_invocation, `<id>:output`) and in addition as an `mcp_tool_call` item
  * `<invocation id>:mcp` — started before the server is asked, completed with its result — so
@@ -82,9 +114,7 @@ export function mcpToolHandler(
       ctx.emit?.({ type: 'item.started', item: { ...base, status: 'started' } })
       let outcome: McpCallOutcome
       try {
-        const connection = await pool.connection(server)
-        outcome = await connection.callTool(tool.name, args, ctx.signal)
-        pool.remember(server, connection)
+        outcome = await callInWindow(ctx, { pool, server, tool, args })
       } catch (error) {
         if (ctx.signal?.aborted || !isTurnlineError(error, 'tool_error')) {
           // The item does not stay open: the call ended without a result.

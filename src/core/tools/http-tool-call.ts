@@ -5,6 +5,7 @@ import { transportFailureText } from '../../contract/transport-failure.ts'
 import { deadlineSignal } from '../../shared/deadline-signal.ts'
 import { hostListed } from '../../shared/host-list.ts'
 import type { HttpToolPolicy } from '../engine/service-deps.ts'
+import { stoppedCallOutput } from '../turn/invocation-deadline.ts'
 import type { OutputKeeping } from './kept-output.ts'
 import { captureOutput } from './output-capture.ts'
 
@@ -46,7 +47,14 @@ export function assertToolAllowed(
  */
 export async function callHttpTool(
   policy: HttpToolPolicy,
-  request: { tenant: string; sessionId: string; toolCallId: string; now: number },
+  /** `windowMs`: the call's timeout is cut to it (the platform's timeout is near: Lambda). */
+  request: {
+    tenant: string
+    sessionId: string
+    toolCallId: string
+    now: number
+    windowMs?: number
+  },
   tool: HttpTool,
   /** The validated argument text, forwarded byte for byte (no precision lost, key order kept). */
   rawArguments: string,
@@ -65,7 +73,8 @@ export async function callHttpTool(
     body,
     nowMs: request.now,
   })
-  const timeoutMs = tool.timeout_ms ?? policy.timeoutMs
+  const ownMs = tool.timeout_ms ?? policy.timeoutMs
+  const timeoutMs = Math.min(ownMs, request.windowMs ?? ownMs)
   const deadline = deadlineSignal(timeoutMs, signal)
   try {
     const response = await policy.fetch(tool.url, {
@@ -91,13 +100,19 @@ export async function callHttpTool(
     // An abort, or a fault of the store keeping the answer: not the tool's failure.
     if (signal?.aborted || isTurnlineError(error, 'storage_unavailable', 'corrupt_data'))
       throw error
-    const name = (error as Error).name
-    const output =
-      name === 'TimeoutError' || name === 'AbortError'
-        ? `tool ${tool.name} timed out after ${timeoutMs} ms`
-        : `tool ${tool.name} could not be reached: ${transportFailureText(error)}`
-    return { ok: false, output }
+    return { ok: false, output: failureOutput(error, tool.name, timeoutMs, ownMs) }
   } finally {
     deadline.clear()
   }
+}
+
+/** A call that got no answer: timed out, stopped before the platform's timeout, or unreached. */
+function failureOutput(error: unknown, tool: string, timeoutMs: number, ownMs: number): string {
+  const name = (error as Error).name
+  if (name !== 'TimeoutError' && name !== 'AbortError') {
+    return `tool ${tool} could not be reached: ${transportFailureText(error)}`
+  }
+  // Cut to the time the platform's timeout leaves: it started, so it is not run again.
+  if (timeoutMs < ownMs) return stoppedCallOutput(tool, timeoutMs)
+  return `tool ${tool} timed out after ${timeoutMs} ms`
 }

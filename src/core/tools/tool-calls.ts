@@ -44,18 +44,18 @@ export interface ToolCallContext {
   checkpoint: () => Promise<void>
   /** Where each call's `execute_tool` span goes (none: not recorded). */
   telemetry?: Telemetry | undefined
+  /** Pauses the round (true) when the platform's timeout is too near for another call. */
+  pauseBeforeCall?: () => boolean
 }
 
 export type ToolCallsEnd = 'done' | 'awaiting_approval' | 'waiting'
 
 /**
  * Works through the open turn's pending calls in order: a server-run call past
- * `harness.max_tool_calls` is not run (guardrails/tool-call-limit.ts); unknown tool or invalid
- * arguments → invalid_tool; the permission policy and `pre_tool_use` hooks (deny → rejected;
- * ask → the turn stops `awaiting_approval`); then the run, counted (`call_started`) when the
- * server runs it. Before the first run the turn is committed with `tools_running`, so a crash
- * after that reports the calls interrupted instead of re-running them. A run that would outlive
- * the invocation stops the turn `waiting`.
+ * `harness.max_tool_calls` is not run; unknown tool or invalid arguments → invalid_tool; the
+ * permission policy and `pre_tool_use` hooks (deny → rejected; ask → `awaiting_approval`); then
+ * the run. The turn is committed `tools_running` before the first run, so a crash after it reports
+ * the calls interrupted, not re-run; the invocation's end or the platform's timeout: `waiting`.
  */
 export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsEnd> {
   const { turn } = ctx
@@ -64,6 +64,7 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
     if (resumed !== 'done') return resumed
   }
   while (turn.open.pending_calls.length > 0) {
+    if (ctx.pauseBeforeCall?.()) return 'waiting'
     const stopped = await nextCall(ctx, turn.open.pending_calls[0] as PendingCall)
     if (stopped) return stopped
   }
@@ -71,7 +72,8 @@ export async function processToolCalls(ctx: ToolCallContext): Promise<ToolCallsE
   return 'done'
 }
 
-/** The first pending call, settled or run; how the turn stops for it, if it does. */
+/** The first pending call, settled or run; how the turn stops for it, if it does (one approved
+ * after a stop, or left by a paused round, is marked running again in this invocation). */
 async function nextCall(
   ctx: ToolCallContext,
   call: PendingCall,
@@ -114,8 +116,8 @@ async function nextCall(
     return undefined
   }
   ctx.warnings.push(...gate.warnings)
-  // Approved after the turn stopped: the invocation's snapshot marks it running again.
-  if (decided) ctx.dispatcher.emit(runningSnapshot(call))
+  if (decided || (!open.tools_running && !ctx.dispatcher.pendingCount))
+    ctx.dispatcher.emit(runningSnapshot(call))
   if (handler.kind !== CLIENT_TOOL_KIND) turn.apply({ type: 'call_started' })
   if (!open.tools_running) {
     turn.apply({ type: 'tools_started' })

@@ -16,6 +16,11 @@ export interface ToolRunContext {
   nextItemId: () => string
   /** Milliseconds this invocation may still spend before it must commit and return. */
   remainingMs: () => number
+  /**
+   * How long a call started now may run before the turn must stop for the platform's timeout
+   * (Lambda: turn/invocation-deadline.ts); absent where nothing bounds the request.
+   */
+  windowMs?: () => number | undefined
   /** Emits an item event while the tool runs (e.g. an `mcp_tool_call` as it starts). */
   emit?: (event: ThreadEvent) => void
   signal?: AbortSignal

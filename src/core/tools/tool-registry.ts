@@ -5,7 +5,7 @@ import type { HttpToolPolicy } from '../engine/service-deps.ts'
 import { callHttpTool } from './http-tool-call.ts'
 import type { OutputKeeping } from './kept-output.ts'
 import { orderCatalog } from './tool-catalog.ts'
-import type { ToolHandler } from './tool-handler.ts'
+import type { ToolHandler, ToolRunContext } from './tool-handler.ts'
 
 /** A session's tools by name, and the deterministically ordered catalog the model sees. */
 export class ToolRegistry {
@@ -57,6 +57,7 @@ export function httpToolHandler(
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
           now: ctx.now(),
+          ...windowOf(ctx),
         },
         tool,
         ctx.rawArguments,
@@ -66,4 +67,10 @@ export function httpToolHandler(
       return { kind: 'done', ok: result.ok, output: result.output }
     },
   }
+}
+
+/** How long the call may run before the platform's timeout, where that bounds it. */
+function windowOf(ctx: ToolRunContext): { windowMs?: number } {
+  const windowMs = ctx.windowMs?.()
+  return windowMs === undefined ? {} : { windowMs }
 }

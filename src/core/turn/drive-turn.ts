@@ -66,7 +66,7 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
     warnings,
     signal: options.signal,
   })
-  const calls = toolCallContext({ deps, ref, turn, writer, warnings, signal: options.signal, mcp })
+  const calls = toolCallContext({ deps, ref, turn, writer, warnings, options, mcp })
   const settings = resolveModelSettings(turn.state.config.model, deps.defaults)
   const heartbeat = turnHeartbeat(deps, ref, input.lease)
   const compaction = new TurnCompaction({

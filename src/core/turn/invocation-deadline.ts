@@ -24,6 +24,21 @@ export const TURN_START_MIN_MS = 90_000
 /** A model request still streaming with this little left is stopped: the turn commits and answers. */
 export const TURN_STOP_MARGIN_MS = 10_000
 
+/**
+ * How long a tool call started now may run for the turn still to commit before the platform's
+ * timeout: the time left less `TURN_STOP_MARGIN_MS`; undefined where nothing bounds it. An HTTP
+ * or MCP call's timeout is cut to it, and a command's wait (the invocation budget) too.
+ */
+export function toolCallWindowMs(timeLeft: InvocationTimeLeft | undefined): number | undefined {
+  const left = timeLeft?.()
+  return left === undefined ? undefined : Math.max(0, Math.floor(left - TURN_STOP_MARGIN_MS))
+}
+
+/** The output of a call stopped before the platform's timeout: it started, so it is not rerun. */
+export function stoppedCallOutput(tool: string, ms: number): string {
+  return `tool ${tool} was stopped after ${ms} ms, before the platform's timeout ends the request; it is not run again, as it may have taken effect`
+}
+
 /** Refuses, before anything is written, a turn step of a request with too little time left. */
 export function assertTimeForTurn(timeLeft: InvocationTimeLeft | undefined): void {
   const left = timeLeft?.()

@@ -15,6 +15,11 @@ import { readOutputToolHandler } from '../tools/read-output-tool.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { httpToolHandler, ToolRegistry } from '../tools/tool-registry.ts'
+import {
+  type InvocationTimeLeft,
+  pauseBeforeDeadline,
+  toolCallWindowMs,
+} from './invocation-deadline.ts'
 import type { TurnMachine } from './turn-machine.ts'
 
 /** Default wall-clock budget of one invocation for tool waits (edge platforms cut earlier). */
@@ -127,10 +132,12 @@ export function toolCallContext(input: {
   turn: TurnMachine
   writer: TurnWriter
   warnings: string[]
-  signal?: AbortSignal | undefined
   mcp?: McpTools | undefined
+  /** `timeLeft`: the platform's bound on the invocation; calls are cut to it, rounds pause. */
+  options: { signal?: AbortSignal | undefined; timeLeft?: InvocationTimeLeft | undefined }
 }): ToolCallContext {
-  const { deps, ref, turn, writer, warnings, signal, mcp } = input
+  const { deps, ref, turn, writer, warnings, mcp } = input
+  const { signal, timeLeft } = input.options
   const { state } = turn
   const started = deps.clock.now()
   const nextItemId = () => turn.nextItemId()
@@ -156,8 +163,12 @@ export function toolCallContext(input: {
       nextItemId,
       emit: (event) => writer.dispatcher.emit(event),
       remainingMs: () =>
-        (deps.defaults.invocationBudgetMs ?? DEFAULT_INVOCATION_BUDGET_MS) -
-        (deps.clock.now() - started),
+        Math.min(
+          (deps.defaults.invocationBudgetMs ?? DEFAULT_INVOCATION_BUDGET_MS) -
+            (deps.clock.now() - started),
+          toolCallWindowMs(timeLeft) ?? Number.POSITIVE_INFINITY,
+        ),
+      ...(timeLeft ? { windowMs: () => toolCallWindowMs(timeLeft) } : {}),
       ...(signal ? { signal } : {}),
     }),
     checkpoint: async () => {
@@ -165,5 +176,19 @@ export function toolCallContext(input: {
       await writer.commit(turn.open.turn_id, 'before_tools')
     },
     telemetry: deps.telemetry,
+    ...(timeLeft ? { pauseBeforeCall: () => pausedRound(turn, warnings, timeLeft) } : {}),
   }
+}
+
+/**
+ * Stops a round, `waiting`, when the platform's timeout is too near for another call (Lambda):
+ * none of the calls left has started, so the round is no longer `tools_running` and the next
+ * call runs them, once.
+ */
+function pausedRound(turn: TurnMachine, warnings: string[], timeLeft: InvocationTimeLeft) {
+  const notice = pauseBeforeDeadline(timeLeft)
+  if (!notice) return false
+  warnings.push(notice)
+  turn.apply({ type: 'tools_settled' })
+  return true
 }
