@@ -117,7 +117,11 @@ export function sandboxRunnerFilesSuite(name: string, make: () => RunnerUnderTes
       value(await t.runner.writeFile(scope, { path: 'dir-link/new/deep.txt', content: 'deep\n' }))
       expect(await readFile(ws(scope, 'real/notes.txt'), 'utf8')).toBe('two\n')
       expect(await readFile(ws(scope, 'real/new/deep.txt'), 'utf8')).toBe('deep\n')
-      const here = value(await start(scope, 'pwd -P', { workdir: 'sub/up/dir-link' }))
+      // The start answers once the command has exited: its whole output, however slow the spawn.
+      const here = value(
+        await start(scope, 'pwd -P', { workdir: 'sub/up/dir-link', yieldTimeMs: 5000 }),
+      )
+      expect(here.state).toEqual({ status: 'exited', exitCode: 0 })
       expect(here.output.head).toBe(`${ws(scope, 'real')}\n`)
 
       const deep = `${Array.from({ length: 100 }, () => 'n').join('/')}/deep.txt`

@@ -192,6 +192,20 @@ describe('the spool file of a running command', () => {
       }),
     )
     expect(snap.spool.complete).toBe(false)
+    // The echo may come after the start's wait on a loaded machine: poll until it is counted
+    // (a chunk is in the spool before it is counted).
+    let counted = snap.totalOutputBytes
+    for (let polls = 0; counted < 6 && polls < 50; polls++) {
+      const polled = value(
+        await fixture.client.poll(scope, {
+          execSessionId: snap.execSessionId,
+          yieldTimeMs: 100,
+          maxOutputBytes: 1024,
+        }),
+      )
+      expect(polled.spool.complete).toBe(false)
+      counted = polled.totalOutputBytes
+    }
     const info = await stat(join(fixture.root, 'acme', 'partial', snap.spool.path))
     expect(info.size).toBe(6)
     value(await fixture.client.close(scope, snap.execSessionId))

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -42,11 +43,20 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
       expect(started.execSessionId).toMatch(/^run-[a-z0-9]+$/)
       expect(started).toMatchObject({ attached: false, backend: 'pipe', workdir: '.' })
       expect(started.state.status).toBe('running')
-      expect(started.output.head).toBe('started\n')
       expect(started.spool.path).toBe(
         `.vtcode/context/tool_outputs/write_stdin_${started.execSessionId}.txt`,
       )
       const id = started.execSessionId
+      // The shell may echo after the start's wait on a loaded machine: read on until it has.
+      let early = started.output.head
+      for (let polls = 0; early.length < 'started\n'.length && polls < 50; polls++) {
+        const polled = value(
+          await t.runner.poll(scope, { execSessionId: id, yieldTimeMs: 100, maxOutputBytes: 4096 }),
+        )
+        expect(polled.state.status).toBe('running')
+        early += polled.output.head
+      }
+      expect(early).toBe('started\n')
       const short = value(
         await t.runner.wait(scope, { execSessionId: id, timeoutMs: 300, maxOutputBytes: 4096 }),
       )
@@ -207,6 +217,11 @@ export function sandboxRunnerSuite(name: string, make: () => RunnerUnderTest) {
         ),
       ).execSessionId
       expect(processesWith(marker)).not.toEqual([])
+      // The loop's first stamp, which a loaded machine may not have run within the start's wait.
+      await waitFor(
+        () => existsSync(ws(scope, 'beat')),
+        () => 'the command never stamped its file',
+      )
       const began = Date.now()
       const closed = value(await t.runner.close(scope, id))
       expect(Date.now() - began).toBeLessThan(3000)
