@@ -5,9 +5,11 @@
  *
  *   npx tsx bench/parallel-tool-calls.ts [--calls 500,1000,2000,4000] [--rounds 5] [--before main]
  *
- * For each count: the whole step (the stream read, each call's items emitted) and the part after
+ * For each count: the whole step (the stream read, each call's items emitted), the part after
  * the model's completed response (the calls of the response matched to the items the stream
- * opened), medians of `--rounds`. With `--before`, that revision's model step (extracted with
+ * opened), and the settling of the round's calls one after another in the turn's state, as the
+ * tool loop settles them (`call_settled` through `TurnMachine`, the tools' own work left out),
+ * medians of `--rounds`. With `--before`, that revision's model step (extracted with
  * `git archive`) is measured in the same process, rounds interleaved, in both orders.
  * 4,000 calls is about the most one invocation holds (two events a call, 8,192 events).
  */
@@ -16,7 +18,9 @@ import { parseArgs } from 'node:util'
 import { createOpenAIModelClient } from '../adapters/openai/openai-model-client.ts'
 import type { EventDispatcher } from '../src/core/engine/event-dispatcher.ts'
 import type { runModelStep } from '../src/core/model/model-step.ts'
+import type { TurnMachine } from '../src/core/turn/turn-machine.ts'
 import type { ModelRequest, ModelStreamEvent } from '../src/ports/model-client.ts'
+import { freshEngineState } from '../test/support/fresh-engine-state.ts'
 import { startMockOpenAI } from '../test/support/mock-openai.ts'
 import { type BeforeTree, checkoutBefore } from './support/before-tree.ts'
 import { median } from './support/stats.ts'
@@ -36,12 +40,19 @@ interface Variant {
   label: string
   step: typeof runModelStep
   Dispatcher: typeof EventDispatcher
+  Machine: typeof TurnMachine
 }
 
 async function variantAt(root: string, label: string): Promise<Variant> {
   const step = await import(join(root, 'src/core/model/model-step.ts'))
   const dispatcher = await import(join(root, 'src/core/engine/event-dispatcher.ts'))
-  return { label, step: step.runModelStep, Dispatcher: dispatcher.EventDispatcher }
+  const machine = await import(join(root, 'src/core/turn/turn-machine.ts'))
+  return {
+    label,
+    step: step.runModelStep,
+    Dispatcher: dispatcher.EventDispatcher,
+    Machine: machine.TurnMachine,
+  }
 }
 
 const mock = await startMockOpenAI()
@@ -86,6 +97,26 @@ async function once(variant: Variant, calls: number) {
   return { total: end - start, after: end - completedAt }
 }
 
+/** ms to settle a round of `calls` calls, first to last, in an open turn's state. */
+function settle(variant: Variant, calls: number): number {
+  const turn = variant.Machine.opening(freshEngineState())
+  turn.apply({
+    type: 'tool_round_requested',
+    calls: Array.from({ length: calls }, (_, i) => ({
+      item_id: `item_${i}`,
+      tool_call_id: `call_${i}`,
+      tool_name: 'read_file',
+      arguments: `{"path":"f${i}.txt"}`,
+    })),
+  })
+  turn.apply({ type: 'tools_started' })
+  const start = performance.now()
+  for (let i = 0; i < calls; i++) turn.apply({ type: 'call_settled', itemId: `item_${i}` })
+  const end = performance.now()
+  if (turn.open.pending_calls.length !== 0) throw new Error('calls left pending')
+  return end - start
+}
+
 let before: BeforeTree | undefined
 const variants: Variant[] = [await variantAt(join(import.meta.dirname, '..'), 'this tree')]
 if (values.before) {
@@ -96,20 +127,25 @@ try {
   process.stdout.write(`load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2))}\n`)
   for (const calls of COUNTS) {
     const samples = new Map(
-      variants.map((v) => [v.label, { total: [] as number[], after: [] as number[] }]),
+      variants.map((v) => [
+        v.label,
+        { total: [] as number[], after: [] as number[], settle: [] as number[] },
+      ]),
     )
     await once(variants[0] as Variant, calls) // warm-up
+    for (const variant of variants) settle(variant, calls)
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? variants : [...variants].reverse()
       for (const variant of order) {
         const { total, after } = await once(variant, calls)
         samples.get(variant.label)?.total.push(total)
         samples.get(variant.label)?.after.push(after)
+        samples.get(variant.label)?.settle.push(settle(variant, calls))
       }
     }
     for (const [label, s] of samples) {
       process.stdout.write(
-        `${calls} calls  ${label.padEnd(24)} step ${median(s.total).toFixed(1)} ms, after the response ${median(s.after).toFixed(2)} ms\n`,
+        `${calls} calls  ${label.padEnd(24)} step ${median(s.total).toFixed(1)} ms, after the response ${median(s.after).toFixed(2)} ms, settling the calls ${median(s.settle).toFixed(2)} ms\n`,
       )
     }
   }

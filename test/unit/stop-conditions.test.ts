@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import {
-  type EngineState,
-  type OpenTurn,
-  parseEngineState,
-} from '../../src/contract/engine-state.ts'
+import type { EngineState, OpenTurn } from '../../src/contract/engine-state.ts'
 import type { Limits } from '../../src/contract/limits-config.ts'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import {
   budgetNotices,
   reachedStop,
   STOP_CONDITIONS,
 } from '../../src/core/guardrails/stop-conditions.ts'
+import { freshEngineState } from '../support/fresh-engine-state.ts'
 
 function stateWith(
   limits: Partial<Limits>,
@@ -20,18 +16,10 @@ function stateWith(
   } = {},
 ): EngineState {
   const { tokens = 0, ...counters } = use
-  return parseEngineState({
-    engine_version: 1,
-    config: SessionConfigSchema.parse({ limits, harness: { max_tool_loops: 3 } }),
-    usage: { ...ZERO_USAGE, input_tokens: tokens },
-    model_requests: 0,
-    budget_warned: false,
-    pricing_warned: false,
-    item_counter: 0,
-    turn_counter: 1,
-    recent_turns: [],
-    ...counters,
-  })
+  return freshEngineState(
+    { limits, harness: { max_tool_loops: 3 } },
+    { usage: { ...ZERO_USAGE, input_tokens: tokens }, turn_counter: 1, ...counters },
+  )
 }
 
 const open = (toolLoops = 0): OpenTurn => ({

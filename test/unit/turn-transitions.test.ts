@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type EngineState, parseEngineState } from '../../src/contract/engine-state.ts'
-import { SessionConfigSchema } from '../../src/contract/session-config.ts'
+import type { EngineState } from '../../src/contract/engine-state.ts'
 import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { TurnMachine } from '../../src/core/turn/turn-machine.ts'
 import {
@@ -9,19 +8,10 @@ import {
   type TurnFrame,
   turnTransition,
 } from '../../src/core/turn/turn-transitions.ts'
+import { freshEngineState } from '../support/fresh-engine-state.ts'
 
 const session = (config: Record<string, unknown> = {}): EngineState =>
-  parseEngineState({
-    engine_version: 1,
-    config: SessionConfigSchema.parse(config),
-    usage: { ...ZERO_USAGE },
-    model_requests: 0,
-    budget_warned: false,
-    pricing_warned: false,
-    item_counter: 0,
-    turn_counter: 2,
-    recent_turns: [],
-  })
+  freshEngineState(config, { turn_counter: 2 })
 
 const call = (n: number) => ({
   item_id: `item_${n}`,

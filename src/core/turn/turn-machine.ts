@@ -34,11 +34,29 @@ export class TurnMachine {
   }
 
   apply(transition: TurnTransition): void {
+    if (transition.type === 'call_settled' && this.settledFirst(transition.itemId)) return
     const next = turnTransition({ state: this.state, open: this.open }, transition)
     replaceContents(this.open, next.open)
     replaceContents(this.state, next.state)
     // Kept in the state, the open turn is this one object (committed as it stands then).
     if (next.state.open_turn === next.open) this.state.open_turn = this.open
+  }
+
+  /**
+   * `call_settled` for the first pending call, as the tool loop settles them (in order), done in
+   * place: the open turn `turnTransition` gives (the call gone, no longer waited on), without
+   * copying the rest of the round, which made a round of N calls cost N². The machine owns the
+   * pending list (commits copy what they keep), item ids are unique in a session (`item_<n>`),
+   * and V8 drops an array's first element in constant time while its store is in the regular
+   * heap (up to ~16k elements; a round holds at most ~4,000 calls, bound by the event buffer).
+   * Another call settled is left to the transition.
+   */
+  protected settledFirst(itemId: string): boolean {
+    const pending = this.open.pending_calls
+    if (pending[0]?.item_id !== itemId) return false
+    pending.shift()
+    delete this.open.waiting
+    return true
   }
 }
 
