@@ -30,6 +30,7 @@ describe('formatF64 (serde_json / ryu spelling of an f64)', () => {
   })
 
   it('round-trips through JSON.parse', () => {
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: a short decimal, not Math.E
     for (const value of [0.1, 2.5e-6, 1e16, 12.0, 2.718, 9007199254740992]) {
       expect(JSON.parse(formatF64(value))).toBe(value)
     }
