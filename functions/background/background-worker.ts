@@ -6,7 +6,10 @@ import { fireAndWake, type WorkSweepOptions, wakeListed } from './work-sweep.ts'
 import type { WorkTrigger } from './work-trigger.ts'
 
 export interface BackgroundWorkerOptions {
-  /** Runs at once in this process; more wait in memory (or, beyond MAX_WAITING, for the sweep). */
+  /**
+   * Runs at once in this process (one more while one tenant's fill them all and another
+   * tenant's work arrives); more wait in memory (or, beyond MAX_WAITING, for the sweep).
+   */
   concurrency: number
   /** How often the whole queue is listed for work whose trigger was lost (TURNLINE_WORK_SWEEP_MS). */
   sweepMs: number
@@ -30,9 +33,11 @@ const MAX_WAITING_PER_TENANT = 1_000
  * gets `session_busy`) and at its idempotency key (a second run replays the first outcome).
  *
  * The places are shared fairly between tenants (TenantFairQueue): a free place goes to the
- * waiting work of the tenant with the fewest running, and one tenant never takes the last place
- * (with more than one), so a tenant that queues a great deal of long work delays its own, not
- * every other tenant's behind it.
+ * waiting work of the tenant with the fewest running; a tenant takes the last place (with more
+ * than one) only while no other tenant's work waits, and while it holds every place another
+ * tenant's work that arrives starts at once in one place more. So a lone tenant uses every
+ * place, and a tenant that queues a great deal of long work delays its own, not every other
+ * tenant's behind it.
  */
 export class BackgroundWorker implements WorkTrigger {
   private readonly running = new Set<string>()
@@ -50,7 +55,8 @@ export class BackgroundWorker implements WorkTrigger {
     this.waiting = new TenantFairQueue({
       maxWaiting: MAX_WAITING,
       maxWaitingPerTenant: MAX_WAITING_PER_TENANT,
-      maxRunningPerTenant: Math.max(1, options.concurrency - 1),
+      maxRunningPerTenant: options.concurrency,
+      places: options.concurrency,
     })
   }
 
@@ -109,9 +115,8 @@ export class BackgroundWorker implements WorkTrigger {
   }
 
   private pump(): void {
-    while (this.running.size < this.options.concurrency) {
-      const next = this.waiting.take()
-      if (!next) return
+    // The queue holds the places: `concurrency`, and one more while one tenant holds them all.
+    for (let next = this.waiting.take(); next; next = this.waiting.take()) {
       const { tenant, key, item } = next
       this.running.add(key)
       void this.run(item).finally(() => {
