@@ -18,12 +18,12 @@ import { storeKindOf } from './store-choice.ts'
  * guards and counters, so a retried turn, a replayed webhook delivery or two requests at once
  * could run a turn twice, and no tenant limit would hold.
  */
-function sharedCoordinatorRequired(tcp: boolean): string {
+function sharedCoordinatorRequired(tcp: boolean, where: string): string {
   const redis = tcp
     ? 'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or REDIS_URL'
     : 'UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN'
   return (
-    `${redis}: required with S3_BUCKET here; this runtime serves from many instances at once, ` +
+    `${redis}: required with S3_BUCKET ${where} at once, ` +
     'and each would keep its own leases, idempotency records, replay guards and limits, so a ' +
     'retried or concurrent request could run a turn twice'
   )
@@ -96,10 +96,15 @@ export function coordinatorOf(
     notices.push(`coordination in Redis at ${shown.protocol}//${shown.host} (TCP)`)
     return options.redisCoordinator(config.REDIS_URL, { deadline: calls, namespace })
   }
-  if (options.manyInstances && storeKindOf(config, {}) === 's3') {
+  // Deno Deploy runs the Deno entry, which cannot otherwise tell it from one `deno serve`.
+  const denoDeploy = config.DENO_DEPLOYMENT_ID !== undefined
+  if ((options.manyInstances || denoDeploy) && storeKindOf(config, {}) === 's3') {
     throw new ConfigError([
       sharedCoordinatorRequired(
         options.redisTcp !== undefined || options.redisCoordinator !== undefined,
+        options.manyInstances
+          ? 'here; this runtime serves from many instances'
+          : 'on Deno Deploy (DENO_DEPLOYMENT_ID is set); it serves from many isolates',
       ),
     ])
   }

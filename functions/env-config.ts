@@ -87,6 +87,11 @@ export const EnvSchema = z.object({
     .string()
     .regex(REDIS_NAMESPACE, 'use 1–64 characters from A-Z a-z 0-9 . _ -')
     .optional(),
+  /**
+   * Set by Deno Deploy in every deployment (its users cannot set a DENO_ name): the entry then
+   * serves from many isolates at once (coordinator-choice.ts).
+   */
+  DENO_DEPLOYMENT_ID: text.optional(),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),

@@ -176,6 +176,33 @@ describe('createDeps', () => {
     })
   })
 
+  it('refuses S3 without a shared coordinator on Deno Deploy, and allows it in one deno serve', async () => {
+    const s3 = {
+      S3_BUCKET: 'my-bucket',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      TURNLINE_API_KEYS: KEYS,
+    }
+    // Deno Deploy's isolates would each keep their own leases and idempotency records.
+    expect(await problems({ ...s3, DENO_DEPLOYMENT_ID: 'k3x9v2' })).toMatch(
+      /UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: required with S3_BUCKET on Deno Deploy \(DENO_DEPLOYMENT_ID is set\); it serves from many isolates at once/,
+    )
+    const deployed = await createDeps(
+      {
+        ...s3,
+        DENO_DEPLOYMENT_ID: 'k3x9v2',
+        UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079',
+        UPSTASH_REDIS_REST_TOKEN: 'token',
+      },
+      fsDefault,
+    )
+    expect(deployed.service.coordinator).toBeInstanceOf(UpstashCoordinator)
+    // One `deno serve` process (no DENO_DEPLOYMENT_ID): the in-process coordinator is right.
+    const local = await createDeps(s3, fsDefault)
+    expect(local.service.coordinator).toBeInstanceOf(DurableIntentsCoordinator)
+  })
+
   it('uses REDIS_URL through the entry-provided TCP coordinator, and refuses it without one', async () => {
     const made: string[] = []
     const deps = await createDeps(
