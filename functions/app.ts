@@ -59,6 +59,11 @@ export interface AppOptions {
   auth: AuthConfig
   limits?: Partial<BodyLimits>
   follow?: Partial<FollowOptions>
+  /**
+   * Followed streams a tenant may hold open at once (default 64): in this process, and in all
+   * instances through `tenancy`'s limiter when there is one.
+   */
+  maxFollowedStreams?: number
   /** The platform's bound on each request (Lambda's timeout): in-request turns pause before it. */
   timeLeft?: RequestTimeLeft
   /** Structured log sink for faults (5xx); defaults to one JSON line on console.error. */
@@ -143,14 +148,20 @@ const defaultLog: ErrorLog = (entry) => console.error(operatorLogLine(entry))
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const log = options.log ?? defaultLog
   const { api } = options
+  const follow = { ...DEFAULT_FOLLOW, ...options.follow }
   const ctx: RouteContext = {
     api:
       options.requestLog || options.telemetry
         ? loggedSessionApi(api, options.requestLog, options.telemetry)
         : api,
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
-    follow: { ...DEFAULT_FOLLOW, ...options.follow },
-    followed: new FollowedStreams(),
+    follow,
+    followed: new FollowedStreams({
+      max: options.maxFollowedStreams,
+      limiter: options.tenancy?.limiter,
+      streamMs: follow.maxMs,
+      log,
+    }),
     log,
     ...(options.background ? { background: options.background } : {}),
     ...(options.timeLeft ? { timeLeft: options.timeLeft } : {}),

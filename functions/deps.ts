@@ -98,6 +98,8 @@ export interface Deps {
   http: {
     limits: Partial<BodyLimits>
     follow: Partial<FollowOptions>
+    /** Followed streams a tenant may hold open at once (counted in `tenancy`'s limiter). */
+    maxFollowedStreams: number
     /** Enables the signed runner callback route. */
     runnerSecret?: string
     /** Accepted runner callbacks and webhook delivery ids, in the coordinator (all instances). */
@@ -269,6 +271,7 @@ export async function createDeps(
         maxMs: config.TURNLINE_FOLLOW_MAX_SECONDS * 1000,
         pollMs: config.TURNLINE_FOLLOW_POLL_MS,
       },
+      maxFollowedStreams: config.TURNLINE_MAX_FOLLOWED_STREAMS,
       ...(runner ? { runnerSecret: runner.secret } : {}),
       ...replayGuardsOf(coordinator, config.TURNLINE_WEBHOOK_ID_RETENTION_SECONDS),
       ...(config.TURNLINE_WEBHOOKS ? { webhooks: config.TURNLINE_WEBHOOKS } : {}),

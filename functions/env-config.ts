@@ -132,6 +132,8 @@ export const EnvSchema = z.object({
   TURNLINE_MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TURNLINE_FOLLOW_MAX_SECONDS: integer(1, 86_400).default(300),
   TURNLINE_FOLLOW_POLL_MS: integer(50, 60_000).default(1000),
+  /** Followed streams one tenant may hold open at once, on all instances (followed-streams.ts). */
+  TURNLINE_MAX_FOLLOWED_STREAMS: integer(1, 10_000).default(64),
   TURNLINE_LOG: z.enum(['json', 'off']).default('json'),
   PORT: integer(0, 65_535).default(8787),
   HOST: text.default('127.0.0.1'),

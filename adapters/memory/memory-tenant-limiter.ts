@@ -6,6 +6,7 @@ import {
   type Reservation,
   type ReservationVerdict,
   SETTLED_TTL_MS,
+  type SlotPool,
   type SlotVerdict,
   type TenantLimiter,
   type UsageCharge,
@@ -35,7 +36,10 @@ export class MemoryTenantLimiter implements TenantLimiter {
   /** tenant → today's counters. */
   readonly #days = new Map<string, DayUsage>()
   /** tenant → slot → deadline (epoch ms). */
-  readonly #slots = new Map<string, Map<string, number>>()
+  readonly #slots: Record<SlotPool, Map<string, Map<string, number>>> = {
+    turns: new Map(),
+    follows: new Map(),
+  }
   /** tenant → call id → its hold. */
   readonly #holds = new Map<string, Map<string, Hold>>()
   /** tenant → settled call id → until when it is remembered (in insertion order). */
@@ -69,9 +73,10 @@ export class MemoryTenantLimiter implements TenantLimiter {
     slot: string,
     limit: number,
     ttlMs: number,
+    pool: SlotPool = 'turns',
   ): Promise<SlotVerdict> {
     const now = this.#clock.now()
-    const slots = this.#liveSlots(tenant, now)
+    const slots = this.#liveSlots(tenant, now, pool)
     if (!slots.has(slot) && slots.size >= limit) {
       const held = [...slots].map(([id, deadline]) => ({
         remainingMs: deadline - now,
@@ -85,20 +90,25 @@ export class MemoryTenantLimiter implements TenantLimiter {
     return { status: 'acquired', active: slots.size }
   }
 
-  async renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean> {
+  async renewSlot(
+    tenant: string,
+    slot: string,
+    ttlMs: number,
+    pool: SlotPool = 'turns',
+  ): Promise<boolean> {
     const now = this.#clock.now()
-    const slots = this.#liveSlots(tenant, now)
+    const slots = this.#liveSlots(tenant, now, pool)
     if (!slots.has(slot)) return false
     slots.set(slot, now + ttlMs)
     return true
   }
 
-  async releaseSlot(tenant: string, slot: string): Promise<void> {
-    this.#slots.get(tenant)?.delete(slot)
+  async releaseSlot(tenant: string, slot: string, pool: SlotPool = 'turns'): Promise<void> {
+    this.#slots[pool].get(tenant)?.delete(slot)
   }
 
-  async activeSlots(tenant: string): Promise<number> {
-    return this.#liveSlots(tenant, this.#clock.now()).size
+  async activeSlots(tenant: string, pool: SlotPool = 'turns'): Promise<number> {
+    return this.#liveSlots(tenant, this.#clock.now(), pool).size
   }
 
   async reserve(tenant: string, reservation: Reservation): Promise<ReservationVerdict> {
@@ -229,8 +239,8 @@ export class MemoryTenantLimiter implements TenantLimiter {
     return settled
   }
 
-  #liveSlots(tenant: string, now: number): Map<string, number> {
-    const slots = ofTenant(this.#slots, tenant)
+  #liveSlots(tenant: string, now: number, pool: SlotPool): Map<string, number> {
+    const slots = ofTenant(this.#slots[pool], tenant)
     for (const [slot, deadline] of slots) if (deadline <= now) slots.delete(slot)
     return slots
   }

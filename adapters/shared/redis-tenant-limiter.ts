@@ -7,6 +7,7 @@ import {
   type Reservation,
   type ReservationVerdict,
   SETTLED_TTL_MS,
+  type SlotPool,
   type SlotVerdict,
   type TenantLimiter,
   type UsageCharge,
@@ -107,36 +108,42 @@ export class RedisTenantLimiter<C extends RedisCommands = RedisCommands> impleme
     slot: string,
     limit: number,
     ttlMs: number,
+    pool: SlotPool = 'turns',
   ): Promise<SlotVerdict> {
     const now = this.clock.now()
     const reply = await this.eval(
       'acquireSlot',
       scripts.ACQUIRE_SLOT,
-      [this.#slotsKey(tenant)],
+      [this.#slotsKey(tenant, pool)],
       [slot, String(limit), String(ttlMs), String(now)],
     )
     return scripts.readSlotVerdict(reply, ttlMs, now)
   }
 
-  async renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean> {
+  async renewSlot(
+    tenant: string,
+    slot: string,
+    ttlMs: number,
+    pool: SlotPool = 'turns',
+  ): Promise<boolean> {
     const reply = await this.eval(
       'renewSlot',
       scripts.RENEW_SLOT,
-      [this.#slotsKey(tenant)],
+      [this.#slotsKey(tenant, pool)],
       [slot, String(ttlMs), String(this.clock.now())],
     )
     return scripts.replyInteger(reply, 'renewSlot') === 1
   }
 
-  async releaseSlot(tenant: string, slot: string): Promise<void> {
-    await this.call('releaseSlot', () => this.commands.zrem(this.#slotsKey(tenant), slot))
+  async releaseSlot(tenant: string, slot: string, pool: SlotPool = 'turns'): Promise<void> {
+    await this.call('releaseSlot', () => this.commands.zrem(this.#slotsKey(tenant, pool), slot))
   }
 
-  async activeSlots(tenant: string): Promise<number> {
+  async activeSlots(tenant: string, pool: SlotPool = 'turns'): Promise<number> {
     const reply = await this.eval(
       'activeSlots',
       scripts.ACTIVE_SLOTS,
-      [this.#slotsKey(tenant)],
+      [this.#slotsKey(tenant, pool)],
       [String(this.clock.now())],
     )
     return scripts.replyInteger(reply, 'activeSlots')
@@ -221,8 +228,9 @@ export class RedisTenantLimiter<C extends RedisCommands = RedisCommands> impleme
     return scripts.limiterKey(this.ns, 'window', tenant, String(window))
   }
 
-  #slotsKey(tenant: string): string {
-    return scripts.limiterKey(this.ns, 'slots', tenant)
+  /** Turn slots keep the key they always had; followed streams' have their own set. */
+  #slotsKey(tenant: string, pool: SlotPool): string {
+    return scripts.limiterKey(this.ns, pool === 'turns' ? 'slots' : 'followSlots', tenant)
   }
 
   #holdsKey(tenant: string): string {

@@ -15,7 +15,8 @@ import {
  *   request window (`SLIDING_WINDOW_HIT`, `PEEK_WINDOW`; the layout and algorithm of
  *   `@upstash/ratelimit`'s `slidingWindow` with prefix `rl:rpm`, which earlier versions ran)
  * - `usage:<tenant>:<YYYY-MM-DD>`: a hash of today's `requests`, `tokens`, `cost_micro_usd`
- * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms)
+ * - `slots:<tenant>`: a sorted set of running turn slots scored by their deadline (epoch ms);
+ *   `follow-slots:<tenant>` the same for followed streams
  * - `holds:<tenant>`, `settled:<tenant>:<call id>`: the quotas' reservations
  *   (`quota-reservation-scripts.ts`)
  *
@@ -117,6 +118,7 @@ const KEY_PREFIXES = {
   window: 'rl:rpm',
   day: 'usage',
   slots: 'slots',
+  followSlots: 'follow-slots',
   holds: 'holds',
   settled: 'settled',
 } as const

@@ -117,7 +117,7 @@ export async function eventFeedResponse(request: FeedRequest): Promise<Response>
       abort.abort()
     },
   })
-  return new Response(request.followed.hold(tenant, stream), { status: 200, headers })
+  return new Response(await request.followed.hold(tenant, stream), { status: 200, headers })
 }
 
 function hasCompletion(page: EventPage): boolean {

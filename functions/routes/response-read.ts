@@ -120,5 +120,5 @@ export async function readResponse(
       cancelled = true
     },
   })
-  return new Response(ctx.followed.hold(tenant, body), { status: 200, headers })
+  return new Response(await ctx.followed.hold(tenant, body), { status: 200, headers })
 }

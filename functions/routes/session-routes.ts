@@ -197,7 +197,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
       tags: ['sessions'],
       summary: 'Read the events of a session',
       description:
-        'Events with seq > `after`, as NDJSON (one SequencedEvent per line) or, with `Accept: text/event-stream`, as Server-Sent Events. `follow=1` keeps the stream open until `thread.completed` (or the follow limit); a tenant may hold 64 followed streams open on one server (429 past that). The `Turnline-Next-Seq` header names the seq after the first page.',
+        'Events with seq > `after`, as NDJSON (one SequencedEvent per line) or, with `Accept: text/event-stream`, as Server-Sent Events. `follow=1` keeps the stream open until `thread.completed` (or the follow limit); a tenant may hold 64 followed streams open at once on all instances (`TURNLINE_MAX_FOLLOWED_STREAMS`; 429 past that). The `Turnline-Next-Seq` header names the seq after the first page.',
       responses: {
         200: {
           description: 'The events from `after` on.',

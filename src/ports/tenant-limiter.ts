@@ -16,9 +16,11 @@
  * - kept output: the bytes of tool output kept as output artifacts today, counted before they
  *   are stored, atomically with the check against the tenant's daily limit (`keepOutput`), and
  *   given back for an output that was not kept after all (`returnOutput`).
- * - turn slots: a set of running turns per tenant, each with a deadline (a lease). A slot is
- *   renewed while its turn runs and released when it ends; a crashed instance's slots lapse at
- *   their deadline, so none leaks forever.
+ * - slots: a set per tenant and pool, each slot with a deadline (a lease). Turn slots
+ *   (`turns`, the default pool) are renewed while their turn runs and released when it ends;
+ *   followed streams' slots (`follows`) are held for as long as a stream may stay open and
+ *   released when it ends. A crashed instance's slots lapse at their deadline, so none leaks
+ *   forever.
  *
  * Every call is safe to resend after a lost reply: acquiring a slot id that is already held is
  * acquired, reserving a call id that is already held holds it once, settling a call id that was
@@ -44,6 +46,9 @@ export type SlotVerdict =
        */
       retryAfterMs: number
     }
+
+/** What a tenant's slots are counted for: running turns (the default), or followed streams. */
+export type SlotPool = 'turns' | 'follows'
 
 export interface DayUsage {
   /** `YYYY-MM-DD` (UTC). */
@@ -100,12 +105,18 @@ export interface TenantLimiter {
   /** The request window as it stands, without counting. */
   peekWindow(tenant: string, perMinute: number): Promise<WindowVerdict>
   /** Takes slot `slot` when fewer than `limit` run; its deadline is now + `ttlMs`. */
-  acquireSlot(tenant: string, slot: string, limit: number, ttlMs: number): Promise<SlotVerdict>
+  acquireSlot(
+    tenant: string,
+    slot: string,
+    limit: number,
+    ttlMs: number,
+    pool?: SlotPool,
+  ): Promise<SlotVerdict>
   /** Moves a held slot's deadline to now + `ttlMs`; false when it lapsed or was released. */
-  renewSlot(tenant: string, slot: string, ttlMs: number): Promise<boolean>
-  releaseSlot(tenant: string, slot: string): Promise<void>
+  renewSlot(tenant: string, slot: string, ttlMs: number, pool?: SlotPool): Promise<boolean>
+  releaseSlot(tenant: string, slot: string, pool?: SlotPool): Promise<void>
   /** Slots whose deadline has not passed. */
-  activeSlots(tenant: string): Promise<number>
+  activeSlots(tenant: string, pool?: SlotPool): Promise<number>
   /**
    * Holds a model call's estimate when today's usage plus the other calls' holds is below each
    * limit given (so a day ends at most one call's worth above its limit); the check and the

@@ -192,6 +192,27 @@ export function describeTenantLimiter(name: string, make: () => Promise<LimiterH
         expect((await h.limiter.acquireSlot(tenant, 'c', 2, ttl)).status).toBe('acquired')
       }))
 
+    it("counts followed streams' slots apart from turn slots, each with its own limit", () =>
+      withLimiter(async (h) => {
+        const tenant = freshTenant()
+        const ttl = 60_000
+        expect((await h.limiter.acquireSlot(tenant, 'turn', 1, ttl)).status).toBe('acquired')
+        // A full turn pool leaves the follows pool alone, and the other way round.
+        expect((await h.limiter.acquireSlot(tenant, 's1', 1, ttl, 'follows')).status).toBe(
+          'acquired',
+        )
+        expect((await h.limiter.acquireSlot(tenant, 's2', 1, ttl, 'follows')).status).toBe('full')
+        expect((await h.limiter.acquireSlot(tenant, 'turn2', 1, ttl)).status).toBe('full')
+        expect(await h.limiter.activeSlots(tenant)).toBe(1)
+        expect(await h.limiter.activeSlots(tenant, 'follows')).toBe(1)
+        // A release in one pool frees nothing in the other.
+        await h.limiter.releaseSlot(tenant, 's1')
+        expect(await h.limiter.activeSlots(tenant, 'follows')).toBe(1)
+        await h.limiter.releaseSlot(tenant, 's1', 'follows')
+        expect(await h.limiter.activeSlots(tenant, 'follows')).toBe(0)
+        expect(await h.limiter.activeSlots(tenant)).toBe(1)
+      }))
+
     it('lets a renewed slot outlive its first deadline and a slot nobody renews lapse', () =>
       withLimiter(async (h) => {
         const tenant = freshTenant()

@@ -58,6 +58,7 @@ describe('createDeps', () => {
     expect(deps.http).toEqual({
       limits: { maxBytes: 1024 * 1024 },
       follow: { maxMs: 300_000, pollMs: 1000 },
+      maxFollowedStreams: 64,
       replayGuard: { claim: expect.any(Function) },
       webhookReplayGuard: { claim: expect.any(Function), recorded: expect.any(Function) },
       webhookIdRetentionSeconds: 4 * 86_400,
