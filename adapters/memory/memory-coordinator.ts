@@ -30,7 +30,7 @@ import {
 import { randomIds } from '../../src/shared/random-ids.ts'
 import { systemClock } from '../../src/shared/system-clock.ts'
 import { idempotencyKey } from '../shared/idempotency-key.ts'
-import { MemoryActivityIndex } from './memory-activity-index.ts'
+import { MemoryPlaceHolds } from './memory-place-holds.ts'
 
 export interface MemoryCoordinatorOptions {
   clock?: Clock
@@ -51,7 +51,7 @@ interface Expiring<T> {
  * Every method runs synchronously between awaits, so each is atomic like a Lua script.
  * Web-standard only: also runs in workerd and Deno.
  */
-export class MemoryCoordinator extends MemoryActivityIndex implements Coordinator {
+export class MemoryCoordinator extends MemoryPlaceHolds implements Coordinator {
   readonly #clock: Clock
   readonly #ids: Ids
   readonly #tipTtlMs: number
@@ -65,7 +65,7 @@ export class MemoryCoordinator extends MemoryActivityIndex implements Coordinato
   #namespaceClaim: string | undefined
 
   constructor(options: MemoryCoordinatorOptions = {}) {
-    super()
+    super(options.clock ?? systemClock)
     this.#clock = options.clock ?? systemClock
     this.#ids = options.ids ?? randomIds
     this.#tipTtlMs = (options.tipTtlSeconds ?? DEFAULT_TIP_TTL_SECONDS) * 1000

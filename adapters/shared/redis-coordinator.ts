@@ -39,9 +39,9 @@ import {
 import * as scripts from './coordinator-redis-scripts.ts'
 import { idempotencyKey } from './idempotency-key.ts'
 import type { IoDeadline } from './io-deadline.ts'
-import { RedisActivityIndex } from './redis-activity-index.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
+import { RedisPlaceHolds } from './redis-place-holds.ts'
 
 /** What every Redis coordinator is configured with, whatever carries its commands. */
 export interface RedisCoordinatorSettings {
@@ -69,7 +69,7 @@ export interface RedisCoordinatorOptions<C extends RedisCommands> extends RedisC
  * their transport) can serve one database. Every script is safe to resend (under the deadline).
  */
 export class RedisCoordinator<C extends RedisCommands = RedisCommands>
-  extends RedisActivityIndex<C>
+  extends RedisPlaceHolds<C>
   implements Coordinator
 {
   readonly #ns: string
@@ -78,8 +78,9 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
   readonly #tipTtl: string
 
   constructor(options: RedisCoordinatorOptions<C>) {
-    super(options.commands, options.deadline, options.namespace ?? DEFAULT_REDIS_PREFIX)
-    this.#ns = options.namespace ?? DEFAULT_REDIS_PREFIX
+    const ns = options.namespace ?? DEFAULT_REDIS_PREFIX
+    super(options.commands, options.deadline, ns, options.clock ?? systemClock)
+    this.#ns = ns
     this.#ids = options.ids ?? randomIds
     this.#clock = options.clock ?? systemClock
     const tipTtl = options.tipTtlSeconds ?? DEFAULT_TIP_TTL_SECONDS

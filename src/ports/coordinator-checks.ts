@@ -71,3 +71,19 @@ export function copyIntent(intent: QueuedIntent): QueuedIntent {
     ...(intent.artifacts?.length ? { artifacts: intent.artifacts.map((a) => ({ ...a })) } : {}),
   }
 }
+
+const SCOPE = /^[A-Za-z0-9._:/-]{1,200}$/
+const HOLD_ID = /^[A-Za-z0-9._:/-]{1,200}$/
+
+/** The rules every PlaceBook adapter (place-holds.ts) enforces, before any I/O. */
+export function checkPlaceHold(scope: string, id?: string, ttlMs?: number): void {
+  if (!SCOPE.test(scope)) {
+    throw new TurnlineError('invalid_input', 'a place scope is 1–200 of A-Z a-z 0-9 . _ : / -')
+  }
+  if (id !== undefined && !HOLD_ID.test(id)) {
+    throw new TurnlineError('invalid_input', 'a place hold id is 1–200 of A-Z a-z 0-9 . _ : / -')
+  }
+  if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)) {
+    throw new TurnlineError('invalid_input', 'a place hold lives a positive number of ms')
+  }
+}

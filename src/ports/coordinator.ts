@@ -1,6 +1,7 @@
 import type { InputArtifactRef } from '../contract/turn-input-record.ts'
 import type { HeldRetryAfter } from '../shared/held-retry-after.ts'
 import type { ActivityIndex, ActivityTouch } from './activity-index.ts'
+import type { PlaceBook } from './place-holds.ts'
 
 /**
  * Coordinator: hot coordination state (Redis/Upstash in production). Never the only copy of
@@ -86,7 +87,7 @@ export type EnqueueIntentResult =
   | { status: 'accepted'; pending: number }
   | { status: 'full'; capacity: number }
 
-export interface Coordinator extends ActivityIndex {
+export interface Coordinator extends ActivityIndex, PlaceBook {
   beginTurn(request: BeginTurnRequest): Promise<BeginTurnResult>
   /** Extends a held lease; false when it was lost (expired and taken). */
   renewLease(lease: Lease, leaseMs: number): Promise<boolean>

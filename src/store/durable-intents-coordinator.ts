@@ -165,6 +165,9 @@ export class DurableIntentsCoordinator implements Coordinator {
   missingActivity: Coordinator['missingActivity'] = (...a) => this.#inner.missingActivity(...a)
   backfillActivity: Coordinator['backfillActivity'] = (...a) => this.#inner.backfillActivity(...a)
   dropActivity: Coordinator['dropActivity'] = (...a) => this.#inner.dropActivity(...a)
+  readPlaces: Coordinator['readPlaces'] = (...a) => this.#inner.readPlaces(...a)
+  holdPlace: Coordinator['holdPlace'] = (...a) => this.#inner.holdPlace(...a)
+  releasePlace: Coordinator['releasePlace'] = (...a) => this.#inner.releasePlace(...a)
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return this.#inner.claimOnce(key, ttlMs)
   }

@@ -7,9 +7,9 @@ import {
   type WorkRecord,
 } from '../contract/work-record.ts'
 import type { ObjectStore } from '../ports/object-store.ts'
-import { countKeys } from './count-keys.ts'
 import { toBytes } from './json-bytes.ts'
 import { listAll } from './list-all.ts'
+import { listKeys } from './list-keys.ts'
 import { assertSegment, assertTenant } from './session-ref.ts'
 
 /** A record as read, with the version a conditional rewrite needs. */
@@ -171,10 +171,10 @@ export class WorkQueue {
     await this.store.delete(this.key(at))
   }
 
-  /** How many records `tenant` has pending (waiting or running), counted as far as `upTo`. */
-  countPending(tenant: string, upTo: number): Promise<number> {
+  /** The records `tenant` has pending (waiting or running), `<session>/<work>.json`, as far as `upTo`. */
+  listPending(tenant: string, upTo: number): Promise<string[]> {
     assertTenant(tenant)
-    return countKeys(this.store, `${this.root}${tenant}/`, upTo)
+    return listKeys(this.store, `${this.root}${tenant}/`, upTo)
   }
 
   /**

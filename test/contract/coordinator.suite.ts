@@ -14,6 +14,7 @@ import type {
 import { describeCoordinatorActivity } from './coordinator-activity.suite.ts'
 import { describeCoordinatorClaims, EXPIRE_WAIT_MS, SHORT_MS } from './coordinator-claims.suite.ts'
 import { describeCoordinatorIntents } from './coordinator-intents.suite.ts'
+import { describeCoordinatorPlaces } from './coordinator-places.suite.ts'
 
 export interface CoordinatorFixture {
   coordinator: Coordinator
@@ -332,5 +333,6 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
     describeCoordinatorIntents(c)
     describeCoordinatorClaims(c, (ms) => f().advance(ms))
     describeCoordinatorActivity(c)
+    describeCoordinatorPlaces(c, (ms) => f().advance(ms))
   })
 }

@@ -25,17 +25,18 @@ import { stepTurn } from '../turn/step-turn.ts'
 import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
-import { assertPendingRoom } from './pending-room.ts'
+import { assertPendingRoom, withPendingPlace } from './pending-room.ts'
 import { queueResponse } from './queue-response.ts'
-import { execSessionIdOf, queueWork, workIdOf } from './queue-work.ts'
+import { execSessionIdOf, queueWork, serverKey, workIdOf } from './queue-work.ts'
 import { startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
 
 /**
  * The background side of SessionService (which extends it): recording, running, status. What a
- * request would add to the queue is refused first when its tenant has no room left
- * (assertPendingRoom, TURNLINE_MAX_PENDING_WORK); what the deployment records on its own is not.
+ * request would add to the queue takes a place under its tenant's TURNLINE_MAX_PENDING_WORK
+ * while it is recorded, or is refused (withPendingPlace); what the deployment records on its
+ * own is not.
  */
 export class BackgroundService extends AgentLayerService implements BackgroundApi {
   protected readonly work: WorkQueue
@@ -54,14 +55,16 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const ref = await this.locator.locate(tenant, sessionId)
     const manifest = await this.deps.sessions.manifest(ref)
     if (manifest.status === 'completed') throw completedError(ref)
-    await assertPendingRoom(this.deps, this.work, tenant)
-    return queueWork(this.deps, this.work, {
-      tenant,
-      sessionId,
-      idempotencyKey: options.idempotencyKey,
-      request,
-      source: 'turns',
-    })
+    const idempotencyKey = options.idempotencyKey ?? serverKey(this.deps)
+    const write = () =>
+      queueWork(this.deps, this.work, {
+        tenant,
+        sessionId,
+        idempotencyKey,
+        request,
+        source: 'turns',
+      })
+    return withPendingPlace(this.deps, this.work, tenant, write, { sessionId, idempotencyKey })
   }
 
   /**
@@ -79,33 +82,44 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         details: { field: 'prompt' },
       })
     }
-    await assertPendingRoom(this.deps, this.work, tenant)
-    const key = options.idempotencyKey
-    const derived = key === undefined ? undefined : await execSessionIdOf(key)
-    const { sessionId, existed } = await this.startOnce(tenant, config, derived)
-    if (existed) await this.assertRetriedConfig(tenant, sessionId, config)
-    const queued = await queueWork(this.deps, this.work, {
-      tenant,
-      sessionId,
-      idempotencyKey: key,
-      request: { input: prompt },
-      source: 'exec',
+    return withPendingPlace(this.deps, this.work, tenant, async () => {
+      const key = options.idempotencyKey
+      const derived = key === undefined ? undefined : await execSessionIdOf(key)
+      const { sessionId, existed } = await this.startOnce(tenant, config, derived)
+      if (existed) await this.assertRetriedConfig(tenant, sessionId, config)
+      const queued = await queueWork(this.deps, this.work, {
+        tenant,
+        sessionId,
+        idempotencyKey: key,
+        request: { input: prompt },
+        source: 'exec',
+      })
+      return { ...queued, duplicate: queued.duplicate || existed }
     })
-    return { ...queued, duplicate: queued.duplicate || existed }
   }
 
-  /** A webhook delivery: duplicate when its session or its record existed already. */
+  /**
+   * A webhook delivery: duplicate when its session or its record existed already. A redelivery
+   * whose session stands is known before the pending cap is asked, and never refused by it.
+   */
   async queueTrigger(tenant: string, request: QueuedTrigger): Promise<QueuedWork> {
-    await assertPendingRoom(this.deps, this.work, tenant)
-    const created = await deliverySession(this.deps, this.locator, tenant, request)
-    const queued = await queueWork(this.deps, this.work, {
-      tenant,
+    const queue = async () => {
+      const created = await deliverySession(this.deps, this.locator, tenant, request)
+      const queued = await queueWork(this.deps, this.work, {
+        tenant,
+        sessionId: request.sessionId,
+        idempotencyKey: await deliveryKey(request.deliveryId),
+        request: { input: request.input },
+        source: 'webhook',
+      })
+      return { ...queued, duplicate: queued.duplicate || !created }
+    }
+    if (await redelivered(this.locator, tenant, request)) return queue()
+    const record = {
       sessionId: request.sessionId,
       idempotencyKey: await deliveryKey(request.deliveryId),
-      request: { input: request.input },
-      source: 'webhook',
-    })
-    return { ...queued, duplicate: queued.duplicate || !created }
+    }
+    return withPendingPlace(this.deps, this.work, tenant, queue, record)
   }
 
   async queueLoopStep(
@@ -127,15 +141,17 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         return { work_id, session_id: sessionId, idempotency_key: key, duplicate: true }
       }
     }
-    await assertPendingRoom(this.deps, this.work, tenant)
-    return queueWork(this.deps, this.work, {
-      tenant,
-      sessionId,
-      idempotencyKey: key,
-      request: request.input === undefined ? {} : { input: request.input },
-      source: 'loops',
-      loopStep: { loop_id: loopId, step_index: loop.step_index },
-    })
+    const idempotencyKey = key ?? serverKey(this.deps)
+    const write = () =>
+      queueWork(this.deps, this.work, {
+        tenant,
+        sessionId,
+        idempotencyKey,
+        request: request.input === undefined ? {} : { input: request.input },
+        source: 'loops',
+        loopStep: { loop_id: loopId, step_index: loop.step_index },
+      })
+    return withPendingPlace(this.deps, this.work, tenant, write, { sessionId, idempotencyKey })
   }
 
   async runLoop(
@@ -143,8 +159,9 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     loopId: string,
     options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
   ) {
-    await assertPendingRoom(this.deps, this.work, tenant)
-    return startLoopRun(this.deps, this.work, tenant, loopId, options)
+    return withPendingPlace(this.deps, this.work, tenant, () =>
+      startLoopRun(this.deps, this.work, tenant, loopId, options),
+    )
   }
 
   /** With `autorun` the loop's run is background work: refused before the loop is created. */
@@ -161,9 +178,10 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return { ...fired, started: [...fired.started, ...revived] }
   }
 
-  async queueResponse(tenant: string, request: ResponseRunRequest) {
-    await assertPendingRoom(this.deps, this.work, tenant)
-    return queueResponse(this.deps, this.locator, this.work, tenant, request)
+  queueResponse(tenant: string, request: ResponseRunRequest) {
+    return withPendingPlace(this.deps, this.work, tenant, () =>
+      queueResponse(this.deps, this.locator, this.work, tenant, request),
+    )
   }
 
   runWork(at: WorkLocation) {
@@ -225,5 +243,22 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
       if (sessionId === undefined || !isTurnlineError(error, 'conflict')) throw error
       return { sessionId, existed: true }
     }
+  }
+}
+
+/**
+ * A delivery the route's replay guard saw before whose session stands: a redelivery, answered
+ * as a duplicate whatever the tenant's pending work (a run it recorded, or one it finishes).
+ */
+async function redelivered(locator: SessionLocator, tenant: string, request: QueuedTrigger) {
+  if (request.earlier === undefined) return false
+  if (request.earlier === 'recorded') return true
+  locator.forget(tenant, [request.sessionId])
+  try {
+    await locator.locate(tenant, request.sessionId)
+    return true
+  } catch (error) {
+    if (isTurnlineError(error, 'not_found')) return false
+    throw error
   }
 }

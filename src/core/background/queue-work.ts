@@ -30,8 +30,7 @@ export async function queueWork(
   queue: WorkQueue,
   input: WorkRequest,
 ): Promise<QueuedWork> {
-  // Keys the server makes contain a `/`, a namespace no caller's key can reach.
-  const key = input.idempotencyKey ?? `background/${deps.ids.uuid()}`
+  const key = input.idempotencyKey ?? serverKey(deps)
   const operation = input.loopStep ? 'loop_step' : 'turn'
   const call = await idempotentCall(key, operation, input.request)
   if (!call) throw new Error('unreachable: a background turn always has a key')
@@ -73,4 +72,9 @@ export async function execSessionIdOf(key: string): Promise<string> {
 /** The work id of a key: the first 32 hex characters of its SHA-256. */
 export async function workIdOf(key: string): Promise<string> {
   return (await sha256Hex(key)).slice(0, 32)
+}
+
+/** A key the server makes for a request without one: with a `/`, which no caller's key has. */
+export function serverKey(deps: Pick<ServiceDeps, 'ids'>): string {
+  return `background/${deps.ids.uuid()}`
 }

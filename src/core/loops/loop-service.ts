@@ -12,6 +12,7 @@ import { appendingStore } from '../../store/events-file-state.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { allMilestonesDone, newLedger, noteAdvance, noteStall } from '../artifacts/progress.ts'
 import { artifactStoreFor } from '../artifacts/workspace-artifacts.ts'
+import { type PlaceRequest, withPlace } from '../engine/place-admission.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig } from '../session/create-session.ts'
 import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
@@ -57,31 +58,50 @@ export async function createLoop(
     ...(request.schedule ? { schedule: { cron: request.schedule.cron } } : {}),
   }
   const store = new LoopStore(deps.sessions)
-  if (request.schedule) await assertScheduleRoom(deps, store, tenant)
-  // The schedule's entry first: a loop created after it is found; an entry without one is dropped.
-  if (request.schedule) await store.addScheduleEntry(tenant, loopId, now)
-  await store.create(tenant, state)
+  const write = async () => {
+    // The schedule's entry first: a loop created after it is found; an entry without one is dropped.
+    if (request.schedule) await store.addScheduleEntry(tenant, loopId, now)
+    await store.create(tenant, state)
+  }
+  const max = deps.defaults.tenantCaps?.scheduledLoops
+  if (request.schedule && max !== undefined) {
+    await withPlace(scheduleRoom(deps, store, tenant, loopId, max), write)
+  } else {
+    await write()
+  }
   return loopView(state)
 }
 
 /**
  * A tenant has at most TURNLINE_MAX_SCHEDULED_LOOPS scheduled loops (every schedule pass checks
- * each): a new one past them is 409 `conflict` naming the limit, nothing written. A completed or
- * failed loop's schedule entry goes when the next sweep checks it, a deleted workspace's loops'
- * at once. Two creations at once may both pass at the last place.
+ * each), counted exactly however many are created at once (withPlace): a new one past them is
+ * 409 `conflict` naming the limit, nothing written. A loop completed or failed gives up its
+ * place when it is saved so, a deleted workspace's loops theirs when it is deleted.
  */
-async function assertScheduleRoom(deps: ServiceDeps, store: LoopStore, tenant: string) {
-  const max = deps.defaults.tenantCaps?.scheduledLoops
-  if (max === undefined || (await store.countScheduleEntries(tenant, max)) < max) return
-  throw new TurnlineError(
-    'conflict',
-    `too many scheduled loops: a tenant may have ${max} (TURNLINE_MAX_SCHEDULED_LOOPS); complete ` +
-      'or fail one (its place frees at the next sweep), or create this loop without a schedule',
-    {
-      retryable: false,
-      details: { reason: 'scheduled_loops', limit: 'TURNLINE_MAX_SCHEDULED_LOOPS', max },
-    },
-  )
+function scheduleRoom(
+  deps: ServiceDeps,
+  store: LoopStore,
+  tenant: string,
+  loopId: string,
+  max: number,
+): PlaceRequest {
+  return {
+    book: deps.coordinator,
+    scope: `scheduled-loops/${tenant}`,
+    max,
+    stored: (upTo) => store.scheduledLoopIds(tenant, upTo),
+    id: loopId,
+    refused: () =>
+      new TurnlineError(
+        'conflict',
+        `too many scheduled loops: a tenant may have ${max} (TURNLINE_MAX_SCHEDULED_LOOPS); ` +
+          'complete, fail or delete one, or create this loop without a schedule',
+        {
+          retryable: false,
+          details: { reason: 'scheduled_loops', limit: 'TURNLINE_MAX_SCHEDULED_LOOPS', max },
+        },
+      ),
+  }
 }
 
 export async function getLoop(

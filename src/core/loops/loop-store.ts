@@ -8,9 +8,9 @@ import {
   serializeLoopState,
 } from '../../contract/loop-state.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
-import { countKeys } from '../../store/count-keys.ts'
 import { fromBytes, toBytes } from '../../store/json-bytes.ts'
 import { listAll } from '../../store/list-all.ts'
+import { listKeys } from '../../store/list-keys.ts'
 import { assertTenant } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
 
@@ -23,6 +23,7 @@ export interface StoredLoop {
   state: LoopRunState
   etag: string
   key: string
+  tenant: string
 }
 
 /** The deployment-wide folders that list loops: scheduled ones, ones with a run started. */
@@ -113,10 +114,11 @@ export class LoopStore {
     return this.entries('schedules')
   }
 
-  /** How many scheduled loops `tenant` has, counted as far as `upTo`. */
-  countScheduleEntries(tenant: string, upTo: number): Promise<number> {
+  /** The ids of `tenant`'s scheduled loops, listed as far as `upTo`. */
+  async scheduledLoopIds(tenant: string, upTo: number): Promise<string[]> {
     assertTenant(tenant)
-    return countKeys(this.objects, `${this.entriesRoot('schedules')}${tenant}/`, upTo)
+    const keys = await listKeys(this.objects, `${this.entriesRoot('schedules')}${tenant}/`, upTo)
+    return keys.map((key) => key.replace(/\.json$/, ''))
   }
 
   removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
@@ -203,7 +205,7 @@ export class LoopStore {
       ifNoneMatch: '*',
       contentType: 'application/json',
     })
-    return { state, etag, key }
+    return { state, etag, key, tenant }
   }
 
   async load(tenant: string, loopId: string): Promise<StoredLoop> {
@@ -222,21 +224,29 @@ export class LoopStore {
     const key = this.stateKey(tenant, workspace, loopId)
     const stored = await this.objects.get(key)
     if (!stored) throw new TurnlineError('not_found', `the state of loop ${loopId} is missing`)
-    return { state: parseLoopState(fromBytes(stored.body, key)), etag: stored.etag, key }
+    return { state: parseLoopState(fromBytes(stored.body, key)), etag: stored.etag, key, tenant }
   }
 
-  /** Replaces the state if it is still the version read; 409 conflict otherwise. */
+  /**
+   * Replaces the state if it is still the version read; 409 conflict otherwise. A scheduled loop
+   * saved completed or failed gives up its schedule entry then, so its place under
+   * TURNLINE_MAX_SCHEDULED_LOOPS frees at once (a crash before that leaves it to the next sweep).
+   */
   async save(loop: StoredLoop, state: LoopRunState): Promise<StoredLoop> {
+    let etag: string
     try {
-      const { etag } = await this.objects.put(loop.key, toBytes(serializeLoopState(state)), {
+      ;({ etag } = await this.objects.put(loop.key, toBytes(serializeLoopState(state)), {
         ifMatch: loop.etag,
         contentType: 'application/json',
-      })
-      return { state, etag, key: loop.key }
+      }))
     } catch (error) {
       if (!isTurnlineError(error, 'conflict', 'not_found')) throw error
       throw new TurnlineError('conflict', `loop ${state.loop_id} changed meanwhile; retry`)
     }
+    if (state.schedule && (state.status === 'completed' || state.status === 'failed')) {
+      await this.removeScheduleEntry(loop.tenant, state.loop_id)
+    }
+    return { state, etag, key: loop.key, tenant: loop.tenant }
   }
 }
 
