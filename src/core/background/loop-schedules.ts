@@ -16,6 +16,14 @@ export interface ScheduleSweep {
   skipped: number
 }
 
+/**
+ * How long a schedule entry whose loop is not there yet is left alone: `createLoop` writes the
+ * entry, then the loop's pointer and state, so a pass in between would drop a loop's schedule
+ * (it would never fire, and its place under TURNLINE_MAX_SCHEDULED_LOOPS would be counted free).
+ * Past it the entry is one a creation that died left, and goes.
+ */
+export const ENTRY_GRACE_MS = 5 * 60_000
+
 /** Tenants whose schedules one pass fires side by side. */
 const SCHEDULE_LANES = 8
 
@@ -79,6 +87,9 @@ async function fireOne(
     loop = await store.load(tenant, loopId)
   } catch (error) {
     if (!isTurnlineError(error, 'not_found')) throw error
+    // A loop is created after its entry: one younger than ENTRY_GRACE_MS may be on its way.
+    const writtenAt = await store.scheduleEntryWrittenAt(tenant, loopId)
+    if (writtenAt !== undefined && deps.clock.now() - writtenAt < ENTRY_GRACE_MS) return undefined
     await store.removeScheduleEntry(tenant, loopId)
     return undefined
   }

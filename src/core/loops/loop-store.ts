@@ -121,6 +121,22 @@ export class LoopStore {
     return keys.map((key) => key.replace(/\.json$/, ''))
   }
 
+  /** When `tenant`'s schedule entry of `loopId` was written (epoch ms); undefined: gone, unreadable. */
+  async scheduleEntryWrittenAt(tenant: string, loopId: string): Promise<number | undefined> {
+    assertTenant(tenant)
+    assertLoopId(loopId)
+    const stored = await this.objects.get(
+      `${this.entriesRoot('schedules')}${tenant}/${loopId}.json`,
+    )
+    if (!stored) return undefined
+    try {
+      const at = Date.parse(String(JSON.parse(fromBytes(stored.body, 'schedule entry')).created_at))
+      return Number.isFinite(at) ? at : undefined
+    } catch {
+      return undefined
+    }
+  }
+
   removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
     return this.removeEntry('schedules', tenant, loopId)
   }
