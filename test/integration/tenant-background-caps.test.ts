@@ -27,7 +27,7 @@ beforeAll(async () => {
     TURNLINE_API_KEYS: `${ACME}=acme,${OTHER}=other`,
     TURNLINE_MAX_SCHEDULED_LOOPS: String(MAX_SCHEDULED),
     TURNLINE_MAX_PENDING_WORK: String(MAX_PENDING),
-    // One place per tenant: a held turn keeps the tenant's other records pending.
+    // Two places: held at the model, a tenant's turns keep its records pending.
     TURNLINE_WORK_CONCURRENCY: '2',
     TURNLINE_WORK_SWEEP_MS: '200',
     TURNLINE_LOG: 'off',
@@ -79,7 +79,12 @@ describe('per-tenant caps on background work', () => {
     timeout: 120_000,
   }, async () => {
     const held = gate()
-    backends.mock.enqueue({ text: 'first, held', hold: held.promise })
+    // Every acme turn is held at the model (a lone tenant takes both places); the other's is not.
+    backends.mock.respond((request) =>
+      JSON.stringify(request.body).includes('other tenant turn')
+        ? { text: 'other tenant' }
+        : { text: 'acme, held', hold: held.promise },
+    )
     const async = { prefer: 'respond-async' }
     const locations: string[] = []
     for (let n = 0; n < MAX_PENDING; n++) {
@@ -106,17 +111,21 @@ describe('per-tenant caps on background work', () => {
       })
     }
     // Another tenant's work is counted apart: taken and run beside acme's held turn.
-    backends.mock.enqueue({ text: 'other tenant' })
     const otherId = (await other.call('POST', '/v1/sessions', {})).json().session_id as string
-    const theirs = await other.call('POST', `/v1/sessions/${otherId}/turns`, { input: 'x' }, async)
+    const theirs = await other.call(
+      'POST',
+      `/v1/sessions/${otherId}/turns`,
+      { input: 'other tenant turn' },
+      async,
+    )
     expect(theirs.status, theirs.text).toBe(202)
     await other.workState(theirs.headers.get('location') ?? '', 'done')
 
-    backends.mock.enqueue({ text: 'second' }, { text: 'third' }, { text: 'after the cap' })
     held.open()
     for (const location of locations) await acme.workState(location, 'done')
     const again = await acme.call('POST', `/v1/sessions/${id}/turns`, { input: 'now' }, async)
     expect(again.status, again.text).toBe(202)
     await acme.workState(again.headers.get('location') ?? '', 'done')
+    backends.mock.respond(undefined)
   })
 })
