@@ -56,9 +56,7 @@ export class ExecRegistry {
     private readonly onExit: ExitListener,
   ) {}
 
-  #state(scope: Scope) {
-    return new ExecStateFolder(this.root, scope.tenant, scope.sessionId)
-  }
+  #state = (scope: Scope) => new ExecStateFolder(this.root, scope.tenant, scope.sessionId)
 
   #key(scope: Scope, id: string) {
     return `${scope.tenant}/${scope.sessionId}/${id}`
@@ -131,9 +129,7 @@ export class ExecRegistry {
     const sandbox = scope.sandbox
     const id = `run-${randomBytes(12).toString('hex')}`
     const spoolPrivate = body.private_output === true
-    const spoolRel = spoolPrivate
-      ? `write_stdin_${id}.txt`
-      : `.vtcode/context/tool_outputs/write_stdin_${id}.txt`
+    const spoolRel = `${spoolPrivate ? '' : '.vtcode/context/tool_outputs/'}write_stdin_${id}.txt`
     const spool = spoolPrivate
       ? this.#state(scope).createPrivateSpool(spoolRel)
       : SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
@@ -265,6 +261,9 @@ export class ExecRegistry {
     this.#forgetLater(scope, id, session)
     return session
   }
+
+  /** Closed, its capture answered: a private spool goes (exec-state-folder.ts). */
+  closed = (scope: Scope, session: ExecSession) => this.#state(scope).closed(session)
 
   /**
    * Before a workspace is erased (workspace-eraser.ts): no start there until `reopen`; starts

@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, openSync, unlinkSync } from 'node:fs'
 import { mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as z from 'zod'
@@ -6,7 +6,7 @@ import { execInfoOf, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { ExecSession } from './exec-session.ts'
 import { SpoolFile } from './spool-file.ts'
 import type { OpenWorkspace } from './workspace-root.ts'
-import { FOLDER_FLAGS } from './workspace-walk.ts'
+import { at, FOLDER_FLAGS } from './workspace-walk.ts'
 
 /** The runner's own folder beside the workspaces (out of every command's reach). */
 export const STATE_FOLDER = '.runner-state'
@@ -15,7 +15,8 @@ export const STATE_FOLDER = '.runner-state'
  * `<root>/.runner-state/<tenant>/<session>`: the runner's bookkeeping of one workspace —
  * `requests/<request_id>.json` (a start's claim, create-exclusive), `exec/<id>.json` (each
  * command's record) and `spools/` (the output of commands started with `private_output`, which
- * no command reaches). Made on a workspace's first command; erased with the workspace.
+ * no command reaches; each removed when its command is closed). Made on a workspace's first
+ * command; erased with the workspace.
  */
 export class ExecStateFolder {
   readonly dir: string
@@ -45,6 +46,24 @@ export class ExecStateFolder {
     const spools = this.openSpools()
     try {
       return SpoolFile.create(spools, rel, undefined, () => this.openSpools())
+    } finally {
+      spools.close()
+    }
+  }
+
+  /**
+   * `/v1/exec/close` ended the command and answered its capture: a private spool is removed (it
+   * lies in no workspace, so it counts in no tenant's disk use). Its descriptor closes once the
+   * output has drained; later reads of it are refused (`not_found`). A workspace spool stays.
+   */
+  closed(session: ExecSession): void {
+    if (!session.info.spoolPrivate) return
+    session.forget()
+    const spools = this.openSpools()
+    try {
+      unlinkSync(at(spools.fd, session.info.spoolRel))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     } finally {
       spools.close()
     }

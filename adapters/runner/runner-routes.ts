@@ -86,6 +86,7 @@ export function runnerRoutes(
         const session = await registry.get(scope, body.exec_session_id)
         await session.kill()
         const output = session.capture(body.max_output_bytes)
+        registry.closed(scope, session)
         return captureBody(session, output, { attached: false, wallTimeMs: Date.now() - startedAt })
       }),
     ],

@@ -65,6 +65,8 @@ describe('command hooks through the runner', () => {
       last_assistant_message: 'could not write',
     })
     expect(files['stop-env.txt']?.trim()).toBe(`Stop ${session_id}`)
+    // Both hooks' answers were read: the runner removed their private spools.
+    expect(await privateSpools(fixture.root, session_id)).toEqual([])
   })
 })
 
@@ -159,4 +161,18 @@ async function findFiles(dir: string, names: string[]): Promise<Record<string, s
     }
   }
   return found
+}
+
+/** The files in the session's private spool folder (`.runner-state/…/<session>/spools/`). */
+async function privateSpools(root: string, sessionId: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises')
+  const state = join(root, '.runner-state')
+  const entries = await readdir(state, { recursive: true, withFileTypes: true })
+  const folders = entries.filter(
+    (e) => e.isDirectory() && e.name === 'spools' && e.parentPath.endsWith(`/${sessionId}`),
+  )
+  expect(folders).toHaveLength(1)
+  return entries
+    .filter((e) => e.parentPath === join(folders[0]?.parentPath ?? '', 'spools'))
+    .map((e) => e.name)
 }

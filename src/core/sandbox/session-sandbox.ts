@@ -1,7 +1,7 @@
 import { TurnlineError } from '../../contract/errors.ts'
-import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import type { HookCommandResult, HookCommandRunner } from '../../ports/hook-command-runner.ts'
 import type { SandboxPlacement } from '../../ports/sandbox-placement.ts'
-import type { SandboxRunner } from '../../ports/sandbox-runner.ts'
+import type { ExecSnapshot, SandboxRunner, SandboxScope } from '../../ports/sandbox-runner.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { SandboxConfig } from '../engine/service-deps.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
@@ -122,7 +122,7 @@ function commandHookRunner(
       maxOutputBytes: 64 * 1024,
     })
     if (!waited.ok) throw new Error(`hook command failed: ${waited.refusal.message}`)
-    const { state, output, totalOutputBytes } = waited.value
+    const { state } = waited.value
     if (state.status !== 'exited') {
       await runner.close(scope, session)
       throw new Error(
@@ -131,12 +131,32 @@ function commandHookRunner(
           : `hook timed out after ${timeoutMs} ms`,
       )
     }
-    const stdout = `${output.head}${output.tail}`
-    if (!spool || totalOutputBytes <= spool.inlineBytes || !waited.value.spool.complete) {
-      return { exitCode: state.exitCode, stdout, stderr: '' }
+    const complete = waited.value.spool.complete
+    try {
+      return await hookAnswer(runner, scope, session, waited.value, state.exitCode, spool)
+    } finally {
+      // The answer is read: the runner removes the private spool. Not while a process the hook
+      // left holds its output (a close would end it); a failed close leaves the file, no more.
+      if (complete) await runner.close(scope, session).catch(() => undefined)
     }
-    const kept = await keepSpool(runner, scope, session, totalOutputBytes, spool.keeping)
-    if (kept.kind !== 'artifact') throw new Error(`hook output not kept: ${kept.reason}`)
-    return { exitCode: state.exitCode, stdout, stderr: '', artifact: kept.artifact }
   }
+}
+
+/** An exited hook's answer: its capture, or its whole spool kept as an artifact when long. */
+async function hookAnswer(
+  runner: SandboxRunner,
+  scope: SandboxScope,
+  session: string,
+  waited: ExecSnapshot,
+  exitCode: number,
+  spool: SpoolKeeping | undefined,
+): Promise<HookCommandResult> {
+  const { output, totalOutputBytes } = waited
+  const stdout = `${output.head}${output.tail}`
+  if (!spool || totalOutputBytes <= spool.inlineBytes || !waited.spool.complete) {
+    return { exitCode, stdout, stderr: '' }
+  }
+  const kept = await keepSpool(runner, scope, session, totalOutputBytes, spool.keeping)
+  if (kept.kind !== 'artifact') throw new Error(`hook output not kept: ${kept.reason}`)
+  return { exitCode, stdout, stderr: '', artifact: kept.artifact }
 }
