@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
 import type { WorkLocation } from '../../src/contract/work-record.ts'
+import { ENTRY_GRACE_MS } from '../../src/core/background/entry-grace.ts'
 import { CallbackOutbox } from '../../src/core/callbacks/callback-outbox.ts'
 import { SessionService } from '../../src/core/session-service.ts'
 import type { ObjectStore } from '../../src/ports/object-store.ts'
@@ -195,7 +196,10 @@ describe('a loop run', () => {
       step_index: 2,
       run: { state: 'stopped', stop_reason: 'budget' },
     })
-    // The run stopped: the next sweep drops its entry, and has nothing to revive.
+    // The run stopped: a sweep drops its entry once it is past the grace, and revives nothing.
+    expect((await service.fireSchedules()).started).toEqual([])
+    expect((await store.list('.turnline/loop-runs/')).objects).toHaveLength(1)
+    await clock.advance(ENTRY_GRACE_MS)
     expect((await service.fireSchedules()).started).toEqual([])
     expect((await store.list('.turnline/loop-runs/')).objects).toEqual([])
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryCoordinator } from '../../adapters/memory/memory-coordinator.ts'
 import { MemoryObjectStore } from '../../adapters/memory/memory-object-store.ts'
-import { ENTRY_GRACE_MS } from '../../src/core/background/loop-schedules.ts'
+import { ENTRY_GRACE_MS } from '../../src/core/background/entry-grace.ts'
 import { LoopStore } from '../../src/core/loops/loop-store.ts'
 import { SessionStore } from '../../src/store/session-store.ts'
 import { gate } from '../support/gate.ts'

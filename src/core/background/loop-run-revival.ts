@@ -4,6 +4,7 @@ import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
+import { dropEntryPastGrace } from './entry-grace.ts'
 import { entriesForPass } from './pass-budget.ts'
 import { recordRunStep } from './run-loop.ts'
 
@@ -19,8 +20,9 @@ const entryTenant = (entry: { tenant: string }) => entry.tenant
  * Every run started leaves an entry under `.turnline/loop-runs/` before it is saved; the sweep
  * reads each such loop and, for a run still running whose loop has not moved for a lease,
  * records the step it is at (create-only: a record already there, the usual case, changes
- * nothing). An entry whose loop has no running run any more is dropped. Answers the records it
- * wrote, for the sweep to wake.
+ * nothing). An entry whose loop has no running run any more is dropped once it is older than
+ * ENTRY_GRACE_MS (the run may be on its way: the entry is written first); one whose loop is gone
+ * at once. Answers the records it wrote, for the sweep to wake.
  *
  * The entries are taken in turn by tenant, as the schedules are (inTenantTurns, up to
  * REVIVAL_LANES tenants side by side): a tenant with very many runs under way delays another
@@ -78,7 +80,8 @@ async function reviveOne(
     return undefined
   }
   if (state.run?.state !== 'running') {
-    await store.removeRunEntry(tenant, loopId)
+    // The entry is written before the run is saved: one younger than ENTRY_GRACE_MS may be its.
+    await dropEntryPastGrace(deps, store, 'loop-runs', tenant, loopId)
     return undefined
   }
   // A run that moved within a lease is between a step and the next one's record, or starting.

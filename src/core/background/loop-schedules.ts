@@ -5,6 +5,7 @@ import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { LoopStore } from '../loops/loop-store.ts'
+import { dropEntryPastGrace } from './entry-grace.ts'
 import { entriesForPass } from './pass-budget.ts'
 import { startLoopRun } from './run-loop.ts'
 
@@ -15,14 +16,6 @@ export interface ScheduleSweep {
   /** Slots that found their loop paused or a run still running: recorded, no run. */
   skipped: number
 }
-
-/**
- * How long a schedule entry whose loop is not there yet is left alone: `createLoop` writes the
- * entry, then the loop's pointer and state, so a pass in between would drop a loop's schedule
- * (it would never fire, and its place under TURNLINE_MAX_SCHEDULED_LOOPS would be counted free).
- * Past it the entry is one a creation that died left, and goes.
- */
-export const ENTRY_GRACE_MS = 5 * 60_000
 
 /** Tenants whose schedules one pass fires side by side. */
 const SCHEDULE_LANES = 8
@@ -88,9 +81,7 @@ async function fireOne(
   } catch (error) {
     if (!isTurnlineError(error, 'not_found')) throw error
     // A loop is created after its entry: one younger than ENTRY_GRACE_MS may be on its way.
-    const writtenAt = await store.scheduleEntryWrittenAt(tenant, loopId)
-    if (writtenAt !== undefined && deps.clock.now() - writtenAt < ENTRY_GRACE_MS) return undefined
-    await store.removeScheduleEntry(tenant, loopId)
+    await dropEntryPastGrace(deps, store, 'schedules', tenant, loopId)
     return undefined
   }
   const { state } = loop

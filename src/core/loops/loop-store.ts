@@ -61,10 +61,11 @@ export class LoopStore {
   }
 
   /**
-   * `<prefix>/.turnline/<kind>/<tenant>/<loop_id>.json`, create-only, so one listing of the
-   * deployment finds every such loop: `schedules`, a loop with a schedule (the cron itself is in
-   * the loop state); `loop-runs`, a loop whose run was started and may still be running (the run
-   * is in the loop state; the sweep drops the entry once it is not).
+   * `<prefix>/.turnline/<kind>/<tenant>/<loop_id>.json`, so one listing of the deployment finds
+   * every such loop: `schedules`, a loop with a schedule (create-only; the cron itself is in the
+   * loop state); `loop-runs`, a loop whose run was started and may still be running (the run is
+   * in the loop state; the sweep drops the entry once it is not), replaced at each start so its
+   * `created_at` is the newest run's, for the grace (entry-grace.ts).
    */
   private async addEntry(
     kind: LoopEntryKind,
@@ -80,7 +81,7 @@ export class LoopStore {
         `${this.entriesRoot(kind)}${tenant}/${loopId}.json`,
         toBytes(JSON.stringify(entry)),
         {
-          ifNoneMatch: '*',
+          ...(kind === 'schedules' ? { ifNoneMatch: '*' } : {}),
           contentType: 'application/json',
         },
       )
@@ -100,9 +101,27 @@ export class LoopStore {
     })
   }
 
-  private removeEntry(kind: LoopEntryKind, tenant: string, loopId: string): Promise<void> {
+  removeEntry(kind: LoopEntryKind, tenant: string, loopId: string): Promise<void> {
     assertLoopId(loopId)
     return this.objects.delete(`${this.entriesRoot(kind)}${tenant}/${loopId}.json`)
+  }
+
+  /** When `tenant`'s `kind` entry of `loopId` was written (epoch ms); undefined: gone, unreadable. */
+  async entryWrittenAt(
+    kind: LoopEntryKind,
+    tenant: string,
+    loopId: string,
+  ): Promise<number | undefined> {
+    assertTenant(tenant)
+    assertLoopId(loopId)
+    const stored = await this.objects.get(`${this.entriesRoot(kind)}${tenant}/${loopId}.json`)
+    if (!stored) return undefined
+    try {
+      const at = Date.parse(String(JSON.parse(fromBytes(stored.body, `${kind} entry`)).created_at))
+      return Number.isFinite(at) ? at : undefined
+    } catch {
+      return undefined
+    }
   }
 
   addScheduleEntry(tenant: string, loopId: string, now: string): Promise<void> {
@@ -119,22 +138,6 @@ export class LoopStore {
     assertTenant(tenant)
     const keys = await listKeys(this.objects, `${this.entriesRoot('schedules')}${tenant}/`, upTo)
     return keys.map((key) => key.replace(/\.json$/, ''))
-  }
-
-  /** When `tenant`'s schedule entry of `loopId` was written (epoch ms); undefined: gone, unreadable. */
-  async scheduleEntryWrittenAt(tenant: string, loopId: string): Promise<number | undefined> {
-    assertTenant(tenant)
-    assertLoopId(loopId)
-    const stored = await this.objects.get(
-      `${this.entriesRoot('schedules')}${tenant}/${loopId}.json`,
-    )
-    if (!stored) return undefined
-    try {
-      const at = Date.parse(String(JSON.parse(fromBytes(stored.body, 'schedule entry')).created_at))
-      return Number.isFinite(at) ? at : undefined
-    } catch {
-      return undefined
-    }
   }
 
   removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
