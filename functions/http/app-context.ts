@@ -30,6 +30,19 @@ export interface RouteContext {
   timeLeft?: RequestTimeLeft
 }
 
+/**
+ * The option that holds a turn run in the request to the platform's bound (Lambda's timeout):
+ * the turn pauses, open, before the invocation's time runs out. None where the platform has no
+ * bound.
+ */
+export function invocationTime(
+  ctx: RouteContext,
+  env: unknown,
+): { timeLeft?: () => number | undefined } {
+  const { timeLeft } = ctx
+  return timeLeft ? { timeLeft: () => timeLeft(env) } : {}
+}
+
 /** Hono environment of the app: the authenticated tenant is set on every /v1 request. */
 export type AppEnv = { Variables: { tenant: string } }
 

@@ -7,7 +7,7 @@ import { ExecRequestSchema } from '../../src/contract/route-bodies.ts'
 import { serializeEvent } from '../../src/contract/serialize.ts'
 import { ThreadEventSchema } from '../../src/contract/thread-event.ts'
 import { type LeftOpen, leftOpenMessage } from '../../src/contract/turn-left-open.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { acceptedWork, prefers, prefersAsync } from '../http/background-answer.ts'
 import { bareLine, NDJSON_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { errorResponse, mapError } from '../http/http-errors.ts'
@@ -71,13 +71,11 @@ export function execRoute(ctx: RouteContext): Hono<AppEnv> {
       let streamed = 0
       const key = headers['Idempotency-Key']
       const keepAlive = prefers(headers.Prefer, 'keep-alive')
-      const { timeLeft } = ctx
       return liveResponse({
         run: (push) =>
           ctx.api.exec(tenant, body, {
             ...(key === undefined ? {} : { idempotencyKey: key }),
-            // Lambda: the turn pauses, open, before the invocation's time runs out.
-            ...(timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}),
+            ...invocationTime(ctx, c.env),
             onEvent: (event, _seq, line) => {
               streamed += 1
               push(bareLine(event, line))

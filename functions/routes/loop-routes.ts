@@ -16,7 +16,7 @@ import {
   LoopIdParamsSchema,
   LoopWorkParamsSchema,
 } from '../../src/contract/route-params.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { acceptedLoopStep, prefersAsync } from '../http/background-answer.ts'
 import { acceptedLoopRun, requireWorker, wakeRun } from '../http/loop-run-answer.ts'
 import { headerParams, jsonBody, noQuery, pathParams } from '../openapi/declared-input.ts'
@@ -156,9 +156,7 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
         const queued = await ctx.api.queueLoopStep(tenant, loopId, body, options)
         return acceptedLoopStep(tenant, loopId, queued, ctx.background)
       }
-      const { timeLeft } = ctx
-      // Lambda: the step's turn pauses, open, before the invocation's time runs out.
-      const options = timeLeft && step ? { timeLeft: () => timeLeft(c.env) } : {}
+      const options = step ? invocationTime(ctx, c.env) : {}
       return c.json(await ctx.api.stepLoop(tenant, loopId, body, options))
     },
   )

@@ -14,7 +14,7 @@ import {
   ResponseIdParamsSchema,
 } from '../../src/contract/route-params.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { backgroundResponse, cancelResponse } from '../http/background-response.ts'
 import { SSE_TYPE, streamHeaders } from '../http/event-framing.ts'
 import { mapError } from '../http/http-errors.ts'
@@ -114,9 +114,7 @@ export function responsesRoute(ctx: RouteContext): Hono<AppEnv> {
       // A turn that waits on the client's function calls ends the response with them; one that
       // paused (before the platform's timeout, or for the quota) ends it `incomplete`.
       const ending = (result: ResponseRunResult) => view.ending(result)
-      const { timeLeft } = ctx
-      // Lambda: the turn pauses, open, before the invocation's time runs out.
-      const timed = timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}
+      const timed = invocationTime(ctx, c.env)
 
       if (!toStream) {
         const result = await ctx.api.respond(tenant, call, timed)

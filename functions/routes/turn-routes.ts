@@ -8,7 +8,12 @@ import { EmptyBodySchema } from '../../src/contract/route-bodies.ts'
 import { SessionIdParamsSchema } from '../../src/contract/route-params.ts'
 import { TurnResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { TurnOptions } from '../../src/core/session-api.ts'
-import type { AppContext, AppEnv, RouteContext } from '../http/app-context.ts'
+import {
+  type AppContext,
+  type AppEnv,
+  invocationTime,
+  type RouteContext,
+} from '../http/app-context.ts'
 import { acceptedWork, prefersAsync } from '../http/background-answer.ts'
 import {
   eventFrame,
@@ -75,13 +80,11 @@ export function turnRoutes(ctx: RouteContext): Hono<AppEnv> {
         const queued = await ctx.api.queueTurn(tenant, sessionId, body, options)
         return acceptedWork(tenant, queued, ctx.background)
       }
-      const { timeLeft } = ctx
       return respond(c, ctx, (options) =>
         ctx.api.stepTurn(tenant, sessionId, body, {
           ...options,
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-          // Lambda: the turn pauses, open, before the invocation's time runs out.
-          ...(timeLeft ? { timeLeft: () => timeLeft(c.env) } : {}),
+          ...invocationTime(ctx, c.env),
         }),
       )
     },

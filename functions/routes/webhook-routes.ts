@@ -10,7 +10,7 @@ import { verifyStandardWebhook } from '../../src/contract/standard-webhooks.ts'
 import { leftOpenMessage, pausedTurn } from '../../src/contract/turn-left-open.ts'
 import { WebhookRunResponseSchema } from '../../src/contract/turn-responses.ts'
 import type { WebhookConfig } from '../../src/contract/webhook-config.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { workStatusPath } from '../http/background-answer.ts'
 import { turnResponseJson } from '../http/event-framing.ts'
 import { jsonResponse } from '../http/json-response.ts'
@@ -141,12 +141,7 @@ export function webhookRoutes(
         location: workStatusPath(session_id, work_id),
       })
     }
-    const { timeLeft } = ctx
-    const ran = await ctx.api.trigger(hook.tenant, {
-      ...request,
-      // Lambda: the turn pauses, open, before the invocation's time runs out.
-      ...(timeLeft ? { timeLeft: () => timeLeft(env) } : {}),
-    })
+    const ran = await ctx.api.trigger(hook.tenant, { ...request, ...invocationTime(ctx, env) })
     if (pausedTurn(ran.turn)) throw pausedDelivery(ran.session_id, ran.turn.warnings ?? [])
     const text = `{"session_id":${JSON.stringify(ran.session_id)},"duplicate":${ran.duplicate},"turn":${turnResponseJson(ran.turn)}}`
     return jsonResponse(text)
