@@ -56,7 +56,13 @@ export async function execCommand(argv: string[], io: Io): Promise<ExitCode> {
       writeStdout: (text) => io.stdout.write(toStdout(text)),
     })
     let interrupted = false
-    const driver = new SessionDriver(client, output, progress, () => interrupted)
+    const driver = new SessionDriver(
+      client,
+      output,
+      progress,
+      () => interrupted,
+      options.busyTimeoutMs,
+    )
 
     const { sessionId, lastSeq, limits } = await openSession(connection, options, schema, progress)
     output.follow(sessionId, lastSeq)

@@ -8,6 +8,8 @@ export interface ExecOptions {
   outputSchema?: string
   maxTurns?: number
   maxBudgetUsd?: number
+  /** `--busy-timeout SECONDS`: how long a step waits on a session another request keeps busy. */
+  busyTimeoutMs?: number
   model?: string
   workspace?: string
   /** `--cd DIR` / `-C DIR`: the folder the agent works in (embedded engine; default: the current one). */
@@ -49,6 +51,9 @@ export function parseExecOptions(argv: string[]): ExecOptions {
   }
   if (values['max-budget-usd'] !== undefined) {
     options.maxBudgetUsd = positiveNumber('--max-budget-usd', values['max-budget-usd'])
+  }
+  if (values['busy-timeout'] !== undefined) {
+    options.busyTimeoutMs = seconds('--busy-timeout', values['busy-timeout'])
   }
   const args = [...positionals]
   if (args[0] === 'resume') {
@@ -98,6 +103,7 @@ function parse(argv: string[]) {
       'output-schema': { type: 'string' },
       'max-turns': { type: 'string' },
       'max-budget-usd': { type: 'string' },
+      'busy-timeout': { type: 'string' },
       model: { type: 'string', short: 'm' },
       workspace: { type: 'string' },
       cd: { type: 'string', short: 'C' },
@@ -134,6 +140,15 @@ function positiveNumber(flag: string, text: string): number {
     )
   }
   return value
+}
+
+/** Seconds, 0 (do not wait) to a day, as milliseconds. */
+function seconds(flag: string, text: string): number {
+  const value = Number(text)
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 86_400) {
+    throw new CliError(`turnline exec: ${flag}: seconds from 0 to 86400, not ${text}`, EXIT.usage)
+  }
+  return Math.round(value * 1000)
 }
 
 function flagOf(key: string): string {

@@ -4,6 +4,7 @@ import type { TurnRequest } from '../client/requests.ts'
 import type { TurnlineClient } from '../client/turnline-client.ts'
 import { type TurnStatus, turnEvents } from '../client/types.ts'
 import type { LimitsChange } from '../src/contract/api.ts'
+import { CliError, EXIT } from './exit-codes.ts'
 import type { Progress } from './progress.ts'
 import type { RunOutput } from './run-output.ts'
 
@@ -14,13 +15,16 @@ const FIRST_WAIT_PAUSE_MS = 500
 const MAX_WAIT_PAUSE_MS = 5000
 /** Cancel requests before giving up on a turn that does not stop (about a minute). */
 const CANCEL_ATTEMPTS = 120
+/** How long a step waits on a session another request keeps busy (`--busy-timeout`): 10 minutes. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 600_000
 
 /**
  * Steps one session the way a person at a terminal would: one turn with the prompt, then — while
  * the turn answers `waiting` (a sandbox command outlived one invocation) — further turns without
  * input that continue it, until the turn ends. A busy session (another invocation continues it,
  * e.g. the runner's exit callback on a server) is asked again after its Retry-After, showing
- * whatever that invocation committed meanwhile.
+ * whatever that invocation committed meanwhile, for at most `busyTimeoutMs` in a row: past it
+ * the step fails with a CliError (exit 7) naming the session and `--busy-timeout`.
  */
 export class SessionDriver {
   constructor(
@@ -28,6 +32,7 @@ export class SessionDriver {
     private readonly output: RunOutput,
     private readonly progress: Progress | undefined,
     private readonly stopped: () => boolean,
+    private readonly busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS,
   ) {}
 
   /** Runs the turn to its end (not `waiting`); answers how it ended. */
@@ -94,6 +99,7 @@ export class SessionDriver {
   private async step(sessionId: string, body: TurnRequest): Promise<TurnStatus> {
     // One key per step: a retry after session_busy cannot run the same turn twice.
     const key = `turnline-cli-${randomUUID()}`
+    let busySince: number | undefined
     for (;;) {
       try {
         const answer = await this.client.stepTurn(sessionId, body, {
@@ -106,7 +112,15 @@ export class SessionDriver {
       } catch (error) {
         if (!(error instanceof TurnlineApiError)) throw error
         if (error.code === 'session_busy') {
-          const ms = Math.min((error.retryAfterSeconds ?? 1) * 1000, MAX_BUSY_WAIT_MS)
+          if (busySince === undefined) {
+            busySince = Date.now()
+            this.progress?.note(
+              `session ${sessionId} is busy: another request runs a turn on it; waiting up to ${this.busyTimeoutMs / 1000} s (--busy-timeout)`,
+            )
+          }
+          const left = busySince + this.busyTimeoutMs - Date.now()
+          if (left <= 0) throw busyTooLong(sessionId, this.busyTimeoutMs)
+          const ms = Math.min((error.retryAfterSeconds ?? 1) * 1000, MAX_BUSY_WAIT_MS, left)
           await new Promise((resolve) => setTimeout(resolve, Math.max(ms, 200)))
           await this.output.catchUp()
           if (this.output.lastTurnEnd === 'terminal') return 'terminal'
@@ -126,4 +140,11 @@ export class SessionDriver {
       }
     }
   }
+}
+
+function busyTooLong(sessionId: string, busyTimeoutMs: number): CliError {
+  return new CliError(
+    `turnline exec: session ${sessionId} is still busy after ${busyTimeoutMs / 1000} s: another request runs a turn on it. Run \`turnline exec resume ${sessionId}\` once that turn ended, or wait longer with --busy-timeout SECONDS`,
+    EXIT.unavailable,
+  )
 }

@@ -48,6 +48,8 @@ Options:
                             strict structured output; checked here: exit 6 on a mismatch)
   --max-turns N             stop after N model requests (exit 3)
   --max-budget-usd X        stop once the estimated cost exceeds X dollars (exit 4)
+  --busy-timeout SECONDS    how long to wait on a session another request keeps busy
+                            (default 600; past it: exit 7, naming the session)
   -m, --model NAME          the model (default: TURNLINE_MODEL on the server or here)
   --workspace NAME          the session's workspace (default: default)
   -C, --cd DIR              the folder the agent works in and may change (default: the current

@@ -84,20 +84,38 @@ export class TurnlineProtocolError extends Error {
   }
 }
 
+/** What a TurnlineAnswerTooLargeError names besides its bound. */
+export interface AnswerTooLargeDetails {
+  /** The answer's size in bytes, when it said it (Content-Length) before it was read. */
+  size?: number | undefined
+  /** What was read: `the answer` by default, `output artifact out_…`, `an events page`. */
+  what?: string | undefined
+  /** The option that sets the bound (default: the client's `maxAnswerBytes`). */
+  option?: string | undefined
+  /** How to read it anyway (a streamed read that holds nothing whole). */
+  hint?: string | undefined
+}
+
 /**
- * A whole answer (a JSON body) past the client's `maxAnswerBytes`: the rest was not read, so a
- * broken or hostile server cannot grow the client's memory without end.
+ * A whole answer (a JSON body, an events page, an output artifact read into memory) past its
+ * bound, by default the client's `maxAnswerBytes`: the rest was not read, so a broken or hostile
+ * server cannot grow the client's memory without end. `size` is the answer's size when it said
+ * it before it was read.
  */
 export class TurnlineAnswerTooLargeError extends TurnlineProtocolError {
   override readonly name: string = 'TurnlineAnswerTooLargeError'
+  readonly size: number | undefined
   constructor(
     readonly maxBytes: number,
     status: number,
+    details: AnswerTooLargeDetails = {},
   ) {
-    super(
-      `the answer passed the client's maxAnswerBytes (${maxBytes} bytes); the rest was not read`,
-      status,
-    )
+    const what = details.what ?? 'the answer'
+    const option = details.option ?? "the client's maxAnswerBytes"
+    const told = details.size === undefined ? 'passed' : `holds ${details.size} bytes, past`
+    const hint = details.hint === undefined ? '' : `; ${details.hint}`
+    super(`${what} ${told} ${option} (${maxBytes} bytes); the rest was not read${hint}`, status)
+    this.size = details.size
   }
 }
 

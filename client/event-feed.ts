@@ -2,6 +2,7 @@ import { parseEventLine } from '../src/contract/serialize.ts'
 import type { ParsedThreadEvent } from '../src/contract/thread-event.ts'
 import { EventFeedLineSchema, SessionSummarySchema } from '../src/contract/wire-responses.ts'
 import { abortableSleep } from '../src/shared/abortable-sleep.ts'
+import { boundedBody, declaredLength, positiveBytes } from './answer-bound.ts'
 import {
   apiErrorOf,
   causeOf,
@@ -37,27 +38,57 @@ export interface EventPage {
 
 const path = (sessionId: string) => `/v1/sessions/${encodeURIComponent(sessionId)}/events`
 
+/** The most events a page may hold when none was asked: the contract's largest `limit`. */
+export const MAX_PAGE_EVENTS = 5000
+
 /**
  * One page of the NDJSON events feed: events with seq > `after`, at most `limit`. The server
  * sends a page at once (no keep-alives): a silence past `idleMs`, its head included, fails it as
- * a dropped connection.
+ * a dropped connection. What a page holds is bounded: more lines than `limit` (or
+ * {@link MAX_PAGE_EVENTS}) fail it with a TurnlineProtocolError, more bytes than `maxBytes` with a
+ * TurnlineAnswerTooLargeError; the rest is not read either way.
  */
 export async function readEventPage(
   transport: Transport,
   sessionId: string,
-  options: { after?: number; limit?: number; signal?: AbortSignal | undefined; idleMs: number },
+  options: {
+    after?: number
+    limit?: number
+    signal?: AbortSignal | undefined
+    idleMs: number
+    maxBytes?: number | undefined
+  },
 ): Promise<EventPage> {
+  const maxBytes = positiveBytes('maxBytes', options.maxBytes ?? transport.maxAnswerBytes)
   const response = await transport.send('GET', path(sessionId), {
     query: { after: options.after, limit: options.limit },
     headers: { accept: 'application/x-ndjson' },
     signal: options.signal,
     headTimeoutMs: options.idleMs,
   })
+  const maxLines = options.limit ?? MAX_PAGE_EVENTS
+  const body = await boundedBody(
+    response.body,
+    response.status,
+    maxBytes,
+    declaredLength(response),
+    {
+      what: 'an events page',
+      ...(options.maxBytes === undefined ? {} : { option: 'maxBytes' }),
+      hint: 'ask for fewer events a page (limit)',
+    },
+  )
   const events: SeqEvent[] = []
-  if (response.body) {
+  if (body) {
     try {
-      for await (const line of lines(response.body, { idleMs: options.idleMs })) {
+      for await (const line of lines(body, { idleMs: options.idleMs })) {
         if (line.trim() === '') continue
+        if (events.length >= maxLines) {
+          throw new TurnlineProtocolError(
+            `an events page passed the ${maxLines} events asked for; the rest was not read`,
+            response.status,
+          )
+        }
         const { seq, event } = parseJson(EventFeedLineSchema, line, response.status)
         events.push({ seq, id: String(seq), event })
       }

@@ -1,5 +1,11 @@
 import { KeptOutputListSchema } from '../src/contract/wire-responses.ts'
-import { TurnlineProtocolError } from './errors.ts'
+import { boundedBody, declaredLength, positiveBytes } from './answer-bound.ts'
+import {
+  causeOf,
+  TurnlineAnswerTooLargeError,
+  TurnlineConnectionError,
+  TurnlineProtocolError,
+} from './errors.ts'
 import type { CallOptions, TurnsQuery } from './requests.ts'
 import type { Transport } from './transport.ts'
 import type { KeptOutputList } from './types.ts'
@@ -82,7 +88,7 @@ export class OutputArtifactsClient {
     })
     if (!response.body)
       throw new TurnlineProtocolError('an output artifact answered no body', response.status)
-    const length = Number(response.headers.get('content-length'))
+    const length = declaredLength(response)
     const ranged = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.headers.get('content-range') ?? '')
     if (response.status === 206 && ranged) {
       return {
@@ -92,7 +98,7 @@ export class OutputArtifactsClient {
         size: Number(ranged[3]),
       }
     }
-    if (response.status !== 200 || !Number.isInteger(length)) {
+    if (response.status !== 200 || length === undefined) {
       await response.body.cancel()
       throw new TurnlineProtocolError(
         `an output artifact answered ${response.status} without its size`,
@@ -102,13 +108,33 @@ export class OutputArtifactsClient {
     return { body: response.body, start: 0, end: length, size: length }
   }
 
-  /** The artifact's bytes, whole or one range, in memory: for ranges and small artifacts. */
+  /**
+   * The artifact's bytes, whole or one range, in memory: for ranges and small artifacts. At most
+   * `maxBytes` (default: the client's `maxAnswerBytes`): a larger one fails with a
+   * TurnlineAnswerTooLargeError naming its size, its bytes not read; {@link open} streams it.
+   */
   async bytes(
     sessionId: string,
     artifactId: string,
-    options: CallOptions & { range?: ByteRange } = {},
+    options: CallOptions & { range?: ByteRange; maxBytes?: number } = {},
   ): Promise<Uint8Array> {
+    const maxBytes = positiveBytes('maxBytes', options.maxBytes ?? this.transport.maxAnswerBytes)
     const opened = await this.open(sessionId, artifactId, options)
-    return new Uint8Array(await new Response(opened.body).arrayBuffer())
+    const body = await boundedBody(opened.body, 200, maxBytes, opened.end - opened.start, {
+      what: `output artifact ${artifactId}`,
+      option: options.maxBytes === undefined ? "the client's maxAnswerBytes" : 'maxBytes',
+      hint: 'outputs.open streams it',
+    })
+    try {
+      return new Uint8Array(await new Response(body).arrayBuffer())
+    } catch (error) {
+      if (error instanceof TurnlineAnswerTooLargeError) throw error
+      options.signal?.throwIfAborted()
+      throw new TurnlineConnectionError(
+        `the connection broke while reading output artifact ${artifactId}: ${causeOf(error)}`,
+        undefined,
+        { cause: error },
+      )
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type * as z from 'zod'
+import { byteCount, declaredLength, positiveBytes, refuseDeclared } from './answer-bound.ts'
 import {
   apiErrorOf,
   causeOf,
@@ -81,11 +82,10 @@ export class Transport {
     // Bound: a browser's fetch called as a method of another object throws "Illegal invocation".
     this.fetcher = options.fetch ?? ((request) => globalThis.fetch(request))
     this.headers = options.headers ?? {}
-    const max = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new TypeError(`maxAnswerBytes must be a positive integer: ${max}`)
-    }
-    this.maxAnswerBytes = max
+    this.maxAnswerBytes = positiveBytes(
+      'maxAnswerBytes',
+      options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+    )
   }
 
   url(path: string, query: RequestOptions['query'] = {}): string {
@@ -198,23 +198,17 @@ export async function readText(
   maxBytes: number,
   options: RequestOptions = {},
 ): Promise<string> {
-  const tooLarge = () => new TurnlineAnswerTooLargeError(maxBytes, response.status)
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN)
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {})
-    throw tooLarge()
-  }
+  await refuseDeclared(response.body, response.status, maxBytes, declaredLength(response))
   if (!response.body) return ''
+  const count = byteCount(response.status, maxBytes)
   const decoder = new TextDecoder()
   const reader = response.body.getReader()
   const pieces: string[] = []
-  let read = 0
   try {
     for (;;) {
       const { value, done } = await reader.read()
       if (done) break
-      read += value.length
-      if (read > maxBytes) throw tooLarge()
+      count(value)
       pieces.push(decoder.decode(value, { stream: true }))
     }
     pieces.push(decoder.decode())

@@ -60,15 +60,18 @@ export class TurnlineClient extends TurnCalls {
   /**
    * `GET …/events` (NDJSON): one page of events with seq > `after`. The server sends a page at
    * once: one that sends nothing for `idleTimeoutMs` (default 60 s), its head included, fails
-   * with a TurnlineConnectionError.
+   * with a TurnlineConnectionError. A page of more events than `limit` (default: at most 5000)
+   * fails with a TurnlineProtocolError, one past `maxBytes` (default: the client's
+   * `maxAnswerBytes`) with a TurnlineAnswerTooLargeError.
    */
   readEvents(
     id: string,
     query: { after?: number; limit?: number } = {},
-    options: CallOptions & { idleTimeoutMs?: number } = {},
+    options: CallOptions & { idleTimeoutMs?: number; maxBytes?: number } = {},
   ): Promise<EventPage> {
     const idleMs = options.idleTimeoutMs ?? retryPolicy().idleTimeoutMs
-    return readEventPage(this.transport, id, { ...query, signal: options.signal, idleMs })
+    const { signal, maxBytes } = options
+    return readEventPage(this.transport, id, { ...query, signal, idleMs, maxBytes })
   }
 
   /**

@@ -122,3 +122,66 @@ describe('a stream that goes silent', () => {
     expect(seen.filter(pageGet).length).toBeGreaterThanOrEqual(2)
   }, 30_000)
 })
+
+describe('an events page past its bounds', () => {
+  const ndjson = { 'content-type': 'application/x-ndjson' }
+  const event = { type: 'thread.started', thread_id: 't' }
+  const line = `${JSON.stringify({ seq: 0, schema_version: '0.11.0', event })}\n`
+
+  it('fails once it holds more events than asked for, the rest not read', async () => {
+    const { client } = await harness.through(pageGet, endless(200, ndjson, '', line))
+    const error = await client.readEvents('some-session', { limit: 10 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TurnlineProtocolError)
+    expect(String(error)).toMatch(/passed the 10 events asked for/)
+  }, 30_000)
+
+  it('fails past maxBytes (the client’s maxAnswerBytes by default), the rest not read', async () => {
+    // Lines of spaces: no event, no line past its cap, bytes without end.
+    const blank = `${' '.repeat(1000)}\n`
+    for (const [options, call] of [
+      [{ maxAnswerBytes: MAX }, {}],
+      [{}, { maxBytes: MAX }],
+    ] as const) {
+      const { client } = await harness.through(pageGet, endless(200, ndjson, '', blank), options)
+      const error = await client.readEvents('some-session', {}, call).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TurnlineAnswerTooLargeError)
+      expect(error).toMatchObject({ maxBytes: MAX })
+      expect(String(error)).toMatch(/an events page passed/)
+    }
+    // events() reads its pages under the client's bound, and does not read one again.
+    const { client, seen } = await harness.through(pageGet, endless(200, ndjson, '', blank), {
+      maxAnswerBytes: MAX,
+    })
+    const error = await collect(client.events('some-session')).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TurnlineAnswerTooLargeError)
+    expect(seen.filter(pageGet)).toHaveLength(1)
+  }, 30_000)
+})
+
+describe('outputs.bytes of an artifact past its bound', () => {
+  it('fails naming its size, its bytes not read; a range, maxBytes and open read it', async () => {
+    const { session_id: id } = await harness.direct.createSession()
+    await harness.direct.stepTurn(id, { input: 'run `seq 1 100000`' })
+    const [kept] = (await harness.direct.outputs.list(id)).outputs
+    if (!kept) throw new Error('the command output was not kept as an artifact')
+    expect(kept.size).toBeGreaterThan(4096)
+    const client = new TurnlineClient({ baseUrl: harness.url, maxAnswerBytes: 4096 })
+    const error = await client.outputs.bytes(id, kept.artifact_id).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TurnlineAnswerTooLargeError)
+    expect(error).toMatchObject({ maxBytes: 4096, size: kept.size })
+    expect(String(error)).toContain(`holds ${kept.size} bytes`)
+    expect(String(error)).toContain('outputs.open')
+    const tooSmall = await client.outputs
+      .bytes(id, kept.artifact_id, { maxBytes: 100 })
+      .catch((e: unknown) => e)
+    expect(tooSmall).toMatchObject({ maxBytes: 100, size: kept.size })
+
+    const range = { start: 0, end: 4096 }
+    expect(await client.outputs.bytes(id, kept.artifact_id, { range })).toHaveLength(4096)
+    const whole = await client.outputs.bytes(id, kept.artifact_id, { maxBytes: kept.size })
+    expect(whole).toHaveLength(kept.size)
+    const opened = await client.outputs.open(id, kept.artifact_id)
+    const streamed = new Uint8Array(await new Response(opened.body).arrayBuffer())
+    expect(streamed).toEqual(whole)
+  }, 60_000)
+})

@@ -18,6 +18,8 @@ import { type ServerProcess, startServerProcess } from './server-process.ts'
  */
 export interface HostileHarness {
   readonly direct: TurnlineClient
+  /** The server's own address. */
+  readonly url: string
   /** A client through a front that does `act` to the first request `matches` picks. */
   through(
     matches: (request: SeenRequest) => boolean,
@@ -52,6 +54,10 @@ export function hostileHarness(env: Record<string, string> = {}): HostileHarness
   })
 
   return {
+    get url() {
+      if (!server) throw new Error('the server is not started yet')
+      return server.url
+    },
     get direct() {
       if (!direct) throw new Error('the server is not started yet')
       return direct

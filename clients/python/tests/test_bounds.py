@@ -103,3 +103,63 @@ def test_a_silent_events_page_is_read_again_async(server_url: str, hostile) -> N
 
     assert asyncio.run(run()) == log
     assert len([seen for seen in front.seen if page_get(seen)]) >= 2
+
+
+NDJSON = {"content-type": "application/x-ndjson"}
+FEED_LINE = '{"seq":0,"schema_version":"0.11.0","event":{"type":"thread.started","thread_id":"t"}}\n'
+BLANK_LINE = " " * 1000 + "\n"
+
+
+def test_an_events_page_with_more_events_than_asked_for_fails(server_url: str, hostile) -> None:
+    front = hostile(page_get, endless(200, NDJSON, "", FEED_LINE))
+    with TurnlineClient(front.url) as client:
+        with pytest.raises(TurnlineProtocolError, match="passed the 10 events asked for"):
+            client.read_events("some-session", limit=10)
+
+
+def test_an_events_page_past_its_bytes_fails(server_url: str, hostile) -> None:
+    # Lines of spaces: no event, no line past its cap, bytes without end.
+    for options, call in (({"max_answer_bytes": MAX}, {}), ({}, {"max_bytes": MAX})):
+        front = hostile(page_get, endless(200, NDJSON, "", BLANK_LINE))
+        with TurnlineClient(front.url, **options) as client:
+            with pytest.raises(TurnlineAnswerTooLargeError, match="an events page passed") as raised:
+                client.read_events("some-session", **call)
+            assert raised.value.max_bytes == MAX
+
+    front = hostile(page_get, endless(200, NDJSON, "", BLANK_LINE))
+
+    async def run() -> None:
+        async with AsyncTurnlineClient(front.url, max_answer_bytes=MAX) as client:
+            with pytest.raises(TurnlineAnswerTooLargeError):
+                [item async for item in client.events("some-session")]
+
+    asyncio.run(run())
+    assert len([seen for seen in front.seen if page_get(seen)]) == 1  # not read again
+
+
+def test_read_output_artifact_past_its_bound_names_its_size(server_url: str) -> None:
+    with TurnlineClient(server_url) as direct:
+        sid = direct.create_session()["session_id"]
+        direct.step_turn(sid, "run `seq 1 100000`")
+        kept = direct.kept_outputs(sid)["outputs"][0]
+    size, artifact = kept["size"], kept["artifact_id"]
+    assert size > 4096
+    with TurnlineClient(server_url, max_answer_bytes=4096) as client:
+        with pytest.raises(TurnlineAnswerTooLargeError, match=f"holds {size} bytes") as raised:
+            client.read_output_artifact(sid, artifact)
+        assert (raised.value.max_bytes, raised.value.size) == (4096, size)
+        assert "output_artifact streams it" in str(raised.value)
+        with pytest.raises(TurnlineAnswerTooLargeError, match="max_bytes"):
+            client.read_output_artifact(sid, artifact, max_bytes=100)
+        assert len(client.read_output_artifact(sid, artifact, start=0, end=4096)) == 4096
+        whole = client.read_output_artifact(sid, artifact, max_bytes=size)
+        assert len(whole) == size
+        assert b"".join(client.output_artifact(sid, artifact)) == whole
+
+    async def run() -> None:
+        async with AsyncTurnlineClient(server_url, max_answer_bytes=4096) as client:
+            with pytest.raises(TurnlineAnswerTooLargeError):
+                await client.read_output_artifact(sid, artifact)
+            assert await client.read_output_artifact(sid, artifact, max_bytes=size) == whole
+
+    asyncio.run(run())

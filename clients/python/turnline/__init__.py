@@ -5,7 +5,9 @@ The same flow, methods and error codes as the TypeScript client (``turnline/clie
 
 from ._input import InputImagePart, InputPart, InputTextPart, TurnInput
 from ._protocol import RetryPolicy, SeqEvent, turn_events
+from ._responses import running_response_of
 from .async_client import AsyncTurnlineClient, AsyncTurnStream
+from .async_responses import AsyncResponses
 from .client import TurnlineClient, TurnStream
 from .errors import (
     ERROR_CODES,
@@ -16,8 +18,10 @@ from .errors import (
     TurnlineError,
     TurnlineProtocolError,
 )
+from .responses import Responses
 
 __all__ = [
+    "AsyncResponses",
     "AsyncTurnStream",
     "AsyncTurnlineClient",
     "ERROR_CODES",
@@ -25,6 +29,7 @@ __all__ = [
     "InputImagePart",
     "InputPart",
     "InputTextPart",
+    "Responses",
     "RetryPolicy",
     "SeqEvent",
     "TurnStream",
@@ -35,5 +40,6 @@ __all__ = [
     "TurnlineError",
     "TurnInput",
     "TurnlineProtocolError",
+    "running_response_of",
     "turn_events",
 ]

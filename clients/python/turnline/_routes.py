@@ -11,6 +11,7 @@ import httpx
 
 from ._input import TurnInput, wire_input
 from ._protocol import clean, new_idempotency_key, session_path
+from .errors import TurnlineApiError, api_error_of, retry_after_of
 
 TURN_KEYS = ("turn_id", "status", "events", "next_seq")
 
@@ -53,6 +54,13 @@ def http_options(
 #: What is read of an error answer's body: an error body of the API is far smaller, and only its
 #: start is shown (the rest of a page that never ends is not read).
 ERROR_BODY_BYTES = 64 * 1024
+
+
+def refusal_of(response: httpx.Response, head: bytes, key: Optional[str]) -> TurnlineApiError:
+    """The error of a non-2xx answer from the start of its body (``head``)."""
+    text = head[:ERROR_BODY_BYTES].decode("utf-8", "replace")
+    retry_after = retry_after_of(response.headers)
+    return api_error_of(response.status_code, text, retry_after_seconds=retry_after, idempotency_key=key)
 
 
 def stream_timeout(timeout: httpx.Timeout, idle: float) -> httpx.Timeout:
@@ -150,6 +158,31 @@ def byte_range(start: Optional[int], end: Optional[int]) -> dict[str, str]:
         return {}
     first = start or 0
     return {"range": f"bytes={first}-{'' if end is None else end - 1}"}
+
+
+def exec_run(request: Mapping[str, Any], idempotency_key: Optional[str]) -> Call:
+    """``POST /v1/exec``, always with an Idempotency-Key (the caller's or a new one): the run's
+    session derives from it, so the same request sent again with it runs nothing twice."""
+    return Call("POST", "/v1/exec", body=dict(request), key=idempotency_key or new_idempotency_key())
+
+
+RESPONSE_KEYS = ("id", "status")
+
+
+def create_response(request: Mapping[str, Any], stream: bool, idempotency_key: Optional[str]) -> Call:
+    """``POST /v1/responses``; the key only when given (with ``store: false`` a key is a 400)."""
+    body = {**dict(request), "stream": stream}
+    return Call("POST", "/v1/responses", RESPONSE_KEYS, body=body, key=idempotency_key)
+
+
+def get_response(response_id: str) -> Call:
+    return Call("GET", f"/v1/responses/{quote(response_id, safe='')}", RESPONSE_KEYS)
+
+
+def response_events(response_id: str, after: int) -> Call:
+    """``GET /v1/responses/{id}?stream=true``: its events after ``after`` (-1: all)."""
+    query = {"stream": "true", **({"starting_after": after} if after >= 0 else {})}
+    return Call("GET", f"/v1/responses/{quote(response_id, safe='')}", query=query)
 
 
 def usage() -> Call:

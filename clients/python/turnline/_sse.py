@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .errors import TurnlineAnswerTooLargeError, TurnlineProtocolError
 
@@ -111,39 +111,77 @@ class SseDecoder:
         return None
 
 
-class LineBound:
-    """Counts the open line of an NDJSON body as its text arrives; one past
+class Lines:
+    """The lines of an NDJSON body as its text arrives, without their ends (a ``\\r`` before
+    ``\\n`` dropped). An open line is kept as its pieces and joined once its end arrives; one past
     :data:`MAX_FRAME_CHARS` raises a :class:`TurnlineProtocolError`."""
 
     def __init__(self) -> None:
-        self._open = 0
+        self._open: list[str] = []
+        self._open_chars = 0
 
-    def push(self, text: str) -> str:
-        end = text.rfind("\n")
-        self._open = self._open + len(text) if end < 0 else len(text) - end - 1
-        if self._open > MAX_FRAME_CHARS:
-            raise too_long("an NDJSON line")
-        return text
+    def push(self, text: str) -> list[str]:
+        *ended, rest = text.split("\n")
+        done: list[str] = []
+        if ended:
+            ended[0] = "".join(self._open) + ended[0]
+            self._open, self._open_chars = [], 0
+            done = [line[:-1] if line.endswith("\r") else line for line in ended]
+        if rest:
+            self._open.append(rest)
+            self._open_chars += len(rest)
+            if self._open_chars > MAX_FRAME_CHARS:
+                raise too_long("an NDJSON line")
+        return done
+
+    def end(self) -> list[str]:
+        """The last line, when the body did not end with a line end."""
+        rest = "".join(self._open)
+        self._open, self._open_chars = [], 0
+        return [rest] if rest else []
 
 
 class AnswerBound:
     """Counts the bytes of a whole answer as they arrive; past ``max_bytes`` (or a Content-Length
-    that says so) raises a :class:`TurnlineAnswerTooLargeError`, the rest not read."""
+    that says so) raises a :class:`TurnlineAnswerTooLargeError`, the rest not read. ``what``,
+    ``option`` and ``hint`` go into its message (what was read, the bound's option, another way)."""
 
-    def __init__(self, max_bytes: int, status: int, content_length: Optional[str] = None) -> None:
+    def __init__(
+        self, max_bytes: int, status: int, content_length: Optional[str] = None, **named: Any
+    ) -> None:
         self._max = max_bytes
         self._status = status
+        self._named = named
         self._read = 0
         self.pieces: list[bytes] = []
         if content_length is not None and content_length.isascii() and content_length.isdigit():
             if int(content_length) > max_bytes:
-                raise TurnlineAnswerTooLargeError(max_bytes, status)
+                raise TurnlineAnswerTooLargeError(max_bytes, status, size=int(content_length), **named)
 
-    def push(self, piece: bytes) -> None:
+    def count(self, piece: bytes) -> None:
+        """Counts a piece the caller does not keep here."""
         self._read += len(piece)
         if self._read > self._max:
-            raise TurnlineAnswerTooLargeError(self._max, self._status)
+            raise TurnlineAnswerTooLargeError(self._max, self._status, **self._named)
+
+    def push(self, piece: bytes) -> None:
+        self.count(piece)
         self.pieces.append(piece)
 
     def text(self, encoding: Optional[str]) -> str:
         return b"".join(self.pieces).decode(encoding or "utf-8", "replace")
+
+
+def artifact_bound(response: Any, artifact_id: str, default_max: int, max_bytes: Optional[int]) -> AnswerBound:
+    """The bound of an output artifact read into memory: ``max_bytes``, or the client's
+    ``max_answer_bytes``; one that says it is larger raises at once, naming its size."""
+    if max_bytes is not None and max_bytes < 1:
+        raise ValueError(f"max_bytes must be positive: {max_bytes}")
+    return AnswerBound(
+        default_max if max_bytes is None else max_bytes,
+        response.status_code,
+        response.headers.get("content-length"),
+        what=f"output artifact {artifact_id}",
+        option="the client's max_answer_bytes" if max_bytes is None else "max_bytes",
+        hint="output_artifact streams it",
+    )

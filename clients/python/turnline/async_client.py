@@ -15,15 +15,17 @@ from ._protocol import (
     FeedProgress,
     RetryPolicy,
     SeqEvent,
-    feed_line,
     follow_query,
     next_seq_of,
     parse_json,
     seq_of,
 )
-from ._sse import DEFAULT_MAX_ANSWER_BYTES, LineBound, SseDecoder
-from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
-from .async_turn_stream import AsyncTurnStream, _answer_text, _chunks, _closing
+from ._page import EventPage
+from ._sse import DEFAULT_MAX_ANSWER_BYTES, SseDecoder, artifact_bound
+from .async_responses import AsyncResponses
+from .async_turn_stream import AsyncTurnStream, _answer_text, _chunks, _closing, _pieces, _refusal
+from .errors import TurnlineConnectionError, TurnlineError
+from .exec_stream import async_exec_events
 
 
 class AsyncTurnlineClient:
@@ -52,6 +54,8 @@ class AsyncTurnlineClient:
         #: The most a whole JSON answer may hold (a TurnlineAnswerTooLargeError past it).
         self.max_answer_bytes = max_answer_bytes
         self._http = httpx.AsyncClient(**options, **({"transport": transport} if transport else {}))
+        #: The Open Responses-compatible endpoint (``/v1/responses``).
+        self.responses = AsyncResponses(self)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -160,6 +164,13 @@ class AsyncTurnlineClient:
         """``POST …/fork`` (``isolation``, ``limits``): the new session."""
         return await self._call(routes.fork(session_id, request))
 
+    def exec(
+        self, request: Mapping[str, Any], *, idempotency_key: Optional[str] = None, idle_timeout: Optional[float] = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """``POST /v1/exec``: the bare ThreadEvents as they happen, as the sync ``exec``."""
+        idle = self.retry.idle_timeout if idle_timeout is None else idle_timeout
+        return async_exec_events(self, routes.exec_run(request, idempotency_key), idle)
+
     async def usage(self) -> dict[str, Any]:
         return await self._call(routes.usage())
 
@@ -176,27 +187,38 @@ class AsyncTurnlineClient:
             await response.aclose()
 
     async def read_output_artifact(
-        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None,
+        max_bytes: Optional[int] = None,
     ) -> bytes:
-        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts."""
-        return b"".join([piece async for piece in self.output_artifact(session_id, artifact_id, start=start, end=end)])
+        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts. At most
+        ``max_bytes`` (default: the client's ``max_answer_bytes``): a larger one raises a
+        TurnlineAnswerTooLargeError naming its size, its bytes not read (``output_artifact`` streams it)."""
+        call = routes.output_artifact(session_id, artifact_id)
+        response = await self._open(call, routes.byte_range(start, end))
+        async with _closing(response):
+            bound = artifact_bound(response, artifact_id, self.max_answer_bytes, max_bytes)
+            async for piece in _pieces(response):
+                bound.push(piece)
+        return b"".join(bound.pieces)
 
     async def health(self) -> dict[str, Any]:
         return await self._call(routes.health())
 
     async def read_events(
-        self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None
+        self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None, max_bytes: Optional[int] = None
     ) -> dict[str, Any]:
         """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``. The server
         sends a page at once: one that sends nothing for ``RetryPolicy.idle_timeout``, its head
-        included, raises a TurnlineConnectionError (``events`` reads it again)."""
+        included, raises a TurnlineConnectionError (``events`` reads it again). A page of more events
+        than ``limit`` (default: at most 5000) raises a TurnlineProtocolError, one past ``max_bytes``
+        (default: the client's ``max_answer_bytes``) a TurnlineAnswerTooLargeError."""
         call = routes.event_page(session_id, after, limit)
         response = await self._open(call, {"accept": "application/x-ndjson"}, idle=self.retry.idle_timeout)
-        bound = LineBound()
         async with _closing(response):
-            text = "".join([bound.push(chunk) async for chunk in _chunks(response)])
-        events = [feed_line(line, response.status_code) for line in text.splitlines() if line.strip()]
-        return {"events": events, "next_seq": next_seq_of(response.headers)}
+            page = EventPage(response.status_code, response.headers, limit, max_bytes, self.max_answer_bytes)
+            async for piece in _pieces(response):
+                page.push(piece)
+        return {"events": page.end(), "next_seq": next_seq_of(response.headers)}
 
     async def events(
         self,
@@ -268,19 +290,7 @@ class AsyncTurnlineClient:
             raise TurnlineConnectionError(f"cannot reach {self.base_url}: {error}", call.key) from error
         if response.is_success:
             return response
-        async with _closing(response):
-            head = b""
-            try:
-                async for piece in response.aiter_bytes():
-                    head += piece
-                    if len(head) >= routes.ERROR_BODY_BYTES:
-                        break
-            except httpx.TransportError:
-                pass
-            text = head[: routes.ERROR_BODY_BYTES].decode("utf-8", "replace")
-        raise api_error_of(
-            response.status_code, text, retry_after_seconds=retry_after_of(response.headers), idempotency_key=call.key
-        )
+        raise await _refusal(response, call.key)
 
     async def _call(self, call: routes.Call) -> dict[str, Any]:
         response = await self._open(call)

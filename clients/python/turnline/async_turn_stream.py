@@ -10,8 +10,8 @@ import httpx
 
 from ._protocol import SeqEvent, TurnProgress, parse_json
 from ._sse import AnswerBound, SseDecoder
-from .errors import TurnlineConnectionError, TurnlineError
-from ._routes import TURN_KEYS, Call
+from .errors import TurnlineApiError, TurnlineConnectionError, TurnlineError
+from ._routes import ERROR_BODY_BYTES, TURN_KEYS, Call, refusal_of
 
 if TYPE_CHECKING:
     from .async_client import AsyncTurnlineClient
@@ -38,15 +38,36 @@ async def _chunks(response: httpx.Response, key: Optional[str] = None) -> AsyncI
         raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
 
 
+async def _pieces(response: httpx.Response, key: Optional[str] = None) -> AsyncIterator[bytes]:
+    """The body's bytes as they arrive; a connection that breaks is a TurnlineConnectionError."""
+    try:
+        async for piece in response.aiter_bytes():
+            yield piece
+    except httpx.TransportError as error:
+        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+
+
+async def _refusal(response: httpx.Response, key: Optional[str]) -> TurnlineApiError:
+    """The API's error of a non-2xx answer: only the start of its body is read (the rest of a page
+    that never ends is not)."""
+    async with _closing(response):
+        head = b""
+        try:
+            async for piece in response.aiter_bytes():
+                head += piece
+                if len(head) >= ERROR_BODY_BYTES:
+                    break
+        except httpx.TransportError:
+            pass
+    return refusal_of(response, head, key)
+
+
 async def _answer_text(response: httpx.Response, max_bytes: int, key: Optional[str] = None) -> str:
     """The whole body's text, at most ``max_bytes`` of it (else a TurnlineAnswerTooLargeError);
     a connection that breaks is a TurnlineConnectionError."""
     bound = AnswerBound(max_bytes, response.status_code, response.headers.get("content-length"))
-    try:
-        async for piece in response.aiter_bytes():
-            bound.push(piece)
-    except httpx.TransportError as error:
-        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+    async for piece in _pieces(response, key):
+        bound.push(piece)
     return bound.text(response.encoding)
 
 

@@ -14,15 +14,17 @@ from ._protocol import (
     FeedProgress,
     RetryPolicy,
     SeqEvent,
-    feed_line,
     follow_query,
     next_seq_of,
     parse_json,
     seq_of,
 )
-from ._sse import DEFAULT_MAX_ANSWER_BYTES, LineBound, SseDecoder
-from .errors import TurnlineConnectionError, TurnlineError, api_error_of, retry_after_of
-from .turn_stream import TurnStream, _answer_text, _chunks
+from ._page import EventPage
+from ._sse import DEFAULT_MAX_ANSWER_BYTES, SseDecoder, artifact_bound
+from .errors import TurnlineConnectionError, TurnlineError
+from .exec_stream import exec_events
+from .responses import Responses
+from .turn_stream import TurnStream, _answer_text, _chunks, _pieces, _refusal
 
 
 class TurnlineClient:
@@ -51,6 +53,8 @@ class TurnlineClient:
         #: The most a whole JSON answer may hold (a TurnlineAnswerTooLargeError past it).
         self.max_answer_bytes = max_answer_bytes
         self._http = httpx.Client(**options, **({"transport": transport} if transport else {}))
+        #: The Open Responses-compatible endpoint (``/v1/responses``).
+        self.responses = Responses(self)
 
     def close(self) -> None:
         self._http.close()
@@ -158,6 +162,16 @@ class TurnlineClient:
         """``POST …/fork`` (``isolation``, ``limits``): the new session."""
         return self._call(routes.fork(session_id, request))
 
+    def exec(
+        self, request: Mapping[str, Any], *, idempotency_key: Optional[str] = None, idle_timeout: Optional[float] = None
+    ) -> Iterator[dict[str, Any]]:
+        """``POST /v1/exec`` (``prompt``, ``workspace``, …): create, one turn, complete — the bare
+        ThreadEvents as they happen. Sent with an Idempotency-Key (yours or a new one, carried by its
+        errors): sent again with it, it never runs twice. A server that sends keep-alives and then
+        nothing for ``idle_timeout`` (default ``RetryPolicy.idle_timeout``) fails it as a dropped connection."""
+        idle = self.retry.idle_timeout if idle_timeout is None else idle_timeout
+        return exec_events(self, routes.exec_run(request, idempotency_key), idle)
+
     def usage(self) -> dict[str, Any]:
         return self._call(routes.usage())
 
@@ -171,27 +185,38 @@ class TurnlineClient:
             yield from response.iter_bytes()
 
     def read_output_artifact(
-        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None
+        self, session_id: str, artifact_id: str, *, start: Optional[int] = None, end: Optional[int] = None,
+        max_bytes: Optional[int] = None,
     ) -> bytes:
-        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts."""
-        return b"".join(self.output_artifact(session_id, artifact_id, start=start, end=end))
+        """The bytes of ``output_artifact`` in memory: for ranges and small artifacts. At most
+        ``max_bytes`` (default: the client's ``max_answer_bytes``): a larger one raises a
+        TurnlineAnswerTooLargeError naming its size, its bytes not read (``output_artifact`` streams it)."""
+        call = routes.output_artifact(session_id, artifact_id)
+        response = self._open(call, routes.byte_range(start, end))
+        with closing(response):
+            bound = artifact_bound(response, artifact_id, self.max_answer_bytes, max_bytes)
+            for piece in _pieces(response):
+                bound.push(piece)
+        return b"".join(bound.pieces)
 
     def health(self) -> dict[str, Any]:
         return self._call(routes.health())
 
     def read_events(
-        self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None
+        self, session_id: str, *, after: Optional[int] = None, limit: Optional[int] = None, max_bytes: Optional[int] = None
     ) -> dict[str, Any]:
         """One page of the NDJSON feed: ``{"events": [SeqEvent…], "next_seq": int | None}``. The server
         sends a page at once: one that sends nothing for ``RetryPolicy.idle_timeout``, its head
-        included, raises a TurnlineConnectionError (``events`` reads it again)."""
+        included, raises a TurnlineConnectionError (``events`` reads it again). A page of more events
+        than ``limit`` (default: at most 5000) raises a TurnlineProtocolError, one past ``max_bytes``
+        (default: the client's ``max_answer_bytes``) a TurnlineAnswerTooLargeError."""
         call = routes.event_page(session_id, after, limit)
         response = self._open(call, {"accept": "application/x-ndjson"}, idle=self.retry.idle_timeout)
-        bound = LineBound()
         with closing(response):
-            text = "".join(bound.push(chunk) for chunk in _chunks(response))
-        events = [feed_line(line, response.status_code) for line in text.splitlines() if line.strip()]
-        return {"events": events, "next_seq": next_seq_of(response.headers)}
+            page = EventPage(response.status_code, response.headers, limit, max_bytes, self.max_answer_bytes)
+            for piece in _pieces(response):
+                page.push(piece)
+        return {"events": page.end(), "next_seq": next_seq_of(response.headers)}
 
     def events(
         self,
@@ -262,19 +287,7 @@ class TurnlineClient:
             raise TurnlineConnectionError(f"cannot reach {self.base_url}: {error}", call.key) from error
         if response.is_success:
             return response
-        with closing(response):
-            head = b""
-            try:
-                for piece in response.iter_bytes():
-                    head += piece
-                    if len(head) >= routes.ERROR_BODY_BYTES:
-                        break
-            except httpx.TransportError:
-                pass
-            text = head[: routes.ERROR_BODY_BYTES].decode("utf-8", "replace")
-        raise api_error_of(
-            response.status_code, text, retry_after_seconds=retry_after_of(response.headers), idempotency_key=call.key
-        )
+        raise _refusal(response, call.key)
 
     def _call(self, call: routes.Call) -> dict[str, Any]:
         response = self._open(call)

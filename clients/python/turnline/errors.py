@@ -144,14 +144,26 @@ class TurnlineProtocolError(TurnlineError):
 
 
 class TurnlineAnswerTooLargeError(TurnlineProtocolError):
-    """A whole answer (a JSON body) past the client's ``max_answer_bytes``: the rest was not read,
-    so a broken or hostile server cannot grow the client's memory without end."""
+    """A whole answer (a JSON body, an events page, an output artifact read into memory) past its
+    bound, by default the client's ``max_answer_bytes``: the rest was not read, so a broken or
+    hostile server cannot grow the client's memory without end. ``size`` is the answer's size when
+    it said it (Content-Length) before it was read, else None."""
 
-    def __init__(self, max_bytes: int, status: int) -> None:
-        super().__init__(
-            f"the answer passed the client's max_answer_bytes ({max_bytes} bytes); the rest was not read", status
-        )
+    def __init__(
+        self,
+        max_bytes: int,
+        status: int,
+        *,
+        size: Optional[int] = None,
+        what: str = "the answer",
+        option: str = "the client's max_answer_bytes",
+        hint: Optional[str] = None,
+    ) -> None:
+        told = "passed" if size is None else f"holds {size} bytes, past"
+        tail = "" if hint is None else f"; {hint}"
+        super().__init__(f"{what} {told} {option} ({max_bytes} bytes); the rest was not read{tail}", status)
         self.max_bytes = max_bytes
+        self.size = size
 
 
 def api_error_of(

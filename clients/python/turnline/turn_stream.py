@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import httpx
 
-from ._routes import TURN_KEYS, Call
+from ._routes import TURN_KEYS, Call, ERROR_BODY_BYTES, refusal_of
 from ._protocol import SeqEvent, TurnProgress, parse_json
 from ._sse import AnswerBound, SseDecoder
-from .errors import TurnlineConnectionError, TurnlineError
+from .errors import TurnlineApiError, TurnlineConnectionError, TurnlineError
 
 if TYPE_CHECKING:
     from .client import TurnlineClient
@@ -24,15 +24,35 @@ def _chunks(response: httpx.Response, key: Optional[str] = None) -> Iterator[str
         raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
 
 
+def _pieces(response: httpx.Response, key: Optional[str] = None) -> Iterator[bytes]:
+    """The body's bytes as they arrive; a connection that breaks is a TurnlineConnectionError."""
+    try:
+        yield from response.iter_bytes()
+    except httpx.TransportError as error:
+        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+
+
+def _refusal(response: httpx.Response, key: Optional[str]) -> TurnlineApiError:
+    """The API's error of a non-2xx answer: only the start of its body is read (the rest of a page
+    that never ends is not)."""
+    with closing(response):
+        head = b""
+        try:
+            for piece in response.iter_bytes():
+                head += piece
+                if len(head) >= ERROR_BODY_BYTES:
+                    break
+        except httpx.TransportError:
+            pass
+    return refusal_of(response, head, key)
+
+
 def _answer_text(response: httpx.Response, max_bytes: int, key: Optional[str] = None) -> str:
     """The whole body's text, at most ``max_bytes`` of it (else a TurnlineAnswerTooLargeError);
     a connection that breaks is a TurnlineConnectionError."""
     bound = AnswerBound(max_bytes, response.status_code, response.headers.get("content-length"))
-    try:
-        for piece in response.iter_bytes():
-            bound.push(piece)
-    except httpx.TransportError as error:
-        raise TurnlineConnectionError(f"the connection broke: {error}", key) from error
+    for piece in _pieces(response, key):
+        bound.push(piece)
     return bound.text(response.encoding)
 
 
