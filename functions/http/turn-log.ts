@@ -142,6 +142,7 @@ class LoggedSessionApi implements SessionApi {
   loopWorkStatus = (...args: Args<'loopWorkStatus'>) => this.api.loopWorkStatus(...args)
   listWork = (...args: Args<'listWork'>) => this.api.listWork(...args)
   runLoop = (...args: Args<'runLoop'>) => this.api.runLoop(...args)
+  createRunningLoop = (...args: Args<'createRunningLoop'>) => this.api.createRunningLoop(...args)
   queueResponse = (...args: Args<'queueResponse'>) => this.api.queueResponse(...args)
   fireSchedules = (...args: Args<'fireSchedules'>) => this.api.fireSchedules(...args)
   workStatus = (...args: Args<'workStatus'>) => this.api.workStatus(...args)

@@ -62,8 +62,7 @@ export function loopRoutes(ctx: RouteContext): Hono<AppEnv> {
       const body = c.req.valid('json')
       if (!body.autorun) return c.json(await ctx.api.createLoop(tenant, body), 201)
       const worker = requireWorker(ctx)
-      const loop = await ctx.api.createLoop(tenant, body)
-      const run = await ctx.api.runLoop(tenant, loop.loop_id, { trigger: 'autorun' })
+      const run = await ctx.api.createRunningLoop(tenant, body)
       await wakeRun(tenant, run.work, worker)
       return c.json(run.loop, 201)
     },

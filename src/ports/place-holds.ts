@@ -4,7 +4,7 @@
  * scope in Redis, a map in the in-process coordinator) so that admissions on every instance are
  * checked one after another. The store stays the record of what is counted; a hold only stands
  * for a write not made yet, from the check until the write is done, and lapses at its deadline
- * when its holder dies (src/core/background/place-admission.ts has the algorithm).
+ * when its holder dies (src/core/engine/place-admission.ts has the algorithm).
  *
  * The version counts the holds taken, never a release or a lapse (those only lower the count, so
  * a check made before them is on the safe side): `holdPlace` succeeds only when fewer holds were

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AppInstance } from '../support/app-instance.ts'
 import { gate } from '../support/gate.ts'
 import { type JsonAnswer, jsonCalls } from '../support/json-calls.ts'
+import { until } from '../support/until.ts'
 import { webhookDelivery } from '../support/webhook-delivery.ts'
 import { webhookDeployment } from '../support/webhook-deployment.ts'
 
@@ -164,4 +165,98 @@ describe('the per-tenant caps under concurrency', () => {
     for (const location of locations) await b.workState(location, 'done')
     expect(model().requests).toHaveLength(MAX_PENDING)
   })
+
+  it('creates exactly one of the autorun loops sent at once for the last pending place, and nothing of the refused', {
+    timeout: 120_000,
+  }, async () => {
+    const held = gate()
+    model().respond(() => ({ text: 'ran', hold: held.promise }))
+    const { a, b } = await twoInstances()
+    const filled = await fill(a, MAX_PENDING - 1)
+    const raced = await Promise.all(
+      Array.from({ length: AT_ONCE }, (_, n) =>
+        (n % 2 ? b : a).call('POST', '/v1/loops', { ...oneStep(`auto-${n}`), autorun: true }),
+      ),
+    )
+    expect(statuses(raced)).toEqual([201, ...Array(AT_ONCE - 1).fill(429)])
+    // A refused creation left no loop (it was created, its run refused after, before).
+    for (const [n, answer] of raced.entries()) {
+      const loop = await b.call('GET', `/v1/loops/auto-${n}`)
+      expect(loop.status, loop.text).toBe(answer.status === 201 ? 200 : 404)
+    }
+    held.open()
+    for (const location of filled) await a.workState(location, 'done')
+    const winner = raced.findIndex((answer) => answer.status === 201)
+    await runStopped(a, `auto-${winner}`)
+  })
+
+  it('answers a keyed retry of an exec or of a loop run start at the pending cap as its duplicate, and of an exec that ran', {
+    timeout: 120_000,
+  }, async () => {
+    // Everything is held at the model until `first` opens, the refills until `second` does.
+    const [first, second] = [gate(), gate()]
+    model().respond((request) => ({
+      text: 'ran',
+      hold: (JSON.stringify(request.body).includes('refill') ? second : first).promise,
+    }))
+    const { a, b } = await twoInstances()
+    const keyedExec = { ...async, 'idempotency-key': 'exec-at-cap' }
+    const exec = await a.call('POST', '/v1/exec', { prompt: 'build-at-cap' }, keyedExec)
+    expect(exec.status, exec.text).toBe(202)
+    expect((await a.call('POST', '/v1/loops', oneStep('keyed-run'))).status).toBe(201)
+    const runKey = { 'idempotency-key': 'run-at-cap' }
+    const run = await a.call('POST', '/v1/loops/keyed-run/run', {}, runKey)
+    expect(run.status, run.text).toBe(202)
+    const filled = await fill(a, MAX_PENDING - 2)
+    expect((await b.call('POST', '/v1/exec', { prompt: 'new' }, async)).status).toBe(429)
+    const execAgain = async (on: ReturnType<typeof calls>) => {
+      const again = await on.call('POST', '/v1/exec', { prompt: 'build-at-cap' }, keyedExec)
+      expect(again.status, again.text).toBe(202)
+      expect(again.json()).toMatchObject({ work_id: exec.json().work_id, duplicate: true })
+    }
+    await execAgain(b)
+    const runAgain = await b.call('POST', '/v1/loops/keyed-run/run', {}, runKey)
+    expect(runAgain.status, runAgain.text).toBe(202)
+    expect(runAgain.json()).toMatchObject({ run_id: run.json().run_id, duplicate: true })
+
+    // All ran (the exec's record left the queue); at the cap again, its retry is its duplicate.
+    first.open()
+    for (const location of [exec.headers.get('location') ?? '', ...filled]) {
+      await a.workState(location, 'done')
+    }
+    await runStopped(a, 'keyed-run')
+    const refilled = await fill(a, MAX_PENDING, 'refill')
+    await execAgain(a)
+    expect((await b.call('POST', '/v1/exec', { prompt: 'new' }, async)).status).toBe(429)
+    second.open()
+    for (const location of refilled) await b.workState(location, 'done')
+    const built = model().requests.filter((r) => JSON.stringify(r.body).includes('build-at-cap'))
+    expect(built).toHaveLength(1)
+  })
 })
+
+const oneStep = (loopId: string) => ({
+  loop_id: loopId,
+  task: 'Tidy one file.',
+  budget: { max_steps: 1, max_tokens: 1_000_000, max_cost_usd: 1 },
+})
+
+/** Records `count` background turns of acme, each on a new session; their status locations. */
+async function fill(on: ReturnType<typeof calls>, count: number, input = 'fill') {
+  const locations: string[] = []
+  for (let n = 0; n < count; n++) {
+    const id = (await on.call('POST', '/v1/sessions', {})).json().session_id
+    const queued = await on.call('POST', `/v1/sessions/${id}/turns`, { input }, async)
+    expect(queued.status, queued.text).toBe(202)
+    locations.push(queued.headers.get('location') ?? '')
+  }
+  return locations
+}
+
+/** Waits for a loop's run to stop (its one step ran), so nothing of it runs into the next test. */
+async function runStopped(on: ReturnType<typeof calls>, loopId: string) {
+  await until(`the run of ${loopId} stopped`, async () => {
+    const loop = (await on.call('GET', `/v1/loops/${loopId}`)).json()
+    return (loop.run as { state?: string } | undefined)?.state === 'stopped' || undefined
+  })
+}

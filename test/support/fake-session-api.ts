@@ -308,6 +308,7 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
   runWork = async (): Promise<WorkRunOutcome> => this.unsupported('runWork')
   listWork = async () => ({ items: [] })
   runLoop = async (): Promise<LoopRunStarted> => this.unsupported('runLoop')
+  createRunningLoop = async (): Promise<LoopRunStarted> => this.unsupported('createRunningLoop')
   queueResponse = async (): Promise<QueuedWork> => this.unsupported('queueResponse')
   fireSchedules = async () => ({ started: [], skipped: 0 })
   workStatus = async (): Promise<WorkStatus> => this.unsupported('workStatus')

@@ -1,5 +1,5 @@
 import type { TurnRequest, TurnStatus } from '../../contract/api.ts'
-import type { LoopView } from '../../contract/loop-state.ts'
+import type { LoopCreateInput, LoopView } from '../../contract/loop-state.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
@@ -114,6 +114,11 @@ export interface BackgroundApi {
     loopId: string,
     options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
   ): Promise<LoopRunStarted>
+  /**
+   * Creates a loop and starts its run (`autorun`), under one pending place: refused by the cap,
+   * nothing is created.
+   */
+  createRunningLoop(tenant: string, request: LoopCreateInput): Promise<LoopRunStarted>
   /**
    * Starts the runs of every loop schedule that is due, and records the step of a loop run whose
    * step record a crash lost (the sweep's call, on every runtime).

@@ -1,7 +1,6 @@
 import type { TurnRequest } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
-import type { LoopCreateInput, LoopView } from '../../contract/loop-state.ts'
+import type { LoopCreateInput } from '../../contract/loop-state.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
@@ -15,20 +14,20 @@ import type { AdmittedStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
 import { completedError } from '../engine/turn-replay.ts'
-import { getLoop } from '../loops/loop-service.ts'
+import { getLoop, newLoopId } from '../loops/loop-service.ts'
 import { deliveryKey, deliverySession } from '../session/automation-run.ts'
-import { parseConfig, startSession } from '../session/create-session.ts'
-import { assertSameConfig } from '../session/retried-config.ts'
+import { newSessionId, parseConfig } from '../session/create-session.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
-import type { BackgroundApi, QueuedTrigger, QueuedWork } from './background-api.ts'
+import type { BackgroundApi, LoopRunStarted, QueuedTrigger, QueuedWork } from './background-api.ts'
+import { ranExec, startExecSession } from './exec-session.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
-import { assertPendingRoom, withPendingPlace } from './pending-room.ts'
-import { queueResponse } from './queue-response.ts'
+import { withPendingPlace } from './pending-room.ts'
+import { queueResponse, responseRecord } from './queue-response.ts'
 import { execSessionIdOf, queueWork, serverKey, workIdOf } from './queue-work.ts'
-import { startLoopRun } from './run-loop.ts'
+import { newRunId, runStepKey, startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
 
@@ -82,20 +81,31 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         details: { field: 'prompt' },
       })
     }
-    return withPendingPlace(this.deps, this.work, tenant, async () => {
-      const key = options.idempotencyKey
-      const derived = key === undefined ? undefined : await execSessionIdOf(key)
-      const { sessionId, existed } = await this.startOnce(tenant, config, derived)
-      if (existed) await this.assertRetriedConfig(tenant, sessionId, config)
+    const key = options.idempotencyKey
+    // Both named before (a fresh session without a key), so the record's place is held by name.
+    const idempotencyKey = key ?? serverKey(this.deps)
+    const sessionId =
+      key === undefined
+        ? newSessionId(this.deps.clock.now(), this.deps.ids.token())
+        : await execSessionIdOf(key)
+    const write = async () => {
+      const started = { sessionId, keyed: key !== undefined }
+      const { existed } = await startExecSession(this.deps, this.locator, tenant, config, started)
       const queued = await queueWork(this.deps, this.work, {
         tenant,
         sessionId,
-        idempotencyKey: key,
+        idempotencyKey,
         request: { input: prompt },
         source: 'exec',
       })
       return { ...queued, duplicate: queued.duplicate || existed }
-    })
+    }
+    const run = { tenant, sessionId, idempotencyKey, request: { input: prompt } }
+    const earlier =
+      key === undefined
+        ? undefined
+        : () => ranExec(this.deps, this.locator, { ...run, key, config: parseConfig(config) })
+    return withPendingPlace(this.deps, this.work, tenant, write, run, earlier)
   }
 
   /**
@@ -159,15 +169,27 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     loopId: string,
     options: { trigger: 'api' | 'autorun'; idempotencyKey?: string },
   ) {
-    return withPendingPlace(this.deps, this.work, tenant, () =>
-      startLoopRun(this.deps, this.work, tenant, loopId, options),
+    // A run running, or the key's, is answered before any place is asked (a retry is never 429).
+    return startLoopRun(this.deps, this.work, tenant, loopId, options, (record, start) =>
+      withPendingPlace(this.deps, this.work, tenant, start, record),
     )
   }
 
-  /** With `autorun` the loop's run is background work: refused before the loop is created. */
-  override async createLoop(tenant: string, request: LoopCreateInput): Promise<LoopView> {
-    if (request.autorun) await assertPendingRoom(this.deps, this.work, tenant)
-    return super.createLoop(tenant, request)
+  /**
+   * A loop created with `autorun`: its run is background work, so the loop is created and its
+   * run started under one pending place, held from before the loop is written (both ids chosen
+   * before, the hold named by the run's first record): refused, nothing is created.
+   */
+  async createRunningLoop(tenant: string, request: LoopCreateInput): Promise<LoopRunStarted> {
+    const loopId = request.loop_id ?? newLoopId(this.deps)
+    const runId = newRunId(this.deps)
+    const first = { sessionId: loopWorkFolder(loopId), idempotencyKey: runStepKey(runId, 0) }
+    const createAndStart = async () => {
+      await this.createLoop(tenant, { ...request, loop_id: loopId })
+      const run = { trigger: 'autorun' as const, runId }
+      return startLoopRun(this.deps, this.work, tenant, loopId, run)
+    }
+    return withPendingPlace(this.deps, this.work, tenant, createAndStart, first)
   }
 
   /** The sweep's first step: due loop schedules, then loop runs whose step record was lost. */
@@ -178,10 +200,11 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     return { ...fired, started: [...fired.started, ...revived] }
   }
 
-  queueResponse(tenant: string, request: ResponseRunRequest) {
-    return withPendingPlace(this.deps, this.work, tenant, () =>
-      queueResponse(this.deps, this.locator, this.work, tenant, request),
-    )
+  async queueResponse(tenant: string, request: ResponseRunRequest) {
+    const record = await responseRecord(this.deps, request)
+    const keyed = { ...request, idempotencyKey: record.idempotencyKey }
+    const write = () => queueResponse(this.deps, this.locator, this.work, tenant, keyed)
+    return withPendingPlace(this.deps, this.work, tenant, write, record)
   }
 
   runWork(at: WorkLocation) {
@@ -211,9 +234,14 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     options: TurnOptions,
     admitted: AdmittedStep,
   ) {
-    const derived = await execSessionIdOf(run.key)
-    const { sessionId, existed } = await this.startOnce(tenant, run.config, derived)
-    if (existed) await this.assertRetriedConfig(tenant, sessionId, run.config)
+    const session = { sessionId: await execSessionIdOf(run.key), keyed: true }
+    const { sessionId } = await startExecSession(
+      this.deps,
+      this.locator,
+      tenant,
+      run.config,
+      session,
+    )
     const started: ThreadEvent = { type: 'thread.started', thread_id: sessionId }
     const ref = await this.locator.locate(tenant, sessionId)
     // Announced with the turn's first event: a key refused before it is a plain error answer.
@@ -221,28 +249,6 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
     const open = leftOpen(turn)
     return { session_id: sessionId, events: [started, ...turn.events], ...(open ? { open } : {}) }
-  }
-  /** An exec run's retry brings the settings its key was first used with (else 422). */
-  private async assertRetriedConfig(tenant: string, sessionId: string, body: SessionConfigInput) {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const stored = parseEngineState((await this.deps.sessions.open(ref)).state).config
-    assertSameConfig(stored, parseConfig(body))
-  }
-
-  /** Starts a session that ends with its first turn; a caller-chosen id may exist already. */
-  private async startOnce(tenant: string, body: SessionConfigInput, sessionId?: string) {
-    const config = parseConfig(body)
-    try {
-      const ref = await startSession(this.deps, this.locator, tenant, config, {
-        source: 'startup',
-        endAfterTurn: true,
-        ...(sessionId === undefined ? {} : { sessionId }),
-      })
-      return { sessionId: ref.sessionId, existed: false }
-    } catch (error) {
-      if (sessionId === undefined || !isTurnlineError(error, 'conflict')) throw error
-      return { sessionId, existed: true }
-    }
   }
 }
 

@@ -1,11 +1,17 @@
 import { TurnlineError } from '../../contract/errors.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
-import { assertRoom, withPlace } from '../engine/place-admission.ts'
+import { withPlace } from '../engine/place-admission.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { workIdOf } from './queue-work.ts'
 
 /** Seconds a refused client is told to wait: about what a worker takes to run a few records. */
 const RETRY_AFTER_SECONDS = 10
+
+/** The record a write makes, named before it is written: `<session>/<work id of the key>.json`. */
+export interface PendingRecord {
+  sessionId: string
+  idempotencyKey: string
+}
 
 /**
  * Records new background work of a tenant (`write`) only when it has fewer records pending than
@@ -16,44 +22,33 @@ const RETRY_AFTER_SECONDS = 10
  * frees its place then, so a later try passes. Taken by a request that records something new (a
  * background turn, exec, webhook delivery, response, loop step, or the first step of a loop
  * run); a run's next steps, schedule firings and revivals are the deployment's own and never
- * refused, nor is a duplicate (the caller knows one before it asks).
+ * refused, nor is a duplicate.
+ *
+ * The hold bears the name of the record the write makes (`record`, chosen before the write), so
+ * a record listed already is a retry that adds nothing (never refused), and a record written
+ * whose hold is not dropped yet is counted once. `earlier` answers a retry whose record ran and
+ * left the queue, when the tenant is at the cap (else the write answers it as before).
  */
 export async function withPendingPlace<T>(
   deps: ServiceDeps,
   queue: WorkQueue,
   tenant: string,
   write: () => Promise<T>,
-  /** The record the write makes, where it is known before (a session's turn under its key). */
-  record?: { sessionId: string; idempotencyKey: string },
+  record: PendingRecord,
+  earlier?: () => Promise<T | undefined>,
 ): Promise<T> {
-  const name = record && `${record.sessionId}/${await workIdOf(record.idempotencyKey)}.json`
-  const place = pendingPlace(deps, queue, tenant, name)
-  return place ? withPlace(place, write) : write()
-}
-
-/**
- * Refuses as withPendingPlace would, holding nothing: a loop created with `autorun` is refused
- * before it is created when its run would be (the run then takes its place exactly).
- */
-export async function assertPendingRoom(deps: ServiceDeps, queue: WorkQueue, tenant: string) {
-  const place = pendingPlace(deps, queue, tenant)
-  if (place) await assertRoom(place)
-}
-
-function pendingPlace(deps: ServiceDeps, queue: WorkQueue, tenant: string, record?: string) {
   const max = deps.defaults.tenantCaps?.pendingWork
-  if (max === undefined) return undefined
-  return {
+  if (max === undefined) return write()
+  const place = {
     book: deps.coordinator,
     scope: `pending-work/${tenant}`,
     max,
     stored: (upTo: number) => queue.listPending(tenant, upTo),
-    // The record's name when known (`<session>/<work>.json`, as listed): a record listed already
-    // is a retry, which adds nothing. Else the hold has its own name, and a request that has
-    // written its record and not yet dropped its hold is counted twice for that moment.
-    id: record ?? `hold-${deps.ids.uuid()}`,
+    // As listed: `<session>/<work>.json`.
+    id: `${record.sessionId}/${await workIdOf(record.idempotencyKey)}.json`,
     refused: () => pendingWorkRefusal(max),
   }
+  return withPlace(place, write, earlier)
 }
 
 function pendingWorkRefusal(max: number): TurnlineError {

@@ -4,24 +4,25 @@ import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
-import { openResponseSession } from '../open-responses/response-run.ts'
+import { openResponseSession, responseSessionIdOf } from '../open-responses/response-run.ts'
 import type { QueuedWork } from './background-api.ts'
-import { queueWork, workIdOf } from './queue-work.ts'
+import { queueWork, serverKey, workIdOf } from './queue-work.ts'
 
 /**
  * `POST /v1/responses` with `background: true`: the response's session is created now (its
  * response record names the work, so `GET /v1/responses/{id}` can say `queued`) and its one turn
- * is recorded as background work under the request's Idempotency-Key (or one the server makes),
- * which a worker runs like any background turn — exactly once, taken over after a crash.
+ * is recorded as background work under the request's Idempotency-Key (or one the server makes:
+ * responseRecord), which a worker runs like any background turn — exactly once, taken over after
+ * a crash.
  */
 export async function queueResponse(
   deps: ServiceDeps,
   locator: SessionLocator,
   queue: WorkQueue,
   tenant: string,
-  request: ResponseRunRequest,
+  request: ResponseRunRequest & { idempotencyKey: string },
 ): Promise<QueuedWork> {
-  const key = request.idempotencyKey ?? `background/${deps.ids.uuid()}`
+  const key = request.idempotencyKey
   const raw = request.run.config.metadata?.[RESPONSE_RECORD_KEY]
   if (raw === undefined) throw new TurnlineError('internal', 'a response run without its record')
   const metadata = {
@@ -41,4 +42,13 @@ export async function queueResponse(
     request: input === undefined ? {} : { input },
     source: 'responses',
   })
+}
+
+/**
+ * The key a background response is recorded under (the server makes one without an
+ * Idempotency-Key) and the record it makes, named before: its session derives from the key.
+ */
+export async function responseRecord(deps: Pick<ServiceDeps, 'ids'>, request: ResponseRunRequest) {
+  const idempotencyKey = request.idempotencyKey ?? serverKey(deps)
+  return { sessionId: await responseSessionIdOf(idempotencyKey), idempotencyKey }
 }

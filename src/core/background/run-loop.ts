@@ -11,6 +11,7 @@ import { loopView } from '../loops/loop-accounting.ts'
 import { stepLoop } from '../loops/loop-service.ts'
 import { LoopStore, type StoredLoop } from '../loops/loop-store.ts'
 import type { LoopRunStarted } from './background-api.ts'
+import type { PendingRecord } from './pending-room.ts'
 import { queueWork, workIdOf } from './queue-work.ts'
 
 /**
@@ -32,12 +33,32 @@ export interface RunOptions {
   idempotencyKey?: string | undefined
   /** A schedule's minute (RFC 3339): kept as the schedule's `last_slot` with the run's start. */
   slot?: string
+  /** The new run's id, chosen before (newRunId) where its first record is named before. */
+  runId?: string
 }
 
 /**
- * Starts a run (or answers the one running: `duplicate`) and makes sure the step it is at is
- * recorded — so asking again also revives a run whose record a crash lost. 409 for a completed,
- * failed or paused loop.
+ * What starts a new run (a run running, or the one of the key, is answered, never admitted):
+ * `record` names the run's first step record, which `start` writes. A request's start takes a
+ * pending place (withPendingPlace); the deployment's own (schedules, revivals) just starts.
+ */
+export type RunAdmission = <T>(record: PendingRecord, start: () => Promise<T>) => Promise<T>
+
+/** A new run's id. */
+export function newRunId(deps: Pick<ServiceDeps, 'ids'>): string {
+  return `run-${deps.ids.token().slice(0, 20)}`
+}
+
+/** The key of a run's step record (the record's name: its work id derives from it). */
+export function runStepKey(runId: string, stepIndex: number): string {
+  return `loop-run/${runId}/${stepIndex}`
+}
+
+/**
+ * Starts a run (or answers the one running, or the key's run: `duplicate`) and makes sure the
+ * step it is at is recorded — so asking again also revives a run whose record a crash lost. 409
+ * for a completed, failed or paused loop. Only a new run is admitted (`admit`): a duplicate is
+ * answered whatever the tenant's pending work.
  */
 export async function startLoopRun(
   deps: ServiceDeps,
@@ -45,6 +66,7 @@ export async function startLoopRun(
   tenant: string,
   loopId: string,
   options: RunOptions,
+  admit: RunAdmission = (_, start) => start(),
 ): Promise<LoopRunStarted> {
   const store = new LoopStore(deps.sessions)
   const key = options.idempotencyKey
@@ -54,16 +76,17 @@ export async function startLoopRun(
     const { state } = loop
     const current = state.run
     if (current && (current.state === 'running' || current.run_id === keyed)) {
-      return {
-        loop: loopView(state),
-        work: await recordRunStep(deps, queue, tenant, state),
-        duplicate: true,
-      }
+      // A run stopped has no step to record (its record would do nothing): named, not written.
+      const work =
+        current.state === 'running'
+          ? await recordRunStep(deps, queue, tenant, state)
+          : await runStepWork(state.loop_id, current.run_id, state.step_index)
+      return { loop: loopView(state), work, duplicate: true }
     }
     assertStartable(state)
     const now = iso(deps)
     const run: LoopRun = {
-      run_id: keyed ?? `run-${deps.ids.token().slice(0, 20)}`,
+      run_id: keyed ?? options.runId ?? newRunId(deps),
       trigger: options.trigger,
       state: 'running',
       started_at: now,
@@ -73,13 +96,19 @@ export async function startLoopRun(
       options.slot && state.schedule
         ? { schedule: { ...state.schedule, last_slot: options.slot } }
         : {}
+    const first = {
+      sessionId: loopWorkFolder(loopId),
+      idempotencyKey: runStepKey(run.run_id, state.step_index),
+    }
     try {
-      // Before the run exists: a crash between saving it and recording its step is found by
-      // the sweep through this entry (loop-run-revival.ts).
-      await store.addRunEntry(tenant, loopId, now)
-      const saved = await store.save(loop, { ...state, run, ...schedule, updated_at: now })
-      const work = await recordRunStep(deps, queue, tenant, saved.state)
-      return { loop: loopView(saved.state), work, duplicate: false }
+      return await admit(first, async () => {
+        // Before the run exists: a crash between saving it and recording its step is found by
+        // the sweep through this entry (loop-run-revival.ts).
+        await store.addRunEntry(tenant, loopId, now)
+        const saved = await store.save(loop, { ...state, run, ...schedule, updated_at: now })
+        const work = await recordRunStep(deps, queue, tenant, saved.state)
+        return { loop: loopView(saved.state), work, duplicate: false }
+      })
     } catch (error) {
       if (!isTurnlineError(error, 'conflict') || attempt >= ATTEMPTS) throw error
     }
@@ -107,11 +136,18 @@ export async function recordRunStep(
   return queueWork(deps, queue, {
     tenant,
     sessionId: loopWorkFolder(state.loop_id),
-    idempotencyKey: `loop-run/${run.run_id}/${state.step_index}`,
+    idempotencyKey: runStepKey(run.run_id, state.step_index),
     request: {},
     source: 'loops',
     loopStep: { loop_id: state.loop_id, step_index: state.step_index, run_id: run.run_id },
   })
+}
+
+/** A run step's work as its record names it, without writing it. */
+async function runStepWork(loopId: string, runId: string, stepIndex: number) {
+  const key = runStepKey(runId, stepIndex)
+  const work_id = await workIdOf(key)
+  return { work_id, session_id: loopWorkFolder(loopId), idempotency_key: key, duplicate: true }
 }
 
 /** What one run step came to, for the worker: the status and the next record to wake. */

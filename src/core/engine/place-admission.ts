@@ -20,7 +20,11 @@ export interface PlaceRequest {
    * the write adds, so a hold whose write is already listed is counted once.
    */
   stored: (upTo: number) => Promise<readonly string[]>
-  /** What the write adds (a loop id), or a fresh id when it cannot be named before. */
+  /**
+   * What the write adds, named as `stored` names it (a loop id, a pending record's
+   * `<session>/<work>.json`): the hold bears it, so the write is counted once, whether it is
+   * seen as the hold, the listed key, or both in the moment between its write and the release.
+   */
   id: string
   /** The refusal when the scope has no place left. */
   refused: () => TurnlineError
@@ -38,13 +42,26 @@ export interface PlaceRequest {
  * PLACE_HOLD_TTL_MS. What the deployment writes on its own, unchecked, is counted by the
  * checks after it.
  */
-export async function withPlace<T>(request: PlaceRequest, write: () => Promise<T>): Promise<T> {
+export async function withPlace<T>(
+  request: PlaceRequest,
+  write: () => Promise<T>,
+  /**
+   * Asked only when the scope is full: the answer of the request made before under the same
+   * name, which adds nothing (a keyed retry of work that ran), or undefined to be refused.
+   */
+  earlier?: () => Promise<T | undefined>,
+): Promise<T> {
   const { book, scope, id } = request
   for (let attempt = 0; ; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw contended()
-    const seen = await assertRoom(request)
+    const seen = await checkRoom(request)
     // Stored already: the write adds nothing (a retry of a request that got that far).
     if (seen === 'stored') return write()
+    if (seen === 'full') {
+      const answer = await earlier?.()
+      if (answer !== undefined) return answer
+      throw request.refused()
+    }
     if (await book.holdPlace(scope, id, seen, PLACE_HOLD_TTL_MS)) break
   }
   try {
@@ -56,18 +73,18 @@ export async function withPlace<T>(request: PlaceRequest, write: () => Promise<T
 }
 
 /**
- * Throws the refusal when the scope has no place left now; else the book's version read and the
- * places found free, or `stored` when what the write adds is listed already (never refused).
- * Alone, a check that holds nothing: what depends on a later write taking the place (withPlace).
+ * The book's version read and the places found free; `stored` when what the write adds is
+ * listed already (never refused), `full` when the scope has no place left now. A hold and the
+ * listed key of the same id are one place: a write named before is never counted twice.
  */
-export async function assertRoom(
+async function checkRoom(
   request: PlaceRequest,
-): Promise<{ version: string; free: number } | 'stored'> {
+): Promise<{ version: string; free: number } | 'stored' | 'full'> {
   const { version, held } = await request.book.readPlaces(request.scope)
   const taken = new Set(await request.stored(request.max))
   if (taken.has(request.id)) return 'stored'
   for (const other of held) if (other !== request.id) taken.add(other)
-  if (taken.size >= request.max) throw request.refused()
+  if (taken.size >= request.max) return 'full'
   return { version, free: request.max - taken.size }
 }
 

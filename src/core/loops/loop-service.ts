@@ -29,6 +29,11 @@ import { LoopStore, type StoredLoop } from './loop-store.ts'
 
 const iso = (deps: ServiceDeps) => new Date(deps.clock.now()).toISOString()
 
+/** A new loop's id, where the request names none. */
+export function newLoopId(deps: Pick<ServiceDeps, 'ids'>): string {
+  return `loop-${deps.ids.token().slice(0, 16)}`
+}
+
 export async function createLoop(
   deps: ServiceDeps,
   tenant: string,
@@ -36,7 +41,7 @@ export async function createLoop(
 ): Promise<LoopView> {
   const request = readLoopCreateRequest(body)
   const session = parseConfig(request.session)
-  const loopId = request.loop_id ?? `loop-${deps.ids.token().slice(0, 16)}`
+  const loopId = request.loop_id ?? newLoopId(deps)
   const now = iso(deps)
   const state: LoopRunState = {
     schema_version: LOOP_STATE_VERSION,

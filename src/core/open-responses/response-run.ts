@@ -145,6 +145,11 @@ export async function openResponseSession(
   return { ref, input: request.run.input }
 }
 
+/** The session of a response recorded under `key` (a retry with it finds it). */
+export async function responseSessionIdOf(key: string): Promise<string> {
+  return `resp-${(await sha256Hex(key)).slice(0, 40)}`
+}
+
 /** A new session for the response; with an Idempotency-Key, the one its first try created. */
 async function responseSession(
   deps: ServiceDeps,
@@ -153,7 +158,7 @@ async function responseSession(
   seed: { config: SessionConfig; history: HistoryMessage[]; key: string | undefined },
 ): Promise<SessionRef> {
   const { key } = seed
-  const sessionId = key === undefined ? undefined : `resp-${(await sha256Hex(key)).slice(0, 40)}`
+  const sessionId = key === undefined ? undefined : await responseSessionIdOf(key)
   try {
     return await startSession(deps, locator, tenant, seed.config, {
       source: 'startup',
