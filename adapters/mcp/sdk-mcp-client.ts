@@ -71,6 +71,8 @@ class SdkMcpConnection implements McpConnection {
     try {
       await this.start(resume?.sessionId ? resume : undefined)
     } catch (error) {
+      // A connect stopped (its signal) or failed leaves no request of its own under way.
+      await this.close()
       throw this.fault(error, 'could not connect')
     }
   }

@@ -17,7 +17,6 @@ import type { ForkRequest } from '../contract/route-bodies.ts'
 import type { SessionConfigInput } from '../contract/session-config.ts'
 import type { ThreadEvent } from '../contract/thread-event.ts'
 import type { TurnInput } from '../contract/turn-input.ts'
-import { leftOpen } from '../contract/turn-left-open.ts'
 import type { EventPage } from '../store/read-events.ts'
 import { SessionLocator } from '../store/session-locator.ts'
 import type { TurnPage } from '../store/turn-inputs.ts'
@@ -41,6 +40,7 @@ import { deleteSession } from './session/delete-session.ts'
 import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
 import { enqueueIntent } from './session/enqueue-intent.ts'
+import { execEndsWithTurn, execRunEnd } from './session/exec-run-end.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
 import { sessionView } from './session/session-view.ts'
@@ -116,9 +116,17 @@ export class SessionService extends BackgroundService implements SessionApi {
     )
   }
 
-  async createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse> {
+  async createSession(
+    tenant: string,
+    body: SessionConfigInput,
+    /** An exec run's: the thread ends with its turn (exec-run-end.ts), the time it has. */
+    run: { endAfterTurn?: boolean; timeLeft?: TurnOptions['timeLeft'] } = {},
+  ): Promise<CreateSessionResponse> {
     const config = parseConfig(body)
-    const ref = await startSession(this.deps, this.locator, tenant, config, { source: 'startup' })
+    const ref = await startSession(this.deps, this.locator, tenant, config, {
+      source: 'startup',
+      ...run,
+    })
     const sessionId = ref.sessionId
     if (++this.creates % (this.options.retentionEvery ?? 25) === 0) {
       await this.deps.sessions
@@ -275,22 +283,16 @@ export class SessionService extends BackgroundService implements SessionApi {
       const key = options.idempotencyKey
       if (key !== undefined)
         return this.keyedExec(tenant, { config, prompt, key }, options, admitted)
-      const created = await this.createSession(tenant, config)
+      const endAfterTurn = execEndsWithTurn(parseConfig(config))
+      const { timeLeft } = options
+      const created = await this.createSession(tenant, config, { endAfterTurn, timeLeft })
       const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
       options.onEvent?.(events[0] as ThreadEvent, 0)
       const ref = await this.locator.locate(tenant, created.session_id)
       const turn = await stepTurn(this.deps, ref, { input: prompt }, options, admitted)
-      events.push(...turn.events)
-      // Paused before the platform's timeout, or waiting: the session stays open to continue it.
-      const open = leftOpen(turn)
-      if (open) return { session_id: created.session_id, events, open }
-      if (turn.status !== 'terminal') {
-        const end = await endSession(this.deps, ref, 'complete', {
-          ...options,
-          idempotencyKey: undefined,
-        })
-        events.push(...end.events)
-      }
+      const end = await execRunEnd(this.deps, ref, turn, options)
+      events.push(...turn.events, ...end.events)
+      if (end.open) return { session_id: created.session_id, events, open: end.open }
       return { session_id: created.session_id, events }
     })
   }

@@ -14,7 +14,8 @@ import { parseSse } from '../support/sse-frames.ts'
  * delivers it again (which continues it), a loop step `waiting`. A tool round pauses between
  * two of its calls as well, the calls not started left for the next call.
  */
-const { clock, mock, call, delivery, model, storedEvents } = lambdaDeadline('lambda-run-deadlines')
+const { clock, mock, call, delivery, model, slowRound, storedEvents } =
+  lambdaDeadline('lambda-run-deadlines')
 
 /** The receiver of the `lookup` HTTP tool: counts its calls, runs `onCall` as each arrives. */
 let receiver: Server
@@ -34,19 +35,6 @@ afterAll(async () => {
   receiver.closeAllConnections()
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
 })
-
-/** The model asks for a tool (30 s are left once it has answered), then ends. */
-function slowRound() {
-  model(
-    {
-      step: { toolCalls: [{ id: 'c1', name: 'no_such_tool', arguments: '{}' }] },
-      onAsked: () => {
-        clock.left = 30_000
-      },
-    },
-    { step: { text: 'Done.' } },
-  )
-}
 
 /** The tool outputs a session committed: one, once its round ran. */
 async function toolOutputs(id: string): Promise<number> {
@@ -89,7 +77,7 @@ describe('Lambda: runs carried out in the request pause before the function time
     ['without', {}],
     ['with', { 'idempotency-key': 'exec-deadline-1' }],
   ])(
-    'exec %s an Idempotency-Key ends with an error line naming its open session; a turn without input finishes it',
+    'exec %s an Idempotency-Key ends with an error line naming its open session; a turn without input finishes it and the session',
     async (_, headers) => {
       slowRound()
       const first = await call('POST', '/v1/exec', { prompt: 'go' }, headers)
@@ -107,10 +95,10 @@ describe('Lambda: runs carried out in the request pause before the function time
 
       clock.left = 300_000
       const second = await call('POST', `/v1/sessions/${id}/turns`, {})
-      expect(JSON.parse(second.text)).toMatchObject({
-        status: expect.stringMatching(/completed|terminal/),
-      })
+      // The thread ends with the turn, as the run would have ended it: no POST …/complete.
+      expect(JSON.parse(second.text)).toMatchObject({ status: 'terminal' })
       const events = await storedEvents(id)
+      expect(events.filter((e) => e.type === 'thread.completed')).toHaveLength(1)
       expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1)
       expect(await toolOutputs(id)).toBe(1)
       expect(mock().requests).toHaveLength(2)

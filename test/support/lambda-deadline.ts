@@ -23,7 +23,11 @@ export type StoredEvent = { type: string; item?: { type: string } }
  * context whose `getRemainingTimeInMillis()` the test plays (`left`): the hooks of a test file
  * about runs in the request and the function's timeout. `left` is 300 s before each test.
  */
-export function lambdaDeadline(label: string) {
+export function lambdaDeadline(
+  label: string,
+  /** More settings, read once the backends are up (a runner the test starts: its URL). */
+  more: () => Promise<Record<string, string>> = async () => ({}),
+) {
   let out = ''
   let backends: TestBackends | undefined
   let handler: StreamingHandler | undefined
@@ -39,6 +43,7 @@ export function lambdaDeadline(label: string) {
         TURNLINE_LIMIT_TOKENS_PER_DAY: '1000000000',
         // HTTP tools on this machine (the test's own receiver, any port).
         TURNLINE_TOOL_ALLOWED_HOSTS: '127.0.0.1',
+        ...(await more()),
       }),
     )
     out = loaded.out
@@ -69,6 +74,17 @@ export function lambdaDeadline(label: string) {
     return { status: answer.prelude.statusCode, text: answer.body, endedAt: answer.endedAt }
   }
 
+  /** The model's answers in order; `onAsked` runs as each request arrives (the clock moves). */
+  function model(...steps: { step: MockStep; onAsked?: () => void }[]) {
+    let next = 0
+    mock().respond(() => {
+      const answer = steps[next++]
+      if (!answer) throw new Error('the model was asked once too often')
+      answer.onAsked?.()
+      return answer.step
+    })
+  }
+
   const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
   const call = (method: string, path: string, body?: unknown, headers = {}) =>
     invoke(method, path, body, { ...auth, ...headers })
@@ -77,6 +93,27 @@ export function lambdaDeadline(label: string) {
     clock,
     mock,
     call,
+    /** The bearer key of the deployment's tenant (tenant-d). */
+    key: KEY,
+    /**
+     * A `fetch` that invokes the handler with the request (a client's, such as the `openai`
+     * package's), answering what the function URL would.
+     */
+    async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+      if (!handler) throw new Error('the bundle is not loaded (beforeAll)')
+      const request = new Request(input, init)
+      const url = new URL(request.url)
+      const text = request.method === 'GET' ? '' : await request.text()
+      const event = urlEvent(
+        request.method,
+        `${url.pathname}${url.search}`,
+        Object.fromEntries(request.headers),
+        text ? JSON.parse(text) : undefined,
+      )
+      const answer = await invokeStreaming(handler, event, () => clock.left)
+      const { statusCode, headers } = answer.prelude
+      return new Response(answer.body, { status: statusCode, headers })
+    },
     /** A delivery of the `triage` webhook: the same webhook-id, signed now at each send. */
     delivery(payload: string) {
       const id = `msg_${crypto.randomUUID()}`
@@ -89,15 +126,18 @@ export function lambdaDeadline(label: string) {
       const created = await call('POST', '/v1/sessions', {})
       return (JSON.parse(created.text) as { session_id: string }).session_id
     },
-    /** The model's answers in order; `onAsked` runs as each request arrives (the clock moves). */
-    model(...steps: { step: MockStep; onAsked?: () => void }[]) {
-      let next = 0
-      mock().respond(() => {
-        const answer = steps[next++]
-        if (!answer) throw new Error('the model was asked once too often')
-        answer.onAsked?.()
-        return answer.step
-      })
+    model,
+    /** The model asks for a tool (30 s are left once it has answered: the turn pauses), then ends. */
+    slowRound() {
+      model(
+        {
+          step: { toolCalls: [{ id: 'c1', name: 'no_such_tool', arguments: '{}' }] },
+          onAsked: () => {
+            clock.left = 30_000
+          },
+        },
+        { step: { text: 'Done.' } },
+      )
     },
     /** The session's committed events (the NDJSON feed: `{seq, schema_version, event}` a line). */
     async storedEvents(id: string): Promise<StoredEvent[]> {

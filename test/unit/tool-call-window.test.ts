@@ -19,6 +19,9 @@ import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
 let server: Server
 let port = 0
 let mcp: TestMcpServer
+/** An MCP server's address that takes connections and never answers one (initialize hangs). */
+let silent: Server
+let silentUrl = ''
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -29,12 +32,17 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   port = (server.address() as AddressInfo).port
   mcp = await startMcpServer({ slow: true })
+  silent = createServer((request) => request.resume())
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`
 })
 
 afterAll(async () => {
   await mcp.close()
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  for (const open of [server, silent]) {
+    open.closeAllConnections()
+    await new Promise<void>((resolve) => open.close(() => resolve()))
+  }
 })
 
 function call(windowMs?: number) {
@@ -66,10 +74,10 @@ describe('an HTTP tool call and the platform timeout', () => {
 })
 
 /** The MCP server's `slow` tool (1.5 s), called through the engine's handler and pool. */
-function callMcp(windowMs?: number) {
+function callMcp(windowMs?: number, url = mcp.url) {
   // The pool keeps its sessions in the engine state's `mcp` part, which is all it reads.
   const state = { mcp: { epoch: 0, servers: {} } } as unknown as EngineState
-  const endpoint = { name: 'docs', url: mcp.url, headers: {}, timeoutMs: 30_000 }
+  const endpoint = { name: 'docs', url, headers: {}, timeoutMs: 30_000 }
   const pool = new McpPool(
     createSdkMcpClient(),
     [{ name: 'docs', endpoint, allows: () => true }],
@@ -107,5 +115,14 @@ describe('an MCP tool call and the platform timeout', () => {
 
   it('runs to its answer without a window', async () => {
     expect(await callMcp()).toMatchObject({ kind: 'done', ok: true, output: 'slow answer' })
+  })
+
+  it('is stopped at the end of its window while the server does not answer its connect', async () => {
+    // The connect (initialize) waited for the server's own 30 s timeout before.
+    const result = await callMcp(300, silentUrl)
+    expect(result).toMatchObject({ kind: 'done', ok: false })
+    expect(result.kind === 'done' && result.output).toContain(
+      stoppedCallOutput('mcp__docs__slow', 300),
+    )
   })
 })

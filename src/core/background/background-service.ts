@@ -234,7 +234,11 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     options: TurnOptions,
     admitted: AdmittedStep,
   ) {
-    const session = { sessionId: await execSessionIdOf(run.key), keyed: true }
+    const session = {
+      sessionId: await execSessionIdOf(run.key),
+      keyed: true,
+      timeLeft: options.timeLeft,
+    }
     const { sessionId } = await startExecSession(
       this.deps,
       this.locator,

@@ -7,6 +7,7 @@ import { assertSameRequest, idempotentCall, recordedTurn } from '../engine/idemp
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { assertSameConfig } from '../session/retried-config.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import type { QueuedWork } from './background-api.ts'
 import { workIdOf } from './queue-work.ts'
 
@@ -59,7 +60,8 @@ export async function startExecSession(
   locator: SessionLocator,
   tenant: string,
   body: SessionConfigInput,
-  run: { sessionId: string; keyed: boolean },
+  /** `timeLeft`: run in the request (Lambda), whose time its start hooks keep to. */
+  run: { sessionId: string; keyed: boolean; timeLeft?: InvocationTimeLeft | undefined },
 ): Promise<{ sessionId: string; existed: boolean }> {
   const { sessionId } = run
   const config = parseConfig(body)
@@ -68,6 +70,7 @@ export async function startExecSession(
       source: 'startup',
       endAfterTurn: true,
       sessionId,
+      timeLeft: run.timeLeft,
     })
     return { sessionId, existed: false }
   } catch (error) {

@@ -2,6 +2,11 @@ import type { HookConfig, HookEvent } from '../../contract/hook-config.ts'
 import type { KeptHookAnswer } from '../../contract/kept-hook-answers.ts'
 import type { OutputArtifact } from '../../contract/output-artifact.ts'
 import type { HookCommandRunner } from '../../ports/hook-command-runner.ts'
+import {
+  deadlineWatch,
+  type InvocationDeadline,
+  stoppedBeforeDeadline,
+} from '../turn/invocation-deadline.ts'
 import { runCommandHook } from './command-hook.ts'
 import type { HookKeeping } from './hook-artifact.ts'
 import { hookMatches } from './hook-matcher.ts'
@@ -30,6 +35,12 @@ export interface HookRunnerDeps {
   now?: () => number
   /** The turn's cancellation. */
   signal?: AbortSignal
+  /**
+   * The platform's bound on the invocation (Lambda's timeout): a hook still running once less
+   * than its stop margin is left is stopped, a failure as its configuration treats one (a
+   * blocking `fail_closed` hook denies), its error saying so.
+   */
+  deadline?: InvocationDeadline
   /** Where answers over the inline limit are kept whole (the session's output artifacts). */
   kept?: HookKeeping
   /**
@@ -88,36 +99,21 @@ export async function runHooks<E extends HookEvent>(
   const body = JSON.stringify(payload)
   const deniable = DENIABLE_HOOK_EVENTS.has(event)
 
+  const watch =
+    deps.deadline && deadlineWatch(deps.deadline.clock, deps.deadline.timeLeft, deps.signal)
+  const run = { event, payload, body, deps, signal: watch?.signal ?? deps.signal }
   const results = await Promise.all(
     selected.map(async ({ hook, index }): Promise<HookResult> => {
       const started = now()
-      let attempt: HookAttempt
-      try {
-        attempt =
-          hook.type === 'http'
-            ? await callHttpHook(
-                hook,
-                body,
-                {
-                  tenant: deps.tenant,
-                  sessionId: payload.session_id,
-                  event,
-                  now: started,
-                  ...(deps.signal ? { signal: deps.signal } : {}),
-                },
-                deps.http,
-                deps.kept,
-              )
-            : await runCommandHook(hook, payload, body, deps.runCommand, deps.signal, deps.kept)
-      } catch (error) {
-        attempt = { ok: false, answer: {}, error: `hook failed: ${(error as Error).message}` }
+      let attempt = await attemptHook(hook, run, started)
+      const durationMs = Math.max(0, now() - started)
+      // Stopped as the platform's timeout neared, not cancelled: a failure, told as such.
+      if (watch?.reached() && !deps.signal?.aborted && attempt.error === 'cancelled') {
+        attempt = { ok: false, answer: {}, error: stoppedBeforeDeadline(durationMs) }
       }
-      return toResult(hook, index, event, attempt, {
-        durationMs: Math.max(0, now() - started),
-        deniable,
-      })
+      return toResult(hook, index, event, attempt, { durationMs, deniable })
     }),
-  )
+  ).finally(() => watch?.clear())
 
   if (deps.onKept) for (const answer of keptAnswers(event, payload, results)) deps.onKept(answer)
   const denier = results.find((result) => result.honoured)
@@ -127,6 +123,36 @@ export async function runHooks<E extends HookEvent>(
       ? (denier.reason ?? `denied by hook ${denier.name}`)
       : `hook ${denier.name} failed (${denier.error ?? 'unknown error'}) and is fail-closed`
   return { denied: { reason, hook: denier.name }, results }
+}
+
+/** One hook's run, stopped when `signal` aborts (the turn's, or the platform's timeout near). */
+async function attemptHook(
+  hook: HookConfig,
+  run: {
+    event: HookEvent
+    payload: HookPayloads[HookEvent]
+    body: string
+    deps: HookRunnerDeps
+    signal: AbortSignal | undefined
+  },
+  started: number,
+): Promise<HookAttempt> {
+  const { deps, signal, body, payload } = run
+  try {
+    if (hook.type !== 'http') {
+      return await runCommandHook(hook, payload, body, deps.runCommand, signal, deps.kept)
+    }
+    const request = {
+      tenant: deps.tenant,
+      sessionId: payload.session_id,
+      event: run.event,
+      now: started,
+      ...(signal ? { signal } : {}),
+    }
+    return await callHttpHook(hook, body, request, deps.http, deps.kept)
+  } catch (error) {
+    return { ok: false, answer: {}, error: `hook failed: ${(error as Error).message}` }
+  }
 }
 
 /** The answers of `results` kept whole, as a batch records them. */

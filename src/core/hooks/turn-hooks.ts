@@ -2,6 +2,7 @@ import type { EngineState } from '../../contract/engine-state.ts'
 import type { SessionStartSource } from '../../contract/hook-config.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { hookContext, hookDeps } from '../turn/turn-tools.ts'
 import { sessionStartPayload, stopPayload } from './hook-payloads.ts'
 import { type HookRunnerDeps, hookWarnings, runHooks } from './run-hooks.ts'
@@ -17,13 +18,14 @@ export async function fireStop(
   warnings: string[],
   signal?: AbortSignal,
   onKept?: OnKept,
+  timeLeft?: InvocationTimeLeft,
 ): Promise<void> {
   if (!state.config.hooks.some((hook) => hook.event === 'stop')) return
   const outcome = await runHooks(
     'stop',
     stopPayload(hookContext(deps, ref), { lastAssistantMessage: state.last_assistant_text ?? '' }),
     state.config.hooks,
-    hookDeps(deps, ref, state, signal, onKept),
+    hookDeps(deps, ref, state, signal, onKept, timeLeft),
   )
   warnings.push(...hookWarnings('stop', outcome))
 }
@@ -35,13 +37,14 @@ export async function fireSessionStart(
   state: EngineState,
   source: SessionStartSource,
   onKept?: OnKept,
+  timeLeft?: InvocationTimeLeft,
 ): Promise<string[]> {
   if (!state.config.hooks.some((hook) => hook.event === 'session_start')) return []
   const outcome = await runHooks(
     'session_start',
     sessionStartPayload(hookContext(deps, ref), source),
     state.config.hooks,
-    hookDeps(deps, ref, state, undefined, onKept),
+    hookDeps(deps, ref, state, undefined, onKept, timeLeft),
   )
   return hookWarnings('session_start', outcome)
 }

@@ -45,6 +45,7 @@ export async function runLoopStep(step: StepInput): Promise<StepOutcome> {
       source: 'startup',
       sessionId: claim.session_id,
       agent: { origin: { kind: 'loop', loop_id: state.loop_id, step_index: claim.index } },
+      timeLeft: step.timeLeft,
       ...(deps.sandbox ? { placement: { sessionId: `loop-${state.loop_id}`, baseDir: '.' } } : {}),
     })
   } catch (error) {

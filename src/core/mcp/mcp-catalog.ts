@@ -16,6 +16,11 @@ import {
 import type { McpListedTool } from '../../ports/mcp-client.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import { hash16 } from '../compaction/segment-boundary.ts'
+import {
+  deadlineWatch,
+  type InvocationDeadline,
+  stoppedBeforeDeadline,
+} from '../turn/invocation-deadline.ts'
 import type { McpPool } from './mcp-pool.ts'
 import { mcpState, serverState } from './mcp-pool.ts'
 import { mcpToolName } from './mcp-tool-name.ts'
@@ -102,34 +107,16 @@ export async function refreshMcpCatalog(input: {
   current: McpCatalog
   warnings: string[]
   signal?: AbortSignal
+  /** The platform's bound on the invocation: a connect and list still under way near it stop. */
+  deadline?: InvocationDeadline
 }): Promise<McpCatalog> {
   const { pool, state, current, warnings } = input
   const next: McpCatalog = {}
   const taken = new Set<string>()
   for (const server of pool.servers) {
-    const kept = serverState(state, server.name)
     let tools = current[server.name]
-    if (!kept.listed || kept.stale) {
-      try {
-        const connection = await pool.connection(server.name)
-        // From here a change the server reports marks the catalog stale again.
-        kept.stale = false
-        const listed = await connection.listTools(input.signal)
-        tools = await catalogTools(
-          server.name,
-          listed.filter((tool) => server.allows(tool.name)),
-          warnings,
-        )
-        kept.listed = true
-      } catch (error) {
-        if (input.signal?.aborted || !isTurnlineError(error, 'tool_error')) throw error
-        pool.failed(server.name, error)
-        kept.stale = true
-        warnings.push(
-          `${error.message}; ${tools ? 'its tools as last read are offered' : 'its tools are not offered'} until it answers`,
-        )
-      }
-    }
+    const kept = serverState(state, server.name)
+    if (!kept.listed || kept.stale) tools = await readServerTools(input, server, tools)
     const offered = (tools ?? []).filter((tool) => {
       if (taken.has(tool.model_name)) {
         warnings.push(`MCP tool ${server.name}/${tool.name} left out: ${tool.model_name} is taken`)
@@ -142,6 +129,52 @@ export async function refreshMcpCatalog(input: {
   }
   await storeCatalog(input.objects, input.sessionRoot, state, next)
   return next
+}
+
+/**
+ * A server's tools read again (its connect and `tools/list`); `tools`, its last read (or none),
+ * when it cannot be reached, with a warning — also when the platform's timeout neared first.
+ */
+async function readServerTools(
+  input: Parameters<typeof refreshMcpCatalog>[0],
+  server: McpPool['servers'][number],
+  tools: McpCatalogTool[] | undefined,
+): Promise<McpCatalogTool[] | undefined> {
+  const { pool, state, warnings } = input
+  const kept = serverState(state, server.name)
+  const offered = () =>
+    `${tools ? 'its tools as last read are offered' : 'its tools are not offered'} until it answers`
+  const watch =
+    input.deadline && deadlineWatch(input.deadline.clock, input.deadline.timeLeft, input.signal)
+  const signal = watch?.signal ?? input.signal
+  const started = input.deadline?.clock.now() ?? 0
+  try {
+    const connection = await pool.connection(server.name, signal)
+    // From here a change the server reports marks the catalog stale again.
+    kept.stale = false
+    const listed = await connection.listTools(signal)
+    const read = await catalogTools(
+      server.name,
+      listed.filter((tool) => server.allows(tool.name)),
+      warnings,
+    )
+    kept.listed = true
+    return read
+  } catch (error) {
+    if (input.signal?.aborted) throw error
+    kept.stale = true
+    if (watch?.reached() && input.deadline) {
+      const stopped = stoppedBeforeDeadline(input.deadline.clock.now() - started)
+      warnings.push(`MCP server ${server.name}: ${stopped}; ${offered()}`)
+      return tools
+    }
+    if (!isTurnlineError(error, 'tool_error')) throw error
+    pool.failed(server.name, error)
+    warnings.push(`${error.message}; ${offered()}`)
+    return tools
+  } finally {
+    watch?.clear()
+  }
 }
 
 async function catalogTools(

@@ -44,12 +44,21 @@ export class McpPool {
     return this.servers.find((server) => server.name === name)
   }
 
-  /** The connection to `name`; a failed attempt is forgotten so a later call tries again. */
-  connection(name: string): Promise<McpConnection> {
-    const known = this.open.get(name)
-    if (known) return known
+  /**
+   * The connection to `name`; a failed attempt is forgotten so a later call tries again. With
+   * `signal` (a call's window before the platform's timeout) a connect it starts is aborted when
+   * the signal is, and waiting for one under way stops then.
+   */
+  connection(name: string, signal?: AbortSignal): Promise<McpConnection> {
+    const opening = this.open.get(name) ?? this.connect(name, signal)
+    return signal ? untilAborted(opening, signal) : opening
+  }
+
+  private connect(name: string, callSignal: AbortSignal | undefined): Promise<McpConnection> {
     const server = this.server(name)
     if (!server) return Promise.reject(new Error(`no MCP server ${name} in this session`))
+    const signals = [this.signal, callSignal].filter((s): s is AbortSignal => s !== undefined)
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0]
     const kept = serverState(this.state, name)
     const resume = kept.session_id
       ? {
@@ -63,7 +72,7 @@ export class McpPool {
         onToolsChanged: () => {
           serverState(this.state, name).stale = true
         },
-        ...(this.signal ? { signal: this.signal } : {}),
+        ...(signal ? { signal } : {}),
       })
       .then((connection) => {
         this.remember(name, connection)
@@ -97,4 +106,14 @@ export class McpPool {
       }),
     )
   }
+}
+
+/** `promise`, or its rejection with the signal's reason once `signal` aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }

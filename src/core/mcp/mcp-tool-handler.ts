@@ -57,7 +57,7 @@ async function callInWindow(
   on: { pool: McpPool; server: string; tool: McpCatalogTool; args: Record<string, unknown> },
 ): Promise<McpCallOutcome> {
   const call = async (signal: AbortSignal | undefined) => {
-    const connection = await on.pool.connection(on.server)
+    const connection = await on.pool.connection(on.server, signal)
     const result = await connection.callTool(on.tool.name, on.args, signal)
     on.pool.remember(on.server, connection)
     return result

@@ -3,6 +3,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
 import type { ToolHandler } from '../tools/tool-handler.ts'
+import type { InvocationDeadline } from '../turn/invocation-deadline.ts'
 import { loadMcpCatalog, refreshMcpCatalog } from './mcp-catalog.ts'
 import { mcpFaultLog } from './mcp-fault-log.ts'
 import { McpPool } from './mcp-pool.ts'
@@ -25,7 +26,13 @@ export async function openMcpTools(
   deps: ServiceDeps,
   ref: SessionRef,
   state: EngineState,
-  options: { refresh: boolean; warnings: string[]; signal?: AbortSignal | undefined },
+  options: {
+    refresh: boolean
+    warnings: string[]
+    signal?: AbortSignal | undefined
+    /** The platform's bound on the invocation: a server's connect and list stop near it. */
+    deadline?: InvocationDeadline
+  },
 ): Promise<McpTools | undefined> {
   if (!deps.mcp) return undefined
   const servers = sessionMcpServers(deps.mcp, deps.tools, state.config)
@@ -44,6 +51,7 @@ export async function openMcpTools(
         current: catalog,
         warnings: options.warnings,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.deadline ? { deadline: options.deadline } : {}),
       })
     }
     const keeping = outputKeeping(deps, ref)

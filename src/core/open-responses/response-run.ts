@@ -48,7 +48,8 @@ export function runResponse(
         { details: { field: 'header.idempotency-key' } },
       )
     }
-    const ref = await responseSession(deps, locator, tenant, { config, history, key })
+    const { timeLeft } = options
+    const ref = await responseSession(deps, locator, tenant, { config, history, key, timeLeft })
     const started: ThreadEvent = { type: 'thread.started', thread_id: ref.sessionId }
     // Announced with the turn's first event: a retry refused before it (409 session_busy while
     // the key's first request runs) is a plain error answer, not a stream ending response.failed.
@@ -155,7 +156,12 @@ async function responseSession(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
-  seed: { config: SessionConfig; history: HistoryMessage[]; key: string | undefined },
+  seed: {
+    config: SessionConfig
+    history: HistoryMessage[]
+    key: string | undefined
+    timeLeft?: TurnOptions['timeLeft']
+  },
 ): Promise<SessionRef> {
   const { key } = seed
   const sessionId = key === undefined ? undefined : await responseSessionIdOf(key)
@@ -165,6 +171,7 @@ async function responseSession(
       history: seed.history,
       keepLongTexts: true,
       endAfterTurn: true,
+      timeLeft: seed.timeLeft,
       ...(sessionId ? { sessionId } : {}),
     })
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
+import { parseEngineState, type TurnRecord } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
 import { pausedTurn } from '../../contract/turn-left-open.ts'
@@ -9,6 +9,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
+import { replay } from '../engine/turn-replay.ts'
 import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { parseConfig, startSession } from './create-session.ts'
@@ -64,7 +65,15 @@ export async function triggerAutomation(
   const duplicate = !(await deliverySession(deps, locator, tenant, request))
   const ref = await locator.locate(tenant, request.sessionId)
   const first = await deliveryKey(request.deliveryId)
-  const key = duplicate ? await deliveryStep(deps, ref, first) : first
+  const step = duplicate ? await deliveryStep(deps, ref, first) : { key: first }
+  if ('finished' in step) {
+    return {
+      session_id: request.sessionId,
+      duplicate,
+      turn: await replay(deps, ref, step.finished),
+    }
+  }
+  const { key } = step
   const turn = await stepTurn(deps, ref, key === first ? { input: request.input } : {}, {
     idempotencyKey: key,
     ...(request.timeLeft ? { timeLeft: request.timeLeft } : {}),
@@ -75,18 +84,31 @@ export async function triggerAutomation(
 /**
  * The key of the step a redelivery takes: the delivery's own, or, after each answer that paused,
  * its continuation's (`<key>/after-<last batch>`); the first not recorded yet runs, the last
- * recorded replays.
+ * recorded replays. A paused turn the tenant finished meanwhile (`POST …/turns` continued it to
+ * its end, or `POST …/cancel` ended it: the session is completed) has no continuation to run:
+ * the redelivery answers that end, the batches after the pause, `terminal` (`finished`).
  */
-async function deliveryStep(deps: ServiceDeps, ref: SessionRef, first: string): Promise<string> {
-  const { recent_turns } = parseEngineState((await deps.sessions.open(ref)).state)
+async function deliveryStep(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  first: string,
+): Promise<{ key: string } | { finished: TurnRecord }> {
+  const snapshot = await deps.sessions.open(ref)
+  const { recent_turns } = parseEngineState(snapshot.state)
   let key = first
   for (let record = recent_turns.find((r) => r.key === key); record && pausedTurn(record); ) {
     const next = `${first}/after-${record.last_batch}`
+    const paused = record
     record = recent_turns.find((r) => r.key === next)
-    if (!record) return next
+    if (!record && snapshot.status === 'completed') {
+      const { turn_id, last_batch } = paused
+      const end = { first_batch: last_batch + 1, last_batch: snapshot.lastBatch }
+      return { finished: { key: next, turn_id, status: 'terminal', ...end } }
+    }
+    if (!record) return { key: next }
     key = next
   }
-  return key
+  return { key }
 }
 
 /**
@@ -117,7 +139,7 @@ export async function deliverySession(
   if (request.earlier === 'unrecorded' && (await logFenced(deps.sessions.objects, keys))) {
     throw deletedDelivery(sessionId)
   }
-  const created = await startDelivery(deps, locator, tenant, config, sessionId)
+  const created = await startDelivery(deps, locator, tenant, config, request)
   if (created && (await logFenced(deps.sessions.objects, keys))) {
     await deleteSession(deps, locator, tenant, sessionId).catch((error: unknown) => {
       serviceLog(deps)({ msg: 'erasing a deleted delivery session failed', error: String(error) })
@@ -134,13 +156,14 @@ async function startDelivery(
   locator: SessionLocator,
   tenant: string,
   config: SessionConfig,
-  sessionId: string,
+  { sessionId, timeLeft }: Pick<AutomationRequest, 'sessionId' | 'timeLeft'>,
 ): Promise<boolean> {
   try {
     await startSession(deps, locator, tenant, config, {
       source: 'startup',
       sessionId,
       endAfterTurn: true,
+      timeLeft,
     })
     return true
   } catch (error) {

@@ -21,6 +21,7 @@ import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { assertMcpAllowed } from '../mcp/mcp-servers.ts'
 import { assertToolAllowed } from '../tools/http-tool-call.ts'
 import { httpToolCatalog } from '../tools/tool-catalog.ts'
+import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { inputKeeping, keepLongMessages } from '../turn/kept-input.ts'
 
 /** Validates a create-session body (400 with every problem named). */
@@ -56,6 +57,8 @@ export async function startSession(
     agent?: AgentState
     /** Keep the history's user texts over the inline limit as artifacts (a client's transcript). */
     keepLongTexts?: boolean
+    /** Started in a request the platform bounds (Lambda): its start hooks stop before it ends. */
+    timeLeft?: InvocationTimeLeft | undefined
   },
 ): Promise<SessionRef> {
   for (const tool of config.tools) assertToolAllowed(deps.tools, tool)
@@ -102,8 +105,13 @@ export async function startSession(
   }
   // The session_start hooks run before batch 0, which records the answers they kept whole.
   const hookAnswers: KeptHookAnswer[] = []
-  const warnings = await fireSessionStart(deps, ref, state, seed.source, (answer) =>
-    hookAnswers.push(answer),
+  const warnings = await fireSessionStart(
+    deps,
+    ref,
+    state,
+    seed.source,
+    (answer) => hookAnswers.push(answer),
+    seed.timeLeft,
   )
   const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],

@@ -65,6 +65,7 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
     refresh: turnStart !== undefined,
     warnings,
     signal: options.signal,
+    ...(options.timeLeft ? { deadline: { timeLeft: options.timeLeft, clock: deps.clock } } : {}),
   })
   const calls = toolCallContext({ deps, ref, turn, writer, warnings, options, mcp })
   const settings = resolveModelSettings(turn.state.config.model, deps.defaults)
@@ -196,8 +197,14 @@ async function settleEnd(
       })
       dispatcher.emit({ type: 'turn.completed', usage: open.usage })
       turn.apply({ type: 'turn_completed' })
-      await fireStop(deps, ref, state, warnings, input.options.signal, (answer) =>
-        writer.recordHookAnswer(answer),
+      await fireStop(
+        deps,
+        ref,
+        state,
+        warnings,
+        input.options.signal,
+        (answer) => writer.recordHookAnswer(answer),
+        input.options.timeLeft,
       )
       return planned ? 'awaiting_approval' : 'completed'
     }

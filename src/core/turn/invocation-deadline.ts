@@ -34,9 +34,14 @@ export function toolCallWindowMs(timeLeft: InvocationTimeLeft | undefined): numb
   return left === undefined ? undefined : Math.max(0, Math.floor(left - TURN_STOP_MARGIN_MS))
 }
 
+/** What was stopped, and when, as the platform's timeout neared (a hook's error, an MCP connect's). */
+export function stoppedBeforeDeadline(ms: number): string {
+  return `stopped after ${ms} ms, before the platform's timeout ends the request`
+}
+
 /** The output of a call stopped before the platform's timeout: it started, so it is not rerun. */
 export function stoppedCallOutput(tool: string, ms: number): string {
-  return `tool ${tool} was stopped after ${ms} ms, before the platform's timeout ends the request; it is not run again, as it may have taken effect`
+  return `tool ${tool} was ${stoppedBeforeDeadline(ms)}; it is not run again, as it may have taken effect`
 }
 
 /** Refuses, before anything is written, a turn step of a request with too little time left. */
@@ -69,15 +74,22 @@ function pausedNotice(why: string): string {
   return `paused: ${why} (the platform's timeout); the turn stays open: POST …/turns without input continues it; Prefer: respond-async runs long turns in the background`
 }
 
-/** How often a model request under way looks at the time left. */
+/** The invocation's time left and the clock that looks at it: what a deadline watch needs. */
+export interface InvocationDeadline {
+  timeLeft: InvocationTimeLeft
+  clock: TimerClock
+}
+
+/** How often work under way (a model request, a hook, an MCP connect) looks at the time left. */
 const STOP_POLL_MS = 1_000
 
 /**
- * A model request's signal that also aborts once less than `TURN_STOP_MARGIN_MS` is left (looked
- * at every second, whether the model streams or not); `reached()` tells whether that is why it
- * aborted. `clear()` stops looking.
+ * A signal that also aborts once less than `TURN_STOP_MARGIN_MS` is left (looked at every second,
+ * whether the work under way sends anything or not): a model request's, a hook run's, an MCP
+ * server's connect and tool list's. `reached()` tells whether that is why it aborted. `clear()`
+ * stops looking.
  */
-export function modelCallDeadline(
+export function deadlineWatch(
   clock: TimerClock,
   timeLeft: InvocationTimeLeft,
   signal: AbortSignal | undefined,

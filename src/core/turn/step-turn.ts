@@ -94,8 +94,13 @@ async function runTurn(input: LeasedTurn) {
   // Continuing a turn left open (a wait, an approval, a crash) resumes the session.
   const warnings =
     turnStart === undefined
-      ? await fireSessionStart(deps, ref, state, 'resume', (answer) =>
-          writer.recordHookAnswer(answer),
+      ? await fireSessionStart(
+          deps,
+          ref,
+          state,
+          'resume',
+          (answer) => writer.recordHookAnswer(answer),
+          options.timeLeft,
         )
       : []
   return driveTurn({

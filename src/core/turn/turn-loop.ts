@@ -18,9 +18,9 @@ import { CLIENT_TOOL_KIND } from '../tools/client-tool-handler.ts'
 import type { ToolCallContext } from '../tools/tool-calls.ts'
 import { processToolCalls, resolveInterrupted } from '../tools/tool-calls.ts'
 import {
+  deadlineWatch,
   type InvocationTimeLeft,
   MODEL_CALL_STOPPED,
-  modelCallDeadline,
   pauseBeforeDeadline,
 } from './invocation-deadline.ts'
 import { type OfferedTools, offeredTools } from './offered-tools.ts'
@@ -150,7 +150,7 @@ async function sendInTime(
   offer: Exclude<OfferedTools, { refused: string }>,
 ): Promise<(ModelStepResult & { sent: number }) | TurnEnd> {
   const deadline =
-    ctx.deadline && modelCallDeadline(ctx.deadline.clock, ctx.deadline.timeLeft, ctx.signal)
+    ctx.deadline && deadlineWatch(ctx.deadline.clock, ctx.deadline.timeLeft, ctx.signal)
   try {
     const signal = deadline?.signal ?? ctx.signal
     return await send({ ...ctx, ...(signal ? { signal } : {}) }, settings, offer)

@@ -94,6 +94,8 @@ export function hookDeps(
   signal?: AbortSignal,
   /** Records each answer kept whole in the batch with the hook's effect (TurnWriter). */
   onKept?: HookRunnerDeps['onKept'],
+  /** The platform's bound on the invocation: a hook still running near it is stopped. */
+  timeLeft?: InvocationTimeLeft,
 ): HookRunnerDeps {
   const kept = { keeping: outputKeeping(deps, ref), inlineBytes: deps.tools.maxResponseBytes }
   const runCommand = deps.sandbox
@@ -107,6 +109,7 @@ export function hookDeps(
     ...(runCommand ? { runCommand } : {}),
     ...(signal ? { signal } : {}),
     ...(onKept ? { onKept } : {}),
+    ...(timeLeft ? { deadline: { timeLeft, clock: deps.clock } } : {}),
   }
 }
 
@@ -148,7 +151,14 @@ export function toolCallContext(input: {
     tools: sessionTools(deps, ref, state, mcp, writer.history),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
-    hookDeps: hookDeps(deps, ref, state, signal, (answer) => writer.recordHookAnswer(answer)),
+    hookDeps: hookDeps(
+      deps,
+      ref,
+      state,
+      signal,
+      (answer) => writer.recordHookAnswer(answer),
+      timeLeft,
+    ),
     hookContext: hookContext(deps, ref),
     warnings,
     nextItemId,
