@@ -4,12 +4,25 @@ import { lazySchema } from './lazy-schema.ts'
 /**
  * A tool output kept whole by reference (an "output artifact" of a session): an answer over the
  * inline limit is streamed to the store in content-addressed chunks (`outputs/chunks/<sha256>`)
- * and described by one create-only object (`outputs/<id>.json`); the model and the transcript
- * get a bounded preview naming the id. Immutable: the id is derived from the chunks' hashes, so
- * the same bytes always have the same id and are stored once per session.
+ * and described by one create-only object; the model and the transcript get a bounded preview
+ * naming the id. Immutable: the id is derived from the chunks' hashes, so the same bytes always
+ * have the same id and are stored once per session.
+ *
+ * Where the descriptor is says who may read the artifact (output-artifacts.ts in src/store):
+ * `outputs/<id>.json` when it was named to the model, `outputs/hidden/<id>.json` when it is kept
+ * for the operators only (a hook's answer).
+ *
+ * Versions: 2 (written now) has the fields of 1; its place is what it says. Version 1 was
+ * written before hidden descriptors existed: every artifact's descriptor, a hook's answer
+ * included, went to `outputs/<id>.json`, so there it does not tell; the model's reads check such
+ * a descriptor against the hook answers the session's batches record (legacy-hook-answers.ts in
+ * src/core/tools).
  */
 
-export const OUTPUT_ARTIFACT_VERSION = 1
+export const OUTPUT_ARTIFACT_VERSION = 2
+
+/** Descriptor versions this build reads. */
+const OutputArtifactVersionSchema = lazySchema(() => z.union([z.literal(1), z.literal(2)]))
 
 /** Bytes of one stored chunk (the last one may be shorter). Part of the id: never change it. */
 export const OUTPUT_CHUNK_BYTES = 1024 * 1024
@@ -28,10 +41,10 @@ export const OutputChunkSchema = lazySchema(() =>
   }),
 )
 
-/** `outputs/<id>.json` (version 1). */
+/** `outputs/<id>.json` or `outputs/hidden/<id>.json` (version 2; version 1 is read too). */
 export const OutputArtifactSchema = lazySchema(() =>
   z.strictObject({
-    version: z.literal(OUTPUT_ARTIFACT_VERSION),
+    version: OutputArtifactVersionSchema,
     id: OutputArtifactIdSchema,
     /** Bytes of the whole output. */
     size: z.int().min(0),

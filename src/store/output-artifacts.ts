@@ -48,9 +48,14 @@ export class OutputArtifactWriter {
   /** Keys of the chunks this writer made (not found already there). */
   private readonly made: string[] = []
 
+  /**
+   * `folder`: the session's `outputs/`, ending in '/' (chunks go in its `chunks/`);
+   * `descriptors`: where the descriptor goes (OutputArtifacts says which).
+   */
   constructor(
     private readonly store: ObjectStore,
     private readonly folder: string,
+    private readonly descriptors: string = folder,
   ) {}
 
   /** Bytes taken so far. */
@@ -86,7 +91,7 @@ export class OutputArtifactWriter {
       chunk_bytes: OUTPUT_CHUNK_BYTES,
       chunks: this.chunks,
     }
-    await putOnce(this.store, `${this.folder}${id}.json`, toBytes(JSON.stringify(artifact)))
+    await putOnce(this.store, `${this.descriptors}${id}.json`, toBytes(JSON.stringify(artifact)))
     return artifact
   }
 
@@ -119,21 +124,45 @@ export interface OutputArtifactRead {
 
 /**
  * A session's output artifacts (`<session>/outputs/`): written by tools whose answers exceed
- * the inline limit, read by the model's `read_tool_output` and by `GET …/artifacts/{id}`.
+ * the inline limit (and by hooks), read by the model's `read_tool_output` and by
+ * `GET …/artifacts/{id}`.
+ *
+ * What the model may read is where the descriptor is: `outputs/<id>.json` for an output named to
+ * the model (a tool output or input whose preview names it, a hook deny whose reason names it),
+ * `outputs/hidden/<id>.json` for one kept for the operators only (a hook's answer). Both are
+ * create-only and immutable; the chunks are shared. An id is a hash of the content, so anyone
+ * can compute the id of a guess: the model's reads look only at the first folder, so a hidden
+ * answer reads as an unknown id. Naming a hidden artifact to the model (`showToModel`) writes
+ * its descriptor into the first folder too.
  */
 export class OutputArtifacts {
-  /** `folder`: the session's root key, ending in '/'. */
+  /** `folder`: the session's `outputs/`, ending in '/'. */
   private readonly folder: string
 
+  /**
+   * `sessionRoot`: the session's root key, ending in '/'. `hiddenFromModel`: what this instance
+   * writes is kept for the operators only (hooks' answers), not named to the model.
+   */
   constructor(
     private readonly store: ObjectStore,
-    sessionRoot: string,
+    private readonly sessionRoot: string,
+    private readonly hiddenFromModel = false,
   ) {
     this.folder = `${sessionRoot}outputs/`
   }
 
+  /** The same artifacts, written hidden from the model (hooks' answers). */
+  hidden(): OutputArtifacts {
+    return new OutputArtifacts(this.store, this.sessionRoot, true)
+  }
+
   writer(): OutputArtifactWriter {
-    return new OutputArtifactWriter(this.store, this.folder)
+    const descriptors = this.hiddenFromModel ? this.hiddenFolder : this.folder
+    return new OutputArtifactWriter(this.store, this.folder, descriptors)
+  }
+
+  private get hiddenFolder(): string {
+    return `${this.folder}hidden/`
   }
 
   /** Bytes of every object the session's artifacts hold (chunks and descriptors). */
@@ -142,10 +171,38 @@ export class OutputArtifacts {
     return objects.reduce((sum, object) => sum + object.size, 0)
   }
 
-  /** The artifact's descriptor; null when the session has no such artifact. */
+  /**
+   * The artifact's descriptor, named to the model or hidden from it (what the operators read);
+   * null when the session has no such artifact.
+   */
   async describe(id: string): Promise<OutputArtifact | null> {
+    return (await this.describeForModel(id)) ?? (await this.descriptorIn(this.hiddenFolder, id))
+  }
+
+  /**
+   * The artifact's descriptor when it was named to the model (what `read_tool_output` serves);
+   * null for one hidden from it, as for an id the session does not have.
+   */
+  async describeForModel(id: string): Promise<OutputArtifact | null> {
+    return this.descriptorIn(this.folder, id)
+  }
+
+  /**
+   * Names a hidden artifact to the model (a hook deny whose reason names its kept answer): its
+   * descriptor is written where the model's reads find it (create-only; once is enough). False
+   * when the session has no such artifact.
+   */
+  async showToModel(id: string): Promise<boolean> {
+    if (await this.describeForModel(id)) return true
+    const artifact = await this.descriptorIn(this.hiddenFolder, id)
+    if (!artifact) return false
+    await putOnce(this.store, `${this.folder}${id}.json`, toBytes(JSON.stringify(artifact)))
+    return true
+  }
+
+  private async descriptorIn(folder: string, id: string): Promise<OutputArtifact | null> {
     if (!/^out_[0-9a-f]{32}$/.test(id)) return null
-    const stored = await this.store.get(`${this.folder}${id}.json`)
+    const stored = await this.store.get(`${folder}${id}.json`)
     return stored ? parseOutputArtifact(stored.body, id) : null
   }
 
@@ -157,7 +214,6 @@ export class OutputArtifacts {
     }
     return { artifact, read: (start, end) => this.read(artifact, start, end) }
   }
-
   /** Bytes [start, end) of the artifact, chunk by chunk (only the chunks that overlap). */
   async *read(
     artifact: OutputArtifact,

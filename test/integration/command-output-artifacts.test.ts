@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { contentArtifactId } from '../support/content-artifact-id.ts'
 import { useEngineWithRunner } from '../support/engine-with-runner.ts'
 
 /**
@@ -216,5 +217,40 @@ describe('command hook output over the inline limit', () => {
         lines: 1,
       },
     ])
+  })
+
+  it("a hook's long answer is the operators': the model's read of its exact id is refused", async () => {
+    const { service, mock } = fixture.engine
+    const { session_id } = await service.createSession('local', {
+      hooks: [
+        {
+          event: 'stop',
+          type: 'command',
+          command:
+            'awk \'BEGIN { printf "stop-secret "; for (i = 0; i < 100000; i++) printf "h" }\'',
+        },
+      ],
+    })
+    mock.enqueue({ text: 'hello' })
+    const first = await service.stepTurn('local', session_id, { input: 'hi' })
+    expect(first.status, JSON.stringify(first.warnings)).toBe('completed')
+    const answer = `stop-secret ${'h'.repeat(100_000)}`
+    const id = contentArtifactId(answer)
+    const listed = await service.listKeptOutputs('local', session_id, { limit: 50 })
+    expect(listed.outputs).toMatchObject([{ kind: 'hook_answer', event: 'stop', artifact_id: id }])
+    const kept = await service.getOutputArtifact('local', session_id, id)
+    expect(kept.artifact.size).toBe(answer.length)
+
+    mock.enqueue(
+      {
+        toolCalls: [
+          { id: 'r1', name: 'read_tool_output', arguments: JSON.stringify({ artifact_id: id }) },
+        ],
+      },
+      { text: 'nothing there' },
+    )
+    const second = await service.stepTurn('local', session_id, { input: 'read it' })
+    expect(second.status, JSON.stringify(second.warnings)).toBe('completed')
+    expect(lastToolMessage()).toBe(`no output artifact ${id} in this session`)
   })
 })

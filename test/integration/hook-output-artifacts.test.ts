@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
+import { SessionService } from '../../src/core/session-service.ts'
+import { SessionStore } from '../../src/store/session-store.ts'
+import { contentArtifactId as contentId } from '../support/content-artifact-id.ts'
 import { useEngine } from '../support/engine-fixture.ts'
 import { echoTool, TOOL_SECRET } from '../support/engine-harness.ts'
 import { startHookReceiver } from '../support/hook-receiver.ts'
@@ -9,7 +12,8 @@ import { startHookReceiver } from '../support/hook-receiver.ts'
  * HTTP hook answers over the inline limit (64 KiB) are kept whole as output artifacts: a long
  * deny still denies (before, the answer was cut, its JSON no longer parsed and the tool ran), an
  * answer too long to read a decision from fails the hook (so a fail-closed hook denies), and the
- * whole answer reads back byte-identical.
+ * whole answer reads back byte-identical. The operators read every kept answer; the model only
+ * the one a deny's reason named to it.
  */
 const fixture = useEngine()
 let hooks: Awaited<ReturnType<typeof startHookReceiver>>
@@ -127,5 +131,128 @@ describe('kept hook answers of any event are listed', () => {
     const [first, second] = listed.outputs
     expect(sha(await readArtifact(session_id, first?.artifact_id ?? ''))).toBe(sha(pre))
     expect(sha(await readArtifact(session_id, second?.artifact_id ?? ''))).toBe(sha(compact))
+  })
+})
+
+const echoReply = (call: { body: { arguments?: unknown } }) => ({
+  body: JSON.stringify({ echo: call.body.arguments }),
+})
+
+/** The tool messages of the model's last request, by tool call id. */
+function toolMessages(): Map<string, string> {
+  const messages = (fixture.engine.mock.requests.at(-1)?.body.messages ?? []) as {
+    role: string
+    tool_call_id?: string
+    content: string
+  }[]
+  return new Map<string, string>(
+    messages.flatMap((m) => (m.role === 'tool' ? [[m.tool_call_id ?? '', m.content]] : [])),
+  )
+}
+
+const SECRET_MARK = 'audit-secret-5e1f'
+/** A non-blocking hook's long allow: kept whole, named to nobody but the operators. */
+const AUDIT = JSON.stringify({ decision: 'allow', note: `${SECRET_MARK} ${'a'.repeat(100_000)}` })
+/** A blocking hook's long deny: its reason names the kept answer to the model. */
+const DENY = JSON.stringify({ decision: 'deny', reason: `policy says no ${'d'.repeat(100_000)}` })
+/** The tool's long answer: kept, its preview names it to the model. */
+const TOOL_ANSWER = `tool-answer-head ${'t'.repeat(100_000)} tool-answer-tail`
+
+const read = (id: string, artifact: string, args: Record<string, unknown> = {}) => ({
+  id,
+  name: 'read_tool_output',
+  arguments: JSON.stringify({ artifact_id: artifact, ...args }),
+})
+
+describe("what the model reads of hooks' kept answers", () => {
+  it('read_tool_output refuses a hidden hook answer as an unknown id; a named deny and tool outputs stay readable, across rehydration', async () => {
+    const { service, mock, receiver, deps, store } = fixture.engine
+    onTestFinished(() => receiver.setReply(echoReply))
+    const q = (hook: { body: Record<string, unknown> }) =>
+      (hook.body.tool_input as { q?: string } | undefined)?.q
+    hooks.setReply((hook) => {
+      if (hook.path === '/audit') return { body: q(hook) === 'big' ? AUDIT : '{}' }
+      return { body: q(hook) === 'forbidden' ? DENY : '{}' }
+    })
+    receiver.setReply(() => ({ body: TOOL_ANSWER }))
+    const { session_id } = await service.createSession('t1', {
+      tools: [echoTool(receiver.url)],
+      hooks: [
+        {
+          event: 'pre_tool_use',
+          type: 'http',
+          name: 'audit',
+          matcher: 'lookup',
+          url: hooks.url('/audit'),
+        },
+        {
+          event: 'pre_tool_use',
+          type: 'http',
+          name: 'gate',
+          matcher: 'lookup',
+          url: hooks.url('/gate'),
+          blocking: true,
+        },
+      ],
+    })
+    mock.enqueue(
+      {
+        toolCalls: [
+          { id: 'c_big', name: 'lookup', arguments: '{"q":"big"}' },
+          { id: 'c_forbidden', name: 'lookup', arguments: '{"q":"forbidden"}' },
+        ],
+      },
+      { text: 'looked' },
+    )
+    const first = await service.stepTurn('t1', session_id, { input: 'look' })
+    expect(first.status, JSON.stringify(first.warnings)).toBe('completed')
+    const told = toolMessages()
+    const toolId = /kept whole as artifact (out_[0-9a-f]{32})/.exec(told.get('c_big') ?? '')?.[1]
+    const denyId = /kept as artifact (out_[0-9a-f]{32})/.exec(told.get('c_forbidden') ?? '')?.[1]
+    expect(toolId).toBe(contentId(TOOL_ANSWER))
+    expect(denyId).toBe(contentId(DENY))
+    // The audit hook's answer is named to the model nowhere, but its id is the content's hash.
+    const hiddenId = contentId(AUDIT)
+    expect(JSON.stringify(mock.requests)).not.toContain(hiddenId)
+
+    // The operators list and read every kept answer, the hidden one included.
+    const listed = await service.listKeptOutputs('t1', session_id, { limit: 50 })
+    expect(listed.outputs.map((o) => [o.kind, o.artifact_id])).toEqual(
+      expect.arrayContaining([
+        ['tool_output', toolId],
+        ['hook_answer', hiddenId],
+        ['hook_answer', denyId],
+      ]),
+    )
+    const kept = await service.getOutputArtifact('t1', session_id, hiddenId)
+    const parts: Uint8Array[] = []
+    for await (const part of kept.read(0, kept.artifact.size)) parts.push(part)
+    expect(Buffer.concat(parts).toString()).toBe(AUDIT)
+
+    // The next turn runs on another instance: nothing but the store carries what was named.
+    const rehydrated = new SessionService({ ...deps, sessions: new SessionStore({ store }) })
+    const unknownId = contentId('an answer no one kept')
+    mock.enqueue(
+      {
+        toolCalls: [
+          read('r_hidden', hiddenId, { search: SECRET_MARK }),
+          read('r_unknown', unknownId, { search: SECRET_MARK }),
+          read('r_deny', denyId ?? '', { length: 60 }),
+          read('r_tool', toolId ?? '', { search: 'tool-answer-head' }),
+        ],
+      },
+      { text: 'read' },
+    )
+    const second = await rehydrated.stepTurn('t1', session_id, { input: 'read them' })
+    expect(second.status, JSON.stringify(second.warnings)).toBe('completed')
+    const answers = toolMessages()
+    const notFound = (id: string) => `no output artifact ${id} in this session`
+    expect(answers.get('r_unknown')).toContain(notFound(unknownId))
+    // The same answer as an id the session does not have: not even its existence is told.
+    expect(answers.get('r_hidden')?.replace(hiddenId, unknownId)).toBe(answers.get('r_unknown'))
+    expect(answers.get('r_hidden')).not.toContain(SECRET_MARK)
+    expect(answers.get('r_deny')).toContain('{"decision":"deny","reason":"policy says no')
+    expect(answers.get('r_tool')).toContain('1 matching line')
+    expect(answers.get('r_tool')).toContain('tool-answer-head')
   })
 })

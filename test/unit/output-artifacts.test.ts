@@ -46,7 +46,7 @@ async function stored(text: string, pieces = 7919) {
   return { outputs, artifact: await writer.finish() }
 }
 
-describe('output artifacts (stored format v1)', () => {
+describe('output artifacts (stored format v1, v2)', () => {
   it('the fixture reads back, and the same bytes written again get the same id and descriptor', async () => {
     const store = new MemoryObjectStore()
     await store.put(`s/outputs/${FIXTURE_ID}.json`, fixture(`${FIXTURE_ID}.json`))
@@ -62,14 +62,17 @@ describe('output artifacts (stored format v1)', () => {
     await writer.write(encode(text))
     const artifact = await writer.finish()
     expect(artifact.id).toBe(FIXTURE_ID)
-    expect(JSON.stringify(artifact)).toBe(decode(fixture(`${FIXTURE_ID}.json`)))
+    // Written as version 2 (the same fields; where it is stored says who reads it).
+    const v2 = new URL(`../fixtures/store/outputs-v2/${FIXTURE_ID}.json`, import.meta.url)
+    expect(JSON.stringify(artifact)).toBe(decode(new Uint8Array(readFileSync(v2))))
+    expect(JSON.stringify({ ...artifact, version: 1 })).toBe(decode(fixture(`${FIXTURE_ID}.json`)))
   })
 
   it('a newer version is unsupported_version; a damaged descriptor corrupt_data; none not_found', async () => {
     const stored = JSON.parse(decode(fixture(`${FIXTURE_ID}.json`)))
     const json = (value: unknown) => encode(JSON.stringify(value))
     await failsWith('unsupported_version', async () =>
-      parseOutputArtifact(json({ ...stored, version: 2 }), FIXTURE_ID),
+      parseOutputArtifact(json({ ...stored, version: 3 }), FIXTURE_ID),
     )
     await failsWith('corrupt_data', async () =>
       parseOutputArtifact(json({ ...stored, size: -1 }), FIXTURE_ID),

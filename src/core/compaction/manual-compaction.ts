@@ -61,7 +61,8 @@ export async function compactSession(
         basis: segmentBasis(
           state,
           settings,
-          sessionTools(deps, ref, state, mcp, writer.history).catalog,
+          sessionTools(deps, ref, state, mcp, writer.history, () => writer.snapshot.lastBatch)
+            .catalog,
         ),
         meter: meterFor(deps, state, settings),
         thresholds: thresholdsFor(state, settings),

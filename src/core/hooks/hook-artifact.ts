@@ -5,12 +5,16 @@ import type { OutputKeeping } from '../tools/kept-output.ts'
 
 /**
  * Bytes of a hook answer kept as an artifact that are read back to find its decision. A hook's
- * decision is a small JSON object; a longer answer is kept whole (the user and the model can read
- * it) but no decision is read from it: the hook failed, which a fail-closed hook turns into a deny.
+ * decision is a small JSON object; a longer answer is kept whole (the operators can read it; the
+ * model only when a deny names it) but no decision is read from it: the hook failed, which a
+ * fail-closed hook turns into a deny.
  */
 export const HOOK_ANSWER_READ_BYTES = 1024 * 1024
 
-/** Where hook answers over the inline limit are kept, and the limit. */
+/**
+ * Where hook answers over the inline limit are kept (hidden from the model: hookDeps passes
+ * OutputArtifacts.hidden()), and the limit.
+ */
 export interface HookKeeping {
   keeping: OutputKeeping
   /** Bytes of an answer read inline (TURNLINE_TOOL_MAX_RESPONSE_BYTES). */

@@ -41,7 +41,10 @@ export interface HookRunnerDeps {
    * blocking `fail_closed` hook denies), its error saying so.
    */
   deadline?: InvocationDeadline
-  /** Where answers over the inline limit are kept whole (the session's output artifacts). */
+  /**
+   * Where answers over the inline limit are kept whole (the session's output artifacts, hidden
+   * from the model); an honoured deny's kept answer, which its reason names, is shown to it.
+   */
   kept?: HookKeeping
   /**
    * Told of each answer kept whole, to record it in the batch that commits the hook's effect
@@ -116,8 +119,19 @@ export async function runHooks<E extends HookEvent>(
   ).finally(() => watch?.clear())
 
   if (deps.onKept) for (const answer of keptAnswers(event, payload, results)) deps.onKept(answer)
+  return outcomeOf(results, deps)
+}
+
+/**
+ * The outcome: denied by the first hook whose deny (or fail-closed failure) counts. The deny's
+ * reason, which the model is given, names that hook's kept answer: the model may then read it.
+ */
+async function outcomeOf(results: HookResult[], deps: HookRunnerDeps): Promise<HookRunOutcome> {
   const denier = results.find((result) => result.honoured)
   if (!denier) return { results }
+  if (denier.artifact && deps.kept) {
+    await deps.kept.keeping.artifacts.showToModel(denier.artifact.id)
+  }
   const reason =
     denier.decision === 'deny'
       ? (denier.reason ?? `denied by hook ${denier.name}`)

@@ -9,6 +9,7 @@ import { LinearRegexError, linearRegex } from '../../shared/linear-regex.ts'
 import type { OutputArtifacts } from '../../store/output-artifacts.ts'
 import { readArgs } from '../sandbox/exec-tool-schemas.ts'
 import { joinBytes } from './join-bytes.ts'
+import type { LegacyHookAnswers } from './legacy-hook-answers.ts'
 import { outputLines } from './output-lines.ts'
 import { textOfSlice } from './output-preview.ts'
 import type { ToolHandler, ToolRunResult } from './tool-handler.ts'
@@ -130,9 +131,15 @@ const READ_OUTPUT_DEFINITION: ToolDefinition = {
 /**
  * `read_tool_output`: pages through an output kept whole as an artifact of the session (the
  * preview names its id) by bytes, by lines, or by searching for a string. Read-only, so it is
- * there in plan mode too.
+ * there in plan mode too. It serves only artifacts named to the model (OutputArtifacts
+ * describeForModel, and `legacy` for descriptors kept before hidden ones existed): a hook's
+ * answer kept hidden is refused as an id the session does not have.
  */
-export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
+export function readOutputToolHandler(
+  outputs: OutputArtifacts,
+  /** Checks a descriptor of version 1 (kept before hidden ones existed); without it, served. */
+  legacy?: LegacyHookAnswers,
+): ToolHandler {
   return {
     definition: READ_OUTPUT_DEFINITION,
     kind: 'builtin',
@@ -141,8 +148,12 @@ export function readOutputToolHandler(outputs: OutputArtifacts): ToolHandler {
       const parsed = readArgs(ReadOutputArgsSchema, raw, READ_OUTPUT_TOOL)
       if (!parsed.ok) return failed(parsed.message)
       const args = parsed.value
-      const artifact = await outputs.describe(args.artifact_id)
-      if (!artifact) return failed(`no output artifact ${args.artifact_id} in this session`)
+      // Only what was named to the model: a hidden hook answer reads as an unknown id.
+      const artifact = await outputs.describeForModel(args.artifact_id)
+      const hidden = artifact?.version === 1 && legacy ? await legacy(artifact.id) : false
+      if (!artifact || hidden) {
+        return failed(`no output artifact ${args.artifact_id} in this session`)
+      }
       if (args.search !== undefined || args.regex !== undefined) {
         const matches = matcherOf(args)
         if (typeof matches === 'string') return failed(matches)

@@ -10,6 +10,7 @@ import type { McpTools } from '../mcp/mcp-tools.ts'
 import type { PermissionPolicy } from '../permissions/permission-policy.ts'
 import { type CommandAllowance, sessionSandbox } from '../sandbox/session-sandbox.ts'
 import { clientToolHandler } from '../tools/client-tool-handler.ts'
+import { legacyHookAnswers } from '../tools/legacy-hook-answers.ts'
 import { namesInputArtifact } from '../tools/output-preview.ts'
 import { readOutputToolHandler } from '../tools/read-output-tool.ts'
 import { outputKeeping } from '../tools/session-outputs.ts'
@@ -35,15 +36,19 @@ export function sessionTools(
   deps: ServiceDeps,
   ref: SessionRef,
   state: EngineState,
-  mcp?: McpTools,
-  history: readonly HistoryMessage[] = [],
+  mcp: McpTools | undefined,
+  history: readonly HistoryMessage[],
+  /** The session's last committed batch (the writer's), for reads of artifacts kept before v2. */
+  lastBatch: () => number,
 ): ToolRegistry {
   const unified = state.config.harness.unified_exec === true
   const keeping = outputKeeping(deps, ref)
   const http = state.config.tools.map((tool) => httpToolHandler(tool, deps.tools, keeping))
   // Sessions with HTTP, MCP or command tools can page through outputs too long to show whole.
   const taken = new Set(http.map((tool) => tool.definition.name))
-  const reader = readOutputToolHandler(keeping.artifacts)
+  const keys = deps.sessions.keys(ref)
+  const legacy = legacyHookAnswers(deps.sessions.objects, keys, lastBatch)
+  const reader = readOutputToolHandler(keeping.artifacts, legacy)
   const answering =
     http.length > 0 ||
     (mcp?.handlers.length ?? 0) > 0 ||
@@ -97,7 +102,12 @@ export function hookDeps(
   /** The platform's bound on the invocation: a hook still running near it is stopped. */
   timeLeft?: InvocationTimeLeft,
 ): HookRunnerDeps {
-  const kept = { keeping: outputKeeping(deps, ref), inlineBytes: deps.tools.maxResponseBytes }
+  // A hook's answer is the operators' (a deny's is named to the model as it is given: runHooks).
+  const keeping = outputKeeping(deps, ref)
+  const kept = {
+    keeping: { ...keeping, artifacts: keeping.artifacts.hidden() },
+    inlineBytes: deps.tools.maxResponseBytes,
+  }
   const runCommand = deps.sandbox
     ? sessionSandbox(deps.sandbox).runCommand(ref, commandAllowance(state), kept)
     : undefined
@@ -148,7 +158,7 @@ export function toolCallContext(input: {
     turn,
     dispatcher: writer.dispatcher,
     history: writer.history,
-    tools: sessionTools(deps, ref, state, mcp, writer.history),
+    tools: sessionTools(deps, ref, state, mcp, writer.history, () => writer.snapshot.lastBatch),
     policy: permissionPolicy(state),
     hooks: state.config.hooks,
     hookDeps: hookDeps(
