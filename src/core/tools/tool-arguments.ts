@@ -2,6 +2,7 @@ import { Validator } from '@cfworker/json-schema'
 import { PARSED_JSON_MAX_DEPTH } from '../../contract/exact-json.ts'
 import { nestedDeeperThan } from '../../shared/json-depth.ts'
 import { parseJson } from '../../shared/json-syntax.ts'
+import { schemaWithoutPatterns } from './schema-without-patterns.ts'
 
 export type ArgumentCheck =
   | { ok: true; value: Record<string, unknown> }
@@ -21,6 +22,8 @@ const VALIDATORS_MAX = 256
  * model: it is told exactly what was wrong so it can call again. Arguments nested deeper than
  * {@link PARSED_JSON_MAX_DEPTH} are refused before the validator, which recurses with the value
  * (a recursive schema overflowed the stack at 200 levels: the turn failed with a RangeError).
+ * The schema's regular expressions are not run (schemaWithoutPatterns: a backtracking one held
+ * the process every tenant shares for as long as it ran); the tool's server checks them.
  */
 export function checkArguments(raw: string, schema: Record<string, unknown>): ArgumentCheck {
   const parsed = raw.trim() === '' ? { ok: true as const, value: {} } : parseJson(raw)
@@ -37,7 +40,7 @@ export function checkArguments(raw: string, schema: Record<string, unknown>): Ar
   if (!validator) {
     if (validators.size >= VALIDATORS_MAX) validators.clear()
     validator = new Validator(
-      structuredClone(schema) as ConstructorParameters<typeof Validator>[0],
+      structuredClone(schemaWithoutPatterns(schema)) as ConstructorParameters<typeof Validator>[0],
       '2020-12',
       false,
     )
