@@ -1,5 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import { TurnlineError } from '../../src/contract/errors.ts'
+import { PARSED_JSON_MAX_DEPTH } from '../../src/contract/exact-json.ts'
 import type { McpCallOutcome, McpContentBlock, McpListedTool } from '../../src/ports/mcp-client.ts'
+import { nestedDeeperThan } from '../../src/shared/json-depth.ts'
 
 /** SDK tool → the port's view (the input schema as given, the read-only hint). */
 export function toListedTool(tool: Tool): McpListedTool {
@@ -22,9 +25,22 @@ function base64Bytes(data: string): number {
 
 /**
  * SDK call result → content blocks the core renders (binary data as sizes, never bytes). A
- * server of the 2024-10-07 protocol answers `{toolResult}`: shown as its JSON.
+ * server of the 2024-10-07 protocol answers `{toolResult}`: shown as its JSON. Structured
+ * content (or a toolResult) nested deeper than PARSED_JSON_MAX_DEPTH is a fault of the server:
+ * shown as JSON, it failed the turn with a RangeError instead of the call.
  */
-export function toCallOutcome(result: CallToolResult | { toolResult: unknown }): McpCallOutcome {
+export function toCallOutcome(
+  server: string,
+  result: CallToolResult | { toolResult: unknown },
+): McpCallOutcome {
+  const structured = 'content' in result ? result.structuredContent : result.toolResult
+  if (nestedDeeperThan(structured, PARSED_JSON_MAX_DEPTH)) {
+    throw new TurnlineError(
+      'tool_error',
+      `MCP server ${server}: its result nests deeper than ${PARSED_JSON_MAX_DEPTH} levels`,
+      { details: { server } },
+    )
+  }
   if (!('content' in result)) {
     return { isError: false, content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] }
   }

@@ -3,9 +3,14 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker'
 import { TurnlineError } from '../../src/contract/errors.ts'
+import { PARSED_JSON_MAX_DEPTH } from '../../src/contract/exact-json.ts'
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../src/contract/product.ts'
 import { transportFailureText } from '../../src/contract/transport-failure.ts'
 import type {
@@ -17,7 +22,11 @@ import type {
   McpListedTool,
   McpSessionHandle,
 } from '../../src/ports/mcp-client.ts'
+import { deadlineSignal } from '../../src/shared/deadline-signal.ts'
+import { nestedDeeperThan } from '../../src/shared/json-depth.ts'
 import { redactCredentials } from '../../src/shared/redact-credentials.ts'
+import { utf8Length } from '../../src/shared/utf8-length.ts'
+import { MCP_LIST_BYTES } from './mcp-answer-limit.ts'
 import { toCallOutcome, toListedTool } from './mcp-results.ts'
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -77,18 +86,53 @@ class SdkMcpConnection implements McpConnection {
     }
   }
 
+  /**
+   * Every page, as far as MAX_LIST_PAGES, all of them within the endpoint's timeout, and the
+   * tools of all pages together within MCP_LIST_BYTES (as JSON): each page is bounded by the
+   * fetch, but pages without end would still have been kept, all of them, in the process every
+   * tenant shares.
+   */
   async listTools(signal?: AbortSignal): Promise<McpListedTool[]> {
     return this.request('could not list its tools', signal, async (client) => {
       const tools: McpListedTool[] = []
+      let bytes = 0
       let cursor: string | undefined
+      // The pages together within one timeout: 50 slow pages each just in time held the turn.
+      const end = Date.now() + this.endpoint.timeoutMs
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const result = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal))
-        tools.push(...result.tools.map(toListedTool))
+        const left = end - Date.now()
+        if (left <= 0) throw new McpError(ErrorCode.RequestTimeout, 'Request timed out')
+        const result = await client.listTools(cursor ? { cursor } : {}, {
+          ...this.requestOptions(signal),
+          timeout: left,
+        })
+        for (const tool of result.tools) {
+          // Before anything recursive (JSON.stringify here, the catalog's write) walks it.
+          if (nestedDeeperThan(tool, PARSED_JSON_MAX_DEPTH)) {
+            throw this.listingRefused(`a tool nests deeper than ${PARSED_JSON_MAX_DEPTH} levels`)
+          }
+          bytes += utf8Length(JSON.stringify(tool))
+          if (bytes > MCP_LIST_BYTES) {
+            throw this.listingRefused(`its tools together exceed ${MCP_LIST_BYTES} bytes`, {
+              max_bytes: MCP_LIST_BYTES,
+            })
+          }
+          tools.push(toListedTool(tool))
+        }
         cursor = result.nextCursor
         if (!cursor) break
       }
       return tools
     })
+  }
+
+  private listingRefused(why: string, details: Record<string, number> = {}): TurnlineError {
+    const { name } = this.endpoint
+    return new TurnlineError(
+      'tool_error',
+      `MCP server ${name}: could not list its tools: ${why}; none of this listing was kept`,
+      { details: { server: name, ...details } },
+    )
   }
 
   async callTool(
@@ -98,6 +142,7 @@ class SdkMcpConnection implements McpConnection {
   ): Promise<McpCallOutcome> {
     return this.request(`tool ${name} failed`, signal, async (client) =>
       toCallOutcome(
+        this.endpoint.name,
         await client.callTool({ name, arguments: args }, undefined, this.requestOptions(signal)),
       ),
     )
@@ -159,13 +204,36 @@ class SdkMcpConnection implements McpConnection {
     this.client = client
     this.transport = transport
     this.resumed = resume !== undefined
-    await client.connect(transport, this.requestOptions(this.options.signal))
+    // The SDK holds `initialize` to the timeout, not the `initialized` notification after it.
+    await this.withinTimeout(client.connect(transport, this.requestOptions(this.options.signal)))
     if (!resume) return
-    // Listening on the resumed session also tells whether the server still knows it.
+    // Listening on the resumed session also tells whether the server still knows it. The SDK
+    // waits for the stream's head without a limit: held to the request timeout and the signal.
     try {
-      await transport.resumeStream('')
+      await this.withinTimeout(transport.resumeStream(''))
     } catch (error) {
       if (isStatus(error, 404)) await this.renew()
+      else if (error instanceof McpError || this.options.signal?.aborted) throw error
+    }
+  }
+
+  /** `work`, or a timeout once the endpoint's `timeoutMs` passed (the signal's reason first). */
+  private async withinTimeout<T>(work: Promise<T>): Promise<T> {
+    const { timeoutMs } = this.endpoint
+    const outer = this.options.signal
+    const deadline = deadlineSignal(timeoutMs, outer)
+    const stopped = () =>
+      outer?.aborted
+        ? outer.reason
+        : new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        if (deadline.signal.aborted) return reject(stopped())
+        deadline.signal.addEventListener('abort', () => reject(stopped()), { once: true })
+        work.then(resolve, reject)
+      })
+    } finally {
+      deadline.clear()
     }
   }
 
