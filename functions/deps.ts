@@ -33,7 +33,7 @@ import { authFailureLimit } from './tenancy/auth-throttle-deps.ts'
 import type { Tenancy } from './tenancy/tenancy.ts'
 import { tenancyParts } from './tenancy/tenancy-deps.ts'
 import { tenantAdmission } from './tenancy/tenant-admission.ts'
-import { type TenantFetchOptions, tenantFetches } from './tenant-fetch.ts'
+import { type TenantFetchOptions, tenantFetches, wrapMcpFetches } from './tenant-fetch.ts'
 import { randomMasterSecret, TenantSecretBook } from './tool-secrets.ts'
 import { workDefaults } from './work-env.ts'
 
@@ -244,7 +244,7 @@ export async function createDeps(
     },
     ...(runner ? { sandbox: { runner: runner.client } } : {}),
     mcp: {
-      client: deferredSdkMcpClient({ fetch: trace.fetch(tenantFetch.mcp) }),
+      client: deferredSdkMcpClient(wrapMcpFetches(tenantFetch.mcp, trace.fetch)),
       servers: config.TURNLINE_MCP_SERVERS ?? [],
     },
     ...(options.log ? { log: options.log } : {}),

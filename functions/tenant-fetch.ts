@@ -24,10 +24,26 @@ export interface TenantFetchOptions {
 const urlOf = (input: string | URL | Request) =>
   new URL(input instanceof Request ? input.url : input.toString())
 
+/** The MCP client's fetches (adapters/mcp/sdk-mcp-client.ts SdkMcpClientOptions). */
+export interface McpFetches {
+  /** A session's own MCP servers: its tenant's choice, as an HTTP tool's URL is. */
+  fetch: typeof fetch
+  /** The deployment's MCP servers (TURNLINE_MCP_SERVERS): their hosts are named by the operator. */
+  operatorFetch: typeof fetch
+}
+
 /** The fetches of HTTP tools and hooks, and of MCP servers (docs/tools.md; answers bounded). */
 export interface TenantFetches {
   tools: typeof fetch
-  mcp: typeof fetch
+  mcp: McpFetches
+}
+
+/** Both MCP fetches passed through `wrap` (the trace's). */
+export function wrapMcpFetches(
+  mcp: McpFetches,
+  wrap: (fetchImpl: typeof fetch) => typeof fetch,
+): McpFetches {
+  return { fetch: wrap(mcp.fetch), operatorFetch: wrap(mcp.operatorFetch) }
 }
 
 /**
@@ -61,15 +77,18 @@ export function tenantFetches(
       hostNamed(named, urlOf(input)) ? trusted(input, init) : checked(input, init)
   const mcpHosts = (config.TURNLINE_MCP_SERVERS ?? []).map((s) => new URL(s.url).host.toLowerCase())
   // An MCP answer is read whole by the SDK: bounded to a kept output's size and its protocol.
-  const mcpBytes = Math.max(
-    config.TURNLINE_TOOL_MAX_OUTPUT_BYTES,
-    config.TURNLINE_TOOL_MAX_RESPONSE_BYTES,
-  )
-  const mcp = limitAnswerBytes(
-    routed([...allowedHosts, ...mcpHosts]),
-    mcpBytes + MCP_PROTOCOL_BYTES,
-  )
-  return { tools: routed(allowedHosts), mcp }
+  const mcpBytes =
+    Math.max(config.TURNLINE_TOOL_MAX_OUTPUT_BYTES, config.TURNLINE_TOOL_MAX_RESPONSE_BYTES) +
+    MCP_PROTOCOL_BYTES
+  // A deployment server's host is named for the deployment's calls only: a session's server on
+  // that host is its tenant's call, checked as any other (under `*`, its addresses).
+  return {
+    tools: routed(allowedHosts),
+    mcp: {
+      fetch: limitAnswerBytes(routed(allowedHosts), mcpBytes),
+      operatorFetch: limitAnswerBytes(routed([...allowedHosts, ...mcpHosts]), mcpBytes),
+    },
+  }
 }
 
 /** The platform's fetch, refusing IP literals the egress rules refuse (names: the platform's). */

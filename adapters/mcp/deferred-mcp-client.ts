@@ -1,5 +1,5 @@
 import type { McpClient } from '../../src/ports/mcp-client.ts'
-import type { FetchLike } from './sdk-mcp-client.ts'
+import type { SdkMcpClientOptions } from './sdk-mcp-client.ts'
 
 /**
  * The SDK's McpClient (sdk-mcp-client.ts), imported at the first connection instead of at start:
@@ -7,7 +7,7 @@ import type { FetchLike } from './sdk-mcp-client.ts'
  * start ≈ 0.1 s of CPU (docs/performance.md, cold start). A failed import is tried again at the
  * next connection.
  */
-export function deferredSdkMcpClient(options: { fetch?: FetchLike } = {}): McpClient {
+export function deferredSdkMcpClient(options: SdkMcpClientOptions = {}): McpClient {
   let loading: Promise<McpClient> | undefined
   return {
     async connect(endpoint, connectOptions) {

@@ -46,10 +46,18 @@ const MAX_LIST_PAGES = 50
  * the catalog is then stale. Schemas are validated with @cfworker/json-schema (no code
  * generation), so the client also runs in workerd.
  */
-export function createSdkMcpClient(options: { fetch?: FetchLike } = {}): McpClient {
+export interface SdkMcpClientOptions {
+  /** The fetch of a session's own servers. */
+  fetch?: FetchLike
+  /** The fetch of the deployment's servers (`endpoint.operator`); `fetch` without it. */
+  operatorFetch?: FetchLike
+}
+
+export function createSdkMcpClient(options: SdkMcpClientOptions = {}): McpClient {
   return {
     async connect(endpoint, connectOptions) {
-      const connection = new SdkMcpConnection(endpoint, connectOptions, options.fetch)
+      const fetch = endpoint.operator ? (options.operatorFetch ?? options.fetch) : options.fetch
+      const connection = new SdkMcpConnection(endpoint, connectOptions, fetch)
       await connection.open(connectOptions.resume)
       return connection
     },

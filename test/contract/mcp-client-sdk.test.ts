@@ -134,6 +134,29 @@ describe('SDK MCP client', () => {
   })
 })
 
+describe("SDK MCP client: the deployment's servers and a session's go through their own fetch", () => {
+  it('an operator endpoint uses operatorFetch, any other fetch', async () => {
+    const used: string[] = []
+    const via =
+      (name: string): typeof fetch =>
+      (input, init) => {
+        used.push(name)
+        return fetch(input, init)
+      }
+    const both = createSdkMcpClient({ fetch: via('session'), operatorFetch: via('operator') })
+    for (const operator of [true, false]) {
+      used.length = 0
+      const connection = await both.connect(
+        { ...endpoint(), ...(operator ? { operator } : {}) },
+        { onToolsChanged: () => {} },
+      )
+      open.push(connection)
+      await connection.listTools()
+      expect(new Set(used)).toEqual(new Set([operator ? 'operator' : 'session']))
+    }
+  })
+})
+
 describe('SDK MCP client with its answers bounded (limitAnswerBytes)', () => {
   it('an answer past the bound fails the call as tool_error; smaller ones pass', async () => {
     // The test server answers calls on an SSE stream: the SDK hears the stream fail and the call

@@ -1,28 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSdkMcpClient } from '../../adapters/mcp/sdk-mcp-client.ts'
+import { describe, expect, it } from 'vitest'
 import { parseEngineState } from '../../src/contract/engine-state.ts'
 import { mcpToolName } from '../../src/core/mcp/mcp-tool-name.ts'
-import { useEngine } from '../support/engine-fixture.ts'
 import { echoTool } from '../support/engine-harness.ts'
-import { startMcpServer, type TestMcpServer } from '../support/mcp-server.ts'
+import { useMcpEngine } from '../support/mcp-engine.ts'
+import { startMcpServer } from '../support/mcp-server.ts'
 import type { MockRequest } from '../support/mock-openai.ts'
 
 /**
  * MCP tool discovery through the real engine: a real MCP server (the SDK's, over Streamable
- * HTTP) started here, the SDK client behind the McpClient port, the mock OpenAI server.
+ * HTTP) started for this file (useMcpEngine), the SDK client behind the McpClient port, the mock
+ * OpenAI server.
  */
-const fixture = useEngine()
-let mcp: TestMcpServer
+const setup = useMcpEngine()
+const { fixture } = setup
 
-beforeAll(async () => {
-  fixture.engine.deps.mcp = { client: createSdkMcpClient(), servers: [] }
-  mcp = await startMcpServer()
+const docs = () => ({
+  name: 'docs',
+  url: setup.mcp.url,
+  headers: { authorization: 'Bearer s3cret' },
 })
-afterAll(async () => {
-  await mcp?.close()
-})
-
-const docs = () => ({ name: 'docs', url: mcp.url, headers: { authorization: 'Bearer s3cret' } })
 const offered = (request: MockRequest | undefined) =>
   ((request?.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name)
 const call = (name: string, args: unknown, id = 'c1') => ({
@@ -96,7 +92,7 @@ describe('MCP tools in a session', () => {
       tool_call_id: 'c1',
       content: 'results for serde: two hits',
     })
-    expect(mcp.requests.every((r) => r.auth === 'Bearer s3cret')).toBe(true)
+    expect(setup.mcp.requests.every((r) => r.auth === 'Bearer s3cret')).toBe(true)
     // The API does not echo the credentials back.
     const view = await fixture.engine.service.getSession('local', session_id)
     expect(view.config.mcp_servers?.[0]?.headers).toEqual({ authorization: '[redacted]' })
@@ -163,7 +159,7 @@ describe('MCP tools in a session', () => {
     )
     // The same MCP session served every turn.
     expect(
-      new Set(mcp.requests.filter((r) => r.session).map((r) => r.session)).size,
+      new Set(setup.mcp.requests.filter((r) => r.session).map((r) => r.session)).size,
     ).toBeGreaterThan(0)
   })
 
@@ -175,13 +171,13 @@ describe('MCP tools in a session', () => {
     await fixture.engine.service.stepTurn('local', session_id, { input: 'hello' })
     const first = (await stateOf(session_id)).mcp?.servers.docs?.session_id
     expect(first).toBeDefined()
-    mcp.requests.length = 0
+    setup.mcp.requests.length = 0
     fixture.engine.mock.enqueue(call('mcp__docs__search', { q: 'a' }), { text: 'ok' })
     await fixture.engine.service.stepTurn('local', session_id, { input: 'search' })
-    expect(mcp.requests.some((r) => r.rpc === 'initialize')).toBe(false)
+    expect(setup.mcp.requests.some((r) => r.rpc === 'initialize')).toBe(false)
     expect((await stateOf(session_id)).mcp?.servers.docs?.session_id).toBe(first)
 
-    mcp.forget()
+    setup.mcp.forget()
     fixture.engine.mock.enqueue(call('mcp__docs__search', { q: 'b' }), { text: 'ok' })
     const turn = await fixture.engine.service.stepTurn('local', session_id, { input: 'again' })
     expect(turn.events).toContainEqual(
@@ -215,7 +211,7 @@ describe('MCP tools in a session', () => {
 
   it('keeps a result over the inline limit whole as an artifact; the model gets a preview', async () => {
     const big = Array.from({ length: 40_000 }, (_, i) => `row ${i} ${'y'.repeat(40)}`).join('\n')
-    mcp.addTool('dump', big)
+    setup.mcp.addTool('dump', big)
     fixture.engine.mock.enqueue(call('mcp__docs__dump', {}), { text: 'dumped' })
     const { session_id } = await fixture.engine.service.createSession('local', {
       mcp_servers: [{ ...docs(), allowed_tools: ['dump'] }],
@@ -292,10 +288,10 @@ describe('MCP tools in a session', () => {
 
   it('refuses bad MCP settings at creation (400)', async () => {
     const bad: unknown[] = [
-      { mcp_servers: [{ name: 'a__b', url: mcp.url }] },
+      { mcp_servers: [{ name: 'a__b', url: setup.mcp.url }] },
       { mcp_servers: [docs(), docs()] },
       { mcp_servers: [{ name: 'x', url: 'http://example.com/mcp' }] },
-      { mcp_servers: [{ name: 'x', url: mcp.url, headers: { 'mcp-session-id': 'forged' } }] },
+      { mcp_servers: [{ name: 'x', url: setup.mcp.url, headers: { 'mcp-session-id': 'forged' } }] },
       {
         mcp_servers: [docs()],
         tools: [{ ...echoTool(fixture.engine.receiver.url), name: 'mcp__docs__x' }],

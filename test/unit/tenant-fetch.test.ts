@@ -36,7 +36,9 @@ describe('the fetch of tenant-directed calls', () => {
     await fetches.tools('http://127.0.0.1:9998/x')
     await fetches.tools(new Request('https://elsewhere.example/x'))
     await fetches.tools('https://mcp.internal:8443/mcp')
-    await fetches.mcp('https://mcp.internal:8443/mcp')
+    await fetches.mcp.operatorFetch('https://mcp.internal:8443/mcp')
+    await fetches.mcp.operatorFetch('https://TOOLS.example.com/mcp')
+    await fetches.mcp.operatorFetch('https://elsewhere.example/mcp')
     expect(calls.map((c) => c.via)).toEqual([
       'trusted',
       'trusted',
@@ -44,7 +46,31 @@ describe('the fetch of tenant-directed calls', () => {
       'checked',
       'checked',
       'trusted',
+      'trusted',
+      'checked',
     ])
+  })
+
+  it("checks a session's own MCP server on a deployment server's host as any other host", async () => {
+    // The operator named mcp.internal for its own server (and its credentials): a tenant that
+    // points a session's server at it (allowed under *) reached it unchecked, beside the
+    // deployment server's allowed_tools, and any internal service sharing that host.
+    const { calls, make } = recorder()
+    const fetches = tenantFetches(
+      config({
+        TURNLINE_MCP_SERVERS: JSON.stringify([
+          { name: 'docs', url: 'https://mcp.internal:8443/mcp' },
+        ]),
+      }),
+      ['tools.example.com', '*'],
+      { checkedFetch: () => make('checked') },
+      make('trusted'),
+    )
+    await fetches.mcp.fetch('https://mcp.internal:8443/mcp')
+    await fetches.mcp.fetch('https://tools.example.com/mcp')
+    await fetches.mcp.fetch('https://elsewhere.example/mcp')
+    await fetches.mcp.operatorFetch('https://mcp.internal:8443/mcp')
+    expect(calls.map((c) => c.via)).toEqual(['checked', 'trusted', 'checked', 'trusted'])
   })
 
   it('refuses * at start where nothing can check the addresses a call connects to (an entry without a checked fetch)', () => {
@@ -98,7 +124,7 @@ describe('the fetch of tenant-directed calls', () => {
       TURNLINE_TOOL_MAX_RESPONSE_BYTES: '1024',
     }
     const fetches = tenantFetches(config(env), ['mcp.example'], {}, endless)
-    const answer = await fetches.mcp('https://mcp.example/mcp', { method: 'POST' })
+    const answer = await fetches.mcp.fetch('https://mcp.example/mcp', { method: 'POST' })
     await expect(answer.text()).rejects.toMatchObject({
       code: 'tool_error',
       details: { max_bytes: MiB + MCP_PROTOCOL_BYTES },
@@ -109,7 +135,7 @@ describe('the fetch of tenant-directed calls', () => {
     const declared: typeof fetch = async () =>
       new Response('{}', { headers: { 'content-length': String(3 * MiB) } })
     const refused = tenantFetches(config(env), ['mcp.example'], {}, declared)
-    await expect(refused.mcp('https://mcp.example/mcp')).rejects.toMatchObject({
+    await expect(refused.mcp.fetch('https://mcp.example/mcp')).rejects.toMatchObject({
       code: 'tool_error',
     })
     // Tools' fetch is not this one (their answers are capped as they are read: output-capture.ts).
@@ -119,6 +145,6 @@ describe('the fetch of tenant-directed calls', () => {
       {},
       async () => new Response('{"ok":1}'),
     )
-    expect(await (await small.mcp('https://mcp.example/mcp')).json()).toEqual({ ok: 1 })
+    expect(await (await small.mcp.fetch('https://mcp.example/mcp')).json()).toEqual({ ok: 1 })
   })
 })

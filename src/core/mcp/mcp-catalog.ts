@@ -114,6 +114,12 @@ export async function refreshMcpCatalog(input: {
   const next: McpCatalog = {}
   const taken = new Set<string>()
   for (const server of pool.servers) {
+    if (server.refused) {
+      // Read again once its host is allowed again.
+      serverState(state, server.name).stale = true
+      warnings.push(`${server.refused}: its tools are not offered`)
+      continue
+    }
     let tools = current[server.name]
     const kept = serverState(state, server.name)
     if (!kept.listed || kept.stale) tools = await readServerTools(input, server, tools)

@@ -1,5 +1,5 @@
 import type { EngineState } from '../../contract/engine-state.ts'
-import type { TurnlineError } from '../../contract/errors.ts'
+import { TurnlineError } from '../../contract/errors.ts'
 import type { McpServerState, McpState } from '../../contract/mcp-config.ts'
 import type { McpClient, McpConnection } from '../../ports/mcp-client.ts'
 import type { SessionMcpServer } from './mcp-servers.ts'
@@ -57,6 +57,10 @@ export class McpPool {
   private connect(name: string, callSignal: AbortSignal | undefined): Promise<McpConnection> {
     const server = this.server(name)
     if (!server) return Promise.reject(new Error(`no MCP server ${name} in this session`))
+    if (server.refused) {
+      const refusal = new TurnlineError('tool_error', server.refused, { details: { server: name } })
+      return Promise.reject(refusal)
+    }
     const signals = [this.signal, callSignal].filter((s): s is AbortSignal => s !== undefined)
     const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0]
     const kept = serverState(this.state, name)

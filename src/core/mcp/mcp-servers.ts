@@ -13,12 +13,17 @@ export interface SessionMcpServer {
   endpoint: McpEndpoint
   /** Whether a server-side tool name is offered (`allowed_tools`; absent: all). */
   allows(tool: string): boolean
+  /**
+   * Why it may not be called now: a session's server whose host is no longer in
+   * TURNLINE_TOOL_ALLOWED_HOSTS (checked at every connection, as an HTTP tool's at every call).
+   */
+  refused?: string
 }
 
 /** The deployment's servers, then the session's own, in that order. */
 export function sessionMcpServers(
   mcp: McpConfig | undefined,
-  policy: Pick<HttpToolPolicy, 'timeoutMs'>,
+  policy: Pick<HttpToolPolicy, 'timeoutMs' | 'allowedHosts'>,
   config: SessionConfig,
 ): SessionMcpServer[] {
   if (!mcp) return []
@@ -30,12 +35,18 @@ export function sessionMcpServers(
 
 function toSessionServer(
   server: McpServer,
-  policy: Pick<HttpToolPolicy, 'timeoutMs'>,
+  policy: Pick<HttpToolPolicy, 'timeoutMs' | 'allowedHosts'>,
   /** Who named it: the deployment's servers are the operator's. */
   from: 'deployment' | 'session',
 ): SessionMcpServer {
   const patterns = server.allowed_tools?.map(compileToolPattern)
+  const url = new URL(server.url)
+  const refused =
+    from === 'session' && !hostAllowed(policy, url)
+      ? `MCP server ${server.name}: host ${url.host} is not allowed (TURNLINE_TOOL_ALLOWED_HOSTS)`
+      : undefined
   return {
+    ...(refused ? { refused } : {}),
     name: server.name,
     endpoint: {
       name: server.name,

@@ -56,7 +56,7 @@ export async function openMcpTools(
     }
     const keeping = outputKeeping(deps, ref)
     const handlers = servers.flatMap((server) =>
-      (catalog[server.name] ?? []).map((tool) =>
+      (server.refused ? [] : (catalog[server.name] ?? [])).map((tool) =>
         mcpToolHandler(pool, server.name, tool, deps.tools.maxResponseBytes, keeping),
       ),
     )
