@@ -84,6 +84,49 @@ describe('local compaction', () => {
     expect(envelopePlacementFor('manual')).toBe('start')
   })
 
+  it('gives up tail groups under a long summary in one pass, reading each message a bounded number of times', () => {
+    let reads = 0
+    const groups = 4_000
+    const tail: HistoryMessage[] = Array.from({ length: groups }, (_, i) => {
+      const message: HistoryMessage = { role: 'user', content: i % 2 === 0 ? 'a' : 'b' }
+      return new Proxy(message, {
+        get(target, key, receiver) {
+          if (key === 'content') reads += 1
+          return Reflect.get(target, key, receiver)
+        },
+      })
+    })
+    const source = [{ role: 'user' as const, content: 'older' }, ...tail]
+    const plan = {
+      kind: 'summarize' as const,
+      source,
+      originalMessageCount: source.length,
+      request: [],
+      selection: {
+        retainedUsers: [],
+        tail,
+        retainedTokens: 0,
+        tailTokens: groups * 4,
+        tailStart: 1,
+        droppedFromNewest: 0,
+        previewed: false,
+      },
+    }
+    const envelope = buildMemoryEnvelope({ sessionId: 's', summary: 'S', generatedAt: NOW })
+    // Longer than everything it replaces: every group goes, the summary covers them.
+    const long = completeLocalCompaction(plan, 'S'.repeat(2 * groups), envelope, 'start')
+    expect(long.messages.filter((m) => m.role === 'user')).toEqual([])
+    expect(reads).toBeLessThan(8 * groups)
+    // Shorter than what it replaces with half the tail gone: the newest half stays.
+    reads = 0
+    const half = completeLocalCompaction(plan, 'S'.repeat(groups / 2), envelope, 'start')
+    const kept = half.messages.filter((m) => m.role === 'user')
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(groups)
+    expect(kept).toEqual(tail.slice(groups - kept.length))
+    expect(reads).toBeLessThan(8 * groups)
+  })
+
   it('skips histories of ≤ 10 messages unless forced', () => {
     const short = scriptedHistory(2, 1).slice(0, 10)
     expect(planLocalCompaction(short, { force: false, now: NOW, continuity })).toEqual({

@@ -92,15 +92,18 @@ export function selectContinuity(
       tailTokens = sum(tail)
       previewed = true
     } else {
+      // Older groups, newest first; joined once (prepending each copied the tail again).
+      const older: HistoryMessage[][] = []
       for (let g = groups.length - 2; g >= 0; g--) {
         const group = groups[g]
         if (!group || !isCompleteGroup(group.messages)) break
         const tokens = sum(group.messages)
         if (tailTokens + tokens > target) break
-        tail = [...group.messages, ...tail]
+        older.push(group.messages)
         tailTokens += tokens
         tailStart = group.start
       }
+      tail = [...older.reverse().flat(), ...tail]
     }
   }
 

@@ -158,19 +158,24 @@ export function completeLocalCompaction(
     content: `${SUMMARY_MESSAGE_PREFIX}${text}`,
   }
   const retained = plan.selection.retainedUsers
-  let tail = [...plan.selection.tail]
-  const build = () =>
+  const build = (tail: readonly HistoryMessage[]) =>
     insertMemoryEnvelope([summaryMessage, ...retained, ...tail], envelope, placement)
   // A compaction never makes the request larger: while the result is not smaller than what it
   // replaces, the tail gives up its oldest groups (the summary covers them). The user's own
-  // messages stay.
+  // messages stay. One pass: the size falls by each group's as it goes, where building and
+  // measuring the whole history again per group cost the square of the tail's groups (8,000
+  // one-character user messages under a long summary: 4.6 s of the server's thread).
   const limit = historySize(plan.source)
-  let messages = build()
-  while (historySize(messages) >= limit && tail.length > 0) {
-    tail = protocolGroups(tail)
-      .slice(1)
-      .flatMap((group) => group.messages)
-    messages = build()
+  let messages = build(plan.selection.tail)
+  let size = historySize(messages)
+  if (size >= limit && plan.selection.tail.length > 0) {
+    const groups = protocolGroups(plan.selection.tail)
+    let dropped = 0
+    while (size >= limit && dropped < groups.length) {
+      size -= historySize((groups[dropped] as (typeof groups)[number]).messages)
+      dropped += 1
+    }
+    messages = build(groups.slice(dropped).flatMap((group) => group.messages))
   }
   return {
     messages,
