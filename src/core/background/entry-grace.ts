@@ -25,5 +25,5 @@ export async function dropEntryPastGrace(
 ): Promise<void> {
   const writtenAt = await store.entryWrittenAt(kind, tenant, loopId)
   if (writtenAt !== undefined && deps.clock.now() - writtenAt < ENTRY_GRACE_MS) return
-  await store.removeEntry(kind, tenant, loopId)
+  await store.removeEntryRechecked(kind, tenant, loopId, new Date(deps.clock.now()).toISOString())
 }

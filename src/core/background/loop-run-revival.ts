@@ -76,7 +76,8 @@ async function reviveOne(
     state = (await store.load(tenant, loopId)).state
   } catch (error) {
     if (!isTurnlineError(error, 'not_found')) throw error
-    await store.removeRunEntry(tenant, loopId)
+    const now = new Date(deps.clock.now()).toISOString()
+    await store.removeEntryRechecked('loop-runs', tenant, loopId, now)
     return undefined
   }
   if (state.run?.state !== 'running') {

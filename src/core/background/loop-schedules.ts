@@ -1,9 +1,10 @@
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { WorkLocation } from '../../contract/work-record.ts'
-import { latestCronSlot, parseCron } from '../../shared/cron-expression.ts'
+import { latestCronSlot } from '../../shared/cron-expression.ts'
 import { inTenantTurns } from '../../shared/tenant-lanes.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { firingCron } from '../loops/loop-entry-need.ts'
 import { LoopStore } from '../loops/loop-store.ts'
 import { dropEntryPastGrace } from './entry-grace.ts'
 import { entriesForPass } from './pass-budget.ts'
@@ -21,6 +22,7 @@ export interface ScheduleSweep {
 const SCHEDULE_LANES = 8
 
 const entryTenant = (entry: { tenant: string }) => entry.tenant
+const iso = (deps: ServiceDeps) => new Date(deps.clock.now()).toISOString()
 
 /**
  * Fires the schedules that are due (any process, any time: Node's worker every sweep, a
@@ -47,8 +49,7 @@ export async function fireDueSchedules(
 ): Promise<ScheduleSweep> {
   const store = new LoopStore(deps.sessions)
   const result: ScheduleSweep = { started: [], skipped: 0 }
-  const now = new Date(deps.clock.now()).toISOString()
-  const entries = await entriesForPass(store, 'schedules', await store.scheduleEntries(), now)
+  const entries = await entriesForPass(store, 'schedules', await store.scheduleEntries(), iso(deps))
   await inTenantTurns(entries, entryTenant, SCHEDULE_LANES, async (entry) => {
     const { tenant, loopId } = entry
     try {
@@ -85,15 +86,9 @@ async function fireOne(
     return undefined
   }
   const { state } = loop
-  const cron = state.schedule ? parseCron(state.schedule.cron) : undefined
-  if (
-    !state.schedule ||
-    !cron ||
-    'error' in cron ||
-    state.status === 'completed' ||
-    state.status === 'failed'
-  ) {
-    await store.removeScheduleEntry(tenant, loopId)
+  const cron = firingCron(state)
+  if (!state.schedule || !cron) {
+    await store.removeEntryRechecked('schedules', tenant, loopId, iso(deps))
     return undefined
   }
   const after = Date.parse(state.schedule.last_slot ?? state.started_at)

@@ -106,6 +106,9 @@ export async function startLoopRun(
         // the sweep through this entry (loop-run-revival.ts).
         await store.addRunEntry(tenant, loopId, now)
         const saved = await store.save(loop, { ...state, run, ...schedule, updated_at: now })
+        // A pass that read the loop before the save may have removed the entry since (it checks
+        // the other way after its delete: LoopStore.removeEntryRechecked).
+        await store.keepEntry('loop-runs', tenant, loopId, now)
         const work = await recordRunStep(deps, queue, tenant, saved.state)
         return { loop: loopView(saved.state), work, duplicate: false }
       })

@@ -67,6 +67,9 @@ export async function createLoop(
     // The schedule's entry first: a loop created after it is found; an entry without one is dropped.
     if (request.schedule) await store.addScheduleEntry(tenant, loopId, now)
     await store.create(tenant, state)
+    // A pass that found no loop before it was created may have removed the entry since (it
+    // checks the other way after its delete: LoopStore.removeEntryRechecked).
+    if (request.schedule) await store.keepEntry('schedules', tenant, loopId, now)
   }
   const max = deps.defaults.tenantCaps?.scheduledLoops
   if (request.schedule && max !== undefined) {

@@ -13,6 +13,9 @@ import { listAll } from '../../store/list-all.ts'
 import { listKeys } from '../../store/list-keys.ts'
 import { assertTenant } from '../../store/session-ref.ts'
 import type { SessionStore } from '../../store/session-store.ts'
+import { type LoopEntryKind, needsEntry } from './loop-entry-need.ts'
+
+export type { LoopEntryKind }
 
 /**
  * Where loops live: the state at the workspace's `.vtcode/state/loop-<id>.json` (replaced with
@@ -26,8 +29,6 @@ export interface StoredLoop {
   tenant: string
 }
 
-/** The deployment-wide folders that list loops: scheduled ones, ones with a run started. */
-export type LoopEntryKind = 'schedules' | 'loop-runs'
 const ENTRY_FORMATS = {
   schedules: 'turnline.loop-schedule',
   'loop-runs': 'turnline.loop-run-entry',
@@ -124,6 +125,32 @@ export class LoopStore {
     }
   }
 
+  /**
+   * Removes an entry its remover read the loop without (or not needing it), then reads the loop
+   * again and writes the entry back if the loop needs it now: a delete is not conditional, so it
+   * may land after a start (or creation) wrote the entry and saved; with the starter's keepEntry
+   * after its save, whichever acts last leaves it (docs/agent-layer.md, loop runs).
+   */
+  async removeEntryRechecked(kind: LoopEntryKind, tenant: string, loopId: string, now: string) {
+    await this.removeEntry(kind, tenant, loopId)
+    const loop = await this.load(tenant, loopId).catch((error: unknown) => {
+      if (isTurnlineError(error, 'not_found')) return undefined
+      throw error
+    })
+    if (loop && needsEntry(kind, loop.state)) await this.keepEntry(kind, tenant, loopId, now)
+  }
+
+  /**
+   * A starter's check after its save: writes `tenant`'s `kind` entry of `loopId` again if a pass
+   * removed it meanwhile (removeEntryRechecked: the pass checks the other way).
+   */
+  async keepEntry(kind: LoopEntryKind, tenant: string, loopId: string, now: string) {
+    assertTenant(tenant)
+    assertLoopId(loopId)
+    if (await this.objects.get(`${this.entriesRoot(kind)}${tenant}/${loopId}.json`)) return
+    await this.addEntry(kind, tenant, loopId, now)
+  }
+
   addScheduleEntry(tenant: string, loopId: string, now: string): Promise<void> {
     return this.addEntry('schedules', tenant, loopId, now)
   }
@@ -140,10 +167,6 @@ export class LoopStore {
     return keys.map((key) => key.replace(/\.json$/, ''))
   }
 
-  removeScheduleEntry(tenant: string, loopId: string): Promise<void> {
-    return this.removeEntry('schedules', tenant, loopId)
-  }
-
   /** Written before a run is saved, so a run whose first step record a crash lost is found. */
   addRunEntry(tenant: string, loopId: string, now: string): Promise<void> {
     return this.addEntry('loop-runs', tenant, loopId, now)
@@ -152,10 +175,6 @@ export class LoopStore {
   /** Every loop whose run may be running. */
   runEntries(): Promise<Array<{ tenant: string; loopId: string }>> {
     return this.entries('loop-runs')
-  }
-
-  removeRunEntry(tenant: string, loopId: string): Promise<void> {
-    return this.removeEntry('loop-runs', tenant, loopId)
   }
 
   private cursorKey(kind: LoopEntryKind, tenant: string): string {
@@ -190,8 +209,8 @@ export class LoopStore {
    * when its workspace is deleted (its state goes with the workspace, after this).
    */
   async forget(tenant: string, loopId: string): Promise<void> {
-    await this.removeScheduleEntry(tenant, loopId)
-    await this.removeRunEntry(tenant, loopId)
+    await this.removeEntry('schedules', tenant, loopId)
+    await this.removeEntry('loop-runs', tenant, loopId)
     await this.objects.delete(this.pointerKey(tenant, loopId))
   }
 
@@ -263,7 +282,7 @@ export class LoopStore {
       throw new TurnlineError('conflict', `loop ${state.loop_id} changed meanwhile; retry`)
     }
     if (state.schedule && (state.status === 'completed' || state.status === 'failed')) {
-      await this.removeScheduleEntry(loop.tenant, state.loop_id)
+      await this.removeEntryRechecked('schedules', loop.tenant, state.loop_id, state.updated_at)
     }
     return { state, etag, key: loop.key, tenant: loop.tenant }
   }
