@@ -2,6 +2,7 @@ import { Redis as IORedis } from 'ioredis'
 import { afterAll, beforeAll } from 'vitest'
 import { RedisTcpCoordinator } from '../../adapters/redis-tcp/redis-tcp-coordinator.ts'
 import { describePendingCapAdmissions } from '../support/pending-cap.suite.ts'
+import { describePendingCapRetries } from '../support/pending-cap-retries.suite.ts'
 import { requireServices } from '../support/services.ts'
 import { createTestBucket } from '../support/test-bucket.ts'
 
@@ -26,7 +27,7 @@ afterAll(async () => {
   admin.disconnect()
 })
 
-describePendingCapAdmissions('S3 on moto, Redis', async () => {
+const s3 = async () => {
   const namespace = `${runPrefix}${tests}:`
   const client = () => new RedisTcpCoordinator({ url: services.redisUrl, namespace })
   const coordinators = [client(), client()] as const
@@ -37,4 +38,6 @@ describePendingCapAdmissions('S3 on moto, Redis', async () => {
       await Promise.all(coordinators.map((c) => c.close()))
     },
   }
-})
+}
+describePendingCapAdmissions('S3 on moto, Redis', s3)
+describePendingCapRetries('S3 on moto, Redis', s3)

@@ -155,7 +155,7 @@ const oneStep = (loopId: string) => ({
 })
 
 /** The code a call was refused with (the test fails when it was not). */
-async function refusal(call: Promise<unknown>): Promise<string | undefined> {
+export async function refusal(call: Promise<unknown>): Promise<string | undefined> {
   try {
     await call
   } catch (error) {
@@ -165,7 +165,7 @@ async function refusal(call: Promise<unknown>): Promise<string | undefined> {
 }
 
 /** Two instances of one deployment capped at `max` pending records a tenant, no worker. */
-async function deployment(open: () => Promise<CapBackends>, max: number) {
+export async function deployment(open: () => Promise<CapBackends>, max: number) {
   const backends = await open()
   const held = heldRecords(backends.store)
   const model = new ScriptedModelClient()

@@ -1,4 +1,5 @@
 import type { TurnRequest } from '../../contract/api.ts'
+import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { LoopCreateInput } from '../../contract/loop-state.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
@@ -25,8 +26,9 @@ import { ranExec, startExecSession } from './exec-session.ts'
 import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
 import { withPendingPlace } from './pending-room.ts'
-import { queueResponse, responseRecord } from './queue-response.ts'
+import { queueResponse, ranResponse, responseRecord } from './queue-response.ts'
 import { execSessionIdOf, queueWork, serverKey, workIdOf } from './queue-work.ts'
+import { ranTurn } from './ran-turn.ts'
 import { newRunId, runStepKey, startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
@@ -52,9 +54,22 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     options: { idempotencyKey?: string } = {},
   ): Promise<QueuedWork> {
     const ref = await this.locator.locate(tenant, sessionId)
-    const manifest = await this.deps.sessions.manifest(ref)
-    if (manifest.status === 'completed') throw completedError(ref)
-    const idempotencyKey = options.idempotencyKey ?? serverKey(this.deps)
+    const key = options.idempotencyKey
+    // A retry whose turn ran or is open: its duplicate, recorded again nowhere, capped or not
+    // (`earlier`: one that ended while this request was on its way, at the cap).
+    const ran = async (turn: string) => {
+      const stored = await this.deps.sessions.open(ref)
+      const state = parseEngineState(stored.state)
+      return { stored, answer: await ranTurn(state, { sessionId, key: turn, request }) }
+    }
+    if (key !== undefined) {
+      const { stored, answer } = await ran(key)
+      if (answer) return answer
+      if (stored.status === 'completed') throw completedError(ref)
+    } else if ((await this.deps.sessions.manifest(ref)).status === 'completed') {
+      throw completedError(ref)
+    }
+    const idempotencyKey = key ?? serverKey(this.deps)
     const write = () =>
       queueWork(this.deps, this.work, {
         tenant,
@@ -63,7 +78,9 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
         request,
         source: 'turns',
       })
-    return withPendingPlace(this.deps, this.work, tenant, write, { sessionId, idempotencyKey })
+    const record = { sessionId, idempotencyKey }
+    const earlier = key === undefined ? undefined : async () => (await ran(key)).answer
+    return withPendingPlace(this.deps, this.work, tenant, write, record, earlier)
   }
 
   /**
@@ -204,7 +221,15 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     const record = await responseRecord(this.deps, request)
     const keyed = { ...request, idempotencyKey: record.idempotencyKey }
     const write = () => queueResponse(this.deps, this.locator, this.work, tenant, keyed)
-    return withPendingPlace(this.deps, this.work, tenant, write, record)
+    if (request.idempotencyKey === undefined) {
+      return withPendingPlace(this.deps, this.work, tenant, write, record)
+    }
+    // A retry of a response that ran or runs: its duplicate, recorded again nowhere, capped or
+    // not (`earlier`: one that ended while this request was on its way, at the cap).
+    const earlier = () => ranResponse(this.deps, this.locator, tenant, keyed, record.sessionId)
+    return (
+      (await earlier()) ?? withPendingPlace(this.deps, this.work, tenant, write, record, earlier)
+    )
   }
 
   runWork(at: WorkLocation) {

@@ -3,13 +3,12 @@ import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError } from '../../contract/errors.ts'
 import type { SessionConfig, SessionConfigInput } from '../../contract/session-config.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
-import { assertSameRequest, idempotentCall, recordedTurn } from '../engine/idempotency.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { assertSameConfig } from '../session/retried-config.ts'
 import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import type { QueuedWork } from './background-api.ts'
-import { workIdOf } from './queue-work.ts'
+import { ranTurn } from './ran-turn.ts'
 
 /** A keyed background exec as sent: its session (from the key), its settings and its prompt. */
 export interface KeyedExec {
@@ -42,12 +41,7 @@ export async function ranExec(
   }
   const state = parseEngineState(stored.state)
   assertSameConfig(state.config, run.config)
-  const call = await idempotentCall(run.key, 'turn', run.request)
-  const open = state.open_turn
-  if (call && open?.idempotency_key === run.key) assertSameRequest(open.request_fingerprint, call)
-  else if (!recordedTurn(state, call)) return undefined
-  const workId = await workIdOf(run.key)
-  return { work_id: workId, session_id: run.sessionId, idempotency_key: run.key, duplicate: true }
+  return ranTurn(state, run)
 }
 
 /**

@@ -5,7 +5,9 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { openResponseSession, responseSessionIdOf } from '../open-responses/response-run.ts'
+import { parseConfig } from '../session/create-session.ts'
 import type { QueuedWork } from './background-api.ts'
+import { ranExec } from './exec-session.ts'
 import { queueWork, serverKey, workIdOf } from './queue-work.ts'
 
 /**
@@ -23,13 +25,7 @@ export async function queueResponse(
   request: ResponseRunRequest & { idempotencyKey: string },
 ): Promise<QueuedWork> {
   const key = request.idempotencyKey
-  const raw = request.run.config.metadata?.[RESPONSE_RECORD_KEY]
-  if (raw === undefined) throw new TurnlineError('internal', 'a response run without its record')
-  const metadata = {
-    ...request.run.config.metadata,
-    [RESPONSE_RECORD_KEY]: withBackgroundWork(raw, await workIdOf(key)),
-  }
-  const run = { ...request.run, config: { ...request.run.config, metadata } }
+  const run = await recordedRun(request)
   const { ref, input } = await openResponseSession(deps, locator, tenant, {
     ...request,
     run,
@@ -51,4 +47,39 @@ export async function queueResponse(
 export async function responseRecord(deps: Pick<ServiceDeps, 'ids'>, request: ResponseRunRequest) {
   const idempotencyKey = request.idempotencyKey ?? serverKey(deps)
   return { sessionId: await responseSessionIdOf(idempotencyKey), idempotencyKey }
+}
+
+/**
+ * The answer of a keyed background response that already ran (or is running: its turn is the
+ * session's open one), `duplicate`, recording nothing (a record written again would only replay
+ * it, or fail a changed request when it ran), at the pending cap or not: the route then answers
+ * the response as it stands. Other settings or another input under the key are 422 at once.
+ */
+export async function ranResponse(
+  deps: ServiceDeps,
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest & { idempotencyKey: string },
+  sessionId: string,
+): Promise<QueuedWork | undefined> {
+  const run = await recordedRun(request)
+  const input = run.input
+  return ranExec(deps, locator, {
+    tenant,
+    sessionId,
+    key: request.idempotencyKey,
+    config: parseConfig(run.config),
+    request: input === undefined ? {} : { input },
+  })
+}
+
+/** The response's run as its session is created: its record names the work of its key. */
+async function recordedRun(request: ResponseRunRequest & { idempotencyKey: string }) {
+  const raw = request.run.config.metadata?.[RESPONSE_RECORD_KEY]
+  if (raw === undefined) throw new TurnlineError('internal', 'a response run without its record')
+  const metadata = {
+    ...request.run.config.metadata,
+    [RESPONSE_RECORD_KEY]: withBackgroundWork(raw, await workIdOf(request.idempotencyKey)),
+  }
+  return { ...request.run, config: { ...request.run.config, metadata } }
 }
