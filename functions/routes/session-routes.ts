@@ -18,7 +18,7 @@ import {
   WorkspaceListSchema,
 } from '../../src/contract/session-responses.ts'
 import { SessionViewSchema } from '../../src/contract/session-view-response.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { eventFeedResponse } from '../http/event-feed.ts'
 import { jsonResponse } from '../http/json-response.ts'
 import { wantsEventStream } from '../http/request-input.ts'
@@ -76,7 +76,11 @@ export function sessionRoutes(ctx: RouteContext): Hono<AppEnv> {
         },
       },
     }),
-    async (c) => json(await ctx.api.createSession(c.get('tenant'), c.req.valid('json')), 201),
+    async (c) => {
+      // Its session_start hooks stop before the platform's timeout (Lambda), as a turn's do.
+      const options = invocationTime(ctx, c.env)
+      return json(await ctx.api.createSession(c.get('tenant'), c.req.valid('json'), options), 201)
+    },
   )
 
   routes.get(

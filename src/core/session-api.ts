@@ -126,7 +126,12 @@ export interface ResponseViewOptions {
  * TurnlineError('not_found'), never 'unauthorized'. Faults are TurnlineErrors with codes.
  */
 export interface SessionApi extends AgentLayerApi, BackgroundApi {
-  createSession(tenant: string, body: SessionConfigInput): Promise<CreateSessionResponse>
+  /** `timeLeft`: the platform's bound on the request (Lambda): its start hooks stop before it. */
+  createSession(
+    tenant: string,
+    body: SessionConfigInput,
+    options?: Pick<TurnOptions, 'timeLeft'>,
+  ): Promise<CreateSessionResponse>
   listSessions(
     tenant: string,
     query: ListSessionsQuery,

@@ -40,7 +40,7 @@ import { deleteSession } from './session/delete-session.ts'
 import { deleteWorkspace } from './session/delete-workspace.ts'
 import { endSession } from './session/end-session.ts'
 import { enqueueIntent } from './session/enqueue-intent.ts'
-import { execEndsWithTurn, execRunEnd } from './session/exec-run-end.ts'
+import { execRunEnd } from './session/exec-run-end.ts'
 import { forkSession } from './session/fork-session.ts'
 import { listSessions, listTurns, listWorkspaces } from './session/list-sessions.ts'
 import { sessionView } from './session/session-view.ts'
@@ -283,9 +283,8 @@ export class SessionService extends BackgroundService implements SessionApi {
       const key = options.idempotencyKey
       if (key !== undefined)
         return this.keyedExec(tenant, { config, prompt, key }, options, admitted)
-      const endAfterTurn = execEndsWithTurn(parseConfig(config))
       const { timeLeft } = options
-      const created = await this.createSession(tenant, config, { endAfterTurn, timeLeft })
+      const created = await this.createSession(tenant, config, { endAfterTurn: true, timeLeft })
       const events: ThreadEvent[] = [{ type: 'thread.started', thread_id: created.thread_id }]
       options.onEvent?.(events[0] as ThreadEvent, 0)
       const ref = await this.locator.locate(tenant, created.session_id)

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, beforeEach } from 'vitest'
+import { listAll } from '../../src/store/list-all.ts'
 import { importLambdaBundle } from './lambda-bundle.ts'
 import {
   invokeStreaming,
@@ -93,6 +94,12 @@ export function lambdaDeadline(
     clock,
     mock,
     call,
+    /** The keys the deployment's bucket holds that contain `part`. */
+    async storedKeys(part: string): Promise<string[]> {
+      if (!backends) throw new Error('the backends are not started (beforeAll)')
+      const { objects } = await listAll(backends.bucket.store(), '')
+      return objects.map(({ key }) => key).filter((key) => key.includes(part))
+    },
     /** The bearer key of the deployment's tenant (tenant-d). */
     key: KEY,
     /**

@@ -6,7 +6,6 @@ import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionConfigInput } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import type { TurnInput } from '../../contract/turn-input.ts'
-import { leftOpen } from '../../contract/turn-left-open.ts'
 import { loopWorkFolder, type WorkLocation } from '../../contract/work-record.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import { WorkQueue } from '../../store/work-queue.ts'
@@ -18,6 +17,7 @@ import { completedError } from '../engine/turn-replay.ts'
 import { getLoop, newLoopId } from '../loops/loop-service.ts'
 import { deliveryKey, deliverySession } from '../session/automation-run.ts'
 import { newSessionId, parseConfig } from '../session/create-session.ts'
+import { execRunEnd } from '../session/exec-run-end.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
@@ -264,20 +264,17 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
       keyed: true,
       timeLeft: options.timeLeft,
     }
-    const { sessionId } = await startExecSession(
-      this.deps,
-      this.locator,
-      tenant,
-      run.config,
-      session,
-    )
+    const { deps, locator } = this
+    const { sessionId } = await startExecSession(deps, locator, tenant, run.config, session)
     const started: ThreadEvent = { type: 'thread.started', thread_id: sessionId }
     const ref = await this.locator.locate(tenant, sessionId)
     // Announced with the turn's first event: a key refused before it is a plain error answer.
     const turnOptions = announcingStart(options, started)
     const turn = await stepTurn(this.deps, ref, { input: run.prompt }, turnOptions, admitted)
-    const open = leftOpen(turn)
-    return { session_id: sessionId, events: [started, ...turn.events], ...(open ? { open } : {}) }
+    // As a run without a key ends: the same check before its session is completed.
+    const end = await execRunEnd(this.deps, ref, turn, options)
+    const events = [started, ...turn.events, ...end.events]
+    return { session_id: sessionId, events, ...(end.open ? { open: end.open } : {}) }
   }
 }
 

@@ -21,15 +21,19 @@ import {
 import { planLocalCompaction } from './local-compaction.ts'
 import { stripMemoryEnvelope } from './render-envelope.ts'
 import { compactBoundaryEvent, resolveSegment } from './segment-boundary.ts'
+import { discardArtifacts, withinDeadline } from './timed-compaction.ts'
 
 /**
  * One compaction (VT Code §4), in this order: plan (strip the old envelope, choose the
  * continuity tail and retained user messages) → the one model call, provider-native
  * (`responses.compact`, mode `provider`) or a summary without tools (mode `local`), see
  * compaction-modes.ts; its usage and cost count toward the session → archive the history and
- * write the memory envelope next to it (both create-only), and remove the session's archives past
- * the newest 10 as VT Code does (archive-retention.ts) → `pre_compact` hooks → open the next request segment → replace the
- * transcript, clear the usage anchor and the pending flag → emit `thread.compact_boundary`.
+ * write the memory envelope next to it (both create-only) → `pre_compact` hooks, then
+ * `session_start` (source `compact`) → write the summary artifact and remove the session's
+ * archives past the newest 10 as VT Code does (archive-retention.ts) → open the next request
+ * segment → replace the transcript, clear the usage anchor and the pending flag → emit
+ * `thread.compact_boundary`. Stopped before the platform's timeout (timed-compaction.ts), it
+ * ends before the summary, having removed its archive: nothing of it is kept.
  * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
  * rehydration reads only the new segment.
  */
@@ -50,7 +54,7 @@ export function compactTranscript(
     'gen_ai.conversation.id': run.ref.sessionId,
   }
   return (run.deps.telemetry ?? noTelemetry).span('compaction', { attributes }, async (span) => {
-    const outcome = await compactOnce(run, request)
+    const outcome = await withinDeadline(run, (timed) => compactOnce(timed, request))
     span.set({ 'turnline.compaction.outcome': outcome.kind })
     if (outcome.kind === 'failed') span.fail(outcome.error.code, outcome.error.message)
     return outcome
@@ -104,6 +108,7 @@ async function compactOnce(
 
   const produced = await produceCompaction(run, request, plan)
   if (produced.kind === 'failed') return produced
+  if (run.cut?.()) return { kind: 'stopped' }
   const { product } = produced
 
   const compaction = compactionState(state)
@@ -127,15 +132,6 @@ async function compactOnce(
         appliedIntentIds: run.appliedIntents,
       }),
   )
-  await Promise.all([
-    writeCompactionSummary(deps, ref, product.summary, run.warnings),
-    pruneHistoryArchivesQuietly(
-      deps.sessions.objects,
-      deps.sessions.keys(ref).root,
-      ref.sessionId,
-      run.warnings,
-    ),
-  ])
   const messages = [...product.complete(artifacts.envelope), ...kept]
   const originalMessageCount = stripMemoryEnvelope(run.history).length
   const mode = product.mode
@@ -153,6 +149,24 @@ async function compactOnce(
     hookDeps(deps, ref, state, run.signal, run.recordHookAnswer),
   )
   run.warnings.push(...hookWarnings('pre_compact', outcome))
+  // VT Code keeps session_start{compact} for compatibility beside pre_compact. Both run before
+  // anything of the compaction is kept, so that one stopped by the platform's timeout keeps none.
+  const onKept = run.recordHookAnswer
+  const { signal } = run
+  run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact', onKept, { signal })))
+  if (run.cut?.()) {
+    await discardArtifacts(run, artifacts)
+    return { kind: 'stopped' }
+  }
+  await Promise.all([
+    writeCompactionSummary(deps, ref, product.summary, run.warnings),
+    pruneHistoryArchivesQuietly(
+      deps.sessions.objects,
+      deps.sessions.keys(ref).root,
+      ref.sessionId,
+      run.warnings,
+    ),
+  ])
 
   const previous = compaction.segment
   const { segment } = await resolveSegment(
@@ -182,8 +196,6 @@ async function compactOnce(
     next: segment,
   })
   run.dispatcher.emit(event)
-  // VT Code keeps session_start{compact} for compatibility beside pre_compact.
-  run.warnings.push(...(await fireSessionStart(deps, ref, state, 'compact', run.recordHookAnswer)))
   return { kind: 'compacted', event }
 }
 

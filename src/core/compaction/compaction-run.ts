@@ -8,6 +8,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import type { EventDispatcher } from '../engine/event-dispatcher.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
+import type { InvocationDeadline } from '../turn/invocation-deadline.ts'
 import type { ContextMeter } from './context-meter.ts'
 import type { SegmentBasis } from './segment-boundary.ts'
 import type { CompactionThresholds } from './thresholds.ts'
@@ -36,6 +37,13 @@ export interface CompactionRun {
   warnings: string[]
   heartbeat?: (() => Promise<void>) | undefined
   signal?: AbortSignal | undefined
+  /**
+   * The platform's bound on the invocation (Lambda's timeout): the compaction's model request
+   * and hooks stop before it, and the compaction is then `stopped` (timed-compaction.ts).
+   */
+  deadline?: InvocationDeadline | undefined
+  /** Whether that bound stopped the compaction: checked before anything of it is kept. */
+  cut?: (() => boolean) | undefined
 }
 
 export interface CompactionRequest {
@@ -52,3 +60,5 @@ export type CompactionOutcome =
   | { kind: 'compacted'; event: ThreadCompactBoundaryEvent }
   | { kind: 'skipped'; reason: 'too_short' }
   | { kind: 'failed'; error: TurnlineError }
+  /** Stopped before the platform's timeout: nothing of it was kept. */
+  | { kind: 'stopped' }

@@ -8,6 +8,7 @@ import { contextWindowOf } from '../model/context-window.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { orientIfPending } from '../orientation/orient-step.ts'
 import { orientationDigest, systemPrompt } from '../orientation/system-prompt.ts'
+import { COMPACTION_STOPPED, type InvocationDeadline } from '../turn/invocation-deadline.ts'
 import type { TurnMachine } from '../turn/turn-machine.ts'
 import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
@@ -56,9 +57,12 @@ export interface TurnCompactionInput {
   turnStart?: number | undefined
   heartbeat?: () => Promise<void>
   signal?: AbortSignal | undefined
+  /** The platform's bound on the invocation: a compaction still running near it is stopped. */
+  deadline?: InvocationDeadline | undefined
 }
 
-export type RecoveryVerdict = 'retry' | 'blocked' | 'none'
+/** `paused`: a compaction was stopped before the platform's timeout; the turn stays open. */
+export type RecoveryVerdict = 'retry' | 'blocked' | 'none' | 'paused'
 
 export function segmentBasis(
   state: EngineState,
@@ -105,7 +109,8 @@ export class TurnCompaction {
     this.thresholds = settings ? thresholdsFor(state, settings) : undefined
   }
 
-  async orientResetAndOpenSegment(): Promise<void> {
+  /** `paused` when the model switch's compaction was stopped before the platform's timeout. */
+  async orientResetAndOpenSegment(): Promise<'paused' | undefined> {
     const { state, settings, turnStart, writer } = this.input
     const compaction = compactionState(state)
     if (turnStart !== undefined) delete compaction.blocked
@@ -141,15 +146,19 @@ export class TurnCompaction {
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return
+      // The continuation compacts at its first request (pending): it resumes no model switch.
+      if (outcome.kind === 'stopped') return this.paused()
       if (outcome.kind === 'failed') {
         this.input.warnings.push(`compaction for the model switch failed: ${outcome.error.message}`)
       }
     }
     compaction.segment = resolved.segment
     this.clearAnchor()
+    return undefined
   }
 
-  async beforeRequest(): Promise<void> {
+  /** `paused` when the compaction was stopped before the platform's timeout: the turn pauses. */
+  async beforeRequest(): Promise<'paused' | undefined> {
     const { state, open, writer, settings } = this.input
     const thresholds = this.thresholds
     const compaction = compactionState(state)
@@ -176,14 +185,23 @@ export class TurnCompaction {
       inToolLoop,
     })
     if (decision.action === 'pending') compaction.pending = true
-    if (decision.action !== 'now') return
+    if (decision.action !== 'now') return undefined
     const outcome = await this.compact({ trigger: 'auto', force: false })
+    if (outcome.kind === 'stopped') return this.paused()
     if (outcome.kind === 'skipped') compaction.pending = false
     if (outcome.kind === 'failed') {
       suppressAfterFailure(state, outcome.error)
       this.input.warnings.push(`automatic compaction failed: ${outcome.error.message}`)
     }
     if (outcome.kind === 'compacted') await resetAfterCompaction(this.input)
+    return undefined
+  }
+
+  /** A compaction stopped before the platform's timeout kept nothing: pending again, it pauses. */
+  private paused(): 'paused' {
+    compactionState(this.input.state).pending = true
+    this.input.warnings.push(COMPACTION_STOPPED)
+    return 'paused'
   }
 
   /** The provider counted `inputTokens` for the request that carried `messageCount` messages. */
@@ -208,6 +226,11 @@ export class TurnCompaction {
     const keepFrom = writer.history.findLastIndex((message) => message.role === 'user')
     if (keepFrom <= 0) return 'blocked'
     const outcome = await this.compact({ trigger: 'recovery', force: true, keepFrom })
+    // The request is sent again by the continuation, which may recover once more.
+    if (outcome.kind === 'stopped') {
+      this.input.warnings.push(COMPACTION_STOPPED)
+      return 'paused'
+    }
     if (outcome.kind === 'failed') {
       this.input.warnings.push(`recovery compaction failed: ${outcome.error.message}`)
     }
@@ -256,6 +279,7 @@ export class TurnCompaction {
       warnings: this.input.warnings,
       heartbeat: this.input.heartbeat,
       signal: this.input.signal,
+      deadline: this.input.deadline,
     }
     const outcome = await compactTranscript(run, request)
     if (outcome.kind === 'compacted') await this.commit()

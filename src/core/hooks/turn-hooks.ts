@@ -37,14 +37,15 @@ export async function fireSessionStart(
   state: EngineState,
   source: SessionStartSource,
   onKept?: OnKept,
-  timeLeft?: InvocationTimeLeft,
+  /** The platform's bound (its hooks stop before it), or the signal that stops them. */
+  bound: { timeLeft?: InvocationTimeLeft | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<string[]> {
   if (!state.config.hooks.some((hook) => hook.event === 'session_start')) return []
   const outcome = await runHooks(
     'session_start',
     sessionStartPayload(hookContext(deps, ref), source),
     state.config.hooks,
-    hookDeps(deps, ref, state, undefined, onKept, timeLeft),
+    hookDeps(deps, ref, state, bound.signal, onKept, bound.timeLeft),
   )
   return hookWarnings('session_start', outcome)
 }

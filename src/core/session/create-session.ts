@@ -111,7 +111,7 @@ export async function startSession(
     state,
     seed.source,
     (answer) => hookAnswers.push(answer),
-    seed.timeLeft,
+    { timeLeft: seed.timeLeft },
   )
   const created = await deps.sessions.create(ref, sessionId, {
     events: [{ type: 'thread.started', thread_id: sessionId }],

@@ -1,5 +1,4 @@
 import type { TurnResponse } from '../../contract/api.ts'
-import type { SessionConfig } from '../../contract/session-config.ts'
 import type { ThreadEvent } from '../../contract/thread-event.ts'
 import { type LeftOpen, leftOpen } from '../../contract/turn-left-open.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
@@ -8,19 +7,12 @@ import type { TurnOptions } from '../session-api.ts'
 import { endSession } from './end-session.ts'
 
 /**
- * Whether an exec run without an Idempotency-Key ends its thread with its turn (`end_after_turn`,
- * as a keyed run's and a webhook delivery's do), so that a turn that paused and that a later
- * `POST …/turns` finishes ends the session too. Not where changes must be verified first
- * (`harness.verification: required`): completing the session then waits for `POST …/verify`.
- */
-export function execEndsWithTurn(config: SessionConfig): boolean {
-  return config.harness.verification !== 'required'
-}
-
-/**
- * The rest of an exec run without a key once its turn answered: a turn that stayed open (paused,
- * or waiting) leaves the session open (`open`); a turn that ended without ending the thread
- * (verification required) has the session completed now, refused (409) until it is verified.
+ * The rest of an exec run, keyed or not, once its turn answered. Its thread ends with its turn
+ * (`end_after_turn`): a turn that stayed open (paused, or waiting) leaves the session open
+ * (`open`), to be continued by `POST …/turns`. A turn that ended without ending the thread —
+ * its change waits for a verification the session requires (`harness.verification: required`)
+ * — has the session completed now, which that check refuses (409 `verification_required`): the
+ * run answers that, and the session waits for `POST …/verify`, then `POST …/complete`.
  */
 export async function execRunEnd(
   deps: ServiceDeps,

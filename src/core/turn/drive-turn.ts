@@ -15,7 +15,7 @@ import { sessionPrice } from '../model/budget.ts'
 import { type ResolvedModelSettings, resolveModelSettings } from '../model/model-settings.ts'
 import { detectPlan } from '../plan/plan-detection.ts'
 import type { TurnOptions } from '../session-api.ts'
-import { recordTurnChanges } from '../verifier/turn-changes.ts'
+import { recordTurnChanges, verificationRequired } from '../verifier/turn-changes.ts'
 import { closeOpenTurn } from './close-turn.ts'
 import { TurnCancelled, turnHeartbeat } from './heartbeat.ts'
 import type { TurnEnd } from './turn-loop.ts'
@@ -84,6 +84,7 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
     turnStart,
     heartbeat,
     signal: options.signal,
+    ...(options.timeLeft ? { deadline: { timeLeft: options.timeLeft, clock: deps.clock } } : {}),
   })
   const end = await loopToEnd({ input, mcp, warnings }, async () =>
     runTurnLoop({
@@ -103,7 +104,7 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
   const signal = settled === 'completed' || settled === 'failed' ? settled : 'other'
   await noteTurnSignal(deps, ref, turn.state, signal, warnings)
   await compaction.finish(signal)
-  const status = endThreadAfterTurn(input, settled)
+  const status = endThreadAfterTurn(input, settled, warnings)
   const answer = await respond(deps, ref, writer, {
     turnId: turn.open.turn_id,
     status,
@@ -113,10 +114,23 @@ async function driveTurnSettling(input: DriveTurnInput, settlements: Promise<voi
   return { ...answer, ackIntents: input.ackIntents }
 }
 
-/** An automation run ends its thread with its turn, in the same commit: then `terminal`. */
-function endThreadAfterTurn(input: DriveTurnInput, status: TurnStatus): TurnStatus {
+/**
+ * An automation run ends its thread with its turn, in the same commit: then `terminal`. Not while
+ * its newest change waits for a verification the session requires (`harness.verification:
+ * required`), as `POST …/complete` is refused then: the thread stays open, the warning says why.
+ */
+function endThreadAfterTurn(
+  input: DriveTurnInput,
+  status: TurnStatus,
+  warnings: string[],
+): TurnStatus {
   const { state } = input.turn
   if (!state.end_after_turn || (status !== 'completed' && status !== 'failed')) return status
+  const unverified = verificationRequired(state, 'the session ends')
+  if (unverified) {
+    warnings.push(`the session stays open: ${unverified.message}`)
+    return status
+  }
   const completion = completionOf(state)
   const reason = completion.subtype === 'success' ? undefined : (state.last_failure ?? undefined)
   input.writer.dispatcher.emit(

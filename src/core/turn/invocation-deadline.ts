@@ -70,6 +70,11 @@ export const MODEL_CALL_STOPPED = pausedNotice(
   "the request's time ran out while the model answered (that answer is not kept)",
 )
 
+/** The notice of a compaction stopped as the invocation's time ran out (compaction/timed-compaction.ts). */
+export const COMPACTION_STOPPED = pausedNotice(
+  "the request's time ran out while the session was compacted (nothing of that compaction is kept: the next request compacts again)",
+)
+
 function pausedNotice(why: string): string {
   return `paused: ${why} (the platform's timeout); the turn stays open: POST …/turns without input continues it; Prefer: respond-async runs long turns in the background`
 }

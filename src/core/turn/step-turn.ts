@@ -100,7 +100,7 @@ async function runTurn(input: LeasedTurn) {
           state,
           'resume',
           (answer) => writer.recordHookAnswer(answer),
-          options.timeLeft,
+          { timeLeft: options.timeLeft },
         )
       : []
   return driveTurn({

@@ -68,14 +68,14 @@ export async function runTurnLoop(ctx: TurnLoopContext): Promise<TurnEnd> {
     const end = await processToolCalls(calls)
     if (end !== 'done') return { kind: end }
   }
-  await compaction?.orientResetAndOpenSegment()
+  if ((await compaction?.orientResetAndOpenSegment()) === 'paused') return { kind: 'waiting' }
   for (;;) {
     const stop = reachedStop({ state: turn.state, open: turn.open, at: 'before_request' })
     if (stop) return stop
     if (!ctx.settings) return { kind: 'failed', message: MODEL_NOT_CONFIGURED }
     const late = pausedBeforeDeadline(ctx)
     if (late) return late
-    await compaction?.beforeRequest()
+    if ((await compaction?.beforeRequest()) === 'paused') return { kind: 'waiting' }
     const offer = offeredTools(turn.state.config, turn.open, calls.tools.catalog)
     if ('refused' in offer) return { kind: 'failed', message: offer.refused }
     const step = await requestWithRecovery(ctx, ctx.settings, offer)
@@ -126,6 +126,7 @@ async function requestWithRecovery(
     const verdict =
       failure.code === 'model_error' && compaction ? await compaction.recover(failure) : 'none'
     if (verdict === 'none') return { kind: 'failed', message: failure.message }
+    if (verdict === 'paused') return { kind: 'waiting' }
     if (verdict === 'blocked' || !compaction) return blocked(compaction, failure)
     try {
       return await sendInTime(ctx, settings, offer)

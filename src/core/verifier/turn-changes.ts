@@ -38,16 +38,31 @@ export function recordTurnChanges(
   state.agent.changes = changes.slice(-RECENT_CHANGED_TURNS)
 }
 
+/** The newest change, while it waits for a verification the session requires; else undefined. */
+export function unverifiedChange(state: EngineState): TurnChanges | undefined {
+  if (state.config.harness.verification !== 'required') return undefined
+  const last = state.agent?.changes?.at(-1)
+  return last && !last.verification ? last : undefined
+}
+
 /** 409 while the newest change waits for a verification the session requires. */
 export function assertVerified(state: EngineState, action: string): void {
-  if (state.config.harness.verification !== 'required') return
-  const last = state.agent?.changes?.at(-1)
-  if (!last || last.verification) return
+  const error = verificationRequired(state, action)
+  if (error) throw error
+}
+
+/** What `assertVerified` refuses `action` with, or undefined when nothing waits. */
+export function verificationRequired(
+  state: EngineState,
+  action: string,
+): TurnlineError | undefined {
+  const last = unverifiedChange(state)
+  if (!last) return undefined
   const files = last.changes
     .map((c) => c.path)
     .slice(0, 10)
     .join(', ')
-  throw new TurnlineError(
+  return new TurnlineError(
     'conflict',
     `${last.turn_id} changed ${files}; harness.verification is required: POST /v1/sessions/:id/verify before ${action}`,
     { retryable: false, details: { turn_id: last.turn_id, reason: 'verification_required' } },

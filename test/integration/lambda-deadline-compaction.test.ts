@@ -1,0 +1,142 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { lambdaDeadline } from '../support/lambda-deadline.ts'
+import type { MockStep } from '../support/mock-openai.ts'
+
+/**
+ * Lambda's timeout and what runs outside a turn's model requests and tool calls: a compaction
+ * (its summary call, its `pre_compact` and `session_start` hooks) and the start hooks of
+ * `POST /v1/sessions` stop before it. A compaction so stopped keeps nothing, the turn pauses,
+ * and its continuation compacts once.
+ */
+const { clock, mock, call, model, storedEvents, storedKeys } = lambdaDeadline(
+  'lambda-deadline-compaction',
+)
+
+/**
+ * The hooks' receiver: the first request whose body matches `hangOn` arrives with 9 s left
+ * (under the 10 s margin) and is never answered; every other one is answered `{}`.
+ */
+let gate: Server
+let gateUrl = ''
+let hangOn: RegExp | undefined
+const hookBodies: string[] = []
+beforeAll(async () => {
+  gate = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString()
+    })
+    request.on('end', () => {
+      hookBodies.push(body)
+      if (hangOn?.test(body)) {
+        hangOn = undefined
+        clock.left = 9_000
+        return
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve))
+  gateUrl = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  gate.closeAllConnections()
+  await new Promise<void>((resolve) => gate.close(() => resolve()))
+})
+
+const hook = (event: string) => ({
+  event,
+  type: 'http',
+  name: 'audit',
+  url: `${gateUrl}/${event}`,
+  timeout_ms: 120_000,
+})
+
+/** A session whose sixth turn compacts (a local summary): five turns, the last counted near its limit. */
+async function nearItsLimit(hooks: object[] = []): Promise<string> {
+  const created = await call('POST', '/v1/sessions', {
+    model: { name: 'gpt-4o-mini', api: 'chat' },
+    harness: { max_context_tokens: 2000 },
+    hooks,
+  })
+  expect(created.status).toBe(201)
+  const id = (JSON.parse(created.text) as { session_id: string }).session_id
+  for (let n = 1; n <= 5; n++) {
+    const usage = { input_tokens: n === 5 ? 1850 : 100, output_tokens: 5 }
+    model({ step: { text: `answer ${n}`, usage } })
+    const turn = await call('POST', `/v1/sessions/${id}/turns`, { input: `task ${n}` })
+    expect(JSON.parse(turn.text).status).toBe('completed')
+  }
+  return id
+}
+
+const boundaries = async (id: string) =>
+  (await storedEvents(id)).filter((event) => event.type === 'thread.compact_boundary')
+const archives = async (id: string) =>
+  (await storedKeys(`history/${id}_`)).filter((key) => key.endsWith('.jsonl'))
+
+/** The turn that compacts paused, keeping nothing of it; continued, it compacts once and ends. */
+async function stoppedThenContinued(id: string, summary: { step: MockStep; onAsked?: () => void }) {
+  const asked = mock().requests.length
+  model(summary, { step: { text: 'Summary.' } }, { step: { text: 'answer 6' } })
+  const first = await call('POST', `/v1/sessions/${id}/turns`, { input: 'task 6' })
+  const answer = JSON.parse(first.text) as { status: string; warnings: string[] }
+  expect(answer.status).toBe('waiting')
+  const warned = answer.warnings.join('\n')
+  expect(warned).toContain("paused: the request's time ran out while the session was compacted")
+  // Nothing of the stopped compaction: no boundary, no archive, no hook's failure.
+  expect(warned).not.toContain('hook audit')
+  expect(await boundaries(id)).toEqual([])
+  expect(await archives(id)).toEqual([])
+  // Only the summary call was made; the turn's own request was not sent.
+  expect(mock().requests).toHaveLength(asked + 1)
+
+  clock.left = 300_000
+  const next = await call('POST', `/v1/sessions/${id}/turns`, {})
+  expect(JSON.parse(next.text).status).toBe('completed')
+  expect(await boundaries(id)).toHaveLength(1)
+  expect(await archives(id)).toHaveLength(1)
+  expect(mock().requests).toHaveLength(asked + 3)
+}
+
+describe('Lambda: a compaction stops before the function timeout and keeps nothing', () => {
+  it('its summary call still answering is stopped; the continuation compacts once', async () => {
+    const id = await nearItsLimit()
+    // Asked with 9 s left, the summary would take 20 s: it is stopped within a second.
+    const onAsked = () => {
+      clock.left = 9_000
+    }
+    await stoppedThenContinued(id, { step: { text: 'Summary.', delayMs: 20_000 }, onAsked })
+  }, 60_000)
+
+  it.each([
+    ['pre_compact', /"hook_event_name":"PreCompact"/],
+    ['session_start', /"source":"compact"/],
+  ])(
+    'its %s hook still running is stopped; its archive is removed',
+    async (event, body) => {
+      const id = await nearItsLimit([hook(event)])
+      hookBodies.length = 0
+      hangOn = body
+      await stoppedThenContinued(id, { step: { text: 'Summary.' } })
+      // The hook ran for the stopped compaction and again for the one kept.
+      expect(hookBodies.filter((sent) => body.test(sent))).toHaveLength(2)
+    },
+    60_000,
+  )
+})
+
+describe('Lambda: POST /v1/sessions', () => {
+  it('its session_start hook still running is stopped: the session is created', async () => {
+    hangOn = /"source":"startup"/
+    const started = Date.now()
+    const created = await call('POST', '/v1/sessions', { hooks: [hook('session_start')] })
+    // The hook would have held the request 120 s; it is stopped at the margin.
+    expect(created.status).toBe(201)
+    expect(Date.now() - started).toBeLessThan(30_000)
+    const id = (JSON.parse(created.text) as { session_id: string }).session_id
+    expect((await storedEvents(id)).map((event) => event.type)).toEqual(['thread.started'])
+  }, 60_000)
+})
