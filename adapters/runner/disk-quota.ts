@@ -3,6 +3,7 @@ import path from 'node:path'
 import { measureWorkspaces } from './disk-usage.ts'
 import { type Usage, usageAfter } from './disk-usage-verdict.ts'
 import type { ExecSession } from './exec-session.ts'
+import { privateSpoolBytes } from './private-spool-usage.ts'
 import { Refusal } from './refusal.ts'
 
 const MIB = 1024 * 1024
@@ -19,8 +20,9 @@ interface Watched {
 
 /**
  * The disk quota of each tenant (TURNLINE_SANDBOX_TENANT_DISK_MB): the usage of all its
- * workspaces, measured (disk-usage.ts) at most once per check interval and counted up by the
- * runner's own writes in between, is checked before a command starts and before a file write;
+ * workspaces and of its private spools (the output of its command hooks, private-spool-usage.ts),
+ * measured (disk-usage.ts) at most once per check interval and counted up by the runner's own
+ * writes in between, is checked before a command starts and before a file write;
  * while commands of the tenant run, it is measured every interval and, over the quota, they are
  * ended with a note. A usage that cannot be measured counts as over the quota (see
  * disk-usage-verdict.ts); erasing a workspace (deleting its session) is the way out. A
@@ -41,6 +43,8 @@ export class DiskQuota {
     private readonly walkTimeoutMs: number,
     private readonly log: (entry: Record<string, unknown>) => void,
     private readonly measure: typeof measureWorkspaces = measureWorkspaces,
+    private readonly spools: (tenant: string) => Promise<number> = (tenant) =>
+      privateSpoolBytes(root, tenant),
   ) {}
 
   /** Refuses (409) when the tenant is at or over its quota, or would be with `adding` bytes. */
@@ -151,7 +155,11 @@ export class DiskQuota {
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
     const workspaces = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name))
     const startedAt = Date.now()
-    const measured = await this.measure(workspaces, user, this.walkTimeoutMs)
+    const [walked, spools] = await Promise.all([
+      this.measure(workspaces, user, this.walkTimeoutMs),
+      this.spools(tenant),
+    ])
+    const measured = walked.kind === 'bytes' ? { ...walked, bytes: walked.bytes + spools } : walked
     const usage = usageAfter(this.#usage.get(tenant), measured, startedAt, Date.now())
     // A walk from before `remeasure` answers its own waiters only.
     if (!current()) return usage

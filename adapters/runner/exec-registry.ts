@@ -8,6 +8,8 @@ import type { CommandSandbox } from './command-sandbox.ts'
 import { execRecordText, saveExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { ExecStateFolder } from './exec-state-folder.ts'
+import { HeldSpools } from './held-spools.ts'
+import type { SpoolOf } from './private-spool-sweep.ts'
 import { Refusal } from './refusal.ts'
 import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
@@ -31,11 +33,6 @@ export interface Scope {
 export type ExitListener = (scope: Scope, session: ExecSession) => void
 
 const FORGET_AFTER_MS = 15 * 60_000
-/**
- * Finished commands whose spool descriptor stays open (newest first); beyond these the oldest
- * release theirs and later reads reopen the spool, checking it is the same file.
- */
-const MAX_HELD_SPOOLS = 256
 
 /**
  * Every command of every workspace. Starts are idempotent by request id: the claim is a
@@ -45,8 +42,7 @@ const MAX_HELD_SPOOLS = 256
  */
 export class ExecRegistry {
   readonly #live = new Map<string, ExecSession>()
-  /** Finished (drained) commands still holding their spool's descriptor, oldest first. */
-  readonly #holding = new Set<ExecSession>()
+  readonly #holding = new HeldSpools()
 
   constructor(
     private readonly root: string,
@@ -57,10 +53,7 @@ export class ExecRegistry {
   ) {}
 
   #state = (scope: Scope) => new ExecStateFolder(this.root, scope.tenant, scope.sessionId)
-
-  #key(scope: Scope, id: string) {
-    return `${scope.tenant}/${scope.sessionId}/${id}`
-  }
+  #key = (scope: Scope, id: string) => `${scope.tenant}/${scope.sessionId}/${id}`
 
   /** Starts of this process still under way, by request: a concurrent retry joins them. */
   readonly #starting = new Map<string, Promise<{ session: ExecSession; attached: boolean }>>()
@@ -199,7 +192,7 @@ export class ExecRegistry {
           void saved.finally(
             () => this.#settling.delete(this.#key(scope, id)) && this.onExit(scope, s),
           )
-          this.#hold(s)
+          this.#holding.hold(s)
           this.#forgetLater(scope, id, s)
         },
       })
@@ -212,23 +205,16 @@ export class ExecRegistry {
     return { session, attached: false }
   }
 
-  /** Keeps at most MAX_HELD_SPOOLS finished commands' spool descriptors open. */
-  #hold(session: ExecSession) {
-    if (!session.drained) return
-    this.#holding.add(session)
-    for (const oldest of this.#holding) {
-      if (this.#holding.size <= MAX_HELD_SPOOLS) break
-      this.#holding.delete(oldest)
-      oldest.spool.release()
-    }
-  }
-
-  /** A finished command leaves memory after a while; its record answers for it from then on. */
+  /**
+   * A finished command leaves memory after a while; its record answers for it from then on. One
+   * whose output a process it left still holds stays until that ends (the sweep asks).
+   */
   #forgetLater(scope: Scope, id: string, session: ExecSession) {
     setTimeout(() => {
+      if (!session.drained) return this.#forgetLater(scope, id, session)
       const key = this.#key(scope, id)
       if (this.#live.get(key) === session) this.#live.delete(key)
-      this.#holding.delete(session)
+      this.#holding.drop(session)
       session.forget()
     }, FORGET_AFTER_MS).unref()
   }
@@ -263,7 +249,20 @@ export class ExecRegistry {
   }
 
   /** Closed, its capture answered: a private spool goes (exec-state-folder.ts). */
-  closed = (scope: Scope, session: ExecSession) => this.#state(scope).closed(session)
+  closed = (scope: Scope, session: ExecSession) => {
+    this.#state(scope).closed(session)
+    if (session.info.spoolPrivate) this.limits.remeasure(scope.tenant)
+  }
+
+  /** Private spools whose output this runner still takes (`<tenant>/<session>/<id>`). */
+  writing = () =>
+    new Set([...this.#live].filter(([, s]) => s.info.spoolPrivate && !s.drained).map(([k]) => k))
+
+  /** The sweep removed a spool: its descriptor closes, the tenant's disk use is measured anew. */
+  swept = ({ tenant, session, id }: SpoolOf) => {
+    this.#live.get(`${tenant}/${session}/${id}`)?.forget()
+    this.limits.remeasure(tenant)
+  }
 
   /**
    * Before a workspace is erased (workspace-eraser.ts): no start there until `reopen`; starts
@@ -281,7 +280,7 @@ export class ExecRegistry {
     await Promise.allSettled(mine(this.#settling).map(([, saved]) => saved))
     for (const [key, s] of commands) {
       this.#live.delete(key)
-      this.#holding.delete(s)
+      this.#holding.drop(s)
       s.forget()
       s.spool.release()
     }

@@ -15,8 +15,8 @@ export const STATE_FOLDER = '.runner-state'
  * `<root>/.runner-state/<tenant>/<session>`: the runner's bookkeeping of one workspace —
  * `requests/<request_id>.json` (a start's claim, create-exclusive), `exec/<id>.json` (each
  * command's record) and `spools/` (the output of commands started with `private_output`, which
- * no command reaches; each removed when its command is closed). Made on a workspace's first
- * command; erased with the workspace.
+ * no command reaches; each removed when its command is closed, or swept once unclosed past a
+ * grace, private-spool-sweep.ts). Made on a workspace's first command; erased with the workspace.
  */
 export class ExecStateFolder {
   readonly dir: string
@@ -52,9 +52,9 @@ export class ExecStateFolder {
   }
 
   /**
-   * `/v1/exec/close` ended the command and answered its capture: a private spool is removed (it
-   * lies in no workspace, so it counts in no tenant's disk use). Its descriptor closes once the
-   * output has drained; later reads of it are refused (`not_found`). A workspace spool stays.
+   * `/v1/exec/close` ended the command and answered its capture: a private spool is removed (its
+   * answer is read; it counts in the tenant's disk use until then). Its descriptor closes once
+   * the output has drained; later reads of it are refused (`not_found`). A workspace spool stays.
    */
   closed(session: ExecSession): void {
     if (!session.info.spoolPrivate) return

@@ -1,6 +1,8 @@
 import type { ExecExitCallback } from '../../src/contract/exec-exit-callback.ts'
 import { newNonce, signedHeaders } from '../../src/contract/runner-signature.ts'
 import { type Backoff, backoffMs } from '../../src/shared/backoff.ts'
+import type { Scope } from './exec-registry.ts'
+import type { ExecSession } from './exec-session.ts'
 
 export interface CallbackOptions {
   url: string
@@ -14,6 +16,22 @@ export interface CallbackOptions {
 }
 
 export type CallbackPayload = Omit<ExecExitCallback, 'type' | 'nonce' | 'attempt'>
+
+/** The exit notice of a command that exited with `exitCode`. */
+export function exitNotice(scope: Scope, session: ExecSession, exitCode: number): CallbackPayload {
+  return {
+    tenant: scope.tenant,
+    session_id: scope.sessionId,
+    exec_session_id: session.info.id,
+    request_id: session.info.requestId,
+    tool_call_id: session.info.toolCallId,
+    exit_code: exitCode,
+    total_output_bytes: session.total,
+    spool_path: session.info.spoolRel,
+    spool_complete: session.drained,
+    exited_at: session.exitedAt ?? Date.now(),
+  }
+}
 
 /**
  * Delivers exit notices: signed POSTs, retried with exponential backoff on network errors, 5xx,

@@ -42,6 +42,7 @@ const SandboxSettingsSchema: z.ZodType<SandboxSettings> = lazySchema(() =>
     cgroups: z.enum(['auto', 'off']),
     passEnv: z.array(z.string()),
     readOnlyPaths: z.array(z.string()),
+    privateSpoolGraceSeconds: z.number().int().positive(),
     egress: z.object({
       allow: z.array(z.string()),
       deny: z.array(z.string()),

@@ -16,10 +16,11 @@ import {
 import type { EgressStatus } from './command-networks.ts'
 import type { SandboxStatus } from './command-sandbox.ts'
 import { openConfinement } from './confinement-probes.ts'
-import { ExecRegistry } from './exec-registry.ts'
-import { ExitCallbacks } from './exit-callback.ts'
+import { ExecRegistry, type ExitListener } from './exec-registry.ts'
+import { ExitCallbacks, exitNotice } from './exit-callback.ts'
 import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { nodeHttp } from './node-http.ts'
+import { PrivateSpoolSweep } from './private-spool-sweep.ts'
 import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
 import { runnerStderrLog } from './runner-log.ts'
@@ -122,21 +123,11 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         ...(options.callbackBackoffMs ? { backoffMs: options.callbackBackoffMs } : {}),
       })
     : undefined
-  const registry = new ExecRegistry(root, workspaces, limits, networks, (scope, session) => {
-    if (!callbacks || session.exitCode === undefined) return
-    void callbacks.send({
-      tenant: scope.tenant,
-      session_id: scope.sessionId,
-      exec_session_id: session.info.id,
-      request_id: session.info.requestId,
-      tool_call_id: session.info.toolCallId,
-      exit_code: session.exitCode,
-      total_output_bytes: session.total,
-      spool_path: session.info.spoolRel,
-      spool_complete: session.drained,
-      exited_at: session.exitedAt ?? Date.now(),
-    })
-  })
+  const onExit: ExitListener = (scope, session) => {
+    const code = session.exitCode
+    if (callbacks && code !== undefined) void callbacks.send(exitNotice(scope, session, code))
+  }
+  const registry = new ExecRegistry(root, workspaces, limits, networks, onExit)
   const routes = runnerRoutes(registry, limits)
   const eraser = new WorkspaceEraser(workspaces, registry, (tenant) => limits.remeasure(tenant))
   const replay = new MemoryReplayGuard()
@@ -230,6 +221,10 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     await limits.close()
     throw error
   })
+  const graceMs = settings.privateSpoolGraceSeconds * 1000
+  const { writing, swept: removed } = registry
+  const sweep = new PrivateSpoolSweep({ root, graceMs, writing, removed, log })
+  sweep.start()
   // Off the start's path: the tenants asked for, and the body schemas (built at their first use).
   const preparing = limits.prepare(options.prepareTenants ?? [], log)
   setImmediate(() => {
@@ -248,6 +243,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         callbacks?.cancelAll()
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
         await preparing
+        await sweep.stop()
         await registry.closeAll()
         await limits.close()
         await networks.close()

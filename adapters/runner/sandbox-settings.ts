@@ -79,6 +79,8 @@ export interface SandboxSettings {
   passEnv: string[]
   /** Host folders or files mounted read-only into every sandbox, besides the system folders. */
   readOnlyPaths: string[]
+  /** How long a private spool is kept once its command ended, unclosed (private-spool-sweep.ts). */
+  privateSpoolGraceSeconds: number
   /** What commands with the network may reach through the egress proxy (TURNLINE_EGRESS_*). */
   egress: EgressRules
 }
@@ -108,6 +110,8 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
   cgroups: 'auto',
   passEnv: [],
   readOnlyPaths: [],
+  // A hook's longest timeout (600 s), then a margin.
+  privateSpoolGraceSeconds: 900,
   egress: NO_EGRESS_RULES,
 }
 
@@ -171,6 +175,7 @@ export const SandboxEnvShape = {
   TURNLINE_SANDBOX_CGROUPS: z.enum(['auto', 'off']).optional(),
   TURNLINE_SANDBOX_ENV: names.optional(),
   TURNLINE_SANDBOX_READ_ONLY: paths.optional(),
+  TURNLINE_SANDBOX_PRIVATE_SPOOL_GRACE_SECONDS: integer(1, 604_800).optional(),
   /** The egress rules: the runner's proxy applies them (src/contract/egress-rules.ts). */
   ...EgressEnvShape,
 }
@@ -209,6 +214,8 @@ export function sandboxSettingsFrom(env: SandboxEnv): SandboxSettings {
     cgroups: env.TURNLINE_SANDBOX_CGROUPS ?? d.cgroups,
     passEnv: env.TURNLINE_SANDBOX_ENV ?? d.passEnv,
     readOnlyPaths: env.TURNLINE_SANDBOX_READ_ONLY ?? d.readOnlyPaths,
+    privateSpoolGraceSeconds:
+      env.TURNLINE_SANDBOX_PRIVATE_SPOOL_GRACE_SECONDS ?? d.privateSpoolGraceSeconds,
     egress: egressRulesFrom(env),
   }
 }

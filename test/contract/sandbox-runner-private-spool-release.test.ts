@@ -1,9 +1,10 @@
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ExecSnapshot, SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import { exists, privateSpoolPath, recordedExit } from '../support/private-spools.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 
@@ -36,13 +37,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true })
 })
 
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  )
-const privateSpool = (scope: SandboxScope, id: string) =>
-  join(root, '.runner-state', scope.tenant, scope.sessionId, 'spools', `write_stdin_${id}.txt`)
+const privateSpool = (scope: SandboxScope, id: string) => privateSpoolPath(root, scope, id)
 const text = (snap: ExecSnapshot) => `${snap.output.head}${snap.output.tail}`
 
 async function finished(scope: SandboxScope, cmd: string, privateOutput: boolean) {
@@ -66,16 +61,7 @@ async function finished(scope: SandboxScope, cmd: string, privateOutput: boolean
   return id
 }
 
-/** Resolves once the runner has written the command's exit into its record. */
-async function recorded(scope: SandboxScope, id: string): Promise<void> {
-  const file = join(root, '.runner-state', scope.tenant, scope.sessionId, 'exec', `${id}.json`)
-  for (let look = 0; look < 500; look++) {
-    const record = await readFile(file, 'utf8').catch(() => '')
-    if (record.includes('"exit_code"')) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error(`no exit recorded for ${id}`)
-}
+const recorded = (scope: SandboxScope, id: string) => recordedExit(root, scope, id)
 
 async function closedAndGone(scope: SandboxScope, id: string, answer: string) {
   expect(answer).toBe('hook-answer\n')

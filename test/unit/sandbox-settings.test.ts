@@ -36,6 +36,7 @@ describe('sandbox settings', () => {
       TURNLINE_SANDBOX_CGROUPS: 'off',
       TURNLINE_SANDBOX_ENV: 'HTTP_PROXY, NPM_CONFIG_REGISTRY',
       TURNLINE_SANDBOX_READ_ONLY: '/opt/go,/srv/tools',
+      TURNLINE_SANDBOX_PRIVATE_SPOOL_GRACE_SECONDS: '120',
       TURNLINE_EGRESS_ALLOW: 'mirror.internal:443',
       TURNLINE_EGRESS_DENY: '.corp',
       TURNLINE_EGRESS_DNS: '1.1.1.1',
@@ -67,6 +68,7 @@ describe('sandbox settings', () => {
         cgroups: 'off',
         passEnv: ['HTTP_PROXY', 'NPM_CONFIG_REGISTRY'],
         readOnlyPaths: ['/opt/go', '/srv/tools'],
+        privateSpoolGraceSeconds: 120,
         egress: {
           allow: ['mirror.internal:443'],
           deny: ['.corp'],
