@@ -1,23 +1,51 @@
 import { describe, expect, it } from 'vitest'
-import { schemaWithoutPatterns } from '../../src/core/tools/schema-without-patterns.ts'
+import { schemaForArguments } from '../../src/core/tools/schema-patterns.ts'
 import { checkArguments } from '../../src/core/tools/tool-arguments.ts'
 
 /**
  * A tool's schema is a tenant's or an MCP server's, its arguments the model's: a backtracking
- * `pattern` run against them held the process every tenant shares (`^(a+)+$` against 28
- * characters: 1.6 s, doubling with each more). Turnline's check leaves the schema's regular expressions to the tool.
+ * `pattern` run by JavaScript's engine against them held the process every tenant shares
+ * (`^(a+)+$` against 28 characters: 1.6 s, doubling with each more). The linear engine runs
+ * them instead; what it refuses is left to the tool.
  */
-describe('tool argument check without the schema’s regular expressions', () => {
-  it('does not run a pattern: the tool checks it', () => {
-    const schema = { type: 'object', properties: { q: { type: 'string', pattern: '^a$' } } }
-    expect(checkArguments(JSON.stringify({ q: 'b' }), schema)).toEqual({
-      ok: true,
-      value: { q: 'b' },
+describe('tool argument check with the schema’s regular expressions run by the linear engine', () => {
+  const withPattern = (pattern: string) => ({
+    type: 'object',
+    properties: { q: { type: 'string', pattern } },
+  })
+
+  it('refuses a string that does not match a pattern, and says where', () => {
+    expect(checkArguments('{"q":"b"}', withPattern('^a$'))).toEqual({
+      ok: false,
+      reason: "arguments do not match the tool's schema: #/q: String does not match pattern.",
     })
-    // A backtracking pattern answers at once (≈ 2 s with 28 characters when it was run).
-    const evil = { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } }
-    const q = `${'a'.repeat(28)}!`
-    expect(checkArguments(JSON.stringify({ q }), evil)).toEqual({ ok: true, value: { q } })
+    expect(checkArguments('{"q":"a"}', withPattern('^a$')).ok).toBe(true)
+    // Unanchored search, as ECMA-262's `test`: the match may be anywhere.
+    expect(checkArguments('{"q":"xx-12-yy"}', withPattern('\\d{2}')).ok).toBe(true)
+    expect(checkArguments('{"q":"x-1-y"}', withPattern('\\d{2}')).ok).toBe(false)
+    // A string holding the pattern's own syntax is matched as text.
+    expect(checkArguments('{"q":"a.*(|"}', withPattern('^a')).ok).toBe(true)
+    // Outside the BMP the `u` flag counts code points, the linear engine code units: not refused.
+    expect(checkArguments('{"q":"😀"}', withPattern('^.$')).ok).toBe(true)
+  })
+
+  it('answers a catastrophic pattern in linear time', () => {
+    // JavaScript's engine would not finish in the lifetime of the universe (28 characters: 1.6 s).
+    const q = `${'a'.repeat(10_000)}!`
+    expect(checkArguments(JSON.stringify({ q }), withPattern('^(a+)+$')).ok).toBe(false)
+    expect(
+      checkArguments(JSON.stringify({ q: 'a'.repeat(10_000) }), withPattern('^(a+)+$')).ok,
+    ).toBe(true)
+  })
+
+  it('leaves to the tool a pattern the linear engine refuses', () => {
+    const backReference = withPattern('^(a)\\1$')
+    expect(checkArguments('{"q":"ab"}', backReference)).toEqual({ ok: true, value: { q: 'ab' } })
+    expect(schemaForArguments(backReference, { q: 'ab' })).toEqual({
+      schema: { type: 'object', properties: { q: { type: 'string' } } },
+      perValue: false,
+    })
+    expect(checkArguments('{"q":1}', backReference).ok).toBe(false)
   })
 
   it('keeps every other check, in nested schemas too', () => {
@@ -30,34 +58,49 @@ describe('tool argument check without the schema’s regular expressions', () =>
       required: ['pattern'],
       additionalProperties: false,
     }
-    expect(checkArguments('{"pattern":"z","list":[1]}', schema).ok).toBe(true)
-    const typed = checkArguments('{"pattern":1}', schema)
-    expect(typed.ok).toBe(false)
+    expect(checkArguments('{"pattern":"xz","list":[1]}', schema).ok).toBe(true)
+    expect(checkArguments('{"pattern":"z","list":[1]}', schema).ok).toBe(false)
+    expect(checkArguments('{"pattern":1}', schema).ok).toBe(false)
     expect(checkArguments('{"list":[1]}', schema).ok).toBe(false)
-    expect(checkArguments('{"pattern":"z","list":["no"]}', schema).ok).toBe(false)
-    expect(checkArguments('{"pattern":"z","other":1}', schema).ok).toBe(false)
+    expect(checkArguments('{"pattern":"x","list":["no"]}', schema).ok).toBe(false)
+    expect(checkArguments('{"pattern":"x","other":1}', schema).ok).toBe(false)
+    const names = { type: 'object', propertyNames: { pattern: '^[a-z]+$' } }
+    expect(checkArguments('{"ab":1}', names).ok).toBe(true)
+    expect(checkArguments('{"A":1}', names).ok).toBe(false)
   })
 
-  it('lets through what patternProperties allowed, not refusing it as additional', () => {
+  it('checks patternProperties names, and relaxes additionalProperties where one is refused', () => {
     const schema = {
       type: 'object',
       properties: { a: { type: 'string' } },
-      patternProperties: { '^(x+)+$': { type: 'number' } },
+      patternProperties: { '^(x+)+$': { type: 'number' }, '^x': { type: 'integer' } },
       additionalProperties: false,
     }
-    expect(schemaWithoutPatterns(schema)).toEqual({
+    expect(checkArguments(`{"a":"s","${'x'.repeat(10_000)}":1}`, schema).ok).toBe(true)
+    expect(checkArguments(`{"a":"s","${'x'.repeat(10_000)}":1.5}`, schema).ok).toBe(false)
+    expect(checkArguments(`{"a":"s","${'x'.repeat(10_000)}":"no"}`, schema).ok).toBe(false)
+    expect(checkArguments('{"a":"s","xy":1}', schema).ok).toBe(true)
+    expect(checkArguments('{"a":"s","y":1}', schema).ok).toBe(false)
+    expect(checkArguments('{"a":1}', schema).ok).toBe(false)
+    const lookahead = {
       type: 'object',
       properties: { a: { type: 'string' } },
+      patternProperties: { '^(?=x)': { type: 'number' } },
+      additionalProperties: false,
+    }
+    expect(schemaForArguments(lookahead, {}).schema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      patternProperties: {},
     })
-    expect(checkArguments(`{"a":"s","${'x'.repeat(28)}!":1}`, schema).ok).toBe(true)
-    expect(checkArguments('{"a":1}', schema).ok).toBe(false)
+    expect(checkArguments('{"a":"s","xy":"not a number"}', lookahead).ok).toBe(true)
   })
 
   it('leaves the schema it was given unchanged', () => {
-    const schema = { type: 'object', properties: { q: { type: 'string', pattern: '^a$' } } }
+    const schema = withPattern('^a$')
     const before = structuredClone(schema)
     checkArguments('{"q":"b"}', schema)
-    schemaWithoutPatterns(schema)
+    schemaForArguments(schema, { q: 'b' })
     expect(schema).toEqual(before)
   })
 })

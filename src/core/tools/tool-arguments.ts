@@ -2,7 +2,7 @@ import { Validator } from '@cfworker/json-schema'
 import { PARSED_JSON_MAX_DEPTH } from '../../contract/exact-json.ts'
 import { nestedDeeperThan } from '../../shared/json-depth.ts'
 import { parseJson } from '../../shared/json-syntax.ts'
-import { schemaWithoutPatterns } from './schema-without-patterns.ts'
+import { schemaForArguments } from './schema-patterns.ts'
 
 export type ArgumentCheck =
   | { ok: true; value: Record<string, unknown> }
@@ -22,8 +22,10 @@ const VALIDATORS_MAX = 256
  * model: it is told exactly what was wrong so it can call again. Arguments nested deeper than
  * {@link PARSED_JSON_MAX_DEPTH} are refused before the validator, which recurses with the value
  * (a recursive schema overflowed the stack at 200 levels: the turn failed with a RangeError).
- * The schema's regular expressions are not run (schemaWithoutPatterns: a backtracking one held
- * the process every tenant shares for as long as it ran); the tool's server checks them.
+ * JavaScript's engine never runs the schema's regular expressions (a backtracking one held the
+ * process every tenant shares for as long as it ran): schemaForArguments runs them with the
+ * linear engine and hands the validator, for each, the literal list of what it matched; those
+ * the linear engine refuses are left to the tool's server.
  */
 export function checkArguments(raw: string, schema: Record<string, unknown>): ArgumentCheck {
   const parsed = raw.trim() === '' ? { ok: true as const, value: {} } : parseJson(raw)
@@ -35,16 +37,20 @@ export function checkArguments(raw: string, schema: Record<string, unknown>): Ar
   if (nestedDeeperThan(value, PARSED_JSON_MAX_DEPTH)) {
     return { ok: false, reason: `arguments are nested deeper than ${PARSED_JSON_MAX_DEPTH} levels` }
   }
-  const text = JSON.stringify(schema)
-  let validator = validators.get(text)
+  const checked = schemaForArguments(schema, value)
+  // A schema rewritten for this value's strings serves it alone: built, not kept.
+  const text = checked.perValue ? undefined : JSON.stringify(schema)
+  let validator = text === undefined ? undefined : validators.get(text)
   if (!validator) {
-    if (validators.size >= VALIDATORS_MAX) validators.clear()
     validator = new Validator(
-      structuredClone(schemaWithoutPatterns(schema)) as ConstructorParameters<typeof Validator>[0],
+      structuredClone(checked.schema) as ConstructorParameters<typeof Validator>[0],
       '2020-12',
       false,
     )
-    validators.set(text, validator)
+    if (text !== undefined) {
+      if (validators.size >= VALIDATORS_MAX) validators.clear()
+      validators.set(text, validator)
+    }
   }
   const result = validator.validate(value)
   if (result.valid) return { ok: true, value: value as Record<string, unknown> }
