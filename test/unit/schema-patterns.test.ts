@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { schemaForArguments } from '../../src/core/tools/schema-patterns.ts'
+import { PATTERN_SCAN_LIMIT, schemaForArguments } from '../../src/core/tools/schema-patterns.ts'
 import { checkArguments } from '../../src/core/tools/tool-arguments.ts'
 
 /**
@@ -102,5 +102,24 @@ describe('tool argument check with the schema’s regular expressions run by the
     checkArguments('{"q":"b"}', schema)
     schemaForArguments(schema, { q: 'b' })
     expect(schema).toEqual(before)
+  })
+})
+
+describe('the work of one call’s patterns', () => {
+  it('reads at most PATTERN_SCAN_LIMIT characters together; later patterns are left out', () => {
+    // 64 patterns over the same 16 KiB: 1 MiB read before, each pattern's list as long again.
+    const properties: Record<string, unknown> = { text: { type: 'string' } }
+    for (let index = 0; index < 64; index++) properties[`p${index}`] = { pattern: '^b' }
+    const schema = { type: 'object', properties }
+    const value = { text: 'a'.repeat(16 * 1024) }
+    const checked = schemaForArguments(schema, value).schema as {
+      properties: Record<string, { pattern?: string }>
+    }
+    const kept = Object.values(checked.properties).filter((sub) => sub.pattern !== undefined)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length * (16 * 1024 + 1)).toBeLessThanOrEqual(PATTERN_SCAN_LIMIT)
+    expect(kept.length).toBeLessThan(64)
+    // A pattern within the limit is still checked.
+    expect(checkArguments('{"q":"b"}', { properties: { q: { pattern: '^a$' } } }).ok).toBe(false)
   })
 })

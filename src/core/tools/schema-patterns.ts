@@ -23,6 +23,13 @@ const MAP = new Set(['$defs', 'definitions', 'dependencies', 'dependentSchemas',
 const SURROGATE = /[\uD800-\uDFFF]/
 /** Matches no string at all. */
 const NOTHING = '[^\\s\\S]'
+/**
+ * Characters the patterns of one call may read together (each pattern reads every subject once);
+ * past it a pattern is left out. Without it the work was the number of patterns times the size of
+ * the arguments, both steered by the tenant or the model, and each pattern's literal list (which
+ * JavaScript's engine then tests every subject against) as long as the arguments.
+ */
+export const PATTERN_SCAN_LIMIT = 256 * 1024
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -79,7 +86,8 @@ const exactly = (texts: string[]) =>
  * linear engine (src/shared/linear-regex.ts), against the strings (or the property names) of
  * `value`, and replaced by the literal list of those it matches — what the validator sees of
  * the pattern is the same for this value. A pattern the linear engine refuses (back-references,
- * lookarounds) or that holds a character outside the BMP is left out, as is a search that
+ * lookarounds), that holds a character outside the BMP or that would read past what is left of
+ * {@link PATTERN_SCAN_LIMIT} is left out, as is a search that
  * outgrows its budget (the string counts as matching) or a subject with a surrogate (where the
  * `u` flag's code points and the engine's code units could differ); where a `patternProperties`
  * name is left out, that schema's `additionalProperties` and `unevaluatedProperties` go too, so
@@ -91,7 +99,12 @@ export function schemaForArguments(
   schema: unknown,
   value: unknown,
 ): { schema: unknown; perValue: boolean } {
-  const context: Context = { strings: new Set(), names: new Set(), perValue: false }
+  const context: Context = {
+    strings: new Set(),
+    names: new Set(),
+    perValue: false,
+    scanLeft: PATTERN_SCAN_LIMIT,
+  }
   collect(value, context.strings, context.names)
   const copy = rewrite(schema, context)
   return { schema: copy, perValue: context.perValue }
@@ -102,6 +115,8 @@ interface Context {
   names: Set<string>
   /** Whether the linear engine took a pattern. */
   perValue: boolean
+  /** What is left of {@link PATTERN_SCAN_LIMIT}. */
+  scanLeft: number
 }
 
 /**
@@ -117,6 +132,10 @@ function matching(
 ): string[] | undefined {
   const regex = compiled(pattern)
   if (!regex) return undefined
+  let size = 0
+  for (const subject of subjects) size += subject.length + 1
+  if (size > context.scanLeft) return undefined
+  context.scanLeft -= size
   context.perValue = true
   const kept: string[] = []
   for (const subject of subjects) {
