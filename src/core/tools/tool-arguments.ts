@@ -37,17 +37,19 @@ export function checkArguments(raw: string, schema: Record<string, unknown>): Ar
   if (nestedDeeperThan(value, PARSED_JSON_MAX_DEPTH)) {
     return { ok: false, reason: `arguments are nested deeper than ${PARSED_JSON_MAX_DEPTH} levels` }
   }
-  const checked = schemaForArguments(schema, value)
-  // A schema rewritten for this value's strings serves it alone: built, not kept.
-  const text = checked.perValue ? undefined : JSON.stringify(schema)
-  let validator = text === undefined ? undefined : validators.get(text)
+  const text = JSON.stringify(schema)
+  // Only a schema that may hold a pattern is copied and rewritten; one rewritten for this
+  // value's strings serves it alone: built, not kept.
+  const checked = text.includes('"pattern') ? schemaForArguments(schema, value) : undefined
+  const perValue = checked?.perValue === true
+  let validator = perValue ? undefined : validators.get(text)
   if (!validator) {
     validator = new Validator(
-      structuredClone(checked.schema) as ConstructorParameters<typeof Validator>[0],
+      structuredClone(checked?.schema ?? schema) as ConstructorParameters<typeof Validator>[0],
       '2020-12',
       false,
     )
-    if (text !== undefined) {
+    if (!perValue) {
       if (validators.size >= VALIDATORS_MAX) validators.clear()
       validators.set(text, validator)
     }
