@@ -3,7 +3,7 @@ import {
   CompactResourceSchema,
   ResponsesCompactRequestSchema,
 } from '../../src/contract/open-responses-compaction.ts'
-import type { AppEnv, RouteContext } from '../http/app-context.ts'
+import { type AppEnv, invocationTime, type RouteContext } from '../http/app-context.ts'
 import { jsonBody, noQuery } from '../openapi/declared-input.ts'
 import { answerSchema, openResponsesErrorAnswers, operation } from '../openapi/route-docs.ts'
 
@@ -21,13 +21,13 @@ export function responsesCompactRoute(ctx: RouteContext): Hono<AppEnv> {
       tags: ['exec'],
       summary: 'Open Responses: compact a conversation',
       description:
-        "The conversation — the previous response's whole conversation (`previous_response_id`), then the `input` items — is compacted as `POST /v1/sessions/{id}/compact` compacts a session (one summary call; the user messages are kept, the rest becomes the summary). The answer's `output` is the kept user messages, then one `compaction` item that stands for the whole compacted conversation: send them back as the `input` of `POST /v1/responses` (or of another compaction), followed by what comes next. Nothing is kept on the server.",
+        "The conversation — the previous response's whole conversation (`previous_response_id`), then the `input` items — is compacted as `POST /v1/sessions/{id}/compact` compacts a session (one summary call; the user messages are kept, the rest becomes the summary). The answer's `output` is the kept user messages, then one `compaction` item that stands for the whole compacted conversation: send them back as the `input` of `POST /v1/responses` (or of another compaction), followed by what comes next. Nothing is kept on the server. Where the platform bounds the request (AWS Lambda), a compaction still running as its timeout nears is stopped: 409 `conflict`, `details.reason` `out_of_time`, with Retry-After; send it again.",
       responses: {
         200: {
           description: 'The compacted conversation.',
           content: { 'application/json': { schema: answerSchema(CompactResourceSchema) } },
         },
-        ...openResponsesErrorAnswers(400, 401, 404, 413, 422, 500, 502, 503),
+        ...openResponsesErrorAnswers(400, 401, 404, 409, 413, 422, 500, 502, 503),
       },
     }),
     noQuery,
@@ -50,7 +50,11 @@ export function responsesCompactRoute(ctx: RouteContext): Hono<AppEnv> {
         },
       },
     }),
-    async (c) => c.json(await ctx.api.compactResponse(c.get('tenant'), c.req.valid('json'))),
+    async (c) => {
+      // Its summary call and hooks stop before the platform's timeout (Lambda), as a turn's do.
+      const options = invocationTime(ctx, c.env)
+      return c.json(await ctx.api.compactResponse(c.get('tenant'), c.req.valid('json'), options))
+    },
   )
   return routes
 }

@@ -94,6 +94,11 @@ export const EngineCompactionSchema = lazySchema(() =>
     stall_count: Count.optional(),
     /** Key of a context reset manifest not yet consumed: the next turn starts from orientation. */
     reset_manifest: z.string().optional(),
+    /**
+     * A model switch's compaction was stopped before the platform's timeout (nothing of it kept):
+     * the turn's continuation runs it again as a switch's (trigger `model_switch`, forced).
+     */
+    switch_pending: z.boolean().optional(),
   }),
 )
 export type EngineCompaction = z.infer<typeof EngineCompactionSchema>

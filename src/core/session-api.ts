@@ -238,9 +238,14 @@ export interface SessionApi extends AgentLayerApi, BackgroundApi {
   responseInputItems(tenant: string, sessionId: string): Promise<ListedInputItem[]>
   /**
    * `POST /v1/responses/compact`: the conversation compacted in a session of its own, which is
-   * erased once it answered (open-responses/compact-response.ts).
+   * erased once it answered (open-responses/compact-response.ts). `timeLeft`: the platform's
+   * bound on the request (Lambda), which its start hooks and its compaction stop before.
    */
-  compactResponse(tenant: string, request: ResponsesCompactRequest): Promise<CompactResource>
+  compactResponse(
+    tenant: string,
+    request: ResponsesCompactRequest,
+    options?: Pick<TurnOptions, 'timeLeft'>,
+  ): Promise<CompactResource>
   /**
    * `POST /v1/responses`: one response, a session seeded with the conversation so far whose one
    * turn runs the input (src/core/open-responses/response-run.ts); events stream to onEvent.

@@ -255,8 +255,8 @@ export class SessionService extends BackgroundService implements SessionApi {
     return storedResponseView(this.deps, await this.locator.locate(tenant, sessionId), options)
   }
 
-  compactResponse(tenant: string, request: ResponsesCompactRequest) {
-    return compactResponse(this.deps, this.locator, tenant, request)
+  compactResponse(tenant: string, request: ResponsesCompactRequest, options?: TurnOptions) {
+    return compactResponse(this.deps, this.locator, tenant, request, options)
   }
 
   async responseInputItems(tenant: string, sessionId: string) {

@@ -215,3 +215,63 @@ describe('provider compaction', () => {
     expect(compactRequests()).toEqual([])
   })
 })
+
+describe('a model switch away from a compaction item, stopped before the platform timeout', () => {
+  it('is compacted, as a switch, by the continuation of the turn it paused', async () => {
+    const { service, mock, deps } = engine
+    const model = deps.defaults.model
+    deps.defaults.model = 'gpt-5'
+    try {
+      // The session names no model: the deployment's is in force.
+      const { session_id: sid } = await service.createSession('t1', {
+        instructions: 'Be brief.',
+        model: { api: 'responses' },
+        harness: { max_context_tokens: 2000 },
+      })
+      await fiveTurns(sid, 'responses')
+      mock.enqueue({ api: 'compact', compaction: { encrypted_content: 'enc-gpt-5' } })
+      await service.compact('t1', sid)
+      // Short: the kept user messages and the item only the old model reads.
+      const { history } = await committed(deps, 't1', sid)
+      expect(history.filter((m) => m.role === 'compaction')).toHaveLength(1)
+      expect(history.length).toBeLessThan(10)
+
+      deps.defaults.model = 'gpt-5-mini'
+      // The switch's compact request arrives with 9 s left and would take 20 s: it is stopped.
+      const asked = compactRequests().length
+      const timeLeft = () => (compactRequests().length > asked ? 9_000 : 300_000)
+      mock.enqueue({ api: 'compact', compaction: { encrypted_content: 'x' }, delayMs: 20_000 })
+      const paused = await service.stepTurn('t1', sid, { input: 'task 6' }, { timeLeft })
+      expect(paused.status).toBe('waiting')
+      expect(paused.warnings?.join('\n')).toContain(
+        "paused: the request's time ran out while the session was compacted",
+      )
+      expect(boundaries(paused.events)).toEqual([])
+
+      // Continued: the switch's compaction runs (before: an automatic one, skipped as too short,
+      // and the new model was sent the old model's item).
+      mock.enqueue(
+        { api: 'compact', compaction: { encrypted_content: 'enc-gpt-5-mini' } },
+        { api: 'responses', text: 'answer 6' },
+      )
+      const continued = await service.stepTurn('t1', sid, {}, { timeLeft: () => 300_000 })
+      expect(continued.status).toBe('completed')
+      expect(boundaries(continued.events)).toEqual([
+        expect.objectContaining({ trigger: 'model_switch', mode: 'provider' }),
+      ])
+      expect(compactRequests().at(-1)?.body).toMatchObject({ model: 'gpt-5-mini' })
+      const next = mock.requests.at(-1)
+      expect(next?.api).toBe('responses')
+      expect(inputOf(next)).toContainEqual(
+        expect.objectContaining({ type: 'compaction', encrypted_content: 'enc-gpt-5-mini' }),
+      )
+      expect(inputOf(next)).not.toContainEqual(
+        expect.objectContaining({ encrypted_content: 'enc-gpt-5' }),
+      )
+      const state = (await committed(deps, 't1', sid)).state
+      expect(state.compaction?.switch_pending).toBeUndefined()
+    } finally {
+      deps.defaults.model = model
+    }
+  }, 60_000)
+})

@@ -8,11 +8,11 @@ import type { MockStep } from '../support/mock-openai.ts'
  * Lambda's timeout and what runs outside a turn's model requests and tool calls: a compaction
  * (its summary call, its `pre_compact` and `session_start` hooks) and the start hooks of
  * `POST /v1/sessions` stop before it. A compaction so stopped keeps nothing, the turn pauses,
- * and its continuation compacts once.
+ * and its continuation compacts once; one asked for by `POST …/compact` (or
+ * `POST /v1/responses/compact`) answers 409 `out_of_time`, retryable, and compacts when sent again.
  */
-const { clock, mock, call, model, storedEvents, storedKeys } = lambdaDeadline(
-  'lambda-deadline-compaction',
-)
+const lambda = lambdaDeadline('lambda-deadline-compaction')
+const { clock, mock, call, model, storedEvents, storedKeys } = lambda
 
 /**
  * The hooks' receiver: the first request whose body matches `hangOn` arrives with 9 s left
@@ -126,6 +126,76 @@ describe('Lambda: a compaction stops before the function timeout and keeps nothi
     },
     60_000,
   )
+})
+
+describe('Lambda: a compaction asked for by hand stops before the function timeout', () => {
+  /** Asked with 9 s left, the summary would take 20 s: it is stopped within a second. */
+  const slowSummary = {
+    step: { text: 'Summary.', delayMs: 20_000 },
+    onAsked: () => {
+      clock.left = 9_000
+    },
+  }
+  const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+    lambda.fetch(`https://lambda.test${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${lambda.key}`,
+        'content-type': 'application/json',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    })
+
+  it('POST …/compact keeps nothing and answers 409 out_of_time, retryable; sent again it compacts once', async () => {
+    const id = await nearItsLimit()
+    const asked = mock().requests.length
+    model(slowSummary)
+    const key = { 'idempotency-key': 'compact-out-of-time-1' }
+    const started = Date.now()
+    const first = await post(`/v1/sessions/${id}/compact`, {}, key)
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(first.status).toBe(409)
+    expect(first.headers.get('retry-after')).toBe('1')
+    const error = (
+      (await first.json()) as { error: { code: string; message: string; details: object } }
+    ).error
+    expect(error).toMatchObject({ code: 'conflict', details: { reason: 'out_of_time' } })
+    expect(error.message).toContain("the request's time ran out while the transcript was compacted")
+    expect(error.message).toContain('nothing of that compaction is kept')
+    expect(await boundaries(id)).toEqual([])
+    expect(await archives(id)).toEqual([])
+
+    // The same request again, with the time a request has: it compacts, once, under the same key.
+    clock.left = 300_000
+    model({ step: { text: 'Summary.' } })
+    const again = await post(`/v1/sessions/${id}/compact`, {}, key)
+    expect(again.status).toBe(200)
+    const answer = (await again.json()) as { status: string; events: { type: string }[] }
+    expect(answer.status).toBe('completed')
+    expect(answer.events.map((event) => event.type)).toEqual(['thread.compact_boundary'])
+    const replayed = await post(`/v1/sessions/${id}/compact`, {}, key)
+    expect(await replayed.json()).toEqual(answer)
+    expect(await boundaries(id)).toHaveLength(1)
+    expect(await archives(id)).toHaveLength(1)
+    expect(mock().requests).toHaveLength(asked + 2)
+  }, 60_000)
+
+  it('POST /v1/responses/compact answers 409 out_of_time, retryable', async () => {
+    model(slowSummary)
+    const started = Date.now()
+    const answer = await post('/v1/responses/compact', {
+      model: 'gpt-4o-mini',
+      input: [
+        { type: 'message', role: 'user', content: 'Remember the code word: slate.' },
+        { type: 'message', role: 'assistant', content: 'OK.' },
+      ],
+    })
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(answer.status).toBe(409)
+    expect(answer.headers.get('retry-after')).toBe('1')
+    expect(JSON.stringify(await answer.json())).toContain('out_of_time')
+  }, 60_000)
 })
 
 describe('Lambda: POST /v1/sessions', () => {

@@ -15,8 +15,8 @@ import { type RunnerProcess, startRunnerProcess } from '../support/runner-proces
  * The edges of the pauses before Lambda's timeout (lambda-run-deadlines.test.ts has the runs):
  * work that is not a model request or a tool call but may take as long — a hook, an MCP
  * server's connect — is stopped as the timeout nears, as a failure of its own kind; a webhook
- * resend after the tenant finished its paused turn by hand answers that end; a paused response
- * is read by the `openai` client and the AI SDK without failing.
+ * resend, or a keyed exec's retry, after the tenant finished its paused turn by hand answers that
+ * end; a paused response is read by the `openai` client and the AI SDK without failing.
  */
 const RUNNER_SECRET = 'lambda-deadline-runner-secret-0123456789'
 /** The sandbox runner that runs command hooks (the reference runner, a real process). */
@@ -204,6 +204,46 @@ describe('Lambda: a paused run finished by hand', () => {
       // And once more, the same; nothing ran for either.
       const more = await send()
       expect(JSON.parse(more.text)).toEqual(answer)
+      expect(mock().requests).toHaveLength(asked)
+      expect(await storedEvents(id)).toHaveLength(count)
+    },
+    60_000,
+  )
+  it.each([
+    ['continued to its end', (id: string) => call('POST', `/v1/sessions/${id}/turns`, {})],
+    ['cancelled', (id: string) => call('POST', `/v1/sessions/${id}/cancel`, {})],
+  ])(
+    'a keyed exec retried after its paused turn was %s answers that end, running nothing',
+    async (how, finish) => {
+      slowRound()
+      const key = { 'idempotency-key': `exec-finished-${how.split(' ')[0]}` }
+      const lines = (text: string) =>
+        text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { type: string; thread_id?: string; message?: string })
+      const first = await call('POST', '/v1/exec', { prompt: 'go' }, key)
+      expect(first.status).toBe(200)
+      const id = lines(first.text)[0]?.thread_id ?? ''
+      expect(lines(first.text).at(-1)?.type).toBe('error')
+
+      clock.left = 300_000
+      const finished = await finish(id)
+      expect(finished.status).toBe(200)
+      expect(JSON.parse(finished.text).status).toBe('terminal')
+      const asked = mock().requests.length
+      const count = (await storedEvents(id)).length
+
+      const again = await call('POST', '/v1/exec', { prompt: 'go' }, key)
+      expect(again.status).toBe(200)
+      const answer = lines(again.text)
+      expect(answer[0]).toEqual({ type: 'thread.started', thread_id: id })
+      expect(answer.map((l) => l.type)).not.toContain('error')
+      expect(answer.at(-1)?.type).toBe('thread.completed')
+      expect(answer.filter((l) => l.type === 'turn.started')).toHaveLength(1)
+      // And once more, the same; nothing ran for either.
+      const more = await call('POST', '/v1/exec', { prompt: 'go' }, key)
+      expect(more.text).toBe(again.text)
       expect(mock().requests).toHaveLength(asked)
       expect(await storedEvents(id)).toHaveLength(count)
     },

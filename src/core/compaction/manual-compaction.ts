@@ -15,14 +15,15 @@ import { resolveModelSettings } from '../model/model-settings.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { sessionTools } from '../turn/turn-tools.ts'
 import { compactTranscript } from './compact-transcript.ts'
-import { meterFor, segmentBasis, thresholdsFor } from './turn-compaction.ts'
+import { meterFor, segmentBasis, thresholdsFor } from './compaction-basis.ts'
 
 /**
  * `POST …/compact`: one local compaction outside a turn (trigger `manual`, always summarizes,
  * optional instructions). Answers a TurnResponse holding the `thread.compact_boundary`; a
  * retried Idempotency-Key gets the same answer without a second summary call. Refused (409)
  * while a turn is open — its tool calls refer to the transcript — and when there is nothing to
- * compact.
+ * compact. In a request the platform bounds (`timeLeft`, Lambda's timeout) the compaction stops
+ * before it as a turn's does (timed-compaction.ts) and keeps nothing: `compactionOutOfTime`.
  */
 export async function compactSession(
   deps: ServiceDeps,
@@ -69,9 +70,13 @@ export async function compactSession(
         appliedIntents: snapshot.appliedIntents,
         warnings,
         signal: options.signal,
+        ...(options.timeLeft
+          ? { deadline: { timeLeft: options.timeLeft, clock: deps.clock } }
+          : {}),
       },
       { trigger: 'manual', force: true, instructions: request.instructions },
     )
+    if (outcome.kind === 'stopped') throw compactionOutOfTime()
     if (outcome.kind === 'skipped') {
       throw new TurnlineError('conflict', 'nothing to compact: the transcript is empty')
     }
@@ -79,6 +84,19 @@ export async function compactSession(
     const turnId = `turn-${state.turn_counter}`
     return respond(deps, ref, writer, { turnId, status: 'completed', warnings, remember: true })
   })
+}
+
+/**
+ * A manual compaction stopped before the platform's timeout: nothing of it was kept (no archive,
+ * no boundary, the transcript as it was), so the same request sent again — with its
+ * Idempotency-Key, if it had one: none was recorded — compacts anew. 409, retryable.
+ */
+export function compactionOutOfTime(): TurnlineError {
+  return new TurnlineError(
+    'conflict',
+    "the request's time ran out while the transcript was compacted (the platform's timeout): nothing of that compaction is kept; send the request again",
+    { retryable: true, retryAfter: 1, details: { reason: 'out_of_time' } },
+  )
 }
 
 /** The model settings of the summary call; refused when no model is configured. */

@@ -4,41 +4,41 @@ import type { ToolDefinition } from '../../ports/model-client.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import type { TurnWriter } from '../engine/turn-writer.ts'
-import { contextWindowOf } from '../model/context-window.ts'
 import type { ResolvedModelSettings } from '../model/model-settings.ts'
 import { orientIfPending } from '../orientation/orient-step.ts'
-import { orientationDigest, systemPrompt } from '../orientation/system-prompt.ts'
+import { systemPrompt } from '../orientation/system-prompt.ts'
 import { COMPACTION_STOPPED, type InvocationDeadline } from '../turn/invocation-deadline.ts'
 import type { TurnMachine } from '../turn/turn-machine.ts'
-import { tokenizerForModel } from './bpe-tokenizer.ts'
 import {
   compactionState,
   compactTranscript,
   isSuppressed,
   suppressAfterFailure,
 } from './compact-transcript.ts'
+import { meterFor, segmentBasis, thresholdsFor } from './compaction-basis.ts'
 import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compaction-run.ts'
-import { ContextMeter } from './context-meter.ts'
+import type { ContextMeter } from './context-meter.ts'
 import {
   applyOrientationReset,
   recordTurnForReset,
   resetAfterCompaction,
 } from './context-reset-step.ts'
 import { tooShortToCompact } from './continuity-tail.ts'
-import type { SegmentBasis } from './segment-boundary.ts'
 import { openSegment, resolveSegment } from './segment-boundary.ts'
 import type { CompactionThresholds } from './thresholds.ts'
-import { compactionThresholds, decideCompaction } from './thresholds.ts'
+import { decideCompaction } from './thresholds.ts'
 
 /**
  * Compaction inside a turn. `orientResetAndOpenSegment` (once per invocation, before the first
  * request): a pending orient phase runs, a pending context reset replaces the
  * transcript with orientation, then the request segment is resolved — a model or provider
  * change compacts (trigger `model_switch`) when the history is long enough, any other change
- * only opens the next segment. `beforeRequest`: the threshold decision (soft → pending, hard or
- * pending at a turn boundary → compact now; inside a tool loop only the flag). `observe`: the
- * provider's count becomes the anchor. `recover`: a rejected follow-up compacts the older
- * prefix once (trigger `recovery`) and is retried; a second failure blocks the turn.
+ * only opens the next segment; a switch's compaction stopped before the platform's timeout
+ * (`switch_pending`) is run again, as a switch's, by the turn's continuation. `beforeRequest`:
+ * the threshold decision (soft → pending, hard or pending at a turn boundary → compact now;
+ * inside a tool loop only the flag). `observe`: the provider's count becomes the anchor.
+ * `recover`: a rejected follow-up compacts the older prefix once (trigger `recovery`) and is
+ * retried; a second failure blocks the turn.
  */
 
 export interface TurnCompactionInput {
@@ -63,40 +63,6 @@ export interface TurnCompactionInput {
 
 /** `paused`: a compaction was stopped before the platform's timeout; the turn stays open. */
 export type RecoveryVerdict = 'retry' | 'blocked' | 'none' | 'paused'
-
-export function segmentBasis(
-  state: EngineState,
-  settings: ResolvedModelSettings,
-  tools: readonly ToolDefinition[],
-): SegmentBasis {
-  const instructions = state.config.instructions ?? ''
-  return {
-    systemPrompt: systemPrompt(state),
-    instructions,
-    orientationDigest: orientationDigest(state),
-    tools,
-    model: settings.name,
-    provider: `openai:${settings.api}`,
-    mode: state.permission_mode ?? state.config.permissions.mode,
-  }
-}
-
-export function thresholdsFor(state: EngineState, settings: ResolvedModelSettings) {
-  const harness = state.config.harness
-  return compactionThresholds({
-    autoCompactionThresholdTokens: harness.auto_compaction_threshold_tokens,
-    maxContextTokens: harness.max_context_tokens,
-    providerCapacity: contextWindowOf(settings),
-  })
-}
-
-export function meterFor(deps: ServiceDeps, state: EngineState, settings: ResolvedModelSettings) {
-  return new ContextMeter(
-    deps.tokenizer ?? tokenizerForModel,
-    settings.name,
-    state.compaction?.usage_anchor,
-  )
-}
 
 export class TurnCompaction {
   private readonly meter: ContextMeter | undefined
@@ -130,6 +96,9 @@ export class TurnCompaction {
     }
     const current = compaction.segment
     const resolved = await resolveSegment(current, basis)
+    // A switch's compaction stopped before the platform's timeout: its continuation runs it.
+    const retried = compaction.switch_pending === true
+    delete compaction.switch_pending
     if (!resolved.opened) return
     const switched = resolved.reasons.includes('model') || resolved.reasons.includes('provider')
     const harness = state.config.harness
@@ -138,7 +107,7 @@ export class TurnCompaction {
     if (
       current &&
       switched &&
-      turnStart !== undefined &&
+      (turnStart !== undefined || retried) &&
       (opaque ||
         (harness.compact_on_model_switch &&
           harness.auto_compaction_enabled &&
@@ -146,8 +115,8 @@ export class TurnCompaction {
     ) {
       const outcome = await this.compact({ trigger: 'model_switch', force: true })
       if (outcome.kind === 'compacted') return
-      // The continuation compacts at its first request (pending): it resumes no model switch.
-      if (outcome.kind === 'stopped') return this.paused()
+      // Kept as a switch's (the segment is not moved on): the continuation compacts as one.
+      if (outcome.kind === 'stopped') return this.paused('switch_pending')
       if (outcome.kind === 'failed') {
         this.input.warnings.push(`compaction for the model switch failed: ${outcome.error.message}`)
       }
@@ -187,7 +156,7 @@ export class TurnCompaction {
     if (decision.action === 'pending') compaction.pending = true
     if (decision.action !== 'now') return undefined
     const outcome = await this.compact({ trigger: 'auto', force: false })
-    if (outcome.kind === 'stopped') return this.paused()
+    if (outcome.kind === 'stopped') return this.paused('pending')
     if (outcome.kind === 'skipped') compaction.pending = false
     if (outcome.kind === 'failed') {
       suppressAfterFailure(state, outcome.error)
@@ -197,9 +166,12 @@ export class TurnCompaction {
     return undefined
   }
 
-  /** A compaction stopped before the platform's timeout kept nothing: pending again, it pauses. */
-  private paused(): 'paused' {
-    compactionState(this.input.state).pending = true
+  /**
+   * A compaction stopped before the platform's timeout kept nothing: pending again as what it
+   * was (`pending`: automatic; `switch_pending`: a model switch's, forced), it pauses.
+   */
+  private paused(flag: 'pending' | 'switch_pending'): 'paused' {
+    compactionState(this.input.state)[flag] = true
     this.input.warnings.push(COMPACTION_STOPPED)
     return 'paused'
   }

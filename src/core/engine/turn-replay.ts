@@ -24,6 +24,16 @@ export async function replay(
   }
 }
 
+/**
+ * What followed a turn left open (paused, or waiting) that the tenant finished by hand since —
+ * `POST …/turns` continued it to its end, or `POST …/cancel` ended it, completing the session —
+ * as a record under `key`: the batches after it, up to the session's last, `terminal`.
+ */
+export function finishedAfter(open: TurnRecord, key: string, lastBatch: number): TurnRecord {
+  const { turn_id, last_batch } = open
+  return { key, turn_id, status: 'terminal', first_batch: last_batch + 1, last_batch: lastBatch }
+}
+
 export function completedError(ref: SessionRef): TurnlineError {
   return new TurnlineError(
     'session_completed',

@@ -16,6 +16,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { userMessageOf } from '../model/image-input.ts'
 import { parseConfig, startSession } from '../session/create-session.ts'
 import { deleteSession } from '../session/delete-session.ts'
+import type { TurnOptions } from '../session-api.ts'
 import { userContent } from './response-input-items.ts'
 import { toOpenUsage } from './response-resource.ts'
 import { previousTranscript } from './response-run.ts'
@@ -24,13 +25,17 @@ import { previousTranscript } from './response-run.ts'
  * `POST /v1/responses/compact`: the conversation (the previous response's whole conversation,
  * then `input`) becomes the transcript of a new session, which is compacted as
  * `POST /v1/sessions/{id}/compact` compacts a session (trigger `manual`, one summary call); the
- * compacted transcript is the answer, and the session is erased. Nothing is kept.
+ * compacted transcript is the answer, and the session is erased. Nothing is kept. Stopped
+ * before the platform's timeout, the compaction answers 409 (manual-compaction.ts
+ * `compactionOutOfTime`), the session erased all the same.
  */
 export function compactResponse(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
   request: ResponsesCompactRequest,
+  /** The platform's bound on the request (Lambda): its start hooks and compaction stop before it. */
+  { timeLeft }: Pick<TurnOptions, 'timeLeft'> = {},
 ): Promise<CompactResource> {
   return admitStep(deps, tenant, undefined, async () => {
     const run = toResponseRun(
@@ -58,9 +63,10 @@ export function compactResponse(
       )
     }
     const config = parseConfig(run.config)
-    const ref = await startSession(deps, locator, tenant, config, { source: 'startup', history })
+    const seed = { source: 'startup' as const, history, timeLeft }
+    const ref = await startSession(deps, locator, tenant, config, seed)
     try {
-      await compactSession(deps, ref, {})
+      await compactSession(deps, ref, {}, timeLeft ? { timeLeft } : {})
       return await compactedResource(deps, ref)
     } finally {
       await deleteSession(deps, locator, tenant, ref.sessionId)

@@ -9,7 +9,7 @@ import type { SessionLocator } from '../../store/session-locator.ts'
 import type { SessionRef } from '../../store/session-ref.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
-import { replay } from '../engine/turn-replay.ts'
+import { finishedAfter, replay } from '../engine/turn-replay.ts'
 import type { InvocationTimeLeft } from '../turn/invocation-deadline.ts'
 import { stepTurn } from '../turn/step-turn.ts'
 import { parseConfig, startSession } from './create-session.ts'
@@ -101,9 +101,7 @@ async function deliveryStep(
     const paused = record
     record = recent_turns.find((r) => r.key === next)
     if (!record && snapshot.status === 'completed') {
-      const { turn_id, last_batch } = paused
-      const end = { first_batch: last_batch + 1, last_batch: snapshot.lastBatch }
-      return { finished: { key: next, turn_id, status: 'terminal', ...end } }
+      return { finished: finishedAfter(paused, next, snapshot.lastBatch) }
     }
     if (!record) return { key: next }
     key = next
