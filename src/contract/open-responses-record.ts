@@ -41,6 +41,12 @@ const RecordSchema = lazySchema(() =>
     text_format: TextFormatJsonSchema.optional(),
     /** `store: false`: the session is erased once the response ends (absent: kept). */
     store: z.literal(false).optional(),
+    /**
+     * Digest of the conversation the request's `input` carried before its turn's input (its
+     * earlier messages, calls and call outputs), so a retry under the same Idempotency-Key with
+     * another conversation is refused (absent in records written before it was kept).
+     */
+    input_digest: z.string().optional(),
   }),
 )
 export type ResponseRecord = z.infer<typeof RecordSchema>
@@ -57,7 +63,11 @@ export function withBackgroundWork(raw: string, workId: string): string {
 
 /** The record of a session created by `POST /v1/responses`, or undefined for other sessions. */
 export function responseRecordOf(config: SessionConfig): ResponseRecord | undefined {
-  const raw = config.metadata[RESPONSE_RECORD_KEY]
+  return parseRecordOf(config.metadata[RESPONSE_RECORD_KEY])
+}
+
+/** A response record as stored in a session's metadata, or undefined when it is not one. */
+export function parseRecordOf(raw: string | undefined): ResponseRecord | undefined {
   if (raw === undefined) return undefined
   try {
     const parsed = RecordSchema.safeParse(JSON.parse(raw))

@@ -59,7 +59,7 @@ export function describePendingCapRetries(label: string, open: () => Promise<Cap
     it('answers a keyed background response retried after it ran as its duplicate, at the cap or not, recording nothing', async () => {
       const { a, b, model, close } = await deployment(open, 2)
       try {
-        const call = (input: string) => {
+        const call = (input: unknown) => {
           const request = ResponsesRequestSchema.parse({ model: 'm', input, background: true })
           return { run: toResponseRun(request, 1_700_000_000), idempotencyKey: 'resp-k1' }
         }
@@ -78,6 +78,13 @@ export function describePendingCapRetries(label: string, open: () => Promise<Cap
         expect(await refusal(b.queueResponse('acme', call('another')))).toBe(
           'idempotency_key_reused',
         )
+        // The same last message after another earlier conversation is another input too.
+        const earlier = [
+          { role: 'user', content: 'earlier' },
+          { role: 'assistant', content: 'noted' },
+          { role: 'user', content: 'summarize' },
+        ]
+        expect(await refusal(b.queueResponse('acme', call(earlier)))).toBe('idempotency_key_reused')
 
         // At the cap: the same answers, never refused.
         await a.queueExec('acme', { prompt: 'fill 1' })
@@ -88,6 +95,7 @@ export function describePendingCapRetries(label: string, open: () => Promise<Cap
         })
         const reused = b.queueResponse('acme', call('another'))
         expect(await refusal(reused)).toBe('idempotency_key_reused')
+        expect(await refusal(b.queueResponse('acme', call(earlier)))).toBe('idempotency_key_reused')
         expect((await a.listWork()).items).toHaveLength(2)
         expect(await a.workStatus('acme', first.session_id, first.work_id)).toMatchObject({
           state: 'done',

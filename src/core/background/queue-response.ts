@@ -4,6 +4,7 @@ import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
 import type { SessionLocator } from '../../store/session-locator.ts'
 import type { WorkQueue } from '../../store/work-queue.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { withConversationDigest } from '../open-responses/conversation-digest.ts'
 import { openResponseSession, responseSessionIdOf } from '../open-responses/response-run.ts'
 import { parseConfig } from '../session/create-session.ts'
 import type { QueuedWork } from './background-api.ts'
@@ -81,5 +82,5 @@ async function recordedRun(request: ResponseRunRequest & { idempotencyKey: strin
     ...request.run.config.metadata,
     [RESPONSE_RECORD_KEY]: withBackgroundWork(raw, await workIdOf(request.idempotencyKey)),
   }
-  return { ...request.run, config: { ...request.run.config, metadata } }
+  return withConversationDigest({ ...request.run, config: { ...request.run.config, metadata } })
 }

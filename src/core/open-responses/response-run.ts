@@ -18,6 +18,7 @@ import { assertSameConfig } from '../session/retried-config.ts'
 import type { TurnOptions } from '../session-api.ts'
 import { announcingStart } from '../turn/announced-start.ts'
 import { stepTurn } from '../turn/step-turn.ts'
+import { withConversationDigest } from './conversation-digest.ts'
 import { responseIdOf, sessionIdOf } from './response-record.ts'
 
 /**
@@ -32,10 +33,11 @@ export function runResponse(
   deps: ServiceDeps,
   locator: SessionLocator,
   tenant: string,
-  request: ResponseRunRequest,
+  sent: ResponseRunRequest,
   options: TurnOptions = {},
 ): Promise<ResponseRunResult> {
   return admitStep(deps, tenant, undefined, async (admitted) => {
+    const request = { ...sent, run: await withConversationDigest(sent.run) }
     const history = await seededHistoryOf(deps, locator, tenant, request)
     const { input } = request.run
     const key = request.idempotencyKey
@@ -110,11 +112,19 @@ async function seededHistoryOf(
   tenant: string,
   request: ResponseRunRequest,
 ): Promise<HistoryMessage[]> {
-  const earlier =
-    request.previousTranscript ??
-    (request.previousResponseId
-      ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
-      : [])
+  let earlier: HistoryMessage[]
+  try {
+    earlier =
+      request.previousTranscript ??
+      (request.previousResponseId
+        ? await previousTranscript(deps, locator, tenant, request.previousResponseId)
+        : [])
+  } catch (error) {
+    // A keyed retry of a response whose previous response was deleted since: its session holds
+    // the conversation, and the retry is answered from it (or refused, if it is another request).
+    if (await keyedSessionStands(locator, tenant, request, error)) return []
+    throw error
+  }
   // A compaction item in the input stands for the whole conversation before it.
   const history = [...(request.run.compacted ? [] : earlier), ...request.run.history]
   if (request.run.input === undefined && history.at(-1)?.role !== 'tool') {
@@ -126,6 +136,24 @@ async function seededHistoryOf(
   }
   assertAnsweredCalls(history)
   return history
+}
+
+/** Whether `error` is the 404 of a previous response and the session of the request's key stands. */
+async function keyedSessionStands(
+  locator: SessionLocator,
+  tenant: string,
+  request: ResponseRunRequest,
+  error: unknown,
+): Promise<boolean> {
+  const key = request.idempotencyKey
+  if (key === undefined || !isTurnlineError(error, 'not_found')) return false
+  try {
+    await locator.locate(tenant, await responseSessionIdOf(key))
+    return true
+  } catch (missing) {
+    if (isTurnlineError(missing, 'not_found')) return false
+    throw missing
+  }
 }
 
 /**
@@ -206,7 +234,18 @@ export async function previousTranscript(
     if (isTurnlineError(error, 'not_found')) throw missing
     throw error
   }
-  if (!responseRecordOf(parseEngineState(snapshot.state).config)) throw missing
+  const state = parseEngineState(snapshot.state)
+  if (!responseRecordOf(state.config)) throw missing
+  // Its conversation is whole once its thread ended or its turn waits on the client's calls;
+  // before that (queued, running, paused) the transcript lacks its input or its answer.
+  const waitingOnClient = state.open_turn?.waiting?.resume.client_call_id !== undefined
+  if (snapshot.status !== 'completed' && !waitingOnClient) {
+    throw new TurnlineError(
+      'conflict',
+      `response ${responseId} has not ended (it is queued, running or paused): continue it once it has completed`,
+      { details: { field: 'body.previous_response_id', response_id: responseId } },
+    )
+  }
   return loadedHistory(deps, ref, snapshot.history)
 }
 

@@ -1,0 +1,144 @@
+import OpenAI from 'openai'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { gate } from '../support/gate.ts'
+import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
+
+/**
+ * What a request's `input` carries besides its last user messages, with the `openai` client
+ * (default configuration) over real HTTP: an Idempotency-Key sent again with another earlier
+ * conversation (other messages, another function output) is 422, never the first answer; a
+ * `previous_response_id` naming a response that has not ended is 409, never a continuation of a
+ * transcript without that response's input and answer; a keyed retry of a continuation whose
+ * previous response was deleted since answers the same response.
+ */
+let app: ResponsesApp
+let client: OpenAI
+
+beforeAll(async () => {
+  app = await startResponsesApp('responses-retry-chain-key-0123456789', 'tenant-rc')
+  client = new OpenAI({
+    apiKey: 'responses-retry-chain-key-0123456789',
+    baseURL: `${app.server.url}/v1`,
+    maxRetries: 0,
+  })
+})
+afterAll(async () => {
+  await app?.close()
+})
+beforeEach(() => app.engine.mock.reset())
+
+type Json = Record<string, unknown>
+type Input = OpenAI.Responses.ResponseInput
+let n = 0
+const keyed = () => ({ headers: { 'Idempotency-Key': `retry-chain-${Date.now()}-${n++}` } })
+/** The messages of the model request the mock received last. */
+const seen = () => (app.engine.mock.requests.at(-1)?.body.messages ?? []) as Json[]
+
+const TOOLS = [{ ...WEATHER_TOOL, strict: false }] as OpenAI.Responses.FunctionTool[]
+/** A call of get_weather for Paris and its output, after the question. */
+const loop = (output: OpenAI.Responses.ResponseInputItem.FunctionCallOutput['output']): Input => [
+  { role: 'user', content: 'Weather in Paris?' },
+  {
+    type: 'function_call',
+    call_id: 'call_p1',
+    name: 'get_weather',
+    arguments: '{"location":"Paris"}',
+  },
+  { type: 'function_call_output', call_id: 'call_p1', output },
+]
+
+describe('an Idempotency-Key and the conversation of the input', () => {
+  it('the same conversation again is the same response, the model asked once', async () => {
+    const key = keyed()
+    app.engine.mock.enqueue({ text: 'Sunny, says the tool.' })
+    const first = await client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
+    const again = await client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
+    expect(again.id).toBe(first.id)
+    expect(again.output_text).toBe('Sunny, says the tool.')
+    expect(app.engine.mock.requests).toHaveLength(1)
+  })
+
+  it.each<[string, Input, Input]>([
+    [
+      'other earlier messages before the same question',
+      [{ role: 'user', content: 'And now?' }],
+      [
+        { role: 'user', content: 'I live in Oslo.' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'And now?' },
+      ],
+    ],
+    ['another function output', loop('sunny'), loop('rain all day')],
+  ])('with %s is 422 idempotency_key_reused, and runs nothing', async (_what, first, other) => {
+    const key = keyed()
+    app.engine.mock.enqueue({ text: 'The first answer.' })
+    await client.responses.create({ input: first, tools: TOOLS }, key)
+    const reused = await client.responses
+      .create({ input: other, tools: TOOLS }, key)
+      .catch((error: unknown) => error)
+    expect(reused).toBeInstanceOf(OpenAI.UnprocessableEntityError)
+    expect(reused).toMatchObject({
+      code: 'idempotency_key_reused',
+      param: 'header.idempotency-key',
+    })
+    expect(app.engine.mock.requests).toHaveLength(1)
+  })
+})
+
+describe('previous_response_id of a response that has not ended', () => {
+  it('is 409 while it runs; once it has completed, the continuation reads its whole conversation', async () => {
+    const held = gate()
+    app.engine.mock.enqueue({ text: 'Paris is the capital.', hold: held.promise })
+    const first = await client.responses.create({ input: 'The capital of France?', stream: true })
+    const events: { type: string; response?: { id: string } }[] = []
+    const reading = (async () => {
+      for await (const event of first) events.push(event)
+    })()
+    await expect.poll(() => app.engine.mock.requests.length).toBe(1)
+    await expect.poll(() => events.length).toBeGreaterThan(0)
+    const id = events[0]?.response?.id as string
+
+    const early = await client.responses
+      .create({ input: 'And of Italy?', previous_response_id: id })
+      .catch((error: unknown) => error)
+    expect(early).toBeInstanceOf(OpenAI.ConflictError)
+    expect(early).toMatchObject({ code: 'conflict', param: 'previous_response_id' })
+    expect(String((early as Error).message)).toContain(id)
+    expect(app.engine.mock.requests).toHaveLength(1)
+
+    held.open()
+    await reading
+    expect(events.at(-1)?.type).toBe('response.completed')
+    app.engine.mock.enqueue({ text: 'Rome.' })
+    const next = await client.responses.create({ input: 'And of Italy?', previous_response_id: id })
+    expect(next.output_text).toBe('Rome.')
+    expect(seen().map((m) => [m.role, m.content])).toEqual([
+      ['user', 'The capital of France?'],
+      ['assistant', 'Paris is the capital.'],
+      ['user', 'And of Italy?'],
+    ])
+  })
+})
+
+describe('a keyed retry of a continuation', () => {
+  it('whose previous response was deleted since is still the same response, run once', async () => {
+    app.engine.mock.enqueue({ text: 'Paris.' })
+    const previous = await client.responses.create({ input: 'The capital of France?' })
+    const key = keyed()
+    app.engine.mock.enqueue({ text: 'Rome.' })
+    const body = { input: 'And of Italy?', previous_response_id: previous.id }
+    const first = await client.responses.create(body, key)
+    await client.responses.delete(previous.id)
+
+    const again = await client.responses.create(body, key)
+    expect(again).toMatchObject({ id: first.id, output_text: 'Rome.' })
+    expect(app.engine.mock.requests).toHaveLength(2)
+    // Another input under the key is still refused; without the key the previous one is gone.
+    const other = await client.responses
+      .create({ ...body, input: 'And of Spain?' }, key)
+      .catch((error: unknown) => error)
+    expect(other).toMatchObject({ status: 422, code: 'idempotency_key_reused' })
+    const unkeyed = await client.responses.create(body).catch((error: unknown) => error)
+    expect(unkeyed).toBeInstanceOf(OpenAI.NotFoundError)
+  })
+})
