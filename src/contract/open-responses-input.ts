@@ -46,35 +46,60 @@ const Refusal = lazySchema(() =>
   }),
 )
 
+/**
+ * The parts a message of each role may hold, where the transcript has room for them: a user's
+ * texts, images and files (an `output_text` part counts as text); an assistant's texts and
+ * refusals. Another part (an assistant's image, a user's refusal) would be dropped on the way
+ * to the model, so it is refused; a system or developer message's parts are checked as its text
+ * joins the instructions (open-responses-run.ts).
+ */
+const PARTS_OF_ROLE: Record<string, readonly string[]> = {
+  user: ['input_text', 'input_image', 'input_file', 'output_text'],
+  assistant: ['output_text', 'refusal', 'input_text'],
+}
+
 const MessageItem = lazySchema(() =>
-  z.object({
-    type: z.literal('message').describe('Always `message` (may be left out).'),
-    id: Id,
-    status: Status,
-    role: z
-      .enum(['user', 'assistant', 'system', 'developer'], {
-        error: 'role must be user, assistant, system or developer',
+  z
+    .object({
+      type: z.literal('message').describe('Always `message` (may be left out).'),
+      id: Id,
+      status: Status,
+      role: z
+        .enum(['user', 'assistant', 'system', 'developer'], {
+          error: 'role must be user, assistant, system or developer',
+        })
+        .describe('Who wrote it.'),
+      content: z
+        .union([
+          MessageText,
+          z
+            .array(
+              z.discriminatedUnion('type', [
+                MessageInputText,
+                InputImagePartSchema,
+                InputFilePartSchema,
+                OutputText,
+                Refusal,
+              ]),
+            )
+            .max(64),
+        ])
+        .describe(
+          'A string, or parts: `input_text`, `input_image`, `input_file` (and `output_text`, read as text) for a user; `output_text`, `refusal` (and `input_text`) for an assistant; another part is refused.',
+        ),
+    })
+    .superRefine((message, ctx) => {
+      const allowed = PARTS_OF_ROLE[message.role]
+      if (allowed === undefined || typeof message.content === 'string') return
+      message.content.forEach((part, index) => {
+        if (allowed.includes(part.type)) return
+        ctx.addIssue({
+          code: 'custom',
+          message: `a ${message.role} message holds ${allowed.join(', ')} parts, not ${part.type}`,
+          path: ['content', index],
+        })
       })
-      .describe('Who wrote it.'),
-    content: z
-      .union([
-        MessageText,
-        z
-          .array(
-            z.discriminatedUnion('type', [
-              MessageInputText,
-              InputImagePartSchema,
-              InputFilePartSchema,
-              OutputText,
-              Refusal,
-            ]),
-          )
-          .max(64),
-      ])
-      .describe(
-        'A string, or parts: `input_text`, `input_image` and `input_file` (user), `output_text` and `refusal` (assistant).',
-      ),
-  }),
+    }),
 )
 export type MessageItem = z.infer<typeof MessageItem>
 
@@ -90,19 +115,37 @@ const FunctionCallItem = lazySchema(() =>
 )
 export type FunctionCallItem = z.infer<typeof FunctionCallItem>
 
+/**
+ * A function's output is a tool result, which holds text only: an image in it would not reach
+ * the model, so it is refused rather than dropped (a user message after the outputs carries one).
+ */
+const OUTPUT_IMAGE_REFUSED =
+  'a function_call_output holds text only here (input_text parts): send the image in a user message after the outputs'
+
 const FunctionCallOutputItem = lazySchema(() =>
-  z.object({
-    type: z.literal('function_call_output').describe('Always `function_call_output`.'),
-    id: Id,
-    status: Status,
-    call_id: z.string().min(1).max(200).describe('The call this is the output of.'),
-    output: z
-      .union([
-        Text,
-        z.array(z.discriminatedUnion('type', [InputText, InputImagePartSchema])).max(64),
-      ])
-      .describe('What the function returned: text, or `input_text` parts (images are dropped).'),
-  }),
+  z
+    .object({
+      type: z.literal('function_call_output').describe('Always `function_call_output`.'),
+      id: Id,
+      status: Status,
+      call_id: z.string().min(1).max(200).describe('The call this is the output of.'),
+      output: z
+        .union([
+          Text,
+          z.array(z.discriminatedUnion('type', [InputText, InputImagePartSchema])).max(64),
+        ])
+        .describe(
+          'What the function returned: text, or `input_text` parts (an `input_image` part is refused: send the image in a user message after the outputs).',
+        ),
+    })
+    .superRefine((item, ctx) => {
+      if (typeof item.output === 'string') return
+      item.output.forEach((part, index) => {
+        if (part.type === 'input_image') {
+          ctx.addIssue({ code: 'custom', message: OUTPUT_IMAGE_REFUSED, path: ['output', index] })
+        }
+      })
+    }),
 )
 export type FunctionCallOutputItem = z.infer<typeof FunctionCallOutputItem>
 
@@ -150,6 +193,25 @@ export const InputItemSchema = lazySchema(() =>
   ),
 )
 export type InputItem = z.infer<typeof InputItemSchema>
+
+/**
+ * The images and files one request's `input` may carry together. Each `data:` one is stored in
+ * the response's session before the turn runs (one storage write each), so without this a body
+ * of small distinct images (some 14,000 in 1 MiB) held the request for seconds of writes.
+ */
+export const INPUT_MEDIA_MAX = 500
+
+/** The `input_image` and `input_file` parts of the items' messages. */
+export function inputMediaCount(items: readonly InputItem[]): number {
+  let count = 0
+  for (const item of items) {
+    if (item.type !== 'message' || typeof item.content === 'string') continue
+    for (const part of item.content) {
+      if (part.type === 'input_image' || part.type === 'input_file') count += 1
+    }
+  }
+  return count
+}
 
 /** A function tool of the request (`{type: "function", name, description, parameters, strict}`). */
 export const FunctionToolSchema = lazySchema(() =>

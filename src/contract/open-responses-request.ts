@@ -2,7 +2,12 @@ import * as z from 'zod'
 import { lazySchema } from './lazy-schema.ts'
 import { ReasoningEffortSchema } from './model-config.ts'
 import { echoedDefaults } from './open-responses-defaults.ts'
-import { FunctionToolSchema, InputItemSchema } from './open-responses-input.ts'
+import {
+  FunctionToolSchema,
+  INPUT_MEDIA_MAX,
+  InputItemSchema,
+  inputMediaCount,
+} from './open-responses-input.ts'
 import { RESERVED_METADATA_PREFIX } from './open-responses-record.ts'
 import { ToolChoiceSchema } from './tool-choice.ts'
 import { INPUT_TEXT_MAX_CHARS } from './turn-input.ts'
@@ -25,7 +30,13 @@ export const ResponsesRequestSchema = lazySchema(() =>
     input: z
       .union([
         z.string().min(1).max(INPUT_TEXT_MAX_CHARS),
-        z.array(InputItemSchema).min(1).max(1024),
+        z
+          .array(InputItemSchema)
+          .min(1)
+          .max(1024)
+          .refine((items) => inputMediaCount(items) <= INPUT_MEDIA_MAX, {
+            error: `at most ${INPUT_MEDIA_MAX} input_image and input_file parts in all`,
+          }),
       ])
       .describe(
         'A prompt string, or input items: messages (user, assistant, system, developer), function calls and their outputs, reasoning items.',

@@ -165,7 +165,12 @@ function promptOf(users: Message[]): TurnInput | undefined {
     typeof message.content === 'string'
       ? [{ type: 'input_text' as const, text: message.content }]
       : message.content.flatMap((part): InputPart[] =>
-          part.type === 'input_text' || part.type === 'input_image' ? [part] : [],
+          part.type === 'input_text' || part.type === 'input_image'
+            ? [part]
+            : // Text a client wrote as output_text counts, as in an earlier user message.
+              part.type === 'output_text'
+              ? [{ type: 'input_text' as const, text: part.text }]
+              : [],
         ),
   )
   const images = parts.filter((part) => part.type === 'input_image')

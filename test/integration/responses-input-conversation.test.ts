@@ -9,7 +9,10 @@ import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/r
  * conversation (other messages, another function output) is 422, never the first answer; a
  * `previous_response_id` naming a response that has not ended is 409, never a continuation of a
  * transcript without that response's input and answer; a keyed retry of a continuation whose
- * previous response was deleted since answers the same response.
+ * previous response was deleted since answers the same response; the text of a trailing user
+ * message's `output_text` part reaches the model; a part the transcript has no room for (an
+ * image in a function output or an assistant message, a user's refusal) is 400 naming it; an
+ * input carries at most 500 images and files.
  */
 let app: ResponsesApp
 let client: OpenAI
@@ -140,5 +143,118 @@ describe('a keyed retry of a continuation', () => {
     expect(other).toMatchObject({ status: 422, code: 'idempotency_key_reused' })
     const unkeyed = await client.responses.create(body).catch((error: unknown) => error)
     expect(unkeyed).toBeInstanceOf(OpenAI.NotFoundError)
+  })
+})
+
+describe('the parts of a message', () => {
+  it.each<[string, Json, string]>([
+    [
+      "an assistant's image",
+      {
+        role: 'assistant',
+        content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }],
+      },
+      'a assistant message holds output_text, refusal, input_text parts, not input_image',
+    ],
+    [
+      "a user's refusal",
+      { role: 'user', content: [{ type: 'refusal', refusal: 'No.' }] },
+      'a user message holds input_text, input_image, input_file, output_text parts, not refusal',
+    ],
+  ])('%s is refused with 400 naming the part, never dropped', async (_what, message, why) => {
+    const refused = await client.responses
+      .create({
+        input: [
+          { type: 'message', ...message },
+          { role: 'user', content: 'Go on.' },
+        ] as unknown as Input,
+      })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused).toMatchObject({ code: 'invalid_input', param: 'input[0].content[0]' })
+    expect(String((refused as Error).message)).toContain(why)
+    expect(app.engine.mock.requests).toHaveLength(0)
+  })
+
+  it("a trailing user message's output_text part is read as text, as in an earlier one", async () => {
+    app.engine.mock.enqueue({ text: 'Both read.' })
+    await client.responses.create({
+      input: [
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'First part.' },
+            { type: 'output_text', text: 'Second part.' },
+          ],
+        } as unknown as OpenAI.Responses.ResponseInputItem,
+      ],
+    })
+    expect(seen().at(-1)).toMatchObject({ role: 'user', content: 'First part.\n\nSecond part.' })
+  })
+})
+
+describe('an image in a function output', () => {
+  const IMAGE = 'https://example.com/chart.png'
+
+  it('is refused with 400 naming the part, never dropped on the way to the model', async () => {
+    const refused = await client.responses
+      .create({
+        tools: TOOLS,
+        input: loop([
+          { type: 'input_text', text: 'Here is the chart.' },
+          { type: 'input_image', image_url: IMAGE, detail: 'auto' },
+        ]),
+      })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused).toMatchObject({ code: 'invalid_input', param: 'input[2].output[1]' })
+    expect(app.engine.mock.requests).toHaveLength(0)
+  })
+
+  it('a user message after the outputs carries it to the model', async () => {
+    app.engine.mock.enqueue({ text: 'A sunny chart.' })
+    const response = await client.responses.create({
+      tools: TOOLS,
+      input: [
+        ...loop('Here is the chart.'),
+        { role: 'user', content: [{ type: 'input_image', image_url: IMAGE, detail: 'auto' }] },
+      ],
+    })
+    expect(response.output_text).toBe('A sunny chart.')
+    const messages = seen()
+    expect(messages.at(-2)).toMatchObject({ role: 'tool', content: 'Here is the chart.' })
+    expect(JSON.stringify(messages.at(-1))).toContain(IMAGE)
+  })
+})
+
+describe('the images and files of an input', () => {
+  /** `count` distinct one-pixel-sized `data:` images, 50 to a user message, an answer between. */
+  const withImages = (count: number): Input => {
+    const images = Array.from({ length: count }, (_, i) => ({
+      type: 'input_image' as const,
+      image_url: `data:image/png;base64,${Buffer.from(`image ${i}`).toString('base64')}`,
+      detail: 'auto' as const,
+    }))
+    const input: Input = []
+    for (let i = 0; i < count; i += 50) {
+      input.push({ role: 'user', content: images.slice(i, i + 50) })
+      input.push({ role: 'assistant', content: 'Seen.' })
+    }
+    input.push({ role: 'user', content: 'What did they show?' })
+    return input
+  }
+
+  it('500 are taken; one more is 400 before anything is stored or run', async () => {
+    app.engine.mock.enqueue({ text: 'Pixels.' })
+    const taken = await client.responses.create({ input: withImages(500) })
+    expect(taken.output_text).toBe('Pixels.')
+    const refused = await client.responses
+      .create({ input: withImages(501) })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused).toMatchObject({ code: 'invalid_input', param: 'input' })
+    expect(String((refused as Error).message)).toContain('at most 500 input_image and input_file')
+    expect(app.engine.mock.requests).toHaveLength(1)
   })
 })
