@@ -1,5 +1,6 @@
 import { type CommandNetworks, openCommandNetworks } from './command-networks.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
+import type { PrivateSpoolIndex } from './private-spool-index.ts'
 import { type ProbedNetworks, probedNetworks } from './probed-networks.ts'
 import { openSandbox } from './sandbox-probe.ts'
 import type { SandboxSettings } from './sandbox-settings.ts'
@@ -33,6 +34,8 @@ export async function openConfinement(options: {
   root: string
   settings: SandboxSettings
   project: boolean
+  /** The runner's private spools, counted in each tenant's disk use. */
+  spools: PrivateSpoolIndex
   log: (entry: Record<string, unknown>) => void
 }): Promise<Confinement> {
   const { root, settings, log } = options
@@ -40,7 +43,7 @@ export async function openConfinement(options: {
     const found = {
       candidate: sandbox,
       networks: openCommandNetworks({ sandbox, rules: settings.egress, root, log }),
-      limits: TenantLimitEnforcer.open(root, sandbox, log, options.project),
+      limits: TenantLimitEnforcer.open(root, sandbox, log, options.spools, options.project),
     }
     found.networks.catch(() => undefined)
     found.limits.catch(() => undefined)

@@ -1,9 +1,8 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { measureWorkspaces } from './disk-usage.ts'
+import { type Measurement, measureWorkspaces } from './disk-usage.ts'
 import { type Usage, usageAfter } from './disk-usage-verdict.ts'
 import type { ExecSession } from './exec-session.ts'
-import { privateSpoolBytes } from './private-spool-usage.ts'
 import { Refusal } from './refusal.ts'
 
 const MIB = 1024 * 1024
@@ -20,7 +19,8 @@ interface Watched {
 
 /**
  * The disk quota of each tenant (TURNLINE_SANDBOX_TENANT_DISK_MB): the usage of all its
- * workspaces and of its private spools (the output of its command hooks, private-spool-usage.ts),
+ * workspaces and of its private spools (the output of its command hooks, counted by
+ * private-spool-index.ts),
  * measured (disk-usage.ts) at most once per check interval and counted up by the runner's own
  * writes in between, is checked before a command starts and before a file write;
  * while commands of the tenant run, it is measured every interval and, over the quota, they are
@@ -42,9 +42,9 @@ export class DiskQuota {
     /** The longest one walk of a tenant's workspaces may take (disk-usage.ts). */
     private readonly walkTimeoutMs: number,
     private readonly log: (entry: Record<string, unknown>) => void,
+    /** Bytes of the tenant's private spools (PrivateSpoolIndex.bytes). */
+    private readonly spools: (tenant: string) => Promise<number>,
     private readonly measure: typeof measureWorkspaces = measureWorkspaces,
-    private readonly spools: (tenant: string) => Promise<number> = (tenant) =>
-      privateSpoolBytes(root, tenant),
   ) {}
 
   /** Refuses (409) when the tenant is at or over its quota, or would be with `adding` bytes. */
@@ -157,9 +157,14 @@ export class DiskQuota {
     const startedAt = Date.now()
     const [walked, spools] = await Promise.all([
       this.measure(workspaces, user, this.walkTimeoutMs),
-      this.spools(tenant),
+      this.spools(tenant).catch((error: unknown) => String(error)),
     ])
-    const measured = walked.kind === 'bytes' ? { ...walked, bytes: walked.bytes + spools } : walked
+    const measured: Measurement =
+      typeof spools === 'string'
+        ? { kind: 'failed', reason: `its private spools could not be counted: ${spools}` }
+        : walked.kind === 'bytes'
+          ? { ...walked, bytes: walked.bytes + spools }
+          : walked
     const usage = usageAfter(this.#usage.get(tenant), measured, startedAt, Date.now())
     // A walk from before `remeasure` answers its own waiters only.
     if (!current()) return usage

@@ -17,6 +17,11 @@ const fields = {
   exit_code: z.number().int().optional(),
   exited_at: z.number().optional(),
   total_output_bytes: z.number().int().optional(),
+  /**
+   * With an exit: whether `total_output_bytes` is all the output. False when a process the
+   * command left still held its output when this was written (rewritten once it let go).
+   */
+  spool_complete: z.boolean().optional(),
 }
 
 const DECIMAL = z.string().regex(/^\d{1,20}$/)
@@ -81,6 +86,7 @@ export function execRecordText(
           exit_code: done.exitCode,
           exited_at: done.exitedAt ?? Date.now(),
           total_output_bytes: done.total,
+          spool_complete: done.drained,
         }
       : {}),
   })

@@ -4,15 +4,17 @@ import path from 'node:path'
 import type { ExecStartBody } from '../../src/contract/runner-requests.ts'
 import { commandEnv } from './command-env.ts'
 import type { CommandNetworks } from './command-networks.ts'
+import { CommandRecords } from './command-records.ts'
 import type { CommandSandbox } from './command-sandbox.ts'
 import { execRecordText, saveExecRecord } from './exec-record.ts'
 import { type ExecInfo, ExecSession } from './exec-session.ts'
 import { ExecStateFolder } from './exec-state-folder.ts'
 import { HeldSpools } from './held-spools.ts'
-import type { SpoolOf } from './private-spool-sweep.ts'
+import type { PrivateSpoolIndex, SpoolOf } from './private-spool-index.ts'
 import { Refusal } from './refusal.ts'
 import { sameCommand } from './same-command.ts'
 import { SpoolFile } from './spool-file.ts'
+import { refuseSwept } from './swept-commands.ts'
 import type { TenantLimitEnforcer } from './tenant-limit-enforcer.ts'
 import { openFolder, refusingRaces } from './workspace-files.ts'
 import { WorkspaceGate } from './workspace-gate.ts'
@@ -32,8 +34,6 @@ export interface Scope {
 /** Called once per command when it has exited and its output has drained (or the grace ran out). */
 export type ExitListener = (scope: Scope, session: ExecSession) => void
 
-const FORGET_AFTER_MS = 15 * 60_000
-
 /**
  * Every command of every workspace. Starts are idempotent by request id: the claim is a
  * create-exclusive file under `<root>/.runner-state/<tenant>/<session>/requests/`, so a start
@@ -50,6 +50,8 @@ export class ExecRegistry {
     private readonly limits: TenantLimitEnforcer,
     private readonly networks: Pick<CommandNetworks, 'open'>,
     private readonly onExit: ExitListener,
+    /** The private spools there are: each added once created, dropped once closed. */
+    private readonly spools: PrivateSpoolIndex,
   ) {}
 
   #state = (scope: Scope) => new ExecStateFolder(this.root, scope.tenant, scope.sessionId)
@@ -58,8 +60,8 @@ export class ExecRegistry {
   /** Starts of this process still under way, by request: a concurrent retry joins them. */
   readonly #starting = new Map<string, Promise<{ session: ExecSession; attached: boolean }>>()
   readonly #erasing = new WorkspaceGate()
-  /** Records being written of commands that have just settled. */
-  readonly #settling = new Map<string, Promise<void>>()
+  /** Records being written of commands that have settled. */
+  readonly #records = new CommandRecords()
 
   async start(
     scope: Scope,
@@ -128,6 +130,7 @@ export class ExecRegistry {
       : SpoolFile.create(scope.workspace, spoolRel, sandbox.fileOwner, () =>
           this.workspaces.open(scope.tenant, scope.sessionId),
         )
+    if (spoolPrivate) this.spools.add({ tenant: scope.tenant, session: scope.sessionId, id })
     const exec: ExecInfo = {
       id,
       requestId: body.request_id,
@@ -187,11 +190,8 @@ export class ExecRegistry {
           release()
           this.limits.settled(scope.tenant, s)
           void egress?.close()
-          const saved = saveExecRecord(record, execRecordText(exec, spool, started, s))
-          this.#settling.set(this.#key(scope, id), saved)
-          void saved.finally(
-            () => this.#settling.delete(this.#key(scope, id)) && this.onExit(scope, s),
-          )
+          const save = () => saveExecRecord(record, execRecordText(exec, spool, started, s))
+          this.#records.settled(this.#key(scope, id), s, save, () => this.onExit(scope, s))
           this.#holding.hold(s)
           this.#forgetLater(scope, id, s)
         },
@@ -205,18 +205,13 @@ export class ExecRegistry {
     return { session, attached: false }
   }
 
-  /**
-   * A finished command leaves memory after a while; its record answers for it from then on. One
-   * whose output a process it left still holds stays until that ends (the sweep asks).
-   */
+  /** Out of memory after a while (held-spools.ts); its record answers for it from then on. */
   #forgetLater(scope: Scope, id: string, session: ExecSession) {
-    setTimeout(() => {
-      if (!session.drained) return this.#forgetLater(scope, id, session)
-      const key = this.#key(scope, id)
-      if (this.#live.get(key) === session) this.#live.delete(key)
-      this.#holding.drop(session)
-      session.forget()
-    }, FORGET_AFTER_MS).unref()
+    const key = this.#key(scope, id)
+    this.#holding.forgetLater(
+      session,
+      () => this.#live.get(key) === session && this.#live.delete(key),
+    )
   }
 
   async #attach(
@@ -225,7 +220,7 @@ export class ExecRegistry {
     body: ExecStartBody,
   ): Promise<ExecSession | undefined> {
     const id = await this.#state(scope).claimed(claim)
-    if (id === undefined) return undefined
+    if (id === undefined) return void (await refuseSwept(this.#state(scope), body))
     const session = await this.get(scope, id)
     sameCommand(session, body)
     return session
@@ -251,12 +246,18 @@ export class ExecRegistry {
   /** Closed, its capture answered: a private spool goes (exec-state-folder.ts). */
   closed = (scope: Scope, session: ExecSession) => {
     this.#state(scope).closed(session)
-    if (session.info.spoolPrivate) this.limits.remeasure(scope.tenant)
+    if (!session.info.spoolPrivate) return
+    this.spools.drop({ tenant: scope.tenant, session: scope.sessionId, id: session.info.id })
+    this.limits.remeasure(scope.tenant)
   }
 
-  /** Private spools whose output this runner still takes (`<tenant>/<session>/<id>`). */
+  /** Private spools whose output this runner still takes, or whose record it still writes. */
   writing = () =>
-    new Set([...this.#live].filter(([, s]) => s.info.spoolPrivate && !s.drained).map(([k]) => k))
+    new Set(
+      [...this.#live]
+        .filter(([k, s]) => s.info.spoolPrivate && (!s.drained || this.#records.rewriting(k)))
+        .map(([k]) => k),
+    )
 
   /** The sweep removed a spool: its descriptor closes, the tenant's disk use is measured anew. */
   swept = ({ tenant, session, id }: SpoolOf) => {
@@ -277,7 +278,7 @@ export class ExecRegistry {
     await Promise.allSettled(mine(this.#starting).map(([, run]) => run))
     const commands = mine(this.#live)
     await Promise.all(commands.map(([, s]) => s.kill()))
-    await Promise.allSettled(mine(this.#settling).map(([, saved]) => saved))
+    await Promise.allSettled(this.#records.under(`${workspace}/`))
     for (const [key, s] of commands) {
       this.#live.delete(key)
       this.#holding.drop(s)

@@ -136,26 +136,22 @@ export class ExecSession {
     })
     // The time limit covers the sandbox's whole life, background processes included.
     const limitMs = options.timeLimitMs
+    const overTime = (s: number) =>
+      `\n[runner] stopped: the command ran longer than the time limit of ${s} s\n`
     const limit =
       limitMs === undefined
         ? undefined
-        : setTimeout(() => {
-            if (session.drained) return
-            const seconds = Math.round(limitMs / 1000)
-            void session.kill(
-              `\n[runner] stopped: the command ran longer than the time limit of ${seconds} s\n`,
-            )
-          }, limitMs)
+        : setTimeout(
+            () => session.drained || void session.kill(overTime(Math.round(limitMs / 1000))),
+            limitMs,
+          )
     limit?.unref()
     child.once('exit', (code, signal) => {
       const signo = signal ? (constants.signals[signal] ?? 0) : 0
       const status = code ?? 128 + signo
       if (status === 128 + constants.signals.SIGXCPU && options.cpuSeconds !== undefined) {
-        append(
-          Buffer.from(
-            `\n[runner] exit ${status} (SIGXCPU): a process used up the CPU-time limit of ${options.cpuSeconds} s\n`,
-          ),
-        )
+        const why = `a process used up the CPU-time limit of ${options.cpuSeconds} s`
+        append(Buffer.from(`\n[runner] exit ${status} (SIGXCPU): ${why}\n`))
       }
       session.#exited(status)
       setTimeout(settle, options.drainGraceMs ?? 2000).unref()
@@ -181,6 +177,13 @@ export class ExecSession {
     this.drained = true
     if (this.#forgotten) this.spool.release()
     this.#notify()
+  }
+
+  /** Calls `listener` once every byte of output is in the spool (at once if it is). */
+  onDrained(listener: () => void): void {
+    const check = () => this.drained && this.#listeners.delete(check) && void listener()
+    this.#listeners.add(check)
+    check()
   }
 
   /** The runner no longer keeps it in memory: the spool's descriptor closes (once drained). */

@@ -4,6 +4,7 @@ import path from 'node:path'
 import * as z from 'zod'
 import { execInfoOf, parseExecRecord, recordedIdentity } from './exec-record.ts'
 import { ExecSession } from './exec-session.ts'
+import { Refusal } from './refusal.ts'
 import { SpoolFile } from './spool-file.ts'
 import type { OpenWorkspace } from './workspace-root.ts'
 import { at, FOLDER_FLAGS } from './workspace-walk.ts'
@@ -16,7 +17,9 @@ export const STATE_FOLDER = '.runner-state'
  * `requests/<request_id>.json` (a start's claim, create-exclusive), `exec/<id>.json` (each
  * command's record) and `spools/` (the output of commands started with `private_output`, which
  * no command reaches; each removed when its command is closed, or swept once unclosed past a
- * grace, private-spool-sweep.ts). Made on a workspace's first command; erased with the workspace.
+ * grace, private-spool-sweep.ts, with the command's claim and record, its request id then noted
+ * in `swept.jsonl`, swept-commands.ts). Made on a workspace's first command; erased with the
+ * workspace.
  */
 export class ExecStateFolder {
   readonly dir: string
@@ -73,6 +76,11 @@ export class ExecStateFolder {
     return path.join(this.dir, 'requests', `${requestId}.json`)
   }
 
+  /** `spools/<name>`: a private spool's file. */
+  privateSpoolFile(name: string): string {
+    return path.join(this.dir, 'spools', name)
+  }
+
   recordFile(execSessionId: string): string {
     return path.join(this.dir, 'exec', `${execSessionId}.json`)
   }
@@ -94,12 +102,25 @@ export class ExecStateFolder {
     const record = parseExecRecord(text)
     const spoolReach = record.spool_private ? () => this.openSpools() : reach
     const spool = SpoolFile.recorded(record.spool_path, recordedIdentity(record), spoolReach)
-    // Running when the runner stopped: the size of the (verified) spool is all there is.
-    const total = record.total_output_bytes ?? spool.size()
+    // Running when the runner stopped: the size of the (verified) spool is all there is. Exited
+    // while a process it left still wrote (`spool_complete: false`, and the runner stopped before
+    // that ended): the spool holds what came after the exit too.
+    let total = record.total_output_bytes ?? spool.size()
+    if (record.spool_complete === false) total = Math.max(total, sizeIfThere(spool))
     return ExecSession.recorded(execInfoOf(record), spool, {
       exitCode: record.exit_code,
       exitedAt: record.exited_at,
       total,
     })
+  }
+}
+
+/** The spool's size; 0 when it cannot be read (closed, swept, replaced: reads refuse then). */
+function sizeIfThere(spool: SpoolFile): number {
+  try {
+    return spool.size()
+  } catch (error) {
+    if (error instanceof Refusal) return 0
+    throw error
   }
 }

@@ -5,6 +5,8 @@ import type { ExecSession } from './exec-session.ts'
  * release theirs and later reads reopen the spool, checking it is the same file.
  */
 const MAX_HELD_SPOOLS = 256
+/** A finished command is kept in memory this long (its record answers for it after). */
+const FORGET_AFTER_MS = 15 * 60_000
 
 /** Finished (drained) commands still holding their spool's descriptor, oldest first. */
 export class HeldSpools {
@@ -19,6 +21,19 @@ export class HeldSpools {
       this.#holding.delete(oldest)
       oldest.spool.release()
     }
+  }
+
+  /**
+   * A finished command leaves memory after a while (`forget`: the registry lets go of it). One
+   * whose output a process it left still holds stays until that ends (the sweep asks).
+   */
+  forgetLater(session: ExecSession, forget: () => void): void {
+    setTimeout(() => {
+      if (!session.drained) return this.forgetLater(session, forget)
+      forget()
+      this.drop(session)
+      session.forget()
+    }, FORGET_AFTER_MS).unref()
   }
 
   /** No longer held here (forgotten: its descriptor closes once drained). */

@@ -1,24 +1,17 @@
-import { lstat, readFile, unlink } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { type ExecRecord, parseExecRecord } from './exec-record.ts'
-import { STATE_FOLDER } from './exec-state-folder.ts'
-import { namesIn } from './private-spool-usage.ts'
+import { ExecStateFolder } from './exec-state-folder.ts'
+import { inBatches, type PrivateSpoolIndex, type SpoolOf } from './private-spool-index.ts'
+import { removeSwept } from './swept-commands.ts'
 
-/** A private spool's name: `write_stdin_<exec session id>.txt` (exec-registry.ts). */
-const SPOOL_NAME = /^write_stdin_(run-[0-9a-f]+)\.txt$/
 /** Passes run at most this far apart (as often as the grace when it is shorter). */
 const MAX_INTERVAL_MS = 60_000
-
-/** One command's private spool, by its workspace and exec session id. */
-export interface SpoolOf {
-  tenant: string
-  session: string
-  id: string
-}
 
 export interface PrivateSpoolSweepOptions {
   /** The workspaces' root (the state folder is `<root>/.runner-state`). */
   root: string
+  /** The private spools there are (private-spool-index.ts). */
+  index: PrivateSpoolIndex
   /** How long after its command ended a spool is kept (TURNLINE_SANDBOX_PRIVATE_SPOOL_GRACE_SECONDS). */
   graceMs: number
   /** `<tenant>/<session>/<id>` of the commands whose output this runner still takes. */
@@ -32,14 +25,17 @@ export interface PrivateSpoolSweepOptions {
  * Removes the private spools whose answer no one reads any more: `/v1/exec/close` removes a
  * command's (exec-state-folder.ts), but a server that stopped between a hook's start and its
  * close never sends one, and the engine does not close a hook that left a process holding its
- * output. A pass runs when the runner starts and then every `min(grace, 60 s)`, and removes a
- * spool once its command has ended — its output no longer taken by this runner (a process it
- * left still holds it: kept until that ends) — longer than the grace ago. The engine reads a
- * hook's answer when the command ends (within a hook's longest timeout of its start), also across
- * a restart of the runner, so the grace outlasts that. Ended is when its record says it exited;
- * a command running when an earlier runner stopped (no exit recorded), or a spool without a
- * record (its start died), ended at its last output or at this runner's start, whichever is
- * later.
+ * output. A pass runs when the runner starts and then every `min(grace, 60 s)` over the spools
+ * there are (private-spool-index.ts: its first pass waits for the walk that finds them; 32 side
+ * by side), and
+ * removes a spool once its command has ended — its output no longer taken by this runner (a
+ * process it left still holds it: kept until that ends) — longer than the grace ago, with the
+ * command's claim and record (swept-commands.ts). The engine reads a hook's answer when the
+ * command ends (within a hook's longest timeout of its start), also across a restart of the
+ * runner, so the grace outlasts that. Ended is when its record says it exited, or its last
+ * output when a process it left still wrote then (`spool_complete: false`); a command running
+ * when an earlier runner stopped (no exit recorded), or a spool without a record (its start
+ * died), ended at its last output or at this runner's start, whichever is later.
  */
 export class PrivateSpoolSweep {
   readonly #since = Date.now()
@@ -60,7 +56,7 @@ export class PrivateSpoolSweep {
     await this.#pass
   }
 
-  /** One pass over every workspace's spools; a pass under way is joined. */
+  /** One pass over the private spools; a pass under way is joined. */
   sweep(): Promise<void> {
     this.#pass ??= this.#sweepAll()
       .catch((error: unknown) =>
@@ -73,40 +69,41 @@ export class PrivateSpoolSweep {
   }
 
   async #sweepAll(): Promise<void> {
+    const { index } = this.options
+    await index.ready()
     const writing = this.options.writing()
-    const state = path.join(this.options.root, STATE_FOLDER)
-    for (const tenant of await namesIn(state)) {
-      for (const session of await namesIn(path.join(state, tenant))) {
-        const folder = path.join(state, tenant, session)
-        for (const name of await namesIn(path.join(folder, 'spools'))) {
-          const id = SPOOL_NAME.exec(name)?.[1]
-          if (id === undefined || writing.has(`${tenant}/${session}/${id}`)) continue
-          await this.#sweepOne(folder, name, { tenant, session, id })
-        }
-      }
-    }
+    const ended = index.all().filter((s) => !writing.has(`${s.tenant}/${s.session}/${s.id}`))
+    await inBatches(ended, (spool) =>
+      this.#sweepOne(spool).catch((error: unknown) => {
+        const { tenant, session, id } = spool
+        const where = { tenant, session_id: session, exec_session_id: id }
+        this.options.log({
+          event: 'spool_sweep_failed',
+          level: 'warn',
+          ...where,
+          error: String(error),
+        })
+      }),
+    )
   }
 
-  async #sweepOne(folder: string, name: string, spool: SpoolOf): Promise<void> {
-    const file = path.join(folder, 'spools', name)
-    const ended = await this.#endedAt(file, path.join(folder, 'exec', `${spool.id}.json`))
-    if (ended === undefined || Date.now() - ended < this.options.graceMs) return
-    try {
-      await unlink(file)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-      throw error
-    }
+  async #sweepOne(spool: SpoolOf): Promise<void> {
+    const { index, root } = this.options
+    const stats = await index.stat(spool)
+    if (!stats?.isFile()) return
+    const state = new ExecStateFolder(root, spool.tenant, spool.session)
+    const record = await readRecord(state.recordFile(spool.id))
+    if (Date.now() - this.#endedAt(record, stats.mtimeMs) < this.options.graceMs) return
+    await removeSwept(state, spool.id, record)
+    index.drop(spool)
     this.options.removed(spool)
   }
 
-  /** When the spool's command ended (see the class); undefined when the spool is gone. */
-  async #endedAt(spool: string, recordFile: string): Promise<number | undefined> {
-    const stats = await lstat(spool).catch(() => undefined)
-    if (!stats?.isFile()) return undefined
-    const record = await readRecord(recordFile)
-    if (record?.exited_at !== undefined) return record.exited_at
-    return Math.max(stats.mtimeMs, this.#since)
+  /** When the spool's command ended (see the class). */
+  #endedAt(record: ExecRecord | undefined, lastOutput: number): number {
+    const exited = record?.exited_at
+    if (exited === undefined) return Math.max(lastOutput, this.#since)
+    return record?.spool_complete === false ? Math.max(exited, lastOutput) : exited
   }
 }
 

@@ -20,6 +20,7 @@ import { ExecRegistry, type ExitListener } from './exec-registry.ts'
 import { ExitCallbacks, exitNotice } from './exit-callback.ts'
 import { closeInheritedDescriptors } from './inherited-descriptors.ts'
 import { nodeHttp } from './node-http.ts'
+import { PrivateSpoolIndex } from './private-spool-index.ts'
 import { PrivateSpoolSweep } from './private-spool-sweep.ts'
 import { projectSandboxSettings } from './project-mode.ts'
 import { REFUSAL_STATUS, Refusal } from './refusal.ts'
@@ -107,10 +108,13 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
         process.getuid?.() ?? -1,
       )
     : (options.sandbox ?? DEFAULT_SANDBOX_SETTINGS)
+  // Walked for the private spools there are once it listens (PrivateSpoolSweep's first pass).
+  const spools = new PrivateSpoolIndex(root)
   const { sandbox, limits, networks } = await openConfinement({
     root,
     settings,
     project: project !== undefined,
+    spools,
     log,
   })
   const workspaces = WorkspaceRoot.open(root, project)
@@ -127,7 +131,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     const code = session.exitCode
     if (callbacks && code !== undefined) void callbacks.send(exitNotice(scope, session, code))
   }
-  const registry = new ExecRegistry(root, workspaces, limits, networks, onExit)
+  const registry = new ExecRegistry(root, workspaces, limits, networks, onExit, spools)
   const routes = runnerRoutes(registry, limits)
   const eraser = new WorkspaceEraser(workspaces, registry, (tenant) => limits.remeasure(tenant))
   const replay = new MemoryReplayGuard()
@@ -223,7 +227,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   })
   const graceMs = settings.privateSpoolGraceSeconds * 1000
   const { writing, swept: removed } = registry
-  const sweep = new PrivateSpoolSweep({ root, graceMs, writing, removed, log })
+  const sweep = new PrivateSpoolSweep({ root, index: spools, graceMs, writing, removed, log })
   sweep.start()
   // Off the start's path: the tenants asked for, and the body schemas (built at their first use).
   const preparing = limits.prepare(options.prepareTenants ?? [], log)

@@ -6,6 +6,7 @@ import type { CommandSandbox } from './command-sandbox.ts'
 import { CommandSlots } from './command-slots.ts'
 import { DiskQuota } from './disk-quota.ts'
 import type { ExecSession } from './exec-session.ts'
+import type { PrivateSpoolIndex } from './private-spool-index.ts'
 import { which } from './sandbox-probe.ts'
 import type { TenantLimits as Limits } from './sandbox-settings.ts'
 import { type CgroupStatus, TenantCgroups, tryJoin } from './tenant-cgroups.ts'
@@ -45,23 +46,27 @@ export class TenantLimitEnforcer {
     readonly status: TenantLimitStatus,
     log: (entry: Record<string, unknown>) => void,
     project: boolean,
+    spools: PrivateSpoolIndex,
   ) {
     const limits = sandbox.settings.tenant
     this.#slots = new CommandSlots(limits.commands)
     const quota = project ? undefined : limits.diskMb
-    const { diskCheckSeconds, diskWalkTimeoutMs } = limits
-    this.#disk = new DiskQuota(root, quota, diskCheckSeconds * 1000, diskWalkTimeoutMs, log)
+    const { diskCheckSeconds: every, diskWalkTimeoutMs: walkMs } = limits
+    const spoolBytes = (tenant: string) => spools.bytes(tenant)
+    this.#disk = new DiskQuota(root, quota, every * 1000, walkMs, log, spoolBytes)
   }
 
   /**
    * Finds out what can hold tenants here: their own uids, cgroups (v2, else v1), measuring. In
    * project mode (`project`: one user's own folder is every workspace) the disk is not measured
-   * and the one uid is the folder owner's, not a shared tenant uid.
+   * and the one uid is the folder owner's, not a shared tenant uid. `spools`: the runner's
+   * private spools, counted in each tenant's disk use.
    */
   static async open(
     root: string,
     sandbox: CommandSandbox,
     log: (entry: Record<string, unknown>) => void,
+    spools: PrivateSpoolIndex,
     project = false,
   ): Promise<TenantLimitEnforcer> {
     const settings = sandbox.settings
@@ -144,6 +149,7 @@ export class TenantLimitEnforcer {
       status,
       log,
       project,
+      spools,
     )
   }
 

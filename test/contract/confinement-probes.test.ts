@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCommandNetworks } from '../../adapters/runner/command-networks.ts'
 import { openConfinement } from '../../adapters/runner/confinement-probes.ts'
+import { PrivateSpoolIndex } from '../../adapters/runner/private-spool-index.ts'
 import { SandboxUnavailable } from '../../adapters/runner/sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS } from '../../adapters/runner/sandbox-settings.ts'
 
@@ -33,7 +34,8 @@ describe('the confinement probes of a runner start', () => {
   it('find the sandbox, and the network the sandbox they found has on its own', async () => {
     const root = join(dir, 'works')
     await mkdir(root)
-    const found = await openConfinement({ root, settings, project: false, log: () => {} })
+    const spools = new PrivateSpoolIndex(root)
+    const found = await openConfinement({ root, settings, project: false, spools, log: () => {} })
     try {
       expect(found.sandbox.status.isolation).toBe('bwrap')
       const alone = await openCommandNetworks({
@@ -67,6 +69,7 @@ describe('the confinement probes of a runner start', () => {
       root: join(hidden, 'root'),
       settings,
       project: false,
+      spools: new PrivateSpoolIndex(join(hidden, 'root')),
       log: () => {},
     }).catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(SandboxUnavailable)

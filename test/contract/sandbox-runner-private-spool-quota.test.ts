@@ -21,6 +21,11 @@ let client: HttpSandboxRunner
 let sessions = 0
 let requests = 0
 const scope = (tenant: string): SandboxScope => ({ tenant, sessionId: `quota-${++sessions}` })
+const env = {
+  TURNLINE_SANDBOX_TENANT_DISK_MB: '8',
+  TURNLINE_SANDBOX_DISK_CHECK_SECONDS: '1',
+  TURNLINE_SANDBOX_SPOOL_MB: '64',
+}
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('run as root: tenant limits need a root runner')
@@ -29,11 +34,7 @@ beforeAll(async () => {
   ;({ process: runner, client } = await runnerWithClient({
     root: join(root, 'runner'),
     secret,
-    env: {
-      TURNLINE_SANDBOX_TENANT_DISK_MB: '8',
-      TURNLINE_SANDBOX_DISK_CHECK_SECONDS: '1',
-      TURNLINE_SANDBOX_SPOOL_MB: '64',
-    },
+    env,
   }))
 })
 
@@ -88,6 +89,37 @@ describe("a private spool in its tenant's disk use", () => {
 
     value(await client.close(hooks, id))
     expect((await runToEnd(client, scope('hooker'), 'echo room-again')).output).toBe('room-again\n')
+  })
+
+  it('still counts across a crash of the runner, among many sessions without one', {
+    timeout: 60_000,
+  }, async () => {
+    const hooks = scope('restarted')
+    for (let i = 0; i < 40; i++) {
+      const closed = scope('restarted')
+      value(await client.close(closed, (await privateRun(closed, 'echo closed-hook')).id))
+    }
+    const { id } = await privateRun(hooks, 'head -c 12582912 /dev/zero; echo written')
+    await runner.crash()
+    ;({ process: runner, client } = await runnerWithClient({
+      root: join(root, 'runner'),
+      secret,
+      env,
+    }))
+    // The restarted runner finds the spool among the tenant's sessions: still over the quota.
+    const next = await client.start(scope('restarted'), {
+      requestId: `req_spool_quota_${++requests}`,
+      toolCallId: `call_${requests}`,
+      cmd: 'echo next',
+      tty: false,
+      yieldTimeMs: 0,
+      maxOutputBytes: 1024,
+    })
+    expect(refusal(next)).toMatchObject({ code: 'conflict', message: expect.stringMatching(QUOTA) })
+    value(await client.close(hooks, id))
+    expect((await runToEnd(client, scope('restarted'), 'echo room-again')).output).toBe(
+      'room-again\n',
+    )
   })
 
   it('a hook writing past the quota is ended, saying why', { timeout: 60_000 }, async () => {

@@ -119,6 +119,88 @@ describe('a private spool', () => {
   })
 })
 
+describe('a command that left a process writing its output', () => {
+  const stateFile = (scope: SandboxScope, id: string) =>
+    join(root, '.runner-state', scope.tenant, scope.sessionId, 'exec', `${id}.json`)
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+  async function lingering(scope: SandboxScope, cmd: string) {
+    requests += 1
+    const { execSessionId: id } = value(
+      await client.start(scope, {
+        requestId: `req_release_${requests}`,
+        toolCallId: `call_${requests}`,
+        cmd,
+        tty: false,
+        yieldTimeMs: 0,
+        maxOutputBytes: 65_536,
+        privateOutput: true,
+      }),
+    )
+    const done = value(
+      await client.wait(scope, { execSessionId: id, timeoutMs: 20_000, maxOutputBytes: 65_536 }),
+    )
+    expect(done.state).toEqual({ status: 'exited', exitCode: 0 })
+    expect(done.spool.complete).toBe(false)
+    await recorded(scope, id)
+    return id
+  }
+
+  /** Polls from offset 0 until `until` holds of the answer (at most 15 s). */
+  async function polledUntil(scope: SandboxScope, id: string, until: (s: ExecSnapshot) => boolean) {
+    for (let polls = 0; ; polls++) {
+      const snap = value(
+        await client.poll(scope, {
+          execSessionId: id,
+          yieldTimeMs: 0,
+          maxOutputBytes: 1024,
+          since: 0,
+        }),
+      )
+      if (until(snap) || polls >= 150) return snap
+      await pause(100)
+    }
+  }
+
+  const allOfIt = async (scope: SandboxScope, id: string) => {
+    const polled = await polledUntil(scope, id, () => true)
+    const read = value(
+      await client.readSpool(scope, { execSessionId: id, offset: 0, length: 1024 }),
+    )
+    return { polled: text(polled), read: Buffer.from(read.bytes).toString('utf8') }
+  }
+
+  it('has its record written again with the whole output once that process let go', {
+    timeout: 60_000,
+  }, async () => {
+    const scope = fresh()
+    const id = await lingering(scope, 'echo early; (sleep 3; echo late) &')
+    const settled = JSON.parse(await readFile(stateFile(scope, id), 'utf8'))
+    expect(settled).toMatchObject({ total_output_bytes: 6, spool_complete: false })
+    await polledUntil(scope, id, (snap) => snap.spool.complete)
+    for (let looks = 0; looks < 100; looks++) {
+      if ((await readFile(stateFile(scope, id), 'utf8')).includes('"spool_complete":true')) break
+      await pause(50)
+    }
+    const rewritten = JSON.parse(await readFile(stateFile(scope, id), 'utf8'))
+    expect(rewritten).toMatchObject({ total_output_bytes: 11, spool_complete: true })
+    await runner.crash()
+    await startOwnRunner()
+    expect(await allOfIt(scope, id)).toEqual({ polled: 'early\nlate\n', read: 'early\nlate\n' })
+  })
+
+  it('answers what that process wrote after the exit across a crash of the runner', {
+    timeout: 60_000,
+  }, async () => {
+    const scope = fresh()
+    const id = await lingering(scope, 'echo early; (sleep 3; echo late; sleep 4) &')
+    await polledUntil(scope, id, (snap) => text(snap).includes('late'))
+    await runner.crash()
+    await startOwnRunner()
+    expect(await allOfIt(scope, id)).toEqual({ polled: 'early\nlate\n', read: 'early\nlate\n' })
+  })
+})
+
 describe('a workspace spool', () => {
   it('is left in the workspace when its command is closed', async () => {
     const scope = fresh()

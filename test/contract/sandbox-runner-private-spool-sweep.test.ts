@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,7 +12,9 @@ import { value } from '../support/runner-results.ts'
  * A private spool left unclosed — the server stopped between a hook's start and its close, or
  * the hook left a process holding its output — is swept once its command has ended longer than
  * TURNLINE_SANDBOX_PRIVATE_SPOOL_GRACE_SECONDS ago (a few seconds here), and kept before: right
- * after its command ended, across a runner restart, and while a process still writes it.
+ * after its command ended, across a runner restart, and while a process still writes it. The
+ * command's record and claim go with it; a start retried under its request id still does not
+ * run it again.
  */
 const secret = 'private-spool-sweep-secret-0123456789'
 let root: string
@@ -45,6 +47,16 @@ const privateSpool = (scope: SandboxScope, id: string) => privateSpoolPath(root,
 const text = (snap: ExecSnapshot) => `${snap.output.head}${snap.output.tail}`
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+const startOf = (requestId: string, cmd: string) => ({
+  requestId,
+  toolCallId: `call_${requestId}`,
+  cmd,
+  tty: false,
+  yieldTimeMs: 0,
+  maxOutputBytes: 65_536,
+  privateOutput: true,
+})
+
 async function started(scope: SandboxScope, cmd: string) {
   requests += 1
   const snap = value(
@@ -65,6 +77,7 @@ const waited = async (scope: SandboxScope, id: string) =>
   value(await client.wait(scope, { execSessionId: id, timeoutMs: 20_000, maxOutputBytes: 65_536 }))
 
 const recorded = (scope: SandboxScope, id: string) => recordedExit(root, scope, id)
+const stateOf = (scope: SandboxScope) => join(root, '.runner-state', scope.tenant, scope.sessionId)
 
 /** Resolves once the spool is gone; fails if it is still there after `ms`. */
 async function swept(scope: SandboxScope, id: string, ms: number): Promise<void> {
@@ -72,6 +85,7 @@ async function swept(scope: SandboxScope, id: string, ms: number): Promise<void>
     if (!(await exists(privateSpool(scope, id)))) break
   }
   expect(await exists(privateSpool(scope, id))).toBe(false)
+  expect(await exists(join(stateOf(scope), 'exec', `${id}.json`))).toBe(false)
   const read = await client.readSpool(scope, { execSessionId: id, offset: 0, length: 1024 })
   expect(read.ok).toBe(false)
   if (!read.ok) expect(read.refusal.code).toBe('not_found')
@@ -92,7 +106,17 @@ describe('a private spool never closed', () => {
     expect(done.state).toEqual({ status: 'exited', exitCode: 0 })
     expect(text(done)).toBe('hook-answer\n')
     expect(await readable(scope, id)).toBe('hook-answer\n')
+    const claim = join(stateOf(scope), 'requests', `req_sweep_${requests}.json`)
+    expect(await exists(claim)).toBe(true)
     await swept(scope, id, 20_000)
+    expect(await exists(claim)).toBe(false)
+    // Its request id retried: not run again (refused as its reads are), another command a conflict.
+    const again = await client.start(scope, startOf(`req_sweep_${requests}`, 'echo hook-answer'))
+    expect(again.ok ? 'ran again' : again.refusal.code).toBe('not_found')
+    const other = await client.start(scope, startOf(`req_sweep_${requests}`, 'echo other'))
+    expect(other.ok ? 'ran' : other.refusal.code).toBe('conflict')
+    expect(await readdir(join(stateOf(scope), 'exec'))).toEqual([])
+    expect(await readdir(join(stateOf(scope), 'requests'))).toEqual([])
   })
 
   it('is kept while a process the command left still holds its output, and swept after it ends', {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CommandSandbox } from '../../adapters/runner/command-sandbox.ts'
+import { PrivateSpoolIndex } from '../../adapters/runner/private-spool-index.ts'
 import { openSandbox } from '../../adapters/runner/sandbox-probe.ts'
 import { DEFAULT_SANDBOX_SETTINGS } from '../../adapters/runner/sandbox-settings.ts'
 import { TenantLimitEnforcer } from '../../adapters/runner/tenant-limit-enforcer.ts'
@@ -24,7 +25,8 @@ beforeAll(async () => {
   await chmod(dir, 0o711)
   const settings = { ...DEFAULT_SANDBOX_SETTINGS, mode: 'require' as const }
   const sandbox = await openSandbox(settings, dir)
-  limits = await TenantLimitEnforcer.open(dir, sandbox, (entry) => logged.push(entry))
+  const spools = new PrivateSpoolIndex(dir)
+  limits = await TenantLimitEnforcer.open(dir, sandbox, (entry) => logged.push(entry), spools)
 })
 
 afterAll(async () => {

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DiskQuota } from '../../adapters/runner/disk-quota.ts'
 import { measureWorkspaces } from '../../adapters/runner/disk-usage.ts'
+import { PrivateSpoolIndex } from '../../adapters/runner/private-spool-index.ts'
 
 /**
  * The walks of a tenant's workspaces (GNU du, for real): however many workspaces a tenant has,
@@ -38,7 +39,16 @@ describe('walking a tenant workspaces', () => {
       return measureWorkspaces(workspaces, user, timeoutMs)
     }
     // A check interval of 0: every check wants a fresh figure.
-    const quota = new DiskQuota(root, 100, 0, 60_000, () => {}, counted)
+    const spools = new PrivateSpoolIndex(root)
+    const quota = new DiskQuota(
+      root,
+      100,
+      0,
+      60_000,
+      () => {},
+      (t) => spools.bytes(t),
+      counted,
+    )
     await Promise.all(Array.from({ length: 10 }, () => quota.check('t1', undefined)))
     expect(walks).toBe(1)
 
