@@ -142,6 +142,15 @@ export const EngineStateSchema = lazySchema(() =>
     mcp: McpStateSchema.nullish(),
     /** Absent in states written before compaction was wired in; null when cleared. */
     compaction: EngineCompactionSchema.nullish(),
+    /**
+     * The history archives of committed compactions still kept, oldest first, by their names
+     * after `history/<session>_` (`0042_20261207T101500Z.jsonl`): the newest 10, and any older one
+     * whose removal failed (tried again by the next compaction). Apart from `compaction`, which
+     * changes every batch, so that only a compaction's batch writes it. Absent or null in states
+     * written before it was kept, or when its listing failed: the next compaction lists
+     * `history/` once.
+     */
+    compaction_archives: z.array(z.string().min(1)).nullish(),
     /** Orient phase, handoff, changes and verification (agent-state.ts); absent in older states. */
     agent: AgentStateSchema.nullish(),
   }),

@@ -173,6 +173,33 @@ describe('provider compaction', () => {
     expect(history.at(-1)).toEqual({ role: 'assistant', content: 'answer 5' })
   })
 
+  it('leaves out a call cut from its result in the middle of the window', async () => {
+    const { service, mock, deps } = engine
+    const sid = await newSession()
+    await fiveTurns(sid, 'responses')
+    const said = (role: string, text: string) => ({ type: 'message', role, content: text })
+    const output = [
+      said('user', 'task 1'),
+      { type: 'function_call', call_id: 'call_cut', name: 'lookup', arguments: '{}' },
+      said('user', 'task 2'),
+      { type: 'function_call_output', call_id: 'call_gone', output: 'no call made this' },
+      said('user', 'task 3'),
+      { type: 'compaction', encrypted_content: 'enc-cut', id: 'cmp_cut' },
+    ]
+    mock.enqueue({ api: 'compact', compaction: { output } })
+    expect(boundaries((await service.compact('t1', sid)).events)).toHaveLength(1)
+    mock.enqueue({ api: 'responses', text: 'answer 6' })
+    expect((await service.stepTurn('t1', sid, { input: 'task 6' })).status).toBe('completed')
+    // The next request carries no half of a pair: the provider would reject either.
+    const types = inputOf(mock.requests.at(-1)).map((item) => item.type ?? item.role)
+    expect(types).not.toContain('function_call')
+    expect(types).not.toContain('function_call_output')
+    const { history } = await committed(deps, 't1', sid)
+    expect(history.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls))).toBe(
+      false,
+    )
+  })
+
   it('falls back to a local summary when the provider call fails', async () => {
     const { service, mock, deps } = engine
     const sid = await newSession()

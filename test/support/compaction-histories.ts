@@ -144,3 +144,17 @@ export function messyHistory(seed: number): HistoryMessage[] {
   }
   return history
 }
+
+/** Single messages, for transcripts written out by hand. */
+export const user = (content: string): HistoryMessage => ({ role: 'user', content })
+export const say = (content: string): HistoryMessage => ({ role: 'assistant', content })
+export const call = (...ids: string[]): HistoryMessage => ({
+  role: 'assistant',
+  content: '',
+  tool_calls: ids.map((id) => ({ id, name: 'read_file', arguments: '{"path":"a"}' })),
+})
+export const result = (id: string, content = 'ok'): HistoryMessage => ({
+  role: 'tool',
+  tool_call_id: id,
+  content,
+})

@@ -13,29 +13,20 @@ import {
 import { TokenCounter } from '../../src/core/compaction/token-counter.ts'
 import { approximateTokenizer } from '../../src/ports/tokenizer.ts'
 import {
+  call,
   messyHistory,
+  result,
+  say,
   scriptedHistory,
   seededRandom,
   turn,
+  user,
 } from '../support/compaction-histories.ts'
 
 const counter = new TokenCounter(approximateTokenizer)
 const countTokens = (message: HistoryMessage) => counter.countMessage(message)
 const select = (history: readonly HistoryMessage[], archivePath?: string) =>
   selectContinuity(history, { countTokens, archivePath })
-
-const user = (content: string): HistoryMessage => ({ role: 'user', content })
-const say = (content: string): HistoryMessage => ({ role: 'assistant', content })
-const call = (...ids: string[]): HistoryMessage => ({
-  role: 'assistant',
-  content: '',
-  tool_calls: ids.map((id) => ({ id, name: 'read_file', arguments: '{"path":"a"}' })),
-})
-const result = (id: string, content = 'ok'): HistoryMessage => ({
-  role: 'tool',
-  tool_call_id: id,
-  content,
-})
 
 describe('the orphan checker', () => {
   it('accepts answered calls and rejects every kind of break', () => {

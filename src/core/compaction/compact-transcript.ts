@@ -8,7 +8,7 @@ import { hookWarnings, runHooks } from '../hooks/run-hooks.ts'
 import { fireSessionStart } from '../hooks/turn-hooks.ts'
 import { retainedUserMessages } from '../session/fork-history.ts'
 import { hookContext, hookDeps } from '../turn/turn-tools.ts'
-import { pruneHistoryArchivesQuietly } from './archive-retention.ts'
+import { retainArchivesQuietly } from './archive-retention.ts'
 import { buildMemoryEnvelope } from './build-envelope.ts'
 import { persistCompactionArtifacts, readMemoryEnvelope } from './compaction-artifacts.ts'
 import { produceCompaction } from './compaction-modes.ts'
@@ -30,8 +30,9 @@ import { discardArtifacts, withinDeadline } from './timed-compaction.ts'
  * compaction-modes.ts; its usage and cost count toward the session → archive the history and
  * write the memory envelope next to it (both create-only) → `pre_compact` hooks, then
  * `session_start` (source `compact`) → write the summary artifact and remove the session's
- * archives past the newest 10 as VT Code does (archive-retention.ts) → open the next request
- * segment → replace the transcript, clear the usage anchor and the pending flag → emit
+ * archives past the newest 10 as VT Code does, of those committed compactions wrote (the state
+ * lists them, archive-retention.ts) → open the next request segment → replace the transcript,
+ * clear the usage anchor and the pending flag, list the new archive → emit
  * `thread.compact_boundary`. Stopped before the platform's timeout (timed-compaction.ts), it
  * ends before the summary, having removed its archive: nothing of it is kept.
  * The caller commits: the batch carries `history.reset`, so a checkpoint follows it and
@@ -158,12 +159,17 @@ async function compactOnce(
     await discardArtifacts(run, artifacts)
     return { kind: 'stopped' }
   }
-  await Promise.all([
+  const [, archives] = await Promise.all([
     writeCompactionSummary(deps, ref, product.summary, run.warnings),
-    pruneHistoryArchivesQuietly(
+    retainArchivesQuietly(
       deps.sessions.objects,
-      deps.sessions.keys(ref).root,
-      ref.sessionId,
+      {
+        root: deps.sessions.keys(ref).root,
+        sessionId: ref.sessionId,
+        // A session never compacted has none; a state from before the list was kept, unknown.
+        kept: state.compaction_archives ?? (compaction.compactions === 0 ? [] : null),
+        added: artifacts.historyPath,
+      },
       run.warnings,
     ),
   ])
@@ -181,6 +187,7 @@ async function compactOnce(
   delete compaction.usage_anchor
   compaction.compactions += 1
   compaction.memory_envelope_path = artifacts.envelopePath
+  state.compaction_archives = archives
   if (compaction.suppressed !== 'sticky' || request.trigger === 'manual') {
     delete compaction.suppressed
     delete compaction.suppressed_turn

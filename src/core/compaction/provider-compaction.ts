@@ -9,10 +9,10 @@ import {
 
 /**
  * A provider-native compaction result (VT Code §4, mode `provider`) made into the compacted
- * history: trailing assistant tool-call messages are popped (their results are not part of the
- * window), the user messages and the opaque compaction item stay as the provider returned them,
- * and when the provider answered with a summary only (no compaction item) the source's
- * continuity tail is appended. The memory envelope message is inserted as for local compaction.
+ * history: tool calls without their results, and results without their call, are left out
+ * wherever they are (`sendableWindow`), the user messages and the opaque compaction item stay
+ * as the provider returned them, and when the provider answered with a summary only (no
+ * compaction item) the source's continuity tail is appended. The memory envelope message is inserted as for local compaction.
  */
 
 export interface ProviderCompacted {
@@ -28,14 +28,38 @@ export function isCompactionItem(message: HistoryMessage): boolean {
   return message.role === 'compaction'
 }
 
-/** Pops trailing assistant messages that carry tool calls (the provider kept no results). */
-export function popTrailingToolCalls(messages: readonly HistoryMessage[]): HistoryMessage[] {
-  const kept = [...messages]
-  for (;;) {
-    const last = kept.at(-1)
-    if (last?.role !== 'assistant' || !last.tool_calls?.length) return kept
-    kept.pop()
+/**
+ * The provider's window made sendable, in one pass over it: an assistant message whose tool
+ * calls are not each answered once by the tool messages right after it (a call unanswered, an id
+ * twice) is dropped with those results; a tool message answering no call of the message before
+ * its run is dropped alone. Anywhere in the window, not only at its end (a call cut from its
+ * result in the middle is rejected by the provider as surely as a trailing one); what keeps the
+ * protocol is kept as it is.
+ */
+export function sendableWindow(messages: readonly HistoryMessage[]): HistoryMessage[] {
+  const kept: HistoryMessage[] = []
+  let index = 0
+  while (index < messages.length) {
+    const message = messages[index] as HistoryMessage
+    index += 1
+    if (message.role === 'tool') continue // answers no call directly before it
+    const calls = message.role === 'assistant' ? (message.tool_calls ?? []) : []
+    if (calls.length === 0) {
+      kept.push(message)
+      continue
+    }
+    const open = new Set(calls.map((call) => call.id))
+    const results: HistoryMessage[] = []
+    let unanswered = open.size === calls.length ? open.size : -1
+    for (; messages[index]?.role === 'tool'; index++) {
+      const result = messages[index] as Extract<HistoryMessage, { role: 'tool' }>
+      if (!open.delete(result.tool_call_id)) continue // a stray or second result
+      results.push(result)
+      unanswered -= 1
+    }
+    if (unanswered === 0) kept.push(message, ...results)
   }
+  return kept
 }
 
 export function completeProviderCompaction(
@@ -43,7 +67,7 @@ export function completeProviderCompaction(
   source: readonly HistoryMessage[],
   tail: readonly HistoryMessage[],
 ): ProviderCompacted {
-  const window = popTrailingToolCalls(stripMemoryEnvelope(output))
+  const window = sendableWindow(stripMemoryEnvelope(output))
   const summaryOnly = !window.some(isCompactionItem)
   const base = summaryOnly ? [...window, ...tail] : window
   // A summary-only answer is readable text; an opaque item leaves a summary derived from the source.
