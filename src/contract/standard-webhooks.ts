@@ -34,6 +34,14 @@ export function isUsableWebhookSecret(secret: string): boolean {
   }
 }
 
+/**
+ * A `webhook-timestamp` as signed: unix seconds in decimal digits, no sign, fraction, exponent,
+ * space or leading zero. The library reads the header with `parseInt` and signs the number it
+ * read, so `1700000000x` or `1700000000.9` passed with the signature of `1700000000` while the
+ * header itself was not a number (the retention computed from it was NaN).
+ */
+const UNIX_SECONDS = /^[1-9][0-9]{0,14}$/
+
 export function verifyStandardWebhook(input: {
   secret: string
   headers: Headers
@@ -43,6 +51,10 @@ export function verifyStandardWebhook(input: {
   for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
     const value = input.headers.get(name)
     if (value !== null) headers[name] = value
+  }
+  const timestamp = headers['webhook-timestamp']
+  if (timestamp !== undefined && !UNIX_SECONDS.test(timestamp)) {
+    return { ok: false, reason: 'webhook-timestamp is not unix seconds' }
   }
   try {
     webhookFor(input.secret).verify(input.body, headers, { jsonParse: false })

@@ -34,7 +34,11 @@ afterAll(async () => {
   await engine?.close()
 })
 
-function deliver(body: string, id: string, options: { timestamp?: number; secret?: Buffer } = {}) {
+function deliver(
+  body: string,
+  id: string,
+  options: { timestamp?: number; secret?: Buffer; timestampHeader?: string } = {},
+) {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000))
   const signature = createHmac('sha256', options.secret ?? RAW_SECRET)
     .update(`${id}.${timestamp}.${body}`)
@@ -44,7 +48,7 @@ function deliver(body: string, id: string, options: { timestamp?: number; secret
     headers: {
       'content-type': 'application/json',
       'webhook-id': id,
-      'webhook-timestamp': timestamp,
+      'webhook-timestamp': options.timestampHeader ?? timestamp,
       'webhook-signature': `v1,${signature}`,
     },
     body,
@@ -88,5 +92,20 @@ describe('POST /v1/webhooks/:name', () => {
     const unknown = await fetch(`${server.url}/v1/webhooks/nope`, { method: 'POST', body: '{}' })
     expect(unknown.status).toBe(404)
     expect(engine.mock.requests.length).toBeLessThanOrEqual(1)
+  })
+
+  it('refuses (401) a timestamp header that is not unix seconds, though its number was signed', async () => {
+    const seconds = Math.floor(Date.now() / 1000)
+    const answer = await deliver('{}', 'msg_4', {
+      timestamp: seconds,
+      timestampHeader: `${seconds}x`,
+    })
+    expect(answer.status).toBe(401)
+    expect(await answer.json()).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: 'webhook rejected: webhook-timestamp is not unix seconds',
+      },
+    })
   })
 })

@@ -51,6 +51,26 @@ describe('Standard Webhooks (standardwebhooks)', () => {
     for (const check of reasons) expect(check.ok).toBe(false)
   })
 
+  it('refuses a timestamp header that is not unix seconds, though its number was signed', () => {
+    // The library reads the header with parseInt and checks the signature of the number it read.
+    const at = now()
+    const body = '{"a":1}'
+    const good = signed(RAW, 'm', at, body)
+    expect(verifyStandardWebhook({ secret: WHSEC, headers: good, body })).toEqual({
+      ok: true,
+      id: 'm',
+      timestamp: at,
+    })
+    for (const header of [`${at}x`, `${at}.9`, `${at}e0`, `0${at}`, `+${at}`, `${at} ${at}`]) {
+      const headers = new Headers(good)
+      headers.set('webhook-timestamp', header)
+      expect(verifyStandardWebhook({ secret: WHSEC, headers, body }), header).toEqual({
+        ok: false,
+        reason: 'webhook-timestamp is not unix seconds',
+      })
+    }
+  })
+
   it('signs what it verifies, and node:crypto agrees with the signature', () => {
     const nowMs = Date.now()
     const headers = standardWebhookHeaders({ secret: WHSEC, id: 'msg_9', body: 'hello', nowMs })
