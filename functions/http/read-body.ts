@@ -16,6 +16,11 @@ export const MAX_JSON_DEPTH = 64
 
 /** Strict UTF-8 (a decoder keeps no state between whole-buffer decodes, so one serves all). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
+/**
+ * Strict UTF-8 that keeps a leading byte order mark: a signed body is verified as the bytes sent,
+ * and the default decoder drops the BOM, so a body that begins with one failed its signature.
+ */
+const UTF8_AS_SENT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 const invalid = (message: string, field = 'body') =>
   new TurnlineError('invalid_input', message, { details: { field } })
@@ -64,13 +69,16 @@ export function parseJsonDocument(text: string, what: string): unknown {
   return value
 }
 
-/** The raw UTF-8 body within the limits (for signed bodies, verified byte for byte). */
+/**
+ * The raw UTF-8 body within the limits (for signed bodies, verified byte for byte: its text
+ * encodes back to the very bytes received, a leading BOM included).
+ */
 export async function readBodyText(request: Request, limits: BodyLimits): Promise<string> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
   const bytes = await readBytes(request, limits)
   try {
-    return UTF8.decode(bytes)
+    return UTF8_AS_SENT.decode(bytes)
   } catch {
     throw invalid('request body is not valid UTF-8')
   }

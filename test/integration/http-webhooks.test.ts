@@ -108,4 +108,14 @@ describe('POST /v1/webhooks/:name', () => {
       },
     })
   })
+
+  it('verifies a body that begins with a byte order mark as the bytes sent', async () => {
+    engine.mock.reset()
+    engine.mock.enqueue({ text: 'Read it.' })
+    const body = '\uFEFF{"action":"opened"}'
+    const answer = await deliver(body, 'msg_5')
+    expect(answer.status, await answer.clone().text()).toBe(200)
+    const sent = engine.mock.requests[0]?.body.messages as { role: string; content: string }[]
+    expect(sent[1]?.content).toBe(`New issue event: ${body}`)
+  })
 })

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chunkedPost } from '../support/chunked-post.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startDeno, startWorkerd } from '../support/runtimes.ts'
 import { type SignedMessage, signedExitCallback, signMessage } from '../support/signed-callback.ts'
@@ -11,6 +12,8 @@ import { type SignedMessage, signedExitCallback, signMessage } from '../support/
  */
 const RUNNER_SECRET = 'runtime-runner-secret-0123456789'
 const WEBHOOK_SECRET = `whsec_${Buffer.from('runtime-webhook-secret-0123456789').toString('base64')}`
+/** The body cap: a chunked delivery past it is refused without being read whole. */
+const BODY_CAP = 65_536
 const vars = {
   // Never called here: the callback route only needs the secret.
   TURNLINE_RUNNER_URL: 'http://127.0.0.1:9',
@@ -18,6 +21,7 @@ const vars = {
   TURNLINE_WEBHOOKS: JSON.stringify({ triage: { secret: WEBHOOK_SECRET, tenant: 'local' } }),
   TURNLINE_MODEL_PROVIDER: 'demo',
   TURNLINE_SINGLE_TENANT: '1',
+  TURNLINE_MAX_BODY_BYTES: String(BODY_CAP),
 }
 
 const runtimes: [string, () => Promise<RuntimeProcess>][] = [
@@ -83,5 +87,34 @@ describe.each(runtimes)('%s: signed routes', (name, start) => {
     expect(refused.status, JSON.stringify(refused.body)).toBe(401)
     const unknown = await answer(await post('/v1/webhooks/nobody', forged))
     expect(unknown.status).toBe(404)
+  })
+
+  it('verifies a delivery as the bytes sent, and refuses a malformed timestamp and a long chunked body', async () => {
+    // A body that begins with a byte order mark: signed as sent, so it verifies as sent.
+    const bom = signMessage(WEBHOOK_SECRET, '\uFEFF{"event":"push"}')
+    const accepted = await answer(await post('/v1/webhooks/triage', bom))
+    expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300)
+    // The signature of the number parseInt reads, under a header that is not unix seconds.
+    const seconds = Math.floor(Date.now() / 1000)
+    const signed = signMessage(WEBHOOK_SECRET, '{"event":"x"}', undefined, seconds)
+    signed.headers['webhook-timestamp'] = `${seconds}x`
+    expect(await answer(await post('/v1/webhooks/triage', signed))).toEqual({
+      status: 401,
+      body: {
+        error: {
+          code: 'unauthorized',
+          message: 'webhook rejected: webhook-timestamp is not unix seconds',
+        },
+      },
+    })
+    // No Content-Length, and a body that never ends: counted as it arrives, refused once past
+    // the cap, without waiting for the rest.
+    if (!runtime) throw new Error(`${name} is not running`)
+    const { headers } = signMessage(WEBHOOK_SECRET, '{}')
+    const chunked = await chunkedPost(`${runtime.url}/v1/webhooks/triage`, headers, 2 * BODY_CAP)
+    expect(chunked.status, chunked.text).toBe(413)
+    expect(JSON.parse(chunked.text)).toMatchObject({
+      error: { code: 'payload_too_large', details: { max_bytes: BODY_CAP } },
+    })
   })
 })
