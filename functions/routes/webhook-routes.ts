@@ -95,6 +95,8 @@ export function webhookRoutes(
       const body = await readBodyText(c.req.raw, ctx.limits)
       const check = verifyStandardWebhook({ secret: hook.secret, headers: c.req.raw.headers, body })
       if (!check.ok) return failures.failed(buckets, check.reason)
+      const input = renderPrompt(hook.prompt, body)
+      if (input === '') throw emptyPrompt()
       const idDigest = await digest(check.id)
       const message = deliveryMessage(name, idDigest)
       const until = rememberUntilMs(check.timestamp, guards.idRetentionSeconds, Date.now())
@@ -103,7 +105,7 @@ export function webhookRoutes(
         sessionId: `wh-${name}-${idDigest}`,
         deliveryId: check.id,
         config: hook.session,
-        input: renderPrompt(hook.prompt, body),
+        input,
         ...(earlier === 'first' ? {} : { earlier }),
         ...(earlier === 'recorded'
           ? {}
@@ -168,6 +170,18 @@ async function digest(text: string): Promise<string> {
 }
 
 type WebhookRun = Parameters<RouteContext['api']['queueTrigger']>[1]
+
+/**
+ * A delivery whose prompt is empty (the hook's prompt is `{{body}}`, the body empty) has no turn
+ * to run: refused before anything is recorded, as a turn without input is.
+ */
+function emptyPrompt(): TurnlineError {
+  return new TurnlineError(
+    'invalid_input',
+    "the delivery's prompt is empty: the hook's prompt is the body, and the body is empty",
+    { details: { field: 'body' } },
+  )
+}
 
 /** The answer to a delivery whose turn paused: deliver it again to continue it. */
 function pausedDelivery(sessionId: string, warnings: string[]): TurnlineError {

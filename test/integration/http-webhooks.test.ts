@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { WebhookConfigSchema } from '../../src/contract/webhook-config.ts'
@@ -24,6 +24,8 @@ beforeAll(async () => {
         session: { instructions: 'Triage incoming issues.' },
         prompt: 'New issue event: {{body}}',
       }),
+      // The default prompt: the payload as it is.
+      raw: WebhookConfigSchema.parse({ secret: SECRET, tenant: 'acme' }),
     },
     log: () => {},
   })
@@ -37,13 +39,13 @@ afterAll(async () => {
 function deliver(
   body: string,
   id: string,
-  options: { timestamp?: number; secret?: Buffer; timestampHeader?: string } = {},
+  options: { timestamp?: number; secret?: Buffer; timestampHeader?: string; hook?: string } = {},
 ) {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000))
   const signature = createHmac('sha256', options.secret ?? RAW_SECRET)
     .update(`${id}.${timestamp}.${body}`)
     .digest('base64')
-  return fetch(`${server.url}/v1/webhooks/triage`, {
+  return fetch(`${server.url}/v1/webhooks/${options.hook ?? 'triage'}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -117,5 +119,27 @@ describe('POST /v1/webhooks/:name', () => {
     expect(answer.status, await answer.clone().text()).toBe(200)
     const sent = engine.mock.requests[0]?.body.messages as { role: string; content: string }[]
     expect(sent[1]?.content).toBe(`New issue event: ${body}`)
+  })
+})
+
+describe('a delivery whose prompt is empty', () => {
+  it('is refused 400 on the request path', async () => {
+    engine.mock.reset()
+    const answer = await deliver('', 'msg_empty', { hook: 'raw' })
+    expect(answer.status, await answer.clone().text()).toBe(400)
+    expect(await answer.json()).toEqual({
+      error: {
+        code: 'invalid_input',
+        message:
+          "the delivery's prompt is empty: the hook's prompt is the body, and the body is empty",
+        details: { field: 'body' },
+      },
+    })
+    // Nothing was recorded: no session was created (nor left open), no model called.
+    const sessionId = `wh-raw-${createHash('sha256').update('msg_empty').digest('hex').slice(0, 24)}`
+    await expect(engine.service.getSession('acme', sessionId)).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    expect(engine.mock.requests).toHaveLength(0)
   })
 })

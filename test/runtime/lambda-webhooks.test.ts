@@ -9,14 +9,20 @@ import {
   urlEvent,
 } from '../support/lambda-runtime.ts'
 import { signMessage } from '../support/signed-callback.ts'
+import {
+  EMPTY_PROMPT,
+  emptyDelivery,
+  TIMESTAMP_NOT_SECONDS,
+  timestampNotSeconds,
+} from '../support/webhook-refusals.ts'
 
 /**
  * Webhook deliveries on the Lambda bundle (loaded as the runtime loads it, invoked with function
  * URL events) get the answers Node, Deno and workerd give (http-webhooks.test.ts,
  * signed-routes.test.ts): a body that begins with a byte order mark is verified as the bytes
  * sent — as text, and base64-encoded as the function URL passes a body it takes for binary — a
- * timestamp header that is not unix seconds is 401, a body past the cap without Content-Length
- * is 413.
+ * timestamp header that is not unix seconds is 401, an empty prompt 400, a body past the cap
+ * without Content-Length 413.
  */
 const SECRET = `whsec_${Buffer.from('lambda-webhook-secret-0123456789').toString('base64')}`
 const BODY_CAP = 65_536
@@ -63,18 +69,11 @@ describe('webhook deliveries on the Lambda bundle', { timeout: 60_000 }, () => {
   })
 
   it('refuses a timestamp header that is not unix seconds, its number signed', async () => {
-    const seconds = Math.floor(Date.now() / 1000)
-    const message = signMessage(SECRET, '{"event":"x"}', undefined, seconds)
-    message.headers['webhook-timestamp'] = `${seconds}x`
-    expect(await deliver(message)).toEqual({
-      status: 401,
-      body: {
-        error: {
-          code: 'unauthorized',
-          message: 'webhook rejected: webhook-timestamp is not unix seconds',
-        },
-      },
-    })
+    expect(await deliver(timestampNotSeconds(SECRET))).toEqual(TIMESTAMP_NOT_SECONDS)
+  })
+
+  it('refuses an empty prompt before anything runs', async () => {
+    expect(await deliver(emptyDelivery(SECRET))).toEqual(EMPTY_PROMPT)
   })
 
   it('refuses a body past the cap that declares no length', async () => {

@@ -3,6 +3,12 @@ import { chunkedPost } from '../support/chunked-post.ts'
 import type { RuntimeProcess } from '../support/runtime-process.ts'
 import { startDeno, startWorkerd } from '../support/runtimes.ts'
 import { type SignedMessage, signedExitCallback, signMessage } from '../support/signed-callback.ts'
+import {
+  EMPTY_PROMPT,
+  emptyDelivery,
+  TIMESTAMP_NOT_SECONDS,
+  timestampNotSeconds,
+} from '../support/webhook-refusals.ts'
 
 /**
  * The routes that authenticate by signature instead of a bearer key exist in every runtime as
@@ -89,24 +95,18 @@ describe.each(runtimes)('%s: signed routes', (name, start) => {
     expect(unknown.status).toBe(404)
   })
 
-  it('verifies a delivery as the bytes sent, and refuses a malformed timestamp and a long chunked body', async () => {
+  it('verifies a delivery as the bytes sent, and refuses a malformed timestamp, an empty prompt and a long chunked body', async () => {
     // A body that begins with a byte order mark: signed as sent, so it verifies as sent.
     const bom = signMessage(WEBHOOK_SECRET, '\uFEFF{"event":"push"}')
     const accepted = await answer(await post('/v1/webhooks/triage', bom))
     expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300)
-    // The signature of the number parseInt reads, under a header that is not unix seconds.
-    const seconds = Math.floor(Date.now() / 1000)
-    const signed = signMessage(WEBHOOK_SECRET, '{"event":"x"}', undefined, seconds)
-    signed.headers['webhook-timestamp'] = `${seconds}x`
-    expect(await answer(await post('/v1/webhooks/triage', signed))).toEqual({
-      status: 401,
-      body: {
-        error: {
-          code: 'unauthorized',
-          message: 'webhook rejected: webhook-timestamp is not unix seconds',
-        },
-      },
-    })
+    const timestamp = timestampNotSeconds(WEBHOOK_SECRET)
+    expect(await answer(await post('/v1/webhooks/triage', timestamp))).toEqual(
+      TIMESTAMP_NOT_SECONDS,
+    )
+    // An empty body under the default prompt: no turn to run, refused before anything is recorded.
+    const empty = emptyDelivery(WEBHOOK_SECRET)
+    expect(await answer(await post('/v1/webhooks/triage', empty))).toEqual(EMPTY_PROMPT)
     // No Content-Length, and a body that never ends: counted as it arrives, refused once past
     // the cap, without waiting for the rest.
     if (!runtime) throw new Error(`${name} is not running`)
