@@ -56,6 +56,8 @@ export function verifyStandardWebhook(input: {
   if (timestamp !== undefined && !UNIX_SECONDS.test(timestamp)) {
     return { ok: false, reason: 'webhook-timestamp is not unix seconds' }
   }
+  const signatures = headers['webhook-signature']
+  if (signatures !== undefined) headers['webhook-signature'] = spaceSeparated(signatures)
   try {
     webhookFor(input.secret).verify(input.body, headers, { jsonParse: false })
     return { ok: true, id: headers['webhook-id']!, timestamp: Number(headers['webhook-timestamp']) }
@@ -63,6 +65,23 @@ export function verifyStandardWebhook(input: {
     if (error instanceof WebhookVerificationError) return { ok: false, reason: error.message }
     throw error
   }
+}
+
+/**
+ * The `v1` signatures of a `webhook-signature` header, separated by spaces as the library reads
+ * them. A sender puts several in one header, separated by spaces; a sender that writes them as
+ * several header lines has them joined by the platform, with `, ` on Node, Deno and workerd
+ * (the library reads `v1,a,` and `v1,b`) but with a bare comma by a Lambda function URL
+ * (`v1,a,v1,b`: the library read only `a`). Signatures are base64, without spaces or commas, so
+ * every `v1` token names the one after it. Without any, the header is left as it is.
+ */
+function spaceSeparated(header: string): string {
+  const tokens = header.split(/[ ,]+/)
+  const found: string[] = []
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    if (tokens[i] === 'v1') found.push(`v1,${tokens[++i]}`)
+  }
+  return found.length > 0 ? found.join(' ') : header
 }
 
 /** The three Standard Webhooks headers for a body: what a sender adds to its request. */

@@ -20,7 +20,8 @@ import {
  * Webhook deliveries on the Lambda bundle (loaded as the runtime loads it, invoked with function
  * URL events) get the answers Node, Deno and workerd give (http-webhooks.test.ts,
  * signed-routes.test.ts): a body that begins with a byte order mark is verified as the bytes
- * sent — as text, and base64-encoded as the function URL passes a body it takes for binary — a
+ * sent — as text, and base64-encoded as the function URL passes a body it takes for binary — the
+ * signature is found among several header lines the function URL joined with a comma, a
  * timestamp header that is not unix seconds is 401, an empty prompt 400, a body past the cap
  * without Content-Length 413.
  */
@@ -66,6 +67,15 @@ describe('webhook deliveries on the Lambda bundle', { timeout: 60_000 }, () => {
     expect(await deliver(text)).toMatchObject({ status: 200, body: { duplicate: false } })
     const binary = signMessage(SECRET, '\uFEFF{"event":"pull"}')
     expect(await deliver(binary, true)).toMatchObject({ status: 200, body: { duplicate: false } })
+  })
+
+  it('finds the signature among those of several header lines, joined by a bare comma', async () => {
+    // Two `webhook-signature` lines, as the function URL hands them over (Node, Deno and
+    // workerd join them with ", ").
+    const message = signMessage(SECRET, '{"event":"rotated"}')
+    const good = message.headers['webhook-signature']
+    message.headers['webhook-signature'] = `v1,bm90LXRoaXMtb25l,${good}`
+    expect(await deliver(message)).toMatchObject({ status: 200, body: { duplicate: false } })
   })
 
   it('refuses a timestamp header that is not unix seconds, its number signed', async () => {

@@ -71,6 +71,30 @@ describe('Standard Webhooks (standardwebhooks)', () => {
     }
   })
 
+  it('finds each signature however several were joined: by spaces, or by commas', () => {
+    const at = now()
+    const body = '{"a":1}'
+    const good = signed(RAW, 'm', at, body).get('webhook-signature')?.split(' ')[1] ?? ''
+    // One header (the specification), two header lines joined by Node, Deno or workerd, and by a
+    // Lambda function URL.
+    for (const header of [
+      `v1,bm90 ${good}`,
+      `v1,bm90, ${good}`,
+      `v1,bm90,${good}`,
+      `v2,x,${good}`,
+    ]) {
+      const headers = signed(RAW, 'm', at, body)
+      headers.set('webhook-signature', header)
+      expect(verifyStandardWebhook({ secret: WHSEC, headers, body }).ok, header).toBe(true)
+    }
+    const wrong = signed(RAW, 'm', at, body)
+    wrong.set('webhook-signature', 'v1,bm90,v2,bm90')
+    expect(verifyStandardWebhook({ secret: WHSEC, headers: wrong, body })).toEqual({
+      ok: false,
+      reason: 'No matching signature found',
+    })
+  })
+
   it('signs what it verifies, and node:crypto agrees with the signature', () => {
     const nowMs = Date.now()
     const headers = standardWebhookHeaders({ secret: WHSEC, id: 'msg_9', body: 'hello', nowMs })
