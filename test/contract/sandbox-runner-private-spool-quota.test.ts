@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { exists, privateSpoolPath, recordedExit } from '../support/private-spools.ts'
+import { exists, privateSpoolPath, recordedExit, startRequest } from '../support/private-spools.ts'
 import type { RunnerProcess } from '../support/runner-process.ts'
 import { refusal, value } from '../support/runner-results.ts'
 import { runnerWithClient, runToEnd } from '../support/sandbox-commands.ts'
@@ -48,15 +48,10 @@ const QUOTA = /over its disk quota of 8 MiB \(TURNLINE_SANDBOX_TENANT_DISK_MB\)/
 /** A private command run to its end; its id. */
 async function privateRun(where: SandboxScope, cmd: string) {
   const started = value(
-    await client.start(where, {
-      requestId: `req_spool_quota_${++requests}`,
-      toolCallId: `call_${requests}`,
-      cmd,
-      tty: false,
-      yieldTimeMs: 0,
-      maxOutputBytes: 4096,
-      privateOutput: true,
-    }),
+    await client.start(
+      where,
+      startRequest(`req_spool_quota_${++requests}`, cmd, { maxOutputBytes: 4096 }),
+    ),
   )
   const id = started.execSessionId
   const done = value(
@@ -74,14 +69,13 @@ describe("a private spool in its tenant's disk use", () => {
     const { id } = await privateRun(hooks, 'head -c 12582912 /dev/zero; echo written')
     expect(await exists(privateSpoolPath(join(root, 'runner'), hooks, id))).toBe(true)
 
-    const next = await client.start(scope('hooker'), {
-      requestId: `req_spool_quota_${++requests}`,
-      toolCallId: `call_${requests}`,
-      cmd: 'echo next',
-      tty: false,
-      yieldTimeMs: 0,
-      maxOutputBytes: 1024,
-    })
+    const next = await client.start(
+      scope('hooker'),
+      startRequest(`req_spool_quota_${++requests}`, 'echo next', {
+        privateOutput: false,
+        maxOutputBytes: 1024,
+      }),
+    )
     expect(refusal(next)).toMatchObject({ code: 'conflict', message: expect.stringMatching(QUOTA) })
     const write = await client.writeFile(hooks, { path: 'notes.txt', content: 'x' })
     expect(refusal(write).message).toMatch(QUOTA)
@@ -107,14 +101,13 @@ describe("a private spool in its tenant's disk use", () => {
       env,
     }))
     // The restarted runner finds the spool among the tenant's sessions: still over the quota.
-    const next = await client.start(scope('restarted'), {
-      requestId: `req_spool_quota_${++requests}`,
-      toolCallId: `call_${requests}`,
-      cmd: 'echo next',
-      tty: false,
-      yieldTimeMs: 0,
-      maxOutputBytes: 1024,
-    })
+    const next = await client.start(
+      scope('restarted'),
+      startRequest(`req_spool_quota_${++requests}`, 'echo next', {
+        privateOutput: false,
+        maxOutputBytes: 1024,
+      }),
+    )
     expect(refusal(next)).toMatchObject({ code: 'conflict', message: expect.stringMatching(QUOTA) })
     value(await client.close(hooks, id))
     expect((await runToEnd(client, scope('restarted'), 'echo room-again')).output).toBe(

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ExecSnapshot, SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { exists, privateSpoolPath, recordedExit } from '../support/private-spools.ts'
+import { exists, privateSpoolPath, recordedExit, startRequest } from '../support/private-spools.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 
@@ -43,15 +43,7 @@ const text = (snap: ExecSnapshot) => `${snap.output.head}${snap.output.tail}`
 async function finished(scope: SandboxScope, cmd: string, privateOutput: boolean) {
   requests += 1
   const started = value(
-    await client.start(scope, {
-      requestId: `req_release_${requests}`,
-      toolCallId: `call_${requests}`,
-      cmd,
-      tty: false,
-      yieldTimeMs: 0,
-      maxOutputBytes: 65_536,
-      ...(privateOutput ? { privateOutput: true } : {}),
-    }),
+    await client.start(scope, startRequest(`req_release_${requests}`, cmd, { privateOutput })),
   )
   const id = started.execSessionId
   const done = value(
@@ -127,15 +119,7 @@ describe('a command that left a process writing its output', () => {
   async function lingering(scope: SandboxScope, cmd: string) {
     requests += 1
     const { execSessionId: id } = value(
-      await client.start(scope, {
-        requestId: `req_release_${requests}`,
-        toolCallId: `call_${requests}`,
-        cmd,
-        tty: false,
-        yieldTimeMs: 0,
-        maxOutputBytes: 65_536,
-        privateOutput: true,
-      }),
+      await client.start(scope, startRequest(`req_release_${requests}`, cmd)),
     )
     const done = value(
       await client.wait(scope, { execSessionId: id, timeoutMs: 20_000, maxOutputBytes: 65_536 }),

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HttpSandboxRunner } from '../../adapters/sandbox-http/http-sandbox-runner.ts'
 import type { ExecSnapshot, SandboxScope } from '../../src/ports/sandbox-runner.ts'
-import { exists, privateSpoolPath, recordedExit } from '../support/private-spools.ts'
+import { exists, privateSpoolPath, recordedExit, startRequest } from '../support/private-spools.ts'
 import { type RunnerProcess, startRunnerProcess } from '../support/runner-process.ts'
 import { value } from '../support/runner-results.ts'
 
@@ -47,29 +47,9 @@ const privateSpool = (scope: SandboxScope, id: string) => privateSpoolPath(root,
 const text = (snap: ExecSnapshot) => `${snap.output.head}${snap.output.tail}`
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const startOf = (requestId: string, cmd: string) => ({
-  requestId,
-  toolCallId: `call_${requestId}`,
-  cmd,
-  tty: false,
-  yieldTimeMs: 0,
-  maxOutputBytes: 65_536,
-  privateOutput: true,
-})
-
 async function started(scope: SandboxScope, cmd: string) {
   requests += 1
-  const snap = value(
-    await client.start(scope, {
-      requestId: `req_sweep_${requests}`,
-      toolCallId: `call_${requests}`,
-      cmd,
-      tty: false,
-      yieldTimeMs: 0,
-      maxOutputBytes: 65_536,
-      privateOutput: true,
-    }),
-  )
+  const snap = value(await client.start(scope, startRequest(`req_sweep_${requests}`, cmd)))
   return snap.execSessionId
 }
 
@@ -111,9 +91,12 @@ describe('a private spool never closed', () => {
     await swept(scope, id, 20_000)
     expect(await exists(claim)).toBe(false)
     // Its request id retried: not run again (refused as its reads are), another command a conflict.
-    const again = await client.start(scope, startOf(`req_sweep_${requests}`, 'echo hook-answer'))
+    const again = await client.start(
+      scope,
+      startRequest(`req_sweep_${requests}`, 'echo hook-answer'),
+    )
     expect(again.ok ? 'ran again' : again.refusal.code).toBe('not_found')
-    const other = await client.start(scope, startOf(`req_sweep_${requests}`, 'echo other'))
+    const other = await client.start(scope, startRequest(`req_sweep_${requests}`, 'echo other'))
     expect(other.ok ? 'ran' : other.refusal.code).toBe('conflict')
     expect(await readdir(join(stateOf(scope), 'exec'))).toEqual([])
     expect(await readdir(join(stateOf(scope), 'requests'))).toEqual([])

@@ -1,6 +1,6 @@
 import { access, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SandboxScope } from '../../src/ports/sandbox-runner.ts'
+import type { ExecStartRequest, SandboxScope } from '../../src/ports/sandbox-runner.ts'
 
 /** Whether a file is there. */
 export const exists = (file: string): Promise<boolean> =>
@@ -23,3 +23,18 @@ export async function recordedExit(root: string, scope: SandboxScope, id: string
   }
   throw new Error(`no exit recorded for ${id}`)
 }
+
+/** A start of `cmd` under `requestId` that returns at once, its output private unless told. */
+export const startRequest = (
+  requestId: string,
+  cmd: string,
+  { privateOutput = true, maxOutputBytes = 65_536 } = {},
+): ExecStartRequest => ({
+  requestId,
+  toolCallId: `call_${requestId}`,
+  cmd,
+  tty: false,
+  yieldTimeMs: 0,
+  maxOutputBytes,
+  ...(privateOutput ? { privateOutput: true } : {}),
+})
