@@ -207,6 +207,11 @@ export class MemoryCoordinator extends MemoryPlaceHolds implements Coordinator {
     return true
   }
 
+  async readIdempotency(tenant: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const record = this.#live(this.#idempotency, idempotencyKey(tenant, key))
+    return record === undefined ? undefined : { ...record }
+  }
+
   async isClaimed(key: string): Promise<boolean> {
     checkClaimKey(key)
     return this.#live(this.#claims, key) !== undefined

@@ -2,7 +2,8 @@ import type { IoDeadline } from '../shared/io-deadline.ts'
 import { onTransport } from '../shared/redis-adapter-options.ts'
 // The Lua scripts and reply readers are shared with the Upstash adapter (adapters/shared): the same
 // keys with the same meaning, so both adapters can serve one database.
-import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
+import { RedisCoordinator } from '../shared/redis-coordinator.ts'
+import type { RedisCoordinatorSettings } from '../shared/redis-coordinator-options.ts'
 import { RedisTcpCommands, type RedisTcpConnection } from './redis-tcp-commands.ts'
 
 export interface RedisTcpCoordinatorOptions extends RedisTcpConnection, RedisCoordinatorSettings {

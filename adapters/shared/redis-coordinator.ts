@@ -8,6 +8,7 @@ import {
   DEFAULT_TIP_TTL_SECONDS,
   type EndTurnRequest,
   type EnqueueIntentResult,
+  type IdempotencyRecord,
   type Lease,
   type QueuedIntent,
   type StandingLease,
@@ -38,28 +39,10 @@ import {
 } from './coordinator-redis-replies.ts'
 import * as scripts from './coordinator-redis-scripts.ts'
 import { idempotencyKey } from './idempotency-key.ts'
-import type { IoDeadline } from './io-deadline.ts'
 import { callRedis, type RedisCommands } from './redis-commands.ts'
+import type { RedisCoordinatorOptions } from './redis-coordinator-options.ts'
 import { DEFAULT_REDIS_PREFIX } from './redis-namespace.ts'
 import { RedisPlaceHolds } from './redis-place-holds.ts'
-
-/** What every Redis coordinator is configured with, whatever carries its commands. */
-export interface RedisCoordinatorSettings {
-  /** Prefix of every key (`redisKeyPrefix`): `turnline:` (the default) → `turnline:lease:<sid>`. */
-  namespace?: string
-  ids?: Ids
-  /** Stamps lease tokens with their acquisition time (`stampedLeaseId`). Default the system's. */
-  clock?: Clock
-  /** Lifetime of `tip:<sid>`, refreshed on every write; 0 keeps it forever. Default 30 days. */
-  tipTtlSeconds?: number
-}
-
-export interface RedisCoordinatorOptions<C extends RedisCommands> extends RedisCoordinatorSettings {
-  /** How the commands reach Redis (Upstash REST, a TCP connection). */
-  commands: C
-  /** Deadline of every call, already checked by the adapter (`checkDeadline`). */
-  deadline: IoDeadline
-}
 
 /**
  * The Coordinator on Redis, whatever carries the commands: every operation is one Lua script of
@@ -261,6 +244,12 @@ export class RedisCoordinator<C extends RedisCommands = RedisCommands>
     const args = [this.#ids.token(), String(ttlMs)]
     const reply = await this.#eval('claimOnce', scripts.CLAIM_ONCE, [this.#key('once', key)], args)
     return asInteger(reply, 'claimOnce') === 1
+  }
+
+  async readIdempotency(tenant: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const id = this.#key('idem', idempotencyKey(tenant, key))
+    const reply = await this.#call('readIdempotency', () => this.commands.get(id))
+    return reply === null || reply === undefined ? undefined : parseRecord(reply)
   }
 
   async isClaimed(key: string): Promise<boolean> {

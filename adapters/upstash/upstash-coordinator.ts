@@ -1,6 +1,7 @@
 import type { IoDeadline } from '../shared/io-deadline.ts'
 import { onTransport } from '../shared/redis-adapter-options.ts'
-import { RedisCoordinator, type RedisCoordinatorSettings } from '../shared/redis-coordinator.ts'
+import { RedisCoordinator } from '../shared/redis-coordinator.ts'
+import type { RedisCoordinatorSettings } from '../shared/redis-coordinator-options.ts'
 import { UpstashCommands, type UpstashConnection } from './upstash-commands.ts'
 
 export type UpstashCoordinatorOptions = UpstashConnection &

@@ -73,7 +73,8 @@ export function copyIntent(intent: QueuedIntent): QueuedIntent {
 }
 
 const SCOPE = /^[A-Za-z0-9._:/-]{1,200}$/
-const HOLD_ID = /^[A-Za-z0-9._:/-]{1,200}$/
+/** A hold's id: what it stands for, then (since holders of one name hold apart) `#<holder>`. */
+const HOLD_ID = /^[A-Za-z0-9._:/-]{1,200}(#[A-Za-z0-9_-]{1,64})?$/
 
 /** The rules every PlaceBook adapter (place-holds.ts) enforces, before any I/O. */
 export function checkPlaceHold(scope: string, id?: string, ttlMs?: number): void {
@@ -81,7 +82,10 @@ export function checkPlaceHold(scope: string, id?: string, ttlMs?: number): void
     throw new TurnlineError('invalid_input', 'a place scope is 1–200 of A-Z a-z 0-9 . _ : / -')
   }
   if (id !== undefined && !HOLD_ID.test(id)) {
-    throw new TurnlineError('invalid_input', 'a place hold id is 1–200 of A-Z a-z 0-9 . _ : / -')
+    throw new TurnlineError(
+      'invalid_input',
+      'a place hold id is 1–200 of A-Z a-z 0-9 . _ : / -, then optionally # and 1–64 of A-Z a-z 0-9 _ -',
+    )
   }
   if (ttlMs !== undefined && (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)) {
     throw new TurnlineError('invalid_input', 'a place hold lives a positive number of ms')

@@ -94,6 +94,11 @@ export interface Coordinator extends ActivityIndex, PlaceBook {
   endTurn(request: EndTurnRequest): Promise<void>
   /** Releases a lease without recording anything (failed or aborted turn). */
   releaseLease(lease: Lease): Promise<void>
+  /**
+   * The idempotency record `endTurn` stored under `key` (as `beginTurn` is given it) while it
+   * lives, read only (one GET): what `beginTurn` with that key would replay.
+   */
+  readIdempotency(tenant: string, key: string): Promise<IdempotencyRecord | undefined>
   getTip(sessionId: string): Promise<number | null>
   /**
    * The session's lease as it stands, read only: the time it has left and, from its token, when

@@ -171,6 +171,7 @@ export class DurableIntentsCoordinator implements Coordinator {
   claimOnce(key: string, ttlMs: number): Promise<boolean> {
     return this.#inner.claimOnce(key, ttlMs)
   }
+  readIdempotency: Coordinator['readIdempotency'] = (...a) => this.#inner.readIdempotency(...a)
   isClaimed(key: string): Promise<boolean> {
     return this.#inner.isClaimed(key)
   }

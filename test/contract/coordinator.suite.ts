@@ -223,6 +223,21 @@ export function describeCoordinator(name: string, make: MakeCoordinator): void {
         acquired(await c().beginTurn({ ...base, sessionId: 's-idem' }))
       })
 
+      it('readIdempotency reads the recorded outcome, scoped by tenant, taking nothing', async () => {
+        expect(await c().readIdempotency(base.tenant, 'key-1')).toBeUndefined()
+        const lease = acquired(await c().beginTurn(turn))
+        const first = record('turn-1', 3)
+        await c().endTurn({
+          lease,
+          tenant: base.tenant,
+          idempotency: { key: 'key-1', record: first },
+        })
+        expect(await c().readIdempotency(base.tenant, 'key-1')).toEqual(first)
+        expect(await c().readIdempotency(`${base.tenant}-other`, 'key-1')).toBeUndefined()
+        expect(await c().readIdempotency(base.tenant, 'key-2')).toBeUndefined()
+        acquired(await c().beginTurn({ ...base, sessionId: 's-idem' }))
+      })
+
       it('the first outcome wins', async () => {
         const lease1 = acquired(await c().beginTurn(turn))
         await c().endTurn({

@@ -194,7 +194,11 @@ export async function deployment(open: () => Promise<CapBackends>, max: number) 
 function heldRecords(store: ObjectStore) {
   let armed: Promise<void> | undefined
   let holding = false
+  let before: ((key: string) => Promise<void>) | undefined
   const put: ObjectStore['put'] = async (key, body, options) => {
+    // A new pending record (create-only), before it is written: the test may hold it or fail it.
+    const creating = key.includes('.turnline/work/pending/') && options?.ifNoneMatch === '*'
+    if (creating && before) await before(key)
     const written = await store.put(key, body, options)
     const wait = armed
     if (wait && key.includes('.turnline/work/pending/')) {
@@ -215,6 +219,10 @@ function heldRecords(store: ObjectStore) {
   return {
     store: wrapped,
     holding: () => holding,
+    /** Called before every new pending record is written (undefined: none). */
+    beforeCreate(hook: ((key: string) => Promise<void>) | undefined): void {
+      before = hook
+    },
     /** Holds the next record's write; answers what lets it go on. */
     next(): () => void {
       const held = gate()

@@ -1,5 +1,4 @@
 import type { TurnRequest } from '../../contract/api.ts'
-import { parseEngineState } from '../../contract/engine-state.ts'
 import { isTurnlineError, TurnlineError } from '../../contract/errors.ts'
 import type { LoopCreateInput } from '../../contract/loop-state.ts'
 import type { ResponseRunRequest } from '../../contract/open-responses-run.ts'
@@ -13,7 +12,6 @@ import { AgentLayerService } from '../agent-layer/agent-layer-service.ts'
 import type { AdmittedStep } from '../engine/admit-step.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
-import { completedError } from '../engine/turn-replay.ts'
 import { getLoop, newLoopId } from '../loops/loop-service.ts'
 import { deliveryKey, deliverySession } from '../session/automation-run.ts'
 import { newSessionId, parseConfig } from '../session/create-session.ts'
@@ -27,8 +25,8 @@ import { reviveLoopRuns } from './loop-run-revival.ts'
 import { fireDueSchedules } from './loop-schedules.ts'
 import { withPendingPlace } from './pending-room.ts'
 import { queueResponse, ranResponse, responseRecord } from './queue-response.ts'
+import { queueTurn } from './queue-turn.ts'
 import { execSessionIdOf, queueWork, serverKey, workIdOf } from './queue-work.ts'
-import { ranTurn } from './ran-turn.ts'
 import { newRunId, runStepKey, startLoopRun } from './run-loop.ts'
 import { runWork } from './run-work.ts'
 import { loopWorkStatus, workStatus } from './work-status.ts'
@@ -47,40 +45,14 @@ export class BackgroundService extends AgentLayerService implements BackgroundAp
     this.work = new WorkQueue(deps.sessions.objects, prefix)
   }
 
-  async queueTurn(
+  queueTurn(
     tenant: string,
     sessionId: string,
     request: TurnRequest,
     options: { idempotencyKey?: string } = {},
   ): Promise<QueuedWork> {
-    const ref = await this.locator.locate(tenant, sessionId)
-    const key = options.idempotencyKey
-    // A retry whose turn ran or is open: its duplicate, recorded again nowhere, capped or not
-    // (`earlier`: one that ended while this request was on its way, at the cap).
-    const ran = async (turn: string) => {
-      const stored = await this.deps.sessions.open(ref)
-      const state = parseEngineState(stored.state)
-      return { stored, answer: await ranTurn(state, { sessionId, key: turn, request }) }
-    }
-    if (key !== undefined) {
-      const { stored, answer } = await ran(key)
-      if (answer) return answer
-      if (stored.status === 'completed') throw completedError(ref)
-    } else if ((await this.deps.sessions.manifest(ref)).status === 'completed') {
-      throw completedError(ref)
-    }
-    const idempotencyKey = key ?? serverKey(this.deps)
-    const write = () =>
-      queueWork(this.deps, this.work, {
-        tenant,
-        sessionId,
-        idempotencyKey,
-        request,
-        source: 'turns',
-      })
-    const record = { sessionId, idempotencyKey }
-    const earlier = key === undefined ? undefined : async () => (await ran(key)).answer
-    return withPendingPlace(this.deps, this.work, tenant, write, record, earlier)
+    const at = { tenant, sessionId }
+    return queueTurn(this.deps, this.locator, this.work, at, request, options.idempotencyKey)
   }
 
   /**

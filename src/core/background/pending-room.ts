@@ -46,6 +46,7 @@ export async function withPendingPlace<T>(
     stored: (upTo: number) => queue.listPending(tenant, upTo),
     // As listed: `<session>/<work>.json`.
     id: `${record.sessionId}/${await workIdOf(record.idempotencyKey)}.json`,
+    holder: deps.ids.token(),
     refused: () => pendingWorkRefusal(max),
   }
   return withPlace(place, write, earlier)

@@ -26,6 +26,12 @@ export interface PlaceRequest {
    * seen as the hold, the listed key, or both in the moment between its write and the release.
    */
   id: string
+  /**
+   * This request's own mark (random): its hold is `<id>#<holder>`, so two requests of one name
+   * (a request and its retry) hold apart — one dropping its hold never drops the other's — and
+   * count as the one place the name takes.
+   */
+  holder: string
   /** The refusal when the scope has no place left. */
   refused: () => TurnlineError
 }
@@ -51,7 +57,8 @@ export async function withPlace<T>(
    */
   earlier?: () => Promise<T | undefined>,
 ): Promise<T> {
-  const { book, scope, id } = request
+  const { book, scope } = request
+  const hold = `${request.id}#${request.holder}`
   for (let attempt = 0; ; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw contended()
     const seen = await checkRoom(request)
@@ -62,13 +69,14 @@ export async function withPlace<T>(
       if (answer !== undefined) return answer
       throw request.refused()
     }
-    if (await book.holdPlace(scope, id, seen, PLACE_HOLD_TTL_MS)) break
+    if (await book.holdPlace(scope, hold, seen, PLACE_HOLD_TTL_MS)) break
   }
   try {
     return await write()
   } finally {
     // A release that fails leaves the hold to lapse: the count is only high for that long.
-    await book.releasePlace(scope, id).catch(() => undefined)
+    // Only this request's own hold: another of the same name still writing keeps its place.
+    await book.releasePlace(scope, hold).catch(() => undefined)
   }
 }
 
@@ -83,9 +91,18 @@ async function checkRoom(
   const { version, held } = await request.book.readPlaces(request.scope)
   const taken = new Set(await request.stored(request.max))
   if (taken.has(request.id)) return 'stored'
-  for (const other of held) if (other !== request.id) taken.add(other)
+  // Holds are `<id>#<holder>` (a bare `<id>` from before is its own name): one place a name.
+  for (const other of held) {
+    const name = holdName(other)
+    if (name !== request.id) taken.add(name)
+  }
   if (taken.size >= request.max) return 'full'
   return { version, free: request.max - taken.size }
+}
+
+function holdName(hold: string): string {
+  const mark = hold.indexOf('#')
+  return mark === -1 ? hold : hold.slice(0, mark)
 }
 
 function contended(): TurnlineError {

@@ -99,6 +99,7 @@ function scheduleRoom(
     max,
     stored: (upTo) => store.scheduledLoopIds(tenant, upTo),
     id: loopId,
+    holder: deps.ids.token(),
     refused: () =>
       new TurnlineError(
         'conflict',
