@@ -77,6 +77,32 @@ const boundaries = async (id: string) =>
 const archives = async (id: string) =>
   (await storedKeys(`history/${id}_`)).filter((key) => key.endsWith('.jsonl'))
 
+/** The session's usage counters (GET /v1/sessions/:id) and the tenant's tokens today (GET /v1/usage). */
+const counted = async (id: string) => {
+  const session = JSON.parse((await call('GET', `/v1/sessions/${id}`)).text) as {
+    usage: { input_tokens: number; output_tokens: number }
+  }
+  const today = JSON.parse((await call('GET', '/v1/usage')).text) as {
+    tokens: { used: number }
+  }
+  const { input_tokens, output_tokens } = session.usage
+  return { input: input_tokens, output: output_tokens, tenant: today.tokens.used }
+}
+
+/** Asserts `input` and `output` tokens more than `before` in the session, and their sum in the tenant's day. */
+async function countedSince(
+  id: string,
+  before: Awaited<ReturnType<typeof counted>>,
+  input: number,
+  output: number,
+) {
+  expect(await counted(id)).toEqual({
+    input: before.input + input,
+    output: before.output + output,
+    tenant: before.tenant + input + output,
+  })
+}
+
 /** The turn that compacts paused, keeping nothing of it; continued, it compacts once and ends. */
 async function stoppedThenContinued(id: string, summary: { step: MockStep; onAsked?: () => void }) {
   const asked = mock().requests.length
@@ -126,6 +152,29 @@ describe('Lambda: a compaction stops before the function timeout and keeps nothi
     },
     60_000,
   )
+})
+
+describe('Lambda: what a stopped compaction used is counted once', () => {
+  it("an automatic one stopped after its summary call: the session and the tenant count it, and the continuation's", async () => {
+    const id = await nearItsLimit([hook('pre_compact')])
+    const before = await counted(id)
+    hangOn = /"hook_event_name":"PreCompact"/
+    const usage = (input_tokens: number, output_tokens: number) => ({ input_tokens, output_tokens })
+    model({ step: { text: 'Summary.', usage: usage(300, 20) } })
+    const first = await call('POST', `/v1/sessions/${id}/turns`, { input: 'task 6' })
+    expect(JSON.parse(first.text).status).toBe('waiting')
+    await countedSince(id, before, 300, 20)
+    // The continuation asks the summary again (billed again): counted again, then its answer.
+    clock.left = 300_000
+    model(
+      { step: { text: 'Summary.', usage: usage(400, 30) } },
+      { step: { text: 'answer 6', usage: usage(200, 7) } },
+    )
+    const next = await call('POST', `/v1/sessions/${id}/turns`, {})
+    expect(JSON.parse(next.text).status).toBe('completed')
+    expect(await boundaries(id)).toHaveLength(1)
+    await countedSince(id, before, 900, 57)
+  }, 60_000)
 })
 
 describe('Lambda: a compaction asked for by hand stops before the function timeout', () => {
@@ -179,6 +228,33 @@ describe('Lambda: a compaction asked for by hand stops before the function timeo
     expect(await boundaries(id)).toHaveLength(1)
     expect(await archives(id)).toHaveLength(1)
     expect(mock().requests).toHaveLength(asked + 2)
+  }, 60_000)
+
+  it("POST …/compact stopped after its summary call counts that call's usage once; its retry's too", async () => {
+    const id = await nearItsLimit([hook('pre_compact')])
+    const before = await counted(id)
+    // The summary answers (320 tokens); the pre_compact hook then holds the request to the margin.
+    hangOn = /"hook_event_name":"PreCompact"/
+    model({ step: { text: 'Summary.', usage: { input_tokens: 300, output_tokens: 20 } } })
+    const key = { 'idempotency-key': 'compact-out-of-time-usage' }
+    const first = await post(`/v1/sessions/${id}/compact`, {}, key)
+    expect(first.status).toBe(409)
+    expect(await boundaries(id)).toEqual([])
+    // The provider billed the summary: the session counts it though nothing else was kept, in a
+    // batch that says so with a non-fatal error item.
+    expect((await storedEvents(id)).at(-1)).toMatchObject({
+      type: 'item.completed',
+      item: { type: 'error', message: expect.stringContaining("its model call's usage") },
+    })
+    await countedSince(id, before, 300, 20)
+
+    // Sent again, the summary is asked again (billed again) and counted again, once; replayed, not.
+    clock.left = 300_000
+    model({ step: { text: 'Summary.', usage: { input_tokens: 400, output_tokens: 30 } } })
+    expect((await post(`/v1/sessions/${id}/compact`, {}, key)).status).toBe(200)
+    expect((await post(`/v1/sessions/${id}/compact`, {}, key)).status).toBe(200)
+    expect(await boundaries(id)).toHaveLength(1)
+    await countedSince(id, before, 700, 50)
   }, 60_000)
 
   it('POST /v1/responses/compact answers 409 out_of_time, retryable', async () => {

@@ -6,6 +6,7 @@ import type { SessionRef } from '../../store/session-ref.ts'
 import { idempotentCall, recordedTurn } from '../engine/idempotency.ts'
 import { respond } from '../engine/respond.ts'
 import type { ServiceDeps } from '../engine/service-deps.ts'
+import { serviceLog } from '../engine/service-log.ts'
 import { completedError, replay } from '../engine/turn-replay.ts'
 import { TurnWriter } from '../engine/turn-writer.ts'
 import { withLease } from '../engine/with-lease.ts'
@@ -16,6 +17,7 @@ import type { TurnOptions } from '../session-api.ts'
 import { sessionTools } from '../turn/turn-tools.ts'
 import { compactTranscript } from './compact-transcript.ts'
 import { meterFor, segmentBasis, thresholdsFor } from './compaction-basis.ts'
+import type { CompactionOutcome, CompactionRequest, CompactionRun } from './compaction-run.ts'
 
 /**
  * `POST …/compact`: one local compaction outside a turn (trigger `manual`, always summarizes,
@@ -48,7 +50,7 @@ export async function compactSession(
     const warnings: string[] = []
     // The catalog in force (no refresh, no connection): the segment is the turn's.
     const mcp = await openMcpTools(deps, ref, state, { refresh: false, warnings })
-    const outcome = await compactTranscript(
+    const outcome = await compactCountingCharge(
       {
         deps,
         ref,
@@ -75,11 +77,10 @@ export async function compactSession(
           : {}),
       },
       { trigger: 'manual', force: true, instructions: request.instructions },
+      writer,
     )
     if (outcome.kind === 'stopped') throw compactionOutOfTime()
-    if (outcome.kind === 'skipped') {
-      throw new TurnlineError('conflict', 'nothing to compact: the transcript is empty')
-    }
+    if (outcome.kind === 'skipped') throw nothingToCompact()
     if (outcome.kind === 'failed') throw outcome.error
     const turnId = `turn-${state.turn_counter}`
     return respond(deps, ref, writer, { turnId, status: 'completed', warnings, remember: true })
@@ -97,6 +98,61 @@ export function compactionOutOfTime(): TurnlineError {
     "the request's time ran out while the transcript was compacted (the platform's timeout): nothing of that compaction is kept; send the request again",
     { retryable: true, retryAfter: 1, details: { reason: 'out_of_time' } },
   )
+}
+
+/**
+ * The compaction, and whatever ends it short of a boundary (stopped, failed, cut short by an
+ * error), the call the provider answered and billed counted all the same: `keepUsage`.
+ */
+async function compactCountingCharge(
+  run: CompactionRun,
+  request: CompactionRequest,
+  writer: TurnWriter,
+): Promise<CompactionOutcome> {
+  const charged = run.state.usage
+  const keep = (why: string) =>
+    run.state.usage === charged ? undefined : keepUsage(run.deps, writer, why)
+  let outcome: CompactionOutcome
+  try {
+    outcome = await compactTranscript(run, request)
+  } catch (error) {
+    await keep('was cut short by an error')
+    throw error
+  }
+  if (outcome.kind === 'stopped') await keep("was stopped by the platform's timeout")
+  if (outcome.kind === 'failed') await keep(`failed (${outcome.error.message})`)
+  return outcome
+}
+
+/**
+ * Commits the session's usage and cost after a compaction that kept nothing but its model call's
+ * charge (stopped, failed, or cut short by an error: `why`):
+ * the provider billed that call, so the session counts it, once — the request sent again makes
+ * (and counts) a call of its own. The batch holds one `error` item saying so, VT Code's
+ * non-fatal error (a batch holds at least one event; a thread-level `error` event would end the
+ * session's Open Responses view as failed). A commit that fails here is logged; the request
+ * answers the compaction's error.
+ */
+async function keepUsage(deps: ServiceDeps, writer: TurnWriter, why: string): Promise<void> {
+  const { state } = writer
+  const turnId = `turn-${state.turn_counter}`
+  const id = `item_${state.item_counter}`
+  state.item_counter += 1
+  const message = `the manual compaction ${why}: nothing of it is kept but its model call's usage, which is counted`
+  writer.dispatcher.emit({ type: 'item.completed', item: { id, type: 'error', message } })
+  try {
+    await writer.commit(turnId, 'turn_end')
+  } catch (error) {
+    serviceLog(deps)({
+      msg: 'committing a stopped compaction usage failed',
+      session: writer.snapshot.ref.sessionId,
+      error: String(error),
+    })
+  }
+}
+
+function nothingToCompact(): TurnlineError {
+  return new TurnlineError('conflict', 'nothing to compact: the transcript is empty')
 }
 
 /** The model settings of the summary call; refused when no model is configured. */

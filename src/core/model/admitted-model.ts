@@ -42,13 +42,16 @@ const BYTES_PER_TOKEN = 3
  * `max_output_tokens`, else the deployment's default output reservation; worked out only when the
  * tenant has a daily token or cost quota to hold it against — is held with the deployment's admission, which refuses with 429 `quota_exceeded` without the model being called;
  * once the provider answered, its usage is settled in place of the estimate (once per call id,
- * `<session>/<step>`); a call that failed without an answer releases its hold, and one stopped
+ * `<session>/<step>#<random>`: one per call sent, so a step sent again is counted again, as the
+ * provider bills it again); a call that failed without an answer releases its hold, and one stopped
  * after it was sent (its signal aborted: the platform's deadline, a cancellation) is charged its
  * estimate, for the provider may bill what it was sent and what it streamed.
  */
 export function admittedModel(owner: ModelCallOwner, step: string): ModelClient {
   const client = owner.deps.models(owner.tenant)
-  const id = `${owner.sessionId}/${step}`
+  // One id per call sent: a step sent again (a compaction stopped and asked again, a request
+  // retried after a crash before its commit) is billed again, so it is settled again.
+  const callId = () => `${owner.sessionId}/${step}#${owner.deps.ids.token().slice(0, 12)}`
   const { sessions } = owner.deps
   const { tenant, workspace, sessionId } = owner
   // Stored images go out as the provider takes them: loaded back from the session's folder.
@@ -57,13 +60,13 @@ export function admittedModel(owner: ModelCallOwner, step: string): ModelClient 
     sessions.keys({ tenant, workspace, sessionId }).root,
   )
   const model: ModelClient = {
-    stream: (request) => admittedStream(owner, id, client, request, images),
+    stream: (request) => admittedStream(owner, callId(), client, request, images),
   }
   const compact = client.compact?.bind(client)
   if (compact) {
     model.compact = async (request) => {
       const estimate = callEstimate(owner, [request.instructions, request.messages], undefined)
-      const hold = await reserve(owner, id, estimate)
+      const hold = await reserve(owner, callId(), estimate)
       let usage: Usage | undefined
       try {
         const messages = await images.loadMessages(request.messages)
