@@ -1,7 +1,7 @@
 import { TurnlineError } from '../../src/contract/errors.ts'
-import type { ResponseRunRequest } from '../../src/contract/open-responses-run.ts'
+import { endsResponseRun, type ResponseRunRequest } from '../../src/contract/open-responses-run.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
-import type { OpenResponsesView } from '../../src/core/session-api.ts'
+import type { OpenResponsesView, StoredResponseView } from '../../src/core/session-api.ts'
 import type { RouteContext } from './app-context.ts'
 import { jsonResponse } from './json-response.ts'
 
@@ -106,12 +106,15 @@ async function resourceOf(
   ctx: RouteContext,
   tenant: string,
   sessionId: string,
-  view: StoredView,
+  view: StoredResponseView,
 ): Promise<Resource> {
   let after = -1
   let subtype: string | undefined
   for (;;) {
     const page = await ctx.api.readEvents(tenant, sessionId, after, PAGE)
+    if (page.events.some((e) => endsResponseRun(e.line.event as ThreadEvent))) {
+      await view.reloadReasoning()
+    }
     for (const entry of page.events) {
       const event = entry.line.event as ThreadEvent
       if (event.type === 'thread.completed') subtype = event.subtype

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { ResponseReadQuery } from '../../src/contract/open-responses-request.ts'
+import { endsResponseRun } from '../../src/contract/open-responses-run.ts'
 import type { ThreadEvent } from '../../src/contract/thread-event.ts'
 import type { AppEnv, RouteContext } from '../http/app-context.ts'
 import { backgroundStatus } from '../http/background-response.ts'
@@ -39,6 +40,10 @@ export async function readResponse(
   const readMore = async (): Promise<{ events: Bridged[]; complete: boolean }> => {
     const page = await ctx.api.readEvents(tenant, sessionId, nextSeq - 1, PAGE)
     nextSeq = page.nextSeq
+    // Its end's usage counts the reasoning tokens committed with it.
+    if (page.events.some((e) => endsResponseRun(e.line.event as ThreadEvent))) {
+      await view.reloadReasoning()
+    }
     const events = page.events.flatMap((e) => {
       const event = e.line.event as ThreadEvent
       if (event.type === 'thread.completed') {

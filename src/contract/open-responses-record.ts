@@ -47,6 +47,11 @@ const RecordSchema = lazySchema(() =>
      * another conversation is refused (absent in records written before it was kept).
      */
     input_digest: z.string().optional(),
+    /**
+     * Its output items are shown with ids unique across responses, `<engine item id>_<session
+     * id>` (absent in records written before: the engine's `item_<n>`, as they were shown).
+     */
+    scoped_item_ids: z.literal(true).optional(),
   }),
 )
 export type ResponseRecord = z.infer<typeof RecordSchema>

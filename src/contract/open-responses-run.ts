@@ -90,6 +90,7 @@ function configOf(
     previous_response_id: request.previous_response_id ?? null,
     ...(format?.type === 'json_schema' ? { text_format: format } : {}),
     ...(request.store === false ? { store: false as const } : {}),
+    scoped_item_ids: true,
   })
   const tools = request.tools ?? []
   const choice = toolChoiceOf(request)
@@ -200,6 +201,11 @@ export interface ResponseRunRequest {
   idempotencyKey?: string
 }
 
+const RUN_ENDS = new Set(['turn.completed', 'turn.failed', 'thread.completed'])
+
+/** Whether a ThreadEvent ends a response's turn (or its thread): its usage is then reported. */
+export const endsResponseRun = (event: { type: string }): boolean => RUN_ENDS.has(event.type)
+
 export interface ResponseRunResult {
   session_id: string
   events: ThreadEvent[]
@@ -209,6 +215,11 @@ export interface ResponseRunResult {
   usage?: Usage
   /** `waiting` on the client's function calls; else the turn paused (timeout, quota). */
   waitingOnClient?: boolean
+  /**
+   * The reasoning tokens within the output tokens of the response's usage, as the engine counted
+   * them (its session is the response's one turn); absent when the provider reported none.
+   */
+  reasoning_tokens?: number
   /** With `keepTranscript` on a `store: false` response: its whole conversation, outputs included. */
   transcript?: HistoryMessage[]
 }

@@ -95,7 +95,10 @@ export interface OpenResponsesView {
 }
 
 /** How a response's turn ended, as far as its view's last frames are concerned. */
-export type OpenEnd = Pick<ResponseRunResult, 'status' | 'usage' | 'waitingOnClient'>
+export type OpenEnd = Pick<
+  ResponseRunResult,
+  'status' | 'usage' | 'waitingOnClient' | 'reasoning_tokens'
+>
 
 /** One Open Responses event of a view: its number, its SSE frame, the event itself. */
 export interface ViewEvent {
@@ -112,6 +115,12 @@ export interface ViewEvent {
 export type StoredResponseView = OpenResponsesView & {
   waitingOnClient: boolean
   waitUsage?: Usage
+  /**
+   * Reads the response's reasoning tokens again (its session's state), before the events of its
+   * end are given: a view opened while the response still ran read them before they were all
+   * counted. Nothing to read when the view was opened on an ended session.
+   */
+  reloadReasoning(): Promise<void>
   /** A background response: the work that runs its turn. */
   workId?: string
 }

@@ -248,7 +248,8 @@ export class SessionService extends BackgroundService implements SessionApi {
   }
 
   openResponsesView(config: SessionConfigInput, options?: ResponseViewOptions): OpenResponsesView {
-    return openResponsesView(parseConfig(config), { extensions: options?.extensions ?? false })
+    const extensions = options?.extensions ?? false
+    return openResponsesView(parseConfig(config), { extensions, holdEnd: true })
   }
 
   async storedResponseView(tenant: string, sessionId: string, options?: ResponseViewOptions) {

@@ -198,7 +198,19 @@ describe('POST /v1/responses', () => {
     const message = response.output.find((item) => item.type === 'message')
     expect(message?.content?.[0]?.text).toBe(ANSWER)
     expect(response.usage).toEqual(completed?.usage)
-    expect(response.output).toEqual(completed?.output)
+    // The same items, each with its own response's id (ids are unique across responses).
+    const session = (id: string) => id.slice('resp_'.length)
+    const unscoped = (output: unknown[] | undefined, id: string) =>
+      (output as { id: string }[] | undefined)?.map((item) => ({
+        ...item,
+        id: item.id.replace(`_${session(id)}`, ''),
+      }))
+    expect(unscoped(response.output, response.id)).toEqual(
+      unscoped(completed?.output, String(completed?.id)),
+    )
+    expect(response.output[0]).not.toMatchObject({
+      id: (completed?.output[0] as { id: string } | undefined)?.id,
+    })
     const instructions = JSON.stringify(engine.mock.requests.at(-1)?.body)
     expect(instructions).toContain('Be brief.')
   })

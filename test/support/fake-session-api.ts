@@ -18,9 +18,9 @@ import { ZERO_USAGE } from '../../src/contract/usage.ts'
 import { openResponsesView } from '../../src/core/open-responses/open-responses-view.ts'
 import type {
   LoopRunStarted,
-  OpenResponsesView,
   QueuedWork,
   SessionApi,
+  StoredResponseView,
   TurnOptions,
   WorkRunOutcome,
   WorkStatus,
@@ -379,10 +379,7 @@ export class FakeSessionApi extends FakeAgentLayer implements SessionApi {
     return openResponsesView(SessionConfigSchema.parse(config))
   }
 
-  async storedResponseView(
-    tenant: string,
-    sessionId: string,
-  ): Promise<OpenResponsesView & { waitingOnClient: boolean }> {
+  async storedResponseView(tenant: string, sessionId: string): Promise<StoredResponseView> {
     this.find(tenant, sessionId)
     throw new TurnlineError('not_found', `no response resp_${sessionId}`)
   }

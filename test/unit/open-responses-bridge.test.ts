@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { ParsedThreadEvent, ThreadEvent } from '../../src/contract/thread-event.ts'
-import { OpenResponsesBridge, toOpenUsage } from '../../src/core/open-responses/bridge.ts'
+import { OpenResponsesBridge } from '../../src/core/open-responses/bridge.ts'
 import { openResponsesViewText } from '../../src/core/open-responses/derived-view.ts'
+import { toOpenUsage } from '../../src/core/open-responses/response-resource.ts'
 import type { StreamEvent } from '../../src/core/open-responses/types.ts'
 import { assertConformingStream, responseResourceErrors } from '../support/open-responses-schema.ts'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isTurnlineError } from '../../src/contract/errors.ts'
+import { RESPONSE_RECORD_KEY } from '../../src/contract/open-responses-record.ts'
 import type { ResponsesRequest } from '../../src/contract/open-responses-request.ts'
 import { toResponseRun } from '../../src/contract/open-responses-run.ts'
 import { withConversationDigest } from '../../src/core/open-responses/conversation-digest.ts'
@@ -9,7 +10,8 @@ import { assertSameConfig } from '../../src/core/session/retried-config.ts'
 /**
  * The config a keyed retry of `POST /v1/responses` is compared by: its record carries the digest
  * of the conversation the input brought, so another conversation is refused; a response
- * recorded before the digest was kept is compared without it (its retries still answer).
+ * recorded before the digest was kept is compared without it (its retries still answer), and
+ * so is one recorded before its output item ids were scoped.
  */
 const configOf = async (request: ResponsesRequest, createdAt: number, digested = true) => {
   const run = toResponseRun(request, createdAt)
@@ -43,5 +45,18 @@ describe('assertSameConfig of a response', () => {
     const old = await configOf(ONE, 1, false)
     expect(refused(old, await configOf(ONE, 2))).toBeUndefined()
     expect(refused(old, await configOf({ ...ONE, instructions: 'other' }, 2))).toBe('refused')
+  })
+
+  it('a response recorded before its item ids were scoped still answers its retries', async () => {
+    const stored = await configOf(ONE, 1)
+    const record = JSON.parse(stored.metadata[RESPONSE_RECORD_KEY] ?? '{}') as Record<
+      string,
+      unknown
+    >
+    expect(record.scoped_item_ids).toBe(true)
+    const { scoped_item_ids: _scoped, ...before } = record
+    const old = { ...stored, metadata: { [RESPONSE_RECORD_KEY]: JSON.stringify(before) } }
+    expect(refused(old, await configOf(ONE, 2))).toBeUndefined()
+    expect(refused(old, await configOf(TWO, 2))).toBe('refused')
   })
 })

@@ -1,4 +1,5 @@
 import type { EngineState } from '../../contract/engine-state.ts'
+import { responseRecordOf } from '../../contract/open-responses-record.ts'
 import { PRODUCT_NAME, PRODUCT_VERSION } from '../../contract/product.ts'
 import { serializeEvent } from '../../contract/serialize.ts'
 import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
@@ -7,6 +8,7 @@ import type { ServiceDeps } from '../engine/service-deps.ts'
 import { serviceLog } from '../engine/service-log.ts'
 import { resolveModelSettings } from '../model/model-settings.ts'
 import { writeOpenResponsesView } from '../open-responses/derived-view.ts'
+import { itemIdScope } from '../open-responses/item-ids.ts'
 import { responseSettingsOf } from '../open-responses/response-record.ts'
 import { readSessionEvents } from '../session/read-session-events.ts'
 import { readKeptHookAnswers } from '../tools/read-kept-outputs.ts'
@@ -70,12 +72,13 @@ export async function writeSessionExports(
   }
   if (openResponses) {
     await attempt('derived/open-responses.jsonl', () =>
-      writeOpenResponsesView(
-        deps.sessions.objects,
-        keys,
-        events,
-        responseSettingsOf(state.config, model ?? 'default'),
-      ),
+      writeOpenResponsesView(deps.sessions.objects, keys, events, {
+        ...responseSettingsOf(state.config, model ?? 'default'),
+        ...(responseRecordOf(state.config)?.scoped_item_ids
+          ? { itemIds: itemIdScope(ref.sessionId) }
+          : {}),
+        ...(state.reasoning_tokens ? { reasoningTokens: state.reasoning_tokens } : {}),
+      }),
     )
   }
   if (atif) {

@@ -17,6 +17,9 @@ export type Draft = Unsequenced<StreamEvent>
 /** Sends one event; the bridge numbers it. */
 export type Emit = (draft: Draft) => void
 
+/** The id an output item is shown with, from the engine's (item-ids.ts). */
+export type ItemIdScope = (engineId: string) => string
+
 export interface BridgeOptions {
   responseId: string
   /** What the response echoes of its request; unset fields take the defaults. */
@@ -36,4 +39,11 @@ export interface BridgeOptions {
    * `turn.completed`.
    */
   endAtThread?: boolean
+  /** The ids its output items are shown with (item-ids.ts); default the engine's item ids. */
+  itemIds?: ItemIdScope
+  /**
+   * The reasoning tokens within the output tokens of the response's usage, read as it ends (the
+   * engine counts them, VT Code's usage does not carry them); default 0.
+   */
+  reasoningTokens?: () => number | undefined
 }

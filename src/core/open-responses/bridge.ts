@@ -5,6 +5,7 @@ import type { BridgeOptions, Emit, ItemState } from './bridge-state.ts'
 import { callIdAssigner } from './call-ids.ts'
 import { customEventFor } from './custom-events.ts'
 import { addCall, closeCall, sendArguments } from './function-call-stream.ts'
+import { shownDraft, shownResponse } from './item-ids.ts'
 import {
   completedStatus,
   isStandardItem,
@@ -12,7 +13,12 @@ import {
   toOutputItem,
   withoutText,
 } from './items.ts'
-import { DEFAULT_SETTINGS, newResponseResource, toOpenUsage } from './response-resource.ts'
+import {
+  DEFAULT_SETTINGS,
+  newResponseResource,
+  toOpenUsage,
+  withReasoning,
+} from './response-resource.ts'
 import { closeTextPart, openTextPart } from './text-part-events.ts'
 import type {
   ExtensionItemStatus,
@@ -22,8 +28,6 @@ import type {
   ResponseObject,
   StreamEvent,
 } from './types.ts'
-
-export { toOpenUsage } from './response-resource.ts'
 
 /**
  * Maps the ThreadEvents of one response to Open Responses stream events that both the
@@ -56,16 +60,13 @@ export class OpenResponsesBridge {
     this.extensions = options.extensions ?? true
     const settings = { ...DEFAULT_SETTINGS, ...options.settings }
     this.clientTools = new Set(settings.tools.map((tool) => tool.name))
-    this.state = newResponseResource(
-      options.responseId,
-      options.createdAt ?? this.seconds(),
-      settings,
-    )
+    const createdAt = options.createdAt ?? this.seconds()
+    this.state = newResponseResource(options.responseId, createdAt, settings)
   }
 
-  /** A copy of the response as it stands. */
+  /** A copy of the response as it stands (its items with the ids they are shown with). */
   get response(): ResponseObject {
-    return structuredClone(this.state)
+    return shownResponse(this.state, this.options.itemIds)
   }
 
   /** The Open Responses events for one ThreadEvent (often none). */
@@ -145,7 +146,8 @@ export class OpenResponsesBridge {
   /** Where events go, numbered as they are emitted. */
   private collector(): [StreamEvent[], Emit] {
     const out: StreamEvent[] = []
-    const send: Emit = ({ type, ...rest }) => {
+    const send: Emit = (draft) => {
+      const { type, ...rest } = shownDraft(draft, this.options.itemIds)
       out.push({ type, sequence_number: this.seq++, ...rest } as StreamEvent)
     }
     // Anything sent after a held message's done shows the message was not the end of the
@@ -199,7 +201,7 @@ export class OpenResponsesBridge {
     if (this.state.status !== 'in_progress') return
     this.start(emit)
     this.state.status = status
-    this.state.usage = usage
+    this.state.usage = usage && withReasoning(usage, this.options.reasoningTokens?.())
     this.state.error = error
     if (status === 'completed') this.state.completed_at = this.seconds()
     emit({ type: `response.${status}`, response: this.response })

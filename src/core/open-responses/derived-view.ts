@@ -2,6 +2,7 @@ import type { ParsedThreadEvent } from '../../contract/thread-event.ts'
 import type { ObjectStore } from '../../ports/object-store.ts'
 import type { SessionKeys } from '../../store/session-ref.ts'
 import { OpenResponsesBridge } from './bridge.ts'
+import type { ItemIdScope } from './bridge-state.ts'
 import { openResponsesStream } from './sse.ts'
 import type { ResponseSettings } from './types.ts'
 
@@ -11,6 +12,10 @@ export interface OpenResponsesViewOptions {
   settings?: Partial<ResponseSettings>
   createdAt?: number
   now?: () => number
+  /** The ids its output items are shown with (a response recorded with `scoped_item_ids`). */
+  itemIds?: ItemIdScope
+  /** The reasoning tokens its usage reports (the session's state's). */
+  reasoningTokens?: number
 }
 
 /** Key of a session's Open Responses view: `<session root>derived/open-responses.jsonl`. */
@@ -29,6 +34,8 @@ export function openResponsesViewText(
     settings: options.settings,
     createdAt: options.createdAt,
     now: options.now,
+    itemIds: options.itemIds,
+    reasoningTokens: () => options.reasoningTokens,
   })
   return openResponsesStream(events.flatMap((event) => bridge.push(event)))
 }

@@ -25,15 +25,26 @@ export const DEFAULT_SETTINGS: ResponseSettings = {
   store: true,
 }
 
-/** VT Code usage → Open Responses usage (every field the specification requires). */
-export function toOpenUsage(usage: Usage): OpenUsage {
-  return {
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    total_tokens: usage.input_tokens + usage.output_tokens,
-    input_tokens_details: { cached_tokens: usage.cached_input_tokens },
-    output_tokens_details: { reasoning_tokens: 0 },
-  }
+/**
+ * VT Code usage → Open Responses usage (every field the specification requires). VT Code's usage
+ * does not count reasoning apart; the engine does (its state's `reasoning_tokens`), given here.
+ */
+export function toOpenUsage(usage: Usage, reasoningTokens?: number | null): OpenUsage {
+  return withReasoning(
+    {
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      total_tokens: usage.input_tokens + usage.output_tokens,
+      input_tokens_details: { cached_tokens: usage.cached_input_tokens },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+    reasoningTokens,
+  )
+}
+
+/** The usage with its reasoning tokens (0 when not counted: a response recorded before). */
+export function withReasoning(usage: OpenUsage, reasoningTokens?: number | null): OpenUsage {
+  return { ...usage, output_tokens_details: { reasoning_tokens: reasoningTokens ?? 0 } }
 }
 
 /**

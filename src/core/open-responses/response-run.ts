@@ -72,12 +72,7 @@ export function runResponse(
       events: [started, ...turn.events],
       status: turn.status,
     }
-    if (turn.status === 'waiting') {
-      // The turn stays open on the client's calls: its usage so far is in the open turn.
-      const open = parseEngineState((await deps.sessions.open(ref)).state).open_turn
-      if (open) result.usage = open.usage
-      result.waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
-    }
+    Object.assign(result, await usageOf(deps, ref, turn.status))
     // store: false: nothing of the response is kept once it ends (its events are in hand; its
     // transcript too when the caller keeps it in memory, images loaded).
     if (!kept) {
@@ -86,6 +81,24 @@ export function runResponse(
     }
     return result
   })
+}
+
+/**
+ * What the response reports of its session's state: the reasoning tokens (the response is its
+ * session's one turn, so the session's are the response's); of a turn that stays open on the
+ * client's calls, its usage so far (in the open turn) and that it waits on them.
+ */
+async function usageOf(
+  deps: ServiceDeps,
+  ref: SessionRef,
+  status: ResponseRunResult['status'],
+): Promise<Pick<ResponseRunResult, 'reasoning_tokens' | 'usage' | 'waitingOnClient'>> {
+  const state = parseEngineState((await deps.sessions.open(ref)).state)
+  const reasoning = state.reasoning_tokens ? { reasoning_tokens: state.reasoning_tokens } : {}
+  if (status !== 'waiting') return reasoning
+  const open = state.open_turn
+  const waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
+  return { ...reasoning, ...(open ? { usage: open.usage } : {}), waitingOnClient }
 }
 
 /**

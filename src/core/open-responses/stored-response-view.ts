@@ -24,13 +24,23 @@ export async function storedResponseView(
     throw new TurnlineError('not_found', `no response resp_${ref.sessionId}`)
   }
   const finishedAt = Date.parse(snapshot.updatedAt)
+  let reasoning = state.reasoning_tokens ?? undefined
+  let settled = snapshot.status === 'completed'
   const view = openResponsesView(state.config, {
     sessionId: ref.sessionId,
     extensions: options.extensions ?? false,
     now: () => (snapshot.status === 'completed' ? finishedAt : Date.now()),
+    reasoningTokens: () => reasoning,
   })
+  const reloadReasoning = async () => {
+    if (settled) return
+    const now = await deps.sessions.open(ref)
+    reasoning = parseEngineState(now.state).reasoning_tokens ?? undefined
+    settled = now.status === 'completed'
+  }
   const open = state.open_turn
   const waitingOnClient = open?.waiting?.resume.client_call_id !== undefined
   const work = record.background ? { workId: record.background.work_id } : {}
-  return Object.assign(view, { waitingOnClient, ...(open ? { waitUsage: open.usage } : {}) }, work)
+  const waited = open ? { waitUsage: open.usage } : {}
+  return Object.assign(view, { waitingOnClient, reloadReasoning, ...waited }, work)
 }

@@ -80,7 +80,7 @@ export interface OpenUsage {
   output_tokens: number
   total_tokens: number
   input_tokens_details: { cached_tokens: number }
-  /** VT Code usage does not count reasoning tokens apart: always 0. */
+  /** The engine's count of reasoning tokens (within output_tokens); 0 when not counted. */
   output_tokens_details: { reasoning_tokens: number }
 }
 

@@ -25,13 +25,14 @@ export function assertSameConfig(stored: SessionConfig, retry: SessionConfig): v
 }
 
 /**
- * The config as the request made it, with a response's creation second left out (and its
- * conversation's digest, unless `digested`).
+ * The config as the request made it, with a response's creation second and how its item ids
+ * are shown left out (and its conversation's digest, unless `digested`).
  */
 function requestOf(config: SessionConfig, { digested }: { digested: boolean }): string {
   const record = responseRecordOf(config)
   if (record === undefined) return canonicalJson(config)
-  const { input_digest, ...rest } = record
+  // How its item ids are shown is the server's, not the request's (absent in older records).
+  const { input_digest, scoped_item_ids: _shown, ...rest } = record
   const compared = { ...rest, created_at: 0, ...(digested ? { input_digest } : {}) }
   const metadata = { ...config.metadata, [RESPONSE_RECORD_KEY]: encodeResponseRecord(compared) }
   return canonicalJson({ ...config, metadata })
