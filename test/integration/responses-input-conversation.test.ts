@@ -1,7 +1,7 @@
 import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { gate } from '../support/gate.ts'
-import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
+import { usedResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
 
 /**
  * What a request's `input` carries besides its last user messages, with the `openai` client
@@ -14,21 +14,7 @@ import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/r
  * image in a function output or an assistant message, a user's refusal) is 400 naming it; an
  * input carries at most 500 images and files.
  */
-let app: ResponsesApp
-let client: OpenAI
-
-beforeAll(async () => {
-  app = await startResponsesApp('responses-retry-chain-key-0123456789', 'tenant-rc')
-  client = new OpenAI({
-    apiKey: 'responses-retry-chain-key-0123456789',
-    baseURL: `${app.server.url}/v1`,
-    maxRetries: 0,
-  })
-})
-afterAll(async () => {
-  await app?.close()
-})
-beforeEach(() => app.engine.mock.reset())
+const app = usedResponsesApp('responses-retry-chain-key-0123456789', 'tenant-rc')
 
 type Json = Record<string, unknown>
 type Input = OpenAI.Responses.ResponseInput
@@ -54,8 +40,8 @@ describe('an Idempotency-Key and the conversation of the input', () => {
   it('the same conversation again is the same response, the model asked once', async () => {
     const key = keyed()
     app.engine.mock.enqueue({ text: 'Sunny, says the tool.' })
-    const first = await client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
-    const again = await client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
+    const first = await app.client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
+    const again = await app.client.responses.create({ input: loop('sunny'), tools: TOOLS }, key)
     expect(again.id).toBe(first.id)
     expect(again.output_text).toBe('Sunny, says the tool.')
     expect(app.engine.mock.requests).toHaveLength(1)
@@ -75,8 +61,8 @@ describe('an Idempotency-Key and the conversation of the input', () => {
   ])('with %s is 422 idempotency_key_reused, and runs nothing', async (_what, first, other) => {
     const key = keyed()
     app.engine.mock.enqueue({ text: 'The first answer.' })
-    await client.responses.create({ input: first, tools: TOOLS }, key)
-    const reused = await client.responses
+    await app.client.responses.create({ input: first, tools: TOOLS }, key)
+    const reused = await app.client.responses
       .create({ input: other, tools: TOOLS }, key)
       .catch((error: unknown) => error)
     expect(reused).toBeInstanceOf(OpenAI.UnprocessableEntityError)
@@ -92,7 +78,10 @@ describe('previous_response_id of a response that has not ended', () => {
   it('is 409 while it runs; once it has completed, the continuation reads its whole conversation', async () => {
     const held = gate()
     app.engine.mock.enqueue({ text: 'Paris is the capital.', hold: held.promise })
-    const first = await client.responses.create({ input: 'The capital of France?', stream: true })
+    const first = await app.client.responses.create({
+      input: 'The capital of France?',
+      stream: true,
+    })
     const events: { type: string; response?: { id: string } }[] = []
     const reading = (async () => {
       for await (const event of first) events.push(event)
@@ -101,7 +90,7 @@ describe('previous_response_id of a response that has not ended', () => {
     await expect.poll(() => events.length).toBeGreaterThan(0)
     const id = events[0]?.response?.id as string
 
-    const early = await client.responses
+    const early = await app.client.responses
       .create({ input: 'And of Italy?', previous_response_id: id })
       .catch((error: unknown) => error)
     expect(early).toBeInstanceOf(OpenAI.ConflictError)
@@ -113,7 +102,10 @@ describe('previous_response_id of a response that has not ended', () => {
     await reading
     expect(events.at(-1)?.type).toBe('response.completed')
     app.engine.mock.enqueue({ text: 'Rome.' })
-    const next = await client.responses.create({ input: 'And of Italy?', previous_response_id: id })
+    const next = await app.client.responses.create({
+      input: 'And of Italy?',
+      previous_response_id: id,
+    })
     expect(next.output_text).toBe('Rome.')
     expect(seen().map((m) => [m.role, m.content])).toEqual([
       ['user', 'The capital of France?'],
@@ -126,22 +118,22 @@ describe('previous_response_id of a response that has not ended', () => {
 describe('a keyed retry of a continuation', () => {
   it('whose previous response was deleted since is still the same response, run once', async () => {
     app.engine.mock.enqueue({ text: 'Paris.' })
-    const previous = await client.responses.create({ input: 'The capital of France?' })
+    const previous = await app.client.responses.create({ input: 'The capital of France?' })
     const key = keyed()
     app.engine.mock.enqueue({ text: 'Rome.' })
     const body = { input: 'And of Italy?', previous_response_id: previous.id }
-    const first = await client.responses.create(body, key)
-    await client.responses.delete(previous.id)
+    const first = await app.client.responses.create(body, key)
+    await app.client.responses.delete(previous.id)
 
-    const again = await client.responses.create(body, key)
+    const again = await app.client.responses.create(body, key)
     expect(again).toMatchObject({ id: first.id, output_text: 'Rome.' })
     expect(app.engine.mock.requests).toHaveLength(2)
     // Another input under the key is still refused; without the key the previous one is gone.
-    const other = await client.responses
+    const other = await app.client.responses
       .create({ ...body, input: 'And of Spain?' }, key)
       .catch((error: unknown) => error)
     expect(other).toMatchObject({ status: 422, code: 'idempotency_key_reused' })
-    const unkeyed = await client.responses.create(body).catch((error: unknown) => error)
+    const unkeyed = await app.client.responses.create(body).catch((error: unknown) => error)
     expect(unkeyed).toBeInstanceOf(OpenAI.NotFoundError)
   })
 })
@@ -162,7 +154,7 @@ describe('the parts of a message', () => {
       'a user message holds input_text, input_image, input_file, output_text parts, not refusal',
     ],
   ])('%s is refused with 400 naming the part, never dropped', async (_what, message, why) => {
-    const refused = await client.responses
+    const refused = await app.client.responses
       .create({
         input: [
           { type: 'message', ...message },
@@ -178,7 +170,7 @@ describe('the parts of a message', () => {
 
   it("a trailing user message's output_text part is read as text, as in an earlier one", async () => {
     app.engine.mock.enqueue({ text: 'Both read.' })
-    await client.responses.create({
+    await app.client.responses.create({
       input: [
         {
           type: 'message',
@@ -198,7 +190,7 @@ describe('an image in a function output', () => {
   const IMAGE = 'https://example.com/chart.png'
 
   it('is refused with 400 naming the part, never dropped on the way to the model', async () => {
-    const refused = await client.responses
+    const refused = await app.client.responses
       .create({
         tools: TOOLS,
         input: loop([
@@ -214,7 +206,7 @@ describe('an image in a function output', () => {
 
   it('a user message after the outputs carries it to the model', async () => {
     app.engine.mock.enqueue({ text: 'A sunny chart.' })
-    const response = await client.responses.create({
+    const response = await app.client.responses.create({
       tools: TOOLS,
       input: [
         ...loop('Here is the chart.'),
@@ -247,9 +239,9 @@ describe('the images and files of an input', () => {
 
   it('500 are taken; one more is 400 before anything is stored or run', async () => {
     app.engine.mock.enqueue({ text: 'Pixels.' })
-    const taken = await client.responses.create({ input: withImages(500) })
+    const taken = await app.client.responses.create({ input: withImages(500) })
     expect(taken.output_text).toBe('Pixels.')
-    const refused = await client.responses
+    const refused = await app.client.responses
       .create({ input: withImages(501) })
       .catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError)

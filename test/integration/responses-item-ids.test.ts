@@ -1,6 +1,6 @@
-import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
+import type OpenAI from 'openai'
+import { describe, expect, it } from 'vitest'
+import { usedResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
 import { parseSse } from '../support/sse-frames.ts'
 
 /**
@@ -9,21 +9,7 @@ import { parseSse } from '../support/sse-frames.ts'
  * across `previous_response_id` needs, and the same at every read of one response (GET, the
  * replayed stream, a stream resumed with `starting_after`).
  */
-let app: ResponsesApp
-let client: OpenAI
-
-beforeAll(async () => {
-  app = await startResponsesApp('responses-item-ids-key-0123456789', 'tenant-ii')
-  client = new OpenAI({
-    apiKey: 'responses-item-ids-key-0123456789',
-    baseURL: `${app.server.url}/v1`,
-    maxRetries: 0,
-  })
-})
-afterAll(async () => {
-  await app?.close()
-})
-beforeEach(() => app.engine.mock.reset())
+const app = usedResponsesApp('responses-item-ids-key-0123456789', 'tenant-ii')
 
 type Json = Record<string, unknown>
 const TOOLS = [{ ...WEATHER_TOOL, strict: false }] as OpenAI.Responses.FunctionTool[]
@@ -50,9 +36,9 @@ const eventsOf = (text: string) =>
 describe('output item ids', () => {
   it('differ between the responses of a chained conversation', async () => {
     app.engine.mock.enqueue({ text: 'First answer.', reasoning: 'One.' })
-    const first = await client.responses.create({ input: 'First?' })
+    const first = await app.client.responses.create({ input: 'First?' })
     app.engine.mock.enqueue({ text: 'Second answer.', reasoning: 'Two.' })
-    const second = await client.responses.create({
+    const second = await app.client.responses.create({
       input: 'Second?',
       previous_response_id: first.id,
     })
@@ -73,15 +59,15 @@ describe('output item ids', () => {
         toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"location":"Oslo"}' }],
       })
     call()
-    const asked = await client.responses.create({ input: 'Weather in Oslo?', tools: TOOLS })
+    const asked = await app.client.responses.create({ input: 'Weather in Oslo?', tools: TOOLS })
     app.engine.mock.enqueue({ text: 'Cold.' })
-    const answered = await client.responses.create({
+    const answered = await app.client.responses.create({
       previous_response_id: asked.id,
       tools: TOOLS,
       input: [{ type: 'function_call_output', call_id: 'call_w1', output: '-3 C' }],
     })
     call()
-    const again = await client.responses.create({
+    const again = await app.client.responses.create({
       previous_response_id: answered.id,
       input: 'And now?',
       tools: TOOLS,
@@ -102,7 +88,7 @@ describe('output item ids', () => {
     const completed = live.at(-1)?.response as OpenAI.Responses.Response
     const liveIds = [...new Set(live.flatMap(eventIds))]
     expect(liveIds).toEqual(idsOf(completed))
-    expect(idsOf(await client.responses.retrieve(completed.id))).toEqual(liveIds)
+    expect(idsOf(await app.client.responses.retrieve(completed.id))).toEqual(liveIds)
     const replayed = eventsOf(await streamText(completed.id))
     expect(replayed.flatMap(eventIds)).toEqual(live.flatMap(eventIds))
     const resumed = eventsOf(await streamText(completed.id, 4))

@@ -1,7 +1,7 @@
-import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type OpenAI from 'openai'
+import { describe, expect, it } from 'vitest'
 import { responseResourceErrors } from '../support/open-responses-schema.ts'
-import { type ResponsesApp, startResponsesApp } from '../support/responses-app.ts'
+import { usedResponsesApp } from '../support/responses-app.ts'
 
 /**
  * `max_tool_calls` of `POST /v1/responses` as the specification has it: the most calls of the
@@ -11,17 +11,7 @@ import { type ResponsesApp, startResponsesApp } from '../support/responses-app.t
  * the server) as the tools.
  */
 const KEY = 'responses-max-tool-calls-key-0123'
-let app: ResponsesApp
-let client: OpenAI
-
-beforeAll(async () => {
-  app = await startResponsesApp(KEY, 'tenant-max-calls')
-  client = new OpenAI({ apiKey: KEY, baseURL: `${app.server.url}/v1`, maxRetries: 0 })
-})
-afterAll(async () => {
-  await app?.close()
-})
-beforeEach(() => app.engine.mock.reset())
+const app = usedResponsesApp(KEY, 'tenant-max-calls')
 
 /**
  * A create request with `max_tool_calls`, which the client's types declare only for its
@@ -54,7 +44,7 @@ const sent = (n: number) =>
 describe('max_tool_calls on POST /v1/responses', () => {
   it('1, a model that calls a server tool once and then answers: completed', async () => {
     app.engine.mock.enqueue({ toolCalls: [note('call_1', 'one')] }, { text: 'Noted one.' })
-    const response = await client.responses.create(limited('Note "one".'))
+    const response = await app.client.responses.create(limited('Note "one".'))
     expect(response.status).toBe('completed')
     expect(response.error).toBeNull()
     expect(response.incomplete_details).toBeNull()
@@ -72,7 +62,7 @@ describe('max_tool_calls on POST /v1/responses', () => {
     // The answer is asked for with every tool still defined, none to be called.
     expect(sent(1).tool_choice).toBe('none')
     expect(sent(1).tools?.map((t) => t.function.name)).toContain('append_note')
-    const read = await client.responses.retrieve(response.id)
+    const read = await app.client.responses.retrieve(response.id)
     expect(read.status).toBe('completed')
     expect(echoed(read)).toBe(1)
     app.engine.mock.assertDone()
@@ -84,7 +74,7 @@ describe('max_tool_calls on POST /v1/responses', () => {
       { toolCalls: [note('call_2', 'two')] },
       { text: 'Noted one; two was not run.' },
     )
-    const response = await client.responses.create(limited('Note "one", then "two".'))
+    const response = await app.client.responses.create(limited('Note "one", then "two".'))
     expect(response.status).toBe('completed')
     expect(response.output_text).toBe('Noted one; two was not run.')
     expect(app.engine.mock.requests.map((r) => r.body.tool_choice)).toEqual([

@@ -1,6 +1,6 @@
-import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type ResponsesApp, startResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
+import type OpenAI from 'openai'
+import { describe, expect, it } from 'vitest'
+import { usedResponsesApp, WEATHER_TOOL } from '../support/responses-app.ts'
 import { parseSse } from '../support/sse-frames.ts'
 
 /**
@@ -9,21 +9,7 @@ import { parseSse } from '../support/sse-frames.ts'
  * the live stream's end, a read of the response and its replayed stream; a response that ends on
  * the client's function calls reports those of its turn so far.
  */
-let app: ResponsesApp
-let client: OpenAI
-
-beforeAll(async () => {
-  app = await startResponsesApp('responses-reasoning-key-0123456789', 'tenant-ru')
-  client = new OpenAI({
-    apiKey: 'responses-reasoning-key-0123456789',
-    baseURL: `${app.server.url}/v1`,
-    maxRetries: 0,
-  })
-})
-afterAll(async () => {
-  await app?.close()
-})
-beforeEach(() => app.engine.mock.reset())
+const app = usedResponsesApp('responses-reasoning-key-0123456789', 'tenant-ru')
 
 type Json = Record<string, unknown>
 const USAGE = { input_tokens: 40, output_tokens: 30, reasoning_tokens: 21 }
@@ -41,7 +27,7 @@ const get = (path: string) =>
 describe('reasoning tokens in a response’s usage', () => {
   it('are the provider’s count live, read back and replayed', async () => {
     app.engine.mock.enqueue({ text: 'Forty-two.', reasoning: 'Think it over.', usage: USAGE })
-    const stream = await client.responses.create({ input: 'The answer?', stream: true })
+    const stream = await app.client.responses.create({ input: 'The answer?', stream: true })
     const live: OpenAI.Responses.ResponseStreamEvent[] = []
     for await (const event of stream) live.push(event)
     const end = live.at(-1)
@@ -50,7 +36,7 @@ describe('reasoning tokens in a response’s usage', () => {
     expect(completed.usage?.output_tokens).toBe(30)
     expect(completed.usage?.output_tokens_details.reasoning_tokens).toBe(21)
 
-    const read = await client.responses.retrieve(completed.id)
+    const read = await app.client.responses.retrieve(completed.id)
     expect(read.usage).toEqual(completed.usage)
     const replayed = eventsOf(await get(`${completed.id}?stream=true`))
     expect(replayed.at(-1)).toMatchObject({
@@ -62,14 +48,14 @@ describe('reasoning tokens in a response’s usage', () => {
 
   it('are the same in a plain answer, and 0 when the provider reports none', async () => {
     app.engine.mock.enqueue({ text: 'Plain.', reasoning: 'Hm.', usage: USAGE })
-    const answered = await client.responses.create({ input: 'Plainly?' })
+    const answered = await app.client.responses.create({ input: 'Plainly?' })
     expect(answered.usage?.output_tokens_details.reasoning_tokens).toBe(21)
-    expect((await client.responses.retrieve(answered.id)).usage).toEqual(answered.usage)
+    expect((await app.client.responses.retrieve(answered.id)).usage).toEqual(answered.usage)
 
     app.engine.mock.enqueue({ text: 'No reasoning.', usage: { input_tokens: 5, output_tokens: 3 } })
-    const none = await client.responses.create({ input: 'Quickly?' })
+    const none = await app.client.responses.create({ input: 'Quickly?' })
     expect(none.usage?.output_tokens_details.reasoning_tokens).toBe(0)
-    expect((await client.responses.retrieve(none.id)).usage).toEqual(none.usage)
+    expect((await app.client.responses.retrieve(none.id)).usage).toEqual(none.usage)
   })
 
   it('of a response ending on the client’s function call are its turn’s so far', async () => {
@@ -85,7 +71,7 @@ describe('reasoning tokens in a response’s usage', () => {
     expect(end.type).toBe('response.completed')
     expect(end.response.output.at(-1)?.type).toBe('function_call')
     expect(end.response.usage?.output_tokens_details.reasoning_tokens).toBe(6)
-    const read = await client.responses.retrieve(end.response.id)
+    const read = await app.client.responses.retrieve(end.response.id)
     expect(read.usage).toEqual(end.response.usage)
     expect(eventsOf(await get(`${end.response.id}?stream=true`))).toEqual(live)
   })

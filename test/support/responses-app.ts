@@ -1,4 +1,5 @@
-import { expect } from 'vitest'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
 import { createApp } from '../../functions/app.ts'
 import { startEngine } from './engine-harness.ts'
 import { type RunningServer, serveApp } from './http-server.ts'
@@ -90,5 +91,48 @@ export async function startResponsesApp(key: string, tenant: string): Promise<Re
       await server.close()
       await engine.close()
     },
+  }
+}
+
+/**
+ * The app of a test file with the `openai` client (default configuration, no retries) on it:
+ * started before the file's tests, its mock model reset before each, closed after them.
+ */
+export function usedResponsesApp(
+  key: string,
+  tenant: string,
+): ResponsesApp & { readonly client: OpenAI } {
+  let started: { app: ResponsesApp; client: OpenAI } | undefined
+  const current = () => {
+    if (!started) throw new Error('the responses app is used before its start')
+    return started
+  }
+  beforeAll(async () => {
+    const app = await startResponsesApp(key, tenant)
+    started = {
+      app,
+      client: new OpenAI({ apiKey: key, baseURL: `${app.server.url}/v1`, maxRetries: 0 }),
+    }
+  })
+  afterAll(async () => {
+    await started?.app.close()
+  })
+  beforeEach(() => current().app.engine.mock.reset())
+  return {
+    get engine() {
+      return current().app.engine
+    },
+    get server() {
+      return current().app.server
+    },
+    get auth() {
+      return current().app.auth
+    },
+    get client() {
+      return current().client
+    },
+    post: (body, headers) => current().app.post(body, headers),
+    create: (body, headers) => current().app.create(body, headers),
+    close: () => current().app.close(),
   }
 }
