@@ -171,10 +171,12 @@ describe('Lambda: what else runs in a turn stops before the function timeout', (
 })
 
 describe('Lambda: a paused run finished by hand', () => {
-  it.each([
-    ['continued to its end', (id: string) => call('POST', `/v1/sessions/${id}/turns`, {})],
-    ['cancelled', (id: string) => call('POST', `/v1/sessions/${id}/cancel`, {})],
-  ])(
+  /** The two ways a paused turn is finished by hand: continued to its end, or cancelled. */
+  const FINISHED_BY_HAND: [string, (id: string) => ReturnType<typeof call>][] = [
+    ['continued to its end', (id) => call('POST', `/v1/sessions/${id}/turns`, {})],
+    ['cancelled', (id) => call('POST', `/v1/sessions/${id}/cancel`, {})],
+  ]
+  it.each(FINISHED_BY_HAND)(
     'a webhook resend after its paused turn was %s answers that end, running nothing',
     async (_, finish) => {
       slowRound()
@@ -209,10 +211,7 @@ describe('Lambda: a paused run finished by hand', () => {
     },
     60_000,
   )
-  it.each([
-    ['continued to its end', (id: string) => call('POST', `/v1/sessions/${id}/turns`, {})],
-    ['cancelled', (id: string) => call('POST', `/v1/sessions/${id}/cancel`, {})],
-  ])(
+  it.each(FINISHED_BY_HAND)(
     'a keyed exec retried after its paused turn was %s answers that end, running nothing',
     async (how, finish) => {
       slowRound()
